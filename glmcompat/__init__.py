@@ -1,0 +1,45 @@
+"""glmcompat: dependency-compatibility resolver and lockfile generator for GPU LLM-serving stacks.
+
+Library API (imports are lazy so that the CLI's fast paths stay fast)::
+
+    import glmcompat
+    m = glmcompat.load_matrix()
+    m.built_for("sgl-kernel", "0.3.21")      # '2.9.1'
+    m.get_target("sm120").smem_per_block_optin
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GlmcompatError",
+    "InputError",
+    "Matrix",
+    "MatrixError",
+    "__version__",
+    "load_matrix",
+]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .errors import GlmcompatError, InputError, MatrixError
+    from .matrix import Matrix, load_matrix
+
+_LAZY = {
+    "load_matrix": "matrix",
+    "Matrix": "matrix",
+    "GlmcompatError": "errors",
+    "InputError": "errors",
+    "MatrixError": "errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'glmcompat' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f".{mod}", __name__), name)

@@ -1,0 +1,618 @@
+"""The curated compatibility matrix: TOML data under ``matrices/`` loaded into frozen pydantic models.
+
+Every row is a fact with its ``evidence`` (how it is known) and ``source`` (where it was read).
+Loading validates each file (unknown keys rejected; versions, specifiers, requirements, GPU code and
+regular expressions parsed) and then the whole (no kernel release mapped to two torch versions, no
+stack naming an unknown target, ...). Errors name the file, the line and the offending value.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from . import gpu
+from .errors import MatrixError
+
+SCHEMA_VERSION = 1
+
+Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred"]
+Severity = Literal["error", "warning"]
+
+
+def _version(v: str) -> str:
+    try:
+        Version(v)
+    except InvalidVersion:
+        raise ValueError(f"invalid version {v!r}") from None
+    return v
+
+
+def _specifier(v: str) -> str:
+    try:
+        SpecifierSet(v)
+    except InvalidSpecifier:
+        raise ValueError(f"invalid specifier {v!r}") from None
+    return v
+
+
+def _requirement(v: str) -> str:
+    try:
+        Requirement(v)
+    except InvalidRequirement:
+        raise ValueError(f"invalid requirement {v!r}") from None
+    return v
+
+
+def _name(v: str) -> str:
+    if not re.match(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$", v):
+        raise ValueError(f"invalid package name {v!r}")
+    return str(canonicalize_name(v))
+
+
+def _code(v: str) -> str:
+    gpu.parse_code(v)
+    return v
+
+
+def _capability(v: str) -> str:
+    gpu.parse_capability(v)
+    return v
+
+
+def _cuda(v: str) -> str:
+    if not re.match(r"^\d+\.\d+$", v):
+        raise ValueError(f"invalid CUDA version {v!r} (expected e.g. '12.8')")
+    return v
+
+
+def _regex(v: str) -> str:
+    try:
+        re.compile(v)
+    except re.error as e:
+        raise ValueError(f"invalid regular expression {v!r}: {e}") from None
+    return v
+
+
+VersionStr = Annotated[str, AfterValidator(_version)]
+SpecStr = Annotated[str, AfterValidator(_specifier)]
+ReqStr = Annotated[str, AfterValidator(_requirement)]
+Name = Annotated[str, AfterValidator(_name)]
+Code = Annotated[str, AfterValidator(_code)]
+CudaStr = Annotated[str, AfterValidator(_cuda)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Fact(_Row):
+    """A row of the matrix: what is claimed, how it is known and where it was read."""
+
+    evidence: Evidence
+    source: NonEmpty
+
+
+class Target(Fact):
+    """A GPU target: what a card is and which GPU code runs on it (see :mod:`glmcompat.gpu`)."""
+
+    name: Annotated[str, Field(pattern=r"^sm\d+$")]
+    compute_capability: Annotated[str, AfterValidator(_capability)]
+    products: tuple[NonEmpty, ...]
+    smem_per_block_optin: int | None = None
+    min_cuda: CudaStr
+
+    @property
+    def capability(self) -> tuple[int, int]:
+        return gpu.parse_capability(self.compute_capability)
+
+    def runs(self, code: str) -> bool:
+        return gpu.runs_on(code, self.capability)
+
+
+class TorchBuild(Fact):
+    """torch's default wheels for some versions: their CUDA runtime and GPU code."""
+
+    versions: tuple[VersionStr, ...] = Field(min_length=1)
+    cuda: CudaStr
+    sass: tuple[Code, ...]
+    ptx: tuple[Code, ...] = ()
+
+
+class FamilyRule(Fact):
+    """torchvision / torchaudio release -> the torch requirement it was built for."""
+
+    package: Name
+    pairs: dict[VersionStr, SpecStr] = Field(min_length=1)
+    failure: str | None = None
+
+
+class Kernel(Fact):
+    """A compiled extension release tied to the torch C++ ABI."""
+
+    package: Name
+    versions: tuple[VersionStr, ...] = Field(min_length=1)
+    torch: VersionStr
+    cuda: CudaStr | None = None
+    sass: tuple[Code, ...] | None = None
+    ptx: tuple[Code, ...] | None = None
+    on_mismatch: Severity = "error"
+    consequence: str | None = None
+
+
+class AbiProbe(Fact):
+    """A measured verdict: the extension's undefined torch symbols vs what a torch exports."""
+
+    package: Name
+    version: VersionStr
+    torch: VersionStr
+    compatible: bool
+    missing: int = Field(ge=0)
+    symbols: tuple[str, ...] = ()
+
+
+class ArchProbe(Fact):
+    """A measured GPU-code list read from a wheel's fatbins."""
+
+    package: Name
+    version: VersionStr
+    sass: tuple[Code, ...]
+    ptx: tuple[Code, ...] = ()
+
+
+class Jit(Fact):
+    """A package that JIT-compiles its kernels and does not link the torch C++ ABI."""
+
+    package: Name
+    versions: SpecStr
+
+
+class EqualVersion(Fact):
+    packages: tuple[Name, Name]
+
+
+class Requires(Fact):
+    """When ``package`` is in ``versions``, ``requires`` must hold as well."""
+
+    package: Name
+    versions: SpecStr
+    requires: ReqStr
+
+
+class ModelSupport(Fact):
+    model_type: NonEmpty
+    architectures: tuple[str, ...] = ()
+    transformers: SpecStr
+    sglang: SpecStr | None = None
+    failure: str | None = None
+
+
+class TargetRequirement(Fact):
+    targets: tuple[str, ...] = Field(min_length=1)
+    package: Name
+    specifier: SpecStr
+    reason: NonEmpty
+    failure: str | None = None
+
+
+class Release(Fact):
+    package: Name
+    version: VersionStr
+    requires: tuple[ReqStr, ...]
+
+
+class Stack(Fact):
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    description: NonEmpty
+    targets: tuple[str, ...] = Field(min_length=1)
+    models: tuple[str, ...] = ()
+    python: SpecStr = ">=3.11,<3.13"
+    pins: dict[Name, VersionStr] = Field(min_length=1)
+    overrides: dict[Name, VersionStr] = {}
+
+
+class Signature(Fact):
+    id: Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]
+    pattern: Annotated[str, AfterValidator(_regex)]
+    cause: NonEmpty
+    remedy: NonEmpty
+
+
+class MatrixFile(_Row):
+    """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
+
+    schema_: Literal[1] = Field(alias="schema")
+    target: tuple[Target, ...] = ()
+    torch: tuple[TorchBuild, ...] = ()
+    family: tuple[FamilyRule, ...] = ()
+    kernel: tuple[Kernel, ...] = ()
+    abi_probe: tuple[AbiProbe, ...] = ()
+    arch_probe: tuple[ArchProbe, ...] = ()
+    jit: tuple[Jit, ...] = ()
+    equal_version: tuple[EqualVersion, ...] = ()
+    requires: tuple[Requires, ...] = ()
+    model: tuple[ModelSupport, ...] = ()
+    target_requirement: tuple[TargetRequirement, ...] = ()
+    release: tuple[Release, ...] = ()
+    stack: tuple[Stack, ...] = ()
+    signature: tuple[Signature, ...] = ()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _lists_to_tuples(cls, v: Any) -> Any:
+        return tuple(v) if isinstance(v, list) else v
+
+
+TABLES = tuple(n for n in MatrixFile.model_fields if n != "schema_")
+
+
+class Matrix(BaseModel):
+    """The whole matrix: the rows of every file, with typed queries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: tuple[Target, ...] = ()
+    torch: tuple[TorchBuild, ...] = ()
+    family: tuple[FamilyRule, ...] = ()
+    kernel: tuple[Kernel, ...] = ()
+    abi_probe: tuple[AbiProbe, ...] = ()
+    arch_probe: tuple[ArchProbe, ...] = ()
+    jit: tuple[Jit, ...] = ()
+    equal_version: tuple[EqualVersion, ...] = ()
+    requires: tuple[Requires, ...] = ()
+    model: tuple[ModelSupport, ...] = ()
+    target_requirement: tuple[TargetRequirement, ...] = ()
+    release: tuple[Release, ...] = ()
+    stack: tuple[Stack, ...] = ()
+    signature: tuple[Signature, ...] = ()
+    files: tuple[str, ...] = ()
+
+    # -- targets ---------------------------------------------------------------------------------
+    def targets(self) -> list[Target]:
+        """All targets, by compute capability."""
+        return sorted(self.target, key=lambda t: t.capability)
+
+    def get_target(self, name: str) -> Target:
+        """The target called ``name`` (``sm120``; ``sm_120`` and ``12.0`` are accepted too)."""
+        key = normalize_target(name)
+        for t in self.target:
+            if t.name == key or t.compute_capability == name:
+                return t
+        known = ", ".join(t.name for t in self.targets())
+        raise MatrixError(f"unknown target {name!r} (known: {known})")
+
+    # -- kernels and torch --------------------------------------------------------------------------
+    def kernel_for(self, package: str, version: str) -> Kernel | None:
+        """The kernel row of ``package==version``: the torch it was built for, its CUDA and GPU code."""
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        for k in self.kernel:
+            if k.package == pkg and any(Version(x) == v for x in k.versions):
+                return k
+        return None
+
+    def built_for(self, package: str, version: str) -> str | None:
+        """The torch version the extension ``package==version`` was built against, if known."""
+        k = self.kernel_for(package, version)
+        return k.torch if k else None
+
+    def torch_build(self, version: str) -> TorchBuild | None:
+        """torch's default wheel facts for ``version`` (a local label other than the default's CUDA: None)."""
+        v = Version(version)
+        for t in self.torch:
+            for x in t.versions:
+                if Version(x).public == v.public:
+                    if v.local is None or v.local == "cu" + t.cuda.replace(".", ""):
+                        return t
+        return None
+
+    def gpu_code(self, package: str, version: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """(SASS, PTX) that the wheel ``package==version`` carries, from probes or the curated rows."""
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        for p in self.arch_probe:
+            if p.package == pkg and Version(p.version) == v:
+                return p.sass, p.ptx
+        if pkg == "torch":
+            if v.local == "cpu":
+                return (), ()
+            tb = self.torch_build(version)
+            return (tb.sass, tb.ptx) if tb else None
+        k = self.kernel_for(pkg, version)
+        if k is not None and k.sass is not None:
+            return k.sass, k.ptx or ()
+        return None
+
+    def abi_verdicts(self, package: str, version: str) -> list[AbiProbe]:
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        return [p for p in self.abi_probe if p.package == pkg and Version(p.version) == v]
+
+    def family_requirement(self, package: str, version: str) -> tuple[SpecifierSet, FamilyRule] | None:
+        """The torch requirement that ``torchvision``/``torchaudio`` ``version`` was built for."""
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        for f in self.family:
+            if f.package != pkg:
+                continue
+            for ver, spec in f.pairs.items():
+                if Version(ver).public == v.public:
+                    return SpecifierSet(spec), f
+        return None
+
+    def family_for_torch(self, package: str, torch: str) -> str | None:
+        """The newest ``package`` release built for exactly ``torch`` (the remedy of a family finding)."""
+        pkg = canonicalize_name(package)
+        best: Version | None = None
+        tv = Version(Version(torch).public)
+        for f in self.family:
+            if f.package != pkg:
+                continue
+            for ver, spec in f.pairs.items():
+                if spec.startswith("==") and tv in SpecifierSet(spec):
+                    if best is None or Version(ver) > best:
+                        best = Version(ver)
+        return str(best) if best else None
+
+    def equal_pairs(self) -> list[tuple[str, str]]:
+        return [e.packages for e in self.equal_version]
+
+    def get_model(self, model_type: str) -> ModelSupport:
+        for m in self.model:
+            if m.model_type == model_type:
+                return m
+        known = ", ".join(sorted(m.model_type for m in self.model))
+        raise MatrixError(f"unknown model type {model_type!r} (known: {known})")
+
+    def requirements_for_target(self, target: str) -> list[TargetRequirement]:
+        key = normalize_target(target)
+        return [r for r in self.target_requirement if key in r.targets]
+
+    def get_stack(self, name: str) -> Stack:
+        for s in self.stack:
+            if s.name == name:
+                return s
+        known = ", ".join(sorted(s.name for s in self.stack))
+        raise MatrixError(f"unknown stack {name!r} (known: {known})")
+
+    def release_of(self, package: str, version: str) -> Release | None:
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        for r in self.release:
+            if r.package == pkg and Version(r.version) == v:
+                return r
+        return None
+
+    def is_jit(self, package: str, version: str) -> Jit | None:
+        pkg = canonicalize_name(package)
+        for j in self.jit:
+            if j.package == pkg and SpecifierSet(j.versions).contains(version, prereleases=True):
+                return j
+        return None
+
+    def kernel_packages(self) -> set[str]:
+        return {k.package for k in self.kernel}
+
+
+def normalize_target(name: str) -> str:
+    """``sm_120`` / ``SM120`` / ``sm120`` -> ``sm120``."""
+    return name.strip().lower().replace("_", "")
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading
+# ------------------------------------------------------------------------------------------------
+
+
+def default_matrix_dir() -> Path:
+    """The shipped matrix: ``glmcompat/matrices`` in a wheel, ``matrices/`` in a source checkout."""
+    here = Path(__file__).resolve().parent
+    for cand in (here / "matrices", here.parent / "matrices"):
+        if cand.is_dir():
+            return cand
+    raise MatrixError("the shipped matrix is missing (no matrices/ beside the glmcompat package)")
+
+
+def default_matrix_files() -> list[Path]:
+    return sorted(default_matrix_dir().glob("*.toml"))
+
+
+def _locate(text: str, table: str, index: int, key: str | None) -> int | None:
+    """1-based line of row ``index`` of ``[[table]]`` (and of ``key`` inside it), by scanning the text."""
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[\[\s*" + re.escape(table) + r"\s*\]\]")
+    any_header = re.compile(r"^\s*\[")
+    seen = -1
+    for i, line in enumerate(lines):
+        if header.match(line):
+            seen += 1
+            if seen == index:
+                if key is None:
+                    return i + 1
+                keypat = re.compile(r"(^|[\s{,])\"?" + re.escape(key) + r"\"?\s*=")
+                for j in range(i + 1, len(lines)):
+                    if any_header.match(lines[j]) and not lines[j].lstrip().startswith("[\""):
+                        break
+                    if keypat.search(lines[j]):
+                        return j + 1
+                return i + 1
+    if key is not None and index == -1:
+        keypat = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+        for i, line in enumerate(lines):
+            if keypat.match(line):
+                return i + 1
+    return None
+
+
+def _quote(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def load_file(path: Path) -> tuple[MatrixFile, str]:
+    """Parse and validate one matrix file; raise :class:`MatrixError` naming file, line and value."""
+    p = str(path)
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise MatrixError("is a directory, not a matrix file", path=p) from None
+    except FileNotFoundError:
+        raise MatrixError("no such file", path=p) from None
+    except OSError as e:
+        raise MatrixError(f"cannot read: {e.strerror}", path=p) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise MatrixError(f"not UTF-8 text (byte {e.start})", path=p) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        line = int(m.group(1)) if m else None
+        msg = re.sub(r" \(at .*\)$", "", msg)
+        raise MatrixError(f"invalid TOML: {msg}", path=p, line=line) from None
+    except (ValueError, RecursionError) as e:  # pragma: no cover - tomllib raises the above
+        raise MatrixError(f"invalid TOML: {e}", path=p) from None
+    try:
+        return MatrixFile.model_validate(data), text
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = [x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-"))]
+        table = loc[0] if loc and isinstance(loc[0], str) else None
+        index = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else -1
+        key = next((x for x in reversed(loc[2:]) if isinstance(x, str)), None)
+        if table is not None and index == -1:
+            key = table
+        line = _locate(text, table, index, key) if table else None
+        dotted = ".".join(str(x) for x in loc) or "(file)"
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key {dotted!r}"
+        elif err["type"] == "missing":
+            msg = f"missing key {dotted!r}"
+        else:
+            reason = err["msg"].removeprefix("Value error, ")
+            if "input" in err and not isinstance(err["input"], dict | list):
+                if repr(err["input"]) not in reason:
+                    reason = f"{reason}: {_quote(err['input'])}"
+            msg = f"{dotted}: {reason}"
+        raise MatrixError(msg, path=p, line=line) from None
+
+
+def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
+    """Cross-file checks. ``rows[table]`` holds (row, path, text, index in its file)."""
+
+    def fail(msg: str, table: str, item: tuple[Any, str, str, int], key: str | None = None) -> None:
+        _, path, text, idx = item
+        raise MatrixError(msg, path=path, line=_locate(text, table, idx, key))
+
+    targets = {}
+    for item in rows["target"]:
+        t = item[0]
+        if t.name in targets:
+            fail(f"target {t.name!r} is defined twice", "target", item, "name")
+        targets[t.name] = t
+    # one kernel release -> one torch
+    built: dict[tuple[str, Version], tuple[str, tuple[Any, str, str, int]]] = {}
+    for item in rows["kernel"]:
+        k = item[0]
+        for v in k.versions:
+            key = (k.package, Version(v))
+            if key in built and built[key][0] != k.torch:
+                other = built[key][1]
+                fail(
+                    f"contradicting facts: {k.package} {v} is mapped to torch {k.torch!r} here and to "
+                    f"torch {built[key][0]!r} in {other[1]}",
+                    "kernel",
+                    item,
+                    "torch",
+                )
+            built[key] = (k.torch, item)
+    seen_torch: dict[Version, tuple[Any, str, str, int]] = {}
+    for item in rows["torch"]:
+        for v in item[0].versions:
+            if Version(v) in seen_torch:
+                fail(f"contradicting facts: torch {v!r} has two default-wheel rows", "torch", item, "versions")
+            seen_torch[Version(v)] = item
+    fam: dict[tuple[str, Version], str] = {}
+    for item in rows["family"]:
+        f = item[0]
+        for v, spec in f.pairs.items():
+            key2 = (f.package, Version(v))
+            if key2 in fam and fam[key2] != spec:
+                fail(f"contradicting facts: {f.package} {v!r} needs torch {fam[key2]!r} and {spec!r}", "family", item, v)
+            fam[key2] = spec
+    probes: dict[tuple[str, Version, Version], bool] = {}
+    for item in rows["abi_probe"]:
+        a = item[0]
+        key3 = (a.package, Version(a.version), Version(a.torch))
+        if key3 in probes and probes[key3] != a.compatible:
+            fail(f"contradicting facts: {a.package} {a.version} vs torch {a.torch} probed both ways", "abi_probe", item, "compatible")
+        probes[key3] = a.compatible
+    names: set[str] = set()
+    for item in rows["stack"]:
+        s = item[0]
+        if s.name in names:
+            fail(f"stack {s.name!r} is defined twice", "stack", item, "name")
+        names.add(s.name)
+        for t in s.targets:
+            if targets and t not in targets:
+                fail(f"stack {s.name!r} names unknown target {t!r}", "stack", item, "targets")
+    for item in rows["target_requirement"]:
+        for t in item[0].targets:
+            if targets and t not in targets:
+                fail(f"unknown target {t!r}", "target_requirement", item, "targets")
+    ids: set[str] = set()
+    for item in rows["signature"]:
+        if item[0].id in ids:
+            fail(f"signature {item[0].id!r} is defined twice", "signature", item, "id")
+        ids.add(item[0].id)
+
+
+def load_matrix(paths: Sequence[str | Path] | None = None) -> Matrix:
+    """Load and validate the matrix from ``paths`` (files or directories; default: the shipped one).
+
+    Raises :class:`~glmcompat.errors.MatrixError` (one line: file, line, offending value).
+    """
+    files: list[Path] = []
+    for p in paths if paths else [default_matrix_dir()]:
+        path = Path(p)
+        if path.is_dir():
+            found = sorted(path.glob("*.toml"))
+            if not found:
+                raise MatrixError("directory holds no *.toml matrix files", path=str(path))
+            files.extend(found)
+        else:
+            files.append(path)
+    rows: dict[str, list[tuple[Any, str, str, int]]] = {t: [] for t in TABLES}
+    for f in files:
+        mf, text = load_file(f)
+        for table in TABLES:
+            for i, row in enumerate(getattr(mf, table)):
+                rows[table].append((row, str(f), text, i))
+    _check_whole(rows)
+    return Matrix(**{t: tuple(r[0] for r in rows[t]) for t in TABLES}, files=tuple(str(f) for f in files))
+
+
+def matrix_json_schema() -> dict[str, Any]:
+    """JSON Schema of one matrix file."""
+    schema = MatrixFile.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "glmcompat matrix file"
+    return schema
+
+
+def iter_facts(m: Matrix) -> Iterable[tuple[str, Fact]]:
+    for t in TABLES:
+        for row in getattr(m, t):
+            yield t, row
