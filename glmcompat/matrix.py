@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import gpu
 from .errors import MatrixError
+from .facts import default_matrix_dir
 
 SCHEMA_VERSION = 1
 
@@ -403,6 +404,10 @@ class Matrix(BaseModel):
     def kernel_packages(self) -> set[str]:
         return {k.package for k in self.kernel}
 
+    def plain(self) -> dict[str, Any]:
+        """The rows as plain JSON-able data (what :class:`glmcompat.facts.Facts` queries)."""
+        return {t: [r.model_dump(mode="json") for r in getattr(self, t)] for t in TABLES}
+
 
 def normalize_target(name: str) -> str:
     """``sm_120`` / ``SM120`` / ``sm120`` -> ``sm120``."""
@@ -412,15 +417,6 @@ def normalize_target(name: str) -> str:
 # ------------------------------------------------------------------------------------------------
 # Loading
 # ------------------------------------------------------------------------------------------------
-
-
-def default_matrix_dir() -> Path:
-    """The shipped matrix: ``glmcompat/matrices`` in a wheel, ``matrices/`` in a source checkout."""
-    here = Path(__file__).resolve().parent
-    for cand in (here / "matrices", here.parent / "matrices"):
-        if cand.is_dir():
-            return cand
-    raise MatrixError("the shipped matrix is missing (no matrices/ beside the glmcompat package)")
 
 
 def default_matrix_files() -> list[Path]:

@@ -1,0 +1,259 @@
+"""A fast, plain-Python view of the validated matrix, for hot paths (``glmcompat check``).
+
+Loading the pydantic models costs a few hundred milliseconds; the check must answer in tens.
+So the validated matrix is dumped once to JSON in the user cache directory, keyed by the matrix
+files' paths, sizes and modification times, and later runs read that JSON (a few hundred
+microseconds). Queries here work on plain dicts; :class:`glmcompat.matrix.Matrix` offers the typed
+API over the same data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+
+Row = dict[str, Any]
+
+
+def cache_dir() -> Path:
+    """glmcompat's user cache directory (``GLMCOMPAT_CACHE_DIR`` overrides)."""
+    env = os.environ.get("GLMCOMPAT_CACHE_DIR")
+    if env:
+        return Path(env)
+    if os.name == "posix" and not os.sys.platform.startswith("darwin"):  # type: ignore[attr-defined]
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "glmcompat"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("glmcompat"))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename (never a half-written file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _matrix_files(paths: Sequence[str | Path] | None) -> list[Path]:
+    if paths:
+        out: list[Path] = []
+        for p in paths:
+            pp = Path(p)
+            out.extend(sorted(pp.glob("*.toml")) if pp.is_dir() else [pp])
+        return out
+    return sorted(default_matrix_dir().glob("*.toml"))
+
+
+def default_matrix_dir() -> Path:
+    """The shipped matrix: ``glmcompat/matrices`` in a wheel, ``matrices/`` in a source checkout."""
+    here = Path(__file__).resolve().parent
+    for cand in (here / "matrices", here.parent / "matrices"):
+        if cand.is_dir():
+            return cand
+    from .errors import MatrixError
+
+    raise MatrixError("the shipped matrix is missing (no matrices/ beside the glmcompat package)")
+
+
+def canonicalize(name: str) -> str:
+    """PEP 503 name normalization (as packaging.utils.canonicalize_name, without its import cost)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
+    """The matrix as :class:`Facts`, validated once and then served from the cache."""
+    files = _matrix_files(paths)
+    h = hashlib.blake2b(__version__.encode(), digest_size=16)
+    try:
+        for f in files:
+            st = f.stat()
+            h.update(f"{f.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    except OSError:
+        files = []  # let the validating loader name the missing file
+    key = h.hexdigest()
+    cached = cache_dir() / f"matrix-{key}.json"
+    if files:
+        try:
+            return Facts(json.loads(cached.read_bytes()))
+        except (OSError, ValueError):
+            pass
+    from .matrix import load_matrix
+
+    m = load_matrix(paths)
+    data = m.plain()
+    if files:
+        try:
+            atomic_write(cached, json.dumps(data, sort_keys=True).encode())
+        except OSError:
+            pass  # a read-only cache only costs speed
+    return Facts(data)
+
+
+def _v(text: str) -> Any:
+    from packaging.version import Version
+
+    return Version(text)
+
+
+class Facts:
+    """Queries over the plain matrix data (rows are dicts shaped like the TOML rows)."""
+
+    def __init__(self, data: dict[str, list[Row]]) -> None:
+        self.data = data
+        self._kernels: dict[tuple[str, Any], int] | None = None
+
+    def rows(self, table: str) -> list[Row]:
+        return self.data.get(table, [])
+
+    # -- targets ----------------------------------------------------------------------------------
+    def target(self, name: str) -> Row:
+        from .errors import InputError
+
+        key = name.strip().lower().replace("_", "")
+        for t in self.rows("target"):
+            if t["name"] == key or t["compute_capability"] == name:
+                return t
+        known = ", ".join(t["name"] for t in self.rows("target"))
+        raise InputError(f"unknown target {name!r} (known: {known})")
+
+    # -- kernels ----------------------------------------------------------------------------------
+    def kernel_index(self, package: str, version: str) -> int | None:
+        """Index into ``kernel`` of the row for ``package==version`` (public version), or None."""
+        if self._kernels is None:
+            self._kernels = {}
+            for i, k in enumerate(self.rows("kernel")):
+                for v in k["versions"]:
+                    self._kernels[(k["package"], _v(v))] = i
+        return self._kernels.get((package, _v(_v(version).public)))
+
+    def kernel(self, package: str, version: str) -> Row | None:
+        i = self.kernel_index(package, version)
+        return None if i is None else self.rows("kernel")[i]
+
+    def kernel_packages(self) -> set[str]:
+        return {k["package"] for k in self.rows("kernel")}
+
+    def kernels_of(self, packages: set[str]) -> Iterator[tuple[str, Row]]:
+        """(version, row) for every known release of ``packages``."""
+        for k in self.rows("kernel"):
+            if k["package"] in packages:
+                for v in k["versions"]:
+                    yield v, k
+
+    def abi_verdict(self, package: str, version: str, torch: str) -> Row | None:
+        v, t = _v(_v(version).public), _v(_v(torch).public)
+        for p in self.rows("abi_probe"):
+            if p["package"] == package and _v(p["version"]) == v and _v(p["torch"]) == t:
+                return p
+        return None
+
+    # -- torch ------------------------------------------------------------------------------------
+    def torch_index(self, version: str) -> int | None:
+        """Index into ``torch`` of the default-wheel row for ``version`` (None for another CUDA label)."""
+        v = _v(version)
+        for i, t in enumerate(self.rows("torch")):
+            for x in t["versions"]:
+                if _v(x) == _v(v.public):
+                    if v.local is None or v.local == "cu" + t["cuda"].replace(".", ""):
+                        return i
+        return None
+
+    def torch_build(self, version: str) -> Row | None:
+        i = self.torch_index(version)
+        return None if i is None else self.rows("torch")[i]
+
+    def torch_cuda(self, version: str) -> str | None:
+        """CUDA runtime of a torch wheel: from its local label (``+cu126`` -> '12.6', ``+cpu`` -> ''), else the default's."""
+        local = _v(version).local
+        if local == "cpu":
+            return ""
+        if local and local.startswith("cu") and local[2:].isdigit():
+            d = local[2:]
+            return f"{d[:-1]}.{d[-1]}"
+        tb = self.torch_build(version)
+        return tb["cuda"] if tb else None
+
+    def gpu_code(self, package: str, version: str) -> tuple[list[str], list[str], Row] | None:
+        """(SASS, PTX, evidence row) of the wheel ``package==version``; None when unknown."""
+        v = _v(version)
+        for p in self.rows("arch_probe"):
+            if p["package"] == package and _v(p["version"]) == _v(v.public):
+                return p["sass"], p.get("ptx") or [], p
+        if package == "torch":
+            if v.local == "cpu":
+                return [], [], {"evidence": "metadata", "source": "the +cpu local label: a CPU-only build"}
+            tb = self.torch_build(version)
+            return (tb["sass"], tb.get("ptx") or [], tb) if tb else None
+        k = self.kernel(package, version)
+        if k is not None and k.get("sass") is not None:
+            return k["sass"], k.get("ptx") or [], k
+        return None
+
+    # -- pairs and families -----------------------------------------------------------------------
+    def family(self, package: str, version: str) -> tuple[str, Row] | None:
+        """(torch specifier, row) that ``torchvision``/``torchaudio`` ``version`` was built for."""
+        v = _v(_v(version).public)
+        for f in self.rows("family"):
+            if f["package"] == package:
+                for ver, spec in f["pairs"].items():
+                    if _v(ver) == v:
+                        return spec, f
+        return None
+
+    def family_packages(self) -> set[str]:
+        return {f["package"] for f in self.rows("family")}
+
+    def family_for_torch(self, package: str, torch: str) -> str | None:
+        """The newest ``package`` release built for exactly ``torch``."""
+        t = _v(_v(torch).public)
+        best = None
+        for f in self.rows("family"):
+            if f["package"] != package:
+                continue
+            for ver, spec in f["pairs"].items():
+                if spec.startswith("==") and _v(spec[2:]) == t and (best is None or _v(ver) > best):
+                    best = _v(ver)
+        return str(best) if best else None
+
+    def jit(self, package: str, version: str) -> Row | None:
+        from packaging.specifiers import SpecifierSet
+
+        for j in self.rows("jit"):
+            if j["package"] == package and SpecifierSet(j["versions"]).contains(version, prereleases=True):
+                return j
+        return None
+
+    def model(self, model_type: str) -> Row:
+        from .errors import InputError
+
+        for m in self.rows("model"):
+            if m["model_type"] == model_type:
+                return m
+        known = ", ".join(sorted(m["model_type"] for m in self.rows("model")))
+        raise InputError(f"unknown model type {model_type!r} (known: {known})")
+
+    def target_requirements(self, target: str) -> list[Row]:
+        return [r for r in self.rows("target_requirement") if target in r["targets"]]
+
+    def stack(self, name: str) -> Row:
+        from .errors import InputError
+
+        for s in self.rows("stack"):
+            if s["name"] == name:
+                return s
+        known = ", ".join(sorted(s["name"] for s in self.rows("stack")))
+        raise InputError(f"unknown stack {name!r} (known: {known})")

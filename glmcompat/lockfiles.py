@@ -1,0 +1,280 @@
+"""Read the package set out of a lock: uv.lock, pylock.toml (PEP 751), pinned requirements.txt.
+
+Hot path: ``glmcompat check`` must answer faster than ``uv lock --check``, and a full TOML parse of a
+180-package uv.lock alone costs ~50 ms. So each file's content is hashed (cheap) and the extracted
+entries are cached under that hash; the first sight of a content parses it fully (validating it),
+later runs only hash and read the small cached extraction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import LockFormatError
+
+KNOWN_UV_LOCK_VERSIONS = (1,)
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One locked distribution: name (canonical), version and the marker under which it applies."""
+
+    name: str
+    version: str
+    marker: str | None = None
+
+
+@dataclass(frozen=True)
+class Lock:
+    path: str
+    kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt"
+    entries: tuple[Entry, ...]
+    requires_python: str | None = None
+    sets: tuple[dict[str, str], ...] = ()  # filled by read_lock: what installs on the target platform
+
+
+def detect_kind(path: Path) -> str:
+    name = path.name
+    if name == "uv.lock" or name.endswith(".uv.lock"):
+        return "uv.lock"
+    if name == "pylock.toml" or (name.startswith("pylock.") and name.endswith(".toml")):
+        return "pylock.toml"
+    if name == "pyproject.toml":
+        return "pyproject.toml"
+    if name.endswith(".txt") or name.endswith(".in"):
+        return "requirements.txt"
+    raise LockFormatError(
+        "unknown file kind (expected uv.lock, pylock.toml, a requirements *.txt or pyproject.toml)", path=str(path)
+    )
+
+
+def _read(path: Path) -> bytes:
+    p = str(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise LockFormatError("is a directory, not a lock file", path=p) from None
+    except FileNotFoundError:
+        raise LockFormatError("no such file", path=p) from None
+    except OSError as e:
+        raise LockFormatError(f"cannot read: {e.strerror}", path=p) from None
+    if not data.strip():
+        raise LockFormatError("empty file", path=p)
+    return data
+
+
+def _text(path: Path, data: bytes) -> str:
+    if b"\0" in data:
+        raise LockFormatError("binary data, not a text lock file", path=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise LockFormatError("not UTF-8 text", path=str(path), line=line) from None
+
+
+def _toml(path: Path, text: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        msg = re.sub(r" \(at .*\)$", "", msg)
+        raise LockFormatError(f"invalid TOML: {msg}", path=str(path), line=int(m.group(1)) if m else None) from None
+
+
+from .facts import canonicalize as _canon  # noqa: E402
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    i = text.find(needle)
+    return text.count("\n", 0, i) + 1 if i >= 0 else None
+
+
+def parse_uv_lock(path: Path, text: str) -> Lock:
+    doc = _toml(path, text)
+    version = doc.get("version")
+    if version not in KNOWN_UV_LOCK_VERSIONS:
+        raise LockFormatError(
+            f"uv.lock version {version!r} is not supported (known: {', '.join(map(str, KNOWN_UV_LOCK_VERSIONS))})",
+            path=str(path), line=_line_of(text, "version"),
+        )
+    pkgs = doc.get("package", [])
+    if not isinstance(pkgs, list):
+        raise LockFormatError("'package' must be an array of tables", path=str(path), line=_line_of(text, "package"))
+    entries = []
+    for i, p in enumerate(pkgs):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            raise LockFormatError(f"package entry {i + 1} has no name", path=str(path))
+        ver = p.get("version")
+        if ver is None:
+            continue  # a virtual or dynamic source (the project itself)
+        if not isinstance(ver, str):
+            raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}", path=str(path),
+                                  line=_line_of(text, f'name = "{p["name"]}"'))
+        markers = p.get("resolution-markers")
+        marker = " or ".join(f"({m})" for m in markers) if markers else None
+        entries.append(Entry(_canon(p["name"]), ver, marker))
+    rp = doc.get("requires-python")
+    return Lock(str(path), "uv.lock", tuple(entries), rp if isinstance(rp, str) else None)
+
+
+def parse_pylock(path: Path, text: str) -> Lock:
+    doc = _toml(path, text)
+    lv = doc.get("lock-version")
+    if not isinstance(lv, str) or not lv.startswith("1."):
+        raise LockFormatError(f"pylock lock-version {lv!r} is not supported (known: 1.x)", path=str(path),
+                              line=_line_of(text, "lock-version"))
+    pkgs = doc.get("packages", [])
+    if not isinstance(pkgs, list):
+        raise LockFormatError("'packages' must be an array of tables", path=str(path))
+    entries = []
+    for i, p in enumerate(pkgs):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            raise LockFormatError(f"packages entry {i + 1} has no name", path=str(path))
+        ver = p.get("version")
+        if ver is None:
+            continue
+        entries.append(Entry(_canon(p["name"]), str(ver), p.get("marker")))
+    rp = doc.get("requires-python")
+    return Lock(str(path), "pylock.toml", tuple(entries), rp if isinstance(rp, str) else None)
+
+
+_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*([^\s;\\]+)\s*(?:;\s*([^#\\]+?))?\s*(?:\\)?\s*(?:--hash\S*.*)?$")
+
+
+def parse_requirements(path: Path, text: str) -> Lock:
+    entries = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        start = i
+        line = lines[i]
+        while line.rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line.rstrip()[:-1] + " " + lines[i]
+        i += 1
+        stripped = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not stripped or stripped.startswith("-"):
+            continue  # blank, comment, or an option such as --index-url / -c (an option line has no pin)
+        body = re.sub(r"\s--hash[= ]\S+", "", stripped).strip()
+        m = _REQ.match(body)
+        if not m:
+            raise LockFormatError(f"not a pinned requirement (name==version): {body!r}", path=str(path), line=start + 1)
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            Version(m.group(3))
+        except InvalidVersion:
+            raise LockFormatError(f"invalid version {m.group(3)!r}", path=str(path), line=start + 1) from None
+        marker = m.group(4).strip() if m.group(4) else None
+        entries.append(Entry(_canon(m.group(1)), m.group(3), marker))
+    if not entries:
+        raise LockFormatError("no pinned requirements found", path=str(path))
+    return Lock(str(path), "requirements.txt", tuple(entries))
+
+
+_PARSERS = {"uv.lock": parse_uv_lock, "pylock.toml": parse_pylock, "requirements.txt": parse_requirements}
+
+
+def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
+    """Parse ``path`` (kind from its name), through the content-hash cache."""
+    p = Path(path)
+    kind = detect_kind(p)
+    if kind == "pyproject.toml":
+        raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
+    data = _read(p)
+    digest = hashlib.blake2b(data, digest_size=20).hexdigest()
+    cached = None
+    if use_cache:
+        from .facts import cache_dir
+
+        cached = cache_dir() / "locks" / f"{kind}-{digest}.json"
+        try:
+            raw = json.loads(cached.read_bytes())
+            if raw.get("format") == CACHE_FORMAT:
+                return Lock(str(p), kind, tuple(Entry(*e) for e in raw["entries"]), raw.get("requires_python"),
+                            tuple(raw["sets"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    lock = _PARSERS[kind](p, _text(p, data))
+    lock = with_sets(lock)
+    if cached is not None:
+        from .facts import atomic_write
+
+        blob = {"format": CACHE_FORMAT, "entries": [[e.name, e.version, e.marker] for e in lock.entries],
+                "requires_python": lock.requires_python, "sets": list(lock.sets)}
+        try:
+            atomic_write(cached, json.dumps(blob).encode())
+        except OSError:
+            pass
+    return lock
+
+
+def read_text_lock(path: str, kind: str, text: str) -> Lock:
+    """Parse lock content given as text (e.g. the file at a git revision); no cache."""
+    if not text.strip():
+        raise LockFormatError("empty file", path=path)
+    return with_sets(_PARSERS[kind](Path(path), _text(Path(path), text.encode())))
+
+
+def with_sets(lock: Lock) -> Lock:
+    from dataclasses import replace
+
+    return replace(lock, sets=tuple(package_sets(lock)))
+
+
+PLATFORM_ENV = {
+    "sys_platform": "linux",
+    "platform_system": "Linux",
+    "os_name": "posix",
+    "platform_machine": "x86_64",
+    "implementation_name": "cpython",
+    "platform_python_implementation": "CPython",
+}
+
+
+def environments(lock: Lock, pythons: tuple[str, ...] = ("3.11", "3.12", "3.13")) -> list[dict[str, str]]:
+    """Marker environments to evaluate: Linux x86_64 for each Python the lock supports."""
+    from packaging.specifiers import SpecifierSet
+
+    spec = SpecifierSet(lock.requires_python.replace(" ", "")) if lock.requires_python else SpecifierSet()
+    envs = []
+    for py in pythons:
+        if spec.contains(py + ".0", prereleases=True) or spec.contains(py + ".99", prereleases=True):
+            envs.append({**PLATFORM_ENV, "python_version": py, "python_full_version": py + ".0"})
+    return envs or [{**PLATFORM_ENV, "python_version": pythons[0], "python_full_version": pythons[0] + ".0"}]
+
+
+def package_sets(lock: Lock) -> list[dict[str, str]]:
+    """The distinct {name: version} sets the lock installs on the target platform (one per environment)."""
+    if not any(e.marker for e in lock.entries):
+        return [{e.name: e.version for e in lock.entries}]
+    from packaging.markers import InvalidMarker, Marker
+
+    sets: list[dict[str, str]] = []
+    compiled: dict[str, Marker] = {}
+    for env in environments(lock):
+        chosen: dict[str, str] = {}
+        for e in lock.entries:
+            if e.marker:
+                m = compiled.get(e.marker)
+                if m is None:
+                    try:
+                        m = compiled[e.marker] = Marker(e.marker)
+                    except InvalidMarker:
+                        raise LockFormatError(f"invalid marker {e.marker!r} for {e.name}", path=lock.path) from None
+                if not m.evaluate(env):
+                    continue
+            chosen[e.name] = e.version
+        if chosen not in sets:
+            sets.append(chosen)
+    return sets
