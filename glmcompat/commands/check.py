@@ -64,16 +64,16 @@ def _jobs(args: Any) -> list[Job]:
         p = Path(raw)
         if p.is_dir():
             raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
+        if not p.exists():
+            raise InputError("no such file", path=raw)
         settings: dict[str, Any] = {}
         lock = p
         if p.name == "pyproject.toml":
-            if not p.exists():
-                raise InputError("no such file", path=raw)
             settings = _pyproject_settings(p)
             lock = next((p.parent / n for n in LOCK_NAMES if (p.parent / n).exists()), None)  # type: ignore[assignment]
             if lock is None:
                 raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
-        elif (p.parent / "pyproject.toml").is_file() and p.exists() and not args.target:
+        elif (p.parent / "pyproject.toml").is_file() and not args.target:
             settings = _pyproject_settings(p.parent / "pyproject.toml")
         key = lock.resolve()
         if key in seen:
@@ -136,6 +136,8 @@ def _old_lock(path: Path, rev: str) -> Any | None:
     rel = path.resolve().relative_to(Path(top).resolve()).as_posix()
     r = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd=top, capture_output=True, text=True)
     if r.returncode != 0:
+        if rev == "HEAD":
+            return None  # a repository without commits yet: everything is new
         raise InputError(f"unknown git revision {rev!r}", path=str(path))
     r = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True, text=True)
     if r.returncode != 0:

@@ -1,0 +1,139 @@
+"""`glmcompat check` on real locks made by uv (recorded by scripts/record_lock_fixtures.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from glmcompat.lockfiles import read_lock
+
+from .conftest import LOCKS, run_cli
+
+FORMATS = ["uv.lock", "pylock.toml", "requirements.txt"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_readers_agree_on_the_core(fmt):
+    lock = read_lock(LOCKS / "glm5-sglang-0.5.9" / fmt)
+    (pkgs,) = {json.dumps({k: v for k, v in s.items() if k in CORE}, sort_keys=True) for s in lock.sets}
+    assert json.loads(pkgs) == {"torch": "2.9.1", "torchvision": "0.24.1", "torchaudio": "2.9.1", "sgl-kernel": "0.3.21",
+                                "flashinfer-python": "0.6.3", "flashinfer-cubin": "0.6.3", "sglang": "0.5.9",
+                                "transformers": "5.2.0", "torchao": "0.9.0"}
+
+
+CORE = {"torch", "torchvision", "torchaudio", "sgl-kernel", "flashinfer-python", "flashinfer-cubin", "sglang", "transformers", "torchao"}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("target,rc", [("sm90", 0), ("sm100", 0), ("sm120", 0), ("sm103", 1)])
+def test_glm5_stack_per_target(fmt, target, rc):
+    r = run_cli("check", str(LOCKS / "glm5-sglang-0.5.9" / fmt), "--target", target, "--model", "glm_moe_dsa", "--json")
+    assert r.returncode == rc, r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["version"] == 1 and doc["ok"] is (rc == 0) and doc["target"] == target
+    if rc:
+        assert [f["rule"] for f in doc["findings"] if f["severity"] == "error"] == ["gpu-code"]
+
+
+def test_uv_default_torch_2_15_is_rejected():
+    r = run_cli("check", str(LOCKS / "unpinned-torch" / "uv.lock"), "--target", "sm120")
+    assert r.returncode == 1
+    assert "sgl-kernel 0.3.21 was built against torch 2.9.1, but torch 2.15.0" in r.stdout
+    assert "hint: pin torch==2.9.1 and torchvision==0.24.1" in r.stdout
+
+
+def test_torch_2_10_bump_names_sgl_kernel_and_evidence():
+    r = run_cli("check", str(LOCKS / "glm5-torch-2.10.0" / "uv.lock"), "--target", "sm120", "--json")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    abi = [f for f in doc["findings"] if f["rule"] == "abi" and f["severity"] == "error"]
+    assert abi and abi[0]["packages"] == ["sgl-kernel==0.3.21", "torch==2.10.0"]
+    assert abi[0]["evidence"][0]["kind"] == "abi-probe" and "FACTS.md 3" in abi[0]["evidence"][0]["source"]
+    assert set(abi[0]) >= {"rule", "severity", "packages", "message", "evidence", "remedy"}
+
+
+def test_json_matches_its_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    from .conftest import ROOT
+
+    schema = json.loads((ROOT / "docs" / "check.schema.json").read_text())
+    r = run_cli("check", str(LOCKS / "glm5-torch-2.10.0" / "uv.lock"), "--target", "sm120", "--json")
+    jsonschema.validate(json.loads(r.stdout), schema)
+
+
+def test_pyproject_settings_and_lock_beside(tmp_path):
+    d = tmp_path / "proj"
+    shutil.copytree(LOCKS / "glm5-sglang-0.5.9", d)
+    text = (d / "pyproject.toml").read_text()
+    r = run_cli("check", str(d / "pyproject.toml"))
+    assert r.returncode == 2 and "no target" in r.stderr and "pyproject.toml" in r.stderr
+    (d / "pyproject.toml").write_text(text + '\n[tool.glmcompat]\ntargets = ["sm120", "sm103"]\nmodel = "glm_moe_dsa"\n')
+    r = run_cli("check", str(d / "pyproject.toml"), "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1
+    assert [(c["target"], c["ok"]) for c in doc["checked"]] == [("sm120", True), ("sm103", False)]
+    # the lock itself picks up the settings of the pyproject.toml beside it
+    r = run_cli("check", str(d / "uv.lock"))
+    assert r.returncode == 1 and "sm103" in r.stdout
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+
+
+def test_bump_mode(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    shutil.copy(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt", repo / "requirements.txt")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "safe")
+    shutil.copy(LOCKS / "glm5-torch-2.10.0" / "requirements.txt", repo / "requirements.txt")
+    r = run_cli("check", "--against", "HEAD", "requirements.txt", "--target", "sm120", cwd=repo)
+    assert r.returncode == 1
+    assert "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in r.stdout
+    assert "torchao" not in r.stdout.split("error:")[1].split("\n")[0]  # the old warning is not news
+    r = run_cli("check", "--against", "nope", "requirements.txt", "--target", "sm120", cwd=repo)
+    assert r.returncode == 2 and "unknown git revision 'nope'" in r.stderr
+
+
+BAD = [
+    ("empty", "uv.lock", b"", "empty file"),
+    ("binary", "uv.lock", b"\x00\x01\x02garbage\xff", "binary data"),
+    ("truncated", "uv.lock", b'version = 1\n[[package]]\nname = "torch', "invalid TOML"),
+    ("future", "uv.lock", b'version = 9\nrevision = 1\n', "uv.lock version 9 is not supported"),
+    ("pylock-version", "pylock.toml", b'lock-version = "2.0"\n', "lock-version '2.0'"),
+    ("unpinned", "requirements.txt", b"torch>=2.9\n", "not a pinned requirement"),
+    ("badver", "requirements.txt", b"torch==2.9.1\nsgl-kernel==zz!\n", "requirements.txt:2"),
+]
+
+
+@pytest.mark.parametrize("name,fname,content,needle", BAD, ids=[b[0] for b in BAD])
+def test_bad_input(tmp_path, name, fname, content, needle):
+    p = tmp_path / fname
+    p.write_bytes(content)
+    before = sorted(tmp_path.iterdir())
+    r = run_cli("check", str(p), "--target", "sm120")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert needle in err and str(p) in err and "\n" not in err and "Traceback" not in err
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["{d}"], "is a directory"),
+    (["{d}/missing.lock.txt"], "no such file"),
+    (["{lock}", "--target", "sm999"], "unknown target 'sm999'"),
+    (["{lock}", "--target", "sm90", "--model", "nomodel"], "unknown model type 'nomodel'"),
+    (["{lock}"], "no target"),
+])
+def test_bad_usage(tmp_path, args, needle):
+    lock = LOCKS / "glm5-sglang-0.5.9" / "requirements.txt"
+    argv = [a.format(d=tmp_path, lock=lock) for a in args]
+    r = run_cli("check", *argv, cwd=tmp_path)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -1,0 +1,84 @@
+"""Table-driven rule tests: one case file per scenario under tests/cases/check/, saying why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from glmcompat.errors import InputError
+from glmcompat.facts import load_facts
+from glmcompat.gpu import parse_code, runs_on
+from glmcompat.rules import evaluate
+
+CASES = sorted((Path(__file__).parent / "cases" / "check").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return load_facts()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_case(case, facts):
+    spec = json.loads(case.read_text())
+    found = evaluate(spec["packages"], target=spec["target"], model=spec.get("model"), matrix=facts,
+                     allow_unknown=spec.get("allow_unknown", False))
+    got = sorted([f.rule, f.severity, list(f.packages)] for f in found)
+    assert got == sorted(spec["expect"]), spec["#"]
+    for f in found:
+        assert f.message and f.remedy, f
+        if f.rule != "unknown":
+            assert f.evidence and all(src for _, src in f.evidence)
+
+
+def test_abi_finding_names_evidence_and_nearest_safe_set(facts):
+    (abi, fam) = evaluate({"torch": "2.10.0", "torchvision": "0.24.1", "sgl-kernel": "0.3.21"}, target="sm120", matrix=facts)
+    assert abi.rule == "abi" and "2 undefined symbol(s)" in abi.message and "_ZN3c1013MessageLoggerC1EPKcii" in abi.message
+    assert ("abi-probe", abi.evidence[0][1]) == abi.evidence[0] and "FACTS.md 3" in abi.evidence[0][1]
+    assert abi.remedy == "pin torch==2.9.1 and torchvision==0.24.1"
+    assert fam.remedy == "pin torchvision==0.25.0" and "torchvision::nms" in fam.message
+
+
+def test_deterministic_order(facts):
+    pk = {"torch": "2.15.0", "torchvision": "0.24.1", "sgl-kernel": "0.3.21", "torchao": "0.9.0", "sglang": "0.5.8.post1"}
+    a = evaluate(pk, target="sm120", matrix=facts)
+    b = evaluate(dict(reversed(list(pk.items()))), target="sm120", matrix=facts)
+    assert a == b
+    assert [f.severity for f in a] == sorted((f.severity for f in a), key=("error", "warning").index)
+
+
+def test_unknown_target_and_model(facts):
+    with pytest.raises(InputError, match="unknown target 'sm999'"):
+        evaluate({}, target="sm999", matrix=facts)
+    with pytest.raises(InputError, match="unknown model type 'llama9'"):
+        evaluate({}, target="sm90", model="llama9", matrix=facts)
+
+
+def test_every_stack_passes_on_its_targets(facts):
+    """A stack's declared targets are exactly checked by the rules (no finding above a warning)."""
+    for stack in facts.rows("stack"):
+        for t in stack["targets"]:
+            for model in stack["models"] or [None]:
+                errors = [f for f in evaluate(stack["pins"], target=t, model=model, matrix=facts) if f.severity == "error"]
+                assert not errors, (stack["name"], t, errors)
+
+
+@pytest.mark.parametrize("code,cc,runs", [
+    ("sm_80", (8, 0), True), ("sm_80", (8, 6), True), ("sm_80", (8, 9), True), ("sm_80", (9, 0), False),
+    ("sm_86", (8, 0), False), ("sm_90", (9, 0), True), ("sm_90a", (9, 0), True), ("sm_90a", (10, 0), False),
+    ("sm_100a", (10, 0), True), ("sm_100a", (10, 3), False), ("sm_100", (10, 3), True), ("sm_100f", (10, 3), True),
+    ("sm_103a", (10, 3), True), ("sm_120a", (12, 0), True), ("sm_120a", (12, 1), False), ("sm_120", (12, 1), True),
+    ("sm_120f", (12, 1), True), ("sm_100f", (12, 0), False),
+    ("compute_90", (12, 0), True), ("compute_90", (8, 9), False), ("compute_90a", (9, 0), True),
+    ("compute_90a", (10, 0), False), ("compute_100f", (10, 3), True), ("compute_100f", (12, 0), False),
+])
+def test_gpu_code_rule(code, cc, runs):
+    assert runs_on(code, cc) is runs
+
+
+@pytest.mark.parametrize("bad", ["sm90", "sm_", "compute_9x", "sm_90b", ""])
+def test_bad_gpu_code(bad):
+    with pytest.raises(ValueError, match=repr(bad)):
+        parse_code(bad)
