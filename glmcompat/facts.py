@@ -88,7 +88,7 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     cached = cache_dir() / f"matrix-{key}.json"
     if files:
         try:
-            return Facts(json.loads(cached.read_bytes()))
+            return Facts(json.loads(cached.read_bytes()), key)
         except (OSError, ValueError):
             pass
     from .matrix import load_matrix
@@ -100,7 +100,7 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
             atomic_write(cached, json.dumps(data, sort_keys=True).encode())
         except OSError:
             pass  # a read-only cache only costs speed
-    return Facts(data)
+    return Facts(data, key)
 
 
 def _v(text: str) -> Any:
@@ -112,8 +112,9 @@ def _v(text: str) -> Any:
 class Facts:
     """Queries over the plain matrix data (rows are dicts shaped like the TOML rows)."""
 
-    def __init__(self, data: dict[str, list[Row]]) -> None:
+    def __init__(self, data: dict[str, list[Row]], key: str = "") -> None:
         self.data = data
+        self.key = key  # identifies the matrix files (paths, sizes, mtimes) and glmcompat's version
         self._kernels: dict[tuple[str, Any], int] | None = None
 
     def rows(self, table: str) -> list[Row]:

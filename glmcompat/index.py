@@ -11,16 +11,16 @@ wheel are pure functions that tests drive with recorded pages.
 from __future__ import annotations
 
 import configparser
-import hashlib
 import os
+import re
+import zlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-import httpx
 from packaging.tags import Tag, compatible_tags, cpython_tags
 from packaging.utils import (
     InvalidSdistFilename,
@@ -33,10 +33,13 @@ from packaging.version import InvalidVersion, Version
 
 from .errors import EnvironmentFailure, InputError
 
+if TYPE_CHECKING:
+    import httpx
+
 ACCEPT_JSON = "application/vnd.pypi.simple.v1+json"
 USER_AGENT = "glmcompat (+metadata and range reads only)"
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+DEFAULT_TIMEOUT = (30.0, 10.0)  # read, connect (seconds)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -80,13 +83,13 @@ def _pip_configured_index() -> str | None:
 
 
 def _uv_configured_index() -> str | None:
-    import tomllib
-
     home = Path.home()
     xdg_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
     for path in (Path(xdg_home) / "uv" / "uv.toml", Path("/etc/uv/uv.toml")):
         if not path.is_file():
             continue
+        import tomllib
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -121,6 +124,12 @@ def default_index_url() -> str:
             "no package index configured: set UV_DEFAULT_INDEX or PIP_INDEX_URL (pip is not importable)"
         ) from None
     return str(PyPI.simple_url)
+
+
+def cache_key(kind: str, text: str) -> str:
+    """A readable, file-name-safe cache key for ``text`` (hashlib stays unimported on warm paths)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("://", 1)[-1])[-120:].strip("_.-") or "x"
+    return f"{kind}-{zlib.crc32(text.encode()):08x}-{slug}"
 
 
 def redact(url: str) -> str:
@@ -292,16 +301,22 @@ def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") ->
 def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | None:
     """The best non-yanked wheel for ``tags`` (earlier tag = better); None when none fits."""
     rank = {str(t): i for i, t in enumerate(tags)}
-    best: tuple[int, str, IndexFile] | None = None
+    best: tuple[tuple[int, Any, str], IndexFile] | None = None
     for f in files:
         if not f.is_wheel or f.yanked:
             continue
         r = min((rank[t] for t in f.tags if t in rank), default=None)
         if r is None:
             continue
-        if best is None or (r, f.filename) < best[:2]:
-            best = (r, f.filename, f)
-    return best[2] if best else None
+        try:
+            build = parse_wheel_filename(f.filename)[2]
+        except InvalidWheelFilename:
+            continue
+        # Best tag first; among equal tags the higher build number wins (as pip decides).
+        key = (r, tuple(-x if isinstance(x, int) else x for x in build) or (0,), f.filename)
+        if best is None or key < best[0]:
+            best = (key, f)
+    return best[1] if best else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -309,8 +324,10 @@ def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | Non
 # ------------------------------------------------------------------------------------------------
 
 
-def make_client(timeout: httpx.Timeout | float = DEFAULT_TIMEOUT) -> httpx.Client:
+def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> httpx.Client:
     """An httpx client honouring the usual CA bundle variables (``SSL_CERT_FILE``, ``PIP_CERT``...)."""
+    import httpx
+
     verify: Any = True
     for var in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
         path = os.environ.get(var)
@@ -320,7 +337,7 @@ def make_client(timeout: httpx.Timeout | float = DEFAULT_TIMEOUT) -> httpx.Clien
             verify = ssl.create_default_context(cafile=path)
             break
     return httpx.Client(
-        timeout=timeout, follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT}
+        timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT}
     )
 
 
@@ -330,17 +347,19 @@ def request_with_retries(
     *,
     retries: int = 3,
     backoff: float = 0.5,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
 ) -> httpx.Response:
     """Call ``send`` until it answers something other than a timeout, connection error, 429 or 5xx.
 
     Bounded: ``retries`` extra attempts, waiting ``backoff * 2**i`` seconds between them. The last
     failure becomes an :class:`EnvironmentFailure` naming ``what``.
     """
+    import httpx
+
     last = ""
     for attempt in range(retries + 1):
         if attempt:
-            sleep(backoff * (2 ** (attempt - 1)))
+            (sleep or time.sleep)(backoff * (2 ** (attempt - 1)))
         try:
             r = send()
         except httpx.TimeoutException:
@@ -424,7 +443,7 @@ class IndexClient:
     def project(self, name: str) -> Project:
         """The project page of ``name`` (PEP 691 JSON), cached for ``page_ttl`` seconds."""
         url = self.project_url(name)
-        key = "page-" + hashlib.sha256(url.encode()).hexdigest()[:32]
+        key = cache_key("page", url)
         if self.cache is not None:
             data = self.cache.get_json(key, max_age=self.page_ttl)
             if data is not None:
@@ -479,6 +498,8 @@ class IndexClient:
             r = self.get(file.metadata_url, f"{file.filename}: METADATA")
             if r.status_code == 200:
                 body = r.content
+                import hashlib
+
                 if file.metadata_sha256 and hashlib.sha256(body).hexdigest() != file.metadata_sha256:
                     raise EnvironmentFailure(f"{file.filename}: METADATA: sha256 does not match the index")
                 text = body.decode("utf-8", "replace")

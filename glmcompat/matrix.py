@@ -220,6 +220,7 @@ class Stack(Fact):
     python: SpecStr = ">=3.11,<3.13"
     pins: dict[Name, VersionStr] = Field(min_length=1)
     overrides: dict[Name, VersionStr] = {}
+    exclude_newer: Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")] | None = None
 
 
 class Signature(Fact):

@@ -1,0 +1,244 @@
+"""``glmcompat matrix probe``: run a probe and record its result in the matrix as evidence.
+
+``matrix probe EXT==VER --torch VER`` adds an ``[[abi_probe]]`` row, ``matrix probe PKG==VER --arch``
+an ``[[arch_probe]]`` row, to ``matrices/kernels.toml`` (or ``--file``). The row is rendered with
+tomlkit and inserted after the last row of its table, so comments, order and every other byte of the
+file stay as they were: the diff shows only added lines. The new file is validated (the file and the
+whole matrix) before it replaces the old one, atomically. A row that is already recorded with the same
+verdict is left alone; one that contradicts the recorded verdict is refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError, MatrixError
+
+ABI_KEYS = ("package", "version", "torch", "compatible", "missing", "symbols", "evidence", "source")
+ARCH_KEYS = ("package", "version", "sass", "ptx", "evidence", "source")
+_HEADER = re.compile(r"^\s*\[")
+
+
+def configure_probe(p: argparse.ArgumentParser) -> None:
+    p.add_argument("package", metavar="PKG==VER", help="the wheel to probe, e.g. sgl-kernel==0.3.21")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--torch", action="append", metavar="VER", help="record an ABI probe against this torch "
+                      "(repeatable)")
+    mode.add_argument("--arch", action="store_true", help="record the GPU code (SASS/PTX) of the wheel")
+    p.add_argument("--file", default=None, metavar="PATH", help="matrix file to extend (default: the shipped "
+                   "matrices/kernels.toml)")
+    p.add_argument("--python", default="cp311", metavar="TAG")
+    p.add_argument("--platform", default="manylinux_x86_64", metavar="PLAT")
+    p.add_argument("--index-url", default=None, metavar="URL")
+    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="print the lines that would be added; write nothing")
+
+
+# ------------------------------------------------------------------------------------------------
+# Rows (pure)
+# ------------------------------------------------------------------------------------------------
+
+
+def abi_row(result: Any) -> dict[str, Any]:
+    """An ``[[abi_probe]]`` row from an :class:`glmcompat.probe.AbiResult`."""
+    missing = [s.symbol for s in result.missing]
+    judged = [m for m in result.modules if m.needs_from_torch]
+    needs = max((m.needs_from_torch for m in judged), default=0)
+    source = (f"glmcompat abi: {result.wheel} vs {result.torch_wheel}: {len(judged)} module(s) link torch "
+              f"(up to {needs} symbols each), {len(missing)} missing")
+    row: dict[str, Any] = {"package": result.package, "version": result.version, "torch": result.torch,
+                           "compatible": result.ok, "missing": len(missing)}
+    if missing:
+        row["symbols"] = missing
+    row["evidence"] = "abi-probe"
+    row["source"] = source
+    return row
+
+
+def arch_row(result: Any) -> dict[str, Any]:
+    """An ``[[arch_probe]]`` row from an :class:`glmcompat.probe.ArchResult` (its main modules)."""
+    mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
+    source = f"glmcompat arch: fatbins of {result.wheel} ({', '.join(mods) or 'no GPU code'})"
+    return {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
+            "evidence": "arch-probe", "source": source}
+
+
+def render_row(table: str, row: dict[str, Any]) -> str:
+    """``[[table]]`` and its keys as tomlkit writes them."""
+    import tomlkit
+
+    t = tomlkit.table()
+    for k, v in row.items():
+        if isinstance(v, list):
+            arr = tomlkit.array()
+            arr.extend(v)
+            t.add(k, arr)
+        else:
+            t.add(k, v)
+    aot = tomlkit.aot()
+    aot.append(t)
+    doc = tomlkit.document()
+    doc.add(table, aot)
+    return tomlkit.dumps(doc).strip("\n") + "\n"
+
+
+def insert_row(text: str, table: str, rendered: str) -> str:
+    """``text`` with ``rendered`` inserted after the last ``[[table]]`` row (pure; adds lines only).
+
+    Comments and blank lines that lead into the next table stay with it. Without such a table the
+    row goes at the end of the file.
+    """
+    lines = text.splitlines(keepends=True)
+    header = re.compile(r"^\s*\[\[\s*" + re.escape(table) + r"\s*\]\]\s*(#.*)?$")
+    last = max((i for i, line in enumerate(lines) if header.match(line)), default=None)
+    if last is None:
+        body = text if text.endswith("\n") or not text else text + "\n"
+        return body + ("\n" if body.strip() else "") + rendered
+    end = len(lines)
+    for j in range(last + 1, len(lines)):
+        if _HEADER.match(lines[j]):
+            end = j
+            break
+    k = end
+    while k > last + 1 and (not lines[k - 1].strip() or lines[k - 1].lstrip().startswith("#")):
+        k -= 1
+    before = lines[:k]
+    if before and not before[-1].endswith("\n"):
+        before[-1] += "\n"
+    return "".join(before) + "\n" + rendered + "".join(lines[k:])
+
+
+def find_row(rows: Sequence[Any], row: dict[str, Any], keys: Sequence[str]) -> Any:
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    for r in rows:
+        ok = True
+        for k in keys:
+            a, b = getattr(r, k), row[k]
+            if k == "package":
+                ok = ok and canonicalize_name(a) == canonicalize_name(b)
+            else:
+                ok = ok and Version(a) == Version(b)
+        if ok:
+            return r
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# Writing
+# ------------------------------------------------------------------------------------------------
+
+
+def add_row(path: Path, table: str, row: dict[str, Any], *, dry_run: bool = False) -> str | None:
+    """Add ``row`` to ``[[table]]`` of ``path``; return the added text, or None when already recorded."""
+    from .matrix import load_file
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise MatrixError(f"cannot read: {e.strerror}", path=str(path)) from None
+    current, _ = load_file(path)
+    keys = ("package", "version", "torch") if table == "abi_probe" else ("package", "version")
+    existing = find_row(getattr(current, table), row, keys)
+    if existing is not None:
+        same = ((existing.compatible, existing.missing) == (row["compatible"], row["missing"])
+                if table == "abi_probe" else
+                (tuple(existing.sass), tuple(existing.ptx)) == (tuple(row["sass"]), tuple(row["ptx"])))
+        if same:
+            return None
+        what = " ".join(f"{k}={row[k]}" for k in keys)
+        raise MatrixError(f"the probe contradicts the recorded [[{table}]] row for {what}; review and edit it by hand",
+                          path=str(path))
+    rendered = render_row(table, row)
+    new = insert_row(text, table, rendered)
+    _validate(path, new)
+    if not dry_run:
+        _atomic_write(path, new)
+    return rendered
+
+
+def _validate(path: Path, new: str) -> None:
+    import tomlkit
+
+    from .matrix import default_matrix_files, load_file, load_matrix
+
+    if tomlkit.parse(new).as_string() != new:  # pragma: no cover - tomlkit round-trips what it parses
+        raise MatrixError("tomlkit does not round-trip the new file", path=str(path))
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probe-", suffix=".toml")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(new)
+        load_file(Path(tmp))
+        try:
+            shipped = default_matrix_files()
+        except MatrixError:
+            shipped = []
+        if any(p.resolve() == path.resolve() for p in shipped):
+            load_matrix([p for p in shipped if p.resolve() != path.resolve()] + [Path(tmp)])
+        else:
+            load_matrix([Path(tmp)])
+    finally:
+        os.unlink(tmp)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probe-", suffix=".toml")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _default_file() -> Path:
+    from .matrix import default_matrix_dir
+
+    return default_matrix_dir() / "kernels.toml"
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    from .cache import Cache, NoCache
+    from .index import IndexClient
+    from .probe import parse_pin, probe_abi, probe_arch
+
+    pkg, ver = parse_pin(args.package)
+    path = Path(args.file) if args.file else _default_file()
+    if not path.is_file():
+        raise InputError(f"no such matrix file {str(path)!r}")
+    cache = NoCache() if args.no_cache else Cache()
+    rows: list[tuple[str, dict[str, Any], str]] = []
+    with IndexClient(args.index_url, cache=cache) as index:
+        if args.arch:
+            r = probe_arch(pkg, ver, index=index, cache=cache, python=args.python, platform=args.platform)
+            rows.append(("arch_probe", arch_row(r), f"{pkg} {ver}: SASS {', '.join(r.sass) or 'none'}; "
+                                                      f"PTX {', '.join(r.ptx) or 'none'}"))
+        else:
+            for torch in args.torch:
+                parse_pin(f"torch=={torch}")
+                a = probe_abi(pkg, ver, torch, index=index, cache=cache, python=args.python, platform=args.platform)
+                verdict = "compatible" if a.ok else f"INCOMPATIBLE ({len(a.missing)} missing)"
+                rows.append(("abi_probe", abi_row(a), f"{pkg} {ver} vs torch {torch}: {verdict}"))
+    out = sys.stdout.write
+    for table, row, summary in rows:
+        added = add_row(path, table, row, dry_run=args.dry_run)
+        if added is None:
+            out(f"{summary}: already recorded in {path}\n")
+            continue
+        verb = "would add to" if args.dry_run else "added to"
+        out(f"{summary}: {verb} {path}\n")
+        for line in added.splitlines():
+            out(f"+ {line}\n")
+    return 0
