@@ -1,0 +1,105 @@
+"""``glmcompat lock`` and ``glmcompat upgrade``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._common import parser
+
+DEFAULT_STACK = "glm5-sglang-0.5.9"
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    if name == "upgrade":
+        return _upgrade(argv)
+    p = parser("lock", "Resolve the ABI-coupled core for a GPU target against the matrix, lock the rest with uv, "
+                       "and write host-free lockfiles (pyproject.toml, requirements.txt; uv.lock and pylock.toml beside them).")
+    p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME", help=f"named stack (default {DEFAULT_STACK})")
+    p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
+    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
+    p.add_argument("--python", metavar="X.Y", help="lock for one Python minor (default: the stack's range)")
+    p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ", help="extra core requirement, e.g. torch==2.10.0")
+    p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
+    p.add_argument("--out", metavar="DIR", help="output directory (default locks/<stack>/<target>/)")
+    p.add_argument("--check", action="store_true", help="only check that the committed outputs are current (exit 1 if not)")
+    p.add_argument("--quiet", "-q", action="store_true")
+    p.add_argument("--matrix", action="append", metavar="PATH")
+    args = p.parse_args(list(argv))
+    from ..facts import load_facts
+    from ..lock import LockRequest, lock
+
+    facts = load_facts(args.matrix)
+    stack = facts.stack(args.stack)
+    tname = facts.target(args.target)["name"]
+    model = args.model or (stack["models"][0] if stack.get("models") else None)
+    req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade)
+    out = Path(args.out) if args.out else Path("locks") / args.stack / tname
+    s = lock(facts, req, out, quiet=args.quiet, check_only=args.check)
+    pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
+    if args.check:
+        if s["stale"]:
+            print(f"error: {out}: {', '.join(s['stale'])} not current; run `glmcompat lock --stack {args.stack} --target {tname}`",
+                  file=sys.stderr)
+            return 1
+        print(f"ok: {out} is current ({pins})")
+        return 0
+    if not args.quiet:
+        what = "wrote " + ", ".join(s["changed"]) if s.get("changed") else "up to date"
+        print(f"Locked {args.stack} for {tname} in {out} ({what})")
+        print(f"  core: {pins}")
+        for n, v in s["overrides"].items():
+            print(f"  override: {n}=={v}")
+        for w in s.get("warnings", []):
+            print(f"  warning: {w}")
+    return 0
+
+
+def _upgrade(argv: Sequence[str]) -> int:
+    p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why.")
+    p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME")
+    p.add_argument("--target", required=True, metavar="T")
+    p.add_argument("--model", metavar="M")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", "-q", action="store_true")
+    p.add_argument("--matrix", action="append", metavar="PATH")
+    args = p.parse_args(list(argv))
+    from ..cache import Cache
+    from ..facts import load_facts
+    from ..index import IndexClient
+    from ..lock import _Progress
+    from ..resolver import IndexSource, Request, resolve, skipped_newer
+
+    facts = load_facts(args.matrix)
+    stack = facts.stack(args.stack)
+    tname = facts.target(args.target)["name"]
+    model = args.model or (stack["models"][0] if stack.get("models") else None)
+    if model:
+        facts.model(model)
+    with IndexClient(cache=Cache()) as client:
+        src = _Progress(IndexSource(client, exclude_newer=None), args.quiet)
+        req = Request(args.stack, tname, model, (), True)
+        outcome = resolve(facts, src, req)
+        skipped = skipped_newer(facts, src, req, outcome)
+        src.done()
+    if args.json:
+        from ._common import dump_json
+
+        dump_json({"version": 1, "stack": args.stack, "target": tname, "model": model, "pins": outcome.pins,
+                   "stack_pins": stack["pins"], "overrides": outcome.overridden, "skipped": skipped})
+        return 0
+    print(f"Newest safe core set for {tname} (stack {args.stack}{', model ' + model if model else ''}):")
+    for n, v in outcome.pins.items():
+        was = stack["pins"].get(n)
+        note = "" if was == v else (f"  (stack: {was})" if was else "  (new)")
+        print(f"  {n}=={v}{note}")
+    for n, why in outcome.overridden.items():
+        print(f"  override: {why}")
+    if any(skipped.values()):
+        print("\nNewer releases skipped:")
+        for n in sorted(skipped):
+            for v, why in skipped[n].items():
+                print(f"  {n} {v}: {why}")
+    print(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname} --upgrade` writes a lock for this set")
+    return 0
