@@ -161,6 +161,7 @@ class IndexFile:
     tags: frozenset[str] = frozenset()
     metadata_sha256: str | None = None
     has_metadata: bool = False
+    upload_time: str | None = None  # PEP 700, RFC 3339 ("2026-11-18T11:06:54.123Z")
 
     @property
     def metadata_url(self) -> str | None:
@@ -221,6 +222,7 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
             requires_python=raw.get("requires-python") if isinstance(raw.get("requires-python"), str) else None,
             yanked=yanked, version=version, is_wheel=is_wheel, tags=tags,
             metadata_sha256=meta_sha, has_metadata=has_meta,
+            upload_time=raw.get("upload-time") if isinstance(raw.get("upload-time"), str) else None,
         ))
     files.sort(key=lambda f: f.filename)
     versions = data.get("versions")

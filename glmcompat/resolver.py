@@ -419,6 +419,12 @@ def _why_not(facts: Facts, probe: Provider, name: str, v: Version, chosen: dict[
         if r.name in PSEUDO or have is None or r.ok(have):
             continue
         need = r.show()
+        cands = [x for x in probe.versions(r.name) if r.ok(x)]
+        reasons = [probe._prune_reason(r.name, str(x)) for x in cands]
+        if not cands:
+            return f"it requires {need}, which no release on the index satisfies"
+        if all(reasons):
+            return f"it requires {need}: {reasons[0]}"
         if r.name == "torch":
             exact = [s.version for s in r.spec if s.operator == "=="]
             tv = exact[0] if exact else None
@@ -446,6 +452,7 @@ class IndexSource:
         self.exclude_newer = exclude_newer
         self._projects: dict[str, Any] = {}
         self._versions: dict[str, list[str]] = {}
+        self._tags: list[Any] | None = None
 
     def _project(self, name: str) -> Any:
         if name not in self._projects:
@@ -460,23 +467,23 @@ class IndexSource:
         for v in p.versions:
             files = [f for f in p.files_for(v) if f.is_wheel and not f.yanked]
             if self.exclude_newer:
-                files = [f for f in files if (getattr(f, "upload_time", None) or "") <= self.exclude_newer or
-                         getattr(f, "upload_time", None) is None]
+                # RFC 3339 UTC timestamps compare as text once cut to whole seconds.
+                cutoff = self.exclude_newer.rstrip("Z")[:19]
+                files = [f for f in files if f.upload_time is None or f.upload_time[:19] <= cutoff]
             if files:
                 out.append(v)
         self._versions[name] = out
         return out
 
     def requires(self, name: str, version: str) -> list[str]:
-        from .index import iter_requires_dist
+        from .index import iter_requires_dist, select_wheel, supported_tags
 
-        try:
-            wheel = self.client.find_wheel(name, version, python=self.cp)
-        except InputError:
-            files = [f for f in self._project(name).files_for(version) if f.is_wheel]
-            if not files:
-                return []
-            wheel = files[0]
+        files = [f for f in self._project(name).files_for(version) if f.is_wheel and not f.yanked]
+        if not files:
+            return []
+        if self._tags is None:
+            self._tags = supported_tags(self.cp)
+        wheel = select_wheel(files, self._tags) or files[0]
         return list(iter_requires_dist(self.client.wheel_metadata(wheel)))
 
 

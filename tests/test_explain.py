@@ -1,0 +1,81 @@
+"""``glmcompat explain LOGFILE|-``: known failure signatures in a server log -> cause and remedy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from glmcompat.explain import match_signatures, scan_lines
+from glmcompat.facts import load_facts
+
+from .conftest import run_cli
+
+# One line per incident of FACTS.md 1 and 5, as the servers printed them.
+LOG = """\
+[2026-01-12 10:00:01] INFO server starting
+Traceback (most recent call last):
+RuntimeError: operator torchvision::nms does not exist
+ImportError: /venv/lib/python3.12/site-packages/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: _ZN3c1013MessageLoggerC1EPKcii
+KeyError: 'glm_moe_dsa'
+triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 106496, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.
+RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.
+OSError: Could not load this library: /venv/lib/python3.12/site-packages/torchaudio/lib/libtorchaudio.so
+ImportError: /venv/lib/python3.12/site-packages/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: _ZN3c1013MessageLoggerC1EPKcii
+"""
+
+EXPECTED = [
+    ("torchvision-nms-missing", 3),
+    ("undefined-symbol", 4),
+    ("model-type-unknown", 5),
+    ("smem-hardware-limit", 6),
+    ("lxc-cuda-init-hmm", 7),
+    ("torchaudio-load-failure", 8),
+]
+
+
+def test_every_incident_is_explained() -> None:
+    hits = scan_lines(LOG.splitlines(), load_facts().rows("signature"))
+    assert [(h.id, h.line) for h in hits] == EXPECTED
+    sym = next(h for h in hits if h.id == "undefined-symbol")
+    assert sym.count == 2 and sym.groups == {"symbol": "_ZN3c1013MessageLoggerC1EPKcii"}
+    assert all(h.cause and h.remedy for h in hits)
+
+
+def test_probe_error_text() -> None:
+    hits = match_signatures("RuntimeError: operator torchvision::nms does not exist", load_facts().rows("signature"))
+    assert [h.id for h in hits] == ["torchvision-nms-missing"] and hits[0].line == 0
+
+
+def test_cli_file_json_and_exit_codes(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_bytes(LOG.encode() + b"\xff\xfe binary junk\n")
+    r = run_cli("explain", str(log), "--json")
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["version"] == 1 and data["found"] is True
+    assert [(s["id"], s["line"]) for s in data["signatures"]] == EXPECTED
+    text = run_cli("explain", str(log))
+    assert "hint:" in text.stdout and "uvm_disable_hmm=1" in text.stdout
+    clean = tmp_path / "clean.log"
+    clean.write_text("all good\n")
+    r = run_cli("explain", str(clean))
+    assert r.returncode == 0 and "no known failure signature" in r.stdout
+
+
+def test_cli_stdin() -> None:
+    r = subprocess.run([sys.executable, "-m", "glmcompat", "explain", "-"], input="KeyError: 'glm_moe_dsa'\n",
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "model-type-unknown" in r.stdout and "transformers>=5.2.0" in r.stdout
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_unreadable_log_exits_2(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "nope.log" if kind == "missing" else tmp_path
+    r = run_cli("explain", str(path))
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+    assert str(path) in r.stderr
