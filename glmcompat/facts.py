@@ -155,6 +155,17 @@ class Facts:
                 for v in k["versions"]:
                     yield v, k
 
+    def mismatch_severity(self, package: str) -> str:
+        """'warning' for packages whose extension load failure is survivable (torchao), else 'error'."""
+        sev = {k.get("on_mismatch", "error") for k in self.rows("kernel") if k["package"] == package}
+        return "warning" if sev == {"warning"} else "error"
+
+    def compatible_torches(self, package: str, version: str) -> set[str]:
+        """Torch versions an ABI probe found ``package==version`` compatible with."""
+        v = _v(_v(version).public)
+        return {str(_v(p["torch"])) for p in self.rows("abi_probe")
+                if p["package"] == package and _v(p["version"]) == v and p["compatible"]}
+
     def abi_verdict(self, package: str, version: str, torch: str) -> Row | None:
         v, t = _v(_v(version).public), _v(_v(torch).public)
         for p in self.rows("abi_probe"):

@@ -244,9 +244,12 @@ def _read(p: Path) -> bytes | None:
         return None
 
 
-def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, check_only: bool = False) -> dict[str, Any]:
-    """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary."""
-    res = resolve_core(facts, req, quiet=quiet)
+def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, check_only: bool = False,
+         source: Any = None) -> dict[str, Any]:
+    """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary.
+
+    ``source`` replaces the index as the resolver's source (tests pass a recorded one)."""
+    res = resolve_core(facts, req, quiet=quiet, source=source)
     text = render_pyproject(facts, req, res).encode()
     tname = facts.target(req.target)["name"]
     summary = {"out": str(out), "target": tname, "pins": res.pins, "overrides": res.overrides}

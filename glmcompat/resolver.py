@@ -52,11 +52,12 @@ class Req:
     spec: SpecifierSet
     why: str = ""  # the evidence behind a matrix-made requirement ("built against torch 2.9.1 ...")
     exact: frozenset[str] | None = None  # pseudo requirements: any of these exact values
+    also: frozenset[str] = frozenset()  # versions allowed beyond ``spec`` (probed ABI-compatible)
 
     def ok(self, version: Version) -> bool:
         if self.exact is not None:
             return str(version) in self.exact
-        return self.spec.contains(version, prereleases=True)
+        return self.spec.contains(version, prereleases=True) or str(version) in self.also
 
     def show(self) -> str:
         if self.exact is not None:
@@ -221,7 +222,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                                             f"overridden to {dep}{model_spec} (stack override)")
                     yield Req(dep, model_spec, why="stack override for the model")
                     continue
-            yield Req(dep, r.specifier, why=f"{name} {version} declares it (METADATA)")
+            also = frozenset(self.facts.compatible_torches(name, version)) if dep == "torch" else frozenset()
+            yield Req(dep, r.specifier, why=f"{name} {version} declares it (METADATA)", also=also)
         if name == "torch":
             tb = self.facts.torch_build(version)
             yield Req(TORCH_ABI, SpecifierSet(), exact=frozenset({str(Version(version))}), why=f"torch {version} is that ABI")
@@ -231,10 +233,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         k = self.facts.kernel(name, version)
         if k is not None and name != "torch":
             if k.get("on_mismatch", "error") == "error":
-                ok = {str(Version(k["torch"]))}
-                for p in self.facts.rows("abi_probe"):
-                    if p["package"] == name and Version(p["version"]) == Version(version) and p["compatible"]:
-                        ok.add(str(Version(p["torch"])))
+                ok = {str(Version(k["torch"]))} | self.facts.compatible_torches(name, version)
                 yield Req(TORCH_ABI, SpecifierSet(), exact=frozenset(ok),
                           why=f"{name} {version} was built against torch {k['torch']} (evidence {k['evidence']}: {k['source']})")
             if k.get("cuda"):
@@ -242,7 +241,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                           why=f"{name} {version} links the CUDA {k['cuda'].split('.')[0]} runtime")
         fam = self.facts.family(name, version)
         if fam is not None:
-            yield Req("torch", SpecifierSet(fam[0]), why=f"{name} {version} was built for torch{fam[0]} ({fam[1]['source']})")
+            yield Req("torch", SpecifierSet(fam[0]), why=f"{name} {version} was built for torch{fam[0]} ({fam[1]['source']})",
+                      also=frozenset(self.facts.compatible_torches(name, version)))
         for e in self.facts.rows("equal_version"):
             a, b = e["packages"]
             if name == a and b in self.names:
@@ -451,7 +451,7 @@ class IndexSource:
         self.cp = "cp" + python.replace(".", "")
         self.exclude_newer = exclude_newer
         self._projects: dict[str, Any] = {}
-        self._versions: dict[str, list[str]] = {}
+        self._by_version: dict[str, dict[str, list[Any]]] = {}
         self._tags: list[Any] | None = None
 
     def _project(self, name: str) -> Any:
@@ -459,26 +459,28 @@ class IndexSource:
             self._projects[name] = self.client.project(name)
         return self._projects[name]
 
-    def versions(self, name: str) -> list[str]:
-        if name in self._versions:
-            return self._versions[name]
-        p = self._project(name)
-        out = []
-        for v in p.versions:
-            files = [f for f in p.files_for(v) if f.is_wheel and not f.yanked]
-            if self.exclude_newer:
+    def _wheels(self, name: str) -> dict[str, list[Any]]:
+        """Installable wheels of ``name`` by normalized version (one pass over the project page)."""
+        if name not in self._by_version:
+            cutoff = self.exclude_newer.rstrip("Z")[:19] if self.exclude_newer else None
+            groups: dict[str, list[Any]] = {}
+            for f in self._project(name).files:
+                if not f.is_wheel or f.yanked or f.version is None:
+                    continue
                 # RFC 3339 UTC timestamps compare as text once cut to whole seconds.
-                cutoff = self.exclude_newer.rstrip("Z")[:19]
-                files = [f for f in files if f.upload_time is None or f.upload_time[:19] <= cutoff]
-            if files:
-                out.append(v)
-        self._versions[name] = out
-        return out
+                if cutoff and f.upload_time is not None and f.upload_time[:19] > cutoff:
+                    continue
+                groups.setdefault(f.version, []).append(f)
+            self._by_version[name] = groups
+        return self._by_version[name]
+
+    def versions(self, name: str) -> list[str]:
+        return list(self._wheels(name))
 
     def requires(self, name: str, version: str) -> list[str]:
         from .index import iter_requires_dist, select_wheel, supported_tags
 
-        files = [f for f in self._project(name).files_for(version) if f.is_wheel and not f.yanked]
+        files = self._wheels(name).get(str(Version(version)), [])
         if not files:
             return []
         if self._tags is None:

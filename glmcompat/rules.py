@@ -92,6 +92,14 @@ def rule_abi(ctx: Context) -> list[Finding]:
         ver = ctx.packages[name]
         row = ctx.facts.kernel(name, ver)
         if row is None:
+            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+            if verdict is not None and verdict["compatible"]:
+                continue  # probed: every torch symbol it needs is exported by this torch
+            if verdict is not None:
+                out.append(Finding("abi", ctx.facts.mismatch_severity(name), (ctx.pin(name), ctx.pin("torch")),
+                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined symbol(s) "
+                                   "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))
+                continue
             cmd = f"glmcompat abi {name}=={ver} --torch {Version(torch).public if torch else 'VER'}"
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", cmd))
             continue
@@ -168,6 +176,9 @@ def rule_family(ctx: Context) -> list[Finding]:
         tpub = Version(torch).public
         if SpecifierSet(spec).contains(tpub, prereleases=True):
             continue
+        verdict = ctx.facts.abi_verdict(name, ver, torch)
+        if verdict is not None and verdict["compatible"]:
+            continue  # probed compatible with this torch (e.g. torchaudio 2.11's stable-ABI build)
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
         if row.get("failure"):
             msg += f"; importing it fails with {row['failure']}"

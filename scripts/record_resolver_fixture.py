@@ -30,6 +30,7 @@ def main(out: Path) -> None:
                     resolve(facts, src, Request("glm5-sglang-0.5.9", target, "glm_moe_dsa", with_))
                 except UnsafeError:
                     pass
+        resolve(facts, src, Request("sglang-0.5.23", "sm120", "glm_moe_dsa"))
         for stack in ("glm5-sglang-0.5.9", "sglang-0.5.23"):
             req = Request(stack, "sm120", "glm_moe_dsa", (), True)
             outcome = resolve(facts, src, req)
