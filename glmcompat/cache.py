@@ -23,12 +23,9 @@ _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get("GLMCOMPAT_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
+    from .facts import cache_dir
 
-    return Path(platformdirs.user_cache_dir("glmcompat", appauthor=False))
+    return cache_dir()
 
 
 class Cache:

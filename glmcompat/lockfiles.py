@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LockFormatError
+from .facts import canonicalize as _canon
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
 CACHE_FORMAT = 1
@@ -91,7 +92,6 @@ def _toml(path: Path, text: str) -> dict[str, Any]:
         raise LockFormatError(f"invalid TOML: {msg}", path=str(path), line=int(m.group(1)) if m else None) from None
 
 
-from .facts import canonicalize as _canon  # noqa: E402
 
 
 def _line_of(text: str, needle: str) -> int | None:

@@ -18,11 +18,11 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from . import gpu
 from .errors import MatrixError
-from .facts import default_matrix_dir
+from .facts import Facts, default_matrix_dir
 
 SCHEMA_VERSION = 1
 
@@ -278,6 +278,7 @@ class Matrix(BaseModel):
     stack: tuple[Stack, ...] = ()
     signature: tuple[Signature, ...] = ()
     files: tuple[str, ...] = ()
+    _view: Facts | None = PrivateAttr(default=None)
 
     # -- targets ---------------------------------------------------------------------------------
     def targets(self) -> list[Target]:
@@ -286,22 +287,21 @@ class Matrix(BaseModel):
 
     def get_target(self, name: str) -> Target:
         """The target called ``name`` (``sm120``; ``sm_120`` and ``12.0`` are accepted too)."""
-        key = normalize_target(name)
-        for t in self.target:
-            if t.name == key or t.compute_capability == name:
-                return t
-        known = ", ".join(t.name for t in self.targets())
-        raise MatrixError(f"unknown target {name!r} (known: {known})")
+        return self._row("target", self._or_matrix_error(lambda: self.view().target(name)))
 
-    # -- kernels and torch --------------------------------------------------------------------------
+    # -- queries: the plain view (glmcompat.facts.Facts) finds the row; these return the typed model ---
+    def view(self) -> Facts:
+        """The plain-data view the hot paths query (built once per Matrix)."""
+        if self._view is None:
+            self._view = Facts(self.plain())
+        return self._view
+
+    def _row(self, table: str, row: dict[str, Any] | None) -> Any:
+        return None if row is None else getattr(self, table)[self.view().rows(table).index(row)]
+
     def kernel_for(self, package: str, version: str) -> Kernel | None:
         """The kernel row of ``package==version``: the torch it was built for, its CUDA and GPU code."""
-        pkg = canonicalize_name(package)
-        v = Version(version)
-        for k in self.kernel:
-            if k.package == pkg and any(Version(x) == v for x in k.versions):
-                return k
-        return None
+        return self._row("kernel", self.view().kernel(canonicalize_name(package), version))
 
     def built_for(self, package: str, version: str) -> str | None:
         """The torch version the extension ``package==version`` was built against, if known."""
@@ -310,30 +310,12 @@ class Matrix(BaseModel):
 
     def torch_build(self, version: str) -> TorchBuild | None:
         """torch's default wheel facts for ``version`` (a local label other than the default's CUDA: None)."""
-        v = Version(version)
-        for t in self.torch:
-            for x in t.versions:
-                if Version(x).public == v.public:
-                    if v.local is None or v.local == "cu" + t.cuda.replace(".", ""):
-                        return t
-        return None
+        return self._row("torch", self.view().torch_build(version))
 
     def gpu_code(self, package: str, version: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """(SASS, PTX) that the wheel ``package==version`` carries, from probes or the curated rows."""
-        pkg = canonicalize_name(package)
-        v = Version(version)
-        for p in self.arch_probe:
-            if p.package == pkg and Version(p.version) == v:
-                return p.sass, p.ptx
-        if pkg == "torch":
-            if v.local == "cpu":
-                return (), ()
-            tb = self.torch_build(version)
-            return (tb.sass, tb.ptx) if tb else None
-        k = self.kernel_for(pkg, version)
-        if k is not None and k.sass is not None:
-            return k.sass, k.ptx or ()
-        return None
+        found = self.view().gpu_code(canonicalize_name(package), version)
+        return None if found is None else (tuple(found[0]), tuple(found[1]))
 
     def abi_verdicts(self, package: str, version: str) -> list[AbiProbe]:
         pkg = canonicalize_name(package)
@@ -342,68 +324,45 @@ class Matrix(BaseModel):
 
     def family_requirement(self, package: str, version: str) -> tuple[SpecifierSet, FamilyRule] | None:
         """The torch requirement that ``torchvision``/``torchaudio`` ``version`` was built for."""
-        pkg = canonicalize_name(package)
-        v = Version(version)
-        for f in self.family:
-            if f.package != pkg:
-                continue
-            for ver, spec in f.pairs.items():
-                if Version(ver).public == v.public:
-                    return SpecifierSet(spec), f
-        return None
+        found = self.view().family(canonicalize_name(package), version)
+        return None if found is None else (SpecifierSet(found[0]), self._row("family", found[1]))
 
     def family_for_torch(self, package: str, torch: str) -> str | None:
         """The newest ``package`` release built for exactly ``torch`` (the remedy of a family finding)."""
-        pkg = canonicalize_name(package)
-        best: Version | None = None
-        tv = Version(Version(torch).public)
-        for f in self.family:
-            if f.package != pkg:
-                continue
-            for ver, spec in f.pairs.items():
-                if spec.startswith("==") and tv in SpecifierSet(spec):
-                    if best is None or Version(ver) > best:
-                        best = Version(ver)
-        return str(best) if best else None
+        return self.view().family_for_torch(canonicalize_name(package), torch)
 
     def equal_pairs(self) -> list[tuple[str, str]]:
         return [e.packages for e in self.equal_version]
 
     def get_model(self, model_type: str) -> ModelSupport:
-        for m in self.model:
-            if m.model_type == model_type:
-                return m
-        known = ", ".join(sorted(m.model_type for m in self.model))
-        raise MatrixError(f"unknown model type {model_type!r} (known: {known})")
+        return self._row("model", self._or_matrix_error(lambda: self.view().model(model_type)))
 
     def requirements_for_target(self, target: str) -> list[TargetRequirement]:
         key = normalize_target(target)
         return [r for r in self.target_requirement if key in r.targets]
 
     def get_stack(self, name: str) -> Stack:
-        for s in self.stack:
-            if s.name == name:
-                return s
-        known = ", ".join(sorted(s.name for s in self.stack))
-        raise MatrixError(f"unknown stack {name!r} (known: {known})")
+        return self._row("stack", self._or_matrix_error(lambda: self.view().stack(name)))
 
     def release_of(self, package: str, version: str) -> Release | None:
         pkg = canonicalize_name(package)
         v = Version(version)
-        for r in self.release:
-            if r.package == pkg and Version(r.version) == v:
-                return r
-        return None
+        return next((r for r in self.release if r.package == pkg and Version(r.version) == v), None)
 
     def is_jit(self, package: str, version: str) -> Jit | None:
-        pkg = canonicalize_name(package)
-        for j in self.jit:
-            if j.package == pkg and SpecifierSet(j.versions).contains(version, prereleases=True):
-                return j
-        return None
+        return self._row("jit", self.view().jit(canonicalize_name(package), version))
 
     def kernel_packages(self) -> set[str]:
-        return {k.package for k in self.kernel}
+        return self.view().kernel_packages()
+
+    @staticmethod
+    def _or_matrix_error(fn: Any) -> Any:
+        from .errors import InputError
+
+        try:
+            return fn()
+        except InputError as e:
+            raise MatrixError(e.message) from None
 
     def plain(self) -> dict[str, Any]:
         """The rows as plain JSON-able data (what :class:`glmcompat.facts.Facts` queries)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, LockFormatError
+from ..errors import InputError
 from ..rules import Finding
 
 JSON_VERSION = 1
@@ -45,15 +45,12 @@ def _parse(argv: Sequence[str]) -> Any:
 
 
 def _pyproject_settings(path: Path) -> dict[str, Any]:
-    import tomllib
-
     from ..lockfiles import _read, _text, _toml
 
     doc = _toml(path, _text(path, _read(path)))
     tool = doc.get("tool", {}).get("glmcompat", {})
     if not isinstance(tool, dict):
         raise InputError("[tool.glmcompat] must be a table", path=str(path))
-    del tomllib
     return tool
 
 

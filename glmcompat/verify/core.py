@@ -228,6 +228,18 @@ def _gpu_seen() -> bool:
         return os.path.exists("/dev/nvidia0")
 
 
+def _speed_opts() -> dict[str, Any]:
+    """Where a probe process whose packages keep no usable bytecode caches it (``_probe.bytecode_cache``).
+
+    ``GLMCOMPAT_VERIFY_PYCACHE=0`` turns it off; ``=always`` uses it for every package. It caches
+    compiled modules, never a probe's result: every import still runs.
+    """
+    from ..facts import cache_dir
+
+    mode = os.environ.get("GLMCOMPAT_VERIFY_PYCACHE", "auto")
+    return {} if mode == "0" else {"pycache": str(cache_dir() / "pycache"), "pycache_mode": mode}
+
+
 def run(options: Options) -> dict[str, Any]:
     """Run every probe and return the report (a dict, :data:`REPORT_VERSION`)."""
     from ..facts import load_facts
@@ -245,7 +257,7 @@ def run(options: Options) -> dict[str, Any]:
         raise InputError("--distributed needs torchrun (RANK, WORLD_SIZE and MASTER_ADDR are not set)")
     device = int(rank_env) if rank_env is not None else 0
     common = {"model": options.model, "no_gpu": options.no_gpu, "jit": options.jit, "device": device,
-              "gpu_seen": _gpu_seen()}
+              "gpu_seen": _gpu_seen(), **_speed_opts()}
     children: list[Child] = []
     nvml = Child("nvml", {}, env, min(options.timeout, 20))
     if options.all_gpus and not options.no_gpu:
