@@ -30,7 +30,8 @@ CORE = ("torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "fl
         "flashinfer-cubin", "transformers", "sglang")
 TORCH_ABI = "<torch-abi>"
 CUDA = "<cuda-runtime>"
-PSEUDO = (TORCH_ABI, CUDA)
+GPU_TARGET = "<gpu-target>"  # values: compute capabilities ("12.0")
+PSEUDO = (TORCH_ABI, CUDA, GPU_TARGET)
 
 
 class Source(Protocol):
@@ -67,7 +68,7 @@ class Req:
 
 
 def _pseudo_label(name: str) -> str:
-    return {"<torch-abi>": "the torch ABI of", "<cuda-runtime>": "CUDA runtime"}.get(name, name)
+    return {TORCH_ABI: "the torch ABI of", CUDA: "CUDA runtime", GPU_TARGET: "a GPU of compute capability"}.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -167,25 +168,36 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def admissible(self, name: str, v: Version) -> bool:
         """Whether the matrix has evidence that ``name==v`` can run on the target; records why not."""
-        why = self._prune_reason(name, str(v))
+        why = self._prune_reason(name, str(v), code=False)
         if why:
             self.pruned.setdefault(name, {})[str(v)] = why
             return False
         return True
 
-    def _prune_reason(self, name: str, v: str) -> str | None:
+    def _runs_on(self, name: str, version: str) -> frozenset[str] | None:
+        """Compute capabilities of the matrix's targets that ``name==version``'s GPU code runs on."""
+        found = self.facts.gpu_code(name, version) if name == "torch" or self.facts.kernel(name, version) else None
+        if found is None or (name != "torch" and self.facts.kernel(name, version).get("sass") is None):
+            return None
+        codes = list(found[0]) + list(found[1])
+        return frozenset(t["compute_capability"] for t in self.facts.rows("target")
+                         if gpu.runnable(codes, gpu.parse_capability(t["compute_capability"])))
+
+    def _prune_reason(self, name: str, v: str, code: bool = True) -> str | None:
+        """Why the matrix rules ``name==v`` out; GPU code for the target only with ``code`` (the
+        resolver itself leaves that to the <gpu-target> pseudo-requirement, so it is explained)."""
         t = self.target["name"]
         if name == "torch":
             if self.facts.torch_build(v) is None:
                 return f"no evidence for torch {v}'s default wheel (CUDA, GPU code) in the matrix"
             sass, ptx, _ = self.facts.gpu_code("torch", v) or ([], [], None)
-            if not gpu.runnable(list(sass) + list(ptx), self.capability):
+            if code and not gpu.runnable(list(sass) + list(ptx), self.capability):
                 return f"torch {v} carries no GPU code that runs on {t}"
         elif name in self.facts.kernel_packages() or name in ("sgl-kernel", "sglang-kernel"):
             k = self.facts.kernel(name, v)
             if k is None:
                 return f"no evidence for {name} {v} (the torch it was built against) in the matrix"
-            if k.get("sass") is not None and not gpu.runnable(k["sass"] + (k.get("ptx") or []), self.capability):
+            if code and k.get("sass") is not None and not gpu.runnable(k["sass"] + (k.get("ptx") or []), self.capability):
                 return f"{name} {v} carries {', '.join(k['sass'])}: none runs on {t}"
         elif name in self.facts.family_packages():
             if self.facts.family(name, v) is None:
@@ -230,6 +242,11 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if tb:
                 yield Req(CUDA, SpecifierSet(), exact=frozenset({tb["cuda"].split(".")[0]}),
                           why=f"torch {version}'s default wheel is built for CUDA {tb['cuda']}")
+        runs = self._runs_on(name, version)
+        if runs is not None:
+            sass, ptx, _ = self.facts.gpu_code(name, version) or ([], [], None)
+            have = ", ".join(list(sass) + list(ptx)) or "no GPU code"
+            yield Req(GPU_TARGET, SpecifierSet(), exact=runs, why=f"{name} {version} carries {have}")
         k = self.facts.kernel(name, version)
         if k is not None and name != "torch":
             if k.get("on_mismatch", "error") == "error":
@@ -303,7 +320,10 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         if m.get("sglang") and "sglang" in names:
             model_reqs["sglang"] = m["sglang"]
             roots.append(Req("sglang", SpecifierSet(m["sglang"]), why=f"model {req.model}"))
-    for tr in facts.target_requirements(facts.target(req.target)["name"]):
+    target = facts.target(req.target)
+    roots.append(Req(GPU_TARGET, SpecifierSet(), exact=frozenset({target["compute_capability"]}),
+                     why=f"you lock for {target['name']}"))
+    for tr in facts.target_requirements(target["name"]):
         if tr["package"] in names:
             roots.append(Req(tr["package"], SpecifierSet(tr["specifier"]), why=f"{req.target}: {tr['reason']}"))
     return roots, names, dict(stack["pins"]), dict(stack.get("overrides") or {}), model_reqs
@@ -353,7 +373,10 @@ def explain(facts: Facts, provider: Provider, req: Request, causes: Sequence[Any
         by_name: dict[str, list[str]] = {}
         for c in causes:
             r: Req = c.requirement
-            if c.parent is None:
+            if r.name == GPU_TARGET:
+                caps = " or ".join(sorted(r.exact or (), key=Version))
+                s = f"{r.why} (compute capability {caps})" if c.parent is None else f"{r.why}, which runs only on compute capability {caps}"
+            elif c.parent is None:
                 s = f"you require {r.show()}" if r.why.startswith("you") else f"{r.show()} is required ({r.why})"
             elif r.name in PSEUDO:
                 s = r.why

@@ -52,6 +52,15 @@ def test_with_torch_2_10_fails_with_a_derivation(facts, src):
     assert text.splitlines()[-1].startswith("hint: keep torch==2.9.1")
 
 
+def test_target_is_a_pseudo_requirement_in_explanations(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, Request(STACK, "sm103", "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
+    text = str(e.value)
+    assert "you lock for sm103 (compute capability 10.3)" in text
+    assert "sgl-kernel 0.3.21 carries sm_80, sm_89, sm_90, sm_90a, sm_100a, sm_120a, which runs only on compute capability" in text
+    assert "10.0" in text and "12.0" in text
+
+
 def test_upgrade_prefers_the_newest_safe_set_and_says_why(facts, src):
     req = Request(STACK, "sm120", "glm_moe_dsa", (), True)
     out = resolve(facts, src, req)
