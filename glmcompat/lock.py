@@ -26,7 +26,7 @@ from .facts import Facts, atomic_write, cache_dir
 ENVIRONMENT = "sys_platform == 'linux' and platform_machine == 'x86_64'"
 OUTPUTS = ("pyproject.toml", "uv.lock", "requirements.txt", "pylock.toml")
 STAMP = ".glmcompat-stamp"
-RESOLUTION_FORMAT = 2
+RESOLUTION_FORMAT = 3
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                     "implementation_name": "cpython", "platform_python_implementation": "CPython",
                     "python_version": python, "python_full_version": python + ".0", "extra": ""}
         self.pruned: dict[str, dict[str, str]] = {}
-        self.overridden: dict[str, str] = {}
+        self.overridden: dict[tuple[str, str, str], str] = {}  # (candidate, its version, dep) -> why
         self._versions: dict[str, list[Version]] = {}
 
     # -- resolvelib API ---------------------------------------------------------------------------
@@ -230,7 +230,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 model_spec = SpecifierSet(self.model_reqs[dep])
                 pinned = [s.version for s in r.specifier if s.operator == "=="]
                 if pinned and not any(model_spec.contains(p, prereleases=True) for p in pinned):
-                    self.overridden[dep] = (f"{name} {version} pins {dep}{r.specifier}, which does not know the model; "
+                    self.overridden[(name, version, dep)] = (f"{name} {version} pins {dep}{r.specifier}, which does not know the model; "
                                             f"overridden to {dep}{model_spec} (stack override)")
                     yield Req(dep, model_spec, why="stack override for the model")
                     continue
@@ -342,7 +342,9 @@ def resolve(facts: Facts, source: Source, req: Request) -> Outcome:
     except resolvelib.ResolutionTooDeep:
         raise UnsafeError(f"the core could not be resolved for {req.target} within 2000 rounds") from None
     pins = {n: str(c.version) for n, c in result.mapping.items() if n not in PSEUDO}
-    return Outcome(dict(sorted(pins.items())), dict(provider.overridden))
+    # Only overrides of candidates in the result count (backtracking may have tried others).
+    overridden = {dep: why for (n, v, dep), why in sorted(provider.overridden.items()) if pins.get(n) == v}
+    return Outcome(dict(sorted(pins.items())), overridden)
 
 
 def explain(facts: Facts, provider: Provider, req: Request, causes: Sequence[Any]) -> str:

@@ -51,6 +51,11 @@ def main(name: str, argv: Sequence[str]) -> int:
         print(f"  core: {pins}")
         for n, v in s["overrides"].items():
             print(f"  override: {n}=={v}")
+        departed = [f"{n} {stack['pins'][n]} -> {v}" for n, v in s["pins"].items() if n in stack["pins"] and stack["pins"][n] != v]
+        dropped = [n for n in stack["pins"] if n not in s["pins"]]
+        if departed or dropped:
+            print(f"  note: the stack's own pins are not safe for {tname} (its targets: {', '.join(stack['targets'])}); "
+                  f"this lock departs from them: {', '.join(departed + [f'{n} dropped' for n in dropped])}")
         for w in s.get("warnings", []):
             print(f"  warning: {w}")
     return 0
