@@ -241,6 +241,13 @@ class Facts:
                     best = _v(ver)
         return str(best) if best else None
 
+    def primary_modules(self, package: str) -> tuple[str, ...]:
+        """Glob patterns of the modules whose GPU code decides for ``package`` (empty: every module)."""
+        for r in self.rows("primary_modules"):
+            if r["package"] == package:
+                return tuple(r["modules"])
+        return ()
+
     def jit(self, package: str, version: str) -> Row | None:
         from packaging.specifiers import SpecifierSet
 

@@ -171,6 +171,13 @@ class ArchProbe(Fact):
     ptx: tuple[Code, ...] = ()
 
 
+class PrimaryModules(Fact):
+    """The extension modules whose GPU code decides whether a wheel runs on a target (glob patterns)."""
+
+    package: Name
+    modules: tuple[NonEmpty, ...] = Field(min_length=1)
+
+
 class Jit(Fact):
     """A package that JIT-compiles its kernels and does not link the torch C++ ABI."""
 
@@ -240,6 +247,7 @@ class MatrixFile(_Row):
     kernel: tuple[Kernel, ...] = ()
     abi_probe: tuple[AbiProbe, ...] = ()
     arch_probe: tuple[ArchProbe, ...] = ()
+    primary_modules: tuple[PrimaryModules, ...] = ()
     jit: tuple[Jit, ...] = ()
     equal_version: tuple[EqualVersion, ...] = ()
     requires: tuple[Requires, ...] = ()
@@ -269,6 +277,7 @@ class Matrix(BaseModel):
     kernel: tuple[Kernel, ...] = ()
     abi_probe: tuple[AbiProbe, ...] = ()
     arch_probe: tuple[ArchProbe, ...] = ()
+    primary_modules: tuple[PrimaryModules, ...] = ()
     jit: tuple[Jit, ...] = ()
     equal_version: tuple[EqualVersion, ...] = ()
     requires: tuple[Requires, ...] = ()

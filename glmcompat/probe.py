@@ -44,10 +44,6 @@ SCHEMA_VERSION = 1
 # load only on some paths (sgl-kernel: its loader imports sm90/common_ops on capability 9.0 exactly and
 # sm100/common_ops everywhere else; flash_ops/flashmla_ops load only for Hopper/Blackwell attention,
 # mscclpp for multi-node all-reduce). Packages not listed: every module with GPU code counts.
-PRIMARY_MODULES: dict[str, tuple[str, ...]] = {
-    "sgl-kernel": ("sgl_kernel/common_ops.*", "sgl_kernel/sm90/common_ops.*", "sgl_kernel/sm100/common_ops.*"),
-    "sglang-kernel": ("sgl_kernel/common_ops.*", "sgl_kernel/sm90/common_ops.*", "sgl_kernel/sm100/common_ops.*"),
-}
 SUMMARY_VERSION = 1
 WHOLE_MEMBER = 2 << 20  # members up to this many compressed bytes are read whole
 _SO = re.compile(r"\.so(\.\d+)*$")
@@ -510,10 +506,13 @@ def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats:
 
 
 def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str] | None = None) -> list[str]:
-    """The members whose GPU code decides the verdict (``patterns``, else :data:`PRIMARY_MODULES`, else all)."""
+    """The members whose GPU code decides the verdict (``patterns``, else the matrix's
+    ``[[primary_modules]]`` for the package, else all)."""
     from fnmatch import fnmatchcase
 
-    pats = list(patterns) if patterns else list(PRIMARY_MODULES.get(str(canonicalize_name(package)), ()))
+    from .facts import load_facts
+
+    pats = list(patterns) if patterns else list(load_facts().primary_modules(str(canonicalize_name(package))))
     names = sorted(members)
     if not pats:
         return names
