@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
+import sys
 import subprocess
 import time
 from collections.abc import Sequence
@@ -32,3 +34,9 @@ def paired(a: Sequence[str], b: Sequence[str], *, runs: int = 7, warmup: int = 1
     return {"a_median_s": statistics.median(ta), "b_median_s": statistics.median(tb),
             "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
             "runs": runs, "exit_codes": sorted(codes)}
+
+
+def tool(name: str) -> str:
+    """The console script ``name`` beside this interpreter (the venv's), else on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), name)
+    return here if os.path.exists(here) else shutil.which(name) or name

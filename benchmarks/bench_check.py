@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import paired  # noqa: E402
+from _timing import paired, tool  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,9 +29,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=9)
     a = ap.parse_args()
-    bindir = Path(sys.executable).parent
-    uv = str(bindir / "uv") if (bindir / "uv").exists() else shutil.which("uv") or "uv"
-    glm = str(bindir / "glmcompat") if (bindir / "glmcompat").exists() else shutil.which("glmcompat") or "glmcompat"
+    uv, glm = tool("uv"), tool("glmcompat")
     env = {"UV_PYTHON_DOWNLOADS": "never"}
     with tempfile.TemporaryDirectory() as d:
         shutil.copy(ROOT / "tests" / "fixtures" / "locks" / "glm5-sglang-0.5.9" / "pyproject.toml", Path(d) / "pyproject.toml")

@@ -11,23 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import paired, wall  # noqa: E402
+from _timing import paired, tool, wall  # noqa: E402
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     a = ap.parse_args()
-    bindir = Path(sys.executable).parent
-    uv = str(bindir / "uv") if (bindir / "uv").exists() else shutil.which("uv") or "uv"
-    glm = str(bindir / "glmcompat") if (bindir / "glmcompat").exists() else shutil.which("glmcompat") or "glmcompat"
+    uv, glm = tool("uv"), tool("glmcompat")
     with tempfile.TemporaryDirectory() as d:
         out, plain = Path(d) / "out", Path(d) / "plain"
         env = {"UV_PYTHON_DOWNLOADS": "never", "GLMCOMPAT_CACHE_DIR": str(Path(d) / "gcache"),

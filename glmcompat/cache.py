@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,20 +50,10 @@ class Cache:
             return None
 
     def put_bytes(self, key: str, data: bytes) -> None:
-        path = self._path(key)
+        from .facts import atomic_write
+
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix="-" + key[:40])
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            atomic_write(self._path(key), data)
         except OSError:
             # A cache that cannot be written is not an error: the result is still correct.
             return

@@ -190,17 +190,9 @@ def _validate(path: Path, new: str) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probe-", suffix=".toml")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from .facts import atomic_write
+
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _default_file() -> Path:

@@ -36,16 +36,35 @@ def cache_dir() -> Path:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never a half-written file)."""
+    """Write ``data`` to ``path`` through a unique temporary file in the same directory and a rename:
+    readers never see half a file, and concurrent writers never share a temporary name."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
     try:
-        with open(tmp, "wb") as f:
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_input(path: Path, error: type[Exception], what: str) -> bytes:
+    """The bytes of a user-named input file, or ``error`` (one line naming the file) — never a traceback."""
+    p = str(path)
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise error(f"is a directory, not {what}", path=p) from None
+    except FileNotFoundError:
+        raise error("no such file", path=p) from None
+    except OSError as e:
+        raise error(f"cannot read: {e.strerror}", path=p) from None
 
 
 def _matrix_files(paths: Sequence[str | Path] | None) -> list[Path]:

@@ -56,17 +56,11 @@ def detect_kind(path: Path) -> str:
 
 
 def _read(path: Path) -> bytes:
-    p = str(path)
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise LockFormatError("is a directory, not a lock file", path=p) from None
-    except FileNotFoundError:
-        raise LockFormatError("no such file", path=p) from None
-    except OSError as e:
-        raise LockFormatError(f"cannot read: {e.strerror}", path=p) from None
+    from .facts import read_input
+
+    data = read_input(path, LockFormatError, "a lock file")
     if not data.strip():
-        raise LockFormatError("empty file", path=p)
+        raise LockFormatError("empty file", path=str(path))
     return data
 
 

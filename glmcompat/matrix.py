@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, 
 
 from . import gpu
 from .errors import MatrixError
-from .facts import Facts, default_matrix_dir
+from .facts import Facts, default_matrix_dir, read_input
 
 SCHEMA_VERSION = 1
 
@@ -427,14 +427,7 @@ def _quote(v: Any) -> str:
 def load_file(path: Path) -> tuple[MatrixFile, str]:
     """Parse and validate one matrix file; raise :class:`MatrixError` naming file, line and value."""
     p = str(path)
-    try:
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise MatrixError("is a directory, not a matrix file", path=p) from None
-    except FileNotFoundError:
-        raise MatrixError("no such file", path=p) from None
-    except OSError as e:
-        raise MatrixError(f"cannot read: {e.strerror}", path=p) from None
+    raw = read_input(path, MatrixError, "a matrix file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -128,7 +128,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
             evidence = _ev(row)
         if row.get("consequence"):
             msg += f"; if it fails to load, {row['consequence']}"
-        alt = _kernel_for_torch(ctx, name, tpub)
+        found = _best_kernel(ctx, name, tpub)
+        alt = f"{found[0]}=={found[1]}" if found else None
         if sev == "warning":
             remedy = (f"nothing blocks the stack; to keep {name}'s compiled ops, install {alt}" if alt else
                       f"nothing blocks the stack; to keep {name}'s compiled ops, install a {name} built against torch {tpub}")
@@ -140,20 +141,22 @@ def rule_abi(ctx: Context) -> list[Finding]:
     return out
 
 
-def _kernel_for_torch(ctx: Context, name: str, torch: str) -> str | None:
-    """The newest release of ``name`` (or its renamed successor) built for ``torch`` with code for the target."""
-    family = {name}
-    if name in ("sgl-kernel", "sglang-kernel"):
-        family = {"sgl-kernel", "sglang-kernel"}
-    best: tuple[Version, str] | None = None
+def _best_kernel(ctx: Context, name: str, torch: str | None = None) -> tuple[str, str, str] | None:
+    """(package, version, built-against torch) of the newest release of ``name`` — or of its renamed
+    successor (sgl-kernel -> sglang-kernel) — whose GPU code runs on the target, built against ``torch``
+    when given. Releases whose GPU code is not recorded count only when ``torch`` narrows the choice."""
+    family = {"sgl-kernel", "sglang-kernel"} if name in ("sgl-kernel", "sglang-kernel") else {name}
+    best: tuple[Version, tuple[str, str, str]] | None = None
     for v, row in ctx.facts.kernels_of(family):
-        if Version(row["torch"]) != Version(torch):
+        if torch is not None and Version(row["torch"]) != Version(torch):
             continue
-        codes = (row.get("sass") or []) + (row.get("ptx") or [])
-        if row.get("sass") is not None and not gpu.runnable(codes, ctx.capability):
+        if row.get("sass") is None:
+            if torch is None:
+                continue
+        elif not gpu.runnable(row["sass"] + (row.get("ptx") or []), ctx.capability):
             continue
         if best is None or Version(v) > best[0]:
-            best = (Version(v), f"{row['package']}=={v}")
+            best = (Version(v), (row["package"], v, row["torch"]))
     return best[1] if best else None
 
 
@@ -233,21 +236,11 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                         remedy = f"pin torch=={cands[0]} (default wheel, CUDA {tr['cuda']}, carries code for {t['name']})"
                         break
         else:
-            alt = _kernel_with_code(ctx, name)
+            found = _best_kernel(ctx, name)
+            alt = f"{found[0]}=={found[1]} (built against torch {found[2]})" if found else None
             remedy = f"use {alt}" if alt else f"no known {name} release carries code for {t['name']}: choose another target"
         out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy))
     return out
-
-
-def _kernel_with_code(ctx: Context, name: str) -> str | None:
-    family = {"sgl-kernel", "sglang-kernel"} if name in ("sgl-kernel", "sglang-kernel") else {name}
-    best: tuple[Version, str] | None = None
-    for v, row in ctx.facts.kernels_of(family):
-        if row.get("sass") is not None and gpu.runnable(row["sass"] + (row.get("ptx") or []), ctx.capability):
-            label = f"{row['package']}=={v} (built against torch {row['torch']})"
-            if best is None or Version(v) > best[0]:
-                best = (Version(v), label)
-    return best[1] if best else None
 
 
 def rule_cuda(ctx: Context) -> list[Finding]:

@@ -55,7 +55,7 @@ def _gcc(src: str, out: Path, *args: str) -> None:
 def _dist(site: Path, name: str, version: str, files: list[str], requires: list[str] = ()) -> None:
     info = site / f"{name}-{version}.dist-info"
     info.mkdir()
-    meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     meta += [f"Requires-Dist: {r}" for r in requires]
     (info / "METADATA").write_text("\n".join(meta) + "\n")
     rec = [f"{f},," for f in files] + [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ._common import parser
 
@@ -27,13 +28,9 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--quiet", "-q", action="store_true")
     p.add_argument("--matrix", action="append", metavar="PATH")
     args = p.parse_args(list(argv))
-    from ..facts import load_facts
     from ..lock import LockRequest, lock
 
-    facts = load_facts(args.matrix)
-    stack = facts.stack(args.stack)
-    tname = facts.target(args.target)["name"]
-    model = args.model or (stack["models"][0] if stack.get("models") else None)
+    facts, stack, tname, model = _basics(args)
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade)
     out = Path(args.out) if args.out else Path("locks") / args.stack / tname
     s = lock(facts, req, out, quiet=args.quiet, check_only=args.check)
@@ -61,6 +58,19 @@ def main(name: str, argv: Sequence[str]) -> int:
     return 0
 
 
+def _basics(args: Any) -> tuple[Any, dict[str, Any], str, str | None]:
+    """(facts, stack row, target name, model) from the options; unknown names are InputErrors (exit 2)."""
+    from ..facts import load_facts
+
+    facts = load_facts(args.matrix)
+    stack = facts.stack(args.stack)
+    tname = facts.target(args.target)["name"]
+    model = args.model or (stack["models"][0] if stack.get("models") else None)
+    if model:
+        facts.model(model)
+    return facts, stack, tname, model
+
+
 def _upgrade(argv: Sequence[str]) -> int:
     p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why.")
     p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME")
@@ -71,17 +81,11 @@ def _upgrade(argv: Sequence[str]) -> int:
     p.add_argument("--matrix", action="append", metavar="PATH")
     args = p.parse_args(list(argv))
     from ..cache import Cache
-    from ..facts import load_facts
     from ..index import IndexClient
     from ..lock import _Progress
     from ..resolver import IndexSource, Request, resolve, skipped_newer
 
-    facts = load_facts(args.matrix)
-    stack = facts.stack(args.stack)
-    tname = facts.target(args.target)["name"]
-    model = args.model or (stack["models"][0] if stack.get("models") else None)
-    if model:
-        facts.model(model)
+    facts, stack, tname, model = _basics(args)
     with IndexClient(cache=Cache()) as client:
         src = _Progress(IndexSource(client, exclude_newer=None), args.quiet)
         req = Request(args.stack, tname, model, (), True)
