@@ -224,7 +224,9 @@ def test_no_torch_installed_is_clear(tmp_path: Path) -> None:
     (site / "torchvision" / "__init__.py").write_text("import torch\n")
     _dist(site, "torchvision", "0.24.1", ["torchvision/__init__.py"], ["torch==2.9.1"])
     r = run(Options(paths=[str(site)], no_gpu=True, timeout=30))
-    assert probe(r, "import:torch")["status"] == "skipped"
+    torch = probe(r, "import:torch")
+    assert torch["status"] == "failed" and "torch is not installed" in torch["summary"]
+    assert any(f["rule"] == "import" and f["severity"] == "error" for f in r["findings"])
     imp = probe(r, "import:torchvision")
     assert imp["status"] == "failed" and "No module named 'torch'" in imp["error"]
     assert r["ok"] is False

@@ -397,6 +397,13 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
                                "pass --target to check against a known target"))
     if dev and dev.get("status") == "passed" and cap is not None:
         _judge_device(dev, cap, target, explicit is not None)
+    # -- no torch: there is no stack to verify (a skipped probe must not make that look fine) ---------
+    imp = by_id.get("import:torch")
+    if imp and imp.get("status") == "skipped" and "not installed" in imp.get("summary", ""):
+        imp["status"] = "failed"
+        imp["summary"] = "torch is not installed: there is no serving stack to verify"
+        findings.append(_f("import", "error", ("torch",), "torch is not installed in this environment",
+                           "install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
     # -- (a) installed ---------------------------------------------------------------------------
     inst = by_id.get("installed")
     if inst and inst.get("status") == "passed":
