@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .errors import GlmcompatError
 
 Row = dict[str, Any]
 
@@ -54,7 +55,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def read_input(path: Path, error: type[Exception], what: str) -> bytes:
+def read_input(path: Path, error: type[GlmcompatError], what: str) -> bytes:
     """The bytes of a user-named input file, or ``error`` (one line naming the file) — never a traceback."""
     p = str(path)
     try:

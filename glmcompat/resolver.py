@@ -176,8 +176,12 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def _runs_on(self, name: str, version: str) -> frozenset[str] | None:
         """Compute capabilities of the matrix's targets that ``name==version``'s GPU code runs on."""
-        found = self.facts.gpu_code(name, version) if name == "torch" or self.facts.kernel(name, version) else None
-        if found is None or (name != "torch" and self.facts.kernel(name, version).get("sass") is None):
+        if name != "torch":
+            k = self.facts.kernel(name, version)
+            if k is None or k.get("sass") is None:
+                return None  # not a GPU-code package, or its code is not recorded
+        found = self.facts.gpu_code(name, version)
+        if found is None:
             return None
         codes = list(found[0]) + list(found[1])
         return frozenset(t["compute_capability"] for t in self.facts.rows("target")
@@ -347,7 +351,7 @@ def resolve(facts: Facts, source: Source, req: Request) -> Outcome:
     return Outcome(dict(sorted(pins.items())), overridden)
 
 
-def explain(facts: Facts, provider: Provider, req: Request, causes: Sequence[Any]) -> str:
+def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any]) -> str:
     """A uv-style derivation: "Because ..., and ..., we can conclude that ..." then one hint."""
     t = provider.target
     stack = facts.stack(req.stack)

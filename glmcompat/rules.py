@@ -95,7 +95,7 @@ def rule_abi(ctx: Context) -> list[Finding]:
             verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
             if verdict is not None and verdict["compatible"]:
                 continue  # probed: every torch symbol it needs is exported by this torch
-            if verdict is not None:
+            if verdict is not None and torch is not None:
                 out.append(Finding("abi", ctx.facts.mismatch_severity(name), (ctx.pin(name), ctx.pin("torch")),
                                    f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined symbol(s) "
                                    "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))

@@ -137,3 +137,33 @@ def test_bad_usage(tmp_path, args, needle):
     argv = [a.format(d=tmp_path, lock=lock) for a in args]
     r = run_cli("check", *argv, cwd=tmp_path)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# --- property: arbitrary bytes never fail the lock readers with anything but LockFormatError ------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from glmcompat.errors import LockFormatError  # noqa: E402
+
+_lockish = st.one_of(
+    st.binary(max_size=200),
+    st.lists(st.sampled_from(['version = 1', 'version = 9', '[[package]]', 'name = "torch"', 'version = "2.9.1"',
+                              'resolution-markers = ["python_version >= \'3.12\'"]', 'lock-version = "1.0"', '[[packages]]',
+                              'marker = "sys_platform ==="', 'torch==2.9.1 \\', '    --hash=sha256:00', 'x==', '-e .', '# c',
+                              'sgl-kernel==0.3.21 ; python_version < "3.13"', 'requires-python = 3']), max_size=12)
+    .map(lambda ls: "\n".join(ls).encode()),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=_lockish, name=st.sampled_from(["uv.lock", "pylock.toml", "requirements.txt"]))
+def test_arbitrary_input_only_raises_lock_format_error(tmp_path, data, name):
+    p = tmp_path / name
+    p.write_bytes(data)
+    try:
+        lock = read_lock(p, use_cache=False)
+    except LockFormatError as e:
+        assert "\n" not in str(e) and str(p) in str(e)
+    else:
+        assert all(isinstance(v, str) for s in lock.sets for v in s.values())
