@@ -13,12 +13,13 @@ import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import GlmcompatError
+from .errors import GlmcompatError, InputError
 
 Row = dict[str, Any]
 
@@ -28,7 +29,7 @@ def cache_dir() -> Path:
     env = os.environ.get("GLMCOMPAT_CACHE_DIR")
     if env:
         return Path(env)
-    if os.name == "posix" and not os.sys.platform.startswith("darwin"):  # type: ignore[attr-defined]
+    if os.name == "posix" and not sys.platform.startswith("darwin"):
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         return Path(base) / "glmcompat"
     import platformdirs
@@ -141,9 +142,15 @@ class Facts:
         return self.data.get(table, [])
 
     # -- targets ----------------------------------------------------------------------------------
-    def target(self, name: str) -> Row:
-        from .errors import InputError
+    def _named(self, table: str, key: str, value: str, what: str) -> Row:
+        """The row of ``table`` whose ``key`` is ``value``; InputError listing the known ones otherwise."""
+        for r in self.rows(table):
+            if r[key] == value:
+                return r
+        known = ", ".join(sorted(r[key] for r in self.rows(table)))
+        raise InputError(f"unknown {what} {value!r} (known: {known})")
 
+    def target(self, name: str) -> Row:
         key = name.strip().lower().replace("_", "")
         for t in self.rows("target"):
             if t["name"] == key or t["compute_capability"] == name:
@@ -277,22 +284,10 @@ class Facts:
         return None
 
     def model(self, model_type: str) -> Row:
-        from .errors import InputError
-
-        for m in self.rows("model"):
-            if m["model_type"] == model_type:
-                return m
-        known = ", ".join(sorted(m["model_type"] for m in self.rows("model")))
-        raise InputError(f"unknown model type {model_type!r} (known: {known})")
+        return self._named("model", "model_type", model_type, "model type")
 
     def target_requirements(self, target: str) -> list[Row]:
         return [r for r in self.rows("target_requirement") if target in r["targets"]]
 
     def stack(self, name: str) -> Row:
-        from .errors import InputError
-
-        for s in self.rows("stack"):
-            if s["name"] == name:
-                return s
-        known = ", ".join(sorted(s["name"] for s in self.rows("stack")))
-        raise InputError(f"unknown stack {name!r} (known: {known})")
+        return self._named("stack", "name", name, "stack")

@@ -274,7 +274,7 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
         if old["uv.lock"] is not None:
             (work / "uv.lock").write_bytes(old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
         run_uv(["lock", "-q"], work, res.requires_python)
-        from .commands.check import evaluate_lock
+        from .rules import evaluate_lock
         from .lockfiles import read_lock
 
         found = evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False)

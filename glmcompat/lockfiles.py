@@ -93,6 +93,26 @@ def _line_of(text: str, needle: str) -> int | None:
     return text.count("\n", 0, i) + 1 if i >= 0 else None
 
 
+def _entries(path: Path, text: str, doc: dict[str, Any], table: str, marker: Any) -> list[Entry]:
+    """The (name, version, marker) of each entry of the array of tables ``table`` (uv.lock: package,
+    pylock.toml: packages); entries without a version (the project itself) are skipped."""
+    pkgs = doc.get(table, [])
+    if not isinstance(pkgs, list):
+        raise LockFormatError(f"{table!r} must be an array of tables", path=str(path), line=_line_of(text, table))
+    entries = []
+    for i, p in enumerate(pkgs):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            raise LockFormatError(f"{table} entry {i + 1} has no name", path=str(path))
+        ver = p.get("version")
+        if ver is None:
+            continue
+        if not isinstance(ver, str):
+            raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}", path=str(path),
+                                  line=_line_of(text, f'name = "{p["name"]}"'))
+        entries.append(Entry(_canon(p["name"]), ver, marker(p)))
+    return entries
+
+
 def parse_uv_lock(path: Path, text: str) -> Lock:
     doc = _toml(path, text)
     version = doc.get("version")
@@ -101,22 +121,11 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
             f"uv.lock version {version!r} is not supported (known: {', '.join(map(str, KNOWN_UV_LOCK_VERSIONS))})",
             path=str(path), line=_line_of(text, "version"),
         )
-    pkgs = doc.get("package", [])
-    if not isinstance(pkgs, list):
-        raise LockFormatError("'package' must be an array of tables", path=str(path), line=_line_of(text, "package"))
-    entries = []
-    for i, p in enumerate(pkgs):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
-            raise LockFormatError(f"package entry {i + 1} has no name", path=str(path))
-        ver = p.get("version")
-        if ver is None:
-            continue  # a virtual or dynamic source (the project itself)
-        if not isinstance(ver, str):
-            raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}", path=str(path),
-                                  line=_line_of(text, f'name = "{p["name"]}"'))
+    def marker(p: dict[str, Any]) -> str | None:
         markers = p.get("resolution-markers")
-        marker = " or ".join(f"({m})" for m in markers) if markers else None
-        entries.append(Entry(_canon(p["name"]), ver, marker))
+        return " or ".join(f"({m})" for m in markers) if markers else None
+
+    entries = _entries(path, text, doc, "package", marker)
     rp = doc.get("requires-python")
     return Lock(str(path), "uv.lock", tuple(entries), rp if isinstance(rp, str) else None)
 
@@ -127,17 +136,7 @@ def parse_pylock(path: Path, text: str) -> Lock:
     if not isinstance(lv, str) or not lv.startswith("1."):
         raise LockFormatError(f"pylock lock-version {lv!r} is not supported (known: 1.x)", path=str(path),
                               line=_line_of(text, "lock-version"))
-    pkgs = doc.get("packages", [])
-    if not isinstance(pkgs, list):
-        raise LockFormatError("'packages' must be an array of tables", path=str(path))
-    entries = []
-    for i, p in enumerate(pkgs):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
-            raise LockFormatError(f"packages entry {i + 1} has no name", path=str(path))
-        ver = p.get("version")
-        if ver is None:
-            continue
-        entries.append(Entry(_canon(p["name"]), str(ver), p.get("marker")))
+    entries = _entries(path, text, doc, "packages", lambda p: p.get("marker"))
     rp = doc.get("requires-python")
     return Lock(str(path), "pylock.toml", tuple(entries), rp if isinstance(rp, str) else None)
 

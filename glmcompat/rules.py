@@ -366,3 +366,30 @@ def evaluate(
         found.extend(rule(ctx))
     unique = sorted(set(found), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
     return unique
+
+
+def stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Finding]:
+    """The named stack's pins that ``packages`` does not carry."""
+    out = []
+    for name, ver in sorted(stack["pins"].items()):
+        have = packages.get(name)
+        if have is None or Version(Version(have).public) != Version(ver):
+            out.append(Finding("stack", "error", (f"{name}=={have}" if have else name,),
+                               f"stack {stack['name']!r} pins {name}=={ver}, the lock has {have or 'none'}",
+                               ((stack["evidence"], stack["source"]),), f"pin {name}=={ver}"))
+    return out
+
+
+def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
+                  stack: dict[str, Any] | None = None) -> list[Finding]:
+    """Findings for every package set the lock installs on the target platform (deduplicated)."""
+    found: list[Finding] = []
+    for pkgs in lock.sets:
+        found.extend(evaluate(pkgs, target=target, model=model, matrix=facts, allow_unknown=allow_unknown))
+        if stack is not None:
+            found.extend(stack_findings(stack, pkgs))
+    uniq: list[Finding] = []
+    for f in found:
+        if f not in uniq:
+            uniq.append(f)
+    return uniq

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .. import rules
 from ..rules import Finding
 
 JSON_VERSION = 1
@@ -89,36 +90,6 @@ def _jobs(args: Any) -> list[Job]:
     return jobs
 
 
-def _stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Finding]:
-    from packaging.version import Version
-
-    out = []
-    for name, ver in sorted(stack["pins"].items()):
-        have = packages.get(name)
-        if have is None or Version(Version(have).public) != Version(ver):
-            out.append(Finding("stack", "error", (f"{name}=={have}" if have else name,),
-                               f"stack {stack['name']!r} pins {name}=={ver}, the lock has {have or 'none'}",
-                               ((stack["evidence"], stack["source"]),), f"pin {name}=={ver}"))
-    return out
-
-
-def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
-                  stack: dict[str, Any] | None = None) -> list[Finding]:
-    """Findings for every package set the lock installs on the target platform (deduplicated)."""
-    from ..rules import evaluate
-
-    found: list[Finding] = []
-    for pkgs in lock.sets:
-        found.extend(evaluate(pkgs, target=target, model=model, matrix=facts, allow_unknown=allow_unknown))
-        if stack is not None:
-            found.extend(_stack_findings(stack, pkgs))
-    uniq: list[Finding] = []
-    for f in found:
-        if f not in uniq:
-            uniq.append(f)
-    return uniq
-
-
 def _old_lock(path: Path, rev: str) -> Any | None:
     """The lock at git revision ``rev`` (None when the file did not exist there)."""
     import subprocess
@@ -185,9 +156,9 @@ def main(name: str, argv: Sequence[str]) -> int:
         old = _old_lock(job.path, args.against) if args.against else None
         for t in job.targets:
             tname = facts.target(t)["name"]
-            found = evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack)
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack)
             if args.against and old is not None:
-                found = _bump_findings(old, lock, found, evaluate_lock(old, tname, job.model, facts, args.allow_unknown, stack))
+                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown, stack))
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
                 ok = False
