@@ -95,6 +95,20 @@ def canonicalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def local_cuda(version: str) -> str | None:
+    """'13.0' for a ``+cu130`` local label (also ``+cu13torch2.10``-style kernel labels), else None."""
+    i = version.find("+")
+    if i < 0:
+        return None
+    m = re.match(r"cu(\d+)", version[i + 1:].lower())
+    if not m:
+        return None
+    d = m.group(1)
+    if len(d) <= 2:
+        return f"{d}.0"
+    return f"{d[:-1]}.{d[-1]}"
+
+
 def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     """The matrix as :class:`Facts`, validated once and then served from the cache."""
     files = _matrix_files(paths)
@@ -160,25 +174,43 @@ class Facts:
 
     # -- kernels ----------------------------------------------------------------------------------
     def kernel_index(self, package: str, version: str) -> int | None:
-        """Index into ``kernel`` of the row for ``package==version`` (public version), or None."""
+        """Index into ``kernel`` of the row for ``package==version``: the row of its labelled variant
+        (``0.3.21+cu130``) where one is recorded, else the release's own row (public version)."""
         if self._kernels is None:
             self._kernels = {}
             for i, k in enumerate(self.rows("kernel")):
                 for v in k["versions"]:
-                    self._kernels[(k["package"], _v(v))] = i
-        return self._kernels.get((package, _v(_v(version).public)))
+                    self._kernels[(k["package"], _v(v), k.get("variant"))] = i
+        pv = _v(version)
+        base = _v(pv.public)
+        if pv.local is not None:
+            i = self._kernels.get((package, base, pv.local))
+            if i is not None:
+                return i
+        return self._kernels.get((package, base, None))
 
     def kernel(self, package: str, version: str) -> Row | None:
         i = self.kernel_index(package, version)
         return None if i is None else self.rows("kernel")[i]
 
+    def kernel_cuda(self, package: str, version: str) -> str | None:
+        """The CUDA runtime a kernel wheel links: its variant row's, else its ``+cuXYZ`` label's, else the
+        release row's (a label never turns a known release into an unknown one)."""
+        row = self.kernel(package, version)
+        label = local_cuda(version)
+        if row is not None and row.get("variant") and row["variant"] == _v(version).local:
+            return row.get("cuda")
+        if label is not None:
+            return label
+        return row.get("cuda") if row else None
+
     def kernel_packages(self) -> set[str]:
         return {k["package"] for k in self.rows("kernel")}
 
     def kernels_of(self, packages: set[str]) -> Iterator[tuple[str, Row]]:
-        """(version, row) for every known release of ``packages``."""
+        """(version, row) for every known release of ``packages`` (the index's builds, not labelled variants)."""
         for k in self.rows("kernel"):
-            if k["package"] in packages:
+            if k["package"] in packages and not k.get("variant"):
                 for v in k["versions"]:
                     yield v, k
 
@@ -200,16 +232,36 @@ class Facts:
                 return p
         return None
 
+    def abi_equal(self, a: str, b: str) -> Row | None:
+        """The row proving that torch ``a`` and ``b`` export the same symbols (None: not shown)."""
+        va, vb = _v(_v(a).public), _v(_v(b).public)
+        if va == vb:
+            return {"evidence": "metadata", "source": "the same torch release"}
+        for r in self.rows("abi_equal"):
+            vs = {_v(x) for x in r["torch"]}
+            if va in vs and vb in vs:
+                return r
+        return None
+
     # -- torch ------------------------------------------------------------------------------------
     def torch_index(self, version: str) -> int | None:
-        """Index into ``torch`` of the default-wheel row for ``version`` (None for another CUDA label)."""
+        """Index into ``torch`` of the row for the wheel ``version``: the variant row its local label
+        names (``2.9.1+cu128``), or the default wheel's row when it has no label or the default's label.
+        None when that build is not recorded."""
         v = _v(version)
+        pub = _v(v.public)
+        default = None
         for i, t in enumerate(self.rows("torch")):
-            for x in t["versions"]:
-                if _v(x) == _v(v.public):
-                    if v.local is None or v.local == "cu" + t["cuda"].replace(".", ""):
-                        return i
-        return None
+            if not any(_v(x) == pub for x in t["versions"]):
+                continue
+            variant = t.get("variant")
+            if variant is None:
+                default = i
+                if v.local is None or v.local == "cu" + t["cuda"].replace(".", ""):
+                    return i
+            elif v.local == variant:
+                return i
+        return None if v.local is not None else default
 
     def torch_build(self, version: str) -> Row | None:
         i = self.torch_index(version)
@@ -220,9 +272,9 @@ class Facts:
         local = _v(version).local
         if local == "cpu":
             return ""
-        if local and local.startswith("cu") and local[2:].isdigit():
-            d = local[2:]
-            return f"{d[:-1]}.{d[-1]}"
+        label = local_cuda(version)
+        if label is not None:
+            return label
         tb = self.torch_build(version)
         return tb["cuda"] if tb else None
 
@@ -230,13 +282,16 @@ class Facts:
         """(SASS, PTX, evidence row) of the wheel ``package==version``; None when unknown."""
         v = _v(version)
         for p in self.rows("arch_probe"):
-            if p["package"] == package and _v(p["version"]) == _v(v.public):
+            if p["package"] == package and _v(p["version"]) == _v(v.public) and p.get("variant") == v.local:
                 return p["sass"], p.get("ptx") or [], p
         if package == "torch":
             if v.local == "cpu":
                 return [], [], {"evidence": "metadata", "source": "the +cpu local label: a CPU-only build"}
             tb = self.torch_build(version)
             return (tb["sass"], tb.get("ptx") or [], tb) if tb else None
+        for p in self.rows("arch_probe"):
+            if p["package"] == package and _v(p["version"]) == _v(v.public) and not p.get("variant"):
+                return p["sass"], p.get("ptx") or [], p
         k = self.kernel(package, version)
         if k is not None and k.get("sass") is not None:
             return k["sass"], k.get("ptx") or [], k

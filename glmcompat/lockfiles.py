@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +22,50 @@ KNOWN_UV_LOCK_VERSIONS = (1,)
 CACHE_FORMAT = 1
 
 
+SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
+BUILT_FROM_SOURCE = frozenset({"git", "path", "directory", "editable", "url"})
+
+
 @dataclass(frozen=True)
 class Entry:
-    """One locked distribution: name (canonical), version and the marker under which it applies."""
+    """One distribution a dependency file names.
+
+    ``version`` is the exact version (local label kept: ``2.9.1+cu128``), or None when the file does not
+    pin it exactly (``torch>=2.8``, ``torchvision==0.24.*``): then ``spec`` holds what it asks for.
+    ``source`` says where it comes from: ``registry`` (an index), ``wheel`` (a wheel file or URL: its
+    name and version come from the file name), or a source build (``git``, ``path``, ``directory``,
+    ``editable``, ``url`` of an sdist). ``constraint`` entries (``-c`` files) narrow what something else
+    installs and install nothing. ``origin`` names the file it was read from when that is an include,
+    ``line`` its line there.
+    """
 
     name: str
-    version: str
+    version: str | None
     marker: str | None = None
+    source: str = "registry"
+    spec: str | None = None
+    constraint: bool = False
+    origin: str | None = None
+    line: int | None = None
+
+
+# An environment is a plain dict (so it caches as JSON):
+#   {"name": "extra sglang, Python 3.12, Linux x86_64" ("" when the file has only one),
+#    "packages": {canonical name: exact version},          # what installs there
+#    "sources": {name: source kind},                         # only the ones not from a registry
+#    "unpinned": {name: specifier},                          # named without an exact pin
+#    "overrides": {name: specifier}}                         # uv override-dependencies (deliberate)
+Env = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class Lock:
     path: str
-    kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt"
+    kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt" | "poetry.lock" | "pdm.lock" | "Pipfile.lock" | "environment.yml"
     entries: tuple[Entry, ...]
     requires_python: str | None = None
-    sets: tuple[dict[str, str], ...] = ()  # filled by read_lock: what installs on the target platform
+    sets: tuple[Env, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
+    meta: dict[str, Any] = field(default_factory=dict)  # build settings ("no_build_isolation"), notes, overrides
 
 
 def detect_kind(path: Path) -> str:

@@ -91,6 +91,8 @@ Name = Annotated[str, AfterValidator(_name)]
 Code = Annotated[str, AfterValidator(_code)]
 CudaStr = Annotated[str, AfterValidator(_cuda)]
 NonEmpty = Annotated[str, Field(min_length=1)]
+# A local version label naming a build variant: +cu128, +cu130, +cpu, +rocm6.4
+Variant = Annotated[str, Field(pattern=r"^(cu\d{3,4}|cpu|rocm\d+(\.\d+)*)$")]
 
 
 class _Row(BaseModel):
@@ -122,9 +124,11 @@ class Target(Fact):
 
 
 class TorchBuild(Fact):
-    """torch's default wheels for some versions: their CUDA runtime and GPU code."""
+    """torch wheels for some versions: their CUDA runtime and GPU code. ``variant`` None: the default
+    wheels on the package index; else the local label of a build on PyTorch's own index (``cu128``)."""
 
     versions: tuple[VersionStr, ...] = Field(min_length=1)
+    variant: Variant | None = None
     cuda: CudaStr
     sass: tuple[Code, ...]
     ptx: tuple[Code, ...] = ()
@@ -143,6 +147,7 @@ class Kernel(Fact):
 
     package: Name
     versions: tuple[VersionStr, ...] = Field(min_length=1)
+    variant: Variant | None = None  # a labelled build (sgl-kernel 0.3.21+cu130); None: the index's wheel
     torch: VersionStr
     cuda: CudaStr | None = None
     sass: tuple[Code, ...] | None = None
@@ -167,8 +172,15 @@ class ArchProbe(Fact):
 
     package: Name
     version: VersionStr
+    variant: Variant | None = None
     sass: tuple[Code, ...]
     ptx: tuple[Code, ...] = ()
+
+
+class AbiEqual(Fact):
+    """torch releases that export the same symbols (an extension built against one loads next to the others)."""
+
+    torch: tuple[VersionStr, ...] = Field(min_length=2)
 
 
 class PrimaryModules(Fact):
@@ -247,6 +259,7 @@ class MatrixFile(_Row):
     kernel: tuple[Kernel, ...] = ()
     abi_probe: tuple[AbiProbe, ...] = ()
     arch_probe: tuple[ArchProbe, ...] = ()
+    abi_equal: tuple[AbiEqual, ...] = ()
     primary_modules: tuple[PrimaryModules, ...] = ()
     jit: tuple[Jit, ...] = ()
     equal_version: tuple[EqualVersion, ...] = ()
@@ -277,6 +290,7 @@ class Matrix(BaseModel):
     kernel: tuple[Kernel, ...] = ()
     abi_probe: tuple[AbiProbe, ...] = ()
     arch_probe: tuple[ArchProbe, ...] = ()
+    abi_equal: tuple[AbiEqual, ...] = ()
     primary_modules: tuple[PrimaryModules, ...] = ()
     jit: tuple[Jit, ...] = ()
     equal_version: tuple[EqualVersion, ...] = ()
@@ -496,12 +510,14 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
                     "torch",
                 )
             built[key] = (k.torch, item)
-    seen_torch: dict[Version, tuple[Any, str, str, int]] = {}
+    seen_torch: dict[tuple[Version, str | None], tuple[Any, str, str, int]] = {}
     for item in rows["torch"]:
         for v in item[0].versions:
-            if Version(v) in seen_torch:
-                fail(f"contradicting facts: torch {v!r} has two default-wheel rows", "torch", item, "versions")
-            seen_torch[Version(v)] = item
+            tkey = (Version(v), item[0].variant)
+            if tkey in seen_torch:
+                what = f"+{item[0].variant} rows" if item[0].variant else "default-wheel rows"
+                fail(f"contradicting facts: torch {v!r} has two {what}", "torch", item, "versions")
+            seen_torch[tkey] = item
     fam: dict[tuple[str, Version], str] = {}
     for item in rows["family"]:
         f = item[0]
