@@ -19,7 +19,7 @@ from .errors import LockFormatError
 from .facts import canonicalize as _canon
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
@@ -142,6 +142,9 @@ def _entries(path: Path, text: str, doc: dict[str, Any], table: str, marker: Any
 
 
 def parse_uv_lock(path: Path, text: str) -> Lock:
+    """A uv.lock with one environment per installable extra/group combination (see :mod:`glmcompat.uvlock`)."""
+    from .uvlock import UvLockGraph, source_kind
+
     doc = _toml(path, text)
     version = doc.get("version")
     if version not in KNOWN_UV_LOCK_VERSIONS:
@@ -149,13 +152,25 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
             f"uv.lock version {version!r} is not supported (known: {', '.join(map(str, KNOWN_UV_LOCK_VERSIONS))})",
             path=str(path), line=_line_of(text, "version"),
         )
+
     def marker(p: dict[str, Any]) -> str | None:
         markers = p.get("resolution-markers")
         return " or ".join(f"({m})" for m in markers) if markers else None
 
-    entries = _entries(path, text, doc, "package", marker)
+    entries = [Entry(e.name, e.version, e.marker, source_kind(p.get("source")))
+               for e, p in zip(_entries(path, text, doc, "package", marker), _versioned(doc, "package"))]
     rp = doc.get("requires-python")
-    return Lock(str(path), "uv.lock", tuple(entries), rp if isinstance(rp, str) else None)
+    rp = rp if isinstance(rp, str) else None
+    graph = UvLockGraph(str(path), doc)
+    sets, note = graph.environments(rp)
+    meta: dict[str, Any] = {"overrides": dict(sorted(graph.overrides.items()))}
+    if note:
+        meta["notes"] = [note]
+    return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)
+
+
+def _versioned(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
+    return [p for p in doc.get(table, []) if isinstance(p, dict) and p.get("version") is not None]
 
 
 def parse_pylock(path: Path, text: str) -> Lock:
@@ -206,6 +221,17 @@ def parse_requirements(path: Path, text: str) -> Lock:
 _PARSERS = {"uv.lock": parse_uv_lock, "pylock.toml": parse_pylock, "requirements.txt": parse_requirements}
 
 
+def _to_json(lock: Lock) -> dict[str, Any]:
+    return {"format": CACHE_FORMAT, "kind": lock.kind, "requires_python": lock.requires_python,
+            "entries": [[e.name, e.version, e.marker, e.source, e.spec, e.constraint, e.origin, e.line] for e in lock.entries],
+            "sets": list(lock.sets), "meta": lock.meta}
+
+
+def _from_json(path: str, raw: dict[str, Any]) -> Lock:
+    return Lock(path, raw["kind"], tuple(Entry(*e) for e in raw["entries"]), raw.get("requires_python"),
+                tuple(raw["sets"]), raw.get("meta") or {})
+
+
 def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     """Parse ``path`` (kind from its name), through the content-hash cache."""
     p = Path(path)
@@ -222,19 +248,15 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
         try:
             raw = json.loads(cached.read_bytes())
             if raw.get("format") == CACHE_FORMAT:
-                return Lock(str(p), kind, tuple(Entry(*e) for e in raw["entries"]), raw.get("requires_python"),
-                            tuple(raw["sets"]))
+                return _from_json(str(p), raw)
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    lock = _PARSERS[kind](p, _text(p, data))
-    lock = with_sets(lock)
+    lock = with_sets(_PARSERS[kind](p, _text(p, data)))
     if cached is not None:
         from .facts import atomic_write
 
-        blob = {"format": CACHE_FORMAT, "entries": [[e.name, e.version, e.marker] for e in lock.entries],
-                "requires_python": lock.requires_python, "sets": list(lock.sets)}
         try:
-            atomic_write(cached, json.dumps(blob).encode())
+            atomic_write(cached, json.dumps(_to_json(lock)).encode())
         except OSError:
             pass
     return lock
@@ -248,54 +270,12 @@ def read_text_lock(path: str, kind: str, text: str) -> Lock:
 
 
 def with_sets(lock: Lock) -> Lock:
+    """``lock`` with its environments (a parser that knows them, as uv.lock's, fills them itself)."""
     from dataclasses import replace
 
-    return replace(lock, sets=tuple(package_sets(lock)))
+    from .environments import flat_environments
 
-
-PLATFORM_ENV = {
-    "sys_platform": "linux",
-    "platform_system": "Linux",
-    "os_name": "posix",
-    "platform_machine": "x86_64",
-    "implementation_name": "cpython",
-    "platform_python_implementation": "CPython",
-}
-
-
-def environments(lock: Lock, pythons: tuple[str, ...] = ("3.11", "3.12", "3.13")) -> list[dict[str, str]]:
-    """Marker environments to evaluate: Linux x86_64 for each Python the lock supports."""
-    from packaging.specifiers import SpecifierSet
-
-    spec = SpecifierSet(lock.requires_python.replace(" ", "")) if lock.requires_python else SpecifierSet()
-    envs = []
-    for py in pythons:
-        if spec.contains(py + ".0", prereleases=True) or spec.contains(py + ".99", prereleases=True):
-            envs.append({**PLATFORM_ENV, "python_version": py, "python_full_version": py + ".0"})
-    return envs or [{**PLATFORM_ENV, "python_version": pythons[0], "python_full_version": pythons[0] + ".0"}]
-
-
-def package_sets(lock: Lock) -> list[dict[str, str]]:
-    """The distinct {name: version} sets the lock installs on the target platform (one per environment)."""
-    if not any(e.marker for e in lock.entries):
-        return [{e.name: e.version for e in lock.entries}]
-    from packaging.markers import InvalidMarker, Marker
-
-    sets: list[dict[str, str]] = []
-    compiled: dict[str, Marker] = {}
-    for env in environments(lock):
-        chosen: dict[str, str] = {}
-        for e in lock.entries:
-            if e.marker:
-                m = compiled.get(e.marker)
-                if m is None:
-                    try:
-                        m = compiled[e.marker] = Marker(e.marker)
-                    except InvalidMarker:
-                        raise LockFormatError(f"invalid marker {e.marker!r} for {e.name}", path=lock.path) from None
-                if not m.evaluate(env):
-                    continue
-            chosen[e.name] = e.version
-        if chosen not in sets:
-            sets.append(chosen)
-    return sets
+    if lock.sets:
+        return lock
+    return replace(lock, sets=tuple(flat_environments(lock.path, lock.entries, lock.requires_python,
+                                                      lock.meta.get("overrides"))))

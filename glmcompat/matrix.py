@@ -183,6 +183,20 @@ class AbiEqual(Fact):
     torch: tuple[VersionStr, ...] = Field(min_length=2)
 
 
+class Compiled(Fact):
+    """Compiled torch extensions outside the tracked set (flash-attn, transformer-engine, ...): judged
+    only as warnings that point at ``glmcompat verify``, unless their label names another torch."""
+
+    packages: tuple[Name, ...] = Field(min_length=1)
+
+
+class Rename(Fact):
+    """A package published under a new name from some release on (sgl-kernel -> sglang-kernel)."""
+
+    old: Name
+    new: Name
+
+
 class PrimaryModules(Fact):
     """The extension modules whose GPU code decides whether a wheel runs on a target (glob patterns)."""
 
@@ -260,6 +274,8 @@ class MatrixFile(_Row):
     abi_probe: tuple[AbiProbe, ...] = ()
     arch_probe: tuple[ArchProbe, ...] = ()
     abi_equal: tuple[AbiEqual, ...] = ()
+    compiled: tuple[Compiled, ...] = ()
+    rename: tuple[Rename, ...] = ()
     primary_modules: tuple[PrimaryModules, ...] = ()
     jit: tuple[Jit, ...] = ()
     equal_version: tuple[EqualVersion, ...] = ()
@@ -291,6 +307,8 @@ class Matrix(BaseModel):
     abi_probe: tuple[AbiProbe, ...] = ()
     arch_probe: tuple[ArchProbe, ...] = ()
     abi_equal: tuple[AbiEqual, ...] = ()
+    compiled: tuple[Compiled, ...] = ()
+    rename: tuple[Rename, ...] = ()
     primary_modules: tuple[PrimaryModules, ...] = ()
     jit: tuple[Jit, ...] = ()
     equal_version: tuple[EqualVersion, ...] = ()

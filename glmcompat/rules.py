@@ -31,6 +31,7 @@ class Finding:
     message: str
     evidence: tuple[tuple[str, str], ...] = ()  # (kind, source)
     remedy: str = ""
+    environments: tuple[str, ...] = ()  # where it holds ("extra sglang, Python 3.12, Linux x86_64"); () = everywhere
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +41,7 @@ class Finding:
             "message": self.message,
             "evidence": [{"kind": k, "source": s} for k, s in self.evidence],
             "remedy": self.remedy,
+            "environments": list(self.environments),
         }
 
 
@@ -55,6 +57,15 @@ class Context:
     model: str | None = None
     allow_unknown: bool = False
     findings: list[Finding] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # name -> source kind, for those not from an index
+    unpinned: dict[str, str] = field(default_factory=dict)  # name -> specifier, named without an exact pin
+    overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures
+    no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
+
+    def built_from_source(self, name: str) -> bool:
+        from .lockfiles import BUILT_FROM_SOURCE
+
+        return self.sources.get(name) in BUILT_FROM_SOURCE
 
     @property
     def capability(self) -> tuple[int, int]:
@@ -68,8 +79,11 @@ class Context:
             rule="unknown",
             severity="warning" if self.allow_unknown else "error",
             packages=packages,
-            message=message + " (no evidence in the matrix; failing closed)",
-            remedy=f"run `{command}` to probe it and record the evidence, or pass --allow-unknown",
+            message=message + (" (no evidence in the matrix)" if self.allow_unknown
+                               else " (no evidence in the matrix; failing closed)"),
+            remedy=(f"run `{command}` to probe it and record the evidence" if self.allow_unknown
+                    else f"run `{command}` to probe it and record the evidence, or pass --allow-unknown")
+            if command.startswith("glmcompat ") else command,
         )
 
 
@@ -90,6 +104,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     for name in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
         ver = ctx.packages[name]
+        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
+            continue  # built against the torch beside it, or unknowable statically: rule_source_build warns
         row = ctx.facts.kernel(name, ver)
         if row is None:
             verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
@@ -112,8 +128,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
         verdict = ctx.facts.abi_verdict(name, ver, torch)
         if verdict is not None and verdict["compatible"]:
             continue
-        if verdict is None and Version(tpub) == Version(row["torch"]):
-            continue
+        if verdict is None and ctx.facts.abi_equal(tpub, row["torch"]) is not None:
+            continue  # the torch it was built against, or a release proven to export the same symbols
         sev = row.get("on_mismatch") or "error"
         if verdict is not None:
             syms = verdict.get("symbols") or []
@@ -166,6 +182,8 @@ def rule_family(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
         ver = ctx.packages[name]
+        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
+            continue
         found = ctx.facts.family(name, ver)
         if found is None:
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
@@ -210,6 +228,8 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
     names = sorted((ctx.facts.kernel_packages() | {"torch"}) & ctx.packages.keys())
     for name in names:
         ver = ctx.packages[name]
+        if ctx.built_from_source(name):
+            continue  # its GPU code is whatever the build chose: rule_source_build warns
         code = ctx.facts.gpu_code(name, ver)
         if code is None:
             k = ctx.facts.kernel(name, ver) if name != "torch" else None
@@ -217,8 +237,16 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                 continue  # an extension whose GPU code is not curated (e.g. torchao): the abi rule covers it
             if name != "torch" and k is None:
                 continue  # unknown kernel release: reported once, by the abi rule
+            local = Version(ver).local
+            if name == "torch" and local is not None and ctx.facts.torch_build(Version(ver).public) is not None:
+                cmd = (f"record a [[torch]] row with variant = \"{local}\" for torch {Version(ver).public} "
+                       f"(its CUDA and GPU code from PyTorch's build configuration for that release), or pass --allow-unknown")
+                msg = (f"the GPU code of torch {ver} (the +{local} build, from PyTorch's own index) is not recorded; "
+                       f"its C++ ABI is torch {Version(ver).public}'s")
+                out.append(ctx.unknown((ctx.pin(name),), msg, cmd))
+                continue
             out.append(ctx.unknown((ctx.pin(name),), f"the GPU code of {name} {ver} is not recorded",
-                                   f"glmcompat arch {name}=={ver} --target {t['name']}"))
+                                   f"glmcompat arch {name}=={Version(ver).public} --target {t['name']}"))
             continue
         sass, ptx, row = code
         if gpu.runnable(list(sass) + list(ptx), ctx.capability):
@@ -249,22 +277,30 @@ def rule_cuda(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     if torch is None:
         return out
+    if ctx.built_from_source("torch"):
+        return out
     tcuda = ctx.facts.torch_cuda(torch)
     if tcuda is None:
         return out  # reported by the gpu-code rule as unknown
     tmajor = tcuda.split(".")[0] if tcuda else None
     for name in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
-        row = ctx.facts.kernel(name, ctx.packages[name])
-        if row is None or not row.get("cuda"):
+        if ctx.built_from_source(name):
             continue
-        kmajor = row["cuda"].split(".")[0]
+        row = ctx.facts.kernel(name, ctx.packages[name])
+        kcuda = ctx.facts.kernel_cuda(name, ctx.packages[name])
+        if row is None or not kcuda:
+            continue
+        kmajor = kcuda.split(".")[0]
         if tmajor == kmajor:
             continue
         what = f"CUDA {tcuda}" if tcuda else "no CUDA (a +cpu build)"
         out.append(Finding("cuda", "error", (ctx.pin(name), ctx.pin("torch")),
                            f"{name} {ctx.packages[name]} links the CUDA {kmajor} runtime (libcudart.so.{kmajor}), "
                            f"but torch {torch} is built for {what}",
-                           _ev(row), f"pin torch=={row['torch']} (built for CUDA {kmajor})"))
+                           _ev(row) if kcuda == row.get("cuda") else
+                           (("metadata", f"the local label of {name} {ctx.packages[name]} (a CUDA {kcuda} build)"),),
+                           f"use the CUDA {tmajor} build of {name} {Version(ctx.packages[name]).public}" if tmajor and Version(ctx.packages[name]).local is None and kmajor != tmajor
+                           else f"pin torch=={row['torch']} (built for CUDA {kmajor})"))
     return out
 
 
@@ -325,6 +361,115 @@ def rule_target_requirements(ctx: Context) -> list[Finding]:
     return out
 
 
+def rule_source_build(ctx: Context) -> list[Finding]:
+    """(h) Tracked compiled packages built from source (git, path, sdist): the ABI and CUDA rules do not
+    apply (the build links whatever torch it finds), and their GPU code cannot be known statically."""
+    out: list[Finding] = []
+    tracked = ctx.facts.kernel_packages() | ctx.facts.family_packages() | {"torch"}
+    torch = ctx.packages.get("torch")
+    for name in sorted(tracked & ctx.packages.keys()):
+        if not ctx.built_from_source(name):
+            continue
+        kind = ctx.sources[name]
+        if name == "torch":
+            how = "torch itself is built from source here"
+        elif ctx.no_isolation is not None and name in ctx.no_isolation:
+            how = f"built without build isolation, so against torch {torch} in this environment" if torch else \
+                "built without build isolation, against the torch of the build machine"
+        elif ctx.no_isolation is not None:
+            how = "built in an isolated build environment, against whatever torch that environment resolves"
+        else:
+            how = "built against the torch present when it is built"
+        out.append(Finding("source-build", "warning", (ctx.pin(name),),
+                           f"{name} {ctx.packages[name]} comes from a {kind} source and is compiled at install time "
+                           f"({how}); its ABI and GPU code cannot be judged from the lock",
+                           (), "run `glmcompat verify` in the built environment on the target GPU"))
+    return out
+
+
+_LABEL_TORCH = re.compile(r"torch(\d+)\.?(\d+)")
+
+
+def rule_untracked_compiled(ctx: Context) -> list[Finding]:
+    """(i) Compiled torch extensions outside the tracked set: a warning that points at verify, or an
+    unproven pairing (fail closed) when their local label names another torch than the one beside them."""
+    out: list[Finding] = []
+    torch = ctx.packages.get("torch")
+    for row in ctx.facts.rows("compiled"):
+        for name in sorted(set(row["packages"]) & ctx.packages.keys()):
+            ver = ctx.packages[name]
+            local = Version(ver).local or ""
+            m = _LABEL_TORCH.search(local.replace("_", "."))
+            if ctx.built_from_source(name):
+                what = f"is built from source ({ctx.sources[name]}) against the torch present at build time"
+            elif m:
+                what = f"was built for torch {m.group(1)}.{m.group(2)} (its local label +{local})"
+            else:
+                what = "is a compiled torch extension whose build torch glmcompat does not track"
+            if m and torch is not None and not ctx.built_from_source(name):
+                built = f"{m.group(1)}.{m.group(2)}"
+                tv = Version(Version(torch).public)
+                if (tv.major, tv.minor) != (int(m.group(1)), int(m.group(2))):
+                    f = ctx.unknown((ctx.pin(name), ctx.pin("torch")),
+                                    f"{name} {ver} {what}, next to torch {torch}: an unproven pairing",
+                                    f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
+                                    "on the target to prove this one loads, or pass --allow-unknown")
+                    out.append(Finding(f.rule, f.severity, f.packages, f.message, _ev(row), f.remedy))
+                    continue
+            out.append(Finding("untracked", "warning", (ctx.pin(name),),
+                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else ""),
+                               _ev(row), "run `glmcompat verify` on the target GPU to prove it loads"))
+    return out
+
+
+def rule_unpinned(ctx: Context) -> list[Finding]:
+    """(j) A coupled package named without an exact pin: the installer picks the release."""
+    out: list[Finding] = []
+    coupled = ctx.facts.kernel_packages() | ctx.facts.family_packages() | {"torch"}
+    for name in sorted(coupled & ctx.unpinned.keys()):
+        spec = ctx.unpinned[name]
+        out.append(Finding("unpinned", "warning", (name,),
+                           f"{name} is not pinned ({name}{spec or ' with no version'}): the installer picks the "
+                           "release, and nothing ties it to the torch beside it",
+                           (), f"pin {name} exactly (e.g. `{name}==X`), then re-run `glmcompat check`"))
+    return out
+
+
+def rule_release_pins(ctx: Context) -> list[Finding]:
+    """(k) An engine release's own pins (its METADATA). A pin that couples a compiled package to torch
+    is the abi/family rules' job (a break); a pin on a pure-Python package the set departs from was
+    overridden on purpose (uv ``override-dependencies``; no installer produces it otherwise): a warning
+    that names the override."""
+    out: list[Finding] = []
+    kernels = ctx.facts.kernel_packages()
+    for row in ctx.facts.rows("release"):
+        pkg = row["package"]
+        have = ctx.packages.get(pkg)
+        if have is None or Version(Version(have).public) != Version(row["version"]):
+            continue
+        covered = {canonicalize(re.split(r"[<>=!~ ;\[]", r["requires"].strip(), maxsplit=1)[0])
+                   for r in ctx.facts.rows("requires") if r["package"] == pkg
+                   and SpecifierSet(r["versions"]).contains(Version(have).public, prereleases=True)}
+        for req in row["requires"]:
+            m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*([^;]*)", req)
+            if not m:
+                continue
+            dep, spec = canonicalize(m.group(1)), m.group(2).strip()
+            if not spec or dep not in ctx.packages or ctx.built_from_source(dep) or dep in covered:
+                continue  # unpinned, absent, built here, or judged by a [[requires]] row
+            if dep == "torch" and pkg in kernels:
+                continue  # the abi rule judges a compiled engine against its torch
+            dv = ctx.packages[dep]
+            if SpecifierSet(spec).contains(Version(dv).public, prereleases=True):
+                continue
+            how = (f"the lock overrides it with {dep}{ctx.overrides[dep] or ' (any version)'}" if dep in ctx.overrides
+                   else "the set departs from it (an override where the lock was made, or an install without dependency checks)")
+            out.append(Finding("override", "warning", (f"{pkg}=={have}", ctx.pin(dep)),
+                               f"{pkg} {have} requires {dep}{spec}, and {dep} {dv} is in the set: {how}", _ev(row),
+                               f"keep it only if {pkg} {have} is proven to run with {dep} {dv} (`glmcompat verify`)"))
+    return out
+
+
 RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_abi,
     rule_family,
@@ -333,6 +478,10 @@ RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_cuda,
     rule_model,
     rule_target_requirements,
+    rule_source_build,
+    rule_untracked_compiled,
+    rule_unpinned,
+    rule_release_pins,
 )
 
 
@@ -343,11 +492,15 @@ def evaluate(
     model: str | None = None,
     matrix: Facts | Any | None = None,
     allow_unknown: bool = False,
+    env: Mapping[str, Any] | None = None,
+    no_isolation: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
     ``packages`` maps distribution names to versions; ``matrix`` is a :class:`Facts`, a
-    :class:`~glmcompat.matrix.Matrix`, or None for the shipped matrix.
+    :class:`~glmcompat.matrix.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
+    dependency file (:mod:`glmcompat.lockfiles`): where each package comes from, what is unpinned, the
+    lock's overrides.
     """
     if matrix is None:
         from .facts import load_facts
@@ -359,6 +512,11 @@ def evaluate(
         facts = Facts(matrix.plain())
     pkgs = {canonicalize(k): v for k, v in packages.items()}
     ctx = Context(pkgs, facts.target(target), facts, model, allow_unknown)
+    if env is not None:
+        ctx.sources = dict(env.get("sources") or {})
+        ctx.unpinned = dict(env.get("unpinned") or {})
+        ctx.overrides = dict(env.get("overrides") or {})
+    ctx.no_isolation = no_isolation
     if model is not None:
         facts.model(model)  # unknown model: InputError before any rule runs
     found: list[Finding] = []
@@ -381,15 +539,23 @@ def stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Find
 
 
 def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
-                  stack: dict[str, Any] | None = None) -> list[Finding]:
-    """Findings for every package set the lock installs on the target platform (deduplicated)."""
-    found: list[Finding] = []
-    for pkgs in lock.sets:
-        found.extend(evaluate(pkgs, target=target, model=model, matrix=facts, allow_unknown=allow_unknown))
+                  stack: dict[str, Any] | None = None, no_isolation: frozenset[str] | None = None) -> list[Finding]:
+    """Findings for every environment the lock installs on the target platform, each judged on its own;
+    a finding that holds in several environments is reported once, naming them."""
+    where: dict[Finding, list[str]] = {}
+    for env in lock.sets:
+        pkgs = env["packages"] if "packages" in env else env
+        found = evaluate(pkgs, target=target, model=model, matrix=facts, allow_unknown=allow_unknown,
+                         env=env if "packages" in env else None, no_isolation=no_isolation)
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
-    uniq: list[Finding] = []
-    for f in found:
-        if f not in uniq:
-            uniq.append(f)
-    return uniq
+        names = [env.get("name", "")] + list(env.get("also", [])) if "packages" in env else [""]
+        for f in found:
+            lst = where.setdefault(f, [])
+            lst.extend(n for n in names if n and n not in lst)
+    total = sum(1 + len(env.get("also", [])) for env in lock.sets if "packages" in env)
+    out = []
+    for f, names in where.items():
+        envs = () if not names or len(names) == total else tuple(names)
+        out.append(Finding(f.rule, f.severity, f.packages, f.message, f.evidence, f.remedy, envs))
+    return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))

@@ -18,7 +18,7 @@ FORMATS = ["uv.lock", "pylock.toml", "requirements.txt"]
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_readers_agree_on_the_core(fmt):
     lock = read_lock(LOCKS / "glm5-sglang-0.5.9" / fmt)
-    (pkgs,) = {json.dumps({k: v for k, v in s.items() if k in CORE}, sort_keys=True) for s in lock.sets}
+    (pkgs,) = {json.dumps({k: v for k, v in s["packages"].items() if k in CORE}, sort_keys=True) for s in lock.sets}
     assert json.loads(pkgs) == {"torch": "2.9.1", "torchvision": "0.24.1", "torchaudio": "2.9.1", "sgl-kernel": "0.3.21",
                                 "flashinfer-python": "0.6.3", "flashinfer-cubin": "0.6.3", "sglang": "0.5.9",
                                 "transformers": "5.2.0", "torchao": "0.9.0"}
@@ -166,4 +166,4 @@ def test_arbitrary_input_only_raises_lock_format_error(tmp_path, data, name):
     except LockFormatError as e:
         assert "\n" not in str(e) and str(p) in str(e)
     else:
-        assert all(isinstance(v, str) for s in lock.sets for v in s.values())
+        assert all(isinstance(v, str) for s in lock.sets for v in s["packages"].values())

@@ -85,7 +85,8 @@ def test_committed_locks_are_current(facts, src, target):
     d = ROOT / "locks" / STACK / target
     assert (d / "pyproject.toml").read_text() == render_pyproject(facts, req, res)
     lock_ = read_lock(d / "requirements.txt")
-    for pkgs in lock_.sets:
+    for env in lock_.sets:
+        pkgs = env["packages"]
         assert {k: pkgs[k] for k in GLM5} == GLM5
         assert not [f for f in evaluate(pkgs, target=target, model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
     text = (d / "requirements.txt").read_text()

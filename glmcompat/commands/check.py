@@ -27,6 +27,8 @@ class Job:
     model: str | None
     shown: str  # how the path is named in output
     findings: dict[str, list[Finding]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    environments: int = 1
 
 
 def _parse(argv: Sequence[str]) -> Any:
@@ -45,14 +47,46 @@ def _parse(argv: Sequence[str]) -> Any:
     return p.parse_args(list(argv))
 
 
-def _pyproject_settings(path: Path) -> dict[str, Any]:
+def _pyproject_doc(path: Path) -> dict[str, Any]:
     from ..lockfiles import _read, _text, _toml
 
-    doc = _toml(path, _text(path, _read(path)))
-    tool = doc.get("tool", {}).get("glmcompat", {})
+    return _toml(path, _text(path, _read(path)))
+
+
+def _pyproject_settings(path: Path) -> dict[str, Any]:
+    tool = _pyproject_doc(path).get("tool", {})
+    tool = tool.get("glmcompat", {}) if isinstance(tool, dict) else {}
     if not isinstance(tool, dict):
         raise InputError("[tool.glmcompat] must be a table", path=str(path))
     return tool
+
+
+def no_isolation(lock_path: Path) -> frozenset[str] | None:
+    """Packages the project beside ``lock_path`` builds without build isolation (so against the torch
+    installed beside them): uv's ``no-build-isolation-package``, ``no-build-isolation`` (every package,
+    as ``*``) and ``extra-build-dependencies`` entries with ``match-runtime = true``. None when there is no
+    pyproject.toml beside the lock."""
+    from ..facts import canonicalize
+
+    pp = lock_path.parent / "pyproject.toml"
+    if not pp.is_file():
+        return None
+    uv = _pyproject_doc(pp).get("tool", {})
+    uv = uv.get("uv", {}) if isinstance(uv, dict) else {}
+    if not isinstance(uv, dict):
+        return frozenset()
+    out: set[str] = set()
+    if uv.get("no-build-isolation") is True:
+        out.add("*")
+    pkgs = uv.get("no-build-isolation-package", [])
+    if isinstance(pkgs, list):
+        out.update(canonicalize(p) for p in pkgs if isinstance(p, str))
+    extra = uv.get("extra-build-dependencies", {})
+    if isinstance(extra, dict):
+        for name, reqs in extra.items():
+            if isinstance(reqs, list) and any(isinstance(r, dict) and r.get("match-runtime") is True for r in reqs):
+                out.add(canonicalize(str(name)))
+    return frozenset(out)
 
 
 def _jobs(args: Any) -> list[Job]:
@@ -113,26 +147,58 @@ def _old_lock(path: Path, rev: str) -> Any | None:
     return read_text_lock(f"{rev}:{rel}", detect_kind(path), r.stdout)
 
 
-def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding]) -> list[Finding]:
-    """Findings new since ``old``, each prefixed with the bumps that caused it."""
-    old_pkgs: dict[str, str] = {}
-    for s in old.sets:
-        old_pkgs.update(s)
-    new_pkgs: dict[str, str] = {}
-    for s in new.sets:
-        new_pkgs.update(s)
-    old_keys = {(f.rule, f.message) for f in old_findings}
+def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
+    """Findings new since ``old``: a bump is unsafe only where an environment it changes becomes unsafe.
+    Each is prefixed with the bumps that caused it; a package renamed (sgl-kernel -> sglang-kernel, a
+    ``[[rename]]`` row) is one bump, not a removal plus an addition."""
+    def pkgs_by_env(lock: Any) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for e in lock.sets:
+            pk = e["packages"] if "packages" in e else e
+            for n in [e.get("name", "")] + list(e.get("also", [])):
+                out[n] = pk
+        return out
+
+    old_env, new_env = pkgs_by_env(old), pkgs_by_env(new)
+    renames = {r["new"]: r["old"] for r in facts.rows("rename")}
+    old_keys = {(f.rule, f.message): set(f.environments) for f in old_findings}
     out = []
     for f in new_findings:
+        envs = f.environments or tuple(new_env)
         if (f.rule, f.message) in old_keys:
-            continue
+            before = old_keys[(f.rule, f.message)]
+            envs = tuple(e for e in envs if before and e not in before and e in old_env)
+            if not envs:
+                continue
+        # the environments where some package of the finding changed
+        changed: list[str] = []
+        bumps: list[str] = []
         names = [p.split("==")[0] for p in f.packages]
-        bumps = [f"{n} {old_pkgs.get(n, '(none)')} -> {new_pkgs[n]}" for n in names
-                 if n in new_pkgs and old_pkgs.get(n) != new_pkgs[n]]
+        for e in envs:
+            o, n = old_env.get(e), new_env.get(e, {})
+            if o is None:
+                o = next(iter(old_env.values()), {}) if len(old_env) == 1 else {}
+            for name in names:
+                if name in n and o.get(name) != n[name]:
+                    was = renames.get(name)
+                    if o.get(name) is None and was and was in o:
+                        b = f"{was} {o[was]} -> {name} {n[name]}"
+                    else:
+                        b = f"{name} {o.get(name, '(none)')} -> {n[name]}"
+                    if b not in bumps:
+                        bumps.append(b)
+                    if e not in changed:
+                        changed.append(e)
+        if not changed and (f.rule, f.message) not in old_keys and not any(n in (new_env.get(e) or {}) for e in envs for n in names):
+            changed = list(envs)
         if bumps:
-            rest = [f"{n} {new_pkgs[n]}" for n in names if n in new_pkgs and old_pkgs.get(n) == new_pkgs[n]]
+            any_new = next(iter(new_env.values()), {})
+            rest = [f"{n} {any_new[n]}" for n in names if n in any_new and not any(b.startswith(n + " ") or f"-> {n} " in b for b in bumps)]
             head = " and ".join(bumps) + (f" breaks {', '.join(rest)}" if rest else " is unsafe")
-            f = Finding(f.rule, f.severity, f.packages, f"{head}: {f.message}", f.evidence, f.remedy)
+            f = Finding(f.rule, f.severity, f.packages, f"{head}: {f.message}", f.evidence, f.remedy,
+                        tuple(changed) if f.environments else ())
+        elif (f.rule, f.message) in old_keys:
+            continue
         out.append(f)
     return out
 
@@ -154,11 +220,14 @@ def main(name: str, argv: Sequence[str]) -> int:
     for job in jobs:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
+        iso = no_isolation(job.path)
+        job.notes = list(lock.meta.get("notes") or [])
+        job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
         for t in job.targets:
             tname = facts.target(t)["name"]
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack)
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso)
             if args.against and old is not None:
-                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown, stack))
+                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown, stack, iso), facts)
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
                 ok = False
@@ -177,7 +246,8 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
     for job in jobs:
         for t, fs in job.findings.items():
             checked.append({"path": str(job.path), "target": t, "model": job.model,
-                            "ok": not any(f.severity == "error" for f in fs)})
+                            "ok": not any(f.severity == "error" for f in fs),
+                            "environments": job.environments, "notes": job.notes})
             for f in fs:
                 findings.append({**f.to_json(), "path": str(job.path), "target": t})
     doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
@@ -204,9 +274,15 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool) -> None:
             else:
                 what = "no unsafe bump" if bump else "the stack is safe"
                 out(f"{c('1;32', 'ok')}: {where}: {what}" + (f" ({warnings} warning(s))" if warnings else "") + "\n")
+            for note in job.notes:
+                out(f"  note: {note}\n")
             for f in fs:
                 mark = c("31", "  × ") if f.severity == "error" else c("33", "  ⚠ ")
                 out(f"{mark}{f.message}\n")
+                if f.environments:
+                    shown = "; ".join(f.environments[:3])
+                    more = len(f.environments) - 3
+                    out(f"      in: {shown}" + (f" (and {more} more of {job.environments} environments)" if more > 0 else "") + "\n")
                 for kind, src in f.evidence:
                     out(f"      evidence ({kind}): {src}\n")
                 if f.remedy:
