@@ -13,6 +13,9 @@ Rules (what the loader does):
 
 * defined = GLOBAL, WEAK or GNU_UNIQUE symbols with a section index, default or protected visibility;
 * undefined = GLOBAL symbols without a section (WEAK undefined symbols never fail a load: kept apart).
+
+Which undefined names an extension needs from torch is decided in one place, :func:`needs_from_torch`
+(and :func:`check_torch_needs` for a whole module), used by ``abi``, ``matrix probe`` and ``verify``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import re
 import shutil
 import struct
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -310,7 +313,13 @@ def read_elf(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | memoryv
 # Names
 # ------------------------------------------------------------------------------------------------
 
-TORCH_NAMESPACES = frozenset({"c10", "at", "torch", "caffe2", "c10d", "aoti", "fmt", "pybind11"})
+# torch's own C++ namespaces, and two bundled libraries whose names torch's libraries export (fmt, pybind11).
+TORCH_NAMESPACES = frozenset({"c10", "at", "torch", "caffe2", "c10d", "aoti", "at_cuda_detail", "fmt", "pybind11"})
+# torch's C-named entry points: its stable C ABI (``aoti_torch_*``, ``torch_*``: torchaudio 2.11.1 needs
+# ``torch_new_stable_ivalue``, which torch 2.13.0 exports and 2.11.0 does not), AOTInductor's other C
+# functions (``aoti_record_function_start``) and the Python bindings (``THPDtypeType``; also C++
+# functions at global scope such as ``THPVariable_Wrap(at::TensorBase)``).
+TORCH_C_PREFIXES = ("aoti_", "torch_", "THP")
 
 
 def top_namespace(mangled: str) -> str | None:
@@ -343,9 +352,60 @@ def top_namespace(mangled: str) -> str | None:
     return s[j:j + n]
 
 
-def is_torch_symbol(mangled: str) -> bool:
-    """Whether a mangled name lives in one of torch's C++ namespaces (c10, at, torch, caffe2...)."""
-    return top_namespace(mangled) in TORCH_NAMESPACES
+def torch_shaped(symbol: str) -> bool:
+    """Whether a name has torch's shape: C++ in one of its namespaces (``_ZN3c10...``, ``_ZN2at...``,
+    ``_ZN5torch...``, vtables and thunks too), or a C name -- or a C++ function at global scope -- with
+    one of its prefixes (``aoti_*``, ``torch_*``, ``THP*``)."""
+    if symbol.startswith("_Z"):
+        ns = top_namespace(symbol)
+        return ns is not None and (ns in TORCH_NAMESPACES or ns.startswith(TORCH_C_PREFIXES))
+    return symbol.startswith(TORCH_C_PREFIXES)
+
+
+# Names torch exports that other libraries provide as well (libstdc++'s: torch 2.10.0 exports ~7,600
+# ``std::`` names, and only 2.13.0 of 2.9.1-2.14.1 exports ``std::string::replace(...)``, which
+# sgl-kernel 0.3.21 binds in libstdc++): exported by *another* torch release, they prove nothing.
+SYSTEM_NAMESPACES = frozenset({"std", "__gnu_cxx", "__cxxabiv1"})
+
+
+def needs_from_torch(symbol: str, known: Container[str] = frozenset()) -> bool:
+    """THE torch-symbol predicate, shared by ``abi``, ``matrix probe`` and ``verify``.
+
+    ``symbol`` is a *strong* (GLOBAL) undefined name of an extension (WEAK undefined names never fail a
+    load: pass :attr:`ElfInfo.undefined`, never ``weak_undefined``). It is needed from torch when it has
+    torch's shape (:func:`torch_shaped`), or when it is a C++ name outside the C++ runtime's namespaces
+    that ``known`` holds: names the caller has read from some torch release's ``torch/lib/*.so``.
+    (C names torch exports without its prefixes come from libraries it bundles, ``mkl_*``, ``GOMP_*``,
+    ``Sleef_*``, which a module may bind elsewhere; the release being compared counts them through
+    :func:`check_torch_needs`'s ``torch_exports``.)
+    """
+    if torch_shaped(symbol):
+        return True
+    if symbol not in known:
+        return False
+    ns = top_namespace(symbol)
+    return ns is not None and ns not in SYSTEM_NAMESPACES
+
+
+@dataclass(frozen=True, slots=True)
+class TorchNeeds:
+    """One module's verdict: what it needs from torch and which of those nothing provides."""
+
+    needs: frozenset[str]
+    missing: frozenset[str]
+
+
+def check_torch_needs(undefined: Iterable[str], torch_exports: Container[str], *,
+                      siblings: Container[str] = frozenset(), known: Container[str] = frozenset()) -> TorchNeeds:
+    """Apply :func:`needs_from_torch` to a module's strong undefined names.
+
+    ``torch_exports``: what the torch release being compared exports; ``siblings``: what the libraries
+    the module links from its own wheel (DT_NEEDED) define; ``known``: names other torch releases
+    export. A needed name that neither torch nor a sibling defines is missing: loading the module fails
+    with 'undefined symbol'.
+    """
+    needs = frozenset(s for s in undefined if s in torch_exports or needs_from_torch(s, known))
+    return TorchNeeds(needs, frozenset(s for s in needs if s not in torch_exports and s not in siblings))
 
 
 def demangle(names: Iterable[str]) -> dict[str, str]:

@@ -9,10 +9,11 @@ Layers:
 * orchestration: :func:`probe_abi` and :func:`probe_arch` find the wheels on the index, summarise
   each wheel once (cached by its sha256) and combine.
 
-A symbol "needed from torch" is an undefined GLOBAL symbol of the extension that lies in one of
-torch's C++ namespaces (``c10``, ``at``, ``torch``, ...) or that torch exports. It is *missing* when it
-is in a torch namespace and neither torch's ``torch/lib/*.so`` nor a sibling library the module
-links (DT_NEEDED) defines it.
+Which symbols a module needs from torch is :func:`glmcompat.elf.needs_from_torch` (the one predicate
+``abi``, ``matrix probe`` and ``verify`` share): a strong (GLOBAL) undefined symbol with torch's shape
+(C++ in ``c10``, ``at``, ``torch``, ...; C-named ``aoti_torch_*``, ``torch_*``, ``THP*``) or one a
+torch release exports. It is *missing* when neither torch's ``torch/lib/*.so`` nor a sibling library
+the module links (DT_NEEDED) defines it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,9 @@ SCHEMA_VERSION = 1
 # load only on some paths (sgl-kernel: its loader imports sm90/common_ops on capability 9.0 exactly and
 # sm100/common_ops everywhere else; flash_ops/flashmla_ops load only for Hopper/Blackwell attention,
 # mscclpp for multi-node all-reduce). Packages not listed: every module with GPU code counts.
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 1  # torch summaries and arch lists
+EXT_SUMMARY_VERSION = 2  # v2: weak_undefined kept; siblings' defined names = those the wheel needs
+ABI_VERSION = 2  # v2: C-named stable-ABI symbols count (glmcompat.elf.needs_from_torch)
 WHOLE_MEMBER = 2 << 20  # members up to this many compressed bytes are read whole
 _SO = re.compile(r"\.so(\.\d+)*$")
 
@@ -203,34 +206,35 @@ class ArchResult:
 # ------------------------------------------------------------------------------------------------
 
 
-def compare_module(member: str, needed: list[str], undefined: Iterable[str], provided: frozenset[str] | set[str],
-                   demangled: Mapping[str, str] | None = None) -> ModuleAbi:
-    """One extension module against what torch (and the module's linked siblings) provide."""
-    from .elf import cuda_majors, is_torch_symbol
+def compare_module(member: str, needed: list[str], undefined: Iterable[str], torch_exports: Collection[str],
+                   demangled: Mapping[str, str] | None = None, *, siblings: Collection[str] = frozenset(),
+                   known: Collection[str] = frozenset()) -> ModuleAbi:
+    """One extension module (its strong undefined names) against what torch exports and its linked
+    siblings define; ``known``: names other torch releases export (see
+    :func:`glmcompat.elf.check_torch_needs`)."""
+    from .elf import check_torch_needs, cuda_majors
 
-    und = set(undefined)
-    torch_ns = {s for s in und if is_torch_symbol(s)}
-    needs = torch_ns | {s for s in und if s in provided}
-    missing = sorted(torch_ns - set(provided))
+    v = check_torch_needs(undefined, torch_exports, siblings=siblings, known=known)
     dm = demangled or {}
-    return ModuleAbi(member, list(needed), cuda_majors(needed), len(needs),
-                     [MissingSymbol(s, dm.get(s, s)) for s in missing])
+    return ModuleAbi(member, list(needed), cuda_majors(needed), len(v.needs),
+                     [MissingSymbol(s, dm.get(s, s)) for s in sorted(v.missing)])
 
 
 def compare_abi(ext: Mapping[str, Mapping[str, Any]], torch_exports: frozenset[str] | set[str],
-                demangled: Mapping[str, str] | None = None) -> list[ModuleAbi]:
-    """Every module of an extension wheel summary (see :func:`summarise_ext`) against torch's exports."""
+                demangled: Mapping[str, str] | None = None, *, known: Collection[str] = frozenset()
+                ) -> list[ModuleAbi]:
+    """Every module of an extension wheel summary (see :func:`summarise_ext`) against torch's exports
+    (``known``: names other torch releases export, e.g. every release a refresh has read)."""
     by_base = {k.rsplit("/", 1)[-1]: k for k in ext}
     out = []
     for member in sorted(ext):
         mod = ext[member]
-        provided: set[str] | frozenset[str] = torch_exports
-        siblings = [by_base[n] for n in mod["needed"] if n in by_base and by_base[n] != member]
-        if siblings:
-            provided = set(torch_exports)
-            for s in siblings:
-                provided |= set(ext[s].get("defined", []))
-        out.append(compare_module(member, mod["needed"], mod["undefined"], provided, demangled))
+        provided: set[str] = set()
+        for n in mod["needed"]:
+            if n in by_base and by_base[n] != member:
+                provided.update(ext[by_base[n]].get("defined", []))
+        out.append(compare_module(member, mod["needed"], mod["undefined"], torch_exports, demangled,
+                                  siblings=provided, known=known))
     return out
 
 
@@ -337,21 +341,26 @@ def _map(fn: Callable[[Any], Any], items: list[Any], workers: int = 4) -> list[A
 
 
 def summarise_ext(zf: RemoteZip) -> dict[str, dict[str, Any]]:
-    """{member: {needed, undefined, defined}} for every shared object of an extension wheel."""
+    """{member: {needed, undefined, weak_undefined, defined}} for every shared object of an extension
+    wheel; ``defined`` keeps only the names some module of the wheel leaves undefined (what a sibling
+    can provide to another)."""
     members = elf_members(zf)
 
-    def one(m: ZipMember) -> tuple[str, dict[str, Any]]:
-        info = read_elf_member(zf, m, dynamic="require")
-        return m.name, {"needed": info.needed, "undefined": sorted(info.undefined),
-                        "defined": sorted(s for s in info.defined if _is_cxx_ns(s))}
+    def one(m: ZipMember) -> tuple[str, ElfInfo]:
+        return m.name, read_elf_member(zf, m, dynamic="require")
 
-    return dict(_map(one, members))
+    infos = dict(_map(one, members))
+    return ext_summary_of(infos)
 
 
-def _is_cxx_ns(sym: str) -> bool:
-    from .elf import is_torch_symbol
-
-    return is_torch_symbol(sym)
+def ext_summary_of(infos: Mapping[str, ElfInfo]) -> dict[str, dict[str, Any]]:
+    """The extension summary of parsed modules ({member: ElfInfo}); see :func:`summarise_ext`."""
+    wanted: set[str] = set()
+    for info in infos.values():
+        wanted |= info.undefined
+    return {name: {"needed": info.needed, "undefined": sorted(info.undefined),
+                   "weak_undefined": sorted(info.weak_undefined), "defined": sorted(info.defined & wanted)}
+            for name, info in sorted(infos.items())}
 
 
 def summarise_torch(zf: RemoteZip) -> dict[str, Any]:
@@ -421,17 +430,20 @@ def _find(index: IndexClient, cache: Cache | None, name: str, version: str, pyth
 
 
 def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cache: Cache | None = None,
-              python: str = "cp311", platform: str = "manylinux_x86_64", torch_python: str | None = None
-              ) -> AbiResult:
-    """Compare ``package==version``'s extension modules with ``torch==torch``'s exported symbols."""
+              python: str = "cp311", platform: str = "manylinux_x86_64", torch_python: str | None = None,
+              known: Collection[str] = frozenset()) -> AbiResult:
+    """Compare ``package==version``'s extension modules with ``torch==torch``'s exported symbols.
+
+    ``known``: names other torch releases export (:func:`torch_exports`), for a caller that has read
+    several (see :func:`glmcompat.elf.needs_from_torch`); with it the verdict is not cached."""
     t0 = time.perf_counter()
     pkg = str(canonicalize_name(package))
     ext_file = _find(index, cache, pkg, version, python, platform)
     torch_file = _find(index, cache, "torch", torch, torch_python or python, platform)
     total = (ext_file.size or 0) + (torch_file.size or 0)
     key = None
-    if cache is not None and ext_file.sha256 and torch_file.sha256:
-        key = f"abi-v{SUMMARY_VERSION}-{ext_file.sha256[:32]}-{torch_file.sha256[:32]}"
+    if cache is not None and ext_file.sha256 and torch_file.sha256 and not known:
+        key = f"abi-v{ABI_VERSION}-{ext_file.sha256[:32]}-{torch_file.sha256[:32]}"
         hit = cache.get_json(key)
         if isinstance(hit, dict):
             return _abi_from_json(hit, time.perf_counter() - t0)
@@ -439,7 +451,7 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
     ext = _ext_summary(index, cache, ext_file, stats)
     tor = _torch_summary(index, cache, torch_file, stats)
     exports = frozenset(tor["exports"])
-    modules = compare_abi(ext, exports)
+    modules = compare_abi(ext, exports, known=known)
     from .elf import cuda_majors, demangle
 
     names = [s.symbol for m in modules for s in m.missing]
@@ -449,16 +461,34 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
                              [MissingSymbol(s.symbol, dm.get(s.symbol, s.symbol)) for s in m.missing])
                    for m in modules]
     torch_majors = cuda_majors(tor["needed"])
-    warnings = []
-    for m in modules:
-        if m.cuda_majors and torch_majors and set(m.cuda_majors) != set(torch_majors):
-            warnings.append(f"{m.member} links CUDA runtime {'/'.join(map(str, m.cuda_majors))}, torch {torch} "
-                            f"links {'/'.join(map(str, torch_majors))}")
+    warnings = cuda_warnings(modules, torch, torch_majors)
     result = AbiResult(pkg, version, torch, ext_file.filename, torch_file.filename, modules, len(exports),
                        torch_majors, stats.fetched, total, round(time.perf_counter() - t0, 3), False, warnings)
     if key is not None and cache is not None:
         cache.put_json(key, result.to_json())
     return result
+
+
+def cuda_warnings(modules: Iterable[ModuleAbi], torch: str, torch_majors: list[int]) -> list[str]:
+    """One warning per CUDA runtime major that modules link and torch does not (grouped: a vllm wheel
+    has ten such modules)."""
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for m in modules:
+        if m.cuda_majors and torch_majors and set(m.cuda_majors) != set(torch_majors):
+            groups.setdefault(tuple(m.cuda_majors), []).append(m.member)
+    out = []
+    for majors, members in groups.items():
+        who = f"{members[0]} links" if len(members) == 1 else f"{len(members)} modules ({', '.join(members)}) link"
+        out.append(f"{who} CUDA runtime {'/'.join(map(str, majors))}, torch {torch} links "
+                   f"{'/'.join(map(str, torch_majors))}")
+    return out
+
+
+def torch_exports(torch: str, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
+                  platform: str = "manylinux_x86_64") -> frozenset[str]:
+    """The names ``torch==torch``'s ``torch/lib/*.so`` export (read once per wheel, then cached)."""
+    f = _find(index, cache, "torch", torch, python, platform)
+    return frozenset(_torch_summary(index, cache, f, _Stats())["exports"])
 
 
 def _abi_from_json(d: dict[str, Any], seconds: float) -> AbiResult:
@@ -470,7 +500,7 @@ def _abi_from_json(d: dict[str, Any], seconds: float) -> AbiResult:
 
 
 def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> dict[str, Any]:
-    key = f"ext-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    key = f"ext-v{EXT_SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
     if cache is not None and key:
         hit = cache.get_json(key)
         if isinstance(hit, dict):

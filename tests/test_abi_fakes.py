@@ -36,6 +36,7 @@ namespace c10 { struct MessageLogger { MessageLogger(const char*, int, int, bool
 MessageLogger::MessageLogger(const char*, int, int, bool) {}
 namespace cuda { void check(int) {} } }
 extern "C" int torch_c_api(void) { return 1; }
+extern "C" void* torch_new_stable_ivalue(void) { return 0; }
 """
 EXT = r"""
 namespace c10 { struct MessageLogger { MessageLogger(const char*, int, int); };
@@ -49,6 +50,12 @@ extern "C" int ext_entry(void) {
   if (optional_hook) optional_hook();
   return torch_c_api();
 }
+"""
+# An extension built on torch's stable C ABI: it needs a C-named function only the newer torch exports.
+STABLE_EXT = r"""
+extern "C" void* torch_new_stable_ivalue(void);
+extern "C" int torch_c_api(void);
+extern "C" void* stable_entry(void) { torch_c_api(); return torch_new_stable_ivalue(); }
 """
 CUDART = 'extern "C" int cudaRuntimeGetVersion(int* v) { *v = 12080; return 0; }\n'
 
@@ -104,7 +111,8 @@ def fatbin_section() -> bytes:
 
 
 def build_fakes(tmp: Path) -> dict[str, bytes]:
-    """{wheel filename: bytes} for torch 9.0.0 / 9.1.0 (cp311 manylinux x86_64) and ext 1.0 (abi3)."""
+    """{wheel filename: bytes} for torch 9.0.0 / 9.1.0 (cp311 manylinux x86_64), ext 1.0 (abi3) and
+    stableext 1.0 (needs the C-named ``torch_new_stable_ivalue`` that only torch 9.1.0 exports)."""
     tmp.mkdir(parents=True, exist_ok=True)
     old = gxx(tmp, "c10old", C10_OLD, "libc10.so")
     old_b = old.read_bytes()
@@ -117,6 +125,9 @@ def build_fakes(tmp: Path) -> dict[str, bytes]:
     fat_src = "__attribute__((section(\".nv_fatbin\"), used)) const unsigned char fb[] = {" + \
         ",".join(str(b) for b in fatbin_section()) + "};\n"
     fat = gxx(tmp, "fat", fat_src, "_kernels.so").read_bytes()
+    (tmp / "link-new").mkdir(exist_ok=True)
+    (tmp / "link-new" / "libc10.so").write_bytes(new)
+    stable = gxx(tmp, "stable", STABLE_EXT, "_C_stable.so", f"-L{tmp / 'link-new'}", "-lc10").read_bytes()
     out = {}
     for ver, c10 in (("9.0.0", old_b), ("9.1.0", new)):
         members = {"torch/__init__.py": b"", "torch/lib/libc10.so": patchelf_like(c10, 3_000_000),
@@ -124,6 +135,8 @@ def build_fakes(tmp: Path) -> dict[str, bytes]:
         out[f"torch-{ver}-cp311-cp311-manylinux_2_28_x86_64.whl"] = wheel(members, "torch", ver)
     out["ext-1.0-cp310-abi3-manylinux2014_x86_64.whl"] = wheel(
         {"ext/__init__.py": b"", "ext/_C.so": ext, "ext/_kernels.so": fat}, "ext", "1.0")
+    out["stableext-1.0-cp310-abi3-manylinux2014_x86_64.whl"] = wheel(
+        {"stableext/__init__.py": b"", "stableext/_C_stable.so": stable}, "stableext", "1.0")
     return out
 
 

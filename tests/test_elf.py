@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.elf import ElfError, cuda_majors, demangle, is_torch_symbol, read_elf, top_namespace
+from glmcompat.elf import ElfError, cuda_majors, demangle, read_elf, top_namespace, torch_shaped
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
@@ -177,7 +177,7 @@ def test_missing_file(tmp_path: Path) -> None:
 )
 def test_top_namespace(mangled: str, ns: str | None) -> None:
     assert top_namespace(mangled) == ns
-    assert is_torch_symbol(mangled) == (ns in ("c10", "at", "torch"))
+    assert torch_shaped(mangled) == (ns in ("c10", "at", "torch"))
 
 
 def test_cuda_majors() -> None:

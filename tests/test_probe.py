@@ -62,6 +62,17 @@ def test_compare_abi() -> None:
     assert c.cuda_majors == [12]
 
 
+def test_cuda_warnings_grouped() -> None:
+    from glmcompat.probe import ModuleAbi, cuda_warnings
+
+    mods = [ModuleAbi(f"v/_m{i}.so", ["libcudart.so.13"], [13], 1, []) for i in range(3)]
+    mods += [ModuleAbi("v/_old.so", ["libcudart.so.11"], [11], 1, []), ModuleAbi("v/_ok.so", [], [], 1, [])]
+    assert cuda_warnings(mods, "2.10.0", [12]) == [
+        "3 modules (v/_m0.so, v/_m1.so, v/_m2.so) link CUDA runtime 13, torch 2.10.0 links 12",
+        "v/_old.so links CUDA runtime 11, torch 2.10.0 links 12"]
+    assert cuda_warnings(mods, "2.11.0", [13]) == ["v/_old.so links CUDA runtime 11, torch 2.11.0 links 13"]
+
+
 def test_arch_verdict_matches_facts() -> None:
     mods = [ModuleArch("sgl_kernel/sm100/common_ops.abi3.so", SGL_SASS, [], {})]
     for cap, runs in (((12, 0), True), ((10, 3), False), ((12, 1), False), ((9, 0), True), ((10, 0), True),
@@ -81,8 +92,8 @@ def test_primary_modules() -> None:
 
 
 def test_ground_truth_missing_names() -> None:
-    """The recorded 2.10.0 misses are exported by 2.9.1, not by 2.10.0, and are torch-namespace names."""
-    from glmcompat.elf import is_torch_symbol
+    """The recorded 2.10.0 misses are exported by 2.9.1, not by 2.10.0, and have torch's shape."""
+    from glmcompat.elf import torch_shaped
 
     def exports(v: str) -> set[str]:
         d = json.loads(gzip.decompress((DATA / f"torch-{v}-cp311-manylinux_2_28_x86_64.dynsyms.json.gz").read_bytes()))
@@ -92,7 +103,7 @@ def test_ground_truth_missing_names() -> None:
     truth = json.loads((DATA / "extensions-vs-torch.json").read_text())
     for member, t in truth.items():
         for s in t["missing_2_10"]:
-            assert s in old and s not in new and is_torch_symbol(s), (member, s)
+            assert s in old and s not in new and torch_shaped(s), (member, s)
 
 
 # -- fake wheels built by gcc, served by an httpx transport ---------------------------------------------

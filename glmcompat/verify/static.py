@@ -6,8 +6,10 @@ device's (or, with no GPU and no ``--target``, keep what holds for all of them);
 the installation itself (two copies of a package, files listed in RECORD but missing, a module
 with no metadata).
 
-(b) ``abi:<package>``: each installed extension's GLOBAL undefined symbols in torch's namespaces
-(``c10``, ``at``, ``torch``, ``caffe2``) against what the installed ``torch/lib/*.so`` define;
+(b) ``abi:<package>``: each installed extension's strong undefined symbols that it needs from torch
+(:func:`glmcompat.elf.needs_from_torch`, the predicate ``glmcompat abi`` uses: C++ in torch's
+namespaces, C-named ``aoti_torch_*``, ``torch_*``, ``THP*``, or anything torch exports) against what
+the installed ``torch/lib/*.so`` and the extension's own linked libraries define;
 and ``gpu-code:<package>``: the SASS/PTX in the extension's fatbins (the verdict against the
 device's capability is the parent's, which knows the device).
 """
@@ -42,19 +44,10 @@ WATCHED = {
     "flashinfer": "flashinfer-python", "transformers": "transformers", "sglang": "sglang", "triton": "triton",
     "torchao": "torchao",
 }
-# torch's unmangled C entry points (the mangled ones are recognised by glmcompat.elf.is_torch_symbol).
-_TORCH_C_SYM = re.compile(r"^(?:THP|aoti_torch_)")
 
 
 def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def is_torch_symbol(sym: str) -> bool:
-    """A symbol in torch's C++ namespaces (c10, at, torch, caffe2 ...) or one of its C entry points."""
-    from ..elf import is_torch_symbol as mangled_in_torch
-
-    return mangled_in_torch(sym) or bool(_TORCH_C_SYM.match(sym))
 
 
 def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
@@ -225,6 +218,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
     t0 = time.perf_counter()
     try:
         from ..elf import read_elf
+        from ..probe import compare_abi, ext_summary_of
     except Exception as e:  # noqa: BLE001
         from ._probe import error_text
 
@@ -256,25 +250,25 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
             rec.update(status="failed" if lib_errors else "skipped",
                        summary="no symbols read from torch/lib/*.so" + (f": {lib_errors[0]}" if lib_errors else ""))
         else:
-            total_needs, missing_all, gpu_files = 0, [], []
+            total_needs, missing_all = 0, []
             errors = []
+            infos: dict[str, Any] = {}
             for path in files:
                 try:
-                    info = read_elf(path)
+                    infos[_rel(path, dists, key)] = read_elf(path)
                 except Exception as e:  # noqa: BLE001
                     errors.append(f"{_rel(path, dists, key)}: cannot read: {e}")
-                    continue
-                torch_undef = sorted(s for s in info.undefined if s in defined or is_torch_symbol(s))
-                if not torch_undef:
+            # the same comparison as `glmcompat abi`: one predicate, linked siblings provide too
+            for mod in compare_abi(ext_summary_of(infos), defined):
+                if not mod.needs_from_torch:
                     continue  # links no torch symbol (a bundled third-party library)
-                missing = [s for s in torch_undef if s not in defined]
-                needed_cudart = sorted(n for n in info.needed if n.startswith("libcudart.so"))
-                entry = {"file": _rel(path, dists, key), "needs_from_torch": len(torch_undef),
+                missing = [s.symbol for s in mod.missing]
+                needed_cudart = sorted(n for n in mod.needed if n.startswith("libcudart.so"))
+                entry = {"file": mod.member, "needs_from_torch": mod.needs_from_torch,
                          "missing": missing, "cudart": needed_cudart}
                 rec["data"]["files"].append(entry)
-                total_needs += len(torch_undef)
+                total_needs += mod.needs_from_torch
                 missing_all.extend((entry["file"], s) for s in missing)
-                gpu_files.append(path)
             rec["data"]["torch_cudart"] = sorted(torch_needed)
             rec["data"]["torch_libs_seconds"] = round(torch_seconds, 3)
             names = _demangle(sorted({s for _, s in missing_all})[:20])
