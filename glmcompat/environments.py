@@ -149,8 +149,9 @@ def flat_environments(path: str, entries: Sequence[Any], requires_python: str | 
                     "sources": dict(sorted(sources.items())), "unpinned": dict(sorted(unpinned.items())),
                     "overrides": dict(overrides or {})}
         merge(out, env_dict)
-    if len(out) == 1:
+    if len(out) == 1:  # the same set on every Python: one environment, nothing to name
         out[0]["name"] = ""
+        out[0].pop("also", None)
     return out
 
 

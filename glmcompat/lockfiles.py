@@ -68,19 +68,29 @@ class Lock:
     meta: dict[str, Any] = field(default_factory=dict)  # build settings ("no_build_isolation"), notes, overrides
 
 
-def detect_kind(path: Path) -> str:
-    name = path.name
-    if name == "uv.lock" or name.endswith(".uv.lock"):
-        return "uv.lock"
-    if name == "pylock.toml" or (name.startswith("pylock.") and name.endswith(".toml")):
-        return "pylock.toml"
-    if name == "pyproject.toml":
+READABLE = ("uv.lock, pylock.toml, requirements files (*.txt, *.in, requirements*.lock, pip freeze, uv pip compile), "
+            "poetry.lock, pdm.lock, Pipfile.lock, conda environment.yml, or a pyproject.toml with one of them beside it")
+
+
+def detect_kind(path: Path) -> str | None:
+    """The kind a file's name tells (``pyproject.toml`` included), or None when only its content can."""
+    if path.name == "pyproject.toml":
         return "pyproject.toml"
-    if name.endswith(".txt") or name.endswith(".in"):
-        return "requirements.txt"
-    raise LockFormatError(
-        "unknown file kind (expected uv.lock, pylock.toml, a requirements *.txt or pyproject.toml)", path=str(path)
-    )
+    from .formats import kind_from_name
+
+    return kind_from_name(path.name)
+
+
+def kind_of(path: Path, text: str) -> str:
+    """The kind by name, else by content; LockFormatError listing what glmcompat reads otherwise."""
+    kind = detect_kind(path)
+    if kind is None:
+        from .formats import sniff_kind
+
+        kind = sniff_kind(path, text)
+    if kind is None:
+        raise LockFormatError(f"unknown file kind (glmcompat reads {READABLE})", path=str(path))
+    return kind
 
 
 def _read(path: Path) -> bytes:
@@ -93,13 +103,10 @@ def _read(path: Path) -> bytes:
 
 
 def _text(path: Path, data: bytes) -> str:
-    if b"\0" in data:
-        raise LockFormatError("binary data, not a text lock file", path=str(path))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise LockFormatError("not UTF-8 text", path=str(path), line=line) from None
+    """Text of a dependency file: UTF-8 with or without BOM, UTF-16/32 with BOM, any line ending."""
+    from .formats import decode_text
+
+    return decode_text(path, data)
 
 
 def _toml(path: Path, text: str) -> dict[str, Any]:
@@ -107,6 +114,8 @@ def _toml(path: Path, text: str) -> dict[str, Any]:
 
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise LockFormatError("invalid TOML: nested too deeply", path=str(path)) from None
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column \d+\)", msg)
@@ -218,7 +227,12 @@ def parse_requirements(path: Path, text: str) -> Lock:
     return Lock(str(path), "requirements.txt", tuple(entries))
 
 
-_PARSERS = {"uv.lock": parse_uv_lock, "pylock.toml": parse_pylock, "requirements.txt": parse_requirements}
+def _parsers() -> dict[str, Any]:
+    from . import formats
+
+    return {"uv.lock": parse_uv_lock, "pylock.toml": parse_pylock, "requirements.txt": formats.parse_requirements,
+            "poetry.lock": formats.parse_poetry_lock, "pdm.lock": formats.parse_pdm_lock,
+            "Pipfile.lock": formats.parse_pipfile_lock, "environment.yml": formats.parse_conda_env}
 
 
 def _to_json(lock: Lock) -> dict[str, Any]:
@@ -235,11 +249,11 @@ def _from_json(path: str, raw: dict[str, Any]) -> Lock:
 def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     """Parse ``path`` (kind from its name), through the content-hash cache."""
     p = Path(path)
-    kind = detect_kind(p)
-    if kind == "pyproject.toml":
+    if detect_kind(p) == "pyproject.toml":
         raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
     data = _read(p)
     digest = hashlib.blake2b(data, digest_size=20).hexdigest()
+    kind = detect_kind(p) or "sniffed"
     cached = None
     if use_cache:
         from .facts import cache_dir
@@ -247,26 +261,60 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
         cached = cache_dir() / "locks" / f"{kind}-{digest}.json"
         try:
             raw = json.loads(cached.read_bytes())
-            if raw.get("format") == CACHE_FORMAT:
+            if raw.get("format") == CACHE_FORMAT and _includes_unchanged(p, raw.get("includes") or {}):
                 return _from_json(str(p), raw)
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    lock = with_sets(_PARSERS[kind](p, _text(p, data)))
+    text = _text(p, data)
+    kind = kind_of(p, text)
+    lock = with_sets(_parsers()[kind](p, text))
     if cached is not None:
         from .facts import atomic_write
 
+        blob = _to_json(lock)
+        blob["includes"] = _include_digests(p, lock)
         try:
-            atomic_write(cached, json.dumps(_to_json(lock)).encode())
+            atomic_write(cached, json.dumps(blob).encode())
         except OSError:
             pass
     return lock
+
+
+def _include_digests(top: Path, lock: Lock) -> dict[str, str]:
+    """Content digests of the files ``top`` includes (``-r``/``-c``): part of the cache key, since the
+    verdict depends on them too."""
+    out: dict[str, str] = {}
+    for origin in sorted({e.origin for e in lock.entries if e.origin}):
+        try:
+            out[origin] = hashlib.blake2b((top.parent / origin).read_bytes(), digest_size=20).hexdigest()
+        except OSError:
+            out[origin] = ""
+    for inc in lock.meta.get("includes") or []:
+        if isinstance(inc, str) and inc not in out:
+            try:
+                out[inc] = hashlib.blake2b((top.parent / inc).read_bytes(), digest_size=20).hexdigest()
+            except OSError:
+                out[inc] = ""
+    return out
+
+
+def _includes_unchanged(top: Path, digests: dict[str, str]) -> bool:
+    for origin, digest in digests.items():
+        try:
+            if hashlib.blake2b((top.parent / origin).read_bytes(), digest_size=20).hexdigest() != digest:
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def read_text_lock(path: str, kind: str, text: str) -> Lock:
     """Parse lock content given as text (e.g. the file at a git revision); no cache."""
     if not text.strip():
         raise LockFormatError("empty file", path=path)
-    return with_sets(_PARSERS[kind](Path(path), _text(Path(path), text.encode())))
+    p = Path(path)
+    body = _text(p, text.encode())
+    return with_sets(_parsers()[kind if kind in _parsers() else kind_of(p, body)](p, body))
 
 
 def with_sets(lock: Lock) -> Lock:
@@ -277,5 +325,24 @@ def with_sets(lock: Lock) -> Lock:
 
     if lock.sets:
         return lock
+    extras = lock.meta.get("extras") if lock.kind == "poetry.lock" else None
+    if isinstance(extras, dict) and extras:
+        return replace(lock, sets=tuple(_extras_environments(lock, extras)))
     return replace(lock, sets=tuple(flat_environments(lock.path, lock.entries, lock.requires_python,
                                                       lock.meta.get("overrides"))))
+
+
+def _extras_environments(lock: Lock, extras: dict[str, list[str]]) -> list[Env]:
+    """poetry.lock: the base set (packages not marked optional) and the base plus each extra."""
+    from .environments import flat_environments, merge
+
+    optional = set(lock.meta.get("optional") or [])
+    out: list[Env] = []
+    for extra in [None, *sorted(extras)]:
+        chosen = set() if extra is None else {_canon(n) for n in extras[extra]}
+        entries = [e for e in lock.entries if e.name not in optional or e.name in chosen]
+        for env in flat_environments(lock.path, entries, lock.requires_python, lock.meta.get("overrides")):
+            label = "base" if extra is None else f"extra {extra}"
+            env["name"] = f"{label}, {env['name']}" if env["name"] else label
+            merge(out, env)
+    return out

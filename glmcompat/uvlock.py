@@ -254,9 +254,22 @@ class UvLockGraph:
 
 
 def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:
+    """'base', 'extra sglang', 'extras sglang, vllm + group dev', or with several workspace members
+    'extras nemo-rl[fsdp,vllm] + group nemo-rl[dev]'."""
     if not sel:
         return "base"
     parts = []
-    for pkg, kind, name in sel:
-        parts.append(f"{kind} {pkg}[{name}]" if multi_root else f"{kind} {name}")
+    for kind in ("extra", "group"):
+        by_pkg: dict[str, list[str]] = {}
+        for pkg, k, name in sel:
+            if k == kind:
+                by_pkg.setdefault(pkg, []).append(name)
+        if not by_pkg:
+            continue
+        n = sum(len(v) for v in by_pkg.values())
+        word = kind + ("s" if n > 1 else "")
+        if multi_root:
+            parts.append(word + " " + " ".join(f"{pkg}[{','.join(v)}]" for pkg, v in by_pkg.items()))
+        else:
+            parts.append(word + " " + ", ".join(x for v in by_pkg.values() for x in v))
     return " + ".join(parts)

@@ -17,7 +17,7 @@ from .. import rules
 from ..rules import Finding
 
 JSON_VERSION = 1
-LOCK_NAMES = ("uv.lock", "pylock.toml", "requirements.txt")
+LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
 
 
 @dataclass
