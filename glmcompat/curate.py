@@ -46,13 +46,32 @@ def configure_probe(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------------------------
 
 
+def _python_option(wheel: str) -> str:
+    """`` --python cpXY`` when the wheel is not one the probes choose by default (cp311 / abi3 / py3)."""
+    m = re.search(r"-(cp\d+)-(cp\d+|abi3|none)-", wheel)
+    if m and m.group(2) != "abi3" and m.group(1) != "cp311":
+        return f" --python {m.group(1)}"
+    return ""
+
+
+def abi_command(package: str, version: str, torch: str, wheel: str = "") -> str:
+    """The command that reproduces an ABI verdict (what a row's ``source`` cites)."""
+    return f"glmcompat abi {package}=={version} --torch {torch}{_python_option(wheel)}"
+
+
+def arch_command(package: str, version: str, wheel: str = "") -> str:
+    """The command that reproduces a GPU-code list."""
+    return f"glmcompat arch {package}=={version}{_python_option(wheel)}"
+
+
 def abi_row(result: Any) -> dict[str, Any]:
     """An ``[[abi_probe]]`` row from an :class:`glmcompat.probe.AbiResult`."""
     missing = [s.symbol for s in result.missing]
     judged = [m for m in result.modules if m.needs_from_torch]
     needs = max((m.needs_from_torch for m in judged), default=0)
-    source = (f"glmcompat abi: {result.wheel} vs {result.torch_wheel}: {len(judged)} module(s) link torch "
-              f"(up to {needs} symbols each), {len(missing)} missing")
+    source = (f"{abi_command(result.package, result.version, result.torch, result.wheel)}: {result.wheel} vs "
+              f"{result.torch_wheel}: {len(judged)} module(s) link torch (up to {needs} symbols each), "
+              f"{len(missing)} missing")
     row: dict[str, Any] = {"package": result.package, "version": result.version, "torch": result.torch,
                            "compatible": result.ok, "missing": len(missing)}
     if missing:
@@ -65,7 +84,8 @@ def abi_row(result: Any) -> dict[str, Any]:
 def arch_row(result: Any) -> dict[str, Any]:
     """An ``[[arch_probe]]`` row from an :class:`glmcompat.probe.ArchResult` (its main modules)."""
     mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
-    source = f"glmcompat arch: fatbins of {result.wheel} ({', '.join(mods) or 'no GPU code'})"
+    source = (f"{arch_command(result.package, result.version, result.wheel)}: fatbins of {result.wheel} "
+              f"({', '.join(mods) or 'no GPU code'})")
     return {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
             "evidence": "arch-probe", "source": source}
 
@@ -80,6 +100,12 @@ def render_row(table: str, row: dict[str, Any]) -> str:
             arr = tomlkit.array()
             arr.extend(v)
             t.add(k, arr)
+        elif isinstance(v, dict):  # an inline table, as the curated rows write pairs = { "0.24.1" = "==2.9.1" }
+            inline = tomlkit.inline_table()
+            for kk, vv in v.items():
+                inline.append(tomlkit.key(str(kk)) if not re.match(r"^[A-Za-z0-9_-]+$", str(kk))
+                              else str(kk), vv)
+            t.add(k, inline)
         else:
             t.add(k, v)
     aot = tomlkit.aot()
@@ -163,6 +189,90 @@ def add_row(path: Path, table: str, row: dict[str, Any], *, dry_run: bool = Fals
     if not dry_run:
         _atomic_write(path, new)
     return rendered
+
+
+def row_identity(table: str, row: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What makes two rows of ``table`` claim the same thing (None: no identity, never deduplicated)."""
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    pkg = str(canonicalize_name(row["package"])) if "package" in row else None
+    if table == "abi_probe":
+        return (pkg, Version(row["version"]), Version(row["torch"]))
+    if table == "arch_probe":
+        return (pkg, Version(row["version"]), row.get("variant"))
+    if table == "kernel":
+        return (pkg, tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"))
+    if table == "torch":
+        return (tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"))
+    if table == "family":
+        return (pkg, tuple(sorted(Version(v) for v in row["pairs"])))
+    if table in ("jit", "release"):
+        return (pkg, str(row.get("versions", row.get("version"))))
+    return None
+
+
+def add_rows(files: Sequence[Path], additions: Sequence[tuple[Path, str, dict[str, Any]]], *,
+             dry_run: bool = False) -> dict[Path, list[str]]:
+    """Add many rows to the files of one matrix at once; return {file: [rendered rows]}.
+
+    ``files`` are every file of the matrix (the changed ones and the rest: the whole is validated);
+    ``additions`` are (file, table, row). Each row is rendered by tomlkit and inserted after the last
+    row of its table in its file (a file that does not exist yet starts as ``schema = 1``), so the diff
+    shows only added lines. The new matrix is validated as a whole (every file, cross-file checks)
+    before any file is replaced; each file is then replaced atomically. Nothing is written on error
+    or with ``dry_run``.
+    """
+    texts: dict[Path, str] = {}
+    added: dict[Path, list[str]] = {}
+    for path, table, row in additions:
+        if path not in texts:
+            if path.exists():
+                try:
+                    texts[path] = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as e:
+                    raise MatrixError(f"cannot read: {e}", path=str(path)) from None
+            else:
+                texts[path] = "schema = 1\n"
+        rendered = render_row(table, row)
+        texts[path] = insert_row(texts[path], table, rendered)
+        added.setdefault(path, []).append(rendered)
+    if not texts:
+        return {}
+    validate_matrix_texts(files, texts)
+    if not dry_run:
+        for path, text in texts.items():
+            _atomic_write(path, text)
+    return added
+
+
+def validate_matrix_texts(files: Sequence[Path], texts: dict[Path, str]) -> None:
+    """Validate the matrix made of ``files`` with ``texts`` replacing (or adding) some of them: each
+    new text parses by the schema and the whole loads without contradictions. Raises
+    :class:`MatrixError` naming the real file."""
+    import shutil
+
+    from .matrix import load_matrix
+
+    every = list(dict.fromkeys([*files, *texts]))
+    with tempfile.TemporaryDirectory(prefix="glmcompat-matrix-") as tmp:
+        names: dict[str, Path] = {}
+        temps: list[Path] = []
+        for i, path in enumerate(every):
+            t = Path(tmp) / f"{i:03d}-{path.name}"
+            names[str(t)] = path
+            if path in texts:
+                t.write_text(texts[path], encoding="utf-8")
+            else:
+                shutil.copyfile(path, t)
+            temps.append(t)
+        try:
+            load_matrix(temps)
+        except MatrixError as e:
+            msg = e.one_line()
+            for tmp_name, real in names.items():
+                msg = msg.replace(tmp_name, str(real))
+            raise MatrixError(msg) from None
 
 
 def _validate(path: Path, new: str) -> None:

@@ -104,11 +104,12 @@ def test_bump_mode(tmp_path):
 
 BAD = [
     ("empty", "uv.lock", b"", "empty file"),
-    ("binary", "uv.lock", b"\x00\x01\x02garbage\xff", "binary data"),
+    ("binary", "uv.lock", b"\x00\x01\x02garbage\xff", "not UTF-8 text"),
     ("truncated", "uv.lock", b'version = 1\n[[package]]\nname = "torch', "invalid TOML"),
     ("future", "uv.lock", b'version = 9\nrevision = 1\n', "uv.lock version 9 is not supported"),
     ("pylock-version", "pylock.toml", b'lock-version = "2.0"\n', "lock-version '2.0'"),
-    ("unpinned", "requirements.txt", b"torch>=2.9\n", "not a pinned requirement"),
+    ("broken-pin", "requirements.txt", b"torch==\n", "requirements.txt:1"),
+    ("cycle", "requirements.txt", b"-r requirements.txt\n", "include cycle"),
     ("badver", "requirements.txt", b"torch==2.9.1\nsgl-kernel==zz!\n", "requirements.txt:2"),
 ]
 
@@ -167,3 +168,14 @@ def test_arbitrary_input_only_raises_lock_format_error(tmp_path, data, name):
         assert "\n" not in str(e) and str(p) in str(e)
     else:
         assert all(isinstance(v, str) for s in lock.sets for v in s["packages"].values())
+
+
+def test_unpinned_lines_are_judged_not_refused(tmp_path):
+    """An unpinned coupled package is a warning; what is pinned is still judged (exit 1 here)."""
+    p = tmp_path / "requirements.txt"
+    p.write_text("torchvision>=0.20\ntorch==2.10.0\nsgl-kernel==0.3.21\nnumpy\n")
+    r = run_cli("check", str(p), "--target", "sm90", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1, r.stderr
+    rules = sorted((f["rule"], f["severity"]) for f in doc["findings"])
+    assert rules == [("abi", "error"), ("unpinned", "warning")]

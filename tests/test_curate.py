@@ -110,3 +110,67 @@ def test_run_probe_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caps
     added = _only_added(old, kern.read_text())
     assert added.count("[[abi_probe]]") == 2 and added.count("[[arch_probe]]") == 1
     assert main(["matrix", "validate", str(kern)]) == 0
+
+
+# -- batch writing (matrix refresh) ----------------------------------------------------------------
+
+
+def test_abi_and_arch_rows_cite_the_command_that_reproduces_them() -> None:
+    row = abi_row(_abi("sgl-kernel", "0.3.20", "2.10.0", []))
+    assert row["source"].startswith("glmcompat abi sgl-kernel==0.3.20 --torch 2.10.0: ")
+    from glmcompat.curate import abi_command, arch_command
+
+    assert abi_command("torchvision", "0.24.1", "2.9.1", "torchvision-0.24.1-cp312-cp312-manylinux_2_28_x86_64.whl") \
+        == "glmcompat abi torchvision==0.24.1 --torch 2.9.1 --python cp312"
+    assert arch_command("x", "1", "x-1-cp310-abi3-manylinux2014_x86_64.whl") == "glmcompat arch x==1"
+
+
+def test_render_row_writes_dicts_inline() -> None:
+    import tomllib
+
+    text = render_row("family", {"package": "torchaudio", "pairs": {"2.11.1": ">=2.11"}, "evidence": "metadata"})
+    assert 'pairs = {"2.11.1" = ">=2.11"}' in text and "[family.pairs]" not in text
+    assert tomllib.loads(text)["family"][0]["pairs"] == {"2.11.1": ">=2.11"}
+
+
+def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path) -> None:
+    from glmcompat.curate import add_rows
+
+    d = tmp_path / "m"
+    shutil.copytree(default_matrix_dir(), d)
+    files = sorted(d.glob("*.toml"))
+    before = {p.name: p.read_text() for p in files}
+    kern, torch = d / "kernels.toml", d / "torch.toml"
+    added = add_rows(files, [
+        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19", "2.9.1", []))),
+        (torch, "family", {"package": "torchvision", "pairs": {"0.30.0": "==2.15.0"}, "evidence": "metadata",
+                           "source": "torchvision 0.30.0 METADATA: Requires-Dist torch==2.15.0"}),
+        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19", "2.10.0", ["_ZN3c101xEv"]))),
+    ])
+    assert sorted(p.name for p in added) == ["kernels.toml", "torch.toml"] and len(added[kern]) == 2
+    for p in (kern, torch):
+        _only_added(before[p.name], p.read_text())
+    m = load_matrix([d])
+    assert m.family_requirement("torchvision", "0.30.0") is not None
+    assert [a.torch for a in m.abi_probe if a.version == "0.3.19"] == ["2.9.1", "2.10.0"]
+    # a contradiction with another file: nothing is written at all
+    snap = {p.name: p.read_text() for p in files}
+    with pytest.raises(MatrixError, match="torch.toml"):
+        add_rows(files, [(kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.18", "2.9.1", []))),
+                         (torch, "family", {"package": "torchvision", "pairs": {"0.30.0": "==2.14.0"},
+                                            "evidence": "metadata", "source": "s"})])
+    assert {p.name: p.read_text() for p in files} == snap
+    # a new file starts as `schema = 1`
+    add_rows(files, [(d / "new.toml", "arch_probe", {"package": "x", "version": "1", "sass": ["sm_90"], "ptx": [],
+                                                     "evidence": "arch-probe", "source": "s"})])
+    assert (d / "new.toml").read_text().startswith("schema = 1\n\n[[arch_probe]]\n")
+
+
+def test_row_identity() -> None:
+    from glmcompat.curate import row_identity
+
+    a = row_identity("abi_probe", {"package": "SGL_Kernel", "version": "0.3.21", "torch": "2.9.1"})
+    assert a == row_identity("abi_probe", {"package": "sgl-kernel", "version": "0.3.21.0", "torch": "2.9.1"})
+    assert row_identity("kernel", {"package": "x", "versions": ["1.0", "0.9"]}) == \
+        row_identity("kernel", {"package": "x", "versions": ["0.9", "1"]})
+    assert row_identity("stack", {"name": "s"}) is None

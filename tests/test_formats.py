@@ -172,7 +172,7 @@ def test_entries_among(rel: str, count: int, some: list[Entry]) -> None:
 
 
 META = [  # (file, kind, requires_python, meta keys and values that must be there)
-    ("s2/requirements.txt", "requirements.txt", None, {"index_urls": ["https://download.pytorch.org/whl/cu128"]}),
+    ("s2/requirements.txt", "requirements.txt", None, {"index_urls": ["https://pytorch-index.invalid/whl/cu128"]}),
     ("direct-refs/requirements.txt", "requirements.txt", None, {
         "index_urls": ["https://index.invalid/simple"],
         "notes": [f"{FORMATS}/direct-refs/requirements.txt:13: editable '.': cannot tell its project name "

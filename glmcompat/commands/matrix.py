@@ -1,4 +1,4 @@
-"""``glmcompat matrix validate|show|schema|probe`` and ``glmcompat targets``."""
+"""``glmcompat matrix validate|show|schema|probe|refresh|audit`` and ``glmcompat targets``."""
 
 from __future__ import annotations
 
@@ -27,7 +27,22 @@ def main(name: str, argv: Sequence[str]) -> int:
         configure_probe = None
     if configure_probe is not None:
         configure_probe(pr)
+    from ..refresh import configure_audit, configure_refresh
+
+    rf = sub.add_parser("refresh", help="add the releases on the index that the matrix lacks, with what their "
+                        "wheels prove")
+    configure_refresh(rf)
+    au = sub.add_parser("audit", help="re-derive the matrix's machine-checkable rows from the index and report drift")
+    configure_audit(au)
     args = p.parse_args(list(argv))
+    if args.action == "refresh":
+        from ..refresh import run_refresh
+
+        return run_refresh(args)
+    if args.action == "audit":
+        from ..refresh import run_audit
+
+        return run_audit(args)
     if args.action == "validate":
         from ..matrix import load_matrix
 
