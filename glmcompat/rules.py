@@ -186,8 +186,18 @@ def rule_family(ctx: Context) -> list[Finding]:
             continue
         found = ctx.facts.family(name, ver)
         if found is None:
+            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+            if verdict is not None and verdict["compatible"]:
+                continue  # no METADATA pin, but probed: every torch symbol it needs is there
+            if verdict is not None and torch is not None:
+                syms = verdict.get("symbols") or []
+                out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")),
+                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined "
+                                   f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
+                                   _ev(verdict), f"use a {name} release built for torch {Version(torch).public}"))
+                continue
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
-                                   f"glmcompat abi {name}=={ver} --torch {Version(torch).public if torch else 'VER'}"))
+                                   f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"))
             continue
         spec, row = found
         if torch is None:
@@ -198,8 +208,8 @@ def rule_family(ctx: Context) -> list[Finding]:
         if SpecifierSet(spec).contains(tpub, prereleases=True):
             continue
         verdict = ctx.facts.abi_verdict(name, ver, torch)
-        if verdict is not None and verdict["compatible"]:
-            continue  # probed compatible with this torch (e.g. torchaudio 2.11's stable-ABI build)
+        if verdict is not None and verdict["compatible"] and row["evidence"] != "metadata":
+            continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
         if row.get("failure"):
             msg += f"; importing it fails with {row['failure']}"
@@ -522,8 +532,17 @@ def evaluate(
     found: list[Finding] = []
     for rule in RULES:
         found.extend(rule(ctx))
-    unique = sorted(set(found), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
-    return unique
+    # one finding per (rule, severity, packages, message): rows that say the same thing pool their evidence
+    merged: dict[tuple[str, str, tuple[str, ...], str], Finding] = {}
+    for f in found:
+        key = (f.rule, f.severity, f.packages, f.message)
+        if key in merged:
+            g = merged[key]
+            ev = g.evidence + tuple(e for e in f.evidence if e not in g.evidence)
+            merged[key] = Finding(g.rule, g.severity, g.packages, g.message, ev, g.remedy, g.environments)
+        else:
+            merged[key] = f
+    return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
 
 
 def stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Finding]:
