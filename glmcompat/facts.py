@@ -312,15 +312,23 @@ class Facts:
         return {f["package"] for f in self.rows("family")}
 
     def family_for_torch(self, package: str, torch: str) -> str | None:
-        """The newest ``package`` release built for exactly ``torch``."""
+        """The newest ``package`` release built for exactly ``torch`` (an ``==`` pin); failing that, the
+        newest whose torch requirement admits it (torchvision 0.29.1: ``>=2.14.0``)."""
+        from packaging.specifiers import SpecifierSet
+
         t = _v(_v(torch).public)
-        best = None
+        exact = None
+        admits = None
         for f in self.rows("family"):
             if f["package"] != package:
                 continue
             for ver, spec in f["pairs"].items():
-                if spec.startswith("==") and _v(spec[2:]) == t and (best is None or _v(ver) > best):
-                    best = _v(ver)
+                if spec.startswith("==") and "*" not in spec:
+                    if _v(spec[2:]) == t and (exact is None or _v(ver) > exact):
+                        exact = _v(ver)
+                elif SpecifierSet(spec).contains(t, prereleases=True) and (admits is None or _v(ver) > admits):
+                    admits = _v(ver)
+        best = exact or admits
         return str(best) if best else None
 
     def primary_modules(self, package: str) -> tuple[str, ...]:

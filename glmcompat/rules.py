@@ -461,10 +461,13 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
                    for r in ctx.facts.rows("requires") if r["package"] == pkg
                    and SpecifierSet(r["versions"]).contains(Version(have).public, prereleases=True)}
         for req in row["requires"]:
-            m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*([^;]*)", req)
-            if not m:
-                continue
-            dep, spec = canonicalize(m.group(1)), m.group(2).strip()
+            from packaging.requirements import InvalidRequirement, Requirement
+
+            try:
+                parsed = Requirement(req)
+            except InvalidRequirement:
+                continue  # validated when the matrix loads
+            dep, spec = canonicalize(parsed.name), str(parsed.specifier)
             if not spec or dep not in ctx.packages or ctx.built_from_source(dep) or dep in covered:
                 continue  # unpinned, absent, built here, or judged by a [[requires]] row
             if dep == "torch" and pkg in kernels:

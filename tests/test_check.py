@@ -179,3 +179,22 @@ def test_unpinned_lines_are_judged_not_refused(tmp_path):
     assert r.returncode == 1, r.stderr
     rules = sorted((f["rule"], f["severity"]) for f in doc["findings"])
     assert rules == [("abi", "error"), ("unpinned", "warning")]
+
+
+def test_a_mixed_output_set_is_unsafe(tmp_path):
+    """`glmcompat lock` stamps its four files as one set; a set mixed from two runs (here: requirements.txt
+    from another run) is an error in `check`, although each file alone would pass."""
+    from glmcompat.facts import load_facts
+    from glmcompat.lock import OUTPUTS, STAMP, _stamp
+
+    src = LOCKS / "glm5-sglang-0.5.9"
+    files = {n: (src / n).read_bytes() if (src / n).exists() else b"# placeholder\n" for n in OUTPUTS}
+    for n, data in files.items():
+        (tmp_path / n).write_bytes(data)
+    (tmp_path / STAMP).write_bytes(_stamp(load_facts(), files))
+    ok = run_cli("check", str(tmp_path / "requirements.txt"), "--target", "sm90", "--json")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    (tmp_path / "requirements.txt").write_bytes(files["requirements.txt"] + b"# edited by another run\n")
+    r = run_cli("check", str(tmp_path / "requirements.txt"), "--target", "sm90", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and [f["rule"] for f in doc["findings"] if f["severity"] == "error"] == ["output-set"]

@@ -124,6 +124,19 @@ def _jobs(args: Any) -> list[Job]:
     return jobs
 
 
+def _output_set_problems(lock_path: Path) -> list[Finding]:
+    """A lock that `glmcompat lock` wrote is one of a set (pyproject.toml, uv.lock, requirements.txt,
+    pylock.toml, stamped together): a set mixed from two runs, or a publish cut short, is an error here
+    too, whatever the files say one by one."""
+    d = lock_path.parent
+    if not ((d / ".glmcompat-stamp").exists() or (d / ".glmcompat-publish").exists()):
+        return []
+    from ..lock import verify_outputs
+
+    return [Finding("output-set", "error", (), p, (("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
+                    "run `glmcompat lock` again to rewrite the whole set") for p in verify_outputs(d)]
+
+
 def _old_lock(path: Path, rev: str) -> Any | None:
     """The lock at git revision ``rev`` (None when the file did not exist there)."""
     import subprocess
@@ -221,6 +234,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
+        mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes") or [])
         job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
         for t in job.targets:
@@ -228,6 +242,7 @@ def main(name: str, argv: Sequence[str]) -> int:
             found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso)
             if args.against and old is not None:
                 found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown, stack, iso), facts)
+            found = mixed + found
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
                 ok = False

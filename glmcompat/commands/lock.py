@@ -25,6 +25,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
     p.add_argument("--out", metavar="DIR", help="output directory (default locks/<stack>/<target>/)")
     p.add_argument("--check", action="store_true", help="only check that the committed outputs are current (exit 1 if not)")
+    p.add_argument("--force", action="store_true",
+                   help="replace files in --out that glmcompat did not write (symbolic links are refused regardless)")
     p.add_argument("--quiet", "-q", action="store_true")
     p.add_argument("--matrix", action="append", metavar="PATH")
     args = p.parse_args(list(argv))
@@ -32,13 +34,16 @@ def main(name: str, argv: Sequence[str]) -> int:
 
     facts, stack, tname, model = _basics(args)
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade)
-    out = Path(args.out) if args.out else Path("locks") / args.stack / tname
-    s = lock(facts, req, out, quiet=args.quiet, check_only=args.check)
+    out = _out_dir(args.out, args.stack, tname)
+    s = lock(facts, req, out, quiet=args.quiet, check_only=args.check, force=args.force)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
     if args.check:
+        for problem in s["problems"]:
+            print(f"error: {problem}", file=sys.stderr)
         if s["stale"]:
             print(f"error: {out}: {', '.join(s['stale'])} not current; run `glmcompat lock --stack {args.stack} --target {tname}`",
                   file=sys.stderr)
+        if s["stale"] or s["problems"]:
             return 1
         print(f"ok: {out} is current ({pins})")
         return 0
@@ -56,6 +61,19 @@ def main(name: str, argv: Sequence[str]) -> int:
         for w in s.get("warnings", []):
             print(f"  warning: {w}")
     return 0
+
+
+def _out_dir(out: str | None, stack: str, target: str) -> Path:
+    """``--out``, or ``locks/<stack>/<target>``; the stack name must then be one plain path component."""
+    from ..errors import InputError
+
+    if out is not None:
+        if not out.strip():
+            raise InputError("--out: expected a directory, got an empty string")
+        return Path(out)
+    if stack in (".", "..") or not stack.strip() or any(c in stack for c in "/\\\0") or not stack.isprintable():
+        raise InputError(f"stack name {stack!r} cannot name a directory under locks/; pass --out")
+    return Path("locks") / stack / target
 
 
 def _basics(args: Any) -> tuple[Any, dict[str, Any], str, str | None]:
