@@ -12,7 +12,7 @@ from collections.abc import Sequence
 # name -> (module, one-line help). Keep this table import-free: it is read on every run.
 COMMANDS: dict[str, tuple[str, str]] = {
     "lock": ("glmcompat.commands.lock", "resolve the coupled core for a GPU target and write host-free lockfiles"),
-    "upgrade": ("glmcompat.commands.lock", "show the newest safe core set for a target and why newer ones are skipped"),
+    "upgrade": ("glmcompat.commands.upgrade", "show the newest safe core set for a target and why newer ones are skipped"),
     "check": ("glmcompat.commands.check", "check a lockfile or requirements file for a GPU target"),
     "verify": ("glmcompat.commands.verify", "prove that the installed stack loads and runs its kernels on this GPU"),
     "explain": ("glmcompat.commands.verify", "explain known failure signatures in a server log"),
@@ -46,6 +46,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if entry is None:
         print(f"error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    if name == "check":
+        from .fastpath import lookup
+
+        try:
+            rc = lookup(args[1:])
+        except BrokenPipeError:
+            return 0
+        if rc is not None:
+            return rc
     import importlib
 
     from .errors import GlmcompatError

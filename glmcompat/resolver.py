@@ -2,21 +2,43 @@
 
 The core: torch, torchvision, torchaudio, sgl-kernel / sglang-kernel, flashinfer-python / -cubin,
 transformers, sglang. Candidates come from a :class:`Source` (versions and Requires-Dist; the index
-in production, a recorded JSON file in tests); the matrix prunes them (no evidence, no GPU code for
-the target) and adds what upstream metadata does not say: the torch a kernel was built against and
-the CUDA runtime it links. Those two are *pseudo-packages* (``<torch-abi>``, ``<cuda-runtime>``), so a
-clash is explained like any other conflict.
+in production, a recorded JSON file in tests).
+
+* **The package set comes from the wheels.** With sglang in the stack, sglang is the root and every
+  other core package enters through the chosen sglang's own Requires-Dist (sglang 0.5.16 and later
+  no longer require flashinfer-cubin, so a newer sglang is never held back by a frozen list). Stacks
+  without sglang ask for their listed packages.
+* **The matrix prunes before resolving**: a candidate without evidence, or whose GPU code cannot
+  run on the target, is never offered, so a target nothing runs on fails in a few rounds instead
+  of a search through every combination.
+* **The matrix adds what upstream metadata does not say** as requirements on *pseudo-packages*: the
+  torch a kernel was built against (``<torch-abi>``), the CUDA runtime it links (``<cuda-runtime>``)
+  and versions that must be equal when both packages are in the set (flashinfer-python and
+  flashinfer-cubin: ``<same-version:...>``) or that are one project under two names (sgl-kernel and
+  sglang-kernel: ``<one-of:...>``), so a clash is explained like any other conflict.
+* **Causes are structured.** Every requirement carries a :class:`Why` (who asks, on what evidence)
+  and every pruned candidate a :class:`Ruled`; decisions look at their kinds, never at prose.
+* **Skip reasons are derived, not guessed**: :func:`skip_reasons` explains each newer release the
+  resolution left out by the first clause that rules it out (a root requirement, the chosen set's
+  pin, the matrix, one of its own requirements), checking with a resolution pinned to it that the
+  conclusion holds, and offers one remedy.
+
+Dependencies, Requires-Dist parses, matrix verdicts and pinned sub-resolutions are memoised on
+the :class:`Provider`, so explaining a dozen skipped releases costs little more than the resolution.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 import resolvelib
+from packaging.markers import Marker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -28,10 +50,24 @@ from .facts import Facts
 
 CORE = ("torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
         "flashinfer-cubin", "transformers", "sglang")
+KERNELS = ("sgl-kernel", "sglang-kernel")
 TORCH_ABI = "<torch-abi>"
 CUDA = "<cuda-runtime>"
-GPU_TARGET = "<gpu-target>"  # values: compute capabilities ("12.0")
-PSEUDO = (TORCH_ABI, CUDA, GPU_TARGET)
+MAX_ROUNDS = 2000
+
+
+def same_version(a: str, b: str) -> str:
+    """The pseudo-package that holds ``a`` and ``b`` at one version when both are in the set."""
+    return f"<same-version:{a},{b}>"
+
+
+def one_of(old: str, new: str) -> str:
+    """The pseudo-package that keeps a renamed project from being installed under both names."""
+    return f"<one-of:{old},{new}>"
+
+
+def is_pseudo(name: str) -> bool:
+    return name.startswith("<")
 
 
 class Source(Protocol):
@@ -43,32 +79,132 @@ class Source(Protocol):
 
 
 # ------------------------------------------------------------------------------------------------
-# Requirements and candidates
+# Structured causes
 # ------------------------------------------------------------------------------------------------
+
+# Who asks for a requirement (Why.kind). Root kinds have no parent candidate.
+USER = "user"  # --with REQ
+STACK = "stack"  # the stack lists the package
+MODEL = "model"  # the model needs it (transformers / sglang that know the model type)
+TARGET = "target"  # a target requirement (a fix the GPU needs)
+ASKED = "asked"  # a pinned sub-resolution: "if NAME==V were chosen"
+ROOT_KINDS = frozenset({USER, STACK, MODEL, TARGET, ASKED})
+DECLARED = "declared"  # the parent's METADATA Requires-Dist
+OVERRIDE = "override"  # a stack override replaced the parent's pin for the model
+BUILT = "built-against"  # a kernel's build torch (<torch-abi>)
+IS_ABI = "is-abi"  # torch V provides <torch-abi> V
+LINKS = "links-cuda"  # the CUDA runtime a wheel links (<cuda-runtime>)
+FAMILY = "family"  # torchvision / torchaudio: the torch a release was built for
+SAME = "same-version"  # two packages that must share a version when both are in the set
+RENAMED = "renamed"  # one project under two names: at most one of them in the set
+
+# Why the matrix rules a candidate out (Ruled.kind).
+NO_EVIDENCE = "no-evidence"
+NO_CODE = "no-code"
+TARGET_NEEDS = "target-needs"
+
+
+@dataclass(frozen=True)
+class Why:
+    """Who asks for a requirement and on what evidence. ``text`` is the rendered clause (display only)."""
+
+    kind: str
+    pkg: str = ""  # the parent package, stack, model type or target name
+    ver: str = ""  # the parent's version
+    text: str = ""
+
+    @property
+    def parent(self) -> str:
+        return f"{self.pkg} {self.ver}".strip()
 
 
 @dataclass(frozen=True)
 class Req:
     name: str
     spec: SpecifierSet
-    why: str = ""  # the evidence behind a matrix-made requirement ("built against torch 2.9.1 ...")
+    why: Why = Why(STACK)
     exact: frozenset[str] | None = None  # pseudo requirements: any of these exact values
     also: frozenset[str] = frozenset()  # versions allowed beyond ``spec`` (probed ABI-compatible)
+    pinned: bool = field(init=False, compare=False, repr=False, default=False)
+    _seen: dict[Version, bool] = field(init=False, compare=False, repr=False, default_factory=dict)  # ok() answers
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pinned", self.exact is not None or any(s.operator in ("==", "===") for s in self.spec))
 
     def ok(self, version: Version) -> bool:
-        if self.exact is not None:
-            return str(version) in self.exact
-        return self.spec.contains(version, prereleases=True) or str(version) in self.also
+        seen = self._seen
+        hit = seen.get(version)
+        if hit is None:
+            if self.exact is not None:
+                hit = str(version) in self.exact
+            else:
+                hit = self.spec.contains(version, prereleases=True) or (bool(self.also) and str(version) in self.also)
+            seen[version] = hit
+        return hit
 
     def show(self) -> str:
         if self.exact is not None:
             vals = " or ".join(sorted(self.exact, key=Version))
             return f"{_pseudo_label(self.name)} {vals}"
+        extra = sorted((v for v in self.also if not self.spec.contains(v, prereleases=True)), key=Version)
+        if extra:
+            return f"{self.name}{self.spec} (or {' or '.join(extra)}, which an ABI probe found compatible)"
         return f"{self.name}{self.spec}"
+
+    def says(self) -> str:
+        """The clause this requirement contributes to an explanation."""
+        w = self.why
+        if w.text:
+            return w.text
+        if w.kind == USER:
+            return f"you require {self.show()}"
+        if w.kind == STACK:
+            return f"stack {w.pkg} asks for {self.name}"
+        if w.kind == ASKED:
+            return f"{self.show()} is asked for"
+        if w.kind == DECLARED:
+            return f"{w.parent} requires {self.show()}"
+        return f"{self.show()} is required ({w.kind} {w.parent})"
 
 
 def _pseudo_label(name: str) -> str:
-    return {TORCH_ABI: "the torch ABI of", CUDA: "CUDA runtime", GPU_TARGET: "a GPU of compute capability"}.get(name, name)
+    if name.startswith("<same-version:"):
+        a, b = name[len("<same-version:"):-1].split(",")
+        return f"one version of {a} and {b}:"
+    if name.startswith("<one-of:"):
+        a, b = name[len("<one-of:"):-1].split(",")
+        return f"only one of {a} and {b}:"
+    return {TORCH_ABI: "the torch ABI of", CUDA: "CUDA runtime"}.get(name, name)
+
+
+_NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@cache
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
+
+
+@cache
+def _requirement(raw: str) -> Requirement | None:
+    try:
+        return Requirement(raw)
+    except InvalidRequirement:
+        return None
+
+
+@cache
+def _spec(text: str) -> SpecifierSet:
+    return SpecifierSet(text)
+
+
+def _contains(spec: SpecifierSet, version: Version) -> bool:
+    return spec.contains(version, prereleases=True)
+
+
+@cache
+def _norm(version: str) -> str:
+    return str(Version(version))
 
 
 @dataclass(frozen=True)
@@ -80,6 +216,45 @@ class Cand:
         return f"{self.name}=={self.version}"
 
 
+@dataclass(frozen=True)
+class Ruled:
+    """Why the matrix rules ``name==version`` out before resolving."""
+
+    kind: str  # NO_EVIDENCE, NO_CODE or TARGET_NEEDS
+    name: str
+    version: str
+    text: str
+    remedy: str
+    codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Why a release is not in the chosen set: a uv-style derivation and one remedy.
+
+    ``kind``: ``root`` (a requirement of yours, the model's or the target's), ``pinned`` (the chosen
+    set pins otherwise and no release of the pinning package allows it), ``ruled-out`` (the matrix),
+    ``conflict`` (one of its requirements cannot be met), ``preference`` (a safe set with it exists;
+    the upgrade prefers another). ``subject``: the package whose trouble it is.
+    """
+
+    kind: str
+    subject: str
+    clauses: tuple[str, ...]
+    conclusion: str
+    remedy: str
+
+    def because(self) -> str:
+        return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
+
+    def text(self) -> str:
+        return f"{self.because()} hint: {self.remedy}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
+                "conclusion": self.conclusion, "reason": self.because(), "remedy": self.remedy}
+
+
 @dataclass
 class Outcome:
     """What the resolver chose, and for each package the newer versions it skipped and why."""
@@ -87,6 +262,8 @@ class Outcome:
     pins: dict[str, str]
     overridden: dict[str, str]  # package -> why an upstream pin on it was overridden
     skipped: dict[str, dict[str, str]] = field(default_factory=dict)
+    provider: Provider | None = field(default=None, repr=False, compare=False)
+    roots: list[Req] = field(default_factory=list, repr=False, compare=False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -95,27 +272,42 @@ class Outcome:
 
 
 class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
-    """Answers resolvelib's five questions; nothing more. Costs: ``find_matches`` lists versions
-    (one index page per package, cached); ``get_dependencies`` reads one METADATA per candidate."""
+    """Answers resolvelib's five questions from the source and the matrix, memoising every answer:
+    ``find_matches`` lists versions (one index page per package), ``get_dependencies`` reads one
+    METADATA per candidate, once."""
 
-    def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str],
-                 prefer: Mapping[str, str], upgrade: bool, overrides: Mapping[str, str], model_reqs: Mapping[str, str],
-                 python: str = "3.11") -> None:
+    def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str] = (),
+                 prefer: Mapping[str, str] | None = None, upgrade: bool = False, overrides: Mapping[str, str] | None = None,
+                 model_reqs: Mapping[str, str] | None = None, python: str = "3.11") -> None:
         self.facts = facts
         self.source = source
         self.target = facts.target(target)
         self.capability = gpu.parse_capability(self.target["compute_capability"])
-        self.names = set(names)
-        self.prefer = dict(prefer)
+        self.names = set(names)  # the stack's packages and --with (for explanations)
+        self.prefer = dict(prefer or {})
         self.upgrade = upgrade
-        self.overrides = dict(overrides)
-        self.model_reqs = dict(model_reqs)
+        self.overrides = dict(overrides or {})
+        self.model_reqs = dict(model_reqs or {})
         self.env = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "os_name": "posix",
                     "implementation_name": "cpython", "platform_python_implementation": "CPython",
                     "python_version": python, "python_full_version": python + ".0", "extra": ""}
-        self.pruned: dict[str, dict[str, str]] = {}
+        self.pruned: dict[str, dict[str, Ruled]] = {}
         self.overridden: dict[tuple[str, str, str], str] = {}  # (candidate, its version, dep) -> why
+        self.preferred_by: dict[str, tuple[str, str]] = {}  # package -> (known-good stack, version) that ordered it
         self._versions: dict[str, list[Version]] = {}
+        self._version_set: dict[str, frozenset[Version]] = {}
+        self._deps: dict[tuple[str, str], tuple[Req, ...]] = {}
+        self._ruled: dict[tuple[str, str], Ruled | None] = {}
+        self._markers: dict[str, bool] = {}
+        self._matches: dict[tuple[str, frozenset[int], frozenset[Version]], tuple[tuple[Req, ...], list[Cand]]] = {}
+        self._kernel_names = facts.kernel_packages() | set(KERNELS)
+        self._family_names = facts.family_packages()
+        self._equal = [tuple(e["packages"]) for e in facts.rows("equal_version")]
+        self._renamed = [(r["old"], r["new"]) for r in facts.rows("rename")]
+        tname = self.target["name"]
+        # Known-good stacks for this target: when a parent leaves a package open, their pin is preferred.
+        self._known = [s for s in facts.rows("stack") if tname in s.get("targets", ())]
+        self.calls = {"dependencies": 0, "computed": 0}
 
     # -- resolvelib API ---------------------------------------------------------------------------
     def identify(self, requirement_or_candidate: Req | Cand) -> str:
@@ -123,37 +315,83 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def get_preference(self, identifier: str, resolutions: Any, candidates: Any, information: Any, backtrack_causes: Any) -> Any:
         infos = list(information[identifier])
-        pinned = any(r.exact is not None or any(s.operator in ("==", "===") for s in r.spec) for r, _ in infos)
-        by_user = any(p is None and r.why.startswith("you") for r, p in infos)
-        rank = 0 if identifier == "torch" else 1 if "kernel" in identifier else 2 if identifier in self.facts.family_packages() else 3
-        return (identifier not in PSEUDO, not by_user, rank, not pinned, identifier)
+        pinned = any(r.pinned for r, _ in infos)
+        asked = any(p is None and r.why.kind in (USER, ASKED) for r, p in infos)
+        return (not is_pseudo(identifier), not asked, self._rank(identifier), not pinned, identifier)
+
+    def _rank(self, name: str) -> int:
+        return 0 if name == "torch" else 1 if name in self._kernel_names else 2 if name in self._family_names else 3
 
     def find_matches(self, identifier: str, requirements: Mapping[str, Iterator[Req]], incompatibilities: Mapping[str, Iterator[Cand]]) -> list[Cand]:
         reqs = list(requirements[identifier])
         bad = {c.version for c in incompatibilities[identifier]}
-        if identifier in PSEUDO:
+        if is_pseudo(identifier):
             values: set[Version] = set()
             for r in reqs:
                 values |= {Version(v) for v in (r.exact or ())}
             return [Cand(identifier, v) for v in sorted(values, reverse=True) if v not in bad and all(r.ok(v) for r in reqs)]
-        out = [Cand(identifier, v) for v in self.versions(identifier)
-               if v not in bad and all(r.ok(v) for r in reqs) and self.admissible(identifier, v)]
-        pref = self.prefer.get(identifier)
-        if pref is not None and not self.upgrade:
+        # Keyed by the requirements' identities: each is memoised with its candidate's dependencies,
+        # and the entry holds them, so an id is never reused for another requirement.
+        key = (identifier, frozenset(map(id, reqs)), frozenset(bad))
+        hit = self._matches.get(key)
+        if hit is None:
+            hit = self._matches[key] = (tuple(reqs), self._match(identifier, reqs, bad))
+        out = list(hit[1])
+        pref = self._preferred(identifier, reqs)
+        if pref is not None:
             pv = Version(pref)
-            out.sort(key=lambda c: (c.version != pv, -_ord(c.version)))
+            out.sort(key=lambda c: c.version != pv)  # stable: the rest stay newest first
+        return out
+
+    def _match(self, name: str, reqs: list[Req], bad: set[Version]) -> list[Cand]:
+        versions = self.versions(name)
+        for r in reqs:  # an exact pin narrows the scan to one release
+            if r.exact is None and len(r.spec) == 1 and not r.also:
+                s = next(iter(r.spec))
+                if s.operator == "==" and "*" not in s.version:
+                    pv = Version(s.version)
+                    versions = [pv] if pv in self._version_set[name] else []
+                    break
+        out = []
+        for v in versions:
+            if bad and v in bad:
+                continue
+            for r in reqs:
+                if not r.ok(v):
+                    break
+            else:
+                if self.ruled(name, str(v)) is None:
+                    out.append(Cand(name, v))
         return out
 
     def is_satisfied_by(self, requirement: Req, candidate: Cand) -> bool:
         return requirement.ok(candidate.version)
 
     def get_dependencies(self, candidate: Cand) -> list[Req]:
-        if candidate.name in PSEUDO:
+        if is_pseudo(candidate.name):
             return []
         return list(self.dependencies(candidate.name, str(candidate.version)))
 
-    # -- the matrix -------------------------------------------------------------------------------
+    def _preferred(self, name: str, reqs: list[Req]) -> str | None:
+        """The version to try first: the stack's pin (plain lock), or under --upgrade the pin of a
+        known-good stack for this target whose parent release leaves ``name`` open."""
+        if not self.upgrade:
+            return self.prefer.get(name)
+        if any(r.pinned for r in reqs):
+            return None
+        for r in reqs:
+            if r.why.kind != DECLARED:
+                continue
+            for s in self._known:
+                pins = s["pins"]
+                if name in pins and r.why.pkg in pins and _norm(pins[r.why.pkg]) == _norm(r.why.ver):
+                    self.preferred_by[name] = (s["name"], pins[name])
+                    return str(pins[name])
+        return None
+
+    # -- versions and the matrix's verdicts -------------------------------------------------------
     def versions(self, name: str) -> list[Version]:
+        """Final releases of ``name`` on the source, newest first."""
         if name not in self._versions:
             vs = []
             for v in self.source.versions(name):
@@ -164,116 +402,165 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 if not ver.is_prerelease and not ver.local:
                     vs.append(ver)
             self._versions[name] = sorted(vs, reverse=True)
+            self._version_set[name] = frozenset(vs)
         return self._versions[name]
 
-    def admissible(self, name: str, v: Version) -> bool:
-        """Whether the matrix has evidence that ``name==v`` can run on the target; records why not."""
-        why = self._prune_reason(name, str(v), code=False)
-        if why:
-            self.pruned.setdefault(name, {})[str(v)] = why
-            return False
-        return True
+    def ruled(self, name: str, version: str) -> Ruled | None:
+        """Why the matrix rules ``name==version`` out for the target (memoised), or None."""
+        key = (name, version)
+        if key not in self._ruled:
+            r = self._rule(name, version)
+            self._ruled[key] = r
+            if r is not None:
+                self.pruned.setdefault(name, {})[version] = r
+        return self._ruled[key]
 
-    def _runs_on(self, name: str, version: str) -> frozenset[str] | None:
-        """Compute capabilities of the matrix's targets that ``name==version``'s GPU code runs on."""
-        if name != "torch":
-            k = self.facts.kernel(name, version)
-            if k is None or k.get("sass") is None:
-                return None  # not a GPU-code package, or its code is not recorded
-        found = self.facts.gpu_code(name, version)
-        if found is None:
-            return None
-        codes = list(found[0]) + list(found[1])
-        return frozenset(t["compute_capability"] for t in self.facts.rows("target")
-                         if gpu.runnable(codes, gpu.parse_capability(t["compute_capability"])))
+    def runs_on(self, codes: Iterable[str]) -> list[str]:
+        """Compute capabilities of the matrix's targets that any of ``codes`` runs on."""
+        codes = list(codes)
+        caps = {t["compute_capability"] for t in self.facts.rows("target")
+                if gpu.runnable(codes, gpu.parse_capability(t["compute_capability"]))}
+        return sorted(caps, key=Version)
 
-    def _prune_reason(self, name: str, v: str, code: bool = True) -> str | None:
-        """Why the matrix rules ``name==v`` out; GPU code for the target only with ``code`` (the
-        resolver itself leaves that to the <gpu-target> pseudo-requirement, so it is explained)."""
+    def _no_code(self, name: str, v: str, codes: list[str]) -> Ruled:
+        t, cc = self.target["name"], self.target["compute_capability"]
+        caps = self.runs_on(codes)
+        shown = ", ".join(codes) or "no GPU code"
+        where = f"which runs only on compute capability {' or '.join(caps)}" if caps else "which runs on no known target"
+        near = [c for c in codes if gpu.parse_code(c).major == self.capability[0] and gpu.parse_code(c).suffix == "a"]
+        note = f" ({near[-1]} is arch-specific: {gpu.parse_code(near[-1]).major}.{gpu.parse_code(near[-1]).minor} only)" if near else ""
+        return Ruled(NO_CODE, name, v, f"you lock for {t} (compute capability {cc}), and {name} {v} carries {shown}, {where}{note}",
+                     self.code_remedy(name), tuple(codes))
+
+    def code_remedy(self, name: str) -> str:
+        """One remedy for "no GPU code for the target": the releases that do run there, or that none does."""
+        t, cc = self.target["name"], self.target["compute_capability"]
+        fam = set(KERNELS) if name in KERNELS else {name}
+        if name == "torch":
+            runs = [f"torch {v}" for row in self.facts.rows("torch") if not row.get("variant") for v in row["versions"]
+                    if gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)]
+            pkg = "torch"
+        else:
+            runs = [f"{row['package']} {v}" for v, row in self.facts.kernels_of(fam)
+                    if row.get("sass") is not None and gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)]
+            pkg = " / ".join(sorted(fam))
+        if runs:
+            return f"{', '.join(runs[-3:])} carr{'ies' if len(runs) == 1 else 'y'} GPU code that runs on {t}"
+        major, minor = self.capability
+        codes = [f"sm_{major}{minor}a"] + [f"sm_{major}{x}{f}" for x in range(minor + 1) for f in ("", "f")]
+        return (f"no {pkg} release in the matrix carries GPU code that runs on {t} (compute capability {cc}), so nothing "
+                f"that needs {'it' if ' / ' not in pkg else 'them'} runs there: that takes a build with "
+                f"{', '.join(codes[:-1])} or {codes[-1]} SASS, or PTX")
+
+    def _rule(self, name: str, v: str) -> Ruled | None:
         t = self.target["name"]
         if name == "torch":
             if self.facts.torch_build(v) is None:
-                return f"no evidence for torch {v}'s default wheel (CUDA, GPU code) in the matrix"
+                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for torch {v}'s default wheel (CUDA runtime, GPU code)",
+                             f"`glmcompat matrix refresh --package torch` records torch {v}")
             sass, ptx, _ = self.facts.gpu_code("torch", v) or ([], [], None)
-            if code and not gpu.runnable(list(sass) + list(ptx), self.capability):
-                return f"torch {v} carries no GPU code that runs on {t}"
-        elif name in self.facts.kernel_packages() or name in ("sgl-kernel", "sglang-kernel"):
+            if not gpu.runnable(list(sass) + list(ptx), self.capability):
+                return self._no_code(name, v, list(sass) + list(ptx))
+        elif name in self._kernel_names:
             k = self.facts.kernel(name, v)
             if k is None:
-                return f"no evidence for {name} {v} (the torch it was built against) in the matrix"
-            if code and k.get("sass") is not None and not gpu.runnable(k["sass"] + (k.get("ptx") or []), self.capability):
-                return f"{name} {v} carries {', '.join(k['sass'])}: none runs on {t}"
-        elif name in self.facts.family_packages():
+                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {name} {v} (the torch it was built against)",
+                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
+            found = self.facts.gpu_code(name, v)
+            if k.get("sass") is not None and found is not None:
+                codes = list(found[0]) + list(found[1])
+                if not gpu.runnable(codes, self.capability):
+                    return self._no_code(name, v, codes)
+        elif name in self._family_names:
             if self.facts.family(name, v) is None:
-                return f"no evidence for the torch {name} {v} was built for"
+                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for the torch {name} {v} was built for",
+                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
         elif name in ("flashinfer-python", "flashinfer-cubin"):
             if self.facts.jit(name, v) is None:
-                return f"no evidence that {name} {v} is free of the torch C++ ABI"
+                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence that {name} {v} is free of the torch C++ ABI",
+                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
         for r in self.facts.target_requirements(t):
-            if r["package"] == name and not SpecifierSet(r["specifier"]).contains(v, prereleases=True):
-                return f"{name} {v} lacks what {t} needs ({r['reason'].split(':')[0]})"
-        for e in self.facts.rows("equal_version"):
-            a, b = e["packages"]
-            other = b if name == a else a if name == b else None
-            if other is not None and other in self.names and Version(v) not in self.versions(other):
-                return f"{name} {v} has no {other} {v} on the index (their versions must be equal)"
+            if r["package"] == name and not _contains(_spec(r["specifier"]), Version(v)):
+                return Ruled(TARGET_NEEDS, name, v, f"{t} needs {name}{r['specifier']} ({r['reason']})",
+                             f"use {name}{r['specifier']} on {t}")
         return None
 
-    def dependencies(self, name: str, version: str) -> Iterable[Req]:
+    # -- dependencies -----------------------------------------------------------------------------
+    def dependencies(self, name: str, version: str) -> tuple[Req, ...]:
+        """What ``name==version`` requires of the core (METADATA plus the matrix), memoised."""
+        self.calls["dependencies"] += 1
+        key = (name, _norm(version))
+        deps = self._deps.get(key)
+        if deps is None:
+            self.calls["computed"] += 1
+            deps = self._deps[key] = tuple(self._dependencies(name, key[1]))
+        return deps
+
+    def _marker_ok(self, raw: str, marker: Marker) -> bool:
+        ok = self._markers.get(raw)
+        if ok is None:
+            ok = self._markers[raw] = bool(marker.evaluate(self.env))
+        return ok
+
+    def _dependencies(self, name: str, version: str) -> Iterator[Req]:
         for raw in self.source.requires(name, version):
-            try:
-                r = Requirement(raw)
-            except InvalidRequirement:
+            m = _NAME.match(raw)
+            if m is None or _canonical(m.group(0)) not in CORE:
+                continue  # most of a wheel's Requires-Dist: not worth a full parse
+            r = _requirement(raw)
+            if r is None:
                 continue
             dep = str(canonicalize_name(r.name))
             if dep not in CORE:
                 continue
-            if r.marker is not None and not r.marker.evaluate(self.env):
+            if r.marker is not None and not self._marker_ok(raw, r.marker):
                 continue
             if dep in self.overrides and dep in self.model_reqs:
-                model_spec = SpecifierSet(self.model_reqs[dep])
+                model_spec = _spec(self.model_reqs[dep])
                 pinned = [s.version for s in r.specifier if s.operator == "=="]
                 if pinned and not any(model_spec.contains(p, prereleases=True) for p in pinned):
-                    self.overridden[(name, version, dep)] = (f"{name} {version} pins {dep}{r.specifier}, which does not know the model; "
-                                            f"overridden to {dep}{model_spec} (stack override)")
-                    yield Req(dep, model_spec, why="stack override for the model")
+                    why = (f"{name} {version} pins {dep}{r.specifier}, which does not know the model; "
+                           f"overridden to {dep}{model_spec} (stack override)")
+                    self.overridden[(name, version, dep)] = why
+                    yield Req(dep, model_spec, Why(OVERRIDE, name, version, why))
                     continue
             also = frozenset(self.facts.compatible_torches(name, version)) if dep == "torch" else frozenset()
-            yield Req(dep, r.specifier, why=f"{name} {version} declares it (METADATA)", also=also)
+            yield Req(dep, r.specifier, Why(DECLARED, name, version), also=also)
+        # What the package is (its name, its version's twin) before what it was built against.
+        for old, new in self._renamed:
+            if name in (old, new):
+                other = new if name == old else old
+                yield Req(one_of(old, new), SpecifierSet(),
+                          Why(RENAMED, name, version, f"{name} {version} and {other} are one project under two names "
+                                                      f"(only one of them can be installed)"),
+                          exact=frozenset({"0" if name == old else "1"}))
         if name == "torch":
             tb = self.facts.torch_build(version)
-            yield Req(TORCH_ABI, SpecifierSet(), exact=frozenset({str(Version(version))}), why=f"torch {version} is that ABI")
+            yield Req(TORCH_ABI, SpecifierSet(), Why(IS_ABI, name, version, f"torch {version} is that ABI"), exact=frozenset({version}))
             if tb:
-                yield Req(CUDA, SpecifierSet(), exact=frozenset({tb["cuda"].split(".")[0]}),
-                          why=f"torch {version}'s default wheel is built for CUDA {tb['cuda']}")
-        runs = self._runs_on(name, version)
-        if runs is not None:
-            sass, ptx, _ = self.facts.gpu_code(name, version) or ([], [], None)
-            have = ", ".join(list(sass) + list(ptx)) or "no GPU code"
-            yield Req(GPU_TARGET, SpecifierSet(), exact=runs, why=f"{name} {version} carries {have}")
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"torch {version}'s default wheel is built for CUDA {tb['cuda']}"),
+                          exact=frozenset({tb["cuda"].split(".")[0]}))
         k = self.facts.kernel(name, version)
         if k is not None and name != "torch":
             if k.get("on_mismatch", "error") == "error":
-                ok = {str(Version(k["torch"]))} | self.facts.compatible_torches(name, version)
-                yield Req(TORCH_ABI, SpecifierSet(), exact=frozenset(ok),
-                          why=f"{name} {version} was built against torch {k['torch']} (evidence {k['evidence']}: {k['source']})")
+                ok = {_norm(k["torch"])} | self.facts.compatible_torches(name, version)
+                yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version,
+                          f"{name} {version} was built against torch {k['torch']} (evidence {k['evidence']}: {k['source']})"),
+                          exact=frozenset(ok))
             if k.get("cuda"):
-                yield Req(CUDA, SpecifierSet(), exact=frozenset({k["cuda"].split(".")[0]}),
-                          why=f"{name} {version} links the CUDA {k['cuda'].split('.')[0]} runtime")
+                major = k["cuda"].split(".")[0]
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"{name} {version} links the CUDA {major} runtime"),
+                          exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
-            yield Req("torch", SpecifierSet(fam[0]), why=f"{name} {version} was built for torch{fam[0]} ({fam[1]['source']})",
+            yield Req("torch", _spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} ({fam[1]['source']})"),
                       also=frozenset(self.facts.compatible_torches(name, version)))
-        for e in self.facts.rows("equal_version"):
-            a, b = e["packages"]
-            if name == a and b in self.names:
-                yield Req(b, SpecifierSet(f"=={version}"), why=f"{b} must equal {a} ({e['source']})")
-
-
-def _ord(v: Version) -> float:
-    # a sortable number, newest first when negated (release tuple weighted)
-    r = v.release + (0,) * (4 - len(v.release[:4]))
-    return sum(x * 1000 ** (3 - i) for i, x in enumerate(r[:4])) + (v.post or 0) * 1e-3
+        for a, b in self._equal:
+            if name in (a, b):
+                other = b if name == a else a
+                yield Req(same_version(a, b), SpecifierSet(),
+                          Why(SAME, name, version, f"{name} {version} and {other} must be the same version when both are installed"),
+                          exact=frozenset({version}))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -292,178 +579,503 @@ class Request:
 
 
 def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
-    """(root requirements, core names, preferences, overrides, model requirements) for a request."""
+    """(root requirements, the stack's and --with's core names, preferences, overrides, model requirements).
+
+    With sglang in the stack, sglang is the only package the stack asks for: the chosen sglang's
+    Requires-Dist brings in the rest (its kernel package, flashinfer-cubin or not, torchvision...).
+    """
     stack = facts.stack(req.stack)
+    tname = facts.target(req.target)["name"]
     names = list(stack["pins"])
     roots: list[Req] = []
     with_names: set[str] = set()
     for raw in req.with_:
-        try:
-            r = Requirement(raw)
-        except InvalidRequirement:
-            raise InputError(f"--with: invalid requirement {raw!r}") from None
+        r = _requirement(raw)
+        if r is None:
+            raise InputError(f"--with: invalid requirement {raw!r}")
         name = str(canonicalize_name(r.name))
         if name not in CORE:
             raise InputError(f"--with: {name!r} is not in the coupled core ({', '.join(CORE)}); "
                              "add other packages to the generated pyproject.toml")
-        roots.append(Req(name, r.specifier, why="you require it (--with)"))
+        roots.append(Req(name, r.specifier, Why(USER, text=f"you require {name}{r.specifier}")))
         with_names.add(name)
         if name not in names:
             names.append(name)
-    kernels = {k["package"] for k in facts.rows("kernel")} | {"sgl-kernel", "sglang-kernel"}
-    for n in names:
-        # With sglang in the stack its kernel package comes from sglang's own requirements (sgl-kernel
-        # up to 0.5.9, sglang-kernel after): both ship the sgl_kernel module, so never ask for both.
-        if n not in with_names and not (n in kernels and "sglang" in names):
-            roots.append(Req(n, SpecifierSet(), why=f"stack {stack['name']}"))
+    asked = ["sglang"] if "sglang" in names else names
+    for n in asked:
+        if n not in with_names:
+            roots.append(Req(n, SpecifierSet(), Why(STACK, stack["name"])))
     model_reqs: dict[str, str] = {}
     if req.model:
         m = facts.model(req.model)
         model_reqs["transformers"] = m["transformers"]
-        roots.append(Req("transformers", SpecifierSet(m["transformers"]), why=f"model {req.model} ({m['source']})"))
+        roots.append(Req("transformers", _spec(m["transformers"]),
+                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m['transformers']} ({m['source']})")))
         if m.get("sglang") and "sglang" in names:
             model_reqs["sglang"] = m["sglang"]
-            roots.append(Req("sglang", SpecifierSet(m["sglang"]), why=f"model {req.model}"))
-    target = facts.target(req.target)
-    roots.append(Req(GPU_TARGET, SpecifierSet(), exact=frozenset({target["compute_capability"]}),
-                     why=f"you lock for {target['name']}"))
-    for tr in facts.target_requirements(target["name"]):
-        if tr["package"] in names:
-            roots.append(Req(tr["package"], SpecifierSet(tr["specifier"]), why=f"{req.target}: {tr['reason']}"))
+            roots.append(Req("sglang", _spec(m["sglang"]), Why(MODEL, req.model, text=f"model {req.model} needs sglang{m['sglang']}")))
+    for tr in facts.target_requirements(tname):
+        if tr["package"] in [r.name for r in roots]:
+            roots.append(Req(tr["package"], _spec(tr["specifier"]),
+                             Why(TARGET, tname, text=f"{tname} needs {tr['package']}{tr['specifier']} ({tr['reason']})")))
     return roots, names, dict(stack["pins"]), dict(stack.get("overrides") or {}), model_reqs
 
 
-def resolve(facts: Facts, source: Source, req: Request) -> Outcome:
-    """Resolve the core; raise :class:`UnsafeError` with a uv-style derivation when impossible."""
+def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
     roots, names, prefer, overrides, model_reqs = root_requirements(facts, req)
     provider = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=req.upgrade,
                         overrides=overrides, model_reqs=model_reqs, python=req.python)
-    resolver = resolvelib.Resolver(provider, resolvelib.BaseReporter())
+    return provider, roots
+
+
+def _run(provider: Provider, roots: list[Req]) -> Any:
+    return resolvelib.Resolver(provider, resolvelib.BaseReporter()).resolve(roots, max_rounds=MAX_ROUNDS)
+
+
+def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
+    """Resolve the core; raise :class:`UnsafeError` with a uv-style derivation when impossible."""
+    own, roots = make_provider(facts, source, req)
+    provider = provider or own
     try:
-        result = resolver.resolve(roots, max_rounds=2000)
+        result = _run(provider, roots)
     except resolvelib.ResolutionImpossible as e:
-        raise UnsafeError(explain(facts, provider, req, e.causes)) from None
+        raise UnsafeError(explain(facts, provider, req, e.causes, roots)) from None
     except resolvelib.ResolutionTooDeep:
-        raise UnsafeError(f"the core could not be resolved for {req.target} within 2000 rounds") from None
-    pins = {n: str(c.version) for n, c in result.mapping.items() if n not in PSEUDO}
+        raise UnsafeError(f"the core could not be resolved for {req.target} within {MAX_ROUNDS} rounds") from None
+    pins = {n: str(c.version) for n, c in result.mapping.items() if not is_pseudo(n)}
     # Only overrides of candidates in the result count (backtracking may have tried others).
     overridden = {dep: why for (n, v, dep), why in sorted(provider.overridden.items()) if pins.get(n) == v}
-    return Outcome(dict(sorted(pins.items())), overridden)
+    return Outcome(dict(sorted(pins.items())), overridden, provider=provider, roots=roots)
 
 
-def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any]) -> str:
+# ------------------------------------------------------------------------------------------------
+# Explanations
+# ------------------------------------------------------------------------------------------------
+
+
+def _span(versions: Sequence[Version | str]) -> str:
+    vs = sorted({Version(str(v)) for v in versions})
+    if not vs:
+        return ""
+    return str(vs[0]) if len(vs) == 1 else f"{vs[0]} .. {vs[-1]}"
+
+
+class Explainer:
+    """Derives why ``name==version`` cannot be (or is not) part of the set: the first clause that
+    rules it out, checked against a resolution pinned to it (memoised)."""
+
+    def __init__(self, provider: Provider, roots: list[Req], chosen: Mapping[str, str] | None = None) -> None:
+        self.p = provider
+        self.roots = roots
+        self.chosen = {n: Version(v) for n, v in (chosen or {}).items()}
+        self.t = provider.target["name"]
+        self._feasible: dict[tuple[str, str], dict[str, str] | Exception] = {}
+        self._memo: dict[tuple[str, str, bool], Skip | None] = {}
+        self._asked = {r.name for r in roots if r.why.kind in (USER, STACK)}
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def roots_on(self, name: str) -> list[Req]:
+        return [r for r in self.roots if r.name == name]
+
+    def fitting(self, name: str, extra: Iterable[Req] = ()) -> list[Version]:
+        """Releases of ``name`` the matrix admits that every root requirement (and ``extra``) accepts."""
+        reqs = self.roots_on(name) + list(extra)
+        return [v for v in self.p.versions(name) if all(r.ok(v) for r in reqs) and self.p.ruled(name, str(v)) is None]
+
+    def pinned_run(self, name: str, version: str) -> dict[str, str] | Exception:
+        """The set a resolution pinned to ``name==version`` finds, or the exception it fails with."""
+        key = (name, version)
+        if key not in self._feasible:
+            roots = [r for r in self.roots if not (r.name == name and r.why.kind == STACK)]
+            roots.append(Req(name, _spec(f"=={version}"), Why(ASKED, text=f"{name} {version} is asked for")))
+            try:
+                res = _run(self.p, roots)
+                self._feasible[key] = {n: str(c.version) for n, c in res.mapping.items() if not is_pseudo(n)}
+            except (resolvelib.ResolutionImpossible, resolvelib.ResolutionTooDeep) as e:
+                self._feasible[key] = e
+        return self._feasible[key]
+
+    def _ruled_skip(self, r: Ruled) -> Skip:
+        return Skip("ruled-out", r.name, (r.text,), f"{r.name} {r.version} cannot be used on {self.t}", r.remedy)
+
+    def _parents_excluding(self, name: str, versions: Sequence[Version]) -> list[tuple[str, Req]]:
+        """(chosen package, its requirement) pairs of the chosen set that accept none of ``versions``
+        of ``name``, the package the set is built around (sglang) first."""
+        out = []
+        for parent, pv in self.chosen.items():
+            if parent == name:
+                continue
+            for r in self.p.dependencies(parent, str(pv)):
+                if r.name == name and not any(r.ok(v) for v in versions):
+                    out.append((parent, r))
+                    break
+        out.sort(key=lambda pr: _authority(self.p, pr[0]))
+        return out
+
+    def _allowing(self, parent: str, name: str, versions: Sequence[Version]) -> list[Version]:
+        """Releases of ``parent`` that fit and would take one of ``versions`` of ``name``: they require
+        ``name`` and accept one of them (or, when the roots ask for ``name`` themselves, do not require it)."""
+        out = []
+        for x in self.fitting(parent):
+            on = [r for r in self.p.dependencies(parent, str(x)) if r.name == name]
+            if (on or name in self._asked) and any(all(r.ok(v) for r in on) for v in versions):
+                out.append(x)
+        return out
+
+    # -- the derivation ---------------------------------------------------------------------------
+    def why_not(self, name: str, version: str, depth: int = 0, *, pinned_check: bool = True) -> Skip | None:
+        """Why ``name==version`` is not in the set; None when nothing rules it out."""
+        key = (name, version, pinned_check)
+        if key not in self._memo:
+            self._memo[key] = None  # a cycle reads "nothing found"
+            self._memo[key] = self._why_not(name, Version(version), depth, pinned_check)
+        return self._memo[key]
+
+    def _why_not(self, name: str, v: Version, depth: int, pinned_check: bool) -> Skip | None:
+        vs = str(v)
+        # 1. A requirement of yours, the model's or the target's.
+        for r in self.roots_on(name):
+            if not r.ok(v):
+                return Skip("root", name, (r.says(),), f"{name} {vs} is ruled out", _root_remedy(r))
+        # 2. The chosen set pins otherwise, and no release of the pinning package would take it.
+        for parent, r in self._parents_excluding(name, [v]):
+            if not self._allowing(parent, name, [v]):
+                return self._pinned(name, vs, parent, r, f"{name} {vs}")
+        # 3. The matrix.
+        ruled = self.p.ruled(name, vs)
+        if ruled is not None:
+            return self._ruled_skip(ruled)
+        # 4. One of its own requirements that nothing can meet (first in METADATA order).
+        own = self._own_requirements(name, v)
+        if own is not None:
+            return own
+        if not pinned_check:
+            return None
+        # 5. The whole set, pinned to it: if it resolves, a preference kept the chosen release.
+        found = self.pinned_run(name, vs)
+        if isinstance(found, dict):
+            return self._preference(name, vs, found)
+        if depth < 3:
+            # ... else the pinning package's releases that would take it all fail,
+            for parent, r in self._parents_excluding(name, [v]):
+                chain = self._via_parent(name, [v], f"{name} {vs}", parent, r, depth)
+                if chain is not None:
+                    return Skip(chain.kind, chain.subject, chain.clauses, f"{name} {vs} cannot join the set", chain.remedy)
+            # ... or one of its requirements excludes the chosen release, and every release that
+            # meets it is ruled out in turn.
+            for r in self.p.dependencies(name, vs):
+                have = self.chosen.get(r.name)
+                if is_pseudo(r.name) or have is None or r.ok(have):
+                    continue
+                fit = self.fitting(r.name, [r])
+                what = (f"a {r.name} release it accepts ({', '.join(map(str, fit))})" if len(fit) > 1 else
+                        f"{r.name} {fit[0]}" if fit else r.show())
+                for parent, pr in self._parents_excluding(r.name, fit):
+                    sub: Skip | None
+                    if not self._allowing(parent, r.name, fit):
+                        sub = self._pinned(r.name, what, parent, pr, what)
+                    else:
+                        sub = self._via_parent(r.name, fit, what, parent, pr, depth)
+                    if sub is not None:
+                        return Skip("conflict", sub.subject, (r.says(),) + sub.clauses, f"{name} {vs} cannot join the set", sub.remedy)
+        return _from_causes(self.p, found, f"{name} {vs} cannot join the set", name)
+
+    def _pinned(self, name: str, vs: str, parent: str, r: Req, what: str) -> Skip:
+        others = [x for x in self.fitting(parent) if x != self.chosen.get(parent)]
+        clauses = [r.says()]
+        if others:
+            clauses.append(f"no other {parent} release that fits ({_span(others)}) takes {what}")
+        return Skip("pinned", name, tuple(clauses), f"{what} cannot join the set",
+                    f"{name} follows {parent}'s pin: it takes a newer {parent} release that allows {what} (none on the index yet)")
+
+    def _via_parent(self, name: str, versions: Sequence[Version], what: str, parent: str, r: Req, depth: int) -> Skip | None:
+        """``what`` needs one of the ``parent`` releases that would take it; each of them fails."""
+        allowing = self._allowing(parent, name, versions)
+        subs = [self.why_not(parent, str(x), depth + 1) for x in allowing]
+        if not allowing or any(s is None or s.kind == "preference" for s in subs):
+            return None
+        sub = subs[0]
+        assert sub is not None
+        head = f"only {parent} {_span(allowing)} would take {what} ({r.says()})"
+        return Skip("conflict", sub.subject, (head,) + sub.clauses, f"{what} cannot join the set", sub.remedy)
+
+    def _own_requirements(self, name: str, v: Version) -> Skip | None:
+        """The first requirement of ``name==v`` that no admissible release can meet next to its other
+        requirements and the roots (one level deep: pseudo-packages included)."""
+        vs = str(v)
+        deps = self.p.dependencies(name, vs)
+        direct: dict[str, list[Req]] = {}
+        for r in deps:
+            direct.setdefault(r.name, []).append(r)
+        for r in deps:
+            if is_pseudo(r.name):
+                clash = self._pseudo_clash(r, name, direct)
+                if clash is not None:
+                    return Skip("conflict", clash[0], clash[1], f"{name} {vs} cannot be used", clash[2])
+                continue
+            q = r.name
+            reqs = self.roots_on(q) + direct.get(q, [])
+            listed = [x for x in self.p.versions(q) if r.ok(x)]
+            if not listed:
+                return Skip("conflict", q, (r.says(), f"no {q} release on the index satisfies {r.show()}"),
+                            f"{name} {vs} cannot be used", f"{name} {vs} needs a {q} release the index does not have")
+            both = [x for x in listed if all(o.ok(x) for o in reqs)]
+            if not both:
+                other = next(o for o in reqs if not any(o.ok(x) for x in listed))
+                return Skip("conflict", q, (r.says(), other.says()), f"{name} {vs} cannot be used", _root_remedy(other))
+            admitted = [x for x in both if self.p.ruled(q, str(x)) is None]
+            if not admitted:
+                ruled = self.p.ruled(q, str(both[0]))
+                assert ruled is not None
+                more = f" (and {len(both) - 1} older {q} release(s) likewise)" if len(both) > 1 else ""
+                return Skip("conflict", q, (r.says(), ruled.text + more), f"{name} {vs} cannot be used", ruled.remedy)
+            viable = [x for x in admitted if self._candidate_clash(q, x, name, direct) is None]
+            if not viable:
+                clash = self._candidate_clash(q, admitted[0], name, direct)
+                assert clash is not None
+                return Skip("conflict", clash[0], (r.says(),) + clash[1], f"{name} {vs} cannot be used", clash[2])
+        return None
+
+    def _candidate_clash(self, q: str, x: Version, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
+        """Whether candidate ``q==x`` clashes with what ``parent`` requires directly (or the roots)."""
+        for d in self.p.dependencies(q, str(x)):
+            if is_pseudo(d.name):
+                clash = self._pseudo_clash(d, parent, direct)
+                if clash is not None:
+                    return clash
+                continue
+            reqs = self.roots_on(d.name) + direct.get(d.name, [])
+            if not reqs:
+                continue
+            dom = [y for y in self.p.versions(d.name) if all(o.ok(y) for o in reqs)]
+            if dom and not any(d.ok(y) for y in dom):
+                forced = next((o for o in reqs if not any(d.ok(y) for y in self.p.versions(d.name) if o.ok(y))), reqs[0])
+                return (d.name, (d.says(), forced.says()), f"{forced.why.parent or 'the set'} and {q} {x} do not fit together")
+        return None
+
+    def _pseudo_clash(self, d: Req, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
+        """Whether pseudo requirement ``d`` (of ``parent`` or one of its direct dependencies) meets no
+        value that a package certainly in the set (a direct dependency of ``parent``, or one the roots
+        ask for) can provide."""
+        assert d.exact is not None
+        forced: dict[str, list[Req]] = {}
+        for r in self.roots:
+            if r.name in self._asked or r.why.kind == ASKED or r.name == parent:
+                forced.setdefault(r.name, []).append(r)
+        for n, rs in direct.items():
+            forced.setdefault(n, []).extend(rs)
+        for f, reqs in forced.items():
+            if is_pseudo(f) or f == d.why.pkg:
+                continue
+            dom = [y for y in self.p.versions(f) if all(o.ok(y) for o in reqs) and self.p.ruled(f, str(y)) is None]
+            values: set[str] = set()
+            always = bool(dom)
+            for y in dom:
+                emitted = [e for e in self.p.dependencies(f, str(y)) if e.name == d.name]
+                if not emitted:
+                    always = False
+                    break
+                for e in emitted:
+                    values |= set(e.exact or ())
+            if not always or values & d.exact:
+                continue
+            src = next((o for o in reqs if o.why.kind in ROOT_KINDS), reqs[0])
+            clauses = [d.says(), src.says()]
+            if d.name.startswith("<same-version:"):
+                want = sorted(d.exact, key=Version)[0]
+                listed = {str(y) for y in self.p.versions(f)}
+                clauses.append(f"no {f} {want} is on the index" if want not in listed else f"{f} {want} is ruled out")
+                remedy = (_root_remedy(src) if src.why.kind == USER else
+                          f"{d.why.pkg} {d.why.ver} needs {f} {want}, which the index does not have")
+            elif d.name.startswith("<one-of:"):
+                remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} cannot be installed together"
+            else:
+                shown = next(e for e in self.p.dependencies(f, str(dom[0])) if e.name == d.name)
+                clauses.append(shown.says() + (f" (and every other {f} release that fits, likewise)" if len(dom) > 1 else ""))
+                remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} {_span(dom)} do not fit together"
+            return (f, tuple(clauses), remedy)
+        return None
+
+    def _preference(self, name: str, vs: str, found: dict[str, str]) -> Skip:
+        """``name==vs`` resolves; say which preference kept the chosen release instead."""
+        chosen = {n: str(v) for n, v in self.chosen.items()}
+        by = self.p.preferred_by.get(name)
+        if by is not None and chosen.get(name) == by[1]:
+            parents = [f"{p} {v}" for p, v in chosen.items() if p != name and
+                       any(r.name == name and not r.pinned for r in self.p.dependencies(p, v))]
+            left = f"{parents[0]} leaves {name} open, and " if parents else ""
+            return Skip("preference", name,
+                        (f"{left}stack {by[0]} (known to work on {self.t}) pins {name} {by[1]}",),
+                        f"the upgrade prefers {name} {by[1]}; {name} {vs} resolves too",
+                        f"`--with {name}=={vs}` takes it")
+        older = sorted((n for n, v in found.items() if n in chosen and n != name and Version(v) < Version(chosen[n])),
+                       key=lambda n: _authority(self.p, n))
+        if older:
+            n = older[0]
+            clauses = [f"a safe set with {name} {vs} exists, but it needs {n} {found[n]} instead of {chosen[n]}"]
+            clauses += [r.says() for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
+            return Skip("preference", n, tuple(clauses), f"the upgrade prefers the newer {n}", f"`--with {name}=={vs}` gives that set")
+        return Skip("preference", name, (f"a safe set with {name} {vs} exists",),
+                    f"the resolution preferred {name} {chosen.get(name, '?')}", f"`--with {name}=={vs}` takes it")
+
+
+def _authority(provider: Provider, name: str) -> tuple[bool, int, str]:
+    """Sort key: the package the set is built around (sglang) first, then by resolution rank, reversed."""
+    return (name != "sglang", -provider._rank(name), name)
+
+
+def _root_remedy(r: Req) -> str:
+    if r.why.kind == USER:
+        return f"relax or drop `--with {r.name}{r.spec}`"
+    if r.why.kind == MODEL:
+        return f"the model {r.why.pkg} needs {r.name}{r.spec}; serve another model or use a release that knows it"
+    if r.why.kind == TARGET:
+        return f"{r.why.pkg} needs {r.name}{r.spec}"
+    return f"choose another {r.name}"
+
+
+def _from_causes(provider: Provider, failure: Any, conclusion: str, subject: str) -> Skip:
+    """A derivation from resolvelib's causes (the fallback when no single clause explains it)."""
+    clauses: list[str] = []
+    for c in getattr(failure, "causes", []) or []:
+        r: Req = c.requirement
+        s = r.says()
+        if r.why.kind == DECLARED and c.parent is not None:
+            s = f"{c.parent.name} {c.parent.version} requires {r.show()}"
+        if s not in clauses:
+            clauses.append(s)
+        pruned = provider.pruned.get(r.name)
+        if pruned and not is_pseudo(r.name):
+            reason = max(pruned.items(), key=lambda kv: Version(kv[0]))[1]
+            t = f"the matrix rules out {len(pruned)} {r.name} release(s) (e.g. {reason.text})"
+            if t not in clauses:
+                clauses.append(t)
+    if not clauses:
+        clauses = [f"the requirements conflict ({type(failure).__name__})"]
+    return Skip("conflict", subject, tuple(clauses[:6]), conclusion, f"`glmcompat upgrade --target {provider.target['name']}` shows what does resolve")
+
+
+def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any], roots: list[Req] | None = None) -> str:
     """A uv-style derivation: "Because ..., and ..., we can conclude that ..." then one hint."""
     t = provider.target
     stack = facts.stack(req.stack)
+    roots = roots if roots is not None else root_requirements(facts, req)[0]
     clauses: list[str] = []
-    user = [r for r in root_requirements(facts, req)[0] if r.why.startswith("you")]
-    torch_req = next((r for r in user if r.name == "torch"), None)
+    hint = ""
+    torch_req = next((r for r in roots if r.name == "torch" and r.why.kind == USER), None)
     if torch_req is not None:
         # The ABI story first: the stack's kernel, the torch it was built for, and whether any kernel
         # release built for the requested torch carries code for the target.
-        for kp in sorted(set(provider.names) & {k["package"] for k in facts.rows("kernel")}):
+        for kp in sorted(set(provider.names) & provider._kernel_names):
             pin = stack["pins"].get(kp)
             row = facts.kernel(kp, pin) if pin else None
             if row is not None and not torch_req.ok(Version(row["torch"])):
                 clauses.append(f"{kp} {pin} was built against torch {row['torch']} (evidence {row['evidence']}: {row['source']}) "
                                f"and you require {torch_req.show()}")
-            fam = {"sgl-kernel", "sglang-kernel"} if "kernel" in kp else {kp}
+            fam = set(KERNELS) if kp in KERNELS else {kp}
             built = [(v, r) for v, r in facts.kernels_of(fam) if torch_req.ok(Version(r["torch"]))]
             runnable = [v for v, r in built if r.get("sass") is None or
-                        gpu.runnable(r["sass"] + (r.get("ptx") or []), provider.capability)]
-            if not runnable and "kernel" in kp:
+                        gpu.runnable(list(r["sass"]) + list(r.get("ptx") or []), provider.capability)]
+            if not runnable and kp in KERNELS:
                 clauses.append(f"no kernel release built against {torch_req.show()} carries code for {t['name']}"
                                + (f" (only {', '.join(v for v, _ in built)}, which do not run there)" if built else ""))
                 break
+        if clauses:
+            hint = (f"keep torch=={stack['pins'].get('torch')} (the stack's pin), or run "
+                    f"`glmcompat upgrade --target {t['name']}` for the newest safe set")
     if not clauses:
-        by_name: dict[str, list[str]] = {}
-        for c in causes:
-            r: Req = c.requirement
-            if r.name == GPU_TARGET:
-                caps = " or ".join(sorted(r.exact or (), key=Version))
-                s = f"{r.why} (compute capability {caps})" if c.parent is None else f"{r.why}, which runs only on compute capability {caps}"
-            elif c.parent is None:
-                s = f"you require {r.show()}" if r.why.startswith("you") else f"{r.show()} is required ({r.why})"
-            elif r.name in PSEUDO:
-                s = r.why
-            else:
-                s = f"{c.parent} requires {r.show()}" + (f" ({r.why})" if r.why and "METADATA" not in r.why else "")
-            lst = by_name.setdefault(r.name, [])
-            if s not in lst and len(lst) < 2:
-                lst.append(s)
-        for name in sorted(by_name):
-            clauses.extend(by_name[name])
-            pruned = provider.pruned.get(name)
-            if pruned:
-                v, reason = max(pruned.items(), key=lambda kv: Version(kv[0]))
-                clauses.append(f"the matrix rules out {len(pruned)} {name} release(s) (e.g. {reason})")
-        clauses = clauses[:6]
+        skip = _root_failure(provider, roots) or _top_failure(provider, roots)
+        if skip is None:
+            skip = _from_causes(provider, _Causes(list(causes)), "", "")
+        clauses = list(skip.clauses)
+        hint = skip.remedy
     body = ", and ".join(clauses) if clauses else "the requirements conflict"
     text = (f"Because {body}, we can conclude that no safe set of the core exists for {t['name']} "
             f"(stack {req.stack}{', model ' + req.model if req.model else ''}).")
-    if torch_req is not None:
-        hint = (f"hint: keep torch=={stack['pins'].get('torch')} (the stack's pin), or run "
-                f"`glmcompat upgrade --target {t['name']}` for the newest safe set")
-    else:
-        hint = f"hint: run `glmcompat upgrade --target {t['name']} --stack {req.stack}` to see the newest safe set"
-    return text + "\n" + hint
+    return text + "\nhint: " + (hint or f"run `glmcompat upgrade --target {t['name']} --stack {req.stack}` to see the newest safe set")
 
 
-def skipped_newer(facts: Facts, source: Source, req: Request, outcome: Outcome, limit: int = 3) -> dict[str, dict[str, str]]:
-    """For each core package, the newer versions the resolution skipped, each with one line on why.
+@dataclass
+class _Causes:
+    causes: list[Any]
 
-    No re-resolution: a newer version is explained by the matrix's pruning, by a requirement of a
-    chosen package that excludes it, or by one of its own requirements that the chosen set (and the
-    matrix: which torch each family release and kernel is built for) cannot meet.
-    """
-    roots, names, prefer, overrides, model_reqs = root_requirements(facts, req)
-    probe = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=True,
-                     overrides=overrides, model_reqs=model_reqs, python=req.python)
-    chosen = {n: Version(v) for n, v in outcome.pins.items()}
-    chosen_deps = {n: list(probe.dependencies(n, str(v))) for n, v in chosen.items()}
-    out: dict[str, dict[str, str]] = {}
+
+def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
+    """A package the roots ask for that no admissible release satisfies (yours first)."""
+    order = sorted({r.name for r in roots if not is_pseudo(r.name)},
+                   key=lambda n: (not any(r.why.kind == USER for r in roots if r.name == n), n))
+    for name in order:
+        reqs = [r for r in roots if r.name == name]
+        listed = [v for v in provider.versions(name) if all(r.ok(v) for r in reqs)]
+        admitted = [v for v in listed if provider.ruled(name, str(v)) is None]
+        if admitted:
+            continue
+        head = [r.says() for r in reqs if r.why.kind != STACK] or [reqs[0].says()]
+        if not listed:
+            return Skip("root", name, tuple(head) + (f"no {name} release on the index satisfies them",), "",
+                        _root_remedy(next((r for r in reqs if r.why.kind == USER), reqs[0])))
+        ruled = provider.ruled(name, str(listed[0]))
+        assert ruled is not None
+        more = f" (and {len(listed) - 1} older release(s) likewise)" if len(listed) > 1 else ""
+        return Skip("ruled-out", name, tuple(head) + (ruled.text + more,), "", ruled.remedy)
+    return None
+
+
+def _top_failure(provider: Provider, roots: list[Req]) -> Skip | None:
+    """Why each release of the package the set is built around (sglang) fails, newest first."""
+    names = [r.name for r in roots if r.why.kind in (STACK, USER) and not is_pseudo(r.name)]
+    if not names:
+        return None
+    top = "sglang" if "sglang" in names else names[0]
+    ex = Explainer(provider, roots)
+    cands = ex.fitting(top)
+    if not cands:
+        return None
+    skips = [(v, ex.why_not(top, str(v), pinned_check=False)) for v in cands]
+    first = skips[0][1]
+    if first is None:
+        return None
+    clauses = list(first.clauses)
+    rest = skips[1:]
+    if rest:
+        same = [v for v, s in rest if s is not None and s.kind == first.kind and
+                (s.subject == first.subject or {s.subject, first.subject} <= set(KERNELS))]
+        other = [(v, s) for v, s in rest if v not in same]
+        if same:
+            what = {"ruled-out": "is ruled out the same way", "conflict": "fails the same way"}.get(first.kind, "fails the same way")
+            if first.kind == "conflict" and provider.pruned.get(first.subject) and first.subject in provider._kernel_names:
+                what = f"requires a kernel release ({' or '.join(sorted(set(KERNELS)))}) that cannot run on {provider.target['name']} either"
+            clauses.append(f"every older {top} release that fits ({_span(same)}) {what}")
+        for v, s in other[:2]:
+            clauses.append(f"{top} {v}: " + (s.clauses[0] if s is not None else "does not resolve"))
+    return Skip(first.kind, first.subject, tuple(clauses), "", first.remedy)
+
+
+def skip_reasons(facts: Facts, source: Source, req: Request, outcome: Outcome, limit: int = 3) -> dict[str, dict[str, Skip | str]]:
+    """For each package of the chosen set, the newer releases the resolution skipped, each with a
+    :class:`Skip` (a ``"..."`` entry counts the ones beyond ``limit``)."""
+    provider, roots = outcome.provider, outcome.roots
+    if provider is None:
+        provider, roots = make_provider(facts, source, req)
+    ex = Explainer(provider, roots, outcome.pins)
+    out: dict[str, dict[str, Skip | str]] = {}
     for name in sorted(outcome.pins):
-        newer = [v for v in probe.versions(name) if v > chosen[name]]
+        chosen = Version(outcome.pins[name])
+        newer = [v for v in provider.versions(name) if v > chosen]
         for v in newer[:limit]:
-            out.setdefault(name, {})[str(v)] = _why_not(facts, probe, name, v, chosen, chosen_deps, roots)
+            s = ex.why_not(name, str(v))
+            out.setdefault(name, {})[str(v)] = s if s is not None else Skip(
+                "preference", name, (f"{name} {v} fits on its own",), f"the resolution preferred {name} {chosen}",
+                f"`--with {name}=={v}` takes it")
         if len(newer) > limit:
             out.setdefault(name, {})["..."] = f"{len(newer) - limit} more newer release(s) not examined"
     return out
 
 
-def _why_not(facts: Facts, probe: Provider, name: str, v: Version, chosen: dict[str, Version],
-             chosen_deps: dict[str, list[Req]], roots: list[Req]) -> str:
-    pruned = probe._prune_reason(name, str(v))
-    if pruned:
-        return pruned
-    for r in roots:
-        if r.name == name and not r.ok(v):
-            return f"{r.show()} is required ({r.why})"
-    for other, deps in sorted(chosen_deps.items()):
-        for r in deps:
-            if r.name == name and not r.ok(v):
-                return f"{other} {chosen[other]} requires {r.show()}"
-    for r in probe.dependencies(name, str(v)):
-        have = chosen.get(r.name)
-        if r.name in PSEUDO or have is None or r.ok(have):
-            continue
-        need = r.show()
-        cands = [x for x in probe.versions(r.name) if r.ok(x)]
-        reasons = [probe._prune_reason(r.name, str(x)) for x in cands]
-        if not cands:
-            return f"it requires {need}, which no release on the index satisfies"
-        if all(reasons):
-            return f"it requires {need}: {reasons[0]}"
-        if r.name == "torch":
-            exact = [s.version for s in r.spec if s.operator == "=="]
-            tv = exact[0] if exact else None
-            for fam in sorted(facts.family_packages() & chosen.keys()):
-                if tv and facts.family_for_torch(fam, tv) is None:
-                    return f"it requires {need}, and no {fam} release is built for torch {tv} (the stack needs {fam})"
-            if tv and probe._prune_reason("torch", tv):
-                return f"it requires {need}: {probe._prune_reason('torch', tv)}"
-        return f"it requires {need}, which conflicts with the chosen {r.name} {have}"
-    return "safe on its own, but the newest safe set as a whole prefers the chosen version"
+def skipped_newer(facts: Facts, source: Source, req: Request, outcome: Outcome, limit: int = 3) -> dict[str, dict[str, str]]:
+    """:func:`skip_reasons` as one line of text per skipped release."""
+    return {n: {v: (s.text() if isinstance(s, Skip) else s) for v, s in d.items()}
+            for n, d in skip_reasons(facts, source, req, outcome, limit).items()}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -471,51 +1083,133 @@ def _why_not(facts: Facts, probe: Provider, name: str, v: Version, chosen: dict[
 # ------------------------------------------------------------------------------------------------
 
 
+def parse_cutoff(text: str | None) -> str | None:
+    """An exclude-newer value as ``YYYY-MM-DDTHH:MM:SS`` (UTC): an RFC 3339 timestamp or a date
+    (midnight UTC). InputError otherwise."""
+    if not text:
+        return None
+    s = text.strip()
+    if re.fullmatch(r"\d{4}-\d\d-\d\d", s):
+        return s + "T00:00:00"
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d)?)(?:\.\d+)?(Z|[+-]00:?00)?", s)
+    if not m:
+        raise InputError(f"exclude-newer: expected a date (2026-11-29) or an RFC 3339 UTC timestamp, got {text!r}")
+    hms = m.group(2) if len(m.group(2)) == 8 else m.group(2) + ":00"
+    return f"{m.group(1)}T{hms}"
+
+
 class IndexSource:
-    """Versions from the index's JSON simple API; Requires-Dist from each wheel's METADATA (range reads)."""
+    """Versions from the index's JSON simple API; Requires-Dist from each wheel's METADATA (range
+    reads). Files uploaded after ``exclude_newer`` are invisible.
+
+    Memoised twice: in the process (one parse per release), and, when the client has a cache, on
+    disk: the wheel each release installs (keyed by the cached page's bytes, the cutoff and the
+    interpreter, so a refreshed page is read again) and each wheel's Requires-Dist (keyed by its
+    sha256, which never changes). A warm run reads neither the whole pages nor any METADATA.
+    """
+
+    MEMO_FORMAT = 1
 
     def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None) -> None:
         self.client = client
         self.python = python
         self.cp = "cp" + python.replace(".", "")
         self.exclude_newer = exclude_newer
-        self._projects: dict[str, Any] = {}
-        self._by_version: dict[str, dict[str, list[Any]]] = {}
-        self._tags: list[Any] | None = None
+        self.cutoff = parse_cutoff(exclude_newer)
+        self.cache = getattr(client, "cache", None)
+        self._wheel: dict[str, dict[str, dict[str, Any] | None]] = {}
+        self._order: dict[str, list[str]] = {}
+        self._requires: dict[tuple[str, str], list[str]] = {}
 
-    def _project(self, name: str) -> Any:
-        if name not in self._projects:
-            self._projects[name] = self.client.project(name)
-        return self._projects[name]
+    # -- the wheel each release installs ----------------------------------------------------------
+    def _load(self, name: str) -> None:
+        if name in self._wheel:
+            return
+        key = self._memo_key(name)
+        cache = self.cache
+        if key is not None and cache is not None:
+            memo = cache.get_json(key)
+            if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
+                self._order[name] = list(memo["versions"])
+                self._wheel[name] = dict(memo["wheels"])
+                return
+        project = self.client.project(name)
+        self._digest(name, project)
+        key = key or self._memo_key(name)
+        if key is not None and cache is not None:
+            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name], "wheels": self._wheel[name]})
 
-    def _wheels(self, name: str) -> dict[str, list[Any]]:
-        """Installable wheels of ``name`` by normalized version (one pass over the project page)."""
-        if name not in self._by_version:
-            cutoff = self.exclude_newer.rstrip("Z")[:19] if self.exclude_newer else None
-            groups: dict[str, list[Any]] = {}
-            for f in self._project(name).files:
-                if not f.is_wheel or f.yanked or f.version is None:
-                    continue
-                # RFC 3339 UTC timestamps compare as text once cut to whole seconds.
-                if cutoff and f.upload_time is not None and f.upload_time[:19] > cutoff:
-                    continue
-                groups.setdefault(f.version, []).append(f)
-            self._by_version[name] = groups
-        return self._by_version[name]
+    def _memo_key(self, name: str) -> str | None:
+        """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
+        if self.cache is None or not hasattr(self.client, "project_url"):
+            return None
+        import zlib
+
+        from .index import cache_key
+
+        url = self.client.project_url(name)
+        page = self.cache.get_bytes(cache_key("page", url), max_age=getattr(self.client, "page_ttl", None))
+        if page is None:
+            return None
+        return cache_key("wheels", f"{url}|{len(page)}|{zlib.crc32(page):08x}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}")
+
+    def _digest(self, name: str, project: Any) -> None:
+        from .index import select_wheel, supported_tags
+
+        cutoff = self.cutoff
+        groups: dict[str, list[Any]] = {}
+        for f in project.files:
+            if not f.is_wheel or f.yanked or f.version is None:
+                continue
+            # RFC 3339 UTC timestamps compare as text once cut to whole seconds.
+            if cutoff and f.upload_time is not None and f.upload_time[:19] > cutoff:
+                continue
+            groups.setdefault(f.version, []).append(f)
+        tags = supported_tags(self.cp)
+        wheels: dict[str, dict[str, Any] | None] = {}
+        for v, files in groups.items():
+            w = select_wheel(files, tags) or files[0]
+            wheels[v] = {"filename": w.filename, "url": w.url, "size": w.size, "sha256": w.sha256,
+                         "has_metadata": w.has_metadata, "metadata_sha256": w.metadata_sha256}
+        self._order[name] = list(groups)
+        self._wheel[name] = wheels
 
     def versions(self, name: str) -> list[str]:
-        return list(self._wheels(name))
+        self._load(name)
+        return list(self._order[name])
 
+    def wheel(self, name: str, version: str) -> dict[str, Any] | None:
+        """The wheel ``name==version`` installs here (filename, url, sha256, ...), or None."""
+        self._load(name)
+        return self._wheel[name].get(_norm(version))
+
+    # -- Requires-Dist ----------------------------------------------------------------------------
     def requires(self, name: str, version: str) -> list[str]:
-        from .index import iter_requires_dist, select_wheel, supported_tags
-
-        files = self._wheels(name).get(str(Version(version)), [])
-        if not files:
+        key = (name, _norm(version))
+        hit = self._requires.get(key)
+        if hit is not None:
+            return hit
+        self._load(name)
+        w = self._wheel[name].get(key[1])
+        if w is None:
+            self._requires[key] = []
             return []
-        if self._tags is None:
-            self._tags = supported_tags(self.cp)
-        wheel = select_wheel(files, self._tags) or files[0]
-        return list(iter_requires_dist(self.client.wheel_metadata(wheel)))
+        cache = self.cache
+        memo = f"requires-{w['sha256']}" if cache is not None and w.get("sha256") else None
+        if memo is not None and cache is not None:
+            got = cache.get_json(memo)
+            if isinstance(got, list):
+                self._requires[key] = got
+                return got
+        from .index import IndexFile, iter_requires_dist
+
+        file = IndexFile(filename=w["filename"], url=w["url"], size=w["size"], sha256=w["sha256"], requires_python=None,
+                         yanked=False, version=key[1], is_wheel=True, has_metadata=bool(w["has_metadata"]),
+                         metadata_sha256=w["metadata_sha256"])
+        out = self._requires[key] = list(iter_requires_dist(self.client.wheel_metadata(file)))
+        if memo is not None and cache is not None:
+            cache.put_json(memo, out)
+        return out
 
 
 class RecordedSource:
@@ -555,6 +1249,5 @@ class RecordingSource:
         return json.dumps(self.data, indent=1, sort_keys=True)
 
 
-__all__ = ["CORE", "Cand", "IndexSource", "Outcome", "Provider", "RecordedSource", "RecordingSource", "Req", "Request",
-           "explain", "resolve", "skipped_newer"]
-
+__all__ = ["CORE", "Cand", "Explainer", "IndexSource", "Outcome", "Provider", "RecordedSource", "RecordingSource", "Req",
+           "Request", "Ruled", "Skip", "Why", "explain", "parse_cutoff", "resolve", "skip_reasons", "skipped_newer"]

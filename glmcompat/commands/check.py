@@ -230,8 +230,11 @@ def main(name: str, argv: Sequence[str]) -> int:
         if job.model:
             facts.model(job.model)
     ok = True
+    lock_metas: dict[Path, dict[str, Any]] = {}
     for job in jobs:
         lock = read_lock(job.path)
+        lock_metas[job.path] = {"includes": lock.meta.get("includes") or [],
+                                "origins": sorted({e.origin for e in lock.entries if e.origin})}
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         mixed = _output_set_problems(job.path)
@@ -246,11 +249,39 @@ def main(name: str, argv: Sequence[str]) -> int:
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
                 ok = False
-    if args.json:
-        _render_json(jobs, ok, facts)
-    else:
-        _render_text(jobs, facts, bool(args.against))
-    return 0 if ok else 1
+    import io
+
+    color = sys.stdout.isatty()
+    real, buf = sys.stdout, io.StringIO()
+    sys.stdout = buf
+    try:
+        if args.json:
+            _render_json(jobs, ok, facts)
+        else:
+            _render_text(jobs, facts, bool(args.against), color)
+    finally:
+        sys.stdout = real
+    text = buf.getvalue()
+    real.write(text)
+    rc = 0 if ok else 1
+    if not args.against:
+        from ..fastpath import store
+
+        store(list(argv), _dependencies(jobs, lock_metas), text, "", rc)
+    return rc
+
+
+def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[str]:
+    """Every file the verdicts read besides those named on the command line: a cached verdict holds only
+    while they are unchanged (or still absent)."""
+    deps: list[str] = []
+    for job in jobs:
+        d = job.path.parent
+        deps += [str(job.path), str(d / "pyproject.toml"), str(d / ".glmcompat-stamp"), str(d / ".glmcompat-publish")]
+        deps += [str(d / n) for n in LOCK_NAMES]
+        deps += [str(d / inc) for inc in metas.get(job.path, {}).get("includes") or []]
+        deps += [str(d / e) for e in metas.get(job.path, {}).get("origins") or []]
+    return deps
 
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
@@ -270,8 +301,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
-def _render_text(jobs: list[Job], facts: Any, bump: bool) -> None:
-    color = sys.stdout.isatty()
+def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
 
     def c(code: str, s: str) -> str:
         return f"\033[{code}m{s}\033[0m" if color else s

@@ -1,4 +1,4 @@
-"""``glmcompat lock`` and ``glmcompat upgrade``."""
+"""``glmcompat lock`` (``glmcompat upgrade`` lives in :mod:`glmcompat.commands.upgrade`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ DEFAULT_STACK = "glm5-sglang-0.5.9"
 
 
 def main(name: str, argv: Sequence[str]) -> int:
-    if name == "upgrade":
-        return _upgrade(argv)
     p = parser("lock", "Resolve the ABI-coupled core for a GPU target against the matrix, lock the rest with uv, "
                        "and write host-free lockfiles (pyproject.toml, requirements.txt; uv.lock and pylock.toml beside them).")
     p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME", help=f"named stack (default {DEFAULT_STACK})")
@@ -89,44 +87,3 @@ def _basics(args: Any) -> tuple[Any, dict[str, Any], str, str | None]:
     return facts, stack, tname, model
 
 
-def _upgrade(argv: Sequence[str]) -> int:
-    p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why.")
-    p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME")
-    p.add_argument("--target", required=True, metavar="T")
-    p.add_argument("--model", metavar="M")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--quiet", "-q", action="store_true")
-    p.add_argument("--matrix", action="append", metavar="PATH")
-    args = p.parse_args(list(argv))
-    from ..cache import Cache
-    from ..index import IndexClient
-    from ..lock import _Progress
-    from ..resolver import IndexSource, Request, resolve, skipped_newer
-
-    facts, stack, tname, model = _basics(args)
-    with IndexClient(cache=Cache()) as client:
-        src = _Progress(IndexSource(client, exclude_newer=None), args.quiet)
-        req = Request(args.stack, tname, model, (), True)
-        outcome = resolve(facts, src, req)
-        skipped = skipped_newer(facts, src, req, outcome)
-        src.done()
-    if args.json:
-        from ._common import dump_json
-
-        dump_json({"version": 1, "stack": args.stack, "target": tname, "model": model, "pins": outcome.pins,
-                   "stack_pins": stack["pins"], "overrides": outcome.overridden, "skipped": skipped})
-        return 0
-    print(f"Newest safe core set for {tname} (stack {args.stack}{', model ' + model if model else ''}):")
-    for n, v in outcome.pins.items():
-        was = stack["pins"].get(n)
-        note = "" if was == v else (f"  (stack: {was})" if was else "  (new)")
-        print(f"  {n}=={v}{note}")
-    for n, why in outcome.overridden.items():
-        print(f"  override: {why}")
-    if any(skipped.values()):
-        print("\nNewer releases skipped:")
-        for n in sorted(skipped):
-            for v, why in skipped[n].items():
-                print(f"  {n} {v}: {why}")
-    print(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname} --upgrade` writes a lock for this set")
-    return 0

@@ -1,0 +1,151 @@
+"""Warm ``glmcompat check``: answer from a content-addressed verdict cache before importing anything heavy.
+
+A pre-commit hook runs ``check`` on every commit, mostly on files that did not change. The full path
+imports packaging, argparse and the rules, reads the lock's cached environments and judges each one;
+this path imports only ``os``, ``sys``, ``hashlib`` and ``json``. A verdict is keyed by glmcompat's
+version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
+(each matrix file's path, size and mtime, as :func:`glmcompat.facts.load_facts` keys its own cache) and
+the bytes of every file named on the command line; it also records every other file the verdict read
+(includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
+its absence) and is used only while they are unchanged. It stores exactly what the full path printed
+and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
+fixture). Anything the fast path does not understand (``--against``, an unknown option, a cache miss)
+falls through to the full path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+FORMAT = 1
+_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix"}
+_FLAGS = {"--allow-unknown", "--json"}
+
+
+def cache_dir() -> str | None:
+    """As :func:`glmcompat.facts.cache_dir`, without its imports (None where that needs platformdirs)."""
+    env = os.environ.get("GLMCOMPAT_CACHE_DIR")
+    if env:
+        return env
+    if os.name == "posix" and not sys.platform.startswith("darwin"):
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return os.path.join(base, "glmcompat")
+    return None
+
+
+def _digest(path: str) -> str:
+    """blake2b of the file's bytes; '' when it does not exist (its appearing later changes the verdict)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.blake2b(f.read(), digest_size=20).hexdigest()
+    except OSError:
+        return ""
+
+
+def _matrix_files(matrices: list[str]) -> list[str] | None:
+    if matrices:
+        out: list[str] = []
+        for m in matrices:
+            if os.path.isdir(m):
+                out.extend(sorted(os.path.join(m, n) for n in os.listdir(m) if n.endswith(".toml")))
+            else:
+                out.append(m)
+        return out
+    here = os.path.dirname(os.path.abspath(__file__))
+    for cand in (os.path.join(here, "matrices"), os.path.join(os.path.dirname(here), "matrices")):
+        if os.path.isdir(cand):
+            return sorted(os.path.join(cand, n) for n in os.listdir(cand) if n.endswith(".toml"))
+    return None
+
+
+def key(argv: list[str]) -> str | None:
+    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
+    from . import __version__
+
+    paths: list[str] = []
+    matrices: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUE_OPTIONS:
+            if i + 1 >= len(argv):
+                return None
+            if a == "--matrix":
+                matrices.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("-"):
+            if a not in _FLAGS:
+                return None  # --against, --help, a typo: the full path handles (and reports) it
+            i += 1
+            continue
+        paths.append(a)
+        i += 1
+    if not paths:
+        return None
+    files = _matrix_files(matrices)
+    if files is None:
+        return None
+    h = hashlib.blake2b(digest_size=20)
+    for part in (str(FORMAT), __version__, os.getcwd(), str(sys.stdout.isatty()), "\0".join(argv)):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    try:
+        for f in files:
+            st = os.stat(f)
+            h.update(f"{os.path.realpath(f)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    except OSError:
+        return None
+    for p in paths:
+        d = _digest(p)
+        if not d:
+            return None  # a missing file: the full path says so
+        h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def lookup(argv: list[str]) -> int | None:
+    """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
+    base = cache_dir()
+    k = key(argv) if base else None
+    if k is None or base is None:
+        return None
+    try:
+        with open(os.path.join(base, "verdicts", k + ".json"), "rb") as f:
+            import json
+
+            doc = json.loads(f.read())
+        if doc.get("format") != FORMAT:
+            return None
+        for path, digest in doc["deps"].items():
+            if _digest(path) != digest:
+                return None
+        out, err, rc = doc["stdout"], doc["stderr"], int(doc["rc"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return rc
+
+
+def store(argv: list[str], deps: list[str], stdout: str, stderr: str, rc: int) -> None:
+    """Record the full path's verdict of ``check ARGV`` (never raises: a read-only cache costs speed only)."""
+    base = cache_dir()
+    k = key(argv) if base else None
+    if k is None or base is None:
+        return
+    import json
+
+    doc = {"format": FORMAT, "deps": {os.path.abspath(p): _digest(p) for p in sorted(set(deps))},
+           "stdout": stdout, "stderr": stderr, "rc": rc}
+    try:
+        from pathlib import Path
+
+        from .facts import atomic_write
+
+        atomic_write(Path(base) / "verdicts" / f"{k}.json", json.dumps(doc).encode())
+    except OSError:
+        pass

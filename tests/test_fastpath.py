@@ -1,0 +1,67 @@
+"""The warm `check` fast path (glmcompat.fastpath): a cached verdict is exactly what the full path prints
+and exits with, on every fixture; it is never used once anything the verdict read has changed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import LOCKS, run_cli
+
+FIX = Path(__file__).parent / "fixtures"
+CASES = [
+    (LOCKS / "glm5-sglang-0.5.9" / "uv.lock", ["--target", "sm120", "--model", "glm_moe_dsa"]),
+    (LOCKS / "glm5-sglang-0.5.9" / "requirements.txt", ["--target", "sm103", "--json"]),
+    (LOCKS / "glm5-torch-2.10.0" / "pylock.toml", ["--target", "sm90"]),
+    (FIX / "formats" / "s1" / "requirements.txt", ["--target", "sm90"]),
+    (FIX / "formats" / "mistral-poetry" / "poetry.lock", ["--target", "sm120", "--json"]),
+    (FIX / "formats" / "vllm-cuda" / "cuda.txt", ["--target", "sm90", "--allow-unknown"]),
+]
+
+
+@pytest.mark.parametrize("path,args", CASES, ids=[f"{p.parent.name}/{p.name}" for p, _ in CASES])
+def test_cached_verdict_is_the_full_verdict(tmp_path, path, args):
+    if not path.exists():
+        pytest.skip(f"fixture {path} not present")
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    full = run_cli("check", str(path), *args, env=env)
+    assert not list((tmp_path / "cache").glob("verdicts/*.json")) or full.returncode in (0, 1)
+    fast = run_cli("check", str(path), *args, env=env)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    if full.returncode in (0, 1):
+        assert list((tmp_path / "cache").glob("verdicts/*.json")), "the full path stored its verdict"
+    # and the cold full path again, in a fresh cache, agrees too
+    cold = run_cli("check", str(path), *args, env={"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cold")})
+    assert (cold.returncode, cold.stdout) == (full.returncode, full.stdout)
+
+
+def test_an_edited_include_invalidates_the_cached_verdict(tmp_path):
+    d = tmp_path / "proj"
+    shutil.copytree(FIX / "formats" / "s1", d)
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    first = run_cli("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
+    assert first.returncode == 1  # -r base.txt brings sgl-kernel 0.3.21 next to torch 2.10.0
+    again = run_cli("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
+    assert again.returncode == 1 and again.stdout == first.stdout
+    (d / "base.txt").write_text("sgl-kernel==0.3.21\ntorch==2.9.1\n")
+    (d / "requirements.txt").write_text((d / "requirements.txt").read_text().replace("torch==2.10.0", ""))
+    fixed = run_cli("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
+    assert fixed.returncode == 0, fixed.stdout
+    (d / "base.txt").write_text("sgl-kernel==0.3.21\ntorch==2.10.0\n")  # only the include changes
+    broken = run_cli("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
+    assert broken.returncode == 1, broken.stdout
+
+
+def test_the_pyproject_beside_the_lock_is_part_of_the_verdict(tmp_path):
+    """Without --target, the targets come from [tool.glmcompat] in the pyproject.toml beside the lock."""
+    d = tmp_path / "proj"
+    d.mkdir()
+    shutil.copy(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt", d / "requirements.txt")
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    (d / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n[tool.glmcompat]\ntargets = ["sm103"]\n')
+    assert run_cli("check", "requirements.txt", cwd=d, env=env).returncode == 1  # no sm_103 code in sgl-kernel
+    assert run_cli("check", "requirements.txt", cwd=d, env=env).returncode == 1
+    (d / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n[tool.glmcompat]\ntargets = ["sm90"]\n')
+    assert run_cli("check", "requirements.txt", cwd=d, env=env).returncode == 0

@@ -1,0 +1,347 @@
+"""The resolver and `glmcompat upgrade`: the package set from sglang's METADATA, skip reasons derived from
+structured causes, targets nothing runs on, memoisation. Offline against the recorded index
+(tests/fixtures/resolver/: index.json and pages.json, recorded by record.py there, hosts replaced by
+index.invalid); one `network` test against the real index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from packaging.version import Version
+
+from glmcompat.cache import Cache
+from glmcompat.errors import InputError, UnsafeError
+from glmcompat.facts import load_facts
+from glmcompat.index import ACCEPT_JSON, IndexClient
+from glmcompat.resolver import (
+    IndexSource,
+    Provider,
+    RecordedSource,
+    Request,
+    Skip,
+    parse_cutoff,
+    resolve,
+    skip_reasons,
+)
+from glmcompat.rules import evaluate
+
+from .conftest import FIXTURES, ROOT, run_cli
+
+HERE = FIXTURES / "resolver"
+STACK = "glm5-sglang-0.5.9"
+CUTOFF = "2026-11-29"
+NEWEST = {"sglang": "0.5.23", "torch": "2.14.1", "sglang-kernel": "0.4.10", "torchvision": "0.29.1", "torchaudio": "2.11.0",
+          "flashinfer-python": "0.7.2", "transformers": "5.19.0"}
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return load_facts()
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return json.loads((HERE / "pages.json").read_text())
+
+
+def mock_index(recorded: dict, cache_dir: Path) -> IndexClient:
+    """An IndexClient whose transport serves the recorded pages and METADATA at index.invalid."""
+    pages, metadata = recorded["pages"], recorded["metadata"]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        parts = request.url.path.strip("/").split("/")
+        if request.url.host == "index.invalid" and len(parts) == 2 and parts[0] == "simple" and parts[1] in pages:
+            return httpx.Response(200, json=pages[parts[1]], headers={"content-type": ACCEPT_JSON})
+        if str(request.url) in metadata:
+            return httpx.Response(200, content=metadata[str(request.url)].encode())
+        return httpx.Response(404)
+
+    return IndexClient("https://index.invalid/simple/", client=httpx.Client(transport=httpx.MockTransport(handler)),
+                       cache=Cache(cache_dir), retries=0)
+
+
+@pytest.fixture(scope="module")
+def index(recorded, tmp_path_factory):
+    with mock_index(recorded, tmp_path_factory.mktemp("index-cache")) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def src(index):
+    return IndexSource(index, exclude_newer=CUTOFF)
+
+
+def upgrade(facts, src, target="sm120", with_=(), stack=STACK):
+    req = Request(stack, target, "glm_moe_dsa", tuple(with_), True)
+    out = resolve(facts, src, req)
+    return req, out, skip_reasons(facts, src, req, out)
+
+
+# ------------------------------------------------------------------------------------------------
+# The newest safe set
+# ------------------------------------------------------------------------------------------------
+
+
+def test_upgrade_sm120_reaches_sglang_0_5_23_without_cubin(facts, src):
+    _, out, skipped = upgrade(facts, src)
+    assert out.pins == NEWEST  # no flashinfer-cubin, no sgl-kernel: sglang 0.5.23's METADATA asks for neither
+    assert not [f for f in evaluate(out.pins, target="sm120", model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
+    assert "sglang" not in skipped  # nothing newer than 0.5.23 before the cutoff
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm100", "sm103"])
+def test_upgrade_other_targets(facts, src, target):
+    assert upgrade(facts, src, target)[1].pins == NEWEST
+
+
+def test_recorded_source_gives_the_same_set(facts):
+    out = resolve(facts, RecordedSource(HERE / "index.json"), Request(STACK, "sm120", "glm_moe_dsa", (), True))
+    assert out.pins == NEWEST
+
+
+def test_plain_lock_keeps_the_stack_and_its_cubin(facts, src):
+    out = resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa"))
+    assert out.pins["sglang"] == "0.5.9" and out.pins["flashinfer-cubin"] == out.pins["flashinfer-python"] == "0.6.3"
+
+
+def test_exclude_newer_hides_later_uploads(facts, recorded, tmp_path):
+    with mock_index(recorded, tmp_path) as client:
+        early = IndexSource(client, exclude_newer=recorded["early_cutoff"])
+        assert "0.5.23" not in early.versions("sglang") and "0.5.22" in early.versions("sglang")
+        out = resolve(facts, early, Request(STACK, "sm120", "glm_moe_dsa", (), True))
+    assert out.pins["sglang"] == "0.5.22" and out.pins["sglang-kernel"] == "0.4.9" and out.pins["flashinfer-python"] == "0.7.1"
+
+
+# ------------------------------------------------------------------------------------------------
+# Skip reasons: the first clause that rules a release out, and one remedy
+# ------------------------------------------------------------------------------------------------
+
+
+def test_skip_reasons_for_the_newest_set(facts, src):
+    _, _, skipped = upgrade(facts, src)
+    torch = skipped["torch"]["2.15.0"]
+    assert isinstance(torch, Skip) and torch.kind == "pinned"
+    assert torch.clauses[0] == "sglang 0.5.23 requires torch==2.14.1"
+    assert torch.because().startswith("Because sglang 0.5.23 requires torch==2.14.1, and no other sglang release that fits")
+    assert "we can conclude that torch 2.15.0 cannot join the set" in torch.because()
+    assert "newer sglang release" in torch.remedy
+    tv = skipped["torchvision"]["0.29.2"]
+    assert tv.kind == "preference" and "stack sglang-0.5.23" in tv.because() and "resolves too" in tv.because()
+    assert tv.remedy == "`--with torchvision==0.29.2` takes it"
+    assert skipped["torchaudio"]["2.11.1"].clauses[0] == "sglang 0.5.23 requires torchaudio==2.11.0"
+    assert skipped["flashinfer-python"]["0.7.4"].clauses[0] == "sglang 0.5.23 requires flashinfer-python==0.7.2"
+    tf = skipped["transformers"]["5.24.0"]  # a set exists with sglang 0.5.9, whose transformers pin the stack overrides
+    assert tf.kind == "preference" and tf.subject == "sglang" and "overridden" in tf.because()
+
+
+def test_remedy_is_real(facts, src):
+    """The remedy `--with torchvision==0.29.2` resolves, to the same set but torchvision."""
+    out = resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("torchvision==0.29.2",), True))
+    assert out.pins == {**NEWEST, "torchvision": "0.29.2"}
+
+
+def test_newer_sglang_gets_its_true_reason(facts, src):
+    """Asking for flashinfer-cubin holds sglang at 0.5.15.post1 (no cubin after 0.6.13 on the index): each newer
+    sglang is skipped for that, not for a torchaudio or torch story."""
+    _, out, skipped = upgrade(facts, src, with_=("flashinfer-cubin",))
+    assert out.pins["sglang"] == "0.5.15.post1" and out.pins["flashinfer-cubin"] == out.pins["flashinfer-python"] == "0.6.12"
+    s = skipped["sglang"]["0.5.23"]
+    assert s.kind == "conflict" and s.subject == "flashinfer-cubin"
+    assert s.clauses == ("sglang 0.5.23 requires flashinfer-python==0.7.2",
+                         "flashinfer-python 0.7.2 and flashinfer-cubin must be the same version when both are installed",
+                         "you require flashinfer-cubin", "no flashinfer-cubin 0.7.2 is on the index")
+    assert s.because().endswith("we can conclude that sglang 0.5.23 cannot be used.")
+    assert s.remedy == "relax or drop `--with flashinfer-cubin`"
+    assert skipped["sglang"]["..."] == "5 more newer release(s) not examined"
+    # torchvision 0.29.0 needs torch 2.14.0, which sglang's torch pin rules out (not "no torchaudio for torch 2.14.0").
+    tv = skipped["torchvision"]["0.29.0"]
+    assert tv.clauses[:2] == ("torchvision 0.29.0 requires torch==2.14.0", "sglang 0.5.15.post1 requires torch==2.11.0")
+    assert all("torchaudio" not in c for c in tv.clauses)
+    # ... and torch 2.14.1 only with the sglang releases that need flashinfer 0.7.x: the cubin again.
+    t = skipped["torch"]["2.14.1"]
+    assert t.clauses[0].startswith("only sglang 0.5.22 .. 0.5.23 would take torch 2.14.1") and t.subject == "flashinfer-cubin"
+
+
+def test_cubin_equals_python_only_when_both_are_in_the_set(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, Request("sglang-0.5.23", "sm120", "glm_moe_dsa", ("flashinfer-cubin==0.6.13", "sglang==0.5.23")))
+    text = str(e.value)
+    assert "flashinfer-python 0.7.2 and flashinfer-cubin must be the same version when both are installed" in text
+    assert "you require flashinfer-cubin==0.6.13" in text
+
+
+def test_renamed_kernel_is_never_installed_twice(facts, src):
+    """sgl-kernel and sglang-kernel ship one package: asking for sgl-kernel keeps sglang at 0.5.9."""
+    _, out, skipped = upgrade(facts, src, with_=("sgl-kernel==0.3.21",))
+    assert out.pins["sglang"] == "0.5.9" and "sglang-kernel" not in out.pins
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("sgl-kernel==0.3.21", "sglang==0.5.23")))
+    assert "sglang-kernel 0.4.10 and sgl-kernel are one project under two names (only one of them can be installed)" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------------
+# A target nothing runs on
+# ------------------------------------------------------------------------------------------------
+
+
+def test_sm121_explains_the_kernel_gpu_code(facts, src):
+    calls = []
+    orig = Provider.get_dependencies
+
+    def counting(self, candidate):
+        calls.append(candidate)
+        return orig(self, candidate)
+
+    Provider.get_dependencies = counting
+    try:
+        with pytest.raises(UnsafeError) as e:
+            resolve(facts, src, Request(STACK, "sm121", "glm_moe_dsa", (), True))
+    finally:
+        Provider.get_dependencies = orig
+    text = str(e.value)
+    assert text.startswith("Because sglang 0.5.23 requires sglang-kernel==0.4.10, and you lock for sm121 (compute capability 12.1), "
+                           "and sglang-kernel 0.4.10 carries sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120a, which runs only on")
+    assert "(sm_120a is arch-specific: 12.0 only)" in text
+    assert "every older sglang release that fits (0.5.9 .. 0.5.22) requires a kernel release" in text
+    assert "we can conclude that no safe set of the core exists for sm121" in text
+    hint = text.splitlines()[-1]
+    assert hint.startswith("hint: no sgl-kernel / sglang-kernel release in the matrix carries GPU code that runs on sm121")
+    assert "rounds" not in text
+    assert len(calls) < 60  # pruned before resolving: one try per sglang release, no search through kernels
+
+
+def test_sm103_kernel_request_is_explained_by_gpu_code(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, Request(STACK, "sm103", "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
+    text = str(e.value)
+    assert text.startswith("Because you require sgl-kernel==0.3.21, and you lock for sm103 (compute capability 10.3), and "
+                           "sgl-kernel 0.3.21 carries")
+    assert "hint: sglang-kernel" in text  # a release that does run there
+
+
+# ------------------------------------------------------------------------------------------------
+# Memoisation and the warm path
+# ------------------------------------------------------------------------------------------------
+
+
+def test_dependencies_and_requirement_parses_are_memoised(facts, recorded, tmp_path):
+    import glmcompat.resolver as R
+
+    R._requirement.cache_clear()
+    with mock_index(recorded, tmp_path) as client:
+        s = IndexSource(client, exclude_newer=CUTOFF)
+        req, out, _ = upgrade(facts, s)
+        p = out.provider
+        assert p is not None and p.calls["computed"] == len(p._deps) < p.calls["dependencies"]
+        parses = R._requirement.cache_info()
+        assert parses.misses < 150  # only core Requires-Dist lines are parsed, each once
+        cold = client.requests
+        # A second source on the same cache reads no page and no METADATA: both are memoised on disk.
+        again = IndexSource(client, exclude_newer=CUTOFF)
+        assert resolve(facts, again, req).pins == NEWEST and client.requests == cold
+        skip_reasons(facts, again, req, resolve(facts, again, req))
+        assert client.requests == cold
+
+
+def test_memo_follows_a_refreshed_page(facts, recorded, tmp_path):
+    with mock_index(recorded, tmp_path) as client:
+        IndexSource(client, exclude_newer=CUTOFF).versions("sglang-kernel")
+        changed = dict(recorded["pages"]["sglang-kernel"])
+        changed["files"] = [f for f in changed["files"] if "0.4.10" not in f["filename"]]
+        from glmcompat.index import cache_key
+
+        client.cache.put_json(cache_key("page", client.project_url("sglang-kernel")), changed)
+        assert "0.4.10" not in IndexSource(client, exclude_newer=CUTOFF).versions("sglang-kernel")
+
+
+def test_no_skip_reason_is_keyed_on_prose():
+    text = (ROOT / "glmcompat" / "resolver.py").read_text()
+    assert 'why.startswith("you")' not in text and '"METADATA" not in' not in text
+
+
+@pytest.mark.parametrize("raw,want", [("2026-11-29", "2026-11-29T00:00:00"), ("2026-11-29T00:00:00Z", "2026-11-29T00:00:00"),
+                                      ("2026-11-29T12:30Z", "2026-11-29T12:30:00"), (None, None)])
+def test_parse_cutoff(raw, want):
+    assert parse_cutoff(raw) == want
+
+
+def test_parse_cutoff_rejects_garbage():
+    with pytest.raises(InputError, match="exclude-newer"):
+        parse_cutoff("yesterday")
+
+
+# ------------------------------------------------------------------------------------------------
+# The command
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_index(recorded, tmp_path, monkeypatch):
+    import glmcompat.index as I
+
+    client = mock_index(recorded, tmp_path / "c")
+    monkeypatch.setattr(I, "IndexClient", lambda *a, **k: client)
+    return client
+
+
+def test_upgrade_command_text(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--target", "sm120", "--exclude-newer", CUTOFF, "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Newest safe core set for sm120 (stack glm5-sglang-0.5.9, model glm_moe_dsa; "
+                          "index as of 2026-11-29T00:00:00Z):\n")
+    for n, v in NEWEST.items():
+        assert f"  {n}=={v}" in out
+    assert "  flashinfer-cubin: not in the set (stack: 0.6.3; sglang 0.5.23 does not require it)" in out
+    assert "  torch 2.15.0: Because sglang 0.5.23 requires torch==2.14.1," in out
+    assert "      hint: torch follows sglang's pin" in out
+
+
+def test_upgrade_command_json(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--target", "sm120", "--exclude-newer", CUTOFF, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["version"] == 2 and d["pins"] == NEWEST and d["exclude_newer"] == "2026-11-29T00:00:00Z"
+    assert d["not_required"] == {"flashinfer-cubin": "sglang 0.5.23 does not require it",
+                                 "sgl-kernel": "sglang 0.5.23 does not require it"}
+    t = d["skipped"]["torch"]["2.15.0"]
+    assert t["kind"] == "pinned" and t["because"][0] == "sglang 0.5.23 requires torch==2.14.1" and t["remedy"]
+
+
+def test_upgrade_command_sm121_exits_1(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: Because sglang 0.5.23 requires sglang-kernel==0.4.10") and "rounds" not in err
+
+
+def test_upgrade_command_bad_date(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--target", "sm120", "--exclude-newer", "soon"]) == 2
+
+
+# ------------------------------------------------------------------------------------------------
+# Live
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.network
+def test_live_upgrade_sm120():
+    p = run_cli("upgrade", "--target", "sm120", "--exclude-newer", CUTOFF, "--json", "-q")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["pins"] == NEWEST
+    assert Version(d["pins"]["torch"]) == Version("2.14.1") and "flashinfer-cubin" not in d["pins"]
+
+
+@pytest.mark.network
+def test_live_upgrade_sm121_explains():
+    p = run_cli("upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q")
+    assert p.returncode == 1 and "sm_120a is arch-specific" in p.stderr and "rounds" not in p.stderr
