@@ -112,7 +112,9 @@ def local_cuda(version: str) -> str | None:
 def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     """The matrix as :class:`Facts`, validated once and then served from the cache."""
     files = _matrix_files(paths)
-    h = hashlib.blake2b(__version__.encode(), digest_size=16)
+    from ._fingerprint import code_fingerprint
+
+    h = hashlib.blake2b(code_fingerprint().encode(), digest_size=16)
     try:
         for f in files:
             st = f.stat()
@@ -296,6 +298,24 @@ class Facts:
         if k is not None and k.get("sass") is not None:
             return k["sass"], k.get("ptx") or [], k
         return None
+
+    def torch_common_code(self, version: str) -> tuple[list[str], Row] | None:
+        """For a torch build whose variant is not recorded (``2.10.0+cu129``): the SASS that every recorded
+        build of the same release carries (at least two of them), as a lower bound. A target that code runs
+        on is covered whatever the unrecorded build adds or drops at the edges; one it does not run on stays
+        unknown (absence from the intersection proves nothing)."""
+        pub = _v(_v(version).public)
+        builds = [t for t in self.rows("torch") if any(_v(x) == pub for x in t["versions"])]
+        if len(builds) < 2:
+            return None
+        common = set(builds[0]["sass"])
+        for b in builds[1:]:
+            common &= set(b["sass"])
+        labels = sorted(("+" + b["variant"]) if b.get("variant") else f"default (+cu{b['cuda'].replace('.', '')})" for b in builds)
+        row = {"evidence": "inferred",
+               "source": f"the SASS every recorded build of torch {pub} carries ({', '.join(labels)}): "
+                         f"the unrecorded +{_v(version).local} build is taken to carry at least that"}
+        return sorted(common, key=lambda c: (len(c), c)), row
 
     # -- pairs and families -----------------------------------------------------------------------
     def family(self, package: str, version: str) -> tuple[str, Row] | None:

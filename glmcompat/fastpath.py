@@ -62,7 +62,7 @@ def _matrix_files(matrices: list[str]) -> list[str] | None:
 
 def key(argv: list[str]) -> str | None:
     """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
-    from . import __version__
+    from ._fingerprint import code_fingerprint
 
     paths: list[str] = []
     matrices: list[str] = []
@@ -89,7 +89,7 @@ def key(argv: list[str]) -> str | None:
     if files is None:
         return None
     h = hashlib.blake2b(digest_size=20)
-    for part in (str(FORMAT), __version__, os.getcwd(), str(sys.stdout.isatty()), "\0".join(argv)):
+    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(sys.stdout.isatty()), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     try:
         for f in files:

@@ -19,7 +19,7 @@ from .errors import LockFormatError
 from .facts import canonicalize as _canon
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
@@ -252,7 +252,9 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     if detect_kind(p) == "pyproject.toml":
         raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
     data = _read(p)
-    digest = hashlib.blake2b(data, digest_size=20).hexdigest()
+    from ._fingerprint import code_fingerprint
+
+    digest = hashlib.blake2b(data + b"\0" + code_fingerprint().encode(), digest_size=20).hexdigest()
     kind = detect_kind(p) or "sniffed"
     cached = None
     if use_cache:

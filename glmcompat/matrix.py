@@ -228,6 +228,7 @@ class ModelSupport(Fact):
     architectures: tuple[str, ...] = ()
     transformers: SpecStr
     sglang: SpecStr | None = None
+    vllm: SpecStr | None = None
     failure: str | None = None
 
 

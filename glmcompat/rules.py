@@ -248,6 +248,10 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
             if name != "torch" and k is None:
                 continue  # unknown kernel release: reported once, by the abi rule
             local = Version(ver).local
+            if name == "torch" and local is not None:
+                common = ctx.facts.torch_common_code(ver)
+                if common is not None and gpu.runnable(common[0], ctx.capability):
+                    continue  # every recorded build of this release runs there: so does this variant
             if name == "torch" and local is not None and ctx.facts.torch_build(Version(ver).public) is not None:
                 cmd = (f"record a [[torch]] row with variant = \"{local}\" for torch {Version(ver).public} "
                        f"(its CUDA and GPU code from PyTorch's build configuration for that release), or pass --allow-unknown")
@@ -321,8 +325,9 @@ def rule_model(ctx: Context) -> list[Finding]:
     row = ctx.facts.model(ctx.model)
     out: list[Finding] = []
     checks = [("transformers", row["transformers"])]
-    if row.get("sglang"):
-        checks.append(("sglang", row["sglang"]))
+    for engine in ("sglang", "vllm"):
+        if row.get(engine):
+            checks.append((engine, row[engine]))
     for name, spec in checks:
         ver = ctx.packages.get(name)
         if ver is None:
@@ -336,8 +341,9 @@ def rule_model(ctx: Context) -> list[Finding]:
         if name == "transformers" and row.get("failure"):
             msg += f" (loading the model raises {row['failure']})"
         remedy = f"pin {name}{spec}"
-        if name == "transformers" and "sglang" in ctx.packages:
-            remedy += " (as an override of sglang's own transformers pin)"
+        engines = [e for e in ("sglang", "vllm") if e in ctx.packages]
+        if name == "transformers" and engines:
+            remedy += f" (as an override of {' and '.join(engines)}'s own transformers pin)"
         out.append(Finding("model", "error", (f"{name}=={ver}",), msg, _ev(row), remedy))
     return out
 
