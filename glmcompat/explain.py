@@ -4,6 +4,12 @@ Used by ``glmcompat verify`` on each failed probe's error, and by ``glmcompat ex
 on a server's log. Matching is line by line (a signature is a one-line regular expression), so a
 log of any size streams through; each signature is reported once, with the first line it matched
 and how many lines matched it.
+
+The most specific signature wins a line: when two match the same line and the text one matched lies
+inside the other's (``undefined symbol: X`` inside ``vllm/_C.abi3.so: undefined symbol: X``), only
+the wider match counts for that line, so a vLLM log gets vLLM's cause and remedy, not the generic one.
+The signatures come from every matrix file (``matrices/signatures.toml``,
+``matrices/vllm-signatures.toml``).
 """
 
 from __future__ import annotations
@@ -45,16 +51,22 @@ def scan_lines(lines: Iterable[str], signatures: Sequence[Mapping[str, Any]]) ->
     counts: dict[str, int] = {}
     for n, raw in enumerate(lines, 1):
         line = raw[:MAX_LINE]
-        for pat, sig in pats:
-            m = pat.search(line)
-            if m is None:
-                continue
+        found = [(m, sig) for pat, sig in pats if (m := pat.search(line)) is not None]
+        if len(found) > 1:
+            found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
+        for m, sig in found:
             sid = sig["id"]
             counts[sid] = counts.get(sid, 0) + 1
             if sid not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 first[sid] = Hit(sid, sig["cause"], sig["remedy"], m.group(0), n, 1, groups, sig.get("source", ""))
     return [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source) for h in first.values()]
+
+
+def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
+    """Whether ``m``'s span lies inside a strictly wider match of another signature on the same line."""
+    a, b = m.span()
+    return any(o is not m and o.start() <= a and b <= o.end() and o.end() - o.start() > b - a for o in others)
 
 
 def match_signatures(text: str, signatures: Sequence[Mapping[str, Any]]) -> list[Hit]:

@@ -14,7 +14,7 @@ from glmcompat.facts import load_facts
 
 from .conftest import run_cli
 
-# One line per incident of FACTS.md 1 and 5, as the servers printed them.
+# One line per known incident (GLM-5 on sm_120, the H200 runs), as the servers printed them.
 LOG = """\
 [2026-01-12 10:00:01] INFO server starting
 Traceback (most recent call last):
@@ -79,3 +79,38 @@ def test_unreadable_log_exits_2(tmp_path: Path, kind: str) -> None:
     assert r.returncode == 2
     assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
     assert str(path) in r.stderr
+
+
+# vLLM's failures as its logs print them (matrices/vllm-signatures.toml); each line names its source.
+VLLM_LOG = """\
+WARNING 01-12 10:00:01 [interface.py:225] Failed to import from vllm._C: ImportError('/venv/lib/python3.12/site-packages/vllm/_C.abi3.so: undefined symbol: _ZN3c1013MessageLoggerC1EPKciib')
+AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'
+ImportError: libcudart.so.12: cannot open shared object file: No such file or directory
+torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device
+RuntimeError: operator _moe_C::topk_softmax does not exist
+ValueError: No valid attention backend found for NVIDIA RTX PRO 6000 Blackwell Server Edition with AttentionSelectorConfig(head_size=576). Reasons: {FLASH_ATTN_MLA: [FA3 is only supported on devices with compute capability 9.x]}
+"""
+
+
+def test_vllm_signatures() -> None:
+    hits = scan_lines(VLLM_LOG.splitlines(), load_facts().rows("signature"))
+    got = [(h.id, h.line) for h in hits]
+    assert got == [("vllm-undefined-symbol", 1), ("vllm-extension-import-failed", 1), ("vllm-op-missing", 2),
+                   ("cudart-missing", 3), ("no-kernel-image", 4), ("vllm-flash-attn-capability", 6),
+                   ("vllm-no-attention-backend", 6)], got
+    by = {h.id: h for h in hits}
+    # the generic undefined-symbol signature matched inside vLLM's on line 1: the specific one wins
+    assert "undefined-symbol" not in by
+    assert by["vllm-undefined-symbol"].groups == {"module": "_C", "symbol": "_ZN3c1013MessageLoggerC1EPKciib"}
+    assert by["vllm-op-missing"].count == 2 and by["vllm-op-missing"].groups == {"namespace": "_C", "name": "rms_norm"}
+    assert by["cudart-missing"].groups == {"library": "libcudart.so.12"}
+    assert by["vllm-flash-attn-capability"].groups == {"version": "3"}
+    for h in hits:
+        sig = next(s for s in load_facts().rows("signature") if s["id"] == h.id)
+        assert sig["source"] and "FACTS.md" not in sig["source"]
+
+
+def test_generic_signature_still_wins_alone() -> None:
+    """Outside vLLM the generic undefined-symbol signature is still reported (nothing wider matched)."""
+    line = "ImportError: /venv/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: _ZN3c10foo"
+    assert [h.id for h in scan_lines([line], load_facts().rows("signature"))] == ["undefined-symbol"]

@@ -2,7 +2,7 @@
 
 A fake site-packages is built in a temporary folder: a ``torch/lib/libc10.so`` compiled by gcc that
 exports torch-2.10-style symbols, and extension ``.so`` files compiled by gcc that import either a
-symbol it exports (consistent) or the torch-2.9-style one it does not (the ABI break of FACTS.md 3).
+symbol it exports (consistent) or the torch-2.9-style one it does not (the ABI break torch 2.10 made).
 The fake packages load those libraries with the real dynamic loader, so the dynamic outcome (import)
 is real too, and the static verdict must agree with it. No torch is needed.
 """
@@ -27,7 +27,7 @@ from .conftest import run_cli
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the ELF fixtures")
 
 # torch 2.10 exports MessageLogger(char const*, int, int, bool); torch 2.9's extensions import the
-# 3-argument form (FACTS.md 3).
+# 3-argument form (`glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0`).
 NEW_LOGGER = "_ZN3c1013MessageLoggerC1EPKciib"
 OLD_LOGGER = "_ZN3c1013MessageLoggerC1EPKcii"
 CHECK_FAIL = "_ZN3c106detail14torchCheckFailEPKcS2_jS2_"
@@ -131,7 +131,8 @@ def test_broken_torchvision_static_and_dynamic_agree(broken_site: Path) -> None:
     assert imp["status"] == "failed"
     assert f"undefined symbol: {OLD_LOGGER}" in imp["error"]
     assert [e["id"] for e in imp["explained"]] == ["undefined-symbol"]
-    assert r["agreement"] == [{"package": "torchvision", "static": "incompatible", "dynamic": "fails to load",
+    assert r["agreement"] == [{"package": "torchvision", "aspect": "load", "static": "incompatible",
+                               "dynamic": "fails to load", "reasons": ["1 torch symbol(s) missing"],
                                "probes": ["abi:torchvision", "import:torchvision"], "agree": True}]
     # GPU probes are skipped, never passed
     assert probe(r, "device")["status"] == "skipped"
@@ -233,7 +234,7 @@ def test_no_torch_installed_is_clear(tmp_path: Path) -> None:
 
 
 def test_torchao_mismatch_is_a_warning(tmp_path: Path) -> None:
-    """torchao swallows a failed _C load (FACTS.md 2): a warning with its consequence, not a failure."""
+    """torchao swallows a failed _C load (it logs and skips it): a warning with its consequence, not a failure."""
     site = tmp_path / "site"
     site.mkdir()
     make_torch(site, "2.10.0")
@@ -254,7 +255,8 @@ def test_torchao_mismatch_is_a_warning(tmp_path: Path) -> None:
     assert imp["status"] == "passed" and imp["warnings"] and "Skipping import" in imp["warnings"][0]
     f = next(f for f in r["findings"] if f["rule"] == "abi")
     assert f["severity"] == "warning" and "custom C++/CUDA ops" in f["message"]
-    assert r["agreement"][0] == {"package": "torchao", "static": "incompatible", "dynamic": "fails to load",
+    assert r["agreement"][0] == {"package": "torchao", "aspect": "load", "static": "incompatible",
+                                 "dynamic": "fails to load", "reasons": ["1 torch symbol(s) missing"],
                                  "probes": ["abi:torchao", "import:torchao"], "agree": True}
 
 

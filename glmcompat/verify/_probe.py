@@ -42,6 +42,7 @@ class Probe:
         self.summary = ""
         self.data: dict[str, Any] = {}
         self.warnings: list[str] = []
+        self.degraded = False  # ran and passed what decides, but found a non-fatal problem: "warning"
 
     def fail(self, message: str) -> None:
         raise ProbeFailure(message)
@@ -76,7 +77,7 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
     rec: Record = {"id": pid}
     try:
         yield p
-        rec["status"] = "passed"
+        rec["status"] = "warning" if p.degraded else "passed"
     except Skip as e:
         rec["status"] = "skipped"
         p.summary = str(e)
@@ -120,7 +121,8 @@ def require(results: dict[str, str], pid: str, what: str) -> None:
 # group -> the module it imports (its bytecode decides whether the group needs the bytecode cache)
 MODULE_OF = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl_kernel",
              "flashinfer": "flashinfer", "triton": "triton", "transformers": "transformers", "sglang": "sglang",
-             "torchao": "torchao", "forkserver": "torch", "gpu": "torch", "peer": "torch", "nccl": "torch"}
+             "torchao": "torchao", "vllm": "vllm", "forkserver": "torch", "gpu": "torch", "peer": "torch",
+             "nccl": "torch"}
 
 
 def _bytecode_cached(module: str) -> bool:
@@ -490,6 +492,169 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
         p.summary = "silu_and_mul (bf16) matches the torch reference"
 
 
+# vLLM's operator namespaces -> (the compiled modules that register them, the operators checked). From
+# 0.24 the modules are built against torch's stable ABI under new names; the namespaces stay.
+VLLM_OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "_C": (("_C", "_C_stable_libtorch"), ("rms_norm", "silu_and_mul")),
+    "_moe_C": (("_moe_C", "_moe_C_stable_libtorch"), ("topk_softmax",)),
+}
+# Without [[primary_modules]] for vllm in the matrix: the modules whose failure stops vLLM on a GPU.
+VLLM_CORE = ("vllm/_C.*", "vllm/_moe_C.*", "vllm/_C_stable_libtorch.*", "vllm/_moe_C_stable_libtorch.*")
+
+
+def vllm_modules(root: str) -> list[tuple[str, str, str]]:
+    """(module name, path relative to site-packages, path) of vLLM's compiled modules under ``root``.
+
+    The top level (``_C``, ``_moe_C``, ``_C_stable_libtorch``, ``_flashmla_C`` ...) and the bundled
+    flash-attention (``vllm_flash_attn/_vllm_fa2_C`` ...); ``third_party`` builds (one per Python
+    version) are left out. Nothing is imported.
+    """
+    import glob
+
+    out = []
+    for sub in ("", "vllm_flash_attn"):
+        for path in sorted(glob.glob(os.path.join(root, sub, "*.so"))):
+            name = os.path.basename(path)
+            parts = ["vllm", sub] if sub else ["vllm"]
+            out.append((".".join([*parts, name.split(".", 1)[0]]), "/".join([*parts, name]), path))
+    return out
+
+
+def is_core(rel: str, patterns: list[str] | tuple[str, ...]) -> bool:
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(rel, p) for p in patterns)
+
+
+def group_vllm(opts: dict[str, Any]) -> None:
+    """``import vllm``; its compiled modules load; their operators register; one op against torch.
+
+    vLLM itself imports its compiled modules lazily and logs (and survives) a failed import of most of
+    them; here each is imported on purpose and its error kept. The core modules (``_C``, ``_moe_C``,
+    or their ``*_stable_libtorch`` builds: ``[[primary_modules]]`` for vllm in the matrix) decide; a
+    failure of an add-on (flash-attention, FlashMLA ...) is a warning.
+    """
+    ids = ["import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"]
+    if not installed("vllm"):
+        return skip_all(ids, "vllm is not installed")
+    core_patterns = (opts.get("primary_modules") or {}).get("vllm") or VLLM_CORE
+    r: dict[str, str] = {}
+    mods: list[tuple[str, str, str]] = []
+    with probe("import:vllm", r) as p:
+        _import(p, "vllm")
+    with probe("load:vllm", r) as p:
+        require(r, "import:vllm", "import:vllm")
+        spec = importlib.util.find_spec("vllm")
+        root = list(spec.submodule_search_locations or [])[0] if spec else ""
+        mods = vllm_modules(root)
+        core = [m for m in mods if is_core(m[1], core_patterns)]
+        extra = [m for m in mods if m not in core]
+        if not core:
+            p.fail(f"vllm has none of its core compiled modules ({', '.join(core_patterns)}): a build without "
+                   "CUDA kernels (CPU-only or from source without them)")
+        loaded, failed, info = [], [], []
+        for name, rel, _path in core + extra:
+            t0 = time.perf_counter()
+            entry: dict[str, Any] = {"module": name, "file": rel, "core": (name, rel, _path) in core}
+            try:
+                importlib.import_module(name)
+                entry["loaded"] = True
+                loaded.append(name)
+            except BaseException as e:  # noqa: BLE001 - the loader's error is the finding
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                entry["loaded"] = False
+                entry["error"] = error_text(e)
+                failed.append(entry)
+            entry["seconds"] = round(time.perf_counter() - t0, 3)
+            info.append(entry)
+        p.data["modules"] = info
+        bad_core = [e for e in failed if e["core"]]
+        bad_extra = [e for e in failed if not e["core"]]
+        for e in bad_extra:
+            p.warnings.append(f"{e['module']} (optional) did not load: {e['error'].splitlines()[-1]}")
+        if bad_core:
+            p.summary = f"{bad_core[0]['module']} does not load: {bad_core[0]['error'].splitlines()[-1][:160]}"
+            p.fail("\n".join(f"{e['module']}: {e['error']}" for e in bad_core + bad_extra))
+        n_core = sum(1 for e in info if e["core"])
+        p.summary = f"{n_core} core module(s) loaded ({', '.join(e['module'] for e in info if e['core'])})"
+        if extra:
+            p.summary += f", {len(extra) - len(bad_extra)} of {len(extra)} optional"
+        if bad_extra:
+            p.degraded = True
+            p.summary += f"; {', '.join(e['module'] for e in bad_extra)} did not load"
+    with probe("ops:vllm", r) as p:
+        if not installed("torch"):
+            raise Skip("torch is not installed")
+        if not mods:
+            spec = importlib.util.find_spec("vllm")
+            mods = vllm_modules(list(spec.submodule_search_locations or [])[0]) if spec else []
+        present = {rel.split("/")[-1].split(".", 1)[0]: path for _n, rel, path in mods}
+        wanted = {ns: (libs, ops) for ns, (libs, ops) in VLLM_OPS.items() if any(m in present for m in libs)}
+        if not wanted:
+            raise Skip("vllm has no module that registers " + " or ".join(f"{ns}::" for ns in VLLM_OPS))
+        names_by_ns = {}
+        for ns in wanted:
+            names = _op_names(ns)
+            if names is None:
+                raise Skip("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
+            names_by_ns[ns] = names
+        p.data["registered"] = {ns: len(n) for ns, n in names_by_ns.items()}
+        missing = [f"{ns}::{op}" for ns, (_libs, ops) in wanted.items() for op in ops
+                   if f"{ns}::{op}" not in names_by_ns[ns]]
+        if missing:
+            # Load the modules' libraries directly: their loader error is the root cause.
+            errors = []
+            import torch
+
+            for ns in {m.split("::")[0] for m in missing}:
+                for mod in wanted[ns][0]:
+                    if mod in present:
+                        try:
+                            torch.ops.load_library(present[mod])
+                        except Exception as e:  # noqa: BLE001
+                            errors.append(f"{os.path.basename(present[mod])}: {error_text(e)}")
+            msg = f"operator {missing[0]} does not exist"
+            if len(missing) > 1:
+                msg += f" (and {len(missing) - 1} more: {', '.join(missing[1:])})"
+            p.fail("\n".join([msg, *errors]))
+        import torch
+
+        has = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
+        if has is not None:
+            p.data["cuda_kernels"] = {f"{ns}::{op}": bool(has(f"{ns}::{op}", "CUDA"))
+                                      for ns, (_libs, ops) in wanted.items() for op in ops}
+        p.summary = ", ".join(f"{n} {ns}:: operators" for ns, n in p.data["registered"].items()) + " registered"
+    with probe("smoke:vllm-rms_norm", r) as p:
+        require(r, "ops:vllm", "ops:vllm")
+        import torch
+
+        dev = _device(opts)
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(64, 1024, generator=g)
+        w = torch.randn(1024, generator=g)
+        ref = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()
+        out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
+        torch.ops._C.rms_norm(out, x.to(dev, torch.bfloat16), w.to(dev, torch.bfloat16), 1e-6)
+        torch.cuda.synchronize(dev)
+        _close("rms_norm", out, ref, 3e-2, 3e-2, p)
+        p.summary = "torch.ops._C.rms_norm (bf16) matches the torch reference"
+    with probe("smoke:vllm-silu_and_mul", r) as p:
+        require(r, "ops:vllm", "ops:vllm")
+        import torch
+
+        dev = _device(opts)
+        g = torch.Generator().manual_seed(1)
+        x = torch.randn(64, 2048, generator=g)
+        a, b = x.double().chunk(2, -1)
+        ref = torch.nn.functional.silu(a) * b
+        out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
+        torch.ops._C.silu_and_mul(out, x.to(dev, torch.bfloat16))
+        torch.cuda.synchronize(dev)
+        _close("silu_and_mul", out, ref, 3e-2, 3e-2, p)
+        p.summary = "torch.ops._C.silu_and_mul (bf16) matches the torch reference"
+
+
 def group_flashinfer(opts: dict[str, Any]) -> None:
     ids = ["import:flashinfer", "smoke:flashinfer-rmsnorm"]
     if not installed("flashinfer"):
@@ -611,7 +776,7 @@ def group_transformers(opts: dict[str, Any]) -> None:
         from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
         # The mapping AutoConfig looks model types up in; a transformers that lacks the type raises
-        # KeyError: 'glm_moe_dsa' there (FACTS.md 1). Reading the names imports no model code.
+        # KeyError: 'glm_moe_dsa' there (transformers 4.57.1). Reading the names imports no model code.
         if model not in CONFIG_MAPPING_NAMES:
             raise KeyError(model)
         p.data["config_class"] = CONFIG_MAPPING_NAMES[model]
@@ -841,6 +1006,7 @@ GROUPS: dict[str, Callable[[dict[str, Any]], None]] = {
     "transformers": group_transformers,
     "sglang": group_sglang,
     "torchao": group_torchao,
+    "vllm": group_vllm,
     "gpu": group_gpu,
     "peer": group_peer,
     "nccl": group_nccl,

@@ -39,23 +39,27 @@ GROUP_IDS: dict[str, list[str]] = {
     "transformers": ["import:transformers", "model"],
     "sglang": ["import:sglang"],
     "torchao": ["import:torchao"],
+    "vllm": ["import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"],
     "nvml": ["driver"],
     "peer": ["peer-access"],
     "nccl": ["nccl-all-reduce"],
 }
-# The extension distributions whose static verdict (abi:) is compared with the dynamic one (import:, ops:).
+# The extension distributions whose static verdicts are compared with the dynamic ones: the load
+# (abi: symbols and CUDA runtime vs import:, load:, ops:) and the GPU code (gpu-code: vs smoke:<module>-*).
 DYNAMIC_OF = {"torchvision": "torchvision", "torchaudio": "torchaudio", "sgl-kernel": "sgl_kernel",
-              "sglang-kernel": "sgl_kernel", "torchao": "torchao"}
+              "sglang-kernel": "sgl_kernel", "torchao": "torchao", "vllm": "vllm"}
 KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "installed", "abi", "gpu-code",
-              "import", "ops", "model", "smoke"]
+              "import", "load", "ops", "model", "smoke"]
+# Packages whose [[primary_modules]] the probe processes need (which modules decide, which are add-ons).
+PRIMARY_FOR = ("vllm",)
 STATUSES = ("passed", "warning", "failed", "skipped")
 # The groups that import torch first: forked from one process that imported it (Options.fork).
 FORKED = ("torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton", "transformers", "sglang",
-          "torchao")
+          "torchao", "vllm")
 # group -> the module whose absence means the group need not start (its probes are skipped)
 GROUP_MODULE = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl_kernel",
                 "flashinfer": "flashinfer", "triton": "triton", "transformers": "transformers", "sglang": "sglang",
-                "torchao": "torchao"}
+                "torchao": "torchao", "vllm": "vllm"}
 
 
 @dataclass
@@ -257,13 +261,15 @@ def run(options: Options) -> dict[str, Any]:
         raise InputError("--distributed needs torchrun (RANK, WORLD_SIZE and MASTER_ADDR are not set)")
     device = int(rank_env) if rank_env is not None else 0
     common = {"model": options.model, "no_gpu": options.no_gpu, "jit": options.jit, "device": device,
-              "gpu_seen": _gpu_seen(), **_speed_opts()}
+              "gpu_seen": _gpu_seen(), **_speed_opts(),
+              "primary_modules": {k: list(facts.primary_modules(k)) for k in PRIMARY_FOR
+                                  if hasattr(facts, "primary_modules") and facts.primary_modules(k)}}
     children: list[Child] = []
     nvml = Child("nvml", {}, env, min(options.timeout, 20))
     if options.all_gpus and not options.no_gpu:
         nvml.wait()
     groups = ["static", "torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton",
-              "transformers", "sglang", "torchao"]
+              "transformers", "sglang", "torchao", "vllm"]
     search = [os.path.abspath(p) for p in options.paths] + sys.path
     absent: list[dict[str, Any]] = []
     present = []
@@ -459,39 +465,45 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
             if severity == "warning":
                 p["status"] = "warning"
         if pid.startswith("gpu-code:") and p["status"] == "pending":
-            _judge_gpu_code(p, judge_cap, findings)
+            key = pid.split(":", 1)[1]
+            _judge_gpu_code(p, judge_cap, findings,
+                            facts.primary_modules(key) if hasattr(facts, "primary_modules") else ())
         cudart = (p.get("data") or {}).get("torch_cudart") if pid.startswith("abi:") else None
         if cudart:
             theirs = sorted({c for e in p["data"]["files"] for c in e.get("cudart", [])} - set(cudart))
             if theirs:
                 key = pid[4:]
                 row = facts.kernel(key, p["data"]["version"]) if hasattr(facts, "kernel") else None
-                findings.append(_f("cuda", (row or {}).get("on_mismatch") or "error", (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
+                severity = (row or {}).get("on_mismatch") or "error"
+                which = sorted({e["file"] for e in p["data"]["files"] if set(e.get("cudart", [])) - set(cudart)})
+                findings.append(_f("cuda", severity, (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
                                    f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
                                    "runtime majors in one process",
-                                   f"install the {key} built for torch {p['data']['torch']}"))
+                                   f"install the {key} built for torch {p['data']['torch']}",
+                                   [{"kind": "abi-probe", "source": "installed files: " + ", ".join(which)}]))
+                # the loader stops at the missing runtime before any symbol: the static verdict says so too
+                msg = (f"{which[0]} needs {', '.join(theirs)}; torch {p['data']['torch']} links "
+                       f"{', '.join(cudart)} (a CUDA runtime this environment may not have)")
+                if p["status"] == "passed":
+                    p["status"] = "failed" if severity == "error" else "warning"
+                    p["summary"] = (f"{p['summary']}, but it links {', '.join(theirs)} and torch links "
+                                    f"{', '.join(cudart)}")
+                    p["error"] = msg
+                elif msg not in (p.get("error") or ""):
+                    p["error"] = ((p.get("error") or "") + "\n" + msg).strip()
     # -- static vs dynamic -----------------------------------------------------------------------
-    agreement = []
-    for p in probes:
-        if not p["id"].startswith("abi:") or p["status"] == "skipped":
-            continue
-        key = p["id"][4:]
-        mod = DYNAMIC_OF.get(key)
-        dyn = [by_id.get(f"import:{mod}"), by_id.get(f"ops:{mod}")] if mod else []
-        dyn = [d for d in dyn if d and d["status"] != "skipped"]
-        if not dyn:
-            continue
-        static_ok = not any(e["missing"] for e in p["data"]["files"])
-        dyn_ok = all(d["status"] == "passed" for d in dyn) and not any(d.get("warnings") for d in dyn)
-        agree = static_ok == dyn_ok
-        agreement.append({"package": key, "static": "compatible" if static_ok else "incompatible",
-                          "dynamic": "loads" if dyn_ok else "fails to load",
-                          "probes": [p["id"]] + [d["id"] for d in dyn], "agree": agree})
-        if not agree:
+    agreement = _agreement(probes, by_id)
+    for a in agreement:
+        if not a["agree"]:
+            key = a["package"]
+            what = ("loads" if a["aspect"] == "load" else "runs its kernels on this GPU")
             findings.append(_f("static-dynamic", "warning", (key,),
-                               f"the symbol check says {key} is {'compatible' if static_ok else 'incompatible'} but "
-                               f"it {'fails to load' if not dyn_ok else 'loads'}: a break the symbol check cannot "
-                               "see (operator registration, layouts, Python-level behaviour) or a loader detail",
+                               f"the static {a['aspect']} check says {key} is {a['static']}"
+                               + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
+                               + f" but it {a['dynamic']}: "
+                               + ("a break the static checks cannot see (operator registration, layouts, "
+                                  "Python-level behaviour) or a loader detail" if a["static"] == "compatible" else
+                                  f"the static verdict was wrong, {key} {what}"),
                                "trust the dynamic probes; report the case so that the matrix records it"))
     # -- GPU presence ----------------------------------------------------------------------------
     gpu_probed = bool(dev and dev["status"] in ("passed", "failed", "warning"))
@@ -524,6 +536,62 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
             "counts": counts, "probes": probes, "findings": unique, "agreement": agreement}
 
 
+def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
+    """Whether an ``abi:`` probe's files should load into the installed torch, and why not.
+
+    Two checks, either of which stops the dynamic loader: a torch symbol the installed torch does not
+    define, and a CUDA runtime major that torch does not link (``libcudart.so.12`` next to a torch
+    that links ``.so.13``: the image has no CUDA 12 runtime, so the load fails before any symbol).
+    """
+    files = (abi.get("data") or {}).get("files") or []
+    reasons = []
+    missing = sorted({s for e in files for s in e.get("missing", [])})
+    if missing:
+        reasons.append(f"{len(missing)} torch symbol(s) missing")
+    torch_cudart = (abi.get("data") or {}).get("torch_cudart") or []
+    if torch_cudart:
+        theirs = sorted({c for e in files for c in e.get("cudart", [])} - set(torch_cudart))
+        if theirs:
+            reasons.append(f"links {', '.join(theirs)}, torch links {', '.join(torch_cudart)}")
+    return not reasons, reasons
+
+
+def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Static vs dynamic verdicts per extension distribution, for each aspect that has both.
+
+    ``load``: the ``abi:`` probe (symbols and CUDA runtime) against ``import:``, ``load:`` and ``ops:``.
+    ``gpu-code``: the ``gpu-code:`` probe (the code of the modules that decide, against the device)
+    against the smoke tests that launch the package's kernels (``smoke:<module>-*``).
+    """
+    out = []
+    for p in probes:
+        if not p["id"].startswith("abi:") or p["status"] == "skipped" or not (p.get("data") or {}).get("files"):
+            continue
+        key = p["id"][4:]
+        mod = DYNAMIC_OF.get(key)
+        if not mod:
+            continue
+        dyn = [by_id.get(f"{kind}:{mod}") for kind in ("import", "load", "ops")]
+        dyn = [d for d in dyn if d and d["status"] != "skipped"]
+        if dyn:
+            static_ok, reasons = static_load_verdict(p)
+            dyn_ok = all(d["status"] == "passed" for d in dyn) and not any(d.get("warnings") for d in dyn)
+            out.append({"package": key, "aspect": "load", "static": "compatible" if static_ok else "incompatible",
+                        "dynamic": "loads" if dyn_ok else "fails to load", "reasons": reasons,
+                        "probes": [p["id"]] + [d["id"] for d in dyn], "agree": static_ok == dyn_ok})
+        gc = by_id.get(f"gpu-code:{key}")
+        smoke = sorted((s for s in probes if s["id"].startswith(f"smoke:{mod}-") and s["status"] != "skipped"),
+                       key=lambda s: s["id"])
+        if gc and gc["status"] in ("passed", "warning", "failed") and smoke:
+            static_ok = gc["status"] != "failed"
+            dyn_ok = all(s["status"] == "passed" for s in smoke)
+            reasons = [] if static_ok else [gc.get("summary", "")]
+            out.append({"package": key, "aspect": "gpu-code", "static": "compatible" if static_ok else "incompatible",
+                        "dynamic": "runs" if dyn_ok else "fails to run", "reasons": reasons,
+                        "probes": [gc["id"]] + [s["id"] for s in smoke], "agree": static_ok == dyn_ok})
+    return out
+
+
 def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: dict[str, Any] | None, explicit: bool) -> None:
     d = dev["data"]
     problems = []
@@ -554,7 +622,17 @@ def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: dict[str, A
         dev["summary"] = problems[0]
 
 
-def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: list[dict[str, Any]]) -> None:
+def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: list[dict[str, Any]],
+                    primary: tuple[str, ...] | list[str] = ()) -> None:
+    """The GPU code of an extension's files against the capability.
+
+    The files the package's loader picks (sgl_kernel: its ``sm90/`` or ``sm100/`` build) decide; of
+    those, with ``primary`` patterns (the matrix's ``[[primary_modules]]``), only the matching ones
+    decide and the rest are add-ons (vLLM's flash-attention, FlashMLA ...) whose missing code is a
+    warning: the package runs, without that add-on, on this GPU.
+    """
+    from fnmatch import fnmatchcase
+
     files = p["data"]["files"]
     key = p["id"].split(":", 1)[1]
     if cap is None:
@@ -568,23 +646,42 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
         loaded = [f for f in files if f.get("variant") == want] or files
     else:
         loaded = files
+    deciding = [f for f in loaded if any(fnmatchcase(f["file"], pat) for pat in primary)] or loaded
     p["data"]["judged_for"] = _cap_name(cap)
-    bad = []
+    bad, optional_bad = [], []
     for f in loaded:
         run = gpu.runnable(f["sass"] + f["ptx"], cap)
         f["runs"] = run
+        f["decides"] = f in deciding
         if not run:
-            bad.append(f)
+            (bad if f in deciding else optional_bad).append(f)
+    ver = p["data"]["version"]
     if bad:
         f = bad[0]
         have = ", ".join(f["sass"] + f["ptx"])
         p["status"] = "failed"
         p["summary"] = f"{f['file']} carries no GPU code that runs on {_cap_name(cap)}"
-        p["error"] = f"{f['file']} carries {have}; none of it runs on {_cap_name(cap)} (no kernel image is available)"
-        findings.append(_f("gpu-code", "error", (f"{key}=={p['data']['version']}",), p["error"],
+        p["error"] = (f"{f['file']} carries {have}; none of it runs on {_cap_name(cap)} (a launch fails with: "
+                      "no kernel image is available for execution on the device)")
+        if len(bad) > 1:
+            p["error"] += "; also " + ", ".join(x["file"] for x in bad[1:])
+        findings.append(_f("gpu-code", "error", (f"{key}=={ver}",), p["error"],
                            f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)",
                            [{"kind": "arch-probe", "source": "installed files: " + ", ".join(x["file"] for x in bad)}]))
     else:
         p["status"] = "passed"
-        codes = sorted({c for f in loaded for c in f["runs"]})
-        p["summary"] = f"{len(loaded)} file(s) carry code for {_cap_name(cap)} ({', '.join(codes)})"
+        codes = sorted({c for f in deciding for c in f["runs"]})
+        p["summary"] = f"{len(deciding)} file(s) carry code for {_cap_name(cap)} ({', '.join(codes)})"
+    if optional_bad:
+        names = ", ".join(f"{f['file']} ({', '.join(f['sass'] + f['ptx'])})" for f in optional_bad)
+        if p["status"] == "passed":
+            p["status"] = "warning"
+            p["summary"] += f"; {len(optional_bad)} optional module(s) carry none"
+            p["error"] = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
+        findings.append(_f("gpu-code", "warning", (f"{key}=={ver}",),
+                           f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
+                           f"{key} runs there without them (e.g. another attention backend)",
+                           f"nothing to do unless the feature is needed; a {key} build with SASS for "
+                           f"{_cap_name(cap)} would carry it",
+                           [{"kind": "arch-probe", "source": "installed files: " +
+                             ", ".join(x["file"] for x in optional_bad)}]))

@@ -44,7 +44,9 @@ def table(report: dict[str, Any]) -> Iterator[str]:
         yield ""
         yield "static vs dynamic:"
         for a in report["agreement"]:
-            yield (f"  {a['package']}: static {a['static']}, dynamic {a['dynamic']} -> "
+            why = f" ({'; '.join(a['reasons'])})" if a.get("reasons") else ""
+            aspect = f" [{a['aspect']}]" if a.get("aspect") else ""
+            yield (f"  {a['package']}{aspect}: static {a['static']}{why}, dynamic {a['dynamic']} -> "
                    f"{'agree' if a['agree'] else 'DISAGREE'}")
     if report.get("findings"):
         yield ""
