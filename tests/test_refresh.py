@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import tomlkit
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from glmcompat import refresh as rf
@@ -188,7 +189,15 @@ def trim(directory: Path, package: str, versions: set[str]) -> None:
                 if pkg != package:
                     keep.append(row)
                     continue
-                if "versions" in row and not isinstance(row["versions"], str):
+                if "versions" in row and isinstance(row["versions"], str):
+                    # a range (a [[jit]] row): exclude the trimmed releases from it
+                    spec = SpecifierSet(row["versions"])
+                    hit = sorted(str(v) for v in vs if spec.contains(v, prereleases=True))
+                    if hit:
+                        row["versions"] = ",".join([str(row["versions"])] + [f"!={v}" for v in hit])
+                        changed = True
+                    keep.append(row)
+                elif "versions" in row and not isinstance(row["versions"], str):
                     left = [x for x in row["versions"] if Version(x) not in vs]
                     changed |= len(left) != len(row["versions"])
                     if left:
@@ -449,6 +458,7 @@ def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cac
     d = tmp_path / "m"
     shutil.copytree(default_matrix_dir(), d)
     trim(d, "torchaudio", {"2.11.1"})
+    trim(d, "flashinfer-python", {"0.7.4"})
     trim(d, "sglang", {"0.5.23"})
     original = next(r for r in load_matrix().release if r.version == "0.5.23")
     before = snapshot(d)
