@@ -2,7 +2,9 @@
 
 A pre-commit hook runs ``check`` on every commit, mostly on files that did not change. The full path
 imports packaging, argparse and the rules, reads the lock's cached environments and judges each one;
-this path imports only ``os``, ``sys``, ``hashlib`` and ``json``. A verdict is keyed by glmcompat's
+this path imports only ``os``, ``sys`` and ``_blake2`` (not ``hashlib``, which loads OpenSSL, nor ``json``,
+which imports ``re``: together they cost more than the rest of a warm answer). Its records are a small
+line-oriented format read without either. A verdict is keyed by glmcompat's
 version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
 (each matrix file's path, size and mtime, as :func:`glmcompat.facts.load_facts` keys its own cache) and
 the bytes of every file named on the command line; it also records every other file the verdict read
@@ -15,11 +17,16 @@ falls through to the full path.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 
-FORMAT = 1
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a CPython built without _blake2
+    from hashlib import blake2b
+
+FORMAT = 2
+MAGIC = b"glmcompat-verdict"
 _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix"}
 _FLAGS = {"--allow-unknown", "--json"}
 
@@ -39,7 +46,7 @@ def _digest(path: str) -> str:
     """blake2b of the file's bytes; '' when it does not exist (its appearing later changes the verdict)."""
     try:
         with open(path, "rb") as f:
-            return hashlib.blake2b(f.read(), digest_size=20).hexdigest()
+            return blake2b(f.read(), digest_size=20).hexdigest()
     except OSError:
         return ""
 
@@ -88,7 +95,7 @@ def key(argv: list[str]) -> str | None:
     files = _matrix_files(matrices)
     if files is None:
         return None
-    h = hashlib.blake2b(digest_size=20)
+    h = blake2b(digest_size=20)
     for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(sys.stdout.isatty()), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     try:
@@ -105,6 +112,41 @@ def key(argv: list[str]) -> str | None:
     return h.hexdigest()
 
 
+def _encode(deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
+    out = [b"%s %d\n%d\n%d\n" % (MAGIC, FORMAT, rc, len(deps))]
+    for path, digest in deps.items():
+        out.append(os.fsencode(path) + b"\0" + digest.encode() + b"\n")
+    for text in (stdout, stderr):
+        data = text.encode("utf-8", "surrogateescape")
+        out.append(b"%d\n" % len(data) + data)
+    return b"".join(out)
+
+
+def _decode(blob: bytes) -> tuple[dict[str, str], str, str, int]:
+    """Inverse of :func:`_encode`; ValueError on anything else (a truncated or foreign file is a miss)."""
+    head, rest = blob.split(b"\n", 1)
+    if head != b"%s %d" % (MAGIC, FORMAT):
+        raise ValueError("not a verdict record")
+    rc_s, n_s, rest = rest.split(b"\n", 2)
+    rc, n = int(rc_s), int(n_s)
+    deps: dict[str, str] = {}
+    for _ in range(n):
+        line, rest = rest.split(b"\n", 1)
+        path, digest = line.split(b"\0")
+        deps[os.fsdecode(path)] = digest.decode()
+    texts = []
+    for _ in range(2):
+        size_s, rest = rest.split(b"\n", 1)
+        size = int(size_s)
+        if len(rest) < size:
+            raise ValueError("truncated")
+        texts.append(rest[:size].decode("utf-8", "surrogateescape"))
+        rest = rest[size:]
+    if rest:
+        raise ValueError("trailing data")
+    return deps, texts[0], texts[1], rc
+
+
 def lookup(argv: list[str]) -> int | None:
     """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
     base = cache_dir()
@@ -112,17 +154,12 @@ def lookup(argv: list[str]) -> int | None:
     if k is None or base is None:
         return None
     try:
-        with open(os.path.join(base, "verdicts", k + ".json"), "rb") as f:
-            import json
-
-            doc = json.loads(f.read())
-        if doc.get("format") != FORMAT:
-            return None
-        for path, digest in doc["deps"].items():
+        with open(os.path.join(base, "verdicts", k), "rb") as f:
+            deps, out, err, rc = _decode(f.read())
+        for path, digest in deps.items():
             if _digest(path) != digest:
                 return None
-        out, err, rc = doc["stdout"], doc["stderr"], int(doc["rc"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, UnicodeDecodeError):
         return None
     if out:
         sys.stdout.write(out)
@@ -137,15 +174,12 @@ def store(argv: list[str], deps: list[str], stdout: str, stderr: str, rc: int) -
     k = key(argv) if base else None
     if k is None or base is None:
         return
-    import json
-
-    doc = {"format": FORMAT, "deps": {os.path.abspath(p): _digest(p) for p in sorted(set(deps))},
-           "stdout": stdout, "stderr": stderr, "rc": rc}
+    record = _encode({os.path.abspath(p): _digest(p) for p in sorted(set(deps))}, stdout, stderr, rc)
     try:
         from pathlib import Path
 
         from .facts import atomic_write
 
-        atomic_write(Path(base) / "verdicts" / f"{k}.json", json.dumps(doc).encode())
+        atomic_write(Path(base) / "verdicts" / k, record)
     except OSError:
         pass
