@@ -25,7 +25,7 @@ SCENARIOS = {
     "glm5-sglang-0.5.9": (["sglang==0.5.9"], ["transformers==5.2.0"]),
     # The same with torch bumped to 2.10.0 (what the unpinned torchvision install did).
     "glm5-torch-2.10.0": (["sglang==0.5.9"], ["transformers==5.2.0", "torch==2.10.0", "torchvision==0.25.0", "torchaudio==2.10.0"]),
-    # FACTS.md 6: what uv locks today for a hand-pinned stack: torch 2.15.0 next to sgl-kernel 0.3.21.
+    # what uv locks today for a hand-pinned stack: torch 2.15.0 next to sgl-kernel 0.3.21.
     "unpinned-torch": (["torch>=2.9.1", "torchvision", "sgl-kernel==0.3.21", "flashinfer-python==0.6.3", "transformers>=5.2.0"], []),
 }
 

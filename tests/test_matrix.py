@@ -1,4 +1,4 @@
-"""The shipped matrix holds FACTS.md's tables; the loader rejects bad input with file:line."""
+"""The shipped matrix holds the hand-transcribed facts of tests/data/facts_tables.json; the loader rejects bad input with file:line."""
 
 from __future__ import annotations
 
