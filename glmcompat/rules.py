@@ -308,13 +308,19 @@ def rule_cuda(ctx: Context) -> list[Finding]:
         if tmajor == kmajor:
             continue
         what = f"CUDA {tcuda}" if tcuda else "no CUDA (a +cpu build)"
-        out.append(Finding("cuda", "error", (ctx.pin(name), ctx.pin("torch")),
-                           f"{name} {ctx.packages[name]} links the CUDA {kmajor} runtime (libcudart.so.{kmajor}), "
-                           f"but torch {torch} is built for {what}",
-                           _ev(row) if kcuda == row.get("cuda") else
-                           (("metadata", f"the local label of {name} {ctx.packages[name]} (a CUDA {kcuda} build)"),),
-                           f"use the CUDA {tmajor} build of {name} {Version(ctx.packages[name]).public}" if tmajor and Version(ctx.packages[name]).local is None and kmajor != tmajor
-                           else f"pin torch=={row['torch']} (built for CUDA {kmajor})"))
+        sev = row.get("on_mismatch") or "error"  # xformers/torchao only log and run without their ops
+        msg = (f"{name} {ctx.packages[name]} links the CUDA {kmajor} runtime (libcudart.so.{kmajor}), "
+               f"but torch {torch} is built for {what}")
+        if sev == "warning" and row.get("consequence"):
+            msg += f"; its extension then fails to load and {row['consequence']}"
+        evidence = _ev(row) if kcuda == row.get("cuda") else \
+            (("metadata", f"the local label of {name} {ctx.packages[name]} (a CUDA {kcuda} build)"),)
+        if tmajor and Version(ctx.packages[name]).local is None:
+            remedy = (f"use a CUDA {tmajor} build of {name} {Version(ctx.packages[name]).public}, "
+                      f"or a torch built for CUDA {kmajor}")
+        else:
+            remedy = f"pin torch=={row['torch']} (built for CUDA {kmajor})"
+        out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
     return out
 
 
@@ -567,23 +573,155 @@ def stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Find
 
 
 def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
-                  stack: dict[str, Any] | None = None, no_isolation: frozenset[str] | None = None) -> list[Finding]:
-    """Findings for every environment the lock installs on the target platform, each judged on its own;
-    a finding that holds in several environments is reported once, naming them."""
+                  stack: dict[str, Any] | None = None, no_isolation: frozenset[str] | None = None,
+                  platforms: Any = None) -> list[Finding]:
+    """Findings for every environment the lock installs on the platforms the target ships on (sm90:
+    Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
+    with the facts about that platform's wheels; a finding that holds in several environments is reported
+    once, naming them.
+
+    A platform the target ships on that the lock does not serve -- it installs nothing there (uv's
+    ``environments`` exclude it, every entry's marker does), or an environment there has no torch, a
+    CPU-only torch or a package without a wheel for that machine -- is reported once, as a warning
+    ("this lock does not serve sm90 on aarch64 (GH200): ..."), when the lock serves the target on
+    another of its platforms; those environments are not judged further. When it serves none of them,
+    every environment is judged (and a platform with nothing installed is an error). ``platforms``
+    (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused."""
+    from .environments import PLATFORM_NAME, env_platform
+    from .errors import InputError
+    from .facts import check_platform, products_on, target_platforms
+
+    if not isinstance(facts, Facts):
+        facts = Facts(facts.plain()) if facts is not None and hasattr(facts, "plain") else _shipped_facts()
+    trow = facts.target(target)
+    ships = target_platforms(trow)
+    if platforms is not None:
+        chosen = [check_platform(p) for p in platforms]
+        for p in chosen:
+            if p not in ships:
+                raise InputError(f"target {trow['name']} never ships on {p} "
+                                 f"({_where(trow, ships, products_on)}); it is judged on {', '.join(ships)}")
+        judged = [p for p in ships if p in chosen]
+    else:
+        judged = ships
+    envs = [e for e in lock.sets if "packages" not in e or env_platform(e) in judged]
+    lock_has_torch = any("torch" in (e["packages"] if "packages" in e else e) for e in lock.sets)
+    reasons: dict[int, str] = {}
+    for i, env in enumerate(envs):
+        if "packages" in env:
+            why = _cannot_serve(env, facts.on(env_platform(env)), lock_has_torch)
+            if why:
+                reasons[i] = why
+    present = {env_platform(e) if "packages" in e else "x86_64" for e in envs}
+    served = {env_platform(e) if "packages" in e else "x86_64" for i, e in enumerate(envs) if i not in reasons}
+    lenient = platforms is None and bool(served)
+    out_extra: list[Finding] = []
+    for p in judged:
+        if p not in present:
+            prods = ", ".join(products_on(trow, p))
+            if lenient:
+                out_extra.append(Finding(
+                    "platform", "warning", (), f"this lock does not serve {trow['name']} on {p} ({prods}): it installs "
+                    f"nothing on {PLATFORM_NAME.get(p, p)} (its environments or markers exclude that machine)",
+                    (("metadata", f"[[target]] {trow['name']}: {prods} ship on {p}"),),
+                    f"lock for {PLATFORM_NAME.get(p, p)} too (uv `environments`), or ignore this if no {prods} runs it"))
+            else:
+                only = "the only platform" if len(judged) == 1 else "a platform"
+                out_extra.append(Finding(
+                    "platform", "error", (), f"this lock installs nothing on {PLATFORM_NAME.get(p, p)}, {only} "
+                    f"{trow['name']} ships on ({prods})",
+                    (("metadata", f"[[target]] {trow['name']}: {prods} ship on {p}"),),
+                    f"lock for {PLATFORM_NAME.get(p, p)} (uv `environments` / `required-environments`)"))
+    excused: set[int] = set()
+    if lenient:
+        for p in judged:
+            idx = [i for i in reasons if env_platform(envs[i]) == p]
+            if not idx:
+                continue
+            excused.update(idx)
+            names = [n for i in idx for n in [envs[i].get("name", "")] + list(envs[i].get("also", [])) if n]
+            why = list(dict.fromkeys(reasons[i] for i in idx))
+            prods = ", ".join(products_on(trow, p))
+            some = "" if len(idx) == sum(1 for e in envs if env_platform(e) == p) else "some of "
+            out_extra.append(Finding(
+                "platform", "warning", (),
+                f"this lock does not serve {trow['name']} on {p} ({prods}) in {some}its {p} environments: "
+                + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else ""),
+                (("metadata", f"[[target]] {trow['name']}: {prods} ship on {p}"),),
+                f"judged on {', '.join(sorted(served, key=ships.index))} only; to serve {prods}, lock a CUDA torch "
+                f"and {p} wheels there (`glmcompat check --platform {p}` judges those environments strictly)",
+                tuple(names)))
+    # On a target that ships on x86_64 and aarch64, the matrix's evidence is about x86_64 wheels first: an
+    # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
+    secondary = {"aarch64"} if lenient and "x86_64" in ships and "x86_64" in served else set()
     where: dict[Finding, list[str]] = {}
-    for env in lock.sets:
-        pkgs = env["packages"] if "packages" in env else env
-        found = evaluate(pkgs, target=target, model=model, matrix=facts, allow_unknown=allow_unknown,
-                         env=env if "packages" in env else None, no_isolation=no_isolation)
+    total = 0
+    for i, env in enumerate(envs):
+        if i in excused:
+            continue
+        plain = "packages" not in env
+        pkgs = env if plain else env["packages"]
+        machine = "x86_64" if plain else env_platform(env)
+        found = evaluate(pkgs, target=target, model=model, matrix=facts.on(machine),
+                         allow_unknown=allow_unknown or machine in secondary, env=None if plain else env,
+                         no_isolation=no_isolation)
+        if machine != "x86_64":
+            found = [_on_platform(f, machine) for f in found]
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
-        names = [env.get("name", "")] + list(env.get("also", [])) if "packages" in env else [""]
+        names = [""] if plain else [env.get("name", "")] + list(env.get("also", []))
+        total += 0 if plain else len(names)
         for f in found:
             lst = where.setdefault(f, [])
             lst.extend(n for n in names if n and n not in lst)
-    total = sum(1 + len(env.get("also", [])) for env in lock.sets if "packages" in env)
-    out = []
+    out = list(out_extra)
     for f, names in where.items():
-        envs = () if not names or len(names) == total else tuple(names)
-        out.append(Finding(f.rule, f.severity, f.packages, f.message, f.evidence, f.remedy, envs))
+        envs_of = () if not names or len(names) == total else tuple(names)
+        out.append(Finding(f.rule, f.severity, f.packages, f.message, f.evidence, f.remedy, envs_of))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+_PROBE_CMD = re.compile(r"(glmcompat (?:arch|abi) [^`]*?)(`|,| or |$)")
+
+
+def _on_platform(f: Finding, machine: str) -> Finding:
+    """A finding of a ``machine`` environment whose remedy runs a probe: the probe of that machine's wheels."""
+    if "glmcompat arch " not in f.remedy and "glmcompat abi " not in f.remedy:
+        return f
+    remedy = _PROBE_CMD.sub(lambda m: f"{m.group(1)} --platform {machine}{m.group(2)}", f.remedy, count=1)
+    return Finding(f.rule, f.severity, f.packages, f.message, f.evidence, remedy, f.environments)
+
+
+def _shipped_facts() -> Facts:
+    from .facts import load_facts
+
+    return load_facts()
+
+
+def _where(trow: Row, ships: list[str], products_on: Callable[[Row, str], list[str]]) -> str:
+    return "; ".join(f"{', '.join(products_on(trow, p))} on {p}" for p in ships)
+
+
+def _cannot_serve(env: Mapping[str, Any], facts: Facts, lock_has_torch: bool) -> str | None:
+    """Why an environment cannot run a GPU stack on its machine (None: it can, as far as the lock shows):
+    a package without a wheel for the machine (and no sdist), no torch while the lock has one elsewhere,
+    or a torch build without CUDA (``+cpu``, or torch's default aarch64 wheels up to 2.10.0)."""
+    machine = env.get("platform") or "x86_64"
+    missing = env.get("missing_wheels") or {}
+    if missing:
+        shown = ", ".join(f"{n} {v}" for n, v in list(missing.items())[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return f"{shown}{more} ha{'s' if len(missing) == 1 else 've'} no Linux {machine} wheel in the lock (and no sdist)"
+    pkgs = env.get("packages") or {}
+    torch = pkgs.get("torch")
+    if torch is None:
+        return "it installs no torch" if lock_has_torch else None
+    if (env.get("sources") or {}).get("torch") in ("git", "path", "directory", "editable", "url"):
+        return None
+    code = facts.gpu_code("torch", torch)
+    if code is not None and not code[0] and not code[1]:
+        row = code[2]
+        what = "the +cpu build" if Version(torch).local == "cpu" else f"its default {machine} wheel"
+        return (f"torch {torch} is a CPU-only build ({what}: no libtorch_cuda.so; "
+                f"{row.get('evidence', 'metadata')}: {row.get('source', '')[:160]})")
+    return None
