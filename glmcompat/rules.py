@@ -116,7 +116,7 @@ def rule_abi(ctx: Context) -> list[Finding]:
                                    f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined symbol(s) "
                                    "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))
                 continue
-            cmd = f"glmcompat abi {name}=={ver} --torch {Version(torch).public if torch else 'VER'}"
+            cmd = f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", cmd))
             continue
         if torch is None:
