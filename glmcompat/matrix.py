@@ -18,7 +18,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from . import gpu
 from .errors import MatrixError
@@ -28,6 +28,9 @@ SCHEMA_VERSION = 1
 
 Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred"]
 Severity = Literal["error", "warning"]
+# The Linux machine a wheel is built for (its platform tag's architecture): rows about wheels say which;
+# a row without one is about the x86_64 wheel. See glmcompat.facts.PLATFORMS.
+Platform = Literal["x86_64", "aarch64"]
 
 
 def _version(v: str) -> str:
@@ -81,6 +84,11 @@ def _regex(v: str) -> str:
         re.compile(v)
     except re.error as e:
         raise ValueError(f"invalid regular expression {v!r}: {e}") from None
+    from .explain import linear_time_problem
+
+    why = linear_time_problem(v)  # `explain` must stay linear in the log: no nested quantifiers, ...
+    if why:
+        raise ValueError(f"regular expression {v!r} is not linear-time: {why}")
     return v
 
 
@@ -91,6 +99,9 @@ Name = Annotated[str, AfterValidator(_name)]
 Code = Annotated[str, AfterValidator(_code)]
 CudaStr = Annotated[str, AfterValidator(_cuda)]
 NonEmpty = Annotated[str, Field(min_length=1)]
+# A Hugging Face model_type (config.json's "model_type": glm_moe_dsa, deepseek_v3): an identifier, nothing a
+# generated file could read as code or markup (no quote, no newline, no space)
+ModelType = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
 # A local version label naming a build variant: +cu128, +cu130, +cpu, +rocm6.4
 Variant = Annotated[str, Field(pattern=r"^(cu\d{3,4}|cpu|rocm\d+(\.\d+)*)$")]
 
@@ -112,8 +123,30 @@ class Target(Fact):
     name: Annotated[str, Field(pattern=r"^sm\d+$")]
     compute_capability: Annotated[str, AfterValidator(_capability)]
     products: tuple[NonEmpty, ...]
+    # product -> the host platforms it ships on (H100: x86_64, GH200: aarch64); absent: x86_64 for every product
+    platforms: dict[NonEmpty, tuple[Platform, ...]] = {}
     smem_per_block_optin: int | None = None
     min_cuda: CudaStr
+
+    @model_validator(mode="after")
+    def _platforms_name_the_products(self) -> Target:
+        if self.platforms:
+            extra = sorted(set(self.platforms) - set(self.products))
+            missing = [p for p in self.products if p not in self.platforms]
+            if extra:
+                raise ValueError(f"platforms names {extra[0]!r}, which is not one of the products")
+            if missing:
+                raise ValueError(f"platforms does not say where product {missing[0]!r} ships")
+            empty = [p for p, v in self.platforms.items() if not v]
+            if empty:
+                raise ValueError(f"platforms of product {empty[0]!r} is empty")
+        return self
+
+    @property
+    def ships_on(self) -> tuple[str, ...]:
+        """The platforms some product of this target ships on, x86_64 first."""
+        have = {p for v in self.platforms.values() for p in v} if self.platforms else {"x86_64"}
+        return tuple(p for p in ("x86_64", "aarch64") if p in have)
 
     @property
     def capability(self) -> tuple[int, int]:
@@ -129,9 +162,16 @@ class TorchBuild(Fact):
 
     versions: tuple[VersionStr, ...] = Field(min_length=1)
     variant: Variant | None = None
-    cuda: CudaStr
+    platform: Platform = "x86_64"
+    cuda: CudaStr | None = None  # absent: a CPU-only build (no libtorch_cuda.so; torch's default aarch64 wheels to 2.10.0)
     sass: tuple[Code, ...]
     ptx: tuple[Code, ...] = ()
+
+    @model_validator(mode="after")
+    def _cpu_builds_carry_no_gpu_code(self) -> TorchBuild:
+        if self.cuda is None and (self.sass or self.ptx):
+            raise ValueError("a CPU-only build (cuda absent) carries no GPU code: sass and ptx must be empty")
+        return self
 
 
 class FamilyRule(Fact):
@@ -148,6 +188,7 @@ class Kernel(Fact):
     package: Name
     versions: tuple[VersionStr, ...] = Field(min_length=1)
     variant: Variant | None = None  # a labelled build (sgl-kernel 0.3.21+cu130); None: the index's wheel
+    platform: Platform = "x86_64"  # the wheel this row is about (an aarch64 wheel is a separate build)
     torch: VersionStr
     cuda: CudaStr | None = None
     sass: tuple[Code, ...] | None = None
@@ -162,6 +203,7 @@ class AbiProbe(Fact):
     package: Name
     version: VersionStr
     torch: VersionStr
+    platform: Platform = "x86_64"  # both wheels' (the extension's and torch's)
     compatible: bool
     missing: int = Field(ge=0)
     symbols: tuple[str, ...] = ()
@@ -173,6 +215,7 @@ class ArchProbe(Fact):
     package: Name
     version: VersionStr
     variant: Variant | None = None
+    platform: Platform = "x86_64"
     sass: tuple[Code, ...]
     ptx: tuple[Code, ...] = ()
 
@@ -224,7 +267,7 @@ class Requires(Fact):
 
 
 class ModelSupport(Fact):
-    model_type: NonEmpty
+    model_type: ModelType
     architectures: tuple[str, ...] = ()
     transformers: SpecStr
     sglang: SpecStr | None = None
@@ -249,8 +292,9 @@ class Release(Fact):
 class Stack(Fact):
     name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
     description: NonEmpty
+    engine: Literal["sglang", "vllm"] = "sglang"  # the serving engine; its package is the set's root
     targets: tuple[str, ...] = Field(min_length=1)
-    models: tuple[str, ...] = ()
+    models: tuple[ModelType, ...] = ()
     python: SpecStr = ">=3.11,<3.13"
     pins: dict[Name, VersionStr] = Field(min_length=1)
     overrides: dict[Name, VersionStr] = {}
@@ -339,30 +383,31 @@ class Matrix(BaseModel):
         return self._view
 
     def _row(self, table: str, row: dict[str, Any] | None) -> Any:
-        return None if row is None else getattr(self, table)[self.view().rows(table).index(row)]
+        return None if row is None else getattr(self, table)[self.view().all_rows(table).index(row)]
 
-    def kernel_for(self, package: str, version: str) -> Kernel | None:
-        """The kernel row of ``package==version``: the torch it was built for, its CUDA and GPU code."""
-        return self._row("kernel", self.view().kernel(canonicalize_name(package), version))
+    def kernel_for(self, package: str, version: str, platform: str = "x86_64") -> Kernel | None:
+        """The kernel row of ``package==version`` (its ``platform`` wheel): the torch it was built for, its CUDA
+        and GPU code."""
+        return self._row("kernel", self.view().on(platform).kernel(canonicalize_name(package), version))
 
-    def built_for(self, package: str, version: str) -> str | None:
+    def built_for(self, package: str, version: str, platform: str = "x86_64") -> str | None:
         """The torch version the extension ``package==version`` was built against, if known."""
-        k = self.kernel_for(package, version)
+        k = self.kernel_for(package, version, platform)
         return k.torch if k else None
 
-    def torch_build(self, version: str) -> TorchBuild | None:
+    def torch_build(self, version: str, platform: str = "x86_64") -> TorchBuild | None:
         """torch's default wheel facts for ``version`` (a local label other than the default's CUDA: None)."""
-        return self._row("torch", self.view().torch_build(version))
+        return self._row("torch", self.view().on(platform).torch_build(version))
 
-    def gpu_code(self, package: str, version: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    def gpu_code(self, package: str, version: str, platform: str = "x86_64") -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """(SASS, PTX) that the wheel ``package==version`` carries, from probes or the curated rows."""
-        found = self.view().gpu_code(canonicalize_name(package), version)
+        found = self.view().on(platform).gpu_code(canonicalize_name(package), version)
         return None if found is None else (tuple(found[0]), tuple(found[1]))
 
-    def abi_verdicts(self, package: str, version: str) -> list[AbiProbe]:
+    def abi_verdicts(self, package: str, version: str, platform: str = "x86_64") -> list[AbiProbe]:
         pkg = canonicalize_name(package)
         v = Version(version)
-        return [p for p in self.abi_probe if p.package == pkg and Version(p.version) == v]
+        return [p for p in self.abi_probe if p.package == pkg and Version(p.version) == v and p.platform == platform]
 
     def family_requirement(self, package: str, version: str) -> tuple[SpecifierSet, FamilyRule] | None:
         """The torch requirement that ``torchvision``/``torchaudio`` ``version`` was built for."""
@@ -462,7 +507,7 @@ def load_file(path: Path) -> tuple[MatrixFile, str]:
     p = str(path)
     raw = read_input(path, MatrixError, "a matrix file")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (some editors write one) is dropped
     except UnicodeDecodeError as e:
         raise MatrixError(f"not UTF-8 text (byte {e.start})", path=p) from None
     try:
@@ -514,27 +559,30 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
             fail(f"target {t.name!r} is defined twice", "target", item, "name")
         targets[t.name] = t
     # one kernel release -> one torch
-    built: dict[tuple[str, Version], tuple[str, tuple[Any, str, str, int]]] = {}
+    built: dict[tuple[str, Version, str], tuple[str, tuple[Any, str, str, int]]] = {}
     for item in rows["kernel"]:
         k = item[0]
         for v in k.versions:
-            key = (k.package, Version(v))
+            key = (k.package, Version(v), k.platform)
             if key in built and built[key][0] != k.torch:
                 other = built[key][1]
                 fail(
-                    f"contradicting facts: {k.package} {v} is mapped to torch {k.torch!r} here and to "
+                    f"contradicting facts: {k.package} {v}{'' if k.platform == 'x86_64' else ' (' + k.platform + ')'} "
+                    f"is mapped to torch {k.torch!r} here and to "
                     f"torch {built[key][0]!r} in {other[1]}",
                     "kernel",
                     item,
                     "torch",
                 )
             built[key] = (k.torch, item)
-    seen_torch: dict[tuple[Version, str | None], tuple[Any, str, str, int]] = {}
+    seen_torch: dict[tuple[Version, str | None, str], tuple[Any, str, str, int]] = {}
     for item in rows["torch"]:
         for v in item[0].versions:
-            tkey = (Version(v), item[0].variant)
+            tkey = (Version(v), item[0].variant, item[0].platform)
             if tkey in seen_torch:
                 what = f"+{item[0].variant} rows" if item[0].variant else "default-wheel rows"
+                if item[0].platform != "x86_64":
+                    what += f" on {item[0].platform}"
                 fail(f"contradicting facts: torch {v!r} has two {what}", "torch", item, "versions")
             seen_torch[tkey] = item
     fam: dict[tuple[str, Version], str] = {}
@@ -545,10 +593,10 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
             if key2 in fam and fam[key2] != spec:
                 fail(f"contradicting facts: {f.package} {v!r} needs torch {fam[key2]!r} and {spec!r}", "family", item, v)
             fam[key2] = spec
-    probes: dict[tuple[str, Version, Version], bool] = {}
+    probes: dict[tuple[str, Version, Version, str], bool] = {}
     for item in rows["abi_probe"]:
         a = item[0]
-        key3 = (a.package, Version(a.version), Version(a.torch))
+        key3 = (a.package, Version(a.version), Version(a.torch), a.platform)
         if key3 in probes and probes[key3] != a.compatible:
             fail(f"contradicting facts: {a.package} {a.version} vs torch {a.torch} probed both ways", "abi_probe", item, "compatible")
         probes[key3] = a.compatible

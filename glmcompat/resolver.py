@@ -1,13 +1,16 @@
 """Resolve the ABI-coupled core with resolvelib against the matrix (the algorithm does no I/O).
 
-The core: torch, torchvision, torchaudio, sgl-kernel / sglang-kernel, flashinfer-python / -cubin,
-transformers, sglang. Candidates come from a :class:`Source` (versions and Requires-Dist; the index
-in production, a recorded JSON file in tests).
+The core: torch, torchvision, torchaudio, sgl-kernel / sglang-kernel, xformers, flashinfer-python /
+-cubin, transformers, and the serving engine, sglang or vllm. Candidates come from a :class:`Source`
+(versions and Requires-Dist; the index in production, a recorded JSON file in tests).
 
-* **The package set comes from the wheels.** With sglang in the stack, sglang is the root and every
-  other core package enters through the chosen sglang's own Requires-Dist (sglang 0.5.16 and later
-  no longer require flashinfer-cubin, so a newer sglang is never held back by a frozen list). Stacks
-  without sglang ask for their listed packages.
+* **The package set comes from the wheels.** A stack names its engine (``engine``, default sglang);
+  with the engine in the stack, the engine is the root and every other core package enters through
+  the chosen release's own Requires-Dist (sglang 0.5.16 and later no longer require flashinfer-cubin,
+  so a newer sglang is never held back by a frozen list; each vllm release pins torch, torchvision,
+  torchaudio and flashinfer exactly). Stacks without their engine ask for their listed packages.
+  vllm is itself a compiled torch extension: the matrix's ``[[kernel]]`` rows give the torch it was
+  built against, its CUDA runtime and its GPU code, as for sgl-kernel.
 * **The matrix prunes before resolving**: a candidate without evidence, or whose GPU code cannot
   run on the target, is never offered, so a target nothing runs on fails in a few rounds instead
   of a search through every combination.
@@ -47,9 +50,10 @@ from packaging.version import InvalidVersion, Version
 from . import gpu
 from .errors import InputError, UnsafeError
 from .facts import Facts
+from .lock import ENGINES, stack_engine
 
 CORE = ("torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
-        "flashinfer-cubin", "transformers", "sglang")
+        "flashinfer-cubin", "transformers", "sglang", "vllm", "xformers")
 KERNELS = ("sgl-kernel", "sglang-kernel")
 TORCH_ABI = "<torch-abi>"
 CUDA = "<cuda-runtime>"
@@ -486,6 +490,23 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         return None
 
     # -- dependencies -----------------------------------------------------------------------------
+    def _override(self, name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet) -> str | None:
+        """Why ``name==version``'s requirement ``dep<spec>`` is overridden to the model's ``model_spec``
+        (the stack allows it), or None when the requirement can serve the model: an exact pin that the
+        model's specifier does not contain (sglang 0.5.9's transformers==4.57.1), or a range that no
+        release on the index shares with it (vllm 0.16.0's transformers<5,>=4.56.0 against >=5.2.0)."""
+        pinned = [s.version for s in spec if s.operator == "=="]
+        if pinned:
+            if any(model_spec.contains(p, prereleases=True) for p in pinned):
+                return None
+            return (f"{name} {version} pins {dep}{spec}, which does not know the model; "
+                    f"overridden to {dep}{model_spec} (stack override)")
+        if not spec or any(spec.contains(v, prereleases=True) and model_spec.contains(v, prereleases=True)
+                           for v in self.versions(dep)):
+            return None
+        return (f"{name} {version} requires {dep}{spec}, which excludes every {dep} release that knows the model; "
+                f"overridden to {dep}{model_spec} (stack override)")
+
     def dependencies(self, name: str, version: str) -> tuple[Req, ...]:
         """What ``name==version`` requires of the core (METADATA plus the matrix), memoised."""
         self.calls["dependencies"] += 1
@@ -517,10 +538,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 continue
             if dep in self.overrides and dep in self.model_reqs:
                 model_spec = _spec(self.model_reqs[dep])
-                pinned = [s.version for s in r.specifier if s.operator == "=="]
-                if pinned and not any(model_spec.contains(p, prereleases=True) for p in pinned):
-                    why = (f"{name} {version} pins {dep}{r.specifier}, which does not know the model; "
-                           f"overridden to {dep}{model_spec} (stack override)")
+                why = self._override(name, version, dep, r.specifier, model_spec)
+                if why is not None:
                     self.overridden[(name, version, dep)] = why
                     yield Req(dep, model_spec, Why(OVERRIDE, name, version, why))
                     continue
@@ -581,10 +600,13 @@ class Request:
 def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
     """(root requirements, the stack's and --with's core names, preferences, overrides, model requirements).
 
-    With sglang in the stack, sglang is the only package the stack asks for: the chosen sglang's
-    Requires-Dist brings in the rest (its kernel package, flashinfer-cubin or not, torchvision...).
+    With its engine (sglang or vllm) in the stack, the engine is the only package the stack asks for:
+    the chosen release's Requires-Dist brings in the rest (its kernel package, flashinfer-cubin or not,
+    torchvision...). A model the engine is not known to serve is an :class:`UnsafeError` that names
+    the stacks of the other engine that do serve it.
     """
     stack = facts.stack(req.stack)
+    engine = stack_engine(stack)
     tname = facts.target(req.target)["name"]
     names = list(stack["pins"])
     roots: list[Req] = []
@@ -601,7 +623,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         with_names.add(name)
         if name not in names:
             names.append(name)
-    asked = ["sglang"] if "sglang" in names else names
+    asked = [engine] if engine in names else names
     for n in asked:
         if n not in with_names:
             roots.append(Req(n, SpecifierSet(), Why(STACK, stack["name"])))
@@ -611,14 +633,41 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         model_reqs["transformers"] = m["transformers"]
         roots.append(Req("transformers", _spec(m["transformers"]),
                          Why(MODEL, req.model, text=f"model {req.model} needs transformers{m['transformers']} ({m['source']})")))
-        if m.get("sglang") and "sglang" in names:
-            model_reqs["sglang"] = m["sglang"]
-            roots.append(Req("sglang", _spec(m["sglang"]), Why(MODEL, req.model, text=f"model {req.model} needs sglang{m['sglang']}")))
+        if engine in names:
+            spec = m.get(engine)
+            if not spec and any(m.get(e) for e in ENGINES):
+                raise UnsafeError(_unserved(facts, m, engine, tname))
+            if not spec:
+                raise UnsafeError(f"no engine release in the matrix is known to serve model {req.model} (its [[model]] row "
+                                  f"names no {' or '.join(ENGINES)} release): nothing to lock for it")
+            model_reqs[engine] = spec
+            roots.append(Req(engine, _spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
     for tr in facts.target_requirements(tname):
         if tr["package"] in [r.name for r in roots]:
             roots.append(Req(tr["package"], _spec(tr["specifier"]),
                              Why(TARGET, tname, text=f"{tname} needs {tr['package']}{tr['specifier']} ({tr['reason']})")))
     return roots, names, dict(stack["pins"]), dict(stack.get("overrides") or {}), model_reqs
+
+
+def _served_elsewhere(facts: Facts, model: Mapping[str, Any], engine: str, target: str) -> str:
+    """Which other engine serves the model, and the stack to lock it with ("" when none does)."""
+    mt = model["model_type"]
+    others = []
+    for e in ENGINES:
+        if e == engine or not model.get(e):
+            continue
+        stacks = [s for s in facts.rows("stack") if stack_engine(s) == e and mt in s.get("models", ())]
+        here = [s for s in stacks if target in s["targets"]]
+        pick = (here or stacks)[:1]
+        others.append(f"{e}{model[e]} serves it" + (f" (stack {pick[0]['name']}: `glmcompat lock --stack {pick[0]['name']} "
+                                                    f"--target {target}`)" if pick else ""))
+    return "; ".join(others)
+
+
+def _unserved(facts: Facts, model: Mapping[str, Any], engine: str, target: str) -> str:
+    """One line: the model's [[model]] row names no release of ``engine``; which stacks of the other engines serve it."""
+    return (f"no {engine} release in the matrix is known to serve model {model['model_type']} (its [[model]] row "
+            f"names none); " + _served_elsewhere(facts, model, engine, target))
 
 
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
@@ -900,7 +949,9 @@ class Explainer:
         """``name==vs`` resolves; say which preference kept the chosen release instead."""
         chosen = {n: str(v) for n, v in self.chosen.items()}
         by = self.p.preferred_by.get(name)
-        if by is not None and chosen.get(name) == by[1]:
+        older = sorted((n for n, v in found.items() if n in chosen and n != name and Version(v) < Version(chosen[n])),
+                       key=lambda n: _authority(self.p, n))
+        if by is not None and chosen.get(name) == by[1] and not older:
             parents = [f"{p} {v}" for p, v in chosen.items() if p != name and
                        any(r.name == name and not r.pinned for r in self.p.dependencies(p, v))]
             left = f"{parents[0]} leaves {name} open, and " if parents else ""
@@ -908,11 +959,10 @@ class Explainer:
                         (f"{left}stack {by[0]} (known to work on {self.t}) pins {name} {by[1]}",),
                         f"the upgrade prefers {name} {by[1]}; {name} {vs} resolves too",
                         f"`--with {name}=={vs}` takes it")
-        older = sorted((n for n, v in found.items() if n in chosen and n != name and Version(v) < Version(chosen[n])),
-                       key=lambda n: _authority(self.p, n))
         if older:
             n = older[0]
-            clauses = [f"a safe set with {name} {vs} exists, but it needs {n} {found[n]} instead of {chosen[n]}"]
+            clauses = [r.says() for r in self.p.dependencies(n, chosen[n]) if r.name == name and not r.ok(Version(vs))]
+            clauses.append(f"a safe set with {name} {vs} exists, but it needs {n} {found[n]} instead of {chosen[n]}")
             clauses += [r.says() for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
             return Skip("preference", n, tuple(clauses), f"the upgrade prefers the newer {n}", f"`--with {name}=={vs}` gives that set")
         return Skip("preference", name, (f"a safe set with {name} {vs} exists",),
@@ -920,8 +970,8 @@ class Explainer:
 
 
 def _authority(provider: Provider, name: str) -> tuple[bool, int, str]:
-    """Sort key: the package the set is built around (sglang) first, then by resolution rank, reversed."""
-    return (name != "sglang", -provider._rank(name), name)
+    """Sort key: the package the set is built around (the engine) first, then by resolution rank, reversed."""
+    return (name not in ENGINES, -provider._rank(name), name)
 
 
 def _root_remedy(r: Req) -> str:
@@ -966,7 +1016,7 @@ def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any
     if torch_req is not None:
         # The ABI story first: the stack's kernel, the torch it was built for, and whether any kernel
         # release built for the requested torch carries code for the target.
-        for kp in sorted(set(provider.names) & provider._kernel_names):
+        for kp in sorted((set(provider.names) & provider._kernel_names) - set(ENGINES)):
             pin = stack["pins"].get(kp)
             row = facts.kernel(kp, pin) if pin else None
             if row is not None and not torch_req.ok(Version(row["torch"])):
@@ -989,6 +1039,14 @@ def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any
             skip = _from_causes(provider, _Causes(list(causes)), "", "")
         clauses = list(skip.clauses)
         hint = skip.remedy
+        engine = stack_engine(stack)
+        wanted = next((r for r in roots if r.name == engine and r.why.kind == MODEL), None)
+        yours = any(r.name == engine and r.why.kind == USER for r in roots)
+        if wanted is not None and req.model and not yours and skip.subject == engine and skip.kind in ("root", "ruled-out"):
+            # No release of the engine that knows the model fits: say which other engine serves it.
+            elsewhere = _served_elsewhere(facts, facts.model(req.model), engine, t["name"])
+            if elsewhere:
+                hint = f"no {engine} release that serves model {req.model} ({engine}{wanted.spec}) fits here; {elsewhere}"
     body = ", and ".join(clauses) if clauses else "the requirements conflict"
     text = (f"Because {body}, we can conclude that no safe set of the core exists for {t['name']} "
             f"(stack {req.stack}{', model ' + req.model if req.model else ''}).")
@@ -1006,12 +1064,20 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
                    key=lambda n: (not any(r.why.kind == USER for r in roots if r.name == n), n))
     for name in order:
         reqs = [r for r in roots if r.name == name]
+        yours = [r for r in reqs if r.why.kind == USER]
+        if yours and not any(all(r.ok(v) for r in yours) for v in provider.versions(name)):
+            elsewhere = _unavailable(provider, name, yours)
+            if elsewhere:  # what you ask for is on the index only as an sdist or for other platforms
+                return Skip("root", name, tuple(r.says() for r in yours) + (elsewhere[0],), "", elsewhere[1])
         listed = [v for v in provider.versions(name) if all(r.ok(v) for r in reqs)]
         admitted = [v for v in listed if provider.ruled(name, str(v)) is None]
         if admitted:
             continue
         head = [r.says() for r in reqs if r.why.kind != STACK] or [reqs[0].says()]
         if not listed:
+            elsewhere = _unavailable(provider, name, reqs)
+            if elsewhere:
+                return Skip("root", name, tuple(head) + (elsewhere[0],), "", elsewhere[1])
             return Skip("root", name, tuple(head) + (f"no {name} release on the index satisfies them",), "",
                         _root_remedy(next((r for r in reqs if r.why.kind == USER), reqs[0])))
         ruled = provider.ruled(name, str(listed[0]))
@@ -1021,12 +1087,31 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
     return None
 
 
+def _unavailable(provider: Provider, name: str, reqs: list[Req]) -> tuple[str, str] | None:
+    """(clause, remedy) when the releases ``reqs`` ask for are on the index without a wheel for this
+    interpreter and platform (sdists, other platforms): a lock never builds from source."""
+    source = provider.source
+    get = getattr(source, "unavailable", None)
+    if get is None:
+        return None
+    there = {v: files for v, files in get(name).items() if all(r.ok(Version(v)) for r in reqs)}
+    if not there:
+        return None
+    v = max(there, key=Version)
+    files = there[v]
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    where = getattr(source, "platform", lambda: "this platform")()
+    more = f" (nor {len(there) - 1} other release(s) it allows)" if len(there) > 1 else ""
+    return (f"{name} {v} has no wheel for {where} on the index{more}, only {shown}, and a lock never builds from source",
+            f"choose a {name} release with a wheel for {where}")
+
+
 def _top_failure(provider: Provider, roots: list[Req]) -> Skip | None:
-    """Why each release of the package the set is built around (sglang) fails, newest first."""
+    """Why each release of the package the set is built around (the engine) fails, newest first."""
     names = [r.name for r in roots if r.why.kind in (STACK, USER) and not is_pseudo(r.name)]
     if not names:
         return None
-    top = "sglang" if "sglang" in names else names[0]
+    top = next((e for e in ENGINES if e in names), names[0])
     ex = Explainer(provider, roots)
     cands = ex.fitting(top)
     if not cands:
@@ -1045,6 +1130,13 @@ def _top_failure(provider: Provider, roots: list[Req]) -> Skip | None:
             what = {"ruled-out": "is ruled out the same way", "conflict": "fails the same way"}.get(first.kind, "fails the same way")
             if first.kind == "conflict" and provider.pruned.get(first.subject) and first.subject in provider._kernel_names:
                 what = f"requires a kernel release ({' or '.join(sorted(set(KERNELS)))}) that cannot run on {provider.target['name']} either"
+            elif first.kind == "conflict":
+                # Name what they pin instead (vllm releases each pin their own torch).
+                pins = sorted({Version(sp.version) for v in same for r in provider.dependencies(top, str(v))
+                               if r.name == first.subject and r.why.kind == DECLARED for sp in r.spec if sp.operator == "=="})
+                if pins:
+                    shown = ", ".join(map(str, pins[:-1])) + (" or " if len(pins) > 1 else "") + str(pins[-1])
+                    what += f" (each pins {first.subject} {shown})"
             clauses.append(f"every older {top} release that fits ({_span(same)}) {what}")
         for v, s in other[:2]:
             clauses.append(f"{top} {v}: " + (s.clauses[0] if s is not None else "does not resolve"))
@@ -1108,7 +1200,7 @@ class IndexSource:
     sha256, which never changes). A warm run reads neither the whole pages nor any METADATA.
     """
 
-    MEMO_FORMAT = 1
+    MEMO_FORMAT = 2
 
     def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None) -> None:
         self.client = client
@@ -1119,6 +1211,7 @@ class IndexSource:
         self.cache = getattr(client, "cache", None)
         self._wheel: dict[str, dict[str, dict[str, Any] | None]] = {}
         self._order: dict[str, list[str]] = {}
+        self._elsewhere: dict[str, dict[str, list[str]]] = {}
         self._requires: dict[tuple[str, str], list[str]] = {}
 
     # -- the wheel each release installs ----------------------------------------------------------
@@ -1132,12 +1225,14 @@ class IndexSource:
             if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
                 self._order[name] = list(memo["versions"])
                 self._wheel[name] = dict(memo["wheels"])
+                self._elsewhere[name] = dict(memo.get("elsewhere") or {})
                 return
         project = self.client.project(name)
         self._digest(name, project)
         key = key or self._memo_key(name)
         if key is not None and cache is not None:
-            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name], "wheels": self._wheel[name]})
+            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name], "wheels": self._wheel[name],
+                                 "elsewhere": self._elsewhere[name]})
 
     def _memo_key(self, name: str) -> str | None:
         """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
@@ -1158,21 +1253,33 @@ class IndexSource:
 
         cutoff = self.cutoff
         groups: dict[str, list[Any]] = {}
+        other: dict[str, list[str]] = {}
         for f in project.files:
-            if not f.is_wheel or f.yanked or f.version is None:
+            if f.yanked or f.version is None:
                 continue
             # RFC 3339 UTC timestamps compare as text once cut to whole seconds.
             if cutoff and f.upload_time is not None and f.upload_time[:19] > cutoff:
                 continue
-            groups.setdefault(f.version, []).append(f)
+            if f.is_wheel:
+                groups.setdefault(f.version, []).append(f)
+            else:
+                other.setdefault(f.version, []).append(f.filename)
         tags = supported_tags(self.cp)
         wheels: dict[str, dict[str, Any] | None] = {}
+        elsewhere: dict[str, list[str]] = {}
         for v, files in groups.items():
-            w = select_wheel(files, tags) or files[0]
+            w = select_wheel(files, tags)
+            if w is None:  # wheels only for other interpreters or platforms: uv could not install it here either
+                elsewhere[v] = sorted(f.filename for f in files)
+                continue
             wheels[v] = {"filename": w.filename, "url": w.url, "size": w.size, "sha256": w.sha256,
                          "has_metadata": w.has_metadata, "metadata_sha256": w.metadata_sha256}
-        self._order[name] = list(groups)
+        for v, names in other.items():
+            if v not in wheels:
+                elsewhere[v] = sorted(set(elsewhere.get(v, [])) | set(names))
+        self._order[name] = [v for v in groups if v in wheels]
         self._wheel[name] = wheels
+        self._elsewhere[name] = elsewhere
 
     def versions(self, name: str) -> list[str]:
         self._load(name)
@@ -1182,6 +1289,16 @@ class IndexSource:
         """The wheel ``name==version`` installs here (filename, url, sha256, ...), or None."""
         self._load(name)
         return self._wheel[name].get(_norm(version))
+
+    def platform(self) -> str:
+        return f"CPython {self.python} on Linux x86_64"
+
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        """Releases of ``name`` on the index (before the cutoff) with no wheel this interpreter and platform can
+        install: {version: the files they do have (sdists, wheels for other platforms)}. They are never
+        candidates: a lock never builds from source."""
+        self._load(name)
+        return dict(self._elsewhere[name])
 
     # -- Requires-Dist ----------------------------------------------------------------------------
     def requires(self, name: str, version: str) -> list[str]:

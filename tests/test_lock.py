@@ -44,7 +44,7 @@ def test_with_torch_2_10_fails_with_a_derivation(facts, src):
     with pytest.raises(UnsafeError) as e:
         resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("torch==2.10.0",)))
     text = str(e.value)
-    assert text.startswith("Because sgl-kernel 0.3.21 was built against torch 2.9.1 (evidence metadata:")
+    assert text.startswith("Because sgl-kernel 0.3.21 was built against torch 2.9.1 (evidence ")
     assert "and you require torch==2.10.0" in text
     assert "no kernel release built against torch==2.10.0 carries code for sm120" in text
     assert "we can conclude that no safe set of the core exists for sm120" in text
@@ -133,6 +133,208 @@ def test_bad_input(tmp_path, args, needle):
 def test_bad_with_in_library(facts, src):
     with pytest.raises(InputError):
         resolve(facts, src, Request(STACK, "sm120", None, ("transformers>>1",)))
+
+
+# ------------------------------------------------------------------------------------------------
+# vLLM locks
+# ------------------------------------------------------------------------------------------------
+
+VSTACK = "glm5-vllm-0.33.0"
+VLLM = {"flashinfer-python": "0.7.2.post1", "torch": "2.14.0", "torchaudio": "2.11.0", "torchvision": "0.29.0",
+        "transformers": "5.20.2", "vllm": "0.33.0"}
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm100", "sm120"])
+def test_committed_vllm_locks_are_current(facts, src, target):
+    """The committed vLLM pyproject.toml is what the resolver and renderer produce; the hash-pinned requirements
+    carry the chosen set (and vLLM's whole tree) and pass the check for the target and model."""
+    req = LockRequest(VSTACK, target, "glm_moe_dsa")
+    res = resolve_core(facts, req, source=src)
+    assert res.pins == VLLM and res.overrides == {}
+    d = ROOT / "locks" / VSTACK / target
+    assert (d / "pyproject.toml").read_text() == render_pyproject(facts, req, res)
+    lock_ = read_lock(d / "requirements.txt")
+    for env in lock_.sets:
+        pkgs = env["packages"]
+        assert {k: pkgs[k] for k in VLLM} == VLLM and "sglang" not in pkgs
+        assert not [f for f in evaluate(pkgs, target=target, model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
+    text = (d / "requirements.txt").read_text()
+    assert "--hash=sha256:" in text and "://" not in text
+    r = run_cli("check", str(d / "requirements.txt"), "--target", target, "--model", "glm_moe_dsa")
+    assert r.returncode == 0 and r.stdout.startswith(f"ok: {d / 'requirements.txt'} on {target}"), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--engine", "tensorrt"], "error: unknown engine 'tensorrt' (known: sglang, vllm)"),
+    (["--engine", "sglang", "--stack", VSTACK], "error: --engine sglang does not match stack 'glm5-vllm-0.33.0', a vllm stack"),
+    (["--engine", "vllm", "--stack", STACK], "error: --engine vllm does not match stack 'glm5-sglang-0.5.9', a sglang stack"),
+])
+def test_bad_engine(tmp_path, args, needle):
+    r = run_cli("lock", "--target", "sm120", *args, "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and r.stderr.startswith(needle) and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.fixture
+def vllm_index(tmp_path, monkeypatch):
+    """The recorded index (pages.json, at index.invalid) as the resolver's index for in-process command runs."""
+    import json
+
+    import glmcompat.index as I
+
+    from .test_resolver import mock_index
+
+    client = mock_index(json.loads((FIXTURES / "resolver" / "pages.json").read_text()), tmp_path / "c")
+    monkeypatch.setattr(I, "IndexClient", lambda *a, **k: client)
+    return client
+
+
+@pytest.mark.parametrize("withs,first", [
+    (["vllm==0.26.0", "torch==2.13.0"], "error: Because vllm 0.26.0 requires torch==2.11.0, and you require torch==2.13.0, "
+                                         "we can conclude that no safe set of the core exists for sm120 "
+                                         "(stack glm5-vllm-0.33.0, model glm_moe_dsa)."),
+    (["torch==2.12.0"], "error: Because vllm 0.33.0 requires torch==2.14.0, and you require torch==2.12.0, and every older "
+                        "vllm release that fits (0.16.0 .. 0.32.0) fails the same way"),
+    (["vllm==0.1.0"], "error: Because you require vllm==0.1.0, and vllm 0.1.0 has no wheel for CPython 3.11 on Linux x86_64"),
+])
+def test_vllm_lock_without_a_safe_set_exits_1(vllm_index, tmp_path, capsys, withs, first):
+    from glmcompat.cli import main
+
+    argv = ["lock", "--target", "sm120", "--engine", "vllm", "--out", str(tmp_path / "o"), "-q"]
+    for w in withs:
+        argv += ["--with", w]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(first) and "hint: " in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def _tiny_wheel(name: str, version: str) -> tuple[str, bytes]:
+    import base64
+    import io
+    import zipfile
+
+    dist = name.replace("-", "_")
+    info = f"{dist}-{version}.dist-info"
+    files = {f"{dist}/__init__.py": b"",
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = "".join(f"{k},sha256={base64.urlsafe_b64encode(hashlib.sha256(v).digest()).rstrip(b'=').decode()},{len(v)}\n"
+                     for k, v in files.items()) + f"{info}/RECORD,,\n"
+    files[f"{info}/RECORD"] = record.encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for k, v in files.items():
+            z.writestr(zipfile.ZipInfo(k, (2020, 1, 1, 0, 0, 0)), v)
+    return f"{dist}-{version}-py3-none-any.whl", buf.getvalue()
+
+
+@pytest.fixture
+def local_index(tmp_path, monkeypatch):
+    """A local PEP 691 index (a thread of this process) with tiny wheels named like the vLLM core, for the real uv."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    wheels = {n: _tiny_wheel(n, v) for n, v in VLLM.items()}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_HEAD(self) -> None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _send(self, body: bytes, ctype: str) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            parts = [p for p in self.path.split("?")[0].split("/") if p]
+            if len(parts) == 2 and parts[0] == "simple" and parts[1] in wheels:
+                fn, data = wheels[parts[1]]
+                page = {"meta": {"api-version": "1.1"}, "name": parts[1],
+                        "files": [{"filename": fn, "url": f"/files/{fn}", "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
+                                   "upload-time": "2025-01-01T00:00:00Z"}]}
+                return self._send(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
+            for fn, data in wheels.values():
+                if parts == ["files", fn]:
+                    return self._send(data, "application/octet-stream")
+            self.send_error(404)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("UV_DEFAULT_INDEX", f"http://127.0.0.1:{server.server_address[1]}/simple")
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+    yield
+    server.shutdown()
+
+
+def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
+    """`glmcompat lock --target sm120 --engine vllm` as a process: the recorded resolution (seeded in the memo),
+    the real `uv lock` on a local index, the check, the host-free exports; a second run changes nothing."""
+    import json
+
+    from glmcompat.facts import cache_dir
+    from glmcompat.lock import resolution_key
+
+    matrix = tmp_path / "matrices"  # a snapshot: the tree may change under a long test run
+    shutil.copytree(ROOT / "matrices", matrix)
+    facts = load_facts([matrix])
+    req = LockRequest(VSTACK, "sm120", "glm_moe_dsa")
+    memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps(resolve_core(facts, req, source=src).__dict__))
+    out = tmp_path / "out"
+    cmd = ("lock", "--target", "sm120", "--engine", "vllm", "--matrix", str(matrix), "--out", str(out))
+    r = run_cli(*cmd)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == [
+        f"Locked {VSTACK} for sm120 in {out} (wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)",
+        "  core: " + " ".join(f"{n}=={v}" for n, v in VLLM.items())]
+    assert (out / "pyproject.toml").read_text() == (ROOT / "locks" / VSTACK / "sm120" / "pyproject.toml").read_text()
+    lock_ = read_lock(out / "requirements.txt")
+    assert all({k: e["packages"][k] for k in VLLM} == VLLM for e in lock_.sets)
+    assert "127.0.0.1" not in (out / "requirements.txt").read_text()
+    r = run_cli("check", str(out / "uv.lock"), "--target", "sm120", "--model", "glm_moe_dsa", "--matrix", str(matrix))
+    assert r.returncode == 0, r.stdout
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    r = run_cli(*cmd)
+    assert r.returncode == 0 and "(up to date)" in r.stdout.splitlines()[0], r.stdout + r.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+@pytest.mark.network
+def test_vllm_lock_for_real(tmp_path):
+    """The live path: lock for sm120 with vLLM, the committed lock is current, and uv can install it
+    (a dry run of the hash-pinned requirements: every wheel resolves for Linux x86_64, nothing is built)."""
+    import os
+    import subprocess
+    import sys
+
+    from glmcompat.lock import uv_binary
+
+    out = tmp_path / "sm120"
+    r = run_cli("lock", "--target", "sm120", "--engine", "vllm", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    committed = ROOT / "locks" / VSTACK / "sm120"
+    assert (out / "pyproject.toml").read_text() == (committed / "pyproject.toml").read_text()
+    assert (out / "requirements.txt").read_text().replace("-sm120", "") == (committed / "requirements.txt").read_text().replace("-sm120", "")
+    r = run_cli("lock", "--target", "sm120", "--engine", "vllm", "--check", "--out", str(committed))
+    assert r.returncode == 0, r.stderr
+    uv = uv_binary()
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(tmp_path / "venv")], check=True, env=env)
+    p = subprocess.run([uv, "pip", "install", "--dry-run", "--no-build", "--require-hashes", "--python",
+                        str(tmp_path / "venv" / "bin" / "python"), "-r", str(committed / "requirements.txt")],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert " + vllm==0.33.0" in p.stderr + p.stdout and " + torch==2.14.0" in p.stderr + p.stdout
 
 
 @pytest.mark.network

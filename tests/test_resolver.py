@@ -203,7 +203,8 @@ def test_sm121_explains_the_kernel_gpu_code(facts, src):
         Provider.get_dependencies = orig
     text = str(e.value)
     assert text.startswith("Because sglang 0.5.23 requires sglang-kernel==0.4.10, and you lock for sm121 (compute capability 12.1), "
-                           "and sglang-kernel 0.4.10 carries sm_80, sm_89, sm_90, sm_90a, sm_100, sm_120a, which runs only on")
+                           "and sglang-kernel 0.4.10 carries sm_80, sm_89, sm_90, sm_90a, ")
+    assert ", sm_120a, which runs only on compute capability " in text
     assert "(sm_120a is arch-specific: 12.0 only)" in text
     assert "every older sglang release that fits (0.5.9 .. 0.5.22) requires a kernel release" in text
     assert "we can conclude that no safe set of the core exists for sm121" in text
@@ -328,6 +329,202 @@ def test_upgrade_command_bad_date(cli_index, capsys):
 
 
 # ------------------------------------------------------------------------------------------------
+# vLLM: the engine is the root, its METADATA pins the rest, the matrix judges vllm like a kernel
+# ------------------------------------------------------------------------------------------------
+
+VSTACK = "glm5-vllm-0.33.0"
+VLLM = {"vllm": "0.33.0", "torch": "2.14.0", "torchvision": "0.29.0", "torchaudio": "2.11.0",
+        "flashinfer-python": "0.7.2.post1", "transformers": "5.20.2"}
+VLLM_CUDA12 = {"vllm": "0.19.1", "torch": "2.10.0", "torchvision": "0.25.0", "torchaudio": "2.10.0",
+               "flashinfer-python": "0.6.6", "flashinfer-cubin": "0.6.6", "transformers": "5.5.4"}
+
+
+def vreq(target="sm120", with_=(), upgrade=False, stack=VSTACK, model="glm_moe_dsa"):
+    return Request(stack, target, model, tuple(with_), upgrade)
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm100", "sm120"])
+@pytest.mark.parametrize("upgrade", [False, True])
+def test_vllm_newest_release_that_fits(facts, src, target, upgrade):
+    """vllm 0.33.0 (torch 2.14.0, CUDA 13, SASS up to sm_120f) is the newest release that fits; its own METADATA
+    brings torch, torchvision, torchaudio and flashinfer-python; no sglang, no kernel package, no override."""
+    out = resolve(facts, src, vreq(target, upgrade=upgrade))
+    assert out.pins == VLLM and out.overridden == {}
+    assert not [f for f in evaluate(out.pins, target=target, model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm100", "sm120"])
+def test_vllm_cuda12_stack(facts, src, target):
+    out = resolve(facts, src, vreq(target, stack="glm5-vllm-0.19.1"))
+    assert out.pins == VLLM_CUDA12 and out.overridden == {}
+
+
+def test_vllm_with_another_torch_takes_the_release_that_pins_it(facts, src):
+    """A stack's pins are preferences, as for SGLang: --with torch==2.13.0 moves to vllm 0.32.0, which pins it."""
+    out = resolve(facts, src, vreq(with_=("torch==2.13.0",)))
+    assert out.pins == {"vllm": "0.32.0", "torch": "2.13.0", "torchvision": "0.28.0", "torchaudio": "2.11.0",
+                        "flashinfer-python": "0.7.0.post1", "transformers": "5.19.0"}
+
+
+def test_vllm_with_torch_next_to_a_vllm_that_pins_another_fails_with_a_derivation(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, vreq(with_=("vllm==0.26.0", "torch==2.13.0")))
+    assert str(e.value) == ("Because vllm 0.26.0 requires torch==2.11.0, and you require torch==2.13.0, we can conclude that "
+                            "no safe set of the core exists for sm120 (stack glm5-vllm-0.33.0, model glm_moe_dsa).\n"
+                            "hint: relax or drop `--with torch==2.13.0`")
+
+
+def test_vllm_with_a_torch_no_release_pins(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, vreq(with_=("torch==2.12.0",)))
+    assert str(e.value) == (
+        "Because vllm 0.33.0 requires torch==2.14.0, and you require torch==2.12.0, and every older vllm release that fits "
+        "(0.16.0 .. 0.32.0) fails the same way (each pins torch 2.9.1, 2.10.0, 2.11.0 or 2.13.0), we can conclude that no "
+        "safe set of the core exists for sm120 (stack glm5-vllm-0.33.0, model glm_moe_dsa).\n"
+        "hint: relax or drop `--with torch==2.12.0`")
+
+
+def test_vllm_transformers_below_5_is_overridden_for_the_model(facts, src):
+    """vllm 0.16.0 .. 0.19.0 declare transformers<5; glm_moe_dsa needs >=5.2.0: the stack's override replaces
+    the range (as sglang 0.5.9's exact pin), and the check names the override."""
+    out = resolve(facts, src, vreq(with_=("torch==2.9.1",)))
+    assert out.pins["vllm"] == "0.16.0" and out.pins["transformers"] == "5.20.2"
+    assert out.overridden == {"transformers": "vllm 0.16.0 requires transformers<5,>=4.56.0, which excludes every transformers "
+                                              "release that knows the model; overridden to transformers>=5.2.0 (stack override)"}
+    found = evaluate(out.pins, target="sm120", model="glm_moe_dsa", matrix=facts,
+                     env={"overrides": {"transformers": ">=5.2.0"}})
+    assert not [f for f in found if f.severity == "error"]
+    (w,) = [f for f in found if f.rule == "override"]
+    assert w.packages == ("vllm==0.16.0", "transformers==5.20.2") and "vllm 0.16.0 requires transformers<5,>=4.56.0" in w.message
+
+
+def test_vllm_release_without_a_wheel_for_the_platform(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, vreq(with_=("vllm==0.1.0",)))
+    first, hint = str(e.value).splitlines()
+    assert first.startswith("Because you require vllm==0.1.0, and vllm 0.1.0 has no wheel for CPython 3.11 on Linux x86_64 "
+                            "on the index, only vllm-0.1.0.tar.gz, and a lock never builds from source, we can conclude")
+    assert hint == "hint: choose a vllm release with a wheel for CPython 3.11 on Linux x86_64"
+    assert "0.1.0" not in src.versions("vllm") and src.unavailable("vllm")["0.1.0"] == ["vllm-0.1.0.tar.gz"]
+
+
+def test_vllm_before_any_release_served_the_model_names_the_sglang_stack(facts, recorded, tmp_path):
+    with mock_index(recorded, tmp_path) as client:
+        early = IndexSource(client, exclude_newer=recorded["vllm_early_cutoff"])
+        assert "0.15.1" in early.versions("vllm") and "0.16.0" not in early.versions("vllm")
+        with pytest.raises(UnsafeError) as e:
+            resolve(facts, early, vreq(upgrade=True))
+    assert str(e.value) == (
+        "Because model glm_moe_dsa needs vllm>=0.16.0, and no vllm release on the index satisfies them, we can conclude that "
+        "no safe set of the core exists for sm120 (stack glm5-vllm-0.33.0, model glm_moe_dsa).\n"
+        "hint: no vllm release that serves model glm_moe_dsa (vllm>=0.16.0) fits here; sglang>=0.5.9 serves it "
+        "(stack glm5-sglang-0.5.9: `glmcompat lock --stack glm5-sglang-0.5.9 --target sm120`)")
+
+
+def _without(facts, *engines):
+    """The matrix with the glm_moe_dsa row's support for ``engines`` taken out."""
+    import copy
+
+    from glmcompat.facts import Facts
+
+    data = copy.deepcopy(facts.data)
+    for row in data["model"]:
+        if row["model_type"] == "glm_moe_dsa":
+            for e in engines:
+                row[e] = None
+    return Facts(data, facts.key + "-test")
+
+
+def test_model_the_engine_does_not_serve(facts, src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(_without(facts, "vllm"), src, vreq())
+    assert str(e.value) == ("no vllm release in the matrix is known to serve model glm_moe_dsa (its [[model]] row names none); "
+                            "sglang>=0.5.9 serves it (stack glm5-sglang-0.5.9: `glmcompat lock --stack glm5-sglang-0.5.9 "
+                            "--target sm120`)")
+
+
+@pytest.mark.parametrize("stack", [STACK, VSTACK])
+def test_model_no_engine_serves(facts, src, stack):
+    with pytest.raises(UnsafeError, match=r"^no engine release in the matrix is known to serve model glm_moe_dsa \(its \[\[model\]\] "
+                                          r"row names no sglang or vllm release\): nothing to lock for it$"):
+        resolve(_without(facts, "sglang", "vllm"), src, vreq(stack=stack))
+
+
+def test_vllm_skip_reasons(facts, src):
+    req = vreq(upgrade=True)
+    out = resolve(facts, src, req)
+    skipped = skip_reasons(facts, src, req, out)
+    t = skipped["torch"]["2.14.1"]
+    assert t.kind == "pinned" and t.clauses[0] == "vllm 0.33.0 requires torch==2.14.0"
+    assert "no other vllm release that fits (0.16.0 .. 0.32.0) takes torch 2.14.1" in t.because()
+    tf = skipped["transformers"]["5.24.0"]  # fits an older vllm (no upper bound there): a preference, not "resolves too"
+    assert tf.kind == "preference" and tf.subject == "vllm"
+    assert tf.clauses == ("vllm 0.33.0 requires transformers<5.21.0,>=5.16.1",
+                          "a safe set with transformers 5.24.0 exists, but it needs vllm 0.30.0 instead of 0.33.0")
+    assert "vllm" not in skipped  # nothing newer than 0.33.0 before the cutoff
+
+
+@pytest.mark.parametrize("stack,engine,target,model,want", [
+    (None, None, "sm120", None, STACK),
+    (None, "sglang", "sm120", None, STACK),
+    (None, "vllm", "sm120", "glm_moe_dsa", VSTACK),
+    (None, "vllm", "sm80", None, VSTACK),  # no vLLM stack lists sm80: the newest one, the resolver decides
+    (VSTACK, "vllm", "sm90", None, VSTACK),
+    ("glm5-vllm-0.19.1", None, "sm90", None, "glm5-vllm-0.19.1"),
+])
+def test_choose_stack(facts, stack, engine, target, model, want):
+    from glmcompat.lock import choose_stack
+
+    assert choose_stack(facts, stack, engine, target, model, STACK) == want
+
+
+@pytest.mark.parametrize("stack,engine,needle", [
+    (None, "tensorrt", "unknown engine 'tensorrt' (known: sglang, vllm)"),
+    (VSTACK, "sglang", "--engine sglang does not match stack 'glm5-vllm-0.33.0', a vllm stack"),
+    (STACK, "vllm", "--engine vllm does not match stack 'glm5-sglang-0.5.9', a sglang stack"),
+])
+def test_choose_stack_refuses(facts, stack, engine, needle):
+    from glmcompat.lock import choose_stack
+
+    with pytest.raises(InputError) as e:
+        choose_stack(facts, stack, engine, "sm120", None, STACK)
+    assert needle in str(e.value)
+
+
+def test_upgrade_command_vllm(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--engine", "vllm", "--target", "sm120", "--exclude-newer", CUTOFF, "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Newest safe core set for sm120 (stack glm5-vllm-0.33.0, model glm_moe_dsa; "
+                          "index as of 2026-11-29T00:00:00Z):\n")
+    for n, v in VLLM.items():
+        assert f"  {n}=={v}\n" in out
+    assert "  torch 2.15.0: Because vllm 0.33.0 requires torch==2.14.0," in out
+    assert "hint: `glmcompat lock --stack glm5-vllm-0.33.0 --target sm120 --upgrade` writes a lock for this set" in out
+
+
+def test_upgrade_command_vllm_json(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--engine", "vllm", "--target", "sm100", "--exclude-newer", CUTOFF, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["engine"] == "vllm" and d["stack"] == VSTACK and d["pins"] == VLLM and d["not_required"] == {}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--engine", "tensorrt"], "error: unknown engine 'tensorrt' (known: sglang, vllm)"),
+    (["--engine", "sglang", "--stack", VSTACK], "error: --engine sglang does not match stack 'glm5-vllm-0.33.0'"),
+])
+def test_upgrade_command_bad_engine(cli_index, capsys, args, needle):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--target", "sm120", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(needle) and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------------------------
 # Live
 # ------------------------------------------------------------------------------------------------
 
@@ -345,3 +542,10 @@ def test_live_upgrade_sm120():
 def test_live_upgrade_sm121_explains():
     p = run_cli("upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q")
     assert p.returncode == 1 and "sm_120a is arch-specific" in p.stderr and "rounds" not in p.stderr
+
+
+@pytest.mark.network
+def test_live_upgrade_vllm_sm120():
+    p = run_cli("upgrade", "--engine", "vllm", "--target", "sm120", "--exclude-newer", CUTOFF, "--json", "-q")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["pins"] == VLLM

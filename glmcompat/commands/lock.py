@@ -15,7 +15,9 @@ DEFAULT_STACK = "glm5-sglang-0.5.9"
 def main(name: str, argv: Sequence[str]) -> int:
     p = parser("lock", "Resolve the ABI-coupled core for a GPU target against the matrix, lock the rest with uv, "
                        "and write host-free lockfiles (pyproject.toml, requirements.txt; uv.lock and pylock.toml beside them).")
-    p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME", help=f"named stack (default {DEFAULT_STACK})")
+    p.add_argument("--stack", metavar="NAME",
+                   help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
+    p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
     p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
     p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
     p.add_argument("--python", metavar="X.Y", help="lock for one Python minor (default: the stack's range)")
@@ -31,6 +33,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     from ..lock import LockRequest, lock
 
     facts, stack, tname, model = _basics(args)
+    args.stack = stack["name"]
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade)
     out = _out_dir(args.out, args.stack, tname)
     s = lock(facts, req, out, quiet=args.quiet, check_only=args.check, force=args.force)
@@ -54,8 +57,13 @@ def main(name: str, argv: Sequence[str]) -> int:
         departed = [f"{n} {stack['pins'][n]} -> {v}" for n, v in s["pins"].items() if n in stack["pins"] and stack["pins"][n] != v]
         dropped = [n for n in stack["pins"] if n not in s["pins"]]
         if departed or dropped:
-            print(f"  note: the stack's own pins are not safe for {tname} (its targets: {', '.join(stack['targets'])}); "
-                  f"this lock departs from them: {', '.join(departed + [f'{n} dropped' for n in dropped])}")
+            what = ", ".join(departed + [f"{n} dropped" for n in dropped])
+            if args.with_ or args.upgrade:
+                why = " ".join([f"--with {w}" for w in args.with_] + (["--upgrade"] if args.upgrade else []))
+                print(f"  note: this lock departs from stack {args.stack}'s pins ({why}): {what}")
+            else:
+                print(f"  note: the stack's own pins are not safe for {tname} (its targets: {', '.join(stack['targets'])}); "
+                      f"this lock departs from them: {what}")
         for w in s.get("warnings", []):
             print(f"  warning: {w}")
     return 0
@@ -75,12 +83,17 @@ def _out_dir(out: str | None, stack: str, target: str) -> Path:
 
 
 def _basics(args: Any) -> tuple[Any, dict[str, Any], str, str | None]:
-    """(facts, stack row, target name, model) from the options; unknown names are InputErrors (exit 2)."""
+    """(facts, stack row, target name, model) from the options; unknown names, an unknown engine and an
+    engine other than the stack's are InputErrors (exit 2). Without --stack, --engine picks the stack."""
     from ..facts import load_facts
+    from ..lock import check_engine, choose_stack
 
+    check_engine(args.engine)
     facts = load_facts(args.matrix)
-    stack = facts.stack(args.stack)
     tname = facts.target(args.target)["name"]
+    if args.model:
+        facts.model(args.model)
+    stack = facts.stack(choose_stack(facts, args.stack, args.engine, tname, args.model, DEFAULT_STACK))
     model = args.model or (stack["models"][0] if stack.get("models") else None)
     if model:
         facts.model(model)

@@ -14,7 +14,9 @@ DEFAULT_STACK = "glm5-sglang-0.5.9"
 def main(name: str, argv: Sequence[str]) -> int:
     p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why "
                           "(the first clause that rules it out) and one remedy.")
-    p.add_argument("--stack", default=DEFAULT_STACK, metavar="NAME", help=f"named stack (default {DEFAULT_STACK})")
+    p.add_argument("--stack", metavar="NAME",
+                   help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
+    p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
     p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
     p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
     p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ",
@@ -27,17 +29,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     args = p.parse_args(list(argv))
     from ..cache import Cache
-    from ..facts import load_facts
     from ..index import IndexClient
     from ..lock import _Progress
     from ..resolver import IndexSource, Request, Skip, parse_cutoff, resolve, skip_reasons
+    from .lock import _basics
 
-    facts = load_facts(args.matrix)
-    stack = facts.stack(args.stack)
-    tname = facts.target(args.target)["name"]
-    model = args.model or (stack["models"][0] if stack.get("models") else None)
-    if model:
-        facts.model(model)
+    facts, stack, tname, model = _basics(args)
+    args.stack = stack["name"]
     cutoff = parse_cutoff(args.exclude_newer)
     req = Request(args.stack, tname, model, tuple(args.with_), True)
     with IndexClient(cache=Cache()) as client:
@@ -48,10 +46,11 @@ def main(name: str, argv: Sequence[str]) -> int:
         finally:
             src.done()
     dropped = _dropped(stack, outcome)
+    engine = stack.get("engine") or "sglang"
     if args.json:
         from ._common import dump_json
 
-        dump_json({"version": 2, "stack": args.stack, "target": tname, "model": model,
+        dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model,
                    "exclude_newer": cutoff + "Z" if cutoff else None, "with": list(args.with_),
                    "pins": outcome.pins, "stack_pins": stack["pins"], "not_required": dropped,
                    "overrides": outcome.overridden,
@@ -87,7 +86,8 @@ def main(name: str, argv: Sequence[str]) -> int:
 
 def _dropped(stack: dict[str, Any], outcome: Any) -> dict[str, str]:
     """The stack's packages the chosen set does without, and why (no chosen package requires them)."""
-    top = {n: v for n, v in outcome.pins.items() if n == "sglang"}
+    engine = stack.get("engine") or "sglang"
+    top = {n: v for n, v in outcome.pins.items() if n == engine}
     out = {}
     for n in stack["pins"]:
         if n in outcome.pins:
