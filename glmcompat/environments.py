@@ -1,8 +1,9 @@
 """The environments a dependency file installs, each judged on its own (never a merge).
 
 An environment is a plain dict (it caches as JSON; see :mod:`glmcompat.lockfiles`):
-``{"name", "packages", "sources", "unpinned", "overrides"}``. This module holds what every format
-shares: the marker environments (Linux x86_64 for each Python minor the file allows), a marker
+``{"name", "platform", "packages", "sources", "unpinned", "overrides"}``. This module holds what every
+format shares: the marker environments (Linux x86_64 and Linux aarch64, each for every Python minor the
+file allows; ``platform`` says which machine, and the name ends with it), a marker
 evaluator that understands uv's conflict encoding (``extra == 'extra-7-nemo-rl-sglang'`` against
 the *set* of extras and groups a uv.lock environment enables), and the flat builder for formats
 whose entries carry their own markers (requirements files, pylock.toml, pdm.lock, ...).
@@ -28,6 +29,7 @@ PLATFORM_ENV = {
     "implementation_version": "",
 }
 PLATFORM_NAME = {"x86_64": "Linux x86_64", "aarch64": "Linux aarch64"}
+PLATFORMS = ("x86_64", "aarch64")  # the machines a file is read for (glmcompat.facts.PLATFORMS)
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 
@@ -116,14 +118,31 @@ class MarkerEvaluator:
         return any(all(g) for g in groups)
 
 
+def env_platform(env: Mapping[str, Any]) -> str:
+    """The machine an environment is for (environments cached before platforms were read: x86_64)."""
+    return str(env.get("platform") or "x86_64")
+
+
 def flat_environments(path: str, entries: Sequence[Any], requires_python: str | None,
-                      overrides: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """Environments of a file whose entries carry their own markers: one per Python minor (merged
-    when equal). Constraint entries narrow a package something else names and install nothing; an
-    entry named without an exact pin is recorded as unpinned unless a constraint pins it."""
+                      overrides: Mapping[str, str] | None = None,
+                      platforms: Sequence[str] = PLATFORMS) -> list[dict[str, Any]]:
+    """Environments of a file whose entries carry their own markers: one per platform and Python minor
+    (merged when equal on the same platform; see :func:`by_platform`). Constraint entries narrow a
+    package something else names and install nothing; an entry named without an exact pin is recorded
+    as unpinned unless a constraint pins it."""
     ev = MarkerEvaluator(path)
+    found: dict[str, list[dict[str, Any]]] = {}
+    i = 0
+    for machine in platforms:
+        found[machine] = _flat_for(ev, entries, requires_python, overrides, machine, i)
+        i += len(PYTHONS) + 1
+    return by_platform(found)
+
+
+def _flat_for(ev: MarkerEvaluator, entries: Sequence[Any], requires_python: str | None,
+              overrides: Mapping[str, str] | None, machine: str, first_id: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for i, env in enumerate(python_envs(requires_python)):
+    for i, env in enumerate(python_envs(requires_python, machine), start=first_id):
         packages: dict[str, str] = {}
         sources: dict[str, str] = {}
         unpinned: dict[str, str] = {}
@@ -145,20 +164,43 @@ def flat_environments(path: str, entries: Sequence[Any], requires_python: str | 
             if name in constraints:
                 packages[name] = constraints[name]
                 del unpinned[name]
-        env_dict = {"name": env_label(env), "packages": dict(sorted(packages.items())),
+        env_dict = {"name": env_label(env), "platform": machine, "packages": dict(sorted(packages.items())),
                     "sources": dict(sorted(sources.items())), "unpinned": dict(sorted(unpinned.items())),
                     "overrides": dict(overrides or {})}
         merge(out, env_dict)
-    if len(out) == 1:  # the same set on every Python: one environment, nothing to name
+    return out
+
+
+def by_platform(found: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The environments of every platform, named. A platform on which the file installs nothing (every
+    entry's marker excludes it: ``platform_machine == 'x86_64'``) is left out while another platform
+    installs something: such a file does not serve that machine, and a check says so rather than judging
+    an empty set. A platform whose Pythons all install the same set is one environment named after the
+    platform ("Linux aarch64"); a file with one environment in all has one, unnamed."""
+    def installs(envs: list[dict[str, Any]]) -> bool:
+        return any(e["packages"] or e["unpinned"] for e in envs)
+
+    keep = [p for p, envs in found.items() if installs(envs)] or [next(iter(found))]
+    out: list[dict[str, Any]] = []
+    for p in keep:
+        envs = found[p]
+        if len(envs) == 1 and len(keep) > 1:
+            envs[0]["name"] = PLATFORM_NAME.get(p, p)
+            envs[0].pop("also", None)
+        out.extend(envs)
+    if len(out) == 1:  # the same set on every Python of the one platform served: nothing to name
         out[0]["name"] = ""
         out[0].pop("also", None)
     return out
 
 
 def merge(out: list[dict[str, Any]], env: dict[str, Any]) -> None:
-    """Append ``env`` unless an environment with the same content is there (then add its name)."""
+    """Append ``env`` unless an environment of the same platform with the same content is there (then add
+    its name). Environments of two platforms never merge: they are judged with different facts."""
     for o in out:
-        if o["packages"] == env["packages"] and o["sources"] == env["sources"] and o["unpinned"] == env["unpinned"]:
+        if env_platform(o) == env_platform(env) and o["packages"] == env["packages"] \
+                and o["sources"] == env["sources"] and o["unpinned"] == env["unpinned"] \
+                and o.get("missing_wheels") == env.get("missing_wheels"):
             o.setdefault("also", []).append(env["name"])
             return
     out.append(env)

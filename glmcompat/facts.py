@@ -2,9 +2,9 @@
 
 Loading the pydantic models costs a few hundred milliseconds; the check must answer in tens.
 So the validated matrix is dumped once to JSON in the user cache directory, keyed by the matrix
-files' paths, sizes and modification times, and later runs read that JSON (a few hundred
-microseconds). Queries here work on plain dicts; :class:`glmcompat.matrix.Matrix` offers the typed
-API over the same data.
+files' paths and content (and glmcompat's code), and later runs read that JSON (a few hundred
+microseconds) once its digest line and shape check out. Queries here work on plain dicts;
+:class:`glmcompat.matrix.Matrix` offers the typed API over the same data.
 """
 
 from __future__ import annotations
@@ -22,6 +22,35 @@ from . import __version__
 from .errors import GlmcompatError, InputError
 
 Row = dict[str, Any]
+
+# The Linux machines glmcompat judges: a lock's environments, the wheels a probe reads and the matrix rows
+# about wheels (``platform`` on [[torch]], [[kernel]], [[arch_probe]], [[abi_probe]]; absent: x86_64) are
+# each for one of them. The aarch64 wheels are separate builds (torch's default aarch64 wheels up to 2.10.0
+# carry no CUDA at all), so a fact about one platform's wheel says nothing about the other's.
+PLATFORMS = ("x86_64", "aarch64")
+PER_PLATFORM = frozenset({"torch", "kernel", "arch_probe", "abi_probe"})
+
+
+def check_platform(platform: str) -> str:
+    """``platform`` when it is one of :data:`PLATFORMS` (``arm64`` and ``amd64`` read as their Linux names);
+    :class:`InputError` otherwise."""
+    p = {"arm64": "aarch64", "amd64": "x86_64", "x86-64": "x86_64"}.get(platform.strip().lower(), platform.strip().lower())
+    if p not in PLATFORMS:
+        raise InputError(f"unknown platform {platform!r} (known: {', '.join(PLATFORMS)})")
+    return p
+
+
+def target_platforms(target: Row) -> list[str]:
+    """The platforms some product of ``target`` (a [[target]] row) ships on, x86_64 first."""
+    plats = target.get("platforms") or {}
+    have = {p for v in plats.values() for p in v} if plats else {"x86_64"}
+    return [p for p in PLATFORMS if p in have]
+
+
+def products_on(target: Row, platform: str) -> list[str]:
+    """The products of ``target`` that ship on ``platform`` (H100, H200 on x86_64; GH200 on aarch64)."""
+    plats = target.get("platforms") or {}
+    return [p for p in target.get("products", []) if platform in (plats.get(p) or (["x86_64"] if not plats else []))]
 
 
 def cache_dir() -> Path:
@@ -56,17 +85,47 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def read_input(path: Path, error: type[GlmcompatError], what: str) -> bytes:
-    """The bytes of a user-named input file, or ``error`` (one line naming the file) — never a traceback."""
+MAX_INPUT = 64 << 20  # bytes of one input file (a lock, a requirements file, a matrix file)
+
+
+def read_input(path: Path, error: type[GlmcompatError], what: str, limit: int = MAX_INPUT) -> bytes:
+    """The bytes of a user-named input file, or ``error`` (one line naming the file) — never a traceback.
+    Only a regular file is read: a FIFO or a device is refused at once (opened without blocking, never
+    read), and so is a file over ``limit`` bytes."""
+    import stat
+
     p = str(path)
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except IsADirectoryError:
         raise error(f"is a directory, not {what}", path=p) from None
     except FileNotFoundError:
         raise error("no such file", path=p) from None
+    except (OSError, ValueError) as e:
+        raise error(f"cannot read: {getattr(e, 'strerror', None) or e}", path=p) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"is a directory, not {what}", path=p)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
+            raise error(f"is {kind}, not a regular file; glmcompat reads {what} from a regular file only", path=p)
+        if st.st_size > limit:
+            raise error(f"is {st.st_size} bytes, more than the {limit >> 20} MiB glmcompat reads as {what}", path=p)
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:  # grew while being read
+                raise error(f"is more than the {limit >> 20} MiB glmcompat reads as {what}", path=p)
+            chunks.append(chunk)
+        return b"".join(chunks)
     except OSError as e:
-        raise error(f"cannot read: {e.strerror}", path=p) from None
+        raise error(f"cannot read: {e.strerror or e}", path=p) from None
+    finally:
+        os.close(fd)
 
 
 def _matrix_files(paths: Sequence[str | Path] | None) -> list[Path]:
@@ -114,30 +173,49 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     files = _matrix_files(paths)
     from ._fingerprint import code_fingerprint
 
+    # keyed by the files' content (an edit that keeps the size and the mtime is still seen); each file is
+    # read as any input is (regular files only, size-capped): the validating loader names what is wrong
     h = hashlib.blake2b(code_fingerprint().encode(), digest_size=16)
     try:
         for f in files:
-            st = f.stat()
-            h.update(f"{f.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    except OSError:
+            h.update(f"{f.resolve()}\0".encode("utf-8", "surrogateescape"))
+            h.update(hashlib.blake2b(read_input(f, InputError, "a matrix file")).digest())
+    except (OSError, InputError):
         files = []  # let the validating loader name the missing file
     key = h.hexdigest()
     cached = cache_dir() / f"matrix-{key}.json"
     if files:
-        try:
-            return Facts(json.loads(cached.read_bytes()), key)
-        except (OSError, ValueError):
-            pass
+        data = _cached_matrix(cached)
+        if data is not None:
+            return Facts(data, key)
     from .matrix import load_matrix
 
     m = load_matrix(paths)
     data = m.plain()
     if files:
-        try:
-            atomic_write(cached, json.dumps(data, sort_keys=True).encode())
+        body = json.dumps(data, sort_keys=True).encode()
+        try:  # a digest line first: a truncated or edited entry is a miss, never wrong facts
+            atomic_write(cached, hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body)
         except OSError:
             pass  # a read-only cache only costs speed
     return Facts(data, key)
+
+
+def _cached_matrix(path: Path) -> dict[str, list[Row]] | None:
+    """The plain matrix a cache entry holds, when its digest line matches its body and its shape is a
+    matrix's ({table: [row, ...]}); None (a miss, rewritten by the caller) otherwise."""
+    try:
+        raw = path.read_bytes()
+        digest, _, body = raw.partition(b"\n")
+        if hashlib.blake2b(body, digest_size=16).hexdigest().encode() != digest:
+            return None
+        data = json.loads(body)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not all(isinstance(rows, list) and all(isinstance(r, dict) for r in rows)
+                                             for rows in data.values()):
+        return None
+    return data
 
 
 def _v(text: str) -> Any:
@@ -149,13 +227,48 @@ def _v(text: str) -> Any:
 class Facts:
     """Queries over the plain matrix data (rows are dicts shaped like the TOML rows)."""
 
-    def __init__(self, data: dict[str, list[Row]], key: str = "") -> None:
+    def __init__(self, data: dict[str, list[Row]], key: str = "", platform: str = "x86_64") -> None:
         self.data = data
-        self.key = key  # identifies the matrix files (paths, sizes, mtimes) and glmcompat's version
+        self.key = key  # identifies the matrix files (paths and content) and glmcompat's code
+        self.platform = check_platform(platform)
         self._kernels: dict[tuple[str, Any], int] | None = None
+        self._filtered: dict[str, list[Row]] = {}
+        self._views: dict[str, Facts] = {platform: self}
+
+    def on(self, platform: str) -> Facts:
+        """The same facts, answering for the wheels of ``platform`` (a view sharing the data)."""
+        p = check_platform(platform)
+        view = self._views.get(p)
+        if view is None:
+            view = self._views[p] = Facts(self.data, self.key, p)
+            view._views = self._views
+        return view
 
     def rows(self, table: str) -> list[Row]:
+        """The rows of ``table``; of the per-platform tables, only those about this view's platform."""
+        if table not in PER_PLATFORM:
+            return self.data.get(table, [])
+        got = self._filtered.get(table)
+        if got is None:
+            got = self._filtered[table] = [r for r in self.data.get(table, [])
+                                           if r.get("platform", "x86_64") == self.platform]
+        return got
+
+    def all_rows(self, table: str) -> list[Row]:
+        """The rows of ``table`` for every platform (in file order)."""
         return self.data.get(table, [])
+
+    def platforms_of(self, table: str, package: str, version: str) -> list[str]:
+        """The platforms for which ``table`` holds a row about ``package==version`` (the public version)."""
+        pv = _v(_v(version).public)
+        out = set()
+        for r in self.data.get(table, []):
+            if table == "torch":
+                if package == "torch" and any(_v(x) == pv for x in r["versions"]):
+                    out.add(r.get("platform", "x86_64"))
+            elif r.get("package") == package and any(_v(x) == pv for x in (r.get("versions") or [r.get("version")])):
+                out.add(r.get("platform", "x86_64"))
+        return [p for p in PLATFORMS if p in out]
 
     # -- targets ----------------------------------------------------------------------------------
     def _named(self, table: str, key: str, value: str, what: str) -> Row:
@@ -207,7 +320,9 @@ class Facts:
         return row.get("cuda") if row else None
 
     def kernel_packages(self) -> set[str]:
-        return {k["package"] for k in self.rows("kernel")}
+        """Packages that are compiled torch extensions (rows on any platform: a kernel with rows only for
+        x86_64 is still an extension on aarch64, and unknown there)."""
+        return {k["package"] for k in self.all_rows("kernel")}
 
     def kernels_of(self, packages: set[str]) -> Iterator[tuple[str, Row]]:
         """(version, row) for every known release of ``packages`` (the index's builds, not labelled variants)."""
@@ -218,7 +333,7 @@ class Facts:
 
     def mismatch_severity(self, package: str) -> str:
         """'warning' for packages whose extension load failure is survivable (torchao), else 'error'."""
-        sev = {k.get("on_mismatch", "error") for k in self.rows("kernel") if k["package"] == package}
+        sev = {k.get("on_mismatch", "error") for k in self.all_rows("kernel") if k["package"] == package}
         return "warning" if sev == {"warning"} else "error"
 
     def compatible_torches(self, package: str, version: str) -> set[str]:
@@ -259,7 +374,7 @@ class Facts:
             variant = t.get("variant")
             if variant is None:
                 default = i
-                if v.local is None or v.local == "cu" + t["cuda"].replace(".", ""):
+                if v.local is None or (t.get("cuda") and v.local == "cu" + t["cuda"].replace(".", "")):
                     return i
             elif v.local == variant:
                 return i
@@ -278,7 +393,9 @@ class Facts:
         if label is not None:
             return label
         tb = self.torch_build(version)
-        return tb["cuda"] if tb else None
+        if tb is None:
+            return None
+        return tb.get("cuda") or ""  # a CPU-only build: no CUDA
 
     def gpu_code(self, package: str, version: str) -> tuple[list[str], list[str], Row] | None:
         """(SASS, PTX, evidence row) of the wheel ``package==version``; None when unknown."""
@@ -311,6 +428,8 @@ class Facts:
         common = set(builds[0]["sass"])
         for b in builds[1:]:
             common &= set(b["sass"])
+        if any(not b.get("cuda") for b in builds):
+            return None  # a CPU-only build of the release: the builds share no GPU code to rely on
         labels = sorted(("+" + b["variant"]) if b.get("variant") else f"default (+cu{b['cuda'].replace('.', '')})" for b in builds)
         row = {"evidence": "inferred",
                "source": f"the SASS every recorded build of torch {pub} carries ({', '.join(labels)}): "

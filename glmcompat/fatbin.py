@@ -80,8 +80,8 @@ def _walk(size: int, out: list[FatbinEntry], name: str) -> Walker:
     while pos + 16 <= size:
         hdr = yield (pos, 16)
         magic, _version, hsize, fsize = struct.unpack_from("<IHHQ", hdr)
-        if magic == 0 and hdr == bytes(16):  # alignment padding between containers
-            pos += 16
+        if magic == 0 and hdr[:8] == bytes(8):  # alignment padding between containers (aarch64 links pad to 8)
+            pos += 16 if hdr == bytes(16) else 8
             continue
         if magic != MAGIC:
             if pos % 8:

@@ -19,7 +19,7 @@ from .errors import LockFormatError
 from .facts import canonicalize as _canon
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4  # 4: environments for Linux x86_64 and aarch64 ("platform"; uv.lock: "missing_wheels")
 
 
 SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
@@ -51,10 +51,12 @@ class Entry:
 
 # An environment is a plain dict (so it caches as JSON):
 #   {"name": "extra sglang, Python 3.12, Linux x86_64" ("" when the file has only one),
+#    "platform": "x86_64" | "aarch64",                      # the machine (a platform nothing installs on has none)
 #    "packages": {canonical name: exact version},          # what installs there
 #    "sources": {name: source kind},                         # only the ones not from a registry
 #    "unpinned": {name: specifier},                          # named without an exact pin
-#    "overrides": {name: specifier}}                         # uv override-dependencies (deliberate)
+#    "overrides": {name: specifier},                         # uv override-dependencies (deliberate)
+#    "missing_wheels": {name: version}}                      # uv.lock only, when any: no wheel for the machine, no sdist
 Env = dict[str, Any]
 
 
@@ -121,6 +123,10 @@ def _toml(path: Path, text: str) -> dict[str, Any]:
         m = re.search(r"\(at line (\d+), column \d+\)", msg)
         msg = re.sub(r" \(at .*\)$", "", msg)
         raise LockFormatError(f"invalid TOML: {msg}", path=str(path), line=int(m.group(1)) if m else None) from None
+    except ValueError as e:  # an integer of more digits than Python converts (tomllib gives no position)
+        long = re.search(r"\d{4000,}", text)
+        raise LockFormatError(f"invalid TOML: {str(e).splitlines()[0][:200]}", path=str(path),
+                              line=text.count("\n", 0, long.start()) + 1 if long else None) from None
 
 
 
@@ -143,11 +149,66 @@ def _entries(path: Path, text: str, doc: dict[str, Any], table: str, marker: Any
         ver = p.get("version")
         if ver is None:
             continue
+
+        def line(name: str = p["name"]) -> int | None:  # searched only for a message: a search per entry costs
+            head = _line_of(text, f'[[{table}]]\nname = "{name}"')
+            return head + 1 if head else _line_of(text, f'name = "{name}"')
+
         if not isinstance(ver, str):
-            raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}", path=str(path),
-                                  line=_line_of(text, f'name = "{p["name"]}"'))
-        entries.append(Entry(_canon(p["name"]), ver, marker(p)))
+            raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}"[:300], path=str(path),
+                                  line=line())
+        _check_version(path, line, p["name"], ver)
+        entries.append(Entry(_canon(p["name"]), ver, _check_marker(path, line, p["name"], marker(p))))
     return entries
+
+
+def _check_version(path: Path, line: Any, name: str, ver: str) -> None:
+    """A package's version must parse (an invalid one, or one with more digits than Python converts, is a
+    :class:`LockFormatError` here rather than a crash wherever it is compared)."""
+    from packaging.version import Version
+
+    try:
+        Version(ver)
+    except ValueError:
+        raise LockFormatError(f"package {name!r} has an invalid version {ver!r}"[:300], path=str(path),
+                              line=line()) from None
+
+
+def _check_marker(path: Path, line: Any, name: str, marker: Any) -> str | None:
+    """A package's marker: None, or a string that parses as a PEP 508 marker."""
+    if marker is None or marker == "":
+        return None
+    if not isinstance(marker, str):
+        raise LockFormatError(f"package {name!r}: the marker must be a string, not {marker!r}"[:300], path=str(path),
+                              line=line())
+    from packaging.markers import Marker
+
+    try:
+        # every clause is evaluated: a 5000-digit version fails here, not where environments are computed
+        Marker(marker).evaluate({"extra": "", "extras": frozenset(), "dependency_groups": frozenset()})
+    except (ValueError, TypeError, LookupError, RecursionError):
+        raise LockFormatError(f"package {name!r}: invalid marker {marker!r}"[:300], path=str(path), line=line()) from None
+    return marker
+
+
+def _requires_python(path: Path, text: str, doc: dict[str, Any]) -> str | None:
+    """The lock's ``requires-python``: absent, or a string that parses as a specifier set."""
+    rp = doc.get("requires-python")
+    if rp is None:
+        return None
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    try:
+        if not isinstance(rp, str):
+            raise TypeError
+        for spec in SpecifierSet(rp):  # and each version in it parses (a 5000-digit one fails only here)
+            if spec.operator != "===":
+                Version(spec.version.removesuffix(".*"))
+    except (ValueError, TypeError):
+        raise LockFormatError(f"invalid requires-python {rp!r}"[:300], path=str(path),
+                              line=_line_of(text, "requires-python")) from None
+    return rp
 
 
 def parse_uv_lock(path: Path, text: str) -> Lock:
@@ -164,12 +225,24 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
 
     def marker(p: dict[str, Any]) -> str | None:
         markers = p.get("resolution-markers")
-        return " or ".join(f"({m})" for m in markers) if markers else None
+        if markers is None or markers == []:
+            return None
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"package {p['name']!r}: resolution-markers must be a list of strings, "
+                                  f"not {markers!r}"[:300], path=str(path), line=_line_of(text, f'name = "{p["name"]}"'))
+        return " or ".join(f"({m})" for m in markers)
+
+    for key in ("resolution-markers", "supported-markers", "required-markers"):  # the lock's own, at the top
+        markers = doc.get(key, [])
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"{key} must be a list of strings, not {markers!r}"[:300], path=str(path),
+                                  line=_line_of(text, key))
+        for m in markers:
+            _check_marker(path, lambda k=key: _line_of(text, k), key, m)
 
     entries = [Entry(e.name, e.version, e.marker, source_kind(p.get("source")))
                for e, p in zip(_entries(path, text, doc, "package", marker), _versioned(doc, "package"))]
-    rp = doc.get("requires-python")
-    rp = rp if isinstance(rp, str) else None
+    rp = _requires_python(path, text, doc)
     graph = UvLockGraph(str(path), doc)
     sets, note = graph.environments(rp)
     meta: dict[str, Any] = {"overrides": dict(sorted(graph.overrides.items()))}
@@ -189,8 +262,7 @@ def parse_pylock(path: Path, text: str) -> Lock:
         raise LockFormatError(f"pylock lock-version {lv!r} is not supported (known: 1.x)", path=str(path),
                               line=_line_of(text, "lock-version"))
     entries = _entries(path, text, doc, "packages", lambda p: p.get("marker"))
-    rp = doc.get("requires-python")
-    return Lock(str(path), "pylock.toml", tuple(entries), rp if isinstance(rp, str) else None)
+    return Lock(str(path), "pylock.toml", tuple(entries), _requires_python(path, text, doc))
 
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*([^\s;\\]+)\s*(?:;\s*([^#\\]+?))?\s*(?:\\)?\s*(?:--hash\S*.*)?$")
@@ -263,10 +335,10 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
         cached = cache_dir() / "locks" / f"{kind}-{digest}.json"
         try:
             raw = json.loads(cached.read_bytes())
-            if raw.get("format") == CACHE_FORMAT and _includes_unchanged(p, raw.get("includes") or {}):
+            if _cache_shape_ok(raw) and _includes_unchanged(p, raw["includes"]):
                 return _from_json(str(p), raw)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            pass  # a damaged or foreign entry is a miss: parsed again and replaced below
     text = _text(p, data)
     kind = kind_of(p, text)
     lock = with_sets(_parsers()[kind](p, text))
@@ -282,40 +354,67 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     return lock
 
 
+def _cache_shape_ok(raw: Any) -> bool:
+    """Whether a lock-cache entry has the shape :func:`_to_json` writes (anything else is a miss)."""
+    def opt_str(v: Any) -> bool:
+        return v is None or isinstance(v, str)
+
+    def str_map(v: Any) -> bool:
+        return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
+
+    if not (isinstance(raw, dict) and raw.get("format") == CACHE_FORMAT and isinstance(raw.get("kind"), str)
+            and opt_str(raw.get("requires_python")) and isinstance(raw.get("meta", {}), dict)
+            and str_map(raw.get("includes", {})) and isinstance(raw.get("entries"), list)
+            and isinstance(raw.get("sets"), list)):
+        return False
+    for e in raw["entries"]:
+        if not (isinstance(e, list) and len(e) == 8 and isinstance(e[0], str) and all(map(opt_str, e[1:5]))
+                and isinstance(e[5], bool) and opt_str(e[6]) and (e[7] is None or type(e[7]) is int)):
+            return False
+    for env in raw["sets"]:
+        if not (isinstance(env, dict) and isinstance(env.get("name"), str) and str_map(env.get("packages"))
+                and all(str_map(env.get(k, {})) for k in ("sources", "unpinned", "overrides"))
+                and isinstance(env.get("also", []), list) and all(isinstance(a, str) for a in env.get("also", []))):
+            return False
+    raw.setdefault("includes", {})
+    return True
+
+
+def _file_digest(path: Path) -> str:
+    """blake2b of a file an include names, read as any input is (regular files only, size-capped); '' when
+    it cannot be read."""
+    from .facts import read_input
+
+    try:
+        return hashlib.blake2b(read_input(path, LockFormatError, "a requirements file"), digest_size=20).hexdigest()
+    except LockFormatError:
+        return ""
+
+
 def _include_digests(top: Path, lock: Lock) -> dict[str, str]:
     """Content digests of the files ``top`` includes (``-r``/``-c``): part of the cache key, since the
     verdict depends on them too."""
     out: dict[str, str] = {}
     for origin in sorted({e.origin for e in lock.entries if e.origin}):
-        try:
-            out[origin] = hashlib.blake2b((top.parent / origin).read_bytes(), digest_size=20).hexdigest()
-        except OSError:
-            out[origin] = ""
+        out[origin] = _file_digest(top.parent / origin)
     for inc in lock.meta.get("includes") or []:
         if isinstance(inc, str) and inc not in out:
-            try:
-                out[inc] = hashlib.blake2b((top.parent / inc).read_bytes(), digest_size=20).hexdigest()
-            except OSError:
-                out[inc] = ""
+            out[inc] = _file_digest(top.parent / inc)
     return out
 
 
 def _includes_unchanged(top: Path, digests: dict[str, str]) -> bool:
-    for origin, digest in digests.items():
-        try:
-            if hashlib.blake2b((top.parent / origin).read_bytes(), digest_size=20).hexdigest() != digest:
-                return False
-        except OSError:
-            return False
-    return True
+    return all(digest and _file_digest(top.parent / origin) == digest for origin, digest in digests.items())
 
 
-def read_text_lock(path: str, kind: str, text: str) -> Lock:
-    """Parse lock content given as text (e.g. the file at a git revision); no cache."""
+def read_text_lock(path: str, kind: str, text: str | bytes) -> Lock:
+    """Parse lock content given as text or as the file's bytes (e.g. ``git show REV:PATH``'s output: bytes
+    are decoded as a file's are, so undecodable ones are a :class:`LockFormatError` naming the line); no
+    cache."""
     if not text.strip():
         raise LockFormatError("empty file", path=path)
     p = Path(path)
-    body = _text(p, text.encode())
+    body = _text(p, text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape"))
     return with_sets(_parsers()[kind if kind in _parsers() else kind_of(p, body)](p, body))
 
 

@@ -69,6 +69,30 @@ def parse_pin(text: str) -> tuple[str, str]:
     return str(canonicalize_name(name.strip())), version.strip()
 
 
+def machine_of(platform: str) -> str:
+    """The machine (``x86_64`` / ``aarch64``: :data:`glmcompat.facts.PLATFORMS`) a ``--platform`` value names:
+    an architecture, ``manylinux_aarch64`` or a full tag such as ``manylinux_2_28_aarch64``. A tag glmcompat
+    cannot read (``win_amd64``) or an architecture it keeps no facts for (``ppc64le``) is an InputError."""
+    from .facts import PLATFORMS
+    from .index import platform_tags
+
+    p = platform.strip().lower()
+    if p in ("arm64", "amd64"):
+        p = {"arm64": "aarch64", "amd64": "x86_64"}[p]
+    arch = next((a for a in PLATFORMS if p.endswith(a)), None)
+    if arch is None:
+        raise InputError(f"unknown platform {platform!r} (known: {', '.join(PLATFORMS)}, or a manylinux tag of one, "
+                         "e.g. 'manylinux_2_28_aarch64')")
+    platform_tags(p)  # the tag's shape
+    return arch
+
+
+def wheel_platform(platform: str) -> str:
+    """The ``--platform`` value to hand the wheel picker (``arm64`` -> ``aarch64``)."""
+    p = platform.strip().lower()
+    return {"arm64": "aarch64", "amd64": "x86_64"}.get(p, platform)
+
+
 def parse_target(text: str) -> tuple[str, tuple[int, int]]:
     """``sm120`` / ``sm_120`` / ``12.0`` -> ``("sm120", (12, 0))``."""
     t = text.strip().lower()
@@ -121,6 +145,7 @@ class AbiResult:
     seconds: float
     cached: bool
     warnings: list[str] = field(default_factory=list)
+    platform: str = "x86_64"  # the machine both wheels are for
 
     @property
     def missing(self) -> list[MissingSymbol]:
@@ -166,6 +191,7 @@ class ArchResult:
     seconds: float
     cached: bool
     primary: list[str] = field(default_factory=list)
+    platform: str = "x86_64"  # the machine the wheel is for
 
     def _checked(self) -> list[ModuleArch]:
         return [m for m in self.modules if m.member in self.primary] if self.primary else list(self.modules)
@@ -437,6 +463,8 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
     ``known``: names other torch releases export (:func:`torch_exports`), for a caller that has read
     several (see :func:`glmcompat.elf.needs_from_torch`); with it the verdict is not cached."""
     t0 = time.perf_counter()
+    machine = machine_of(platform)
+    platform = wheel_platform(platform)
     pkg = str(canonicalize_name(package))
     ext_file = _find(index, cache, pkg, version, python, platform)
     torch_file = _find(index, cache, "torch", torch, torch_python or python, platform)
@@ -446,7 +474,7 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
         key = f"abi-v{ABI_VERSION}-{ext_file.sha256[:32]}-{torch_file.sha256[:32]}"
         hit = cache.get_json(key)
         if isinstance(hit, dict):
-            return _abi_from_json(hit, time.perf_counter() - t0)
+            return _abi_from_json(hit, time.perf_counter() - t0, machine)
     stats = _Stats()
     ext = _ext_summary(index, cache, ext_file, stats)
     tor = _torch_summary(index, cache, torch_file, stats)
@@ -463,7 +491,8 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
     torch_majors = cuda_majors(tor["needed"])
     warnings = cuda_warnings(modules, torch, torch_majors)
     result = AbiResult(pkg, version, torch, ext_file.filename, torch_file.filename, modules, len(exports),
-                       torch_majors, stats.fetched, total, round(time.perf_counter() - t0, 3), False, warnings)
+                       torch_majors, stats.fetched, total, round(time.perf_counter() - t0, 3), False, warnings,
+                       machine)
     if key is not None and cache is not None:
         cache.put_json(key, result.to_json())
     return result
@@ -487,16 +516,17 @@ def cuda_warnings(modules: Iterable[ModuleAbi], torch: str, torch_majors: list[i
 def torch_exports(torch: str, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
                   platform: str = "manylinux_x86_64") -> frozenset[str]:
     """The names ``torch==torch``'s ``torch/lib/*.so`` export (read once per wheel, then cached)."""
-    f = _find(index, cache, "torch", torch, python, platform)
+    machine_of(platform)
+    f = _find(index, cache, "torch", torch, python, wheel_platform(platform))
     return frozenset(_torch_summary(index, cache, f, _Stats())["exports"])
 
 
-def _abi_from_json(d: dict[str, Any], seconds: float) -> AbiResult:
+def _abi_from_json(d: dict[str, Any], seconds: float, machine: str = "x86_64") -> AbiResult:
     modules = [ModuleAbi(m["member"], m["needed"], m["cuda_majors"], m["needs_from_torch"],
                          [MissingSymbol(**s) for s in m["missing"]]) for m in d["modules"]]
     return AbiResult(d["package"], d["package_version"], d["torch"], d["wheel"], d["torch_wheel"], modules,
                      d["torch_exports"], d["torch_cuda_majors"], 0, d["bytes_total"], round(seconds, 3), True,
-                     d.get("warnings", []))
+                     d.get("warnings", []), d.get("platform", machine))
 
 
 def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> dict[str, Any]:
@@ -558,6 +588,8 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
                modules: Iterable[str] | None = None) -> ArchResult:
     """SASS and PTX per shared object of ``package==version``; with a target, whether each runs there."""
     t0 = time.perf_counter()
+    machine = machine_of(platform)
+    platform = wheel_platform(platform)
     pkg = str(canonicalize_name(package))
     tname, cap = parse_target(target) if target else (None, None)
     f = _find(index, cache, pkg, version, python, platform)
@@ -586,4 +618,4 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     mods = arch_verdict([ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw_modules], cap)
     primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
     return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
-                      round(time.perf_counter() - t0, 3), cached, primary)
+                      round(time.perf_counter() - t0, 3), cached, primary, machine)

@@ -577,16 +577,18 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
                   platforms: Any = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
-    with the facts about that platform's wheels; a finding that holds in several environments is reported
-    once, naming them.
+    with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
+    environments is reported once, naming them.
 
-    A platform the target ships on that the lock does not serve -- it installs nothing there (uv's
-    ``environments`` exclude it, every entry's marker does), or an environment there has no torch, a
-    CPU-only torch or a package without a wheel for that machine -- is reported once, as a warning
-    ("this lock does not serve sm90 on aarch64 (GH200): ..."), when the lock serves the target on
-    another of its platforms; those environments are not judged further. When it serves none of them,
-    every environment is judged (and a platform with nothing installed is an error). ``platforms``
-    (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused."""
+    Where the lock serves the target on one of its platforms, an environment of another that cannot run
+    a GPU stack -- a package without a wheel for that machine (and no sdist), no torch, or a CPU-only torch
+    (torch's default aarch64 wheels up to 2.10.0) -- is not judged: one warning per platform says "this lock
+    does not serve sm90 on aarch64 (GH200): ...", as does a platform the lock installs nothing on. On a
+    target that ships on x86_64 and aarch64, an aarch64 build the matrix holds no evidence for is a warning
+    (unknown), not an error; a proven break is an error on every platform. Where the lock serves none of the
+    target's platforms, everything is judged and a platform with nothing installed is an error.
+    ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
+    """
     from .environments import PLATFORM_NAME, env_platform
     from .errors import InputError
     from .facts import check_platform, products_on, target_platforms
@@ -594,66 +596,74 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     if not isinstance(facts, Facts):
         facts = Facts(facts.plain()) if facts is not None and hasattr(facts, "plain") else _shipped_facts()
     trow = facts.target(target)
+    tname = trow["name"]
     ships = target_platforms(trow)
     if platforms is not None:
         chosen = [check_platform(p) for p in platforms]
         for p in chosen:
             if p not in ships:
-                raise InputError(f"target {trow['name']} never ships on {p} "
-                                 f"({_where(trow, ships, products_on)}); it is judged on {', '.join(ships)}")
+                raise InputError(f"target {tname} never ships on {p} ({_where(trow, ships, products_on)})")
         judged = [p for p in ships if p in chosen]
     else:
         judged = ships
-    envs = [e for e in lock.sets if "packages" not in e or env_platform(e) in judged]
+
+    def machine(env: Mapping[str, Any]) -> str:
+        return env_platform(env) if "packages" in env else "x86_64"
+
+    def names_of(env: Mapping[str, Any]) -> list[str]:
+        return [n for n in [env.get("name", "")] + list(env.get("also", [])) if n] if "packages" in env else []
+
+    envs = [e for e in lock.sets if machine(e) in judged]
     lock_has_torch = any("torch" in (e["packages"] if "packages" in e else e) for e in lock.sets)
-    reasons: dict[int, str] = {}
+    reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
         if "packages" in env:
-            why = _cannot_serve(env, facts.on(env_platform(env)), lock_has_torch)
-            if why:
+            why = _cannot_serve(env, facts.on(machine(env)), lock_has_torch)
+            if why is not None:
                 reasons[i] = why
-    present = {env_platform(e) if "packages" in e else "x86_64" for e in envs}
-    served = {env_platform(e) if "packages" in e else "x86_64" for i, e in enumerate(envs) if i not in reasons}
+    present = {machine(e) for e in envs}
+    served = [p for p in judged if any(machine(e) == p and i not in reasons for i, e in enumerate(envs))]
     lenient = platforms is None and bool(served)
-    out_extra: list[Finding] = []
+    extra: list[Finding] = []
     for p in judged:
+        prods = ", ".join(products_on(trow, p))
+        ev = (_ships_ev(tname, prods, p),)
         if p not in present:
-            prods = ", ".join(products_on(trow, p))
             if lenient:
-                out_extra.append(Finding(
-                    "platform", "warning", (), f"this lock does not serve {trow['name']} on {p} ({prods}): it installs "
-                    f"nothing on {PLATFORM_NAME.get(p, p)} (its environments or markers exclude that machine)",
-                    (("metadata", f"[[target]] {trow['name']}: {prods} ship on {p}"),),
-                    f"lock for {PLATFORM_NAME.get(p, p)} too (uv `environments`), or ignore this if no {prods} runs it"))
+                extra.append(Finding(
+                    "platform", "warning", (), f"this lock does not serve {tname} on {p} ({prods}): it installs nothing "
+                    f"on {PLATFORM_NAME.get(p, p)} (its environments or markers leave that machine out)", ev,
+                    f"judged on {', '.join(served)} only; lock for {PLATFORM_NAME.get(p, p)} too if {prods} must run it"))
             else:
                 only = "the only platform" if len(judged) == 1 else "a platform"
-                out_extra.append(Finding(
-                    "platform", "error", (), f"this lock installs nothing on {PLATFORM_NAME.get(p, p)}, {only} "
-                    f"{trow['name']} ships on ({prods})",
-                    (("metadata", f"[[target]] {trow['name']}: {prods} ship on {p}"),),
+                extra.append(Finding(
+                    "platform", "error", (), f"this lock installs nothing on {PLATFORM_NAME.get(p, p)}, {only} {tname} "
+                    f"ships on ({prods})", ev,
                     f"lock for {PLATFORM_NAME.get(p, p)} (uv `environments` / `required-environments`)"))
     excused: set[int] = set()
     if lenient:
         for p in judged:
-            idx = [i for i in reasons if env_platform(envs[i]) == p]
+            idx = [i for i in reasons if machine(envs[i]) == p]
             if not idx:
                 continue
             excused.update(idx)
-            names = [n for i in idx for n in [envs[i].get("name", "")] + list(envs[i].get("also", [])) if n]
-            why = list(dict.fromkeys(reasons[i] for i in idx))
             prods = ", ".join(products_on(trow, p))
-            some = "" if len(idx) == sum(1 for e in envs if env_platform(e) == p) else "some of "
-            out_extra.append(Finding(
+            why = list(dict.fromkeys(reasons[i][0] for i in idx))
+            evidence = (_ships_ev(tname, prods, p),) + tuple(
+                dict.fromkeys(e for i in idx for e in reasons[i][1]))
+            every = len(idx) == sum(1 for e in envs if machine(e) == p)
+            judged_on = [q for q in served if q != p or not every]
+            extra.append(Finding(
                 "platform", "warning", (),
-                f"this lock does not serve {trow['name']} on {p} ({prods}) in {some}its {p} environments: "
-                + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else ""),
-                (("metadata", f"[[target]] {trow['name']}: {prods} ship on {p}"),),
-                f"judged on {', '.join(sorted(served, key=ships.index))} only; to serve {prods}, lock a CUDA torch "
-                f"and {p} wheels there (`glmcompat check --platform {p}` judges those environments strictly)",
-                tuple(names)))
+                f"this lock does not serve {tname} on {p} ({prods}) in {'its' if every else 'some of its'} {p} "
+                "environments: " + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else ""),
+                evidence,
+                ("those environments are not judged" + (f" (the lock is judged on {', '.join(judged_on)})" if every else "")
+                 + f"; to run on {prods}, lock a CUDA torch and {p} wheels of every package there"),
+                tuple(n for i in idx for n in names_of(envs[i]))))
     # On a target that ships on x86_64 and aarch64, the matrix's evidence is about x86_64 wheels first: an
     # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
-    secondary = {"aarch64"} if lenient and "x86_64" in ships and "x86_64" in served else set()
+    secondary = {"aarch64"} if lenient and "x86_64" in served else set()
     where: dict[Finding, list[str]] = {}
     total = 0
     for i, env in enumerate(envs):
@@ -661,20 +671,20 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
             continue
         plain = "packages" not in env
         pkgs = env if plain else env["packages"]
-        machine = "x86_64" if plain else env_platform(env)
-        found = evaluate(pkgs, target=target, model=model, matrix=facts.on(machine),
-                         allow_unknown=allow_unknown or machine in secondary, env=None if plain else env,
-                         no_isolation=no_isolation)
-        if machine != "x86_64":
-            found = [_on_platform(f, machine) for f in found]
+        m = machine(env)
+        mfacts = facts.on(m)
+        found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
+                         env=None if plain else env, no_isolation=no_isolation)
+        if m != "x86_64":
+            found = [_on_platform(f, m, mfacts, trow) for f in found]
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
-        names = [""] if plain else [env.get("name", "")] + list(env.get("also", []))
-        total += 0 if plain else len(names)
+        names = names_of(env)
+        total += len(names)
         for f in found:
             lst = where.setdefault(f, [])
-            lst.extend(n for n in names if n and n not in lst)
-    out = list(out_extra)
+            lst.extend(n for n in names if n not in lst)
+    out = list(extra)
     for f, names in where.items():
         envs_of = () if not names or len(names) == total else tuple(names)
         out.append(Finding(f.rule, f.severity, f.packages, f.message, f.evidence, f.remedy, envs_of))
@@ -682,14 +692,36 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
 
 
 _PROBE_CMD = re.compile(r"(glmcompat (?:arch|abi) [^`]*?)(`|,| or |$)")
+_USE_KERNEL = re.compile(r"^use ([A-Za-z0-9._-]+)==([^ ]+) \(built against torch ([^)]+)\)$")
+_PIN_TORCH_CUDA = re.compile(r"^pin torch==([^ ]+) \(built for CUDA (\d+)\)$")
 
 
-def _on_platform(f: Finding, machine: str) -> Finding:
-    """A finding of a ``machine`` environment whose remedy runs a probe: the probe of that machine's wheels."""
-    if "glmcompat arch " not in f.remedy and "glmcompat abi " not in f.remedy:
+def _on_platform(f: Finding, machine: str, facts: Facts, trow: Row) -> Finding:
+    """A finding of a ``machine`` environment, with its remedy about that machine's wheels: a probe command
+    reads them (``--platform aarch64``), a kernel to use says that its ``machine`` wheel runs on the target,
+    and a torch to pin that is CPU-only on ``machine`` is not offered."""
+    remedy = f.remedy
+    if "glmcompat arch " in remedy or "glmcompat abi " in remedy:
+        remedy = _PROBE_CMD.sub(lambda m: f"{m.group(1)} --platform {machine}{m.group(2)}", remedy, count=1)
+    m = _USE_KERNEL.match(remedy)
+    if f.rule == "gpu-code" and m:
+        code = facts.gpu_code(m.group(1), m.group(2))
+        runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, gpu.parse_capability(trow["compute_capability"]))]
+        if runs:
+            remedy = (f"use {m.group(1)}=={m.group(2)} (built against torch {m.group(3)}): its Linux {machine} wheel "
+                      f"carries {', '.join(runs)}, which runs on {trow['name']}")
+    m = _PIN_TORCH_CUDA.match(remedy)
+    if f.rule == "cuda" and m and facts.torch_cuda(m.group(1)) == "":
+        remedy = (f"torch {m.group(1)}'s default Linux {machine} wheel has no CUDA: use a CUDA {m.group(2)} build of "
+                  f"torch {m.group(1)} for {machine} (PyTorch's own index), or a release whose {machine} wheel is one")
+    if remedy == f.remedy:
         return f
-    remedy = _PROBE_CMD.sub(lambda m: f"{m.group(1)} --platform {machine}{m.group(2)}", f.remedy, count=1)
     return Finding(f.rule, f.severity, f.packages, f.message, f.evidence, remedy, f.environments)
+
+
+def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
+    verb = "ships" if "," not in prods else "ship"
+    return ("metadata", f"matrices/targets.toml [[target]] {tname}: {prods} {verb} on {platform}")
 
 
 def _shipped_facts() -> Facts:
@@ -702,26 +734,26 @@ def _where(trow: Row, ships: list[str], products_on: Callable[[Row, str], list[s
     return "; ".join(f"{', '.join(products_on(trow, p))} on {p}" for p in ships)
 
 
-def _cannot_serve(env: Mapping[str, Any], facts: Facts, lock_has_torch: bool) -> str | None:
-    """Why an environment cannot run a GPU stack on its machine (None: it can, as far as the lock shows):
-    a package without a wheel for the machine (and no sdist), no torch while the lock has one elsewhere,
-    or a torch build without CUDA (``+cpu``, or torch's default aarch64 wheels up to 2.10.0)."""
+def _cannot_serve(env: Mapping[str, Any], facts: Facts, lock_has_torch: bool
+                  ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """(why, evidence) an environment cannot run a GPU stack on its machine; None: it can, as far as the lock
+    and the matrix show. A package without a wheel for the machine (and no sdist), no torch while the lock
+    has one elsewhere, or a torch build without CUDA (``+cpu``; torch's default aarch64 wheels to 2.10.0)."""
     machine = env.get("platform") or "x86_64"
     missing = env.get("missing_wheels") or {}
     if missing:
         shown = ", ".join(f"{n} {v}" for n, v in list(missing.items())[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return f"{shown}{more} ha{'s' if len(missing) == 1 else 've'} no Linux {machine} wheel in the lock (and no sdist)"
+        return (f"{shown}{more} ha{'s' if len(missing) == 1 and not more else 've'} no Linux {machine} wheel in the "
+                "lock (and no sdist)", ())
     pkgs = env.get("packages") or {}
     torch = pkgs.get("torch")
     if torch is None:
-        return "it installs no torch" if lock_has_torch else None
+        return ("it installs no torch", ()) if lock_has_torch else None
     if (env.get("sources") or {}).get("torch") in ("git", "path", "directory", "editable", "url"):
         return None
     code = facts.gpu_code("torch", torch)
     if code is not None and not code[0] and not code[1]:
-        row = code[2]
         what = "the +cpu build" if Version(torch).local == "cpu" else f"its default {machine} wheel"
-        return (f"torch {torch} is a CPU-only build ({what}: no libtorch_cuda.so; "
-                f"{row.get('evidence', 'metadata')}: {row.get('source', '')[:160]})")
+        return f"torch {torch} is a CPU-only build ({what}: no libtorch_cuda.so)", _ev(code[2])
     return None

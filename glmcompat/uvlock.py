@@ -6,7 +6,10 @@ sources, kept apart by markers that name the enabled extras (``extra == 'extra-7
 Merging them into one set per Python flags combinations that no environment installs. So this module
 walks the lock's dependency graph from its root projects, once per environment: each extra and group
 alone, every combination its ``conflicts`` allow (or, when those are too many, the largest ones), for
-Linux x86_64 and each Python minor the lock allows. Pure: the caller reads the file.
+Linux x86_64 and Linux aarch64 and each Python minor the lock allows. A platform the lock's
+``supported-markers`` (uv's ``environments``) exclude gets no environment; an environment records the
+packages it installs that have neither a wheel for its machine and Python nor an sdist (``missing_wheels``:
+uv cannot install them there). Pure: the caller reads the file.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from .environments import MarkerEvaluator, env_label, merge, python_envs
+from .environments import PLATFORMS, MarkerEvaluator, env_label, merge, python_envs
 from .errors import LockFormatError
 from .facts import canonicalize
 
@@ -37,6 +40,35 @@ def source_kind(source: Any) -> str:
         if k in source:
             return "editable" if k == "virtual" else k
     return "registry"
+
+
+def wheel_fits(filename: str, machine: str, python: str) -> bool:
+    """Whether a wheel (by its file name) installs on CPython ``python`` (``3.12``) on Linux ``machine``
+    (glibc): a platform tag ``any``, ``linux_<machine>`` or ``manylinux*_<machine>``; an interpreter tag
+    ``py3``, ``cpXY`` with ABI ``cpXY``/``none``, or ``cpXY`` with ``abi3`` for XY up to ``python``.
+    A name that is not a wheel's counts as fitting (nothing to judge)."""
+    name = filename.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+    if not name.endswith(".whl"):
+        return True
+    parts = name[:-4].split("-")
+    if len(parts) < 5:
+        return True
+    pys, abis, plats = parts[-3].split("."), parts[-2].split("."), parts[-1].split(".")
+    if not any(p == "any" or p == f"linux_{machine}" or (p.startswith("manylinux") and p.endswith("_" + machine))
+               for p in plats):
+        return False
+    major, minor = (int(x) for x in python.split(".")[:2])
+    here = f"cp{major}{minor}"
+    for py in pys:
+        if py.startswith("py") and py[2:3] in ("", str(major)):
+            return True
+        if not py.startswith("cp") or not py[2:].isdigit():
+            continue
+        if py == here and any(a in (here, "none") for a in abis):
+            return True
+        if "abi3" in abis and py[2:3] == str(major) and int(py[3:] or 0) <= minor:
+            return True
+    return False
 
 
 def encode(item: Item) -> str:
@@ -102,6 +134,7 @@ class UvLockGraph:
             if len(items) > 1:
                 self.conflicts.append(items)
         self.ev = MarkerEvaluator(path)
+        self.doc_supported = doc.get("supported-markers")
 
     # -- which environments ------------------------------------------------------------------------
     def items(self) -> list[Item]:
@@ -224,33 +257,77 @@ class UvLockGraph:
                 stack.append((j, frozenset(str(x) for x in want) if isinstance(want, list) else frozenset(), frozenset()))
         return installed
 
-    def environments(self, requires_python: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    def supports(self, env: dict[str, str], env_id: int) -> bool:
+        """Whether the lock's ``supported-markers`` (uv's ``environments``) admit the marker environment."""
+        sm = self.doc_supported
+        if not isinstance(sm, list) or not sm:
+            return True
+        return any(self.ev.evaluate(m, env, (), env_id) for m in sm if isinstance(m, str))
+
+    def _missing_wheel(self, p: dict[str, Any], machine: str, python: str) -> bool:
+        """A package uv cannot install on ``machine`` / ``python`` from this lock: it lists wheels, none of
+        which fits, and no sdist (a source build would be tried otherwise)."""
+        if p.get("sdist") is not None:
+            return False
+        src = p.get("source")
+        files: list[str] = []
+        wheels = p.get("wheels")
+        if isinstance(wheels, list):
+            for w in wheels:
+                if isinstance(w, dict):
+                    f = w.get("url") or w.get("path") or w.get("filename")
+                    if isinstance(f, str):
+                        files.append(f)
+        if not files and isinstance(src, dict):
+            direct = src.get("url") or src.get("path")
+            if isinstance(direct, str) and direct.split("?")[0].endswith(".whl"):
+                files.append(direct)
+        return bool(files) and not any(wheel_fits(f, machine, python) for f in files)
+
+    def environments(self, requires_python: str | None,
+                     platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[dict[str, Any]], str | None]:
         if not self.roots:
             return [], None
         selections, note = self.selections()
         multi_root = len(self.roots) > 1
         out: list[dict[str, Any]] = []
-        for env_id, env in enumerate(python_envs(requires_python), start=1):
-            for sel in selections:
-                installed = self.walk(sel, env, env_id)
-                packages: dict[str, str] = {}
-                sources: dict[str, str] = {}
-                for i in installed:
-                    p = self.pkgs[i]
-                    if i in self.roots or p.get("version") is None:
-                        continue
-                    n = canonicalize(p["name"])
-                    packages[n] = p["version"]
-                    kind = source_kind(p.get("source"))
-                    if kind != "registry":
-                        sources[n] = kind
-                    else:
-                        sources.pop(n, None)
-                label = _selection_label(sel, multi_root)
-                merge(out, {"name": f"{label}, {env_label(env)}", "packages": dict(sorted(packages.items())),
-                            "sources": dict(sorted(sources.items())), "unpinned": {},
-                            "overrides": dict(sorted(self.overrides.items()))})
+        env_id = 0
+        for machine in platforms:
+            for env in python_envs(requires_python, machine):
+                env_id += 1
+                if not self.supports(env, env_id):
+                    continue
+                for sel in selections:
+                    out_env = self._environment(sel, env, env_id, machine, multi_root)
+                    merge(out, out_env)
         return out, note
+
+    def _environment(self, sel: tuple[Item, ...], env: dict[str, str], env_id: int, machine: str,
+                     multi_root: bool) -> dict[str, Any]:
+        installed = self.walk(sel, env, env_id)
+        packages: dict[str, str] = {}
+        sources: dict[str, str] = {}
+        missing: dict[str, str] = {}
+        for i in installed:
+            p = self.pkgs[i]
+            if i in self.roots or p.get("version") is None:
+                continue
+            n = canonicalize(p["name"])
+            packages[n] = p["version"]
+            kind = source_kind(p.get("source"))
+            if kind != "registry":
+                sources[n] = kind
+            else:
+                sources.pop(n, None)
+            if self._missing_wheel(p, machine, env["python_version"]):
+                missing[n] = p["version"]
+        label = _selection_label(sel, multi_root)
+        out: dict[str, Any] = {"name": f"{label}, {env_label(env)}", "platform": machine,
+                               "packages": dict(sorted(packages.items())), "sources": dict(sorted(sources.items())),
+                               "unpinned": {}, "overrides": dict(sorted(self.overrides.items()))}
+        if missing:
+            out["missing_wheels"] = dict(sorted(missing.items()))
+        return out
 
 
 def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:

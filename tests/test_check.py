@@ -178,7 +178,8 @@ def test_unpinned_lines_are_judged_not_refused(tmp_path):
     doc = json.loads(r.stdout)
     assert r.returncode == 1, r.stderr
     rules = sorted((f["rule"], f["severity"]) for f in doc["findings"])
-    assert rules == [("abi", "error"), ("unpinned", "warning")]
+    # torch 2.10.0's default aarch64 wheel is CPU-only: the file does not serve GH200 (one warning)
+    assert rules == [("abi", "error"), ("platform", "warning"), ("unpinned", "warning")]
 
 
 def test_a_mixed_output_set_is_unsafe(tmp_path):

@@ -36,16 +36,18 @@ def kernels(tmp_path: Path) -> Path:
 
 def test_abi_row_added_with_minimal_diff(kernels: Path) -> None:
     old = kernels.read_text()
-    added = add_row(kernels, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.20", "2.10.0", ["_ZN3c101xEv"])))
+    # a release the shipped matrix has no row for (0.3.20.post9 was never published), so nothing contradicts it
+    added = add_row(kernels, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.20.post9", "2.10.0", ["_ZN3c101xEv"])))
     assert added is not None
     new = kernels.read_text()
     lines = _only_added(old, new)
-    assert "[[abi_probe]]" in lines and 'version = "0.3.20"' in lines and "compatible = false" in lines
-    # the new row sits with the other abi_probe rows, before the comment that leads into [[jit]]
-    assert new.index('version = "0.3.20"') < new.index("# --- Packages that JIT")
+    assert "[[abi_probe]]" in lines and 'version = "0.3.20.post9"' in lines and "compatible = false" in lines
+    # the new row sits right after the last abi_probe row, before whatever table follows it
+    at = new.index('version = "0.3.20.post9"')
+    assert new.rfind("[[abi_probe]]", 0, at) > new.rfind("[[kernel]]", 0, at)
     load_file(kernels)
     m = load_matrix([p for p in sorted(default_matrix_dir().glob("*.toml")) if p.name != "kernels.toml"] + [kernels])
-    assert any(a.version == "0.3.20" and not a.compatible for a in m.abi_probe)
+    assert any(a.version == "0.3.20.post9" and not a.compatible for a in m.abi_probe)
 
 
 def test_arch_row_goes_to_the_end_when_no_table(kernels: Path) -> None:
@@ -142,21 +144,21 @@ def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path)
     before = {p.name: p.read_text() for p in files}
     kern, torch = d / "kernels.toml", d / "torch.toml"
     added = add_rows(files, [
-        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19", "2.9.1", []))),
+        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19.post9", "2.9.1", []))),
         (torch, "family", {"package": "torchvision", "pairs": {"0.30.0": "==2.15.0"}, "evidence": "metadata",
                            "source": "torchvision 0.30.0 METADATA: Requires-Dist torch==2.15.0"}),
-        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19", "2.10.0", ["_ZN3c101xEv"]))),
+        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19.post9", "2.10.0", ["_ZN3c101xEv"]))),
     ])
     assert sorted(p.name for p in added) == ["kernels.toml", "torch.toml"] and len(added[kern]) == 2
     for p in (kern, torch):
         _only_added(before[p.name], p.read_text())
     m = load_matrix([d])
     assert m.family_requirement("torchvision", "0.30.0") is not None
-    assert [a.torch for a in m.abi_probe if a.version == "0.3.19"] == ["2.9.1", "2.10.0"]
+    assert [a.torch for a in m.abi_probe if a.version == "0.3.19.post9"] == ["2.9.1", "2.10.0"]
     # a contradiction with another file: nothing is written at all
     snap = {p.name: p.read_text() for p in files}
     with pytest.raises(MatrixError, match="torch.toml"):
-        add_rows(files, [(kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.18", "2.9.1", []))),
+        add_rows(files, [(kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.18.post9", "2.9.1", []))),
                          (torch, "family", {"package": "torchvision", "pairs": {"0.30.0": "==2.14.0"},
                                             "evidence": "metadata", "source": "s"})])
     assert {p.name: p.read_text() for p in files} == snap

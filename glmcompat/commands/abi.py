@@ -10,14 +10,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import InputError
 from ._common import dump_json, parser
 
 
 def _common_args(p: Any) -> None:
     p.add_argument("--python", default="cp311", metavar="TAG",
                    help="interpreter whose wheel to read (default: cp311)")
-    p.add_argument("--platform", default="manylinux_x86_64", metavar="PLAT",
-                   help="platform tag or architecture (default: manylinux_x86_64)")
+    p.add_argument("--platform", default=None, metavar="PLAT",
+                   help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
+                        "(manylinux_2_28_aarch64); default: x86_64")
     p.add_argument("--index-url", default=None, metavar="URL",
                    help="simple-API base URL (default: the installer's configured index)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the probe cache")
@@ -50,15 +52,48 @@ def _abi(argv: Sequence[str]) -> int:
 
     pkg, ver = parse_pin(args.extension)
     parse_pin(f"torch=={args.torch}")
+    platform = _platform(args)
     index, cache = _env(args)
     with index:
         result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=args.python,
-                           platform=args.platform, torch_python=args.torch_python)
+                           platform=platform, torch_python=args.torch_python)
     if args.json:
         dump_json(result.to_json())
     else:
         _render_abi(result, show_all=args.all)
     return 0 if result.ok else 1
+
+
+def _platform(args: Any) -> str:
+    """The ``--platform`` value, checked before anything is fetched (an unknown one: InputError, exit 2)."""
+    from ..probe import machine_of
+
+    if args.platform is None:
+        return "manylinux_x86_64"
+    machine_of(args.platform)
+    return str(args.platform)
+
+
+def _target_platforms(target: str, explicit: str | None) -> tuple[list[str], str] | None:
+    """(platforms the target's products ship on, those products as text) from the matrix; an explicit
+    ``--platform`` the target never ships on is an InputError. None for a target the matrix does not list."""
+    from ..errors import GlmcompatError
+    from ..facts import load_facts, products_on, target_platforms
+    from ..probe import machine_of, parse_target
+
+    name, _ = parse_target(target)
+    try:
+        row = load_facts().target(name)
+    except GlmcompatError:
+        return None
+    plats = target_platforms(row)
+    if explicit is not None:
+        machine = machine_of(explicit)
+        if machine not in plats:
+            where = "; ".join(f"{', '.join(products_on(row, p))} on {p}" for p in plats)
+            raise InputError(f"target {name} never ships on {machine} ({where}): no {name} machine installs the "
+                             f"{machine} wheel; pass --platform {plats[0]}")
+    return plats, "; ".join(f"{', '.join(products_on(row, p))} on {p}" for p in plats)
 
 
 def _size(n: int) -> str:
@@ -67,7 +102,7 @@ def _size(n: int) -> str:
 
 def _render_abi(r: Any, *, show_all: bool) -> None:
     out = sys.stdout.write
-    out(f"{r.package} {r.version} ({r.wheel})\n  vs torch {r.torch} ({r.torch_wheel}: {r.torch_exports} exported "
+    out(f"{r.package} {r.version} ({r.wheel}, Linux {r.platform})\n  vs torch {r.torch} ({r.torch_wheel}: {r.torch_exports} exported "
         f"symbols, CUDA runtime {'/'.join(map(str, r.torch_cuda_majors)) or '?'})\n\n")
     width = max((len(m.member) for m in r.modules), default=10)
     for m in r.modules:
@@ -105,22 +140,34 @@ def _arch(argv: Sequence[str]) -> int:
     from ..probe import parse_pin, parse_target, probe_arch
 
     pkg, ver = parse_pin(args.package)
+    platform = _platform(args)
+    shipped = None
     if args.target:
         parse_target(args.target)
+        shipped = _target_platforms(args.target, args.platform)
     index, cache = _env(args)
     with index:
         result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=args.python,
-                            platform=args.platform, modules=args.module)
+                            platform=platform, modules=args.module)
+    note = None
+    if shipped is not None and result.platform not in shipped[0]:
+        note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
+                f"wheel, which no {result.target} machine installs; pass --platform {shipped[0][0]}")
     if args.json:
-        dump_json(result.to_json())
+        doc = result.to_json()
+        if shipped is not None:
+            doc["target_platforms"] = shipped[0]
+        if note:
+            doc["note"] = note
+        dump_json(doc)
     else:
-        _render_arch(result)
+        _render_arch(result, note)
     return 0 if result.ok else 1
 
 
-def _render_arch(r: Any) -> None:
+def _render_arch(r: Any, note: str | None = None) -> None:
     out = sys.stdout.write
-    out(f"{r.package} {r.version} ({r.wheel})\n\n")
+    out(f"{r.package} {r.version} ({r.wheel}, Linux {r.platform})\n\n")
     with_code = [m for m in r.modules if m.sass or m.ptx]
     width = max((len(m.member) for m in with_code), default=10)
     checked = set(r.primary) if r.primary else {m.member for m in with_code}
@@ -132,7 +179,11 @@ def _render_arch(r: Any) -> None:
             line += f"  -> {'runs on ' + r.target + ' (' + ', '.join(m.runs_with) + ')' if m.runs else 'NO code for ' + r.target}"
         out(line + "\n")
     if not with_code:
-        out("  no GPU code in any shared object\n")
+        out(f"  no GPU code in any of its {len(r.modules)} shared object(s)\n")
+        if r.package == "torch":
+            has_cuda = any(m.member.endswith("/libtorch_cuda.so") for m in r.modules)
+            out("  torch/lib/libtorch_cuda.so is " + ("there, with no fatbin\n" if has_cuda else
+                                                    "not in this wheel: a CPU-only build\n"))
     out(f"\nmain modules: SASS {', '.join(r.sass) or 'none'}; PTX {', '.join(r.ptx) or 'none'}\n")
     pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
     how = "cached" if r.cached else f"fetched {_size(r.bytes_fetched)} of {_size(r.bytes_total)} ({pct:.1f}%)"
@@ -144,3 +195,5 @@ def _render_arch(r: Any) -> None:
             out(f"DOES NOT RUN on {r.target}: {', '.join(r.not_running)} carr{'y' if len(r.not_running) > 1 else 'ies'} "
                 f"no SASS or PTX for it\n")
             out(f"hint: pick a release built with SASS for {r.target} (or PTX of an older compute_XY)\n")
+    if note:
+        out(f"note: {note}\n")

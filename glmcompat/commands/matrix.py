@@ -130,6 +130,8 @@ def _targets(argv: Sequence[str]) -> int:
             "name": t.name,
             "compute_capability": t.compute_capability,
             "products": list(t.products),
+            "platforms": {p: list(t.platforms.get(p, ("x86_64",))) for p in t.products},
+            "ships_on": list(t.ships_on),
             "smem_per_block_optin": t.smem_per_block_optin,
             "min_cuda": t.min_cuda,
             "runs": {
@@ -145,10 +147,11 @@ def _targets(argv: Sequence[str]) -> int:
     if args.json:
         dump_json(rows)
         return 0
-    print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} products")
+    print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} {'platforms':<16} products")
     for r in rows:
         smem = str(r["smem_per_block_optin"]) if r["smem_per_block_optin"] is not None else "unknown"
-        print(f"{r['name']:<8} {r['compute_capability']:<5} {smem:>10}  {r['min_cuda']:<8} {', '.join(r['products'])}")
+        prods = ", ".join(f"{p} ({'/'.join(r['platforms'][p])})" if len(r["ships_on"]) > 1 else p for p in r["products"])
+        print(f"{r['name']:<8} {r['compute_capability']:<5} {smem:>10}  {r['min_cuda']:<8} {', '.join(r['ships_on']):<16} {prods}")
     print("\nSASS sm_XY runs on the same major with minor >= Y; sm_XYa only on X.Y; sm_XYf on its family;")
     print("PTX compute_XY is JIT-compiled for any newer GPU; compute_XYa for none.")
     return 0
