@@ -6,7 +6,7 @@ this path imports only ``os``, ``sys`` and ``_blake2`` (not ``hashlib``, which l
 which imports ``re``: together they cost more than the rest of a warm answer). Its records are a small
 line-oriented format read without either. A verdict is keyed by glmcompat's
 version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
-(each matrix file's path, size and mtime, as :func:`glmcompat.facts.load_facts` keys its own cache) and
+(each matrix file's path and content digest) and
 the bytes of every file named on the command line; it also records every other file the verdict read
 (includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
 its absence) and is used only while they are unchanged. It stores exactly what the full path printed
@@ -98,12 +98,11 @@ def key(argv: list[str]) -> str | None:
     h = blake2b(digest_size=20)
     for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(sys.stdout.isatty()), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    try:
-        for f in files:
-            st = os.stat(f)
-            h.update(f"{os.path.realpath(f)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    except OSError:
-        return None
+    for f in files:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
+        d = _digest(f)
+        if not d:
+            return None
+        h.update(f"{os.path.realpath(f)}\0{d}\n".encode("utf-8", "surrogateescape"))
     for p in paths:
         d = _digest(p)
         if not d:
