@@ -50,7 +50,7 @@ from packaging.version import InvalidVersion, Version
 from . import gpu
 from .errors import InputError, UnsafeError
 from .facts import Facts
-from .lock import ENGINES, stack_engine
+from .lock import ENGINES, PLATFORM_NAME, lock_platform, stack_engine
 
 CORE = ("torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
         "flashinfer-cubin", "transformers", "sglang", "vllm", "xformers")
@@ -282,8 +282,9 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str] = (),
                  prefer: Mapping[str, str] | None = None, upgrade: bool = False, overrides: Mapping[str, str] | None = None,
-                 model_reqs: Mapping[str, str] | None = None, python: str = "3.11") -> None:
-        self.facts = facts
+                 model_reqs: Mapping[str, str] | None = None, python: str = "3.11", platform: str | None = None) -> None:
+        self.machine = lock_platform(facts, target, platform)
+        self.facts = facts = facts.on(self.machine)  # every matrix answer is about this machine's wheels
         self.source = source
         self.target = facts.target(target)
         self.capability = gpu.parse_capability(self.target["compute_capability"])
@@ -292,7 +293,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         self.upgrade = upgrade
         self.overrides = dict(overrides or {})
         self.model_reqs = dict(model_reqs or {})
-        self.env = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "os_name": "posix",
+        self.env = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": self.machine, "os_name": "posix",
                     "implementation_name": "cpython", "platform_python_implementation": "CPython",
                     "python_version": python, "python_full_version": python + ".0", "extra": ""}
         self.pruned: dict[str, dict[str, Ruled]] = {}
@@ -433,43 +434,68 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         where = f"which runs only on compute capability {' or '.join(caps)}" if caps else "which runs on no known target"
         near = [c for c in codes if gpu.parse_code(c).major == self.capability[0] and gpu.parse_code(c).suffix == "a"]
         note = f" ({near[-1]} is arch-specific: {gpu.parse_code(near[-1]).major}.{gpu.parse_code(near[-1]).minor} only)" if near else ""
-        return Ruled(NO_CODE, name, v, f"you lock for {t} (compute capability {cc}), and {name} {v} carries {shown}, {where}{note}",
+        what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
+        return Ruled(NO_CODE, name, v, f"you lock for {t} (compute capability {cc}), and {what} carries {shown}, {where}{note}",
                      self.code_remedy(name), tuple(codes))
 
     def code_remedy(self, name: str) -> str:
         """One remedy for "no GPU code for the target": the releases that do run there, or that none does."""
         t, cc = self.target["name"], self.target["compute_capability"]
         fam = set(KERNELS) if name in KERNELS else {name}
+        on = "" if self.machine == "x86_64" else f" ({self.machine} wheels)"
+        known: dict[str, dict[Version, bool]] = {}  # package -> {release: runs on the target}
         if name == "torch":
-            runs = [f"torch {v}" for row in self.facts.rows("torch") if not row.get("variant") for v in row["versions"]
-                    if gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)]
+            for row in self.facts.rows("torch"):
+                if not row.get("variant"):
+                    ok = gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)
+                    known.setdefault("torch", {}).update(dict.fromkeys(map(Version, row["versions"]), ok))
             pkg = "torch"
         else:
-            runs = [f"{row['package']} {v}" for v, row in self.facts.kernels_of(fam)
-                    if row.get("sass") is not None and gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)]
+            for v, row in self.facts.kernels_of(fam):
+                if row.get("sass") is not None:
+                    ok = gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)
+                    known.setdefault(row["package"], {})[Version(v)] = ok
             pkg = " / ".join(sorted(fam))
+        runs = _runs_text(known)
         if runs:
-            return f"{', '.join(runs[-3:])} carr{'ies' if len(runs) == 1 else 'y'} GPU code that runs on {t}"
+            return f"{runs[0]}{on} carr{'ies' if runs[1] == 1 else 'y'} GPU code that runs on {t}"
         major, minor = self.capability
         codes = [f"sm_{major}{minor}a"] + [f"sm_{major}{x}{f}" for x in range(minor + 1) for f in ("", "f")]
-        return (f"no {pkg} release in the matrix carries GPU code that runs on {t} (compute capability {cc}), so nothing "
+        return (f"no {pkg} release{on} in the matrix carries GPU code that runs on {t} (compute capability {cc}), so nothing "
                 f"that needs {'it' if ' / ' not in pkg else 'them'} runs there: that takes a build with "
                 f"{', '.join(codes[:-1])} or {codes[-1]} SASS, or PTX")
+
+    def _wheel_of(self, name: str, v: str) -> str:
+        """How a release's wheel is named in a clause: ``torch 2.9.1's default wheel`` on x86_64, ``torch 2.9.1's
+        default Linux aarch64 wheel`` elsewhere (the aarch64 wheels are separate builds)."""
+        plat = "" if self.machine == "x86_64" else f" {PLATFORM_NAME[self.machine]}"
+        return f"{name} {v}'s{' default' if name == 'torch' else ''}{plat} wheel"
+
+    def _record_remedy(self, name: str, v: str) -> str:
+        if self.machine == "x86_64":
+            return f"`glmcompat matrix refresh --package {name}` records {name} {v}"
+        return (f"`glmcompat arch {name}=={v} --platform {self.machine}` (and `glmcompat abi` with `--platform {self.machine}`) "
+                f"read its {self.machine} wheel; record the result in matrices/aarch64.toml")
 
     def _rule(self, name: str, v: str) -> Ruled | None:
         t = self.target["name"]
         if name == "torch":
-            if self.facts.torch_build(v) is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for torch {v}'s default wheel (CUDA runtime, GPU code)",
-                             f"`glmcompat matrix refresh --package torch` records torch {v}")
+            tb = self.facts.torch_build(v)
+            if tb is None:
+                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {self._wheel_of(name, v)} (CUDA runtime, GPU code)",
+                             self._record_remedy(name, v))
+            if not tb.get("cuda") and not tb.get("variant"):
+                return Ruled(NO_CODE, name, v, f"you lock for {t} on {PLATFORM_NAME[self.machine]}, and {self._wheel_of(name, v)} is a "
+                             f"CPU-only build (no CUDA, no GPU code; evidence {tb['evidence']})", self.code_remedy(name), ())
             sass, ptx, _ = self.facts.gpu_code("torch", v) or ([], [], None)
             if not gpu.runnable(list(sass) + list(ptx), self.capability):
                 return self._no_code(name, v, list(sass) + list(ptx))
         elif name in self._kernel_names:
             k = self.facts.kernel(name, v)
             if k is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {name} {v} (the torch it was built against)",
-                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
+                what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
+                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {what} (the torch it was built against)",
+                             self._record_remedy(name, v))
             found = self.facts.gpu_code(name, v)
             if k.get("sass") is not None and found is not None:
                 codes = list(found[0]) + list(found[1])
@@ -595,6 +621,7 @@ class Request:
     with_: tuple[str, ...] = ()
     upgrade: bool = False
     python: str = "3.11"
+    platform: str | None = None  # the machine the lock is for; None: the target's default (glmcompat.lock.lock_platform)
 
 
 def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
@@ -636,7 +663,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         if engine in names:
             spec = m.get(engine)
             if not spec and any(m.get(e) for e in ENGINES):
-                raise UnsafeError(_unserved(facts, m, engine, tname))
+                raise UnsafeError(_unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform)))
             if not spec:
                 raise UnsafeError(f"no engine release in the matrix is known to serve model {req.model} (its [[model]] row "
                                   f"names no {' or '.join(ENGINES)} release): nothing to lock for it")
@@ -649,7 +676,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
     return roots, names, dict(stack["pins"]), dict(stack.get("overrides") or {}), model_reqs
 
 
-def _served_elsewhere(facts: Facts, model: Mapping[str, Any], engine: str, target: str) -> str:
+def _served_elsewhere(facts: Facts, model: Mapping[str, Any], engine: str, target: str, platform: str = "x86_64") -> str:
     """Which other engine serves the model, and the stack to lock it with ("" when none does)."""
     mt = model["model_type"]
     others = []
@@ -659,21 +686,26 @@ def _served_elsewhere(facts: Facts, model: Mapping[str, Any], engine: str, targe
         stacks = [s for s in facts.rows("stack") if stack_engine(s) == e and mt in s.get("models", ())]
         here = [s for s in stacks if target in s["targets"]]
         pick = (here or stacks)[:1]
+        plat = "" if platform == "x86_64" else f" --platform {platform}"
         others.append(f"{e}{model[e]} serves it" + (f" (stack {pick[0]['name']}: `glmcompat lock --stack {pick[0]['name']} "
-                                                    f"--target {target}`)" if pick else ""))
+                                                    f"--target {target}{plat}`)" if pick else ""))
     return "; ".join(others)
 
 
-def _unserved(facts: Facts, model: Mapping[str, Any], engine: str, target: str) -> str:
+def _unserved(facts: Facts, model: Mapping[str, Any], engine: str, target: str, platform: str = "x86_64") -> str:
     """One line: the model's [[model]] row names no release of ``engine``; which stacks of the other engines serve it."""
     return (f"no {engine} release in the matrix is known to serve model {model['model_type']} (its [[model]] row "
-            f"names none); " + _served_elsewhere(facts, model, engine, target))
+            f"names none); " + _served_elsewhere(facts, model, engine, target, platform))
 
 
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
     roots, names, prefer, overrides, model_reqs = root_requirements(facts, req)
+    machine = lock_platform(facts, req.target, req.platform)
+    reads = getattr(source, "machine", "x86_64")
+    if reads != machine:
+        raise InputError(f"the source reads the {reads} wheels, and the request is for {machine}")
     provider = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=req.upgrade,
-                        overrides=overrides, model_reqs=model_reqs, python=req.python)
+                        overrides=overrides, model_reqs=model_reqs, python=req.python, platform=machine)
     return provider, roots
 
 
@@ -700,6 +732,25 @@ def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | 
 # ------------------------------------------------------------------------------------------------
 # Explanations
 # ------------------------------------------------------------------------------------------------
+
+
+def _runs_text(known: Mapping[str, Mapping[Version, bool]]) -> tuple[str, int] | None:
+    """(text, how many releases) naming the releases that run: per package ``torch 2.11.0 .. 2.15.0`` when every
+    recorded release in between runs too (and there are three or more), else its newest three; None when none runs."""
+    parts: list[str] = []
+    count = 0
+    for pkg in sorted(known):
+        items = sorted(known[pkg].items())
+        runs = [v for v, ok in items if ok]
+        if not runs:
+            continue
+        count += len(runs)
+        lo, hi = runs[0], runs[-1]
+        if len(runs) >= 3 and all(ok for v, ok in items if lo <= v <= hi):
+            parts.append(f"{pkg} {lo} .. {hi}")
+        else:
+            parts.append(", ".join(f"{pkg} {v}" for v in runs[-3:]))
+    return (", ".join(parts), count) if parts else None
 
 
 def _span(versions: Sequence[Version | str]) -> str:
@@ -866,6 +917,9 @@ class Explainer:
             reqs = self.roots_on(q) + direct.get(q, [])
             listed = [x for x in self.p.versions(q) if r.ok(x)]
             if not listed:
+                elsewhere = _unavailable(self.p, q, [r])
+                if elsewhere is not None:  # on the index, but without a wheel for this machine (or only as an sdist)
+                    return Skip("conflict", q, (r.says(), elsewhere[0]), f"{name} {vs} cannot be used", elsewhere[1])
                 return Skip("conflict", q, (r.says(), f"no {q} release on the index satisfies {r.show()}"),
                             f"{name} {vs} cannot be used", f"{name} {vs} needs a {q} release the index does not have")
             both = [x for x in listed if all(o.ok(x) for o in reqs)]
@@ -1007,6 +1061,7 @@ def _from_causes(provider: Provider, failure: Any, conclusion: str, subject: str
 
 def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any], roots: list[Req] | None = None) -> str:
     """A uv-style derivation: "Because ..., and ..., we can conclude that ..." then one hint."""
+    facts = provider.facts  # the lock's platform's view
     t = provider.target
     stack = facts.stack(req.stack)
     roots = roots if roots is not None else root_requirements(facts, req)[0]
@@ -1044,7 +1099,7 @@ def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any
         yours = any(r.name == engine and r.why.kind == USER for r in roots)
         if wanted is not None and req.model and not yours and skip.subject == engine and skip.kind in ("root", "ruled-out"):
             # No release of the engine that knows the model fits: say which other engine serves it.
-            elsewhere = _served_elsewhere(facts, facts.model(req.model), engine, t["name"])
+            elsewhere = _served_elsewhere(facts, facts.model(req.model), engine, t["name"], provider.machine)
             if elsewhere:
                 hint = f"no {engine} release that serves model {req.model} ({engine}{wanted.spec}) fits here; {elsewhere}"
     body = ", and ".join(clauses) if clauses else "the requirements conflict"
@@ -1202,8 +1257,12 @@ class IndexSource:
 
     MEMO_FORMAT = 2
 
-    def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None) -> None:
+    def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None,
+                 platform: str = "x86_64") -> None:
+        from .facts import check_platform
+
         self.client = client
+        self.machine = check_platform(platform)  # the Linux machine whose wheels are candidates
         self.python = python
         self.cp = "cp" + python.replace(".", "")
         self.exclude_newer = exclude_newer
@@ -1246,7 +1305,8 @@ class IndexSource:
         page = self.cache.get_bytes(cache_key("page", url), max_age=getattr(self.client, "page_ttl", None))
         if page is None:
             return None
-        return cache_key("wheels", f"{url}|{len(page)}|{zlib.crc32(page):08x}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}")
+        machine = "" if self.machine == "x86_64" else f"|{self.machine}"
+        return cache_key("wheels", f"{url}|{len(page)}|{zlib.crc32(page):08x}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
 
     def _digest(self, name: str, project: Any) -> None:
         from .index import select_wheel, supported_tags
@@ -1264,7 +1324,7 @@ class IndexSource:
                 groups.setdefault(f.version, []).append(f)
             else:
                 other.setdefault(f.version, []).append(f.filename)
-        tags = supported_tags(self.cp)
+        tags = supported_tags(self.cp, f"manylinux_{self.machine}")
         wheels: dict[str, dict[str, Any] | None] = {}
         elsewhere: dict[str, list[str]] = {}
         for v, files in groups.items():
@@ -1291,7 +1351,7 @@ class IndexSource:
         return self._wheel[name].get(_norm(version))
 
     def platform(self) -> str:
-        return f"CPython {self.python} on Linux x86_64"
+        return f"CPython {self.python} on {PLATFORM_NAME[self.machine]}"
 
     def unavailable(self, name: str) -> dict[str, list[str]]:
         """Releases of ``name`` on the index (before the cutoff) with no wheel this interpreter and platform can
@@ -1330,10 +1390,12 @@ class IndexSource:
 
 
 class RecordedSource:
-    """A frozen index recorded as JSON: {name: {"versions": [...], "requires": {version: [...]}}}."""
+    """A frozen index recorded as JSON: {name: {"versions": [...], "requires": {version: [...]}}}, read for the
+    machine its ``"#platform"`` entry names (absent: x86_64)."""
 
     def __init__(self, path: str | Path) -> None:
         self.data = json.loads(Path(path).read_text())
+        self.machine = str(self.data.get("#platform", "x86_64"))
 
     def versions(self, name: str) -> list[str]:
         return list(self.data.get(name, {}).get("versions", []))
@@ -1350,6 +1412,7 @@ class RecordingSource:
 
     def __init__(self, inner: Source) -> None:
         self.inner = inner
+        self.machine = getattr(inner, "machine", "x86_64")
         self.data: dict[str, dict[str, Any]] = {}
 
     def versions(self, name: str) -> list[str]:
@@ -1363,7 +1426,8 @@ class RecordingSource:
         return rs
 
     def dump(self) -> str:
-        return json.dumps(self.data, indent=1, sort_keys=True)
+        head: dict[str, Any] = {} if self.machine == "x86_64" else {"#platform": self.machine}
+        return json.dumps({**head, **self.data}, indent=1, sort_keys=True)
 
 
 __all__ = ["CORE", "Cand", "Explainer", "IndexSource", "Outcome", "Provider", "RecordedSource", "RecordingSource", "Req",

@@ -118,6 +118,9 @@ def test_uv_missing(tmp_path, facts, src, monkeypatch):
 
 @pytest.mark.parametrize("args,needle", [
     (["--target", "sm999"], "unknown target 'sm999'"),
+    (["--target", "sm120", "--platform", "sparc"], "unknown platform 'sparc' (known: x86_64, aarch64)"),
+    (["--target", "sm121", "--platform", "x86_64"], "target sm121 never ships on x86_64 (DGX Spark (GB10) on aarch64)"),
+    (["--target", "sm120", "--platform", "aarch64"], "target sm120 never ships on aarch64"),
     (["--target", "sm120", "--stack", "nope"], "unknown stack 'nope'"),
     (["--target", "sm120", "--model", "llama9"], "unknown model type 'llama9'"),
     (["--target", "sm120", "--with", "torch=="], "invalid requirement 'torch=='"),
@@ -127,6 +130,7 @@ def test_uv_missing(tmp_path, facts, src, monkeypatch):
 def test_bad_input(tmp_path, args, needle):
     r = run_cli("lock", *args, "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "o").exists()
 
 
@@ -232,11 +236,21 @@ def _tiny_wheel(name: str, version: str) -> tuple[str, bytes]:
 @pytest.fixture
 def local_index(tmp_path, monkeypatch):
     """A local PEP 691 index (a thread of this process) with tiny wheels named like the vLLM core, for the real uv."""
+    yield from _serve(VLLM, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def arm_local_index(tmp_path, monkeypatch):
+    """The same with tiny (pure) wheels named like the aarch64 core set."""
+    yield from _serve(ARM, tmp_path, monkeypatch)
+
+
+def _serve(pins, tmp_path, monkeypatch):
     import json
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    wheels = {n: _tiny_wheel(n, v) for n, v in VLLM.items()}
+    wheels = {n: _tiny_wheel(n, v) for n, v in pins.items()}
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -295,7 +309,7 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     r = run_cli(*cmd)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[:2] == [
-        f"Locked {VSTACK} for sm120 in {out} (wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)",
+        f"Locked {VSTACK} for sm120 on Linux x86_64 in {out} (wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)",
         "  core: " + " ".join(f"{n}=={v}" for n, v in VLLM.items())]
     assert (out / "pyproject.toml").read_text() == (ROOT / "locks" / VSTACK / "sm120" / "pyproject.toml").read_text()
     lock_ = read_lock(out / "requirements.txt")
@@ -307,6 +321,226 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     r = run_cli(*cmd)
     assert r.returncode == 0 and "(up to date)" in r.stdout.splitlines()[0], r.stdout + r.stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+# ------------------------------------------------------------------------------------------------
+# Linux aarch64 locks: GB200 (sm100 --platform aarch64) and DGX Spark (sm121, aarch64 only)
+# ------------------------------------------------------------------------------------------------
+
+ARM = {"flashinfer-python": "0.7.2", "sglang": "0.5.23", "sglang-kernel": "0.4.10", "torch": "2.14.1", "torchaudio": "2.11.0",
+       "torchvision": "0.29.2", "transformers": "5.19.0"}
+ARM_LOCKS = [("sm100", "aarch64"), ("sm121", None)]  # (target, --platform): sm121 ships on aarch64 only
+ARM_ENV = "sys_platform == 'linux' and platform_machine == 'aarch64'"
+
+
+@pytest.fixture(scope="module")
+def arm_src():
+    return RecordedSource(FIXTURES / "resolver" / "index-aarch64.json")
+
+
+def _wheel_names():
+    """{sha256: file name} of every file the recorded pages hold (the core packages, both machines)."""
+    import json
+
+    pages = json.loads((FIXTURES / "resolver" / "pages.json").read_text())["pages"]
+    return {f["hashes"]["sha256"]: f["filename"] for p in pages.values() for f in p["files"] if f.get("hashes", {}).get("sha256")}
+
+
+def _machine_of(filename):
+    """'any' for a pure wheel, else the Linux machine(s) its platform tags name ('wasm32' and the like for others)."""
+    from packaging.utils import parse_wheel_filename
+
+    plats = {t.platform for t in parse_wheel_filename(filename)[3]}
+    if plats == {"any"}:
+        return "any"
+    return "/".join(sorted({m for p in plats for m in ("x86_64", "aarch64") if p.endswith(m)} or plats))
+
+
+@pytest.mark.parametrize("target,platform", ARM_LOCKS)
+def test_committed_aarch64_locks_are_current(facts, arm_src, target, platform):
+    """The committed aarch64 pyproject.toml is exactly what the resolver (on the recorded aarch64 index) and the
+    renderer produce: uv environments and required-environments for Linux aarch64, its own directory and
+    project name; the requirements carry the set, pass the check on aarch64, and every core wheel they pin is an
+    aarch64 (or pure) wheel."""
+    import tomllib
+
+    req = LockRequest(STACK, target, "glm_moe_dsa", platform=platform)
+    res = resolve_core(facts, req, source=arm_src)
+    assert res.pins == ARM and res.overrides == {}
+    d = ROOT / "locks" / STACK / f"{target}-aarch64"
+    text = (d / "pyproject.toml").read_text()
+    assert text == render_pyproject(facts, req, res)
+    assert text.startswith(f"# Generated by `glmcompat lock --stack {STACK} --target {target} --platform aarch64 --model glm_moe_dsa`")
+    doc = tomllib.loads(text)
+    assert doc["tool"]["uv"]["environments"] == doc["tool"]["uv"]["required-environments"] == [ARM_ENV]
+    assert doc["project"]["name"] == f"glm5-sglang-0-5-9-{target}-aarch64" and doc["tool"]["glmcompat"]["platform"] == "aarch64"
+    lock_ = read_lock(d / "requirements.txt")
+    assert [e["platform"] for e in lock_.sets] and all(e["platform"] == "aarch64" for e in lock_.sets)
+    for env in lock_.sets:
+        pkgs = env["packages"]
+        assert {k: pkgs[k] for k in ARM} == ARM and "sgl-kernel" not in pkgs and "flashinfer-cubin" not in pkgs
+    reqs = (d / "requirements.txt").read_text()
+    assert "--hash=sha256:" in reqs and "://" not in reqs and "x86_64" not in reqs
+    names = _wheel_names()
+    import re
+
+    for block in re.split(r"\n(?=[a-z0-9])", reqs):
+        m = re.match(r"([a-z0-9._-]+)==", block)
+        if not m:
+            continue
+        known = [names[h] for h in re.findall(r"--hash=sha256:([0-9a-f]{64})", block) if h in names]
+        wheels = [_machine_of(f) for f in known if f.endswith(".whl")]
+        if m.group(1) in ARM:
+            assert wheels and set(wheels) <= {"aarch64", "any"}, (m.group(1), known)
+    r = run_cli("check", str(d / "requirements.txt"), "--target", target, "--model", "glm_moe_dsa", "--platform", "aarch64")
+    assert r.returncode == 0 and r.stdout.startswith(f"ok: {d / 'requirements.txt'} on {target} (compute capability "), r.stdout
+    assert "Linux aarch64 only, model glm_moe_dsa): the stack is safe\n" in r.stdout.splitlines()[0] + "\n", r.stdout
+    r = run_cli("check", str(d / "requirements.txt"), "--target", target)
+    assert r.returncode == 0, r.stdout
+
+
+@pytest.mark.parametrize("args,rc,needle", [
+    (["--target", "sm121", "--platform", "x86_64"], 2,
+     "error: target sm121 never ships on x86_64 (DGX Spark (GB10) on aarch64): pass --platform aarch64 (or leave --platform out)"),
+    (["--target", "sm100", "--platform", "sparc"], 2, "error: unknown platform 'sparc' (known: x86_64, aarch64)"),
+])
+def test_check_platform_bad_input(args, rc, needle):
+    r = run_cli("check", str(ROOT / "locks" / STACK / "sm121-aarch64" / "requirements.txt"), *args)
+    assert r.returncode == rc and r.stderr.strip() == needle, r.stderr
+
+
+def test_check_platform_is_strict():
+    """`check --platform P` judges only P's environments and excuses nothing: the GB200 lock installs nothing on x86_64."""
+    req = ROOT / "locks" / STACK / "sm100-aarch64" / "requirements.txt"
+    r = run_cli("check", str(req), "--target", "sm100", "--platform", "x86_64")
+    assert r.returncode == 1 and "this lock installs nothing on Linux x86_64" in r.stdout, r.stdout
+    r = run_cli("check", str(req), "--target", "sm100", "--platform", "arm64", "--json")
+    import json
+
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and doc["ok"] and doc["findings"] == []  # without --platform: the x86_64 warning
+
+
+def test_x86_64_lock_files_are_unchanged_by_platforms(facts, src):
+    """An x86_64 lock renders as before platforms existed: `environments` only, no `required-environments`, no
+    platform in [tool.glmcompat] or the project name, the same header."""
+    res = resolve_core(facts, LockRequest(STACK, "sm100", "glm_moe_dsa"), source=src)
+    for req in (LockRequest(STACK, "sm100", "glm_moe_dsa"), LockRequest(STACK, "sm100", "glm_moe_dsa", platform="x86_64")):
+        text = render_pyproject(facts, req, res)
+        assert text == (ROOT / "locks" / STACK / "sm100" / "pyproject.toml").read_text()
+        assert "required-environments" not in text and "aarch64" not in text and "--platform" not in text
+
+
+def test_resolution_key_normalises_the_platform(facts):
+    from glmcompat.lock import resolution_key
+
+    key = resolution_key
+    assert key(facts, LockRequest(STACK, "sm121")) == key(facts, LockRequest(STACK, "sm121", platform="aarch64"))
+    assert key(facts, LockRequest(STACK, "sm100")) == key(facts, LockRequest(STACK, "sm100", platform="x86_64"))
+    assert key(facts, LockRequest(STACK, "sm100")) != key(facts, LockRequest(STACK, "sm100", platform="aarch64"))
+
+
+def test_aarch64_lock_against_an_x86_64_source_is_refused(facts, src, tmp_path):
+    with pytest.raises(InputError, match="the source reads the x86_64 wheels, and the request is for aarch64"):
+        lock(facts, LockRequest(STACK, "sm100", "glm_moe_dsa", platform="aarch64"), tmp_path / "o", source=src)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("target,platform", ARM_LOCKS)
+def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm_src, target, platform):
+    """`glmcompat lock --target T [--platform aarch64]` as a process: the recorded aarch64 resolution (seeded in the
+    memo), the real `uv lock` for Linux aarch64 on a local index, the check for aarch64, the host-free exports; the
+    output says which machine was locked; a second run changes nothing."""
+    import json
+
+    from glmcompat.facts import cache_dir
+    from glmcompat.lock import resolution_key
+
+    matrix = tmp_path / "matrices"
+    shutil.copytree(ROOT / "matrices", matrix)
+    facts = load_facts([matrix])
+    req = LockRequest(STACK, target, "glm_moe_dsa", platform=platform)
+    memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps(resolve_core(facts, req, source=arm_src).__dict__))
+    out = tmp_path / "out"
+    cmd = ("lock", "--target", target, *(["--platform", platform] if platform else []), "--matrix", str(matrix), "--out", str(out))
+    r = run_cli(*cmd)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:2] == [
+        f"Locked {STACK} for {target} on Linux aarch64 in {out} (wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)",
+        "  core: " + " ".join(f"{n}=={v}" for n, v in ARM.items())]
+    assert f"  note: the stack's own pins are not safe for {target}" in r.stdout
+    assert "(`--with sglang==0.5.9 --platform aarch64` shows why)" in r.stdout
+    if target == "sm100":
+        assert lines[-1] == ("  platform: Linux aarch64 (GB200); sm100 also ships on Linux x86_64 (B200): `--platform x86_64` "
+                             "locks for it")
+    else:
+        assert lines[-1] == "  platform: Linux aarch64 (DGX Spark (GB10))"
+    assert (out / "pyproject.toml").read_text() == (ROOT / "locks" / STACK / f"{target}-aarch64" / "pyproject.toml").read_text()
+    lock_ = read_lock(out / "uv.lock")
+    assert [e["platform"] for e in lock_.sets] and all(e["platform"] == "aarch64" for e in lock_.sets)
+    assert "127.0.0.1" not in (out / "requirements.txt").read_text()
+    r = run_cli("check", str(out / "uv.lock"), "--target", target, "--model", "glm_moe_dsa", "--platform", "aarch64",
+                "--matrix", str(matrix))
+    assert r.returncode == 0, r.stdout
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    r = run_cli(*cmd)
+    assert r.returncode == 0 and "(up to date)" in r.stdout.splitlines()[0], r.stdout + r.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_default_platform_is_said_and_the_other_named(facts, src, tmp_path, monkeypatch, capsys):
+    """A target with two machines locks for x86_64 by default, says so, and names `--platform aarch64` and where
+    that lock goes."""
+    from glmcompat.commands import lock as cmd
+
+    monkeypatch.setattr("glmcompat.lock.lock", lambda facts, req, out, **k: {
+        "out": str(out), "target": req.target, "pins": dict(GLM5), "overrides": {}, "platform": req.platform, "changed": []})
+    monkeypatch.chdir(tmp_path)
+    assert cmd.main("lock", ["--target", "sm100"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"Locked {STACK} for sm100 on Linux x86_64 in locks/{STACK}/sm100 (up to date)"
+    assert out[-1] == (f"  platform: Linux x86_64 (B200; the default for sm100); sm100 also ships on Linux aarch64 (GB200): "
+                       f"`--platform aarch64` locks for it in locks/{STACK}/sm100-aarch64")
+    assert cmd.main("lock", ["--target", "sm120"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "  platform: Linux x86_64 (RTX PRO 6000 Blackwell, RTX 5090)"
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target,platform", ARM_LOCKS)
+def test_aarch64_lock_for_real(tmp_path, target, platform):
+    """The live path for GB200 and DGX Spark: the lock equals the committed one, the committed one is current, the
+    check accepts it for aarch64, and every wheel the hash-pinned requirements name (looked up in uv.lock) is an
+    aarch64 or pure wheel (uv also lists pyemscripten wasm32 wheels of two packages, which no Linux machine
+    installs); every requirement has one."""
+    import re
+    import tomllib
+
+    from packaging.utils import parse_wheel_filename
+
+    plat = ["--platform", platform] if platform else []
+    out = tmp_path / "lock"
+    r = run_cli("lock", "--target", target, *plat, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    committed = ROOT / "locks" / STACK / f"{target}-aarch64"
+    for n in ("pyproject.toml", "requirements.txt"):
+        assert (out / n).read_text() == (committed / n).read_text(), n
+    r = run_cli("lock", "--target", target, *plat, "--check", "--out", str(committed))
+    assert r.returncode == 0, r.stderr
+    r = run_cli("check", str(out / "uv.lock"), "--target", target, "--model", "glm_moe_dsa", "--platform", "aarch64")
+    assert r.returncode == 0, r.stdout
+    uv = tomllib.loads((out / "uv.lock").read_text())
+    files = {w["hash"].split(":", 1)[1]: w["url"].rsplit("/", 1)[1] for p in uv["package"] for w in p.get("wheels", [])}
+    reqs = (out / "requirements.txt").read_text()
+    for block in re.split(r"\n(?=[a-z0-9])", reqs.split("\n", 2)[2]):
+        name = block.split("==", 1)[0]
+        wheels = [files[h] for h in re.findall(r"--hash=sha256:([0-9a-f]{64})", block) if h in files]
+        plats = [{t.platform for t in parse_wheel_filename(f)[3]} for f in wheels]
+        linux = [p for p in plats if not all("emscripten" in x or "wasm" in x for x in p)]
+        assert all(p == {"any"} or all(x.endswith("_aarch64") for x in p) for p in linux), (name, wheels)
+        assert linux, (name, wheels)
 
 
 @pytest.mark.network

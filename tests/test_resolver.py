@@ -187,7 +187,23 @@ def test_renamed_kernel_is_never_installed_twice(facts, src):
 # ------------------------------------------------------------------------------------------------
 
 
-def test_sm121_explains_the_kernel_gpu_code(facts, src):
+def _no_sm121a(facts):
+    """The matrix as if no aarch64 kernel carried code for 12.1 yet (sm_121a taken out of every kernel row)."""
+    import copy
+
+    from glmcompat.facts import Facts
+
+    data = copy.deepcopy(facts.data)
+    for row in data["kernel"] + data.get("arch_probe", []):
+        if row.get("platform") == "aarch64" and row.get("sass"):
+            row["sass"] = [c for c in row["sass"] if c != "sm_121a"]
+    return Facts(data, facts.key + "-no-sm121a")
+
+
+def test_sm121_explains_the_kernel_gpu_code(facts, arm_src):
+    """Where no kernel release carries code for 12.1, the derivation names the kernels' GPU code (sm_120a is 12.0
+    only), every sglang release fails the same way, the hint says none runs there yet, and the matrix prunes
+    before resolving."""
     calls = []
     orig = Provider.get_dependencies
 
@@ -198,20 +214,154 @@ def test_sm121_explains_the_kernel_gpu_code(facts, src):
     Provider.get_dependencies = counting
     try:
         with pytest.raises(UnsafeError) as e:
-            resolve(facts, src, Request(STACK, "sm121", "glm_moe_dsa", (), True))
+            resolve(_no_sm121a(facts), arm_src, Request(STACK, "sm121", "glm_moe_dsa", (), True))
     finally:
         Provider.get_dependencies = orig
     text = str(e.value)
     assert text.startswith("Because sglang 0.5.23 requires sglang-kernel==0.4.10, and you lock for sm121 (compute capability 12.1), "
-                           "and sglang-kernel 0.4.10 carries sm_80, sm_89, sm_90, sm_90a, ")
-    assert ", sm_120a, which runs only on compute capability " in text
+                           "and sglang-kernel 0.4.10's Linux aarch64 wheel carries sm_90, sm_100f, sm_110a, sm_120a, which runs "
+                           "only on compute capability ")
     assert "(sm_120a is arch-specific: 12.0 only)" in text
     assert "every older sglang release that fits (0.5.9 .. 0.5.22) requires a kernel release" in text
     assert "we can conclude that no safe set of the core exists for sm121" in text
     hint = text.splitlines()[-1]
-    assert hint.startswith("hint: no sgl-kernel / sglang-kernel release in the matrix carries GPU code that runs on sm121")
+    assert hint.startswith("hint: no sgl-kernel / sglang-kernel release (aarch64 wheels) in the matrix carries GPU code that "
+                           "runs on sm121")
     assert "rounds" not in text
     assert len(calls) < 60  # pruned before resolving: one try per sglang release, no search through kernels
+
+
+# ------------------------------------------------------------------------------------------------
+# Linux aarch64: GH200, GB200, GB300, DGX Spark
+# ------------------------------------------------------------------------------------------------
+
+ARM = {"flashinfer-python": "0.7.2", "sglang": "0.5.23", "sglang-kernel": "0.4.10", "torch": "2.14.1", "torchaudio": "2.11.0",
+       "torchvision": "0.29.2", "transformers": "5.19.0"}
+ARM_UPGRADE = {**ARM, "torchvision": "0.29.1"}  # --upgrade prefers stack sglang-0.5.23's torchvision pin (a known-good set)
+
+
+@pytest.fixture(scope="module")
+def arm_src(index):
+    return IndexSource(index, exclude_newer=CUTOFF, platform="aarch64")
+
+
+def test_aarch64_source_selects_the_aarch64_wheels(src, arm_src):
+    assert arm_src.platform() == "CPython 3.11 on Linux aarch64" and src.platform() == "CPython 3.11 on Linux x86_64"
+    assert arm_src.wheel("torch", "2.14.1")["filename"] == "torch-2.14.1-cp311-cp311-manylinux_2_28_aarch64.whl"
+    assert src.wheel("torch", "2.14.1")["filename"].endswith("_x86_64.whl")
+    assert arm_src.wheel("sglang-kernel", "0.4.10")["filename"] == "sglang_kernel-0.4.10-cp310-abi3-manylinux2014_aarch64.whl"
+    assert arm_src.wheel("sglang", "0.5.23")["filename"] == "sglang-0.5.23-cp311-cp311-manylinux_2_34_aarch64.whl"
+    assert arm_src.wheel("sglang", "0.5.9")["filename"] == src.wheel("sglang", "0.5.9")["filename"] == "sglang-0.5.9-py3-none-any.whl"
+    # A release with wheels for x86_64 only is no candidate on aarch64: a lock never builds from source.
+    assert "0.10.0" in src.versions("vllm") and "0.10.0" not in arm_src.versions("vllm")
+    assert arm_src.unavailable("vllm")["0.10.0"] == ["vllm-0.10.0-cp38-abi3-manylinux1_x86_64.whl", "vllm-0.10.0.tar.gz"]
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm100", "sm103", "sm121"])
+def test_aarch64_takes_a_cuda_torch_and_the_kernels_built_for_it(facts, arm_src, target):
+    """torch's default aarch64 wheels are CPU-only up to 2.10.0: the glm5 stack's torch 2.9.1 cannot serve a Grace
+    host or DGX Spark, so the set is sglang 0.5.23's (torch 2.14.1, CUDA 13; sglang-kernel 0.4.10 carries sm_121a)."""
+    out = resolve(facts, arm_src, Request(STACK, target, "glm_moe_dsa", platform="aarch64"))
+    assert out.pins == ARM
+    assert not [f for f in evaluate(out.pins, target=target, model="glm_moe_dsa", matrix=facts.on("aarch64"))
+                if f.severity == "error"]
+
+
+def test_sm121_defaults_to_aarch64(facts, arm_src):
+    assert resolve(facts, arm_src, Request(STACK, "sm121", "glm_moe_dsa")).pins == ARM
+
+
+def test_recorded_aarch64_source(facts):
+    rec = RecordedSource(HERE / "index-aarch64.json")
+    assert rec.machine == "aarch64"
+    assert resolve(facts, rec, Request(STACK, "sm100", "glm_moe_dsa", platform="aarch64")).pins == ARM
+    with pytest.raises(InputError, match="the source reads the aarch64 wheels, and the request is for x86_64"):
+        resolve(facts, rec, Request(STACK, "sm100", "glm_moe_dsa"))
+
+
+def test_sm121_with_the_glm5_kernel_names_its_sm_120a_code(facts, arm_src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, arm_src, Request(STACK, "sm121", "glm_moe_dsa", ("sglang==0.5.9",)))
+    first, hint = str(e.value).splitlines()
+    assert first.startswith("Because sglang 0.5.9 requires sgl-kernel==0.3.21, and you lock for sm121 (compute capability 12.1), "
+                            "and sgl-kernel 0.3.21's Linux aarch64 wheel carries sm_80, sm_87, sm_89, sm_90, sm_90a, sm_100a, "
+                            "sm_101a, sm_120a, which runs only on compute capability ")
+    assert "(sm_120a is arch-specific: 12.0 only), we can conclude that no safe set of the core exists for sm121" in first
+    assert "torch" not in first
+    assert hint == "hint: sglang-kernel 0.4.2 .. 0.4.10 (aarch64 wheels) carry GPU code that runs on sm121"
+
+
+def test_cpu_only_torch_on_aarch64_is_ruled_out_for_that_reason(facts, arm_src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, arm_src, Request(STACK, "sm100", "glm_moe_dsa", ("sglang==0.5.9",), platform="aarch64"))
+    first, hint = str(e.value).splitlines()
+    assert first.startswith("Because sglang 0.5.9 requires torch==2.9.1, and you lock for sm100 on Linux aarch64, and torch "
+                            "2.9.1's default Linux aarch64 wheel is a CPU-only build (no CUDA, no GPU code; evidence arch-probe)")
+    assert hint == "hint: torch 2.11.0 .. 2.15.0 (aarch64 wheels) carry GPU code that runs on sm100"
+
+
+def test_a_release_without_an_aarch64_wheel_is_ruled_out_for_that_reason(facts, arm_src):
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, arm_src, Request(VSTACK, "sm100", "glm_moe_dsa", ("vllm==0.10.0",), platform="aarch64"))
+    first, hint = str(e.value).splitlines()
+    assert first.startswith("Because you require vllm==0.10.0, and vllm 0.10.0 has no wheel for CPython 3.11 on Linux aarch64 on "
+                            "the index, only vllm-0.10.0-cp38-abi3-manylinux1_x86_64.whl, vllm-0.10.0.tar.gz, and a lock never "
+                            "builds from source")
+    assert hint == "hint: choose a vllm release with a wheel for CPython 3.11 on Linux aarch64"
+
+
+def test_a_dependency_without_an_aarch64_wheel_names_that(facts, arm_src):
+    """A chosen release that needs a release with no aarch64 wheel is ruled out for that reason (here sglang 0.5.9 made
+    to require sgl-kernel 0.3.5, whose only wheel is for x86_64)."""
+    class Pinned:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def requires(self, name, version):
+            got = self.inner.requires(name, version)
+            if (name, version) == ("sglang", "0.5.9"):
+                got = ["sgl-kernel==0.3.5"] + [r for r in got if not r.startswith("sgl-kernel")]
+            return got
+
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, Pinned(arm_src), Request(STACK, "sm100", "glm_moe_dsa", ("sglang==0.5.9",), platform="aarch64"))
+    first, hint = str(e.value).splitlines()
+    assert first.startswith("Because sglang 0.5.9 requires sgl-kernel==0.3.5, and sgl-kernel 0.3.5 has no wheel for CPython 3.11 "
+                            "on Linux aarch64 on the index, only sgl_kernel-0.3.5-cp310-abi3-manylinux2014_x86_64.whl, and a "
+                            "lock never builds from source")
+    assert hint == "hint: choose a sgl-kernel release with a wheel for CPython 3.11 on Linux aarch64"
+
+
+def test_vllm_on_aarch64_has_no_evidence(facts, arm_src):
+    """The matrix's vLLM rows are about the x86_64 wheels: on aarch64 vllm is unknown, and the hint names the
+    SGLang stack that serves the model there (with the platform)."""
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, arm_src, Request(VSTACK, "sm100", "glm_moe_dsa", platform="aarch64"))
+    first, hint = str(e.value).splitlines()
+    assert "the matrix has no evidence for vllm 0.33.0's Linux aarch64 wheel (the torch it was built against)" in first
+    assert hint.endswith("(stack glm5-sglang-0.5.9: `glmcompat lock --stack glm5-sglang-0.5.9 --target sm100 --platform aarch64`)")
+
+
+@pytest.mark.parametrize("target,platform,needle", [
+    ("sm121", "x86_64", "target sm121 never ships on x86_64 (DGX Spark (GB10) on aarch64)"),
+    ("sm120", "aarch64", "target sm120 never ships on aarch64"),
+    ("sm100", "sparc", "unknown platform 'sparc' (known: x86_64, aarch64)"),
+])
+def test_a_platform_the_target_never_ships_on(facts, src, target, platform, needle):
+    with pytest.raises(InputError) as e:
+        resolve(facts, src, Request(STACK, target, "glm_moe_dsa", platform=platform))
+    assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("target,platform,want", [("sm121", None, "aarch64"), ("sm100", None, "x86_64"), ("sm120", None, "x86_64"),
+                                                  ("sm90", "arm64", "aarch64"), ("sm103", "aarch64", "aarch64")])
+def test_lock_platform(facts, target, platform, want):
+    from glmcompat.lock import lock_platform
+
+    assert lock_platform(facts, target, platform) == want
 
 
 def test_sm103_kernel_request_is_explained_by_gpu_code(facts, src):
@@ -314,12 +464,41 @@ def test_upgrade_command_json(cli_index, capsys):
     assert t["kind"] == "pinned" and t["because"][0] == "sglang 0.5.23 requires torch==2.14.1" and t["remedy"]
 
 
-def test_upgrade_command_sm121_exits_1(cli_index, capsys):
+def test_upgrade_command_sm121_on_aarch64(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q"]) == 1
+    assert main(["upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Newest safe core set for sm121 on Linux aarch64 (stack glm5-sglang-0.5.9, model glm_moe_dsa; ")
+    for n, v in ARM.items():  # no known-good stack lists sm121: nothing to prefer over the newest torchvision
+        assert f"  {n}=={v}" in out
+    assert "hint: `glmcompat lock --stack glm5-sglang-0.5.9 --target sm121 --platform aarch64 --upgrade` writes" in out
+    assert main(["upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q", "--with", "sglang==0.5.9"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: Because sglang 0.5.23 requires sglang-kernel==0.4.10") and "rounds" not in err
+    assert err.startswith("error: Because sglang 0.5.9 requires sgl-kernel==0.3.21, and you lock for sm121 (compute capability "
+                          "12.1), and sgl-kernel 0.3.21's Linux aarch64 wheel carries ") and "rounds" not in err
+
+
+def test_upgrade_command_platform(cli_index, capsys):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", "--target", "sm100", "--platform", "aarch64", "--exclude-newer", CUTOFF, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["platform"] == "aarch64" and d["pins"] == ARM_UPGRADE
+    assert main(["upgrade", "--target", "sm100", "--exclude-newer", CUTOFF, "-q"]) == 0
+    assert capsys.readouterr().out.startswith("Newest safe core set for sm100 on Linux x86_64 (stack")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--target", "sm121", "--platform", "x86_64"], "error: target sm121 never ships on x86_64 (DGX Spark (GB10) on aarch64)"),
+    (["--target", "sm100", "--platform", "ppc"], "error: unknown platform 'ppc' (known: x86_64, aarch64)"),
+])
+def test_upgrade_command_bad_platform(cli_index, capsys, args, needle):
+    from glmcompat.cli import main
+
+    assert main(["upgrade", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(needle) and len(err.strip().splitlines()) == 1, err
 
 
 def test_upgrade_command_bad_date(cli_index, capsys):
@@ -539,9 +718,18 @@ def test_live_upgrade_sm120():
 
 
 @pytest.mark.network
+def test_live_upgrade_sm121_on_aarch64():
+    p = run_cli("upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "--json", "-q")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["platform"] == "aarch64" and d["pins"] == ARM
+
+
+@pytest.mark.network
 def test_live_upgrade_sm121_explains():
-    p = run_cli("upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q")
+    p = run_cli("upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q", "--with", "sglang==0.5.9")
     assert p.returncode == 1 and "sm_120a is arch-specific" in p.stderr and "rounds" not in p.stderr
+    assert "sgl-kernel 0.3.21's Linux aarch64 wheel carries" in p.stderr
 
 
 @pytest.mark.network

@@ -29,6 +29,7 @@ class Job:
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     environments: int = 1
+    platforms: list[str] | None = None  # --platform: only these machines' environments are judged
 
 
 def _parse(argv: Sequence[str]) -> Any:
@@ -39,6 +40,9 @@ def _parse(argv: Sequence[str]) -> Any:
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--target", action="append", metavar="T", help="GPU target, e.g. sm120 (repeatable)")
     p.add_argument("--model", metavar="MODEL_TYPE", help="HF model_type the stack must serve, e.g. glm_moe_dsa")
+    p.add_argument("--platform", action="append", metavar="P",
+                   help="judge only the environments of this machine (x86_64 or aarch64; repeatable), strictly: "
+                        "nothing is excused (default: every platform the target ships on)")
     p.add_argument("--stack", metavar="NAME", help="also require the named stack's pins")
     p.add_argument("--allow-unknown", action="store_true", help="report combinations without evidence as warnings")
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
@@ -218,15 +222,16 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
 
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
-    from ..facts import load_facts
+    from ..facts import check_platform, load_facts
     from ..lockfiles import read_lock
 
+    platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     facts = load_facts(args.matrix)
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
     for job in jobs:
         for t in job.targets:
-            facts.target(t)
+            _check_ships(facts.target(t), platforms)
         if job.model:
             facts.model(job.model)
     ok = True
@@ -240,11 +245,13 @@ def main(name: str, argv: Sequence[str]) -> int:
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes") or [])
         job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
+        job.platforms = platforms
         for t in job.targets:
             tname = facts.target(t)["name"]
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso)
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, platforms)
             if args.against and old is not None:
-                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown, stack, iso), facts)
+                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
+                                                                             stack, iso, platforms), facts)
             found = mixed + found
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
@@ -269,6 +276,18 @@ def main(name: str, argv: Sequence[str]) -> int:
 
         store(list(argv), _dependencies(jobs, lock_metas), text, "", rc)
     return rc
+
+
+def _check_ships(trow: dict[str, Any], platforms: list[str] | None) -> None:
+    """``--platform`` must name machines the target ships on (``--target sm121 --platform x86_64``: exit 2, one line)."""
+    from ..facts import products_on, target_platforms
+
+    ships = target_platforms(trow)
+    for p in platforms or ():
+        if p not in ships:
+            where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
+            raise InputError(f"target {trow['name']} never ships on {p} ({where}): pass "
+                             f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
 
 
 def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[str]:
@@ -313,6 +332,8 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
             where = f"{job.shown} on {t} (compute capability {tr['compute_capability']}"
+            if job.platforms:
+                where += ", " + " and ".join(f"Linux {p}" for p in job.platforms) + " only"
             where += f", model {job.model})" if job.model else ")"
             if errors:
                 out(f"{c('1;31', 'error')}: {where}: the stack is unsafe ({errors} error(s), {warnings} warning(s))\n")

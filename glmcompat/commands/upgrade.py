@@ -18,6 +18,8 @@ def main(name: str, argv: Sequence[str]) -> int:
                    help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
     p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
     p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
+    p.add_argument("--platform", metavar="P",
+                   help="the machine: x86_64 or aarch64 (default: the target's only one, else x86_64)")
     p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
     p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ",
                    help="extra core requirement, e.g. torchvision==0.29.2 (repeatable)")
@@ -30,16 +32,16 @@ def main(name: str, argv: Sequence[str]) -> int:
     args = p.parse_args(list(argv))
     from ..cache import Cache
     from ..index import IndexClient
-    from ..lock import _Progress
+    from ..lock import PLATFORM_NAME, _Progress
     from ..resolver import IndexSource, Request, Skip, parse_cutoff, resolve, skip_reasons
     from .lock import _basics
 
-    facts, stack, tname, model = _basics(args)
+    facts, stack, tname, model, machine = _basics(args)
     args.stack = stack["name"]
     cutoff = parse_cutoff(args.exclude_newer)
-    req = Request(args.stack, tname, model, tuple(args.with_), True)
+    req = Request(args.stack, tname, model, tuple(args.with_), True, platform=machine)
     with IndexClient(cache=Cache()) as client:
-        src = _Progress(IndexSource(client, exclude_newer=args.exclude_newer), args.quiet)
+        src = _Progress(IndexSource(client, exclude_newer=args.exclude_newer, platform=machine), args.quiet)
         try:
             outcome = resolve(facts, src, req)
             skipped = skip_reasons(facts, src, req, outcome, limit=max(args.limit, 0))
@@ -50,7 +52,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     if args.json:
         from ._common import dump_json
 
-        dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model,
+        dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model, "platform": machine,
                    "exclude_newer": cutoff + "Z" if cutoff else None, "with": list(args.with_),
                    "pins": outcome.pins, "stack_pins": stack["pins"], "not_required": dropped,
                    "overrides": outcome.overridden,
@@ -59,7 +61,10 @@ def main(name: str, argv: Sequence[str]) -> int:
         return 0
     out = sys.stdout.write
     asof = f"; index as of {cutoff}Z" if cutoff else ""
-    out(f"Newest safe core set for {tname} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")
+    from ..facts import target_platforms
+
+    on = "" if target_platforms(facts.target(tname)) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
+    out(f"Newest safe core set for {tname}{on} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")
     for n, v in outcome.pins.items():
         was = stack["pins"].get(n)
         note = "" if was == v else (f"  (stack: {was})" if was else "  (new)")
@@ -80,7 +85,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     lock_cutoff = parse_cutoff(stack.get("exclude_newer"))
     note = (f" (it reads the index as of the stack's exclude-newer, {lock_cutoff}Z)"
             if lock_cutoff and lock_cutoff != cutoff else "")
-    out(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname} --upgrade{withs}` writes a lock for this set{note}\n")
+    plat = "" if machine == "x86_64" else f" --platform {machine}"
+    out(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname}{plat} --upgrade{withs}` writes a lock for this set{note}\n")
     return 0
 
 
