@@ -10,7 +10,7 @@ import pytest
 
 from glmcompat.lockfiles import read_lock
 
-from .conftest import LOCKS, run_cli
+from .conftest import LOCKS, ROOT, run_cli
 
 FORMATS = ["uv.lock", "pylock.toml", "requirements.txt"]
 
@@ -199,3 +199,14 @@ def test_a_mixed_output_set_is_unsafe(tmp_path):
     r = run_cli("check", str(tmp_path / "requirements.txt"), "--target", "sm90", "--json")
     doc = json.loads(r.stdout)
     assert r.returncode == 1 and [f["rule"] for f in doc["findings"] if f["severity"] == "error"] == ["output-set"]
+
+
+def test_the_platform_a_lock_was_made_for_comes_from_its_pyproject():
+    """`glmcompat lock --platform aarch64` writes `[tool.glmcompat] platform = "aarch64"`: check judges that
+    machine, strictly, without a warning that the lock serves no x86_64 machine."""
+    d = ROOT / "locks" / "glm5-sglang-0.5.9" / "sm100-aarch64"
+    r = run_cli("check", str(d / "requirements.txt"), "--target", "sm100", "--model", "glm_moe_dsa", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and not [f for f in doc["findings"] if f["rule"] == "platform"], r.stdout
+    bad = run_cli("check", str(d / "requirements.txt"), "--target", "sm120")
+    assert bad.returncode == 2 and "aarch64" in bad.stderr and "\n" not in bad.stderr.strip()

@@ -124,8 +124,32 @@ def _jobs(args: Any) -> list[Job]:
                              "in the pyproject.toml beside it", path=raw)
         model = args.model or settings.get("model")
         shown = str(lock) if lock == p else f"{lock} (from {raw})"
-        jobs.append(Job(lock, [str(t) for t in targets], model, shown))
+        job = Job(lock, [str(t) for t in targets], model, shown)
+        job.platforms = _platform_setting(lock, settings if p.name == "pyproject.toml" else None)
+        jobs.append(job)
     return jobs
+
+
+def _platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] | None:
+    """``[tool.glmcompat] platform`` of the pyproject.toml beside the lock (what `glmcompat lock
+    --platform aarch64` writes): the machines the lock was made for, judged strictly like --platform."""
+    from ..facts import check_platform
+
+    pp = lock.parent / "pyproject.toml"
+    if settings is None:
+        if not pp.is_file():
+            return None
+        settings = _pyproject_settings(pp)
+    value = settings.get("platform", settings.get("platforms"))
+    if value is None:
+        return None
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values) or not values:
+        raise InputError(f"[tool.glmcompat] platform must be a platform name or a list of them, not {value!r}", path=str(pp))
+    try:
+        return list(dict.fromkeys(check_platform(v) for v in values))
+    except InputError as e:
+        raise InputError(e.message, path=str(pp)) from None
 
 
 def _output_set_problems(lock_path: Path) -> list[Finding]:
@@ -230,8 +254,10 @@ def main(name: str, argv: Sequence[str]) -> int:
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
     for job in jobs:
+        if platforms is not None:
+            job.platforms = platforms  # --platform wins over the pyproject's setting
         for t in job.targets:
-            _check_ships(facts.target(t), platforms)
+            _check_ships(facts.target(t), job.platforms)
         if job.model:
             facts.model(job.model)
     ok = True
@@ -245,13 +271,12 @@ def main(name: str, argv: Sequence[str]) -> int:
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes") or [])
         job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
-        job.platforms = platforms
         for t in job.targets:
             tname = facts.target(t)["name"]
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, platforms)
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)
             if args.against and old is not None:
                 found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
-                                                                             stack, iso, platforms), facts)
+                                                                             stack, iso, job.platforms), facts)
             found = mixed + found
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
