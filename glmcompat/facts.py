@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from .errors import GlmcompatError, InputError
 
 Row = dict[str, Any]

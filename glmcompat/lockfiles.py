@@ -241,7 +241,7 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
             _check_marker(path, lambda k=key: _line_of(text, k), key, m)
 
     entries = [Entry(e.name, e.version, e.marker, source_kind(p.get("source")))
-               for e, p in zip(_entries(path, text, doc, "package", marker), _versioned(doc, "package"))]
+               for e, p in zip(_entries(path, text, doc, "package", marker), _versioned(doc, "package"), strict=True)]
     rp = _requires_python(path, text, doc)
     graph = UvLockGraph(str(path), doc)
     sets, note = graph.environments(rp)

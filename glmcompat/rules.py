@@ -429,7 +429,6 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
             else:
                 what = "is a compiled torch extension whose build torch glmcompat does not track"
             if m and torch is not None and not ctx.built_from_source(name):
-                built = f"{m.group(1)}.{m.group(2)}"
                 tv = Version(Version(torch).public)
                 if (tv.major, tv.minor) != (int(m.group(1)), int(m.group(2))):
                     f = ctx.unknown((ctx.pin(name), ctx.pin("torch")),

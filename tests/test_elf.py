@@ -14,7 +14,7 @@ from glmcompat.elf import ElfError, cuda_majors, demangle, read_elf, top_namespa
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
 PROVIDER = r"""
-namespace c10 { struct MessageLogger { MessageLogger(const char*, int, int); }; 
+namespace c10 { struct MessageLogger { MessageLogger(const char*, int, int); };
                 MessageLogger::MessageLogger(const char*, int, int) {} }
 extern "C" int prov_global(void) { return 1; }
 extern "C" __attribute__((weak)) int prov_weak(void) { return 2; }
