@@ -1,7 +1,9 @@
 """Command-line entry point. Each command lives in its own module, imported only when it runs.
 
 Exit codes everywhere: 0 ok, 1 findings (the stack is unsafe), 2 bad input or usage, 3 the
-environment failed (network, index, uv).
+environment failed (network, index, file system, uv), 4 an internal error (a bug: one line asking for
+a report; ``GLMCOMPAT_DEBUG=1`` prints the traceback), 130 interrupted. A crash is never 1. See
+:func:`glmcompat.errors.classify`.
 """
 
 from __future__ import annotations
@@ -46,30 +48,91 @@ def main(argv: Sequence[str] | None = None) -> int:
     if entry is None:
         print(f"error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    if name == "check":
-        from .fastpath import lookup
-
-        try:
-            rc = lookup(args[1:])
-        except BrokenPipeError:
-            return 0
-        if rc is not None:
-            return rc
-    import importlib
-
-    from .errors import GlmcompatError
-
     try:
+        if name == "check" and not _special_file_named(args[1:]):
+            try:
+                from .fastpath import lookup
+
+                rc = lookup(args[1:])
+            except (BrokenPipeError, KeyboardInterrupt):
+                raise
+            except Exception:
+                rc = None  # a damaged verdict cache is a miss: the full path answers and replaces it
+            if rc is not None:
+                return rc
+        import importlib
+
         module = importlib.import_module(entry[0])
         return int(module.main(name, args[1:]))
-    except GlmcompatError as e:
-        print(f"error: {e.one_line()}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except SystemExit:
+        raise
+    except BaseException as e:  # the one place every failure becomes one line and an exit code
+        return _report(e)
+
+
+def _special_file_named(argv: Sequence[str]) -> bool:
+    """Whether an argument names something that exists but is neither a regular file nor a directory (a
+    FIFO, a device): the warm path would open it to hash it, and opening a FIFO waits for a writer. The
+    full path refuses it (exit 2). Costs one ``stat`` per argument."""
+    import os
+    import stat
+
+    for a in argv:
+        try:
+            mode = os.stat(a).st_mode
+        except (OSError, ValueError):
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return True
+    return False
+
+
+def _report(e: BaseException) -> int:
+    import os
+
+    from .errors import GlmcompatError, classify
+
+    code, line = classify(e, _tracker()) if not isinstance(e, GlmcompatError) else classify(e)
+    if os.environ.get("GLMCOMPAT_DEBUG") and not isinstance(e, KeyboardInterrupt):
+        import traceback
+
+        traceback.print_exception(e, file=sys.stderr)
+    try:
+        print(f"error: {line}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return code
+
+
+def _tracker() -> str:
+    """Where to report a bug: the ``Issues`` (or ``Bug Tracker``) project URL of the installed
+    distribution's metadata, else a description of it."""
+    try:
+        from importlib.metadata import metadata
+
+        for entry in metadata("glmcompat").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower().replace(" ", "") in ("issues", "bugtracker", "tracker", "bugs") and url.strip():
+                return url.strip()
+    except Exception:
+        pass
+    return "glmcompat's issue tracker"
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe (``glmcompat ... | head``): point stdout at /dev/null so that the interpreter's
+    final flush does not print a second error."""
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def run() -> None:

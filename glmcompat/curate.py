@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -300,9 +301,30 @@ def _validate(path: Path, new: str) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    from .facts import atomic_write
-
-    atomic_write(path, text.encode("utf-8"))
+    """Replace a matrix file atomically (a temporary file beside it, then a rename), keeping what the user
+    set on it: its permission bits (a temporary file is created 0600; the file it replaces was perhaps
+    0644), and the symlink when ``path`` is one (the file it points at is replaced). A new file gets the
+    mode the umask gives."""
+    real = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    real.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name[:40]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            os.fchmod(f.fileno(), mode)
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _default_file() -> Path:

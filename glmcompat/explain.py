@@ -10,16 +10,26 @@ inside the other's (``undefined symbol: X`` inside ``vllm/_C.abi3.so: undefined 
 the wider match counts for that line, so a vLLM log gets vLLM's cause and remedy, not the generic one.
 The signatures come from every matrix file (``matrices/signatures.toml``,
 ``matrices/vllm-signatures.toml``).
+
+Time is linear in the log: the matrix validator admits only signatures whose matching cost per line is
+linear in the line (:func:`linear_time_problem`: no nested quantifiers, no backreferences, an unbounded
+repeat only where nothing but the empty string may follow it; gaps are written ``.{0,200}``), and a log
+is read in bounded chunks (:func:`log_lines`), each line cut at :data:`MAX_LINE` characters without
+being held whole. UTF-16 and UTF-32 logs (a byte-order mark, or UTF-16 text without one) are decoded as
+such; anything else as UTF-8 with undecodable bytes replaced.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
+CHUNK = 1 << 20  # bytes read from a log at a time
+MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
 
 
 @dataclass(frozen=True)
@@ -88,3 +98,147 @@ def render(hits: list[Hit], name: str) -> str:
         out.append(f"  cause:   {h.cause}")
         out.append(f"  hint:    {h.remedy}")
     return "\n".join(out)
+
+
+# --- linear time -------------------------------------------------------------------------------------
+
+
+def linear_time_problem(pattern: str) -> str | None:
+    """Why matching ``pattern`` against a line could cost more than linear time in the line (None when it
+    cannot). Python's ``re`` backtracks, so a signature must avoid the shapes that make it backtrack
+    without bound:
+
+    * a quantifier inside a quantifier (``(a+)+``, ``(\\w+\\s?)*``): exponential;
+    * a backreference;
+    * an unbounded repeat (``*``, ``+``, ``{n,}``) followed by anything that can fail, an anchor included
+      (``cuInit.*(failed|error)``: a search tries every start, and each scans the rest of the line, so
+      a line repeating ``cuInit`` costs the square of its length). Write the gap bounded, ``.{0,200}``,
+      or put the repeat last (``undefined symbol: \\S+``), where the first success ends the search;
+    * a bound above :data:`MAX_BOUND`.
+    """
+    import re._constants as c
+    import re._parser as sre
+
+    try:
+        tree = sre.parse(pattern)
+    except re.error as e:
+        return f"invalid regular expression: {e}"
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+
+    def always(item: tuple[object, object]) -> bool:
+        """Whether ``item`` matches (the empty string, at least) wherever it is tried: then a repeat before
+        it ends the match at its first success. Anchors and lookarounds can fail, so they do not."""
+        op, av = item
+        if op in repeats:
+            lo, _, body = av  # type: ignore[misc]
+            return lo == 0 or all(map(always, body))
+        if op == c.SUBPATTERN:
+            return all(map(always, av[3]))  # type: ignore[index]
+        if op == c.ATOMIC_GROUP:
+            return all(map(always, av))  # type: ignore[call-overload]
+        if op == c.BRANCH:
+            return any(all(map(always, b)) for b in av[1])  # type: ignore[index]
+        return False
+
+    def inner_repeat(seq: Iterable[tuple[object, object]]) -> bool:
+        for op, av in seq:
+            if op in repeats and (av[1] > 1 or inner_repeat(av[2])):  # type: ignore[index,operator]
+                return True
+            inner = (av[3] if op == c.SUBPATTERN else av if op == c.ATOMIC_GROUP  # type: ignore[index]
+                     else [x for b in av[1] for x in b] if op == c.BRANCH  # type: ignore[index]
+                     else av[1] if op in (c.ASSERT, c.ASSERT_NOT) else ())  # type: ignore[index]
+            if inner and inner_repeat(inner):  # type: ignore[arg-type]
+                return True
+        return False
+
+    def check(seq: Iterable[tuple[object, object]], in_repeat: bool, rest_always: bool) -> str | None:
+        items = list(seq)
+        for i, (op, av) in enumerate(items):
+            after = rest_always and all(map(always, items[i + 1:]))
+            if op in repeats:
+                lo, hi, body = av  # type: ignore[misc]
+                if hi > 1:
+                    if in_repeat or inner_repeat(body):
+                        return "a quantifier inside a quantifier (nested quantifiers backtrack exponentially)"
+                    if hi == c.MAXREPEAT and not after:
+                        return ("an unbounded repeat (*, +, {n,}) followed by more pattern that can fail (each start "
+                                "of a search scans the rest of the line: quadratic); bound it, e.g. .{0,200}")
+                    if hi != c.MAXREPEAT and hi > MAX_BOUND:
+                        return f"a repeat bound of {hi} (at most {MAX_BOUND})"
+                why = check(body, in_repeat or hi > 1, after)
+            elif op == c.SUBPATTERN:
+                why = check(av[3], in_repeat, after)  # type: ignore[index]
+            elif op == c.ATOMIC_GROUP:
+                why = check(av, in_repeat, after)  # type: ignore[arg-type]
+            elif op == c.BRANCH:
+                why = next((w for b in av[1] if (w := check(b, in_repeat, after))), None)  # type: ignore[index]
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                why = check(av[1], in_repeat, True)  # type: ignore[index]
+            elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
+                why = "a backreference"
+            else:
+                why = None
+            if why:
+                return why
+        return None
+
+    return check(tree, False, True)
+
+
+# --- reading a log -------------------------------------------------------------------------------------
+
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def _encoding(head: bytes) -> tuple[str, int]:
+    """(codec, bytes of byte-order mark) of a log from its first bytes: the BOM's; UTF-16 without one when
+    every other byte is NUL (ASCII text as UTF-16); else UTF-8."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name, len(bom)
+    sample = head[:4096] if len(head) % 2 == 0 else head[:4095]
+    if len(sample) >= 4:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) == 0:
+            return "utf-16-le", 0
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) == 0:
+            return "utf-16-be", 0
+    return "utf-8", 0
+
+
+def log_lines(stream: object, chunk: int = CHUNK) -> Iterator[str]:
+    """The lines of a binary stream (a log), read ``chunk`` bytes at a time and decoded by its BOM, each
+    cut at :data:`MAX_LINE` characters: memory stays bounded whatever the log's size or line lengths."""
+    read = stream.read  # type: ignore[attr-defined]
+    head = b""
+    while len(head) < 4096:  # enough to tell the encoding
+        more = read(chunk)
+        if not more:
+            break
+        head += more
+    codec, skip = _encoding(head)
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    parts: list[str] = []  # the current line's first characters (at most MAX_LINE)
+    have = 0
+    data = head[skip:]
+    while True:
+        text = decoder.decode(data, final=not data)
+        start = 0
+        while True:
+            nl = text.find("\n", start)
+            end = len(text) if nl < 0 else nl
+            if have < MAX_LINE and end > start:
+                piece = text[start:min(end, start + MAX_LINE - have)]
+                parts.append(piece)
+                have += len(piece)
+            if nl < 0:
+                break
+            yield "".join(parts).removesuffix("\r")
+            parts, have = [], 0
+            start = nl + 1
+        if not data:
+            break
+        data = read(chunk)
+    if parts:
+        yield "".join(parts).removesuffix("\r")

@@ -43,12 +43,24 @@ def cache_dir() -> str | None:
 
 
 def _digest(path: str) -> str:
-    """blake2b of the file's bytes; '' when it does not exist (its appearing later changes the verdict)."""
+    """blake2b of a regular file's bytes; '' when it does not exist (its appearing later changes the verdict),
+    is not a regular file (a FIFO is opened without blocking and never read) or is over 64 MiB."""
     try:
-        with open(path, "rb") as f:
-            return blake2b(f.read(), digest_size=20).hexdigest()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return ""
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > 64 << 20:  # S_ISREG without importing stat
+            return ""
+        h = blake2b(digest_size=20)
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
     except OSError:
         return ""
+    finally:
+        os.close(fd)
 
 
 def _matrix_files(matrices: list[str]) -> list[str] | None:

@@ -148,10 +148,26 @@ def _first_line(e: Exception) -> str:
     return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
+def _checked(spec: SpecifierSet) -> SpecifierSet:
+    """``spec`` once every version it names parses (packaging's specifier grammar admits a version of
+    5000 digits, which only fails, as a ValueError, where it is compared); ValueError otherwise."""
+    for s in spec:
+        if s.operator != "===":
+            Version(s.version[:-2] if s.version.endswith(".*") else s.version)
+    return spec
+
+
+def _checked_marker(marker: Marker) -> Marker:
+    """``marker`` once it evaluates (every clause is evaluated: a version of 5000 digits in one fails
+    here, as a ValueError, instead of where the environments are computed)."""
+    marker.evaluate({"extra": "", "extras": frozenset(), "dependency_groups": frozenset()})
+    return marker
+
+
 def _pin_or_spec(spec: SpecifierSet) -> tuple[str | None, str | None]:
     """(exact version, None) for ``==X`` / ``===X`` with a plain version X (local label kept), else
-    (None, the specifier: "" when there is none)."""
-    specs = list(spec)
+    (None, the specifier: "" when there is none). ValueError when a version it names does not parse."""
+    specs = list(_checked(spec))
     if len(specs) == 1 and specs[0].operator in ("==", "===") and not specs[0].version.endswith(".*"):
         try:
             Version(specs[0].version)
@@ -169,8 +185,8 @@ def _marker(value: Any, path: Path | str, line: int | None, what: str) -> str | 
     if not isinstance(value, str):
         raise _error(f"{what}: marker must be a string, not {value!r}", path, line)
     try:
-        return str(Marker(value))
-    except (ValueError, RecursionError) as e:
+        return str(_checked_marker(Marker(value)))
+    except (ValueError, TypeError, LookupError, RecursionError) as e:
         raise _error(f"{what}: invalid marker {value!r}: {_first_line(e)}", path, line) from None
 
 
@@ -367,15 +383,15 @@ class _RequirementsReader:
             return
         try:
             req = Requirement(text)
-        except (ValueError, RecursionError) as e:
+            marker = str(_checked_marker(req.marker)) if req.marker else None
+            version, spec = _pin_or_spec(req.specifier)
+        except (ValueError, TypeError, LookupError, RecursionError) as e:
             raise _error(f"invalid requirement {text!r}: {_first_line(e)}", f.shown, n) from None
-        marker = str(req.marker) if req.marker else None
         name = canonicalize(req.name)
         if req.url:
             source, _, version = _direct(f.shown, n, name, req.url)
             self.add(Entry(name, version, marker, source, None, constraint, f.origin, n))
             return
-        version, spec = _pin_or_spec(req.specifier)
         self.add(Entry(name, version, marker, "registry", spec, constraint, f.origin, n))
 
     def location(self, f: _File, n: int, text: str, constraint: bool) -> None:
@@ -488,7 +504,7 @@ def _packages(path: Path, text: str, doc: dict[str, Any]) -> list[tuple[dict[str
         raise _error("'package' must be an array of tables", path, _line_of(text, "package"))
     heads = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(r"^\[\[package\]\][ \t]*(#.*)?$", text, re.M)]
     lines: list[int | None] = list(heads) if len(heads) == len(pkgs) else [None] * len(pkgs)
-    return list(zip(pkgs, lines))
+    return list(zip(pkgs, lines, strict=True))
 
 
 def _name_version(path: Path, p: dict[str, Any], line: int | None, i: int) -> tuple[str, str]:
@@ -544,7 +560,7 @@ def _poetry_source(path: Path, p: dict[str, Any], line: int | None) -> str:
         if url.lower().split("?")[0].endswith(".whl"):
             return "wheel"
         return "path" if kind == "file" else "url"
-    if kind in _POETRY_SOURCES:
+    if isinstance(kind, str) and kind in _POETRY_SOURCES:
         return "editable" if kind == "directory" and p.get("develop") is True else _POETRY_SOURCES[kind]
     raise _error(f"package {p.get('name')!r}: unknown source type {kind!r} (known: directory, file, git, legacy, url)",
                  path, line)
@@ -572,7 +588,7 @@ def poetry_python(constraint: Any) -> str | None:
         return None
     try:
         parts = [p for m in re.finditer(_POETRY_TERM, constraint) for p in _poetry_term(m.group(1) or "", m.group(2))]
-        SpecifierSet(",".join(parts))
+        _checked(SpecifierSet(",".join(parts)))
     except ValueError:
         return None
     return ",".join(parts) or None
@@ -652,7 +668,7 @@ def _pdm_python(path: Path, text: str, meta: dict[str, Any]) -> str | None:
     if rp is None or rp == "":
         return None
     try:
-        if isinstance(rp, str) and SpecifierSet(rp) is not None:
+        if isinstance(rp, str) and _checked(SpecifierSet(rp)) is not None:
             return rp
     except ValueError:
         pass
@@ -723,7 +739,10 @@ def _pipfile_python(meta: dict[str, Any]) -> str | None:
     full, minor = req.get("python_full_version"), req.get("python_version")
     for value, fmt in ((full, "=={}"), (minor, "=={}.*")):
         if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)*", value):
-            return fmt.format(value)
+            try:
+                return str(_checked(SpecifierSet(fmt.format(value))))
+            except ValueError:
+                return None
     return None
 
 
@@ -934,7 +953,7 @@ def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
         return _CondaSpec(name, None, "", "", "")
     if rest[0] in "<>!~":
         try:
-            return _CondaSpec(name, None, str(SpecifierSet(rest.replace(" ", ""))), "", "")
+            return _CondaSpec(name, None, str(_checked(SpecifierSet(rest.replace(" ", "")))), "", "")
         except ValueError:
             raise _error(f"unsupported conda version {rest!r} in {s!r}", path, n) from None
     exact = rest.startswith("==")
@@ -956,7 +975,7 @@ def _conda_version(ver: str, exact: bool) -> tuple[str | None, str | None]:
             return None, f"==={ver}"
     spec = "==" + (ver if ver.endswith("*") else ver + ".*")
     try:
-        return None, str(SpecifierSet(spec))
+        return None, str(_checked(SpecifierSet(spec)))
     except ValueError:
         return None, f"==={ver}"
 

@@ -199,12 +199,12 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
         filename = raw["filename"]
         url = urljoin(page_url, str(raw.get("url", filename)))
         hashes = raw.get("hashes") if isinstance(raw.get("hashes"), Mapping) else {}
-        sha = hashes.get("sha256") if isinstance(hashes.get("sha256"), str) else None
+        sha = _sha256(hashes.get("sha256"))
         size = raw.get("size") if isinstance(raw.get("size"), int) else None
         yanked = bool(raw.get("yanked", False))
         meta = raw.get("core-metadata", raw.get("dist-info-metadata", False))
         has_meta = bool(meta)
-        meta_sha = meta.get("sha256") if isinstance(meta, Mapping) else None
+        meta_sha = _sha256(meta.get("sha256")) if isinstance(meta, Mapping) else None
         version: str | None = None
         tags: frozenset[str] = frozenset()
         is_wheel = filename.endswith(".whl")
@@ -231,6 +231,16 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
     else:
         vers = sorted({f.version for f in files if f.version}, key=_version_key)
     return Project(name=name or "", versions=sorted(vers, key=_version_key), files=files)
+
+
+def _sha256(value: Any) -> str | None:
+    """A sha256 the index gave, lowercased, when it is one (64 hex digits); None otherwise: the value names
+    cache files, so nothing else may pass."""
+    if isinstance(value, str) and len(value) == 64:
+        low = value.lower()
+        if all(c in "0123456789abcdef" for c in low):
+            return low
+    return None
 
 
 def _version_key(v: str) -> tuple[int, Any]:
@@ -322,8 +332,118 @@ def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | Non
 
 
 # ------------------------------------------------------------------------------------------------
-# HTTP with retries
+# HTTP with retries, an overall deadline and a size cap
 # ------------------------------------------------------------------------------------------------
+
+MiB = 1 << 20
+MAX_RESPONSE = 64 * MiB  # bytes of one index page or METADATA file (decoded): a bigger answer is refused
+DEFAULT_DEADLINE = 300.0  # seconds one HTTP operation (its retries, redirects and body included) may take
+
+
+def http_deadline() -> float:
+    """The overall deadline of one HTTP operation, in seconds (``GLMCOMPAT_HTTP_DEADLINE`` overrides)."""
+    import math
+
+    try:
+        value = float(os.environ.get("GLMCOMPAT_HTTP_DEADLINE") or DEFAULT_DEADLINE)
+    except ValueError:
+        return DEFAULT_DEADLINE
+    return value if math.isfinite(value) and value > 0 else DEFAULT_DEADLINE
+
+
+class Deadline:
+    """The overall deadline of one HTTP operation. A per-read timeout alone never fires on a server that
+    trickles a byte every few seconds; this one bounds the whole: connecting, redirects, the headers
+    (:meth:`call` runs the blocking part in a worker thread and stops waiting for it), and the body
+    (:meth:`check` between chunks, each read also bounded by :meth:`read_timeout`)."""
+
+    def __init__(self, what: str, seconds: float | None = None) -> None:
+        self.what = what
+        self.seconds = seconds if seconds is not None else http_deadline()
+        self.end = time.monotonic() + self.seconds
+
+    def left(self) -> float:
+        return self.end - time.monotonic()
+
+    def failure(self) -> EnvironmentFailure:
+        return EnvironmentFailure(f"{self.what}: no complete answer within {self.seconds:g} s (a server that "
+                                  "trickles or stalls; GLMCOMPAT_HTTP_DEADLINE sets this deadline)")
+
+    def check(self) -> None:
+        if self.left() <= 0:
+            raise self.failure()
+
+    def read_timeout(self, default: float = DEFAULT_TIMEOUT[0]) -> float:
+        """A per-read timeout that cannot outlast the deadline by more than itself."""
+        return max(0.05, min(default, self.left()))
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``, or the deadline's :class:`EnvironmentFailure` when it has not returned in time. A
+        response ``fn`` returns after that is closed as soon as it arrives."""
+        import threading
+
+        self.check()
+        lock = threading.Lock()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                value = fn()
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+                with lock:
+                    box["error"] = e
+                return
+            with lock:
+                if box.get("abandoned"):
+                    close = getattr(value, "close", None)
+                    if close is not None:
+                        try:
+                            close()
+                        except Exception:  # noqa: BLE001
+                            pass
+                    return
+                box["value"] = value
+
+        t = threading.Thread(target=work, name="glmcompat-http", daemon=True)
+        t.start()
+        t.join(max(0.0, self.left()))
+        with lock:
+            if "value" in box:
+                return box["value"]
+            if "error" in box:
+                raise box["error"]
+            box["abandoned"] = True
+        raise self.failure()
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A whole HTTP answer read within its deadline and size cap."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str
+
+    def json(self) -> Any:
+        import json
+
+        return json.loads(self.content)
+
+    def close(self) -> None:
+        pass
+
+
+def read_capped(r: httpx.Response, what: str, limit: int, deadline: Deadline) -> bytes:
+    """The (decoded) body of a streamed response: at most ``limit`` bytes, within ``deadline``."""
+    buf = bytearray()
+    for chunk in r.iter_bytes():
+        buf += chunk
+        if len(buf) > limit:
+            raise EnvironmentFailure(f"{what}: the answer is larger than {limit // MiB} MiB (refused; "
+                                     "a project page or METADATA is far smaller)")
+        deadline.check()
+    return bytes(buf)
 
 
 def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> httpx.Client:
@@ -344,24 +464,32 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> httpx.Client:
 
 
 def request_with_retries(
-    send: Callable[[], httpx.Response],
+    send: Callable[[], Any],
     what: str,
     *,
     retries: int = 3,
     backoff: float = 0.5,
     sleep: Callable[[float], None] | None = None,
-) -> httpx.Response:
+    deadline: Deadline | None = None,
+) -> Any:
     """Call ``send`` until it answers something other than a timeout, connection error, 429 or 5xx.
 
-    Bounded: ``retries`` extra attempts, waiting ``backoff * 2**i`` seconds between them. The last
-    failure becomes an :class:`EnvironmentFailure` naming ``what``.
+    Bounded: ``retries`` extra attempts, waiting ``backoff * 2**i`` seconds between them, all within
+    ``deadline`` (the whole operation's). The last failure becomes an :class:`EnvironmentFailure`
+    naming ``what``; so does any other httpx error (too many redirects, an undecodable body, an invalid
+    URL), at once.
     """
     import httpx
 
     last = ""
     for attempt in range(retries + 1):
         if attempt:
-            (sleep or time.sleep)(backoff * (2 ** (attempt - 1)))
+            pause = backoff * (2 ** (attempt - 1))
+            if deadline is not None:
+                pause = min(pause, max(0.0, deadline.left()))
+            (sleep or time.sleep)(pause)
+        if deadline is not None:
+            deadline.check()
         try:
             r = send()
         except httpx.TimeoutException:
@@ -370,6 +498,10 @@ def request_with_retries(
         except httpx.TransportError as e:
             last = f"cannot connect ({type(e).__name__}: {e})" if str(e) else f"cannot connect ({type(e).__name__})"
             continue
+        except httpx.TooManyRedirects:
+            raise EnvironmentFailure(f"{what}: too many redirects (a redirect loop?)") from None
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as e:
+            raise EnvironmentFailure(f"{what}: {type(e).__name__}: {e}"[:400]) from None
         if r.status_code in RETRY_STATUS:
             last = f"HTTP {r.status_code}"
             r.close()
@@ -428,15 +560,31 @@ class IndexClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def get(self, url: str, what: str, headers: Mapping[str, str] | None = None) -> httpx.Response:
+    def get(self, url: str, what: str, headers: Mapping[str, str] | None = None, *,
+            limit: int = MAX_RESPONSE) -> Fetched:
+        """The whole answer to ``GET url``: retried on transient failures, within one overall deadline
+        (:class:`Deadline`), its body at most ``limit`` bytes. Every failure is an
+        :class:`EnvironmentFailure` naming ``what``."""
         self.requests += 1
+        deadline = Deadline(what)
 
-        def send() -> httpx.Response:
-            return self.client.get(url, headers=dict(headers or {}))
+        def send() -> Fetched:
+            import httpx
 
-        r = request_with_retries(send, what, retries=self.retries, backoff=self.backoff)
-        self.bytes_fetched += len(r.content)
-        return r
+            req = self.client.build_request("GET", url, headers=dict(headers or {}),
+                                            timeout=httpx.Timeout(deadline.read_timeout(),
+                                                                  connect=min(DEFAULT_TIMEOUT[1], deadline.read_timeout())))
+            r = deadline.call(lambda: self.client.send(req, stream=True))
+            try:
+                if r.status_code in RETRY_STATUS:
+                    return Fetched(r.status_code, r.headers, b"", str(r.url))
+                body = read_capped(r, what, limit, deadline)
+            finally:
+                r.close()
+            self.bytes_fetched += len(body)
+            return Fetched(r.status_code, r.headers, body, str(r.url))
+
+        return request_with_retries(send, what, retries=self.retries, backoff=self.backoff, deadline=deadline)
 
     # -- API ----------------------------------------------------------------------------------------
     def project_url(self, name: str) -> str:
@@ -463,9 +611,9 @@ class IndexClient:
             )
         try:
             data = r.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             raise EnvironmentFailure(f"index {redact(self.base_url)}: project {name!r}: invalid JSON") from None
-        project = parse_project_page(data, str(r.url))
+        project = parse_project_page(data, r.url)
         if self.cache is not None:
             self.cache.put_json(key, data)
         return project
@@ -490,7 +638,7 @@ class IndexClient:
 
     def wheel_metadata(self, file: IndexFile) -> str:
         """The METADATA text of a wheel: PEP 658 ``.metadata`` when advertised, else a range read."""
-        key = f"metadata-{file.sha256}" if file.sha256 else None
+        key = f"metadata-{file.sha256}" if _sha256(file.sha256) == file.sha256 and file.sha256 else None
         if key and self.cache is not None:
             cached = self.cache.get_bytes(key)
             if cached is not None:

@@ -10,7 +10,10 @@
   without inflating the middle: the tail is decoded from a deflate block boundary found by trial,
   with two different made-up windows; the bytes on which both decodings agree are exact.
 
-Every error is a :class:`WheelError`, one line naming the wheel and the member.
+Every error is a :class:`WheelError`, one line naming the wheel and the member; when the server is at
+fault (it keeps cutting answers short, stalls past the overall deadline, answers an unexpected status)
+it is a :class:`TransferError`, which exits 3 (the environment failed) rather than 2. Every request has
+an overall deadline (:class:`glmcompat.index.Deadline`) and asks for at most :data:`WINDOW` bytes.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import InputError
 
@@ -33,6 +36,7 @@ MAX_CD_SIZE = 64 * MiB
 MAX_MEMBER_SIZE = 16 << 30  # declared uncompressed size of one member
 MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
 MAX_READ = 256 * MiB  # what read() inflates into memory
+WINDOW = 64 * MiB  # the most one range request asks for (each request has an overall deadline)
 EOCD_SEARCH = 65536 + 22
 
 
@@ -44,6 +48,13 @@ class WheelError(InputError):
         self.member = member
         where = f"{wheel}: {member}" if member else wheel
         super().__init__(f"{where}: {message}")
+
+
+class TransferError(WheelError):
+    """The server failed to deliver the wheel's bytes (answers cut short again and again, a stall past the
+    deadline, an unexpected HTTP status): an environment failure (exit 3), not a bad wheel."""
+
+    exit_code = 3
 
 
 class RangeSource(Protocol):
@@ -106,6 +117,7 @@ class HttpRangeReader:
         self._spans: list[tuple[int, bytes]] = []
         self._whole: bytes | None = None
         self._lock = threading.Lock()
+        self._cut = 0  # answers in a row that the connection cut short
 
     def _count(self, n: int) -> None:
         with self._lock:
@@ -149,14 +161,14 @@ class HttpRangeReader:
         stalls = 0
         while pos < end:
             got_any = False
-            for piece in self._iter_range(pos, end - pos, chunk):
+            for piece in self._iter_range(pos, min(end - pos, WINDOW), chunk):
                 got_any = True
                 pos += len(piece)
                 yield piece
             if pos < end:
                 stalls = 0 if got_any else stalls + 1
                 if stalls > self.retries:
-                    raise WheelError(self.name, f"the server keeps ending the body early at byte {pos} of {end}")
+                    raise TransferError(self.name, f"the server keeps ending the body early at byte {pos} of {end}")
 
     def _remember(self, offset: int, data: bytes) -> None:
         if len(data) > self.keep // 4:
@@ -167,15 +179,43 @@ class HttpRangeReader:
             while total > self.keep and len(self._spans) > 1:
                 total -= len(self._spans.pop(0)[1])
 
-    def _send(self, headers: dict[str, str]) -> httpx.Response:
-        from .index import request_with_retries
+    def _send(self, headers: dict[str, str], deadline: Any) -> httpx.Response:
+        import httpx
+
+        from .index import DEFAULT_TIMEOUT, request_with_retries
 
         def send() -> httpx.Response:
-            req = self.client.build_request("GET", self.url, headers=headers)
-            return self.client.send(req, stream=True)
+            t = deadline.read_timeout()
+            req = self.client.build_request("GET", self.url, headers=headers,
+                                            timeout=httpx.Timeout(t, connect=min(DEFAULT_TIMEOUT[1], t)))
+            return deadline.call(lambda: self.client.send(req, stream=True))
 
         self.requests += 1
-        return request_with_retries(send, f"{self.name}: download", retries=self.retries, backoff=self.backoff)
+        return request_with_retries(send, f"{self.name}: download", retries=self.retries, backoff=self.backoff,
+                                    deadline=deadline)
+
+    def _deadline(self) -> Any:
+        from .index import Deadline
+
+        return Deadline(f"{self.name}: download")
+
+    def _pieces(self, r: httpx.Response, deadline: Any) -> Iterator[bytes]:
+        """The body as it arrives, each piece counted; ends early (noted in ``_cut``) when the connection is
+        cut, and fails with :class:`TransferError` when that keeps happening or the deadline passes."""
+        import httpx
+
+        try:
+            for piece in r.iter_bytes():
+                self._count(len(piece))
+                deadline.check()
+                yield piece
+        except httpx.HTTPError as e:
+            self._cut += 1
+            if self._cut > self.retries:
+                raise TransferError(self.name, f"the server keeps cutting its answers short "
+                                    f"({type(e).__name__}: {e})"[:300]) from None
+            return
+        self._cut = 0
 
     def _check_status(self, r: httpx.Response) -> None:
         if r.status_code == 404:
@@ -186,17 +226,17 @@ class HttpRangeReader:
             raise WheelError(self.name, "the server refused the byte range (HTTP 416)")
         if r.status_code not in (200, 206):
             r.close()
-            raise WheelError(self.name, f"unexpected HTTP {r.status_code}")
+            raise TransferError(self.name, f"unexpected HTTP {r.status_code}")
 
     def _iter_range(self, offset: int, length: int, chunk: int) -> Iterator[bytes]:
         """One request for [offset, offset+length); yields what arrives (may end early)."""
-        r = self._send({"Range": f"bytes={offset}-{offset + length - 1}", "Accept-Encoding": "identity"})
+        deadline = self._deadline()
+        r = self._send({"Range": f"bytes={offset}-{offset + length - 1}", "Accept-Encoding": "identity"}, deadline)
         try:
             self._check_status(r)
             skip, left = self._start(r, offset)
             left = min(left, length) if left >= 0 else length
-            for piece in r.iter_bytes(chunk):
-                self._count(len(piece))
+            for piece in self._pieces(r, deadline):
                 if skip:
                     cut = min(skip, len(piece))
                     piece = piece[cut:]
@@ -204,6 +244,7 @@ class HttpRangeReader:
                 if not piece:
                     continue
                 if len(piece) >= left:
+                    self._cut = 0
                     yield piece[:left]
                     return
                 left -= len(piece)
@@ -249,7 +290,8 @@ class HttpRangeReader:
     def _get(self, offset: int | None, length: int) -> bytes:
         """Exactly ``length`` bytes from ``offset`` (``None``: the last ``length`` bytes)."""
         if offset is None:
-            r = self._send({"Range": f"bytes=-{length}", "Accept-Encoding": "identity"})
+            deadline = self._deadline()
+            r = self._send({"Range": f"bytes=-{length}", "Accept-Encoding": "identity"}, deadline)
             try:
                 self._check_status(r)
                 if r.status_code == 206:
@@ -262,7 +304,7 @@ class HttpRangeReader:
                     self.ignores_range = True
                     total_s = r.headers.get("content-length")
                     if not (total_s and total_s.isdigit()):
-                        return self._keep_whole_or_fail(r)
+                        return self._keep_whole_or_fail(r, deadline)
                     self._learn_size(int(total_s))
                     offset = max(0, int(total_s) - length)
                     length = int(total_s) - offset
@@ -272,23 +314,26 @@ class HttpRangeReader:
         stalls = 0
         while len(buf) < length:
             before = len(buf)
-            for piece in self._iter_range(offset + len(buf), length - len(buf), MiB):
+            for piece in self._iter_range(offset + len(buf), min(length - len(buf), WINDOW), MiB):
                 buf += piece
             if len(buf) == before:
                 stalls += 1
                 if stalls > self.retries:
-                    raise WheelError(
+                    raise TransferError(
                         self.name, f"short answer: got {len(buf)} of {length} bytes from offset {offset}"
                     )
         return bytes(buf)
 
-    def _keep_whole_or_fail(self, r: httpx.Response) -> bytes:
+    def _keep_whole_or_fail(self, r: httpx.Response, deadline: Any) -> bytes:
         buf = bytearray()
-        for piece in r.iter_bytes(MiB):
-            self._count(len(piece))
+        start = self._cut
+        for piece in self._pieces(r, deadline):
             buf += piece
             if len(buf) > self.keep:
                 raise WheelError(self.name, "the server ignores Range and sends no Content-Length")
+        if self._cut > start:
+            raise TransferError(self.name, f"the server cut its answer short after {len(buf)} bytes "
+                                "(it ignores Range and sends no Content-Length)")
         self._whole = bytes(buf)
         self._size = len(buf)
         return self._whole

@@ -284,3 +284,87 @@ def test_real_index_page() -> None:
 
         reqs = [Requirement(r) for r in iter_requires_dist(meta)]
         assert any(r.name == "torch" and str(r.specifier) == "==2.9.1" for r in reqs)
+
+
+# -- issue 12: every failure is an EnvironmentFailure; sizes capped; sha256 checked ---------------
+
+
+def test_a_redirect_loop_is_an_environment_failure() -> None:
+    """httpx's TooManyRedirects escaped as a traceback."""
+    def loop(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(302, headers={"location": str(request.url)})
+
+    client = httpx.Client(transport=httpx.MockTransport(loop), follow_redirects=True)
+    with IndexClient(BASE, client=client, backoff=0) as ic, pytest.raises(EnvironmentFailure, match="too many redirects"):
+        ic.project("torch")
+
+
+def test_a_body_cut_short_is_retried_then_an_environment_failure() -> None:
+    """A connection cut while the body streams (httpx's RemoteProtocolError) is retried, then one EnvironmentFailure
+    (the body is read within the retry loop, under the deadline and the size cap)."""
+    class Cut(httpx.SyncByteStream):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield b'{"files": ['
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+    calls: list[str] = []
+
+    def cut(request: httpx.Request) -> httpx.Response:
+        calls.append(str(request.url))
+        return httpx.Response(200, stream=Cut(), headers={"content-type": ACCEPT_JSON})
+
+    client = httpx.Client(transport=httpx.MockTransport(cut))
+    with IndexClient(BASE, client=client, backoff=0, retries=2) as ic, \
+            pytest.raises(EnvironmentFailure, match="RemoteProtocolError"):
+        ic.project("torch")
+    assert len(calls) == 3
+
+
+def test_a_huge_page_is_refused_without_holding_it() -> None:
+    """A 600 MB project page grew past 7.9 GB of memory; the body is now read up to a cap."""
+    sent = {"bytes": 0}
+
+    class Endless(httpx.SyncByteStream):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            block = b" " * (1 << 20)
+            for _ in range(600):
+                sent["bytes"] += len(block)
+                yield block
+
+    def huge(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=Endless(), headers={"content-type": ACCEPT_JSON})
+
+    with IndexClient(BASE, client=httpx.Client(transport=httpx.MockTransport(huge))) as ic:
+        with pytest.raises(EnvironmentFailure, match="larger than 8 MiB"):
+            ic.get(f"{BASE}/torch/", "index: project 'torch'", limit=8 << 20)
+        with pytest.raises(EnvironmentFailure, match="larger than 64 MiB"):
+            ic.project("torch")
+    assert sent["bytes"] < 80 << 20
+
+
+def test_the_overall_deadline_bounds_a_stalled_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    release = threading.Event()
+
+    def stall(request: httpx.Request) -> httpx.Response:
+        release.wait(30)  # headers that never come (a transport blocked in a read)
+        return httpx.Response(200, json={"files": []}, headers={"content-type": ACCEPT_JSON})
+
+    monkeypatch.setenv("GLMCOMPAT_HTTP_DEADLINE", "1")
+    t = time.monotonic()
+    try:
+        with IndexClient(BASE, client=httpx.Client(transport=httpx.MockTransport(stall)), backoff=0) as ic, \
+                pytest.raises(EnvironmentFailure, match="no complete answer within 1 s"):
+            ic.project("torch")
+    finally:
+        release.set()
+    assert time.monotonic() - t < 5
+
+
+def test_page_sha256_values_are_checked() -> None:
+    page = {"files": [{"filename": "x-1.0-py3-none-any.whl", "url": "x-1.0-py3-none-any.whl",
+                       "hashes": {"sha256": "../" * 21 + "x"}, "core-metadata": {"sha256": "AB" * 32}}]}
+    f = parse_project_page(page, f"{BASE}/x/").files[0]
+    assert f.sha256 is None and f.metadata_sha256 == "ab" * 32

@@ -268,3 +268,72 @@ def test_sparse_member_prefix_and_tail() -> None:
     assert sm.get(0, 1000) == data[:1000]
     assert sm.get(len(data) - 50_000, 50_000) == data[-50_000:]
     assert sm.compressed_fetched < len(z) // 2
+
+
+# -- issue 12: a server that cuts its answers short is an environment failure (exit 3) ------------
+
+
+def test_range_answers_cut_short_are_a_transfer_error() -> None:
+    """A 206 whose connection closes before the promised bytes raised httpx's RemoteProtocolError (a traceback)."""
+    from glmcompat.remotezip import TransferError
+
+    data = make_zip(MEMBERS)
+
+    class Cut(httpx.SyncByteStream):
+        def __init__(self, body: bytes) -> None:
+            self.body = body
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield self.body[: len(self.body) // 2]
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        lo_s, _, hi_s = request.headers["range"].removeprefix("bytes=").partition("-")
+        lo, hi = (len(data) - int(hi_s), len(data) - 1) if lo_s == "" else (int(lo_s), min(int(hi_s), len(data) - 1))
+        return httpx.Response(206, stream=Cut(data[lo:hi + 1]), headers={"content-range": f"bytes {lo}-{hi}/{len(data)}"})
+
+    r = HttpRangeReader(httpx.Client(transport=httpx.MockTransport(handler)), URL, size=len(data), backoff=0)
+    with pytest.raises(TransferError, match="keeps cutting its answers short") as e:
+        RemoteZip(r).read("pkg-1.0.dist-info/METADATA")
+    assert e.value.exit_code == 3 and isinstance(e.value, WheelError)
+
+
+def test_one_cut_is_recovered() -> None:
+    """A single cut connection is asked again from where it stopped (no error)."""
+    data = make_zip(MEMBERS)
+    state = {"cut": True}
+
+    class CutOnce(httpx.SyncByteStream):
+        def __init__(self, body: bytes) -> None:
+            self.body = body
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            if state["cut"] and len(self.body) > 10:
+                state["cut"] = False
+                yield self.body[:10]
+                raise httpx.ReadError("connection reset")
+            yield self.body
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        lo_s, _, hi_s = request.headers["range"].removeprefix("bytes=").partition("-")
+        lo, hi = (len(data) - int(hi_s), len(data) - 1) if lo_s == "" else (int(lo_s), min(int(hi_s), len(data) - 1))
+        return httpx.Response(206, stream=CutOnce(data[lo:hi + 1]),
+                              headers={"content-range": f"bytes {lo}-{hi}/{len(data)}"})
+
+    r = HttpRangeReader(httpx.Client(transport=httpx.MockTransport(handler)), URL, size=len(data), backoff=0)
+    zf = RemoteZip(r)
+    assert zf.read("pkg-1.0.dist-info/METADATA") == MEMBERS["pkg-1.0.dist-info/METADATA"]
+
+
+def test_range_requests_are_windowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No request asks for more than WINDOW bytes (each has an overall deadline, so each must be bounded)."""
+    import glmcompat.remotezip as rz
+
+    monkeypatch.setattr(rz, "WINDOW", 4096)
+    data = make_zip({"big.bin": bytes(range(256)) * 400}, zipfile.ZIP_STORED)
+    calls: list[str] = []
+    r = HttpRangeReader(serve(data, "range", calls), URL, size=len(data))
+    zf = RemoteZip(r)
+    assert b"".join(zf.stream("big.bin")) == bytes(range(256)) * 400
+    spans = [c.removeprefix("bytes=").split("-") for c in calls if c and not c.startswith("bytes=-")]
+    assert all(int(hi) - int(lo) + 1 <= 4096 for lo, hi in spans)

@@ -175,6 +175,8 @@ def test_target_and_model_rules(broken_site: Path) -> None:
         (["--target", "sm999"], "unknown target 'sm999'"),
         (["--model", "no_such_model"], "unknown model type 'no_such_model'"),
         (["--timeout", "0"], "--timeout must be positive"),
+        (["--timeout", "nan"], "--timeout must be positive"),  # issue 12: nan passed `<= 0` and was accepted
+        (["--timeout", "inf"], "--timeout must be positive"),
         (["--bogus"], "unrecognized arguments"),
     ],
 )
@@ -323,3 +325,41 @@ def test_report_is_json_serialisable(good_site: Path) -> None:
     r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=30))
     assert json.loads(json.dumps(r)) == r
     assert os.path.isabs(probe(r, "import:torchvision")["data"]["file"])
+
+
+SPOOF = '''\
+import sys
+# what a package under test might print: the old, nonce-free markers (a spoofed pass, a record for a probe
+# that does not exist, malformed JSON, wrong types, an exit line without its keys), and half a line
+print('@@glmcompat-probe {"id": "import:torchaudio", "status": "passed", "summary": "SPOOFED", "seconds": 0}')
+print('@@glmcompat-probe {"id": "import:spoofed", "status": "passed", "summary": "SPOOFED", "seconds": 0}')
+print('@@glmcompat-probe {not json')
+print('@@glmcompat-probe [1, 2]')
+print('@@glmcompat-exit {}')
+print('@@glmcompat-exit []')
+print('@@glmcompat-gathered 5')
+print('@@glmcompat-nofork')
+sys.stdout.write("half a line, no newline")
+raise ImportError("torchaudio is broken on purpose")
+'''
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_package_printing_markers_cannot_spoof_or_crash_verify(tmp_path: Path, fork: bool) -> None:
+    """Issue 12: probe records were parsed from any stdout line that began with the marker, so a package under
+    test could pass a failing probe, and an exit line without "group" killed the reader thread (every later
+    record lost). Records now carry a per-process nonce, and malformed ones are ignored."""
+    site = tmp_path / "site"
+    site.mkdir()
+    make_torch(site, "2.10.0")
+    make_ext(site, "torchvision", "0.25.0", NEW_LOGGER, ["torch==2.10.0"])
+    (site / "torchaudio").mkdir()
+    (site / "torchaudio" / "__init__.py").write_text(SPOOF)
+    _dist(site, "torchaudio", "2.10.0", ["torchaudio/__init__.py"], ["torch==2.10.0"])
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30, fork=fork))
+    imp = probe(r, "import:torchaudio")
+    assert imp["status"] == "failed" and "broken on purpose" in imp["error"]
+    assert all(p.get("summary") != "SPOOFED" for p in r["probes"])
+    assert not any(p["id"] == "import:spoofed" for p in r["probes"])
+    assert probe(r, "import:torchvision")["status"] == "passed"  # the other groups' records still arrive
+    assert probe(r, "import:torch")["status"] == "passed"

@@ -62,6 +62,14 @@ def _pyproject_settings(path: Path) -> dict[str, Any]:
     tool = tool.get("glmcompat", {}) if isinstance(tool, dict) else {}
     if not isinstance(tool, dict):
         raise InputError("[tool.glmcompat] must be a table", path=str(path))
+    for key in ("targets", "target"):
+        v = tool.get(key)
+        if v is not None and not (isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(t, str) for t in v))):
+            raise InputError(f"[tool.glmcompat] {key} must be a target name or a list of them, not {v!r}"[:300],
+                             path=str(path))
+    if tool.get("model") is not None and not isinstance(tool["model"], str):
+        raise InputError(f"[tool.glmcompat] model must be a model_type string, not {tool['model']!r}"[:300],
+                         path=str(path))
     return tool
 
 
@@ -182,7 +190,7 @@ def _old_lock(path: Path, rev: str) -> Any | None:
         if rev == "HEAD":
             return None  # a repository without commits yet: everything is new
         raise InputError(f"unknown git revision {rev!r}", path=str(path))
-    r = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True, text=True)
+    r = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True)  # bytes: decoded as a file is
     if r.returncode != 0:
         return None
     return read_text_lock(f"{rev}:{rel}", detect_kind(path), r.stdout)

@@ -33,8 +33,10 @@ def _verify(argv: Sequence[str]) -> int:
     p.add_argument("--path", action="append", default=[], metavar="DIR",
                    help="also look for packages in DIR, before sys.path (e.g. a pip --target folder; repeatable)")
     args = p.parse_args(list(argv))
-    if args.timeout <= 0:
-        p.error(f"--timeout must be positive, got {args.timeout!r}")
+    import math
+
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        p.error(f"--timeout must be positive and finite (seconds), got {args.timeout!r}")
     from ..verify.core import Options, run
     from ..verify.render import table
 
@@ -59,29 +61,51 @@ def _explain(argv: Sequence[str]) -> int:
     p.add_argument("log", metavar="LOGFILE", help="the log to scan, or - for stdin")
     p.add_argument("--json", action="store_true", help="print versioned JSON")
     args = p.parse_args(list(argv))
-    from ..errors import InputError
-    from ..explain import render, scan_lines
+    from ..explain import log_lines, render, scan_lines
     from ..facts import load_facts
 
     sigs = load_facts().rows("signature")
     if args.log == "-":
         name = "<stdin>"
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        lines = (b.decode("utf-8", "replace") for b in stream) if stream else sys.stdin
-        hits = scan_lines(lines, sigs)
+        hits = scan_lines(log_lines(stream) if stream else sys.stdin, sigs)
     else:
         name = args.log
-        try:
-            with open(args.log, "rb") as f:
-                hits = scan_lines((b.decode("utf-8", "replace") for b in f), sigs)
-        except FileNotFoundError:
-            raise InputError("no such file", path=args.log) from None
-        except IsADirectoryError:
-            raise InputError("is a directory, not a log file", path=args.log) from None
-        except OSError as e:
-            raise InputError(f"cannot read: {e.strerror}", path=args.log) from None
+        with _open_log(args.log) as f:
+            try:
+                hits = scan_lines(log_lines(f), sigs)
+            except OSError as e:
+                from ..errors import InputError
+
+                raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     if args.json:
         dump_json({"version": 1, "log": name, "found": bool(hits), "signatures": [h.to_json() for h in hits]})
     else:
         print(render(hits, name))
     return 1 if hits else 0
+
+
+def _open_log(path: str):  # type: ignore[no-untyped-def]
+    """The log at ``path``, opened for reading in binary: a regular file only (a FIFO or a device is refused at
+    once, opened without blocking and never read; ``-`` reads standard input)."""
+    import os
+    import stat
+
+    from ..errors import InputError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a log file", path=path) from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}", path=path) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise InputError("is a directory, not a log file", path=path)
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise InputError(f"is {kind}, not a regular file (pipe a stream in with `glmcompat explain -`)", path=path)
+    return os.fdopen(fd, "rb", buffering=0)

@@ -25,7 +25,22 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
-MARK = "@@glmcompat-probe "
+NONCE_ENV = "GLMCOMPAT_PROBE_NONCE"
+MAX_RECORD = 4 << 20  # characters of one record line; longer lines are dropped, never buffered whole
+
+
+def marks(nonce: str) -> tuple[str, str, str, str]:
+    """The (probe record, group exit, no fork, gathered reports) line markers of a probe process whose
+    parent chose ``nonce``: a package under test that prints a marker line without the nonce (by accident
+    or on purpose) is ignored, so it can neither spoof a result nor break the parent's parsing."""
+    tag = f"@{nonce}" if nonce else ""
+    return (f"@@glmcompat-probe{tag} ", f"@@glmcompat-exit{tag} ", f"@@glmcompat-nofork{tag}",
+            f"@@glmcompat-gathered{tag} ")
+
+
+# The parent hands the nonce over in the environment; it is taken out before any package under test is
+# imported (os.environ no longer shows it to them).
+MARK, EXIT, NOFORK, GATHER_MARK = marks(os.environ.pop(NONCE_ENV, ""))
 
 Record = dict[str, Any]
 
@@ -53,7 +68,8 @@ class ProbeFailure(Exception):
 
 
 def emit(rec: Record) -> None:
-    sys.stdout.write(MARK + json.dumps(rec, sort_keys=True, default=str) + "\n")
+    # a newline first: a package may have left half a line on stdout, and the marker must start a line
+    sys.stdout.write("\n" + MARK + json.dumps(rec, sort_keys=True, default=str) + "\n")
     sys.stdout.flush()
 
 
@@ -889,7 +905,7 @@ def group_nccl(opts: dict[str, Any]) -> None:
     if r.get("nccl-all-reduce") == "passed" and dist is not None:
         dist.all_gather_object(gathered, report)
         if int(os.environ["RANK"]) == 0:
-            sys.stdout.write("@@glmcompat-gathered " + json.dumps(gathered) + "\n")
+            sys.stdout.write("\n" + GATHER_MARK + json.dumps(gathered) + "\n")
             sys.stdout.flush()
         dist.destroy_process_group()
 
@@ -899,10 +915,6 @@ def group_static(opts: dict[str, Any]) -> None:
 
     for rec in run_static(opts):
         emit(rec)
-
-
-NOFORK = "@@glmcompat-nofork"
-EXIT = "@@glmcompat-exit "
 
 
 def forkserver(opts: dict[str, Any]) -> None:
@@ -920,7 +932,7 @@ def forkserver(opts: dict[str, Any]) -> None:
     try:
         import torch  # noqa: F401
     except BaseException:  # noqa: BLE001
-        sys.stdout.write(NOFORK + "\n")
+        sys.stdout.write("\n" + NOFORK + "\n")
         sys.stdout.flush()
         return
     timeout = float(opts.get("timeout", 120))
@@ -951,7 +963,8 @@ def forkserver(opts: dict[str, Any]) -> None:
                 os._exit(rc)
         os.close(out_w)
         os.close(err_w)
-        kid = {"group": g, "pid": pid, "t0": time.monotonic(), "buf": b"", "err": b"", "open": 2, "timed_out": False}
+        kid = {"group": g, "pid": pid, "t0": time.monotonic(), "buf": b"", "err": b"", "open": 2, "timed_out": False,
+               "skip": False}
         kids[pid] = kid
         sel.register(out_r, selectors.EVENT_READ, (kid, "out"))
         sel.register(err_r, selectors.EVENT_READ, (kid, "err"))
@@ -976,6 +989,10 @@ def forkserver(opts: dict[str, Any]) -> None:
             else:
                 k["buf"] += chunk
                 *lines, k["buf"] = k["buf"].split(b"\n")
+                if lines and k["skip"]:  # the end of a line too long to relay
+                    lines, k["skip"] = lines[1:], False
+                if len(k["buf"]) > MAX_RECORD:  # a child printing without newlines: bounded memory
+                    k["buf"], k["skip"] = b"", True
                 for line in lines:
                     sys.stdout.write(line.decode("utf-8", "replace") + "\n")
                 sys.stdout.flush()
@@ -990,7 +1007,7 @@ def forkserver(opts: dict[str, Any]) -> None:
                 emit_exit = {"group": k["group"], "rc": rc, "timed_out": k["timed_out"],
                              "stderr": k["err"].decode("utf-8", "replace"),
                              "seconds": round(time.monotonic() - k["t0"], 3)}
-                sys.stdout.write(EXIT + json.dumps(emit_exit) + "\n")
+                sys.stdout.write("\n" + EXIT + json.dumps(emit_exit) + "\n")
                 sys.stdout.flush()
 
 

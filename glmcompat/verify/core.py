@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import gpu
-from ._probe import EXIT, MARK, NOFORK
+from ._probe import MAX_RECORD, NONCE_ENV, marks
 
 REPORT_VERSION = 1
-GATHER_MARK = "@@glmcompat-gathered "
 
 # group -> the probe ids it reports (for a group that dies before reporting them all)
 GROUP_IDS: dict[str, list[str]] = {
@@ -76,7 +75,9 @@ class Options:
 
 
 class Child:
-    """One probe group's process; its marker lines are parsed as they arrive."""
+    """One probe group's process; its marker lines are parsed as they arrive. The lines carry a nonce chosen
+    here for this process (so a package under test printing a marker is ignored), and a line that does
+    not hold a well-formed record is ignored too."""
 
     def __init__(self, group: str, opts: dict[str, Any], env: dict[str, str], timeout: float,
                  stdin: bool = False, expected: list[str] | None = None) -> None:
@@ -91,10 +92,14 @@ class Child:
         self.timeout = timeout
         self.arrived = threading.Event()
         self.t0 = time.monotonic()
+        import secrets
+
+        nonce = secrets.token_hex(16)
+        self.mark, self.exit_mark, self.nofork_mark, self.gather_mark = marks(nonce)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "glmcompat.verify._probe", group, json.dumps(opts)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            env=env, start_new_session=True, text=True, errors="replace")
+            env={**env, NONCE_ENV: nonce}, start_new_session=True, text=True, errors="replace")
         self._threads = [threading.Thread(target=self._read_out, daemon=True),
                          threading.Thread(target=self._read_err, daemon=True)]
         for t in self._threads:
@@ -108,26 +113,35 @@ class Child:
 
     def _read_out(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            if line.startswith(MARK):
+        partial = False  # inside a line longer than MAX_RECORD: dropped, never held whole
+        while True:
+            line = self.proc.stdout.readline(MAX_RECORD)
+            if not line:
+                break
+            whole = line.endswith("\n")
+            if not partial and whole:
                 try:
-                    self.records.append(json.loads(line[len(MARK):]))
-                    self.arrived.set()
-                except ValueError:
+                    self._take(line)
+                except Exception:  # noqa: BLE001 - nothing a probe process prints may stop the reading
                     pass
-            elif line.startswith(EXIT):
-                try:
-                    e = json.loads(line[len(EXIT):])
-                    self.exits[e["group"]] = e
-                except ValueError:
-                    pass
-            elif line.startswith(NOFORK):
-                self.nofork = True
-            elif line.startswith(GATHER_MARK):
-                try:
-                    self.gathered = json.loads(line[len(GATHER_MARK):])
-                except ValueError:
-                    pass
+            partial = not whole
+
+    def _take(self, line: str) -> None:
+        if line.startswith(self.mark):
+            rec = _parse_json(line[len(self.mark):])
+            if _is_record(rec):
+                self.records.append(rec)
+                self.arrived.set()
+        elif line.startswith(self.exit_mark):
+            e = _parse_json(line[len(self.exit_mark):])
+            if _is_exit(e):
+                self.exits[e["group"]] = e
+        elif line.rstrip("\n") == self.nofork_mark:
+            self.nofork = True
+        elif line.startswith(self.gather_mark):
+            gathered = _parse_json(line[len(self.gather_mark):])
+            if isinstance(gathered, list):
+                self.gathered = gathered
 
     def _read_err(self) -> None:
         assert self.proc.stderr is not None
@@ -176,6 +190,29 @@ class Child:
             out = _complete(out, expected, e["rc"], e["timed_out"], timeout if g in self.exits else self.timeout,
                             tail, e["seconds"])
         return out
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _is_record(rec: Any) -> bool:
+    """Whether ``rec`` is a probe record as :func:`glmcompat.verify._probe.emit` writes one (``pending``: a
+    static record the parent judges, ``gpu-code:``)."""
+    return (isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec.get("status") in (*STATUSES, "pending")
+            and isinstance(rec.get("summary", ""), str) and isinstance(rec.get("error", ""), str)
+            and isinstance(rec.get("seconds", 0.0), int | float) and not isinstance(rec.get("seconds"), bool)
+            and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list))
+
+
+def _is_exit(e: Any) -> bool:
+    """Whether ``e`` is a fork server's exit line for one group."""
+    return (isinstance(e, dict) and isinstance(e.get("group"), str) and (e.get("rc") is None or type(e.get("rc")) is int)
+            and isinstance(e.get("timed_out"), bool) and isinstance(e.get("stderr", ""), str)
+            and isinstance(e.get("seconds"), int | float))
 
 
 def _complete(out: list[dict[str, Any]], expected: list[str], rc: int | None, timed_out: bool, timeout: float,
