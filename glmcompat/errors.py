@@ -75,13 +75,16 @@ class EnvironmentFailure(GlmcompatError):
 _NETWORK_MODULES = ("httpx", "httpcore", "h11", "h2", "anyio", "ssl")
 
 
-def _flat(text: str) -> str:
-    """``text`` on one line, capped at :data:`MAX_LINE` characters, credentials in URLs hidden."""
+def _flat(text: str, cap: int = MAX_LINE) -> str:
+    """``text`` on one line, capped at ``cap`` characters, credentials in URLs hidden."""
     import re
 
     one = " ".join(text.split())
     one = re.sub(r"(\w+://)[^/@\s]*@", r"\1***@", one)
-    return one if len(one) <= MAX_LINE else one[: MAX_LINE - 3] + "..."
+    return one if len(one) <= cap else one[: cap - 3] + "..."
+
+
+OWN_MAX_LINE = 4000  # glmcompat's own messages quote capped values; a uv-style derivation and its hint stay whole
 
 
 def is_network_error(exc: BaseException) -> bool:
@@ -102,7 +105,7 @@ def _os_message(exc: OSError) -> str:
 def classify(exc: BaseException, tracker: str = "glmcompat's issue tracker") -> tuple[int, str]:
     """(exit code, the one line to print after ``error: ``) for an exception that reached the top."""
     if isinstance(exc, GlmcompatError):
-        return exc.exit_code, _flat(exc.one_line())
+        return exc.exit_code, _flat(exc.one_line(), OWN_MAX_LINE)
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "interrupted"
     if is_network_error(exc):
