@@ -114,7 +114,7 @@ def key(argv: list[str]) -> str | None:
         d = _digest(f)
         if not d:
             return None
-        h.update(f"{os.path.realpath(f)}\0{d}\n".encode("utf-8", "surrogateescape"))
+        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
     for p in paths:
         d = _digest(p)
         if not d:
