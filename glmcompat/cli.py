@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(_usage(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
-    if args[0] == "--version":
+    if args[0] in ("--version", "-V"):
         from . import __version__
 
         print(f"glmcompat {__version__}")

@@ -31,6 +31,17 @@ _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix"}
 _FLAGS = {"--allow-unknown", "--json"}
 
 
+def use_color() -> bool:
+    """Colour on a terminal, as uv and pre-commit decide it: ``NO_COLOR`` (any value) or ``TERM=dumb`` turn
+    it off, ``FORCE_COLOR`` (any non-empty value) turns it on even when stdout is not a terminal."""
+    env = os.environ
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty() and env.get("TERM") != "dumb"
+
+
 def cache_dir() -> str | None:
     """As :func:`glmcompat.facts.cache_dir`, without its imports (None where that needs platformdirs)."""
     env = os.environ.get("GLMCOMPAT_CACHE_DIR")
@@ -108,7 +119,7 @@ def key(argv: list[str]) -> str | None:
     if files is None:
         return None
     h = blake2b(digest_size=20)
-    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(sys.stdout.isatty()), "\0".join(argv)):
+    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color()), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for f in files:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
         d = _digest(f)

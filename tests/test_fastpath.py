@@ -65,3 +65,15 @@ def test_the_pyproject_beside_the_lock_is_part_of_the_verdict(tmp_path):
     assert run_cli("check", "requirements.txt", cwd=d, env=env).returncode == 1
     (d / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n[tool.glmcompat]\ntargets = ["sm90"]\n')
     assert run_cli("check", "requirements.txt", cwd=d, env=env).returncode == 0
+
+
+def test_colour_follows_no_color_and_force_color(tmp_path):
+    """FORCE_COLOR colours even a pipe, NO_COLOR wins over it; the cached verdict keeps each apart."""
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    lock = str(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt")
+    plain = run_cli("check", lock, "--target", "sm90", env=env)
+    forced = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1"})
+    off = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert "\033[" not in plain.stdout and "\033[" in forced.stdout and off.stdout == plain.stdout
+    again = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1"})
+    assert again.stdout == forced.stdout

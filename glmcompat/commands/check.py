@@ -291,7 +291,9 @@ def main(name: str, argv: Sequence[str]) -> int:
                 ok = False
     import io
 
-    color = sys.stdout.isatty()
+    from ..fastpath import use_color
+
+    color = use_color()
     real, buf = sys.stdout, io.StringIO()
     sys.stdout = buf
     try:
