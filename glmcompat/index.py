@@ -446,8 +446,9 @@ def read_capped(r: httpx.Response, what: str, limit: int, deadline: Deadline) ->
     return bytes(buf)
 
 
-def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> httpx.Client:
-    """An httpx client honouring the usual CA bundle variables (``SSL_CERT_FILE``, ``PIP_CERT``...)."""
+def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connections: int | None = None) -> httpx.Client:
+    """An httpx client honouring the usual CA bundle variables (``SSL_CERT_FILE``, ``PIP_CERT``...).
+    ``max_connections`` bounds the pool (parallel downloads wait for a free connection, no pool timeout)."""
     import httpx
 
     verify: Any = True
@@ -458,9 +459,12 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> httpx.Client:
 
             verify = ssl.create_default_context(cafile=path)
             break
-    return httpx.Client(
-        timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT}
-    )
+    if max_connections is None:
+        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True,
+                            verify=verify, headers={"User-Agent": USER_AGENT})
+    return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], pool=None),
+                        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+                        follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
 
 
 def request_with_retries(

@@ -342,24 +342,10 @@ def list_lacking(project: Project, package: str, kind: str, coverage: Coverage, 
 
 
 def bounded_client(jobs: int) -> httpx.Client:
-    """An httpx client whose pool holds at most ``jobs`` connections: the bound on parallel downloads.
-    Requests beyond it wait for a free connection (no pool timeout); CA bundle as :func:`index.make_client`."""
-    import httpx
+    """An httpx client whose pool holds at most ``jobs`` connections: the bound on parallel downloads."""
+    from .index import make_client
 
-    from .index import DEFAULT_TIMEOUT, USER_AGENT
-
-    verify: Any = True
-    for var in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
-        path = os.environ.get(var)
-        if path and os.path.isfile(path):
-            import ssl
-
-            verify = ssl.create_default_context(cafile=path)
-            break
-    return httpx.Client(
-        timeout=httpx.Timeout(DEFAULT_TIMEOUT[0], connect=DEFAULT_TIMEOUT[1], pool=None),
-        limits=httpx.Limits(max_connections=jobs, max_keepalive_connections=jobs),
-        follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+    return make_client(max_connections=jobs)
 
 
 def pick_wheel(files: Sequence[IndexFile]) -> tuple[IndexFile, str] | None:
