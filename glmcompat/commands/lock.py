@@ -7,24 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._common import parser
-
-DEFAULT_STACK = "glm5-sglang-0.5.9"
+from ._common import DEFAULT_STACK, add_core_options, parser
 
 
 def main(name: str, argv: Sequence[str]) -> int:
     p = parser("lock", "Resolve the ABI-coupled core for a GPU target against the matrix, lock the rest with uv, "
                        "and write host-free lockfiles (pyproject.toml, requirements.txt; uv.lock and pylock.toml beside them).")
-    p.add_argument("--stack", metavar="NAME",
-                   help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
-    p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
-    p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
-    p.add_argument("--platform", metavar="P",
-                   help="the machine to lock for: x86_64 or aarch64 (default: the target's only one, else x86_64; "
-                        "GH200/GB200/GB300 hosts are aarch64)")
-    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
+    add_core_options(p, "torch==2.10.0")
     p.add_argument("--python", metavar="X.Y", help="lock for one Python minor (default: the stack's range)")
-    p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ", help="extra core requirement, e.g. torch==2.10.0")
     p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
     p.add_argument("--out", metavar="DIR", help="output directory (default locks/<stack>/<target>/, for aarch64 "
                                                 "locks/<stack>/<target>-aarch64/)")

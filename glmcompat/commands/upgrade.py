@@ -6,23 +6,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ._common import parser
-
-DEFAULT_STACK = "glm5-sglang-0.5.9"
+from ._common import add_core_options, parser
 
 
 def main(name: str, argv: Sequence[str]) -> int:
     p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why "
                           "(the first clause that rules it out) and one remedy.")
-    p.add_argument("--stack", metavar="NAME",
-                   help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
-    p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
-    p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
-    p.add_argument("--platform", metavar="P",
-                   help="the machine: x86_64 or aarch64 (default: the target's only one, else x86_64)")
-    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
-    p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ",
-                   help="extra core requirement, e.g. torchvision==0.29.2 (repeatable)")
+    add_core_options(p, "torchvision==0.29.2")
     p.add_argument("--exclude-newer", metavar="DATE",
                    help="ignore files uploaded after DATE (a date, midnight UTC, or an RFC 3339 UTC timestamp; default: none)")
     p.add_argument("--limit", type=int, default=3, metavar="N", help="newer releases explained per package (default 3)")
