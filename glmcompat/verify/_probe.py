@@ -213,6 +213,26 @@ def _device(opts: dict[str, Any]) -> Any:
     return torch.device("cuda", int(opts.get("device", 0)))
 
 
+def _rmsnorm_case() -> tuple[Any, Any, Any]:
+    """(x, weight, float64 reference) of the rmsnorm smoke test every kernel package is held to."""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(64, 1024, generator=g)
+    w = torch.randn(1024, generator=g)
+    return x, w, x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()
+
+
+def _silu_and_mul_case() -> tuple[Any, Any]:
+    """(x, float64 reference) of the silu_and_mul smoke test."""
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(64, 2048, generator=g)
+    a, b = x.double().chunk(2, -1)
+    return x, torch.nn.functional.silu(a) * b
+
+
 def _close(name: str, got: Any, ref: Any, rtol: float, atol: float, p: Probe) -> None:
     import torch
 
@@ -486,10 +506,7 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
         import torch
 
         dev = _device(opts)
-        g = torch.Generator().manual_seed(0)
-        x = torch.randn(64, 1024, generator=g)
-        w = torch.randn(1024, generator=g)
-        ref = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()
+        x, w, ref = _rmsnorm_case()
         out = sgl_kernel.rmsnorm(x.to(dev, torch.bfloat16), w.to(dev, torch.bfloat16), 1e-6)
         _close("rmsnorm", out, ref, 3e-2, 3e-2, p)
         p.summary = "rmsnorm (bf16) matches the torch reference"
@@ -499,10 +516,7 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
         import torch
 
         dev = _device(opts)
-        g = torch.Generator().manual_seed(1)
-        x = torch.randn(64, 2048, generator=g)
-        a, b = x.double().chunk(2, -1)
-        ref = torch.nn.functional.silu(a) * b
+        x, ref = _silu_and_mul_case()
         out = sgl_kernel.silu_and_mul(x.to(dev, torch.bfloat16))
         _close("silu_and_mul", out, ref, 3e-2, 3e-2, p)
         p.summary = "silu_and_mul (bf16) matches the torch reference"
@@ -646,10 +660,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
         import torch
 
         dev = _device(opts)
-        g = torch.Generator().manual_seed(0)
-        x = torch.randn(64, 1024, generator=g)
-        w = torch.randn(1024, generator=g)
-        ref = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()
+        x, w, ref = _rmsnorm_case()
         out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
         torch.ops._C.rms_norm(out, x.to(dev, torch.bfloat16), w.to(dev, torch.bfloat16), 1e-6)
         torch.cuda.synchronize(dev)
@@ -660,10 +671,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
         import torch
 
         dev = _device(opts)
-        g = torch.Generator().manual_seed(1)
-        x = torch.randn(64, 2048, generator=g)
-        a, b = x.double().chunk(2, -1)
-        ref = torch.nn.functional.silu(a) * b
+        x, ref = _silu_and_mul_case()
         out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
         torch.ops._C.silu_and_mul(out, x.to(dev, torch.bfloat16))
         torch.cuda.synchronize(dev)
