@@ -213,26 +213,6 @@ def test_vllm_lock_without_a_safe_set_exits_1(vllm_index, tmp_path, capsys, with
     assert not (tmp_path / "o").exists()
 
 
-def _tiny_wheel(name: str, version: str) -> tuple[str, bytes]:
-    import base64
-    import io
-    import zipfile
-
-    dist = name.replace("-", "_")
-    info = f"{dist}-{version}.dist-info"
-    files = {f"{dist}/__init__.py": b"",
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    record = "".join(f"{k},sha256={base64.urlsafe_b64encode(hashlib.sha256(v).digest()).rstrip(b'=').decode()},{len(v)}\n"
-                     for k, v in files.items()) + f"{info}/RECORD,,\n"
-    files[f"{info}/RECORD"] = record.encode()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for k, v in files.items():
-            z.writestr(zipfile.ZipInfo(k, (2020, 1, 1, 0, 0, 0)), v)
-    return f"{dist}-{version}-py3-none-any.whl", buf.getvalue()
-
-
 @pytest.fixture
 def local_index(tmp_path, monkeypatch):
     """A local PEP 691 index (a thread of this process) with tiny wheels named like the vLLM core, for the real uv."""
@@ -246,47 +226,12 @@ def arm_local_index(tmp_path, monkeypatch):
 
 
 def _serve(pins, tmp_path, monkeypatch):
-    import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from .localindex import serve_wheels
 
-    wheels = {n: _tiny_wheel(n, v) for n, v in pins.items()}
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_HEAD(self) -> None:
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def _send(self, body: bytes, ctype: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self) -> None:
-            parts = [p for p in self.path.split("?")[0].split("/") if p]
-            if len(parts) == 2 and parts[0] == "simple" and parts[1] in wheels:
-                fn, data = wheels[parts[1]]
-                page = {"meta": {"api-version": "1.1"}, "name": parts[1],
-                        "files": [{"filename": fn, "url": f"/files/{fn}", "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
-                                   "upload-time": "2025-01-01T00:00:00Z"}]}
-                return self._send(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
-            for fn, data in wheels.values():
-                if parts == ["files", fn]:
-                    return self._send(data, "application/octet-stream")
-            self.send_error(404)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("UV_DEFAULT_INDEX", f"http://127.0.0.1:{server.server_address[1]}/simple")
-    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
-    yield
-    server.shutdown()
+    with serve_wheels(pins) as url:
+        monkeypatch.setenv("UV_DEFAULT_INDEX", url)
+        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+        yield
 
 
 def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):

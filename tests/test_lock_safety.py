@@ -9,9 +9,6 @@ races use the ``GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS]`` hook of glmcompat/lock.py
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import io
 import json
 import os
 import shutil
@@ -20,8 +17,6 @@ import subprocess
 import sys
 import threading
 import tomllib
-import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -35,6 +30,7 @@ from glmcompat.lock import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, LockReque
 from glmcompat.resolver import RecordedSource
 
 from .conftest import ROOT, run_cli
+from .localindex import serve_wheels
 from .test_lock import GLM5, INDEX, STACK
 
 A = LockRequest(STACK, "sm120", "glm_moe_dsa")  # `glmcompat lock --target sm120`
@@ -46,59 +42,10 @@ MATRIX = ROOT / "matrices"  # replaced by a snapshot (the `matrix` fixture)
 
 # --- a local index for the real uv -------------------------------------------------------------
 
-def _wheel(name: str, version: str) -> tuple[str, bytes]:
-    dist = name.replace("-", "_")
-    info = f"{dist}-{version}.dist-info"
-    files = {f"{dist}/__init__.py": b"",
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    record = "".join(f"{k},sha256={base64.urlsafe_b64encode(hashlib.sha256(v).digest()).rstrip(b'=').decode()},{len(v)}\n"
-                     for k, v in files.items()) + f"{info}/RECORD,,\n"
-    files[f"{info}/RECORD"] = record.encode()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for k, v in files.items():
-            z.writestr(zipfile.ZipInfo(k, (2020, 1, 1, 0, 0, 0)), v)
-    return f"{dist}-{version}-py3-none-any.whl", buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def index() -> object:
-    wheels = {name: _wheel(name, version) for name, version in GLM5.items()}
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_HEAD(self) -> None:  # uv probes for range requests; say no
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def _send(self, body: bytes, ctype: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self) -> None:
-            parts = [p for p in self.path.split("?")[0].split("/") if p]
-            if len(parts) == 2 and parts[0] == "simple" and parts[1] in wheels:
-                fn, data = wheels[parts[1]]
-                page = {"meta": {"api-version": "1.1"}, "name": parts[1],
-                        "files": [{"filename": fn, "url": f"/files/{fn}", "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
-                                   "upload-time": "2025-01-01T00:00:00Z"}]}
-                return self._send(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
-            for fn, data in wheels.values():
-                if parts == ["files", fn]:
-                    return self._send(data, "application/octet-stream")
-            self.send_error(404)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/simple"
-    server.shutdown()
+    with serve_wheels(GLM5) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
