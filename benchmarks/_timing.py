@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import sys
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 

@@ -64,7 +64,7 @@ class Counting:
 
 
 def client(jobs: int) -> tuple[Any, Counting]:
-    from glmcompat.refresh import bounded_client
+    from glmcompat.ops.refresh import bounded_client
 
     base = bounded_client(jobs)
     counting = Counting(base._transport)  # the pool bounded to `jobs` connections
@@ -77,7 +77,7 @@ def trimmed_matrix(dest: Path, package: str, version: str) -> None:
     import tomlkit
     from packaging.version import Version
 
-    from glmcompat.matrix import default_matrix_dir
+    from glmcompat.matrix.store import default_matrix_dir
 
     shutil.copytree(default_matrix_dir(), dest)
     v = Version(version)
@@ -122,10 +122,10 @@ def main() -> int:
     ap.add_argument("--full-arch", action="store_true", help="also time the whole-wheel arch probe")
     args = ap.parse_args()
 
-    from glmcompat.cache import Cache
-    from glmcompat.index import IndexClient
-    from glmcompat.probe import probe_abi, probe_arch
-    from glmcompat.refresh import arch_probe, refresh
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.ops.refresh import arch_probe, refresh
+    from glmcompat.ops.wheelprobe import probe_abi, probe_arch
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
     try:
@@ -188,7 +188,7 @@ def main() -> int:
                   f"{counting.bytes / 1e6:.1f} MB = {100 * counting.bytes / ext_size:.2f}% of the extension wheel")
 
         # 3. arch part alone, cold: main modules only (what refresh reads)
-        from glmcompat.matrix import load_matrix
+        from glmcompat.matrix.schema import load_matrix
 
         pats = [list(r.modules) for r in load_matrix([mdir]).primary_modules if r.package == args.package]
         cache = fresh("cache-arch")

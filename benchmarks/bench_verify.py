@@ -37,9 +37,9 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def pycache_dir() -> str:
-    """verify's bytecode cache (glmcompat.verify.core._speed_opts)."""
+    """verify's bytecode cache (glmcompat.ops.verify.core._speed_opts)."""
     sys.path.insert(0, HERE)
-    from glmcompat.facts import cache_dir
+    from glmcompat.matrix.store import cache_dir
 
     return str(cache_dir() / "pycache")
 

@@ -26,15 +26,15 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-    from .errors import GlmcompatError, InputError, MatrixError
-    from .matrix import Matrix, load_matrix
+    from glmcompat.matrix.schema import Matrix, load_matrix
+    from glmcompat.model.errors import GlmcompatError, InputError, MatrixError
 
 _LAZY = {
-    "load_matrix": "matrix",
-    "Matrix": "matrix",
-    "GlmcompatError": "errors",
-    "InputError": "errors",
-    "MatrixError": "errors",
+    "load_matrix": "matrix.schema",
+    "Matrix": "matrix.schema",
+    "GlmcompatError": "model.errors",
+    "InputError": "model.errors",
+    "MatrixError": "model.errors",
 }
 
 

@@ -54,9 +54,9 @@ def main() -> int:
     from packaging.utils import parse_wheel_filename
     from packaging.version import Version
 
-    from glmcompat.cache import NoCache
-    from glmcompat.index import ACCEPT_JSON, IndexClient, parse_project_page
-    from glmcompat.refresh import pick_wheel
+    from glmcompat.edges.cache import NoCache
+    from glmcompat.edges.index import ACCEPT_JSON, IndexClient, parse_project_page
+    from glmcompat.ops.refresh import pick_wheel
 
     out = Path(args.out)
     (out / "pages").mkdir(parents=True, exist_ok=True)

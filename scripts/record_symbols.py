@@ -47,9 +47,9 @@ def verdict_json(r: Any) -> dict[str, Any]:
 
 
 def record(out: Path) -> None:
-    from glmcompat.cache import Cache
-    from glmcompat.index import IndexClient
-    from glmcompat.probe import _ext_summary, _find, _Stats, _torch_summary, parse_pin, probe_abi
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.ops.wheelprobe import _ext_summary, _find, _Stats, _torch_summary, parse_pin, probe_abi
 
     cache = Cache()
     exts: dict[str, Any] = {}

@@ -13,7 +13,7 @@ the line, e.g.::
 
 Bisection assumes an architecture, once registered, stays registered; ``--scan`` reads every release
 (one range-read each) and shows where that does not hold. The index is the one pip/uv would use
-(``glmcompat.index.default_index_url``); no index host is written here. Exit 0 when a release
+(``glmcompat.edges.index.default_index_url``); no index host is written here. Exit 0 when a release
 registers it, 1 when none does, 2 on bad input, 3 when the index fails.
 """
 
@@ -49,7 +49,8 @@ def registry_lines(text: str, arch: str) -> list[tuple[int, str]]:
 
 
 def read_registry(ic: Any, version: str, python: str, platform: str) -> tuple[Any, str, int]:
-    from glmcompat.remotezip import HttpRangeReader, RemoteZip
+    from glmcompat.edges.ranges import HttpRangeReader
+    from glmcompat.readers.wheelzip import RemoteZip
 
     f = ic.find_wheel("vllm", version, python=python, platform=platform)
     reader = HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size)
@@ -73,7 +74,7 @@ def look(ic: Any, version: str, arch: str, python: str, platform: str, cache: di
 def releases(ic: Any, python: str, platform: str) -> list[str]:
     from packaging.version import Version
 
-    from glmcompat.index import select_wheel, supported_tags
+    from glmcompat.edges.index import select_wheel, supported_tags
 
     project = ic.project("vllm")
     tags = supported_tags(python, platform)
@@ -102,8 +103,8 @@ def main(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     from packaging.version import InvalidVersion, Version
 
-    from glmcompat.errors import EnvironmentFailure, InputError
-    from glmcompat.index import IndexClient
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.model.errors import EnvironmentFailure, InputError
 
     try:
         Version(a.since or "0")

@@ -130,7 +130,7 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_unreachable_index(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import glmcompat.index as index
+    import glmcompat.edges.http as index
 
     monkeypatch.setattr(index.time, "sleep", lambda s: None)
     rc, _, err = run(capsys, "abi", "ext==1.0", "--torch", "9.0.0", "--index-url", "http://127.0.0.1:9/simple",

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from glmcompat.lockfiles import read_lock
+from glmcompat.readers.lockfiles import read_lock
 
 from .conftest import LOCKS, ROOT, run_cli
 
@@ -145,7 +145,7 @@ def test_bad_usage(tmp_path, args, needle):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from glmcompat.errors import LockFormatError  # noqa: E402
+from glmcompat.model.errors import LockFormatError  # noqa: E402
 
 _lockish = st.one_of(
     st.binary(max_size=200),
@@ -185,8 +185,8 @@ def test_unpinned_lines_are_judged_not_refused(tmp_path):
 def test_a_mixed_output_set_is_unsafe(tmp_path):
     """`glmcompat lock` stamps its four files as one set; a set mixed from two runs (here: requirements.txt
     from another run) is an error in `check`, although each file alone would pass."""
-    from glmcompat.facts import load_facts
-    from glmcompat.lock import OUTPUTS, STAMP, _stamp
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.ops.lockgen import OUTPUTS, STAMP, _stamp
 
     src = LOCKS / "glm5-sglang-0.5.9"
     files = {n: (src / n).read_bytes() if (src / n).exists() else b"# placeholder\n" for n in OUTPUTS}

@@ -5,12 +5,14 @@ from __future__ import annotations
 import difflib
 import shutil
 from pathlib import Path
+
 import pytest
 
-from glmcompat.curate import abi_row, add_row, arch_row, insert_row, render_row
-from glmcompat.errors import MatrixError
-from glmcompat.matrix import default_matrix_dir, load_file, load_matrix
-from glmcompat.probe import AbiResult, ArchResult, MissingSymbol, ModuleAbi, ModuleArch
+from glmcompat.matrix.curate import abi_row, add_row, arch_row, insert_row, render_row
+from glmcompat.matrix.schema import load_file, load_matrix
+from glmcompat.matrix.store import default_matrix_dir
+from glmcompat.model.errors import MatrixError
+from glmcompat.ops.wheelprobe import AbiResult, ArchResult, MissingSymbol, ModuleAbi, ModuleArch
 
 KERNELS = default_matrix_dir() / "kernels.toml"
 
@@ -120,7 +122,7 @@ def test_run_probe_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caps
 def test_abi_and_arch_rows_cite_the_command_that_reproduces_them() -> None:
     row = abi_row(_abi("sgl-kernel", "0.3.20", "2.10.0", []))
     assert row["source"].startswith("glmcompat abi sgl-kernel==0.3.20 --torch 2.10.0: ")
-    from glmcompat.curate import abi_command, arch_command
+    from glmcompat.matrix.curate import abi_command, arch_command
 
     assert abi_command("torchvision", "0.24.1", "2.9.1", "torchvision-0.24.1-cp312-cp312-manylinux_2_28_x86_64.whl") \
         == "glmcompat abi torchvision==0.24.1 --torch 2.9.1 --python cp312"
@@ -136,7 +138,7 @@ def test_render_row_writes_dicts_inline() -> None:
 
 
 def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path) -> None:
-    from glmcompat.curate import add_rows
+    from glmcompat.matrix.curate import add_rows
 
     d = tmp_path / "m"
     shutil.copytree(default_matrix_dir(), d)
@@ -169,7 +171,7 @@ def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path)
 
 
 def test_row_identity() -> None:
-    from glmcompat.curate import row_identity
+    from glmcompat.matrix.curate import row_identity
 
     a = row_identity("abi_probe", {"package": "SGL_Kernel", "version": "0.3.21", "torch": "2.9.1"})
     assert a == row_identity("abi_probe", {"package": "sgl-kernel", "version": "0.3.21.0", "torch": "2.9.1"})

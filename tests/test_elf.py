@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.elf import ElfError, cuda_majors, demangle, read_elf, top_namespace, torch_shaped
+from glmcompat.readers.elf import ElfError, cuda_majors, demangle, read_elf, top_namespace, torch_shaped
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 

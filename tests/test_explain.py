@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.explain import match_signatures, scan_lines
-from glmcompat.facts import load_facts
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.signatures import match_signatures, scan_lines
 
 from .conftest import run_cli
 
@@ -81,7 +81,7 @@ def test_unreadable_log_exits_2(tmp_path: Path, kind: str) -> None:
     assert str(path) in r.stderr
 
 
-# vLLM's failures as its logs print them (matrices/vllm-signatures.toml); each line names its source.
+# vLLM's failures as its logs print them (glmcompat/matrix/data/vllm-signatures.toml); each line names its source.
 VLLM_LOG = """\
 WARNING 01-12 10:00:01 [interface.py:225] Failed to import from vllm._C: ImportError('/venv/lib/python3.12/site-packages/vllm/_C.abi3.so: undefined symbol: _ZN3c1013MessageLoggerC1EPKciib')
 AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'

@@ -1,4 +1,4 @@
-"""The warm `check` fast path (glmcompat.fastpath): a cached verdict is exactly what the full path prints
+"""The warm `check` fast path (glmcompat.cli.fastpath): a cached verdict is exactly what the full path prints
 and exits with, on every fixture; it is never used once anything the verdict read has changed."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.fatbin import (
+from glmcompat.readers.fatbin import (
     FLAG_ARCH_SPECIFIC,
     FLAG_FAMILY,
     FatbinError,

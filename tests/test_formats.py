@@ -1,4 +1,4 @@
-"""glmcompat.formats: requirements files (with includes) and the lock formats people hand to ``check``.
+"""glmcompat.readers.formats: requirements files (with includes) and the lock formats people hand to ``check``.
 
 Fixtures under tests/fixtures/formats/<case>/ are real files (a SOURCE line names where each came from)
 or hand-written files in the real formats; the error cases build their small inputs in tmp_path.
@@ -16,8 +16,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from glmcompat.errors import LockFormatError
-from glmcompat.formats import (
+from glmcompat.model.errors import LockFormatError
+from glmcompat.readers.formats import (
     conda_document,
     decode_text,
     kind_from_name,
@@ -29,7 +29,7 @@ from glmcompat.formats import (
     poetry_python,
     sniff_kind,
 )
-from glmcompat.lockfiles import Entry, Lock
+from glmcompat.readers.lockfiles import Entry, Lock
 
 from .conftest import FIXTURES, LOCKS
 

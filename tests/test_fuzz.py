@@ -6,9 +6,9 @@ pylock.toml, requirements files with includes, poetry.lock, pdm.lock, Pipfile.lo
 small matrix files. Each input is a seed with a few mutations: bit flips, truncations, deletions,
 duplicated spans, inserted tokens chosen to hurt (quotes, brackets, NUL, invalid UTF-8, a byte-order mark,
 a 5000-digit version, nesting 2000 deep, markers, options), a version replaced by a bad or absurd one and,
-in TOML and JSON, a value swapped for one of another type. Each goes through :func:`glmcompat.lockfiles.read_lock` (no cache) and through
-``check``'s main path in-process (:func:`glmcompat.commands.check.main`, caches on); matrix files through
-:func:`glmcompat.matrix.load_file`. Only :class:`glmcompat.errors.GlmcompatError` may come out, and no
+in TOML and JSON, a value swapped for one of another type. Each goes through :func:`glmcompat.readers.lockfiles.read_lock` (no cache) and through
+``check``'s main path in-process (:func:`glmcompat.cli.commands.check.main`, caches on); matrix files through
+:func:`glmcompat.matrix.schema.load_file`. Only :class:`glmcompat.model.errors.GlmcompatError` may come out, and no
 input may take long.
 
 CI runs ``GLMCOMPAT_FUZZ_INPUTS`` inputs (default 600, well within a minute); the long run is
@@ -29,7 +29,7 @@ import time
 import traceback
 from pathlib import Path
 
-from glmcompat.errors import GlmcompatError
+from glmcompat.model.errors import GlmcompatError
 
 from .conftest import FIXTURES, ROOT
 
@@ -55,7 +55,7 @@ JSON_SWAPS = [b"1", b"null", b"true", b"[]", b"{}", b'[""]', b'{"a": 1}', b'"=="
 def seeds() -> list[Path]:
     out = [p for d in (FIXTURES / "locks", FIXTURES / "formats") for p in sorted(d.rglob("*"))
            if p.is_file() and p.name != "SOURCE"]
-    out += [p for p in sorted((ROOT / "matrices").glob("*.toml")) if p.stat().st_size < 20_000]
+    out += [p for p in sorted((ROOT / "glmcompat" / "matrix" / "data").glob("*.toml")) if p.stat().st_size < 20_000]
     return out
 
 
@@ -93,12 +93,12 @@ def mutate(data: bytes, rng: random.Random, kind: str) -> bytes:
 
 def run_one(path: Path, is_matrix: bool) -> None:
     if is_matrix:
-        from glmcompat.matrix import load_file
+        from glmcompat.matrix.schema import load_file
 
         load_file(path)
         return
-    from glmcompat.commands import check
-    from glmcompat.lockfiles import read_lock
+    from glmcompat.cli.commands import check
+    from glmcompat.readers.lockfiles import read_lock
 
     with contextlib.suppress(GlmcompatError):
         read_lock(path, use_cache=False)
@@ -114,7 +114,7 @@ def test_mutated_locks_raise_only_glmcompat_errors(tmp_path: Path) -> None:
     slowest = (0.0, "")
     for n in range(INPUTS):
         src = rng.choice(pool)
-        is_matrix = src.parent == ROOT / "matrices"
+        is_matrix = src.parent == ROOT / "glmcompat" / "matrix" / "data"
         work = tmp_path / f"in{n % 4}"
         if work.exists():
             shutil.rmtree(work)

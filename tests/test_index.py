@@ -14,9 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from glmcompat.cache import Cache
-from glmcompat.errors import EnvironmentFailure, InputError
-from glmcompat.index import (
+from glmcompat.edges.cache import Cache
+from glmcompat.edges.index import (
     ACCEPT_JSON,
     IndexClient,
     IndexFile,
@@ -27,6 +26,7 @@ from glmcompat.index import (
     select_wheel,
     supported_tags,
 )
+from glmcompat.model.errors import EnvironmentFailure, InputError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "index"
 BASE = "https://index.invalid/simple"

@@ -7,12 +7,13 @@ import shutil
 
 import pytest
 
-from glmcompat.errors import EnvironmentFailure, InputError, UnsafeError
-from glmcompat.facts import load_facts
-from glmcompat.lock import LockRequest, lock, render_pyproject, resolve_core
-from glmcompat.lockfiles import read_lock
-from glmcompat.resolver import RecordedSource, Request, resolve, skipped_newer
-from glmcompat.rules import evaluate
+from glmcompat.decide.resolver import Request, resolve, skipped_newer
+from glmcompat.decide.rules import evaluate
+from glmcompat.edges.sources import RecordedSource
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
+from glmcompat.ops.lockgen import LockRequest, lock, render_pyproject, resolve_core
+from glmcompat.readers.lockfiles import read_lock
 
 from .conftest import FIXTURES, ROOT, run_cli
 
@@ -108,7 +109,7 @@ def test_failed_run_leaves_earlier_outputs_untouched(tmp_path, facts, src, monke
 
 
 def test_uv_missing(tmp_path, facts, src, monkeypatch):
-    import glmcompat.lock as L
+    import glmcompat.ops.lockgen as L
 
     monkeypatch.setattr(L, "uv_binary", lambda: (_ for _ in ()).throw(EnvironmentFailure("uv is not installed (pip install uv)")))
     with pytest.raises(EnvironmentFailure, match="uv is not installed"):
@@ -184,7 +185,7 @@ def vllm_index(tmp_path, monkeypatch):
     """The recorded index (pages.json, at index.invalid) as the resolver's index for in-process command runs."""
     import json
 
-    import glmcompat.index as I
+    import glmcompat.edges.index as I
 
     from .test_resolver import mock_index
 
@@ -239,11 +240,11 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     the real `uv lock` on a local index, the check, the host-free exports; a second run changes nothing."""
     import json
 
-    from glmcompat.facts import cache_dir
-    from glmcompat.lock import resolution_key
+    from glmcompat.matrix.store import cache_dir
+    from glmcompat.ops.lockgen import resolution_key
 
     matrix = tmp_path / "matrices"  # a snapshot: the tree may change under a long test run
-    shutil.copytree(ROOT / "matrices", matrix)
+    shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", matrix)
     facts = load_facts([matrix])
     req = LockRequest(VSTACK, "sm120", "glm_moe_dsa")
     memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
@@ -377,7 +378,7 @@ def test_x86_64_lock_files_are_unchanged_by_platforms(facts, src):
 
 
 def test_resolution_key_normalises_the_platform(facts):
-    from glmcompat.lock import resolution_key
+    from glmcompat.ops.lockgen import resolution_key
 
     key = resolution_key
     assert key(facts, LockRequest(STACK, "sm121")) == key(facts, LockRequest(STACK, "sm121", platform="aarch64"))
@@ -398,11 +399,11 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
     output says which machine was locked; a second run changes nothing."""
     import json
 
-    from glmcompat.facts import cache_dir
-    from glmcompat.lock import resolution_key
+    from glmcompat.matrix.store import cache_dir
+    from glmcompat.ops.lockgen import resolution_key
 
     matrix = tmp_path / "matrices"
-    shutil.copytree(ROOT / "matrices", matrix)
+    shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", matrix)
     facts = load_facts([matrix])
     req = LockRequest(STACK, target, "glm_moe_dsa", platform=platform)
     memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
@@ -439,9 +440,9 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
 def test_default_platform_is_said_and_the_other_named(facts, src, tmp_path, monkeypatch, capsys):
     """A target with two machines locks for x86_64 by default, says so, and names `--platform aarch64` and where
     that lock goes."""
-    from glmcompat.commands import lock as cmd
+    from glmcompat.cli.commands import lock as cmd
 
-    monkeypatch.setattr("glmcompat.lock.lock", lambda facts, req, out, **k: {
+    monkeypatch.setattr("glmcompat.ops.lockgen.lock", lambda facts, req, out, **k: {
         "out": str(out), "target": req.target, "pins": dict(GLM5), "overrides": {}, "platform": req.platform, "changed": []})
     monkeypatch.chdir(tmp_path)
     assert cmd.main("lock", ["--target", "sm100"]) == 0
@@ -496,7 +497,7 @@ def test_vllm_lock_for_real(tmp_path):
     import subprocess
     import sys
 
-    from glmcompat.lock import uv_binary
+    from glmcompat.edges.uv import uv_binary
 
     out = tmp_path / "sm120"
     r = run_cli("lock", "--target", "sm120", "--engine", "vllm", "--out", str(out))

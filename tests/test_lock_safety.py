@@ -4,7 +4,7 @@ Everything runs offline with the real uv: the package index is a local HTTP serv
 process) that serves tiny wheels named like the GLM-5 core through the PEP 691 JSON API, with upload times
 so the stack's exclude-newer applies; the core resolution is the recorded one
 (tests/fixtures/resolver/index.json), seeded into the resolution memo for command-line runs. Kills and
-races use the ``GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS]`` hook of glmcompat/lock.py.
+races use the ``GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS]`` hook of glmcompat/ops/lockgen.py.
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import glmcompat.lock as L
-from glmcompat.errors import EnvironmentFailure, InputError, MatrixError, UnsafeError
-from glmcompat.facts import cache_dir, load_facts
-from glmcompat.lock import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, LockRequest, Resolution, lock
-from glmcompat.resolver import RecordedSource
+import glmcompat.edges.uv as uvrun
+import glmcompat.ops.lockgen as L
+from glmcompat.edges.sources import RecordedSource
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.store import cache_dir
+from glmcompat.model.errors import EnvironmentFailure, InputError, MatrixError, UnsafeError
+from glmcompat.ops.lockgen import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, LockRequest, Resolution, lock
 
 from .conftest import ROOT, run_cli
 from .localindex import serve_wheels
@@ -37,7 +39,7 @@ A = LockRequest(STACK, "sm120", "glm_moe_dsa")  # `glmcompat lock --target sm120
 B = LockRequest(STACK, "sm120", "glm_moe_dsa", "3.11")  # ... --python 3.11: a different set
 ARGS = {A: [], B: ["--python", "3.11"]}
 SET = (*OUTPUTS, STAMP)
-MATRIX = ROOT / "matrices"  # replaced by a snapshot (the `matrix` fixture)
+MATRIX = ROOT / "glmcompat" / "matrix" / "data"  # replaced by a snapshot (the `matrix` fixture)
 
 
 # --- a local index for the real uv -------------------------------------------------------------
@@ -50,10 +52,10 @@ def index() -> object:
 
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A snapshot of matrices/ (the tree may change under a long test run): every run here reads it."""
+    """A snapshot of glmcompat/matrix/data/ (the tree may change under a long test run): every run here reads it."""
     global MATRIX
     MATRIX = tmp_path_factory.mktemp("matrix") / "matrices"
-    shutil.copytree(ROOT / "matrices", MATRIX)
+    shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", MATRIX)
     return MATRIX
 
 
@@ -279,7 +281,7 @@ def test_matrix_data_never_runs_code(tmp_path, env, facts, src):
 
 def test_uv_never_builds(monkeypatch):
     monkeypatch.delenv("UV_NO_BUILD", raising=False)
-    assert L._uv_env(">=3.11")["UV_NO_BUILD"] == "1"
+    assert uvrun._uv_env(">=3.11")["UV_NO_BUILD"] == "1"
 
 
 # --- 3. the user's files --------------------------------------------------------------------------
@@ -425,8 +427,8 @@ def _fail_export(monkeypatch, tmp_path):
 
 
 def _fail_check(monkeypatch, tmp_path):
-    import glmcompat.rules as rules
-    from glmcompat.rules import Finding
+    import glmcompat.decide.rules as rules
+    from glmcompat.decide.rules import Finding
 
     def evaluate_lock(*a, **k):
         return [Finding(rule="abi", severity="error", packages=("torch",), message="torch 2.9.1 does not match", remedy="pin it")]
@@ -549,7 +551,7 @@ def test_stale_staging_directories_are_removed(tmp_path, env, refs):
 
 
 def test_default_out_needs_a_plain_stack_name():
-    from glmcompat.commands.lock import _out_dir
+    from glmcompat.cli.commands.lock import _out_dir
 
     assert _out_dir(None, STACK, "sm120") == Path("locks") / STACK / "sm120"
     for bad in ("../../etc", "a/b", "..", "", "x\ny"):

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import glmcompat
-from glmcompat.errors import MatrixError
-from glmcompat.matrix import load_file, load_matrix
+from glmcompat.matrix.schema import load_file, load_matrix
+from glmcompat.model.errors import MatrixError
 
 from .conftest import ROOT, run_cli
 
@@ -84,7 +84,7 @@ def test_targets_and_rules(m):
 
 
 def test_every_fact_has_evidence_and_source(m):
-    from glmcompat.matrix import iter_facts
+    from glmcompat.matrix.schema import iter_facts
 
     n = 0
     for _, row in iter_facts(m):
@@ -111,7 +111,7 @@ def test_signatures_match_the_real_error_texts(m):
 
 def _broken_copy(tmp_path: Path, file: str, old: str, new: str) -> Path:
     d = tmp_path / "matrices"
-    shutil.copytree(ROOT / "matrices", d)
+    shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", d)
     text = (d / file).read_text()
     assert old in text
     (d / file).write_text(text.replace(old, new, 1))

@@ -203,8 +203,8 @@ def test_fault_is_exit_3_in_bounded_time_and_memory(server: str, scenario: str, 
 
 def test_deadline_holds_in_process_too(server: str) -> None:
     """The library raises EnvironmentFailure (not an httpx error) from the index client and the range reader."""
-    from glmcompat.errors import EnvironmentFailure
-    from glmcompat.index import IndexClient
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.model.errors import EnvironmentFailure
 
     os.environ["GLMCOMPAT_HTTP_DEADLINE"] = str(DEADLINE)
     try:

@@ -1,6 +1,6 @@
 """Targets name the platforms they ship on; facts, probes and `check` are per platform (x86_64, aarch64).
 
-The aarch64 facts asserted here are the probe results recorded in matrices/aarch64.toml (read from the
+The aarch64 facts asserted here are the probe results recorded in glmcompat/matrix/data/aarch64.toml (read from the
 index's wheels with `glmcompat arch/abi ... --platform aarch64`); nothing here needs the network.
 """
 
@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from glmcompat.cli import main
-from glmcompat.environments import flat_environments
-from glmcompat.errors import InputError, MatrixError
-from glmcompat.facts import load_facts, products_on, target_platforms
-from glmcompat.fatbin import parse_fatbin
-from glmcompat.lockfiles import Entry, read_lock
-from glmcompat.matrix import load_matrix
-from glmcompat.probe import machine_of
-from glmcompat.rules import evaluate_lock
-from glmcompat.uvlock import wheel_fits
+from glmcompat.decide.rules import evaluate_lock
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.schema import load_matrix
+from glmcompat.model.environments import flat_environments
+from glmcompat.model.errors import InputError, MatrixError
+from glmcompat.model.platforms import products_on, target_platforms
+from glmcompat.ops.wheelprobe import machine_of
+from glmcompat.readers.fatbin import parse_fatbin
+from glmcompat.readers.lockfiles import Entry, read_lock
+from glmcompat.readers.uvlock import wheel_fits
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_bad_target_platforms(tmp_path, platforms, message):
 
 
 # ------------------------------------------------------------------------------------------------
-# Facts per platform (the rows of matrices/aarch64.toml)
+# Facts per platform (the rows of glmcompat/matrix/data/aarch64.toml)
 # ------------------------------------------------------------------------------------------------
 
 

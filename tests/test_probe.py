@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.cache import Cache
-from glmcompat.errors import EnvironmentFailure, InputError
-from glmcompat.index import IndexClient
-from glmcompat.probe import (
+from glmcompat.edges.cache import Cache
+from glmcompat.edges.index import IndexClient
+from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.ops.wheelprobe import (
     ModuleArch,
     arch_verdict,
     compare_abi,
@@ -63,7 +63,7 @@ def test_compare_abi() -> None:
 
 
 def test_cuda_warnings_grouped() -> None:
-    from glmcompat.probe import ModuleAbi, cuda_warnings
+    from glmcompat.ops.wheelprobe import ModuleAbi, cuda_warnings
 
     mods = [ModuleAbi(f"v/_m{i}.so", ["libcudart.so.13"], [13], 1, []) for i in range(3)]
     mods += [ModuleAbi("v/_old.so", ["libcudart.so.11"], [11], 1, []), ModuleAbi("v/_ok.so", [], [], 1, [])]
@@ -93,7 +93,7 @@ def test_primary_modules() -> None:
 
 def test_ground_truth_missing_names() -> None:
     """The recorded 2.10.0 misses are exported by 2.9.1, not by 2.10.0, and have torch's shape."""
-    from glmcompat.elf import torch_shaped
+    from glmcompat.readers.elf import torch_shaped
 
     def exports(v: str) -> set[str]:
         d = json.loads(gzip.decompress((DATA / f"torch-{v}-cp311-manylinux_2_28_x86_64.dynsyms.json.gz").read_bytes()))
@@ -220,7 +220,7 @@ def test_real_abi(real_index, pkg: str, ver: str, members: list[str]) -> None:  
 
 @pytest.mark.network
 def test_real_torch_exports_match_ground_truth(real_index) -> None:  # type: ignore[no-untyped-def]
-    from glmcompat.probe import _torch_summary, _Stats, _find
+    from glmcompat.ops.wheelprobe import _find, _Stats, _torch_summary
 
     ic, cache = real_index
     f = _find(ic, cache, "torch", "2.9.1", "cp311", "manylinux_x86_64")

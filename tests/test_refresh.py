@@ -4,7 +4,7 @@ tests/fixtures/refresh/ holds project pages (trimmed, every host replaced by ind
 METADATA of the releases under test, recorded from the real index by
 scripts/record_refresh_fixtures.py. The wheels are built here (g++): each carries the recorded
 METADATA and small ELF modules (torch-shaped imports and exports, a fatbin section), and the page
-entries are patched with their sizes and sha256. Every test works on a copy of matrices/ in tmp_path.
+entries are patched with their sizes and sha256. Every test works on a copy of glmcompat/matrix/data/ in tmp_path.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ import tomlkit
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from glmcompat import refresh as rf
-from glmcompat.cache import Cache
-from glmcompat.index import ACCEPT_JSON, IndexClient
-from glmcompat.matrix import default_matrix_dir, load_matrix
+from glmcompat.edges.cache import Cache
+from glmcompat.edges.index import ACCEPT_JSON, IndexClient
+from glmcompat.matrix.schema import load_matrix
+from glmcompat.matrix.store import default_matrix_dir
+from glmcompat.ops import refresh as rf
 from tests.test_abi_fakes import C10_OLD, CUDART, EXT, HAVE_GXX, fatbin_section, gxx, serve_range
 
 FIX = Path(__file__).parent / "fixtures" / "refresh"
@@ -486,7 +487,7 @@ def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cac
 
 def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
     """A recorded [[abi_probe]] that says otherwise is left as it is, and the refresh says so."""
-    from glmcompat.curate import add_rows
+    from glmcompat.matrix.curate import add_rows
 
     add_rows(sorted(matrix.glob("*.toml")), [(matrix / "kernels.toml", "abi_probe", {
         "package": "sglang-kernel", "version": "0.4.9", "torch": "2.14.1", "compatible": False, "missing": 1,

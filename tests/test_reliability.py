@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat import cli
-from glmcompat.errors import EXIT_INTERNAL, EnvironmentFailure, InputError, LockFormatError, classify
+from glmcompat.model.errors import EXIT_INTERNAL, EnvironmentFailure, InputError, LockFormatError, classify
 
 from .conftest import LOCKS, ROOT, run_cli
 
@@ -195,7 +195,7 @@ def test_a_utf8_bom_is_accepted(tmp_path: Path) -> None:
         r = run_cli("check", str(p), "--target", "sm120")
         assert r.returncode == plain.returncode, r.stderr
     m = tmp_path / "targets.toml"
-    m.write_bytes(b"\xef\xbb\xbf" + (ROOT / "matrices" / "targets.toml").read_bytes())
+    m.write_bytes(b"\xef\xbb\xbf" + (ROOT / "glmcompat" / "matrix" / "data" / "targets.toml").read_bytes())
     r = run_cli("matrix", "validate", str(m))
     assert r.returncode == 0, r.stderr
 
@@ -253,7 +253,7 @@ def _quick(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
 
 @pytest.mark.parametrize("command", [
     ["check", "{fifo}", "--target", "sm120"],
-    ["check", "{fifo}", "--target", "sm120", "--matrix", str(ROOT / "matrices")],
+    ["check", "{fifo}", "--target", "sm120", "--matrix", str(ROOT / "glmcompat" / "matrix" / "data")],
     ["matrix", "validate", "{fifo}"],
     ["check", str(UV), "--target", "sm120", "--matrix", "{fifo}"],
     ["lock", "--target", "sm120", "--matrix", "{fifo}", "--out", "{out}"],
@@ -296,7 +296,7 @@ def test_an_oversized_input_is_refused_without_reading_it(tmp_path: Path) -> Non
 
 
 def test_read_input_refuses_special_files_in_process(fifo: Path) -> None:
-    from glmcompat.facts import read_input
+    from glmcompat.matrix.store import read_input
 
     with pytest.raises(LockFormatError, match="is a FIFO"):
         read_input(fifo, LockFormatError, "a lock file")
@@ -312,7 +312,7 @@ def test_read_input_refuses_special_files_in_process(fifo: Path) -> None:
 
 def test_cache_entries_carry_a_digest_and_a_truncated_one_is_a_miss(tmp_path: Path) -> None:
     """A truncated cached torch export list gave a wrong "incompatible" (the missing names), cached for good."""
-    from glmcompat.cache import Cache
+    from glmcompat.edges.cache import Cache
 
     c = Cache(tmp_path)
     names = b"\n".join(f"_ZN3c10{i}Ev".encode() for i in range(1000))
@@ -342,7 +342,7 @@ def test_cache_entries_carry_a_digest_and_a_truncated_one_is_a_miss(tmp_path: Pa
 ])
 def test_wrong_type_json_in_a_cache_is_a_miss(tmp_path: Path, key: str, good: object, bad: object) -> None:
     """Wrong-type JSON in any cache crashed every later run until deleted."""
-    from glmcompat.cache import Cache
+    from glmcompat.edges.cache import Cache
 
     c = Cache(tmp_path)
     c.put_json(key, bad)
@@ -352,8 +352,8 @@ def test_wrong_type_json_in_a_cache_is_a_miss(tmp_path: Path, key: str, good: ob
 
 
 def test_a_damaged_lock_cache_is_a_miss_and_replaced(tmp_path: Path) -> None:
-    from glmcompat.facts import cache_dir
-    from glmcompat.lockfiles import read_lock
+    from glmcompat.matrix.store import cache_dir
+    from glmcompat.readers.lockfiles import read_lock
 
     lock = read_lock(UV)
     entries = list((cache_dir() / "locks").iterdir())
@@ -369,11 +369,11 @@ def test_a_damaged_lock_cache_is_a_miss_and_replaced(tmp_path: Path) -> None:
 
 def test_the_matrix_cache_is_keyed_by_content(tmp_path: Path) -> None:
     """Keyed by size and mtime, a same-size edit with the mtime kept served stale facts."""
-    from glmcompat.facts import load_facts
+    from glmcompat.matrix.load import load_facts
 
     d = tmp_path / "m"
     d.mkdir()
-    for f in (ROOT / "matrices").glob("*.toml"):
+    for f in (ROOT / "glmcompat" / "matrix" / "data").glob("*.toml"):
         (d / f.name).write_bytes(f.read_bytes())
     target = d / "targets.toml"
     before = load_facts([d]).target("sm120")["smem_per_block_optin"]
@@ -391,7 +391,7 @@ def test_the_matrix_cache_is_keyed_by_content(tmp_path: Path) -> None:
 def test_check_sees_a_same_size_matrix_edit_with_the_mtime_kept(tmp_path: Path) -> None:
     d = tmp_path / "m"
     d.mkdir()
-    for f in (ROOT / "matrices").glob("*.toml"):
+    for f in (ROOT / "glmcompat" / "matrix" / "data").glob("*.toml"):
         (d / f.name).write_bytes(f.read_bytes())
     first = run_cli("check", str(UV), "--target", "sm120", "--matrix", str(d))
     assert "(compute capability 12.0" in first.stdout
@@ -405,7 +405,8 @@ def test_check_sees_a_same_size_matrix_edit_with_the_mtime_kept(tmp_path: Path) 
 
 
 def test_a_damaged_matrix_cache_is_a_miss(tmp_path: Path) -> None:
-    from glmcompat.facts import cache_dir, load_facts
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.matrix.store import cache_dir
 
     facts = load_facts()
     for p in cache_dir().glob("matrix-*.json"):
@@ -424,7 +425,7 @@ def test_a_damaged_matrix_cache_is_a_miss(tmp_path: Path) -> None:
 
 
 def test_index_sha256_values_are_validated_before_naming_a_cache_file() -> None:
-    from glmcompat.index import parse_project_page
+    from glmcompat.edges.index import parse_project_page
 
     files = [{"filename": "x-1.0-py3-none-any.whl", "url": "x.whl", "hashes": {"sha256": h}}
              for h in ("../../../../etc/passwd", "ab" * 31, "AB" * 32, "zz" * 32, 5)]
@@ -438,8 +439,8 @@ def test_index_sha256_values_are_validated_before_naming_a_cache_file() -> None:
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(\w+\s?)*x", r"(?:a|b+)*", r"(x|y)\1", r"cuInit.*(failed|error)",
                                      r"\S+$", r"a{1,5000}b"])
 def test_the_validator_rejects_super_linear_signatures(tmp_path: Path, pattern: str) -> None:
-    from glmcompat.errors import MatrixError
-    from glmcompat.matrix import load_file
+    from glmcompat.matrix.schema import load_file
+    from glmcompat.model.errors import MatrixError
 
     m = tmp_path / "sig.toml"
     m.write_text('schema = 1\n[[signature]]\nid = "x"\npattern = ' + json.dumps(pattern) +
@@ -449,8 +450,8 @@ def test_the_validator_rejects_super_linear_signatures(tmp_path: Path, pattern: 
 
 
 def test_every_shipped_signature_is_linear_time() -> None:
-    from glmcompat.explain import linear_time_problem
-    from glmcompat.facts import load_facts
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.signatures import linear_time_problem
 
     for s in load_facts().rows("signature"):
         assert linear_time_problem(s["pattern"]) is None, s["id"]
@@ -458,8 +459,8 @@ def test_every_shipped_signature_is_linear_time() -> None:
 
 def test_explain_is_linear_on_hostile_lines(tmp_path: Path) -> None:
     """`cuInit.*(failed|error)` cost 113 ms per 8 KB line: 5 MB of such lines took 69 s."""
-    from glmcompat.explain import scan_lines
-    from glmcompat.facts import load_facts
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.signatures import scan_lines
 
     sigs = load_facts().rows("signature")
     units = ["cuInit", "cuInit ", "CUDA initialization: ", "Could not load this library: ", "vllm/", "vllm/_",
@@ -473,7 +474,7 @@ def test_explain_is_linear_on_hostile_lines(tmp_path: Path) -> None:
 
 def test_log_lines_reads_in_bounded_chunks() -> None:
     """A log line of any length is cut at MAX_LINE characters while it streams; memory stays bounded."""
-    from glmcompat.explain import MAX_LINE, log_lines
+    from glmcompat.model.signatures import MAX_LINE, log_lines
 
     class Endless:
         def __init__(self) -> None:
@@ -511,11 +512,11 @@ def test_explain_reads_utf16_logs(tmp_path: Path, codec: str) -> None:
 
 def test_matrix_probe_keeps_the_file_mode(tmp_path: Path) -> None:
     """`matrix probe` rewrote kernels.toml with mode 600 (its temporary file's)."""
-    from glmcompat.curate import abi_row, add_row
-    from glmcompat.probe import AbiResult, MissingSymbol, ModuleAbi
+    from glmcompat.matrix.curate import abi_row, add_row
+    from glmcompat.ops.wheelprobe import AbiResult, MissingSymbol, ModuleAbi
 
     kernels = tmp_path / "kernels.toml"
-    kernels.write_bytes((ROOT / "matrices" / "kernels.toml").read_bytes())
+    kernels.write_bytes((ROOT / "glmcompat" / "matrix" / "data" / "kernels.toml").read_bytes())
     os.chmod(kernels, 0o644)
     link = tmp_path / "link.toml"
     link.symlink_to(kernels)

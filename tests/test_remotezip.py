@@ -11,15 +11,9 @@ import zlib
 import httpx
 import pytest
 
-from glmcompat.errors import EnvironmentFailure
-from glmcompat.remotezip import (
-    BytesSource,
-    HttpRangeReader,
-    RemoteZip,
-    SparseMember,
-    WheelError,
-    decode_tail,
-)
+from glmcompat.edges.ranges import HttpRangeReader
+from glmcompat.model.errors import EnvironmentFailure, WheelError
+from glmcompat.readers.wheelzip import BytesSource, RemoteZip, SparseMember, decode_tail
 
 URL = "https://files.invalid/pkg-1.0-py3-none-any.whl"
 
@@ -275,7 +269,7 @@ def test_sparse_member_prefix_and_tail() -> None:
 
 def test_range_answers_cut_short_are_a_transfer_error() -> None:
     """A 206 whose connection closes before the promised bytes raised httpx's RemoteProtocolError (a traceback)."""
-    from glmcompat.remotezip import TransferError
+    from glmcompat.model.errors import TransferError
 
     data = make_zip(MEMBERS)
 
@@ -327,7 +321,7 @@ def test_one_cut_is_recovered() -> None:
 
 def test_range_requests_are_windowed(monkeypatch: pytest.MonkeyPatch) -> None:
     """No request asks for more than WINDOW bytes (each has an overall deadline, so each must be bounded)."""
-    import glmcompat.remotezip as rz
+    import glmcompat.edges.ranges as rz
 
     monkeypatch.setattr(rz, "WINDOW", 4096)
     data = make_zip({"big.bin": bytes(range(256)) * 400}, zipfile.ZIP_STORED)

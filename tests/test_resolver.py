@@ -12,21 +12,13 @@ import httpx
 import pytest
 from packaging.version import Version
 
-from glmcompat.cache import Cache
-from glmcompat.errors import InputError, UnsafeError
-from glmcompat.facts import load_facts
-from glmcompat.index import ACCEPT_JSON, IndexClient
-from glmcompat.resolver import (
-    IndexSource,
-    Provider,
-    RecordedSource,
-    Request,
-    Skip,
-    parse_cutoff,
-    resolve,
-    skip_reasons,
-)
-from glmcompat.rules import evaluate
+from glmcompat.decide.resolver import Provider, Request, Skip, parse_cutoff, resolve, skip_reasons
+from glmcompat.decide.rules import evaluate
+from glmcompat.edges.cache import Cache
+from glmcompat.edges.index import ACCEPT_JSON, IndexClient
+from glmcompat.edges.sources import IndexSource, RecordedSource
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.errors import InputError, UnsafeError
 
 from .conftest import FIXTURES, ROOT, run_cli
 
@@ -191,7 +183,7 @@ def _no_sm121a(facts):
     """The matrix as if no aarch64 kernel carried code for 12.1 yet (sm_121a taken out of every kernel row)."""
     import copy
 
-    from glmcompat.facts import Facts
+    from glmcompat.matrix.view import Facts
 
     data = copy.deepcopy(facts.data)
     for row in data["kernel"] + data.get("arch_probe", []):
@@ -359,7 +351,7 @@ def test_a_platform_the_target_never_ships_on(facts, src, target, platform, need
 @pytest.mark.parametrize("target,platform,want", [("sm121", None, "aarch64"), ("sm100", None, "x86_64"), ("sm120", None, "x86_64"),
                                                   ("sm90", "arm64", "aarch64"), ("sm103", "aarch64", "aarch64")])
 def test_lock_platform(facts, target, platform, want):
-    from glmcompat.lock import lock_platform
+    from glmcompat.decide.stacks import lock_platform
 
     assert lock_platform(facts, target, platform) == want
 
@@ -379,7 +371,7 @@ def test_sm103_kernel_request_is_explained_by_gpu_code(facts, src):
 
 
 def test_dependencies_and_requirement_parses_are_memoised(facts, recorded, tmp_path):
-    import glmcompat.resolver as R
+    import glmcompat.decide.resolver as R
 
     R._requirement.cache_clear()
     with mock_index(recorded, tmp_path) as client:
@@ -402,14 +394,14 @@ def test_memo_follows_a_refreshed_page(facts, recorded, tmp_path):
         IndexSource(client, exclude_newer=CUTOFF).versions("sglang-kernel")
         changed = dict(recorded["pages"]["sglang-kernel"])
         changed["files"] = [f for f in changed["files"] if "0.4.10" not in f["filename"]]
-        from glmcompat.index import cache_key
+        from glmcompat.edges.index import cache_key
 
         client.cache.put_json(cache_key("page", client.project_url("sglang-kernel")), changed)
         assert "0.4.10" not in IndexSource(client, exclude_newer=CUTOFF).versions("sglang-kernel")
 
 
 def test_no_skip_reason_is_keyed_on_prose():
-    text = (ROOT / "glmcompat" / "resolver.py").read_text()
+    text = (ROOT / "glmcompat" / "decide" / "resolver.py").read_text()
     assert 'why.startswith("you")' not in text and '"METADATA" not in' not in text
 
 
@@ -431,7 +423,7 @@ def test_parse_cutoff_rejects_garbage():
 
 @pytest.fixture
 def cli_index(recorded, tmp_path, monkeypatch):
-    import glmcompat.index as I
+    import glmcompat.edges.index as I
 
     client = mock_index(recorded, tmp_path / "c")
     monkeypatch.setattr(I, "IndexClient", lambda *a, **k: client)
@@ -604,7 +596,7 @@ def _without(facts, *engines):
     """The matrix with the glm_moe_dsa row's support for ``engines`` taken out."""
     import copy
 
-    from glmcompat.facts import Facts
+    from glmcompat.matrix.view import Facts
 
     data = copy.deepcopy(facts.data)
     for row in data["model"]:
@@ -652,7 +644,7 @@ def test_vllm_skip_reasons(facts, src):
     ("glm5-vllm-0.19.1", None, "sm90", None, "glm5-vllm-0.19.1"),
 ])
 def test_choose_stack(facts, stack, engine, target, model, want):
-    from glmcompat.lock import choose_stack
+    from glmcompat.decide.stacks import choose_stack
 
     assert choose_stack(facts, stack, engine, target, model, STACK) == want
 
@@ -663,7 +655,7 @@ def test_choose_stack(facts, stack, engine, target, model, want):
     (STACK, "vllm", "--engine vllm does not match stack 'glm5-sglang-0.5.9', a sglang stack"),
 ])
 def test_choose_stack_refuses(facts, stack, engine, needle):
-    from glmcompat.lock import choose_stack
+    from glmcompat.decide.stacks import choose_stack
 
     with pytest.raises(InputError) as e:
         choose_stack(facts, stack, engine, "sm120", None, STACK)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.errors import InputError
-from glmcompat.facts import load_facts
-from glmcompat.gpu import parse_code, runs_on
-from glmcompat.rules import evaluate
+from glmcompat.decide.rules import evaluate
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.errors import InputError
+from glmcompat.model.gpu import parse_code, runs_on
 
 CASES = sorted((Path(__file__).parent / "cases" / "check").glob("*.json"))
 

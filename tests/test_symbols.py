@@ -1,4 +1,4 @@
-"""One torch-symbol predicate (``glmcompat.elf.needs_from_torch``) for ``abi``, ``matrix probe`` and ``verify``.
+"""One torch-symbol predicate (``glmcompat.readers.elf.needs_from_torch``) for ``abi``, ``matrix probe`` and ``verify``.
 
 Offline from recorded data (``tests/data/abi/symbols.json.gz``, written by ``scripts/record_symbols.py``
 from the real wheels; ``torch-*.dynsyms.json.gz``, an independent pyelftools reading of torch's libs):
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from glmcompat.elf import check_torch_needs, needs_from_torch, read_elf, torch_shaped
-from glmcompat.probe import compare_abi, ext_summary_of
+from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of
+from glmcompat.readers.elf import check_torch_needs, needs_from_torch, read_elf, torch_shaped
 
 DATA = Path(__file__).parent / "data" / "abi"
 STABLE_3 = ["torch_exception_get_what", "torch_exception_get_what_without_backtrace", "torch_new_stable_ivalue"]
@@ -226,8 +226,8 @@ def test_recorded_exports_match_the_independent_reading() -> None:
 
 
 def test_abi_probe_counts_the_stable_c_abi(tmp_path: Path) -> None:
-    from glmcompat.index import IndexClient
-    from glmcompat.probe import probe_abi, torch_exports
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.ops.wheelprobe import probe_abi, torch_exports
     from tests.test_abi_fakes import BASE, HAVE_GXX, Transport, build_fakes
 
     if not HAVE_GXX:
@@ -250,7 +250,7 @@ def test_verify_and_abi_agree_on_a_stable_abi_miss(tmp_path: Path) -> None:
 
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
-    from glmcompat.verify.core import Options, run
+    from glmcompat.ops.verify.core import Options, run
     from tests.test_verify import make_ext, make_torch, probe
 
     site = tmp_path / "site"
@@ -274,8 +274,8 @@ def test_verify_and_abi_agree_on_a_stable_abi_miss(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    from glmcompat.cache import Cache
-    from glmcompat.index import IndexClient
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
 
     cache = Cache(tmp_path_factory.mktemp("cache"))
     with IndexClient(cache=cache) as ic:
@@ -290,7 +290,7 @@ def live(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("vllm==0.33.0", "2.10.0", sorted(VLLM_STABLE_3 + STABLE_3)),
 ])
 def test_live_probe_matches_recorded(live, pin: str, torch: str, missing: list[str]) -> None:  # type: ignore[no-untyped-def]
-    from glmcompat.probe import parse_pin, probe_abi
+    from glmcompat.ops.wheelprobe import parse_pin, probe_abi
 
     ic, cache = live
     pkg, ver = parse_pin(pin)

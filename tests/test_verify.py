@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from glmcompat.errors import InputError
-from glmcompat.verify.core import Options, run
+from glmcompat.model.errors import InputError
+from glmcompat.ops.verify.core import Options, run
 
 from .conftest import run_cli
 

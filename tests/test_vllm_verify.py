@@ -29,10 +29,10 @@ from typing import Any
 
 import pytest
 
-from glmcompat.explain import match_signatures
-from glmcompat.facts import load_facts
-from glmcompat.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
-from glmcompat.verify._probe import VLLM_CORE, is_core, vllm_modules
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.signatures import match_signatures
+from glmcompat.ops.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
+from glmcompat.ops.verify.gpuchecks import VLLM_CORE, is_core, vllm_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILT = Path(__file__).resolve().parent / "fixtures" / "vllm" / "built"

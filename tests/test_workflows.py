@@ -74,10 +74,10 @@ def test_refresh_steps() -> None:
     refresh = next(i for i, r in enumerate(runs) if "glmcompat matrix refresh" in r)
     validate = next(i for i, r in enumerate(runs) if "glmcompat matrix validate" in r)
     assert install < refresh < validate
-    # the checkout's matrices/ is refreshed (an installed package carries its own copy)
-    assert "--matrix matrices" in runs[refresh]
+    # the checkout's glmcompat/matrix/data/ is refreshed (an installed package carries its own copy)
+    assert "--matrix glmcompat/matrix/data" in runs[refresh]
     pr = ss[-1]["with"]
-    assert pr["add-paths"] == "matrices/*.toml" and pr["branch"] and pr["title"]
+    assert pr["add-paths"] == "glmcompat/matrix/data/*.toml" and pr["branch"] and pr["title"]
     assert "${{ runner.temp }}" in pr["body-path"]
 
 

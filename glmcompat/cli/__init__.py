@@ -1,0 +1,140 @@
+"""Command-line entry point. Each command lives in its own module, imported only when it runs.
+
+Exit codes everywhere: 0 ok, 1 findings (the stack is unsafe), 2 bad input or usage, 3 the
+environment failed (network, index, file system, uv), 4 an internal error (a bug: one line asking for
+a report; ``GLMCOMPAT_DEBUG=1`` prints the traceback), 130 interrupted. A crash is never 1. See
+:func:`glmcompat.model.errors.classify`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help). Keep this table import-free: it is read on every run.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "lock": ("glmcompat.cli.commands.lock", "resolve the coupled core for a GPU target and write host-free lockfiles"),
+    "upgrade": ("glmcompat.cli.commands.upgrade", "show the newest safe core set for a target and why newer ones are skipped"),
+    "check": ("glmcompat.cli.commands.check", "check a lockfile or requirements file for a GPU target"),
+    "verify": ("glmcompat.cli.commands.verify", "prove that the installed stack loads and runs its kernels on this GPU"),
+    "explain": ("glmcompat.cli.commands.verify", "explain known failure signatures in a server log"),
+    "abi": ("glmcompat.cli.commands.abi", "compare an extension's torch symbols with a torch release, from the wheels"),
+    "arch": ("glmcompat.cli.commands.abi", "list the GPU code (SASS/PTX) in a wheel's extensions"),
+    "matrix": ("glmcompat.cli.commands.matrix", "validate, show, describe or extend the compatibility matrix"),
+    "targets": ("glmcompat.cli.commands.matrix", "list the GPU targets"),
+}
+
+
+def _usage() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = ["usage: glmcompat [--version] COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {n:<{width}}  {h}" for n, (_, h) in COMMANDS.items()]
+    lines += ["", "Run 'glmcompat COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage(), file=sys.stdout if args else sys.stderr)
+        return 0 if args else 2
+    if args[0] in ("--version", "-V"):
+        from glmcompat import __version__
+
+        print(f"glmcompat {__version__}")
+        return 0
+    name = args[0]
+    entry = COMMANDS.get(name)
+    if entry is None:
+        print(f"error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    try:
+        if name == "check" and not _special_file_named(args[1:]):
+            try:
+                from glmcompat.cli.fastpath import lookup
+
+                rc = lookup(args[1:])
+            except (BrokenPipeError, KeyboardInterrupt):
+                raise
+            except Exception:
+                rc = None  # a damaged verdict cache is a miss: the full path answers and replaces it
+            if rc is not None:
+                return rc
+        import importlib
+
+        module = importlib.import_module(entry[0])
+        return int(module.main(name, args[1:]))
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except SystemExit:
+        raise
+    except BaseException as e:  # the one place every failure becomes one line and an exit code
+        return _report(e)
+
+
+def _special_file_named(argv: Sequence[str]) -> bool:
+    """Whether an argument names something that exists but is neither a regular file nor a directory (a
+    FIFO, a device): the warm path would open it to hash it, and opening a FIFO waits for a writer. The
+    full path refuses it (exit 2). Costs one ``stat`` per argument."""
+    import os
+    import stat
+
+    for a in argv:
+        try:
+            mode = os.stat(a).st_mode
+        except (OSError, ValueError):
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return True
+    return False
+
+
+def _report(e: BaseException) -> int:
+    import os
+
+    from glmcompat.model.errors import GlmcompatError, classify
+
+    code, line = classify(e, _tracker()) if not isinstance(e, GlmcompatError) else classify(e)
+    if os.environ.get("GLMCOMPAT_DEBUG") and not isinstance(e, KeyboardInterrupt):
+        import traceback
+
+        traceback.print_exception(e, file=sys.stderr)
+    try:
+        print(f"error: {line}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return code
+
+
+def _tracker() -> str:
+    """Where to report a bug: the ``Issues`` (or ``Bug Tracker``) project URL of the installed
+    distribution's metadata, else a description of it."""
+    try:
+        from importlib.metadata import metadata
+
+        for entry in metadata("glmcompat").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower().replace(" ", "") in ("issues", "bugtracker", "tracker", "bugs") and url.strip():
+                return url.strip()
+    except Exception:
+        pass
+    return "glmcompat's issue tracker"
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe (``glmcompat ... | head``): point stdout at /dev/null so that the interpreter's
+    final flush does not print a second error."""
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

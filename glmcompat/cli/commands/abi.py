@@ -1,0 +1,200 @@
+"""``glmcompat abi EXT==VER --torch VER`` and ``glmcompat arch PKG==VER [--target T]``.
+
+Both read the published wheels with HTTP range requests (nothing is installed) and print a table or
+versioned JSON. Exit codes: 0 compatible / runs, 1 not, 2 bad input, 3 the network or index failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from glmcompat.cli.commands._common import dump_json, parser
+from glmcompat.model.errors import InputError
+
+
+def _common_args(p: Any) -> None:
+    p.add_argument("--python", default="cp311", metavar="TAG",
+                   help="interpreter whose wheel to read (default: cp311)")
+    p.add_argument("--platform", default=None, metavar="PLAT",
+                   help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
+                        "(manylinux_2_28_aarch64); default: x86_64")
+    p.add_argument("--index-url", default=None, metavar="URL",
+                   help="simple-API base URL (default: the installer's configured index)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the probe cache")
+    p.add_argument("--json", action="store_true", help="versioned JSON")
+
+
+def _env(args: Any) -> tuple[Any, Any]:
+    from glmcompat.edges.cache import Cache, NoCache
+    from glmcompat.edges.index import IndexClient
+
+    cache = NoCache() if args.no_cache else Cache()
+    return IndexClient(args.index_url, cache=cache), cache
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    return _arch(argv) if name == "arch" else _abi(argv)
+
+
+def _abi(argv: Sequence[str]) -> int:
+    p = parser("abi", "Compare an extension wheel's undefined torch symbols with what a torch release exports, "
+                      "reading both wheels from the index (no install).")
+    p.add_argument("extension", metavar="EXT==VER")
+    p.add_argument("--torch", required=True, metavar="VER", help="the torch release to check against")
+    p.add_argument("--torch-python", default=None, metavar="TAG",
+                   help="interpreter of the torch wheel (default: --python)")
+    p.add_argument("--all", action="store_true", help="list modules that need nothing from torch too")
+    _common_args(p)
+    args = p.parse_args(list(argv))
+    from glmcompat.ops.wheelprobe import parse_pin, probe_abi
+
+    pkg, ver = parse_pin(args.extension)
+    parse_pin(f"torch=={args.torch}")
+    platform = _platform(args)
+    index, cache = _env(args)
+    with index:
+        result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=args.python,
+                           platform=platform, torch_python=args.torch_python)
+    if args.json:
+        dump_json(result.to_json())
+    else:
+        _render_abi(result, show_all=args.all)
+    return 0 if result.ok else 1
+
+
+def _platform(args: Any) -> str:
+    """The ``--platform`` value, checked before anything is fetched (an unknown one: InputError, exit 2)."""
+    from glmcompat.ops.wheelprobe import machine_of
+
+    if args.platform is None:
+        return "manylinux_x86_64"
+    machine_of(args.platform)
+    return str(args.platform)
+
+
+def _target_platforms(target: str, explicit: str | None) -> tuple[list[str], str] | None:
+    """(platforms the target's products ship on, those products as text) from the matrix; an explicit
+    ``--platform`` the target never ships on is an InputError. None for a target the matrix does not list."""
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.errors import GlmcompatError
+    from glmcompat.model.platforms import products_on, target_platforms
+    from glmcompat.ops.wheelprobe import machine_of, parse_target
+
+    name, _ = parse_target(target)
+    try:
+        row = load_facts().target(name)
+    except GlmcompatError:
+        return None
+    plats = target_platforms(row)
+    if explicit is not None:
+        machine = machine_of(explicit)
+        if machine not in plats:
+            where = "; ".join(f"{', '.join(products_on(row, p))} on {p}" for p in plats)
+            raise InputError(f"target {name} never ships on {machine} ({where}): no {name} machine installs the "
+                             f"{machine} wheel; pass --platform {plats[0]}")
+    return plats, "; ".join(f"{', '.join(products_on(row, p))} on {p}" for p in plats)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def _render_abi(r: Any, *, show_all: bool) -> None:
+    out = sys.stdout.write
+    out(f"{r.package} {r.version} ({r.wheel}, Linux {r.platform})\n  vs torch {r.torch} ({r.torch_wheel}: {r.torch_exports} exported "
+        f"symbols, CUDA runtime {'/'.join(map(str, r.torch_cuda_majors)) or '?'})\n\n")
+    width = max((len(m.member) for m in r.modules), default=10)
+    for m in r.modules:
+        if not m.needs_from_torch and not show_all:
+            continue
+        verdict = "ok" if m.ok else f"MISSING {len(m.missing)}"
+        cuda = "/".join(map(str, m.cuda_majors)) or "-"
+        out(f"  {m.member:<{width}}  needs {m.needs_from_torch:>4} from torch  CUDA {cuda:<3} {verdict}\n")
+        for s in m.missing:
+            out(f"      {s.demangled}\n        {s.symbol}\n")
+    for w in r.warnings:
+        out(f"\nwarning: {w}\n")
+    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
+    how = "cached" if r.cached else f"fetched {_size(r.bytes_fetched)} of {_size(r.bytes_total)} ({pct:.1f}%)"
+    out(f"\n{how}, {r.seconds:.2f} s\n")
+    if r.ok:
+        out(f"compatible: every torch symbol {r.package} {r.version} needs is exported by torch {r.torch}\n")
+    else:
+        n = len(r.missing)
+        out(f"INCOMPATIBLE: torch {r.torch} does not export {n} symbol{'s' if n != 1 else ''} that "
+            f"{r.package} {r.version} needs; loading it fails with 'undefined symbol'\n")
+        out(f"hint: pin torch to the release {r.package} {r.version} was built against, or pick a "
+            f"{r.package} release built for torch {r.torch}\n")
+
+
+def _arch(argv: Sequence[str]) -> int:
+    p = parser("arch", "List the GPU code (SASS and PTX) in a wheel's shared objects, read from the index; with "
+                       "--target, say whether each has code that runs there.")
+    p.add_argument("package", metavar="PKG==VER")
+    p.add_argument("--target", default=None, metavar="T", help="GPU target, e.g. sm120, sm_90 or 12.0")
+    p.add_argument("--module", action="append", default=None, metavar="GLOB",
+                   help="judge only members matching GLOB (repeatable; default: the package's main modules)")
+    _common_args(p)
+    args = p.parse_args(list(argv))
+    from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch
+
+    pkg, ver = parse_pin(args.package)
+    platform = _platform(args)
+    shipped = None
+    if args.target:
+        parse_target(args.target)
+        shipped = _target_platforms(args.target, args.platform)
+    index, cache = _env(args)
+    with index:
+        result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=args.python,
+                            platform=platform, modules=args.module)
+    note = None
+    if shipped is not None and result.platform not in shipped[0]:
+        note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
+                f"wheel, which no {result.target} machine installs; pass --platform {shipped[0][0]}")
+    if args.json:
+        doc = result.to_json()
+        if shipped is not None:
+            doc["target_platforms"] = shipped[0]
+        if note:
+            doc["note"] = note
+        dump_json(doc)
+    else:
+        _render_arch(result, note)
+    return 0 if result.ok else 1
+
+
+def _render_arch(r: Any, note: str | None = None) -> None:
+    out = sys.stdout.write
+    out(f"{r.package} {r.version} ({r.wheel}, Linux {r.platform})\n\n")
+    with_code = [m for m in r.modules if m.sass or m.ptx]
+    width = max((len(m.member) for m in with_code), default=10)
+    checked = set(r.primary) if r.primary else {m.member for m in with_code}
+    for m in with_code:
+        line = f"  {m.member:<{width}}  SASS {', '.join(m.sass) or 'none'}  PTX {', '.join(m.ptx) or 'none'}"
+        if m.member not in checked:
+            line += "  (bundled; not judged)"
+        elif m.runs is not None:
+            line += f"  -> {'runs on ' + r.target + ' (' + ', '.join(m.runs_with) + ')' if m.runs else 'NO code for ' + r.target}"
+        out(line + "\n")
+    if not with_code:
+        out(f"  no GPU code in any of its {len(r.modules)} shared object(s)\n")
+        if r.package == "torch":
+            has_cuda = any(m.member.endswith("/libtorch_cuda.so") for m in r.modules)
+            out("  torch/lib/libtorch_cuda.so is " + ("there, with no fatbin\n" if has_cuda else
+                                                    "not in this wheel: a CPU-only build\n"))
+    out(f"\nmain modules: SASS {', '.join(r.sass) or 'none'}; PTX {', '.join(r.ptx) or 'none'}\n")
+    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
+    how = "cached" if r.cached else f"fetched {_size(r.bytes_fetched)} of {_size(r.bytes_total)} ({pct:.1f}%)"
+    out(f"{how}, {r.seconds:.2f} s\n")
+    if r.target is not None:
+        if r.ok:
+            out(f"runs on {r.target}: every module with GPU code has code for it\n")
+        else:
+            out(f"DOES NOT RUN on {r.target}: {', '.join(r.not_running)} carr{'y' if len(r.not_running) > 1 else 'ies'} "
+                f"no SASS or PTX for it\n")
+            out(f"hint: pick a release built with SASS for {r.target} (or PTX of an older compute_XY)\n")
+    if note:
+        out(f"note: {note}\n")

@@ -1,0 +1,391 @@
+"""``glmcompat check PATH... --target T``: an offline verdict on a lock for a GPU target.
+
+Hot path (a pre-commit hook runs it on every commit): imports stay light (no pydantic, no httpx),
+the matrix comes from the validated-JSON cache and the lock from the content-hash cache.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from glmcompat.decide import rules
+from glmcompat.decide.rules import Finding
+from glmcompat.model.errors import InputError
+
+JSON_VERSION = 1
+LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
+
+
+@dataclass
+class Job:
+    path: Path  # the lock to read
+    targets: list[str]
+    model: str | None
+    shown: str  # how the path is named in output
+    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    environments: int = 1
+    platforms: list[str] | None = None  # --platform: only these machines' environments are judged
+
+
+def _parse(argv: Sequence[str]) -> Any:
+    from glmcompat.cli.commands._common import parser
+
+    p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
+                        "for a GPU target, offline.")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--target", action="append", metavar="T", help="GPU target, e.g. sm120 (repeatable)")
+    p.add_argument("--model", metavar="MODEL_TYPE", help="HF model_type the stack must serve, e.g. glm_moe_dsa")
+    p.add_argument("--platform", action="append", metavar="P",
+                   help="judge only the environments of this machine (x86_64 or aarch64; repeatable), strictly: "
+                        "nothing is excused (default: every platform the target ships on)")
+    p.add_argument("--stack", metavar="NAME", help="also require the named stack's pins")
+    p.add_argument("--allow-unknown", action="store_true", help="report combinations without evidence as warnings")
+    p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
+    p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    return p.parse_args(list(argv))
+
+
+def _pyproject_doc(path: Path) -> dict[str, Any]:
+    from glmcompat.readers.lockfiles import _read, _text, _toml
+
+    return _toml(path, _text(path, _read(path)))
+
+
+def _pyproject_settings(path: Path) -> dict[str, Any]:
+    tool = _pyproject_doc(path).get("tool", {})
+    tool = tool.get("glmcompat", {}) if isinstance(tool, dict) else {}
+    if not isinstance(tool, dict):
+        raise InputError("[tool.glmcompat] must be a table", path=str(path))
+    for key in ("targets", "target"):
+        v = tool.get(key)
+        if v is not None and not (isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(t, str) for t in v))):
+            raise InputError(f"[tool.glmcompat] {key} must be a target name or a list of them, not {v!r}"[:300],
+                             path=str(path))
+    if tool.get("model") is not None and not isinstance(tool["model"], str):
+        raise InputError(f"[tool.glmcompat] model must be a model_type string, not {tool['model']!r}"[:300],
+                         path=str(path))
+    return tool
+
+
+def no_isolation(lock_path: Path) -> frozenset[str] | None:
+    """Packages the project beside ``lock_path`` builds without build isolation (so against the torch
+    installed beside them): uv's ``no-build-isolation-package``, ``no-build-isolation`` (every package,
+    as ``*``) and ``extra-build-dependencies`` entries with ``match-runtime = true``. None when there is no
+    pyproject.toml beside the lock."""
+    from glmcompat.model.names import canonicalize
+
+    pp = lock_path.parent / "pyproject.toml"
+    if not pp.is_file():
+        return None
+    uv = _pyproject_doc(pp).get("tool", {})
+    uv = uv.get("uv", {}) if isinstance(uv, dict) else {}
+    if not isinstance(uv, dict):
+        return frozenset()
+    out: set[str] = set()
+    if uv.get("no-build-isolation") is True:
+        out.add("*")
+    pkgs = uv.get("no-build-isolation-package", [])
+    if isinstance(pkgs, list):
+        out.update(canonicalize(p) for p in pkgs if isinstance(p, str))
+    extra = uv.get("extra-build-dependencies", {})
+    if isinstance(extra, dict):
+        for name, reqs in extra.items():
+            if isinstance(reqs, list) and any(isinstance(r, dict) and r.get("match-runtime") is True for r in reqs):
+                out.add(canonicalize(str(name)))
+    return frozenset(out)
+
+
+def _jobs(args: Any) -> list[Job]:
+    jobs: list[Job] = []
+    seen: set[Path] = set()
+    for raw in args.paths:
+        p = Path(raw)
+        if p.is_dir():
+            raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
+        if not p.exists():
+            raise InputError("no such file", path=raw)
+        settings: dict[str, Any] = {}
+        lock = p
+        if p.name == "pyproject.toml":
+            settings = _pyproject_settings(p)
+            lock = next((p.parent / n for n in LOCK_NAMES if (p.parent / n).exists()), None)  # type: ignore[assignment]
+            if lock is None:
+                raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
+        elif (p.parent / "pyproject.toml").is_file() and not args.target:
+            settings = _pyproject_settings(p.parent / "pyproject.toml")
+        key = lock.resolve()
+        if key in seen:
+            continue
+        seen.add(key)
+        targets = list(args.target or [])
+        if not targets:
+            t = settings.get("targets", settings.get("target"))
+            targets = [t] if isinstance(t, str) else list(t or [])
+        if not targets:
+            raise InputError("no target: pass --target (e.g. --target sm120) or set [tool.glmcompat] targets "
+                             "in the pyproject.toml beside it", path=raw)
+        model = args.model or settings.get("model")
+        shown = str(lock) if lock == p else f"{lock} (from {raw})"
+        job = Job(lock, [str(t) for t in targets], model, shown)
+        job.platforms = _platform_setting(lock, settings if p.name == "pyproject.toml" else None)
+        jobs.append(job)
+    return jobs
+
+
+def _platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] | None:
+    """``[tool.glmcompat] platform`` of the pyproject.toml beside the lock (what `glmcompat lock
+    --platform aarch64` writes): the machines the lock was made for, judged strictly like --platform."""
+    from glmcompat.model.platforms import check_platform
+
+    pp = lock.parent / "pyproject.toml"
+    if settings is None:
+        if not pp.is_file():
+            return None
+        settings = _pyproject_settings(pp)
+    value = settings.get("platform", settings.get("platforms"))
+    if value is None:
+        return None
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values) or not values:
+        raise InputError(f"[tool.glmcompat] platform must be a platform name or a list of them, not {value!r}", path=str(pp))
+    try:
+        return list(dict.fromkeys(check_platform(v) for v in values))
+    except InputError as e:
+        raise InputError(e.message, path=str(pp)) from None
+
+
+def _output_set_problems(lock_path: Path) -> list[Finding]:
+    """A lock that `glmcompat lock` wrote is one of a set (pyproject.toml, uv.lock, requirements.txt,
+    pylock.toml, stamped together): a set mixed from two runs, or a publish cut short, is an error here
+    too, whatever the files say one by one."""
+    d = lock_path.parent
+    if not ((d / ".glmcompat-stamp").exists() or (d / ".glmcompat-publish").exists()):
+        return []
+    from glmcompat.ops.lockgen import verify_outputs
+
+    return [Finding("output-set", "error", (), p, (("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
+                    "run `glmcompat lock` again to rewrite the whole set") for p in verify_outputs(d)]
+
+
+def _old_lock(path: Path, rev: str) -> Any | None:
+    """The lock at git revision ``rev`` (None when the file did not exist there)."""
+    import subprocess
+
+    from glmcompat.readers.lockfiles import detect_kind, read_text_lock
+
+    d = path.resolve().parent
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=d, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        raise InputError("--against needs a git repository", path=str(path)) from None
+    rel = path.resolve().relative_to(Path(top).resolve()).as_posix()
+    r = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd=top, capture_output=True, text=True)
+    if r.returncode != 0:
+        if rev == "HEAD":
+            return None  # a repository without commits yet: everything is new
+        raise InputError(f"unknown git revision {rev!r}", path=str(path))
+    r = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True)  # bytes: decoded as a file is
+    if r.returncode != 0:
+        return None
+    return read_text_lock(f"{rev}:{rel}", detect_kind(path), r.stdout)
+
+
+def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
+    """Findings new since ``old``: a bump is unsafe only where an environment it changes becomes unsafe.
+    Each is prefixed with the bumps that caused it; a package renamed (sgl-kernel -> sglang-kernel, a
+    ``[[rename]]`` row) is one bump, not a removal plus an addition."""
+    def pkgs_by_env(lock: Any) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for e in lock.sets:
+            pk = e["packages"] if "packages" in e else e
+            for n in [e.get("name", "")] + list(e.get("also", [])):
+                out[n] = pk
+        return out
+
+    old_env, new_env = pkgs_by_env(old), pkgs_by_env(new)
+    renames = {r["new"]: r["old"] for r in facts.rows("rename")}
+    old_keys = {(f.rule, f.message): set(f.environments) for f in old_findings}
+    out = []
+    for f in new_findings:
+        envs = f.environments or tuple(new_env)
+        if (f.rule, f.message) in old_keys:
+            before = old_keys[(f.rule, f.message)]
+            envs = tuple(e for e in envs if before and e not in before and e in old_env)
+            if not envs:
+                continue
+        # the environments where some package of the finding changed
+        changed: list[str] = []
+        bumps: list[str] = []
+        names = [p.split("==")[0] for p in f.packages]
+        for e in envs:
+            o, n = old_env.get(e), new_env.get(e, {})
+            if o is None:
+                o = next(iter(old_env.values()), {}) if len(old_env) == 1 else {}
+            for name in names:
+                if name in n and o.get(name) != n[name]:
+                    was = renames.get(name)
+                    if o.get(name) is None and was and was in o:
+                        b = f"{was} {o[was]} -> {name} {n[name]}"
+                    else:
+                        b = f"{name} {o.get(name, '(none)')} -> {n[name]}"
+                    if b not in bumps:
+                        bumps.append(b)
+                    if e not in changed:
+                        changed.append(e)
+        if not changed and (f.rule, f.message) not in old_keys and not any(n in (new_env.get(e) or {}) for e in envs for n in names):
+            changed = list(envs)
+        if bumps:
+            any_new = next(iter(new_env.values()), {})
+            rest = [f"{n} {any_new[n]}" for n in names if n in any_new and not any(b.startswith(n + " ") or f"-> {n} " in b for b in bumps)]
+            head = " and ".join(bumps) + (f" breaks {', '.join(rest)}" if rest else " is unsafe")
+            f = Finding(f.rule, f.severity, f.packages, f"{head}: {f.message}", f.evidence, f.remedy,
+                        tuple(changed) if f.environments else ())
+        elif (f.rule, f.message) in old_keys:
+            continue
+        out.append(f)
+    return out
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    args = _parse(argv)
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.platforms import check_platform
+    from glmcompat.readers.lockfiles import read_lock
+
+    platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
+    facts = load_facts(args.matrix)
+    jobs = _jobs(args)
+    stack = facts.stack(args.stack) if args.stack else None
+    for job in jobs:
+        if platforms is not None:
+            job.platforms = platforms  # --platform wins over the pyproject's setting
+        for t in job.targets:
+            _check_ships(facts.target(t), job.platforms)
+        if job.model:
+            facts.model(job.model)
+    ok = True
+    lock_metas: dict[Path, dict[str, Any]] = {}
+    for job in jobs:
+        lock = read_lock(job.path)
+        lock_metas[job.path] = {"includes": lock.meta.get("includes") or [],
+                                "origins": sorted({e.origin for e in lock.entries if e.origin})}
+        old = _old_lock(job.path, args.against) if args.against else None
+        iso = no_isolation(job.path)
+        mixed = _output_set_problems(job.path)
+        job.notes = list(lock.meta.get("notes") or [])
+        job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
+        for t in job.targets:
+            tname = facts.target(t)["name"]
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)
+            if args.against and old is not None:
+                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
+                                                                             stack, iso, job.platforms), facts)
+            found = mixed + found
+            job.findings[tname] = found
+            if any(f.severity == "error" for f in found):
+                ok = False
+    import io
+
+    from glmcompat.cli.fastpath import use_color
+
+    color = use_color()
+    real, buf = sys.stdout, io.StringIO()
+    sys.stdout = buf
+    try:
+        if args.json:
+            _render_json(jobs, ok, facts)
+        else:
+            _render_text(jobs, facts, bool(args.against), color)
+    finally:
+        sys.stdout = real
+    text = buf.getvalue()
+    real.write(text)
+    rc = 0 if ok else 1
+    if not args.against:
+        from glmcompat.cli.fastpath import store
+
+        store(list(argv), _dependencies(jobs, lock_metas), text, "", rc)
+    return rc
+
+
+def _check_ships(trow: dict[str, Any], platforms: list[str] | None) -> None:
+    """``--platform`` must name machines the target ships on (``--target sm121 --platform x86_64``: exit 2, one line)."""
+    from glmcompat.model.platforms import products_on, target_platforms
+
+    ships = target_platforms(trow)
+    for p in platforms or ():
+        if p not in ships:
+            where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
+            raise InputError(f"target {trow['name']} never ships on {p} ({where}): pass "
+                             f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
+
+
+def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[str]:
+    """Every file the verdicts read besides those named on the command line: a cached verdict holds only
+    while they are unchanged (or still absent)."""
+    deps: list[str] = []
+    for job in jobs:
+        d = job.path.parent
+        deps += [str(job.path), str(d / "pyproject.toml"), str(d / ".glmcompat-stamp"), str(d / ".glmcompat-publish")]
+        deps += [str(d / n) for n in LOCK_NAMES]
+        deps += [str(d / inc) for inc in metas.get(job.path, {}).get("includes") or []]
+        deps += [str(d / e) for e in metas.get(job.path, {}).get("origins") or []]
+    return deps
+
+
+def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
+    import json
+
+    findings = []
+    checked = []
+    for job in jobs:
+        for t, fs in job.findings.items():
+            checked.append({"path": str(job.path), "target": t, "model": job.model,
+                            "ok": not any(f.severity == "error" for f in fs),
+                            "environments": job.environments, "notes": job.notes})
+            for f in fs:
+                findings.append({**f.to_json(), "path": str(job.path), "target": t})
+    doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
+           "checked": checked, "findings": findings}
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
+
+    def c(code: str, s: str) -> str:
+        return f"\033[{code}m{s}\033[0m" if color else s
+
+    out = sys.stdout.write
+    for job in jobs:
+        for t, fs in job.findings.items():
+            tr = facts.target(t)
+            errors = sum(f.severity == "error" for f in fs)
+            warnings = len(fs) - errors
+            where = f"{job.shown} on {t} (compute capability {tr['compute_capability']}"
+            if job.platforms:
+                where += ", " + " and ".join(f"Linux {p}" for p in job.platforms) + " only"
+            where += f", model {job.model})" if job.model else ")"
+            if errors:
+                out(f"{c('1;31', 'error')}: {where}: the stack is unsafe ({errors} error(s), {warnings} warning(s))\n")
+            else:
+                what = "no unsafe bump" if bump else "the stack is safe"
+                out(f"{c('1;32', 'ok')}: {where}: {what}" + (f" ({warnings} warning(s))" if warnings else "") + "\n")
+            for note in job.notes:
+                out(f"  note: {note}\n")
+            for f in fs:
+                mark = c("31", "  × ") if f.severity == "error" else c("33", "  ⚠ ")
+                out(f"{mark}{f.message}\n")
+                if f.environments:
+                    shown = "; ".join(f.environments[:3])
+                    more = len(f.environments) - 3
+                    out(f"      in: {shown}" + (f" (and {more} more of {job.environments} environments)" if more > 0 else "") + "\n")
+                for kind, src in f.evidence:
+                    out(f"      evidence ({kind}): {src}\n")
+                if f.remedy:
+                    out(f"      {c('1;36', 'hint')}: {f.remedy}\n")

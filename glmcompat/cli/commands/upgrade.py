@@ -1,0 +1,95 @@
+"""``glmcompat upgrade``: the newest safe core set for a target, and why each newer release was skipped."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from glmcompat.cli.commands._common import add_core_options, parser
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why "
+                          "(the first clause that rules it out) and one remedy.")
+    add_core_options(p, "torchvision==0.29.2")
+    p.add_argument("--exclude-newer", metavar="DATE",
+                   help="ignore files uploaded after DATE (a date, midnight UTC, or an RFC 3339 UTC timestamp; default: none)")
+    p.add_argument("--limit", type=int, default=3, metavar="N", help="newer releases explained per package (default 3)")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
+    args = p.parse_args(list(argv))
+    from glmcompat.cli.commands.lock import _basics
+    from glmcompat.decide.resolver import Request, Skip, parse_cutoff, resolve, skip_reasons
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.edges.sources import IndexSource
+    from glmcompat.model.platforms import PLATFORM_NAME
+    from glmcompat.ops.lockgen import _Progress
+
+    facts, stack, tname, model, machine = _basics(args)
+    args.stack = stack["name"]
+    cutoff = parse_cutoff(args.exclude_newer)
+    req = Request(args.stack, tname, model, tuple(args.with_), True, platform=machine)
+    with IndexClient(cache=Cache()) as client:
+        src = _Progress(IndexSource(client, exclude_newer=args.exclude_newer, platform=machine), args.quiet)
+        try:
+            outcome = resolve(facts, src, req)
+            skipped = skip_reasons(facts, src, req, outcome, limit=max(args.limit, 0))
+        finally:
+            src.done()
+    dropped = _dropped(stack, outcome)
+    engine = stack.get("engine") or "sglang"
+    if args.json:
+        from glmcompat.cli.commands._common import dump_json
+
+        dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model, "platform": machine,
+                   "exclude_newer": cutoff + "Z" if cutoff else None, "with": list(args.with_),
+                   "pins": outcome.pins, "stack_pins": stack["pins"], "not_required": dropped,
+                   "overrides": outcome.overridden,
+                   "skipped": {n: {v: (s.as_json() if isinstance(s, Skip) else {"note": s}) for v, s in d.items()}
+                               for n, d in skipped.items()}})
+        return 0
+    out = sys.stdout.write
+    asof = f"; index as of {cutoff}Z" if cutoff else ""
+    from glmcompat.model.platforms import target_platforms
+
+    on = "" if target_platforms(facts.target(tname)) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
+    out(f"Newest safe core set for {tname}{on} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")
+    for n, v in outcome.pins.items():
+        was = stack["pins"].get(n)
+        note = "" if was == v else (f"  (stack: {was})" if was else "  (new)")
+        out(f"  {n}=={v}{note}\n")
+    for n, why in dropped.items():
+        out(f"  {n}: not in the set (stack: {stack['pins'][n]}; {why})\n")
+    for why in outcome.overridden.values():
+        out(f"  override: {why}\n")
+    if any(skipped.values()):
+        out("\nNewer releases skipped:\n")
+        for n in sorted(skipped):
+            for v, s in skipped[n].items():
+                if isinstance(s, Skip):
+                    out(f"  {n} {v}: {s.because()}\n      hint: {s.remedy}\n")
+                else:
+                    out(f"  {n} {v}: {s}\n")
+    withs = "".join(f" --with {w}" for w in args.with_)
+    lock_cutoff = parse_cutoff(stack.get("exclude_newer"))
+    note = (f" (it reads the index as of the stack's exclude-newer, {lock_cutoff}Z)"
+            if lock_cutoff and lock_cutoff != cutoff else "")
+    plat = "" if machine == "x86_64" else f" --platform {machine}"
+    out(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname}{plat} --upgrade{withs}` writes a lock for this set{note}\n")
+    return 0
+
+
+def _dropped(stack: dict[str, Any], outcome: Any) -> dict[str, str]:
+    """The stack's packages the chosen set does without, and why (no chosen package requires them)."""
+    engine = stack.get("engine") or "sglang"
+    top = {n: v for n, v in outcome.pins.items() if n == engine}
+    out = {}
+    for n in stack["pins"]:
+        if n in outcome.pins:
+            continue
+        who = ", ".join(f"{p} {v}" for p, v in top.items()) or "the chosen set"
+        out[n] = f"{who} does not require it"
+    return out

@@ -1,0 +1,111 @@
+"""``glmcompat verify`` and ``glmcompat explain``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from glmcompat.cli.commands._common import dump_json, parser
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    if name == "explain":
+        return _explain(argv)
+    return _verify(argv)
+
+
+def _verify(argv: Sequence[str]) -> int:
+    p = parser("verify", "Prove that the installed stack loads and runs its kernels on this GPU. Each probe runs "
+               "in its own process with a timeout; exit 0 when every probe passes, 1 otherwise, 2 on bad input.")
+    p.add_argument("--target", default="auto", metavar="T",
+                   help="GPU target to check against (sm90, sm120, ...; default: auto, the device's)")
+    p.add_argument("--model", metavar="M", help="HF model_type that must be supported (e.g. glm_moe_dsa)")
+    p.add_argument("--json", action="store_true", help="print the versioned JSON report")
+    p.add_argument("--all-gpus", action="store_true", help="probe every GPU and the peer-access matrix")
+    p.add_argument("--distributed", action="store_true",
+                   help="under torchrun: an NCCL all-reduce across the ranks; rank 0 prints one report")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds each probe process may run before it is killed and reported (default 120)")
+    p.add_argument("--no-gpu", action="store_true",
+                   help="this machine has no GPU on purpose: run the static and import probes only, and let "
+                        "the skipped GPU probes not fail the run")
+    p.add_argument("--jit", action="store_true", help="allow smoke tests that JIT-compile kernels (flashinfer)")
+    p.add_argument("--path", action="append", default=[], metavar="DIR",
+                   help="also look for packages in DIR, before sys.path (e.g. a pip --target folder; repeatable)")
+    args = p.parse_args(list(argv))
+    import math
+
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        p.error(f"--timeout must be positive and finite (seconds), got {args.timeout!r}")
+    import os
+
+    from glmcompat.ops.verify.core import Options, run
+    from glmcompat.ops.verify.render import table
+
+    report = run(Options(target=args.target, model=args.model, timeout=args.timeout, all_gpus=args.all_gpus,
+                         distributed=args.distributed, no_gpu=args.no_gpu, jit=args.jit, paths=args.path,
+                         fork=os.environ.get("GLMCOMPAT_VERIFY_FORK", "1") != "0"))
+    quiet = args.distributed and report.get("rank", 0) != 0
+    if args.json:
+        if not quiet:
+            dump_json(report)
+    elif not quiet:
+        for line in table(report):
+            print(line)
+    return 0 if report["ok"] else 1
+
+
+def _explain(argv: Sequence[str]) -> int:
+    p = parser("explain", "Explain known failure signatures in a server log (cause and remedy). Exit 1 when one "
+               "is found, 0 when none, 2 when the log cannot be read.")
+    p.add_argument("log", metavar="LOGFILE", help="the log to scan, or - for stdin")
+    p.add_argument("--json", action="store_true", help="print versioned JSON")
+    args = p.parse_args(list(argv))
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.signatures import log_lines, render, scan_lines
+
+    sigs = load_facts().rows("signature")
+    if args.log == "-":
+        name = "<stdin>"
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+        hits = scan_lines(log_lines(stream) if stream else sys.stdin, sigs)
+    else:
+        name = args.log
+        with _open_log(args.log) as f:
+            try:
+                hits = scan_lines(log_lines(f), sigs)
+            except OSError as e:
+                from glmcompat.model.errors import InputError
+
+                raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
+    if args.json:
+        dump_json({"version": 1, "log": name, "found": bool(hits), "signatures": [h.to_json() for h in hits]})
+    else:
+        print(render(hits, name))
+    return 1 if hits else 0
+
+
+def _open_log(path: str):  # type: ignore[no-untyped-def]
+    """The log at ``path``, opened for reading in binary: a regular file only (a FIFO or a device is refused at
+    once, opened without blocking and never read; ``-`` reads standard input)."""
+    import os
+    import stat
+
+    from glmcompat.model.errors import InputError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a log file", path=path) from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}", path=path) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise InputError("is a directory, not a log file", path=path)
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise InputError(f"is {kind}, not a regular file (pipe a stream in with `glmcompat explain -`)", path=path)
+    return os.fdopen(fd, "rb", buffering=0)

@@ -1,0 +1,187 @@
+"""Warm ``glmcompat check``: answer from a content-addressed verdict cache before importing anything heavy.
+
+A pre-commit hook runs ``check`` on every commit, mostly on files that did not change. The full path
+imports packaging, argparse and the rules, reads the lock's cached environments and judges each one;
+this path imports only ``os``, ``sys`` and ``_blake2`` (not ``hashlib``, which loads OpenSSL, nor ``json``,
+which imports ``re``: together they cost more than the rest of a warm answer). Its records are a small
+line-oriented format read without either. A verdict is keyed by glmcompat's
+version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
+(each matrix file's path and content digest) and
+the bytes of every file named on the command line; it also records every other file the verdict read
+(includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
+its absence) and is used only while they are unchanged. It stores exactly what the full path printed
+and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
+fixture). Anything the fast path does not understand (``--against``, an unknown option, a cache miss)
+falls through to the full path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a CPython built without _blake2
+    from hashlib import blake2b
+
+FORMAT = 2
+MAGIC = b"glmcompat-verdict"
+_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix"}
+_FLAGS = {"--allow-unknown", "--json"}
+
+
+def use_color() -> bool:
+    """Colour on a terminal, as uv and pre-commit decide it: ``NO_COLOR`` (any value) or ``TERM=dumb`` turn
+    it off, ``FORCE_COLOR`` (any non-empty value) turns it on even when stdout is not a terminal."""
+    env = os.environ
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty() and env.get("TERM") != "dumb"
+
+
+def _digest(path: str) -> str:
+    """blake2b of a regular file's bytes; '' when it does not exist (its appearing later changes the verdict),
+    is not a regular file (a FIFO is opened without blocking and never read) or is over 64 MiB."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return ""
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > 64 << 20:  # S_ISREG without importing stat
+            return ""
+        h = blake2b(digest_size=20)
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def key(argv: list[str]) -> str | None:
+    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
+    from glmcompat.matrix.fingerprint import code_fingerprint
+
+    paths: list[str] = []
+    matrices: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUE_OPTIONS:
+            if i + 1 >= len(argv):
+                return None
+            if a == "--matrix":
+                matrices.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("-"):
+            if a not in _FLAGS:
+                return None  # --against, --help, a typo: the full path handles (and reports) it
+            i += 1
+            continue
+        paths.append(a)
+        i += 1
+    if not paths:
+        return None
+    from glmcompat.matrix.locations import matrix_file_names
+
+    names = matrix_file_names(matrices)
+    files = None if isinstance(names, str) else names  # a directory with no matrix file: the full path reports it
+    if files is None:
+        return None
+    h = blake2b(digest_size=20)
+    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color()), "\0".join(argv)):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    for f in files:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
+        d = _digest(f)
+        if not d:
+            return None
+        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
+    for p in paths:
+        d = _digest(p)
+        if not d:
+            return None  # a missing file: the full path says so
+        h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _encode(deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
+    out = [b"%s %d\n%d\n%d\n" % (MAGIC, FORMAT, rc, len(deps))]
+    for path, digest in deps.items():
+        out.append(os.fsencode(path) + b"\0" + digest.encode() + b"\n")
+    for text in (stdout, stderr):
+        data = text.encode("utf-8", "surrogateescape")
+        out.append(b"%d\n" % len(data) + data)
+    return b"".join(out)
+
+
+def _decode(blob: bytes) -> tuple[dict[str, str], str, str, int]:
+    """Inverse of :func:`_encode`; ValueError on anything else (a truncated or foreign file is a miss)."""
+    head, rest = blob.split(b"\n", 1)
+    if head != b"%s %d" % (MAGIC, FORMAT):
+        raise ValueError("not a verdict record")
+    rc_s, n_s, rest = rest.split(b"\n", 2)
+    rc, n = int(rc_s), int(n_s)
+    deps: dict[str, str] = {}
+    for _ in range(n):
+        line, rest = rest.split(b"\n", 1)
+        path, digest = line.split(b"\0")
+        deps[os.fsdecode(path)] = digest.decode()
+    texts = []
+    for _ in range(2):
+        size_s, rest = rest.split(b"\n", 1)
+        size = int(size_s)
+        if len(rest) < size:
+            raise ValueError("truncated")
+        texts.append(rest[:size].decode("utf-8", "surrogateescape"))
+        rest = rest[size:]
+    if rest:
+        raise ValueError("trailing data")
+    return deps, texts[0], texts[1], rc
+
+
+def lookup(argv: list[str]) -> int | None:
+    """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
+    from glmcompat.matrix.locations import cache_dir_name
+
+    base = cache_dir_name()
+    k = key(argv) if base else None
+    if k is None or base is None:
+        return None
+    try:
+        with open(os.path.join(base, "verdicts", k), "rb") as f:
+            deps, out, err, rc = _decode(f.read())
+        for path, digest in deps.items():
+            if _digest(path) != digest:
+                return None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return rc
+
+
+def store(argv: list[str], deps: list[str], stdout: str, stderr: str, rc: int) -> None:
+    """Record the full path's verdict of ``check ARGV`` (never raises: a read-only cache costs speed only)."""
+    from glmcompat.matrix.locations import cache_dir_name
+
+    base = cache_dir_name()
+    k = key(argv) if base else None
+    if k is None or base is None:
+        return
+    record = _encode({os.path.abspath(p): _digest(p) for p in sorted(set(deps))}, stdout, stderr, rc)
+    try:
+        from pathlib import Path
+
+        from glmcompat.matrix.store import atomic_write
+
+        atomic_write(Path(base) / "verdicts" / k, record)
+    except OSError:
+        pass

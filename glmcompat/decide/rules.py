@@ -1,0 +1,759 @@
+"""The check rules: a pure function from (installed packages, target, model, matrix) to findings.
+
+Each rule is a small function ``rule(ctx) -> list[Finding]``; :func:`evaluate` runs them all and
+sorts the result. Nothing here does I/O: ``glmcompat check`` feeds it a lockfile's packages,
+``glmcompat verify`` the installed distributions, the resolver a candidate set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from glmcompat.matrix.view import Facts, Row
+from glmcompat.model import gpu
+from glmcompat.model.names import canonicalize
+
+SEVERITIES = ("error", "warning")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One structured verdict: what is wrong, with which packages, the evidence and one remedy."""
+
+    rule: str
+    severity: str
+    packages: tuple[str, ...]
+    message: str
+    evidence: tuple[tuple[str, str], ...] = ()  # (kind, source)
+    remedy: str = ""
+    environments: tuple[str, ...] = ()  # where it holds ("extra sglang, Python 3.12, Linux x86_64"); () = everywhere
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "packages": list(self.packages),
+            "message": self.message,
+            "evidence": [{"kind": k, "source": s} for k, s in self.evidence],
+            "remedy": self.remedy,
+            "environments": list(self.environments),
+        }
+
+
+def _ev(row: Row | None) -> tuple[tuple[str, str], ...]:
+    return ((row["evidence"], row["source"]),) if row else ()
+
+
+@dataclass
+class Context:
+    packages: dict[str, str]  # canonical name -> version (local label kept)
+    target: Row
+    facts: Facts
+    model: str | None = None
+    allow_unknown: bool = False
+    findings: list[Finding] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # name -> source kind, for those not from an index
+    unpinned: dict[str, str] = field(default_factory=dict)  # name -> specifier, named without an exact pin
+    overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures
+    no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
+
+    def built_from_source(self, name: str) -> bool:
+        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE
+
+        return self.sources.get(name) in BUILT_FROM_SOURCE
+
+    @property
+    def capability(self) -> tuple[int, int]:
+        return gpu.parse_capability(self.target["compute_capability"])
+
+    def pin(self, name: str) -> str:
+        return f"{name}=={self.packages[name]}"
+
+    def unknown(self, packages: tuple[str, ...], message: str, command: str) -> Finding:
+        return Finding(
+            rule="unknown",
+            severity="warning" if self.allow_unknown else "error",
+            packages=packages,
+            message=message + (" (no evidence in the matrix)" if self.allow_unknown
+                               else " (no evidence in the matrix; failing closed)"),
+            remedy=(f"run `{command}` to probe it and record the evidence" if self.allow_unknown
+                    else f"run `{command}` to probe it and record the evidence, or pass --allow-unknown")
+            if command.startswith("glmcompat ") else command,
+        )
+
+
+def _torch_pins(ctx: Context, torch: str) -> str:
+    """'torch==2.9.1 and torchvision==0.24.1' — torch plus the family releases built for it."""
+    pins = [f"torch=={torch}"]
+    for fam in sorted(ctx.facts.family_packages()):
+        if fam in ctx.packages:
+            v = ctx.facts.family_for_torch(fam, torch)
+            if v:
+                pins.append(f"{fam}=={v}")
+    return ", ".join(pins[:-1]) + (" and " if len(pins) > 1 else "") + pins[-1]
+
+
+def rule_abi(ctx: Context) -> list[Finding]:
+    """(a) A compiled extension next to a torch other than the one it was built against / probed with."""
+    out: list[Finding] = []
+    torch = ctx.packages.get("torch")
+    for name in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
+        ver = ctx.packages[name]
+        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
+            continue  # built against the torch beside it, or unknowable statically: rule_source_build warns
+        row = ctx.facts.kernel(name, ver)
+        if row is None:
+            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+            if verdict is not None and verdict["compatible"]:
+                continue  # probed: every torch symbol it needs is exported by this torch
+            if verdict is not None and torch is not None:
+                out.append(Finding("abi", ctx.facts.mismatch_severity(name), (ctx.pin(name), ctx.pin("torch")),
+                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined symbol(s) "
+                                   "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))
+                continue
+            cmd = f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"
+            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", cmd))
+            continue
+        if torch is None:
+            out.append(Finding("abi", "error", (ctx.pin(name),),
+                               f"{name} {ver} is a compiled extension built against torch {row['torch']}, and no torch is in the set",
+                               _ev(row), f"add torch=={row['torch']}"))
+            continue
+        tpub = Version(torch).public
+        verdict = ctx.facts.abi_verdict(name, ver, torch)
+        if verdict is not None and verdict["compatible"]:
+            continue
+        if verdict is None and ctx.facts.abi_equal(tpub, row["torch"]) is not None:
+            continue  # the torch it was built against, or a release proven to export the same symbols
+        sev = row.get("on_mismatch") or "error"
+        if verdict is not None:
+            syms = verdict.get("symbols") or []
+            detail = f"{verdict['missing']} undefined symbol(s) it needs are missing from torch {tpub}"
+            if syms:
+                detail += f" (e.g. {syms[0]})"
+            msg = f"torch {tpub} breaks {name} {ver}: it was built against torch {row['torch']} and {detail}"
+            evidence = _ev(verdict) + _ev(row)
+        else:
+            msg = (f"{name} {ver} was built against torch {row['torch']}, but torch {tpub} is in the set; "
+                   f"a compiled extension only loads next to the torch whose C++ ABI it was built for")
+            evidence = _ev(row)
+        if row.get("consequence"):
+            msg += f"; if it fails to load, {row['consequence']}"
+        found = _best_kernel(ctx, name, tpub)
+        alt = f"{found[0]}=={found[1]}" if found else None
+        if sev == "warning":
+            remedy = (f"nothing blocks the stack; to keep {name}'s compiled ops, install {alt}" if alt else
+                      f"nothing blocks the stack; to keep {name}'s compiled ops, install a {name} built against torch {tpub}")
+        else:
+            remedy = f"pin {_torch_pins(ctx, row['torch'])}"
+            if alt:
+                remedy += f", or use {alt} (built against torch {tpub})"
+        out.append(Finding("abi", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+    return out
+
+
+def _best_kernel(ctx: Context, name: str, torch: str | None = None) -> tuple[str, str, str] | None:
+    """(package, version, built-against torch) of the newest release of ``name`` — or of its renamed
+    successor (sgl-kernel -> sglang-kernel) — whose GPU code runs on the target, built against ``torch``
+    when given. Releases whose GPU code is not recorded count only when ``torch`` narrows the choice."""
+    family = {"sgl-kernel", "sglang-kernel"} if name in ("sgl-kernel", "sglang-kernel") else {name}
+    best: tuple[Version, tuple[str, str, str]] | None = None
+    for v, row in ctx.facts.kernels_of(family):
+        if torch is not None and Version(row["torch"]) != Version(torch):
+            continue
+        if row.get("sass") is None:
+            if torch is None:
+                continue
+        elif not gpu.runnable(row["sass"] + (row.get("ptx") or []), ctx.capability):
+            continue
+        if best is None or Version(v) > best[0]:
+            best = (Version(v), (row["package"], v, row["torch"]))
+    return best[1] if best else None
+
+
+def rule_family(ctx: Context) -> list[Finding]:
+    """(b) torchvision / torchaudio against the torch they were built for."""
+    out: list[Finding] = []
+    torch = ctx.packages.get("torch")
+    for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
+        ver = ctx.packages[name]
+        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
+            continue
+        found = ctx.facts.family(name, ver)
+        if found is None:
+            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+            if verdict is not None and verdict["compatible"]:
+                continue  # no METADATA pin, but probed: every torch symbol it needs is there
+            if verdict is not None and torch is not None:
+                syms = verdict.get("symbols") or []
+                out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")),
+                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined "
+                                   f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
+                                   _ev(verdict), f"use a {name} release built for torch {Version(torch).public}"))
+                continue
+            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
+                                   f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"))
+            continue
+        spec, row = found
+        if torch is None:
+            out.append(Finding("family", "error", (ctx.pin(name),), f"{name} {ver} needs torch{spec}, and no torch is in the set",
+                               _ev(row), f"add torch{spec}"))
+            continue
+        tpub = Version(torch).public
+        if SpecifierSet(spec).contains(tpub, prereleases=True):
+            continue
+        verdict = ctx.facts.abi_verdict(name, ver, torch)
+        if verdict is not None and verdict["compatible"] and row["evidence"] != "metadata":
+            continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
+        msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
+        if row.get("failure"):
+            msg += f"; importing it fails with {row['failure']}"
+        good = ctx.facts.family_for_torch(name, tpub)
+        remedy = f"pin {name}=={good}" if good else f"pin torch{spec}"
+        out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _ev(row), remedy))
+    return out
+
+
+def rule_equal_version(ctx: Context) -> list[Finding]:
+    """(c) Packages that must carry the same version (flashinfer-cubin == flashinfer-python)."""
+    out: list[Finding] = []
+    for row in ctx.facts.rows("equal_version"):
+        a, b = row["packages"]
+        if a in ctx.packages and b in ctx.packages and Version(ctx.packages[a]) != Version(ctx.packages[b]):
+            out.append(Finding("equal-version", "error", (ctx.pin(a), ctx.pin(b)),
+                               f"{b} {ctx.packages[b]} does not match {a} {ctx.packages[a]}; their versions must be equal",
+                               _ev(row), f"pin {b}=={ctx.packages[a]}"))
+    return out
+
+
+def rule_gpu_code(ctx: Context) -> list[Finding]:
+    """(d) Every GPU-code package carries SASS that runs on the target or PTX the driver can JIT for it."""
+    out: list[Finding] = []
+    t = ctx.target
+    names = sorted((ctx.facts.kernel_packages() | {"torch"}) & ctx.packages.keys())
+    for name in names:
+        ver = ctx.packages[name]
+        if ctx.built_from_source(name):
+            continue  # its GPU code is whatever the build chose: rule_source_build warns
+        code = ctx.facts.gpu_code(name, ver)
+        if code is None:
+            k = ctx.facts.kernel(name, ver) if name != "torch" else None
+            if k is not None and k.get("sass") is None:
+                continue  # an extension whose GPU code is not curated (e.g. torchao): the abi rule covers it
+            if name != "torch" and k is None:
+                continue  # unknown kernel release: reported once, by the abi rule
+            local = Version(ver).local
+            if name == "torch" and local is not None:
+                common = ctx.facts.torch_common_code(ver)
+                if common is not None and gpu.runnable(common[0], ctx.capability):
+                    continue  # every recorded build of this release runs there: so does this variant
+            if name == "torch" and local is not None and ctx.facts.torch_build(Version(ver).public) is not None:
+                cmd = (f"record a [[torch]] row with variant = \"{local}\" for torch {Version(ver).public} "
+                       f"(its CUDA and GPU code from PyTorch's build configuration for that release), or pass --allow-unknown")
+                msg = (f"the GPU code of torch {ver} (the +{local} build, from PyTorch's own index) is not recorded; "
+                       f"its C++ ABI is torch {Version(ver).public}'s")
+                out.append(ctx.unknown((ctx.pin(name),), msg, cmd))
+                continue
+            out.append(ctx.unknown((ctx.pin(name),), f"the GPU code of {name} {ver} is not recorded",
+                                   f"glmcompat arch {name}=={Version(ver).public} --target {t['name']}"))
+            continue
+        sass, ptx, row = code
+        if gpu.runnable(list(sass) + list(ptx), ctx.capability):
+            continue
+        have = ", ".join(list(sass) + list(ptx)) or "no GPU code at all (a CPU-only build)"
+        msg = (f"{name} {ver} carries {have}; none of it runs on {t['name']} (compute capability "
+               f"{t['compute_capability']}): SASS runs only on its own major with a minor at least its own "
+               f"(sm_XYa: exactly X.Y), and there is no PTX to JIT")
+        if name == "torch":
+            remedy = "use a torch build with code for the target (see `glmcompat matrix show`)"
+            for tr in ctx.facts.rows("torch"):
+                if gpu.runnable(tr["sass"] + (tr.get("ptx") or []), ctx.capability):
+                    cands = [v for v in tr["versions"] if Version(v) >= Version(Version(ver).public)]
+                    if cands:
+                        remedy = f"pin torch=={cands[0]} (default wheel, CUDA {tr['cuda']}, carries code for {t['name']})"
+                        break
+        else:
+            found = _best_kernel(ctx, name)
+            alt = f"{found[0]}=={found[1]} (built against torch {found[2]})" if found else None
+            remedy = f"use {alt}" if alt else f"no known {name} release carries code for {t['name']}: choose another target"
+        out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy))
+    return out
+
+
+def rule_cuda(ctx: Context) -> list[Finding]:
+    """(e) The CUDA runtime major of torch and of the kernel wheels agree (12 vs 13; +cuXYZ, +cpu count)."""
+    out: list[Finding] = []
+    torch = ctx.packages.get("torch")
+    if torch is None:
+        return out
+    if ctx.built_from_source("torch"):
+        return out
+    tcuda = ctx.facts.torch_cuda(torch)
+    if tcuda is None:
+        return out  # reported by the gpu-code rule as unknown
+    tmajor = tcuda.split(".")[0] if tcuda else None
+    for name in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
+        if ctx.built_from_source(name):
+            continue
+        row = ctx.facts.kernel(name, ctx.packages[name])
+        kcuda = ctx.facts.kernel_cuda(name, ctx.packages[name])
+        if row is None or not kcuda:
+            continue
+        kmajor = kcuda.split(".")[0]
+        if tmajor == kmajor:
+            continue
+        what = f"CUDA {tcuda}" if tcuda else "no CUDA (a +cpu build)"
+        sev = row.get("on_mismatch") or "error"  # xformers/torchao only log and run without their ops
+        msg = (f"{name} {ctx.packages[name]} links the CUDA {kmajor} runtime (libcudart.so.{kmajor}), "
+               f"but torch {torch} is built for {what}")
+        if sev == "warning" and row.get("consequence"):
+            msg += f"; its extension then fails to load and {row['consequence']}"
+        evidence = _ev(row) if kcuda == row.get("cuda") else \
+            (("metadata", f"the local label of {name} {ctx.packages[name]} (a CUDA {kcuda} build)"),)
+        if tmajor and Version(ctx.packages[name]).local is None:
+            remedy = (f"use a CUDA {tmajor} build of {name} {Version(ctx.packages[name]).public}, "
+                      f"or a torch built for CUDA {kmajor}")
+        else:
+            remedy = f"pin torch=={row['torch']} (built for CUDA {kmajor})"
+        out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+    return out
+
+
+def rule_model(ctx: Context) -> list[Finding]:
+    """(f) The model type needs a transformers (and sglang) that knows it."""
+    if ctx.model is None:
+        return []
+    row = ctx.facts.model(ctx.model)
+    out: list[Finding] = []
+    checks = [("transformers", row["transformers"])]
+    for engine in ("sglang", "vllm"):
+        if row.get(engine):
+            checks.append((engine, row[engine]))
+    for name, spec in checks:
+        ver = ctx.packages.get(name)
+        if ver is None:
+            if name == "transformers":
+                out.append(Finding("model", "error", (), f"model type {ctx.model!r} needs transformers{spec}, and transformers is not in the set",
+                                   _ev(row), f"add transformers{spec}"))
+            continue
+        if SpecifierSet(spec).contains(Version(ver).public, prereleases=True):
+            continue
+        msg = f"{name} {ver} does not know model type {ctx.model!r}: it needs {name}{spec}"
+        if name == "transformers" and row.get("failure"):
+            msg += f" (loading the model raises {row['failure']})"
+        remedy = f"pin {name}{spec}"
+        engines = [e for e in ("sglang", "vllm") if e in ctx.packages]
+        if name == "transformers" and engines:
+            remedy += f" (as an override of {' and '.join(engines)}'s own transformers pin)"
+        out.append(Finding("model", "error", (f"{name}=={ver}",), msg, _ev(row), remedy))
+    return out
+
+
+def rule_target_requirements(ctx: Context) -> list[Finding]:
+    """(g) Fixes a target needs (sglang >= 0.5.9 on sm_120) and release-level requirements."""
+    out: list[Finding] = []
+    for row in ctx.facts.target_requirements(ctx.target["name"]):
+        ver = ctx.packages.get(row["package"])
+        if ver is None or SpecifierSet(row["specifier"]).contains(Version(ver).public, prereleases=True):
+            continue
+        msg = f"{row['package']} {ver} lacks what {ctx.target['name']} needs: {row['reason']}"
+        if row.get("failure"):
+            msg += f" (symptom: '{row['failure']}')"
+        out.append(Finding("target-fix", "error", (f"{row['package']}=={ver}",), msg, _ev(row),
+                           f"pin {row['package']}{row['specifier']}"))
+    for row in ctx.facts.rows("requires"):
+        ver = ctx.packages.get(row["package"])
+        if ver is None or not SpecifierSet(row["versions"]).contains(Version(ver).public, prereleases=True):
+            continue
+        # A matrix requirement is "name<specifier>" (validated on load; no extras or markers used).
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$", row["requires"])
+        assert m is not None
+        req_name, spec = canonicalize(m.group(1)), m.group(2).strip()
+        have = ctx.packages.get(req_name)
+        if have is None or SpecifierSet(spec).contains(Version(have).public, prereleases=True):
+            continue
+        out.append(Finding("requires", "error", (f"{row['package']}=={ver}", f"{req_name}=={have}"),
+                           f"{row['package']} {ver} refuses to start with {req_name} {have}: it requires {req_name}{spec}",
+                           _ev(row), f"pin {req_name}{spec}"))
+    return out
+
+
+def rule_source_build(ctx: Context) -> list[Finding]:
+    """(h) Tracked compiled packages built from source (git, path, sdist): the ABI and CUDA rules do not
+    apply (the build links whatever torch it finds), and their GPU code cannot be known statically."""
+    out: list[Finding] = []
+    tracked = ctx.facts.kernel_packages() | ctx.facts.family_packages() | {"torch"}
+    torch = ctx.packages.get("torch")
+    for name in sorted(tracked & ctx.packages.keys()):
+        if not ctx.built_from_source(name):
+            continue
+        kind = ctx.sources[name]
+        if name == "torch":
+            how = "torch itself is built from source here"
+        elif ctx.no_isolation is not None and name in ctx.no_isolation:
+            how = f"built without build isolation, so against torch {torch} in this environment" if torch else \
+                "built without build isolation, against the torch of the build machine"
+        elif ctx.no_isolation is not None:
+            how = "built in an isolated build environment, against whatever torch that environment resolves"
+        else:
+            how = "built against the torch present when it is built"
+        out.append(Finding("source-build", "warning", (ctx.pin(name),),
+                           f"{name} {ctx.packages[name]} comes from a {kind} source and is compiled at install time "
+                           f"({how}); its ABI and GPU code cannot be judged from the lock",
+                           (), "run `glmcompat verify` in the built environment on the target GPU"))
+    return out
+
+
+_LABEL_TORCH = re.compile(r"torch(\d+)\.?(\d+)")
+
+
+def rule_untracked_compiled(ctx: Context) -> list[Finding]:
+    """(i) Compiled torch extensions outside the tracked set: a warning that points at verify, or an
+    unproven pairing (fail closed) when their local label names another torch than the one beside them."""
+    out: list[Finding] = []
+    torch = ctx.packages.get("torch")
+    for row in ctx.facts.rows("compiled"):
+        for name in sorted(set(row["packages"]) & ctx.packages.keys()):
+            ver = ctx.packages[name]
+            local = Version(ver).local or ""
+            m = _LABEL_TORCH.search(local.replace("_", "."))
+            if ctx.built_from_source(name):
+                what = f"is built from source ({ctx.sources[name]}) against the torch present at build time"
+            elif m:
+                what = f"was built for torch {m.group(1)}.{m.group(2)} (its local label +{local})"
+            else:
+                what = "is a compiled torch extension whose build torch glmcompat does not track"
+            if m and torch is not None and not ctx.built_from_source(name):
+                tv = Version(Version(torch).public)
+                if (tv.major, tv.minor) != (int(m.group(1)), int(m.group(2))):
+                    f = ctx.unknown((ctx.pin(name), ctx.pin("torch")),
+                                    f"{name} {ver} {what}, next to torch {torch}: an unproven pairing",
+                                    f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
+                                    "on the target to prove this one loads, or pass --allow-unknown")
+                    out.append(Finding(f.rule, f.severity, f.packages, f.message, _ev(row), f.remedy))
+                    continue
+            out.append(Finding("untracked", "warning", (ctx.pin(name),),
+                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else ""),
+                               _ev(row), "run `glmcompat verify` on the target GPU to prove it loads"))
+    return out
+
+
+def rule_unpinned(ctx: Context) -> list[Finding]:
+    """(j) A coupled package named without an exact pin: the installer picks the release."""
+    out: list[Finding] = []
+    coupled = ctx.facts.kernel_packages() | ctx.facts.family_packages() | {"torch"}
+    for name in sorted(coupled & ctx.unpinned.keys()):
+        spec = ctx.unpinned[name]
+        out.append(Finding("unpinned", "warning", (name,),
+                           f"{name} is not pinned ({name}{spec or ' with no version'}): the installer picks the "
+                           "release, and nothing ties it to the torch beside it",
+                           (), f"pin {name} exactly (e.g. `{name}==X`), then re-run `glmcompat check`"))
+    return out
+
+
+def rule_release_pins(ctx: Context) -> list[Finding]:
+    """(k) An engine release's own pins (its METADATA). A pin that couples a compiled package to torch
+    is the abi/family rules' job (a break); a pin on a pure-Python package the set departs from was
+    overridden on purpose (uv ``override-dependencies``; no installer produces it otherwise): a warning
+    that names the override."""
+    out: list[Finding] = []
+    kernels = ctx.facts.kernel_packages()
+    for row in ctx.facts.rows("release"):
+        pkg = row["package"]
+        have = ctx.packages.get(pkg)
+        if have is None or Version(Version(have).public) != Version(row["version"]):
+            continue
+        covered = {canonicalize(re.split(r"[<>=!~ ;\[]", r["requires"].strip(), maxsplit=1)[0])
+                   for r in ctx.facts.rows("requires") if r["package"] == pkg
+                   and SpecifierSet(r["versions"]).contains(Version(have).public, prereleases=True)}
+        for req in row["requires"]:
+            from packaging.requirements import InvalidRequirement, Requirement
+
+            try:
+                parsed = Requirement(req)
+            except InvalidRequirement:
+                continue  # validated when the matrix loads
+            dep, spec = canonicalize(parsed.name), str(parsed.specifier)
+            if not spec or dep not in ctx.packages or ctx.built_from_source(dep) or dep in covered:
+                continue  # unpinned, absent, built here, or judged by a [[requires]] row
+            if dep == "torch" and pkg in kernels:
+                continue  # the abi rule judges a compiled engine against its torch
+            dv = ctx.packages[dep]
+            if SpecifierSet(spec).contains(Version(dv).public, prereleases=True):
+                continue
+            how = (f"the lock overrides it with {dep}{ctx.overrides[dep] or ' (any version)'}" if dep in ctx.overrides
+                   else "the set departs from it (an override where the lock was made, or an install without dependency checks)")
+            out.append(Finding("override", "warning", (f"{pkg}=={have}", ctx.pin(dep)),
+                               f"{pkg} {have} requires {dep}{spec}, and {dep} {dv} is in the set: {how}", _ev(row),
+                               f"keep it only if {pkg} {have} is proven to run with {dep} {dv} (`glmcompat verify`)"))
+    return out
+
+
+RULES: tuple[Callable[[Context], list[Finding]], ...] = (
+    rule_abi,
+    rule_family,
+    rule_equal_version,
+    rule_gpu_code,
+    rule_cuda,
+    rule_model,
+    rule_target_requirements,
+    rule_source_build,
+    rule_untracked_compiled,
+    rule_unpinned,
+    rule_release_pins,
+)
+
+
+def evaluate(
+    packages: Mapping[str, str],
+    *,
+    target: str,
+    model: str | None = None,
+    matrix: Facts | Any | None = None,
+    allow_unknown: bool = False,
+    env: Mapping[str, Any] | None = None,
+    no_isolation: frozenset[str] | None = None,
+) -> list[Finding]:
+    """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
+
+    ``packages`` maps distribution names to versions; ``matrix`` is a :class:`Facts`, a
+    :class:`~glmcompat.matrix.schema.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
+    dependency file (:mod:`glmcompat.readers.lockfiles`): where each package comes from, what is unpinned, the
+    lock's overrides.
+    """
+    if matrix is None:
+        from glmcompat.matrix.load import load_facts
+
+        facts = load_facts()
+    elif isinstance(matrix, Facts):
+        facts = matrix
+    else:
+        facts = Facts(matrix.plain())
+    pkgs = {canonicalize(k): v for k, v in packages.items()}
+    ctx = Context(pkgs, facts.target(target), facts, model, allow_unknown)
+    if env is not None:
+        ctx.sources = dict(env.get("sources") or {})
+        ctx.unpinned = dict(env.get("unpinned") or {})
+        ctx.overrides = dict(env.get("overrides") or {})
+    ctx.no_isolation = no_isolation
+    if model is not None:
+        facts.model(model)  # unknown model: InputError before any rule runs
+    found: list[Finding] = []
+    for rule in RULES:
+        found.extend(rule(ctx))
+    # one finding per (rule, severity, packages, message): rows that say the same thing pool their evidence
+    merged: dict[tuple[str, str, tuple[str, ...], str], Finding] = {}
+    for f in found:
+        key = (f.rule, f.severity, f.packages, f.message)
+        if key in merged:
+            g = merged[key]
+            ev = g.evidence + tuple(e for e in f.evidence if e not in g.evidence)
+            merged[key] = Finding(g.rule, g.severity, g.packages, g.message, ev, g.remedy, g.environments)
+        else:
+            merged[key] = f
+    return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+def stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Finding]:
+    """The named stack's pins that ``packages`` does not carry."""
+    out = []
+    for name, ver in sorted(stack["pins"].items()):
+        have = packages.get(name)
+        if have is None or Version(Version(have).public) != Version(ver):
+            out.append(Finding("stack", "error", (f"{name}=={have}" if have else name,),
+                               f"stack {stack['name']!r} pins {name}=={ver}, the lock has {have or 'none'}",
+                               ((stack["evidence"], stack["source"]),), f"pin {name}=={ver}"))
+    return out
+
+
+def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
+                  stack: dict[str, Any] | None = None, no_isolation: frozenset[str] | None = None,
+                  platforms: Any = None) -> list[Finding]:
+    """Findings for every environment the lock installs on the platforms the target ships on (sm90:
+    Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
+    with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
+    environments is reported once, naming them.
+
+    Where the lock serves the target on one of its platforms, an environment of another that cannot run
+    a GPU stack -- a package without a wheel for that machine (and no sdist), no torch, or a CPU-only torch
+    (torch's default aarch64 wheels up to 2.10.0) -- is not judged: one warning per platform says "this lock
+    does not serve sm90 on aarch64 (GH200): ...", as does a platform the lock installs nothing on. On a
+    target that ships on x86_64 and aarch64, an aarch64 build the matrix holds no evidence for is a warning
+    (unknown), not an error; a proven break is an error on every platform. Where the lock serves none of the
+    target's platforms, everything is judged and a platform with nothing installed is an error.
+    ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
+    """
+    from glmcompat.model.environments import env_platform
+    from glmcompat.model.errors import InputError
+    from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
+
+    if not isinstance(facts, Facts):
+        facts = Facts(facts.plain()) if facts is not None and hasattr(facts, "plain") else _shipped_facts()
+    trow = facts.target(target)
+    tname = trow["name"]
+    ships = target_platforms(trow)
+    if platforms is not None:
+        chosen = [check_platform(p) for p in platforms]
+        for p in chosen:
+            if p not in ships:
+                raise InputError(f"target {tname} never ships on {p} ({_where(trow, ships, products_on)})")
+        judged = [p for p in ships if p in chosen]
+    else:
+        judged = ships
+
+    def machine(env: Mapping[str, Any]) -> str:
+        return env_platform(env) if "packages" in env else "x86_64"
+
+    def names_of(env: Mapping[str, Any]) -> list[str]:
+        return [n for n in [env.get("name", "")] + list(env.get("also", [])) if n] if "packages" in env else []
+
+    envs = [e for e in lock.sets if machine(e) in judged]
+    lock_has_torch = any("torch" in (e["packages"] if "packages" in e else e) for e in lock.sets)
+    reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
+    for i, env in enumerate(envs):
+        if "packages" in env:
+            why = _cannot_serve(env, facts.on(machine(env)), lock_has_torch)
+            if why is not None:
+                reasons[i] = why
+    present = {machine(e) for e in envs}
+    served = [p for p in judged if any(machine(e) == p and i not in reasons for i, e in enumerate(envs))]
+    lenient = platforms is None and bool(served)
+    extra: list[Finding] = []
+    for p in judged:
+        prods = ", ".join(products_on(trow, p))
+        ev = (_ships_ev(tname, prods, p),)
+        if p not in present:
+            if lenient:
+                extra.append(Finding(
+                    "platform", "warning", (), f"this lock does not serve {tname} on {p} ({prods}): it installs nothing "
+                    f"on {PLATFORM_NAME.get(p, p)} (its environments or markers leave that machine out)", ev,
+                    f"judged on {', '.join(served)} only; lock for {PLATFORM_NAME.get(p, p)} too if {prods} must run it"))
+            else:
+                only = "the only platform" if len(judged) == 1 else "a platform"
+                extra.append(Finding(
+                    "platform", "error", (), f"this lock installs nothing on {PLATFORM_NAME.get(p, p)}, {only} {tname} "
+                    f"ships on ({prods})", ev,
+                    f"lock for {PLATFORM_NAME.get(p, p)} (uv `environments` / `required-environments`)"))
+    excused: set[int] = set()
+    if lenient:
+        for p in judged:
+            idx = [i for i in reasons if machine(envs[i]) == p]
+            if not idx:
+                continue
+            excused.update(idx)
+            prods = ", ".join(products_on(trow, p))
+            why = list(dict.fromkeys(reasons[i][0] for i in idx))
+            evidence = (_ships_ev(tname, prods, p),) + tuple(
+                dict.fromkeys(e for i in idx for e in reasons[i][1]))
+            every = len(idx) == sum(1 for e in envs if machine(e) == p)
+            judged_on = [q for q in served if q != p or not every]
+            extra.append(Finding(
+                "platform", "warning", (),
+                f"this lock does not serve {tname} on {p} ({prods}) in {'its' if every else 'some of its'} {p} "
+                "environments: " + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else ""),
+                evidence,
+                ("those environments are not judged" + (f" (the lock is judged on {', '.join(judged_on)})" if every else "")
+                 + f"; to run on {prods}, lock a CUDA torch and {p} wheels of every package there"),
+                tuple(n for i in idx for n in names_of(envs[i]))))
+    # On a target that ships on x86_64 and aarch64, the matrix's evidence is about x86_64 wheels first: an
+    # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
+    secondary = {"aarch64"} if lenient and "x86_64" in served else set()
+    where: dict[Finding, list[str]] = {}
+    total = 0
+    for i, env in enumerate(envs):
+        if i in excused:
+            continue
+        plain = "packages" not in env
+        pkgs = env if plain else env["packages"]
+        m = machine(env)
+        mfacts = facts.on(m)
+        found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
+                         env=None if plain else env, no_isolation=no_isolation)
+        if m != "x86_64":
+            found = [_on_platform(f, m, mfacts, trow) for f in found]
+        if stack is not None:
+            found.extend(stack_findings(stack, pkgs))
+        names = names_of(env)
+        total += len(names)
+        for f in found:
+            lst = where.setdefault(f, [])
+            lst.extend(n for n in names if n not in lst)
+    out = list(extra)
+    for f, names in where.items():
+        envs_of = () if not names or len(names) == total else tuple(names)
+        out.append(Finding(f.rule, f.severity, f.packages, f.message, f.evidence, f.remedy, envs_of))
+    return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+_PROBE_CMD = re.compile(r"(glmcompat (?:arch|abi) [^`]*?)(`|,| or |$)")
+_USE_KERNEL = re.compile(r"^use ([A-Za-z0-9._-]+)==([^ ]+) \(built against torch ([^)]+)\)$")
+_PIN_TORCH_CUDA = re.compile(r"^pin torch==([^ ]+) \(built for CUDA (\d+)\)$")
+
+
+def _on_platform(f: Finding, machine: str, facts: Facts, trow: Row) -> Finding:
+    """A finding of a ``machine`` environment, with its remedy about that machine's wheels: a probe command
+    reads them (``--platform aarch64``), a kernel to use says that its ``machine`` wheel runs on the target,
+    and a torch to pin that is CPU-only on ``machine`` is not offered."""
+    remedy = f.remedy
+    if "glmcompat arch " in remedy or "glmcompat abi " in remedy:
+        remedy = _PROBE_CMD.sub(lambda m: f"{m.group(1)} --platform {machine}{m.group(2)}", remedy, count=1)
+    m = _USE_KERNEL.match(remedy)
+    if f.rule == "gpu-code" and m:
+        code = facts.gpu_code(m.group(1), m.group(2))
+        runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, gpu.parse_capability(trow["compute_capability"]))]
+        if runs:
+            remedy = (f"use {m.group(1)}=={m.group(2)} (built against torch {m.group(3)}): its Linux {machine} wheel "
+                      f"carries {', '.join(runs)}, which runs on {trow['name']}")
+    m = _PIN_TORCH_CUDA.match(remedy)
+    if f.rule == "cuda" and m and facts.torch_cuda(m.group(1)) == "":
+        remedy = (f"torch {m.group(1)}'s default Linux {machine} wheel has no CUDA: use a CUDA {m.group(2)} build of "
+                  f"torch {m.group(1)} for {machine} (PyTorch's own index), or a release whose {machine} wheel is one")
+    if remedy == f.remedy:
+        return f
+    return Finding(f.rule, f.severity, f.packages, f.message, f.evidence, remedy, f.environments)
+
+
+def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
+    verb = "ships" if "," not in prods else "ship"
+    return ("metadata", f"glmcompat/matrix/data/targets.toml [[target]] {tname}: {prods} {verb} on {platform}")
+
+
+def _shipped_facts() -> Facts:
+    from glmcompat.matrix.load import load_facts
+
+    return load_facts()
+
+
+def _where(trow: Row, ships: list[str], products_on: Callable[[Row, str], list[str]]) -> str:
+    return "; ".join(f"{', '.join(products_on(trow, p))} on {p}" for p in ships)
+
+
+def _cannot_serve(env: Mapping[str, Any], facts: Facts, lock_has_torch: bool
+                  ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """(why, evidence) an environment cannot run a GPU stack on its machine; None: it can, as far as the lock
+    and the matrix show. A package without a wheel for the machine (and no sdist), no torch while the lock
+    has one elsewhere, or a torch build without CUDA (``+cpu``; torch's default aarch64 wheels to 2.10.0)."""
+    machine = env.get("platform") or "x86_64"
+    missing = env.get("missing_wheels") or {}
+    if missing:
+        shown = ", ".join(f"{n} {v}" for n, v in list(missing.items())[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return (f"{shown}{more} ha{'s' if len(missing) == 1 and not more else 've'} no Linux {machine} wheel in the "
+                "lock (and no sdist)", ())
+    pkgs = env.get("packages") or {}
+    torch = pkgs.get("torch")
+    if torch is None:
+        return ("it installs no torch", ()) if lock_has_torch else None
+    if (env.get("sources") or {}).get("torch") in ("git", "path", "directory", "editable", "url"):
+        return None
+    code = facts.gpu_code("torch", torch)
+    if code is not None and not code[0] and not code[1]:
+        what = "the +cpu build" if Version(torch).local == "cpu" else f"its default {machine} wheel"
+        return f"torch {torch} is a CPU-only build ({what}: no libtorch_cuda.so)", _ev(code[2])
+    return None

@@ -1,0 +1,1 @@
+"""Edges: HTTP with retries, range reads, the package index, resolver sources, the on-disk cache, uv."""

@@ -1,0 +1,205 @@
+"""HTTP with retries, an overall deadline per operation and a size cap on every answer."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from glmcompat.model.errors import EnvironmentFailure
+
+if TYPE_CHECKING:
+    import httpx
+
+USER_AGENT = "glmcompat (+metadata and range reads only)"
+
+
+RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+
+
+DEFAULT_TIMEOUT = (30.0, 10.0)  # read, connect (seconds)
+
+
+MiB = 1 << 20
+
+
+MAX_RESPONSE = 64 * MiB  # bytes of one index page or METADATA file (decoded): a bigger answer is refused
+
+
+DEFAULT_DEADLINE = 300.0  # seconds one HTTP operation (its retries, redirects and body included) may take
+
+
+def http_deadline() -> float:
+    """The overall deadline of one HTTP operation, in seconds (``GLMCOMPAT_HTTP_DEADLINE`` overrides)."""
+    import math
+
+    try:
+        value = float(os.environ.get("GLMCOMPAT_HTTP_DEADLINE") or DEFAULT_DEADLINE)
+    except ValueError:
+        return DEFAULT_DEADLINE
+    return value if math.isfinite(value) and value > 0 else DEFAULT_DEADLINE
+
+
+class Deadline:
+    """The overall deadline of one HTTP operation. A per-read timeout alone never fires on a server that
+    trickles a byte every few seconds; this one bounds the whole: connecting, redirects, the headers
+    (:meth:`call` runs the blocking part in a worker thread and stops waiting for it), and the body
+    (:meth:`check` between chunks, each read also bounded by :meth:`read_timeout`)."""
+
+    def __init__(self, what: str, seconds: float | None = None) -> None:
+        self.what = what
+        self.seconds = seconds if seconds is not None else http_deadline()
+        self.end = time.monotonic() + self.seconds
+
+    def left(self) -> float:
+        return self.end - time.monotonic()
+
+    def failure(self) -> EnvironmentFailure:
+        return EnvironmentFailure(f"{self.what}: no complete answer within {self.seconds:g} s (a server that "
+                                  "trickles or stalls; GLMCOMPAT_HTTP_DEADLINE sets this deadline)")
+
+    def check(self) -> None:
+        if self.left() <= 0:
+            raise self.failure()
+
+    def read_timeout(self, default: float = DEFAULT_TIMEOUT[0]) -> float:
+        """A per-read timeout that cannot outlast the deadline by more than itself."""
+        return max(0.05, min(default, self.left()))
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``, or the deadline's :class:`EnvironmentFailure` when it has not returned in time. A
+        response ``fn`` returns after that is closed as soon as it arrives."""
+        import threading
+
+        self.check()
+        lock = threading.Lock()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                value = fn()
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+                with lock:
+                    box["error"] = e
+                return
+            with lock:
+                if box.get("abandoned"):
+                    close = getattr(value, "close", None)
+                    if close is not None:
+                        try:
+                            close()
+                        except Exception:  # noqa: BLE001
+                            pass
+                    return
+                box["value"] = value
+
+        t = threading.Thread(target=work, name="glmcompat-http", daemon=True)
+        t.start()
+        t.join(max(0.0, self.left()))
+        with lock:
+            if "value" in box:
+                return box["value"]
+            if "error" in box:
+                raise box["error"]
+            box["abandoned"] = True
+        raise self.failure()
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A whole HTTP answer read within its deadline and size cap."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str
+
+    def json(self) -> Any:
+        import json
+
+        return json.loads(self.content)
+
+    def close(self) -> None:
+        pass
+
+
+def read_capped(r: httpx.Response, what: str, limit: int, deadline: Deadline) -> bytes:
+    """The (decoded) body of a streamed response: at most ``limit`` bytes, within ``deadline``."""
+    buf = bytearray()
+    for chunk in r.iter_bytes():
+        buf += chunk
+        if len(buf) > limit:
+            raise EnvironmentFailure(f"{what}: the answer is larger than {limit // MiB} MiB (refused; "
+                                     "a project page or METADATA is far smaller)")
+        deadline.check()
+    return bytes(buf)
+
+
+def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connections: int | None = None) -> httpx.Client:
+    """An httpx client honouring the usual CA bundle variables (``SSL_CERT_FILE``, ``PIP_CERT``...).
+    ``max_connections`` bounds the pool (parallel downloads wait for a free connection, no pool timeout)."""
+    import httpx
+
+    verify: Any = True
+    for var in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
+        path = os.environ.get(var)
+        if path and os.path.isfile(path):
+            import ssl
+
+            verify = ssl.create_default_context(cafile=path)
+            break
+    if max_connections is None:
+        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True,
+                            verify=verify, headers={"User-Agent": USER_AGENT})
+    return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], pool=None),
+                        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+                        follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+
+
+def request_with_retries(
+    send: Callable[[], Any],
+    what: str,
+    *,
+    retries: int = 3,
+    backoff: float = 0.5,
+    sleep: Callable[[float], None] | None = None,
+    deadline: Deadline | None = None,
+) -> Any:
+    """Call ``send`` until it answers something other than a timeout, connection error, 429 or 5xx.
+
+    Bounded: ``retries`` extra attempts, waiting ``backoff * 2**i`` seconds between them, all within
+    ``deadline`` (the whole operation's). The last failure becomes an :class:`EnvironmentFailure`
+    naming ``what``; so does any other httpx error (too many redirects, an undecodable body, an invalid
+    URL), at once.
+    """
+    import httpx
+
+    last = ""
+    for attempt in range(retries + 1):
+        if attempt:
+            pause = backoff * (2 ** (attempt - 1))
+            if deadline is not None:
+                pause = min(pause, max(0.0, deadline.left()))
+            (sleep or time.sleep)(pause)
+        if deadline is not None:
+            deadline.check()
+        try:
+            r = send()
+        except httpx.TimeoutException:
+            last = "timed out"
+            continue
+        except httpx.TransportError as e:
+            last = f"cannot connect ({type(e).__name__}: {e})" if str(e) else f"cannot connect ({type(e).__name__})"
+            continue
+        except httpx.TooManyRedirects:
+            raise EnvironmentFailure(f"{what}: too many redirects (a redirect loop?)") from None
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as e:
+            raise EnvironmentFailure(f"{what}: {type(e).__name__}: {e}"[:400]) from None
+        if r.status_code in RETRY_STATUS:
+            last = f"HTTP {r.status_code}"
+            r.close()
+            continue
+        return r
+    raise EnvironmentFailure(f"{what}: {last} after {retries + 1} attempts (offline? set UV_DEFAULT_INDEX or PIP_INDEX_URL)")

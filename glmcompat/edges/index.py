@@ -1,0 +1,509 @@
+"""Package-index client: the JSON simple API (PEP 691), wheel selection and wheel METADATA.
+
+The index URL is never written down here: :func:`default_index_url` reads it at run time from the
+installer's environment and configuration, falling back to pip's own built-in default.
+
+I/O lives in :class:`IndexClient` (httpx, bounded retries with backoff on timeouts, connection errors,
+429 and 5xx; a clear one-line error on 404 or when offline). Parsing the project page and choosing a
+wheel are pure functions that tests drive with recorded pages.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from packaging.tags import Tag, compatible_tags, cpython_tags
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.edges.http import (
+    DEFAULT_TIMEOUT,
+    MAX_RESPONSE,
+    RETRY_STATUS,
+    Deadline,
+    Fetched,
+    make_client,
+    read_capped,
+    request_with_retries,
+)
+from glmcompat.model.errors import EnvironmentFailure, InputError
+
+if TYPE_CHECKING:
+    import httpx
+
+ACCEPT_JSON = "application/vnd.pypi.simple.v1+json"
+
+
+# ------------------------------------------------------------------------------------------------
+# Index URL
+# ------------------------------------------------------------------------------------------------
+
+
+def _pip_config_files() -> list[Path]:
+    """pip's configuration files, lowest priority first (site < user < env file)."""
+    files: list[Path] = []
+    xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
+    files += [Path(d) / "pip" / "pip.conf" for d in reversed(xdg_dirs) if d]
+    files.append(Path("/etc/pip.conf"))
+    home = Path.home()
+    files.append(home / ".pip" / "pip.conf")
+    xdg_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    files.append(Path(xdg_home) / "pip" / "pip.conf")
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        files.append(Path(venv) / "pip.conf")
+    env_file = os.environ.get("PIP_CONFIG_FILE")
+    if env_file and env_file != os.devnull:
+        files.append(Path(env_file))
+    return files
+
+
+def _pip_configured_index() -> str | None:
+    found: str | None = None
+    for path in _pip_config_files():
+        if not path.is_file():
+            continue
+        cp = configparser.RawConfigParser()
+        try:
+            cp.read(path, encoding="utf-8")
+        except (configparser.Error, OSError, UnicodeDecodeError):
+            continue
+        for section in ("global", "install", "download"):
+            if cp.has_option(section, "index-url"):
+                found = cp.get(section, "index-url").strip() or found
+    return found
+
+
+def _uv_configured_index() -> str | None:
+    home = Path.home()
+    xdg_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    for path in (Path(xdg_home) / "uv" / "uv.toml", Path("/etc/uv/uv.toml")):
+        if not path.is_file():
+            continue
+        import tomllib
+
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        for idx in data.get("index", []) or []:
+            if isinstance(idx, dict) and idx.get("default") and isinstance(idx.get("url"), str):
+                return str(idx["url"])
+        url = data.get("index-url")
+        if isinstance(url, str) and url:
+            return url
+    return None
+
+
+def default_index_url() -> str:
+    """The simple-API base URL the installer would use, read at run time.
+
+    Order: ``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``, uv's ``uv.toml``, pip's
+    configuration files, then pip's built-in default.
+    """
+    for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return value.split()[0]
+    for reader in (_uv_configured_index, _pip_configured_index):
+        url = reader()
+        if url:
+            return url
+    try:
+        from pip._internal.models.index import PyPI
+    except ImportError:  # pragma: no cover - pip ships with every venv we support
+        raise EnvironmentFailure(
+            "no package index configured: set UV_DEFAULT_INDEX or PIP_INDEX_URL (pip is not importable)"
+        ) from None
+    return str(PyPI.simple_url)
+
+
+def cache_key(kind: str, text: str) -> str:
+    """A readable, file-name-safe cache key for ``text`` (hashlib stays unimported on warm paths)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("://", 1)[-1])[-120:].strip("_.-") or "x"
+    return f"{kind}-{zlib.crc32(text.encode()):08x}-{slug}"
+
+
+def redact(url: str) -> str:
+    """``url`` without credentials, for messages."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit((parts.scheme, "***@" + host, parts.path, parts.query, parts.fragment))
+
+
+# ------------------------------------------------------------------------------------------------
+# Values
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFile:
+    """One file of a project page."""
+
+    filename: str
+    url: str
+    size: int | None
+    sha256: str | None
+    requires_python: str | None
+    yanked: bool
+    version: str | None
+    is_wheel: bool
+    tags: frozenset[str] = frozenset()
+    metadata_sha256: str | None = None
+    has_metadata: bool = False
+    upload_time: str | None = None  # PEP 700, RFC 3339 ("2026-11-18T11:06:54.123Z")
+
+    @property
+    def metadata_url(self) -> str | None:
+        """PEP 658/714: the wheel's METADATA beside it, when the index advertises one."""
+        return self.url.split("#", 1)[0] + ".metadata" if self.has_metadata else None
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    name: str
+    versions: list[str]
+    files: list[IndexFile] = field(default_factory=list)
+
+    def files_for(self, version: str) -> list[IndexFile]:
+        v = Version(version)
+        out = []
+        for f in self.files:
+            try:
+                if f.version is not None and Version(f.version) == v:
+                    out.append(f)
+            except InvalidVersion:
+                continue
+        return out
+
+
+def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
+    """Parse a PEP 691 JSON project page (pure). Relative file URLs are resolved against ``page_url``."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("files"), list):
+        raise InputError(f"index page {redact(page_url)!r} is not a PEP 691 project page (no 'files' list)")
+    name = str(data.get("name") or "")
+    files: list[IndexFile] = []
+    for raw in data["files"]:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("filename"), str):
+            continue
+        filename = raw["filename"]
+        url = urljoin(page_url, str(raw.get("url", filename)))
+        hashes = raw.get("hashes") if isinstance(raw.get("hashes"), Mapping) else {}
+        sha = _sha256(hashes.get("sha256"))
+        size = raw.get("size") if isinstance(raw.get("size"), int) else None
+        yanked = bool(raw.get("yanked", False))
+        meta = raw.get("core-metadata", raw.get("dist-info-metadata", False))
+        has_meta = bool(meta)
+        meta_sha = _sha256(meta.get("sha256")) if isinstance(meta, Mapping) else None
+        version: str | None = None
+        tags: frozenset[str] = frozenset()
+        is_wheel = filename.endswith(".whl")
+        try:
+            if is_wheel:
+                _, ver, _, tagset = parse_wheel_filename(filename)
+                version, tags = str(ver), frozenset(str(t) for t in tagset)
+            else:
+                _, ver = parse_sdist_filename(filename)
+                version = str(ver)
+        except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+            pass
+        files.append(IndexFile(
+            filename=filename, url=url, size=size, sha256=sha,
+            requires_python=raw.get("requires-python") if isinstance(raw.get("requires-python"), str) else None,
+            yanked=yanked, version=version, is_wheel=is_wheel, tags=tags,
+            metadata_sha256=meta_sha, has_metadata=has_meta,
+            upload_time=raw.get("upload-time") if isinstance(raw.get("upload-time"), str) else None,
+        ))
+    files.sort(key=lambda f: f.filename)
+    versions = data.get("versions")
+    if isinstance(versions, list):
+        vers = [str(v) for v in versions]
+    else:
+        vers = sorted({f.version for f in files if f.version}, key=_version_key)
+    return Project(name=name or "", versions=sorted(vers, key=_version_key), files=files)
+
+
+def _sha256(value: Any) -> str | None:
+    """A sha256 the index gave, lowercased, when it is one (64 hex digits); None otherwise: the value names
+    cache files, so nothing else may pass."""
+    if isinstance(value, str) and len(value) == 64:
+        low = value.lower()
+        if all(c in "0123456789abcdef" for c in low):
+            return low
+    return None
+
+
+def _version_key(v: str) -> tuple[int, Any]:
+    try:
+        return (1, Version(v))
+    except InvalidVersion:
+        return (0, v)
+
+
+# ------------------------------------------------------------------------------------------------
+# Wheel selection (pure)
+# ------------------------------------------------------------------------------------------------
+
+
+def parse_python(python: str) -> tuple[int, int]:
+    """``cp312`` / ``3.12`` / ``312`` -> ``(3, 12)``."""
+    text = python.strip().lower().removeprefix("cp").removeprefix("py")
+    if "." in text:
+        major, _, minor = text.partition(".")
+    else:
+        major, minor = text[:1], text[1:]
+    if not (major.isdigit() and minor.isdigit()):
+        raise InputError(f"invalid Python version {python!r} (expected e.g. 'cp312' or '3.12')")
+    return int(major), int(minor)
+
+
+_ARCHES = ("x86_64", "aarch64", "ppc64le", "s390x")
+
+
+def platform_tags(platform: str = "manylinux_x86_64") -> list[str]:
+    """Platform tags a Linux machine described by ``platform`` accepts, best first.
+
+    ``platform`` is an architecture (``x86_64``), ``manylinux_x86_64`` (any glibc), a full tag
+    (``manylinux_2_28_x86_64``: that glibc or older) or ``linux_x86_64``.
+    """
+    p = platform.strip().lower()
+    arch = next((a for a in _ARCHES if p.endswith(a)), None)
+    if arch is None:
+        raise InputError(f"unsupported platform {platform!r} (expected e.g. 'manylinux_2_28_x86_64' or 'x86_64')")
+    max_glibc = 40
+    head = p[: -len(arch)].rstrip("_")
+    if head.startswith("manylinux_"):
+        parts = head.split("_")
+        if len(parts) == 3 and parts[1] == "2" and parts[2].isdigit():
+            max_glibc = int(parts[2])
+        elif head != "manylinux":
+            raise InputError(f"unsupported platform {platform!r}")
+    elif head == "manylinux2014":
+        max_glibc = 17
+    elif head not in ("", "manylinux", "linux"):
+        raise InputError(f"unsupported platform {platform!r}")
+    tags: list[str] = []
+    for minor in range(max_glibc, 4, -1):
+        tags.append(f"manylinux_2_{minor}_{arch}")
+        legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(minor)
+        if legacy and (arch in ("x86_64",) or legacy == "manylinux2014"):
+            tags.append(f"{legacy}_{arch}")
+    tags.append(f"linux_{arch}")
+    return tags
+
+
+def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") -> list[Tag]:
+    """Tags an interpreter ``python`` on ``platform`` installs, best first (as pip orders them)."""
+    version = parse_python(python)
+    plats = platform_tags(platform)
+    interp = f"cp{version[0]}{version[1]}"
+    return list(cpython_tags(version, platforms=plats)) + list(compatible_tags(version, interp, plats))
+
+
+def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | None:
+    """The best non-yanked wheel for ``tags`` (earlier tag = better); None when none fits."""
+    rank = {str(t): i for i, t in enumerate(tags)}
+    best: tuple[tuple[int, Any, str], IndexFile] | None = None
+    for f in files:
+        if not f.is_wheel or f.yanked:
+            continue
+        r = min((rank[t] for t in f.tags if t in rank), default=None)
+        if r is None:
+            continue
+        try:
+            build = parse_wheel_filename(f.filename)[2]
+        except InvalidWheelFilename:
+            continue
+        # Best tag first; among equal tags the higher build number wins (as pip decides).
+        key = (r, tuple(-x if isinstance(x, int) else x for x in build) or (0,), f.filename)
+        if best is None or key < best[0]:
+            best = (key, f)
+    return best[1] if best else None
+
+
+# ------------------------------------------------------------------------------------------------
+# HTTP with retries, an overall deadline and a size cap
+# ------------------------------------------------------------------------------------------------
+
+
+# ------------------------------------------------------------------------------------------------
+# Client
+# ------------------------------------------------------------------------------------------------
+
+
+class IndexClient:
+    """The JSON simple API of one index, plus METADATA of its wheels (cached by sha256).
+
+    ``client`` may be any ``httpx.Client`` (tests pass one whose transport serves recorded pages).
+    ``cache`` is a :class:`glmcompat.edges.cache.Cache` or None for no caching.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        client: httpx.Client | None = None,
+        cache: Any = None,
+        retries: int = 3,
+        backoff: float = 0.5,
+        page_ttl: float | None = None,
+    ) -> None:
+        self.base_url = (base_url or default_index_url()).rstrip("/") + "/"
+        self._own_client = client is None
+        self._client = client
+        self.cache = cache
+        self.retries = retries
+        self.backoff = backoff
+        self.page_ttl = page_ttl if page_ttl is not None else float(os.environ.get("GLMCOMPAT_INDEX_TTL", "86400"))
+        self.bytes_fetched = 0
+        self.requests = 0
+
+    # -- plumbing ---------------------------------------------------------------------------------
+    @property
+    def client(self) -> httpx.Client:
+        if self._client is None:
+            self._client = make_client()
+        return self._client
+
+    def close(self) -> None:
+        if self._own_client and self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self) -> IndexClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, url: str, what: str, headers: Mapping[str, str] | None = None, *,
+            limit: int = MAX_RESPONSE) -> Fetched:
+        """The whole answer to ``GET url``: retried on transient failures, within one overall deadline
+        (:class:`Deadline`), its body at most ``limit`` bytes. Every failure is an
+        :class:`EnvironmentFailure` naming ``what``."""
+        self.requests += 1
+        deadline = Deadline(what)
+
+        def send() -> Fetched:
+            import httpx
+
+            req = self.client.build_request("GET", url, headers=dict(headers or {}),
+                                            timeout=httpx.Timeout(deadline.read_timeout(),
+                                                                  connect=min(DEFAULT_TIMEOUT[1], deadline.read_timeout())))
+            r = deadline.call(lambda: self.client.send(req, stream=True))
+            try:
+                if r.status_code in RETRY_STATUS:
+                    return Fetched(r.status_code, r.headers, b"", str(r.url))
+                body = read_capped(r, what, limit, deadline)
+            finally:
+                r.close()
+            self.bytes_fetched += len(body)
+            return Fetched(r.status_code, r.headers, body, str(r.url))
+
+        return request_with_retries(send, what, retries=self.retries, backoff=self.backoff, deadline=deadline)
+
+    # -- API ----------------------------------------------------------------------------------------
+    def project_url(self, name: str) -> str:
+        return urljoin(self.base_url, str(canonicalize_name(name)) + "/")
+
+    def project(self, name: str) -> Project:
+        """The project page of ``name`` (PEP 691 JSON), cached for ``page_ttl`` seconds."""
+        url = self.project_url(name)
+        key = cache_key("page", url)
+        if self.cache is not None:
+            data = self.cache.get_json(key, max_age=self.page_ttl)
+            if data is not None:
+                return parse_project_page(data, url)
+        r = self.get(url, f"index {redact(self.base_url)}: project {name!r}", {"Accept": ACCEPT_JSON})
+        if r.status_code == 404:
+            raise InputError(f"no project {name!r} on the index {redact(self.base_url)} (HTTP 404)")
+        if r.status_code != 200:
+            raise EnvironmentFailure(f"index {redact(self.base_url)}: project {name!r}: HTTP {r.status_code}")
+        ctype = r.headers.get("content-type", "")
+        if "json" not in ctype:
+            raise EnvironmentFailure(
+                f"index {redact(self.base_url)} did not answer the JSON simple API (PEP 691) for {name!r} "
+                f"(content-type {ctype!r})"
+            )
+        try:
+            data = r.json()
+        except (ValueError, RecursionError):
+            raise EnvironmentFailure(f"index {redact(self.base_url)}: project {name!r}: invalid JSON") from None
+        project = parse_project_page(data, r.url)
+        if self.cache is not None:
+            self.cache.put_json(key, data)
+        return project
+
+    def find_wheel(self, name: str, version: str, *, python: str = "cp311",
+                   platform: str = "manylinux_x86_64") -> IndexFile:
+        """The wheel of ``name==version`` an interpreter ``python`` on ``platform`` would install."""
+        try:
+            Version(version)
+        except InvalidVersion:
+            raise InputError(f"invalid version {version!r} for {name!r}") from None
+        project = self.project(name)
+        files = project.files_for(version)
+        if not files:
+            near = ", ".join(project.versions[-5:]) or "none"
+            raise InputError(f"{name}=={version} is not on the index (latest: {near})")
+        wheel = select_wheel(files, supported_tags(python, platform))
+        if wheel is None:
+            have = ", ".join(f.filename for f in files)
+            raise InputError(f"{name}=={version} has no wheel for {python} on {platform} (files: {have})")
+        return wheel
+
+    def wheel_metadata(self, file: IndexFile) -> str:
+        """The METADATA text of a wheel: PEP 658 ``.metadata`` when advertised, else a range read."""
+        key = f"metadata-{file.sha256}" if _sha256(file.sha256) == file.sha256 and file.sha256 else None
+        if key and self.cache is not None:
+            cached = self.cache.get_bytes(key)
+            if cached is not None:
+                return cached.decode("utf-8", "replace")
+        text: str | None = None
+        if file.metadata_url:
+            r = self.get(file.metadata_url, f"{file.filename}: METADATA")
+            if r.status_code == 200:
+                body = r.content
+                import hashlib
+
+                if file.metadata_sha256 and hashlib.sha256(body).hexdigest() != file.metadata_sha256:
+                    raise EnvironmentFailure(f"{file.filename}: METADATA: sha256 does not match the index")
+                text = body.decode("utf-8", "replace")
+        if text is None:
+            from glmcompat.edges.ranges import HttpRangeReader
+            from glmcompat.readers.wheelzip import RemoteZip
+
+            reader = HttpRangeReader(self.client, file.url, name=file.filename, size=file.size)
+            try:
+                zf = RemoteZip(reader)
+                member = zf.find_metadata()
+                text = zf.read(member).decode("utf-8", "replace")
+            finally:
+                self.bytes_fetched += reader.bytes_fetched
+        if key and self.cache is not None:
+            self.cache.put_bytes(key, text.encode("utf-8"))
+        return text
+
+
+def iter_requires_dist(metadata: str) -> Iterator[str]:
+    """The ``Requires-Dist`` values of a METADATA text (pure)."""
+    from email.parser import HeaderParser
+
+    msg = HeaderParser().parsestr(metadata)
+    yield from (str(v) for v in msg.get_all("Requires-Dist") or [])

@@ -1,0 +1,198 @@
+"""Where the resolver's versions and Requires-Dist come from (the :class:`glmcompat.decide.resolver.Source`
+protocol): the live index, a recorded JSON snapshot of it, and a recorder wrapping either."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from glmcompat.decide.resolver import Source, parse_cutoff
+from glmcompat.model.errors import InputError
+from glmcompat.model.names import normalize_version
+from glmcompat.model.platforms import PLATFORM_NAME
+
+
+class IndexSource:
+    """Versions from the index's JSON simple API; Requires-Dist from each wheel's METADATA (range
+    reads). Files uploaded after ``exclude_newer`` are invisible.
+
+    Memoised twice: in the process (one parse per release), and, when the client has a cache, on
+    disk: the wheel each release installs (keyed by the cached page's bytes, the cutoff and the
+    interpreter, so a refreshed page is read again) and each wheel's Requires-Dist (keyed by its
+    sha256, which never changes). A warm run reads neither the whole pages nor any METADATA.
+    """
+
+    MEMO_FORMAT = 2
+
+    def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None,
+                 platform: str = "x86_64") -> None:
+        from glmcompat.model.platforms import check_platform
+
+        self.client = client
+        self.machine = check_platform(platform)  # the Linux machine whose wheels are candidates
+        self.python = python
+        self.cp = "cp" + python.replace(".", "")
+        self.exclude_newer = exclude_newer
+        self.cutoff = parse_cutoff(exclude_newer)
+        self.cache = getattr(client, "cache", None)
+        self._wheel: dict[str, dict[str, dict[str, Any] | None]] = {}
+        self._order: dict[str, list[str]] = {}
+        self._elsewhere: dict[str, dict[str, list[str]]] = {}
+        self._requires: dict[tuple[str, str], list[str]] = {}
+
+    # -- the wheel each release installs ----------------------------------------------------------
+    def _load(self, name: str) -> None:
+        if name in self._wheel:
+            return
+        key = self._memo_key(name)
+        cache = self.cache
+        if key is not None and cache is not None:
+            memo = cache.get_json(key)
+            if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
+                self._order[name] = list(memo["versions"])
+                self._wheel[name] = dict(memo["wheels"])
+                self._elsewhere[name] = dict(memo.get("elsewhere") or {})
+                return
+        project = self.client.project(name)
+        self._digest(name, project)
+        key = key or self._memo_key(name)
+        if key is not None and cache is not None:
+            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name], "wheels": self._wheel[name],
+                                 "elsewhere": self._elsewhere[name]})
+
+    def _memo_key(self, name: str) -> str | None:
+        """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
+        if self.cache is None or not hasattr(self.client, "project_url"):
+            return None
+        import zlib
+
+        from glmcompat.edges.index import cache_key
+
+        url = self.client.project_url(name)
+        page = self.cache.get_bytes(cache_key("page", url), max_age=getattr(self.client, "page_ttl", None))
+        if page is None:
+            return None
+        machine = "" if self.machine == "x86_64" else f"|{self.machine}"
+        return cache_key("wheels", f"{url}|{len(page)}|{zlib.crc32(page):08x}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
+
+    def _digest(self, name: str, project: Any) -> None:
+        from glmcompat.edges.index import select_wheel, supported_tags
+
+        cutoff = self.cutoff
+        groups: dict[str, list[Any]] = {}
+        other: dict[str, list[str]] = {}
+        for f in project.files:
+            if f.yanked or f.version is None:
+                continue
+            # RFC 3339 UTC timestamps compare as text once cut to whole seconds.
+            if cutoff and f.upload_time is not None and f.upload_time[:19] > cutoff:
+                continue
+            if f.is_wheel:
+                groups.setdefault(f.version, []).append(f)
+            else:
+                other.setdefault(f.version, []).append(f.filename)
+        tags = supported_tags(self.cp, f"manylinux_{self.machine}")
+        wheels: dict[str, dict[str, Any] | None] = {}
+        elsewhere: dict[str, list[str]] = {}
+        for v, files in groups.items():
+            w = select_wheel(files, tags)
+            if w is None:  # wheels only for other interpreters or platforms: uv could not install it here either
+                elsewhere[v] = sorted(f.filename for f in files)
+                continue
+            wheels[v] = {"filename": w.filename, "url": w.url, "size": w.size, "sha256": w.sha256,
+                         "has_metadata": w.has_metadata, "metadata_sha256": w.metadata_sha256}
+        for v, names in other.items():
+            if v not in wheels:
+                elsewhere[v] = sorted(set(elsewhere.get(v, [])) | set(names))
+        self._order[name] = [v for v in groups if v in wheels]
+        self._wheel[name] = wheels
+        self._elsewhere[name] = elsewhere
+
+    def versions(self, name: str) -> list[str]:
+        self._load(name)
+        return list(self._order[name])
+
+    def wheel(self, name: str, version: str) -> dict[str, Any] | None:
+        """The wheel ``name==version`` installs here (filename, url, sha256, ...), or None."""
+        self._load(name)
+        return self._wheel[name].get(normalize_version(version))
+
+    def platform(self) -> str:
+        return f"CPython {self.python} on {PLATFORM_NAME[self.machine]}"
+
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        """Releases of ``name`` on the index (before the cutoff) with no wheel this interpreter and platform can
+        install: {version: the files they do have (sdists, wheels for other platforms)}. They are never
+        candidates: a lock never builds from source."""
+        self._load(name)
+        return dict(self._elsewhere[name])
+
+    # -- Requires-Dist ----------------------------------------------------------------------------
+    def requires(self, name: str, version: str) -> list[str]:
+        key = (name, normalize_version(version))
+        hit = self._requires.get(key)
+        if hit is not None:
+            return hit
+        self._load(name)
+        w = self._wheel[name].get(key[1])
+        if w is None:
+            self._requires[key] = []
+            return []
+        cache = self.cache
+        memo = f"requires-{w['sha256']}" if cache is not None and w.get("sha256") else None
+        if memo is not None and cache is not None:
+            got = cache.get_json(memo)
+            if isinstance(got, list):
+                self._requires[key] = got
+                return got
+        from glmcompat.edges.index import IndexFile, iter_requires_dist
+
+        file = IndexFile(filename=w["filename"], url=w["url"], size=w["size"], sha256=w["sha256"], requires_python=None,
+                         yanked=False, version=key[1], is_wheel=True, has_metadata=bool(w["has_metadata"]),
+                         metadata_sha256=w["metadata_sha256"])
+        out = self._requires[key] = list(iter_requires_dist(self.client.wheel_metadata(file)))
+        if memo is not None and cache is not None:
+            cache.put_json(memo, out)
+        return out
+
+
+class RecordedSource:
+    """A frozen index recorded as JSON: {name: {"versions": [...], "requires": {version: [...]}}}, read for the
+    machine its ``"#platform"`` entry names (absent: x86_64)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.data = json.loads(Path(path).read_text())
+        self.machine = str(self.data.get("#platform", "x86_64"))
+
+    def versions(self, name: str) -> list[str]:
+        return list(self.data.get(name, {}).get("versions", []))
+
+    def requires(self, name: str, version: str) -> list[str]:
+        reqs = self.data.get(name, {}).get("requires", {})
+        if version not in reqs:
+            raise InputError(f"recorded index has no METADATA for {name}=={version}")
+        return list(reqs[version])
+
+
+class RecordingSource:
+    """Wraps a source and keeps what was asked, to write a :class:`RecordedSource` file."""
+
+    def __init__(self, inner: Source) -> None:
+        self.inner = inner
+        self.machine = getattr(inner, "machine", "x86_64")
+        self.data: dict[str, dict[str, Any]] = {}
+
+    def versions(self, name: str) -> list[str]:
+        vs = self.inner.versions(name)
+        self.data.setdefault(name, {"versions": [], "requires": {}})["versions"] = vs
+        return vs
+
+    def requires(self, name: str, version: str) -> list[str]:
+        rs = self.inner.requires(name, version)
+        self.data.setdefault(name, {"versions": [], "requires": {}})["requires"][version] = rs
+        return rs
+
+    def dump(self) -> str:
+        head: dict[str, Any] = {} if self.machine == "x86_64" else {"#platform": self.machine}
+        return json.dumps({**head, **self.data}, indent=1, sort_keys=True)

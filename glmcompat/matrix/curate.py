@@ -1,0 +1,313 @@
+"""``glmcompat matrix probe``: run a probe and record its result in the matrix as evidence.
+
+``matrix probe EXT==VER --torch VER`` adds an ``[[abi_probe]]`` row, ``matrix probe PKG==VER --arch``
+an ``[[arch_probe]]`` row, to ``glmcompat/matrix/data/kernels.toml`` (or ``--file``). The row is rendered with
+tomlkit and inserted after the last row of its table, so comments, order and every other byte of the
+file stay as they were: the diff shows only added lines. The new file is validated (the file and the
+whole matrix) before it replaces the old one, atomically. A row that is already recorded with the same
+verdict is left alone; one that contradicts the recorded verdict is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from glmcompat.model.errors import MatrixError
+
+ABI_KEYS = ("package", "version", "torch", "compatible", "missing", "symbols", "evidence", "source")
+ARCH_KEYS = ("package", "version", "sass", "ptx", "evidence", "source")
+_HEADER = re.compile(r"^\s*\[")
+
+
+# ------------------------------------------------------------------------------------------------
+# Rows (pure)
+# ------------------------------------------------------------------------------------------------
+
+
+def _python_option(wheel: str) -> str:
+    """`` --python cpXY`` when the wheel is not one the probes choose by default (cp311 / abi3 / py3)."""
+    m = re.search(r"-(cp\d+)-(cp\d+|abi3|none)-", wheel)
+    if m and m.group(2) != "abi3" and m.group(1) != "cp311":
+        return f" --python {m.group(1)}"
+    return ""
+
+
+def abi_command(package: str, version: str, torch: str, wheel: str = "") -> str:
+    """The command that reproduces an ABI verdict (what a row's ``source`` cites)."""
+    return f"glmcompat abi {package}=={version} --torch {torch}{_python_option(wheel)}"
+
+
+def arch_command(package: str, version: str, wheel: str = "") -> str:
+    """The command that reproduces a GPU-code list."""
+    return f"glmcompat arch {package}=={version}{_python_option(wheel)}"
+
+
+def abi_row(result: Any) -> dict[str, Any]:
+    """An ``[[abi_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.AbiResult`."""
+    missing = [s.symbol for s in result.missing]
+    judged = [m for m in result.modules if m.needs_from_torch]
+    needs = max((m.needs_from_torch for m in judged), default=0)
+    source = (f"{abi_command(result.package, result.version, result.torch, result.wheel)}: {result.wheel} vs "
+              f"{result.torch_wheel}: {len(judged)} module(s) link torch (up to {needs} symbols each), "
+              f"{len(missing)} missing")
+    row: dict[str, Any] = {"package": result.package, "version": result.version, "torch": result.torch,
+                           "compatible": result.ok, "missing": len(missing)}
+    if missing:
+        row["symbols"] = missing
+    row["evidence"] = "abi-probe"
+    row["source"] = source
+    return row
+
+
+def arch_row(result: Any) -> dict[str, Any]:
+    """An ``[[arch_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.ArchResult` (its main modules)."""
+    mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
+    source = (f"{arch_command(result.package, result.version, result.wheel)}: fatbins of {result.wheel} "
+              f"({', '.join(mods) or 'no GPU code'})")
+    return {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
+            "evidence": "arch-probe", "source": source}
+
+
+def render_row(table: str, row: dict[str, Any]) -> str:
+    """``[[table]]`` and its keys as tomlkit writes them."""
+    import tomlkit
+
+    t = tomlkit.table()
+    for k, v in row.items():
+        if isinstance(v, list):
+            arr = tomlkit.array()
+            arr.extend(v)
+            t.add(k, arr)
+        elif isinstance(v, dict):  # an inline table, as the curated rows write pairs = { "0.24.1" = "==2.9.1" }
+            inline = tomlkit.inline_table()
+            for kk, vv in v.items():
+                inline.append(tomlkit.key(str(kk)) if not re.match(r"^[A-Za-z0-9_-]+$", str(kk))
+                              else str(kk), vv)
+            t.add(k, inline)
+        else:
+            t.add(k, v)
+    aot = tomlkit.aot()
+    aot.append(t)
+    doc = tomlkit.document()
+    doc.add(table, aot)
+    return tomlkit.dumps(doc).strip("\n") + "\n"
+
+
+def insert_row(text: str, table: str, rendered: str) -> str:
+    """``text`` with ``rendered`` inserted after the last ``[[table]]`` row (pure; adds lines only).
+
+    Comments and blank lines that lead into the next table stay with it. Without such a table the
+    row goes at the end of the file.
+    """
+    lines = text.splitlines(keepends=True)
+    header = re.compile(r"^\s*\[\[\s*" + re.escape(table) + r"\s*\]\]\s*(#.*)?$")
+    last = max((i for i, line in enumerate(lines) if header.match(line)), default=None)
+    if last is None:
+        body = text if text.endswith("\n") or not text else text + "\n"
+        return body + ("\n" if body.strip() else "") + rendered
+    end = len(lines)
+    for j in range(last + 1, len(lines)):
+        if _HEADER.match(lines[j]):
+            end = j
+            break
+    k = end
+    while k > last + 1 and (not lines[k - 1].strip() or lines[k - 1].lstrip().startswith("#")):
+        k -= 1
+    before = lines[:k]
+    if before and not before[-1].endswith("\n"):
+        before[-1] += "\n"
+    return "".join(before) + "\n" + rendered + "".join(lines[k:])
+
+
+def find_row(rows: Sequence[Any], row: dict[str, Any], keys: Sequence[str]) -> Any:
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    for r in rows:
+        ok = True
+        for k in keys:
+            a, b = getattr(r, k), row[k]
+            if k == "package":
+                ok = ok and canonicalize_name(a) == canonicalize_name(b)
+            else:
+                ok = ok and Version(a) == Version(b)
+        if ok:
+            return r
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# Writing
+# ------------------------------------------------------------------------------------------------
+
+
+def add_row(path: Path, table: str, row: dict[str, Any], *, dry_run: bool = False) -> str | None:
+    """Add ``row`` to ``[[table]]`` of ``path``; return the added text, or None when already recorded."""
+    from glmcompat.matrix.schema import load_file
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise MatrixError(f"cannot read: {e.strerror}", path=str(path)) from None
+    current, _ = load_file(path)
+    keys = ("package", "version", "torch") if table == "abi_probe" else ("package", "version")
+    existing = find_row(getattr(current, table), row, keys)
+    if existing is not None:
+        same = ((existing.compatible, existing.missing) == (row["compatible"], row["missing"])
+                if table == "abi_probe" else
+                (tuple(existing.sass), tuple(existing.ptx)) == (tuple(row["sass"]), tuple(row["ptx"])))
+        if same:
+            return None
+        what = " ".join(f"{k}={row[k]}" for k in keys)
+        raise MatrixError(f"the probe contradicts the recorded [[{table}]] row for {what}; review and edit it by hand",
+                          path=str(path))
+    rendered = render_row(table, row)
+    new = insert_row(text, table, rendered)
+    _validate(path, new)
+    if not dry_run:
+        _atomic_write(path, new)
+    return rendered
+
+
+def row_identity(table: str, row: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What makes two rows of ``table`` claim the same thing (None: no identity, never deduplicated)."""
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    pkg = str(canonicalize_name(row["package"])) if "package" in row else None
+    if table == "abi_probe":
+        return (pkg, Version(row["version"]), Version(row["torch"]))
+    if table == "arch_probe":
+        return (pkg, Version(row["version"]), row.get("variant"))
+    if table == "kernel":
+        return (pkg, tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"))
+    if table == "torch":
+        return (tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"))
+    if table == "family":
+        return (pkg, tuple(sorted(Version(v) for v in row["pairs"])))
+    if table in ("jit", "release"):
+        return (pkg, str(row.get("versions", row.get("version"))))
+    return None
+
+
+def add_rows(files: Sequence[Path], additions: Sequence[tuple[Path, str, dict[str, Any]]], *,
+             dry_run: bool = False) -> dict[Path, list[str]]:
+    """Add many rows to the files of one matrix at once; return {file: [rendered rows]}.
+
+    ``files`` are every file of the matrix (the changed ones and the rest: the whole is validated);
+    ``additions`` are (file, table, row). Each row is rendered by tomlkit and inserted after the last
+    row of its table in its file (a file that does not exist yet starts as ``schema = 1``), so the diff
+    shows only added lines. The new matrix is validated as a whole (every file, cross-file checks)
+    before any file is replaced; each file is then replaced atomically. Nothing is written on error
+    or with ``dry_run``.
+    """
+    texts: dict[Path, str] = {}
+    added: dict[Path, list[str]] = {}
+    for path, table, row in additions:
+        if path not in texts:
+            if path.exists():
+                try:
+                    texts[path] = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as e:
+                    raise MatrixError(f"cannot read: {e}", path=str(path)) from None
+            else:
+                texts[path] = "schema = 1\n"
+        rendered = render_row(table, row)
+        texts[path] = insert_row(texts[path], table, rendered)
+        added.setdefault(path, []).append(rendered)
+    if not texts:
+        return {}
+    validate_matrix_texts(files, texts)
+    if not dry_run:
+        for path, text in texts.items():
+            _atomic_write(path, text)
+    return added
+
+
+def validate_matrix_texts(files: Sequence[Path], texts: dict[Path, str]) -> None:
+    """Validate the matrix made of ``files`` with ``texts`` replacing (or adding) some of them: each
+    new text parses by the schema and the whole loads without contradictions. Raises
+    :class:`MatrixError` naming the real file."""
+    import shutil
+
+    from glmcompat.matrix.schema import load_matrix
+
+    every = list(dict.fromkeys([*files, *texts]))
+    with tempfile.TemporaryDirectory(prefix="glmcompat-matrix-") as tmp:
+        names: dict[str, Path] = {}
+        temps: list[Path] = []
+        for i, path in enumerate(every):
+            t = Path(tmp) / f"{i:03d}-{path.name}"
+            names[str(t)] = path
+            if path in texts:
+                t.write_text(texts[path], encoding="utf-8")
+            else:
+                shutil.copyfile(path, t)
+            temps.append(t)
+        try:
+            load_matrix(temps)
+        except MatrixError as e:
+            msg = e.one_line()
+            for tmp_name, real in names.items():
+                msg = msg.replace(tmp_name, str(real))
+            raise MatrixError(msg) from None
+
+
+def _validate(path: Path, new: str) -> None:
+    import tomlkit
+
+    from glmcompat.matrix.schema import load_file, load_matrix
+    from glmcompat.matrix.store import matrix_files
+
+    if tomlkit.parse(new).as_string() != new:  # pragma: no cover - tomlkit round-trips what it parses
+        raise MatrixError("tomlkit does not round-trip the new file", path=str(path))
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probe-", suffix=".toml")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(new)
+        load_file(Path(tmp))
+        try:
+            shipped = matrix_files()
+        except MatrixError:
+            shipped = []
+        if any(p.resolve() == path.resolve() for p in shipped):
+            load_matrix([p for p in shipped if p.resolve() != path.resolve()] + [Path(tmp)])
+        else:
+            load_matrix([Path(tmp)])
+    finally:
+        os.unlink(tmp)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Replace a matrix file atomically (a temporary file beside it, then a rename), keeping what the user
+    set on it: its permission bits (a temporary file is created 0600; the file it replaces was perhaps
+    0644), and the symlink when ``path`` is one (the file it points at is replaced). A new file gets the
+    mode the umask gives."""
+    real = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    real.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name[:40]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            os.fchmod(f.fileno(), mode)
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+

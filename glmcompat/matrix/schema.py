@@ -1,0 +1,652 @@
+"""The curated compatibility matrix: TOML data under ``glmcompat/matrix/data/`` loaded into frozen pydantic models.
+
+Every row is a fact with its ``evidence`` (how it is known) and ``source`` (where it was read).
+Loading validates each file (unknown keys rejected; versions, specifiers, requirements, GPU code and
+regular expressions parsed) and then the whole (no kernel release mapped to two torch versions, no
+stack naming an unknown target, ...). Errors name the file, the line and the offending value.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from glmcompat.matrix.store import matrix_files, read_input
+from glmcompat.matrix.view import Facts
+from glmcompat.model import gpu
+from glmcompat.model.errors import MatrixError
+from glmcompat.model.names import normalize_target
+
+SCHEMA_VERSION = 1
+
+Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred"]
+Severity = Literal["error", "warning"]
+# The Linux machine a wheel is built for (its platform tag's architecture): rows about wheels say which;
+# a row without one is about the x86_64 wheel. See glmcompat.matrix.view.PLATFORMS.
+Platform = Literal["x86_64", "aarch64"]
+
+
+def _version(v: str) -> str:
+    try:
+        Version(v)
+    except InvalidVersion:
+        raise ValueError(f"invalid version {v!r}") from None
+    return v
+
+
+def _specifier(v: str) -> str:
+    try:
+        SpecifierSet(v)
+    except InvalidSpecifier:
+        raise ValueError(f"invalid specifier {v!r}") from None
+    return v
+
+
+def _requirement(v: str) -> str:
+    try:
+        Requirement(v)
+    except InvalidRequirement:
+        raise ValueError(f"invalid requirement {v!r}") from None
+    return v
+
+
+def _name(v: str) -> str:
+    if not re.match(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$", v):
+        raise ValueError(f"invalid package name {v!r}")
+    return str(canonicalize_name(v))
+
+
+def _code(v: str) -> str:
+    gpu.parse_code(v)
+    return v
+
+
+def _capability(v: str) -> str:
+    gpu.parse_capability(v)
+    return v
+
+
+def _cuda(v: str) -> str:
+    if not re.match(r"^\d+\.\d+$", v):
+        raise ValueError(f"invalid CUDA version {v!r} (expected e.g. '12.8')")
+    return v
+
+
+def _regex(v: str) -> str:
+    try:
+        re.compile(v)
+    except re.error as e:
+        raise ValueError(f"invalid regular expression {v!r}: {e}") from None
+    from glmcompat.model.signatures import linear_time_problem
+
+    why = linear_time_problem(v)  # `explain` must stay linear in the log: no nested quantifiers, ...
+    if why:
+        raise ValueError(f"regular expression {v!r} is not linear-time: {why}")
+    return v
+
+
+VersionStr = Annotated[str, AfterValidator(_version)]
+SpecStr = Annotated[str, AfterValidator(_specifier)]
+ReqStr = Annotated[str, AfterValidator(_requirement)]
+Name = Annotated[str, AfterValidator(_name)]
+Code = Annotated[str, AfterValidator(_code)]
+CudaStr = Annotated[str, AfterValidator(_cuda)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+# A Hugging Face model_type (config.json's "model_type": glm_moe_dsa, deepseek_v3): an identifier, nothing a
+# generated file could read as code or markup (no quote, no newline, no space)
+ModelType = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
+# A local version label naming a build variant: +cu128, +cu130, +cpu, +rocm6.4
+Variant = Annotated[str, Field(pattern=r"^(cu\d{3,4}|cpu|rocm\d+(\.\d+)*)$")]
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Fact(_Row):
+    """A row of the matrix: what is claimed, how it is known and where it was read."""
+
+    evidence: Evidence
+    source: NonEmpty
+
+
+class Target(Fact):
+    """A GPU target: what a card is and which GPU code runs on it (see :mod:`glmcompat.model.gpu`)."""
+
+    name: Annotated[str, Field(pattern=r"^sm\d+$")]
+    compute_capability: Annotated[str, AfterValidator(_capability)]
+    products: tuple[NonEmpty, ...]
+    # product -> the host platforms it ships on (H100: x86_64, GH200: aarch64); absent: x86_64 for every product
+    platforms: dict[NonEmpty, tuple[Platform, ...]] = {}
+    smem_per_block_optin: int | None = None
+    min_cuda: CudaStr
+
+    @model_validator(mode="after")
+    def _platforms_name_the_products(self) -> Target:
+        if self.platforms:
+            extra = sorted(set(self.platforms) - set(self.products))
+            missing = [p for p in self.products if p not in self.platforms]
+            if extra:
+                raise ValueError(f"platforms names {extra[0]!r}, which is not one of the products")
+            if missing:
+                raise ValueError(f"platforms does not say where product {missing[0]!r} ships")
+            empty = [p for p, v in self.platforms.items() if not v]
+            if empty:
+                raise ValueError(f"platforms of product {empty[0]!r} is empty")
+        return self
+
+    @property
+    def ships_on(self) -> tuple[str, ...]:
+        """The platforms some product of this target ships on, x86_64 first."""
+        have = {p for v in self.platforms.values() for p in v} if self.platforms else {"x86_64"}
+        return tuple(p for p in ("x86_64", "aarch64") if p in have)
+
+    @property
+    def capability(self) -> tuple[int, int]:
+        return gpu.parse_capability(self.compute_capability)
+
+    def runs(self, code: str) -> bool:
+        return gpu.runs_on(code, self.capability)
+
+
+class TorchBuild(Fact):
+    """torch wheels for some versions: their CUDA runtime and GPU code. ``variant`` None: the default
+    wheels on the package index; else the local label of a build on PyTorch's own index (``cu128``)."""
+
+    versions: tuple[VersionStr, ...] = Field(min_length=1)
+    variant: Variant | None = None
+    platform: Platform = "x86_64"
+    cuda: CudaStr | None = None  # absent: a CPU-only build (no libtorch_cuda.so; torch's default aarch64 wheels to 2.10.0)
+    sass: tuple[Code, ...]
+    ptx: tuple[Code, ...] = ()
+
+    @model_validator(mode="after")
+    def _cpu_builds_carry_no_gpu_code(self) -> TorchBuild:
+        if self.cuda is None and (self.sass or self.ptx):
+            raise ValueError("a CPU-only build (cuda absent) carries no GPU code: sass and ptx must be empty")
+        return self
+
+
+class FamilyRule(Fact):
+    """torchvision / torchaudio release -> the torch requirement it was built for."""
+
+    package: Name
+    pairs: dict[VersionStr, SpecStr] = Field(min_length=1)
+    failure: str | None = None
+
+
+class Kernel(Fact):
+    """A compiled extension release tied to the torch C++ ABI."""
+
+    package: Name
+    versions: tuple[VersionStr, ...] = Field(min_length=1)
+    variant: Variant | None = None  # a labelled build (sgl-kernel 0.3.21+cu130); None: the index's wheel
+    platform: Platform = "x86_64"  # the wheel this row is about (an aarch64 wheel is a separate build)
+    torch: VersionStr
+    cuda: CudaStr | None = None
+    sass: tuple[Code, ...] | None = None
+    ptx: tuple[Code, ...] | None = None
+    on_mismatch: Severity = "error"
+    consequence: str | None = None
+
+
+class AbiProbe(Fact):
+    """A measured verdict: the extension's undefined torch symbols vs what a torch exports."""
+
+    package: Name
+    version: VersionStr
+    torch: VersionStr
+    platform: Platform = "x86_64"  # both wheels' (the extension's and torch's)
+    compatible: bool
+    missing: int = Field(ge=0)
+    symbols: tuple[str, ...] = ()
+
+
+class ArchProbe(Fact):
+    """A measured GPU-code list read from a wheel's fatbins."""
+
+    package: Name
+    version: VersionStr
+    variant: Variant | None = None
+    platform: Platform = "x86_64"
+    sass: tuple[Code, ...]
+    ptx: tuple[Code, ...] = ()
+
+
+class AbiEqual(Fact):
+    """torch releases that export the same symbols (an extension built against one loads next to the others)."""
+
+    torch: tuple[VersionStr, ...] = Field(min_length=2)
+
+
+class Compiled(Fact):
+    """Compiled torch extensions outside the tracked set (flash-attn, transformer-engine, ...): judged
+    only as warnings that point at ``glmcompat verify``, unless their label names another torch."""
+
+    packages: tuple[Name, ...] = Field(min_length=1)
+
+
+class Rename(Fact):
+    """A package published under a new name from some release on (sgl-kernel -> sglang-kernel)."""
+
+    old: Name
+    new: Name
+
+
+class PrimaryModules(Fact):
+    """The extension modules whose GPU code decides whether a wheel runs on a target (glob patterns)."""
+
+    package: Name
+    modules: tuple[NonEmpty, ...] = Field(min_length=1)
+
+
+class Jit(Fact):
+    """A package that JIT-compiles its kernels and does not link the torch C++ ABI."""
+
+    package: Name
+    versions: SpecStr
+
+
+class EqualVersion(Fact):
+    packages: tuple[Name, Name]
+
+
+class Requires(Fact):
+    """When ``package`` is in ``versions``, ``requires`` must hold as well."""
+
+    package: Name
+    versions: SpecStr
+    requires: ReqStr
+
+
+class ModelSupport(Fact):
+    model_type: ModelType
+    architectures: tuple[str, ...] = ()
+    transformers: SpecStr
+    sglang: SpecStr | None = None
+    vllm: SpecStr | None = None
+    failure: str | None = None
+
+
+class TargetRequirement(Fact):
+    targets: tuple[str, ...] = Field(min_length=1)
+    package: Name
+    specifier: SpecStr
+    reason: NonEmpty
+    failure: str | None = None
+
+
+class Release(Fact):
+    package: Name
+    version: VersionStr
+    requires: tuple[ReqStr, ...]
+
+
+class Stack(Fact):
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    description: NonEmpty
+    engine: Literal["sglang", "vllm"] = "sglang"  # the serving engine; its package is the set's root
+    targets: tuple[str, ...] = Field(min_length=1)
+    models: tuple[ModelType, ...] = ()
+    python: SpecStr = ">=3.11,<3.13"
+    pins: dict[Name, VersionStr] = Field(min_length=1)
+    overrides: dict[Name, VersionStr] = {}
+    exclude_newer: Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")] | None = None
+
+
+class Signature(Fact):
+    id: Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]
+    pattern: Annotated[str, AfterValidator(_regex)]
+    cause: NonEmpty
+    remedy: NonEmpty
+
+
+class MatrixFile(_Row):
+    """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
+
+    schema_: Literal[1] = Field(alias="schema")
+    target: tuple[Target, ...] = ()
+    torch: tuple[TorchBuild, ...] = ()
+    family: tuple[FamilyRule, ...] = ()
+    kernel: tuple[Kernel, ...] = ()
+    abi_probe: tuple[AbiProbe, ...] = ()
+    arch_probe: tuple[ArchProbe, ...] = ()
+    abi_equal: tuple[AbiEqual, ...] = ()
+    compiled: tuple[Compiled, ...] = ()
+    rename: tuple[Rename, ...] = ()
+    primary_modules: tuple[PrimaryModules, ...] = ()
+    jit: tuple[Jit, ...] = ()
+    equal_version: tuple[EqualVersion, ...] = ()
+    requires: tuple[Requires, ...] = ()
+    model: tuple[ModelSupport, ...] = ()
+    target_requirement: tuple[TargetRequirement, ...] = ()
+    release: tuple[Release, ...] = ()
+    stack: tuple[Stack, ...] = ()
+    signature: tuple[Signature, ...] = ()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _lists_to_tuples(cls, v: Any) -> Any:
+        return tuple(v) if isinstance(v, list) else v
+
+
+TABLES = tuple(n for n in MatrixFile.model_fields if n != "schema_")
+
+
+class Matrix(BaseModel):
+    """The whole matrix: the rows of every file, with typed queries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: tuple[Target, ...] = ()
+    torch: tuple[TorchBuild, ...] = ()
+    family: tuple[FamilyRule, ...] = ()
+    kernel: tuple[Kernel, ...] = ()
+    abi_probe: tuple[AbiProbe, ...] = ()
+    arch_probe: tuple[ArchProbe, ...] = ()
+    abi_equal: tuple[AbiEqual, ...] = ()
+    compiled: tuple[Compiled, ...] = ()
+    rename: tuple[Rename, ...] = ()
+    primary_modules: tuple[PrimaryModules, ...] = ()
+    jit: tuple[Jit, ...] = ()
+    equal_version: tuple[EqualVersion, ...] = ()
+    requires: tuple[Requires, ...] = ()
+    model: tuple[ModelSupport, ...] = ()
+    target_requirement: tuple[TargetRequirement, ...] = ()
+    release: tuple[Release, ...] = ()
+    stack: tuple[Stack, ...] = ()
+    signature: tuple[Signature, ...] = ()
+    files: tuple[str, ...] = ()
+    _view: Facts | None = PrivateAttr(default=None)
+
+    # -- targets ---------------------------------------------------------------------------------
+    def targets(self) -> list[Target]:
+        """All targets, by compute capability."""
+        return sorted(self.target, key=lambda t: t.capability)
+
+    def get_target(self, name: str) -> Target:
+        """The target called ``name`` (``sm120``; ``sm_120`` and ``12.0`` are accepted too)."""
+        return self._row("target", self._or_matrix_error(lambda: self.view().target(name)))
+
+    # -- queries: the plain view (glmcompat.matrix.view.Facts) finds the row; these return the typed model ---
+    def view(self) -> Facts:
+        """The plain-data view the hot paths query (built once per Matrix)."""
+        if self._view is None:
+            self._view = Facts(self.plain())
+        return self._view
+
+    def _row(self, table: str, row: dict[str, Any] | None) -> Any:
+        return None if row is None else getattr(self, table)[self.view().all_rows(table).index(row)]
+
+    def kernel_for(self, package: str, version: str, platform: str = "x86_64") -> Kernel | None:
+        """The kernel row of ``package==version`` (its ``platform`` wheel): the torch it was built for, its CUDA
+        and GPU code."""
+        return self._row("kernel", self.view().on(platform).kernel(canonicalize_name(package), version))
+
+    def built_for(self, package: str, version: str, platform: str = "x86_64") -> str | None:
+        """The torch version the extension ``package==version`` was built against, if known."""
+        k = self.kernel_for(package, version, platform)
+        return k.torch if k else None
+
+    def torch_build(self, version: str, platform: str = "x86_64") -> TorchBuild | None:
+        """torch's default wheel facts for ``version`` (a local label other than the default's CUDA: None)."""
+        return self._row("torch", self.view().on(platform).torch_build(version))
+
+    def gpu_code(self, package: str, version: str, platform: str = "x86_64") -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """(SASS, PTX) that the wheel ``package==version`` carries, from probes or the curated rows."""
+        found = self.view().on(platform).gpu_code(canonicalize_name(package), version)
+        return None if found is None else (tuple(found[0]), tuple(found[1]))
+
+    def abi_verdicts(self, package: str, version: str, platform: str = "x86_64") -> list[AbiProbe]:
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        return [p for p in self.abi_probe if p.package == pkg and Version(p.version) == v and p.platform == platform]
+
+    def family_requirement(self, package: str, version: str) -> tuple[SpecifierSet, FamilyRule] | None:
+        """The torch requirement that ``torchvision``/``torchaudio`` ``version`` was built for."""
+        found = self.view().family(canonicalize_name(package), version)
+        return None if found is None else (SpecifierSet(found[0]), self._row("family", found[1]))
+
+    def family_for_torch(self, package: str, torch: str) -> str | None:
+        """The newest ``package`` release built for exactly ``torch`` (the remedy of a family finding)."""
+        return self.view().family_for_torch(canonicalize_name(package), torch)
+
+    def equal_pairs(self) -> list[tuple[str, str]]:
+        return [e.packages for e in self.equal_version]
+
+    def get_model(self, model_type: str) -> ModelSupport:
+        return self._row("model", self._or_matrix_error(lambda: self.view().model(model_type)))
+
+    def requirements_for_target(self, target: str) -> list[TargetRequirement]:
+        key = normalize_target(target)
+        return [r for r in self.target_requirement if key in r.targets]
+
+    def get_stack(self, name: str) -> Stack:
+        return self._row("stack", self._or_matrix_error(lambda: self.view().stack(name)))
+
+    def release_of(self, package: str, version: str) -> Release | None:
+        pkg = canonicalize_name(package)
+        v = Version(version)
+        return next((r for r in self.release if r.package == pkg and Version(r.version) == v), None)
+
+    def is_jit(self, package: str, version: str) -> Jit | None:
+        return self._row("jit", self.view().jit(canonicalize_name(package), version))
+
+    def kernel_packages(self) -> set[str]:
+        return self.view().kernel_packages()
+
+    @staticmethod
+    def _or_matrix_error(fn: Any) -> Any:
+        from glmcompat.model.errors import InputError
+
+        try:
+            return fn()
+        except InputError as e:
+            raise MatrixError(e.message) from None
+
+    def plain(self) -> dict[str, Any]:
+        """The rows as plain JSON-able data (what :class:`glmcompat.matrix.view.Facts` queries)."""
+        return {t: [r.model_dump(mode="json") for r in getattr(self, t)] for t in TABLES}
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading
+# ------------------------------------------------------------------------------------------------
+
+
+def _locate(text: str, table: str, index: int, key: str | None) -> int | None:
+    """1-based line of row ``index`` of ``[[table]]`` (and of ``key`` inside it), by scanning the text."""
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[\[\s*" + re.escape(table) + r"\s*\]\]")
+    any_header = re.compile(r"^\s*\[")
+    seen = -1
+    for i, line in enumerate(lines):
+        if header.match(line):
+            seen += 1
+            if seen == index:
+                if key is None:
+                    return i + 1
+                keypat = re.compile(r"(^|[\s{,])\"?" + re.escape(key) + r"\"?\s*=")
+                for j in range(i + 1, len(lines)):
+                    if any_header.match(lines[j]) and not lines[j].lstrip().startswith("[\""):
+                        break
+                    if keypat.search(lines[j]):
+                        return j + 1
+                return i + 1
+    if key is not None and index == -1:
+        keypat = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+        for i, line in enumerate(lines):
+            if keypat.match(line):
+                return i + 1
+    return None
+
+
+def _quote(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def load_file(path: Path) -> tuple[MatrixFile, str]:
+    """Parse and validate one matrix file; raise :class:`MatrixError` naming file, line and value."""
+    p = str(path)
+    raw = read_input(path, MatrixError, "a matrix file")
+    try:
+        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (some editors write one) is dropped
+    except UnicodeDecodeError as e:
+        raise MatrixError(f"not UTF-8 text (byte {e.start})", path=p) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        line = int(m.group(1)) if m else None
+        msg = re.sub(r" \(at .*\)$", "", msg)
+        raise MatrixError(f"invalid TOML: {msg}", path=p, line=line) from None
+    except (ValueError, RecursionError) as e:  # pragma: no cover - tomllib raises the above
+        raise MatrixError(f"invalid TOML: {e}", path=p) from None
+    try:
+        return MatrixFile.model_validate(data), text
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = [x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-"))]
+        table = loc[0] if loc and isinstance(loc[0], str) else None
+        index = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else -1
+        key = next((x for x in reversed(loc[2:]) if isinstance(x, str)), None)
+        if table is not None and index == -1:
+            key = table
+        line = _locate(text, table, index, key) if table else None
+        dotted = ".".join(str(x) for x in loc) or "(file)"
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key {dotted!r}"
+        elif err["type"] == "missing":
+            msg = f"missing key {dotted!r}"
+        else:
+            reason = err["msg"].removeprefix("Value error, ")
+            if "input" in err and not isinstance(err["input"], dict | list):
+                if repr(err["input"]) not in reason:
+                    reason = f"{reason}: {_quote(err['input'])}"
+            msg = f"{dotted}: {reason}"
+        raise MatrixError(msg, path=p, line=line) from None
+
+
+def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
+    """Cross-file checks. ``rows[table]`` holds (row, path, text, index in its file)."""
+
+    def fail(msg: str, table: str, item: tuple[Any, str, str, int], key: str | None = None) -> None:
+        _, path, text, idx = item
+        raise MatrixError(msg, path=path, line=_locate(text, table, idx, key))
+
+    targets = {}
+    for item in rows["target"]:
+        t = item[0]
+        if t.name in targets:
+            fail(f"target {t.name!r} is defined twice", "target", item, "name")
+        targets[t.name] = t
+    # one kernel release -> one torch
+    built: dict[tuple[str, Version, str], tuple[str, tuple[Any, str, str, int]]] = {}
+    for item in rows["kernel"]:
+        k = item[0]
+        for v in k.versions:
+            key = (k.package, Version(v), k.platform)
+            if key in built and built[key][0] != k.torch:
+                other = built[key][1]
+                fail(
+                    f"contradicting facts: {k.package} {v}{'' if k.platform == 'x86_64' else ' (' + k.platform + ')'} "
+                    f"is mapped to torch {k.torch!r} here and to "
+                    f"torch {built[key][0]!r} in {other[1]}",
+                    "kernel",
+                    item,
+                    "torch",
+                )
+            built[key] = (k.torch, item)
+    seen_torch: dict[tuple[Version, str | None, str], tuple[Any, str, str, int]] = {}
+    for item in rows["torch"]:
+        for v in item[0].versions:
+            tkey = (Version(v), item[0].variant, item[0].platform)
+            if tkey in seen_torch:
+                what = f"+{item[0].variant} rows" if item[0].variant else "default-wheel rows"
+                if item[0].platform != "x86_64":
+                    what += f" on {item[0].platform}"
+                fail(f"contradicting facts: torch {v!r} has two {what}", "torch", item, "versions")
+            seen_torch[tkey] = item
+    fam: dict[tuple[str, Version], str] = {}
+    for item in rows["family"]:
+        f = item[0]
+        for v, spec in f.pairs.items():
+            key2 = (f.package, Version(v))
+            if key2 in fam and fam[key2] != spec:
+                fail(f"contradicting facts: {f.package} {v!r} needs torch {fam[key2]!r} and {spec!r}", "family", item, v)
+            fam[key2] = spec
+    probes: dict[tuple[str, Version, Version, str], bool] = {}
+    for item in rows["abi_probe"]:
+        a = item[0]
+        key3 = (a.package, Version(a.version), Version(a.torch), a.platform)
+        if key3 in probes and probes[key3] != a.compatible:
+            fail(f"contradicting facts: {a.package} {a.version} vs torch {a.torch} probed both ways", "abi_probe", item, "compatible")
+        probes[key3] = a.compatible
+    names: set[str] = set()
+    for item in rows["stack"]:
+        s = item[0]
+        if s.name in names:
+            fail(f"stack {s.name!r} is defined twice", "stack", item, "name")
+        names.add(s.name)
+        for t in s.targets:
+            if targets and t not in targets:
+                fail(f"stack {s.name!r} names unknown target {t!r}", "stack", item, "targets")
+    for item in rows["target_requirement"]:
+        for t in item[0].targets:
+            if targets and t not in targets:
+                fail(f"unknown target {t!r}", "target_requirement", item, "targets")
+    ids: set[str] = set()
+    for item in rows["signature"]:
+        if item[0].id in ids:
+            fail(f"signature {item[0].id!r} is defined twice", "signature", item, "id")
+        ids.add(item[0].id)
+
+
+def load_matrix(paths: Sequence[str | Path] | None = None) -> Matrix:
+    """Load and validate the matrix from ``paths`` (files or directories; default: the shipped one).
+
+    Raises :class:`~glmcompat.model.errors.MatrixError` (one line: file, line, offending value).
+    """
+    files = matrix_files(paths)
+    rows: dict[str, list[tuple[Any, str, str, int]]] = {t: [] for t in TABLES}
+    for f in files:
+        mf, text = load_file(f)
+        for table in TABLES:
+            for i, row in enumerate(getattr(mf, table)):
+                rows[table].append((row, str(f), text, i))
+    _check_whole(rows)
+    return Matrix(**{t: tuple(r[0] for r in rows[t]) for t in TABLES}, files=tuple(str(f) for f in files))
+
+
+def matrix_json_schema() -> dict[str, Any]:
+    """JSON Schema of one matrix file."""
+    schema = MatrixFile.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "glmcompat matrix file"
+    return schema
+
+
+def iter_facts(m: Matrix) -> Iterable[tuple[str, Fact]]:
+    for t in TABLES:
+        for row in getattr(m, t):
+            yield t, row

@@ -1,0 +1,108 @@
+"""Where glmcompat keeps and finds its files: the user cache directory, atomic writes, bounded reads of
+input files, and the matrix files (the shipped ``glmcompat/matrix/data/*.toml`` or the paths given)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from glmcompat.model.errors import GlmcompatError
+
+
+def cache_dir() -> Path:
+    """glmcompat's user cache directory (``GLMCOMPAT_CACHE_DIR`` overrides)."""
+    from glmcompat.matrix.locations import cache_dir_name
+
+    name = cache_dir_name()
+    if name is not None:
+        return Path(name)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("glmcompat"))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a unique temporary file in the same directory and a rename:
+    readers never see half a file, and concurrent writers never share a temporary name."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+MAX_INPUT = 64 << 20  # bytes of one input file (a lock, a requirements file, a matrix file)
+
+
+def read_input(path: Path, error: type[GlmcompatError], what: str, limit: int = MAX_INPUT) -> bytes:
+    """The bytes of a user-named input file, or ``error`` (one line naming the file) — never a traceback.
+    Only a regular file is read: a FIFO or a device is refused at once (opened without blocking, never
+    read), and so is a file over ``limit`` bytes."""
+    import stat
+
+    p = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise error(f"is a directory, not {what}", path=p) from None
+    except FileNotFoundError:
+        raise error("no such file", path=p) from None
+    except (OSError, ValueError) as e:
+        raise error(f"cannot read: {getattr(e, 'strerror', None) or e}", path=p) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"is a directory, not {what}", path=p)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
+            raise error(f"is {kind}, not a regular file; glmcompat reads {what} from a regular file only", path=p)
+        if st.st_size > limit:
+            raise error(f"is {st.st_size} bytes, more than the {limit >> 20} MiB glmcompat reads as {what}", path=p)
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:  # grew while being read
+                raise error(f"is more than the {limit >> 20} MiB glmcompat reads as {what}", path=p)
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        raise error(f"cannot read: {e.strerror or e}", path=p) from None
+    finally:
+        os.close(fd)
+
+
+def default_matrix_dir() -> Path:
+    """The shipped matrix: the TOML files in ``glmcompat/matrix/data/``, inside the package."""
+    data = Path(__file__).resolve().parent / "data"
+    if data.is_dir():
+        return data
+    from glmcompat.model.errors import MatrixError
+
+    raise MatrixError("the shipped matrix is missing (no glmcompat/matrix/data/ in the installed package)")
+
+
+def matrix_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
+    """The matrix files of ``paths`` (files as given; a directory's ``*.toml``, sorted), or of the shipped
+    matrix when none is given. A directory without one is a :class:`MatrixError`."""
+    from glmcompat.matrix.locations import matrix_file_names
+
+    names = matrix_file_names([str(p) for p in paths] if paths else [str(default_matrix_dir())])
+    if isinstance(names, str):
+        from glmcompat.model.errors import MatrixError
+
+        raise MatrixError("directory holds no *.toml matrix files", path=names)
+    return [Path(n) for n in names]
+

@@ -1,0 +1,1 @@
+"""The pure model: names, GPU code rule, platform environments, findings, errors. No I/O."""

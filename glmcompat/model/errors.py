@@ -1,0 +1,148 @@
+"""One root exception type; narrow subclasses. Messages quote the input and name the file/line.
+
+The exit-code contract (every command, see :func:`glmcompat.cli.main`):
+
+* 0 ok; 1 findings (the stack is unsafe) and nothing else: a crash is never 1;
+* 2 bad input or usage: a file that cannot be read or parsed (naming the file, and the line where
+  one applies), an unknown name, a bad option;
+* 3 the environment failed: the network or the index (every httpx error, an overall deadline or a
+  response-size cap passed), the file system (any ``OSError``: a read-only or full ``--out``, a
+  read-only cache), uv, memory;
+* 4 an internal error: an exception glmcompat did not expect, printed as one ``error: internal
+  error: ...`` line with a hint to report it (``GLMCOMPAT_DEBUG=1`` shows the traceback);
+* 130 interrupted.
+"""
+
+from __future__ import annotations
+
+EXIT_UNSAFE = 1
+EXIT_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
+
+MAX_LINE = 400  # characters of an error line: a hostile value quoted in a message must not flood the terminal
+
+
+class GlmcompatError(Exception):
+    """Root of every error glmcompat raises on purpose.
+
+    ``exit_code`` is what the CLI exits with: 2 for bad input or usage, 1 for findings that make
+    a stack unsafe, 3 for environment failures (network, uv).
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return where + self.message
+
+
+class InputError(GlmcompatError):
+    """Bad input: a file that cannot be read or parsed, an unknown name, a bad option."""
+
+
+class MatrixError(InputError):
+    """The compatibility matrix is malformed or contradicts itself."""
+
+
+class LockFormatError(InputError):
+    """A lockfile or requirements file that cannot be read."""
+
+
+class UnsafeError(GlmcompatError):
+    """What was asked for cannot be made safe (exit 1)."""
+
+    exit_code = 1
+
+
+class EnvironmentFailure(GlmcompatError):
+    """Something outside the input failed: the network, the index, the uv binary."""
+
+    exit_code = 3
+
+
+# -- the top-level contract ---------------------------------------------------------------------------
+
+_NETWORK_MODULES = ("httpx", "httpcore", "h11", "h2", "anyio", "ssl")
+
+
+def _flat(text: str, cap: int = MAX_LINE) -> str:
+    """``text`` on one line, capped at ``cap`` characters, credentials in URLs hidden."""
+    import re
+
+    one = " ".join(text.split())
+    one = re.sub(r"(\w+://)[^/@\s]*@", r"\1***@", one)
+    return one if len(one) <= cap else one[: cap - 3] + "..."
+
+
+OWN_MAX_LINE = 4000  # glmcompat's own messages quote capped values; a uv-style derivation and its hint stay whole
+
+
+def is_network_error(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from the HTTP stack (httpx and what it is built on), by its class's module:
+    classifying must not import httpx (the warm ``check`` path never loads it)."""
+    return any(k.__module__.split(".")[0] in _NETWORK_MODULES for k in type(exc).__mro__[:-2])
+
+
+def _os_message(exc: OSError) -> str:
+    what = exc.strerror or str(exc) or type(exc).__name__
+    name = exc.filename
+    if name is not None:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{name}{other}: {what}"
+    return what
+
+
+def classify(exc: BaseException, tracker: str = "glmcompat's issue tracker") -> tuple[int, str]:
+    """(exit code, the one line to print after ``error: ``) for an exception that reached the top."""
+    if isinstance(exc, GlmcompatError):
+        return exc.exit_code, _flat(exc.one_line(), OWN_MAX_LINE)
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "interrupted"
+    if is_network_error(exc):
+        detail = str(exc) or type(exc).__name__
+        url = _request_url(exc)
+        where = f"{url}: " if url else ""
+        return EXIT_ENVIRONMENT, _flat(f"network: {where}{type(exc).__name__}: {detail}")
+    if isinstance(exc, OSError):
+        return EXIT_ENVIRONMENT, _flat(_os_message(exc))
+    if isinstance(exc, MemoryError):
+        return EXIT_ENVIRONMENT, "out of memory"
+    detail = str(exc) or "(no message)"
+    return EXIT_INTERNAL, _flat(f"internal error: {type(exc).__name__}: {detail}") + \
+        f" (please report this at {tracker}; rerun with GLMCOMPAT_DEBUG=1 for the traceback)"
+
+
+def _request_url(exc: BaseException) -> str | None:
+    try:
+        req = getattr(exc, "request", None)  # httpx raises RuntimeError when none is attached
+    except Exception:
+        return None
+    url = getattr(req, "url", None)
+    return str(url) if url is not None else None
+
+
+class WheelError(InputError):
+    """A wheel (or one of its members) that cannot be read as what it claims to be."""
+
+    def __init__(self, wheel: str, message: str, member: str | None = None) -> None:
+        self.wheel = wheel
+        self.member = member
+        where = f"{wheel}: {member}" if member else wheel
+        super().__init__(f"{where}: {message}")
+
+
+class TransferError(WheelError):
+    """The server failed to deliver the wheel's bytes (answers cut short again and again, a stall past the
+    deadline, an unexpected HTTP status): an environment failure (exit 3), not a bad wheel."""
+
+    exit_code = 3

@@ -1,0 +1,244 @@
+"""Known failure signatures: error text -> cause -> remedy (the matrix's ``[[signature]]`` rows).
+
+Used by ``glmcompat verify`` on each failed probe's error, and by ``glmcompat explain LOGFILE|-``
+on a server's log. Matching is line by line (a signature is a one-line regular expression), so a
+log of any size streams through; each signature is reported once, with the first line it matched
+and how many lines matched it.
+
+The most specific signature wins a line: when two match the same line and the text one matched lies
+inside the other's (``undefined symbol: X`` inside ``vllm/_C.abi3.so: undefined symbol: X``), only
+the wider match counts for that line, so a vLLM log gets vLLM's cause and remedy, not the generic one.
+The signatures come from every matrix file (``glmcompat/matrix/data/signatures.toml``,
+``glmcompat/matrix/data/vllm-signatures.toml``).
+
+Time is linear in the log: the matrix validator admits only signatures whose matching cost per line is
+linear in the line (:func:`linear_time_problem`: no nested quantifiers, no backreferences, an unbounded
+repeat only where nothing but the empty string may follow it; gaps are written ``.{0,200}``), and a log
+is read in bounded chunks (:func:`log_lines`), each line cut at :data:`MAX_LINE` characters without
+being held whole. UTF-16 and UTF-32 logs (a byte-order mark, or UTF-16 text without one) are decoded as
+such; anything else as UTF-8 with undecodable bytes replaced.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
+CHUNK = 1 << 20  # bytes read from a log at a time
+MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One signature found: where first, how often, and what it means."""
+
+    id: str
+    cause: str
+    remedy: str
+    text: str  # the matched text of the first match
+    line: int = 0  # 1-based line of the first match (0: matched in a probe's error text)
+    count: int = 1
+    groups: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "line": self.line, "count": self.count, "match": self.text,
+                "groups": dict(self.groups), "cause": self.cause, "remedy": self.remedy, "source": self.source}
+
+
+def _compiled(signatures: Sequence[Mapping[str, Any]]) -> list[tuple[re.Pattern[str], Mapping[str, Any]]]:
+    return [(re.compile(s["pattern"]), s) for s in signatures]
+
+
+def scan_lines(lines: Iterable[str], signatures: Sequence[Mapping[str, Any]]) -> list[Hit]:
+    """Match every line against every signature; one :class:`Hit` per signature, in order of first match."""
+    pats = _compiled(signatures)
+    first: dict[str, Hit] = {}
+    counts: dict[str, int] = {}
+    for n, raw in enumerate(lines, 1):
+        line = raw[:MAX_LINE]
+        found = [(m, sig) for pat, sig in pats if (m := pat.search(line)) is not None]
+        if len(found) > 1:
+            found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
+        for m, sig in found:
+            sid = sig["id"]
+            counts[sid] = counts.get(sid, 0) + 1
+            if sid not in first:
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                first[sid] = Hit(sid, sig["cause"], sig["remedy"], m.group(0), n, 1, groups, sig.get("source", ""))
+    return [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source) for h in first.values()]
+
+
+def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
+    """Whether ``m``'s span lies inside a strictly wider match of another signature on the same line."""
+    a, b = m.span()
+    return any(o is not m and o.start() <= a and b <= o.end() and o.end() - o.start() > b - a for o in others)
+
+
+def match_signatures(text: str, signatures: Sequence[Mapping[str, Any]]) -> list[Hit]:
+    """The signatures found in ``text`` (a probe's error), with line 0."""
+    return [Hit(h.id, h.cause, h.remedy, h.text, 0, h.count, h.groups, h.source)
+            for h in scan_lines(text.splitlines(), signatures)]
+
+
+def render(hits: list[Hit], name: str) -> str:
+    """uv-style prose: what was found, why, and one concrete hint each."""
+    if not hits:
+        return f"{name}: no known failure signature found"
+    out = [f"{name}: {len(hits)} known failure signature(s)"]
+    for h in hits:
+        times = f" ({h.count} lines)" if h.count > 1 else ""
+        out.append("")
+        out.append(f"line {h.line}: {h.id}{times}")
+        out.append(f"  matched: {h.text}")
+        out.append(f"  cause:   {h.cause}")
+        out.append(f"  hint:    {h.remedy}")
+    return "\n".join(out)
+
+
+# --- linear time -------------------------------------------------------------------------------------
+
+
+def linear_time_problem(pattern: str) -> str | None:
+    """Why matching ``pattern`` against a line could cost more than linear time in the line (None when it
+    cannot). Python's ``re`` backtracks, so a signature must avoid the shapes that make it backtrack
+    without bound:
+
+    * a quantifier inside a quantifier (``(a+)+``, ``(\\w+\\s?)*``): exponential;
+    * a backreference;
+    * an unbounded repeat (``*``, ``+``, ``{n,}``) followed by anything that can fail, an anchor included
+      (``cuInit.*(failed|error)``: a search tries every start, and each scans the rest of the line, so
+      a line repeating ``cuInit`` costs the square of its length). Write the gap bounded, ``.{0,200}``,
+      or put the repeat last (``undefined symbol: \\S+``), where the first success ends the search;
+    * a bound above :data:`MAX_BOUND`.
+    """
+    import re._constants as c
+    import re._parser as sre
+
+    try:
+        tree = sre.parse(pattern)
+    except re.error as e:
+        return f"invalid regular expression: {e}"
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+
+    def always(item: tuple[object, object]) -> bool:
+        """Whether ``item`` matches (the empty string, at least) wherever it is tried: then a repeat before
+        it ends the match at its first success. Anchors and lookarounds can fail, so they do not."""
+        op, av = item
+        if op in repeats:
+            lo, _, body = av  # type: ignore[misc]
+            return lo == 0 or all(map(always, body))
+        if op == c.SUBPATTERN:
+            return all(map(always, av[3]))  # type: ignore[index]
+        if op == c.ATOMIC_GROUP:
+            return all(map(always, av))  # type: ignore[call-overload]
+        if op == c.BRANCH:
+            return any(all(map(always, b)) for b in av[1])  # type: ignore[index]
+        return False
+
+    def inner_repeat(seq: Iterable[tuple[object, object]]) -> bool:
+        for op, av in seq:
+            if op in repeats and (av[1] > 1 or inner_repeat(av[2])):  # type: ignore[index,operator]
+                return True
+            inner = (av[3] if op == c.SUBPATTERN else av if op == c.ATOMIC_GROUP  # type: ignore[index]
+                     else [x for b in av[1] for x in b] if op == c.BRANCH  # type: ignore[index]
+                     else av[1] if op in (c.ASSERT, c.ASSERT_NOT) else ())  # type: ignore[index]
+            if inner and inner_repeat(inner):  # type: ignore[arg-type]
+                return True
+        return False
+
+    def check(seq: Iterable[tuple[object, object]], in_repeat: bool, rest_always: bool) -> str | None:
+        items = list(seq)
+        for i, (op, av) in enumerate(items):
+            after = rest_always and all(map(always, items[i + 1:]))
+            if op in repeats:
+                lo, hi, body = av  # type: ignore[misc]
+                if hi > 1:
+                    if in_repeat or inner_repeat(body):
+                        return "a quantifier inside a quantifier (nested quantifiers backtrack exponentially)"
+                    if hi == c.MAXREPEAT and not after:
+                        return ("an unbounded repeat (*, +, {n,}) followed by more pattern that can fail (each start "
+                                "of a search scans the rest of the line: quadratic); bound it, e.g. .{0,200}")
+                    if hi != c.MAXREPEAT and hi > MAX_BOUND:
+                        return f"a repeat bound of {hi} (at most {MAX_BOUND})"
+                why = check(body, in_repeat or hi > 1, after)
+            elif op == c.SUBPATTERN:
+                why = check(av[3], in_repeat, after)  # type: ignore[index]
+            elif op == c.ATOMIC_GROUP:
+                why = check(av, in_repeat, after)  # type: ignore[arg-type]
+            elif op == c.BRANCH:
+                why = next((w for b in av[1] if (w := check(b, in_repeat, after))), None)  # type: ignore[index]
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                why = check(av[1], in_repeat, True)  # type: ignore[index]
+            elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
+                why = "a backreference"
+            else:
+                why = None
+            if why:
+                return why
+        return None
+
+    return check(tree, False, True)
+
+
+# --- reading a log -------------------------------------------------------------------------------------
+
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def _encoding(head: bytes) -> tuple[str, int]:
+    """(codec, bytes of byte-order mark) of a log from its first bytes: the BOM's; UTF-16 without one when
+    every other byte is NUL (ASCII text as UTF-16); else UTF-8."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name, len(bom)
+    sample = head[:4096] if len(head) % 2 == 0 else head[:4095]
+    if len(sample) >= 4:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) == 0:
+            return "utf-16-le", 0
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) == 0:
+            return "utf-16-be", 0
+    return "utf-8", 0
+
+
+def log_lines(stream: object, chunk: int = CHUNK) -> Iterator[str]:
+    """The lines of a binary stream (a log), read ``chunk`` bytes at a time and decoded by its BOM, each
+    cut at :data:`MAX_LINE` characters: memory stays bounded whatever the log's size or line lengths."""
+    read = stream.read  # type: ignore[attr-defined]
+    head = b""
+    while len(head) < 4096:  # enough to tell the encoding
+        more = read(chunk)
+        if not more:
+            break
+        head += more
+    codec, skip = _encoding(head)
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    parts: list[str] = []  # the current line's first characters (at most MAX_LINE)
+    have = 0
+    data = head[skip:]
+    while True:
+        text = decoder.decode(data, final=not data)
+        start = 0
+        while True:
+            nl = text.find("\n", start)
+            end = len(text) if nl < 0 else nl
+            if have < MAX_LINE and end > start:
+                piece = text[start:min(end, start + MAX_LINE - have)]
+                parts.append(piece)
+                have += len(piece)
+            if nl < 0:
+                break
+            yield "".join(parts).removesuffix("\r")
+            parts, have = [], 0
+            start = nl + 1
+        if not data:
+            break
+        data = read(chunk)
+    if parts:
+        yield "".join(parts).removesuffix("\r")

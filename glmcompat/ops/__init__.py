@@ -1,0 +1,1 @@
+"""Orchestration: wheel probes, lock generation, matrix refresh, the verify runner."""

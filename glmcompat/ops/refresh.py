@@ -1,0 +1,1423 @@
+"""``glmcompat matrix refresh`` and ``glmcompat matrix audit``: keep the matrix current from the index.
+
+refresh
+    Lists every release of every tracked package on the index (PEP 691 JSON, PEP 700 upload times)
+    and, for each release the matrix lacks, records what it can prove from the published wheel:
+
+    * its METADATA: the torch requirement (a ``[[family]]`` pair, or the ``torch`` of a ``[[kernel]]``
+      row when it is an exact pin), the CUDA runtime a torch release pins, an sglang release's pins;
+    * ``[[abi_probe]]`` rows against the torch releases in its window (the torch its METADATA pins
+      exactly, else the torch releases uploaded within :data:`WINDOW_DAYS` days before it that its
+      requirement admits);
+    * ``[[arch_probe]]`` rows (the GPU code of its main modules), copied into the kernel / torch row.
+
+    Rows are complete or absent: a row is written only when every field it needs is proven, each row
+    is validated by the matrix schema, the whole new matrix is loaded before any file is replaced,
+    and files are replaced atomically. What could not be proven is said, per release. Rows go after
+    the last row of their table (the diff shows only added lines).
+
+    Each release's outcome is journaled in glmcompat's cache directory, keyed by the index, the
+    release's files (name, sha256, yanked) and this module's version, so an interrupted run
+    continues where it stopped; probes are cached by the wheels' sha256. A second run finds nothing
+    new to write. Downloads share one HTTP connection pool of ``--jobs`` connections (default 4).
+
+audit
+    Re-derives every machine-checkable row from the index -- METADATA pins of ``[[family]]``,
+    ``[[kernel]]`` and ``[[release]]`` rows whose evidence is ``metadata``, the CUDA runtime of
+    ``[[torch]]`` rows, and with ``--deep`` ``[[abi_probe]]`` / ``[[arch_probe]]`` rows by re-running
+    the probes -- and reports drift (row, claimed, found).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.model import platforms
+from glmcompat.model.errors import EnvironmentFailure, GlmcompatError, InputError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient, IndexFile, Project
+    from glmcompat.ops.wheelprobe import AbiResult, ArchResult
+
+SCHEMA_VERSION = 1  # of the --json output
+REFRESH_VERSION = 1  # of the journal entries: bump when what a release's outcome holds changes
+WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
+MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
+DEFAULT_JOBS = 4
+PYTHONS = ("cp311", "cp312", "cp310", "cp313", "cp39")  # wheel choice, best first
+PLATFORM = "manylinux_x86_64"
+TORCH_PYTHON = "cp311"
+
+# The kind of row that says a release is known, per tracked package. The tracked set is read from the
+# matrix's tables (see tracked_packages); these are the packages the matrix is meant to cover, for
+# those it holds no row of yet (vLLM, xformers) or names only through another table (transformers).
+DEFAULT_KINDS: dict[str, str] = {
+    "torch": "torch",
+    "torchvision": "family",
+    "torchaudio": "family",
+    "sgl-kernel": "kernel",
+    "sglang-kernel": "kernel",
+    "vllm": "kernel",
+    "xformers": "kernel",
+    "torchao": "kernel",
+    "flashinfer-python": "jit",
+    "flashinfer-cubin": "jit",
+    "sglang": "release",
+    "transformers": "model",
+}
+KIND_TABLE = {"torch": "torch", "family": "family", "kernel": "kernel", "jit": "jit", "release": "release",
+              "model": "model"}
+# Where a table's rows go when no file of the matrix holds a row of that table yet.
+DEFAULT_FILES = {"torch": "torch.toml", "family": "torch.toml", "kernel": "kernels.toml",
+                 "abi_probe": "kernels.toml", "arch_probe": "kernels.toml", "jit": "kernels.toml",
+                 "release": "rules.toml"}
+# Keys that describe a package rather than a release: copied onto new rows when every existing row
+# of the package agrees (torchao's on_mismatch = "warning" must not turn into an error for new releases).
+PACKAGE_KEYS = {"kernel": ("on_mismatch", "consequence"), "family": ("failure",)}
+ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "abi_probe": 5, "arch_probe": 6}
+# Requirements an sglang [[release]] row keeps: the tracked packages and these.
+RELEASE_EXTRA = ("cuda-python",)
+_CUDA_RUNTIME = re.compile(r"^(nvidia-cuda-runtime(-cu\d+)?|cuda-toolkit)$")
+
+
+# ------------------------------------------------------------------------------------------------
+# Small pure helpers
+# ------------------------------------------------------------------------------------------------
+
+
+def parse_since(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(f"invalid --since date {text!r} (expected YYYY-MM-DD)") from None
+
+
+def parse_time(text: str | None) -> datetime | None:
+    """An RFC 3339 upload time (``2026-11-18T11:06:54.123Z``) as an aware datetime; None if absent/bad."""
+    if not text:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _v(text: str) -> Version:
+    return Version(text)
+
+
+def _tag_env(python: str = "cp311") -> dict[str, str]:
+    """The marker environment of the wheels glmcompat reads: CPython on Linux x86_64, no extras."""
+    digits = python.removeprefix("cp")
+    pyver = f"{digits[0]}.{digits[1:]}" if digits.isdigit() and len(digits) >= 2 else "3.11"
+    return platforms.marker_env(pyver)
+
+
+def requirements(metadata: str, python: str = "cp311") -> list[tuple[Requirement, str]]:
+    """(parsed requirement, raw text) of each ``Requires-Dist`` that applies on Linux x86_64 without extras."""
+    from glmcompat.edges.index import iter_requires_dist
+
+    env = _tag_env(python)
+    out = []
+    for raw in iter_requires_dist(metadata):
+        try:
+            req = Requirement(raw)
+        except InvalidRequirement:
+            continue
+        try:
+            if req.marker is not None and not req.marker.evaluate(env):
+                continue
+        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):  # not for this environment
+            continue
+        out.append((req, raw.strip()))
+    return out
+
+
+def torch_requirement(reqs: Sequence[tuple[Requirement, str]]) -> tuple[SpecifierSet, str] | None:
+    """(specifier, raw text) of the torch requirement; None when the METADATA does not name torch."""
+    found = [(r, raw) for r, raw in reqs if canonicalize_name(r.name) == "torch"]
+    if not found:
+        return None
+    spec = SpecifierSet()
+    for r, _ in found:
+        spec &= r.specifier
+    return spec, "; ".join(raw for _, raw in found)
+
+
+def exact_pin(spec: SpecifierSet) -> str | None:
+    """The version of an exact ``==X`` pin (no wildcard), else None."""
+    specs = list(spec)
+    if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith("*"):
+        try:
+            return str(Version(specs[0].version))
+        except InvalidVersion:
+            return None
+    return None
+
+
+def cuda_of(reqs: Sequence[tuple[Requirement, str]]) -> tuple[str, str] | None:
+    """('12.8', raw requirement) from a pinned CUDA runtime (``nvidia-cuda-runtime-cu12==12.8.90``,
+    ``cuda-toolkit[...]==13.0.2``); None when the METADATA pins none."""
+    for r, raw in reqs:
+        if not _CUDA_RUNTIME.match(str(canonicalize_name(r.name))):
+            continue
+        pin = exact_pin(r.specifier)
+        if pin is None:
+            continue
+        rel = Version(pin).release
+        if len(rel) >= 2:
+            return f"{rel[0]}.{rel[1]}", raw
+    return None
+
+
+def release_requires(reqs: Sequence[tuple[Requirement, str]], keep: Iterable[str]) -> list[str]:
+    """The requirements of a release that a ``[[release]]`` row keeps (canonical name + specifier)."""
+    wanted = {str(canonicalize_name(n)) for n in keep} | set(RELEASE_EXTRA)
+    out = []
+    for r, _ in reqs:
+        name = str(canonicalize_name(r.name))
+        if name in wanted:
+            out.append(name + str(r.specifier))
+    return sorted(dict.fromkeys(out))
+
+
+def _same_spec(a: str, b: str) -> bool:
+    try:
+        return set(SpecifierSet(a)) == set(SpecifierSet(b))
+    except InvalidSpecifier:
+        return a == b
+
+
+# ------------------------------------------------------------------------------------------------
+# What the matrix tracks and what it lacks
+# ------------------------------------------------------------------------------------------------
+
+
+def tracked_packages(data: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    """{package: kind} read from the matrix's tables (torch, family, kernel, jit, release; transformers
+    through ``[[model]]``), then :data:`DEFAULT_KINDS` for the packages it has no row of yet."""
+    out: dict[str, str] = {}
+    if data.get("torch"):
+        out["torch"] = "torch"
+    for table, kind in (("family", "family"), ("kernel", "kernel"), ("jit", "jit"), ("release", "release")):
+        for r in data.get(table, []):
+            out.setdefault(str(canonicalize_name(r["package"])), kind)
+    if data.get("model"):
+        out.setdefault("transformers", "model")
+    for name, kind in DEFAULT_KINDS.items():
+        out.setdefault(name, kind)
+    return out
+
+
+class Coverage:
+    """Which releases the matrix knows, per kind (pure; built once from the plain rows)."""
+
+    def __init__(self, data: dict[str, list[dict[str, Any]]]) -> None:
+        self.data = data
+        self.known: set[tuple[str, Version]] = set()
+        for t in data.get("torch", []):
+            if not t.get("variant"):
+                self.known |= {("torch", _v(x)) for x in t["versions"]}
+        for f in data.get("family", []):
+            self.known |= {(f["package"], _v(x)) for x in f["pairs"]}
+        for k in data.get("kernel", []):
+            if not k.get("variant"):
+                self.known |= {(k["package"], _v(x)) for x in k["versions"]}
+        for r in data.get("release", []):
+            self.known.add((r["package"], _v(r["version"])))
+        self.jit = [(j["package"], SpecifierSet(j["versions"])) for j in data.get("jit", [])]
+        self.probed = {(p["package"], _v(p["version"])) for p in data.get("abi_probe", [])}
+
+    def covers(self, kind: str, package: str, version: Version) -> bool:
+        if kind == "model":
+            return True
+        if kind == "jit":
+            return any(p == package and s.contains(version, prereleases=True) for p, s in self.jit)
+        return (package, version) in self.known
+
+    def has_probes(self, package: str, version: Version) -> bool:
+        return (package, version) in self.probed
+
+
+@dataclass
+class Candidate:
+    """A release on the index that the matrix lacks."""
+
+    package: str
+    kind: str
+    version: str
+    uploaded: datetime | None
+    files: list[IndexFile]
+    probed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"package": self.package, "version": self.version, "kind": self.kind, "table": KIND_TABLE[self.kind],
+                "uploaded": self.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ") if self.uploaded else None,
+                "probed": self.probed}
+
+
+@dataclass
+class Listing:
+    package: str
+    kind: str
+    on_index: int
+    lacking: list[Candidate] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (version, why)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"package": self.package, "kind": self.kind, "table": KIND_TABLE[self.kind], "on_index": self.on_index,
+                "lacking": [c.to_json() for c in self.lacking],
+                "skipped": [{"version": v, "reason": why} for v, why in self.skipped]}
+
+
+def group_files(project: Project) -> dict[Version, list[IndexFile]]:
+    out: dict[Version, list[IndexFile]] = {}
+    for f in project.files:
+        if f.version is None:
+            continue
+        try:
+            out.setdefault(Version(f.version), []).append(f)
+        except InvalidVersion:
+            continue
+    return out
+
+
+def release_time(files: Iterable[IndexFile]) -> datetime | None:
+    times = [t for t in (parse_time(f.upload_time) for f in files) if t is not None]
+    return min(times) if times else None
+
+
+def list_lacking(project: Project, package: str, kind: str, coverage: Coverage, since: date | None = None,
+                 pre: bool = False) -> Listing:
+    """The releases of ``project`` the matrix lacks (pure: the page is already fetched)."""
+    by_version = group_files(project)
+    listing = Listing(package, kind, len(by_version))
+    for v in sorted(by_version):
+        files = by_version[v]
+        if (v.is_prerelease or v.is_devrelease) and not pre:
+            continue
+        if v.local is not None:
+            continue
+        if coverage.covers(kind, package, v):
+            continue
+        uploaded = release_time(files)
+        if since is not None and uploaded is not None and uploaded.date() < since:
+            continue
+        if all(f.yanked for f in files):
+            listing.skipped.append((str(v), "yanked (every file)"))
+            continue
+        listing.lacking.append(Candidate(package, kind, str(v), uploaded, files, coverage.has_probes(package, v)))
+    return listing
+
+
+# ------------------------------------------------------------------------------------------------
+# Index access
+# ------------------------------------------------------------------------------------------------
+
+
+def bounded_client(jobs: int) -> httpx.Client:
+    """An httpx client whose pool holds at most ``jobs`` connections: the bound on parallel downloads."""
+    from glmcompat.edges.http import make_client
+
+    return make_client(max_connections=jobs)
+
+
+def pick_wheel(files: Sequence[IndexFile]) -> tuple[IndexFile, str] | None:
+    """The wheel glmcompat reads for a release (Linux x86_64; CPython 3.11 first), with its Python tag."""
+    from glmcompat.edges.index import select_wheel, supported_tags
+
+    for py in PYTHONS:
+        w = select_wheel(files, supported_tags(py, PLATFORM))
+        if w is not None:
+            return w, py
+    return None
+
+
+def _map(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]:
+    if len(items) <= 1 or jobs <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        return list(ex.map(fn, items))
+
+
+class Progress:
+    """``refresh: 3/12 sgl-kernel 0.3.5`` on stderr, rewritten in place; silent unless stderr is a TTY."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.total = total
+        self.done = 0
+        self.lock = threading.Lock()
+        self.t0 = time.monotonic()
+
+    def step(self, label: str, advance: bool = True) -> None:
+        if not self.enabled:
+            if advance:
+                with self.lock:
+                    self.done += 1
+            return
+        with self.lock:
+            if advance:
+                self.done += 1
+            width = 24
+            filled = width * self.done // max(1, self.total)
+            bar = "#" * filled + "." * (width - filled)
+            line = f"\rrefresh [{bar}] {self.done}/{self.total} {time.monotonic() - self.t0:5.0f}s {label}"
+            self.stream.write(line[:110].ljust(110))
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r" + " " * 110 + "\r")
+            self.stream.flush()
+
+
+# ------------------------------------------------------------------------------------------------
+# Probing one release
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What a refresh proved about one release (rows complete and schema-valid) and what it could not."""
+
+    package: str
+    version: str
+    kind: str
+    rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    proved: list[str] = field(default_factory=list)
+    unproved: list[str] = field(default_factory=list)
+    failed: str | None = None  # the network or index failed: nothing is written, the next run retries
+    journaled: bool = False
+    written: list[tuple[str, str]] = field(default_factory=list)  # (table, file) of rows written
+
+    @property
+    def status(self) -> str:
+        if self.failed:
+            return "failed"
+        if not self.rows:
+            return "nothing"
+        return "partial" if self.unproved else "complete"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"package": self.package, "version": self.version, "kind": self.kind, "status": self.status,
+                "rows": [{"table": t, "row": r} for t, r in self.rows], "proved": self.proved,
+                "not_proved": self.unproved, "failed": self.failed, "from_journal": self.journaled,
+                "written": [{"table": t, "file": f} for t, f in self.written]}
+
+
+@dataclass
+class _Work:
+    cand: Candidate
+    out: Outcome
+    wheel: IndexFile | None = None
+    python: str = "cp311"
+    reqs: list[tuple[Requirement, str]] = field(default_factory=list)
+    torch_req: tuple[SpecifierSet, str] | None = None
+    pin: str | None = None
+    window: list[str] = field(default_factory=list)
+    abi: dict[str, AbiResult] = field(default_factory=dict)
+    arch: ArchResult | None = None
+    arch_error: str | None = None
+    stop: bool = False  # the wheel cannot be read: no probe would succeed
+
+
+class Refresher:
+    """Probes releases and turns what it proves into rows. ``index`` and ``cache`` as for the probes."""
+
+    def __init__(self, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]], *,
+                 jobs: int = DEFAULT_JOBS, progress: Progress | None = None,
+                 tracked: dict[str, str] | None = None) -> None:
+        self.index = index
+        self.cache = cache
+        self.data = data
+        self.jobs = max(1, jobs)
+        self.progress = progress
+        self.tracked = tracked or tracked_packages(data)
+        self._torch_times: dict[str, datetime] | None = None
+        self._lock = threading.Lock()
+
+    # -- index ------------------------------------------------------------------------------------
+    def torch_times(self) -> dict[str, datetime]:
+        """{torch release: upload time} of the final torch releases on the index."""
+        with self._lock:
+            if self._torch_times is None:
+                times = {}
+                for v, files in group_files(self.index.project("torch")).items():
+                    t = release_time(files)
+                    if t is not None and not v.is_prerelease and not v.is_devrelease and v.local is None \
+                            and not all(f.yanked for f in files):
+                        times[str(v)] = t
+                self._torch_times = times
+            return self._torch_times
+
+    def window(self, uploaded: datetime | None, spec: SpecifierSet | None) -> list[str]:
+        """The torch releases an extension uploaded at ``uploaded`` is probed against (see the module doc)."""
+        if uploaded is None:
+            return []
+        times = self.torch_times()
+        before = sorted(((t, v) for v, t in times.items() if t <= uploaded
+                         and (spec is None or spec.contains(v, prereleases=True))), reverse=True)
+        recent = [v for t, v in before if t >= uploaded - timedelta(days=WINDOW_DAYS)]
+        chosen = recent[:MAX_WINDOW] or [v for _, v in before[:1]]
+        return sorted(chosen, key=Version)
+
+    # -- journal ----------------------------------------------------------------------------------
+    def journal_key(self, cand: Candidate) -> str:
+        from glmcompat.ops import wheelprobe as probe
+
+        files = sorted((f.filename, f.sha256 or "", f.yanked) for f in cand.files)
+        blob = json.dumps([REFRESH_VERSION, getattr(probe, "ABI_VERSION", 1), self.index.base_url, cand.package,
+                           cand.kind, cand.version, files, WINDOW_DAYS, MAX_WINDOW])
+        return f"refresh-v{REFRESH_VERSION}-{hashlib.sha256(blob.encode()).hexdigest()[:40]}"
+
+    def _from_journal(self, cand: Candidate) -> Outcome | None:
+        hit = self.cache.get_json(self.journal_key(cand))
+        if not isinstance(hit, dict):
+            return None
+        try:
+            return Outcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
+                           list(hit["proved"]), list(hit["unproved"]), journaled=True)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def _journal(self, w: _Work) -> None:
+        o = w.out
+        if o.failed:
+            return
+        # rows as [key, value] pairs: the cache writes JSON objects with sorted keys, rows keep their order
+        self.cache.put_json(self.journal_key(w.cand), {"rows": [[t, list(r.items())] for t, r in o.rows],
+                                                       "proved": o.proved,
+                                                       "unproved": o.unproved})
+
+    # -- the run ----------------------------------------------------------------------------------
+    def run(self, cands: Sequence[Candidate]) -> list[Outcome]:
+        """Probe every candidate (journaled outcomes are reused); return the outcomes in order."""
+        outcomes: dict[int, Outcome] = {}
+        works: list[tuple[int, _Work]] = []
+        for i, c in enumerate(cands):
+            hit = self._from_journal(c)
+            if hit is not None:
+                outcomes[i] = hit
+                self._tick(f"{c.package} {c.version} (journal)")
+            else:
+                works.append((i, _Work(c, Outcome(c.package, c.version, c.kind))))
+        ws = [w for _, w in works]
+        # 1. METADATA, wheel choice and windows (small reads)
+        _map(self._guard(self._read), ws, self.jobs)
+        # 2. one probe per torch release first, so that each torch wheel is read once; then the rest
+        pairs = [(w, t) for w in ws if not w.stop and not w.out.failed for t in w.window]
+        leaders: dict[str, tuple[_Work, str]] = {}
+        for w, t in pairs:
+            leaders.setdefault(t, (w, t))
+        _map(lambda p: self._guard(lambda w: self._abi(w, p[1]))(p[0]), list(leaders.values()), self.jobs)
+        # 3. per release: the other probes, GPU code, rows, journal
+        _map(self._guard(self._finish), ws, self.jobs)
+        for i, w in works:
+            outcomes[i] = w.out
+        return [outcomes[i] for i in range(len(cands))]
+
+    def _tick(self, label: str) -> None:
+        if self.progress is not None:
+            self.progress.step(label)
+
+    def _guard(self, fn: Callable[[_Work], None]) -> Callable[[_Work], None]:
+        def run(w: _Work) -> None:
+            if w.out.failed:
+                return
+            try:
+                fn(w)
+            except EnvironmentFailure as e:
+                w.out.failed = e.one_line()
+        return run
+
+    # -- step 1 -----------------------------------------------------------------------------------
+    def _read(self, w: _Work) -> None:
+        c, o = w.cand, w.out
+        if self.progress is not None:
+            self.progress.step(f"{c.package} {c.version}: METADATA", advance=False)
+        picked = pick_wheel(c.files)
+        if picked is None:
+            from dataclasses import replace
+
+            names = ", ".join(sorted(f.filename for f in c.files)) or "none"
+            yanked = pick_wheel([replace(f, yanked=False) for f in c.files]) is not None
+            why = "its Linux x86_64 wheel is yanked" if yanked else "no wheel for CPython on Linux x86_64"
+            o.unproved.append(f"{why} (files: {names}): nothing can be read")
+            w.stop = True
+            return
+        w.wheel, w.python = picked
+        try:
+            text = self.index.wheel_metadata(w.wheel)
+        except InputError as e:
+            o.unproved.append(f"METADATA of {w.wheel.filename} cannot be read: {e.one_line()}")
+            w.stop = True
+            return
+        w.reqs = requirements(text, w.python)
+        kind = c.kind
+        if kind == "torch":
+            return
+        if kind == "release":
+            self._release_row(w)
+            return
+        w.torch_req = torch_requirement(w.reqs)
+        if kind == "jit":
+            return
+        if w.torch_req is not None:
+            w.pin = exact_pin(w.torch_req[0])
+        if w.pin is not None:
+            w.window = [w.pin]
+        else:
+            w.window = self.window(c.uploaded, w.torch_req[0] if w.torch_req else None)
+            if not w.window:
+                o.unproved.append("no torch release in its window on the index (upload times missing, or none "
+                                  "admitted by its requirement): no ABI probe")
+
+    # -- step 2/3: probes -------------------------------------------------------------------------
+    def _abi(self, w: _Work, torch: str) -> None:
+        from glmcompat.ops.wheelprobe import probe_abi
+
+        if torch in w.abi or w.stop:
+            return
+        c = w.cand
+        if self.progress is not None:
+            self.progress.step(f"{c.package} {c.version}: abi vs torch {torch}", advance=False)
+        try:
+            w.abi[torch] = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache,
+                                     python=w.python, platform=PLATFORM, torch_python=TORCH_PYTHON)
+        except InputError as e:
+            w.out.unproved.append(f"ABI probe against torch {torch} failed: {e.one_line()}")
+
+    def _arch(self, w: _Work) -> None:
+        c = w.cand
+        if self.progress is not None:
+            self.progress.step(f"{c.package} {c.version}: GPU code", advance=False)
+        try:
+            w.arch = arch_probe(c.package, c.version, index=self.index, cache=self.cache, python=w.python,
+                                patterns=self.primary_patterns(c.package))
+        except InputError as e:
+            w.arch_error = e.one_line()
+            w.out.unproved.append(f"GPU code could not be read: {w.arch_error}")
+
+    def primary_patterns(self, package: str) -> list[str]:
+        for r in self.data.get("primary_modules", []):
+            if r["package"] == package:
+                return list(r["modules"])
+        return []
+
+    def _finish(self, w: _Work) -> None:
+        c = w.cand
+        if not w.stop:
+            for t in w.window:
+                self._abi(w, t)
+            if c.kind in ("torch", "kernel", "family"):
+                self._arch(w)
+            build = {"torch": self._torch_rows, "family": self._family_rows, "kernel": self._kernel_rows,
+                     "jit": self._jit_rows}.get(c.kind)
+            if build is not None and not w.out.failed:
+                build(w)
+        self._check_rows(w)
+        self._journal(w)
+        self._tick(f"{c.package} {c.version}")
+
+    # -- rows -------------------------------------------------------------------------------------
+    def _metadata_source(self, w: _Work, what: str) -> str:
+        assert w.wheel is not None
+        return f"{w.cand.package} {w.cand.version} METADATA ({w.wheel.filename}): {what}"
+
+    def _abi_rows(self, w: _Work) -> None:
+        from glmcompat.matrix.curate import abi_row
+
+        for t in sorted(w.abi, key=Version):
+            r = w.abi[t]
+            row = abi_row(r)
+            w.out.rows.append(("abi_probe", row))
+            verdict = "compatible" if r.ok else f"INCOMPATIBLE ({len(r.missing)} missing)"
+            w.out.proved.append(f"ABI vs torch {t}: {verdict}")
+
+    def _arch_row(self, w: _Work) -> dict[str, Any] | None:
+        from glmcompat.matrix.curate import arch_row
+
+        a = w.arch
+        if a is None:
+            return None
+        if not (a.sass or a.ptx):
+            w.out.proved.append("no GPU code in its main modules")
+            return None
+        row = arch_row(a)
+        w.out.rows.append(("arch_probe", row))
+        w.out.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
+        return row
+
+    def _torch_rows(self, w: _Work) -> None:
+        from glmcompat.matrix.curate import arch_command
+
+        o = w.out
+        cuda = cuda_of(w.reqs)
+        a = w.arch
+        if cuda is None:
+            o.unproved.append("no CUDA variant label on the wheel and no CUDA runtime pinned in its METADATA: "
+                              "its CUDA runtime is not proven; no [[torch]] row")
+        else:
+            o.proved.append(f"CUDA {cuda[0]} (METADATA: {cuda[1]})")
+        if a is not None and not (a.sass or a.ptx):
+            o.unproved.append("no GPU code found in torch/lib: no [[torch]] row")
+            return
+        if cuda is None or a is None or w.wheel is None:
+            if a is not None:
+                o.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
+            return
+        o.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
+        o.rows.append(("torch", {
+            "versions": [c_version(w)], "cuda": cuda[0], "sass": list(a.sass), "ptx": list(a.ptx),
+            "evidence": "arch-probe",
+            "source": f"{arch_command('torch', w.cand.version, a.wheel)}: fatbins of {a.wheel}; CUDA {cuda[0]}: "
+                      f"torch {w.cand.version} METADATA: Requires-Dist {cuda[1]}"}))
+
+    def _family_rows(self, w: _Work) -> None:
+        o = w.out
+        if w.torch_req is None:
+            o.unproved.append("its METADATA has no torch requirement: the torch it was built for is not proven; "
+                              "no [[family]] pair")
+        else:
+            spec, raw = w.torch_req
+            if not str(spec):
+                o.unproved.append(f"its METADATA names torch without a version ({raw!r}): no [[family]] pair")
+            else:
+                o.rows.append(("family", {"package": w.cand.package, "pairs": {c_version(w): str(spec)},
+                                          "evidence": "metadata",
+                                          "source": self._metadata_source(w, f"Requires-Dist {raw}")}))
+                o.proved.append(f"torch{spec} (METADATA)")
+        self._abi_rows(w)
+        self._arch_row(w)
+
+    def _kernel_rows(self, w: _Work) -> None:
+        from glmcompat.matrix.curate import arch_command
+
+        o = w.out
+        a = w.arch
+        if w.pin is None:
+            if w.torch_req is None:
+                o.unproved.append("its METADATA has no torch requirement: the torch it was built against is not "
+                                  "proven; no [[kernel]] row (the [[abi_probe]] rows say which torches it loads with)")
+            else:
+                o.unproved.append(f"its torch requirement {w.torch_req[1]!r} is not an exact pin: the torch it was "
+                                  "built against is not proven; no [[kernel]] row")
+        elif a is None:
+            o.unproved.append(f"METADATA pins torch=={w.pin}, but without its GPU code the [[kernel]] row would be "
+                              "half a row: not written")
+            o.proved.append(f"torch=={w.pin} (METADATA)")
+        else:
+            assert w.torch_req is not None
+            row: dict[str, Any] = {"package": w.cand.package, "versions": [c_version(w)], "torch": w.pin}
+            cuda = cuda_of(w.reqs)
+            if cuda is not None:
+                row["cuda"] = cuda[0]
+            source = self._metadata_source(w, f"Requires-Dist {w.torch_req[1]}")
+            if a.sass or a.ptx:
+                row["sass"] = list(a.sass)
+                row["ptx"] = list(a.ptx)
+                source += f"; GPU code: {arch_command(w.cand.package, w.cand.version, a.wheel)}"
+            row["evidence"] = "metadata"
+            row["source"] = source
+            o.rows.append(("kernel", row))
+            o.proved.append(f"torch=={w.pin} (METADATA)")
+        self._abi_rows(w)
+        self._arch_row(w)
+
+    def _jit_rows(self, w: _Work) -> None:
+        from glmcompat.edges.ranges import HttpRangeReader
+        from glmcompat.matrix.curate import abi_command
+        from glmcompat.ops.wheelprobe import elf_members
+        from glmcompat.readers.wheelzip import RemoteZip
+
+        o = w.out
+        assert w.wheel is not None
+        reader = HttpRangeReader(self.index.client, w.wheel.url, name=w.wheel.filename, size=w.wheel.size,
+                                 retries=self.index.retries, backoff=self.index.backoff)
+        try:
+            members = elf_members(RemoteZip(reader))
+        except InputError as e:
+            o.unproved.append(f"{w.wheel.filename} cannot be read: {e.one_line()}")
+            return
+        torch_note = f"; METADATA: Requires-Dist {w.torch_req[1]}" if w.torch_req else ""
+        row = {"package": w.cand.package, "versions": f"=={c_version(w)}"}
+        if not members:
+            o.rows.append(("jit", {**row, "evidence": "metadata",
+                                   "source": f"{w.wheel.filename} holds no shared object (its kernels are compiled "
+                                             f"or loaded at run time, not linked against torch){torch_note}"}))
+            o.proved.append("no shared object in the wheel: does not link the torch C++ ABI")
+            return
+        window = self.window(w.cand.uploaded, None)
+        if not window:
+            o.unproved.append(f"{len(members)} shared object(s) and no torch release to probe them against: "
+                              "no [[jit]] row")
+            return
+        t = window[-1]
+        self._abi(w, t)
+        r = w.abi.get(t)
+        if r is None:
+            return
+        if all(m.needs_from_torch == 0 for m in r.modules):
+            o.rows.append(("jit", {**row, "evidence": "abi-probe",
+                                   "source": f"{abi_command(w.cand.package, w.cand.version, t, r.wheel)}: no module "
+                                             f"of {r.wheel} needs a symbol from torch{torch_note}"}))
+            o.proved.append(f"{len(members)} shared object(s), none needs a symbol from torch")
+        else:
+            o.unproved.append("its shared objects link torch: not a JIT release; record it in [[kernel]] by hand")
+            self._abi_rows(w)
+
+    def _release_row(self, w: _Work) -> None:
+        o = w.out
+        keep = [n for n in self.tracked if n != w.cand.package]
+        reqs = release_requires(w.reqs, keep)
+        what = "Requires-Dist " + (", ".join(reqs) or "(none of the tracked packages)")
+        o.rows.append(("release", {"package": w.cand.package, "version": c_version(w), "requires": reqs,
+                                   "evidence": "metadata", "source": self._metadata_source(w, what)}))
+        o.proved.append(f"pins {', '.join(reqs) or 'none of the tracked packages'} (METADATA)")
+
+    def _check_rows(self, w: _Work) -> None:
+        """Drop rows the schema rejects (a bug, or an index answer no schema admits): never a half row."""
+        from pydantic import ValidationError
+
+        from glmcompat.matrix.schema import MatrixFile
+
+        keep = []
+        for table, row in w.out.rows:
+            try:
+                MatrixFile.model_validate({"schema": 1, table: [row]})
+            except ValidationError as e:
+                err = e.errors()[0]
+                w.out.unproved.append(f"[[{table}]] row rejected by the matrix schema "
+                                      f"({'.'.join(map(str, err['loc']))}: {err['msg']}): not written")
+                continue
+            keep.append((table, row))
+        w.out.rows = keep
+
+
+def c_version(w: _Work) -> str:
+    return w.cand.version
+
+
+# ------------------------------------------------------------------------------------------------
+# GPU code of the main modules only
+# ------------------------------------------------------------------------------------------------
+
+
+def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache | None, python: str = "cp311",
+               patterns: Sequence[str] = ()) -> ArchResult:
+    """The GPU code of ``package==version``'s main modules (``patterns``, from ``[[primary_modules]]``).
+
+    With patterns, only the members they match are streamed (sgl-kernel: ``sm90``/``sm100``
+    ``common_ops``, not the bundled flash_ops / flashmla_ops / mscclpp); without, every module, as
+    ``glmcompat arch`` reads them. A cached whole-wheel result is reused either way."""
+    from fnmatch import fnmatchcase
+
+    from glmcompat.edges.ranges import HttpRangeReader
+    from glmcompat.ops.wheelprobe import (
+        SUMMARY_VERSION,
+        ArchResult,
+        ModuleArch,
+        _find,
+        elf_members,
+        probe_arch,
+        read_gpu_code_member,
+    )
+    from glmcompat.readers.wheelzip import RemoteZip
+
+    pkg = str(canonicalize_name(package))
+    if not patterns:
+        return probe_arch(pkg, version, index=index, cache=cache, python=python, platform=PLATFORM)
+    t0 = time.perf_counter()
+    f = _find(index, cache, pkg, version, python, PLATFORM)
+    whole = f"arch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    some = f"archsel-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    raw: list[dict[str, Any]] | None = None
+    cached = False
+    fetched = 0
+    if cache is not None and whole:
+        hit = cache.get_json(whole)
+        if isinstance(hit, list):
+            raw, cached = [d for d in hit if any(fnmatchcase(d["member"], p) for p in patterns)], True
+    if raw is None and cache is not None and some:
+        hit = cache.get_json(some)
+        if isinstance(hit, dict) and hit.get("patterns") == list(patterns):
+            raw, cached = hit["modules"], True
+    if raw is None:
+        reader = HttpRangeReader(index.client, f.url, name=f.filename, size=f.size, retries=index.retries,
+                                 backoff=index.backoff)
+        try:
+            zf = RemoteZip(reader)
+            members = [m for m in elf_members(zf) if any(fnmatchcase(m.name, p) for p in patterns)]
+
+            def one(m: Any) -> dict[str, Any]:
+                code = read_gpu_code_member(zf, m)
+                return {"member": m.name, "sass": code.sass, "ptx": code.ptx, "counts": code.counts}
+
+            raw = _map(one, members, 4)
+        finally:
+            fetched = reader.bytes_fetched
+        if cache is not None and some:
+            cache.put_json(some, {"patterns": list(patterns), "modules": raw})
+    mods = [ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw]
+    primary = [m.member for m in mods if m.sass or m.ptx]
+    return ArchResult(pkg, version, f.filename, mods, None, fetched, f.size or 0, round(time.perf_counter() - t0, 3),
+                      cached, primary)
+
+
+# ------------------------------------------------------------------------------------------------
+# Writing
+# ------------------------------------------------------------------------------------------------
+
+
+def matrix_files(matrix: str | Path | None) -> tuple[Path, list[Path]]:
+    from glmcompat.matrix import store
+    from glmcompat.matrix.store import default_matrix_dir
+
+    d = Path(matrix) if matrix else default_matrix_dir()
+    if not d.is_dir():
+        raise InputError(f"--matrix {str(d)!r} is not a directory of matrix files")
+    return d, store.matrix_files([d])
+
+
+def _verdict(table: str, row: dict[str, Any]) -> Any:
+    if table == "abi_probe":
+        return (row["compatible"], row["missing"])
+    if table == "arch_probe":
+        return (tuple(row["sass"]), tuple(row.get("ptx") or ()))
+    return None
+
+
+def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Path],
+                data: dict[str, list[dict[str, Any]]]) -> list[tuple[Path, str, dict[str, Any], Outcome]]:
+    """(file, table, row, outcome) for every row to add: already-recorded rows are dropped, rows that
+    contradict a recorded one are refused (said in the outcome), package-level keys copied."""
+    from glmcompat.matrix.curate import row_identity
+    from glmcompat.matrix.schema import load_file
+
+    loaded = [(p, load_file(p)[0]) for p in files]
+    existing: dict[tuple[str, Any], Any] = {}
+    for table in ROW_ORDER:
+        for r in data.get(table, []):
+            ident = row_identity(table, r)
+            if ident is not None:
+                existing[(table, ident)] = _verdict(table, r)
+    plan = []
+    for o in outcomes:
+        if o.failed:
+            continue
+        for table, row in sorted(o.rows, key=lambda tr: ROW_ORDER.get(tr[0], 9)):
+            ident = row_identity(table, row)
+            key = (table, ident)
+            if ident is not None and key in existing:
+                if existing[key] != _verdict(table, row):
+                    o.unproved.append(f"the [[{table}]] row it proved contradicts the recorded one: not written; "
+                                      "review by hand")
+                continue
+            if ident is not None:
+                existing[key] = _verdict(table, row)
+            row = _with_package_keys(table, row, data)
+            plan.append((target_file(directory, loaded, table, row.get("package")), table, row, o))
+    return plan
+
+
+def _with_package_keys(table: str, row: dict[str, Any], data: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    keys = PACKAGE_KEYS.get(table)
+    if not keys:
+        return row
+    rows = [r for r in data.get(table, []) if r.get("package") == row.get("package") and not r.get("variant")]
+    if not rows:
+        return row
+    out = dict(row)
+    extra = {}
+    for k in keys:
+        values = {json.dumps(r.get(k)) for r in rows}
+        if len(values) == 1 and rows[0].get(k) is not None:
+            extra[k] = rows[0][k]
+    if not extra:
+        return row
+    # keep evidence and source last, as the curated rows do
+    tail: dict[str, Any] = {k: out.pop(k) for k in ("evidence", "source") if k in out}
+    out.update(extra)
+    out.update(tail)
+    return out
+
+
+def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str, package: str | None) -> Path:
+    """The file a new ``table`` row goes to: the last one holding a row of that table for the same
+    package, else the last one holding that table, else the table's usual file."""
+    def pkg_of(r: Any) -> str | None:
+        return getattr(r, "package", None)
+
+    same = [p for p, mf in loaded if any(package is None or pkg_of(r) == package for r in getattr(mf, table, ()))]
+    if same:
+        return same[-1]
+    anyf = [p for p, mf in loaded if getattr(mf, table, ())]
+    if anyf:
+        return anyf[-1]
+    return directory / DEFAULT_FILES.get(table, "kernels.toml")
+
+
+# ------------------------------------------------------------------------------------------------
+# The refresh command
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RefreshReport:
+    matrix: str
+    since: str | None
+    dry_run: bool
+    listings: list[Listing]
+    outcomes: list[Outcome] = field(default_factory=list)
+    written: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def lacking(self) -> list[Candidate]:
+        return [c for lst in self.listings for c in lst.lacking]
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.failed]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": SCHEMA_VERSION, "kind": "matrix-refresh", "matrix": self.matrix, "since": self.since,
+                "dry_run": self.dry_run, "packages": [lst.to_json() for lst in self.listings],
+                "lacking": [c.to_json() for c in self.lacking],
+                "releases": [o.to_json() for o in self.outcomes],
+                "written": dict(sorted(self.written.items())),
+                "rows_written": sum(self.written.values()),
+                "failed": len(self.failed), "seconds": round(self.seconds, 3)}
+
+
+def select_packages(tracked: dict[str, str], names: Sequence[str] | None) -> list[tuple[str, str]]:
+    if not names:
+        return sorted(tracked.items())
+    out = []
+    for n in names:
+        c = str(canonicalize_name(n.strip()))
+        if c not in tracked:
+            raise InputError(f"--package {n!r} is not tracked by the matrix (tracked: {', '.join(sorted(tracked))})")
+        out.append((c, tracked[c]))
+    return list(dict.fromkeys(out))
+
+
+def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,
+            packages: Sequence[str] | None = None, since: date | None = None, dry_run: bool = False,
+            jobs: int = DEFAULT_JOBS, progress: bool | None = None, pre: bool = False,
+            stream: TextIO | None = None) -> RefreshReport:
+    """List what the matrix lacks and (unless ``dry_run``) probe, write and report (library entry point)."""
+    from glmcompat.matrix.curate import add_rows
+    from glmcompat.matrix.schema import load_matrix
+
+    t0 = time.perf_counter()
+    directory, files = matrix_files(matrix)
+    m = load_matrix(files)
+    data = m.plain()
+    tracked = tracked_packages(data)
+    chosen = select_packages(tracked, packages)
+    coverage = Coverage(data)
+
+    def page(item: tuple[str, str]) -> Project:
+        return index.project(item[0])
+
+    projects = _map(page, chosen, jobs)
+    listings = [list_lacking(p, name, kind, coverage, since, pre)
+                for (name, kind), p in zip(chosen, projects, strict=True)]
+    report = RefreshReport(str(directory), since.isoformat() if since else None, dry_run, listings)
+    cands = report.lacking
+    if dry_run or not cands:
+        report.seconds = time.perf_counter() - t0
+        return report
+    prog = Progress(len(cands), stream, progress)
+    try:
+        r = Refresher(index, cache, data, jobs=jobs, progress=prog, tracked=tracked)
+        report.outcomes = r.run(cands)
+    finally:
+        prog.close()
+    plan = plan_writes(report.outcomes, directory, files, data)
+    if plan:
+        added = add_rows(files, [(p, t, row) for p, t, row, _ in plan])
+        for p, t, _, o in plan:
+            o.written.append((t, str(p)))
+        report.written = {str(p): len(v) for p, v in added.items()}
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def make_index(index_url: str | None, jobs: int, cache: Cache) -> IndexClient:
+    """The index client of a refresh / audit run (tests replace this to serve recorded pages)."""
+    from glmcompat.edges.index import IndexClient
+
+    return IndexClient(index_url, client=bounded_client(jobs), cache=cache)
+
+
+def configure_refresh(p: Any) -> None:
+    p.add_argument("--package", action="append", metavar="NAME", help="refresh only this package (repeatable; "
+                   "default: every package the matrix tracks)")
+    p.add_argument("--since", default=None, metavar="DATE", help="only releases uploaded on or after DATE (YYYY-MM-DD)")
+    p.add_argument("--dry-run", action="store_true", help="list the releases the matrix lacks; probe and write nothing")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    p.add_argument("--matrix", default=None, metavar="DIR",
+                   help="the matrix directory to extend (default: the shipped one)")
+    p.add_argument("--jobs", type=int, default=DEFAULT_JOBS, metavar="N",
+                   help=f"parallel downloads (HTTP connections; default {DEFAULT_JOBS})")
+    p.add_argument("--pre", action="store_true", help="include pre-releases and dev releases")
+    p.add_argument("--index-url", default=None, metavar="URL", help="simple-API base URL (default: the installer's)")
+
+
+def _check_jobs(jobs: int) -> int:
+    if not 1 <= jobs <= 32:
+        raise InputError(f"--jobs {jobs} is out of range (1..32)")
+    return jobs
+
+
+def run_refresh(args: Any) -> int:
+    from glmcompat.edges.cache import Cache
+
+    jobs = _check_jobs(args.jobs)
+    since = parse_since(args.since)
+    cache = Cache()
+    with make_index(args.index_url, jobs, cache) as index:
+        report = refresh(index=index, cache=cache, matrix=args.matrix, packages=args.package, since=since,
+                         dry_run=args.dry_run, jobs=jobs, pre=args.pre)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
+    else:
+        render_refresh(report, sys.stdout)
+    if report.failed:
+        if not args.json:
+            sys.stderr.write(f"error: the index failed for {len(report.failed)} release(s); nothing was written for "
+                             f"them (run again to continue): {report.failed[0].failed}\n")
+        return EnvironmentFailure.exit_code
+    return 0
+
+
+def _day(t: datetime | None) -> str:
+    return t.strftime("%Y-%m-%d") if t else "upload time unknown"
+
+
+def render_refresh(report: RefreshReport, out: TextIO) -> None:
+    w = out.write
+    for lst in report.listings:
+        if lst.kind == "model":
+            w(f"{lst.package}: {lst.on_index} release(s) on the index; no per-release rows (its model support is "
+              "judged by [[model]] specifiers): nothing to record\n")
+            continue
+        if not lst.lacking:
+            w(f"{lst.package}: nothing lacking ({lst.on_index} release(s) on the index)\n")
+        else:
+            w(f"{lst.package}: {len(lst.lacking)} release(s) lacking from [[{KIND_TABLE[lst.kind]}]]\n")
+            if report.dry_run:
+                for c in lst.lacking:
+                    probed = "  (has [[abi_probe]] rows)" if c.probed else ""
+                    w(f"  {c.version:<16} {_day(c.uploaded)}{probed}\n")
+        for v, why in lst.skipped:
+            w(f"  {v}: skipped, {why}\n")
+    if report.dry_run:
+        w(f"{len(report.lacking)} release(s) lacking; dry run: nothing probed or written\n")
+        return
+    for o in report.outcomes:
+        src = " (journal)" if o.journaled else ""
+        w(f"{o.package} {o.version}: {o.status}{src}\n")
+        for p in o.proved:
+            w(f"    proved: {p}\n")
+        for u in o.unproved:
+            w(f"    not proved: {u}\n")
+        if o.failed:
+            w(f"    failed: {o.failed}\n")
+        for t, f in o.written:
+            w(f"    + [[{t}]] -> {f}\n")
+    if report.written:
+        files = ", ".join(f"{f} (+{n})" for f, n in sorted(report.written.items()))
+        w(f"wrote {sum(report.written.values())} row(s): {files}\n")
+    else:
+        w("nothing new to write\n")
+
+
+# ------------------------------------------------------------------------------------------------
+# Audit
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Check:
+    file: str
+    line: int | None
+    table: str
+    package: str
+    version: str
+    what: str  # the claim checked: "torch", "cuda", "requires", "vs torch 2.9.1", "gpu code"
+    claimed: Any
+    found: Any = None
+    status: str = "pending"  # ok | drift | unverifiable | error
+    detail: str = ""
+    row: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def where(self) -> str:
+        f = self.file
+        try:
+            rel = os.path.relpath(f)
+            f = rel if not rel.startswith("..") else f
+        except ValueError:
+            pass
+        return f"{f}:{self.line}" if self.line else f
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "table": self.table, "package": self.package,
+                "version": self.version, "field": self.what, "claimed": self.claimed, "found": self.found,
+                "status": self.status, "detail": self.detail}
+
+
+def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequence[str] | None = None) -> list[Check]:
+    """Every machine-checkable claim of the matrix files, in file order (pure: reads only the files)."""
+    from glmcompat.matrix.schema import _locate, load_file
+
+    wanted = {str(canonicalize_name(p)) for p in packages} if packages else None
+    out: list[Check] = []
+    for path in files:
+        mf, text = load_file(path)
+
+        def add(table: str, i: int, pkg: str, ver: str, fld: str, claimed: Any, row: dict[str, Any],
+                key: str | None = None, path: Path = path, text: str = text) -> None:
+            if wanted is None or pkg in wanted:
+                out.append(Check(str(path), _locate(text, table, i, key), table, pkg, ver, fld, claimed, row=row))
+
+        for i, r in enumerate(mf.family):
+            if r.evidence == "metadata":
+                for v, spec in r.pairs.items():
+                    add("family", i, r.package, v, "torch", spec, r.model_dump(mode="json"), v)
+        for i, r in enumerate(getattr(mf, "kernel", ())):
+            if r.evidence == "metadata" and not r.variant:
+                for v in r.versions:
+                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", r.model_dump(mode="json"), "torch")
+        for i, r in enumerate(getattr(mf, "release", ())):
+            if r.evidence == "metadata":
+                add("release", i, r.package, r.version, "requires", sorted(r.requires), r.model_dump(mode="json"),
+                    "requires")
+        for i, r in enumerate(getattr(mf, "torch", ())):
+            if not r.variant:
+                for v in r.versions:
+                    add("torch", i, "torch", v, "cuda", r.cuda, r.model_dump(mode="json"), "cuda")
+        if deep:
+            for i, r in enumerate(getattr(mf, "abi_probe", ())):
+                add("abi_probe", i, r.package, r.version, f"vs torch {r.torch}",
+                    {"compatible": r.compatible, "missing": r.missing}, r.model_dump(mode="json"), "compatible")
+            for i, r in enumerate(getattr(mf, "arch_probe", ())):
+                if not r.variant:
+                    add("arch_probe", i, r.package, r.version, "gpu code",
+                        {"sass": list(r.sass), "ptx": list(r.ptx)}, r.model_dump(mode="json"), "sass")
+    return out
+
+
+class Auditor:
+    def __init__(self, index: IndexClient, cache: Cache, tracked: dict[str, str],
+                 patterns: dict[str, list[str]]) -> None:
+        self.index = index
+        self.cache = cache
+        self.tracked = tracked
+        self.patterns = patterns
+
+    def _metadata(self, pkg: str, version: str) -> tuple[IndexFile, str, list[tuple[Requirement, str]]]:
+        """(wheel, its Python tag, its requirements on Linux x86_64)."""
+        project = self.index.project(pkg)
+        files = group_files(project).get(Version(version), [])
+        if not files:
+            raise _NotOnIndex(f"{pkg} {version} is not on the index")
+        picked = pick_wheel(files)
+        if picked is None:
+            raise _NotOnIndex(f"{pkg} {version} has no wheel for CPython on Linux x86_64")
+        wheel, py = picked
+        return wheel, py, requirements(self.index.wheel_metadata(wheel), py)
+
+    def run(self, c: Check) -> None:
+        try:
+            self._run(c)
+        except _NotOnIndex as e:
+            c.status, c.found, c.detail = "drift", None, str(e)
+        except EnvironmentFailure:
+            raise
+        except GlmcompatError as e:
+            c.status, c.detail = "error", e.one_line()
+
+    def _run(self, c: Check) -> None:
+        if c.table in ("family", "kernel", "release", "torch"):
+            wheel, py, reqs = self._metadata(c.package, c.version)
+            c.detail = f"{wheel.filename} METADATA"
+            if c.table == "torch":
+                cuda = cuda_of(reqs)
+                if cuda is None:
+                    c.status, c.detail = "unverifiable", f"{wheel.filename}: no CUDA runtime pinned in METADATA"
+                    return
+                c.found = cuda[0]
+                c.status = "ok" if cuda[0] == c.claimed else "drift"
+                return
+            if c.table == "release":
+                claimed_names = {str(canonicalize_name(Requirement(x).name)) for x in c.claimed}
+                keep = set(self.tracked) | claimed_names
+                keep.discard(c.package)
+                found = release_requires(reqs, keep)
+                c.found = found
+                c.status = "ok" if _req_map(found) == _req_map(c.claimed) else "drift"
+                return
+            tr = torch_requirement(reqs)
+            c.found = str(tr[0]) if tr else None
+            if tr is None:
+                c.status = "drift"
+                c.detail += ": no torch requirement"
+                return
+            c.status = "ok" if _same_spec(str(tr[0]), c.claimed) else "drift"
+            return
+        if c.table == "abi_probe":
+            from glmcompat.ops.wheelprobe import probe_abi
+
+            torch = c.row["torch"]
+            r = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache, torch_python=TORCH_PYTHON)
+            c.found = {"compatible": r.ok, "missing": len(r.missing)}
+            c.detail = f"glmcompat abi {c.package}=={c.version} --torch {torch}"
+            c.status = "ok" if c.found == c.claimed else "drift"
+            return
+        if c.table == "arch_probe":
+            a = arch_probe(c.package, c.version, index=self.index, cache=self.cache,
+                           patterns=self.patterns.get(c.package, []))
+            c.found = {"sass": list(a.sass), "ptx": list(a.ptx)}
+            c.detail = f"glmcompat arch {c.package}=={c.version}"
+            c.status = "ok" if (set(a.sass), set(a.ptx)) == (set(c.claimed["sass"]), set(c.claimed["ptx"])) else "drift"
+            return
+        c.status = "unverifiable"  # pragma: no cover
+
+
+class _NotOnIndex(Exception):
+    pass
+
+
+def _req_map(reqs: Iterable[str]) -> dict[str, frozenset[Any]]:
+    out: dict[str, frozenset[Any]] = {}
+    for x in reqs:
+        r = Requirement(x)
+        out[str(canonicalize_name(r.name))] = frozenset(r.specifier)
+    return out
+
+
+@dataclass
+class AuditReport:
+    matrix: str
+    checks: list[Check]
+    total: int
+    deep: bool
+    seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for c in self.checks if c.status == status)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": SCHEMA_VERSION, "kind": "matrix-audit", "matrix": self.matrix, "deep": self.deep,
+                "checks_total": self.total, "checks": [c.to_json() for c in self.checks],
+                "drift": [c.to_json() for c in self.checks if c.status == "drift"],
+                "summary": {s: self.count(s) for s in ("ok", "drift", "unverifiable", "error")},
+                "seconds": round(self.seconds, 3)}
+
+
+def audit(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,
+          packages: Sequence[str] | None = None, sample: int | None = None, seed: int = 0, deep: bool = False,
+          jobs: int = DEFAULT_JOBS) -> AuditReport:
+    from glmcompat.matrix.schema import load_matrix
+
+    t0 = time.perf_counter()
+    directory, files = matrix_files(matrix)
+    data = load_matrix(files).plain()
+    tracked = tracked_packages(data)
+    if packages:
+        probed = {r["package"]: "probe" for t in ("abi_probe", "arch_probe") for r in data.get(t, [])}
+        select_packages({**tracked, **probed}, packages)  # an unknown name is an error (exit 2)
+    checks = audit_checks(files, deep=deep, packages=packages)
+    total = len(checks)
+    if sample is not None and sample < total:
+        picked = set(random.Random(seed).sample(range(total), sample))
+        checks = [c for i, c in enumerate(checks) if i in picked]
+    patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
+    auditor = Auditor(index, cache, tracked, patterns)
+    _map(auditor.run, checks, jobs)
+    return AuditReport(str(directory), checks, total, deep, time.perf_counter() - t0)
+
+
+def configure_audit(p: Any) -> None:
+    p.add_argument("--package", action="append", metavar="NAME", help="audit only this package's rows (repeatable)")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="check N claims chosen at random (--seed)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed of --sample (default 0)")
+    p.add_argument("--deep", action="store_true",
+                   help="also re-run the probes behind [[abi_probe]] and [[arch_probe]] rows")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    p.add_argument("--matrix", default=None, metavar="DIR", help="the matrix directory (default: the shipped one)")
+    p.add_argument("--jobs", type=int, default=DEFAULT_JOBS, metavar="N",
+                   help=f"parallel downloads (default {DEFAULT_JOBS})")
+    p.add_argument("--index-url", default=None, metavar="URL", help="simple-API base URL (default: the installer's)")
+
+
+def run_audit(args: Any) -> int:
+    from glmcompat.edges.cache import Cache
+
+    jobs = _check_jobs(args.jobs)
+    if args.sample is not None and args.sample < 1:
+        raise InputError(f"--sample {args.sample}: expected a positive number")
+    cache = Cache()
+    with make_index(args.index_url, jobs, cache) as index:
+        report = audit(index=index, cache=cache, matrix=args.matrix, packages=args.package, sample=args.sample,
+                       seed=args.seed, deep=args.deep, jobs=jobs)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
+    else:
+        render_audit(report, sys.stdout)
+    return 1 if report.count("drift") else 0
+
+
+def _show(x: Any) -> str:
+    if x is None:
+        return "nothing"
+    if isinstance(x, list):
+        return ", ".join(map(str, x)) or "[]"
+    if isinstance(x, dict):
+        return " ".join(f"{k}={_show(v) if isinstance(v, list) else v}" for k, v in x.items())
+    return str(x)
+
+
+def render_audit(report: AuditReport, out: TextIO) -> None:
+    w = out.write
+    for c in report.checks:
+        if c.status == "ok":
+            continue
+        head = {"drift": "DRIFT", "error": "ERROR", "unverifiable": "UNVERIFIABLE"}.get(c.status, c.status.upper())
+        w(f"{head} {c.where} [[{c.table}]] {c.package} {c.version} {c.what}: claimed {_show(c.claimed)}, "
+          f"found {_show(c.found)}" + (f" ({c.detail})" if c.detail else "") + "\n")
+    sampled = f" (a sample of {len(report.checks)} of {report.total})" if len(report.checks) < report.total else ""
+    w(f"{len(report.checks)} claim(s) checked{sampled}: {report.count('ok')} ok, {report.count('drift')} drift, "
+      f"{report.count('unverifiable')} unverifiable, {report.count('error')} error\n")

@@ -1,0 +1,20 @@
+"""``glmcompat verify``: prove inside the serving environment that the installed stack loads and runs.
+
+:func:`verify` starts every probe group in its own process (:mod:`._probe`), judges the results
+against the matrix and the device (:mod:`.core`) and returns a versioned report (a dict; ``--json``
+prints it). This package's ``__init__`` stays import-free: every probe process imports it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.ops.verify.core import Options
+
+
+def verify(options: Options | None = None) -> dict[str, Any]:
+    """Run all probes; return the report (``{"version": 1, "ok": ..., "device": ..., "probes": [...], ...}``)."""
+    from glmcompat.ops.verify.core import Options, run
+
+    return run(options or Options())

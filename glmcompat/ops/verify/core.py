@@ -1,0 +1,724 @@
+"""The parent side of ``glmcompat verify``: start the probe groups, collect, judge, assemble one report.
+
+Every probe group runs in its own process (``python -m glmcompat.ops.verify.gpuchecks GROUP``), all at
+once, each under its own deadline: a crash or a hang in one is reported as that group's failure and
+the others carry on. The parent imports no GPU package; it loads the fast matrix view
+(:mod:`glmcompat.matrix.view`), judges what needs both the device and the matrix (the target, the GPU code
+of the extensions, the rules' findings for the target) and matches failures against the known
+failure signatures (:mod:`glmcompat.model.signatures`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import site
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from glmcompat.model import gpu
+from glmcompat.ops.verify.gpuchecks import MAX_RECORD, NONCE_ENV, marks
+
+REPORT_VERSION = 1
+
+# group -> the probe ids it reports (for a group that dies before reporting them all)
+GROUP_IDS: dict[str, list[str]] = {
+    "static": ["installed"],
+    "torch": ["import:torch", "device", "smoke:torch-matmul"],
+    "torchvision": ["import:torchvision", "ops:torchvision", "smoke:torchvision-nms"],
+    "torchaudio": ["import:torchaudio", "ops:torchaudio"],
+    "sgl_kernel": ["import:sgl_kernel", "ops:sgl_kernel", "smoke:sgl_kernel-rmsnorm", "smoke:sgl_kernel-silu_and_mul"],
+    "flashinfer": ["import:flashinfer", "smoke:flashinfer-rmsnorm"],
+    "triton": ["import:triton", "smoke:triton-kernel"],
+    "transformers": ["import:transformers", "model"],
+    "sglang": ["import:sglang"],
+    "torchao": ["import:torchao"],
+    "vllm": ["import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"],
+    "nvml": ["driver"],
+    "peer": ["peer-access"],
+    "nccl": ["nccl-all-reduce"],
+}
+# The extension distributions whose static verdicts are compared with the dynamic ones: the load
+# (abi: symbols and CUDA runtime vs import:, load:, ops:) and the GPU code (gpu-code: vs smoke:<module>-*).
+DYNAMIC_OF = {"torchvision": "torchvision", "torchaudio": "torchaudio", "sgl-kernel": "sgl_kernel",
+              "sglang-kernel": "sgl_kernel", "torchao": "torchao", "vllm": "vllm"}
+KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "installed", "abi", "gpu-code",
+              "import", "load", "ops", "model", "smoke"]
+# Packages whose [[primary_modules]] the probe processes need (which modules decide, which are add-ons).
+PRIMARY_FOR = ("vllm",)
+STATUSES = ("passed", "warning", "failed", "skipped")
+# The groups that import torch first: forked from one process that imported it (Options.fork).
+FORKED = ("torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton", "transformers", "sglang",
+          "torchao", "vllm")
+# group -> the module whose absence means the group need not start (its probes are skipped)
+GROUP_MODULE = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl_kernel",
+                "flashinfer": "flashinfer", "triton": "triton", "transformers": "transformers", "sglang": "sglang",
+                "torchao": "torchao", "vllm": "vllm"}
+
+
+@dataclass
+class Options:
+    target: str = "auto"
+    model: str | None = None
+    timeout: float = 120.0
+    all_gpus: bool = False
+    distributed: bool = False
+    no_gpu: bool = False
+    jit: bool = False
+    paths: list[str] = field(default_factory=list)
+    fork: bool = True  # import torch once and fork the torch groups from it (see _probe.forkserver)
+
+
+class Child:
+    """One probe group's process; its marker lines are parsed as they arrive. The lines carry a nonce chosen
+    here for this process (so a package under test printing a marker is ignored), and a line that does
+    not hold a well-formed record is ignored too."""
+
+    def __init__(self, group: str, opts: dict[str, Any], env: dict[str, str], timeout: float,
+                 stdin: bool = False, expected: list[str] | None = None) -> None:
+        self.group = group
+        self.expected = expected if expected is not None else self.expected_ids(group, opts)
+        self.records: list[dict[str, Any]] = []
+        self.gathered: list[Any] | None = None
+        self.exits: dict[str, dict[str, Any]] = {}
+        self.nofork = False
+        self.stderr: list[str] = []
+        self.timed_out = False
+        self.timeout = timeout
+        self.arrived = threading.Event()
+        self.t0 = time.monotonic()
+        import secrets
+
+        nonce = secrets.token_hex(16)
+        self.mark, self.exit_mark, self.nofork_mark, self.gather_mark = marks(nonce)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "glmcompat.ops.verify.gpuchecks", group, json.dumps(opts)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            env={**env, NONCE_ENV: nonce}, start_new_session=True, text=True, errors="replace")
+        self._threads = [threading.Thread(target=self._read_out, daemon=True),
+                         threading.Thread(target=self._read_err, daemon=True)]
+        for t in self._threads:
+            t.start()
+
+    @staticmethod
+    def expected_ids(group: str, opts: dict[str, Any]) -> list[str]:
+        if group == "transformers":
+            return ["import:transformers", f"model:{opts['model']}" if opts.get("model") else "model"]
+        return GROUP_IDS.get(group, [])
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        partial = False  # inside a line longer than MAX_RECORD: dropped, never held whole
+        while True:
+            line = self.proc.stdout.readline(MAX_RECORD)
+            if not line:
+                break
+            whole = line.endswith("\n")
+            if not partial and whole:
+                try:
+                    self._take(line)
+                except Exception:  # noqa: BLE001 - nothing a probe process prints may stop the reading
+                    pass
+            partial = not whole
+
+    def _take(self, line: str) -> None:
+        if line.startswith(self.mark):
+            rec = _parse_json(line[len(self.mark):])
+            if _is_record(rec):
+                self.records.append(rec)
+                self.arrived.set()
+        elif line.startswith(self.exit_mark):
+            e = _parse_json(line[len(self.exit_mark):])
+            if _is_exit(e):
+                self.exits[e["group"]] = e
+        elif line.rstrip("\n") == self.nofork_mark:
+            self.nofork = True
+        elif line.startswith(self.gather_mark):
+            gathered = _parse_json(line[len(self.gather_mark):])
+            if isinstance(gathered, list):
+                self.gathered = gathered
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+            if len(self.stderr) > 400:
+                del self.stderr[:200]
+
+    def remaining(self) -> float:
+        return max(0.0, self.t0 + self.timeout - time.monotonic())
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def wait(self) -> None:
+        try:
+            self.proc.wait(timeout=self.remaining())
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            self.kill()
+            self.proc.wait()
+        for t in self._threads:
+            t.join(timeout=5)
+
+    def stderr_tail(self, n: int = 15) -> str:
+        lines = [ln.rstrip() for ln in self.stderr if ln.strip()]
+        return "\n".join(lines[-n:])
+
+    def results(self) -> list[dict[str, Any]]:
+        """Its records, plus a failure for each expected probe it never reported."""
+        return _complete(list(self.records), self.expected, self.proc.returncode, self.timed_out, self.timeout,
+                         self.stderr_tail(), time.monotonic() - self.t0)
+
+    def forked_results(self, groups: dict[str, list[str]], timeout: float) -> list[dict[str, Any]]:
+        """A fork server's records, completed per forked group from its exit line."""
+        out = list(self.records)
+        for g, expected in groups.items():
+            e = self.exits.get(g)
+            if e is None:  # the server itself died or hung
+                e = {"rc": self.proc.returncode, "timed_out": self.timed_out, "stderr": self.stderr_tail(),
+                     "seconds": time.monotonic() - self.t0}
+            tail = "\n".join([ln for ln in e.get("stderr", "").splitlines() if ln.strip()][-15:])
+            out = _complete(out, expected, e["rc"], e["timed_out"], timeout if g in self.exits else self.timeout,
+                            tail, e["seconds"])
+        return out
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _is_record(rec: Any) -> bool:
+    """Whether ``rec`` is a probe record as :func:`glmcompat.ops.verify.gpuchecks.emit` writes one (``pending``: a
+    static record the parent judges, ``gpu-code:``)."""
+    return (isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec.get("status") in (*STATUSES, "pending")
+            and isinstance(rec.get("summary", ""), str) and isinstance(rec.get("error", ""), str)
+            and isinstance(rec.get("seconds", 0.0), int | float) and not isinstance(rec.get("seconds"), bool)
+            and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list))
+
+
+def _is_exit(e: Any) -> bool:
+    """Whether ``e`` is a fork server's exit line for one group."""
+    return (isinstance(e, dict) and isinstance(e.get("group"), str) and (e.get("rc") is None or type(e.get("rc")) is int)
+            and isinstance(e.get("timed_out"), bool) and isinstance(e.get("stderr", ""), str)
+            and isinstance(e.get("seconds"), int | float))
+
+
+def _complete(out: list[dict[str, Any]], expected: list[str], rc: int | None, timed_out: bool, timeout: float,
+              tail: str, seconds: float) -> list[dict[str, Any]]:
+    seen = {r["id"] for r in out}
+    missing = [i for i in expected if i not in seen]
+    if missing:
+        if timed_out:
+            why = f"timed out after {timeout:g} s (hung); the probe process was killed"
+        elif rc is not None and rc < 0:
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = f"signal {-rc}"
+            why = f"the probe process crashed ({name})"
+        else:
+            why = f"the probe process exited with status {rc} before reporting"
+        for i in missing:
+            rec: dict[str, Any] = {"id": i, "status": "failed", "summary": why, "seconds": round(seconds, 3)}
+            if tail:
+                rec["error"] = tail
+            out.append(rec)
+    return out
+
+
+def _child_env(paths: list[str]) -> dict[str, str]:
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parts = [os.path.abspath(p) for p in paths]
+    if env.get("PYTHONPATH"):
+        parts.append(env["PYTHONPATH"])
+    sites = {os.path.abspath(s) for s in site.getsitepackages() + [site.getusersitepackages()]}
+    if here not in sites:
+        parts.append(here)  # glmcompat itself, last: it must not shadow what is being verified
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    env.setdefault("PYTHONWARNINGS", "ignore")
+    return env
+
+
+def _findable(module: str, search: list[str]) -> bool:
+    """Whether a top-level module can be found on ``search`` (nothing is imported)."""
+    from importlib.machinery import PathFinder
+
+    try:
+        return PathFinder.find_spec(module, search) is not None
+    except (ImportError, ValueError, OSError):
+        return True  # let the probe process find out
+
+
+def _gpu_seen() -> bool:
+    try:
+        return bool(os.listdir("/proc/driver/nvidia/gpus"))
+    except OSError:
+        return os.path.exists("/dev/nvidia0")
+
+
+def _speed_opts() -> dict[str, Any]:
+    """Where a probe process whose packages keep no usable bytecode caches it (``_probe.bytecode_cache``).
+
+    ``GLMCOMPAT_VERIFY_PYCACHE=0`` turns it off; ``=always`` uses it for every package. It caches
+    compiled modules, never a probe's result: every import still runs.
+    """
+    from glmcompat.matrix.store import cache_dir
+
+    mode = os.environ.get("GLMCOMPAT_VERIFY_PYCACHE", "auto")
+    return {} if mode == "0" else {"pycache": str(cache_dir() / "pycache"), "pycache_mode": mode}
+
+
+def run(options: Options) -> dict[str, Any]:
+    """Run every probe and return the report (a dict, :data:`REPORT_VERSION`)."""
+    from glmcompat.matrix.load import load_facts
+
+    t0 = time.perf_counter()
+    facts = load_facts()
+    explicit = None if options.target == "auto" else facts.target(options.target)  # InputError: exit 2
+    if options.model is not None:
+        facts.model(options.model)
+    env = _child_env(options.paths)
+    rank_env = os.environ.get("LOCAL_RANK") if options.distributed else None
+    if options.distributed and "RANK" not in os.environ:
+        from glmcompat.model.errors import InputError
+
+        raise InputError("--distributed needs torchrun (RANK, WORLD_SIZE and MASTER_ADDR are not set)")
+    device = int(rank_env) if rank_env is not None else 0
+    common = {"model": options.model, "no_gpu": options.no_gpu, "jit": options.jit, "device": device,
+              "gpu_seen": _gpu_seen(), **_speed_opts(),
+              "primary_modules": {k: list(facts.primary_modules(k)) for k in PRIMARY_FOR
+                                  if hasattr(facts, "primary_modules") and facts.primary_modules(k)}}
+    children: list[Child] = []
+    nvml = Child("nvml", {}, env, min(options.timeout, 20))
+    if options.all_gpus and not options.no_gpu:
+        nvml.wait()
+    groups = ["static", "torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton",
+              "transformers", "sglang", "torchao", "vllm"]
+    search = [os.path.abspath(p) for p in options.paths] + sys.path
+    absent: list[dict[str, Any]] = []
+    present = []
+    for g in groups:
+        module = GROUP_MODULE.get(g)
+        if module is not None and not _findable(module, search):
+            ids = Child.expected_ids(g, common)
+            absent.extend({"id": i, "status": "skipped", "summary": f"{module} is not installed", "seconds": 0.0}
+                          for i in ids)
+            continue
+        present.append(g)
+    forked = [g for g in present if g in FORKED] if options.fork and _findable("torch", search) else []
+    server = None
+    if forked:
+        server = Child("forkserver", {**common, "groups": forked, "timeout": options.timeout}, env,
+                       options.timeout + 30, expected=[])
+    for g in present:
+        if g not in forked:
+            children.append(Child(g, common, env, options.timeout))
+    if options.all_gpus and not options.no_gpu:
+        n = len((nvml.records[0].get("data") or {}).get("gpus", [])) if nvml.records else 0
+        for i in range(n):
+            children.append(Child("gpu", {**common, "device": i}, env, options.timeout, expected=[f"gpu:{i}"]))
+        children.append(Child("peer", common, env, options.timeout))
+    nccl = Child("nccl", common, env, options.timeout, stdin=True) if options.distributed else None
+    children.append(nvml)
+    if server is not None:
+        server.wait()
+        if server.nofork:  # torch does not import: run each group fresh, each reports its own error
+            fresh = [Child(g, common, env, options.timeout) for g in forked]
+            children.extend(fresh)
+            server = None
+    for c in children:
+        c.wait()
+    probes: list[dict[str, Any]] = list(absent)
+    if server is not None:
+        probes.extend(server.forked_results({g: Child.expected_ids(g, common) for g in forked}, options.timeout))
+    for c in children:
+        probes.extend(c.results())
+    if nccl is not None:
+        while not nccl.arrived.is_set() and nccl.proc.poll() is None and nccl.remaining() > 0:
+            nccl.arrived.wait(0.05)
+        probes.extend(r for r in nccl.records if r["id"] == "nccl-all-reduce")
+        if not any(r["id"] == "nccl-all-reduce" for r in nccl.records):
+            nccl.kill()
+            nccl.wait()
+            probes.extend(nccl.results())
+    report = assemble(probes, facts, options, explicit)
+    report["elapsed_s"] = round(time.perf_counter() - t0, 3)
+    if nccl is not None:
+        report = _gather(nccl, report)
+    return report
+
+
+def _gather(nccl: Child, report: dict[str, Any]) -> dict[str, Any]:
+    """Hand this rank's report to the NCCL probe process; on rank 0, merge every rank's."""
+    try:
+        assert nccl.proc.stdin is not None
+        nccl.proc.stdin.write(json.dumps(report))
+        nccl.proc.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    nccl.wait()
+    rank = int(os.environ.get("RANK", "0"))
+    report["rank"] = rank
+    if rank != 0:
+        return report
+    ranks = nccl.gathered
+    if ranks is None and any(r["status"] == "skipped" for r in nccl.records):
+        return report
+    if ranks is None:
+        report["ok"] = False
+        report["findings"].append(_f("distributed", "error", (), "rank 0 could not gather the other ranks' "
+                                     "reports (the NCCL all-reduce failed or a rank hung)",
+                                     "see the nccl-all-reduce probe of each rank"))
+        return report
+    report["ranks"] = [{"rank": i, "ok": r.get("ok") if r else False, "device": r.get("device") if r else None,
+                        "failed": [p["id"] for p in (r or {}).get("probes", []) if p["status"] == "failed"]}
+                       for i, r in enumerate(ranks)]
+    report["ok"] = bool(report["ok"]) and all(x["ok"] for x in report["ranks"])
+    return report
+
+
+# --------------------------------------------------------------------------------------------
+# Judging and assembling (pure: probes + matrix -> report)
+# --------------------------------------------------------------------------------------------
+
+
+def _f(rule: str, severity: str, packages: tuple[str, ...] | list[str], message: str, remedy: str,
+       evidence: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {"rule": rule, "severity": severity, "packages": list(packages), "message": message,
+            "evidence": evidence or [], "remedy": remedy}
+
+
+def _sort_key(p: dict[str, Any]) -> tuple[int, str]:
+    kind = p["id"].split(":", 1)[0]
+    return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), p["id"])
+
+
+def _cap_name(cap: tuple[int, int]) -> str:
+    return f"sm_{cap[0]}{cap[1]}"
+
+
+def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
+             explicit: dict[str, Any] | None) -> dict[str, Any]:
+    from glmcompat.model.signatures import match_signatures
+
+    by_id = {p["id"]: p for p in probes}
+    findings: list[dict[str, Any]] = []
+    # -- the device ------------------------------------------------------------------------------
+    dev = by_id.get("device")
+    drv = by_id.get("driver")
+    device: dict[str, Any] | None = None
+    if dev and dev.get("status") == "passed":
+        device = dict(dev.get("data") or {})
+    elif drv and drv.get("status") == "passed" and (drv.get("data") or {}).get("gpus"):
+        g = drv["data"]["gpus"][min(int(os.environ.get("LOCAL_RANK", "0")) if options.distributed else 0,
+                                    len(drv["data"]["gpus"]) - 1)]
+        device = {"index": g["index"], "name": g["name"], "capability": g["capability"], "source": "nvml"}
+    if device is not None and drv and drv.get("status") == "passed":
+        device["driver"] = drv["data"].get("driver")
+        device.setdefault("cuda_driver", drv["data"].get("cuda_driver"))
+    cap = gpu.parse_capability(device["capability"]) if device else None
+    # -- the target ------------------------------------------------------------------------------
+    target: dict[str, Any] | None = explicit
+    if target is None and cap is not None:
+        target = next((t for t in facts.rows("target") if gpu.parse_capability(t["compute_capability"]) == cap), None)
+        if target is None:
+            findings.append(_f("target", "warning", (), f"the device's capability {device['capability']} is no "
+                               "target of the matrix: target-specific rules were not evaluated",
+                               "pass --target to check against a known target"))
+    if dev and dev.get("status") == "passed" and cap is not None:
+        _judge_device(dev, cap, target, explicit is not None)
+    # -- no torch: there is no stack to verify (a skipped probe must not make that look fine) ---------
+    imp = by_id.get("import:torch")
+    if imp and imp.get("status") == "skipped" and "not installed" in imp.get("summary", ""):
+        imp["status"] = "failed"
+        imp["summary"] = "torch is not installed: there is no serving stack to verify"
+        findings.append(_f("import", "error", ("torch",), "torch is not installed in this environment",
+                           "install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
+    # -- (a) installed ---------------------------------------------------------------------------
+    inst = by_id.get("installed")
+    if inst and inst.get("status") == "passed":
+        data = inst.get("data") or {}
+        by_t = data.pop("findings_by_target", {})
+        if target is not None:
+            rule_f = by_t.get(target["name"], [])
+        else:
+            lists = list(by_t.values())
+            common = [f for f in lists[0] if all(f in rest for rest in lists[1:])] if lists else []
+            rule_f = common
+            inst["summary"] += "; target-specific rules not evaluated (no GPU and no --target)"
+        state = data.get("installation", [])
+        all_f = rule_f + state
+        findings.extend(all_f)
+        errs = sum(1 for f in all_f if f["severity"] == "error")
+        warns = len(all_f) - errs
+        inst["summary"] = f"{inst['summary']}: {errs} error(s), {warns} warning(s) from the rules" + (
+            f" for {target['name']}" if target else "")
+        if errs:
+            inst["status"] = "failed"
+            first = next(f for f in all_f if f["severity"] == "error")
+            inst["error"] = first["message"]
+        elif warns:
+            inst["status"] = "warning"
+            inst["error"] = all_f[0]["message"]
+    # -- (b) abi and gpu code --------------------------------------------------------------------
+    judge_cap = cap if cap is not None else (gpu.parse_capability(explicit["compute_capability"]) if explicit else None)
+    for p in probes:
+        pid = p["id"]
+        if pid.startswith("abi:") and p["status"] == "failed" and p.get("data", {}).get("files"):
+            key = pid[4:]
+            d = p["data"]
+            row = facts.kernel(key, d["version"]) if hasattr(facts, "kernel") else None
+            severity = (row or {}).get("on_mismatch") or "error"
+            missing = [(e["file"], s, dm) for e in d["files"] for s, dm in zip(e["missing"], e["missing_demangled"],
+                                                                                strict=False)]
+            shown = "; ".join(f"{dm}" for _, _, dm in missing[:3])
+            msg = (f"{key} {d['version']} needs {len(missing)} torch symbol(s) that the installed torch "
+                   f"{d['torch']} does not define ({shown}{', ...' if len(missing) > 3 else ''}): it was built "
+                   "against another torch and its extension will not load")
+            if row and row.get("consequence"):
+                msg += f"; {row['consequence']}"
+            built = (row or {}).get("torch")
+            remedy = (f"install the {key} built for torch {d['torch']}, or pin torch=={built}" if built
+                      else f"install the {key} built for torch {d['torch']}")
+            fam = facts.family_for_torch(key, d["torch"]) if hasattr(facts, "family_for_torch") else None
+            if fam:
+                remedy = f"install {key}=={fam} (built for torch {d['torch']})"
+            findings.append(_f("abi", severity, (f"{key}=={d['version']}", f"torch=={d['torch']}"), msg, remedy,
+                               [{"kind": "abi-probe", "source": "installed files: " + ", ".join(
+                                   sorted({f for f, _, _ in missing}))}]))
+            if severity == "warning":
+                p["status"] = "warning"
+        if pid.startswith("gpu-code:") and p["status"] == "pending":
+            key = pid.split(":", 1)[1]
+            _judge_gpu_code(p, judge_cap, findings,
+                            facts.primary_modules(key) if hasattr(facts, "primary_modules") else ())
+        cudart = (p.get("data") or {}).get("torch_cudart") if pid.startswith("abi:") else None
+        if cudart:
+            theirs = sorted({c for e in p["data"]["files"] for c in e.get("cudart", [])} - set(cudart))
+            if theirs:
+                key = pid[4:]
+                row = facts.kernel(key, p["data"]["version"]) if hasattr(facts, "kernel") else None
+                severity = (row or {}).get("on_mismatch") or "error"
+                which = sorted({e["file"] for e in p["data"]["files"] if set(e.get("cudart", [])) - set(cudart)})
+                findings.append(_f("cuda", severity, (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
+                                   f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
+                                   "runtime majors in one process",
+                                   f"install the {key} built for torch {p['data']['torch']}",
+                                   [{"kind": "abi-probe", "source": "installed files: " + ", ".join(which)}]))
+                # the loader stops at the missing runtime before any symbol: the static verdict says so too
+                msg = (f"{which[0]} needs {', '.join(theirs)}; torch {p['data']['torch']} links "
+                       f"{', '.join(cudart)} (a CUDA runtime this environment may not have)")
+                if p["status"] == "passed":
+                    p["status"] = "failed" if severity == "error" else "warning"
+                    p["summary"] = (f"{p['summary']}, but it links {', '.join(theirs)} and torch links "
+                                    f"{', '.join(cudart)}")
+                    p["error"] = msg
+                elif msg not in (p.get("error") or ""):
+                    p["error"] = ((p.get("error") or "") + "\n" + msg).strip()
+    # -- static vs dynamic -----------------------------------------------------------------------
+    agreement = _agreement(probes, by_id)
+    for a in agreement:
+        if not a["agree"]:
+            key = a["package"]
+            what = ("loads" if a["aspect"] == "load" else "runs its kernels on this GPU")
+            findings.append(_f("static-dynamic", "warning", (key,),
+                               f"the static {a['aspect']} check says {key} is {a['static']}"
+                               + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
+                               + f" but it {a['dynamic']}: "
+                               + ("a break the static checks cannot see (operator registration, layouts, "
+                                  "Python-level behaviour) or a loader detail" if a["static"] == "compatible" else
+                                  f"the static verdict was wrong, {key} {what}"),
+                               "trust the dynamic probes; report the case so that the matrix records it"))
+    # -- GPU presence ----------------------------------------------------------------------------
+    gpu_probed = bool(dev and dev["status"] in ("passed", "failed", "warning"))
+    if not gpu_probed and not options.no_gpu:
+        why = (dev or {}).get("summary") or "no device probe"
+        findings.append(_f("no-gpu", "error", (), f"no GPU was probed ({why}): the GPU probes were skipped, so "
+                           "this run cannot pass", "run where the GPU is, or pass --no-gpu to check only what "
+                           "runs without one"))
+    # -- known failure signatures ----------------------------------------------------------------
+    sigs = facts.rows("signature")
+    for p in probes:
+        if p["status"] not in ("failed", "warning"):
+            continue
+        text = "\n".join([p.get("error") or "", p.get("summary") or "", *p.get("warnings", [])])
+        hits = match_signatures(text, sigs)
+        if hits:
+            p["explained"] = [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text} for h in hits]
+    probes.sort(key=_sort_key)
+    seen: set[str] = set()
+    unique = []
+    for f in sorted(findings, key=lambda f: (f["severity"] != "error", f["rule"], f["packages"], f["message"])):
+        k = json.dumps(f, sort_keys=True)
+        if k not in seen:
+            seen.add(k)
+            unique.append(f)
+    failed = any(p["status"] == "failed" for p in probes)
+    ok = not failed and not any(f["severity"] == "error" for f in unique)
+    counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
+    return {"version": REPORT_VERSION, "ok": ok, "target": target["name"] if target else None, "device": device,
+            "counts": counts, "probes": probes, "findings": unique, "agreement": agreement}
+
+
+def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
+    """Whether an ``abi:`` probe's files should load into the installed torch, and why not.
+
+    Two checks, either of which stops the dynamic loader: a torch symbol the installed torch does not
+    define, and a CUDA runtime major that torch does not link (``libcudart.so.12`` next to a torch
+    that links ``.so.13``: the image has no CUDA 12 runtime, so the load fails before any symbol).
+    """
+    files = (abi.get("data") or {}).get("files") or []
+    reasons = []
+    missing = sorted({s for e in files for s in e.get("missing", [])})
+    if missing:
+        reasons.append(f"{len(missing)} torch symbol(s) missing")
+    torch_cudart = (abi.get("data") or {}).get("torch_cudart") or []
+    if torch_cudart:
+        theirs = sorted({c for e in files for c in e.get("cudart", [])} - set(torch_cudart))
+        if theirs:
+            reasons.append(f"links {', '.join(theirs)}, torch links {', '.join(torch_cudart)}")
+    return not reasons, reasons
+
+
+def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Static vs dynamic verdicts per extension distribution, for each aspect that has both.
+
+    ``load``: the ``abi:`` probe (symbols and CUDA runtime) against ``import:``, ``load:`` and ``ops:``.
+    ``gpu-code``: the ``gpu-code:`` probe (the code of the modules that decide, against the device)
+    against the smoke tests that launch the package's kernels (``smoke:<module>-*``).
+    """
+    out = []
+    for p in probes:
+        if not p["id"].startswith("abi:") or p["status"] == "skipped" or not (p.get("data") or {}).get("files"):
+            continue
+        key = p["id"][4:]
+        mod = DYNAMIC_OF.get(key)
+        if not mod:
+            continue
+        dyn = [by_id.get(f"{kind}:{mod}") for kind in ("import", "load", "ops")]
+        dyn = [d for d in dyn if d and d["status"] != "skipped"]
+        if dyn:
+            static_ok, reasons = static_load_verdict(p)
+            dyn_ok = all(d["status"] == "passed" for d in dyn) and not any(d.get("warnings") for d in dyn)
+            out.append({"package": key, "aspect": "load", "static": "compatible" if static_ok else "incompatible",
+                        "dynamic": "loads" if dyn_ok else "fails to load", "reasons": reasons,
+                        "probes": [p["id"]] + [d["id"] for d in dyn], "agree": static_ok == dyn_ok})
+        gc = by_id.get(f"gpu-code:{key}")
+        smoke = sorted((s for s in probes if s["id"].startswith(f"smoke:{mod}-") and s["status"] != "skipped"),
+                       key=lambda s: s["id"])
+        if gc and gc["status"] in ("passed", "warning", "failed") and smoke:
+            static_ok = gc["status"] != "failed"
+            dyn_ok = all(s["status"] == "passed" for s in smoke)
+            reasons = [] if static_ok else [gc.get("summary", "")]
+            out.append({"package": key, "aspect": "gpu-code", "static": "compatible" if static_ok else "incompatible",
+                        "dynamic": "runs" if dyn_ok else "fails to run", "reasons": reasons,
+                        "probes": [gc["id"]] + [s["id"] for s in smoke], "agree": static_ok == dyn_ok})
+    return out
+
+
+def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: dict[str, Any] | None, explicit: bool) -> None:
+    d = dev["data"]
+    problems = []
+    if target is not None:
+        tcap = gpu.parse_capability(target["compute_capability"])
+        d["target"] = target["name"]
+        if tcap != cap:
+            problems.append(f"device is {_cap_name(cap)}, target is {_cap_name(tcap)} ({target['name']})")
+        want = target.get("smem_per_block_optin")
+        have = d.get("smem_per_block_optin")
+        d["target_smem_per_block_optin"] = want
+        if want and have and have < want:
+            problems.append(f"the device offers {have} bytes of shared memory per block (opt-in); kernels tuned "
+                            f"for {target['name']} expect {want}")
+    archs = [a for a in d.get("torch_arch_list") or [] if a.startswith(("sm_", "compute_"))]
+    runnable = []
+    for a in archs:
+        try:
+            if gpu.runs_on(a, cap):
+                runnable.append(a)
+        except ValueError:
+            pass
+    if archs and not runnable:
+        problems.append(f"torch carries GPU code for {', '.join(archs)}; none of it runs on {_cap_name(cap)}")
+    if problems:
+        dev["status"] = "failed"
+        dev["error"] = "; ".join(problems)
+        dev["summary"] = problems[0]
+
+
+def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: list[dict[str, Any]],
+                    primary: tuple[str, ...] | list[str] = ()) -> None:
+    """The GPU code of an extension's files against the capability.
+
+    The files the package's loader picks (sgl_kernel: its ``sm90/`` or ``sm100/`` build) decide; of
+    those, with ``primary`` patterns (the matrix's ``[[primary_modules]]``), only the matching ones
+    decide and the rest are add-ons (vLLM's flash-attention, FlashMLA ...) whose missing code is a
+    warning: the package runs, without that add-on, on this GPU.
+    """
+    from fnmatch import fnmatchcase
+
+    files = p["data"]["files"]
+    key = p["id"].split(":", 1)[1]
+    if cap is None:
+        p["status"] = "skipped"
+        p["summary"] = "no GPU and no --target: nothing to judge the GPU code against"
+        return
+    if any(f.get("variant") for f in files):
+        from glmcompat.ops.verify.static import sgl_kernel_variant
+
+        want = sgl_kernel_variant(cap)
+        loaded = [f for f in files if f.get("variant") == want] or files
+    else:
+        loaded = files
+    deciding = [f for f in loaded if any(fnmatchcase(f["file"], pat) for pat in primary)] or loaded
+    p["data"]["judged_for"] = _cap_name(cap)
+    bad, optional_bad = [], []
+    for f in loaded:
+        run = gpu.runnable(f["sass"] + f["ptx"], cap)
+        f["runs"] = run
+        f["decides"] = f in deciding
+        if not run:
+            (bad if f in deciding else optional_bad).append(f)
+    ver = p["data"]["version"]
+    if bad:
+        f = bad[0]
+        have = ", ".join(f["sass"] + f["ptx"])
+        p["status"] = "failed"
+        p["summary"] = f"{f['file']} carries no GPU code that runs on {_cap_name(cap)}"
+        p["error"] = (f"{f['file']} carries {have}; none of it runs on {_cap_name(cap)} (a launch fails with: "
+                      "no kernel image is available for execution on the device)")
+        if len(bad) > 1:
+            p["error"] += "; also " + ", ".join(x["file"] for x in bad[1:])
+        findings.append(_f("gpu-code", "error", (f"{key}=={ver}",), p["error"],
+                           f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)",
+                           [{"kind": "arch-probe", "source": "installed files: " + ", ".join(x["file"] for x in bad)}]))
+    else:
+        p["status"] = "passed"
+        codes = sorted({c for f in deciding for c in f["runs"]})
+        p["summary"] = f"{len(deciding)} file(s) carry code for {_cap_name(cap)} ({', '.join(codes)})"
+    if optional_bad:
+        names = ", ".join(f"{f['file']} ({', '.join(f['sass'] + f['ptx'])})" for f in optional_bad)
+        if p["status"] == "passed":
+            p["status"] = "warning"
+            p["summary"] += f"; {len(optional_bad)} optional module(s) carry none"
+            p["error"] = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
+        findings.append(_f("gpu-code", "warning", (f"{key}=={ver}",),
+                           f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
+                           f"{key} runs there without them (e.g. another attention backend)",
+                           f"nothing to do unless the feature is needed; a {key} build with SASS for "
+                           f"{_cap_name(cap)} would carry it",
+                           [{"kind": "arch-probe", "source": "installed files: " +
+                             ", ".join(x["file"] for x in optional_bad)}]))

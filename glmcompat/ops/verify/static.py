@@ -1,0 +1,333 @@
+"""The static probes of ``glmcompat verify`` (run in their own process; no GPU package is imported).
+
+(a) ``installed``: the distributions Python would import (first on ``sys.path`` wins) against the
+same rules as ``glmcompat check``, evaluated for every target so that the parent can pick the
+device's (or, with no GPU and no ``--target``, keep what holds for all of them); plus the state of
+the installation itself (two copies of a package, files listed in RECORD but missing, a module
+with no metadata).
+
+(b) ``abi:<package>``: each installed extension's strong undefined symbols that it needs from torch
+(:func:`glmcompat.readers.elf.needs_from_torch`, the predicate ``glmcompat abi`` uses: C++ in torch's
+namespaces, C-named ``aoti_torch_*``, ``torch_*``, ``THP*``, or anything torch exports) against what
+the installed ``torch/lib/*.so`` and the extension's own linked libraries define;
+and ``gpu-code:<package>``: the SASS/PTX in the extension's fatbins (the verdict against the
+device's capability is the parent's, which knows the device).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import time
+from collections.abc import Iterator
+from importlib import metadata
+from typing import Any
+
+Record = dict[str, Any]
+
+# Extension files known to link the torch C++ ABI, by distribution (globs under site-packages).
+# Other distributions that require torch are scanned too (their RECORD's .so files).
+KNOWN_EXTENSIONS: dict[str, tuple[str, ...]] = {
+    "torchvision": ("torchvision/_C.so", "torchvision/image.so"),
+    "torchaudio": ("torchaudio/lib/*.so",),
+    "sgl-kernel": ("sgl_kernel/common_ops*.so", "sgl_kernel/*/common_ops*.so"),
+    "sglang-kernel": ("sgl_kernel/common_ops*.so", "sgl_kernel/*/common_ops*.so"),
+    "torchao": ("torchao/_C*.so",),
+    "vllm": ("vllm/*.so",),
+    "xformers": ("xformers/*.so",),
+    "flash-attn": ("flash_attn_2_cuda*.so",),
+}
+# Packages whose state (half-installed, shadowed, no metadata) is checked: module -> distribution.
+WATCHED = {
+    "torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl-kernel",
+    "flashinfer": "flashinfer-python", "transformers": "transformers", "sglang": "sglang", "triton": "triton",
+    "torchao": "torchao",
+}
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
+    """sgl_kernel's loader: ``sm90/`` only on exactly 9.0; every other GPU (and none) loads ``sm100/``."""
+    return "sm90" if capability == (9, 0) else "sm100"
+
+
+# --------------------------------------------------------------------------------------------
+# (a) installed distributions
+# --------------------------------------------------------------------------------------------
+
+
+def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Record]]:
+    """The distribution Python imports for each name, and findings about the installation itself."""
+    first: dict[str, metadata.Distribution] = {}
+    findings: list[Record] = []
+    for d in metadata.distributions():
+        try:
+            name = d.metadata["Name"]
+            version = d.version
+        except Exception:  # noqa: BLE001 - unreadable metadata is a finding, not a crash
+            name, version = None, None
+        where = str(getattr(d, "_path", "?"))
+        if not name or not version:
+            findings.append(_finding("installation", "warning", (), f"distribution metadata at {where} has no "
+                                     "Name or Version (a half-installed or broken package)",
+                                     f"reinstall or remove {where}"))
+            continue
+        key = canonical(name)
+        if key in first:
+            other = first[key]
+            if key in WATCHED.values():
+                findings.append(_finding(
+                    "installation", "warning", (f"{key}=={version}", f"{key}=={other.version}"),
+                    f"two copies of {key} are installed: {other.version} ({_where(other)}) shadows {version} "
+                    f"({where}); Python imports {other.version}",
+                    f"remove one of them (pip uninstall {key}, or delete the --target copy)"))
+            continue
+        first[key] = d
+    for key in sorted(set(WATCHED.values()) & first.keys()):
+        d = first[key]
+        files = d.files
+        if files is None:
+            continue
+        missing = [str(f) for f in files if not str(f).endswith((".pyc", "RECORD")) and not f.locate().exists()]
+        if missing:
+            findings.append(_finding(
+                "installation", "error", (f"{key}=={d.version}",),
+                f"{key} {d.version} is half-installed: {len(missing)} of {len(files)} files listed in its RECORD "
+                f"are missing (e.g. {sorted(missing)[0]})",
+                f"reinstall it: pip install --force-reinstall --no-deps {key}=={d.version}"))
+    import importlib.util
+
+    for module, dist in sorted(WATCHED.items()):
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            continue
+        if dist not in first and not (dist == "sgl-kernel" and "sglang-kernel" in first) \
+                and not (dist == "flashinfer-python" and "flashinfer" in first):
+            loc = list(spec.submodule_search_locations or [spec.origin or "?"])[0]
+            findings.append(_finding(
+                "installation", "warning", (), f"module {module} at {loc} belongs to no installed distribution "
+                "(copied in by hand, or half-installed): its version is unknown to the rules",
+                f"install {dist} with pip or uv"))
+    return first, findings
+
+
+def _where(d: metadata.Distribution) -> str:
+    return str(getattr(d, "_path", "?"))
+
+
+def _finding(rule: str, severity: str, packages: tuple[str, ...], message: str, remedy: str,
+             evidence: tuple[tuple[str, str], ...] = ()) -> Record:
+    return {"rule": rule, "severity": severity, "packages": list(packages), "message": message,
+            "evidence": [{"kind": k, "source": s} for k, s in evidence], "remedy": remedy}
+
+
+def probe_installed(dists: dict[str, metadata.Distribution], state: list[Record], opts: dict[str, Any]) -> Record:
+    t0 = time.perf_counter()
+    packages = {k: str(d.version) for k, d in sorted(dists.items())}
+    rec: Record = {"id": "installed", "data": {"packages": packages, "installation": state}}
+    try:
+        from glmcompat.decide.rules import evaluate
+        from glmcompat.matrix.load import load_facts
+
+        facts = load_facts()
+        by_target: dict[str, list[Record]] = {}
+        for t in facts.rows("target"):
+            fs = evaluate(packages, target=t["name"], model=opts.get("model"), matrix=facts, allow_unknown=True)
+            by_target[t["name"]] = [f.to_json() for f in fs]
+        rec["data"]["findings_by_target"] = by_target
+        rec["status"] = "passed"  # the parent decides from the findings of the target
+        rec["summary"] = f"{len(packages)} distributions"
+    except Exception as e:  # noqa: BLE001
+        from glmcompat.ops.verify.gpuchecks import error_text
+
+        rec["status"] = "failed"
+        rec["error"] = error_text(e)
+        rec["summary"] = rec["error"].splitlines()[-1]
+    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    return rec
+
+
+# --------------------------------------------------------------------------------------------
+# (b) static ABI and GPU code
+# --------------------------------------------------------------------------------------------
+
+
+def torch_libs(dists: dict[str, metadata.Distribution]) -> list[str]:
+    d = dists.get("torch")
+    if d is None:
+        return []
+    lib = str(d.locate_file("torch/lib"))
+    return sorted(p for p in glob.glob(os.path.join(lib, "*.so*")) if os.path.isfile(p))
+
+
+def extension_files(dists: dict[str, metadata.Distribution]) -> dict[str, list[str]]:
+    """distribution -> the .so files of it that may link torch (known globs, else its RECORD)."""
+    out: dict[str, list[str]] = {}
+    for key, d in sorted(dists.items()):
+        if key == "torch" or key.startswith("nvidia-") or key in ("triton", "flashinfer-python", "flashinfer-cubin"):
+            continue
+        files: list[str] = []
+        if key in KNOWN_EXTENSIONS:
+            base = str(d.locate_file(""))
+            for pat in KNOWN_EXTENSIONS[key]:
+                files.extend(sorted(glob.glob(os.path.join(base, pat))))
+        else:
+            try:
+                reqs = d.requires or []
+            except Exception:  # noqa: BLE001
+                reqs = []
+            reqs = [r for r in reqs if "extra ==" not in r.replace("extra==", "extra ==")]
+            if not any(re.match(r"^torch(\s|[<>=!~;\[(]|$)", r) for r in reqs):
+                continue
+            for f in d.files or []:
+                if str(f).endswith(".so") or ".so." in str(f):
+                    p = str(f.locate())
+                    if os.path.isfile(p):
+                        files.append(p)
+        if files:
+            out[key] = sorted(set(files))
+    return out
+
+
+def _demangle(names: list[str]) -> dict[str, str]:
+    from glmcompat.readers.elf import demangle
+
+    return demangle(names) if names else {}
+
+
+def _rel(path: str, dists: dict[str, metadata.Distribution], key: str) -> str:
+    try:
+        return os.path.relpath(path, str(dists[key].locate_file("")))
+    except (ValueError, KeyError):
+        return path
+
+
+def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> Iterator[Record]:
+    exts = extension_files(dists)
+    if not exts:
+        yield {"id": "abi", "status": "skipped", "seconds": 0.0,
+               "summary": "no installed extension links torch (none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")"}
+        return
+    t0 = time.perf_counter()
+    try:
+        from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of
+        from glmcompat.readers.elf import read_elf
+    except Exception as e:  # noqa: BLE001
+        from glmcompat.ops.verify.gpuchecks import error_text
+
+        for key in exts:
+            yield {"id": f"abi:{key}", "status": "failed", "seconds": 0.0, "error": error_text(e),
+                   "summary": "the ELF reader failed to load"}
+        return
+    libs = torch_libs(dists)
+    torch_ver = str(dists["torch"].version) if "torch" in dists else None
+    defined: set[str] = set()
+    torch_needed: set[str] = set()
+    lib_errors: list[str] = []
+    for lib in libs:
+        try:
+            info = read_elf(lib)
+        except Exception as e:  # noqa: BLE001
+            lib_errors.append(f"{os.path.basename(lib)}: {e}")
+            continue
+        defined |= set(info.defined)
+        torch_needed |= {n for n in info.needed if n.startswith("libcudart.so")}
+    torch_seconds = time.perf_counter() - t0
+    for key, files in exts.items():
+        t1 = time.perf_counter()
+        ver = str(dists[key].version)
+        rec: Record = {"id": f"abi:{key}", "data": {"version": ver, "torch": torch_ver, "files": []}}
+        if torch_ver is None:
+            rec.update(status="skipped", summary="torch is not installed: nothing to compare with")
+        elif not defined:
+            rec.update(status="failed" if lib_errors else "skipped",
+                       summary="no symbols read from torch/lib/*.so" + (f": {lib_errors[0]}" if lib_errors else ""))
+        else:
+            total_needs, missing_all = 0, []
+            errors = []
+            infos: dict[str, Any] = {}
+            for path in files:
+                try:
+                    infos[_rel(path, dists, key)] = read_elf(path)
+                except Exception as e:  # noqa: BLE001
+                    errors.append(f"{_rel(path, dists, key)}: cannot read: {e}")
+            # the same comparison as `glmcompat abi`: one predicate, linked siblings provide too
+            for mod in compare_abi(ext_summary_of(infos), defined):
+                if not mod.needs_from_torch:
+                    continue  # links no torch symbol (a bundled third-party library)
+                missing = [s.symbol for s in mod.missing]
+                needed_cudart = sorted(n for n in mod.needed if n.startswith("libcudart.so"))
+                entry = {"file": mod.member, "needs_from_torch": mod.needs_from_torch,
+                         "missing": missing, "cudart": needed_cudart}
+                rec["data"]["files"].append(entry)
+                total_needs += mod.needs_from_torch
+                missing_all.extend((entry["file"], s) for s in missing)
+            rec["data"]["torch_cudart"] = sorted(torch_needed)
+            rec["data"]["torch_libs_seconds"] = round(torch_seconds, 3)
+            names = _demangle(sorted({s for _, s in missing_all})[:20])
+            for e in rec["data"]["files"]:
+                e["missing_demangled"] = [names.get(s, s) for s in e["missing"]]
+            if errors:
+                rec.update(status="failed", error="\n".join(errors), summary=errors[0])
+            elif missing_all:
+                n_files = len({f for f, _ in missing_all})
+                first_file, first_sym = missing_all[0]
+                rec.update(
+                    status="failed",
+                    summary=f"{len(missing_all)} of the torch symbols {key} {ver} needs are not defined by torch "
+                            f"{torch_ver} ({n_files} file(s))",
+                    error=f"{first_file}: undefined symbol: {first_sym} ({names.get(first_sym, first_sym)})")
+            elif not rec["data"]["files"]:
+                rec.update(status="skipped", summary=f"{key}'s shared objects link no torch symbol")
+            else:
+                rec.update(status="passed",
+                           summary=f"all {total_needs} torch symbols {key} {ver} needs are defined by torch {torch_ver}")
+        rec["seconds"] = round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3)
+        yield rec
+        yield from probe_gpu_code(key, files, dists)
+
+
+def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distribution]) -> Iterator[Record]:
+    t0 = time.perf_counter()
+    rec: Record = {"id": f"gpu-code:{key}", "data": {"version": str(dists[key].version), "files": []}}
+    try:
+        from glmcompat.readers.fatbin import gpu_code_of_elf
+    except Exception as e:  # noqa: BLE001
+        from glmcompat.ops.verify.gpuchecks import error_text
+
+        rec.update(status="failed", error=error_text(e), summary="the fatbin reader failed to load", seconds=0.0)
+        yield rec
+        return
+    errors = []
+    for path in files:
+        try:
+            sass, ptx = gpu_code_of_elf(path)
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"{_rel(path, dists, key)}: cannot read its fatbin: {e}")
+            continue
+        if sass or ptx:
+            rel = _rel(path, dists, key)
+            rec["data"]["files"].append({"file": rel, "sass": list(sass), "ptx": list(ptx),
+                                         "variant": rel.split("/")[1] if key in ("sgl-kernel", "sglang-kernel")
+                                         and rel.count("/") >= 2 else None})
+    if errors:
+        rec.update(status="failed", error="\n".join(errors), summary=errors[0])
+    elif not rec["data"]["files"]:
+        rec.update(status="skipped", summary=f"{key}'s shared objects carry no GPU code")
+    else:
+        rec.update(status="pending", summary="")  # the parent judges it against the device
+    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    yield rec
+
+
+def run_static(opts: dict[str, Any]) -> Iterator[Record]:
+    dists, state = scan_distributions()
+    yield probe_installed(dists, state, opts)
+    yield from probe_abi(dists, opts)

@@ -1,0 +1,621 @@
+"""The ABI and GPU-code probes: read published wheels, return plain data.
+
+Layers:
+
+* pure core: :func:`compare_abi` (an extension's undefined torch symbols vs what a torch exports)
+  and :func:`arch_verdict` (which modules carry code that runs on a target);
+* wheel readers: :func:`read_elf_member` and :func:`read_gpu_code_member` drive the ELF and fatbin
+  parsers over a remote zip member, fetching only the ranges they ask for;
+* orchestration: :func:`probe_abi` and :func:`probe_arch` find the wheels on the index, summarise
+  each wheel once (cached by its sha256) and combine.
+
+Which symbols a module needs from torch is :func:`glmcompat.readers.elf.needs_from_torch` (the one predicate
+``abi``, ``matrix probe`` and ``verify`` share): a strong (GLOBAL) undefined symbol with torch's shape
+(C++ in ``c10``, ``at``, ``torch``, ...; C-named ``aoti_torch_*``, ``torch_*``, ``THP*``) or one a
+torch release exports. It is *missing* when neither torch's ``torch/lib/*.so`` nor a sibling library
+the module links (DT_NEEDED) defines it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Collection, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.model.errors import InputError
+from glmcompat.model.gpu import parse_capability, runs_on, sort_codes
+
+if TYPE_CHECKING:
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient, IndexFile
+    from glmcompat.readers.elf import ElfInfo
+    from glmcompat.readers.fatbin import GpuCode
+    from glmcompat.readers.wheelzip import RemoteZip, ZipMember
+
+SCHEMA_VERSION = 1
+
+# The modules whose GPU code decides whether a package runs on a GPU, where a wheel bundles others that
+# load only on some paths (sgl-kernel: its loader imports sm90/common_ops on capability 9.0 exactly and
+# sm100/common_ops everywhere else; flash_ops/flashmla_ops load only for Hopper/Blackwell attention,
+# mscclpp for multi-node all-reduce). Packages not listed: every module with GPU code counts.
+SUMMARY_VERSION = 1  # torch summaries and arch lists
+EXT_SUMMARY_VERSION = 2  # v2: weak_undefined kept; siblings' defined names = those the wheel needs
+ABI_VERSION = 2  # v2: C-named stable-ABI symbols count (glmcompat.readers.elf.needs_from_torch)
+WHOLE_MEMBER = 2 << 20  # members up to this many compressed bytes are read whole
+_SO = re.compile(r"\.so(\.\d+)*$")
+
+
+# ------------------------------------------------------------------------------------------------
+# Input
+# ------------------------------------------------------------------------------------------------
+
+
+def parse_pin(text: str) -> tuple[str, str]:
+    """``sgl-kernel==0.3.21`` -> ``("sgl-kernel", "0.3.21")``; raise :class:`InputError` otherwise."""
+    name, sep, version = text.strip().partition("==")
+    if not sep or not re.match(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$", name.strip()):
+        raise InputError(f"expected NAME==VERSION, got {text!r}")
+    try:
+        Version(version.strip())
+    except InvalidVersion:
+        raise InputError(f"invalid version {version.strip()!r} in {text!r}") from None
+    return str(canonicalize_name(name.strip())), version.strip()
+
+
+def machine_of(platform: str) -> str:
+    """The machine (``x86_64`` / ``aarch64``: :data:`glmcompat.matrix.view.PLATFORMS`) a ``--platform`` value names:
+    an architecture, ``manylinux_aarch64`` or a full tag such as ``manylinux_2_28_aarch64``. A tag glmcompat
+    cannot read (``win_amd64``) or an architecture it keeps no facts for (``ppc64le``) is an InputError."""
+    from glmcompat.edges.index import platform_tags
+    from glmcompat.model.platforms import PLATFORMS
+
+    p = platform.strip().lower()
+    if p in ("arm64", "amd64"):
+        p = {"arm64": "aarch64", "amd64": "x86_64"}[p]
+    arch = next((a for a in PLATFORMS if p.endswith(a)), None)
+    if arch is None:
+        raise InputError(f"unknown platform {platform!r} (known: {', '.join(PLATFORMS)}, or a manylinux tag of one, "
+                         "e.g. 'manylinux_2_28_aarch64')")
+    platform_tags(p)  # the tag's shape
+    return arch
+
+
+def wheel_platform(platform: str) -> str:
+    """The ``--platform`` value to hand the wheel picker (``arm64`` -> ``aarch64``)."""
+    p = platform.strip().lower()
+    return {"arm64": "aarch64", "amd64": "x86_64"}.get(p, platform)
+
+
+def parse_target(text: str) -> tuple[str, tuple[int, int]]:
+    """``sm120`` / ``sm_120`` / ``12.0`` -> ``("sm120", (12, 0))``."""
+    t = text.strip().lower()
+    if re.match(r"^\d+\.\d$", t):
+        cap = parse_capability(t)
+        return f"sm{cap[0]}{cap[1]}", cap
+    m = re.match(r"^sm_?(\d+)(\d)$", t)
+    if not m:
+        raise InputError(f"invalid target {text!r} (expected e.g. 'sm120', 'sm_90' or '12.0')")
+    cap = (int(m.group(1)), int(m.group(2)))
+    return f"sm{cap[0]}{cap[1]}", cap
+
+
+# ------------------------------------------------------------------------------------------------
+# Results
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MissingSymbol:
+    symbol: str
+    demangled: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleAbi:
+    member: str
+    needed: list[str]
+    cuda_majors: list[int]
+    needs_from_torch: int
+    missing: list[MissingSymbol]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing
+
+
+@dataclass(frozen=True, slots=True)
+class AbiResult:
+    package: str
+    version: str
+    torch: str
+    wheel: str
+    torch_wheel: str
+    modules: list[ModuleAbi]
+    torch_exports: int
+    torch_cuda_majors: list[int]
+    bytes_fetched: int
+    bytes_total: int
+    seconds: float
+    cached: bool
+    warnings: list[str] = field(default_factory=list)
+    platform: str = "x86_64"  # the machine both wheels are for
+
+    @property
+    def missing(self) -> list[MissingSymbol]:
+        seen: dict[str, MissingSymbol] = {}
+        for m in self.modules:
+            for s in m.missing:
+                seen.setdefault(s.symbol, s)
+        return [seen[k] for k in sorted(seen)]
+
+    @property
+    def ok(self) -> bool:
+        return all(m.ok for m in self.modules)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["version"] = SCHEMA_VERSION
+        d["package_version"] = self.version
+        d["ok"] = self.ok
+        d["missing"] = [asdict(s) for s in self.missing]
+        d["kind"] = "abi"
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleArch:
+    member: str
+    sass: list[str]
+    ptx: list[str]
+    counts: dict[str, int]
+    runs: bool | None = None
+    runs_with: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchResult:
+    package: str
+    version: str
+    wheel: str
+    modules: list[ModuleArch]
+    target: str | None
+    bytes_fetched: int
+    bytes_total: int
+    seconds: float
+    cached: bool
+    primary: list[str] = field(default_factory=list)
+    platform: str = "x86_64"  # the machine the wheel is for
+
+    def _checked(self) -> list[ModuleArch]:
+        return [m for m in self.modules if m.member in self.primary] if self.primary else list(self.modules)
+
+    @property
+    def sass(self) -> list[str]:
+        return sort_codes({c for m in self._checked() for c in m.sass})
+
+    @property
+    def ptx(self) -> list[str]:
+        return sort_codes({c for m in self._checked() for c in m.ptx})
+
+    @property
+    def ok(self) -> bool:
+        return all(m.runs is not False for m in self._checked())
+
+    @property
+    def not_running(self) -> list[str]:
+        return [m.member for m in self._checked() if m.runs is False]
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["version"] = SCHEMA_VERSION
+        d["package_version"] = self.version
+        d["ok"] = self.ok
+        d["sass"] = self.sass
+        d["ptx"] = self.ptx
+        d["primary"] = [m.member for m in self._checked()]
+        d["all_sass"] = sort_codes({c for m in self.modules for c in m.sass})
+        d["all_ptx"] = sort_codes({c for m in self.modules for c in m.ptx})
+        d["missing"] = self.not_running
+        d["kind"] = "arch"
+        return d
+
+
+# ------------------------------------------------------------------------------------------------
+# Pure core
+# ------------------------------------------------------------------------------------------------
+
+
+def compare_module(member: str, needed: list[str], undefined: Iterable[str], torch_exports: Collection[str],
+                   demangled: Mapping[str, str] | None = None, *, siblings: Collection[str] = frozenset(),
+                   known: Collection[str] = frozenset()) -> ModuleAbi:
+    """One extension module (its strong undefined names) against what torch exports and its linked
+    siblings define; ``known``: names other torch releases export (see
+    :func:`glmcompat.readers.elf.check_torch_needs`)."""
+    from glmcompat.readers.elf import check_torch_needs, cuda_majors
+
+    v = check_torch_needs(undefined, torch_exports, siblings=siblings, known=known)
+    dm = demangled or {}
+    return ModuleAbi(member, list(needed), cuda_majors(needed), len(v.needs),
+                     [MissingSymbol(s, dm.get(s, s)) for s in sorted(v.missing)])
+
+
+def compare_abi(ext: Mapping[str, Mapping[str, Any]], torch_exports: frozenset[str] | set[str],
+                demangled: Mapping[str, str] | None = None, *, known: Collection[str] = frozenset()
+                ) -> list[ModuleAbi]:
+    """Every module of an extension wheel summary (see :func:`summarise_ext`) against torch's exports
+    (``known``: names other torch releases export, e.g. every release a refresh has read)."""
+    by_base = {k.rsplit("/", 1)[-1]: k for k in ext}
+    out = []
+    for member in sorted(ext):
+        mod = ext[member]
+        provided: set[str] = set()
+        for n in mod["needed"]:
+            if n in by_base and by_base[n] != member:
+                provided.update(ext[by_base[n]].get("defined", []))
+        out.append(compare_module(member, mod["needed"], mod["undefined"], torch_exports, demangled,
+                                  siblings=provided, known=known))
+    return out
+
+
+def arch_verdict(modules: Iterable[ModuleArch], capability: tuple[int, int] | None) -> list[ModuleArch]:
+    """Fill in ``runs`` for a target: a module with GPU code runs when some entry runs there."""
+    out = []
+    for m in modules:
+        if capability is None or not (m.sass or m.ptx):
+            out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, None, []))
+            continue
+        good = [c for c in m.sass + m.ptx if runs_on(c, capability)]
+        out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, bool(good), good))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading members of a remote wheel
+# ------------------------------------------------------------------------------------------------
+
+
+def elf_members(zf: RemoteZip, prefix: str = "") -> list[ZipMember]:
+    return sorted((m for m in zf.members if m.name.startswith(prefix) and _SO.search(m.name) and m.size),
+                  key=lambda m: m.name)
+
+
+def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") -> ElfInfo:
+    """Parse a member's ELF tables, fetching only the ranges the parser asks for."""
+    from glmcompat.model.errors import WheelError
+    from glmcompat.readers.elf import BytesView, ElfError, parse_elf
+    from glmcompat.readers.wheelzip import NeedBytes, SparseMember
+
+    label = f"{zf.name}: {m.name}"
+    try:
+        if m.compressed_size <= WHOLE_MEMBER:
+            data = zf.read(m)
+            return parse_elf(BytesView(data, label), label, dynamic=dynamic)  # type: ignore[arg-type]
+        sm = SparseMember(zf, m)
+        for _ in range(32):
+            try:
+                return parse_elf(sm, label, dynamic=dynamic)  # type: ignore[arg-type]
+            except NeedBytes as e:
+                for off, n in e.ranges:
+                    sm.ensure(off, n)
+        raise WheelError(zf.name, "ELF tables not found after 32 rounds of reads", m.name)
+    except ElfError as e:
+        if e.message.startswith(label):
+            raise
+        raise ElfError(f"{label}: {e.message}") from None
+
+
+def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> GpuCode:
+    """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end."""
+    from glmcompat.model.errors import WheelError
+    from glmcompat.readers.fatbin import FatbinError, FatbinStream, GpuCode
+
+    info = read_elf_member(zf, m, dynamic="skip")
+    sec = info.section(".nv_fatbin")
+    if sec is None or sec.type == 8 or sec.size == 0:
+        return GpuCode([], [], {}, 0)
+    label = f"{zf.name}: {m.name}: .nv_fatbin"
+    fs = FatbinStream(sec.size, label)
+    pos = 0
+    end = sec.offset + sec.size
+    gen = zf.stream(m)
+    try:
+        for chunk in gen:
+            lo, hi = pos, pos + len(chunk)
+            pos = hi
+            if hi > sec.offset:
+                fs.feed(chunk[max(0, sec.offset - lo):min(len(chunk), end - lo)])
+            if pos >= end:
+                break
+    finally:
+        gen.close()
+    try:
+        return GpuCode.of(fs.finish())
+    except FatbinError:
+        raise
+    except WheelError:  # pragma: no cover
+        raise
+
+
+# ------------------------------------------------------------------------------------------------
+# Wheel summaries (cached by sha256)
+# ------------------------------------------------------------------------------------------------
+
+
+class _Wheel:
+    """An index file opened as a remote zip, counting the bytes it fetches."""
+
+    def __init__(self, index: IndexClient, file: IndexFile) -> None:
+        from glmcompat.edges.ranges import HttpRangeReader
+        from glmcompat.readers.wheelzip import RemoteZip
+
+        self.file = file
+        self.reader = HttpRangeReader(index.client, file.url, name=file.filename, size=file.size,
+                                      retries=index.retries, backoff=index.backoff)
+        self.zip = RemoteZip(self.reader)
+
+
+def _map(fn: Callable[[Any], Any], items: list[Any], workers: int = 4) -> list[Any]:
+    if len(items) <= 1 or workers <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        return list(ex.map(fn, items))
+
+
+def summarise_ext(zf: RemoteZip) -> dict[str, dict[str, Any]]:
+    """{member: {needed, undefined, weak_undefined, defined}} for every shared object of an extension
+    wheel; ``defined`` keeps only the names some module of the wheel leaves undefined (what a sibling
+    can provide to another)."""
+    members = elf_members(zf)
+
+    def one(m: ZipMember) -> tuple[str, ElfInfo]:
+        return m.name, read_elf_member(zf, m, dynamic="require")
+
+    infos = dict(_map(one, members))
+    return ext_summary_of(infos)
+
+
+def ext_summary_of(infos: Mapping[str, ElfInfo]) -> dict[str, dict[str, Any]]:
+    """The extension summary of parsed modules ({member: ElfInfo}); see :func:`summarise_ext`."""
+    wanted: set[str] = set()
+    for info in infos.values():
+        wanted |= info.undefined
+    return {name: {"needed": info.needed, "undefined": sorted(info.undefined),
+                   "weak_undefined": sorted(info.weak_undefined), "defined": sorted(info.defined & wanted)}
+            for name, info in sorted(infos.items())}
+
+
+def summarise_torch(zf: RemoteZip) -> dict[str, Any]:
+    """{exports: sorted names, needed: sorted union of DT_NEEDED read, libs: {name: count}} of a torch wheel."""
+    members = elf_members(zf, "torch/lib/")
+    if not members:
+        raise InputError(f"{zf.name}: no torch/lib/*.so in this wheel (is it torch?)")
+
+    def one(m: ZipMember) -> tuple[str, ElfInfo]:
+        return m.name, read_elf_member(zf, m, dynamic="if-available")
+
+    exports: set[str] = set()
+    needed: set[str] = set()
+    libs = {}
+    for name, info in _map(one, members):
+        exports |= info.defined
+        needed |= set(info.needed)
+        libs[name] = len(info.defined)
+    return {"exports": sorted(exports), "needed": sorted(needed), "libs": libs}
+
+
+def _pack_names(names: list[str]) -> bytes:
+    return "\n".join(names).encode()
+
+
+def _unpack_names(raw: bytes) -> list[str]:
+    return raw.decode().split("\n") if raw else []
+
+
+# ------------------------------------------------------------------------------------------------
+# Orchestration
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Stats:
+    fetched: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, n: int) -> None:
+        with self.lock:
+            self.fetched += n
+
+
+def _find(index: IndexClient, cache: Cache | None, name: str, version: str, python: str,
+          platform: str) -> IndexFile:
+    """The wheel an installer would pick; the choice itself is cached like the index page."""
+    from glmcompat.edges.index import IndexFile, cache_key
+
+    key = cache_key("pick", f"{index.base_url}|{name}|{version}|{python}|{platform}")
+    if cache is not None:
+        hit = cache.get_json(key, max_age=index.page_ttl)
+        if isinstance(hit, dict):
+            try:
+                hit["tags"] = frozenset(hit["tags"])
+                return IndexFile(**hit)
+            except TypeError:
+                pass
+    f = index.find_wheel(name, version, python=python, platform=platform)
+    if cache is not None:
+        d = asdict(f)
+        d["tags"] = sorted(f.tags)
+        cache.put_json(key, d)
+    return f
+
+
+def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cache: Cache | None = None,
+              python: str = "cp311", platform: str = "manylinux_x86_64", torch_python: str | None = None,
+              known: Collection[str] = frozenset()) -> AbiResult:
+    """Compare ``package==version``'s extension modules with ``torch==torch``'s exported symbols.
+
+    ``known``: names other torch releases export (:func:`torch_exports`), for a caller that has read
+    several (see :func:`glmcompat.readers.elf.needs_from_torch`); with it the verdict is not cached."""
+    t0 = time.perf_counter()
+    machine = machine_of(platform)
+    platform = wheel_platform(platform)
+    pkg = str(canonicalize_name(package))
+    ext_file = _find(index, cache, pkg, version, python, platform)
+    torch_file = _find(index, cache, "torch", torch, torch_python or python, platform)
+    total = (ext_file.size or 0) + (torch_file.size or 0)
+    key = None
+    if cache is not None and ext_file.sha256 and torch_file.sha256 and not known:
+        key = f"abi-v{ABI_VERSION}-{ext_file.sha256[:32]}-{torch_file.sha256[:32]}"
+        hit = cache.get_json(key)
+        if isinstance(hit, dict):
+            return _abi_from_json(hit, time.perf_counter() - t0, machine)
+    stats = _Stats()
+    ext = _ext_summary(index, cache, ext_file, stats)
+    tor = _torch_summary(index, cache, torch_file, stats)
+    exports = frozenset(tor["exports"])
+    modules = compare_abi(ext, exports, known=known)
+    from glmcompat.readers.elf import cuda_majors, demangle
+
+    names = [s.symbol for m in modules for s in m.missing]
+    if names:
+        dm = demangle(names)
+        modules = [ModuleAbi(m.member, m.needed, m.cuda_majors, m.needs_from_torch,
+                             [MissingSymbol(s.symbol, dm.get(s.symbol, s.symbol)) for s in m.missing])
+                   for m in modules]
+    torch_majors = cuda_majors(tor["needed"])
+    warnings = cuda_warnings(modules, torch, torch_majors)
+    result = AbiResult(pkg, version, torch, ext_file.filename, torch_file.filename, modules, len(exports),
+                       torch_majors, stats.fetched, total, round(time.perf_counter() - t0, 3), False, warnings,
+                       machine)
+    if key is not None and cache is not None:
+        cache.put_json(key, result.to_json())
+    return result
+
+
+def cuda_warnings(modules: Iterable[ModuleAbi], torch: str, torch_majors: list[int]) -> list[str]:
+    """One warning per CUDA runtime major that modules link and torch does not (grouped: a vllm wheel
+    has ten such modules)."""
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for m in modules:
+        if m.cuda_majors and torch_majors and set(m.cuda_majors) != set(torch_majors):
+            groups.setdefault(tuple(m.cuda_majors), []).append(m.member)
+    out = []
+    for majors, members in groups.items():
+        who = f"{members[0]} links" if len(members) == 1 else f"{len(members)} modules ({', '.join(members)}) link"
+        out.append(f"{who} CUDA runtime {'/'.join(map(str, majors))}, torch {torch} links "
+                   f"{'/'.join(map(str, torch_majors))}")
+    return out
+
+
+def torch_exports(torch: str, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
+                  platform: str = "manylinux_x86_64") -> frozenset[str]:
+    """The names ``torch==torch``'s ``torch/lib/*.so`` export (read once per wheel, then cached)."""
+    machine_of(platform)
+    f = _find(index, cache, "torch", torch, python, wheel_platform(platform))
+    return frozenset(_torch_summary(index, cache, f, _Stats())["exports"])
+
+
+def _abi_from_json(d: dict[str, Any], seconds: float, machine: str = "x86_64") -> AbiResult:
+    modules = [ModuleAbi(m["member"], m["needed"], m["cuda_majors"], m["needs_from_torch"],
+                         [MissingSymbol(**s) for s in m["missing"]]) for m in d["modules"]]
+    return AbiResult(d["package"], d["package_version"], d["torch"], d["wheel"], d["torch_wheel"], modules,
+                     d["torch_exports"], d["torch_cuda_majors"], 0, d["bytes_total"], round(seconds, 3), True,
+                     d.get("warnings", []), d.get("platform", machine))
+
+
+def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> dict[str, Any]:
+    key = f"ext-v{EXT_SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    if cache is not None and key:
+        hit = cache.get_json(key)
+        if isinstance(hit, dict):
+            return hit
+    w = _Wheel(index, f)
+    try:
+        summary = summarise_ext(w.zip)
+    finally:
+        stats.add(w.reader.bytes_fetched)
+    if not summary:
+        raise InputError(f"{f.filename}: no shared objects in this wheel (a pure-Python package?)")
+    if cache is not None and key:
+        cache.put_json(key, summary)
+    return summary
+
+
+def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> dict[str, Any]:
+    key = f"torch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    if cache is not None and key:
+        raw = cache.get_bytes(key)
+        meta = cache.get_json(key + ".meta")
+        if raw is not None and isinstance(meta, dict):
+            return {"exports": _unpack_names(raw), **meta}
+    w = _Wheel(index, f)
+    try:
+        summary = summarise_torch(w.zip)
+    finally:
+        stats.add(w.reader.bytes_fetched)
+    if cache is not None and key:
+        cache.put_bytes(key, _pack_names(summary["exports"]))
+        cache.put_json(key + ".meta", {"needed": summary["needed"], "libs": summary["libs"]})
+    return summary
+
+
+def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str] | None = None) -> list[str]:
+    """The members whose GPU code decides the verdict (``patterns``, else the matrix's
+    ``[[primary_modules]]`` for the package, else all)."""
+    from fnmatch import fnmatchcase
+
+    from glmcompat.matrix.load import load_facts
+
+    pats = list(patterns) if patterns else list(load_facts().primary_modules(str(canonicalize_name(package))))
+    names = sorted(members)
+    if not pats:
+        return names
+    chosen = [n for n in names if any(fnmatchcase(n, p) for p in pats)]
+    if patterns and not chosen:
+        raise InputError(f"no module of {package} matches {', '.join(repr(p) for p in pats)} "
+                         f"(modules: {', '.join(names)})")
+    return chosen or names
+
+
+def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache | None = None,
+               target: str | None = None, python: str = "cp311", platform: str = "manylinux_x86_64",
+               modules: Iterable[str] | None = None) -> ArchResult:
+    """SASS and PTX per shared object of ``package==version``; with a target, whether each runs there."""
+    t0 = time.perf_counter()
+    machine = machine_of(platform)
+    platform = wheel_platform(platform)
+    pkg = str(canonicalize_name(package))
+    tname, cap = parse_target(target) if target else (None, None)
+    f = _find(index, cache, pkg, version, python, platform)
+    key = f"arch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    fetched = 0
+    cached = False
+    raw_modules: list[dict[str, Any]] | None = None
+    if cache is not None and key:
+        hit = cache.get_json(key)
+        if isinstance(hit, list):
+            raw_modules, cached = hit, True
+    if raw_modules is None:
+        w = _Wheel(index, f)
+        try:
+            members = elf_members(w.zip)
+
+            def one(m: ZipMember) -> dict[str, Any]:
+                code = read_gpu_code_member(w.zip, m)
+                return {"member": m.name, "sass": code.sass, "ptx": code.ptx, "counts": code.counts}
+
+            raw_modules = _map(one, members)
+        finally:
+            fetched = w.reader.bytes_fetched
+        if cache is not None and key:
+            cache.put_json(key, raw_modules)
+    mods = arch_verdict([ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw_modules], cap)
+    primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
+    return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
+                      round(time.perf_counter() - t0, 3), cached, primary, machine)

@@ -1,0 +1,1 @@
+"""Byte-format readers: ELF, fatbin, wheel zip, dependency-file formats. No network."""

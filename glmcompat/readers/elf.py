@@ -1,0 +1,436 @@
+"""A small ELF reader: DT_NEEDED, SONAME, defined and undefined dynamic symbols, section table.
+
+Written for partial files: the parser asks a *view* for byte ranges and the view either answers or
+raises :class:`glmcompat.readers.wheelzip.NeedBytes`; a driver fetches what is missing and parses again.
+Phases ask for everything they need at once (header; section headers; section names; the symbol,
+string and dynamic tables), so a remote member costs a handful of round trips.
+
+It reads what the dynamic loader reads, through the section headers, so it also works on libraries
+rewritten by patchelf, where ``.dynstr`` and ``.gnu.hash`` moved to a segment appended after the
+section headers (torch's ``torch/lib/*.so``).
+
+Rules (what the loader does):
+
+* defined = GLOBAL, WEAK or GNU_UNIQUE symbols with a section index, default or protected visibility;
+* undefined = GLOBAL symbols without a section (WEAK undefined symbols never fail a load: kept apart).
+
+Which undefined names an extension needs from torch is decided in one place, :func:`needs_from_torch`
+(and :func:`check_torch_needs` for a whole module), used by ``abi``, ``matrix probe`` and ``verify``.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import shutil
+import struct
+import subprocess
+from collections.abc import Container, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from glmcompat.model.errors import InputError
+from glmcompat.readers.wheelzip import NeedBytes
+
+SHT_NOBITS = 8
+SHT_DYNSYM = 11
+SHT_DYNAMIC = 6
+DT_NEEDED = 1
+DT_SONAME = 14
+MAX_SYMBOLS = 10_000_000
+
+
+class ElfError(InputError):
+    """A file that is not a well-formed ELF object (names the file and, for wheels, the member)."""
+
+
+class View(Protocol):
+    size: int
+
+    def get(self, offset: int, length: int) -> bytes: ...
+
+    def require(self, ranges: list[tuple[int, int]]) -> None: ...
+
+
+class BytesView:
+    """A complete file in memory (or mmapped)."""
+
+    def __init__(self, data: bytes | mmap.mmap | memoryview, name: str) -> None:
+        self.data = data
+        self.size = len(data)
+        self.name = name
+
+    def get(self, offset: int, length: int) -> bytes:
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise ElfError(f"{self.name}: reference past the end of the file ({offset}+{length} > {self.size})")
+        return bytes(self.data[offset:offset + length])
+
+    def require(self, ranges: list[tuple[int, int]]) -> None:
+        for off, n in ranges:
+            if off < 0 or n < 0 or off + n > self.size:
+                raise ElfError(f"{self.name}: reference past the end of the file ({off}+{n} > {self.size})")
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    name: str
+    type: int
+    flags: int
+    addr: int
+    offset: int
+    size: int
+    link: int
+    entsize: int
+
+
+@dataclass(frozen=True, slots=True)
+class ElfInfo:
+    """What a shared object needs and provides, as the dynamic loader sees it."""
+
+    needed: list[str]
+    soname: str | None
+    defined: frozenset[str]
+    undefined: frozenset[str]
+    weak_undefined: frozenset[str]
+    sections: tuple[Section, ...]
+    machine: int
+    bits: int
+    dynamic_read: bool = True
+
+    def section(self, name: str) -> Section | None:
+        for s in self.sections:
+            if s.name == name:
+                return s
+        return None
+
+    @property
+    def cuda_majors(self) -> list[int]:
+        """CUDA runtime majors from DT_NEEDED (``libcudart.so.12`` -> 12)."""
+        return cuda_majors(self.needed)
+
+
+_CUDART = re.compile(r"^libcudart(?:[.-][0-9a-f]{8})?\.so\.(\d+)$")
+
+
+def cuda_majors(needed: Iterable[str]) -> list[int]:
+    out = set()
+    for n in needed:
+        m = _CUDART.match(n)
+        if m:
+            out.add(int(m.group(1)))
+    return sorted(out)
+
+
+DynamicMode = Literal["require", "if-available", "skip"]
+
+
+def _cstr(table: bytes, off: int, what: str, name: str) -> str:
+    if off >= len(table):
+        raise ElfError(f"{name}: {what} name offset {off} is past the string table ({len(table)} bytes)")
+    end = table.find(b"\x00", off)
+    if end < 0:
+        raise ElfError(f"{name}: {what} name at {off} is not NUL-terminated")
+    return table[off:end].decode("utf-8", "replace")
+
+
+def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "require") -> ElfInfo:
+    """Parse ``view``; raises :class:`NeedBytes` for missing ranges and :class:`ElfError` when malformed."""
+    size = view.size
+    if size < 52:
+        raise ElfError(f"{name}: not an ELF file ({size} bytes)")
+    view.require([(0, min(64, size))])
+    hdr = view.get(0, min(64, size))
+    if hdr[:4] != b"\x7fELF":
+        raise ElfError(f"{name}: not an ELF file (bad magic {hdr[:4]!r})")
+    cls, data = hdr[4], hdr[5]
+    if cls not in (1, 2) or data not in (1, 2):
+        raise ElfError(f"{name}: unsupported ELF class {cls} / data encoding {data}")
+    e = "<" if data == 1 else ">"
+    bits = 64 if cls == 2 else 32
+    if bits == 64:
+        if size < 64:
+            raise ElfError(f"{name}: truncated ELF header")
+        (_, machine, _, _, _, shoff, _, _, _, _, shentsize, shnum, shstrndx) = struct.unpack_from(
+            e + "HHIQQQIHHHHHH", hdr, 16)
+        sh_fmt, sh_size_expect = e + "IIQQQQIIQQ", 64
+    else:
+        (_, machine, _, _, _, shoff, _, _, _, _, shentsize, shnum, shstrndx) = struct.unpack_from(
+            e + "HHIIIIIHHHHHH", hdr, 16)
+        sh_fmt, sh_size_expect = e + "IIIIIIIIII", 40
+    if shoff == 0:
+        raise ElfError(f"{name}: no section headers (stripped of sections; cannot read its symbols)")
+    if shentsize != sh_size_expect:
+        raise ElfError(f"{name}: section header size {shentsize} (expected {sh_size_expect})")
+    if shnum == 0:  # extended numbering: the count is in section 0's sh_size
+        if shoff + shentsize > size:
+            raise ElfError(f"{name}: section headers at {shoff} are past the end of the file ({size} bytes)")
+        view.require([(shoff, shentsize)])
+        shnum = struct.unpack_from(sh_fmt, view.get(shoff, shentsize))[5]
+    if shnum > 65535 * 16 or shoff + shnum * shentsize > size:
+        raise ElfError(f"{name}: {shnum} section headers at {shoff} run past the end of the file ({size} bytes)")
+    view.require([(shoff, shnum * shentsize)])
+    table = view.get(shoff, shnum * shentsize)
+    raw = [struct.unpack_from(sh_fmt, table, i * shentsize) for i in range(shnum)]
+    for i, r in enumerate(raw):
+        stype, off, sz = r[1], r[4], r[5]
+        if stype != SHT_NOBITS and stype != 0 and off + sz > size:
+            raise ElfError(f"{name}: section {i} (offset {off}, {sz} bytes) runs past the end of the file ({size} bytes)")
+    if shstrndx == 0xFFFF:
+        shstrndx = raw[0][6]
+    if not 0 < shstrndx < shnum:
+        raise ElfError(f"{name}: section-name table index {shstrndx} out of range")
+    sr = raw[shstrndx]
+    view.require([(sr[4], sr[5])])
+    shstr = view.get(sr[4], sr[5])
+    sections = tuple(
+        Section(_cstr(shstr, r[0], "section", name), r[1], r[2], r[3], r[4], r[5], r[6], r[9]) for r in raw)
+
+    dynsym_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNSYM), None)
+    dyn_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNAMIC), None)
+    if dynsym_i is None:
+        return ElfInfo([], None, frozenset(), frozenset(), frozenset(), sections, machine, bits,
+                       dynamic_read=dyn_i is None)
+    dynsym = sections[dynsym_i]
+    if not 0 < dynsym.link < shnum:
+        raise ElfError(f"{name}: .dynsym links to section {dynsym.link}, out of range")
+    dynstr = sections[dynsym.link]
+    sym_size = 24 if bits == 64 else 16
+    if dynsym.size % sym_size or dynsym.size // sym_size > MAX_SYMBOLS:
+        raise ElfError(f"{name}: .dynsym size {dynsym.size} is not a sane symbol table")
+    wanted = [dynsym, dynstr]
+    dyn = sections[dyn_i] if dyn_i is not None and dynamic != "skip" else None
+    if dyn is not None:
+        wanted.append(dyn)
+    _check_overlap(wanted, name)
+    base = [(dynsym.offset, dynsym.size), (dynstr.offset, dynstr.size)]
+    dyn_bytes: bytes | None = None
+    dyn_str: bytes | None = None
+    if dyn is not None:
+        if not 0 < dyn.link < shnum:
+            raise ElfError(f"{name}: .dynamic links to section {dyn.link}, out of range")
+        dstr = sections[dyn.link]
+        ranges = [(dyn.offset, dyn.size), (dstr.offset, dstr.size)]
+        view.require(base + ranges if dynamic == "require" else base)
+        try:
+            view.require(ranges)
+            dyn_bytes = view.get(dyn.offset, dyn.size)
+            dyn_str = view.get(dstr.offset, dstr.size)
+        except NeedBytes:
+            dyn_bytes = None
+    else:
+        view.require(base)
+    strtab = view.get(dynstr.offset, dynstr.size)
+    symtab = view.get(dynsym.offset, dynsym.size)
+    defined, undefined, weak_undef = _symbols(symtab, strtab, bits, e, name)
+    needed: list[str] = []
+    soname: str | None = None
+    if dyn_bytes is not None and dyn_str is not None:
+        needed, soname = _dynamic(dyn_bytes, dyn_str, bits, e, name)
+    return ElfInfo(needed, soname, defined, undefined, weak_undef, sections, machine, bits,
+                   dynamic_read=dyn_bytes is not None or dyn_i is None)
+
+
+def _check_overlap(secs: list[Section], name: str) -> None:
+    spans = sorted((s.offset, s.offset + s.size, s.name) for s in secs if s.size and s.type != SHT_NOBITS)
+    for (a0, a1, an), (b0, b1, bn) in zip(spans, spans[1:], strict=False):
+        if b0 < a1 and (a0, a1) != (b0, b1):
+            raise ElfError(f"{name}: sections {an} and {bn} overlap ({a0}-{a1} and {b0}-{b1})")
+
+
+def _symbols(symtab: bytes, strtab: bytes, bits: int, e: str, name: str
+             ) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    defined: set[str] = set()
+    undefined: set[str] = set()
+    weak_undef: set[str] = set()
+    if bits == 64:
+        it = ((n, info, other, shndx) for n, info, other, shndx, _, _ in struct.iter_unpack(e + "IBBHQQ", symtab))
+    else:
+        it = ((n, info, other, shndx) for n, _, _, info, other, shndx in struct.iter_unpack(e + "IIIBBH", symtab))
+    limit = len(strtab)
+    find = strtab.find
+    for n, info, other, shndx in it:
+        if n == 0:
+            continue
+        bind = info >> 4
+        if bind == 0:
+            continue
+        if n >= limit:
+            raise ElfError(f"{name}: symbol name offset {n} is past .dynstr ({limit} bytes)")
+        end = find(b"\x00", n)
+        if end < 0:
+            raise ElfError(f"{name}: symbol name at {n} is not NUL-terminated")
+        sym = strtab[n:end].decode("utf-8", "replace")
+        if shndx == 0:
+            if bind == 1:
+                undefined.add(sym)
+            elif bind == 2:
+                weak_undef.add(sym)
+        elif bind in (1, 2, 10) and (other & 3) in (0, 3) and (info & 0xF) not in (3, 4):
+            defined.add(sym)
+    return frozenset(defined), frozenset(undefined), frozenset(weak_undef)
+
+
+def _dynamic(dyn: bytes, dstr: bytes, bits: int, e: str, name: str) -> tuple[list[str], str | None]:
+    fmt = e + ("qQ" if bits == 64 else "iI")
+    ent = struct.calcsize(fmt)
+    needed: list[str] = []
+    soname = None
+    for tag, val in struct.iter_unpack(fmt, dyn[: len(dyn) - len(dyn) % ent]):
+        if tag == 0:
+            break
+        if tag == DT_NEEDED:
+            needed.append(_cstr(dstr, val, "DT_NEEDED", name))
+        elif tag == DT_SONAME:
+            soname = _cstr(dstr, val, "DT_SONAME", name)
+    return needed, soname
+
+
+def read_elf(path_or_bytes: str | os.PathLike[str] | bytes | bytearray | memoryview, *,
+             name: str | None = None) -> ElfInfo:
+    """Read a local ELF file (path) or ELF bytes. Raises :class:`ElfError` when malformed."""
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        return parse_elf(BytesView(bytes(path_or_bytes), name or "<bytes>"), name or "<bytes>")
+    path = Path(path_or_bytes)
+    label = name or str(path)
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                raise ElfError(f"{label}: not an ELF file (empty)")
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                return parse_elf(BytesView(mm, label), label)
+    except FileNotFoundError:
+        raise ElfError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise ElfError(f"{label}: is a directory") from None
+    except PermissionError:
+        raise ElfError(f"{label}: permission denied") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# Names
+# ------------------------------------------------------------------------------------------------
+
+# torch's own C++ namespaces, and two bundled libraries whose names torch's libraries export (fmt, pybind11).
+TORCH_NAMESPACES = frozenset({"c10", "at", "torch", "caffe2", "c10d", "aoti", "at_cuda_detail", "fmt", "pybind11"})
+# torch's C-named entry points: its stable C ABI (``aoti_torch_*``, ``torch_*``: torchaudio 2.11.1 needs
+# ``torch_new_stable_ivalue``, which torch 2.13.0 exports and 2.11.0 does not), AOTInductor's other C
+# functions (``aoti_record_function_start``) and the Python bindings (``THPDtypeType``; also C++
+# functions at global scope such as ``THPVariable_Wrap(at::TensorBase)``).
+TORCH_C_PREFIXES = ("aoti_", "torch_", "THP")
+
+
+def top_namespace(mangled: str) -> str | None:
+    """The outermost namespace (or class) of an Itanium-mangled name, e.g. ``c10`` for ``_ZN3c10...``."""
+    s = mangled
+    if not s.startswith("_Z"):
+        return None
+    i = 2
+    if s.startswith(("TV", "TI", "TS", "TT", "GV", "GR", "TW", "TH"), i):
+        i += 2
+    elif s.startswith(("Th", "Tv"), i):  # thunks: skip the offset, ending in '_'
+        j = s.find("_", i + 2)
+        if j < 0:
+            return None
+        i = j + 1
+    if s.startswith("N", i):
+        i += 1
+        while i < len(s) and s[i] in "rVKRO":
+            i += 1
+    elif s.startswith("L", i):
+        i += 1
+    if s.startswith("St", i) or s.startswith("Sa", i) or s.startswith("Ss", i):
+        return "std"
+    j = i
+    while j < len(s) and s[j].isdigit():
+        j += 1
+    if j == i:
+        return None
+    n = int(s[i:j])
+    return s[j:j + n]
+
+
+def torch_shaped(symbol: str) -> bool:
+    """Whether a name has torch's shape: C++ in one of its namespaces (``_ZN3c10...``, ``_ZN2at...``,
+    ``_ZN5torch...``, vtables and thunks too), or a C name -- or a C++ function at global scope -- with
+    one of its prefixes (``aoti_*``, ``torch_*``, ``THP*``)."""
+    if symbol.startswith("_Z"):
+        ns = top_namespace(symbol)
+        return ns is not None and (ns in TORCH_NAMESPACES or ns.startswith(TORCH_C_PREFIXES))
+    return symbol.startswith(TORCH_C_PREFIXES)
+
+
+# Names torch exports that other libraries provide as well (libstdc++'s: torch 2.10.0 exports ~7,600
+# ``std::`` names, and only 2.13.0 of 2.9.1-2.14.1 exports ``std::string::replace(...)``, which
+# sgl-kernel 0.3.21 binds in libstdc++): exported by *another* torch release, they prove nothing.
+SYSTEM_NAMESPACES = frozenset({"std", "__gnu_cxx", "__cxxabiv1"})
+
+
+def needs_from_torch(symbol: str, known: Container[str] = frozenset()) -> bool:
+    """THE torch-symbol predicate, shared by ``abi``, ``matrix probe`` and ``verify``.
+
+    ``symbol`` is a *strong* (GLOBAL) undefined name of an extension (WEAK undefined names never fail a
+    load: pass :attr:`ElfInfo.undefined`, never ``weak_undefined``). It is needed from torch when it has
+    torch's shape (:func:`torch_shaped`), or when it is a C++ name outside the C++ runtime's namespaces
+    that ``known`` holds: names the caller has read from some torch release's ``torch/lib/*.so``.
+    (C names torch exports without its prefixes come from libraries it bundles, ``mkl_*``, ``GOMP_*``,
+    ``Sleef_*``, which a module may bind elsewhere; the release being compared counts them through
+    :func:`check_torch_needs`'s ``torch_exports``.)
+    """
+    if torch_shaped(symbol):
+        return True
+    if symbol not in known:
+        return False
+    ns = top_namespace(symbol)
+    return ns is not None and ns not in SYSTEM_NAMESPACES
+
+
+@dataclass(frozen=True, slots=True)
+class TorchNeeds:
+    """One module's verdict: what it needs from torch and which of those nothing provides."""
+
+    needs: frozenset[str]
+    missing: frozenset[str]
+
+
+def check_torch_needs(undefined: Iterable[str], torch_exports: Container[str], *,
+                      siblings: Container[str] = frozenset(), known: Container[str] = frozenset()) -> TorchNeeds:
+    """Apply :func:`needs_from_torch` to a module's strong undefined names.
+
+    ``torch_exports``: what the torch release being compared exports; ``siblings``: what the libraries
+    the module links from its own wheel (DT_NEEDED) define; ``known``: names other torch releases
+    export. A needed name that neither torch nor a sibling defines is missing: loading the module fails
+    with 'undefined symbol'.
+    """
+    needs = frozenset(s for s in undefined if s in torch_exports or needs_from_torch(s, known))
+    return TorchNeeds(needs, frozenset(s for s in needs if s not in torch_exports and s not in siblings))
+
+
+def demangle(names: Iterable[str]) -> dict[str, str]:
+    """Demangled display names (``cxxfilt`` if installed, else ``c++filt``, else unchanged)."""
+    items = sorted(set(names))
+    try:
+        import cxxfilt
+
+        out = {}
+        for n in items:
+            try:
+                out[n] = cxxfilt.demangle(n)
+            except Exception:  # noqa: BLE001 - invalid names stay mangled
+                out[n] = n
+        return out
+    except ImportError:
+        pass
+    exe = shutil.which("c++filt")
+    if exe and items:
+        try:
+            r = subprocess.run([exe], input="\n".join(items) + "\n", capture_output=True, text=True, timeout=30,
+                               check=True)
+            lines = r.stdout.splitlines()
+            if len(lines) == len(items):
+                return dict(zip(items, lines, strict=True))
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return {n: n for n in items}

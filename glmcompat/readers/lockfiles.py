@@ -1,0 +1,449 @@
+"""Read the package set out of a lock: uv.lock, pylock.toml (PEP 751), pinned requirements.txt.
+
+Hot path: ``glmcompat check`` must answer faster than ``uv lock --check``, and a full TOML parse of a
+180-package uv.lock alone costs ~50 ms. So each file's content is hashed (cheap) and the extracted
+entries are cached under that hash; the first sight of a content parses it fully (validating it),
+later runs only hash and read the small cached extraction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from glmcompat.model.errors import LockFormatError
+from glmcompat.model.names import canonicalize as _canon
+
+KNOWN_UV_LOCK_VERSIONS = (1,)
+CACHE_FORMAT = 4  # 4: environments for Linux x86_64 and aarch64 ("platform"; uv.lock: "missing_wheels")
+
+
+SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
+BUILT_FROM_SOURCE = frozenset({"git", "path", "directory", "editable", "url"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One distribution a dependency file names.
+
+    ``version`` is the exact version (local label kept: ``2.9.1+cu128``), or None when the file does not
+    pin it exactly (``torch>=2.8``, ``torchvision==0.24.*``): then ``spec`` holds what it asks for.
+    ``source`` says where it comes from: ``registry`` (an index), ``wheel`` (a wheel file or URL: its
+    name and version come from the file name), or a source build (``git``, ``path``, ``directory``,
+    ``editable``, ``url`` of an sdist). ``constraint`` entries (``-c`` files) narrow what something else
+    installs and install nothing. ``origin`` names the file it was read from when that is an include,
+    ``line`` its line there.
+    """
+
+    name: str
+    version: str | None
+    marker: str | None = None
+    source: str = "registry"
+    spec: str | None = None
+    constraint: bool = False
+    origin: str | None = None
+    line: int | None = None
+
+
+# An environment is a plain dict (so it caches as JSON):
+#   {"name": "extra sglang, Python 3.12, Linux x86_64" ("" when the file has only one),
+#    "platform": "x86_64" | "aarch64",                      # the machine (a platform nothing installs on has none)
+#    "packages": {canonical name: exact version},          # what installs there
+#    "sources": {name: source kind},                         # only the ones not from a registry
+#    "unpinned": {name: specifier},                          # named without an exact pin
+#    "overrides": {name: specifier},                         # uv override-dependencies (deliberate)
+#    "missing_wheels": {name: version}}                      # uv.lock only, when any: no wheel for the machine, no sdist
+Env = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Lock:
+    path: str
+    kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt" | "poetry.lock" | "pdm.lock" | "Pipfile.lock" | "environment.yml"
+    entries: tuple[Entry, ...]
+    requires_python: str | None = None
+    sets: tuple[Env, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
+    meta: dict[str, Any] = field(default_factory=dict)  # build settings ("no_build_isolation"), notes, overrides
+
+
+READABLE = ("uv.lock, pylock.toml, requirements files (*.txt, *.in, requirements*.lock, pip freeze, uv pip compile), "
+            "poetry.lock, pdm.lock, Pipfile.lock, conda environment.yml, or a pyproject.toml with one of them beside it")
+
+
+def detect_kind(path: Path) -> str | None:
+    """The kind a file's name tells (``pyproject.toml`` included), or None when only its content can."""
+    if path.name == "pyproject.toml":
+        return "pyproject.toml"
+    from glmcompat.readers.formats import kind_from_name
+
+    return kind_from_name(path.name)
+
+
+def kind_of(path: Path, text: str) -> str:
+    """The kind by name, else by content; LockFormatError listing what glmcompat reads otherwise."""
+    kind = detect_kind(path)
+    if kind is None:
+        from glmcompat.readers.formats import sniff_kind
+
+        kind = sniff_kind(path, text)
+    if kind is None:
+        raise LockFormatError(f"unknown file kind (glmcompat reads {READABLE})", path=str(path))
+    return kind
+
+
+def _read(path: Path) -> bytes:
+    from glmcompat.matrix.store import read_input
+
+    data = read_input(path, LockFormatError, "a lock file")
+    if not data.strip():
+        raise LockFormatError("empty file", path=str(path))
+    return data
+
+
+def _text(path: Path, data: bytes) -> str:
+    """Text of a dependency file: UTF-8 with or without BOM, UTF-16/32 with BOM, any line ending."""
+    from glmcompat.readers.formats import decode_text
+
+    return decode_text(path, data)
+
+
+def _toml(path: Path, text: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise LockFormatError("invalid TOML: nested too deeply", path=str(path)) from None
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        msg = re.sub(r" \(at .*\)$", "", msg)
+        raise LockFormatError(f"invalid TOML: {msg}", path=str(path), line=int(m.group(1)) if m else None) from None
+    except ValueError as e:  # an integer of more digits than Python converts (tomllib gives no position)
+        long = re.search(r"\d{4000,}", text)
+        raise LockFormatError(f"invalid TOML: {str(e).splitlines()[0][:200]}", path=str(path),
+                              line=text.count("\n", 0, long.start()) + 1 if long else None) from None
+
+
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    i = text.find(needle)
+    return text.count("\n", 0, i) + 1 if i >= 0 else None
+
+
+def _entries(path: Path, text: str, doc: dict[str, Any], table: str, marker: Any) -> list[Entry]:
+    """The (name, version, marker) of each entry of the array of tables ``table`` (uv.lock: package,
+    pylock.toml: packages); entries without a version (the project itself) are skipped."""
+    pkgs = doc.get(table, [])
+    if not isinstance(pkgs, list):
+        raise LockFormatError(f"{table!r} must be an array of tables", path=str(path), line=_line_of(text, table))
+    entries = []
+    for i, p in enumerate(pkgs):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            raise LockFormatError(f"{table} entry {i + 1} has no name", path=str(path))
+        ver = p.get("version")
+        if ver is None:
+            continue
+
+        def line(name: str = p["name"]) -> int | None:  # searched only for a message: a search per entry costs
+            head = _line_of(text, f'[[{table}]]\nname = "{name}"')
+            return head + 1 if head else _line_of(text, f'name = "{name}"')
+
+        if not isinstance(ver, str):
+            raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}"[:300], path=str(path),
+                                  line=line())
+        _check_version(path, line, p["name"], ver)
+        entries.append(Entry(_canon(p["name"]), ver, _check_marker(path, line, p["name"], marker(p))))
+    return entries
+
+
+def _check_version(path: Path, line: Any, name: str, ver: str) -> None:
+    """A package's version must parse (an invalid one, or one with more digits than Python converts, is a
+    :class:`LockFormatError` here rather than a crash wherever it is compared)."""
+    from packaging.version import Version
+
+    try:
+        Version(ver)
+    except ValueError:
+        raise LockFormatError(f"package {name!r} has an invalid version {ver!r}"[:300], path=str(path),
+                              line=line()) from None
+
+
+def _check_marker(path: Path, line: Any, name: str, marker: Any) -> str | None:
+    """A package's marker: None, or a string that parses as a PEP 508 marker."""
+    if marker is None or marker == "":
+        return None
+    if not isinstance(marker, str):
+        raise LockFormatError(f"package {name!r}: the marker must be a string, not {marker!r}"[:300], path=str(path),
+                              line=line())
+    from packaging.markers import Marker
+
+    try:
+        # every clause is evaluated: a 5000-digit version fails here, not where environments are computed
+        Marker(marker).evaluate({"extra": "", "extras": frozenset(), "dependency_groups": frozenset()})
+    except (ValueError, TypeError, LookupError, RecursionError):
+        raise LockFormatError(f"package {name!r}: invalid marker {marker!r}"[:300], path=str(path), line=line()) from None
+    return marker
+
+
+def _requires_python(path: Path, text: str, doc: dict[str, Any]) -> str | None:
+    """The lock's ``requires-python``: absent, or a string that parses as a specifier set."""
+    rp = doc.get("requires-python")
+    if rp is None:
+        return None
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    try:
+        if not isinstance(rp, str):
+            raise TypeError
+        for spec in SpecifierSet(rp):  # and each version in it parses (a 5000-digit one fails only here)
+            if spec.operator != "===":
+                Version(spec.version.removesuffix(".*"))
+    except (ValueError, TypeError):
+        raise LockFormatError(f"invalid requires-python {rp!r}"[:300], path=str(path),
+                              line=_line_of(text, "requires-python")) from None
+    return rp
+
+
+def parse_uv_lock(path: Path, text: str) -> Lock:
+    """A uv.lock with one environment per installable extra/group combination (see :mod:`glmcompat.readers.uvlock`)."""
+    from glmcompat.readers.uvlock import UvLockGraph, source_kind
+
+    doc = _toml(path, text)
+    version = doc.get("version")
+    if version not in KNOWN_UV_LOCK_VERSIONS:
+        raise LockFormatError(
+            f"uv.lock version {version!r} is not supported (known: {', '.join(map(str, KNOWN_UV_LOCK_VERSIONS))})",
+            path=str(path), line=_line_of(text, "version"),
+        )
+
+    def marker(p: dict[str, Any]) -> str | None:
+        markers = p.get("resolution-markers")
+        if markers is None or markers == []:
+            return None
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"package {p['name']!r}: resolution-markers must be a list of strings, "
+                                  f"not {markers!r}"[:300], path=str(path), line=_line_of(text, f'name = "{p["name"]}"'))
+        return " or ".join(f"({m})" for m in markers)
+
+    for key in ("resolution-markers", "supported-markers", "required-markers"):  # the lock's own, at the top
+        markers = doc.get(key, [])
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"{key} must be a list of strings, not {markers!r}"[:300], path=str(path),
+                                  line=_line_of(text, key))
+        for m in markers:
+            _check_marker(path, lambda k=key: _line_of(text, k), key, m)
+
+    entries = [Entry(e.name, e.version, e.marker, source_kind(p.get("source")))
+               for e, p in zip(_entries(path, text, doc, "package", marker), _versioned(doc, "package"), strict=True)]
+    rp = _requires_python(path, text, doc)
+    graph = UvLockGraph(str(path), doc)
+    sets, note = graph.environments(rp)
+    meta: dict[str, Any] = {"overrides": dict(sorted(graph.overrides.items()))}
+    if note:
+        meta["notes"] = [note]
+    return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)
+
+
+def _versioned(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
+    return [p for p in doc.get(table, []) if isinstance(p, dict) and p.get("version") is not None]
+
+
+def parse_pylock(path: Path, text: str) -> Lock:
+    doc = _toml(path, text)
+    lv = doc.get("lock-version")
+    if not isinstance(lv, str) or not lv.startswith("1."):
+        raise LockFormatError(f"pylock lock-version {lv!r} is not supported (known: 1.x)", path=str(path),
+                              line=_line_of(text, "lock-version"))
+    entries = _entries(path, text, doc, "packages", lambda p: p.get("marker"))
+    return Lock(str(path), "pylock.toml", tuple(entries), _requires_python(path, text, doc))
+
+
+_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*([^\s;\\]+)\s*(?:;\s*([^#\\]+?))?\s*(?:\\)?\s*(?:--hash\S*.*)?$")
+
+
+def parse_requirements(path: Path, text: str) -> Lock:
+    entries = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        start = i
+        line = lines[i]
+        while line.rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line.rstrip()[:-1] + " " + lines[i]
+        i += 1
+        stripped = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not stripped or stripped.startswith("-"):
+            continue  # blank, comment, or an option such as --index-url / -c (an option line has no pin)
+        body = re.sub(r"\s--hash[= ]\S+", "", stripped).strip()
+        m = _REQ.match(body)
+        if not m:
+            raise LockFormatError(f"not a pinned requirement (name==version): {body!r}", path=str(path), line=start + 1)
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            Version(m.group(3))
+        except InvalidVersion:
+            raise LockFormatError(f"invalid version {m.group(3)!r}", path=str(path), line=start + 1) from None
+        marker = m.group(4).strip() if m.group(4) else None
+        entries.append(Entry(_canon(m.group(1)), m.group(3), marker))
+    if not entries:
+        raise LockFormatError("no pinned requirements found", path=str(path))
+    return Lock(str(path), "requirements.txt", tuple(entries))
+
+
+def _parsers() -> dict[str, Any]:
+    from glmcompat.readers import formats
+
+    return {"uv.lock": parse_uv_lock, "pylock.toml": parse_pylock, "requirements.txt": formats.parse_requirements,
+            "poetry.lock": formats.parse_poetry_lock, "pdm.lock": formats.parse_pdm_lock,
+            "Pipfile.lock": formats.parse_pipfile_lock, "environment.yml": formats.parse_conda_env}
+
+
+def _to_json(lock: Lock) -> dict[str, Any]:
+    return {"format": CACHE_FORMAT, "kind": lock.kind, "requires_python": lock.requires_python,
+            "entries": [[e.name, e.version, e.marker, e.source, e.spec, e.constraint, e.origin, e.line] for e in lock.entries],
+            "sets": list(lock.sets), "meta": lock.meta}
+
+
+def _from_json(path: str, raw: dict[str, Any]) -> Lock:
+    return Lock(path, raw["kind"], tuple(Entry(*e) for e in raw["entries"]), raw.get("requires_python"),
+                tuple(raw["sets"]), raw.get("meta") or {})
+
+
+def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
+    """Parse ``path`` (kind from its name), through the content-hash cache."""
+    p = Path(path)
+    if detect_kind(p) == "pyproject.toml":
+        raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
+    data = _read(p)
+    from glmcompat.matrix.fingerprint import code_fingerprint
+
+    digest = hashlib.blake2b(data + b"\0" + code_fingerprint().encode(), digest_size=20).hexdigest()
+    kind = detect_kind(p) or "sniffed"
+    cached = None
+    if use_cache:
+        from glmcompat.matrix.store import cache_dir
+
+        cached = cache_dir() / "locks" / f"{kind}-{digest}.json"
+        try:
+            raw = json.loads(cached.read_bytes())
+            if _cache_shape_ok(raw) and _includes_unchanged(p, raw["includes"]):
+                return _from_json(str(p), raw)
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            pass  # a damaged or foreign entry is a miss: parsed again and replaced below
+    text = _text(p, data)
+    kind = kind_of(p, text)
+    lock = with_sets(_parsers()[kind](p, text))
+    if cached is not None:
+        from glmcompat.matrix.store import atomic_write
+
+        blob = _to_json(lock)
+        blob["includes"] = _include_digests(p, lock)
+        try:
+            atomic_write(cached, json.dumps(blob).encode())
+        except OSError:
+            pass
+    return lock
+
+
+def _cache_shape_ok(raw: Any) -> bool:
+    """Whether a lock-cache entry has the shape :func:`_to_json` writes (anything else is a miss)."""
+    def opt_str(v: Any) -> bool:
+        return v is None or isinstance(v, str)
+
+    def str_map(v: Any) -> bool:
+        return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
+
+    if not (isinstance(raw, dict) and raw.get("format") == CACHE_FORMAT and isinstance(raw.get("kind"), str)
+            and opt_str(raw.get("requires_python")) and isinstance(raw.get("meta", {}), dict)
+            and str_map(raw.get("includes", {})) and isinstance(raw.get("entries"), list)
+            and isinstance(raw.get("sets"), list)):
+        return False
+    for e in raw["entries"]:
+        if not (isinstance(e, list) and len(e) == 8 and isinstance(e[0], str) and all(map(opt_str, e[1:5]))
+                and isinstance(e[5], bool) and opt_str(e[6]) and (e[7] is None or type(e[7]) is int)):
+            return False
+    for env in raw["sets"]:
+        if not (isinstance(env, dict) and isinstance(env.get("name"), str) and str_map(env.get("packages"))
+                and all(str_map(env.get(k, {})) for k in ("sources", "unpinned", "overrides"))
+                and isinstance(env.get("also", []), list) and all(isinstance(a, str) for a in env.get("also", []))):
+            return False
+    raw.setdefault("includes", {})
+    return True
+
+
+def _file_digest(path: Path) -> str:
+    """blake2b of a file an include names, read as any input is (regular files only, size-capped); '' when
+    it cannot be read."""
+    from glmcompat.matrix.store import read_input
+
+    try:
+        return hashlib.blake2b(read_input(path, LockFormatError, "a requirements file"), digest_size=20).hexdigest()
+    except LockFormatError:
+        return ""
+
+
+def _include_digests(top: Path, lock: Lock) -> dict[str, str]:
+    """Content digests of the files ``top`` includes (``-r``/``-c``): part of the cache key, since the
+    verdict depends on them too."""
+    out: dict[str, str] = {}
+    for origin in sorted({e.origin for e in lock.entries if e.origin}):
+        out[origin] = _file_digest(top.parent / origin)
+    for inc in lock.meta.get("includes") or []:
+        if isinstance(inc, str) and inc not in out:
+            out[inc] = _file_digest(top.parent / inc)
+    return out
+
+
+def _includes_unchanged(top: Path, digests: dict[str, str]) -> bool:
+    return all(digest and _file_digest(top.parent / origin) == digest for origin, digest in digests.items())
+
+
+def read_text_lock(path: str, kind: str, text: str | bytes) -> Lock:
+    """Parse lock content given as text or as the file's bytes (e.g. ``git show REV:PATH``'s output: bytes
+    are decoded as a file's are, so undecodable ones are a :class:`LockFormatError` naming the line); no
+    cache."""
+    if not text.strip():
+        raise LockFormatError("empty file", path=path)
+    p = Path(path)
+    body = _text(p, text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape"))
+    return with_sets(_parsers()[kind if kind in _parsers() else kind_of(p, body)](p, body))
+
+
+def with_sets(lock: Lock) -> Lock:
+    """``lock`` with its environments (a parser that knows them, as uv.lock's, fills them itself)."""
+    from dataclasses import replace
+
+    from glmcompat.model.environments import flat_environments
+
+    if lock.sets:
+        return lock
+    extras = lock.meta.get("extras") if lock.kind == "poetry.lock" else None
+    if isinstance(extras, dict) and extras:
+        return replace(lock, sets=tuple(_extras_environments(lock, extras)))
+    return replace(lock, sets=tuple(flat_environments(lock.path, lock.entries, lock.requires_python,
+                                                      lock.meta.get("overrides"))))
+
+
+def _extras_environments(lock: Lock, extras: dict[str, list[str]]) -> list[Env]:
+    """poetry.lock: the base set (packages not marked optional) and the base plus each extra."""
+    from glmcompat.model.environments import flat_environments, merge
+
+    optional = set(lock.meta.get("optional") or [])
+    out: list[Env] = []
+    for extra in [None, *sorted(extras)]:
+        chosen = set() if extra is None else {_canon(n) for n in extras[extra]}
+        entries = [e for e in lock.entries if e.name not in optional or e.name in chosen]
+        for env in flat_environments(lock.path, entries, lock.requires_python, lock.meta.get("overrides")):
+            label = "base" if extra is None else f"extra {extra}"
+            env["name"] = f"{label}, {env['name']}" if env["name"] else label
+            merge(out, env)
+    return out

@@ -1,0 +1,353 @@
+"""uv.lock, per environment: what each installable environment of a lock really installs.
+
+A uv.lock holds every environment of a project at once: the base set, each extra and dependency
+group, resolution forks (``resolution-markers``) and packages present in several versions or
+sources, kept apart by markers that name the enabled extras (``extra == 'extra-7-nemo-rl-sglang'``).
+Merging them into one set per Python flags combinations that no environment installs. So this module
+walks the lock's dependency graph from its root projects, once per environment: each extra and group
+alone, every combination its ``conflicts`` allow (or, when those are too many, the largest ones), for
+Linux x86_64 and Linux aarch64 and each Python minor the lock allows. A platform the lock's
+``supported-markers`` (uv's ``environments``) exclude gets no environment; an environment records the
+packages it installs that have neither a wheel for its machine and Python nor an sdist (``missing_wheels``:
+uv cannot install them there). Pure: the caller reads the file.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from glmcompat.model.environments import MarkerEvaluator, env_label, merge, python_envs
+from glmcompat.model.errors import LockFormatError
+from glmcompat.model.names import canonicalize
+from glmcompat.model.platforms import PLATFORMS
+
+MAX_COMBINATIONS = 64  # beyond this many extra/group combinations: each alone plus the largest allowed sets
+
+Item = tuple[str, str, str]  # (package, "extra" | "group", name)
+
+
+def source_kind(source: Any) -> str:
+    """Map a uv.lock ``source`` table to an :class:`~glmcompat.readers.lockfiles.Entry` source kind."""
+    if not isinstance(source, dict):
+        return "registry"
+    if "registry" in source:
+        return "registry"
+    if "url" in source:
+        return "wheel" if str(source["url"]).split("?")[0].split("#")[0].endswith(".whl") else "url"
+    if "path" in source:
+        return "wheel" if str(source["path"]).endswith(".whl") else "path"
+    for k in ("git", "directory", "editable", "virtual"):
+        if k in source:
+            return "editable" if k == "virtual" else k
+    return "registry"
+
+
+def wheel_fits(filename: str, machine: str, python: str) -> bool:
+    """Whether a wheel (by its file name) installs on CPython ``python`` (``3.12``) on Linux ``machine``
+    (glibc): a platform tag ``any``, ``linux_<machine>`` or ``manylinux*_<machine>``; an interpreter tag
+    ``py3``, ``cpXY`` with ABI ``cpXY``/``none``, or ``cpXY`` with ``abi3`` for XY up to ``python``.
+    A name that is not a wheel's counts as fitting (nothing to judge)."""
+    name = filename.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+    if not name.endswith(".whl"):
+        return True
+    parts = name[:-4].split("-")
+    if len(parts) < 5:
+        return True
+    pys, abis, plats = parts[-3].split("."), parts[-2].split("."), parts[-1].split(".")
+    if not any(p == "any" or p == f"linux_{machine}" or (p.startswith("manylinux") and p.endswith("_" + machine))
+               for p in plats):
+        return False
+    major, minor = (int(x) for x in python.split(".")[:2])
+    here = f"cp{major}{minor}"
+    for py in pys:
+        if py.startswith("py") and py[2:3] in ("", str(major)):
+            return True
+        if not py.startswith("cp") or not py[2:].isdigit():
+            continue
+        if py == here and any(a in (here, "none") for a in abis):
+            return True
+        if "abi3" in abis and py[2:3] == str(major) and int(py[3:] or 0) <= minor:
+            return True
+    return False
+
+
+def encode(item: Item) -> str:
+    """uv's marker encoding of an enabled extra or group: ``extra-7-nemo-rl-sglang``."""
+    pkg, kind, name = item
+    return f"{kind}-{len(pkg)}-{pkg}-{name}"
+
+
+def _deps(path: str, p: dict[str, Any], key: str) -> Any:
+    v = p.get(key, {} if key != "dependencies" else [])
+    if key == "dependencies":
+        if not isinstance(v, list):
+            raise LockFormatError(f"package {p.get('name')!r}: 'dependencies' must be an array", path=path)
+    elif not isinstance(v, dict):
+        raise LockFormatError(f"package {p.get('name')!r}: {key!r} must be a table", path=path)
+    return v
+
+
+class UvLockGraph:
+    def __init__(self, path: str, doc: dict[str, Any]) -> None:
+        self.path = path
+        pkgs = doc.get("package", [])
+        if not isinstance(pkgs, list):
+            raise LockFormatError("'package' must be an array of tables", path=path)
+        self.pkgs: list[dict[str, Any]] = []
+        self.by_name: dict[str, list[int]] = {}
+        for i, p in enumerate(pkgs):
+            if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+                raise LockFormatError(f"package entry {i + 1} has no name", path=path)
+            ver = p.get("version")
+            if ver is not None and not isinstance(ver, str):
+                raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}", path=path)
+            self.by_name.setdefault(canonicalize(p["name"]), []).append(len(self.pkgs))
+            self.pkgs.append(p)
+        manifest = doc.get("manifest", {})
+        manifest = manifest if isinstance(manifest, dict) else {}
+        members = manifest.get("members")
+        roots: list[int] = []
+        if isinstance(members, list) and members:
+            for m in members:
+                if isinstance(m, str):
+                    roots.extend(self.by_name.get(canonicalize(m), [])[:1])
+        if not roots:
+            for i, p in enumerate(self.pkgs):
+                src = p.get("source")
+                if isinstance(src, dict) and (src.get("virtual") == "." or src.get("editable") == "."):
+                    roots.append(i)
+        self.roots = roots
+        self.overrides: dict[str, str] = {}
+        for o in manifest.get("overrides", []) if isinstance(manifest.get("overrides"), list) else []:
+            if isinstance(o, dict) and isinstance(o.get("name"), str):
+                self.overrides[canonicalize(o["name"])] = str(o.get("specifier", ""))
+        self.conflicts: list[set[Item]] = []
+        for c in doc.get("conflicts", []) if isinstance(doc.get("conflicts"), list) else []:
+            items: set[Item] = set()
+            for it in c if isinstance(c, list) else []:
+                if isinstance(it, dict):
+                    pkg = canonicalize(str(it.get("package", "")))
+                    if "extra" in it:
+                        items.add((pkg, "extra", str(it["extra"])))
+                    elif "group" in it:
+                        items.add((pkg, "group", str(it["group"])))
+            if len(items) > 1:
+                self.conflicts.append(items)
+        self.ev = MarkerEvaluator(path)
+        self.doc_supported = doc.get("supported-markers")
+
+    # -- which environments ------------------------------------------------------------------------
+    def items(self) -> list[Item]:
+        out: list[Item] = []
+        for r in self.roots:
+            p = self.pkgs[r]
+            name = canonicalize(p["name"])
+            out += [(name, "extra", x) for x in sorted(_deps(self.path, p, "optional-dependencies"))]
+            out += [(name, "group", g) for g in sorted(_deps(self.path, p, "dev-dependencies"))]
+        return out
+
+    def allowed(self, chosen: tuple[Item, ...]) -> bool:
+        s = set(chosen)
+        return all(len(c & s) < 2 for c in self.conflicts)
+
+    def selections(self) -> tuple[list[tuple[Item, ...]], str | None]:
+        """The sets of extras/groups to judge, and a note when not every combination is judged."""
+        items = self.items()
+        allowed: list[tuple[Item, ...]] = [()]
+        total = 0
+        for k in range(1, len(items) + 1):
+            for combo in combinations(items, k):
+                if self.allowed(combo):
+                    total += 1
+                    if total > MAX_COMBINATIONS:
+                        break
+                    allowed.append(combo)
+            if total > MAX_COMBINATIONS:
+                break
+        if total <= MAX_COMBINATIONS:
+            return allowed, None
+        chosen: list[tuple[Item, ...]] = [()] + [(i,) for i in items]
+        for m in self._maximal(items):
+            if m not in chosen:
+                chosen.append(m)
+        note = (f"{len(items)} extras and groups allow more than {MAX_COMBINATIONS} combinations: judged each one "
+                f"alone and the {len(chosen) - len(items) - 1} largest sets the lock's conflicts allow")
+        return chosen, note
+
+    def _maximal(self, items: list[Item]) -> list[tuple[Item, ...]]:
+        """Maximal sets of items no conflict forbids (Bron-Kerbosch on the compatibility graph)."""
+        ok = {a: {b for b in items if b != a and self.allowed((a, b))} for a in items}
+        out: list[tuple[Item, ...]] = []
+
+        def bk(r: set[Item], p: set[Item], x: set[Item]) -> None:
+            if not p and not x:
+                cand = tuple(i for i in items if i in r)
+                if self.allowed(cand):
+                    out.append(cand)
+                return
+            for v in sorted(p):
+                bk(r | {v}, p & ok[v], x & ok[v])
+                p = p - {v}
+                x = x | {v}
+                if len(out) > 256:
+                    return
+
+        bk(set(), set(items), set())
+        return out
+
+    # -- what one environment installs ---------------------------------------------------------------
+    def _pick(self, dep: dict[str, Any], env: dict[str, str], active: frozenset[str], env_id: int) -> int | None:
+        name = dep.get("name")
+        if not isinstance(name, str):
+            raise LockFormatError(f"a dependency without a name: {dep!r}"[:200], path=self.path)
+        cands = self.by_name.get(canonicalize(name), [])
+        if len(cands) > 1 and "version" in dep:
+            cands = [c for c in cands if self.pkgs[c].get("version") == dep["version"]]
+        if len(cands) > 1 and "source" in dep:
+            cands = [c for c in cands if self.pkgs[c].get("source") == dep["source"]]
+        if len(cands) > 1:
+            fit = [c for c in cands if self._fork_ok(self.pkgs[c], env, active, env_id)]
+            cands = fit or cands[:1]
+        return cands[0] if cands else None
+
+    def _fork_ok(self, p: dict[str, Any], env: dict[str, str], active: frozenset[str], env_id: int) -> bool:
+        rm = p.get("resolution-markers")
+        if not isinstance(rm, list) or not rm:
+            return True
+        return any(self.ev.evaluate(m, env, active, env_id) for m in rm if isinstance(m, str))
+
+    def walk(self, selection: tuple[Item, ...], env: dict[str, str], env_id: int) -> dict[int, None]:
+        active = frozenset(encode(i) for i in selection)
+        seen: dict[tuple[int, frozenset[str]], None] = {}
+        installed: dict[int, None] = {}
+        stack: list[tuple[int, frozenset[str], frozenset[str]]] = []
+        for r in self.roots:
+            rname = canonicalize(self.pkgs[r]["name"])
+            ex = frozenset(n for (pk, k, n) in selection if pk == rname and k == "extra")
+            gr = frozenset(n for (pk, k, n) in selection if pk == rname and k == "group")
+            stack.append((r, ex, gr))
+        while stack:
+            i, extras, groups = stack.pop()
+            key = (i, extras | frozenset("group:" + g for g in groups))
+            if key in seen:
+                continue
+            seen[key] = None
+            installed[i] = None
+            p = self.pkgs[i]
+            edges = list(_deps(self.path, p, "dependencies"))
+            opt = _deps(self.path, p, "optional-dependencies")
+            for x in sorted(extras):
+                edges += opt.get(x, []) if isinstance(opt.get(x, []), list) else []
+            if groups:
+                dev = _deps(self.path, p, "dev-dependencies")
+                for g in sorted(groups):
+                    edges += dev.get(g, []) if isinstance(dev.get(g, []), list) else []
+            for d in edges:
+                if not isinstance(d, dict):
+                    raise LockFormatError(f"package {p['name']!r}: a dependency is not a table", path=self.path)
+                marker = d.get("marker")
+                if marker is not None and not isinstance(marker, str):
+                    raise LockFormatError(f"package {p['name']!r}: non-string marker {marker!r}", path=self.path)
+                if not self.ev.evaluate(marker, env, active, env_id):
+                    continue
+                j = self._pick(d, env, active, env_id)
+                if j is None:
+                    continue
+                want = d.get("extra", [])
+                stack.append((j, frozenset(str(x) for x in want) if isinstance(want, list) else frozenset(), frozenset()))
+        return installed
+
+    def supports(self, env: dict[str, str], env_id: int) -> bool:
+        """Whether the lock's ``supported-markers`` (uv's ``environments``) admit the marker environment."""
+        sm = self.doc_supported
+        if not isinstance(sm, list) or not sm:
+            return True
+        return any(self.ev.evaluate(m, env, (), env_id) for m in sm if isinstance(m, str))
+
+    def _missing_wheel(self, p: dict[str, Any], machine: str, python: str) -> bool:
+        """A package uv cannot install on ``machine`` / ``python`` from this lock: it lists wheels, none of
+        which fits, and no sdist (a source build would be tried otherwise)."""
+        if p.get("sdist") is not None:
+            return False
+        src = p.get("source")
+        files: list[str] = []
+        wheels = p.get("wheels")
+        if isinstance(wheels, list):
+            for w in wheels:
+                if isinstance(w, dict):
+                    f = w.get("url") or w.get("path") or w.get("filename")
+                    if isinstance(f, str):
+                        files.append(f)
+        if not files and isinstance(src, dict):
+            direct = src.get("url") or src.get("path")
+            if isinstance(direct, str) and direct.split("?")[0].endswith(".whl"):
+                files.append(direct)
+        return bool(files) and not any(wheel_fits(f, machine, python) for f in files)
+
+    def environments(self, requires_python: str | None,
+                     platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[dict[str, Any]], str | None]:
+        if not self.roots:
+            return [], None
+        selections, note = self.selections()
+        multi_root = len(self.roots) > 1
+        out: list[dict[str, Any]] = []
+        env_id = 0
+        for machine in platforms:
+            for env in python_envs(requires_python, machine):
+                env_id += 1
+                if not self.supports(env, env_id):
+                    continue
+                for sel in selections:
+                    out_env = self._environment(sel, env, env_id, machine, multi_root)
+                    merge(out, out_env)
+        return out, note
+
+    def _environment(self, sel: tuple[Item, ...], env: dict[str, str], env_id: int, machine: str,
+                     multi_root: bool) -> dict[str, Any]:
+        installed = self.walk(sel, env, env_id)
+        packages: dict[str, str] = {}
+        sources: dict[str, str] = {}
+        missing: dict[str, str] = {}
+        for i in installed:
+            p = self.pkgs[i]
+            if i in self.roots or p.get("version") is None:
+                continue
+            n = canonicalize(p["name"])
+            packages[n] = p["version"]
+            kind = source_kind(p.get("source"))
+            if kind != "registry":
+                sources[n] = kind
+            else:
+                sources.pop(n, None)
+            if self._missing_wheel(p, machine, env["python_version"]):
+                missing[n] = p["version"]
+        label = _selection_label(sel, multi_root)
+        out: dict[str, Any] = {"name": f"{label}, {env_label(env)}", "platform": machine,
+                               "packages": dict(sorted(packages.items())), "sources": dict(sorted(sources.items())),
+                               "unpinned": {}, "overrides": dict(sorted(self.overrides.items()))}
+        if missing:
+            out["missing_wheels"] = dict(sorted(missing.items()))
+        return out
+
+
+def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:
+    """'base', 'extra sglang', 'extras sglang, vllm + group dev', or with several workspace members
+    'extras nemo-rl[fsdp,vllm] + group nemo-rl[dev]'."""
+    if not sel:
+        return "base"
+    parts = []
+    for kind in ("extra", "group"):
+        by_pkg: dict[str, list[str]] = {}
+        for pkg, k, name in sel:
+            if k == kind:
+                by_pkg.setdefault(pkg, []).append(name)
+        if not by_pkg:
+            continue
+        n = sum(len(v) for v in by_pkg.values())
+        word = kind + ("s" if n > 1 else "")
+        if multi_root:
+            parts.append(word + " " + " ".join(f"{pkg}[{','.join(v)}]" for pkg, v in by_pkg.items()))
+        else:
+            parts.append(word + " " + ", ".join(x for v in by_pkg.values() for x in v))
+    return " + ".join(parts)
