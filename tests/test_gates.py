@@ -1,7 +1,10 @@
-"""Gates that run with the test suite (and so in CI): ruff with the rule set in pyproject.toml."""
+"""Gates that run with the test suite (and so in CI, whose one command is the README's pytest): ruff with the
+rule set in pyproject.toml, the import-linter layers contract, no import cycle between modules, and mypy
+--strict (pyproject.toml's [tool.mypy]). Each gate is a test dependency (``pip install -e '.[test]'``)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +14,49 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _tool(name: str) -> str:
+    exe = Path(sys.executable).parent / name
+    found = str(exe) if exe.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is a test dependency: pip install -e '.[test]'")
+    return found
+
+
 def test_ruff_is_clean():
     pytest.importorskip("ruff", reason="ruff is a test dependency: pip install -e '.[test]'")
     r = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "glmcompat", "tests", "scripts", "benchmarks"],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_layers_contract_is_kept():
+    """Each layer imports only from the layers below it (function-level imports included)."""
+    r = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "1 kept, 0 broken" in r.stdout
+
+
+def test_no_import_cycle_between_modules():
+    """No module reaches itself through imports (a cycle inside one layer passes the layers contract)."""
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter: pip install -e '.[test]'")
+    graph = grimp.build_graph("glmcompat", cache_dir=None)
+    cycles = []
+    for m in sorted(graph.modules):
+        for imported in sorted(graph.find_modules_directly_imported_by(m)):
+            if graph.chain_exists(importer=imported, imported=m):
+                cycles.append(f"{m} -> {imported} -> ... -> {m}")
+    # a package's __init__ importing its own children is not a cycle between modules
+    cycles = [c for c in cycles if not c.split(" -> ")[0] == c.split(" -> ")[1].rsplit(".", 1)[0]]
+    assert not cycles, "\n".join(cycles)
+
+
+def test_layers_are_the_packages():
+    """Every module lives in one of the layers (a module at the top level would escape the contract)."""
+    top = sorted(p.name for p in (ROOT / "glmcompat").glob("*.py"))
+    assert top == ["__init__.py", "__main__.py"], top
+
+
+def test_mypy_strict_is_clean():
+    r = subprocess.run([_tool("mypy"), "--no-incremental", "--cache-dir", "/dev/null"], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
