@@ -17,7 +17,7 @@ from glmcompat.readers.fatbin import (
     FLAG_FAMILY,
     FatbinError,
     FatbinStream,
-    GpuCode,
+    FatbinCode,
     gpu_code_of_elf,
     gpu_code_of_elf_detail,
     parse_fatbin,
@@ -44,7 +44,7 @@ SECTION = (
 
 
 def test_names_and_flags() -> None:
-    code = GpuCode.of(parse_fatbin(SECTION))
+    code = FatbinCode.of(parse_fatbin(SECTION))
     assert code.sass == ["sm_80", "sm_90a", "sm_100f", "sm_120a"]
     assert code.ptx == ["compute_90", "compute_120a"]
     assert code.entries == 6
@@ -60,7 +60,7 @@ def test_stream_equals_parse(chunk: int) -> None:
 
 def test_padding_between_containers() -> None:
     data = container(entry(2, 90)) + bytes(16) + container(entry(2, 100))
-    assert GpuCode.of(parse_fatbin(data)).sass == ["sm_90", "sm_100"]
+    assert FatbinCode.of(parse_fatbin(data)).sass == ["sm_90", "sm_100"]
 
 
 @pytest.mark.parametrize(

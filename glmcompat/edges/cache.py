@@ -1,6 +1,7 @@
 """An on-disk cache for probe results, keyed by the wheels' sha256 from the index.
 
-Where: ``GLMCOMPAT_CACHE_DIR`` if set, else the user cache directory (platformdirs). Entries are
+Where: ``GLMCOMPAT_CACHE_DIR`` if set, else the user cache directory (``$XDG_CACHE_HOME/glmcompat`` on Linux,
+platformdirs' answer elsewhere: :func:`glmcompat.matrix.store.cache_dir`). Entries are
 written atomically (a temporary file in the same directory, then ``os.replace``), so a reader never
 sees half a file; :meth:`Cache.lock` (a file lock per key) keeps concurrent runs from doing the same
 work twice. Keys are plain names (``abi-v1-<sha>-<sha>``); a result derived from a wheel never goes

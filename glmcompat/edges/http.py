@@ -6,12 +6,14 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from glmcompat.model.errors import EnvironmentFailure
 
 if TYPE_CHECKING:
     import httpx
+
+T = TypeVar("T")
 
 USER_AGENT = "glmcompat (+metadata and range reads only)"
 
@@ -68,7 +70,7 @@ class Deadline:
         """A per-read timeout that cannot outlast the deadline by more than itself."""
         return max(0.05, min(default, self.left()))
 
-    def call(self, fn: Callable[[], Any]) -> Any:
+    def call(self, fn: Callable[[], T]) -> T:
         """``fn()``, or the deadline's :class:`EnvironmentFailure` when it has not returned in time. A
         response ``fn`` returns after that is closed as soon as it arrives."""
         import threading
@@ -100,7 +102,8 @@ class Deadline:
         t.join(max(0.0, self.left()))
         with lock:
             if "value" in box:
-                return box["value"]
+                value: T = box["value"]
+                return value
             if "error" in box:
                 raise box["error"]
             box["abandoned"] = True
@@ -159,14 +162,14 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
 
 
 def request_with_retries(
-    send: Callable[[], Any],
+    send: Callable[[], httpx.Response],
     what: str,
     *,
     retries: int = 3,
     backoff: float = 0.5,
     sleep: Callable[[float], None] | None = None,
     deadline: Deadline | None = None,
-) -> Any:
+) -> httpx.Response:
     """Call ``send`` until it answers something other than a timeout, connection error, 429 or 5xx.
 
     Bounded: ``retries`` extra attempts, waiting ``backoff * 2**i`` seconds between them, all within

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from glmcompat.edges.http import DEFAULT_TIMEOUT, Deadline, request_with_retries
 from glmcompat.model.errors import TransferError, WheelError
@@ -102,9 +102,8 @@ class HttpRangeReader:
             while total > self.keep and len(self._spans) > 1:
                 total -= len(self._spans.pop(0)[1])
 
-    def _send(self, headers: dict[str, str], deadline: Any) -> httpx.Response:
+    def _send(self, headers: dict[str, str], deadline: Deadline) -> httpx.Response:
         import httpx
-
 
         def send() -> httpx.Response:
             t = deadline.read_timeout()
@@ -116,11 +115,10 @@ class HttpRangeReader:
         return request_with_retries(send, f"{self.name}: download", retries=self.retries, backoff=self.backoff,
                                     deadline=deadline)
 
-    def _deadline(self) -> Any:
-
+    def _deadline(self) -> Deadline:
         return Deadline(f"{self.name}: download")
 
-    def _pieces(self, r: httpx.Response, deadline: Any) -> Iterator[bytes]:
+    def _pieces(self, r: httpx.Response, deadline: Deadline) -> Iterator[bytes]:
         """The body as it arrives, each piece counted; ends early (noted in ``_cut``) when the connection is
         cut, and fails with :class:`TransferError` when that keeps happening or the deadline passes."""
         import httpx
@@ -245,7 +243,7 @@ class HttpRangeReader:
                     )
         return bytes(buf)
 
-    def _keep_whole_or_fail(self, r: httpx.Response, deadline: Any) -> bytes:
+    def _keep_whole_or_fail(self, r: httpx.Response, deadline: Deadline) -> bytes:
         buf = bytearray()
         start = self._cut
         for piece in self._pieces(r, deadline):

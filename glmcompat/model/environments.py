@@ -73,7 +73,7 @@ class MarkerEvaluator:
         return self._eval(self.parse(marker), env, frozenset(active), env_id)
 
     def _eval(self, markers: list[Any], env: Mapping[str, str], active: frozenset[str], env_id: int) -> bool:
-        from packaging.markers import _evaluate_markers  # type: ignore[attr-defined]
+        from packaging.markers import _evaluate_markers
 
         groups: list[list[bool]] = [[]]
         for item in markers:

@@ -18,7 +18,7 @@ _CODE = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 _CC = re.compile(r"^(\d+)\.(\d)$")
 
 
-class GpuCode(NamedTuple):
+class CodeName(NamedTuple):
     kind: str  # "sass" or "ptx"
     major: int
     minor: int
@@ -30,13 +30,13 @@ class GpuCode(NamedTuple):
         return f"{prefix}_{self.major}{self.minor}{self.suffix}"
 
 
-def parse_code(text: str) -> GpuCode:
+def parse_code(text: str) -> CodeName:
     """Parse ``sm_90a`` / ``compute_90`` / ``sm_120f``; raise ``ValueError`` quoting the input."""
     m = _CODE.match(text)
     if not m:
         raise ValueError(f"invalid GPU code {text!r} (expected e.g. 'sm_90a' or 'compute_90')")
     kind = "sass" if m.group(1) == "sm" else "ptx"
-    return GpuCode(kind, int(m.group(2)), int(m.group(3)), m.group(4))
+    return CodeName(kind, int(m.group(2)), int(m.group(3)), m.group(4))
 
 
 def parse_capability(text: str) -> tuple[int, int]:
@@ -47,7 +47,7 @@ def parse_capability(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def runs_on(code: GpuCode | str, capability: tuple[int, int]) -> bool:
+def runs_on(code: CodeName | str, capability: tuple[int, int]) -> bool:
     """Whether ``code`` can run on a GPU of compute capability ``capability``."""
     c = parse_code(code) if isinstance(code, str) else code
     major, minor = capability

@@ -25,7 +25,7 @@ import codecs
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO, Protocol
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
@@ -50,11 +50,30 @@ class Hit:
                 "groups": dict(self.groups), "cause": self.cause, "remedy": self.remedy, "source": self.source}
 
 
-def _compiled(signatures: Sequence[Mapping[str, Any]]) -> list[tuple[re.Pattern[str], Mapping[str, Any]]]:
-    return [(re.compile(s["pattern"]), s) for s in signatures]
+class SignatureRow(Protocol):
+    """What is read here of a [[signature]] row (:class:`glmcompat.matrix.rows.Signature`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def pattern(self) -> str: ...
+
+    @property
+    def cause(self) -> str: ...
+
+    @property
+    def remedy(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
 
 
-def scan_lines(lines: Iterable[str], signatures: Sequence[Mapping[str, Any]]) -> list[Hit]:
+def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str], SignatureRow]]:
+    return [(re.compile(s.pattern), s) for s in signatures]
+
+
+def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:
     """Match every line against every signature; one :class:`Hit` per signature, in order of first match."""
     pats = _compiled(signatures)
     first: dict[str, Hit] = {}
@@ -65,11 +84,11 @@ def scan_lines(lines: Iterable[str], signatures: Sequence[Mapping[str, Any]]) ->
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
         for m, sig in found:
-            sid = sig["id"]
+            sid = sig.id
             counts[sid] = counts.get(sid, 0) + 1
             if sid not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                first[sid] = Hit(sid, sig["cause"], sig["remedy"], m.group(0), n, 1, groups, sig.get("source", ""))
+                first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source)
     return [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source) for h in first.values()]
 
 
@@ -79,7 +98,7 @@ def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
     return any(o is not m and o.start() <= a and b <= o.end() and o.end() - o.start() > b - a for o in others)
 
 
-def match_signatures(text: str, signatures: Sequence[Mapping[str, Any]]) -> list[Hit]:
+def match_signatures(text: str, signatures: Sequence[SignatureRow]) -> list[Hit]:
     """The signatures found in ``text`` (a probe's error), with line 0."""
     return [Hit(h.id, h.cause, h.remedy, h.text, 0, h.count, h.groups, h.source)
             for h in scan_lines(text.splitlines(), signatures)]
@@ -116,8 +135,11 @@ def linear_time_problem(pattern: str) -> str | None:
       or put the repeat last (``undefined symbol: \\S+``), where the first success ends the search;
     * a bound above :data:`MAX_BOUND`.
     """
-    import re._constants as c
-    import re._parser as sre
+    import importlib
+
+    # the standard library's own regex parser (private modules without type stubs: typed as Any here)
+    c: Any = importlib.import_module("re._constants")
+    sre: Any = importlib.import_module("re._parser")
 
     try:
         tree = sre.parse(pattern)
@@ -125,38 +147,38 @@ def linear_time_problem(pattern: str) -> str | None:
         return f"invalid regular expression: {e}"
     repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
 
-    def always(item: tuple[object, object]) -> bool:
+    def always(item: tuple[Any, Any]) -> bool:
         """Whether ``item`` matches (the empty string, at least) wherever it is tried: then a repeat before
         it ends the match at its first success. Anchors and lookarounds can fail, so they do not."""
         op, av = item
         if op in repeats:
-            lo, _, body = av  # type: ignore[misc]
+            lo, _, body = av
             return lo == 0 or all(map(always, body))
         if op == c.SUBPATTERN:
-            return all(map(always, av[3]))  # type: ignore[index]
+            return all(map(always, av[3]))
         if op == c.ATOMIC_GROUP:
-            return all(map(always, av))  # type: ignore[call-overload]
+            return all(map(always, av))
         if op == c.BRANCH:
-            return any(all(map(always, b)) for b in av[1])  # type: ignore[index]
+            return any(all(map(always, b)) for b in av[1])
         return False
 
-    def inner_repeat(seq: Iterable[tuple[object, object]]) -> bool:
+    def inner_repeat(seq: Iterable[tuple[Any, Any]]) -> bool:
         for op, av in seq:
-            if op in repeats and (av[1] > 1 or inner_repeat(av[2])):  # type: ignore[index,operator]
+            if op in repeats and (av[1] > 1 or inner_repeat(av[2])):
                 return True
-            inner = (av[3] if op == c.SUBPATTERN else av if op == c.ATOMIC_GROUP  # type: ignore[index]
-                     else [x for b in av[1] for x in b] if op == c.BRANCH  # type: ignore[index]
-                     else av[1] if op in (c.ASSERT, c.ASSERT_NOT) else ())  # type: ignore[index]
-            if inner and inner_repeat(inner):  # type: ignore[arg-type]
+            inner = (av[3] if op == c.SUBPATTERN else av if op == c.ATOMIC_GROUP
+                     else [x for b in av[1] for x in b] if op == c.BRANCH
+                     else av[1] if op in (c.ASSERT, c.ASSERT_NOT) else ())
+            if inner and inner_repeat(inner):
                 return True
         return False
 
-    def check(seq: Iterable[tuple[object, object]], in_repeat: bool, rest_always: bool) -> str | None:
+    def check(seq: Iterable[tuple[Any, Any]], in_repeat: bool, rest_always: bool) -> str | None:
         items = list(seq)
         for i, (op, av) in enumerate(items):
             after = rest_always and all(map(always, items[i + 1:]))
             if op in repeats:
-                lo, hi, body = av  # type: ignore[misc]
+                lo, hi, body = av
                 if hi > 1:
                     if in_repeat or inner_repeat(body):
                         return "a quantifier inside a quantifier (nested quantifiers backtrack exponentially)"
@@ -167,13 +189,13 @@ def linear_time_problem(pattern: str) -> str | None:
                         return f"a repeat bound of {hi} (at most {MAX_BOUND})"
                 why = check(body, in_repeat or hi > 1, after)
             elif op == c.SUBPATTERN:
-                why = check(av[3], in_repeat, after)  # type: ignore[index]
+                why = check(av[3], in_repeat, after)
             elif op == c.ATOMIC_GROUP:
-                why = check(av, in_repeat, after)  # type: ignore[arg-type]
+                why = check(av, in_repeat, after)
             elif op == c.BRANCH:
-                why = next((w for b in av[1] if (w := check(b, in_repeat, after))), None)  # type: ignore[index]
+                why = next((w for b in av[1] if (w := check(b, in_repeat, after))), None)
             elif op in (c.ASSERT, c.ASSERT_NOT):
-                why = check(av[1], in_repeat, True)  # type: ignore[index]
+                why = check(av[1], in_repeat, True)
             elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
                 why = "a backreference"
             else:
@@ -207,10 +229,10 @@ def _encoding(head: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def log_lines(stream: object, chunk: int = CHUNK) -> Iterator[str]:
+def log_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[str]:
     """The lines of a binary stream (a log), read ``chunk`` bytes at a time and decoded by its BOM, each
     cut at :data:`MAX_LINE` characters: memory stays bounded whatever the log's size or line lengths."""
-    read = stream.read  # type: ignore[attr-defined]
+    read = stream.read
     head = b""
     while len(head) < 4096:  # enough to tell the encoding
         more = read(chunk)

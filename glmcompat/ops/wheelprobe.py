@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient, IndexFile
     from glmcompat.readers.elf import ElfInfo
-    from glmcompat.readers.fatbin import GpuCode
+    from glmcompat.readers.fatbin import FatbinCode
     from glmcompat.readers.wheelzip import RemoteZip, ZipMember
 
 SCHEMA_VERSION = 1
@@ -311,15 +311,15 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
         raise ElfError(f"{label}: {e.message}") from None
 
 
-def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> GpuCode:
+def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
     """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end."""
     from glmcompat.model.errors import WheelError
-    from glmcompat.readers.fatbin import FatbinError, FatbinStream, GpuCode
+    from glmcompat.readers.fatbin import FatbinError, FatbinStream, FatbinCode
 
     info = read_elf_member(zf, m, dynamic="skip")
     sec = info.section(".nv_fatbin")
     if sec is None or sec.type == 8 or sec.size == 0:
-        return GpuCode([], [], {}, 0)
+        return FatbinCode([], [], {}, 0)
     label = f"{zf.name}: {m.name}: .nv_fatbin"
     fs = FatbinStream(sec.size, label)
     pos = 0
@@ -336,7 +336,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> GpuCode:
     finally:
         gen.close()
     try:
-        return GpuCode.of(fs.finish())
+        return FatbinCode.of(fs.finish())
     except FatbinError:
         raise
     except WheelError:  # pragma: no cover

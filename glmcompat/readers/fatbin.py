@@ -55,7 +55,7 @@ class FatbinEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class GpuCode:
+class FatbinCode:
     """What a fatbin section holds: SASS and PTX names (sorted) and how many entries of each."""
 
     sass: list[str]
@@ -64,11 +64,11 @@ class GpuCode:
     entries: int
 
     @staticmethod
-    def of(entries: Iterable[FatbinEntry]) -> GpuCode:
+    def of(entries: Iterable[FatbinEntry]) -> FatbinCode:
         c = Counter(e.name for e in entries)
         sass = sort_codes([n for n in c if n.startswith("sm_")])
         ptx = sort_codes([n for n in c if n.startswith("compute_")])
-        return GpuCode(sass, ptx, dict(sorted(c.items())), sum(c.values()))
+        return FatbinCode(sass, ptx, dict(sorted(c.items())), sum(c.values()))
 
 
 Walker = Generator[tuple[int, int], bytes, None]
@@ -167,11 +167,11 @@ class FatbinStream:
         return self.entries
 
 
-def gpu_code_of_section(data: bytes | memoryview, name: str = "<fatbin>") -> GpuCode:
-    return GpuCode.of(parse_fatbin(data, name))
+def gpu_code_of_section(data: bytes | memoryview, name: str = "<fatbin>") -> FatbinCode:
+    return FatbinCode.of(parse_fatbin(data, name))
 
 
-def gpu_code_of_elf_detail(path_or_bytes: str | os.PathLike[str] | bytes) -> GpuCode:
+def gpu_code_of_elf_detail(path_or_bytes: str | os.PathLike[str] | bytes) -> FatbinCode:
     """The GPU code of a local ELF file's ``.nv_fatbin`` section (empty when it has none)."""
     import mmap
 
@@ -182,7 +182,7 @@ def gpu_code_of_elf_detail(path_or_bytes: str | os.PathLike[str] | bytes) -> Gpu
         info = parse_elf(BytesView(data, "<bytes>"), "<bytes>", dynamic="skip")
         sec = info.section(".nv_fatbin")
         if sec is None or sec.type == 8:
-            return GpuCode([], [], {}, 0)
+            return FatbinCode([], [], {}, 0)
         return gpu_code_of_section(memoryview(data)[sec.offset:sec.offset + sec.size], "<bytes>: .nv_fatbin")
     path = Path(path_or_bytes)
     from glmcompat.readers.elf import ElfError
@@ -195,7 +195,7 @@ def gpu_code_of_elf_detail(path_or_bytes: str | os.PathLike[str] | bytes) -> Gpu
                 info = parse_elf(BytesView(mm, str(path)), str(path), dynamic="skip")
                 sec = info.section(".nv_fatbin")
                 if sec is None or sec.type == 8:
-                    return GpuCode([], [], {}, 0)
+                    return FatbinCode([], [], {}, 0)
                 view = memoryview(mm)[sec.offset:sec.offset + sec.size]
                 try:
                     return gpu_code_of_section(view, f"{path}: .nv_fatbin")

@@ -8,14 +8,15 @@ bytes in memory, or :class:`glmcompat.edges.ranges.HttpRangeReader` over HTTP ra
   without inflating the middle: the tail is decoded from a deflate block boundary found by trial,
   with two different made-up windows; the bytes on which both decodings agree are exact.
 
-Every error is a :class:`glmcompat.model.errors.WheelError`, one line naming the wheel and the member.
+Every failure is a :class:`glmcompat.model.errors.WheelError`, one line naming the wheel and the member.
+:class:`NeedBytes` is not a failure: a reader over a partial byte source raises it to ask for the spans it lacks.
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -243,7 +244,7 @@ class RemoteZip:
         data = self._inflate_all(m, [raw])
         return data
 
-    def stream(self, m: ZipMember | str, chunk: int = 4 * MiB) -> Iterator[bytes]:
+    def stream(self, m: ZipMember | str, chunk: int = 4 * MiB) -> Generator[bytes, None, None]:
         """Yield the member's inflated bytes in pieces; size and CRC checked at the end."""
         if isinstance(m, str):
             m = self.member(m)
