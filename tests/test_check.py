@@ -59,7 +59,7 @@ def test_json_matches_its_schema():
     jsonschema = pytest.importorskip("jsonschema")
     from .conftest import ROOT
 
-    schema = json.loads((ROOT / "docs" / "check.schema.json").read_text())
+    schema = json.loads((ROOT / "glmcompat" / "cli" / "schemas" / "check.schema.json").read_text())
     r = run_cli("check", str(LOCKS / "glm5-torch-2.10.0" / "uv.lock"), "--target", "sm120", "--json")
     jsonschema.validate(json.loads(r.stdout), schema)
 
@@ -102,12 +102,30 @@ def test_bump_mode(tmp_path):
     assert r.returncode == 2 and "unknown git revision 'nope'" in r.stderr
 
 
+PYLOCK_HEAD = b'lock-version = "1.0"\ncreated-by = "hand"\nrequires-python = ">=3.11"\n\n'
+
 BAD = [
     ("empty", "uv.lock", b"", "empty file"),
     ("binary", "uv.lock", b"\x00\x01\x02garbage\xff", "not UTF-8 text"),
     ("truncated", "uv.lock", b'version = 1\n[[package]]\nname = "torch', "invalid TOML"),
     ("future", "uv.lock", b'version = 9\nrevision = 1\n', "uv.lock version 9 is not supported"),
     ("pylock-version", "pylock.toml", b'lock-version = "2.0"\n', "lock-version '2.0'"),
+    # packaging.pylock's validation (PEP 751), one line naming the file and, where it can, the line
+    ("pylock-no-created-by", "pylock.toml", b'lock-version = "1.0"\n[[packages]]\nname = "torch"\nversion = "2.9.1"\n'
+     b'wheels = [{ url = "https://index.invalid/torch-2.9.1-py3-none-any.whl", hashes = { sha256 = "00" } }]\n',
+     "not a valid pylock.toml (PEP 751): Missing required value in 'created-by'"),
+    ("pylock-no-distribution", "pylock.toml", b'lock-version = "1.0"\ncreated-by = "x"\n\n[[packages]]\nname = "torch"\n'
+     b'version = "2.9.1"\n', "pylock.toml:4: not a valid pylock.toml (PEP 751): package 'torch': Exactly one of vcs"),
+    ("pylock-name", "pylock.toml", b'lock-version = "1.0"\ncreated-by = "x"\n[[packages]]\nname = "Sgl_Kernel"\n'
+     b'version = "0.3.21"\nwheels = [{ url = "https://index.invalid/sgl_kernel-0.3.21-py3-none-any.whl", '
+     b'hashes = { sha256 = "00" } }]\n', "pylock.toml:4: not a valid pylock.toml (PEP 751): package 'Sgl_Kernel': "
+                                         "Name 'Sgl_Kernel' is not normalized"),
+    ("pylock-wheel", "pylock.toml", PYLOCK_HEAD + b'[[packages]]\nname = "torch"\nversion = "2.9.1"\n'
+     b'wheels = [{ url = "https://index.invalid/torch-2.9.1-py3-none-any.whl", hashes = { sha256 = "00" } }]\n\n'
+     b'[[packages]]\nname = "sgl-kernel"\nversion = "0.3.21"\nmarker = "sys_platform == \'linux\'"\n'
+     b'wheels = [{ url = "https://index.invalid/sgl_kernel-0.3.20-py3-none-any.whl", hashes = { sha256 = "00" } }]\n',
+     "pylock.toml:14: not a valid pylock.toml (PEP 751): package 'sgl-kernel': Version in "
+     "'sgl_kernel-0.3.20-py3-none-any.whl' is not consistent with package version '0.3.21' in 'packages[1].wheels[0]'"),
     ("broken-pin", "requirements.txt", b"torch==\n", "requirements.txt:1"),
     ("cycle", "requirements.txt", b"-r requirements.txt\n", "include cycle"),
     ("badver", "requirements.txt", b"torch==2.9.1\nsgl-kernel==zz!\n", "requirements.txt:2"),
@@ -210,3 +228,58 @@ def test_the_platform_a_lock_was_made_for_comes_from_its_pyproject():
     assert r.returncode == 0 and not [f for f in doc["findings"] if f["rule"] == "platform"], r.stdout
     bad = run_cli("check", str(d / "requirements.txt"), "--target", "sm120")
     assert bad.returncode == 2 and "aarch64" in bad.stderr and "\n" not in bad.stderr.strip()
+
+
+# --- pylock.toml: read with packaging.pylock ----------------------------------------------------------------
+
+
+def test_pylock_that_uv_writes_reads_as_its_uv_lock(tmp_path):
+    """A real-world uv.lock with git, direct-wheel and editable sources, exported to pylock.toml by the real
+    uv (offline: --frozen): the pylock's entries are the uv.lock's, source kinds included (editable projects
+    carry no version in either and are skipped)."""
+    from uv import find_uv_bin
+
+    d = tmp_path / "proj"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "realworld" / "07", d, ignore=shutil.ignore_patterns("SOURCE"))
+    subprocess.run([find_uv_bin(), "export", "--format", "pylock.toml", "--frozen", "--all-extras", "--all-groups",
+                    "--no-python-downloads", "-o", "pylock.toml", "-q"], cwd=d, check=True, capture_output=True)
+    uv = {(e.name, e.version, e.source) for e in read_lock(d / "uv.lock", use_cache=False).entries}
+    pylock = read_lock(d / "pylock.toml", use_cache=False)
+    got = {(e.name, e.version, e.source) for e in pylock.entries}
+    assert len(got) > 300 and got <= uv, sorted(got - uv)[:5]
+    assert {s for _, _, s in got} == {"registry", "git", "wheel"}
+    assert ("torchtitan", "0.1.0", "git") in got and ("vllm", "0.26.0+cu129", "wheel") in got
+    assert not pylock.meta.get("notes")
+
+
+def test_pylock_direct_sources_and_a_newer_minor_version(tmp_path):
+    p = tmp_path / "pylock.toml"
+    p.write_bytes(PYLOCK_HEAD.replace(b'"1.0"', b'"1.1"') + b"""
+[[packages]]
+name = "sgl-kernel"
+version = "0.3.21"
+vcs = { type = "git", url = "https://git.invalid/sgl.git", commit-id = "0123456789abcdef0123456789abcdef01234567" }
+
+[[packages]]
+name = "torch"
+version = "2.9.1+cu128"
+marker = "sys_platform == 'linux'"
+archive = { url = "https://files.invalid/torch-2.9.1%2Bcu128-cp312-cp312-manylinux_2_28_x86_64.whl", hashes = { sha256 = "00" } }
+
+[[packages]]
+name = "torchvision"
+version = "0.24.1"
+directory = { path = "../vision" }
+
+[[packages]]
+name = "mine"
+directory = { path = ".", editable = true }
+""")
+    r = run_cli("check", str(p), "--target", "sm120", "--json")
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr and r.stderr == "", r.stderr
+    lock = read_lock(p, use_cache=False)
+    assert [(e.name, e.version, e.marker, e.source) for e in lock.entries] == [
+        ("sgl-kernel", "0.3.21", None, "git"), ("torch", "2.9.1+cu128", "sys_platform == 'linux'", "wheel"),
+        ("torchvision", "0.24.1", None, "directory")]
+    assert lock.meta["notes"] == ["pylock lock-version 1.1 is newer than the 1.0 glmcompat knows: read as 1.0"]
+    assert [c["notes"] for c in json.loads(r.stdout)["checked"]] == [lock.meta["notes"]]

@@ -155,7 +155,7 @@ def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path)
     for p in (kern, torch):
         _only_added(before[p.name], p.read_text())
     m = load_matrix([d])
-    assert m.family_requirement("torchvision", "0.30.0") is not None
+    assert m.view().family("torchvision", "0.30.0") is not None
     assert [a.torch for a in m.abi_probe if a.version == "0.3.19.post9"] == ["2.9.1", "2.10.0"]
     # a contradiction with another file: nothing is written at all
     snap = {p.name: p.read_text() for p in files}

@@ -106,8 +106,8 @@ def test_vllm_signatures() -> None:
     assert by["cudart-missing"].groups == {"library": "libcudart.so.12"}
     assert by["vllm-flash-attn-capability"].groups == {"version": "3"}
     for h in hits:
-        sig = next(s for s in load_facts().rows("signature") if s["id"] == h.id)
-        assert sig["source"] and "FACTS.md" not in sig["source"]
+        sig = next(s for s in load_facts().rows("signature") if s.id == h.id)
+        assert sig.source and "FACTS.md" not in sig.source
 
 
 def test_generic_signature_still_wins_alone() -> None:

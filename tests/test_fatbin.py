@@ -15,9 +15,9 @@ import pytest
 from glmcompat.readers.fatbin import (
     FLAG_ARCH_SPECIFIC,
     FLAG_FAMILY,
+    FatbinCode,
     FatbinError,
     FatbinStream,
-    FatbinCode,
     gpu_code_of_elf,
     gpu_code_of_elf_detail,
     parse_fatbin,

@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from glmcompat.decide.resolver import Request, resolve, skipped_newer
+from glmcompat.decide.explain import resolve, skipped_newer
+from glmcompat.decide.resolver import Request
 from glmcompat.decide.rules import evaluate
 from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
@@ -126,7 +127,7 @@ def test_uv_missing(tmp_path, facts, src, monkeypatch):
     (["--target", "sm120", "--model", "llama9"], "unknown model type 'llama9'"),
     (["--target", "sm120", "--with", "torch=="], "invalid requirement 'torch=='"),
     (["--target", "sm120", "--with", "numpy==2.0"], "'numpy' is not in the coupled core"),
-    (["--target", "sm120", "--python", "3"], "expected X.Y"),
+    (["--target", "sm120", "--python", "3"], "expected a CPython 3 minor version such as 3.11"),
 ])
 def test_bad_input(tmp_path, args, needle):
     r = run_cli("lock", *args, "--out", str(tmp_path / "o"))

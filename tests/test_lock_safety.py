@@ -428,7 +428,7 @@ def _fail_export(monkeypatch, tmp_path):
 
 def _fail_check(monkeypatch, tmp_path):
     import glmcompat.decide.rules as rules
-    from glmcompat.decide.rules import Finding
+    from glmcompat.model.findings import Finding
 
     def evaluate_lock(*a, **k):
         return [Finding(rule="abi", severity="error", packages=("torch",), message="torch 2.9.1 does not match", remedy="pin it")]

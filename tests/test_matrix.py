@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from packaging.version import Version
 
 import glmcompat
 from glmcompat.matrix.schema import load_file, load_matrix
+from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import MatrixError
 
 from .conftest import ROOT, run_cli
@@ -25,56 +27,61 @@ def m() -> glmcompat.Matrix:
     return load_matrix()
 
 
+@pytest.fixture(scope="module")
+def facts(m: glmcompat.Matrix) -> Facts:
+    return m.view()
+
+
 @pytest.mark.parametrize("package,versions,torch,cuda,sass", FACTS["kernels"])
-def test_kernel_rows(m, package, versions, torch, cuda, sass):
+def test_kernel_rows(m, facts, package, versions, torch, cuda, sass):
     for v in versions:
         k = m.kernel_for(package, v)
         assert k is not None, f"{package} {v} missing"
         assert (m.built_for(package, v), k.cuda) == (torch, cuda)
-        assert m.gpu_code(package, v) == (tuple(sass), ())
+        assert facts.gpu_code(package, v)[:2] == (tuple(sass), ())
 
 
 @pytest.mark.parametrize("versions,cuda,present,absent", FACTS["torch"])
-def test_torch_rows(m, versions, cuda, present, absent):
+def test_torch_rows(facts, versions, cuda, present, absent):
     for v in versions:
-        tb = m.torch_build(v)
+        tb = facts.torch_build(v)
         assert tb is not None and tb.cuda == cuda
-        sass, _ = m.gpu_code("torch", v)
+        sass, _, _ = facts.gpu_code("torch", v)
         assert set(present) <= set(sass) and not set(absent) & set(sass)
-    assert m.gpu_code("torch", versions[0] + "+cpu") == ((), ())
-    assert m.torch_build(versions[0] + "+cu999") is None
+    assert facts.gpu_code("torch", versions[0] + "+cpu")[:2] == ((), ())
+    assert facts.torch_build(versions[0] + "+cu999") is None
 
 
 @pytest.mark.parametrize("package,version,torch", FACTS["family"])
-def test_family_rows(m, package, version, torch):
-    spec, row = m.family_requirement(package, version)
-    assert str(spec) == f"=={torch}" and row.evidence in ("metadata", "inferred")
-    assert m.family_for_torch(package, torch) == version
+def test_family_rows(facts, package, version, torch):
+    spec, row = facts.family(package, version)
+    assert spec == f"=={torch}" and row.evidence in ("metadata", "inferred")
+    assert facts.family_for_torch(package, torch) == version
 
 
 @pytest.mark.parametrize("package,version,torch,compatible,missing", FACTS["abi_probes"])
-def test_abi_probes(m, package, version, torch, compatible, missing):
-    (p,) = [p for p in m.abi_verdicts(package, version) if p.torch == torch]
-    assert (p.compatible, p.missing, p.evidence) == (compatible, missing, "abi-probe")
+def test_abi_probes(facts, package, version, torch, compatible, missing):
+    p = facts.abi_verdict(package, version, torch)
+    assert p is not None and (p.compatible, p.missing, p.evidence) == (compatible, missing, "abi-probe")
 
 
 @pytest.mark.parametrize("version,pins", FACTS["sglang_releases"])
-def test_sglang_releases(m, version, pins):
-    r = m.release_of("sglang", version)
-    assert r is not None and set(pins) <= set(r.requires)
+def test_sglang_releases(facts, version, pins):
+    (r,) = [r for r in facts.rows("release") if r.package == "sglang" and Version(r.version) == Version(version)]
+    assert set(pins) <= set(r.requires)
 
 
-def test_targets_and_rules(m):
+def test_targets_and_rules(m, facts):
     names = [(t.name, t.compute_capability) for t in m.targets()]
     assert names == [tuple(x) for x in FACTS["targets"]]
     for name, smem in FACTS["smem"]:
         assert m.get_target(name).smem_per_block_optin == smem
-    assert m.equal_pairs() == [("flashinfer-python", "flashinfer-cubin")]
-    glm = m.get_model("glm_moe_dsa")
+    assert [e.packages for e in facts.rows("equal_version")] == [("flashinfer-python", "flashinfer-cubin")]
+    glm = facts.model("glm_moe_dsa")
     assert (glm.transformers, glm.sglang) == (">=5.2.0", ">=0.5.9")
-    (fix,) = [r for r in m.requirements_for_target("sm120") if r.package == "sglang"]
+    (fix,) = [r for r in facts.target_requirements("sm120") if r.package == "sglang"]
     assert fix.specifier == ">=0.5.9" and "14311" in fix.reason and fix.evidence == "upstream-fix"
-    s = m.get_stack("glm5-sglang-0.5.9")
+    s = facts.stack("glm5-sglang-0.5.9")
     assert s.pins["torch"] == "2.9.1" and s.pins["sgl-kernel"] == "0.3.21" and s.overrides == {"transformers": "5.2.0"}
     assert {"sm90", "sm100", "sm120"} <= set(s.targets)
     assert len(m.stack) >= 3
@@ -84,10 +91,10 @@ def test_targets_and_rules(m):
 
 
 def test_every_fact_has_evidence_and_source(m):
-    from glmcompat.matrix.schema import iter_facts
+    from glmcompat.matrix.schema import TABLES
 
     n = 0
-    for _, row in iter_facts(m):
+    for row in (r for t in TABLES for r in getattr(m, t)):
         assert row.evidence in ("metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred")
         assert row.source.strip()
         n += 1
@@ -154,7 +161,9 @@ def test_validate_ok_and_missing_file(tmp_path):
 
 def test_show_schema_targets_cli():
     r = run_cli("targets", "--json")
-    rows = json.loads(r.stdout)
+    doc = json.loads(r.stdout)
+    assert doc["version"] == 1
+    rows = doc["targets"]
     assert [x["name"] for x in rows] == [t for t, _ in FACTS["targets"]]
     assert all({"name", "compute_capability", "smem_per_block_optin"} <= x.keys() for x in rows)
     r = run_cli("matrix", "schema")

@@ -62,7 +62,7 @@ def test_targets_name_their_platforms(facts, target, platforms, aarch64_products
 def test_targets_json_shows_platforms(capsys):
     rc, out, _ = run(capsys, "targets", "--json")
     assert rc == 0
-    rows = {r["name"]: r for r in json.loads(out)}
+    rows = {r["name"]: r for r in json.loads(out)["targets"]}
     assert rows["sm90"]["platforms"] == {"H100": ["x86_64"], "H200": ["x86_64"], "GH200": ["aarch64"]}
     assert rows["sm90"]["ships_on"] == ["x86_64", "aarch64"]
     assert rows["sm121"]["ships_on"] == ["aarch64"]
@@ -92,7 +92,7 @@ def test_torch_default_aarch64_wheels_are_cpu_only_up_to_2_10(facts):
     arm = facts.on("aarch64")
     for v in ("2.3.0", "2.7.0", "2.9.1", "2.10.0"):
         sass, ptx, row = arm.gpu_code("torch", v)
-        assert (sass, ptx) == ([], []) and arm.torch_cuda(v) == "" and row["platform"] == "aarch64"
+        assert (sass, ptx) == ((), ()) and arm.torch_cuda(v) == "" and row.platform == "aarch64"
         assert facts.gpu_code("torch", v)[0], v  # the x86_64 wheel of the same release carries CUDA code
     for v, cuda in (("2.11.0", "13.0"), ("2.14.1", "13.0"), ("2.15.0", "13.2")):
         assert arm.torch_cuda(v) == cuda and "sm_121a" in arm.gpu_code("torch", v)[0]
@@ -104,7 +104,7 @@ def test_sglang_kernel_aarch64_wheel_carries_sm121a_and_x86_does_not(facts):
     assert x86 is facts
     assert {"sm_121a", "sm_110a"} <= set(arm.gpu_code("sglang-kernel", "0.4.2.post2")[0])
     assert not {"sm_121a", "sm_110a"} & set(facts.gpu_code("sglang-kernel", "0.4.2.post2")[0])
-    assert arm.kernel("sglang-kernel", "0.4.2.post2")["torch"] == "2.11.0"
+    assert arm.kernel("sglang-kernel", "0.4.2.post2").torch == "2.11.0"
     assert "sm_121a" not in arm.gpu_code("sgl-kernel", "0.3.21")[0]
     assert "sm_121a" not in arm.gpu_code("sglang-kernel", "0.4.1.post1")[0]
     # a release with only x86_64 rows is still a compiled extension on aarch64 -- and unknown there
@@ -113,9 +113,9 @@ def test_sglang_kernel_aarch64_wheel_carries_sm121a_and_x86_does_not(facts):
 
 def test_abi_verdicts_are_per_platform(facts):
     arm = facts.on("aarch64")
-    assert arm.abi_verdict("sglang-kernel", "0.4.2.post2", "2.11.0")["compatible"] is True
-    assert arm.abi_verdict("sglang-kernel", "0.4.2.post2", "2.13.0")["compatible"] is False
-    assert arm.abi_verdict("sgl-kernel", "0.3.21", "2.11.0")["missing"] == 2
+    assert arm.abi_verdict("sglang-kernel", "0.4.2.post2", "2.11.0").compatible is True
+    assert arm.abi_verdict("sglang-kernel", "0.4.2.post2", "2.13.0").compatible is False
+    assert arm.abi_verdict("sgl-kernel", "0.3.21", "2.11.0").missing == 2
 
 
 def test_typed_queries_take_a_platform():
@@ -123,8 +123,8 @@ def test_typed_queries_take_a_platform():
     assert m.kernel_for("sglang-kernel", "0.4.2.post2").platform == "x86_64"
     k = m.kernel_for("sglang-kernel", "0.4.2.post2", "aarch64")
     assert k.platform == "aarch64" and "sm_121a" in k.sass
-    assert m.torch_build("2.10.0", "aarch64").cuda is None
-    assert m.torch_build("2.10.0").cuda == "12.8"
+    assert m.view().on("aarch64").torch_build("2.10.0").cuda is None
+    assert m.view().torch_build("2.10.0").cuda == "12.8"
 
 
 def test_unknown_platform(facts):

@@ -452,7 +452,7 @@ def test_torch_release_with_and_without_a_cuda_pin(libs: dict[str, bytes], tmp_p
     (table, row), = new_rows(before, d)
     assert table == "torch" and row["versions"] == ["2.15.0"] and row["cuda"] == "13.2" and row["sass"] == FAKE_SASS
     assert "cuda-toolkit" in row["source"] and row["source"].startswith("glmcompat arch torch==2.15.0")
-    assert load_matrix([d]).torch_build("2.15.0") is not None
+    assert load_matrix([d]).view().torch_build("2.15.0") is not None
 
 
 def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cache) -> None:
@@ -482,7 +482,7 @@ def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cac
     assert len(rel) == 1 and set(original.requires) <= set(rel[0]["requires"])
     assert "torchaudio==2.11.0" in rel[0]["requires"]
     m = load_matrix([d])
-    assert m.family_requirement("torchaudio", "2.11.1") is not None and m.is_jit("flashinfer-python", "0.7.4")
+    assert m.view().family("torchaudio", "2.11.1") is not None and m.view().jit("flashinfer-python", "0.7.4")
 
 
 def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
@@ -747,6 +747,6 @@ def test_network_dry_run_of_the_shipped_matrix_lists_only_what_it_lacks() -> Non
     m = load_matrix()
     for c in js["lacking"]:
         if c["package"] == "torchvision":
-            assert m.family_requirement("torchvision", c["version"]) is None
+            assert m.view().family("torchvision", c["version"]) is None
         else:
             assert m.kernel_for(c["package"], c["version"]) is None

@@ -376,7 +376,7 @@ def test_the_matrix_cache_is_keyed_by_content(tmp_path: Path) -> None:
     for f in (ROOT / "glmcompat" / "matrix" / "data").glob("*.toml"):
         (d / f.name).write_bytes(f.read_bytes())
     target = d / "targets.toml"
-    before = load_facts([d]).target("sm120")["smem_per_block_optin"]
+    before = load_facts([d]).target("sm120").smem_per_block_optin
     text = target.read_text()
     at = text.index(f"smem_per_block_optin = {before}", text.index('name = "sm120"'))
     edited = text[:at] + f"smem_per_block_optin = {before - 1}" + text[at + len(f"smem_per_block_optin = {before}"):]
@@ -385,7 +385,7 @@ def test_the_matrix_cache_is_keyed_by_content(tmp_path: Path) -> None:
     target.write_text(edited)
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert (target.stat().st_size, target.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
-    assert load_facts([d]).target("sm120")["smem_per_block_optin"] == before - 1
+    assert load_facts([d]).target("sm120").smem_per_block_optin == before - 1
 
 
 def test_check_sees_a_same_size_matrix_edit_with_the_mtime_kept(tmp_path: Path) -> None:
@@ -454,7 +454,7 @@ def test_every_shipped_signature_is_linear_time() -> None:
     from glmcompat.model.signatures import linear_time_problem
 
     for s in load_facts().rows("signature"):
-        assert linear_time_problem(s["pattern"]) is None, s["id"]
+        assert linear_time_problem(s.pattern) is None, s.id
 
 
 def test_explain_is_linear_on_hostile_lines(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ import httpx
 import pytest
 from packaging.version import Version
 
-from glmcompat.decide.resolver import Provider, Request, Skip, parse_cutoff, resolve, skip_reasons
+from glmcompat.decide.explain import Skip, resolve, skip_reasons
+from glmcompat.decide.resolver import Provider, Request, parse_cutoff
 from glmcompat.decide.rules import evaluate
 from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import ACCEPT_JSON, IndexClient
@@ -174,6 +175,19 @@ def test_renamed_kernel_is_never_installed_twice(facts, src):
     assert "sglang-kernel 0.4.10 and sgl-kernel are one project under two names (only one of them can be installed)" in str(e.value)
 
 
+def test_resolution_failure_carries_its_causes(facts, src):
+    """The UnsafeError of a failed resolution holds the derivation structured (kind, subject, clauses, conclusion,
+    remedy): its message is exactly that cause rendered, and its JSON form has every part."""
+    with pytest.raises(UnsafeError) as e:
+        resolve(facts, src, Request("sglang-0.5.23", "sm120", "glm_moe_dsa", ("flashinfer-cubin==0.6.13", "sglang==0.5.23")))
+    (cause,) = e.value.causes
+    assert isinstance(cause, Skip) and e.value.exit_code == 1
+    assert str(e.value) == f"{cause.because()}\nhint: {cause.remedy}"
+    assert cause.conclusion == "no safe set of the core exists for sm120 (stack sglang-0.5.23, model glm_moe_dsa)"
+    assert "you require flashinfer-cubin==0.6.13" in cause.clauses and cause.kind == "conflict"
+    assert cause.as_json()["because"] == list(cause.clauses) and cause.as_json()["reason"] == cause.because()
+
+
 # ------------------------------------------------------------------------------------------------
 # A target nothing runs on
 # ------------------------------------------------------------------------------------------------
@@ -181,14 +195,16 @@ def test_renamed_kernel_is_never_installed_twice(facts, src):
 
 def _no_sm121a(facts):
     """The matrix as if no aarch64 kernel carried code for 12.1 yet (sm_121a taken out of every kernel row)."""
-    import copy
+    from dataclasses import replace
 
     from glmcompat.matrix.view import Facts
 
-    data = copy.deepcopy(facts.data)
-    for row in data["kernel"] + data.get("arch_probe", []):
-        if row.get("platform") == "aarch64" and row.get("sass"):
-            row["sass"] = [c for c in row["sass"] if c != "sm_121a"]
+    def cut(row):
+        if row.platform == "aarch64" and row.sass:
+            return replace(row, sass=tuple(c for c in row.sass if c != "sm_121a"))
+        return row
+
+    data = {t: tuple(cut(r) for r in rows) if t in ("kernel", "arch_probe") else rows for t, rows in facts.data.items()}
     return Facts(data, facts.key + "-no-sm121a")
 
 
@@ -401,8 +417,11 @@ def test_memo_follows_a_refreshed_page(facts, recorded, tmp_path):
 
 
 def test_no_skip_reason_is_keyed_on_prose():
-    text = (ROOT / "glmcompat" / "decide" / "resolver.py").read_text()
-    assert 'why.startswith("you")' not in text and '"METADATA" not in' not in text
+    """Explanations decide by the kinds of the structured causes (Why, Ruled, Skip), never by their text."""
+    for module in ("resolver.py", "explain.py"):
+        text = (ROOT / "glmcompat" / "decide" / module).read_text()
+        assert 'why.startswith("you")' not in text and '"METADATA" not in' not in text
+    assert ".startswith(" not in (ROOT / "glmcompat" / "decide" / "explain.py").read_text()
 
 
 @pytest.mark.parametrize("raw,want", [("2026-11-29", "2026-11-29T00:00:00"), ("2026-11-29T00:00:00Z", "2026-11-29T00:00:00"),
@@ -594,15 +613,13 @@ def test_vllm_before_any_release_served_the_model_names_the_sglang_stack(facts, 
 
 def _without(facts, *engines):
     """The matrix with the glm_moe_dsa row's support for ``engines`` taken out."""
-    import copy
+    from dataclasses import replace
 
     from glmcompat.matrix.view import Facts
 
-    data = copy.deepcopy(facts.data)
-    for row in data["model"]:
-        if row["model_type"] == "glm_moe_dsa":
-            for e in engines:
-                row[e] = None
+    data = dict(facts.data)
+    data["model"] = tuple(replace(r, **dict.fromkeys(engines)) if r.model_type == "glm_moe_dsa" else r
+                          for r in data["model"])
     return Facts(data, facts.key + "-test")
 
 
@@ -612,6 +629,8 @@ def test_model_the_engine_does_not_serve(facts, src):
     assert str(e.value) == ("no vllm release in the matrix is known to serve model glm_moe_dsa (its [[model]] row names none); "
                             "sglang>=0.5.9 serves it (stack glm5-sglang-0.5.9: `glmcompat lock --stack glm5-sglang-0.5.9 "
                             "--target sm120`)")
+    (cause,) = e.value.causes
+    assert (cause.kind, cause.subject) == ("unserved", "vllm") and cause.remedy.startswith("sglang>=0.5.9 serves it")
 
 
 @pytest.mark.parametrize("stack", [STACK, VSTACK])

@@ -59,10 +59,10 @@ def test_unknown_target_and_model(facts):
 def test_every_stack_passes_on_its_targets(facts):
     """A stack's declared targets are exactly checked by the rules (no finding above a warning)."""
     for stack in facts.rows("stack"):
-        for t in stack["targets"]:
-            for model in stack["models"] or [None]:
-                errors = [f for f in evaluate(stack["pins"], target=t, model=model, matrix=facts) if f.severity == "error"]
-                assert not errors, (stack["name"], t, errors)
+        for t in stack.targets:
+            for model in stack.models or [None]:
+                errors = [f for f in evaluate(stack.pins, target=t, model=model, matrix=facts) if f.severity == "error"]
+                assert not errors, (stack.name, t, errors)
 
 
 @pytest.mark.parametrize("code,cc,runs", [

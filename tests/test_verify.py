@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from glmcompat.model.errors import InputError
+from glmcompat.model.findings import Finding
 from glmcompat.ops.verify.core import Options, run
 
 from .conftest import run_cli
@@ -229,7 +230,9 @@ def test_no_torch_installed_is_clear(tmp_path: Path) -> None:
     r = run(Options(paths=[str(site)], no_gpu=True, timeout=30))
     torch = probe(r, "import:torch")
     assert torch["status"] == "failed" and "torch is not installed" in torch["summary"]
+    assert torch["absent"] == "torch"  # what the verdict reads (the summary is prose)
     assert any(f["rule"] == "import" and f["severity"] == "error" for f in r["findings"])
+    assert all(Finding.from_json(f).to_json() == f for f in r["findings"])  # one Finding shape, as check's
     imp = probe(r, "import:torchvision")
     assert imp["status"] == "failed" and "No module named 'torch'" in imp["error"]
     assert r["ok"] is False

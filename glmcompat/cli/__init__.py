@@ -9,7 +9,10 @@ a report; ``GLMCOMPAT_DEBUG=1`` prints the traceback), 130 interrupted. A crash 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # name -> (module, one-line help). Keep this table import-free: it is read on every run.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -60,9 +63,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rc = None  # a damaged verdict cache is a miss: the full path answers and replaces it
             if rc is not None:
                 return rc
+        if name == "lock":
+            rc = _fast_lock(args[1:])
+            if rc is not None:
+                return rc
+            _speculate(args[1:])
         import importlib
 
         module = importlib.import_module(entry[0])
+        if name == "lock":
+            from glmcompat.cli.fastlock import record
+
+            return record(args[1:], lambda: int(module.main(name, args[1:])))
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()
@@ -71,6 +83,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     except BaseException as e:  # the one place every failure becomes one line and an exit code
         return _report(e)
+    finally:
+        spec = sys.modules.get("glmcompat.ops.speculate")
+        if spec is not None:
+            spec.discard()  # a speculative uv nobody took (the run failed, or asked something else)
+
+
+def _fast_lock(argv: list[str]) -> int | None:
+    """The warm no-op answer of ``lock ARGV`` (:mod:`glmcompat.cli.fastlock`), or None: the full path runs."""
+    try:
+        from glmcompat.cli.fastlock import lookup
+
+        return lookup(argv)
+    except (BrokenPipeError, KeyboardInterrupt):
+        raise
+    except Exception:
+        return None  # a damaged record is a miss: the full path answers and replaces it
+
+
+def _speculate(argv: list[str]) -> None:
+    """Start ``uv lock`` on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
+    (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact). Never fails the run."""
+    try:
+        from glmcompat.cli.commands._common import DEFAULT_STACK
+        from glmcompat.ops.speculate import start_early
+
+        start_early(argv, DEFAULT_STACK)
+    except Exception:
+        pass
 
 
 def _special_file_named(argv: Sequence[str]) -> bool:
@@ -116,7 +156,7 @@ def _tracker() -> str:
         for entry in metadata("glmcompat").get_all("Project-URL") or []:
             label, _, url = entry.partition(",")
             if label.strip().lower().replace(" ", "") in ("issues", "bugtracker", "tracker", "bugs") and url.strip():
-                return url.strip()
+                return str(url.strip())
     except Exception:
         pass
     return "glmcompat's issue tracker"
@@ -137,4 +177,21 @@ def _quiet_stdout() -> None:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    rc = main()
+    if sys.argv[1:2] == ["lock"]:
+        _exit_now(rc)
+    sys.exit(rc)
+
+
+def _exit_now(rc: int) -> None:
+    """Exit without the interpreter's finalization, which costs a cold ``lock`` a tenth of a second (freeing the
+    matrix, the index pages, the modules): by now the command has written and closed its files, removed its
+    temporary directories and stopped its subprocesses; only the standard streams are left to flush."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(rc)

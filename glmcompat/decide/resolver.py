@@ -21,10 +21,10 @@ The core: torch, torchvision, torchaudio, sgl-kernel / sglang-kernel, xformers, 
   sglang-kernel: ``<one-of:...>``), so a clash is explained like any other conflict.
 * **Causes are structured.** Every requirement carries a :class:`Why` (who asks, on what evidence)
   and every pruned candidate a :class:`Ruled`; decisions look at their kinds, never at prose.
-* **Skip reasons are derived, not guessed**: :func:`skip_reasons` explains each newer release the
-  resolution left out by the first clause that rules it out (a root requirement, the chosen set's
-  pin, the matrix, one of its own requirements), checking with a resolution pinned to it that the
-  conclusion holds, and offers one remedy.
+* **Explanations live in** :mod:`glmcompat.decide.explain`: :func:`solve` raises :class:`Unresolvable`
+  with the structured causes (the provider, the roots, resolvelib's requirement causes), and the
+  explain module derives and renders them ("Because ..., we can conclude that ..."), as it does the
+  skip reasons of ``glmcompat upgrade``. This module never imports it.
 
 Dependencies, Requires-Dist parses, matrix verdicts and pinned sub-resolutions are memoised on
 the :class:`Provider`, so explaining a dozen skipped releases costs little more than the resolution.
@@ -46,9 +46,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.stacks import ENGINES, lock_platform, stack_engine
+from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
+from glmcompat.model.findings import Cause
 from glmcompat.model.names import canonicalize, normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
@@ -193,7 +195,8 @@ def _requirement(raw: str) -> Requirement | None:
 
 
 @cache
-def _spec(text: str) -> SpecifierSet:
+def parse_spec(text: str) -> SpecifierSet:
+    """A specifier set, parsed once per text."""
     return SpecifierSet(text)
 
 
@@ -220,33 +223,6 @@ class Ruled:
     text: str
     remedy: str
     codes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Skip:
-    """Why a release is not in the chosen set: a uv-style derivation and one remedy.
-
-    ``kind``: ``root`` (a requirement of yours, the model's or the target's), ``pinned`` (the chosen
-    set pins otherwise and no release of the pinning package allows it), ``ruled-out`` (the matrix),
-    ``conflict`` (one of its requirements cannot be met), ``preference`` (a safe set with it exists;
-    the upgrade prefers another). ``subject``: the package whose trouble it is.
-    """
-
-    kind: str
-    subject: str
-    clauses: tuple[str, ...]
-    conclusion: str
-    remedy: str
-
-    def because(self) -> str:
-        return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
-
-    def text(self) -> str:
-        return f"{self.because()} hint: {self.remedy}"
-
-    def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
-                "conclusion": self.conclusion, "reason": self.because(), "remedy": self.remedy}
 
 
 @dataclass
@@ -277,7 +253,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         self.facts = facts = facts.on(self.machine)  # every matrix answer is about this machine's wheels
         self.source = source
         self.target = facts.target(target)
-        self.capability = gpu.parse_capability(self.target["compute_capability"])
+        self.capability = gpu.parse_capability(self.target.compute_capability)
         self.names = set(names)  # the stack's packages and --with (for explanations)
         self.prefer = dict(prefer or {})
         self.upgrade = upgrade
@@ -293,13 +269,13 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         self._ruled: dict[tuple[str, str], Ruled | None] = {}
         self._markers: dict[str, bool] = {}
         self._matches: dict[tuple[str, frozenset[int], frozenset[Version]], tuple[tuple[Req, ...], list[Cand]]] = {}
-        self._kernel_names = facts.kernel_packages() | set(KERNELS)
+        self.kernel_names = facts.kernel_packages() | set(KERNELS)
         self._family_names = facts.family_packages()
-        self._equal = [tuple(e["packages"]) for e in facts.rows("equal_version")]
-        self._renamed = [(r["old"], r["new"]) for r in facts.rows("rename")]
-        tname = self.target["name"]
+        self._equal = [tuple(e.packages) for e in facts.rows("equal_version")]
+        self._renamed = [(r.old, r.new) for r in facts.rows("rename")]
+        tname = self.target.name
         # Known-good stacks for this target: when a parent leaves a package open, their pin is preferred.
-        self._known = [s for s in facts.rows("stack") if tname in s.get("targets", ())]
+        self._known = [s for s in facts.rows("stack") if tname in s.targets]
         self.calls = {"dependencies": 0, "computed": 0}
 
     # -- resolvelib API ---------------------------------------------------------------------------
@@ -310,10 +286,10 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         infos = list(information[identifier])
         pinned = any(r.pinned for r, _ in infos)
         asked = any(p is None and r.why.kind in (USER, ASKED) for r, p in infos)
-        return (not is_pseudo(identifier), not asked, self._rank(identifier), not pinned, identifier)
+        return (not is_pseudo(identifier), not asked, self.rank(identifier), not pinned, identifier)
 
-    def _rank(self, name: str) -> int:
-        return 0 if name == "torch" else 1 if name in self._kernel_names else 2 if name in self._family_names else 3
+    def rank(self, name: str) -> int:
+        return 0 if name == "torch" else 1 if name in self.kernel_names else 2 if name in self._family_names else 3
 
     def find_matches(self, identifier: str, requirements: Mapping[str, Iterator[Req]], incompatibilities: Mapping[str, Iterator[Cand]]) -> list[Cand]:
         reqs = list(requirements[identifier])
@@ -376,9 +352,9 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if r.why.kind != DECLARED:
                 continue
             for s in self._known:
-                pins = s["pins"]
+                pins = s.pins
                 if name in pins and r.why.pkg in pins and normalize_version(pins[r.why.pkg]) == normalize_version(r.why.ver):
-                    self.preferred_by[name] = (s["name"], pins[name])
+                    self.preferred_by[name] = (s.name, pins[name])
                     return str(pins[name])
         return None
 
@@ -411,12 +387,12 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
     def runs_on(self, codes: Iterable[str]) -> list[str]:
         """Compute capabilities of the matrix's targets that any of ``codes`` runs on."""
         codes = list(codes)
-        caps = {t["compute_capability"] for t in self.facts.rows("target")
-                if gpu.runnable(codes, gpu.parse_capability(t["compute_capability"]))}
+        caps = {t.compute_capability for t in self.facts.rows("target")
+                if gpu.runnable(codes, gpu.parse_capability(t.compute_capability))}
         return sorted(caps, key=Version)
 
     def _no_code(self, name: str, v: str, codes: list[str]) -> Ruled:
-        t, cc = self.target["name"], self.target["compute_capability"]
+        t, cc = self.target.name, self.target.compute_capability
         caps = self.runs_on(codes)
         shown = ", ".join(codes) or "no GPU code"
         where = f"which runs only on compute capability {' or '.join(caps)}" if caps else "which runs on no known target"
@@ -428,21 +404,21 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def code_remedy(self, name: str) -> str:
         """One remedy for "no GPU code for the target": the releases that do run there, or that none does."""
-        t, cc = self.target["name"], self.target["compute_capability"]
+        t, cc = self.target.name, self.target.compute_capability
         fam = set(KERNELS) if name in KERNELS else {name}
         on = "" if self.machine == "x86_64" else f" ({self.machine} wheels)"
         known: dict[str, dict[Version, bool]] = {}  # package -> {release: runs on the target}
         if name == "torch":
             for row in self.facts.rows("torch"):
-                if not row.get("variant"):
-                    ok = gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)
-                    known.setdefault("torch", {}).update(dict.fromkeys(map(Version, row["versions"]), ok))
+                if not row.variant:
+                    ok = bool(gpu.runnable(list(row.sass) + list(row.ptx or []), self.capability))
+                    known.setdefault("torch", {}).update(dict.fromkeys(map(Version, row.versions), ok))
             pkg = "torch"
         else:
-            for v, row in self.facts.kernels_of(fam):
-                if row.get("sass") is not None:
-                    ok = gpu.runnable(list(row["sass"]) + list(row.get("ptx") or []), self.capability)
-                    known.setdefault(row["package"], {})[Version(v)] = ok
+            for v, krow in self.facts.kernels_of(fam):
+                if krow.sass is not None:
+                    ok = bool(gpu.runnable(list(krow.sass) + list(krow.ptx or []), self.capability))
+                    known.setdefault(krow.package, {})[Version(v)] = ok
             pkg = " / ".join(sorted(fam))
         runs = _runs_text(known)
         if runs:
@@ -466,26 +442,26 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 f"read its {self.machine} wheel; record the result in glmcompat/matrix/data/aarch64.toml")
 
     def _rule(self, name: str, v: str) -> Ruled | None:
-        t = self.target["name"]
+        t = self.target.name
         if name == "torch":
             tb = self.facts.torch_build(v)
             if tb is None:
                 return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {self._wheel_of(name, v)} (CUDA runtime, GPU code)",
                              self._record_remedy(name, v))
-            if not tb.get("cuda") and not tb.get("variant"):
+            if not tb.cuda and not tb.variant:
                 return Ruled(NO_CODE, name, v, f"you lock for {t} on {PLATFORM_NAME[self.machine]}, and {self._wheel_of(name, v)} is a "
-                             f"CPU-only build (no CUDA, no GPU code; evidence {tb['evidence']})", self.code_remedy(name), ())
+                             f"CPU-only build (no CUDA, no GPU code; evidence {tb.evidence})", self.code_remedy(name), ())
             sass, ptx, _ = self.facts.gpu_code("torch", v) or ([], [], None)
             if not gpu.runnable(list(sass) + list(ptx), self.capability):
                 return self._no_code(name, v, list(sass) + list(ptx))
-        elif name in self._kernel_names:
+        elif name in self.kernel_names:
             k = self.facts.kernel(name, v)
             if k is None:
                 what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
                 return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {what} (the torch it was built against)",
                              self._record_remedy(name, v))
             found = self.facts.gpu_code(name, v)
-            if k.get("sass") is not None and found is not None:
+            if k.sass is not None and found is not None:
                 codes = list(found[0]) + list(found[1])
                 if not gpu.runnable(codes, self.capability):
                     return self._no_code(name, v, codes)
@@ -498,9 +474,9 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence that {name} {v} is free of the torch C++ ABI",
                              f"`glmcompat matrix refresh --package {name}` records {name} {v}")
         for r in self.facts.target_requirements(t):
-            if r["package"] == name and not _contains(_spec(r["specifier"]), Version(v)):
-                return Ruled(TARGET_NEEDS, name, v, f"{t} needs {name}{r['specifier']} ({r['reason']})",
-                             f"use {name}{r['specifier']} on {t}")
+            if r.package == name and not _contains(parse_spec(r.specifier), Version(v)):
+                return Ruled(TARGET_NEEDS, name, v, f"{t} needs {name}{r.specifier} ({r.reason})",
+                             f"use {name}{r.specifier} on {t}")
         return None
 
     # -- dependencies -----------------------------------------------------------------------------
@@ -551,7 +527,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if r.marker is not None and not self._marker_ok(raw, r.marker):
                 continue
             if dep in self.overrides and dep in self.model_reqs:
-                model_spec = _spec(self.model_reqs[dep])
+                model_spec = parse_spec(self.model_reqs[dep])
                 why = self._override(name, version, dep, r.specifier, model_spec)
                 if why is not None:
                     self.overridden[(name, version, dep)] = why
@@ -570,23 +546,23 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         if name == "torch":
             tb = self.facts.torch_build(version)
             yield Req(TORCH_ABI, SpecifierSet(), Why(IS_ABI, name, version, f"torch {version} is that ABI"), exact=frozenset({version}))
-            if tb:
-                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"torch {version}'s default wheel is built for CUDA {tb['cuda']}"),
-                          exact=frozenset({tb["cuda"].split(".")[0]}))
+            if tb is not None and tb.cuda:
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"torch {version}'s default wheel is built for CUDA {tb.cuda}"),
+                          exact=frozenset({tb.cuda.split(".")[0]}))
         k = self.facts.kernel(name, version)
         if k is not None and name != "torch":
-            if k.get("on_mismatch", "error") == "error":
-                ok = {normalize_version(k["torch"])} | self.facts.compatible_torches(name, version)
+            if k.on_mismatch == "error":
+                ok = {normalize_version(k.torch)} | self.facts.compatible_torches(name, version)
                 yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version,
-                          f"{name} {version} was built against torch {k['torch']} (evidence {k['evidence']}: {k['source']})"),
+                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: {k.source})"),
                           exact=frozenset(ok))
-            if k.get("cuda"):
-                major = k["cuda"].split(".")[0]
+            if k.cuda:
+                major = k.cuda.split(".")[0]
                 yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"{name} {version} links the CUDA {major} runtime"),
                           exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
-            yield Req("torch", _spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} ({fam[1]['source']})"),
+            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} ({fam[1].source})"),
                       also=frozenset(self.facts.compatible_torches(name, version)))
         for a, b in self._equal:
             if name in (a, b):
@@ -594,6 +570,25 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 yield Req(same_version(a, b), SpecifierSet(),
                           Why(SAME, name, version, f"{name} {version} and {other} must be the same version when both are installed"),
                           exact=frozenset({version}))
+
+
+def _runs_text(known: Mapping[str, Mapping[Version, bool]]) -> tuple[str, int] | None:
+    """(text, how many releases) naming the releases that run: per package ``torch 2.11.0 .. 2.15.0`` when every
+    recorded release in between runs too (and there are three or more), else its newest three; None when none runs."""
+    parts: list[str] = []
+    count = 0
+    for pkg in sorted(known):
+        items = sorted(known[pkg].items())
+        runs = [v for v, ok in items if ok]
+        if not runs:
+            continue
+        count += len(runs)
+        lo, hi = runs[0], runs[-1]
+        if len(runs) >= 3 and all(ok for v, ok in items if lo <= v <= hi):
+            parts.append(f"{pkg} {lo} .. {hi}")
+        else:
+            parts.append(", ".join(f"{pkg} {v}" for v in runs[-3:]))
+    return (", ".join(parts), count) if parts else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -622,8 +617,8 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
     """
     stack = facts.stack(req.stack)
     engine = stack_engine(stack)
-    tname = facts.target(req.target)["name"]
-    names = list(stack["pins"])
+    tname = facts.target(req.target).name
+    names = list(stack.pins)
     roots: list[Req] = []
     with_names: set[str] = set()
     for raw in req.with_:
@@ -641,49 +636,56 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
     asked = [engine] if engine in names else names
     for n in asked:
         if n not in with_names:
-            roots.append(Req(n, SpecifierSet(), Why(STACK, stack["name"])))
+            roots.append(Req(n, SpecifierSet(), Why(STACK, stack.name)))
     model_reqs: dict[str, str] = {}
     if req.model:
         m = facts.model(req.model)
-        model_reqs["transformers"] = m["transformers"]
-        roots.append(Req("transformers", _spec(m["transformers"]),
-                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m['transformers']} ({m['source']})")))
+        model_reqs["transformers"] = m.transformers
+        roots.append(Req("transformers", parse_spec(m.transformers),
+                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.source})")))
         if engine in names:
-            spec = m.get(engine)
-            if not spec and any(m.get(e) for e in ENGINES):
-                raise UnsafeError(_unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform)))
+            spec = m.for_engine(engine)
             if not spec:
-                raise UnsafeError(f"no engine release in the matrix is known to serve model {req.model} (its [[model]] row "
-                                  f"names no {' or '.join(ENGINES)} release): nothing to lock for it")
+                raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
             model_reqs[engine] = spec
-            roots.append(Req(engine, _spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
+            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
     for tr in facts.target_requirements(tname):
-        if tr["package"] in [r.name for r in roots]:
-            roots.append(Req(tr["package"], _spec(tr["specifier"]),
-                             Why(TARGET, tname, text=f"{tname} needs {tr['package']}{tr['specifier']} ({tr['reason']})")))
-    return roots, names, dict(stack["pins"]), dict(stack.get("overrides") or {}), model_reqs
+        if tr.package in [r.name for r in roots]:
+            roots.append(Req(tr.package, parse_spec(tr.specifier),
+                             Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
+    return roots, names, dict(stack.pins), dict(stack.overrides), model_reqs
 
 
-def _served_elsewhere(facts: Facts, model: Mapping[str, Any], engine: str, target: str, platform: str = "x86_64") -> str:
+def served_elsewhere(facts: Facts, model: ModelSupport, engine: str, target: str, platform: str = "x86_64") -> str:
     """Which other engine serves the model, and the stack to lock it with ("" when none does)."""
-    mt = model["model_type"]
+    mt = model.model_type
     others = []
     for e in ENGINES:
-        if e == engine or not model.get(e):
+        if e == engine or not model.for_engine(e):
             continue
-        stacks = [s for s in facts.rows("stack") if stack_engine(s) == e and mt in s.get("models", ())]
-        here = [s for s in stacks if target in s["targets"]]
+        stacks = [s for s in facts.rows("stack") if stack_engine(s) == e and mt in s.models]
+        here = [s for s in stacks if target in s.targets]
         pick = (here or stacks)[:1]
         plat = "" if platform == "x86_64" else f" --platform {platform}"
-        others.append(f"{e}{model[e]} serves it" + (f" (stack {pick[0]['name']}: `glmcompat lock --stack {pick[0]['name']} "
+        others.append(f"{e}{model.for_engine(e)} serves it" + (f" (stack {pick[0].name}: `glmcompat lock --stack {pick[0].name} "
                                                     f"--target {target}{plat}`)" if pick else ""))
     return "; ".join(others)
 
 
-def _unserved(facts: Facts, model: Mapping[str, Any], engine: str, target: str, platform: str = "x86_64") -> str:
-    """One line: the model's [[model]] row names no release of ``engine``; which stacks of the other engines serve it."""
-    return (f"no {engine} release in the matrix is known to serve model {model['model_type']} (its [[model]] row "
-            f"names none); " + _served_elsewhere(facts, model, engine, target, platform))
+def _unserved(facts: Facts, model: ModelSupport, engine: str, target: str, platform: str = "x86_64") -> UnsafeError:
+    """The model's [[model]] row names no release of ``engine``: one line that says which stacks of the other
+    engines serve it, or that no engine release in the matrix does (nothing to lock)."""
+    mt = model.model_type
+    elsewhere = served_elsewhere(facts, model, engine, target, platform)
+    if elsewhere:
+        clause = f"no {engine} release in the matrix is known to serve model {mt} (its [[model]] row names none)"
+        why = Cause("unserved", engine, (clause,), f"a {engine} stack has nothing to lock for model {mt}", elsewhere)
+        return UnsafeError(f"{clause}; {elsewhere}", causes=(why,))
+    clause = (f"no engine release in the matrix is known to serve model {mt} (its [[model]] row names no "
+              f"{' or '.join(ENGINES)} release)")
+    why = Cause("unserved", engine, (clause,), f"there is nothing to lock for model {mt}",
+                f"record the {' or '.join(ENGINES)} releases that serve {mt} in its [[model]] row")
+    return UnsafeError(f"{clause}: nothing to lock for it", causes=(why,))
 
 
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
@@ -697,520 +699,40 @@ def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider,
     return provider, roots
 
 
-def _run(provider: Provider, roots: list[Req]) -> Any:
+def run(provider: Provider, roots: list[Req]) -> Any:
+    """One resolvelib resolution of ``roots`` (its result; resolvelib's exceptions pass through)."""
     return resolvelib.Resolver(provider, resolvelib.BaseReporter()).resolve(roots, max_rounds=MAX_ROUNDS)
 
 
-def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
-    """Resolve the core; raise :class:`UnsafeError` with a uv-style derivation when impossible."""
+class Unresolvable(UnsafeError):
+    """No safe set of the core exists: what explains it, unrendered (the request, the provider with its
+    memoised answers, the root requirements and resolvelib's causes, each a requirement and the candidate
+    that asked for it). :func:`glmcompat.decide.explain.resolve` turns it into the uv-style derivation."""
+
+    def __init__(self, req: Request, provider: Provider, roots: list[Req], causes: Iterable[Any]) -> None:
+        self.request = req
+        self.provider = provider
+        self.roots = roots
+        self.requirements = tuple(causes)
+        super().__init__(f"no safe set of the core exists for {provider.target.name} (stack {req.stack}"
+                         f"{', model ' + req.model if req.model else ''})")
+
+
+def solve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
+    """Resolve the core; raise :class:`Unresolvable` (structured, not yet explained) when impossible.
+    :func:`glmcompat.decide.explain.resolve` is this with the explanation."""
     own, roots = make_provider(facts, source, req)
     provider = provider or own
     try:
-        result = _run(provider, roots)
+        result = run(provider, roots)
     except resolvelib.ResolutionImpossible as e:
-        raise UnsafeError(explain(facts, provider, req, e.causes, roots)) from None
+        raise Unresolvable(req, provider, roots, e.causes) from None
     except resolvelib.ResolutionTooDeep:
         raise UnsafeError(f"the core could not be resolved for {req.target} within {MAX_ROUNDS} rounds") from None
     pins = {n: str(c.version) for n, c in result.mapping.items() if not is_pseudo(n)}
     # Only overrides of candidates in the result count (backtracking may have tried others).
     overridden = {dep: why for (n, v, dep), why in sorted(provider.overridden.items()) if pins.get(n) == v}
     return Outcome(dict(sorted(pins.items())), overridden, provider=provider, roots=roots)
-
-
-# ------------------------------------------------------------------------------------------------
-# Explanations
-# ------------------------------------------------------------------------------------------------
-
-
-def _runs_text(known: Mapping[str, Mapping[Version, bool]]) -> tuple[str, int] | None:
-    """(text, how many releases) naming the releases that run: per package ``torch 2.11.0 .. 2.15.0`` when every
-    recorded release in between runs too (and there are three or more), else its newest three; None when none runs."""
-    parts: list[str] = []
-    count = 0
-    for pkg in sorted(known):
-        items = sorted(known[pkg].items())
-        runs = [v for v, ok in items if ok]
-        if not runs:
-            continue
-        count += len(runs)
-        lo, hi = runs[0], runs[-1]
-        if len(runs) >= 3 and all(ok for v, ok in items if lo <= v <= hi):
-            parts.append(f"{pkg} {lo} .. {hi}")
-        else:
-            parts.append(", ".join(f"{pkg} {v}" for v in runs[-3:]))
-    return (", ".join(parts), count) if parts else None
-
-
-def _span(versions: Sequence[Version | str]) -> str:
-    vs = sorted({Version(str(v)) for v in versions})
-    if not vs:
-        return ""
-    return str(vs[0]) if len(vs) == 1 else f"{vs[0]} .. {vs[-1]}"
-
-
-class Explainer:
-    """Derives why ``name==version`` cannot be (or is not) part of the set: the first clause that
-    rules it out, checked against a resolution pinned to it (memoised)."""
-
-    def __init__(self, provider: Provider, roots: list[Req], chosen: Mapping[str, str] | None = None) -> None:
-        self.p = provider
-        self.roots = roots
-        self.chosen = {n: Version(v) for n, v in (chosen or {}).items()}
-        self.t = provider.target["name"]
-        self._feasible: dict[tuple[str, str], dict[str, str] | Exception] = {}
-        self._memo: dict[tuple[str, str, bool], Skip | None] = {}
-        self._asked = {r.name for r in roots if r.why.kind in (USER, STACK)}
-
-    # -- helpers ----------------------------------------------------------------------------------
-    def roots_on(self, name: str) -> list[Req]:
-        return [r for r in self.roots if r.name == name]
-
-    def fitting(self, name: str, extra: Iterable[Req] = ()) -> list[Version]:
-        """Releases of ``name`` the matrix admits that every root requirement (and ``extra``) accepts."""
-        reqs = self.roots_on(name) + list(extra)
-        return [v for v in self.p.versions(name) if all(r.ok(v) for r in reqs) and self.p.ruled(name, str(v)) is None]
-
-    def pinned_run(self, name: str, version: str) -> dict[str, str] | Exception:
-        """The set a resolution pinned to ``name==version`` finds, or the exception it fails with."""
-        key = (name, version)
-        if key not in self._feasible:
-            roots = [r for r in self.roots if not (r.name == name and r.why.kind == STACK)]
-            roots.append(Req(name, _spec(f"=={version}"), Why(ASKED, text=f"{name} {version} is asked for")))
-            try:
-                res = _run(self.p, roots)
-                self._feasible[key] = {n: str(c.version) for n, c in res.mapping.items() if not is_pseudo(n)}
-            except (resolvelib.ResolutionImpossible, resolvelib.ResolutionTooDeep) as e:
-                self._feasible[key] = e
-        return self._feasible[key]
-
-    def _ruled_skip(self, r: Ruled) -> Skip:
-        return Skip("ruled-out", r.name, (r.text,), f"{r.name} {r.version} cannot be used on {self.t}", r.remedy)
-
-    def _parents_excluding(self, name: str, versions: Sequence[Version]) -> list[tuple[str, Req]]:
-        """(chosen package, its requirement) pairs of the chosen set that accept none of ``versions``
-        of ``name``, the package the set is built around (sglang) first."""
-        out = []
-        for parent, pv in self.chosen.items():
-            if parent == name:
-                continue
-            for r in self.p.dependencies(parent, str(pv)):
-                if r.name == name and not any(r.ok(v) for v in versions):
-                    out.append((parent, r))
-                    break
-        out.sort(key=lambda pr: _authority(self.p, pr[0]))
-        return out
-
-    def _allowing(self, parent: str, name: str, versions: Sequence[Version]) -> list[Version]:
-        """Releases of ``parent`` that fit and would take one of ``versions`` of ``name``: they require
-        ``name`` and accept one of them (or, when the roots ask for ``name`` themselves, do not require it)."""
-        out = []
-        for x in self.fitting(parent):
-            on = [r for r in self.p.dependencies(parent, str(x)) if r.name == name]
-            if (on or name in self._asked) and any(all(r.ok(v) for r in on) for v in versions):
-                out.append(x)
-        return out
-
-    # -- the derivation ---------------------------------------------------------------------------
-    def why_not(self, name: str, version: str, depth: int = 0, *, pinned_check: bool = True) -> Skip | None:
-        """Why ``name==version`` is not in the set; None when nothing rules it out."""
-        key = (name, version, pinned_check)
-        if key not in self._memo:
-            self._memo[key] = None  # a cycle reads "nothing found"
-            self._memo[key] = self._why_not(name, Version(version), depth, pinned_check)
-        return self._memo[key]
-
-    def _why_not(self, name: str, v: Version, depth: int, pinned_check: bool) -> Skip | None:
-        vs = str(v)
-        # 1. A requirement of yours, the model's or the target's.
-        for r in self.roots_on(name):
-            if not r.ok(v):
-                return Skip("root", name, (r.says(),), f"{name} {vs} is ruled out", _root_remedy(r))
-        # 2. The chosen set pins otherwise, and no release of the pinning package would take it.
-        for parent, r in self._parents_excluding(name, [v]):
-            if not self._allowing(parent, name, [v]):
-                return self._pinned(name, vs, parent, r, f"{name} {vs}")
-        # 3. The matrix.
-        ruled = self.p.ruled(name, vs)
-        if ruled is not None:
-            return self._ruled_skip(ruled)
-        # 4. One of its own requirements that nothing can meet (first in METADATA order).
-        own = self._own_requirements(name, v)
-        if own is not None:
-            return own
-        if not pinned_check:
-            return None
-        # 5. The whole set, pinned to it: if it resolves, a preference kept the chosen release.
-        found = self.pinned_run(name, vs)
-        if isinstance(found, dict):
-            return self._preference(name, vs, found)
-        if depth < 3:
-            # ... else the pinning package's releases that would take it all fail,
-            for parent, r in self._parents_excluding(name, [v]):
-                chain = self._via_parent(name, [v], f"{name} {vs}", parent, r, depth)
-                if chain is not None:
-                    return Skip(chain.kind, chain.subject, chain.clauses, f"{name} {vs} cannot join the set", chain.remedy)
-            # ... or one of its requirements excludes the chosen release, and every release that
-            # meets it is ruled out in turn.
-            for r in self.p.dependencies(name, vs):
-                have = self.chosen.get(r.name)
-                if is_pseudo(r.name) or have is None or r.ok(have):
-                    continue
-                fit = self.fitting(r.name, [r])
-                what = (f"a {r.name} release it accepts ({', '.join(map(str, fit))})" if len(fit) > 1 else
-                        f"{r.name} {fit[0]}" if fit else r.show())
-                for parent, pr in self._parents_excluding(r.name, fit):
-                    sub: Skip | None
-                    if not self._allowing(parent, r.name, fit):
-                        sub = self._pinned(r.name, what, parent, pr, what)
-                    else:
-                        sub = self._via_parent(r.name, fit, what, parent, pr, depth)
-                    if sub is not None:
-                        return Skip("conflict", sub.subject, (r.says(),) + sub.clauses, f"{name} {vs} cannot join the set", sub.remedy)
-        return _from_causes(self.p, found, f"{name} {vs} cannot join the set", name)
-
-    def _pinned(self, name: str, vs: str, parent: str, r: Req, what: str) -> Skip:
-        others = [x for x in self.fitting(parent) if x != self.chosen.get(parent)]
-        clauses = [r.says()]
-        if others:
-            clauses.append(f"no other {parent} release that fits ({_span(others)}) takes {what}")
-        return Skip("pinned", name, tuple(clauses), f"{what} cannot join the set",
-                    f"{name} follows {parent}'s pin: it takes a newer {parent} release that allows {what} (none on the index yet)")
-
-    def _via_parent(self, name: str, versions: Sequence[Version], what: str, parent: str, r: Req, depth: int) -> Skip | None:
-        """``what`` needs one of the ``parent`` releases that would take it; each of them fails."""
-        allowing = self._allowing(parent, name, versions)
-        subs = [self.why_not(parent, str(x), depth + 1) for x in allowing]
-        if not allowing or any(s is None or s.kind == "preference" for s in subs):
-            return None
-        sub = subs[0]
-        assert sub is not None
-        head = f"only {parent} {_span(allowing)} would take {what} ({r.says()})"
-        return Skip("conflict", sub.subject, (head,) + sub.clauses, f"{what} cannot join the set", sub.remedy)
-
-    def _own_requirements(self, name: str, v: Version) -> Skip | None:
-        """The first requirement of ``name==v`` that no admissible release can meet next to its other
-        requirements and the roots (one level deep: pseudo-packages included)."""
-        vs = str(v)
-        deps = self.p.dependencies(name, vs)
-        direct: dict[str, list[Req]] = {}
-        for r in deps:
-            direct.setdefault(r.name, []).append(r)
-        for r in deps:
-            if is_pseudo(r.name):
-                clash = self._pseudo_clash(r, name, direct)
-                if clash is not None:
-                    return Skip("conflict", clash[0], clash[1], f"{name} {vs} cannot be used", clash[2])
-                continue
-            q = r.name
-            reqs = self.roots_on(q) + direct.get(q, [])
-            listed = [x for x in self.p.versions(q) if r.ok(x)]
-            if not listed:
-                elsewhere = _unavailable(self.p, q, [r])
-                if elsewhere is not None:  # on the index, but without a wheel for this machine (or only as an sdist)
-                    return Skip("conflict", q, (r.says(), elsewhere[0]), f"{name} {vs} cannot be used", elsewhere[1])
-                return Skip("conflict", q, (r.says(), f"no {q} release on the index satisfies {r.show()}"),
-                            f"{name} {vs} cannot be used", f"{name} {vs} needs a {q} release the index does not have")
-            both = [x for x in listed if all(o.ok(x) for o in reqs)]
-            if not both:
-                other = next(o for o in reqs if not any(o.ok(x) for x in listed))
-                return Skip("conflict", q, (r.says(), other.says()), f"{name} {vs} cannot be used", _root_remedy(other))
-            admitted = [x for x in both if self.p.ruled(q, str(x)) is None]
-            if not admitted:
-                ruled = self.p.ruled(q, str(both[0]))
-                assert ruled is not None
-                more = f" (and {len(both) - 1} older {q} release(s) likewise)" if len(both) > 1 else ""
-                return Skip("conflict", q, (r.says(), ruled.text + more), f"{name} {vs} cannot be used", ruled.remedy)
-            viable = [x for x in admitted if self._candidate_clash(q, x, name, direct) is None]
-            if not viable:
-                clash = self._candidate_clash(q, admitted[0], name, direct)
-                assert clash is not None
-                return Skip("conflict", clash[0], (r.says(),) + clash[1], f"{name} {vs} cannot be used", clash[2])
-        return None
-
-    def _candidate_clash(self, q: str, x: Version, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
-        """Whether candidate ``q==x`` clashes with what ``parent`` requires directly (or the roots)."""
-        for d in self.p.dependencies(q, str(x)):
-            if is_pseudo(d.name):
-                clash = self._pseudo_clash(d, parent, direct)
-                if clash is not None:
-                    return clash
-                continue
-            reqs = self.roots_on(d.name) + direct.get(d.name, [])
-            if not reqs:
-                continue
-            dom = [y for y in self.p.versions(d.name) if all(o.ok(y) for o in reqs)]
-            if dom and not any(d.ok(y) for y in dom):
-                forced = next((o for o in reqs if not any(d.ok(y) for y in self.p.versions(d.name) if o.ok(y))), reqs[0])
-                return (d.name, (d.says(), forced.says()), f"{forced.why.parent or 'the set'} and {q} {x} do not fit together")
-        return None
-
-    def _pseudo_clash(self, d: Req, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
-        """Whether pseudo requirement ``d`` (of ``parent`` or one of its direct dependencies) meets no
-        value that a package certainly in the set (a direct dependency of ``parent``, or one the roots
-        ask for) can provide."""
-        assert d.exact is not None
-        forced: dict[str, list[Req]] = {}
-        for r in self.roots:
-            if r.name in self._asked or r.why.kind == ASKED or r.name == parent:
-                forced.setdefault(r.name, []).append(r)
-        for n, rs in direct.items():
-            forced.setdefault(n, []).extend(rs)
-        for f, reqs in forced.items():
-            if is_pseudo(f) or f == d.why.pkg:
-                continue
-            dom = [y for y in self.p.versions(f) if all(o.ok(y) for o in reqs) and self.p.ruled(f, str(y)) is None]
-            values: set[str] = set()
-            always = bool(dom)
-            for y in dom:
-                emitted = [e for e in self.p.dependencies(f, str(y)) if e.name == d.name]
-                if not emitted:
-                    always = False
-                    break
-                for e in emitted:
-                    values |= set(e.exact or ())
-            if not always or values & d.exact:
-                continue
-            src = next((o for o in reqs if o.why.kind in ROOT_KINDS), reqs[0])
-            clauses = [d.says(), src.says()]
-            if d.name.startswith("<same-version:"):
-                want = sorted(d.exact, key=Version)[0]
-                listed = {str(y) for y in self.p.versions(f)}
-                clauses.append(f"no {f} {want} is on the index" if want not in listed else f"{f} {want} is ruled out")
-                remedy = (_root_remedy(src) if src.why.kind == USER else
-                          f"{d.why.pkg} {d.why.ver} needs {f} {want}, which the index does not have")
-            elif d.name.startswith("<one-of:"):
-                remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} cannot be installed together"
-            else:
-                shown = next(e for e in self.p.dependencies(f, str(dom[0])) if e.name == d.name)
-                clauses.append(shown.says() + (f" (and every other {f} release that fits, likewise)" if len(dom) > 1 else ""))
-                remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} {_span(dom)} do not fit together"
-            return (f, tuple(clauses), remedy)
-        return None
-
-    def _preference(self, name: str, vs: str, found: dict[str, str]) -> Skip:
-        """``name==vs`` resolves; say which preference kept the chosen release instead."""
-        chosen = {n: str(v) for n, v in self.chosen.items()}
-        by = self.p.preferred_by.get(name)
-        older = sorted((n for n, v in found.items() if n in chosen and n != name and Version(v) < Version(chosen[n])),
-                       key=lambda n: _authority(self.p, n))
-        if by is not None and chosen.get(name) == by[1] and not older:
-            parents = [f"{p} {v}" for p, v in chosen.items() if p != name and
-                       any(r.name == name and not r.pinned for r in self.p.dependencies(p, v))]
-            left = f"{parents[0]} leaves {name} open, and " if parents else ""
-            return Skip("preference", name,
-                        (f"{left}stack {by[0]} (known to work on {self.t}) pins {name} {by[1]}",),
-                        f"the upgrade prefers {name} {by[1]}; {name} {vs} resolves too",
-                        f"`--with {name}=={vs}` takes it")
-        if older:
-            n = older[0]
-            clauses = [r.says() for r in self.p.dependencies(n, chosen[n]) if r.name == name and not r.ok(Version(vs))]
-            clauses.append(f"a safe set with {name} {vs} exists, but it needs {n} {found[n]} instead of {chosen[n]}")
-            clauses += [r.says() for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
-            return Skip("preference", n, tuple(clauses), f"the upgrade prefers the newer {n}", f"`--with {name}=={vs}` gives that set")
-        return Skip("preference", name, (f"a safe set with {name} {vs} exists",),
-                    f"the resolution preferred {name} {chosen.get(name, '?')}", f"`--with {name}=={vs}` takes it")
-
-
-def _authority(provider: Provider, name: str) -> tuple[bool, int, str]:
-    """Sort key: the package the set is built around (the engine) first, then by resolution rank, reversed."""
-    return (name not in ENGINES, -provider._rank(name), name)
-
-
-def _root_remedy(r: Req) -> str:
-    if r.why.kind == USER:
-        return f"relax or drop `--with {r.name}{r.spec}`"
-    if r.why.kind == MODEL:
-        return f"the model {r.why.pkg} needs {r.name}{r.spec}; serve another model or use a release that knows it"
-    if r.why.kind == TARGET:
-        return f"{r.why.pkg} needs {r.name}{r.spec}"
-    return f"choose another {r.name}"
-
-
-def _from_causes(provider: Provider, failure: Any, conclusion: str, subject: str) -> Skip:
-    """A derivation from resolvelib's causes (the fallback when no single clause explains it)."""
-    clauses: list[str] = []
-    for c in getattr(failure, "causes", []) or []:
-        r: Req = c.requirement
-        s = r.says()
-        if r.why.kind == DECLARED and c.parent is not None:
-            s = f"{c.parent.name} {c.parent.version} requires {r.show()}"
-        if s not in clauses:
-            clauses.append(s)
-        pruned = provider.pruned.get(r.name)
-        if pruned and not is_pseudo(r.name):
-            reason = max(pruned.items(), key=lambda kv: Version(kv[0]))[1]
-            t = f"the matrix rules out {len(pruned)} {r.name} release(s) (e.g. {reason.text})"
-            if t not in clauses:
-                clauses.append(t)
-    if not clauses:
-        clauses = [f"the requirements conflict ({type(failure).__name__})"]
-    return Skip("conflict", subject, tuple(clauses[:6]), conclusion, f"`glmcompat upgrade --target {provider.target['name']}` shows what does resolve")
-
-
-def explain(facts: Facts, provider: Provider, req: Request, causes: Iterable[Any], roots: list[Req] | None = None) -> str:
-    """A uv-style derivation: "Because ..., and ..., we can conclude that ..." then one hint."""
-    facts = provider.facts  # the lock's platform's view
-    t = provider.target
-    stack = facts.stack(req.stack)
-    roots = roots if roots is not None else root_requirements(facts, req)[0]
-    clauses: list[str] = []
-    hint = ""
-    torch_req = next((r for r in roots if r.name == "torch" and r.why.kind == USER), None)
-    if torch_req is not None:
-        # The ABI story first: the stack's kernel, the torch it was built for, and whether any kernel
-        # release built for the requested torch carries code for the target.
-        for kp in sorted((set(provider.names) & provider._kernel_names) - set(ENGINES)):
-            pin = stack["pins"].get(kp)
-            row = facts.kernel(kp, pin) if pin else None
-            if row is not None and not torch_req.ok(Version(row["torch"])):
-                clauses.append(f"{kp} {pin} was built against torch {row['torch']} (evidence {row['evidence']}: {row['source']}) "
-                               f"and you require {torch_req.show()}")
-            fam = set(KERNELS) if kp in KERNELS else {kp}
-            built = [(v, r) for v, r in facts.kernels_of(fam) if torch_req.ok(Version(r["torch"]))]
-            runnable = [v for v, r in built if r.get("sass") is None or
-                        gpu.runnable(list(r["sass"]) + list(r.get("ptx") or []), provider.capability)]
-            if not runnable and kp in KERNELS:
-                clauses.append(f"no kernel release built against {torch_req.show()} carries code for {t['name']}"
-                               + (f" (only {', '.join(v for v, _ in built)}, which do not run there)" if built else ""))
-                break
-        if clauses:
-            hint = (f"keep torch=={stack['pins'].get('torch')} (the stack's pin), or run "
-                    f"`glmcompat upgrade --target {t['name']}` for the newest safe set")
-    if not clauses:
-        skip = _root_failure(provider, roots) or _top_failure(provider, roots)
-        if skip is None:
-            skip = _from_causes(provider, _Causes(list(causes)), "", "")
-        clauses = list(skip.clauses)
-        hint = skip.remedy
-        engine = stack_engine(stack)
-        wanted = next((r for r in roots if r.name == engine and r.why.kind == MODEL), None)
-        yours = any(r.name == engine and r.why.kind == USER for r in roots)
-        if wanted is not None and req.model and not yours and skip.subject == engine and skip.kind in ("root", "ruled-out"):
-            # No release of the engine that knows the model fits: say which other engine serves it.
-            elsewhere = _served_elsewhere(facts, facts.model(req.model), engine, t["name"], provider.machine)
-            if elsewhere:
-                hint = f"no {engine} release that serves model {req.model} ({engine}{wanted.spec}) fits here; {elsewhere}"
-    body = ", and ".join(clauses) if clauses else "the requirements conflict"
-    text = (f"Because {body}, we can conclude that no safe set of the core exists for {t['name']} "
-            f"(stack {req.stack}{', model ' + req.model if req.model else ''}).")
-    return text + "\nhint: " + (hint or f"run `glmcompat upgrade --target {t['name']} --stack {req.stack}` to see the newest safe set")
-
-
-@dataclass
-class _Causes:
-    causes: list[Any]
-
-
-def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
-    """A package the roots ask for that no admissible release satisfies (yours first)."""
-    order = sorted({r.name for r in roots if not is_pseudo(r.name)},
-                   key=lambda n: (not any(r.why.kind == USER for r in roots if r.name == n), n))
-    for name in order:
-        reqs = [r for r in roots if r.name == name]
-        yours = [r for r in reqs if r.why.kind == USER]
-        if yours and not any(all(r.ok(v) for r in yours) for v in provider.versions(name)):
-            elsewhere = _unavailable(provider, name, yours)
-            if elsewhere:  # what you ask for is on the index only as an sdist or for other platforms
-                return Skip("root", name, tuple(r.says() for r in yours) + (elsewhere[0],), "", elsewhere[1])
-        listed = [v for v in provider.versions(name) if all(r.ok(v) for r in reqs)]
-        admitted = [v for v in listed if provider.ruled(name, str(v)) is None]
-        if admitted:
-            continue
-        head = [r.says() for r in reqs if r.why.kind != STACK] or [reqs[0].says()]
-        if not listed:
-            elsewhere = _unavailable(provider, name, reqs)
-            if elsewhere:
-                return Skip("root", name, tuple(head) + (elsewhere[0],), "", elsewhere[1])
-            return Skip("root", name, tuple(head) + (f"no {name} release on the index satisfies them",), "",
-                        _root_remedy(next((r for r in reqs if r.why.kind == USER), reqs[0])))
-        ruled = provider.ruled(name, str(listed[0]))
-        assert ruled is not None
-        more = f" (and {len(listed) - 1} older release(s) likewise)" if len(listed) > 1 else ""
-        return Skip("ruled-out", name, tuple(head) + (ruled.text + more,), "", ruled.remedy)
-    return None
-
-
-def _unavailable(provider: Provider, name: str, reqs: list[Req]) -> tuple[str, str] | None:
-    """(clause, remedy) when the releases ``reqs`` ask for are on the index without a wheel for this
-    interpreter and platform (sdists, other platforms): a lock never builds from source."""
-    source = provider.source
-    get = getattr(source, "unavailable", None)
-    if get is None:
-        return None
-    there = {v: files for v, files in get(name).items() if all(r.ok(Version(v)) for r in reqs)}
-    if not there:
-        return None
-    v = max(there, key=Version)
-    files = there[v]
-    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    where = getattr(source, "platform", lambda: "this platform")()
-    more = f" (nor {len(there) - 1} other release(s) it allows)" if len(there) > 1 else ""
-    return (f"{name} {v} has no wheel for {where} on the index{more}, only {shown}, and a lock never builds from source",
-            f"choose a {name} release with a wheel for {where}")
-
-
-def _top_failure(provider: Provider, roots: list[Req]) -> Skip | None:
-    """Why each release of the package the set is built around (the engine) fails, newest first."""
-    names = [r.name for r in roots if r.why.kind in (STACK, USER) and not is_pseudo(r.name)]
-    if not names:
-        return None
-    top = next((e for e in ENGINES if e in names), names[0])
-    ex = Explainer(provider, roots)
-    cands = ex.fitting(top)
-    if not cands:
-        return None
-    skips = [(v, ex.why_not(top, str(v), pinned_check=False)) for v in cands]
-    first = skips[0][1]
-    if first is None:
-        return None
-    clauses = list(first.clauses)
-    rest = skips[1:]
-    if rest:
-        same = [v for v, s in rest if s is not None and s.kind == first.kind and
-                (s.subject == first.subject or {s.subject, first.subject} <= set(KERNELS))]
-        other = [(v, s) for v, s in rest if v not in same]
-        if same:
-            what = {"ruled-out": "is ruled out the same way", "conflict": "fails the same way"}.get(first.kind, "fails the same way")
-            if first.kind == "conflict" and provider.pruned.get(first.subject) and first.subject in provider._kernel_names:
-                what = f"requires a kernel release ({' or '.join(sorted(set(KERNELS)))}) that cannot run on {provider.target['name']} either"
-            elif first.kind == "conflict":
-                # Name what they pin instead (vllm releases each pin their own torch).
-                pins = sorted({Version(sp.version) for v in same for r in provider.dependencies(top, str(v))
-                               if r.name == first.subject and r.why.kind == DECLARED for sp in r.spec if sp.operator == "=="})
-                if pins:
-                    shown = ", ".join(map(str, pins[:-1])) + (" or " if len(pins) > 1 else "") + str(pins[-1])
-                    what += f" (each pins {first.subject} {shown})"
-            clauses.append(f"every older {top} release that fits ({_span(same)}) {what}")
-        for v, s in other[:2]:
-            clauses.append(f"{top} {v}: " + (s.clauses[0] if s is not None else "does not resolve"))
-    return Skip(first.kind, first.subject, tuple(clauses), "", first.remedy)
-
-
-def skip_reasons(facts: Facts, source: Source, req: Request, outcome: Outcome, limit: int = 3) -> dict[str, dict[str, Skip | str]]:
-    """For each package of the chosen set, the newer releases the resolution skipped, each with a
-    :class:`Skip` (a ``"..."`` entry counts the ones beyond ``limit``)."""
-    provider, roots = outcome.provider, outcome.roots
-    if provider is None:
-        provider, roots = make_provider(facts, source, req)
-    ex = Explainer(provider, roots, outcome.pins)
-    out: dict[str, dict[str, Skip | str]] = {}
-    for name in sorted(outcome.pins):
-        chosen = Version(outcome.pins[name])
-        newer = [v for v in provider.versions(name) if v > chosen]
-        for v in newer[:limit]:
-            s = ex.why_not(name, str(v))
-            out.setdefault(name, {})[str(v)] = s if s is not None else Skip(
-                "preference", name, (f"{name} {v} fits on its own",), f"the resolution preferred {name} {chosen}",
-                f"`--with {name}=={v}` takes it")
-        if len(newer) > limit:
-            out.setdefault(name, {})["..."] = f"{len(newer) - limit} more newer release(s) not examined"
-    return out
-
-
-def skipped_newer(facts: Facts, source: Source, req: Request, outcome: Outcome, limit: int = 3) -> dict[str, dict[str, str]]:
-    """:func:`skip_reasons` as one line of text per skipped release."""
-    return {n: {v: (s.text() if isinstance(s, Skip) else s) for v, s in d.items()}
-            for n, d in skip_reasons(facts, source, req, outcome, limit).items()}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1233,5 +755,5 @@ def parse_cutoff(text: str | None) -> str | None:
     return f"{m.group(1)}T{hms}"
 
 
-__all__ = ["CORE", "Cand", "Explainer", "Outcome", "Provider", "Req",
-           "Request", "Ruled", "Skip", "Why", "explain", "parse_cutoff", "resolve", "skip_reasons", "skipped_newer"]
+__all__ = ["CORE", "Cand", "Outcome", "Provider", "Req", "Request", "Ruled", "Source", "Unresolvable", "Why",
+           "make_provider", "parse_cutoff", "parse_spec", "root_requirements", "run", "served_elsewhere", "solve"]

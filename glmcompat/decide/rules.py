@@ -9,51 +9,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from glmcompat.matrix.view import Facts, Row
+from glmcompat.matrix.rows import Fact, Stack, Target
+from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
+from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.model.names import canonicalize
 
-SEVERITIES = ("error", "warning")
 
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One structured verdict: what is wrong, with which packages, the evidence and one remedy."""
-
-    rule: str
-    severity: str
-    packages: tuple[str, ...]
-    message: str
-    evidence: tuple[tuple[str, str], ...] = ()  # (kind, source)
-    remedy: str = ""
-    environments: tuple[str, ...] = ()  # where it holds ("extra sglang, Python 3.12, Linux x86_64"); () = everywhere
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "packages": list(self.packages),
-            "message": self.message,
-            "evidence": [{"kind": k, "source": s} for k, s in self.evidence],
-            "remedy": self.remedy,
-            "environments": list(self.environments),
-        }
-
-
-def _ev(row: Row | None) -> tuple[tuple[str, str], ...]:
-    return ((row["evidence"], row["source"]),) if row else ()
+def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
+    return ((row.evidence, row.source),) if row is not None else ()
 
 
 @dataclass
 class Context:
     packages: dict[str, str]  # canonical name -> version (local label kept)
-    target: Row
+    target: Target
     facts: Facts
     model: str | None = None
     allow_unknown: bool = False
@@ -70,7 +46,7 @@ class Context:
 
     @property
     def capability(self) -> tuple[int, int]:
-        return gpu.parse_capability(self.target["compute_capability"])
+        return gpu.parse_capability(self.target.compute_capability)
 
     def pin(self, name: str) -> str:
         return f"{name}=={self.packages[name]}"
@@ -110,11 +86,11 @@ def rule_abi(ctx: Context) -> list[Finding]:
         row = ctx.facts.kernel(name, ver)
         if row is None:
             verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
-            if verdict is not None and verdict["compatible"]:
+            if verdict is not None and verdict.compatible:
                 continue  # probed: every torch symbol it needs is exported by this torch
             if verdict is not None and torch is not None:
                 out.append(Finding("abi", ctx.facts.mismatch_severity(name), (ctx.pin(name), ctx.pin("torch")),
-                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined symbol(s) "
+                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined symbol(s) "
                                    "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))
                 continue
             cmd = f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"
@@ -122,36 +98,36 @@ def rule_abi(ctx: Context) -> list[Finding]:
             continue
         if torch is None:
             out.append(Finding("abi", "error", (ctx.pin(name),),
-                               f"{name} {ver} is a compiled extension built against torch {row['torch']}, and no torch is in the set",
-                               _ev(row), f"add torch=={row['torch']}"))
+                               f"{name} {ver} is a compiled extension built against torch {row.torch}, and no torch is in the set",
+                               _ev(row), f"add torch=={row.torch}"))
             continue
         tpub = Version(torch).public
         verdict = ctx.facts.abi_verdict(name, ver, torch)
-        if verdict is not None and verdict["compatible"]:
+        if verdict is not None and verdict.compatible:
             continue
-        if verdict is None and ctx.facts.abi_equal(tpub, row["torch"]) is not None:
+        if verdict is None and ctx.facts.abi_equal(tpub, row.torch) is not None:
             continue  # the torch it was built against, or a release proven to export the same symbols
-        sev = row.get("on_mismatch") or "error"
+        sev = row.on_mismatch
         if verdict is not None:
-            syms = verdict.get("symbols") or []
-            detail = f"{verdict['missing']} undefined symbol(s) it needs are missing from torch {tpub}"
+            syms = verdict.symbols
+            detail = f"{verdict.missing} undefined symbol(s) it needs are missing from torch {tpub}"
             if syms:
                 detail += f" (e.g. {syms[0]})"
-            msg = f"torch {tpub} breaks {name} {ver}: it was built against torch {row['torch']} and {detail}"
+            msg = f"torch {tpub} breaks {name} {ver}: it was built against torch {row.torch} and {detail}"
             evidence = _ev(verdict) + _ev(row)
         else:
-            msg = (f"{name} {ver} was built against torch {row['torch']}, but torch {tpub} is in the set; "
+            msg = (f"{name} {ver} was built against torch {row.torch}, but torch {tpub} is in the set; "
                    f"a compiled extension only loads next to the torch whose C++ ABI it was built for")
             evidence = _ev(row)
-        if row.get("consequence"):
-            msg += f"; if it fails to load, {row['consequence']}"
+        if row.consequence:
+            msg += f"; if it fails to load, {row.consequence}"
         found = _best_kernel(ctx, name, tpub)
         alt = f"{found[0]}=={found[1]}" if found else None
         if sev == "warning":
             remedy = (f"nothing blocks the stack; to keep {name}'s compiled ops, install {alt}" if alt else
                       f"nothing blocks the stack; to keep {name}'s compiled ops, install a {name} built against torch {tpub}")
         else:
-            remedy = f"pin {_torch_pins(ctx, row['torch'])}"
+            remedy = f"pin {_torch_pins(ctx, row.torch)}"
             if alt:
                 remedy += f", or use {alt} (built against torch {tpub})"
         out.append(Finding("abi", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
@@ -165,15 +141,15 @@ def _best_kernel(ctx: Context, name: str, torch: str | None = None) -> tuple[str
     family = {"sgl-kernel", "sglang-kernel"} if name in ("sgl-kernel", "sglang-kernel") else {name}
     best: tuple[Version, tuple[str, str, str]] | None = None
     for v, row in ctx.facts.kernels_of(family):
-        if torch is not None and Version(row["torch"]) != Version(torch):
+        if torch is not None and Version(row.torch) != Version(torch):
             continue
-        if row.get("sass") is None:
+        if row.sass is None:
             if torch is None:
                 continue
-        elif not gpu.runnable(row["sass"] + (row.get("ptx") or []), ctx.capability):
+        elif not gpu.runnable(row.sass + (row.ptx or ()), ctx.capability):
             continue
         if best is None or Version(v) > best[0]:
-            best = (Version(v), (row["package"], v, row["torch"]))
+            best = (Version(v), (row.package, v, row.torch))
     return best[1] if best else None
 
 
@@ -188,12 +164,12 @@ def rule_family(ctx: Context) -> list[Finding]:
         found = ctx.facts.family(name, ver)
         if found is None:
             verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
-            if verdict is not None and verdict["compatible"]:
+            if verdict is not None and verdict.compatible:
                 continue  # no METADATA pin, but probed: every torch symbol it needs is there
             if verdict is not None and torch is not None:
-                syms = verdict.get("symbols") or []
+                syms = verdict.symbols
                 out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")),
-                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict['missing']} undefined "
+                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined "
                                    f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
                                    _ev(verdict), f"use a {name} release built for torch {Version(torch).public}"))
                 continue
@@ -209,11 +185,11 @@ def rule_family(ctx: Context) -> list[Finding]:
         if SpecifierSet(spec).contains(tpub, prereleases=True):
             continue
         verdict = ctx.facts.abi_verdict(name, ver, torch)
-        if verdict is not None and verdict["compatible"] and row["evidence"] != "metadata":
+        if verdict is not None and verdict.compatible and row.evidence != "metadata":
             continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
-        if row.get("failure"):
-            msg += f"; importing it fails with {row['failure']}"
+        if row.failure:
+            msg += f"; importing it fails with {row.failure}"
         good = ctx.facts.family_for_torch(name, tpub)
         remedy = f"pin {name}=={good}" if good else f"pin torch{spec}"
         out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _ev(row), remedy))
@@ -224,7 +200,7 @@ def rule_equal_version(ctx: Context) -> list[Finding]:
     """(c) Packages that must carry the same version (flashinfer-cubin == flashinfer-python)."""
     out: list[Finding] = []
     for row in ctx.facts.rows("equal_version"):
-        a, b = row["packages"]
+        a, b = row.packages
         if a in ctx.packages and b in ctx.packages and Version(ctx.packages[a]) != Version(ctx.packages[b]):
             out.append(Finding("equal-version", "error", (ctx.pin(a), ctx.pin(b)),
                                f"{b} {ctx.packages[b]} does not match {a} {ctx.packages[a]}; their versions must be equal",
@@ -244,7 +220,7 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
         code = ctx.facts.gpu_code(name, ver)
         if code is None:
             k = ctx.facts.kernel(name, ver) if name != "torch" else None
-            if k is not None and k.get("sass") is None:
+            if k is not None and k.sass is None:
                 continue  # an extension whose GPU code is not curated (e.g. torchao): the abi rule covers it
             if name != "torch" and k is None:
                 continue  # unknown kernel release: reported once, by the abi rule
@@ -261,27 +237,27 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                 out.append(ctx.unknown((ctx.pin(name),), msg, cmd))
                 continue
             out.append(ctx.unknown((ctx.pin(name),), f"the GPU code of {name} {ver} is not recorded",
-                                   f"glmcompat arch {name}=={Version(ver).public} --target {t['name']}"))
+                                   f"glmcompat arch {name}=={Version(ver).public} --target {t.name}"))
             continue
         sass, ptx, row = code
         if gpu.runnable(list(sass) + list(ptx), ctx.capability):
             continue
         have = ", ".join(list(sass) + list(ptx)) or "no GPU code at all (a CPU-only build)"
-        msg = (f"{name} {ver} carries {have}; none of it runs on {t['name']} (compute capability "
-               f"{t['compute_capability']}): SASS runs only on its own major with a minor at least its own "
+        msg = (f"{name} {ver} carries {have}; none of it runs on {t.name} (compute capability "
+               f"{t.compute_capability}): SASS runs only on its own major with a minor at least its own "
                f"(sm_XYa: exactly X.Y), and there is no PTX to JIT")
         if name == "torch":
             remedy = "use a torch build with code for the target (see `glmcompat matrix show`)"
             for tr in ctx.facts.rows("torch"):
-                if gpu.runnable(tr["sass"] + (tr.get("ptx") or []), ctx.capability):
-                    cands = [v for v in tr["versions"] if Version(v) >= Version(Version(ver).public)]
+                if gpu.runnable(tr.sass + tr.ptx, ctx.capability):
+                    cands = [v for v in tr.versions if Version(v) >= Version(Version(ver).public)]
                     if cands:
-                        remedy = f"pin torch=={cands[0]} (default wheel, CUDA {tr['cuda']}, carries code for {t['name']})"
+                        remedy = f"pin torch=={cands[0]} (default wheel, CUDA {tr.cuda}, carries code for {t.name})"
                         break
         else:
             found = _best_kernel(ctx, name)
             alt = f"{found[0]}=={found[1]} (built against torch {found[2]})" if found else None
-            remedy = f"use {alt}" if alt else f"no known {name} release carries code for {t['name']}: choose another target"
+            remedy = f"use {alt}" if alt else f"no known {name} release carries code for {t.name}: choose another target"
         out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy))
     return out
 
@@ -309,18 +285,18 @@ def rule_cuda(ctx: Context) -> list[Finding]:
         if tmajor == kmajor:
             continue
         what = f"CUDA {tcuda}" if tcuda else "no CUDA (a +cpu build)"
-        sev = row.get("on_mismatch") or "error"  # xformers/torchao only log and run without their ops
+        sev = row.on_mismatch  # xformers/torchao only log and run without their ops
         msg = (f"{name} {ctx.packages[name]} links the CUDA {kmajor} runtime (libcudart.so.{kmajor}), "
                f"but torch {torch} is built for {what}")
-        if sev == "warning" and row.get("consequence"):
-            msg += f"; its extension then fails to load and {row['consequence']}"
-        evidence = _ev(row) if kcuda == row.get("cuda") else \
+        if sev == "warning" and row.consequence:
+            msg += f"; its extension then fails to load and {row.consequence}"
+        evidence = _ev(row) if kcuda == row.cuda else \
             (("metadata", f"the local label of {name} {ctx.packages[name]} (a CUDA {kcuda} build)"),)
         if tmajor and Version(ctx.packages[name]).local is None:
             remedy = (f"use a CUDA {tmajor} build of {name} {Version(ctx.packages[name]).public}, "
                       f"or a torch built for CUDA {kmajor}")
         else:
-            remedy = f"pin torch=={row['torch']} (built for CUDA {kmajor})"
+            remedy = f"pin torch=={row.torch} (built for CUDA {kmajor})"
         out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
     return out
 
@@ -331,10 +307,10 @@ def rule_model(ctx: Context) -> list[Finding]:
         return []
     row = ctx.facts.model(ctx.model)
     out: list[Finding] = []
-    checks = [("transformers", row["transformers"])]
-    for engine in ("sglang", "vllm"):
-        if row.get(engine):
-            checks.append((engine, row[engine]))
+    checks = [("transformers", row.transformers)]
+    for engine, need in (("sglang", row.sglang), ("vllm", row.vllm)):
+        if need:
+            checks.append((engine, need))
     for name, spec in checks:
         ver = ctx.packages.get(name)
         if ver is None:
@@ -345,8 +321,8 @@ def rule_model(ctx: Context) -> list[Finding]:
         if SpecifierSet(spec).contains(Version(ver).public, prereleases=True):
             continue
         msg = f"{name} {ver} does not know model type {ctx.model!r}: it needs {name}{spec}"
-        if name == "transformers" and row.get("failure"):
-            msg += f" (loading the model raises {row['failure']})"
+        if name == "transformers" and row.failure:
+            msg += f" (loading the model raises {row.failure})"
         remedy = f"pin {name}{spec}"
         engines = [e for e in ("sglang", "vllm") if e in ctx.packages]
         if name == "transformers" and engines:
@@ -358,28 +334,28 @@ def rule_model(ctx: Context) -> list[Finding]:
 def rule_target_requirements(ctx: Context) -> list[Finding]:
     """(g) Fixes a target needs (sglang >= 0.5.9 on sm_120) and release-level requirements."""
     out: list[Finding] = []
-    for row in ctx.facts.target_requirements(ctx.target["name"]):
-        ver = ctx.packages.get(row["package"])
-        if ver is None or SpecifierSet(row["specifier"]).contains(Version(ver).public, prereleases=True):
+    for tr in ctx.facts.target_requirements(ctx.target.name):
+        ver = ctx.packages.get(tr.package)
+        if ver is None or SpecifierSet(tr.specifier).contains(Version(ver).public, prereleases=True):
             continue
-        msg = f"{row['package']} {ver} lacks what {ctx.target['name']} needs: {row['reason']}"
-        if row.get("failure"):
-            msg += f" (symptom: '{row['failure']}')"
-        out.append(Finding("target-fix", "error", (f"{row['package']}=={ver}",), msg, _ev(row),
-                           f"pin {row['package']}{row['specifier']}"))
+        msg = f"{tr.package} {ver} lacks what {ctx.target.name} needs: {tr.reason}"
+        if tr.failure:
+            msg += f" (symptom: '{tr.failure}')"
+        out.append(Finding("target-fix", "error", (f"{tr.package}=={ver}",), msg, _ev(tr),
+                           f"pin {tr.package}{tr.specifier}"))
     for row in ctx.facts.rows("requires"):
-        ver = ctx.packages.get(row["package"])
-        if ver is None or not SpecifierSet(row["versions"]).contains(Version(ver).public, prereleases=True):
+        ver = ctx.packages.get(row.package)
+        if ver is None or not SpecifierSet(row.versions).contains(Version(ver).public, prereleases=True):
             continue
         # A matrix requirement is "name<specifier>" (validated on load; no extras or markers used).
-        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$", row["requires"])
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$", row.requires)
         assert m is not None
         req_name, spec = canonicalize(m.group(1)), m.group(2).strip()
         have = ctx.packages.get(req_name)
         if have is None or SpecifierSet(spec).contains(Version(have).public, prereleases=True):
             continue
-        out.append(Finding("requires", "error", (f"{row['package']}=={ver}", f"{req_name}=={have}"),
-                           f"{row['package']} {ver} refuses to start with {req_name} {have}: it requires {req_name}{spec}",
+        out.append(Finding("requires", "error", (f"{row.package}=={ver}", f"{req_name}=={have}"),
+                           f"{row.package} {ver} refuses to start with {req_name} {have}: it requires {req_name}{spec}",
                            _ev(row), f"pin {req_name}{spec}"))
     return out
 
@@ -419,7 +395,7 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
     for row in ctx.facts.rows("compiled"):
-        for name in sorted(set(row["packages"]) & ctx.packages.keys()):
+        for name in sorted(set(row.packages) & ctx.packages.keys()):
             ver = ctx.packages[name]
             local = Version(ver).local or ""
             m = _LABEL_TORCH.search(local.replace("_", "."))
@@ -436,7 +412,7 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
                                     f"{name} {ver} {what}, next to torch {torch}: an unproven pairing",
                                     f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
                                     "on the target to prove this one loads, or pass --allow-unknown")
-                    out.append(Finding(f.rule, f.severity, f.packages, f.message, _ev(row), f.remedy))
+                    out.append(replace(f, evidence=_ev(row)))
                     continue
             out.append(Finding("untracked", "warning", (ctx.pin(name),),
                                f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else ""),
@@ -465,14 +441,14 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     kernels = ctx.facts.kernel_packages()
     for row in ctx.facts.rows("release"):
-        pkg = row["package"]
+        pkg = row.package
         have = ctx.packages.get(pkg)
-        if have is None or Version(Version(have).public) != Version(row["version"]):
+        if have is None or Version(Version(have).public) != Version(row.version):
             continue
-        covered = {canonicalize(re.split(r"[<>=!~ ;\[]", r["requires"].strip(), maxsplit=1)[0])
-                   for r in ctx.facts.rows("requires") if r["package"] == pkg
-                   and SpecifierSet(r["versions"]).contains(Version(have).public, prereleases=True)}
-        for req in row["requires"]:
+        covered = {canonicalize(re.split(r"[<>=!~ ;\[]", r.requires.strip(), maxsplit=1)[0])
+                   for r in ctx.facts.rows("requires") if r.package == pkg
+                   and SpecifierSet(r.versions).contains(Version(have).public, prereleases=True)}
+        for req in row.requires:
             from packaging.requirements import InvalidRequirement, Requirement
 
             try:
@@ -534,7 +510,7 @@ def evaluate(
     elif isinstance(matrix, Facts):
         facts = matrix
     else:
-        facts = Facts(matrix.plain())
+        facts = matrix.view()  # a Matrix: its typed-row view
     pkgs = {canonicalize(k): v for k, v in packages.items()}
     ctx = Context(pkgs, facts.target(target), facts, model, allow_unknown)
     if env is not None:
@@ -554,26 +530,26 @@ def evaluate(
         if key in merged:
             g = merged[key]
             ev = g.evidence + tuple(e for e in f.evidence if e not in g.evidence)
-            merged[key] = Finding(g.rule, g.severity, g.packages, g.message, ev, g.remedy, g.environments)
+            merged[key] = replace(g, evidence=ev)
         else:
             merged[key] = f
     return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
 
 
-def stack_findings(stack: dict[str, Any], packages: dict[str, str]) -> list[Finding]:
+def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
     """The named stack's pins that ``packages`` does not carry."""
     out = []
-    for name, ver in sorted(stack["pins"].items()):
+    for name, ver in sorted(stack.pins.items()):
         have = packages.get(name)
         if have is None or Version(Version(have).public) != Version(ver):
             out.append(Finding("stack", "error", (f"{name}=={have}" if have else name,),
-                               f"stack {stack['name']!r} pins {name}=={ver}, the lock has {have or 'none'}",
-                               ((stack["evidence"], stack["source"]),), f"pin {name}=={ver}"))
+                               f"stack {stack.name!r} pins {name}=={ver}, the lock has {have or 'none'}",
+                               _ev(stack), f"pin {name}=={ver}"))
     return out
 
 
 def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
-                  stack: dict[str, Any] | None = None, no_isolation: frozenset[str] | None = None,
+                  stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
                   platforms: Any = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
@@ -594,9 +570,9 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
 
     if not isinstance(facts, Facts):
-        facts = Facts(facts.plain()) if facts is not None and hasattr(facts, "plain") else _shipped_facts()
+        facts = facts.view() if facts is not None and hasattr(facts, "view") else _shipped_facts()
     trow = facts.target(target)
-    tname = trow["name"]
+    tname = trow.name
     ships = target_platforms(trow)
     if platforms is not None:
         chosen = [check_platform(p) for p in platforms]
@@ -618,9 +594,9 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
         if "packages" in env:
-            why = _cannot_serve(env, facts.on(machine(env)), lock_has_torch)
-            if why is not None:
-                reasons[i] = why
+            cannot = _cannot_serve(env, facts.on(machine(env)), lock_has_torch)
+            if cannot is not None:
+                reasons[i] = cannot
     present = {machine(e) for e in envs}
     served = [p for p in judged if any(machine(e) == p and i not in reasons for i, e in enumerate(envs))]
     lenient = platforms is None and bool(served)
@@ -687,7 +663,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     out = list(extra)
     for f, names in where.items():
         envs_of = () if not names or len(names) == total else tuple(names)
-        out.append(Finding(f.rule, f.severity, f.packages, f.message, f.evidence, f.remedy, envs_of))
+        out.append(replace(f, environments=envs_of))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
 
 
@@ -696,7 +672,7 @@ _USE_KERNEL = re.compile(r"^use ([A-Za-z0-9._-]+)==([^ ]+) \(built against torch
 _PIN_TORCH_CUDA = re.compile(r"^pin torch==([^ ]+) \(built for CUDA (\d+)\)$")
 
 
-def _on_platform(f: Finding, machine: str, facts: Facts, trow: Row) -> Finding:
+def _on_platform(f: Finding, machine: str, facts: Facts, trow: Target) -> Finding:
     """A finding of a ``machine`` environment, with its remedy about that machine's wheels: a probe command
     reads them (``--platform aarch64``), a kernel to use says that its ``machine`` wheel runs on the target,
     and a torch to pin that is CPU-only on ``machine`` is not offered."""
@@ -706,17 +682,17 @@ def _on_platform(f: Finding, machine: str, facts: Facts, trow: Row) -> Finding:
     m = _USE_KERNEL.match(remedy)
     if f.rule == "gpu-code" and m:
         code = facts.gpu_code(m.group(1), m.group(2))
-        runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, gpu.parse_capability(trow["compute_capability"]))]
+        runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, gpu.parse_capability(trow.compute_capability))]
         if runs:
             remedy = (f"use {m.group(1)}=={m.group(2)} (built against torch {m.group(3)}): its Linux {machine} wheel "
-                      f"carries {', '.join(runs)}, which runs on {trow['name']}")
+                      f"carries {', '.join(runs)}, which runs on {trow.name}")
     m = _PIN_TORCH_CUDA.match(remedy)
     if f.rule == "cuda" and m and facts.torch_cuda(m.group(1)) == "":
         remedy = (f"torch {m.group(1)}'s default Linux {machine} wheel has no CUDA: use a CUDA {m.group(2)} build of "
                   f"torch {m.group(1)} for {machine} (PyTorch's own index), or a release whose {machine} wheel is one")
     if remedy == f.remedy:
         return f
-    return Finding(f.rule, f.severity, f.packages, f.message, f.evidence, remedy, f.environments)
+    return replace(f, remedy=remedy)
 
 
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
@@ -730,7 +706,7 @@ def _shipped_facts() -> Facts:
     return load_facts()
 
 
-def _where(trow: Row, ships: list[str], products_on: Callable[[Row, str], list[str]]) -> str:
+def _where(trow: Target, ships: list[str], products_on: Callable[[Target, str], list[str]]) -> str:
     return "; ".join(f"{', '.join(products_on(trow, p))} on {p}" for p in ships)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from glmcompat.matrix.rows import Stack
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.platforms import check_platform, products_on, target_platforms
@@ -12,9 +10,9 @@ from glmcompat.model.platforms import check_platform, products_on, target_platfo
 ENGINES = ("sglang", "vllm")  # a stack's ``engine``: the package its set is built around (the resolution's root)
 
 
-def stack_engine(stack: Mapping[str, Any]) -> str:
-    """The engine a stack row names (rows from before the field: sglang)."""
-    return str(stack.get("engine") or "sglang")
+def stack_engine(stack: Stack) -> str:
+    """The engine a stack row names (rows from before the field: sglang, the field's default)."""
+    return stack.engine
 
 
 def check_engine(engine: str | None) -> str | None:
@@ -33,25 +31,25 @@ def choose_stack(facts: Facts, stack: str | None, engine: str | None, target: st
     if stack is not None:
         row = facts.stack(stack)
         if engine is not None and stack_engine(row) != engine:
-            raise InputError(f"--engine {engine} does not match stack {row['name']!r}, a {stack_engine(row)} stack "
+            raise InputError(f"--engine {engine} does not match stack {row.name!r}, a {stack_engine(row)} stack "
                              f"(drop --engine, or name a {engine} stack)")
-        return str(row["name"])
+        return row.name
     if engine is None or engine == stack_engine(facts.stack(default)):
         return default
     rows = [s for s in facts.rows("stack") if stack_engine(s) == engine]
     if not rows:
-        raise InputError(f"the matrix names no {engine} stack (known stacks: {', '.join(s['name'] for s in facts.rows('stack'))})")
-    tname = facts.target(target)["name"]
+        raise InputError(f"the matrix names no {engine} stack (known stacks: {', '.join(s.name for s in facts.rows('stack'))})")
+    tname = facts.target(target).name
 
     from packaging.version import Version
 
-    def newest(cands: list[Mapping[str, Any]]) -> Mapping[str, Any]:
-        return max(cands, key=lambda s: Version(str(s["pins"].get(engine, "0"))))
+    def newest(cands: list[Stack]) -> Stack:
+        return max(cands, key=lambda s: Version(s.pins.get(engine, "0")))
 
-    for pick in ([s for s in rows if tname in s["targets"] and (model is None or model in s.get("models", ()))],
-                 [s for s in rows if model is None or model in s.get("models", ())], rows):
+    for pick in ([s for s in rows if tname in s.targets and (model is None or model in s.models)],
+                 [s for s in rows if model is None or model in s.models], rows):
         if pick:
-            return str(newest(pick)["name"])
+            return newest(pick).name
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -67,6 +65,6 @@ def lock_platform(facts: Facts, target: str, platform: str | None) -> str:
     if p not in ships:
         where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
         other = " or ".join(f"--platform {q}" for q in ships)
-        raise InputError(f"target {trow['name']} never ships on {p} ({where}): no {trow['name']} machine installs an "
+        raise InputError(f"target {trow.name} never ships on {p} ({where}): no {trow.name} machine installs an "
                          f"{p} lock; pass {other} (or leave --platform out)")
     return p

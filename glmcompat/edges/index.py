@@ -204,8 +204,8 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
             continue
         filename = raw["filename"]
         url = urljoin(page_url, str(raw.get("url", filename)))
-        hashes = raw.get("hashes") if isinstance(raw.get("hashes"), Mapping) else {}
-        sha = _sha256(hashes.get("sha256"))
+        hashes = raw.get("hashes")
+        sha = _sha256(hashes.get("sha256")) if isinstance(hashes, Mapping) else None
         size = raw.get("size") if isinstance(raw.get("size"), int) else None
         yanked = bool(raw.get("yanked", False))
         meta = raw.get("core-metadata", raw.get("dist-info-metadata", False))
@@ -316,9 +316,25 @@ def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") ->
     return list(cpython_tags(version, platforms=plats)) + list(compatible_tags(version, interp, plats))
 
 
+_RANKS: dict[int, tuple[list[Tag], int, dict[str, int]]] = {}
+
+
+def _rank(tags: list[Tag]) -> dict[str, int]:
+    """{tag text: its place} of a tag list, built once per list: a resolution selects a wheel for hundreds of
+    releases against the same list (one ``str`` per tag, a thousand tags, each time, was most of its CPU)."""
+    hit = _RANKS.get(id(tags))
+    if hit is not None and hit[0] is tags and hit[1] == len(tags):
+        return hit[2]
+    rank = {str(t): i for i, t in enumerate(tags)}
+    if len(_RANKS) >= 16:
+        _RANKS.clear()
+    _RANKS[id(tags)] = (tags, len(tags), rank)  # the list is kept alive, so its id is not reused meanwhile
+    return rank
+
+
 def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | None:
     """The best non-yanked wheel for ``tags`` (earlier tag = better); None when none fits."""
-    rank = {str(t): i for i, t in enumerate(tags)}
+    rank = _rank(tags)
     best: tuple[tuple[int, Any, str], IndexFile] | None = None
     for f in files:
         if not f.is_wheel or f.yanked:
@@ -400,7 +416,10 @@ class IndexClient:
         self.requests += 1
         deadline = Deadline(what)
 
-        def send() -> Fetched:
+        got: list[Fetched] = []
+
+        def send() -> httpx.Response:
+            """One attempt: the response, closed, its body (when it is an answer, not a retry) in ``got``."""
             import httpx
 
             req = self.client.build_request("GET", url, headers=dict(headers or {}),
@@ -409,14 +428,16 @@ class IndexClient:
             r = deadline.call(lambda: self.client.send(req, stream=True))
             try:
                 if r.status_code in RETRY_STATUS:
-                    return Fetched(r.status_code, r.headers, b"", str(r.url))
+                    return r
                 body = read_capped(r, what, limit, deadline)
             finally:
                 r.close()
             self.bytes_fetched += len(body)
-            return Fetched(r.status_code, r.headers, body, str(r.url))
+            got.append(Fetched(r.status_code, r.headers, body, str(r.url)))
+            return r
 
-        return request_with_retries(send, what, retries=self.retries, backoff=self.backoff, deadline=deadline)
+        request_with_retries(send, what, retries=self.retries, backoff=self.backoff, deadline=deadline)
+        return got[-1]
 
     # -- API ----------------------------------------------------------------------------------------
     def project_url(self, name: str) -> str:
@@ -474,7 +495,7 @@ class IndexClient:
         if key and self.cache is not None:
             cached = self.cache.get_bytes(key)
             if cached is not None:
-                return cached.decode("utf-8", "replace")
+                return str(cached.decode("utf-8", "replace"))
         text: str | None = None
         if file.metadata_url:
             r = self.get(file.metadata_url, f"{file.filename}: METADATA")
@@ -493,6 +514,11 @@ class IndexClient:
             try:
                 zf = RemoteZip(reader)
                 member = zf.find_metadata()
+                # The local header and the compressed METADATA in one request (the reader keeps the span), not
+                # two: 1 KiB covers the local header's name and extra field, which the central directory does
+                # not give; a longer extra field only costs the second request.
+                span = 30 + len(member.name.encode()) + 1024 + member.compressed_size
+                reader.read(member.header_offset, min(span, reader.size - member.header_offset))
                 text = zf.read(member).decode("utf-8", "replace")
             finally:
                 self.bytes_fetched += reader.bytes_fetched

@@ -4,6 +4,7 @@ protocol): the live index, a recorded JSON snapshot of it, and a recorder wrappi
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +41,65 @@ class IndexSource:
         self._order: dict[str, list[str]] = {}
         self._elsewhere: dict[str, dict[str, list[str]]] = {}
         self._requires: dict[tuple[str, str], list[str]] = {}
+        # One lock per project and per release: a prefetch and the resolver never fetch the same thing twice;
+        # whoever comes second waits and finds it memoised.
+        self._guard = threading.Lock()
+        self._locks: dict[object, threading.Lock] = {}
+        self._pool: Any = None
+
+    def _lock(self, key: object) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = threading.Lock()
+            return lock
+
+    # -- prefetch ---------------------------------------------------------------------------------
+    def prefetch(self, wanted: list[tuple[str, str | None]], *, workers: int = 8) -> None:
+        """Fetch, concurrently and in the background, the project pages of ``wanted`` and the Requires-Dist of
+        each release named (``(name, None)``: the page only). Nothing changes but speed: the resolver's own
+        calls take the memoised answers (waiting for one in flight); a prefetch that fails is forgotten, and
+        the resolver's call, if it makes it, fails or succeeds on its own."""
+        if not wanted or self._pool is not None:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        getattr(self.client, "client", None)  # the HTTP client, made once here rather than raced for by the threads
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted))), thread_name_prefix="glmcompat-prefetch")
+        for name, version in wanted:
+            self._pool.submit(self._prefetch_one, name, version)
+
+    def _prefetch_one(self, name: str, version: str | None) -> None:
+        try:
+            if version is None:
+                self._load(name)
+            else:
+                self.requires(name, version)
+        except Exception:
+            pass  # the resolver's own call reports it, if it asks
+
+    def close(self) -> None:
+        """Cancel the prefetches not yet started (those running finish on their own)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- the wheel each release installs ----------------------------------------------------------
     def _load(self, name: str) -> None:
         if name in self._wheel:
             return
+        with self._lock(("page", name)):
+            if name not in self._wheel:
+                self._load_locked(name)
+
+    def _load_locked(self, name: str) -> None:
         key = self._memo_key(name)
         cache = self.cache
         if key is not None and cache is not None:
             memo = cache.get_json(key)
             if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
                 self._order[name] = list(memo["versions"])
-                self._wheel[name] = dict(memo["wheels"])
                 self._elsewhere[name] = dict(memo.get("elsewhere") or {})
+                self._wheel[name] = dict(memo["wheels"])  # last: its presence says the other two are there
                 return
         project = self.client.project(name)
         self._digest(name, project)
@@ -106,8 +153,8 @@ class IndexSource:
             if v not in wheels:
                 elsewhere[v] = sorted(set(elsewhere.get(v, [])) | set(names))
         self._order[name] = [v for v in groups if v in wheels]
-        self._wheel[name] = wheels
         self._elsewhere[name] = elsewhere
+        self._wheel[name] = wheels  # last: its presence says the other two are there
 
     def versions(self, name: str) -> list[str]:
         self._load(name)
@@ -134,6 +181,11 @@ class IndexSource:
         hit = self._requires.get(key)
         if hit is not None:
             return hit
+        with self._lock(key):
+            hit = self._requires.get(key)
+            return hit if hit is not None else self._requires_locked(name, key)
+
+    def _requires_locked(self, name: str, key: tuple[str, str]) -> list[str]:
         self._load(name)
         w = self._wheel[name].get(key[1])
         if w is None:

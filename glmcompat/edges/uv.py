@@ -29,7 +29,7 @@ def uv_binary() -> str:
     return found
 
 
-def _uv_env(requires_python: str | None) -> dict[str, str]:
+def uv_env(requires_python: str | None) -> dict[str, str]:
     """uv's environment: no interpreter downloads, no source builds (``UV_NO_BUILD``: locking and exporting
     never run a package's build code), and this interpreter when it fits requires-python (uv then skips
     interpreter discovery, which costs more than the warm lock itself)."""
@@ -47,8 +47,11 @@ def _uv_env(requires_python: str | None) -> dict[str, str]:
     return env
 
 
+_uv_env = uv_env  # the former name
+
+
 def run_uv(args: list[str], cwd: Path, requires_python: str | None = None) -> None:
-    env = _uv_env(requires_python)
+    env = uv_env(requires_python)
     try:
         r = subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
                            stdin=subprocess.DEVNULL)

@@ -20,8 +20,6 @@ from typing import Any
 
 from glmcompat.model.errors import MatrixError
 
-ABI_KEYS = ("package", "version", "torch", "compatible", "missing", "symbols", "evidence", "source")
-ARCH_KEYS = ("package", "version", "sass", "ptx", "evidence", "source")
 _HEADER = re.compile(r"^\s*\[")
 
 

@@ -1,17 +1,26 @@
 """Load the matrix for the hot paths: validate it once (pydantic, :mod:`glmcompat.matrix.schema`), keep the
-plain rows as JSON in the user cache keyed by the files' content and glmcompat's code, and answer later runs
-from that JSON as a :class:`glmcompat.matrix.view.Facts`."""
+rows as JSON in the user cache keyed by the files' content and glmcompat's code, and answer later runs from
+that JSON as a :class:`glmcompat.matrix.view.Facts` of typed rows (:mod:`glmcompat.matrix.rows`).
+
+A cache entry is a digest line, then ``{"format": FORMAT, "fields": {table: [field, ...]}, "tables": {table:
+[[value, ...], ...]}}``: each row's values in its class's field order (:data:`glmcompat.matrix.rows.FIELDS`),
+which is smaller and faster to read than a dict per row. An entry of another format, or whose fields are
+not the row classes' own, is a miss: the rows are never built from a shape they were not written for."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
 from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files, read_input
-from glmcompat.matrix.view import Facts, Row
+from glmcompat.matrix.view import Facts, Tables
 from glmcompat.model.errors import InputError
+
+FORMAT = 2  # 1: {table: [row dict, ...]} (matrix-KEY.json); 2: the rows' values in field order
 
 
 def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
@@ -19,46 +28,60 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     files = matrix_files(paths)
     from glmcompat.matrix.fingerprint import code_fingerprint
 
-    # keyed by the files' content (an edit that keeps the size and the mtime is still seen); each file is
-    # read as any input is (regular files only, size-capped): the validating loader names what is wrong
+    # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
+    # (not resolved: a symlinked path is only another entry); each file is read as any input is (regular files
+    # only, size-capped): the validating loader names what is wrong
     h = hashlib.blake2b(code_fingerprint().encode(), digest_size=16)
     try:
         for f in files:
-            h.update(f"{f.resolve()}\0".encode("utf-8", "surrogateescape"))
+            h.update(f"{os.path.abspath(f)}\0".encode("utf-8", "surrogateescape"))
             h.update(hashlib.blake2b(read_input(f, InputError, "a matrix file")).digest())
     except (OSError, InputError):
         files = []  # let the validating loader name the missing file
     key = h.hexdigest()
-    cached = cache_dir() / f"matrix-{key}.json"
+    cached = cache_dir() / f"matrix-v{FORMAT}-{key}.json"
     if files:
         data = _cached_matrix(cached)
         if data is not None:
             return Facts(data, key)
     from glmcompat.matrix.schema import load_matrix
 
-    m = load_matrix(paths)
-    data = m.plain()
+    plain = load_matrix(paths).plain()
     if files:
-        body = json.dumps(data, sort_keys=True).encode()
+        doc = {"format": FORMAT, "fields": FIELDS,
+               "tables": {t: [to_values(t, r) for r in rows] for t, rows in plain.items()}}
+        body = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
         try:  # a digest line first: a truncated or edited entry is a miss, never wrong facts
             atomic_write(cached, hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body)
         except OSError:
             pass  # a read-only cache only costs speed
-    return Facts(data, key)
+    return Facts.from_plain(plain, key)
 
 
-def _cached_matrix(path: Path) -> dict[str, list[Row]] | None:
-    """The plain matrix a cache entry holds, when its digest line matches its body and its shape is a
-    matrix's ({table: [row, ...]}); None (a miss, rewritten by the caller) otherwise."""
+def _cached_matrix(path: Path) -> Tables | None:
+    """The rows a cache entry holds, when its digest line matches its body, it is of this :data:`FORMAT`
+    and its fields are the row classes' own; None (a miss, rewritten by the caller) otherwise."""
     try:
         raw = path.read_bytes()
         digest, _, body = raw.partition(b"\n")
         if hashlib.blake2b(body, digest_size=16).hexdigest().encode() != digest:
             return None
-        data = json.loads(body)
+        doc = json.loads(body)
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or not all(isinstance(rows, list) and all(isinstance(r, dict) for r in rows)
-                                             for rows in data.values()):
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return None
-    return data
+    fields, tables = doc.get("fields"), doc.get("tables")
+    if not isinstance(fields, dict) or not isinstance(tables, dict) or tables.keys() - ROWS.keys():
+        return None
+    try:
+        out: Tables = {}
+        for t, rows in tables.items():
+            if fields.get(t) != list(FIELDS[t]) or not isinstance(rows, list):
+                return None
+            if not all(isinstance(values, list) for values in rows):
+                return None
+            out[t] = from_values(t, rows)
+    except (TypeError, ValueError, AttributeError):  # a value of the wrong shape (a mapping that is no object, ...)
+        return None
+    return out

@@ -9,8 +9,7 @@ stack naming an unknown target, ...). Errors name the file, the line and the off
 from __future__ import annotations
 
 import re
-import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,14 +32,14 @@ from glmcompat.matrix.store import matrix_files, read_input
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import MatrixError
-from glmcompat.model.names import normalize_target
+from glmcompat.model.tomltext import loads as toml_loads
 
 SCHEMA_VERSION = 1
 
 Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred"]
 Severity = Literal["error", "warning"]
 # The Linux machine a wheel is built for (its platform tag's architecture): rows about wheels say which;
-# a row without one is about the x86_64 wheel. See glmcompat.matrix.view.PLATFORMS.
+# a row without one is about the x86_64 wheel. See glmcompat.model.platforms.PLATFORMS.
 Platform = Literal["x86_64", "aarch64"]
 
 
@@ -384,86 +383,38 @@ class Matrix(BaseModel):
 
     def get_target(self, name: str) -> Target:
         """The target called ``name`` (``sm120``; ``sm_120`` and ``12.0`` are accepted too)."""
-        return self._row("target", self._or_matrix_error(lambda: self.view().target(name)))
+        from glmcompat.model.errors import InputError
 
-    # -- queries: the plain view (glmcompat.matrix.view.Facts) finds the row; these return the typed model ---
+        try:
+            row = self.view().target(name)
+        except InputError as e:
+            raise MatrixError(e.message) from None
+        return self.target[self._index("target", row)]
+
+    # -- queries: the typed-row view (glmcompat.matrix.view.Facts) finds the row; these return the model ---
     def view(self) -> Facts:
-        """The plain-data view the hot paths query (built once per Matrix)."""
+        """The view the hot paths query (:mod:`glmcompat.matrix.rows`; built once per Matrix)."""
         if self._view is None:
-            self._view = Facts(self.plain())
+            self._view = Facts.from_plain(self.plain())
         return self._view
 
-    def _row(self, table: str, row: dict[str, Any] | None) -> Any:
-        return None if row is None else getattr(self, table)[self.view().all_rows(table).index(row)]
+    def _index(self, table: str, row: object) -> int:
+        """The position in ``table`` of a row of :meth:`view` (which holds the same rows in the same order)."""
+        return next(i for i, r in enumerate(self.view().all_rows(table)) if r is row)
 
     def kernel_for(self, package: str, version: str, platform: str = "x86_64") -> Kernel | None:
         """The kernel row of ``package==version`` (its ``platform`` wheel): the torch it was built for, its CUDA
         and GPU code."""
-        return self._row("kernel", self.view().on(platform).kernel(canonicalize_name(package), version))
+        row = self.view().on(platform).kernel(canonicalize_name(package), version)
+        return None if row is None else self.kernel[self._index("kernel", row)]
 
     def built_for(self, package: str, version: str, platform: str = "x86_64") -> str | None:
         """The torch version the extension ``package==version`` was built against, if known."""
         k = self.kernel_for(package, version, platform)
         return k.torch if k else None
 
-    def torch_build(self, version: str, platform: str = "x86_64") -> TorchBuild | None:
-        """torch's default wheel facts for ``version`` (a local label other than the default's CUDA: None)."""
-        return self._row("torch", self.view().on(platform).torch_build(version))
-
-    def gpu_code(self, package: str, version: str, platform: str = "x86_64") -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-        """(SASS, PTX) that the wheel ``package==version`` carries, from probes or the curated rows."""
-        found = self.view().on(platform).gpu_code(canonicalize_name(package), version)
-        return None if found is None else (tuple(found[0]), tuple(found[1]))
-
-    def abi_verdicts(self, package: str, version: str, platform: str = "x86_64") -> list[AbiProbe]:
-        pkg = canonicalize_name(package)
-        v = Version(version)
-        return [p for p in self.abi_probe if p.package == pkg and Version(p.version) == v and p.platform == platform]
-
-    def family_requirement(self, package: str, version: str) -> tuple[SpecifierSet, FamilyRule] | None:
-        """The torch requirement that ``torchvision``/``torchaudio`` ``version`` was built for."""
-        found = self.view().family(canonicalize_name(package), version)
-        return None if found is None else (SpecifierSet(found[0]), self._row("family", found[1]))
-
-    def family_for_torch(self, package: str, torch: str) -> str | None:
-        """The newest ``package`` release built for exactly ``torch`` (the remedy of a family finding)."""
-        return self.view().family_for_torch(canonicalize_name(package), torch)
-
-    def equal_pairs(self) -> list[tuple[str, str]]:
-        return [e.packages for e in self.equal_version]
-
-    def get_model(self, model_type: str) -> ModelSupport:
-        return self._row("model", self._or_matrix_error(lambda: self.view().model(model_type)))
-
-    def requirements_for_target(self, target: str) -> list[TargetRequirement]:
-        key = normalize_target(target)
-        return [r for r in self.target_requirement if key in r.targets]
-
-    def get_stack(self, name: str) -> Stack:
-        return self._row("stack", self._or_matrix_error(lambda: self.view().stack(name)))
-
-    def release_of(self, package: str, version: str) -> Release | None:
-        pkg = canonicalize_name(package)
-        v = Version(version)
-        return next((r for r in self.release if r.package == pkg and Version(r.version) == v), None)
-
-    def is_jit(self, package: str, version: str) -> Jit | None:
-        return self._row("jit", self.view().jit(canonicalize_name(package), version))
-
-    def kernel_packages(self) -> set[str]:
-        return self.view().kernel_packages()
-
-    @staticmethod
-    def _or_matrix_error(fn: Any) -> Any:
-        from glmcompat.model.errors import InputError
-
-        try:
-            return fn()
-        except InputError as e:
-            raise MatrixError(e.message) from None
-
     def plain(self) -> dict[str, Any]:
-        """The rows as plain JSON-able data (what :class:`glmcompat.matrix.view.Facts` queries)."""
+        """The rows as plain JSON-able data (what the hot paths' typed rows, :mod:`glmcompat.matrix.rows`, are built from)."""
         return {t: [r.model_dump(mode="json") for r in getattr(self, t)] for t in TABLES}
 
 
@@ -512,16 +463,7 @@ def load_file(path: Path) -> tuple[MatrixFile, str]:
         text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (some editors write one) is dropped
     except UnicodeDecodeError as e:
         raise MatrixError(f"not UTF-8 text (byte {e.start})", path=p) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        m = re.search(r"\(at line (\d+), column \d+\)", msg)
-        line = int(m.group(1)) if m else None
-        msg = re.sub(r" \(at .*\)$", "", msg)
-        raise MatrixError(f"invalid TOML: {msg}", path=p, line=line) from None
-    except (ValueError, RecursionError) as e:  # pragma: no cover - tomllib raises the above
-        raise MatrixError(f"invalid TOML: {e}", path=p) from None
+    data = toml_loads(text, MatrixError, p)
     try:
         return MatrixFile.model_validate(data), text
     except ValidationError as e:
@@ -644,9 +586,3 @@ def matrix_json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "glmcompat matrix file"
     return schema
-
-
-def iter_facts(m: Matrix) -> Iterable[tuple[str, Fact]]:
-    for t in TABLES:
-        for row in getattr(m, t):
-            yield t, row

@@ -15,6 +15,10 @@ The exit-code contract (every command, see :func:`glmcompat.cli.main`):
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: this module is imported where start-up time counts
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.findings import Cause
+
 EXIT_UNSAFE = 1
 EXIT_INPUT = 2
 EXIT_ENVIRONMENT = 3
@@ -59,9 +63,15 @@ class LockFormatError(InputError):
 
 
 class UnsafeError(GlmcompatError):
-    """What was asked for cannot be made safe (exit 1)."""
+    """What was asked for cannot be made safe (exit 1). ``causes``: why, structured (the message is their
+    rendering), for reports that carry more than the one line."""
 
     exit_code = 1
+
+    def __init__(self, message: str, *, causes: tuple[Cause, ...] = (), path: str | None = None,
+                 line: int | None = None) -> None:
+        self.causes = causes
+        super().__init__(message, path=path, line=line)
 
 
 class EnvironmentFailure(GlmcompatError):

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from glmcompat.model.errors import InputError
 
-Row = Mapping[str, Any]
+
+class TargetRow(Protocol):
+    """What is read here of a [[target]] row (:class:`glmcompat.matrix.rows.Target`, or the validated model)."""
+
+    @property
+    def products(self) -> Sequence[str]: ...
+
+    @property
+    def platforms(self) -> Mapping[str, Sequence[str]]: ...  # empty: every product on x86_64
+
 
 # The Linux machines glmcompat judges: a lock's environments, the wheels a probe reads and the matrix rows
 # about wheels (``platform`` on [[torch]], [[kernel]], [[arch_probe]], [[abi_probe]]; absent: x86_64) are
@@ -26,17 +35,17 @@ def check_platform(platform: str) -> str:
     return p
 
 
-def target_platforms(target: Row) -> list[str]:
+def target_platforms(target: TargetRow) -> list[str]:
     """The platforms some product of ``target`` (a [[target]] row) ships on, x86_64 first."""
-    plats = target.get("platforms") or {}
+    plats = target.platforms
     have = {p for v in plats.values() for p in v} if plats else {"x86_64"}
     return [p for p in PLATFORMS if p in have]
 
 
-def products_on(target: Row, platform: str) -> list[str]:
+def products_on(target: TargetRow, platform: str) -> list[str]:
     """The products of ``target`` that ship on ``platform`` (H100, H200 on x86_64; GH200 on aarch64)."""
-    plats = target.get("platforms") or {}
-    return [p for p in target.get("products", []) if platform in (plats.get(p) or (["x86_64"] if not plats else []))]
+    plats = target.platforms
+    return [p for p in target.products if platform in (plats.get(p) or (["x86_64"] if not plats else []))]
 
 ENVIRONMENT = "sys_platform == 'linux' and platform_machine == 'x86_64'"  # the x86_64 lock's (unchanged since the first)
 

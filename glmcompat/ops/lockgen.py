@@ -1,45 +1,31 @@
 """``glmcompat lock``: resolve the core, write a pyproject.toml, run the real ``uv lock``, check the
 result, export host-free requirements.txt and pylock.toml — as one unit, or not at all.
 
-I/O lives here (the uv subprocess, the files); the decisions are in :mod:`glmcompat.decide.resolver` and
-:mod:`glmcompat.decide.rules`. Warm runs stay close to a plain ``uv lock``: the resolution is memoized
-(exclude-newer makes the index's answer for a stack immutable), and a stamp records the exact bytes
-of the set that was checked and exported, so an unchanged lock is not checked or exported twice.
+This module orchestrates; the parts live beside it: :mod:`glmcompat.ops.lockrender` (the request, the
+resolution and the generated pyproject.toml: data never becomes code), :mod:`glmcompat.ops.publish` (the
+output directory: whose files may be replaced, one run at a time, the stamped set published as one unit),
+:mod:`glmcompat.ops.speculate` (``uv lock`` started on a predicted pyproject.toml while the core resolves) and
+:mod:`glmcompat.ops.progress`. The decisions are in :mod:`glmcompat.decide.resolver` and
+:mod:`glmcompat.decide.rules`.
 
-Safety of the output directory (``--out``), in order of a run:
+Warm runs stay close to a plain ``uv lock``: the resolution is memoized (exclude-newer makes the index's answer
+for a stack immutable), a stamp records the exact bytes of the set that was checked and exported, so an
+unchanged lock is not checked or exported twice, and a run that changed nothing leaves :data:`last_noop` for
+the start-up path (:mod:`glmcompat.cli.fastlock`), which answers the next identical run without uv. Cold runs
+overlap uv's resolution with the core's: uv starts on the predicted pyproject.toml (the one in ``--out``, else
+the stack's pins) and its lock is used only when the prediction was exactly right.
 
-* data never becomes code: the pyproject.toml is built as a tomlkit document from plain values (names
-  and versions must be plain ``name==version`` pins, comments are escaped), parsed back and compared
-  with the intended data; uv runs with ``UV_NO_BUILD=1`` so no source distribution is ever built;
-* ``--out`` and every file glmcompat touches in it must be real (no symbolic links, regular files);
-  a pyproject.toml there must carry glmcompat's header, any other output the stamp's hash, else the
-  run refuses (exit 2) unless ``force``;
-* one run at a time: an exclusive ``flock`` on the directory itself (or on ``.glmcompat.ops.lockgen`` in it
-  where a directory cannot be locked) is held for the whole run;
-* uv never runs in ``--out``: it locks and exports in a private temporary directory (outside ``--out``, so
-  no project above ``--out`` can be taken for its workspace), seeded with a copy of the previous uv.lock;
-* publish: the new set and its stamp (the sha256 of each file, see :func:`verify_outputs`) are staged in
-  a fresh ``.glmcompat-lock-*`` directory inside ``--out`` (same file system: the renames never cross
-  devices) and committed by one rename of it to ``.glmcompat-publish``; the old stamp is removed,
-  the four files are renamed into place, the new stamp is moved in last. A run killed before the commit
-  leaves the old set (its staging directory is removed by the next run); one killed after it is rolled
-  forward by the next run (:func:`recover`), so every glmcompat reader sees exactly one run's set.
+uv never runs in ``--out``: it locks and exports in a private temporary directory (outside ``--out``, so no
+project above ``--out`` can be taken for its workspace), seeded with a copy of the previous uv.lock, with
+``UV_NO_BUILD=1`` so no source distribution is ever built.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
-import re
-import shutil
-import stat
-import sys
 import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,44 +35,69 @@ from glmcompat.edges.uv import run_uv, uv_binary
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
-from glmcompat.model.platforms import PLATFORM_NAME, environment
+from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.ops import speculate
+from glmcompat.ops.lockrender import (
+    LockRequest,
+    Resolution,
+    comment,
+    header_command,
+    out_name,
+    pyproject_data,
+    render_pyproject,
+)
+from glmcompat.ops.lockset import (
+    GENERATED,
+    LOCK_FILE,
+    MAX_OUTPUT_BYTES,
+    OUTPUTS,
+    PAUSE_ENV,
+    PUBLISHING,
+    SET_FILES,
+    STAGING_PREFIX,
+    STAMP,
+    STAMP_FORMAT,
+    digest,
+)
+from glmcompat.ops.progress import Progress
+from glmcompat.ops.publish import (
+    check_out,
+    claim,
+    exclusive,
+    make_out,
+    pause,
+    publish,
+    read_regular,
+    recover,
+    recover_locked,
+    stamp_of,
+    verify_outputs,
+    write_new,
+)
 
-OUTPUTS = ("pyproject.toml", "uv.lock", "requirements.txt", "pylock.toml")
-STAMP = ".glmcompat-stamp"
-STAMP_FORMAT = 2
-STAGING_PREFIX = ".glmcompat-lock-"
-SET_FILES = (*OUTPUTS, STAMP)
-PUBLISHING = ".glmcompat-publish"
-LOCK_FILE = ".glmcompat.ops.lockgen"
-GENERATED = b"# Generated by `glmcompat lock"  # the first line of every pyproject.toml glmcompat writes
-PAUSE_ENV = "GLMCOMPAT_LOCK_PAUSE"
-MAX_OUTPUT_BYTES = 64 << 20  # a real uv.lock is a few hundred KB
+__all__ = [
+    "GENERATED", "LOCK_FILE", "MAX_OUTPUT_BYTES", "OUTPUTS", "PAUSE_ENV", "PUBLISHING", "RESOLUTION_FORMAT",
+    "SET_FILES", "STAGING_PREFIX", "STAMP", "STAMP_FORMAT", "LockRequest", "NoopRecord", "Resolution", "lock",
+    "out_name", "pyproject_data", "recover", "render_pyproject", "resolution_key", "resolve_core", "verify_outputs",
+]
+
 RESOLUTION_FORMAT = 5
 
-
-def out_name(target: str, platform: str) -> str:
-    """The directory under ``locks/<stack>/`` of a lock: ``<target>`` for x86_64, ``<target>-<platform>`` otherwise."""
-    return target if platform == "x86_64" else f"{target}-{platform}"
+# Former private names, kept for callers that still use them.
+_Progress = Progress
+_stamp = stamp_of
 
 
 @dataclass(frozen=True)
-class LockRequest:
-    stack: str
-    target: str
-    model: str | None = None
-    python: str | None = None
-    with_: tuple[str, ...] = ()
-    upgrade: bool = False
-    platform: str | None = None  # None: the target's default (:func:`lock_platform`)
+class NoopRecord:
+    """What a run that changed nothing read: ``--out`` (absolute) and the digest of every file its answer
+    depended on (the set, its stamp, the memoized resolution; ``""``: absent)."""
+
+    out: str
+    files: dict[str, str]
 
 
-@dataclass
-class Resolution:
-    pins: dict[str, str]
-    overrides: dict[str, str]  # package -> version overridden against an upstream pin
-    override_reasons: dict[str, str]
-    requires_python: str
-    exclude_newer: str | None
+last_noop: NoopRecord | None = None  # set by the last :func:`lock` of this process that changed nothing
 
 
 def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
@@ -98,57 +109,79 @@ def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
             raise InputError(f"--python: expected X.Y, got {req.python!r}")
         nxt = f"{parts[0]}.{int(parts[1]) + 1}"
         return f">={req.python},<{nxt}", req.python
-    spec = stack.get("python") or ">=3.11,<3.13"
+    spec = stack.python or ">=3.11,<3.13"
     low = spec.split(",")[0].lstrip(">=").strip()
     return spec, low
 
 
 def resolution_key(facts: Facts, req: LockRequest) -> str:
     stack = facts.stack(req.stack)
-    blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target)["name"], req.model, req.python,
-                       sorted(req.with_), req.upgrade, stack.get("exclude_newer"),
+    blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
+                       sorted(req.with_), req.upgrade, stack.exclude_newer,
                        lock_platform(facts, req.target, req.platform)], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source: Any = None) -> Resolution:
+def _memo_path(facts: Facts, req: LockRequest) -> Path:
+    return cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
+
+
+def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source: Any = None,
+                 prefetch: bool = True) -> Resolution:
     """Resolve (or recall) the core pins for ``req``. With the stack's exclude-newer set, the index's
-    answer is fixed, so a recalled resolution is exactly what a fresh one would give."""
+    answer is fixed, so a recalled resolution is exactly what a fresh one would give. ``prefetch``: read the
+    index concurrently ahead of the resolver (off while a speculative uv, then on the critical path, uses
+    the network and the processors)."""
     stack = facts.stack(req.stack)
-    tname = facts.target(req.target)["name"]
+    tname = facts.target(req.target).name
     machine = lock_platform(facts, tname, req.platform)
     if req.model:
         facts.model(req.model)
     requires_python, py = _python_spec(facts, req)
-    memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
-    if source is None and stack.get("exclude_newer"):
+    memo = _memo_path(facts, req)
+    if source is None and stack.exclude_newer:
         try:
             recalled = _recall(json.loads(memo.read_bytes()))
         except (OSError, ValueError, RecursionError):
             recalled = None
         if recalled is not None:
             return recalled
-    from glmcompat.decide.resolver import Request, resolve
+    from glmcompat.decide.explain import resolve
+    from glmcompat.decide.resolver import Request
     from glmcompat.edges.sources import IndexSource
 
     own_client = None
+    index: Any = None
     if source is None:
         from glmcompat.edges.cache import Cache
         from glmcompat.edges.index import IndexClient
 
         own_client = IndexClient(cache=Cache())
-        source = IndexSource(own_client, python=py, exclude_newer=stack.get("exclude_newer"), platform=machine)
-        source = _Progress(source, quiet)
+        index = IndexSource(own_client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
+        # What the resolver will most likely ask first, fetched concurrently: every core package's page and,
+        # unless --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
+        wanted: dict[str, str | None] = dict.fromkeys(stack.pins)
+        if not req.upgrade:
+            wanted.update(stack.pins)
+        for w in req.with_:
+            name, eq, version = w.replace(" ", "").partition("==")
+            if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
+                wanted[name.lower().replace("_", "-").replace(".", "-")] = version
+        if prefetch:
+            index.prefetch(list(wanted.items()))
+        source = Progress(index, quiet)
     try:
         outcome = resolve(facts, source, Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine))
     finally:
-        if isinstance(source, _Progress):
+        if isinstance(source, Progress):
             source.done()
+        if index is not None:
+            index.close()  # stops prefetches the resolver did not need
         if own_client is not None:
             own_client.close()
     overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
-    res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.get("exclude_newer"))
-    if own_client is not None and stack.get("exclude_newer"):
+    res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.exclude_newer)
+    if own_client is not None and stack.exclude_newer:
         try:
             atomic_write(memo, json.dumps(res.__dict__, sort_keys=True).encode())
         except OSError:
@@ -168,498 +201,26 @@ def _recall(d: Any) -> Resolution | None:
     return Resolution(d["pins"], d["overrides"], d["override_reasons"], d["requires_python"], d["exclude_newer"])
 
 
-class _Progress:
-    """A one-line progress display on a terminal (stderr); silent otherwise or with --quiet."""
-
-    def __init__(self, inner: Any, quiet: bool) -> None:
-        self.inner = inner
-        self.show = not quiet and sys.stderr.isatty()
-        self.pages = 0
-        self.metas = 0
-
-    def _tick(self, what: str) -> None:
-        if self.show:
-            sys.stderr.write(f"\r\033[2K  resolving the core: {self.pages} project page(s), {self.metas} METADATA read(s) — {what}")
-            sys.stderr.flush()
-
-    def versions(self, name: str) -> list[str]:
-        self.pages += 1
-        self._tick(name)
-        return self.inner.versions(name)
-
-    def requires(self, name: str, version: str) -> list[str]:
-        self.metas += 1
-        self._tick(f"{name} {version}")
-        return self.inner.requires(name, version)
-
-    def done(self) -> None:
-        if self.show:
-            sys.stderr.write("\r\033[2K")
-            sys.stderr.flush()
-
-    def __getattr__(self, name: str) -> Any:  # the rest of the source's API (wheel, unavailable, platform)
-        return getattr(self.inner, name)
-
-
-_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
-_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
-
-
-def _pin(name: Any, version: Any) -> str:
-    """``name==version``, only for a plain project name and a valid version: never a URL, a path, a marker,
-    an extra or a second requirement, whatever the matrix, the index or a cache holds."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.version import InvalidVersion, Version
-
-    bad = InputError(f"refusing to write the pin {name!r} == {version!r}: not a plain package name and version")
-    if not (isinstance(name, str) and isinstance(version, str) and _NAME.fullmatch(name) and _VERSION.fullmatch(version)):
-        raise bad
-    try:
-        Version(version)
-        r = Requirement(f"{name}=={version}")
-    except (InvalidVersion, InvalidRequirement):
-        raise bad from None
-    if r.url or r.marker or r.extras or r.name != name or str(r.specifier) != f"=={version}":
-        raise bad
-    return f"{name}=={version}"
-
-
-def _comment(text: str) -> str:
-    """Text safe inside one TOML comment line: every non-printable character (newlines, controls,
-    Unicode line separators, bidi controls) is written as its escape."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
-def _project_name(stack: str, target: str, platform: str = "x86_64") -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", f"{stack}-{out_name(target, platform)}").strip("-") or "glmcompat-lock"
-
-
-def pyproject_data(facts: Facts, req: LockRequest, res: Resolution) -> dict[str, Any]:
-    """The generated pyproject.toml as plain data: exactly what ``tomllib`` reads back from
-    :func:`render_pyproject`."""
-    tname = facts.target(req.target)["name"]
-    machine = lock_platform(facts, tname, req.platform)
-    for what, value in (("requires-python", res.requires_python), ("exclude-newer", res.exclude_newer),
-                        ("stack", req.stack), ("model", req.model)):
-        if value is not None and not isinstance(value, str):
-            raise InputError(f"{what}: expected a string, got {value!r}")
-    pins = [_pin(n, v) for n, v in sorted(res.pins.items())]
-    uv: dict[str, Any] = {"constraint-dependencies": list(pins)}
-    if res.overrides:
-        uv["override-dependencies"] = [_pin(n, v) for n, v in sorted(res.overrides.items())]
-    if res.exclude_newer:
-        uv["exclude-newer"] = res.exclude_newer
-    uv["environments"] = [environment(machine)]
-    if machine != "x86_64":
-        # Some packages publish no wheel for this machine: uv must pick releases that install here (the x86_64
-        # locks predate this and keep their bytes; every package they lock has an x86_64 wheel).
-        uv["required-environments"] = [environment(machine)]
-    glm: dict[str, Any] = {"stack": req.stack, "targets": [tname]}
-    if machine != "x86_64":
-        glm["platform"] = machine
-    if req.model:
-        glm["model"] = req.model
-    return {"project": {"name": _project_name(req.stack, tname, machine), "version": "0",
-                        "requires-python": res.requires_python, "dependencies": pins},
-            "tool": {"uv": uv, "glmcompat": glm}}
-
-
-def render_pyproject(facts: Facts, req: LockRequest, res: Resolution) -> str:
-    """The generated pyproject.toml (deterministic: sorted, no timestamps beyond exclude-newer), built as a
-    tomlkit document from :func:`pyproject_data` — values are TOML strings, never pasted text — and
-    checked by parsing it back."""
-    import tomllib
-
-    import tomlkit
-
-    data = pyproject_data(facts, req, res)
-    tname = facts.target(req.target)["name"]
-    machine = lock_platform(facts, tname, req.platform)
-    cmd = f"glmcompat lock --stack {req.stack} --target {tname}"
-    if machine != "x86_64":
-        cmd += f" --platform {machine}"
-    if req.model:
-        cmd += f" --model {req.model}"
-    if req.python:
-        cmd += f" --python {req.python}"
-    for w in sorted(req.with_):
-        cmd += f" --with '{w}'"
-    if req.upgrade:
-        cmd += " --upgrade"
-
-    def arr(items: list[str], multiline: bool = True) -> Any:
-        a = tomlkit.array()
-        a.extend(items)
-        return a.multiline(multiline and bool(items))
-
-    doc = tomlkit.document()
-    doc.add(tomlkit.comment(_comment(f"Generated by `{cmd}`: do not edit by hand.")))
-    doc.add(tomlkit.comment("The core pins were resolved against glmcompat's compatibility matrix (torch ABI, GPU code for the"))
-    doc.add(tomlkit.comment("target, CUDA runtime, model support); `uv lock` resolves everything else."))
-    project = tomlkit.table()
-    for key in ("name", "version", "requires-python"):
-        project.add(key, data["project"][key])
-    project.add("dependencies", arr(data["project"]["dependencies"]))
-    doc.add("project", project)
-    project.trivia.indent = ""  # the header sits right above [project]
-    uvd = data["tool"]["uv"]
-    uv = tomlkit.table()
-    uv.add("constraint-dependencies", arr(uvd["constraint-dependencies"]))
-    if "override-dependencies" in uvd:
-        uv.add(tomlkit.comment("Deliberate overrides of upstream pins:"))
-        for n in sorted(res.overrides):
-            uv.add(tomlkit.comment(_comment(f"  {res.override_reasons.get(n, '')}")))
-        uv.add("override-dependencies", arr(uvd["override-dependencies"]))
-    if "exclude-newer" in uvd:
-        uv.add("exclude-newer", uvd["exclude-newer"])
-    uv.add("environments", arr(uvd["environments"], multiline=False))
-    if "required-environments" in uvd:
-        uv.add("required-environments", arr(uvd["required-environments"], multiline=False))
-    glm = tomlkit.table()
-    glm.add("stack", data["tool"]["glmcompat"]["stack"])
-    glm.add("targets", arr(data["tool"]["glmcompat"]["targets"], multiline=False))
-    if "platform" in data["tool"]["glmcompat"]:
-        glm.add("platform", data["tool"]["glmcompat"]["platform"])
-    if "model" in data["tool"]["glmcompat"]:
-        glm.add("model", data["tool"]["glmcompat"]["model"])
-    tool = tomlkit.table(is_super_table=True)
-    tool.add("uv", uv)
-    tool.add("glmcompat", glm)
-    doc.add("tool", tool)
-    text = tomlkit.dumps(doc)
-    try:
-        back = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:  # pragma: no cover - a tomlkit bug; never write such a file
-        raise InputError(f"internal error: the generated pyproject.toml does not parse ({e})") from None
-    if back != data or not text.encode().startswith(GENERATED):  # pragma: no cover - likewise
-        raise InputError("internal error: the generated pyproject.toml does not read back as the intended data")
-    return text
-
-
-# --- the output directory ------------------------------------------------------------------------
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _stamp(facts: Facts, files: dict[str, bytes]) -> bytes:
-    """The stamp (manifest) of one run's set: the sha256 of each output, the glmcompat version and the
-    matrix it was checked with. Written last; a set whose files do not match it is not one run's."""
-    from glmcompat import __version__
-
-    return (json.dumps({"format": STAMP_FORMAT, "glmcompat": __version__, "matrix": facts.key,
-                        "files": {n: _sha(files[n]) for n in OUTPUTS}}, sort_keys=True, indent=1) + "\n").encode()
-
-
-def _stamp_files(data: bytes | None) -> dict[str, str]:
-    """The per-file hashes a stamp records ({} for no stamp, an older format or anything malformed)."""
-    try:
-        d = json.loads(data) if data else None
-    except (ValueError, RecursionError):
-        return {}
-    if not isinstance(d, dict) or d.get("format") != STAMP_FORMAT or not isinstance(d.get("files"), dict):
-        return {}
-    files = d["files"]
-    if set(files) != set(OUTPUTS) or not all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) for v in files.values()):
-        return {}
-    return dict(files)
-
-
-def _lstat(p: Path) -> os.stat_result | None:
-    try:
-        return os.lstat(p)
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
-        raise InputError(f"{p.parent} is not a directory") from None
-    except OSError as e:
-        raise EnvironmentFailure(f"{p}: {e.strerror}") from None
-
-
-def _refuse_link(p: Path, st: os.stat_result | None) -> None:
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        raise InputError(f"{p} is a symbolic link; glmcompat never writes through links in --out (remove it, or pass "
-                         "an empty --out directory)")
-
-
-def _read_regular(p: Path) -> bytes | None:
-    """The bytes of ``p``; None if absent. A link or anything but a regular file is refused (exit 2)."""
-    st = _lstat(p)
-    if st is None:
-        return None
-    _refuse_link(p, st)
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{p} is not a regular file")
-    if st.st_size > MAX_OUTPUT_BYTES:
-        raise InputError(f"{p} is {st.st_size} bytes, more than any file glmcompat writes; pass an empty --out directory")
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            _refuse_link(p, os.lstat(p))
-        raise EnvironmentFailure(f"{p}: cannot read: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise InputError(f"{p} is not a regular file")
-        return f.read(MAX_OUTPUT_BYTES + 1)
-
-
-def _write_new(p: Path, data: bytes) -> None:
-    """Create ``p`` (in a staging directory of ours) with ``data`` (flushed to disk before the commit)."""
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-
-
-def _fsync(p: Path) -> None:
-    """Flush a file or directory to disk (directories: best effort, not every platform allows it)."""
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _pause(point: str) -> None:
-    """Test hook (tests/test_lock_safety.py): with GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS] a run announces
-    ``glmcompat: paused at POINT`` on stderr and sleeps there (default one hour), so a test can kill or
-    race it at a chosen step. POINTs: ``locked`` (lock held, nothing staged), ``staged`` (the new set
-    staged, not committed), ``publishing`` (committed, the first file moved)."""
-    spec = os.environ.get(PAUSE_ENV)
-    if not spec or spec.partition(":")[0] != point:
-        return
-    sys.stderr.write(f"glmcompat: paused at {point}\n")
-    sys.stderr.flush()
-    try:
-        time.sleep(float(spec.partition(":")[2] or 3600))
-    except ValueError:
-        pass
-
-
-def _check_out(out: Path) -> bool:
-    """Refuse an ``--out`` that is a link or not a directory; True if it exists."""
-    st = _lstat(out)
-    if st is None:
-        return False
-    if stat.S_ISLNK(st.st_mode):
-        raise InputError(f"--out {out} is a symbolic link; glmcompat never writes through links (pass the real directory)")
-    if not stat.S_ISDIR(st.st_mode):
-        raise InputError(f"--out {out} is not a directory")
-    return True
-
-
-def _make_out(out: Path) -> bool:
-    """Create ``--out`` if it is missing; True if this run created it."""
-    if _check_out(out):
-        return False
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        os.mkdir(out)
-    except FileExistsError:
-        _check_out(out)
-        return False
-    except NotADirectoryError:
-        raise InputError(f"--out {out}: a parent is not a directory") from None
-    except OSError as e:
-        raise EnvironmentFailure(f"--out {out}: cannot create: {e.strerror}") from None
-    return True
-
-
-@contextmanager
-def _exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[None]:
-    """Hold an exclusive lock on the output directory, so runs on one ``--out`` serialise: ``flock`` on the
-    directory itself (nothing is created, and opening it with O_NOFOLLOW refuses a link atomically); where a
-    directory cannot be locked, on ``.glmcompat.ops.lockgen`` inside it; without ``fcntl`` (Windows), filelock."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        from filelock import FileLock
-
-        _refuse_link(out / LOCK_FILE, _lstat(out / LOCK_FILE))
-        with FileLock(str(out / LOCK_FILE)):
-            yield
-        return
-
-    def flock(fd: int) -> None:
+def _speculate(facts: Facts, req: LockRequest, out: Path) -> speculate.Speculation | None:
+    """Start ``uv lock`` on the most likely pyproject.toml while the core resolves from the index (a cold run):
+    the one glmcompat wrote in ``out`` for this very request, else the one the stack's own pins give (not with
+    ``--with`` or ``--upgrade``, which depart from them). None when there is nothing to predict."""
+    if os.environ.get(speculate.OFF_ENV) or _memo_path(facts, req).exists():
+        return None  # a recalled resolution is instant: nothing to overlap
+    pyproject = speculate.read_prediction(str(out / "pyproject.toml"))
+    header = ("# " + comment(f"Generated by `{header_command(facts, req)}`: do not edit by hand.") + "\n").encode()
+    if pyproject is None or not pyproject.startswith(header):
+        if req.with_ or req.upgrade:
+            return None
+        stack = facts.stack(req.stack)
+        requires_python, _ = _python_spec(facts, req)
+        guess = Resolution(dict(stack.pins), dict(stack.overrides), {}, requires_python, stack.exclude_newer)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not quiet:
-                print(f"glmcompat: waiting for another glmcompat run on {out} ...", file=sys.stderr, flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-
-    for _attempt in range(5):
-        if not _check_out(out) and create:
-            _make_out(out)  # a failed first run removed the directory this run was waiting for
-        try:
-            fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
-        except FileNotFoundError:
-            raise EnvironmentFailure(f"--out {out} was removed while this run started; run it again") from None
-        except OSError as e:
-            if e.errno in (errno.ELOOP, errno.ENOTDIR):
-                _check_out(out)
-            raise EnvironmentFailure(f"--out {out}: cannot open: {e.strerror}") from None
-        fds = [fd]
-        try:
-            try:
-                flock(fd)
-            except OSError as e:
-                if e.errno not in (errno.EBADF, errno.EINVAL, errno.ENOLCK, errno.EOPNOTSUPP):
-                    raise EnvironmentFailure(f"--out {out}: cannot lock: {e.strerror}") from None
-                lf = out / LOCK_FILE
-                _refuse_link(lf, _lstat(lf))
-                try:
-                    fds.append(os.open(lf, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644))
-                    flock(fds[-1])
-                except OSError as e2:
-                    raise EnvironmentFailure(f"{lf}: cannot lock: {e2.strerror}") from None
-            now = _lstat(out)
-            held = os.fstat(fd)
-            if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
-                continue  # the directory was removed or replaced while we waited: lock the one there now
-            yield
-            return
-        finally:
-            for f in reversed(fds):
-                os.close(f)
-    raise EnvironmentFailure(f"--out {out} keeps being replaced; cannot lock it")
-
-
-def _clean_stale(out: Path) -> None:
-    """Remove staging directories a killed run left (only the lock holder stages, so all are stale)."""
-    try:
-        names = os.listdir(out)
-    except OSError as e:
-        raise EnvironmentFailure(f"--out {out}: cannot list: {e.strerror}") from None
-    for n in names:
-        if n.startswith(STAGING_PREFIX):
-            p = out / n
-            st = _lstat(p)
-            if st is not None and stat.S_ISDIR(st.st_mode):
-                shutil.rmtree(p, ignore_errors=True)
-            elif st is not None:
-                os.unlink(p)
-
-
-def _finish_publish(out: Path) -> bool:
-    """Move a committed set from ``.glmcompat-publish`` into place (also one a killed run left: roll
-    forward). The old stamp goes first, the new one last, so a half-moved set never carries a stamp.
-    True if there was one."""
-    pub = out / PUBLISHING
-    st = _lstat(pub)
-    if st is None:
-        return False
-    _refuse_link(pub, st)
-    if not stat.S_ISDIR(st.st_mode):
-        raise InputError(f"{pub} is not a directory glmcompat wrote; remove it")
-    stamp = _read_regular(pub / STAMP)
-    files = _stamp_files(stamp)
-    if not files:  # the new stamp was already moved in (or this is not a whole set): nothing left to move
-        shutil.rmtree(pub, ignore_errors=True)
-        return True
-    old_stamp = out / STAMP
-    _refuse_link(old_stamp, _lstat(old_stamp))
-    try:
-        os.unlink(old_stamp)
-    except FileNotFoundError:
-        pass
-    first = True
-    for n in OUTPUTS:
-        src = pub / n
-        if _lstat(src) is None:
-            continue  # moved before a kill
-        have = _read_regular(out / n)
-        if have is not None and _sha(have) == files[n]:
-            os.unlink(src)  # unchanged: keep the file (and its mtime)
-        else:
-            os.replace(src, out / n)
-        if first:
-            first = False
-            _pause("publishing")
-    _fsync(out)
-    os.replace(pub / STAMP, out / STAMP)
-    _fsync(out)
-    shutil.rmtree(pub, ignore_errors=True)
-    return True
-
-
-def recover(out: Path) -> None:
-    """Under the output lock: finish a publish a killed run committed, remove stale staging directories.
-    Afterwards ``out`` holds exactly one run's set (or nothing glmcompat wrote). A no-op if ``out`` is missing."""
-    if not _check_out(out):
-        return
-    with _exclusive(out):
-        _recover_locked(out)
-
-
-def _recover_locked(out: Path) -> None:
-    try:
-        _finish_publish(out)
-        _clean_stale(out)
-    except OSError as e:
-        raise EnvironmentFailure(f"--out {out}: cannot recover an interrupted run: {e.strerror}") from None
-
-
-def verify_outputs(out: Path) -> list[str]:
-    """Why the files in ``out`` are not one run's set: an interrupted publish, or a stamp whose per-file
-    hashes do not match the files (a mixed or edited set). An empty list when they are one set, and when
-    there is no stamp at all (a fresh checkout of the committed files carries none). Reads only; refuses
-    links."""
-    problems: list[str] = []
-    if not _check_out(out):
-        return problems
-    if _lstat(out / PUBLISHING) is not None:
-        problems.append(f"{out / PUBLISHING}: a run was interrupted while replacing the set; run `glmcompat lock` again")
-    stamp = _read_regular(out / STAMP)
-    if stamp is None:
-        return problems
-    files = _stamp_files(stamp)
-    if not files:
-        return problems  # an older glmcompat's stamp: no per-file hashes
-    for n in OUTPUTS:
-        data = _read_regular(out / n)
-        if data is None or _sha(data) != files[n]:
-            problems.append(f"{out / n}: {'missing' if data is None else 'not the file'} of the set the stamp records "
-                            "(a mixed or edited set); run `glmcompat lock` again")
-    return problems
-
-
-def _claim(out: Path, force: bool) -> tuple[dict[str, bytes | None], bytes | None]:
-    """The previous set and its stamp, after refusing what glmcompat must not replace: links, non-regular
-    files, and (unless ``force``) files glmcompat did not write — a pyproject.toml without glmcompat's
-    header, or another output that neither sits beside such a pyproject.toml nor matches the stamp."""
-    old = {n: _read_regular(out / n) for n in OUTPUTS}
-    stamp = _read_regular(out / STAMP)
-    files = _stamp_files(stamp)
-    ours = old["pyproject.toml"] is not None and old["pyproject.toml"].startswith(GENERATED)
-    for n in OUTPUTS:
-        data = old[n]
-        if data is None or force:
-            continue
-        if n == "pyproject.toml" and ours:
-            continue
-        if n != "pyproject.toml" and (ours or files.get(n) == _sha(data)):
-            continue
-        raise InputError(f"{out / n} is not a file glmcompat wrote; pass an empty --out directory "
-                         "(or --force to replace it)")
-    return old, stamp
-
-
-@contextmanager
-def _staging(out: Path) -> Iterator[Path]:
-    try:
-        work = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
-    except OSError as e:
-        raise EnvironmentFailure(f"--out {out}: cannot create a staging directory: {e.strerror}") from None
-    try:
-        yield work
-    finally:
-        shutil.rmtree(work, ignore_errors=True)  # gone already once published
+            pyproject = render_pyproject(facts, req, guess).encode()
+        except InputError:
+            return None
+    seed = speculate.read_prediction(str(out / "uv.lock"))  # what the lock seeds its own uv with
+    return speculate.start(pyproject, seed, speculate.requires_python_of(pyproject))
 
 
 def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, check_only: bool = False,
@@ -668,27 +229,55 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
 
     ``source`` replaces the index as the resolver's source (tests pass a recorded one); ``force`` replaces
     files in ``out`` that glmcompat did not write (links are refused regardless)."""
-    _check_out(out)  # a link or a file as --out: refuse before any work
-    res = resolve_core(facts, req, quiet=quiet, source=source)
+    global last_noop
+    last_noop = None
+    check_out(out)  # a link or a file as --out: refuse before any work
+    spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
+    if spec is None and source is None and not check_only:
+        try:
+            spec = _speculate(facts, req, out)
+        except Exception:
+            spec = None  # a request that fails: the resolution below says why, as always
+    try:
+        return _lock(facts, req, out, quiet=quiet, check_only=check_only, source=source, force=force, spec=spec)
+    finally:
+        if spec is not None:
+            spec.discard()
+
+
+def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only: bool, source: Any, force: bool,
+          spec: speculate.Speculation | None) -> dict[str, Any]:
+    global last_noop
+    res = resolve_core(facts, req, quiet=quiet, source=source, prefetch=spec is None)
     text = render_pyproject(facts, req, res).encode()
-    tname = facts.target(req.target)["name"]
+    tname = facts.target(req.target).name
     summary: dict[str, Any] = {"out": str(out), "target": tname, "pins": res.pins, "overrides": res.overrides,
                                "platform": lock_platform(facts, tname, req.platform)}
     if check_only:
         return _check_current(facts, req, res, text, out, summary)
     uv_binary()  # uv missing: fail before anything is created
-    created = _make_out(out)
+    if spec is not None:  # the check's imports now, not after the speculative uv is done
+        import glmcompat.decide.rules
+        import glmcompat.readers.lockfiles  # noqa: F401
+    created = make_out(out)
     try:
-        with _exclusive(out, quiet, create=True):
-            _pause("locked")
-            _recover_locked(out)
-            old, stamp = _claim(out, force)
-            with tempfile.TemporaryDirectory(prefix="glmcompat-uv-") as tmp:
-                new = _relock(facts, req, res, text, Path(tmp), old, stamp, summary)
+        with exclusive(out, quiet, create=True):
+            pause("locked")
+            recover_locked(out)
+            old, stamp = claim(out, force)
+            ready = spec.result_for(text, old["uv.lock"], res.requires_python) if spec is not None else None
+            if ready is not None and spec is not None:
+                new = _relock(facts, req, res, text, ready, old, stamp, summary, spec=spec)
+            else:
+                if spec is not None:
+                    spec.discard()  # a wrong prediction: stop it before uv runs again on the same cache
+                with tempfile.TemporaryDirectory(prefix="glmcompat-uv-") as tmp:
+                    new = _relock(facts, req, res, text, Path(tmp), old, stamp, summary)
             if new is None:
                 summary["changed"] = []
+                last_noop = _noop_record(facts, req, out, old, stamp, res)
                 return summary
-            _publish(out, new, _stamp(facts, new))
+            publish(out, new, stamp_of(facts, new))
             summary["changed"] = [n for n in OUTPUTS if old[n] != new[n]]
             return summary
     except OSError as e:
@@ -701,35 +290,42 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
                 pass
 
 
-def _publish(out: Path, new: dict[str, bytes], stamp: bytes) -> None:
-    """Stage the set and its stamp in a fresh directory inside ``out`` (same file system: the renames never
-    cross devices), flush it to disk, commit it with one rename to ``.glmcompat-publish``, and move it in."""
-    with _staging(out) as work:
-        for n in OUTPUTS:
-            _write_new(work / n, new[n])
-        _write_new(work / STAMP, stamp)
-        for n in SET_FILES:
-            _fsync(work / n)
-        _fsync(work)
-        _pause("staged")
-        os.replace(work, out / PUBLISHING)  # the commit point: from here on the new set is the current one
-    _fsync(out)
-    _finish_publish(out)
+def _noop_record(facts: Facts, req: LockRequest, out: Path, old: dict[str, bytes | None], stamp: bytes | None,
+                 res: Resolution) -> NoopRecord | None:
+    """What the next identical run may be answered from (see :mod:`glmcompat.cli.fastlock`): only for a
+    resolution the index cannot change (exclude-newer) that is memoized."""
+    if not res.exclude_newer or stamp is None:
+        return None
+    try:
+        memo = _memo_path(facts, req)
+        memo_bytes = memo.read_bytes()
+    except OSError:
+        return None  # the next run resolves afresh: it must not be answered from a record
+    base = os.path.abspath(out)
+    files = {os.path.join(base, n): digest(old[n] or b"") for n in OUTPUTS}
+    files[os.path.join(base, STAMP)] = digest(stamp)
+    files[os.path.join(base, PUBLISHING)] = ""
+    files[os.path.abspath(memo)] = digest(memo_bytes)
+    return NoopRecord(base, files)
 
 
 def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: Path,
-            old: dict[str, bytes | None], stamp: bytes | None, summary: dict[str, Any]) -> dict[str, bytes] | None:
+            old: dict[str, bytes | None], stamp: bytes | None, summary: dict[str, Any], *,
+            spec: speculate.Speculation | None = None) -> dict[str, bytes] | None:
     """In ``work``, a private temporary directory outside ``--out`` (so uv can never take a project above
     ``--out`` for the workspace root): uv lock (seeded with the previous uv.lock), check, export. None when
-    uv kept the exact uv.lock of a complete previous set that the stamp says was checked and exported."""
-    tname = facts.target(req.target)["name"]
-    _write_new(work / "pyproject.toml", text)
-    if old["uv.lock"] is not None:
-        _write_new(work / "uv.lock", old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
-    run_uv(["lock", "-q"], work, res.requires_python)
+    uv kept the exact uv.lock of a complete previous set that the stamp says was checked and exported.
+    ``spec``: a speculation that already ran that ``uv lock`` in ``work`` (its directory) on the same data and
+    seed, and the exports after it."""
+    tname = facts.target(req.target).name
+    if spec is None:
+        write_new(work / "pyproject.toml", text)
+        if old["uv.lock"] is not None:
+            write_new(work / "uv.lock", old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
+        run_uv(list(speculate.LOCK), work, res.requires_python)
     now = (work / "uv.lock").read_bytes()
     if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
-            and stamp == _stamp(facts, {n: old[n] or b"" for n in OUTPUTS})):
+            and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
         return None
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.readers.lockfiles import read_lock
@@ -740,8 +336,9 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
     if errors:
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
         raise UnsafeError(f"uv's lock for {tname} on {PLATFORM_NAME[machine]} fails the check; nothing was written:\n{lines}")
-    run_uv(["export", "-q", "--format", "requirements.txt", "--no-emit-project", "-o", "requirements.txt"], work, res.requires_python)
-    run_uv(["export", "-q", "--format", "pylock.toml", "--no-emit-project", "-o", "pylock.toml"], work, res.requires_python)
+    if spec is None or not spec.exported():
+        for args in speculate.EXPORTS:
+            run_uv(list(args), work, res.requires_python)
     summary["warnings"] = [f.message for f in found if f.severity == "warning"]
     return {n: (work / n).read_bytes() for n in OUTPUTS}
 
@@ -750,12 +347,12 @@ def _check_current(facts: Facts, req: LockRequest, res: Resolution, text: bytes,
                    summary: dict[str, Any]) -> dict[str, Any]:
     """``lock --check``: re-lock in a private temporary directory (nothing is written to ``out``) and name
     the committed outputs that are not current, and any sign that ``out`` is not one run's set."""
-    exists = _check_out(out)
+    exists = check_out(out)
     problems: list[str] = []
     if exists:
-        with _exclusive(out, quiet=True):  # a run publishing now finishes first
+        with exclusive(out, quiet=True):  # a run publishing now finishes first
             problems = verify_outputs(out)
-            old = {n: _read_regular(out / n) for n in OUTPUTS}
+            old = {n: read_regular(out / n) for n in OUTPUTS}
     else:
         old = dict.fromkeys(OUTPUTS)
     with tempfile.TemporaryDirectory(prefix=STAGING_PREFIX) as tmp:

@@ -97,7 +97,6 @@ class ElfInfo:
     sections: tuple[Section, ...]
     machine: int
     bits: int
-    dynamic_read: bool = True
 
     def section(self, name: str) -> Section | None:
         for s in self.sections:
@@ -111,16 +110,42 @@ class ElfInfo:
         return cuda_majors(self.needed)
 
 
-_CUDART = re.compile(r"^libcudart(?:[.-][0-9a-f]{8})?\.so\.(\d+)$")
+# The CUDA runtime as a DT_NEEDED name: ``libcudart.so``, ``libcudart.so.12``, ``libcudart.so.12.8``, or a
+# copy a wheel bundles under a hashed name (auditwheel's ``libcudart-d0da41ae.so.12``, ``libcudart.e8e8b82a.so.12``).
+_CUDART = re.compile(r"^libcudart(?:[.-][0-9a-f]{8})?\.so(?:\.(\d+)(?:\.\d+)*)?$")
+
+
+def cuda_runtime_sonames(needed: Iterable[str]) -> list[str]:
+    """The CUDA runtime libraries among DT_NEEDED names (hashed bundled copies included), sorted, once each."""
+    return sorted({n for n in needed if _CUDART.match(n)})
 
 
 def cuda_majors(needed: Iterable[str]) -> list[int]:
+    """The CUDA runtime majors the DT_NEEDED names link (``libcudart-d0da41ae.so.12`` -> 12; an unversioned
+    ``libcudart.so`` names none)."""
     out = set()
     for n in needed:
         m = _CUDART.match(n)
-        if m:
+        if m and m.group(1):
             out.add(int(m.group(1)))
     return sorted(out)
+
+
+def foreign_cuda_runtimes(needed: Iterable[str], torch_needed: Iterable[str]) -> list[str]:
+    """The CUDA runtimes among ``needed`` that the loader must find outside the wheel and that torch (whose
+    DT_NEEDED names are ``torch_needed``) does not provide: a ``libcudart.so.N`` whose major N torch does not
+    link. A copy bundled under a hashed name ships inside the wheel, and an unversioned ``libcudart.so``
+    names no major: neither is foreign."""
+    have = set(cuda_majors(torch_needed))
+    out = set()
+    for n in needed:
+        m = _CUDART.match(n)
+        if m and m.group(1) and not _BUNDLED.match(n) and int(m.group(1)) not in have:
+            out.add(n)
+    return sorted(out)
+
+
+_BUNDLED = re.compile(r"^libcudart[.-][0-9a-f]{8}\.so")
 
 
 DynamicMode = Literal["require", "if-available", "skip"]
@@ -190,8 +215,7 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     dynsym_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNSYM), None)
     dyn_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNAMIC), None)
     if dynsym_i is None:
-        return ElfInfo([], None, frozenset(), frozenset(), frozenset(), sections, machine, bits,
-                       dynamic_read=dyn_i is None)
+        return ElfInfo([], None, frozenset(), frozenset(), frozenset(), sections, machine, bits)
     dynsym = sections[dynsym_i]
     if not 0 < dynsym.link < shnum:
         raise ElfError(f"{name}: .dynsym links to section {dynsym.link}, out of range")
@@ -228,8 +252,7 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     soname: str | None = None
     if dyn_bytes is not None and dyn_str is not None:
         needed, soname = _dynamic(dyn_bytes, dyn_str, bits, e, name)
-    return ElfInfo(needed, soname, defined, undefined, weak_undef, sections, machine, bits,
-                   dynamic_read=dyn_bytes is not None or dyn_i is None)
+    return ElfInfo(needed, soname, defined, undefined, weak_undef, sections, machine, bits)
 
 
 def _check_overlap(secs: list[Section], name: str) -> None:

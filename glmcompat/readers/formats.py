@@ -5,7 +5,7 @@ pip requirements files (with their ``-r``/``-c`` includes; also pip-freeze, ``uv
 helpers that decode a file's bytes and tell its kind by name or by content.
 
 Each reader takes the file's path (for messages and for includes) and its decoded text, and returns a
-:class:`~glmcompat.readers.lockfiles.Lock` whose entries are in file order. Every failure is a one-line
+:class:`~glmcompat.readers.depset.Lock` whose entries are in file order. Every failure is a one-line
 :class:`~glmcompat.model.errors.LockFormatError` naming the file, and the line where one applies. The only
 I/O is reading the files that a requirements file (or a conda file's ``pip:`` section) includes.
 ``Lock.meta`` holds only JSON values (lists, dicts, strings), so a lock caches as JSON.
@@ -33,7 +33,9 @@ from packaging.version import Version
 from glmcompat.matrix.store import read_input
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
-from glmcompat.readers.lockfiles import Entry, Lock, _line_of, _toml
+from glmcompat.readers.depset import Entry, Lock
+from glmcompat.readers.depset import line_of as _line_of
+from glmcompat.readers.depset import toml as _toml
 
 KNOWN_POETRY_LOCK_VERSIONS = ("1", "2")  # lock-version majors ("1.1", "2.1", ...)
 KNOWN_PDM_LOCK_VERSIONS = ("4",)  # lock_version majors ("4.4.1", "4.5.0", ...)

@@ -11,63 +11,24 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize as _canon
+from glmcompat.readers.depset import BUILT_FROM_SOURCE as BUILT_FROM_SOURCE
+from glmcompat.readers.depset import SOURCE_KINDS as SOURCE_KINDS
+from glmcompat.readers.depset import Entry as Entry
+from glmcompat.readers.depset import Env as Env
+from glmcompat.readers.depset import Lock as Lock
+from glmcompat.readers.depset import line_of as _line_of
+from glmcompat.readers.depset import toml as _toml_doc
+
+if TYPE_CHECKING:
+    from packaging.pylock import Package, Pylock
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
 CACHE_FORMAT = 4  # 4: environments for Linux x86_64 and aarch64 ("platform"; uv.lock: "missing_wheels")
-
-
-SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
-BUILT_FROM_SOURCE = frozenset({"git", "path", "directory", "editable", "url"})
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One distribution a dependency file names.
-
-    ``version`` is the exact version (local label kept: ``2.9.1+cu128``), or None when the file does not
-    pin it exactly (``torch>=2.8``, ``torchvision==0.24.*``): then ``spec`` holds what it asks for.
-    ``source`` says where it comes from: ``registry`` (an index), ``wheel`` (a wheel file or URL: its
-    name and version come from the file name), or a source build (``git``, ``path``, ``directory``,
-    ``editable``, ``url`` of an sdist). ``constraint`` entries (``-c`` files) narrow what something else
-    installs and install nothing. ``origin`` names the file it was read from when that is an include,
-    ``line`` its line there.
-    """
-
-    name: str
-    version: str | None
-    marker: str | None = None
-    source: str = "registry"
-    spec: str | None = None
-    constraint: bool = False
-    origin: str | None = None
-    line: int | None = None
-
-
-# An environment is a plain dict (so it caches as JSON):
-#   {"name": "extra sglang, Python 3.12, Linux x86_64" ("" when the file has only one),
-#    "platform": "x86_64" | "aarch64",                      # the machine (a platform nothing installs on has none)
-#    "packages": {canonical name: exact version},          # what installs there
-#    "sources": {name: source kind},                         # only the ones not from a registry
-#    "unpinned": {name: specifier},                          # named without an exact pin
-#    "overrides": {name: specifier},                         # uv override-dependencies (deliberate)
-#    "missing_wheels": {name: version}}                      # uv.lock only, when any: no wheel for the machine, no sdist
-Env = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Lock:
-    path: str
-    kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt" | "poetry.lock" | "pdm.lock" | "Pipfile.lock" | "environment.yml"
-    entries: tuple[Entry, ...]
-    requires_python: str | None = None
-    sets: tuple[Env, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
-    meta: dict[str, Any] = field(default_factory=dict)  # build settings ("no_build_isolation"), notes, overrides
 
 
 READABLE = ("uv.lock, pylock.toml, requirements files (*.txt, *.in, requirements*.lock, pip freeze, uv pip compile), "
@@ -111,29 +72,7 @@ def _text(path: Path, data: bytes) -> str:
     return decode_text(path, data)
 
 
-def _toml(path: Path, text: str) -> dict[str, Any]:
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except RecursionError:
-        raise LockFormatError("invalid TOML: nested too deeply", path=str(path)) from None
-    except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        m = re.search(r"\(at line (\d+), column \d+\)", msg)
-        msg = re.sub(r" \(at .*\)$", "", msg)
-        raise LockFormatError(f"invalid TOML: {msg}", path=str(path), line=int(m.group(1)) if m else None) from None
-    except ValueError as e:  # an integer of more digits than Python converts (tomllib gives no position)
-        long = re.search(r"\d{4000,}", text)
-        raise LockFormatError(f"invalid TOML: {str(e).splitlines()[0][:200]}", path=str(path),
-                              line=text.count("\n", 0, long.start()) + 1 if long else None) from None
-
-
-
-
-def _line_of(text: str, needle: str) -> int | None:
-    i = text.find(needle)
-    return text.count("\n", 0, i) + 1 if i >= 0 else None
+_toml = _toml_doc  # the TOML document of a file, LockFormatError naming file and line (check.py reads pyproject.toml with it)
 
 
 def _entries(path: Path, text: str, doc: dict[str, Any], table: str, marker: Any) -> list[Entry]:
@@ -256,13 +195,90 @@ def _versioned(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
 
 
 def parse_pylock(path: Path, text: str) -> Lock:
+    """A pylock.toml (PEP 751), read and validated by :mod:`packaging.pylock`.
+
+    glmcompat's own checks come first, as for uv.lock, because they name the line: the lock-version
+    (1.x), each package's name, version and marker (every marker clause evaluated: a 5000-digit version
+    fails here) and ``requires-python``. Then :meth:`packaging.pylock.Pylock.from_dict` checks the rest of
+    the standard (``created-by``, normalized names, a wheel, sdist or exactly one direct source per
+    package, hashes, wheel and sdist file names that agree with the name and version); its error is one
+    :class:`LockFormatError` naming the package and, where the file has ``[[packages]]`` headers, the
+    line. Entries keep the version and marker text as written (the local label, the quoting); the source
+    kind comes from the validated package (``vcs``: git, ``directory``: directory or editable,
+    ``archive``: wheel, url or path; wheels or an sdist: registry). A lock-version above 1.0 is read as
+    1.0 (what glmcompat reads has not changed since) with a note.
+    """
     doc = _toml(path, text)
     lv = doc.get("lock-version")
     if not isinstance(lv, str) or not lv.startswith("1."):
         raise LockFormatError(f"pylock lock-version {lv!r} is not supported (known: 1.x)", path=str(path),
                               line=_line_of(text, "lock-version"))
-    entries = _entries(path, text, doc, "packages", lambda p: p.get("marker"))
-    return Lock(str(path), "pylock.toml", tuple(entries), _requires_python(path, text, doc))
+    checked = _entries(path, text, doc, "packages", lambda p: p.get("marker"))
+    rp = _requires_python(path, text, doc)
+    pylock = _pylock(path, text, doc)
+    versioned = [p for p in pylock.packages if p.version is not None]
+    entries = [Entry(p.name, e.version, e.marker, _pylock_source(p)) for e, p in zip(checked, versioned, strict=True)]
+    meta: dict[str, Any] = {}
+    if pylock.lock_version.release[:2] != (1, 0):  # 1.0.0 is 1.0
+        meta["notes"] = [f"pylock lock-version {lv} is newer than the 1.0 glmcompat knows: read as 1.0"]
+    return Lock(str(path), "pylock.toml", tuple(entries), rp, (), meta)
+
+
+def _pylock(path: Path, text: str, doc: dict[str, Any]) -> Pylock:
+    """``packaging.pylock.Pylock.from_dict(doc)``, its validation error as one :class:`LockFormatError`."""
+    import logging
+
+    from packaging.pylock import Pylock, PylockValidationError
+
+    log = logging.getLogger("packaging.pylock")  # it logs a newer minor lock-version; parse_pylock notes it
+    disabled, log.disabled = log.disabled, True
+    try:
+        return Pylock.from_dict(doc)
+    except PylockValidationError as e:
+        context = e.context or ""
+        m = re.match(r"packages\[(\d+)\](?:\.([A-Za-z0-9_-]+))?", context)
+        pkgs = doc.get("packages")
+        pkg = pkgs[int(m.group(1))] if m and isinstance(pkgs, list) and int(m.group(1)) < len(pkgs) else None
+        name = pkg.get("name") if isinstance(pkg, dict) else None
+        what = f"package {name!r}: " if isinstance(name, str) else ""
+        line = _pylock_line(text, int(m.group(1)), m.group(2)) if m else _key_line(text, context, 0, len(text))
+        raise LockFormatError(f"not a valid pylock.toml (PEP 751): {what}{e}"[:300], path=str(path),
+                              line=line) from None
+    finally:
+        log.disabled = disabled
+
+
+def _key_line(text: str, key: str, start: int, end: int) -> int | None:
+    """The line of ``key = ...`` at the start of a line between offsets ``start`` and ``end``, or None."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", key):
+        return None
+    m = re.compile(rf"^[ \t]*{re.escape(key)}[ \t]*=", re.M).search(text, start, end)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _pylock_line(text: str, index: int, key: str | None) -> int | None:
+    """The line of package ``index``'s ``key`` (else of its ``[[packages]]`` header); None when the
+    packages are not written as ``[[packages]]`` tables."""
+    heads = [m.start() for m in re.finditer(r"^[ \t]*\[\[[ \t]*packages[ \t]*\]\]", text, re.M)]
+    if index >= len(heads):
+        return None
+    end = heads[index + 1] if index + 1 < len(heads) else len(text)
+    at = _key_line(text, key, heads[index], end) if key else None
+    return at or text.count("\n", 0, heads[index]) + 1
+
+
+def _pylock_source(package: Package) -> str:
+    """The :class:`Entry` source kind of a validated :class:`packaging.pylock.Package`."""
+    if package.vcs is not None:
+        return "git"
+    if package.directory is not None:
+        return "editable" if package.directory.editable else "directory"
+    if package.archive is not None:
+        where = package.archive.url or package.archive.path or ""
+        if where.split("?")[0].split("#")[0].endswith(".whl"):
+            return "wheel"
+        return "url" if package.archive.url else "path"
+    return "registry"
 
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*([^\s;\\]+)\s*(?:;\s*([^#\\]+?))?\s*(?:\\)?\s*(?:--hash\S*.*)?$")

@@ -1,30 +1,52 @@
-"""Helpers shared by the command modules (argparse with exit 2 and one-line errors)."""
+"""Helpers shared by the command modules: argparse with exit 2 and one-line errors, and the options every
+command spells the same way, as uv and pre-commit do:
+
+* ``--color {auto,always,never}`` (:func:`use_color`: ``auto`` follows ``NO_COLOR``, ``FORCE_COLOR``,
+  ``TERM=dumb`` and whether stdout is a terminal; the flag beats the environment);
+* ``-q/--quiet`` and ``-v/--verbose`` (:class:`Output`: ``-q`` hides progress and non-essential notes, never
+  the verdict or an error; ``-v`` adds detail such as progress and the requests made);
+* ``--python`` (:func:`python_minor`: ``3.11`` and ``cp311`` both name the target CPython minor);
+* ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`,
+  :func:`index_environment`).
+
+Import-light: only ``os`` and ``sys`` load with this module (argparse, json, typing and the index client load
+when a function needs them), so the start-up fast paths can share :data:`DEFAULT_STACK` and :func:`use_color`.
+"""
 
 from __future__ import annotations
 
-import argparse
-import json
+import os
 import sys
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # not typing's: the start-up paths read this module, and importing typing costs them
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
+    from typing import Any, NoReturn, TextIO
+
+DEFAULT_STACK = "glm5-sglang-0.5.9"
+DEFAULT_PYTHON = "3.11"
+COLOR_CHOICES = ("auto", "always", "never")
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors in one line and exits 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message}\n")
+# -- argparse --------------------------------------------------------------------------------------
 
 
-def parser(prog: str, description: str) -> Parser:
+def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """An argparse parser that reports usage errors in one line and exits 2."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            self.exit(2, f"error: {self.prog}: {message}\n")
+
     return Parser(prog=f"glmcompat {prog}", description=description)
 
 
-DEFAULT_STACK = "glm5-sglang-0.5.9"
-
-
-def add_core_options(p: Parser, with_example: str) -> None:
-    """The options `lock` and `upgrade` share: which stack, engine, target, machine and model, and extra
-    core requirements."""
+def add_core_options(p: argparse.ArgumentParser, with_example: str) -> None:
+    """The options `lock` and `upgrade` share: which stack, engine, target, machine, model and Python, and
+    extra core requirements."""
     p.add_argument("--stack", metavar="NAME",
                    help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
     p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
@@ -38,4 +60,286 @@ def add_core_options(p: Parser, with_example: str) -> None:
 
 
 def dump_json(obj: Any) -> None:
+    import json
+
     sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+# -- colour ----------------------------------------------------------------------------------------
+
+
+def use_color(mode: str = "auto", stream: TextIO | None = None) -> bool:
+    """Whether to colour ``stream`` (default stdout), as uv and pre-commit decide it: ``always`` and ``never``
+    are final; ``auto`` colours a terminal, except that ``NO_COLOR`` (any non-empty value) or ``TERM=dumb``
+    turn it off, and ``FORCE_COLOR`` (any non-empty value) turns it on even for a pipe (``NO_COLOR`` wins)."""
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    env = os.environ
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    s = sys.stdout if stream is None else stream
+    try:
+        tty = bool(s.isatty())
+    except (AttributeError, ValueError, OSError):  # a closed or replaced stream
+        tty = False
+    return tty and env.get("TERM") != "dumb"
+
+
+def paint(code: str, text: str, on: bool) -> str:
+    """``text`` in the SGR colour ``code`` (``1;31``: bold red) when ``on``."""
+    return f"\033[{code}m{text}\033[0m" if on else text
+
+
+# Leading labels coloured the way uv colours them (uv: error red, warning yellow, hint cyan, all bold).
+LABELS = {"error": "1;31", "warning": "1;33", "hint": "1;36", "note": "1", "ok": "1;32", "compatible": "1;32",
+          "INCOMPATIBLE": "1;31", "DOES NOT RUN": "1;31", "runs on": "1;32", "DRIFT": "1;31", "ERROR": "1;31",
+          "UNVERIFIABLE": "1;33", "FAILED": "1;31", "cause": "1"}
+
+
+def paint_line(line: str, on: bool) -> str:
+    """``line`` with its leading label (``error:``, ``  hint:``, ``INCOMPATIBLE:``, ...) coloured when ``on``;
+    any other line unchanged."""
+    if not on:
+        return line
+    body = line.lstrip(" ")
+    for label, code in LABELS.items():
+        if body.startswith(label) and body[len(label):len(label) + 1] in (":", " ", "["):
+            indent = line[:len(line) - len(body)]
+            return f"{indent}{paint(code, label, True)}{body[len(label):]}"
+    return line
+
+
+def paint_text(text: str, on: bool) -> str:
+    """:func:`paint_line` on every line of ``text``."""
+    if not on:
+        return text
+    return "\n".join(paint_line(line, True) for line in text.split("\n"))
+
+
+# -- -q / -v / --color -----------------------------------------------------------------------------
+
+
+def add_output_options(p: argparse.ArgumentParser) -> None:
+    """``--color``, ``-q/--quiet`` and ``-v/--verbose``, on every command."""
+    p.add_argument("--color", choices=COLOR_CHOICES, default="auto", metavar="WHEN",
+                   help="colour the output: auto (on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR forces "
+                        "it), always or never (default: auto)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="count", default=0,
+                   help="quiet output: no progress and no non-essential notes (never the verdict or an error)")
+    g.add_argument("-v", "--verbose", action="count", default=0,
+                   help="verbose output: progress and the requests made, on stderr")
+
+
+class Output:
+    """What ``--color``, ``-q`` and ``-v`` ask of a command: colour on stdout, notes, progress and detail
+    (progress and detail go to stderr, so they never mix with a verdict or JSON on stdout)."""
+
+    def __init__(self, color: str = "auto", quiet: int = 0, verbose: int = 0, *, err: TextIO | None = None) -> None:
+        self.color = use_color(color)
+        self.quiet = quiet
+        self.verbose = verbose
+        self._err = err
+
+    @property
+    def err(self) -> TextIO:
+        return sys.stderr if self._err is None else self._err
+
+    @property
+    def notes(self) -> bool:
+        """Whether to print non-essential notes (not with -q)."""
+        return not self.quiet
+
+    @property
+    def progress(self) -> bool:
+        """Whether to show progress: on a terminal (stderr) or with -v; never with -q."""
+        if self.quiet:
+            return False
+        if self.verbose:
+            return True
+        try:
+            return bool(self.err.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    def detail(self, message: str) -> None:
+        """One line of -v detail on stderr."""
+        if self.verbose:
+            self.err.write(f"{message}\n")
+            self.err.flush()
+
+    def status(self, message: str) -> None:
+        """One line of progress on stderr (see :attr:`progress`)."""
+        if self.progress:
+            self.err.write(f"{message}\n")
+            self.err.flush()
+
+    def paint(self, code: str, text: str) -> str:
+        return paint(code, text, self.color)
+
+    def line(self, text: str) -> str:
+        return paint_line(text, self.color)
+
+
+def output(args: Any) -> Output:
+    """The :class:`Output` of parsed arguments (those of :func:`add_output_options`)."""
+    return Output(getattr(args, "color", "auto"), getattr(args, "quiet", 0) or 0, getattr(args, "verbose", 0) or 0)
+
+
+# -- --python --------------------------------------------------------------------------------------
+
+
+def python_minor(value: str) -> str:
+    """The CPython minor ``value`` names, as ``X.Y``: ``3.11``, ``cp311``, ``cp3.11``, ``py311``,
+    ``python3.11``, ``cpython3.11`` and ``cpython@3.11`` are all ``3.11``. Anything else (a patch release, a
+    Python 2, another interpreter) is an InputError naming the value (exit 2)."""
+    from glmcompat.model.errors import InputError
+
+    raw = value
+    v = value.strip().lower()
+    for prefix in ("cpython@", "cpython", "python", "cp", "py"):
+        if v.startswith(prefix):
+            v = v[len(prefix):]
+            break
+    if "." in v:
+        major, _, minor = v.partition(".")
+    else:
+        major, minor = v[:1], v[1:]
+    if not (major == "3" and minor.isdigit() and minor.isascii() and len(minor) <= 2 and (minor == "0" or not minor.startswith("0"))):
+        raise InputError(f"--python {raw!r}: expected a CPython 3 minor version such as 3.11 or cp311")
+    return f"3.{int(minor)}"
+
+
+def python_tag(minor: str) -> str:
+    """The wheel interpreter tag of a CPython minor: ``3.11`` -> ``cp311``."""
+    return "cp" + minor.replace(".", "")
+
+
+def python_arg(value: str) -> str:
+    """argparse ``type=`` for ``--python``: :func:`python_minor`, its error as argparse's (one line, exit 2)."""
+    import argparse
+
+    from glmcompat.model.errors import InputError
+
+    try:
+        return python_minor(value)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(e.message.removeprefix(f"--python {value!r}: ") + f", got {value!r}") from None
+
+
+def add_python_option(p: argparse.ArgumentParser, *, dest: str = "python", flag: str = "--python",
+                      default: str | None = DEFAULT_PYTHON, what: str = "the target CPython") -> None:
+    """``--python``: the target CPython minor, as ``3.11`` or ``cp311`` (stored as ``3.11``)."""
+    shown = f"default: {default}" if default else "default: the stack's range"
+    p.add_argument(flag, dest=dest, type=python_arg, default=default, metavar="X.Y",
+                   help=f"{what}, as 3.11 or cp311 ({shown})")
+
+
+# -- --index-url / --no-cache ----------------------------------------------------------------------
+
+
+def index_url_arg(value: str) -> str:
+    """argparse ``type=`` for ``--index-url``: an http(s) URL with a host (one line, exit 2 otherwise)."""
+    import argparse
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(value.strip())
+        ok = u.scheme in ("http", "https") and bool(u.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise argparse.ArgumentTypeError(f"expected an http(s) simple-API URL such as https://index.invalid/simple, "
+                                         f"got {value!r}")
+    return value.strip()
+
+
+def add_index_options(p: argparse.ArgumentParser, *, cache: bool = True) -> None:
+    """``--index-url`` (and ``--no-cache`` where a cache is read), for every command that reads the index."""
+    p.add_argument("--index-url", default=None, type=index_url_arg, metavar="URL",
+                   help="simple-API base URL (default: UV_DEFAULT_INDEX, UV_INDEX_URL, PIP_INDEX_URL, then uv's "
+                        "and pip's configuration)")
+    if cache:
+        p.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the cache (glmcompat's, and uv's where uv runs)")
+
+
+def index_client(args: Any) -> tuple[Any, Any]:
+    """(an IndexClient for ``--index-url``, the cache it and the probes use: none with ``--no-cache``)."""
+    from glmcompat.edges.cache import Cache, NoCache
+    from glmcompat.edges.index import IndexClient
+
+    cache = NoCache() if getattr(args, "no_cache", False) else Cache()
+    return IndexClient(getattr(args, "index_url", None), cache=cache), cache
+
+
+def index_environment(args: Any) -> AbstractContextManager[None]:
+    """For code that finds the index and the cache itself (``lock`` runs uv; ``matrix refresh`` and ``audit``
+    open their own cache): while it runs, ``--index-url`` is ``UV_DEFAULT_INDEX`` (read by glmcompat's index
+    client and by uv alike) and ``--no-cache`` is a temporary ``GLMCOMPAT_CACHE_DIR``, removed afterwards,
+    with ``UV_NO_CACHE=1`` (uv's own --no-cache). The environment is restored on exit."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def overlay() -> Iterator[None]:
+        import tempfile
+
+        url = getattr(args, "index_url", None)
+        no_cache = bool(getattr(args, "no_cache", False))
+        if not url and not no_cache:
+            yield
+            return
+        saved = {k: os.environ.get(k) for k in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "GLMCOMPAT_CACHE_DIR", "UV_NO_CACHE")}
+        tmp = tempfile.TemporaryDirectory(prefix="glmcompat-no-cache-") if no_cache else None
+        try:
+            if url:
+                os.environ["UV_DEFAULT_INDEX"] = url
+                os.environ.pop("UV_INDEX_URL", None)  # uv and glmcompat read UV_DEFAULT_INDEX first; drop the legacy name
+            if tmp is not None:
+                os.environ["GLMCOMPAT_CACHE_DIR"] = tmp.name
+                os.environ["UV_NO_CACHE"] = "1"
+            yield
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            if tmp is not None:
+                tmp.cleanup()
+
+    return overlay()
+
+
+def shown_url(url: str | None) -> str:
+    """The index URL as messages show it: without credentials; the configured one when ``url`` is None."""
+    from glmcompat.edges.index import default_index_url, redact
+
+    return redact(url or default_index_url())
+
+
+def fetch_started(o: Output, index: Any, what: str, platform: str) -> None:
+    """Progress of a wheel probe (a terminal or -v, never -q): which wheels are read, for which machine, from
+    which index."""
+    if o.progress:
+        from glmcompat.edges.index import redact
+        from glmcompat.ops.wheelprobe import machine_of
+
+        o.status(f"reading {what} for Linux {machine_of(platform)} from {redact(index.base_url.rstrip('/'))}")
+
+
+def fetch_finished(o: Output, wheels: str, r: Any) -> None:
+    """Progress of a wheel probe: the wheels read (by file name) and the bytes fetched from them."""
+    if r.cached:
+        o.status(f"read {wheels}: cached, nothing fetched ({r.seconds:.2f} s)")
+    else:
+        o.status(f"read {wheels}: fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({r.seconds:.2f} s)")
+
+
+def size(n: int) -> str:
+    """A byte count for people: ``12.3 MB``, ``4.5 kB``."""
+    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"

@@ -10,28 +10,31 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from glmcompat.cli.commands._common import dump_json, parser
+from glmcompat.cli.commands._common import (
+    add_index_options,
+    add_output_options,
+    add_python_option,
+    dump_json,
+    fetch_finished,
+    fetch_started,
+    index_client,
+    output,
+    paint_text,
+    parser,
+    python_tag,
+    size,
+)
 from glmcompat.model.errors import InputError
 
 
 def _common_args(p: Any) -> None:
-    p.add_argument("--python", default="cp311", metavar="TAG",
-                   help="interpreter whose wheel to read (default: cp311)")
+    add_python_option(p, what="interpreter whose wheel to read")
     p.add_argument("--platform", default=None, metavar="PLAT",
                    help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
                         "(manylinux_2_28_aarch64); default: x86_64")
-    p.add_argument("--index-url", default=None, metavar="URL",
-                   help="simple-API base URL (default: the installer's configured index)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the probe cache")
+    add_index_options(p)
     p.add_argument("--json", action="store_true", help="versioned JSON")
-
-
-def _env(args: Any) -> tuple[Any, Any]:
-    from glmcompat.edges.cache import Cache, NoCache
-    from glmcompat.edges.index import IndexClient
-
-    cache = NoCache() if args.no_cache else Cache()
-    return IndexClient(args.index_url, cache=cache), cache
+    add_output_options(p)
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -43,8 +46,8 @@ def _abi(argv: Sequence[str]) -> int:
                       "reading both wheels from the index (no install).")
     p.add_argument("extension", metavar="EXT==VER")
     p.add_argument("--torch", required=True, metavar="VER", help="the torch release to check against")
-    p.add_argument("--torch-python", default=None, metavar="TAG",
-                   help="interpreter of the torch wheel (default: --python)")
+    add_python_option(p, dest="torch_python", flag="--torch-python", default=None,
+                      what="interpreter of the torch wheel (default: --python)")
     p.add_argument("--all", action="store_true", help="list modules that need nothing from torch too")
     _common_args(p)
     args = p.parse_args(list(argv))
@@ -53,14 +56,19 @@ def _abi(argv: Sequence[str]) -> int:
     pkg, ver = parse_pin(args.extension)
     parse_pin(f"torch=={args.torch}")
     platform = _platform(args)
-    index, cache = _env(args)
+    o = output(args)
+    index, cache = index_client(args)
+    torch_py = args.torch_python or args.python
     with index:
-        result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=args.python,
-                           platform=platform, torch_python=args.torch_python)
+        what = f"{pkg} {ver} ({python_tag(args.python)}) and torch {args.torch} ({python_tag(torch_py)})"
+        fetch_started(o, index, what, platform)
+        result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=python_tag(args.python),
+                           platform=platform, torch_python=python_tag(torch_py))
+        fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
         dump_json(result.to_json())
     else:
-        _render_abi(result, show_all=args.all)
+        sys.stdout.write(paint_text(_render_abi(result, show_all=args.all, notes=o.notes), o.color))
     return 0 if result.ok else 1
 
 
@@ -97,12 +105,10 @@ def _target_platforms(target: str, explicit: str | None) -> tuple[list[str], str
     return plats, "; ".join(f"{', '.join(products_on(row, p))} on {p}" for p in plats)
 
 
-def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
-
-
-def _render_abi(r: Any, *, show_all: bool) -> None:
-    out = sys.stdout.write
+def _render_abi(r: Any, *, show_all: bool, notes: bool = True) -> str:
+    """The text report of an ABI probe (``notes``: the bytes-and-seconds line, left out with -q)."""
+    parts: list[str] = []
+    out = parts.append
     out(f"{r.package} {r.version} ({r.wheel}, Linux {r.platform})\n  vs torch {r.torch} ({r.torch_wheel}: {r.torch_exports} exported "
         f"symbols, CUDA runtime {'/'.join(map(str, r.torch_cuda_majors)) or '?'})\n\n")
     width = max((len(m.member) for m in r.modules), default=10)
@@ -116,9 +122,10 @@ def _render_abi(r: Any, *, show_all: bool) -> None:
             out(f"      {s.demangled}\n        {s.symbol}\n")
     for w in r.warnings:
         out(f"\nwarning: {w}\n")
-    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
-    how = "cached" if r.cached else f"fetched {_size(r.bytes_fetched)} of {_size(r.bytes_total)} ({pct:.1f}%)"
-    out(f"\n{how}, {r.seconds:.2f} s\n")
+    if notes:
+        out(f"\n{_how(r)}, {r.seconds:.2f} s\n")
+    else:
+        out("\n")
     if r.ok:
         out(f"compatible: every torch symbol {r.package} {r.version} needs is exported by torch {r.torch}\n")
     else:
@@ -127,6 +134,12 @@ def _render_abi(r: Any, *, show_all: bool) -> None:
             f"{r.package} {r.version} needs; loading it fails with 'undefined symbol'\n")
         out(f"hint: pin torch to the release {r.package} {r.version} was built against, or pick a "
             f"{r.package} release built for torch {r.torch}\n")
+    return "".join(parts)
+
+
+def _how(r: Any) -> str:
+    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
+    return "cached" if r.cached else f"fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({pct:.1f}%)"
 
 
 def _arch(argv: Sequence[str]) -> int:
@@ -146,10 +159,13 @@ def _arch(argv: Sequence[str]) -> int:
     if args.target:
         parse_target(args.target)
         shipped = _target_platforms(args.target, args.platform)
-    index, cache = _env(args)
+    o = output(args)
+    index, cache = index_client(args)
     with index:
-        result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=args.python,
+        fetch_started(o, index, f"{pkg} {ver} ({python_tag(args.python)})", platform)
+        result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=python_tag(args.python),
                             platform=platform, modules=args.module)
+        fetch_finished(o, result.wheel, result)
     note = None
     if shipped is not None and result.platform not in shipped[0]:
         note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
@@ -162,12 +178,14 @@ def _arch(argv: Sequence[str]) -> int:
             doc["note"] = note
         dump_json(doc)
     else:
-        _render_arch(result, note)
+        sys.stdout.write(paint_text(_render_arch(result, note, notes=o.notes), o.color))
     return 0 if result.ok else 1
 
 
-def _render_arch(r: Any, note: str | None = None) -> None:
-    out = sys.stdout.write
+def _render_arch(r: Any, note: str | None = None, *, notes: bool = True) -> str:
+    """The text report of a GPU-code probe (``notes``: the bytes-and-seconds line, left out with -q)."""
+    parts: list[str] = []
+    out = parts.append
     out(f"{r.package} {r.version} ({r.wheel}, Linux {r.platform})\n\n")
     with_code = [m for m in r.modules if m.sass or m.ptx]
     width = max((len(m.member) for m in with_code), default=10)
@@ -186,9 +204,8 @@ def _render_arch(r: Any, note: str | None = None) -> None:
             out("  torch/lib/libtorch_cuda.so is " + ("there, with no fatbin\n" if has_cuda else
                                                     "not in this wheel: a CPU-only build\n"))
     out(f"\nmain modules: SASS {', '.join(r.sass) or 'none'}; PTX {', '.join(r.ptx) or 'none'}\n")
-    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
-    how = "cached" if r.cached else f"fetched {_size(r.bytes_fetched)} of {_size(r.bytes_total)} ({pct:.1f}%)"
-    out(f"{how}, {r.seconds:.2f} s\n")
+    if notes:
+        out(f"{_how(r)}, {r.seconds:.2f} s\n")
     if r.target is not None:
         if r.ok:
             out(f"runs on {r.target}: every module with GPU code has code for it\n")
@@ -198,3 +215,4 @@ def _render_arch(r: Any, note: str | None = None) -> None:
             out(f"hint: pick a release built with SASS for {r.target} (or PTX of an older compute_XY)\n")
     if note:
         out(f"note: {note}\n")
+    return "".join(parts)

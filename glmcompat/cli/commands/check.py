@@ -10,11 +10,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide import rules
-from glmcompat.decide.rules import Finding
 from glmcompat.model.errors import InputError
+from glmcompat.model.findings import Finding
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Target
 
 JSON_VERSION = 1
 LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
@@ -33,7 +36,7 @@ class Job:
 
 
 def _parse(argv: Sequence[str]) -> Any:
-    from glmcompat.cli.commands._common import parser
+    from glmcompat.cli.commands._common import add_output_options, parser
 
     p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
                         "for a GPU target, offline.")
@@ -48,6 +51,7 @@ def _parse(argv: Sequence[str]) -> Any:
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    add_output_options(p)
     return p.parse_args(list(argv))
 
 
@@ -190,10 +194,10 @@ def _old_lock(path: Path, rev: str) -> Any | None:
         if rev == "HEAD":
             return None  # a repository without commits yet: everything is new
         raise InputError(f"unknown git revision {rev!r}", path=str(path))
-    r = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True)  # bytes: decoded as a file is
-    if r.returncode != 0:
+    shown = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True)  # bytes: decoded as a file is
+    if shown.returncode != 0:
         return None
-    return read_text_lock(f"{rev}:{rel}", detect_kind(path), r.stdout)
+    return read_text_lock(f"{rev}:{rel}", detect_kind(path) or "", shown.stdout)  # "": sniffed from the content
 
 
 def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
@@ -209,7 +213,7 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
         return out
 
     old_env, new_env = pkgs_by_env(old), pkgs_by_env(new)
-    renames = {r["new"]: r["old"] for r in facts.rows("rename")}
+    renames = {r.new: r.old for r in facts.rows("rename")}
     old_keys = {(f.rule, f.message): set(f.environments) for f in old_findings}
     out = []
     for f in new_findings:
@@ -254,6 +258,9 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
 
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
+    import time
+
+    from glmcompat.cli.commands._common import output
     from glmcompat.matrix.load import load_facts
     from glmcompat.model.platforms import check_platform
     from glmcompat.readers.lockfiles import read_lock
@@ -269,9 +276,11 @@ def main(name: str, argv: Sequence[str]) -> int:
             _check_ships(facts.target(t), job.platforms)
         if job.model:
             facts.model(job.model)
+    o = output(args)
     ok = True
     lock_metas: dict[Path, dict[str, Any]] = {}
     for job in jobs:
+        t0 = time.perf_counter()
         lock = read_lock(job.path)
         lock_metas[job.path] = {"includes": lock.meta.get("includes") or [],
                                 "origins": sorted({e.origin for e in lock.entries if e.origin})}
@@ -281,7 +290,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         job.notes = list(lock.meta.get("notes") or [])
         job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
         for t in job.targets:
-            tname = facts.target(t)["name"]
+            tname = facts.target(t).name
             found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)
             if args.against and old is not None:
                 found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
@@ -290,18 +299,17 @@ def main(name: str, argv: Sequence[str]) -> int:
             job.findings[tname] = found
             if any(f.severity == "error" for f in found):
                 ok = False
+        o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
+                 f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
     import io
 
-    from glmcompat.cli.fastpath import use_color
-
-    color = use_color()
     real, buf = sys.stdout, io.StringIO()
     sys.stdout = buf
     try:
         if args.json:
             _render_json(jobs, ok, facts)
         else:
-            _render_text(jobs, facts, bool(args.against), color)
+            _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes)
     finally:
         sys.stdout = real
     text = buf.getvalue()
@@ -314,7 +322,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     return rc
 
 
-def _check_ships(trow: dict[str, Any], platforms: list[str] | None) -> None:
+def _check_ships(trow: Target, platforms: list[str] | None) -> None:
     """``--platform`` must name machines the target ships on (``--target sm121 --platform x86_64``: exit 2, one line)."""
     from glmcompat.model.platforms import products_on, target_platforms
 
@@ -322,7 +330,7 @@ def _check_ships(trow: dict[str, Any], platforms: list[str] | None) -> None:
     for p in platforms or ():
         if p not in ships:
             where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
-            raise InputError(f"target {trow['name']} never ships on {p} ({where}): pass "
+            raise InputError(f"target {trow.name} never ships on {p} ({where}): pass "
                              f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
 
 
@@ -356,10 +364,13 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
-def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
+def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True) -> None:
+    """The verdicts as text; ``notes`` False (-q): without the lock's notes and the evidence lines (never
+    without a verdict, a finding or its hint)."""
+    from glmcompat.cli.commands._common import paint
 
     def c(code: str, s: str) -> str:
-        return f"\033[{code}m{s}\033[0m" if color else s
+        return paint(code, s, color)
 
     out = sys.stdout.write
     for job in jobs:
@@ -367,7 +378,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
             tr = facts.target(t)
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
-            where = f"{job.shown} on {t} (compute capability {tr['compute_capability']}"
+            where = f"{job.shown} on {t} (compute capability {tr.compute_capability}"
             if job.platforms:
                 where += ", " + " and ".join(f"Linux {p}" for p in job.platforms) + " only"
             where += f", model {job.model})" if job.model else ")"
@@ -376,7 +387,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
             else:
                 what = "no unsafe bump" if bump else "the stack is safe"
                 out(f"{c('1;32', 'ok')}: {where}: {what}" + (f" ({warnings} warning(s))" if warnings else "") + "\n")
-            for note in job.notes:
+            for note in job.notes if notes else ():
                 out(f"  note: {note}\n")
             for f in fs:
                 mark = c("31", "  × ") if f.severity == "error" else c("33", "  ⚠ ")
@@ -385,7 +396,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool) -> None:
                     shown = "; ".join(f.environments[:3])
                     more = len(f.environments) - 3
                     out(f"      in: {shown}" + (f" (and {more} more of {job.environments} environments)" if more > 0 else "") + "\n")
-                for kind, src in f.evidence:
+                for kind, src in f.evidence if notes else ():
                     out(f"      evidence ({kind}): {src}\n")
                 if f.remedy:
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")

@@ -3,35 +3,60 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from glmcompat.cli.commands._common import DEFAULT_STACK, add_core_options, parser
+from glmcompat.cli.commands._common import (
+    DEFAULT_STACK,
+    add_core_options,
+    add_index_options,
+    add_output_options,
+    add_python_option,
+    index_environment,
+    output,
+    parser,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Stack
+    from glmcompat.matrix.view import Facts
 
 
 def main(name: str, argv: Sequence[str]) -> int:
     p = parser("lock", "Resolve the ABI-coupled core for a GPU target against the matrix, lock the rest with uv, "
                        "and write host-free lockfiles (pyproject.toml, requirements.txt; uv.lock and pylock.toml beside them).")
     add_core_options(p, "torch==2.10.0")
-    p.add_argument("--python", metavar="X.Y", help="lock for one Python minor (default: the stack's range)")
+    add_python_option(p, default=None, what="lock for one CPython minor")
     p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
     p.add_argument("--out", metavar="DIR", help="output directory (default locks/<stack>/<target>/, for aarch64 "
                                                 "locks/<stack>/<target>-aarch64/)")
     p.add_argument("--check", action="store_true", help="only check that the committed outputs are current (exit 1 if not)")
     p.add_argument("--force", action="store_true",
                    help="replace files in --out that glmcompat did not write (symbolic links are refused regardless)")
-    p.add_argument("--quiet", "-q", action="store_true")
-    p.add_argument("--matrix", action="append", metavar="PATH")
+    p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
+    add_index_options(p)
+    add_output_options(p)
     args = p.parse_args(list(argv))
+    import time
+
     from glmcompat.model.platforms import PLATFORM_NAME
     from glmcompat.ops.lockgen import LockRequest, lock
 
+    o = output(args)
     facts, stack, tname, model, machine = _basics(args)
-    args.stack = stack["name"]
+    args.stack = stack.name
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine)
     out = _out_dir(args.out, args.stack, tname, machine)
-    s = lock(facts, req, out, quiet=args.quiet, check_only=args.check, force=args.force)
+    t0 = time.perf_counter()
+    with index_environment(args):
+        if o.verbose:
+            from glmcompat.cli.commands._common import shown_url
+
+            o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
+        s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+    o.detail(f"lock: {'checked' if args.check else 'locked'} {out} in {time.perf_counter() - t0:.2f} s")
+    say = _printer(o.color)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
     plat = "" if machine == "x86_64" else f" --platform {machine}"
     if args.check:
@@ -42,35 +67,46 @@ def main(name: str, argv: Sequence[str]) -> int:
                   file=sys.stderr)
         if s["stale"] or s["problems"]:
             return 1
-        print(f"ok: {out} is current ({pins}; {PLATFORM_NAME[machine]})")
+        say(f"ok: {out} is current ({pins}; {PLATFORM_NAME[machine]})")
         return 0
     if not args.quiet:
         what = "wrote " + ", ".join(s["changed"]) if s.get("changed") else "up to date"
-        print(f"Locked {args.stack} for {tname} on {PLATFORM_NAME[machine]} in {out} ({what})")
-        print(f"  core: {pins}")
+        say(f"Locked {args.stack} for {tname} on {PLATFORM_NAME[machine]} in {out} ({what})")
+        say(f"  core: {pins}")
         for n, v in s["overrides"].items():
-            print(f"  override: {n}=={v}")
-        departed = [f"{n} {stack['pins'][n]} -> {v}" for n, v in s["pins"].items() if n in stack["pins"] and stack["pins"][n] != v]
-        dropped = [n for n in stack["pins"] if n not in s["pins"]]
+            say(f"  override: {n}=={v}")
+        departed = [f"{n} {stack.pins[n]} -> {v}" for n, v in s["pins"].items() if n in stack.pins and stack.pins[n] != v]
+        dropped = [n for n in stack.pins if n not in s["pins"]]
         if departed or dropped:
             what = ", ".join(departed + [f"{n} dropped" for n in dropped])
             if args.with_ or args.upgrade:
                 why = " ".join([f"--with {w}" for w in args.with_] + (["--upgrade"] if args.upgrade else []))
-                print(f"  note: this lock departs from stack {args.stack}'s pins ({why}): {what}")
+                say(f"  note: this lock departs from stack {args.stack}'s pins ({why}): {what}")
             else:
-                engine = stack.get("engine") or "sglang"
-                why = (f" (`--with {engine}=={stack['pins'][engine]}{plat}` shows why)" if engine in stack["pins"] else "")
+                engine = stack.engine
+                why = (f" (`--with {engine}=={stack.pins[engine]}{plat}` shows why)" if engine in stack.pins else "")
                 where = (f"{tname} on {PLATFORM_NAME[machine]} (they are for its x86_64 machines)"
-                         if tname in stack["targets"] and machine != "x86_64" else
-                         f"{tname} (its targets: {', '.join(stack['targets'])})")
-                print(f"  note: the stack's own pins are not safe for {where}; this lock departs from them: {what}{why}")
+                         if tname in stack.targets and machine != "x86_64" else
+                         f"{tname} (its targets: {', '.join(stack.targets)})")
+                say(f"  note: the stack's own pins are not safe for {where}; this lock departs from them: {what}{why}")
         for w in s.get("warnings", []):
-            print(f"  warning: {w}")
-        _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack)
+            say(f"  warning: {w}")
+        _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
     return 0
 
 
-def _other_platforms(facts: Any, tname: str, machine: str, chosen: bool, stack: str | None) -> None:
+def _printer(color: bool) -> Callable[[str], None]:
+    """print() for stdout, its leading label (``ok:``, ``note:``, ``warning:``) coloured when ``color``."""
+    from glmcompat.cli.commands._common import paint_line
+
+    def say(line: str) -> None:
+        print(paint_line(line, color))
+
+    return say
+
+
+def _other_platforms(facts: Any, tname: str, machine: str, chosen: bool, stack: str | None,
+                     say: Callable[[str], None] = print) -> None:
     """Which machine the lock is for, and where the target also ships on another, how to lock for that one
     (``stack``: the default output directory's stack; None when --out was given)."""
     from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
@@ -83,7 +119,7 @@ def _other_platforms(facts: Any, tname: str, machine: str, chosen: bool, stack: 
         where = f" in {_out_dir(None, stack, tname, other)}" if stack else ""
         line += (f"; {tname} also ships on {PLATFORM_NAME[other]} ({', '.join(products_on(trow, other))}): "
                  f"`--platform {other}` locks for it{where}")
-    print(line)
+    say(line)
 
 
 def _out_dir(out: str | None, stack: str, target: str, platform: str = "x86_64") -> Path:
@@ -101,7 +137,7 @@ def _out_dir(out: str | None, stack: str, target: str, platform: str = "x86_64")
     return Path("locks") / stack / out_name(target, platform)
 
 
-def _basics(args: Any) -> tuple[Any, dict[str, Any], str, str | None, str]:
+def _basics(args: Any) -> tuple[Facts, Stack, str, str | None, str]:
     """(facts, stack row, target name, model, platform) from the options; unknown names, an unknown engine, an
     engine other than the stack's, an unknown platform and one the target never ships on are InputErrors (exit 2).
     Without --stack, --engine picks the stack."""
@@ -110,12 +146,12 @@ def _basics(args: Any) -> tuple[Any, dict[str, Any], str, str | None, str]:
 
     check_engine(args.engine)
     facts = load_facts(args.matrix)
-    tname = facts.target(args.target)["name"]
+    tname = facts.target(args.target).name
     machine = lock_platform(facts, tname, getattr(args, "platform", None))
     if args.model:
         facts.model(args.model)
     stack = facts.stack(choose_stack(facts, args.stack, args.engine, tname, args.model, DEFAULT_STACK))
-    model = args.model or (stack["models"][0] if stack.get("models") else None)
+    model = args.model or (stack.models[0] if stack.models else None)
     if model:
         facts.model(model)
     return facts, stack, tname, model, machine

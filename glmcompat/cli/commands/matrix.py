@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from glmcompat.cli.commands._common import dump_json, parser
+from glmcompat.cli.commands._common import (
+    Output,
+    add_index_options,
+    add_output_options,
+    add_python_option,
+    dump_json,
+    fetch_finished,
+    fetch_started,
+    index_client,
+    index_environment,
+    output,
+    paint_line,
+    paint_text,
+    parser,
+    python_tag,
+    shown_url,
+)
 from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
 
@@ -20,34 +37,38 @@ def main(name: str, argv: Sequence[str]) -> int:
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = sub.add_parser("validate", help="validate matrix files (default: the shipped matrix)")
     v.add_argument("files", nargs="*", metavar="FILE")
+    add_output_options(v)
     s = sub.add_parser("show", help="print the matrix")
     s.add_argument("--json", action="store_true", help="versioned JSON")
     s.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
-    sub.add_parser("schema", help="print the JSON Schema of a matrix file")
+    add_output_options(s)
+    add_output_options(sub.add_parser("schema", help="print the JSON Schema of a matrix file"))
     pr = sub.add_parser("probe", help="probe wheels and record the result in the matrix as evidence")
     configure_probe(pr)
+    add_output_options(pr)
     from glmcompat.ops.refresh import configure_audit, configure_refresh
 
+    # refresh and audit: their options from glmcompat.ops.refresh, the index options (replacing its own
+    # --index-url, same name and destination) and -q/-v/--color from _common, like every other command's
     rf = sub.add_parser("refresh", help="add the releases on the index that the matrix lacks, with what their "
-                        "wheels prove")
+                        "wheels prove", conflict_handler="resolve")
     configure_refresh(rf)
-    au = sub.add_parser("audit", help="re-derive the matrix's machine-checkable rows from the index and report drift")
+    au = sub.add_parser("audit", help="re-derive the matrix's machine-checkable rows from the index and report drift",
+                        conflict_handler="resolve")
     configure_audit(au)
+    for sp in (rf, au):
+        add_index_options(sp)
+        add_output_options(sp)
     args = p.parse_args(list(argv))
-    if args.action == "refresh":
-        from glmcompat.ops.refresh import run_refresh
-
-        return run_refresh(args)
-    if args.action == "audit":
-        from glmcompat.ops.refresh import run_audit
-
-        return run_audit(args)
+    o = output(args)
+    if args.action in ("refresh", "audit"):
+        return _refresh_or_audit(args, o)
     if args.action == "validate":
         from glmcompat.matrix.schema import load_matrix
 
         m = load_matrix(args.files or None)
         n = sum(len(getattr(m, t)) for t in _tables())
-        print(f"ok: {len(m.files)} file(s), {n} facts")
+        print(paint_line(f"ok: {len(m.files)} file(s), {n} facts", o.color))
         return 0
     if args.action == "schema":
         from glmcompat.matrix.schema import matrix_json_schema
@@ -55,7 +76,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         dump_json(matrix_json_schema())
         return 0
     if args.action == "probe":
-        return run_probe(args)
+        return run_probe(args, o)
     from glmcompat.matrix.schema import load_matrix
 
     m = load_matrix(args.matrix)
@@ -69,6 +90,60 @@ def main(name: str, argv: Sequence[str]) -> int:
         return 0
     _show_text(m)
     return 0
+
+
+def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
+    """``matrix refresh`` / ``matrix audit`` (glmcompat.ops.refresh) with the shared options: ``--no-cache`` as a
+    temporary cache (:func:`index_environment`), ``-q`` as no progress, ``--color`` on its text report."""
+    import io
+
+    from glmcompat.ops.refresh import run_audit, run_refresh
+
+    run = run_refresh if args.action == "refresh" else run_audit
+    if o.verbose:
+        o.detail(f"matrix {args.action}: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
+    paint = o.color and not args.json
+    real = sys.stdout
+    buf = io.StringIO() if paint else None
+    with index_environment(args), _progress_off(o):
+        try:
+            if buf is not None:
+                sys.stdout = buf
+            rc = run(args)
+        finally:
+            sys.stdout = real
+            if buf is not None:
+                real.write(paint_text(buf.getvalue(), True))
+    return rc
+
+
+class _NotATerminal:
+    """A view of a stream that says it is not a terminal (progress displays that show themselves only on a
+    terminal stay silent); everything else goes to the stream."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@contextmanager
+def _progress_off(o: Output) -> Iterator[None]:
+    """With -q: stderr as a non-terminal while the refresh or audit runs (its progress display shows itself
+    only on a terminal); errors still reach stderr."""
+    if not o.quiet:
+        yield
+        return
+    real = sys.stderr
+    sys.stderr = _NotATerminal(real)
+    try:
+        yield
+    finally:
+        sys.stderr = real
 
 
 def _tables() -> tuple[str, ...]:
@@ -112,15 +187,20 @@ def _show_text(m: Any) -> None:
             out(f"      override: {k}=={v}\n")
 
 
+TARGETS_JSON_VERSION = 1  # of `glmcompat targets --json`: {"version": 1, "targets": [...]}
+
+
 def _targets(argv: Sequence[str]) -> int:
     p = parser("targets", "List the GPU targets and the rule for which GPU code runs on each.")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--matrix", action="append", metavar="PATH")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
+    add_output_options(p)
     args = p.parse_args(list(argv))
     from glmcompat.matrix.schema import load_matrix
 
+    o = output(args)
     m = load_matrix(args.matrix)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for t in m.targets():
         major, minor = t.capability
         rows.append({
@@ -142,15 +222,16 @@ def _targets(argv: Sequence[str]) -> int:
             "source": t.source,
         })
     if args.json:
-        dump_json(rows)
+        dump_json({"version": TARGETS_JSON_VERSION, "targets": rows})
         return 0
     print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} {'platforms':<16} products")
     for r in rows:
         smem = str(r["smem_per_block_optin"]) if r["smem_per_block_optin"] is not None else "unknown"
         prods = ", ".join(f"{p} ({'/'.join(r['platforms'][p])})" if len(r["ships_on"]) > 1 else p for p in r["products"])
         print(f"{r['name']:<8} {r['compute_capability']:<5} {smem:>10}  {r['min_cuda']:<8} {', '.join(r['ships_on']):<16} {prods}")
-    print("\nSASS sm_XY runs on the same major with minor >= Y; sm_XYa only on X.Y; sm_XYf on its family;")
-    print("PTX compute_XY is JIT-compiled for any newer GPU; compute_XYa for none.")
+    if o.notes:
+        print("\nSASS sm_XY runs on the same major with minor >= Y; sm_XYa only on X.Y; sm_XYf on its family;")
+        print("PTX compute_XY is JIT-compiled for any newer GPU; compute_XYa for none.")
     return 0
 
 
@@ -162,10 +243,11 @@ def configure_probe(p: argparse.ArgumentParser) -> None:
     mode.add_argument("--arch", action="store_true", help="record the GPU code (SASS/PTX) of the wheel")
     p.add_argument("--file", default=None, metavar="PATH", help="matrix file to extend (default: the shipped "
                    "glmcompat/matrix/data/kernels.toml)")
-    p.add_argument("--python", default="cp311", metavar="TAG")
-    p.add_argument("--platform", default="manylinux_x86_64", metavar="PLAT")
-    p.add_argument("--index-url", default=None, metavar="URL")
-    p.add_argument("--no-cache", action="store_true")
+    add_python_option(p, what="interpreter whose wheel to read")
+    p.add_argument("--platform", default="manylinux_x86_64", metavar="PLAT",
+                   help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
+                        "(default: x86_64)")
+    add_index_options(p)
     p.add_argument("--dry-run", action="store_true", help="print the lines that would be added; write nothing")
 
 
@@ -175,26 +257,30 @@ def _default_file() -> Path:
     return default_matrix_dir() / "kernels.toml"
 
 
-def run_probe(args: argparse.Namespace) -> int:
-    from glmcompat.edges.cache import Cache, NoCache
-    from glmcompat.edges.index import IndexClient
+def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
     from glmcompat.ops.wheelprobe import parse_pin, probe_abi, probe_arch
 
+    o = o or Output()
     pkg, ver = parse_pin(args.package)
     path = Path(args.file) if args.file else _default_file()
     if not path.is_file():
         raise InputError(f"no such matrix file {str(path)!r}")
-    cache = NoCache() if args.no_cache else Cache()
+    tag = python_tag(args.python)
     rows: list[tuple[str, dict[str, Any], str]] = []
-    with IndexClient(args.index_url, cache=cache) as index:
+    index, cache = index_client(args)
+    with index:
         if args.arch:
-            r = probe_arch(pkg, ver, index=index, cache=cache, python=args.python, platform=args.platform)
+            fetch_started(o, index, f"{pkg} {ver} ({tag})", args.platform)
+            r = probe_arch(pkg, ver, index=index, cache=cache, python=tag, platform=args.platform)
+            fetch_finished(o, r.wheel, r)
             rows.append(("arch_probe", arch_row(r), f"{pkg} {ver}: SASS {', '.join(r.sass) or 'none'}; "
                                                       f"PTX {', '.join(r.ptx) or 'none'}"))
         else:
             for torch in args.torch:
                 parse_pin(f"torch=={torch}")
-                a = probe_abi(pkg, ver, torch, index=index, cache=cache, python=args.python, platform=args.platform)
+                fetch_started(o, index, f"{pkg} {ver} and torch {torch} ({tag})", args.platform)
+                a = probe_abi(pkg, ver, torch, index=index, cache=cache, python=tag, platform=args.platform)
+                fetch_finished(o, f"{a.wheel} and {a.torch_wheel}", a)
                 verdict = "compatible" if a.ok else f"INCOMPATIBLE ({len(a.missing)} missing)"
                 rows.append(("abi_probe", abi_row(a), f"{pkg} {ver} vs torch {torch}: {verdict}"))
     out = sys.stdout.write

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from glmcompat.cli.commands._common import add_core_options, parser
+from glmcompat.cli.commands._common import (
+    add_core_options,
+    add_index_options,
+    add_output_options,
+    add_python_option,
+    index_client,
+    output,
+    paint_text,
+    parser,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Stack
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -16,53 +28,62 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--exclude-newer", metavar="DATE",
                    help="ignore files uploaded after DATE (a date, midnight UTC, or an RFC 3339 UTC timestamp; default: none)")
     p.add_argument("--limit", type=int, default=3, metavar="N", help="newer releases explained per package (default 3)")
+    add_python_option(p, what="resolve for this CPython minor")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
+    add_index_options(p)
+    add_output_options(p)
     args = p.parse_args(list(argv))
     from glmcompat.cli.commands.lock import _basics
-    from glmcompat.decide.resolver import Request, Skip, parse_cutoff, resolve, skip_reasons
-    from glmcompat.edges.cache import Cache
-    from glmcompat.edges.index import IndexClient
+    from glmcompat.decide.explain import Skip, resolve, skip_reasons
+    from glmcompat.decide.resolver import Request, parse_cutoff
+    from glmcompat.edges.index import redact
     from glmcompat.edges.sources import IndexSource
     from glmcompat.model.platforms import PLATFORM_NAME
-    from glmcompat.ops.lockgen import _Progress
+    from glmcompat.ops.progress import Progress
 
     facts, stack, tname, model, machine = _basics(args)
-    args.stack = stack["name"]
+    args.stack = stack.name
     cutoff = parse_cutoff(args.exclude_newer)
-    req = Request(args.stack, tname, model, tuple(args.with_), True, platform=machine)
-    with IndexClient(cache=Cache()) as client:
-        src = _Progress(IndexSource(client, exclude_newer=args.exclude_newer, platform=machine), args.quiet)
+    req = Request(args.stack, tname, model, tuple(args.with_), True, python=args.python, platform=machine)
+    o = output(args)
+    client, _ = index_client(args)
+    with client:
+        o.detail(f"upgrade: index {redact(client.base_url)}" + ("; no cache" if args.no_cache else ""))
+        src = Progress(IndexSource(client, python=args.python, exclude_newer=args.exclude_newer, platform=machine),
+                        bool(args.quiet))
         try:
             outcome = resolve(facts, src, req)
             skipped = skip_reasons(facts, src, req, outcome, limit=max(args.limit, 0))
         finally:
             src.done()
+        o.detail(f"upgrade: read {src.pages} project page(s) and {src.metas} METADATA file(s); "
+                 f"{client.requests} request(s), {client.bytes_fetched} bytes fetched")
     dropped = _dropped(stack, outcome)
-    engine = stack.get("engine") or "sglang"
+    engine = stack.engine
     if args.json:
         from glmcompat.cli.commands._common import dump_json
 
         dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model, "platform": machine,
                    "exclude_newer": cutoff + "Z" if cutoff else None, "with": list(args.with_),
-                   "pins": outcome.pins, "stack_pins": stack["pins"], "not_required": dropped,
+                   "pins": outcome.pins, "stack_pins": dict(stack.pins), "not_required": dropped,
                    "overrides": outcome.overridden,
                    "skipped": {n: {v: (s.as_json() if isinstance(s, Skip) else {"note": s}) for v, s in d.items()}
                                for n, d in skipped.items()}})
         return 0
-    out = sys.stdout.write
+    parts: list[str] = []
+    out = parts.append
     asof = f"; index as of {cutoff}Z" if cutoff else ""
     from glmcompat.model.platforms import target_platforms
 
     on = "" if target_platforms(facts.target(tname)) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
     out(f"Newest safe core set for {tname}{on} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")
     for n, v in outcome.pins.items():
-        was = stack["pins"].get(n)
+        was = stack.pins.get(n)
         note = "" if was == v else (f"  (stack: {was})" if was else "  (new)")
         out(f"  {n}=={v}{note}\n")
     for n, why in dropped.items():
-        out(f"  {n}: not in the set (stack: {stack['pins'][n]}; {why})\n")
+        out(f"  {n}: not in the set (stack: {stack.pins[n]}; {why})\n")
     for why in outcome.overridden.values():
         out(f"  override: {why}\n")
     if any(skipped.values()):
@@ -74,20 +95,21 @@ def main(name: str, argv: Sequence[str]) -> int:
                 else:
                     out(f"  {n} {v}: {s}\n")
     withs = "".join(f" --with {w}" for w in args.with_)
-    lock_cutoff = parse_cutoff(stack.get("exclude_newer"))
+    lock_cutoff = parse_cutoff(stack.exclude_newer)
     note = (f" (it reads the index as of the stack's exclude-newer, {lock_cutoff}Z)"
             if lock_cutoff and lock_cutoff != cutoff else "")
     plat = "" if machine == "x86_64" else f" --platform {machine}"
     out(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname}{plat} --upgrade{withs}` writes a lock for this set{note}\n")
+    sys.stdout.write(paint_text("".join(parts), o.color))
     return 0
 
 
-def _dropped(stack: dict[str, Any], outcome: Any) -> dict[str, str]:
+def _dropped(stack: Stack, outcome: Any) -> dict[str, str]:
     """The stack's packages the chosen set does without, and why (no chosen package requires them)."""
-    engine = stack.get("engine") or "sglang"
+    engine = stack.engine
     top = {n: v for n, v in outcome.pins.items() if n == engine}
     out = {}
-    for n in stack["pins"]:
+    for n in stack.pins:
         if n in outcome.pins:
             continue
         who = ", ".join(f"{p} {v}" for p, v in top.items()) or "the chosen set"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from glmcompat.cli.commands._common import dump_json, parser
+from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -32,6 +32,7 @@ def _verify(argv: Sequence[str]) -> int:
     p.add_argument("--jit", action="store_true", help="allow smoke tests that JIT-compile kernels (flashinfer)")
     p.add_argument("--path", action="append", default=[], metavar="DIR",
                    help="also look for packages in DIR, before sys.path (e.g. a pip --target folder; repeatable)")
+    add_output_options(p)
     args = p.parse_args(list(argv))
     import math
 
@@ -46,12 +47,16 @@ def _verify(argv: Sequence[str]) -> int:
                          distributed=args.distributed, no_gpu=args.no_gpu, jit=args.jit, paths=args.path,
                          fork=os.environ.get("GLMCOMPAT_VERIFY_FORK", "1") != "0"))
     quiet = args.distributed and report.get("rank", 0) != 0
+    o = output(args)
     if args.json:
         if not quiet:
             dump_json(report)
     elif not quiet:
-        for line in table(report):
-            print(line)
+        shown = report
+        if o.quiet:  # -q: the probes that were skipped are left out (the counts still say how many)
+            shown = {**report, "probes": [pr for pr in report["probes"] if pr.get("status") != "skipped"]}
+        for line in table(shown):
+            print(paint_line(line, o.color))
     return 0 if report["ok"] else 1
 
 
@@ -60,6 +65,7 @@ def _explain(argv: Sequence[str]) -> int:
                "is found, 0 when none, 2 when the log cannot be read.")
     p.add_argument("log", metavar="LOGFILE", help="the log to scan, or - for stdin")
     p.add_argument("--json", action="store_true", help="print versioned JSON")
+    add_output_options(p)
     args = p.parse_args(list(argv))
     from glmcompat.matrix.load import load_facts
     from glmcompat.model.signatures import log_lines, render, scan_lines
@@ -81,7 +87,7 @@ def _explain(argv: Sequence[str]) -> int:
     if args.json:
         dump_json({"version": 1, "log": name, "found": bool(hits), "signatures": [h.to_json() for h in hits]})
     else:
-        print(render(hits, name))
+        print(paint_text(render(hits, name), output(args).color))
     return 1 if hits else 0
 
 

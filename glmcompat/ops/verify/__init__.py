@@ -1,6 +1,6 @@
 """``glmcompat verify``: prove inside the serving environment that the installed stack loads and runs.
 
-:func:`verify` starts every probe group in its own process (:mod:`._probe`), judges the results
+:func:`verify` starts every probe group in its own process (:mod:`.gpuchecks`), judges the results
 against the matrix and the device (:mod:`.core`) and returns a versioned report (a dict; ``--json``
 prints it). This package's ``__init__`` stays import-free: every probe process imports it.
 """

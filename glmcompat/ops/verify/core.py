@@ -19,10 +19,15 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.model import gpu
-from glmcompat.ops.verify.gpuchecks import MAX_RECORD, NONCE_ENV, marks
+from glmcompat.model.findings import Finding
+from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, absent, marks
+from glmcompat.readers.elf import foreign_cuda_runtimes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Target
 
 REPORT_VERSION = 1
 
@@ -71,7 +76,7 @@ class Options:
     no_gpu: bool = False
     jit: bool = False
     paths: list[str] = field(default_factory=list)
-    fork: bool = True  # import torch once and fork the torch groups from it (see _probe.forkserver)
+    fork: bool = True  # import torch once and fork the torch groups from it (see gpuchecks.forkserver)
 
 
 class Child:
@@ -205,7 +210,8 @@ def _is_record(rec: Any) -> bool:
     return (isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec.get("status") in (*STATUSES, "pending")
             and isinstance(rec.get("summary", ""), str) and isinstance(rec.get("error", ""), str)
             and isinstance(rec.get("seconds", 0.0), int | float) and not isinstance(rec.get("seconds"), bool)
-            and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list))
+            and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list)
+            and isinstance(rec.get("absent", ""), str))
 
 
 def _is_exit(e: Any) -> bool:
@@ -270,7 +276,7 @@ def _gpu_seen() -> bool:
 
 
 def _speed_opts() -> dict[str, Any]:
-    """Where a probe process whose packages keep no usable bytecode caches it (``_probe.bytecode_cache``).
+    """Where a probe process whose packages keep no usable bytecode caches it (``gpuchecks.bytecode_cache``).
 
     ``GLMCOMPAT_VERIFY_PYCACHE=0`` turns it off; ``=always`` uses it for every package. It caches
     compiled modules, never a probe's result: every import still runs.
@@ -308,14 +314,13 @@ def run(options: Options) -> dict[str, Any]:
     groups = ["static", "torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton",
               "transformers", "sglang", "torchao", "vllm"]
     search = [os.path.abspath(p) for p in options.paths] + sys.path
-    absent: list[dict[str, Any]] = []
+    missing: list[dict[str, Any]] = []  # the probes of groups whose module is not installed
     present = []
     for g in groups:
         module = GROUP_MODULE.get(g)
         if module is not None and not _findable(module, search):
             ids = Child.expected_ids(g, common)
-            absent.extend({"id": i, "status": "skipped", "summary": f"{module} is not installed", "seconds": 0.0}
-                          for i in ids)
+            missing.extend(absent(i, module) for i in ids)
             continue
         present.append(g)
     forked = [g for g in present if g in FORKED] if options.fork and _findable("torch", search) else []
@@ -341,7 +346,7 @@ def run(options: Options) -> dict[str, Any]:
             server = None
     for c in children:
         c.wait()
-    probes: list[dict[str, Any]] = list(absent)
+    probes: list[dict[str, Any]] = list(missing)
     if server is not None:
         probes.extend(server.forked_results({g: Child.expected_ids(g, common) for g in forked}, options.timeout))
     for c in children:
@@ -379,9 +384,9 @@ def _gather(nccl: Child, report: dict[str, Any]) -> dict[str, Any]:
         return report
     if ranks is None:
         report["ok"] = False
-        report["findings"].append(_f("distributed", "error", (), "rank 0 could not gather the other ranks' "
-                                     "reports (the NCCL all-reduce failed or a rank hung)",
-                                     "see the nccl-all-reduce probe of each rank"))
+        report["findings"].append(Finding("distributed", "error", (), "rank 0 could not gather the other ranks' "
+                                          "reports (the NCCL all-reduce failed or a rank hung)",
+                                          remedy="see the nccl-all-reduce probe of each rank").to_json())
         return report
     report["ranks"] = [{"rank": i, "ok": r.get("ok") if r else False, "device": r.get("device") if r else None,
                         "failed": [p["id"] for p in (r or {}).get("probes", []) if p["status"] == "failed"]}
@@ -395,10 +400,9 @@ def _gather(nccl: Child, report: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def _f(rule: str, severity: str, packages: tuple[str, ...] | list[str], message: str, remedy: str,
-       evidence: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    return {"rule": rule, "severity": severity, "packages": list(packages), "message": message,
-            "evidence": evidence or [], "remedy": remedy}
+def _read_files(probe: str, files: list[str]) -> tuple[tuple[str, str], ...]:
+    """The evidence of a verdict on installed files: ``probe`` (``abi-probe``, ``arch-probe``) read them."""
+    return ((probe, "installed files: " + ", ".join(files)),)
 
 
 def _sort_key(p: dict[str, Any]) -> tuple[int, str]:
@@ -411,11 +415,11 @@ def _cap_name(cap: tuple[int, int]) -> str:
 
 
 def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
-             explicit: dict[str, Any] | None) -> dict[str, Any]:
+             explicit: Target | None) -> dict[str, Any]:
     from glmcompat.model.signatures import match_signatures
 
     by_id = {p["id"]: p for p in probes}
-    findings: list[dict[str, Any]] = []
+    findings: list[Finding] = []
     # -- the device ------------------------------------------------------------------------------
     dev = by_id.get("device")
     drv = by_id.get("driver")
@@ -431,74 +435,73 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
         device.setdefault("cuda_driver", drv["data"].get("cuda_driver"))
     cap = gpu.parse_capability(device["capability"]) if device else None
     # -- the target ------------------------------------------------------------------------------
-    target: dict[str, Any] | None = explicit
-    if target is None and cap is not None:
-        target = next((t for t in facts.rows("target") if gpu.parse_capability(t["compute_capability"]) == cap), None)
+    target: Target | None = explicit
+    if target is None and device is not None and cap is not None:
+        target = next((t for t in facts.rows("target") if gpu.parse_capability(t.compute_capability) == cap), None)
         if target is None:
-            findings.append(_f("target", "warning", (), f"the device's capability {device['capability']} is no "
-                               "target of the matrix: target-specific rules were not evaluated",
-                               "pass --target to check against a known target"))
+            findings.append(Finding("target", "warning", (), f"the device's capability {device['capability']} is no "
+                                    "target of the matrix: target-specific rules were not evaluated",
+                                    remedy="pass --target to check against a known target"))
     if dev and dev.get("status") == "passed" and cap is not None:
         _judge_device(dev, cap, target, explicit is not None)
     # -- no torch: there is no stack to verify (a skipped probe must not make that look fine) ---------
     imp = by_id.get("import:torch")
-    if imp and imp.get("status") == "skipped" and "not installed" in imp.get("summary", ""):
+    if imp and imp.get("status") == "skipped" and imp.get("absent") == "torch":
         imp["status"] = "failed"
         imp["summary"] = "torch is not installed: there is no serving stack to verify"
-        findings.append(_f("import", "error", ("torch",), "torch is not installed in this environment",
-                           "install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
+        findings.append(Finding("import", "error", ("torch",), "torch is not installed in this environment",
+                                remedy="install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
     # -- (a) installed ---------------------------------------------------------------------------
     inst = by_id.get("installed")
     if inst and inst.get("status") == "passed":
         data = inst.get("data") or {}
-        by_t = data.pop("findings_by_target", {})
+        by_t = {t: [Finding.from_json(f) for f in fs] for t, fs in data.pop("findings_by_target", {}).items()}
         if target is not None:
-            rule_f = by_t.get(target["name"], [])
+            rule_f = by_t.get(target.name, [])
         else:
             lists = list(by_t.values())
             common = [f for f in lists[0] if all(f in rest for rest in lists[1:])] if lists else []
             rule_f = common
             inst["summary"] += "; target-specific rules not evaluated (no GPU and no --target)"
-        state = data.get("installation", [])
+        state = [Finding.from_json(f) for f in data.get("installation", [])]
         all_f = rule_f + state
         findings.extend(all_f)
-        errs = sum(1 for f in all_f if f["severity"] == "error")
+        errs = sum(1 for f in all_f if f.severity == "error")
         warns = len(all_f) - errs
         inst["summary"] = f"{inst['summary']}: {errs} error(s), {warns} warning(s) from the rules" + (
-            f" for {target['name']}" if target else "")
+            f" for {target.name}" if target else "")
         if errs:
             inst["status"] = "failed"
-            first = next(f for f in all_f if f["severity"] == "error")
-            inst["error"] = first["message"]
+            first = next(f for f in all_f if f.severity == "error")
+            inst["error"] = first.message
         elif warns:
             inst["status"] = "warning"
-            inst["error"] = all_f[0]["message"]
+            inst["error"] = all_f[0].message
     # -- (b) abi and gpu code --------------------------------------------------------------------
-    judge_cap = cap if cap is not None else (gpu.parse_capability(explicit["compute_capability"]) if explicit else None)
+    judge_cap = cap if cap is not None else (gpu.parse_capability(explicit.compute_capability) if explicit else None)
     for p in probes:
         pid = p["id"]
         if pid.startswith("abi:") and p["status"] == "failed" and p.get("data", {}).get("files"):
             key = pid[4:]
             d = p["data"]
             row = facts.kernel(key, d["version"]) if hasattr(facts, "kernel") else None
-            severity = (row or {}).get("on_mismatch") or "error"
+            severity = row.on_mismatch if row is not None else "error"
             missing = [(e["file"], s, dm) for e in d["files"] for s, dm in zip(e["missing"], e["missing_demangled"],
                                                                                 strict=False)]
             shown = "; ".join(f"{dm}" for _, _, dm in missing[:3])
             msg = (f"{key} {d['version']} needs {len(missing)} torch symbol(s) that the installed torch "
                    f"{d['torch']} does not define ({shown}{', ...' if len(missing) > 3 else ''}): it was built "
                    "against another torch and its extension will not load")
-            if row and row.get("consequence"):
-                msg += f"; {row['consequence']}"
-            built = (row or {}).get("torch")
+            if row is not None and row.consequence:
+                msg += f"; {row.consequence}"
+            built = row.torch if row is not None else None
             remedy = (f"install the {key} built for torch {d['torch']}, or pin torch=={built}" if built
                       else f"install the {key} built for torch {d['torch']}")
             fam = facts.family_for_torch(key, d["torch"]) if hasattr(facts, "family_for_torch") else None
             if fam:
                 remedy = f"install {key}=={fam} (built for torch {d['torch']})"
-            findings.append(_f("abi", severity, (f"{key}=={d['version']}", f"torch=={d['torch']}"), msg, remedy,
-                               [{"kind": "abi-probe", "source": "installed files: " + ", ".join(
-                                   sorted({f for f, _, _ in missing}))}]))
+            findings.append(Finding("abi", severity, (f"{key}=={d['version']}", f"torch=={d['torch']}"), msg,
+                                    _read_files("abi-probe", sorted({f for f, _, _ in missing})), remedy))
             if severity == "warning":
                 p["status"] = "warning"
         if pid.startswith("gpu-code:") and p["status"] == "pending":
@@ -507,17 +510,16 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
                             facts.primary_modules(key) if hasattr(facts, "primary_modules") else ())
         cudart = (p.get("data") or {}).get("torch_cudart") if pid.startswith("abi:") else None
         if cudart:
-            theirs = sorted({c for e in p["data"]["files"] for c in e.get("cudart", [])} - set(cudart))
+            theirs = foreign_cuda_runtimes({c for e in p["data"]["files"] for c in e.get("cudart", [])}, cudart)
             if theirs:
                 key = pid[4:]
                 row = facts.kernel(key, p["data"]["version"]) if hasattr(facts, "kernel") else None
-                severity = (row or {}).get("on_mismatch") or "error"
-                which = sorted({e["file"] for e in p["data"]["files"] if set(e.get("cudart", [])) - set(cudart)})
-                findings.append(_f("cuda", severity, (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
-                                   f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
-                                   "runtime majors in one process",
-                                   f"install the {key} built for torch {p['data']['torch']}",
-                                   [{"kind": "abi-probe", "source": "installed files: " + ", ".join(which)}]))
+                severity = row.on_mismatch if row is not None else "error"
+                which = sorted({e["file"] for e in p["data"]["files"] if foreign_cuda_runtimes(e.get("cudart", []), cudart)})
+                findings.append(Finding("cuda", severity, (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
+                                        f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
+                                        "runtime majors in one process", _read_files("abi-probe", which),
+                                        f"install the {key} built for torch {p['data']['torch']}"))
                 # the loader stops at the missing runtime before any symbol: the static verdict says so too
                 msg = (f"{which[0]} needs {', '.join(theirs)}; torch {p['data']['torch']} links "
                        f"{', '.join(cudart)} (a CUDA runtime this environment may not have)")
@@ -526,7 +528,7 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
                     p["summary"] = (f"{p['summary']}, but it links {', '.join(theirs)} and torch links "
                                     f"{', '.join(cudart)}")
                     p["error"] = msg
-                elif msg not in (p.get("error") or ""):
+                else:
                     p["error"] = ((p.get("error") or "") + "\n" + msg).strip()
     # -- static vs dynamic -----------------------------------------------------------------------
     agreement = _agreement(probes, by_id)
@@ -534,21 +536,21 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
         if not a["agree"]:
             key = a["package"]
             what = ("loads" if a["aspect"] == "load" else "runs its kernels on this GPU")
-            findings.append(_f("static-dynamic", "warning", (key,),
-                               f"the static {a['aspect']} check says {key} is {a['static']}"
-                               + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
-                               + f" but it {a['dynamic']}: "
-                               + ("a break the static checks cannot see (operator registration, layouts, "
-                                  "Python-level behaviour) or a loader detail" if a["static"] == "compatible" else
-                                  f"the static verdict was wrong, {key} {what}"),
-                               "trust the dynamic probes; report the case so that the matrix records it"))
+            findings.append(Finding("static-dynamic", "warning", (key,),
+                                    f"the static {a['aspect']} check says {key} is {a['static']}"
+                                    + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
+                                    + f" but it {a['dynamic']}: "
+                                    + ("a break the static checks cannot see (operator registration, layouts, "
+                                       "Python-level behaviour) or a loader detail" if a["static"] == "compatible" else
+                                       f"the static verdict was wrong, {key} {what}"),
+                                    remedy="trust the dynamic probes; report the case so that the matrix records it"))
     # -- GPU presence ----------------------------------------------------------------------------
     gpu_probed = bool(dev and dev["status"] in ("passed", "failed", "warning"))
     if not gpu_probed and not options.no_gpu:
         why = (dev or {}).get("summary") or "no device probe"
-        findings.append(_f("no-gpu", "error", (), f"no GPU was probed ({why}): the GPU probes were skipped, so "
-                           "this run cannot pass", "run where the GPU is, or pass --no-gpu to check only what "
-                           "runs without one"))
+        findings.append(Finding("no-gpu", "error", (), f"no GPU was probed ({why}): the GPU probes were skipped, so "
+                                "this run cannot pass", remedy="run where the GPU is, or pass --no-gpu to check only "
+                                "what runs without one"))
     # -- known failure signatures ----------------------------------------------------------------
     sigs = facts.rows("signature")
     for p in probes:
@@ -559,18 +561,12 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
         if hits:
             p["explained"] = [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text} for h in hits]
     probes.sort(key=_sort_key)
-    seen: set[str] = set()
-    unique = []
-    for f in sorted(findings, key=lambda f: (f["severity"] != "error", f["rule"], f["packages"], f["message"])):
-        k = json.dumps(f, sort_keys=True)
-        if k not in seen:
-            seen.add(k)
-            unique.append(f)
+    unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.packages, f.message))
     failed = any(p["status"] == "failed" for p in probes)
-    ok = not failed and not any(f["severity"] == "error" for f in unique)
+    ok = not failed and not any(f.severity == "error" for f in unique)
     counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
-    return {"version": REPORT_VERSION, "ok": ok, "target": target["name"] if target else None, "device": device,
-            "counts": counts, "probes": probes, "findings": unique, "agreement": agreement}
+    return {"version": REPORT_VERSION, "ok": ok, "target": target.name if target else None, "device": device,
+            "counts": counts, "probes": probes, "findings": [f.to_json() for f in unique], "agreement": agreement}
 
 
 def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
@@ -587,7 +583,7 @@ def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
         reasons.append(f"{len(missing)} torch symbol(s) missing")
     torch_cudart = (abi.get("data") or {}).get("torch_cudart") or []
     if torch_cudart:
-        theirs = sorted({c for e in files for c in e.get("cudart", [])} - set(torch_cudart))
+        theirs = foreign_cuda_runtimes({c for e in files for c in e.get("cudart", [])}, torch_cudart)
         if theirs:
             reasons.append(f"links {', '.join(theirs)}, torch links {', '.join(torch_cudart)}")
     return not reasons, reasons
@@ -608,8 +604,8 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
         mod = DYNAMIC_OF.get(key)
         if not mod:
             continue
-        dyn = [by_id.get(f"{kind}:{mod}") for kind in ("import", "load", "ops")]
-        dyn = [d for d in dyn if d and d["status"] != "skipped"]
+        found = [by_id.get(f"{kind}:{mod}") for kind in ("import", "load", "ops")]
+        dyn = [d for d in found if d is not None and d["status"] != "skipped"]
         if dyn:
             static_ok, reasons = static_load_verdict(p)
             dyn_ok = all(d["status"] == "passed" for d in dyn) and not any(d.get("warnings") for d in dyn)
@@ -629,20 +625,20 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
     return out
 
 
-def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: dict[str, Any] | None, explicit: bool) -> None:
+def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: Target | None, explicit: bool) -> None:
     d = dev["data"]
     problems = []
     if target is not None:
-        tcap = gpu.parse_capability(target["compute_capability"])
-        d["target"] = target["name"]
+        tcap = gpu.parse_capability(target.compute_capability)
+        d["target"] = target.name
         if tcap != cap:
-            problems.append(f"device is {_cap_name(cap)}, target is {_cap_name(tcap)} ({target['name']})")
-        want = target.get("smem_per_block_optin")
+            problems.append(f"device is {_cap_name(cap)}, target is {_cap_name(tcap)} ({target.name})")
+        want = target.smem_per_block_optin
         have = d.get("smem_per_block_optin")
         d["target_smem_per_block_optin"] = want
         if want and have and have < want:
             problems.append(f"the device offers {have} bytes of shared memory per block (opt-in); kernels tuned "
-                            f"for {target['name']} expect {want}")
+                            f"for {target.name} expect {want}")
     archs = [a for a in d.get("torch_arch_list") or [] if a.startswith(("sm_", "compute_"))]
     runnable = []
     for a in archs:
@@ -659,7 +655,7 @@ def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: dict[str, A
         dev["summary"] = problems[0]
 
 
-def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: list[dict[str, Any]],
+def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: list[Finding],
                     primary: tuple[str, ...] | list[str] = ()) -> None:
     """The GPU code of an extension's files against the capability.
 
@@ -685,7 +681,8 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
         loaded = files
     deciding = [f for f in loaded if any(fnmatchcase(f["file"], pat) for pat in primary)] or loaded
     p["data"]["judged_for"] = _cap_name(cap)
-    bad, optional_bad = [], []
+    bad: list[dict[str, Any]] = []
+    optional_bad: list[dict[str, Any]] = []
     for f in loaded:
         run = gpu.runnable(f["sass"] + f["ptx"], cap)
         f["runs"] = run
@@ -702,9 +699,9 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
                       "no kernel image is available for execution on the device)")
         if len(bad) > 1:
             p["error"] += "; also " + ", ".join(x["file"] for x in bad[1:])
-        findings.append(_f("gpu-code", "error", (f"{key}=={ver}",), p["error"],
-                           f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)",
-                           [{"kind": "arch-probe", "source": "installed files: " + ", ".join(x["file"] for x in bad)}]))
+        findings.append(Finding("gpu-code", "error", (f"{key}=={ver}",), p["error"],
+                                _read_files("arch-probe", [x["file"] for x in bad]),
+                                f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)"))
     else:
         p["status"] = "passed"
         codes = sorted({c for f in deciding for c in f["runs"]})
@@ -715,10 +712,9 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
             p["status"] = "warning"
             p["summary"] += f"; {len(optional_bad)} optional module(s) carry none"
             p["error"] = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
-        findings.append(_f("gpu-code", "warning", (f"{key}=={ver}",),
-                           f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
-                           f"{key} runs there without them (e.g. another attention backend)",
-                           f"nothing to do unless the feature is needed; a {key} build with SASS for "
-                           f"{_cap_name(cap)} would carry it",
-                           [{"kind": "arch-probe", "source": "installed files: " +
-                             ", ".join(x["file"] for x in optional_bad)}]))
+        findings.append(Finding("gpu-code", "warning", (f"{key}=={ver}",),
+                                f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
+                                f"{key} runs there without them (e.g. another attention backend)",
+                                _read_files("arch-probe", [x["file"] for x in optional_bad]),
+                                f"nothing to do unless the feature is needed; a {key} build with SASS for "
+                                f"{_cap_name(cap)} would carry it"))

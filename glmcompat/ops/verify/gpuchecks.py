@@ -6,8 +6,9 @@ smoke test. Each probe's result is printed as one marker line on stdout and flus
 when a later probe crashes the process or hangs until the parent kills it, the results before it
 survive and the parent reports the rest as crashed or timed out.
 
-Only the standard library is imported at module level; each group imports what it probes, so a
-broken package can only break its own group. ``static`` runs the rules and the ELF readers
+Only the standard library (and :mod:`glmcompat.ops.verify.records`, which imports nothing else) is
+imported at module level; each group imports what it probes, so a broken package can only break its
+own group. ``static`` runs the rules and the ELF readers
 (:mod:`glmcompat.ops.verify.static`) and imports no GPU package at all.
 """
 
@@ -25,24 +26,11 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
-NONCE_ENV = "GLMCOMPAT_PROBE_NONCE"
-MAX_RECORD = 4 << 20  # characters of one record line; longer lines are dropped, never buffered whole
-
-
-def marks(nonce: str) -> tuple[str, str, str, str]:
-    """The (probe record, group exit, no fork, gathered reports) line markers of a probe process whose
-    parent chose ``nonce``: a package under test that prints a marker line without the nonce (by accident
-    or on purpose) is ignored, so it can neither spoof a result nor break the parent's parsing."""
-    tag = f"@{nonce}" if nonce else ""
-    return (f"@@glmcompat-probe{tag} ", f"@@glmcompat-exit{tag} ", f"@@glmcompat-nofork{tag}",
-            f"@@glmcompat-gathered{tag} ")
-
+from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, Record, absent, error_text, marks
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
 MARK, EXIT, NOFORK, GATHER_MARK = marks(os.environ.pop(NONCE_ENV, ""))
-
-Record = dict[str, Any]
 
 
 class Skip(Exception):
@@ -71,19 +59,6 @@ def emit(rec: Record) -> None:
     # a newline first: a package may have left half a line on stdout, and the marker must start a line
     sys.stdout.write("\n" + MARK + json.dumps(rec, sort_keys=True, default=str) + "\n")
     sys.stdout.flush()
-
-
-def error_text(e: BaseException) -> str:
-    """The exact error, with its chain (cause first), one exception per line."""
-    chain: list[BaseException] = []
-    cur: BaseException | None = e
-    while cur is not None and cur not in chain and len(chain) < 6:
-        chain.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    lines = []
-    for exc in reversed(chain):
-        lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    return "\n".join(lines)
 
 
 @contextlib.contextmanager
@@ -117,9 +92,10 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
     emit(rec)
 
 
-def skip_all(ids: list[str], reason: str) -> None:
+def skip_absent(ids: list[str], module: str) -> None:
+    """Every probe of ``ids`` skipped: ``module`` is not installed."""
     for pid in ids:
-        emit({"id": pid, "status": "skipped", "summary": reason, "seconds": 0.0})
+        emit(absent(pid, module))
 
 
 def installed(module: str) -> bool:
@@ -359,7 +335,7 @@ def group_nvml(opts: dict[str, Any]) -> None:
 def group_torch(opts: dict[str, Any]) -> None:
     ids = ["import:torch", "device", "smoke:torch-matmul"]
     if not installed("torch"):
-        return skip_all(ids, "torch is not installed")
+        return skip_absent(ids, "torch")
     r: dict[str, str] = {}
     with probe("import:torch", r) as p:
         torch = _import(p, "torch")
@@ -369,7 +345,7 @@ def group_torch(opts: dict[str, Any]) -> None:
         p.data["debug"] = None
     with probe("device", r) as p:
         require(r, "import:torch", "import:torch")
-        import torch
+        torch = importlib.import_module("torch")  # not `import torch`: the name is bound above (import:torch)
 
         if opts.get("no_gpu"):
             raise Skip("--no-gpu: GPU probes not run")
@@ -402,7 +378,7 @@ def group_torch(opts: dict[str, Any]) -> None:
         p.summary = f"{props.name}, capability {props.major}.{props.minor}, CUDA runtime {torch.version.cuda}"
     with probe("smoke:torch-matmul", r) as p:
         require(r, "device", "device")
-        import torch
+        torch = importlib.import_module("torch")  # not `import torch`: the name is bound above (import:torch)
 
         dev = torch.device("cuda", int(opts.get("device", 0)))
         g = torch.Generator().manual_seed(0)
@@ -417,7 +393,7 @@ def group_torch(opts: dict[str, Any]) -> None:
 def group_torchvision(opts: dict[str, Any]) -> None:
     ids = ["import:torchvision", "ops:torchvision", "smoke:torchvision-nms"]
     if not installed("torchvision"):
-        return skip_all(ids, "torchvision is not installed")
+        return skip_absent(ids, "torchvision")
     r: dict[str, str] = {}
     with probe("import:torchvision", r) as p:
         _import(p, "torchvision")
@@ -468,7 +444,7 @@ def _nms_reference(boxes: Any, scores: Any, thr: float) -> list[int]:
 def group_torchaudio(opts: dict[str, Any]) -> None:
     ids = ["import:torchaudio", "ops:torchaudio"]
     if not installed("torchaudio"):
-        return skip_all(ids, "torchaudio is not installed")
+        return skip_absent(ids, "torchaudio")
     r: dict[str, str] = {}
     with probe("import:torchaudio", r) as p:
         _import(p, "torchaudio")
@@ -491,7 +467,7 @@ def group_torchaudio(opts: dict[str, Any]) -> None:
 def group_sgl_kernel(opts: dict[str, Any]) -> None:
     ids = ["import:sgl_kernel", "ops:sgl_kernel", "smoke:sgl_kernel-rmsnorm", "smoke:sgl_kernel-silu_and_mul"]
     if not installed("sgl_kernel"):
-        return skip_all(ids, "sgl_kernel is not installed")
+        return skip_absent(ids, "sgl_kernel")
     r: dict[str, str] = {}
     with probe("import:sgl_kernel", r) as p:
         _import(p, "sgl_kernel")
@@ -566,7 +542,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
     """
     ids = ["import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"]
     if not installed("vllm"):
-        return skip_all(ids, "vllm is not installed")
+        return skip_absent(ids, "vllm")
     core_patterns = (opts.get("primary_modules") or {}).get("vllm") or VLLM_CORE
     r: dict[str, str] = {}
     mods: list[tuple[str, str, str]] = []
@@ -601,8 +577,8 @@ def group_vllm(opts: dict[str, Any]) -> None:
         p.data["modules"] = info
         bad_core = [e for e in failed if e["core"]]
         bad_extra = [e for e in failed if not e["core"]]
-        for e in bad_extra:
-            p.warnings.append(f"{e['module']} (optional) did not load: {e['error'].splitlines()[-1]}")
+        for bad in bad_extra:
+            p.warnings.append(f"{bad['module']} (optional) did not load: {bad['error'].splitlines()[-1]}")
         if bad_core:
             p.summary = f"{bad_core[0]['module']} does not load: {bad_core[0]['error'].splitlines()[-1][:160]}"
             p.fail("\n".join(f"{e['module']}: {e['error']}" for e in bad_core + bad_extra))
@@ -682,7 +658,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
 def group_flashinfer(opts: dict[str, Any]) -> None:
     ids = ["import:flashinfer", "smoke:flashinfer-rmsnorm"]
     if not installed("flashinfer"):
-        return skip_all(ids, "flashinfer is not installed")
+        return skip_absent(ids, "flashinfer")
     r: dict[str, str] = {}
     with probe("import:flashinfer", r) as p:
         _import(p, "flashinfer")
@@ -721,7 +697,7 @@ def _triton_cache_entries() -> set[str]:
     """The entries of Triton's kernel cache (one per compiled kernel or launcher), to tell a compile from a hit."""
     d = None
     try:
-        from triton import knobs  # type: ignore[attr-defined]
+        from triton import knobs  # type: ignore[attr-defined,unused-ignore]  # typed Triton only
 
         d = knobs.cache.dir
     except Exception:  # noqa: BLE001 - older Triton: its environment variables and default
@@ -737,7 +713,7 @@ def _triton_cache_entries() -> set[str]:
 def group_triton(opts: dict[str, Any]) -> None:
     ids = ["import:triton", "smoke:triton-kernel"]
     if not installed("triton"):
-        return skip_all(ids, "triton is not installed")
+        return skip_absent(ids, "triton")
     import tempfile
 
     with contextlib.ExitStack() as stack:
@@ -789,7 +765,7 @@ def group_transformers(opts: dict[str, Any]) -> None:
     model = opts.get("model")
     ids = ["import:transformers", f"model:{model}" if model else "model"]
     if not installed("transformers"):
-        return skip_all(ids, "transformers is not installed")
+        return skip_absent(ids, "transformers")
     r: dict[str, str] = {}
     with probe("import:transformers", r) as p:
         _import(p, "transformers")
@@ -809,7 +785,7 @@ def group_transformers(opts: dict[str, Any]) -> None:
 
 def group_sglang(opts: dict[str, Any]) -> None:
     if not installed("sglang"):
-        return skip_all(["import:sglang"], "sglang is not installed")
+        return skip_absent(["import:sglang"], "sglang")
     r: dict[str, str] = {}
     with probe("import:sglang", r) as p:
         _import(p, "sglang")
@@ -817,7 +793,7 @@ def group_sglang(opts: dict[str, Any]) -> None:
 
 def group_torchao(opts: dict[str, Any]) -> None:
     if not installed("torchao"):
-        return skip_all(["import:torchao"], "torchao is not installed")
+        return skip_absent(["import:torchao"], "torchao")
     r: dict[str, str] = {}
     with probe("import:torchao", r) as p:
         # torchao swallows a failed load of its _C and only logs it: capture the log.
@@ -842,7 +818,7 @@ def group_gpu(opts: dict[str, Any]) -> None:
     idx = int(opts["device"])
     ids = [f"gpu:{idx}"]
     if not installed("torch"):
-        return skip_all(ids, "torch is not installed")
+        return skip_absent(ids, "torch")
     r: dict[str, str] = {}
     with probe(ids[0], r) as p:
         import torch
@@ -861,7 +837,7 @@ def group_gpu(opts: dict[str, Any]) -> None:
 def group_peer(opts: dict[str, Any]) -> None:
     """``--all-gpus``: which GPU pairs have peer access, and a copy across each pair."""
     if not installed("torch"):
-        return skip_all(["peer-access"], "torch is not installed")
+        return skip_absent(["peer-access"], "torch")
     r: dict[str, str] = {}
     with probe("peer-access", r) as p:
         import torch
@@ -894,7 +870,7 @@ def group_nccl(opts: dict[str, Any]) -> None:
         if opts.get("no_gpu"):
             raise Skip("--no-gpu: GPU probes not run")
         import torch
-        import torch.distributed as dist
+        dist = importlib.import_module("torch.distributed")
 
         rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         local = int(os.environ.get("LOCAL_RANK", "0"))

@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
-Record = dict[str, Any]
+from glmcompat.model.findings import Finding
+from glmcompat.ops.verify.records import Record, error_text
 
 # Extension files known to link the torch C++ ABI, by distribution (globs under site-packages).
 # Other distributions that require torch are scanned too (their RECORD's .so files).
@@ -60,10 +61,10 @@ def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Record]]:
+def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding]]:
     """The distribution Python imports for each name, and findings about the installation itself."""
     first: dict[str, metadata.Distribution] = {}
-    findings: list[Record] = []
+    findings: list[Finding] = []
     for d in metadata.distributions():
         try:
             name = d.metadata["Name"]
@@ -72,19 +73,19 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Record]
             name, version = None, None
         where = str(getattr(d, "_path", "?"))
         if not name or not version:
-            findings.append(_finding("installation", "warning", (), f"distribution metadata at {where} has no "
+            findings.append(Finding("installation", "warning", (), f"distribution metadata at {where} has no "
                                      "Name or Version (a half-installed or broken package)",
-                                     f"reinstall or remove {where}"))
+                                     remedy=f"reinstall or remove {where}"))
             continue
         key = canonical(name)
         if key in first:
             other = first[key]
             if key in WATCHED.values():
-                findings.append(_finding(
+                findings.append(Finding(
                     "installation", "warning", (f"{key}=={version}", f"{key}=={other.version}"),
                     f"two copies of {key} are installed: {other.version} ({_where(other)}) shadows {version} "
                     f"({where}); Python imports {other.version}",
-                    f"remove one of them (pip uninstall {key}, or delete the --target copy)"))
+                    remedy=f"remove one of them (pip uninstall {key}, or delete the --target copy)"))
             continue
         first[key] = d
     for key in sorted(set(WATCHED.values()) & first.keys()):
@@ -92,13 +93,13 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Record]
         files = d.files
         if files is None:
             continue
-        missing = [str(f) for f in files if not str(f).endswith((".pyc", "RECORD")) and not f.locate().exists()]
+        missing = [str(f) for f in files if not str(f).endswith((".pyc", "RECORD")) and not os.path.exists(f.locate())]
         if missing:
-            findings.append(_finding(
+            findings.append(Finding(
                 "installation", "error", (f"{key}=={d.version}",),
                 f"{key} {d.version} is half-installed: {len(missing)} of {len(files)} files listed in its RECORD "
                 f"are missing (e.g. {sorted(missing)[0]})",
-                f"reinstall it: pip install --force-reinstall --no-deps {key}=={d.version}"))
+                remedy=f"reinstall it: pip install --force-reinstall --no-deps {key}=={d.version}"))
     import importlib.util
 
     for module, dist in sorted(WATCHED.items()):
@@ -111,10 +112,10 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Record]
         if dist not in first and not (dist == "sgl-kernel" and "sglang-kernel" in first) \
                 and not (dist == "flashinfer-python" and "flashinfer" in first):
             loc = list(spec.submodule_search_locations or [spec.origin or "?"])[0]
-            findings.append(_finding(
+            findings.append(Finding(
                 "installation", "warning", (), f"module {module} at {loc} belongs to no installed distribution "
                 "(copied in by hand, or half-installed): its version is unknown to the rules",
-                f"install {dist} with pip or uv"))
+                remedy=f"install {dist} with pip or uv"))
     return first, findings
 
 
@@ -122,16 +123,10 @@ def _where(d: metadata.Distribution) -> str:
     return str(getattr(d, "_path", "?"))
 
 
-def _finding(rule: str, severity: str, packages: tuple[str, ...], message: str, remedy: str,
-             evidence: tuple[tuple[str, str], ...] = ()) -> Record:
-    return {"rule": rule, "severity": severity, "packages": list(packages), "message": message,
-            "evidence": [{"kind": k, "source": s} for k, s in evidence], "remedy": remedy}
-
-
-def probe_installed(dists: dict[str, metadata.Distribution], state: list[Record], opts: dict[str, Any]) -> Record:
+def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any]) -> Record:
     t0 = time.perf_counter()
     packages = {k: str(d.version) for k, d in sorted(dists.items())}
-    rec: Record = {"id": "installed", "data": {"packages": packages, "installation": state}}
+    rec: Record = {"id": "installed", "data": {"packages": packages, "installation": [f.to_json() for f in state]}}
     try:
         from glmcompat.decide.rules import evaluate
         from glmcompat.matrix.load import load_facts
@@ -139,14 +134,12 @@ def probe_installed(dists: dict[str, metadata.Distribution], state: list[Record]
         facts = load_facts()
         by_target: dict[str, list[Record]] = {}
         for t in facts.rows("target"):
-            fs = evaluate(packages, target=t["name"], model=opts.get("model"), matrix=facts, allow_unknown=True)
-            by_target[t["name"]] = [f.to_json() for f in fs]
+            fs = evaluate(packages, target=t.name, model=opts.get("model"), matrix=facts, allow_unknown=True)
+            by_target[t.name] = [f.to_json() for f in fs]
         rec["data"]["findings_by_target"] = by_target
         rec["status"] = "passed"  # the parent decides from the findings of the target
         rec["summary"] = f"{len(packages)} distributions"
     except Exception as e:  # noqa: BLE001
-        from glmcompat.ops.verify.gpuchecks import error_text
-
         rec["status"] = "failed"
         rec["error"] = error_text(e)
         rec["summary"] = rec["error"].splitlines()[-1]
@@ -218,10 +211,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
     t0 = time.perf_counter()
     try:
         from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of
-        from glmcompat.readers.elf import read_elf
+        from glmcompat.readers.elf import cuda_runtime_sonames, read_elf
     except Exception as e:  # noqa: BLE001
-        from glmcompat.ops.verify.gpuchecks import error_text
-
         for key in exts:
             yield {"id": f"abi:{key}", "status": "failed", "seconds": 0.0, "error": error_text(e),
                    "summary": "the ELF reader failed to load"}
@@ -238,7 +229,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
             lib_errors.append(f"{os.path.basename(lib)}: {e}")
             continue
         defined |= set(info.defined)
-        torch_needed |= {n for n in info.needed if n.startswith("libcudart.so")}
+        torch_needed.update(cuda_runtime_sonames(info.needed))
     torch_seconds = time.perf_counter() - t0
     for key, files in exts.items():
         t1 = time.perf_counter()
@@ -250,7 +241,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
             rec.update(status="failed" if lib_errors else "skipped",
                        summary="no symbols read from torch/lib/*.so" + (f": {lib_errors[0]}" if lib_errors else ""))
         else:
-            total_needs, missing_all = 0, []
+            total_needs = 0
+            missing_all: list[tuple[str, str]] = []
             errors = []
             infos: dict[str, Any] = {}
             for path in files:
@@ -263,17 +255,17 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
                 if not mod.needs_from_torch:
                     continue  # links no torch symbol (a bundled third-party library)
                 missing = [s.symbol for s in mod.missing]
-                needed_cudart = sorted(n for n in mod.needed if n.startswith("libcudart.so"))
-                entry = {"file": mod.member, "needs_from_torch": mod.needs_from_torch,
-                         "missing": missing, "cudart": needed_cudart}
+                needed_cudart = cuda_runtime_sonames(mod.needed)
+                entry: dict[str, Any] = {"file": mod.member, "needs_from_torch": mod.needs_from_torch,
+                                         "missing": missing, "cudart": needed_cudart}
                 rec["data"]["files"].append(entry)
                 total_needs += mod.needs_from_torch
                 missing_all.extend((entry["file"], s) for s in missing)
             rec["data"]["torch_cudart"] = sorted(torch_needed)
             rec["data"]["torch_libs_seconds"] = round(torch_seconds, 3)
             names = _demangle(sorted({s for _, s in missing_all})[:20])
-            for e in rec["data"]["files"]:
-                e["missing_demangled"] = [names.get(s, s) for s in e["missing"]]
+            for entry in rec["data"]["files"]:
+                entry["missing_demangled"] = [names.get(s, s) for s in entry["missing"]]
             if errors:
                 rec.update(status="failed", error="\n".join(errors), summary=errors[0])
             elif missing_all:
@@ -300,8 +292,6 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
     try:
         from glmcompat.readers.fatbin import gpu_code_of_elf
     except Exception as e:  # noqa: BLE001
-        from glmcompat.ops.verify.gpuchecks import error_text
-
         rec.update(status="failed", error=error_text(e), summary="the fatbin reader failed to load", seconds=0.0)
         yield rec
         return

@@ -1,0 +1,300 @@
+"""Warm no-op ``glmcompat lock``: answer from a content-addressed verdict cache before importing anything heavy.
+
+A ``glmcompat lock`` whose inputs are exactly those of an earlier run that changed nothing would change
+nothing again: the core resolution is memoized (a stack's exclude-newer fixes what the index can answer),
+its pyproject.toml is that run's, and ``uv lock`` on the same pyproject.toml and uv.lock, with the same uv,
+configuration and environment, keeps the uv.lock. This path proves that sameness with ``os`` and
+``_blake2`` alone (no packaging, pydantic, argparse, httpx, not even pathlib) and then prints what that run
+printed and exits as it did — without running uv at all.
+
+A record is keyed by what the answer depends on before any file is read: glmcompat's version and code, the
+command line, the working directory, the interpreter, the uv binary beside it (path, size, mtime, inode),
+the environment (all of it, less a few variables no run reads, such as ``OLDPWD``), whether stdout and
+stderr are terminals, and each matrix file's content. It holds the digest of every file the run read —
+the four outputs and the stamp, the absence of an interrupted publish, the memoized resolution, uv's
+user and system configuration files — and is used only while each is unchanged, checked under a shared
+``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no staging directory in
+``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
+and wrote nothing on stderr, on a resolution the index cannot change. Anything else — an unknown option,
+``--check``, ``-v``, ``--no-cache``, a missing uv, any doubt — is a miss: the full path runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX, hasher
+
+FORMAT = 1
+MAGIC = b"glmcompat-lock-verdict"
+OUT_DIR = "dir"  # the digest field of the output directory's entry
+_VALUE_OPTIONS = {"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
+                  "--index-url", "--color"}
+_FLAGS = {"--upgrade", "--force", "--quiet", "-q"}
+# Variables no lock reads and shells change between two identical commands: not part of the key.
+_VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",
+             "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "PS1", "PS2", "PROMPT_COMMAND", "HISTFILE", "MAIL",
+             "DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_ID"}
+_MAX = 64 << 20
+
+TYPE_CHECKING = False  # not typing's: importing typing costs this path more than its whole answer
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TextIO
+
+
+def _code_stamp() -> str:
+    """glmcompat's version and the size and mtime of each of its modules (what
+    :func:`glmcompat.matrix.fingerprint.code_fingerprint` keys on, read with one ``scandir`` per directory)."""
+    from glmcompat import __version__
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the glmcompat package
+    found: list[str] = []
+    todo = [here]
+    while todo:
+        with os.scandir(todo.pop()) as entries:
+            for e in entries:
+                if e.name.endswith(".py") and e.is_file():
+                    st = e.stat()
+                    found.append(f"{e.path}:{st.st_size}:{st.st_mtime_ns}")
+                elif e.name != "__pycache__" and e.is_dir():
+                    todo.append(e.path)
+    found.sort()
+    return "\n".join([__version__, *found])
+
+
+def _uv_path() -> str:
+    """The uv binary the full path runs when it sits beside this interpreter (the ``uv`` package's)."""
+    return os.path.join(os.path.dirname(sys.executable), "uv")
+
+
+def _matrices(argv: list[str]) -> list[str] | None:
+    """The ``--matrix`` values of an argument list the fast path understands; None for any other."""
+    matrices: list[str] = []
+    target = False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUE_OPTIONS:
+            if i + 1 >= len(argv):
+                return None
+            if a == "--matrix":
+                matrices.append(argv[i + 1])
+            target = target or a == "--target"
+            i += 2
+            continue
+        if a not in _FLAGS:
+            return None  # --check, -v, --no-cache, --help, --opt=value, a typo: the full path handles it
+        i += 1
+    return matrices if target else None
+
+
+def _tty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def key(argv: list[str]) -> str | None:
+    """The record key of ``glmcompat lock ARGV``, or None when the fast path must not answer."""
+    matrices = _matrices(argv)
+    if matrices is None or os.environ.get(PAUSE_ENV):
+        return None
+    try:
+        st = os.stat(_uv_path())
+    except OSError:
+        return None
+    from glmcompat.matrix.locations import matrix_file_names
+
+    names = matrix_file_names(matrices)
+    if isinstance(names, str):
+        return None  # a directory with no matrix file: the full path reports it
+    h = hasher()
+    env = "\0".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k not in _VOLATILE)
+    for part in (f"{MAGIC.decode()} {FORMAT}", _code_stamp(), os.getcwd(), sys.executable, sys.version,
+                 f"{_uv_path()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}", f"{_tty(sys.stdout)}{_tty(sys.stderr)}",
+                 "\0".join(argv), env):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    for f in names:
+        d = file_digest(f)
+        if not d:
+            return None
+        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def file_digest(path: str) -> str | None:
+    """The content digest of a regular file (:func:`glmcompat.ops.lockset.digest`); ``""`` when nothing is
+    there; None for anything else (a link, a FIFO, a directory, an unreadable or huge file): no answer then."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > _MAX:  # S_ISREG without importing stat
+            return None
+        h = hasher()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _uv_config() -> list[str]:
+    """uv's user and system configuration files (whether or not they exist: one appearing changes uv's answer)."""
+    home = os.path.expanduser("~")
+    files = [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv", "uv.toml")]
+    files += [os.path.join(d, "uv", "uv.toml") for d in (os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
+    files.append("/etc/uv/uv.toml")
+    if os.environ.get("UV_CONFIG_FILE"):
+        files.append(os.path.abspath(os.environ["UV_CONFIG_FILE"]))
+    return files
+
+
+def _encode(deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
+    out = [b"%s %d\n%d\n%d\n" % (MAGIC, FORMAT, rc, len(deps))]
+    for path, d in deps.items():
+        out.append(os.fsencode(path) + b"\0" + d.encode() + b"\n")
+    for text in (stdout, stderr):
+        data = text.encode("utf-8", "surrogateescape")
+        out.append(b"%d\n" % len(data) + data)
+    return b"".join(out)
+
+
+def _decode(blob: bytes) -> tuple[dict[str, str], str, str, int]:
+    """Inverse of :func:`_encode`; ValueError on anything else (a truncated or foreign file is a miss)."""
+    head, rest = blob.split(b"\n", 1)
+    if head != b"%s %d" % (MAGIC, FORMAT):
+        raise ValueError("not a lock verdict record")
+    rc_s, n_s, rest = rest.split(b"\n", 2)
+    rc, n = int(rc_s), int(n_s)
+    deps: dict[str, str] = {}
+    for _ in range(n):
+        line, rest = rest.split(b"\n", 1)
+        path, d = line.split(b"\0")
+        deps[os.fsdecode(path)] = d.decode()
+    texts = []
+    for _ in range(2):
+        size_s, rest = rest.split(b"\n", 1)
+        size = int(size_s)
+        if len(rest) < size:
+            raise ValueError("truncated")
+        texts.append(rest[:size].decode("utf-8", "surrogateescape"))
+        rest = rest[size:]
+    if rest:
+        raise ValueError("trailing data")
+    return deps, texts[0], texts[1], rc
+
+
+def _record_path(k: str) -> str | None:
+    from glmcompat.matrix.locations import cache_dir_name
+
+    base = cache_dir_name()
+    return os.path.join(base, "verdicts", f"lock-{k}") if base else None
+
+
+def _still_true(deps: dict[str, str]) -> bool:
+    """Whether every file a record depends on is as it was, checked under a shared lock on its ``--out``."""
+    outs = [p for p, d in deps.items() if d == OUT_DIR]
+    if len(outs) != 1:
+        return False
+    try:
+        fd = os.open(outs[0], os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
+        return False
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a run writing now holds it: let the full path wait
+        if any(n.startswith(STAGING_PREFIX) or n == PUBLISHING for n in os.listdir(fd)):
+            return False  # the full path would clean up or roll forward first
+        return all(d == OUT_DIR or file_digest(p) == d for p, d in deps.items())
+    except (OSError, ImportError):
+        return False
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def lookup(argv: list[str]) -> int | None:
+    """Print the recorded answer of ``lock ARGV`` and return its exit code; None on a miss."""
+    k = key(argv)
+    path = _record_path(k) if k else None
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            deps, out, err, rc = _decode(f.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not _still_true(deps):
+        return None
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return rc
+
+
+class _Tee:
+    """A text stream that also keeps what is written to it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.parts.append(s)
+        return self.stream.write(s)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
+
+
+def record(argv: list[str], run: Callable[[], int]) -> int:
+    """Run the full path of ``lock ARGV`` (``run``) and, when it changed nothing and the fast path could answer
+    the same command line, store what it printed and its exit code (never raises for the record: a read-only
+    cache costs speed only)."""
+    k = key(argv)
+    if k is None:
+        return run()
+    out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = run()
+    finally:
+        sys.stdout, sys.stderr = saved
+    try:
+        _store(argv, k, "".join(out.parts), "".join(err.parts), rc)
+    except Exception:
+        pass
+    return rc
+
+
+def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
+    lockgen = sys.modules.get("glmcompat.ops.lockgen")
+    noop = getattr(lockgen, "last_noop", None)
+    if noop is None or rc != 0 or stderr or key(argv) != k:  # key again: no input changed during the run
+        return
+    path = _record_path(k)
+    if path is None:
+        return
+    deps: dict[str, str] = {noop.out: OUT_DIR, **noop.files}
+    for f in _uv_config():
+        d = file_digest(f)
+        if d is None:
+            return
+        deps[f] = d
+    from pathlib import Path
+
+    from glmcompat.matrix.store import atomic_write
+
+    atomic_write(Path(path), _encode(deps, stdout, stderr, rc))

@@ -1,0 +1,386 @@
+"""The output directory of a lock (``--out``): whose files may be replaced, one run at a time, and the
+stamped set published as one unit.
+
+* ``--out`` and every file glmcompat touches in it must be real (no symbolic links, regular files); a
+  pyproject.toml there must carry glmcompat's header, any other output the stamp's hash, else the run refuses
+  (exit 2) unless ``force`` (:func:`claim`);
+* one run at a time: an exclusive ``flock`` on the directory itself (or on ``.glmcompat.lock`` in it where a
+  directory cannot be locked) is held for the whole run (:func:`exclusive`);
+* publish: the new set and its stamp (the sha256 of each file, see :func:`verify_outputs`) are staged in a fresh
+  ``.glmcompat-lock-*`` directory inside ``--out`` (same file system: the renames never cross devices) and
+  committed by one rename of it to ``.glmcompat-publish``; the old stamp is removed, the four files are renamed
+  into place, the new stamp is moved in last. A run killed before the commit leaves the old set (its staging
+  directory is removed by the next run); one killed after it is rolled forward by the next run
+  (:func:`recover`), so every glmcompat reader sees exactly one run's set.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from glmcompat.matrix.view import Facts
+from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.ops.lockset import (
+    GENERATED,
+    LOCK_FILE,
+    MAX_OUTPUT_BYTES,
+    OUTPUTS,
+    PAUSE_ENV,
+    PUBLISHING,
+    SET_FILES,
+    STAGING_PREFIX,
+    STAMP,
+    STAMP_FORMAT,
+)
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stamp_of(facts: Facts, files: dict[str, bytes]) -> bytes:
+    """The stamp (manifest) of one run's set: the sha256 of each output, the glmcompat version and the
+    matrix it was checked with. Written last; a set whose files do not match it is not one run's."""
+    from glmcompat import __version__
+
+    return (json.dumps({"format": STAMP_FORMAT, "glmcompat": __version__, "matrix": facts.key,
+                        "files": {n: sha(files[n]) for n in OUTPUTS}}, sort_keys=True, indent=1) + "\n").encode()
+
+
+def stamp_files(data: bytes | None) -> dict[str, str]:
+    """The per-file hashes a stamp records ({} for no stamp, an older format or anything malformed)."""
+    try:
+        d = json.loads(data) if data else None
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(d, dict) or d.get("format") != STAMP_FORMAT or not isinstance(d.get("files"), dict):
+        return {}
+    files = d["files"]
+    if set(files) != set(OUTPUTS) or not all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) for v in files.values()):
+        return {}
+    return dict(files)
+
+
+def _lstat(p: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(p)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        raise InputError(f"{p.parent} is not a directory") from None
+    except OSError as e:
+        raise EnvironmentFailure(f"{p}: {e.strerror}") from None
+
+
+def _refuse_link(p: Path, st: os.stat_result | None) -> None:
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise InputError(f"{p} is a symbolic link; glmcompat never writes through links in --out (remove it, or pass "
+                         "an empty --out directory)")
+
+
+def read_regular(p: Path) -> bytes | None:
+    """The bytes of ``p``; None if absent. A link or anything but a regular file is refused (exit 2)."""
+    st = _lstat(p)
+    if st is None:
+        return None
+    _refuse_link(p, st)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{p} is not a regular file")
+    if st.st_size > MAX_OUTPUT_BYTES:
+        raise InputError(f"{p} is {st.st_size} bytes, more than any file glmcompat writes; pass an empty --out directory")
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            _refuse_link(p, os.lstat(p))
+        raise EnvironmentFailure(f"{p}: cannot read: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise InputError(f"{p} is not a regular file")
+        return f.read(MAX_OUTPUT_BYTES + 1)
+
+
+def write_new(p: Path, data: bytes) -> None:
+    """Create ``p`` (in a staging directory of ours) with ``data`` (flushed to disk before the commit)."""
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
+def _fsync(p: Path) -> None:
+    """Flush a file or directory to disk (directories: best effort, not every platform allows it)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def pause(point: str) -> None:
+    """Test hook (tests/test_lock_safety.py): with GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS] a run announces
+    ``glmcompat: paused at POINT`` on stderr and sleeps there (default one hour), so a test can kill or
+    race it at a chosen step. POINTs: ``locked`` (lock held, nothing staged), ``staged`` (the new set
+    staged, not committed), ``publishing`` (committed, the first file moved)."""
+    spec = os.environ.get(PAUSE_ENV)
+    if not spec or spec.partition(":")[0] != point:
+        return
+    sys.stderr.write(f"glmcompat: paused at {point}\n")
+    sys.stderr.flush()
+    try:
+        time.sleep(float(spec.partition(":")[2] or 3600))
+    except ValueError:
+        pass
+
+
+def check_out(out: Path) -> bool:
+    """Refuse an ``--out`` that is a link or not a directory; True if it exists."""
+    st = _lstat(out)
+    if st is None:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(f"--out {out} is a symbolic link; glmcompat never writes through links (pass the real directory)")
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError(f"--out {out} is not a directory")
+    return True
+
+
+def make_out(out: Path) -> bool:
+    """Create ``--out`` if it is missing; True if this run created it."""
+    if check_out(out):
+        return False
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(out)
+    except FileExistsError:
+        check_out(out)
+        return False
+    except NotADirectoryError:
+        raise InputError(f"--out {out}: a parent is not a directory") from None
+    except OSError as e:
+        raise EnvironmentFailure(f"--out {out}: cannot create: {e.strerror}") from None
+    return True
+
+
+@contextmanager
+def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[None]:
+    """Hold an exclusive lock on the output directory, so runs on one ``--out`` serialise: ``flock`` on the
+    directory itself (nothing is created, and opening it with O_NOFOLLOW refuses a link atomically); where a
+    directory cannot be locked, on ``.glmcompat.lock`` inside it; without ``fcntl`` (Windows), filelock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        from filelock import FileLock
+
+        _refuse_link(out / LOCK_FILE, _lstat(out / LOCK_FILE))
+        with FileLock(str(out / LOCK_FILE)):
+            yield
+        return
+
+    def flock(fd: int) -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not quiet:
+                print(f"glmcompat: waiting for another glmcompat run on {out} ...", file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+
+    for _attempt in range(5):
+        if not check_out(out) and create:
+            make_out(out)  # a failed first run removed the directory this run was waiting for
+        try:
+            fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise EnvironmentFailure(f"--out {out} was removed while this run started; run it again") from None
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                check_out(out)
+            raise EnvironmentFailure(f"--out {out}: cannot open: {e.strerror}") from None
+        fds = [fd]
+        try:
+            try:
+                flock(fd)
+            except OSError as e:
+                if e.errno not in (errno.EBADF, errno.EINVAL, errno.ENOLCK, errno.EOPNOTSUPP):
+                    raise EnvironmentFailure(f"--out {out}: cannot lock: {e.strerror}") from None
+                lf = out / LOCK_FILE
+                _refuse_link(lf, _lstat(lf))
+                try:
+                    fds.append(os.open(lf, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644))
+                    flock(fds[-1])
+                except OSError as e2:
+                    raise EnvironmentFailure(f"{lf}: cannot lock: {e2.strerror}") from None
+            now = _lstat(out)
+            held = os.fstat(fd)
+            if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                continue  # the directory was removed or replaced while we waited: lock the one there now
+            yield
+            return
+        finally:
+            for f in reversed(fds):
+                os.close(f)
+    raise EnvironmentFailure(f"--out {out} keeps being replaced; cannot lock it")
+
+
+def _clean_stale(out: Path) -> None:
+    """Remove staging directories a killed run left (only the lock holder stages, so all are stale)."""
+    try:
+        names = os.listdir(out)
+    except OSError as e:
+        raise EnvironmentFailure(f"--out {out}: cannot list: {e.strerror}") from None
+    for n in names:
+        if n.startswith(STAGING_PREFIX):
+            p = out / n
+            st = _lstat(p)
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(p, ignore_errors=True)
+            elif st is not None:
+                os.unlink(p)
+
+
+def _finish_publish(out: Path) -> bool:
+    """Move a committed set from ``.glmcompat-publish`` into place (also one a killed run left: roll
+    forward). The old stamp goes first, the new one last, so a half-moved set never carries a stamp.
+    True if there was one."""
+    pub = out / PUBLISHING
+    st = _lstat(pub)
+    if st is None:
+        return False
+    _refuse_link(pub, st)
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{pub} is not a directory glmcompat wrote; remove it")
+    stamp = read_regular(pub / STAMP)
+    files = stamp_files(stamp)
+    if not files:  # the new stamp was already moved in (or this is not a whole set): nothing left to move
+        shutil.rmtree(pub, ignore_errors=True)
+        return True
+    old_stamp = out / STAMP
+    _refuse_link(old_stamp, _lstat(old_stamp))
+    try:
+        os.unlink(old_stamp)
+    except FileNotFoundError:
+        pass
+    first = True
+    for n in OUTPUTS:
+        src = pub / n
+        if _lstat(src) is None:
+            continue  # moved before a kill
+        have = read_regular(out / n)
+        if have is not None and sha(have) == files[n]:
+            os.unlink(src)  # unchanged: keep the file (and its mtime)
+        else:
+            os.replace(src, out / n)
+        if first:
+            first = False
+            pause("publishing")
+    _fsync(out)
+    os.replace(pub / STAMP, out / STAMP)
+    _fsync(out)
+    shutil.rmtree(pub, ignore_errors=True)
+    return True
+
+
+def recover(out: Path) -> None:
+    """Under the output lock: finish a publish a killed run committed, remove stale staging directories.
+    Afterwards ``out`` holds exactly one run's set (or nothing glmcompat wrote). A no-op if ``out`` is missing."""
+    if not check_out(out):
+        return
+    with exclusive(out):
+        recover_locked(out)
+
+
+def recover_locked(out: Path) -> None:
+    try:
+        _finish_publish(out)
+        _clean_stale(out)
+    except OSError as e:
+        raise EnvironmentFailure(f"--out {out}: cannot recover an interrupted run: {e.strerror}") from None
+
+
+def verify_outputs(out: Path) -> list[str]:
+    """Why the files in ``out`` are not one run's set: an interrupted publish, or a stamp whose per-file
+    hashes do not match the files (a mixed or edited set). An empty list when they are one set, and when
+    there is no stamp at all (a fresh checkout of the committed files carries none). Reads only; refuses
+    links."""
+    problems: list[str] = []
+    if not check_out(out):
+        return problems
+    if _lstat(out / PUBLISHING) is not None:
+        problems.append(f"{out / PUBLISHING}: a run was interrupted while replacing the set; run `glmcompat lock` again")
+    stamp = read_regular(out / STAMP)
+    if stamp is None:
+        return problems
+    files = stamp_files(stamp)
+    if not files:
+        return problems  # an older glmcompat's stamp: no per-file hashes
+    for n in OUTPUTS:
+        data = read_regular(out / n)
+        if data is None or sha(data) != files[n]:
+            problems.append(f"{out / n}: {'missing' if data is None else 'not the file'} of the set the stamp records "
+                            "(a mixed or edited set); run `glmcompat lock` again")
+    return problems
+
+
+def claim(out: Path, force: bool) -> tuple[dict[str, bytes | None], bytes | None]:
+    """The previous set and its stamp, after refusing what glmcompat must not replace: links, non-regular
+    files, and (unless ``force``) files glmcompat did not write — a pyproject.toml without glmcompat's
+    header, or another output that neither sits beside such a pyproject.toml nor matches the stamp."""
+    old = {n: read_regular(out / n) for n in OUTPUTS}
+    stamp = read_regular(out / STAMP)
+    files = stamp_files(stamp)
+    ours = old["pyproject.toml"] is not None and old["pyproject.toml"].startswith(GENERATED)
+    for n in OUTPUTS:
+        data = old[n]
+        if data is None or force:
+            continue
+        if n == "pyproject.toml" and ours:
+            continue
+        if n != "pyproject.toml" and (ours or files.get(n) == sha(data)):
+            continue
+        raise InputError(f"{out / n} is not a file glmcompat wrote; pass an empty --out directory "
+                         "(or --force to replace it)")
+    return old, stamp
+
+
+@contextmanager
+def _staging(out: Path) -> Iterator[Path]:
+    try:
+        work = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
+    except OSError as e:
+        raise EnvironmentFailure(f"--out {out}: cannot create a staging directory: {e.strerror}") from None
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # gone already once published
+
+
+def publish(out: Path, new: dict[str, bytes], stamp_bytes: bytes) -> None:
+    """Stage the set and its stamp in a fresh directory inside ``out`` (same file system: the renames never
+    cross devices), flush it to disk, commit it with one rename to ``.glmcompat-publish``, and move it in."""
+    with _staging(out) as work:
+        for n in OUTPUTS:
+            write_new(work / n, new[n])
+        write_new(work / STAMP, stamp_bytes)
+        for n in SET_FILES:
+            _fsync(work / n)
+        _fsync(work)
+        pause("staged")
+        os.replace(work, out / PUBLISHING)  # the commit point: from here on the new set is the current one
+    _fsync(out)
+    _finish_publish(out)

@@ -1,0 +1,279 @@
+"""Speculative ``uv lock``: start uv on a predicted pyproject.toml while the core still resolves.
+
+A cold ``glmcompat lock`` spends seconds resolving the core (project pages, METADATA range reads) before it
+can write the pyproject.toml that ``uv lock`` needs, and uv then spends seconds more, mostly waiting on the
+network. The pyproject.toml is usually predictable: the one already in ``--out`` (a fresh checkout holds the
+committed file; a re-lock after a matrix edit holds the previous one), or, for an empty ``--out``, the one the
+stack's own pins give. A :class:`Speculation` runs the real ``uv lock`` on that prediction in a private
+temporary directory — seeded exactly as the lock itself would seed its own (the previous uv.lock) — as soon as
+the prediction is known. Once the core is resolved, :meth:`Speculation.result_for` says whether the run
+answered the very question the lock asks: the same pyproject data (TOML comments aside: uv never reads them),
+the same seed uv.lock, the same uv binary and environment. Only then is its directory used, so the outputs are
+byte-for-byte those of an unspeculated run; on any difference it is killed and the lock runs uv as before.
+
+Nothing here writes outside its own temporary directory, and a speculation is always killed and removed
+(:func:`discard`) before the process exits.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from glmcompat.edges.uv import uv_binary, uv_env
+from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES
+
+OFF_ENV = "GLMCOMPAT_NO_SPECULATION"  # set (to anything): never speculate (benchmarks compare both ways)
+LOCK = ("lock", "-q")
+EXPORTS = (("export", "-q", "--format", "requirements.txt", "--no-emit-project", "-o", "requirements.txt"),
+           ("export", "-q", "--format", "pylock.toml", "--no-emit-project", "-o", "pylock.toml"))
+_pending: Speculation | None = None
+
+
+class Speculation:
+    """One speculative ``uv lock -q`` on ``pyproject`` (seeded with ``uvlock``) in a private temporary directory,
+    followed, once it succeeds, by the lock's two ``uv export`` runs (:data:`EXPORTS`) there."""
+
+    def __init__(self, pyproject: bytes, uvlock: bytes | None, requires_python: str | None) -> None:
+        import threading
+
+        self.pyproject = pyproject
+        self.uvlock = uvlock
+        self.uv = uv_binary()
+        self.env = uv_env(requires_python)
+        self.dir = Path(tempfile.mkdtemp(prefix="glmcompat-uv-"))
+        self.procs: list[subprocess.Popen[bytes]] = []  # the lock, then the exports as they start
+        self._guard = threading.Lock()
+        self._stopped = False
+        self._chain: threading.Thread | None = None
+        self._data: Any = None
+        try:
+            (self.dir / "pyproject.toml").write_bytes(pyproject)
+            if uvlock is not None:
+                (self.dir / "uv.lock").write_bytes(uvlock)
+            self._spawn(LOCK)
+            self._chain = threading.Thread(target=self._export, name="glmcompat-speculative-export", daemon=True)
+            self._chain.start()
+        except BaseException:
+            self.discard()
+            raise
+
+    def _spawn(self, args: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
+        with self._guard:
+            if self._stopped:
+                return None
+            p = subprocess.Popen([self.uv, *args], cwd=self.dir, env=self.env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            self.procs.append(p)
+            return p
+
+    def _export(self) -> None:
+        """After the lock: the exports, one after the other, in the same directory (stopping at a failure)."""
+        try:
+            if self.procs[0].wait() != 0:
+                return
+            for args in EXPORTS:
+                p = self._spawn(args)
+                if p is None or p.wait() != 0:
+                    return
+        except Exception:
+            return  # an export that cannot start: the lock runs its own
+
+    def data(self) -> Any:
+        """The predicted pyproject.toml as data (None when it does not parse: then nothing matches it)."""
+        if self._data is None:
+            import tomllib
+
+            try:
+                self._data = tomllib.loads(self.pyproject.decode("utf-8"))
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+                self._data = False
+        return self._data or None
+
+    def result_for(self, text: bytes, uvlock: bytes | None, requires_python: str | None) -> Path | None:
+        """The directory holding uv's lock for ``text`` seeded with ``uvlock`` — when this run answered exactly
+        that (same data, same seed, same uv and environment) and uv succeeded; else None (kill it)."""
+        import tomllib
+
+        try:
+            want = tomllib.loads(text.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return None
+        if (not self.procs or self.data() is None or want != self.data() or uvlock != self.uvlock
+                or self.uv != uv_binary() or self.env != uv_env(requires_python)):
+            return None
+        if self.procs[0].wait() != 0 or not (self.dir / "uv.lock").is_file():
+            return None
+        if text != self.pyproject:
+            # The same data, other bytes (comments): the exports must not read the file while it is replaced.
+            self.stop()
+            (self.dir / "pyproject.toml").write_bytes(text)
+        return self.dir
+
+    def exported(self) -> bool:
+        """Whether both exports ran to success in :attr:`dir` (waits for them); False once stopped."""
+        if self._chain is not None:
+            self._chain.join()
+        with self._guard:
+            return (not self._stopped and len(self.procs) == 1 + len(EXPORTS)
+                    and all(p.returncode == 0 for p in self.procs))
+
+    def stop(self) -> None:
+        """Stop every uv this speculation started (each one's whole process group); start no other."""
+        with self._guard:
+            self._stopped = True
+            procs = list(self.procs)
+        for p in procs:
+            _stop(p)
+        if self._chain is not None:
+            self._chain.join()
+
+    def discard(self) -> None:
+        """Stop uv and remove the directory."""
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _stop(p: subprocess.Popen[bytes]) -> None:
+    if p.poll() is not None:
+        return
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except OSError:
+        p.terminate()
+    try:
+        p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            p.kill()
+        p.wait()
+
+
+def start(pyproject: bytes, uvlock: bytes | None, requires_python: str | None) -> Speculation | None:
+    """A running speculation on this prediction, or None where uv cannot be started (the lock then reports it)."""
+    try:
+        return Speculation(pyproject, uvlock, requires_python)
+    except Exception:
+        return None
+
+
+def take() -> Speculation | None:
+    """The speculation the command line started for this run (see :func:`start_early`), handed over once."""
+    global _pending
+    spec, _pending = _pending, None
+    return spec
+
+
+def discard() -> None:
+    """Kill and remove a speculation nobody took (the run failed before it needed uv)."""
+    spec = take()
+    if spec is not None:
+        spec.discard()
+
+
+def read_prediction(path: str) -> bytes | None:
+    """The bytes of a regular file (no link followed, a FIFO never waited on) of at most the output size cap;
+    None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > MAX_OUTPUT_BYTES:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(MAX_OUTPUT_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def requires_python_of(pyproject: bytes) -> str | None:
+    """``project.requires-python`` of a pyproject.toml (None when it has none or does not parse)."""
+    import tomllib
+
+    try:
+        value = tomllib.loads(pyproject.decode("utf-8")).get("project", {}).get("requires-python")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+_VALUE_OPTIONS = {"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
+                  "--color"}
+
+
+def predicted_out(argv: list[str], default_stack: str) -> str | None:
+    """The output directory ``glmcompat lock ARGV`` most likely writes, from the arguments alone (no matrix):
+    ``--out``, else ``locks/<stack>/<target>[-aarch64]`` for the stack named or the default one. None when the
+    arguments leave it open, or ask for something a speculation cannot serve (``--check``, ``--index-url``,
+    ``--no-cache``)."""
+    opts: dict[str, list[str]] = {}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUE_OPTIONS:
+            if i + 1 >= len(argv):
+                return None
+            opts.setdefault(a, []).append(argv[i + 1])
+            i += 2
+            continue
+        if a in ("--check", "--index-url", "--no-cache", "-h", "--help") or a.startswith("--index-url="):
+            return None
+        i += 1
+    if "--out" in opts:
+        return opts["--out"][-1] or None
+    def last(option: str) -> str | None:
+        return opts[option][-1] if option in opts else None
+
+    engine = last("--engine")
+    stack = last("--stack") or (default_stack if engine in (None, "sglang") else None)
+    target = last("--target")
+    if not stack or not target or "/" in stack or "/" in target or stack in (".", ".."):
+        return None
+    platform = last("--platform")
+    base = os.path.join("locks", stack)
+    names = [target] if platform in ("x86_64", "amd64") else [f"{target}-aarch64"] if platform else [target, f"{target}-aarch64"]
+    for n in names:
+        if os.path.isfile(os.path.join(base, n, "pyproject.toml")):
+            return os.path.join(base, n)
+    return None
+
+
+def _header_fits(header: bytes, argv: list[str]) -> bool:
+    """Whether the first line of a generated pyproject.toml could be this request's (a cheap filter: the lock
+    compares the data exactly before it uses a speculation)."""
+    line = header.split(b"\n", 1)[0].decode("utf-8", "replace")
+    withs = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--with"]
+    if any(f"--with '{w}'" not in line for w in withs) or line.count("--with ") != len(withs):
+        return False
+    if ("--upgrade" in argv) != (" --upgrade" in line) or ("--python" in argv) != (" --python " in line):
+        return False
+    stacks = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--stack"]
+    return not stacks or f"--stack {stacks[-1]} " in line
+
+
+def start_early(argv: list[str], default_stack: str) -> None:
+    """Before the command's heavy imports: start a speculation on the pyproject.toml glmcompat wrote in the
+    output directory this command line most likely names (see :func:`predicted_out`), seeded with the uv.lock
+    beside it. Never fails: a wrong guess only costs the killed uv process."""
+    global _pending
+    if _pending is not None or os.environ.get(OFF_ENV):
+        return
+    out = predicted_out(argv, default_stack)
+    if out is None:
+        return
+    text = read_prediction(os.path.join(out, "pyproject.toml"))
+    if text is None or not text.startswith(GENERATED) or not _header_fits(text, argv):
+        return
+    uvlock = read_prediction(os.path.join(out, "uv.lock"))  # None: absent (or not a file the lock would read)
+    _pending = start(text, uvlock, requires_python_of(text))
