@@ -283,3 +283,16 @@ directory = { path = ".", editable = true }
         ("torchvision", "0.24.1", None, "directory")]
     assert lock.meta["notes"] == ["pylock lock-version 1.1 is newer than the 1.0 glmcompat knows: read as 1.0"]
     assert [c["notes"] for c in json.loads(r.stdout)["checked"]] == [lock.meta["notes"]]
+
+
+@pytest.mark.parametrize("named", ["pyproject.toml", "requirements.txt"])
+def test_unknown_target_in_pyproject_names_the_file(tmp_path, named):
+    """A target that [tool.glmcompat] names and the matrix does not know: exit 2, one line naming the
+    pyproject.toml that said it (whether the pyproject or the lock beside it was passed)."""
+    shutil.copy(ROOT / "locks" / "glm5-sglang-0.5.9" / "sm120" / "requirements.txt", tmp_path / "requirements.txt")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n\n[tool.glmcompat]\ntargets = ["sm999"]\n')
+    r = run_cli("check", str(tmp_path / named))
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'pyproject.toml'}: [tool.glmcompat] targets:")
+    assert "unknown target 'sm999'" in lines[0] and "sm120" in lines[0]

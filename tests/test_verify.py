@@ -366,3 +366,16 @@ def test_a_package_printing_markers_cannot_spoof_or_crash_verify(tmp_path: Path,
     assert not any(p["id"] == "import:spoofed" for p in r["probes"])
     assert probe(r, "import:torchvision")["status"] == "passed"  # the other groups' records still arrive
     assert probe(r, "import:torch")["status"] == "passed"
+
+
+def test_probe_processes_find_glmcompat_without_an_install():
+    """The probe processes import glmcompat from where this one did, even where it is not installed (a
+    checkout on PYTHONPATH inside a serving container): -S leaves out site-packages and every .pth."""
+    import subprocess
+    import sys
+
+    from glmcompat.ops.verify.core import _child_env
+
+    r = subprocess.run([sys.executable, "-P", "-S", "-c", "import glmcompat.ops.verify.gpuchecks"],
+                       env=_child_env([]), capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0, r.stderr

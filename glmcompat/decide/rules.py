@@ -51,16 +51,30 @@ class Context:
     def pin(self, name: str) -> str:
         return f"{name}=={self.packages[name]}"
 
-    def unknown(self, packages: tuple[str, ...], message: str, command: str) -> Finding:
+    @property
+    def machine(self) -> str:
+        """The machine whose wheels are judged (the platform of the facts' view)."""
+        return self.facts.platform
+
+    def probe_command(self, kind: str, name: str, version: str, option: str) -> str:
+        """The ``glmcompat abi|arch`` command that probes ``name`` ``version``'s wheel for this machine."""
+        plat = "" if self.machine == "x86_64" else f" --platform {self.machine}"
+        return f"glmcompat {kind} {name}=={Version(version).public}{plat} {option}"
+
+    def unknown(self, packages: tuple[str, ...], message: str, *, probe: str | None = None,
+                remedy: str | None = None) -> Finding:
+        """A fact the matrix lacks: an error (fail closed) unless --allow-unknown. The remedy is running
+        ``probe`` (a glmcompat command that records the evidence), or ``remedy`` as given."""
+        if probe is not None:
+            remedy = (f"run `{probe}` to probe it and record the evidence" if self.allow_unknown
+                      else f"run `{probe}` to probe it and record the evidence, or pass --allow-unknown")
         return Finding(
             rule="unknown",
             severity="warning" if self.allow_unknown else "error",
             packages=packages,
             message=message + (" (no evidence in the matrix)" if self.allow_unknown
                                else " (no evidence in the matrix; failing closed)"),
-            remedy=(f"run `{command}` to probe it and record the evidence" if self.allow_unknown
-                    else f"run `{command}` to probe it and record the evidence, or pass --allow-unknown")
-            if command.startswith("glmcompat ") else command,
+            remedy=remedy or "",
         )
 
 
@@ -93,8 +107,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
                                    f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined symbol(s) "
                                    "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))
                 continue
-            cmd = f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"
-            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", cmd))
+            cmd = ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public if torch else 'VER'}")
+            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", probe=cmd))
             continue
         if torch is None:
             out.append(Finding("abi", "error", (ctx.pin(name),),
@@ -174,7 +188,7 @@ def rule_family(ctx: Context) -> list[Finding]:
                                    _ev(verdict), f"use a {name} release built for torch {Version(torch).public}"))
                 continue
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
-                                   f"glmcompat abi {name}=={Version(ver).public} --torch {Version(torch).public if torch else 'VER'}"))
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public if torch else 'VER'}")))
             continue
         spec, row = found
         if torch is None:
@@ -234,10 +248,10 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                        f"(its CUDA and GPU code from PyTorch's build configuration for that release), or pass --allow-unknown")
                 msg = (f"the GPU code of torch {ver} (the +{local} build, from PyTorch's own index) is not recorded; "
                        f"its C++ ABI is torch {Version(ver).public}'s")
-                out.append(ctx.unknown((ctx.pin(name),), msg, cmd))
+                out.append(ctx.unknown((ctx.pin(name),), msg, remedy=cmd))
                 continue
             out.append(ctx.unknown((ctx.pin(name),), f"the GPU code of {name} {ver} is not recorded",
-                                   f"glmcompat arch {name}=={Version(ver).public} --target {t.name}"))
+                                   probe=ctx.probe_command("arch", name, ver, f"--target {t.name}")))
             continue
         sass, ptx, row = code
         if gpu.runnable(list(sass) + list(ptx), ctx.capability):
@@ -258,6 +272,11 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
             found = _best_kernel(ctx, name)
             alt = f"{found[0]}=={found[1]} (built against torch {found[2]})" if found else None
             remedy = f"use {alt}" if alt else f"no known {name} release carries code for {t.name}: choose another target"
+            if found and ctx.machine != "x86_64":
+                code = ctx.facts.gpu_code(found[0], found[1])
+                runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, ctx.capability)]
+                if runs:
+                    remedy = f"use {alt}: its Linux {ctx.machine} wheel carries {', '.join(runs)}, which runs on {t.name}"
         out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy))
     return out
 
@@ -297,6 +316,10 @@ def rule_cuda(ctx: Context) -> list[Finding]:
                       f"or a torch built for CUDA {kmajor}")
         else:
             remedy = f"pin torch=={row.torch} (built for CUDA {kmajor})"
+            if ctx.machine != "x86_64" and ctx.facts.torch_cuda(row.torch) == "":
+                m = ctx.machine
+                remedy = (f"torch {row.torch}'s default Linux {m} wheel has no CUDA: use a CUDA {kmajor} build of "
+                          f"torch {row.torch} for {m} (PyTorch's own index), or a release whose {m} wheel is one")
         out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
     return out
 
@@ -410,7 +433,7 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
                 if (tv.major, tv.minor) != (int(m.group(1)), int(m.group(2))):
                     f = ctx.unknown((ctx.pin(name), ctx.pin("torch")),
                                     f"{name} {ver} {what}, next to torch {torch}: an unproven pairing",
-                                    f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
+                                    remedy=f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
                                     "on the target to prove this one loads, or pass --allow-unknown")
                     out.append(replace(f, evidence=_ev(row)))
                     continue
@@ -651,8 +674,6 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
                          env=None if plain else env, no_isolation=no_isolation)
-        if m != "x86_64":
-            found = [_on_platform(f, m, mfacts, trow) for f in found]
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)
@@ -665,34 +686,6 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         envs_of = () if not names or len(names) == total else tuple(names)
         out.append(replace(f, environments=envs_of))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
-
-
-_PROBE_CMD = re.compile(r"(glmcompat (?:arch|abi) [^`]*?)(`|,| or |$)")
-_USE_KERNEL = re.compile(r"^use ([A-Za-z0-9._-]+)==([^ ]+) \(built against torch ([^)]+)\)$")
-_PIN_TORCH_CUDA = re.compile(r"^pin torch==([^ ]+) \(built for CUDA (\d+)\)$")
-
-
-def _on_platform(f: Finding, machine: str, facts: Facts, trow: Target) -> Finding:
-    """A finding of a ``machine`` environment, with its remedy about that machine's wheels: a probe command
-    reads them (``--platform aarch64``), a kernel to use says that its ``machine`` wheel runs on the target,
-    and a torch to pin that is CPU-only on ``machine`` is not offered."""
-    remedy = f.remedy
-    if "glmcompat arch " in remedy or "glmcompat abi " in remedy:
-        remedy = _PROBE_CMD.sub(lambda m: f"{m.group(1)} --platform {machine}{m.group(2)}", remedy, count=1)
-    m = _USE_KERNEL.match(remedy)
-    if f.rule == "gpu-code" and m:
-        code = facts.gpu_code(m.group(1), m.group(2))
-        runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, gpu.parse_capability(trow.compute_capability))]
-        if runs:
-            remedy = (f"use {m.group(1)}=={m.group(2)} (built against torch {m.group(3)}): its Linux {machine} wheel "
-                      f"carries {', '.join(runs)}, which runs on {trow.name}")
-    m = _PIN_TORCH_CUDA.match(remedy)
-    if f.rule == "cuda" and m and facts.torch_cuda(m.group(1)) == "":
-        remedy = (f"torch {m.group(1)}'s default Linux {machine} wheel has no CUDA: use a CUDA {m.group(2)} build of "
-                  f"torch {m.group(1)} for {machine} (PyTorch's own index), or a release whose {machine} wheel is one")
-    if remedy == f.remedy:
-        return f
-    return replace(f, remedy=remedy)
 
 
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:

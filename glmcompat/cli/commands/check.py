@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ class Job:
     notes: list[str] = field(default_factory=list)
     environments: int = 1
     platforms: list[str] | None = None  # --platform: only these machines' environments are judged
+    targets_from: str | None = None  # the pyproject.toml whose [tool.glmcompat] named the targets (None: --target)
 
 
 def _parse(argv: Sequence[str]) -> Any:
@@ -115,14 +116,16 @@ def _jobs(args: Any) -> list[Job]:
         if not p.exists():
             raise InputError("no such file", path=raw)
         settings: dict[str, Any] = {}
+        settings_path: Path | None = None
         lock = p
         if p.name == "pyproject.toml":
-            settings = _pyproject_settings(p)
+            settings, settings_path = _pyproject_settings(p), p
             lock = next((p.parent / n for n in LOCK_NAMES if (p.parent / n).exists()), None)  # type: ignore[assignment]
             if lock is None:
                 raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
         elif (p.parent / "pyproject.toml").is_file() and not args.target:
-            settings = _pyproject_settings(p.parent / "pyproject.toml")
+            settings_path = p.parent / "pyproject.toml"
+            settings = _pyproject_settings(settings_path)
         key = lock.resolve()
         if key in seen:
             continue
@@ -137,6 +140,8 @@ def _jobs(args: Any) -> list[Job]:
         model = args.model or settings.get("model")
         shown = str(lock) if lock == p else f"{lock} (from {raw})"
         job = Job(lock, [str(t) for t in targets], model, shown)
+        if not args.target and settings_path is not None:
+            job.targets_from = str(settings_path)
         job.platforms = _platform_setting(lock, settings if p.name == "pyproject.toml" else None)
         jobs.append(job)
     return jobs
@@ -248,8 +253,7 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
             any_new = next(iter(new_env.values()), {})
             rest = [f"{n} {any_new[n]}" for n in names if n in any_new and not any(b.startswith(n + " ") or f"-> {n} " in b for b in bumps)]
             head = " and ".join(bumps) + (f" breaks {', '.join(rest)}" if rest else " is unsafe")
-            f = Finding(f.rule, f.severity, f.packages, f"{head}: {f.message}", f.evidence, f.remedy,
-                        tuple(changed) if f.environments else ())
+            f = replace(f, message=f"{head}: {f.message}", environments=tuple(changed) if f.environments else ())
         elif (f.rule, f.message) in old_keys:
             continue
         out.append(f)
@@ -273,7 +277,13 @@ def main(name: str, argv: Sequence[str]) -> int:
         if platforms is not None:
             job.platforms = platforms  # --platform wins over the pyproject's setting
         for t in job.targets:
-            _check_ships(facts.target(t), job.platforms)
+            try:
+                trow = facts.target(t)
+            except InputError as e:
+                if job.targets_from is None:
+                    raise
+                raise InputError(f"[tool.glmcompat] targets: {e.message}", path=job.targets_from) from None
+            _check_ships(trow, job.platforms)
         if job.model:
             facts.model(job.model)
     o = output(args)

@@ -246,7 +246,9 @@ def _complete(out: list[dict[str, Any]], expected: list[str], rc: int | None, ti
 
 def _child_env(paths: list[str]) -> dict[str, str]:
     env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import glmcompat
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(glmcompat.__file__)))  # the directory holding the package
     parts = [os.path.abspath(p) for p in paths]
     if env.get("PYTHONPATH"):
         parts.append(env["PYTHONPATH"])
