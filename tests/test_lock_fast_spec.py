@@ -95,6 +95,36 @@ def test_a_wrong_prediction_gives_todays_outputs(tmp_path, env, facts, src, refs
     assert gone(spec)
 
 
+def test_the_stack_pins_predict_an_empty_out(tmp_path, env, facts, src, refs, monkeypatch):
+    """A cold run into an empty --out predicts from the stack's pins: the lock's own data for the GLM-5 stack."""
+    import tomllib
+
+    started: list[bytes] = []
+    real = speculate.start
+
+    def start(pyproject, uvlock, requires_python):
+        started.append(pyproject)
+        return real(pyproject, uvlock, requires_python)
+
+    monkeypatch.setattr(speculate, "start", start)
+    for p in (safety.cache_dir() / "resolutions").glob("*.json"):
+        p.unlink()  # a cold run: nothing memoized
+    spec = L._speculate(facts, A, tmp_path / "out")
+    assert spec is not None
+    spec.discard()
+    assert len(started) == 1 and tomllib.loads(started[0].decode()) == tomllib.loads(refs[A]["pyproject.toml"].decode())
+
+
+def test_a_stack_override_is_predicted_only_where_the_engine_pin_needs_it(facts):
+    """sglang 0.5.9 pins transformers==4.57.1 (no release row: the stack's override is taken as declared); vllm
+    0.33.0's own requirement admits the stack's transformers 5.20.2, so no override is expected (the committed
+    vLLM lock has none)."""
+    assert L._expected_overrides(facts, facts.stack("glm5-sglang-0.5.9")) == {"transformers": "5.2.0"}
+    vllm = facts.stack("glm5-vllm-0.33.0")
+    assert dict(vllm.overrides) and L._expected_overrides(facts, vllm) == {}
+    assert b"override-dependencies" not in (ROOT / "locks" / "glm5-vllm-0.33.0" / "sm120" / "pyproject.toml").read_bytes()
+
+
 def test_another_environment_is_a_miss(tmp_path, env, facts, src, refs, uv_calls, monkeypatch):
     spec = pending(refs[A]["pyproject.toml"])
     monkeypatch.setenv("UV_NO_BUILD", "0")  # uv would run with another environment than the speculation's
@@ -141,7 +171,12 @@ def test_start_early_predicts_and_filters(tmp_path, monkeypatch, refs):
     default = "glm5-sglang-0.5.9"
     assert speculate.predicted_out(["--target", "sm120"], default) == os.path.join("locks", default, "sm120")
     assert speculate.predicted_out(["--target", "sm120", "--out", "x"], default) == "x"
-    assert speculate.predicted_out(["--target", "sm120", "--engine", "vllm"], default) is None
+    assert speculate.predicted_out(["--target", "sm120", "--engine", "vllm"], default) is None  # no vLLM lock here
+    for stack, version in (("old-vllm", "0.19.1"), ("new-vllm", "0.33.0"), ("newer-sglang", "9.9")):
+        (tmp_path / "locks" / stack / "sm120").mkdir(parents=True)
+        pin = "vllm" if "vllm" in stack else "sglang"
+        (tmp_path / "locks" / stack / "sm120" / "pyproject.toml").write_text(f'[project]\ndependencies = [\n    "{pin}=={version}",\n]\n')
+    assert speculate.predicted_out(["--target", "sm120", "--engine", "vllm"], default) == os.path.join("locks", "new-vllm", "sm120")
     assert speculate.predicted_out(["--target", "sm120", "--check"], default) is None
     assert speculate.predicted_out(["--target", "sm121"], default) is None  # nothing there
     text = refs[A]["pyproject.toml"]

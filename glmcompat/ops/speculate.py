@@ -4,12 +4,14 @@ A cold ``glmcompat lock`` spends seconds resolving the core (project pages, META
 can write the pyproject.toml that ``uv lock`` needs, and uv then spends seconds more, mostly waiting on the
 network. The pyproject.toml is usually predictable: the one already in ``--out`` (a fresh checkout holds the
 committed file; a re-lock after a matrix edit holds the previous one), or, for an empty ``--out``, the one the
-stack's own pins give. A :class:`Speculation` runs the real ``uv lock`` on that prediction in a private
-temporary directory — seeded exactly as the lock itself would seed its own (the previous uv.lock) — as soon as
-the prediction is known. Once the core is resolved, :meth:`Speculation.result_for` says whether the run
-answered the very question the lock asks: the same pyproject data (TOML comments aside: uv never reads them),
-the same seed uv.lock, the same uv binary and environment. Only then is its directory used, so the outputs are
-byte-for-byte those of an unspeculated run; on any difference it is killed and the lock runs uv as before.
+stack's own pins give. A :class:`Speculation`
+runs the real ``uv lock`` on a prediction in a private temporary directory — seeded exactly as the lock itself
+would seed its own (the previous uv.lock) — as soon as the prediction is known, and the lock's two ``uv export``
+runs after it. Once the core is resolved, :meth:`Speculation.result_for` says whether the run answered the very
+question the lock asks: the same pyproject data (TOML comments aside: uv never reads them), the same seed
+uv.lock, the same uv binary and environment. Only then is its directory used (its exports only when the
+pyproject.toml bytes are the same too), so the outputs are byte for byte those of an unspeculated run; on any
+difference it is killed and the lock runs uv as before.
 
 Nothing here writes outside its own temporary directory, and a speculation is always killed and removed
 (:func:`discard`) before the process exits.
@@ -95,17 +97,22 @@ class Speculation:
                 self._data = False
         return self._data or None
 
-    def result_for(self, text: bytes, uvlock: bytes | None, requires_python: str | None) -> Path | None:
-        """The directory holding uv's lock for ``text`` seeded with ``uvlock`` — when this run answered exactly
-        that (same data, same seed, same uv and environment) and uv succeeded; else None (kill it)."""
+    def matches(self, text: bytes, uvlock: bytes | None, requires_python: str | None) -> bool:
+        """Whether this run answers the lock of ``text`` seeded with ``uvlock``: the same data, the same seed,
+        the same uv binary and environment (it may still be running)."""
         import tomllib
 
         try:
             want = tomllib.loads(text.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return None
-        if (not self.procs or self.data() is None or want != self.data() or uvlock != self.uvlock
-                or self.uv != uv_binary() or self.env != uv_env(requires_python)):
+            return False
+        return bool(self.procs and self.data() is not None and want == self.data() and uvlock == self.uvlock
+                    and self.uv == uv_binary() and self.env == uv_env(requires_python))
+
+    def result_for(self, text: bytes, uvlock: bytes | None, requires_python: str | None) -> Path | None:
+        """The directory holding uv's lock for ``text`` seeded with ``uvlock`` — when this run answered exactly
+        that (:meth:`matches`) and uv succeeded (waits for it); else None (then discard it)."""
+        if not self.matches(text, uvlock, requires_python):
             return None
         if self.procs[0].wait() != 0 or not (self.dir / "uv.lock").is_file():
             return None
@@ -232,20 +239,40 @@ def predicted_out(argv: list[str], default_stack: str) -> str | None:
         i += 1
     if "--out" in opts:
         return opts["--out"][-1] or None
+
     def last(option: str) -> str | None:
         return opts[option][-1] if option in opts else None
 
     engine = last("--engine")
-    stack = last("--stack") or (default_stack if engine in (None, "sglang") else None)
+    stack = last("--stack") or (default_stack if engine in (None, "sglang") else "*" if engine == "vllm" else None)
     target = last("--target")
     if not stack or not target or "/" in stack or "/" in target or stack in (".", ".."):
         return None
     platform = last("--platform")
-    base = os.path.join("locks", stack)
     names = [target] if platform in ("x86_64", "amd64") else [f"{target}-aarch64"] if platform else [target, f"{target}-aarch64"]
+    if stack == "*":  # --engine vllm: the newest vLLM stack's lock here (the matrix picks the stack; a guess costs a miss)
+        return _newest_vllm_lock(names)
     for n in names:
-        if os.path.isfile(os.path.join(base, n, "pyproject.toml")):
-            return os.path.join(base, n)
+        if os.path.isfile(os.path.join("locks", stack, n, "pyproject.toml")):
+            return os.path.join("locks", stack, n)
+    return None
+
+
+def _newest_vllm_lock(names: list[str]) -> str | None:
+    """Of the lock directories ``locks/*/<name>``, the one whose pyproject.toml pins the newest vllm."""
+    import glob
+    import re
+
+    best: tuple[tuple[int, ...], str] | None = None
+    for n in names:
+        for d in sorted(glob.glob(os.path.join("locks", "*", glob.escape(n)))):
+            m = re.search(rb'\n\s*"vllm==([0-9][0-9.]*)"', read_prediction(os.path.join(d, "pyproject.toml")) or b"")
+            if m:
+                version = tuple(int(x) for x in m.group(1).decode().split(".") if x)
+                if best is None or version > best[0]:
+                    best = (version, d)
+        if best is not None:
+            return best[1]
     return None
 
 
