@@ -452,13 +452,23 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", matrix)
     facts = load_facts([matrix])
     req = LockRequest(VSTACK, "sm120", "glm_moe_dsa", "3.11")
-    memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
-    memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text(json.dumps(resolve_core(facts, req, source=RecordedSource(FIXTURES / "resolver" / "index.json")).__dict__))
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_INDEX", "UV_DEFAULT_INDEX", "PIP_INDEX"))}
     env["UV_CACHE_DIR"] = str(tmp_path / "uv-cache")
     with serve_wheels(VLLM) as url:
+        # the recorded resolution, seeded in the memo under the key of a lock against this index
+        saved = os.environ.get("UV_DEFAULT_INDEX")
+        os.environ["UV_DEFAULT_INDEX"] = url
+        try:
+            memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
+        finally:
+            if saved is None:
+                del os.environ["UV_DEFAULT_INDEX"]
+            else:
+                os.environ["UV_DEFAULT_INDEX"] = saved
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        src = RecordedSource(FIXTURES / "resolver" / "index.json")
+        memo.write_text(json.dumps(resolve_core(facts, req, source=src).__dict__))
         r = subprocess.run([sys.executable, "-m", "glmcompat", "lock", "--target", "sm120", "--engine", "vllm",
                             "--matrix", str(matrix), "--out", str(out), "--python", "cp311", "--index-url", url, "-v"],
                            capture_output=True, text=True, env=env, timeout=300)

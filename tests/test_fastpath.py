@@ -77,3 +77,57 @@ def test_colour_follows_no_color_and_force_color(tmp_path):
     assert "\033[" not in plain.stdout and "\033[" in forced.stdout and off.stdout == plain.stdout
     again = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1"})
     assert again.stdout == forced.stdout
+
+
+REALWORLD = FIX / "realworld"
+RW_ROWS = [line.split("\t") for line in (REALWORLD / "expected.tsv").read_text().splitlines()
+           if line.strip() and not line.startswith("#")]
+FORMAT_FILES = sorted(p for p in (FIX / "formats").rglob("*") if p.is_file() and not p.name.startswith(("README", "SOURCE")))
+
+
+@pytest.mark.parametrize("case,file,target,want,args,why", RW_ROWS, ids=[f"{r[0]}-{r[2]}" for r in RW_ROWS])
+def test_cached_verdict_is_the_full_verdict_on_real_files(tmp_path, case, file, target, want, args, why):
+    """Every real-world check fixture: the second run (answered from the verdict cache) prints the same bytes
+    and exits with the same code as the first (the full path)."""
+    extra = [] if args == "-" else args.split()
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    full = run_cli("check", file, "--target", target, *extra, cwd=REALWORLD / case, env=env)
+    fast = run_cli("check", file, "--target", target, *extra, cwd=REALWORLD / case, env=env)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert full.returncode == int(want)
+    if full.returncode in (0, 1):
+        assert list((tmp_path / "cache").glob("verdicts/*")), "the full path stored its verdict"
+
+
+@pytest.mark.parametrize("path", FORMAT_FILES, ids=[f"{p.parent.name}/{p.name}" for p in FORMAT_FILES])
+def test_cached_verdict_is_the_full_verdict_on_every_format_fixture(tmp_path, path):
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    full = run_cli("check", str(path), "--target", "sm120", "--json", env=env)
+    fast = run_cli("check", str(path), "--target", "sm120", "--json", env=env)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+
+
+@pytest.mark.parametrize("flags", [["--color", "always"], ["--color", "never"], ["-q"], ["--quiet", "--color", "always"]])
+def test_color_and_quiet_flags_are_answered_and_kept_apart(tmp_path, flags):
+    """`--color` and `-q` change the bytes printed: each combination has its own cached verdict, equal to the
+    full path's, and the fast path answers it (a stored verdict exists after the first run)."""
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    lock = str(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt")
+    base = run_cli("check", lock, "--target", "sm90", env=env)
+    full = run_cli("check", lock, "--target", "sm90", *flags, env=env)
+    fast = run_cli("check", lock, "--target", "sm90", *flags, env=env)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert len(list((tmp_path / "cache").glob("verdicts/*"))) == 2
+    if "always" in flags:
+        assert "\033[" in full.stdout
+    if "-q" in flags or "--quiet" in flags:
+        assert full.stdout != base.stdout
+
+
+def test_the_fast_path_knows_the_shared_flags():
+    from glmcompat.cli.fastpath import key
+
+    lock = str(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt")
+    assert key([lock, "--target", "sm90", "--color", "never", "-q"]) is not None
+    assert key([lock, "--target", "sm90", "--color", "sometimes"]) is None  # the full path reports the bad value
+    assert key([lock, "--target", "sm90", "-v"]) is None  # -v prints timings to stderr: never cached

@@ -387,6 +387,16 @@ def test_resolution_key_normalises_the_platform(facts):
     assert key(facts, LockRequest(STACK, "sm100")) != key(facts, LockRequest(STACK, "sm100", platform="aarch64"))
 
 
+def test_resolution_key_includes_the_index(facts, monkeypatch):
+    """A resolution memoised from one index is never reused for a lock against another (`--index-url`)."""
+    from glmcompat.ops.lockgen import resolution_key
+
+    monkeypatch.setenv("UV_DEFAULT_INDEX", "https://index.invalid/simple/")
+    one = resolution_key(facts, LockRequest(STACK, "sm120"))
+    monkeypatch.setenv("UV_DEFAULT_INDEX", "https://mirror.invalid/simple/")
+    assert resolution_key(facts, LockRequest(STACK, "sm120")) != one
+
+
 def test_aarch64_lock_against_an_x86_64_source_is_refused(facts, src, tmp_path):
     with pytest.raises(InputError, match="the source reads the x86_64 wheels, and the request is for aarch64"):
         lock(facts, LockRequest(STACK, "sm100", "glm_moe_dsa", platform="aarch64"), tmp_path / "o", source=src)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
+from glmcompat.cli.commands._common import use_color
+
 try:
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - a CPython built without _blake2
@@ -27,19 +29,8 @@ except ImportError:  # pragma: no cover - a CPython built without _blake2
 
 FORMAT = 2
 MAGIC = b"glmcompat-verdict"
-_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix"}
-_FLAGS = {"--allow-unknown", "--json"}
-
-
-def use_color() -> bool:
-    """Colour on a terminal, as uv and pre-commit decide it: ``NO_COLOR`` (any value) or ``TERM=dumb`` turn
-    it off, ``FORCE_COLOR`` (any non-empty value) turns it on even when stdout is not a terminal."""
-    env = os.environ
-    if env.get("NO_COLOR"):
-        return False
-    if env.get("FORCE_COLOR"):
-        return True
-    return sys.stdout.isatty() and env.get("TERM") != "dumb"
+_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color"}
+_FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
 
 def _digest(path: str) -> str:
@@ -69,6 +60,7 @@ def key(argv: list[str]) -> str | None:
 
     paths: list[str] = []
     matrices: list[str] = []
+    color = "auto"
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -77,6 +69,10 @@ def key(argv: list[str]) -> str | None:
                 return None
             if a == "--matrix":
                 matrices.append(argv[i + 1])
+            elif a == "--color":
+                color = argv[i + 1]
+                if color not in ("auto", "always", "never"):
+                    return None  # the full path reports it
             i += 2
             continue
         if a.startswith("-"):
@@ -95,7 +91,7 @@ def key(argv: list[str]) -> str | None:
     if files is None:
         return None
     h = blake2b(digest_size=20)
-    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color()), "\0".join(argv)):
+    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for f in files:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
         d = _digest(f)

@@ -116,10 +116,13 @@ def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
 
 
 def resolution_key(facts: Facts, req: LockRequest) -> str:
+    from glmcompat.edges.index import default_index_url
+
     stack = facts.stack(req.stack)
+    # the index is part of the question: `lock --index-url X` must not reuse a resolution made on another index
     blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
-                       lock_platform(facts, req.target, req.platform)], sort_keys=True)
+                       lock_platform(facts, req.target, req.platform), default_index_url()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
