@@ -16,11 +16,20 @@ def code_fingerprint() -> str:
 
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the glmcompat package
         parts = [__version__]
-        for root, dirs, files in os.walk(here):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for f in sorted(files):
-                if f.endswith(".py"):
-                    st = os.stat(os.path.join(root, f))
-                    parts.append(f"{os.path.relpath(os.path.join(root, f), here)}:{st.st_size}:{st.st_mtime_ns}")
+        _walk(here, "", parts)
         _memo = "\n".join(parts)
     return _memo
+
+
+def _walk(directory: str, prefix: str, parts: list[str]) -> None:
+    """``relative/path.py:size:mtime_ns`` of every module under ``directory``, sorted (scandir: one
+    ``stat`` per module, no path arithmetic)."""
+    with os.scandir(directory) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            if e.name != "__pycache__":
+                _walk(e.path, f"{prefix}{e.name}/", parts)
+        elif e.name.endswith(".py"):
+            st = e.stat()
+            parts.append(f"{prefix}{e.name}:{st.st_size}:{st.st_mtime_ns}")
