@@ -296,3 +296,16 @@ def test_unknown_target_in_pyproject_names_the_file(tmp_path, named):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'pyproject.toml'}: [tool.glmcompat] targets:")
     assert "unknown target 'sm999'" in lines[0] and "sm120" in lines[0]
+
+
+@pytest.mark.parametrize("lock,target,extra,want", [
+    ("sm120/requirements.txt", "sm120", [], ["x86_64"]),  # sm120 ships on x86_64 only
+    ("sm100/requirements.txt", "sm100", [], ["x86_64", "aarch64"]),  # B200 hosts and GB200
+    ("sm100/requirements.txt", "sm100", ["--platform", "x86_64"], ["x86_64"]),
+    ("sm100-aarch64/requirements.txt", "sm100", [], ["aarch64"]),  # the lock's [tool.glmcompat] platform
+])
+def test_json_names_the_machines_judged(lock, target, extra, want):
+    r = run_cli("check", str(ROOT / "locks" / "glm5-sglang-0.5.9" / lock), "--target", target, "--json", *extra)
+    assert r.returncode in (0, 1), r.stderr
+    doc = json.loads(r.stdout)
+    assert [c["platforms"] for c in doc["checked"]] == [want]

@@ -360,13 +360,18 @@ def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[st
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
     import json
 
+    from glmcompat.model.platforms import target_platforms
+
     findings = []
     checked = []
     for job in jobs:
         for t, fs in job.findings.items():
+            # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
+            # machine the target ships on
+            machines = job.platforms or target_platforms(facts.target(t))
             checked.append({"path": str(job.path), "target": t, "model": job.model,
                             "ok": not any(f.severity == "error" for f in fs),
-                            "environments": job.environments, "notes": job.notes})
+                            "environments": job.environments, "notes": job.notes, "platforms": list(machines)})
             for f in fs:
                 findings.append({**f.to_json(), "path": str(job.path), "target": t})
     doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
