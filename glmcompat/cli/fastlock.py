@@ -24,10 +24,12 @@ from __future__ import annotations
 import os
 import sys
 
+from glmcompat.cli import records
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX, hasher
 
 FORMAT = 1
 MAGIC = b"glmcompat-lock-verdict"
+HEADER = b"%s %d" % (MAGIC, FORMAT)
 OUT_DIR = "dir"  # the digest field of the output directory's entry
 _VALUE_OPTIONS = {"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
                   "--index-url", "--color"}
@@ -42,26 +44,6 @@ TYPE_CHECKING = False  # not typing's: importing typing costs this path more tha
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
-
-
-def _code_stamp() -> str:
-    """glmcompat's version and the size and mtime of each of its modules (what
-    :func:`glmcompat.matrix.fingerprint.code_fingerprint` keys on, read with one ``scandir`` per directory)."""
-    from glmcompat import __version__
-
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the glmcompat package
-    found: list[str] = []
-    todo = [here]
-    while todo:
-        with os.scandir(todo.pop()) as entries:
-            for e in entries:
-                if e.name.endswith(".py") and e.is_file():
-                    st = e.stat()
-                    found.append(f"{e.path}:{st.st_size}:{st.st_mtime_ns}")
-                elif e.name != "__pycache__" and e.is_dir():
-                    todo.append(e.path)
-    found.sort()
-    return "\n".join([__version__, *found])
 
 
 def _uv_path() -> str:
@@ -106,6 +88,7 @@ def key(argv: list[str]) -> str | None:
         st = os.stat(_uv_path())
     except OSError:
         return None
+    from glmcompat.matrix.fingerprint import code_fingerprint
     from glmcompat.matrix.locations import matrix_file_names
 
     names = matrix_file_names(matrices)
@@ -113,7 +96,7 @@ def key(argv: list[str]) -> str | None:
         return None  # a directory with no matrix file: the full path reports it
     h = hasher()
     env = "\0".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k not in _VOLATILE)
-    for part in (f"{MAGIC.decode()} {FORMAT}", _code_stamp(), os.getcwd(), sys.executable, sys.version,
+    for part in (f"{MAGIC.decode()} {FORMAT}", code_fingerprint(), os.path.dirname(__file__), os.getcwd(), sys.executable, sys.version,
                  f"{_uv_path()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}", f"{_tty(sys.stdout)}{_tty(sys.stderr)}",
                  "\0".join(argv), env):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -159,41 +142,6 @@ def _uv_config() -> list[str]:
     return files
 
 
-def _encode(deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
-    out = [b"%s %d\n%d\n%d\n" % (MAGIC, FORMAT, rc, len(deps))]
-    for path, d in deps.items():
-        out.append(os.fsencode(path) + b"\0" + d.encode() + b"\n")
-    for text in (stdout, stderr):
-        data = text.encode("utf-8", "surrogateescape")
-        out.append(b"%d\n" % len(data) + data)
-    return b"".join(out)
-
-
-def _decode(blob: bytes) -> tuple[dict[str, str], str, str, int]:
-    """Inverse of :func:`_encode`; ValueError on anything else (a truncated or foreign file is a miss)."""
-    head, rest = blob.split(b"\n", 1)
-    if head != b"%s %d" % (MAGIC, FORMAT):
-        raise ValueError("not a lock verdict record")
-    rc_s, n_s, rest = rest.split(b"\n", 2)
-    rc, n = int(rc_s), int(n_s)
-    deps: dict[str, str] = {}
-    for _ in range(n):
-        line, rest = rest.split(b"\n", 1)
-        path, d = line.split(b"\0")
-        deps[os.fsdecode(path)] = d.decode()
-    texts = []
-    for _ in range(2):
-        size_s, rest = rest.split(b"\n", 1)
-        size = int(size_s)
-        if len(rest) < size:
-            raise ValueError("truncated")
-        texts.append(rest[:size].decode("utf-8", "surrogateescape"))
-        rest = rest[size:]
-    if rest:
-        raise ValueError("trailing data")
-    return deps, texts[0], texts[1], rc
-
-
 def _record_path(k: str) -> str | None:
     from glmcompat.matrix.locations import cache_dir_name
 
@@ -231,7 +179,7 @@ def lookup(argv: list[str]) -> int | None:
         return None
     try:
         with open(path, "rb") as f:
-            deps, out, err, rc = _decode(f.read())
+            deps, out, err, rc = records.decode(HEADER, f.read())
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     if not _still_true(deps):
@@ -297,4 +245,4 @@ def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
 
     from glmcompat.matrix.store import atomic_write
 
-    atomic_write(Path(path), _encode(deps, stdout, stderr, rc))
+    atomic_write(Path(path), records.encode(HEADER, deps, stdout, stderr, rc))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 
+from glmcompat.cli import records
 from glmcompat.cli.commands._common import use_color
 
 try:
@@ -29,6 +30,7 @@ except ImportError:  # pragma: no cover - a CPython built without _blake2
 
 FORMAT = 2
 MAGIC = b"glmcompat-verdict"
+HEADER = b"%s %d" % (MAGIC, FORMAT)
 _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color"}
 _FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
@@ -106,41 +108,6 @@ def key(argv: list[str]) -> str | None:
     return h.hexdigest()
 
 
-def _encode(deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
-    out = [b"%s %d\n%d\n%d\n" % (MAGIC, FORMAT, rc, len(deps))]
-    for path, digest in deps.items():
-        out.append(os.fsencode(path) + b"\0" + digest.encode() + b"\n")
-    for text in (stdout, stderr):
-        data = text.encode("utf-8", "surrogateescape")
-        out.append(b"%d\n" % len(data) + data)
-    return b"".join(out)
-
-
-def _decode(blob: bytes) -> tuple[dict[str, str], str, str, int]:
-    """Inverse of :func:`_encode`; ValueError on anything else (a truncated or foreign file is a miss)."""
-    head, rest = blob.split(b"\n", 1)
-    if head != b"%s %d" % (MAGIC, FORMAT):
-        raise ValueError("not a verdict record")
-    rc_s, n_s, rest = rest.split(b"\n", 2)
-    rc, n = int(rc_s), int(n_s)
-    deps: dict[str, str] = {}
-    for _ in range(n):
-        line, rest = rest.split(b"\n", 1)
-        path, digest = line.split(b"\0")
-        deps[os.fsdecode(path)] = digest.decode()
-    texts = []
-    for _ in range(2):
-        size_s, rest = rest.split(b"\n", 1)
-        size = int(size_s)
-        if len(rest) < size:
-            raise ValueError("truncated")
-        texts.append(rest[:size].decode("utf-8", "surrogateescape"))
-        rest = rest[size:]
-    if rest:
-        raise ValueError("trailing data")
-    return deps, texts[0], texts[1], rc
-
-
 def lookup(argv: list[str]) -> int | None:
     """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
     from glmcompat.matrix.locations import cache_dir_name
@@ -151,7 +118,7 @@ def lookup(argv: list[str]) -> int | None:
         return None
     try:
         with open(os.path.join(base, "verdicts", k), "rb") as f:
-            deps, out, err, rc = _decode(f.read())
+            deps, out, err, rc = records.decode(HEADER, f.read())
         for path, digest in deps.items():
             if _digest(path) != digest:
                 return None
@@ -172,7 +139,7 @@ def store(argv: list[str], deps: list[str], stdout: str, stderr: str, rc: int) -
     k = key(argv) if base else None
     if k is None or base is None:
         return
-    record = _encode({os.path.abspath(p): _digest(p) for p in sorted(set(deps))}, stdout, stderr, rc)
+    record = records.encode(HEADER, {os.path.abspath(p): _digest(p) for p in sorted(set(deps))}, stdout, stderr, rc)
     try:
         from pathlib import Path
 

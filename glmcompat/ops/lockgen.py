@@ -84,10 +84,6 @@ __all__ = [
 
 RESOLUTION_FORMAT = 5
 
-# Former private names, kept for callers that still use them.
-_Progress = Progress
-_stamp = stamp_of
-
 
 @dataclass(frozen=True)
 class NoopRecord:
