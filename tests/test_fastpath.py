@@ -131,3 +131,57 @@ def test_the_fast_path_knows_the_shared_flags():
     assert key([lock, "--target", "sm90", "--color", "never", "-q"]) is not None
     assert key([lock, "--target", "sm90", "--color", "sometimes"]) is None  # the full path reports the bad value
     assert key([lock, "--target", "sm90", "-v"]) is None  # -v prints timings to stderr: never cached
+
+
+def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, monkeypatch):
+    """The full path keys its verdict by the inputs as it read them: a file edited while it ran is not recorded
+    against its new bytes (the next run judges it afresh)."""
+    from glmcompat.cli import fastpath
+    from glmcompat.cli.startup import decode
+
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    lock = tmp_path / "requirements.txt"
+    lock.write_text("torch==2.9.1\n")
+    argv = [str(lock), "--target", "sm90"]
+    before = fastpath.key(argv)
+    assert before is not None
+    lock.write_text("torch==2.10.0\n")  # edited while the run judged the old bytes
+    fastpath.store(argv, before, [str(lock)], "verdict of the old bytes\n", "", 0)
+    assert not (tmp_path / "cache" / "verdicts").exists()
+    before = fastpath.key(argv)
+    assert before is not None
+    side = tmp_path / "pyproject.toml"
+    fastpath.store(argv, before, [str(lock), str(side)], "verdict\n", "", 0)
+    (record,) = (tmp_path / "cache" / "verdicts").iterdir()
+    deps, out, _, rc = decode(fastpath.HEADER, record.read_bytes())
+    assert (out, rc) == ("verdict\n", 0)
+    assert list(deps) == [str(side)]  # the named file is in the key already: not hashed a second time
+    assert fastpath.lookup(argv) == 0
+
+
+def test_the_code_fingerprint_sees_an_edited_module_or_matrix_file(tmp_path):
+    """The shipped matrix is keyed as the code is (size and mtime of each file), so the start-up paths need not
+    hash it; an edit to either, or a new file, is another fingerprint."""
+    import os
+
+    from glmcompat.matrix import locations
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "data" / "m.toml").write_text("[x]\n")
+    (tmp_path / "__pycache__" / "a.py").write_text("ignored\n")
+
+    def walk() -> list[str]:
+        parts: list[str] = []
+        locations._walk(str(tmp_path), "", parts)
+        return parts
+
+    first = walk()
+    assert [p.split(":")[0] for p in first] == ["a.py", "data/m.toml"]
+    st = (tmp_path / "data" / "m.toml").stat()
+    (tmp_path / "data" / "m.toml").write_text("[y]\n")  # same size: the mtime tells
+    os.utime(tmp_path / "data" / "m.toml", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert walk() != first
+    (tmp_path / "data" / "n.toml").write_text("")
+    assert len(walk()) == 3

@@ -53,10 +53,10 @@ def fast(tmp_path: Path, argv: list[str], extra_env: dict[str, str] | None = Non
 
 def _code_now() -> str:
     """glmcompat's code fingerprint as it is now (not this process's memo of it)."""
-    from glmcompat.matrix import fingerprint
+    from glmcompat.matrix import locations
 
-    fingerprint._memo = None
-    return fingerprint.code_fingerprint()
+    locations._fingerprint = None
+    return locations.code_fingerprint()
 
 
 def settled(tmp_path: Path, argv: list[str]) -> tuple[subprocess.CompletedProcess[str], tuple[int | None, str, str, list[str]]]:

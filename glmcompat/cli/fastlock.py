@@ -10,7 +10,7 @@ printed and exits as it did — without running uv at all.
 A record is keyed by what the answer depends on before any file is read: glmcompat's version and code, the
 command line, the working directory, the interpreter, the uv binary beside it (path, size, mtime, inode),
 the environment (all of it, less a few variables no run reads, such as ``OLDPWD``), whether stdout and
-stderr are terminals, and each matrix file's content. It holds the digest of every file the run read —
+stderr are terminals, and each ``--matrix`` file's content (the shipped matrix is in the code fingerprint). It holds the digest of every file the run read —
 the four outputs and the stamp, the absence of an interrupted publish, the memoized resolution, uv's
 user and system configuration files — and is used only while each is unchanged, checked under a shared
 ``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no staging directory in
@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli import records
+from glmcompat.cli.startup import decode, encode
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX, hasher
 
 FORMAT = 1
@@ -88,10 +88,10 @@ def key(argv: list[str]) -> str | None:
         st = os.stat(_uv_path())
     except OSError:
         return None
-    from glmcompat.matrix.fingerprint import code_fingerprint
-    from glmcompat.matrix.locations import matrix_file_names
+    from glmcompat.matrix.locations import code_fingerprint, matrix_file_names
 
-    names = matrix_file_names(matrices)
+    # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
+    names = matrix_file_names(matrices) if matrices else []
     if isinstance(names, str):
         return None  # a directory with no matrix file: the full path reports it
     h = hasher()
@@ -179,7 +179,7 @@ def lookup(argv: list[str]) -> int | None:
         return None
     try:
         with open(path, "rb") as f:
-            deps, out, err, rc = records.decode(HEADER, f.read())
+            deps, out, err, rc = decode(HEADER, f.read())
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     if not _still_true(deps):
@@ -245,4 +245,4 @@ def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
 
     from glmcompat.matrix.store import atomic_write
 
-    atomic_write(Path(path), records.encode(HEADER, deps, stdout, stderr, rc))
+    atomic_write(Path(path), encode(HEADER, deps, stdout, stderr, rc))

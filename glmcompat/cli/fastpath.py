@@ -6,7 +6,7 @@ this path imports only ``os``, ``sys`` and ``_blake2`` (not ``hashlib``, which l
 which imports ``re``: together they cost more than the rest of a warm answer). Its records are a small
 line-oriented format read without either. A verdict is keyed by glmcompat's
 version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
-(each matrix file's path and content digest) and
+(the shipped matrix as part of the code fingerprint; each ``--matrix`` file by its path and content digest) and
 the bytes of every file named on the command line; it also records every other file the verdict read
 (includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
 its absence) and is used only while they are unchanged. It stores exactly what the full path printed
@@ -20,8 +20,7 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli import records
-from glmcompat.cli.commands._common import use_color
+from glmcompat.cli.startup import decode, encode, use_color
 
 try:
     from _blake2 import blake2b
@@ -56,10 +55,9 @@ def _digest(path: str) -> str:
         os.close(fd)
 
 
-def key(argv: list[str]) -> str | None:
-    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
-    from glmcompat.matrix.fingerprint import code_fingerprint
-
+def _parse(argv: list[str]) -> tuple[list[str], list[str], str] | None:
+    """The files named by ``check ARGV``, its ``--matrix`` values and its ``--color``; None when the fast path
+    does not understand the command line."""
     paths: list[str] = []
     matrices: list[str] = []
     color = "auto"
@@ -84,18 +82,25 @@ def key(argv: list[str]) -> str | None:
             continue
         paths.append(a)
         i += 1
-    if not paths:
-        return None
-    from glmcompat.matrix.locations import matrix_file_names
+    return (paths, matrices, color) if paths else None
 
-    names = matrix_file_names(matrices)
-    files = None if isinstance(names, str) else names  # a directory with no matrix file: the full path reports it
-    if files is None:
+
+def key(argv: list[str]) -> str | None:
+    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
+    parsed = _parse(argv)
+    if parsed is None:
         return None
+    paths, matrices, color = parsed
+    from glmcompat.matrix.locations import code_fingerprint, matrix_file_names
+
+    # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
+    names = matrix_file_names(matrices) if matrices else []
+    if isinstance(names, str):
+        return None  # a directory with no matrix file: the full path reports it
     h = blake2b(digest_size=20)
     for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    for f in files:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
+    for f in names:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
         d = _digest(f)
         if not d:
             return None
@@ -118,7 +123,7 @@ def lookup(argv: list[str]) -> int | None:
         return None
     try:
         with open(os.path.join(base, "verdicts", k), "rb") as f:
-            deps, out, err, rc = records.decode(HEADER, f.read())
+            deps, out, err, rc = decode(HEADER, f.read())
         for path, digest in deps.items():
             if _digest(path) != digest:
                 return None
@@ -131,15 +136,18 @@ def lookup(argv: list[str]) -> int | None:
     return rc
 
 
-def store(argv: list[str], deps: list[str], stdout: str, stderr: str, rc: int) -> None:
-    """Record the full path's verdict of ``check ARGV`` (never raises: a read-only cache costs speed only)."""
+def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int) -> None:
+    """Record the full path's verdict of ``check ARGV``, whose key was ``before`` when the run began: nothing
+    when an input changed during the run (never raises: a read-only cache costs speed only)."""
     from glmcompat.matrix.locations import cache_dir_name
 
     base = cache_dir_name()
     k = key(argv) if base else None
-    if k is None or base is None:
+    if k is None or base is None or k != before:
         return
-    record = records.encode(HEADER, {os.path.abspath(p): _digest(p) for p in sorted(set(deps))}, stdout, stderr, rc)
+    named = {os.path.abspath(p) for p in (_parse(argv) or ([], [], ""))[0]}  # in the key already: not hashed twice
+    files = sorted({os.path.abspath(p) for p in deps} - named)
+    record = encode(HEADER, {p: _digest(p) for p in files}, stdout, stderr, rc)
     try:
         from pathlib import Path
 

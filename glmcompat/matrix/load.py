@@ -26,7 +26,7 @@ FORMAT = 2  # 1: {table: [row dict, ...]} (matrix-KEY.json); 2: the rows' values
 def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     """The matrix as :class:`Facts`, validated once and then served from the cache."""
     files = matrix_files(paths)
-    from glmcompat.matrix.fingerprint import code_fingerprint
+    from glmcompat.matrix.locations import code_fingerprint
 
     # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
     # (not resolved: a symlinked path is only another entry); each file is read as any input is (regular files

@@ -1,6 +1,6 @@
-"""Where glmcompat's cache and matrix files are, with ``os`` alone: the warm start-up path
-(:mod:`glmcompat.cli.fastpath`) finds them before it imports pathlib; :mod:`glmcompat.matrix.store` wraps the
-same answers for everyone else."""
+"""Where glmcompat's cache and matrix files are, and what its caches key on besides their inputs, with ``os``
+alone: the warm start-up paths (:mod:`glmcompat.cli.fastpath`, :mod:`glmcompat.cli.fastlock`) read these before
+they import pathlib; :mod:`glmcompat.matrix.store` wraps the same answers for everyone else."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import os
 import sys
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")  # the shipped matrix
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the glmcompat package
+_fingerprint: str | None = None
 
 
 def matrix_file_names(paths: list[str]) -> list[str] | str:
@@ -36,3 +38,30 @@ def cache_dir_name() -> str | None:
         return os.path.join(base, "glmcompat")
     return None
 
+
+def code_fingerprint() -> str:
+    """glmcompat's version and the size and mtime of every module and shipped matrix file of the installed
+    package (so an editable install whose code or matrix changed never serves a verdict or a parse the new code
+    would not give). One ``stat`` per file; a matrix named with ``--matrix`` is keyed by its content instead."""
+    global _fingerprint
+    if _fingerprint is None:
+        # the package is imported before any of its modules: read its version without an import statement, which
+        # would make this module (that the matrix store imports) a cycle through the package's lazy exports
+        parts = [str(sys.modules["glmcompat"].__version__)]
+        _walk(PACKAGE, "", parts)
+        _fingerprint = "\n".join(parts)
+    return _fingerprint
+
+
+def _walk(directory: str, prefix: str, parts: list[str]) -> None:
+    """``relative/path:size:mtime_ns`` of every ``.py`` and ``.toml`` file under ``directory``, sorted (scandir:
+    one ``stat`` per file, no path arithmetic)."""
+    with os.scandir(directory) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            if e.name != "__pycache__":
+                _walk(e.path, f"{prefix}{e.name}/", parts)
+        elif e.name.endswith((".py", ".toml")):
+            st = e.stat()
+            parts.append(f"{prefix}{e.name}:{st.st_size}:{st.st_mtime_ns}")

@@ -340,7 +340,7 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     if detect_kind(p) == "pyproject.toml":
         raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
     data = _read(p)
-    from glmcompat.matrix.fingerprint import code_fingerprint
+    from glmcompat.matrix.locations import code_fingerprint
 
     digest = hashlib.blake2b(data + b"\0" + code_fingerprint().encode(), digest_size=20).hexdigest()
     kind = detect_kind(p) or "sniffed"

@@ -1,7 +1,7 @@
 """Helpers shared by the command modules: argparse with exit 2 and one-line errors, and the options every
 command spells the same way, as uv and pre-commit do:
 
-* ``--color {auto,always,never}`` (:func:`use_color`: ``auto`` follows ``NO_COLOR``, ``FORCE_COLOR``,
+* ``--color {auto,always,never}`` (:func:`~glmcompat.cli.startup.use_color`: ``auto`` follows ``NO_COLOR``, ``FORCE_COLOR``,
   ``TERM=dumb`` and whether stdout is a terminal; the flag beats the environment);
 * ``-q/--quiet`` and ``-v/--verbose`` (:class:`Output`: ``-q`` hides progress and non-essential notes, never
   the verdict or an error; ``-v`` adds detail such as progress and the requests made);
@@ -10,7 +10,7 @@ command spells the same way, as uv and pre-commit do:
   :func:`index_environment`).
 
 Import-light: only ``os`` and ``sys`` load with this module (argparse, json, typing and the index client load
-when a function needs them), so the start-up fast paths can share :data:`DEFAULT_STACK` and :func:`use_color`.
+when a function needs them), so the start-up path of ``lock`` can read :data:`DEFAULT_STACK`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False  # not typing's: the start-up paths read this module, and importing typing costs them
+from glmcompat.cli.startup import use_color
+
+TYPE_CHECKING = False  # not typing's: the start-up path of lock reads this module, and importing typing costs them
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterator
@@ -65,28 +67,7 @@ def dump_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
-# -- colour ----------------------------------------------------------------------------------------
-
-
-def use_color(mode: str = "auto", stream: TextIO | None = None) -> bool:
-    """Whether to colour ``stream`` (default stdout), as uv and pre-commit decide it: ``always`` and ``never``
-    are final; ``auto`` colours a terminal, except that ``NO_COLOR`` (any non-empty value) or ``TERM=dumb``
-    turn it off, and ``FORCE_COLOR`` (any non-empty value) turns it on even for a pipe (``NO_COLOR`` wins)."""
-    if mode == "always":
-        return True
-    if mode == "never":
-        return False
-    env = os.environ
-    if env.get("NO_COLOR"):
-        return False
-    if env.get("FORCE_COLOR"):
-        return True
-    s = sys.stdout if stream is None else stream
-    try:
-        tty = bool(s.isatty())
-    except (AttributeError, ValueError, OSError):  # a closed or replaced stream
-        tty = False
-    return tty and env.get("TERM") != "dumb"
+# -- colour (the decision itself, use_color, is in glmcompat.cli.startup: the check start-up path needs it) ----
 
 
 def paint(code: str, text: str, on: bool) -> str:

@@ -264,12 +264,14 @@ def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
     import time
 
+    from glmcompat.cli import fastpath
     from glmcompat.cli.commands._common import output
     from glmcompat.matrix.load import load_facts
     from glmcompat.model.platforms import check_platform
     from glmcompat.readers.lockfiles import read_lock
 
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
+    before = None if args.against else fastpath.key(list(argv))  # the inputs as this run reads them
     facts = load_facts(args.matrix)
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
@@ -325,10 +327,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     text = buf.getvalue()
     real.write(text)
     rc = 0 if ok else 1
-    if not args.against:
-        from glmcompat.cli.fastpath import store
-
-        store(list(argv), _dependencies(jobs, lock_metas), text, "", rc)
+    if before is not None:
+        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc)
     return rc
 
 
