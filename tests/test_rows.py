@@ -142,3 +142,61 @@ def test_a_cache_entry_of_another_shape_is_a_miss(tmp_path) -> None:
                 {**good, "tables": {"torch": [["metadata", "s", 5, ["sm_90"], None, "x86_64", None, []]]}}):
         _entry(p, bad)
         assert _cached_matrix(p) is None, bad
+
+
+def test_the_wheel_snapshot_answers_a_cold_run_only_for_its_own_files(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wheel ships the validated matrix (glmcompat/matrix/snapshot.json, written by hatch_build.py through
+    ``snapshot()``): a run with an empty cache reads its rows instead of validating — only while every shipped
+    matrix file is byte for byte the one it was made from, and only for the glmcompat that made it."""
+    from glmcompat.matrix import load
+
+    real = load.snapshot()
+    digest, _, body = real.partition(b"\n")
+    doc = json.loads(body)
+    assert doc["version"] == __import__("glmcompat").__version__
+    assert sorted(doc["files"]) == sorted(p.name for p in load.matrix_files(None))
+
+    def snap(**change: object) -> bytes:  # the snapshot with no release rows: which loader answered is then visible
+        d = {**doc, "tables": {**doc["tables"], "release": []}, **change}
+        b = json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.blake2b(b, digest_size=16).hexdigest().encode() + b"\n" + b
+
+    path = tmp_path / "snapshot.json"
+    monkeypatch.setattr(load, "SNAPSHOT", path)
+    n_release = len(load_facts().rows("release"))  # validated or cached, not the snapshot
+    assert n_release > 0
+    cases = [(snap(), 0), (snap(version="0.0.0"), n_release),
+             (snap(files={**doc["files"], "rules.toml": "0" * 32}), n_release),
+             (snap()[:-10], n_release), (real, n_release)]
+    for i, (content, want) in enumerate(cases):
+        path.write_bytes(content)
+        monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / f"cold-{i}"))
+        assert len(load_facts().rows("release")) == want, i
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "named"))
+    path.write_bytes(snap())
+    from glmcompat.matrix.store import default_matrix_dir
+
+    assert len(load_facts([default_matrix_dir()]).rows("release")) == n_release  # --matrix: never the snapshot
+
+
+@pytest.mark.network
+def test_the_built_wheel_ships_the_snapshot(tmp_path) -> None:
+    """The real build (uv build, hatchling, hatch_build.py) puts the snapshot of this checkout's matrix in the wheel;
+    an editable build does not."""
+    import shutil
+    import subprocess
+    import zipfile
+    from pathlib import Path
+
+    from glmcompat.matrix.load import _rows, snapshot
+
+    root = Path(__file__).resolve().parent.parent
+    uv = shutil.which("uv")
+    assert uv is not None
+    subprocess.run([uv, "build", "--wheel", "-q", "-o", str(tmp_path), str(root)], check=True)
+    (wheel,) = tmp_path.glob("glmcompat-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        shipped = z.read("glmcompat/matrix/snapshot.json")
+    assert shipped == snapshot()
+    doc = json.loads(shipped.partition(b"\n")[2])
+    assert _rows(shipped, doc["files"]) is not None
