@@ -31,13 +31,18 @@ RP = ">=3.11,<3.13"
 def uv_calls(monkeypatch):
     """The uv commands the lock runs itself (a speculation's own runs are not among them)."""
     calls: list[str] = []
-    real = L.run_uv
+    real, real_all = L.run_uv, L.run_uv_all
 
     def spy(args, cwd, requires_python=None):
         calls.append(args[0])
         return real(args, cwd, requires_python)
 
+    def spy_all(commands, cwd, requires_python=None):
+        calls.extend(args[0] for args in commands)
+        return real_all(commands, cwd, requires_python)
+
     monkeypatch.setattr(L, "run_uv", spy)
+    monkeypatch.setattr(L, "run_uv_all", spy_all)
     return calls
 
 

@@ -281,7 +281,7 @@ def test_matrix_data_never_runs_code(tmp_path, env, facts, src):
 
 def test_uv_never_builds(monkeypatch):
     monkeypatch.delenv("UV_NO_BUILD", raising=False)
-    assert uvrun._uv_env(">=3.11")["UV_NO_BUILD"] == "1"
+    assert uvrun.uv_env(">=3.11")["UV_NO_BUILD"] == "1"
 
 
 # --- 3. the user's files --------------------------------------------------------------------------
@@ -371,17 +371,26 @@ def test_uv_never_runs_in_out(tmp_path, env, facts, src, monkeypatch):
     workspace); a warm run that changes nothing leaves every file untouched (bytes and mtimes)."""
     out = tmp_path / "out"
     cwds: list[Path] = []
-    real = L.run_uv
+    real, real_all = L.run_uv, L.run_uv_all
 
-    def spy(args, cwd, requires_python=None):
-        cwds.append(Path(cwd))
+    def seen(cwd):
         assert out not in Path(cwd).parents and Path(cwd) != out and tmp_path not in Path(cwd).parents
         assert "pyproject.toml" in os.listdir(cwd)
+
+    def spy(args, cwd, requires_python=None):
+        seen(cwd)
+        cwds.append(Path(cwd))
         return real(args, cwd, requires_python)
 
+    def spy_all(commands, cwd, requires_python=None):
+        seen(cwd)
+        cwds.extend(Path(cwd) for _ in commands)
+        return real_all(commands, cwd, requires_python)
+
     monkeypatch.setattr(L, "run_uv", spy)
+    monkeypatch.setattr(L, "run_uv_all", spy_all)
     assert lock(facts, A, out, source=src)["changed"] == list(OUTPUTS)
-    assert len(cwds) == 3 and len(set(cwds)) == 1  # lock, export, export
+    assert len(cwds) == 3 and len(set(cwds)) == 1  # lock, then the two exports side by side
     before = {n: ((out / n).read_bytes(), (out / n).stat().st_mtime_ns) for n in SET}
     cwds.clear()
     assert lock(facts, A, out, source=src)["changed"] == []
@@ -415,14 +424,14 @@ def _fail_uv(monkeypatch, tmp_path):
 
 
 def _fail_export(monkeypatch, tmp_path):
-    real = L.run_uv
+    real = L.run_uv_all
 
-    def run_uv(args, cwd, requires_python=None):
-        if args[0] == "export" and "pylock.toml" in args:
+    def run_uv_all(commands, cwd, requires_python=None):
+        real(commands, cwd, requires_python)
+        if any(args[0] == "export" and "pylock.toml" in args for args in commands):
             raise EnvironmentFailure("`uv export` failed (exit 2): boom")
-        return real(args, cwd, requires_python)
 
-    monkeypatch.setattr(L, "run_uv", run_uv)
+    monkeypatch.setattr(L, "run_uv_all", run_uv_all)
     return EnvironmentFailure
 
 

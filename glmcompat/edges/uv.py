@@ -47,16 +47,27 @@ def uv_env(requires_python: str | None) -> dict[str, str]:
     return env
 
 
-_uv_env = uv_env  # the former name
-
 
 def run_uv(args: list[str], cwd: Path, requires_python: str | None = None) -> None:
+    run_uv_all([args], cwd, requires_python)
+
+
+def run_uv_all(commands: list[list[str]], cwd: Path, requires_python: str | None = None) -> None:
+    """Run uv once per argument list, side by side, in ``cwd``; the first that fails (in the given order) is
+    the one-line error, after all have ended."""
     env = uv_env(requires_python)
+    procs: list[tuple[list[str], subprocess.Popen[str]]] = []
     try:
-        r = subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL)
+        for args in commands:
+            procs.append((args, subprocess.Popen([uv_binary(), *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                                 stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)))
     except OSError as e:
+        for _, p in procs:
+            p.kill()
+            p.communicate()
         raise EnvironmentFailure(f"cannot run uv: {e.strerror}") from None
-    if r.returncode != 0:
-        tail = " ".join((r.stderr or r.stdout).strip().splitlines()[-3:])
-        raise EnvironmentFailure(f"`uv {' '.join(args)}` failed (exit {r.returncode}): {tail}")
+    results = [(args, p, *p.communicate()) for args, p in procs]
+    for args, p, out, err in results:
+        if p.returncode != 0:
+            tail = " ".join((err or out).strip().splitlines()[-3:])
+            raise EnvironmentFailure(f"`uv {' '.join(args)}` failed (exit {p.returncode}): {tail}")

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.decide.stacks import lock_platform
-from glmcompat.edges.uv import run_uv, uv_binary
+from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
 from glmcompat.matrix.rows import Stack
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
@@ -360,8 +360,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
         raise UnsafeError(f"uv's lock for {tname} on {PLATFORM_NAME[machine]} fails the check; nothing was written:\n{lines}")
     if spec is None or not spec.exported():
-        for args in speculate.EXPORTS:
-            run_uv(list(args), work, res.requires_python)
+        run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python)
     summary["warnings"] = [f.message for f in found if f.severity == "warning"]
     return {n: (work / n).read_bytes() for n in OUTPUTS}
 

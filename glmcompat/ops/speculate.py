@@ -75,14 +75,15 @@ class Speculation:
             return p
 
     def _export(self) -> None:
-        """After the lock: the exports, one after the other, in the same directory (stopping at a failure)."""
+        """After the lock: the exports, side by side, in the same directory (each reads uv.lock and writes its own
+        file)."""
         try:
             if self.procs[0].wait() != 0:
                 return
-            for args in EXPORTS:
-                p = self._spawn(args)
-                if p is None or p.wait() != 0:
-                    return
+            started = [self._spawn(args) for args in EXPORTS]
+            for p in started:
+                if p is not None:
+                    p.wait()
         except Exception:
             return  # an export that cannot start: the lock runs its own
 
