@@ -108,6 +108,23 @@ def test_pip_builtin_default() -> None:
     assert default_index_url() == PyPI.simple_url
 
 
+def test_without_pip_the_default_is_uvs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An environment made by uv (or `uv tool install`) has no pip: the default is the one the real uv binary
+    names in its help, which is pip's own default (both read here at run time)."""
+    import sys
+
+    from pip._internal.models.index import PyPI
+
+    from glmcompat.edges.index import uv_default_index
+
+    monkeypatch.setitem(sys.modules, "pip._internal.models.index", None)  # pip is not importable
+    assert uv_default_index() == PyPI.simple_url
+    assert default_index_url() == PyPI.simple_url
+    monkeypatch.setattr("glmcompat.edges.uv.uv_binary", lambda: "/nonexistent/uv")
+    with pytest.raises(EnvironmentFailure, match="set UV_DEFAULT_INDEX"):
+        default_index_url()
+
+
 # -- pages and wheel choice -----------------------------------------------------------------------
 
 

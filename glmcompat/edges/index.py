@@ -113,7 +113,8 @@ def default_index_url() -> str:
     """The simple-API base URL the installer would use, read at run time.
 
     Order: ``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``, uv's ``uv.toml``, pip's
-    configuration files, then pip's built-in default.
+    configuration files, pip's built-in default, then uv's built-in default (an environment made by uv, or
+    ``uv tool install``, has no pip: the uv binary the lock runs says its default in its ``--help``).
     """
     for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
         value = os.environ.get(var, "").strip()
@@ -125,11 +126,34 @@ def default_index_url() -> str:
             return url
     try:
         from pip._internal.models.index import PyPI
-    except ImportError:  # pragma: no cover - pip ships with every venv we support
-        raise EnvironmentFailure(
-            "no package index configured: set UV_DEFAULT_INDEX or PIP_INDEX_URL (pip is not importable)"
-        ) from None
-    return str(PyPI.simple_url)
+
+        return str(PyPI.simple_url)
+    except ImportError:
+        pass
+    url = uv_default_index()
+    if url is None:
+        raise EnvironmentFailure("no package index configured, pip is not importable and uv does not name its default: "
+                                 "set UV_DEFAULT_INDEX to the index's simple-API URL")
+    return url
+
+
+_UV_DEFAULT = re.compile(r"--default-index\b[^\n]*\n?[^\n]*?\(by default: <([^>\s]+)>\)")
+
+
+def uv_default_index() -> str | None:
+    """uv's built-in default index, as the uv binary glmcompat runs prints it in ``uv lock --help``
+    (``--default-index ... (by default: <URL>)``); None when it cannot be read."""
+    import subprocess
+
+    from glmcompat.edges.uv import uv_binary
+
+    try:
+        r = subprocess.run([uv_binary(), "lock", "--help"], capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL, env={**os.environ, "NO_COLOR": "1"})
+    except (OSError, subprocess.SubprocessError, EnvironmentFailure):
+        return None
+    m = _UV_DEFAULT.search(r.stdout)
+    return m.group(1) if m and m.group(1).startswith(("https://", "http://")) else None
 
 
 def cache_key(kind: str, text: str) -> str:
