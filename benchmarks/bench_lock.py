@@ -10,12 +10,14 @@ glmcompat's own uv does (`--uv-discovery` lets the plain uv discover it instead)
   requirements.txt), vs `uv lock` with an empty UV_CACHE_DIR on that pyproject.toml alone;
 * cold, empty --out: the same with nothing in --out (uv's speculative start then waits for the matrix);
 * warm no-op: both caches warm, glmcompat re-locking its output directory (the start-up path answers) vs `uv lock`
-  in a copy of it (same pyproject.toml and uv.lock); once with the `glmcompat` console script of this environment
-  and once with the one uv installs (`uv pip install`, `uv tool install`: it does not import `re`, which pip's
-  wrapper imports before glmcompat starts — a fixed cost of the installer, not of glmcompat).
+  in a copy of it (same pyproject.toml and uv.lock).
 
-Python runs with its bytecode cache on (in a private PYTHONPYCACHEPREFIX, compiled by one untimed run first), as an
-installed glmcompat does. Needs the package index.
+glmcompat is measured as users run it: installed from this checkout (not editable, bytecode compiled, the wheel's
+matrix snapshot included) into a fresh virtual environment by the current pip (a venv seeded with the index's
+newest pip; the cold cases and a warm line) and by uv (`uv pip install`; a second warm line), through the console
+script each installer wrote. The plain uv runs with that environment's Python as UV_PYTHON and the settings
+glmcompat's own uv runs with (UV_NO_BUILD=1, UV_PYTHON_DOWNLOADS=never), and both sides get the same index
+(UV_DEFAULT_INDEX: the one this environment is configured for). Needs the package index.
 
     python benchmarks/bench_lock.py [--runs 7] [--engine sglang|vllm|both] [--uv-discovery] [--no-cold]
 """
@@ -26,13 +28,14 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import Run, paired, paired_fresh, tool, wall  # noqa: E402
+from _timing import INSTALLERS, Run, install_fresh, installer_version, launcher_imports_re, paired, paired_fresh, tool, wall  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {"sglang": (["--target", "sm120"], ROOT / "locks" / "glm5-sglang-0.5.9" / "sm120"),
@@ -40,29 +43,11 @@ CASES = {"sglang": (["--target", "sm120"], ROOT / "locks" / "glm5-sglang-0.5.9" 
 CHECKOUT = ("pyproject.toml", "requirements.txt")  # what a fresh checkout holds in a lock's directory
 
 
-UV_LAUNCHER = """#!{python}
-# -*- coding: utf-8 -*-
-import sys
-from glmcompat.cli import run
-if __name__ == "__main__":
-    if sys.argv[0].endswith("-script.pyw"):
-        sys.argv[0] = sys.argv[0][:-11]
-    elif sys.argv[0].endswith(".exe"):
-        sys.argv[0] = sys.argv[0][:-4]
-    sys.exit(run())
-"""  # what uv writes for a console script (crates/uv-install-wheel), for this interpreter
-
-
-def uv_style_launcher(where: Path) -> str:
-    path = where / "glmcompat"
-    path.write_text(UV_LAUNCHER.format(python=sys.executable))
-    path.chmod(0o755)
-    return str(path)
-
-
-def case(engine: str, runs: int, uv: str, glm: str, discovery: bool, cold: bool) -> dict[str, object]:
+def case(engine: str, runs: int, uv: str, glms: dict[str, str], discovery: bool, cold: bool) -> dict[str, object]:
     args, committed = CASES[engine]
-    uv_py: dict[str, str] = {} if discovery else {"UV_PYTHON": sys.executable}
+    glm = glms["pip"]
+    py = str(Path(glm).parent / "python")
+    uv_py: dict[str, str] = {} if discovery else {"UV_PYTHON": py}
     r: dict[str, object] = {"glmcompat": f"glmcompat lock {' '.join(args)}",
                             "uv": "uv lock (same generated pyproject.toml" + (")" if discovery else ", UV_PYTHON)")}
 
@@ -86,22 +71,23 @@ def case(engine: str, runs: int, uv: str, glm: str, discovery: bool, cold: bool)
     if cold:
         r["cold_checkout"] = paired_fresh(glm_cold(True), uv_cold, runs=runs)
         r["cold_empty_out"] = paired_fresh(glm_cold(False), uv_cold, runs=runs)
-    with tempfile.TemporaryDirectory() as d:
-        out, plain = Path(d) / "out", Path(d) / "plain"
-        env = {"GLMCOMPAT_CACHE_DIR": f"{d}/g", "UV_CACHE_DIR": f"{d}/uv"}
-        _, rc = wall([glm, "lock", *args, "--out", str(out), "-q"], env=env)
-        assert rc == 0, f"glmcompat lock {' '.join(args)} failed"
-        for n in CHECKOUT:  # the committed lock is what glmcompat writes
-            assert (out / n).read_bytes() == (committed / n).read_bytes(), f"{n} differs from {committed / n}"
-        plain.mkdir()
-        for n in ("pyproject.toml", "uv.lock"):
-            shutil.copy(out / n, plain / n)
-        wall([glm, "lock", *args, "--out", str(out), "-q"], env=env)  # a no-op: records the answer
-        r["warm_noop"] = paired([glm, "lock", *args, "--out", str(out), "-q"], [uv, "lock", "-q"], runs=runs, cwd=str(plain),
-                                env={**env, **uv_py})
-        uv_glm = uv_style_launcher(Path(d))
-        r["warm_noop_uv_launcher"] = paired([uv_glm, "lock", *args, "--out", str(out), "-q"], [uv, "lock", "-q"], runs=runs,
-                                            cwd=str(plain), env={**env, **uv_py})
+    for who, script in glms.items():
+        with tempfile.TemporaryDirectory() as d:
+            out, plain = Path(d) / "out", Path(d) / "plain"
+            env = {"GLMCOMPAT_CACHE_DIR": f"{d}/g", "UV_CACHE_DIR": f"{d}/uv"}
+            _, rc = wall([script, "lock", *args, "--out", str(out), "-q"], env=env)
+            assert rc == 0, f"glmcompat lock {' '.join(args)} failed"
+            for n in CHECKOUT:  # the committed lock is what glmcompat writes
+                assert (out / n).read_bytes() == (committed / n).read_bytes(), f"{n} differs from {committed / n}"
+            plain.mkdir()
+            for n in ("pyproject.toml", "uv.lock"):
+                shutil.copy(out / n, plain / n)
+            wall([script, "lock", *args, "--out", str(out), "-q"], env=env)  # a no-op: records the answer
+            here = {} if discovery else {"UV_PYTHON": str(Path(script).parent / "python")}
+            r[f"warm_noop_{who}"] = {
+                **paired([script, "lock", *args, "--out", str(out), "-q"], [uv, "lock", "-q"], runs=runs, cwd=str(plain),
+                         env={**env, **here}),
+                "installer": installer_version(script), "launcher_imports_re": launcher_imports_re(script)}
     return r
 
 
@@ -112,23 +98,32 @@ def main() -> int:
     ap.add_argument("--uv-discovery", action="store_true", help="the plain uv lock runs without UV_PYTHON")
     ap.add_argument("--no-cold", action="store_true", help="only the warm no-op pairs")
     a = ap.parse_args()
-    uv, glm = tool("uv"), tool("glmcompat")
-    with tempfile.TemporaryDirectory(prefix="bench-pyc-") as pyc:
-        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-        os.environ["PYTHONPYCACHEPREFIX"] = pyc
+    uv = tool("uv")
+    for var in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
+        os.environ.pop(var, None)  # an installed glmcompat runs from the bytecode its installer compiled
+    sys.path.insert(0, str(ROOT))
+    from glmcompat.edges.index import default_index_url
+
+    engines = ["sglang", "vllm"] if a.engine == "both" else [a.engine]
+    with tempfile.TemporaryDirectory(prefix="bench-venvs-") as venvs:
+        glms = {who: install_fresh(who, f"{venvs}/{who}", str(ROOT)) for who in INSTALLERS}
+        # then the same settings on both sides: the index, no interpreter downloads, no source builds (glmcompat's
+        # uv runs so)
+        os.environ["UV_DEFAULT_INDEX"] = default_index_url()
         os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
-        with tempfile.TemporaryDirectory() as d:  # compile glmcompat's modules once, untimed
-            wall([glm, "lock", *CASES["sglang"][0], "--out", f"{d}/out", "-q"],
-                 env={"GLMCOMPAT_CACHE_DIR": f"{d}/g", "UV_CACHE_DIR": f"{d}/uv"})
-        engines = ["sglang", "vllm"] if a.engine == "both" else [a.engine]
-        results = {e: case(e, max(a.runs, 7), uv, glm, a.uv_discovery, not a.no_cold) for e in engines}
+        os.environ.setdefault("UV_NO_BUILD", "1")
+        results: dict[str, object] = {e: case(e, max(a.runs, 7), uv, glms, a.uv_discovery, not a.no_cold) for e in engines}
+    results["uv"] = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.strip()
     print(json.dumps(results, indent=2))
-    for e, r in results.items():
-        for what in ("cold_checkout", "cold_empty_out", "warm_noop", "warm_noop_uv_launcher"):
+    for e in engines:
+        r = results[e]
+        assert isinstance(r, dict)
+        for what in ("cold_checkout", "cold_empty_out", *(f"warm_noop_{w}" for w in INSTALLERS)):
             if what in r:
-                f: dict[str, float] = r[what]  # type: ignore[assignment]
+                f: dict[str, float] = r[what]
+                how = f" [{f['installer']}; launcher imports re: {f['launcher_imports_re']}]" if "installer" in f else ""
                 print(f"{e}: {what.replace('_', ' ')}: glmcompat lock {f['a_median_s']:.3f} s vs uv lock {f['b_median_s']:.3f} s: "
-                      f"ratio {f['ratio_median']:.2f} (pairs {f['ratio_min']:.2f} .. {f['ratio_max']:.2f}, n={f['runs']:.0f})")
+                      f"ratio {f['ratio_median']:.2f} (pairs {f['ratio_min']:.2f} .. {f['ratio_max']:.2f}, n={f['runs']:.0f}){how}")
     return 0
 
 

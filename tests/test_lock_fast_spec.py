@@ -118,15 +118,20 @@ def test_the_stack_pins_predict_an_empty_out(tmp_path, env, facts, src, refs, mo
     assert spec is not None
     spec.discard()
     assert len(started) == 1 and tomllib.loads(started[0].decode()) == tomllib.loads(refs[A]["pyproject.toml"].decode())
+    assert started[0] == refs[A]["pyproject.toml"]  # the comments too (the override's reason): the exports are reused
 
 
 def test_a_stack_override_is_predicted_only_where_the_engine_pin_needs_it(facts):
     """sglang 0.5.9 pins transformers==4.57.1 (no release row: the stack's override is taken as declared); vllm
     0.33.0's own requirement admits the stack's transformers 5.20.2, so no override is expected (the committed
     vLLM lock has none)."""
-    assert L._expected_overrides(facts, facts.stack("glm5-sglang-0.5.9")) == {"transformers": "5.2.0"}
+    overrides, reasons = L._expected_overrides(facts, facts.stack("glm5-sglang-0.5.9"), "glm_moe_dsa")
+    assert overrides == {"transformers": "5.2.0"}
+    assert reasons == {"transformers": "sglang 0.5.9 pins transformers==4.57.1, which does not know the model; "
+                                       "overridden to transformers>=5.2.0 (stack override)"}
+    assert L._expected_overrides(facts, facts.stack("glm5-sglang-0.5.9"), None) == ({"transformers": "5.2.0"}, {})
     vllm = facts.stack("glm5-vllm-0.33.0")
-    assert dict(vllm.overrides) and L._expected_overrides(facts, vllm) == {}
+    assert dict(vllm.overrides) and L._expected_overrides(facts, vllm, "glm_moe_dsa") == ({}, {})
     assert b"override-dependencies" not in (ROOT / "locks" / "glm5-vllm-0.33.0" / "sm120" / "pyproject.toml").read_bytes()
 
 

@@ -485,12 +485,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         (the stack allows it), or None when the requirement can serve the model: an exact pin that the
         model's specifier does not contain (sglang 0.5.9's transformers==4.57.1), or a range that no
         release on the index shares with it (vllm 0.16.0's transformers<5,>=4.56.0 against >=5.2.0)."""
-        pinned = [s.version for s in spec if s.operator == "=="]
-        if pinned:
-            if any(model_spec.contains(p, prereleases=True) for p in pinned):
-                return None
-            return (f"{name} {version} pins {dep}{spec}, which does not know the model; "
-                    f"overridden to {dep}{model_spec} (stack override)")
+        if any(s.operator == "==" for s in spec):
+            return pin_override(name, version, dep, spec, model_spec)
         if not spec or any(spec.contains(v, prereleases=True) and model_spec.contains(v, prereleases=True)
                            for v in self.versions(dep)):
             return None
@@ -654,6 +650,16 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
             roots.append(Req(tr.package, parse_spec(tr.specifier),
                              Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
     return roots, names, dict(stack.pins), dict(stack.overrides), model_reqs
+
+
+def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet) -> str | None:
+    """Why ``name==version``'s exact pin ``dep<spec>`` is overridden to the model's ``model_spec``, or None when a
+    pinned version serves the model (or ``spec`` pins nothing)."""
+    pinned = [s.version for s in spec if s.operator == "=="]
+    if not pinned or any(model_spec.contains(p, prereleases=True) for p in pinned):
+        return None
+    return (f"{name} {version} pins {dep}{spec}, which does not know the model; "
+            f"overridden to {dep}{model_spec} (stack override)")
 
 
 def served_elsewhere(facts: Facts, model: ModelSupport, engine: str, target: str, platform: str = "x86_64") -> str:

@@ -216,23 +216,27 @@ def _speculate(facts: Facts, req: LockRequest, out: Path) -> speculate.Speculati
         return None
     stack = facts.stack(req.stack)
     requires_python, _ = _python_spec(facts, req)
-    guess = Resolution(dict(stack.pins), _expected_overrides(facts, stack), {}, requires_python, stack.exclude_newer)
+    overrides, reasons = _expected_overrides(facts, stack, req.model)
+    guess = Resolution(dict(stack.pins), overrides, reasons, requires_python, stack.exclude_newer)
     return speculate.start(render_pyproject(facts, req, guess).encode(), seed, requires_python)
 
 
-def _expected_overrides(facts: Facts, stack: Stack) -> dict[str, str]:
-    """The stack's overrides a lock on its own pins will most likely apply: an override applies only where the
-    engine's own requirement does not admit the pin, which the engine release's matrix row (its METADATA) tells;
-    without one, the overrides the stack declares."""
+def _expected_overrides(facts: Facts, stack: Stack, model: str | None) -> tuple[dict[str, str], dict[str, str]]:
+    """The stack's overrides a lock on its own pins will most likely apply, and why (the resolver's words, for the
+    pyproject.toml's comment): an override applies only where the engine's own requirement does not admit the pin,
+    which the engine release's matrix row (its METADATA) tells; without one, the overrides the stack declares."""
     overrides = dict(stack.overrides)
     version = stack.pins.get(stack.engine)
     release = next((r for r in facts.rows("release") if r.package == stack.engine and r.version == version), None)
-    if release is None or not overrides:
-        return overrides
+    if release is None or not overrides or version is None:
+        return overrides, {}
     from packaging.requirements import InvalidRequirement, Requirement
 
+    from glmcompat.decide.resolver import parse_spec, pin_override
     from glmcompat.model.names import canonicalize
 
+    needs = {"transformers": facts.model(model).transformers} if model else {}
+    reasons: dict[str, str] = {}
     for text in release.requires:
         try:
             r = Requirement(text)
@@ -241,7 +245,11 @@ def _expected_overrides(facts: Facts, stack: Stack) -> dict[str, str]:
         name = canonicalize(r.name)
         if name in overrides and r.specifier.contains(overrides[name], prereleases=True):
             del overrides[name]
-    return overrides
+        elif name in overrides and name in needs:
+            why = pin_override(stack.engine, version, name, r.specifier, parse_spec(needs[name]))
+            if why is not None:
+                reasons[name] = why
+    return overrides, reasons
 
 
 def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, check_only: bool = False,
