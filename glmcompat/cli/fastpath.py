@@ -11,8 +11,10 @@ the bytes of every file named on the command line; it also records every other f
 (includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
 its absence) and is used only while they are unchanged. It stores exactly what the full path printed
 and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
-fixture). Anything the fast path does not understand (``--against``, an unknown option, a cache miss)
-falls through to the full path.
+fixture). With ``--against HEAD`` (the pre-commit hook's), the key also holds the commit ``HEAD`` names, read
+from the repository's files (:mod:`glmcompat.readers.githead`). Anything the fast path does not understand
+(another ``--against`` revision, an unknown option, a repository layout that reader does not follow, a cache
+miss) falls through to the full path.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ except ImportError:  # pragma: no cover - a CPython built without _blake2
 FORMAT = 2
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
-_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color"}
+_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--against"}
 _FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
 
@@ -55,12 +57,13 @@ def _digest(path: str) -> str:
         os.close(fd)
 
 
-def _parse(argv: list[str]) -> tuple[list[str], list[str], str] | None:
-    """The files named by ``check ARGV``, its ``--matrix`` values and its ``--color``; None when the fast path
-    does not understand the command line."""
+def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
+    """The files named by ``check ARGV``, its ``--matrix`` values, its ``--color`` and whether it judges bumps
+    against ``HEAD``; None when the fast path does not understand the command line."""
     paths: list[str] = []
     matrices: list[str] = []
     color = "auto"
+    against = False
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -73,16 +76,20 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], str] | None:
                 color = argv[i + 1]
                 if color not in ("auto", "always", "never"):
                     return None  # the full path reports it
+            elif a == "--against":
+                if argv[i + 1] != "HEAD":
+                    return None  # another revision: git resolves it, on the full path
+                against = True
             i += 2
             continue
         if a.startswith("-"):
             if a not in _FLAGS:
-                return None  # --against, --help, a typo: the full path handles (and reports) it
+                return None  # --help, --against=REV, a typo: the full path handles (and reports) it
             i += 1
             continue
         paths.append(a)
         i += 1
-    return (paths, matrices, color) if paths else None
+    return (paths, matrices, color, against) if paths else None
 
 
 def key(argv: list[str]) -> str | None:
@@ -90,7 +97,7 @@ def key(argv: list[str]) -> str | None:
     parsed = _parse(argv)
     if parsed is None:
         return None
-    paths, matrices, color = parsed
+    paths, matrices, color, against = parsed
     from glmcompat.matrix.locations import code_fingerprint, matrix_file_names
 
     # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
@@ -110,6 +117,13 @@ def key(argv: list[str]) -> str | None:
         if not d:
             return None  # a missing file: the full path says so
         h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
+        if against:  # the file at HEAD: fixed by the commit HEAD names and the file's place in the work tree
+            from glmcompat.readers.githead import head_state
+
+            state = head_state(p)
+            if state is None:
+                return None  # not a plain repository, or one this reader does not follow: git answers
+            h.update(f"HEAD\0{state}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -145,7 +159,8 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
     k = key(argv) if base else None
     if k is None or base is None or k != before:
         return
-    named = {os.path.abspath(p) for p in (_parse(argv) or ([], [], ""))[0]}  # in the key already: not hashed twice
+    parsed = _parse(argv)
+    named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
     files = sorted({os.path.abspath(p) for p in deps} - named)
     record = encode(HEADER, {p: _digest(p) for p in files}, stdout, stderr, rc)
     try:

@@ -271,7 +271,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     from glmcompat.readers.lockfiles import read_lock
 
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
-    before = None if args.against else fastpath.key(list(argv))  # the inputs as this run reads them
+    before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
     facts = load_facts(args.matrix)
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
