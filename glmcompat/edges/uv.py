@@ -4,25 +4,29 @@ interpreter (``UV_PYTHON``) and no Python downloads, its failures turned into on
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 from glmcompat.model.errors import EnvironmentFailure
+
+TYPE_CHECKING = False  # not typing's: a cold lock reads this module before it starts uv
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def uv_binary() -> str:
     """The uv binary shipped with the ``uv`` package (beside this interpreter), else uv on PATH."""
-    here = Path(sys.executable).with_name("uv")
-    if here.is_file() and os.access(here, os.X_OK):
-        return str(here)
+    here = os.path.join(os.path.dirname(sys.executable), "uv")
+    if os.path.isfile(here) and os.access(here, os.X_OK):
+        return here
     try:
         from uv import find_uv_bin
 
         return str(find_uv_bin())
     except (ImportError, FileNotFoundError):
         pass
+    import shutil
+
     found = shutil.which("uv")
     if not found:
         raise EnvironmentFailure("uv is not installed (pip install uv)")
@@ -36,15 +40,44 @@ def uv_env(requires_python: str | None) -> dict[str, str]:
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never"),
            "UV_NO_BUILD": os.environ.get("UV_NO_BUILD", "1")}
     if requires_python and "UV_PYTHON" not in os.environ:
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        fits = plain_fits(requires_python, sys.version_info[:3])
+        if fits is None:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-        here = ".".join(map(str, sys.version_info[:3]))
-        try:
-            if SpecifierSet(requires_python.replace(" ", "")).contains(here):
-                env["UV_PYTHON"] = sys.executable
-        except InvalidSpecifier:
-            pass  # uv names the bad value
+            try:
+                fits = SpecifierSet(requires_python.replace(" ", "")).contains(".".join(map(str, sys.version_info[:3])))
+            except InvalidSpecifier:
+                fits = False  # uv names the bad value
+        if fits:
+            env["UV_PYTHON"] = sys.executable
     return env
+
+
+def plain_fits(spec: str, release: tuple[int, ...]) -> bool | None:
+    """Whether the final release ``release`` (``(3, 11, 7)``) satisfies ``spec`` when each of its clauses is
+    ``>=``, ``>``, ``<=``, ``<``, ``==`` or ``!=`` with a plain release (``==``/``!=`` also with ``.*``), as a
+    ``requires-python`` nearly always is: PEP 440's answer for a final release, without importing packaging
+    (which costs a cold lock's speculative uv about 8 ms). None for anything else: packaging decides."""
+    ok = True
+    for clause in spec.replace(" ", "").split(","):
+        op = next((o for o in (">=", "<=", "==", "!=", ">", "<") if clause.startswith(o)), None)
+        if op is None:
+            return None
+        text = clause[len(op):]
+        wildcard = text.endswith(".*") and op in ("==", "!=")
+        parts = (text[:-2] if wildcard else text).split(".")
+        if not all(p.isascii() and p.isdigit() for p in parts):
+            return None  # a pre-release, an epoch, a local label, ~=, ===, a typo
+        want = tuple(int(p) for p in parts)
+        if wildcard:
+            n = len(want)
+            same = (release + (0,) * n)[:n] == want
+            ok &= same if op == "==" else not same
+            continue
+        n = max(len(want), len(release))
+        a, b = release + (0,) * (n - len(release)), want + (0,) * (n - len(want))
+        ok &= {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, "<": a < b}[op]
+    return ok
 
 
 

@@ -20,15 +20,16 @@ Nothing here writes outside its own temporary directory, and a speculation is al
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
-from pathlib import Path
-from typing import Any
 
 from glmcompat.edges.uv import uv_binary, uv_env
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES
+
+TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 OFF_ENV = "GLMCOMPAT_NO_SPECULATION"  # set (to anything): never speculate (benchmarks compare both ways)
 LOCK = ("lock", "-q")
@@ -48,16 +49,16 @@ class Speculation:
         self.uvlock = uvlock
         self.uv = uv_binary()
         self.env = uv_env(requires_python)
-        self.dir = Path(tempfile.mkdtemp(prefix="glmcompat-uv-"))
+        self.path = private_dir("glmcompat-uv-")
         self.procs: list[subprocess.Popen[bytes]] = []  # the lock, then the exports as they start
         self._guard = threading.Lock()
         self._stopped = False
         self._chain: threading.Thread | None = None
         self._data: Any = None
         try:
-            (self.dir / "pyproject.toml").write_bytes(pyproject)
+            _write(os.path.join(self.path, "pyproject.toml"), pyproject)
             if uvlock is not None:
-                (self.dir / "uv.lock").write_bytes(uvlock)
+                _write(os.path.join(self.path, "uv.lock"), uvlock)
             self._spawn(LOCK)
             self._chain = threading.Thread(target=self._export, name="glmcompat-speculative-export", daemon=True)
             self._chain.start()
@@ -69,7 +70,7 @@ class Speculation:
         with self._guard:
             if self._stopped:
                 return None
-            p = subprocess.Popen([self.uv, *args], cwd=self.dir, env=self.env, stdin=subprocess.DEVNULL,
+            p = subprocess.Popen([self.uv, *args], cwd=self.path, env=self.env, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             self.procs.append(p)
             return p
@@ -115,13 +116,20 @@ class Speculation:
         that (:meth:`matches`) and uv succeeded (waits for it); else None (then discard it)."""
         if not self.matches(text, uvlock, requires_python):
             return None
-        if self.procs[0].wait() != 0 or not (self.dir / "uv.lock").is_file():
+        if self.procs[0].wait() != 0 or not os.path.isfile(os.path.join(self.path, "uv.lock")):
             return None
         if text != self.pyproject:
             # The same data, other bytes (comments): the exports must not read the file while it is replaced.
             self.stop()
-            (self.dir / "pyproject.toml").write_bytes(text)
+            _write(os.path.join(self.path, "pyproject.toml"), text)
         return self.dir
+
+    @property
+    def dir(self) -> Path:
+        """The private directory uv runs in."""
+        from pathlib import Path
+
+        return Path(self.path)
 
     def exported(self) -> bool:
         """Whether both exports ran to success in :attr:`dir` (waits for them); False once stopped."""
@@ -144,7 +152,31 @@ class Speculation:
     def discard(self) -> None:
         """Stop uv and remove the directory."""
         self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        import shutil
+
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def private_dir(prefix: str) -> str:
+    """A new directory only this user can enter, under the first temporary directory :mod:`tempfile` would take
+    (``TMPDIR``, ``TEMP``, ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``: the first one a directory can be
+    made in), where the lock runs its own uv too — so uv's view from it is the same. ``os`` only: tempfile
+    imports shutil and ``re``, which would delay the speculative uv. OSError when none can be made."""
+    names = [os.environ.get(v, "") for v in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp", "/usr/tmp"]
+    error: OSError = FileNotFoundError("no usable temporary directory")
+    for root in filter(None, names):
+        path = os.path.join(os.path.abspath(root), prefix + os.urandom(8).hex())
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except OSError as e:
+            error = e
+    raise error
 
 
 def _stop(p: subprocess.Popen[bytes]) -> None:
@@ -165,7 +197,10 @@ def _stop(p: subprocess.Popen[bytes]) -> None:
 
 
 def start(pyproject: bytes, uvlock: bytes | None, requires_python: str | None) -> Speculation | None:
-    """A running speculation on this prediction, or None where uv cannot be started (the lock then reports it)."""
+    """A running speculation on this prediction, or None where uv cannot be started (the lock then reports it)
+    or where processes are not POSIX ones (a speculation stops uv by its process group)."""
+    if os.name != "posix":
+        return None
     try:
         return Speculation(pyproject, uvlock, requires_python)
     except Exception:
@@ -206,7 +241,18 @@ def read_prediction(path: str) -> bytes | None:
 
 
 def requires_python_of(pyproject: bytes) -> str | None:
-    """``project.requires-python`` of a pyproject.toml (None when it has none or does not parse)."""
+    """``project.requires-python`` of a pyproject.toml (None when it has none or does not parse). The one-line
+    ``requires-python = "..."`` of a ``[project]`` table, as glmcompat writes it, is read without tomllib (whose
+    import would delay the speculative uv); any other layout is read with it."""
+    table = b""
+    for raw in pyproject.split(b"\n"):
+        line = raw.strip()
+        if line.startswith(b"["):
+            table = line
+        elif table == b"[project]" and line.startswith(b'requires-python = "') and line.endswith(b'"'):
+            value = line[len(b'requires-python = "'):-1]
+            if not any(c in value for c in (b'"', b"\\", b"'")):
+                return value.decode("ascii", "replace")
     import tomllib
 
     try:
