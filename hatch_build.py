@@ -1,6 +1,7 @@
 """Wheel build hook: ship the validated matrix (glmcompat/matrix/snapshot.json, see glmcompat.matrix.load) so that
 the first run after an install reads it instead of validating the TOML. Editable builds skip it: a checkout's
-matrix changes, and its user cache serves it after one run. A matrix that does not validate fails the build."""
+matrix changes, and its user cache serves it after one run. A matrix that does not validate fails the build; a
+build environment without pydantic or packaging (``--no-build-isolation``) only loses the snapshot."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ class MatrixSnapshotHook(BuildHookInterface):
             from glmcompat.matrix.load import snapshot
 
             data = snapshot()
+        except ModuleNotFoundError as e:  # a build without isolation that lacks pydantic or packaging
+            print(f"glmcompat: no matrix snapshot in this wheel ({e}); the first run validates the matrix instead",
+                  file=sys.stderr)
+            return
         finally:
             sys.path.remove(self.root)
         fd, path = tempfile.mkstemp(prefix="glmcompat-snapshot-", suffix=".json")
