@@ -294,18 +294,8 @@ def _atomic_write(path: Path, text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    real.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name[:40]}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from glmcompat.matrix.store import atomic_write
+
+    atomic_write(real, text.encode("utf-8"), mode=mode)
 
 

@@ -318,10 +318,9 @@ class Signature(Fact):
     remedy: NonEmpty
 
 
-class MatrixFile(_Row):
-    """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
+class _Tables(_Row):
+    """Every table of the matrix, each a tuple of rows (empty where a file has none)."""
 
-    schema_: Literal[1] = Field(alias="schema")
     target: tuple[Target, ...] = ()
     torch: tuple[TorchBuild, ...] = ()
     family: tuple[FamilyRule, ...] = ()
@@ -340,6 +339,12 @@ class MatrixFile(_Row):
     release: tuple[Release, ...] = ()
     stack: tuple[Stack, ...] = ()
     signature: tuple[Signature, ...] = ()
+
+
+class MatrixFile(_Tables):
+    """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
+
+    schema_: Literal[1] = Field(alias="schema")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -347,32 +352,12 @@ class MatrixFile(_Row):
         return tuple(v) if isinstance(v, list) else v
 
 
-TABLES = tuple(n for n in MatrixFile.model_fields if n != "schema_")
+TABLES = tuple(_Tables.model_fields)
 
 
-class Matrix(BaseModel):
+class Matrix(_Tables):
     """The whole matrix: the rows of every file, with typed queries."""
 
-    model_config = ConfigDict(frozen=True)
-
-    target: tuple[Target, ...] = ()
-    torch: tuple[TorchBuild, ...] = ()
-    family: tuple[FamilyRule, ...] = ()
-    kernel: tuple[Kernel, ...] = ()
-    abi_probe: tuple[AbiProbe, ...] = ()
-    arch_probe: tuple[ArchProbe, ...] = ()
-    abi_equal: tuple[AbiEqual, ...] = ()
-    compiled: tuple[Compiled, ...] = ()
-    rename: tuple[Rename, ...] = ()
-    primary_modules: tuple[PrimaryModules, ...] = ()
-    jit: tuple[Jit, ...] = ()
-    equal_version: tuple[EqualVersion, ...] = ()
-    requires: tuple[Requires, ...] = ()
-    model: tuple[ModelSupport, ...] = ()
-    target_requirement: tuple[TargetRequirement, ...] = ()
-    release: tuple[Release, ...] = ()
-    stack: tuple[Stack, ...] = ()
-    signature: tuple[Signature, ...] = ()
     files: tuple[str, ...] = ()
     _view: Facts | None = PrivateAttr(default=None)
 

@@ -22,9 +22,10 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("glmcompat"))
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` through a unique temporary file in the same directory and a rename:
-    readers never see half a file, and concurrent writers never share a temporary name."""
+    readers never see half a file, and concurrent writers never share a temporary name. ``mode``: the
+    permission bits the file gets (else the temporary file's 0600)."""
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,6 +33,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
         os.replace(tmp, path)
     except BaseException:
         try:
