@@ -24,8 +24,9 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import decode, encode
-from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX, hasher
+from glmcompat.cli.startup import decode, encode, parse_options
+from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
+from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
 FORMAT = 1
 MAGIC = b"glmcompat-lock-verdict"
@@ -38,7 +39,6 @@ _FLAGS = {"--upgrade", "--force", "--quiet", "-q"}
 _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",
              "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "PS1", "PS2", "PROMPT_COMMAND", "HISTFILE", "MAIL",
              "DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_ID"}
-_MAX = 64 << 20
 
 TYPE_CHECKING = False  # not typing's: importing typing costs this path more than its whole answer
 if TYPE_CHECKING:
@@ -52,24 +52,12 @@ def _uv_path() -> str:
 
 
 def _matrices(argv: list[str]) -> list[str] | None:
-    """The ``--matrix`` values of an argument list the fast path understands; None for any other."""
-    matrices: list[str] = []
-    target = False
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in _VALUE_OPTIONS:
-            if i + 1 >= len(argv):
-                return None
-            if a == "--matrix":
-                matrices.append(argv[i + 1])
-            target = target or a == "--target"
-            i += 2
-            continue
-        if a not in _FLAGS:
-            return None  # --check, -v, --no-cache, --help, --opt=value, a typo: the full path handles it
-        i += 1
-    return matrices if target else None
+    """The ``--matrix`` values of an argument list the fast path understands; None for any other (``--check``,
+    ``-v``, ``--no-cache``, ``--help``, ``--opt=value``, no ``--target``, a typo: the full path handles it)."""
+    parsed = parse_options(argv, _VALUE_OPTIONS, _FLAGS)
+    if parsed is None or parsed[1] or "--target" not in parsed[0]:
+        return None
+    return parsed[0].get("--matrix", [])
 
 
 def _tty(stream: TextIO) -> bool:
@@ -88,8 +76,6 @@ def key(argv: list[str]) -> str | None:
         st = os.stat(_uv_path())
     except OSError:
         return None
-    from glmcompat.matrix.locations import code_fingerprint, matrix_file_names
-
     # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
     names = matrix_file_names(matrices) if matrices else []
     if isinstance(names, str):
@@ -101,34 +87,11 @@ def key(argv: list[str]) -> str | None:
                  "\0".join(argv), env):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for f in names:
-        d = file_digest(f)
+        d = file_digest(f, follow=False)
         if not d:
             return None
         h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
-
-
-def file_digest(path: str) -> str | None:
-    """The content digest of a regular file (:func:`glmcompat.ops.lockset.digest`); ``""`` when nothing is
-    there; None for anything else (a link, a FIFO, a directory, an unreadable or huge file): no answer then."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return ""
-    except (OSError, ValueError):
-        return None
-    try:
-        st = os.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > _MAX:  # S_ISREG without importing stat
-            return None
-        h = hasher()
-        while chunk := os.read(fd, 1 << 20):
-            h.update(chunk)
-        return h.hexdigest()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _uv_config() -> list[str]:
@@ -143,8 +106,6 @@ def _uv_config() -> list[str]:
 
 
 def _record_path(k: str) -> str | None:
-    from glmcompat.matrix.locations import cache_dir_name
-
     base = cache_dir_name()
     return os.path.join(base, "verdicts", f"lock-{k}") if base else None
 
@@ -164,7 +125,7 @@ def _still_true(deps: dict[str, str]) -> bool:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a run writing now holds it: let the full path wait
         if any(n.startswith(STAGING_PREFIX) or n == PUBLISHING for n in os.listdir(fd)):
             return False  # the full path would clean up or roll forward first
-        return all(d == OUT_DIR or file_digest(p) == d for p, d in deps.items())
+        return all(d == OUT_DIR or file_digest(p, follow=False) == d for p, d in deps.items())
     except (OSError, ImportError):
         return False
     finally:
@@ -237,7 +198,7 @@ def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
         return
     deps: dict[str, str] = {noop.out: OUT_DIR, **noop.files}
     for f in _uv_config():
-        d = file_digest(f)
+        d = file_digest(f, follow=False)
         if d is None:
             return
         deps[f] = d

@@ -22,12 +22,9 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import decode, encode, use_color
+from glmcompat.cli.startup import decode, encode, parse_options, use_color
+from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
 
-try:
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a CPython built without _blake2
-    from hashlib import blake2b
 
 FORMAT = 2
 MAGIC = b"glmcompat-verdict"
@@ -36,60 +33,18 @@ _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--ag
 _FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
 
-def _digest(path: str) -> str:
-    """blake2b of a regular file's bytes; '' when it does not exist (its appearing later changes the verdict),
-    is not a regular file (a FIFO is opened without blocking and never read) or is over 64 MiB."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return ""
-    try:
-        st = os.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > 64 << 20:  # S_ISREG without importing stat
-            return ""
-        h = blake2b(digest_size=20)
-        while chunk := os.read(fd, 1 << 20):
-            h.update(chunk)
-        return h.hexdigest()
-    except OSError:
-        return ""
-    finally:
-        os.close(fd)
-
-
 def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
     """The files named by ``check ARGV``, its ``--matrix`` values, its ``--color`` and whether it judges bumps
-    against ``HEAD``; None when the fast path does not understand the command line."""
-    paths: list[str] = []
-    matrices: list[str] = []
-    color = "auto"
-    against = False
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in _VALUE_OPTIONS:
-            if i + 1 >= len(argv):
-                return None
-            if a == "--matrix":
-                matrices.append(argv[i + 1])
-            elif a == "--color":
-                color = argv[i + 1]
-                if color not in ("auto", "always", "never"):
-                    return None  # the full path reports it
-            elif a == "--against":
-                if argv[i + 1] != "HEAD":
-                    return None  # another revision: git resolves it, on the full path
-                against = True
-            i += 2
-            continue
-        if a.startswith("-"):
-            if a not in _FLAGS:
-                return None  # --help, --against=REV, a typo: the full path handles (and reports) it
-            i += 1
-            continue
-        paths.append(a)
-        i += 1
-    return (paths, matrices, color, against) if paths else None
+    against ``HEAD``; None when the fast path does not understand the command line (``--help``, another
+    ``--against`` revision, a bad ``--color``, a typo: the full path handles and reports it)."""
+    parsed = parse_options(argv, _VALUE_OPTIONS, _FLAGS)
+    if parsed is None or not parsed[1]:
+        return None
+    opts, paths = parsed
+    colors, against = opts.get("--color", ["auto"]), opts.get("--against", [])
+    if any(c not in ("auto", "always", "never") for c in colors) or any(rev != "HEAD" for rev in against):
+        return None
+    return paths, opts.get("--matrix", []), colors[-1], bool(against)
 
 
 def key(argv: list[str]) -> str | None:
@@ -98,22 +53,20 @@ def key(argv: list[str]) -> str | None:
     if parsed is None:
         return None
     paths, matrices, color, against = parsed
-    from glmcompat.matrix.locations import code_fingerprint, matrix_file_names
-
     # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
     names = matrix_file_names(matrices) if matrices else []
     if isinstance(names, str):
         return None  # a directory with no matrix file: the full path reports it
-    h = blake2b(digest_size=20)
+    h = hasher()
     for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for f in names:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
-        d = _digest(f)
+        d = file_digest(f)
         if not d:
             return None
         h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
     for p in paths:
-        d = _digest(p)
+        d = file_digest(p)
         if not d:
             return None  # a missing file: the full path says so
         h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
@@ -129,8 +82,6 @@ def key(argv: list[str]) -> str | None:
 
 def lookup(argv: list[str]) -> int | None:
     """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
-    from glmcompat.matrix.locations import cache_dir_name
-
     base = cache_dir_name()
     k = key(argv) if base else None
     if k is None or base is None:
@@ -139,7 +90,7 @@ def lookup(argv: list[str]) -> int | None:
         with open(os.path.join(base, "verdicts", k), "rb") as f:
             deps, out, err, rc = decode(HEADER, f.read())
         for path, digest in deps.items():
-            if _digest(path) != digest:
+            if file_digest(path) != digest:
                 return None
     except (OSError, ValueError, UnicodeDecodeError):
         return None
@@ -153,8 +104,6 @@ def lookup(argv: list[str]) -> int | None:
 def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int) -> None:
     """Record the full path's verdict of ``check ARGV``, whose key was ``before`` when the run began: nothing
     when an input changed during the run (never raises: a read-only cache costs speed only)."""
-    from glmcompat.matrix.locations import cache_dir_name
-
     base = cache_dir_name()
     k = key(argv) if base else None
     if k is None or base is None or k != before:
@@ -162,7 +111,10 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
     parsed = _parse(argv)
     named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
     files = sorted({os.path.abspath(p) for p in deps} - named)
-    record = encode(HEADER, {p: _digest(p) for p in files}, stdout, stderr, rc)
+    digests = {p: file_digest(p) for p in files}
+    if any(d is None for d in digests.values()):
+        return  # a file the verdict read is no regular file now: nothing to compare it with later
+    record = encode(HEADER, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
     try:
         from pathlib import Path
 

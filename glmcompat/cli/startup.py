@@ -1,7 +1,7 @@
 """What both start-up paths (:mod:`glmcompat.cli.fastpath` for ``check``, :mod:`glmcompat.cli.fastlock` for
 ``lock``) share, with ``os`` and ``sys`` only, read before anything heavy is imported: the records they keep
-(what a full run printed and exited with, and the digest of every file that answer depends on) and the colour
-decision (a verdict printed in colour is another verdict). One module, not several: each module a start-up
+(what a full run printed and exited with, and the digest of every file that answer depends on), the reading
+of a command line they may answer, and the colour decision (a verdict printed in colour is another verdict). One module, not several: each module a start-up
 path imports costs it about 0.15 ms."""
 
 from __future__ import annotations
@@ -69,3 +69,28 @@ def use_color(mode: str = "auto", stream: TextIO | None = None) -> bool:
     except (AttributeError, ValueError, OSError):  # a closed or replaced stream
         tty = False
     return tty and env.get("TERM") != "dumb"
+
+
+def parse_options(argv: list[str], values: set[str], flags: set[str]) -> tuple[dict[str, list[str]], list[str]] | None:
+    """``ARGV`` as ``{option: [value, ...]}`` (a flag maps to ``[]``) and its positional arguments, for a start-up
+    path that knows the options ``values`` (each followed by its value) and ``flags``; None at anything else (an
+    unknown option, ``--opt=value``, a value option without its value): the full path handles and reports it."""
+    opts: dict[str, list[str]] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in values:
+            if i + 1 >= len(argv):
+                return None
+            opts.setdefault(a, []).append(argv[i + 1])
+            i += 2
+        elif a.startswith("-"):
+            if a not in flags:
+                return None
+            opts.setdefault(a, [])
+            i += 1
+        else:
+            positional.append(a)
+            i += 1
+    return opts, positional

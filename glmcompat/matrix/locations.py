@@ -1,11 +1,20 @@
-"""Where glmcompat's cache and matrix files are, and what its caches key on besides their inputs, with ``os``
-alone: the warm start-up paths (:mod:`glmcompat.cli.fastpath`, :mod:`glmcompat.cli.fastlock`) read these before
-they import pathlib; :mod:`glmcompat.matrix.store` wraps the same answers for everyone else."""
+"""Where glmcompat's cache and matrix files are, and what its caches key on (the code fingerprint, the content
+digest of a file), with ``os`` and ``_blake2`` alone: the warm start-up paths (:mod:`glmcompat.cli.fastpath`,
+:mod:`glmcompat.cli.fastlock`) read these before they import pathlib or hashlib; :mod:`glmcompat.matrix.store`
+wraps the same answers for everyone else, and :mod:`glmcompat.ops.lockset` digests what a lock writes with
+:func:`hasher`."""
 
 from __future__ import annotations
 
 import os
 import sys
+
+try:
+    from _blake2 import blake2b  # not hashlib, which loads OpenSSL
+except ImportError:  # pragma: no cover - a CPython built without _blake2
+    from hashlib import blake2b
+
+MAX_DIGESTED = 64 << 20  # bytes: a file over this is not digested (no input or output of glmcompat's is near it)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")  # the shipped matrix
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the glmcompat package
@@ -65,3 +74,33 @@ def _walk(directory: str, prefix: str, parts: list[str]) -> None:
         elif e.name.endswith((".py", ".toml")):
             st = e.stat()
             parts.append(f"{prefix}{e.name}:{st.st_size}:{st.st_mtime_ns}")
+
+
+def hasher() -> blake2b:
+    """A fresh hash of the kind every record and stamp of glmcompat's digests files with (blake2b-160)."""
+    return blake2b(digest_size=20)
+
+
+def file_digest(path: str, *, follow: bool = True) -> str | None:
+    """The content digest (:func:`hasher`, hex) of a regular file; ``""`` when nothing is there (its appearing
+    later changes the answer); None for anything else: a FIFO (opened without blocking, never read), a
+    directory, an unreadable file, one over :data:`MAX_DIGESTED`, or, with ``follow=False``, a link."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > MAX_DIGESTED:  # S_ISREG without importing stat
+            return None
+        h = hasher()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

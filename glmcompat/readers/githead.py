@@ -125,8 +125,8 @@ def head_state(path: str) -> str | None:
     for name in (os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")):
         data = _read(name)
         config += b"\0" + (data if data is not None else b"")
-    try:
-        from _blake2 import blake2b  # not hashlib, which loads OpenSSL: this runs on the warm start-up path
-    except ImportError:  # pragma: no cover - a CPython built without _blake2
-        from hashlib import blake2b
-    return "\0".join((top, os.path.realpath(path), value, blake2b(config, digest_size=16).hexdigest()))
+    from glmcompat.matrix.locations import hasher
+
+    h = hasher()
+    h.update(config)
+    return "\0".join((top, os.path.realpath(path), value, h.hexdigest()))
