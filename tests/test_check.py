@@ -204,7 +204,7 @@ def test_a_mixed_output_set_is_unsafe(tmp_path):
     """`glmcompat lock` stamps its four files as one set; a set mixed from two runs (here: requirements.txt
     from another run) is an error in `check`, although each file alone would pass."""
     from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.lockgen import OUTPUTS, STAMP
+    from glmcompat.ops.lockset import OUTPUTS, STAMP
     from glmcompat.ops.publish import stamp_of as _stamp
 
     src = LOCKS / "glm5-sglang-0.5.9"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import glmcompat.ops.lockgen as L
+from glmcompat.ops import lockset
 from glmcompat.cli import fastlock
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.store import cache_dir
@@ -133,10 +134,10 @@ CHANGES = {
     "uv.lock": lambda out, m, memo: _edit(out / "uv.lock"),
     "requirements.txt": lambda out, m, memo: _edit(out / "requirements.txt"),
     "pylock.toml": lambda out, m, memo: (out / "pylock.toml").unlink(),
-    "stamp": lambda out, m, memo: _edit(out / L.STAMP),
+    "stamp": lambda out, m, memo: _edit(out / lockset.STAMP),
     "uv.lock-link": lambda out, m, memo: _relink(out / "uv.lock"),
-    "staging-dir": lambda out, m, memo: (out / f"{L.STAGING_PREFIX}x").mkdir(),
-    "publishing": lambda out, m, memo: (out / L.PUBLISHING).mkdir(),
+    "staging-dir": lambda out, m, memo: (out / f"{lockset.STAGING_PREFIX}x").mkdir(),
+    "publishing": lambda out, m, memo: (out / lockset.PUBLISHING).mkdir(),
     "memo": lambda out, m, memo: memo.unlink(),
     "matrix": lambda out, m, memo: _edit(m / "stacks.toml"),
 }

@@ -17,6 +17,7 @@ import glmcompat.ops.lockgen as L
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops import speculate
 from glmcompat.ops.lockgen import lock
+from glmcompat.ops.lockset import OUTPUTS
 
 from . import test_lock_safety as safety
 from .conftest import ROOT, run_cli
@@ -65,7 +66,7 @@ def test_a_right_prediction_is_used(tmp_path, env, facts, src, refs, uv_calls, e
     spec = pending(refs[A]["pyproject.toml"] + extra)
     s = lock(facts, A, out, source=src)
     assert uv_calls == ([] if not extra else ["export", "export"])  # uv lock (and the exports) ran speculatively
-    assert s["changed"] == list(L.OUTPUTS)
+    assert s["changed"] == list(OUTPUTS)
     assert same_set(out, refs[A]) and strays(out) == []  # the rendered pyproject.toml, not the predicted bytes
     assert gone(spec)
 

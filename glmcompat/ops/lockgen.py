@@ -47,19 +47,7 @@ from glmcompat.ops.lockrender import (
     pyproject_data,
     render_pyproject,
 )
-from glmcompat.ops.lockset import (
-    GENERATED,
-    LOCK_FILE,
-    MAX_OUTPUT_BYTES,
-    OUTPUTS,
-    PAUSE_ENV,
-    PUBLISHING,
-    SET_FILES,
-    STAGING_PREFIX,
-    STAMP,
-    STAMP_FORMAT,
-    digest,
-)
+from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, digest
 from glmcompat.ops.progress import Progress
 from glmcompat.ops.publish import (
     check_out,
@@ -76,10 +64,9 @@ from glmcompat.ops.publish import (
     write_new,
 )
 
-__all__ = [
-    "GENERATED", "LOCK_FILE", "MAX_OUTPUT_BYTES", "OUTPUTS", "PAUSE_ENV", "PUBLISHING", "RESOLUTION_FORMAT",
-    "SET_FILES", "STAGING_PREFIX", "STAMP", "STAMP_FORMAT", "LockRequest", "NoopRecord", "Resolution", "lock",
-    "out_name", "pyproject_data", "recover", "render_pyproject", "resolution_key", "resolve_core", "verify_outputs",
+__all__ = [  # the output set's names are glmcompat.ops.lockset's
+    "RESOLUTION_FORMAT", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",
+    "render_pyproject", "resolution_key", "resolve_core", "verify_outputs",
 ]
 
 RESOLUTION_FORMAT = 5
