@@ -369,6 +369,8 @@ def _authority(provider: Provider, name: str) -> tuple[bool, int, str]:
 
 
 def _root_remedy(r: Req) -> str:
+    if r.why.kind == USER and r.why.pkg:  # a project's own requirement (why.pkg: its file)
+        return f"relax {r.name}{r.spec} in {r.why.pkg}"
     if r.why.kind == USER:
         return f"relax or drop `--with {r.name}{r.spec}`"
     if r.why.kind == MODEL:
@@ -406,8 +408,11 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
     package the set is built around, else resolvelib's ``causes``."""
     facts = provider.facts  # the lock's platform's view
     t = provider.target
-    stack = facts.stack(req.stack)
+    stack = facts.stack(req.stack) if not req.origin else None
     roots = roots if roots is not None else root_requirements(facts, req)[0]
+    # The pins the set is built around: the stack's, or the project's own exact pins.
+    pins = dict(stack.pins) if stack is not None else {
+        r.name: s.version for r in roots if r.why.kind == USER for s in r.spec if s.operator == "==" and "*" not in s.version}
     kind, subject = "abi", "torch"
     clauses: list[str] = []
     hint = ""
@@ -416,7 +421,7 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
         # The ABI story first: the stack's kernel, the torch it was built for, and whether any kernel
         # release built for the requested torch carries code for the target.
         for kp in sorted((set(provider.names) & provider.kernel_names) - set(ENGINES)):
-            pin = stack.pins.get(kp)
+            pin = pins.get(kp)
             row = facts.kernel(kp, pin) if pin else None
             if row is not None and not torch_req.ok(Version(row.torch)):
                 clauses.append(f"{kp} {pin} was built against torch {row.torch} (evidence {row.evidence}: {row.source}) "
@@ -429,9 +434,14 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
                 clauses.append(f"no kernel release built against {torch_req.show()} carries code for {t.name}"
                                + (f" (only {', '.join(v for v, _ in built)}, which do not run there)" if built else ""))
                 break
-        if clauses:
+        if clauses and stack is not None:
             hint = (f"keep torch=={stack.pins.get('torch')} (the stack's pin), or run "
                     f"`glmcompat upgrade --target {t.name}` for the newest safe set")
+        elif clauses:
+            kp = next((k for k in sorted(set(provider.names) & provider.kernel_names) if k in pins), None)
+            row = facts.kernel(kp, pins[kp]) if kp else None
+            hint = (f"in {req.origin}, require torch=={row.torch} (the torch {kp} {pins[kp]} was built against)"
+                    if row is not None else f"relax {torch_req.show()} in {req.origin}")
     if not clauses:
         skip = _root_failure(provider, roots) or _top_failure(provider, roots)
         if skip is None:
@@ -439,7 +449,7 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
         kind, subject = skip.kind, skip.subject
         clauses = list(skip.clauses)
         hint = skip.remedy
-        engine = stack_engine(stack)
+        engine = stack_engine(stack) if stack is not None else next((e for e in ENGINES if e in provider.names), "")
         wanted = next((r for r in roots if r.name == engine and r.why.kind == MODEL), None)
         yours = any(r.name == engine and r.why.kind == USER for r in roots)
         if wanted is not None and req.model and not yours and skip.subject == engine and skip.kind in ("root", "ruled-out"):
@@ -448,8 +458,9 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
             if elsewhere:
                 hint = f"no {engine} release that serves model {req.model} ({engine}{wanted.spec}) fits here; {elsewhere}"
     return Skip(kind, subject, tuple(clauses) or ("the requirements conflict",),
-                f"no safe set of the core exists for {t.name} (stack {req.stack}{', model ' + req.model if req.model else ''})",
-                hint or f"run `glmcompat upgrade --target {t.name} --stack {req.stack}` to see the newest safe set")
+                f"no safe set of the core exists for {t.name} ({req.subject}{', model ' + req.model if req.model else ''})",
+                hint or (f"run `glmcompat upgrade --target {t.name} --stack {req.stack}` to see the newest safe set"
+                         if stack is not None else f"relax the core requirements in {req.origin}"))
 
 
 def explain(provider: Provider, req: Request, causes: Iterable[Any], roots: list[Req] | None = None) -> str:

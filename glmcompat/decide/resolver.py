@@ -601,6 +601,15 @@ class Request:
     upgrade: bool = False
     python: str = "3.11"
     platform: str | None = None  # the machine the lock is for; None: the target's default (glmcompat.ops.lockgen.lock_platform)
+    # Project mode (``glmcompat lock`` in a user's project): ``stack`` is "" and ``with_`` holds the project's own
+    # requirements on the core, read from ``origin`` (the file named in explanations: "pyproject.toml requires ...").
+    origin: str = ""
+    prefer: tuple[tuple[str, str], ...] = ()  # project mode: the versions to try first (the existing lock's)
+
+    @property
+    def subject(self) -> str:
+        """What the set is for, in explanations: ``stack NAME`` or ``project FILE``."""
+        return f"project {self.origin}" if self.origin else f"stack {self.stack}"
 
 
 def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
@@ -611,6 +620,8 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
     torchvision...). A model the engine is not known to serve is an :class:`UnsafeError` that names
     the stacks of the other engine that do serve it.
     """
+    if req.origin:
+        return project_roots(facts, req)
     stack = facts.stack(req.stack)
     engine = stack_engine(stack)
     tname = facts.target(req.target).name
@@ -650,6 +661,47 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
             roots.append(Req(tr.package, parse_spec(tr.specifier),
                              Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
     return roots, names, dict(stack.pins), dict(stack.overrides), model_reqs
+
+
+def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
+    """:func:`root_requirements` for a user's project: every core requirement the project declares is a root
+    (several for one name narrow it together), nothing else is added -- a project that uses torch and a kernel
+    gets no engine. With a model, transformers must know it, and each engine the project uses must serve it;
+    an engine's own exact transformers pin that does not know the model is overridden (as for a stack)."""
+    tname = facts.target(req.target).name
+    roots: list[Req] = []
+    names: list[str] = []
+    for raw in req.with_:
+        r = _requirement(raw)
+        if r is None:
+            raise InputError(f"{req.origin}: invalid requirement {raw!r}")
+        name = str(canonicalize_name(r.name))
+        if name not in CORE:
+            continue
+        roots.append(Req(name, r.specifier, Why(USER, req.origin, text=f"{req.origin} requires {name}{r.specifier or ''}")))
+        if name not in names:
+            names.append(name)
+    overrides: dict[str, str] = {}
+    model_reqs: dict[str, str] = {}
+    engines = [e for e in ENGINES if e in names]
+    if req.model:
+        m = facts.model(req.model)
+        model_reqs["transformers"] = m.transformers
+        roots.append(Req("transformers", parse_spec(m.transformers),
+                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.source})")))
+        for engine in engines:
+            spec = m.for_engine(engine)
+            if not spec:
+                raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
+            model_reqs[engine] = spec
+            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
+        if engines:
+            overrides["transformers"] = m.transformers
+    for tr in facts.target_requirements(tname):
+        if tr.package in [r.name for r in roots]:
+            roots.append(Req(tr.package, parse_spec(tr.specifier),
+                             Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
+    return roots, names, dict(req.prefer), overrides, model_reqs
 
 
 def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet) -> str | None:
@@ -700,7 +752,9 @@ def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider,
     reads = getattr(source, "machine", "x86_64")
     if reads != machine:
         raise InputError(f"the source reads the {reads} wheels, and the request is for {machine}")
-    provider = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=req.upgrade,
+    # A project's --upgrade prefers nothing (the newest safe release first); a stack's prefers known-good pins.
+    upgrade = req.upgrade and not req.origin
+    provider = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=upgrade,
                         overrides=overrides, model_reqs=model_reqs, python=req.python, platform=machine)
     return provider, roots
 
@@ -720,7 +774,7 @@ class Unresolvable(UnsafeError):
         self.provider = provider
         self.roots = roots
         self.requirements = tuple(causes)
-        super().__init__(f"no safe set of the core exists for {provider.target.name} (stack {req.stack}"
+        super().__init__(f"no safe set of the core exists for {provider.target.name} ({req.subject}"
                          f"{', model ' + req.model if req.model else ''})")
 
 
@@ -762,4 +816,4 @@ def parse_cutoff(text: str | None) -> str | None:
 
 
 __all__ = ["CORE", "Cand", "Outcome", "Provider", "Req", "Request", "Ruled", "Source", "Unresolvable", "Why",
-           "make_provider", "parse_cutoff", "parse_spec", "root_requirements", "run", "served_elsewhere", "solve"]
+           "make_provider", "parse_cutoff", "parse_spec", "project_roots", "root_requirements", "run", "served_elsewhere", "solve"]

@@ -46,13 +46,18 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
     return Parser(prog=f"glmcompat {prog}", description=description)
 
 
-def add_core_options(p: argparse.ArgumentParser, with_example: str) -> None:
+def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: bool = False) -> None:
     """The options `lock` and `upgrade` share: which stack, engine, target, machine, model and Python, and
-    extra core requirements."""
+    extra core requirements. ``targets``: --target is repeatable and optional (`lock` reads a project's
+    ``[tool.glmcompat] targets`` without it)."""
     p.add_argument("--stack", metavar="NAME",
                    help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
     p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
-    p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
+    if targets:
+        p.add_argument("--target", action="append", metavar="T",
+                       help="GPU target, e.g. sm120 (repeatable in a project; default: [tool.glmcompat] targets)")
+    else:
+        p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
     p.add_argument("--platform", metavar="P",
                    help="the machine: x86_64 or aarch64 (default: the target's only one, else x86_64; "
                         "GH200/GB200/GB300 hosts are aarch64)")

@@ -1,0 +1,138 @@
+"""``glmcompat lock`` in a user's project (project mode) or on a requirements.in (requirements mode): the options
+as the command line gave them, the settings of ``[tool.glmcompat]``, and the output (text or ``--json``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from glmcompat.cli.commands._common import dump_json, index_environment, output, paint_line
+from glmcompat.model.errors import InputError, UnsafeError
+
+
+def _settings_targets(settings: dict[str, Any], where: Path) -> list[str]:
+    t = settings.get("targets", settings.get("target"))
+    if t is None:
+        return []
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list) and t and all(isinstance(x, str) for x in t):
+        return list(t)
+    raise InputError(f"[tool.glmcompat] targets must be a target name or a list of them, not {t!r}"[:300], path=str(where))
+
+
+def _setting(settings: dict[str, Any], key: str, where: Path) -> str | None:
+    v = settings.get(key)
+    if v is not None and not isinstance(v, str):
+        raise InputError(f"[tool.glmcompat] {key} must be a string, not {v!r}"[:300], path=str(where))
+    return v
+
+
+def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
+    """``[tool.glmcompat]`` of the project around ``start`` (for requirements mode), and its file."""
+    from glmcompat.readers import pyproject as pp
+
+    found = pp.find(start)
+    if found is None:
+        return {}, None
+    return pp.load(found).settings, found
+
+
+def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
+    """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``; no target anywhere: exit 2
+    naming both places."""
+    from glmcompat.ops.projectlock import ProjectLockRequest
+
+    targets = list(args.target or []) or (_settings_targets(settings, where) if where else [])
+    if not targets:
+        place = f"[tool.glmcompat] targets in {where}" if where else "[tool.glmcompat] targets in the project's pyproject.toml"
+        raise InputError(f"no target: pass --target (e.g. --target sm120) or set {place}")
+    platform = args.platform or (_setting(settings, "platform", where) if where else None)
+    model = args.model or (_setting(settings, "model", where) if where else None)
+    return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python)
+
+
+def run_project(args: Any, mode: tuple[str, Path]) -> int:
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.ops.projectlock import default_output, lock_project, lock_requirements
+
+    if args.out or args.with_ or args.force:
+        raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
+                         "requirement to its pyproject.toml")
+    kind, path = mode
+    o = output(args)
+    facts = load_facts(args.matrix)
+    if args.model:
+        facts.model(args.model)
+    if kind == "project":
+        from glmcompat.readers import pyproject as pp
+
+        settings = pp.load(path).settings
+        req = request(args, settings, path)
+    else:
+        settings, where = _around(path.parent)
+        req = request(args, settings, where)
+    for t in req.targets:
+        facts.target(t)
+    if req.model:
+        facts.model(req.model)
+    try:
+        with index_environment(args):
+            if kind == "project":
+                result = lock_project(facts, path, req, dry_run=args.dry_run, check_only=args.check, quiet=bool(args.quiet))
+            else:
+                out = Path(args.output_file) if args.output_file else default_output(path)
+                result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
+                                           quiet=bool(args.quiet))
+    except UnsafeError as e:
+        if args.json:
+            dump_json({"version": 1, "mode": kind, "path": str(path), "error": e.message,
+                       "targets": [facts.target(t).name for t in req.targets]})
+        raise
+    if args.json:
+        dump_json(result.to_json())
+        return 1 if args.check and result.problems else 0
+    return _render(result, args, o.color)
+
+
+def _render(result: Any, args: Any, color: bool) -> int:
+    from glmcompat.model.platforms import PLATFORM_NAME
+
+    def say(line: str) -> None:
+        print(paint_line(line, color))
+
+    targets = ", ".join(result.targets)
+    core = " ".join(f"{n}=={v}" for n, v in sorted(result.core.items()) if n not in result.overrides)
+    where = f"{result.path} for {targets} on {PLATFORM_NAME[result.platform]}"
+    if args.check:
+        for p in result.problems:
+            print(f"error: {p}", file=sys.stderr)
+        if result.problems:
+            fix = "glmcompat lock" + ("" if result.mode == "project" else f" {args.requirements}")
+            print(f"hint: run `{fix}` to write the safe core and relock", file=sys.stderr)
+            return 1
+        if not args.quiet:
+            say(f"ok: {where}: the lock is current and safe ({core or 'no core package'})")
+            for w in result.warnings:
+                say(f"  warning: {w}")
+        return 0
+    if args.quiet and not args.dry_run:
+        return 0
+    if args.dry_run:
+        say(f"Would lock {where}")
+    else:
+        what = ("wrote " + ", ".join(Path(w).name for w in result.written)) if result.written else "up to date"
+        say(f"Locked {where} ({what})")
+    if core:
+        say(f"  core: {core}")
+    for n, v in sorted(result.overrides.items()):
+        say(f"  override: {n}=={v} ({result.override_reasons.get(n, 'an engine pin overridden')})")
+    for w in result.warnings:
+        say(f"  warning: {w}")
+    if args.dry_run:
+        if result.diff:
+            sys.stdout.write(result.diff if result.diff.endswith("\n") else result.diff + "\n")
+        elif result.mode == "project":
+            say("  pyproject.toml: no change")
+    return 0

@@ -1,0 +1,590 @@
+"""``glmcompat lock`` on the user's own project: their pyproject.toml (project mode) or requirements.in
+(requirements mode), made safe for the GPU targets.
+
+Project mode, in order:
+
+1. **Read** the project as uv finds it (:mod:`glmcompat.readers.pyproject`): every member's dependencies, extras
+   and dependency groups. The core packages among them (torch and its family, the kernels, flashinfer,
+   transformers, the engines), with the user's own specifiers, are the resolver's roots; so is every core
+   package the existing uv.lock holds (what the project's other dependencies pull in), and the versions that
+   lock holds are preferred (least change; ``--upgrade``: the newest safe).
+2. **Resolve** the core against the matrix for each target (:mod:`glmcompat.decide.resolver`, roots from
+   :func:`~glmcompat.decide.resolver.project_roots`); one set that every target's rules accept, or an
+   :class:`UnsafeError` that says which targets need which builds.
+3. **Write** the set as ``[tool.uv] constraint-dependencies`` (and ``override-dependencies`` where an engine's
+   pure-Python pin must give way, with the reason), each line marked ``# glmcompat lock``; a re-run replaces
+   exactly those lines (:func:`glmcompat.readers.pyproject.with_core`).
+4. **Lock** with the real ``uv lock`` in the project (its indexes, sources, environments, conflicts and
+   workspace members are uv's to honour), then **check** every environment of the new uv.lock for every target
+   on the lock's machine. A core package that appears only now (pulled in by a package the resolver does not
+   follow) joins the roots and the round repeats (at most three rounds).
+5. **Publish both or neither**: on any failure -- an unsafe lock, uv's error, an interrupt -- pyproject.toml and
+   uv.lock are restored byte for byte (uv.lock removed when there was none).
+
+Requirements mode compiles ``requirements.in`` (its ``-r``/``-c`` includes followed) with ``uv pip compile``
+under a constraints file that holds the safe core, hash-pinned, checks the result and writes it atomically; the
+``.in`` files are never modified.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from glmcompat.decide.resolver import CORE
+from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.uv import uv_binary
+from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.matrix.view import Facts
+from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
+from glmcompat.model.findings import Finding
+from glmcompat.model.names import canonicalize
+from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.readers import pyproject as pp
+
+RESULT_VERSION = 1
+MAX_ROUNDS = 3
+PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+
+
+@dataclass(frozen=True)
+class ProjectLockRequest:
+    """What to lock for: the targets (one set for all), the machine, the model, and how."""
+
+    targets: tuple[str, ...]
+    platform: str | None = None
+    model: str | None = None
+    upgrade: bool = False
+    python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
+
+
+@dataclass
+class ProjectLockResult:
+    """What a project lock did (``glmcompat lock --json`` prints it; ``version`` is :data:`RESULT_VERSION`)."""
+
+    mode: str  # "project" | "requirements"
+    path: str  # the pyproject.toml or the requirements output
+    targets: list[str]
+    platform: str
+    core: dict[str, str]  # name -> version: the safe set
+    overrides: dict[str, str] = field(default_factory=dict)  # name -> version, overriding an engine's pin
+    override_reasons: dict[str, str] = field(default_factory=dict)
+    written: list[str] = field(default_factory=list)  # files changed on disk
+    warnings: list[str] = field(default_factory=list)
+    verdicts: dict[str, str] = field(default_factory=dict)  # target -> "safe" | "unsafe" | "stale"
+    diff: str = ""  # the pyproject.toml change (--dry-run, --check)
+    problems: list[str] = field(default_factory=list)  # --check: why the project's lock is not current or safe
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["version"] = RESULT_VERSION
+        return d
+
+
+# ------------------------------------------------------------------------------------------------
+# The core: what the project asks of it, and the set that serves every target
+# ------------------------------------------------------------------------------------------------
+
+
+def _python(requires_python: str | None, asked: str | None) -> str:
+    """The CPython minor the core is resolved for: ``asked``, else this interpreter's when the project allows it,
+    else the lowest the project allows."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if asked:
+        return asked
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if not requires_python:
+        return here
+    try:
+        spec = SpecifierSet(requires_python)
+    except InvalidSpecifier:
+        raise InputError(f"requires-python: invalid specifier {requires_python!r}") from None
+    if spec.contains(f"{here}.0", prereleases=True) or spec.contains(f"{here}.99", prereleases=True):
+        return here
+    ok = [p for p in PYTHONS if spec.contains(f"{p}.0", prereleases=True) or spec.contains(f"{p}.99", prereleases=True)]
+    return ok[0] if ok else here
+
+
+def _locked_core(lock: Path) -> dict[str, str]:
+    """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped)."""
+    from packaging.version import InvalidVersion, Version
+
+    from glmcompat.readers.lockfiles import read_lock
+
+    if not lock.is_file():
+        return {}
+    out: dict[str, str] = {}
+    try:
+        entries = read_lock(lock, use_cache=False).entries
+    except InputError:
+        return {}  # a broken lock is uv's to replace
+    for e in entries:
+        if e.name in CORE and e.version:
+            try:
+                v = Version(e.version).public
+            except InvalidVersion:
+                continue
+            if e.name not in out or Version(v) > Version(out[e.name]):
+                out[e.name] = v
+    return out
+
+
+def _name(text: str) -> str:
+    """The canonical name of a requirement's text."""
+    from packaging.requirements import Requirement
+
+    return canonicalize(Requirement(text).name)
+
+
+def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
+    if not marker:
+        return True
+    from packaging.markers import Marker
+
+    from glmcompat.model.platforms import marker_env
+
+    try:
+        return bool(Marker(marker).evaluate({**marker_env(python, machine), "extra": ""}))
+    except Exception:
+        return True  # a marker packaging cannot evaluate here: keep the requirement (uv judges it)
+
+
+def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
+            wanted: dict[str, str | None]) -> tuple[Any, Callable[[], None]]:
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.edges.sources import IndexSource
+    from glmcompat.ops.progress import Progress
+
+    client = IndexClient(cache=Cache())
+    index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
+    index.prefetch(list(wanted.items()))
+    shown = Progress(index, quiet)
+
+    def close() -> None:
+        shown.done()
+        index.close()
+        client.close()
+
+    return shown, close
+
+
+@dataclass(frozen=True)
+class Core:
+    pins: dict[str, str]
+    overrides: dict[str, str]
+    reasons: dict[str, str]
+
+
+def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLockRequest, python: str,
+                prefer: dict[str, str], *, exclude_newer: str | None = None, source: Any = None,
+                quiet: bool = False) -> Core:
+    """The one core set that serves every target of ``req`` (UnsafeError when none does, naming which target
+    needs what). ``reqs``: the project's requirements on the core, as text."""
+    from glmcompat.decide.explain import resolve
+    from glmcompat.decide.resolver import Request
+    from glmcompat.decide.rules import evaluate
+
+    machine = lock_platform(facts, req.targets[0], req.platform)
+    for t in req.targets[1:]:
+        lock_platform(facts, t, machine)  # a target that never ships on that machine: one line, exit 2
+    close: Callable[[], None] = lambda: None  # noqa: E731
+    if source is None:
+        wanted: dict[str, str | None] = {_name(r): None for r in reqs}
+        wanted.update({n: v for n, v in prefer.items() if not req.upgrade})
+        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted)
+    outcomes: dict[str, Any] = {}
+    try:
+        failures: dict[str, UnsafeError] = {}
+        for t in req.targets:
+            tname = facts.target(t).name
+            r = Request("", tname, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
+                        prefer=() if req.upgrade else tuple(sorted(prefer.items())))
+            try:
+                outcomes[tname] = resolve(facts, source, r)
+            except UnsafeError as e:
+                failures[tname] = e
+    finally:
+        close()
+    names = [facts.target(t).name for t in req.targets]
+    if len(names) == 1 and failures:
+        raise failures[names[0]]
+    # One set for all: the first outcome that every target's rules accept.
+    for tname, outcome in outcomes.items():
+        ok = all(not [f for f in evaluate(dict(outcome.pins), target=other, model=req.model, matrix=facts.on(machine))
+                      if f.severity == "error"] for other in names)
+        if ok:
+            overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
+            return Core(dict(outcome.pins), overrides, dict(outcome.overridden))
+    parts = [f"{t} needs {', '.join(f'{n} {v}' for n, v in o.pins.items() if n in ('torch', 'sgl-kernel', 'sglang-kernel', 'vllm'))}"
+             for t, o in outcomes.items()] + [f"{t} has no safe set ({e.message.splitlines()[0]})" for t, e in failures.items()]
+    raise UnsafeError(f"Because {'; '.join(parts)}, we can conclude that no one core set serves {', '.join(names)} "
+                      f"together.\nhint: lock one project per target (`glmcompat lock --target {names[0]}` in each), or "
+                      "give each target its own extra and declare them in uv's `conflicts`")
+
+
+# ------------------------------------------------------------------------------------------------
+# Project mode
+# ------------------------------------------------------------------------------------------------
+
+
+def project_requirements(project: pp.Project, python: str, machine: str) -> tuple[list[str], list[str]]:
+    """(the project's requirements on the core, as text without extras; notes on what is left to uv)."""
+    out: list[str] = []
+    notes: list[str] = []
+    own = set()
+    for m in project.members:
+        try:
+            own.add(canonicalize(str(pp.parse(m, pp.read_text(m)).get("project", {}).get("name", ""))))
+        except (AttributeError, InputError):
+            pass
+    for r in project.requirements:
+        if r.name not in CORE or r.name in own:
+            continue
+        if r.url:
+            notes.append(f"{r.where}: {r.text!r} is a direct reference; uv locks it as given and the check judges it")
+            continue
+        if not _marker_applies(r.marker, python, machine):
+            continue
+        from packaging.requirements import Requirement
+
+        spec = str(Requirement(r.text).specifier)
+        out.append(f"{r.name}{spec}")
+    # The user's own [tool.uv] constraints on the core narrow what the project asks for.
+    mine = pp.ours(project.pyproject, project.text)
+    for key in pp.KEYS:
+        for raw in project.uv.get(key, []) if isinstance(project.uv.get(key), list) else []:
+            if not isinstance(raw, str) or raw in mine[key]:
+                continue
+            from packaging.requirements import InvalidRequirement, Requirement
+
+            try:
+                r2 = Requirement(raw)
+            except InvalidRequirement:
+                raise InputError(f"[tool.uv] {key}: invalid requirement {raw!r}", path=str(project.pyproject)) from None
+            name = canonicalize(r2.name)
+            if name in CORE and str(r2.specifier) and any(_name(x) == name for x in out):
+                out.append(f"{name}{r2.specifier}")
+    return list(dict.fromkeys(out)), notes
+
+
+def entries_of(core: Core) -> dict[str, list[tuple[str, str]]]:
+    return {
+        "constraint-dependencies": [(f"{n}=={v}", "") for n, v in sorted(core.pins.items()) if n not in core.overrides],
+        "override-dependencies": [(f"{n}=={v}", core.reasons.get(n, "")) for n, v in sorted(core.overrides.items())],
+    }
+
+
+def _diff(path: str, old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+
+
+def _uv(args: list[str], cwd: Path, python: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
+    try:
+        return subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise EnvironmentFailure(f"cannot run uv: {e.strerror}") from None
+
+
+def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) -> str:
+    text = (p.stderr or p.stdout).strip().splitlines()
+    tail = " ".join(line.strip() for line in text if line.strip())[-600:]
+    return f"`uv {' '.join(args)}` in {where} failed (exit {p.returncode}): {tail}"
+
+
+def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
+    """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
+    from glmcompat.decide.rules import evaluate_lock
+    from glmcompat.readers.lockfiles import read_lock
+
+    read = read_lock(lock, use_cache=False)
+    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
+            for t in targets}
+
+
+def _errors(found: dict[str, list[Finding]]) -> list[str]:
+    return [f"{t}: {f.message}\n      hint: {f.remedy}" for t, fs in found.items() for f in fs if f.severity == "error"]
+
+
+def _warnings(found: dict[str, list[Finding]]) -> list[str]:
+    out: list[str] = []
+    for fs in found.values():
+        for f in fs:
+            if f.severity == "warning" and f.message not in out:
+                out.append(f.message)
+    return out
+
+
+def _exclude_newer(project: pp.Project) -> str | None:
+    v = project.uv.get("exclude-newer")
+    return v if isinstance(v, str) else None
+
+
+def _guard_key(path: Path) -> Path:
+    return cache_dir() / "project-locks" / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".lock")
+
+
+def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
+                 check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
+    """Lock the project whose (workspace root) pyproject.toml is ``pyproject``; see the module's docstring."""
+    project = pp.load(pyproject)
+    machine = lock_platform(facts, req.targets[0], req.platform)
+    python = _python(project.requires_python, req.python)
+    lock = project.root / "uv.lock"
+    reqs, notes = project_requirements(project, python, machine)
+    locked = _locked_core(lock)
+    extra = [n for n in locked if n not in {_name(r) for r in reqs}]
+    targets = [facts.target(t).name for t in req.targets]
+    result = ProjectLockResult("project", str(pyproject), targets, machine, {}, warnings=list(notes))
+    if not reqs and not extra:
+        result.warnings.append("the project uses no package of the coupled core "
+                               f"({', '.join(CORE)}): nothing for glmcompat to constrain")
+    core = Core({}, {}, {})
+    if reqs or extra:
+        core = resolve_set(facts, reqs + extra, "pyproject.toml", req, python, locked,
+                           exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
+    base = pp.without_ours(pyproject, project.text)
+    new_text = pp.with_core(pyproject, base, entries_of(core))
+    _fill(result, core)
+    result.diff = _diff("pyproject.toml", project.text, new_text)
+    if dry_run:
+        return result
+    if check_only:
+        return _check(facts, project, new_text, req, machine, result)
+    uv_binary()
+    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
+
+
+def _fill(result: ProjectLockResult, core: Core) -> None:
+    result.core = dict(core.pins)
+    result.overrides = dict(core.overrides)
+    result.override_reasons = dict(core.reasons)
+
+
+def _check(facts: Facts, project: pp.Project, new_text: str, req: ProjectLockRequest, machine: str,
+           result: ProjectLockResult) -> ProjectLockResult:
+    lock = project.root / "uv.lock"
+    if new_text != project.text:
+        result.problems.append("pyproject.toml does not hold the safe core's constraints")
+    if not lock.is_file():
+        result.problems.append("there is no uv.lock")
+    else:
+        p = _uv(["lock", "--check"], project.root)
+        if p.returncode != 0:
+            result.problems.append("uv.lock is not current with pyproject.toml (`uv lock --check` fails)")
+        found = judge(facts, lock, req.targets, req.model, machine)
+        result.warnings += _warnings(found)
+        for t, fs in found.items():
+            result.verdicts[t] = "unsafe" if any(f.severity == "error" for f in fs) else "safe"
+        result.problems += _errors(found)
+    return result
+
+
+def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
+    if data is None:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        return
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    atomic_write(path, data, mode=mode)
+
+
+def _publish(facts: Facts, project: pp.Project, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
+             python: str, locked: dict[str, str], result: ProjectLockResult, source: Any, quiet: bool) -> ProjectLockResult:
+    from filelock import FileLock, Timeout
+
+    pyproject, lock = project.pyproject, project.root / "uv.lock"
+    guard = _guard_key(pyproject)
+    guard.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        held = FileLock(str(guard), timeout=600)
+        held.acquire()
+    except Timeout:
+        raise EnvironmentFailure(f"{pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
+    try:
+        old_py = pyproject.read_bytes()
+        if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
+            raise EnvironmentFailure(f"{pyproject}: changed while glmcompat was resolving; run it again")
+        mode = pyproject.stat().st_mode & 0o7777
+        old_lock = lock.read_bytes() if lock.is_file() else None
+        lock_mode = lock.stat().st_mode & 0o7777 if old_lock is not None else None
+        if not os.access(project.root, os.W_OK) or not os.access(pyproject, os.W_OK):
+            raise EnvironmentFailure(f"{project.root}: not writable; nothing was changed")
+        bom = old_py.startswith(b"\xef\xbb\xbf")
+        try:
+            text = new_text
+            for _round in range(MAX_ROUNDS):
+                if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
+                    atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
+                p = _uv(["lock"], project.root)
+                if p.returncode != 0:
+                    msg = _uv_error(["lock"], p, str(project.root))
+                    raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"
+                                      "hint: the requirement uv names conflicts with the core glmcompat chose "
+                                      f"({', '.join(f'{n}=={v}' for n, v in sorted(result.core.items()))}); relax it, "
+                                      "or pin the core yourself and run `glmcompat lock --dry-run` to see what fails")
+                # A core package that only now appears (another dependency pulls it in) joins the roots.
+                now = _locked_core(lock)
+                missing = [n for n in now if n not in result.core]
+                if not missing:
+                    break
+                core = resolve_set(facts, reqs + list(result.core) + missing, "pyproject.toml", req, python,
+                                   {**now, **locked}, exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
+                _fill(result, core)
+                text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
+            found = judge(facts, lock, req.targets, req.model, machine)
+            errors = _errors(found)
+            if errors:
+                lines = "\n".join(f"  × {e}" for e in errors)
+                raise UnsafeError(f"uv's lock of {pyproject} fails the check on {PLATFORM_NAME[machine]}; nothing was "
+                                  f"changed:\n{lines}")
+        except BaseException:
+            _restore(pyproject, old_py, mode)
+            _restore(lock, old_lock, lock_mode)
+            raise
+        result.diff = _diff("pyproject.toml", project.text, text)
+        for t, fs in found.items():
+            result.verdicts[t] = "safe"
+        result.warnings += _warnings(found)
+        new_lock = lock.read_bytes()
+        if pyproject.read_bytes() != old_py:
+            result.written.append(str(pyproject))
+        if new_lock != old_lock:
+            result.written.append(str(lock))
+        return result
+    finally:
+        held.release()
+
+
+# ------------------------------------------------------------------------------------------------
+# Requirements mode
+# ------------------------------------------------------------------------------------------------
+
+
+def default_output(infile: Path) -> Path:
+    return infile.with_suffix(".txt") if infile.suffix == ".in" else infile.with_name(infile.name + ".txt")
+
+
+def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockRequest, *, dry_run: bool = False,
+                      check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
+    """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
+    from glmcompat.model.platforms import marker_env
+    from glmcompat.readers.formats import decode_text, parse_requirements
+    from glmcompat.readers.lockfiles import _read
+
+    if out.resolve() == infile.resolve():
+        raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
+    read = parse_requirements(infile, decode_text(infile, _read(infile)))
+    machine = lock_platform(facts, req.targets[0], req.platform)
+    python = req.python or f"{sys.version_info[0]}.{sys.version_info[1]}"
+    env = {**marker_env(python, machine), "extra": ""}
+    reqs: list[str] = []
+    names: set[str] = set()
+    for e in read.entries:
+        if e.name not in CORE or e.source != "registry":
+            continue
+        if e.marker:
+            from packaging.markers import Marker
+
+            try:
+                if not Marker(e.marker).evaluate(env):
+                    continue
+            except Exception:
+                pass
+        spec = f"=={e.version}" if e.version else (e.spec or "")
+        if e.constraint and e.name not in names:
+            continue
+        names.add(e.name)
+        reqs.append(f"{e.name}{spec}")
+    prefer = _prefer_from(out)
+    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {})
+    core = resolve_set(facts, reqs, str(infile), req, python, prefer, source=source, quiet=quiet) if reqs else Core({}, {}, {})
+    _fill(result, core)
+    if not reqs:
+        result.warnings.append(f"{infile} names no package of the coupled core: nothing for glmcompat to constrain")
+    if dry_run:
+        return result
+    uv_binary()
+    shown = " ".join(["glmcompat lock", str(infile)] + [f"--target {t}" for t in result.targets]
+                     + ([f"--platform {machine}"] if req.platform else []) + (["--model", req.model] if req.model else [])
+                     + ([] if out == default_output(infile) else ["-o", str(out)]))
+    with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
+        cons = Path(tmp) / "glmcompat-core.txt"
+        cons.write_text("".join(f"{n}=={v}\n" for n, v in sorted(core.pins.items()) if n not in core.overrides))
+        ovr = Path(tmp) / "glmcompat-overrides.txt"
+        ovr.write_text("".join(f"{n}=={v}\n" for n, v in sorted(core.overrides.items())))
+        target_file = Path(tmp) / "out.txt"
+        if out.is_file():
+            target_file.write_bytes(out.read_bytes())  # uv prefers what the output already pins (least change)
+        args = ["pip", "compile", os.path.abspath(infile), "-c", str(cons), "--generate-hashes", "--quiet",
+                "-o", str(target_file), "--python-version", python,
+                "--python-platform", f"{machine}-manylinux_2_28", "--custom-compile-command", shown,
+                "--no-annotate"]
+        if core.overrides:
+            args += ["--overrides", str(ovr)]
+        if req.upgrade:
+            args.append("--upgrade")
+        p = _uv(args, infile.parent if str(infile.parent) else Path("."))
+        if p.returncode != 0:
+            raise UnsafeError("uv cannot compile the requirements under the safe core; nothing was written:\n  "
+                              + _uv_error(["pip", "compile", str(infile)], p, str(infile.parent or ".")))
+        data = target_file.read_bytes()
+        found = judge(facts, target_file, req.targets, req.model, machine)
+    errors = _errors(found)
+    if errors:
+        lines = "\n".join(f"  × {e}" for e in errors)
+        raise UnsafeError(f"the compiled {out} fails the check on {PLATFORM_NAME[machine]}; nothing was written:\n{lines}")
+    result.warnings += _warnings(found)
+    result.verdicts = {t: "safe" for t in found}
+    old = out.read_bytes() if out.is_file() else None
+    if check_only:
+        if old != data:
+            result.problems.append(f"{out} is not what `{shown}` writes")
+            result.verdicts = {t: "stale" for t in found}
+        return result
+    if old != data:
+        try:
+            atomic_write(out, data, mode=(out.stat().st_mode & 0o7777) if old is not None else 0o644)
+        except OSError as e:
+            raise EnvironmentFailure(f"{out}: {e.strerror or e}; nothing was written") from None
+        result.written.append(str(out))
+    return result
+
+
+def _prefer_from(out: Path) -> dict[str, str]:
+    """The core versions an existing compiled output pins (least change)."""
+    if not out.is_file():
+        return {}
+    from glmcompat.readers.lockfiles import read_lock
+
+    try:
+        return {e.name: e.version.split("+")[0] for e in read_lock(out, use_cache=False).entries
+                if e.name in CORE and e.version}
+    except InputError:
+        return {}
+
+
+def result_json(result: ProjectLockResult) -> str:
+    return json.dumps(result.to_json(), sort_keys=True, indent=2)
+
+
+__all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock_project",
+           "lock_requirements", "resolve_set"]
