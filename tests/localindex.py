@@ -13,12 +13,14 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def tiny_wheel(name: str, version: str) -> tuple[str, bytes]:
-    """(file name, bytes) of an installable pure wheel of ``name==version`` with nothing in it."""
+def tiny_wheel(name: str, version: str, requires: tuple[str, ...] = ()) -> tuple[str, bytes]:
+    """(file name, bytes) of an installable pure wheel of ``name==version`` with nothing in it but its
+    ``requires`` as Requires-Dist."""
     dist = name.replace("-", "_")
     info = f"{dist}-{version}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
     files = {f"{dist}/__init__.py": b"",
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+             f"{info}/METADATA": meta.encode(),
              f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
     record = "".join(f"{k},sha256={base64.urlsafe_b64encode(hashlib.sha256(v).digest()).rstrip(b'=').decode()},{len(v)}\n"
                      for k, v in files.items()) + f"{info}/RECORD,,\n"
@@ -33,7 +35,31 @@ def tiny_wheel(name: str, version: str) -> tuple[str, bytes]:
 @contextmanager
 def serve_wheels(pins: Mapping[str, str]) -> Iterator[str]:
     """Serve one tiny wheel per ``name: version``; yields the index's simple URL."""
-    wheels = {n: tiny_wheel(n, v) for n, v in pins.items()}
+    with serve_index({n: {v: ()} for n, v in pins.items()}) as url:
+        yield url
+
+
+def _served_requires(requires: Iterator[str] | tuple[str, ...] | list[str], names: set[str]) -> tuple[str, ...]:
+    """The Requires-Dist lines that name a served project (the rest of a real wheel's requirements dropped)."""
+    import re
+
+    out = []
+    for r in requires:
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r)
+        if m and re.sub(r"[-_.]+", "-", m.group(1)).lower() in names:
+            out.append(r)
+    return tuple(out)
+
+
+@contextmanager
+def serve_index(projects: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]]) -> Iterator[str]:
+    """Serve tiny wheels for ``name -> version -> Requires-Dist`` (real METADATA recorded from the index, reduced to
+    the requirements on the served projects); yields the index's simple URL."""
+    names = set(projects)
+    files: dict[str, list[tuple[str, bytes]]] = {
+        n: [tiny_wheel(n, v, _served_requires(list(reqs), names)) for v, reqs in versions.items()]
+        for n, versions in projects.items()}
+    wheels = {fn: data for fs in files.values() for fn, data in fs}
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -53,15 +79,13 @@ def serve_wheels(pins: Mapping[str, str]) -> Iterator[str]:
 
         def do_GET(self) -> None:
             parts = [p for p in self.path.split("?")[0].split("/") if p]
-            if len(parts) == 2 and parts[0] == "simple" and parts[1] in wheels:
-                fn, data = wheels[parts[1]]
+            if len(parts) == 2 and parts[0] == "simple" and parts[1] in files:
                 page = {"meta": {"api-version": "1.1"}, "name": parts[1],
                         "files": [{"filename": fn, "url": f"/files/{fn}", "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
-                                   "upload-time": "2025-01-01T00:00:00Z"}]}
+                                   "upload-time": "2025-01-01T00:00:00Z"} for fn, data in files[parts[1]]]}
                 return self._send(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
-            for fn, data in wheels.values():
-                if parts == ["files", fn]:
-                    return self._send(data, "application/octet-stream")
+            if len(parts) == 2 and parts[0] == "files" and parts[1] in wheels:
+                return self._send(wheels[parts[1]], "application/octet-stream")
             self.send_error(404)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

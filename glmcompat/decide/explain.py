@@ -438,10 +438,10 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
             hint = (f"keep torch=={stack.pins.get('torch')} (the stack's pin), or run "
                     f"`glmcompat upgrade --target {t.name}` for the newest safe set")
         elif clauses:
-            kp = next((k for k in sorted(set(provider.names) & provider.kernel_names) if k in pins), None)
-            row = facts.kernel(kp, pins[kp]) if kp else None
-            hint = (f"in {req.origin}, require torch=={row.torch} (the torch {kp} {pins[kp]} was built against)"
-                    if row is not None else f"relax {torch_req.show()} in {req.origin}")
+            kern = next((k for k in sorted(set(provider.names) & provider.kernel_names) if k in pins), None)
+            row = facts.kernel(kern, pins[kern]) if kern is not None else None
+            hint = (f"in {req.origin}, require torch=={row.torch} (the torch {kern} {pins[kern]} was built against)"
+                    if row is not None and kern is not None else f"relax {torch_req.show()} in {req.origin}")
     if not clauses:
         skip = _root_failure(provider, roots) or _top_failure(provider, roots)
         if skip is None:

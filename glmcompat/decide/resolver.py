@@ -248,7 +248,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str] = (),
                  prefer: Mapping[str, str] | None = None, upgrade: bool = False, overrides: Mapping[str, str] | None = None,
-                 model_reqs: Mapping[str, str] | None = None, python: str = "3.11", platform: str | None = None) -> None:
+                 model_reqs: Mapping[str, str] | None = None, python: str = "3.11", platform: str | None = None,
+                 project: bool = False) -> None:
         self.machine = lock_platform(facts, target, platform)
         self.facts = facts = facts.on(self.machine)  # every matrix answer is about this machine's wheels
         self.source = source
@@ -259,6 +260,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         self.upgrade = upgrade
         self.overrides = dict(overrides or {})
         self.model_reqs = dict(model_reqs or {})
+        self.project = project  # a user's project (its overrides are for the model, not a stack's)
         self.env = marker_env(python, self.machine)
         self.pruned: dict[str, dict[str, Ruled]] = {}
         self.overridden: dict[tuple[str, str, str], str] = {}  # (candidate, its version, dep) -> why
@@ -485,13 +487,14 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         (the stack allows it), or None when the requirement can serve the model: an exact pin that the
         model's specifier does not contain (sglang 0.5.9's transformers==4.57.1), or a range that no
         release on the index shares with it (vllm 0.16.0's transformers<5,>=4.56.0 against >=5.2.0)."""
+        by = "for the model" if self.project else "stack override"
         if any(s.operator == "==" for s in spec):
-            return pin_override(name, version, dep, spec, model_spec)
+            return pin_override(name, version, dep, spec, model_spec, by)
         if not spec or any(spec.contains(v, prereleases=True) and model_spec.contains(v, prereleases=True)
                            for v in self.versions(dep)):
             return None
         return (f"{name} {version} requires {dep}{spec}, which excludes every {dep} release that knows the model; "
-                f"overridden to {dep}{model_spec} (stack override)")
+                f"overridden to {dep}{model_spec} ({by})")
 
     def dependencies(self, name: str, version: str) -> tuple[Req, ...]:
         """What ``name==version`` requires of the core (METADATA plus the matrix), memoised."""
@@ -704,14 +707,15 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
     return roots, names, dict(req.prefer), overrides, model_reqs
 
 
-def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet) -> str | None:
+def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet,
+                 by: str = "stack override") -> str | None:
     """Why ``name==version``'s exact pin ``dep<spec>`` is overridden to the model's ``model_spec``, or None when a
     pinned version serves the model (or ``spec`` pins nothing)."""
     pinned = [s.version for s in spec if s.operator == "=="]
     if not pinned or any(model_spec.contains(p, prereleases=True) for p in pinned):
         return None
     return (f"{name} {version} pins {dep}{spec}, which does not know the model; "
-            f"overridden to {dep}{model_spec} (stack override)")
+            f"overridden to {dep}{model_spec} ({by})")
 
 
 def served_elsewhere(facts: Facts, model: ModelSupport, engine: str, target: str, platform: str = "x86_64") -> str:
@@ -755,7 +759,8 @@ def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider,
     # A project's --upgrade prefers nothing (the newest safe release first); a stack's prefers known-good pins.
     upgrade = req.upgrade and not req.origin
     provider = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=upgrade,
-                        overrides=overrides, model_reqs=model_reqs, python=req.python, platform=machine)
+                        overrides=overrides, model_reqs=model_reqs, python=req.python, platform=machine,
+                        project=bool(req.origin))
     return provider, roots
 
 

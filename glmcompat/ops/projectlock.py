@@ -220,7 +220,7 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     if len(names) == 1 and failures:
         raise failures[names[0]]
     # One set for all: the first outcome that every target's rules accept.
-    for tname, outcome in outcomes.items():
+    for outcome in outcomes.values():
         ok = all(not [f for f in evaluate(dict(outcome.pins), target=other, model=req.model, matrix=facts.on(machine))
                       if f.severity == "error"] for other in names)
         if ok:
@@ -461,8 +461,7 @@ def _publish(facts: Facts, project: pp.Project, new_text: str, reqs: list[str], 
             _restore(lock, old_lock, lock_mode)
             raise
         result.diff = _diff("pyproject.toml", project.text, text)
-        for t, fs in found.items():
-            result.verdicts[t] = "safe"
+        result.verdicts = dict.fromkeys(found, "safe")
         result.warnings += _warnings(found)
         new_lock = lock.read_bytes()
         if pyproject.read_bytes() != old_py:
@@ -523,9 +522,9 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
     if dry_run:
         return result
     uv_binary()
-    shown = " ".join(["glmcompat lock", str(infile)] + [f"--target {t}" for t in result.targets]
+    shown = " ".join(["glmcompat lock", os.path.relpath(infile, out.parent or ".")] + [f"--target {t}" for t in result.targets]
                      + ([f"--platform {machine}"] if req.platform else []) + (["--model", req.model] if req.model else [])
-                     + ([] if out == default_output(infile) else ["-o", str(out)]))
+                     + ([] if out == default_output(infile) else ["-o", os.path.relpath(out, out.parent or ".")]))
     with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
         cons = Path(tmp) / "glmcompat-core.txt"
         cons.write_text("".join(f"{n}=={v}\n" for n, v in sorted(core.pins.items()) if n not in core.overrides))
@@ -536,8 +535,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             target_file.write_bytes(out.read_bytes())  # uv prefers what the output already pins (least change)
         args = ["pip", "compile", os.path.abspath(infile), "-c", str(cons), "--generate-hashes", "--quiet",
                 "-o", str(target_file), "--python-version", python,
-                "--python-platform", f"{machine}-manylinux_2_28", "--custom-compile-command", shown,
-                "--no-annotate"]
+                "--python-platform", f"{machine}-manylinux_2_28", "--custom-compile-command", shown]
         if core.overrides:
             args += ["--overrides", str(ovr)]
         if req.upgrade:
@@ -546,7 +544,12 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         if p.returncode != 0:
             raise UnsafeError("uv cannot compile the requirements under the safe core; nothing was written:\n  "
                               + _uv_error(["pip", "compile", str(infile)], p, str(infile.parent or ".")))
+        # uv names the constraints file it was given in its "via" notes: name it the way the header does, not by
+        # its temporary path (the output must be the same bytes from one run to the next).
         data = target_file.read_bytes()
+        for tmpfile, label in ((cons, "glmcompat-core (the safe core)"), (ovr, "glmcompat-overrides")):
+            data = data.replace(str(tmpfile).encode(), label.encode())
+        target_file.write_bytes(data)
         found = judge(facts, target_file, req.targets, req.model, machine)
     errors = _errors(found)
     if errors:
