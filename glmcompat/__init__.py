@@ -6,6 +6,7 @@ Library API (imports are lazy so that the CLI's fast paths stay fast)::
     m = glmcompat.load_matrix()
     m.built_for("sgl-kernel", "0.3.21")      # '2.9.1'
     m.get_target("sm120").smem_per_block_optin
+    result = glmcompat.lock("path/to/project", ["sm120"])   # ProjectLockResult: the core, files written, verdicts
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ __all__ = [
     "InputError",
     "Matrix",
     "MatrixError",
+    "ProjectLockResult",
+    "UnsafeError",
     "__version__",
+    "lock",
     "load_matrix",
 ]
 
@@ -27,7 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from glmcompat.matrix.schema import Matrix, load_matrix
-    from glmcompat.model.errors import GlmcompatError, InputError, MatrixError
+    from glmcompat.model.errors import GlmcompatError, InputError, MatrixError, UnsafeError
+    from glmcompat.ops.projectlock import ProjectLockResult, lock
 
 _LAZY = {
     "load_matrix": "matrix.schema",
@@ -35,6 +40,9 @@ _LAZY = {
     "GlmcompatError": "model.errors",
     "InputError": "model.errors",
     "MatrixError": "model.errors",
+    "UnsafeError": "model.errors",
+    "lock": "ops.projectlock",
+    "ProjectLockResult": "ops.projectlock",
 }
 
 

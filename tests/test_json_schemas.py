@@ -36,7 +36,7 @@ SCHEMAS = files("glmcompat.cli").joinpath("schemas")
 JSON_OUTPUTS = {
     ("check",): "check", ("upgrade",): "upgrade", ("abi",): "abi", ("arch",): "arch", ("verify",): "verify",
     ("explain",): "explain", ("targets",): "targets", ("matrix", "show"): "matrix-show",
-    ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit",
+    ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit", ("lock",): "lock",
 }
 MATRIX_ACTIONS = ("validate", "show", "schema", "probe", "refresh", "audit")
 

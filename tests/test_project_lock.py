@@ -190,6 +190,11 @@ def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_in
     uv("lock", "-q", cwd=path.parent)  # what plain uv does: the incident
     plain = {e.name: e.version for e in read_lock(path.parent / "uv.lock", use_cache=False).entries}
     assert plain["torch"] == "2.15.0"
+    r = run_cli("check", str(path.parent / "uv.lock"), "--target", "sm120")
+    hints = [line for line in r.stdout.splitlines() if "hint:" in line]
+    assert r.returncode == 1 and hints == [
+        "hint: one consistent safe set for sm120: sgl-kernel==0.3.21 torch==2.9.1 torchvision==0.24.1; "
+        "`glmcompat lock --target sm120` in the project writes them as uv constraints and relocks"], r.stdout
     original = path.read_text()
     result = lock_project(facts, path, REQ, source=src, quiet=True)
     assert result.core == {"sgl-kernel": "0.3.21", "torch": "2.9.1", "torchvision": "0.24.1"}
@@ -310,6 +315,24 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path, facts, src):
     assert '+    "torch==2.9.1",  # glmcompat lock' in result.diff
 
 
+def test_one_remedy_for_a_torch_bump_and_applying_it_passes(tmp_path):
+    """torch 2.10.0 next to sgl-kernel 0.3.21, torchvision 0.24.1 and torchaudio 2.9.1 breaks three pairs; the check
+    gives one hint, the pins of one set, instead of three that pull three ways; pinning them passes."""
+    f = tmp_path / "requirements.txt"
+    f.write_text("torch==2.10.0\ntorchvision==0.24.1\ntorchaudio==2.9.1\nsgl-kernel==0.3.21\nnumpy==2.3.0\n")
+    r = run_cli("check", str(f), "--target", "sm120")
+    hints = [line.strip() for line in r.stdout.splitlines() if "hint:" in line]
+    assert r.returncode == 1 and len(hints) == 1, r.stdout
+    pins = hints[0].split(": ", 2)[2].split(";")[0].split()
+    assert pins == ["sgl-kernel==0.3.21", "torch==2.9.1", "torchaudio==2.9.1", "torchvision==0.24.1"]
+    new = {p.split("==")[0]: p for p in pins}
+    f.write_text("".join(new.get(line.split("==")[0], line) + "\n" for line in f.read_text().splitlines()))
+    r = run_cli("check", str(f), "--target", "sm120", "--json")
+    assert r.returncode == 0, r.stdout
+    r = run_cli("check", str(tmp_path / "requirements.txt"), "--target", "sm120")
+    assert r.returncode == 0
+
+
 # ------------------------------------------------------------------------------------------------
 # Requirements mode
 # ------------------------------------------------------------------------------------------------
@@ -330,6 +353,31 @@ def test_requirements_mode_follows_includes_and_writes_hashes(tmp_path, facts, s
     r = run_cli("check", str(out), "--target", "sm120")
     assert r.returncode == 0, r.stdout + r.stderr
     assert lock_requirements(facts, infile, out, REQ, source=src).written == []
+
+
+def test_lock_json_matches_its_schema(tmp_path, facts, src, local_index):
+    from .test_json_schemas import validate
+
+    path = make_project(tmp_path / "j", "torch", "sgl-kernel==0.3.21")
+    for kw in ({"dry_run": True}, {}, {"check_only": True}):
+        doc = validate("lock", json.dumps(lock_project(facts, path, REQ, source=src, **kw).to_json()))
+        assert doc["core"]["torch"] == "2.9.1" and doc["error"] is None
+    from glmcompat.ops.projectlock import ProjectLockResult
+
+    failed = ProjectLockResult("project", str(path), ["sm120"], "x86_64", {}, error="Because ...")
+    assert validate("lock", json.dumps(failed.to_json()))["error"] == "Because ..."
+
+
+def test_the_library_call_reads_the_projects_settings(tmp_path, monkeypatch):
+    import glmcompat
+
+    path = make_project(tmp_path / "lib", "numpy")
+    with path.open("a") as f:
+        f.write('\n[tool.glmcompat]\ntargets = ["sm120"]\n')
+    result = glmcompat.lock(path.parent, dry_run=True)
+    assert isinstance(result, glmcompat.ProjectLockResult) and result.targets == ["sm120"] and result.core == {}
+    with pytest.raises(glmcompat.InputError, match="unknown target"):
+        glmcompat.lock(path.parent, "sm999", dry_run=True)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -83,6 +83,7 @@ class ProjectLockResult:
     verdicts: dict[str, str] = field(default_factory=dict)  # target -> "safe" | "unsafe" | "stale"
     diff: str = ""  # the pyproject.toml change (--dry-run, --check)
     problems: list[str] = field(default_factory=list)  # --check: why the project's lock is not current or safe
+    error: str | None = None  # why no safe lock exists (the UnsafeError's message); nothing was written
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -585,9 +586,40 @@ def _prefer_from(out: Path) -> dict[str, str]:
         return {}
 
 
+def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, platform: str | None = None,
+         model: str | None = None, upgrade: bool = False, dry_run: bool = False, check: bool = False,
+         output: str | Path | None = None) -> ProjectLockResult:
+    """The library's ``glmcompat lock``: lock the project found from ``path`` (a directory, as uv finds it, or its
+    pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
+    Targets, platform and model default to ``[tool.glmcompat]``. Raises :class:`~glmcompat.model.errors.InputError`
+    for bad input, :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
+    from glmcompat.matrix.load import load_facts
+
+    facts = load_facts()
+    p = Path(path)
+    requirements = p.is_file() and p.name != "pyproject.toml"
+    found = None if requirements else pp.find(p.parent if p.is_file() else p)
+    if not requirements and found is None:
+        raise InputError(f"no pyproject.toml with [project] or [tool.uv.workspace] at or above {p}")
+    settings = pp.load(found).settings if found is not None else {}
+    want = [targets] if isinstance(targets, str) else list(targets or [])
+    if not want:
+        t = settings.get("targets", settings.get("target"))
+        want = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)]
+    if not want:
+        raise InputError("no target: pass targets (e.g. \"sm120\") or set [tool.glmcompat] targets in the project")
+    req = ProjectLockRequest(tuple(facts.target(t).name for t in want), platform or settings.get("platform"),
+                             model or settings.get("model"), upgrade)
+    if requirements:
+        out = Path(output) if output is not None else default_output(p)
+        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, quiet=True)
+    assert found is not None
+    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, quiet=True)
+
+
 def result_json(result: ProjectLockResult) -> str:
     return json.dumps(result.to_json(), sort_keys=True, indent=2)
 
 
-__all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock_project",
+__all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
            "lock_requirements", "resolve_set"]

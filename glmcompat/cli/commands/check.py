@@ -34,6 +34,8 @@ class Job:
     environments: int = 1
     platforms: list[str] | None = None  # --platform: only these machines' environments are judged
     targets_from: str | None = None  # the pyproject.toml whose [tool.glmcompat] named the targets (None: --target)
+    safe_sets: dict[str, dict[str, str] | None] = field(default_factory=dict)  # target -> one safe set (unsafe only)
+    kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
 
 
 def _parse(argv: Sequence[str]) -> Any:
@@ -309,8 +311,12 @@ def main(name: str, argv: Sequence[str]) -> int:
                                                                              stack, iso, job.platforms), facts)
             found = mixed + found
             job.findings[tname] = found
+            job.kind = lock.kind
             if any(f.severity == "error" for f in found):
                 ok = False
+                from glmcompat.decide.remedy import for_lock
+
+                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
     import io
@@ -371,12 +377,25 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
             machines = job.platforms or target_platforms(facts.target(t))
             checked.append({"path": str(job.path), "target": t, "model": job.model,
                             "ok": not any(f.severity == "error" for f in fs),
-                            "environments": job.environments, "notes": job.notes, "platforms": list(machines)})
+                            "environments": job.environments, "notes": job.notes, "platforms": list(machines),
+                            "safe_set": job.safe_sets.get(t)})
             for f in fs:
                 findings.append({**f.to_json(), "path": str(job.path), "target": t})
     doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
            "checked": checked, "findings": findings}
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
+    """The one hint for an unsafe entry: the pins of one consistent safe set, and the command that applies them."""
+    pins = " ".join(f"{n}=={v}" for n, v in safe.items())
+    if job.kind == "uv.lock":
+        how = f"`glmcompat lock --target {target}` in the project writes them as uv constraints and relocks"
+    elif job.kind == "requirements.txt":
+        how = f"pin them in {job.path.name} (or compile its .in with `glmcompat lock REQUIREMENTS_IN --target {target}`)"
+    else:
+        how = f"pin them in the project, then relock (`glmcompat lock --target {target}` for a uv project)"
+    return f"one consistent safe set for {target}: {pins}; {how}"
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True) -> None:
@@ -390,6 +409,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     out = sys.stdout.write
     for job in jobs:
         for t, fs in job.findings.items():
+            safe = job.safe_sets.get(t)
             tr = facts.target(t)
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
@@ -413,5 +433,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     out(f"      in: {shown}" + (f" (and {more} more of {job.environments} environments)" if more > 0 else "") + "\n")
                 for kind, src in f.evidence if notes else ():
                     out(f"      evidence ({kind}): {src}\n")
-                if f.remedy:
+                if f.remedy and not (safe and f.severity == "error"):  # one remedy for the errors: the safe set below
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
+            if safe:
+                out(f"{c('1;36', 'hint')}: {one_remedy(job, t, safe)}\n")

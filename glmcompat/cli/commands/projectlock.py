@@ -87,8 +87,12 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
                                            quiet=bool(args.quiet))
     except UnsafeError as e:
         if args.json:
-            dump_json({"version": 1, "mode": kind, "path": str(path), "error": e.message,
-                       "targets": [facts.target(t).name for t in req.targets]})
+            from glmcompat.decide.stacks import lock_platform
+            from glmcompat.ops.projectlock import ProjectLockResult
+
+            failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
+                                       lock_platform(facts, req.targets[0], req.platform), {}, error=e.message)
+            dump_json(failed.to_json())
         raise
     if args.json:
         dump_json(result.to_json())

@@ -1,0 +1,82 @@
+"""One remedy for an unsafe set: the pins of one consistent safe core, from the matrix alone (offline).
+
+A set that fails the check usually fails several rules at once (torch 2.10.0 next to sgl-kernel 0.3.21,
+torchvision 0.24.1 and torchaudio 2.9.1 breaks three pairs), and each finding's own hint pulls its own way. The
+remedy here is one set: torch at a version one of the set's compiled packages was built against (the kernels and
+vLLM first: they are the hardest to change, and the set is built around them), or the set's own torch, and every
+torch family package present at the release built for that torch. The first such set that the rules accept
+(:func:`glmcompat.decide.rules.evaluate`, no errors) is the remedy; None when none is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
+
+
+def torch_candidates(packages: Mapping[str, str], facts: Facts) -> list[str]:
+    """The torch versions to try, in order: each compiled package's build torch (kernels and engines before the
+    rest), then the set's own torch."""
+    out: list[str] = []
+    for name in sorted(packages):
+        k = facts.kernel(name, packages[name])
+        if k is not None and name != "torch" and k.torch not in out:
+            out.append(k.torch)
+    own = packages.get("torch")
+    if own and own.split("+")[0] not in out:
+        out.append(own.split("+")[0])
+    return out
+
+
+def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, facts: Facts,
+                 env: Mapping[str, Any] | None = None) -> dict[str, str] | None:
+    """The core pins of one safe set next to ``packages`` (name -> version: torch, the torch family packages present
+    and the compiled packages that anchor it), or None when no torch the matrix knows makes it safe."""
+    from glmcompat.decide.rules import evaluate
+
+    pkgs = {canonicalize(k): v for k, v in packages.items()}
+    family = sorted(n for n in facts.family_packages() if n in pkgs)
+    for torch in torch_candidates(pkgs, facts):
+        trial = dict(pkgs)
+        trial["torch"] = torch
+        ok = True
+        for name in family:
+            v = facts.family_for_torch(name, torch)
+            if v is None:
+                ok = False
+                break
+            trial[name] = v
+        if not ok:
+            continue
+        if not any(f.severity == "error" for f in evaluate(trial, target=target, model=model, matrix=facts, env=env)):
+            anchors = [n for n in pkgs if n != "torch" and facts.kernel(n, pkgs[n]) is not None]
+            keep = {n: pkgs[n] for n in anchors} | {n: trial[n] for n in family}
+            changed = {n: v for n, v in trial.items() if pkgs.get(n, "").split("+")[0] != v or n == "torch"}
+            return dict(sorted({**keep, **changed}.items()))
+    return None
+
+
+__all__ = ["for_lock", "one_safe_set", "torch_candidates"]
+
+
+def for_lock(lock: Any, target: str, model: str | None, facts: Facts, platforms: Any = None) -> dict[str, str] | None:
+    """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.depset.Lock` with its
+    ``sets``) that fails the check on ``target``: None when none fails or no safe set is found."""
+    from glmcompat.decide.rules import evaluate
+    from glmcompat.model.environments import env_platform
+
+    for env in lock.sets:
+        plain = "packages" not in env
+        machine = "x86_64" if plain else env_platform(env)
+        if platforms is not None and machine not in platforms:
+            continue
+        pkgs = env if plain else env["packages"]
+        f = facts.on(machine)
+        if not any(x.severity == "error" for x in evaluate(pkgs, target=target, model=model, matrix=f,
+                                                          env=None if plain else env)):
+            continue
+        return one_safe_set(pkgs, target, model, f, None if plain else env)
+    return None
