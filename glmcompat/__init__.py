@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from glmcompat.matrix.schema import Matrix, load_matrix
     from glmcompat.model.errors import GlmcompatError, InputError, MatrixError, UnsafeError
-    from glmcompat.ops.projectlock import ProjectLockResult, lock
 
 _LAZY = {
     "load_matrix": "matrix.schema",

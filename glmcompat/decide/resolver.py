@@ -45,7 +45,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.stacks import ENGINES, lock_platform, stack_engine
+from glmcompat.decide.stacks import CORE, ENGINES, lock_platform, stack_engine
 from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -54,8 +54,6 @@ from glmcompat.model.findings import Cause
 from glmcompat.model.names import canonicalize, normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
-CORE = ("torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
-        "flashinfer-cubin", "transformers", "sglang", "vllm", "xformers")
 KERNELS = ("sgl-kernel", "sglang-kernel")
 TORCH_ABI = "<torch-abi>"
 CUDA = "<cuda-runtime>"

@@ -7,7 +7,11 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.platforms import check_platform, products_on, target_platforms
 
-ENGINES = ("sglang", "vllm")  # a stack's ``engine``: the package its set is built around (the resolution's root)
+ENGINES = ("sglang", "vllm")
+# The coupled core: the packages the resolver chooses together (the engines, torch and its family, the kernels,
+# flashinfer, transformers, xformers); everything else is uv's.
+CORE = ("torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
+        "flashinfer-cubin", "transformers", "sglang", "vllm", "xformers")  # a stack's ``engine``: the package its set is built around (the resolution's root)
 
 
 def stack_engine(stack: Stack) -> str:

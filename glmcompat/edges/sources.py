@@ -3,6 +3,7 @@ protocol): the live index, a recorded JSON snapshot of it, and a recorder wrappi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from pathlib import Path
@@ -214,8 +215,10 @@ class RecordedSource:
     machine its ``"#platform"`` entry names (absent: x86_64)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.data = json.loads(Path(path).read_text())
+        text = Path(path).read_text()
+        self.data = json.loads(text)
         self.machine = str(self.data.get("#platform", "x86_64"))
+        self.key = "recorded:" + hashlib.sha256(text.encode()).hexdigest()  # what it answers, for records that depend on it
 
     def versions(self, name: str) -> list[str]:
         return list(self.data.get(name, {}).get("versions", []))

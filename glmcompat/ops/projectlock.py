@@ -40,8 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from glmcompat.decide.resolver import CORE
-from glmcompat.decide.stacks import lock_platform
+from glmcompat.decide.stacks import CORE, lock_platform
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
@@ -337,12 +336,131 @@ def _guard_key(path: Path) -> Path:
     return cache_dir() / "project-locks" / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".lock")
 
 
+# ------------------------------------------------------------------------------------------------
+# The no-op record: a project glmcompat locked and nothing changed since
+# ------------------------------------------------------------------------------------------------
+
+RECORD_FORMAT = 1
+# uv's and pip's configuration files (pip's name the index glmcompat's resolver reads): their contents are inputs
+_CONFIGS = ("~/.config/uv/uv.toml", "/etc/uv/uv.toml", "/etc/xdg/uv/uv.toml", "~/.config/pip/pip.conf",
+            "~/.pip/pip.conf", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
+
+
+def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, python: str,
+                 source: Any = None) -> Path | None:
+    """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
+    the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
+    from glmcompat.matrix.locations import code_fingerprint
+
+    try:
+        uv = uv_binary()
+        st = os.stat(uv)
+    except (OSError, EnvironmentFailure):
+        return None
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
+    blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
+                       req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None)])
+    if source is not None and getattr(source, "key", None) is None:
+        return None  # a source that cannot say what it answers: no record
+    return cache_dir() / "project-verdicts" / (hashlib.sha256(blob.encode()).hexdigest()[:32] + ".json")
+
+
+def _inputs(project: pp.Project) -> list[str]:
+    """Every file a no-op answer depends on: each member's pyproject.toml, the uv.lock, uv's configuration files."""
+    files = [str(m) for m in project.members] + [str(project.pyproject), str(project.root / "uv.lock"),
+                                                  str(project.root / "uv.toml")]
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    files += [os.path.join(xdg, "uv", "uv.toml"), os.path.join(xdg, "pip", "pip.conf")] if xdg else []
+    files += [os.path.expanduser(c) for c in _CONFIGS]
+    venv = os.environ.get("VIRTUAL_ENV")
+    files += [os.path.join(venv, "pip.conf")] if venv else []
+    files += [os.path.join(sys.prefix, "pip.conf")]
+    return sorted(set(files))
+
+
+def _digests(files: list[str]) -> dict[str, str] | None:
+    from glmcompat.matrix.locations import file_digest
+
+    out: dict[str, str] = {}
+    for f in files:
+        d = file_digest(f)
+        if d is None:
+            return None
+        out[f] = d
+    return out
+
+
+def _recall(path: Path | None, project: pp.Project) -> ProjectLockResult | None:
+    """The recorded answer when every input is as the run that recorded it left it; None (a miss) otherwise, and for
+    any record that is not exactly what :func:`_remember` wrote."""
+    if path is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > 1 << 20:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            raw = f.read(1 << 20)
+    finally:
+        os.close(fd)
+    try:
+        rec = json.loads(raw)
+        body = json.dumps(rec["body"], sort_keys=True)
+        if rec["digest"] != hashlib.sha256(body.encode()).hexdigest():
+            return None
+        files, data = rec["body"]["files"], rec["body"]["result"]
+        if not isinstance(files, dict) or _digests(sorted(files)) != files or sorted(files) != _inputs(project):
+            return None
+        data = {k: v for k, v in data.items() if k != "version"}
+        return ProjectLockResult(**data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _remember(path: Path | None, project: pp.Project, result: ProjectLockResult) -> None:
+    if path is None:
+        return
+    files = _digests(_inputs(project))
+    if files is None:
+        return
+    quiet = ProjectLockResult(**{**result.__dict__, "written": [], "diff": "", "problems": []})
+    body = {"files": files, "result": quiet.to_json()}
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    try:
+        atomic_write(path, json.dumps({"body": body, "digest": digest}, sort_keys=True).encode())
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
 def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                  check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
-    """Lock the project whose (workspace root) pyproject.toml is ``pyproject``; see the module's docstring."""
+    """Lock the project whose (workspace root) pyproject.toml is ``pyproject``; see the module's docstring.
+
+    A project this function locked, with every input unchanged since (its pyproject.toml files, uv.lock, uv's
+    configuration, the environment, the index, glmcompat and its matrix), is answered from the record that run
+    left: the same core, warnings and verdicts, without resolving or running uv (``--upgrade`` always runs)."""
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
+    record = None if req.upgrade else _record_path(facts, project, req, python, source)
+    recalled = _recall(record, project)
+    if recalled is not None:
+        return recalled
+    result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
+                           source=source, quiet=quiet)
+    if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
+        _remember(record, project, result)
+    return result
+
+
+def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, python: str, *,
+                  dry_run: bool, check_only: bool, source: Any, quiet: bool) -> ProjectLockResult:
+    pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
     locked = _locked_core(lock)

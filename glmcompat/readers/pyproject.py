@@ -21,10 +21,9 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
-
-from packaging.requirements import InvalidRequirement, Requirement
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
@@ -54,7 +53,16 @@ class Project:
     text: str  # that file's text, as read
     doc: Mapping[str, Any]  # that file, parsed
     members: tuple[Path, ...]  # every member's pyproject.toml (the root's first when it is a project)
-    requirements: tuple[ProjectRequirement, ...]
+
+    @cached_property
+    def requirements(self) -> tuple[ProjectRequirement, ...]:
+        """Every requirement of every member (read on first use: a recorded no-op answer needs none)."""
+        reqs: list[ProjectRequirement] = []
+        for m in self.members:
+            mdoc = self.doc if m == self.pyproject else parse(m, read_text(m))
+            shown = os.path.relpath(m, self.root) if m != self.pyproject else "pyproject.toml"
+            reqs.extend(requirements_of(m, shown, mdoc))
+        return tuple(reqs)
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -168,12 +176,7 @@ def load(pyproject: Path) -> Project:
     ws = _workspace(doc)
     if ws is not None:
         members += [d / "pyproject.toml" for d in _member_dirs(root, ws, pyproject)]
-    reqs: list[ProjectRequirement] = []
-    for pp in members:
-        mdoc = doc if pp == pyproject else parse(pp, read_text(pp))
-        shown = os.path.relpath(pp, root) if pp != pyproject else "pyproject.toml"
-        reqs.extend(requirements_of(pp, shown, mdoc))
-    return Project(root, pyproject, text, doc, tuple(members), tuple(reqs))
+    return Project(root, pyproject, text, doc, tuple(members))
 
 
 def _strings(value: Any, path: Path, what: str) -> list[str]:
@@ -190,6 +193,8 @@ def _bad(path: Path, what: str, v: Any) -> str:
 def requirements_of(path: Path, shown: str, doc: Mapping[str, Any]) -> Iterator[ProjectRequirement]:
     """Every requirement one pyproject.toml declares (see the module's docstring), InputError for one that does
     not parse (naming the file, the table and the value)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     project = doc.get("project", {})
     groups: list[tuple[str, Any]] = []
     if isinstance(project, dict):

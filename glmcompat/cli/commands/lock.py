@@ -51,14 +51,15 @@ def main(name: str, argv: Sequence[str]) -> int:
     import time
 
     from glmcompat.model.errors import InputError
-    from glmcompat.model.platforms import PLATFORM_NAME
-    from glmcompat.ops.lockgen import LockRequest, lock
 
     mode = _mode(args)
     if mode is not None:
         from glmcompat.cli.commands.projectlock import run_project
 
         return run_project(args, mode)
+    from glmcompat.model.platforms import PLATFORM_NAME
+    from glmcompat.ops.lockgen import LockRequest, lock
+
     for flag, value in (("--dry-run", args.dry_run), ("--json", args.json), ("-o", args.output_file)):
         if value:
             raise InputError(f"{flag} is for a project or a requirements.in; with --stack, use --out / --check")
