@@ -333,6 +333,18 @@ def test_one_remedy_for_a_torch_bump_and_applying_it_passes(tmp_path):
     assert r.returncode == 0
 
 
+def test_the_committed_example_project_is_current(facts, src, tmp_path):
+    """examples/glm5-sglang (the README's main job): its pyproject.toml already holds what glmcompat writes there."""
+    import shutil
+
+    from .conftest import ROOT
+
+    shutil.copy(ROOT / "examples" / "glm5-sglang" / "pyproject.toml", tmp_path / "pyproject.toml")
+    req = ProjectLockRequest(("sm120",), model="glm_moe_dsa")
+    result = lock_project(facts, tmp_path / "pyproject.toml", req, source=src, dry_run=True)
+    assert result.diff == "" and result.core["torch"] == "2.9.1" and result.overrides == {"transformers": "5.2.0"}
+
+
 # ------------------------------------------------------------------------------------------------
 # Requirements mode
 # ------------------------------------------------------------------------------------------------

@@ -106,7 +106,11 @@ def _render(result: Any, args: Any, color: bool) -> int:
     def say(line: str) -> None:
         print(paint_line(line, color))
 
+    import os
+
     targets = ", ".join(result.targets)
+    shown = os.path.relpath(result.path)
+    result.path = shown if not shown.startswith("..") else result.path
     core = " ".join(f"{n}=={v}" for n, v in sorted(result.core.items()) if n not in result.overrides)
     where = f"{result.path} for {targets} on {PLATFORM_NAME[result.platform]}"
     if args.check:

@@ -1,0 +1,113 @@
+"""Benchmark (issue 20): `glmcompat lock --target sm120` in a user's project vs a plain `uv lock` of the same project,
+cold and warm, in one run.
+
+The projects are those of the issue, made by `uv init --bare` and `uv add --frozen`: a benchmark (torch, sgl-kernel
+0.3.21, an unpinned torchvision, numpy) and an SGLang API (sglang[all]>=0.5.9, fastapi, redis, model glm_moe_dsa).
+
+* cold: empty private caches on both sides (GLMCOMPAT_CACHE_DIR, UV_CACHE_DIR: fresh temporary directories each run),
+  each in a fresh copy of the project as the user wrote it (no constraints, no uv.lock): glmcompat resolves the core,
+  writes its constraints and runs uv; the plain uv locks the project as it is;
+* warm no-op: both caches warm, the project locked by glmcompat, nothing changed since: `glmcompat lock` again vs
+  `uv lock` in the same directory (the case a CI step or a hook re-running the lock lives in).
+
+glmcompat is installed from this checkout into a fresh virtual environment by the current pip (as users install it);
+both sides get the same interpreter (UV_PYTHON: that environment's Python) and the same index (UV_DEFAULT_INDEX: the
+one this environment is configured for). Every figure is the median of the pairs, A and B alternating, printed with
+its anchor and the ratio. Needs the package index.
+
+    python benchmarks/bench_project_lock.py [--runs 7] [--project benchmark|sglang-api|both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import Run, install_fresh, paired, paired_fresh, tool, wall  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECTS = {
+    "benchmark": (("torch", "sgl-kernel==0.3.21", "torchvision", "numpy"), ["--target", "sm120"]),
+    "sglang-api": (("sglang[all]>=0.5.9", "fastapi", "redis>=5"), ["--target", "sm120", "--model", "glm_moe_dsa"]),
+}
+
+
+def make_project(where: Path, deps: tuple[str, ...], uv: str) -> None:
+    where.mkdir(parents=True)
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
+    subprocess.run([uv, "init", "--bare", "-q", "--name", where.name, "--python", "3.11"], cwd=where, check=True, env=env)
+    subprocess.run([uv, "add", "--frozen", "-q", *deps], cwd=where, check=True, env=env)
+    (where / ".python-version").unlink(missing_ok=True)
+
+
+def case(name: str, runs: int, uv: str, glm: str) -> dict[str, object]:
+    deps, args = PROJECTS[name]
+    py = str(Path(glm).parent / "python")
+    with tempfile.TemporaryDirectory(prefix="bench-project-") as d:
+        template = Path(d) / name
+        make_project(template, deps, uv)
+        r: dict[str, object] = {"glmcompat": f"glmcompat lock {' '.join(args)}", "uv": "uv lock (same project, UV_PYTHON)"}
+
+        def fresh(scratch: str) -> Path:
+            p = Path(scratch) / name
+            shutil.copytree(template, p)
+            return p
+
+        def glm_cold(scratch: str) -> Run:
+            env = {"GLMCOMPAT_CACHE_DIR": f"{scratch}/g", "UV_CACHE_DIR": f"{scratch}/uv", "UV_PYTHON": py}
+            return [glm, "lock", *args, "-q"], str(fresh(scratch)), env
+
+        def uv_cold(scratch: str) -> Run:
+            return [uv, "lock", "-q"], str(fresh(scratch)), {"UV_CACHE_DIR": f"{scratch}/uv", "UV_PYTHON": py}
+
+        r["cold"] = paired_fresh(glm_cold, uv_cold, runs=runs)
+        warm = Path(d) / "warm"
+        shutil.copytree(template, warm)
+        env = {"GLMCOMPAT_CACHE_DIR": f"{d}/g", "UV_CACHE_DIR": f"{d}/uv", "UV_PYTHON": py}
+        _, rc = wall([glm, "lock", *args, "-q"], cwd=str(warm), env=env)
+        assert rc == 0, f"glmcompat lock {' '.join(args)} failed in {name}"
+        before = (warm / "pyproject.toml").read_bytes(), (warm / "uv.lock").read_bytes()
+        r["warm_noop"] = paired([glm, "lock", *args, "-q"], [uv, "lock", "-q"], runs=runs, cwd=str(warm), env=env)
+        assert ((warm / "pyproject.toml").read_bytes(), (warm / "uv.lock").read_bytes()) == before, "a no-op changed files"
+    return r
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--project", choices=[*PROJECTS, "both"], default="both")
+    a = ap.parse_args()
+    uv = tool("uv")
+    for var in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
+        os.environ.pop(var, None)
+    sys.path.insert(0, str(ROOT))
+    from glmcompat.edges.index import default_index_url
+
+    names = list(PROJECTS) if a.project == "both" else [a.project]
+    with tempfile.TemporaryDirectory(prefix="bench-venvs-") as venvs:
+        glm = install_fresh("pip", f"{venvs}/pip", str(ROOT))
+        os.environ["UV_DEFAULT_INDEX"] = default_index_url()
+        os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+        results: dict[str, object] = {n: case(n, a.runs, uv, glm) for n in names}
+    results["uv"] = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.strip()
+    print(json.dumps(results, indent=2))
+    show: Callable[[dict[str, float]], str] = lambda s: (  # noqa: E731
+        f"{s['a_median_s']:.2f} s vs {s['b_median_s']:.2f} s: {s['ratio_median']:.2f}x "
+        f"(min {s['ratio_min']:.2f}, max {s['ratio_max']:.2f}, {s['runs']} pairs)")
+    for n in names:
+        r = results[n]
+        assert isinstance(r, dict)
+        print(f"{n}: cold {show(r['cold'])}; warm no-op {show(r['warm_noop'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
