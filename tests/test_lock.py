@@ -253,7 +253,7 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     memo.write_text(json.dumps(resolve_core(facts, req, source=src).__dict__))
     out = tmp_path / "out"
     cmd = ("lock", "--target", "sm120", "--engine", "vllm", "--matrix", str(matrix), "--out", str(out))
-    r = run_cli(*cmd)
+    r0 = r = run_cli(*cmd)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[:2] == [
         f"Locked {VSTACK} for sm120 on Linux x86_64 in {out} (wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)",
@@ -265,9 +265,11 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     r = run_cli("check", str(out / "uv.lock"), "--target", "sm120", "--model", "glm_moe_dsa", "--matrix", str(matrix))
     assert r.returncode == 0, r.stdout
     before = {p.name: p.read_bytes() for p in out.iterdir()}
+    first = r0.stdout.splitlines()
     r = run_cli(*cmd)
     assert r.returncode == 0 and "(up to date)" in r.stdout.splitlines()[0], r.stdout + r.stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert r.stdout.splitlines()[1:] == first[1:]  # the same core, notes and warnings as the run that wrote it
 
 
 # ------------------------------------------------------------------------------------------------
@@ -422,7 +424,7 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
     memo.write_text(json.dumps(resolve_core(facts, req, source=arm_src).__dict__))
     out = tmp_path / "out"
     cmd = ("lock", "--target", target, *(["--platform", platform] if platform else []), "--matrix", str(matrix), "--out", str(out))
-    r = run_cli(*cmd)
+    r0 = r = run_cli(*cmd)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[:2] == [
@@ -443,9 +445,11 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
                 "--matrix", str(matrix))
     assert r.returncode == 0, r.stdout
     before = {p.name: p.read_bytes() for p in out.iterdir()}
+    first = r0.stdout.splitlines()
     r = run_cli(*cmd)
     assert r.returncode == 0 and "(up to date)" in r.stdout.splitlines()[0], r.stdout + r.stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert r.stdout.splitlines()[1:] == first[1:]  # the same core, notes and warnings as the run that wrote it
 
 
 def test_default_platform_is_said_and_the_other_named(facts, src, tmp_path, monkeypatch, capsys):

@@ -342,14 +342,16 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
             write_new(work / "uv.lock", old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
         run_uv(list(speculate.LOCK), work, res.requires_python)
     now = (work / "uv.lock").read_bytes()
-    if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
-            and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
-        return None
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.readers.lockfiles import read_lock
 
     machine = lock_platform(facts, tname, req.platform)
     found = evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])
+    if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
+            and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
+        # Nothing to write, but the same warnings as the run that wrote it (a no-op must not hide them).
+        summary["warnings"] = [f.message for f in found if f.severity == "warning"]
+        return None
     errors = [f for f in found if f.severity == "error"]
     if errors:
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
