@@ -82,3 +82,15 @@ def test_gpu_code_rule(code, cc, runs):
 def test_bad_gpu_code(bad):
     with pytest.raises(ValueError, match=repr(bad)):
         parse_code(bad)
+
+
+def test_probe_proven_break_beats_metadata_range(facts):
+    """A METADATA range that admits the torch does not outweigh an [[abi_probe]] row that proves the load fails;
+    the remedy names a release that is not itself proven broken."""
+    (f,) = evaluate({"torch": "2.11.0", "torchaudio": "2.11.1"}, target="sm90", matrix=facts)
+    assert f.rule == "family" and f.severity == "error"
+    assert "torch>=2.11" in f.message and "3 undefined symbol(s)" in f.message
+    assert f.evidence[0][0] == "abi-probe" and "glmcompat abi torchaudio==2.11.1 --torch 2.11.0" in f.evidence[0][1]
+    assert f.remedy == "pin torchaudio==2.11.0"
+    assert facts.family_for_torch("torchaudio", "2.11.0") == "2.11.0"
+    assert facts.family_for_torch("torchvision", "2.11.0") == "0.26.0"  # 0.29.2 admits >=2.14 only, and is probed broken

@@ -196,9 +196,23 @@ def rule_family(ctx: Context) -> list[Finding]:
                                _ev(row), f"add torch{spec}"))
             continue
         tpub = Version(torch).public
-        if SpecifierSet(spec).contains(tpub, prereleases=True):
-            continue
         verdict = ctx.facts.abi_verdict(name, ver, torch)
+        if SpecifierSet(spec).contains(tpub, prereleases=True):
+            if verdict is not None and not verdict.compatible:
+                # a probe-proven break wins over a METADATA range that admits this torch (torchaudio 2.11.1
+                # declares torch>=2.11, yet needs stable-ABI functions torch 2.11.0 does not export)
+                syms = verdict.symbols
+                msg = (f"torch {tpub} breaks {name} {ver}: its METADATA admits it (torch{spec}), but "
+                       f"{verdict.missing} undefined symbol(s) it needs are missing from torch {tpub}"
+                       + (f" (e.g. {syms[0]})" if syms else ""))
+                if row.failure:
+                    msg += f"; importing it fails with {row.failure}"
+                good = ctx.facts.family_for_torch(name, tpub)
+                remedy = f"pin {name}=={good}" if good and good != Version(ver).public else \
+                    f"use a {name} release built for torch {tpub}"
+                out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg,
+                                   _ev(verdict) + _ev(row), remedy))
+            continue
         if verdict is not None and verdict.compatible and row.evidence != "metadata":
             continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"

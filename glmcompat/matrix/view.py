@@ -318,6 +318,9 @@ class Facts:
             if f.package != package:
                 continue
             for ver, spec in f.pairs.items():
+                probe = self.abi_verdict(package, ver, str(t))
+                if probe is not None and not probe.compatible:
+                    continue  # its METADATA may admit this torch, but a probe proves it does not load
                 if spec.startswith("==") and "*" not in spec:
                     if _v(spec[2:]) == t and (exact is None or _v(ver) > exact):
                         exact = _v(ver)
