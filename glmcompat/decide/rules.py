@@ -508,6 +508,102 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
     return out
 
 
+# Files an installer resolves (pip, conda's pip section): what they name pulls in its own exact pins.
+RESOLVED_AT_INSTALL = frozenset({"requirements.txt", "environment.yml"})
+
+
+def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, Fact]]:
+    """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
+    matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
+    release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    pub = Version(Version(version).public)
+    out: list[tuple[str, str, Fact]] = []
+    for row in facts.rows("release"):
+        if row.package != name or Version(row.version) != pub:
+            continue
+        for req in row.requires:
+            try:
+                parsed = Requirement(req)
+            except InvalidRequirement:
+                continue
+            specs = list(parsed.specifier)
+            if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
+                out.append((canonicalize(parsed.name), specs[0].version, row))
+    found = facts.family(name, version) if name in facts.family_packages() else None
+    if found is not None:
+        spec, frow = found
+        if spec.startswith("==") and "*" not in spec and "," not in spec:
+            out.append(("torch", spec[2:], frow))
+    return out
+
+
+def _known_releases(facts: Facts, name: str) -> set[Version]:
+    """Every release of ``name`` the matrix holds a row for (torch builds, family pairs, kernels, engine releases)."""
+    out: set[Version] = set()
+    if name == "torch":
+        out.update(Version(v) for t in facts.rows("torch") for v in t.versions)
+    for f in facts.rows("family"):
+        if f.package == name:
+            out.update(Version(v) for v in f.pairs)
+    for k in facts.rows("kernel"):
+        if k.package == name:
+            out.update(Version(v) for v in k.versions)
+    out.update(Version(r.version) for r in facts.rows("release") if r.package == name)
+    return out
+
+
+def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], facts: Facts
+                  ) -> tuple[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]], dict[str, str]]:
+    """What an installer puts in place of the packages a resolved-at-install file leaves open: (implied,
+    still unpinned). ``implied`` maps a name to (version, why, evidence) for
+
+    - a package the set does not pin but whose version another one's METADATA pins exactly (vLLM 0.18.0 pins
+      torch==2.10.0; torchvision 0.24.1 pins torch==2.9.1), when what the file asks of it (if anything)
+      admits that version: the installer has no other choice;
+    - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release.
+
+    Pins are followed to a fixed point (an engine pins torchvision, which pins torch). A wildcard that admits
+    several known releases judges the newest and stays unpinned (the installer picks)."""
+    implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {}
+    have = dict(packages)
+    left = dict(unpinned)
+    changed = True
+    while changed:
+        changed = False
+        for name, ver in sorted(have.items()):
+            for dep, exact, row in _exact_pins(facts, name, ver):
+                if dep in have:
+                    continue
+                asked = left.get(dep)
+                try:
+                    admits = not asked or SpecifierSet(asked).contains(exact, prereleases=True)
+                except ValueError:
+                    admits = False
+                if not admits:
+                    continue  # the installer cannot satisfy both: it fails, and nothing installs
+                have[dep] = exact
+                left.pop(dep, None)
+                implied[dep] = (exact, f"{name} {ver} pins {dep}=={exact} exactly", _ev(row))
+                changed = True
+        for dep, asked in sorted(left.items()):
+            specs = list(SpecifierSet(asked)) if asked else []
+            if dep in have or len(specs) != 1 or specs[0].operator != "==" or not specs[0].version.endswith(".*"):
+                continue
+            match = sorted(v for v in _known_releases(facts, dep) if specs[0].contains(v, prereleases=False))
+            if not match:
+                continue
+            have[dep] = str(match[-1])
+            ev = (("metadata", f"{dep}{asked} admits {', '.join(map(str, match))} of the releases the matrix knows"),)
+            implied[dep] = (str(match[-1]), f"{dep}{asked} is a wildcard pin of {dep} {match[-1]}"
+                            + ("" if len(match) == 1 else " (the newest it admits)"), ev)
+            if len(match) == 1:
+                del left[dep]
+            changed = True
+    return implied, left
+
+
 RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_abi,
     rule_family,
@@ -532,6 +628,7 @@ def evaluate(
     allow_unknown: bool = False,
     env: Mapping[str, Any] | None = None,
     no_isolation: frozenset[str] | None = None,
+    resolved_at_install: bool = False,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
@@ -555,11 +652,17 @@ def evaluate(
         ctx.unpinned = dict(env.get("unpinned") or {})
         ctx.overrides = dict(env.get("overrides") or {})
     ctx.no_isolation = no_isolation
+    implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = dict((env or {}).get("implied") or {})
+    if resolved_at_install:
+        implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)
+        ctx.packages.update({n: v for n, (v, _, _) in implied.items()})
     if model is not None:
         facts.model(model)  # unknown model: InputError before any rule runs
     found: list[Finding] = []
     for rule in RULES:
         found.extend(rule(ctx))
+    if implied:
+        found = [_with_implied(f, implied) for f in found]
     # one finding per (rule, severity, packages, message): rows that say the same thing pool their evidence
     merged: dict[tuple[str, str, tuple[str, ...], str], Finding] = {}
     for f in found:
@@ -571,6 +674,17 @@ def evaluate(
         else:
             merged[key] = f
     return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+def _with_implied(f: Finding, implied: Mapping[str, tuple[str, str, tuple[tuple[str, str], ...]]]) -> Finding:
+    """``f`` saying which of its packages the file does not pin itself, and why that version installs."""
+    why = [(n, implied[n]) for p in f.packages for n in [canonicalize(p.split("==")[0])]
+           if n in implied and p == f"{n}=={implied[n][0]}"]
+    if not why:
+        return f
+    note = "; ".join(w for _, (_, w, _) in why)
+    ev = f.evidence + tuple(e for _, (_, _, evs) in why for e in evs if e not in f.evidence)
+    return replace(f, message=f"{f.message} (the file does not pin {', '.join(n for n, _ in why)}: {note})", evidence=ev)
 
 
 def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
@@ -627,6 +741,8 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         return [n for n in [env.get("name", "")] + list(env.get("also", [])) if n] if "packages" in env else []
 
     envs = [e for e in lock.sets if machine(e) in judged]
+    if getattr(lock, "kind", None) in RESOLVED_AT_INSTALL:
+        envs = [_installed(e, facts.on(machine(e))) if "packages" in e else e for e in envs]
     lock_has_torch = any("torch" in (e["packages"] if "packages" in e else e) for e in lock.sets)
     reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
@@ -700,6 +816,15 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         envs_of = () if not names or len(names) == total else tuple(names)
         out.append(replace(f, environments=envs_of))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+def _installed(env: Mapping[str, Any], facts: Facts) -> dict[str, Any]:
+    """An environment of a resolved-at-install file with what the installer must add (:func:`resolve_named`)."""
+    implied, left = resolve_named(env["packages"], env.get("unpinned") or {}, facts)
+    if not implied:
+        return dict(env)
+    return {**env, "packages": {**env["packages"], **{n: v for n, (v, _, _) in implied.items()}},
+            "unpinned": left, "implied": implied}
 
 
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
