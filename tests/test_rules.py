@@ -94,3 +94,22 @@ def test_probe_proven_break_beats_metadata_range(facts):
     assert f.remedy == "pin torchaudio==2.11.0"
     assert facts.family_for_torch("torchaudio", "2.11.0") == "2.11.0"
     assert facts.family_for_torch("torchvision", "2.11.0") == "0.26.0"  # 0.29.2 admits >=2.14 only, and is probed broken
+
+
+def test_family_cuda_runtime_recorded_for_every_release(facts):
+    """Each torchvision / torchaudio release the matrix pairs has the CUDA runtime its index wheel links
+    (recorded by scripts/record_family_cudart.py); a label overrides it."""
+    for row in facts.rows("family"):
+        assert set(row.cudart) == set(row.pairs), row.package
+    assert facts.family_cuda("torchaudio", "2.10.0")[0] == "12" and facts.family_cuda("torchaudio", "2.11.0")[0] == "13"
+    assert facts.family_cuda("torchvision", "0.26.0+cu128")[0] == "12"
+    assert facts.family_cuda("torchvision", "0.26.0+cpu")[0] == ""
+
+
+def test_unrecorded_torch_variant_is_bounded_by_its_neighbours(facts):
+    """An unrecorded +cuXYZ build takes the SASS its release's nearest recorded builds below and above its CUDA
+    both carry; with no build on one side, every recorded build of the release bounds it."""
+    common, row = facts.torch_common_code("2.9.1+cu129")
+    assert "sm_120" in common and row.evidence == "inferred"
+    common, _ = facts.torch_common_code("2.9.1+cu124")
+    assert "sm_120" not in common and "sm_90" in common

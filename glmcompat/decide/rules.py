@@ -335,6 +335,38 @@ def rule_cuda(ctx: Context) -> list[Finding]:
                 remedy = (f"torch {row.torch}'s default Linux {m} wheel has no CUDA: use a CUDA {kmajor} build of "
                           f"torch {row.torch} for {m} (PyTorch's own index), or a release whose {m} wheel is one")
         out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+    for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
+        if ctx.built_from_source(name):
+            continue
+        ver = ctx.packages[name]
+        found = ctx.facts.family_cuda(name, ver)
+        if found is None:
+            continue
+        fmajor, frow = found
+        if fmajor == tmajor:
+            continue
+        fam = ctx.facts.family(name, ver)
+        if fam is not None and not SpecifierSet(fam[0]).contains(Version(torch).public, prereleases=True):
+            continue  # built for another torch release: the family rule says so, with the same remedy
+        what = f"CUDA {tcuda}" if tcuda else "no CUDA (a +cpu build)"
+        links = f"links the CUDA {fmajor} runtime (libcudart.so.{fmajor})" if fmajor else "is a CPU-only build"
+        msg = f"{name} {ver} {links}, but torch {torch} is built for {what}"
+        if fam is not None and fam[1].failure:
+            msg += f"; importing it fails with {fam[1].failure}"
+        tlocal = Version(torch).local
+        if Version(ver).local is None and tlocal:
+            remedy = f"install {name}=={Version(ver).public}+{tlocal} (the build for torch's CUDA, from the same index as torch)"
+        elif tlocal is None and Version(ver).local is None:
+            good = ctx.facts.family_for_torch(name, torch)
+            remedy = f"pin {name}=={good}" if good else f"use a {name} release built for torch {torch}"
+        elif tlocal is None and tmajor:
+            remedy = f"install {name}=={Version(ver).public} from the default index (its build for torch {torch}'s CUDA {tmajor})"
+        else:
+            remedy = f"use the {name} build for torch's CUDA ({'+' + tlocal if tlocal else 'CUDA ' + str(tmajor)})"
+        tev = ctx.facts.torch_build(torch)
+        evidence = _ev(frow) + (_ev(tev) if tev is not None and Version(torch).local is None else
+                                (("metadata", f"the local label of torch {torch}"),))
+        out.append(Finding("cuda", "error", (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
     return out
 
 

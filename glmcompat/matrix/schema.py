@@ -190,6 +190,15 @@ class FamilyRule(Fact):
     package: Name
     pairs: dict[VersionStr, SpecStr] = Field(min_length=1)
     failure: str | None = None
+    # release -> the CUDA runtime major its index wheel links (DT_NEEDED libcudart.so.N; 0: none), read from the wheel
+    cudart: dict[VersionStr, Annotated[int, Field(ge=0, le=99)]] = {}
+
+    @model_validator(mode="after")
+    def _cudart_of_its_releases(self) -> FamilyRule:
+        extra = sorted(set(self.cudart) - set(self.pairs))
+        if extra:
+            raise ValueError(f"cudart names releases the row does not pair: {', '.join(extra)}")
+        return self
 
 
 class Kernel(Fact):
