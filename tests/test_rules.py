@@ -113,3 +113,21 @@ def test_unrecorded_torch_variant_is_bounded_by_its_neighbours(facts):
     assert "sm_120" in common and row.evidence == "inferred"
     common, _ = facts.torch_common_code("2.9.1+cu124")
     assert "sm_120" not in common and "sm_90" in common
+
+
+@pytest.mark.parametrize("label, torch", [("cu129torch2100", "2.10.0"), ("cu128torch2.11", "2.11"), ("torch280", "2.8.0"),
+                                          ("cu12torch2.6cxx11abiFALSE", "2.6"), ("cu118torch28", "2.8"), ("cu130", None)])
+def test_build_label_names_its_torch(label, torch):
+    from glmcompat.decide.rules import label_torch
+
+    assert label_torch(label) == torch
+
+
+def test_untracked_builds_are_warnings_that_say_what_their_label_names(facts):
+    """flash-attn-3 +cu129torch2100 is a build for torch 2.10.0 and CUDA 12.9 (not "torch 210.0"); next to another
+    torch it is an unproven pairing: a warning (the matrix tracks nothing about it), never an error."""
+    (f,) = evaluate({"torch": "2.10.0", "flash-attn-3": "3.0.0+cu129torch2100"}, target="sm90", matrix=facts)
+    assert f.severity == "warning" and "torch 2.10.0 and CUDA 12.9" in f.message and "unproven" not in f.message
+    (f,) = evaluate({"torch": "2.11.0", "flash-attn": "2.8.1+cu12torch2.10"}, target="sm90", matrix=facts)
+    assert f.severity == "warning" and f.packages == ("flash-attn==2.8.1+cu12torch2.10", "torch==2.11.0")
+    assert "unproven pairing" in f.message and "CUDA 12 is not torch's CUDA 13" in f.message

@@ -19,7 +19,7 @@ from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.findings import SEVERITIES, Finding
-from glmcompat.model.names import canonicalize
+from glmcompat.model.names import canonicalize, local_cuda
 
 
 def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
@@ -455,36 +455,59 @@ def rule_source_build(ctx: Context) -> list[Finding]:
     return out
 
 
-_LABEL_TORCH = re.compile(r"torch(\d+)\.?(\d+)")
+_LABEL_TORCH = re.compile(r"torch(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+def label_torch(local: str) -> str | None:
+    """The torch release a build label names: ``cu128torch2.11`` -> '2.11', ``cu12torch2.6cxx11abiFALSE`` ->
+    '2.6', and the dotless form ``cu129torch2100`` -> '2.10.0' (major, then minor, then a one-digit patch:
+    ``torch280`` -> '2.8.0', ``torch28`` -> '2.8'). None when it names none."""
+    m = _LABEL_TORCH.search(local.replace("_", "."))
+    if not m:
+        return None
+    if m.group(2) is not None:
+        return ".".join(g for g in m.groups() if g is not None)
+    d = m.group(1)
+    if len(d) < 2:
+        return None
+    major, rest = d[0], d[1:]
+    return f"{major}.{rest}" if len(rest) == 1 else f"{major}.{rest[:-1]}.{rest[-1]}"
 
 
 def rule_untracked_compiled(ctx: Context) -> list[Finding]:
-    """(i) Compiled torch extensions outside the tracked set: a warning that points at verify, or an
-    unproven pairing (fail closed) when their local label names another torch than the one beside them."""
+    """(i) Compiled torch extensions outside the tracked set: a warning that points at verify, saying which
+    torch (and CUDA) its build label names when that differs from the set's: an unproven pairing, not a proven
+    break (glmcompat records no facts about these packages, so it never calls them unsafe on its own)."""
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
+    tcuda = ctx.facts.torch_cuda(torch) if torch is not None and not ctx.built_from_source("torch") else None
     for row in ctx.facts.rows("compiled"):
         for name in sorted(set(row.packages) & ctx.packages.keys()):
             ver = ctx.packages[name]
             local = Version(ver).local or ""
-            m = _LABEL_TORCH.search(local.replace("_", "."))
+            named = label_torch(local)
+            lcuda = local_cuda(ver)
             if ctx.built_from_source(name):
                 what = f"is built from source ({ctx.sources[name]}) against the torch present at build time"
-            elif m:
-                what = f"was built for torch {m.group(1)}.{m.group(2)} (its local label +{local})"
+                named = lcuda = None
+            elif named:
+                cu = re.match(r"cu(\d+)", local)
+                shown = (cu.group(1) if cu and len(cu.group(1)) <= 2 else lcuda) if lcuda else None
+                what = f"was built for torch {named}" + (f" and CUDA {shown}" if shown else "") + f" (its local label +{local})"
             else:
                 what = "is a compiled torch extension whose build torch glmcompat does not track"
-            if m and torch is not None and not ctx.built_from_source(name):
-                tv = Version(Version(torch).public)
-                if (tv.major, tv.minor) != (int(m.group(1)), int(m.group(2))):
-                    f = ctx.unknown((ctx.pin(name), ctx.pin("torch")),
-                                    f"{name} {ver} {what}, next to torch {torch}: an unproven pairing",
-                                    remedy=f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
-                                    "on the target to prove this one loads, or pass --allow-unknown")
-                    out.append(replace(f, evidence=_ev(row)))
-                    continue
-            out.append(Finding("untracked", "warning", (ctx.pin(name),),
-                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else ""),
+            packages: tuple[str, ...] = (ctx.pin(name),)
+            note = ""
+            if torch is not None and named:
+                tv, nv = Version(Version(torch).public), Version(named)
+                if nv.release != tv.release[:len(nv.release)]:
+                    note = "; a build for another torch may not load next to this one (an unproven pairing)"
+                    packages = (ctx.pin(name), ctx.pin("torch"))
+            if tcuda and lcuda and lcuda.split(".")[0] != tcuda.split(".")[0]:
+                note += f"; its label's CUDA {lcuda.split('.')[0]} is not torch's CUDA {tcuda.split('.')[0]}"
+                packages = (ctx.pin(name), ctx.pin("torch"))
+            out.append(Finding("untracked", "warning", packages,
+                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else "") + note,
                                _ev(row), "run `glmcompat verify` on the target GPU to prove it loads"))
     return out
 
