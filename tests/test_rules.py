@@ -131,3 +131,13 @@ def test_untracked_builds_are_warnings_that_say_what_their_label_names(facts):
     (f,) = evaluate({"torch": "2.11.0", "flash-attn": "2.8.1+cu12torch2.10"}, target="sm90", matrix=facts)
     assert f.severity == "warning" and f.packages == ("flash-attn==2.8.1+cu12torch2.10", "torch==2.11.0")
     assert "unproven pairing" in f.message and "CUDA 12 is not torch's CUDA 13" in f.message
+
+
+def test_documentation_alone_makes_no_error(facts):
+    """flashinfer's GPU-support table lists sm120 from 0.6.1, but its maintainers said sm120 kernels follow the sm80
+    templates (flashinfer-ai/flashinfer#1147): a documented requirement is a warning, not a proven break."""
+    (f,) = evaluate({"flashinfer-python": "0.6.0"}, target="sm120", matrix=facts)
+    assert f.rule == "target-fix" and f.severity == "warning" and "documented, not proven" in f.message
+    assert f.evidence[0][0] == "documentation" and "flashinfer/issues/1147" in f.evidence[0][1]
+    (g,) = evaluate({"sglang": "0.5.8.post1"}, target="sm120", matrix=facts)  # an upstream fix is proof
+    assert g.rule == "target-fix" and g.severity == "error"

@@ -718,6 +718,7 @@ def evaluate(
         found.extend(rule(ctx))
     if implied:
         found = [_with_implied(f, implied) for f in found]
+    found = [_unproven(f) for f in found]
     # one finding per (rule, severity, packages, message): rows that say the same thing pool their evidence
     merged: dict[tuple[str, str, tuple[str, ...], str], Finding] = {}
     for f in found:
@@ -729,6 +730,14 @@ def evaluate(
         else:
             merged[key] = f
     return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+def _unproven(f: Finding) -> Finding:
+    """An error whose only evidence is documentation is a warning: only proven facts make an error."""
+    if f.severity != "error" or not f.evidence or any(k != "documentation" for k, _ in f.evidence):
+        return f
+    return replace(f, severity="warning", message=f"{f.message} (documented, not proven: no probe or upstream fix shows "
+                   "a break)", remedy=f"run `glmcompat verify` on the target GPU to prove it runs, or {f.remedy}")
 
 
 def _with_implied(f: Finding, implied: Mapping[str, tuple[str, str, tuple[tuple[str, str], ...]]]) -> Finding:

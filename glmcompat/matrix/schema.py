@@ -36,7 +36,8 @@ from glmcompat.model.tomltext import loads as toml_loads
 
 SCHEMA_VERSION = 1
 
-Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred"]
+# "documentation": what a project's docs or tables state; it never proves a break on its own (a warning)
+Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred", "documentation"]
 Severity = Literal["error", "warning"]
 # The Linux machine a wheel is built for (its platform tag's architecture): rows about wheels say which;
 # a row without one is about the x86_64 wheel. See glmcompat.model.platforms.PLATFORMS.
