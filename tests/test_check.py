@@ -310,3 +310,30 @@ def test_json_names_the_machines_judged(lock, target, extra, want):
     assert r.returncode in (0, 1), r.stderr
     doc = json.loads(r.stdout)
     assert [c["platforms"] for c in doc["checked"]] == [want]
+
+
+def test_bump_mode_reads_includes_at_the_revision(tmp_path):
+    """`check requirements.txt --against REV` reads every file requirements.txt includes as it was at REV: a bump
+    made only in the include is found, and a pure rename of the include is no bump (not `no such file`)."""
+    repo = tmp_path / "r"
+    (repo / "deps").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "requirements.txt").write_text("-r deps/gpu.txt\nsgl-kernel==0.3.21\n")
+    (repo / "deps" / "gpu.txt").write_text("torch==2.9.1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "one")
+    (repo / "deps" / "gpu.txt").write_text("torch==2.10.0\n")
+    r = run_cli("check", str(repo / "requirements.txt"), "--target", "sm90", "--against", "HEAD")
+    assert r.returncode == 1 and "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in r.stdout, r.stdout + r.stderr
+    r = run_cli("check", str(repo / "deps" / "gpu.txt"), "--target", "sm90", "--against", "HEAD")
+    assert r.returncode == 1 and "requirements.txt" in r.stdout, r.stdout + r.stderr  # judged through its includer
+    (repo / "deps" / "gpu.txt").write_text("torch==2.9.1\n")
+    _git(repo, "mv", "deps/gpu.txt", "deps/cuda.txt")
+    (repo / "requirements.txt").write_text("-r deps/cuda.txt\nsgl-kernel==0.3.21\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "rename")
+    r = run_cli("check", str(repo / "requirements.txt"), "--target", "sm90", "--against", "HEAD~1")
+    assert r.returncode == 0 and "no unsafe bump" in r.stdout, r.stdout + r.stderr
+    (repo / "notes.txt").write_text("Not a requirements file: see README.\n")
+    r = run_cli("check", str(repo / "notes.txt"), "--target", "sm90", "--against", "HEAD")
+    assert r.returncode == 0 and "skipped" in r.stderr, r.stdout + r.stderr

@@ -95,7 +95,8 @@ def test_every_fact_has_evidence_and_source(m):
 
     n = 0
     for row in (r for t in TABLES for r in getattr(m, t)):
-        assert row.evidence in ("metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred")
+        assert row.evidence in ("metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred",
+                                "documentation")
         assert row.source.strip()
         n += 1
     assert n > 50

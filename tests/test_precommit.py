@@ -77,3 +77,34 @@ def test_hook_installed_from_this_repository(tmp_path):
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     repo, env = _repo(tmp_path, {"repo": str(ROOT), "rev": head, "hooks": [{"id": "glmcompat-check", "args": ["--target", "sm120"]}]})
     _exercise(repo, env)
+
+
+def test_hook_sees_through_includes(tmp_path):
+    """requirements.txt holds `-r deps/gpu.txt`: a torch bump made only inside the include runs the hook and is
+    refused; a pure rename of the include (and of the line naming it) commits; a README.txt change commits."""
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    local = {**hook, "language": "system", "args": ["--target", "sm90"]}
+    repo, env = _repo(tmp_path, {"repo": "local", "hooks": [local]})
+    (repo / "deps").mkdir()
+    (repo / "requirements.txt").write_text("-r deps/gpu.txt\nsgl-kernel==0.3.21\n")
+    (repo / "deps" / "gpu.txt").write_text("torch==2.9.1\n")
+    _git(repo, env, "add", ".")
+    r = _git(repo, env, "commit", "-m", "safe stack")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (repo / "deps" / "gpu.txt").write_text("torch==2.10.0\n")
+    _git(repo, env, "add", "deps/gpu.txt")
+    r = _git(repo, env, "commit", "-m", "bump torch in the include")
+    out = r.stdout + r.stderr
+    assert r.returncode != 0 and "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out, out
+    _git(repo, env, "checkout", "--", "deps/gpu.txt")
+    _git(repo, env, "reset", "-q")
+    _git(repo, env, "checkout", "--", ".")
+    assert _git(repo, env, "mv", "deps/gpu.txt", "deps/cuda.txt").returncode == 0
+    (repo / "requirements.txt").write_text("-r deps/cuda.txt\nsgl-kernel==0.3.21\n")
+    _git(repo, env, "add", ".")
+    r = _git(repo, env, "commit", "-m", "rename the include")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (repo / "README.txt").write_text("How to run the server.\n")
+    _git(repo, env, "add", "README.txt")
+    r = _git(repo, env, "commit", "-m", "docs")
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -82,3 +82,62 @@ def test_gpu_code_rule(code, cc, runs):
 def test_bad_gpu_code(bad):
     with pytest.raises(ValueError, match=repr(bad)):
         parse_code(bad)
+
+
+def test_probe_proven_break_beats_metadata_range(facts):
+    """A METADATA range that admits the torch does not outweigh an [[abi_probe]] row that proves the load fails;
+    the remedy names a release that is not itself proven broken."""
+    (f,) = evaluate({"torch": "2.11.0", "torchaudio": "2.11.1"}, target="sm90", matrix=facts)
+    assert f.rule == "family" and f.severity == "error"
+    assert "torch>=2.11" in f.message and "3 undefined symbol(s)" in f.message
+    assert f.evidence[0][0] == "abi-probe" and "glmcompat abi torchaudio==2.11.1 --torch 2.11.0" in f.evidence[0][1]
+    assert f.remedy == "pin torchaudio==2.11.0"
+    assert facts.family_for_torch("torchaudio", "2.11.0") == "2.11.0"
+    assert facts.family_for_torch("torchvision", "2.11.0") == "0.26.0"  # 0.29.2 admits >=2.14 only, and is probed broken
+
+
+def test_family_cuda_runtime_recorded_for_every_release(facts):
+    """Each torchvision / torchaudio release the matrix pairs has the CUDA runtime its index wheel links
+    (recorded by scripts/record_family_cudart.py); a label overrides it."""
+    for row in facts.rows("family"):
+        assert set(row.cudart) == set(row.pairs), row.package
+    assert facts.family_cuda("torchaudio", "2.10.0")[0] == "12" and facts.family_cuda("torchaudio", "2.11.0")[0] == "13"
+    assert facts.family_cuda("torchvision", "0.26.0+cu128")[0] == "12"
+    assert facts.family_cuda("torchvision", "0.26.0+cpu")[0] == ""
+
+
+def test_unrecorded_torch_variant_is_bounded_by_its_neighbours(facts):
+    """An unrecorded +cuXYZ build takes the SASS its release's nearest recorded builds below and above its CUDA
+    both carry; with no build on one side, every recorded build of the release bounds it."""
+    common, row = facts.torch_common_code("2.9.1+cu129")
+    assert "sm_120" in common and row.evidence == "inferred"
+    common, _ = facts.torch_common_code("2.9.1+cu124")
+    assert "sm_120" not in common and "sm_90" in common
+
+
+@pytest.mark.parametrize("label, torch", [("cu129torch2100", "2.10.0"), ("cu128torch2.11", "2.11"), ("torch280", "2.8.0"),
+                                          ("cu12torch2.6cxx11abiFALSE", "2.6"), ("cu118torch28", "2.8"), ("cu130", None)])
+def test_build_label_names_its_torch(label, torch):
+    from glmcompat.decide.rules import label_torch
+
+    assert label_torch(label) == torch
+
+
+def test_untracked_builds_are_warnings_that_say_what_their_label_names(facts):
+    """flash-attn-3 +cu129torch2100 is a build for torch 2.10.0 and CUDA 12.9 (not "torch 210.0"); next to another
+    torch it is an unproven pairing: a warning (the matrix tracks nothing about it), never an error."""
+    (f,) = evaluate({"torch": "2.10.0", "flash-attn-3": "3.0.0+cu129torch2100"}, target="sm90", matrix=facts)
+    assert f.severity == "warning" and "torch 2.10.0 and CUDA 12.9" in f.message and "unproven" not in f.message
+    (f,) = evaluate({"torch": "2.11.0", "flash-attn": "2.8.1+cu12torch2.10"}, target="sm90", matrix=facts)
+    assert f.severity == "warning" and f.packages == ("flash-attn==2.8.1+cu12torch2.10", "torch==2.11.0")
+    assert "unproven pairing" in f.message and "CUDA 12 is not torch's CUDA 13" in f.message
+
+
+def test_documentation_alone_makes_no_error(facts):
+    """flashinfer's GPU-support table lists sm120 from 0.6.1, but its maintainers said sm120 kernels follow the sm80
+    templates (flashinfer-ai/flashinfer#1147): a documented requirement is a warning, not a proven break."""
+    (f,) = evaluate({"flashinfer-python": "0.6.0"}, target="sm120", matrix=facts)
+    assert f.rule == "target-fix" and f.severity == "warning" and "documented, not proven" in f.message
+    assert f.evidence[0][0] == "documentation" and "flashinfer/issues/1147" in f.evidence[0][1]
+    (g,) = evaluate({"sglang": "0.5.8.post1"}, target="sm120", matrix=facts)  # an upstream fix is proof
+    assert g.rule == "target-fix" and g.severity == "error"

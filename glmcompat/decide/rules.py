@@ -19,7 +19,7 @@ from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.findings import SEVERITIES, Finding
-from glmcompat.model.names import canonicalize
+from glmcompat.model.names import canonicalize, local_cuda
 
 
 def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
@@ -196,9 +196,23 @@ def rule_family(ctx: Context) -> list[Finding]:
                                _ev(row), f"add torch{spec}"))
             continue
         tpub = Version(torch).public
-        if SpecifierSet(spec).contains(tpub, prereleases=True):
-            continue
         verdict = ctx.facts.abi_verdict(name, ver, torch)
+        if SpecifierSet(spec).contains(tpub, prereleases=True):
+            if verdict is not None and not verdict.compatible:
+                # a probe-proven break wins over a METADATA range that admits this torch (torchaudio 2.11.1
+                # declares torch>=2.11, yet needs stable-ABI functions torch 2.11.0 does not export)
+                syms = verdict.symbols
+                msg = (f"torch {tpub} breaks {name} {ver}: its METADATA admits it (torch{spec}), but "
+                       f"{verdict.missing} undefined symbol(s) it needs are missing from torch {tpub}"
+                       + (f" (e.g. {syms[0]})" if syms else ""))
+                if row.failure:
+                    msg += f"; importing it fails with {row.failure}"
+                good = ctx.facts.family_for_torch(name, tpub)
+                remedy = f"pin {name}=={good}" if good and good != Version(ver).public else \
+                    f"use a {name} release built for torch {tpub}"
+                out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg,
+                                   _ev(verdict) + _ev(row), remedy))
+            continue
         if verdict is not None and verdict.compatible and row.evidence != "metadata":
             continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
@@ -321,6 +335,38 @@ def rule_cuda(ctx: Context) -> list[Finding]:
                 remedy = (f"torch {row.torch}'s default Linux {m} wheel has no CUDA: use a CUDA {kmajor} build of "
                           f"torch {row.torch} for {m} (PyTorch's own index), or a release whose {m} wheel is one")
         out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+    for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
+        if ctx.built_from_source(name):
+            continue
+        ver = ctx.packages[name]
+        found = ctx.facts.family_cuda(name, ver)
+        if found is None:
+            continue
+        fmajor, frow = found
+        if fmajor == tmajor:
+            continue
+        fam = ctx.facts.family(name, ver)
+        if fam is not None and not SpecifierSet(fam[0]).contains(Version(torch).public, prereleases=True):
+            continue  # built for another torch release: the family rule says so, with the same remedy
+        what = f"CUDA {tcuda}" if tcuda else "no CUDA (a +cpu build)"
+        links = f"links the CUDA {fmajor} runtime (libcudart.so.{fmajor})" if fmajor else "is a CPU-only build"
+        msg = f"{name} {ver} {links}, but torch {torch} is built for {what}"
+        if fam is not None and fam[1].failure:
+            msg += f"; importing it fails with {fam[1].failure}"
+        tlocal = Version(torch).local
+        if Version(ver).local is None and tlocal:
+            remedy = f"install {name}=={Version(ver).public}+{tlocal} (the build for torch's CUDA, from the same index as torch)"
+        elif tlocal is None and Version(ver).local is None:
+            good = ctx.facts.family_for_torch(name, torch)
+            remedy = f"pin {name}=={good}" if good else f"use a {name} release built for torch {torch}"
+        elif tlocal is None and tmajor:
+            remedy = f"install {name}=={Version(ver).public} from the default index (its build for torch {torch}'s CUDA {tmajor})"
+        else:
+            remedy = f"use the {name} build for torch's CUDA ({'+' + tlocal if tlocal else 'CUDA ' + str(tmajor)})"
+        tev = ctx.facts.torch_build(torch)
+        evidence = _ev(frow) + (_ev(tev) if tev is not None and Version(torch).local is None else
+                                (("metadata", f"the local label of torch {torch}"),))
+        out.append(Finding("cuda", "error", (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
     return out
 
 
@@ -409,36 +455,59 @@ def rule_source_build(ctx: Context) -> list[Finding]:
     return out
 
 
-_LABEL_TORCH = re.compile(r"torch(\d+)\.?(\d+)")
+_LABEL_TORCH = re.compile(r"torch(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+def label_torch(local: str) -> str | None:
+    """The torch release a build label names: ``cu128torch2.11`` -> '2.11', ``cu12torch2.6cxx11abiFALSE`` ->
+    '2.6', and the dotless form ``cu129torch2100`` -> '2.10.0' (major, then minor, then a one-digit patch:
+    ``torch280`` -> '2.8.0', ``torch28`` -> '2.8'). None when it names none."""
+    m = _LABEL_TORCH.search(local.replace("_", "."))
+    if not m:
+        return None
+    if m.group(2) is not None:
+        return ".".join(g for g in m.groups() if g is not None)
+    d = m.group(1)
+    if len(d) < 2:
+        return None
+    major, rest = d[0], d[1:]
+    return f"{major}.{rest}" if len(rest) == 1 else f"{major}.{rest[:-1]}.{rest[-1]}"
 
 
 def rule_untracked_compiled(ctx: Context) -> list[Finding]:
-    """(i) Compiled torch extensions outside the tracked set: a warning that points at verify, or an
-    unproven pairing (fail closed) when their local label names another torch than the one beside them."""
+    """(i) Compiled torch extensions outside the tracked set: a warning that points at verify, saying which
+    torch (and CUDA) its build label names when that differs from the set's: an unproven pairing, not a proven
+    break (glmcompat records no facts about these packages, so it never calls them unsafe on its own)."""
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
+    tcuda = ctx.facts.torch_cuda(torch) if torch is not None and not ctx.built_from_source("torch") else None
     for row in ctx.facts.rows("compiled"):
         for name in sorted(set(row.packages) & ctx.packages.keys()):
             ver = ctx.packages[name]
             local = Version(ver).local or ""
-            m = _LABEL_TORCH.search(local.replace("_", "."))
+            named = label_torch(local)
+            lcuda = local_cuda(ver)
             if ctx.built_from_source(name):
                 what = f"is built from source ({ctx.sources[name]}) against the torch present at build time"
-            elif m:
-                what = f"was built for torch {m.group(1)}.{m.group(2)} (its local label +{local})"
+                named = lcuda = None
+            elif named:
+                cu = re.match(r"cu(\d+)", local)
+                shown = (cu.group(1) if cu and len(cu.group(1)) <= 2 else lcuda) if lcuda else None
+                what = f"was built for torch {named}" + (f" and CUDA {shown}" if shown else "") + f" (its local label +{local})"
             else:
                 what = "is a compiled torch extension whose build torch glmcompat does not track"
-            if m and torch is not None and not ctx.built_from_source(name):
-                tv = Version(Version(torch).public)
-                if (tv.major, tv.minor) != (int(m.group(1)), int(m.group(2))):
-                    f = ctx.unknown((ctx.pin(name), ctx.pin("torch")),
-                                    f"{name} {ver} {what}, next to torch {torch}: an unproven pairing",
-                                    remedy=f"use a {name} build for torch {tv.major}.{tv.minor}, run `glmcompat verify` "
-                                    "on the target to prove this one loads, or pass --allow-unknown")
-                    out.append(replace(f, evidence=_ev(row)))
-                    continue
-            out.append(Finding("untracked", "warning", (ctx.pin(name),),
-                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else ""),
+            packages: tuple[str, ...] = (ctx.pin(name),)
+            note = ""
+            if torch is not None and named:
+                tv, nv = Version(Version(torch).public), Version(named)
+                if nv.release != tv.release[:len(nv.release)]:
+                    note = "; a build for another torch may not load next to this one (an unproven pairing)"
+                    packages = (ctx.pin(name), ctx.pin("torch"))
+            if tcuda and lcuda and lcuda.split(".")[0] != tcuda.split(".")[0]:
+                note += f"; its label's CUDA {lcuda.split('.')[0]} is not torch's CUDA {tcuda.split('.')[0]}"
+                packages = (ctx.pin(name), ctx.pin("torch"))
+            out.append(Finding("untracked", "warning", packages,
+                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else "") + note,
                                _ev(row), "run `glmcompat verify` on the target GPU to prove it loads"))
     return out
 
@@ -494,6 +563,102 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
     return out
 
 
+# Files an installer resolves (pip, conda's pip section): what they name pulls in its own exact pins.
+RESOLVED_AT_INSTALL = frozenset({"requirements.txt", "environment.yml"})
+
+
+def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, Fact]]:
+    """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
+    matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
+    release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    pub = Version(Version(version).public)
+    out: list[tuple[str, str, Fact]] = []
+    for row in facts.rows("release"):
+        if row.package != name or Version(row.version) != pub:
+            continue
+        for req in row.requires:
+            try:
+                parsed = Requirement(req)
+            except InvalidRequirement:
+                continue
+            specs = list(parsed.specifier)
+            if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
+                out.append((canonicalize(parsed.name), specs[0].version, row))
+    found = facts.family(name, version) if name in facts.family_packages() else None
+    if found is not None:
+        spec, frow = found
+        if spec.startswith("==") and "*" not in spec and "," not in spec:
+            out.append(("torch", spec[2:], frow))
+    return out
+
+
+def _known_releases(facts: Facts, name: str) -> set[Version]:
+    """Every release of ``name`` the matrix holds a row for (torch builds, family pairs, kernels, engine releases)."""
+    out: set[Version] = set()
+    if name == "torch":
+        out.update(Version(v) for t in facts.rows("torch") for v in t.versions)
+    for f in facts.rows("family"):
+        if f.package == name:
+            out.update(Version(v) for v in f.pairs)
+    for k in facts.rows("kernel"):
+        if k.package == name:
+            out.update(Version(v) for v in k.versions)
+    out.update(Version(r.version) for r in facts.rows("release") if r.package == name)
+    return out
+
+
+def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], facts: Facts
+                  ) -> tuple[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]], dict[str, str]]:
+    """What an installer puts in place of the packages a resolved-at-install file leaves open: (implied,
+    still unpinned). ``implied`` maps a name to (version, why, evidence) for
+
+    - a package the set does not pin but whose version another one's METADATA pins exactly (vLLM 0.18.0 pins
+      torch==2.10.0; torchvision 0.24.1 pins torch==2.9.1), when what the file asks of it (if anything)
+      admits that version: the installer has no other choice;
+    - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release.
+
+    Pins are followed to a fixed point (an engine pins torchvision, which pins torch). A wildcard that admits
+    several known releases judges the newest and stays unpinned (the installer picks)."""
+    implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {}
+    have = dict(packages)
+    left = dict(unpinned)
+    changed = True
+    while changed:
+        changed = False
+        for name, ver in sorted(have.items()):
+            for dep, exact, row in _exact_pins(facts, name, ver):
+                if dep in have:
+                    continue
+                asked = left.get(dep)
+                try:
+                    admits = not asked or SpecifierSet(asked).contains(exact, prereleases=True)
+                except ValueError:
+                    admits = False
+                if not admits:
+                    continue  # the installer cannot satisfy both: it fails, and nothing installs
+                have[dep] = exact
+                left.pop(dep, None)
+                implied[dep] = (exact, f"{name} {ver} pins {dep}=={exact} exactly", _ev(row))
+                changed = True
+        for dep, asked in sorted(left.items()):
+            specs = list(SpecifierSet(asked)) if asked else []
+            if dep in have or len(specs) != 1 or specs[0].operator != "==" or not specs[0].version.endswith(".*"):
+                continue
+            match = sorted(v for v in _known_releases(facts, dep) if specs[0].contains(v, prereleases=False))
+            if not match:
+                continue
+            have[dep] = str(match[-1])
+            ev = (("metadata", f"{dep}{asked} admits {', '.join(map(str, match))} of the releases the matrix knows"),)
+            implied[dep] = (str(match[-1]), f"{dep}{asked} is a wildcard pin of {dep} {match[-1]}"
+                            + ("" if len(match) == 1 else " (the newest it admits)"), ev)
+            if len(match) == 1:
+                del left[dep]
+            changed = True
+    return implied, left
+
+
 RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_abi,
     rule_family,
@@ -518,6 +683,7 @@ def evaluate(
     allow_unknown: bool = False,
     env: Mapping[str, Any] | None = None,
     no_isolation: frozenset[str] | None = None,
+    resolved_at_install: bool = False,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
@@ -541,11 +707,18 @@ def evaluate(
         ctx.unpinned = dict(env.get("unpinned") or {})
         ctx.overrides = dict(env.get("overrides") or {})
     ctx.no_isolation = no_isolation
+    implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = dict((env or {}).get("implied") or {})
+    if resolved_at_install:
+        implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)
+        ctx.packages.update({n: v for n, (v, _, _) in implied.items()})
     if model is not None:
         facts.model(model)  # unknown model: InputError before any rule runs
     found: list[Finding] = []
     for rule in RULES:
         found.extend(rule(ctx))
+    if implied:
+        found = [_with_implied(f, implied) for f in found]
+    found = [_unproven(f) for f in found]
     # one finding per (rule, severity, packages, message): rows that say the same thing pool their evidence
     merged: dict[tuple[str, str, tuple[str, ...], str], Finding] = {}
     for f in found:
@@ -557,6 +730,25 @@ def evaluate(
         else:
             merged[key] = f
     return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+def _unproven(f: Finding) -> Finding:
+    """An error whose only evidence is documentation is a warning: only proven facts make an error."""
+    if f.severity != "error" or not f.evidence or any(k != "documentation" for k, _ in f.evidence):
+        return f
+    return replace(f, severity="warning", message=f"{f.message} (documented, not proven: no probe or upstream fix shows "
+                   "a break)", remedy=f"run `glmcompat verify` on the target GPU to prove it runs, or {f.remedy}")
+
+
+def _with_implied(f: Finding, implied: Mapping[str, tuple[str, str, tuple[tuple[str, str], ...]]]) -> Finding:
+    """``f`` saying which of its packages the file does not pin itself, and why that version installs."""
+    why = [(n, implied[n]) for p in f.packages for n in [canonicalize(p.split("==")[0])]
+           if n in implied and p == f"{n}=={implied[n][0]}"]
+    if not why:
+        return f
+    note = "; ".join(w for _, (_, w, _) in why)
+    ev = f.evidence + tuple(e for _, (_, _, evs) in why for e in evs if e not in f.evidence)
+    return replace(f, message=f"{f.message} (the file does not pin {', '.join(n for n, _ in why)}: {note})", evidence=ev)
 
 
 def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
@@ -613,6 +805,8 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         return [n for n in [env.get("name", "")] + list(env.get("also", [])) if n] if "packages" in env else []
 
     envs = [e for e in lock.sets if machine(e) in judged]
+    if getattr(lock, "kind", None) in RESOLVED_AT_INSTALL:
+        envs = [_installed(e, facts.on(machine(e))) if "packages" in e else e for e in envs]
     lock_has_torch = any("torch" in (e["packages"] if "packages" in e else e) for e in lock.sets)
     reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
@@ -686,6 +880,15 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         envs_of = () if not names or len(names) == total else tuple(names)
         out.append(replace(f, environments=envs_of))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+
+
+def _installed(env: Mapping[str, Any], facts: Facts) -> dict[str, Any]:
+    """An environment of a resolved-at-install file with what the installer must add (:func:`resolve_named`)."""
+    implied, left = resolve_named(env["packages"], env.get("unpinned") or {}, facts)
+    if not implied:
+        return dict(env)
+    return {**env, "packages": {**env["packages"], **{n: v for n, (v, _, _) in implied.items()}},
+            "unpinned": left, "implied": implied}
 
 
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:

@@ -26,6 +26,10 @@ def _empty() -> Mapping[str, str]:
     return MappingProxyType({})
 
 
+def _empty_ints() -> Mapping[str, int]:
+    return MappingProxyType({})
+
+
 def _empty_platforms() -> Mapping[str, tuple[str, ...]]:
     return MappingProxyType({})
 
@@ -71,6 +75,7 @@ class FamilyRule(Fact):
     package: str
     pairs: Mapping[str, str]  # release -> the torch specifier it was built for
     failure: str | None = None
+    cudart: Mapping[str, int] = field(default_factory=_empty_ints)  # release -> libcudart major its index wheel links
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +273,7 @@ def _mapping_of_tuples(v: dict[str, list[str]]) -> Mapping[str, tuple[str, ...]]
 _CONVERT: dict[str, dict[str, Callable[[Any], object]]] = {
     "target": {"products": tuple, "platforms": _mapping_of_tuples},
     "torch": {"versions": tuple, "sass": tuple, "ptx": tuple},
-    "family": {"pairs": MappingProxyType},
+    "family": {"pairs": MappingProxyType, "cudart": MappingProxyType},
     "kernel": {"versions": tuple, "sass": _opt_tuple, "ptx": _opt_tuple},
     "abi_probe": {"symbols": tuple},
     "arch_probe": {"sass": tuple, "ptx": tuple},

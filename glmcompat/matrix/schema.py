@@ -36,7 +36,8 @@ from glmcompat.model.tomltext import loads as toml_loads
 
 SCHEMA_VERSION = 1
 
-Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred"]
+# "documentation": what a project's docs or tables state; it never proves a break on its own (a warning)
+Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred", "documentation"]
 Severity = Literal["error", "warning"]
 # The Linux machine a wheel is built for (its platform tag's architecture): rows about wheels say which;
 # a row without one is about the x86_64 wheel. See glmcompat.model.platforms.PLATFORMS.
@@ -190,6 +191,15 @@ class FamilyRule(Fact):
     package: Name
     pairs: dict[VersionStr, SpecStr] = Field(min_length=1)
     failure: str | None = None
+    # release -> the CUDA runtime major its index wheel links (DT_NEEDED libcudart.so.N; 0: none), read from the wheel
+    cudart: dict[VersionStr, Annotated[int, Field(ge=0, le=99)]] = {}
+
+    @model_validator(mode="after")
+    def _cudart_of_its_releases(self) -> FamilyRule:
+        extra = sorted(set(self.cudart) - set(self.pairs))
+        if extra:
+            raise ValueError(f"cudart names releases the row does not pair: {', '.join(extra)}")
+        return self
 
 
 class Kernel(Fact):

@@ -281,6 +281,16 @@ class Facts:
         builds = [t for t in self.rows("torch") if any(_v(x) == pub for x in t.versions)]
         if len(builds) < 2:
             return None
+        label = local_cuda(version)
+        if label is not None and all(b.cuda for b in builds):
+            # the nearest recorded builds of the release on either side of its CUDA: an arch both carry is one
+            # the release builds for across that CUDA range (PyTorch drops old archs and adds new ones as CUDA
+            # grows, never one in the middle)
+            want = _v(label)
+            below = [b for b in builds if _v(b.cuda or "0") < want]
+            above = [b for b in builds if _v(b.cuda or "0") > want]
+            if below and above:
+                builds = [max(below, key=lambda b: _v(b.cuda or "0")), min(above, key=lambda b: _v(b.cuda or "0"))]
         common = set(builds[0].sass)
         for b in builds[1:]:
             common &= set(b.sass)
@@ -303,6 +313,29 @@ class Facts:
                         return spec, f
         return None
 
+    def family_cuda(self, package: str, version: str) -> tuple[str, Fact] | None:
+        """(CUDA runtime major, evidence) a torchvision / torchaudio wheel links: its ``+cuXYZ`` label's (``+cpu``:
+        '' for none), else what the release's index wheel links (the row's ``cudart``); None when unknown."""
+        v = _v(version)
+        if v.local == "cpu":
+            return "", Fact("metadata", f"the local label of {package} {version} (a CPU-only build)")
+        label = local_cuda(version)
+        if label is not None:
+            return label.split(".")[0], Fact("metadata", f"the local label of {package} {version} (a CUDA {label} build)")
+        if self.platform != "x86_64":
+            return None  # `cudart` was read from the x86_64 wheels
+        pub = _v(v.public)
+        for f in self.rows("family"):
+            if f.package == package:
+                for ver, major in f.cudart.items():
+                    if _v(ver) == pub:
+                        if not major:
+                            return None  # links no CUDA runtime of its own
+                        return str(major), Fact("abi-probe", (
+                            f"`glmcompat abi {package}=={ver} --json`: the modules of {package}-{ver}'s cp311 manylinux "
+                            f"x86_64 index wheel need libcudart.so.{major} (DT_NEEDED)"))
+        return None
+
     def family_packages(self) -> set[str]:
         return {f.package for f in self.rows("family")}
 
@@ -318,6 +351,9 @@ class Facts:
             if f.package != package:
                 continue
             for ver, spec in f.pairs.items():
+                probe = self.abi_verdict(package, ver, str(t))
+                if probe is not None and not probe.compatible:
+                    continue  # its METADATA may admit this torch, but a probe proves it does not load
                 if spec.startswith("==") and "*" not in spec:
                     if _v(spec[2:]) == t and (exact is None or _v(ver) > exact):
                         exact = _v(ver)

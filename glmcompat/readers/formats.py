@@ -269,6 +269,20 @@ def _split_args(line: str) -> tuple[str, list[str]]:
     return " ".join(tokens[:i]).strip(), words
 
 
+def include_targets(text: str) -> list[str]:
+    """The files a requirements text's ``-r``/``-c`` lines name, as written (relative to that file), in order;
+    what bump mode reads at a git revision before it parses the file."""
+    out: list[str] = []
+    for _, line in logical_lines(text.lstrip("\ufeff")):
+        req, words = _split_args(line)
+        if req:
+            continue
+        for opt, value in _options(words):
+            if opt in _INCLUDES and value and "://" not in value:
+                out.append(value)
+    return out
+
+
 def _options(words: list[str]) -> Iterator[tuple[str, str | None]]:
     """(option, value) pairs of an option line: ``--opt=V``, ``--opt V``, ``-oV``, ``-o V``."""
     i = 0

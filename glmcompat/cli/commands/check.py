@@ -6,6 +6,7 @@ the matrix comes from the validated-JSON cache and the lock from the content-has
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -108,6 +109,75 @@ def no_isolation(lock_path: Path) -> frozenset[str] | None:
     return frozenset(out)
 
 
+_CONVENTIONAL = re.compile(r"(^|/)(uv\.lock|pylock(\.[^/]*)?\.toml|(requirements|constraints)[^/]*\.(txt|in|lock)|poetry\.lock|"
+                          r"pdm\.lock|Pipfile\.lock|(environment|conda)[^/]*\.ya?ml|pyproject\.toml)$", re.IGNORECASE)
+
+
+def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
+    """Bump mode (the pre-commit hook passes every changed ``.txt``/``.in``): (the files to judge, notes). A file
+    that tracked requirements files include (``-r deps/gpu.txt``) is judged through the files that include it,
+    at the top of the chain; any other file whose name is not a dependency file's is judged only if it reads as
+    a requirements file with entries (a README.txt is skipped)."""
+    from glmcompat.readers.lockfiles import read_lock
+
+    out: list[str] = []
+    notes: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_file() or p.name == "pyproject.toml" or not p.name.lower().endswith((".txt", ".in")):
+            out.append(raw)
+            continue
+        tops = _includers(p)
+        if tops:
+            out.extend(str(t) for t in tops)
+            continue
+        if _CONVENTIONAL.search(p.as_posix()):
+            out.append(raw)
+            continue
+        try:
+            lock = read_lock(p)
+        except InputError:
+            notes.append(f"{raw}: not a requirements file; skipped")
+            continue
+        if lock.entries:
+            out.append(raw)
+        else:
+            notes.append(f"{raw}: names no package; skipped")
+    return list(dict.fromkeys(out)), notes
+
+
+def _includers(path: Path) -> list[Path]:
+    """The tracked requirements files of ``path``'s repository that include it (``-r``/``-c``, at any depth),
+    keeping only those no other of them includes (the tops of the chains)."""
+    import subprocess
+
+    from glmcompat.readers.lockfiles import read_lock
+
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.resolve().parent, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        listed = subprocess.run(["git", "ls-files", "-z", "--", "*.txt", "*.in", "*.lock"], cwd=top,
+                                capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    target = path.resolve()
+    found: dict[Path, set[Path]] = {}
+    for rel in filter(None, listed.split("\0")):
+        f = Path(top) / rel
+        if f.resolve() == target or not f.is_file():
+            continue
+        try:
+            lock = read_lock(f)
+        except InputError:
+            continue
+        if lock.kind != "requirements.txt":
+            continue
+        incs = {(f.parent / inc).resolve() for inc in lock.meta.get("includes") or []}
+        if target in incs:
+            found[f.resolve()] = incs
+    return sorted(f for f in found if not any(f in incs for g, incs in found.items() if g != f))
+
+
 def _jobs(args: Any) -> list[Job]:
     jobs: list[Job] = []
     seen: set[Path] = set()
@@ -204,7 +274,61 @@ def _old_lock(path: Path, rev: str) -> Any | None:
     shown = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=top, capture_output=True)  # bytes: decoded as a file is
     if shown.returncode != 0:
         return None
-    return read_text_lock(f"{rev}:{rel}", detect_kind(path) or "", shown.stdout)  # "": sniffed from the content
+    kind = detect_kind(path) or ""
+    if kind == "requirements.txt" and _at_revision_includes(shown.stdout):
+        return _old_requirements(Path(top), rev, rel, shown.stdout)
+    return read_text_lock(f"{rev}:{rel}", kind, shown.stdout)  # "": sniffed from the content
+
+
+def _at_revision_includes(data: bytes) -> list[str]:
+    from glmcompat.readers.formats import include_targets
+
+    return include_targets(data.decode("utf-8", "replace"))
+
+
+def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Any:
+    """A requirements file at ``rev`` with every file it includes as it was at ``rev`` too (never the work
+    tree's): the files are copied out of git into a private directory at their places in the repository and
+    read there; messages name them ``REV:path``."""
+    import os
+    import posixpath
+    import subprocess
+    import tempfile
+
+    from glmcompat.model.errors import LockFormatError
+
+    with tempfile.TemporaryDirectory(prefix="glmcompat-rev-") as tmp:
+        root = Path(tmp)
+        todo, seen = [(rel, data)], {rel}
+        while todo and len(seen) <= 256:
+            name, body = todo.pop()
+            dest = root / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(body)
+            for inc in _at_revision_includes(body):
+                child = posixpath.normpath(posixpath.join(posixpath.dirname(name), inc))
+                if child in seen or child.startswith("../") or posixpath.isabs(child):
+                    continue
+                seen.add(child)
+                got = subprocess.run(["git", "show", f"{rev}:{child}"], cwd=top, capture_output=True)
+                if got.returncode == 0:
+                    todo.append((child, got.stdout))
+        prefix = str(root) + os.sep
+        try:
+            lock = _read_at(root / rel)
+        except LockFormatError as e:
+            where = (e.path or str(root / rel)).replace(prefix, f"{rev}:")
+            raise LockFormatError(e.message.replace(prefix, f"{rev}:"), path=where, line=e.line) from None
+        from dataclasses import replace
+
+        return replace(lock, path=f"{rev}:{rel}")
+
+
+def _read_at(path: Path) -> Any:
+    from glmcompat.readers.formats import parse_requirements
+    from glmcompat.readers.lockfiles import _read, _text, with_sets
+
+    return with_sets(parse_requirements(path, _text(path, _read(path))))
 
 
 def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
@@ -275,6 +399,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
     facts = load_facts(args.matrix)
+    hook_notes: list[str] = []
+    if args.against:
+        args.paths, hook_notes = _hook_paths(list(args.paths))
+        for n in hook_notes:
+            print(f"note: {n}", file=sys.stderr)
+        if not args.paths:
+            return 0
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
     for job in jobs:

@@ -1,0 +1,86 @@
+"""What a requirements file installs that it does not pin: the exact pins of what it names (vLLM's METADATA pins
+torch exactly; torchvision's pins torch), and wildcard pins (``torch==2.8.0.*``). Read from real files written
+here, judged with the shipped matrix (whose rows were read from the wheels' METADATA)."""
+
+from __future__ import annotations
+
+import pytest
+
+from glmcompat.decide.rules import evaluate_lock, resolve_named
+from glmcompat.matrix.load import load_facts
+from glmcompat.readers.lockfiles import read_lock
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return load_facts()
+
+
+def _check(tmp_path, text, target="sm90", name="requirements.txt", **kw):
+    f = tmp_path / name
+    f.write_text(text)
+    lock = read_lock(f)
+    return lock, evaluate_lock(lock, target, None, load_facts(), False, **kw)
+
+
+def _x86(lock):
+    (env,) = [e for e in lock.sets if e.get("platform") == "x86_64"]
+    return env
+
+
+@pytest.mark.parametrize("line", ["torch==2.8.0.*", "torch===2.8.0", "torch==2.8.0"])
+def test_wildcard_pin_is_a_pin(tmp_path, facts, line):
+    """`torch==2.8.0.*` admits one torch release: it is judged like `torch==2.8.0` (no "not pinned", no
+    "no torch is in the set"); on sm120 torch 2.8.0's default wheel carries sm_120 SASS."""
+    lock, found = _check(tmp_path, f"{line}\ntorchvision==0.23.0\n", target="sm120")
+    assert [f for f in found if f.severity == "error"] == []
+    assert not [f for f in found if f.rule == "unpinned"]
+
+
+def test_wildcard_of_a_minor_judges_the_newest_and_still_warns(facts):
+    implied, left = resolve_named({}, {"torch": "==2.9.*"}, facts)
+    assert implied["torch"][0] == "2.9.1" and left == {"torch": "==2.9.*"}
+    implied, left = resolve_named({}, {"torch": "==2.7.*"}, facts)
+    assert implied["torch"][0] == "2.7.1"
+
+
+def test_wildcard_break_is_found(tmp_path):
+    """torch==2.10.0.* next to sgl-kernel 0.3.21 (built for 2.9.1; 2 symbols missing vs 2.10.0) is unsafe."""
+    _, found = _check(tmp_path, "torch==2.10.0.*\nsgl-kernel==0.3.21\n")
+    assert any(f.rule == "abi" and f.severity == "error" and "torch==2.10.0" in f.packages for f in found)
+
+
+def test_vllm_implies_its_torch(tmp_path, facts):
+    """A file that names vLLM and no torch installs the torch vLLM pins exactly: vllm 0.18.0 -> torch 2.10.0,
+    torchvision 0.25.0, torchaudio 2.10.0 (its METADATA). Next to sgl-kernel 0.3.21 (built for 2.9.1) that breaks."""
+    lock, found = _check(tmp_path, "vllm==0.18.0\nsgl-kernel==0.3.21\n")
+    abi = [f for f in found if f.rule == "abi" and f.severity == "error"]
+    assert abi and abi[0].packages == ("sgl-kernel==0.3.21", "torch==2.10.0")
+    assert "the file does not pin torch: vllm 0.18.0 pins torch==2.10.0 exactly" in abi[0].message
+    assert any("vllm-0.18.0" in src for _, src in abi[0].evidence)
+    implied, _ = resolve_named({"vllm": "0.18.0"}, {}, facts)
+    assert {n: v for n, (v, _, _) in implied.items()}.items() >= {"torch": "2.10.0", "torchvision": "0.25.0", "torchaudio": "2.10.0"}.items()
+
+
+def test_vllm_alone_is_judged_with_its_torch(tmp_path):
+    """Without the implied torch, vllm 0.18.0 was "built against torch 2.10.0, and no torch is in the set"."""
+    _, found = _check(tmp_path, "vllm==0.18.0\n")
+    assert [f for f in found if f.severity == "error"] == []
+    assert not any("no torch is in the set" in f.message for f in found)
+
+
+def test_family_pin_implies_torch_that_an_open_spec_admits(tmp_path):
+    """`torch>=2.8` + torchvision==0.23.0: pip installs torch 2.8.0 (torchvision pins it); `torch<2.8` cannot be
+    satisfied with it, so nothing is implied and the family rule says no torch fits."""
+    _, found = _check(tmp_path, "torch>=2.8\ntorchvision==0.23.0\n")
+    assert [f for f in found if f.severity == "error"] == [] and not [f for f in found if f.rule == "unpinned"]
+    _, found = _check(tmp_path, "torch<2.8\ntorchvision==0.23.0\n")
+    assert any(f.rule == "family" and f.severity == "error" for f in found)
+
+
+def test_a_lock_is_not_resolved_again(tmp_path):
+    """A lock lists what installs: pins are not implied into it (a poetry.lock without torch stays without)."""
+    text = ('[[package]]\nname = "vllm"\nversion = "0.18.0"\noptional = false\npython-versions = "*"\nfiles = []\n\n'
+            '[metadata]\nlock-version = "2.0"\npython-versions = ">=3.11,<3.13"\ncontent-hash = "x"\n')
+    _, found = _check(tmp_path, text, name="poetry.lock")
+    assert any("no torch is in the set" in f.message for f in found)
