@@ -42,7 +42,8 @@ def test_uv_default_torch_2_15_is_rejected():
     r = run_cli("check", str(LOCKS / "unpinned-torch" / "uv.lock"), "--target", "sm120")
     assert r.returncode == 1
     assert "sgl-kernel 0.3.21 was built against torch 2.9.1, but torch 2.15.0" in r.stdout
-    assert "hint: pin torch==2.9.1 and torchvision==0.24.1" in r.stdout
+    assert ("hint: one consistent safe set for sm120: sgl-kernel==0.3.21 torch==2.9.1 torchvision==0.24.1; "
+            "`glmcompat lock --target sm120` in the project writes them as uv constraints and relocks") in r.stdout
 
 
 def test_torch_2_10_bump_names_sgl_kernel_and_evidence():

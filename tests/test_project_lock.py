@@ -215,6 +215,36 @@ def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_in
     assert lock_project(facts, path, REQ, source=src, check_only=True).problems
 
 
+class Refuse:
+    """A resolver source that fails when asked: proves a run did not resolve."""
+
+    key = "refuse"
+    machine = "x86_64"
+
+    def versions(self, name: str) -> list[str]:
+        raise AssertionError(f"resolved {name}")
+
+    def requires(self, name: str, version: str) -> list[str]:
+        raise AssertionError(f"resolved {name}=={version}")
+
+
+def test_an_edit_outside_the_core_keeps_the_core_without_resolving(tmp_path, facts, src, local_index):
+    """After a lock, the user adds redis: uv locks it under glmcompat's lines, the check passes, nothing is resolved
+    (least change). Adding a core package (torchaudio) is resolved and pinned."""
+    path = make_project(tmp_path / "edit", "torch", "sgl-kernel==0.3.21", "torchvision")
+    lock_project(facts, path, REQ, source=src, quiet=True)
+    uv("add", "--frozen", "-q", "redis", cwd=path.parent)
+    text = path.read_text()
+    result = lock_project(facts, path, REQ, source=Refuse(), quiet=True)
+    assert result.core == {"sgl-kernel": "0.3.21", "torch": "2.9.1", "torchvision": "0.24.1"}
+    assert path.read_text() == text and result.written == [str(path.parent / "uv.lock")]
+    assert "redis" in {e.name for e in read_lock(path.parent / "uv.lock", use_cache=False).entries}
+    assert lock_project(facts, path, REQ, source=Refuse(), check_only=True).problems == []
+    uv("add", "--frozen", "-q", "torchaudio", cwd=path.parent)
+    result = lock_project(facts, path, REQ, source=src, quiet=True)
+    assert result.core["torchaudio"] == "2.9.1" and '"torchaudio==2.9.1",  # glmcompat lock' in path.read_text()
+
+
 def test_an_unsafe_pin_exits_1_and_touches_nothing(tmp_path, facts, src, local_index):
     path = make_project(tmp_path / "unsafe", "torch==2.10.0", "sgl-kernel==0.3.21")
     uv("lock", "-q", cwd=path.parent)

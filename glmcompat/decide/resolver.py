@@ -286,6 +286,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         infos = list(information[identifier])
         pinned = any(r.pinned for r, _ in infos)
         asked = any(p is None and r.why.kind in (USER, ASKED) for r, p in infos)
+        if self.project:  # a project's own exact pins first: they decide the rest (sgl-kernel==0.3.21 -> its torch)
+            return (not is_pseudo(identifier), not asked, not pinned, self.rank(identifier), identifier)
         return (not is_pseudo(identifier), not asked, self.rank(identifier), not pinned, identifier)
 
     def rank(self, name: str) -> int:
@@ -306,10 +308,32 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         if hit is None:
             hit = self._matches[key] = (tuple(reqs), self._match(identifier, reqs, bad))
         out = list(hit[1])
+        if self.project:
+            out = self._narrowed(identifier, out, requirements)
         pref = self._preferred(identifier, reqs)
         if pref is not None:
             pv = Version(pref)
             out.sort(key=lambda c: c.version != pv)  # stable: the rest stay newest first
+        return out
+
+    def _narrowed(self, name: str, out: list[Cand], requirements: Mapping[str, Iterator[Req]]) -> list[Cand]:
+        """What the torch ABI already required tells without a METADATA read: a torch outside it cannot be chosen
+        (its own ``<torch-abi>`` is its version), and a torch family release built for a torch inside it is tried
+        first. Costs nothing when no kernel has asked yet."""
+        try:
+            abi = [r.exact for r in requirements[TORCH_ABI] if r.exact is not None]
+        except KeyError:
+            return out
+        if not abi:
+            return out
+        allowed = frozenset.intersection(*map(frozenset, abi))
+        if name == "torch":
+            return [c for c in out if normalize_version(str(c.version)) in allowed]
+        if name in self._family_names:
+            def fits(c: Cand) -> bool:
+                fam = self.facts.family(name, str(c.version))
+                return fam is not None and any(parse_spec(fam[0]).contains(t, prereleases=True) for t in allowed)
+            return sorted(out, key=lambda c: not fits(c))  # stable: newest first within each group
         return out
 
     def _match(self, name: str, reqs: list[Req], bad: set[Version]) -> list[Cand]:
@@ -702,7 +726,29 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
         if tr.package in [r.name for r in roots]:
             roots.append(Req(tr.package, parse_spec(tr.specifier),
                              Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
-    return roots, names, dict(req.prefer), overrides, model_reqs
+    return roots, names, _built_for_preferences(facts, roots, dict(req.prefer)), overrides, model_reqs
+
+
+def _built_for_preferences(facts: Facts, roots: list[Req], prefer: dict[str, str]) -> dict[str, str]:
+    """The versions to try first: where the project pins a compiled package exactly (sgl-kernel==0.3.21), the torch
+    it was built against and the torch family releases built for that torch (what else could be chosen fails), then
+    the existing lock's versions. Only an order: every candidate stays possible."""
+    exact = {r.name: s.version for r in roots if r.why.kind == USER for s in r.spec
+             if s.operator == "==" and "*" not in s.version}
+    out = dict(prefer)
+    if "torch" in exact:
+        return out
+    for name in sorted(exact):
+        k = facts.kernel(name, exact[name]) if name != "torch" else None
+        if k is None or k.on_mismatch != "error":
+            continue
+        out["torch"] = k.torch
+        for fam in facts.family_packages():
+            v = facts.family_for_torch(fam, k.torch)
+            if v is not None and fam not in exact:
+                out[fam] = v
+        break
+    return out
 
 
 def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet,

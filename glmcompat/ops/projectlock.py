@@ -470,6 +470,10 @@ def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, ma
     if not reqs and not extra:
         result.warnings.append("the project uses no package of the coupled core "
                                f"({', '.join(CORE)}): nothing for glmcompat to constrain")
+    if not req.upgrade and not dry_run:
+        kept = _as_is(facts, project, req, machine, result, check_only)
+        if kept is not None:
+            return kept
     core = Core({}, {}, {})
     if reqs or extra:
         core = resolve_set(facts, reqs + extra, "pyproject.toml", req, python, locked,
@@ -484,6 +488,82 @@ def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, ma
         return _check(facts, project, new_text, req, machine, result)
     uv_binary()
     return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
+
+
+def _written_core(project: pp.Project) -> Core | None:
+    """The core glmcompat's own lines in pyproject.toml hold (each ``name==version``), or None when there are none
+    or one is not of that form."""
+    from packaging.version import InvalidVersion, Version
+
+    mine = pp.ours(project.pyproject, project.text)
+    if not any(mine.values()):
+        return None
+    why = pp.reasons(project.text)
+    found: dict[str, dict[str, str]] = {}
+    for key in pp.KEYS:
+        found[key] = {}
+        for value in mine[key]:
+            name, eq, version = value.partition("==")
+            try:
+                ok = bool(eq) and canonicalize(name) == name and str(Version(version)) == version
+            except InvalidVersion:
+                ok = False
+            if not ok:
+                return None
+            found[key][name] = version
+    pins = {**found["constraint-dependencies"], **found["override-dependencies"]}
+    reasons = {n: why.get(f"{n}=={v}", "") for n, v in found["override-dependencies"].items()}
+    return Core(dict(sorted(pins.items())), found["override-dependencies"], reasons)
+
+
+def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
+           check_only: bool) -> ProjectLockResult | None:
+    """Least change, without resolving: where pyproject.toml already holds glmcompat's core, `uv lock` (``--check``
+    with ``check_only``) under it succeeds, and the uv.lock it leaves passes the check for every target with every
+    core package in it pinned by those lines, there is nothing to change. None otherwise (the lock as it was
+    restored): the full path resolves."""
+    core = _written_core(project)
+    lock = project.root / "uv.lock"
+    if core is None or not lock.is_file():
+        return None
+    old_lock = lock.read_bytes()
+    if check_only:
+        if _uv(["lock", "--check"], project.root).returncode != 0:
+            return None
+        return _judged_as_is(facts, project, req, machine, result, core, old_lock, None)
+    guard = _guard_key(project.pyproject)
+    guard.parent.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
+    with FileLock(str(guard), timeout=600):
+        if project.pyproject.read_bytes().decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
+            return None  # changed meanwhile: the full path says so
+        mode = lock.stat().st_mode & 0o7777
+        try:
+            p = _uv(["lock"], project.root)
+            kept = _judged_as_is(facts, project, req, machine, result, core, old_lock, mode) if p.returncode == 0 else None
+        except BaseException:
+            _restore(lock, old_lock, mode)
+            raise
+        if kept is None:
+            _restore(lock, old_lock, mode)
+        return kept
+
+
+def _judged_as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
+                  core: Core, old_lock: bytes, mode: int | None) -> ProjectLockResult | None:
+    lock = project.root / "uv.lock"
+    if any(n not in core.pins for n in _locked_core(lock)):
+        return None  # a core package the lines do not pin: resolve it
+    found = judge(facts, lock, req.targets, req.model, machine)
+    if _errors(found):
+        return None
+    _fill(result, core)
+    result.verdicts = dict.fromkeys(found, "safe")
+    result.warnings += _warnings(found)
+    if lock.read_bytes() != old_lock:
+        result.written.append(str(lock))
+    return result
 
 
 def _fill(result: ProjectLockResult, core: Core) -> None:

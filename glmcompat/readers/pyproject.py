@@ -275,6 +275,18 @@ def ours(path: Path, text: str) -> dict[str, list[str]]:
     return found
 
 
+def reasons(text: str) -> dict[str, str]:
+    """The reason glmcompat wrote after each of its lines' mark (``# glmcompat lock: REASON``), by the line's value."""
+    out: dict[str, str] = {}
+    for m in _ITEM.finditer(text):
+        line = m.group(0)
+        value = line.split('"')[1]
+        why = line.split(MARK, 1)[1]
+        if why.startswith(": "):
+            out[value] = why[2:].strip()
+    return out
+
+
 def _minus(values: list[Any], drop: list[str]) -> list[Any]:
     """``values`` with each of ``drop`` removed once."""
     out = list(values)
