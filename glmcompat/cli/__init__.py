@@ -63,11 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rc = None  # a damaged verdict cache is a miss: the full path answers and replaces it
             if rc is not None:
                 return rc
-        if name == "lock" and not _project_mode(args[1:]):
-            rc = _fast_lock(args[1:])
+        if name == "lock":
+            rc = _fast_lock(args[1:])  # a recorded no-op, of a stack's lock or a project's
             if rc is not None:
                 return rc
-            _speculate(args[1:])
+            if not _project_mode(args[1:]):
+                _speculate(args[1:])
         import importlib
 
         module = importlib.import_module(entry[0])
@@ -91,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _project_mode(argv: list[str]) -> bool:
     """Whether ``lock ARGV`` may lock the user's project (or a requirements.in) rather than a curated stack: then
-    the stack's start-up paths (a recorded no-op, a speculative uv) must not answer. With ``os`` alone: no --stack,
+    the stack's speculative uv must not start (a recorded no-op answers either, keyed by the working directory). With ``os`` alone: no --stack,
     --out, --with or --engine, and a pyproject.toml at or above the working directory that glmcompat did not
     generate, or a positional argument. A wrong "yes" only costs the stack path its head start."""
     import os

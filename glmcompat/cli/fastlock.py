@@ -33,7 +33,7 @@ MAGIC = b"glmcompat-lock-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 OUT_DIR = "dir"  # the digest field of the output directory's entry
 _VALUE_OPTIONS = {"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
-                  "--index-url", "--color"}
+                  "--index-url", "--color", "--project"}
 _FLAGS = {"--upgrade", "--force", "--quiet", "-q"}
 # Variables no lock reads and shells change between two identical commands: not part of the key.
 _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",
@@ -189,8 +189,9 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
 
 
 def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
-    lockgen = sys.modules.get("glmcompat.ops.lockgen")
-    noop = getattr(lockgen, "last_noop", None)
+    # the run that changed nothing left its record: a stack's lock (lockgen) or a project's (projectlock)
+    noop = next((getattr(sys.modules.get(m), "last_noop", None) for m in ("glmcompat.ops.lockgen", "glmcompat.ops.projectlock")
+                 if getattr(sys.modules.get(m), "last_noop", None) is not None), None)
     if noop is None or rc != 0 or stderr or key(argv) != k:  # key again: no input changed during the run
         return
     path = _record_path(k)

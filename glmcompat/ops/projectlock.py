@@ -51,6 +51,7 @@ from glmcompat.model.platforms import PLATFORM_NAME
 from glmcompat.readers import pyproject as pp
 
 RESULT_VERSION = 1
+last_noop: Any = None  # the NoopRecord of the last lock_project of this process that changed nothing (the start-up path's)
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
@@ -332,6 +333,42 @@ def _exclude_newer(project: pp.Project) -> str | None:
     return v if isinstance(v, str) else None
 
 
+class _Held:
+    """One run at a time per project: a lock file in glmcompat's cache, and a ``flock`` on the project directory
+    itself (the start-up path's recorded no-op is read under a shared one, so it never answers mid-write)."""
+
+    def __init__(self, pyproject: Path, root: Path) -> None:
+        self.pyproject, self.root = pyproject, root
+        self.fd: int | None = None
+        self.file: Any = None
+
+    def __enter__(self) -> _Held:
+        from filelock import FileLock, Timeout
+
+        guard = _guard_key(self.pyproject)
+        guard.parent.mkdir(parents=True, exist_ok=True)
+        self.file = FileLock(str(guard), timeout=600)
+        try:
+            self.file.acquire()
+        except Timeout:
+            raise EnvironmentFailure(f"{self.pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
+        try:
+            import fcntl
+
+            self.fd = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (OSError, ImportError):
+            if self.fd is not None:
+                os.close(self.fd)
+            self.fd = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+        self.file.release()
+
+
 def _guard_key(path: Path) -> Path:
     return cache_dir() / "project-locks" / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".lock")
 
@@ -447,14 +484,23 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
+    global last_noop
+    last_noop = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
-    if recalled is not None:
-        return recalled
-    result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
-                           source=source, quiet=quiet)
-    if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
-        _remember(record, project, result)
+    if recalled is None:
+        result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
+                               source=source, quiet=quiet)
+        if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
+            _remember(record, project, result)
+    else:
+        result = recalled
+    if not dry_run and not check_only and not result.written and not req.upgrade and result.verdicts:
+        from glmcompat.ops.lockgen import NoopRecord
+
+        files = _digests(_inputs(project))
+        if files is not None:
+            last_noop = NoopRecord(os.path.abspath(project.root), files)
     return result
 
 
@@ -531,11 +577,7 @@ def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: 
         if _uv(["lock", "--check"], project.root).returncode != 0:
             return None
         return _judged_as_is(facts, project, req, machine, result, core, old_lock, None)
-    guard = _guard_key(project.pyproject)
-    guard.parent.mkdir(parents=True, exist_ok=True)
-    from filelock import FileLock
-
-    with FileLock(str(guard), timeout=600):
+    with _Held(project.pyproject, project.root):
         if project.pyproject.read_bytes().decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
             return None  # changed meanwhile: the full path says so
         mode = lock.stat().st_mode & 0o7777
@@ -608,68 +650,64 @@ def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
 
 def _publish(facts: Facts, project: pp.Project, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
              python: str, locked: dict[str, str], result: ProjectLockResult, source: Any, quiet: bool) -> ProjectLockResult:
-    from filelock import FileLock, Timeout
+    pyproject = project.pyproject
+    with _Held(pyproject, project.root):
+        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
 
+
+def _publish_held(facts: Facts, project: pp.Project, new_text: str, reqs: list[str], req: ProjectLockRequest,
+                  machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, source: Any,
+                  quiet: bool) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
-    guard = _guard_key(pyproject)
-    guard.parent.mkdir(parents=True, exist_ok=True)
+    old_py = pyproject.read_bytes()
+    if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
+        raise EnvironmentFailure(f"{pyproject}: changed while glmcompat was resolving; run it again")
+    mode = pyproject.stat().st_mode & 0o7777
+    old_lock = lock.read_bytes() if lock.is_file() else None
+    lock_mode = lock.stat().st_mode & 0o7777 if old_lock is not None else None
+    if not os.access(project.root, os.W_OK) or not os.access(pyproject, os.W_OK):
+        raise EnvironmentFailure(f"{project.root}: not writable; nothing was changed")
+    bom = old_py.startswith(b"\xef\xbb\xbf")
     try:
-        held = FileLock(str(guard), timeout=600)
-        held.acquire()
-    except Timeout:
-        raise EnvironmentFailure(f"{pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
-    try:
-        old_py = pyproject.read_bytes()
-        if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
-            raise EnvironmentFailure(f"{pyproject}: changed while glmcompat was resolving; run it again")
-        mode = pyproject.stat().st_mode & 0o7777
-        old_lock = lock.read_bytes() if lock.is_file() else None
-        lock_mode = lock.stat().st_mode & 0o7777 if old_lock is not None else None
-        if not os.access(project.root, os.W_OK) or not os.access(pyproject, os.W_OK):
-            raise EnvironmentFailure(f"{project.root}: not writable; nothing was changed")
-        bom = old_py.startswith(b"\xef\xbb\xbf")
-        try:
-            text = new_text
-            for _round in range(MAX_ROUNDS):
-                if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
-                    atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-                p = _uv(["lock"], project.root)
-                if p.returncode != 0:
-                    msg = _uv_error(["lock"], p, str(project.root))
-                    raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"
-                                      "hint: the requirement uv names conflicts with the core glmcompat chose "
-                                      f"({', '.join(f'{n}=={v}' for n, v in sorted(result.core.items()))}); relax it, "
-                                      "or pin the core yourself and run `glmcompat lock --dry-run` to see what fails")
-                # A core package that only now appears (another dependency pulls it in) joins the roots.
-                now = _locked_core(lock)
-                missing = [n for n in now if n not in result.core]
-                if not missing:
-                    break
-                core = resolve_set(facts, reqs + list(result.core) + missing, "pyproject.toml", req, python,
-                                   {**now, **locked}, exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
-                _fill(result, core)
-                text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
-            found = judge(facts, lock, req.targets, req.model, machine)
-            errors = _errors(found)
-            if errors:
-                lines = "\n".join(f"  × {e}" for e in errors)
-                raise UnsafeError(f"uv's lock of {pyproject} fails the check on {PLATFORM_NAME[machine]}; nothing was "
-                                  f"changed:\n{lines}")
-        except BaseException:
-            _restore(pyproject, old_py, mode)
-            _restore(lock, old_lock, lock_mode)
-            raise
-        result.diff = _diff("pyproject.toml", project.text, text)
-        result.verdicts = dict.fromkeys(found, "safe")
-        result.warnings += _warnings(found)
-        new_lock = lock.read_bytes()
-        if pyproject.read_bytes() != old_py:
-            result.written.append(str(pyproject))
-        if new_lock != old_lock:
-            result.written.append(str(lock))
-        return result
-    finally:
-        held.release()
+        text = new_text
+        for _round in range(MAX_ROUNDS):
+            if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
+                atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
+            p = _uv(["lock"], project.root)
+            if p.returncode != 0:
+                msg = _uv_error(["lock"], p, str(project.root))
+                raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"
+                                  "hint: the requirement uv names conflicts with the core glmcompat chose "
+                                  f"({', '.join(f'{n}=={v}' for n, v in sorted(result.core.items()))}); relax it, "
+                                  "or pin the core yourself and run `glmcompat lock --dry-run` to see what fails")
+            # A core package that only now appears (another dependency pulls it in) joins the roots.
+            now = _locked_core(lock)
+            missing = [n for n in now if n not in result.core]
+            if not missing:
+                break
+            core = resolve_set(facts, reqs + list(result.core) + missing, "pyproject.toml", req, python,
+                               {**now, **locked}, exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
+            _fill(result, core)
+            text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
+        found = judge(facts, lock, req.targets, req.model, machine)
+        errors = _errors(found)
+        if errors:
+            lines = "\n".join(f"  × {e}" for e in errors)
+            raise UnsafeError(f"uv's lock of {pyproject} fails the check on {PLATFORM_NAME[machine]}; nothing was "
+                              f"changed:\n{lines}")
+    except BaseException:
+        _restore(pyproject, old_py, mode)
+        _restore(lock, old_lock, lock_mode)
+        raise
+    result.diff = _diff("pyproject.toml", project.text, text)
+    result.verdicts = dict.fromkeys(found, "safe")
+    result.warnings += _warnings(found)
+    new_lock = lock.read_bytes()
+    if pyproject.read_bytes() != old_py:
+        result.written.append(str(pyproject))
+    if new_lock != old_lock:
+        result.written.append(str(lock))
+    return result
 
 
 # ------------------------------------------------------------------------------------------------
