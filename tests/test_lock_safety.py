@@ -234,7 +234,7 @@ def test_a_memo_entry_of_the_wrong_shape_is_a_miss(facts, src):
 def _hostile_matrix(tmp_path: Path, payload: str) -> Path:
     mdir = tmp_path / "matrices"
     shutil.copytree(MATRIX, mdir)
-    for f, old, new in (("rules.toml", 'model_type = "glm_moe_dsa"', f"model_type = {json.dumps(payload)}"),
+    for f, old, new in (("models.toml", 'model_type = "glm_moe_dsa"', f"model_type = {json.dumps(payload)}"),
                         ("stacks.toml", 'models = ["glm_moe_dsa"]', f"models = [{json.dumps(payload)}]")):
         text = (mdir / f).read_text()
         assert old in text

@@ -15,7 +15,7 @@ from packaging.version import Version
 import glmcompat
 from glmcompat.matrix.schema import load_file, load_matrix
 from glmcompat.matrix.view import Facts
-from glmcompat.model.errors import MatrixError
+from glmcompat.model.errors import InputError, MatrixError
 
 from .conftest import ROOT, run_cli
 
@@ -130,7 +130,7 @@ BROKEN = [
     # (file, old, new, text of the line the error must point at, text the message must quote)
     ("kernels.toml", 'torch = "2.9.1"\ncuda = "12.9"', 'torch = "2.9.1x"\ncuda = "12.9"', 'torch = "2.9.1x"', "'2.9.1x'"),
     ("rules.toml", 'versions = ">=0.5.9"', 'versions = "=>0.5.9"', 'versions = "=>0.5.9"', "'=>0.5.9'"),
-    ("targets.toml", 'min_cuda = "11.0"', 'min_cuda = "11.0"\nflavour = "x"', 'flavour = "x"', "unknown key 'target.0.flavour'"),
+    ("targets.toml", 'min_cuda = "11.0"', 'min_cuda = "11.0"\nflavour = "x"', 'flavour = "x"', "unknown key 'target.2.flavour'"),
     ("stacks.toml", 'targets = ["sm90", "sm100", "sm120"]', 'targets = ["sm90", "sm100", "sm999"]', "sm999", "'sm999'"),
     ("kernels.toml", 'versions = ["0.3.16.post3"]', 'versions = ["0.3.16.post3", "0.3.21"]', 'torch = "2.9.1"', "contradicting facts: sgl-kernel 0.3.21"),
     ("torch.toml", 'cuda = "12.6"', 'cuda = "12.6', 'cuda = "12.6', "invalid TOML"),
@@ -211,3 +211,23 @@ def test_arbitrary_bytes_only_raise_matrix_error(tmp_path, raw):
         load_file(path)
     except MatrixError:
         pass
+
+
+@pytest.mark.parametrize("spelling,target", [
+    ("rtx5090", "sm120"), ("RTX 5090", "sm120"), ("h100", "sm90"), ("GH200", "sm90"), ("b200", "sm100"),
+    ("t4", "sm75"), ("V100", "sm70"), ("jetson agx orin", "sm87"), ("JetsonAGXThor", "sm110"),
+    ("rtx-pro-6000-blackwell", "sm120"), ("dgx spark (gb10)", "sm121"), ("sm_110", "sm110"), ("11.0", "sm110"),
+    (" SM87 ", "sm87"), ("7.5", "sm75")])
+def test_target_by_name_capability_or_product(facts, spelling, target):
+    assert facts.target(spelling).name == target
+
+
+def test_every_listed_product_names_its_target_and_no_other(facts):
+    from glmcompat.model.names import product_key
+
+    keys = [(product_key(p), t.name) for t in facts.rows("target") for p in t.products]
+    assert len({k for k, _ in keys}) == len(keys)  # one spelling each, never two targets
+    for k, name in keys:
+        assert facts.target(k).name == name
+    with pytest.raises(InputError, match="unknown target 'rtx9999'"):
+        facts.target("rtx9999")

@@ -183,10 +183,17 @@ class ModelSupport(Fact):
     sglang: str | None = None
     vllm: str | None = None
     failure: str | None = None
+    sglang_config: str | None = None
+    vllm_config: str | None = None
 
     def for_engine(self, engine: str) -> str | None:
         """The specifier of the ``engine`` (sglang, vllm) releases that serve the model (None: none known)."""
         return self.sglang if engine == "sglang" else self.vllm if engine == "vllm" else None
+
+    def config_in(self, engine: str) -> str | None:
+        """The ``engine`` releases that carry their own config class for the model type (None: none known), so that
+        transformers need not know it there."""
+        return self.sglang_config if engine == "sglang" else self.vllm_config if engine == "vllm" else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,6 +293,10 @@ class ModelSupport(Fact):
     sglang: SpecStr | None = None
     vllm: SpecStr | None = None
     failure: str | None = None
+    # The engine releases that register their own config class for the model type (its _CONFIG_REGISTRY or a config
+    # module declaring the model_type): on those, transformers need not know the model type.
+    sglang_config: SpecStr | None = None
+    vllm_config: SpecStr | None = None
 
 
 class TargetRequirement(Fact):

@@ -36,7 +36,7 @@ from glmcompat.matrix.rows import (
     from_plain,
 )
 from glmcompat.model.errors import InputError
-from glmcompat.model.names import local_cuda, normalize_target
+from glmcompat.model.names import local_cuda, normalize_target, product_key
 from glmcompat.model.platforms import PER_PLATFORM, check_platform
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,12 +131,18 @@ class Facts:
 
     # -- targets ----------------------------------------------------------------------------------
     def target(self, name: str) -> Target:
+        """The target named ``name``: ``sm120`` / ``sm_120`` / ``12.0``, or one of its products by
+        :func:`~glmcompat.model.names.product_key` (``rtx5090``, ``H100``, ``"RTX PRO 6000 Blackwell"``)."""
         key = normalize_target(name)
+        product = product_key(name)
         for t in self.rows("target"):
-            if t.name == key or t.compute_capability == name:
+            if t.name == key or t.compute_capability == name.strip():
+                return t
+        for t in self.rows("target"):
+            if product and any(product_key(p) == product for p in t.products):
                 return t
         known = ", ".join(t.name for t in self.rows("target"))
-        raise InputError(f"unknown target {name!r} (known: {known})")
+        raise InputError(f"unknown target {name!r} (known: {known}, or a product that `glmcompat targets` lists)")
 
     # -- kernels ----------------------------------------------------------------------------------
     def _kernel_index(self, package: str, version: str) -> int | None:

@@ -23,6 +23,13 @@ def normalize_target(name: str) -> str:
     return name.strip().lower().replace("_", "")
 
 
+def product_key(name: str) -> str:
+    """The one spelling a product name is looked up by: lower case, letters and digits only
+    (``RTX 5090`` -> ``rtx5090``, ``RTX PRO 6000 Blackwell`` -> ``rtxpro6000blackwell``, ``DGX Spark (GB10)`` ->
+    ``dgxsparkgb10``)."""
+    return "".join(c for c in name.lower() if c.isascii() and c.isalnum())
+
+
 def local_cuda(version: str) -> str | None:
     """'13.0' for a ``+cu130`` local label (also ``+cu13torch2.10``-style kernel labels), else None."""
     i = version.find("+")

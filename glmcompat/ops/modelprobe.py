@@ -1,0 +1,386 @@
+"""Which releases know a model: the probe behind the ``[[model]]`` rows (``matrix refresh``, ``scripts/model_support.py``).
+
+Each package says what it knows in its own files, read out of the published wheels by HTTP range requests
+(the central directory and the members named here; no wheel is downloaded whole):
+
+* transformers: the ``model_type`` keys of ``CONFIG_MAPPING_NAMES``, in ``models/auto/configuration_auto.py``
+  up to 4.x and in ``models/auto/auto_mappings.py`` (generated, imported by configuration_auto.py) in the 5.x line;
+* sglang: the ``EntryClass`` of each ``sglang/srt/models/*.py`` (its ``ModelRegistry`` imports every module of that
+  package and registers the classes ``EntryClass`` names; the members sit next to each other in the wheel, so one
+  range request of at most a few MB holds them all);
+* vLLM: the quoted architecture keys of ``vllm/model_executor/models/registry.py``.
+
+:func:`first_knowing` finds the first release from which every later release knows a name (bisection over the
+final releases, then the release before it and the newest are read as well). Parsing is pure; the reading goes
+through :mod:`glmcompat.edges`.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import InvalidVersion, Version
+
+if TYPE_CHECKING:
+    from glmcompat.edges.index import IndexClient, IndexFile, Project
+
+TRANSFORMERS_FILES = ("transformers/models/auto/auto_mappings.py", "transformers/models/auto/configuration_auto.py")
+SGLANG_MODELS = "sglang/srt/models/"
+# Up to 0.1.9 sglang chose the class with ``if arch == "LlamaForCausalLM":`` lines in its model runner.
+SGLANG_RUNNER = "sglang/srt/managers/router/model_runner.py"
+VLLM_REGISTRY = "vllm/model_executor/models/registry.py"
+# Before registry.py (0.6.x) the table sat in models/__init__.py (``_MODELS``), before that in model_loader.py.
+VLLM_FILES = (VLLM_REGISTRY, "vllm/model_executor/models/__init__.py", "vllm/model_executor/model_loader.py")
+# The engines and the file that says what each serves (for a row's source).
+WHERE = {"transformers": "transformers/models/auto/configuration_auto.py CONFIG_MAPPING_NAMES",
+         "sglang": "sglang/srt/models/*.py EntryClass",
+         "vllm": VLLM_REGISTRY}
+# The engines' own config classes for model types (transformers need not know those): ``_CONFIG_REGISTRY``.
+# Their keys are written many ways (``x="XConfig"``, ``"x": XConfig``, ``XConfig.model_type: XConfig``,
+# ``_CONFIG_REGISTRY["x"] = ...``), so a model type counts when the registry file names it as a key or a config module
+# of the engine declares ``model_type = "x"``.
+CONFIG_FILES = {"sglang": ("sglang/srt/hf_transformers_utils.py", "sglang/srt/utils/hf_transformers_utils.py",
+                           "sglang/srt/utils/hf_transformers/common.py"),
+                "vllm": ("vllm/transformers_utils/config.py",)}
+CONFIG_DIRS = {"sglang": "sglang/srt/configs/", "vllm": "vllm/transformers_utils/configs/"}
+PYTHONS = ("cp311", "cp312", "cp310", "cp313", "cp39", "cp38")
+PLATFORM = "manylinux_x86_64"
+
+_CONFIG_PAIR = re.compile(r"""\(\s*["']([A-Za-z0-9_\-]+)["']\s*,\s*["'](\w+Config)["']\s*\)""")
+_CONFIG_KEY = re.compile(r"""^\s*["']([A-Za-z0-9_\-]+)["']\s*:\s*["'](\w+Config)["']""", re.M)
+_ENTRY = re.compile(r"^EntryClass\s*\+?=\s*(\[[^\]]*\]|\([^)]*\)|[A-Za-z_][\w.]*)", re.M)
+_ARCH_EQ = re.compile(r"""\barch\s*==\s*["']([A-Za-z_]\w*)["']""")
+_REGISTRY_START = re.compile(r"^_CONFIG_REGISTRY\b[^=\n]*=", re.M)
+_REGISTRY_KEY = re.compile(r"""^\s*(?:([A-Za-z_]\w*)\s*=|["']([A-Za-z0-9_\-]+)["']\s*:)\s*["'A-Za-z_]""", re.M)
+_REGISTRY_SET = re.compile(r"""_CONFIG_REGISTRY\[\s*["']([A-Za-z0-9_\-]+)["']\s*\]\s*=""")
+_MODEL_TYPE_ATTR = re.compile(r"""^\s+model_type(?:\s*:\s*str)?\s*=\s*["']([A-Za-z0-9_\-]+)["']""", re.M)
+_IDENT = re.compile(r"[A-Za-z_][\w.]*")
+_VLLM_KEY = re.compile(r"""^\s*["']([A-Z]\w*)["']\s*:\s*[(A-Za-z_]""", re.M)
+
+
+# ------------------------------------------------------------------------------------------------
+# Parsing (pure)
+# ------------------------------------------------------------------------------------------------
+
+
+def transformers_model_types(texts: Iterable[str]) -> frozenset[str]:
+    """The model types a transformers release maps to a config class: every ``("model_type", "XConfig")`` pair
+    (and ``"model_type": "XConfig"`` dict entry) of the given auto files' text."""
+    out: set[str] = set()
+    for text in texts:
+        out |= {m.group(1) for m in _CONFIG_PAIR.finditer(text)}
+        out |= {m.group(1) for m in _CONFIG_KEY.finditer(text)}
+    return frozenset(out)
+
+
+def sglang_entry_classes(text: str) -> frozenset[str]:
+    """The class names one sglang model module registers (``EntryClass = X`` or ``= [X, Y]``, ``+=`` too)."""
+    out: set[str] = set()
+    for m in _ENTRY.finditer(text):
+        out |= {n.rsplit(".", 1)[-1] for n in _IDENT.findall(m.group(1))}
+    return frozenset(out)
+
+
+def sglang_runner_architectures(text: str) -> frozenset[str]:
+    """The architectures an sglang 0.1.x model runner compares ``arch`` with."""
+    return frozenset(m.group(1) for m in _ARCH_EQ.finditer(text))
+
+
+def config_registry(text: str) -> frozenset[str]:
+    """The model types of an engine's ``_CONFIG_REGISTRY`` (``name="XConfig",`` keywords or ``"name": XConfig,``
+    entries, up to the first line that closes it)."""
+    m = _REGISTRY_START.search(text)
+    body = []
+    for line in (text[m.end():].splitlines()[1:] if m else ()):
+        if line[:1] in (")", "}"):
+            break
+        body.append(line)
+    keys = {a or b for a, b in _REGISTRY_KEY.findall("\n".join(body))} if m else set()
+    return frozenset(keys | set(_REGISTRY_SET.findall(text)))
+
+
+def declared_model_types(text: str) -> frozenset[str]:
+    """The ``model_type = "x"`` class attributes of a config module."""
+    return frozenset(_MODEL_TYPE_ATTR.findall(text))
+
+
+def vllm_architectures(text: str) -> frozenset[str]:
+    """The architecture keys of vLLM's ``registry.py`` (``"Arch": ("module", "Class"),``; ``"Arch": Class,`` in the
+    oldest releases' model_loader.py)."""
+    return frozenset(m.group(1) for m in _VLLM_KEY.finditer(text))
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading a release
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Known:
+    """What one release knows (model types for transformers, architectures for the engines) and where it read it."""
+
+    package: str
+    version: str
+    wheel: str
+    sha256: str | None
+    names: frozenset[str]
+    files: tuple[str, ...]
+    bytes_fetched: int
+    where: dict[str, str] = field(default_factory=dict)  # name -> the member that names it, where files are many
+    configs: frozenset[str] = frozenset()  # model types the engine carries its own config class for
+    configs_file: str | None = None
+
+
+def final_releases(project: Project, python_tags: Sequence[str] = PYTHONS, platform: str = PLATFORM) -> list[str]:
+    """The final (not pre-, dev- or local) releases that have a wheel for Linux x86_64, oldest first."""
+    from glmcompat.edges.index import select_wheel, supported_tags
+
+    tags = [supported_tags(py, platform) for py in python_tags]
+    out = []
+    for v in project.versions:
+        try:
+            pv = Version(v)
+        except InvalidVersion:
+            continue
+        if pv.is_prerelease or pv.is_devrelease or pv.local:
+            continue
+        files = [f for f in project.files_for(v) if not f.yanked]
+        if any(select_wheel(files, t) is not None for t in tags):
+            out.append(v)
+    return sorted(out, key=Version)
+
+
+def _pick(project: Project, version: str) -> IndexFile:
+    from glmcompat.edges.index import select_wheel, supported_tags
+    from glmcompat.model.errors import EnvironmentFailure
+
+    files = [f for f in project.files_for(version) if not f.yanked]
+    for py in PYTHONS:
+        w = select_wheel(files, supported_tags(py, PLATFORM))
+        if w is not None:
+            return w
+    raise EnvironmentFailure(f"{project.name} {version} has no Linux x86_64 wheel")
+
+
+def read_known(ic: IndexClient, project: Project, version: str) -> Known:
+    """Read what ``project`` at ``version`` knows from its wheel (range requests)."""
+    from glmcompat.edges.ranges import HttpRangeReader
+    from glmcompat.readers.wheelzip import RemoteZip
+
+    f = _pick(project, version)
+    reader = HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size)
+    zf = RemoteZip(reader)
+    members = {m.name: m for m in zf.members}
+    package = str(project.name).lower()
+    names: frozenset[str]
+    where: dict[str, str] = {}
+    if package == "transformers":
+        used = tuple(p for p in TRANSFORMERS_FILES if p in members)
+        names = transformers_model_types(zf.read(members[p]).decode("utf-8", "replace") for p in used)
+    elif package == "sglang":
+        mods = _read_dir(reader, zf, members, SGLANG_MODELS)
+        for name, text in mods.items():
+            for n in sglang_entry_classes(text):
+                where.setdefault(n, name)
+        used = (SGLANG_MODELS + "*.py",) if mods else ()
+        if SGLANG_RUNNER in members:
+            for n in sglang_runner_architectures(zf.read(members[SGLANG_RUNNER]).decode("utf-8", "replace")):
+                where.setdefault(n, SGLANG_RUNNER)
+            used += (SGLANG_RUNNER,)
+        names = frozenset(where)
+    elif package == "vllm":
+        for p in (p for p in VLLM_FILES if p in members):
+            for n in vllm_architectures(zf.read(members[p]).decode("utf-8", "replace")):
+                where.setdefault(n, p)
+        names = frozenset(where)
+        used = tuple(sorted(set(where.values())))
+    else:
+        raise ValueError(f"no model probe for {package}")
+    configs: set[str] = set()
+    cfile = None
+    for p in CONFIG_FILES.get(package, ()):
+        if p in members:
+            found = config_registry(zf.read(members[p]).decode("utf-8", "replace"))
+            cfile = cfile or (p if found else None)
+            configs |= found
+    if package in CONFIG_DIRS:
+        for text in _read_dir(reader, zf, members, CONFIG_DIRS[package]).values():
+            configs |= declared_model_types(text)
+        cfile = f"{cfile} _CONFIG_REGISTRY / {CONFIG_DIRS[package]}*.py model_type" if cfile else \
+            f"{CONFIG_DIRS[package]}*.py model_type"
+    return Known(package, version, f.filename, f.sha256, names, used, reader.bytes_fetched, where, frozenset(configs),
+                 cfile)
+
+
+def _read_dir(reader: Any, zf: Any, members: dict[str, Any], prefix: str) -> dict[str, str]:
+    """{member: text} of the ``*.py`` directly under ``prefix``, fetched in one request (they are stored next to each
+    other in a wheel)."""
+    mods = [m for n, m in members.items() if n.startswith(prefix) and n.endswith(".py") and "/" not in n[len(prefix):]]
+    if not mods:
+        return {}
+    lo = min(m.header_offset for m in mods)
+    hi = max(m.header_offset + m.compressed_size for m in mods) + 1024
+    blob = reader.read(lo, min(hi, reader.size) - lo)
+    return {m.name: _member_text(blob, lo, m, zf) for m in sorted(mods, key=lambda m: m.name)}
+
+
+def _member_text(blob: bytes, base: int, m: Any, zf: Any) -> str:
+    """A member's text out of a span already fetched (local header parsed here; falls back to the zip reader)."""
+    at = m.header_offset - base
+    head = blob[at:at + 30]
+    if len(head) < 30 or head[:4] != b"PK\x03\x04":
+        return str(zf.read(m).decode("utf-8", "replace"))
+    nlen = int.from_bytes(head[26:28], "little")
+    xlen = int.from_bytes(head[28:30], "little")
+    start = at + 30 + nlen + xlen
+    data = blob[start:start + m.compressed_size]
+    if len(data) < m.compressed_size:
+        return str(zf.read(m).decode("utf-8", "replace"))
+    if m.method == 8:
+        data = zlib.decompress(data, -15)
+    elif m.method != 0:
+        return str(zf.read(m).decode("utf-8", "replace"))
+    return data.decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------------------------------------------
+# The first release that knows a name
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class First:
+    """The first release of ``package`` that knows ``name`` (None: the newest does not), and the one before it."""
+
+    package: str
+    name: str
+    first: Known | None
+    before: Known | None
+    newest: Known
+    configs: bool = False  # about the engine's own config class for the model type, not its model classes
+
+
+@dataclass
+class Prober:
+    """Reads releases once each (``look``) and bisects over them (pure but for ``read``)."""
+
+    package: str
+    versions: list[str]
+    read: Callable[[str], Known]
+    seen: dict[str, Known] = field(default_factory=dict)
+
+    def look(self, version: str) -> Known:
+        if version not in self.seen:
+            self.seen[version] = self.read(version)
+        return self.seen[version]
+
+    @property
+    def bytes_fetched(self) -> int:
+        return sum(k.bytes_fetched for k in self.seen.values())
+
+    def first_knowing(self, names: Sequence[str], configs: bool = False) -> First:
+        """The first release knowing any of ``names`` from which on every release does (by bisection: an entry, once
+        added, is assumed to stay; the release before the answer is read to show it does not know it)."""
+        vs = self.versions
+        newest = self.look(vs[-1])
+        label = names[0]
+
+        def knows(v: str) -> bool:
+            k = self.look(v)
+            return any(n in (k.configs if configs else k.names) for n in names)
+
+        if not knows(vs[-1]):
+            return First(self.package, label, None, None, newest)
+        lo, hi = 0, len(vs) - 1  # vs[hi] knows it
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if knows(vs[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        before = self.look(vs[hi - 1]) if hi > 0 else None
+        return First(self.package, label, self.look(vs[hi]), before, newest, configs)
+
+
+def model_row(model_type: str, architectures: Sequence[str], found: dict[str, First],
+              old: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """A ``[[model]]`` row from the probes (None when transformers does not know the model type); ``old`` gives the
+    keys the probes cannot (``failure``)."""
+    t = found["transformers"]
+    if t.first is None and not any(found.get(f"{e}_config") and found[f"{e}_config"].first for e in ("sglang", "vllm")):
+        return None
+    # transformers that never knew it: only the engines' own configs load it (no transformers release does)
+    row: dict[str, Any] = {"model_type": model_type, "architectures": list(architectures),
+                           "transformers": f">={t.first.version}" if t.first else "<0"}
+    parts = [_cite(t, model_type)]
+    for engine in ("sglang", "vllm"):
+        e = found.get(engine)
+        if e is None:
+            continue
+        if e.first is not None:
+            row[engine] = f">={e.first.version}"
+        parts.append(_cite(e, e.name))
+        c = found.get(engine + "_config")
+        if c is not None and c.first is not None:
+            row[engine + "_config"] = f">={c.first.version}"
+            parts.append(_cite(c, model_type))
+    row["evidence"] = "metadata"
+    row["source"] = "; ".join(parts) + f" (`python scripts/model_support.py {model_type}`)"
+    if old and old.get("failure"):
+        row["failure"] = old["failure"]
+    return row
+
+
+def _cite(f: First, name: str) -> str:
+    where = ", ".join(f.newest.files) or WHERE[f.package]
+    if f.first is None:
+        return f"{f.newest.wheel} {where}: no {name} (newest release read)"
+    if f.configs:
+        where = f"{f.first.configs_file}"
+    else:
+        where = f.first.where.get(name) or ", ".join(f.first.files) or WHERE[f.package]
+    text = f"{f.first.wheel} {where} names {name}"
+    if f.before is not None:
+        text += f" ({f.package} {f.before.version} does not)"
+    return text
+
+
+ENGINES = ("transformers", "sglang", "vllm")
+
+
+def derive_rows(ic: IndexClient, wanted: dict[str, tuple[str, ...]], old: dict[str, dict[str, Any]] | None = None,
+                *, jobs: int = 4, log: Callable[[str], None] | None = None) -> tuple[dict[str, dict[str, Any] | None], int]:
+    """({model_type: [[model]] row or None}, bytes fetched) for ``wanted`` ({model_type: architectures})."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def prober(package: str) -> Prober:
+        project = ic.project(package)
+
+        def read(v: str) -> Known:
+            k = read_known(ic, project, v)
+            if log:
+                log(f"  {package} {v}: {len(k.names)} names [{k.bytes_fetched // 1024} KiB]")
+            return k
+
+        return Prober(package, final_releases(project), read)
+
+    probers = {p: prober(p) for p in ENGINES}
+
+    def derive(package: str) -> dict[str, First]:
+        pr = probers[package]
+        out = {mt: pr.first_knowing([mt] if package == "transformers" else list(archs))
+               for mt, archs in wanted.items()}
+        if package != "transformers":  # the engine's own config class: only where its newest release has one
+            out |= {f"{mt}\0config": pr.first_knowing([mt], configs=True) for mt in wanted}
+        return out
+
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(ENGINES)))) as ex:
+        per = dict(zip(ENGINES, ex.map(derive, ENGINES), strict=True))
+    found = {mt: {p: per[p][mt] for p in ENGINES} | {f"{p}_config": per[p][f"{mt}\0config"] for p in ENGINES[1:]}
+             for mt in wanted}
+    out = {mt: model_row(mt, archs, found[mt], (old or {}).get(mt)) for mt, archs in wanted.items()}
+    return out, sum(p.bytes_fetched for p in probers.values())
