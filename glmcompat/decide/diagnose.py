@@ -45,6 +45,7 @@ class Env:
     half_installed: Mapping[str, Sequence[str]] = field(default_factory=dict)
     capability: str = ""
     where: str = "log"
+    targets: Mapping[str, str] = field(default_factory=dict)  # package -> the --target folder it is installed in
     seen: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -108,7 +109,8 @@ def _half(package: str, env: Env) -> tuple[str, str] | None:
     shown = ", ".join(list(files)[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     return (f"{_shown(package, ver)} is half-installed: {len(files)} file(s) its RECORD lists are missing ({shown}), "
             "so its compiled extension cannot load whatever torch is installed",
-            f"reinstall it: pip install --force-reinstall --no-deps {package}{'==' + ver if ver else ''}")
+            f"reinstall it: pip install --force-reinstall --no-deps {package}{'==' + ver if ver else ''}"
+            + (f" --upgrade --target {env.targets[canonical(package)]}" if canonical(package) in env.targets else ""))
 
 
 def _family(package: str, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -355,6 +357,17 @@ def _vllm_symbol(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return _kernel("vllm", env, facts, f"its module vllm/{h.groups.get('module', '_C')} needs {sym or 'a torch symbol'}")
 
 
+def package_cause(package: str, env: Env, facts: Facts, what: str) -> tuple[str, str] | None:
+    """(cause, remedy) for ``package``'s compiled extension that does not load next to the installed torch
+    (``what`` says how it fails): half-installed first, then by kind (torchvision/torchaudio, a tracked
+    kernel, any other compiled package)."""
+    if package in facts.family_packages():
+        return _family(package, env, facts)
+    if package in facts.kernel_packages():
+        return _kernel(package, env, facts, what)
+    return _untracked(package, env, what)
+
+
 Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 BUILDERS: dict[str, Builder] = {
     "torchvision-nms-missing": _torchvision,
@@ -388,4 +401,4 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     return out
 
 
-__all__ = ["BUILDERS", "Env", "FIRST_TOOLKIT", "diagnose"]
+__all__ = ["BUILDERS", "Env", "FIRST_TOOLKIT", "diagnose", "package_cause"]
