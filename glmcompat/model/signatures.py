@@ -34,7 +34,14 @@ MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
 
 @dataclass(frozen=True)
 class Hit:
-    """One signature found: where first, how often, and what it means."""
+    """One signature found: where first, how often, and what it means.
+
+    ``package`` is the distribution the log attributes the failure to (from the matched line's library
+    path, else the traceback frames, ``torch.ops`` namespaces and module names just before it), and
+    ``version`` the version of it that the log (or the environment) shows; both empty when unknown.
+    ``cause`` and ``remedy`` start as the signature row's and are rebuilt from what the log shows by
+    :func:`glmcompat.decide.diagnose.diagnose`.
+    """
 
     id: str
     cause: str
@@ -44,10 +51,13 @@ class Hit:
     count: int = 1
     groups: Mapping[str, str] = field(default_factory=dict)
     source: str = ""
+    package: str = ""
+    version: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "line": self.line, "count": self.count, "match": self.text,
-                "groups": dict(self.groups), "cause": self.cause, "remedy": self.remedy, "source": self.source}
+                "groups": dict(self.groups), "package": self.package or None, "version": self.version or None,
+                "cause": self.cause, "remedy": self.remedy, "source": self.source}
 
 
 class SignatureRow(Protocol):
@@ -73,13 +83,176 @@ def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str],
     return [(re.compile(s.pattern), s) for s in signatures]
 
 
-def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:
-    """Match every line against every signature; one :class:`Hit` per signature, in order of first match."""
+# --- what a log says besides its signatures: which package, which versions ------------------------------
+
+# Top-level modules (a path component under site-packages, a module name, a torch.ops namespace) -> the
+# distribution that ships them. A name not listed maps to itself, with `_` read as `-`.
+MODULE_PACKAGES: dict[str, str] = {
+    "sgl_kernel": "sgl-kernel", "flash_attn": "flash-attn", "flash_attn_2_cuda": "flash-attn",
+    "flash_attn_3": "flash-attn", "flash_attn_3_cuda": "flash-attn", "flash_attn_interface": "flash-attn",
+    "flashinfer": "flashinfer-python", "flashinfer_jit_cache": "flashinfer-jit-cache",
+    "flashinfer_cubin": "flashinfer-cubin", "vllm_flash_attn": "vllm", "deep_gemm": "deep-gemm",
+    "deep_ep": "deep-ep", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d",
+    "transformer_engine": "transformer-engine", "selective_scan_cuda": "mamba-ssm",
+    "causal_conv1d_cuda": "causal-conv1d",
+}
+# torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
+OP_NAMESPACES: dict[str, str] = {
+    "sgl_kernel": "sgl-kernel", "_C": "vllm", "_moe_C": "vllm", "_C_cache_ops": "vllm", "_C_custom_ar": "vllm",
+    "torchvision": "torchvision", "torchaudio": "torchaudio", "xformers": "xformers", "torchao": "torchao",
+    "flashinfer": "flashinfer-python", "flash_attn": "flash-attn", "_flash_attn_forward": "flash-attn",
+}
+# Distributions whose frames say little about who failed: the interpreter's glue, torch's dispatcher and
+# the engines that call into the kernels. A failure is attributed to them only when nothing else is named.
+GLUE = frozenset({"torch", "importlib", "sglang", "vllm-engine", "uvicorn", "ray", "multiprocessing", "asyncio",
+                  "concurrent", "threading", "runpy", "fastapi", "starlette", "typing-extensions"})
+ENGINES = frozenset({"sglang", "vllm"})
+WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
+
+_VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
+_DISTS = (r"(?P<name>torch(?:vision|audio|ao)?|pytorch|sgl[-_]kernel|sglang[-_]kernel|sglang|vllm|"
+          r"flashinfer(?:[-_]python|[-_]cubin|[-_]jit[-_]cache)?|transformers|xformers|flash[-_]attn|triton|"
+          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi)")
+_MENTIONS = [
+    # a path under site-packages / dist-packages: the first component names the package
+    ("path", re.compile(r"(?:site|dist)-packages/(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
+    # a wheel's dist-info directory, with its version
+    ("dist", re.compile(r"(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})-" + _VERSION + r"\.dist-info")),
+    ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
+    ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
+    ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
+    ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|selective_scan_cuda|causal_conv1d_cuda|"
+                          r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
+]
+_VERSIONS = [
+    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,20}(?:version\s{0,4}:?\s{0,4})?|"
+               r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
+    re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
+]
+_CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc), torch's build
+    ("driver_cuda", re.compile(r"CUDA Version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
+    ("driver", re.compile(r"Driver Version\s{0,4}:\s{0,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
+    ("driver", re.compile(r"Nvidia driver version\s{0,4}:\s{0,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
+    ("nvcc", re.compile(r"Cuda compilation tools, release (?P<v>\d{1,3}\.\d{1,3})")),
+    ("nvcc", re.compile(r"CUDA runtime version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
+    ("torch_cuda", re.compile(r"CUDA used to build PyTorch\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
+    ("nccl", re.compile(r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})")),
+]
+
+
+def canonical(name: str) -> str:
+    """A distribution's normalized name (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def module_package(module: str) -> str:
+    """The distribution that ships top-level module ``module`` (``sgl_kernel`` -> ``sgl-kernel``)."""
+    return MODULE_PACKAGES.get(module) or canonical(module)
+
+
+@dataclass
+class LogContext:
+    """What a log shows besides its signatures: the versions it prints (``pip list``, ``collect_env``,
+    banners, dist-info paths: the first one seen of each distribution) and the CUDA facts (the driver's
+    CUDA from ``nvidia-smi``, the toolkit ``nvcc`` reports, the CUDA torch was built with)."""
+
+    versions: dict[str, str] = field(default_factory=dict)
+    cuda: dict[str, str] = field(default_factory=dict)
+    seen: dict[str, str] = field(default_factory=dict)  # every version seen per distribution, "a, b"
+
+    def version(self, package: str) -> str:
+        return self.versions.get(canonical(package), "")
+
+    def take(self, line: str) -> None:
+        if not any(c.isdigit() for c in line):
+            return
+        for pat in _VERSIONS:
+            for m in pat.finditer(line):
+                name = canonical(m.group("name"))
+                name = "torch" if name == "pytorch" else name
+                self._version(name, m.group("ver"))
+        if "dist-info" in line:
+            for m in _MENTIONS[1][1].finditer(line):
+                self._version(module_package(m.group("mod")), m.group("ver"))
+        for what, pat in _CUDA:
+            c = pat.search(line)
+            if c is not None:
+                self.cuda.setdefault(what, c.group("v"))
+
+    def _version(self, name: str, ver: str) -> None:
+        self.versions.setdefault(name, ver)
+        have = self.seen.get(name)
+        if have is None:
+            self.seen[name] = ver
+        elif ver not in have.split(", "):
+            self.seen[name] = f"{have}, {ver}"
+
+
+def mentions(line: str) -> list[tuple[int, str, str]]:
+    """The packages a line names, as (position, kind, distribution): library paths, dist-info
+    directories, ``torch.ops`` namespaces and operator names, compiled module names."""
+    out = []
+    for kind, pat in _MENTIONS:
+        for m in pat.finditer(line):
+            mod = m.group("mod")
+            if kind == "ops":
+                pkg = OP_NAMESPACES.get(mod)
+                if pkg is None:
+                    continue
+            elif mod == "vllm._C":
+                pkg = "vllm"
+            else:
+                pkg = module_package(mod)
+            out.append((m.start(), kind, pkg))
+    return out
+
+
+def _attribute(own: list[tuple[int, str, str]], window: Iterable[list[tuple[int, str, str]]], at: int) -> str:
+    """The package a failure at position ``at`` of its line belongs to: a non-glue package its own line names
+    (the one nearest before ``at``: ``.../vllm/_C.abi3.so: undefined symbol``), else the innermost such
+    frame or namespace before it (the traceback), an operator namespace first; else an engine; else torch."""
+    before = sorted((m for m in own if m[0] <= at), key=lambda m: m[0])
+    specific = [m for m in before if m[2] not in GLUE] or [m for m in own if m[2] not in GLUE]
+    if specific:
+        return specific[-1][2]
+    earlier = [m for ms in window for m in ms]  # oldest first
+    for kinds in (("ops",), ("path", "module", "dist")):
+        found = [m for m in earlier if m[1] in kinds and m[2] not in GLUE]
+        if found:
+            return found[-1][2]
+    for pool in (own, earlier):
+        eng = [m for m in pool if m[2] in ENGINES]
+        if eng:
+            return eng[-1][2]
+    return next((m[2] for m in reversed(own + earlier)), "")
+
+
+@dataclass
+class Scan:
+    """The signatures found in a log and what else it shows (:class:`LogContext`)."""
+
+    hits: list[Hit]
+    context: LogContext
+
+
+def scan_log(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> Scan:
+    """Match every line against every signature; one :class:`Hit` per signature, in order of first match,
+    attributed to the package the log names for it (its version filled in from anywhere in the log).
+
+    One pass, linear in the log: each line is matched once per signature and per context pattern (all of
+    them linear in the line, :func:`linear_time_problem`), and at most :data:`WINDOW` earlier lines' package
+    mentions are kept."""
+    from collections import deque
+
     pats = _compiled(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
+    ctx = LogContext()
+    window: deque[list[tuple[int, str, str]]] = deque(maxlen=WINDOW)
     for n, raw in enumerate(lines, 1):
         line = raw[:MAX_LINE]
+        ctx.take(line)
+        own = mentions(line) if ("/" in line or "_" in line or "." in line) else []
         found = [(m, sig) for pat, sig in pats if (m := pat.search(line)) is not None]
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
@@ -88,8 +261,17 @@ def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list
             counts[sid] = counts.get(sid, 0) + 1
             if sid not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source)
-    return [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source) for h in first.values()]
+                pkg = _attribute(own, window, m.end())
+                first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
+        window.append(own)  # every line ages the window, with or without mentions
+    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
+                ctx.version(h.package) if h.package else "") for h in first.values()]
+    return Scan(hits, ctx)
+
+
+def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:
+    """:func:`scan_log`'s hits alone."""
+    return scan_log(lines, signatures).hits
 
 
 def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
@@ -100,7 +282,7 @@ def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
 
 def match_signatures(text: str, signatures: Sequence[SignatureRow]) -> list[Hit]:
     """The signatures found in ``text`` (a probe's error), with line 0."""
-    return [Hit(h.id, h.cause, h.remedy, h.text, 0, h.count, h.groups, h.source)
+    return [Hit(h.id, h.cause, h.remedy, h.text, 0, h.count, h.groups, h.source, h.package, h.version)
             for h in scan_lines(text.splitlines(), signatures)]
 
 
@@ -114,6 +296,8 @@ def render(hits: list[Hit], name: str) -> str:
         out.append("")
         out.append(f"line {h.line}: {h.id}{times}")
         out.append(f"  matched: {h.text}")
+        if h.package:
+            out.append(f"  package: {h.package}{' ' + h.version if h.version else ''}")
         out.append(f"  cause:   {h.cause}")
         out.append(f"  hint:    {h.remedy}")
     return "\n".join(out)

@@ -67,23 +67,26 @@ def _explain(argv: Sequence[str]) -> int:
     p.add_argument("--json", action="store_true", help="print versioned JSON")
     add_output_options(p)
     args = p.parse_args(list(argv))
+    from glmcompat.decide.diagnose import Env, diagnose
     from glmcompat.matrix.load import load_facts
-    from glmcompat.model.signatures import log_lines, render, scan_lines
+    from glmcompat.model.signatures import log_lines, render, scan_log
 
-    sigs = load_facts().rows("signature")
+    facts = load_facts()
+    sigs = facts.rows("signature")
     if args.log == "-":
         name = "<stdin>"
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        hits = scan_lines(log_lines(stream) if stream else sys.stdin, sigs)
+        scan = scan_log(log_lines(stream) if stream else sys.stdin, sigs)
     else:
         name = args.log
         with _open_log(args.log) as f:
             try:
-                hits = scan_lines(log_lines(f), sigs)
+                scan = scan_log(log_lines(f), sigs)
             except OSError as e:
                 from glmcompat.model.errors import InputError
 
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
+    hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
         dump_json({"version": 1, "log": name, "found": bool(hits), "signatures": [h.to_json() for h in hits]})
     else:

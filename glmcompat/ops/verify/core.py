@@ -418,6 +418,7 @@ def _cap_name(cap: tuple[int, int]) -> str:
 
 def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
              explicit: Target | None) -> dict[str, Any]:
+    from glmcompat.decide.diagnose import diagnose, package_cause
     from glmcompat.model.signatures import match_signatures
 
     by_id = {p["id"]: p for p in probes}
@@ -479,6 +480,7 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
         elif warns:
             inst["status"] = "warning"
             inst["error"] = all_f[0].message
+    env = _env(by_id, device)
     # -- (b) abi and gpu code --------------------------------------------------------------------
     judge_cap = cap if cap is not None else (gpu.parse_capability(explicit.compute_capability) if explicit else None)
     for p in probes:
@@ -490,18 +492,21 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
             severity = row.on_mismatch if row is not None else "error"
             missing = [(e["file"], s, dm) for e in d["files"] for s, dm in zip(e["missing"], e["missing_demangled"],
                                                                                 strict=False)]
-            shown = "; ".join(f"{dm}" for _, _, dm in missing[:3])
-            msg = (f"{key} {d['version']} needs {len(missing)} torch symbol(s) that the installed torch "
-                   f"{d['torch']} does not define ({shown}{', ...' if len(missing) > 3 else ''}): it was built "
+            uniq = {s: dm for _, s, dm in missing}  # one count per symbol, however many files need it
+            n_files = len({f for f, _, _ in missing})
+            shown = "; ".join(list(uniq.values())[:3])
+            msg = (f"{key} {d['version']} needs {len(uniq)} torch symbol(s) that the installed torch "
+                   f"{d['torch']} does not define ({shown}{', ...' if len(uniq) > 3 else ''}"
+                   f"{f'; in {n_files} files' if n_files > 1 else ''}): it was built "
                    "against another torch and its extension will not load")
             if row is not None and row.consequence:
                 msg += f"; {row.consequence}"
             built = row.torch if row is not None else None
             remedy = (f"install the {key} built for torch {d['torch']}, or pin torch=={built}" if built
                       else f"install the {key} built for torch {d['torch']}")
-            fam = facts.family_for_torch(key, d["torch"]) if hasattr(facts, "family_for_torch") else None
-            if fam:
-                remedy = f"install {key}=={fam} (built for torch {d['torch']})"
+            got = package_cause(key, env, facts, "needs torch symbols the installed torch does not define")
+            if got is not None:
+                remedy = got[1]
             findings.append(Finding("abi", severity, (f"{key}=={d['version']}", f"torch=={d['torch']}"), msg,
                                     _read_files("abi-probe", sorted({f for f, _, _ in missing})), remedy))
             if severity == "warning":
@@ -559,9 +564,10 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
         if p["status"] not in ("failed", "warning"):
             continue
         text = "\n".join([p.get("error") or "", p.get("summary") or "", *p.get("warnings", [])])
-        hits = match_signatures(text, sigs)
+        hits = diagnose([_blame(h, p["id"]) for h in match_signatures(text, sigs)], env, facts)
         if hits:
-            p["explained"] = [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text} for h in hits]
+            p["explained"] = [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text,
+                               "package": h.package or None, "version": h.version or None} for h in hits]
     probes.sort(key=_sort_key)
     unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.packages, f.message))
     failed = any(p["status"] == "failed" for p in probes)
@@ -569,6 +575,42 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
     counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
     return {"version": REPORT_VERSION, "ok": ok, "target": target.name if target else None, "device": device,
             "counts": counts, "probes": probes, "findings": [f.to_json() for f in unique], "agreement": agreement}
+
+
+def _blame(h: Any, pid: str) -> Any:
+    """A probe's hit blames the probe's own package where its text names none (an import from a --path folder
+    shows no site-packages path): ``import:torchvision`` -> torchvision, ``smoke:sgl_kernel-rmsnorm`` -> sgl-kernel."""
+    from dataclasses import replace
+
+    from glmcompat.model.signatures import module_package
+
+    if h.package or ":" not in pid:
+        return h
+    kind, rest = pid.split(":", 1)
+    if kind not in ("import", "load", "ops", "smoke", "abi", "gpu-code"):
+        return h
+    mod = rest.split("-", 1)[0] if kind == "smoke" else rest
+    return replace(h, package=mod if kind in ("abi", "gpu-code") else module_package(mod))
+
+
+def _env(by_id: dict[str, dict[str, Any]], device: dict[str, Any] | None) -> Any:
+    """What the probes found of the environment, for the signatures' causes and remedies."""
+    from glmcompat.decide.diagnose import Env
+
+    inst = (by_id.get("installed") or {}).get("data") or {}
+    cuda = {}
+    if device:
+        if device.get("cuda_driver"):
+            cuda["driver_cuda"] = str(device["cuda_driver"])
+        if device.get("driver"):
+            cuda["driver"] = str(device["driver"])
+        if device.get("cuda_runtime"):
+            cuda["torch_cuda"] = str(device["cuda_runtime"])
+    half = inst.get("half_installed") or {}
+    return Env(versions=dict(inst.get("packages") or {}), cuda=cuda,
+               half_installed={k: list(h.get("files") or []) for k, h in half.items()},
+               targets={k: str(h["where"]) for k, h in half.items() if h.get("where")},
+               capability=str((device or {}).get("capability") or ""), where="environment")
 
 
 def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
@@ -580,6 +622,9 @@ def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
     """
     files = (abi.get("data") or {}).get("files") or []
     reasons = []
+    gone = (abi.get("data") or {}).get("missing_files") or []
+    if gone:
+        reasons.append(f"half-installed: {', '.join(gone[:3])} listed in RECORD, not on disk")
     missing = sorted({s for e in files for s in e.get("missing", [])})
     if missing:
         reasons.append(f"{len(missing)} torch symbol(s) missing")
@@ -600,7 +645,9 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
     """
     out = []
     for p in probes:
-        if not p["id"].startswith("abi:") or p["status"] == "skipped" or not (p.get("data") or {}).get("files"):
+        d_ = p.get("data") or {}
+        if not p["id"].startswith("abi:") or (p["status"] == "skipped" and not d_.get("missing_files")) \
+                or not (d_.get("files") or d_.get("missing_files")):
             continue
         key = p["id"][4:]
         mod = DYNAMIC_OF.get(key)

@@ -61,8 +61,9 @@ def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding]]:
-    """The distribution Python imports for each name, and findings about the installation itself."""
+def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding], dict[str, dict[str, Any]]]:
+    """The distribution Python imports for each name, findings about the installation itself, and the
+    half-installed distributions with their missing files (:func:`half_installed`)."""
     first: dict[str, metadata.Distribution] = {}
     findings: list[Finding] = []
     for d in metadata.distributions():
@@ -88,18 +89,15 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
                     remedy=f"remove one of them (pip uninstall {key}, or delete the --target copy)"))
             continue
         first[key] = d
-    for key in sorted(set(WATCHED.values()) & first.keys()):
-        d = first[key]
-        files = d.files
-        if files is None:
-            continue
-        missing = [str(f) for f in files if not str(f).endswith((".pyc", "RECORD")) and not os.path.exists(f.locate())]
-        if missing:
-            findings.append(Finding(
-                "installation", "error", (f"{key}=={d.version}",),
-                f"{key} {d.version} is half-installed: {len(missing)} of {len(files)} files listed in its RECORD "
-                f"are missing (e.g. {sorted(missing)[0]})",
-                remedy=f"reinstall it: pip install --force-reinstall --no-deps {key}=={d.version}"))
+    half = half_installed(first)
+    for key, (ver, where, missing, total) in sorted(half.items()):
+        at = f" (the copy Python imports, at {where})" if where else ""
+        findings.append(Finding(
+            "installation", "error", (f"{key}=={ver}",),
+            f"{key} {ver} is half-installed{at}: {len(missing)} of {total} files listed in its RECORD "
+            f"are missing (e.g. {missing[0]})",
+            remedy=f"reinstall it: pip install --force-reinstall --no-deps {key}=={ver}"
+                   + (f" --upgrade --target {where}" if where else "")))
     import importlib.util
 
     for module, dist in sorted(WATCHED.items()):
@@ -116,17 +114,75 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
                 "installation", "warning", (), f"module {module} at {loc} belongs to no installed distribution "
                 "(copied in by hand, or half-installed): its version is unknown to the rules",
                 remedy=f"install {dist} with pip or uv"))
-    return first, findings
+    return first, findings, {k: {"files": m, "where": w} for k, (_, w, m, _) in half.items()}
+
+
+CHECKED = sorted(set(WATCHED.values()) | set(KNOWN_EXTENSIONS))
+
+
+def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[str, str, list[str], int]]:
+    """distribution -> (version, where, missing files, files in RECORD) for each checked distribution whose RECORD
+    lists files that are not on disk. Checked where Python imports the package from: when its top-level module
+    is found in another folder than its metadata (a copy put in front on ``sys.path`` with ``--path``, an
+    overlay), the RECORD's files are looked up under that folder, which ``where`` then names."""
+    import importlib.util
+
+    out: dict[str, tuple[str, str, list[str], int]] = {}
+    modules: dict[str, list[str]] = {}
+    for module, dist in WATCHED.items():
+        modules.setdefault(dist, []).append(module)
+    for key in CHECKED:
+        d = first.get(key) or (first.get("sglang-kernel") if key == "sgl-kernel" else None)
+        if d is None:
+            continue
+        files = d.files
+        if not files:
+            continue
+        base = os.path.realpath(str(d.locate_file("")))
+        where = ""
+        for module in modules.get(key, []):
+            try:
+                spec = importlib.util.find_spec(module)
+            except (ImportError, ValueError):
+                spec = None
+            locs = list(spec.submodule_search_locations or []) if spec is not None else []
+            if locs:
+                imported = os.path.realpath(os.path.dirname(locs[0]))
+                if imported != base:
+                    base, where = imported, imported
+                break
+        rel = [str(f) for f in files if not str(f).endswith((".pyc", "RECORD"))]
+        if where:  # only the package's own files: the metadata and scripts stay where the metadata is
+            tops = tuple(f"{m}/" for m in modules.get(key, []))
+            rel = [f for f in rel if f.startswith(tops)]
+            missing = [f for f in rel if not os.path.exists(os.path.join(base, f))]
+        else:
+            missing = [str(f) for f in files if str(f) in set(rel) and not os.path.exists(f.locate())]
+        if missing:
+            if not where and base not in _site_dirs():  # a pip --target folder (--path): reinstall it there
+                where = base
+            out[key] = (str(d.version), where, sorted(missing), len(files))
+    return out
+
+
+def _site_dirs() -> set[str]:
+    import site
+
+    dirs = list(site.getsitepackages()) + [site.getusersitepackages()]
+    return {os.path.realpath(x) for x in dirs}
 
 
 def _where(d: metadata.Distribution) -> str:
     return str(getattr(d, "_path", "?"))
 
 
-def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any]) -> Record:
+def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any],
+                    half: dict[str, dict[str, Any]] | None = None) -> Record:
     t0 = time.perf_counter()
     packages = {k: str(d.version) for k, d in sorted(dists.items())}
-    rec: Record = {"id": "installed", "data": {"packages": packages, "installation": [f.to_json() for f in state]}}
+    half = half or {}
+    rec: Record = {"id": "installed", "data": {"packages": packages, "installation": [f.to_json() for f in state],
+                                              "half_installed": half}}
     try:
         from glmcompat.decide.rules import evaluate
         from glmcompat.matrix.load import load_facts
@@ -202,8 +258,17 @@ def _rel(path: str, dists: dict[str, metadata.Distribution], key: str) -> str:
         return path
 
 
-def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> Iterator[Record]:
+def _is_so(path: str) -> bool:
+    return path.endswith(".so") or ".so." in path
+
+
+def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
+              half: dict[str, dict[str, Any]] | None = None) -> Iterator[Record]:
     exts = extension_files(dists)
+    gone = {k: [f for f in h["files"] if _is_so(f)] for k, h in (half or {}).items()}
+    gone = {k: m for k, m in gone.items() if m and k in dists}
+    for k in gone:
+        exts.setdefault(k, [])
     if not exts:
         yield {"id": "abi", "status": "skipped", "seconds": 0.0,
                "summary": "no installed extension links torch (none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")"}
@@ -235,6 +300,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
         t1 = time.perf_counter()
         ver = str(dists[key].version)
         rec: Record = {"id": f"abi:{key}", "data": {"version": ver, "torch": torch_ver, "files": []}}
+        if key in gone:
+            rec["data"]["missing_files"] = gone[key]
         if torch_ver is None:
             rec.update(status="skipped", summary="torch is not installed: nothing to compare with")
         elif not defined:
@@ -273,7 +340,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
                 first_file, first_sym = missing_all[0]
                 rec.update(
                     status="failed",
-                    summary=f"{len(missing_all)} of the torch symbols {key} {ver} needs are not defined by torch "
+                    summary=f"{len({x for _, x in missing_all})} of the torch symbols {key} {ver} needs are not defined by torch "
                             f"{torch_ver} ({n_files} file(s))",
                     error=f"{first_file}: undefined symbol: {first_sym} ({names.get(first_sym, first_sym)})")
             elif not rec["data"]["files"]:
@@ -281,6 +348,12 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any]) -> 
             else:
                 rec.update(status="passed",
                            summary=f"all {total_needs} torch symbols {key} {ver} needs are defined by torch {torch_ver}")
+        if key in gone:  # whatever the symbols say, a listed extension that is not there cannot load
+            what = ", ".join(gone[key][:3]) + (f" and {len(gone[key]) - 3} more" if len(gone[key]) > 3 else "")
+            rec["status"] = "failed"
+            rec["summary"] = (f"{key} {ver} is half-installed: {len(gone[key])} extension file(s) listed in its RECORD "
+                              f"are missing ({what})" + (f"; {rec['summary']}" if rec.get("summary") else ""))
+            rec["error"] = (f"{gone[key][0]}: listed in {key}'s RECORD, not on disk\n" + (rec.get("error") or "")).strip()
         rec["seconds"] = round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3)
         yield rec
         yield from probe_gpu_code(key, files, dists)
@@ -318,6 +391,6 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
 
 
 def run_static(opts: dict[str, Any]) -> Iterator[Record]:
-    dists, state = scan_distributions()
-    yield probe_installed(dists, state, opts)
-    yield from probe_abi(dists, opts)
+    dists, state, half = scan_distributions()
+    yield probe_installed(dists, state, opts, half)
+    yield from probe_abi(dists, opts, half)
