@@ -141,3 +141,14 @@ def test_documentation_alone_makes_no_error(facts):
     assert f.evidence[0][0] == "documentation" and "flashinfer/issues/1147" in f.evidence[0][1]
     (g,) = evaluate({"sglang": "0.5.8.post1"}, target="sm120", matrix=facts)  # an upstream fix is proof
     assert g.rule == "target-fix" and g.severity == "error"
+
+
+def test_an_engine_with_its_own_config_class_needs_no_transformers_that_knows_the_model():
+    """deepseek_v32: sglang ships its own config class from 0.5.12 (models.toml sglang_config), so sglang 0.5.12's
+    transformers 5.6.0 pin serves it; sglang 0.5.2 neither knows the model nor carries the config."""
+    from glmcompat.decide.rules import evaluate
+
+    ok = evaluate({"sglang": "0.5.12", "transformers": "5.6.0"}, target="sm90", model="deepseek_v32")
+    assert not [f for f in ok if f.rule == "model"]
+    bad = evaluate({"sglang": "0.5.2", "transformers": "4.56.0"}, target="sm90", model="deepseek_v32")
+    assert {f.packages for f in bad if f.rule == "model"} == {("sglang==0.5.2",), ("transformers==4.56.0",)}

@@ -380,7 +380,13 @@ def rule_model(ctx: Context) -> list[Finding]:
     for engine, need in (("sglang", row.sglang), ("vllm", row.vllm)):
         if need:
             checks.append((engine, need))
+    # An engine release that carries its own config class for the model type (its [[model]] row's sglang_config /
+    # vllm_config) loads it without transformers knowing it.
+    own_config = [e for e in ("sglang", "vllm") if row.config_in(e) and e in ctx.packages
+                  and SpecifierSet(row.config_in(e) or "").contains(Version(ctx.packages[e]).public, prereleases=True)]
     for name, spec in checks:
+        if name == "transformers" and own_config:
+            continue
         ver = ctx.packages.get(name)
         if ver is None:
             if name == "transformers":
