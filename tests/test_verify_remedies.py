@@ -147,3 +147,43 @@ def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str
     _pip("--find-links", str(wheels), *cmd)
     fixed = run(Options(paths=paths, no_gpu=True, timeout=60))
     assert fixed["ok"] is True, [p for p in fixed["probes"] if p["status"] == "failed"] + fixed["findings"]
+
+
+def test_half_installed_copy_is_found_after_another_copy_was_imported(tmp_path, monkeypatch):
+    """On the H200: the runner had imported the image's torchvision, and the half-installed copy put in front with
+    --path was judged by the image's files. The path search, not sys.modules, decides which copy is checked."""
+    import sys
+    from importlib import metadata
+
+    from glmcompat.ops.verify.static import half_installed
+
+    def copy(root, with_so):
+        pkg = root / "torchvision"
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        if with_so:
+            (pkg / "_C.so").write_bytes(b"\x7fELF")
+        info = root / "torchvision-0.26.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torchvision\nVersion: 0.26.0\n")
+        (info / "RECORD").write_text("torchvision/__init__.py,,\ntorchvision/_C.so,,\n"
+                                     "torchvision-0.26.0.dist-info/METADATA,,\ntorchvision-0.26.0.dist-info/RECORD,,\n")
+
+    image, half = tmp_path / "image", tmp_path / "half"
+    copy(image, True)
+    copy(half, False)
+    saved = {k: v for k, v in sys.modules.items() if k == "torchvision" or k.startswith("torchvision.")}
+    for k in saved:
+        del sys.modules[k]
+    monkeypatch.syspath_prepend(str(image))
+    try:
+        import torchvision  # noqa: F401  (the image's copy, imported first)
+
+        monkeypatch.syspath_prepend(str(half))
+        first = {"torchvision": next(d for d in metadata.distributions(path=[str(half)]))}
+        found = half_installed(first)
+        assert found["torchvision"][2] == ["torchvision/_C.so"], found
+    finally:
+        for k in [k for k in sys.modules if k == "torchvision" or k.startswith("torchvision.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)

@@ -125,7 +125,7 @@ def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[s
     lists files that are not on disk. Checked where Python imports the package from: when its top-level module
     is found in another folder than its metadata (a copy put in front on ``sys.path`` with ``--path``, an
     overlay), the RECORD's files are looked up under that folder, which ``where`` then names."""
-    import importlib.util
+    import importlib.machinery
 
     out: dict[str, tuple[str, str, list[str], int]] = {}
     modules: dict[str, list[str]] = {}
@@ -142,7 +142,9 @@ def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[s
         where = ""
         for module in modules.get(key, []):
             try:
-                spec = importlib.util.find_spec(module)
+                # the path search itself, not sys.modules: a module this process imported earlier (the image's copy)
+                # must not hide the one a fresh interpreter would import (found on the real H200)
+                spec = importlib.machinery.PathFinder.find_spec(module)
             except (ImportError, ValueError):
                 spec = None
             locs = list(spec.submodule_search_locations or []) if spec is not None else []
