@@ -263,19 +263,21 @@ warning: - this is not a change
 
 def test_parse_uv_plan():
     assert parse_uv_plan(UV_DRY_RUN) == (
-        Change("cuda-bindings", None, "12.9.4"), Change("my-pkg", None, "1.0"),
+        Change("cuda-bindings", None, "12.9.4"), Change("my-pkg", None, "1.0", direct=True),
         Change("nvidia-nvshmem-cu12", "3.3.20", "3.4.5"), Change("torch", "2.9.1", "2.10.0"),
         Change("torchvision", None, "0.25.0"), Change("triton", "3.5.1", "3.5.1"))
     assert parse_uv_plan("Using Python 3.11.7 environment at: v1\nChecked 1 package in 116ms\nWould make no changes\n") == ()
 
 
 def test_parse_pip_report():
-    report = {"version": "1", "install": [{"metadata": {"name": "torch", "version": "2.10.0"}},
-                                          {"metadata": {"name": "TorchVision", "version": "0.25.0"}}]}
+    report = {"version": "1", "install": [{"metadata": {"name": "torch", "version": "2.10.0"}, "is_direct": False},
+                                          {"metadata": {"name": "TorchVision", "version": "0.25.0"}},
+                                          {"metadata": {"name": "mine", "version": "1.0"}, "is_direct": True}]}
     plan = Plan("pip", parse_pip_report(json.dumps(report), {"torch": "2.9.1"}))
-    assert plan.changes == (Change("torch", "2.9.1", "2.10.0"), Change("torchvision", None, "0.25.0"))
-    assert plan.apply({"torch": "2.9.1", "sgl-kernel": "0.3.21"}) == {"sgl-kernel": "0.3.21", "torch": "2.10.0",
-                                                                         "torchvision": "0.25.0"}
+    assert plan.changes == (Change("mine", None, "1.0", direct=True), Change("torch", "2.9.1", "2.10.0"),
+                            Change("torchvision", None, "0.25.0"))
+    assert plan.apply({"torch": "2.9.1", "sgl-kernel": "0.3.21"}) == {"mine": "1.0", "sgl-kernel": "0.3.21",
+                                                                         "torch": "2.10.0", "torchvision": "0.25.0"}
 
 
 def _dist(site: Path, folder: str, name: str, version: str) -> None:
@@ -293,6 +295,23 @@ def test_read_environment_keeps_local_labels_and_reports_leftovers(tmp_path):
     env = read_environment([str(site), str(tmp_path / "absent")])
     assert env.versions() == {"sgl-kernel": "0.3.21", "torch": "2.9.1+cu128"}
     assert len(env.problems) == 2 and "broken-1.0.dist-info" in env.problems[0] and "judged as 0.3.21" in env.problems[1]
+
+
+def test_constraints_leave_out_what_a_pin_cannot_name(tmp_path):
+    """An editable or URL-installed core package (PEP 610 direct_url.json) is said, not pinned."""
+    from glmcompat.edges.installer import Interpreter
+    from glmcompat.ops.pipguard import Live, constraints_text
+
+    site = tmp_path / "site-packages"
+    _dist(site, "torch-2.9.1+cu128.dist-info", "torch", "2.9.1+cu128")
+    _dist(site, "sglang-0.5.9.dev0.dist-info", "sglang", "0.5.9.dev0")
+    (site / "sglang-0.5.9.dev0.dist-info" / "direct_url.json").write_text('{"url": "file:///src/sglang", "dir_info": {"editable": true}}')
+    _dist(site, "numpy-2.4.6.dist-info", "numpy", "2.4.6")
+    live = Live(Interpreter(str(tmp_path / "bin" / "python"), str(tmp_path), "3.11.7", (str(site),), "--python"),
+                read_environment([str(site)]))
+    text = constraints_text(live, load_facts())
+    assert [ln for ln in text.splitlines() if not ln.startswith("#")] == ["torch==2.9.1+cu128"]
+    assert "# sglang 0.5.9.dev0 is installed from a URL or a folder, which a version pin cannot name: not pinned" in text
 
 
 def test_targets_from_the_project_then_the_gpu(tmp_path):

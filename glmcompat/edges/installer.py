@@ -43,6 +43,7 @@ class Change:
     name: str
     old: str | None
     new: str | None
+    direct: bool = False  # the new release comes from a URL or a path, not an index: no version pin names it
 
     def shown(self) -> str:
         if self.old is None:
@@ -255,15 +256,18 @@ def parse_uv_plan(text: str) -> tuple[Change, ...]:
     removal and an install of one name are one change."""
     removed: dict[str, str] = {}
     added: dict[str, str] = {}
+    direct: set[str] = set()
     for line in text.splitlines():
         s = line.strip()
         if len(s) < 3 or s[0] not in "-+~" or s[1] != " ":
             continue
-        spec = s[2:].split(" (", 1)[0].strip()
-        name, sep, version = spec.partition("==")
+        spec, paren, _ = s[2:].partition(" (")
+        name, sep, version = spec.strip().partition("==")
         if not sep or not name or not version or " " in name:
             continue
         key = canonicalize(name)
+        if paren and s[0] != "-":
+            direct.add(key)
         if s[0] == "-":
             removed[key] = version
         elif s[0] == "+":
@@ -271,7 +275,7 @@ def parse_uv_plan(text: str) -> tuple[Change, ...]:
         else:
             removed[key] = added[key] = version
     names = sorted(set(removed) | set(added))
-    return tuple(Change(n, removed.get(n), added.get(n)) for n in names)
+    return tuple(Change(n, removed.get(n), added.get(n), n in direct) for n in names)
 
 
 def parse_pip_report(text: str, installed: Mapping[str, str]) -> tuple[Change, ...]:
@@ -281,11 +285,12 @@ def parse_pip_report(text: str, installed: Mapping[str, str]) -> tuple[Change, .
         start = text.index("{")
         report = json.loads(text[start:])
         items = report["install"]
-        pairs = [(canonicalize(str(i["metadata"]["name"])), str(i["metadata"]["version"])) for i in items]
-    except (ValueError, KeyError, TypeError):
+        found = [(canonicalize(str(i["metadata"]["name"])), str(i["metadata"]["version"]), bool(i.get("is_direct")))
+                 for i in items]
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise EnvironmentFailure("pip's --report is not the installation report glmcompat reads "
                                  "(pip 22.2 or newer writes it)") from None
-    return tuple(sorted(Change(n, installed.get(n), v) for n, v in pairs))
+    return tuple(sorted(Change(n, installed.get(n), v, d) for n, v, d in found))
 
 
 __all__ = ["INSTALLERS", "Change", "InstallerFailed", "Interpreter", "Plan", "choose", "find_interpreter", "inspect",

@@ -67,6 +67,11 @@ class Live:
         return self.env.versions()
 
     @property
+    def direct(self) -> frozenset[str]:
+        """The distributions installed from a URL, a folder or editable: a version pin cannot name them."""
+        return frozenset(n for n, d in self.env.packages.items() if d.direct)
+
+    @property
     def where(self) -> str:
         return f"{self.interp.prefix} (Python {self.interp.version}, found by {self.interp.found_by})"
 
@@ -85,7 +90,9 @@ def constraints_text(live: Live, facts: Facts) -> str:
             "# use it as PIP_CONSTRAINT, UV_CONSTRAINT or -c so that no later install moves it"]
     if not core:
         head.append("# (no package the matrix tracks is installed there)")
-    return "\n".join(head + pins(core)) + "\n"
+    for n in sorted(live.direct & core.keys()):
+        head.append(f"# {n} {core[n]} is installed from a URL or a folder, which a version pin cannot name: not pinned")
+    return "\n".join(head + pins({n: v for n, v in core.items() if n not in live.direct})) + "\n"
 
 
 # -- the target -------------------------------------------------------------------------------------
@@ -279,7 +286,7 @@ def decide(req: Request, facts: Facts, targets: Targets, live: Live) -> Outcome:
     nothing. Raises :class:`NoSafePlan`, or the installer's failure for a request it cannot resolve."""
     installer = inst.choose(req.installer, live.interp)
     before = live.packages
-    core = core_of(before, facts)
+    core = {n: v for n, v in core_of(before, facts).items() if n not in live.direct}
     tracked = core_names(facts)
     findings_before = judge(before, targets, facts, req.allow_unknown)
     first = inst.plan(installer, live.interp, req.installer_args, [], before)
@@ -315,8 +322,8 @@ def carry_out(req: Request, out: Outcome) -> Outcome:
     it and every release the plan installs), then read the environment again: ``after`` and ``drift``."""
     if out.chosen is None:
         return out
-    keep = {n: v for n, v in out.result.items() if n in out.tracked}
-    keep.update({c.name: c.new for c in out.chosen.changes if c.new is not None})
+    keep = {n: v for n, v in out.result.items() if n in out.tracked and n not in out.live.direct}
+    keep.update({c.name: c.new for c in out.chosen.changes if c.new is not None and not c.direct})
     with _constraints_file(pins(keep)) as cfile:
         inst.install(out.installer, out.live.interp, req.installer_args, [cfile])
     out.installed = True

@@ -28,6 +28,7 @@ class Installed:
     name: str
     version: str
     path: str
+    direct: bool = False  # installed from a URL, a folder or editable (PEP 610 direct_url.json): no index has it
 
     @property
     def pin(self) -> str:
@@ -83,7 +84,8 @@ def read_site(site: str) -> tuple[list[Installed], list[str]]:
         if head is None:
             problems.append(f"{os.path.join(site, entry)}: no readable Name and Version in its metadata")
             continue
-        found.append(Installed(canonicalize(head[0]), head[1], os.path.join(site, entry)))
+        folder = os.path.join(site, entry)
+        found.append(Installed(canonicalize(head[0]), head[1], folder, os.path.isfile(os.path.join(folder, "direct_url.json"))))
     return found, problems
 
 

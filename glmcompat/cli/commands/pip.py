@@ -134,12 +134,16 @@ def _install(argv: Sequence[str]) -> int:
         sys.stdout.write(o.line(line) + "\n")
         sys.stdout.flush()
 
+    def note(line: str) -> None:
+        if o.notes:
+            out(line)
+
     core = pg.core_of(live.packages, facts)
-    out(f"environment: {live.where}")
-    out(f"core: {', '.join(pg.pins(core)) or 'none (no package the matrix tracks is installed)'}")
+    note(f"environment: {live.where}")
+    note(f"core: {', '.join(pg.pins(core)) or 'none (no package the matrix tracks is installed)'}")
     if targets.names:
-        out(f"target: {', '.join(targets.names)} (from {targets.source})")
-    else:
+        note(f"target: {', '.join(targets.names)} (from {targets.source})")
+    else:  # said even with -q: the target-specific rules did not run
         out(f"target: none ({targets.source}): judged with the rules that hold on every target")
     for problem in live.env.problems[:3]:
         out(f"warning: {problem}")
