@@ -102,9 +102,14 @@ def test_constraints_pin_the_installed_core(installer_env, tmp_path, capsys):
     assert rc == 0, err
     lines = [ln for ln in out.splitlines() if ln and not ln.startswith("#")]
     assert lines == ["sgl-kernel==0.3.21", "torch==2.9.1"]  # the core only: not filelock, triton or the nvidia-*
-    # ... and the file does what it says for every later call of the real uv: UV_CONSTRAINT keeps torch.
+    # ... written as examples/Dockerfile writes it, the file does what it says for every later call of the real
+    # uv: UV_CONSTRAINT keeps torch.
     cfile = tmp_path / "constraints.txt"
-    cfile.write_text(out)
+    docker = (Path(__file__).resolve().parent.parent / "examples" / "Dockerfile").read_text()
+    assert "RUN glmcompat pip constraints --python $VIRTUAL_ENV -o /etc/glmcompat-constraints.txt" in docker
+    assert "ENV UV_CONSTRAINT=/etc/glmcompat-constraints.txt" in docker
+    rc, _, err = glmcompat(capsys, "pip", "constraints", "--python", str(py.parent.parent), "-o", str(cfile))
+    assert rc == 0 and cfile.read_text() == out, err
     r = subprocess.run([UV, "pip", "install", "--dry-run", "--python", str(py), "torchvision"], capture_output=True,
                        text=True, env={**os.environ, "UV_CONSTRAINT": str(cfile)})
     assert r.returncode == 0, r.stderr
