@@ -22,10 +22,12 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 # The GLM-5 incident's environment (torch 2.9.1 beside sgl-kernel 0.3.21, which declares no Requires-Dist),
-# the torch the unpinned `uv pip install torchvision` moved it to, and numpy (a package outside the core).
+# the torch the unpinned `uv pip install torchvision` moved it to, numpy (a package outside the core), and a
+# kernel built against another torch (sglang-kernel 0.4.2: torch 2.11.0; its wheel declares no Requires-Dist either).
 SCENARIOS = (
     ["torch==2.9.1", "torchvision==0.24.1", "sgl-kernel==0.3.21", "numpy"],
     ["torch==2.10.0", "torchvision==0.25.0"],
+    ["torch==2.11.0", "torchvision==0.26.0", "sglang-kernel==0.4.2"],
 )
 EXCLUDE_NEWER = "2026-11-29T00:00:00Z"
 KEEP = ("Metadata-Version", "Name", "Version", "Requires-Python", "Requires-Dist", "Provides-Extra")

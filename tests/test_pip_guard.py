@@ -65,12 +65,14 @@ def bundled_pip() -> Path:
     return next((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
 
 
-def make_venv(path: Path, *, pip: bool = False) -> Path:
-    """A real virtual environment holding the incident's core, installed by the real uv from the local index."""
+def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
+    """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index."""
     subprocess.run([UV, "venv", "-q", "--python", sys.executable, str(path)], check=True, capture_output=True)
     py = path / "bin" / "python"
-    subprocess.run([UV, "pip", "install", "-q", "--python", str(py), *BASE, *([str(bundled_pip())] if pip else [])],
-                   check=True, capture_output=True)
+    subprocess.run([UV, "pip", "install", "-q", "--python", str(py), *core], check=True, capture_output=True)
+    if pip:  # compiled: pip starts in 0.6 s instead of 2 s where PYTHONDONTWRITEBYTECODE is set
+        subprocess.run([UV, "pip", "install", "-q", "--compile-bytecode", "--python", str(py), str(bundled_pip())],
+                       check=True, capture_output=True)
     return py
 
 
@@ -122,7 +124,7 @@ def test_unguarded_uv_moves_torch(installer_env, tmp_path):
     r = subprocess.run([UV, "pip", "install", "--dry-run", "--python", str(py), "torchvision"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     plan = parse_uv_plan(r.stderr)
-    assert Change("torch", "2.9.1", "2.10.0") in plan and Change("torchvision", None, "0.25.0") in plan
+    assert Change("torch", "2.9.1", "2.11.0") in plan and Change("torchvision", None, "0.26.0") in plan
 
 
 def test_install_torchvision_keeps_torch(installer_env, tmp_path, capsys):
@@ -131,8 +133,8 @@ def test_install_torchvision_keeps_torch(installer_env, tmp_path, capsys):
     assert rc == 0, out + err
     now = installed(py)
     assert now["torchvision"] == "0.24.1" and now["torch"] == "2.9.1" and now["sgl-kernel"] == "0.3.21"
-    assert "uv's own plan would break the core (~ torch 2.9.1 -> 2.10.0" in out
-    assert "sgl-kernel 0.3.21" in out and "instead, keeping the installed core:" in out
+    assert "uv's own plan would break the core (~ torch 2.9.1 -> 2.11.0" in out
+    assert "sgl-kernel 0.3.21" in out and "instead, keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1):" in out
     assert "  + torchvision==0.24.1" in out
     assert "changed: + numpy==2.4.6, + pillow==13.0.0, + torchvision==0.24.1" in out
     assert "core now: sgl-kernel==0.3.21, torch==2.9.1, torchvision==0.24.1" in out
@@ -168,13 +170,40 @@ def test_install_numpy_leaves_the_core_alone(installer_env, tmp_path, capsys):
     assert "changed: + numpy==2.4.6\ncore unchanged: sgl-kernel==0.3.21, torch==2.9.1\n" in out
 
 
+def test_a_kernel_built_for_another_torch_moves_the_core_to_it(installer_env, tmp_path, capsys):
+    """The nearest safe core: sglang-kernel 0.4.2 declares no torch, uv would put it beside torch 2.9.1; the
+    matrix knows it was built against torch 2.11.0, so torch and torchvision move with it (judged again)."""
+    py = make_venv(tmp_path / "v", core=("torch==2.9.1", "torchvision==0.24.1"))
+    rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "--target", "sm120", "sglang-kernel==0.4.2")
+    assert rc == 0, out + err
+    assert "uv's own plan would break the core (+ sglang-kernel==0.4.2): sglang-kernel 0.4.2 was built against torch 2.11.0" in out
+    assert ("instead, moving the core to torch 2.11.0, the torch sglang-kernel 0.4.2 was built against "
+            "(torch==2.11.0, torchvision==0.26.0):\n") in out
+    now = installed(py)
+    assert (now["torch"], now["torchvision"], now["sglang-kernel"]) == ("2.11.0", "0.26.0", "0.4.2")
+
+
+def test_no_core_fits_both_kernels(installer_env, tmp_path, capsys):
+    py = make_venv(tmp_path / "v")
+    before = snapshot(py)
+    rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "--target", "sm120", "sglang-kernel==0.4.2")
+    assert rc == 1, out + err
+    assert snapshot(py) == before
+    cause = err.splitlines()[1]
+    assert "keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1), uv's plan still breaks it: sglang-kernel 0.4.2" in cause
+    assert ("moving the core to torch 2.11.0, the torch sglang-kernel 0.4.2 was built against (torch==2.11.0), uv's plan "
+            "still breaks it: torch 2.11.0 breaks sgl-kernel 0.3.21") in cause or \
+           ("moving the core to torch 2.11.0, the torch sglang-kernel 0.4.2 was built against (torch==2.11.0), uv's plan "
+            "still breaks it: sgl-kernel 0.3.21 was built against torch 2.9.1") in cause
+
+
 def test_dry_run_prints_the_judged_plan_and_installs_nothing(installer_env, tmp_path, capsys):
     py = make_venv(tmp_path / "v")
     before = snapshot(py)
     rc, out, err = glmcompat(capsys, "pip", "install", "--dry-run", "--python", str(py), "--target", "sm90", "torchvision")
     assert rc == 0, out + err
     assert snapshot(py) == before
-    assert "instead, keeping the installed core:\n  + numpy==2.4.6\n  + pillow==13.0.0\n  + torchvision==0.24.1\n" in out
+    assert "instead, keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1):\n  + numpy==2.4.6\n  + pillow==13.0.0\n  + torchvision==0.24.1\n" in out
     assert out.endswith("dry run: nothing was installed\n")
 
 
@@ -200,8 +229,8 @@ def test_pip_where_uv_is_absent(installer_env, tmp_path, capsys):
     rc, out, err = glmcompat(capsys, "pip", "install", "--installer", "pip", "--python", str(py), "--target", "sm120",
                              "torchvision")
     assert rc == 0, out + err
-    assert "pip's own plan would break the core (~ torch 2.9.1 -> 2.10.0" in out
-    assert "instead, keeping the installed core:\n  + numpy==2.4.6\n  + pillow==13.0.0\n  + torchvision==0.24.1\n" in out
+    assert "pip's own plan would break the core (~ torch 2.9.1 -> 2.11.0" in out
+    assert "instead, keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1):\n  + numpy==2.4.6\n  + pillow==13.0.0\n  + torchvision==0.24.1\n" in out
     now = installed(py)
     assert now["torchvision"] == "0.24.1" and now["torch"] == "2.9.1"
 

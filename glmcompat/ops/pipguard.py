@@ -226,7 +226,9 @@ class Outcome:
     plan: inst.Plan  # the installer's own plan
     broken_by_plan: list[Finding]  # the errors the installer's own plan would add
     chosen: inst.Plan | None = None  # the plan installed (None: nothing to do)
-    constrained: bool = False  # the chosen plan is the re-plan that keeps the installed core
+    constrained: bool = False  # the chosen plan is a re-plan: not the installer's own
+    how: str = ""  # which re-plan ("keeping the installed core (...)", "moving the core to torch 2.11.0, ...")
+    extra: tuple[str, ...] = ()  # requirements the re-plan adds to the request (the moved core's pins)
     warnings: list[Finding] = field(default_factory=list)
     already: list[Finding] = field(default_factory=list)  # errors the environment has before any change
     result: dict[str, str] = field(default_factory=dict)  # the environment as the chosen plan leaves it
@@ -263,7 +265,7 @@ def _asked(req: Request) -> str:
 
 
 def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], broken: Sequence[Finding],
-                replan: str) -> Cause:
+                replans: Sequence[str]) -> Cause:
     core_moves = [c for c in changes if c.name in out.tracked]
     clauses = [f"you asked for {_asked(req)}"]
     if core_moves:
@@ -273,7 +275,7 @@ def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], brok
                           out.core.get(p.partition("==")[0]) == p.partition("==")[2]]
         held = f"{' and '.join(installed_here)} {'is' if len(installed_here) == 1 else 'are'} installed and " if installed_here else ""
         clauses.append(f"{held}{f.message}{_evidence(f)}")
-    clauses.append(replan)
+    clauses.extend(replans)
     first = broken[0]
     subject = next((p.partition("==")[0] for p in first.packages if p.partition("==")[0] in out.core), "")
     conclusion = (f"no plan for {_asked(req)} keeps this environment safe; nothing was changed")
@@ -296,24 +298,61 @@ def decide(req: Request, facts: Facts, targets: Targets, live: Live) -> Outcome:
                   already=[f for f in findings_before if f.severity == "error"])
     chosen = first
     if broken:
-        with _constraints_file(pins(core)) as cfile:
-            try:
-                second = inst.plan(installer, live.interp, req.installer_args, [cfile], before)
-            except inst.InstallerFailed as e:
-                replan = (f"keeping the installed core ({', '.join(pins(core))}) leaves {installer} no plan "
-                          f"({_installer_reason(e.output) or f'exit {e.returncode}'})")
-                raise NoSafePlan(_derivation(req, out, first.changes, broken, replan), out) from None
-        result = second.apply(before)
-        broken2 = new_errors(findings_before, judge(result, targets, facts, req.allow_unknown))
-        if broken2:
-            replan = f"keeping the installed core ({', '.join(pins(core))}), {installer}'s plan still breaks it: {broken2[0].message}"
-            raise NoSafePlan(_derivation(req, out, first.changes, broken, replan), out)
-        chosen, out.constrained = second, True
+        failed: list[str] = []
+        for label, asks, keep in candidates(core, broken, before, result, facts):
+            extra = pins(asks)
+            with _constraints_file(pins(keep)) as cfile:
+                try:
+                    again = inst.plan(installer, live.interp, [*req.installer_args, *extra], [cfile], before)
+                except inst.InstallerFailed as e:
+                    failed.append(f"{label} leaves {installer} no plan ({_installer_reason(e.output) or f'exit {e.returncode}'})")
+                    continue
+            after = again.apply(before)
+            still = new_errors(findings_before, judge(after, targets, facts, req.allow_unknown))
+            if still:
+                failed.append(f"{label}, {installer}'s plan still breaks it: {still[0].message}")
+                continue
+            chosen, result, out.constrained, out.how, out.extra = again, after, True, label, tuple(extra)
+            break
+        else:
+            raise NoSafePlan(_derivation(req, out, first.changes, broken, failed), out)
     out.chosen = chosen if chosen.changes else None
     out.result = result
     old = {(f.rule, f.packages, f.message) for f in findings_before}
     out.warnings = [f for f in judge(result, targets, facts, req.allow_unknown)
                     if f.severity == "warning" and (f.rule, f.packages, f.message) not in old]
+    return out
+
+
+def candidates(core: Mapping[str, str], broken: Sequence[Finding], before: Mapping[str, str],
+               planned: Mapping[str, str], facts: Facts) -> list[tuple[str, dict[str, str], dict[str, str]]]:
+    """The re-plans to try, nearest first, as (what it does, requirements to add, constraints): keep the installed
+    core; then, for each compiled extension the request brings in (or changes) that the plan leaves beside a torch
+    other than the one it was built against, move torch to that one and its family (torchvision, torchaudio) to
+    the releases built for it, keeping the rest of the core. Each is judged again; none is taken on trust."""
+    out: list[tuple[str, dict[str, str], dict[str, str]]] = [
+        (f"keeping the installed core ({', '.join(pins(core))})", {}, dict(core))]
+    family = facts.family_packages()
+    seen: set[str] = set()
+    for f in broken:
+        if f.rule != "abi":
+            continue
+        for pkg in f.packages:
+            name, _, ver = pkg.partition("==")
+            if name == "torch" or planned.get(name) != ver or before.get(name) == ver:
+                continue  # not an extension the request brings in
+            row = facts.kernel(name, ver)
+            if row is None or row.torch in seen or row.torch == planned.get("torch"):
+                continue
+            seen.add(row.torch)
+            asks = {"torch": row.torch}
+            for fam in sorted(family & planned.keys()):
+                v = facts.family_for_torch(fam, row.torch)
+                if v:
+                    asks[fam] = v
+            keep = {n: v for n, v in core.items() if n not in asks and n not in family and n != name}
+            out.append((f"moving the core to torch {row.torch}, the torch {name} {ver} was built against "
+                        f"({', '.join(pins(asks))})", asks, keep))
     return out
 
 
@@ -325,7 +364,7 @@ def carry_out(req: Request, out: Outcome) -> Outcome:
     keep = {n: v for n, v in out.result.items() if n in out.tracked and n not in out.live.direct}
     keep.update({c.name: c.new for c in out.chosen.changes if c.new is not None and not c.direct})
     with _constraints_file(pins(keep)) as cfile:
-        inst.install(out.installer, out.live.interp, req.installer_args, [cfile])
+        inst.install(out.installer, out.live.interp, [*req.installer_args, *out.extra], [cfile])
     out.installed = True
     now = read_environment(out.live.interp.sites).versions()
     out.after = now

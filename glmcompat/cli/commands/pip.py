@@ -166,7 +166,7 @@ def _install(argv: Sequence[str]) -> int:
         moved = [c for c in result.plan.changes if c.name in result.tracked]
         out(f"{result.installer}'s own plan would break the core ({'; '.join(c.shown() for c in moved)}): "
             f"{result.broken_by_plan[0].message}")
-        out("instead, keeping the installed core:")
+        out(f"instead, {result.how}:")
     else:
         out(f"{result.installer}'s plan keeps the core safe:")
     for c in result.chosen.changes:
