@@ -403,3 +403,16 @@ def test_live_index_plans_torchvision_for_the_installed_torch(tmp_path, monkeypa
     assert rc == 0, out + err
     assert "uv's own plan would break the core (~ torch 2.9.1 -> " in out
     assert "  + torchvision==0.24.1\n" in out
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not os.path.exists("/dev/nvidiactl"), reason="no NVIDIA driver")
+def test_the_gpu_nvml_reports_is_the_target(tmp_path):
+    """On a GPU host (measured on an H200: [Gpu(0, 'NVIDIA H200', '9.0')] in 0.02 s), NVML's capability names the
+    target when neither --target nor [tool.glmcompat] does."""
+    from glmcompat.edges.nvml import gpus
+
+    seen = gpus()
+    assert seen and all(g.capability.count(".") == 1 for g in seen)
+    t = find_targets([], None, tmp_path, load_facts())
+    assert t.source.startswith("NVML: GPU 0 ") and len(t.names) >= 1 or "is no target of the matrix" in t.source
