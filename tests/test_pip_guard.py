@@ -349,13 +349,15 @@ def test_constraints_leave_out_what_a_pin_cannot_name(tmp_path):
 
 
 def test_targets_from_the_project_then_the_gpu(tmp_path):
+    from glmcompat.ops.pipguard import Targets
+
     facts = load_facts()
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.glmcompat]\ntargets = ["sm_120"]\nmodel = "glm_moe_dsa"\n')
     sub = tmp_path / "a" / "b"
     sub.mkdir(parents=True)
     t = find_targets([], None, sub, facts, gpus=lambda: [])
     assert t.names == ("sm120",) and t.model == "glm_moe_dsa" and str(tmp_path / "pyproject.toml") in t.source
-    assert find_targets(["sm90"], None, sub, facts).names == ("sm90",)  # --target first
+    assert find_targets(["sm90"], None, sub, facts) == Targets(("sm90",), "--target", "glm_moe_dsa")  # --target first
     bare = tmp_path / "bare"
     bare.mkdir()
     (bare / "pyproject.toml").write_text('[project]\nname = "y"\n')

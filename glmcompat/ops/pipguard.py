@@ -135,9 +135,13 @@ def find_targets(explicit: Sequence[str], model: str | None, cwd: Path, facts: F
                  gpus: Callable[[], list[Any]] | None = None) -> Targets:
     """``--target`` (repeatable), else ``[tool.glmcompat] targets`` of the project around ``cwd``, else the
     target of the GPU that NVML reports; none when there is neither (the report says so)."""
-    if explicit:
-        return Targets(tuple(facts.target(normalize_target(t)).name for t in explicit), "--target", model)
     found = _project_settings(cwd)
+    if explicit:
+        m = model or (found[0].get("model") if found is not None else None)
+        if m is not None and not isinstance(m, str):
+            where = str(found[1]) if found is not None else None
+            raise InputError(f"[tool.glmcompat] model must be a model_type string, not {m!r}"[:300], path=where)
+        return Targets(tuple(facts.target(normalize_target(t)).name for t in explicit), "--target", m)
     if found is not None:
         tool, pp = found
         value = tool.get("targets", tool.get("target"))
