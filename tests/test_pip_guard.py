@@ -153,7 +153,7 @@ def test_install_torch_2_10_exits_1_and_changes_nothing(installer_env, tmp_path,
                             "sgl-kernel 0.3.21: it was built against torch 2.9.1")
     assert "(evidence abi-probe: glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0)" in cause
     assert "keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1) leaves uv no plan" in cause
-    assert cause.endswith("we can conclude that no plan for torch==2.10.0 keeps this environment safe; nothing was changed.")
+    assert cause.endswith("we can conclude that no plan for torch==2.10.0 keeps this environment safe for sm120; nothing was changed.")
     assert err.splitlines()[2] == "  hint: pin torch==2.9.1"
     assert len(err.splitlines()) == 3
 

@@ -274,7 +274,7 @@ def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], brok
     clauses = [f"you asked for {_asked(req)}"]
     if core_moves:
         clauses.append(f"{out.installer}'s plan for it changes the core ({'; '.join(c.shown() for c in core_moves)})")
-    for f in broken:
+    for f in broken[:2]:  # the first two: an ABI break usually comes with its CUDA-runtime twin
         installed_here = [p for p in f.packages if p.partition("==")[0] in out.core and
                           out.core.get(p.partition("==")[0]) == p.partition("==")[2]]
         held = f"{' and '.join(installed_here)} {'is' if len(installed_here) == 1 else 'are'} installed and " if installed_here else ""
@@ -282,9 +282,10 @@ def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], brok
     clauses.extend(replans)
     first = broken[0]
     subject = next((p.partition("==")[0] for p in first.packages if p.partition("==")[0] in out.core), "")
-    conclusion = (f"no plan for {_asked(req)} keeps this environment safe; nothing was changed")
+    on = f" for {', '.join(out.targets.names)}" if out.targets.names else ""
+    conclusion = f"no plan for {_asked(req)} keeps this environment safe{on}; nothing was changed"
     remedy = first.remedy or f"keep the installed core ({', '.join(pins(out.core))}), e.g. with `glmcompat pip constraints`"
-    return Cause("abi" if first.rule == "abi" else first.rule, subject, tuple(clauses), conclusion, remedy)
+    return Cause(first.rule, subject, tuple(clauses), conclusion, remedy)
 
 
 def decide(req: Request, facts: Facts, targets: Targets, live: Live) -> Outcome:
