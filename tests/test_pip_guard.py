@@ -418,3 +418,15 @@ def test_the_gpu_nvml_reports_is_the_target(tmp_path):
     assert seen and all(g.capability.count(".") == 1 for g in seen)
     t = find_targets([], None, tmp_path, load_facts())
     assert t.source.startswith("NVML: GPU 0 ") and len(t.names) >= 1 or "is no target of the matrix" in t.source
+
+
+def test_requirements_file_and_passthrough(installer_env, tmp_path, capsys):
+    py = make_venv(tmp_path / "v")
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("torchvision\n")
+    rc, out, err = glmcompat(capsys, "pip", "install", "--dry-run", "--python", str(py), "--target", "sm120",
+                             "-r", str(reqs), "--", "--no-build")
+    assert rc == 0, out + err
+    assert "  + torchvision==0.24.1\n" in out
+    rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "-r", str(tmp_path / "missing.txt"))
+    assert (rc, err) == (2, f"error: {tmp_path / 'missing.txt'}: no such requirements file\n")
