@@ -96,9 +96,11 @@ def metadata_wheel(metadata: str, files: Mapping[str, bytes] | None = None) -> t
 
 
 @contextmanager
-def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]]) -> Iterator[str]:
+def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]], *, unavailable: Iterable[str] = ()) -> Iterator[str]:
     """Serve several releases per project (as :func:`metadata_wheel` returns them), PEP 691 JSON pages with
-    PEP 658 metadata; yields the index's simple URL. Unknown projects are 404, as on a real index."""
+    PEP 658 metadata; yields the index's simple URL. Unknown projects are 404, as on a real index; so are the
+    wheel files named in ``unavailable`` (their metadata is served: a plan succeeds, the install fails)."""
+    gone = set(unavailable)
     import re
 
     projects: dict[str, list[tuple[str, bytes, bytes]]] = {}
@@ -138,7 +140,7 @@ def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]]) -> Iterator[st
                 return self._send(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
             if len(parts) == 2 and parts[0] == "files":
                 fn = parts[1]
-                if fn in files:
+                if fn in files and fn not in gone:
                     return self._send(files[fn][0], "application/octet-stream")
                 if fn.endswith(".metadata") and fn[:-9] in files:
                     return self._send(files[fn[:-9]][1], "application/octet-stream")

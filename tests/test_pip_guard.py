@@ -430,3 +430,27 @@ def test_requirements_file_and_passthrough(installer_env, tmp_path, capsys):
     assert "  + torchvision==0.24.1\n" in out
     rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "-r", str(tmp_path / "missing.txt"))
     assert (rc, err) == (2, f"error: {tmp_path / 'missing.txt'}: no such requirements file\n")
+
+
+def test_no_installer_is_an_environment_failure(installer_env, tmp_path, capsys):
+    py = make_venv(tmp_path / "v")  # made by uv: no pip in it
+    before = snapshot(py)
+    rc, out, err = glmcompat(capsys, "pip", "install", "--installer", "pip", "--python", str(py), "numpy")
+    assert rc == 3 and err == f"error: --installer pip: pip is not installed in {tmp_path / 'v'} ({py} -m ensurepip installs it)\n"
+    assert snapshot(py) == before
+
+
+def test_an_install_that_fails_after_its_plan_leaves_the_environment_as_it_was(installer_env, tmp_path, capsys, monkeypatch):
+    """The plan needs only metadata; the install needs the wheel, which this index cannot deliver."""
+    py = make_venv(tmp_path / "v")
+    before = snapshot(py)
+    meta = json.loads(FIXTURE.read_text())["metadata"]
+    with serve_releases((metadata_wheel(m) for m in meta.values()), unavailable=["numpy-2.4.6-py3-none-any.whl"]) as url:
+        monkeypatch.setenv("UV_DEFAULT_INDEX", url)
+        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "cache"))
+        rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "--target", "sm120", "numpy")
+    assert rc == 3, out + err
+    assert "uv's plan keeps the core safe:\n  + numpy==2.4.6\n" in out
+    assert "404" in err  # uv's own words
+    assert err.endswith("error: uv failed installing the judged plan (exit 1); the environment is as it was\n")
+    assert snapshot(py) == before

@@ -82,6 +82,7 @@ class InstallerFailed(GlmcompatError):
         self.returncode = returncode
         self.output = output
         self.exit_code = 2 if returncode == 1 else 3
+        self.changed: tuple[Change, ...] | None = None  # after a failed install: what it changed (None: not read)
         tail = " ".join(output.strip().splitlines()[-2:]) or "no output"
         super().__init__(f"{installer} failed (exit {returncode}): {tail}")
 
@@ -194,6 +195,9 @@ def choose(installer: str, interp: Interpreter) -> str:
             raise EnvironmentFailure("uv is not installed (pip install uv), and --installer uv asks for it")
         return "uv"
     if not has_pip(interp):
+        if installer == "pip":
+            raise EnvironmentFailure(f"--installer pip: pip is not installed in {interp.prefix} "
+                                     f"({interp.python} -m ensurepip installs it)")
         raise EnvironmentFailure(f"{interp.python}: neither uv nor pip is there to install with "
                                  "(pip install uv, or python -m ensurepip)")
     return "pip"

@@ -369,7 +369,11 @@ def carry_out(req: Request, out: Outcome) -> Outcome:
     keep = {n: v for n, v in out.result.items() if n in out.tracked and n not in out.live.direct}
     keep.update({c.name: c.new for c in out.chosen.changes if c.new is not None and not c.direct})
     with _constraints_file(pins(keep)) as cfile:
-        inst.install(out.installer, out.live.interp, [*req.installer_args, *out.extra], [cfile])
+        try:
+            inst.install(out.installer, out.live.interp, [*req.installer_args, *out.extra], [cfile])
+        except inst.InstallerFailed as e:
+            e.changed = tuple(diff(out.live.packages, read_environment(out.live.interp.sites).versions()))
+            raise
     out.installed = True
     now = read_environment(out.live.interp.sites).versions()
     out.after = now

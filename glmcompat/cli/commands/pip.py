@@ -179,7 +179,14 @@ def _install(argv: Sequence[str]) -> int:
     try:
         pg.carry_out(req, result)
     except InstallerFailed as err:
-        return _installer_failed(o, err)
+        text = str(err.output)
+        if text:
+            sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        left = ("the environment is as it was" if not err.changed else
+                "it changed " + ", ".join(c.shown() for c in err.changed) + " (run `glmcompat verify`)")
+        sys.stderr.write(o.line(f"error: {err.installer} failed installing the judged plan (exit {err.returncode}); "
+                                f"{left}") + "\n")
+        return 3
     after = result.after or {}
     changed = pg.diff(live.packages, after)
     kept = pg.core_of(after, facts)
