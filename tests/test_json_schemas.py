@@ -37,8 +37,10 @@ JSON_OUTPUTS = {
     ("check",): "check", ("upgrade",): "upgrade", ("abi",): "abi", ("arch",): "arch", ("verify",): "verify",
     ("explain",): "explain", ("targets",): "targets", ("matrix", "show"): "matrix-show",
     ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit",
+    ("pip", "install"): "pip-install",
 }
 MATRIX_ACTIONS = ("validate", "show", "schema", "probe", "refresh", "audit")
+PIP_ACTIONS = ("install", "constraints")
 
 
 def schema(name: str) -> dict[str, Any]:
@@ -112,7 +114,7 @@ def test_every_command_with_json_has_a_schema() -> None:
     """--help of every command and matrix action: those offering --json are exactly those with a schema."""
     with_json = set()
     for name in COMMANDS:
-        actions: tuple[str, ...] = MATRIX_ACTIONS if name == "matrix" else ("",)
+        actions: tuple[str, ...] = MATRIX_ACTIONS if name == "matrix" else PIP_ACTIONS if name == "pip" else ("",)
         for action in actions:
             argv = (name, action) if action else (name,)
             if re.search(r"(^|\s)--json\b", _help(*argv)):

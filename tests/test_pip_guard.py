@@ -454,3 +454,23 @@ def test_an_install_that_fails_after_its_plan_leaves_the_environment_as_it_was(i
     assert "404" in err  # uv's own words
     assert err.endswith("error: uv failed installing the judged plan (exit 1); the environment is as it was\n")
     assert snapshot(py) == before
+
+
+def test_json_report_validates(installer_env, tmp_path, capsys):
+    """`pip install --json`: every verdict's report matches the shipped pip-install.schema.json."""
+    from tests.test_json_schemas import validate
+
+    py = make_venv(tmp_path / "v")
+    cases = [(["--dry-run", "torchvision"], 0, "would-install"), (["torch==2.10.0"], 1, "no-safe-plan"),
+             (["torchvision"], 0, "installed"), (["torchvision"], 0, "nothing-to-change")]
+    for extra, want_rc, verdict in cases:
+        rc, out, err = glmcompat(capsys, "pip", "install", "--json", "--python", str(py), "--target", "sm120", *extra)
+        assert rc == want_rc, out + err
+        doc = validate("pip-install", out)
+        assert doc["verdict"] == verdict and doc["core"]["torch"] == "2.9.1"
+        if verdict == "no-safe-plan":
+            assert doc["cause"]["subject"] == "sgl-kernel" and doc["cause"]["remedy"] == "pin torch==2.9.1"
+            assert doc["breaks"][0]["rule"] == "abi"
+        if verdict == "installed":
+            assert {"name": "torchvision", "old": None, "new": "0.24.1"} in doc["changed"]
+            assert doc["chosen"]["how"].startswith("keeping the installed core")

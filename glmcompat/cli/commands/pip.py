@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from glmcompat.cli.commands._common import add_output_options, output, parser
+from glmcompat.cli.commands._common import add_output_options, dump_json, output, parser
 from glmcompat.model.errors import InputError
 
 def _add_env(p: Any) -> None:
@@ -43,6 +43,7 @@ def _install_args(argv: Sequence[str]) -> Any:
     p.add_argument("-U", "--upgrade", action="store_true", help="upgrade what is asked for")
     p.add_argument("--pre", action="store_true", help="allow pre-releases")
     p.add_argument("--no-deps", action="store_true", help="install without dependencies")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout (pip-install.schema.json)")
     add_output_options(p)
     rest: list[str] = []
     args_list = list(argv)
@@ -130,15 +131,25 @@ def _install(argv: Sequence[str]) -> int:
     req = pg.Request(tuple(args.requirements) + tuple(f"-r {f}" for f in args.requirement), tuple(installer_args),
                      args.python, args.installer, args.dry_run, args.allow_unknown)
 
+    doc = _doc(live, targets)
+
     def out(line: str = "") -> None:
-        sys.stdout.write(o.line(line) + "\n")
-        sys.stdout.flush()
+        if not args.json:
+            sys.stdout.write(o.line(line) + "\n")
+            sys.stdout.flush()
+
+    def finish(rc: int, verdict: str, result: Any = None) -> int:
+        if args.json:
+            doc.update(verdict=verdict, **(_outcome_json(result) if result is not None else {}))
+            dump_json(doc)
+        return rc
 
     def note(line: str) -> None:
         if o.notes:
             out(line)
 
     core = pg.core_of(live.packages, facts)
+    doc["core"] = core
     note(f"environment: {live.where}")
     note(f"core: {', '.join(pg.pins(core)) or 'none (no package the matrix tracks is installed)'}")
     if targets.names:
@@ -154,14 +165,15 @@ def _install(argv: Sequence[str]) -> int:
         sys.stderr.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
         sys.stderr.write(o.line(f"  cause: {pg.because(why)}") + "\n")
         sys.stderr.write(o.line(f"  hint: {why.remedy}") + "\n")
-        return 1
+        doc["cause"] = {**why.as_json(), "reason": pg.because(why)}
+        return finish(1, "no-safe-plan", e.outcome)
     except InstallerFailed as err:
         return _installer_failed(o, err)
     for f in result.already[:3]:
         out(f"note: the environment already has an error this plan does not add: {f.message}")
     if result.chosen is None:
         out(f"{result.installer}: nothing to change")
-        return 0
+        return finish(0, "nothing-to-change", result)
     if result.constrained:
         moved = [c for c in result.plan.changes if c.name in result.tracked]
         out(f"{result.installer}'s own plan would break the core ({'; '.join(c.shown() for c in moved)}): "
@@ -175,7 +187,7 @@ def _install(argv: Sequence[str]) -> int:
         out(f"warning: {f.message}" + (f" (hint: {f.remedy})" if f.remedy else ""))
     if args.dry_run:
         out("dry run: nothing was installed")
-        return 0
+        return finish(0, "would-install", result)
     try:
         pg.carry_out(req, result)
     except InstallerFailed as err:
@@ -186,7 +198,8 @@ def _install(argv: Sequence[str]) -> int:
                 "it changed " + ", ".join(c.shown() for c in err.changed) + " (run `glmcompat verify`)")
         sys.stderr.write(o.line(f"error: {err.installer} failed installing the judged plan (exit {err.returncode}); "
                                 f"{left}") + "\n")
-        return 3
+        doc["changed"] = [_change(c) for c in err.changed or ()]
+        return finish(3, "install-failed", result)
     after = result.after or {}
     changed = pg.diff(live.packages, after)
     kept = pg.core_of(after, facts)
@@ -195,7 +208,33 @@ def _install(argv: Sequence[str]) -> int:
     out(f"core {'now' if moved_core else 'unchanged'}: {', '.join(pg.pins(kept)) or 'none'}")
     for c in result.drift:
         out(f"warning: the install differs from the judged plan: {c.shown()} (run `glmcompat verify`)")
-    return 0
+    doc["changed"] = [_change(c) for c in changed]
+    return finish(0, "installed", result)
+
+
+def _change(c: Any) -> dict[str, Any]:
+    return {"name": c.name, "old": c.old, "new": c.new}
+
+
+def _doc(live: Any, targets: Any) -> dict[str, Any]:
+    """The ``--json`` report's fields known before the plan (pip-install.schema.json, version 1)."""
+    i = live.interp
+    return {"version": 1, "environment": {"python": i.python, "prefix": i.prefix, "python_version": i.version,
+                                          "found_by": i.found_by, "problems": list(live.env.problems)},
+            "targets": list(targets.names), "targets_from": targets.source, "model": targets.model,
+            "core": {}, "installer": None, "installer_plan": [], "breaks": [], "chosen": None, "warnings": [],
+            "already": [], "changed": None, "drift": [], "cause": None}
+
+
+def _outcome_json(r: Any) -> dict[str, Any]:
+    chosen = None
+    if r.chosen is not None:
+        chosen = {"how": r.how if r.constrained else "the installer's own plan", "requirements_added": list(r.extra),
+                  "changes": [_change(c) for c in r.chosen.changes]}
+    return {"installer": r.installer, "installer_plan": [_change(c) for c in r.plan.changes],
+            "breaks": [f.to_json() for f in r.broken_by_plan], "chosen": chosen,
+            "warnings": [f.to_json() for f in r.warnings], "already": [f.to_json() for f in r.already],
+            "drift": [_change(c) for c in r.drift]}
 
 
 def _installer_failed(o: Any, err: Any) -> int:
