@@ -238,6 +238,17 @@ def test_pip_where_uv_is_absent(installer_env, tmp_path, capsys):
 # -- bad input: one line, exit 2 or 3, the environment as it was -------------------------------------
 
 
+def test_the_plan_is_read_whatever_the_terminal_asks(installer_env, tmp_path, capsys, monkeypatch):
+    """FORCE_COLOR colours uv's words (the plan is asked for uncoloured); a -q passed through hides the plan, which
+    is refused rather than read as "nothing to change"."""
+    py = make_venv(tmp_path / "v")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    rc, out, err = glmcompat(capsys, "pip", "install", "--dry-run", "--python", str(py), "--target", "sm120", "torchvision")
+    assert rc == 0 and "  + torchvision==0.24.1\n" in out, out + err
+    rc, out, err = glmcompat(capsys, "pip", "install", "--dry-run", "--python", str(py), "torchvision", "--", "-q")
+    assert rc == 3 and err.startswith("error: cannot read uv's plan: no 'Would ...' line in its output") and err.count("\n") == 1
+
+
 def test_no_such_interpreter(installer_env, tmp_path, capsys):
     rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(tmp_path / "nope" / "python"), "numpy")
     assert (rc, err) == (2, f"error: --python '{tmp_path / 'nope' / 'python'}': no such interpreter\n")

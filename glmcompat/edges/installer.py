@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -209,7 +210,9 @@ def _argv(installer: str, interp: Interpreter, args: Sequence[str], constraints:
     if installer == "uv":
         binary = uv_path()
         assert binary is not None
-        return [binary, "pip", "install", "--python", interp.python, *(["--dry-run"] if dry_run else []), *cons, *args]
+        # the plan is read from uv's words: never coloured (FORCE_COLOR would colour them), whatever the terminal
+        plan = ["--dry-run", "--color", "never"] if dry_run else []
+        return [binary, "pip", "install", "--python", interp.python, *plan, *cons, *args]
     extra = ["--dry-run", "--report", "-", "--quiet"] if dry_run else []
     return [interp.python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *extra, *cons, *args]
 
@@ -239,7 +242,12 @@ def plan(installer: str, interp: Interpreter, args: Sequence[str], constraints: 
     if r.returncode != 0:
         raise InstallerFailed(installer, r.returncode, (r.stderr or "") + (r.stdout or ""))
     if installer == "uv":
-        return Plan("uv", parse_uv_plan(r.stderr + "\n" + r.stdout))
+        text = _ANSI.sub("", r.stderr + "\n" + r.stdout)
+        if not _UV_VERDICT.search(text):
+            tail = " ".join(text.strip().splitlines()[-2:]) or "no output"
+            raise EnvironmentFailure(f"cannot read uv's plan: no 'Would ...' line in its output ({tail}); "
+                                     "do not pass -q to it")
+        return Plan("uv", parse_uv_plan(text))
     return Plan("pip", parse_pip_report(r.stdout, installed))
 
 
@@ -252,6 +260,10 @@ def install(installer: str, interp: Interpreter, args: Sequence[str], constraint
         sys.stderr.write(r.stdout)
     if r.returncode != 0:
         raise InstallerFailed(installer, r.returncode, (r.stderr or "") + (r.stdout or ""))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_UV_VERDICT = re.compile(r"^Would (make no changes|install|uninstall|download)\b", re.M)
 
 
 def parse_uv_plan(text: str) -> tuple[Change, ...]:
