@@ -328,7 +328,8 @@ def test_parse_pip_report():
 def _dist(site: Path, folder: str, name: str, version: str) -> None:
     d = site / folder
     d.mkdir(parents=True)
-    (d / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nA long description.\n")
+    (d / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nClassifier: A\n  folded\n\n"
+                                "A description that quotes another METADATA:\nName: other\nVersion: 0.0.1\n")
 
 
 def test_read_environment_keeps_local_labels_and_reports_leftovers(tmp_path):

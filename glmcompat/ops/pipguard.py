@@ -16,7 +16,6 @@ live environment.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -408,6 +407,8 @@ class _constraints_file:
         self.path = ""
 
     def __enter__(self) -> str:
+        import tempfile
+
         fd, self.path = tempfile.mkstemp(prefix="glmcompat-constraints-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write("".join(f"{line}\n" for line in self.lines))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from email.parser import HeaderParser
 
 from glmcompat.model.names import canonicalize
 
@@ -47,19 +46,28 @@ class Environment:
 
 
 def _headers(path: str) -> tuple[str, str] | None:
-    """(Name, Version) from a METADATA / PKG-INFO file; None when unreadable or incomplete."""
+    """(Name, Version) from a METADATA / PKG-INFO file's header block (core metadata: one ``Key: value`` a
+    line until the first blank line; both fields are single-line); None when unreadable or incomplete."""
     try:
         with open(path, "rb") as f:
             raw = f.read(_HEAD)
     except OSError:
         return None
-    text = raw.decode("utf-8", "replace")
-    end = text.find("\n\n")
-    msg = HeaderParser().parsestr(text if end < 0 else text[:end + 1])
-    name, version = msg.get("Name"), msg.get("Version")
-    if not name or not version or not str(name).strip() or not str(version).strip():
+    name = version = None
+    for line in raw.decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            break
+        key, sep, value = line.partition(":")
+        if not sep or line[:1] in (" ", "\t"):
+            continue
+        k = key.strip().lower()
+        if k == "name" and name is None:
+            name = value.strip()
+        elif k == "version" and version is None:
+            version = value.strip()
+    if not name or not version:
         return None
-    return str(name).strip(), str(version).strip()
+    return name, version
 
 
 def read_site(site: str) -> tuple[list[Installed], list[str]]:
