@@ -486,3 +486,23 @@ def test_json_report_validates(installer_env, tmp_path, capsys):
         if verdict == "installed":
             assert {"name": "torchvision", "old": None, "new": "0.24.1"} in doc["changed"]
             assert doc["chosen"]["how"].startswith("keeping the installed core")
+
+
+def test_a_local_label_stays_as_installed(installer_env, tmp_path, capsys, monkeypatch):
+    """torch from a PyTorch index carries a local label (2.9.1+cu128). The index serves it as a release of its
+    own (torch 2.9.1's recorded METADATA under that version): the pin keeps the label, and torchvision 0.24.1's
+    `torch==2.9.1` accepts it, so the installed build stays."""
+    meta = json.loads(FIXTURE.read_text())["metadata"]
+    labelled = meta["torch==2.9.1"].replace("Version: 2.9.1\n", "Version: 2.9.1+cu128\n")
+    releases = [metadata_wheel(m) for k, m in meta.items() if k != "torch==2.9.1"] + [metadata_wheel(labelled)]
+    with serve_releases(releases) as url:
+        monkeypatch.setenv("UV_DEFAULT_INDEX", url)
+        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "cache"))
+        py = make_venv(tmp_path / "v", core=("torch==2.9.1+cu128", "sgl-kernel==0.3.21"))
+        rc, out, err = glmcompat(capsys, "pip", "constraints", "--python", str(py))
+        assert "\ntorch==2.9.1+cu128\n" in out
+        rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "--target", "sm120", "torchvision")
+    assert rc == 0, out + err
+    assert "instead, keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1+cu128):" in out
+    now = installed(py)
+    assert (now["torch"], now["torchvision"]) == ("2.9.1+cu128", "0.24.1")
