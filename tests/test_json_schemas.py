@@ -37,10 +37,10 @@ JSON_OUTPUTS = {
     ("check",): "check", ("upgrade",): "upgrade", ("abi",): "abi", ("arch",): "arch", ("verify",): "verify",
     ("explain",): "explain", ("targets",): "targets", ("matrix", "show"): "matrix-show",
     ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit",
-    ("pip", "install"): "pip-install",
 }
 MATRIX_ACTIONS = ("validate", "show", "schema", "probe", "refresh", "audit")
 PIP_ACTIONS = ("install", "constraints")
+JSON_OUTPUTS[("pip", "install")] = "pip-install"
 
 
 def schema(name: str) -> dict[str, Any]:
