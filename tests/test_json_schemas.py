@@ -39,6 +39,8 @@ JSON_OUTPUTS = {
     ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit", ("lock",): "lock",
 }
 MATRIX_ACTIONS = ("validate", "show", "schema", "probe", "refresh", "audit")
+PIP_ACTIONS = ("install", "constraints")
+JSON_OUTPUTS[("pip", "install")] = "pip-install"
 
 
 def schema(name: str) -> dict[str, Any]:
@@ -112,7 +114,7 @@ def test_every_command_with_json_has_a_schema() -> None:
     """--help of every command and matrix action: those offering --json are exactly those with a schema."""
     with_json = set()
     for name in COMMANDS:
-        actions: tuple[str, ...] = MATRIX_ACTIONS if name == "matrix" else ("",)
+        actions: tuple[str, ...] = MATRIX_ACTIONS if name == "matrix" else PIP_ACTIONS if name == "pip" else ("",)
         for action in actions:
             argv = (name, action) if action else (name,)
             if re.search(r"(^|\s)--json\b", _help(*argv)):

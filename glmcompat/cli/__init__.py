@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("glmcompat.cli.commands.check", "check a lockfile or requirements file for a GPU target"),
     "verify": ("glmcompat.cli.commands.verify", "prove that the installed stack loads and runs its kernels on this GPU"),
     "explain": ("glmcompat.cli.commands.verify", "explain known failure signatures in a server log"),
+    "pip": ("glmcompat.cli.commands.pip", "install into a live environment without breaking its compiled core; print its core as constraints"),
     "abi": ("glmcompat.cli.commands.abi", "compare an extension's torch symbols with a torch release, from the wheels"),
     "arch": ("glmcompat.cli.commands.abi", "list the GPU code (SASS/PTX) in a wheel's extensions"),
     "matrix": ("glmcompat.cli.commands.matrix", "validate, show, describe or extend the compatibility matrix"),
