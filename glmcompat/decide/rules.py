@@ -343,7 +343,7 @@ def rule_cuda(ctx: Context) -> list[Finding]:
         if found is None:
             continue
         fmajor, frow = found
-        if fmajor == tmajor:
+        if (fmajor or None) == (tmajor or None):  # the same CUDA major, or both CPU-only ("" and None: no CUDA)
             continue
         fam = ctx.facts.family(name, ver)
         if fam is not None and not SpecifierSet(fam[0]).contains(Version(torch).public, prereleases=True):

@@ -135,7 +135,7 @@ def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[s
         d = first.get(key) or (first.get("sglang-kernel") if key == "sgl-kernel" else None)
         if d is None:
             continue
-        files = d.files
+        files = _record_files(d)
         if not files:
             continue
         base = os.path.realpath(str(d.locate_file("")))
@@ -164,6 +164,25 @@ def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[s
             if not where and base not in _site_dirs():  # a pip --target folder (--path): reinstall it there
                 where = base
             out[key] = (str(d.version), where, sorted(missing), len(files))
+    return out
+
+
+def _record_files(d: metadata.Distribution) -> list[Any]:
+    """Every path the distribution's RECORD lists, as ``PackagePath``\ s, read from RECORD itself: from Python 3.12
+    on, ``Distribution.files`` leaves out the files that are not on disk (importlib.metadata's
+    ``skip_missing_files``), which are exactly the ones a half-installed check looks for (seen on the H200's
+    Python 3.12, with RECORD in CRLF lines)."""
+    import csv
+
+    text = d.read_text("RECORD")
+    if not text:
+        return list(d.files or [])
+    out = []
+    for row in csv.reader(text.splitlines()):
+        if row and row[0]:
+            p = metadata.PackagePath(row[0])
+            p.dist = d
+            out.append(p)
     return out
 
 
