@@ -51,7 +51,7 @@ def _exercise(repo: Path, env: dict[str, str]) -> None:
     assert r.returncode != 0, out  # the unsafe bump is refused ...
     assert "glmcompat check" in out and "Failed" in out
     assert "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out  # ... with the explanation
-    assert "hint: pin torch==2.9.1" in out
+    assert "hint: one consistent safe set for sm120: " in out and " torch==2.9.1 " in out
     assert _git(repo, env, "log", "--oneline").stdout.count("\n") == 1
     # A change that leaves the lock safe (a comment) commits.
     shutil.copy(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt", repo / "requirements.txt")

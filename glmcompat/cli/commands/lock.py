@@ -136,7 +136,7 @@ def _mode(args: Any) -> tuple[str, Path] | None:
             raise InputError("a pyproject.toml is locked in project mode: run `glmcompat lock` in its directory "
                              "(or pass --project DIR)", path=args.requirements)
         return "requirements", f
-    if args.stack or args.out or args.with_ or args.engine:
+    if args.stack is not None or args.out is not None or args.with_ or args.engine is not None:
         if args.project:
             raise InputError("--project locks your project; --stack, --engine, --out and --with are for the curated stacks")
         return None
