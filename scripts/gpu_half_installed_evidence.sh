@@ -25,6 +25,8 @@ run() {  # name, verify args...
 }
 d=/tmp/half-installed; rm -rf "$d"; mkdir -p "$d"
 cp -a "$tv" "$d/"; cp -a "$di" "$d/"
+# auditwheel's vendored libraries (torchvision.libs/) are the distribution's files too: a complete copy has them
+[ -d "$sp/torchvision.libs" ] && cp -a "$sp/torchvision.libs" "$d/"
 rm "$d/torchvision/_C.so"
 run half-installed-torchvision --path "$d"
 o=/tmp/half-overlay; rm -rf "$o"; mkdir -p "$o"
