@@ -7,6 +7,8 @@ The projects are those of the issue, made by `uv init --bare` and `uv add --froz
 * cold: empty private caches on both sides (GLMCOMPAT_CACHE_DIR, UV_CACHE_DIR: fresh temporary directories each run),
   each in a fresh copy of the project as the user wrote it (no constraints, no uv.lock): glmcompat resolves the core,
   writes its constraints and runs uv; the plain uv locks the project as it is;
+* cold, a fresh clone of a locked project: empty caches again, in a copy of the project as glmcompat left it
+  (its constraints and uv.lock, as committed): what a CI job on a fresh runner does;
 * warm no-op: both caches warm, the project locked by glmcompat, nothing changed since: `glmcompat lock` again vs
   `uv lock` in the same directory (the case a CI step or a hook re-running the lock lives in).
 
@@ -77,6 +79,22 @@ def case(name: str, runs: int, uv: str, glm: str) -> dict[str, object]:
         before = (warm / "pyproject.toml").read_bytes(), (warm / "uv.lock").read_bytes()
         r["warm_noop"] = paired([glm, "lock", *args, "-q"], [uv, "lock", "-q"], runs=runs, cwd=str(warm), env=env)
         assert ((warm / "pyproject.toml").read_bytes(), (warm / "uv.lock").read_bytes()) == before, "a no-op changed files"
+
+        def clone(scratch: str) -> Path:
+            p = Path(scratch) / name
+            p.mkdir()
+            for n in ("pyproject.toml", "uv.lock"):
+                shutil.copy(warm / n, p / n)
+            return p
+
+        def glm_clone(scratch: str) -> Run:
+            env = {"GLMCOMPAT_CACHE_DIR": f"{scratch}/g", "UV_CACHE_DIR": f"{scratch}/uv", "UV_PYTHON": py}
+            return [glm, "lock", *args, "-q"], str(clone(scratch)), env
+
+        def uv_clone(scratch: str) -> Run:
+            return [uv, "lock", "-q"], str(clone(scratch)), {"UV_CACHE_DIR": f"{scratch}/uv", "UV_PYTHON": py}
+
+        r["cold_locked_clone"] = paired_fresh(glm_clone, uv_clone, runs=runs)
     return r
 
 
@@ -105,7 +123,8 @@ def main() -> int:
     for n in names:
         r = results[n]
         assert isinstance(r, dict)
-        print(f"{n}: cold {show(r['cold'])}; warm no-op {show(r['warm_noop'])}")
+        print(f"{n}: cold first lock {show(r['cold'])}; cold fresh clone of the locked project "
+              f"{show(r['cold_locked_clone'])}; warm no-op {show(r['warm_noop'])}")
     return 0
 
 

@@ -117,26 +117,30 @@ def _python(requires_python: str | None, asked: str | None) -> str:
 
 
 def _locked_core(lock: Path) -> dict[str, str]:
-    """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped)."""
+    """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped). Only its
+    ``[[package]]`` names and versions are read (the environments are the check's to build)."""
+    import tomllib
+
     from packaging.version import InvalidVersion, Version
 
-    from glmcompat.readers.lockfiles import read_lock
-
-    if not lock.is_file():
-        return {}
-    out: dict[str, str] = {}
     try:
-        entries = read_lock(lock, use_cache=False).entries
-    except InputError:
-        return {}  # a broken lock is uv's to replace
-    for e in entries:
-        if e.name in CORE and e.version:
-            try:
-                v = Version(e.version).public
-            except InvalidVersion:
-                continue
-            if e.name not in out or Version(v) > Version(out[e.name]):
-                out[e.name] = v
+        doc = tomllib.loads(lock.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return {}  # absent or broken: uv's to replace
+    out: dict[str, str] = {}
+    packages = doc.get("package", [])
+    for p in packages if isinstance(packages, list) else []:
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not isinstance(p.get("version"), str):
+            continue
+        name = canonicalize(p["name"])
+        if name not in CORE:
+            continue
+        try:
+            v = Version(p["version"]).public
+        except InvalidVersion:
+            continue
+        if name not in out or Version(v) > Version(out[name]):
+            out[name] = v
     return out
 
 
@@ -310,7 +314,7 @@ def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, m
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.readers.lockfiles import read_lock
 
-    read = read_lock(lock, use_cache=False)
+    read = read_lock(lock)
     return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
             for t in targets}
 
