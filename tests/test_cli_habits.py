@@ -480,3 +480,93 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     assert "127.0.0.1" not in (out / "requirements.txt").read_text()
     lock = read_lock(out / "requirements.txt")
     assert all({k: e["packages"][k] for k in VLLM} == VLLM for e in lock.sets)
+
+
+# ------------------------------------------------------------------------------------------------
+# The shared options before the command (uv: `uv -q lock`); -q on a safe check; -qq
+# ------------------------------------------------------------------------------------------------
+
+SAFE = str(ROOT / "locks" / "glm5-sglang-0.5.9" / "sm120" / "requirements.txt")  # safe, with two warnings
+
+
+@pytest.mark.parametrize("lead", [["-q"], ["-qq"], ["-v"], ["--color", "always"], ["--color=never", "-q"]],
+                         ids=" ".join)
+@pytest.mark.parametrize("argv", [("check", LOCK, "--target", "sm120"), ("check", SAFE, "--target", "sm120"),
+                                  ("targets",), ("matrix", "validate")], ids=lambda a: " ".join(a[:2]))
+def test_a_shared_option_before_the_command_is_the_same_after_it(capsys: pytest.CaptureFixture[str], lead: list[str],
+                                                                 argv: tuple[str, ...]) -> None:
+    def timeless(r: tuple[int, str, str]) -> tuple[int, str, str]:  # -v prints the time taken
+        return r[0], r[1], re.sub(r"in \d+\.\d+ s", "in T s", r[2])
+
+    before = timeless(call(capsys, *lead, *argv))
+    after = timeless(call(capsys, *argv, *lead))
+    assert before == after and before[0] in (0, 1)
+    if lead == ["-q"] and argv[0] == "check":
+        assert before != call(capsys, *argv)  # and it did reach the command
+
+
+def test_shared_options_move_after_the_command_s_arguments() -> None:
+    from glmcompat.cli import _hoist
+
+    assert _hoist(["-q", "--color", "never", "check", "x.lock"]) == (["check", "x.lock", "-q", "--color", "never"], None)
+    assert _hoist(["--index-url=https://index.invalid/simple", "--no-cache", "--python", "3.12", "abi", "x==1"]) == (
+        ["abi", "x==1", "--index-url=https://index.invalid/simple", "--no-cache", "--python", "3.12"], None)
+    assert _hoist(["-vv", "pip", "install", "x", "--", "y"]) == (["pip", "install", "x", "-vv", "--", "y"], None)
+    assert _hoist(["check", "x", "-q"]) == (["check", "x", "-q"], None)  # after the command: untouched
+    assert _hoist(["-q", "--help"]) == (["--help"], None)
+    assert _hoist(["--color"])[1] == "--color expects a value"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (("--target", "sm120", "check", LOCK), "error: unexpected argument '--target' before the command; see 'glmcompat --help'\n"),
+    (("--quite", "targets"), "error: unexpected argument '--quite' before the command (did you mean '--quiet'?)\n"),
+    (("-q",), None),
+])
+def test_before_the_command_only_the_shared_options(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...],
+                                                    message: str | None) -> None:
+    rc, out, err = call(capsys, *argv)
+    assert (rc, out) == (2, "")
+    assert err == message if message else err.startswith("usage: glmcompat [OPTIONS] COMMAND")
+
+
+def test_an_option_the_command_does_not_take_is_refused_as_after_it(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = call(capsys, "--index-url", "https://index.invalid/simple", "check", LOCK, "--target", "sm120")
+    assert (rc, out) == (2, "") and "unexpected argument '--index-url'" in err
+
+
+def test_quiet_on_a_safe_check_is_the_verdict_line_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, full, _ = call(capsys, "check", SAFE, "--target", "sm120")
+    assert rc == 0 and "⚠" in full and "hint:" in full  # the warnings, shown without -q
+    rc, quiet, err = call(capsys, "-q", "check", SAFE, "--target", "sm120")
+    assert (rc, err) == (0, "") and quiet == full.splitlines()[0] + "\n"
+    assert quiet.startswith("ok: ") and "the stack is safe (2 warning(s))" in quiet
+
+
+@pytest.mark.parametrize("argv,code", [(("check", SAFE, "--target", "sm120"), 0),
+                                       (("check", LOCK, "--target", "sm120"), 1),
+                                       (("check", SAFE, "--target", "sm120", "--json"), 0),
+                                       (("targets",), 0)])
+def test_qq_is_silent(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], code: int) -> None:
+    for qq in (["-qq"], ["-q", "-q"], ["--quiet", "--quiet"]):
+        assert call(capsys, *argv, *qq) == (code, "", "")
+        assert call(capsys, *qq, *argv) == (code, "", "")
+
+
+def test_qq_keeps_errors_on_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rc, out, err = call(capsys, "-qq", "check", str(tmp_path / "missing.txt"), "--target", "sm120")
+    assert (rc, out) == (2, "") and err.startswith("error: ") and "no such file" in err
+    rc, out, err = call(capsys, "check", SAFE, "--target", "sm999", "-qq")
+    assert (rc, out) == (2, "") and "unknown target 'sm999'" in err
+
+
+def test_qq_and_the_shared_options_first_through_the_warm_check(tmp_path: Path) -> None:
+    """Real processes on one verdict cache: the start-up fast path answers `glmcompat -qq check ...` and
+    `glmcompat --color never -q check ...` exactly as the full path does."""
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path)}
+    for lead in (["-qq"], ["--color", "never", "-q"]):
+        runs = [run_cli(*lead, "check", SAFE, "--target", "sm120", env=env) for _ in range(2)]
+        assert {(r.returncode, r.stdout, r.stderr) for r in runs} == {
+            (0, "" if lead == ["-qq"] else runs[0].stdout, "")}
+        assert len(list(tmp_path.glob("verdicts/*"))) >= 1
+    assert runs[0].stdout.startswith("ok: ") and runs[0].stdout.count("\n") == 1
+

@@ -29,16 +29,111 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# The options every command spells the same way (glmcompat.cli.commands._common), accepted before the command
+# too, as uv takes `uv -q lock`: moved after the command's own arguments (before a `--`), where its parser reads
+# them. A command that does not take one (`check --index-url`) refuses it as it would after the command.
+GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--no-cache")
+GLOBAL_VALUES = ("--color", "--index-url", "--python")
+HELP = "show the help of glmcompat, or of a command (`glmcompat help check`)"
+
+
 def _usage() -> str:
-    width = max(len(n) for n in COMMANDS)
-    lines = ["usage: glmcompat [--version] COMMAND [ARGS...]", "", "commands:"]
-    lines += [f"  {n:<{width}}  {h}" for n, (_, h) in COMMANDS.items()]
-    lines += ["", "Run 'glmcompat COMMAND --help' for a command's options."]
+    width = max(len(n) for n in [*COMMANDS, "help"])
+    lines = ["usage: glmcompat [OPTIONS] COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {n:<{width}}  {h}" for n, (_, h) in [*COMMANDS.items(), ("help", ("", HELP))]]
+    lines += ["", "options (before or after the command; each command's help lists those it takes):",
+              "  -q, --quiet      no progress and no notes; on a safe `check`, only the verdict line",
+              "  -qq              silent: nothing on stdout (errors still on stderr)",
+              "  -v, --verbose    detail and progress on stderr",
+              "  --color WHEN     colour the output: auto, always or never (default: auto)",
+              "  --index-url URL  the simple-API index to read (commands that read the index)",
+              "  --no-cache       neither read nor write the cache (commands that read the index)",
+              "  --python X.Y     the target CPython minor, as 3.11 or cp311 (commands that build for one)",
+              "  -V, --version    print glmcompat's version",
+              "  -h, --help       print this help",
+              "", "Run 'glmcompat help COMMAND' (or 'glmcompat COMMAND --help') for a command's options."]
     return "\n".join(lines)
 
 
+def _hoist(args: list[str]) -> tuple[list[str], str | None]:
+    """``ARGS`` with the shared options given before the command moved after its arguments (before a ``--``),
+    or (ARGS, one line of error) when something before the command is no such option."""
+    lead: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        flag = a.split("=", 1)[0]
+        if a in GLOBAL_FLAGS or (len(a) > 2 and a[0] == "-" and a[1] in "qv" and a[1:] == a[1] * (len(a) - 1)):
+            lead.append(a)  # -q, -qq, -vvv
+            i += 1
+        elif flag in GLOBAL_VALUES:
+            if "=" in a:
+                lead.append(a)
+                i += 1
+            elif i + 1 < len(args):
+                lead += [a, args[i + 1]]
+                i += 2
+            else:
+                return args, f"{a} expects a value"
+        elif a.startswith("-") and a not in ("-h", "--help", "-V", "--version"):
+            return args, _did_you_mean(f"unexpected argument '{flag}' before the command", flag,
+                                       [*GLOBAL_FLAGS, *GLOBAL_VALUES, "--help", "--version"])
+        else:
+            break
+    rest = args[i:]
+    if not lead or not rest or rest[0].startswith("-"):
+        return rest, None  # no command (the usage, exit 2), or --help / --version
+    cut = rest.index("--") if "--" in rest else len(rest)
+    return [*rest[:cut], *lead, *rest[cut:]], None
+
+
+def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
+    from glmcompat.cli.commands._common import suggest
+
+    guess = suggest(word, choices)
+    return message + (f" (did you mean '{guess}'?)" if guess else "; see 'glmcompat --help'")
+
+
+def _quiet_level(argv: Sequence[str]) -> int:
+    """How many ``-q`` ``ARGV`` holds, as argparse counts them (``-q -q``, ``-qq``, ``--quiet``), up to a ``--``."""
+    n = 0
+    for a in argv:
+        if a == "--":
+            break
+        if a == "--quiet":
+            n += 1
+        elif len(a) > 1 and a[0] == "-" and a[1:] == "q" * (len(a) - 1):
+            n += len(a) - 1
+    return n
+
+
+def _help(topic: list[str]) -> int:
+    """``glmcompat help [COMMAND [ACTION]]``: glmcompat's usage, or what ``glmcompat COMMAND [ACTION] --help``
+    prints (exit 0); an unknown command is a usage error with the command it most likely meant (exit 2)."""
+    if not topic:
+        print(_usage())
+        return 0
+    name = topic[0]
+    if name == "help":
+        print(f"usage: glmcompat help [COMMAND [ACTION]]\n\n{HELP[0].upper()}{HELP[1:]}.")
+        return 0
+    entry = COMMANDS.get(name)
+    if entry is None:
+        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
+        return 2
+    import importlib
+
+    try:
+        return int(importlib.import_module(entry[0]).main(name, [*topic[1:], "--help"]))
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    args, problem = _hoist(list(sys.argv[1:] if argv is None else argv))
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if not args or args[0] in ("-h", "--help"):
         print(_usage(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
@@ -48,10 +143,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"glmcompat {__version__}")
         return 0
     name = args[0]
+    if name == "help":
+        return _help(args[1:])
     entry = COMMANDS.get(name)
     if entry is None:
-        print(f"error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
         return 2
+    if _quiet_level(args[1:]) < 2:
+        return _dispatch(name, entry, args)
+    import os
+
+    real = sys.stdout
+    with open(os.devnull, "w") as null:  # -qq: silent, nothing on stdout; errors still on stderr
+        sys.stdout = null
+        try:
+            return _dispatch(name, entry, args)
+        finally:
+            sys.stdout = real
+
+
+def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     try:
         if name == "check" and not _special_file_named(args[1:]):
             try:
@@ -215,7 +326,7 @@ def _quiet_stdout() -> None:
 def run() -> None:
     """Console-script entry point."""
     rc = main()
-    if sys.argv[1:2] == ["lock"]:
+    if _hoist(sys.argv[1:])[0][:1] == ["lock"]:
         _exit_now(rc)
     sys.exit(rc)
 

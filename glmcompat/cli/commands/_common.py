@@ -4,7 +4,8 @@ command spells the same way, as uv and pre-commit do:
 * ``--color {auto,always,never}`` (:func:`~glmcompat.cli.startup.use_color`: ``auto`` follows ``NO_COLOR``, ``FORCE_COLOR``,
   ``TERM=dumb`` and whether stdout is a terminal; the flag beats the environment);
 * ``-q/--quiet`` and ``-v/--verbose`` (:class:`Output`: ``-q`` hides progress and non-essential notes, never
-  the verdict or an error; ``-v`` adds detail such as progress and the requests made);
+  the verdict or an error; ``-qq`` is silent, nothing on stdout, :func:`glmcompat.cli.main` seeing to it; ``-v``
+  adds detail such as progress and the requests made);
 * ``--python`` (:func:`python_minor`: ``3.11`` and ``cp311`` both name the target CPython minor);
 * ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`,
   :func:`index_environment`).
@@ -23,7 +24,7 @@ from glmcompat.cli.startup import use_color
 TYPE_CHECKING = False  # not typing's: the start-up path of lock reads this module, and importing typing costs them
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from contextlib import AbstractContextManager
     from typing import Any, NoReturn, TextIO
 
@@ -36,14 +37,90 @@ COLOR_CHOICES = ("auto", "always", "never")
 
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """An argparse parser that reports usage errors in one line and exits 2."""
+    """An argparse parser that reports usage errors in one line and exits 2, as uv does: no prefix
+    abbreviations (``--targ`` is not ``--target``: a script that relied on one would break the day a longer
+    option is added), and an unknown option or a mistyped choice gets a "did you mean" (:func:`suggest`). Its
+    subparsers (``matrix validate``, ``pip install``) are of the same class, so they behave the same."""
     import argparse
 
     class Parser(argparse.ArgumentParser):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("allow_abbrev", False)
+            super().__init__(*args, **kwargs)
+            self._seen: list[str] = []
+
+        def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+            self._seen = [str(a) for a in (sys.argv[1:] if args is None else args)]
+            return super().parse_known_args(args, namespace)
+
         def error(self, message: str) -> NoReturn:
-            self.exit(2, f"error: {self.prog}: {message}\n")
+            self.exit(2, f"error: {self.prog}: {usage_error(self, self._seen, message)}\n")
 
     return Parser(prog=f"glmcompat {prog}", description=description)
+
+
+def _option_strings(p: argparse.ArgumentParser) -> set[str]:
+    """Every option string of ``p`` and of its subparsers, recursively."""
+    import argparse
+
+    seen: set[str] = set()
+    for action in p._actions:
+        seen.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                seen |= _option_strings(sub)
+    return seen
+
+
+def _unknown_option(token: str, known: set[str]) -> bool:
+    """Whether the command-line token ``token`` is an option argparse would not know among ``known``: ``--x``
+    or ``--x=v`` with no option ``--x``; ``-x`` (or a cluster ``-qq``, ``-ofile``) whose first letter is no
+    option. A negative number, ``-`` and a token with a space in it are positional, as argparse reads them."""
+    if not token.startswith("-") or token == "-" or " " in token:
+        return False
+    if token[1:].replace(".", "", 1).isdigit():
+        return False
+    if token.startswith("--"):
+        return token.split("=", 1)[0] not in known
+    return token not in known and token[:2] not in known
+
+
+def suggest(word: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` that ``word`` most likely meant: the only one it is a prefix of, else (when it
+    begins none) the closest by :mod:`difflib`; None when none is close or it begins several."""
+    options = sorted(set(choices))
+    starts = [c for c in options if c.startswith(word) and c != word]
+    if starts:
+        return starts[0] if len(starts) == 1 else None
+    import difflib
+
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def usage_error(p: argparse.ArgumentParser, argv: list[str], message: str) -> str:
+    """The one line of a usage error of ``p`` on ``argv``. An unknown option is the cause of whatever argparse
+    said (``the following arguments are required: --target`` after ``--targ sm120``), so it is named first, with
+    the option it most likely meant; a mistyped choice (``matrix valdate``, ``--color nevr``) gets the choice it
+    most likely meant."""
+    import re
+
+    known = _option_strings(p)
+    for token in argv:
+        if token == "--":
+            break
+        if _unknown_option(token, known):
+            name = token.split("=", 1)[0]
+            longs = [k for k in known if k.startswith("--")] if name.startswith("--") else known
+            guess = suggest(name, longs)
+            hint = f" (did you mean '{guess}'?)" if guess else f"; see '{p.prog} --help'"
+            return f"unexpected argument '{name}'{hint}"
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if m:
+        guess = suggest(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+        if guess:
+            message += f" (did you mean '{guess}'?)"
+    return message
 
 
 def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: bool = False) -> None:
@@ -116,7 +193,8 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
                         "it), always or never (default: auto)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("-q", "--quiet", action="count", default=0,
-                   help="quiet output: no progress and no non-essential notes (never the verdict or an error)")
+                   help="quiet output: no progress and no non-essential notes (never the verdict or an error); "
+                        "-qq: silent, nothing on stdout")
     g.add_argument("-v", "--verbose", action="count", default=0,
                    help="verbose output: progress and the requests made, on stderr")
 

@@ -530,8 +530,8 @@ def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True) -> None:
-    """The verdicts as text; ``notes`` False (-q): without the lock's notes and the evidence lines (never
-    without a verdict, a finding or its hint)."""
+    """The verdicts as text; ``notes`` False (-q): a safe verdict is its one line (its warnings counted in it),
+    an unsafe one loses the lock's notes and the evidence lines (never a verdict, a finding or its hint)."""
     from glmcompat.cli.commands._common import paint
 
     def c(code: str, s: str) -> str:
@@ -553,6 +553,8 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
             else:
                 what = "no unsafe bump" if bump else "the stack is safe"
                 out(f"{c('1;32', 'ok')}: {where}: {what}" + (f" ({warnings} warning(s))" if warnings else "") + "\n")
+                if not notes:
+                    continue  # -q: the verdict line alone
             for note in job.notes if notes else ():
                 out(f"  note: {note}\n")
             for f in fs:
