@@ -726,10 +726,10 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
         if tr.package in [r.name for r in roots]:
             roots.append(Req(tr.package, parse_spec(tr.specifier),
                              Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
-    return roots, names, build_preferences(facts, roots, dict(req.prefer)), overrides, model_reqs
+    return roots, names, _built_for_preferences(facts, roots, dict(req.prefer)), overrides, model_reqs
 
 
-def build_preferences(facts: Facts, roots: list[Req], prefer: dict[str, str]) -> dict[str, str]:
+def _built_for_preferences(facts: Facts, roots: list[Req], prefer: dict[str, str]) -> dict[str, str]:
     """The versions to try first: where the project pins a compiled package exactly (sgl-kernel==0.3.21), the torch
     it was built against and the torch family releases built for that torch (what else could be chosen fails), then
     the existing lock's versions. Only an order: every candidate stays possible."""
@@ -865,4 +865,4 @@ def parse_cutoff(text: str | None) -> str | None:
 
 
 __all__ = ["CORE", "Cand", "Outcome", "Provider", "Req", "Request", "Ruled", "Source", "Unresolvable", "Why",
-           "build_preferences", "make_provider", "parse_cutoff", "parse_spec", "project_roots", "root_requirements", "run", "served_elsewhere", "solve"]
+           "make_provider", "parse_cutoff", "parse_spec", "project_roots", "root_requirements", "run", "served_elsewhere", "solve"]

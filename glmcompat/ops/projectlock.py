@@ -525,14 +525,9 @@ def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, ma
         if kept is not None:
             return kept
     core = Core({}, {}, {})
-    warm = _warm_up(project, facts, reqs) if (reqs or extra) and not dry_run and not check_only and source is None else None
-    try:
-        if reqs or extra:
-            core = resolve_set(facts, reqs + extra, "pyproject.toml", req, python, locked,
-                               exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
-    finally:
-        if warm is not None:
-            warm.finish()
+    if reqs or extra:
+        core = resolve_set(facts, reqs + extra, "pyproject.toml", req, python, locked,
+                           exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
     base = pp.without_ours(pyproject, project.text)
     new_text = pp.with_core(pyproject, base, entries_of(core))
     _fill(result, core)
@@ -615,58 +610,6 @@ def _judged_as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, ma
     if lock.read_bytes() != old_lock:
         result.written.append(str(lock))
     return result
-
-
-class _WarmUp:
-    """``uv lock`` on a private copy of the project's pyproject.toml (and uv.lock), started while the core resolves
-    from the index: it fills uv's cache with what the real ``uv lock`` will read (the project's other dependencies;
-    the core too where the project pins a kernel, whose build torch the matrix alone names). Its result is never
-    used, only the cache it leaves; a failure costs nothing. The real lock then runs warm."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], tmp: tempfile.TemporaryDirectory[str]) -> None:
-        self.proc, self.tmp = proc, tmp
-
-    def finish(self) -> None:
-        try:
-            self.proc.wait(timeout=600)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.tmp.cleanup()
-
-
-def _warm_up(project: pp.Project, facts: Facts, reqs: list[str]) -> _WarmUp | None:
-    """Start the :class:`_WarmUp`, for a single project whose pyproject.toml stands alone (no workspace members, no
-    path sources, static metadata); None otherwise or where ``GLMCOMPAT_NO_WARMUP`` is set."""
-    if os.environ.get("GLMCOMPAT_NO_WARMUP") or project.members != (project.pyproject,):
-        return None
-    proj = project.doc.get("project", {})
-    if not isinstance(proj, dict) or proj.get("dynamic") or "path" in project.text or "workspace" in project.uv:
-        return None
-    from packaging.requirements import Requirement
-
-    from glmcompat.decide.resolver import USER, Req, Why, build_preferences
-
-    roots = [Req(canonicalize(q.name), q.specifier, Why(USER)) for q in map(Requirement, reqs)]
-    prefer = build_preferences(facts, roots, {})
-    try:
-        text = pp.with_core(project.pyproject, pp.without_ours(project.pyproject, project.text),
-                            {"constraint-dependencies": [(f"{n}=={v}", "") for n, v in sorted(prefer.items())]})
-    except InputError:
-        return None
-    tmp = tempfile.TemporaryDirectory(prefix="glmcompat-warm-")
-    try:
-        Path(tmp.name, "pyproject.toml").write_text(text, encoding="utf-8")
-        lock = project.root / "uv.lock"
-        if lock.is_file():
-            Path(tmp.name, "uv.lock").write_bytes(lock.read_bytes())
-        env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
-        proc = subprocess.Popen([uv_binary(), "lock", "-q"], cwd=tmp.name, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except (OSError, EnvironmentFailure):
-        tmp.cleanup()
-        return None
-    return _WarmUp(proc, tmp)
 
 
 def _fill(result: ProjectLockResult, core: Core) -> None:
