@@ -168,7 +168,7 @@ def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[s
 
 
 def _record_files(d: metadata.Distribution) -> list[Any]:
-    """Every path the distribution's RECORD lists, as ``PackagePath``\ s, read from RECORD itself: from Python 3.12
+    r"""Every path the distribution's RECORD lists, as ``PackagePath``\ s, read from RECORD itself: from Python 3.12
     on, ``Distribution.files`` leaves out the files that are not on disk (importlib.metadata's
     ``skip_missing_files``), which are exactly the ones a half-installed check looks for (seen on the H200's
     Python 3.12, with RECORD in CRLF lines)."""
