@@ -561,7 +561,7 @@ def test_cli_index_failure_exits_3(cli: FakeIndex, matrix: Path, capsys: pytest.
     (["--since", "2026-13-01"], "invalid --since date"),
     (["--package", "left-pad"], "is not tracked by the matrix"),
     (["--jobs", "0"], "--jobs 0 is out of range"),
-    (["--bogus"], "unrecognized arguments"),
+    (["--bogus"], "unexpected argument '--bogus'"),
 ])
 def test_cli_bad_arguments_exit_2(cli: FakeIndex, matrix: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                   needle: str) -> None:

@@ -178,7 +178,7 @@ def test_target_and_model_rules(broken_site: Path) -> None:
         (["--timeout", "0"], "--timeout must be positive"),
         (["--timeout", "nan"], "--timeout must be positive"),  # issue 12: nan passed `<= 0` and was accepted
         (["--timeout", "inf"], "--timeout must be positive"),
-        (["--bogus"], "unrecognized arguments"),
+        (["--bogus"], "unexpected argument '--bogus'"),
     ],
 )
 def test_bad_input_exits_2(args: list[str], message: str) -> None:

@@ -94,8 +94,10 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
         return starts[0] if len(starts) == 1 else None
     import difflib
 
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return close[0] if close else None
+    # compared without the leading dashes, which every option shares (--bogus is not "close" to --no-gpu)
+    bare = {c.lstrip("-"): c for c in options}
+    close = difflib.get_close_matches(word.lstrip("-"), list(bare), n=1, cutoff=0.75)
+    return bare[close[0]] if close else None
 
 
 def usage_error(p: argparse.ArgumentParser, argv: list[str], message: str) -> str:
