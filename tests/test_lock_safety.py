@@ -106,7 +106,7 @@ def seed(facts, src, req: LockRequest) -> None:
     res = L.resolve_core(facts, req, source=src)
     memo = cache_dir() / "resolutions" / f"{L.resolution_key(facts, req)}.json"
     memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text(json.dumps(res.__dict__))
+    L.memoize(facts, req, res)
 
 
 def put(out: Path, ref: dict[str, bytes]) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
 from glmcompat.matrix.rows import Stack
+from glmcompat.matrix.locations import read_bounded, read_stored, seal
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
@@ -127,9 +128,10 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
     requires_python, py = _python_spec(facts, req)
     memo = _memo_path(facts, req)
     if source is None and stack.exclude_newer:
-        try:
-            recalled = _recall(json.loads(memo.read_bytes()))
-        except (OSError, ValueError, RecursionError):
+        try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, resolved again
+            body = read_stored(str(memo), "resolution", memo.name)
+            recalled = _recall(json.loads(body)) if body is not None else None
+        except (ValueError, RecursionError):
             recalled = None
         if recalled is not None:
             return recalled
@@ -169,11 +171,17 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
     overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
     res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.exclude_newer)
     if own_client is not None and stack.exclude_newer:
-        try:
-            atomic_write(memo, json.dumps(res.__dict__, sort_keys=True).encode())
-        except OSError:
-            pass  # a read-only cache only costs speed
+        memoize(facts, req, res)
     return res
+
+
+def memoize(facts: Facts, req: LockRequest, res: Resolution) -> None:
+    """Store ``res`` as the memoized resolution of ``req`` (sealed with its name: see :func:`resolve_core`)."""
+    memo = _memo_path(facts, req)
+    try:
+        atomic_write(memo, seal("resolution", memo.name, json.dumps(res.__dict__, sort_keys=True).encode()))
+    except OSError:
+        pass  # a read-only cache only costs speed
 
 
 def _recall(d: Any) -> Resolution | None:
@@ -316,8 +324,10 @@ def _noop_record(facts: Facts, req: LockRequest, out: Path, old: dict[str, bytes
         return None
     try:
         memo = _memo_path(facts, req)
-        memo_bytes = memo.read_bytes()
+        memo_bytes = read_bounded(str(memo))
     except OSError:
+        return None
+    if memo_bytes is None:
         return None  # the next run resolves afresh: it must not be answered from a record
     base = os.path.abspath(out)
     files = {os.path.join(base, n): digest(old[n] or b"") for n in OUTPUTS}
