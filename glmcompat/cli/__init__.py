@@ -36,7 +36,28 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _sane_streams() -> None:
+    """Streams every answer can be written to: a stdout or stderr the caller closed (``>&-``: Python then has None)
+    goes to /dev/null, and one whose encoding cannot spell a character (``PYTHONIOENCODING=ascii``) escapes it
+    instead of failing the run after the verdict was made."""
+    import os
+
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            try:
+                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the run
+            except OSError:
+                continue
+        elif getattr(stream, "errors", None) == "strict":
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (AttributeError, ValueError, OSError):
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _sane_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(_usage(), file=sys.stdout if args else sys.stderr)
