@@ -439,8 +439,7 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     UV_DEFAULT_INDEX in the environment), and cp311 is the minor 3.11 (requires-python, the header)."""
     from glmcompat.edges.sources import RecordedSource
     from glmcompat.matrix.load import load_facts
-    from glmcompat.matrix.store import cache_dir
-    from glmcompat.ops.lockgen import LockRequest, resolution_key, resolve_core
+    from glmcompat.ops.lockgen import LockRequest, memoize, resolve_core
     from glmcompat.readers.lockfiles import read_lock
 
     from .localindex import serve_wheels
@@ -459,16 +458,15 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
         # the recorded resolution, seeded in the memo under the key of a lock against this index
         saved = os.environ.get("UV_DEFAULT_INDEX")
         os.environ["UV_DEFAULT_INDEX"] = url
+        src = RecordedSource(FIXTURES / "resolver" / "index.json")
+        res = resolve_core(facts, req, source=src)
         try:
-            memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
+            memoize(facts, req, res)
         finally:
             if saved is None:
                 del os.environ["UV_DEFAULT_INDEX"]
             else:
                 os.environ["UV_DEFAULT_INDEX"] = saved
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        src = RecordedSource(FIXTURES / "resolver" / "index.json")
-        memo.write_text(json.dumps(resolve_core(facts, req, source=src).__dict__))
         r = subprocess.run([sys.executable, "-m", "glmcompat", "lock", "--target", "sm120", "--engine", "vllm",
                             "--matrix", str(matrix), "--out", str(out), "--python", "cp311", "--index-url", url, "-v"],
                            capture_output=True, text=True, env=env, timeout=300)

@@ -137,7 +137,7 @@ def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, 
     """The full path keys its verdict by the inputs as it read them: a file edited while it ran is not recorded
     against its new bytes (the next run judges it afresh)."""
     from glmcompat.cli import fastpath
-    from glmcompat.cli.startup import decode
+    from glmcompat.cli.startup import load
 
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
     lock = tmp_path / "requirements.txt"
@@ -153,7 +153,7 @@ def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, 
     side = tmp_path / "pyproject.toml"
     fastpath.store(argv, before, [str(lock), str(side)], "verdict\n", "", 0)
     (record,) = (tmp_path / "cache" / "verdicts").iterdir()
-    deps, out, _, rc = decode(fastpath.HEADER, record.read_bytes())
+    deps, out, _, rc = load(fastpath.HEADER, before, str(record)) or ({}, "", "", -1)
     assert (out, rc) == ("verdict\n", 0)
     assert list(deps) == [str(side)]  # the named file is in the key already: not hashed a second time
     assert fastpath.lookup(argv) == 0

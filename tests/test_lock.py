@@ -13,7 +13,7 @@ from glmcompat.decide.rules import evaluate
 from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
-from glmcompat.ops.lockgen import LockRequest, lock, render_pyproject, resolve_core
+from glmcompat.ops.lockgen import LockRequest, lock, memoize, render_pyproject, resolve_core
 from glmcompat.readers.lockfiles import read_lock
 
 from .conftest import FIXTURES, ROOT, run_cli
@@ -239,7 +239,6 @@ def _serve(pins, tmp_path, monkeypatch):
 def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     """`glmcompat lock --target sm120 --engine vllm` as a process: the recorded resolution (seeded in the memo),
     the real `uv lock` on a local index, the check, the host-free exports; a second run changes nothing."""
-    import json
 
     from glmcompat.matrix.store import cache_dir
     from glmcompat.ops.lockgen import resolution_key
@@ -250,7 +249,7 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     req = LockRequest(VSTACK, "sm120", "glm_moe_dsa")
     memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
     memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text(json.dumps(resolve_core(facts, req, source=src).__dict__))
+    memoize(facts, req, resolve_core(facts, req, source=src))
     out = tmp_path / "out"
     cmd = ("lock", "--target", "sm120", "--engine", "vllm", "--matrix", str(matrix), "--out", str(out))
     r0 = r = run_cli(*cmd)
@@ -410,7 +409,6 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
     """`glmcompat lock --target T [--platform aarch64]` as a process: the recorded aarch64 resolution (seeded in the
     memo), the real `uv lock` for Linux aarch64 on a local index, the check for aarch64, the host-free exports; the
     output says which machine was locked; a second run changes nothing."""
-    import json
 
     from glmcompat.matrix.store import cache_dir
     from glmcompat.ops.lockgen import resolution_key
@@ -421,7 +419,7 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
     req = LockRequest(STACK, target, "glm_moe_dsa", platform=platform)
     memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
     memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text(json.dumps(resolve_core(facts, req, source=arm_src).__dict__))
+    memoize(facts, req, resolve_core(facts, req, source=arm_src))
     out = tmp_path / "out"
     cmd = ("lock", "--target", target, *(["--platform", platform] if platform else []), "--matrix", str(matrix), "--out", str(out))
     r0 = r = run_cli(*cmd)

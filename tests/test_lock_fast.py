@@ -159,10 +159,13 @@ def test_any_change_declines(tmp_path, recorded, facts, change):
 
 
 def test_an_edited_set_gets_the_full_path(tmp_path, recorded):
-    """After an edit the command runs in full and says what it did (here: rewrites the edited file)."""
+    """After an edit the command runs in full and says what it did: the edited file is the user's now (issue 26:
+    refused, exit 2); with --force it is rewritten."""
     out, argv, full = recorded
     _edit(out / "requirements.txt")
     r = run_cli(*argv)
+    assert r.returncode == 2 and "requirements.txt is not a file glmcompat wrote" in r.stderr, r.stdout + r.stderr
+    r = run_cli(*argv, "--force")
     assert r.returncode == 0 and "(wrote requirements.txt)" in r.stdout.splitlines()[0], r.stdout + r.stderr
     again = run_cli(*argv)
     assert (again.returncode, again.stdout, again.stderr) == (full.returncode, full.stdout, full.stderr)

@@ -106,7 +106,7 @@ def seed(facts, src, req: LockRequest) -> None:
     res = L.resolve_core(facts, req, source=src)
     memo = cache_dir() / "resolutions" / f"{L.resolution_key(facts, req)}.json"
     memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text(json.dumps(res.__dict__))
+    L.memoize(facts, req, res)
 
 
 def put(out: Path, ref: dict[str, bytes]) -> None:
@@ -411,10 +411,15 @@ def test_a_project_above_out_is_not_uvs_workspace(tmp_path, env, refs):
 
 
 def test_committed_outputs_are_adopted(tmp_path, env, facts, src):
-    """A fresh checkout (pyproject.toml with glmcompat's header, requirements.txt, no stamp) is glmcompat's."""
+    """A fresh checkout (pyproject.toml with glmcompat's header, requirements.txt, no stamp): its files are rewritten
+    only with the bytes they hold (issue 26: no stamp records them, so they are the user's); --force adopts it."""
     out = tmp_path / "sm120"
     shutil.copytree(ROOT / "locks" / STACK / "sm120", out)
-    s = lock(facts, A, out, source=src)
+    before = tree(out)
+    with pytest.raises(InputError, match=r"requirements.txt is not a file glmcompat wrote.*no \.glmcompat-stamp"):
+        lock(facts, A, out, source=src)
+    assert tree(out) == before
+    s = lock(facts, A, out, source=src, force=True)
     assert "pyproject.toml" not in s["changed"] and L.verify_outputs(out) == []
 
 
@@ -547,14 +552,16 @@ def test_mixed_set_is_detected_and_redone(tmp_path, env, refs):
     assert any("pylock.toml" in p for p in L.verify_outputs(out))
     r = run_cli(*argv(out, A, "--check"))
     assert r.returncode == 1 and "mixed" in r.stderr, r.stderr
-    assert cli_lock(out).returncode == 0
+    r = cli_lock(out)  # issue 26: a file the stamp records with other bytes was edited since: the user's
+    assert r.returncode == 2 and f"{out / 'pylock.toml'} is not a file glmcompat wrote" in r.stderr, r.stderr
+    assert cli_lock(out, A, "--force").returncode == 0
     assert same_set(out, refs[A]) and L.verify_outputs(out) == []
 
 
 def test_stale_staging_directories_are_removed(tmp_path, env, refs):
     out = tmp_path / "out"
     put(out, refs[A])
-    for n in ("a", "b"):
+    for n in ("abcd1234", "x_9y8z7w"):  # the names tempfile.mkdtemp gives
         (out / f"{STAGING_PREFIX}{n}").mkdir()
         (out / f"{STAGING_PREFIX}{n}" / "uv.lock").write_text("half\n")
     assert cli_lock(out).returncode == 0

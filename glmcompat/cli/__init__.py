@@ -129,7 +129,28 @@ def _help(topic: list[str]) -> int:
         return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
 
 
+def _sane_streams() -> None:
+    """Streams every answer can be written to: a stdout or stderr the caller closed (``>&-``: Python then has None)
+    goes to /dev/null, and one whose encoding cannot spell a character (``PYTHONIOENCODING=ascii``) escapes it
+    instead of failing the run after the verdict was made."""
+    import os
+
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            try:
+                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the run
+            except OSError:
+                continue
+        elif getattr(stream, "errors", None) == "strict":
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (AttributeError, ValueError, OSError):
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _sane_streams()
     args, problem = _hoist(list(sys.argv[1:] if argv is None else argv))
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)

@@ -24,11 +24,11 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import decode, encode, parse_options
+from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options
 from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"glmcompat-lock-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 OUT_DIR = "dir"  # the digest field of the output directory's entry
@@ -138,11 +138,10 @@ def lookup(argv: list[str]) -> int | None:
     path = _record_path(k) if k else None
     if path is None:
         return None
-    try:
-        with open(path, "rb") as f:
-            deps, out, err, rc = decode(HEADER, f.read())
-    except (OSError, ValueError, UnicodeDecodeError):
+    rec = load(HEADER, k, path) if k else None
+    if rec is None:
         return None
+    deps, out, err, rc = rec
     if not _still_true(deps):
         return None
     if out:
@@ -207,4 +206,6 @@ def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
 
     from glmcompat.matrix.store import atomic_write
 
-    atomic_write(Path(path), encode(HEADER, deps, stdout, stderr, rc))
+    blob = encode(HEADER, k, deps, stdout, stderr, rc)
+    if len(blob) <= MAX_RECORD:
+        atomic_write(Path(path), blob)

@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import decode, encode, parse_options, use_color
+from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options, use_color
 from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
 
 
-FORMAT = 2
+FORMAT = 3
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--against"}
@@ -86,13 +86,11 @@ def lookup(argv: list[str]) -> int | None:
     k = key(argv) if base else None
     if k is None or base is None:
         return None
-    try:
-        with open(os.path.join(base, "verdicts", k), "rb") as f:
-            deps, out, err, rc = decode(HEADER, f.read())
-        for path, digest in deps.items():
-            if file_digest(path) != digest:
-                return None
-    except (OSError, ValueError, UnicodeDecodeError):
+    rec = load(HEADER, k, os.path.join(base, "verdicts", k))
+    if rec is None:
+        return None
+    deps, out, err, rc = rec
+    if any(file_digest(path) != digest for path, digest in deps.items()):
         return None
     if out:
         sys.stdout.write(out)
@@ -114,7 +112,9 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
     digests = {p: file_digest(p) for p in files}
     if any(d is None for d in digests.values()):
         return  # a file the verdict read is no regular file now: nothing to compare it with later
-    record = encode(HEADER, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
+    record = encode(HEADER, k, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
+    if len(record) > MAX_RECORD:
+        return  # it would be read back as no record
     try:
         from pathlib import Path
 

@@ -9,24 +9,43 @@ from __future__ import annotations
 import os
 import sys
 
+from glmcompat.matrix.locations import read_stored, seal
+
+MAX_RECORD = 8 << 20  # bytes of one record: a longer answer is not recorded, and a longer file is no record
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up paths more than their whole answer
 if TYPE_CHECKING:
     from typing import TextIO
 
 
-def encode(header: bytes, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
-    """A record: ``header``, the exit code, each file the answer depends on with its digest, stdout, stderr."""
+def encode(header: bytes, key: str, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
+    """The record stored under ``key``: ``header``, the exit code, each file the answer depends on with its digest,
+    stdout, stderr; sealed (:func:`glmcompat.matrix.locations.seal`) with a digest over the key and all of it, so an
+    edited exit code, a flipped bit or a record copied under another key is no record."""
     out = [b"%s\n%d\n%d\n" % (header, rc, len(deps))]
     for path, digest in deps.items():
         out.append(os.fsencode(path) + b"\0" + digest.encode() + b"\n")
     for text in (stdout, stderr):
         data = text.encode("utf-8", "surrogateescape")
         out.append(b"%d\n" % len(data) + data)
-    return b"".join(out)
+    return seal(header.decode(), key, b"".join(out))
+
+
+def load(header: bytes, key: str, path: str) -> tuple[dict[str, str], str, str, int] | None:
+    """The record :func:`encode` stored under ``key`` at ``path``; None (a miss) for anything else: no regular file
+    (a link, a FIFO, a device: never followed, never waited on), one over :data:`MAX_RECORD`, a digest that does not
+    match, a body that does not parse."""
+    body = read_stored(path, header.decode(), key, MAX_RECORD)
+    if body is None:
+        return None
+    try:
+        return decode(header, body)
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def decode(header: bytes, blob: bytes) -> tuple[dict[str, str], str, str, int]:
-    """Inverse of :func:`encode`; ValueError on anything else (a truncated or foreign file is a miss)."""
+    """The body of a record :func:`encode` wrote; ValueError on anything else (a truncated or foreign file is a
+    miss)."""
     head, rest = blob.split(b"\n", 1)
     if head != header:
         raise ValueError("not a record of this kind")
@@ -43,6 +62,8 @@ def decode(header: bytes, blob: bytes) -> tuple[dict[str, str], str, str, int]:
         size = int(size_s)
         if len(rest) < size:
             raise ValueError("truncated")
+        if size < 0:
+            raise ValueError("negative size")
         texts.append(rest[:size].decode("utf-8", "surrogateescape"))
         rest = rest[size:]
     if rest:

@@ -661,6 +661,18 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         if name not in CORE:
             raise InputError(f"--with: {name!r} is not in the coupled core ({', '.join(CORE)}); "
                              "add other packages to the generated pyproject.toml")
+        # only a name and a version specifier are kept: anything else would be dropped without a word
+        if r.extras:
+            raise InputError(f"--with {raw!r}: extras ({', '.join(sorted(r.extras))}) are not kept in a stack lock "
+                             f"(its pins are plain name==version); pass --with '{r.name}{r.specifier}', and require "
+                             "the extra in your project (`glmcompat lock` in project mode keeps it)")
+        if r.url:
+            raise InputError(f"--with {raw!r}: a URL requirement; a stack lock resolves the core from the index "
+                             f"(pin a version: --with '{r.name}==VERSION'; a local build belongs in your project's "
+                             "pyproject.toml, locked in project mode)")
+        if r.marker:
+            raise InputError(f"--with {raw!r}: a marker ({r.marker}) is not kept in a stack lock; the lock is made "
+                             f"for one target and platform (pass --with '{r.name}{r.specifier}')")
         roots.append(Req(name, r.specifier, Why(USER, text=f"you require {name}{r.specifier}")))
         with_names.add(name)
         if name not in names:

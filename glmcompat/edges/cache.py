@@ -7,9 +7,10 @@ sees half a file; :meth:`Cache.lock` (a file lock per key) keeps concurrent runs
 work twice. Keys are plain names (``abi-v1-<sha>-<sha>``); a result derived from a wheel never goes
 stale, index pages do (``max_age``).
 
-Nothing read back is trusted blindly. Every entry starts with a line holding the digest of the rest
-(a truncated, edited or foreign file is a miss: a truncated torch export list can no longer become a
-wrong "incompatible"), and a JSON entry of a known kind must have that kind's shape (:data:`SHAPES`):
+Nothing read back is trusted blindly. Every entry is read through the one safe reader (a regular file, never
+a link, a FIFO or a device, of bounded size) and starts with a line holding the digest of its key and the rest
+(:func:`glmcompat.matrix.locations.seal`: a truncated, edited, foreign file or one copied under another key is a
+miss: a truncated torch export list can no longer become a wrong "incompatible"), and a JSON entry of a known kind must have that kind's shape (:data:`SHAPES`):
 wrong-type JSON is a miss, recomputed and replaced by the caller, never a crash.
 """
 
@@ -25,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
-_MAGIC = b"glmcompat-cache blake2b-128 "
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -34,22 +34,18 @@ def is_sha256(value: object) -> bool:
     return isinstance(value, str) and bool(_SHA256.match(value))
 
 
-def _frame(data: bytes) -> bytes:
-    import hashlib
+def _frame(key: str, data: bytes) -> bytes:
+    from glmcompat.matrix.locations import seal
 
-    return _MAGIC + hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n" + data
+    return seal("cache", key, data)
 
 
-def _unframe(raw: bytes) -> bytes | None:
-    """The payload of an entry whose digest line matches it; None for anything else."""
-    import hashlib
+def _unframe(key: str, raw: bytes | None) -> bytes | None:
+    """The payload of an entry written under ``key`` whose digest line matches it; None for anything else (an entry
+    copied under another key included: its digest covers its key)."""
+    from glmcompat.matrix.locations import unseal
 
-    if not raw.startswith(_MAGIC):
-        return None
-    digest, nl, body = raw[len(_MAGIC):].partition(b"\n")
-    if not nl or hashlib.blake2b(body, digest_size=16).hexdigest().encode() != digest:
-        return None
-    return body
+    return unseal("cache", key, raw)
 
 
 # -- shapes of the JSON entries -----------------------------------------------------------------------
@@ -181,30 +177,22 @@ class Cache:
     def get_bytes(self, key: str, *, max_age: float | None = None) -> bytes | None:
         """The entry's payload; None when it is absent, older than ``max_age``, not a regular file, or its
         digest line does not match (truncated, edited, written by an older glmcompat)."""
-        import stat
+        from glmcompat.matrix.locations import MAX_STORED, read_bounded
 
         path = self._path(key)
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        except (OSError, ValueError):
-            return None
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or (max_age is not None and time.time() - st.st_mtime > max_age):
+        if max_age is not None:
+            try:
+                if time.time() - os.lstat(path).st_mtime > max_age:
+                    return None
+            except OSError:
                 return None
-            with os.fdopen(os.dup(fd), "rb") as f:
-                raw = f.read()
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        return _unframe(raw)
+        return _unframe(key, read_bounded(str(path), MAX_STORED))
 
     def put_bytes(self, key: str, data: bytes) -> None:
         from glmcompat.matrix.store import atomic_write
 
         try:
-            atomic_write(self._path(key), _frame(data))
+            atomic_write(self._path(key), _frame(key, data))
         except OSError:
             # A cache that cannot be written is not an error: the result is still correct.
             return

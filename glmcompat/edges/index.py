@@ -98,15 +98,36 @@ def _uv_configured_index() -> str | None:
 
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        except OSError:
             continue
-        for idx in data.get("index", []) or []:
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as e:
+            # uv refuses such a file too: naming it is the remedy
+            raise InputError(f"{path}: uv's configuration is not valid TOML ({str(e)[:200]}); fix or remove it") from None
+        indexes = data.get("index")
+        for idx in indexes if isinstance(indexes, list) else []:
             if isinstance(idx, dict) and idx.get("default") and isinstance(idx.get("url"), str):
                 return str(idx["url"])
         url = data.get("index-url")
         if isinstance(url, str) and url:
             return url
     return None
+
+
+def index_ttl() -> float:
+    """How long a cached index page is used, in seconds (``GLMCOMPAT_INDEX_TTL``; default a day); InputError for a
+    value that is no such number."""
+    import math
+
+    raw = os.environ.get("GLMCOMPAT_INDEX_TTL", "")
+    if not raw.strip():
+        return 86400.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"GLMCOMPAT_INDEX_TTL={raw[:40]!r}: not a number of seconds (a day is 86400)")
+    return value
 
 
 def default_index_url() -> str:
@@ -117,7 +138,10 @@ def default_index_url() -> str:
     ``uv tool install``, has no pip: the uv binary the lock runs says its default in its ``--help``).
     """
     for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
-        value = os.environ.get(var, "").strip()
+        value = os.environ.get(var)
+        if value is not None and not value.strip():
+            raise InputError(f"{var} is set but blank (it would silently mean the default index); unset it, or name "
+                             "the index")
         if value:
             return value.split()[0]
     for reader in (_uv_configured_index, _pip_configured_index):
@@ -230,7 +254,9 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
         url = urljoin(page_url, str(raw.get("url", filename)))
         hashes = raw.get("hashes")
         sha = _sha256(hashes.get("sha256")) if isinstance(hashes, Mapping) else None
-        size = raw.get("size") if isinstance(raw.get("size"), int) else None
+        size = raw.get("size")
+        if type(size) is not int or not 0 <= size < 1 << 48:
+            size = None  # absent, or no size a file has (a bool, a 4,000-digit integer)
         yanked = bool(raw.get("yanked", False))
         meta = raw.get("core-metadata", raw.get("dist-info-metadata", False))
         has_meta = bool(meta)
@@ -410,7 +436,7 @@ class IndexClient:
         self.cache = cache
         self.retries = retries
         self.backoff = backoff
-        self.page_ttl = page_ttl if page_ttl is not None else float(os.environ.get("GLMCOMPAT_INDEX_TTL", "86400"))
+        self.page_ttl = page_ttl if page_ttl is not None else index_ttl()
         self.bytes_fetched = 0
         self.requests = 0
 

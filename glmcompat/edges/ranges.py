@@ -1,6 +1,12 @@
 """Random access to a remote file over HTTP ``Range`` requests: short ``206`` bodies are asked for again,
 a server that ignores ``Range`` is streamed with only the requested slice kept (bounded memory), every byte
-received is counted, and every request has an overall deadline and asks for at most ``WINDOW`` bytes."""
+received is counted, and every request asks for at most ``WINDOW`` bytes.
+
+Reading one file is one operation with one deadline (``GLMCOMPAT_HTTP_DEADLINE``): every request for it, and the
+inflating and parsing of what they brought (:meth:`HttpRangeReader.check`, which the zip and ELF readers call as
+they work), end within it. And a byte budget: a file is never received more than about twice over
+(:data:`BYTE_BUDGET_FACTOR`), so a server that ignores ``Range`` on a huge file, sending it whole for every part
+asked, is refused instead of streamed again and again."""
 
 from __future__ import annotations
 
@@ -15,7 +21,8 @@ from glmcompat.readers.wheelzip import MiB
 if TYPE_CHECKING:
     import httpx
 
-WINDOW = 64 * MiB  # the most one range request asks for (each request has an overall deadline)
+WINDOW = 64 * MiB  # the most one range request asks for
+BYTE_BUDGET_FACTOR = 2  # bytes received for one file: at most this many times its size, plus WINDOW
 
 
 class HttpRangeReader:
@@ -41,10 +48,22 @@ class HttpRangeReader:
         self._whole: bytes | None = None
         self._lock = threading.Lock()
         self._cut = 0  # answers in a row that the connection cut short
+        self.deadline = Deadline(f"{self.name}: download")  # of the whole reading: requests, inflating, parsing
+
+    def check(self) -> None:
+        """Raise the deadline's :class:`EnvironmentFailure` once the time to read this file is spent (the readers
+        that inflate and parse what arrived call this as they go)."""
+        self.deadline.check()
 
     def _count(self, n: int) -> None:
         with self._lock:
             self.bytes_fetched += n
+            fetched = self.bytes_fetched
+        size = self._size
+        if size is not None and fetched > BYTE_BUDGET_FACTOR * size + WINDOW:
+            why = "it ignores Range, sending the whole file for every part asked" if self.ignores_range else \
+                "it sends more than was asked"
+            raise TransferError(self.name, f"received {fetched} bytes reading a file of {size} bytes: {why} (refused)")
 
     # -- size ---------------------------------------------------------------------------------------
     @property
@@ -116,7 +135,7 @@ class HttpRangeReader:
                                     deadline=deadline)
 
     def _deadline(self) -> Deadline:
-        return Deadline(f"{self.name}: download")
+        return self.deadline
 
     def _pieces(self, r: httpx.Response, deadline: Deadline) -> Iterator[bytes]:
         """The body as it arrives, each piece counted; ends early (noted in ``_cut``) when the connection is

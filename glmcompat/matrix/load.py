@@ -60,7 +60,9 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     plain = load_matrix(paths).plain()
     if files:
         try:
-            atomic_write(cached, _document(plain))
+            from glmcompat.matrix.locations import seal
+
+            atomic_write(cached, seal("matrix", cached.name, _document(plain)))
         except OSError:
             pass  # a read-only cache only costs speed
     return Facts.from_plain(plain, key)
@@ -94,8 +96,11 @@ def _read(path: Path) -> bytes | None:
 
 
 def _cached_matrix(path: Path) -> Tables | None:
-    """The rows a cache entry holds (see :func:`_rows`); None (a miss, rewritten by the caller) otherwise."""
-    return _rows(_read(path))
+    """The rows a cache entry holds (see :func:`_rows`), read through the one safe reader and sealed with its name
+    (:func:`glmcompat.matrix.locations.read_stored`); None (a miss, rewritten by the caller) otherwise."""
+    from glmcompat.matrix.locations import read_stored
+
+    return _rows(read_stored(str(path), "matrix", path.name))
 
 
 def _rows(raw: bytes | None, files: dict[str, str] | None = None) -> Tables | None:

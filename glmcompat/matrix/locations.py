@@ -104,3 +104,76 @@ def file_digest(path: str, *, follow: bool = True) -> str | None:
         return None
     finally:
         os.close(fd)
+
+
+# -- stored things: one framing, one safe reader ------------------------------------------------------------------
+#
+# Every file glmcompat keeps for itself (verdict and lock records of the start-up paths, probe results, parsed locks,
+# memoized resolutions, the validated matrix) is a convenience, never a fact: it is used only when it is exactly what
+# glmcompat wrote under that very name. :func:`seal` frames a payload with a digest over its kind, its key and the whole
+# payload; :func:`read_stored` opens without following a link and without blocking (a FIFO or a device planted in the
+# cache is refused at once, never read), reads only a regular file of at most ``limit`` bytes, and returns the payload
+# only when the digest matches: a truncated, edited, foreign or renamed entry is a miss that the caller recomputes and
+# replaces.
+
+MAX_STORED = 256 << 20  # bytes of one stored thing (the largest, a cached project page, is capped at 64 MiB on the wire)
+_SEAL = b"glmcompat-sealed blake2b-160 "
+
+
+def _seal_digest(kind: str, key: str, body: bytes) -> bytes:
+    h = hasher()
+    h.update(f"{kind}\0{key}\0".encode("utf-8", "surrogateescape"))
+    h.update(body)
+    return h.hexdigest().encode()
+
+
+def seal(kind: str, key: str, body: bytes) -> bytes:
+    """``body`` framed for storage as an entry of ``kind`` named ``key``: a first line holding the digest of all three."""
+    return _SEAL + _seal_digest(kind, key, body) + b"\n" + body
+
+
+def unseal(kind: str, key: str, raw: bytes | None) -> bytes | None:
+    """The payload of a :func:`seal` frame of exactly this ``kind`` and ``key``; None for anything else."""
+    if raw is None or not raw.startswith(_SEAL):
+        return None
+    digest, nl, body = raw[len(_SEAL):].partition(b"\n")
+    if not nl or len(digest) != 40:
+        return None
+    import _operator  # hmac.compare_digest without importing hmac (and hashlib with it)
+
+    return body if _operator._compare_digest(_seal_digest(kind, key, body), digest) else None
+
+
+def read_bounded(path: str, limit: int = MAX_STORED) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (not a link, a FIFO, a device, a directory) of at most ``limit``
+    bytes; None otherwise or on any error. Never blocks and never reads more than ``limit + 1`` bytes, whatever the
+    file turns into while it is read."""
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOCTTY", 0))
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError, TypeError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > limit:
+            return None
+        parts: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        data = b"".join(parts)
+        return data if len(data) <= limit else None  # it grew while read
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_stored(path: str, kind: str, key: str, limit: int = MAX_STORED) -> bytes | None:
+    """The payload of the stored entry ``path`` (:func:`read_bounded`, then :func:`unseal`); None: a miss."""
+    return unseal(kind, key, read_bounded(path, limit))

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, Protocol
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
 MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
+MAX_GAPS = 4 * MAX_BOUND  # the largest product of the spans of bounded gaps one search may backtrack through
 
 
 @dataclass(frozen=True)
@@ -317,7 +318,9 @@ def linear_time_problem(pattern: str) -> str | None:
       (``cuInit.*(failed|error)``: a search tries every start, and each scans the rest of the line, so
       a line repeating ``cuInit`` costs the square of its length). Write the gap bounded, ``.{0,200}``,
       or put the repeat last (``undefined symbol: \\S+``), where the first success ends the search;
-    * a bound above :data:`MAX_BOUND`.
+    * a bound above :data:`MAX_BOUND`;
+    * bounded gaps whose spans multiply past :data:`MAX_GAPS` (``a.{0,200}b.{0,200}c.{0,200}d``: a failing search
+      backtracks through every split of each gap, the product of their spans at each start: seconds a line).
     """
     import importlib
 
@@ -357,6 +360,8 @@ def linear_time_problem(pattern: str) -> str | None:
                 return True
         return False
 
+    gaps = [1]  # the product of the spans of the bounded repeats followed by pattern that can fail
+
     def check(seq: Iterable[tuple[Any, Any]], in_repeat: bool, rest_always: bool) -> str | None:
         items = list(seq)
         for i, (op, av) in enumerate(items):
@@ -371,13 +376,25 @@ def linear_time_problem(pattern: str) -> str | None:
                                 "of a search scans the rest of the line: quadratic); bound it, e.g. .{0,200}")
                     if hi != c.MAXREPEAT and hi > MAX_BOUND:
                         return f"a repeat bound of {hi} (at most {MAX_BOUND})"
+                    if not after:
+                        gaps[0] *= hi - lo + 1
+                        if gaps[0] > MAX_GAPS:
+                            return (f"bounded gaps whose spans multiply to more than {MAX_GAPS} (a failing search "
+                                    "backtracks through every split of each: keep one gap, or narrow them)")
                 why = check(body, in_repeat or hi > 1, after)
             elif op == c.SUBPATTERN:
                 why = check(av[3], in_repeat, after)
             elif op == c.ATOMIC_GROUP:
                 why = check(av, in_repeat, after)
-            elif op == c.BRANCH:
-                why = next((w for b in av[1] if (w := check(b, in_repeat, after))), None)
+            elif op == c.BRANCH:  # alternatives are tried one after another: their gaps add, the worst counts
+                base, worst, why = gaps[0], gaps[0], None
+                for b in av[1]:
+                    gaps[0] = base
+                    why = check(b, in_repeat, after)
+                    if why:
+                        break
+                    worst = max(worst, gaps[0])
+                gaps[0] = worst
             elif op in (c.ASSERT, c.ASSERT_NOT):
                 why = check(av[1], in_repeat, True)
             elif op in (c.GROUPREF, c.GROUPREF_EXISTS):

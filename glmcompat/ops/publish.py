@@ -46,6 +46,9 @@ from glmcompat.ops.lockset import (
 )
 
 
+_STAGING = re.compile(re.escape(STAGING_PREFIX) + r"[A-Za-z0-9_]{8}")  # tempfile.mkdtemp's names, as _staging makes them
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -245,13 +248,26 @@ def _clean_stale(out: Path) -> None:
     except OSError as e:
         raise EnvironmentFailure(f"--out {out}: cannot list: {e.strerror}") from None
     for n in names:
-        if n.startswith(STAGING_PREFIX):
-            p = out / n
-            st = _lstat(p)
-            if st is not None and stat.S_ISDIR(st.st_mode):
-                shutil.rmtree(p, ignore_errors=True)
-            elif st is not None:
-                os.unlink(p)
+        if _STAGING.fullmatch(n):
+            _remove_ours(out / n)
+
+
+def _remove_ours(p: Path) -> bool:
+    """Remove ``p`` if it is a directory glmcompat made for a set (holding nothing but set files, none a link or a
+    directory); True if removed. Anything else in it is the user's: left where it is."""
+    st = _lstat(p)
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        return False
+    try:
+        names = os.listdir(p)
+    except OSError:
+        return False
+    if any(n not in SET_FILES or not stat.S_ISREG(os.lstat(p / n).st_mode) for n in names):
+        return False
+    for n in names:
+        os.unlink(p / n)
+    os.rmdir(p)
+    return True
 
 
 def _finish_publish(out: Path) -> bool:
@@ -265,10 +281,13 @@ def _finish_publish(out: Path) -> bool:
     _refuse_link(pub, st)
     if not stat.S_ISDIR(st.st_mode):
         raise InputError(f"{pub} is not a directory glmcompat wrote; remove it")
+    foreign = sorted(n for n in os.listdir(pub) if n not in SET_FILES)
+    if foreign:
+        raise InputError(f"{pub} holds files glmcompat did not write ({', '.join(foreign[:3])}); move them out of it")
     stamp = read_regular(pub / STAMP)
     files = stamp_files(stamp)
     if not files:  # the new stamp was already moved in (or this is not a whole set): nothing left to move
-        shutil.rmtree(pub, ignore_errors=True)
+        _remove_ours(pub)
         return True
     old_stamp = out / STAMP
     _refuse_link(old_stamp, _lstat(old_stamp))
@@ -292,7 +311,7 @@ def _finish_publish(out: Path) -> bool:
     _fsync(out)
     os.replace(pub / STAMP, out / STAMP)
     _fsync(out)
-    shutil.rmtree(pub, ignore_errors=True)
+    _remove_ours(pub)
     return True
 
 
@@ -337,25 +356,51 @@ def verify_outputs(out: Path) -> list[str]:
     return problems
 
 
+def proven(old: dict[str, bytes | None], stamp: bytes | None) -> set[str]:
+    """The outputs glmcompat is proven to have written as they are now: those whose bytes the stamp records (by
+    sha256). A file no stamp records, or one edited since, is the user's."""
+    files = stamp_files(stamp)
+    return {n for n in OUTPUTS if old.get(n) is not None and files.get(n) == sha(old[n] or b"")}
+
+
+def _not_ours(p: Path, why: str) -> InputError:
+    return InputError(f"{p} is not a file glmcompat wrote; pass an empty --out directory (or --force to replace it; "
+                      f"{why})")
+
+
 def claim(out: Path, force: bool) -> tuple[dict[str, bytes | None], bytes | None]:
     """The previous set and its stamp, after refusing what glmcompat must not replace: links, non-regular
-    files, and (unless ``force``) files glmcompat did not write — a pyproject.toml without glmcompat's
-    header, or another output that neither sits beside such a pyproject.toml nor matches the stamp."""
+    files, and (unless ``force``) any output the stamp does not record as it is now — except a set that only
+    looks like glmcompat's (a generated header, no stamp for it: a fresh checkout of a committed set), whose
+    files :func:`check_replace` lets the run rewrite only with the bytes they already hold."""
     old = {n: read_regular(out / n) for n in OUTPUTS}
     stamp = read_regular(out / STAMP)
-    files = stamp_files(stamp)
-    ours = old["pyproject.toml"] is not None and old["pyproject.toml"].startswith(GENERATED)
+    if force:
+        return old, stamp
+    ours = proven(old, stamp)
+    looks = old["pyproject.toml"] is not None and old["pyproject.toml"].startswith(GENERATED)
     for n in OUTPUTS:
-        data = old[n]
-        if data is None or force:
+        if old[n] is None or n in ours or looks:
             continue
-        if n == "pyproject.toml" and ours:
-            continue
-        if n != "pyproject.toml" and (ours or files.get(n) == sha(data)):
-            continue
-        raise InputError(f"{out / n} is not a file glmcompat wrote; pass an empty --out directory "
-                         "(or --force to replace it)")
+        raise _not_ours(out / n, "no stamp of glmcompat's records it")
     return old, stamp
+
+
+def check_replace(out: Path, old: dict[str, bytes | None], stamp: bytes | None, new: dict[str, bytes],
+                  force: bool) -> None:
+    """Refuse (exit 2, before anything is staged) to change a file glmcompat is not proven to have written: one
+    the stamp does not record, or records with other bytes (edited since). Rewriting it with the bytes it holds
+    changes nothing and is allowed; ``force`` allows everything."""
+    if force:
+        return
+    ours = proven(old, stamp)
+    files = stamp_files(stamp)
+    for n in OUTPUTS:
+        if old[n] is None or n in ours or new.get(n) == old[n]:
+            continue
+        why = "edited since the run that wrote it" if n in files else \
+            f"no {STAMP} records it: a set copied without its stamp is the user's"
+        raise _not_ours(out / n, why)
 
 
 @contextmanager

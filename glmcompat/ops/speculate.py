@@ -49,7 +49,7 @@ class Speculation:
         self.uvlock = uvlock
         self.uv = uv_binary()
         self.env = uv_env(requires_python)
-        self.path = private_dir("glmcompat-uv-")
+        self.path = private_dir(UV_PREFIX)
         self.procs: list[subprocess.Popen[bytes]] = []  # the lock, then the exports as they start
         self._guard = threading.Lock()
         self._stopped = False
@@ -152,9 +152,8 @@ class Speculation:
     def discard(self) -> None:
         """Stop uv and remove the directory."""
         self.stop()
-        import shutil
 
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_private(self.path)
 
 
 def _write(path: str, data: bytes) -> None:
@@ -162,21 +161,89 @@ def _write(path: str, data: bytes) -> None:
         f.write(data)
 
 
+UV_PREFIX = "glmcompat-uv-"  # the private directories a lock runs uv in
+STALE_AFTER = 60.0  # seconds: a private directory no run holds and untouched this long is a killed run's
+_held: dict[str, int] = {}  # private directory -> the descriptor whose flock says a live run uses it
+
+
+def _roots() -> list[str]:
+    names = [os.environ.get(v, "") for v in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp", "/usr/tmp"]
+    return [os.path.abspath(r) for r in dict.fromkeys(filter(None, names))]
+
+
 def private_dir(prefix: str) -> str:
     """A new directory only this user can enter, under the first temporary directory :mod:`tempfile` would take
     (``TMPDIR``, ``TEMP``, ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``: the first one a directory can be
     made in), where the lock runs its own uv too — so uv's view from it is the same. ``os`` only: tempfile
-    imports shutil and ``re``, which would delay the speculative uv. OSError when none can be made."""
-    names = [os.environ.get(v, "") for v in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp", "/usr/tmp"]
+    imports shutil and ``re``, which would delay the speculative uv. OSError when none can be made.
+
+    The directory is held (an ``flock`` on it) until :func:`remove_private`: one a ``kill -9`` left is no longer
+    held, and the next lock removes it (:func:`sweep`)."""
     error: OSError = FileNotFoundError("no usable temporary directory")
-    for root in filter(None, names):
-        path = os.path.join(os.path.abspath(root), prefix + os.urandom(8).hex())
+    for root in _roots():
+        path = os.path.join(root, prefix + os.urandom(8).hex())
         try:
             os.mkdir(path, 0o700)
-            return path
         except OSError as e:
             error = e
+            continue
+        try:
+            import fcntl
+
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _held[path] = fd
+        except (ImportError, OSError):
+            pass  # unheld: removed by a sweep only once stale
+        return path
     raise error
+
+
+def remove_private(path: str) -> None:
+    """Remove a directory :func:`private_dir` made, and release it."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+    fd = _held.pop(path, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def sweep(prefix: str = UV_PREFIX, stale_after: float = STALE_AFTER) -> list[str]:
+    """Remove the private directories (``prefix``) of this user's runs that a kill left behind: not held by any live
+    run and untouched for ``stale_after`` seconds. Returns the paths removed; never raises."""
+    import shutil
+    import time
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return []
+    removed: list[str] = []
+    for root in _roots():
+        try:
+            names = [n for n in os.listdir(root) if n.startswith(prefix)]
+        except OSError:
+            continue
+        for n in names:
+            path = os.path.join(root, n)
+            try:
+                st = os.lstat(path)
+                if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != os.getuid() or path in _held \
+                        or time.time() - st.st_mtime < stale_after:
+                    continue
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a live run holds it: leave it
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    return removed
 
 
 def _stop(p: subprocess.Popen[bytes]) -> None:

@@ -48,6 +48,7 @@ SCHEMA_VERSION = 1
 SUMMARY_VERSION = 1  # torch summaries and arch lists
 EXT_SUMMARY_VERSION = 2  # v2: weak_undefined kept; siblings' defined names = those the wheel needs
 ABI_VERSION = 2  # v2: C-named stable-ABI symbols count (glmcompat.readers.elf.needs_from_torch)
+WHOLE_INFLATED = 64 << 20  # bytes: a member that inflates to more is read in parts (SparseMember), never whole
 WHOLE_MEMBER = 2 << 20  # members up to this many compressed bytes are read whole
 _SO = re.compile(r"\.so(\.\d+)*$")
 
@@ -294,13 +295,13 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
 
     label = f"{zf.name}: {m.name}"
     try:
-        if m.compressed_size <= WHOLE_MEMBER:
+        if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:  # a bomb is read in parts, as a big one
             data = zf.read(m)
-            return parse_elf(BytesView(data, label), label, dynamic=dynamic)  # type: ignore[arg-type]
+            return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
         sm = SparseMember(zf, m)
         for _ in range(32):
             try:
-                return parse_elf(sm, label, dynamic=dynamic)  # type: ignore[arg-type]
+                return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
             except NeedBytes as e:
                 for off, n in e.ranges:
                     sm.ensure(off, n)
@@ -327,6 +328,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
     gen = zf.stream(m)
     try:
         for chunk in gen:
+            zf.tick()
             lo, hi = pos, pos + len(chunk)
             pos = hi
             if hi > sec.offset:

@@ -26,7 +26,7 @@ import re
 import shutil
 import struct
 import subprocess
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -39,7 +39,9 @@ SHT_DYNSYM = 11
 SHT_DYNAMIC = 6
 DT_NEEDED = 1
 DT_SONAME = 14
-MAX_SYMBOLS = 10_000_000
+MAX_SYMBOLS = 2_000_000  # dynamic symbols of one object (torch exports ~115k over all its libraries)
+MAX_STRTAB = 256 << 20  # bytes of one .dynstr
+_TICK = 1 << 16  # symbols between two deadline checks
 
 
 class ElfError(InputError):
@@ -151,17 +153,38 @@ _BUNDLED = re.compile(r"^libcudart[.-][0-9a-f]{8}\.so")
 DynamicMode = Literal["require", "if-available", "skip"]
 
 
-def _cstr(table: bytes, off: int, what: str, name: str) -> str:
-    if off >= len(table):
-        raise ElfError(f"{name}: {what} name offset {off} is past the string table ({len(table)} bytes)")
-    end = table.find(b"\x00", off)
-    if end < 0:
-        raise ElfError(f"{name}: {what} name at {off} is not NUL-terminated")
-    return table[off:end].decode("utf-8", "replace")
+def _strings(table: bytes, offsets: Iterable[int], what: str, name: str,
+             check: Callable[[], None] | None = None) -> dict[int, str]:
+    """The NUL-terminated string at each offset of ``table``, in time linear in the table: one sweep over the
+    distinct offsets in order, each NUL found once (a string that is the tail of another ends at the same NUL), so
+    millions of entries naming one long string cost one scan of it, not millions. The bytes decoded are bounded
+    too: overlapping names beyond what a linker's tail merging writes are refused."""
+    limit = len(table)
+    names: dict[int, str] = {}
+    find = table.find
+    end = -1  # the NUL that ends the string at the last offset looked up
+    budget = 4 * limit + (16 << 20)
+    for j, n in enumerate(sorted(set(offsets))):
+        if check is not None and not j % _TICK:
+            check()
+        if n >= limit:
+            raise ElfError(f"{name}: {what} name offset {n} is past the string table ({limit} bytes)")
+        if n > end:
+            end = find(b"\x00", n)
+            if end < 0:
+                raise ElfError(f"{name}: {what} name at {n} is not NUL-terminated")
+        budget -= end - n
+        if budget < 0:
+            raise ElfError(f"{name}: its {what} names overlap far beyond what a linker writes (more than "
+                           f"{4 * limit + (16 << 20)} bytes of names in a {limit}-byte string table)")
+        names[n] = table[n:end].decode("utf-8", "replace")
+    return names
 
 
-def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "require") -> ElfInfo:
-    """Parse ``view``; raises :class:`NeedBytes` for missing ranges and :class:`ElfError` when malformed."""
+def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "require",
+              check: Callable[[], None] | None = None) -> ElfInfo:
+    """Parse ``view``; raises :class:`NeedBytes` for missing ranges and :class:`ElfError` when malformed. Linear in
+    the size of its tables; ``check`` (a deadline) is called as the symbols are read."""
     size = view.size
     if size < 52:
         raise ElfError(f"{name}: not an ELF file ({size} bytes)")
@@ -209,8 +232,8 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     sr = raw[shstrndx]
     view.require([(sr[4], sr[5])])
     shstr = view.get(sr[4], sr[5])
-    sections = tuple(
-        Section(_cstr(shstr, r[0], "section", name), r[1], r[2], r[3], r[4], r[5], r[6], r[9]) for r in raw)
+    snames = _strings(shstr, [r[0] for r in raw], "section", name)
+    sections = tuple(Section(snames[r[0]], r[1], r[2], r[3], r[4], r[5], r[6], r[9]) for r in raw)
 
     dynsym_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNSYM), None)
     dyn_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNAMIC), None)
@@ -222,7 +245,11 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     dynstr = sections[dynsym.link]
     sym_size = 24 if bits == 64 else 16
     if dynsym.size % sym_size or dynsym.size // sym_size > MAX_SYMBOLS:
-        raise ElfError(f"{name}: .dynsym size {dynsym.size} is not a sane symbol table")
+        raise ElfError(f"{name}: .dynsym size {dynsym.size} is not a sane symbol table (at most {MAX_SYMBOLS} "
+                       "symbols are read)")
+    if dynstr.size > MAX_STRTAB:
+        raise ElfError(f"{name}: .dynstr size {dynstr.size} is not a sane string table (at most {MAX_STRTAB >> 20} "
+                       "MiB is read)")
     wanted = [dynsym, dynstr]
     dyn = sections[dyn_i] if dyn_i is not None and dynamic != "skip" else None
     if dyn is not None:
@@ -247,7 +274,7 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
         view.require(base)
     strtab = view.get(dynstr.offset, dynstr.size)
     symtab = view.get(dynsym.offset, dynsym.size)
-    defined, undefined, weak_undef = _symbols(symtab, strtab, bits, e, name)
+    defined, undefined, weak_undef = _symbols(symtab, strtab, bits, e, name, check)
     needed: list[str] = []
     soname: str | None = None
     if dyn_bytes is not None and dyn_str is not None:
@@ -262,18 +289,21 @@ def _check_overlap(secs: list[Section], name: str) -> None:
             raise ElfError(f"{name}: sections {an} and {bn} overlap ({a0}-{a1} and {b0}-{b1})")
 
 
-def _symbols(symtab: bytes, strtab: bytes, bits: int, e: str, name: str
+def _symbols(symtab: bytes, strtab: bytes, bits: int, e: str, name: str, check: Callable[[], None] | None = None
              ) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    defined: set[str] = set()
-    undefined: set[str] = set()
-    weak_undef: set[str] = set()
+    """The defined, undefined and weak undefined names of a symbol table, in time linear in the two tables: each
+    name is found once per distinct offset, by one sweep over the offsets in order (a name that is the tail of
+    another ends at the same NUL), so ten million symbols naming one long string cost one scan of it, not ten
+    million."""
     if bits == 64:
         it = ((n, info, other, shndx) for n, info, other, shndx, _, _ in struct.iter_unpack(e + "IBBHQQ", symtab))
     else:
         it = ((n, info, other, shndx) for n, _, _, info, other, shndx in struct.iter_unpack(e + "IIIBBH", symtab))
     limit = len(strtab)
-    find = strtab.find
-    for n, info, other, shndx in it:
+    kept: list[tuple[int, int]] = []  # (name offset, 0 undefined / 1 weak undefined / 2 defined)
+    for i, (n, info, other, shndx) in enumerate(it):
+        if check is not None and not i % _TICK:
+            check()
         if n == 0:
             continue
         bind = info >> 4
@@ -281,32 +311,33 @@ def _symbols(symtab: bytes, strtab: bytes, bits: int, e: str, name: str
             continue
         if n >= limit:
             raise ElfError(f"{name}: symbol name offset {n} is past .dynstr ({limit} bytes)")
-        end = find(b"\x00", n)
-        if end < 0:
-            raise ElfError(f"{name}: symbol name at {n} is not NUL-terminated")
-        sym = strtab[n:end].decode("utf-8", "replace")
         if shndx == 0:
             if bind == 1:
-                undefined.add(sym)
+                kept.append((n, 0))
             elif bind == 2:
-                weak_undef.add(sym)
+                kept.append((n, 1))
         elif bind in (1, 2, 10) and (other & 3) in (0, 3) and (info & 0xF) not in (3, 4):
-            defined.add(sym)
+            kept.append((n, 2))
+    names = _strings(strtab, [n for n, _ in kept], "symbol", name, check)
+    out: tuple[set[str], set[str], set[str]] = (set(), set(), set())
+    for n, kind in kept:
+        out[kind].add(names[n])
+    undefined, weak_undef, defined = out
     return frozenset(defined), frozenset(undefined), frozenset(weak_undef)
 
 
 def _dynamic(dyn: bytes, dstr: bytes, bits: int, e: str, name: str) -> tuple[list[str], str | None]:
     fmt = e + ("qQ" if bits == 64 else "iI")
     ent = struct.calcsize(fmt)
-    needed: list[str] = []
-    soname = None
+    wanted: list[tuple[int, int]] = []
     for tag, val in struct.iter_unpack(fmt, dyn[: len(dyn) - len(dyn) % ent]):
         if tag == 0:
             break
-        if tag == DT_NEEDED:
-            needed.append(_cstr(dstr, val, "DT_NEEDED", name))
-        elif tag == DT_SONAME:
-            soname = _cstr(dstr, val, "DT_SONAME", name)
+        if tag in (DT_NEEDED, DT_SONAME):
+            wanted.append((tag, val))
+    strings = _strings(dstr, [v for _, v in wanted], "DT_NEEDED", name)
+    needed = [strings[v] for t, v in wanted if t == DT_NEEDED]
+    soname = next((strings[v] for t, v in reversed(wanted) if t == DT_SONAME), None)
     return needed, soname
 
 

@@ -17,7 +17,6 @@ import codecs
 import json
 import os
 import re
-import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -226,6 +225,7 @@ def _url_kind(url: str) -> str:
 
 # (one whitespace character before "#", not pip's "\s+": the same result once lines are stripped, without
 # pip's quadratic backtracking on a long run of blanks)
+MAX_REQUIREMENTS = 2 << 20  # characters (bytes, for an include) of one requirements file
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _COMMENT_LINE = re.compile(r"\s*#")
 _TAKES_VALUE = frozenset({
@@ -257,13 +257,51 @@ def logical_lines(text: str) -> Iterator[tuple[int, str]]:
         yield first, line
 
 
+_PIECE = re.compile(r"""([^ \t\r\n'"\\]+)|'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|\\([\s\S])|([ \t\r\n]+)""")
+_DQ_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def split_words(s: str) -> list[str]:
+    """``shlex.split(s)`` (POSIX, no comments), in time linear in ``s``: shlex builds a token a character at a time,
+    quadratic on a long one (an 800 KB option token took 12 s). ValueError where shlex raises one (an unclosed
+    quote, a trailing backslash)."""
+    words: list[str] = []
+    parts: list[str] | None = None
+    pos, n = 0, len(s)
+    match = _PIECE.match
+    while pos < n:
+        m = match(s, pos)
+        if m is None:
+            raise ValueError("No closing quotation" if s[pos] in "'\"" else "No escaped character")
+        pos = m.end()
+        plain, single, double, escaped, space = m.groups()
+        if space is not None:
+            if parts is not None:
+                words.append("".join(parts))
+                parts = None
+            continue
+        if parts is None:
+            parts = []
+        if plain is not None:
+            parts.append(plain)
+        elif single is not None:
+            parts.append(single)
+        elif double is not None:
+            parts.append(_DQ_ESCAPE.sub(r"\1", double))
+        else:
+            parts.append(escaped)
+    if parts is not None:
+        words.append("".join(parts))
+    return words
+
+
 def _split_args(line: str) -> tuple[str, list[str]]:
     """pip's break_args_options: the requirement (tokens before the first ``-`` one) and the option tokens."""
     tokens = line.split(" ")
     i = next((k for k, t in enumerate(tokens) if t.startswith("-")), len(tokens))
     opts = " ".join(tokens[i:])
     try:
-        words = shlex.split(opts)
+        words = split_words(opts)
     except ValueError:
         words = opts.split()
     return " ".join(tokens[:i]).strip(), words
@@ -325,6 +363,7 @@ class _RequirementsReader:
         self.stack: list[tuple[str, str]] = [(os.path.realpath(top), str(top))]  # (real path, shown)
         self.done: set[tuple[str, bool]] = set()
         self.includes: list[str] = []  # every included file, relative to the top file (a cache must key on them)
+        self._parsed: dict[str, tuple[str, str | None, str | None, str | None, str | None]] = {}
 
     def lock(self, kind: str = "requirements.txt", requires_python: str | None = None,
              meta: dict[str, Any] | None = None) -> Lock:
@@ -382,7 +421,7 @@ class _RequirementsReader:
         if (real, constraint) in self.done:
             return  # read already: the same entries again would say nothing new
         try:
-            data = read_input(path, LockFormatError, "a requirements file")
+            data = read_input(path, LockFormatError, "a requirements file", MAX_REQUIREMENTS)
         except LockFormatError as e:
             raise _error(f"{what}: {e.message}", f.shown, n) from None
         self.includes.append(origin)
@@ -398,15 +437,18 @@ class _RequirementsReader:
         if _is_location(text):
             self.location(f, n, text, constraint)
             return
-        try:
-            req = Requirement(text)
-            marker = str(_checked_marker(req.marker)) if req.marker else None
-            version, spec = _pin_or_spec(req.specifier)
-        except (ValueError, TypeError, LookupError, RecursionError) as e:
-            raise _error(f"invalid requirement {text!r}: {_first_line(e)}", f.shown, n) from None
-        name = canonicalize(req.name)
-        if req.url:
-            source, _, version = _direct(f.shown, n, name, req.url)
+        parsed = self._parsed.get(text)  # a line seen before is parsed once (a file of one line repeated)
+        if parsed is None:
+            try:
+                req = Requirement(text)
+                marker = str(_checked_marker(req.marker)) if req.marker else None
+                version, spec = _pin_or_spec(req.specifier)
+            except (ValueError, TypeError, LookupError, RecursionError) as e:
+                raise _error(f"invalid requirement {text!r}: {_first_line(e)}", f.shown, n) from None
+            parsed = self._parsed[text] = (canonicalize(req.name), req.url, marker, version, spec)
+        name, url, marker, version, spec = parsed
+        if url:
+            source, _, version = _direct(f.shown, n, name, url)
             self.add(Entry(name, version, marker, source, None, constraint, f.origin, n))
             return
         self.add(Entry(name, version, marker, "registry", spec, constraint, f.origin, n))
@@ -496,6 +538,9 @@ def parse_requirements(path: Path, text: str) -> Lock:
     ``-e``, ``--hash`` continuations, and its ``-r``/``-c`` includes read recursively. ``name==X`` gives
     ``version=X``; anything else ``version=None`` and ``spec``. Option lines are skipped (index URLs are
     kept in ``meta["index_urls"]``); ``meta["notes"]`` says what could not be named."""
+    if len(text) > MAX_REQUIREMENTS:
+        raise _error(f"{len(text)} characters is more than a requirements file may hold ({MAX_REQUIREMENTS >> 20} "
+                     "MiB; pip-compile's largest, with hashes, are far smaller)", path)
     reader = _RequirementsReader(path)
     reader.read(_File(path, str(path), None), logical_lines(text), False)
     if not any(not e.constraint for e in reader.entries):

@@ -340,7 +340,7 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     if detect_kind(p) == "pyproject.toml":
         raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
     data = _read(p)
-    from glmcompat.matrix.locations import code_fingerprint
+    from glmcompat.matrix.locations import code_fingerprint, read_stored, seal
 
     digest = hashlib.blake2b(data + b"\0" + code_fingerprint().encode(), digest_size=20).hexdigest()
     kind = detect_kind(p) or "sniffed"
@@ -349,12 +349,13 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
         from glmcompat.matrix.store import cache_dir
 
         cached = cache_dir() / "locks" / f"{kind}-{digest}.json"
-        try:
-            raw = json.loads(cached.read_bytes())
-            if _cache_shape_ok(raw) and _includes_unchanged(p, raw["includes"]):
+        try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, parsed again
+            body = read_stored(str(cached), "lock", cached.name)
+            raw = json.loads(body) if body is not None else None
+            if raw is not None and _cache_shape_ok(raw) and _includes_unchanged(p, raw["includes"]):
                 return _from_json(str(p), raw)
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
-            pass  # a damaged or foreign entry is a miss: parsed again and replaced below
+            pass  # ... and replaced below
     text = _text(p, data)
     kind = kind_of(p, text)
     lock = with_sets(_parsers()[kind](p, text))
@@ -364,7 +365,7 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
         blob = _to_json(lock)
         blob["includes"] = _include_digests(p, lock)
         try:
-            atomic_write(cached, json.dumps(blob).encode())
+            atomic_write(cached, seal("lock", cached.name, json.dumps(blob).encode()))
         except OSError:
             pass
     return lock

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -32,6 +32,10 @@ MAX_MEMBER_SIZE = 16 << 30  # declared uncompressed size of one member
 MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
 MAX_READ = 256 * MiB  # what read() inflates into memory
 EOCD_SEARCH = 65536 + 22
+
+
+def _no_deadline() -> None:
+    """The deadline of a source that has none (bytes in memory, a local file)."""
 
 
 class RangeSource(Protocol):
@@ -160,6 +164,8 @@ class RemoteZip:
     def __init__(self, source: RangeSource) -> None:
         self.source = source
         self.name = source.name
+        # the source's deadline (a remote file's: its requests, and the inflating and parsing here, share it)
+        self.tick: Callable[[], None] = getattr(source, "check", None) or _no_deadline
         self.members = self._read_directory()
         self._by_name = {m.name: m for m in self.members}
         self._data_offsets: dict[str, int] = {}
@@ -262,6 +268,7 @@ class RemoteZip:
                 try:
                     out = d.decompress(piece, m.size + 1 - total)
                     while True:
+                        self.tick()
                         total += len(out)
                         if total > m.size:
                             raise WheelError(self.name, f"inflates past its declared {m.size} bytes", m.name)
@@ -344,17 +351,20 @@ def _candidates(region: bytes) -> Iterator[tuple[int, int]]:
 
 
 def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB,
-                limit: int = 1 << 30) -> tuple[bytes, bytes] | None:
+                limit: int = 1 << 30, check: Callable[[], None] | None = None) -> tuple[bytes, bytes] | None:
     """Decode the end of a raw deflate stream from some block boundary inside ``comp``.
 
     ``comp`` is the last bytes of the stream. Returns ``(a, b)``: the stream's last ``len(a)``
     inflated bytes decoded with two different made-up windows; where ``a`` and ``b`` agree the bytes
     are exact (bytes copied, directly or not, from before ``comp`` differ). None when no candidate
-    boundary decodes exactly to the end of the stream.
+    boundary decodes exactly to the end of the stream. ``check`` is called before each candidate is tried (a
+    deadline: hostile data can offer many candidates, each inflating up to ``limit`` bytes).
     """
     region = comp[: min(len(comp), search) + 16]
     shifted = [_shift(region, s) for s in range(8)]
     for k, s in _candidates(region):
+        if check is not None:
+            check()
         probe = shifted[s][k:k + quick]
         d = zlib.decompressobj(-15, zdict=_WINDOW_A)
         try:
@@ -464,6 +474,7 @@ class SparseMember:
             n = min(max(want, 65536), self.m.compressed_size - self._pc)
             raw = self.zf.read_compressed(self.m, self._pc, n)
             self._pc += n
+            self.zf.tick()
             try:
                 out = self._pd.decompress(raw, self.max_prefix + 1 - len(self._prefix))
             except zlib.error as e:
@@ -490,18 +501,9 @@ class SparseMember:
                 self._tail_raw = extra + self._tail_raw
                 self._tc = n
             if n == self.m.compressed_size:
-                data = zlib.decompressobj(-15)
-                try:
-                    full = data.decompress(self._tail_raw, self.size + 1)
-                except zlib.error as e:
-                    raise WheelError(self.zf.name, f"corrupt deflate data ({e})", self.m.name) from None
-                if len(full) != self.size:
-                    raise WheelError(self.zf.name, f"inflates to {len(full)} bytes, not {self.size}", self.m.name)
-                if zlib.crc32(full) != self.m.crc:
-                    raise WheelError(self.zf.name, "CRC mismatch", self.m.name)
-                self._tail = self._tail_b = full
+                self._tail = self._tail_b = self._inflate_from(start)
                 return
-            found = decode_tail(self._tail_raw, limit=self.max_tail + 1)
+            found = decode_tail(self._tail_raw, limit=self.max_tail + 1, check=self.zf.tick)
             if found is not None:
                 a, b = found
                 if len(a) > self.size:
@@ -514,6 +516,42 @@ class SparseMember:
                 except NeedBytes:
                     pass
             n = n * 2
+
+    def _inflate_from(self, start: int) -> bytes:
+        """The member's bytes from ``start`` to its end, inflating all of it in bounded pieces (only those bytes are
+        kept: a member that declares gigabytes never makes this hold more than :attr:`max_tail`), size and CRC
+        checked."""
+        d = zlib.decompressobj(-15)
+        kept: list[bytes] = []
+        total = crc = 0
+        data = self._tail_raw
+        try:
+            while True:
+                self.zf.tick()
+                out = d.decompress(data, 16 * MiB)
+                data = d.unconsumed_tail
+                if out:
+                    crc = zlib.crc32(out, crc)
+                    if total + len(out) > start:
+                        kept.append(out[max(0, start - total):])
+                    total += len(out)
+                    if total > self.size:
+                        raise WheelError(self.zf.name, f"inflates past its declared {self.size} bytes", self.m.name)
+                if not data or d.eof:
+                    break
+            out = d.flush()
+        except zlib.error as e:
+            raise WheelError(self.zf.name, f"corrupt deflate data ({e})", self.m.name) from None
+        if out:
+            crc = zlib.crc32(out, crc)
+            if total + len(out) > start:
+                kept.append(out[max(0, start - total):])
+            total += len(out)
+        if total != self.size:
+            raise WheelError(self.zf.name, f"inflates to {total} bytes, not {self.size}", self.m.name)
+        if crc != self.m.crc:
+            raise WheelError(self.zf.name, "CRC mismatch", self.m.name)
+        return b"".join(kept)
 
     @property
     def compressed_fetched(self) -> int:
