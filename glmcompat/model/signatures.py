@@ -362,8 +362,44 @@ def linear_time_problem(pattern: str) -> str | None:
 
     gaps = [1]  # the product of the spans of the bounded repeats followed by pattern that can fail
 
-    def check(seq: Iterable[tuple[Any, Any]], in_repeat: bool, rest_always: bool) -> str | None:
-        items = list(seq)
+    def char_ok(item: tuple[Any, Any], ch: str) -> bool | None:
+        """Whether the one-character item matches ``ch``; None when this reader cannot tell."""
+        op, av = item
+        cats = {c.CATEGORY_DIGIT: str.isdigit, c.CATEGORY_WORD: lambda x: x.isalnum() or x == "_",
+                c.CATEGORY_SPACE: str.isspace}
+        if op == c.LITERAL:
+            return chr(av) == ch
+        if op == c.NOT_LITERAL:
+            return chr(av) != ch
+        if op == c.ANY:
+            return ch != "\n"
+        if op == c.IN:
+            neg, hit = False, False
+            for sub, sv in av:
+                if sub == c.NEGATE:
+                    neg = True
+                elif sub == c.LITERAL:
+                    hit |= chr(sv) == ch
+                elif sub == c.RANGE:
+                    hit |= sv[0] <= ord(ch) <= sv[1]
+                elif sub == c.CATEGORY and sv in cats:
+                    hit |= bool(cats[sv](ch))
+                else:
+                    return None
+            return hit != neg
+        return None
+
+    def delimited(body: Any, rest: list[tuple[Any, Any]]) -> bool:
+        """A repeat of one character class followed by a literal that class cannot match (``\\d{1,4}\\.``): where it
+        ends is fixed by that literal, so its span does not multiply the others'."""
+        items_ = list(body)
+        if len(items_) != 1 or not rest or rest[0][0] != c.LITERAL:
+            return False
+        return char_ok(items_[0], chr(rest[0][1])) is False
+
+    def check(seq: Iterable[tuple[Any, Any]], in_repeat: bool, rest_always: bool,
+              follow: list[tuple[Any, Any]] | None = None) -> str | None:
+        items = list(seq)  # ``follow``: what comes after this sequence, where it is a group's (its delimiter)
         for i, (op, av) in enumerate(items):
             after = rest_always and all(map(always, items[i + 1:]))
             if op in repeats:
@@ -376,14 +412,14 @@ def linear_time_problem(pattern: str) -> str | None:
                                 "of a search scans the rest of the line: quadratic); bound it, e.g. .{0,200}")
                     if hi != c.MAXREPEAT and hi > MAX_BOUND:
                         return f"a repeat bound of {hi} (at most {MAX_BOUND})"
-                    if not after:
+                    if not after and not delimited(body, items[i + 1:] or list(follow or ())):
                         gaps[0] *= hi - lo + 1
                         if gaps[0] > MAX_GAPS:
                             return (f"bounded gaps whose spans multiply to more than {MAX_GAPS} (a failing search "
                                     "backtracks through every split of each: keep one gap, or narrow them)")
                 why = check(body, in_repeat or hi > 1, after)
             elif op == c.SUBPATTERN:
-                why = check(av[3], in_repeat, after)
+                why = check(av[3], in_repeat, after, items[i + 1:] + list(follow or ()))
             elif op == c.ATOMIC_GROUP:
                 why = check(av, in_repeat, after)
             elif op == c.BRANCH:  # alternatives are tried one after another: their gaps add, the worst counts
