@@ -82,6 +82,14 @@ def test_uv_never_starts_on_a_forged_pyproject(tmp_path: Path, facts: object, re
     started.clear()
     L._speculate(facts, A, out)  # type: ignore[arg-type]
     assert started == [refs[A]["pyproject.toml"]]
+    # and the early start, before the command's imports (cli: `lock` on the predicted --out)
+    (out / "pyproject.toml").write_bytes(forged)
+    started.clear()
+    speculate.start_early(["--target", "sm120", "--out", str(out)], "glm5-sglang-0.5.9")
+    assert started == []
+    (out / "pyproject.toml").write_bytes(refs[A]["pyproject.toml"])  # the one the stamp records: it starts
+    speculate.start_early(["--target", "sm120", "--out", str(out)], "glm5-sglang-0.5.9")
+    assert started == [refs[A]["pyproject.toml"]]
 
 
 def test_user_files_with_glmcompat_like_names_are_kept(tmp_path: Path, env: None,
