@@ -202,6 +202,9 @@ def test_start_early_predicts_and_filters(tmp_path, monkeypatch, refs):
     assert speculate.take() is None
     monkeypatch.delenv(speculate.OFF_ENV)
     speculate.start_early(["--target", "sm120"], default)
+    assert speculate.take() is None  # issue 26: no stamp records that pyproject.toml: uv never starts on it
+    (d / ".glmcompat-stamp").write_bytes(refs[A][".glmcompat-stamp"])
+    speculate.start_early(["--target", "sm120"], default)
     spec = speculate.take()
     assert spec is not None and spec.pyproject == text and spec.uvlock is None
     spec.discard()

@@ -15,14 +15,16 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import hostile
 from .hostile import elf_with_symbols, wheel
 from .test_reliability_records import run_measured
 
-DEADLINE = 5.0
+DEADLINE = 3.0
 SLACK = 10.0  # start-up, the last per-read timeout, a slow shared machine
 WHEEL_NAME = "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
 SPARSE = 3 << 30  # the file a server that ignores Range claims (zeros, then a real wheel at the end)
@@ -99,10 +101,25 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data[lo:hi + 1])
 
 
+def _built(cache_dir: Path) -> dict[str, bytes]:
+    """The hostile wheels, built once per version of their recipe and kept beside pytest's temporary directories (building them takes
+    seconds: a 240 MB symbol table is deflated)."""
+    recipe = hashlib.sha256(Path(hostile.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()[:16]
+    d = cache_dir / recipe
+    names = ("bomb", "elf10m", "suffixes", "norange")
+    if all((d / f"{n}.whl").is_file() for n in names):
+        return {n: (d / f"{n}.whl").read_bytes() for n in names}
+    built = _build()
+    d.mkdir(parents=True, exist_ok=True)
+    for n, data in built.items():
+        (d / f"{n}.whl").write_bytes(data)
+    return built
+
+
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    if not WHEELS:
-        WHEELS.update(_build())
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not WHEELS:  # kept beside pytest's numbered temporary directories, which outlive a session
+        WHEELS.update(_built(tmp_path_factory.getbasetemp().parent / "glmcompat-hostile-wheels"))
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     t = threading.Thread(target=srv.serve_forever, daemon=True)

@@ -82,6 +82,14 @@ def test_uv_never_starts_on_a_forged_pyproject(tmp_path: Path, facts: object, re
     started.clear()
     L._speculate(facts, A, out)  # type: ignore[arg-type]
     assert started == [refs[A]["pyproject.toml"]]
+    # and the early start, before the command's imports (cli: `lock` on the predicted --out)
+    (out / "pyproject.toml").write_bytes(forged)
+    started.clear()
+    speculate.start_early(["--target", "sm120", "--out", str(out)], "glm5-sglang-0.5.9")
+    assert started == []
+    (out / "pyproject.toml").write_bytes(refs[A]["pyproject.toml"])  # the one the stamp records: it starts
+    speculate.start_early(["--target", "sm120", "--out", str(out)], "glm5-sglang-0.5.9")
+    assert started == [refs[A]["pyproject.toml"]]
 
 
 def test_user_files_with_glmcompat_like_names_are_kept(tmp_path: Path, env: None,
@@ -164,3 +172,21 @@ def test_uv_directories_a_kill_left_are_removed_by_the_next_run(tmp_path: Path, 
     _age(live_dir)
     monkeypatch.setenv("TMPDIR", str(tmp))
     assert speculate.sweep() == [str(live_dir)]  # released by its kill
+
+
+def test_an_out_swapped_for_a_link_after_the_checks_is_never_written_through(tmp_path: Path, env: None,
+                                                                            refs: dict[object, dict[str, bytes]]) -> None:
+    """Publish works through the directory the run holds: an --out renamed away and replaced by a link to another
+    directory while the run works is refused (nothing written in either), never written through."""
+    out, real, elsewhere = tmp_path / "out", tmp_path / "real", tmp_path / "elsewhere"
+    put(out, refs[A])
+    (out / "requirements.txt").unlink()  # so that the run has something to write
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine\n")
+    p = S.start_paused(out, "locked", A, seconds="2")
+    out.rename(real)
+    out.symlink_to(elsewhere)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 3 and "was replaced while this run held it" in err, err
+    assert sorted(x.name for x in elsewhere.iterdir()) == ["keep.txt"]
+    assert not (real / "requirements.txt").exists() and not S.strays(real)

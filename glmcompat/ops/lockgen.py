@@ -294,9 +294,9 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only:
         import glmcompat.readers.lockfiles  # noqa: F401
     created = make_out(out)
     try:
-        with exclusive(out, quiet, create=True):
+        with exclusive(out, quiet, create=True) as held:
             pause("locked")
-            recover_locked(out)
+            recover_locked(out, held)
             old, stamp = claim(out, force)
             ready = spec.result_for(text, old["uv.lock"], res.requires_python) if spec is not None else None
             if ready is not None:
@@ -314,7 +314,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only:
                 last_noop = _noop_record(facts, req, out, old, stamp, res)
                 return summary
             check_replace(out, old, stamp, new, force)  # a user's file, or one edited since, is never taken
-            publish(out, new, stamp_of(facts, new))
+            publish(out, new, stamp_of(facts, new), held)
             summary["changed"] = [n for n in OUTPUTS if old[n] != new[n]]
             return summary
     except OSError as e:

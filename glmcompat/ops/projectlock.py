@@ -437,29 +437,19 @@ def _recall(path: Path | None, project: pp.Project) -> ProjectLockResult | None:
     any record that is not exactly what :func:`_remember` wrote."""
     if path is None:
         return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+    from glmcompat.matrix.locations import read_stored
+
+    raw = read_stored(str(path), "project-verdict", path.name, 1 << 20)  # sealed with its name, read safely
+    if raw is None:
         return None
     try:
-        st = os.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > 1 << 20:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            raw = f.read(1 << 20)
-    finally:
-        os.close(fd)
-    try:
-        rec = json.loads(raw)
-        body = json.dumps(rec["body"], sort_keys=True)
-        if rec["digest"] != hashlib.sha256(body.encode()).hexdigest():
-            return None
-        files, data = rec["body"]["files"], rec["body"]["result"]
+        body = json.loads(raw)
+        files, data = body["files"], body["result"]
         if not isinstance(files, dict) or _digests(sorted(files)) != files or sorted(files) != _inputs(project):
             return None
         data = {k: v for k, v in data.items() if k != "version"}
         return ProjectLockResult(**data)
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
 
@@ -469,11 +459,12 @@ def _remember(path: Path | None, project: pp.Project, result: ProjectLockResult)
     files = _digests(_inputs(project))
     if files is None:
         return
+    from glmcompat.matrix.locations import seal
+
     quiet = ProjectLockResult(**{**result.__dict__, "written": [], "diff": "", "problems": []})
     body = {"files": files, "result": quiet.to_json()}
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
     try:
-        atomic_write(path, json.dumps({"body": body, "digest": digest}, sort_keys=True).encode())
+        atomic_write(path, seal("project-verdict", path.name, json.dumps(body, sort_keys=True).encode()))
     except OSError:
         pass  # a read-only cache only costs speed
 

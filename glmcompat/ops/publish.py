@@ -21,10 +21,8 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,7 +44,7 @@ from glmcompat.ops.lockset import (
 )
 
 
-_STAGING = re.compile(re.escape(STAGING_PREFIX) + r"[A-Za-z0-9_]{8}")  # tempfile.mkdtemp's names, as _staging makes them
+_STAGING = re.compile(re.escape(STAGING_PREFIX) + r"[A-Za-z0-9_]{8}")  # the names publish() gives its staging (and mkdtemp gave)
 
 
 def sha(data: bytes) -> str:
@@ -182,7 +180,7 @@ def make_out(out: Path) -> bool:
 
 
 @contextmanager
-def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[None]:
+def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[int | None]:
     """Hold an exclusive lock on the output directory, so runs on one ``--out`` serialise: ``flock`` on the
     directory itself (nothing is created, and opening it with O_NOFOLLOW refuses a link atomically); where a
     directory cannot be locked, on ``.glmcompat.lock`` inside it; without ``fcntl`` (Windows), filelock."""
@@ -193,7 +191,7 @@ def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[N
 
         _refuse_link(out / LOCK_FILE, _lstat(out / LOCK_FILE))
         with FileLock(str(out / LOCK_FILE)):
-            yield
+            yield None
         return
 
     def flock(fd: int) -> None:
@@ -233,7 +231,7 @@ def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[N
             held = os.fstat(fd)
             if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
                 continue  # the directory was removed or replaced while we waited: lock the one there now
-            yield
+            yield fd  # the directory held: publish writes through it, never through the path again
             return
         finally:
             for f in reversed(fds):
@@ -270,48 +268,95 @@ def _remove_ours(p: Path) -> bool:
     return True
 
 
-def _finish_publish(out: Path) -> bool:
+def _open_dir(name: str | Path, dir_fd: int | None = None) -> int:
+    return os.open(name, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0), dir_fd=dir_fd)
+
+
+def _read_at(dir_fd: int, name: str, shown: Path) -> bytes | None:
+    """:func:`read_regular` of ``name`` in the directory ``dir_fd``."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    _refuse_link(shown, st)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_OUTPUT_BYTES:
+        raise InputError(f"{shown} is not a regular file glmcompat wrote")
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0), dir_fd=dir_fd)
+    with os.fdopen(fd, "rb") as f:
+        return f.read(MAX_OUTPUT_BYTES + 1)
+
+
+def _same_dir(out: Path, dir_fd: int) -> None:
+    """Refuse to go on when ``out`` no longer names the directory this run holds (swapped for a link or another
+    directory after the checks): nothing is written, through the path or otherwise."""
+    now = _lstat(out)
+    held = os.fstat(dir_fd)
+    if now is None or stat.S_ISLNK(now.st_mode) or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+        raise EnvironmentFailure(f"--out {out} was replaced while this run held it (a link or another directory); "
+                                 "nothing was written there: run it again")
+
+
+def _finish_publish(out: Path, dir_fd: int | None = None) -> bool:
     """Move a committed set from ``.glmcompat-publish`` into place (also one a killed run left: roll
-    forward). The old stamp goes first, the new one last, so a half-moved set never carries a stamp.
-    True if there was one."""
+    forward), through the held directory ``dir_fd`` (never by path names once the directory is held). The old
+    stamp goes first, the new one last, so a half-moved set never carries a stamp. True if there was one."""
+    own = dir_fd is None
+    d = _open_dir(out) if dir_fd is None else dir_fd
+    try:
+        return _finish_publish_at(out, d)
+    finally:
+        if own:
+            os.close(d)
+
+
+def _finish_publish_at(out: Path, d: int) -> bool:
     pub = out / PUBLISHING
-    st = _lstat(pub)
-    if st is None:
+    try:
+        st = os.stat(PUBLISHING, dir_fd=d, follow_symlinks=False)
+    except FileNotFoundError:
         return False
     _refuse_link(pub, st)
     if not stat.S_ISDIR(st.st_mode):
         raise InputError(f"{pub} is not a directory glmcompat wrote; remove it")
-    foreign = sorted(n for n in os.listdir(pub) if n not in SET_FILES)
-    if foreign:
-        raise InputError(f"{pub} holds files glmcompat did not write ({', '.join(foreign[:3])}); move them out of it")
-    stamp = read_regular(pub / STAMP)
-    files = stamp_files(stamp)
-    if not files:  # the new stamp was already moved in (or this is not a whole set): nothing left to move
-        _remove_ours(pub)
-        return True
-    old_stamp = out / STAMP
-    _refuse_link(old_stamp, _lstat(old_stamp))
+    p = _open_dir(PUBLISHING, d)
     try:
-        os.unlink(old_stamp)
-    except FileNotFoundError:
+        foreign = sorted(n for n in os.listdir(p) if n not in SET_FILES)
+        if foreign:
+            raise InputError(f"{pub} holds files glmcompat did not write ({', '.join(foreign[:3])}); move them out of it")
+        files = stamp_files(_read_at(p, STAMP, pub / STAMP))
+        if files:  # else the new stamp was already moved in (or this is not a whole set): nothing left to move
+            try:
+                os.stat(STAMP, dir_fd=d, follow_symlinks=False)
+                _refuse_link(out / STAMP, os.stat(STAMP, dir_fd=d, follow_symlinks=False))
+                os.unlink(STAMP, dir_fd=d)
+            except FileNotFoundError:
+                pass
+            first = True
+            for n in OUTPUTS:
+                try:
+                    os.stat(n, dir_fd=p, follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # moved before a kill
+                have = _read_at(d, n, out / n)
+                if have is not None and sha(have) == files[n]:
+                    os.unlink(n, dir_fd=p)  # unchanged: keep the file (and its mtime)
+                else:
+                    os.replace(n, n, src_dir_fd=p, dst_dir_fd=d)
+                if first:
+                    first = False
+                    pause("publishing")
+            os.fsync(d)
+            os.replace(STAMP, STAMP, src_dir_fd=p, dst_dir_fd=d)
+            os.fsync(d)
+        for n in os.listdir(p):
+            if n in SET_FILES and stat.S_ISREG(os.stat(n, dir_fd=p, follow_symlinks=False).st_mode):
+                os.unlink(n, dir_fd=p)
+    finally:
+        os.close(p)
+    try:
+        os.rmdir(PUBLISHING, dir_fd=d)
+    except OSError:
         pass
-    first = True
-    for n in OUTPUTS:
-        src = pub / n
-        if _lstat(src) is None:
-            continue  # moved before a kill
-        have = read_regular(out / n)
-        if have is not None and sha(have) == files[n]:
-            os.unlink(src)  # unchanged: keep the file (and its mtime)
-        else:
-            os.replace(src, out / n)
-        if first:
-            first = False
-            pause("publishing")
-    _fsync(out)
-    os.replace(pub / STAMP, out / STAMP)
-    _fsync(out)
-    _remove_ours(pub)
     return True
 
 
@@ -324,9 +369,9 @@ def recover(out: Path) -> None:
         recover_locked(out)
 
 
-def recover_locked(out: Path) -> None:
+def recover_locked(out: Path, dir_fd: int | None = None) -> None:
     try:
-        _finish_publish(out)
+        _finish_publish(out, dir_fd)
         _clean_stale(out)
     except OSError as e:
         raise EnvironmentFailure(f"--out {out}: cannot recover an interrupted run: {e.strerror}") from None
@@ -403,29 +448,60 @@ def check_replace(out: Path, old: dict[str, bytes | None], stamp: bytes | None, 
         raise _not_ours(out / n, why)
 
 
-@contextmanager
-def _staging(out: Path) -> Iterator[Path]:
-    try:
-        work = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
-    except OSError as e:
-        raise EnvironmentFailure(f"--out {out}: cannot create a staging directory: {e.strerror}") from None
-    try:
-        yield work
-    finally:
-        shutil.rmtree(work, ignore_errors=True)  # gone already once published
-
-
-def publish(out: Path, new: dict[str, bytes], stamp_bytes: bytes) -> None:
+def publish(out: Path, new: dict[str, bytes], stamp_bytes: bytes, dir_fd: int | None = None) -> None:
     """Stage the set and its stamp in a fresh directory inside ``out`` (same file system: the renames never
-    cross devices), flush it to disk, commit it with one rename to ``.glmcompat-publish``, and move it in."""
-    with _staging(out) as work:
-        for n in OUTPUTS:
-            write_new(work / n, new[n])
-        write_new(work / STAMP, stamp_bytes)
-        for n in SET_FILES:
-            _fsync(work / n)
-        _fsync(work)
-        pause("staged")
-        os.replace(work, out / PUBLISHING)  # the commit point: from here on the new set is the current one
-    _fsync(out)
-    _finish_publish(out)
+    cross devices), flush it to disk, commit it with one rename to ``.glmcompat-publish``, and move it in — all
+    through ``dir_fd``, the directory the run holds (its lock), never through the path ``out`` names now: an
+    ``--out`` swapped for a link after the checks is refused, not written through."""
+    own = dir_fd is None
+    d = _open_dir(out) if dir_fd is None else dir_fd
+    try:
+        _same_dir(out, d)
+        name = STAGING_PREFIX + os.urandom(6).hex()[:8]
+        try:
+            os.mkdir(name, 0o700, dir_fd=d)
+        except OSError as e:
+            raise EnvironmentFailure(f"--out {out}: cannot create a staging directory: {e.strerror}") from None
+        committed = False
+        try:
+            w = _open_dir(name, d)
+            try:
+                for n in SET_FILES:
+                    data = stamp_bytes if n == STAMP else new[n]
+                    fd = os.open(n, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666,
+                                 dir_fd=w)
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(data)
+                        f.flush()
+                        os.fsync(f.fileno())
+                os.fsync(w)
+            finally:
+                os.close(w)
+            pause("staged")
+            os.replace(name, PUBLISHING, src_dir_fd=d, dst_dir_fd=d)  # the commit point: the new set is current
+            committed = True
+        finally:
+            if not committed:
+                _remove_staged(d, name)
+        os.fsync(d)
+        _finish_publish(out, d)
+    finally:
+        if own:
+            os.close(d)
+
+
+def _remove_staged(d: int, name: str) -> None:
+    try:
+        w = _open_dir(name, d)
+    except OSError:
+        return
+    try:
+        for n in os.listdir(w):
+            if n in SET_FILES:
+                os.unlink(n, dir_fd=w)
+    finally:
+        os.close(w)
+    try:
+        os.rmdir(name, dir_fd=d)
+    except OSError:
+        pass

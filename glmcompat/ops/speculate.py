@@ -24,7 +24,7 @@ import signal
 import subprocess
 
 from glmcompat.edges.uv import uv_binary, uv_env
-from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES
+from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
 TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
 if TYPE_CHECKING:
@@ -416,5 +416,18 @@ def start_early(argv: list[str], default_stack: str) -> None:
     text = read_prediction(os.path.join(out, "pyproject.toml"))
     if text is None or not text.startswith(GENERATED) or not _header_fits(text, argv):
         return
+    stamp = read_prediction(os.path.join(out, STAMP))
+    if stamp is None or not stamped(stamp, "pyproject.toml", text):
+        return  # uv starts only on a pyproject.toml glmcompat is proven to have written: its stamp records it
     uvlock = read_prediction(os.path.join(out, "uv.lock"))  # None: absent (or not a file the lock would read)
+    if uvlock is not None and not stamped(stamp, "uv.lock", uvlock):
+        uvlock = None
     _pending = start(text, uvlock, requires_python_of(text))
+
+
+def stamped(stamp: bytes, name: str, data: bytes) -> bool:
+    """Whether the stamp ``stamp`` records ``data`` (by its sha256) as the output ``name``: the stamp's own
+    formatting (:func:`glmcompat.ops.publish.stamp_of`), read without json."""
+    import hashlib
+
+    return b'"%s": "%s"' % (name.encode(), hashlib.sha256(data).hexdigest().encode()) in stamp
