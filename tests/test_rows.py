@@ -120,8 +120,11 @@ def test_defaults_of_fields_a_row_leaves_out() -> None:
 
 
 def _entry(path, doc: object) -> None:
+    """A matrix cache entry as glmcompat writes it: the rows' digest line and body, sealed with its name."""
+    from glmcompat.matrix.locations import seal
+
     body = json.dumps(doc).encode()
-    path.write_bytes(hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body)
+    path.write_bytes(seal("matrix", path.name, hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body))
 
 
 def test_a_cache_entry_of_another_shape_is_a_miss(tmp_path) -> None:
