@@ -681,13 +681,21 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
     for n in asked:
         if n not in with_names:
             roots.append(Req(n, SpecifierSet(), Why(STACK, stack.name)))
+    model_reqs = _model_and_target_roots(facts, req, tname, [engine] if engine in names else [], roots)
+    return roots, names, dict(stack.pins), dict(stack.overrides), model_reqs
+
+
+def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: list[str], roots: list[Req]) -> dict[str, str]:
+    """Append to ``roots`` what the model needs (transformers that knows it; each of ``engines`` at a release that
+    serves it, else the :func:`_unserved` error) and the target's own requirements on packages already asked for;
+    returns the model's requirements by package."""
     model_reqs: dict[str, str] = {}
     if req.model:
         m = facts.model(req.model)
         model_reqs["transformers"] = m.transformers
         roots.append(Req("transformers", parse_spec(m.transformers),
                          Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.source})")))
-        if engine in names:
+        for engine in engines:
             spec = m.for_engine(engine)
             if not spec:
                 raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
@@ -697,7 +705,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         if tr.package in [r.name for r in roots]:
             roots.append(Req(tr.package, parse_spec(tr.specifier),
                              Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
-    return roots, names, dict(stack.pins), dict(stack.overrides), model_reqs
+    return model_reqs
 
 
 def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
@@ -718,26 +726,9 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
         roots.append(Req(name, r.specifier, Why(USER, req.origin, text=f"{req.origin} requires {name}{r.specifier or ''}")))
         if name not in names:
             names.append(name)
-    overrides: dict[str, str] = {}
-    model_reqs: dict[str, str] = {}
     engines = [e for e in ENGINES if e in names]
-    if req.model:
-        m = facts.model(req.model)
-        model_reqs["transformers"] = m.transformers
-        roots.append(Req("transformers", parse_spec(m.transformers),
-                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.source})")))
-        for engine in engines:
-            spec = m.for_engine(engine)
-            if not spec:
-                raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
-            model_reqs[engine] = spec
-            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
-        if engines:
-            overrides["transformers"] = m.transformers
-    for tr in facts.target_requirements(tname):
-        if tr.package in [r.name for r in roots]:
-            roots.append(Req(tr.package, parse_spec(tr.specifier),
-                             Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
+    model_reqs = _model_and_target_roots(facts, req, tname, engines, roots)
+    overrides = {"transformers": model_reqs["transformers"]} if req.model and engines else {}
     return roots, names, _built_for_preferences(facts, roots, dict(req.prefer)), overrides, model_reqs
 
 
