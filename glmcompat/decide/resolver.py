@@ -50,7 +50,7 @@ from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.findings import Cause
+from glmcompat.model.findings import Cause, cite
 from glmcompat.model.names import canonicalize, normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
@@ -575,7 +575,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if k.on_mismatch == "error":
                 ok = {normalize_version(k.torch)} | self.facts.compatible_torches(name, version)
                 yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version,
-                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: {k.source})"),
+                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: `{cite(k.source)}`)"),
                           exact=frozenset(ok))
             if k.cuda:
                 major = k.cuda.split(".")[0]

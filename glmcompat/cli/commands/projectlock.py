@@ -86,6 +86,9 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
                 result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
                                            quiet=bool(args.quiet))
     except UnsafeError as e:
+        for c in e.causes:  # -v: the evidence the derivation cites, in full
+            for ekind, src in c.evidence:
+                o.detail(f"evidence ({ekind}): {src}")
         if args.json:
             from glmcompat.decide.stacks import lock_platform
             from glmcompat.ops.projectlock import ProjectLockResult
