@@ -201,3 +201,34 @@ def test_an_engine_with_its_own_config_class_needs_no_transformers_that_knows_th
     assert not [f for f in ok if f.rule == "model"]
     bad = evaluate({"sglang": "0.5.2", "transformers": "4.56.0"}, target="sm90", model="deepseek_v32")
     assert {f.packages for f in bad if f.rule == "model"} == {("sglang==0.5.2",), ("transformers==4.56.0",)}
+
+
+# Issue #21's causes, each on a real requirements file judged by the real `glmcompat check` (exit 1: unsafe; 0: safe,
+# warnings allowed), with the rule that decides it. Causes 4 and 5 (wildcard pins, implied torch) are in
+# tests/test_implied.py, the hook through includes in tests/test_precommit.py and tests/test_check.py.
+CAUSES = [
+    # 1: a probe-proven break wins over a METADATA range that admits the torch (torchaudio 2.11.1: torch>=2.11)
+    ("torch==2.11.0\ntorchaudio==2.11.1\n", "sm90", 1, ("family", "error")),
+    # 2: a +cu128 label is CUDA 12.8; torchaudio 2.11.0 from the default index links libcudart.so.13
+    ("torch==2.11.0+cu128\ntorchaudio==2.11.0\n", "sm120", 1, ("cuda", "error")),
+    # 2: a recorded variant row (2.9.1 +cu129 carries sm_120) next to sgl-kernel 0.3.21 (built for 2.9.1)
+    ("torch==2.9.1+cu129\nsgl-kernel==0.3.21\n", "sm120", 0, None),
+    # 6: an untracked package's label names its torch and CUDA; an unproven pairing is a warning, never an error
+    ("torch==2.11.0\nflash-attn-3==3.0.0+cu129torch2100\n", "sm90", 0, ("untracked", "warning")),
+    # 7: a documentation table alone makes a warning (flashinfer's GPU table vs its maintainers' word)
+    ("flashinfer-python==0.6.0\n", "sm120", 0, ("target-fix", "warning")),
+]
+
+
+@pytest.mark.parametrize("text, target, code, decided", CAUSES)
+def test_issue21_causes_on_real_files(tmp_path, text, target, code, decided):
+    from .conftest import run_cli
+
+    (tmp_path / "requirements.txt").write_text(text)
+    p = run_cli("check", "requirements.txt", "--target", target, "--json", cwd=tmp_path)
+    assert p.returncode == code, p.stdout + p.stderr
+    found = {(f["rule"], f["severity"]) for f in json.loads(p.stdout)["findings"]}
+    if decided is None:
+        assert not any(sev == "error" for _, sev in found), found
+    else:
+        assert decided in found, found
