@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 SEVERITIES = ("error", "warning")
@@ -85,24 +85,34 @@ class Finding:
                    str(data.get("probe") or ""))
 
 
-def evidence_lines(f: Finding, *, verbose: bool, seen: set[str]) -> list[str]:
+@dataclass
+class Printed:
+    """What the evidence lines of one text verdict printed so far: each text with the finding it came under."""
+
+    findings: int = 0
+    at: dict[str, int] = field(default_factory=dict)
+
+
+def evidence_lines(f: Finding, *, verbose: bool, printed: Printed) -> list[str]:
     """The evidence lines of one finding in a text verdict (without indentation). By default one: the probe
     that reproduces it or the short form of its first evidence (:meth:`Finding.short_evidence`); ``verbose``:
-    that probe, then every evidence source in full. A line already printed for an earlier finding of the same
-    verdict (``seen``, updated here) is said once: "as above"."""
+    that probe, then every evidence source in full. ``printed`` (updated here) is the verdict's so far: the short
+    line of the finding just above reads "as above"; a full source printed before is cited by its short form."""
     out: list[str] = []
+    here = printed.findings
+    printed.findings += 1
     if not verbose:
         short = f.short_evidence()
         if short is not None:
             kind, text = short
-            out.append("evidence: as above" if text in seen else f"evidence ({kind}): {text}")
-            seen.add(text)
+            out.append("evidence: as above" if printed.at.get(text) == here - 1 else f"evidence ({kind}): {text}")
+            printed.at[text] = here
         return out
     if f.probe:
         out.append(f"reproduce: {f.probe}")
     for kind, src in f.evidence:
-        out.append(f"evidence ({kind}): as above" if src in seen else f"evidence ({kind}): {src}")
-        seen.add(src)
+        out.append(f"evidence ({kind}): as above ({cite(src)})" if src in printed.at else f"evidence ({kind}): {src}")
+        printed.at.setdefault(src, here)
     return out
 
 
@@ -134,4 +144,4 @@ class Cause:
         return doc
 
 
-__all__ = ["SEVERITIES", "Cause", "Finding", "cite", "dedupe", "evidence_lines"]
+__all__ = ["SEVERITIES", "Cause", "Finding", "Printed", "cite", "dedupe", "evidence_lines"]

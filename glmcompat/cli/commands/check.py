@@ -538,7 +538,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     warnings counted in it), an unsafe one loses the lock's notes and the evidence lines (never a verdict, a
     finding or its hint). Evidence already printed in a verdict is said once ("as above")."""
     from glmcompat.cli.commands._common import paint
-    from glmcompat.model.findings import evidence_lines
+    from glmcompat.model.findings import Printed, evidence_lines
 
     def c(code: str, s: str) -> str:
         return paint(code, s, color)
@@ -563,7 +563,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     continue  # -q: the verdict line alone
             for note in job.notes if notes else ():
                 out(f"  note: {note}\n")
-            seen: set[str] = set()
+            printed = Printed()
             for f in fs:
                 mark = c("31", "  × ") if f.severity == "error" else c("33", "  ⚠ ")
                 out(f"{mark}{f.message}\n")
@@ -571,7 +571,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     shown = "; ".join(f.environments[:3])
                     more = len(f.environments) - 3
                     out(f"      in: {shown}" + (f" (and {more} more of {job.environments} environments)" if more > 0 else "") + "\n")
-                for line in evidence_lines(f, verbose=verbose, seen=seen) if notes else ():
+                for line in evidence_lines(f, verbose=verbose, printed=printed) if notes else ():
                     out(f"      {line}\n")
                 if f.remedy and not (safe and f.severity == "error"):  # one remedy for the errors: the safe set below
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
