@@ -94,7 +94,8 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
             from glmcompat.ops.projectlock import ProjectLockResult
 
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
-                                       lock_platform(facts, req.targets[0], req.platform), {}, error=e.message)
+                                       lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
+                                       evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
             dump_json(failed.to_json())
         raise
     if args.json:
