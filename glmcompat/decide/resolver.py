@@ -583,7 +583,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                           exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
-            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} ({fam[1].source})"),
+            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} (evidence {fam[1].evidence}: {name} {version}'s torch requirement)"),
                       also=frozenset(self.facts.compatible_torches(name, version)))
         for a, b in self._equal:
             if name in (a, b):
@@ -694,7 +694,7 @@ def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: lis
         m = facts.model(req.model)
         model_reqs["transformers"] = m.transformers
         roots.append(Req("transformers", parse_spec(m.transformers),
-                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.source})")))
+                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.evidence}: {cite(m.source)})")))
         for engine in engines:
             spec = m.for_engine(engine)
             if not spec:
