@@ -938,6 +938,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
     secondary = {"aarch64"} if lenient and "x86_64" in served else set()
     where: dict[Finding, list[str]] = {}
+    probes: dict[Finding, str] = {}
     total = 0
     for i, env in enumerate(envs):
         if i in excused:
@@ -953,12 +954,17 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         names = names_of(env)
         total += len(names)
         for f in found:
-            lst = where.setdefault(f, [])
+            # one finding for every environment it holds in, whichever machine's probe reproduces it (the
+            # x86_64 one, without --platform, where it holds there too)
+            key = replace(f, probe="")
+            lst = where.setdefault(key, [])
             lst.extend(n for n in names if n not in lst)
+            if f.probe and (key not in probes or "--platform" in probes[key] and "--platform" not in f.probe):
+                probes[key] = f.probe
     out = list(extra)
     for f, names in where.items():
         envs_of = () if not names or len(names) == total else tuple(names)
-        out.append(replace(f, environments=envs_of))
+        out.append(replace(f, environments=envs_of, probe=probes.get(f, "")))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
 
 
