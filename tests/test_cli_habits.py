@@ -231,17 +231,22 @@ def test_check_quiet_keeps_the_verdict_findings_and_hints_and_drops_the_notes(ca
     rcq, quiet, errq = call(capsys, "check", LOCK, "--target", "sm120", "-q")
     assert rc == rcq == 1 and errq == ""
     assert "evidence (" in full and "evidence (" not in quiet
-    kept = [line for line in full.splitlines() if not line.lstrip().startswith(("evidence (", "note: "))]
+    kept = [line for line in full.splitlines() if not line.lstrip().startswith(("evidence (", "evidence: ", "note: "))]
     assert quiet.splitlines() == kept and quiet.startswith("error: ") and "hint: " in quiet
     rc, js, _ = call(capsys, "check", LOCK, "--target", "sm120", "--json")
     rcq, jsq, _ = call(capsys, "check", LOCK, "--target", "sm120", "--json", "-q")
     assert jsq == js  # -q never changes JSON
 
 
-def test_check_verbose_adds_detail_on_stderr_only(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_verbose_adds_detail_on_stderr_and_the_full_evidence(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = call(capsys, "check", LOCK, "--target", "sm120")
     rcv, outv, errv = call(capsys, "check", LOCK, "--target", "sm120", "-v")
-    assert rc == rcv == 1 and out == outv and err == ""
+    assert rc == rcv == 1 and err == ""
+
+    def bare(text: str) -> list[str]:  # the verdict without its evidence lines
+        return [ln for ln in text.splitlines() if not ln.lstrip().startswith(("evidence", "reproduce: "))]
+
+    assert bare(out) == bare(outv) and len(outv) > len(out)  # -v: the same verdict, every evidence source in full
     assert re.fullmatch(r"checked \S+uv\.lock \(uv\.lock, \d+ environment\(s\)\) for sm120 in \d+\.\d{3} s\n", errv), errv
 
 

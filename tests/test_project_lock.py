@@ -255,6 +255,10 @@ def test_an_unsafe_pin_exits_1_and_touches_nothing(tmp_path, facts, src, local_i
     assert text.startswith("Because sgl-kernel 0.3.21 was built against torch 2.9.1")
     assert "you require torch==2.10.0" in text or "pyproject.toml requires torch==2.10.0" in text
     assert text.splitlines()[-1] == "hint: in pyproject.toml, require torch==2.9.1 (the torch sgl-kernel 0.3.21 was built against)"
+    # one short citation, the probe that reproduces it; the cause keeps the recorded source in full (--json, -v)
+    assert "(evidence abi-probe: `glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0`)" in text and len(text) < 600
+    row = facts.kernel("sgl-kernel", "0.3.21")
+    assert [c.evidence for c in e.value.causes] == [(("abi-probe", row.source),)]
     assert {p.name: p.read_bytes() for p in path.parent.iterdir() if p.is_file()} == before
 
 
@@ -408,6 +412,8 @@ def test_lock_json_matches_its_schema(tmp_path, facts, src, local_index):
 
     failed = ProjectLockResult("project", str(path), ["sm120"], "x86_64", {}, error="Because ...")
     assert validate("lock", json.dumps(failed.to_json()))["error"] == "Because ..."
+    failed.evidence = [{"kind": "abi-probe", "source": "glmcompat abi sgl-kernel==0.3.21 --torch 2.9.1: 0 missing"}]
+    assert validate("lock", json.dumps(failed.to_json()))["evidence"] == failed.evidence
 
 
 def test_the_library_call_reads_the_projects_settings(tmp_path, monkeypatch):

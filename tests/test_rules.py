@@ -107,12 +107,61 @@ def test_family_cuda_runtime_recorded_for_every_release(facts):
 
 
 def test_unrecorded_torch_variant_is_bounded_by_its_neighbours(facts):
-    """An unrecorded +cuXYZ build takes the SASS its release's nearest recorded builds below and above its CUDA
-    both carry; with no build on one side, every recorded build of the release bounds it."""
-    common, row = facts.torch_common_code("2.9.1+cu129")
+    """An unrecorded +cuXYZ build (2.11.0 +cu129: neither the release's table nor a release matrix names it) takes
+    the SASS its release's nearest recorded builds below and above its CUDA both carry; with no build on one side,
+    every recorded build of the release bounds it."""
+    assert facts.torch_build("2.11.0+cu129") is None
+    common, row = facts.torch_common_code("2.11.0+cu129")
     assert "sm_120" in common and row.evidence == "inferred"
     common, _ = facts.torch_common_code("2.9.1+cu124")
     assert "sm_120" not in common and "sm_90" in common
+
+
+VARIANT_TABLES = json.loads((Path(__file__).parent / "fixtures" / "torch" / "variant_tables.json").read_text())
+
+
+def _plain_sass(codes) -> set[int]:
+    """sm_120 / sm_120a / sm_103f -> 120 / 120 / 103: the capability a TORCH_CUDA_ARCH_LIST entry names."""
+    return {int(c[3:].rstrip("af")) for c in codes}
+
+
+@pytest.mark.parametrize("release", sorted(VARIANT_TABLES))
+def test_every_cuda_variant_a_release_builds_has_a_row(facts, release):
+    """Every CUDA version a tracked release's own source names (torch/cuda/__init__.py at the tag, read from its
+    wheel by scripts/record_torch_variant_tables.py) has a row for that build: the default wheel's (its own
+    +cuXYZ) or a variant row. From 2.13 the table gives each build's x86_64 TORCH_CUDA_ARCH_LIST, which a variant
+    row records exactly (a default row may list the few per-kernel extras its probe found); 2.8 .. 2.10 give
+    bounds, which each row's SASS spans."""
+    rec = VARIANT_TABLES[release]
+    default = facts.torch_build(release)
+    assert default is not None and rec["label"] == "cu" + (default.cuda or "").replace(".", "")
+    bounds = rec["CUDA_ARCHES_SUPPORTED"] or {}
+    lists = rec["PYTORCH_RELEASES_CODE_CC"] or {}
+    for cuda in sorted(set(bounds) | set(lists)):
+        row = facts.torch_build(f"{release}+cu{cuda.replace('.', '')}")
+        assert row is not None and row.cuda == cuda, (release, cuda)
+        have = _plain_sass(row.sass)
+        if cuda in bounds:
+            assert min(have) == bounds[cuda]["min"] and max(have) == bounds[cuda]["max"], (release, cuda, have)
+        if isinstance(lists.get(cuda), dict):  # per host arch (2.13 on)
+            want = set(lists[cuda]["x86_64"])
+            assert (have >= want) if row.variant is None else (have == want), (release, cuda, have, want)
+
+
+def test_a_recorded_variant_is_judged_by_its_row_and_its_label_names_its_cuda(facts):
+    """torch 2.9.1+cu129 (the 2.9 cycle's build script: 12.9 = 7.0 .. 12.0) next to sgl-kernel 0.3.21 on sm120 is
+    safe by its own row, not by the builds beside it; torch 2.11.0+cu128 is CUDA 12.8 by its label, so torchaudio
+    2.11.0 from the default index (libcudart.so.13) breaks next to it."""
+    row = facts.torch_build("2.9.1+cu129")
+    assert row is not None and row.variant == "cu129" and "sm_120" in row.sass and "799d09f21574" in row.source
+    assert facts.gpu_code("torch", "2.9.1+cu129")[2] is row
+    assert evaluate({"torch": "2.9.1+cu129", "sgl-kernel": "0.3.21"}, target="sm120", matrix=facts) == []
+    (f,) = evaluate({"torch": "2.11.0+cu128", "torchaudio": "2.11.0"}, target="sm120", matrix=facts)
+    assert (f.rule, f.severity, f.packages) == ("cuda", "error", ("torchaudio==2.11.0", "torch==2.11.0+cu128"))
+    assert "libcudart.so.13" in f.message and "CUDA 12.8" in f.message
+    assert f.remedy == "install torchaudio==2.11.0+cu128 (the build for torch's CUDA, from the same index as torch)"
+    for label, cuda in (("cu118", "11.8"), ("cu126", "12.6"), ("cu129", "12.9"), ("cu130", "13.0"), ("cpu", "")):
+        assert facts.torch_cuda(f"2.9.1+{label}") == cuda
 
 
 @pytest.mark.parametrize("label, torch", [("cu129torch2100", "2.10.0"), ("cu128torch2.11", "2.11"), ("torch280", "2.8.0"),
@@ -152,3 +201,48 @@ def test_an_engine_with_its_own_config_class_needs_no_transformers_that_knows_th
     assert not [f for f in ok if f.rule == "model"]
     bad = evaluate({"sglang": "0.5.2", "transformers": "4.56.0"}, target="sm90", model="deepseek_v32")
     assert {f.packages for f in bad if f.rule == "model"} == {("sglang==0.5.2",), ("transformers==4.56.0",)}
+
+
+# Issue #21's causes, each on a real requirements file judged by the real `glmcompat check` (exit 1: unsafe; 0: safe,
+# warnings allowed), with the rule that decides it. Causes 4 and 5 (wildcard pins, implied torch) are in
+# tests/test_implied.py, the hook through includes in tests/test_precommit.py and tests/test_check.py.
+CAUSES = [
+    # 1: a probe-proven break wins over a METADATA range that admits the torch (torchaudio 2.11.1: torch>=2.11)
+    ("torch==2.11.0\ntorchaudio==2.11.1\n", "sm90", 1, ("family", "error")),
+    # 2: a +cu128 label is CUDA 12.8; torchaudio 2.11.0 from the default index links libcudart.so.13
+    ("torch==2.11.0+cu128\ntorchaudio==2.11.0\n", "sm120", 1, ("cuda", "error")),
+    # 2: a recorded variant row (2.9.1 +cu129 carries sm_120) next to sgl-kernel 0.3.21 (built for 2.9.1)
+    ("torch==2.9.1+cu129\nsgl-kernel==0.3.21\n", "sm120", 0, None),
+    # 6: an untracked package's label names its torch and CUDA; an unproven pairing is a warning, never an error
+    ("torch==2.11.0\nflash-attn-3==3.0.0+cu129torch2100\n", "sm90", 0, ("untracked", "warning")),
+    # 7: a documentation table alone makes a warning (flashinfer's GPU table vs its maintainers' word)
+    ("flashinfer-python==0.6.0\n", "sm120", 0, ("target-fix", "warning")),
+]
+
+
+@pytest.mark.parametrize("text, target, code, decided", CAUSES)
+def test_issue21_causes_on_real_files(tmp_path, text, target, code, decided):
+    from .conftest import run_cli
+
+    (tmp_path / "requirements.txt").write_text(text)
+    p = run_cli("check", "requirements.txt", "--target", target, "--json", cwd=tmp_path)
+    assert p.returncode == code, p.stdout + p.stderr
+    found = {(f["rule"], f["severity"]) for f in json.loads(p.stdout)["findings"]}
+    if decided is None:
+        assert not any(sev == "error" for _, sev in found), found
+    else:
+        assert decided in found, found
+
+
+def test_unpinned_remedy_names_a_real_pin_that_follows_the_sets_torch(facts):
+    """No `torch==X` template: the pin an unpinned coupled package should take follows the set's torch, else the
+    torch its compiled extension was built against; else the newest known release the specifier admits."""
+    env = {"unpinned": {"torch": ">=2.5", "torchvision": ""}}
+    found = {f.packages: f for f in evaluate({"sgl-kernel": "0.3.21"}, target="sm120", matrix=facts, env=env)
+             if f.rule == "unpinned"}
+    assert found[("torch",)].remedy.startswith("pin torch==2.9.1 (the torch sgl-kernel 0.3.21 was built against)")
+    assert found[("torchvision",)].remedy.startswith("pin torchvision==0.24.1 (the release built for torch 2.9.1")
+    (f,) = evaluate({}, target="sm120", matrix=facts, env={"unpinned": {"torch": "<2.6"}})
+    assert f.remedy.startswith("pin torch==2.5.1 (the newest release the matrix knows that torch<2.6 admits)")
+    (f,) = evaluate({}, target="sm120", matrix=facts, env={"unpinned": {"torch": "<2"}})
+    assert "==X" not in f.remedy and "the matrix knows none that torch<2 admits" in f.remedy

@@ -174,11 +174,14 @@ def _kernel(package: str, env: Env, facts: Facts, what: str) -> tuple[str, str] 
             return (f"{package}'s compiled module {what}: it was built against another torch than "
                     f"{'torch ' + torch if torch else 'the installed one'}",
                     (alt_text + ", or " if alt_text else "") +
-                    f"run `glmcompat abi {package}==VERSION --torch {_public(torch) or 'VERSION'}` with its version "
-                    f"(`pip show {package}`) to see the torch it needs")
+                    (f"run `glmcompat abi` on {package}'s version (`pip show {package}`) with `--torch {_public(torch)}` "
+                     "to see the torch it needs" if torch else
+                     f"run `glmcompat abi` on {package}'s version and the installed torch's (`pip show {package} torch`) "
+                     "to see the torch it needs"))
         return (f"{package} {ver} {what}; the matrix does not record the torch it was built against",
                 (alt_text + ", or " if alt_text else "") +
-                f"run `glmcompat abi {package}=={ver} --torch {_public(torch) or 'VERSION'}`")
+                (f"run `glmcompat abi {package}=={ver} --torch {_public(torch)}`" if torch else
+                 f"run `glmcompat abi {package}=={ver}` with `--torch` set to the installed torch (`pip show torch`)"))
     built = row.torch
     if not torch:
         return (f"{package} {ver} was built against torch {built} ({row.evidence}); the {env.where} does not show the "
@@ -240,9 +243,9 @@ def _nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
         other = "nvidia-nccl-cu12" if major == "13" else "nvidia-nccl-cu13"
         return cause, (f"pip uninstall {other} (torch {torch} is built for CUDA {major} and loads nvidia-nccl-cu{major}), "
                        "then reinstall that one with the version torch's METADATA pins")
-    pkg = f"nvidia-nccl-cu{major}" if major in ("12", "13") else "nvidia-nccl-cuXX"
-    return cause, (f"install the {pkg} version torch{' ' + torch if torch else ''} pins (`pip show torch`: Requires-Dist "
-                   f"{pkg}==...) with pip install --force-reinstall --no-deps, and drop any system libnccl from "
+    pkg = f"nvidia-nccl-cu{major}" if major in ("12", "13") else "nvidia-nccl-cu12 or -cu13 (torch's CUDA major)"
+    return cause, (f"install the {pkg} version torch{' ' + torch if torch else ''} pins (`pip show torch` lists its "
+                   "Requires-Dist) with pip install --force-reinstall --no-deps, and drop any system libnccl from "
                    "LD_LIBRARY_PATH")
 
 

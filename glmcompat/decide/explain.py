@@ -57,7 +57,7 @@ from glmcompat.decide.stacks import ENGINES, stack_engine
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import UnsafeError
-from glmcompat.model.findings import Cause
+from glmcompat.model.findings import Cause, cite, dedupe
 
 
 class Skip(Cause):
@@ -78,8 +78,7 @@ class Skip(Cause):
         return f"{self.because()}{sep}hint: {self.remedy}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
-                "conclusion": self.conclusion, "reason": self.because(), "remedy": self.remedy}
+        return {**super().as_json(), "reason": self.because()}
 
 
 def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
@@ -415,6 +414,7 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
         r.name: s.version for r in roots if r.why.kind == USER for s in r.spec if s.operator == "==" and "*" not in s.version}
     kind, subject = "abi", "torch"
     clauses: list[str] = []
+    evidence: list[tuple[str, str]] = []  # in full, for --json and -v; a clause cites only the probe
     hint = ""
     torch_req = next((r for r in roots if r.name == "torch" and r.why.kind == USER), None)
     if torch_req is not None:
@@ -424,8 +424,12 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
             pin = pins.get(kp)
             row = facts.kernel(kp, pin) if pin else None
             if row is not None and not torch_req.ok(Version(row.torch)):
-                clauses.append(f"{kp} {pin} was built against torch {row.torch} (evidence {row.evidence}: {row.source}) "
+                exact = next((s.version for s in torch_req.spec if s.operator == "==" and "*" not in s.version), None)
+                plat = "" if provider.machine == "x86_64" else f" --platform {provider.machine}"
+                probe = f"glmcompat abi {kp}=={pin}{plat} --torch {exact}" if exact else cite(row.source)
+                clauses.append(f"{kp} {pin} was built against torch {row.torch} (evidence {row.evidence}: `{probe}`) "
                                f"and you require {torch_req.show()}")
+                evidence.append((row.evidence, row.source))
             fam = set(KERNELS) if kp in KERNELS else {kp}
             built = [(v, r) for v, r in facts.kernels_of(fam) if torch_req.ok(Version(r.torch))]
             runnable = [v for v, r in built if r.sass is None or
@@ -460,7 +464,7 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
     return Skip(kind, subject, tuple(clauses) or ("the requirements conflict",),
                 f"no safe set of the core exists for {t.name} ({req.subject}{', model ' + req.model if req.model else ''})",
                 hint or (f"run `glmcompat upgrade --target {t.name} --stack {req.stack}` to see the newest safe set"
-                         if stack is not None else f"relax the core requirements in {req.origin}"))
+                         if stack is not None else f"relax the core requirements in {req.origin}"), dedupe(evidence))
 
 
 def explain(provider: Provider, req: Request, causes: Iterable[Any], roots: list[Req] | None = None) -> str:

@@ -50,7 +50,7 @@ from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.findings import Cause
+from glmcompat.model.findings import Cause, cite
 from glmcompat.model.names import canonicalize, normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
@@ -575,7 +575,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if k.on_mismatch == "error":
                 ok = {normalize_version(k.torch)} | self.facts.compatible_torches(name, version)
                 yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version,
-                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: {k.source})"),
+                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: `{cite(k.source)}`)"),
                           exact=frozenset(ok))
             if k.cuda:
                 major = k.cuda.split(".")[0]
@@ -583,7 +583,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                           exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
-            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} ({fam[1].source})"),
+            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} (evidence {fam[1].evidence}: {name} {version}'s torch requirement)"),
                       also=frozenset(self.facts.compatible_torches(name, version)))
         for a, b in self._equal:
             if name in (a, b):
@@ -694,7 +694,7 @@ def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: lis
         m = facts.model(req.model)
         model_reqs["transformers"] = m.transformers
         roots.append(Req("transformers", parse_spec(m.transformers),
-                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.source})")))
+                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.evidence}: {cite(m.source)})")))
         for engine in engines:
             spec = m.for_engine(engine)
             if not spec:

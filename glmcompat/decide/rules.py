@@ -26,6 +26,12 @@ def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
     return ((row.evidence, row.source),) if row is not None else ()
 
 
+def _pair_ev(row: Fact, name: str, version: str, spec: str) -> tuple[tuple[str, str], ...]:
+    """The evidence of one pair of a [[family]] row: the row covers many releases, so its source is prefixed
+    with the pair it proves here (``torchvision 0.24.1: torch==2.9.1``)."""
+    return ((row.evidence, f"{name} {Version(version).public}: torch{spec}; {row.source}"),)
+
+
 @dataclass
 class Context:
     packages: dict[str, str]  # canonical name -> version (local label kept)
@@ -78,6 +84,14 @@ class Context:
         )
 
 
+def _probe_torch(ctx: Context) -> str:
+    """The torch to probe an extension against: the set's, else the newest release the matrix records."""
+    torch = ctx.packages.get("torch")
+    if torch is not None:
+        return Version(torch).public
+    return str(max(Version(v) for t in ctx.facts.rows("torch") for v in t.versions))
+
+
 def _torch_pins(ctx: Context, torch: str) -> str:
     """'torch==2.9.1 and torchvision==0.24.1' — torch plus the family releases built for it."""
     pins = [f"torch=={torch}"]
@@ -105,9 +119,10 @@ def rule_abi(ctx: Context) -> list[Finding]:
             if verdict is not None and torch is not None:
                 out.append(Finding("abi", ctx.facts.mismatch_severity(name), (ctx.pin(name), ctx.pin("torch")),
                                    f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined symbol(s) "
-                                   "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}"))
+                                   "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}",
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
                 continue
-            cmd = ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public if torch else 'VER'}")
+            cmd = ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}")
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", probe=cmd))
             continue
         if torch is None:
@@ -144,7 +159,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
             remedy = f"pin {_torch_pins(ctx, row.torch)}"
             if alt:
                 remedy += f", or use {alt} (built against torch {tpub})"
-        out.append(Finding("abi", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+        out.append(Finding("abi", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy,
+                           probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
     return out
 
 
@@ -185,15 +201,16 @@ def rule_family(ctx: Context) -> list[Finding]:
                 out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")),
                                    f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined "
                                    f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
-                                   _ev(verdict), f"use a {name} release built for torch {Version(torch).public}"))
+                                   _ev(verdict), f"use a {name} release built for torch {Version(torch).public}",
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
                 continue
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
-                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public if torch else 'VER'}")))
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}")))
             continue
         spec, row = found
         if torch is None:
             out.append(Finding("family", "error", (ctx.pin(name),), f"{name} {ver} needs torch{spec}, and no torch is in the set",
-                               _ev(row), f"add torch{spec}"))
+                               _pair_ev(row, name, ver, spec), f"add torch{spec}"))
             continue
         tpub = Version(torch).public
         verdict = ctx.facts.abi_verdict(name, ver, torch)
@@ -211,7 +228,8 @@ def rule_family(ctx: Context) -> list[Finding]:
                 remedy = f"pin {name}=={good}" if good and good != Version(ver).public else \
                     f"use a {name} release built for torch {tpub}"
                 out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg,
-                                   _ev(verdict) + _ev(row), remedy))
+                                   _ev(verdict) + _pair_ev(row, name, ver, spec), remedy,
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
             continue
         if verdict is not None and verdict.compatible and row.evidence != "metadata":
             continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
@@ -220,7 +238,7 @@ def rule_family(ctx: Context) -> list[Finding]:
             msg += f"; importing it fails with {row.failure}"
         good = ctx.facts.family_for_torch(name, tpub)
         remedy = f"pin {name}=={good}" if good else f"pin torch{spec}"
-        out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _ev(row), remedy))
+        out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _pair_ev(row, name, ver, spec), remedy))
     return out
 
 
@@ -291,7 +309,9 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                 runs = [c for c in (list(code[0]) + list(code[1]) if code else []) if gpu.runs_on(c, ctx.capability)]
                 if runs:
                     remedy = f"use {alt}: its Linux {ctx.machine} wheel carries {', '.join(runs)}, which runs on {t.name}"
-        out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy))
+        # a +cuXYZ torch comes from PyTorch's own index, which the probe does not read: its row is the evidence
+        probe = "" if Version(ver).local else ctx.probe_command("arch", name, ver, f"--target {t.name}")
+        out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy, probe=probe))
     return out
 
 
@@ -334,7 +354,9 @@ def rule_cuda(ctx: Context) -> list[Finding]:
                 m = ctx.machine
                 remedy = (f"torch {row.torch}'s default Linux {m} wheel has no CUDA: use a CUDA {kmajor} build of "
                           f"torch {row.torch} for {m} (PyTorch's own index), or a release whose {m} wheel is one")
-        out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+        probe = ctx.probe_command("abi", name, ctx.packages[name], f"--torch {Version(torch).public}") \
+            if kcuda == row.cuda and Version(ctx.packages[name]).local is None else ""
+        out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy, probe=probe))
     for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
         if ctx.built_from_source(name):
             continue
@@ -524,11 +546,63 @@ def rule_unpinned(ctx: Context) -> list[Finding]:
     coupled = ctx.facts.kernel_packages() | ctx.facts.family_packages() | {"torch"}
     for name in sorted(coupled & ctx.unpinned.keys()):
         spec = ctx.unpinned[name]
+        pin = _pin_for(ctx, name, spec)
+        remedy = (f"pin {pin}, then re-run `glmcompat check`" if pin else
+                  f"pin {name} to one exact release (the matrix knows none that {name}{spec} admits), "
+                  "then re-run `glmcompat check`")
         out.append(Finding("unpinned", "warning", (name,),
                            f"{name} is not pinned ({name}{spec or ' with no version'}): the installer picks the "
-                           "release, and nothing ties it to the torch beside it",
-                           (), f"pin {name} exactly (e.g. `{name}==X`), then re-run `glmcompat check`"))
+                           "release, and nothing ties it to the torch beside it", (), remedy))
     return out
+
+
+def _anchor_torch(ctx: Context) -> tuple[str, str] | None:
+    """(torch, why) the pins of an unpinned coupled package should follow: the set's torch, else the torch a
+    compiled extension in the set was built against, else the exact torch a family pin in the set names."""
+    torch = ctx.packages.get("torch")
+    if torch is not None:
+        return Version(torch).public, ""  # the set's own: no need to say why
+    for k in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
+        row = ctx.facts.kernel(k, ctx.packages[k])
+        if row is not None:
+            return row.torch, f"the torch {k} {ctx.packages[k]} was built against"
+    for fam in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
+        found = ctx.facts.family(fam, ctx.packages[fam])
+        if found is not None and found[0].startswith("==") and "*" not in found[0] and "," not in found[0]:
+            return found[0][2:], f"the torch {fam} {ctx.packages[fam]} was built for"
+    return None
+
+
+def _pin_for(ctx: Context, name: str, spec: str) -> str | None:
+    """The exact pin to suggest for an unpinned coupled package, with why: what follows the torch the set is
+    anchored to (:func:`_anchor_torch`; for torch itself, that torch; for a family package, its release built
+    for it; for a kernel, its release built against it), else the newest release the matrix knows that ``spec``
+    admits; None when there is none."""
+    try:
+        asked = SpecifierSet(spec or "")
+    except ValueError:
+        return None
+
+    def ok(v: str) -> bool:
+        return asked.contains(Version(v).public, prereleases=True)
+
+    anchor = _anchor_torch(ctx)
+    if anchor is not None:
+        torch, why = anchor
+        if name == "torch" and ok(torch):
+            return f"torch=={torch} ({why})"
+        if name in ctx.facts.family_packages():
+            good = ctx.facts.family_for_torch(name, torch)
+            if good and ok(good):
+                return f"{name}=={good} (the release built for torch {torch}{', ' + why if why else ''})"
+        if name in ctx.facts.kernel_packages():
+            best = _best_kernel(ctx, name, torch)
+            if best is not None and best[0] == name and ok(best[1]):
+                return f"{name}=={best[1]} (built against torch {torch}{', ' + why if why else ''})"
+    known = sorted(v for v in _known_releases(ctx.facts, name) if not v.is_prerelease and ok(str(v)))
+    if not known:
+        return None
+    return f"{name}=={known[-1]} (the newest release the matrix knows" + (f" that {name}{spec} admits)" if spec else ")")
 
 
 def rule_release_pins(ctx: Context) -> list[Finding]:
@@ -864,6 +938,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
     secondary = {"aarch64"} if lenient and "x86_64" in served else set()
     where: dict[Finding, list[str]] = {}
+    probes: dict[Finding, str] = {}
     total = 0
     for i, env in enumerate(envs):
         if i in excused:
@@ -879,12 +954,17 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         names = names_of(env)
         total += len(names)
         for f in found:
-            lst = where.setdefault(f, [])
+            # one finding for every environment it holds in, whichever machine's probe reproduces it (the
+            # x86_64 one, without --platform, where it holds there too)
+            key = replace(f, probe="")
+            lst = where.setdefault(key, [])
             lst.extend(n for n in names if n not in lst)
+            if f.probe and (key not in probes or "--platform" in probes[key] and "--platform" not in f.probe):
+                probes[key] = f.probe
     out = list(extra)
     for f, names in where.items():
         envs_of = () if not names or len(names) == total else tuple(names)
-        out.append(replace(f, environments=envs_of))
+        out.append(replace(f, environments=envs_of, probe=probes.get(f, "")))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
 
 

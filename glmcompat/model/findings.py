@@ -9,11 +9,36 @@ A finding is data: what is wrong, with which packages, on what evidence, and one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 SEVERITIES = ("error", "warning")
+
+# A glmcompat probe command inside an evidence source: the command and its options with their values
+# (``glmcompat abi sgl-kernel==0.3.21 --torch 2.9.0 and --torch 2.9.1: ...`` -> the first command).
+_VALUE = r"[^\s`:;,()'\"]+"
+_COMMAND = re.compile(rf"glmcompat (?:abi|arch|matrix probe) {_VALUE}(?: --[a-z][a-z-]*(?: (?!--){_VALUE})?)*")
+_URL = re.compile(r"https?://[^\s`'\"()<>]+[^\s`'\"()<>.,;:]")
+SHORT = 120  # the most characters a cited clause keeps by default
+
+
+def cite(source: str, limit: int = SHORT) -> str:
+    """The short form of an evidence ``source`` for a one-line verdict: the glmcompat command that reproduces
+    it, else its first URL, else its first clause (cut at a word, at most ``limit`` characters). The full
+    source stays in the finding (``-v``, ``--json``)."""
+    m = _COMMAND.search(source)
+    if m:
+        return m.group(0)
+    m = _URL.search(source)
+    if m:
+        return m.group(0)
+    head = re.split(r"(?<=[^\d.]); |: (?=[A-Z(`])", source, maxsplit=1)[0].strip()
+    if len(head) <= limit:
+        return head
+    cut = head[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:(")
+    return cut + "…"
 
 
 @dataclass(frozen=True, order=True)
@@ -27,6 +52,17 @@ class Finding:
     evidence: tuple[tuple[str, str], ...] = ()  # (kind, source)
     remedy: str = ""
     environments: tuple[str, ...] = ()  # where it holds ("extra sglang, Python 3.12, Linux x86_64"); () = everywhere
+    probe: str = ""  # the glmcompat command that reproduces it (`glmcompat abi sgl-kernel==0.3.21 --torch 2.15.0`)
+
+    def short_evidence(self) -> tuple[str, str] | None:
+        """(kind, text) of the one evidence line a default verdict prints: the probe that reproduces the
+        finding, else the short form (:func:`cite`) of its first evidence; None when it has neither."""
+        kind = self.evidence[0][0] if self.evidence else "probe"
+        if self.probe:
+            return kind, self.probe
+        if self.evidence:
+            return kind, cite(self.evidence[0][1])
+        return None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,14 +73,52 @@ class Finding:
             "evidence": [{"kind": k, "source": s} for k, s in self.evidence],
             "remedy": self.remedy,
             "environments": list(self.environments),
+            "probe": self.probe,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Finding:
-        """The finding :meth:`to_json` wrote (``evidence``, ``remedy`` and ``environments`` may be absent)."""
+        """The finding :meth:`to_json` wrote (``evidence``, ``remedy``, ``environments`` and ``probe`` may be absent)."""
         return cls(str(data["rule"]), str(data["severity"]), tuple(map(str, data["packages"])), str(data["message"]),
                    tuple((str(e["kind"]), str(e["source"])) for e in data.get("evidence") or ()),
-                   str(data.get("remedy") or ""), tuple(map(str, data.get("environments") or ())))
+                   str(data.get("remedy") or ""), tuple(map(str, data.get("environments") or ())),
+                   str(data.get("probe") or ""))
+
+
+@dataclass
+class Printed:
+    """What the evidence lines of one text verdict printed so far: each text with the finding it came under."""
+
+    findings: int = 0
+    at: dict[str, int] = field(default_factory=dict)
+
+
+def evidence_lines(f: Finding, *, verbose: bool, printed: Printed) -> list[str]:
+    """The evidence lines of one finding in a text verdict (without indentation). By default one: the probe
+    that reproduces it or the short form of its first evidence (:meth:`Finding.short_evidence`); ``verbose``:
+    that probe, then every evidence source in full. ``printed`` (updated here) is the verdict's so far: the short
+    line of the finding just above reads "as above"; a full source printed before is cited by its short form."""
+    out: list[str] = []
+    here = printed.findings
+    printed.findings += 1
+    if not verbose:
+        short = f.short_evidence()
+        if short is not None:
+            kind, text = short
+            out.append("evidence: as above" if printed.at.get(text) == here - 1 else f"evidence ({kind}): {text}")
+            printed.at[text] = here
+        return out
+    if f.probe:
+        out.append(f"reproduce: {f.probe}")
+    for kind, src in f.evidence:
+        out.append(f"evidence ({kind}): as above ({cite(src)})" if src in printed.at else f"evidence ({kind}): {src}")
+        printed.at.setdefault(src, here)
+    return out
+
+
+def dedupe(evidence: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """``evidence`` in order, each (kind, source) once."""
+    return tuple(dict.fromkeys(evidence))
 
 
 @dataclass(frozen=True)
@@ -60,10 +134,14 @@ class Cause:
     clauses: tuple[str, ...]
     conclusion: str
     remedy: str
+    evidence: tuple[tuple[str, str], ...] = ()  # (kind, source) in full: the clauses cite only its short form
 
     def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
-                "conclusion": self.conclusion, "remedy": self.remedy}
+        doc: dict[str, Any] = {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
+                               "conclusion": self.conclusion, "remedy": self.remedy}
+        if self.evidence:
+            doc["evidence"] = [{"kind": k, "source": s} for k, s in self.evidence]
+        return doc
 
 
-__all__ = ["SEVERITIES", "Cause", "Finding"]
+__all__ = ["SEVERITIES", "Cause", "Finding", "Printed", "cite", "dedupe", "evidence_lines"]

@@ -255,11 +255,8 @@ def because(cause: Cause) -> str:
 
 
 def _evidence(f: Finding) -> str:
-    if not f.evidence:
-        return ""
-    kind, source = f.evidence[0]
-    cmd = source.split(": ", 1)[0] if source.startswith("glmcompat ") else source
-    return f" (evidence {kind}: {cmd if len(cmd) <= 160 else cmd[:157] + '...'})"
+    short = f.short_evidence()  # the probe that reproduces it, or its evidence's short form
+    return f" (evidence {short[0]}: {short[1]})" if short else ""
 
 
 def _asked(req: Request) -> str:

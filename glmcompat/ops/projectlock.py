@@ -84,6 +84,7 @@ class ProjectLockResult:
     diff: str = ""  # the pyproject.toml change (--dry-run, --check)
     problems: list[str] = field(default_factory=list)  # --check: why the project's lock is not current or safe
     error: str | None = None  # why no safe lock exists (the UnsafeError's message); nothing was written
+    evidence: list[dict[str, str]] = field(default_factory=list)  # what ``error`` cites, in full ({kind, source})
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

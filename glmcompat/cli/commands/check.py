@@ -458,7 +458,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         if args.json:
             _render_json(jobs, ok, facts)
         else:
-            _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes)
+            _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
     finally:
         sys.stdout = real
     text = buf.getvalue()
@@ -523,16 +523,22 @@ def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
     if job.kind == "uv.lock":
         how = f"`glmcompat lock --target {target}` in the project writes them as uv constraints and relocks"
     elif job.kind == "requirements.txt":
-        how = f"pin them in {job.path.name} (or compile its .in with `glmcompat lock REQUIREMENTS_IN --target {target}`)"
+        src = job.path.with_suffix(".in").name
+        how = (f"pin them in {job.path.name} (or compile it from {src} with "
+               f"`glmcompat lock {src} -o {job.path.name} --target {target}`)")
     else:
         how = f"pin them in the project, then relock (`glmcompat lock --target {target}` for a uv project)"
     return f"one consistent safe set for {target}: {pins}; {how}"
 
 
-def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True) -> None:
-    """The verdicts as text; ``notes`` False (-q): a safe verdict is its one line (its warnings counted in it),
-    an unsafe one loses the lock's notes and the evidence lines (never a verdict, a finding or its hint)."""
+def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True,
+                 verbose: bool = False) -> None:
+    """The verdicts as text: each finding, one short evidence line (the probe that reproduces it) and its hint;
+    ``verbose`` (-v): every evidence source in full; ``notes`` False (-q): a safe verdict is its one line (its
+    warnings counted in it), an unsafe one loses the lock's notes and the evidence lines (never a verdict, a
+    finding or its hint). Evidence already printed in a verdict is said once ("as above")."""
     from glmcompat.cli.commands._common import paint
+    from glmcompat.model.findings import Printed, evidence_lines
 
     def c(code: str, s: str) -> str:
         return paint(code, s, color)
@@ -557,6 +563,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     continue  # -q: the verdict line alone
             for note in job.notes if notes else ():
                 out(f"  note: {note}\n")
+            printed = Printed()
             for f in fs:
                 mark = c("31", "  × ") if f.severity == "error" else c("33", "  ⚠ ")
                 out(f"{mark}{f.message}\n")
@@ -564,8 +571,8 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     shown = "; ".join(f.environments[:3])
                     more = len(f.environments) - 3
                     out(f"      in: {shown}" + (f" (and {more} more of {job.environments} environments)" if more > 0 else "") + "\n")
-                for kind, src in f.evidence if notes else ():
-                    out(f"      evidence ({kind}): {src}\n")
+                for line in evidence_lines(f, verbose=verbose, printed=printed) if notes else ():
+                    out(f"      {line}\n")
                 if f.remedy and not (safe and f.severity == "error"):  # one remedy for the errors: the safe set below
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
             if safe:

@@ -58,6 +58,7 @@ def main(name: str, argv: Sequence[str]) -> int:
 
         return run_project(args, mode)
     from glmcompat.model.platforms import PLATFORM_NAME
+    from glmcompat.model.errors import UnsafeError
     from glmcompat.ops.lockgen import LockRequest, lock
 
     for flag, value in (("--dry-run", args.dry_run), ("--json", args.json), ("-o", args.output_file)):
@@ -80,7 +81,13 @@ def main(name: str, argv: Sequence[str]) -> int:
             from glmcompat.cli.commands._common import shown_url
 
             o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
-        s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        try:
+            s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        except UnsafeError as e:
+            for c in e.causes:  # -v: the evidence the derivation cites, in full
+                for kind, src in c.evidence:
+                    o.detail(f"evidence ({kind}): {src}")
+            raise
     o.detail(f"lock: {'checked' if args.check else 'locked'} {out} in {time.perf_counter() - t0:.2f} s")
     say = _printer(o.color)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())

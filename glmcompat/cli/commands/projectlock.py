@@ -86,12 +86,16 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
                 result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
                                            quiet=bool(args.quiet))
     except UnsafeError as e:
+        for c in e.causes:  # -v: the evidence the derivation cites, in full
+            for ekind, src in c.evidence:
+                o.detail(f"evidence ({ekind}): {src}")
         if args.json:
             from glmcompat.decide.stacks import lock_platform
             from glmcompat.ops.projectlock import ProjectLockResult
 
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
-                                       lock_platform(facts, req.targets[0], req.platform), {}, error=e.message)
+                                       lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
+                                       evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
             dump_json(failed.to_json())
         raise
     if args.json:
