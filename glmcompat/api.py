@@ -39,7 +39,9 @@ from glmcompat.model.errors import (
     classify,
     is_network_error,
 )
+from glmcompat.matrix.schema import Matrix
 from glmcompat.model.findings import SEVERITIES, Finding
+from glmcompat.ops.projectlock import ProjectLockResult
 
 __all__ = [
     "SEVERITIES",
@@ -67,18 +69,6 @@ __all__ = [
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 MatrixLike = Any  # a Matrix (load_matrix), glmcompat's internal Facts view, or None for the shipped matrix
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Matrix":
-        from glmcompat.matrix.schema import Matrix
-
-        return Matrix
-    if name == "ProjectLockResult":
-        from glmcompat.ops.projectlock import ProjectLockResult
-
-        return ProjectLockResult
-    raise AttributeError(f"module 'glmcompat.api' has no attribute {name!r}")
 
 
 def _typed_errors(fn: _F) -> _F:
@@ -214,7 +204,8 @@ def _facts(matrix: MatrixLike) -> Any:
     if callable(view):
         return view()
     if isinstance(matrix, str | os.PathLike) or (isinstance(matrix, Sequence) and not isinstance(matrix, Mapping)):
-        return load_facts([matrix] if isinstance(matrix, str | os.PathLike) else list(matrix))
+        return load_facts([os.fspath(matrix)] if isinstance(matrix, str | os.PathLike)
+                          else [os.fspath(m) for m in matrix])
     raise InputError(f"matrix: expected a Matrix (glmcompat.load_matrix()), matrix files or None, not {type(matrix).__name__}")
 
 
@@ -268,6 +259,12 @@ def check_versions(packages: Mapping[str, str], target: str, *, model: str | Non
     ``aarch64``). ``model``: the HF ``model_type`` the stack must serve. ``allow_unknown``: combinations the matrix
     holds no evidence for are warnings, not errors. ``matrix``: a :class:`Matrix`, matrix files, or None for the
     shipped matrix."""
+    return _check_versions(packages, target, model=model, platform=platform, allow_unknown=allow_unknown, matrix=matrix)
+
+
+def _check_versions(packages: Mapping[str, str], target: str, *, model: str | None = None, platform: str = "x86_64",
+                   allow_unknown: bool = False, matrix: MatrixLike = None) -> Verdict:
+    """:func:`check_versions` (the errors not yet typed)."""
     from glmcompat.decide.rules import evaluate
 
     pkgs = _versions(packages)
@@ -307,8 +304,8 @@ def check_environment(target: str, *, python: str | os.PathLike[str] | None = No
         machine = _platform.machine()
     plat = "aarch64" if machine in ("aarch64", "arm64") else "x86_64"
     env = read_environment(list(dict.fromkeys(sites)))
-    return check_versions.__wrapped__(env.versions(), target, model=model, platform=plat,  # type: ignore[attr-defined]
-                                      allow_unknown=allow_unknown, matrix=matrix)
+    return _check_versions(env.versions(), target, model=model, platform=plat, allow_unknown=allow_unknown,
+                           matrix=matrix)
 
 
 @_typed_errors
@@ -359,9 +356,9 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     mixed = cli_check._output_set_problems(lock_path)
     verdicts = []
     for t in names:
-        found = mixed + evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen)
-        safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in found) else None
-        verdicts.append(Verdict(t, tuple(found), str(lock_path), model,
+        findings = mixed + evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen)
+        safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in findings) else None
+        verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
     return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(1 + len(e.get("also", [])) for e in lock.sets),
                        tuple(lock.meta.get("notes") or ()))
@@ -390,7 +387,7 @@ def _source(index: str | os.PathLike[str] | None) -> Any:
 def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None = None, *,
          platform: str | None = None, model: str | None = None, upgrade: bool = False, dry_run: bool = False,
          check: bool = False, output: str | os.PathLike[str] | None = None,
-         index: str | os.PathLike[str] | None = None) -> Any:
+         index: str | os.PathLike[str] | None = None) -> ProjectLockResult:
     """Lock the project found from ``path`` (a directory, as uv finds it, or its pyproject.toml) as ``glmcompat lock``
     does: the safe core for every target is written into ``[tool.uv] constraint-dependencies`` and the real ``uv lock``
     runs; or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``). Targets,
@@ -407,7 +404,7 @@ def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None
     source = _source(index)
     if source is None:
         return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
-                       check=check, output=output)
+                       check=check, output=None if output is None else os.fspath(output))
     facts = load_facts()
     p = Path(path)
     requirements = p.is_file() and p.name != "pyproject.toml"
@@ -453,7 +450,7 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
 
 
 @_typed_errors
-def load_matrix(paths: Sequence[str | os.PathLike[str]] | None = None) -> Any:
+def load_matrix(paths: Sequence[str | os.PathLike[str]] | None = None) -> Matrix:
     """The compatibility matrix (:class:`Matrix`): the shipped one, or the files (or directories) ``paths``.
     :class:`MatrixError` when a file is malformed or the files contradict each other."""
     from glmcompat.matrix.schema import load_matrix as load
