@@ -216,7 +216,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     except SystemExit:
         raise
     except BaseException as e:  # the one place every failure becomes one line and an exit code
-        return _report(e)
+        return _report(e, args)
     finally:
         spec = sys.modules.get("glmcompat.ops.speculate")
         if spec is not None:
@@ -299,7 +299,9 @@ def _special_file_named(argv: Sequence[str]) -> bool:
     return False
 
 
-def _report(e: BaseException) -> int:
+def _report(e: BaseException, args: Sequence[str] = ()) -> int:
+    """The exit code of the failure ``e`` of the command ``args``, after its one line on stderr (and, under
+    ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`)."""
     import os
 
     from glmcompat.model.errors import GlmcompatError, classify
@@ -309,6 +311,13 @@ def _report(e: BaseException) -> int:
         import traceback
 
         traceback.print_exception(e, file=sys.stderr)
+    if "--json" in args:
+        try:
+            from glmcompat.cli import jsonerrors
+
+            jsonerrors.emit(list(args), code, *jsonerrors.parts(e, line))
+        except Exception:
+            pass  # the stderr line below still says it
     try:
         print(f"error: {line}", file=sys.stderr)
     except (OSError, ValueError):

@@ -54,7 +54,12 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
             return super().parse_known_args(args, namespace)
 
         def error(self, message: str) -> NoReturn:
-            self.exit(2, f"error: {self.prog}: {usage_error(self, self._seen, message)}\n")
+            line = usage_error(self, self._seen, message)
+            if "--json" in self._seen:  # the usage error as the command's JSON error document too
+                from glmcompat.cli import jsonerrors
+
+                jsonerrors.emit([*self.prog.split()[1:], *self._seen], 2, f"{self.prog}: {line}")
+            self.exit(2, f"error: {self.prog}: {line}\n")
 
     return Parser(prog=f"glmcompat {prog}", description=description)
 
