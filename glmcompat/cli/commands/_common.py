@@ -141,13 +141,83 @@ def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: 
         p.add_argument("--target", action="append", metavar="T",
                        help="GPU target, e.g. sm120 (repeatable in a project; default: [tool.glmcompat] targets)")
     else:
-        p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
+        p.add_argument("--target", metavar="T",
+                       help="GPU target, e.g. sm120 (default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets)")
     p.add_argument("--platform", metavar="P",
                    help="the machine: x86_64 or aarch64 (default: the target's only one, else x86_64; "
                         "GH200/GB200/GB300 hosts are aarch64)")
     p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
     p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ",
                    help=f"extra core requirement, e.g. {with_example} (repeatable)")
+
+
+# -- [tool.glmcompat] -------------------------------------------------------------------------------
+# Where an option comes from: the flag, else its environment variable (GLMCOMPAT_TARGET, GLMCOMPAT_MODEL,
+# GLMCOMPAT_PLATFORM: glmcompat.cli.main gives them as flags), else [tool.glmcompat] of the project.
+
+
+def settings_targets(settings: dict[str, Any], where: Any) -> list[str]:
+    """``[tool.glmcompat] targets`` (or ``target``): a name or a list of them; anything else is exit 2 naming the file."""
+    from glmcompat.model.errors import InputError
+
+    t = settings.get("targets", settings.get("target"))
+    if t is None:
+        return []
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list) and t and all(isinstance(x, str) for x in t):
+        return list(t)
+    raise InputError(f"[tool.glmcompat] targets must be a target name or a list of them, not {t!r}"[:300], path=str(where))
+
+
+def setting(settings: dict[str, Any], key: str, where: Any) -> str | None:
+    """``[tool.glmcompat] KEY``, a string (exit 2 naming the file otherwise), or None."""
+    from glmcompat.model.errors import InputError
+
+    v = settings.get(key)
+    if v is not None and not isinstance(v, str):
+        raise InputError(f"[tool.glmcompat] {key} must be a string, not {v!r}"[:300], path=str(where))
+    return v
+
+
+def apply_settings(args: Any, command: str, *, single: bool = True, keys: tuple[str, ...] = ("target", "model", "platform"),
+                   several: str = "error") -> str | None:
+    """Fill ``args.target``/``model``/``platform`` that neither a flag nor an environment variable gave from
+    ``[tool.glmcompat]`` of the project at or above the working directory (as uv finds it); returns that
+    pyproject.toml's path when it gave any. ``single``: ``command`` takes one target (several there: exit 2, or with
+    ``several="ignore"`` none is taken from there). The target is stored as the option stores it (a list where the
+    option repeats)."""
+    from pathlib import Path
+
+    from glmcompat.model.errors import InputError
+    from glmcompat.readers import pyproject as pp
+
+    wanted = [k for k in keys if not getattr(args, k, None)]
+    if not wanted:
+        return None
+    found = pp.find(Path.cwd())
+    if found is None:
+        return None
+    settings = pp.load(found).settings
+    used = False
+    for key in wanted:
+        if key == "target":
+            targets = settings_targets(settings, found)
+            if not targets:
+                continue
+            if single and len(targets) > 1:
+                if several == "ignore":
+                    continue
+                raise InputError(f"[tool.glmcompat] targets names {len(targets)} targets ({', '.join(targets)}) and "
+                                 f"`glmcompat {command}` takes one: pass --target (or GLMCOMPAT_TARGET)", path=str(found))
+            args.target = targets if isinstance(getattr(args, "target", None), list) or not single else targets[0]
+            used = True
+        else:
+            value = setting(settings, key, found)
+            if value is not None:
+                setattr(args, key, [value] if isinstance(getattr(args, key, None), list) else value)
+                used = True
+    return str(found) if used else None
 
 
 def dump_json(obj: Any) -> None:

@@ -146,12 +146,17 @@ def _arch(argv: Sequence[str]) -> int:
     p = parser("arch", "List the GPU code (SASS and PTX) in a wheel's shared objects, read from the index; with "
                        "--target, say whether each has code that runs there.")
     p.add_argument("package", metavar="PKG==VER")
-    p.add_argument("--target", default=None, metavar="T", help="GPU target, e.g. sm120, sm_90 or 12.0")
+    p.add_argument("--target", default=None, metavar="T",
+                   help="GPU target, e.g. sm120, sm_90 or 12.0 (default: GLMCOMPAT_TARGET, else the one target of "
+                        "[tool.glmcompat] targets, else none: the GPU code is listed, not judged)")
     p.add_argument("--module", action="append", default=None, metavar="GLOB",
                    help="judge only members matching GLOB (repeatable; default: the package's main modules)")
     _common_args(p)
     args = p.parse_args(list(argv))
+    from glmcompat.cli.commands._common import apply_settings
     from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch
+
+    apply_settings(args, "arch", keys=("target", "platform"), several="ignore")
 
     pkg, ver = parse_pin(args.package)
     platform = _platform(args)

@@ -63,8 +63,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     for flag, value in (("--dry-run", args.dry_run), ("--json", args.json), ("-o", args.output_file)):
         if value:
             raise InputError(f"{flag} is for a project or a requirements.in; with --stack, use --out / --check")
+    from glmcompat.cli.commands._common import apply_settings
+
+    args.target = args.target or []
+    apply_settings(args, "lock --stack")
     if not args.target:
-        raise InputError("no target: pass --target (e.g. --target sm120)")
+        raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
+                         "[tool.glmcompat] targets in the project's pyproject.toml")
     if len(args.target) > 1:
         raise InputError(f"a stack is locked for one target at a time (got {', '.join(args.target)}); "
                          "run `glmcompat lock --stack ... --target T` once per target")

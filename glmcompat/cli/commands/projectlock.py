@@ -8,25 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.cli.commands._common import dump_json, index_environment, output, paint_line
+from glmcompat.cli.commands._common import setting as _setting
+from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
-
-
-def _settings_targets(settings: dict[str, Any], where: Path) -> list[str]:
-    t = settings.get("targets", settings.get("target"))
-    if t is None:
-        return []
-    if isinstance(t, str):
-        return [t]
-    if isinstance(t, list) and t and all(isinstance(x, str) for x in t):
-        return list(t)
-    raise InputError(f"[tool.glmcompat] targets must be a target name or a list of them, not {t!r}"[:300], path=str(where))
-
-
-def _setting(settings: dict[str, Any], key: str, where: Path) -> str | None:
-    v = settings.get(key)
-    if v is not None and not isinstance(v, str):
-        raise InputError(f"[tool.glmcompat] {key} must be a string, not {v!r}"[:300], path=str(where))
-    return v
 
 
 def _around(start: Path) -> tuple[dict[str, Any], Path | None]:

@@ -42,6 +42,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     from glmcompat.model.platforms import PLATFORM_NAME
     from glmcompat.ops.progress import Progress
 
+    from glmcompat.cli.commands._common import apply_settings
+    from glmcompat.model.errors import InputError
+
+    apply_settings(args, "upgrade")
+    if not args.target:
+        raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
+                         "[tool.glmcompat] targets in the project's pyproject.toml")
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
     cutoff = parse_cutoff(args.exclude_newer)
