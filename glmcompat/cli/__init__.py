@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arch": ("glmcompat.cli.commands.abi", "list the GPU code (SASS/PTX) in a wheel's extensions"),
     "matrix": ("glmcompat.cli.commands.matrix", "validate, show, describe or extend the compatibility matrix"),
     "targets": ("glmcompat.cli.commands.matrix", "list the GPU targets"),
+    "completion": ("glmcompat.cli.commands.completion", "print the shell completion script (bash, zsh or fish)"),
 }
 
 

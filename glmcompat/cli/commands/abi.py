@@ -41,7 +41,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     return _arch(argv) if name == "arch" else _abi(argv)
 
 
-def _abi(argv: Sequence[str]) -> int:
+def abi_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("abi", "Compare an extension wheel's undefined torch symbols with what a torch release exports, "
                       "reading both wheels from the index (no install).")
     p.add_argument("extension", metavar="EXT==VER")
@@ -50,6 +51,11 @@ def _abi(argv: Sequence[str]) -> int:
                       what="interpreter of the torch wheel (default: --python)")
     p.add_argument("--all", action="store_true", help="list modules that need nothing from torch too")
     _common_args(p)
+    return p
+
+
+def _abi(argv: Sequence[str]) -> int:
+    p = abi_parser()
     args = p.parse_args(list(argv))
     from glmcompat.ops.wheelprobe import parse_pin, probe_abi
 
@@ -142,7 +148,8 @@ def _how(r: Any) -> str:
     return "cached" if r.cached else f"fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({pct:.1f}%)"
 
 
-def _arch(argv: Sequence[str]) -> int:
+def arch_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("arch", "List the GPU code (SASS and PTX) in a wheel's shared objects, read from the index; with "
                        "--target, say whether each has code that runs there.")
     p.add_argument("package", metavar="PKG==VER")
@@ -152,6 +159,11 @@ def _arch(argv: Sequence[str]) -> int:
     p.add_argument("--module", action="append", default=None, metavar="GLOB",
                    help="judge only members matching GLOB (repeatable; default: the package's main modules)")
     _common_args(p)
+    return p
+
+
+def _arch(argv: Sequence[str]) -> int:
+    p = arch_parser()
     args = p.parse_args(list(argv))
     from glmcompat.cli.commands._common import apply_settings
     from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch

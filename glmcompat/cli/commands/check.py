@@ -39,7 +39,8 @@ class Job:
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
 
 
-def _parse(argv: Sequence[str]) -> Any:
+def build_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     from glmcompat.cli.commands._common import add_output_options, parser
 
     p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
@@ -56,6 +57,11 @@ def _parse(argv: Sequence[str]) -> Any:
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
     add_output_options(p)
+    return p
+
+
+def _parse(argv: Sequence[str]) -> Any:
+    p = build_parser()
     return p.parse_args(list(argv))
 
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
 
 
-def main(name: str, argv: Sequence[str]) -> int:
+def build_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("lock", "Lock your project (the pyproject.toml uv finds here, or a requirements.in) with the core made "
                        "safe for the GPU targets; with --stack, or where there is no project, lock a curated stack into "
                        "locks/<stack>/<target>/.")
@@ -47,6 +48,11 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     add_index_options(p)
     add_output_options(p)
+    return p
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    p = build_parser()
     args = p.parse_args(list(argv))
     import time
 

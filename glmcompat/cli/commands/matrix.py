@@ -30,9 +30,8 @@ from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
 
 
-def main(name: str, argv: Sequence[str]) -> int:
-    if name == "targets":
-        return _targets(argv)
+def matrix_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("matrix", "Validate, show, describe or extend the compatibility matrix.")
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = sub.add_parser("validate", help="validate matrix files (default: the shipped matrix)")
@@ -59,6 +58,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     for sp in (rf, au):
         add_index_options(sp)
         add_output_options(sp)
+    return p
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    if name == "targets":
+        return _targets(argv)
+    p = matrix_parser()
     args = p.parse_args(list(argv))
     o = output(args)
     if args.action in ("refresh", "audit"):
@@ -190,11 +196,17 @@ def _show_text(m: Any) -> None:
 TARGETS_JSON_VERSION = 1  # of `glmcompat targets --json`: {"version": 1, "targets": [...]}
 
 
-def _targets(argv: Sequence[str]) -> int:
+def targets_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("targets", "List the GPU targets and the rule for which GPU code runs on each.")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     add_output_options(p)
+    return p
+
+
+def _targets(argv: Sequence[str]) -> int:
+    p = targets_parser()
     args = p.parse_args(list(argv))
     from glmcompat.matrix.schema import load_matrix
 
