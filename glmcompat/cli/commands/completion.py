@@ -92,9 +92,9 @@ def _mark_files(p: Any) -> None:
             for child in action.choices.values():
                 _mark_files(child)
         elif not action.option_strings and action.metavar in _FILES:
-            action.complete = shtab.FILE  # type: ignore[attr-defined]
+            action.complete = shtab.FILE
         elif action.metavar in _FILES or action.dest in ("matrix", "output", "output_file", "out", "project"):
-            action.complete = shtab.DIRECTORY if action.metavar == "DIR" else shtab.FILE  # type: ignore[attr-defined]
+            action.complete = shtab.DIRECTORY if action.metavar == "DIR" else shtab.FILE
 
 
 def script(shell: str) -> str:
