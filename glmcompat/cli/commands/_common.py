@@ -474,11 +474,33 @@ def fetch_started(o: Output, index: Any, what: str, platform: str) -> None:
 
 
 def fetch_finished(o: Output, wheels: str, r: Any) -> None:
-    """Progress of a wheel probe: the wheels read (by file name) and the bytes fetched from them."""
+    """Progress of a wheel probe: the wheels read (by file name) and the bytes fetched from them (never shown past
+    the wheels' size: a span read twice is received twice)."""
+    from glmcompat.ops.progress import shown_bytes
+
     if r.cached:
         o.status(f"read {wheels}: cached, nothing fetched ({r.seconds:.2f} s)")
     else:
-        o.status(f"read {wheels}: fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({r.seconds:.2f} s)")
+        o.status(f"read {wheels}: fetched {shown_bytes(r.bytes_fetched, r.bytes_total)} ({r.seconds:.2f} s)")
+
+
+def probing(o: Output, index: Any, label: str) -> AbstractContextManager[Any]:
+    """While a probe reads through ``index`` (an IndexClient): the progress bar on a terminal (stderr), the
+    requests answered and the bytes received; nothing when piped or with -q."""
+    from contextlib import contextmanager
+
+    from glmcompat.ops.progress import Meter, watch
+
+    @contextmanager
+    def shown() -> Iterator[Any]:
+        with Meter(label, stream=o.err, quiet=o.quiet, unit="request(s)") as meter:
+            stop = watch(index.client, meter)
+            try:
+                yield meter
+            finally:
+                stop()
+
+    return shown()
 
 
 def size(n: int) -> str:

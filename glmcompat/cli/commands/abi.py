@@ -21,8 +21,8 @@ from glmcompat.cli.commands._common import (
     output,
     paint_text,
     parser,
+    probing,
     python_tag,
-    size,
 )
 from glmcompat.model.errors import InputError
 
@@ -68,8 +68,9 @@ def _abi(argv: Sequence[str]) -> int:
     with index:
         what = f"{pkg} {ver} ({python_tag(args.python)}) and torch {args.torch} ({python_tag(torch_py)})"
         fetch_started(o, index, what, platform)
-        result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=python_tag(args.python),
-                           platform=platform, torch_python=python_tag(torch_py))
+        with probing(o, index, "reading the wheels"):
+            result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=python_tag(args.python),
+                               platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
         dump_json(result.to_json())
@@ -144,8 +145,9 @@ def _render_abi(r: Any, *, show_all: bool, notes: bool = True) -> str:
 
 
 def _how(r: Any) -> str:
-    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
-    return "cached" if r.cached else f"fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({pct:.1f}%)"
+    from glmcompat.ops.progress import shown_bytes
+
+    return "cached" if r.cached else f"fetched {shown_bytes(r.bytes_fetched, r.bytes_total)}"
 
 
 def arch_parser() -> Any:
@@ -180,8 +182,9 @@ def _arch(argv: Sequence[str]) -> int:
     index, cache = index_client(args)
     with index:
         fetch_started(o, index, f"{pkg} {ver} ({python_tag(args.python)})", platform)
-        result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=python_tag(args.python),
-                            platform=platform, modules=args.module)
+        with probing(o, index, "reading the wheel"):
+            result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=python_tag(args.python),
+                                platform=platform, modules=args.module)
         fetch_finished(o, result.wheel, result)
     note = None
     if shipped is not None and result.platform not in shipped[0]:
