@@ -258,7 +258,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
         if name == "lock":
             from glmcompat.cli.fastlock import record
 
-            return record(args[1:], lambda: int(module.main(name, args[1:])))
+            return record(args[1:], lambda: module.main(name, args[1:]))  # its Exit carries a no-op's record
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()

@@ -10,8 +10,8 @@ output directory: whose files may be replaced, one run at a time, the stamped se
 
 Warm runs stay close to a plain ``uv lock``: the resolution is memoized (exclude-newer makes the index's answer
 for a stack immutable), a stamp records the exact bytes of the set that was checked and exported, so an
-unchanged lock is not checked or exported twice, and a run that changed nothing leaves :data:`last_noop` for
-the start-up path (:mod:`glmcompat.cli.fastlock`), which answers the next identical run without uv. Cold runs
+unchanged lock is not checked or exported twice, and a run that changed nothing returns its :class:`NoopRecord`
+(the summary's ``noop``) for the start-up path (:mod:`glmcompat.cli.fastlock`), which answers the next identical run without uv. Cold runs
 overlap uv's resolution with the core's: uv starts on the predicted pyproject.toml (the one in ``--out``, else
 the stack's pins) and its lock is used only when the prediction was exactly right.
 
@@ -83,9 +83,6 @@ class NoopRecord:
 
     out: str
     files: dict[str, str]
-
-
-last_noop: NoopRecord | None = None  # set by the last :func:`lock` of this process that changed nothing
 
 
 def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
@@ -258,9 +255,8 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
     """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary.
 
     ``source`` replaces the index as the resolver's source (tests pass a recorded one); ``force`` replaces
-    files in ``out`` that glmcompat did not write (links are refused regardless)."""
-    global last_noop
-    last_noop = None
+    files in ``out`` that glmcompat did not write (links are refused regardless). A run that changed nothing
+    returns what its answer read as the summary's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
     check_out(out)  # a link or a file as --out: refuse before any work
     spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
     if spec is None and source is None and not check_only:
@@ -277,7 +273,6 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
 
 def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only: bool, source: Any, force: bool,
           spec: speculate.Speculation | None) -> dict[str, Any]:
-    global last_noop
     # No prefetch while a speculative uv runs: the resolution is then off the critical path, and its concurrent
     # reads would take the network and the processors from uv, which is on it.
     res = resolve_core(facts, req, quiet=quiet, source=source, prefetch=spec is None)
@@ -311,7 +306,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only:
                     speculate.remove_private(tmp)
             if new is None:
                 summary["changed"] = []
-                last_noop = _noop_record(facts, req, out, old, stamp, res)
+                summary["noop"] = _noop_record(facts, req, out, old, stamp, res)
                 return summary
             check_replace(out, old, stamp, new, force)  # a user's file, or one edited since, is never taken
             publish(out, new, stamp_of(facts, new), held)

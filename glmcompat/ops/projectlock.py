@@ -51,7 +51,6 @@ from glmcompat.model.platforms import PLATFORM_NAME
 from glmcompat.readers import pyproject as pp
 
 RESULT_VERSION = 1
-last_noop: Any = None  # the NoopRecord of the last lock_project of this process that changed nothing (the start-up path's)
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
@@ -476,11 +475,19 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
     A project this function locked, with every input unchanged since (its pyproject.toml files, uv.lock, uv's
     configuration, the environment, the index, glmcompat and its matrix), is answered from the record that run
     left: the same core, warnings and verdicts, without resolving or running uv (``--upgrade`` always runs)."""
+    return lock_project_recorded(facts, pyproject, req, dry_run=dry_run, check_only=check_only, source=source,
+                                 quiet=quiet)[0]
+
+
+def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
+                          check_only: bool = False, source: Any = None, quiet: bool = False
+                          ) -> tuple[ProjectLockResult, Any]:
+    """:func:`lock_project`, and what a run that changed nothing read (a
+    :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
-    global last_noop
-    last_noop = None
+    noop = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
     if recalled is None:
@@ -495,8 +502,8 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
         files = _digests(_inputs(project))
         if files is not None:
-            last_noop = NoopRecord(os.path.abspath(project.root), files)
-    return result
+            noop = NoopRecord(os.path.abspath(project.root), files)
+    return result, noop
 
 
 def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, python: str, *,
@@ -853,4 +860,5 @@ def result_json(result: ProjectLockResult) -> str:
 
 
 __all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
+           "lock_project_recorded",
            "lock_requirements", "resolve_set"]

@@ -456,19 +456,11 @@ def main(name: str, argv: Sequence[str]) -> int:
                 job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
-    import io
-
-    real, buf = sys.stdout, io.StringIO()
-    sys.stdout = buf
-    try:
-        if args.json:
-            _render_json(jobs, ok, facts)
-        else:
-            _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes)
-    finally:
-        sys.stdout = real
-    text = buf.getvalue()
-    real.write(text)
+    if args.json:
+        text = _render_json(jobs, ok, facts)
+    else:
+        text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes)
+    sys.stdout.write(text)
     rc = 0 if ok else 1
     if before is not None:
         fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc)
@@ -500,7 +492,8 @@ def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[st
     return deps
 
 
-def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
+def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
+    """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json
 
     from glmcompat.model.platforms import target_platforms
@@ -520,7 +513,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
                 findings.append({**f.to_json(), "path": str(job.path), "target": t})
     doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
            "checked": checked, "findings": findings}
-    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
 def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
@@ -535,15 +528,16 @@ def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
     return f"one consistent safe set for {target}: {pins}; {how}"
 
 
-def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True) -> None:
-    """The verdicts as text; ``notes`` False (-q): a safe verdict is its one line (its warnings counted in it),
+def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True) -> str:
+    """The verdicts as text (returned, lines ending in a line break); ``notes`` False (-q): a safe verdict is its one line (its warnings counted in it),
     an unsafe one loses the lock's notes and the evidence lines (never a verdict, a finding or its hint)."""
     from glmcompat.cli.commands._common import paint
 
     def c(code: str, s: str) -> str:
         return paint(code, s, color)
 
-    out = sys.stdout.write
+    parts: list[str] = []
+    out = parts.append
     for job in jobs:
         for t, fs in job.findings.items():
             safe = job.safe_sets.get(t)
@@ -576,3 +570,4 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
             if safe:
                 out(f"{c('1;36', 'hint')}: {one_remedy(job, t, safe)}\n")
+    return "".join(parts)

@@ -129,7 +129,9 @@ def main(name: str, argv: Sequence[str]) -> int:
         for w in s.get("warnings", []):
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
-    return 0
+    from glmcompat.cli.fastlock import Exit
+
+    return Exit(0, s.get("noop"))  # a run that changed nothing: what it read, for the start-up path's record
 
 
 def _mode(args: Any) -> tuple[str, Path] | None:

@@ -39,7 +39,8 @@ def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
 
 def run_project(args: Any, mode: tuple[str, Path]) -> int:
     from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.projectlock import default_output, lock_project, lock_requirements
+    from glmcompat.cli.fastlock import Exit
+    from glmcompat.ops.projectlock import default_output, lock_project_recorded, lock_requirements
 
     if args.out or args.with_ or args.force:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
@@ -61,10 +62,12 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
         facts.target(t)
     if req.model:
         facts.model(req.model)
+    noop = None
     try:
         with index_environment(args):
             if kind == "project":
-                result = lock_project(facts, path, req, dry_run=args.dry_run, check_only=args.check, quiet=bool(args.quiet))
+                result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
+                                                     quiet=bool(args.quiet))
             else:
                 out = Path(args.output_file) if args.output_file else default_output(path)
                 result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
@@ -76,12 +79,17 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
 
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
                                        lock_platform(facts, req.targets[0], req.platform), {}, error=e.message)
-            dump_json(failed.to_json())
+            dump_json(failed.to_json())  # the outcome, as one document (no second, error-only one)
+            from glmcompat.model.errors import classify
+
+            code, line = classify(e)
+            sys.stderr.write(paint_line(f"error: {line}", o.color) + "\n")
+            return code
         raise
     if args.json:
         dump_json(result.to_json())
-        return 1 if args.check and result.problems else 0
-    return _render(result, args, o.color)
+        return Exit(1 if args.check and result.problems else 0, noop)
+    return Exit(_render(result, args, o.color), noop)
 
 
 def _render(result: Any, args: Any, color: bool) -> int:
