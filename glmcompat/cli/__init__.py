@@ -63,6 +63,10 @@ def _usage() -> str:
               "  --python X.Y     the target CPython minor, as 3.11 or cp311 (commands that build for one)",
               "  -V, --version    print glmcompat's version",
               "  -h, --help       print this help",
+              "", "environment (where no flag gives the option; [tool.glmcompat] of the project comes after them):",
+              "  GLMCOMPAT_TARGET    --target (several, comma-separated, where it repeats)",
+              "  GLMCOMPAT_MODEL     --model",
+              "  GLMCOMPAT_PLATFORM  --platform",
               "", "Run 'glmcompat help COMMAND' (or 'glmcompat COMMAND --help') for a command's options."]
     return "\n".join(lines)
 

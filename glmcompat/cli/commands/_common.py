@@ -139,14 +139,16 @@ def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: 
     p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
     if targets:
         p.add_argument("--target", action="append", metavar="T",
-                       help="GPU target, e.g. sm120 (repeatable in a project; default: [tool.glmcompat] targets)")
+                       help="GPU target, e.g. sm120 (repeatable in a project; default: GLMCOMPAT_TARGET, else "
+                            "[tool.glmcompat] targets)")
     else:
         p.add_argument("--target", metavar="T",
                        help="GPU target, e.g. sm120 (default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets)")
     p.add_argument("--platform", metavar="P",
-                   help="the machine: x86_64 or aarch64 (default: the target's only one, else x86_64; "
-                        "GH200/GB200/GB300 hosts are aarch64)")
-    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
+                   help="the machine: x86_64 or aarch64 (default: GLMCOMPAT_PLATFORM, else [tool.glmcompat] platform, "
+                        "else the target's only one, else x86_64; GH200/GB200/GB300 hosts are aarch64)")
+    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: GLMCOMPAT_MODEL, else "
+                                                "[tool.glmcompat] model, else the stack's first model)")
     p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ",
                    help=f"extra core requirement, e.g. {with_example} (repeatable)")
 

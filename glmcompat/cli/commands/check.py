@@ -46,11 +46,16 @@ def build_parser() -> Any:
     p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
                         "for a GPU target, offline.")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--target", action="append", metavar="T", help="GPU target, e.g. sm120 (repeatable)")
-    p.add_argument("--model", metavar="MODEL_TYPE", help="HF model_type the stack must serve, e.g. glm_moe_dsa")
+    p.add_argument("--target", action="append", metavar="T",
+                   help="GPU target, e.g. sm120 (repeatable; default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets "
+                        "of the pyproject.toml beside the lock)")
+    p.add_argument("--model", metavar="MODEL_TYPE",
+                   help="HF model_type the stack must serve, e.g. glm_moe_dsa (default: GLMCOMPAT_MODEL, else "
+                        "[tool.glmcompat] model)")
     p.add_argument("--platform", action="append", metavar="P",
                    help="judge only the environments of this machine (x86_64 or aarch64; repeatable), strictly: "
-                        "nothing is excused (default: every platform the target ships on)")
+                        "nothing is excused (default: GLMCOMPAT_PLATFORM, else [tool.glmcompat] platform, else every "
+                        "platform the target ships on)")
     p.add_argument("--stack", metavar="NAME", help="also require the named stack's pins")
     p.add_argument("--allow-unknown", action="store_true", help="report combinations without evidence as warnings")
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
