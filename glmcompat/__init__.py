@@ -41,32 +41,8 @@ __all__ = [
     "resolve_core",
 ]
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover (the names' types are in __init__.pyi, for type checkers)
     from typing import Any
-
-    from glmcompat.api import (
-        CheckResult,
-        CoreResult,
-        Verdict,
-        check,
-        check_environment,
-        check_versions,
-        load_matrix,
-        lock,
-        resolve_core,
-    )
-    from glmcompat.matrix.schema import Matrix
-    from glmcompat.model.errors import (
-        EnvironmentFailure,
-        GlmcompatError,
-        InputError,
-        InternalError,
-        LockFormatError,
-        MatrixError,
-        UnsafeError,
-    )
-    from glmcompat.model.findings import SEVERITIES, Finding
-    from glmcompat.ops.projectlock import ProjectLockResult
 
 _LAZY = {
     **dict.fromkeys(("CheckResult", "CoreResult", "Verdict", "check", "check_environment", "check_versions",

@@ -316,8 +316,8 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     does. ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
     ``[tool.glmcompat]`` table of the pyproject.toml beside the file. ``platforms``: judge only the environments of
     these machines (``["aarch64"]``), strictly. ``stack``: also require a curated stack's pins."""
-    from glmcompat.cli.commands import check as cli_check
     from glmcompat.decide.remedy import for_lock
+    from glmcompat.ops import checkfile as cf
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.model.platforms import check_platform, target_platforms
     from glmcompat.readers.lockfiles import read_lock
@@ -334,26 +334,26 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     lock_path = p
     if p.name == "pyproject.toml":
         settings_path = p
-        settings = cli_check._pyproject_settings(p)
-        found = next((p.parent / n for n in cli_check.LOCK_NAMES if (p.parent / n).exists()), None)
+        settings = cf.pyproject_settings(p)
+        found = next((p.parent / n for n in cf.LOCK_NAMES if (p.parent / n).exists()), None)
         if found is None:
-            raise InputError(f"no lock beside it (looked for {', '.join(cli_check.LOCK_NAMES)})", path=raw)
+            raise InputError(f"no lock beside it (looked for {', '.join(cf.LOCK_NAMES)})", path=raw)
         lock_path = found
     elif (p.parent / "pyproject.toml").is_file():
         settings_path = p.parent / "pyproject.toml"
-        settings = cli_check._pyproject_settings(settings_path)
+        settings = cf.pyproject_settings(settings_path)
     names = _targets(facts, target, settings, None if target else (str(settings_path) if settings_path else raw))
     model = model or settings.get("model")
     if model is not None:
         facts.model(model)
     chosen = (list(dict.fromkeys(check_platform(x) for x in platforms)) if platforms is not None
-              else cli_check._platform_setting(lock_path, settings if p.name == "pyproject.toml" else None))
+              else cf.platform_setting(lock_path, settings if p.name == "pyproject.toml" else None))
     for t in names:
-        cli_check._check_ships(facts.target(t), chosen)
+        cf.check_ships(facts.target(t), chosen)
     the_stack = facts.stack(stack) if stack else None
     lock = read_lock(lock_path)
-    iso = cli_check.no_isolation(lock_path)
-    mixed = cli_check._output_set_problems(lock_path)
+    iso = cf.no_isolation(lock_path)
+    mixed = cf.output_set_problems(lock_path)
     verdicts = []
     for t in names:
         findings = mixed + evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen)
@@ -433,7 +433,7 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
     versions to keep where they stay safe (a lock's current pins); ``exclude_newer``: an RFC 3339 cut-off for the
     index; ``index``: a recorded index file (offline), or None for the configured package index. Raises
     :class:`UnsafeError` with the reasons ("Because ..., we can conclude ...") when no set serves every target."""
-    from glmcompat.cli.commands._common import python_minor
+    from glmcompat.model.platforms import python_minor
     from glmcompat.ops import projectlock as pl
     from glmcompat.decide.stacks import lock_platform
 

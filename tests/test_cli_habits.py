@@ -357,8 +357,9 @@ def test_probe_progress_on_stderr_with_verbose_naming_the_wheels_and_bytes(capsy
     assert rcv == 0 and re.sub(r"\d+\.\d\d s", "", outv) == re.sub(r"\d+\.\d\d s", "", out)
     lines = errv.splitlines()
     assert lines[0] == f"reading ext 1.0 (cp311) for Linux x86_64 from {wheels.base}"
-    assert re.fullmatch(r"read ext-1\.0-cp310-abi3-manylinux2014_x86_64\.whl: fetched \d+\.\d kB of \d+\.\d kB "
-                        r"\(\d+\.\d\d s\)", lines[1]), lines
+    m = re.fullmatch(r"read ext-1\.0-cp310-abi3-manylinux2014_x86_64\.whl: fetched \d+\.\d kB of \d+\.\d kB "
+                     r"\((\d+\.\d)%\) \(\d+\.\d\d s\)", lines[1])
+    assert m and float(m.group(1)) <= 100.0, lines
     rc, js, errj = call(capsys, *base, "-v", "--json")
     assert json.loads(js)["ok"] is True and errj.count("\n") == 2  # progress never mixes with JSON on stdout
 
@@ -367,11 +368,13 @@ def test_probe_progress_on_a_terminal_and_never_with_quiet(wheels: Any, tmp_path
     env = _env(GLMCOMPAT_CACHE_DIR=str(tmp_path / "c"))
     base = ("abi", "ext==1.0", "--torch", "9.0.0", "--index-url", wheels.base)
     rc, shown, out = run_on_tty(*base, stream="stderr", env=env)
+    # what the terminal shows: a progress bar rewrites its line in place (\r, erase line) and is cleared at the end
+    shown = "\n".join(line.split("\r")[-1].replace("\x1b[2K", "") for line in shown.split("\n"))
     assert rc == 0 and "compatible: every torch symbol" in out
     assert shown.startswith("reading ext 1.0 (cp311) and torch 9.0.0 (cp311) for Linux x86_64 from ")
     assert re.search(r"^read ext-1\.0-\S+\.whl and torch-9\.0\.0-\S+\.whl: fetched \d+\.\d [kM]B of ", shown, re.M)
-    rc, shown, _ = run_on_tty(*base, stream="stderr", env=env)  # again: from the cache
-    assert rc == 0 and re.search(r"^read .*: cached, nothing fetched", shown, re.M)
+    rc, shown, _ = run_on_tty(*base, stream="stderr", env=env)  # again: from the cache (no bar: nothing is read)
+    assert rc == 0 and re.search(r"^read .*: cached, nothing fetched", shown, re.M) and "\r" not in shown
     rc, shown, out = run_on_tty(*base, "-q", stream="stderr", env=env)
     assert rc == 0 and shown == "" and "compatible: every torch symbol" in out
 

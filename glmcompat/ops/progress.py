@@ -154,8 +154,7 @@ class Meter:
         self.enabled = False
 
     def __enter__(self) -> Meter:
-        self._draw(force=True)
-        return self
+        return self  # drawn at the first item or bytes: work answered from the cache shows nothing
 
     def __exit__(self, *exc: object) -> None:
         self.close()
