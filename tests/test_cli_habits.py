@@ -26,7 +26,6 @@ import pytest
 from glmcompat.cli import COMMANDS, main
 from glmcompat.cli.commands._common import (
     Output,
-    index_environment,
     paint_line,
     python_minor,
     python_tag,
@@ -419,23 +418,24 @@ def test_the_index_url_reaches_the_index(capsys: pytest.CaptureFixture[str], mon
     assert "127.0.0.1:9" in err and err.count("\n") == 1
 
 
-def test_index_environment_sets_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:
-    from argparse import Namespace
+def test_index_options_reach_uv_explicitly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--index-url and --no-cache are handed on as IndexOptions: uv's environment gets them, the process's does not
+    change, and no module of glmcompat rewrites os.environ to pass an option."""
+    from glmcompat.edges.index import IndexOptions
+    from glmcompat.edges.uv import uv_env
 
     monkeypatch.setenv("UV_INDEX_URL", "https://legacy.invalid/simple")
-    monkeypatch.delenv("UV_NO_CACHE", raising=False)
     before = dict(os.environ)
-    with index_environment(Namespace(index_url="https://a.invalid/simple", no_cache=True)):
-        from glmcompat.edges.index import default_index_url
-        from glmcompat.matrix.store import cache_dir
-
-        assert default_index_url() == "https://a.invalid/simple" and "UV_INDEX_URL" not in os.environ
-        tmp = cache_dir()
-        assert tmp.is_dir() and str(tmp) != before.get("GLMCOMPAT_CACHE_DIR") and os.environ["UV_NO_CACHE"] == "1"
-    assert dict(os.environ) == before and not tmp.exists()
-    with index_environment(Namespace(index_url=None, no_cache=False)):
-        assert dict(os.environ) == before
-
+    env = uv_env(None, IndexOptions("https://a.invalid/simple", True).uv_env())
+    assert env["UV_DEFAULT_INDEX"] == "https://a.invalid/simple" and env["UV_NO_CACHE"] == "1"
+    assert "UV_INDEX_URL" not in env and dict(os.environ) == before
+    assert IndexOptions().uv_env() == {} and uv_env(None)["UV_INDEX_URL"] == "https://legacy.invalid/simple"
+    assert type(IndexOptions(no_cache=True).cache()).__name__ == "NoCache"
+    rewrites = re.compile(r"os\.environ\[[^]]+\] = |os\.environ\.(pop|update|setdefault)\(|os\.putenv\(")
+    for path in (ROOT / "glmcompat").rglob("*.py"):
+        if "verify" in path.parts:  # the probe processes inside the serving container set their own variables
+            continue
+        assert not rewrites.search(path.read_text()), path
 
 def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     """`glmcompat lock --index-url URL --python cp311` as a process: the real uv locks against that index (no

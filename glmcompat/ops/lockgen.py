@@ -100,13 +100,11 @@ def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
 
 
 def resolution_key(facts: Facts, req: LockRequest) -> str:
-    from glmcompat.edges.index import default_index_url
-
     stack = facts.stack(req.stack)
     # the index is part of the question: `lock --index-url X` must not reuse a resolution made on another index
     blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
-                       lock_platform(facts, req.target, req.platform), default_index_url()], sort_keys=True)
+                       lock_platform(facts, req.target, req.platform), req.index.resolved_url()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -127,7 +125,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         facts.model(req.model)
     requires_python, py = _python_spec(facts, req)
     memo = _memo_path(facts, req)
-    if source is None and stack.exclude_newer:
+    if source is None and stack.exclude_newer and not req.index.no_cache:
         try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, resolved again
             body = read_stored(str(memo), "resolution", memo.name)
             recalled = _recall(json.loads(body)) if body is not None else None
@@ -142,10 +140,9 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
     own_client = None
     index: Any = None
     if source is None:
-        from glmcompat.edges.cache import Cache
         from glmcompat.edges.index import IndexClient
 
-        own_client = IndexClient(cache=Cache())
+        own_client = IndexClient(req.index.url, cache=req.index.cache())
         index = IndexSource(own_client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
         # What the resolver will most likely ask first, fetched concurrently: every core package's page and,
         # unless --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
@@ -170,7 +167,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
             own_client.close()
     overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
     res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.exclude_newer)
-    if own_client is not None and stack.exclude_newer:
+    if own_client is not None and stack.exclude_newer and not req.index.no_cache:
         memoize(facts, req, res)
     return res
 
@@ -356,7 +353,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         write_new(work / "pyproject.toml", text)
         if old["uv.lock"] is not None:
             write_new(work / "uv.lock", old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
-        run_uv(list(speculate.LOCK), work, res.requires_python)
+        run_uv(list(speculate.LOCK), work, res.requires_python, req.index.uv_env())
     now = (work / "uv.lock").read_bytes()
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.readers.lockfiles import read_lock
@@ -373,7 +370,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
         raise UnsafeError(f"uv's lock for {tname} on {PLATFORM_NAME[machine]} fails the check; nothing was written:\n{lines}")
     if spec is None or not spec.exported():
-        run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python)
+        run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python, req.index.uv_env())
     summary["warnings"] = [f.message for f in found if f.severity == "warning"]
     return {n: (work / n).read_bytes() for n in OUTPUTS}
 

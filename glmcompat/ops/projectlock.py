@@ -48,6 +48,7 @@ from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.edges.index import IndexOptions
 from glmcompat.readers import pyproject as pp
 
 RESULT_VERSION = 1
@@ -64,6 +65,7 @@ class ProjectLockRequest:
     model: str | None = None
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
+    index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
 
 
 @dataclass
@@ -164,13 +166,12 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 
 
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
-            wanted: dict[str, str | None]) -> tuple[Any, Callable[[], None]]:
-    from glmcompat.edges.cache import Cache
+            wanted: dict[str, str | None], index_options: IndexOptions) -> tuple[Any, Callable[[], None]]:
     from glmcompat.edges.index import IndexClient
     from glmcompat.edges.sources import IndexSource
     from glmcompat.ops.progress import Progress
 
-    client = IndexClient(cache=Cache())
+    client = IndexClient(index_options.url, cache=index_options.cache())
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
     index.prefetch(list(wanted.items()))
     shown = Progress(index, quiet)
@@ -206,7 +207,7 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     if source is None:
         wanted: dict[str, str | None] = {_name(r): None for r in reqs}
         wanted.update({n: v for n, v in prefer.items() if not req.upgrade})
-        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted)
+        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted, req.index)
     outcomes: dict[str, Any] = {}
     try:
         failures: dict[str, UnsafeError] = {}
@@ -293,8 +294,12 @@ def _diff(path: str, old: str, new: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
 
 
-def _uv(args: list[str], cwd: Path, python: str | None = None) -> subprocess.CompletedProcess[str]:
+def _uv(args: list[str], cwd: Path, index: IndexOptions, python: str | None = None) -> subprocess.CompletedProcess[str]:
+    """uv ``args`` in ``cwd``, with the command line's index options (``index``) in its environment."""
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
+    if index.url:
+        env.pop("UV_INDEX_URL", None)
+    env.update(index.uv_env())
     try:
         return subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL)
@@ -392,6 +397,8 @@ def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, pyt
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
     from glmcompat.matrix.locations import code_fingerprint
 
+    if req.index.no_cache:
+        return None  # --no-cache: no record is read or written
     try:
         uv = uv_binary()
         st = os.stat(uv)
@@ -400,7 +407,8 @@ def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, pyt
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None)])
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None),
+                       req.index.url])
     if source is not None and getattr(source, "key", None) is None:
         return None  # a source that cannot say what it answers: no record
     return cache_dir() / "project-verdicts" / (hashlib.sha256(blob.encode()).hexdigest()[:32] + ".json")
@@ -576,7 +584,7 @@ def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: 
         return None
     old_lock = lock.read_bytes()
     if check_only:
-        if _uv(["lock", "--check"], project.root).returncode != 0:
+        if _uv(["lock", "--check"], project.root, req.index).returncode != 0:
             return None
         return _judged_as_is(facts, project, req, machine, result, core, old_lock, None)
     with _Held(project.pyproject, project.root):
@@ -584,7 +592,7 @@ def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: 
             return None  # changed meanwhile: the full path says so
         mode = lock.stat().st_mode & 0o7777
         try:
-            p = _uv(["lock"], project.root)
+            p = _uv(["lock"], project.root, req.index)
             kept = _judged_as_is(facts, project, req, machine, result, core, old_lock, mode) if p.returncode == 0 else None
         except BaseException:
             _restore(lock, old_lock, mode)
@@ -624,7 +632,7 @@ def _check(facts: Facts, project: pp.Project, new_text: str, req: ProjectLockReq
     if not lock.is_file():
         result.problems.append("there is no uv.lock")
     else:
-        p = _uv(["lock", "--check"], project.root)
+        p = _uv(["lock", "--check"], project.root, req.index)
         if p.returncode != 0:
             result.problems.append("uv.lock is not current with pyproject.toml (`uv lock --check` fails)")
         found = judge(facts, lock, req.targets, req.model, machine)
@@ -675,7 +683,7 @@ def _publish_held(facts: Facts, project: pp.Project, new_text: str, reqs: list[s
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-            p = _uv(["lock"], project.root)
+            p = _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
                 raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"
@@ -779,7 +787,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             args += ["--overrides", str(ovr)]
         if req.upgrade:
             args.append("--upgrade")
-        p = _uv(args, infile.parent if str(infile.parent) else Path("."))
+        p = _uv(args, infile.parent if str(infile.parent) else Path("."), req.index)
         if p.returncode != 0:
             raise UnsafeError("uv cannot compile the requirements under the safe core; nothing was written:\n  "
                               + _uv_error(["pip", "compile", str(infile)], p, str(infile.parent or ".")))

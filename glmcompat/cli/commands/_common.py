@@ -7,8 +7,8 @@ command spells the same way, as uv and pre-commit do:
   the verdict or an error; ``-qq`` is silent, nothing on stdout, :func:`glmcompat.cli.main` seeing to it; ``-v``
   adds detail such as progress and the requests made);
 * ``--python`` (:func:`python_minor`: ``3.11`` and ``cp311`` both name the target CPython minor);
-* ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`,
-  :func:`index_environment`).
+* ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`; the commands hand them on
+  explicitly, as :class:`glmcompat.edges.index.IndexOptions`, never through the process environment).
 
 Import-light: only ``os`` and ``sys`` load with this module (argparse, json, typing and the index client load
 when a function needs them), so the start-up path of ``lock`` can read :data:`DEFAULT_STACK`.
@@ -16,7 +16,6 @@ when a function needs them), so the start-up path of ``lock`` can read :data:`DE
 
 from __future__ import annotations
 
-import os
 import sys
 
 from glmcompat.cli.startup import use_color
@@ -404,44 +403,6 @@ def index_client(args: Any) -> tuple[Any, Any]:
 
     cache = NoCache() if getattr(args, "no_cache", False) else Cache()
     return IndexClient(getattr(args, "index_url", None), cache=cache), cache
-
-
-def index_environment(args: Any) -> AbstractContextManager[None]:
-    """For code that finds the index and the cache itself (``lock`` runs uv; ``matrix refresh`` and ``audit``
-    open their own cache): while it runs, ``--index-url`` is ``UV_DEFAULT_INDEX`` (read by glmcompat's index
-    client and by uv alike) and ``--no-cache`` is a temporary ``GLMCOMPAT_CACHE_DIR``, removed afterwards,
-    with ``UV_NO_CACHE=1`` (uv's own --no-cache). The environment is restored on exit."""
-    from contextlib import contextmanager
-
-    @contextmanager
-    def overlay() -> Iterator[None]:
-        import tempfile
-
-        url = getattr(args, "index_url", None)
-        no_cache = bool(getattr(args, "no_cache", False))
-        if not url and not no_cache:
-            yield
-            return
-        saved = {k: os.environ.get(k) for k in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "GLMCOMPAT_CACHE_DIR", "UV_NO_CACHE")}
-        tmp = tempfile.TemporaryDirectory(prefix="glmcompat-no-cache-") if no_cache else None
-        try:
-            if url:
-                os.environ["UV_DEFAULT_INDEX"] = url
-                os.environ.pop("UV_INDEX_URL", None)  # uv and glmcompat read UV_DEFAULT_INDEX first; drop the legacy name
-            if tmp is not None:
-                os.environ["GLMCOMPAT_CACHE_DIR"] = tmp.name
-                os.environ["UV_NO_CACHE"] = "1"
-            yield
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-            if tmp is not None:
-                tmp.cleanup()
-
-    return overlay()
 
 
 def shown_url(url: str | None) -> str:

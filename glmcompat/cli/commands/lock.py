@@ -13,7 +13,6 @@ from glmcompat.cli.commands._common import (
     add_index_options,
     add_output_options,
     add_python_option,
-    index_environment,
     output,
     parser,
 )
@@ -83,15 +82,17 @@ def main(name: str, argv: Sequence[str]) -> int:
     o = output(args)
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
-    req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine)
+    from glmcompat.edges.index import IndexOptions
+
+    req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
+                      IndexOptions(args.index_url, bool(args.no_cache)))
     out = _out_dir(args.out, args.stack, tname, machine)
     t0 = time.perf_counter()
-    with index_environment(args):
-        if o.verbose:
-            from glmcompat.cli.commands._common import shown_url
+    if o.verbose:
+        from glmcompat.cli.commands._common import shown_url
 
-            o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
-        s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
+    s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
     o.detail(f"lock: {'checked' if args.check else 'locked'} {out} in {time.perf_counter() - t0:.2f} s")
     say = _printer(o.color)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())

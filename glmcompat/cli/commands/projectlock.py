@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from glmcompat.cli.commands._common import dump_json, index_environment, output, paint_line
+from glmcompat.cli.commands._common import dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
@@ -34,7 +34,10 @@ def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
         raise InputError(f"no target: pass --target (e.g. --target sm120) or set {place}")
     platform = args.platform or (_setting(settings, "platform", where) if where else None)
     model = args.model or (_setting(settings, "model", where) if where else None)
-    return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python)
+    from glmcompat.edges.index import IndexOptions
+
+    return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python,
+                              IndexOptions(args.index_url, bool(args.no_cache)))
 
 
 def run_project(args: Any, mode: tuple[str, Path]) -> int:
@@ -64,14 +67,13 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
         facts.model(req.model)
     noop = None
     try:
-        with index_environment(args):
-            if kind == "project":
-                result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
-                                                     quiet=bool(args.quiet))
-            else:
-                out = Path(args.output_file) if args.output_file else default_output(path)
-                result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
-                                           quiet=bool(args.quiet))
+        if kind == "project":
+            result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
+                                                 quiet=bool(args.quiet))
+        else:
+            out = Path(args.output_file) if args.output_file else default_output(path)
+            result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
+                                       quiet=bool(args.quiet))
     except UnsafeError as e:
         if args.json:
             from glmcompat.decide.stacks import lock_platform
