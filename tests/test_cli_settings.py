@@ -107,3 +107,20 @@ def test_a_project_model_reaches_upgrade(tmp_path):
     d = _project(tmp_path, 'targets = ["sm120"]\nmodel = "no_such_model"')
     r = run_cli("upgrade", cwd=d)
     assert r.returncode == 2 and "no_such_model" in r.stderr, r.stderr
+
+
+def test_lock_hands_index_url_and_no_cache_to_uv_explicitly(tmp_path):
+    """`lock --index-url URL --no-cache` in a project: uv locks against URL (the process's own UV_INDEX_URL, an
+    index that does not exist, is not what it reads) and glmcompat keeps no record of the run."""
+    from .localindex import serve_index
+    from .test_project_lock import make_project
+
+    project = make_project(tmp_path / "p", "numpy").parent
+    cache = tmp_path / "cache"
+    with serve_index({"numpy": {"2.3.0": []}}) as url:
+        env = {"UV_INDEX_URL": "http://127.0.0.1:9/simple", "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+               "GLMCOMPAT_CACHE_DIR": str(cache)}
+        r = run_cli("lock", "--target", "sm120", "--index-url", url, "--no-cache", cwd=project, env=env)
+    assert r.returncode == 0, r.stderr
+    assert url.split("://")[1].split("/")[0] in (project / "uv.lock").read_text()  # the index uv locked against
+    assert not (cache / "project-verdicts").exists()  # --no-cache: no record
