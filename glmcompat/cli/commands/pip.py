@@ -187,7 +187,13 @@ def _install(argv: Sequence[str]) -> int:
         doc["cause"] = {**why.as_json(), "reason": pg.because(why)}
         return finish(1, "no-safe-plan", e.outcome)
     except InstallerFailed as err:
-        return _installer_failed(o, err)
+        rc = _installer_failed(o, err)
+        if args.json:  # the outcome under --json: the error document, with the same exit code
+            from glmcompat.cli import jsonerrors
+
+            jsonerrors.emit(["pip", "install", "--json"], rc,
+                            f"{err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat")
+        return rc
     for f in result.already[:3]:
         out(f"note: the environment already has an error this plan does not add: {f.message}")
     if result.chosen is None:
