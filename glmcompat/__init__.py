@@ -1,12 +1,14 @@
 """glmcompat: dependency-compatibility resolver and lockfile generator for GPU LLM-serving stacks.
 
-Library API (imports are lazy so that the CLI's fast paths stay fast)::
+Library API (:mod:`glmcompat.api`, documented in docs/api.md; imports are lazy so that the CLI's fast paths stay
+fast)::
 
     import glmcompat
-    m = glmcompat.load_matrix()
-    m.built_for("sgl-kernel", "0.3.21")      # '2.9.1'
-    m.get_target("sm120").smem_per_block_optin
-    result = glmcompat.lock("path/to/project", ["sm120"])   # ProjectLockResult: the core, files written, verdicts
+    glmcompat.check("uv.lock", target="sm120").ok                               # False: see .findings
+    glmcompat.check_versions({"torch": "2.10.0", "sgl-kernel": "0.3.21"}, "sm120").errors
+    glmcompat.resolve_core(["sgl-kernel==0.3.21"], "sm120").pins                # {'torch': '2.9.1', ...}
+    glmcompat.lock("path/to/project", "sm120", dry_run=True).diff
+    glmcompat.load_matrix().built_for("sgl-kernel", "0.3.21")                   # '2.9.1'
 """
 
 from __future__ import annotations
@@ -16,31 +18,40 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the wa
 __version__ = "0.1.0"
 
 __all__ = [
+    "SEVERITIES",
+    "CheckResult",
+    "CoreResult",
+    "EnvironmentFailure",
+    "Finding",
     "GlmcompatError",
     "InputError",
+    "InternalError",
+    "LockFormatError",
     "Matrix",
     "MatrixError",
     "ProjectLockResult",
     "UnsafeError",
+    "Verdict",
     "__version__",
-    "lock",
+    "check",
+    "check_environment",
+    "check_versions",
     "load_matrix",
+    "lock",
+    "resolve_core",
 ]
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover (the names' types are in __init__.pyi, for type checkers)
     from typing import Any
 
-    from glmcompat.matrix.schema import Matrix, load_matrix
-    from glmcompat.model.errors import GlmcompatError, InputError, MatrixError, UnsafeError
-
 _LAZY = {
-    "load_matrix": "matrix.schema",
+    **dict.fromkeys(("CheckResult", "CoreResult", "Verdict", "check", "check_environment", "check_versions",
+                     "load_matrix", "lock", "resolve_core"), "api"),
     "Matrix": "matrix.schema",
-    "GlmcompatError": "model.errors",
-    "InputError": "model.errors",
-    "MatrixError": "model.errors",
-    "UnsafeError": "model.errors",
-    "lock": "ops.projectlock",
+    **dict.fromkeys(("EnvironmentFailure", "GlmcompatError", "InputError", "InternalError", "LockFormatError",
+                     "MatrixError", "UnsafeError"), "model.errors"),
+    "Finding": "model.findings",
+    "SEVERITIES": "model.findings",
     "ProjectLockResult": "ops.projectlock",
 }
 
@@ -52,3 +63,7 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     return getattr(importlib.import_module(f".{mod}", __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

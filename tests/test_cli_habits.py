@@ -26,7 +26,6 @@ import pytest
 from glmcompat.cli import COMMANDS, main
 from glmcompat.cli.commands._common import (
     Output,
-    index_environment,
     paint_line,
     python_minor,
     python_tag,
@@ -362,8 +361,9 @@ def test_probe_progress_on_stderr_with_verbose_naming_the_wheels_and_bytes(capsy
     assert rcv == 0 and re.sub(r"\d+\.\d\d s", "", outv) == re.sub(r"\d+\.\d\d s", "", out)
     lines = errv.splitlines()
     assert lines[0] == f"reading ext 1.0 (cp311) for Linux x86_64 from {wheels.base}"
-    assert re.fullmatch(r"read ext-1\.0-cp310-abi3-manylinux2014_x86_64\.whl: fetched \d+\.\d kB of \d+\.\d kB "
-                        r"\(\d+\.\d\d s\)", lines[1]), lines
+    m = re.fullmatch(r"read ext-1\.0-cp310-abi3-manylinux2014_x86_64\.whl: fetched \d+\.\d kB of \d+\.\d kB "
+                     r"\((\d+\.\d)%\) \(\d+\.\d\d s\)", lines[1])
+    assert m and float(m.group(1)) <= 100.0, lines
     rc, js, errj = call(capsys, *base, "-v", "--json")
     assert json.loads(js)["ok"] is True and errj.count("\n") == 2  # progress never mixes with JSON on stdout
 
@@ -372,11 +372,13 @@ def test_probe_progress_on_a_terminal_and_never_with_quiet(wheels: Any, tmp_path
     env = _env(GLMCOMPAT_CACHE_DIR=str(tmp_path / "c"))
     base = ("abi", "ext==1.0", "--torch", "9.0.0", "--index-url", wheels.base)
     rc, shown, out = run_on_tty(*base, stream="stderr", env=env)
+    # what the terminal shows: a progress bar rewrites its line in place (\r, erase line) and is cleared at the end
+    shown = "\n".join(line.split("\r")[-1].replace("\x1b[2K", "") for line in shown.split("\n"))
     assert rc == 0 and "compatible: every torch symbol" in out
     assert shown.startswith("reading ext 1.0 (cp311) and torch 9.0.0 (cp311) for Linux x86_64 from ")
     assert re.search(r"^read ext-1\.0-\S+\.whl and torch-9\.0\.0-\S+\.whl: fetched \d+\.\d [kM]B of ", shown, re.M)
-    rc, shown, _ = run_on_tty(*base, stream="stderr", env=env)  # again: from the cache
-    assert rc == 0 and re.search(r"^read .*: cached, nothing fetched", shown, re.M)
+    rc, shown, _ = run_on_tty(*base, stream="stderr", env=env)  # again: from the cache (no bar: nothing is read)
+    assert rc == 0 and re.search(r"^read .*: cached, nothing fetched", shown, re.M) and "\r" not in shown
     rc, shown, out = run_on_tty(*base, "-q", stream="stderr", env=env)
     assert rc == 0 and shown == "" and "compatible: every torch symbol" in out
 
@@ -421,23 +423,24 @@ def test_the_index_url_reaches_the_index(capsys: pytest.CaptureFixture[str], mon
     assert "127.0.0.1:9" in err and err.count("\n") == 1
 
 
-def test_index_environment_sets_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:
-    from argparse import Namespace
+def test_index_options_reach_uv_explicitly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--index-url and --no-cache are handed on as IndexOptions: uv's environment gets them, the process's does not
+    change, and no module of glmcompat rewrites os.environ to pass an option."""
+    from glmcompat.edges.index import IndexOptions
+    from glmcompat.edges.uv import uv_env
 
     monkeypatch.setenv("UV_INDEX_URL", "https://legacy.invalid/simple")
-    monkeypatch.delenv("UV_NO_CACHE", raising=False)
     before = dict(os.environ)
-    with index_environment(Namespace(index_url="https://a.invalid/simple", no_cache=True)):
-        from glmcompat.edges.index import default_index_url
-        from glmcompat.matrix.store import cache_dir
-
-        assert default_index_url() == "https://a.invalid/simple" and "UV_INDEX_URL" not in os.environ
-        tmp = cache_dir()
-        assert tmp.is_dir() and str(tmp) != before.get("GLMCOMPAT_CACHE_DIR") and os.environ["UV_NO_CACHE"] == "1"
-    assert dict(os.environ) == before and not tmp.exists()
-    with index_environment(Namespace(index_url=None, no_cache=False)):
-        assert dict(os.environ) == before
-
+    env = uv_env(None, IndexOptions("https://a.invalid/simple", True).uv_env())
+    assert env["UV_DEFAULT_INDEX"] == "https://a.invalid/simple" and env["UV_NO_CACHE"] == "1"
+    assert "UV_INDEX_URL" not in env and dict(os.environ) == before
+    assert IndexOptions().uv_env() == {} and uv_env(None)["UV_INDEX_URL"] == "https://legacy.invalid/simple"
+    assert type(IndexOptions(no_cache=True).cache()).__name__ == "NoCache"
+    rewrites = re.compile(r"os\.environ\[[^]]+\] = |os\.environ\.(pop|update|setdefault)\(|os\.putenv\(")
+    for path in (ROOT / "glmcompat").rglob("*.py"):
+        if "verify" in path.parts:  # the probe processes inside the serving container set their own variables
+            continue
+        assert not rewrites.search(path.read_text()), path
 
 def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     """`glmcompat lock --index-url URL --python cp311` as a process: the real uv locks against that index (no

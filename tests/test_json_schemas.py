@@ -27,20 +27,15 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from glmcompat.cli import COMMANDS, main
+from glmcompat.cli import COMMANDS, jsonerrors, main
 
 from .conftest import FIXTURES, LOCKS, ROOT, run_cli
 
 SCHEMAS = files("glmcompat.cli").joinpath("schemas")
 # command (as `glmcompat COMMAND [ACTION]` names it) -> schema name; the test below keeps this complete
-JSON_OUTPUTS = {
-    ("check",): "check", ("upgrade",): "upgrade", ("abi",): "abi", ("arch",): "arch", ("verify",): "verify",
-    ("explain",): "explain", ("targets",): "targets", ("matrix", "show"): "matrix-show",
-    ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit", ("lock",): "lock",
-}
+JSON_OUTPUTS = dict(jsonerrors.JSON_OUTPUTS)
 MATRIX_ACTIONS = ("validate", "show", "schema", "probe", "refresh", "audit")
 PIP_ACTIONS = ("install", "constraints")
-JSON_OUTPUTS[("pip", "install")] = "pip-install"
 
 
 def schema(name: str) -> dict[str, Any]:
@@ -138,7 +133,9 @@ def matrix_show_schema() -> dict[str, Any]:
         p = dict(base["properties"][t])
         p.pop("default", None)
         props[t] = p
-    return {
+    from glmcompat.cli.jsonerrors import with_error_form
+
+    return with_error_form({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "urn:glmcompat:cli:matrix-show",
         "title": "glmcompat matrix show --json",
@@ -148,7 +145,7 @@ def matrix_show_schema() -> dict[str, Any]:
         "required": ["version", *TABLES],
         "additionalProperties": False,
         "$defs": base["$defs"],
-    }
+    })
 
 
 # ------------------------------------------------------------------------------------------------
@@ -196,8 +193,9 @@ def test_check_json_of_the_format_fixtures(capsys: pytest.CaptureFixture[str]) -
         if lock is None:
             continue
         rc, out, err = call(capsys, "check", str(lock), "--target", "sm120", "--allow-unknown", "--json")
-        if rc == 2:  # a fixture that is bad input on purpose: one line, no JSON
-            assert out == "" and len(err.strip().splitlines()) == 1
+        if rc == 2:  # a fixture that is bad input on purpose: one line, and the error document
+            assert len(err.strip().splitlines()) == 1
+            assert validate("check", out)["error"]["code"] == 2
             continue
         assert rc in (0, 1), err
         validate("check", out)
@@ -410,6 +408,60 @@ def test_a_changed_shape_fails_validation(capsys: pytest.CaptureFixture[str]) ->
     f = dict(doc["findings"][0])
     f["evidence"] = [[e["kind"], e["source"]] for e in f["evidence"]]
     assert not Draft202012Validator(schema("check")).is_valid({**doc, "findings": [f]})
+
+
+# ------------------------------------------------------------------------------------------------
+# Errors under --json: one versioned document on stdout, the same exit codes
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words", sorted(JSON_OUTPUTS))
+def test_a_usage_error_under_json_is_the_error_document(capsys: pytest.CaptureFixture[str], words: tuple[str, ...]) -> None:
+    rc, out, err = call(capsys, *words, "--json", "--no-such-option")
+    assert rc == 2
+    doc = validate(JSON_OUTPUTS[words], out)
+    assert set(doc) == {"version", "error"} and doc["error"]["code"] == 2
+    assert "'--no-such-option'" in doc["error"]["message"] and doc["error"]["file"] is None
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+    rc, out, err = call(capsys, *words, "--no-such-option")
+    assert rc == 2 and out == ""  # without --json: the line on stderr only
+
+
+def test_a_bad_file_under_json_names_the_file_and_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "requirements.txt"
+    bad.write_text("torch==2.9.1\nsgl-kernel==banana!\n")
+    rc, out, err = call(capsys, "check", str(bad), "--target", "sm120", "--json")
+    assert rc == 2, err
+    e = validate("check", out)["error"]
+    assert e["code"] == 2 and e["file"] == str(bad) and e["line"] == 2 and "banana" in e["message"]
+    assert not e["message"].startswith(str(bad))  # the place is in file/line, not repeated in the message
+
+
+def test_an_unknown_target_under_json(capsys: pytest.CaptureFixture[str]) -> None:
+    for words in (("check", str(LOCKS / "glm5-sglang-0.5.9" / "uv.lock")), ("upgrade",), ("targets",)):
+        extra = ["--target", "sm999"] if words[0] != "targets" else []
+        rc, out, _ = call(capsys, *words, *extra, "--json", *(["--platform", "sparc"] if words[0] == "targets" else []))
+        assert rc == 2
+        doc = validate(jsonerrors.schema_name(words) or "", out)
+        assert doc["error"]["code"] == 2 and doc["version"] == schema(jsonerrors.schema_name(words) or "")["properties"]["version"]["const"]
+
+
+def test_an_environment_failure_under_json_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = call(capsys, "upgrade", "--target", "sm120", "--json", "--no-cache",
+                        "--index-url", "http://127.0.0.1:9/simple")
+    assert rc == 3, err
+    assert validate("upgrade", out)["error"]["code"] == 3
+
+
+def test_the_error_form_is_strict() -> None:
+    for name in shipped():
+        good = {"version": schema(name)["properties"]["version"]["const"],
+                "error": {"code": 2, "message": "m", "file": None, "line": None}}
+        assert not list(Draft202012Validator(schema(name)).iter_errors(good)), name
+        for bad in ({**good, "extra": 1}, {"version": good["version"], "error": {**good["error"], "why": 1}},
+                    {"version": good["version"], "error": {"code": 2}}, {"error": good["error"]},
+                    {"version": good["version"], "error": {**good["error"], "line": 0}}):
+            assert list(Draft202012Validator(schema(name)).iter_errors(bad)), (name, bad)
 
 
 if __name__ == "__main__":  # regenerate the derived schema

@@ -34,13 +34,13 @@ def uv_calls(monkeypatch):
     calls: list[str] = []
     real, real_all = L.run_uv, L.run_uv_all
 
-    def spy(args, cwd, requires_python=None):
+    def spy(args, cwd, requires_python=None, extra_env=None):
         calls.append(args[0])
-        return real(args, cwd, requires_python)
+        return real(args, cwd, requires_python, extra_env)
 
-    def spy_all(commands, cwd, requires_python=None):
+    def spy_all(commands, cwd, requires_python=None, extra_env=None):
         calls.extend(args[0] for args in commands)
-        return real_all(commands, cwd, requires_python)
+        return real_all(commands, cwd, requires_python, extra_env)
 
     monkeypatch.setattr(L, "run_uv", spy)
     monkeypatch.setattr(L, "run_uv_all", spy_all)

@@ -379,15 +379,15 @@ def test_uv_never_runs_in_out(tmp_path, env, facts, src, monkeypatch):
         assert out not in Path(cwd).parents and Path(cwd) != out and tmp_path not in Path(cwd).parents
         assert "pyproject.toml" in os.listdir(cwd)
 
-    def spy(args, cwd, requires_python=None):
+    def spy(args, cwd, requires_python=None, extra_env=None):
         seen(cwd)
         cwds.append(Path(cwd))
-        return real(args, cwd, requires_python)
+        return real(args, cwd, requires_python, extra_env)
 
-    def spy_all(commands, cwd, requires_python=None):
+    def spy_all(commands, cwd, requires_python=None, extra_env=None):
         seen(cwd)
         cwds.extend(Path(cwd) for _ in commands)
-        return real_all(commands, cwd, requires_python)
+        return real_all(commands, cwd, requires_python, extra_env)
 
     monkeypatch.setattr(L, "run_uv", spy)
     monkeypatch.setattr(L, "run_uv_all", spy_all)
@@ -433,8 +433,8 @@ def _fail_uv(monkeypatch, tmp_path):
 def _fail_export(monkeypatch, tmp_path):
     real = L.run_uv_all
 
-    def run_uv_all(commands, cwd, requires_python=None):
-        real(commands, cwd, requires_python)
+    def run_uv_all(commands, cwd, requires_python=None, extra_env=None):
+        real(commands, cwd, requires_python, extra_env)
         if any(args[0] == "export" and "pylock.toml" in args for args in commands):
             raise EnvironmentFailure("`uv export` failed (exit 2): boom")
 

@@ -452,6 +452,20 @@ def test_no_installer_is_an_environment_failure(installer_env, tmp_path, capsys)
     assert snapshot(py) == before
 
 
+def test_an_installer_failure_under_json_is_the_error_document(installer_env, tmp_path, capsys):
+    """--json: the installer's own failure (here: a requirement no index has) is the command's error document on
+    stdout, with the installer's exit code; the installer's words stay on stderr."""
+    from .test_json_schemas import validate
+
+    py = make_venv(tmp_path / "v")
+    before = snapshot(py)
+    rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "--target", "sm120", "--json",
+                             "no-such-package-anywhere")
+    assert rc in (2, 3), out + err
+    e = validate("pip-install", out)["error"]
+    assert e["code"] == rc and "failed" in e["message"] and snapshot(py) == before
+
+
 def test_an_install_that_fails_after_its_plan_leaves_the_environment_as_it_was(installer_env, tmp_path, capsys, monkeypatch):
     """The plan needs only metadata; the install needs the wheel, which this index cannot deliver."""
     py = make_venv(tmp_path / "v")

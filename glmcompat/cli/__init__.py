@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arch": ("glmcompat.cli.commands.abi", "list the GPU code (SASS/PTX) in a wheel's extensions"),
     "matrix": ("glmcompat.cli.commands.matrix", "validate, show, describe or extend the compatibility matrix"),
     "targets": ("glmcompat.cli.commands.matrix", "list the GPU targets"),
+    "completion": ("glmcompat.cli.commands.completion", "print the shell completion script (bash, zsh or fish)"),
 }
 
 
@@ -34,6 +35,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # them. A command that does not take one (`check --index-url`) refuses it as it would after the command.
 GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--no-cache")
 GLOBAL_VALUES = ("--color", "--index-url", "--python")
+# The environment variables that stand for an option no flag gives: GLMCOMPAT_TARGET is --target, and so on. Each
+# is given to the command as that flag (so the flag beats it, and it beats [tool.glmcompat]; the start-up paths'
+# keys, built from the arguments, see it). variable -> (option, {command: whether the option repeats}).
+ENV_OPTIONS: dict[str, tuple[str, dict[str, bool]]] = {
+    "GLMCOMPAT_TARGET": ("--target", {"check": True, "lock": True, "pip install": True, "upgrade": False,
+                                      "arch": False, "verify": False}),
+    "GLMCOMPAT_MODEL": ("--model", {"check": False, "lock": False, "pip install": False, "upgrade": False,
+                                    "verify": False}),
+    "GLMCOMPAT_PLATFORM": ("--platform", {"check": True, "lock": False, "upgrade": False, "abi": False,
+                                          "arch": False}),
+}
 HELP = "show the help of glmcompat, or of a command (`glmcompat help check`)"
 
 
@@ -51,6 +63,10 @@ def _usage() -> str:
               "  --python X.Y     the target CPython minor, as 3.11 or cp311 (commands that build for one)",
               "  -V, --version    print glmcompat's version",
               "  -h, --help       print this help",
+              "", "environment (where no flag gives the option; [tool.glmcompat] of the project comes after them):",
+              "  GLMCOMPAT_TARGET    --target (several, comma-separated, where it repeats)",
+              "  GLMCOMPAT_MODEL     --model",
+              "  GLMCOMPAT_PLATFORM  --platform",
               "", "Run 'glmcompat help COMMAND' (or 'glmcompat COMMAND --help') for a command's options."]
     return "\n".join(lines)
 
@@ -85,6 +101,37 @@ def _hoist(args: list[str]) -> tuple[list[str], str | None]:
         return rest, None  # no command (the usage, exit 2), or --help / --version
     cut = rest.index("--") if "--" in rest else len(rest)
     return [*rest[:cut], *lead, *rest[cut:]], None
+
+
+def _from_environment(args: list[str], environ: dict[str, str] | None = None) -> tuple[list[str], str | None]:
+    """``ARGS`` (a command and its arguments) with the options that :data:`ENV_OPTIONS`' variables give and no flag
+    gives added before a ``--``; or (ARGS, one line of error) for a value a command cannot take (several targets
+    for a command that takes one)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    if not args:
+        return args, None
+    command = args[0] if args[0] != "pip" else " ".join(args[:2])
+    cut = args.index("--") if "--" in args else len(args)
+    head, tail = args[:cut], args[cut:]
+    for var, (flag, commands) in ENV_OPTIONS.items():
+        raw = env.get(var, "").strip()
+        if not raw or command not in commands or any(a == flag or a.startswith(flag + "=") for a in head):
+            continue
+        if "-h" in head or "--help" in head:
+            continue
+        values = [v for v in raw.replace(",", " ").split() if v]
+        if len(values) > 1 and not commands[command]:
+            return args, (f"{var}={raw!r} names {len(values)} values and `glmcompat {command}` takes one {flag}: "
+                          f"pass {flag}, or set {var} to one")
+        for v in values:
+            head += [flag, v]
+            FROM_ENVIRONMENT[v] = var
+    return head + tail, None
+
+
+FROM_ENVIRONMENT: dict[str, str] = {}  # a value _from_environment gave -> its variable (named in an error about it)
 
 
 def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
@@ -170,6 +217,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if entry is None:
         print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
         return 2
+    args, problem = _from_environment(args)
+    if problem is not None:
+        from glmcompat.cli import jsonerrors
+
+        jsonerrors.emit(args, 2, problem)
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if _quiet_level(args[1:]) < 2:
         return _dispatch(name, entry, args)
     import os
@@ -208,7 +262,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
         if name == "lock":
             from glmcompat.cli.fastlock import record
 
-            return record(args[1:], lambda: int(module.main(name, args[1:])))
+            return record(args[1:], lambda: module.main(name, args[1:]))  # its Exit carries a no-op's record
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()
@@ -216,7 +270,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     except SystemExit:
         raise
     except BaseException as e:  # the one place every failure becomes one line and an exit code
-        return _report(e)
+        return _report(e, args)
     finally:
         spec = sys.modules.get("glmcompat.ops.speculate")
         if spec is not None:
@@ -299,16 +353,31 @@ def _special_file_named(argv: Sequence[str]) -> bool:
     return False
 
 
-def _report(e: BaseException) -> int:
+def _report(e: BaseException, args: Sequence[str] = ()) -> int:
+    """The exit code of the failure ``e`` of the command ``args``, after its one line on stderr (and, under
+    ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`)."""
     import os
 
     from glmcompat.model.errors import GlmcompatError, classify
 
     code, line = classify(e, _tracker()) if not isinstance(e, GlmcompatError) else classify(e)
+    for value, var in FROM_ENVIRONMENT.items():
+        if f"'{value}'" in line:
+            line += f" (from {var})"
+            if isinstance(e, GlmcompatError):
+                e.message += f" (from {var})"
+            break
     if os.environ.get("GLMCOMPAT_DEBUG") and not isinstance(e, KeyboardInterrupt):
         import traceback
 
         traceback.print_exception(e, file=sys.stderr)
+    if "--json" in args:
+        try:
+            from glmcompat.cli import jsonerrors
+
+            jsonerrors.emit(list(args), code, *jsonerrors.parts(e, line))
+        except Exception:
+            pass  # the stderr line below still says it
     try:
         print(f"error: {line}", file=sys.stderr)
     except (OSError, ValueError):

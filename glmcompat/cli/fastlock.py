@@ -43,6 +43,7 @@ _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID
 TYPE_CHECKING = False  # not typing's: importing typing costs this path more than its whole answer
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
     from typing import TextIO
 
 
@@ -166,13 +167,25 @@ class _Tee:
         return getattr(self.stream, name)
 
 
+class Exit(int):
+    """An exit code that carries what a lock that changed nothing read: its
+    :class:`~glmcompat.ops.lockgen.NoopRecord` (``noop``), as ``lock``'s main returns it for :func:`record`."""
+
+    noop: object = None
+
+    def __new__(cls, code: int, noop: object = None) -> Exit:
+        made = super().__new__(cls, code)
+        made.noop = noop
+        return made
+
+
 def record(argv: list[str], run: Callable[[], int]) -> int:
-    """Run the full path of ``lock ARGV`` (``run``) and, when it changed nothing and the fast path could answer
-    the same command line, store what it printed and its exit code (never raises for the record: a read-only
-    cache costs speed only)."""
+    """Run the full path of ``lock ARGV`` (``run``) and, when it changed nothing (its :class:`Exit` carries the
+    record of what it read) and the fast path could answer the same command line, store what it printed and its
+    exit code (never raises for the record: a read-only cache costs speed only)."""
     k = key(argv)
     if k is None:
-        return run()
+        return int(run())
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
@@ -181,16 +194,15 @@ def record(argv: list[str], run: Callable[[], int]) -> int:
     finally:
         sys.stdout, sys.stderr = saved
     try:
-        _store(argv, k, "".join(out.parts), "".join(err.parts), rc)
+        _store(argv, k, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))
     except Exception:
         pass
-    return rc
+    return int(rc)
 
 
-def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int) -> None:
-    # the run that changed nothing left its record: a stack's lock (lockgen) or a project's (projectlock)
-    noop = next((getattr(sys.modules.get(m), "last_noop", None) for m in ("glmcompat.ops.lockgen", "glmcompat.ops.projectlock")
-                 if getattr(sys.modules.get(m), "last_noop", None) is not None), None)
+def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int, noop: Any) -> None:
+    """Store the answer of a run that changed nothing: ``noop`` is what it read (a stack's lock's or a project's
+    NoopRecord; None: it changed something, nothing is stored)."""
     if noop is None or rc != 0 or stderr or key(argv) != k:  # key again: no input changed during the run
         return
     path = _record_path(k)

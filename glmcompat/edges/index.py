@@ -413,6 +413,35 @@ def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | Non
 # ------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class IndexOptions:
+    """``--index-url`` and ``--no-cache`` as the command line gave them, handed to whatever reads the index or runs uv
+    (never through the process environment): ``url`` None is the configured index (:func:`default_index_url`);
+    ``no_cache``: neither glmcompat's cache nor uv's is read or written."""
+
+    url: str | None = None
+    no_cache: bool = False
+
+    def resolved_url(self) -> str:
+        return self.url or default_index_url()
+
+    def cache(self) -> Any:
+        """The cache the index client and the probes use: none with ``no_cache``."""
+        from glmcompat.edges.cache import Cache, NoCache
+
+        return NoCache() if self.no_cache else Cache()
+
+    def uv_env(self) -> dict[str, str]:
+        """What uv's environment gets for these options (uv reads ``UV_DEFAULT_INDEX`` first; ``UV_NO_CACHE`` is its
+        --no-cache); the caller's own environment is never changed."""
+        env: dict[str, str] = {}
+        if self.url:
+            env["UV_DEFAULT_INDEX"] = self.url
+        if self.no_cache:
+            env["UV_NO_CACHE"] = "1"
+        return env
+
+
 class IndexClient:
     """The JSON simple API of one index, plus METADATA of its wheels (cached by sha256).
 

@@ -11,6 +11,7 @@ from glmcompat.model.errors import EnvironmentFailure
 
 TYPE_CHECKING = False  # not typing's: a cold lock reads this module before it starts uv
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 
@@ -33,12 +34,18 @@ def uv_binary() -> str:
     return found
 
 
-def uv_env(requires_python: str | None) -> dict[str, str]:
+def uv_env(requires_python: str | None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """uv's environment: no interpreter downloads, no source builds (``UV_NO_BUILD``: locking and exporting
     never run a package's build code), and this interpreter when it fits requires-python (uv then skips
-    interpreter discovery, which costs more than the warm lock itself)."""
+    interpreter discovery, which costs more than the warm lock itself). ``extra``: the command line's options for
+    uv (:meth:`glmcompat.edges.index.IndexOptions.uv_env`); a ``UV_DEFAULT_INDEX`` there drops the legacy
+    ``UV_INDEX_URL``."""
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never"),
            "UV_NO_BUILD": os.environ.get("UV_NO_BUILD", "1")}
+    if extra:
+        if "UV_DEFAULT_INDEX" in extra:
+            env.pop("UV_INDEX_URL", None)
+        env.update(extra)
     if requires_python and "UV_PYTHON" not in os.environ:
         fits = plain_fits(requires_python, sys.version_info[:3])
         if fits is None:
@@ -81,14 +88,16 @@ def plain_fits(spec: str, release: tuple[int, ...]) -> bool | None:
 
 
 
-def run_uv(args: list[str], cwd: Path, requires_python: str | None = None) -> None:
-    run_uv_all([args], cwd, requires_python)
+def run_uv(args: list[str], cwd: Path, requires_python: str | None = None,
+           extra_env: Mapping[str, str] | None = None) -> None:
+    run_uv_all([args], cwd, requires_python, extra_env)
 
 
-def run_uv_all(commands: list[list[str]], cwd: Path, requires_python: str | None = None) -> None:
+def run_uv_all(commands: list[list[str]], cwd: Path, requires_python: str | None = None,
+               extra_env: Mapping[str, str] | None = None) -> None:
     """Run uv once per argument list, side by side, in ``cwd``; the first that fails (in the given order) is
-    the one-line error, after all have ended."""
-    env = uv_env(requires_python)
+    the one-line error, after all have ended. ``extra_env``: see :func:`uv_env`."""
+    env = uv_env(requires_python, extra_env)
     procs: list[tuple[list[str], subprocess.Popen[str]]] = []
     try:
         for args in commands:

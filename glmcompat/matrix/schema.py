@@ -585,3 +585,9 @@ def matrix_json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "glmcompat matrix file"
     return schema
+
+
+__all__ = ["TABLES", "AbiEqual", "AbiProbe", "ArchProbe", "Compiled", "EqualVersion", "Fact", "FamilyRule", "Jit",
+           "Kernel", "Matrix", "MatrixFile", "ModelSupport", "PrimaryModules", "Release", "Rename", "Requires",
+           "Signature", "Stack", "Target", "TargetRequirement", "TorchBuild", "load_file", "load_matrix",
+           "matrix_json_schema"]

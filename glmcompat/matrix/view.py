@@ -54,7 +54,17 @@ def _v(text: str) -> Version:
 class Facts:
     """Queries over the matrix's rows (:mod:`glmcompat.matrix.rows`)."""
 
-    def __init__(self, data: Mapping[str, Sequence[Fact]], key: str = "", platform: str = "x86_64") -> None:
+    def __init__(self, data: Mapping[str, Sequence[Fact]] | Any, key: str = "", platform: str = "x86_64") -> None:
+        """``data``: the rows of each table, or a whole :class:`~glmcompat.matrix.schema.Matrix` (its typed-row
+        view's rows: ``Facts(load_matrix())``); anything else is an InputError."""
+        if not isinstance(data, Mapping):
+            view = getattr(data, "view", None)
+            if not callable(view):
+                from glmcompat.model.errors import InputError
+
+                raise InputError(f"Facts: expected a Matrix (glmcompat.load_matrix()) or the rows of each table, "
+                                 f"not {type(data).__name__}")
+            data = view().data
         self.data: Tables = {t: tuple(rows) for t, rows in data.items()}  # tuple(a tuple) is that tuple
         self.key = key  # identifies the matrix files (paths and content) and glmcompat's code
         self.platform = check_platform(platform)

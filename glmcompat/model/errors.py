@@ -80,6 +80,12 @@ class EnvironmentFailure(GlmcompatError):
     exit_code = 3
 
 
+class InternalError(GlmcompatError):
+    """An error glmcompat did not expect (a bug), as the library raises it: the original is its ``__cause__``."""
+
+    exit_code = 4
+
+
 # -- the top-level contract ---------------------------------------------------------------------------
 
 _NETWORK_MODULES = ("httpx", "httpcore", "h11", "h2", "anyio", "ssl")
@@ -158,3 +164,8 @@ class TransferError(WheelError):
     deadline, an unexpected HTTP status): an environment failure (exit 3), not a bad wheel."""
 
     exit_code = 3
+
+
+__all__ = ["EXIT_ENVIRONMENT", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_UNSAFE", "EnvironmentFailure",
+           "GlmcompatError", "InputError", "InternalError", "LockFormatError", "MatrixError", "TransferError",
+           "UnsafeError", "WheelError", "classify", "is_network_error"]

@@ -78,3 +78,22 @@ def marker_env(python: str, machine: str = "x86_64", full: str | None = None) ->
     ``.0``) on Linux ``machine``, with no extra."""
     return {**PLATFORM_ENV, "platform_machine": machine, "python_version": python,
             "python_full_version": full or python + ".0", "extra": ""}
+
+
+def python_minor(value: str) -> str:
+    """The CPython minor ``value`` names, as ``X.Y``: ``3.11``, ``cp311``, ``cp3.11``, ``py311``,
+    ``python3.11``, ``cpython3.11`` and ``cpython@3.11`` are all ``3.11``. Anything else (a patch release, a
+    Python 2, another interpreter) is an InputError naming the value (exit 2)."""
+    raw = value
+    v = value.strip().lower()
+    for prefix in ("cpython@", "cpython", "python", "cp", "py"):
+        if v.startswith(prefix):
+            v = v[len(prefix):]
+            break
+    if "." in v:
+        major, _, minor = v.partition(".")
+    else:
+        major, minor = v[:1], v[1:]
+    if not (major == "3" and minor.isdigit() and minor.isascii() and len(minor) <= 2 and (minor == "0" or not minor.startswith("0"))):
+        raise InputError(f"--python {raw!r}: expected a CPython 3 minor version such as 3.11 or cp311")
+    return f"3.{int(minor)}"

@@ -10,8 +10,8 @@ output directory: whose files may be replaced, one run at a time, the stamped se
 
 Warm runs stay close to a plain ``uv lock``: the resolution is memoized (exclude-newer makes the index's answer
 for a stack immutable), a stamp records the exact bytes of the set that was checked and exported, so an
-unchanged lock is not checked or exported twice, and a run that changed nothing leaves :data:`last_noop` for
-the start-up path (:mod:`glmcompat.cli.fastlock`), which answers the next identical run without uv. Cold runs
+unchanged lock is not checked or exported twice, and a run that changed nothing returns its :class:`NoopRecord`
+(the summary's ``noop``) for the start-up path (:mod:`glmcompat.cli.fastlock`), which answers the next identical run without uv. Cold runs
 overlap uv's resolution with the core's: uv starts on the predicted pyproject.toml (the one in ``--out``, else
 the stack's pins) and its lock is used only when the prediction was exactly right.
 
@@ -85,9 +85,6 @@ class NoopRecord:
     files: dict[str, str]
 
 
-last_noop: NoopRecord | None = None  # set by the last :func:`lock` of this process that changed nothing
-
-
 def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
     """(requires-python, the interpreter minor to evaluate markers with)."""
     stack = facts.stack(req.stack)
@@ -103,13 +100,11 @@ def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
 
 
 def resolution_key(facts: Facts, req: LockRequest) -> str:
-    from glmcompat.edges.index import default_index_url
-
     stack = facts.stack(req.stack)
     # the index is part of the question: `lock --index-url X` must not reuse a resolution made on another index
     blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
-                       lock_platform(facts, req.target, req.platform), default_index_url()], sort_keys=True)
+                       lock_platform(facts, req.target, req.platform), req.index.resolved_url()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -130,7 +125,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         facts.model(req.model)
     requires_python, py = _python_spec(facts, req)
     memo = _memo_path(facts, req)
-    if source is None and stack.exclude_newer:
+    if source is None and stack.exclude_newer and not req.index.no_cache:
         try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, resolved again
             body = read_stored(str(memo), "resolution", memo.name)
             recalled = _recall(json.loads(body)) if body is not None else None
@@ -145,10 +140,9 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
     own_client = None
     index: Any = None
     if source is None:
-        from glmcompat.edges.cache import Cache
         from glmcompat.edges.index import IndexClient
 
-        own_client = IndexClient(cache=Cache())
+        own_client = IndexClient(req.index.url, cache=req.index.cache())
         index = IndexSource(own_client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
         # What the resolver will most likely ask first, fetched concurrently: every core package's page and,
         # unless --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
@@ -173,7 +167,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
             own_client.close()
     overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
     res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.exclude_newer)
-    if own_client is not None and stack.exclude_newer:
+    if own_client is not None and stack.exclude_newer and not req.index.no_cache:
         memoize(facts, req, res)
     return res
 
@@ -258,9 +252,8 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
     """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary.
 
     ``source`` replaces the index as the resolver's source (tests pass a recorded one); ``force`` replaces
-    files in ``out`` that glmcompat did not write (links are refused regardless)."""
-    global last_noop
-    last_noop = None
+    files in ``out`` that glmcompat did not write (links are refused regardless). A run that changed nothing
+    returns what its answer read as the summary's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
     check_out(out)  # a link or a file as --out: refuse before any work
     spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
     if spec is None and source is None and not check_only:
@@ -277,7 +270,6 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, chec
 
 def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only: bool, source: Any, force: bool,
           spec: speculate.Speculation | None) -> dict[str, Any]:
-    global last_noop
     # No prefetch while a speculative uv runs: the resolution is then off the critical path, and its concurrent
     # reads would take the network and the processors from uv, which is on it.
     res = resolve_core(facts, req, quiet=quiet, source=source, prefetch=spec is None)
@@ -311,7 +303,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only:
                     speculate.remove_private(tmp)
             if new is None:
                 summary["changed"] = []
-                last_noop = _noop_record(facts, req, out, old, stamp, res)
+                summary["noop"] = _noop_record(facts, req, out, old, stamp, res)
                 return summary
             check_replace(out, old, stamp, new, force)  # a user's file, or one edited since, is never taken
             publish(out, new, stamp_of(facts, new), held)
@@ -361,7 +353,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         write_new(work / "pyproject.toml", text)
         if old["uv.lock"] is not None:
             write_new(work / "uv.lock", old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
-        run_uv(list(speculate.LOCK), work, res.requires_python)
+        run_uv(list(speculate.LOCK), work, res.requires_python, req.index.uv_env())
     now = (work / "uv.lock").read_bytes()
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.readers.lockfiles import read_lock
@@ -378,7 +370,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
         raise UnsafeError(f"uv's lock for {tname} on {PLATFORM_NAME[machine]} fails the check; nothing was written:\n{lines}")
     if spec is None or not spec.exported():
-        run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python)
+        run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python, req.index.uv_env())
     summary["warnings"] = [f.message for f in found if f.severity == "warning"]
     return {n: (work / n).read_bytes() for n in OUTPUTS}
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.index import IndexOptions
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.platforms import environment
@@ -29,6 +30,7 @@ class LockRequest:
     with_: tuple[str, ...] = ()
     upgrade: bool = False
     platform: str | None = None  # None: the target's default (:func:`lock_platform`)
+    index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
 
 
 @dataclass

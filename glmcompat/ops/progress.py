@@ -1,25 +1,238 @@
-"""The resolver's progress line: what ``lock`` and ``upgrade`` show on a terminal while the core resolves."""
+"""Progress of long network work, on a terminal only: a one-line bar on stderr with the items done and the bytes
+received, rewritten in place, cleared when the work ends. Nothing is shown when stderr is not a terminal (a pipe,
+a file, CI) or with ``-q``; stdout is never touched, so a verdict or ``--json`` never mixes with it.
+
+* :class:`Meter`: the bar itself (thread-safe: probes read in several threads). Items (``3/12 releases``) give the
+  bar its fraction where their total is known; bytes (``4.1 MB of 8.0 MB``) give it where theirs is; where neither
+  is known the bar only shows that work goes on. A byte count is never shown past its total, nor a share past 100%
+  (a reader that asks for a span twice receives more bytes than the file has).
+* :func:`watch`: a meter fed by an httpx client: each response an item (a request), each chunk of a body its bytes,
+  whatever reads through the client (the index pages, METADATA, the range reads of wheels).
+* :class:`Progress`: a resolver source wrapped so that ``lock``'s and ``upgrade``'s resolution shows the project
+  pages and METADATA read, and the bytes the index client received.
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+WIDTH = 20  # cells of the bar
+REDRAW = 0.08  # seconds between two redraws (a range read gets thousands of chunks)
+
+
+def size(n: float) -> str:
+    """A byte count for people: ``12.3 MB``, ``4.5 kB``, ``812 B``."""
+    if n >= 1e5:
+        return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e3:.1f} kB" if n >= 1e3 else f"{int(n)} B"
+
+
+def shown_bytes(done: int, total: int | None) -> str:
+    """``done`` bytes as a share of ``total``: ``4.1 MB of 8.0 MB (51.2%)``, never past the total or 100%; without
+    a total, ``4.1 MB``."""
+    if not total:
+        return size(done)
+    part = min(done, total)
+    return f"{size(part)} of {size(total)} ({100.0 * part / total:.1f}%)"
+
+
+def on_terminal(stream: TextIO, quiet: bool | int = False) -> bool:
+    """Whether a progress display shows on ``stream``: a terminal, and not ``-q``."""
+    if quiet:
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+class Meter:
+    """A one-line progress bar on ``stream`` (stderr): ``label [#####.....] 3/12 releases · 4.1 MB of 8.0 MB · 2 s
+    detail``. ``enabled`` None: only on a terminal and not ``quiet``. Every method is safe from any thread and costs
+    nothing when disabled."""
+
+    def __init__(self, label: str, *, stream: TextIO | None = None, quiet: bool | int = False,
+                 enabled: bool | None = None, items: int | None = None, unit: str = "item(s)",
+                 total_bytes: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = on_terminal(self.stream, quiet) if enabled is None else enabled
+        self.label = label
+        self.items_total = items
+        self.unit = unit
+        self.items = 0
+        self.bytes = 0
+        self.total_bytes = total_bytes
+        self.detail = ""
+        self._clock = clock
+        self._t0 = clock()
+        self._last = float("-inf")
+        self._lock = threading.Lock()
+        self._drawn = False
+
+    # -- counting -----------------------------------------------------------------------------------
+    def add_bytes(self, n: int) -> None:
+        with self._lock:
+            self.bytes += n
+        self._draw()
+
+    def advance(self, detail: str | None = None, n: int = 1) -> None:
+        """``n`` more items done (``detail``: what is being done now)."""
+        with self._lock:
+            self.items += n
+            if detail is not None:
+                self.detail = detail
+        self._draw(force=True)  # items are few (requests, releases): each one is shown
+
+    def note(self, detail: str) -> None:
+        """What is being done now, without an item done."""
+        with self._lock:
+            self.detail = detail
+        self._draw(force=True)
+
+    def expect(self, *, items: int | None = None, total_bytes: int | None = None) -> None:
+        """The totals, once known (a wheel's size from the index page, the releases to probe)."""
+        with self._lock:
+            if items is not None:
+                self.items_total = items
+            if total_bytes is not None:
+                self.total_bytes = total_bytes
+        self._draw(force=True)
+
+    # -- drawing ------------------------------------------------------------------------------------
+    def line(self) -> str:
+        """The bar as text (what is drawn)."""
+        elapsed = self._clock() - self._t0
+        if self.items_total:
+            frac: float | None = min(self.items, self.items_total) / self.items_total
+        elif self.total_bytes:
+            frac = min(self.bytes, self.total_bytes) / self.total_bytes
+        else:
+            frac = None
+        if frac is None:  # no total: a block that moves while work goes on
+            pos = int(elapsed * 8) % (2 * (WIDTH - 3))
+            pos = pos if pos < WIDTH - 3 else 2 * (WIDTH - 3) - pos
+            bar = "." * pos + "###" + "." * (WIDTH - 3 - pos)
+        else:
+            filled = int(WIDTH * frac)
+            bar = "#" * filled + "." * (WIDTH - filled)
+        parts = [f"{self.items}/{self.items_total} {self.unit}" if self.items_total else f"{self.items} {self.unit}"]
+        if self.bytes or self.total_bytes:
+            parts.append(shown_bytes(self.bytes, self.total_bytes))
+        parts.append(f"{elapsed:.0f} s")
+        text = f"{self.label} [{bar}] " + " · ".join(parts)
+        return text + (f"  {self.detail}" if self.detail else "")
+
+    def _draw(self, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = self._clock()
+        with self._lock:
+            if not force and now - self._last < REDRAW:
+                return
+            self._last = now
+            text = self.line()
+            cols = _columns(self.stream)
+            try:
+                self.stream.write("\r\033[2K" + text[: cols - 1])
+                self.stream.flush()
+                self._drawn = True
+            except (OSError, ValueError):
+                self.enabled = False
+
+    def close(self) -> None:
+        """Clear the line (the command's own output follows on a clean line)."""
+        if self.enabled and self._drawn:
+            try:
+                self.stream.write("\r\033[2K")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass
+        self.enabled = False
+
+    def __enter__(self) -> Meter:
+        return self  # drawn at the first item or bytes: work answered from the cache shows nothing
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _columns(stream: TextIO) -> int:
+    import os
+
+    try:
+        cols = os.get_terminal_size(stream.fileno()).columns
+        if cols > 0:  # a terminal whose size nobody set (a fresh pty) says 0
+            return max(20, cols)
+        raise ValueError(cols)
+    except (OSError, ValueError, AttributeError):
+        try:
+            return max(20, int(os.environ.get("COLUMNS", "200")))
+        except ValueError:
+            return 200
+
+
+def watch(client: Any, meter: Meter) -> Callable[[], None]:
+    """Feed ``meter`` from the httpx client ``client``: each response an item, each body chunk its bytes. Returns the
+    function that stops it. Nothing is added where the meter is disabled."""
+    if not meter.enabled:
+        return lambda: None
+    import httpx
+
+    class Counted(httpx.SyncByteStream):
+        """A response body that tells the meter of every chunk it yields."""
+
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def __iter__(self) -> Iterator[bytes]:
+            for chunk in self._inner:
+                meter.add_bytes(len(chunk))
+                yield chunk
+
+        def close(self) -> None:
+            self._inner.close()
+
+    def hook(response: Any) -> None:
+        meter.advance()
+        if isinstance(response.stream, httpx.SyncByteStream):
+            response.stream = Counted(response.stream)
+
+    hooks = client.event_hooks
+    hooks.setdefault("response", [])
+    hooks["response"] = [*hooks["response"], hook]
+    client.event_hooks = hooks
+
+    def stop() -> None:
+        current = client.event_hooks
+        current["response"] = [h for h in current.get("response", []) if h is not hook]
+        client.event_hooks = current
+
+    return stop
 
 
 class Progress:
-    """A one-line progress display on a terminal (stderr); silent otherwise or with --quiet. Wraps a resolver
-    source and counts what the resolver asks of it."""
+    """A resolver source showing, on a terminal (stderr), the project pages and METADATA the resolver reads and the
+    bytes the index client received; silent otherwise or with --quiet. Wraps the source and counts what the resolver
+    asks of it (``pages``, ``metas``)."""
 
-    def __init__(self, inner: Any, quiet: bool) -> None:
+    def __init__(self, inner: Any, quiet: bool, *, stream: TextIO | None = None) -> None:
         self.inner = inner
-        self.show = not quiet and sys.stderr.isatty()
+        self.meter = Meter("resolving the core", stream=stream, quiet=quiet, unit="read(s)")
+        self.show = self.meter.enabled
         self.pages = 0
         self.metas = 0
 
     def _tick(self, what: str) -> None:
         if self.show:
-            sys.stderr.write(f"\r\033[2K  resolving the core: {self.pages} project page(s), {self.metas} METADATA read(s) — {what}")
-            sys.stderr.flush()
+            client = getattr(self.inner, "client", None)
+            got = getattr(client, "bytes_fetched", None)
+            if isinstance(got, int):
+                self.meter.bytes = got
+            self.meter.advance(f"{self.pages} project page(s), {self.metas} METADATA: {what}")
 
     def versions(self, name: str) -> list[str]:
         self.pages += 1
@@ -34,9 +247,10 @@ class Progress:
         return out
 
     def done(self) -> None:
-        if self.show:
-            sys.stderr.write("\r\033[2K")
-            sys.stderr.flush()
+        self.meter.close()
 
     def __getattr__(self, name: str) -> Any:  # the rest of the source's API (wheel, unavailable, platform)
         return getattr(self.inner, name)
+
+
+__all__ = ["Meter", "Progress", "on_terminal", "shown_bytes", "size", "watch"]

@@ -48,10 +48,10 @@ from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.edges.index import IndexOptions
 from glmcompat.readers import pyproject as pp
 
 RESULT_VERSION = 1
-last_noop: Any = None  # the NoopRecord of the last lock_project of this process that changed nothing (the start-up path's)
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
@@ -65,6 +65,7 @@ class ProjectLockRequest:
     model: str | None = None
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
+    index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
 
 
 @dataclass
@@ -166,13 +167,12 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 
 
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
-            wanted: dict[str, str | None]) -> tuple[Any, Callable[[], None]]:
-    from glmcompat.edges.cache import Cache
+            wanted: dict[str, str | None], index_options: IndexOptions) -> tuple[Any, Callable[[], None]]:
     from glmcompat.edges.index import IndexClient
     from glmcompat.edges.sources import IndexSource
     from glmcompat.ops.progress import Progress
 
-    client = IndexClient(cache=Cache())
+    client = IndexClient(index_options.url, cache=index_options.cache())
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
     index.prefetch(list(wanted.items()))
     shown = Progress(index, quiet)
@@ -208,7 +208,7 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     if source is None:
         wanted: dict[str, str | None] = {_name(r): None for r in reqs}
         wanted.update({n: v for n, v in prefer.items() if not req.upgrade})
-        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted)
+        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted, req.index)
     outcomes: dict[str, Any] = {}
     try:
         failures: dict[str, UnsafeError] = {}
@@ -295,8 +295,12 @@ def _diff(path: str, old: str, new: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
 
 
-def _uv(args: list[str], cwd: Path, python: str | None = None) -> subprocess.CompletedProcess[str]:
+def _uv(args: list[str], cwd: Path, index: IndexOptions, python: str | None = None) -> subprocess.CompletedProcess[str]:
+    """uv ``args`` in ``cwd``, with the command line's index options (``index``) in its environment."""
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
+    if index.url:
+        env.pop("UV_INDEX_URL", None)
+    env.update(index.uv_env())
     try:
         return subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL)
@@ -394,6 +398,8 @@ def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, pyt
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
     from glmcompat.matrix.locations import code_fingerprint
 
+    if req.index.no_cache:
+        return None  # --no-cache: no record is read or written
     try:
         uv = uv_binary()
         st = os.stat(uv)
@@ -402,7 +408,8 @@ def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, pyt
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None)])
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None),
+                       req.index.url])
     if source is not None and getattr(source, "key", None) is None:
         return None  # a source that cannot say what it answers: no record
     return cache_dir() / "project-verdicts" / (hashlib.sha256(blob.encode()).hexdigest()[:32] + ".json")
@@ -477,11 +484,19 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
     A project this function locked, with every input unchanged since (its pyproject.toml files, uv.lock, uv's
     configuration, the environment, the index, glmcompat and its matrix), is answered from the record that run
     left: the same core, warnings and verdicts, without resolving or running uv (``--upgrade`` always runs)."""
+    return lock_project_recorded(facts, pyproject, req, dry_run=dry_run, check_only=check_only, source=source,
+                                 quiet=quiet)[0]
+
+
+def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
+                          check_only: bool = False, source: Any = None, quiet: bool = False
+                          ) -> tuple[ProjectLockResult, Any]:
+    """:func:`lock_project`, and what a run that changed nothing read (a
+    :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
-    global last_noop
-    last_noop = None
+    noop = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
     if recalled is None:
@@ -496,8 +511,8 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
         files = _digests(_inputs(project))
         if files is not None:
-            last_noop = NoopRecord(os.path.abspath(project.root), files)
-    return result
+            noop = NoopRecord(os.path.abspath(project.root), files)
+    return result, noop
 
 
 def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, python: str, *,
@@ -570,7 +585,7 @@ def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: 
         return None
     old_lock = lock.read_bytes()
     if check_only:
-        if _uv(["lock", "--check"], project.root).returncode != 0:
+        if _uv(["lock", "--check"], project.root, req.index).returncode != 0:
             return None
         return _judged_as_is(facts, project, req, machine, result, core, old_lock, None)
     with _Held(project.pyproject, project.root):
@@ -578,7 +593,7 @@ def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: 
             return None  # changed meanwhile: the full path says so
         mode = lock.stat().st_mode & 0o7777
         try:
-            p = _uv(["lock"], project.root)
+            p = _uv(["lock"], project.root, req.index)
             kept = _judged_as_is(facts, project, req, machine, result, core, old_lock, mode) if p.returncode == 0 else None
         except BaseException:
             _restore(lock, old_lock, mode)
@@ -618,7 +633,7 @@ def _check(facts: Facts, project: pp.Project, new_text: str, req: ProjectLockReq
     if not lock.is_file():
         result.problems.append("there is no uv.lock")
     else:
-        p = _uv(["lock", "--check"], project.root)
+        p = _uv(["lock", "--check"], project.root, req.index)
         if p.returncode != 0:
             result.problems.append("uv.lock is not current with pyproject.toml (`uv lock --check` fails)")
         found = judge(facts, lock, req.targets, req.model, machine)
@@ -669,7 +684,7 @@ def _publish_held(facts: Facts, project: pp.Project, new_text: str, reqs: list[s
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-            p = _uv(["lock"], project.root)
+            p = _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
                 raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"
@@ -773,7 +788,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             args += ["--overrides", str(ovr)]
         if req.upgrade:
             args.append("--upgrade")
-        p = _uv(args, infile.parent if str(infile.parent) else Path("."))
+        p = _uv(args, infile.parent if str(infile.parent) else Path("."), req.index)
         if p.returncode != 0:
             raise UnsafeError("uv cannot compile the requirements under the safe core; nothing was written:\n  "
                               + _uv_error(["pip", "compile", str(infile)], p, str(infile.parent or ".")))
@@ -854,4 +869,5 @@ def result_json(result: ProjectLockResult) -> str:
 
 
 __all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
+           "lock_project_recorded",
            "lock_requirements", "resolve_set"]

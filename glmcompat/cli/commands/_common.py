@@ -7,8 +7,8 @@ command spells the same way, as uv and pre-commit do:
   the verdict or an error; ``-qq`` is silent, nothing on stdout, :func:`glmcompat.cli.main` seeing to it; ``-v``
   adds detail such as progress and the requests made);
 * ``--python`` (:func:`python_minor`: ``3.11`` and ``cp311`` both name the target CPython minor);
-* ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`,
-  :func:`index_environment`).
+* ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`; the commands hand them on
+  explicitly, as :class:`glmcompat.edges.index.IndexOptions`, never through the process environment).
 
 Import-light: only ``os`` and ``sys`` load with this module (argparse, json, typing and the index client load
 when a function needs them), so the start-up path of ``lock`` can read :data:`DEFAULT_STACK`.
@@ -16,7 +16,6 @@ when a function needs them), so the start-up path of ``lock`` can read :data:`DE
 
 from __future__ import annotations
 
-import os
 import sys
 
 from glmcompat.cli.startup import use_color
@@ -54,7 +53,12 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
             return super().parse_known_args(args, namespace)
 
         def error(self, message: str) -> NoReturn:
-            self.exit(2, f"error: {self.prog}: {usage_error(self, self._seen, message)}\n")
+            line = usage_error(self, self._seen, message)
+            if "--json" in self._seen:  # the usage error as the command's JSON error document too
+                from glmcompat.cli import jsonerrors
+
+                jsonerrors.emit([*self.prog.split()[1:], *self._seen], 2, f"{self.prog}: {line}")
+            self.exit(2, f"error: {self.prog}: {line}\n")
 
     return Parser(prog=f"glmcompat {prog}", description=description)
 
@@ -134,15 +138,87 @@ def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: 
     p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
     if targets:
         p.add_argument("--target", action="append", metavar="T",
-                       help="GPU target, e.g. sm120 (repeatable in a project; default: [tool.glmcompat] targets)")
+                       help="GPU target, e.g. sm120 (repeatable in a project; default: GLMCOMPAT_TARGET, else "
+                            "[tool.glmcompat] targets)")
     else:
-        p.add_argument("--target", required=True, metavar="T", help="GPU target, e.g. sm120")
+        p.add_argument("--target", metavar="T",
+                       help="GPU target, e.g. sm120 (default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets)")
     p.add_argument("--platform", metavar="P",
-                   help="the machine: x86_64 or aarch64 (default: the target's only one, else x86_64; "
-                        "GH200/GB200/GB300 hosts are aarch64)")
-    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: the stack's first model)")
+                   help="the machine: x86_64 or aarch64 (default: GLMCOMPAT_PLATFORM, else [tool.glmcompat] platform, "
+                        "else the target's only one, else x86_64; GH200/GB200/GB300 hosts are aarch64)")
+    p.add_argument("--model", metavar="M", help="HF model_type to serve (default: GLMCOMPAT_MODEL, else "
+                                                "[tool.glmcompat] model, else the stack's first model)")
     p.add_argument("--with", dest="with_", action="append", default=[], metavar="REQ",
                    help=f"extra core requirement, e.g. {with_example} (repeatable)")
+
+
+# -- [tool.glmcompat] -------------------------------------------------------------------------------
+# Where an option comes from: the flag, else its environment variable (GLMCOMPAT_TARGET, GLMCOMPAT_MODEL,
+# GLMCOMPAT_PLATFORM: glmcompat.cli.main gives them as flags), else [tool.glmcompat] of the project.
+
+
+def settings_targets(settings: dict[str, Any], where: Any) -> list[str]:
+    """``[tool.glmcompat] targets`` (or ``target``): a name or a list of them; anything else is exit 2 naming the file."""
+    from glmcompat.model.errors import InputError
+
+    t = settings.get("targets", settings.get("target"))
+    if t is None:
+        return []
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list) and t and all(isinstance(x, str) for x in t):
+        return list(t)
+    raise InputError(f"[tool.glmcompat] targets must be a target name or a list of them, not {t!r}"[:300], path=str(where))
+
+
+def setting(settings: dict[str, Any], key: str, where: Any) -> str | None:
+    """``[tool.glmcompat] KEY``, a string (exit 2 naming the file otherwise), or None."""
+    from glmcompat.model.errors import InputError
+
+    v = settings.get(key)
+    if v is not None and not isinstance(v, str):
+        raise InputError(f"[tool.glmcompat] {key} must be a string, not {v!r}"[:300], path=str(where))
+    return v
+
+
+def apply_settings(args: Any, command: str, *, single: bool = True, keys: tuple[str, ...] = ("target", "model", "platform"),
+                   several: str = "error") -> str | None:
+    """Fill ``args.target``/``model``/``platform`` that neither a flag nor an environment variable gave from
+    ``[tool.glmcompat]`` of the project at or above the working directory (as uv finds it); returns that
+    pyproject.toml's path when it gave any. ``single``: ``command`` takes one target (several there: exit 2, or with
+    ``several="ignore"`` none is taken from there). The target is stored as the option stores it (a list where the
+    option repeats)."""
+    from pathlib import Path
+
+    from glmcompat.model.errors import InputError
+    from glmcompat.readers import pyproject as pp
+
+    wanted = [k for k in keys if not getattr(args, k, None)]
+    if not wanted:
+        return None
+    found = pp.find(Path.cwd())
+    if found is None:
+        return None
+    settings = pp.load(found).settings
+    used = False
+    for key in wanted:
+        if key == "target":
+            targets = settings_targets(settings, found)
+            if not targets:
+                continue
+            if single and len(targets) > 1:
+                if several == "ignore":
+                    continue
+                raise InputError(f"[tool.glmcompat] targets names {len(targets)} targets ({', '.join(targets)}) and "
+                                 f"`glmcompat {command}` takes one: pass --target (or GLMCOMPAT_TARGET)", path=str(found))
+            args.target = targets if isinstance(getattr(args, "target", None), list) or not single else targets[0]
+            used = True
+        else:
+            value = setting(settings, key, found)
+            if value is not None:
+                setattr(args, key, [value] if isinstance(getattr(args, key, None), list) else value)
+                used = True
+    return str(found) if used else None
 
 
 def dump_json(obj: Any) -> None:
@@ -260,24 +336,10 @@ def output(args: Any) -> Output:
 
 
 def python_minor(value: str) -> str:
-    """The CPython minor ``value`` names, as ``X.Y``: ``3.11``, ``cp311``, ``cp3.11``, ``py311``,
-    ``python3.11``, ``cpython3.11`` and ``cpython@3.11`` are all ``3.11``. Anything else (a patch release, a
-    Python 2, another interpreter) is an InputError naming the value (exit 2)."""
-    from glmcompat.model.errors import InputError
+    """The CPython minor ``value`` names, as ``X.Y`` (:func:`glmcompat.model.platforms.python_minor`)."""
+    from glmcompat.model.platforms import python_minor as minor
 
-    raw = value
-    v = value.strip().lower()
-    for prefix in ("cpython@", "cpython", "python", "cp", "py"):
-        if v.startswith(prefix):
-            v = v[len(prefix):]
-            break
-    if "." in v:
-        major, _, minor = v.partition(".")
-    else:
-        major, minor = v[:1], v[1:]
-    if not (major == "3" and minor.isdigit() and minor.isascii() and len(minor) <= 2 and (minor == "0" or not minor.startswith("0"))):
-        raise InputError(f"--python {raw!r}: expected a CPython 3 minor version such as 3.11 or cp311")
-    return f"3.{int(minor)}"
+    return minor(value)
 
 
 def python_tag(minor: str) -> str:
@@ -343,44 +405,6 @@ def index_client(args: Any) -> tuple[Any, Any]:
     return IndexClient(getattr(args, "index_url", None), cache=cache), cache
 
 
-def index_environment(args: Any) -> AbstractContextManager[None]:
-    """For code that finds the index and the cache itself (``lock`` runs uv; ``matrix refresh`` and ``audit``
-    open their own cache): while it runs, ``--index-url`` is ``UV_DEFAULT_INDEX`` (read by glmcompat's index
-    client and by uv alike) and ``--no-cache`` is a temporary ``GLMCOMPAT_CACHE_DIR``, removed afterwards,
-    with ``UV_NO_CACHE=1`` (uv's own --no-cache). The environment is restored on exit."""
-    from contextlib import contextmanager
-
-    @contextmanager
-    def overlay() -> Iterator[None]:
-        import tempfile
-
-        url = getattr(args, "index_url", None)
-        no_cache = bool(getattr(args, "no_cache", False))
-        if not url and not no_cache:
-            yield
-            return
-        saved = {k: os.environ.get(k) for k in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "GLMCOMPAT_CACHE_DIR", "UV_NO_CACHE")}
-        tmp = tempfile.TemporaryDirectory(prefix="glmcompat-no-cache-") if no_cache else None
-        try:
-            if url:
-                os.environ["UV_DEFAULT_INDEX"] = url
-                os.environ.pop("UV_INDEX_URL", None)  # uv and glmcompat read UV_DEFAULT_INDEX first; drop the legacy name
-            if tmp is not None:
-                os.environ["GLMCOMPAT_CACHE_DIR"] = tmp.name
-                os.environ["UV_NO_CACHE"] = "1"
-            yield
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-            if tmp is not None:
-                tmp.cleanup()
-
-    return overlay()
-
-
 def shown_url(url: str | None) -> str:
     """The index URL as messages show it: without credentials; the configured one when ``url`` is None."""
     from glmcompat.edges.index import default_index_url, redact
@@ -399,11 +423,33 @@ def fetch_started(o: Output, index: Any, what: str, platform: str) -> None:
 
 
 def fetch_finished(o: Output, wheels: str, r: Any) -> None:
-    """Progress of a wheel probe: the wheels read (by file name) and the bytes fetched from them."""
+    """Progress of a wheel probe: the wheels read (by file name) and the bytes fetched from them (never shown past
+    the wheels' size: a span read twice is received twice)."""
+    from glmcompat.ops.progress import shown_bytes
+
     if r.cached:
         o.status(f"read {wheels}: cached, nothing fetched ({r.seconds:.2f} s)")
     else:
-        o.status(f"read {wheels}: fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({r.seconds:.2f} s)")
+        o.status(f"read {wheels}: fetched {shown_bytes(r.bytes_fetched, r.bytes_total)} ({r.seconds:.2f} s)")
+
+
+def probing(o: Output, index: Any, label: str) -> AbstractContextManager[Any]:
+    """While a probe reads through ``index`` (an IndexClient): the progress bar on a terminal (stderr), the
+    requests answered and the bytes received; nothing when piped or with -q."""
+    from contextlib import contextmanager
+
+    from glmcompat.ops.progress import Meter, watch
+
+    @contextmanager
+    def shown() -> Iterator[Any]:
+        with Meter(label, stream=o.err, quiet=o.quiet, unit="request(s)") as meter:
+            stop = watch(index.client, meter)
+            try:
+                yield meter
+            finally:
+                stop()
+
+    return shown()
 
 
 def size(n: int) -> str:

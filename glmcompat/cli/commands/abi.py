@@ -21,8 +21,8 @@ from glmcompat.cli.commands._common import (
     output,
     paint_text,
     parser,
+    probing,
     python_tag,
-    size,
 )
 from glmcompat.model.errors import InputError
 
@@ -41,7 +41,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     return _arch(argv) if name == "arch" else _abi(argv)
 
 
-def _abi(argv: Sequence[str]) -> int:
+def abi_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("abi", "Compare an extension wheel's undefined torch symbols with what a torch release exports, "
                       "reading both wheels from the index (no install).")
     p.add_argument("extension", metavar="EXT==VER")
@@ -50,6 +51,11 @@ def _abi(argv: Sequence[str]) -> int:
                       what="interpreter of the torch wheel (default: --python)")
     p.add_argument("--all", action="store_true", help="list modules that need nothing from torch too")
     _common_args(p)
+    return p
+
+
+def _abi(argv: Sequence[str]) -> int:
+    p = abi_parser()
     args = p.parse_args(list(argv))
     from glmcompat.ops.wheelprobe import parse_pin, probe_abi
 
@@ -62,8 +68,9 @@ def _abi(argv: Sequence[str]) -> int:
     with index:
         what = f"{pkg} {ver} ({python_tag(args.python)}) and torch {args.torch} ({python_tag(torch_py)})"
         fetch_started(o, index, what, platform)
-        result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=python_tag(args.python),
-                           platform=platform, torch_python=python_tag(torch_py))
+        with probing(o, index, "reading the wheels"):
+            result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=python_tag(args.python),
+                               platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
         dump_json(result.to_json())
@@ -138,20 +145,32 @@ def _render_abi(r: Any, *, show_all: bool, notes: bool = True) -> str:
 
 
 def _how(r: Any) -> str:
-    pct = 100.0 * r.bytes_fetched / r.bytes_total if r.bytes_total else 0.0
-    return "cached" if r.cached else f"fetched {size(r.bytes_fetched)} of {size(r.bytes_total)} ({pct:.1f}%)"
+    from glmcompat.ops.progress import shown_bytes
+
+    return "cached" if r.cached else f"fetched {shown_bytes(r.bytes_fetched, r.bytes_total)}"
 
 
-def _arch(argv: Sequence[str]) -> int:
+def arch_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("arch", "List the GPU code (SASS and PTX) in a wheel's shared objects, read from the index; with "
                        "--target, say whether each has code that runs there.")
     p.add_argument("package", metavar="PKG==VER")
-    p.add_argument("--target", default=None, metavar="T", help="GPU target, e.g. sm120, sm_90 or 12.0")
+    p.add_argument("--target", default=None, metavar="T",
+                   help="GPU target, e.g. sm120, sm_90 or 12.0 (default: GLMCOMPAT_TARGET, else the one target of "
+                        "[tool.glmcompat] targets, else none: the GPU code is listed, not judged)")
     p.add_argument("--module", action="append", default=None, metavar="GLOB",
                    help="judge only members matching GLOB (repeatable; default: the package's main modules)")
     _common_args(p)
+    return p
+
+
+def _arch(argv: Sequence[str]) -> int:
+    p = arch_parser()
     args = p.parse_args(list(argv))
+    from glmcompat.cli.commands._common import apply_settings
     from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch
+
+    apply_settings(args, "arch", keys=("target", "platform"), several="ignore")
 
     pkg, ver = parse_pin(args.package)
     platform = _platform(args)
@@ -163,8 +182,9 @@ def _arch(argv: Sequence[str]) -> int:
     index, cache = index_client(args)
     with index:
         fetch_started(o, index, f"{pkg} {ver} ({python_tag(args.python)})", platform)
-        result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=python_tag(args.python),
-                            platform=platform, modules=args.module)
+        with probing(o, index, "reading the wheel"):
+            result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=python_tag(args.python),
+                                platform=platform, modules=args.module)
         fetch_finished(o, result.wheel, result)
     note = None
     if shipped is not None and result.platform not in shipped[0]:

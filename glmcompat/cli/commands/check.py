@@ -11,17 +11,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from glmcompat.decide import rules
+from glmcompat.ops.checkfile import LOCK_NAMES, no_isolation
+from glmcompat.ops.checkfile import check_ships as _check_ships
+from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
+from glmcompat.ops.checkfile import platform_setting as _platform_setting
+from glmcompat.ops.checkfile import pyproject_settings as _pyproject_settings
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 
-if TYPE_CHECKING:  # pragma: no cover
-    from glmcompat.matrix.rows import Target
-
 JSON_VERSION = 1
-LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
 
 
 @dataclass
@@ -39,74 +40,35 @@ class Job:
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
 
 
-def _parse(argv: Sequence[str]) -> Any:
+def build_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     from glmcompat.cli.commands._common import add_output_options, parser
 
     p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
                         "for a GPU target, offline.")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--target", action="append", metavar="T", help="GPU target, e.g. sm120 (repeatable)")
-    p.add_argument("--model", metavar="MODEL_TYPE", help="HF model_type the stack must serve, e.g. glm_moe_dsa")
+    p.add_argument("--target", action="append", metavar="T",
+                   help="GPU target, e.g. sm120 (repeatable; default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets "
+                        "of the pyproject.toml beside the lock)")
+    p.add_argument("--model", metavar="MODEL_TYPE",
+                   help="HF model_type the stack must serve, e.g. glm_moe_dsa (default: GLMCOMPAT_MODEL, else "
+                        "[tool.glmcompat] model)")
     p.add_argument("--platform", action="append", metavar="P",
                    help="judge only the environments of this machine (x86_64 or aarch64; repeatable), strictly: "
-                        "nothing is excused (default: every platform the target ships on)")
+                        "nothing is excused (default: GLMCOMPAT_PLATFORM, else [tool.glmcompat] platform, else every "
+                        "platform the target ships on)")
     p.add_argument("--stack", metavar="NAME", help="also require the named stack's pins")
     p.add_argument("--allow-unknown", action="store_true", help="report combinations without evidence as warnings")
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
     add_output_options(p)
+    return p
+
+
+def _parse(argv: Sequence[str]) -> Any:
+    p = build_parser()
     return p.parse_args(list(argv))
-
-
-def _pyproject_doc(path: Path) -> dict[str, Any]:
-    from glmcompat.readers.lockfiles import _read, _text, _toml
-
-    return _toml(path, _text(path, _read(path)))
-
-
-def _pyproject_settings(path: Path) -> dict[str, Any]:
-    tool = _pyproject_doc(path).get("tool", {})
-    tool = tool.get("glmcompat", {}) if isinstance(tool, dict) else {}
-    if not isinstance(tool, dict):
-        raise InputError("[tool.glmcompat] must be a table", path=str(path))
-    for key in ("targets", "target"):
-        v = tool.get(key)
-        if v is not None and not (isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(t, str) for t in v))):
-            raise InputError(f"[tool.glmcompat] {key} must be a target name or a list of them, not {v!r}"[:300],
-                             path=str(path))
-    if tool.get("model") is not None and not isinstance(tool["model"], str):
-        raise InputError(f"[tool.glmcompat] model must be a model_type string, not {tool['model']!r}"[:300],
-                         path=str(path))
-    return tool
-
-
-def no_isolation(lock_path: Path) -> frozenset[str] | None:
-    """Packages the project beside ``lock_path`` builds without build isolation (so against the torch
-    installed beside them): uv's ``no-build-isolation-package``, ``no-build-isolation`` (every package,
-    as ``*``) and ``extra-build-dependencies`` entries with ``match-runtime = true``. None when there is no
-    pyproject.toml beside the lock."""
-    from glmcompat.model.names import canonicalize
-
-    pp = lock_path.parent / "pyproject.toml"
-    if not pp.is_file():
-        return None
-    uv = _pyproject_doc(pp).get("tool", {})
-    uv = uv.get("uv", {}) if isinstance(uv, dict) else {}
-    if not isinstance(uv, dict):
-        return frozenset()
-    out: set[str] = set()
-    if uv.get("no-build-isolation") is True:
-        out.add("*")
-    pkgs = uv.get("no-build-isolation-package", [])
-    if isinstance(pkgs, list):
-        out.update(canonicalize(p) for p in pkgs if isinstance(p, str))
-    extra = uv.get("extra-build-dependencies", {})
-    if isinstance(extra, dict):
-        for name, reqs in extra.items():
-            if isinstance(reqs, list) and any(isinstance(r, dict) and r.get("match-runtime") is True for r in reqs):
-                out.add(canonicalize(str(name)))
-    return frozenset(out)
 
 
 _CONVENTIONAL = re.compile(r"(^|/)(uv\.lock|pylock(\.[^/]*)?\.toml|(requirements|constraints)[^/]*\.(txt|in|lock)|poetry\.lock|"
@@ -217,41 +179,6 @@ def _jobs(args: Any) -> list[Job]:
         job.platforms = _platform_setting(lock, settings if p.name == "pyproject.toml" else None)
         jobs.append(job)
     return jobs
-
-
-def _platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] | None:
-    """``[tool.glmcompat] platform`` of the pyproject.toml beside the lock (what `glmcompat lock
-    --platform aarch64` writes): the machines the lock was made for, judged strictly like --platform."""
-    from glmcompat.model.platforms import check_platform
-
-    pp = lock.parent / "pyproject.toml"
-    if settings is None:
-        if not pp.is_file():
-            return None
-        settings = _pyproject_settings(pp)
-    value = settings.get("platform", settings.get("platforms"))
-    if value is None:
-        return None
-    values = [value] if isinstance(value, str) else value
-    if not isinstance(values, list) or not all(isinstance(v, str) for v in values) or not values:
-        raise InputError(f"[tool.glmcompat] platform must be a platform name or a list of them, not {value!r}", path=str(pp))
-    try:
-        return list(dict.fromkeys(check_platform(v) for v in values))
-    except InputError as e:
-        raise InputError(e.message, path=str(pp)) from None
-
-
-def _output_set_problems(lock_path: Path) -> list[Finding]:
-    """A lock that `glmcompat lock` wrote is one of a set (pyproject.toml, uv.lock, requirements.txt,
-    pylock.toml, stamped together): a set mixed from two runs, or a publish cut short, is an error here
-    too, whatever the files say one by one."""
-    d = lock_path.parent
-    if not ((d / ".glmcompat-stamp").exists() or (d / ".glmcompat-publish").exists()):
-        return []
-    from glmcompat.ops.lockgen import verify_outputs
-
-    return [Finding("output-set", "error", (), p, (("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
-                    "run `glmcompat lock` again to rewrite the whole set") for p in verify_outputs(d)]
 
 
 def _old_lock(path: Path, rev: str) -> Any | None:
@@ -450,35 +377,15 @@ def main(name: str, argv: Sequence[str]) -> int:
                 job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
-    import io
-
-    real, buf = sys.stdout, io.StringIO()
-    sys.stdout = buf
-    try:
-        if args.json:
-            _render_json(jobs, ok, facts)
-        else:
-            _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
-    finally:
-        sys.stdout = real
-    text = buf.getvalue()
-    real.write(text)
+    if args.json:
+        text = _render_json(jobs, ok, facts)
+    else:
+        text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
+    sys.stdout.write(text)
     rc = 0 if ok else 1
     if before is not None:
         fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc)
     return rc
-
-
-def _check_ships(trow: Target, platforms: list[str] | None) -> None:
-    """``--platform`` must name machines the target ships on (``--target sm121 --platform x86_64``: exit 2, one line)."""
-    from glmcompat.model.platforms import products_on, target_platforms
-
-    ships = target_platforms(trow)
-    for p in platforms or ():
-        if p not in ships:
-            where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
-            raise InputError(f"target {trow.name} never ships on {p} ({where}): pass "
-                             f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
 
 
 def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[str]:
@@ -494,7 +401,8 @@ def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[st
     return deps
 
 
-def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
+def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
+    """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json
 
     from glmcompat.model.platforms import target_platforms
@@ -514,7 +422,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> None:
                 findings.append({**f.to_json(), "path": str(job.path), "target": t})
     doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
            "checked": checked, "findings": findings}
-    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
 def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
@@ -532,18 +440,19 @@ def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True,
-                 verbose: bool = False) -> None:
-    """The verdicts as text: each finding, one short evidence line (the probe that reproduces it) and its hint;
-    ``verbose`` (-v): every evidence source in full; ``notes`` False (-q): a safe verdict is its one line (its
-    warnings counted in it), an unsafe one loses the lock's notes and the evidence lines (never a verdict, a
-    finding or its hint). Evidence already printed in a verdict is said once ("as above")."""
+                 verbose: bool = False) -> str:
+    """The verdicts as text (returned, lines ending in a line break): each finding, one short evidence line (the
+    probe that reproduces it) and its hint; ``verbose`` (-v): every evidence source in full; ``notes`` False (-q): a
+    safe verdict is its one line (its warnings counted in it), an unsafe one loses the lock's notes and the evidence
+    lines (never a verdict, a finding or its hint). Evidence already printed in a verdict is said once ("as above")."""
     from glmcompat.cli.commands._common import paint
     from glmcompat.model.findings import Printed, evidence_lines
 
     def c(code: str, s: str) -> str:
         return paint(code, s, color)
 
-    out = sys.stdout.write
+    parts: list[str] = []
+    out = parts.append
     for job in jobs:
         for t, fs in job.findings.items():
             safe = job.safe_sets.get(t)
@@ -577,3 +486,4 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
             if safe:
                 out(f"{c('1;36', 'hint')}: {one_remedy(job, t, safe)}\n")
+    return "".join(parts)

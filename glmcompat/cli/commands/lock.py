@@ -13,7 +13,6 @@ from glmcompat.cli.commands._common import (
     add_index_options,
     add_output_options,
     add_python_option,
-    index_environment,
     output,
     parser,
 )
@@ -23,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
 
 
-def main(name: str, argv: Sequence[str]) -> int:
+def build_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("lock", "Lock your project (the pyproject.toml uv finds here, or a requirements.in) with the core made "
                        "safe for the GPU targets; with --stack, or where there is no project, lock a curated stack into "
                        "locks/<stack>/<target>/.")
@@ -47,6 +47,11 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     add_index_options(p)
     add_output_options(p)
+    return p
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    p = build_parser()
     args = p.parse_args(list(argv))
     import time
 
@@ -64,8 +69,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     for flag, value in (("--dry-run", args.dry_run), ("--json", args.json), ("-o", args.output_file)):
         if value:
             raise InputError(f"{flag} is for a project or a requirements.in; with --stack, use --out / --check")
+    from glmcompat.cli.commands._common import apply_settings
+
+    args.target = args.target or []
+    apply_settings(args, "lock --stack")
     if not args.target:
-        raise InputError("no target: pass --target (e.g. --target sm120)")
+        raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
+                         "[tool.glmcompat] targets in the project's pyproject.toml")
     if len(args.target) > 1:
         raise InputError(f"a stack is locked for one target at a time (got {', '.join(args.target)}); "
                          "run `glmcompat lock --stack ... --target T` once per target")
@@ -73,21 +83,23 @@ def main(name: str, argv: Sequence[str]) -> int:
     o = output(args)
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
-    req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine)
+    from glmcompat.edges.index import IndexOptions
+
+    req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
+                      IndexOptions(args.index_url, bool(args.no_cache)))
     out = _out_dir(args.out, args.stack, tname, machine)
     t0 = time.perf_counter()
-    with index_environment(args):
-        if o.verbose:
-            from glmcompat.cli.commands._common import shown_url
+    if o.verbose:
+        from glmcompat.cli.commands._common import shown_url
 
-            o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
-        try:
-            s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
-        except UnsafeError as e:
-            for c in e.causes:  # -v: the evidence the derivation cites, in full
-                for kind, src in c.evidence:
-                    o.detail(f"evidence ({kind}): {src}")
-            raise
+        o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
+    try:
+        s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+    except UnsafeError as e:
+        for c in e.causes:  # -v: the evidence the derivation cites, in full
+            for kind, src in c.evidence:
+                o.detail(f"evidence ({kind}): {src}")
+        raise
     o.detail(f"lock: {'checked' if args.check else 'locked'} {out} in {time.perf_counter() - t0:.2f} s")
     say = _printer(o.color)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
@@ -125,7 +137,9 @@ def main(name: str, argv: Sequence[str]) -> int:
         for w in s.get("warnings", []):
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
-    return 0
+    from glmcompat.cli.fastlock import Exit
+
+    return Exit(0, s.get("noop"))  # a run that changed nothing: what it read, for the start-up path's record
 
 
 def _mode(args: Any) -> tuple[str, Path] | None:

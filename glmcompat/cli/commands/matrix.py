@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from glmcompat.cli.commands._common import (
     fetch_finished,
     fetch_started,
     index_client,
-    index_environment,
     output,
     paint_line,
     paint_text,
@@ -30,9 +28,8 @@ from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
 
 
-def main(name: str, argv: Sequence[str]) -> int:
-    if name == "targets":
-        return _targets(argv)
+def matrix_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("matrix", "Validate, show, describe or extend the compatibility matrix.")
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     v = sub.add_parser("validate", help="validate matrix files (default: the shipped matrix)")
@@ -59,6 +56,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     for sp in (rf, au):
         add_index_options(sp)
         add_output_options(sp)
+    return p
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    if name == "targets":
+        return _targets(argv)
+    p = matrix_parser()
     args = p.parse_args(list(argv))
     o = output(args)
     if args.action in ("refresh", "audit"):
@@ -93,57 +97,53 @@ def main(name: str, argv: Sequence[str]) -> int:
 
 
 def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
-    """``matrix refresh`` / ``matrix audit`` (glmcompat.ops.refresh) with the shared options: ``--no-cache`` as a
-    temporary cache (:func:`index_environment`), ``-q`` as no progress, ``--color`` on its text report."""
+    """``matrix refresh`` / ``matrix audit`` (:mod:`glmcompat.ops.refresh`'s library functions) with the shared
+    options passed explicitly: ``--index-url`` to the index client, ``--no-cache`` as no cache at all, ``-q`` as no
+    progress; the report is rendered into text here and coloured with ``--color``."""
     import io
+    import json
 
-    from glmcompat.ops.refresh import run_audit, run_refresh
+    from glmcompat.edges.cache import Cache, NoCache
+    from glmcompat.model.errors import EnvironmentFailure
+    from glmcompat.ops import refresh as rf
+    from glmcompat.ops.progress import Meter, watch
 
-    run = run_refresh if args.action == "refresh" else run_audit
     if o.verbose:
         o.detail(f"matrix {args.action}: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
-    paint = o.color and not args.json
-    real = sys.stdout
-    buf = io.StringIO() if paint else None
-    with index_environment(args), _progress_off(o):
-        try:
-            if buf is not None:
-                sys.stdout = buf
-            rc = run(args)
-        finally:
-            sys.stdout = real
-            if buf is not None:
-                real.write(paint_text(buf.getvalue(), True))
+    jobs = rf._check_jobs(args.jobs)
+    cache = NoCache() if args.no_cache else Cache()
+    text = io.StringIO()
+    report: Any
+    if args.action == "refresh":
+        since = rf.parse_since(args.since)
+        with rf.make_index(args.index_url, jobs, cache) as index:
+            report = rf.refresh(index=index, cache=cache, matrix=args.matrix, packages=args.package, since=since,
+                                dry_run=args.dry_run, jobs=jobs, pre=args.pre, progress=False if o.quiet else None)
+        rc = EnvironmentFailure.exit_code if report.failed else 0
+        if not args.json:
+            rf.render_refresh(report, text)
+            if report.failed:
+                sys.stderr.write(o.line(f"error: the index failed for {len(report.failed)} release(s); nothing was "
+                                        f"written for them (run again to continue): {report.failed[0].failed}") + "\n")
+    else:
+        if args.sample is not None and args.sample < 1:
+            raise InputError(f"--sample {args.sample}: expected a positive number")
+        with rf.make_index(args.index_url, jobs, cache) as index, \
+                Meter("auditing the matrix", quiet=o.quiet, unit="request(s)") as meter:
+            stop = watch(index.client, meter)
+            try:
+                report = rf.audit(index=index, cache=cache, matrix=args.matrix, packages=args.package,
+                                  sample=args.sample, seed=args.seed, deep=args.deep, jobs=jobs)
+            finally:
+                stop()
+        rc = 1 if report.count("drift") else 0
+        if not args.json:
+            rf.render_audit(report, text)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(paint_text(text.getvalue(), o.color))
     return rc
-
-
-class _NotATerminal:
-    """A view of a stream that says it is not a terminal (progress displays that show themselves only on a
-    terminal stay silent); everything else goes to the stream."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def isatty(self) -> bool:
-        return False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-@contextmanager
-def _progress_off(o: Output) -> Iterator[None]:
-    """With -q: stderr as a non-terminal while the refresh or audit runs (its progress display shows itself
-    only on a terminal); errors still reach stderr."""
-    if not o.quiet:
-        yield
-        return
-    real = sys.stderr
-    sys.stderr = _NotATerminal(real)
-    try:
-        yield
-    finally:
-        sys.stderr = real
 
 
 def _tables() -> tuple[str, ...]:
@@ -190,11 +190,17 @@ def _show_text(m: Any) -> None:
 TARGETS_JSON_VERSION = 1  # of `glmcompat targets --json`: {"version": 1, "targets": [...]}
 
 
-def _targets(argv: Sequence[str]) -> int:
+def targets_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("targets", "List the GPU targets and the rule for which GPU code runs on each.")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     add_output_options(p)
+    return p
+
+
+def _targets(argv: Sequence[str]) -> int:
+    p = targets_parser()
     args = p.parse_args(list(argv))
     from glmcompat.matrix.schema import load_matrix
 

@@ -21,7 +21,8 @@ def _add_env(p: Any) -> None:
                    help="the environment's interpreter, or its folder (default: $VIRTUAL_ENV, else .venv here or above)")
 
 
-def _install_args(argv: Sequence[str]) -> Any:
+def install_parser() -> Any:
+    """The argument parser of `pip install` (also what `glmcompat completion` reads)."""
     p = parser("pip install", "Install into a live environment through uv (or pip where uv is absent), keeping its "
                               "compiled core safe: the installer's plan is judged with the check rules first.")
     p.add_argument("requirements", nargs="*", metavar="REQ", help="requirements, as the installer takes them")
@@ -45,6 +46,11 @@ def _install_args(argv: Sequence[str]) -> Any:
     p.add_argument("--no-deps", action="store_true", help="install without dependencies")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout (pip-install.schema.json)")
     add_output_options(p)
+    return p
+
+
+def _install_args(argv: Sequence[str]) -> Any:
+    p = install_parser()
     rest: list[str] = []
     args_list = list(argv)
     if "--" in args_list:
@@ -76,32 +82,45 @@ def _installer_args(args: Any) -> list[str]:
     return out + list(args.passthrough) + list(args.requirements)
 
 
+def pip_parser() -> Any:
+    """The argument parser of `pip` (its actions' parsers are :func:`install_parser` and :func:`constraints_parser`)."""
+    p = parser("pip", "Change a live environment through its installer without breaking its compiled core.")
+    sub = p.add_subparsers(dest="action", metavar="{install,constraints}")
+    sub.add_parser("install", help="install through uv (or pip), the plan judged first; no safe plan: exit 1, "
+                                   "nothing changed (glmcompat pip install --help)",
+                   parents=[install_parser()], add_help=False)
+    sub.add_parser("constraints", help="print a constraints file pinning the installed core (PIP_CONSTRAINT, "
+                                       "UV_CONSTRAINT, -c)", parents=[constraints_parser()], add_help=False)
+    add_output_options(p)
+    return p
+
+
 def main(name: str, argv: Sequence[str]) -> int:
     argv = list(argv)
     if argv and argv[0] == "install":
         return _install(argv[1:])
     if argv and argv[0] == "constraints":
         return _constraints(argv[1:])
-    p = parser("pip", "Change a live environment through its installer without breaking its compiled core.")
-    sub = p.add_subparsers(dest="action", metavar="{install,constraints}")
-    sub.add_parser("install", help="install through uv (or pip), the plan judged first; no safe plan: exit 1, "
-                                   "nothing changed (glmcompat pip install --help)")
-    sub.add_parser("constraints", help="print a constraints file pinning the installed core (PIP_CONSTRAINT, "
-                                       "UV_CONSTRAINT, -c)")
-    add_output_options(p)
+    p = pip_parser()
     p.parse_args(argv)  # --help, or a usage error (exit 2)
     p.print_usage(sys.stderr)
     return 2
+
+
+def constraints_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
+    p = parser("pip constraints", "Print a constraints file that pins the coupled core installed in an environment.")
+    _add_env(p)
+    p.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead of stdout")
+    add_output_options(p)
+    return p
 
 
 def _constraints(argv: Sequence[str]) -> int:
     from glmcompat.matrix.load import load_facts
     from glmcompat.ops.pipguard import constraints_text, open_environment
 
-    p = parser("pip constraints", "Print a constraints file that pins the coupled core installed in an environment.")
-    _add_env(p)
-    p.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead of stdout")
-    add_output_options(p)
+    p = constraints_parser()
     args = p.parse_args(list(argv))
     live = open_environment(args.python, Path.cwd())
     text = constraints_text(live, load_facts())
@@ -168,7 +187,13 @@ def _install(argv: Sequence[str]) -> int:
         doc["cause"] = {**why.as_json(), "reason": pg.because(why)}
         return finish(1, "no-safe-plan", e.outcome)
     except InstallerFailed as err:
-        return _installer_failed(o, err)
+        rc = _installer_failed(o, err)
+        if args.json:  # the outcome under --json: the error document, with the same exit code
+            from glmcompat.cli import jsonerrors
+
+            jsonerrors.emit(["pip", "install", "--json"], rc,
+                            f"{err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat")
+        return rc
     for f in result.already[:3]:
         out(f"note: the environment already has an error this plan does not add: {f.message}")
     if result.chosen is None:

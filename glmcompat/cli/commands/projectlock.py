@@ -7,26 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from glmcompat.cli.commands._common import dump_json, index_environment, output, paint_line
+from glmcompat.cli.commands._common import dump_json, output, paint_line
+from glmcompat.cli.commands._common import setting as _setting
+from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
-
-
-def _settings_targets(settings: dict[str, Any], where: Path) -> list[str]:
-    t = settings.get("targets", settings.get("target"))
-    if t is None:
-        return []
-    if isinstance(t, str):
-        return [t]
-    if isinstance(t, list) and t and all(isinstance(x, str) for x in t):
-        return list(t)
-    raise InputError(f"[tool.glmcompat] targets must be a target name or a list of them, not {t!r}"[:300], path=str(where))
-
-
-def _setting(settings: dict[str, Any], key: str, where: Path) -> str | None:
-    v = settings.get(key)
-    if v is not None and not isinstance(v, str):
-        raise InputError(f"[tool.glmcompat] {key} must be a string, not {v!r}"[:300], path=str(where))
-    return v
 
 
 def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
@@ -50,12 +34,16 @@ def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
         raise InputError(f"no target: pass --target (e.g. --target sm120) or set {place}")
     platform = args.platform or (_setting(settings, "platform", where) if where else None)
     model = args.model or (_setting(settings, "model", where) if where else None)
-    return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python)
+    from glmcompat.edges.index import IndexOptions
+
+    return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python,
+                              IndexOptions(args.index_url, bool(args.no_cache)))
 
 
 def run_project(args: Any, mode: tuple[str, Path]) -> int:
     from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.projectlock import default_output, lock_project, lock_requirements
+    from glmcompat.cli.fastlock import Exit
+    from glmcompat.ops.projectlock import default_output, lock_project_recorded, lock_requirements
 
     if args.out or args.with_ or args.force:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
@@ -77,14 +65,15 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
         facts.target(t)
     if req.model:
         facts.model(req.model)
+    noop = None
     try:
-        with index_environment(args):
-            if kind == "project":
-                result = lock_project(facts, path, req, dry_run=args.dry_run, check_only=args.check, quiet=bool(args.quiet))
-            else:
-                out = Path(args.output_file) if args.output_file else default_output(path)
-                result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
-                                           quiet=bool(args.quiet))
+        if kind == "project":
+            result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
+                                                 quiet=bool(args.quiet))
+        else:
+            out = Path(args.output_file) if args.output_file else default_output(path)
+            result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
+                                       quiet=bool(args.quiet))
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for ekind, src in c.evidence:
@@ -96,12 +85,17 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
                                        lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
                                        evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
-            dump_json(failed.to_json())
+            dump_json(failed.to_json())  # the outcome, as one document (no second, error-only one)
+            from glmcompat.model.errors import classify
+
+            code, line = classify(e)
+            sys.stderr.write(paint_line(f"error: {line}", o.color) + "\n")
+            return code
         raise
     if args.json:
         dump_json(result.to_json())
-        return 1 if args.check and result.problems else 0
-    return _render(result, args, o.color)
+        return Exit(1 if args.check and result.problems else 0, noop)
+    return Exit(_render(result, args, o.color), noop)
 
 
 def _render(result: Any, args: Any, color: bool) -> int:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
 
 
-def main(name: str, argv: Sequence[str]) -> int:
+def build_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why "
                           "(the first clause that rules it out) and one remedy.")
     add_core_options(p, "torchvision==0.29.2")
@@ -33,6 +34,11 @@ def main(name: str, argv: Sequence[str]) -> int:
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     add_index_options(p)
     add_output_options(p)
+    return p
+
+
+def main(name: str, argv: Sequence[str]) -> int:
+    p = build_parser()
     args = p.parse_args(list(argv))
     from glmcompat.cli.commands.lock import _basics
     from glmcompat.decide.explain import Skip, resolve, skip_reasons
@@ -42,6 +48,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     from glmcompat.model.platforms import PLATFORM_NAME
     from glmcompat.ops.progress import Progress
 
+    from glmcompat.cli.commands._common import apply_settings
+    from glmcompat.model.errors import InputError
+
+    apply_settings(args, "upgrade")
+    if not args.target:
+        raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
+                         "[tool.glmcompat] targets in the project's pyproject.toml")
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
     cutoff = parse_cutoff(args.exclude_newer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
 
@@ -14,7 +15,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     return _verify(argv)
 
 
-def _verify(argv: Sequence[str]) -> int:
+def verify_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("verify", "Prove that the installed stack loads and runs its kernels on this GPU. Each probe runs "
                "in its own process with a timeout; exit 0 when every probe passes, 1 otherwise, 2 on bad input.")
     p.add_argument("--target", default="auto", metavar="T",
@@ -33,6 +35,11 @@ def _verify(argv: Sequence[str]) -> int:
     p.add_argument("--path", action="append", default=[], metavar="DIR",
                    help="also look for packages in DIR, before sys.path (e.g. a pip --target folder; repeatable)")
     add_output_options(p)
+    return p
+
+
+def _verify(argv: Sequence[str]) -> int:
+    p = verify_parser()
     args = p.parse_args(list(argv))
     import math
 
@@ -60,12 +67,18 @@ def _verify(argv: Sequence[str]) -> int:
     return 0 if report["ok"] else 1
 
 
-def _explain(argv: Sequence[str]) -> int:
+def explain_parser() -> Any:
+    """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("explain", "Explain known failure signatures in a server log (cause and remedy). Exit 1 when one "
                "is found, 0 when none, 2 when the log cannot be read.")
     p.add_argument("log", metavar="LOGFILE", help="the log to scan, or - for stdin")
     p.add_argument("--json", action="store_true", help="print versioned JSON")
     add_output_options(p)
+    return p
+
+
+def _explain(argv: Sequence[str]) -> int:
+    p = explain_parser()
     args = p.parse_args(list(argv))
     from glmcompat.decide.diagnose import Env, diagnose
     from glmcompat.matrix.load import load_facts

@@ -1,0 +1,131 @@
+"""Errors under ``--json``: every outcome of a command that has ``--json``, errors included, is one versioned document
+on stdout, with the same exit codes as without it::
+
+    {"version": 1, "error": {"code": 2, "message": "unknown target 'sm999' ...", "file": null, "line": null}}
+
+``version`` is the command's own JSON version (the ``const`` of its shipped schema), so a reader checks one field
+before anything else; ``code`` is the exit code; ``file`` and ``line`` name the input at fault where one is. The
+one-line error still goes to stderr too, for the person at the terminal. Every shipped schema accepts this form
+(:func:`with_error_form`).
+
+Loaded only when a command fails (``glmcompat.cli`` imports it lazily).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+# The commands (as ``glmcompat COMMAND [ACTION]`` names them) that print JSON, and their schema's name.
+JSON_OUTPUTS: dict[tuple[str, ...], str] = {
+    ("check",): "check", ("upgrade",): "upgrade", ("abi",): "abi", ("arch",): "arch", ("verify",): "verify",
+    ("explain",): "explain", ("targets",): "targets", ("matrix", "show"): "matrix-show",
+    ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit", ("lock",): "lock",
+    ("pip", "install"): "pip-install",
+}
+
+SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
+
+ERROR_DEF: dict[str, Any] = {
+    "type": "object",
+    "description": "Why the command failed: the exit code, the one-line message (as stderr shows it, without the "
+                   "file and line), and the input at fault where there is one.",
+    "properties": {
+        "code": {"type": "integer", "enum": [1, 2, 3, 4, 130]},
+        "message": {"type": "string"},
+        "file": {"type": ["string", "null"]},
+        "line": {"type": ["integer", "null"], "minimum": 1},
+    },
+    "required": ["code", "message", "file", "line"],
+    "additionalProperties": False,
+}
+
+
+ERROR_NOTE = ('On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.')
+
+
+def schema_name(words: Sequence[str]) -> str | None:
+    """The schema of the command ``words`` (``["matrix", "show", ...]``: its command and action), or None when it
+    prints no JSON."""
+    if not words:
+        return None
+    return JSON_OUTPUTS.get(tuple(words[:2])) or JSON_OUTPUTS.get((words[0],))
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` (a command's arguments) asks for ``--json`` (before a ``--``)."""
+    for a in argv:
+        if a == "--":
+            return False
+        if a == "--json":
+            return True
+    return False
+
+
+def json_version(name: str) -> int:
+    """The JSON version of the schema ``name``: its ``properties.version.const``."""
+    with open(os.path.join(SCHEMAS, f"{name}.schema.json"), encoding="utf-8") as f:
+        return int(json.load(f)["properties"]["version"]["const"])
+
+
+def document(name: str, code: int, message: str, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+    return {"version": json_version(name), "error": {"code": int(code), "message": message,
+                                                     "file": file, "line": line if line and line > 0 else None}}
+
+
+def emit(words: Sequence[str], code: int, message: str, file: str | None = None, line: int | None = None) -> bool:
+    """Print the error document of the command ``words`` on stdout when it asks for ``--json`` and has a schema;
+    whether it did (never fails: a document that cannot be written leaves the stderr line alone)."""
+    name = schema_name(words)
+    if name is None or not wants_json(words[1:]):
+        return False
+    try:
+        sys.stdout.write(json.dumps(document(name, code, message, file, line), indent=2, sort_keys=True) + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError, KeyError):
+        return False
+    return True
+
+
+def parts(exc: BaseException, line: str) -> tuple[str, str | None, int | None]:
+    """(message, file, line) of an exception for the document: a GlmcompatError's own message and place; an OSError's
+    file; anything else the classified line."""
+    from glmcompat.model.errors import GlmcompatError, _flat
+
+    if isinstance(exc, GlmcompatError):
+        return _flat(exc.message, 4000), exc.path, exc.line
+    if isinstance(exc, OSError) and isinstance(exc.filename, str):
+        return line, exc.filename, None
+    return line, None, None
+
+
+def with_error_form(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (a command's success form) accepting the error document too: one of the success form (its required
+    fields, and no ``error`` object) or ``{"version", "error"}`` alone. ``lock``'s success form already has an
+    ``error`` field (why no safe lock exists, or null): it keeps it."""
+    s = dict(schema)
+    if "oneOf" in s:
+        return s  # already has it
+    props = dict(s["properties"])
+    required = list(s["required"])
+    ref = {"$ref": "#/$defs/error"}
+    if "error" in props:
+        own = props["error"]
+        props["error"] = {"anyOf": [own, ref]}
+        success: dict[str, Any] = {"required": required, "properties": {"error": own}}
+    else:
+        props["error"] = ref
+        success = {"required": required, "not": {"required": ["error"]}}
+    s["properties"] = props
+    s["required"] = ["version"]
+    s["oneOf"] = [success, {"required": ["version", "error"], "maxProperties": 2, "properties": {"error": ref}}]
+    s["$defs"] = {**s.get("$defs", {}), "error": ERROR_DEF}
+    s["description"] = (s.get("description", "") + " " + ERROR_NOTE).strip()
+    return s
+
+
+__all__ = ["ERROR_DEF", "JSON_OUTPUTS", "document", "emit", "json_version", "parts", "schema_name", "wants_json",
+           "with_error_form"]

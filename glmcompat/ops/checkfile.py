@@ -1,0 +1,117 @@
+"""What ``glmcompat check`` (and the library's :func:`glmcompat.check`) needs besides the rules to judge one lock
+file: the settings of the pyproject.toml beside it (``[tool.glmcompat]``), the project's build-isolation settings,
+the lock named by a pyproject.toml, and the integrity of an output set that ``glmcompat lock`` wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from glmcompat.model.errors import InputError
+from glmcompat.model.findings import Finding
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Target
+
+LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
+
+
+def pyproject_doc(path: Path) -> dict[str, Any]:
+    from glmcompat.readers.lockfiles import _read, _text, _toml
+
+    return _toml(path, _text(path, _read(path)))
+
+
+def pyproject_settings(path: Path) -> dict[str, Any]:
+    tool = pyproject_doc(path).get("tool", {})
+    tool = tool.get("glmcompat", {}) if isinstance(tool, dict) else {}
+    if not isinstance(tool, dict):
+        raise InputError("[tool.glmcompat] must be a table", path=str(path))
+    for key in ("targets", "target"):
+        v = tool.get(key)
+        if v is not None and not (isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(t, str) for t in v))):
+            raise InputError(f"[tool.glmcompat] {key} must be a target name or a list of them, not {v!r}"[:300],
+                             path=str(path))
+    if tool.get("model") is not None and not isinstance(tool["model"], str):
+        raise InputError(f"[tool.glmcompat] model must be a model_type string, not {tool['model']!r}"[:300],
+                         path=str(path))
+    return tool
+
+
+def no_isolation(lock_path: Path) -> frozenset[str] | None:
+    """Packages the project beside ``lock_path`` builds without build isolation (so against the torch
+    installed beside them): uv's ``no-build-isolation-package``, ``no-build-isolation`` (every package,
+    as ``*``) and ``extra-build-dependencies`` entries with ``match-runtime = true``. None when there is no
+    pyproject.toml beside the lock."""
+    from glmcompat.model.names import canonicalize
+
+    pp = lock_path.parent / "pyproject.toml"
+    if not pp.is_file():
+        return None
+    uv = pyproject_doc(pp).get("tool", {})
+    uv = uv.get("uv", {}) if isinstance(uv, dict) else {}
+    if not isinstance(uv, dict):
+        return frozenset()
+    out: set[str] = set()
+    if uv.get("no-build-isolation") is True:
+        out.add("*")
+    pkgs = uv.get("no-build-isolation-package", [])
+    if isinstance(pkgs, list):
+        out.update(canonicalize(p) for p in pkgs if isinstance(p, str))
+    extra = uv.get("extra-build-dependencies", {})
+    if isinstance(extra, dict):
+        for name, reqs in extra.items():
+            if isinstance(reqs, list) and any(isinstance(r, dict) and r.get("match-runtime") is True for r in reqs):
+                out.add(canonicalize(str(name)))
+    return frozenset(out)
+
+
+def platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] | None:
+    """``[tool.glmcompat] platform`` of the pyproject.toml beside the lock (what `glmcompat lock
+    --platform aarch64` writes): the machines the lock was made for, judged strictly like --platform."""
+    from glmcompat.model.platforms import check_platform
+
+    pp = lock.parent / "pyproject.toml"
+    if settings is None:
+        if not pp.is_file():
+            return None
+        settings = pyproject_settings(pp)
+    value = settings.get("platform", settings.get("platforms"))
+    if value is None:
+        return None
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values) or not values:
+        raise InputError(f"[tool.glmcompat] platform must be a platform name or a list of them, not {value!r}", path=str(pp))
+    try:
+        return list(dict.fromkeys(check_platform(v) for v in values))
+    except InputError as e:
+        raise InputError(e.message, path=str(pp)) from None
+
+
+def output_set_problems(lock_path: Path) -> list[Finding]:
+    """A lock that `glmcompat lock` wrote is one of a set (pyproject.toml, uv.lock, requirements.txt,
+    pylock.toml, stamped together): a set mixed from two runs, or a publish cut short, is an error here
+    too, whatever the files say one by one."""
+    d = lock_path.parent
+    if not ((d / ".glmcompat-stamp").exists() or (d / ".glmcompat-publish").exists()):
+        return []
+    from glmcompat.ops.lockgen import verify_outputs
+
+    return [Finding("output-set", "error", (), p, (("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
+                    "run `glmcompat lock` again to rewrite the whole set") for p in verify_outputs(d)]
+
+
+def check_ships(trow: Target, platforms: list[str] | None) -> None:
+    """``--platform`` must name machines the target ships on (``--target sm121 --platform x86_64``: exit 2, one line)."""
+    from glmcompat.model.platforms import products_on, target_platforms
+
+    ships = target_platforms(trow)
+    for p in platforms or ():
+        if p not in ships:
+            where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
+            raise InputError(f"target {trow.name} never ships on {p} ({where}): pass "
+                             f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
+
+
+__all__ = ["LOCK_NAMES", "check_ships", "no_isolation", "output_set_problems", "platform_setting", "pyproject_doc",
+           "pyproject_settings"]
