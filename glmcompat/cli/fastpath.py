@@ -23,12 +23,20 @@ import os
 import sys
 
 from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options, use_color
-from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
+from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
+                                        matrix_file_names, read_bounded, read_stored, seal)
+from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT
+from glmcompat.readers.uvlockscan import projection
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path more than its whole answer
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 
-FORMAT = 3
+FORMAT = 4  # 4: a uv.lock keyed by what a verdict reads of it
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
+NAMES_HEADER = b"glmcompat-verdict-names %d" % FORMAT
 _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--against"}
 _FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
@@ -47,29 +55,71 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
     return paths, opts.get("--matrix", []), colors[-1], bool(against)
 
 
-def key(argv: list[str]) -> str | None:
-    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
-    parsed = _parse(argv)
-    if parsed is None:
-        return None
-    paths, matrices, color, against = parsed
-    # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
+def _matrix_part(matrices: list[str]) -> str | None:
+    """The ``--matrix`` files by path and content digest (the shipped matrix is part of the code fingerprint, by
+    size and mtime, as the modules); None when one is not a file the fast path can digest."""
     names = matrix_file_names(matrices) if matrices else []
     if isinstance(names, str):
         return None  # a directory with no matrix file: the full path reports it
-    h = hasher()
-    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv)):
-        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    out = []
     for f in names:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
         d = file_digest(f)
         if not d:
             return None
-        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
+        out.append(f"{f}\0{d}\n")
+    return "".join(out)
+
+
+def names_key(matrix_part: str) -> str:
+    """The key of the names record: the package names a verdict can read, fixed by the code and the matrix."""
+    h = hasher()
+    for part in ("names", str(FORMAT), str(PROJECTION_FORMAT), code_fingerprint(), matrix_part):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+def _projected(path: str, relevant: frozenset[str]) -> str | None:
+    """The digest of what a verdict reads of the uv.lock at ``path`` (:mod:`glmcompat.readers.uvlockscan`); None
+    when the verdict may depend on its bytes (a lock of a set ``glmcompat lock`` stamped: the stamp holds its
+    sha256) or the file is not one the scan recognises."""
+    d = os.path.dirname(path) or "."
+    if os.path.lexists(os.path.join(d, ".glmcompat-stamp")) or os.path.lexists(os.path.join(d, ".glmcompat-publish")):
+        return None
+    data = read_bounded(path, MAX_DIGESTED)
+    if data is None:
+        return None
+    text = projection(data, relevant)
+    if text is None:
+        return None
+    h = hasher()
+    h.update(text.encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def key(argv: list[str], relevant: frozenset[str] | None = None) -> str | None:
+    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer. With ``relevant``
+    (the names record of this code and matrix), a uv.lock named on the command line is keyed by what a verdict
+    reads of it (:func:`_projected`), so an edit that changes nothing a verdict reads finds the recorded one;
+    without, and for every other file, by its bytes."""
+    parsed = _parse(argv)
+    if parsed is None:
+        return None
+    paths, matrices, color, against = parsed
+    matrix_part = _matrix_part(matrices)
+    if matrix_part is None:
+        return None
+    h = hasher()
+    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv), matrix_part):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for p in paths:
-        d = file_digest(p)
-        if not d:
-            return None  # a missing file: the full path says so
-        h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
+        proj = _projected(p, relevant) if relevant is not None and os.path.basename(p) == "uv.lock" else None
+        if proj is not None:
+            h.update(f"{p}\0uv.lock projection {PROJECTION_FORMAT} {proj}\n".encode("utf-8", "surrogateescape"))
+        else:
+            d = file_digest(p)
+            if not d:
+                return None  # a missing file: the full path says so
+            h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
         if against:  # the file at HEAD: fixed by the commit HEAD names and the file's place in the work tree
             from glmcompat.readers.githead import head_state
 
@@ -80,10 +130,28 @@ def key(argv: list[str]) -> str | None:
     return h.hexdigest()
 
 
+def _names(base: str, argv: list[str]) -> tuple[str, frozenset[str] | None] | None:
+    """(the names record's key, its names or None when none is recorded) for ``check ARGV``; None when the
+    command line is not one the fast path answers."""
+    parsed = _parse(argv)
+    matrix_part = _matrix_part(parsed[1]) if parsed is not None else None
+    if matrix_part is None:
+        return None
+    nk = names_key(matrix_part)
+    body = read_stored(os.path.join(base, "verdicts", "names-" + nk), NAMES_HEADER.decode(), nk, MAX_RECORD)
+    if body is None:
+        return nk, None
+    try:
+        return nk, frozenset(body.decode("utf-8").split("\n"))
+    except UnicodeDecodeError:
+        return nk, None
+
+
 def lookup(argv: list[str]) -> int | None:
     """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
     base = cache_dir_name()
-    k = key(argv) if base else None
+    names = _names(base, argv) if base else None
+    k = key(argv, names[1]) if names is not None else None
     if k is None or base is None:
         return None
     rec = load(HEADER, k, os.path.join(base, "verdicts", k))
@@ -99,12 +167,32 @@ def lookup(argv: list[str]) -> int | None:
     return rc
 
 
-def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int) -> None:
-    """Record the full path's verdict of ``check ARGV``, whose key was ``before`` when the run began: nothing
-    when an input changed during the run (never raises: a read-only cache costs speed only)."""
+def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int,
+          relevant: Callable[[], Iterable[str]] | None = None) -> None:
+    """Record the full path's verdict of ``check ARGV``, whose key (:func:`key` without names) was ``before`` when
+    the run began: nothing when an input changed during the run (never raises: a read-only cache costs speed only).
+    ``relevant`` gives the package names a verdict can read (:func:`relevant_names`), recorded once per code and
+    matrix, so the verdict is stored under the key a later lookup computes with them."""
     base = cache_dir_name()
-    k = key(argv) if base else None
-    if k is None or base is None or k != before:
+    if base is None or key(argv) != before:
+        return
+    names = _names(base, argv)
+    if names is None:
+        return
+    nk, rel = names
+    if rel is None and relevant is not None:
+        rel = frozenset(relevant())
+        body = "\n".join(sorted(rel)).encode("utf-8", "surrogateescape")
+        try:
+            from pathlib import Path
+
+            from glmcompat.matrix.store import atomic_write
+
+            atomic_write(Path(base) / "verdicts" / ("names-" + nk), seal(NAMES_HEADER.decode(), nk, body))
+        except (OSError, UnicodeEncodeError):
+            rel = None
+    k = key(argv, rel)
+    if k is None:
         return
     parsed = _parse(argv)
     named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
@@ -123,3 +211,40 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
         atomic_write(Path(base) / "verdicts" / k, record)
     except OSError:
         pass
+
+
+def relevant_names(facts: object) -> frozenset[str]:
+    """Every package name a verdict can read: each word of each string of the matrix's rows (names, pins, requirements,
+    stacks, models) and each word of the decision code's source (the names the rules spell out), canonical. A superset:
+    a word that names no package only makes a lock's projection keep that package's version."""
+    import dataclasses
+    import re
+
+    from glmcompat import decide
+    from glmcompat.readers.uvlockscan import canonical
+
+    words: set[str] = set()
+    find = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*").findall
+
+    def walk(v: object) -> None:
+        if isinstance(v, str):
+            words.update(find(v))
+        elif isinstance(v, (tuple, list, set, frozenset)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                walk(k)
+                walk(x)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name))
+
+    for rows in getattr(facts, "data", {}).values():
+        walk(rows)
+    here = os.path.dirname(decide.__file__)
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name), encoding="utf-8") as f:
+                walk(f.read())
+    return frozenset(canonical(w) for w in words if not w.replace(".", "").isdigit())  # a version names nothing

@@ -1,0 +1,296 @@
+"""What a ``check`` verdict can depend on in a machine-written uv.lock, read at the speed its layout allows.
+
+A pre-commit hook runs ``check`` on a lock that has just changed, so the verdict recorded for its old bytes does
+not apply as such; but most edits touch nothing a verdict reads. :func:`projection` turns the lock's text into a
+canonical text that keeps everything the full path (:func:`glmcompat.readers.lockfiles.parse_uv_lock`, then the
+rules) reads and drops what it never reads, so two locks with the same projection get the same verdict, byte for
+byte, and the start-up path (:mod:`glmcompat.cli.fastpath`) keys recorded verdicts by its digest. Dropped:
+
+- comment lines and blank lines (outside multi-line strings, which a lock holding any is not recognised for);
+- of each wheel, all but the part of its file name :func:`glmcompat.readers.uvlock.wheel_fits` reads (the
+  python, ABI and platform tags: the URL, hash, size and upload time go), and of the sdist all but its presence;
+- of a package whose name no rule or matrix row can name (``relevant`` holds every name that can be: the
+  caller's superset), present once in the lock, from the registry, never without a wheel for a machine (an sdist,
+  no wheel at all, or a ``py3-none-any`` wheel) and with a plain PEP 440 version, the version, wheels and sdist:
+  a bump of such a package changes no environment the rules judge (each environment lists it with its version,
+  and two environments hold the same version of it or not both before and after), so it changes no verdict.
+
+Everything else is kept verbatim, so any other change changes the projection. Only the layout uv writes is
+recognised: a dropped line must have exactly that layout (a wheel or sdist inline table of plain strings and
+integers, comment lines of printable text), so a file the full path would refuse never shares a projection with
+one it accepts. None when the text is not recognised (the caller keys by the bytes then).
+
+Pure and ``str`` methods only: the start-up path imports it before anything heavy (no ``re``, no ``tomllib``).
+The property test (tests/test_uvlockscan.py) checks, on every real lock in the fixtures and on fuzzed edits of
+them, that locks with one projection give one verdict and that a change the full path sees changes the projection.
+"""
+
+from __future__ import annotations
+
+FORMAT = 1  # bump when the projection changes
+
+
+def canonical(name: str) -> str:
+    """PEP 503 normalisation with ``str`` methods (``re`` costs the start-up path more than the whole scan)."""
+    s = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in s:
+        s = s.replace("--", "-")
+    return s
+
+
+def _plain_version(v: str) -> bool:
+    """Whether ``v`` is a plain PEP 440 version that :class:`packaging.version.Version` parses (conservatively:
+    ``N(.N)*[{a|b|rc}N][.postN][.devN][+label(.label)*]``, at most 64 characters)."""
+    if not v or len(v) > 64:
+        return False
+    if v.replace(".", "").isdigit() and v.isascii() and ".." not in v and v[0] != "." and v[-1] != ".":
+        return True  # N(.N)*: nearly every version
+    pub, plus, local = v.partition("+")
+    if plus and not all(p and p.isascii() and p.isalnum() for p in local.split(".")):
+        return False
+    i = 0
+    while i < len(pub) and (pub[i] == "." or "0" <= pub[i] <= "9"):
+        i += 1
+    release, rest = pub[:i], pub[i:]
+    if release.endswith(".") and rest:  # "1.0.post1": the dot belongs to the suffix
+        release, rest = release[:-1], "." + rest
+    if not all(p and len(p) <= 18 for p in release.split(".")) or not release:
+        return False
+    for prefix in ("a", "b", "rc"):
+        if rest.startswith(prefix) and rest[len(prefix):len(prefix) + 1].isdigit():
+            rest = _digits_off(rest[len(prefix):])
+            break
+    for prefix in (".post", ".dev"):
+        if rest.startswith(prefix) and rest[len(prefix):len(prefix) + 1].isdigit():
+            rest = _digits_off(rest[len(prefix):])
+    return rest == ""
+
+
+def _digits_off(s: str) -> str:
+    i = 0
+    while i < len(s) and i < 19 and "0" <= s[i] <= "9":
+        i += 1
+    return s[i:] if i <= 18 else "!"
+
+
+def _inline(line: str, start: int) -> dict[str, str | int] | None:
+    """The inline table at ``line[start:]`` as uv writes it (``{ key = "text", key = 12 }`` to the end of the
+    line, plain strings, no escape, no repeated key), or None for anything else."""
+    if line[start:start + 2] != "{ " or not line.endswith(" }"):
+        return None
+    out: dict[str, str | int] = {}
+    pos, end = start + 2, len(line) - 2
+    while True:
+        eq = line.find(" = ", pos, end)
+        if eq < 0:
+            return None
+        key = line[pos:eq]
+        if not key or key in out or not key.isascii() or not key.replace("-", "").replace("_", "").isalnum():
+            return None
+        pos = eq + 3
+        if line[pos:pos + 1] == '"':
+            close = line.find('"', pos + 1, end)
+            if close < 0:
+                return None
+            text = line[pos + 1:close]
+            if "\\" in text or not text.isprintable():  # no escape, no control character (nor other unprintable)
+                return None
+            out[key] = text
+            pos = close + 1
+        else:
+            stop = line.find(",", pos, end)
+            stop = end if stop < 0 else stop
+            num = line[pos:stop]
+            if not (num.isascii() and num.isdigit()) or (len(num) > 1 and num[0] == "0"):
+                return None
+            out[key] = int(num)
+            pos = stop
+        if pos == end:
+            return out
+        if line[pos:pos + 2] != ", ":
+            return None
+        pos += 2
+
+
+def _wheel_tags(f: str) -> str:
+    """What :func:`glmcompat.readers.uvlock.wheel_fits` reads of a wheel's location: its last three name parts."""
+    name = f.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+    if not name.endswith(".whl"):
+        return "*"
+    parts = name[:-4].split("-")
+    return "*" if len(parts) < 5 else "-".join(parts[-3:])
+
+
+def _fits_everywhere(tags: str) -> bool:
+    if tags == "*":
+        return True
+    pys, _, plats = tags.split("-")
+    return "any" in plats.split(".") and any(p.startswith("py") and p[2:3] in ("", "3") for p in pys.split("."))
+
+
+def _without_comments(text: str) -> str | None:
+    """``text`` without its comment lines (a ``#`` after anything else on its line is kept verbatim); None when a
+    comment is not plain printable text. Blank lines stay: dropping them costs more than it ever saves."""
+    if "#" not in text:
+        return text
+    keep: list[str] = []
+    at = 0
+    hit = text.find("#")
+    while hit >= 0:
+        start = text.rfind("\n", 0, hit) + 1
+        if text[start:hit].strip(" ") == "":  # a comment line
+            end = text.find("\n", hit)
+            end = len(text) if end < 0 else end + 1
+            if not text[hit:end].rstrip("\n").isprintable():
+                return None
+            keep.append(text[at:start])
+            at = end
+            hit = text.find("#", end)
+        else:
+            hit = text.find("#", hit + 1)
+    keep.append(text[at:])
+    return "".join(keep)
+
+
+_ROW = ("{ url = ", '", hash = "', '", size = ', ', upload-time = "', '" }')
+
+
+def _rows_ok(rows: list[str]) -> bool:
+    """Whether every line of ``rows`` is an inline table :func:`_inline` accepts: those of the shape uv writes
+    (``{ url = "...", hash = "...", size = N, upload-time = "..." }``) checked in bulk (a few ``str`` calls for all of
+    them), any other one by one."""
+    text = "\n".join(rows)
+    if not text:
+        return True
+    n = text.count("\n") + 1
+    if text.count('", size = ') != n or text.count('"') != 6 * n:
+        lines = text.split("\n")
+        common = [row for row in lines if row.count('", size = ') == 1 and row.count('"') == 6]
+        if len(common) != len(lines):
+            other = [row for row in lines if row.count('", size = ') != 1 or row.count('"') != 6]
+            if not all(_inline(row, 0) is not None for row in other):
+                return False
+        text, n = "\n".join(common), len(common)
+        if not text:
+            return True
+    parts = text.split('"')
+    if "\\" not in text and len(parts) == 6 * n + 1 and parts[0] == "{ url = " \
+            and parts[-1] == " }" and parts[6:-1:6].count(" }\n{ url = ") == n - 1 \
+            and parts[2::6].count(", hash = ") == n and "".join(parts[1::2]).isprintable():
+        sizes = "\0".join(parts[4::6])  # each ", size = N, upload-time = ", N a plain integer
+        if (sizes.startswith(", size = ") and sizes.endswith(", upload-time = ")
+                and sizes.count("\0, size = ") == n - 1 and sizes.count(", upload-time = \0") == n - 1
+                and sizes.count(", size = ") == n and sizes.count(", upload-time = ") == n):
+            digits = sizes.replace(", size = ", "").replace(", upload-time = ", "")
+            if "\0\0" not in digits and "\x000" not in "\0" + digits and digits.replace("\0", "").isdigit() \
+                    and digits.isascii() and digits.count("\0") == n - 1 and digits[-1:] != "\0":
+                return True
+    return all(_inline(row, 0) is not None for row in text.split("\n"))
+
+
+def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: list[str]) -> bool:
+    """Append the projection of one ``[[package]]`` table (``chunk``: its lines after the header) to ``out``, and the
+    wheel and sdist tables it drops to ``rows`` (for the caller to check); a package named in ``keep``, or not laid
+    out as uv writes one (name, version, registry source on its first three lines), is kept verbatim. False when
+    the layout is not uv's at all.
+
+    No key is looked for twice: a table holding a key twice is refused by the full path whatever this makes of it,
+    and the same text around the same replacements holds that key twice in any other lock of the same projection."""
+    nl = chunk.find("\n")
+    name = chunk[8:nl - 1]
+    if not chunk.startswith('name = "') or chunk[nl - 1] != '"' or '"' in name or "\\" in name:
+        return False
+    vend = chunk.find("\n", nl + 1)
+    send = chunk.find("\n", vend + 1)
+    version = chunk[nl + 12:vend - 1]
+    source = chunk[vend + 24:send]
+    if (canonical(name) in keep or not chunk.startswith('version = "', nl + 1) or chunk[vend - 1] != '"'
+            or not chunk.startswith('source = { registry = "', vend + 1) or not source.endswith('" }')
+            or source.count('"') != 1 or "\\" in source or not _plain_version(version)):
+        out.append(chunk)  # kept verbatim
+        return True
+    sub = chunk.find("\n[", send)
+    main = chunk[:sub + 1] if sub >= 0 else chunk
+    mark = len(rows)
+    cuts = [(nl + 1, vend + 1, "version *\n")]
+    wat = main.rfind("\nwheels = [\n", send)
+    sdist = False
+    dat = main.rfind("\nsdist = ", send, wat if wat >= 0 else len(main))
+    if dat >= 0:
+        dend = main.find("\n", dat + 1)
+        rows.append(main[dat + 9:dend])
+        sdist = True
+        cuts.append((dat + 1, dend + 1, "sdist *\n"))
+    tags: list[str] = []
+    if wat >= 0:
+        wend = main.find("\n]\n", wat)
+        if wend < 0:
+            return False
+        block = main[wat + 12:wend]  # "    { ... },\n    { ... }" (a comma after the last one or not)
+        if block:
+            n = block.count("\n") + 1
+            if not block.startswith("    { ") or block.count(",\n    { ") != n - 1:
+                return False
+            block = block[4:].replace(",\n    { ", "\n{ ")
+            rows.append(block[:-1] if block.endswith(",") else block)
+            if not sdist:  # which machines it installs on: read from the wheels' names (rare: most have an sdist)
+                for row in rows[-1].split("\n"):
+                    w = {"url": row[9:row.find('"', 9)]} if row.startswith('{ url = "') else _inline(row, 0)
+                    if w is None:
+                        return False
+                    f = w.get("url") or w.get("path") or w.get("filename")
+                    if isinstance(f, str):
+                        tags.append(_wheel_tags(f))
+        cuts.append((wat + 1, wend + 3, "wheels *\n"))
+    if not (sdist or not tags or any(_fits_everywhere(t) for t in tags)):
+        del rows[mark:]
+        out.append(chunk)  # some machine may get no wheel of it: the verdict can name it with its version
+        return True
+    cuts.sort()
+    at = 0
+    for start, end, repl in cuts:
+        if start < at:
+            return False
+        out.append(main[at:start])
+        out.append(repl)
+        at = end
+    out.append(chunk[at:])
+    return True
+
+
+def projection(data: bytes, relevant: frozenset[str] | set[str]) -> str | None:
+    """The canonical text of the uv.lock ``data`` a verdict depends on (see the module's doc), or None when its
+    layout is not the one uv writes."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in text or '"""' in text or "\'\'\'" in text or "\t" in text or "\0" in text or text.startswith("\ufeff"):
+        return None
+    clean = _without_comments(text)
+    if clean is None:
+        return None
+    chunks = clean.split("\n[[package]]\n")
+    head = chunks[0] + "\n"
+    if head.startswith("[[package]]\n"):
+        return None
+    at = clean.find("\n[[") if clean.count("\n[[") != len(chunks) - 1 else -1
+    while at >= 0:  # another spelling of the package array (the split above misses it): not uv's layout
+        line = clean[at + 1:clean.find("\n", at + 1)]
+        if "package" in line and line != "[[package]]":
+            return None
+        at = clean.find("\n[[", at + 1)
+    seen: set[str] = set()
+    keep = set(relevant)
+    for chunk in chunks[1:]:  # a name with several entries keeps their versions: uv picks among them by version
+        name = canonical(chunk[8:chunk.find('"', 8)])
+        if name in seen:
+            keep.add(name)
+        seen.add(name)
+    out: list[str] = [head]
+    rows: list[str] = []
+    for chunk in chunks[1:]:
+        out.append("[[package]]\n")
+        if not _package(chunk if chunk.endswith("\n") else chunk + "\n", keep, out, rows):
+            return None
+    return "".join(out) if _rows_ok(rows) else None
