@@ -190,8 +190,8 @@ def _rows_ok(rows: list[str]) -> bool:
 
 def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: list[str]) -> bool:
     """Append the projection of one ``[[package]]`` table (``chunk``: its lines after the header) to ``out``, and the
-    wheel and sdist tables it drops to ``rows`` (for the caller to check); a package named in ``keep``, or not laid
-    out as uv writes one (name, version, registry source on its first three lines), is kept verbatim. False when
+    wheel and sdist tables it drops to ``rows`` (for the caller to check). A package named in ``keep``, or not laid
+    out as uv writes one (name, version, registry source on its first three lines), keeps its version. False when
     the layout is not uv's at all.
 
     No key is looked for twice: a table holding a key twice is refused by the full path whatever this makes of it,
@@ -204,18 +204,15 @@ def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: 
     send = chunk.find("\n", vend + 1)
     version = chunk[nl + 12:vend - 1]
     source = chunk[vend + 24:send]
-    if (canonical(name) in keep or not chunk.startswith('version = "', nl + 1) or chunk[vend - 1] != '"'
-            or not chunk.startswith('source = { registry = "', vend + 1) or not source.endswith('" }')
-            or source.count('"') != 1 or "\\" in source or not _plain_version(version)):
-        out.append(chunk)  # kept verbatim
-        return True
-    sub = chunk.find("\n[", send)
+    may_lose = not (canonical(name) in keep or not chunk.startswith('version = "', nl + 1) or chunk[vend - 1] != '"'
+                    or not chunk.startswith('source = { registry = "', vend + 1) or not source.endswith('" }')
+                    or source.count('"') != 1 or "\\" in source or not _plain_version(version))
+    sub = chunk.find("\n[", nl)
     main = chunk[:sub + 1] if sub >= 0 else chunk
-    mark = len(rows)
-    cuts = [(nl + 1, vend + 1, "version *\n")]
-    wat = main.rfind("\nwheels = [\n", send)
+    cuts: list[tuple[int, int, str]] = []
+    wat = main.rfind("\nwheels = [\n", nl)
     sdist = False
-    dat = main.rfind("\nsdist = ", send, wat if wat >= 0 else len(main))
+    dat = main.rfind("\nsdist = ", nl, wat if wat >= 0 else len(main))
     if dat >= 0:
         dend = main.find("\n", dat + 1)
         rows.append(main[dat + 9:dend])
@@ -233,7 +230,7 @@ def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: 
                 return False
             block = block[4:].replace(",\n    { ", "\n{ ")
             rows.append(block[:-1] if block.endswith(",") else block)
-            if not sdist:  # which machines it installs on: read from the wheels' names (rare: most have an sdist)
+            if not (sdist and may_lose):  # which machines it installs on: read from the wheels' names
                 for row in rows[-1].split("\n"):
                     w = {"url": row[9:row.find('"', 9)]} if row.startswith('{ url = "') else _inline(row, 0)
                     if w is None:
@@ -241,11 +238,12 @@ def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: 
                     f = w.get("url") or w.get("path") or w.get("filename")
                     if isinstance(f, str):
                         tags.append(_wheel_tags(f))
-        cuts.append((wat + 1, wend + 3, "wheels *\n"))
-    if not (sdist or not tags or any(_fits_everywhere(t) for t in tags)):
-        del rows[mark:]
-        out.append(chunk)  # some machine may get no wheel of it: the verdict can name it with its version
-        return True
+    loses = may_lose and (sdist or not tags or any(_fits_everywhere(t) for t in tags))
+    if loses:  # never without a wheel or an sdist for a machine: nothing but the rules could read its version
+        cuts.append((nl + 1, vend + 1, "version *\n"))
+    if wat >= 0:
+        shown = "*" if loses else " ".join(sorted(set(tags)))
+        cuts.append((wat + 1, wend + 3, f"wheels {shown}\n"))
     cuts.sort()
     at = 0
     for start, end, repl in cuts:
