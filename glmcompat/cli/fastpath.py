@@ -7,7 +7,11 @@ which imports ``re``: together they cost more than the rest of a warm answer). I
 line-oriented format read without either. A verdict is keyed by glmcompat's
 version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
 (the shipped matrix as part of the code fingerprint; each ``--matrix`` file by its path and content digest) and
-the bytes of every file named on the command line; it also records every other file the verdict read
+the bytes of every file named on the command line -- except a uv.lock, keyed by what a verdict reads of it (the
+projection of :mod:`glmcompat.readers.uvlockscan`: a pre-commit hook runs on a lock that just changed, and most
+edits, a comment, a re-uploaded wheel, a package no rule names bumped, change nothing a verdict reads; the package
+names a verdict can read are recorded once per code and matrix, sealed, under ``verdicts/names-KEY``, by the first
+full run); it also records every other file the verdict read
 (includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
 its absence) and is used only while they are unchanged. It stores exactly what the full path printed
 and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
