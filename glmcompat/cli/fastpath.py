@@ -152,15 +152,21 @@ def _names(base: str, argv: list[str]) -> tuple[str, frozenset[str] | None] | No
 
 
 def lookup(argv: list[str]) -> int | None:
-    """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
+    """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss. The verdict of the same
+    bytes first (a digest is cheaper than a projection), then of what a verdict reads of each uv.lock."""
     base = cache_dir_name()
-    names = _names(base, argv) if base else None
-    k = key(argv, names[1]) if names is not None else None
+    k = key(argv) if base else None
     if k is None or base is None:
         return None
     rec = load(HEADER, k, os.path.join(base, "verdicts", k))
     if rec is None:
-        return None
+        names = _names(base, argv)
+        k2 = key(argv, names[1]) if names is not None and names[1] is not None else None
+        if k2 is None or k2 == k:
+            return None
+        rec = load(HEADER, k2, os.path.join(base, "verdicts", k2))
+        if rec is None:
+            return None
     deps, out, err, rc = rec
     if any(file_digest(path) != digest for path, digest in deps.items()):
         return None
@@ -198,23 +204,25 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
     k = key(argv, rel)
     if k is None:
         return
+    keys = [before] if k == before else [before, k]  # the same bytes, and what a verdict reads of them
     parsed = _parse(argv)
     named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
     files = sorted({os.path.abspath(p) for p in deps} - named)
     digests = {p: file_digest(p) for p in files}
     if any(d is None for d in digests.values()):
         return  # a file the verdict read is no regular file now: nothing to compare it with later
-    record = encode(HEADER, k, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
-    if len(record) > MAX_RECORD:
-        return  # it would be read back as no record
-    try:
-        from pathlib import Path
+    for k in keys:
+        record = encode(HEADER, k, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
+        if len(record) > MAX_RECORD:
+            return  # it would be read back as no record
+        try:
+            from pathlib import Path
 
-        from glmcompat.matrix.store import atomic_write
+            from glmcompat.matrix.store import atomic_write
 
-        atomic_write(Path(base) / "verdicts" / k, record)
-    except OSError:
-        pass
+            atomic_write(Path(base) / "verdicts" / k, record)
+        except OSError:
+            pass
 
 
 def relevant_names(facts: object) -> frozenset[str]:
