@@ -55,12 +55,18 @@ def verdict(tmp: Path, text: str, *args: str) -> tuple[int, str, str]:
     return rc, out.getvalue().replace(str(d), "DIR"), err.getvalue().replace(str(d), "DIR")
 
 
-def untracked_bumped(text: str) -> str:
-    """``text`` with the version of every package the projection drops the version of raised (a 9 put before it)."""
+def losers(text: str) -> set[str]:
+    """The packages whose version (and wheels and sdist) the projection of ``text`` drops."""
     proj = projection(text.encode(), relevant())
     assert proj is not None
     loses = {m.group(1) for m in re.finditer(r'\[\[package\]\]\nname = "([^"]+)"\nversion \*', proj)}
     assert loses, "some package loses its version"
+    return loses
+
+
+def untracked_bumped(text: str) -> str:
+    """``text`` with the version of every package the projection drops the version of raised (a 9 put before it)."""
+    loses = losers(text)
 
     def bump(m: re.Match[str]) -> str:
         return f'{m.group(1)}version = "9{m.group(2)}"' if m.group(1).split('"')[1] in loses else m.group(0)
@@ -69,11 +75,17 @@ def untracked_bumped(text: str) -> str:
 
 
 def files_churned(text: str, rng: random.Random) -> str:
-    """``text`` with every wheel's and sdist's hash, size and upload time changed (a re-upload, a uv that adds them)."""
+    """``text`` with the hash, size and upload time of every wheel and sdist of the packages whose version the
+    projection drops changed (a re-upload; a new release's files)."""
+    loses = losers(text)
+
     def churn(m: re.Match[str]) -> str:
         return f'hash = "sha256:{rng.getrandbits(256):064x}", size = {rng.randrange(1, 10**8)}, upload-time = "{m.group(1)}"'
 
-    return re.sub(r'hash = "sha256:[0-9a-f]+", size = \d+, upload-time = "([^"]+)"', churn, text)
+    chunks = text.split("\n[[package]]\n")
+    return "\n[[package]]\n".join(
+        [chunks[0]] + [re.sub(r'hash = "sha256:[0-9a-f]+", size = \d+, upload-time = "([^"]+)"', churn, c)
+                       if c[8:c.index('"', 8)] in loses else c for c in chunks[1:]])
 
 
 def commented(text: str, rng: random.Random) -> str:

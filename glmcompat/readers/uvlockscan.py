@@ -6,19 +6,18 @@ canonical text that keeps everything the full path (:func:`glmcompat.readers.loc
 rules) reads and drops what it never reads, so two locks with the same projection get the same verdict, byte for
 byte, and the start-up path (:mod:`glmcompat.cli.fastpath`) keys recorded verdicts by its digest. Dropped:
 
-- comment lines and blank lines (outside multi-line strings, which a lock holding any is not recognised for);
-- of each wheel, all but the part of its file name :func:`glmcompat.readers.uvlock.wheel_fits` reads (the
-  python, ABI and platform tags: the URL, hash, size and upload time go), and of the sdist all but its presence;
+- comment lines (outside multi-line strings, which a lock holding any is not recognised for);
 - of a package whose name no rule or matrix row can name (``relevant`` holds every name that can be: the
-  caller's superset), present once in the lock, from the registry, never without a wheel for a machine (an sdist,
-  no wheel at all, or a ``py3-none-any`` wheel) and with a plain PEP 440 version, the version, wheels and sdist:
-  a bump of such a package changes no environment the rules judge (each environment lists it with its version,
-  and two environments hold the same version of it or not both before and after), so it changes no verdict.
+  caller's superset), present once in the lock, from the registry, never without a wheel or an sdist for a
+  machine (an sdist, no wheel at all, or a ``py3-none-any`` wheel: no environment lists it among the packages it
+  cannot install) and with a plain PEP 440 version, the version, wheels and sdist: a bump of such a package
+  changes no environment the rules judge (each environment lists it with its version, and two environments hold
+  the same version of it or not both before and after), so it changes no verdict.
 
 Everything else is kept verbatim, so any other change changes the projection. Only the layout uv writes is
 recognised: a dropped line must have exactly that layout (a wheel or sdist inline table of plain strings and
-integers, comment lines of printable text), so a file the full path would refuse never shares a projection with
-one it accepts. None when the text is not recognised (the caller keys by the bytes then).
+integers, checked in bulk; comment lines of printable text), so a file the full path would refuse never shares a
+projection with one it accepts. None when the text is not recognised (the caller keys by the bytes then).
 
 Pure and ``str`` methods only: the start-up path imports it before anything heavy (no ``re``, no ``tomllib``).
 The property test (tests/test_uvlockscan.py) checks, on every real lock in the fixtures and on fuzzed edits of
@@ -163,16 +162,6 @@ def _rows_ok(rows: list[str]) -> bool:
     if not text:
         return True
     n = text.count("\n") + 1
-    if text.count('", size = ') != n or text.count('"') != 6 * n:
-        lines = text.split("\n")
-        common = [row for row in lines if row.count('", size = ') == 1 and row.count('"') == 6]
-        if len(common) != len(lines):
-            other = [row for row in lines if row.count('", size = ') != 1 or row.count('"') != 6]
-            if not all(_inline(row, 0) is not None for row in other):
-                return False
-        text, n = "\n".join(common), len(common)
-        if not text:
-            return True
     parts = text.split('"')
     if "\\" not in text and len(parts) == 6 * n + 1 and parts[0] == "{ url = " \
             and parts[-1] == " }" and parts[6:-1:6].count(" }\n{ url = ") == n - 1 \
@@ -188,25 +177,36 @@ def _rows_ok(rows: list[str]) -> bool:
     return all(_inline(row, 0) is not None for row in text.split("\n"))
 
 
-def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: list[str]) -> bool:
-    """Append the projection of one ``[[package]]`` table (``chunk``: its lines after the header) to ``out``, and the
-    wheel and sdist tables it drops to ``rows`` (for the caller to check). A package named in ``keep``, or not laid
-    out as uv writes one (name, version, registry source on its first three lines), keeps its version. False when
-    the layout is not uv's at all.
+def _file_rows(rows: str, common: list[str], other: list[str]) -> None:
+    """Put ``rows`` (lines of wheel or sdist tables) with those of uv's usual shape, or with the others."""
+    n = rows.count("\n") + 1
+    (common if rows.count('", size = ') == n and rows.count('"') == 6 * n else other).append(rows)
+
+
+def _package(chunk: str, name: str, keep: frozenset[str] | set[str], out: list[str], rows: list[str],
+             other: list[str]) -> bool:
+    """Append the projection of one ``[[package]]`` table (``chunk``: its lines after the header; ``name``: its
+    canonical name) to ``out``, and the wheel and sdist tables it drops to ``rows`` (those of uv's usual shape) or
+    ``other`` (for the caller to check). A package named in ``keep``, or not laid out as uv writes one (name,
+    version, registry source on its first three lines), is kept verbatim: a rule may read it, and it is rarely
+    edited without its version. False when the layout is not uv's at all.
 
     No key is looked for twice: a table holding a key twice is refused by the full path whatever this makes of it,
     and the same text around the same replacements holds that key twice in any other lock of the same projection."""
     nl = chunk.find("\n")
-    name = chunk[8:nl - 1]
-    if not chunk.startswith('name = "') or chunk[nl - 1] != '"' or '"' in name or "\\" in name:
+    written = chunk[8:nl - 1]
+    if not chunk.startswith('name = "') or chunk[nl - 1] != '"' or '"' in written or "\\" in written:
         return False
     vend = chunk.find("\n", nl + 1)
     send = chunk.find("\n", vend + 1)
     version = chunk[nl + 12:vend - 1]
     source = chunk[vend + 24:send]
-    may_lose = not (canonical(name) in keep or not chunk.startswith('version = "', nl + 1) or chunk[vend - 1] != '"'
+    may_lose = not (name in keep or not chunk.startswith('version = "', nl + 1) or chunk[vend - 1] != '"'
                     or not chunk.startswith('source = { registry = "', vend + 1) or not source.endswith('" }')
                     or source.count('"') != 1 or "\\" in source or not _plain_version(version))
+    if not may_lose:
+        out.append(chunk)
+        return True
     sub = chunk.find("\n[", nl)
     main = chunk[:sub + 1] if sub >= 0 else chunk
     cuts: list[tuple[int, int, str]] = []
@@ -215,7 +215,7 @@ def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: 
     dat = main.rfind("\nsdist = ", nl, wat if wat >= 0 else len(main))
     if dat >= 0:
         dend = main.find("\n", dat + 1)
-        rows.append(main[dat + 9:dend])
+        _file_rows(main[dat + 9:dend], rows, other)
         sdist = True
         cuts.append((dat + 1, dend + 1, "sdist *\n"))
     tags: list[str] = []
@@ -229,21 +229,22 @@ def _package(chunk: str, keep: frozenset[str] | set[str], out: list[str], rows: 
             if not block.startswith("    { ") or block.count(",\n    { ") != n - 1:
                 return False
             block = block[4:].replace(",\n    { ", "\n{ ")
-            rows.append(block[:-1] if block.endswith(",") else block)
-            if not (sdist and may_lose):  # which machines it installs on: read from the wheels' names
-                for row in rows[-1].split("\n"):
+            block = block[:-1] if block.endswith(",") else block
+            _file_rows(block, rows, other)
+            if not sdist:  # which machines it installs on: read from the wheels' names
+                for row in block.split("\n"):
                     w = {"url": row[9:row.find('"', 9)]} if row.startswith('{ url = "') else _inline(row, 0)
                     if w is None:
                         return False
                     f = w.get("url") or w.get("path") or w.get("filename")
                     if isinstance(f, str):
                         tags.append(_wheel_tags(f))
-    loses = may_lose and (sdist or not tags or any(_fits_everywhere(t) for t in tags))
-    if loses:  # never without a wheel or an sdist for a machine: nothing but the rules could read its version
-        cuts.append((nl + 1, vend + 1, "version *\n"))
+    if not (sdist or not tags or any(_fits_everywhere(t) for t in tags)):
+        out.append(chunk)  # a machine may get neither a wheel nor an sdist of it: the verdict names its version
+        return True
+    cuts.append((nl + 1, vend + 1, "version *\n"))  # nothing but the rules could read it
     if wat >= 0:
-        shown = "*" if loses else " ".join(sorted(set(tags)))
-        cuts.append((wat + 1, wend + 3, f"wheels {shown}\n"))
+        cuts.append((wat + 1, wend + 3, "wheels *\n"))
     cuts.sort()
     at = 0
     for start, end, repl in cuts:
@@ -272,23 +273,25 @@ def projection(data: bytes, relevant: frozenset[str] | set[str]) -> str | None:
     head = chunks[0] + "\n"
     if head.startswith("[[package]]\n"):
         return None
-    at = clean.find("\n[[") if clean.count("\n[[") != len(chunks) - 1 else -1
+    at = clean.find("\n[[")
     while at >= 0:  # another spelling of the package array (the split above misses it): not uv's layout
-        line = clean[at + 1:clean.find("\n", at + 1)]
-        if "package" in line and line != "[[package]]":
+        if not clean.startswith("[[package]]\n", at + 1) and "package" in clean[at + 1:clean.find("\n", at + 1)]:
             return None
-        at = clean.find("\n[[", at + 1)
+        at = clean.find("\n[[", at + 3)
     seen: set[str] = set()
     keep = set(relevant)
-    for chunk in chunks[1:]:  # a name with several entries keeps their versions: uv picks among them by version
-        name = canonical(chunk[8:chunk.find('"', 8)])
+    names = [canonical(chunk[8:chunk.find('"', 8)]) for chunk in chunks[1:]]
+    for name in names:  # a name with several entries keeps their versions: uv picks among them by version
         if name in seen:
             keep.add(name)
         seen.add(name)
     out: list[str] = [head]
     rows: list[str] = []
-    for chunk in chunks[1:]:
+    other: list[str] = []
+    for chunk, name in zip(chunks[1:], names, strict=True):
         out.append("[[package]]\n")
-        if not _package(chunk if chunk.endswith("\n") else chunk + "\n", keep, out, rows):
+        if not _package(chunk if chunk.endswith("\n") else chunk + "\n", name, keep, out, rows, other):
             return None
-    return "".join(out) if _rows_ok(rows) else None
+    if not _rows_ok(rows) or not all(_inline(row, 0) is not None for rows in other for row in rows.split("\n")):
+        return None
+    return "".join(out)
