@@ -189,3 +189,26 @@ def test_random_one_character_edits_never_share_a_projection_with_another_verdic
 def test_canonical_names():
     assert canonical("Flash_Attn") == "flash-attn"
     assert canonical("a.-_b") == "a-b"
+
+
+@pytest.mark.parametrize("path", SMALL, ids=[str(p.relative_to(FIXTURES)) for p in SMALL])
+def test_the_digest_and_its_memo_follow_the_projection(path):
+    """The start-up path keys by :func:`projection_digest`: equal projections give equal digests, a changed one
+    another; a memo of the old lock's packages gives the digest a fresh read gives, and a memo entry is only ever
+    the projection of the very lines it names (a forged memo for other lines is not consulted)."""
+    from glmcompat.readers.uvlockscan import memo_bytes, memo_from, projection_digest
+
+    text = path.read_text()
+    rng = random.Random(7)
+    first = projection_digest(text.encode(), relevant(), {})
+    assert first is not None
+    digest, memo = first
+    assert memo_from(memo_bytes(memo)) == memo
+    same = untracked_bumped(commented(text, rng))
+    assert projection_digest(same.encode(), relevant(), {})[0] == digest  # type: ignore[index]
+    assert projection_digest(same.encode(), relevant(), memo)[0] == digest  # type: ignore[index]
+    changed = KEPT[0][1](text) if 'name = "torch"\nversion = "2.9.1"' in text else KEPT[1][1](text)
+    assert changed != text
+    fresh = projection_digest(changed.encode(), relevant(), {})
+    assert fresh is not None and fresh[0] != digest
+    assert projection_digest(changed.encode(), relevant(), memo) == fresh  # the memo holds the old lines only

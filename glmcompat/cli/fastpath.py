@@ -30,7 +30,7 @@ from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options, use_c
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
 from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT
-from glmcompat.readers.uvlockscan import projection
+from glmcompat.readers.uvlockscan import Memo, memo_bytes, memo_from, projection_digest
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path more than its whole answer
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ FORMAT = 4  # 4: a uv.lock keyed by what a verdict reads of it
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 NAMES_HEADER = b"glmcompat-verdict-names %d" % FORMAT
+MEMO_HEADER = b"glmcompat-verdict-packages %d" % FORMAT
 _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--against"}
 _FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
@@ -82,29 +83,37 @@ def names_key(matrix_part: str) -> str:
     return h.hexdigest()
 
 
-def _projected(path: str, relevant: frozenset[str]) -> str | None:
-    """The digest of what a verdict reads of the uv.lock at ``path`` (:mod:`glmcompat.readers.uvlockscan`); None
-    when the verdict may depend on its bytes (a lock of a set ``glmcompat lock`` stamped: the stamp holds its
-    sha256) or the file is not one the scan recognises."""
+def _memo_path(base: str, nk: str, path: str) -> tuple[str, str]:
+    """(where, key) of the package memo of the uv.lock at ``path`` (:func:`glmcompat.readers.uvlockscan.projection_digest`)
+    under the names record ``nk``."""
+    h = hasher()
+    h.update(f"{nk}\0{os.path.abspath(path)}".encode("utf-8", "surrogateescape"))
+    k = h.hexdigest()
+    return os.path.join(base, "verdicts", "packages-" + k), k
+
+
+def _projected(path: str, relevant: frozenset[str], memo_at: tuple[str, str] | None) -> tuple[str, Memo] | None:
+    """The digest of what a verdict reads of the uv.lock at ``path`` (:mod:`glmcompat.readers.uvlockscan`), read with
+    the package memo stored at ``memo_at``, and the memo of its packages; None when the verdict may depend on its
+    bytes (a lock of a set ``glmcompat lock`` stamped: the stamp holds its sha256) or the file is not one the scan
+    recognises."""
     d = os.path.dirname(path) or "."
     if os.path.lexists(os.path.join(d, ".glmcompat-stamp")) or os.path.lexists(os.path.join(d, ".glmcompat-publish")):
         return None
     data = read_bounded(path, MAX_DIGESTED)
     if data is None:
         return None
-    text = projection(data, relevant)
-    if text is None:
-        return None
-    h = hasher()
-    h.update(text.encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+    blob = read_stored(memo_at[0], MEMO_HEADER.decode(), memo_at[1], MAX_RECORD) if memo_at is not None else None
+    return projection_digest(data, relevant, memo_from(blob) if blob is not None else {})
 
 
-def key(argv: list[str], relevant: frozenset[str] | None = None) -> str | None:
+def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | None = None,
+        memos: dict[str, Memo] | None = None) -> str | None:
     """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer. With ``relevant``
     (the names record of this code and matrix), a uv.lock named on the command line is keyed by what a verdict
-    reads of it (:func:`_projected`), so an edit that changes nothing a verdict reads finds the recorded one;
-    without, and for every other file, by its bytes."""
+    reads of it (:func:`_projected`, with the package memo of the names record ``names``; each lock's memo is put in
+    ``memos``), so an edit that changes nothing a verdict reads finds the recorded one; without, and for every other
+    file, by its bytes."""
     parsed = _parse(argv)
     if parsed is None:
         return None
@@ -115,10 +124,15 @@ def key(argv: list[str], relevant: frozenset[str] | None = None) -> str | None:
     h = hasher()
     for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv), matrix_part):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    base = cache_dir_name()
     for p in paths:
-        proj = _projected(p, relevant) if relevant is not None and os.path.basename(p) == "uv.lock" else None
+        proj = None
+        if relevant is not None and os.path.basename(p) == "uv.lock":
+            proj = _projected(p, relevant, _memo_path(base, names, p) if base and names else None)
         if proj is not None:
-            h.update(f"{p}\0uv.lock projection {PROJECTION_FORMAT} {proj}\n".encode("utf-8", "surrogateescape"))
+            if memos is not None:
+                memos[p] = proj[1]
+            h.update(f"{p}\0uv.lock projection {PROJECTION_FORMAT} {proj[0]}\n".encode("utf-8", "surrogateescape"))
         else:
             d = file_digest(p)
             if not d:
@@ -161,7 +175,7 @@ def lookup(argv: list[str]) -> int | None:
     rec = load(HEADER, k, os.path.join(base, "verdicts", k))
     if rec is None:
         names = _names(base, argv)
-        k2 = key(argv, names[1]) if names is not None and names[1] is not None else None
+        k2 = key(argv, names[1], names[0]) if names is not None and names[1] is not None else None
         if k2 is None or k2 == k:
             return None
         rec = load(HEADER, k2, os.path.join(base, "verdicts", k2))
@@ -201,10 +215,21 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
             atomic_write(Path(base) / "verdicts" / ("names-" + nk), seal(NAMES_HEADER.decode(), nk, body))
         except (OSError, UnicodeEncodeError):
             rel = None
-    k = key(argv, rel)
+    memos: dict[str, Memo] = {}
+    k = key(argv, rel, None, memos)  # no memo read: each package read afresh, its memo written below
     if k is None:
         return
     keys = [before] if k == before else [before, k]  # the same bytes, and what a verdict reads of them
+    for path, memo in memos.items():
+        where, mk = _memo_path(base, nk, path)
+        try:
+            from pathlib import Path
+
+            from glmcompat.matrix.store import atomic_write
+
+            atomic_write(Path(where), seal(MEMO_HEADER.decode(), mk, memo_bytes(memo)))
+        except OSError:
+            pass
     parsed = _parse(argv)
     named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
     files = sorted({os.path.abspath(p) for p in deps} - named)

@@ -26,7 +26,9 @@ them, that locks with one projection give one verdict and that a change the full
 
 from __future__ import annotations
 
-FORMAT = 1  # bump when the projection changes
+from _blake2 import blake2b  # not hashlib, which loads OpenSSL: the start-up path imports this module
+
+FORMAT = 2  # bump when the projection changes
 
 
 def canonical(name: str) -> str:
@@ -257,9 +259,9 @@ def _package(chunk: str, name: str, keep: frozenset[str] | set[str], out: list[s
     return True
 
 
-def projection(data: bytes, relevant: frozenset[str] | set[str]) -> str | None:
-    """The canonical text of the uv.lock ``data`` a verdict depends on (see the module's doc), or None when its
-    layout is not the one uv writes."""
+def _scan(data: bytes, relevant: frozenset[str] | set[str]) -> tuple[str, list[str], list[str], set[str]] | None:
+    """(the head before the first package, each package's lines, their canonical names, the names that keep their
+    versions) of a lock whose layout is uv's; None otherwise."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -280,18 +282,72 @@ def projection(data: bytes, relevant: frozenset[str] | set[str]) -> str | None:
         at = clean.find("\n[[", at + 3)
     seen: set[str] = set()
     keep = set(relevant)
-    names = [canonical(chunk[8:chunk.find('"', 8)]) for chunk in chunks[1:]]
+    packages = [c if c.endswith("\n") else c + "\n" for c in chunks[1:]]
+    names = [canonical(c[8:c.find('"', 8)]) for c in packages]
     for name in names:  # a name with several entries keeps their versions: uv picks among them by version
         if name in seen:
             keep.add(name)
         seen.add(name)
+    return head, packages, names, keep
+
+
+def _rows_valid(rows: list[str], other: list[str]) -> bool:
+    return _rows_ok(rows) and all(_inline(row, 0) is not None for block in other for row in block.split("\n"))
+
+
+def projection(data: bytes, relevant: frozenset[str] | set[str]) -> str | None:
+    """The canonical text of the uv.lock ``data`` a verdict depends on (see the module's doc), or None when its
+    layout is not the one uv writes."""
+    scanned = _scan(data, relevant)
+    if scanned is None:
+        return None
+    head, packages, names, keep = scanned
     out: list[str] = [head]
     rows: list[str] = []
     other: list[str] = []
-    for chunk, name in zip(chunks[1:], names, strict=True):
+    for chunk, name in zip(packages, names, strict=True):
         out.append("[[package]]\n")
-        if not _package(chunk if chunk.endswith("\n") else chunk + "\n", name, keep, out, rows, other):
+        if not _package(chunk, name, keep, out, rows, other):
             return None
-    if not _rows_ok(rows) or not all(_inline(row, 0) is not None for rows in other for row in rows.split("\n")):
+    return "".join(out) if _rows_valid(rows, other) else None
+
+
+Memo = dict[bytes, bytes]  # digest of a package's lines (and whether it keeps its version) -> digest of its projection
+
+
+def projection_digest(data: bytes, relevant: frozenset[str] | set[str], memo: Memo) -> tuple[str, Memo] | None:
+    """A digest of :func:`projection` (equal projections, equal digests; a digest of each package's projection in
+    turn, so it is finer still), and the memo of this lock's packages; None when the layout is not uv's. A package
+    whose lines ``memo`` holds (a lock's packages change a few at a time) is not read again: the memo was made by this
+    code, for these names, from packages that were read and checked."""
+    scanned = _scan(data, relevant)
+    if scanned is None:
         return None
-    return "".join(out)
+    head, packages, names, keep = scanned
+    h = blake2b(digest_size=20)
+    h.update(head.encode("utf-8"))
+    made: Memo = {}
+    rows: list[str] = []
+    other: list[str] = []
+    for chunk, name in zip(packages, names, strict=True):
+        cd = blake2b(chunk.encode("utf-8"), digest_size=16, person=b"keep" if name in keep else b"may-lose").digest()
+        pd = memo.get(cd)
+        if pd is None:
+            out: list[str] = []
+            if not _package(chunk, name, keep, out, rows, other):
+                return None
+            pd = blake2b("".join(out).encode("utf-8"), digest_size=16).digest()
+        made[cd] = pd
+        h.update(pd)
+    return (h.hexdigest(), made) if _rows_valid(rows, other) else None
+
+
+def memo_bytes(memo: Memo) -> bytes:
+    return b"".join(k + v for k, v in memo.items())
+
+
+def memo_from(blob: bytes) -> Memo:
+    """The memo :func:`memo_bytes` wrote (a blob of another length: none)."""
+    if len(blob) % 32:
+        return {}
+    return {blob[i:i + 16]: blob[i + 16:i + 32] for i in range(0, len(blob), 32)}
