@@ -97,3 +97,29 @@ def test_a_damaged_names_record_is_no_record(tmp_path, monkeypatch):
     assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
     assert b"\ntorch\n" in names.read_bytes()  # written again by the full run
     assert fastpath._names(env["GLMCOMPAT_CACHE_DIR"], argv)[1] is not None
+
+
+def test_a_changed_lock_is_answered_without_heavy_imports(tmp_path):
+    """The start-up path reads the changed lock with ``str`` methods and ``_blake2``: no ``re``, ``hashlib``,
+    ``json``, ``tomllib``, ``typing`` or packaging (each costs more than reading the lock)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    d, env = _project(tmp_path)
+    assert run_cli("check", "uv.lock", "--target", "sm120", cwd=d, env=env).returncode == 0
+    with (d / "uv.lock").open("a") as f:
+        f.write("# a comment\n")
+    heavy = ("re", "hashlib", "json", "tomllib", "typing", "packaging", "glmcompat.readers.lockfiles")
+    probe = ("import sys\nfrom glmcompat.cli.fastpath import lookup\nrc = lookup(sys.argv[2:])\n"
+             f"found = sorted(m for m in {heavy!r} if m in sys.modules)\n"
+             "open(sys.argv[1], 'w').write(repr([rc, found]))\n")
+    out = tmp_path / "probe.txt"
+    p = subprocess.run([sys.executable, "-c", probe, str(out), "uv.lock", "--target", "sm120"], cwd=d,
+                       capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
+    assert p.returncode == 0, p.stderr
+    rc, found = json.loads(out.read_text().replace("'", '"'))
+    assert rc == 0, "answered from the record"
+    assert found == []
+    assert p.stdout.startswith("ok: uv.lock on sm120")
