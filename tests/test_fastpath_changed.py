@@ -99,9 +99,11 @@ def test_a_damaged_names_record_is_no_record(tmp_path, monkeypatch):
     assert fastpath._names(env["GLMCOMPAT_CACHE_DIR"], argv)[1] is not None
 
 
-def test_a_changed_lock_is_answered_without_heavy_imports(tmp_path):
+@pytest.mark.parametrize("changed", [True, False], ids=["changed", "same bytes"])
+def test_a_changed_lock_is_answered_without_heavy_imports(tmp_path, changed):
     """The start-up path reads the changed lock with ``str`` methods and ``_blake2``: no ``re``, ``hashlib``,
-    ``json``, ``tomllib``, ``typing`` or packaging (each costs more than reading the lock)."""
+    ``json``, ``tomllib``, ``typing`` or packaging (each costs more than reading the lock); the same bytes again are
+    answered by their digest, without the scan."""
     import json
     import os
     import subprocess
@@ -109,9 +111,11 @@ def test_a_changed_lock_is_answered_without_heavy_imports(tmp_path):
 
     d, env = _project(tmp_path)
     assert run_cli("check", "uv.lock", "--target", "sm120", cwd=d, env=env).returncode == 0
-    with (d / "uv.lock").open("a") as f:
-        f.write("# a comment\n")
+    if changed:
+        with (d / "uv.lock").open("a") as f:
+            f.write("# a comment\n")
     heavy = ("re", "hashlib", "json", "tomllib", "typing", "packaging", "glmcompat.readers.lockfiles")
+    heavy += () if changed else ("glmcompat.readers.uvlockscan",)
     probe = ("import sys\nfrom glmcompat.cli.fastpath import lookup\nrc = lookup(sys.argv[2:])\n"
              f"found = sorted(m for m in {heavy!r} if m in sys.modules)\n"
              "open(sys.argv[1], 'w').write(repr([rc, found]))\n")

@@ -29,12 +29,12 @@ import sys
 from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options, use_color
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
-from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT
-from glmcompat.readers.uvlockscan import Memo, memo_bytes, memo_from, projection_digest
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path more than its whole answer
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+
+    from glmcompat.readers.uvlockscan import Memo
 
 
 FORMAT = 4  # 4: a uv.lock keyed by what a verdict reads of it
@@ -77,6 +77,8 @@ def _matrix_part(matrices: list[str]) -> str | None:
 
 def names_key(matrix_part: str) -> str:
     """The key of the names record: the package names a verdict can read, fixed by the code and the matrix."""
+    from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT  # here: a verdict of the same bytes needs none of it
+
     h = hasher()
     for part in ("names", str(FORMAT), str(PROJECTION_FORMAT), code_fingerprint(), matrix_part):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -103,6 +105,8 @@ def _projected(path: str, relevant: frozenset[str], memo_at: tuple[str, str] | N
     data = read_bounded(path, MAX_DIGESTED)
     if data is None:
         return None
+    from glmcompat.readers.uvlockscan import memo_from, projection_digest
+
     blob = read_stored(memo_at[0], MEMO_HEADER.decode(), memo_at[1], MAX_RECORD) if memo_at is not None else None
     return projection_digest(data, relevant, memo_from(blob) if blob is not None else {})
 
@@ -132,7 +136,7 @@ def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | No
         if proj is not None:
             if memos is not None:
                 memos[p] = proj[1]
-            h.update(f"{p}\0uv.lock projection {PROJECTION_FORMAT} {proj[0]}\n".encode("utf-8", "surrogateescape"))
+            h.update(f"{p}\0uv.lock projection {proj[0]}\n".encode("utf-8", "surrogateescape"))  # format: in names
         else:
             d = file_digest(p)
             if not d:
@@ -220,6 +224,8 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
     if k is None:
         return
     keys = [before] if k == before else [before, k]  # the same bytes, and what a verdict reads of them
+    from glmcompat.readers.uvlockscan import memo_bytes
+
     for path, memo in memos.items():
         where, mk = _memo_path(base, nk, path)
         try:
