@@ -142,7 +142,8 @@ def _without_comments(text: str) -> str | None:
         if text[start:hit].strip(" ") == "":  # a comment line
             end = text.find("\n", hit)
             end = len(text) if end < 0 else end + 1
-            if not text[hit:end].rstrip("\n").isprintable():
+            comment = text[hit:end].rstrip("\n")
+            if not comment.isprintable() or '"""' in comment or "'''" in comment:
                 return None
             keep.append(text[at:start])
             at = end
@@ -259,27 +260,42 @@ def _package(chunk: str, name: str, keep: frozenset[str] | set[str], out: list[s
     return True
 
 
+def _part_ok(part: str) -> bool:
+    """Whether a part of a lock (its head, or a package's lines) holds no multi-line string (the lines are read as
+    lines) and no other spelling of the package array (the split misses it). A lock's parts are checked one by one,
+    so that a package the memo holds, checked when it was recorded, is not read again."""
+    if '"""' in part or "'''" in part:
+        return False
+
+    def other_spelling(start: int) -> bool:
+        return not part.startswith("[[package]]\n", start) and "package" in part[start:part.find("\n", start)]
+
+    if part.startswith("[[") and other_spelling(0):
+        return False
+    at = part.find("\n[[")
+    while at >= 0:
+        if other_spelling(at + 1):
+            return False
+        at = part.find("\n[[", at + 3)
+    return True
+
+
 def _scan(data: bytes, relevant: frozenset[str] | set[str]) -> tuple[str, list[str], list[str], set[str]] | None:
     """(the head before the first package, each package's lines, their canonical names, the names that keep their
-    versions) of a lock whose layout is uv's; None otherwise."""
+    versions) of a lock whose layout is uv's, the packages not checked with :func:`_part_ok` yet; None otherwise."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if "\r" in text or '"""' in text or "\'\'\'" in text or "\t" in text or "\0" in text or text.startswith("\ufeff"):
+    if "\r" in text or "\t" in text or "\0" in text or text.startswith("\ufeff"):
         return None
     clean = _without_comments(text)
     if clean is None:
         return None
     chunks = clean.split("\n[[package]]\n")
     head = chunks[0] + "\n"
-    if head.startswith("[[package]]\n"):
+    if head.startswith("[[package]]\n") or not _part_ok(head):
         return None
-    at = clean.find("\n[[")
-    while at >= 0:  # another spelling of the package array (the split above misses it): not uv's layout
-        if not clean.startswith("[[package]]\n", at + 1) and "package" in clean[at + 1:clean.find("\n", at + 1)]:
-            return None
-        at = clean.find("\n[[", at + 3)
     seen: set[str] = set()
     keep = set(relevant)
     packages = [c if c.endswith("\n") else c + "\n" for c in chunks[1:]]
@@ -307,7 +323,7 @@ def projection(data: bytes, relevant: frozenset[str] | set[str]) -> str | None:
     other: list[str] = []
     for chunk, name in zip(packages, names, strict=True):
         out.append("[[package]]\n")
-        if not _package(chunk, name, keep, out, rows, other):
+        if not _part_ok(chunk) or not _package(chunk, name, keep, out, rows, other):
             return None
     return "".join(out) if _rows_valid(rows, other) else None
 
@@ -334,7 +350,7 @@ def projection_digest(data: bytes, relevant: frozenset[str] | set[str], memo: Me
         pd = memo.get(cd)
         if pd is None:
             out: list[str] = []
-            if not _package(chunk, name, keep, out, rows, other):
+            if not _part_ok(chunk) or not _package(chunk, name, keep, out, rows, other):
                 return None
             pd = blake2b("".join(out).encode("utf-8"), digest_size=16).digest()
         made[cd] = pd
