@@ -212,3 +212,26 @@ def test_the_digest_and_its_memo_follow_the_projection(path):
     fresh = projection_digest(changed.encode(), relevant(), {})
     assert fresh is not None and fresh[0] != digest
     assert projection_digest(changed.encode(), relevant(), memo) == fresh  # the memo holds the old lines only
+
+
+def test_random_edits_get_the_digest_a_fresh_read_gives_whatever_the_memo():
+    """Fuzz: with the memo of the original lock or none, an edited lock gets one digest (or none: unrecognised,
+    both ways), and two locks share a digest exactly when they share a projection."""
+    from glmcompat.readers.uvlockscan import projection_digest
+
+    text = GLM5.read_text()
+    base = projection(text.encode(), relevant())
+    first = projection_digest(text.encode(), relevant(), {})
+    assert first is not None and base is not None
+    digest, memo = first
+    rng = random.Random(751)
+    for _ in range(200):
+        at = rng.randrange(len(text))
+        edited = (text[:at] + rng.choice(['"', "#", "\n", " ", "a", "1", "[", "=", ",", "\\", "'''", "\n# c\n", ""])
+                  + text[at + 1:]).encode()
+        fresh = projection_digest(edited, relevant(), {})
+        assert projection_digest(edited, relevant(), memo) == fresh
+        proj = projection(edited, relevant())
+        assert (fresh is None) == (proj is None)
+        if fresh is not None:
+            assert (fresh[0] == digest) == (proj == base)
