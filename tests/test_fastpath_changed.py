@@ -17,8 +17,8 @@ REALWORLD = FIXTURES / "realworld"
 CASES = [(REALWORLD / r[0], r[2], [] if r[4] == "-" else r[4].split())
          for r in (line.split("\t") for line in (REALWORLD / "expected.tsv").read_text().splitlines()
                    if line.strip() and not line.startswith("#")) if r[1] == "uv.lock"]
-CASES += [(LOCKS / name, target, extra) for name in ("glm5-sglang-0.5.9", "glm5-torch-2.10.0", "unpinned-torch")
-          for target, extra in (("sm120", []), ("sm90", ["--json"]), ("sm100", ["--model", "glm_moe_dsa", "-q"]))]
+CASES += [(LOCKS / "glm5-sglang-0.5.9", "sm120", []), (LOCKS / "glm5-torch-2.10.0", "sm90", ["--json"]),
+          (LOCKS / "unpinned-torch", "sm100", ["--model", "glm_moe_dsa", "-q"])]
 
 
 def records(cache: Path) -> set[str]:
