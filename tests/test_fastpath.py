@@ -117,7 +117,7 @@ def test_color_and_quiet_flags_are_answered_and_kept_apart(tmp_path, flags):
     full = run_cli("check", lock, "--target", "sm90", *flags, env=env)
     fast = run_cli("check", lock, "--target", "sm90", *flags, env=env)
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
-    assert len(list((tmp_path / "cache").glob("verdicts/*"))) == 2
+    assert len([p for p in (tmp_path / "cache").glob("verdicts/*") if not p.name.startswith("names-")]) == 2
     if "always" in flags:
         assert "\033[" in full.stdout
     if "-q" in flags or "--quiet" in flags:

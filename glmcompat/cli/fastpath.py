@@ -7,7 +7,11 @@ which imports ``re``: together they cost more than the rest of a warm answer). I
 line-oriented format read without either. A verdict is keyed by glmcompat's
 version, the command line, the working directory, whether stdout is a terminal, the matrix snapshot
 (the shipped matrix as part of the code fingerprint; each ``--matrix`` file by its path and content digest) and
-the bytes of every file named on the command line; it also records every other file the verdict read
+the bytes of every file named on the command line -- except a uv.lock, keyed by what a verdict reads of it (the
+projection of :mod:`glmcompat.readers.uvlockscan`: a pre-commit hook runs on a lock that just changed, and most
+edits, a comment, a re-uploaded wheel, a package no rule names bumped, change nothing a verdict reads; the package
+names a verdict can read are recorded once per code and matrix, sealed, under ``verdicts/names-KEY``, by the first
+full run); it also records every other file the verdict read
 (includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
 its absence) and is used only while they are unchanged. It stores exactly what the full path printed
 and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
@@ -23,12 +27,21 @@ import os
 import sys
 
 from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options, use_color
-from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
+from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
+                                        matrix_file_names, read_bounded, read_stored, seal)
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path more than its whole answer
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from glmcompat.readers.uvlockscan import Memo
 
 
-FORMAT = 3
+FORMAT = 4  # 4: a uv.lock keyed by what a verdict reads of it
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
+NAMES_HEADER = b"glmcompat-verdict-names %d" % FORMAT
+MEMO_HEADER = b"glmcompat-verdict-packages %d" % FORMAT
 _VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--against"}
 _FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
 
@@ -47,29 +60,88 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
     return paths, opts.get("--matrix", []), colors[-1], bool(against)
 
 
-def key(argv: list[str]) -> str | None:
-    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer."""
-    parsed = _parse(argv)
-    if parsed is None:
-        return None
-    paths, matrices, color, against = parsed
-    # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
+def _matrix_part(matrices: list[str]) -> str | None:
+    """The ``--matrix`` files by path and content digest (the shipped matrix is part of the code fingerprint, by
+    size and mtime, as the modules); None when one is not a file the fast path can digest."""
     names = matrix_file_names(matrices) if matrices else []
     if isinstance(names, str):
         return None  # a directory with no matrix file: the full path reports it
-    h = hasher()
-    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv)):
-        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    out = []
     for f in names:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
         d = file_digest(f)
         if not d:
             return None
-        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
+        out.append(f"{f}\0{d}\n")
+    return "".join(out)
+
+
+def names_key(matrix_part: str) -> str:
+    """The key of the names record: the package names a verdict can read, fixed by the code and the matrix."""
+    from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT  # here: a verdict of the same bytes needs none of it
+
+    h = hasher()
+    for part in ("names", str(FORMAT), str(PROJECTION_FORMAT), code_fingerprint(), matrix_part):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+def _memo_path(base: str, nk: str, path: str) -> tuple[str, str]:
+    """(where, key) of the package memo of the uv.lock at ``path`` (:func:`glmcompat.readers.uvlockscan.projection_digest`)
+    under the names record ``nk``."""
+    h = hasher()
+    h.update(f"{nk}\0{os.path.abspath(path)}".encode("utf-8", "surrogateescape"))
+    k = h.hexdigest()
+    return os.path.join(base, "verdicts", "packages-" + k), k
+
+
+def _projected(path: str, relevant: frozenset[str], memo_at: tuple[str, str] | None) -> tuple[str, Memo] | None:
+    """The digest of what a verdict reads of the uv.lock at ``path`` (:mod:`glmcompat.readers.uvlockscan`), read with
+    the package memo stored at ``memo_at``, and the memo of its packages; None when the verdict may depend on its
+    bytes (a lock of a set ``glmcompat lock`` stamped: the stamp holds its sha256) or the file is not one the scan
+    recognises."""
+    d = os.path.dirname(path) or "."
+    if os.path.lexists(os.path.join(d, ".glmcompat-stamp")) or os.path.lexists(os.path.join(d, ".glmcompat-publish")):
+        return None
+    data = read_bounded(path, MAX_DIGESTED)
+    if data is None:
+        return None
+    from glmcompat.readers.uvlockscan import memo_from, projection_digest
+
+    blob = read_stored(memo_at[0], MEMO_HEADER.decode(), memo_at[1], MAX_RECORD) if memo_at is not None else None
+    return projection_digest(data, relevant, memo_from(blob) if blob is not None else {})
+
+
+def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | None = None,
+        memos: dict[str, Memo] | None = None) -> str | None:
+    """The verdict key of ``glmcompat check ARGV``, or None when the fast path must not answer. With ``relevant``
+    (the names record of this code and matrix), a uv.lock named on the command line is keyed by what a verdict
+    reads of it (:func:`_projected`, with the package memo of the names record ``names``; each lock's memo is put in
+    ``memos``), so an edit that changes nothing a verdict reads finds the recorded one; without, and for every other
+    file, by its bytes."""
+    parsed = _parse(argv)
+    if parsed is None:
+        return None
+    paths, matrices, color, against = parsed
+    matrix_part = _matrix_part(matrices)
+    if matrix_part is None:
+        return None
+    h = hasher()
+    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv), matrix_part):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    base = cache_dir_name()
     for p in paths:
-        d = file_digest(p)
-        if not d:
-            return None  # a missing file: the full path says so
-        h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
+        proj = None
+        if relevant is not None and os.path.basename(p) == "uv.lock":
+            proj = _projected(p, relevant, _memo_path(base, names, p) if base and names else None)
+        if proj is not None:
+            if memos is not None:
+                memos[p] = proj[1]
+            h.update(f"{p}\0uv.lock projection {proj[0]}\n".encode("utf-8", "surrogateescape"))  # format: in names
+        else:
+            d = file_digest(p)
+            if not d:
+                return None  # a missing file: the full path says so
+            h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
         if against:  # the file at HEAD: fixed by the commit HEAD names and the file's place in the work tree
             from glmcompat.readers.githead import head_state
 
@@ -80,15 +152,39 @@ def key(argv: list[str]) -> str | None:
     return h.hexdigest()
 
 
+def _names(base: str, argv: list[str]) -> tuple[str, frozenset[str] | None] | None:
+    """(the names record's key, its names or None when none is recorded) for ``check ARGV``; None when the
+    command line is not one the fast path answers."""
+    parsed = _parse(argv)
+    matrix_part = _matrix_part(parsed[1]) if parsed is not None else None
+    if matrix_part is None:
+        return None
+    nk = names_key(matrix_part)
+    body = read_stored(os.path.join(base, "verdicts", "names-" + nk), NAMES_HEADER.decode(), nk, MAX_RECORD)
+    if body is None:
+        return nk, None
+    try:
+        return nk, frozenset(body.decode("utf-8").split("\n"))
+    except UnicodeDecodeError:
+        return nk, None
+
+
 def lookup(argv: list[str]) -> int | None:
-    """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss."""
+    """Print the cached verdict of ``check ARGV`` and return its exit code; None on a miss. The verdict of the same
+    bytes first (a digest is cheaper than a projection), then of what a verdict reads of each uv.lock."""
     base = cache_dir_name()
     k = key(argv) if base else None
     if k is None or base is None:
         return None
     rec = load(HEADER, k, os.path.join(base, "verdicts", k))
     if rec is None:
-        return None
+        names = _names(base, argv)
+        k2 = key(argv, names[1], names[0]) if names is not None and names[1] is not None else None
+        if k2 is None or k2 == k:
+            return None
+        rec = load(HEADER, k2, os.path.join(base, "verdicts", k2))
+        if rec is None:
+            return None
     deps, out, err, rc = rec
     if any(file_digest(path) != digest for path, digest in deps.items()):
         return None
@@ -99,27 +195,99 @@ def lookup(argv: list[str]) -> int | None:
     return rc
 
 
-def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int) -> None:
-    """Record the full path's verdict of ``check ARGV``, whose key was ``before`` when the run began: nothing
-    when an input changed during the run (never raises: a read-only cache costs speed only)."""
+def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int,
+          relevant: Callable[[], Iterable[str]] | None = None) -> None:
+    """Record the full path's verdict of ``check ARGV``, whose key (:func:`key` without names) was ``before`` when
+    the run began: nothing when an input changed during the run (never raises: a read-only cache costs speed only).
+    ``relevant`` gives the package names a verdict can read (:func:`relevant_names`), recorded once per code and
+    matrix, so the verdict is stored under the key a later lookup computes with them."""
     base = cache_dir_name()
-    k = key(argv) if base else None
-    if k is None or base is None or k != before:
+    if base is None or key(argv) != before:
         return
+    names = _names(base, argv)
+    if names is None:
+        return
+    nk, rel = names
+    if rel is None and relevant is not None:
+        rel = frozenset(relevant())
+        body = "\n".join(sorted(rel)).encode("utf-8", "surrogateescape")
+        try:
+            from pathlib import Path
+
+            from glmcompat.matrix.store import atomic_write
+
+            atomic_write(Path(base) / "verdicts" / ("names-" + nk), seal(NAMES_HEADER.decode(), nk, body))
+        except (OSError, UnicodeEncodeError):
+            rel = None
+    memos: dict[str, Memo] = {}
+    k = key(argv, rel, None, memos)  # no memo read: each package read afresh, its memo written below
+    if k is None:
+        return
+    keys = [before] if k == before else [before, k]  # the same bytes, and what a verdict reads of them
+    from glmcompat.readers.uvlockscan import memo_bytes
+
+    for path, memo in memos.items():
+        where, mk = _memo_path(base, nk, path)
+        try:
+            from pathlib import Path
+
+            from glmcompat.matrix.store import atomic_write
+
+            atomic_write(Path(where), seal(MEMO_HEADER.decode(), mk, memo_bytes(memo)))
+        except OSError:
+            pass
     parsed = _parse(argv)
     named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
     files = sorted({os.path.abspath(p) for p in deps} - named)
     digests = {p: file_digest(p) for p in files}
     if any(d is None for d in digests.values()):
         return  # a file the verdict read is no regular file now: nothing to compare it with later
-    record = encode(HEADER, k, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
-    if len(record) > MAX_RECORD:
-        return  # it would be read back as no record
-    try:
-        from pathlib import Path
+    for k in keys:
+        record = encode(HEADER, k, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
+        if len(record) > MAX_RECORD:
+            return  # it would be read back as no record
+        try:
+            from pathlib import Path
 
-        from glmcompat.matrix.store import atomic_write
+            from glmcompat.matrix.store import atomic_write
 
-        atomic_write(Path(base) / "verdicts" / k, record)
-    except OSError:
-        pass
+            atomic_write(Path(base) / "verdicts" / k, record)
+        except OSError:
+            pass
+
+
+def relevant_names(facts: object) -> frozenset[str]:
+    """Every package name a verdict can read: each word of each string of the matrix's rows (names, pins, requirements,
+    stacks, models) and each word of the decision code's source (the names the rules spell out), canonical. A superset:
+    a word that names no package only makes a lock's projection keep that package's version."""
+    import dataclasses
+    import re
+
+    from glmcompat import decide
+    from glmcompat.readers.uvlockscan import canonical
+
+    words: set[str] = set()
+    find = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*").findall
+
+    def walk(v: object) -> None:
+        if isinstance(v, str):
+            words.update(find(v))
+        elif isinstance(v, (tuple, list, set, frozenset)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                walk(k)
+                walk(x)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name))
+
+    for rows in getattr(facts, "data", {}).values():
+        walk(rows)
+    here = os.path.dirname(decide.__file__)
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name), encoding="utf-8") as f:
+                walk(f.read())
+    return frozenset(canonical(w) for w in words if not w.replace(".", "").isdigit())  # a version names nothing

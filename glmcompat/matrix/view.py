@@ -45,10 +45,16 @@ if TYPE_CHECKING:  # pragma: no cover
 Tables = dict[str, tuple[Fact, ...]]  # table -> its rows, in file order
 
 
-def _v(text: str) -> Version:
-    from packaging.version import Version
+_VERSIONS: dict[str, Version] = {}  # parsed once per process: the rules compare the matrix's versions per row, per environment
 
-    return Version(text)
+
+def _v(text: str) -> Version:
+    v = _VERSIONS.get(text)
+    if v is None:
+        from packaging.version import Version
+
+        v = _VERSIONS[text] = Version(text)
+    return v
 
 
 class Facts:

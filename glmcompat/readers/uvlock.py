@@ -136,6 +136,24 @@ class UvLockGraph:
                 self.conflicts.append(items)
         self.ev = MarkerEvaluator(path)
         self.doc_supported = doc.get("supported-markers")
+        self._names: dict[str, str] = {}  # name as written -> canonical (the walk asks for each edge, in every environment)
+        self._memo: dict[tuple[str, int, frozenset[str]], bool] = {}
+
+    def _holds(self, marker: str | None, env: dict[str, str], active: frozenset[str], env_id: int) -> bool:
+        """``self.ev.evaluate``, memoised per marker, environment and enabled extras (one marker guards many edges)."""
+        if not marker:
+            return True
+        k = (marker, env_id, active)
+        r = self._memo.get(k)
+        if r is None:
+            r = self._memo[k] = self.ev.evaluate(marker, env, active, env_id)
+        return r
+
+    def _canon(self, name: str) -> str:
+        c = self._names.get(name)
+        if c is None:
+            c = self._names[name] = canonicalize(name)
+        return c
 
     # -- which environments ------------------------------------------------------------------------
     def items(self) -> list[Item]:
@@ -201,7 +219,7 @@ class UvLockGraph:
         name = dep.get("name")
         if not isinstance(name, str):
             raise LockFormatError(f"a dependency without a name: {dep!r}"[:200], path=self.path)
-        cands = self.by_name.get(canonicalize(name), [])
+        cands = self.by_name.get(self._canon(name), [])
         if len(cands) > 1 and "version" in dep:
             cands = [c for c in cands if self.pkgs[c].get("version") == dep["version"]]
         if len(cands) > 1 and "source" in dep:
@@ -215,7 +233,7 @@ class UvLockGraph:
         rm = p.get("resolution-markers")
         if not isinstance(rm, list) or not rm:
             return True
-        return any(self.ev.evaluate(m, env, active, env_id) for m in rm if isinstance(m, str))
+        return any(self._holds(m, env, active, env_id) for m in rm if isinstance(m, str))
 
     def walk(self, selection: tuple[Item, ...], env: dict[str, str], env_id: int) -> dict[int, None]:
         active = frozenset(encode(i) for i in selection)
@@ -249,7 +267,7 @@ class UvLockGraph:
                 marker = d.get("marker")
                 if marker is not None and not isinstance(marker, str):
                     raise LockFormatError(f"package {p['name']!r}: non-string marker {marker!r}", path=self.path)
-                if not self.ev.evaluate(marker, env, active, env_id):
+                if not self._holds(marker, env, active, env_id):
                     continue
                 j = self._pick(d, env, active, env_id)
                 if j is None:
@@ -313,7 +331,7 @@ class UvLockGraph:
             p = self.pkgs[i]
             if i in self.roots or p.get("version") is None:
                 continue
-            n = canonicalize(p["name"])
+            n = self._canon(p["name"])
             packages[n] = p["version"]
             kind = source_kind(p.get("source"))
             if kind != "registry":

@@ -384,7 +384,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     sys.stdout.write(text)
     rc = 0 if ok else 1
     if before is not None:
-        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc)
+        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc,
+                       relevant=lambda: fastpath.relevant_names(facts))
     return rc
 
 
