@@ -1316,6 +1316,7 @@ class Check:
     status: str = "pending"  # ok | drift | unverifiable | error
     detail: str = ""
     row: dict[str, Any] = field(default_factory=dict, repr=False)
+    platform: str = "x86_64"  # the machine whose wheels the row is about, and which are read
 
     @property
     def where(self) -> str:
@@ -1329,8 +1330,8 @@ class Check:
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "table": self.table, "package": self.package,
-                "version": self.version, "field": self.what, "claimed": self.claimed, "found": self.found,
-                "status": self.status, "detail": self.detail}
+                "version": self.version, "platform": self.platform, "field": self.what, "claimed": self.claimed,
+                "found": self.found, "status": self.status, "detail": self.detail}
 
 
 def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequence[str] | None = None) -> list[Check]:
@@ -1345,7 +1346,8 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
         def add(table: str, i: int, pkg: str, ver: str, fld: str, claimed: Any, row: dict[str, Any],
                 key: str | None = None, path: Path = path, text: str = text) -> None:
             if wanted is None or pkg in wanted:
-                out.append(Check(str(path), _locate(text, table, i, key), table, pkg, ver, fld, claimed, row=row))
+                out.append(Check(str(path), _locate(text, table, i, key), table, pkg, ver, fld, claimed, row=row,
+                                 platform=str(row.get("platform") or "x86_64")))
 
         for i, r in enumerate(mf.family):
             if r.evidence == "metadata":
@@ -1382,17 +1384,18 @@ class Auditor:
         self.tracked = tracked
         self.patterns = patterns
 
-    def _metadata(self, pkg: str, version: str) -> tuple[IndexFile, str, list[tuple[Requirement, str]]]:
-        """(wheel, its Python tag, its requirements on Linux x86_64)."""
+    def _metadata(self, pkg: str, version: str, platform: str = "x86_64") -> tuple[IndexFile, str,
+                                                                                 list[tuple[Requirement, str]]]:
+        """(wheel, its Python tag, its requirements on Linux ``platform``): the wheel the row is about."""
         project = self.index.project(pkg)
         files = group_files(project).get(Version(version), [])
         if not files:
             raise _NotOnIndex(f"{pkg} {version} is not on the index")
-        picked = pick_wheel(files)
+        picked = pick_wheel(files, platform)
         if picked is None:
-            raise _NotOnIndex(f"{pkg} {version} has no wheel for CPython on Linux x86_64")
+            raise _NotOnIndex(f"{pkg} {version} has no wheel for CPython on Linux {platform}")
         wheel, py = picked
-        return wheel, py, requirements(self.index.wheel_metadata(wheel), py)
+        return wheel, py, requirements(self.index.wheel_metadata(wheel), py, platform)
 
     def run(self, c: Check) -> None:
         try:
@@ -1406,10 +1409,13 @@ class Auditor:
 
     def _run(self, c: Check) -> None:
         if c.table in ("family", "kernel", "release", "torch"):
-            wheel, py, reqs = self._metadata(c.package, c.version)
+            wheel, py, reqs = self._metadata(c.package, c.version, c.platform)
             c.detail = f"{wheel.filename} METADATA"
             if c.table == "torch":
                 cuda = cuda_of(reqs)
+                if cuda is None and c.claimed is None:  # a CPU-only build (torch's aarch64 wheels to 2.10.0)
+                    c.status, c.detail = "ok", f"{wheel.filename}: no CUDA runtime pinned in METADATA (a CPU-only build)"
+                    return
                 if cuda is None:
                     c.status, c.detail = "unverifiable", f"{wheel.filename}: no CUDA runtime pinned in METADATA"
                     return
@@ -1435,17 +1441,22 @@ class Auditor:
         if c.table == "abi_probe":
             from glmcompat.ops.wheelprobe import probe_abi
 
+            from glmcompat.matrix.curate import abi_command
+
             torch = c.row["torch"]
-            r = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache, torch_python=TORCH_PYTHON)
+            r = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache, torch_python=TORCH_PYTHON,
+                          platform=PLATFORM_TAGS[c.platform])
             c.found = {"compatible": r.ok, "missing": len(r.missing)}
-            c.detail = f"glmcompat abi {c.package}=={c.version} --torch {torch}"
+            c.detail = abi_command(c.package, c.version, torch, r.wheel, c.platform)
             c.status = "ok" if c.found == c.claimed else "drift"
             return
         if c.table == "arch_probe":
+            from glmcompat.matrix.curate import arch_command
+
             a = arch_probe(c.package, c.version, index=self.index, cache=self.cache,
-                           patterns=self.patterns.get(c.package, []))
+                           patterns=self.patterns.get(c.package, []), platform=c.platform)
             c.found = {"sass": list(a.sass), "ptx": list(a.ptx)}
-            c.detail = f"glmcompat arch {c.package}=={c.version}"
+            c.detail = arch_command(c.package, c.version, a.wheel, c.platform)
             c.status = "ok" if (set(a.sass), set(a.ptx)) == (set(c.claimed["sass"]), set(c.claimed["ptx"])) else "drift"
             return
         c.status = "unverifiable"  # pragma: no cover
@@ -1552,7 +1563,8 @@ def render_audit(report: AuditReport, out: TextIO) -> None:
         if c.status == "ok":
             continue
         head = {"drift": "DRIFT", "error": "ERROR", "unverifiable": "UNVERIFIABLE"}.get(c.status, c.status.upper())
-        w(f"{head} {c.where} [[{c.table}]] {c.package} {c.version} {c.what}: claimed {_show(c.claimed)}, "
+        on = "" if c.platform == "x86_64" else f" ({c.platform})"
+        w(f"{head} {c.where} [[{c.table}]] {c.package} {c.version}{on} {c.what}: claimed {_show(c.claimed)}, "
           f"found {_show(c.found)}" + (f" ({c.detail})" if c.detail else "") + "\n")
     sampled = f" (a sample of {len(report.checks)} of {report.total})" if len(report.checks) < report.total else ""
     w(f"{len(report.checks)} claim(s) checked{sampled}: {report.count('ok')} ok, {report.count('drift')} drift, "
