@@ -808,3 +808,33 @@ def test_refresh_round_trip_gives_the_shipped_verdicts(tmp_path: Path) -> None:
         trimmed_differ += _verdict(trimmed, target, platform, packages) != want_v
     assert not differ, differ
     assert trimmed_differ >= len(ROUNDTRIP_CASES) // 2  # the cases do depend on the rows taken out
+
+
+def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path) -> None:
+    """The rows the round trip writes, audited (--deep) against the recorded index: the aarch64 rows are read
+    from the aarch64 wheels (their METADATA, their probes) and agree; none drifts."""
+    from tests.matrixtrim import ROUNDTRIP
+
+    d = tmp_path / "matrix"
+    shutil.copytree(default_matrix_dir(), d)
+    for name, versions in ROUNDTRIP.items():
+        trim(d, name, versions)
+    cache = Cache(tmp_path / "cache")
+    for key, value in json.loads((RT / "probes.json").read_text()).items():
+        cache.put_json(key, value)
+    with IndexClient(BASE, client=httpx.Client(transport=httpx.MockTransport(RecordedIndex())), cache=cache,
+                     backoff=0.0) as index:
+        rf.refresh(index=index, cache=cache, matrix=d, packages=sorted(ROUNDTRIP), jobs=2, progress=False)
+        data = load_matrix([d]).plain()
+        patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
+        checks = [c for c in rf.audit_checks(sorted(d.glob("*.toml")), deep=True, packages=["sglang-kernel"])
+                  if c.version in ROUNDTRIP["sglang-kernel"]]
+        auditor = rf.Auditor(index, cache, rf.tracked_packages(data), patterns)
+        for c in checks:
+            auditor.run(c)
+    arm = [c for c in checks if c.platform == "aarch64"]
+    assert {c.table for c in arm} == {"kernel", "abi_probe", "arch_probe"}
+    assert all(c.status == "ok" for c in checks), [(c.table, c.version, c.platform, c.claimed, c.found, c.detail)
+                                                    for c in checks if c.status != "ok"]
+    assert all("aarch64" in c.detail for c in arm) and not any("aarch64" in c.detail for c in checks
+                                                                  if c.platform == "x86_64")
