@@ -91,6 +91,7 @@ DEFAULT_KINDS: dict[str, str] = {
     "flashinfer-cubin": "jit",
     "sglang": "release",
     "transformers": "model",
+    "torchcodec": "family",  # links libtorch (no torch requirement in its METADATA: its ABI probes decide)
 }
 KIND_TABLE = {"torch": "torch", "family": "family", "kernel": "kernel", "jit": "jit", "release": "release",
               "model": "model"}
@@ -1097,6 +1098,9 @@ def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str,
     same = [p for p, mf in loaded if any(package is None or pkg_of(r) == package for r in rows(mf))]
     if same:
         return same[-1]
+    own = [p for p, _ in loaded if package is not None and p.name == f"{package}.toml" and platform == "x86_64"]
+    if own:  # the package's own file (torchcodec.toml, vllm.toml)
+        return own[0]
     # the file holding most rows about the package's wheels of this platform (vllm.toml for vLLM), else the one
     # holding most rows of the table on this platform
     tables = platforms.PER_PLATFORM if table in platforms.PER_PLATFORM else (table,)
