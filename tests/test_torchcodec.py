@@ -38,10 +38,16 @@ def test_the_pairs_the_engines_install_load(codec: str, torch: str) -> None:
 
 
 @pytest.mark.parametrize("codec,torch", [("0.8.0", "2.10.0"), ("0.9.1", "2.10.0"), ("0.11.0", "2.10.0")])
-def test_a_probe_proven_break_is_an_error(codec: str, torch: str) -> None:
+def test_a_torch_outside_the_documented_range_is_reported(codec: str, torch: str) -> None:
+    """Probed: torch 2.10.0 misses a symbol each of these needs (0.8.0: c10::MessageLogger::MessageLogger(char
+    const*, int, int) in every libtorchcodec_custom_opsN.so). The family rule judges a torch outside a pair's
+    range on the pair alone, so the documented pair makes it a warning today (see the report of #22: a
+    probe-proven break outside the range as an error turns realworld/02 unsafe)."""
+    facts = load_facts()
+    verdict = facts.abi_verdict("torchcodec", codec, torch)
+    assert verdict is not None and not verdict.compatible and verdict.missing >= 1
     found = _family({"torch": torch, "torchcodec": codec})
-    assert len(found) == 1 and found[0][0] == "error" and "undefined symbol(s) it needs are missing" in found[0][1]
-    assert "abi-probe" in found[0][2]
+    assert len(found) == 1 and found[0][0] == "warning" and f"but torch {torch} is in the set" in found[0][1]
 
 
 def test_a_pair_without_evidence_fails_closed() -> None:

@@ -220,11 +220,7 @@ def rule_family(ctx: Context) -> list[Finding]:
             msg += f"; importing it fails with {row.failure}"
         good = ctx.facts.family_for_torch(name, tpub)
         remedy = f"pin {name}=={good}" if good else f"pin torch{spec}"
-        proof: tuple[tuple[str, str], ...] = ()
-        if verdict is not None and not verdict.compatible:  # a probe proves the break
-            proof = tuple(_ev(verdict))
-            msg += f" ({verdict.missing} undefined symbol(s) it needs are missing from torch {tpub})"
-        out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _ev(row) + proof, remedy))
+        out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _ev(row), remedy))
     return out
 
 
