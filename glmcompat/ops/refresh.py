@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from glmcompat.ops.wheelprobe import AbiResult, ArchResult
 
 SCHEMA_VERSION = 1  # of the --json output
-REFRESH_VERSION = 2  # of the journal entries: bump when what a release's outcome holds changes
+REFRESH_VERSION = 3  # of the journal entries: bump when what a release's outcome holds changes
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
 MAX_SERIES = 6  # a range requirement: the newest release of at most this many admitted torch series
@@ -144,11 +144,13 @@ def _tag_env(python: str = "cp311", machine: str = "x86_64") -> dict[str, str]:
     return platforms.marker_env(pyver, machine)
 
 
-def requirements(metadata: str, python: str = "cp311", machine: str = "x86_64") -> list[tuple[Requirement, str]]:
-    """(parsed requirement, raw text) of each ``Requires-Dist`` that applies on Linux ``machine`` without extras."""
+def requirements(metadata: str, python: str = "cp311", machine: str = "x86_64",
+                 extras: Iterable[str] = ()) -> list[tuple[Requirement, str]]:
+    """(parsed requirement, raw text) of each ``Requires-Dist`` that applies on Linux ``machine`` without extras,
+    or with one of ``extras``."""
     from glmcompat.edges.index import iter_requires_dist
 
-    env = _tag_env(python, machine)
+    envs = [{**_tag_env(python, machine), "extra": e} for e in ("", *extras)]
     out = []
     for raw in iter_requires_dist(metadata):
         try:
@@ -156,12 +158,42 @@ def requirements(metadata: str, python: str = "cp311", machine: str = "x86_64") 
         except InvalidRequirement:
             continue
         try:
-            if req.marker is not None and not req.marker.evaluate(env):
+            if req.marker is not None and not any(req.marker.evaluate(env) for env in envs):
                 continue
         except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):  # not for this environment
             continue
         out.append((req, raw.strip()))
     return out
+
+
+def extra_closure(metadata: str, package: str, start: str, python: str = "cp311") -> list[str]:
+    """``start`` and the extras of ``package`` it pulls in through itself (sglang 0.4.7's ``srt`` requires
+    ``sglang[runtime_common]``), in the order found."""
+    name = canonicalize_name(package)
+    seen = [start]
+    for e in seen:
+        for r, _ in requirements(metadata, python, extras=[e]):
+            if canonicalize_name(r.name) == name:
+                seen += [x for x in sorted(r.extras) if x not in seen]
+    return seen
+
+
+# The extra an engine's install instructions name when its base requirements leave the core out
+# (sglang up to 0.4.x: `pip install "sglang[all]"`, whose torch, kernel and flashinfer pins sit under "srt").
+ENGINE_EXTRA = {"sglang": "srt"}
+
+
+def release_pins(metadata: str, package: str, keep: Iterable[str], python: str = "cp311",
+                 machine: str = "x86_64") -> tuple[list[str], list[str]]:
+    """(the requirements a ``[[release]]`` row of ``package`` keeps, the extras they were read under): the base
+    requirements, else -- when they name none of ``keep`` -- those of the extra its install instructions name."""
+    keep = list(keep)
+    reqs = release_requires(requirements(metadata, python, machine), keep)
+    extra = ENGINE_EXTRA.get(str(canonicalize_name(package)))
+    if reqs or extra is None:
+        return reqs, []
+    extras = extra_closure(metadata, package, extra, python)
+    return release_requires(requirements(metadata, python, machine, extras), keep), extras
 
 
 def torch_requirement(reqs: Sequence[tuple[Requirement, str]]) -> tuple[SpecifierSet, str] | None:
@@ -479,6 +511,7 @@ class _Work:
     wheel: IndexFile | None = None
     python: str = "cp311"
     reqs: list[tuple[Requirement, str]] = field(default_factory=list)
+    metadata: str = ""
     torch_req: tuple[SpecifierSet, str] | None = None
     pin: str | None = None
     window: list[str] = field(default_factory=list)
@@ -634,6 +667,7 @@ class Refresher:
             w.stop = True
             return
         w.reqs = requirements(text, w.python, c.platform)
+        w.metadata = text
         kind = c.kind
         if kind == "torch":
             return
@@ -905,8 +939,13 @@ class Refresher:
     def _release_row(self, w: _Work) -> None:
         o = w.out
         keep = [n for n in self.tracked if n != w.cand.package]
-        reqs = release_requires(w.reqs, keep)
+        # the core may sit under the extra its install instructions name (sglang[srt], pulled in by sglang[all])
+        reqs, extras = release_pins(w.metadata, w.cand.package, keep, w.python, w.cand.platform)
         what = "Requires-Dist " + (", ".join(reqs) or "(none of the tracked packages)")
+        if extras and reqs:
+            what = (f"Requires-Dist with extra {extras[0]!r}"
+                    + (f" (and {', '.join(repr(x) for x in extras[1:])}, which it requires)" if extras[1:] else "")
+                    + f": {', '.join(reqs)}")
         o.rows.append(("release", {"package": w.cand.package, "version": c_version(w), "requires": reqs,
                                    "evidence": "metadata", "source": self._metadata_source(w, what)}))
         o.proved.append(f"pins {', '.join(reqs) or 'none of the tracked packages'} (METADATA)")
@@ -1388,8 +1427,7 @@ class Auditor:
         self.tracked = tracked
         self.patterns = patterns
 
-    def _metadata(self, pkg: str, version: str, platform: str = "x86_64") -> tuple[IndexFile, str,
-                                                                                 list[tuple[Requirement, str]]]:
+    def _metadata(self, pkg: str, version: str, platform: str = "x86_64") -> tuple[IndexFile, str, str]:
         """(wheel, its Python tag, its requirements on Linux ``platform``): the wheel the row is about."""
         project = self.index.project(pkg)
         files = group_files(project).get(Version(version), [])
@@ -1399,7 +1437,7 @@ class Auditor:
         if picked is None:
             raise _NotOnIndex(f"{pkg} {version} has no wheel for CPython on Linux {platform}")
         wheel, py = picked
-        return wheel, py, requirements(self.index.wheel_metadata(wheel), py, platform)
+        return wheel, py, self.index.wheel_metadata(wheel)
 
     def run(self, c: Check) -> None:
         try:
@@ -1413,7 +1451,8 @@ class Auditor:
 
     def _run(self, c: Check) -> None:
         if c.table in ("family", "kernel", "release", "torch"):
-            wheel, py, reqs = self._metadata(c.package, c.version, c.platform)
+            wheel, py, text = self._metadata(c.package, c.version, c.platform)
+            reqs = requirements(text, py, c.platform)
             c.detail = f"{wheel.filename} METADATA"
             if c.table == "torch":
                 cuda = cuda_of(reqs)
@@ -1430,7 +1469,7 @@ class Auditor:
                 claimed_names = {str(canonicalize_name(Requirement(x).name)) for x in c.claimed}
                 keep = set(self.tracked) | claimed_names
                 keep.discard(c.package)
-                found = release_requires(reqs, keep)
+                found, _ = release_pins(text, c.package, sorted(keep), py, c.platform)
                 c.found = found
                 c.status = "ok" if _req_map(found) == _req_map(c.claimed) else "drift"
                 return
