@@ -838,3 +838,25 @@ def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path)
                                                     for c in checks if c.status != "ok"]
     assert all("aarch64" in c.detail for c in arm) and not any("aarch64" in c.detail for c in checks
                                                                   if c.platform == "x86_64")
+
+
+def test_release_pins_under_the_engine_extra() -> None:
+    """sglang up to 0.4.x keeps its core under the ``srt`` extra (``sglang[all]`` pulls it in), which itself requires
+    ``sglang[runtime_common]``: a [[release]] row reads the pins there when the base requirements name none."""
+    md = "\n".join([
+        "Metadata-Version: 2.1", "Name: sglang", "Version: 0.4.7",
+        "Requires-Dist: requests",
+        'Requires-Dist: torchao==0.9.0; extra == "runtime-common"',
+        'Requires-Dist: transformers==4.52.3; extra == "runtime-common"',
+        'Requires-Dist: sglang[runtime_common]; extra == "srt"',
+        'Requires-Dist: sgl-kernel==0.1.7; extra == "srt"',
+        'Requires-Dist: torch==2.7.1; extra == "srt"',
+        'Requires-Dist: torch==2.7.0; extra == "blackwell"', ""])
+    keep = ["torch", "sgl-kernel", "torchao", "transformers"]
+    assert rf.extra_closure(md, "sglang", "srt") == ["srt", "runtime_common"]
+    assert rf.release_pins(md, "sglang", keep) == (
+        ["sgl-kernel==0.1.7", "torch==2.7.1", "torchao==0.9.0", "transformers==4.52.3"], ["srt", "runtime_common"])
+    # base requirements that name the core win (sglang 0.5.x), and other packages never read an extra
+    base = md.replace('torch==2.7.1; extra == "srt"', "torch==2.7.1")
+    assert rf.release_pins(base, "sglang", keep) == (["torch==2.7.1"], [])
+    assert rf.release_pins(md, "vllm", keep) == ([], [])
