@@ -5,11 +5,19 @@ refresh
     and, for each release the matrix lacks, records what it can prove from the published wheel:
 
     * its METADATA: the torch requirement (a ``[[family]]`` pair, or the ``torch`` of a ``[[kernel]]``
-      row when it is an exact pin), the CUDA runtime a torch release pins, an sglang release's pins;
+      row when it is an exact pin), the CUDA runtime a torch release pins, an engine release's pins
+      (sglang, and vLLM besides its ``[[kernel]]`` row; sglang up to 0.4.x under its ``srt`` extra);
+    * the CUDA runtime of a kernel (its METADATA pin, else the libcudart major its modules link with the
+      minor of the torch it pins) and of a family release (``cudart``): a kernel row without it is not written;
     * ``[[abi_probe]]`` rows against the torch releases in its window (the torch its METADATA pins
       exactly, else the torch releases uploaded within :data:`WINDOW_DAYS` days before it that its
-      requirement admits);
+      requirement admits, and for a range the oldest release it admits and the newest of each admitted
+      series: a probe that contradicts a permissive range is what the range hides);
     * ``[[arch_probe]]`` rows (the GPU code of its main modules), copied into the kernel / torch row.
+
+    Each platform is its own listing: a release is lacking on aarch64 when it has an aarch64 wheel and the
+    matrix no aarch64 row of it (for torch and the kernels the matrix holds aarch64 rows of); its rows are
+    read from the aarch64 wheels, carry ``platform = "aarch64"`` and go to the file of the aarch64 rows.
 
     Rows are complete or absent: a row is written only when every field it needs is proven, each row
     is validated by the matrix schema, the whole new matrix is loaded before any file is replaced,
@@ -22,7 +30,7 @@ refresh
     new to write. Downloads share one HTTP connection pool of ``--jobs`` connections (default 4).
 
 audit
-    Re-derives every machine-checkable row from the index -- METADATA pins of ``[[family]]``,
+    Re-derives every machine-checkable row from the wheels of its own platform -- METADATA pins of ``[[family]]``,
     ``[[kernel]]`` and ``[[release]]`` rows whose evidence is ``metadata``, the CUDA runtime of
     ``[[torch]]`` rows, and with ``--deep`` ``[[abi_probe]]`` / ``[[arch_probe]]`` rows by re-running
     the probes -- and reports drift (row, claimed, found).
