@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from glmcompat.ops.wheelprobe import AbiResult, ArchResult
 
 SCHEMA_VERSION = 1  # of the --json output
-REFRESH_VERSION = 3  # of the journal entries: bump when what a release's outcome holds changes
+REFRESH_VERSION = 4  # of the journal entries: bump when what a release's outcome holds changes
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
 MAX_SERIES = 6  # a range requirement: the newest release of at most this many admitted torch series
@@ -113,6 +113,10 @@ PACKAGE_KEYS = {"kernel": ("on_mismatch", "consequence"), "family": ("failure",)
 ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "abi_probe": 5, "arch_probe": 6}
 # Requirements an sglang [[release]] row keeps: the tracked packages and these.
 RELEASE_EXTRA = ("cuda-python",)
+# Tracked packages a [[release]] row leaves out: a row holds the x86_64 pins without their markers and is
+# read for aarch64 too, and sglang pins torchcodec on x86_64 only (0.5.23: torchcodec==0.17.0; its marker
+# leaves aarch64 out): kept, it would make an aarch64 lock lack a package sglang does not install there.
+RELEASE_SKIP = frozenset({"torchcodec"})
 _CUDA_RUNTIME = re.compile(r"^(nvidia-cuda-runtime(-cu\d+)?|cuda-toolkit)$")
 
 
@@ -191,17 +195,20 @@ def extra_closure(metadata: str, package: str, start: str, python: str = "cp311"
 ENGINE_EXTRA = {"sglang": "srt"}
 
 
-def release_pins(metadata: str, package: str, keep: Iterable[str], python: str = "cp311",
-                 machine: str = "x86_64") -> tuple[list[str], list[str]]:
+def release_pins(metadata: str, package: str, keep: Iterable[str], python: str = "cp311") -> tuple[list[str], list[str]]:
     """(the requirements a ``[[release]]`` row of ``package`` keeps, the extras they were read under): the base
     requirements, else -- when they name none of ``keep`` -- those of the extra its install instructions name."""
-    keep = list(keep)
-    reqs = release_requires(requirements(metadata, python, machine), keep)
+    keep = [k for k in keep if str(canonicalize_name(k)) not in RELEASE_SKIP]
+
+    def pins(extras: Sequence[str]) -> list[str]:
+        return release_requires(requirements(metadata, python, "x86_64", extras), keep)
+
+    reqs = pins(())
     extra = ENGINE_EXTRA.get(str(canonicalize_name(package)))
     if reqs or extra is None:
         return reqs, []
     extras = extra_closure(metadata, package, extra, python)
-    return release_requires(requirements(metadata, python, machine, extras), keep), extras
+    return pins(extras), extras
 
 
 def torch_requirement(reqs: Sequence[tuple[Requirement, str]]) -> tuple[SpecifierSet, str] | None:
@@ -948,7 +955,7 @@ class Refresher:
         o = w.out
         keep = [n for n in self.tracked if n != w.cand.package]
         # the core may sit under the extra its install instructions name (sglang[srt], pulled in by sglang[all])
-        reqs, extras = release_pins(w.metadata, w.cand.package, keep, w.python, w.cand.platform)
+        reqs, extras = release_pins(w.metadata, w.cand.package, keep, w.python)
         what = "Requires-Dist " + (", ".join(reqs) or "(none of the tracked packages)")
         if extras and reqs:
             what = (f"Requires-Dist with extra {extras[0]!r}"
@@ -1477,7 +1484,7 @@ class Auditor:
                 claimed_names = {str(canonicalize_name(Requirement(x).name)) for x in c.claimed}
                 keep = set(self.tracked) | claimed_names
                 keep.discard(c.package)
-                found, _ = release_pins(text, c.package, sorted(keep), py, c.platform)
+                found, _ = release_pins(text, c.package, sorted(keep), py)
                 c.found = found
                 c.status = "ok" if _req_map(found) == _req_map(c.claimed) else "drift"
                 return
