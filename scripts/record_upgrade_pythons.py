@@ -3,7 +3,7 @@ of tests/test_resolver.py (upgrade never proposes a set ``check`` rejects).
 
 Talks to the real package index (the URL is read at run time, as glmcompat does). For each Python and each
 machine the targets ship on (their default platform), the resolver runs ``upgrade`` of the default stack
-for every target through a recording source; what it read -- the versions with a wheel for that Python
+for every target (and explains the skipped releases for sm90) through a recording source; what it read -- the versions with a wheel for that Python
 and machine, and the Requires-Dist of each release it looked at -- is written to
 tests/fixtures/resolver/pythons/cpXY-MACHINE.json (no index host in it: versions and requirements only).
 
@@ -21,10 +21,11 @@ sys.path.insert(0, str(ROOT))
 PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 STACK = "glm5-sglang-0.5.9"
 CUTOFF = "2026-11-29"
+EXPLAINED = "sm90"  # the target whose skipped releases are explained too (tests read those explanations)
 
 
 def main() -> int:
-    from glmcompat.decide.explain import resolve
+    from glmcompat.decide.explain import resolve, skip_reasons
     from glmcompat.decide.resolver import Request
     from glmcompat.decide.stacks import lock_platform
     from glmcompat.edges.cache import Cache
@@ -46,8 +47,11 @@ def main() -> int:
                                                                               platform=machine)))
                 req = Request(STACK, t, "glm_moe_dsa", (), True, python=py, platform=machine)
                 try:
-                    pins = resolve(facts, src, req).pins
+                    result = resolve(facts, src, req)
+                    pins = result.pins
                     print(f"{py} {t} {machine}: {' '.join(f'{k}=={v}' for k, v in sorted(pins.items()))}")
+                    if t == EXPLAINED:  # what the explanations of the skipped releases read, for one target
+                        skip_reasons(facts, src, req, result)
                 except UnsafeError as e:
                     print(f"{py} {t} {machine}: no safe set ({str(e).splitlines()[0][:100]})")
             for machine, src in sources.items():

@@ -796,3 +796,17 @@ def test_python_3_10_upgrade_keeps_torchvision_within_its_metadata(facts):
     assert out.pins["torch"] == "2.13.0" and out.pins["sglang"] == "0.5.21"
     assert Version(out.pins["torchvision"]) < Version("0.29.1")
     assert "0.5.22" not in src.versions("sglang") and "0.5.23" not in src.versions("sglang")
+
+
+def test_python_3_10_says_the_newer_sglang_has_no_wheel_for_it(facts):
+    """On CPython 3.10 torch 2.14.1 is out of reach because sglang 0.5.22 and 0.5.23, the releases that pin it,
+    ship no cp310 wheel: the explanation says so, and its hint names a Python they have a wheel for (before, it
+    said that no sglang release allowing torch 2.14.1 was on the index)."""
+    src = RecordedSource(HERE / "pythons" / "cp310-x86_64.json")
+    req = Request(STACK, "sm90", "glm_moe_dsa", (), True, python="3.10", platform="x86_64")
+    out = resolve(facts, src, req)
+    skip = skip_reasons(facts, src, req, out)["torch"]["2.14.1"]
+    assert isinstance(skip, Skip)
+    text = " ".join(skip.clauses)
+    assert "sglang 0.5.22, 0.5.23 are on the index with no wheel for CPython 3.10 on Linux x86_64" in text
+    assert "none on the index yet" not in skip.remedy and "`--python 3.11`" in skip.remedy
