@@ -20,15 +20,16 @@ from typing import Any
 
 import httpx
 import pytest
-import tomlkit
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
 
 from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import ACCEPT_JSON, IndexClient
 from glmcompat.matrix.schema import load_matrix
 from glmcompat.matrix.store import default_matrix_dir
 from glmcompat.ops import refresh as rf
+from packaging.version import Version
+
+from tests.matrixtrim import trim
 from tests.test_abi_fakes import C10_OLD, CUDART, EXT, HAVE_GXX, fatbin_section, gxx, serve_range
 
 FIX = Path(__file__).parent / "fixtures" / "refresh"
@@ -65,7 +66,7 @@ def _metadata(filename: str) -> str:
 def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     tmp = tmp_path_factory.mktemp("libs")
     c10 = gxx(tmp, "c10", C10_OLD, "libc10.so")
-    cudart = gxx(tmp, "cudart", CUDART, "libcudart.so.12")
+    cudart = gxx(tmp, "cudart", CUDART, "libcudart.so.13")  # CUDA 13, as torch 2.14.1 (the pin of the fake kernels)
     (tmp / "link").mkdir()
     shutil.copy(c10, tmp / "link" / "libc10.so")
     shutil.copy(cudart, tmp / "link" / "libcudart.so")
@@ -172,58 +173,6 @@ class FakeIndex:
 # ------------------------------------------------------------------------------------------------
 # A copy of the matrix with some releases taken out
 # ------------------------------------------------------------------------------------------------
-
-
-def trim(directory: Path, package: str, versions: set[str]) -> None:
-    """Remove every row about ``package`` ``versions`` from the copy (reformatting the copy is fine)."""
-    vs = {Version(v) for v in versions}
-    for path in sorted(directory.glob("*.toml")):
-        doc = tomlkit.parse(path.read_text())
-        changed = False
-        for table in list(doc.keys()):
-            rows = doc[table]
-            if not isinstance(rows, tomlkit.items.AoT):
-                continue
-            keep = []
-            for row in rows:
-                pkg = row.get("package", "torch" if table == "torch" else None)
-                if pkg != package:
-                    keep.append(row)
-                    continue
-                if "versions" in row and isinstance(row["versions"], str):
-                    # a range (a [[jit]] row): exclude the trimmed releases from it
-                    spec = SpecifierSet(row["versions"])
-                    hit = sorted(str(v) for v in vs if spec.contains(v, prereleases=True))
-                    if hit:
-                        row["versions"] = ",".join([str(row["versions"])] + [f"!={v}" for v in hit])
-                        changed = True
-                    keep.append(row)
-                elif "versions" in row and not isinstance(row["versions"], str):
-                    left = [x for x in row["versions"] if Version(x) not in vs]
-                    changed |= len(left) != len(row["versions"])
-                    if left:
-                        row["versions"] = left
-                        keep.append(row)
-                elif "version" in row:
-                    if Version(row["version"]) in vs:
-                        changed = True
-                    else:
-                        keep.append(row)
-                elif "pairs" in row:
-                    for v in [k for k in row["pairs"] if Version(k) in vs]:
-                        del row["pairs"][v]
-                        changed = True
-                    if row["pairs"]:
-                        keep.append(row)
-                else:
-                    keep.append(row)
-            if changed:
-                aot = tomlkit.aot()
-                for r in keep:
-                    aot.append(r)
-                doc[table] = aot
-        if changed:
-            path.write_text(tomlkit.dumps(doc))
 
 
 @pytest.fixture
@@ -341,8 +290,11 @@ def test_refresh_adds_exactly_the_missing_rows_and_a_second_run_changes_nothing(
     assert [k["versions"] for k in kernels] == [["0.4.9"], ["0.4.10"]]
     assert all(k["torch"] == "2.14.1" and k["sass"] == FAKE_SASS and k["ptx"] == [] and k["evidence"] == "metadata"
                for k in kernels)
-    assert "sglang-kernel 0.4.10 METADATA (sglang_kernel-0.4.10-cp310-abi3-manylinux2014_x86_64.whl): " \
-           "Requires-Dist torch==2.14.1" in kernels[1]["source"]
+    assert "sglang_kernel-0.4.10-cp310-abi3-manylinux2014_x86_64.whl METADATA: Requires-Dist torch==2.14.1" \
+        in kernels[1]["source"]
+    # the CUDA runtime: the major its modules link, the minor of the torch it pins (its METADATA pins cuda-toolkit)
+    assert all(k["cuda"] == "13.0" for k in kernels)
+    assert "DT_NEEDED libcudart.so.13" in kernels[1]["source"] and "torch-2.14.1-cp311" in kernels[1]["source"]
     assert "glmcompat arch sglang-kernel==0.4.10" in kernels[1]["source"]
     abis = [r for t, r in rows if t == "abi_probe"]
     assert [(a["version"], a["torch"], a["compatible"], a["missing"]) for a in abis] == \
@@ -472,8 +424,10 @@ def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cac
     fam = [r for t, r in rows if t == "family"]
     assert len(fam) == 1 and fam[0]["pairs"] == {"2.11.1": ">=2.11"}
     assert fam[0]["failure"] == next(f.failure for f in load_matrix().family if f.package == "torchaudio")
-    assert sorted(r["torch"] for t, r in rows if t == "abi_probe" and r["package"] == "torchaudio") == \
-        ["2.14.0", "2.14.1", "2.15.0"]
+    # its range torch>=2.11 is probed at the oldest admitted release on the page and the newest of each series
+    assert sorted((r["torch"] for t, r in rows if t == "abi_probe" and r["package"] == "torchaudio"), key=Version) == \
+        ["2.12.0", "2.12.1", "2.13.0", "2.14.0", "2.14.1", "2.15.0"]
+    assert fam[0]["cudart"] == {"2.11.1": 13} and "DT_NEEDED libcudart.so.13" in fam[0]["source"]
     assert [r["sass"] for t, r in rows if t == "arch_probe"] == [FAKE_SASS]
     jit = [r for t, r in rows if t == "jit"]
     assert jit == [{"package": "flashinfer-python", "versions": "==0.7.4", "evidence": "metadata",
@@ -536,7 +490,7 @@ def test_cli_refresh_then_nothing(cli: FakeIndex, matrix: Path, capsys: pytest.C
 
     assert main(["matrix", "refresh", "--matrix", str(matrix), "--package", "sglang-kernel"]) == 0
     out = capsys.readouterr().out
-    assert "sglang-kernel 0.4.10: complete" in out and "wrote 6 row(s)" in out
+    assert "sglang-kernel 0.4.10 [[kernel]]: complete" in out and "wrote 6 row(s)" in out
     assert main(["matrix", "refresh", "--matrix", str(matrix), "--package", "sglang-kernel", "--json"]) == 0
     js = json.loads(capsys.readouterr().out)
     assert js["lacking"] == [] and js["rows_written"] == 0
@@ -615,7 +569,6 @@ def test_metadata_helpers() -> None:
     assert rf.cuda_of(reqs) == ("13.0", 'cuda-toolkit[cudart]==13.0.2; platform_system == "Linux"')
     assert rf.release_requires(reqs, ["torch", "flashinfer-python", "torchcodec"]) == \
         ["flashinfer-python==0.7.2", "torch>=2.14.0"]
-    from packaging.specifiers import SpecifierSet
 
     assert rf.exact_pin(SpecifierSet("==2.9.1")) == "2.9.1" and rf.exact_pin(SpecifierSet("==2.9.*")) is None
     assert rf.cuda_of(rf.requirements("Requires-Dist: nvidia-cuda-runtime-cu12==12.8.90\n")) is not None
@@ -750,3 +703,160 @@ def test_network_dry_run_of_the_shipped_matrix_lists_only_what_it_lacks() -> Non
             assert m.view().family("torchvision", c["version"]) is None
         else:
             assert m.kernel_for(c["package"], c["version"]) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# The round trip: releases taken out of the matrix and refreshed back judge as the shipped matrix does
+# ------------------------------------------------------------------------------------------------
+
+RT = FIX / "roundtrip"
+
+# (target, platform, packages): kernels on their torch and off it, a CUDA variant torch, a permissive
+# METADATA range that probes contradict, a kernel with release pins, an engine's pins, aarch64 builds
+ROUNDTRIP_CASES: list[tuple[str, str, dict[str, str]]] = [
+    ("sm90", "x86_64", {"torch": "2.14.1", "sglang-kernel": "0.4.10"}),
+    ("sm90", "x86_64", {"torch": "2.14.1+cu126", "sglang-kernel": "0.4.10"}),
+    ("sm90", "x86_64", {"torch": "2.13.0", "sglang-kernel": "0.4.10"}),
+    ("sm120", "x86_64", {"torch": "2.14.0", "sglang-kernel": "0.4.9"}),
+    ("sm75", "x86_64", {"torch": "2.14.1", "sglang-kernel": "0.4.10"}),
+    ("sm90", "x86_64", {"torch": "2.11.0", "torchaudio": "2.11.1"}),
+    ("sm90", "x86_64", {"torch": "2.12.1", "torchaudio": "2.11.1"}),
+    ("sm90", "x86_64", {"torch": "2.13.0", "torchaudio": "2.11.1"}),
+    ("sm90", "x86_64", {"torch": "2.14.1", "torchaudio": "2.11.1"}),
+    ("sm90", "x86_64", {"torch": "2.14.0", "vllm": "0.33.0", "torchvision": "0.29.0", "torchaudio": "2.11.0"}),
+    ("sm90", "x86_64", {"torch": "2.14.1", "vllm": "0.33.0"}),
+    ("sm90", "x86_64", {"torch": "2.13.0", "vllm": "0.33.0"}),
+    ("sm120", "x86_64", {"sglang": "0.5.23", "torch": "2.14.1", "sglang-kernel": "0.4.10", "flashinfer-python": "0.7.2",
+                         "torchaudio": "2.11.0", "transformers": "5.19.0"}),
+    ("sm90", "x86_64", {"sglang": "0.5.23", "torch": "2.13.0", "sglang-kernel": "0.4.10"}),
+    ("sm121", "aarch64", {"torch": "2.14.1", "sglang-kernel": "0.4.10"}),
+    ("sm121", "aarch64", {"torch": "2.13.0", "sglang-kernel": "0.4.10"}),
+    ("sm90", "aarch64", {"torch": "2.14.1", "sglang-kernel": "0.4.9"}),
+    ("sm110", "aarch64", {"torch": "2.14.1", "sglang-kernel": "0.4.9"}),
+]
+
+
+class RecordedIndex:
+    """An httpx transport serving the round trip's recorded pages and METADATA (PEP 658); it serves no wheel,
+    so a probe the fixtures do not hold fails."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        self.calls.append(url)
+        if url.startswith(BASE + "/"):
+            p = RT / "pages" / f"{url[len(BASE) + 1:].strip('/')}.json"
+            if not p.exists():
+                return httpx.Response(404)
+            page = json.loads(p.read_text())
+            for f in page["files"]:
+                f["core-metadata"] = (RT / "metadata" / f"{f['filename']}.METADATA").exists()
+                f.pop("data-dist-info-metadata", None)
+            return httpx.Response(200, content=json.dumps(page).encode(), headers={"content-type": ACCEPT_JSON})
+        fn = url.rsplit("/", 1)[-1]
+        md = RT / "metadata" / f"{fn.removesuffix('.metadata')}.METADATA"
+        if fn.endswith(".metadata") and md.exists():
+            return httpx.Response(200, content=md.read_bytes())
+        return httpx.Response(404)
+
+
+def _verdict(facts: Any, target: str, platform: str, packages: dict[str, str]) -> tuple[str, list[tuple[str, ...]]]:
+    from glmcompat.decide.rules import evaluate
+
+    found = evaluate(packages, target=target, matrix=facts.on(platform))
+    errors = sorted({(f.rule, *f.packages) for f in found if f.severity == "error"})
+    return ("unsafe" if errors else "safe"), errors
+
+
+def test_refresh_round_trip_gives_the_shipped_verdicts(tmp_path: Path) -> None:
+    from glmcompat.matrix.load import load_facts
+    from tests.matrixtrim import ROUNDTRIP
+
+    d = tmp_path / "matrix"
+    shutil.copytree(default_matrix_dir(), d)
+    for name, versions in ROUNDTRIP.items():
+        trim(d, name, versions)
+    trimmed = load_facts([d])
+    cache = Cache(tmp_path / "cache")
+    for key, value in json.loads((RT / "probes.json").read_text()).items():
+        cache.put_json(key, value)
+    served = RecordedIndex()
+    with IndexClient(BASE, client=httpx.Client(transport=httpx.MockTransport(served)), cache=cache,
+                     backoff=0.0) as index:
+        report = rf.refresh(index=index, cache=cache, matrix=d, packages=sorted(ROUNDTRIP), jobs=2, progress=False)
+    got = {(o.package, o.version, o.kind, o.platform): o.status for o in report.outcomes}
+    want = {(p, v, k, plat): "complete" for p, vs in ROUNDTRIP.items() for v in vs
+            for k, plat in {"sglang-kernel": [("kernel", "x86_64"), ("kernel", "aarch64")],
+                            "torchaudio": [("family", "x86_64")], "sglang": [("release", "x86_64")],
+                            "vllm": [("kernel", "x86_64"), ("release", "x86_64")]}[p]}
+    assert got == want, [o.to_json() for o in report.outcomes if o.status != "complete"]
+    assert not [c for c in served.calls if c.endswith(".whl")], "a probe was not answered by the recorded results"
+    # each row in the file of its platform: aarch64 rows in aarch64.toml only, x86_64 rows never there
+    for o in report.outcomes:
+        for table, file in o.written:
+            assert (Path(file).name == "aarch64.toml") == (o.platform == "aarch64"), (o.package, o.platform, table, file)
+    shipped = load_facts()
+    refreshed = load_facts([d])
+    differ = []
+    trimmed_differ = 0
+    for target, platform, packages in ROUNDTRIP_CASES:
+        want_v = _verdict(shipped, target, platform, packages)
+        if _verdict(refreshed, target, platform, packages) != want_v:
+            differ.append((target, platform, packages, want_v, _verdict(refreshed, target, platform, packages)))
+        trimmed_differ += _verdict(trimmed, target, platform, packages) != want_v
+    assert not differ, differ
+    assert trimmed_differ >= len(ROUNDTRIP_CASES) // 2  # the cases do depend on the rows taken out
+
+
+def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path) -> None:
+    """The rows the round trip writes, audited (--deep) against the recorded index: the aarch64 rows are read
+    from the aarch64 wheels (their METADATA, their probes) and agree; none drifts."""
+    from tests.matrixtrim import ROUNDTRIP
+
+    d = tmp_path / "matrix"
+    shutil.copytree(default_matrix_dir(), d)
+    for name, versions in ROUNDTRIP.items():
+        trim(d, name, versions)
+    cache = Cache(tmp_path / "cache")
+    for key, value in json.loads((RT / "probes.json").read_text()).items():
+        cache.put_json(key, value)
+    with IndexClient(BASE, client=httpx.Client(transport=httpx.MockTransport(RecordedIndex())), cache=cache,
+                     backoff=0.0) as index:
+        rf.refresh(index=index, cache=cache, matrix=d, packages=sorted(ROUNDTRIP), jobs=2, progress=False)
+        data = load_matrix([d]).plain()
+        patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
+        checks = [c for c in rf.audit_checks(sorted(d.glob("*.toml")), deep=True, packages=["sglang-kernel"])
+                  if c.version in ROUNDTRIP["sglang-kernel"]]
+        auditor = rf.Auditor(index, cache, rf.tracked_packages(data), patterns)
+        for c in checks:
+            auditor.run(c)
+    arm = [c for c in checks if c.platform == "aarch64"]
+    assert {c.table for c in arm} == {"kernel", "abi_probe", "arch_probe"}
+    assert all(c.status == "ok" for c in checks), [(c.table, c.version, c.platform, c.claimed, c.found, c.detail)
+                                                    for c in checks if c.status != "ok"]
+    assert all("aarch64" in c.detail for c in arm) and not any("aarch64" in c.detail for c in checks
+                                                                  if c.platform == "x86_64")
+
+
+def test_release_pins_under_the_engine_extra() -> None:
+    """sglang up to 0.4.x keeps its core under the ``srt`` extra (``sglang[all]`` pulls it in), which itself requires
+    ``sglang[runtime_common]``: a [[release]] row reads the pins there when the base requirements name none."""
+    md = "\n".join([
+        "Metadata-Version: 2.1", "Name: sglang", "Version: 0.4.7",
+        "Requires-Dist: requests",
+        'Requires-Dist: torchao==0.9.0; extra == "runtime-common"',
+        'Requires-Dist: transformers==4.52.3; extra == "runtime-common"',
+        'Requires-Dist: sglang[runtime_common]; extra == "srt"',
+        'Requires-Dist: sgl-kernel==0.1.7; extra == "srt"',
+        'Requires-Dist: torch==2.7.1; extra == "srt"',
+        'Requires-Dist: torch==2.7.0; extra == "blackwell"', ""])
+    keep = ["torch", "sgl-kernel", "torchao", "transformers"]
+    assert rf.extra_closure(md, "sglang", "srt") == ["srt", "runtime_common"]
+    assert rf.release_pins(md, "sglang", keep) == (
+        ["sgl-kernel==0.1.7", "torch==2.7.1", "torchao==0.9.0", "transformers==4.52.3"], ["srt", "runtime_common"])
+    # base requirements that name the core win (sglang 0.5.x), and other packages never read an extra
+    base = md.replace('torch==2.7.1; extra == "srt"', "torch==2.7.1")
+    assert rf.release_pins(base, "sglang", keep) == (["torch==2.7.1"], [])
+    assert rf.release_pins(md, "vllm", keep) == ([], [])

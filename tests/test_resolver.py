@@ -748,3 +748,65 @@ def test_live_upgrade_vllm_sm120():
     p = run_cli("upgrade", "--engine", "vllm", "--target", "sm120", "--exclude-newer", CUTOFF, "--json", "-q")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["pins"] == VLLM
+
+
+# ------------------------------------------------------------------------------------------------
+# upgrade never proposes a set check rejects (every target, CPython 3.10 .. 3.14)
+# ------------------------------------------------------------------------------------------------
+
+PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+
+
+def _target_names():
+    return [t.name for t in load_facts().rows("target")]
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_upgrade_never_proposes_a_set_check_rejects(facts, python):
+    """For every target, the set ``upgrade`` proposes on CPython ``python`` (the index as
+    scripts/record_upgrade_pythons.py recorded it: the releases with a wheel for that Python and the
+    target's machine, and their Requires-Dist) passes ``check`` for the model, under the overrides the
+    lock would carry; where no safe set exists, upgrade says so instead of proposing one."""
+    from glmcompat.decide.stacks import lock_platform
+
+    proposed = 0
+    for target in _target_names():
+        machine = lock_platform(facts, target, None)
+        src = RecordedSource(HERE / "pythons" / f"cp{python.replace('.', '')}-{machine}.json")
+        req = Request(STACK, target, "glm_moe_dsa", (), True, python=python, platform=machine)
+        try:
+            out = resolve(facts, src, req)
+        except UnsafeError:
+            continue
+        proposed += 1
+        model_reqs = out.provider.model_reqs if out.provider is not None else {}
+        overrides = {n: model_reqs.get(n, "") for n in out.overridden}
+        found = evaluate(out.pins, target=target, model="glm_moe_dsa", matrix=facts.on(machine),
+                         env={"overrides": overrides})
+        errors = [f"{f.rule}: {f.message}" for f in found if f.severity == "error"]
+        assert not errors, (python, target, out.pins, errors)
+    assert proposed >= len(_target_names()) // 2  # most targets get a set: the property is not vacuous
+
+
+def test_python_3_10_upgrade_keeps_torchvision_within_its_metadata(facts):
+    """sglang 0.5.22 and 0.5.23 ship no cp310 wheel, so on 3.10 the newest sglang pins torch 2.13.0; torchvision
+    0.29.2 declares torch>=2.14.0 (probes find it loading next to 2.13.0, but an installer enforces METADATA)."""
+    src = RecordedSource(HERE / "pythons" / "cp310-x86_64.json")
+    out = resolve(facts, src, Request(STACK, "sm90", "glm_moe_dsa", (), True, python="3.10", platform="x86_64"))
+    assert out.pins["torch"] == "2.13.0" and out.pins["sglang"] == "0.5.21"
+    assert Version(out.pins["torchvision"]) < Version("0.29.1")
+    assert "0.5.22" not in src.versions("sglang") and "0.5.23" not in src.versions("sglang")
+
+
+def test_python_3_10_says_the_newer_sglang_has_no_wheel_for_it(facts):
+    """On CPython 3.10 torch 2.14.1 is out of reach because sglang 0.5.22 and 0.5.23, the releases that pin it,
+    ship no cp310 wheel: the explanation says so, and its hint names a Python they have a wheel for (before, it
+    said that no sglang release allowing torch 2.14.1 was on the index)."""
+    src = RecordedSource(HERE / "pythons" / "cp310-x86_64.json")
+    req = Request(STACK, "sm90", "glm_moe_dsa", (), True, python="3.10", platform="x86_64")
+    out = resolve(facts, src, req)
+    skip = skip_reasons(facts, src, req, out)["torch"]["2.14.1"]
+    assert isinstance(skip, Skip)
+    text = " ".join(skip.clauses)
+    assert "sglang 0.5.22, 0.5.23 are on the index with no wheel for CPython 3.10 on Linux x86_64" in text
+    assert "none on the index yet" not in skip.remedy and "`--python 3.11`" in skip.remedy

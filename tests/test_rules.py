@@ -100,7 +100,8 @@ def test_family_cuda_runtime_recorded_for_every_release(facts):
     """Each torchvision / torchaudio release the matrix pairs has the CUDA runtime its index wheel links
     (recorded by scripts/record_family_cudart.py); a label overrides it."""
     for row in facts.rows("family"):
-        assert set(row.cudart) == set(row.pairs), row.package
+        if row.package in ("torchvision", "torchaudio"):  # torchcodec's is not recorded (torchcodec.toml says why)
+            assert set(row.cudart) == set(row.pairs), row.package
     assert facts.family_cuda("torchaudio", "2.10.0")[0] == "12" and facts.family_cuda("torchaudio", "2.11.0")[0] == "13"
     assert facts.family_cuda("torchvision", "0.26.0+cu128")[0] == "12"
     assert facts.family_cuda("torchvision", "0.26.0+cpu")[0] == ""

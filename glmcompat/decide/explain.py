@@ -224,8 +224,12 @@ class Explainer:
         clauses = [r.says()]
         if others:
             clauses.append(f"no other {parent} release that fits ({_span(others)}) takes {what}")
-        return Skip("pinned", name, tuple(clauses), f"{what} cannot join the set",
-                    f"{name} follows {parent}'s pin: it takes a newer {parent} release that allows {what} (none on the index yet)")
+        remedy = f"{name} follows {parent}'s pin: it takes a newer {parent} release that allows {what} (none on the index yet)"
+        newer = _newer_elsewhere(self.p, parent, self.chosen.get(parent))
+        if newer is not None:  # newer releases exist, without a wheel this interpreter installs: say so
+            clauses.append(newer[0])
+            remedy = f"{name} follows {parent}'s pin: {newer[1]}"
+        return Skip("pinned", name, tuple(clauses), f"{what} cannot join the set", remedy)
 
     def _via_parent(self, name: str, versions: Sequence[Version], what: str, parent: str, r: Req, depth: int) -> Skip | None:
         """``what`` needs one of the ``parent`` releases that would take it; each of them fails."""
@@ -499,6 +503,29 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
         more = f" (and {len(listed) - 1} older release(s) likewise)" if len(listed) > 1 else ""
         return Skip("ruled-out", name, tuple(head) + (ruled.text + more,), "", ruled.remedy)
     return None
+
+
+def _newer_elsewhere(provider: Provider, name: str, chosen: Version | None) -> tuple[str, str] | None:
+    """(clause, remedy) when releases of ``name`` newer than ``chosen`` are on the index with no wheel for this
+    interpreter and platform (sglang 0.5.22 and 0.5.23 ship cp311 .. cp313 wheels, none for CPython 3.10)."""
+    get = getattr(provider.source, "unavailable", None)
+    if get is None:
+        return None
+    there = {Version(v): files for v, files in get(name).items() if chosen is None or Version(v) > chosen}
+    if not there:
+        return None
+    vs = sorted(there)
+    files = there[vs[-1]]
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    where = getattr(provider.source, "platform", lambda: "this platform")()
+    listed = ", ".join(map(str, vs[-3:])) + (f" and {len(vs) - 3} older" if len(vs) > 3 else "")
+    import re
+
+    pys = sorted({(int(m.group(1)), int(m.group(2))) for f in files for m in [re.search(r"-cp(\d)(\d+)-", f)] if m})
+    use = f"`--python {pys[0][0]}.{pys[0][1]}` (its oldest wheel's Python)" if pys else "a Python it has a wheel for"
+    return (f"the newer {name} {listed} {'is' if len(vs) == 1 else 'are'} on the index with no wheel for {where} "
+            f"({name} {vs[-1]}: only {shown})",
+            f"{name} {vs[-1]} ships no wheel for {where}: resolve with {use} to reach it")
 
 
 def _unavailable(provider: Provider, name: str, reqs: list[Req]) -> tuple[str, str] | None:

@@ -554,8 +554,9 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                     self.overridden[(name, version, dep)] = why
                     yield Req(dep, model_spec, Why(OVERRIDE, name, version, why))
                     continue
-            also = frozenset(self.facts.compatible_torches(name, version)) if dep == "torch" else frozenset()
-            yield Req(dep, r.specifier, Why(DECLARED, name, version), also=also)
+            # What METADATA declares, the installer enforces: a probe that finds another torch ABI-compatible does
+            # not make the pair installable (torchvision 0.29.2 declares torch>=2.14.0; uv and pip refuse 2.13.0)
+            yield Req(dep, r.specifier, Why(DECLARED, name, version))
         # What the package is (its name, its version's twin) before what it was built against.
         for old, new in self._renamed:
             if name in (old, new):
@@ -583,8 +584,11 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                           exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
+            # a pair read from METADATA binds as METADATA does; an inferred one (torchaudio 2.11.0 declares no torch)
+            # yields to the torches a probe found it loads next to
+            probed = frozenset() if fam[1].evidence == "metadata" else frozenset(self.facts.compatible_torches(name, version))
             yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} (evidence {fam[1].evidence}: {name} {version}'s torch requirement)"),
-                      also=frozenset(self.facts.compatible_torches(name, version)))
+                      also=probed)
         for a, b in self._equal:
             if name in (a, b):
                 other = b if name == a else a

@@ -229,6 +229,13 @@ class RecordedSource:
             raise InputError(f"recorded index has no METADATA for {name}=={version}")
         return list(reqs[version])
 
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        """As :meth:`IndexSource.unavailable`, where the recording kept it (``"#unavailable"``), else nothing."""
+        return {v: list(f) for v, f in self.data.get("#unavailable", {}).get(name, {}).items()}
+
+    def platform(self) -> str:
+        return str(self.data.get("#where", f"{PLATFORM_NAME[self.machine]}"))
+
 
 class RecordingSource:
     """Wraps a source and keeps what was asked, to write a :class:`RecordedSource` file."""
@@ -237,10 +244,16 @@ class RecordingSource:
         self.inner = inner
         self.machine = getattr(inner, "machine", "x86_64")
         self.data: dict[str, dict[str, Any]] = {}
+        self.unavailable_: dict[str, dict[str, list[str]]] = {}
 
     def versions(self, name: str) -> list[str]:
         vs = self.inner.versions(name)
         self.data.setdefault(name, {"versions": [], "requires": {}})["versions"] = vs
+        get = getattr(self.inner, "unavailable", None)
+        if get is not None:  # releases without a wheel here: what explanations name (kept only where there are some)
+            away = get(name)
+            if away:
+                self.unavailable_[name] = away
         return vs
 
     def requires(self, name: str, version: str) -> list[str]:
@@ -250,4 +263,9 @@ class RecordingSource:
 
     def dump(self) -> str:
         head: dict[str, Any] = {} if self.machine == "x86_64" else {"#platform": self.machine}
+        if self.unavailable_:
+            head["#unavailable"] = self.unavailable_
+            where = getattr(self.inner, "platform", None)
+            if where is not None:
+                head["#where"] = where()
         return json.dumps({**head, **self.data}, indent=1, sort_keys=True)

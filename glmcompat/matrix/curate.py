@@ -36,14 +36,31 @@ def _python_option(wheel: str) -> str:
     return ""
 
 
-def abi_command(package: str, version: str, torch: str, wheel: str = "") -> str:
+def _platform_option(platform: str) -> str:
+    return "" if platform in ("", "x86_64") else f" --platform {platform}"
+
+
+def abi_command(package: str, version: str, torch: str, wheel: str = "", platform: str = "x86_64") -> str:
     """The command that reproduces an ABI verdict (what a row's ``source`` cites)."""
-    return f"glmcompat abi {package}=={version} --torch {torch}{_python_option(wheel)}"
+    return f"glmcompat abi {package}=={version} --torch {torch}{_python_option(wheel)}{_platform_option(platform)}"
 
 
-def arch_command(package: str, version: str, wheel: str = "") -> str:
+def arch_command(package: str, version: str, wheel: str = "", platform: str = "x86_64") -> str:
     """The command that reproduces a GPU-code list."""
-    return f"glmcompat arch {package}=={version}{_python_option(wheel)}"
+    return f"glmcompat arch {package}=={version}{_python_option(wheel)}{_platform_option(platform)}"
+
+
+def _with_platform(row: dict[str, Any], platform: str) -> dict[str, Any]:
+    """``row`` with ``platform`` after its identifying keys when the wheels are not x86_64 ones."""
+    if platform in ("", "x86_64"):
+        return row
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if k in ("compatible", "sass", "torch", "cuda", "evidence") and "platform" not in out:
+            out["platform"] = platform
+        out[k] = v
+    out.setdefault("platform", platform)
+    return out
 
 
 def abi_row(result: Any) -> dict[str, Any]:
@@ -51,7 +68,8 @@ def abi_row(result: Any) -> dict[str, Any]:
     missing = [s.symbol for s in result.missing]
     judged = [m for m in result.modules if m.needs_from_torch]
     needs = max((m.needs_from_torch for m in judged), default=0)
-    source = (f"{abi_command(result.package, result.version, result.torch, result.wheel)}: {result.wheel} vs "
+    platform = getattr(result, "platform", "x86_64")
+    source = (f"{abi_command(result.package, result.version, result.torch, result.wheel, platform)}: {result.wheel} vs "
               f"{result.torch_wheel}: {len(judged)} module(s) link torch (up to {needs} symbols each), "
               f"{len(missing)} missing")
     row: dict[str, Any] = {"package": result.package, "version": result.version, "torch": result.torch,
@@ -60,16 +78,17 @@ def abi_row(result: Any) -> dict[str, Any]:
         row["symbols"] = missing
     row["evidence"] = "abi-probe"
     row["source"] = source
-    return row
+    return _with_platform(row, platform)
 
 
 def arch_row(result: Any) -> dict[str, Any]:
     """An ``[[arch_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.ArchResult` (its main modules)."""
     mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
-    source = (f"{arch_command(result.package, result.version, result.wheel)}: fatbins of {result.wheel} "
+    platform = getattr(result, "platform", "x86_64")
+    source = (f"{arch_command(result.package, result.version, result.wheel, platform)}: fatbins of {result.wheel} "
               f"({', '.join(mods) or 'no GPU code'})")
-    return {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
-            "evidence": "arch-probe", "source": source}
+    return _with_platform({"package": result.package, "version": result.version, "sass": result.sass,
+                           "ptx": result.ptx, "evidence": "arch-probe", "source": source}, platform)
 
 
 def render_row(table: str, row: dict[str, Any]) -> str:
@@ -179,14 +198,15 @@ def row_identity(table: str, row: dict[str, Any]) -> tuple[Any, ...] | None:
     from packaging.version import Version
 
     pkg = str(canonicalize_name(row["package"])) if "package" in row else None
+    plat = row.get("platform", "x86_64")  # an aarch64 wheel is another build: its rows claim other things
     if table == "abi_probe":
-        return (pkg, Version(row["version"]), Version(row["torch"]))
+        return (pkg, Version(row["version"]), Version(row["torch"]), plat)
     if table == "arch_probe":
-        return (pkg, Version(row["version"]), row.get("variant"))
+        return (pkg, Version(row["version"]), row.get("variant"), plat)
     if table == "kernel":
-        return (pkg, tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"))
+        return (pkg, tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"), plat)
     if table == "torch":
-        return (tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"))
+        return (tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"), plat)
     if table == "family":
         return (pkg, tuple(sorted(Version(v) for v in row["pairs"])))
     if table in ("jit", "release"):

@@ -5,11 +5,19 @@ refresh
     and, for each release the matrix lacks, records what it can prove from the published wheel:
 
     * its METADATA: the torch requirement (a ``[[family]]`` pair, or the ``torch`` of a ``[[kernel]]``
-      row when it is an exact pin), the CUDA runtime a torch release pins, an sglang release's pins;
+      row when it is an exact pin), the CUDA runtime a torch release pins, an engine release's pins
+      (sglang, and vLLM besides its ``[[kernel]]`` row; sglang up to 0.4.x under its ``srt`` extra);
+    * the CUDA runtime of a kernel (its METADATA pin, else the libcudart major its modules link with the
+      minor of the torch it pins) and of a family release (``cudart``): a kernel row without it is not written;
     * ``[[abi_probe]]`` rows against the torch releases in its window (the torch its METADATA pins
       exactly, else the torch releases uploaded within :data:`WINDOW_DAYS` days before it that its
-      requirement admits);
+      requirement admits, and for a range the oldest release it admits and the newest of each admitted
+      series: a probe that contradicts a permissive range is what the range hides);
     * ``[[arch_probe]]`` rows (the GPU code of its main modules), copied into the kernel / torch row.
+
+    Each platform is its own listing: a release is lacking on aarch64 when it has an aarch64 wheel and the
+    matrix no aarch64 row of it (for torch and the kernels the matrix holds aarch64 rows of); its rows are
+    read from the aarch64 wheels, carry ``platform = "aarch64"`` and go to the file of the aarch64 rows.
 
     Rows are complete or absent: a row is written only when every field it needs is proven, each row
     is validated by the matrix schema, the whole new matrix is loaded before any file is replaced,
@@ -22,7 +30,7 @@ refresh
     new to write. Downloads share one HTTP connection pool of ``--jobs`` connections (default 4).
 
 audit
-    Re-derives every machine-checkable row from the index -- METADATA pins of ``[[family]]``,
+    Re-derives every machine-checkable row from the wheels of its own platform -- METADATA pins of ``[[family]]``,
     ``[[kernel]]`` and ``[[release]]`` rows whose evidence is ``metadata``, the CUDA runtime of
     ``[[torch]]`` rows, and with ``--deep`` ``[[abi_probe]]`` / ``[[arch_probe]]`` rows by re-running
     the probes -- and reports drift (row, claimed, found).
@@ -62,12 +70,17 @@ if TYPE_CHECKING:
     from glmcompat.ops.wheelprobe import AbiResult, ArchResult
 
 SCHEMA_VERSION = 1  # of the --json output
-REFRESH_VERSION = 1  # of the journal entries: bump when what a release's outcome holds changes
+REFRESH_VERSION = 4  # of the journal entries: bump when what a release's outcome holds changes
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
+MAX_SERIES = 6  # a range requirement: the newest release of at most this many admitted torch series
 DEFAULT_JOBS = 4
 PYTHONS = ("cp311", "cp312", "cp310", "cp313", "cp39")  # wheel choice, best first
 PLATFORM = "manylinux_x86_64"
+# The machines whose wheels the matrix records (glmcompat.model.platforms.PLATFORMS) and the platform each
+# is read with: a row without ``platform`` is about the x86_64 wheel, an aarch64 row about the aarch64 one.
+PLATFORM_TAGS = {"x86_64": "manylinux_x86_64", "aarch64": "manylinux_aarch64"}
+PER_PLATFORM_KINDS = ("torch", "kernel")  # the kinds whose rows are per platform (family, jit, release: METADATA)
 TORCH_PYTHON = "cp311"
 
 # The kind of row that says a release is known, per tracked package. The tracked set is read from the
@@ -86,6 +99,7 @@ DEFAULT_KINDS: dict[str, str] = {
     "flashinfer-cubin": "jit",
     "sglang": "release",
     "transformers": "model",
+    "torchcodec": "family",  # links libtorch (no torch requirement in its METADATA: its ABI probes decide)
 }
 KIND_TABLE = {"torch": "torch", "family": "family", "kernel": "kernel", "jit": "jit", "release": "release",
               "model": "model"}
@@ -99,6 +113,10 @@ PACKAGE_KEYS = {"kernel": ("on_mismatch", "consequence"), "family": ("failure",)
 ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "abi_probe": 5, "arch_probe": 6}
 # Requirements an sglang [[release]] row keeps: the tracked packages and these.
 RELEASE_EXTRA = ("cuda-python",)
+# Tracked packages a [[release]] row leaves out: a row holds the x86_64 pins without their markers and is
+# read for aarch64 too, and sglang pins torchcodec on x86_64 only (0.5.23: torchcodec==0.17.0; its marker
+# leaves aarch64 out): kept, it would make an aarch64 lock lack a package sglang does not install there.
+RELEASE_SKIP = frozenset({"torchcodec"})
 _CUDA_RUNTIME = re.compile(r"^(nvidia-cuda-runtime(-cu\d+)?|cuda-toolkit)$")
 
 
@@ -131,18 +149,20 @@ def _v(text: str) -> Version:
     return Version(text)
 
 
-def _tag_env(python: str = "cp311") -> dict[str, str]:
-    """The marker environment of the wheels glmcompat reads: CPython on Linux x86_64, no extras."""
+def _tag_env(python: str = "cp311", machine: str = "x86_64") -> dict[str, str]:
+    """The marker environment of the wheels glmcompat reads: CPython on Linux ``machine``, no extras."""
     digits = python.removeprefix("cp")
     pyver = f"{digits[0]}.{digits[1:]}" if digits.isdigit() and len(digits) >= 2 else "3.11"
-    return platforms.marker_env(pyver)
+    return platforms.marker_env(pyver, machine)
 
 
-def requirements(metadata: str, python: str = "cp311") -> list[tuple[Requirement, str]]:
-    """(parsed requirement, raw text) of each ``Requires-Dist`` that applies on Linux x86_64 without extras."""
+def requirements(metadata: str, python: str = "cp311", machine: str = "x86_64",
+                 extras: Iterable[str] = ()) -> list[tuple[Requirement, str]]:
+    """(parsed requirement, raw text) of each ``Requires-Dist`` that applies on Linux ``machine`` without extras,
+    or with one of ``extras``."""
     from glmcompat.edges.index import iter_requires_dist
 
-    env = _tag_env(python)
+    envs = [{**_tag_env(python, machine), "extra": e} for e in ("", *extras)]
     out = []
     for raw in iter_requires_dist(metadata):
         try:
@@ -150,12 +170,45 @@ def requirements(metadata: str, python: str = "cp311") -> list[tuple[Requirement
         except InvalidRequirement:
             continue
         try:
-            if req.marker is not None and not req.marker.evaluate(env):
+            if req.marker is not None and not any(req.marker.evaluate(env) for env in envs):
                 continue
         except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):  # not for this environment
             continue
         out.append((req, raw.strip()))
     return out
+
+
+def extra_closure(metadata: str, package: str, start: str, python: str = "cp311") -> list[str]:
+    """``start`` and the extras of ``package`` it pulls in through itself (sglang 0.4.7's ``srt`` requires
+    ``sglang[runtime_common]``), in the order found."""
+    name = canonicalize_name(package)
+    seen = [start]
+    for e in seen:
+        for r, _ in requirements(metadata, python, extras=[e]):
+            if canonicalize_name(r.name) == name:
+                seen += [x for x in sorted(r.extras) if x not in seen]
+    return seen
+
+
+# The extra an engine's install instructions name when its base requirements leave the core out
+# (sglang up to 0.4.x: `pip install "sglang[all]"`, whose torch, kernel and flashinfer pins sit under "srt").
+ENGINE_EXTRA = {"sglang": "srt"}
+
+
+def release_pins(metadata: str, package: str, keep: Iterable[str], python: str = "cp311") -> tuple[list[str], list[str]]:
+    """(the requirements a ``[[release]]`` row of ``package`` keeps, the extras they were read under): the base
+    requirements, else -- when they name none of ``keep`` -- those of the extra its install instructions name."""
+    keep = [k for k in keep if str(canonicalize_name(k)) not in RELEASE_SKIP]
+
+    def pins(extras: Sequence[str]) -> list[str]:
+        return release_requires(requirements(metadata, python, "x86_64", extras), keep)
+
+    reqs = pins(())
+    extra = ENGINE_EXTRA.get(str(canonicalize_name(package)))
+    if reqs or extra is None:
+        return reqs, []
+    extras = extra_closure(metadata, package, extra, python)
+    return pins(extras), extras
 
 
 def torch_requirement(reqs: Sequence[tuple[Requirement, str]]) -> tuple[SpecifierSet, str] | None:
@@ -234,34 +287,57 @@ def tracked_packages(data: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     return out
 
 
+def listings_of(tracked: dict[str, str], data: dict[str, list[dict[str, Any]]],
+                packages: Sequence[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(package, kind, platform) of every listing a refresh makes for ``packages`` ((name, kind) pairs):
+    its kind on x86_64; ``[[release]]`` too for a package that also has release rows (vLLM: a kernel
+    with pinned requirements); and the aarch64 wheels of the torch and kernel packages the matrix holds
+    aarch64 rows of."""
+    releases = {str(canonicalize_name(r["package"])) for r in data.get("release", [])}
+    aarch64: set[str] = set()
+    for table in ("torch", "kernel"):
+        for r in data.get(table, []):
+            if r.get("platform", "x86_64") == "aarch64" and not r.get("variant"):
+                aarch64.add("torch" if table == "torch" else str(canonicalize_name(r["package"])))
+    out = []
+    for name, kind in packages:
+        out.append((name, kind, "x86_64"))
+        if kind != "release" and name in releases:
+            out.append((name, "release", "x86_64"))
+        if kind in PER_PLATFORM_KINDS and name in aarch64:
+            out.append((name, kind, "aarch64"))
+    return out
+
+
 class Coverage:
-    """Which releases the matrix knows, per kind (pure; built once from the plain rows)."""
+    """Which releases the matrix knows, per kind and platform (pure; built once from the plain rows)."""
 
     def __init__(self, data: dict[str, list[dict[str, Any]]]) -> None:
         self.data = data
-        self.known: set[tuple[str, Version]] = set()
+        self.known: set[tuple[str, str, Version, str]] = set()  # (kind, package, version, platform)
         for t in data.get("torch", []):
             if not t.get("variant"):
-                self.known |= {("torch", _v(x)) for x in t["versions"]}
+                self.known |= {("torch", "torch", _v(x), t.get("platform", "x86_64")) for x in t["versions"]}
         for f in data.get("family", []):
-            self.known |= {(f["package"], _v(x)) for x in f["pairs"]}
+            self.known |= {("family", f["package"], _v(x), "x86_64") for x in f["pairs"]}
         for k in data.get("kernel", []):
             if not k.get("variant"):
-                self.known |= {(k["package"], _v(x)) for x in k["versions"]}
+                self.known |= {("kernel", k["package"], _v(x), k.get("platform", "x86_64")) for x in k["versions"]}
         for r in data.get("release", []):
-            self.known.add((r["package"], _v(r["version"])))
+            self.known.add(("release", r["package"], _v(r["version"]), "x86_64"))
         self.jit = [(j["package"], SpecifierSet(j["versions"])) for j in data.get("jit", [])]
-        self.probed = {(p["package"], _v(p["version"])) for p in data.get("abi_probe", [])}
+        self.probed = {(p["package"], _v(p["version"]), p.get("platform", "x86_64")) for p in data.get("abi_probe", [])}
 
-    def covers(self, kind: str, package: str, version: Version) -> bool:
+    def covers(self, kind: str, package: str, version: Version, platform: str = "x86_64") -> bool:
+        """Whether the matrix holds the row of ``kind`` about ``package`` ``version``'s ``platform`` wheel."""
         if kind == "model":
             return True
         if kind == "jit":
             return any(p == package and s.contains(version, prereleases=True) for p, s in self.jit)
-        return (package, version) in self.known
+        return (kind, package, version, platform) in self.known
 
-    def has_probes(self, package: str, version: Version) -> bool:
-        return (package, version) in self.probed
+    def has_probes(self, package: str, version: Version, platform: str = "x86_64") -> bool:
+        return (package, version, platform) in self.probed
 
 
 @dataclass
@@ -274,11 +350,12 @@ class Candidate:
     uploaded: datetime | None
     files: list[IndexFile]
     probed: bool = False
+    platform: str = "x86_64"  # the machine whose wheel is read
 
     def to_json(self) -> dict[str, Any]:
         return {"package": self.package, "version": self.version, "kind": self.kind, "table": KIND_TABLE[self.kind],
                 "uploaded": self.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ") if self.uploaded else None,
-                "probed": self.probed}
+                "probed": self.probed, "platform": self.platform}
 
 
 @dataclass
@@ -288,9 +365,11 @@ class Listing:
     on_index: int
     lacking: list[Candidate] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (version, why)
+    platform: str = "x86_64"
 
     def to_json(self) -> dict[str, Any]:
         return {"package": self.package, "kind": self.kind, "table": KIND_TABLE[self.kind], "on_index": self.on_index,
+                "platform": self.platform,
                 "lacking": [c.to_json() for c in self.lacking],
                 "skipped": [{"version": v, "reason": why} for v, why in self.skipped]}
 
@@ -313,17 +392,22 @@ def release_time(files: Iterable[IndexFile]) -> datetime | None:
 
 
 def list_lacking(project: Project, package: str, kind: str, coverage: Coverage, since: date | None = None,
-                 pre: bool = False) -> Listing:
-    """The releases of ``project`` the matrix lacks (pure: the page is already fetched)."""
+                 pre: bool = False, platform: str = "x86_64") -> Listing:
+    """The releases of ``project`` the matrix lacks on ``platform`` (pure: the page is already fetched). On
+    aarch64 only releases with an aarch64 wheel are listed (most packages publish x86_64 wheels alone)."""
+    from dataclasses import replace
+
     by_version = group_files(project)
-    listing = Listing(package, kind, len(by_version))
+    listing = Listing(package, kind, len(by_version), platform=platform)
     for v in sorted(by_version):
         files = by_version[v]
         if (v.is_prerelease or v.is_devrelease) and not pre:
             continue
         if v.local is not None:
             continue
-        if coverage.covers(kind, package, v):
+        if coverage.covers(kind, package, v, platform):
+            continue
+        if platform != "x86_64" and pick_wheel([replace(f, yanked=False) for f in files], platform) is None:
             continue
         uploaded = release_time(files)
         if since is not None and uploaded is not None and uploaded.date() < since:
@@ -331,7 +415,8 @@ def list_lacking(project: Project, package: str, kind: str, coverage: Coverage, 
         if all(f.yanked for f in files):
             listing.skipped.append((str(v), "yanked (every file)"))
             continue
-        listing.lacking.append(Candidate(package, kind, str(v), uploaded, files, coverage.has_probes(package, v)))
+        listing.lacking.append(Candidate(package, kind, str(v), uploaded, files,
+                                         coverage.has_probes(package, v, platform), platform))
     return listing
 
 
@@ -347,12 +432,12 @@ def bounded_client(jobs: int) -> httpx.Client:
     return make_client(max_connections=jobs)
 
 
-def pick_wheel(files: Sequence[IndexFile]) -> tuple[IndexFile, str] | None:
-    """The wheel glmcompat reads for a release (Linux x86_64; CPython 3.11 first), with its Python tag."""
+def pick_wheel(files: Sequence[IndexFile], platform: str = "x86_64") -> tuple[IndexFile, str] | None:
+    """The wheel glmcompat reads for a release (Linux ``platform``; CPython 3.11 first), with its Python tag."""
     from glmcompat.edges.index import select_wheel, supported_tags
 
     for py in PYTHONS:
-        w = select_wheel(files, supported_tags(py, PLATFORM))
+        w = select_wheel(files, supported_tags(py, PLATFORM_TAGS.get(platform, platform)))
         if w is not None:
             return w, py
     return None
@@ -416,6 +501,7 @@ class Outcome:
     failed: str | None = None  # the network or index failed: nothing is written, the next run retries
     journaled: bool = False
     written: list[tuple[str, str]] = field(default_factory=list)  # (table, file) of rows written
+    platform: str = "x86_64"
 
     @property
     def status(self) -> str:
@@ -426,7 +512,8 @@ class Outcome:
         return "partial" if self.unproved else "complete"
 
     def to_json(self) -> dict[str, Any]:
-        return {"package": self.package, "version": self.version, "kind": self.kind, "status": self.status,
+        return {"package": self.package, "version": self.version, "kind": self.kind, "platform": self.platform,
+                "status": self.status,
                 "rows": [{"table": t, "row": r} for t, r in self.rows], "proved": self.proved,
                 "not_proved": self.unproved, "failed": self.failed, "from_journal": self.journaled,
                 "written": [{"table": t, "file": f} for t, f in self.written]}
@@ -439,6 +526,7 @@ class _Work:
     wheel: IndexFile | None = None
     python: str = "cp311"
     reqs: list[tuple[Requirement, str]] = field(default_factory=list)
+    metadata: str = ""
     torch_req: tuple[SpecifierSet, str] | None = None
     pin: str | None = None
     window: list[str] = field(default_factory=list)
@@ -478,14 +566,27 @@ class Refresher:
             return self._torch_times
 
     def window(self, uploaded: datetime | None, spec: SpecifierSet | None) -> list[str]:
-        """The torch releases an extension uploaded at ``uploaded`` is probed against (see the module doc)."""
+        """The torch releases an extension uploaded at ``uploaded`` is probed against (see the module doc).
+
+        A range requirement (``torch>=2.11``) is a claim about every torch it admits, and METADATA is
+        written by hand: a probe against the oldest admitted release and the newest of each admitted
+        series (at most :data:`MAX_SERIES`) is what shows where the claim is wrong (torchaudio 2.11.1
+        declares torch>=2.11 and cannot load next to 2.11.0 or 2.12.x)."""
         if uploaded is None:
             return []
         times = self.torch_times()
         before = sorted(((t, v) for v, t in times.items() if t <= uploaded
                          and (spec is None or spec.contains(v, prereleases=True))), reverse=True)
         recent = [v for t, v in before if t >= uploaded - timedelta(days=WINDOW_DAYS)]
-        chosen = recent[:MAX_WINDOW] or [v for _, v in before[:1]]
+        chosen = set(recent[:MAX_WINDOW] or [v for _, v in before[:1]])
+        if spec is not None and str(spec) and before:
+            series: dict[tuple[int, ...], Version] = {}
+            for _, v in before:
+                key = Version(v).release[:2]
+                if key not in series or Version(v) > series[key]:
+                    series[key] = Version(v)
+            chosen |= {str(v) for v in sorted(series.values(), reverse=True)[:MAX_SERIES]}
+            chosen.add(min((v for _, v in before), key=Version))
         return sorted(chosen, key=Version)
 
     # -- journal ----------------------------------------------------------------------------------
@@ -494,7 +595,7 @@ class Refresher:
 
         files = sorted((f.filename, f.sha256 or "", f.yanked) for f in cand.files)
         blob = json.dumps([REFRESH_VERSION, getattr(probe, "ABI_VERSION", 1), self.index.base_url, cand.package,
-                           cand.kind, cand.version, files, WINDOW_DAYS, MAX_WINDOW])
+                           cand.kind, cand.version, files, WINDOW_DAYS, MAX_WINDOW, MAX_SERIES, cand.platform])
         return f"refresh-v{REFRESH_VERSION}-{hashlib.sha256(blob.encode()).hexdigest()[:40]}"
 
     def _from_journal(self, cand: Candidate) -> Outcome | None:
@@ -503,7 +604,7 @@ class Refresher:
             return None
         try:
             return Outcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
-                           list(hit["proved"]), list(hit["unproved"]), journaled=True)
+                           list(hit["proved"]), list(hit["unproved"]), journaled=True, platform=cand.platform)
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -527,7 +628,7 @@ class Refresher:
                 outcomes[i] = hit
                 self._tick(f"{c.package} {c.version} (journal)")
             else:
-                works.append((i, _Work(c, Outcome(c.package, c.version, c.kind))))
+                works.append((i, _Work(c, Outcome(c.package, c.version, c.kind, platform=c.platform))))
         ws = [w for _, w in works]
         # 1. METADATA, wheel choice and windows (small reads)
         _map(self._guard(self._read), ws, self.jobs)
@@ -562,13 +663,14 @@ class Refresher:
         c, o = w.cand, w.out
         if self.progress is not None:
             self.progress.step(f"{c.package} {c.version}: METADATA", advance=False)
-        picked = pick_wheel(c.files)
+        picked = pick_wheel(c.files, c.platform)
         if picked is None:
             from dataclasses import replace
 
             names = ", ".join(sorted(f.filename for f in c.files)) or "none"
-            yanked = pick_wheel([replace(f, yanked=False) for f in c.files]) is not None
-            why = "its Linux x86_64 wheel is yanked" if yanked else "no wheel for CPython on Linux x86_64"
+            yanked = pick_wheel([replace(f, yanked=False) for f in c.files], c.platform) is not None
+            why = f"its Linux {c.platform} wheel is yanked" if yanked else \
+                f"no wheel for CPython on Linux {c.platform}"
             o.unproved.append(f"{why} (files: {names}): nothing can be read")
             w.stop = True
             return
@@ -579,7 +681,8 @@ class Refresher:
             o.unproved.append(f"METADATA of {w.wheel.filename} cannot be read: {e.one_line()}")
             w.stop = True
             return
-        w.reqs = requirements(text, w.python)
+        w.reqs = requirements(text, w.python, c.platform)
+        w.metadata = text
         kind = c.kind
         if kind == "torch":
             return
@@ -610,7 +713,7 @@ class Refresher:
             self.progress.step(f"{c.package} {c.version}: abi vs torch {torch}", advance=False)
         try:
             w.abi[torch] = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache,
-                                     python=w.python, platform=PLATFORM, torch_python=TORCH_PYTHON)
+                                     python=w.python, platform=PLATFORM_TAGS[c.platform], torch_python=TORCH_PYTHON)
         except InputError as e:
             w.out.unproved.append(f"ABI probe against torch {torch} failed: {e.one_line()}")
 
@@ -620,7 +723,7 @@ class Refresher:
             self.progress.step(f"{c.package} {c.version}: GPU code", advance=False)
         try:
             w.arch = arch_probe(c.package, c.version, index=self.index, cache=self.cache, python=w.python,
-                                patterns=self.primary_patterns(c.package))
+                                patterns=self.primary_patterns(c.package), platform=c.platform)
         except InputError as e:
             w.arch_error = e.one_line()
             w.out.unproved.append(f"GPU code could not be read: {w.arch_error}")
@@ -649,7 +752,7 @@ class Refresher:
     # -- rows -------------------------------------------------------------------------------------
     def _metadata_source(self, w: _Work, what: str) -> str:
         assert w.wheel is not None
-        return f"{w.cand.package} {w.cand.version} METADATA ({w.wheel.filename}): {what}"
+        return f"{w.wheel.filename} METADATA: {what}"
 
     def _abi_rows(self, w: _Work) -> None:
         from glmcompat.matrix.curate import abi_row
@@ -694,11 +797,14 @@ class Refresher:
                 o.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
             return
         o.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
+        row: dict[str, Any] = {"versions": [c_version(w)]}
+        if w.cand.platform != "x86_64":
+            row["platform"] = w.cand.platform
         o.rows.append(("torch", {
-            "versions": [c_version(w)], "cuda": cuda[0], "sass": list(a.sass), "ptx": list(a.ptx),
+            **row, "cuda": cuda[0], "sass": list(a.sass), "ptx": list(a.ptx),
             "evidence": "arch-probe",
-            "source": f"{arch_command('torch', w.cand.version, a.wheel)}: fatbins of {a.wheel}; CUDA {cuda[0]}: "
-                      f"torch {w.cand.version} METADATA: Requires-Dist {cuda[1]}"}))
+            "source": f"{arch_command('torch', w.cand.version, a.wheel, w.cand.platform)}: fatbins of {a.wheel}; "
+                      f"CUDA {cuda[0]}: {w.wheel.filename} METADATA: Requires-Dist {cuda[1]}"}))
 
     def _family_rows(self, w: _Work) -> None:
         o = w.out
@@ -710,9 +816,16 @@ class Refresher:
             if not str(spec):
                 o.unproved.append(f"its METADATA names torch without a version ({raw!r}): no [[family]] pair")
             else:
-                o.rows.append(("family", {"package": w.cand.package, "pairs": {c_version(w): str(spec)},
-                                          "evidence": "metadata",
-                                          "source": self._metadata_source(w, f"Requires-Dist {raw}")}))
+                row: dict[str, Any] = {"package": w.cand.package, "pairs": {c_version(w): str(spec)}}
+                source = self._metadata_source(w, f"Requires-Dist {raw}")
+                runtime = self._cudart(w)
+                if runtime is not None:
+                    row["cudart"] = {c_version(w): runtime[0]}
+                    source += f"; CUDA runtime (cudart): {runtime[1]}"
+                else:
+                    o.unproved.append("the CUDA runtime its modules link is not read (no ABI probe succeeded): "
+                                      "no cudart")
+                o.rows.append(("family", {**row, "evidence": "metadata", "source": source}))
                 o.proved.append(f"torch{spec} (METADATA)")
         self._abi_rows(w)
         self._arch_row(w)
@@ -735,21 +848,66 @@ class Refresher:
             o.proved.append(f"torch=={w.pin} (METADATA)")
         else:
             assert w.torch_req is not None
-            row: dict[str, Any] = {"package": w.cand.package, "versions": [c_version(w)], "torch": w.pin}
-            cuda = cuda_of(w.reqs)
-            if cuda is not None:
-                row["cuda"] = cuda[0]
+            row: dict[str, Any] = {"package": w.cand.package, "versions": [c_version(w)]}
+            if w.cand.platform != "x86_64":
+                row["platform"] = w.cand.platform
+            row["torch"] = w.pin
             source = self._metadata_source(w, f"Requires-Dist {w.torch_req[1]}")
-            if a.sass or a.ptx:
-                row["sass"] = list(a.sass)
-                row["ptx"] = list(a.ptx)
-                source += f"; GPU code: {arch_command(w.cand.package, w.cand.version, a.wheel)}"
-            row["evidence"] = "metadata"
-            row["source"] = source
-            o.rows.append(("kernel", row))
-            o.proved.append(f"torch=={w.pin} (METADATA)")
+            cuda = self._kernel_cuda(w)
+            if cuda is None:
+                o.proved.append(f"torch=={w.pin} (METADATA)")
+                o.unproved.append(f"METADATA pins torch=={w.pin}, but the CUDA runtime it was built with is not proven "
+                                  "(no CUDA pin in its METADATA, and its modules' libcudart major is not that of the "
+                                  "torch it pins): without it the [[kernel]] row would be half a row: not written")
+            else:
+                row["cuda"] = cuda[0]
+                source += f"; CUDA {cuda[0]}: {cuda[1]}"
+                if a.sass or a.ptx:
+                    row["sass"] = list(a.sass)
+                    row["ptx"] = list(a.ptx)
+                    source += f"; GPU code: {arch_command(w.cand.package, w.cand.version, a.wheel, w.cand.platform)}"
+                row["evidence"] = "metadata"
+                row["source"] = source
+                o.rows.append(("kernel", row))
+                o.proved.append(f"torch=={w.pin} (METADATA); CUDA {cuda[0]}")
         self._abi_rows(w)
         self._arch_row(w)
+
+    def _cudart(self, w: _Work) -> tuple[int, str] | None:
+        """(major, what shows it) of the CUDA runtime the release's modules link (DT_NEEDED libcudart.so.N,
+        read by its ABI probes; 0: none links one); None when no probe read the modules or they disagree."""
+        r = next((w.abi[t] for t in sorted(w.abi, key=Version)), None)
+        if r is None:
+            return None
+        majors = sorted({m for mod in r.modules for m in mod.cuda_majors})
+        if len(majors) > 1:
+            return None
+        if not majors:
+            return 0, f"no shared object of {r.wheel} has a DT_NEEDED libcudart.so.N"
+        return majors[0], f"DT_NEEDED libcudart.so.{majors[0]} of the shared objects of {r.wheel}"
+
+    def _kernel_cuda(self, w: _Work) -> tuple[str, str] | None:
+        """(CUDA 'X.Y', what shows it) of a kernel release: a CUDA runtime pinned in its METADATA, else the
+        major its modules link (DT_NEEDED libcudart.so.N) with the minor of the torch it pins exactly (that
+        torch wheel's METADATA pins its CUDA runtime), when the two majors agree; None otherwise."""
+        own = cuda_of(w.reqs)
+        if own is not None:
+            return own[0], f"METADATA Requires-Dist {own[1]}"
+        runtime = self._cudart(w)
+        if runtime is None or runtime[0] == 0 or w.pin is None:
+            return None
+        try:
+            files = group_files(self.index.project("torch")).get(Version(w.pin), [])
+            picked = pick_wheel(files, w.cand.platform)
+            if picked is None:
+                return None
+            torch_cuda = cuda_of(requirements(self.index.wheel_metadata(picked[0]), picked[1], w.cand.platform))
+        except InputError:
+            return None
+        if torch_cuda is None or Version(torch_cuda[0]).major != runtime[0]:
+            return None
+        return torch_cuda[0], (f"{runtime[1]} (CUDA {runtime[0]}; the wheel states no minor: {torch_cuda[0]} is that "
+                               f"of the torch it pins, {picked[0].filename} METADATA Requires-Dist {torch_cuda[1]})")
 
     def _jit_rows(self, w: _Work) -> None:
         from glmcompat.edges.ranges import HttpRangeReader
@@ -796,8 +954,13 @@ class Refresher:
     def _release_row(self, w: _Work) -> None:
         o = w.out
         keep = [n for n in self.tracked if n != w.cand.package]
-        reqs = release_requires(w.reqs, keep)
+        # the core may sit under the extra its install instructions name (sglang[srt], pulled in by sglang[all])
+        reqs, extras = release_pins(w.metadata, w.cand.package, keep, w.python)
         what = "Requires-Dist " + (", ".join(reqs) or "(none of the tracked packages)")
+        if extras and reqs:
+            what = (f"Requires-Dist with extra {extras[0]!r}"
+                    + (f" (and {', '.join(repr(x) for x in extras[1:])}, which it requires)" if extras[1:] else "")
+                    + f": {', '.join(reqs)}")
         o.rows.append(("release", {"package": w.cand.package, "version": c_version(w), "requires": reqs,
                                    "evidence": "metadata", "source": self._metadata_source(w, what)}))
         o.proved.append(f"pins {', '.join(reqs) or 'none of the tracked packages'} (METADATA)")
@@ -831,7 +994,7 @@ def c_version(w: _Work) -> str:
 
 
 def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache | None, python: str = "cp311",
-               patterns: Sequence[str] = ()) -> ArchResult:
+               patterns: Sequence[str] = (), platform: str = "x86_64") -> ArchResult:
     """The GPU code of ``package==version``'s main modules (``patterns``, from ``[[primary_modules]]``).
 
     With patterns, only the members they match are streamed (sgl-kernel: ``sm90``/``sm100``
@@ -852,10 +1015,11 @@ def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache |
     from glmcompat.readers.wheelzip import RemoteZip
 
     pkg = str(canonicalize_name(package))
+    tag = PLATFORM_TAGS[platform]
     if not patterns:
-        return probe_arch(pkg, version, index=index, cache=cache, python=python, platform=PLATFORM)
+        return probe_arch(pkg, version, index=index, cache=cache, python=python, platform=tag)
     t0 = time.perf_counter()
-    f = _find(index, cache, pkg, version, python, PLATFORM)
+    f = _find(index, cache, pkg, version, python, tag)
     whole = f"arch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
     some = f"archsel-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
     raw: list[dict[str, Any]] | None = None
@@ -888,7 +1052,7 @@ def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache |
     mods = [ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw]
     primary = [m.member for m in mods if m.sass or m.ptx]
     return ArchResult(pkg, version, f.filename, mods, None, fetched, f.size or 0, round(time.perf_counter() - t0, 3),
-                      cached, primary)
+                      cached, primary, platform)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -943,7 +1107,8 @@ def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Pa
             if ident is not None:
                 existing[key] = _verdict(table, row)
             row = _with_package_keys(table, row, data)
-            plan.append((target_file(directory, loaded, table, row.get("package")), table, row, o))
+            plan.append((target_file(directory, loaded, table, row.get("package"), row.get("platform", "x86_64")),
+                         table, row, o))
     return plan
 
 
@@ -951,7 +1116,8 @@ def _with_package_keys(table: str, row: dict[str, Any], data: dict[str, list[dic
     keys = PACKAGE_KEYS.get(table)
     if not keys:
         return row
-    rows = [r for r in data.get(table, []) if r.get("package") == row.get("package") and not r.get("variant")]
+    rows = [r for r in data.get(table, []) if r.get("package") == row.get("package") and not r.get("variant")
+            and r.get("platform", "x86_64") == row.get("platform", "x86_64")]
     if not rows:
         return row
     out = dict(row)
@@ -969,18 +1135,43 @@ def _with_package_keys(table: str, row: dict[str, Any], data: dict[str, list[dic
     return out
 
 
-def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str, package: str | None) -> Path:
-    """The file a new ``table`` row goes to: the last one holding a row of that table for the same
-    package, else the last one holding that table, else the table's usual file."""
+def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str, package: str | None,
+                platform: str = "x86_64") -> Path:
+    """The file a new ``table`` row about ``platform``'s wheel goes to: the last one holding a row of that
+    table for the same package and platform, else the last one holding that table's rows of that platform,
+    else (aarch64) the file holding most aarch64 rows, else the table's usual file."""
     def pkg_of(r: Any) -> str | None:
         return getattr(r, "package", None)
 
-    same = [p for p, mf in loaded if any(package is None or pkg_of(r) == package for r in getattr(mf, table, ()))]
+    def plat_of(r: Any) -> str:
+        return str(getattr(r, "platform", "x86_64"))
+
+    def rows(mf: Any) -> list[Any]:
+        return [r for r in getattr(mf, table, ()) if plat_of(r) == platform]
+
+    same = [p for p, mf in loaded if any(package is None or pkg_of(r) == package for r in rows(mf))]
     if same:
         return same[-1]
-    anyf = [p for p, mf in loaded if getattr(mf, table, ())]
-    if anyf:
-        return anyf[-1]
+    own = [p for p, _ in loaded if package is not None and p.name == f"{package}.toml" and platform == "x86_64"]
+    if own:  # the package's own file (torchcodec.toml, vllm.toml)
+        return own[0]
+    # the file holding most rows about the package's wheels of this platform (vllm.toml for vLLM), else the one
+    # holding most rows of the table on this platform
+    tables = platforms.PER_PLATFORM if table in platforms.PER_PLATFORM else (table,)
+    most = max(((sum(pkg_of(r) == package and plat_of(r) == platform for t in tables for r in getattr(mf, t, ())), p)
+                for p, mf in loaded), default=(0, directory), key=lambda np: np[0])
+    if package is not None and most[0]:
+        return most[1]
+    most = max(((len(rows(mf)), p) for p, mf in loaded), default=(0, directory), key=lambda np: np[0])
+    if most[0]:
+        return most[1]
+    if platform != "x86_64":
+        counts = [(sum(plat_of(r) == platform for t in platforms.PER_PLATFORM for r in getattr(mf, t, ())), p)
+                  for p, mf in loaded]
+        best = max(counts, default=(0, directory), key=lambda np: np[0])
+        if best[0]:
+            return best[1]
+        return directory / f"{platform}.toml"
     return directory / DEFAULT_FILES.get(table, "kernels.toml")
 
 
@@ -1048,9 +1239,9 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
     def page(item: tuple[str, str]) -> Project:
         return index.project(item[0])
 
-    projects = _map(page, chosen, jobs)
-    listings = [list_lacking(p, name, kind, coverage, since, pre)
-                for (name, kind), p in zip(chosen, projects, strict=True)]
+    projects = dict(zip([n for n, _ in chosen], _map(page, chosen, jobs), strict=True))
+    listings = [list_lacking(projects[name], name, kind, coverage, since, pre, plat)
+                for name, kind, plat in listings_of(tracked, data, chosen)]
     report = RefreshReport(str(directory), since.isoformat() if since else None, dry_run, listings)
     cands = report.lacking
     if dry_run or not cands:
@@ -1131,10 +1322,12 @@ def render_refresh(report: RefreshReport, out: TextIO) -> None:
             w(f"{lst.package}: {lst.on_index} release(s) on the index; no per-release rows (its model support is "
               "judged by [[model]] specifiers): nothing to record\n")
             continue
+        on = "" if lst.platform == "x86_64" else f" ({lst.platform} wheels)"
         if not lst.lacking:
-            w(f"{lst.package}: nothing lacking ({lst.on_index} release(s) on the index)\n")
+            w(f"{lst.package}{on}: nothing lacking from [[{KIND_TABLE[lst.kind]}]] ({lst.on_index} release(s) on the "
+              "index)\n")
         else:
-            w(f"{lst.package}: {len(lst.lacking)} release(s) lacking from [[{KIND_TABLE[lst.kind]}]]\n")
+            w(f"{lst.package}{on}: {len(lst.lacking)} release(s) lacking from [[{KIND_TABLE[lst.kind]}]]\n")
             if report.dry_run:
                 for c in lst.lacking:
                     probed = "  (has [[abi_probe]] rows)" if c.probed else ""
@@ -1146,7 +1339,8 @@ def render_refresh(report: RefreshReport, out: TextIO) -> None:
         return
     for o in report.outcomes:
         src = " (journal)" if o.journaled else ""
-        w(f"{o.package} {o.version}: {o.status}{src}\n")
+        on = "" if o.platform == "x86_64" else f" ({o.platform})"
+        w(f"{o.package} {o.version}{on} [[{KIND_TABLE[o.kind]}]]: {o.status}{src}\n")
         for p in o.proved:
             w(f"    proved: {p}\n")
         for u in o.unproved:
@@ -1180,6 +1374,7 @@ class Check:
     status: str = "pending"  # ok | drift | unverifiable | error
     detail: str = ""
     row: dict[str, Any] = field(default_factory=dict, repr=False)
+    platform: str = "x86_64"  # the machine whose wheels the row is about, and which are read
 
     @property
     def where(self) -> str:
@@ -1193,8 +1388,8 @@ class Check:
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "table": self.table, "package": self.package,
-                "version": self.version, "field": self.what, "claimed": self.claimed, "found": self.found,
-                "status": self.status, "detail": self.detail}
+                "version": self.version, "platform": self.platform, "field": self.what, "claimed": self.claimed,
+                "found": self.found, "status": self.status, "detail": self.detail}
 
 
 def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequence[str] | None = None) -> list[Check]:
@@ -1209,7 +1404,8 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
         def add(table: str, i: int, pkg: str, ver: str, fld: str, claimed: Any, row: dict[str, Any],
                 key: str | None = None, path: Path = path, text: str = text) -> None:
             if wanted is None or pkg in wanted:
-                out.append(Check(str(path), _locate(text, table, i, key), table, pkg, ver, fld, claimed, row=row))
+                out.append(Check(str(path), _locate(text, table, i, key), table, pkg, ver, fld, claimed, row=row,
+                                 platform=str(row.get("platform") or "x86_64")))
 
         for i, r in enumerate(mf.family):
             if r.evidence == "metadata":
@@ -1246,17 +1442,17 @@ class Auditor:
         self.tracked = tracked
         self.patterns = patterns
 
-    def _metadata(self, pkg: str, version: str) -> tuple[IndexFile, str, list[tuple[Requirement, str]]]:
-        """(wheel, its Python tag, its requirements on Linux x86_64)."""
+    def _metadata(self, pkg: str, version: str, platform: str = "x86_64") -> tuple[IndexFile, str, str]:
+        """(wheel, its Python tag, its requirements on Linux ``platform``): the wheel the row is about."""
         project = self.index.project(pkg)
         files = group_files(project).get(Version(version), [])
         if not files:
             raise _NotOnIndex(f"{pkg} {version} is not on the index")
-        picked = pick_wheel(files)
+        picked = pick_wheel(files, platform)
         if picked is None:
-            raise _NotOnIndex(f"{pkg} {version} has no wheel for CPython on Linux x86_64")
+            raise _NotOnIndex(f"{pkg} {version} has no wheel for CPython on Linux {platform}")
         wheel, py = picked
-        return wheel, py, requirements(self.index.wheel_metadata(wheel), py)
+        return wheel, py, self.index.wheel_metadata(wheel)
 
     def run(self, c: Check) -> None:
         try:
@@ -1270,10 +1466,14 @@ class Auditor:
 
     def _run(self, c: Check) -> None:
         if c.table in ("family", "kernel", "release", "torch"):
-            wheel, py, reqs = self._metadata(c.package, c.version)
+            wheel, py, text = self._metadata(c.package, c.version, c.platform)
+            reqs = requirements(text, py, c.platform)
             c.detail = f"{wheel.filename} METADATA"
             if c.table == "torch":
                 cuda = cuda_of(reqs)
+                if cuda is None and c.claimed is None:  # a CPU-only build (torch's aarch64 wheels to 2.10.0)
+                    c.status, c.detail = "ok", f"{wheel.filename}: no CUDA runtime pinned in METADATA (a CPU-only build)"
+                    return
                 if cuda is None:
                     c.status, c.detail = "unverifiable", f"{wheel.filename}: no CUDA runtime pinned in METADATA"
                     return
@@ -1284,7 +1484,7 @@ class Auditor:
                 claimed_names = {str(canonicalize_name(Requirement(x).name)) for x in c.claimed}
                 keep = set(self.tracked) | claimed_names
                 keep.discard(c.package)
-                found = release_requires(reqs, keep)
+                found, _ = release_pins(text, c.package, sorted(keep), py)
                 c.found = found
                 c.status = "ok" if _req_map(found) == _req_map(c.claimed) else "drift"
                 return
@@ -1299,17 +1499,22 @@ class Auditor:
         if c.table == "abi_probe":
             from glmcompat.ops.wheelprobe import probe_abi
 
+            from glmcompat.matrix.curate import abi_command
+
             torch = c.row["torch"]
-            r = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache, torch_python=TORCH_PYTHON)
+            r = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache, torch_python=TORCH_PYTHON,
+                          platform=PLATFORM_TAGS[c.platform])
             c.found = {"compatible": r.ok, "missing": len(r.missing)}
-            c.detail = f"glmcompat abi {c.package}=={c.version} --torch {torch}"
+            c.detail = abi_command(c.package, c.version, torch, r.wheel, c.platform)
             c.status = "ok" if c.found == c.claimed else "drift"
             return
         if c.table == "arch_probe":
+            from glmcompat.matrix.curate import arch_command
+
             a = arch_probe(c.package, c.version, index=self.index, cache=self.cache,
-                           patterns=self.patterns.get(c.package, []))
+                           patterns=self.patterns.get(c.package, []), platform=c.platform)
             c.found = {"sass": list(a.sass), "ptx": list(a.ptx)}
-            c.detail = f"glmcompat arch {c.package}=={c.version}"
+            c.detail = arch_command(c.package, c.version, a.wheel, c.platform)
             c.status = "ok" if (set(a.sass), set(a.ptx)) == (set(c.claimed["sass"]), set(c.claimed["ptx"])) else "drift"
             return
         c.status = "unverifiable"  # pragma: no cover
@@ -1416,7 +1621,8 @@ def render_audit(report: AuditReport, out: TextIO) -> None:
         if c.status == "ok":
             continue
         head = {"drift": "DRIFT", "error": "ERROR", "unverifiable": "UNVERIFIABLE"}.get(c.status, c.status.upper())
-        w(f"{head} {c.where} [[{c.table}]] {c.package} {c.version} {c.what}: claimed {_show(c.claimed)}, "
+        on = "" if c.platform == "x86_64" else f" ({c.platform})"
+        w(f"{head} {c.where} [[{c.table}]] {c.package} {c.version}{on} {c.what}: claimed {_show(c.claimed)}, "
           f"found {_show(c.found)}" + (f" ({c.detail})" if c.detail else "") + "\n")
     sampled = f" (a sample of {len(report.checks)} of {report.total})" if len(report.checks) < report.total else ""
     w(f"{len(report.checks)} claim(s) checked{sampled}: {report.count('ok')} ok, {report.count('drift')} drift, "
