@@ -38,16 +38,28 @@ def test_the_pairs_the_engines_install_load(codec: str, torch: str) -> None:
 
 
 @pytest.mark.parametrize("codec,torch", [("0.8.0", "2.10.0"), ("0.9.1", "2.10.0"), ("0.11.0", "2.10.0")])
-def test_a_torch_outside_the_documented_range_is_reported(codec: str, torch: str) -> None:
+def test_a_probe_proven_break_is_said_with_its_consequence(codec: str, torch: str) -> None:
     """Probed: torch 2.10.0 misses a symbol each of these needs (0.8.0: c10::MessageLogger::MessageLogger(char
-    const*, int, int) in every libtorchcodec_custom_opsN.so). The family rule judges a torch outside a pair's
-    range on the pair alone, so the documented pair makes it a warning today (see the report of #22: a
-    probe-proven break outside the range as an error turns realworld/02 unsafe)."""
+    const*, int, int) in every libtorchcodec_custom_opsN.so). The probe, not the documentation table, is the
+    evidence; a failed load only breaks video and audio decoding (torchcodec's [[family]] rows: on_mismatch
+    "warning" and the consequence), so it is a warning that says so, never "not proven"."""
     facts = load_facts()
     verdict = facts.abi_verdict("torchcodec", codec, torch)
     assert verdict is not None and not verdict.compatible and verdict.missing >= 1
     found = _family({"torch": torch, "torchcodec": codec})
-    assert len(found) == 1 and found[0][0] == "warning" and f"but torch {torch} is in the set" in found[0][1]
+    assert len(found) == 1
+    severity, message, kinds = found[0]
+    assert severity == "warning" and kinds.split()[0] == "abi-probe"
+    assert f"torch {torch} breaks torchcodec {codec}" in message and "import torchcodec" in message
+    assert "not proven" not in message
+
+
+def test_a_proven_break_of_a_package_whose_load_is_fatal_stays_an_error() -> None:
+    """The same shape for torchaudio (its [[family]] rows keep on_mismatch "error"): torchaudio 2.11.1 next to
+    torch 2.11.0 is probe-proven broken and an error."""
+    found = [f for f in evaluate({"torch": "2.11.0", "torchaudio": "2.11.1"}, target="sm90")
+             if any(p.startswith("torchaudio") for p in f.packages)]
+    assert [f.severity for f in found] == ["error"]
 
 
 def test_a_pair_without_evidence_fails_closed() -> None:

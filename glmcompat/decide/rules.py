@@ -227,12 +227,29 @@ def rule_family(ctx: Context) -> list[Finding]:
                 good = ctx.facts.family_for_torch(name, tpub)
                 remedy = f"pin {name}=={good}" if good and good != Version(ver).public else \
                     f"use a {name} release built for torch {tpub}"
-                out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg,
+                if row.consequence:
+                    msg += f"; {row.consequence}"
+                out.append(Finding("family", row.on_mismatch, (ctx.pin(name), ctx.pin("torch")), msg,
                                    _ev(verdict) + _pair_ev(row, name, ver, spec), remedy,
                                    probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
             continue
         if verdict is not None and verdict.compatible and row.evidence != "metadata":
             continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
+        if verdict is not None:
+            # outside the documented range and probe-proven broken: the probe is the evidence, not the table
+            syms = verdict.symbols
+            msg = (f"torch {tpub} breaks {name} {ver}: it was built for torch{spec} and {verdict.missing} undefined "
+                   f"symbol(s) it needs are missing from torch {tpub}" + (f" (e.g. {syms[0]})" if syms else ""))
+            if row.failure:
+                msg += f"; importing it fails with {row.failure}"
+            if row.consequence:
+                msg += f"; {row.consequence}"
+            good = ctx.facts.family_for_torch(name, tpub)
+            out.append(Finding("family", row.on_mismatch, (ctx.pin(name), ctx.pin("torch")), msg,
+                               _ev(verdict) + _pair_ev(row, name, ver, spec),
+                               f"pin {name}=={good}" if good else f"pin torch{spec}",
+                               probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
+            continue
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
         if row.failure:
             msg += f"; importing it fails with {row.failure}"

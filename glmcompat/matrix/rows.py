@@ -76,6 +76,8 @@ class FamilyRule(Fact):
     pairs: Mapping[str, str]  # release -> the torch specifier it was built for
     failure: str | None = None
     cudart: Mapping[str, int] = field(default_factory=_empty_ints)  # release -> libcudart major its index wheel links
+    on_mismatch: str = "error"  # the severity of a proven break (a failed load that only some uses reach: "warning")
+    consequence: str | None = None  # what a failed load does, said in a proven break's finding
 
 
 @dataclass(frozen=True, slots=True)

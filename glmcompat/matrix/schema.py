@@ -193,6 +193,10 @@ class FamilyRule(Fact):
     failure: str | None = None
     # release -> the CUDA runtime major its index wheel links (DT_NEEDED libcudart.so.N; 0: none), read from the wheel
     cudart: dict[VersionStr, Annotated[int, Field(ge=0, le=99)]] = {}
+    # a proven break (a probe's missing symbols) of a package whose failed load only some uses reach is a warning
+    # that says what fails (torchcodec: only video and audio decoding imports it); default: an error
+    on_mismatch: Severity = "error"
+    consequence: str | None = None
 
     @model_validator(mode="after")
     def _cudart_of_its_releases(self) -> FamilyRule:
