@@ -30,7 +30,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.model.errors import InputError
-from glmcompat.model.gpu import parse_capability, runs_on, sort_codes
+from glmcompat.model.gpu import KernelCode, kernel_groups, parse_capability, runs_on, sort_codes, uncovered
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
@@ -45,7 +45,8 @@ SCHEMA_VERSION = 1
 # load only on some paths (sgl-kernel: its loader imports sm90/common_ops on capability 9.0 exactly and
 # sm100/common_ops everywhere else; flash_ops/flashmla_ops load only for Hopper/Blackwell attention,
 # mscclpp for multi-node all-reduce). Packages not listed: every module with GPU code counts.
-SUMMARY_VERSION = 1  # torch summaries and arch lists
+SUMMARY_VERSION = 1  # torch summaries
+ARCH_VERSION = 2  # v2: kernels per code (grouped) and the toolkits of the cubins
 EXT_SUMMARY_VERSION = 2  # v2: weak_undefined kept; siblings' defined names = those the wheel needs
 ABI_VERSION = 2  # v2: C-named stable-ABI symbols count (glmcompat.readers.elf.needs_from_torch)
 WHOLE_INFLATED = 64 << 20  # bytes: a member that inflates to more is read in parts (SparseMember), never whole
@@ -178,6 +179,14 @@ class ModuleArch:
     counts: dict[str, int]
     runs: bool | None = None
     runs_with: list[str] = field(default_factory=list)
+    toolkits: dict[str, int] = field(default_factory=dict)  # CUDA release -> cubins it built
+    kernel_code: list[KernelCode] = field(default_factory=list)  # its kernels grouped by the code they carry
+    unreadable: int = 0  # fatbin entries whose kernels could not be read (zstd without a decoder)
+    uncovered: list[KernelCode] = field(default_factory=list)  # with a target: groups with no code for it
+
+    @property
+    def kernels(self) -> int:
+        return sum(g.kernels for g in self.kernel_code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +222,24 @@ class ArchResult:
     def not_running(self) -> list[str]:
         return [m.member for m in self._checked() if m.runs is False]
 
+    @property
+    def toolkits(self) -> dict[str, int]:
+        """CUDA release -> cubins it built, over the main modules."""
+        out: dict[str, int] = {}
+        for m in self._checked():
+            for k, n in m.toolkits.items():
+                out[k] = out.get(k, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: _release_key(kv[0])))
+
+    @property
+    def kernel_code(self) -> list[KernelCode]:
+        """The main modules' kernels grouped by the code they carry (groups of equal code merged)."""
+        return merge_kernel_code(g for m in self._checked() for g in m.kernel_code)
+
+    @property
+    def uncovered(self) -> list[KernelCode]:
+        return merge_kernel_code(g for m in self._checked() for g in m.uncovered)
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["version"] = SCHEMA_VERSION
@@ -224,8 +251,24 @@ class ArchResult:
         d["all_sass"] = sort_codes({c for m in self.modules for c in m.sass})
         d["all_ptx"] = sort_codes({c for m in self.modules for c in m.ptx})
         d["missing"] = self.not_running
+        d["toolkits"] = self.toolkits
+        d["kernels"] = sum(g.kernels for g in self.kernel_code)
+        d["uncovered_kernels"] = sum(g.kernels for g in self.uncovered)
         d["kind"] = "arch"
         return d
+
+
+def _release_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def merge_kernel_code(groups: Iterable[KernelCode]) -> list[KernelCode]:
+    """Groups of equal code summed (the example of the first), largest first."""
+    merged: dict[tuple[str, ...], KernelCode] = {}
+    for g in groups:
+        old = merged.get(g.code)
+        merged[g.code] = g if old is None else KernelCode(old.kernels + g.kernels, g.code, old.example)
+    return sorted(merged.values(), key=lambda g: (-g.kernels, g.code))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -266,14 +309,19 @@ def compare_abi(ext: Mapping[str, Mapping[str, Any]], torch_exports: frozenset[s
 
 
 def arch_verdict(modules: Iterable[ModuleArch], capability: tuple[int, int] | None) -> list[ModuleArch]:
-    """Fill in ``runs`` for a target: a module with GPU code runs when some entry runs there."""
+    """Fill in ``runs`` for a target: a module with GPU code runs when some entry runs there and no kernel
+    it means for newer GPUs lacks code for the target (:func:`glmcompat.model.gpu.uncovered`; not judged
+    where some entry's kernels could not be read)."""
     out = []
     for m in modules:
         if capability is None or not (m.sass or m.ptx):
-            out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, None, []))
+            out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, None, [], m.toolkits, m.kernel_code,
+                                  m.unreadable))
             continue
         good = [c for c in m.sass + m.ptx if runs_on(c, capability)]
-        out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, bool(good), good))
+        gaps = uncovered(m.kernel_code, capability) if not m.unreadable else []
+        out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, bool(good) and not gaps, good, m.toolkits,
+                              m.kernel_code, m.unreadable, gaps))
     return out
 
 
@@ -312,8 +360,9 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
         raise ElfError(f"{label}: {e.message}") from None
 
 
-def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
-    """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end."""
+def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False) -> FatbinCode:
+    """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
+    ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same)."""
     from glmcompat.model.errors import WheelError
     from glmcompat.readers.fatbin import FatbinError, FatbinStream, FatbinCode
 
@@ -322,7 +371,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)
     label = f"{zf.name}: {m.name}: .nv_fatbin"
-    fs = FatbinStream(sec.size, label)
+    fs = FatbinStream(sec.size, label, payloads=payloads)
     pos = 0
     end = sec.offset + sec.size
     gen = zf.stream(m)
@@ -338,7 +387,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
     finally:
         gen.close()
     try:
-        return FatbinCode.of(fs.finish())
+        return FatbinCode.of(fs.finish(), payloads=payloads)
     except FatbinError:
         raise
     except WheelError:  # pragma: no cover
@@ -567,6 +616,19 @@ def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats:
     return summary
 
 
+def module_arch_json(member: str, code: FatbinCode) -> dict[str, Any]:
+    """The cached summary of one module's GPU code: names, counts, toolkits, kernels grouped by code."""
+    groups = kernel_groups(code.kernels or {})
+    return {"member": member, "sass": code.sass, "ptx": code.ptx, "counts": code.counts, "toolkits": code.toolkits,
+            "kernel_code": [asdict(g) for g in groups], "unreadable": code.unreadable}
+
+
+def module_arch_of_json(d: Mapping[str, Any]) -> ModuleArch:
+    groups = [KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in d.get("kernel_code", [])]
+    return ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"], None, [], dict(d.get("toolkits", {})), groups,
+                      d.get("unreadable", 0))
+
+
 def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str] | None = None) -> list[str]:
     """The members whose GPU code decides the verdict (``patterns``, else the matrix's
     ``[[primary_modules]]`` for the package, else all)."""
@@ -595,7 +657,7 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     pkg = str(canonicalize_name(package))
     tname, cap = parse_target(target) if target else (None, None)
     f = _find(index, cache, pkg, version, python, platform)
-    key = f"arch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    key = f"arch-v{ARCH_VERSION}-{f.sha256}" if f.sha256 else None
     fetched = 0
     cached = False
     raw_modules: list[dict[str, Any]] | None = None
@@ -609,15 +671,34 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
             members = elf_members(w.zip)
 
             def one(m: ZipMember) -> dict[str, Any]:
-                code = read_gpu_code_member(w.zip, m)
-                return {"member": m.name, "sass": code.sass, "ptx": code.ptx, "counts": code.counts}
+                return module_arch_json(m.name, read_gpu_code_member(w.zip, m, payloads=True))
 
             raw_modules = _map(one, members)
         finally:
             fetched = w.reader.bytes_fetched
         if cache is not None and key:
             cache.put_json(key, raw_modules)
-    mods = arch_verdict([ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw_modules], cap)
+    mods = arch_verdict([module_arch_of_json(d) for d in raw_modules], cap)
     primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
     return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
                       round(time.perf_counter() - t0, 3), cached, primary, machine)
+
+
+def kernel_labels(names: Iterable[str]) -> dict[str, str]:
+    """Short display names of kernels: demangled, without template arguments, parameters or return type
+    (``_ZN4vllm25paged_attention_v2_kernelI...`` -> ``vllm::paged_attention_v2_kernel``)."""
+    from glmcompat.readers.elf import demangle
+
+    out = {}
+    for mangled, full in demangle(names).items():
+        text, depth, keep = full, 0, []
+        for ch in text:
+            if ch in "<(":
+                depth += 1
+            elif ch in ">)":
+                depth = max(0, depth - 1)
+            elif depth == 0:
+                keep.append(ch)
+        label = "".join(keep).strip()
+        out[mangled] = label.rsplit(" ", 1)[-1] if label else mangled
+    return out
