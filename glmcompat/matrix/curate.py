@@ -68,8 +68,12 @@ def arch_row(result: Any) -> dict[str, Any]:
     mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
     source = (f"{arch_command(result.package, result.version, result.wheel)}: fatbins of {result.wheel} "
               f"({', '.join(mods) or 'no GPU code'})")
-    return {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
-            "evidence": "arch-probe", "source": source}
+    row = {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
+           "evidence": "arch-probe", "source": source}
+    groups = result.labelled_kernel_code() if hasattr(result, "labelled_kernel_code") else []
+    if len(groups) > 1:  # kernels that differ in their code: the per-kernel fact decides (model/gpu.py uncovered)
+        row["kernel_code"] = groups
+    return row
 
 
 def render_row(table: str, row: dict[str, Any]) -> str:

@@ -240,6 +240,16 @@ class ArchResult:
     def uncovered(self) -> list[KernelCode]:
         return merge_kernel_code(g for m in self._checked() for g in m.uncovered)
 
+    def labelled_kernel_code(self) -> list[dict[str, Any]]:
+        """:attr:`kernel_code` as a matrix row keeps it: each example by its short demangled name
+        (:func:`kernel_labels`); empty where some entry could not be read (no per-kernel fact then)."""
+        if any(m.unreadable for m in self._checked()):
+            return []
+        groups = self.kernel_code
+        labels = kernel_labels(g.example for g in groups)
+        return [{"kernels": g.kernels, "code": list(g.code), "example": labels.get(g.example, g.example)}
+                for g in groups]
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["version"] = SCHEMA_VERSION
@@ -360,9 +370,12 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
         raise ElfError(f"{label}: {e.message}") from None
 
 
-def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False) -> FatbinCode:
+def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
+                         first_cubin: bool = False) -> FatbinCode:
     """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
-    ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same)."""
+    ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same). ``first_cubin``: stop
+    at the first cubin whose toolkit is read (the stream ends a few MB into the member; the entries are those
+    read so far)."""
     from glmcompat.model.errors import WheelError
     from glmcompat.readers.fatbin import FatbinError, FatbinStream, FatbinCode
 
@@ -371,7 +384,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False)
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)
     label = f"{zf.name}: {m.name}: .nv_fatbin"
-    fs = FatbinStream(sec.size, label, payloads=payloads)
+    fs = FatbinStream(sec.size, label, payloads=payloads or first_cubin)
     pos = 0
     end = sec.offset + sec.size
     gen = zf.stream(m)
@@ -384,6 +397,8 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False)
                 fs.feed(chunk[max(0, sec.offset - lo):min(len(chunk), end - lo)])
             if pos >= end:
                 break
+            if first_cubin and any(e.toolkit for e in fs.entries):
+                return FatbinCode.of(fs.entries, payloads=True)
     finally:
         gen.close()
     try:
@@ -623,6 +638,12 @@ def module_arch_json(member: str, code: FatbinCode) -> dict[str, Any]:
             "kernel_code": [asdict(g) for g in groups], "unreadable": code.unreadable}
 
 
+def module_arch_to_json(m: ModuleArch) -> dict[str, Any]:
+    """A module's GPU code in its cached form (the inverse of :func:`module_arch_of_json`)."""
+    return {"member": m.member, "sass": m.sass, "ptx": m.ptx, "counts": m.counts, "toolkits": m.toolkits,
+            "kernel_code": [asdict(g) for g in m.kernel_code], "unreadable": m.unreadable}
+
+
 def module_arch_of_json(d: Mapping[str, Any]) -> ModuleArch:
     groups = [KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in d.get("kernel_code", [])]
     return ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"], None, [], dict(d.get("toolkits", {})), groups,
@@ -682,6 +703,85 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
     return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
                       round(time.perf_counter() - t0, 3), cached, primary, machine)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolkitResult:
+    """The CUDA toolkit that built a wheel's cubins, per main module: {release: cubins read}."""
+
+    package: str
+    version: str
+    wheel: str
+    platform: str
+    modules: dict[str, dict[str, int]]
+    every: bool  # every cubin read (else the first cubin of each module)
+    bytes_fetched: int
+    bytes_total: int
+    seconds: float
+
+    @property
+    def toolkits(self) -> list[str]:
+        return sorted({k for m in self.modules.values() for k in m}, key=_release_key)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["package_version"] = self.version
+        d["toolkits"] = self.toolkits
+        return d
+
+
+def probe_toolkit(package: str, version: str, *, index: IndexClient, cache: Cache | None = None,
+                  python: str = "cp311", platform: str = "manylinux_x86_64", every: bool = False,
+                  modules: Iterable[str] | None = None) -> ToolkitResult:
+    """The CUDA release that built the cubins of ``package==version``'s main modules, read from each cubin's
+    ELF header (``e_version``) or ``.note.nv.tkinfo`` note. By default the first cubin of each module is
+    read (its fatbin starts a few MB into the module: the stream stops there); ``every``: all of them (the
+    whole module is fetched, as ``glmcompat arch`` does)."""
+    t0 = time.perf_counter()
+    machine = machine_of(platform)
+    platform = wheel_platform(platform)
+    pkg = str(canonicalize_name(package))
+    f = _find(index, cache, pkg, version, python, platform)
+    key = f"toolkit-v1-{int(every)}-{f.sha256}" if f.sha256 else None
+    if cache is not None and key:
+        hit = cache.get_json(key)
+        if isinstance(hit, dict):
+            return ToolkitResult(pkg, version, f.filename, machine, hit["modules"], every, 0, f.size or 0,
+                                 round(time.perf_counter() - t0, 3))
+    w = _Wheel(index, f)
+    try:
+        members = {m.name: m for m in elf_members(w.zip)}
+        chosen = primary_modules(pkg, members, modules)
+
+        def one(name: str) -> tuple[str, dict[str, int]]:
+            code = read_gpu_code_member(w.zip, members[name], payloads=every, first_cubin=not every)
+            return name, code.toolkits
+
+        found = {name: tk for name, tk in _map(one, chosen) if tk}
+    finally:
+        fetched = w.reader.bytes_fetched
+    if cache is not None and key:
+        cache.put_json(key, {"modules": found})
+    return ToolkitResult(pkg, version, f.filename, machine, found, every, fetched, f.size or 0,
+                         round(time.perf_counter() - t0, 3))
+
+
+def kernel_cuda_drift(row: Any, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
+                      every: bool = False) -> list[tuple[str, str, list[str]]]:
+    """Audit a ``[[kernel]]`` row's ``cuda`` against the wheels of its own platform: for each of its releases,
+    the toolkit that built the cubins of its main modules (:func:`probe_toolkit`). Returns (version, recorded,
+    found) for each release whose cubins state another release than the row (or more than one); a row with no
+    ``cuda``, a labelled ``variant`` (not on the package index) or no cubins in a release's wheel is skipped.
+    For :mod:`glmcompat.ops.refresh`'s audit."""
+    if row.cuda is None or row.variant:
+        return []
+    out = []
+    for v in row.versions:
+        r = probe_toolkit(row.package, v, index=index, cache=cache, python=python,
+                          platform=f"manylinux_{row.platform}", every=every)
+        if r.toolkits and r.toolkits != [row.cuda]:
+            out.append((v, row.cuda, r.toolkits))
+    return out
 
 
 def kernel_labels(names: Iterable[str]) -> dict[str, str]:
