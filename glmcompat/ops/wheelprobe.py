@@ -374,8 +374,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
                          first_cubin: bool = False) -> FatbinCode:
     """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
     ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same). ``first_cubin``: stop
-    at the first cubin whose toolkit is read (the stream ends a few MB into the member; the entries are those
-    read so far)."""
+    after the first cubin (the stream ends a few MB into the member; the entries are those read so far)."""
     from glmcompat.model.errors import WheelError
     from glmcompat.readers.fatbin import FatbinError, FatbinStream, FatbinCode
 
@@ -397,7 +396,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
                 fs.feed(chunk[max(0, sec.offset - lo):min(len(chunk), end - lo)])
             if pos >= end:
                 break
-            if first_cubin and any(e.toolkit for e in fs.entries):
+            if first_cubin and any(e.kind == "sass" for e in fs.entries):  # read, or unreadable here
                 return FatbinCode.of(fs.entries, payloads=True)
     finally:
         gen.close()
@@ -691,13 +690,16 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
         try:
             members = elf_members(w.zip)
 
-            def one(m: ZipMember) -> dict[str, Any]:
-                return module_arch_json(m.name, read_gpu_code_member(w.zip, m, payloads=True))
+            def one(m: ZipMember) -> tuple[dict[str, Any], int]:
+                code = read_gpu_code_member(w.zip, m, payloads=True)
+                return module_arch_json(m.name, code), code.undecoded
 
-            raw_modules = _map(one, members)
+            read = _map(one, members)
+            raw_modules = [d for d, _ in read]
+            undecoded = sum(n for _, n in read)
         finally:
             fetched = w.reader.bytes_fetched
-        if cache is not None and key:
+        if cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
             cache.put_json(key, raw_modules)
     mods = arch_verdict([module_arch_of_json(d) for d in raw_modules], cap)
     primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
@@ -742,7 +744,7 @@ def probe_toolkit(package: str, version: str, *, index: IndexClient, cache: Cach
     platform = wheel_platform(platform)
     pkg = str(canonicalize_name(package))
     f = _find(index, cache, pkg, version, python, platform)
-    key = f"toolkit-v1-{int(every)}-{f.sha256}" if f.sha256 else None
+    key = f"toolkit-v2-{int(every)}-{f.sha256}" if f.sha256 else None
     if cache is not None and key:
         hit = cache.get_json(key)
         if isinstance(hit, dict):
@@ -753,14 +755,16 @@ def probe_toolkit(package: str, version: str, *, index: IndexClient, cache: Cach
         members = {m.name: m for m in elf_members(w.zip)}
         chosen = primary_modules(pkg, members, modules)
 
-        def one(name: str) -> tuple[str, dict[str, int]]:
+        def one(name: str) -> tuple[str, dict[str, int], int]:
             code = read_gpu_code_member(w.zip, members[name], payloads=every, first_cubin=not every)
-            return name, code.toolkits
+            return name, code.toolkits, code.undecoded
 
-        found = {name: tk for name, tk in _map(one, chosen) if tk}
+        read = _map(one, chosen)
+        found = {name: tk for name, tk, _ in read if tk}
+        undecoded = sum(n for _, _, n in read)
     finally:
         fetched = w.reader.bytes_fetched
-    if cache is not None and key:
+    if cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
         cache.put_json(key, {"modules": found})
     return ToolkitResult(pkg, version, f.filename, machine, found, every, fetched, f.size or 0,
                          round(time.perf_counter() - t0, 3))

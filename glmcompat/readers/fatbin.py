@@ -69,6 +69,7 @@ class FatbinEntry:
     size: int  # payload bytes
     kernels: tuple[str, ...] | None = None  # entry names, sorted (None: payload not read or not readable)
     toolkit: str | None = None  # the CUDA release that built a cubin ("12.4"); None for PTX or unread
+    undecoded: bool = False  # a zstd frame this Python has no decoder for (a later run with one reads it)
 
     @property
     def name(self) -> str:
@@ -89,6 +90,7 @@ class FatbinCode:
     kernels: dict[str, list[str]] | None = None  # code name -> sorted entry names; None: payloads not read
     toolkits: dict[str, int] = field(default_factory=dict)  # CUDA release -> cubins it built
     unreadable: int = 0  # entries whose payload could not be read (a zstd frame without a decoder, a malformed cubin)
+    undecoded: int = 0  # of those, zstd frames without a decoder here
 
     @staticmethod
     def of(entries: Iterable[FatbinEntry], *, payloads: bool = False) -> FatbinCode:
@@ -106,7 +108,7 @@ class FatbinCode:
         toolkits = Counter(e.toolkit for e in entries if e.toolkit)
         unreadable = sum(1 for e in entries if e.kernels is None) if kernels is not None else 0
         return FatbinCode(sass, ptx, dict(sorted(c.items())), sum(c.values()), kernels,
-                          dict(sorted(toolkits.items())), unreadable)
+                          dict(sorted(toolkits.items())), unreadable, sum(1 for e in entries if e.undecoded))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -295,14 +297,16 @@ def _walk(size: int, out: list[FatbinEntry], name: str, payloads: bool = False) 
                     raise FatbinError(f"{name}: fatbin entry at {e} has an implausible arch {arch}")
                 kernels: tuple[str, ...] | None = None
                 toolkit: str | None = None
+                undecoded = False
                 if payloads and esize:
                     body = yield (e + ehsize, esize)
                     try:
                         kernels, toolkit = read_payload(kind, flags, eh, body, f"{name}: entry at {e}")
+                        undecoded = kernels is None
                     except FatbinError:
                         pass  # a payload this reader cannot parse: its kernels stay unknown (counted as unreadable)
                 out.append(FatbinEntry("ptx" if kind == KIND_PTX else "sass", arch, flags, e, esize, kernels,
-                                       toolkit))
+                                       toolkit, undecoded))
             e += ehsize + esize
         pos = end
 
