@@ -39,7 +39,7 @@ def record_toolkits(out: Path) -> None:
     t0 = time.perf_counter()
     cache = Cache()
     with IndexClient(cache=cache) as ic:
-        for row in facts.rows("kernel"):
+        for row in facts.all_rows("kernel"):  # every platform's rows
             if row.cuda is None or row.variant:
                 continue
             for v in row.versions:
