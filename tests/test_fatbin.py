@@ -378,3 +378,38 @@ def test_malformed_payload_is_unreadable_not_fatal() -> None:
                                                        ("sass", None), ("sass", None), ("ptx", ())]
     code = FatbinCode.of(entries, payloads=True)
     assert code.unreadable == 4 and code.sass == ["sm_80", "sm_90a", "sm_100f", "sm_120a"]
+
+
+# -- the probes over a served wheel holding the nvcc-built library -----------------------------------------
+
+
+def test_probes_of_a_wheel_with_nvcc_units(units_so: tuple[str, Path], tmp_path: Path) -> None:
+    """probe_arch judges per kernel, probe_toolkit reads the first cubin only, kernel_cuda_drift audits a row."""
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.matrix.rows import Kernel
+    from glmcompat.ops.wheelprobe import kernel_cuda_drift, probe_arch, probe_toolkit
+    from tests.test_abi_fakes import BASE, Transport, wheel
+
+    compress, so = units_so
+    if compress == "default" and not _zstd_available():
+        pytest.skip("the PTX is a zstd frame and this Python has no zstd decoder")
+    files = {"units-1.0-cp310-abi3-manylinux2014_x86_64.whl":
+             wheel({"units/__init__.py": b"", "units/_C.so": so.read_bytes()}, "units", "1.0")}
+    release = _nvcc_release()
+    cache = Cache(tmp_path)
+    with IndexClient(BASE, client=Transport(files).client(), cache=cache) as ic:
+        r120 = probe_arch("units", "1.0", index=ic, cache=cache, target="sm120")
+        r90 = probe_arch("units", "1.0", index=ic, cache=cache, target="sm90")
+        tk = probe_toolkit("units", "1.0", index=ic, cache=None)
+        every = probe_toolkit("units", "1.0", index=ic, cache=None, every=True)
+        row = Kernel("arch-probe", "test", "units", ("1.0",), "9.0.0", cuda=release)
+        assert kernel_cuda_drift(row, index=ic, cache=cache) == []
+        wrong = Kernel("arch-probe", "test", "units", ("1.0",), "9.0.0", cuda="12.4")
+        assert kernel_cuda_drift(wrong, index=ic, cache=cache) == [("1.0", "12.4", [release])]
+    assert r120.ptx == ["compute_90"] and not r120.ok and r120.not_running == ["units/_C.so"]
+    assert [(g.kernels, g.code) for g in r120.uncovered] == [(1, ("sm_80", "sm_90"))]
+    assert r90.ok and r90.uncovered == [] and r90.cached
+    assert r120.toolkits == every.modules["units/_C.so"] and set(r120.toolkits) == {release}
+    assert list(tk.modules) == ["units/_C.so"] and tk.toolkits == [release]  # (a small member comes in one chunk)
+    assert tk.bytes_fetched <= every.bytes_fetched

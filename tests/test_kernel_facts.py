@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.rows import ArchProbe, Kernel
 from glmcompat.model.gpu import KernelCode, uncovered
 from glmcompat.ops.wheelprobe import ArchResult, arch_verdict, merge_kernel_code, module_arch_of_json
 
@@ -66,6 +67,7 @@ def test_matrix_row_is_the_recorded_probe() -> None:
     code = load_facts().gpu_code("vllm", "0.9.1")
     assert code is not None
     sass, ptx, row = code
+    assert isinstance(row, ArchProbe)
     r = _vllm(None, None)
     assert list(sass) == r.sass and list(ptx) == r.ptx
     assert [(g.kernels, g.code) for g in row.kernel_code] == [(g.kernels, g.code) for g in r.kernel_code]
@@ -101,8 +103,9 @@ def test_check_judges_vllm_per_kernel(tmp_path: Path, version: str, gap: str) ->
 # -- the CUDA toolkit of the kernel rows -----------------------------------------------------------------
 
 
-def _kernel_rows() -> list:  # type: ignore[type-arg]
-    return [k for k in load_facts().all_rows("kernel") if k.cuda is not None and not k.variant]
+def _kernel_rows() -> list[Kernel]:
+    rows = [k for k in load_facts().all_rows("kernel") if isinstance(k, Kernel)]
+    return [k for k in rows if k.cuda is not None and not k.variant]
 
 
 def test_every_kernel_row_cuda_is_its_cubins_toolkit() -> None:
