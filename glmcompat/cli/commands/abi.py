@@ -196,7 +196,8 @@ def _render_kernels(r: Any) -> str:
     unread = sum(m.unreadable for m in r.modules if m.member in (r.primary or [m.member]))
     if unread:
         parts.append(f"note: {unread} fatbin entr{'y' if unread == 1 else 'ies'} of the main modules could not be read "
-                     "(a zstd frame needs the zstandard module): coverage per kernel not judged\n")
+                     "(a zstd frame without the zstandard module, or a cubin this reader cannot parse): "
+                     "coverage per kernel not judged\n")
     gaps = r.uncovered
     if r.target is not None and gaps:
         labels = kernel_labels(g.example for g in gaps)
