@@ -413,3 +413,22 @@ def test_probes_of_a_wheel_with_nvcc_units(units_so: tuple[str, Path], tmp_path:
     assert r120.toolkits == every.modules["units/_C.so"] and set(r120.toolkits) == {release}
     assert list(tk.modules) == ["units/_C.so"] and tk.toolkits == [release]  # (a small member comes in one chunk)
     assert tk.bytes_fetched <= every.bytes_fetched
+
+
+@pytest.mark.parametrize(("code", "cap", "counted"), [
+    (("sm_70", "sm_75", "sm_80", "sm_89", "sm_90", "sm_100"), (12, 0), True),  # vllm 0.9.1: built before sm_120
+    (("sm_70", "sm_75", "sm_80", "sm_89", "sm_90", "sm_100"), (10, 3), False),  # sm_100 SASS runs on 10.3
+    (("sm_80", "sm_87", "sm_90", "compute_90"), (12, 0), False),  # its PTX is JIT-compiled there
+    (("sm_89", "sm_120"), (9, 0), False),  # vllm 0.18.0's FP8 Marlin: code on both sides, sm_90 skipped on purpose
+    (("sm_89", "sm_120"), (10, 0), False),
+    (("sm_80", "sm_89"), (9, 0), False),  # one generation's kernels (allspark)
+    (("sm_90a",), (12, 0), False),  # arch-specific
+    (("sm_80", "sm_90", "sm_100a"), (10, 3), True),  # sm_100a runs only on 10.0
+    (("sm_80", "sm_90"), (7, 5), False),  # compiled for newer GPUs only
+    (("sm_80", "compute_90a"), (12, 0), False),  # compute_90a is arch-specific: sm_80 alone is one generation
+])
+def test_uncovered_rule(code: tuple[str, ...], cap: tuple[int, int], counted: bool) -> None:
+    from glmcompat.model.gpu import KernelCode, uncovered
+
+    g = KernelCode(5, code, "k")
+    assert uncovered([g], cap) == ([g] if counted else [])

@@ -13,11 +13,13 @@ but only for its 633 Marlin kernels; its 1,628 other general kernels (paged_atte
 rotary_embedding ...) carry SASS up to sm_100 and nothing that runs on sm_120. :func:`kernel_groups` groups a
 library's kernels by the code each carries and :func:`uncovered` names the groups a target cannot run. A kernel
 counts only where the library plainly means it to run on newer GPUs: it carries *portable* code (PTX that is not
-arch-specific, or plain/family SASS of at least two majors) and some of that code is for an older GPU than the
-target. Not counted: kernels written for one generation (arch-specific ``sm_90a`` CUTLASS kernels; vllm's
-Ampere-only ``allspark`` kernels, sm_80 and sm_89 SASS only), which the library launches only there, and
-kernels compiled only for newer GPUs than the target (bf16/fp8 kernels absent from sm_75), which it never
-launches on older ones.
+arch-specific, or plain/family SASS of at least two majors) and all of its code is for older GPUs than the
+target: the library was built before the target or without it in its arch list. Not counted: kernels written
+for one generation (arch-specific ``sm_90a`` CUTLASS kernels; vllm's Ampere-only ``allspark`` kernels, sm_80 and
+sm_89 SASS only), which the library launches only there; kernels compiled only for newer GPUs than the target
+(bf16/fp8 kernels absent from sm_75), which it never launches on older ones; and kernels with code on both
+sides of the target that skip it (vllm 0.18.0's FP8 Marlin kernels: sm_89 and sm_120 SASS, none for sm_90 or
+sm_100, where vllm takes another path).
 """
 
 from __future__ import annotations
@@ -127,12 +129,11 @@ def portable(code: Iterable[str]) -> bool:
 
 
 def uncovered(groups: Iterable[KernelCode], capability: tuple[int, int]) -> list[KernelCode]:
-    """The groups of portable kernels with code for an older GPU than ``capability`` and none that runs on it."""
+    """The groups of portable kernels whose code is all for older GPUs than ``capability`` and none of it runs there."""
     out = []
     for g in groups:
         if not portable(g.code) or any(runs_on(c, capability) for c in g.code):
             continue
-        older = [c for c in map(parse_code, g.code) if c.suffix != "a" and (c.major, c.minor) < capability]
-        if older:
+        if all((c.major, c.minor) < capability for c in map(parse_code, g.code)):
             out.append(g)
     return out
