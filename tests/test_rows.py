@@ -56,6 +56,9 @@ def _same(value: object, model_value: object) -> bool:
     if isinstance(model_value, dict):
         return (isinstance(value, Mapping) and not isinstance(value, dict) and value.keys() == model_value.keys()
                 and all(_same(value[k], v) for k, v in model_value.items()))
+    if isinstance(model_value, schema.KernelGroup):  # a nested row: the same fields, as a frozen dataclass
+        return (dataclasses.is_dataclass(value) and not isinstance(value, type)
+                and all(_same(getattr(value, k), v) for k, v in model_value))
     if isinstance(model_value, tuple | list):
         return (isinstance(value, tuple) and len(value) == len(model_value)
                 and all(_same(a, b) for a, b in zip(value, model_value, strict=True)))

@@ -303,12 +303,20 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                                    probe=ctx.probe_command("arch", name, ver, f"--target {t.name}")))
             continue
         sass, ptx, row = code
-        if gpu.runnable(list(sass) + list(ptx), ctx.capability):
+        groups = getattr(row, "kernel_code", ())
+        gaps = gpu.uncovered(groups, ctx.capability)  # kernels meant for newer GPUs with no code for this one
+        if gpu.runnable(list(sass) + list(ptx), ctx.capability) and not gaps:
             continue
         have = ", ".join(list(sass) + list(ptx)) or "no GPU code at all (a CPU-only build)"
         msg = (f"{name} {ver} carries {have}; none of it runs on {t.name} (compute capability "
                f"{t.compute_capability}): SASS runs only on its own major with a minor at least its own "
                f"(sm_XYa: exactly X.Y), and there is no PTX to JIT")
+        if gaps:
+            g = gaps[0]
+            msg = (f"{sum(x.kernels for x in gaps)} of the {sum(x.kernels for x in groups)} kernels of {name} {ver} "
+                   f"have no code for {t.name} (compute capability {t.compute_capability}), e.g. {g.example}, "
+                   f"which carries only {', '.join(g.code)}"
+                   + (f"; its PTX ({', '.join(ptx)}) is that of other kernels" if ptx else ""))
         if name == "torch":
             remedy = "use a torch build with code for the target (see `glmcompat matrix show`)"
             for tr in ctx.facts.rows("torch"):

@@ -87,8 +87,12 @@ def arch_row(result: Any) -> dict[str, Any]:
     platform = getattr(result, "platform", "x86_64")
     source = (f"{arch_command(result.package, result.version, result.wheel, platform)}: fatbins of {result.wheel} "
               f"({', '.join(mods) or 'no GPU code'})")
-    return _with_platform({"package": result.package, "version": result.version, "sass": result.sass,
-                           "ptx": result.ptx, "evidence": "arch-probe", "source": source}, platform)
+    row = {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
+           "evidence": "arch-probe", "source": source}
+    groups = result.labelled_kernel_code() if hasattr(result, "labelled_kernel_code") else []
+    if len(groups) > 1:  # kernels that differ in their code: the per-kernel fact decides (model/gpu.py uncovered)
+        row["kernel_code"] = groups
+    return _with_platform(row, platform)
 
 
 def render_row(table: str, row: dict[str, Any]) -> str:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
+from glmcompat.model.gpu import KernelCode
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the warm paths do not import typing for this module
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
@@ -111,7 +113,7 @@ class AbiProbe(Fact):
 
 @dataclass(frozen=True, slots=True)
 class ArchProbe(Fact):
-    """A measured GPU-code list, read from a wheel's fatbins."""
+    """A measured GPU-code list, read from a wheel's fatbins (and, where read, its kernels grouped by their code)."""
 
     package: str
     version: str
@@ -119,6 +121,7 @@ class ArchProbe(Fact):
     variant: str | None = None
     platform: str = "x86_64"
     ptx: tuple[str, ...] = ()
+    kernel_code: tuple[KernelCode, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +276,10 @@ def _opt_tuple(v: list[str] | None) -> tuple[str, ...] | None:
     return None if v is None else tuple(v)
 
 
+def _kernel_code(v: list[Mapping[str, Any]]) -> tuple[KernelCode, ...]:
+    return tuple(KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in v)
+
+
 def _mapping_of_tuples(v: dict[str, list[str]]) -> Mapping[str, tuple[str, ...]]:
     return MappingProxyType({k: tuple(x) for k, x in v.items()})
 
@@ -285,7 +292,7 @@ _CONVERT: dict[str, dict[str, Callable[[Any], object]]] = {
     "family": {"pairs": MappingProxyType, "cudart": MappingProxyType},
     "kernel": {"versions": tuple, "sass": _opt_tuple, "ptx": _opt_tuple},
     "abi_probe": {"symbols": tuple},
-    "arch_probe": {"sass": tuple, "ptx": tuple},
+    "arch_probe": {"sass": tuple, "ptx": tuple, "kernel_code": _kernel_code},
     "abi_equal": {"torch": tuple},
     "compiled": {"packages": tuple},
     "primary_modules": {"modules": tuple},

@@ -233,8 +233,18 @@ class AbiProbe(Fact):
     symbols: tuple[str, ...] = ()
 
 
+class KernelGroup(_Row):
+    """Kernels of a wheel's main modules that carry the same GPU code (:func:`glmcompat.model.gpu.kernel_groups`)."""
+
+    kernels: Annotated[int, Field(ge=1)]
+    code: tuple[Code, ...] = Field(min_length=1)
+    example: NonEmpty  # one of them, by its (mangled) name
+
+
 class ArchProbe(Fact):
-    """A measured GPU-code list read from a wheel's fatbins."""
+    """A measured GPU-code list read from a wheel's fatbins; ``kernel_code``, where read, its kernels grouped by
+    the code they carry (a target runs the wheel only where it runs every group meant for newer GPUs:
+    :func:`glmcompat.model.gpu.uncovered`)."""
 
     package: Name
     version: VersionStr
@@ -242,6 +252,14 @@ class ArchProbe(Fact):
     platform: Platform = "x86_64"
     sass: tuple[Code, ...]
     ptx: tuple[Code, ...] = ()
+    kernel_code: tuple[KernelGroup, ...] = ()
+
+    @model_validator(mode="after")
+    def _groups_carry_its_code(self) -> ArchProbe:
+        extra = sorted({c for g in self.kernel_code for c in g.code} - set(self.sass) - set(self.ptx))
+        if extra:
+            raise ValueError(f"kernel_code names code the row's sass/ptx do not list: {', '.join(extra)}")
+        return self
 
 
 class AbiEqual(Fact):

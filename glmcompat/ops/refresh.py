@@ -1004,11 +1004,12 @@ def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache |
 
     from glmcompat.edges.ranges import HttpRangeReader
     from glmcompat.ops.wheelprobe import (
-        SUMMARY_VERSION,
+        ARCH_VERSION,
         ArchResult,
-        ModuleArch,
         _find,
         elf_members,
+        module_arch_json,
+        module_arch_of_json,
         probe_arch,
         read_gpu_code_member,
     )
@@ -1020,8 +1021,8 @@ def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache |
         return probe_arch(pkg, version, index=index, cache=cache, python=python, platform=tag)
     t0 = time.perf_counter()
     f = _find(index, cache, pkg, version, python, tag)
-    whole = f"arch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
-    some = f"archsel-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    whole = f"arch-v{ARCH_VERSION}-{f.sha256}" if f.sha256 else None
+    some = f"archsel-v{ARCH_VERSION}-{f.sha256}" if f.sha256 else None
     raw: list[dict[str, Any]] | None = None
     cached = False
     fetched = 0
@@ -1040,16 +1041,15 @@ def arch_probe(package: str, version: str, *, index: IndexClient, cache: Cache |
             zf = RemoteZip(reader)
             members = [m for m in elf_members(zf) if any(fnmatchcase(m.name, p) for p in patterns)]
 
-            def one(m: Any) -> dict[str, Any]:
-                code = read_gpu_code_member(zf, m)
-                return {"member": m.name, "sass": code.sass, "ptx": code.ptx, "counts": code.counts}
+            def one(m: Any) -> dict[str, Any]:  # with the kernels grouped by code and the toolkits (wheelprobe)
+                return module_arch_json(m.name, read_gpu_code_member(zf, m, payloads=True))
 
             raw = _map(one, members, 4)
         finally:
             fetched = reader.bytes_fetched
         if cache is not None and some:
             cache.put_json(some, {"patterns": list(patterns), "modules": raw})
-    mods = [ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw]
+    mods = [module_arch_of_json(d) for d in raw]
     primary = [m.member for m in mods if m.sass or m.ptx]
     return ArchResult(pkg, version, f.filename, mods, None, fetched, f.size or 0, round(time.perf_counter() - t0, 3),
                       cached, primary, platform)

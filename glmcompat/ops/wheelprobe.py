@@ -30,7 +30,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.model.errors import InputError
-from glmcompat.model.gpu import parse_capability, runs_on, sort_codes
+from glmcompat.model.gpu import KernelCode, kernel_groups, parse_capability, runs_on, sort_codes, uncovered
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
@@ -45,7 +45,8 @@ SCHEMA_VERSION = 1
 # load only on some paths (sgl-kernel: its loader imports sm90/common_ops on capability 9.0 exactly and
 # sm100/common_ops everywhere else; flash_ops/flashmla_ops load only for Hopper/Blackwell attention,
 # mscclpp for multi-node all-reduce). Packages not listed: every module with GPU code counts.
-SUMMARY_VERSION = 1  # torch summaries and arch lists
+SUMMARY_VERSION = 1  # torch summaries
+ARCH_VERSION = 2  # v2: kernels per code (grouped) and the toolkits of the cubins
 EXT_SUMMARY_VERSION = 2  # v2: weak_undefined kept; siblings' defined names = those the wheel needs
 ABI_VERSION = 2  # v2: C-named stable-ABI symbols count (glmcompat.readers.elf.needs_from_torch)
 WHOLE_INFLATED = 64 << 20  # bytes: a member that inflates to more is read in parts (SparseMember), never whole
@@ -178,6 +179,14 @@ class ModuleArch:
     counts: dict[str, int]
     runs: bool | None = None
     runs_with: list[str] = field(default_factory=list)
+    toolkits: dict[str, int] = field(default_factory=dict)  # CUDA release -> cubins it built
+    kernel_code: list[KernelCode] = field(default_factory=list)  # its kernels grouped by the code they carry
+    unreadable: int = 0  # fatbin entries whose kernels could not be read (zstd without a decoder)
+    uncovered: list[KernelCode] = field(default_factory=list)  # with a target: groups with no code for it
+
+    @property
+    def kernels(self) -> int:
+        return sum(g.kernels for g in self.kernel_code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +222,34 @@ class ArchResult:
     def not_running(self) -> list[str]:
         return [m.member for m in self._checked() if m.runs is False]
 
+    @property
+    def toolkits(self) -> dict[str, int]:
+        """CUDA release -> cubins it built, over the main modules."""
+        out: dict[str, int] = {}
+        for m in self._checked():
+            for k, n in m.toolkits.items():
+                out[k] = out.get(k, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: _release_key(kv[0])))
+
+    @property
+    def kernel_code(self) -> list[KernelCode]:
+        """The main modules' kernels grouped by the code they carry (groups of equal code merged)."""
+        return merge_kernel_code(g for m in self._checked() for g in m.kernel_code)
+
+    @property
+    def uncovered(self) -> list[KernelCode]:
+        return merge_kernel_code(g for m in self._checked() for g in m.uncovered)
+
+    def labelled_kernel_code(self) -> list[dict[str, Any]]:
+        """:attr:`kernel_code` as a matrix row keeps it: each example by its short demangled name
+        (:func:`kernel_labels`); empty where some entry could not be read (no per-kernel fact then)."""
+        if any(m.unreadable for m in self._checked()):
+            return []
+        groups = self.kernel_code
+        labels = kernel_labels(g.example for g in groups)
+        return [{"kernels": g.kernels, "code": list(g.code), "example": labels.get(g.example, g.example)}
+                for g in groups]
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["version"] = SCHEMA_VERSION
@@ -224,8 +261,24 @@ class ArchResult:
         d["all_sass"] = sort_codes({c for m in self.modules for c in m.sass})
         d["all_ptx"] = sort_codes({c for m in self.modules for c in m.ptx})
         d["missing"] = self.not_running
+        d["toolkits"] = self.toolkits
+        d["kernels"] = sum(g.kernels for g in self.kernel_code)
+        d["uncovered_kernels"] = sum(g.kernels for g in self.uncovered)
         d["kind"] = "arch"
         return d
+
+
+def _release_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def merge_kernel_code(groups: Iterable[KernelCode]) -> list[KernelCode]:
+    """Groups of equal code summed (the example of the first), largest first."""
+    merged: dict[tuple[str, ...], KernelCode] = {}
+    for g in groups:
+        old = merged.get(g.code)
+        merged[g.code] = g if old is None else KernelCode(old.kernels + g.kernels, g.code, old.example)
+    return sorted(merged.values(), key=lambda g: (-g.kernels, g.code))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -266,14 +319,19 @@ def compare_abi(ext: Mapping[str, Mapping[str, Any]], torch_exports: frozenset[s
 
 
 def arch_verdict(modules: Iterable[ModuleArch], capability: tuple[int, int] | None) -> list[ModuleArch]:
-    """Fill in ``runs`` for a target: a module with GPU code runs when some entry runs there."""
+    """Fill in ``runs`` for a target: a module with GPU code runs when some entry runs there and no kernel
+    it means for newer GPUs lacks code for the target (:func:`glmcompat.model.gpu.uncovered`; not judged
+    where some entry's kernels could not be read)."""
     out = []
     for m in modules:
         if capability is None or not (m.sass or m.ptx):
-            out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, None, []))
+            out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, None, [], m.toolkits, m.kernel_code,
+                                  m.unreadable))
             continue
         good = [c for c in m.sass + m.ptx if runs_on(c, capability)]
-        out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, bool(good), good))
+        gaps = uncovered(m.kernel_code, capability) if not m.unreadable else []
+        out.append(ModuleArch(m.member, m.sass, m.ptx, m.counts, bool(good) and not gaps, good, m.toolkits,
+                              m.kernel_code, m.unreadable, gaps))
     return out
 
 
@@ -312,8 +370,11 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
         raise ElfError(f"{label}: {e.message}") from None
 
 
-def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
-    """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end."""
+def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
+                         first_cubin: bool = False) -> FatbinCode:
+    """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
+    ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same). ``first_cubin``: stop
+    after the first cubin (the stream ends a few MB into the member; the entries are those read so far)."""
     from glmcompat.model.errors import WheelError
     from glmcompat.readers.fatbin import FatbinError, FatbinStream, FatbinCode
 
@@ -322,7 +383,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)
     label = f"{zf.name}: {m.name}: .nv_fatbin"
-    fs = FatbinStream(sec.size, label)
+    fs = FatbinStream(sec.size, label, payloads=payloads or first_cubin)
     pos = 0
     end = sec.offset + sec.size
     gen = zf.stream(m)
@@ -335,10 +396,12 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember) -> FatbinCode:
                 fs.feed(chunk[max(0, sec.offset - lo):min(len(chunk), end - lo)])
             if pos >= end:
                 break
+            if first_cubin and any(e.kind == "sass" for e in fs.entries):  # read, or unreadable here
+                return FatbinCode.of(fs.entries, payloads=True)
     finally:
         gen.close()
     try:
-        return FatbinCode.of(fs.finish())
+        return FatbinCode.of(fs.finish(), payloads=payloads)
     except FatbinError:
         raise
     except WheelError:  # pragma: no cover
@@ -567,6 +630,25 @@ def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats:
     return summary
 
 
+def module_arch_json(member: str, code: FatbinCode) -> dict[str, Any]:
+    """The cached summary of one module's GPU code: names, counts, toolkits, kernels grouped by code."""
+    groups = kernel_groups(code.kernels or {})
+    return {"member": member, "sass": code.sass, "ptx": code.ptx, "counts": code.counts, "toolkits": code.toolkits,
+            "kernel_code": [asdict(g) for g in groups], "unreadable": code.unreadable}
+
+
+def module_arch_to_json(m: ModuleArch) -> dict[str, Any]:
+    """A module's GPU code in its cached form (the inverse of :func:`module_arch_of_json`)."""
+    return {"member": m.member, "sass": m.sass, "ptx": m.ptx, "counts": m.counts, "toolkits": m.toolkits,
+            "kernel_code": [asdict(g) for g in m.kernel_code], "unreadable": m.unreadable}
+
+
+def module_arch_of_json(d: Mapping[str, Any]) -> ModuleArch:
+    groups = [KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in d.get("kernel_code", [])]
+    return ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"], None, [], dict(d.get("toolkits", {})), groups,
+                      d.get("unreadable", 0))
+
+
 def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str] | None = None) -> list[str]:
     """The members whose GPU code decides the verdict (``patterns``, else the matrix's
     ``[[primary_modules]]`` for the package, else all)."""
@@ -595,7 +677,7 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     pkg = str(canonicalize_name(package))
     tname, cap = parse_target(target) if target else (None, None)
     f = _find(index, cache, pkg, version, python, platform)
-    key = f"arch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
+    key = f"arch-v{ARCH_VERSION}-{f.sha256}" if f.sha256 else None
     fetched = 0
     cached = False
     raw_modules: list[dict[str, Any]] | None = None
@@ -608,16 +690,119 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
         try:
             members = elf_members(w.zip)
 
-            def one(m: ZipMember) -> dict[str, Any]:
-                code = read_gpu_code_member(w.zip, m)
-                return {"member": m.name, "sass": code.sass, "ptx": code.ptx, "counts": code.counts}
+            def one(m: ZipMember) -> tuple[dict[str, Any], int]:
+                code = read_gpu_code_member(w.zip, m, payloads=True)
+                return module_arch_json(m.name, code), code.undecoded
 
-            raw_modules = _map(one, members)
+            read = _map(one, members)
+            raw_modules = [d for d, _ in read]
+            undecoded = sum(n for _, n in read)
         finally:
             fetched = w.reader.bytes_fetched
-        if cache is not None and key:
+        if cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
             cache.put_json(key, raw_modules)
-    mods = arch_verdict([ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"]) for d in raw_modules], cap)
+    mods = arch_verdict([module_arch_of_json(d) for d in raw_modules], cap)
     primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
     return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
                       round(time.perf_counter() - t0, 3), cached, primary, machine)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolkitResult:
+    """The CUDA toolkit that built a wheel's cubins, per main module: {release: cubins read}."""
+
+    package: str
+    version: str
+    wheel: str
+    platform: str
+    modules: dict[str, dict[str, int]]
+    every: bool  # every cubin read (else the first cubin of each module)
+    bytes_fetched: int
+    bytes_total: int
+    seconds: float
+
+    @property
+    def toolkits(self) -> list[str]:
+        return sorted({k for m in self.modules.values() for k in m}, key=_release_key)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["package_version"] = self.version
+        d["toolkits"] = self.toolkits
+        return d
+
+
+def probe_toolkit(package: str, version: str, *, index: IndexClient, cache: Cache | None = None,
+                  python: str = "cp311", platform: str = "manylinux_x86_64", every: bool = False,
+                  modules: Iterable[str] | None = None) -> ToolkitResult:
+    """The CUDA release that built the cubins of ``package==version``'s main modules, read from each cubin's
+    ELF header (``e_version``) or ``.note.nv.tkinfo`` note. By default the first cubin of each module is
+    read (its fatbin starts a few MB into the module: the stream stops there); ``every``: all of them (the
+    whole module is fetched, as ``glmcompat arch`` does)."""
+    t0 = time.perf_counter()
+    machine = machine_of(platform)
+    platform = wheel_platform(platform)
+    pkg = str(canonicalize_name(package))
+    f = _find(index, cache, pkg, version, python, platform)
+    key = f"toolkit-v2-{int(every)}-{f.sha256}" if f.sha256 else None
+    if cache is not None and key:
+        hit = cache.get_json(key)
+        if isinstance(hit, dict):
+            return ToolkitResult(pkg, version, f.filename, machine, hit["modules"], every, 0, f.size or 0,
+                                 round(time.perf_counter() - t0, 3))
+    w = _Wheel(index, f)
+    try:
+        members = {m.name: m for m in elf_members(w.zip)}
+        chosen = primary_modules(pkg, members, modules)
+
+        def one(name: str) -> tuple[str, dict[str, int], int]:
+            code = read_gpu_code_member(w.zip, members[name], payloads=every, first_cubin=not every)
+            return name, code.toolkits, code.undecoded
+
+        read = _map(one, chosen)
+        found = {name: tk for name, tk, _ in read if tk}
+        undecoded = sum(n for _, _, n in read)
+    finally:
+        fetched = w.reader.bytes_fetched
+    if cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
+        cache.put_json(key, {"modules": found})
+    return ToolkitResult(pkg, version, f.filename, machine, found, every, fetched, f.size or 0,
+                         round(time.perf_counter() - t0, 3))
+
+
+def kernel_cuda_drift(row: Any, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
+                      every: bool = False) -> list[tuple[str, str, list[str]]]:
+    """Audit a ``[[kernel]]`` row's ``cuda`` against the wheels of its own platform: for each of its releases,
+    the toolkit that built the cubins of its main modules (:func:`probe_toolkit`). Returns (version, recorded,
+    found) for each release whose cubins state another release than the row (or more than one); a row with no
+    ``cuda``, a labelled ``variant`` (not on the package index) or no cubins in a release's wheel is skipped.
+    For :mod:`glmcompat.ops.refresh`'s audit."""
+    if row.cuda is None or row.variant:
+        return []
+    out = []
+    for v in row.versions:
+        r = probe_toolkit(row.package, v, index=index, cache=cache, python=python,
+                          platform=f"manylinux_{row.platform}", every=every)
+        if r.toolkits and r.toolkits != [row.cuda]:
+            out.append((v, row.cuda, r.toolkits))
+    return out
+
+
+def kernel_labels(names: Iterable[str]) -> dict[str, str]:
+    """Short display names of kernels: demangled, without template arguments, parameters or return type
+    (``_ZN4vllm25paged_attention_v2_kernelI...`` -> ``vllm::paged_attention_v2_kernel``)."""
+    from glmcompat.readers.elf import demangle
+
+    out = {}
+    for mangled, full in demangle(names).items():
+        text, depth, keep = full, 0, []
+        for ch in text:
+            if ch in "<(":
+                depth += 1
+            elif ch in ">)":
+                depth = max(0, depth - 1)
+            elif depth == 0:
+                keep.append(ch)
+        label = "".join(keep).strip()
+        out[mangled] = label.rsplit(" ", 1)[-1] if label else mangled
+    return out

@@ -202,6 +202,34 @@ def _arch(argv: Sequence[str]) -> int:
     return 0 if result.ok else 1
 
 
+def _render_kernels(r: Any) -> str:
+    """The main modules' kernels, the toolkits of their cubins and, with a target, the kernels it cannot run."""
+    from glmcompat.ops.wheelprobe import kernel_labels
+
+    groups = r.kernel_code
+    parts = []
+    if r.toolkits:
+        parts.append("built by " + ", ".join(f"CUDA {k} ({n} cubin{'s' if n != 1 else ''})" for k, n in r.toolkits.items())
+                     + "\n")
+    if groups:
+        parts.append(f"kernels: {sum(g.kernels for g in groups)} in {len(groups)} group(s) by the code they carry\n")
+    unread = sum(m.unreadable for m in r.modules if m.member in (r.primary or [m.member]))
+    if unread:
+        parts.append(f"note: {unread} fatbin entr{'y' if unread == 1 else 'ies'} of the main modules could not be read "
+                     "(a zstd frame without the zstandard module, or a cubin this reader cannot parse): "
+                     "coverage per kernel not judged\n")
+    gaps = r.uncovered
+    if r.target is not None and gaps:
+        labels = kernel_labels(g.example for g in gaps)
+        total = sum(g.kernels for g in groups)
+        parts.append(f"{sum(g.kernels for g in gaps)} of {total} kernels have no code for {r.target}:\n")
+        for g in gaps[:5]:
+            parts.append(f"  {g.kernels} with only {', '.join(g.code)} (e.g. {labels.get(g.example, g.example)})\n")
+        if len(gaps) > 5:
+            parts.append(f"  ... and {len(gaps) - 5} more group(s) (--json lists them)\n")
+    return "".join(parts)
+
+
 def _render_arch(r: Any, note: str | None = None, *, notes: bool = True) -> str:
     """The text report of a GPU-code probe (``notes``: the bytes-and-seconds line, left out with -q)."""
     parts: list[str] = []
@@ -215,7 +243,10 @@ def _render_arch(r: Any, note: str | None = None, *, notes: bool = True) -> str:
         if m.member not in checked:
             line += "  (bundled; not judged)"
         elif m.runs is not None:
-            line += f"  -> {'runs on ' + r.target + ' (' + ', '.join(m.runs_with) + ')' if m.runs else 'NO code for ' + r.target}"
+            if m.uncovered:
+                line += f"  -> {sum(g.kernels for g in m.uncovered)} of {m.kernels} kernels lack code for {r.target}"
+            else:
+                line += f"  -> {'runs on ' + r.target + ' (' + ', '.join(m.runs_with) + ')' if m.runs else 'NO code for ' + r.target}"
         out(line + "\n")
     if not with_code:
         out(f"  no GPU code in any of its {len(r.modules)} shared object(s)\n")
@@ -224,14 +255,17 @@ def _render_arch(r: Any, note: str | None = None, *, notes: bool = True) -> str:
             out("  torch/lib/libtorch_cuda.so is " + ("there, with no fatbin\n" if has_cuda else
                                                     "not in this wheel: a CPU-only build\n"))
     out(f"\nmain modules: SASS {', '.join(r.sass) or 'none'}; PTX {', '.join(r.ptx) or 'none'}\n")
+    out(_render_kernels(r))
     if notes:
         out(f"{_how(r)}, {r.seconds:.2f} s\n")
     if r.target is not None:
         if r.ok:
             out(f"runs on {r.target}: every module with GPU code has code for it\n")
         else:
-            out(f"DOES NOT RUN on {r.target}: {', '.join(r.not_running)} carr{'y' if len(r.not_running) > 1 else 'ies'} "
-                f"no SASS or PTX for it\n")
+            gaps = r.uncovered
+            what = (f"{sum(g.kernels for g in gaps)} of their kernels carry" if gaps else
+                    f"carr{'y' if len(r.not_running) > 1 else 'ies'}")
+            out(f"DOES NOT RUN on {r.target}: {', '.join(r.not_running)}: {what} no SASS or PTX for it\n")
             out(f"hint: pick a release built with SASS for {r.target} (or PTX of an older compute_XY)\n")
     if note:
         out(f"note: {note}\n")
