@@ -44,7 +44,7 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
         trial["torch"] = torch
         ok = True
         for name in family:
-            v = facts.family_for_torch(name, torch)
+            v = _kept(facts, name, pkgs[name], torch) or facts.family_for_torch(name, torch)
             if v is None:
                 ok = False
                 break
@@ -57,6 +57,23 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
             changed = {n: v for n, v in trial.items() if pkgs.get(n, "").split("+")[0] != v or n == "torch"}
             return dict(sorted({**keep, **changed}.items()))
     return None
+
+
+def _kept(facts: Facts, name: str, version: str, torch: str) -> str | None:
+    """``version`` itself when it already pairs with ``torch`` (its recorded torch requirement admits it and no
+    probe proves a break): the least change keeps what an engine pins (sglang 0.5.9: torchcodec==0.8.0)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        public = Version(version).public
+        found = facts.family(name, public)
+        if found is None or not SpecifierSet(found[0]).contains(torch, prereleases=True):
+            return None
+    except (InvalidVersion, InvalidSpecifier):
+        return None
+    verdict = facts.abi_verdict(name, public, torch)
+    return public if verdict is None or verdict.compatible else None
 
 
 __all__ = ["for_lock", "one_safe_set", "torch_candidates"]
