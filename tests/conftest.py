@@ -16,13 +16,16 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LOCKS = FIXTURES / "locks"
 
-# Installer variables of the developer's shell that would point a test at another index, cache or configuration.
+# Installer variables of the developer's shell (an index, a cache, find-links, offline mode, a configuration file) would
+# change what the real uv and pip do in a test: none reaches a test, except, for the tests marked `network` (and the
+# session, whose fixtures they may use), the variables naming how pip reaches the real index.
 _INSTALLER_ENV = ("UV_", "PIP_")
+_INDEX_ACCESS = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "PIP_TRUSTED_HOST", "PIP_CLIENT_CERT"})
 
 
-def _strip_installer_env(mp: pytest.MonkeyPatch) -> None:
+def _strip_installer_env(mp: pytest.MonkeyPatch, *, network: bool = False) -> None:
     for k in list(os.environ):
-        if k.startswith(_INSTALLER_ENV):
+        if k.startswith(_INSTALLER_ENV) and not (network and k in _INDEX_ACCESS):
             mp.delenv(k)
     mp.setenv("UV_PYTHON_DOWNLOADS", "never")
 
@@ -78,23 +81,29 @@ def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Defaults for the whole session (fixtures of a wider scope than a test run under them): a private glmcompat
-    cache, no installer variables of the developer's shell; and the shipped matrix validated once."""
+    cache, no installer variables of the developer's shell, the socket guard in every Python process a test starts
+    (:data:`GUARD`, through ``PYTHONPATH``); and the shipped matrix validated once."""
     mp = pytest.MonkeyPatch()
     mp.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
-    _strip_installer_env(mp)
+    _strip_installer_env(mp, network=True)
+    guard = tmp_path_factory.mktemp("socket-guard")
+    (guard / "sitecustomize.py").write_text(GUARD)
+    _PYTHONPATH["unguarded"] = os.environ.get("PYTHONPATH")
+    mp.setenv("PYTHONPATH", os.pathsep.join([str(guard), *filter(None, [os.environ.get("PYTHONPATH")])]))
     _build_matrix_entry()
     yield
     mp.undo()
 
 
 @pytest.fixture(autouse=True)
-def _hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+              monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test gets a private cache (holding only the validated shipped matrix); installer variables of the
     developer's shell (``UV_*``, ``PIP_*``) do not leak in."""
     cache = tmp_path_factory.mktemp("cache")
     seed_matrix(cache)
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
-    _strip_installer_env(monkeypatch)
+    _strip_installer_env(monkeypatch, network=request.node.get_closest_marker("network") is not None)
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------
@@ -116,12 +125,88 @@ def _is_local(host: object) -> bool:
         return False
 
 
+# The same guard in the Python processes a test starts (glmcompat's CLI, pip): a sitecustomize module on PYTHONPATH
+# that patches the socket module when something imports it (importing nothing itself: the start-up paths' import
+# tests see the modules they would see without it). uv, which is not Python, is pointed at local indexes by the tests.
+GUARD = '''"""The test suite's socket guard (tests/conftest.py): no connection or name look-up beyond this machine."""
+import sys
+
+
+def _local(host):
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if not isinstance(host, str):
+        return False
+    h = host.strip("[]").lower().split("%", 1)[0].rstrip(".")
+    return (h in ("localhost", "::1") or h.endswith((".localhost", ".invalid")) or h.startswith("127.")
+            or h == "0:0:0:0:0:0:0:1")
+
+
+def _patch(socket):
+    connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+
+    def check(sock, host):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _local(host):
+            raise OSError(f"the test suite's socket guard refuses a connection to {host!r} (mark the test network)")
+
+    def guarded_connect(self, address):
+        check(self, address[0])
+        return connect(self, address)
+
+    def guarded_connect_ex(self, address):
+        check(self, address[0])
+        return connect_ex(self, address)
+
+    def guarded_getaddrinfo(host, *args, **kwargs):
+        if host is not None and not _local(host):
+            raise socket.gaierror(socket.EAI_NONAME, f"the test suite's socket guard refuses to look up {host!r}")
+        return getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = (guarded_connect, guarded_connect_ex,
+                                                                           guarded_getaddrinfo)
+
+
+class _Finder:
+    """Patches the socket module as it is first imported, then steps aside."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "socket":
+            return None
+        sys.meta_path.remove(cls)
+        for finder in sys.meta_path:
+            spec = finder.find_spec(name, path, target) if hasattr(finder, "find_spec") else None
+            if spec is not None and spec.loader is not None:
+                exec_module = spec.loader.exec_module
+
+                def patched(module, exec_module=exec_module):
+                    exec_module(module)
+                    _patch(module)
+
+                spec.loader.exec_module = patched
+                return spec
+        return None
+
+
+if "socket" in sys.modules:
+    _patch(sys.modules["socket"])
+else:
+    sys.meta_path.insert(0, _Finder)
+'''
+_PYTHONPATH: dict[str, str | None] = {}
+
+
 @pytest.fixture(autouse=True)
 def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refuse, in the test process, any connection or name look-up beyond this machine (loopback: the local index
-    servers the tests run) unless the test is marked ``network``. Names under ``.invalid`` (RFC 6761: never
-    resolved) are looked up as usual: tests use them to see a name fail."""
+    """Refuse, in the test process and the Python processes it starts, any connection or name look-up beyond this
+    machine (loopback: the local index servers the tests run) unless the test is marked ``network``. Names under
+    ``.invalid`` (RFC 6761: never resolved) are looked up as usual: tests use them to see a name fail."""
     if request.node.get_closest_marker("network"):
+        if "unguarded" in _PYTHONPATH:
+            if _PYTHONPATH["unguarded"] is None:
+                monkeypatch.delenv("PYTHONPATH", raising=False)
+            else:
+                monkeypatch.setenv("PYTHONPATH", _PYTHONPATH["unguarded"])
         return
     connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
 

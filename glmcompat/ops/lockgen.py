@@ -139,9 +139,11 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         if recalled is not None:
             return recalled
     from glmcompat.decide.explain import resolve
-    from glmcompat.decide.resolver import Request
+    from glmcompat.decide.resolver import Request, root_requirements
     from glmcompat.edges.sources import IndexSource
 
+    request = Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine)
+    root_requirements(facts, request)  # bad input (a --with, a model no engine serves) fails before any index traffic
     own_client = None
     index: Any = None
     if source is None:
@@ -163,7 +165,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
             index.prefetch(list(wanted.items()))
         source = Progress(index, quiet)
     try:
-        outcome = resolve(facts, source, Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine))
+        outcome = resolve(facts, source, request)
     finally:
         if isinstance(source, Progress):
             source.done()
