@@ -148,6 +148,8 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
     index: Any = None
     if source is None:
         from glmcompat.edges.cache import Cache
+        from packaging.utils import canonicalize_name
+
         from glmcompat.edges.index import IndexClient
 
         own_client = IndexClient(cache=Cache())
@@ -160,7 +162,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         for w in req.with_:
             name, eq, version = w.replace(" ", "").partition("==")
             if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
-                wanted[name.lower().replace("_", "-").replace(".", "-")] = version
+                wanted[canonicalize_name(name)] = version
         if prefetch:
             index.prefetch(list(wanted.items()))
         source = Progress(index, quiet)

@@ -26,12 +26,11 @@ from urllib.parse import unquote, urlsplit
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import parse_sdist_filename, parse_wheel_filename
+from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import Version
 
 from glmcompat.matrix.store import read_input
 from glmcompat.model.errors import LockFormatError
-from glmcompat.model.names import canonicalize
 from glmcompat.readers.depset import Entry, Lock
 from glmcompat.readers.depset import line_of as _line_of
 from glmcompat.readers.depset import toml as _toml
@@ -445,7 +444,7 @@ class _RequirementsReader:
                 version, spec = _pin_or_spec(req.specifier)
             except (ValueError, TypeError, LookupError, RecursionError) as e:
                 raise _error(f"invalid requirement {text!r}: {_first_line(e)}", f.shown, n) from None
-            parsed = self._parsed[text] = (canonicalize(req.name), req.url, marker, version, spec)
+            parsed = self._parsed[text] = (canonicalize_name(req.name), req.url, marker, version, spec)
         name, url, marker, version, spec = parsed
         if url:
             source, _, version = _direct(f.shown, n, name, url)
@@ -493,9 +492,9 @@ def _direct(where: Path | str, line: int | None, name: str | None, url: str) -> 
         wname, wversion, _, _ = parse_wheel_filename(file)
     except ValueError as e:
         raise _error(f"invalid wheel file name {file!r}: {_first_line(e)}", where, line) from None
-    if name is not None and canonicalize(wname) != name:
+    if name is not None and canonicalize_name(wname) != name:
         raise _error(f"{name!r} names the wheel {file!r}, which is {wname!r}", where, line)
-    return "wheel", canonicalize(wname), str(wversion)
+    return "wheel", canonicalize_name(wname), str(wversion)
 
 
 def _is_location(text: str) -> bool:
@@ -510,13 +509,13 @@ def _is_location(text: str) -> bool:
 
 def _egg(location: str) -> str | None:
     m = re.search(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)", location)
-    return canonicalize(m.group(1)) if m and _NAME.match(m.group(1)) else None
+    return canonicalize_name(m.group(1)) if m and _NAME.match(m.group(1)) else None
 
 
 def _sdist_name(location: str) -> str | None:
     try:
         name, _ = parse_sdist_filename(_url_file(location))
-        return canonicalize(name)
+        return canonicalize_name(name)
     except ValueError:
         return None
 
@@ -530,7 +529,7 @@ def _directory_name(location: str) -> str | None:
     last = os.path.basename(os.path.normpath(loc.rstrip("/"))) if loc.strip() else ""
     if not last or last in (".", "..") or last.lower() in _GENERIC_DIRS or not _NAME.match(last):
         return None
-    return canonicalize(last)
+    return canonicalize_name(last)
 
 
 def parse_requirements(path: Path, text: str) -> Lock:
@@ -580,7 +579,7 @@ def _name_version(path: Path, p: dict[str, Any], line: int | None, i: int) -> tu
         Version(version)
     except ValueError:
         raise _error(f"package {name!r}: invalid version {version!r}", path, line) from None
-    return canonicalize(name), version
+    return canonicalize_name(name.strip()), version
 
 
 def _metadata(path: Path, text: str, doc: dict[str, Any]) -> dict[str, Any]:
@@ -702,7 +701,7 @@ def _poetry_extras(path: Path, text: str, doc: dict[str, Any]) -> dict[str, list
         found = [re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", s) for s in _str_list(names, path, line, f"extra {extra!r}")]
         if not all(found):
             raise _error(f"extra {extra!r}: invalid package name in {names!r}", path, line)
-        out[extra] = [canonicalize(m.group(1)) for m in found if m]
+        out[extra] = [canonicalize_name(m.group(1)) for m in found if m]
     return out
 
 
@@ -777,7 +776,7 @@ def _pipfile_entry(path: Path, name: str, info: dict[str, Any], line: int | None
         if isinstance(info.get(key), str):
             source = {"git": "git", "path": _local_kind(info[key]), "file": _url_kind(info[key])}[key]
             if source == "wheel":
-                source, _, version = _direct(path, line, canonicalize(name), info[key])
+                source, _, version = _direct(path, line, canonicalize_name(name.strip()), info[key])
             break
     if info.get("editable") is True:
         source = "editable"
@@ -791,7 +790,7 @@ def _pipfile_entry(path: Path, name: str, info: dict[str, Any], line: int | None
             raise _error(f"{what}: invalid version {raw!r}", path, line) from None
     elif source == "registry":
         spec = ""
-    return Entry(canonicalize(name), version, _marker(info.get("markers"), path, line, what), source, spec, line=line)
+    return Entry(canonicalize_name(name.strip()), version, _marker(info.get("markers"), path, line, what), source, spec, line=line)
 
 
 def _pipfile_python(meta: dict[str, Any]) -> str | None:
@@ -833,7 +832,7 @@ def parse_pipfile_lock(path: Path, text: str) -> Lock:
             if not _NAME.match(name) or not isinstance(info, dict):
                 raise _error(f"{section}: invalid package {name!r}", path, line)
             entries.append(_pipfile_entry(path, name, info, line))
-            _merge_groups(groups, canonicalize(name), [section])
+            _merge_groups(groups, canonicalize_name(name.strip()), [section])
     return Lock(str(path), "Pipfile.lock", tuple(entries), _pipfile_python(meta), (), {"groups": groups})
 
 
@@ -995,7 +994,7 @@ def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
     rest = m.group("rest").strip() if m else ""
     if not m or "[" in rest or "|" in rest:
         raise _error(f"unsupported conda package spec {s!r}", path, n)
-    name = canonicalize(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
+    name = canonicalize_name(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
     if not rest:
         return _CondaSpec(name, None, "", "", "")
     if rest[0] in "<>!~":
