@@ -233,6 +233,21 @@ def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
 
 
+# The files whose tests take seconds each (real uv locks, many CLI processes, deadlines waited out, fuzzing): marked
+# `slow`, for a developer's quick `-m 'not slow'`; the README's command runs them all.
+SLOW_FILES = frozenset({
+    "test_lock_fast.py", "test_lock_safety.py", "test_lock_fast_spec.py", "test_project_lock.py", "test_lock.py",
+    "test_fastpath.py", "test_reliability_deadlines.py", "test_network_faults.py", "test_reliability_linear.py",
+    "test_fuzz.py", "test_realworld.py", "test_pip_guard.py", "test_refresh.py", "test_gates.py",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+
+
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run `python -m glmcompat ARGS` as a real process (exit codes and stderr as a user sees them). The cache it
     uses gets the session's validated matrix (:func:`seed_matrix`) for the shipped files and for ``--matrix``
