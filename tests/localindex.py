@@ -43,10 +43,12 @@ def _served_requires(requires: Iterator[str] | tuple[str, ...] | list[str], name
     """The Requires-Dist lines that name a served project (the rest of a real wheel's requirements dropped)."""
     import re
 
+    from packaging.utils import canonicalize_name
+
     out = []
     for r in requires:
         m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r)
-        if m and re.sub(r"[-_.]+", "-", m.group(1)).lower() in names:
+        if m and canonicalize_name(m.group(1)) in names:
             out.append(r)
     return tuple(out)
 

@@ -67,3 +67,20 @@ def test_mypy_strict_is_clean():
     r = subprocess.run([_tool("mypy"), "--no-incremental", "--cache-dir", "/dev/null"], cwd=ROOT, capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+
+
+def test_contributors_hooks_run_the_gates():
+    """`.pre-commit-config.yaml` is a valid pre-commit configuration whose hooks are these gates, run with the
+    development environment's tools (local hooks: nothing fetched, the versions CI uses)."""
+    import yaml
+
+    r = subprocess.run([_tool("pre-commit"), "validate-config", ".pre-commit-config.yaml"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    assert [repo["repo"] for repo in doc["repos"]] == ["local"]
+    hooks = {h["id"]: h for repo in doc["repos"] for h in repo["hooks"]}
+    assert {h["language"] for h in hooks.values()} == {"system"}
+    assert hooks["ruff"]["entry"].split()[:2] == ["ruff", "check"]
+    assert hooks["mypy"]["entry"] == "mypy" and hooks["mypy"]["pass_filenames"] is False  # [tool.mypy]'s files
+    assert hooks["import-linter"]["entry"] == "lint-imports"

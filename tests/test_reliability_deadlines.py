@@ -37,7 +37,7 @@ def _build() -> dict[str, bytes]:
         # 10M symbols (with the null one), each named by one 1 MiB string
         "elf10m": wheel(elf_with_symbols(9_999_999, 1 << 20)),
         # under the symbol cap, each of 1.5M symbols naming another suffix of one 1 MiB string (1.5 TB of names)
-        "suffixes": wheel(elf_with_symbols(1_500_000, 1 << 20, distinct=True)),
+        "suffixes": wheel(elf_with_symbols(1_500_000, 1 << 20, distinct=True), level=6),  # 9: 13x the time, 0.3% smaller
         "norange": wheel(elf_with_symbols(10, 8)),
     }
 

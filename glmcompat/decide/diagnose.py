@@ -21,7 +21,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.matrix.view import Facts
-from glmcompat.model.signatures import Hit, LogContext, canonical
+from glmcompat.model.names import canonicalize
+from glmcompat.model.signatures import Hit, LogContext
 
 # The first CUDA toolkit whose nvcc knows each arch-specific architecture (NVIDIA's CUDA toolkit release notes:
 # 12.0 added sm_90a, 12.8 sm_100a/sm_120a, 12.9 sm_103a/sm_121a and the family targets, 13.0 renamed sm_101 to
@@ -53,7 +54,7 @@ class Env:
         return cls(versions=dict(ctx.versions), cuda=dict(ctx.cuda), seen=dict(ctx.seen))
 
     def version(self, package: str) -> str:
-        return self.versions.get(canonical(package), "")
+        return self.versions.get(canonicalize(package), "")
 
 
 def _v(text: str) -> Version | None:
@@ -102,7 +103,7 @@ def _label_remedy(package: str, release: str, torch: str, facts: Facts) -> str:
 
 
 def _half(package: str, env: Env) -> tuple[str, str] | None:
-    files = env.half_installed.get(canonical(package))
+    files = env.half_installed.get(canonicalize(package))
     if not files:
         return None
     ver = env.version(package)
@@ -110,7 +111,7 @@ def _half(package: str, env: Env) -> tuple[str, str] | None:
     return (f"{_shown(package, ver)} is half-installed: {len(files)} file(s) its RECORD lists are missing ({shown}), "
             "so its compiled extension cannot load whatever torch is installed",
             f"reinstall it: pip install --force-reinstall --no-deps {package}{'==' + ver if ver else ''}"
-            + (f" --upgrade --target {env.targets[canonical(package)]}" if canonical(package) in env.targets else ""))
+            + (f" --upgrade --target {env.targets[canonicalize(package)]}" if canonicalize(package) in env.targets else ""))
 
 
 def _family(package: str, env: Env, facts: Facts) -> tuple[str, str] | None:

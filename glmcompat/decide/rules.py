@@ -39,7 +39,6 @@ class Context:
     facts: Facts
     model: str | None = None
     allow_unknown: bool = False
-    findings: list[Finding] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # name -> source kind, for those not from an index
     unpinned: dict[str, str] = field(default_factory=dict)  # name -> specifier, named without an exact pin
     overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures

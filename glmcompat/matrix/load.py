@@ -31,24 +31,8 @@ SNAPSHOT = Path(__file__).with_name("snapshot.json")  # in a built wheel only (h
 
 def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     """The matrix as :class:`Facts`, validated once and then served from the cache."""
-    files = matrix_files(paths)
-    from glmcompat.matrix.locations import code_fingerprint
-
-    # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
-    # (not resolved: a symlinked path is only another entry); each file is read as any input is (regular files
-    # only, size-capped): the validating loader names what is wrong
-    h = hashlib.blake2b(code_fingerprint().encode(), digest_size=16)
-    digests: dict[str, str] = {}
-    try:
-        for f in files:
-            h.update(f"{os.path.abspath(f)}\0".encode("utf-8", "surrogateescape"))
-            d = hashlib.blake2b(read_input(f, InputError, "a matrix file")).digest()
-            h.update(d)
-            digests[f.name] = d.hex()
-    except (OSError, InputError):
-        files = []  # let the validating loader name the missing file
-    key = h.hexdigest()
-    cached = cache_dir() / f"matrix-v{FORMAT}-{key}.json"
+    files, key, digests = _keyed(paths)
+    cached = cache_dir() / entry_name(key)
     if files:
         data = _cached_matrix(cached)
         if data is None and not paths:  # the shipped matrix: the wheel's snapshot, if these are its files
@@ -66,6 +50,39 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
         except OSError:
             pass  # a read-only cache only costs speed
     return Facts.from_plain(plain, key)
+
+
+def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:
+    """(the matrix files, the cache key, each file's digest by name); no files when one cannot be read."""
+    files = matrix_files(paths)
+    from glmcompat.matrix.locations import code_fingerprint
+
+    # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
+    # (not resolved: a symlinked path is only another entry); each file is read as any input is (regular files
+    # only, size-capped): the validating loader names what is wrong
+    h = hashlib.blake2b(code_fingerprint().encode(), digest_size=16)
+    digests: dict[str, str] = {}
+    try:
+        for f in files:
+            h.update(f"{os.path.abspath(f)}\0".encode("utf-8", "surrogateescape"))
+            d = hashlib.blake2b(read_input(f, InputError, "a matrix file")).digest()
+            h.update(d)
+            digests[f.name] = d.hex()
+    except (OSError, InputError):
+        files = []  # let the validating loader name the missing file
+    return files, h.hexdigest(), digests
+
+
+def entry_name(key: str) -> str:
+    """The file name, in the cache directory, of the entry for the matrix of cache key ``key``."""
+    return f"matrix-v{FORMAT}-{key}.json"
+
+
+def cache_entry_name(paths: Sequence[str | Path] | None = None) -> str | None:
+    """The name of the cache entry :func:`load_facts` reads and writes for these matrix files (the shipped
+    ones by default); None when a file cannot be read."""
+    files, key, _ = _keyed(paths)
+    return entry_name(key) if files else None
 
 
 def _document(plain: Any, **extra: Any) -> bytes:

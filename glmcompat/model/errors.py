@@ -35,7 +35,7 @@ class GlmcompatError(Exception):
     a stack unsafe, 3 for environment failures (network, uv).
     """
 
-    exit_code = 2
+    exit_code = EXIT_INPUT
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
         self.message = message
@@ -66,7 +66,7 @@ class UnsafeError(GlmcompatError):
     """What was asked for cannot be made safe (exit 1). ``causes``: why, structured (the message is their
     rendering), for reports that carry more than the one line."""
 
-    exit_code = 1
+    exit_code = EXIT_UNSAFE
 
     def __init__(self, message: str, *, causes: tuple[Cause, ...] = (), path: str | None = None,
                  line: int | None = None) -> None:
@@ -77,13 +77,13 @@ class UnsafeError(GlmcompatError):
 class EnvironmentFailure(GlmcompatError):
     """Something outside the input failed: the network, the index, the uv binary."""
 
-    exit_code = 3
+    exit_code = EXIT_ENVIRONMENT
 
 
 class InternalError(GlmcompatError):
     """An error glmcompat did not expect (a bug), as the library raises it: the original is its ``__cause__``."""
 
-    exit_code = 4
+    exit_code = EXIT_INTERNAL
 
 
 # -- the top-level contract ---------------------------------------------------------------------------
@@ -163,7 +163,7 @@ class TransferError(WheelError):
     """The server failed to deliver the wheel's bytes (answers cut short again and again, a stall past the
     deadline, an unexpected HTTP status): an environment failure (exit 3), not a bad wheel."""
 
-    exit_code = 3
+    exit_code = EXIT_ENVIRONMENT
 
 
 __all__ = ["EXIT_ENVIRONMENT", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_UNSAFE", "EnvironmentFailure",

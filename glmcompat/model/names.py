@@ -7,7 +7,9 @@ import re
 
 
 def canonicalize(name: str) -> str:
-    """PEP 503 name normalization (as packaging.utils.canonicalize_name, without its import cost)."""
+    """PEP 503 name normalization: packaging.utils.canonicalize_name of the stripped name (a property test holds
+    them equal), for the modules that do not import packaging (the model layer, the warm paths); a module that
+    imports packaging anyway uses canonicalize_name itself."""
     return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
+from glmcompat.model.names import canonicalize
+
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
 MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
@@ -141,14 +143,9 @@ _CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc)
 ]
 
 
-def canonical(name: str) -> str:
-    """A distribution's normalized name (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def module_package(module: str) -> str:
     """The distribution that ships top-level module ``module`` (``sgl_kernel`` -> ``sgl-kernel``)."""
-    return MODULE_PACKAGES.get(module) or canonical(module)
+    return MODULE_PACKAGES.get(module) or canonicalize(module)
 
 
 @dataclass
@@ -162,14 +159,14 @@ class LogContext:
     seen: dict[str, str] = field(default_factory=dict)  # every version seen per distribution, "a, b"
 
     def version(self, package: str) -> str:
-        return self.versions.get(canonical(package), "")
+        return self.versions.get(canonicalize(package), "")
 
     def take(self, line: str) -> None:
         if not any(c.isdigit() for c in line):
             return
         for pat in _VERSIONS:
             for m in pat.finditer(line):
-                name = canonical(m.group("name"))
+                name = canonicalize(m.group("name"))
                 name = "torch" if name == "pytorch" else name
                 self._version(name, m.group("ver"))
         if "dist-info" in line:

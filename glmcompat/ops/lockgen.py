@@ -134,12 +134,16 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         if recalled is not None:
             return recalled
     from glmcompat.decide.explain import resolve
-    from glmcompat.decide.resolver import Request
+    from glmcompat.decide.resolver import Request, root_requirements
     from glmcompat.edges.sources import IndexSource
 
+    request = Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine)
+    root_requirements(facts, request)  # bad input (a --with, a model no engine serves) fails before any index traffic
     own_client = None
     index: Any = None
     if source is None:
+        from packaging.utils import canonicalize_name
+
         from glmcompat.edges.index import IndexClient
 
         own_client = IndexClient(req.index.url, cache=req.index.cache())
@@ -152,12 +156,12 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         for w in req.with_:
             name, eq, version = w.replace(" ", "").partition("==")
             if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
-                wanted[name.lower().replace("_", "-").replace(".", "-")] = version
+                wanted[canonicalize_name(name)] = version
         if prefetch:
             index.prefetch(list(wanted.items()))
         source = Progress(index, quiet)
     try:
-        outcome = resolve(facts, source, Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine))
+        outcome = resolve(facts, source, request)
     finally:
         if isinstance(source, Progress):
             source.done()

@@ -26,12 +26,11 @@ from urllib.parse import unquote, urlsplit
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import parse_sdist_filename, parse_wheel_filename
+from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import Version
 
 from glmcompat.matrix.store import read_input
 from glmcompat.model.errors import LockFormatError
-from glmcompat.model.names import canonicalize
 from glmcompat.readers.depset import Entry, Lock
 from glmcompat.readers.depset import line_of as _line_of
 from glmcompat.readers.depset import toml as _toml
@@ -445,7 +444,7 @@ class _RequirementsReader:
                 version, spec = _pin_or_spec(req.specifier)
             except (ValueError, TypeError, LookupError, RecursionError) as e:
                 raise _error(f"invalid requirement {text!r}: {_first_line(e)}", f.shown, n) from None
-            parsed = self._parsed[text] = (canonicalize(req.name), req.url, marker, version, spec)
+            parsed = self._parsed[text] = (canonicalize_name(req.name), req.url, marker, version, spec)
         name, url, marker, version, spec = parsed
         if url:
             source, _, version = _direct(f.shown, n, name, url)
@@ -493,9 +492,9 @@ def _direct(where: Path | str, line: int | None, name: str | None, url: str) -> 
         wname, wversion, _, _ = parse_wheel_filename(file)
     except ValueError as e:
         raise _error(f"invalid wheel file name {file!r}: {_first_line(e)}", where, line) from None
-    if name is not None and canonicalize(wname) != name:
+    if name is not None and canonicalize_name(wname) != name:
         raise _error(f"{name!r} names the wheel {file!r}, which is {wname!r}", where, line)
-    return "wheel", canonicalize(wname), str(wversion)
+    return "wheel", canonicalize_name(wname), str(wversion)
 
 
 def _is_location(text: str) -> bool:
@@ -510,13 +509,13 @@ def _is_location(text: str) -> bool:
 
 def _egg(location: str) -> str | None:
     m = re.search(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)", location)
-    return canonicalize(m.group(1)) if m and _NAME.match(m.group(1)) else None
+    return canonicalize_name(m.group(1)) if m and _NAME.match(m.group(1)) else None
 
 
 def _sdist_name(location: str) -> str | None:
     try:
         name, _ = parse_sdist_filename(_url_file(location))
-        return canonicalize(name)
+        return canonicalize_name(name)
     except ValueError:
         return None
 
@@ -530,7 +529,7 @@ def _directory_name(location: str) -> str | None:
     last = os.path.basename(os.path.normpath(loc.rstrip("/"))) if loc.strip() else ""
     if not last or last in (".", "..") or last.lower() in _GENERIC_DIRS or not _NAME.match(last):
         return None
-    return canonicalize(last)
+    return canonicalize_name(last)
 
 
 def parse_requirements(path: Path, text: str) -> Lock:
@@ -580,7 +579,7 @@ def _name_version(path: Path, p: dict[str, Any], line: int | None, i: int) -> tu
         Version(version)
     except ValueError:
         raise _error(f"package {name!r}: invalid version {version!r}", path, line) from None
-    return canonicalize(name), version
+    return canonicalize_name(name.strip()), version
 
 
 def _metadata(path: Path, text: str, doc: dict[str, Any]) -> dict[str, Any]:
@@ -702,7 +701,7 @@ def _poetry_extras(path: Path, text: str, doc: dict[str, Any]) -> dict[str, list
         found = [re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", s) for s in _str_list(names, path, line, f"extra {extra!r}")]
         if not all(found):
             raise _error(f"extra {extra!r}: invalid package name in {names!r}", path, line)
-        out[extra] = [canonicalize(m.group(1)) for m in found if m]
+        out[extra] = [canonicalize_name(m.group(1)) for m in found if m]
     return out
 
 
@@ -777,7 +776,7 @@ def _pipfile_entry(path: Path, name: str, info: dict[str, Any], line: int | None
         if isinstance(info.get(key), str):
             source = {"git": "git", "path": _local_kind(info[key]), "file": _url_kind(info[key])}[key]
             if source == "wheel":
-                source, _, version = _direct(path, line, canonicalize(name), info[key])
+                source, _, version = _direct(path, line, canonicalize_name(name.strip()), info[key])
             break
     if info.get("editable") is True:
         source = "editable"
@@ -791,7 +790,7 @@ def _pipfile_entry(path: Path, name: str, info: dict[str, Any], line: int | None
             raise _error(f"{what}: invalid version {raw!r}", path, line) from None
     elif source == "registry":
         spec = ""
-    return Entry(canonicalize(name), version, _marker(info.get("markers"), path, line, what), source, spec, line=line)
+    return Entry(canonicalize_name(name.strip()), version, _marker(info.get("markers"), path, line, what), source, spec, line=line)
 
 
 def _pipfile_python(meta: dict[str, Any]) -> str | None:
@@ -833,7 +832,7 @@ def parse_pipfile_lock(path: Path, text: str) -> Lock:
             if not _NAME.match(name) or not isinstance(info, dict):
                 raise _error(f"{section}: invalid package {name!r}", path, line)
             entries.append(_pipfile_entry(path, name, info, line))
-            _merge_groups(groups, canonicalize(name), [section])
+            _merge_groups(groups, canonicalize_name(name.strip()), [section])
     return Lock(str(path), "Pipfile.lock", tuple(entries), _pipfile_python(meta), (), {"groups": groups})
 
 
@@ -842,150 +841,135 @@ def parse_pipfile_lock(path: Path, text: str) -> Lock:
 Scalar = tuple[int, str]  # (line, value) of a YAML scalar
 _CONDA_KEYS = ("name", "channels", "dependencies", "prefix", "variables")
 _CONDA_LISTS = ("channels", "dependencies")
-_ESCAPES = {'"': '"', "\\": "\\", "/": "/"}  # of YAML's: the ones a package spec or a path can use
-
-
-def _yaml_quoted(path: Path, n: int, s: str) -> tuple[str, str]:
-    """A quoted YAML scalar at the start of ``s``: (value, the rest of the line)."""
-    q, out, i = s[0], [], 1
-    while i < len(s):
-        c = s[i]
-        if c == q and q == "'" and s[i + 1:i + 2] == "'":
-            out.append("'")
-            i += 2
-            continue
-        if c == q:
-            return "".join(out), s[i + 1:]
-        if c == "\\" and q == '"':
-            esc = s[i + 1:i + 2]
-            if esc not in _ESCAPES:
-                raise _error(f"unsupported YAML escape {s[i:i + 2]!r}", path, n)
-            out.append(_ESCAPES[esc])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    raise _error(f"unterminated quoted string {s!r}", path, n)
-
-
-def _yaml_scalar(path: Path, n: int, s: str) -> str:
-    """A one-line YAML scalar (plain, 'single' or "double" quoted), its trailing comment dropped."""
-    if s[:1] in ("'", '"'):
-        value, rest = _yaml_quoted(path, n, s)
-        if rest.strip() and not re.match(r"\s+#", rest):
-            raise _error(f"unexpected text after a quoted string: {rest.strip()!r}", path, n)
-        return value
-    value = _COMMENT.sub("", s).strip()
-    if not value:
-        raise _error("an empty value", path, n)
-    if value[0] in "[]{}&*!|>%@`,#" or re.match(r"[-?:](\s|$)", value) or ": " in value or value.endswith(":"):
-        raise _error(f"unsupported YAML (this reader knows the subset conda environment files use): {s.strip()!r}",
-                     path, n)
-    return value
-
-
-def _yaml_flow_list(path: Path, n: int, s: str) -> list[Scalar]:
-    """``[a, "b"]`` (one line, no nesting)."""
-    m = re.fullmatch(r"\[(.*)\]\s*(#.*)?", s.strip())
-    if not m or "[" in m.group(1) or "]" in m.group(1):
-        raise _error(f"unsupported YAML flow list {s.strip()!r}", path, n)
-    items = [x.strip() for x in m.group(1).split(",")]
-    if items == [""]:
-        return []
-    return [(n, _yaml_scalar(path, n, x)) for x in items]
-
-
-class _CondaYaml:
-    """A line reader for the YAML subset of conda environment files: top-level ``name``/``prefix``
-    scalars, ``channels`` and ``dependencies`` lists of scalars (block or one-line flow), one ``- pip:``
-    sub-list in ``dependencies``, and a ``variables`` mapping of scalars."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.doc: dict[str, Any] = {}
-        self.key: str | None = None  # the block list or mapping being read
-        self.col: int | None = None  # the column of its "- " items
-        self.pip_key: int | None = None  # while a "- pip:" list is open: the column of "pip"
-        self.pip_col: int | None = None  # ... and of its items
-
-    def read(self, text: str) -> dict[str, Any]:
-        """{key: (line, str) | [(line, str) | {"pip": [(line, str)] | None}] | {var: (line, str)} | None}."""
-        for n, raw in enumerate(text.split("\n"), 1):
-            body = raw.strip()
-            if not body or body.startswith("#") or (body == "---" and not self.doc):
-                continue
-            if "\t" in raw[: len(raw) - len(raw.lstrip(" \t"))]:
-                raise _error("a tab in the indentation (YAML allows spaces only)", self.path, n)
-            col = len(raw) - len(raw.lstrip(" "))
-            if col == 0 and not body.startswith("- ") and body != "-":
-                self.top_key(n, body)
-            elif body.startswith("- ") or body == "-":
-                after = body[1:]
-                self.item(n, col, col + 1 + len(after) - len(after.lstrip()), after.strip())
-            elif self.key == "variables" and col > 0:
-                self.variable(n, body)
-            else:
-                raise self.unsupported(n, body)
-        return self.doc
-
-    def unsupported(self, n: int, text: str) -> LockFormatError:
-        return _error(f"unsupported YAML (this reader knows the subset conda environment files use): {text!r}",
-                      self.path, n)
-
-    def top_key(self, n: int, body: str) -> None:
-        m = re.match(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:(\s+|$)(.*)$", body)
-        if not m:
-            raise _error(f"expected 'key:' at the top level, not {body!r}", self.path, n)
-        key, rest = m.group(1), m.group(3)
-        rest = "" if rest.lstrip().startswith("#") else rest.strip()
-        if key not in _CONDA_KEYS:
-            raise _error(f"unsupported key {key!r} (known: {', '.join(_CONDA_KEYS)})", self.path, n)
-        if key in self.doc:
-            raise _error(f"duplicate key {key!r}", self.path, n)
-        self.key, self.col, self.pip_key, self.pip_col = key, None, None, None
-        if not rest:
-            self.doc[key] = None
-        elif key in _CONDA_LISTS:
-            self.doc[key], self.key = _yaml_flow_list(self.path, n, rest), None
-        elif key == "variables":
-            raise _error(f"'variables' must be a block mapping, not {rest!r}", self.path, n)
-        else:
-            self.doc[key], self.key = (n, _yaml_scalar(self.path, n, rest)), None
-
-    def item(self, n: int, col: int, value_col: int, value: str) -> None:
-        """A ``- value`` line at ``col`` (its value at ``value_col``)."""
-        if self.key not in _CONDA_LISTS:
-            raise _error(f"a list item outside 'channels' or 'dependencies': {value!r}", self.path, n)
-        items = self.doc[self.key] = self.doc[self.key] or []
-        if self.pip_key is not None and self.col is not None and col > self.col:
-            if col < self.pip_key or col != (self.pip_col if self.pip_col is not None else col):
-                raise _error(f"inconsistent indentation of {value!r}", self.path, n)
-            self.pip_col = col
-            items[-1]["pip"] = (items[-1]["pip"] or []) + [(n, _yaml_scalar(self.path, n, value))]
-            return
-        if col != (self.col if self.col is not None else col):
-            raise _error(f"inconsistent indentation of {value!r}", self.path, n)
-        self.col, self.pip_key, self.pip_col = col, None, None
-        if self.key == "dependencies" and re.fullmatch(r"""(pip|"pip"|'pip')\s*:\s*(#.*)?""", value):
-            if any(isinstance(x, dict) for x in items):
-                raise _error("a second '- pip:' section", self.path, n)
-            self.pip_key = value_col
-            items.append({"pip": None})
-            return
-        items.append((n, _yaml_scalar(self.path, n, value)))
-
-    def variable(self, n: int, body: str) -> None:
-        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s+(.*)$", body)
-        if not m:
-            raise self.unsupported(n, body)
-        self.doc["variables"] = self.doc["variables"] or {}
-        self.doc["variables"][m.group(1)] = (n, _yaml_scalar(self.path, n, m.group(2)))
+MAX_CONDA = 2 << 20  # characters of a conda environment file (such files are a few KB; PyYAML reads ~1 MB a second)
+MAX_CONDA_DEPTH = 8  # nesting of YAML collections (a conda file nests three deep: dependencies, - pip:, its list)
+_NULL = "tag:yaml.org,2002:null"
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def conda_document(path: Path, text: str) -> dict[str, Any]:
-    """Read a conda environment file's YAML (the subset such files use; anything else is a
-    :class:`LockFormatError` naming the line). Scalars come as (line, value)."""
-    return _CondaYaml(path).read(text)
+    """Read a conda environment file with PyYAML's safe loader (libyaml's where PyYAML has it). Anchors and aliases
+    are refused (a few lines of aliases can stand for more nodes than memory holds), and so is any shape a conda
+    environment file does not have; each refusal is a :class:`LockFormatError` naming the line. Returns
+    {key: (line, str) | [(line, str) | {"pip": [(line, str)] | None}] | {var: (line, str)} | None}: each scalar
+    with its line and its text as written (no type conversion: ``- 1.10`` stays ``1.10``)."""
+    import yaml
+
+    if len(text) > MAX_CONDA:
+        raise _error(f"{len(text)} characters is more than a conda environment file may hold ({MAX_CONDA >> 20} "
+                     "MiB)", path)
+    for n, raw in enumerate(text.split("\n"), 1):
+        if "\t" in raw[: len(raw) - len(raw.lstrip(" \t"))] and raw.strip():
+            raise _error("a tab in the indentation (YAML allows spaces only)", path, n)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        depth = 0
+        for event in yaml.parse(text, Loader=loader):
+            line = event.start_mark.line + 1 if event.start_mark is not None else None
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise _error("a YAML anchor or alias (refused: conda environment files need none, and aliases can "
+                             "expand without bound)", path, line)
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_CONDA_DEPTH:
+                    raise _error(f"YAML nested deeper than {MAX_CONDA_DEPTH}", path, line)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        root = yaml.compose(text, Loader=loader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        what = ", ".join(x for x in (e.context, e.problem) if x)
+        raise _error(f"invalid YAML: {what}", path, mark.line + 1 if mark is not None else None) from None
+    except yaml.YAMLError as e:
+        raise _error(f"invalid YAML: {_first_line(e)}", path) from None
+    return _CondaNodes(path, text).document(root)
+
+
+class _CondaNodes:
+    """The composed YAML of a conda environment file as :func:`conda_document`'s plain values."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.split("\n")
+
+    def source(self, node: Any) -> str:
+        """The text of ``node`` as written on its first line."""
+        m = node.start_mark
+        return self.lines[m.line][m.column:].strip() if m.line < len(self.lines) else ""
+
+    def unsupported(self, node: Any, where: str, expected: str) -> LockFormatError:
+        return _error(f"unsupported YAML in {where} ({expected} is expected): {self.source(node)!r}", self.path,
+                      node.start_mark.line + 1)
+
+    def scalar(self, node: Any, where: str, expected: str) -> Scalar:
+        import yaml
+
+        line = node.start_mark.line + 1
+        if not isinstance(node, yaml.ScalarNode):
+            raise self.unsupported(node, where, expected)
+        if node.tag == _NULL and node.value in ("", "~"):
+            raise _error(f"an empty value in {where}", self.path, line)
+        if node.end_mark.line != node.start_mark.line and not (node.end_mark.line == node.start_mark.line + 1
+                                                                 and node.end_mark.column == 0):
+            raise _error(f"a value over several lines in {where}: {' '.join(node.value.split())!r}", self.path, line)
+        if _CONTROL.search(node.value):
+            raise _error(f"a control character in {node.value!r}", self.path, line)
+        return line, node.value
+
+    def document(self, root: Any) -> dict[str, Any]:
+        import yaml
+
+        doc: dict[str, Any] = {}
+        if root is None:
+            return doc
+        if not isinstance(root, yaml.MappingNode):
+            raise _error(f"expected 'key:' at the top level, not {self.source(root)!r}", self.path,
+                         root.start_mark.line + 1)
+        for knode, vnode in root.value:
+            line = knode.start_mark.line + 1
+            if not isinstance(knode, yaml.ScalarNode):
+                raise _error(f"expected 'key:' at the top level, not {self.source(knode)!r}", self.path, line)
+            key = knode.value
+            if key not in _CONDA_KEYS:
+                raise _error(f"unsupported key {key!r} (known: {', '.join(_CONDA_KEYS)})", self.path, line)
+            if key in doc:
+                raise _error(f"duplicate key {key!r}", self.path, line)
+            if isinstance(vnode, yaml.ScalarNode) and vnode.tag == _NULL and vnode.value in ("", "~", "null"):
+                doc[key] = None
+            elif key in _CONDA_LISTS:
+                doc[key] = self.items(key, vnode)
+            elif key == "variables":
+                if not isinstance(vnode, yaml.MappingNode):
+                    raise _error(f"'variables' must be a mapping, not {self.source(vnode)!r}", self.path,
+                                 vnode.start_mark.line + 1)
+                doc[key] = {self.scalar(k, "variables", "a name")[1]: self.scalar(v, "variables", "a value")
+                            for k, v in vnode.value}
+            else:
+                doc[key] = self.scalar(vnode, repr(key), "a value")
+        return doc
+
+    def items(self, key: str, node: Any) -> list[Any]:
+        import yaml
+
+        if not isinstance(node, yaml.SequenceNode):
+            raise _error(f"{key!r} must be a list, not {self.source(node)!r}", self.path, node.start_mark.line + 1)
+        out: list[Any] = []
+        for item in node.value:
+            if key == "dependencies" and isinstance(item, yaml.MappingNode) and len(item.value) == 1 \
+                    and isinstance(item.value[0][0], yaml.ScalarNode) and item.value[0][0].value == "pip":
+                if any(isinstance(x, dict) for x in out):
+                    raise _error("a second '- pip:' section", self.path, item.start_mark.line + 1)
+                pip = item.value[0][1]
+                if isinstance(pip, yaml.ScalarNode) and pip.tag == _NULL:
+                    out.append({"pip": None})
+                elif isinstance(pip, yaml.SequenceNode):
+                    out.append({"pip": [self.scalar(x, "'- pip:'", "a requirement line") for x in pip.value] or None})
+                else:
+                    raise self.unsupported(pip, "'- pip:'", "a list of requirement lines")
+                continue
+            expected = "a package spec or a '- pip:' list" if key == "dependencies" else "a channel name"
+            out.append(self.scalar(item, repr(key), expected))
+        return out
 
 
 _CONDA_SPEC = re.compile(r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9._-]*)\s*(?P<rest>.*)$")
@@ -1010,7 +994,7 @@ def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
     rest = m.group("rest").strip() if m else ""
     if not m or "[" in rest or "|" in rest:
         raise _error(f"unsupported conda package spec {s!r}", path, n)
-    name = canonicalize(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
+    name = canonicalize_name(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
     if not rest:
         return _CondaSpec(name, None, "", "", "")
     if rest[0] in "<>!~":

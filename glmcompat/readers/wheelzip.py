@@ -552,7 +552,3 @@ class SparseMember:
         if crc != self.m.crc:
             raise WheelError(self.zf.name, "CRC mismatch", self.m.name)
         return b"".join(kept)
-
-    @property
-    def compressed_fetched(self) -> int:
-        return self._pc + self._tc

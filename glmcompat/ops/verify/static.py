@@ -25,6 +25,7 @@ from importlib import metadata
 from typing import Any
 
 from glmcompat.model.findings import Finding
+from glmcompat.model.names import canonicalize
 from glmcompat.ops.verify.records import Record, error_text
 
 # Extension files known to link the torch C++ ABI, by distribution (globs under site-packages).
@@ -45,10 +46,6 @@ WATCHED = {
     "flashinfer": "flashinfer-python", "transformers": "transformers", "sglang": "sglang", "triton": "triton",
     "torchao": "torchao",
 }
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
@@ -78,7 +75,7 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
                                      "Name or Version (a half-installed or broken package)",
                                      remedy=f"reinstall or remove {where}"))
             continue
-        key = canonical(name)
+        key = canonicalize(name)
         if key in first:
             other = first[key]
             if key in WATCHED.values():
