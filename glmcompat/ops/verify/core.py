@@ -357,7 +357,8 @@ def _gather(nccl: Child, report: dict[str, Any]) -> dict[str, Any]:
         return report
     if ranks is None:
         report["ok"] = False
-        report["findings"].append(Finding("distributed", "error", (), "rank 0 could not gather the other ranks' "
+        report["findings"].append(Finding(rule="distributed", severity="error", packages=(),
+                                          message="rank 0 could not gather the other ranks' "
                                           "reports (the NCCL all-reduce failed or a rank hung)",
                                           remedy="see the nccl-all-reduce probe of each rank").to_json())
         return report
@@ -421,7 +422,8 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
     if target is None and device is not None and cap is not None:
         target = next((t for t in facts.rows("target") if gpu.parse_capability(t.compute_capability) == cap), None)
         if target is None:
-            findings.append(Finding("target", "warning", (), f"the device's capability {device['capability']} is no "
+            findings.append(Finding(rule="target", severity="warning", packages=(),
+                                    message=f"the device's capability {device['capability']} is no "
                                     "target of the matrix: target-specific rules were not evaluated",
                                     remedy="pass --target to check against a known target"))
     if dev and dev.get("status") == "passed" and cap is not None:
@@ -430,7 +432,8 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
     imp = by_id.get("import:torch")
     if imp and imp.get("status") == "skipped" and imp.get("absent") == "torch":
         put({**imp, "status": "failed", "summary": "torch is not installed: there is no serving stack to verify"})
-        findings.append(Finding("import", "error", ("torch",), "torch is not installed in this environment",
+        findings.append(Finding(rule="import", severity="error", packages=(("torch", ""),),
+                                message="torch is not installed in this environment",
                                 remedy="install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
     # -- (a) installed ---------------------------------------------------------------------------
     inst = by_id.get("installed")
@@ -487,8 +490,10 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
             got = package_cause(key, env, facts, "needs torch symbols the installed torch does not define")
             if got is not None:
                 remedy = got[1]
-            findings.append(Finding("abi", severity, (f"{key}=={d['version']}", f"torch=={d['torch']}"), msg,
-                                    _read_files("abi-probe", sorted({f for f, _, _ in missing})), remedy))
+            findings.append(Finding(rule="abi", severity=severity,
+                                    packages=((key, str(d["version"])), ("torch", str(d["torch"]))), message=msg,
+                                    evidence=_read_files("abi-probe", sorted({f for f, _, _ in missing})),
+                                    remedy=remedy))
             if severity == "warning":
                 p = {**p, "status": "warning"}
         if pid.startswith("gpu-code:") and p["status"] == "pending":
@@ -504,10 +509,11 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
                 row = facts.kernel(key, p["data"]["version"]) if hasattr(facts, "kernel") else None
                 severity = row.on_mismatch if row is not None else "error"
                 which = sorted({e["file"] for e in p["data"]["files"] if foreign_cuda_runtimes(e.get("cudart", []), cudart)})
-                findings.append(Finding("cuda", severity, (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
-                                        f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
-                                        "runtime majors in one process", _read_files("abi-probe", which),
-                                        f"install the {key} built for torch {p['data']['torch']}"))
+                findings.append(Finding(rule="cuda", severity=severity,
+                                        packages=((key, str(p["data"]["version"])), ("torch", str(p["data"]["torch"]))),
+                                        message=f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
+                                        "runtime majors in one process", evidence=_read_files("abi-probe", which),
+                                        remedy=f"install the {key} built for torch {p['data']['torch']}"))
                 # the loader stops at the missing runtime before any symbol: the static verdict says so too
                 msg = (f"{which[0]} needs {', '.join(theirs)}; torch {p['data']['torch']} links "
                        f"{', '.join(cudart)} (a CUDA runtime this environment may not have)")
@@ -527,8 +533,8 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
         if not a["agree"]:
             key = a["package"]
             what = ("loads" if a["aspect"] == "load" else "runs its kernels on this GPU")
-            findings.append(Finding("static-dynamic", "warning", (key,),
-                                    f"the static {a['aspect']} check says {key} is {a['static']}"
+            findings.append(Finding(rule="static-dynamic", severity="warning", packages=((key, ""),),
+                                    message=f"the static {a['aspect']} check says {key} is {a['static']}"
                                     + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
                                     + f" but it {a['dynamic']}: "
                                     + ("a break the static checks cannot see (operator registration, layouts, "
@@ -539,7 +545,8 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
     gpu_probed = bool(dev and dev["status"] in ("passed", "failed", "warning"))
     if not gpu_probed and not options.no_gpu:
         why = (dev or {}).get("summary") or "no device probe"
-        findings.append(Finding("no-gpu", "error", (), f"no GPU was probed ({why}): the GPU probes were skipped, so "
+        findings.append(Finding(rule="no-gpu", severity="error", packages=(),
+                                message=f"no GPU was probed ({why}): the GPU probes were skipped, so "
                                 "this run cannot pass", remedy="run where the GPU is, or pass --no-gpu to check only "
                                 "what runs without one"))
     # -- known failure signatures ----------------------------------------------------------------
@@ -553,7 +560,7 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
             probes[i] = {**p, "explained": [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text,
                                "package": h.package or None, "version": h.version or None} for h in hits]}
     probes.sort(key=_sort_key)
-    unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.packages, f.message))
+    unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
     failed = any(p["status"] == "failed" for p in probes)
     ok = not failed and not any(f.severity == "error" for f in unique)
     counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
@@ -733,9 +740,9 @@ def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
                       "no kernel image is available for execution on the device)")
         if len(bad) > 1:
             p["error"] += "; also " + ", ".join(x["file"] for x in bad[1:])
-        findings.append(Finding("gpu-code", "error", (f"{key}=={ver}",), p["error"],
-                                _read_files("arch-probe", [x["file"] for x in bad]),
-                                f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)"))
+        findings.append(Finding(rule="gpu-code", severity="error", packages=((key, str(ver)),), message=p["error"],
+                                evidence=_read_files("arch-probe", [x["file"] for x in bad]),
+                                remedy=f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)"))
     else:
         p["status"] = "passed"
         codes = sorted({c for f in deciding for c in f["runs"]})
@@ -746,10 +753,10 @@ def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
             p["status"] = "warning"
             p["summary"] += f"; {len(optional_bad)} optional module(s) carry none"
             p["error"] = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
-        findings.append(Finding("gpu-code", "warning", (f"{key}=={ver}",),
-                                f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
+        findings.append(Finding(rule="gpu-code", severity="warning", packages=((key, str(ver)),),
+                                message=f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
                                 f"{key} runs there without them (e.g. another attention backend)",
-                                _read_files("arch-probe", [x["file"] for x in optional_bad]),
-                                f"nothing to do unless the feature is needed; a {key} build with SASS for "
+                                evidence=_read_files("arch-probe", [x["file"] for x in optional_bad]),
+                                remedy=f"nothing to do unless the feature is needed; a {key} build with SASS for "
                                 f"{_cap_name(cap)} would carry it"))
     return p, findings
