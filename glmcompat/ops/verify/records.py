@@ -1,5 +1,6 @@
-"""What the probe processes and the parent of ``glmcompat verify`` share: the record type, the line
-protocol (nonce and markers) and the exact text of an error. Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level
+"""What the probe processes and the parent of ``glmcompat verify`` share: the record type, the probe groups
+(the ids each reports, the module each imports), the line protocol (nonce and markers) and the exact text of an
+error. Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level
 inside the serving container, before any package under test."""
 
 from __future__ import annotations
