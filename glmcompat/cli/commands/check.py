@@ -389,10 +389,10 @@ def main(name: str, argv: Sequence[str]) -> int:
         text = _render_json(jobs, ok, facts)
     else:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
-    sys.stdout.write(text)
+    o.out.write(text)
     rc = 0 if ok else 1
-    if before is not None:
-        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc)
+    if before is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
+        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text if o.out is sys.stdout else "", "", rc)
     return rc
 
 
