@@ -141,19 +141,6 @@ def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
     return message + (f" (did you mean '{guess}'?)" if guess else "; see 'glmcompat --help'")
 
 
-def quiet_level(argv: Sequence[str]) -> int:
-    """How many ``-q`` ``ARGV`` holds, as argparse counts them (``-q -q``, ``-qq``, ``--quiet``), up to a ``--``."""
-    n = 0
-    for a in argv:
-        if a == "--":
-            break
-        if a == "--quiet":
-            n += 1
-        elif len(a) > 1 and a[0] == "-" and a[1:] == "q" * (len(a) - 1):
-            n += len(a) - 1
-    return n
-
-
 def _help(topic: list[str]) -> int:
     """``glmcompat help [COMMAND [ACTION]]``: glmcompat's usage, or what ``glmcompat COMMAND [ACTION] --help``
     prints (exit 0); an unknown command is a usage error with the command it most likely meant (exit 2)."""
@@ -366,6 +353,8 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
     if "--json" in args:
         try:
             from glmcompat.cli import jsonerrors
+
+            from glmcompat.cli.streams import quiet_level
 
             jsonerrors.emit(list(args), code, *jsonerrors.parts(e, line), quiet=quiet_level(args))
         except Exception:

@@ -80,7 +80,7 @@ def emit(words: Sequence[str], code: int, message: str, file: str | None = None,
     """Print the error document of the command ``words`` on stdout (nowhere with ``quiet`` 2, ``-qq``) when it asks
     for ``--json`` and has a schema; whether it did (never fails: a document that cannot be written leaves the
     stderr line alone)."""
-    from glmcompat.cli.commands._common import stdout_for
+    from glmcompat.cli.streams import stdout_for
 
     name = schema_name(words)
     if name is None or not wants_json(words[1:]):

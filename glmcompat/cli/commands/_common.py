@@ -5,13 +5,13 @@ command spells the same way, as uv and pre-commit do:
   ``TERM=dumb`` and whether stdout is a terminal; the flag beats the environment);
 * ``-q/--quiet`` and ``-v/--verbose`` (:class:`Output`: ``-q`` hides progress and non-essential notes, never
   the verdict or an error; ``-qq`` is silent, nothing on stdout: a command writes its answer to
-  :attr:`Output.out`, which is then a stream to nowhere (:func:`stdout_for`); ``-v``
+  :attr:`Output.out`, which is then a stream to nowhere (:func:`glmcompat.cli.streams.stdout_for`); ``-v``
   adds detail such as progress and the requests made);
 * ``--python`` (:func:`python_minor`: ``3.11`` and ``cp311`` both name the target CPython minor);
 * ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`; the commands hand them on
   explicitly, as :class:`glmcompat.edges.index.IndexOptions`, never through the process environment).
 
-Import-light: only ``os`` and ``sys`` load with this module (argparse, json, typing and the index client load
+Import-light: only ``os``, ``sys`` and :mod:`glmcompat.cli.streams` load with this module (argparse, json, typing and the index client load
 when a function needs them), so the start-up path of ``lock`` can read :data:`DEFAULT_STACK`.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 
 from glmcompat.cli.startup import use_color
+from glmcompat.cli.streams import quiet_level, stdout_for
 
 TYPE_CHECKING = False  # not typing's: the start-up path of lock reads this module, and importing typing costs them
 if TYPE_CHECKING:
@@ -54,14 +55,12 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
             return super().parse_known_args(args, namespace)
 
         def print_help(self, file: Any = None) -> None:  # --help: stdout, nowhere with -qq
-            from glmcompat.cli import quiet_level
-
             super().print_help(file if file is not None else stdout_for(quiet_level(self._seen)))
 
         def error(self, message: str) -> NoReturn:
             line = usage_error(self, self._seen, message)
             if "--json" in self._seen:  # the usage error as the command's JSON error document too
-                from glmcompat.cli import jsonerrors, quiet_level
+                from glmcompat.cli import jsonerrors
 
                 jsonerrors.emit([*self.prog.split()[1:], *self._seen], 2, f"{self.prog}: {line}",
                                 quiet=quiet_level(self._seen))
@@ -232,21 +231,6 @@ def dump_json(obj: Any, out: TextIO) -> None:
     import json
 
     out.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
-
-
-_SILENT: list[TextIO] = []  # the stream to nowhere, opened once
-
-
-def stdout_for(quiet: int) -> TextIO:
-    """Where a command writes its answer: stdout, or with ``-qq`` (``quiet`` 2 or more) nowhere. Errors go to
-    stderr either way."""
-    if quiet < 2:
-        return sys.stdout
-    if not _SILENT:
-        import os
-
-        _SILENT.append(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the run
-    return _SILENT[0]
 
 
 # -- colour (the decision itself, use_color, is in glmcompat.cli.startup: the check start-up path needs it) ----
