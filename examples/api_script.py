@@ -21,7 +21,7 @@ def show(result: glmcompat.CheckResult) -> None:
         print(f"{result.path} on {verdict.target}: {'safe' if verdict.ok else 'unsafe'} "
               f"({len(verdict.errors)} error(s), {len(verdict.warnings)} warning(s))")
         for f in verdict.findings:
-            print(f"  {f.severity} [{f.rule}] {' '.join(f.packages)}")
+            print(f"  {f.severity} [{f.rule}] {' '.join(f.pins)}")
         if verdict.safe_set:
             print("  safe set: " + " ".join(f"{n}=={v}" for n, v in verdict.safe_set.items()))
 

@@ -338,3 +338,26 @@ def test_bump_mode_reads_includes_at_the_revision(tmp_path):
     (repo / "notes.txt").write_text("Not a requirements file: see README.\n")
     r = run_cli("check", str(repo / "notes.txt"), "--target", "sm90", "--against", "HEAD")
     assert r.returncode == 0 and "skipped" in r.stderr, r.stdout + r.stderr
+
+
+def test_bump_diff_keys_findings_on_rule_and_packages_not_prose():
+    """A finding about the same packages under the same rule is the same problem whatever its text says (a note
+    that changes with the rest of the file is no bump); a new package pair under that rule is a new problem."""
+    from types import SimpleNamespace
+
+    from glmcompat.cli.commands.check import _bump_findings
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.findings import Finding
+
+    pins = {"sgl-kernel": "0.3.21", "torch": "2.10.0"}
+    old = SimpleNamespace(sets=[{"name": "env", "packages": dict(pins)}])
+    new = SimpleNamespace(sets=[{"name": "env", "packages": {**pins, "torchvision": "0.25.0"}}])
+    was = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "2.10.0")),
+                  message="torch 2.10.0 breaks sgl-kernel 0.3.21")
+    reworded = Finding(rule="abi", severity="error", packages=was.packages,
+                       message=was.message + " (the file does not pin torch: torchvision needs it)")
+    other = Finding(rule="abi", severity="error", packages=(("torchvision", "0.25.0"), ("torch", "2.10.0")),
+                    message="torch 2.10.0 breaks torchvision 0.25.0")
+    found = _bump_findings(old, new, [reworded, other], [was], load_facts())
+    assert [f.packages for f in found] == [other.packages]
+    assert found[0].message.startswith("torchvision (none) -> 0.25.0")

@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from glmcompat.model.errors import UnsafeError, classify
 from glmcompat.model.findings import Cause, Finding, cite
 
@@ -17,13 +19,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_finding_json_round_trips() -> None:
-    f = Finding("abi", "error", ("sgl-kernel==0.3.21", "torch==2.10.0"), "built against torch 2.9.1",
-                (("abi-probe", "installed files: sgl_kernel/sm100/common_ops.abi3.so"),), "pin torch==2.9.1",
-                ("Linux x86_64",))
+    f = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "2.10.0")),
+                message="built against torch 2.9.1",
+                evidence=(("abi-probe", "installed files: sgl_kernel/sm100/common_ops.abi3.so"),), remedy="pin torch==2.9.1",
+                environments=("Linux x86_64",))
     assert Finding.from_json(f.to_json()) == f
+    # the JSON form writes the packages as pins, a bare name where the finding names no version
+    assert f.to_json()["packages"] == ["sgl-kernel==0.3.21", "torch==2.10.0"]
+    unpinned = Finding(rule="unpinned", severity="warning", packages=(("torch", ""),), message="m")
+    assert unpinned.to_json()["packages"] == ["torch"] and Finding.from_json(unpinned.to_json()) == unpinned
+    assert f.pins == ("sgl-kernel==0.3.21", "torch==2.10.0") and f.names == ("sgl-kernel", "torch")
+    with pytest.raises(TypeError):
+        Finding("abi", "error", (), "positional")  # type: ignore[misc]  # keywords only
     # verify's probe processes hand findings over as JSON; a record without the optional keys reads back
     bare = {"rule": "installation", "severity": "warning", "packages": [], "message": "m"}
-    assert Finding.from_json(bare) == Finding("installation", "warning", (), "m")
+    assert Finding.from_json(bare) == Finding(rule="installation", severity="warning", packages=(), message="m")
     assert dataclasses.replace(f, remedy="r").remedy == "r" and dataclasses.replace(f, remedy="r") != f
 
 

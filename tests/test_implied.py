@@ -47,7 +47,7 @@ def test_wildcard_of_a_minor_judges_the_newest_and_still_warns(facts):
 def test_wildcard_break_is_found(tmp_path):
     """torch==2.10.0.* next to sgl-kernel 0.3.21 (built for 2.9.1; 2 symbols missing vs 2.10.0) is unsafe."""
     _, found = _check(tmp_path, "torch==2.10.0.*\nsgl-kernel==0.3.21\n")
-    assert any(f.rule == "abi" and f.severity == "error" and "torch==2.10.0" in f.packages for f in found)
+    assert any(f.rule == "abi" and f.severity == "error" and "torch==2.10.0" in f.pins for f in found)
 
 
 def test_vllm_implies_its_torch(tmp_path, facts):
@@ -55,7 +55,7 @@ def test_vllm_implies_its_torch(tmp_path, facts):
     torchvision 0.25.0, torchaudio 2.10.0 (its METADATA). Next to sgl-kernel 0.3.21 (built for 2.9.1) that breaks."""
     lock, found = _check(tmp_path, "vllm==0.18.0\nsgl-kernel==0.3.21\n")
     abi = [f for f in found if f.rule == "abi" and f.severity == "error"]
-    assert abi and abi[0].packages == ("sgl-kernel==0.3.21", "torch==2.10.0")
+    assert abi and abi[0].pins == ("sgl-kernel==0.3.21", "torch==2.10.0")
     assert "the file does not pin torch: vllm 0.18.0 pins torch==2.10.0 exactly" in abi[0].message
     assert any("vllm-0.18.0" in src for _, src in abi[0].evidence)
     implied, _ = resolve_named({"vllm": "0.18.0"}, {}, facts)

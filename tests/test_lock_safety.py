@@ -447,7 +447,7 @@ def _fail_check(monkeypatch, tmp_path):
     from glmcompat.model.findings import Finding
 
     def evaluate_lock(*a, **k):
-        return [Finding(rule="abi", severity="error", packages=("torch",), message="torch 2.9.1 does not match", remedy="pin it")]
+        return [Finding(rule="abi", severity="error", packages=(("torch", ""),), message="torch 2.9.1 does not match", remedy="pin it")]
 
     monkeypatch.setattr(rules, "evaluate_lock", evaluate_lock)
     return UnsafeError

@@ -268,7 +268,7 @@ def test_sm121_names_the_kernel_and_the_aarch64_release_that_runs_there(tmp_path
     lock = read_lock(_req(tmp_path, "torch==2.11.0\nsgl-kernel==0.3.21\n"), use_cache=False)
     found = evaluate_lock(lock, "sm121", None, facts, False)
     gpu = [f for f in found if f.rule == "gpu-code"]
-    assert [f.packages for f in gpu] == [("sgl-kernel==0.3.21",)]
+    assert [f.pins for f in gpu] == [("sgl-kernel==0.3.21",)]
     assert "sm_120a" in gpu[0].message and "none of it runs on sm121" in gpu[0].message
     assert gpu[0].remedy.startswith("use sglang-kernel==") and "Linux aarch64 wheel carries sm_121a" in gpu[0].remedy
     ok = read_lock(_req(tmp_path, "torch==2.11.0\nsglang-kernel==0.4.2.post2\n"), use_cache=False)

@@ -585,7 +585,7 @@ def test_vllm_transformers_below_5_is_overridden_for_the_model(facts, src):
                      env={"overrides": {"transformers": ">=5.2.0"}})
     assert not [f for f in found if f.severity == "error"]
     (w,) = [f for f in found if f.rule == "override"]
-    assert w.packages == ("vllm==0.16.0", "transformers==5.20.2") and "vllm 0.16.0 requires transformers<5,>=4.56.0" in w.message
+    assert w.pins == ("vllm==0.16.0", "transformers==5.20.2") and "vllm 0.16.0 requires transformers<5,>=4.56.0" in w.message
 
 
 def test_vllm_release_without_a_wheel_for_the_platform(facts, src):

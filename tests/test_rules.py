@@ -25,7 +25,7 @@ def test_case(case, facts):
     spec = json.loads(case.read_text())
     found = evaluate(spec["packages"], target=spec["target"], model=spec.get("model"), matrix=facts,
                      allow_unknown=spec.get("allow_unknown", False))
-    got = sorted([f.rule, f.severity, list(f.packages)] for f in found)
+    got = sorted([f.rule, f.severity, list(f.pins)] for f in found)
     assert got == sorted(spec["expect"]), spec["#"]
     for f in found:
         assert f.message and f.remedy, f
@@ -158,7 +158,7 @@ def test_a_recorded_variant_is_judged_by_its_row_and_its_label_names_its_cuda(fa
     assert facts.gpu_code("torch", "2.9.1+cu129")[2] is row
     assert evaluate({"torch": "2.9.1+cu129", "sgl-kernel": "0.3.21"}, target="sm120", matrix=facts) == []
     (f,) = evaluate({"torch": "2.11.0+cu128", "torchaudio": "2.11.0"}, target="sm120", matrix=facts)
-    assert (f.rule, f.severity, f.packages) == ("cuda", "error", ("torchaudio==2.11.0", "torch==2.11.0+cu128"))
+    assert (f.rule, f.severity, f.pins) == ("cuda", "error", ("torchaudio==2.11.0", "torch==2.11.0+cu128"))
     assert "libcudart.so.13" in f.message and "CUDA 12.8" in f.message
     assert f.remedy == "install torchaudio==2.11.0+cu128 (the build for torch's CUDA, from the same index as torch)"
     for label, cuda in (("cu118", "11.8"), ("cu126", "12.6"), ("cu129", "12.9"), ("cu130", "13.0"), ("cpu", "")):
@@ -179,7 +179,7 @@ def test_untracked_builds_are_warnings_that_say_what_their_label_names(facts):
     (f,) = evaluate({"torch": "2.10.0", "flash-attn-3": "3.0.0+cu129torch2100"}, target="sm90", matrix=facts)
     assert f.severity == "warning" and "torch 2.10.0 and CUDA 12.9" in f.message and "unproven" not in f.message
     (f,) = evaluate({"torch": "2.11.0", "flash-attn": "2.8.1+cu12torch2.10"}, target="sm90", matrix=facts)
-    assert f.severity == "warning" and f.packages == ("flash-attn==2.8.1+cu12torch2.10", "torch==2.11.0")
+    assert f.severity == "warning" and f.pins == ("flash-attn==2.8.1+cu12torch2.10", "torch==2.11.0")
     assert "unproven pairing" in f.message and "CUDA 12 is not torch's CUDA 13" in f.message
 
 
@@ -201,7 +201,7 @@ def test_an_engine_with_its_own_config_class_needs_no_transformers_that_knows_th
     ok = evaluate({"sglang": "0.5.12", "transformers": "5.6.0"}, target="sm90", model="deepseek_v32")
     assert not [f for f in ok if f.rule == "model"]
     bad = evaluate({"sglang": "0.5.2", "transformers": "4.56.0"}, target="sm90", model="deepseek_v32")
-    assert {f.packages for f in bad if f.rule == "model"} == {("sglang==0.5.2",), ("transformers==4.56.0",)}
+    assert {f.pins for f in bad if f.rule == "model"} == {("sglang==0.5.2",), ("transformers==4.56.0",)}
 
 
 # Issue #21's causes, each on a real requirements file judged by the real `glmcompat check` (exit 1: unsafe; 0: safe,
@@ -239,7 +239,7 @@ def test_unpinned_remedy_names_a_real_pin_that_follows_the_sets_torch(facts):
     """No `torch==X` template: the pin an unpinned coupled package should take follows the set's torch, else the
     torch its compiled extension was built against; else the newest known release the specifier admits."""
     env = {"unpinned": {"torch": ">=2.5", "torchvision": ""}}
-    found = {f.packages: f for f in evaluate({"sgl-kernel": "0.3.21"}, target="sm120", matrix=facts, env=env)
+    found = {f.pins: f for f in evaluate({"sgl-kernel": "0.3.21"}, target="sm120", matrix=facts, env=env)
              if f.rule == "unpinned"}
     assert found[("torch",)].remedy.startswith("pin torch==2.9.1 (the torch sgl-kernel 0.3.21 was built against)")
     assert found[("torchvision",)].remedy.startswith("pin torchvision==0.24.1 (the release built for torch 2.9.1")

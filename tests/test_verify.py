@@ -379,3 +379,34 @@ def test_probe_processes_find_glmcompat_without_an_install():
     r = subprocess.run([sys.executable, "-P", "-S", "-c", "import glmcompat.ops.verify.gpuchecks"],
                        env=_child_env([]), capture_output=True, text=True, cwd="/")
     assert r.returncode == 0, r.stderr
+
+
+def test_assemble_judges_without_changing_the_records() -> None:
+    """The report carries new records for the verdicts; the probes' records handed to ``assemble`` stay as given."""
+    import copy
+
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.ops.verify.core import assemble
+
+    records: list[dict[str, Any]] = [
+        {"id": "device", "status": "passed", "summary": "", "seconds": 0.1,
+         "data": {"capability": "9.0", "name": "H100", "torch_arch_list": ["sm_120"]}},
+        {"id": "driver", "status": "passed", "summary": "", "seconds": 0.1,
+         "data": {"driver": "580.0", "cuda_driver": "13.0", "gpus": []}},
+        {"id": "import:torch", "status": "skipped", "summary": "torch is not installed", "seconds": 0.0,
+         "absent": "torch"},
+        {"id": "installed", "status": "passed", "summary": "2 packages", "seconds": 0.1,
+         "data": {"packages": {}, "findings_by_target": {"sm90": []}, "installation": []}},
+        {"id": "gpu-code:sgl-kernel", "status": "pending", "summary": "", "seconds": 0.0,
+         "data": {"version": "0.3.21", "files": [{"file": "sgl_kernel/common_ops.so", "sass": ["sm_90a"], "ptx": [],
+                                                    "variant": None}]}},
+    ]
+    given = copy.deepcopy(records)
+    report = assemble(records, load_facts(), Options(), None)
+    assert records == given
+    assert report["target"] == "sm90"
+    assert probe(report, "device")["status"] == "failed" and probe(report, "device")["data"]["target"] == "sm90"
+    assert probe(report, "import:torch")["status"] == "failed"
+    assert "findings_by_target" not in probe(report, "installed")["data"]
+    gc = probe(report, "gpu-code:sgl-kernel")
+    assert gc["status"] == "passed" and gc["data"]["files"][0]["runs"] == ["sm_90a"]

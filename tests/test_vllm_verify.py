@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from glmcompat.matrix.load import load_facts
-from glmcompat.model.findings import Finding
 from glmcompat.model.signatures import match_signatures
 from glmcompat.ops.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
 from glmcompat.ops.verify.gpuchecks import VLLM_CORE, is_core, vllm_modules
@@ -270,26 +269,21 @@ def test_gpu_code_core_decides_addons_warn() -> None:
     # vllm 0.16.0's layout: FA3 is Hopper-only; on sm_120 vLLM runs without it
     layout = [("vllm/_C.abi3.so", ["sm_80", "sm_90", "sm_120"]), ("vllm/_moe_C.abi3.so", ["sm_80", "sm_90", "sm_120"]),
               ("vllm/vllm_flash_attn/_vllm_fa3_C.abi3.so", ["sm_90a"])]
-    findings: list[Finding] = []
-    p = _gc(layout)
-    _judge_gpu_code(p, (12, 0), findings, pats)
+    p, findings = _judge_gpu_code(_gc(layout), (12, 0), pats)
     assert p["status"] == "warning" and "_vllm_fa3_C" in p["error"]
     assert [f.severity for f in findings] == ["warning"]
-    findings.clear()
-    p = _gc(layout)
-    _judge_gpu_code(p, (9, 0), findings, pats)
+    p, findings = _judge_gpu_code(_gc(layout), (9, 0), pats)
     assert p["status"] == "passed" and not findings
     # the core module without code for the device fails, whatever the add-ons carry
-    findings.clear()
-    p = _gc([("vllm/_C.abi3.so", ["sm_120a"]), ("vllm/_moe_C.abi3.so", ["sm_90a"])])
-    _judge_gpu_code(p, (9, 0), findings, pats)
+    p, findings = _judge_gpu_code(_gc([("vllm/_C.abi3.so", ["sm_120a"]), ("vllm/_moe_C.abi3.so", ["sm_90a"])]), (9, 0),
+                                  pats)
     assert p["status"] == "failed" and p["summary"] == "vllm/_C.abi3.so carries no GPU code that runs on sm_90"
     assert [(f.severity, f.evidence[0][0]) for f in findings] == [("error", "arch-probe")]
     # without primary patterns every file decides (the old behaviour)
-    findings.clear()
-    p = _gc(layout)
-    _judge_gpu_code(p, (12, 0), findings)
+    given = _gc(layout)
+    p, findings = _judge_gpu_code(given, (12, 0))
     assert p["status"] == "failed"
+    assert given == _gc(layout)  # the record given is left as it is: the verdict is a new record
 
 
 def test_static_load_verdict() -> None:

@@ -141,19 +141,6 @@ def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
     return message + (f" (did you mean '{guess}'?)" if guess else "; see 'glmcompat --help'")
 
 
-def _quiet_level(argv: Sequence[str]) -> int:
-    """How many ``-q`` ``ARGV`` holds, as argparse counts them (``-q -q``, ``-qq``, ``--quiet``), up to a ``--``."""
-    n = 0
-    for a in argv:
-        if a == "--":
-            break
-        if a == "--quiet":
-            n += 1
-        elif len(a) > 1 and a[0] == "-" and a[1:] == "q" * (len(a) - 1):
-            n += len(a) - 1
-    return n
-
-
 def _help(topic: list[str]) -> int:
     """``glmcompat help [COMMAND [ACTION]]``: glmcompat's usage, or what ``glmcompat COMMAND [ACTION] --help``
     prints (exit 0); an unknown command is a usage error with the command it most likely meant (exit 2)."""
@@ -224,17 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         jsonerrors.emit(args, 2, problem)
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    if _quiet_level(args[1:]) < 2:
-        return _dispatch(name, entry, args)
-    import os
-
-    real = sys.stdout
-    with open(os.devnull, "w") as null:  # -qq: silent, nothing on stdout; errors still on stderr
-        sys.stdout = null
-        try:
-            return _dispatch(name, entry, args)
-        finally:
-            sys.stdout = real
+    # -qq is silent (nothing on stdout, errors still on stderr): each command writes its answer to the stream its
+    # options name (Output.out, glmcompat.cli.commands._common.stdout_for), stdout never swapped
+    return _dispatch(name, entry, args)
 
 
 def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
@@ -375,7 +354,9 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
         try:
             from glmcompat.cli import jsonerrors
 
-            jsonerrors.emit(list(args), code, *jsonerrors.parts(e, line))
+            from glmcompat.cli.streams import quiet_level
+
+            jsonerrors.emit(list(args), code, *jsonerrors.parts(e, line), quiet=quiet_level(args))
         except Exception:
             pass  # the stderr line below still says it
     try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,15 +75,20 @@ def document(name: str, code: int, message: str, file: str | None = None, line: 
                                                      "file": file, "line": line if line and line > 0 else None}}
 
 
-def emit(words: Sequence[str], code: int, message: str, file: str | None = None, line: int | None = None) -> bool:
-    """Print the error document of the command ``words`` on stdout when it asks for ``--json`` and has a schema;
-    whether it did (never fails: a document that cannot be written leaves the stderr line alone)."""
+def emit(words: Sequence[str], code: int, message: str, file: str | None = None, line: int | None = None, *,
+         quiet: int = 0) -> bool:
+    """Print the error document of the command ``words`` on stdout (nowhere with ``quiet`` 2, ``-qq``) when it asks
+    for ``--json`` and has a schema; whether it did (never fails: a document that cannot be written leaves the
+    stderr line alone)."""
+    from glmcompat.cli.streams import stdout_for
+
     name = schema_name(words)
     if name is None or not wants_json(words[1:]):
         return False
     try:
-        sys.stdout.write(json.dumps(document(name, code, message, file, line), indent=2, sort_keys=True) + "\n")
-        sys.stdout.flush()
+        out = stdout_for(quiet)
+        out.write(json.dumps(document(name, code, message, file, line), indent=2, sort_keys=True) + "\n")
+        out.flush()
     except (OSError, ValueError, KeyError):
         return False
     return True

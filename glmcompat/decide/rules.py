@@ -18,7 +18,7 @@ from packaging.version import Version
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
-from glmcompat.model.findings import SEVERITIES, Finding
+from glmcompat.model.findings import SEVERITIES, Finding, NameVersion
 from glmcompat.model.names import canonicalize, local_cuda
 
 
@@ -53,8 +53,8 @@ class Context:
     def capability(self) -> tuple[int, int]:
         return gpu.parse_capability(self.target.compute_capability)
 
-    def pin(self, name: str) -> str:
-        return f"{name}=={self.packages[name]}"
+    def pin(self, name: str) -> NameVersion:
+        return name, self.packages[name]
 
     @property
     def machine(self) -> str:
@@ -66,7 +66,7 @@ class Context:
         plat = "" if self.machine == "x86_64" else f" --platform {self.machine}"
         return f"glmcompat {kind} {name}=={Version(version).public}{plat} {option}"
 
-    def unknown(self, packages: tuple[str, ...], message: str, *, probe: str | None = None,
+    def unknown(self, packages: tuple[NameVersion, ...], message: str, *, probe: str | None = None,
                 remedy: str | None = None) -> Finding:
         """A fact the matrix lacks: an error (fail closed) unless --allow-unknown. The remedy is running
         ``probe`` (a glmcompat command that records the evidence), or ``remedy`` as given."""
@@ -116,18 +116,21 @@ def rule_abi(ctx: Context) -> list[Finding]:
             if verdict is not None and verdict.compatible:
                 continue  # probed: every torch symbol it needs is exported by this torch
             if verdict is not None and torch is not None:
-                out.append(Finding("abi", ctx.facts.mismatch_severity(name), (ctx.pin(name), ctx.pin("torch")),
-                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined symbol(s) "
-                                   "it needs are missing", _ev(verdict), f"use a {name} release built against torch {Version(torch).public}",
+                out.append(Finding(rule="abi", severity=ctx.facts.mismatch_severity(name),
+                                   packages=(ctx.pin(name), ctx.pin("torch")),
+                                   message=f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined symbol(s) "
+                                   "it needs are missing", evidence=_ev(verdict),
+                                   remedy=f"use a {name} release built against torch {Version(torch).public}",
                                    probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
                 continue
             cmd = ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}")
-            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know", probe=cmd))
+            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know",
+                                   probe=cmd))
             continue
         if torch is None:
-            out.append(Finding("abi", "error", (ctx.pin(name),),
-                               f"{name} {ver} is a compiled extension built against torch {row.torch}, and no torch is in the set",
-                               _ev(row), f"add torch=={row.torch}"))
+            out.append(Finding(rule="abi", severity="error", packages=(ctx.pin(name),),
+                               message=f"{name} {ver} is a compiled extension built against torch {row.torch}, and no torch is in the set",
+                               evidence=_ev(row), remedy=f"add torch=={row.torch}"))
             continue
         tpub = Version(torch).public
         verdict = ctx.facts.abi_verdict(name, ver, torch)
@@ -158,7 +161,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
             remedy = f"pin {_torch_pins(ctx, row.torch)}"
             if alt:
                 remedy += f", or use {alt} (built against torch {tpub})"
-        out.append(Finding("abi", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy,
+        out.append(Finding(rule="abi", severity=sev, packages=(ctx.pin(name), ctx.pin("torch")), message=msg,
+                           evidence=evidence, remedy=remedy,
                            probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
     return out
 
@@ -197,10 +201,11 @@ def rule_family(ctx: Context) -> list[Finding]:
                 continue  # no METADATA pin, but probed: every torch symbol it needs is there
             if verdict is not None and torch is not None:
                 syms = verdict.symbols
-                out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")),
-                                   f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined "
+                out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
+                                   message=f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined "
                                    f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
-                                   _ev(verdict), f"use a {name} release built for torch {Version(torch).public}",
+                                   evidence=_ev(verdict),
+                                   remedy=f"use a {name} release built for torch {Version(torch).public}",
                                    probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
                 continue
             out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
@@ -208,8 +213,9 @@ def rule_family(ctx: Context) -> list[Finding]:
             continue
         spec, row = found
         if torch is None:
-            out.append(Finding("family", "error", (ctx.pin(name),), f"{name} {ver} needs torch{spec}, and no torch is in the set",
-                               _pair_ev(row, name, ver, spec), f"add torch{spec}"))
+            out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name),),
+                               message=f"{name} {ver} needs torch{spec}, and no torch is in the set",
+                               evidence=_pair_ev(row, name, ver, spec), remedy=f"add torch{spec}"))
             continue
         tpub = Version(torch).public
         verdict = ctx.facts.abi_verdict(name, ver, torch)
@@ -228,8 +234,9 @@ def rule_family(ctx: Context) -> list[Finding]:
                     f"use a {name} release built for torch {tpub}"
                 if row.consequence:
                     msg += f"; {row.consequence}"
-                out.append(Finding("family", row.on_mismatch, (ctx.pin(name), ctx.pin("torch")), msg,
-                                   _ev(verdict) + _pair_ev(row, name, ver, spec), remedy,
+                out.append(Finding(rule="family", severity=row.on_mismatch, packages=(ctx.pin(name), ctx.pin("torch")),
+                                   message=msg,
+                                   evidence=_ev(verdict) + _pair_ev(row, name, ver, spec), remedy=remedy,
                                    probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
             continue
         if verdict is not None and verdict.compatible and row.evidence != "metadata":
@@ -244,9 +251,9 @@ def rule_family(ctx: Context) -> list[Finding]:
             if row.consequence:
                 msg += f"; {row.consequence}"
             good = ctx.facts.family_for_torch(name, tpub)
-            out.append(Finding("family", row.on_mismatch, (ctx.pin(name), ctx.pin("torch")), msg,
-                               _ev(verdict) + _pair_ev(row, name, ver, spec),
-                               f"pin {name}=={good}" if good else f"pin torch{spec}",
+            out.append(Finding(rule="family", severity=row.on_mismatch, packages=(ctx.pin(name), ctx.pin("torch")),
+                               message=msg, evidence=_ev(verdict) + _pair_ev(row, name, ver, spec),
+                               remedy=f"pin {name}=={good}" if good else f"pin torch{spec}",
                                probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
             continue
         msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
@@ -254,7 +261,8 @@ def rule_family(ctx: Context) -> list[Finding]:
             msg += f"; importing it fails with {row.failure}"
         good = ctx.facts.family_for_torch(name, tpub)
         remedy = f"pin {name}=={good}" if good else f"pin torch{spec}"
-        out.append(Finding("family", "error", (ctx.pin(name), ctx.pin("torch")), msg, _pair_ev(row, name, ver, spec), remedy))
+        out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name), ctx.pin("torch")), message=msg,
+                           evidence=_pair_ev(row, name, ver, spec), remedy=remedy))
     return out
 
 
@@ -264,9 +272,9 @@ def rule_equal_version(ctx: Context) -> list[Finding]:
     for row in ctx.facts.rows("equal_version"):
         a, b = row.packages
         if a in ctx.packages and b in ctx.packages and Version(ctx.packages[a]) != Version(ctx.packages[b]):
-            out.append(Finding("equal-version", "error", (ctx.pin(a), ctx.pin(b)),
-                               f"{b} {ctx.packages[b]} does not match {a} {ctx.packages[a]}; their versions must be equal",
-                               _ev(row), f"pin {b}=={ctx.packages[a]}"))
+            out.append(Finding(rule="equal-version", severity="error", packages=(ctx.pin(a), ctx.pin(b)),
+                               message=f"{b} {ctx.packages[b]} does not match {a} {ctx.packages[a]}; their versions must be equal",
+                               evidence=_ev(row), remedy=f"pin {b}=={ctx.packages[a]}"))
     return out
 
 
@@ -335,7 +343,8 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                     remedy = f"use {alt}: its Linux {ctx.machine} wheel carries {', '.join(runs)}, which runs on {t.name}"
         # a +cuXYZ torch comes from PyTorch's own index, which the probe does not read: its row is the evidence
         probe = "" if Version(ver).local else ctx.probe_command("arch", name, ver, f"--target {t.name}")
-        out.append(Finding("gpu-code", "error", (ctx.pin(name),), msg, _ev(row), remedy, probe=probe))
+        out.append(Finding(rule="gpu-code", severity="error", packages=(ctx.pin(name),), message=msg,
+                           evidence=_ev(row), remedy=remedy, probe=probe))
     return out
 
 
@@ -380,7 +389,8 @@ def rule_cuda(ctx: Context) -> list[Finding]:
                           f"torch {row.torch} for {m} (PyTorch's own index), or a release whose {m} wheel is one")
         probe = ctx.probe_command("abi", name, ctx.packages[name], f"--torch {Version(torch).public}") \
             if kcuda == row.cuda and Version(ctx.packages[name]).local is None else ""
-        out.append(Finding("cuda", sev, (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy, probe=probe))
+        out.append(Finding(rule="cuda", severity=sev, packages=(ctx.pin(name), ctx.pin("torch")), message=msg,
+                           evidence=evidence, remedy=remedy, probe=probe))
     for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
         if ctx.built_from_source(name):
             continue
@@ -412,7 +422,8 @@ def rule_cuda(ctx: Context) -> list[Finding]:
         tev = ctx.facts.torch_build(torch)
         evidence = _ev(frow) + (_ev(tev) if tev is not None and Version(torch).local is None else
                                 (("metadata", f"the local label of torch {torch}"),))
-        out.append(Finding("cuda", "error", (ctx.pin(name), ctx.pin("torch")), msg, evidence, remedy))
+        out.append(Finding(rule="cuda", severity="error", packages=(ctx.pin(name), ctx.pin("torch")), message=msg,
+                           evidence=evidence, remedy=remedy))
     return out
 
 
@@ -436,8 +447,9 @@ def rule_model(ctx: Context) -> list[Finding]:
         ver = ctx.packages.get(name)
         if ver is None:
             if name == "transformers":
-                out.append(Finding("model", "error", (), f"model type {ctx.model!r} needs transformers{spec}, and transformers is not in the set",
-                                   _ev(row), f"add transformers{spec}"))
+                out.append(Finding(rule="model", severity="error", packages=(),
+                                   message=f"model type {ctx.model!r} needs transformers{spec}, and transformers is not in the set",
+                                   evidence=_ev(row), remedy=f"add transformers{spec}"))
             continue
         if SpecifierSet(spec).contains(Version(ver).public, prereleases=True):
             continue
@@ -448,7 +460,8 @@ def rule_model(ctx: Context) -> list[Finding]:
         engines = [e for e in ("sglang", "vllm") if e in ctx.packages]
         if name == "transformers" and engines:
             remedy += f" (as an override of {' and '.join(engines)}'s own transformers pin)"
-        out.append(Finding("model", "error", (f"{name}=={ver}",), msg, _ev(row), remedy))
+        out.append(Finding(rule="model", severity="error", packages=((name, ver),), message=msg, evidence=_ev(row),
+                           remedy=remedy))
     return out
 
 
@@ -462,8 +475,9 @@ def rule_target_requirements(ctx: Context) -> list[Finding]:
         msg = f"{tr.package} {ver} lacks what {ctx.target.name} needs: {tr.reason}"
         if tr.failure:
             msg += f" (symptom: '{tr.failure}')"
-        out.append(Finding("target-fix", "error", (f"{tr.package}=={ver}",), msg, _ev(tr),
-                           f"pin {tr.package}{tr.specifier}"))
+        out.append(Finding(rule="target-fix", severity="error", packages=((tr.package, ver),), message=msg,
+                           evidence=_ev(tr),
+                           remedy=f"pin {tr.package}{tr.specifier}"))
     for row in ctx.facts.rows("requires"):
         ver = ctx.packages.get(row.package)
         if ver is None or not SpecifierSet(row.versions).contains(Version(ver).public, prereleases=True):
@@ -475,9 +489,9 @@ def rule_target_requirements(ctx: Context) -> list[Finding]:
         have = ctx.packages.get(req_name)
         if have is None or SpecifierSet(spec).contains(Version(have).public, prereleases=True):
             continue
-        out.append(Finding("requires", "error", (f"{row.package}=={ver}", f"{req_name}=={have}"),
-                           f"{row.package} {ver} refuses to start with {req_name} {have}: it requires {req_name}{spec}",
-                           _ev(row), f"pin {req_name}{spec}"))
+        out.append(Finding(rule="requires", severity="error", packages=((row.package, ver), (req_name, have)),
+                           message=f"{row.package} {ver} refuses to start with {req_name} {have}: it requires {req_name}{spec}",
+                           evidence=_ev(row), remedy=f"pin {req_name}{spec}"))
     return out
 
 
@@ -500,10 +514,10 @@ def rule_source_build(ctx: Context) -> list[Finding]:
             how = "built in an isolated build environment, against whatever torch that environment resolves"
         else:
             how = "built against the torch present when it is built"
-        out.append(Finding("source-build", "warning", (ctx.pin(name),),
-                           f"{name} {ctx.packages[name]} comes from a {kind} source and is compiled at install time "
+        out.append(Finding(rule="source-build", severity="warning", packages=(ctx.pin(name),),
+                           message=f"{name} {ctx.packages[name]} comes from a {kind} source and is compiled at install time "
                            f"({how}); its ABI and GPU code cannot be judged from the lock",
-                           (), "run `glmcompat verify` in the built environment on the target GPU"))
+                           evidence=(), remedy="run `glmcompat verify` in the built environment on the target GPU"))
     return out
 
 
@@ -548,7 +562,7 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
                 what = f"was built for torch {named}" + (f" and CUDA {shown}" if shown else "") + f" (its local label +{local})"
             else:
                 what = "is a compiled torch extension whose build torch glmcompat does not track"
-            packages: tuple[str, ...] = (ctx.pin(name),)
+            packages: tuple[NameVersion, ...] = (ctx.pin(name),)
             note = ""
             if torch is not None and named:
                 tv, nv = Version(Version(torch).public), Version(named)
@@ -558,9 +572,9 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
             if tcuda and lcuda and lcuda.split(".")[0] != tcuda.split(".")[0]:
                 note += f"; its label's CUDA {lcuda.split('.')[0]} is not torch's CUDA {tcuda.split('.')[0]}"
                 packages = (ctx.pin(name), ctx.pin("torch"))
-            out.append(Finding("untracked", "warning", packages,
-                               f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else "") + note,
-                               _ev(row), "run `glmcompat verify` on the target GPU to prove it loads"))
+            out.append(Finding(rule="untracked", severity="warning", packages=packages,
+                               message=f"{name} {ver} {what}" + (f", next to torch {torch}" if torch else "") + note,
+                               evidence=_ev(row), remedy="run `glmcompat verify` on the target GPU to prove it loads"))
     return out
 
 
@@ -574,9 +588,9 @@ def rule_unpinned(ctx: Context) -> list[Finding]:
         remedy = (f"pin {pin}, then re-run `glmcompat check`" if pin else
                   f"pin {name} to one exact release (the matrix knows none that {name}{spec} admits), "
                   "then re-run `glmcompat check`")
-        out.append(Finding("unpinned", "warning", (name,),
-                           f"{name} is not pinned ({name}{spec or ' with no version'}): the installer picks the "
-                           "release, and nothing ties it to the torch beside it", (), remedy))
+        out.append(Finding(rule="unpinned", severity="warning", packages=((name, ""),),
+                           message=f"{name} is not pinned ({name}{spec or ' with no version'}): the installer picks the "
+                           "release, and nothing ties it to the torch beside it", evidence=(), remedy=remedy))
     return out
 
 
@@ -661,9 +675,10 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
                 continue
             how = (f"the lock overrides it with {dep}{ctx.overrides[dep] or ' (any version)'}" if dep in ctx.overrides
                    else "the set departs from it (an override where the lock was made, or an install without dependency checks)")
-            out.append(Finding("override", "warning", (f"{pkg}=={have}", ctx.pin(dep)),
-                               f"{pkg} {have} requires {dep}{spec}, and {dep} {dv} is in the set: {how}", _ev(row),
-                               f"keep it only if {pkg} {have} is proven to run with {dep} {dv} (`glmcompat verify`)"))
+            out.append(Finding(rule="override", severity="warning", packages=((pkg, have), ctx.pin(dep)),
+                               message=f"{pkg} {have} requires {dep}{spec}, and {dep} {dv} is in the set: {how}",
+                               evidence=_ev(row),
+                               remedy=f"keep it only if {pkg} {have} is proven to run with {dep} {dv} (`glmcompat verify`)"))
     return out
 
 
@@ -824,7 +839,7 @@ def evaluate(
         found = [_with_implied(f, implied) for f in found]
     found = [_unproven(f) for f in found]
     # one finding per (rule, severity, packages, message): rows that say the same thing pool their evidence
-    merged: dict[tuple[str, str, tuple[str, ...], str], Finding] = {}
+    merged: dict[tuple[str, str, tuple[NameVersion, ...], str], Finding] = {}
     for f in found:
         key = (f.rule, f.severity, f.packages, f.message)
         if key in merged:
@@ -833,7 +848,7 @@ def evaluate(
             merged[key] = replace(g, evidence=ev)
         else:
             merged[key] = f
-    return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+    return sorted(merged.values(), key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.pins, f.message))
 
 
 def _unproven(f: Finding) -> Finding:
@@ -846,8 +861,8 @@ def _unproven(f: Finding) -> Finding:
 
 def _with_implied(f: Finding, implied: Mapping[str, tuple[str, str, tuple[tuple[str, str], ...]]]) -> Finding:
     """``f`` saying which of its packages the file does not pin itself, and why that version installs."""
-    why = [(n, implied[n]) for p in f.packages for n in [canonicalize(p.split("==")[0])]
-           if n in implied and p == f"{n}=={implied[n][0]}"]
+    why = [(n, implied[n]) for name, ver in f.packages for n in [canonicalize(name)]
+           if n in implied and (name, ver) == (n, implied[n][0])]
     if not why:
         return f
     note = "; ".join(w for _, (_, w, _) in why)
@@ -861,9 +876,9 @@ def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
     for name, ver in sorted(stack.pins.items()):
         have = packages.get(name)
         if have is None or Version(Version(have).public) != Version(ver):
-            out.append(Finding("stack", "error", (f"{name}=={have}" if have else name,),
-                               f"stack {stack.name!r} pins {name}=={ver}, the lock has {have or 'none'}",
-                               _ev(stack), f"pin {name}=={ver}"))
+            out.append(Finding(rule="stack", severity="error", packages=((name, have or ""),),
+                               message=f"stack {stack.name!r} pins {name}=={ver}, the lock has {have or 'none'}",
+                               evidence=_ev(stack), remedy=f"pin {name}=={ver}"))
     return out
 
 
@@ -928,15 +943,17 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
         if p not in present:
             if lenient:
                 extra.append(Finding(
-                    "platform", "warning", (), f"this lock does not serve {tname} on {p} ({prods}): it installs nothing "
-                    f"on {PLATFORM_NAME.get(p, p)} (its environments or markers leave that machine out)", ev,
-                    f"judged on {', '.join(served)} only; lock for {PLATFORM_NAME.get(p, p)} too if {prods} must run it"))
+                    rule="platform", severity="warning", packages=(),
+                    message=f"this lock does not serve {tname} on {p} ({prods}): it installs nothing "
+                    f"on {PLATFORM_NAME.get(p, p)} (its environments or markers leave that machine out)", evidence=ev,
+                    remedy=f"judged on {', '.join(served)} only; lock for {PLATFORM_NAME.get(p, p)} too if {prods} must run it"))
             else:
                 only = "the only platform" if len(judged) == 1 else "a platform"
                 extra.append(Finding(
-                    "platform", "error", (), f"this lock installs nothing on {PLATFORM_NAME.get(p, p)}, {only} {tname} "
-                    f"ships on ({prods})", ev,
-                    f"lock for {PLATFORM_NAME.get(p, p)} (uv `environments` / `required-environments`)"))
+                    rule="platform", severity="error", packages=(),
+                    message=f"this lock installs nothing on {PLATFORM_NAME.get(p, p)}, {only} {tname} "
+                    f"ships on ({prods})", evidence=ev,
+                    remedy=f"lock for {PLATFORM_NAME.get(p, p)} (uv `environments` / `required-environments`)"))
     excused: set[int] = set()
     if lenient:
         for p in judged:
@@ -951,13 +968,13 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
             every = len(idx) == sum(1 for e in envs if machine(e) == p)
             judged_on = [q for q in served if q != p or not every]
             extra.append(Finding(
-                "platform", "warning", (),
-                f"this lock does not serve {tname} on {p} ({prods}) in {'its' if every else 'some of its'} {p} "
+                rule="platform", severity="warning", packages=(),
+                message=f"this lock does not serve {tname} on {p} ({prods}) in {'its' if every else 'some of its'} {p} "
                 "environments: " + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else ""),
-                evidence,
-                ("those environments are not judged" + (f" (the lock is judged on {', '.join(judged_on)})" if every else "")
+                evidence=evidence,
+                remedy=("those environments are not judged" + (f" (the lock is judged on {', '.join(judged_on)})" if every else "")
                  + f"; to run on {prods}, lock a CUDA torch and {p} wheels of every package there"),
-                tuple(n for i in idx for n in names_of(envs[i]))))
+                environments=tuple(n for i in idx for n in names_of(envs[i]))))
     # On a target that ships on x86_64 and aarch64, the matrix's evidence is about x86_64 wheels first: an
     # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
     secondary = {"aarch64"} if lenient and "x86_64" in served else set()
@@ -989,7 +1006,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     for f, names in where.items():
         envs_of = () if not names or len(names) == total else tuple(names)
         out.append(replace(f, environments=envs_of, probe=probes.get(f, "")))
-    return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.packages, f.message))
+    return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.pins, f.message))
 
 
 def _installed(env: Mapping[str, Any], facts: Facts) -> dict[str, Any]:

@@ -48,13 +48,20 @@ def env_label(env: Mapping[str, str]) -> str:
 
 class MarkerEvaluator:
     """Evaluates PEP 508 markers with ``extra`` bound to a *set* (uv's conflict-aware markers name
-    every enabled extra and group, encoded as ``extra-<len>-<package>-<extra>``). Parsed markers and
-    the verdicts of their parts that do not mention ``extra`` are memoised."""
+    every enabled extra and group, encoded as ``extra-<len>-<package>-<extra>``), on packaging's public
+    API: ``Marker.evaluate_prepared`` with ``extra`` a set of names (packaging 26.4), where ``extra == X``
+    is membership and ``extra != X`` its negation. Parsed markers, the prepared environments and the
+    verdicts are memoised per (marker, environment ``env_id``, enabled set): a lock's walk asks the same
+    few hundred markers again for every package that names them.
+
+    A marker that cannot be decided in an environment (a comparison the specification leaves
+    undefined, a variable the environment lacks) is false there."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._parsed: dict[str, Any] = {}
-        self._plain: dict[tuple[int, str], bool] = {}
+        self._envs: dict[tuple[int, frozenset[str]], dict[str, Any]] = {}
+        self._verdicts: dict[tuple[str, int, frozenset[str]], bool] = {}
 
     def parse(self, marker: str) -> Any:
         m = self._parsed.get(marker)
@@ -62,7 +69,7 @@ class MarkerEvaluator:
             from packaging.markers import InvalidMarker, Marker
 
             try:
-                m = self._parsed[marker] = Marker(marker)._markers
+                m = self._parsed[marker] = Marker(marker)
             except (InvalidMarker, TypeError, RecursionError):
                 raise LockFormatError(f"invalid marker {marker!r}", path=self.path) from None
         return m
@@ -70,38 +77,27 @@ class MarkerEvaluator:
     def evaluate(self, marker: str | None, env: Mapping[str, str], active: Iterable[str] = (), env_id: int = 0) -> bool:
         if not marker:
             return True
-        return self._eval(self.parse(marker), env, frozenset(active), env_id)
+        enabled = active if isinstance(active, frozenset) else frozenset(active)
+        key = (marker, env_id, enabled)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            m = self.parse(marker)
+            prepared = self._envs.get((env_id, enabled))
+            if prepared is None:
+                from packaging.utils import canonicalize_name
 
-    def _eval(self, markers: list[Any], env: Mapping[str, str], active: frozenset[str], env_id: int) -> bool:
-        from packaging.markers import _evaluate_markers
+                # read as given (no value of this host fills a gap); extra: the enabled set, canonical
+                # as packaging compares extras (PEP 685), or "" when none is enabled
+                prepared = self._envs[(env_id, enabled)] = {
+                    **env, "extra": frozenset(canonicalize_name(x) for x in enabled) if enabled else ""}
+            from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
 
-        groups: list[list[bool]] = [[]]
-        for item in markers:
-            if isinstance(item, list):
-                groups[-1].append(self._eval(item, env, active, env_id))
-            elif isinstance(item, tuple):
-                lhs, op, rhs = item
-                if type(lhs).__name__ == "Variable" and lhs.value == "extra" or \
-                        type(rhs).__name__ == "Variable" and rhs.value == "extra":
-                    value = rhs.value if type(lhs).__name__ == "Variable" else lhs.value
-                    if op.value == "==":
-                        groups[-1].append(value in active)
-                    elif op.value == "!=":
-                        groups[-1].append(value not in active)
-                    else:
-                        groups[-1].append(False)
-                else:
-                    key = (env_id, f"{lhs.value}{op.value}{rhs.value}|{type(lhs).__name__}")
-                    r = self._plain.get(key)
-                    if r is None:
-                        try:
-                            r = self._plain[key] = bool(_evaluate_markers([item], dict(env)))
-                        except Exception:  # an undefined comparison (e.g. a version op on a non-version)
-                            r = self._plain[key] = False
-                    groups[-1].append(r)
-            elif item == "or":
-                groups.append([])
-        return any(all(g) for g in groups)
+            try:
+                verdict = bool(m.evaluate_prepared(prepared))
+            except (UndefinedComparison, UndefinedEnvironmentName):
+                verdict = False
+            self._verdicts[key] = verdict
+        return verdict
 
 
 def env_platform(env: Mapping[str, Any]) -> str:

@@ -41,18 +41,37 @@ def cite(source: str, limit: int = SHORT) -> str:
     return cut + "…"
 
 
-@dataclass(frozen=True, order=True)
+NameVersion = tuple[str, str]  # (name, version) a finding names; version "" where it names the package alone
+
+
+def name_version(pin: str) -> NameVersion:
+    """The (name, version) of ``"name==version"`` (a bare name: version "")."""
+    name, _, version = pin.partition("==")
+    return name, version
+
+
+@dataclass(frozen=True, order=True, kw_only=True)
 class Finding:
-    """One structured verdict: what is wrong, with which packages, the evidence and one remedy."""
+    """One structured verdict: what is wrong, with which packages, the evidence and one remedy (built with
+    keywords only)."""
 
     rule: str
     severity: str
-    packages: tuple[str, ...]
+    packages: tuple[NameVersion, ...]  # (name, version); version "" where the finding names the package alone
     message: str
     evidence: tuple[tuple[str, str], ...] = ()  # (kind, source)
     remedy: str = ""
     environments: tuple[str, ...] = ()  # where it holds ("extra sglang, Python 3.12, Linux x86_64"); () = everywhere
     probe: str = ""  # the glmcompat command that reproduces it (`glmcompat abi sgl-kernel==0.3.21 --torch 2.15.0`)
+
+    @property
+    def pins(self) -> tuple[str, ...]:
+        """The packages as the reports write them: ``name==version`` (a bare name where there is no version)."""
+        return tuple(f"{n}=={v}" if v else n for n, v in self.packages)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.packages)
 
     def short_evidence(self) -> tuple[str, str] | None:
         """(kind, text) of the one evidence line a default verdict prints: the probe that reproduces the
@@ -68,7 +87,7 @@ class Finding:
         return {
             "rule": self.rule,
             "severity": self.severity,
-            "packages": list(self.packages),
+            "packages": list(self.pins),
             "message": self.message,
             "evidence": [{"kind": k, "source": s} for k, s in self.evidence],
             "remedy": self.remedy,
@@ -79,10 +98,11 @@ class Finding:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Finding:
         """The finding :meth:`to_json` wrote (``evidence``, ``remedy``, ``environments`` and ``probe`` may be absent)."""
-        return cls(str(data["rule"]), str(data["severity"]), tuple(map(str, data["packages"])), str(data["message"]),
-                   tuple((str(e["kind"]), str(e["source"])) for e in data.get("evidence") or ()),
-                   str(data.get("remedy") or ""), tuple(map(str, data.get("environments") or ())),
-                   str(data.get("probe") or ""))
+        return cls(rule=str(data["rule"]), severity=str(data["severity"]),
+                   packages=tuple(name_version(str(p)) for p in data["packages"]), message=str(data["message"]),
+                   evidence=tuple((str(e["kind"]), str(e["source"])) for e in data.get("evidence") or ()),
+                   remedy=str(data.get("remedy") or ""), environments=tuple(map(str, data.get("environments") or ())),
+                   probe=str(data.get("probe") or ""))
 
 
 @dataclass
@@ -144,4 +164,5 @@ class Cause:
         return doc
 
 
-__all__ = ["SEVERITIES", "Cause", "Finding", "Printed", "cite", "dedupe", "evidence_lines"]
+__all__ = ["SEVERITIES", "Cause", "Finding", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
+           "name_version"]

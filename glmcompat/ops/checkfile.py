@@ -97,8 +97,9 @@ def output_set_problems(lock_path: Path) -> list[Finding]:
         return []
     from glmcompat.ops.lockgen import verify_outputs
 
-    return [Finding("output-set", "error", (), p, (("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
-                    "run `glmcompat lock` again to rewrite the whole set") for p in verify_outputs(d)]
+    return [Finding(rule="output-set", severity="error", packages=(), message=p,
+                    evidence=(("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
+                    remedy="run `glmcompat lock` again to rewrite the whole set") for p in verify_outputs(d)]
 
 
 def check_ships(trow: Target, platforms: list[str] | None) -> None:

@@ -196,7 +196,7 @@ def judge(packages: Mapping[str, str], targets: Targets, facts: Facts, allow_unk
 
 
 def _order(f: Finding) -> tuple[int, str, tuple[str, ...], str]:
-    return (0 if f.severity == "error" else 1, f.rule, f.packages, f.message)
+    return (0 if f.severity == "error" else 1, f.rule, f.pins, f.message)
 
 
 def new_errors(before: Sequence[Finding], after: Sequence[Finding]) -> list[Finding]:
@@ -271,13 +271,13 @@ def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], brok
     if core_moves:
         clauses.append(f"{out.installer}'s plan for it changes the core ({'; '.join(c.shown() for c in core_moves)})")
     for f in broken[:2]:  # the first two: an ABI break usually comes with its CUDA-runtime twin
-        installed_here = [p for p in f.packages if p.partition("==")[0] in out.core and
-                          out.core.get(p.partition("==")[0]) == p.partition("==")[2]]
+        installed_here = [pin for (name, ver), pin in zip(f.packages, f.pins, strict=True)
+                          if name in out.core and out.core.get(name) == ver]
         held = f"{' and '.join(installed_here)} {'is' if len(installed_here) == 1 else 'are'} installed and " if installed_here else ""
         clauses.append(f"{held}{f.message}{_evidence(f)}")
     clauses.extend(replans)
     first = broken[0]
-    subject = next((p.partition("==")[0] for p in first.packages if p.partition("==")[0] in out.core), "")
+    subject = next((name for name in first.names if name in out.core), "")
     on = f" for {', '.join(out.targets.names)}" if out.targets.names else ""
     conclusion = f"no plan for {_asked(req)} keeps this environment safe{on}; nothing was changed"
     remedy = first.remedy or f"keep the installed core ({', '.join(pins(out.core))}), e.g. with `glmcompat pip constraints`"
@@ -338,8 +338,7 @@ def candidates(core: Mapping[str, str], broken: Sequence[Finding], before: Mappi
     for f in broken:
         if f.rule != "abi":
             continue
-        for pkg in f.packages:
-            name, _, ver = pkg.partition("==")
+        for name, ver in f.packages:
             if name == "torch" or planned.get(name) != ver or before.get(name) == ver:
                 continue  # not an extension the request brings in
             row = facts.kernel(name, ver)

@@ -1,4 +1,5 @@
-"""Read the package set out of a lock: uv.lock, pylock.toml (PEP 751), pinned requirements.txt.
+"""Read the package set out of a lock: uv.lock and pylock.toml (PEP 751) here, and the dispatch to the other
+formats' readers (requirements.txt and the rest: :mod:`glmcompat.readers.formats`).
 
 Hot path: ``glmcompat check`` must answer faster than ``uv lock --check``, and a full TOML parse of a
 180-package uv.lock alone costs ~50 ms. So each file's content is hashed (cheap) and the extracted
@@ -96,12 +97,12 @@ def _entries(path: Path, text: str, doc: dict[str, Any], table: str, marker: Any
         if not isinstance(ver, str):
             raise LockFormatError(f"package {p['name']!r} has a non-string version {ver!r}"[:300], path=str(path),
                                   line=line())
-        _check_version(path, line, p["name"], ver)
+        _check_package_version(path, line, p["name"], ver)
         entries.append(Entry(_canon(p["name"]), ver, _check_marker(path, line, p["name"], marker(p))))
     return entries
 
 
-def _check_version(path: Path, line: Any, name: str, ver: str) -> None:
+def _check_package_version(path: Path, line: Any, name: str, ver: str) -> None:
     """A package's version must parse (an invalid one, or one with more digits than Python converts, is a
     :class:`LockFormatError` here rather than a crash wherever it is compared)."""
     from packaging.version import Version
@@ -279,40 +280,6 @@ def _pylock_source(package: Package) -> str:
             return "wheel"
         return "url" if package.archive.url else "path"
     return "registry"
-
-
-_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*([^\s;\\]+)\s*(?:;\s*([^#\\]+?))?\s*(?:\\)?\s*(?:--hash\S*.*)?$")
-
-
-def parse_requirements(path: Path, text: str) -> Lock:
-    entries = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        start = i
-        line = lines[i]
-        while line.rstrip().endswith("\\") and i + 1 < len(lines):
-            i += 1
-            line = line.rstrip()[:-1] + " " + lines[i]
-        i += 1
-        stripped = re.sub(r"(^|\s)#.*$", "", line).strip()
-        if not stripped or stripped.startswith("-"):
-            continue  # blank, comment, or an option such as --index-url / -c (an option line has no pin)
-        body = re.sub(r"\s--hash[= ]\S+", "", stripped).strip()
-        m = _REQ.match(body)
-        if not m:
-            raise LockFormatError(f"not a pinned requirement (name==version): {body!r}", path=str(path), line=start + 1)
-        from packaging.version import InvalidVersion, Version
-
-        try:
-            Version(m.group(3))
-        except InvalidVersion:
-            raise LockFormatError(f"invalid version {m.group(3)!r}", path=str(path), line=start + 1) from None
-        marker = m.group(4).strip() if m.group(4) else None
-        entries.append(Entry(_canon(m.group(1)), m.group(3), marker))
-    if not entries:
-        raise LockFormatError("no pinned requirements found", path=str(path))
-    return Lock(str(path), "requirements.txt", tuple(entries))
 
 
 def _parsers() -> dict[str, Any]:

@@ -4,13 +4,14 @@ command spells the same way, as uv and pre-commit do:
 * ``--color {auto,always,never}`` (:func:`~glmcompat.cli.startup.use_color`: ``auto`` follows ``NO_COLOR``, ``FORCE_COLOR``,
   ``TERM=dumb`` and whether stdout is a terminal; the flag beats the environment);
 * ``-q/--quiet`` and ``-v/--verbose`` (:class:`Output`: ``-q`` hides progress and non-essential notes, never
-  the verdict or an error; ``-qq`` is silent, nothing on stdout, :func:`glmcompat.cli.main` seeing to it; ``-v``
+  the verdict or an error; ``-qq`` is silent, nothing on stdout: a command writes its answer to
+  :attr:`Output.out`, which is then a stream to nowhere (:func:`glmcompat.cli.streams.stdout_for`); ``-v``
   adds detail such as progress and the requests made);
 * ``--python`` (:func:`python_minor`: ``3.11`` and ``cp311`` both name the target CPython minor);
 * ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`; the commands hand them on
   explicitly, as :class:`glmcompat.edges.index.IndexOptions`, never through the process environment).
 
-Import-light: only ``os`` and ``sys`` load with this module (argparse, json, typing and the index client load
+Import-light: only ``os``, ``sys`` and :mod:`glmcompat.cli.streams` load with this module (argparse, json, typing and the index client load
 when a function needs them), so the start-up path of ``lock`` can read :data:`DEFAULT_STACK`.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import sys
 
 from glmcompat.cli.startup import use_color
+from glmcompat.cli.streams import quiet_level, stdout_for
 
 TYPE_CHECKING = False  # not typing's: the start-up path of lock reads this module, and importing typing costs them
 if TYPE_CHECKING:
@@ -52,12 +54,16 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
             self._seen = [str(a) for a in (sys.argv[1:] if args is None else args)]
             return super().parse_known_args(args, namespace)
 
+        def print_help(self, file: Any = None) -> None:  # --help: stdout, nowhere with -qq
+            super().print_help(file if file is not None else stdout_for(quiet_level(self._seen)))
+
         def error(self, message: str) -> NoReturn:
             line = usage_error(self, self._seen, message)
             if "--json" in self._seen:  # the usage error as the command's JSON error document too
                 from glmcompat.cli import jsonerrors
 
-                jsonerrors.emit([*self.prog.split()[1:], *self._seen], 2, f"{self.prog}: {line}")
+                jsonerrors.emit([*self.prog.split()[1:], *self._seen], 2, f"{self.prog}: {line}",
+                                quiet=quiet_level(self._seen))
             self.exit(2, f"error: {self.prog}: {line}\n")
 
     return Parser(prog=f"glmcompat {prog}", description=description)
@@ -221,10 +227,10 @@ def apply_settings(args: Any, command: str, *, single: bool = True, keys: tuple[
     return str(found) if used else None
 
 
-def dump_json(obj: Any) -> None:
+def dump_json(obj: Any, out: TextIO) -> None:
     import json
 
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+    out.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
 # -- colour (the decision itself, use_color, is in glmcompat.cli.startup: the check start-up path needs it) ----
@@ -290,6 +296,11 @@ class Output:
     @property
     def err(self) -> TextIO:
         return sys.stderr if self._err is None else self._err
+
+    @property
+    def out(self) -> TextIO:
+        """Where the answer (verdict, report, JSON) goes: stdout, nowhere with ``-qq`` (:func:`stdout_for`)."""
+        return stdout_for(self.quiet)
 
     @property
     def notes(self) -> bool:

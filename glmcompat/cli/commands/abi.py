@@ -6,7 +6,6 @@ versioned JSON. Exit codes: 0 compatible / runs, 1 not, 2 bad input, 3 the netwo
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,9 +72,9 @@ def _abi(argv: Sequence[str]) -> int:
                                platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
-        dump_json(result.to_json())
+        dump_json(result.to_json(), o.out)
     else:
-        sys.stdout.write(paint_text(_render_abi(result, show_all=args.all, notes=o.notes), o.color))
+        o.out.write(paint_text(_render_abi(result, show_all=args.all, notes=o.notes), o.color))
     return 0 if result.ok else 1
 
 
@@ -196,9 +195,9 @@ def _arch(argv: Sequence[str]) -> int:
             doc["target_platforms"] = shipped[0]
         if note:
             doc["note"] = note
-        dump_json(doc)
+        dump_json(doc, o.out)
     else:
-        sys.stdout.write(paint_text(_render_arch(result, note, notes=o.notes), o.color))
+        o.out.write(paint_text(_render_arch(result, note, notes=o.notes), o.color))
     return 0 if result.ok else 1
 
 

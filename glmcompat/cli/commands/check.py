@@ -270,21 +270,29 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
                 out[n] = pk
         return out
 
+    def identity(f: Finding) -> tuple[str, tuple[tuple[str, str], ...], str]:
+        """What makes two findings the same problem: the rule and the (name, version) pairs, never the prose
+        (which carries notes that change with the rest of the file); one that names no package, its message."""
+        return f.rule, f.packages, "" if f.packages else f.message
+
     old_env, new_env = pkgs_by_env(old), pkgs_by_env(new)
     renames = {r.new: r.old for r in facts.rows("rename")}
-    old_keys = {(f.rule, f.message): set(f.environments) for f in old_findings}
+    old_keys: dict[tuple[str, tuple[tuple[str, str], ...], str], set[str]] = {}  # identity -> where (empty: everywhere)
+    for f in old_findings:
+        had = old_keys.get(identity(f))
+        old_keys[identity(f)] = set() if not f.environments or had == set() else (had or set()) | set(f.environments)
     out = []
     for f in new_findings:
         envs = f.environments or tuple(new_env)
-        if (f.rule, f.message) in old_keys:
-            before = old_keys[(f.rule, f.message)]
+        if identity(f) in old_keys:
+            before = old_keys[identity(f)]
             envs = tuple(e for e in envs if before and e not in before and e in old_env)
             if not envs:
                 continue
         # the environments where some package of the finding changed
         changed: list[str] = []
         bumps: list[str] = []
-        names = [p.split("==")[0] for p in f.packages]
+        names = list(f.names)
         for e in envs:
             o, n = old_env.get(e), new_env.get(e, {})
             if o is None:
@@ -300,14 +308,14 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
                         bumps.append(b)
                     if e not in changed:
                         changed.append(e)
-        if not changed and (f.rule, f.message) not in old_keys and not any(n in (new_env.get(e) or {}) for e in envs for n in names):
+        if not changed and identity(f) not in old_keys and not any(n in (new_env.get(e) or {}) for e in envs for n in names):
             changed = list(envs)
         if bumps:
             any_new = next(iter(new_env.values()), {})
             rest = [f"{n} {any_new[n]}" for n in names if n in any_new and not any(b.startswith(n + " ") or f"-> {n} " in b for b in bumps)]
             head = " and ".join(bumps) + (f" breaks {', '.join(rest)}" if rest else " is unsafe")
             f = replace(f, message=f"{head}: {f.message}", environments=tuple(changed) if f.environments else ())
-        elif (f.rule, f.message) in old_keys:
+        elif identity(f) in old_keys:
             continue
         out.append(f)
     return out
@@ -381,10 +389,10 @@ def main(name: str, argv: Sequence[str]) -> int:
         text = _render_json(jobs, ok, facts)
     else:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
-    sys.stdout.write(text)
+    o.out.write(text)
     rc = 0 if ok else 1
-    if before is not None:
-        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text, "", rc,
+    if before is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
+        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text if o.out is sys.stdout else "", "", rc,
                        relevant=lambda: fastpath.relevant_names(facts))
     return rc
 

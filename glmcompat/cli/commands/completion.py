@@ -8,11 +8,10 @@ commands parse with (each command module's parser builder), so it can never name
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
-from glmcompat.cli.commands._common import add_output_options, parser
+from glmcompat.cli.commands._common import add_output_options, output, parser
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -107,7 +106,7 @@ def script(shell: str) -> str:
 
 def main(name: str, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
-    sys.stdout.write(script(args.shell))
+    output(args).out.write(script(args.shell))
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli.commands._common import (
     DEFAULT_STACK,
+    Output,
     add_core_options,
     add_index_options,
     add_output_options,
@@ -101,7 +102,7 @@ def main(name: str, argv: Sequence[str]) -> int:
                 o.detail(f"evidence ({kind}): {src}")
         raise
     o.detail(f"lock: {'checked' if args.check else 'locked'} {out} in {time.perf_counter() - t0:.2f} s")
-    say = _printer(o.color)
+    say = _printer(o)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
     plat = "" if machine == "x86_64" else f" --platform {machine}"
     if args.check:
@@ -174,12 +175,12 @@ def _mode(args: Any) -> tuple[str, Path] | None:
     return "project", found
 
 
-def _printer(color: bool) -> Callable[[str], None]:
-    """print() for stdout, its leading label (``ok:``, ``note:``, ``warning:``) coloured when ``color``."""
-    from glmcompat.cli.commands._common import paint_line
+def _printer(o: Output) -> Callable[[str], None]:
+    """One line of the answer (:attr:`Output.out`), its leading label (``ok:``, ``note:``, ``warning:``) coloured
+    as ``o`` says."""
 
     def say(line: str) -> None:
-        print(paint_line(line, color))
+        print(o.line(line), file=o.out)
 
     return say
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from glmcompat.cli.commands._common import (
     Output,
@@ -72,12 +72,12 @@ def main(name: str, argv: Sequence[str]) -> int:
 
         m = load_matrix(args.files or None)
         n = sum(len(getattr(m, t)) for t in _tables())
-        print(paint_line(f"ok: {len(m.files)} file(s), {n} facts", o.color))
+        print(paint_line(f"ok: {len(m.files)} file(s), {n} facts", o.color), file=o.out)
         return 0
     if args.action == "schema":
         from glmcompat.matrix.schema import matrix_json_schema
 
-        dump_json(matrix_json_schema())
+        dump_json(matrix_json_schema(), o.out)
         return 0
     if args.action == "probe":
         return run_probe(args, o)
@@ -90,9 +90,9 @@ def main(name: str, argv: Sequence[str]) -> int:
         data: dict[str, Any] = {"version": SCHEMA_VERSION}
         for t in _tables():
             data[t] = [r.model_dump(mode="json") for r in getattr(m, t)]
-        dump_json(data)
+        dump_json(data, o.out)
         return 0
-    _show_text(m)
+    _show_text(m, o.out)
     return 0
 
 
@@ -101,7 +101,6 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
     options passed explicitly: ``--index-url`` to the index client, ``--no-cache`` as no cache at all, ``-q`` as no
     progress; the report is rendered into text here and coloured with ``--color``."""
     import io
-    import json
 
     from glmcompat.edges.cache import Cache, NoCache
     from glmcompat.model.errors import EnvironmentFailure
@@ -140,9 +139,9 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
         if not args.json:
             rf.render_audit(report, text)
     if args.json:
-        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
+        dump_json(report.to_json(), o.out)
     else:
-        sys.stdout.write(paint_text(text.getvalue(), o.color))
+        o.out.write(paint_text(text.getvalue(), o.color))
     return rc
 
 
@@ -152,8 +151,8 @@ def _tables() -> tuple[str, ...]:
     return TABLES
 
 
-def _show_text(m: Any) -> None:
-    out = sys.stdout.write
+def _show_text(m: Any, stream: TextIO) -> None:
+    out = stream.write
     out("Kernel wheels (built against torch, CUDA, GPU code):\n")
     for k in sorted(m.kernel, key=lambda k: (k.package, k.versions[0])):
         code = ", ".join(k.sass) if k.sass else "?"
@@ -228,16 +227,17 @@ def _targets(argv: Sequence[str]) -> int:
             "source": t.source,
         })
     if args.json:
-        dump_json({"version": TARGETS_JSON_VERSION, "targets": rows})
+        dump_json({"version": TARGETS_JSON_VERSION, "targets": rows}, o.out)
         return 0
-    print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} {'platforms':<16} products")
+    print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} {'platforms':<16} products", file=o.out)
     for r in rows:
         smem = str(r["smem_per_block_optin"]) if r["smem_per_block_optin"] is not None else "unknown"
         prods = ", ".join(f"{p} ({'/'.join(r['platforms'][p])})" if len(r["ships_on"]) > 1 else p for p in r["products"])
-        print(f"{r['name']:<8} {r['compute_capability']:<5} {smem:>10}  {r['min_cuda']:<8} {', '.join(r['ships_on']):<16} {prods}")
+        print(f"{r['name']:<8} {r['compute_capability']:<5} {smem:>10}  {r['min_cuda']:<8} {', '.join(r['ships_on']):<16} {prods}",
+              file=o.out)
     if o.notes:
-        print("\nSASS sm_XY runs on the same major with minor >= Y; sm_XYa only on X.Y; sm_XYf on its family;")
-        print("PTX compute_XY is JIT-compiled for any newer GPU; compute_XYa for none.")
+        print("\nSASS sm_XY runs on the same major with minor >= Y; sm_XYa only on X.Y; sm_XYf on its family;", file=o.out)
+        print("PTX compute_XY is JIT-compiled for any newer GPU; compute_XYa for none.", file=o.out)
     return 0
 
 
@@ -289,7 +289,7 @@ def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
                 fetch_finished(o, f"{a.wheel} and {a.torch_wheel}", a)
                 verdict = "compatible" if a.ok else f"INCOMPATIBLE ({len(a.missing)} missing)"
                 rows.append(("abi_probe", abi_row(a), f"{pkg} {ver} vs torch {torch}: {verdict}"))
-    out = sys.stdout.write
+    out = o.out.write
     for table, row, summary in rows:
         added = add_row(path, table, row, dry_run=args.dry_run)
         if added is None:

@@ -129,7 +129,7 @@ def _constraints(argv: Sequence[str]) -> int:
 
         atomic_write(Path(args.output), text.encode(), mode=0o644)
     else:
-        sys.stdout.write(text)
+        output(args).out.write(text)
     return 0
 
 
@@ -154,13 +154,13 @@ def _install(argv: Sequence[str]) -> int:
 
     def out(line: str = "") -> None:
         if not args.json:
-            sys.stdout.write(o.line(line) + "\n")
-            sys.stdout.flush()
+            o.out.write(o.line(line) + "\n")
+            o.out.flush()
 
     def finish(rc: int, verdict: str, result: Any = None) -> int:
         if args.json:
             doc.update(verdict=verdict, **(_outcome_json(result) if result is not None else {}))
-            dump_json(doc)
+            dump_json(doc, o.out)
         return rc
 
     def note(line: str) -> None:
@@ -192,7 +192,8 @@ def _install(argv: Sequence[str]) -> int:
             from glmcompat.cli import jsonerrors
 
             jsonerrors.emit(["pip", "install", "--json"], rc,
-                            f"{err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat")
+                            f"{err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat",
+                            quiet=o.quiet)
         return rc
     for f in result.already[:3]:
         out(f"note: the environment already has an error this plan does not add: {f.message}")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from glmcompat.cli.commands._common import dump_json, output, paint_line
+from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
@@ -85,7 +85,7 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
                                        lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
                                        evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
-            dump_json(failed.to_json())  # the outcome, as one document (no second, error-only one)
+            dump_json(failed.to_json(), o.out)  # the outcome, as one document (no second, error-only one)
             from glmcompat.model.errors import classify
 
             code, line = classify(e)
@@ -93,16 +93,16 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
             return code
         raise
     if args.json:
-        dump_json(result.to_json())
+        dump_json(result.to_json(), o.out)
         return Exit(1 if args.check and result.problems else 0, noop)
-    return Exit(_render(result, args, o.color), noop)
+    return Exit(_render(result, args, o), noop)
 
 
-def _render(result: Any, args: Any, color: bool) -> int:
+def _render(result: Any, args: Any, o: Output) -> int:
     from glmcompat.model.platforms import PLATFORM_NAME
 
     def say(line: str) -> None:
-        print(paint_line(line, color))
+        print(o.line(line), file=o.out)
 
     import os
 
@@ -138,7 +138,7 @@ def _render(result: Any, args: Any, color: bool) -> int:
         say(f"  warning: {w}")
     if args.dry_run:
         if result.diff:
-            sys.stdout.write(result.diff if result.diff.endswith("\n") else result.diff + "\n")
+            o.out.write(result.diff if result.diff.endswith("\n") else result.diff + "\n")
         elif result.mode == "project":
             say("  pyproject.toml: no change")
     return 0

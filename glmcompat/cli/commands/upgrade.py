@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -82,7 +81,7 @@ def main(name: str, argv: Sequence[str]) -> int:
                    "pins": outcome.pins, "stack_pins": dict(stack.pins), "not_required": dropped,
                    "overrides": outcome.overridden,
                    "skipped": {n: {v: (s.as_json() if isinstance(s, Skip) else {"note": s}) for v, s in d.items()}
-                               for n, d in skipped.items()}})
+                               for n, d in skipped.items()}}, o.out)
         return 0
     parts: list[str] = []
     out = parts.append
@@ -113,7 +112,7 @@ def main(name: str, argv: Sequence[str]) -> int:
             if lock_cutoff and lock_cutoff != cutoff else "")
     plat = "" if machine == "x86_64" else f" --platform {machine}"
     out(f"\nhint: `glmcompat lock --stack {args.stack} --target {tname}{plat} --upgrade{withs}` writes a lock for this set{note}\n")
-    sys.stdout.write(paint_text("".join(parts), o.color))
+    o.out.write(paint_text("".join(parts), o.color))
     return 0
 
 

@@ -57,13 +57,13 @@ def _verify(argv: Sequence[str]) -> int:
     o = output(args)
     if args.json:
         if not quiet:
-            dump_json(report)
+            dump_json(report, o.out)
     elif not quiet:
         shown = report
         if o.quiet:  # -q: the probes that were skipped are left out (the counts still say how many)
             shown = {**report, "probes": [pr for pr in report["probes"] if pr.get("status") != "skipped"]}
         for line in table(shown):
-            print(paint_line(line, o.color))
+            print(paint_line(line, o.color), file=o.out)
     return 0 if report["ok"] else 1
 
 
@@ -101,9 +101,10 @@ def _explain(argv: Sequence[str]) -> int:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
-        dump_json({"version": 1, "log": name, "found": bool(hits), "signatures": [h.to_json() for h in hits]})
+        dump_json({"version": 1, "log": name, "found": bool(hits), "signatures": [h.to_json() for h in hits]},
+                  output(args).out)
     else:
-        print(paint_text(render(hits, name), output(args).color))
+        print(paint_text(render(hits, name), output(args).color), file=output(args).out)
     return 1 if hits else 0
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding
-from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, absent, marks
+from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, absent, group_ids, marks
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,23 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 REPORT_VERSION = 1
 
-# group -> the probe ids it reports (for a group that dies before reporting them all)
-GROUP_IDS: dict[str, list[str]] = {
-    "static": ["installed"],
-    "torch": ["import:torch", "device", "smoke:torch-matmul"],
-    "torchvision": ["import:torchvision", "ops:torchvision", "smoke:torchvision-nms"],
-    "torchaudio": ["import:torchaudio", "ops:torchaudio"],
-    "sgl_kernel": ["import:sgl_kernel", "ops:sgl_kernel", "smoke:sgl_kernel-rmsnorm", "smoke:sgl_kernel-silu_and_mul"],
-    "flashinfer": ["import:flashinfer", "smoke:flashinfer-rmsnorm"],
-    "triton": ["import:triton", "smoke:triton-kernel"],
-    "transformers": ["import:transformers", "model"],
-    "sglang": ["import:sglang"],
-    "torchao": ["import:torchao"],
-    "vllm": ["import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"],
-    "nvml": ["driver"],
-    "peer": ["peer-access"],
-    "nccl": ["nccl-all-reduce"],
-}
 # The extension distributions whose static verdicts are compared with the dynamic ones: the load
 # (abi: symbols and CUDA runtime vs import:, load:, ops:) and the GPU code (gpu-code: vs smoke:<module>-*).
 DYNAMIC_OF = {"torchvision": "torchvision", "torchaudio": "torchaudio", "sgl-kernel": "sgl_kernel",
@@ -60,12 +43,6 @@ STATUSES = ("passed", "warning", "failed", "skipped")
 # The groups that import torch first: forked from one process that imported it (Options.fork).
 FORKED = ("torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton", "transformers", "sglang",
           "torchao", "vllm")
-# group -> the module whose absence means the group need not start (its probes are skipped)
-GROUP_MODULE = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl_kernel",
-                "flashinfer": "flashinfer", "triton": "triton", "transformers": "transformers", "sglang": "sglang",
-                "torchao": "torchao", "vllm": "vllm"}
-
-
 @dataclass
 class Options:
     target: str = "auto"
@@ -87,7 +64,7 @@ class Child:
     def __init__(self, group: str, opts: dict[str, Any], env: dict[str, str], timeout: float,
                  stdin: bool = False, expected: list[str] | None = None) -> None:
         self.group = group
-        self.expected = expected if expected is not None else self.expected_ids(group, opts)
+        self.expected = expected if expected is not None else group_ids(group, opts)
         self.records: list[dict[str, Any]] = []
         self.gathered: list[Any] | None = None
         self.exits: dict[str, dict[str, Any]] = {}
@@ -109,12 +86,6 @@ class Child:
                          threading.Thread(target=self._read_err, daemon=True)]
         for t in self._threads:
             t.start()
-
-    @staticmethod
-    def expected_ids(group: str, opts: dict[str, Any]) -> list[str]:
-        if group == "transformers":
-            return ["import:transformers", f"model:{opts['model']}" if opts.get("model") else "model"]
-        return GROUP_IDS.get(group, [])
 
     def _read_out(self) -> None:
         assert self.proc.stdout is not None
@@ -321,7 +292,7 @@ def run(options: Options) -> dict[str, Any]:
     for g in groups:
         module = GROUP_MODULE.get(g)
         if module is not None and not _findable(module, search):
-            ids = Child.expected_ids(g, common)
+            ids = group_ids(g, common)
             missing.extend(absent(i, module) for i in ids)
             continue
         present.append(g)
@@ -350,7 +321,7 @@ def run(options: Options) -> dict[str, Any]:
         c.wait()
     probes: list[dict[str, Any]] = list(missing)
     if server is not None:
-        probes.extend(server.forked_results({g: Child.expected_ids(g, common) for g in forked}, options.timeout))
+        probes.extend(server.forked_results({g: group_ids(g, common) for g in forked}, options.timeout))
     for c in children:
         probes.extend(c.results())
     if nccl is not None:
@@ -386,7 +357,8 @@ def _gather(nccl: Child, report: dict[str, Any]) -> dict[str, Any]:
         return report
     if ranks is None:
         report["ok"] = False
-        report["findings"].append(Finding("distributed", "error", (), "rank 0 could not gather the other ranks' "
+        report["findings"].append(Finding(rule="distributed", severity="error", packages=(),
+                                          message="rank 0 could not gather the other ranks' "
                                           "reports (the NCCL all-reduce failed or a rank hung)",
                                           remedy="see the nccl-all-reduce probe of each rank").to_json())
         return report
@@ -416,12 +388,20 @@ def _cap_name(cap: tuple[int, int]) -> str:
     return f"sm_{cap[0]}{cap[1]}"
 
 
-def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
+def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
              explicit: Target | None) -> dict[str, Any]:
+    """The report on the probes' ``records``: each record that a verdict changes is a new one in the report,
+    the records given are left as they are."""
     from glmcompat.decide.diagnose import diagnose, package_cause
     from glmcompat.model.signatures import match_signatures
 
+    probes = list(records)
+    at = {p["id"]: i for i, p in enumerate(probes)}  # the record each id names (the last of that id)
     by_id = {p["id"]: p for p in probes}
+
+    def put(rec: dict[str, Any]) -> None:
+        probes[at[rec["id"]]] = by_id[rec["id"]] = rec
+
     findings: list[Finding] = []
     # -- the device ------------------------------------------------------------------------------
     dev = by_id.get("device")
@@ -442,23 +422,25 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
     if target is None and device is not None and cap is not None:
         target = next((t for t in facts.rows("target") if gpu.parse_capability(t.compute_capability) == cap), None)
         if target is None:
-            findings.append(Finding("target", "warning", (), f"the device's capability {device['capability']} is no "
+            findings.append(Finding(rule="target", severity="warning", packages=(),
+                                    message=f"the device's capability {device['capability']} is no "
                                     "target of the matrix: target-specific rules were not evaluated",
                                     remedy="pass --target to check against a known target"))
     if dev and dev.get("status") == "passed" and cap is not None:
-        _judge_device(dev, cap, target, explicit is not None)
+        put(_judge_device(dev, cap, target))
     # -- no torch: there is no stack to verify (a skipped probe must not make that look fine) ---------
     imp = by_id.get("import:torch")
     if imp and imp.get("status") == "skipped" and imp.get("absent") == "torch":
-        imp["status"] = "failed"
-        imp["summary"] = "torch is not installed: there is no serving stack to verify"
-        findings.append(Finding("import", "error", ("torch",), "torch is not installed in this environment",
+        put({**imp, "status": "failed", "summary": "torch is not installed: there is no serving stack to verify"})
+        findings.append(Finding(rule="import", severity="error", packages=(("torch", ""),),
+                                message="torch is not installed in this environment",
                                 remedy="install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
     # -- (a) installed ---------------------------------------------------------------------------
     inst = by_id.get("installed")
     if inst and inst.get("status") == "passed":
-        data = inst.get("data") or {}
+        data = dict(inst.get("data") or {})
         by_t = {t: [Finding.from_json(f) for f in fs] for t, fs in data.pop("findings_by_target", {}).items()}
+        inst = {**inst, "data": data} if "data" in inst else dict(inst)
         if target is not None:
             rule_f = by_t.get(target.name, [])
         else:
@@ -480,10 +462,11 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
         elif warns:
             inst["status"] = "warning"
             inst["error"] = all_f[0].message
+        put(inst)
     env = _env(by_id, device)
     # -- (b) abi and gpu code --------------------------------------------------------------------
     judge_cap = cap if cap is not None else (gpu.parse_capability(explicit.compute_capability) if explicit else None)
-    for p in probes:
+    for i, p in enumerate(probes):
         pid = p["id"]
         if pid.startswith("abi:") and p["status"] == "failed" and p.get("data", {}).get("files"):
             key = pid[4:]
@@ -507,14 +490,17 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
             got = package_cause(key, env, facts, "needs torch symbols the installed torch does not define")
             if got is not None:
                 remedy = got[1]
-            findings.append(Finding("abi", severity, (f"{key}=={d['version']}", f"torch=={d['torch']}"), msg,
-                                    _read_files("abi-probe", sorted({f for f, _, _ in missing})), remedy))
+            findings.append(Finding(rule="abi", severity=severity,
+                                    packages=((key, str(d["version"])), ("torch", str(d["torch"]))), message=msg,
+                                    evidence=_read_files("abi-probe", sorted({f for f, _, _ in missing})),
+                                    remedy=remedy))
             if severity == "warning":
-                p["status"] = "warning"
+                p = {**p, "status": "warning"}
         if pid.startswith("gpu-code:") and p["status"] == "pending":
             key = pid.split(":", 1)[1]
-            _judge_gpu_code(p, judge_cap, findings,
-                            facts.primary_modules(key) if hasattr(facts, "primary_modules") else ())
+            p, found = _judge_gpu_code(p, judge_cap,
+                                       facts.primary_modules(key) if hasattr(facts, "primary_modules") else ())
+            findings.extend(found)
         cudart = (p.get("data") or {}).get("torch_cudart") if pid.startswith("abi:") else None
         if cudart:
             theirs = foreign_cuda_runtimes({c for e in p["data"]["files"] for c in e.get("cudart", [])}, cudart)
@@ -523,28 +509,32 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
                 row = facts.kernel(key, p["data"]["version"]) if hasattr(facts, "kernel") else None
                 severity = row.on_mismatch if row is not None else "error"
                 which = sorted({e["file"] for e in p["data"]["files"] if foreign_cuda_runtimes(e.get("cudart", []), cudart)})
-                findings.append(Finding("cuda", severity, (f"{key}=={p['data']['version']}", f"torch=={p['data']['torch']}"),
-                                        f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
-                                        "runtime majors in one process", _read_files("abi-probe", which),
-                                        f"install the {key} built for torch {p['data']['torch']}"))
+                findings.append(Finding(rule="cuda", severity=severity,
+                                        packages=((key, str(p["data"]["version"])), ("torch", str(p["data"]["torch"]))),
+                                        message=f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
+                                        "runtime majors in one process", evidence=_read_files("abi-probe", which),
+                                        remedy=f"install the {key} built for torch {p['data']['torch']}"))
                 # the loader stops at the missing runtime before any symbol: the static verdict says so too
                 msg = (f"{which[0]} needs {', '.join(theirs)}; torch {p['data']['torch']} links "
                        f"{', '.join(cudart)} (a CUDA runtime this environment may not have)")
                 if p["status"] == "passed":
-                    p["status"] = "failed" if severity == "error" else "warning"
-                    p["summary"] = (f"{p['summary']}, but it links {', '.join(theirs)} and torch links "
-                                    f"{', '.join(cudart)}")
-                    p["error"] = msg
+                    p = {**p, "status": "failed" if severity == "error" else "warning",
+                         "summary": f"{p['summary']}, but it links {', '.join(theirs)} and torch links "
+                                    f"{', '.join(cudart)}", "error": msg}
                 else:
-                    p["error"] = ((p.get("error") or "") + "\n" + msg).strip()
+                    p = {**p, "error": ((p.get("error") or "") + "\n" + msg).strip()}
+        if p is not probes[i]:
+            probes[i] = p
+            if at[pid] == i:
+                by_id[pid] = p
     # -- static vs dynamic -----------------------------------------------------------------------
     agreement = _agreement(probes, by_id)
     for a in agreement:
         if not a["agree"]:
             key = a["package"]
             what = ("loads" if a["aspect"] == "load" else "runs its kernels on this GPU")
-            findings.append(Finding("static-dynamic", "warning", (key,),
-                                    f"the static {a['aspect']} check says {key} is {a['static']}"
+            findings.append(Finding(rule="static-dynamic", severity="warning", packages=((key, ""),),
+                                    message=f"the static {a['aspect']} check says {key} is {a['static']}"
                                     + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
                                     + f" but it {a['dynamic']}: "
                                     + ("a break the static checks cannot see (operator registration, layouts, "
@@ -555,21 +545,22 @@ def assemble(probes: list[dict[str, Any]], facts: Any, options: Options,
     gpu_probed = bool(dev and dev["status"] in ("passed", "failed", "warning"))
     if not gpu_probed and not options.no_gpu:
         why = (dev or {}).get("summary") or "no device probe"
-        findings.append(Finding("no-gpu", "error", (), f"no GPU was probed ({why}): the GPU probes were skipped, so "
+        findings.append(Finding(rule="no-gpu", severity="error", packages=(),
+                                message=f"no GPU was probed ({why}): the GPU probes were skipped, so "
                                 "this run cannot pass", remedy="run where the GPU is, or pass --no-gpu to check only "
                                 "what runs without one"))
     # -- known failure signatures ----------------------------------------------------------------
     sigs = facts.rows("signature")
-    for p in probes:
+    for i, p in enumerate(probes):
         if p["status"] not in ("failed", "warning"):
             continue
         text = "\n".join([p.get("error") or "", p.get("summary") or "", *p.get("warnings", [])])
         hits = diagnose([_blame(h, p["id"]) for h in match_signatures(text, sigs)], env, facts)
         if hits:
-            p["explained"] = [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text,
-                               "package": h.package or None, "version": h.version or None} for h in hits]
+            probes[i] = {**p, "explained": [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text,
+                               "package": h.package or None, "version": h.version or None} for h in hits]}
     probes.sort(key=_sort_key)
-    unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.packages, f.message))
+    unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
     failed = any(p["status"] == "failed" for p in probes)
     ok = not failed and not any(f.severity == "error" for f in unique)
     counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
@@ -674,8 +665,9 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
     return out
 
 
-def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: Target | None, explicit: bool) -> None:
-    d = dev["data"]
+def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: Target | None) -> dict[str, Any]:
+    """The ``device`` record judged against ``target`` and torch's GPU code (a new record)."""
+    d = dict(dev["data"])
     problems = []
     if target is not None:
         tcap = gpu.parse_capability(target.compute_capability)
@@ -699,14 +691,14 @@ def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: Target | No
     if archs and not runnable:
         problems.append(f"torch carries GPU code for {', '.join(archs)}; none of it runs on {_cap_name(cap)}")
     if problems:
-        dev["status"] = "failed"
-        dev["error"] = "; ".join(problems)
-        dev["summary"] = problems[0]
+        return {**dev, "data": d, "status": "failed", "error": "; ".join(problems), "summary": problems[0]}
+    return {**dev, "data": d}
 
 
-def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: list[Finding],
-                    primary: tuple[str, ...] | list[str] = ()) -> None:
-    """The GPU code of an extension's files against the capability.
+def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
+                    primary: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], list[Finding]]:
+    """The GPU code of an extension's files against the capability: the judged record (a new one) and
+    its findings.
 
     The files the package's loader picks (sgl_kernel: its ``sm90/`` or ``sm100/`` build) decide; of
     those, with ``primary`` patterns (the matrix's ``[[primary_modules]]``), only the matching ones
@@ -715,12 +707,12 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
     """
     from fnmatch import fnmatchcase
 
-    files = p["data"]["files"]
-    key = p["id"].split(":", 1)[1]
+    key = rec["id"].split(":", 1)[1]
     if cap is None:
-        p["status"] = "skipped"
-        p["summary"] = "no GPU and no --target: nothing to judge the GPU code against"
-        return
+        return {**rec, "status": "skipped", "summary": "no GPU and no --target: nothing to judge the GPU code against"}, []
+    files = [dict(f) for f in rec["data"]["files"]]
+    p = {**rec, "data": {**rec["data"], "files": files}}
+    findings: list[Finding] = []
     if any(f.get("variant") for f in files):
         from glmcompat.ops.verify.static import sgl_kernel_variant
 
@@ -748,9 +740,9 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
                       "no kernel image is available for execution on the device)")
         if len(bad) > 1:
             p["error"] += "; also " + ", ".join(x["file"] for x in bad[1:])
-        findings.append(Finding("gpu-code", "error", (f"{key}=={ver}",), p["error"],
-                                _read_files("arch-probe", [x["file"] for x in bad]),
-                                f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)"))
+        findings.append(Finding(rule="gpu-code", severity="error", packages=((key, str(ver)),), message=p["error"],
+                                evidence=_read_files("arch-probe", [x["file"] for x in bad]),
+                                remedy=f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)"))
     else:
         p["status"] = "passed"
         codes = sorted({c for f in deciding for c in f["runs"]})
@@ -761,9 +753,10 @@ def _judge_gpu_code(p: dict[str, Any], cap: tuple[int, int] | None, findings: li
             p["status"] = "warning"
             p["summary"] += f"; {len(optional_bad)} optional module(s) carry none"
             p["error"] = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
-        findings.append(Finding("gpu-code", "warning", (f"{key}=={ver}",),
-                                f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
+        findings.append(Finding(rule="gpu-code", severity="warning", packages=((key, str(ver)),),
+                                message=f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
                                 f"{key} runs there without them (e.g. another attention backend)",
-                                _read_files("arch-probe", [x["file"] for x in optional_bad]),
-                                f"nothing to do unless the feature is needed; a {key} build with SASS for "
+                                evidence=_read_files("arch-probe", [x["file"] for x in optional_bad]),
+                                remedy=f"nothing to do unless the feature is needed; a {key} build with SASS for "
                                 f"{_cap_name(cap)} would carry it"))
+    return p, findings

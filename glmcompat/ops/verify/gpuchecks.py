@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, Record, absent, error_text, marks
+from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, Record, absent, error_text, group_ids, marks
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
@@ -92,10 +92,14 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
     emit(rec)
 
 
-def skip_absent(ids: list[str], module: str) -> None:
-    """Every probe of ``ids`` skipped: ``module`` is not installed."""
-    for pid in ids:
+def absent_group(group: str, opts: dict[str, Any]) -> bool:
+    """Whether ``group``'s module is not installed; if so every probe of the group is reported skipped."""
+    module = GROUP_MODULE[group]
+    if installed(module):
+        return False
+    for pid in group_ids(group, opts):
         emit(absent(pid, module))
+    return True
 
 
 def installed(module: str) -> bool:
@@ -108,13 +112,6 @@ def installed(module: str) -> bool:
 def require(results: dict[str, str], pid: str, what: str) -> None:
     if results.get(pid) != "passed":
         raise Skip(f"{what} did not pass")
-
-
-# group -> the module it imports (its bytecode decides whether the group needs the bytecode cache)
-MODULE_OF = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl_kernel",
-             "flashinfer": "flashinfer", "triton": "triton", "transformers": "transformers", "sglang": "sglang",
-             "torchao": "torchao", "vllm": "vllm", "forkserver": "torch", "gpu": "torch", "peer": "torch",
-             "nccl": "torch"}
 
 
 def _bytecode_cached(module: str) -> bool:
@@ -165,7 +162,7 @@ def bytecode_cache(opts: dict[str, Any], group: str) -> None:
     code, run for real; the installation itself is never written to.
     """
     d = opts.get("pycache")
-    module = MODULE_OF.get(group)
+    module = GROUP_MODULE.get(group)
     if not d or sys.pycache_prefix or module is None:
         return
     if opts.get("pycache_mode") != "always" and _bytecode_cached(module):
@@ -333,9 +330,8 @@ def group_nvml(opts: dict[str, Any]) -> None:
 
 
 def group_torch(opts: dict[str, Any]) -> None:
-    ids = ["import:torch", "device", "smoke:torch-matmul"]
-    if not installed("torch"):
-        return skip_absent(ids, "torch")
+    if absent_group("torch", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:torch", r) as p:
         torch = _import(p, "torch")
@@ -391,9 +387,8 @@ def group_torch(opts: dict[str, Any]) -> None:
 
 
 def group_torchvision(opts: dict[str, Any]) -> None:
-    ids = ["import:torchvision", "ops:torchvision", "smoke:torchvision-nms"]
-    if not installed("torchvision"):
-        return skip_absent(ids, "torchvision")
+    if absent_group("torchvision", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:torchvision", r) as p:
         _import(p, "torchvision")
@@ -442,9 +437,8 @@ def _nms_reference(boxes: Any, scores: Any, thr: float) -> list[int]:
 
 
 def group_torchaudio(opts: dict[str, Any]) -> None:
-    ids = ["import:torchaudio", "ops:torchaudio"]
-    if not installed("torchaudio"):
-        return skip_absent(ids, "torchaudio")
+    if absent_group("torchaudio", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:torchaudio", r) as p:
         _import(p, "torchaudio")
@@ -465,9 +459,8 @@ def group_torchaudio(opts: dict[str, Any]) -> None:
 
 
 def group_sgl_kernel(opts: dict[str, Any]) -> None:
-    ids = ["import:sgl_kernel", "ops:sgl_kernel", "smoke:sgl_kernel-rmsnorm", "smoke:sgl_kernel-silu_and_mul"]
-    if not installed("sgl_kernel"):
-        return skip_absent(ids, "sgl_kernel")
+    if absent_group("sgl_kernel", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:sgl_kernel", r) as p:
         _import(p, "sgl_kernel")
@@ -540,9 +533,8 @@ def group_vllm(opts: dict[str, Any]) -> None:
     or their ``*_stable_libtorch`` builds: ``[[primary_modules]]`` for vllm in the matrix) decide; a
     failure of an add-on (flash-attention, FlashMLA ...) is a warning.
     """
-    ids = ["import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"]
-    if not installed("vllm"):
-        return skip_absent(ids, "vllm")
+    if absent_group("vllm", opts):
+        return
     core_patterns = (opts.get("primary_modules") or {}).get("vllm") or VLLM_CORE
     r: dict[str, str] = {}
     mods: list[tuple[str, str, str]] = []
@@ -656,9 +648,8 @@ def group_vllm(opts: dict[str, Any]) -> None:
 
 
 def group_flashinfer(opts: dict[str, Any]) -> None:
-    ids = ["import:flashinfer", "smoke:flashinfer-rmsnorm"]
-    if not installed("flashinfer"):
-        return skip_absent(ids, "flashinfer")
+    if absent_group("flashinfer", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:flashinfer", r) as p:
         _import(p, "flashinfer")
@@ -711,9 +702,8 @@ def _triton_cache_entries() -> set[str]:
 
 
 def group_triton(opts: dict[str, Any]) -> None:
-    ids = ["import:triton", "smoke:triton-kernel"]
-    if not installed("triton"):
-        return skip_absent(ids, "triton")
+    if absent_group("triton", opts):
+        return
     import tempfile
 
     with contextlib.ExitStack() as stack:
@@ -763,13 +753,12 @@ def _triton_probes(opts: dict[str, Any]) -> None:
 
 def group_transformers(opts: dict[str, Any]) -> None:
     model = opts.get("model")
-    ids = ["import:transformers", f"model:{model}" if model else "model"]
-    if not installed("transformers"):
-        return skip_absent(ids, "transformers")
+    if absent_group("transformers", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:transformers", r) as p:
         _import(p, "transformers")
-    with probe(ids[1], r) as p:
+    with probe(group_ids("transformers", opts)[1], r) as p:
         if not model:
             raise Skip("no --model given")
         require(r, "import:transformers", "import:transformers")
@@ -784,16 +773,16 @@ def group_transformers(opts: dict[str, Any]) -> None:
 
 
 def group_sglang(opts: dict[str, Any]) -> None:
-    if not installed("sglang"):
-        return skip_absent(["import:sglang"], "sglang")
+    if absent_group("sglang", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:sglang", r) as p:
         _import(p, "sglang")
 
 
 def group_torchao(opts: dict[str, Any]) -> None:
-    if not installed("torchao"):
-        return skip_absent(["import:torchao"], "torchao")
+    if absent_group("torchao", opts):
+        return
     r: dict[str, str] = {}
     with probe("import:torchao", r) as p:
         # torchao swallows a failed load of its _C and only logs it: capture the log.
@@ -816,11 +805,10 @@ def group_torchao(opts: dict[str, Any]) -> None:
 def group_gpu(opts: dict[str, Any]) -> None:
     """``--all-gpus``: one GPU's properties and a matmul on it."""
     idx = int(opts["device"])
-    ids = [f"gpu:{idx}"]
-    if not installed("torch"):
-        return skip_absent(ids, "torch")
+    if absent_group("gpu", opts):
+        return
     r: dict[str, str] = {}
-    with probe(ids[0], r) as p:
+    with probe(f"gpu:{idx}", r) as p:
         import torch
 
         dev = torch.device("cuda", idx)
@@ -836,8 +824,8 @@ def group_gpu(opts: dict[str, Any]) -> None:
 
 def group_peer(opts: dict[str, Any]) -> None:
     """``--all-gpus``: which GPU pairs have peer access, and a copy across each pair."""
-    if not installed("torch"):
-        return skip_absent(["peer-access"], "torch")
+    if absent_group("peer", opts):
+        return
     r: dict[str, str] = {}
     with probe("peer-access", r) as p:
         import torch

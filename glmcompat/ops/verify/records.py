@@ -1,5 +1,6 @@
-"""What the probe processes and the parent of ``glmcompat verify`` share: the record type, the line
-protocol (nonce and markers) and the exact text of an error. Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level
+"""What the probe processes and the parent of ``glmcompat verify`` share: the record type, the probe groups
+(the ids each reports, the module each imports), the line protocol (nonce and markers) and the exact text of an
+error. Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level
 inside the serving container, before any package under test."""
 
 from __future__ import annotations
@@ -13,6 +14,41 @@ NONCE_ENV = "GLMCOMPAT_PROBE_NONCE"
 
 
 MAX_RECORD = 4 << 20  # characters of one record line; longer lines are dropped, never buffered whole
+
+# The probe groups, declared once for both sides. group -> the probe ids it reports: the probe process skips
+# them all when its module is absent, and the parent reports the ones a group that dies never reported
+# (``transformers``' second id names --model and ``gpu``'s the device: :func:`group_ids`).
+GROUP_IDS: dict[str, tuple[str, ...]] = {
+    "static": ("installed",),
+    "torch": ("import:torch", "device", "smoke:torch-matmul"),
+    "torchvision": ("import:torchvision", "ops:torchvision", "smoke:torchvision-nms"),
+    "torchaudio": ("import:torchaudio", "ops:torchaudio"),
+    "sgl_kernel": ("import:sgl_kernel", "ops:sgl_kernel", "smoke:sgl_kernel-rmsnorm", "smoke:sgl_kernel-silu_and_mul"),
+    "flashinfer": ("import:flashinfer", "smoke:flashinfer-rmsnorm"),
+    "triton": ("import:triton", "smoke:triton-kernel"),
+    "transformers": ("import:transformers", "model"),
+    "sglang": ("import:sglang",),
+    "torchao": ("import:torchao",),
+    "vllm": ("import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"),
+    "nvml": ("driver",),
+    "peer": ("peer-access",),
+    "nccl": ("nccl-all-reduce",),
+}
+# group -> the module it imports: where that module is absent the group need not start (its probes are
+# skipped), and its bytecode decides whether the group needs the bytecode cache
+GROUP_MODULE: dict[str, str] = {
+    "torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "sgl_kernel": "sgl_kernel",
+    "flashinfer": "flashinfer", "triton": "triton", "transformers": "transformers", "sglang": "sglang",
+    "torchao": "torchao", "vllm": "vllm", "forkserver": "torch", "gpu": "torch", "peer": "torch", "nccl": "torch"}
+
+
+def group_ids(group: str, opts: dict[str, Any]) -> list[str]:
+    """The probe ids ``group`` reports when run with ``opts`` (the probe process's options)."""
+    if group == "transformers":
+        return ["import:transformers", f"model:{opts['model']}" if opts.get("model") else "model"]
+    if group == "gpu":
+        return [f"gpu:{int(opts.get('device', 0))}"]
+    return list(GROUP_IDS.get(group, ()))
 
 
 def marks(nonce: str) -> tuple[str, str, str, str]:
@@ -43,4 +79,5 @@ def absent(pid: str, module: str) -> Record:
     return {"id": pid, "status": "skipped", "summary": f"{module} is not installed", "seconds": 0.0, "absent": module}
 
 
-__all__ = ["MAX_RECORD", "NONCE_ENV", "Record", "absent", "error_text", "marks"]
+__all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "Record", "absent", "error_text", "group_ids",
+           "marks"]

@@ -71,7 +71,8 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
             name, version = None, None
         where = str(getattr(d, "_path", "?"))
         if not name or not version:
-            findings.append(Finding("installation", "warning", (), f"distribution metadata at {where} has no "
+            findings.append(Finding(rule="installation", severity="warning", packages=(),
+                                    message=f"distribution metadata at {where} has no "
                                      "Name or Version (a half-installed or broken package)",
                                      remedy=f"reinstall or remove {where}"))
             continue
@@ -80,8 +81,8 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
             other = first[key]
             if key in WATCHED.values():
                 findings.append(Finding(
-                    "installation", "warning", (f"{key}=={version}", f"{key}=={other.version}"),
-                    f"two copies of {key} are installed: {other.version} ({_where(other)}) shadows {version} "
+                    rule="installation", severity="warning", packages=((key, str(version)), (key, str(other.version))),
+                    message=f"two copies of {key} are installed: {other.version} ({_where(other)}) shadows {version} "
                     f"({where}); Python imports {other.version}",
                     remedy=f"remove one of them (pip uninstall {key}, or delete the --target copy)"))
             continue
@@ -90,8 +91,8 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
     for key, (ver, where, missing, total) in sorted(half.items()):
         at = f" (the copy Python imports, at {where})" if where else ""
         findings.append(Finding(
-            "installation", "error", (f"{key}=={ver}",),
-            f"{key} {ver} is half-installed{at}: {len(missing)} of {total} files listed in its RECORD "
+            rule="installation", severity="error", packages=((key, str(ver)),),
+            message=f"{key} {ver} is half-installed{at}: {len(missing)} of {total} files listed in its RECORD "
             f"are missing (e.g. {missing[0]})",
             remedy=f"reinstall it: pip install --force-reinstall --no-deps {key}=={ver}"
                    + (f" --upgrade --target {where}" if where else "")))
@@ -108,7 +109,8 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
                 and not (dist == "flashinfer-python" and "flashinfer" in first):
             loc = list(spec.submodule_search_locations or [spec.origin or "?"])[0]
             findings.append(Finding(
-                "installation", "warning", (), f"module {module} at {loc} belongs to no installed distribution "
+                rule="installation", severity="warning", packages=(),
+                message=f"module {module} at {loc} belongs to no installed distribution "
                 "(copied in by hand, or half-installed): its version is unknown to the rules",
                 remedy=f"install {dist} with pip or uv"))
     return first, findings, {k: {"files": m, "where": w} for k, (_, w, m, _) in half.items()}
