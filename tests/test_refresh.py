@@ -828,7 +828,7 @@ def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path)
         data = load_matrix([d]).plain()
         patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
         checks = [c for c in rf.audit_checks(sorted(d.glob("*.toml")), deep=True, packages=["sglang-kernel"])
-                  if c.version in ROUNDTRIP["sglang-kernel"]]
+                  if c.version in ROUNDTRIP["sglang-kernel"] and c.what != rf.CUBIN_CUDA]  # (cubins: a test below)
         auditor = rf.Auditor(index, cache, rf.tracked_packages(data), patterns)
         for c in checks:
             auditor.run(c)
@@ -860,3 +860,62 @@ def test_release_pins_under_the_engine_extra() -> None:
     base = md.replace('torch==2.7.1; extra == "srt"', "torch==2.7.1")
     assert rf.release_pins(base, "sglang", keep) == (["torch==2.7.1"], [])
     assert rf.release_pins(md, "vllm", keep) == ([], [])
+
+
+def test_audit_deep_reads_the_cuda_of_kernel_rows_from_their_cubins(tmp_path: Path) -> None:
+    """--deep audits a [[kernel]] row's ``cuda`` against the toolkit named in its wheel's cubin headers: a wheel
+    served here holds a library nvcc built; a row naming nvcc's release agrees, one naming 12.4 drifts (the error of
+    sgl-kernel 0.3.3's old row), a labelled variant is not audited; the default audit reads no wheel."""
+    from tests.test_abi_fakes import BASE, Transport, wheel
+    from tests.test_fatbin import _nvcc_release, _nvcc_units
+
+    (tmp_path / "nvcc").mkdir()
+    so = _nvcc_units(tmp_path / "nvcc", "none")
+    release = _nvcc_release()
+    files = {f"units-{v}-cp310-abi3-manylinux2014_x86_64.whl":
+             wheel({"units/__init__.py": b"", "units/_C.so": so.read_bytes()}, "units", v) for v in ("1.0", "1.1")}
+    d = tmp_path / "matrix"
+    d.mkdir()
+    (d / "m.toml").write_text(f"""schema = 1
+
+[[kernel]]
+package = "units"
+versions = ["1.0"]
+torch = "9.0.0"
+cuda = "{release}"
+evidence = "arch-probe"
+source = "s"
+
+[[kernel]]
+package = "units"
+versions = ["1.1"]
+torch = "9.0.0"
+cuda = "12.4"
+evidence = "arch-probe"
+source = "s"
+
+[[kernel]]
+package = "units"
+versions = ["1.1"]
+torch = "9.0.0"
+cuda = "12.4"
+variant = "cu124"
+evidence = "arch-probe"
+source = "s"
+""")
+    cache = Cache(tmp_path / "cache")
+    transport = Transport(files)
+    with IndexClient(BASE, client=transport.client(), cache=cache) as index:
+        shallow = rf.audit(index=index, cache=cache, matrix=d, jobs=2)
+        report = rf.audit(index=index, cache=cache, matrix=d, deep=True, jobs=2)
+    assert shallow.checks == []  # arch-probe rows: nothing in METADATA to audit, and no cubin read
+    got = [(c.version, c.what, c.claimed, c.found, c.status, c.line) for c in report.checks]
+    assert got == [("1.0", rf.CUBIN_CUDA, release, [release], "ok", 7),
+                   ("1.1", rf.CUBIN_CUDA, "12.4", [release], "drift", 15)]
+    drift = report.checks[1]
+    assert "units-1.1-cp310-abi3-manylinux2014_x86_64.whl" in drift.detail and "bytes read" in drift.detail
+    assert "glmcompat arch units==1.1" in drift.detail
+    out = io.StringIO()
+    rf.render_audit(report, out)
+    assert f"[[kernel]] units 1.1 cuda (cubins): claimed 12.4, found {release}" in out.getvalue()
+    assert report.to_json()["summary"]["drift"] == 1

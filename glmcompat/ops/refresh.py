@@ -33,7 +33,9 @@ audit
     Re-derives every machine-checkable row from the wheels of its own platform -- METADATA pins of ``[[family]]``,
     ``[[kernel]]`` and ``[[release]]`` rows whose evidence is ``metadata``, the CUDA runtime of
     ``[[torch]]`` rows, and with ``--deep`` ``[[abi_probe]]`` / ``[[arch_probe]]`` rows by re-running
-    the probes -- and reports drift (row, claimed, found).
+    the probes and the ``cuda`` of ``[[kernel]]`` rows against the toolkit that built their cubins (the first
+    cubin of each main module, read from its header: a few MB per wheel by range requests,
+    :func:`glmcompat.ops.wheelprobe.probe_toolkit`) -- and reports drift (row, claimed, found).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
     from glmcompat.ops.wheelprobe import AbiResult, ArchResult
 
 SCHEMA_VERSION = 1  # of the --json output
+CUBIN_CUDA = "cuda (cubins)"  # the audit's claim about a kernel row's CUDA toolkit, read from its cubins
 REFRESH_VERSION = 4  # of the journal entries: bump when what a release's outcome holds changes
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
@@ -1424,6 +1427,10 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
                 for v in r.versions:
                     add("torch", i, "torch", v, "cuda", r.cuda, r.model_dump(mode="json"), "cuda")
         if deep:
+            for i, r in enumerate(getattr(mf, "kernel", ())):
+                if r.cuda and not r.variant:  # a labelled variant is not on the package index
+                    for v in r.versions:
+                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, r.model_dump(mode="json"), "cuda")
             for i, r in enumerate(getattr(mf, "abi_probe", ())):
                 add("abi_probe", i, r.package, r.version, f"vs torch {r.torch}",
                     {"compatible": r.compatible, "missing": r.missing}, r.model_dump(mode="json"), "compatible")
@@ -1465,6 +1472,9 @@ class Auditor:
             c.status, c.detail = "error", e.one_line()
 
     def _run(self, c: Check) -> None:
+        if c.what == CUBIN_CUDA:
+            self._cubin_cuda(c)
+            return
         if c.table in ("family", "kernel", "release", "torch"):
             wheel, py, text = self._metadata(c.package, c.version, c.platform)
             reqs = requirements(text, py, c.platform)
@@ -1518,6 +1528,25 @@ class Auditor:
             c.status = "ok" if (set(a.sass), set(a.ptx)) == (set(c.claimed["sass"]), set(c.claimed["ptx"])) else "drift"
             return
         c.status = "unverifiable"  # pragma: no cover
+
+
+    def _cubin_cuda(self, c: Check) -> None:
+        """A kernel row's ``cuda`` against the CUDA release that built the cubins of the release's main modules
+        (as :func:`glmcompat.ops.wheelprobe.kernel_cuda_drift` judges a row: one release and no other)."""
+        from glmcompat.matrix.curate import arch_command
+        from glmcompat.ops.wheelprobe import probe_toolkit
+
+        r = probe_toolkit(c.package, c.version, index=self.index, cache=self.cache,
+                          platform=PLATFORM_TAGS[c.platform], modules=self.patterns.get(c.package) or None)
+        c.found = r.toolkits
+        read = f"{r.bytes_fetched} bytes read" if r.bytes_fetched else "cached"
+        c.detail = f"{r.wheel}: the toolkit in its cubins' headers, {read} (`" \
+            + arch_command(c.package, c.version, r.wheel, c.platform) + " --json`: toolkits)"
+        if not r.toolkits:
+            c.status = "unverifiable"
+            c.detail = f"{r.wheel}: no cubin in its main modules"
+            return
+        c.status = "ok" if r.toolkits == [c.claimed] else "drift"
 
 
 class _NotOnIndex(Exception):
