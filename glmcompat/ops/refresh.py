@@ -1183,6 +1183,60 @@ def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str,
 # ------------------------------------------------------------------------------------------------
 
 
+MODEL_PACKAGES = ("transformers", "sglang", "vllm")  # a release of these can change [[model]] rows
+
+
+@dataclass
+class ModelUpdate:
+    """A ``[[model]]`` row a refresh changed in place: the bounds newer releases add."""
+
+    model_type: str
+    file: str
+    changed: dict[str, tuple[Any, Any]]  # key -> (before, after)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model_type": self.model_type, "file": self.file,
+                "changed": {k: {"before": a, "after": b} for k, (a, b) in sorted(self.changed.items())}}
+
+
+def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path], packages: Iterable[str], *,
+                   dry_run: bool = False, jobs: int = DEFAULT_JOBS) -> tuple[list[ModelUpdate], int]:
+    """Update the ``[[model]]`` rows in place from the releases of ``packages`` (of :data:`MODEL_PACKAGES`): a row
+    gains the bound of a package whose first release knowing the model came out since it was derived
+    (:func:`glmcompat.ops.modelprobe.update_row`). Reads the newest release of each package once (cached by its
+    sha256), more only for a row that changes. Returns (updates, bytes fetched)."""
+    from glmcompat.matrix.curate import replace_rows
+    from glmcompat.matrix.schema import load_file
+    from glmcompat.ops import modelprobe as mp
+
+    chosen = [p for p in MODEL_PACKAGES if p in set(packages)]
+    rows: list[tuple[Path, int, dict[str, Any]]] = []
+    for path in files:
+        mf, _ = load_file(path)
+        rows += [(path, i, r.model_dump(mode="json", exclude_none=True)) for i, r in enumerate(getattr(mf, "model", ()))]
+    if not chosen or not rows:
+        return [], 0
+
+    def prober(package: str) -> mp.Prober:
+        project = index.project(package)
+        return mp.Prober(package, mp.final_releases(project), mp.cached_read(index, project, cache))
+
+    probers = dict(zip(chosen, _map(prober, chosen, jobs), strict=True))
+    _map(lambda p: p.look(p.versions[-1]) if p.versions else None, list(probers.values()), jobs)  # the newest, at once
+    changes: list[tuple[Path, str, int, dict[str, Any]]] = []
+    updates: list[ModelUpdate] = []
+    for path, i, row in rows:
+        new = mp.update_row(row, probers)
+        if new is None:
+            continue
+        changes.append((path, "model", i, new))
+        diff = {k: (row.get(k), new.get(k)) for k in mp.BOUNDS if row.get(k) != new.get(k)}
+        updates.append(ModelUpdate(str(row["model_type"]), str(path), diff))
+    if changes:
+        replace_rows(files, changes, dry_run=dry_run)
+    return updates, sum(p.bytes_fetched for p in probers.values())
+
+
 @dataclass
 class RefreshReport:
     matrix: str
@@ -1192,6 +1246,9 @@ class RefreshReport:
     outcomes: list[Outcome] = field(default_factory=list)
     written: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    models: list[ModelUpdate] = field(default_factory=list)  # [[model]] rows changed in place
+    models_bytes: int = 0
+    models_failed: str | None = None  # why the [[model]] rows could not be refreshed
 
     @property
     def lacking(self) -> list[Candidate]:
@@ -1208,7 +1265,9 @@ class RefreshReport:
                 "releases": [o.to_json() for o in self.outcomes],
                 "written": dict(sorted(self.written.items())),
                 "rows_written": sum(self.written.values()),
-                "failed": len(self.failed), "seconds": round(self.seconds, 3)}
+                "failed": len(self.failed), "seconds": round(self.seconds, 3),
+                "models": [u.to_json() for u in self.models], "models_bytes": self.models_bytes,
+                "models_failed": self.models_failed}
 
 
 def select_packages(tracked: dict[str, str], names: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -1226,9 +1285,10 @@ def select_packages(tracked: dict[str, str], names: Sequence[str] | None) -> lis
 def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,
             packages: Sequence[str] | None = None, since: date | None = None, dry_run: bool = False,
             jobs: int = DEFAULT_JOBS, progress: bool | None = None, pre: bool = False,
-            stream: TextIO | None = None) -> RefreshReport:
-    """List what the matrix lacks and (unless ``dry_run``) probe, write and report (library entry point)."""
-    from glmcompat.matrix.curate import add_rows
+            stream: TextIO | None = None, models: bool = True) -> RefreshReport:
+    """List what the matrix lacks and (unless ``dry_run``) probe, write and report (library entry point); with
+    ``models``, also update the ``[[model]]`` rows from the newest transformers, sglang and vLLM releases when the
+    refresh covers them (:func:`refresh_models`)."""
     from glmcompat.matrix.schema import load_matrix
 
     t0 = time.perf_counter()
@@ -1246,10 +1306,29 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
     listings = [list_lacking(projects[name], name, kind, coverage, since, pre, plat)
                 for name, kind, plat in listings_of(tracked, data, chosen)]
     report = RefreshReport(str(directory), since.isoformat() if since else None, dry_run, listings)
-    cands = report.lacking
-    if dry_run or not cands:
+    if dry_run:
         report.seconds = time.perf_counter() - t0
         return report
+    _refresh_rows(report, index, cache, data, tracked, directory, files, jobs, progress, stream)
+    if models:
+        try:
+            report.models, report.models_bytes = refresh_models(index, cache, matrix_files(matrix)[1],
+                                                                [n for n, _ in chosen], jobs=jobs)
+        except (EnvironmentFailure, InputError) as e:  # the index failed, or lacks a package: no row changed
+            report.models_failed = e.one_line()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]],
+                  tracked: dict[str, str], directory: Path, files: Sequence[Path], jobs: int,
+                  progress: bool | None, stream: TextIO | None) -> None:
+    """Probe the lacking releases and add their rows (the per-release part of :func:`refresh`)."""
+    from glmcompat.matrix.curate import add_rows
+
+    cands = report.lacking
+    if not cands:
+        return
     prog = Progress(len(cands), stream, progress)
     try:
         r = Refresher(index, cache, data, jobs=jobs, progress=prog, tracked=tracked)
@@ -1262,8 +1341,6 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
         for p, t, _, o in plan:
             o.written.append((t, str(p)))
         report.written = {str(p): len(v) for p, v in added.items()}
-    report.seconds = time.perf_counter() - t0
-    return report
 
 
 def make_index(index_url: str | None, jobs: int, cache: Cache) -> IndexClient:
@@ -1311,6 +1388,10 @@ def run_refresh(args: Any) -> int:
             sys.stderr.write(f"error: the index failed for {len(report.failed)} release(s); nothing was written for "
                              f"them (run again to continue): {report.failed[0].failed}\n")
         return EnvironmentFailure.exit_code
+    if report.models_failed:
+        if not args.json:
+            sys.stderr.write(f"error: the [[model]] rows were not refreshed: {report.models_failed}\n")
+        return EnvironmentFailure.exit_code
     return 0
 
 
@@ -1323,7 +1404,7 @@ def render_refresh(report: RefreshReport, out: TextIO) -> None:
     for lst in report.listings:
         if lst.kind == "model":
             w(f"{lst.package}: {lst.on_index} release(s) on the index; no per-release rows (its model support is "
-              "judged by [[model]] specifiers): nothing to record\n")
+              "judged by [[model]] rows, which a refresh updates in place)\n")
             continue
         on = "" if lst.platform == "x86_64" else f" ({lst.platform} wheels)"
         if not lst.lacking:
@@ -1357,6 +1438,11 @@ def render_refresh(report: RefreshReport, out: TextIO) -> None:
         w(f"wrote {sum(report.written.values())} row(s): {files}\n")
     else:
         w("nothing new to write\n")
+    for mu in report.models:
+        ch = ", ".join(f"{k} {_show(a)} -> {b}" for k, (a, b) in sorted(mu.changed.items()))
+        w(f"[[model]] {mu.model_type}: {ch} -> {mu.file}\n")
+    if report.models_failed:
+        w(f"[[model]] rows not refreshed: {report.models_failed}\n")
 
 
 # ------------------------------------------------------------------------------------------------
