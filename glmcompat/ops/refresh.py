@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1  # of the --json output
 CUBIN_CUDA = "cuda (cubins)"  # the audit's claim about a kernel row's CUDA toolkit, read from its cubins
-REFRESH_VERSION = 4  # of the journal entries: bump when what a release's outcome holds changes
+REFRESH_VERSION = 5  # of the journal entries: bump when what a release's outcome holds changes
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
 MAX_SERIES = 6  # a range requirement: the newest release of at most this many admitted torch series
@@ -109,11 +109,12 @@ KIND_TABLE = {"torch": "torch", "family": "family", "kernel": "kernel", "jit": "
 # Where a table's rows go when no file of the matrix holds a row of that table yet.
 DEFAULT_FILES = {"torch": "torch.toml", "family": "torch.toml", "kernel": "kernels.toml",
                  "abi_probe": "kernels.toml", "arch_probe": "kernels.toml", "jit": "kernels.toml",
-                 "release": "rules.toml"}
+                 "release": "rules.toml", "requires": "rules.toml"}
 # Keys that describe a package rather than a release: copied onto new rows when every existing row
 # of the package agrees (torchao's on_mismatch = "warning" must not turn into an error for new releases).
 PACKAGE_KEYS = {"kernel": ("on_mismatch", "consequence"), "family": ("failure",)}
-ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "abi_probe": 5, "arch_probe": 6}
+ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "requires": 5, "abi_probe": 6,
+             "arch_probe": 7}
 # Requirements an sglang [[release]] row keeps: the tracked packages and these.
 RELEASE_EXTRA = ("cuda-python",)
 # Tracked packages a [[release]] row leaves out: a row holds the x86_64 pins without their markers and is
@@ -260,6 +261,58 @@ def release_requires(reqs: Sequence[tuple[Requirement, str]], keep: Iterable[str
         if name in wanted:
             out.append(name + str(r.specifier))
     return sorted(dict.fromkeys(out))
+
+
+# An engine's floors: the minimum versions it asserts at start-up, beyond its METADATA (sglang refuses to start
+# with an older flashinfer or sgl-kernel); the member of its wheel that asserts them.
+ENGINE_FLOORS = {"sglang": "sglang/srt/entrypoints/engine.py"}
+_ASSERT_PKG = re.compile(r"""assert_pkg_version\(\s*["']([A-Za-z0-9_.\-]+)["']\s*,\s*["']([^"']+)["']""")
+_IF_LINE = re.compile(r"^(\s*)(?:if|elif)\s+(.*?):?\s*$")
+
+
+def engine_floors(text: str) -> list[tuple[str, str, str, str]]:
+    """(distribution, minimum version, condition, the name as written) of every ``assert_pkg_version("name", "version", ...)`` call of an
+    engine's source (pure). The condition is the ``if`` the call sits in, as the engine writes it (``""``: none);
+    a call whose version is not a literal is left out."""
+    lines = text.splitlines()
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln) + 1)
+    out = []
+    for m in _ASSERT_PKG.finditer(text):
+        try:
+            version = str(Version(m.group(2)))
+        except InvalidVersion:
+            continue
+        row = max(i for i, st in enumerate(starts) if st <= m.start())
+        indent = len(lines[row]) - len(lines[row].lstrip())
+        cond = ""
+        closing = None  # the indent of a ``):`` that ends a condition over several lines
+        for j in range(row - 1, -1, -1):
+            ifm = _IF_LINE.match(lines[j])
+            at = len(lines[j]) - len(lines[j].lstrip())
+            if closing is None and lines[j].strip().startswith(")") and at < indent:
+                closing = at
+                continue
+            if closing is not None and (at != closing or not ifm):
+                continue
+            if lines[j].strip() and at < indent:
+                if ifm and "SKIP" not in ifm.group(2):
+                    cond = ifm.group(2).rstrip(":").strip()
+                    if cond == "(":  # a condition over several lines: its first operand
+                        cond = lines[j + 1].strip()
+                break
+        out.append((str(canonicalize_name(m.group(1))), version, cond, m.group(1)))
+    return out
+
+
+def floor_note(condition: str) -> str:
+    """A floor's condition said short (``(attention backend flashinfer)``, ``(on CUDA)``), else as written."""
+    if "flashinfer" in condition:
+        return " (attention backend flashinfer)"
+    if condition in ("_is_cuda", "is_cuda()"):
+        return " (on CUDA)"
+    return f" (when `{condition}`)" if condition else ""
 
 
 def _same_spec(a: str, b: str) -> bool:
@@ -967,6 +1020,37 @@ class Refresher:
         o.rows.append(("release", {"package": w.cand.package, "version": c_version(w), "requires": reqs,
                                    "evidence": "metadata", "source": self._metadata_source(w, what)}))
         o.proved.append(f"pins {', '.join(reqs) or 'none of the tracked packages'} (METADATA)")
+        if w.cand.package in ENGINE_FLOORS:
+            self._floor_rows(w)
+
+    def _floor_rows(self, w: _Work) -> None:
+        """``[[requires]]`` rows of the floors the release's engine asserts (read from its own file by range
+        requests: the central directory and that member)."""
+        from glmcompat.edges.ranges import HttpRangeReader
+        from glmcompat.readers.wheelzip import RemoteZip
+
+        o = w.out
+        assert w.wheel is not None
+        member = ENGINE_FLOORS[w.cand.package]
+        try:
+            zf = RemoteZip(HttpRangeReader(self.index.client, w.wheel.url, name=w.wheel.filename,
+                                           size=w.wheel.size))
+            names = {m.name: m for m in zf.members}
+            text = zf.read(names[member]).decode("utf-8", "replace") if member in names else None
+        except InputError as e:
+            o.unproved.append(f"floors: {member} of {w.wheel.filename} cannot be read: {e.one_line()}")
+            return
+        if text is None:
+            o.proved.append(f"floors: {w.wheel.filename} has no {member} (none recorded)")
+            return
+        floors = engine_floors(text)
+        for dist, version, cond, written in floors:
+            o.rows.append(("requires", {
+                "package": w.cand.package, "versions": f"=={c_version(w)}", "requires": f"{dist}>={version}",
+                "evidence": "metadata",
+                "source": f"{w.wheel.filename}: {member} assert_pkg_version(\"{written}\", \"{version}\")"
+                          + floor_note(cond)}))
+        o.proved.append(f"floors {', '.join(f'{d}>={v}' for d, v, _, _ in floors) or 'none'} ({member})")
 
     def _check_rows(self, w: _Work) -> None:
         """Drop rows the schema rejects (a bug, or an index answer no schema admits): never a half row."""
@@ -1100,6 +1184,8 @@ def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Pa
         if o.failed:
             continue
         for table, row in sorted(o.rows, key=lambda tr: ROW_ORDER.get(tr[0], 9)):
+            if table == "requires" and _floor_recorded(row, data.get("requires", [])):
+                continue
             ident = row_identity(table, row)
             key = (table, ident)
             if ident is not None and key in existing:
@@ -1113,6 +1199,18 @@ def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Pa
             plan.append((target_file(directory, loaded, table, row.get("package"), row.get("platform", "x86_64")),
                          table, row, o))
     return plan
+
+
+def _floor_recorded(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether a ``[[requires]]`` row covering the release already says the floor ``row`` proves (the rows hold
+    together: a lower floor recorded for a range of releases, such as sglang>=0.5.9's flashinfer-python>=0.6.3,
+    does not say it)."""
+    version = str(row["versions"]).removeprefix("==")
+    want = Requirement(row["requires"])
+    return any(canonicalize_name(r["package"]) == canonicalize_name(row["package"])
+               and canonicalize_name(Requirement(r["requires"]).name) == canonicalize_name(want.name)
+               and Requirement(r["requires"]).specifier == want.specifier
+               and SpecifierSet(r["versions"]).contains(version, prereleases=True) for r in rows)
 
 
 def _with_package_keys(table: str, row: dict[str, Any], data: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
