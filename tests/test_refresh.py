@@ -33,6 +33,7 @@ from tests.matrixtrim import trim
 from tests.test_abi_fakes import C10_OLD, CUDART, EXT, HAVE_GXX, fatbin_section, gxx, serve_range
 
 FIX = Path(__file__).parent / "fixtures" / "refresh"
+FLOORS = Path(__file__).parent / "fixtures" / "floors"
 BASE = "https://index.invalid/simple"
 KERNEL_SO = "sgl_kernel/sm100/common_ops.abi3.so"
 FAKE_SASS = ["sm_80", "sm_90a", "sm_120a"]
@@ -82,6 +83,12 @@ def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     }
 
 
+def _engine_excerpt(version: str) -> str:
+    """The lines of sglang's engine.py that assert its floors, recorded from the wheel (tests/fixtures/floors,
+    scripts/record_floor_fixtures.py)."""
+    return next(c["text"] for c in json.loads((FLOORS / "engine.json").read_text()) if c["version"] == version)
+
+
 def build_wheels(libs: dict[str, bytes], *, torch_metadata: str | None = None) -> dict[str, bytes]:
     """{filename: bytes} for every wheel the fixture pages name that a test reads."""
     out: dict[str, bytes] = {}
@@ -101,7 +108,8 @@ def build_wheels(libs: dict[str, bytes], *, torch_metadata: str | None = None) -
     out[fn] = _zip({"flashinfer/__init__.py": b"", "flashinfer/data/x.cubin": b"\x7fELF-not-a-module"},
                    _metadata(fn), "flashinfer_python-0.7.4")
     fn = "sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl"
-    out[fn] = _zip({"sglang/__init__.py": b""}, _metadata(fn), "sglang-0.5.23")
+    out[fn] = _zip({"sglang/__init__.py": b"", rf.ENGINE_FLOORS["sglang"]: _engine_excerpt("0.5.23").encode()},
+                   _metadata(fn), "sglang-0.5.23")
     return out
 
 
@@ -437,6 +445,61 @@ def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cac
     assert "torchaudio==2.11.0" in rel[0]["requires"]
     m = load_matrix([d])
     assert m.view().family("torchaudio", "2.11.1") is not None and m.view().jit("flashinfer-python", "0.7.4")
+    sglang = next(o for o in report.outcomes if o.package == "sglang")  # its floors: read, and already recorded
+    assert "floors flashinfer-python>=0.7.2, sglang-kernel>=0.4.9 (sglang/srt/entrypoints/engine.py)" in sglang.proved
+    assert not [r for t, r in rows if t == "requires"]
+
+
+def test_engine_floors_from_the_recorded_engine_source() -> None:
+    """The floors sglang's engine asserts, parsed from its recorded engine.py, are those the shipped rows hold."""
+    from glmcompat.matrix.load import load_facts
+
+    assert rf.engine_floors(_engine_excerpt("0.5.9")) == [
+        ("flashinfer-python", "0.6.3", 'server_args.attention_backend == "flashinfer"', "flashinfer_python"),
+        ("sgl-kernel", "0.3.21", "_is_cuda", "sgl-kernel")]
+    new = rf.engine_floors(_engine_excerpt("0.5.23"))
+    assert [(d, v) for d, v, _, _ in new] == [("flashinfer-python", "0.7.2"), ("sglang-kernel", "0.4.9")]
+    assert [rf.floor_note(c) for _, _, c, _ in new] == [" (attention backend flashinfer)", " (on CUDA)"]
+    shipped = load_facts().rows("requires")
+    for version in ("0.5.9", "0.5.23"):
+        for dist, floor, _, _ in rf.engine_floors(_engine_excerpt(version)):
+            assert any(r.package == "sglang" and SpecifierSet(r.versions).contains(version)
+                       and r.requires == f"{dist}>={floor}" for r in shipped), (version, dist, floor)
+
+
+def test_refresh_records_the_floors_a_new_engine_release_asserts(fake: FakeIndex, tmp_path: Path,
+                                                                 cache: Cache) -> None:
+    """sglang 0.5.23 without its [[release]] and [[requires]] rows: refresh reads its floors from the engine.py of
+    its wheel and writes them with that source; check then refuses flashinfer 0.7.1 with it again."""
+    import tomlkit
+
+    from glmcompat.decide.rules import evaluate
+    from glmcompat.matrix.load import load_facts
+
+    d = tmp_path / "m"
+    shutil.copytree(default_matrix_dir(), d)
+    trim(d, "sglang", {"0.5.23"})
+    rules = d / "rules.toml"
+    doc = tomlkit.parse(rules.read_text())
+    doc["requires"] = [r for r in doc["requires"] if not (r["package"] == "sglang"
+                                                          and SpecifierSet(str(r["versions"])).contains("0.5.23"))]
+    rules.write_text(tomlkit.dumps(doc))
+    pins = {"sglang": "0.5.23", "flashinfer-python": "0.7.1", "sglang-kernel": "0.4.9", "torch": "2.14.1"}
+
+    def floors(facts: Any) -> list[str]:
+        return sorted((f.rule, *f.packages) for f in evaluate(pins, target="sm90", matrix=facts, allow_unknown=True)
+                      if f.severity == "error" and f.rule == "requires")
+
+    assert floors(load_facts([d])) != floors(load_facts())
+    before = snapshot(d)
+    run(fake, d, cache, ["sglang"])
+    rows = [r for t, r in new_rows(before, d) if t == "requires"]
+    assert [(r["versions"], r["requires"]) for r in rows] == [("==0.5.23", "flashinfer-python>=0.7.2"),
+                                                              ("==0.5.23", "sglang-kernel>=0.4.9")]
+    assert rows[0]["source"] == ('sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl: sglang/srt/entrypoints/'
+                                 'engine.py assert_pkg_version("flashinfer_python", "0.7.2") (attention backend '
+                                 'flashinfer)')
+    assert floors(load_facts([d])) == floors(load_facts()) != []
 
 
 def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
@@ -828,7 +891,7 @@ def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path)
         data = load_matrix([d]).plain()
         patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
         checks = [c for c in rf.audit_checks(sorted(d.glob("*.toml")), deep=True, packages=["sglang-kernel"])
-                  if c.version in ROUNDTRIP["sglang-kernel"]]
+                  if c.version in ROUNDTRIP["sglang-kernel"] and c.what != rf.CUBIN_CUDA]  # (cubins: a test below)
         auditor = rf.Auditor(index, cache, rf.tracked_packages(data), patterns)
         for c in checks:
             auditor.run(c)
@@ -860,3 +923,62 @@ def test_release_pins_under_the_engine_extra() -> None:
     base = md.replace('torch==2.7.1; extra == "srt"', "torch==2.7.1")
     assert rf.release_pins(base, "sglang", keep) == (["torch==2.7.1"], [])
     assert rf.release_pins(md, "vllm", keep) == ([], [])
+
+
+def test_audit_deep_reads_the_cuda_of_kernel_rows_from_their_cubins(tmp_path: Path) -> None:
+    """--deep audits a [[kernel]] row's ``cuda`` against the toolkit named in its wheel's cubin headers: a wheel
+    served here holds a library nvcc built; a row naming nvcc's release agrees, one naming 12.4 drifts (the error of
+    sgl-kernel 0.3.3's old row), a labelled variant is not audited; the default audit reads no wheel."""
+    from tests.test_abi_fakes import BASE, Transport, wheel
+    from tests.test_fatbin import _nvcc_release, _nvcc_units
+
+    (tmp_path / "nvcc").mkdir()
+    so = _nvcc_units(tmp_path / "nvcc", "none")
+    release = _nvcc_release()
+    files = {f"units-{v}-cp310-abi3-manylinux2014_x86_64.whl":
+             wheel({"units/__init__.py": b"", "units/_C.so": so.read_bytes()}, "units", v) for v in ("1.0", "1.1")}
+    d = tmp_path / "matrix"
+    d.mkdir()
+    (d / "m.toml").write_text(f"""schema = 1
+
+[[kernel]]
+package = "units"
+versions = ["1.0"]
+torch = "9.0.0"
+cuda = "{release}"
+evidence = "arch-probe"
+source = "s"
+
+[[kernel]]
+package = "units"
+versions = ["1.1"]
+torch = "9.0.0"
+cuda = "12.4"
+evidence = "arch-probe"
+source = "s"
+
+[[kernel]]
+package = "units"
+versions = ["1.1"]
+torch = "9.0.0"
+cuda = "12.4"
+variant = "cu124"
+evidence = "arch-probe"
+source = "s"
+""")
+    cache = Cache(tmp_path / "cache")
+    transport = Transport(files)
+    with IndexClient(BASE, client=transport.client(), cache=cache) as index:
+        shallow = rf.audit(index=index, cache=cache, matrix=d, jobs=2)
+        report = rf.audit(index=index, cache=cache, matrix=d, deep=True, jobs=2)
+    assert shallow.checks == []  # arch-probe rows: nothing in METADATA to audit, and no cubin read
+    got = [(c.version, c.what, c.claimed, c.found, c.status, c.line) for c in report.checks]
+    assert got == [("1.0", rf.CUBIN_CUDA, release, [release], "ok", 7),
+                   ("1.1", rf.CUBIN_CUDA, "12.4", [release], "drift", 15)]
+    drift = report.checks[1]
+    assert "units-1.1-cp310-abi3-manylinux2014_x86_64.whl" in drift.detail and "bytes read" in drift.detail
+    assert "glmcompat arch units==1.1" in drift.detail
+    out = io.StringIO()
+    rf.render_audit(report, out)
+    assert f"[[kernel]] units 1.1 cuda (cubins): claimed 12.4, found {release}" in out.getvalue()
+    assert report.to_json()["summary"]["drift"] == 1

@@ -99,17 +99,22 @@ def test_no_index_host_is_written_in_the_workflow() -> None:
 
 
 def test_the_workflow_runs_commands_that_exist(capsys: pytest.CaptureFixture[str]) -> None:
-    """The options the workflow passes are ones `glmcompat matrix refresh` accepts."""
+    """The options each step passes are ones its command (`glmcompat matrix refresh`, `... audit`) accepts."""
     from glmcompat.cli import main
 
-    with pytest.raises(SystemExit) as e:
-        main(["matrix", "refresh", "--help"])
-    assert e.value.code == 0
-    helptext = capsys.readouterr().out
-    used = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", " ".join(s.get("run", "") for s in steps(load(REFRESH)))))
-    assert {"--matrix", "--since", "--package"} <= used
-    for opt in used:
-        assert opt in helptext, opt
+    seen = set()
+    for command in ("refresh", "audit"):
+        with pytest.raises(SystemExit) as e:
+            main(["matrix", command, "--help"])
+        assert e.value.code == 0
+        helptext = capsys.readouterr().out
+        runs = " ".join(s.get("run", "") for s in steps(load(REFRESH)) if f"glmcompat matrix {command}" in s.get("run", ""))
+        assert runs, command
+        used = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", runs))
+        for opt in used:
+            assert opt in helptext, (command, opt)
+        seen |= used
+    assert {"--matrix", "--since", "--package", "--deep"} <= seen
 
 
 @pytest.mark.skipif(shutil.which("actionlint") is None,

@@ -252,6 +252,45 @@ def add_rows(files: Sequence[Path], additions: Sequence[tuple[Path, str, dict[st
     return added
 
 
+def replace_row(text: str, table: str, index: int, rendered: str) -> str:
+    """``text`` with row ``index`` of ``[[table]]`` (its header through its last key line) replaced by ``rendered``
+    (pure; the comments and blank lines after it stay)."""
+    lines = text.splitlines(keepends=True)
+    header = re.compile(r"^\s*\[\[\s*" + re.escape(table) + r"\s*\]\]\s*(#.*)?$")
+    at = [i for i, line in enumerate(lines) if header.match(line)]
+    if not 0 <= index < len(at):
+        raise MatrixError(f"no row {index} of [[{table}]]")
+    start = at[index]
+    end = next((j for j in range(start + 1, len(lines)) if _HEADER.match(lines[j])), len(lines))
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    return "".join(lines[:start]) + rendered + "".join(lines[end:])
+
+
+def replace_rows(files: Sequence[Path], changes: Sequence[tuple[Path, str, int, dict[str, Any]]], *,
+                 dry_run: bool = False) -> dict[Path, list[str]]:
+    """Replace rows in place: (file, table, index of the row in its table in that file, new row); validated and
+    written as :func:`add_rows` writes (the whole matrix first, then each file atomically; nothing on error)."""
+    texts: dict[Path, str] = {}
+    out: dict[Path, list[str]] = {}
+    for path, table, index, row in changes:
+        if path not in texts:
+            try:
+                texts[path] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise MatrixError(f"cannot read: {e}", path=str(path)) from None
+        rendered = render_row(table, row)
+        texts[path] = replace_row(texts[path], table, index, rendered)
+        out.setdefault(path, []).append(rendered)
+    if not texts:
+        return {}
+    validate_matrix_texts(files, texts)
+    if not dry_run:
+        for path, text in texts.items():
+            _atomic_write(path, text)
+    return out
+
+
 def validate_matrix_texts(files: Sequence[Path], texts: dict[Path, str]) -> None:
     """Validate the matrix made of ``files`` with ``texts`` replacing (or adding) some of them: each
     new text parses by the schema and the whole loads without contradictions. Raises

@@ -350,6 +350,90 @@ def _cite(f: First, name: str) -> str:
 
 
 ENGINES = ("transformers", "sglang", "vllm")
+# The keys of a [[model]] row the probes derive, in the order a row writes them.
+BOUNDS = ("transformers", "sglang", "sglang_config", "vllm", "vllm_config")
+ROW_KEYS = ("model_type", "architectures", *BOUNDS, "evidence", "source", "failure")
+CACHE_VERSION = 1  # of the cached Known of a wheel (keyed by its sha256)
+
+
+def cached_read(ic: IndexClient, project: Project, cache: Any | None) -> Callable[[str], Known]:
+    """``read_known`` of ``project``'s releases through ``cache`` (a :class:`glmcompat.edges.cache.Cache`), keyed by
+    the wheel's sha256: a second run reads no wheel."""
+
+    def read(v: str) -> Known:
+        f = _pick(project, v)
+        key = f"modelprobe-v{CACHE_VERSION}-{f.sha256}" if f.sha256 and cache is not None else None
+        hit = cache.get_json(key) if key and cache is not None else None
+        if isinstance(hit, dict):
+            try:
+                return Known(hit["package"], hit["version"], hit["wheel"], hit["sha256"], frozenset(hit["names"]),
+                             tuple(hit["files"]), 0, dict(hit["where"]), frozenset(hit["configs"]),
+                             hit["configs_file"])
+            except (KeyError, TypeError):
+                pass
+        k = read_known(ic, project, v)
+        if key and cache is not None:
+            cache.put_json(key, {"package": k.package, "version": k.version, "wheel": k.wheel, "sha256": k.sha256,
+                                 "names": sorted(k.names), "files": list(k.files), "where": k.where,
+                                 "configs": sorted(k.configs), "configs_file": k.configs_file})
+        return k
+
+    return read
+
+
+def update_row(row: dict[str, Any], probers: dict[str, Prober]) -> dict[str, Any] | None:
+    """``row`` (a ``[[model]]`` row as plain data) with the bounds that releases since it was derived add, or None
+    when nothing changes. A bound the row has is kept and costs no read (an entry, once added, is assumed to stay,
+    as :meth:`Prober.first_knowing` assumes); for each bound it lacks the package's newest release is read (one read
+    per package, shared by every row), and only when that release knows the model is the first one bisected for.
+    ``probers``: the packages to look at (those a refresh covers)."""
+    mt = str(row["model_type"])
+    archs = [str(a) for a in row.get("architectures") or ()]
+    new = dict(row)
+    cites: dict[str, str] = {}
+    for key in BOUNDS:
+        if row.get(key) and row[key] != "<0":
+            continue
+        package, _, config = key.partition("_")
+        pr = probers.get(package)
+        if pr is None or not pr.versions:
+            continue
+        names = [mt] if package == "transformers" or config else archs
+        if not names:
+            continue
+        f = pr.first_knowing(names, configs=bool(config))
+        if f.first is None:
+            continue
+        new[key] = f">={f.first.version}"
+        cites[key] = _cite(f, mt if config else f.name)
+    if not cites:
+        return None
+    new["source"] = _merge_source(str(row.get("source") or ""), mt, cites)
+    return {k: new[k] for k in ROW_KEYS if k in new} | {k: v for k, v in new.items() if k not in ROW_KEYS}
+
+
+def _merge_source(source: str, model_type: str, cites: dict[str, str]) -> str:
+    """``source`` with the new citations in the place :func:`model_row` writes them (transformers, then each engine
+    and its config), each replacing the package's "no X (newest release read)" part."""
+    tail = f" (`python scripts/model_support.py {model_type}`)"
+    body = source.removesuffix(tail)
+    parts = [p for p in body.split("; ") if p]
+
+    def rank(part: str) -> int:
+        return next((i for i, e in enumerate(ENGINES) if part.startswith(e + "-")), len(ENGINES))
+
+    for key in BOUNDS:
+        if key not in cites:
+            continue
+        package, _, config = key.partition("_")
+        i = ENGINES.index(package)
+        if not config:
+            parts = [p for p in parts if not (rank(p) == i and p.endswith("(newest release read)"))]
+            at = next((j for j, p in enumerate(parts) if rank(p) >= i), len(parts))
+        else:
+            at = next((j for j, p in enumerate(parts) if rank(p) > i), len(parts))
+        parts.insert(at, cites[key])
+    return "; ".join(parts) + tail
 
 
 def derive_rows(ic: IndexClient, wanted: dict[str, tuple[str, ...]], old: dict[str, dict[str, Any]] | None = None,

@@ -33,7 +33,9 @@ audit
     Re-derives every machine-checkable row from the wheels of its own platform -- METADATA pins of ``[[family]]``,
     ``[[kernel]]`` and ``[[release]]`` rows whose evidence is ``metadata``, the CUDA runtime of
     ``[[torch]]`` rows, and with ``--deep`` ``[[abi_probe]]`` / ``[[arch_probe]]`` rows by re-running
-    the probes -- and reports drift (row, claimed, found).
+    the probes and the ``cuda`` of ``[[kernel]]`` rows against the toolkit that built their cubins (the first
+    cubin of each main module, read from its header: a few MB per wheel by range requests,
+    :func:`glmcompat.ops.wheelprobe.probe_toolkit`) -- and reports drift (row, claimed, found).
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ if TYPE_CHECKING:
     from glmcompat.ops.wheelprobe import AbiResult, ArchResult
 
 SCHEMA_VERSION = 1  # of the --json output
-REFRESH_VERSION = 4  # of the journal entries: bump when what a release's outcome holds changes
+CUBIN_CUDA = "cuda (cubins)"  # the audit's claim about a kernel row's CUDA toolkit, read from its cubins
+REFRESH_VERSION = 5  # of the journal entries: bump when what a release's outcome holds changes
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
 MAX_SERIES = 6  # a range requirement: the newest release of at most this many admitted torch series
@@ -106,11 +109,12 @@ KIND_TABLE = {"torch": "torch", "family": "family", "kernel": "kernel", "jit": "
 # Where a table's rows go when no file of the matrix holds a row of that table yet.
 DEFAULT_FILES = {"torch": "torch.toml", "family": "torch.toml", "kernel": "kernels.toml",
                  "abi_probe": "kernels.toml", "arch_probe": "kernels.toml", "jit": "kernels.toml",
-                 "release": "rules.toml"}
+                 "release": "rules.toml", "requires": "rules.toml"}
 # Keys that describe a package rather than a release: copied onto new rows when every existing row
 # of the package agrees (torchao's on_mismatch = "warning" must not turn into an error for new releases).
 PACKAGE_KEYS = {"kernel": ("on_mismatch", "consequence"), "family": ("failure",)}
-ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "abi_probe": 5, "arch_probe": 6}
+ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "requires": 5, "abi_probe": 6,
+             "arch_probe": 7}
 # Requirements an sglang [[release]] row keeps: the tracked packages and these.
 RELEASE_EXTRA = ("cuda-python",)
 # Tracked packages a [[release]] row leaves out: a row holds the x86_64 pins without their markers and is
@@ -257,6 +261,58 @@ def release_requires(reqs: Sequence[tuple[Requirement, str]], keep: Iterable[str
         if name in wanted:
             out.append(name + str(r.specifier))
     return sorted(dict.fromkeys(out))
+
+
+# An engine's floors: the minimum versions it asserts at start-up, beyond its METADATA (sglang refuses to start
+# with an older flashinfer or sgl-kernel); the member of its wheel that asserts them.
+ENGINE_FLOORS = {"sglang": "sglang/srt/entrypoints/engine.py"}
+_ASSERT_PKG = re.compile(r"""assert_pkg_version\(\s*["']([A-Za-z0-9_.\-]+)["']\s*,\s*["']([^"']+)["']""")
+_IF_LINE = re.compile(r"^(\s*)(?:if|elif)\s+(.*?):?\s*$")
+
+
+def engine_floors(text: str) -> list[tuple[str, str, str, str]]:
+    """(distribution, minimum version, condition, the name as written) of every ``assert_pkg_version("name", "version", ...)`` call of an
+    engine's source (pure). The condition is the ``if`` the call sits in, as the engine writes it (``""``: none);
+    a call whose version is not a literal is left out."""
+    lines = text.splitlines()
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln) + 1)
+    out = []
+    for m in _ASSERT_PKG.finditer(text):
+        try:
+            version = str(Version(m.group(2)))
+        except InvalidVersion:
+            continue
+        row = max(i for i, st in enumerate(starts) if st <= m.start())
+        indent = len(lines[row]) - len(lines[row].lstrip())
+        cond = ""
+        closing = None  # the indent of a ``):`` that ends a condition over several lines
+        for j in range(row - 1, -1, -1):
+            ifm = _IF_LINE.match(lines[j])
+            at = len(lines[j]) - len(lines[j].lstrip())
+            if closing is None and lines[j].strip().startswith(")") and at < indent:
+                closing = at
+                continue
+            if closing is not None and (at != closing or not ifm):
+                continue
+            if lines[j].strip() and at < indent:
+                if ifm and "SKIP" not in ifm.group(2):
+                    cond = ifm.group(2).rstrip(":").strip()
+                    if cond == "(":  # a condition over several lines: its first operand
+                        cond = lines[j + 1].strip()
+                break
+        out.append((str(canonicalize_name(m.group(1))), version, cond, m.group(1)))
+    return out
+
+
+def floor_note(condition: str) -> str:
+    """A floor's condition said short (``(attention backend flashinfer)``, ``(on CUDA)``), else as written."""
+    if "flashinfer" in condition:
+        return " (attention backend flashinfer)"
+    if condition in ("_is_cuda", "is_cuda()"):
+        return " (on CUDA)"
+    return f" (when `{condition}`)" if condition else ""
 
 
 def _same_spec(a: str, b: str) -> bool:
@@ -964,6 +1020,37 @@ class Refresher:
         o.rows.append(("release", {"package": w.cand.package, "version": c_version(w), "requires": reqs,
                                    "evidence": "metadata", "source": self._metadata_source(w, what)}))
         o.proved.append(f"pins {', '.join(reqs) or 'none of the tracked packages'} (METADATA)")
+        if w.cand.package in ENGINE_FLOORS:
+            self._floor_rows(w)
+
+    def _floor_rows(self, w: _Work) -> None:
+        """``[[requires]]`` rows of the floors the release's engine asserts (read from its own file by range
+        requests: the central directory and that member)."""
+        from glmcompat.edges.ranges import HttpRangeReader
+        from glmcompat.readers.wheelzip import RemoteZip
+
+        o = w.out
+        assert w.wheel is not None
+        member = ENGINE_FLOORS[w.cand.package]
+        try:
+            zf = RemoteZip(HttpRangeReader(self.index.client, w.wheel.url, name=w.wheel.filename,
+                                           size=w.wheel.size))
+            names = {m.name: m for m in zf.members}
+            text = zf.read(names[member]).decode("utf-8", "replace") if member in names else None
+        except InputError as e:
+            o.unproved.append(f"floors: {member} of {w.wheel.filename} cannot be read: {e.one_line()}")
+            return
+        if text is None:
+            o.proved.append(f"floors: {w.wheel.filename} has no {member} (none recorded)")
+            return
+        floors = engine_floors(text)
+        for dist, version, cond, written in floors:
+            o.rows.append(("requires", {
+                "package": w.cand.package, "versions": f"=={c_version(w)}", "requires": f"{dist}>={version}",
+                "evidence": "metadata",
+                "source": f"{w.wheel.filename}: {member} assert_pkg_version(\"{written}\", \"{version}\")"
+                          + floor_note(cond)}))
+        o.proved.append(f"floors {', '.join(f'{d}>={v}' for d, v, _, _ in floors) or 'none'} ({member})")
 
     def _check_rows(self, w: _Work) -> None:
         """Drop rows the schema rejects (a bug, or an index answer no schema admits): never a half row."""
@@ -1097,6 +1184,8 @@ def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Pa
         if o.failed:
             continue
         for table, row in sorted(o.rows, key=lambda tr: ROW_ORDER.get(tr[0], 9)):
+            if table == "requires" and _floor_recorded(row, data.get("requires", [])):
+                continue
             ident = row_identity(table, row)
             key = (table, ident)
             if ident is not None and key in existing:
@@ -1110,6 +1199,18 @@ def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Pa
             plan.append((target_file(directory, loaded, table, row.get("package"), row.get("platform", "x86_64")),
                          table, row, o))
     return plan
+
+
+def _floor_recorded(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether a ``[[requires]]`` row covering the release already says the floor ``row`` proves (the rows hold
+    together: a lower floor recorded for a range of releases, such as sglang>=0.5.9's flashinfer-python>=0.6.3,
+    does not say it)."""
+    version = str(row["versions"]).removeprefix("==")
+    want = Requirement(row["requires"])
+    return any(canonicalize_name(r["package"]) == canonicalize_name(row["package"])
+               and canonicalize_name(Requirement(r["requires"]).name) == canonicalize_name(want.name)
+               and Requirement(r["requires"]).specifier == want.specifier
+               and SpecifierSet(r["versions"]).contains(version, prereleases=True) for r in rows)
 
 
 def _with_package_keys(table: str, row: dict[str, Any], data: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -1180,6 +1281,60 @@ def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str,
 # ------------------------------------------------------------------------------------------------
 
 
+MODEL_PACKAGES = ("transformers", "sglang", "vllm")  # a release of these can change [[model]] rows
+
+
+@dataclass
+class ModelUpdate:
+    """A ``[[model]]`` row a refresh changed in place: the bounds newer releases add."""
+
+    model_type: str
+    file: str
+    changed: dict[str, tuple[Any, Any]]  # key -> (before, after)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model_type": self.model_type, "file": self.file,
+                "changed": {k: {"before": a, "after": b} for k, (a, b) in sorted(self.changed.items())}}
+
+
+def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path], packages: Iterable[str], *,
+                   dry_run: bool = False, jobs: int = DEFAULT_JOBS) -> tuple[list[ModelUpdate], int]:
+    """Update the ``[[model]]`` rows in place from the releases of ``packages`` (of :data:`MODEL_PACKAGES`): a row
+    gains the bound of a package whose first release knowing the model came out since it was derived
+    (:func:`glmcompat.ops.modelprobe.update_row`). Reads the newest release of each package once (cached by its
+    sha256), more only for a row that changes. Returns (updates, bytes fetched)."""
+    from glmcompat.matrix.curate import replace_rows
+    from glmcompat.matrix.schema import load_file
+    from glmcompat.ops import modelprobe as mp
+
+    chosen = [p for p in MODEL_PACKAGES if p in set(packages)]
+    rows: list[tuple[Path, int, dict[str, Any]]] = []
+    for path in files:
+        mf, _ = load_file(path)
+        rows += [(path, i, r.model_dump(mode="json", exclude_none=True)) for i, r in enumerate(getattr(mf, "model", ()))]
+    if not chosen or not rows:
+        return [], 0
+
+    def prober(package: str) -> mp.Prober:
+        project = index.project(package)
+        return mp.Prober(package, mp.final_releases(project), mp.cached_read(index, project, cache))
+
+    probers = dict(zip(chosen, _map(prober, chosen, jobs), strict=True))
+    _map(lambda p: p.look(p.versions[-1]) if p.versions else None, list(probers.values()), jobs)  # the newest, at once
+    changes: list[tuple[Path, str, int, dict[str, Any]]] = []
+    updates: list[ModelUpdate] = []
+    for path, i, row in rows:
+        new = mp.update_row(row, probers)
+        if new is None:
+            continue
+        changes.append((path, "model", i, new))
+        diff = {k: (row.get(k), new.get(k)) for k in mp.BOUNDS if row.get(k) != new.get(k)}
+        updates.append(ModelUpdate(str(row["model_type"]), str(path), diff))
+    if changes:
+        replace_rows(files, changes, dry_run=dry_run)
+    return updates, sum(p.bytes_fetched for p in probers.values())
+
+
 @dataclass
 class RefreshReport:
     matrix: str
@@ -1189,6 +1344,9 @@ class RefreshReport:
     outcomes: list[Outcome] = field(default_factory=list)
     written: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    models: list[ModelUpdate] = field(default_factory=list)  # [[model]] rows changed in place
+    models_bytes: int = 0
+    models_failed: str | None = None  # why the [[model]] rows could not be refreshed
 
     @property
     def lacking(self) -> list[Candidate]:
@@ -1205,7 +1363,9 @@ class RefreshReport:
                 "releases": [o.to_json() for o in self.outcomes],
                 "written": dict(sorted(self.written.items())),
                 "rows_written": sum(self.written.values()),
-                "failed": len(self.failed), "seconds": round(self.seconds, 3)}
+                "failed": len(self.failed), "seconds": round(self.seconds, 3),
+                "models": [u.to_json() for u in self.models], "models_bytes": self.models_bytes,
+                "models_failed": self.models_failed}
 
 
 def select_packages(tracked: dict[str, str], names: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -1223,9 +1383,10 @@ def select_packages(tracked: dict[str, str], names: Sequence[str] | None) -> lis
 def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,
             packages: Sequence[str] | None = None, since: date | None = None, dry_run: bool = False,
             jobs: int = DEFAULT_JOBS, progress: bool | None = None, pre: bool = False,
-            stream: TextIO | None = None) -> RefreshReport:
-    """List what the matrix lacks and (unless ``dry_run``) probe, write and report (library entry point)."""
-    from glmcompat.matrix.curate import add_rows
+            stream: TextIO | None = None, models: bool = True) -> RefreshReport:
+    """List what the matrix lacks and (unless ``dry_run``) probe, write and report (library entry point); with
+    ``models``, also update the ``[[model]]`` rows from the newest transformers, sglang and vLLM releases when the
+    refresh covers them (:func:`refresh_models`)."""
     from glmcompat.matrix.schema import load_matrix
 
     t0 = time.perf_counter()
@@ -1243,10 +1404,29 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
     listings = [list_lacking(projects[name], name, kind, coverage, since, pre, plat)
                 for name, kind, plat in listings_of(tracked, data, chosen)]
     report = RefreshReport(str(directory), since.isoformat() if since else None, dry_run, listings)
-    cands = report.lacking
-    if dry_run or not cands:
+    if dry_run:
         report.seconds = time.perf_counter() - t0
         return report
+    _refresh_rows(report, index, cache, data, tracked, directory, files, jobs, progress, stream)
+    if models:
+        try:
+            report.models, report.models_bytes = refresh_models(index, cache, matrix_files(matrix)[1],
+                                                                [n for n, _ in chosen], jobs=jobs)
+        except (EnvironmentFailure, InputError) as e:  # the index failed, or lacks a package: no row changed
+            report.models_failed = e.one_line()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]],
+                  tracked: dict[str, str], directory: Path, files: Sequence[Path], jobs: int,
+                  progress: bool | None, stream: TextIO | None) -> None:
+    """Probe the lacking releases and add their rows (the per-release part of :func:`refresh`)."""
+    from glmcompat.matrix.curate import add_rows
+
+    cands = report.lacking
+    if not cands:
+        return
     prog = Progress(len(cands), stream, progress)
     try:
         r = Refresher(index, cache, data, jobs=jobs, progress=prog, tracked=tracked)
@@ -1259,8 +1439,6 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
         for p, t, _, o in plan:
             o.written.append((t, str(p)))
         report.written = {str(p): len(v) for p, v in added.items()}
-    report.seconds = time.perf_counter() - t0
-    return report
 
 
 def make_index(index_url: str | None, jobs: int, cache: Cache) -> IndexClient:
@@ -1308,6 +1486,10 @@ def run_refresh(args: Any) -> int:
             sys.stderr.write(f"error: the index failed for {len(report.failed)} release(s); nothing was written for "
                              f"them (run again to continue): {report.failed[0].failed}\n")
         return EnvironmentFailure.exit_code
+    if report.models_failed:
+        if not args.json:
+            sys.stderr.write(f"error: the [[model]] rows were not refreshed: {report.models_failed}\n")
+        return EnvironmentFailure.exit_code
     return 0
 
 
@@ -1320,7 +1502,7 @@ def render_refresh(report: RefreshReport, out: TextIO) -> None:
     for lst in report.listings:
         if lst.kind == "model":
             w(f"{lst.package}: {lst.on_index} release(s) on the index; no per-release rows (its model support is "
-              "judged by [[model]] specifiers): nothing to record\n")
+              "judged by [[model]] rows, which a refresh updates in place)\n")
             continue
         on = "" if lst.platform == "x86_64" else f" ({lst.platform} wheels)"
         if not lst.lacking:
@@ -1354,6 +1536,11 @@ def render_refresh(report: RefreshReport, out: TextIO) -> None:
         w(f"wrote {sum(report.written.values())} row(s): {files}\n")
     else:
         w("nothing new to write\n")
+    for mu in report.models:
+        ch = ", ".join(f"{k} {_show(a)} -> {b}" for k, (a, b) in sorted(mu.changed.items()))
+        w(f"[[model]] {mu.model_type}: {ch} -> {mu.file}\n")
+    if report.models_failed:
+        w(f"[[model]] rows not refreshed: {report.models_failed}\n")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1424,6 +1611,10 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
                 for v in r.versions:
                     add("torch", i, "torch", v, "cuda", r.cuda, r.model_dump(mode="json"), "cuda")
         if deep:
+            for i, r in enumerate(getattr(mf, "kernel", ())):
+                if r.cuda and not r.variant:  # a labelled variant is not on the package index
+                    for v in r.versions:
+                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, r.model_dump(mode="json"), "cuda")
             for i, r in enumerate(getattr(mf, "abi_probe", ())):
                 add("abi_probe", i, r.package, r.version, f"vs torch {r.torch}",
                     {"compatible": r.compatible, "missing": r.missing}, r.model_dump(mode="json"), "compatible")
@@ -1465,6 +1656,9 @@ class Auditor:
             c.status, c.detail = "error", e.one_line()
 
     def _run(self, c: Check) -> None:
+        if c.what == CUBIN_CUDA:
+            self._cubin_cuda(c)
+            return
         if c.table in ("family", "kernel", "release", "torch"):
             wheel, py, text = self._metadata(c.package, c.version, c.platform)
             reqs = requirements(text, py, c.platform)
@@ -1518,6 +1712,25 @@ class Auditor:
             c.status = "ok" if (set(a.sass), set(a.ptx)) == (set(c.claimed["sass"]), set(c.claimed["ptx"])) else "drift"
             return
         c.status = "unverifiable"  # pragma: no cover
+
+
+    def _cubin_cuda(self, c: Check) -> None:
+        """A kernel row's ``cuda`` against the CUDA release that built the cubins of the release's main modules
+        (as :func:`glmcompat.ops.wheelprobe.kernel_cuda_drift` judges a row: one release and no other)."""
+        from glmcompat.matrix.curate import arch_command
+        from glmcompat.ops.wheelprobe import probe_toolkit
+
+        r = probe_toolkit(c.package, c.version, index=self.index, cache=self.cache,
+                          platform=PLATFORM_TAGS[c.platform], modules=self.patterns.get(c.package) or None)
+        c.found = r.toolkits
+        read = f"{r.bytes_fetched} bytes read" if r.bytes_fetched else "cached"
+        c.detail = f"{r.wheel}: the toolkit in its cubins' headers, {read} (`" \
+            + arch_command(c.package, c.version, r.wheel, c.platform) + " --json`: toolkits)"
+        if not r.toolkits:
+            c.status = "unverifiable"
+            c.detail = f"{r.wheel}: no cubin in its main modules"
+            return
+        c.status = "ok" if r.toolkits == [c.claimed] else "drift"
 
 
 class _NotOnIndex(Exception):
