@@ -129,7 +129,7 @@ def record_roundtrip(out: Path) -> None:
 
     class RecordingCache(Cache):
         def put_json(self, key: str, value: object) -> None:
-            if key.split("-", 1)[0] in ("abi", "arch", "archsel"):
+            if key.split("-", 1)[0] in ("abi", "arch", "archsel", "floors"):
                 probes[key] = value
             super().put_json(key, value)
 
@@ -143,7 +143,7 @@ def record_roundtrip(out: Path) -> None:
         counted = Counting(client._transport)
         client._transport = counted
         with Recording(None, client=client, cache=cache) as index:
-            report = rf.refresh(index=index, cache=cache, matrix=d, packages=sorted(ROUNDTRIP), jobs=4,
+            report = rf.refresh(index=index, cache=cache, matrix=d, packages=sorted(ROUNDTRIP), jobs=4, models=False,
                                 progress=False)
         rf.render_refresh(report, sys.stdout)
         print(f"refresh of the round trip: {report.seconds:.1f} s, {counted.bytes} bytes received in "

@@ -64,7 +64,9 @@ def test_nothing_when_piped_or_quiet(stream: io.StringIO, quiet: int) -> None:
     assert stream.getvalue() == "" and not m.enabled
 
 
-def test_the_resolvers_progress_counts_pages_and_metadata() -> None:
+def test_the_resolvers_progress_counts_pages_and_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # a StringIO has no terminal size: the bar is as wide as COLUMNS says
+
     class Source:
         client = type("C", (), {"bytes_fetched": 5000})()
 

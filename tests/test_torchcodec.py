@@ -14,7 +14,7 @@ from glmcompat.ops import refresh as rf
 def _family(packages: dict[str, str], allow_unknown: bool = False) -> list[tuple[str, str, str]]:
     found = evaluate(packages, target="sm90", allow_unknown=allow_unknown)
     return [(f.severity, f.message, " ".join(k for k, _ in f.evidence)) for f in found
-            if any(p.startswith("torchcodec") for p in f.packages)]
+            if any(n.startswith("torchcodec") for n in f.names)]
 
 
 def test_refresh_tracks_torchcodec_as_family() -> None:

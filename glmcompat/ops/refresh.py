@@ -266,6 +266,7 @@ def release_requires(reqs: Sequence[tuple[Requirement, str]], keep: Iterable[str
 # An engine's floors: the minimum versions it asserts at start-up, beyond its METADATA (sglang refuses to start
 # with an older flashinfer or sgl-kernel); the member of its wheel that asserts them.
 ENGINE_FLOORS = {"sglang": "sglang/srt/entrypoints/engine.py"}
+FLOORS_VERSION = 1  # the cache entry of what an engine file asserts
 _ASSERT_PKG = re.compile(r"""assert_pkg_version\(\s*["']([A-Za-z0-9_.\-]+)["']\s*,\s*["']([^"']+)["']""")
 _IF_LINE = re.compile(r"^(\s*)(?:if|elif)\s+(.*?):?\s*$")
 
@@ -1032,18 +1033,29 @@ class Refresher:
         o = w.out
         assert w.wheel is not None
         member = ENGINE_FLOORS[w.cand.package]
-        try:
-            zf = RemoteZip(HttpRangeReader(self.index.client, w.wheel.url, name=w.wheel.filename,
-                                           size=w.wheel.size))
-            names = {m.name: m for m in zf.members}
-            text = zf.read(names[member]).decode("utf-8", "replace") if member in names else None
-        except InputError as e:
-            o.unproved.append(f"floors: {member} of {w.wheel.filename} cannot be read: {e.one_line()}")
-            return
-        if text is None:
-            o.proved.append(f"floors: {w.wheel.filename} has no {member} (none recorded)")
-            return
-        floors = engine_floors(text)
+        # what the member asserts, kept by the wheel's sha256 like the probes' results (a re-run reads nothing)
+        key = f"floors-v{FLOORS_VERSION}-{w.wheel.sha256}" if w.wheel.sha256 else None
+        hit = self.cache.get_json(key) if key and self.cache is not None else None
+        if isinstance(hit, dict) and isinstance(hit.get("floors"), list):
+            if hit.get("absent"):
+                o.proved.append(f"floors: {w.wheel.filename} has no {member} (none recorded)")
+                return
+            floors = [(str(d), str(v), str(c), str(wr)) for d, v, c, wr in hit["floors"]]
+        else:
+            try:
+                zf = RemoteZip(HttpRangeReader(self.index.client, w.wheel.url, name=w.wheel.filename,
+                                               size=w.wheel.size))
+                names = {m.name: m for m in zf.members}
+                text = zf.read(names[member]).decode("utf-8", "replace") if member in names else None
+            except InputError as e:
+                o.unproved.append(f"floors: {member} of {w.wheel.filename} cannot be read: {e.one_line()}")
+                return
+            floors = engine_floors(text) if text is not None else []
+            if key and self.cache is not None:
+                self.cache.put_json(key, {"floors": [list(f) for f in floors], "absent": text is None})
+            if text is None:
+                o.proved.append(f"floors: {w.wheel.filename} has no {member} (none recorded)")
+                return
         for dist, version, cond, written in floors:
             o.rows.append(("requires", {
                 "package": w.cand.package, "versions": f"=={c_version(w)}", "requires": f"{dist}>={version}",
