@@ -27,8 +27,12 @@ from packaging.version import Version
 
 from glmcompat.decide.resolver import (
     ASKED,
+    BUILT,
     DECLARED,
+    FAMILY,
+    IS_ABI,
     KERNELS,
+    LINKS,
     MODEL,
     OVERRIDE,
     RENAMED,
@@ -81,6 +85,42 @@ class Skip(Cause):
         return {**super().as_json(), "reason": self.because()}
 
 
+def clause(r: Req) -> str:
+    """The clause requirement ``r`` contributes to an explanation, from its :class:`Why` (who asks, on what
+    grounds): the one place a requirement's reason becomes text."""
+    w = r.why
+    if w.kind == USER:
+        return f"{w.pkg} requires {r.name}{r.spec}" if w.pkg else f"you require {r.show()}"
+    if w.kind == STACK:
+        return f"stack {w.pkg} asks for {r.name}"
+    if w.kind == ASKED:
+        return f"{r.name} {w.asked} is asked for" if w.asked else f"{r.show()} is asked for"
+    if w.kind == DECLARED:
+        return f"{w.parent} requires {r.show()}"
+    if w.kind == MODEL:
+        said = f" ({w.evidence}: {cite(w.source)})" if w.evidence or w.source else ""
+        return f"model {w.pkg} needs {r.name}{w.asked}{said}"
+    if w.kind == TARGET:
+        return f"{w.pkg} needs {r.name}{w.asked} ({w.reason})"
+    if w.kind == OVERRIDE:
+        return w.reason
+    if w.kind == RENAMED:
+        return f"{w.parent} and {w.asked} are one project under two names (only one of them can be installed)"
+    if w.kind == SAME:
+        return f"{w.parent} and {w.asked} must be the same version when both are installed"
+    if w.kind == IS_ABI:
+        return f"{w.parent} is that ABI"
+    if w.kind == LINKS:
+        if w.pkg == "torch":
+            return f"{w.parent}'s default wheel is built for CUDA {w.asked}"
+        return f"{w.parent} links the CUDA {w.asked} runtime"
+    if w.kind == BUILT:
+        return f"{w.parent} was built against torch {w.asked} (evidence {w.evidence}: `{cite(w.source)}`)"
+    if w.kind == FAMILY:
+        return f"{w.parent} was built for torch{w.asked} (evidence {w.evidence}: {w.parent}'s torch requirement)"
+    return f"{r.show()} is required ({w.kind} {w.parent})"
+
+
 def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
     """Resolve the core (:func:`glmcompat.decide.resolver.solve`); when no safe set exists, raise
     :class:`UnsafeError` whose message is the uv-style derivation and whose ``causes`` hold it structured."""
@@ -125,7 +165,7 @@ class Explainer:
         key = (name, version)
         if key not in self._feasible:
             roots = [r for r in self.roots if not (r.name == name and r.why.kind == STACK)]
-            roots.append(Req(name, parse_spec(f"=={version}"), Why(ASKED, text=f"{name} {version} is asked for")))
+            roots.append(Req(name, parse_spec(f"=={version}"), Why(ASKED, asked=version)))
             try:
                 res = run(self.p, roots)
                 self._feasible[key] = {n: str(c.version) for n, c in res.mapping.items() if not is_pseudo(n)}
@@ -174,7 +214,7 @@ class Explainer:
         # 1. A requirement of yours, the model's or the target's.
         for r in self.roots_on(name):
             if not r.ok(v):
-                return Skip("root", name, (r.says(),), f"{name} {vs} is ruled out", _root_remedy(r))
+                return Skip("root", name, (clause(r),), f"{name} {vs} is ruled out", _root_remedy(r))
         # 2. The chosen set pins otherwise, and no release of the pinning package would take it.
         for parent, r in self._parents_excluding(name, [v]):
             if not self._allowing(parent, name, [v]):
@@ -215,13 +255,13 @@ class Explainer:
                     else:
                         sub = self._via_parent(r.name, fit, what, parent, pr, depth)
                     if sub is not None:
-                        return Skip("conflict", sub.subject, (r.says(),) + sub.clauses, f"{name} {vs} cannot join the set", sub.remedy)
+                        return Skip("conflict", sub.subject, (clause(r),) + sub.clauses, f"{name} {vs} cannot join the set", sub.remedy)
         causes = list(found.causes) if isinstance(found, resolvelib.ResolutionImpossible) else []
         return _from_causes(self.p, causes, f"{name} {vs} cannot join the set", name, type(found).__name__)
 
     def _pinned(self, name: str, vs: str, parent: str, r: Req, what: str) -> Skip:
         others = [x for x in self.fitting(parent) if x != self.chosen.get(parent)]
-        clauses = [r.says()]
+        clauses = [clause(r)]
         if others:
             clauses.append(f"no other {parent} release that fits ({_span(others)}) takes {what}")
         remedy = f"{name} follows {parent}'s pin: it takes a newer {parent} release that allows {what} (none on the index yet)"
@@ -239,7 +279,7 @@ class Explainer:
             return None
         sub = subs[0]
         assert sub is not None
-        head = f"only {parent} {_span(allowing)} would take {what} ({r.says()})"
+        head = f"only {parent} {_span(allowing)} would take {what} ({clause(r)})"
         return Skip("conflict", sub.subject, (head,) + sub.clauses, f"{what} cannot join the set", sub.remedy)
 
     def _own_requirements(self, name: str, v: Version) -> Skip | None:
@@ -262,24 +302,24 @@ class Explainer:
             if not listed:
                 elsewhere = _unavailable(self.p, q, [r])
                 if elsewhere is not None:  # on the index, but without a wheel for this machine (or only as an sdist)
-                    return Skip("conflict", q, (r.says(), elsewhere[0]), f"{name} {vs} cannot be used", elsewhere[1])
-                return Skip("conflict", q, (r.says(), f"no {q} release on the index satisfies {r.show()}"),
+                    return Skip("conflict", q, (clause(r), elsewhere[0]), f"{name} {vs} cannot be used", elsewhere[1])
+                return Skip("conflict", q, (clause(r), f"no {q} release on the index satisfies {r.show()}"),
                             f"{name} {vs} cannot be used", f"{name} {vs} needs a {q} release the index does not have")
             both = [x for x in listed if all(o.ok(x) for o in reqs)]
             if not both:
                 other = next(o for o in reqs if not any(o.ok(x) for x in listed))
-                return Skip("conflict", q, (r.says(), other.says()), f"{name} {vs} cannot be used", _root_remedy(other))
+                return Skip("conflict", q, (clause(r), clause(other)), f"{name} {vs} cannot be used", _root_remedy(other))
             admitted = [x for x in both if self.p.ruled(q, str(x)) is None]
             if not admitted:
                 ruled = self.p.ruled(q, str(both[0]))
                 assert ruled is not None
                 more = f" (and {len(both) - 1} older {q} release(s) likewise)" if len(both) > 1 else ""
-                return Skip("conflict", q, (r.says(), ruled.text + more), f"{name} {vs} cannot be used", ruled.remedy)
+                return Skip("conflict", q, (clause(r), ruled.text + more), f"{name} {vs} cannot be used", ruled.remedy)
             viable = [x for x in admitted if self._candidate_clash(q, x, name, direct) is None]
             if not viable:
                 clash = self._candidate_clash(q, admitted[0], name, direct)
                 assert clash is not None
-                return Skip("conflict", clash[0], (r.says(),) + clash[1], f"{name} {vs} cannot be used", clash[2])
+                return Skip("conflict", clash[0], (clause(r),) + clash[1], f"{name} {vs} cannot be used", clash[2])
         return None
 
     def _candidate_clash(self, q: str, x: Version, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
@@ -296,7 +336,7 @@ class Explainer:
             dom = [y for y in self.p.versions(d.name) if all(o.ok(y) for o in reqs)]
             if dom and not any(d.ok(y) for y in dom):
                 forced = next((o for o in reqs if not any(d.ok(y) for y in self.p.versions(d.name) if o.ok(y))), reqs[0])
-                return (d.name, (d.says(), forced.says()), f"{forced.why.parent or 'the set'} and {q} {x} do not fit together")
+                return (d.name, (clause(d), clause(forced)), f"{forced.why.parent or 'the set'} and {q} {x} do not fit together")
         return None
 
     def _pseudo_clash(self, d: Req, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
@@ -326,7 +366,7 @@ class Explainer:
             if not always or values & d.exact:
                 continue
             src = next((o for o in reqs if o.why.kind in ROOT_KINDS), reqs[0])
-            clauses = [d.says(), src.says()]
+            clauses = [clause(d), clause(src)]
             if d.why.kind == SAME:
                 want = sorted(d.exact, key=Version)[0]
                 listed = {str(y) for y in self.p.versions(f)}
@@ -337,7 +377,7 @@ class Explainer:
                 remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} cannot be installed together"
             else:
                 shown = next(e for e in self.p.dependencies(f, str(dom[0])) if e.name == d.name)
-                clauses.append(shown.says() + (f" (and every other {f} release that fits, likewise)" if len(dom) > 1 else ""))
+                clauses.append(clause(shown) + (f" (and every other {f} release that fits, likewise)" if len(dom) > 1 else ""))
                 remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} {_span(dom)} do not fit together"
             return (f, tuple(clauses), remedy)
         return None
@@ -358,9 +398,9 @@ class Explainer:
                         f"`--with {name}=={vs}` takes it")
         if older:
             n = older[0]
-            clauses = [r.says() for r in self.p.dependencies(n, chosen[n]) if r.name == name and not r.ok(Version(vs))]
+            clauses = [clause(r) for r in self.p.dependencies(n, chosen[n]) if r.name == name and not r.ok(Version(vs))]
             clauses.append(f"a safe set with {name} {vs} exists, but it needs {n} {found[n]} instead of {chosen[n]}")
-            clauses += [r.says() for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
+            clauses += [clause(r) for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
             return Skip("preference", n, tuple(clauses), f"the upgrade prefers the newer {n}", f"`--with {name}=={vs}` gives that set")
         return Skip("preference", name, (f"a safe set with {name} {vs} exists",),
                     f"the resolution preferred {name} {chosen.get(name, '?')}", f"`--with {name}=={vs}` takes it")
@@ -389,7 +429,7 @@ def _from_causes(provider: Provider, causes: Sequence[Any], conclusion: str, sub
     clauses: list[str] = []
     for c in causes:
         r: Req = c.requirement
-        s = r.says()
+        s = clause(r)
         if r.why.kind == DECLARED and c.parent is not None:
             s = f"{c.parent.name} {c.parent.version} requires {r.show()}"
         if s not in clauses:
@@ -486,12 +526,12 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
         if yours and not any(all(r.ok(v) for r in yours) for v in provider.versions(name)):
             elsewhere = _unavailable(provider, name, yours)
             if elsewhere:  # what you ask for is on the index only as an sdist or for other platforms
-                return Skip("root", name, tuple(r.says() for r in yours) + (elsewhere[0],), "", elsewhere[1])
+                return Skip("root", name, tuple(clause(r) for r in yours) + (elsewhere[0],), "", elsewhere[1])
         listed = [v for v in provider.versions(name) if all(r.ok(v) for r in reqs)]
         admitted = [v for v in listed if provider.ruled(name, str(v)) is None]
         if admitted:
             continue
-        head = [r.says() for r in reqs if r.why.kind != STACK] or [reqs[0].says()]
+        head = [clause(r) for r in reqs if r.why.kind != STACK] or [clause(reqs[0])]
         if not listed:
             elsewhere = _unavailable(provider, name, reqs)
             if elsewhere:

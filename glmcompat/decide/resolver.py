@@ -50,7 +50,7 @@ from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.findings import Cause, cite
+from glmcompat.model.findings import Cause
 from glmcompat.model.names import canonicalize, normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
@@ -110,12 +110,17 @@ TARGET_NEEDS = "target-needs"
 
 @dataclass(frozen=True)
 class Why:
-    """Who asks for a requirement and on what evidence. ``text`` is the rendered clause (display only)."""
+    """Who asks for a requirement and on what grounds, as data (resolvelib's ``RequirementInformation``: the
+    requirement is the :class:`Req` that carries it, its parent ``pkg`` ``ver``); the provider builds no prose:
+    :func:`glmcompat.decide.explain.clause` is the one place a requirement becomes a clause."""
 
     kind: str
-    pkg: str = ""  # the parent package, stack, model type or target name
+    pkg: str = ""  # the parent package, stack, model type, target name or (USER) the project file
     ver: str = ""  # the parent's version
-    text: str = ""
+    asked: str = ""  # what the parent asks for as it wrote it: a specifier, a torch or CUDA version, the other package
+    reason: str = ""  # the reason the matrix or the stack override states, quoted as is
+    evidence: str = ""  # the evidence kind behind it (``probe``, ``metadata`` ...)
+    source: str = ""  # where that evidence is
 
     @property
     def parent(self) -> str:
@@ -154,21 +159,6 @@ class Req:
         if extra:
             return f"{self.name}{self.spec} (or {' or '.join(extra)}, which an ABI probe found compatible)"
         return f"{self.name}{self.spec}"
-
-    def says(self) -> str:
-        """The clause this requirement contributes to an explanation."""
-        w = self.why
-        if w.text:
-            return w.text
-        if w.kind == USER:
-            return f"you require {self.show()}"
-        if w.kind == STACK:
-            return f"stack {w.pkg} asks for {self.name}"
-        if w.kind == ASKED:
-            return f"{self.show()} is asked for"
-        if w.kind == DECLARED:
-            return f"{w.parent} requires {self.show()}"
-        return f"{self.show()} is required ({w.kind} {w.parent})"
 
 
 def _pseudo_label(name: str) -> str:
@@ -552,7 +542,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 why = self._override(name, version, dep, r.specifier, model_spec)
                 if why is not None:
                     self.overridden[(name, version, dep)] = why
-                    yield Req(dep, model_spec, Why(OVERRIDE, name, version, why))
+                    yield Req(dep, model_spec, Why(OVERRIDE, name, version, reason=why))
                     continue
             # What METADATA declares, the installer enforces: a probe that finds another torch ABI-compatible does
             # not make the pair installable (torchvision 0.29.2 declares torch>=2.14.0; uv and pip refuse 2.13.0)
@@ -562,38 +552,37 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if name in (old, new):
                 other = new if name == old else old
                 yield Req(one_of(old, new), SpecifierSet(),
-                          Why(RENAMED, name, version, f"{name} {version} and {other} are one project under two names "
-                                                      f"(only one of them can be installed)"),
+                          Why(RENAMED, name, version, other),
                           exact=frozenset({"0" if name == old else "1"}))
         if name == "torch":
             tb = self.facts.torch_build(version)
-            yield Req(TORCH_ABI, SpecifierSet(), Why(IS_ABI, name, version, f"torch {version} is that ABI"), exact=frozenset({version}))
+            yield Req(TORCH_ABI, SpecifierSet(), Why(IS_ABI, name, version), exact=frozenset({version}))
             if tb is not None and tb.cuda:
-                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"torch {version}'s default wheel is built for CUDA {tb.cuda}"),
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, tb.cuda),
                           exact=frozenset({tb.cuda.split(".")[0]}))
         k = self.facts.kernel(name, version)
         if k is not None and name != "torch":
             if k.on_mismatch == "error":
                 ok = {normalize_version(k.torch)} | self.facts.compatible_torches(name, version)
-                yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version,
-                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: `{cite(k.source)}`)"),
+                yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version, k.torch, evidence=k.evidence,
+                                                                 source=k.source),
                           exact=frozenset(ok))
             if k.cuda:
                 major = k.cuda.split(".")[0]
-                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"{name} {version} links the CUDA {major} runtime"),
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, major),
                           exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
             # a pair read from METADATA binds as METADATA does; an inferred one (torchaudio 2.11.0 declares no torch)
             # yields to the torches a probe found it loads next to
             probed = frozenset() if fam[1].evidence == "metadata" else frozenset(self.facts.compatible_torches(name, version))
-            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} (evidence {fam[1].evidence}: {name} {version}'s torch requirement)"),
+            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, fam[0], evidence=fam[1].evidence),
                       also=probed)
         for a, b in self._equal:
             if name in (a, b):
                 other = b if name == a else a
                 yield Req(same_version(a, b), SpecifierSet(),
-                          Why(SAME, name, version, f"{name} {version} and {other} must be the same version when both are installed"),
+                          Why(SAME, name, version, other),
                           exact=frozenset({version}))
 
 
@@ -677,7 +666,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         if r.marker:
             raise InputError(f"--with {raw!r}: a marker ({r.marker}) is not kept in a stack lock; the lock is made "
                              f"for one target and platform (pass --with '{r.name}{r.specifier}')")
-        roots.append(Req(name, r.specifier, Why(USER, text=f"you require {name}{r.specifier}")))
+        roots.append(Req(name, r.specifier, Why(USER)))
         with_names.add(name)
         if name not in names:
             names.append(name)
@@ -698,17 +687,17 @@ def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: lis
         m = facts.model(req.model)
         model_reqs["transformers"] = m.transformers
         roots.append(Req("transformers", parse_spec(m.transformers),
-                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.evidence}: {cite(m.source)})")))
+                         Why(MODEL, req.model, asked=m.transformers, evidence=m.evidence, source=m.source)))
         for engine in engines:
             spec = m.for_engine(engine)
             if not spec:
                 raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
             model_reqs[engine] = spec
-            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
+            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, asked=spec)))
     for tr in facts.target_requirements(tname):
         if tr.package in [r.name for r in roots]:
             roots.append(Req(tr.package, parse_spec(tr.specifier),
-                             Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
+                             Why(TARGET, tname, asked=tr.specifier, reason=tr.reason)))
     return model_reqs
 
 
@@ -727,7 +716,7 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
         name = str(canonicalize_name(r.name))
         if name not in CORE:
             continue
-        roots.append(Req(name, r.specifier, Why(USER, req.origin, text=f"{req.origin} requires {name}{r.specifier or ''}")))
+        roots.append(Req(name, r.specifier, Why(USER, req.origin)))
         if name not in names:
             names.append(name)
     engines = [e for e in ENGINES if e in names]
