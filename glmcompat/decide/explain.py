@@ -34,12 +34,14 @@ from glmcompat.decide.resolver import (
     KERNELS,
     LINKS,
     MODEL,
+    NO_CODE,
     OVERRIDE,
     RENAMED,
     ROOT_KINDS,
     SAME,
     STACK,
     TARGET,
+    TARGET_NEEDS,
     USER,
     Outcome,
     Provider,
@@ -121,6 +123,31 @@ def clause(r: Req) -> str:
     return f"{r.show()} is required ({w.kind} {w.parent})"
 
 
+def ruled_clause(r: Ruled) -> str:
+    """The clause a matrix verdict contributes (why ``r.name`` ``r.version`` is never offered): the one place it
+    becomes text."""
+    what = r.wheel or f"{r.name} {r.version}"
+    if r.kind == NO_CODE and r.cpu_only:
+        return (f"you lock for {r.target} on {r.platform}, and {what} is a CPU-only build (no CUDA, no GPU code; "
+                f"evidence {r.evidence})")
+    if r.kind == NO_CODE:
+        shown = ", ".join(r.codes) or "no GPU code"
+        where = (f"which runs only on compute capability {' or '.join(r.runs_on)}" if r.runs_on else
+                 "which runs on no known target")
+        near = gpu.parse_code(r.arch_specific) if r.arch_specific else None
+        note = f" ({r.arch_specific} is arch-specific: {near.major}.{near.minor} only)" if near else ""
+        return f"you lock for {r.target} (compute capability {r.capability}), and {what} carries {shown}, {where}{note}"
+    if r.kind == TARGET_NEEDS:
+        return f"{r.target} needs {r.name}{r.spec} ({r.reason})"
+    if r.missing == "build":
+        return f"the matrix has no evidence for {what} (CUDA runtime, GPU code)"
+    if r.missing == "family":
+        return f"the matrix has no evidence for the torch {r.name} {r.version} was built for"
+    if r.missing == "jit":
+        return f"the matrix has no evidence that {r.name} {r.version} is free of the torch C++ ABI"
+    return f"the matrix has no evidence for {what} (the torch it was built against)"
+
+
 def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
     """Resolve the core (:func:`glmcompat.decide.resolver.solve`); when no safe set exists, raise
     :class:`UnsafeError` whose message is the uv-style derivation and whose ``causes`` hold it structured."""
@@ -174,7 +201,7 @@ class Explainer:
         return self._feasible[key]
 
     def _ruled_skip(self, r: Ruled) -> Skip:
-        return Skip("ruled-out", r.name, (r.text,), f"{r.name} {r.version} cannot be used on {self.t}", r.remedy)
+        return Skip("ruled-out", r.name, (ruled_clause(r),), f"{r.name} {r.version} cannot be used on {self.t}", r.remedy)
 
     def _parents_excluding(self, name: str, versions: Sequence[Version]) -> list[tuple[str, Req]]:
         """(chosen package, its requirement) pairs of the chosen set that accept none of ``versions``
@@ -314,7 +341,7 @@ class Explainer:
                 ruled = self.p.ruled(q, str(both[0]))
                 assert ruled is not None
                 more = f" (and {len(both) - 1} older {q} release(s) likewise)" if len(both) > 1 else ""
-                return Skip("conflict", q, (clause(r), ruled.text + more), f"{name} {vs} cannot be used", ruled.remedy)
+                return Skip("conflict", q, (clause(r), ruled_clause(ruled) + more), f"{name} {vs} cannot be used", ruled.remedy)
             viable = [x for x in admitted if self._candidate_clash(q, x, name, direct) is None]
             if not viable:
                 clash = self._candidate_clash(q, admitted[0], name, direct)
@@ -437,7 +464,7 @@ def _from_causes(provider: Provider, causes: Sequence[Any], conclusion: str, sub
         pruned = provider.pruned.get(r.name)
         if pruned and not is_pseudo(r.name):
             reason = max(pruned.items(), key=lambda kv: Version(kv[0]))[1]
-            t = f"the matrix rules out {len(pruned)} {r.name} release(s) (e.g. {reason.text})"
+            t = f"the matrix rules out {len(pruned)} {r.name} release(s) (e.g. {ruled_clause(reason)})"
             if t not in clauses:
                 clauses.append(t)
     if not clauses:
@@ -541,7 +568,7 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
         ruled = provider.ruled(name, str(listed[0]))
         assert ruled is not None
         more = f" (and {len(listed) - 1} older release(s) likewise)" if len(listed) > 1 else ""
-        return Skip("ruled-out", name, tuple(head) + (ruled.text + more,), "", ruled.remedy)
+        return Skip("ruled-out", name, tuple(head) + (ruled_clause(ruled) + more,), "", ruled.remedy)
     return None
 
 
@@ -651,4 +678,4 @@ def skipped_newer(facts: Facts, source: Source, req: Request, outcome: Outcome, 
             for n, d in skip_reasons(facts, source, req, outcome, limit).items()}
 
 
-__all__ = ["Explainer", "Skip", "explain", "failure", "resolve", "skip_reasons", "skipped_newer"]
+__all__ = ["Explainer", "Skip", "clause", "explain", "failure", "resolve", "ruled_clause", "skip_reasons", "skipped_newer"]

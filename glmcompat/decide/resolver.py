@@ -203,14 +203,27 @@ class Cand:
 
 @dataclass(frozen=True)
 class Ruled:
-    """Why the matrix rules ``name==version`` out before resolving."""
+    """Why the matrix rules ``name==version`` out before resolving, as data (:func:`glmcompat.decide.explain.ruled_clause`
+    renders it): NO_EVIDENCE says which fact is ``missing``; NO_CODE the ``codes`` the release carries (none for a
+    ``cpu_only`` build), the capabilities they run on and the ``target``'s; TARGET_NEEDS the target's ``spec`` and
+    ``reason``."""
 
     kind: str  # NO_EVIDENCE, NO_CODE or TARGET_NEEDS
     name: str
     version: str
-    text: str
     remedy: str
     codes: tuple[str, ...] = ()
+    wheel: str = ""  # how the clause names the release ("torch 2.9.1's default wheel"); "" names it "NAME VERSION"
+    missing: str = ""  # NO_EVIDENCE: "build" (torch), "kernel", "family" or "jit"
+    target: str = ""
+    capability: str = ""  # the target's compute capability
+    runs_on: tuple[str, ...] = ()  # NO_CODE: the capabilities of known targets that ``codes`` run on
+    arch_specific: str = ""  # NO_CODE: the target major's arch-specific code it carries (sm_90a), if any
+    cpu_only: bool = False  # NO_CODE: a CPU-only build (``platform``, ``evidence``)
+    platform: str = ""
+    evidence: str = ""
+    spec: str = ""  # TARGET_NEEDS
+    reason: str = ""
 
 
 @dataclass
@@ -406,15 +419,11 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         return sorted(caps, key=Version)
 
     def _no_code(self, name: str, v: str, codes: list[str]) -> Ruled:
-        t, cc = self.target.name, self.target.compute_capability
-        caps = self.runs_on(codes)
-        shown = ", ".join(codes) or "no GPU code"
-        where = f"which runs only on compute capability {' or '.join(caps)}" if caps else "which runs on no known target"
         near = [c for c in codes if gpu.parse_code(c).major == self.capability[0] and gpu.parse_code(c).suffix == "a"]
-        note = f" ({near[-1]} is arch-specific: {gpu.parse_code(near[-1]).major}.{gpu.parse_code(near[-1]).minor} only)" if near else ""
-        what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
-        return Ruled(NO_CODE, name, v, f"you lock for {t} (compute capability {cc}), and {what} carries {shown}, {where}{note}",
-                     self.code_remedy(name), tuple(codes))
+        return Ruled(NO_CODE, name, v, self.code_remedy(name), tuple(codes),
+                     wheel="" if self.machine == "x86_64" else self._wheel_of(name, v), target=self.target.name,
+                     capability=self.target.compute_capability, runs_on=tuple(self.runs_on(codes)),
+                     arch_specific=near[-1] if near else "")
 
     def code_remedy(self, name: str) -> str:
         """One remedy for "no GPU code for the target": the releases that do run there, or that none does."""
@@ -460,20 +469,18 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         if name == "torch":
             tb = self.facts.torch_build(v)
             if tb is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {self._wheel_of(name, v)} (CUDA runtime, GPU code)",
-                             self._record_remedy(name, v))
+                return Ruled(NO_EVIDENCE, name, v, self._record_remedy(name, v), wheel=self._wheel_of(name, v), missing="build")
             if not tb.cuda and not tb.variant:
-                return Ruled(NO_CODE, name, v, f"you lock for {t} on {PLATFORM_NAME[self.machine]}, and {self._wheel_of(name, v)} is a "
-                             f"CPU-only build (no CUDA, no GPU code; evidence {tb.evidence})", self.code_remedy(name), ())
+                return Ruled(NO_CODE, name, v, self.code_remedy(name), (), wheel=self._wheel_of(name, v), target=t,
+                             cpu_only=True, platform=PLATFORM_NAME[self.machine], evidence=tb.evidence)
             sass, ptx, _ = self.facts.gpu_code("torch", v) or ([], [], None)
             if not gpu.runnable(list(sass) + list(ptx), self.capability):
                 return self._no_code(name, v, list(sass) + list(ptx))
         elif name in self.kernel_names:
             k = self.facts.kernel(name, v)
             if k is None:
-                what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {what} (the torch it was built against)",
-                             self._record_remedy(name, v))
+                return Ruled(NO_EVIDENCE, name, v, self._record_remedy(name, v), missing="kernel",
+                             wheel="" if self.machine == "x86_64" else self._wheel_of(name, v))
             found = self.facts.gpu_code(name, v)
             if k.sass is not None and found is not None:
                 codes = list(found[0]) + list(found[1])
@@ -481,16 +488,16 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                     return self._no_code(name, v, codes)
         elif name in self._family_names:
             if self.facts.family(name, v) is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for the torch {name} {v} was built for",
-                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
+                return Ruled(NO_EVIDENCE, name, v, f"`glmcompat matrix refresh --package {name}` records {name} {v}",
+                             missing="family")
         elif name in ("flashinfer-python", "flashinfer-cubin"):
             if self.facts.jit(name, v) is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence that {name} {v} is free of the torch C++ ABI",
-                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
+                return Ruled(NO_EVIDENCE, name, v, f"`glmcompat matrix refresh --package {name}` records {name} {v}",
+                             missing="jit")
         for r in self.facts.target_requirements(t):
             if r.package == name and not _contains(parse_spec(r.specifier), Version(v)):
-                return Ruled(TARGET_NEEDS, name, v, f"{t} needs {name}{r.specifier} ({r.reason})",
-                             f"use {name}{r.specifier} on {t}")
+                return Ruled(TARGET_NEEDS, name, v, f"use {name}{r.specifier} on {t}", target=t, spec=r.specifier,
+                             reason=r.reason)
         return None
 
     # -- dependencies -----------------------------------------------------------------------------
