@@ -849,3 +849,18 @@ def test_causes_are_data_and_explain_renders_every_kind(facts):
     assert kinds[R.IS_ABI].endswith(" is that ABI") and kinds[R.USER] == "you require torch>=2.6"
     assert kinds[R.MODEL].startswith("model glm_moe_dsa needs ")
     assert {k for k, _ in verdicts} >= {R.NO_CODE, R.NO_EVIDENCE}
+
+
+def test_a_skip_keeps_its_premises_as_data(facts, src):
+    """The derivation behind a skip reason is data until rendered: torch 2.15.0's first premise is sglang 0.5.23's
+    requirement (the package that asks, its version, the kind of reason), and the clauses are its rendering."""
+    from glmcompat.decide.explain import render
+    from glmcompat.decide.resolver import DECLARED, Req
+
+    _, _, skipped = upgrade(facts, src)
+    torch = skipped["torch"]["2.15.0"]
+    assert isinstance(torch, Skip)
+    first = torch.premises[0]
+    assert isinstance(first, Req) and (first.name, str(first.spec)) == ("torch", "==2.14.1")
+    assert (first.why.kind, first.why.pkg, first.why.ver) == (DECLARED, "sglang", "0.5.23")
+    assert torch.clauses == tuple(render(p) for p in torch.premises)
