@@ -105,10 +105,6 @@ class Skip(Cause):
 
     premises: tuple[Premise, ...] = ()
 
-    def because(self) -> str:
-        """The uv-style derivation: the one place it is rendered."""
-        return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
-
     def text(self, sep: str = " ") -> str:
         return f"{self.because()}{sep}hint: {self.remedy}"
 
