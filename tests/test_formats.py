@@ -1,7 +1,9 @@
 """glmcompat.readers.formats: requirements files (with includes) and the lock formats people hand to ``check``.
 
-Fixtures under tests/fixtures/formats/<case>/ are real files (a SOURCE line names where each came from)
-or hand-written files in the real formats; the error cases build their small inputs in tmp_path.
+Fixtures under tests/fixtures/formats/<case>/ are real files (a SOURCE line names where each came from; poetry/,
+pdm/ and pipenv/ are locks the real tools wrote, recorded by scripts/record_format_fixtures.py) or hand-written files
+in the real formats (conda, whose solver is not here; poetry-sources/, poetry 1.2's lock-version 1.1 with git, url and
+legacy sources); the error cases and odd-but-valid inputs build their small files in tmp_path.
 """
 
 from __future__ import annotations
@@ -86,25 +88,6 @@ WHOLE = [
         E("xformers", "0.0.33+cu128", None, "wheel", line=14),
         E("transformers-stream-generator", None, spec=">=0.0.5", line=15),
         E("numpy", None, spec="~=1.26", line=16)]),
-    ("pdm/pdm.lock", [
-        E("filelock", "3.16.1", line=13),
-        E("flash-attn", "2.7.4.post1", 'platform_system == "Linux"', "git", line=24),
-        E("glm-tools", "0.1.0", None, "editable", line=39),
-        E("nvidia-nccl-cu12", "2.21.5", 'platform_system == "Linux" and platform_machine == "x86_64"', line=48),
-        E("torch", "2.5.1", line=59),
-        E("uvicorn", "0.32.0", line=75),  # once, though pdm lists it again for its [standard] extra
-        E("vllm", "0.6.4.post1", None, "wheel", line=100),
-        E("pytest", "8.3.3", line=111)]),
-    ("pipenv/Pipfile.lock", [
-        E("filelock", "3.16.1", 'python_version >= "3.8"', line=24),
-        E("flash-attn", None, None, "git", line=31),
-        E("glm-tools", None, None, "editable", line=35),
-        E("sgl-kernel", "0.3.21+cu128", None, "wheel", line=39),
-        E("torch", "2.4.1+cu121", 'python_full_version >= "3.8.0"', line=42),
-        E("transformers", None, spec=">=4.45", line=50),
-        E("xformers", "0.0.28.post1", line=57),
-        E("filelock", "3.16.1", 'python_version >= "3.8"', line=66),
-        E("pytest", "8.3.3", 'python_version >= "3.8"', line=73)]),
     ("poetry-sources/poetry.lock", [
         E("deep-gemm", "1.0.0", None, "editable", line=3),
         E("einops", "0.8.0", line=16),
@@ -157,6 +140,37 @@ SOME = [  # (file, entry count, entries that must be among them)
     ("pip-freeze/requirements.txt", 12, [
         E("glm-serve", None, None, "editable", line=4), E("sglang", None, None, "editable", line=5),
         E("mypkg", None, None, "directory", line=7), E("torch", "2.8.0+cu128", line=10)]),
+    # real locks (scripts/record_format_fixtures.py): torch from a second named source, torchvision, xformers under a
+    # marker, an extra with a git project and a wheel URL, a local path project, a dev group
+    ("poetry/poetry.lock", 37, [
+        E("colorama", "0.4.6", 'sys_platform == "win32"', line=3),
+        E("einops", "0.8.0", 'extra == "flash"', "wheel", line=16),
+        E("flash-attn", "2.7.4.post1", 'extra == "flash"', "git", line=63),
+        E("glm-tools", "0.1.0", None, "editable", line=124),
+        E("nvidia-nccl-cu12", "2.21.5", 'platform_system == "Linux" and platform_machine == "x86_64"', line=571),
+        E("torch", "2.5.1", line=879),
+        # poetry 2.5 writes markers = {dev = 'python_version == "3.10"'}: main needs it everywhere, so no marker
+        E("typing-extensions", "4.16.0", line=996),
+        E("xformers", "0.0.28.post3", 'sys_platform == "linux"', line=1009)]),
+    ("pipenv/Pipfile.lock", 33, [
+        E("einops", "0.8.0", None, "wheel", line=24),
+        E("flash-attn", None, None, "git", line=39),  # pipenv locks a git project's commit, never its version
+        E("glm-tools", None, None, "editable", line=51),
+        # pipenv writes a package's Requires-Python as its marker and drops torch's platform marker for it
+        E("nvidia-nccl-cu12", "2.21.5", 'python_version >= "3"', line=393),
+        E("torch", "2.5.1", 'python_full_version >= "3.8.0"', line=515),
+        E("xformers", "0.0.28.post3", 'sys_platform == "linux"', line=581),
+        E("pytest", "8.3.3", 'python_version >= "3.8"', line=618)]),
+    ("pdm/pdm.lock", 49, [
+        E("einops", "0.8.0", None, "wheel", line=52),
+        E("flash-attn", "2.7.4.post1", None, "git", line=89),
+        E("glm-devtools", "0.1.0", None, "editable", line=114),
+        E("glm-tools", "0.1.0", None, "directory", line=123),
+        E("nvidia-nccl-cu12", "2.21.5", 'platform_system == "Linux" and platform_machine == "x86_64"', line=478),
+        E("pytest", "8.3.3", line=579),
+        E("torch", "2.5.1", line=704),
+        E("uvicorn", "0.32.0", line=800),  # once, though pdm lists it again for its [standard] extra (line 816)
+        E("xformers", "0.0.28.post3", 'sys_platform == "linux"', line=965)]),
     ("rye/requirements.lock", 6, [
         E("nvidia-nccl-cu12", "2.21.5", 'platform_machine == "x86_64" and platform_system == "Linux"', line=18),
         E("torch", "2.5.1", line=22)]),
@@ -183,14 +197,10 @@ META = [  # (file, kind, requires_python, meta keys and values that must be ther
     ("mistral-poetry/poetry.lock", "poetry.lock", ">=3.9.10,<4", {"extras": {}, "optional": []}),
     ("poetry-sources/poetry.lock", "poetry.lock", ">=3.10,<3.12", {
         "extras": {"flash": ["flash-attn", "einops"]}, "optional": ["einops", "flash-attn"]}),
-    ("pdm/pdm.lock", "pdm.lock", ">=3.10,<3.13", {"groups": {
-        "filelock": ["default", "dev"], "flash-attn": ["cuda"], "glm-tools": ["default"],
-        "nvidia-nccl-cu12": ["default"], "torch": ["default"], "uvicorn": ["default"], "vllm": ["cuda"],
-        "pytest": ["dev"]}}),
-    ("pipenv/Pipfile.lock", "Pipfile.lock", "==3.11.*", {"groups": {
-        "filelock": ["default", "develop"], "flash-attn": ["default"], "glm-tools": ["default"],
-        "sgl-kernel": ["default"], "torch": ["default"], "transformers": ["default"], "xformers": ["default"],
-        "pytest": ["develop"]}}),
+    ("pdm/pdm.lock", "pdm.lock", ">=3.10,<3.13", {}),
+    ("poetry/poetry.lock", "poetry.lock", ">=3.10,<3.13", {
+        "extras": {"flash": ["einops", "flash-attn"]}, "optional": ["einops", "flash-attn"]}),
+    ("pipenv/Pipfile.lock", "Pipfile.lock", "==3.11.*", {}),
     ("conda-pytorch/environment.yml", "environment.yml", "==3.11.*", {
         "conda_cuda": "12.1", "channels": ["pytorch", "nvidia", "conda-forge"],
         "conda_packages": ["numpy", "pip", "pytorch-cuda", "torch", "torchaudio", "torchvision"]}),
@@ -206,6 +216,54 @@ def test_kind_python_and_meta(rel: str, kind: str, python: str | None, meta: dic
     assert (lock.kind, lock.requires_python, lock.path) == (kind, python, str(fixture(rel)))
     for key, value in meta.items():
         assert lock.meta[key] == value, key
+
+
+PDM_GROUPS = {"torch": ["default", "flash"], "flash-attn": ["flash"], "einops": ["flash"], "glm-tools": ["default"],
+              "glm-devtools": ["dev"], "pytest": ["dev"], "uvicorn": ["default"]}
+GROUPS = [  # (file, package -> the groups that must be its groups)
+    ("poetry/poetry.lock", {"torch": ["main"], "pytest": ["dev"], "typing-extensions": ["main", "dev"],
+                            "flash-attn": ["main"]}),
+    ("pipenv/Pipfile.lock", {"torch": ["default"], "flash-attn": ["default"], "glm-tools": ["default"],
+                             "einops": ["default"], "pytest": ["develop"]}),
+    ("pdm/pdm.lock", PDM_GROUPS),
+]
+
+
+@pytest.mark.parametrize("rel, groups", GROUPS, ids=[g[0] for g in GROUPS])
+def test_groups_of_real_locks(rel: str, groups: dict[str, list[str]]) -> None:
+    got = load(fixture(rel)).meta["groups"]
+    assert {name: got[name] for name in groups} == groups
+
+
+# What no tool here writes but a hand-edited or older lock holds: a range for a version, a package in both sections
+# (pipenv before 2024 repeated them), a name not in canonical form. The real locks above cover the rest.
+PIPFILE_ODD = """{
+    "_meta": {"pipfile-spec": 6, "requires": {"python_version": "3.11"}, "sources": []},
+    "default": {
+        "filelock": {"version": "==3.16.1", "markers": "python_version >= '3.8'"},
+        "torch": {"version": "==2.4.1+cu121", "index": "pytorch"},
+        "transformers": {"version": ">=4.45"}
+    },
+    "develop": {
+        "filelock": {"version": "==3.16.1", "markers": "python_version >= '3.8'"}
+    }
+}
+"""
+PDM_ODD = '[metadata]\ngroups = ["default"]\nlock_version = "4.5.0"\n\n[[package]]\nname = "Torch"\nversion = "2.5.1"\n' \
+          'groups = ["default"]\n'
+
+
+def test_odd_but_valid_pipenv_and_pdm_locks(tmp_path: Path) -> None:
+    p = tmp_path / "Pipfile.lock"
+    p.write_text(PIPFILE_ODD)
+    lock = load(p)
+    assert lock.entries == (E("filelock", "3.16.1", 'python_version >= "3.8"', line=4), E("torch", "2.4.1+cu121", line=5),
+                            E("transformers", None, spec=">=4.45", line=6),
+                            E("filelock", "3.16.1", 'python_version >= "3.8"', line=9))
+    assert lock.meta["groups"] == {"filelock": ["default", "develop"], "torch": ["default"], "transformers": ["default"]}
+    p = tmp_path / "pdm.lock"
+    p.write_text(PDM_ODD)
+    assert load(p).entries == (E("torch", "2.5.1", line=5),)
 
 
 def test_poetry_groups_and_deterministic_output() -> None:

@@ -810,3 +810,57 @@ def test_python_3_10_says_the_newer_sglang_has_no_wheel_for_it(facts):
     text = " ".join(skip.clauses)
     assert "sglang 0.5.22, 0.5.23 are on the index with no wheel for CPython 3.10 on Linux x86_64" in text
     assert "none on the index yet" not in skip.remedy and "`--python 3.11`" in skip.remedy
+
+
+# ------------------------------------------------------------------------------------------------
+# Causes are data: the provider builds no prose, explain renders every kind
+# ------------------------------------------------------------------------------------------------
+
+
+def test_causes_are_data_and_explain_renders_every_kind(facts):
+    """What the provider yields -- each requirement's Why and each matrix verdict -- carries no rendered text, and
+    explain's one formatter has a clause of its own for every kind the recorded index gives (never the generic one)."""
+    import dataclasses
+
+    from glmcompat.decide import resolver as R
+    from glmcompat.decide.explain import clause, ruled_clause
+    from glmcompat.edges.sources import RecordedSource
+
+    assert "text" not in {f.name for f in dataclasses.fields(R.Why)} | {f.name for f in dataclasses.fields(R.Ruled)}
+    assert not hasattr(R.Req, "says")
+    src = RecordedSource(HERE / "index.json")
+    kinds: dict[str, str] = {}
+    verdicts: dict[tuple[str, str], str] = {}
+    for target in ("sm90", "sm120", "sm75"):
+        p, roots = R.make_provider(facts, src, Request(STACK, target, "glm_moe_dsa", ("torch>=2.6",), True))
+        reqs = list(roots)
+        for name in ("sglang", "torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
+                     "flashinfer-cubin"):
+            for v in p.versions(name):
+                ruled = p.ruled(name, str(v))
+                if ruled is not None:
+                    verdicts[(ruled.kind, ruled.missing)] = ruled_clause(ruled)
+                if str(v) in src.data.get(name, {}).get("requires", {}):  # the releases whose METADATA was recorded
+                    reqs += p.dependencies(name, str(v))
+        for r in reqs:
+            kinds[r.why.kind] = clause(r)
+    assert {R.USER, R.STACK, R.MODEL, R.DECLARED, R.IS_ABI, R.LINKS, R.BUILT, R.FAMILY, R.SAME, R.RENAMED} <= set(kinds)
+    assert not [t for t in kinds.values() if " is required (" in t]
+    assert kinds[R.IS_ABI].endswith(" is that ABI") and kinds[R.USER] == "you require torch>=2.6"
+    assert kinds[R.MODEL].startswith("model glm_moe_dsa needs ")
+    assert {k for k, _ in verdicts} >= {R.NO_CODE, R.NO_EVIDENCE}
+
+
+def test_a_skip_keeps_its_premises_as_data(facts, src):
+    """The derivation behind a skip reason is data until rendered: torch 2.15.0's first premise is sglang 0.5.23's
+    requirement (the package that asks, its version, the kind of reason), and the clauses are its rendering."""
+    from glmcompat.decide.explain import render
+    from glmcompat.decide.resolver import DECLARED, Req
+
+    _, _, skipped = upgrade(facts, src)
+    torch = skipped["torch"]["2.15.0"]
+    assert isinstance(torch, Skip)
+    first = torch.premises[0]
+    assert isinstance(first, Req) and (first.name, str(first.spec)) == ("torch", "==2.14.1")
+    assert (first.why.kind, first.why.pkg, first.why.ver) == (DECLARED, "sglang", "0.5.23")
+    assert torch.clauses == tuple(render(p) for p in torch.premises)

@@ -20,6 +20,7 @@ the :class:`Skip` as its structured cause. Decisions look at kinds, never at the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import resolvelib
@@ -27,15 +28,21 @@ from packaging.version import Version
 
 from glmcompat.decide.resolver import (
     ASKED,
+    BUILT,
     DECLARED,
+    FAMILY,
+    IS_ABI,
     KERNELS,
+    LINKS,
     MODEL,
+    NO_CODE,
     OVERRIDE,
     RENAMED,
     ROOT_KINDS,
     SAME,
     STACK,
     TARGET,
+    TARGET_NEEDS,
     USER,
     Outcome,
     Provider,
@@ -60,6 +67,31 @@ from glmcompat.model.errors import UnsafeError
 from glmcompat.model.findings import Cause, cite, dedupe
 
 
+@dataclass(frozen=True)
+class Noted:
+    """A premise with the qualification a derivation adds to it ("(and 3 older release(s) likewise)")."""
+
+    premise: Req | Ruled
+    note: str
+
+
+# One premise of a derivation: a requirement (who asks, on what grounds: its Why), a matrix verdict, one of those
+# qualified, or a statement this module derived (worded here, where all the text is).
+Premise = Req | Ruled | Noted | str
+
+
+def render(p: Premise) -> str:
+    """A premise as its clause: the one formatter (requirements by :func:`clause`, verdicts by :func:`ruled_clause`)."""
+    if isinstance(p, Req):
+        return clause(p)
+    if isinstance(p, Ruled):
+        return ruled_clause(p)
+    if isinstance(p, Noted):
+        return render(p.premise) + p.note
+    return p
+
+
+@dataclass(frozen=True)
 class Skip(Cause):
     """Why a release is not in the chosen set, or why no safe set exists: a derivation and one remedy.
 
@@ -67,18 +99,85 @@ class Skip(Cause):
     set pins otherwise and no release of the pinning package allows it), ``ruled-out`` (the matrix),
     ``conflict`` (one of its requirements cannot be met), ``preference`` (a safe set with it exists;
     the upgrade prefers another), ``abi`` (a kernel built against another torch than yours).
-    ``subject``: the package whose trouble it is.
+    ``subject``: the package whose trouble it is. ``premises``: the derivation as data (uv's derivation tree,
+    flattened; resolvelib's requirement information), from which :func:`skip` renders ``clauses``.
     """
 
-    def because(self) -> str:
-        """The uv-style derivation: the one place it is rendered."""
-        return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
+    premises: tuple[Premise, ...] = ()
 
     def text(self, sep: str = " ") -> str:
         return f"{self.because()}{sep}hint: {self.remedy}"
 
     def as_json(self) -> dict[str, Any]:
         return {**super().as_json(), "reason": self.because()}
+
+
+def skip(kind: str, subject: str, premises: Iterable[Premise], conclusion: str, remedy: str,
+         evidence: tuple[tuple[str, str], ...] = ()) -> Skip:
+    """A :class:`Skip` from its premises, rendered once into its clauses."""
+    ps = tuple(premises)
+    return Skip(kind, subject, tuple(render(p) for p in ps), conclusion, remedy, evidence, ps)
+
+
+def clause(r: Req) -> str:
+    """The clause requirement ``r`` contributes to an explanation, from its :class:`Why` (who asks, on what
+    grounds): the one place a requirement's reason becomes text."""
+    w = r.why
+    if w.kind == USER:
+        return f"{w.pkg} requires {r.name}{r.spec}" if w.pkg else f"you require {r.show()}"
+    if w.kind == STACK:
+        return f"stack {w.pkg} asks for {r.name}"
+    if w.kind == ASKED:
+        return f"{r.name} {w.asked} is asked for" if w.asked else f"{r.show()} is asked for"
+    if w.kind == DECLARED:
+        return f"{w.parent} requires {r.show()}"
+    if w.kind == MODEL:
+        said = f" ({w.evidence}: {cite(w.source)})" if w.evidence or w.source else ""
+        return f"model {w.pkg} needs {r.name}{w.asked}{said}"
+    if w.kind == TARGET:
+        return f"{w.pkg} needs {r.name}{w.asked} ({w.reason})"
+    if w.kind == OVERRIDE:
+        return w.reason
+    if w.kind == RENAMED:
+        return f"{w.parent} and {w.asked} are one project under two names (only one of them can be installed)"
+    if w.kind == SAME:
+        return f"{w.parent} and {w.asked} must be the same version when both are installed"
+    if w.kind == IS_ABI:
+        return f"{w.parent} is that ABI"
+    if w.kind == LINKS:
+        if w.pkg == "torch":
+            return f"{w.parent}'s default wheel is built for CUDA {w.asked}"
+        return f"{w.parent} links the CUDA {w.asked} runtime"
+    if w.kind == BUILT:
+        return f"{w.parent} was built against torch {w.asked} (evidence {w.evidence}: `{cite(w.source)}`)"
+    if w.kind == FAMILY:
+        return f"{w.parent} was built for torch{w.asked} (evidence {w.evidence}: {w.parent}'s torch requirement)"
+    return f"{r.show()} is required ({w.kind} {w.parent})"
+
+
+def ruled_clause(r: Ruled) -> str:
+    """The clause a matrix verdict contributes (why ``r.name`` ``r.version`` is never offered): the one place it
+    becomes text."""
+    what = r.wheel or f"{r.name} {r.version}"
+    if r.kind == NO_CODE and r.cpu_only:
+        return (f"you lock for {r.target} on {r.platform}, and {what} is a CPU-only build (no CUDA, no GPU code; "
+                f"evidence {r.evidence})")
+    if r.kind == NO_CODE:
+        shown = ", ".join(r.codes) or "no GPU code"
+        where = (f"which runs only on compute capability {' or '.join(r.runs_on)}" if r.runs_on else
+                 "which runs on no known target")
+        near = gpu.parse_code(r.arch_specific) if r.arch_specific else None
+        note = f" ({r.arch_specific} is arch-specific: {near.major}.{near.minor} only)" if near else ""
+        return f"you lock for {r.target} (compute capability {r.capability}), and {what} carries {shown}, {where}{note}"
+    if r.kind == TARGET_NEEDS:
+        return f"{r.target} needs {r.name}{r.spec} ({r.reason})"
+    if r.missing == "build":
+        return f"the matrix has no evidence for {what} (CUDA runtime, GPU code)"
+    if r.missing == "family":
+        return f"the matrix has no evidence for the torch {r.name} {r.version} was built for"
+    if r.missing == "jit":
+        return f"the matrix has no evidence that {r.name} {r.version} is free of the torch C++ ABI"
+    return f"the matrix has no evidence for {what} (the torch it was built against)"
 
 
 def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:
@@ -125,7 +224,7 @@ class Explainer:
         key = (name, version)
         if key not in self._feasible:
             roots = [r for r in self.roots if not (r.name == name and r.why.kind == STACK)]
-            roots.append(Req(name, parse_spec(f"=={version}"), Why(ASKED, text=f"{name} {version} is asked for")))
+            roots.append(Req(name, parse_spec(f"=={version}"), Why(ASKED, asked=version)))
             try:
                 res = run(self.p, roots)
                 self._feasible[key] = {n: str(c.version) for n, c in res.mapping.items() if not is_pseudo(n)}
@@ -134,7 +233,7 @@ class Explainer:
         return self._feasible[key]
 
     def _ruled_skip(self, r: Ruled) -> Skip:
-        return Skip("ruled-out", r.name, (r.text,), f"{r.name} {r.version} cannot be used on {self.t}", r.remedy)
+        return skip("ruled-out", r.name, (r,), f"{r.name} {r.version} cannot be used on {self.t}", r.remedy)
 
     def _parents_excluding(self, name: str, versions: Sequence[Version]) -> list[tuple[str, Req]]:
         """(chosen package, its requirement) pairs of the chosen set that accept none of ``versions``
@@ -174,7 +273,7 @@ class Explainer:
         # 1. A requirement of yours, the model's or the target's.
         for r in self.roots_on(name):
             if not r.ok(v):
-                return Skip("root", name, (r.says(),), f"{name} {vs} is ruled out", _root_remedy(r))
+                return skip("root", name, (r,), f"{name} {vs} is ruled out", _root_remedy(r))
         # 2. The chosen set pins otherwise, and no release of the pinning package would take it.
         for parent, r in self._parents_excluding(name, [v]):
             if not self._allowing(parent, name, [v]):
@@ -198,7 +297,7 @@ class Explainer:
             for parent, r in self._parents_excluding(name, [v]):
                 chain = self._via_parent(name, [v], f"{name} {vs}", parent, r, depth)
                 if chain is not None:
-                    return Skip(chain.kind, chain.subject, chain.clauses, f"{name} {vs} cannot join the set", chain.remedy)
+                    return skip(chain.kind, chain.subject, chain.premises, f"{name} {vs} cannot join the set", chain.remedy)
             # ... or one of its requirements excludes the chosen release, and every release that
             # meets it is ruled out in turn.
             for r in self.p.dependencies(name, vs):
@@ -215,13 +314,13 @@ class Explainer:
                     else:
                         sub = self._via_parent(r.name, fit, what, parent, pr, depth)
                     if sub is not None:
-                        return Skip("conflict", sub.subject, (r.says(),) + sub.clauses, f"{name} {vs} cannot join the set", sub.remedy)
+                        return skip("conflict", sub.subject, (r, *sub.premises), f"{name} {vs} cannot join the set", sub.remedy)
         causes = list(found.causes) if isinstance(found, resolvelib.ResolutionImpossible) else []
         return _from_causes(self.p, causes, f"{name} {vs} cannot join the set", name, type(found).__name__)
 
     def _pinned(self, name: str, vs: str, parent: str, r: Req, what: str) -> Skip:
         others = [x for x in self.fitting(parent) if x != self.chosen.get(parent)]
-        clauses = [r.says()]
+        clauses: list[Premise] = [r]
         if others:
             clauses.append(f"no other {parent} release that fits ({_span(others)}) takes {what}")
         remedy = f"{name} follows {parent}'s pin: it takes a newer {parent} release that allows {what} (none on the index yet)"
@@ -229,7 +328,7 @@ class Explainer:
         if newer is not None:  # newer releases exist, without a wheel this interpreter installs: say so
             clauses.append(newer[0])
             remedy = f"{name} follows {parent}'s pin: {newer[1]}"
-        return Skip("pinned", name, tuple(clauses), f"{what} cannot join the set", remedy)
+        return skip("pinned", name, clauses, f"{what} cannot join the set", remedy)
 
     def _via_parent(self, name: str, versions: Sequence[Version], what: str, parent: str, r: Req, depth: int) -> Skip | None:
         """``what`` needs one of the ``parent`` releases that would take it; each of them fails."""
@@ -239,8 +338,8 @@ class Explainer:
             return None
         sub = subs[0]
         assert sub is not None
-        head = f"only {parent} {_span(allowing)} would take {what} ({r.says()})"
-        return Skip("conflict", sub.subject, (head,) + sub.clauses, f"{what} cannot join the set", sub.remedy)
+        head = f"only {parent} {_span(allowing)} would take {what} ({clause(r)})"
+        return skip("conflict", sub.subject, (head, *sub.premises), f"{what} cannot join the set", sub.remedy)
 
     def _own_requirements(self, name: str, v: Version) -> Skip | None:
         """The first requirement of ``name==v`` that no admissible release can meet next to its other
@@ -254,7 +353,7 @@ class Explainer:
             if is_pseudo(r.name):
                 clash = self._pseudo_clash(r, name, direct)
                 if clash is not None:
-                    return Skip("conflict", clash[0], clash[1], f"{name} {vs} cannot be used", clash[2])
+                    return skip("conflict", clash[0], clash[1], f"{name} {vs} cannot be used", clash[2])
                 continue
             q = r.name
             reqs = self.roots_on(q) + direct.get(q, [])
@@ -262,27 +361,27 @@ class Explainer:
             if not listed:
                 elsewhere = _unavailable(self.p, q, [r])
                 if elsewhere is not None:  # on the index, but without a wheel for this machine (or only as an sdist)
-                    return Skip("conflict", q, (r.says(), elsewhere[0]), f"{name} {vs} cannot be used", elsewhere[1])
-                return Skip("conflict", q, (r.says(), f"no {q} release on the index satisfies {r.show()}"),
+                    return skip("conflict", q, (r, elsewhere[0]), f"{name} {vs} cannot be used", elsewhere[1])
+                return skip("conflict", q, (r, f"no {q} release on the index satisfies {r.show()}"),
                             f"{name} {vs} cannot be used", f"{name} {vs} needs a {q} release the index does not have")
             both = [x for x in listed if all(o.ok(x) for o in reqs)]
             if not both:
                 other = next(o for o in reqs if not any(o.ok(x) for x in listed))
-                return Skip("conflict", q, (r.says(), other.says()), f"{name} {vs} cannot be used", _root_remedy(other))
+                return skip("conflict", q, (r, other), f"{name} {vs} cannot be used", _root_remedy(other))
             admitted = [x for x in both if self.p.ruled(q, str(x)) is None]
             if not admitted:
                 ruled = self.p.ruled(q, str(both[0]))
                 assert ruled is not None
                 more = f" (and {len(both) - 1} older {q} release(s) likewise)" if len(both) > 1 else ""
-                return Skip("conflict", q, (r.says(), ruled.text + more), f"{name} {vs} cannot be used", ruled.remedy)
+                return skip("conflict", q, (r, Noted(ruled, more)), f"{name} {vs} cannot be used", ruled.remedy)
             viable = [x for x in admitted if self._candidate_clash(q, x, name, direct) is None]
             if not viable:
                 clash = self._candidate_clash(q, admitted[0], name, direct)
                 assert clash is not None
-                return Skip("conflict", clash[0], (r.says(),) + clash[1], f"{name} {vs} cannot be used", clash[2])
+                return skip("conflict", clash[0], (r, *clash[1]), f"{name} {vs} cannot be used", clash[2])
         return None
 
-    def _candidate_clash(self, q: str, x: Version, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
+    def _candidate_clash(self, q: str, x: Version, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[Premise, ...], str] | None:
         """Whether candidate ``q==x`` clashes with what ``parent`` requires directly (or the roots)."""
         for d in self.p.dependencies(q, str(x)):
             if is_pseudo(d.name):
@@ -296,10 +395,10 @@ class Explainer:
             dom = [y for y in self.p.versions(d.name) if all(o.ok(y) for o in reqs)]
             if dom and not any(d.ok(y) for y in dom):
                 forced = next((o for o in reqs if not any(d.ok(y) for y in self.p.versions(d.name) if o.ok(y))), reqs[0])
-                return (d.name, (d.says(), forced.says()), f"{forced.why.parent or 'the set'} and {q} {x} do not fit together")
+                return (d.name, (d, forced), f"{forced.why.parent or 'the set'} and {q} {x} do not fit together")
         return None
 
-    def _pseudo_clash(self, d: Req, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[str, ...], str] | None:
+    def _pseudo_clash(self, d: Req, parent: str, direct: dict[str, list[Req]]) -> tuple[str, tuple[Premise, ...], str] | None:
         """Whether pseudo requirement ``d`` (of ``parent`` or one of its direct dependencies) meets no
         value that a package certainly in the set (a direct dependency of ``parent``, or one the roots
         ask for) can provide."""
@@ -326,7 +425,7 @@ class Explainer:
             if not always or values & d.exact:
                 continue
             src = next((o for o in reqs if o.why.kind in ROOT_KINDS), reqs[0])
-            clauses = [d.says(), src.says()]
+            clauses: list[Premise] = [d, src]
             if d.why.kind == SAME:
                 want = sorted(d.exact, key=Version)[0]
                 listed = {str(y) for y in self.p.versions(f)}
@@ -337,7 +436,7 @@ class Explainer:
                 remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} cannot be installed together"
             else:
                 shown = next(e for e in self.p.dependencies(f, str(dom[0])) if e.name == d.name)
-                clauses.append(shown.says() + (f" (and every other {f} release that fits, likewise)" if len(dom) > 1 else ""))
+                clauses.append(Noted(shown, f" (and every other {f} release that fits, likewise)" if len(dom) > 1 else ""))
                 remedy = _root_remedy(src) if src.why.kind == USER else f"{d.why.parent} and {f} {_span(dom)} do not fit together"
             return (f, tuple(clauses), remedy)
         return None
@@ -352,17 +451,17 @@ class Explainer:
             parents = [f"{p} {v}" for p, v in chosen.items() if p != name and
                        any(r.name == name and not r.pinned for r in self.p.dependencies(p, v))]
             left = f"{parents[0]} leaves {name} open, and " if parents else ""
-            return Skip("preference", name,
+            return skip("preference", name,
                         (f"{left}stack {by[0]} (known to work on {self.t}) pins {name} {by[1]}",),
                         f"the upgrade prefers {name} {by[1]}; {name} {vs} resolves too",
                         f"`--with {name}=={vs}` takes it")
         if older:
             n = older[0]
-            clauses = [r.says() for r in self.p.dependencies(n, chosen[n]) if r.name == name and not r.ok(Version(vs))]
+            clauses: list[Premise] = [r for r in self.p.dependencies(n, chosen[n]) if r.name == name and not r.ok(Version(vs))]
             clauses.append(f"a safe set with {name} {vs} exists, but it needs {n} {found[n]} instead of {chosen[n]}")
-            clauses += [r.says() for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
-            return Skip("preference", n, tuple(clauses), f"the upgrade prefers the newer {n}", f"`--with {name}=={vs}` gives that set")
-        return Skip("preference", name, (f"a safe set with {name} {vs} exists",),
+            clauses += [r for r in self.p.dependencies(n, found[n]) if r.name == name and r.why.kind == OVERRIDE]
+            return skip("preference", n, clauses, f"the upgrade prefers the newer {n}", f"`--with {name}=={vs}` gives that set")
+        return skip("preference", name, (f"a safe set with {name} {vs} exists",),
                     f"the resolution preferred {name} {chosen.get(name, '?')}", f"`--with {name}=={vs}` takes it")
 
 
@@ -386,23 +485,27 @@ def _root_remedy(r: Req) -> str:
 def _from_causes(provider: Provider, causes: Sequence[Any], conclusion: str, subject: str, what: str) -> Skip:
     """A derivation from resolvelib's ``causes`` (the fallback when no single clause explains it); ``what``
     names the failure when there are none."""
-    clauses: list[str] = []
+    clauses: list[Premise] = []
+    said: set[str] = set()
+
+    def add(p: Premise) -> None:
+        text = render(p)
+        if text not in said:
+            said.add(text)
+            clauses.append(p)
+
     for c in causes:
         r: Req = c.requirement
-        s = r.says()
-        if r.why.kind == DECLARED and c.parent is not None:
-            s = f"{c.parent.name} {c.parent.version} requires {r.show()}"
-        if s not in clauses:
-            clauses.append(s)
+        if r.why.kind == DECLARED and c.parent is not None:  # resolvelib's parent: the candidate that asked
+            r = Req(r.name, r.spec, Why(DECLARED, c.parent.name, str(c.parent.version)), r.exact, r.also)
+        add(r)
         pruned = provider.pruned.get(r.name)
         if pruned and not is_pseudo(r.name):
             reason = max(pruned.items(), key=lambda kv: Version(kv[0]))[1]
-            t = f"the matrix rules out {len(pruned)} {r.name} release(s) (e.g. {reason.text})"
-            if t not in clauses:
-                clauses.append(t)
+            add(f"the matrix rules out {len(pruned)} {r.name} release(s) (e.g. {ruled_clause(reason)})")
     if not clauses:
         clauses = [f"the requirements conflict ({what})"]
-    return Skip("conflict", subject, tuple(clauses[:6]), conclusion, f"`glmcompat upgrade --target {provider.target.name}` shows what does resolve")
+    return skip("conflict", subject, clauses[:6], conclusion, f"`glmcompat upgrade --target {provider.target.name}` shows what does resolve")
 
 
 def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list[Req] | None = None) -> Skip:
@@ -417,7 +520,7 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
     pins = dict(stack.pins) if stack is not None else {
         r.name: s.version for r in roots if r.why.kind == USER for s in r.spec if s.operator == "==" and "*" not in s.version}
     kind, subject = "abi", "torch"
-    clauses: list[str] = []
+    clauses: list[Premise] = []
     evidence: list[tuple[str, str]] = []  # in full, for --json and -v; a clause cites only the probe
     hint = ""
     torch_req = next((r for r in roots if r.name == "torch" and r.why.kind == USER), None)
@@ -451,21 +554,21 @@ def failure(provider: Provider, req: Request, causes: Iterable[Any], roots: list
             hint = (f"in {req.origin}, require torch=={row.torch} (the torch {kern} {pins[kern]} was built against)"
                     if row is not None and kern is not None else f"relax {torch_req.show()} in {req.origin}")
     if not clauses:
-        skip = _root_failure(provider, roots) or _top_failure(provider, roots)
-        if skip is None:
-            skip = _from_causes(provider, list(causes), "", "", "ResolutionImpossible")
-        kind, subject = skip.kind, skip.subject
-        clauses = list(skip.clauses)
-        hint = skip.remedy
+        sub = _root_failure(provider, roots) or _top_failure(provider, roots)
+        if sub is None:
+            sub = _from_causes(provider, list(causes), "", "", "ResolutionImpossible")
+        kind, subject = sub.kind, sub.subject
+        clauses = list(sub.premises)
+        hint = sub.remedy
         engine = stack_engine(stack) if stack is not None else next((e for e in ENGINES if e in provider.names), "")
         wanted = next((r for r in roots if r.name == engine and r.why.kind == MODEL), None)
         yours = any(r.name == engine and r.why.kind == USER for r in roots)
-        if wanted is not None and req.model and not yours and skip.subject == engine and skip.kind in ("root", "ruled-out"):
+        if wanted is not None and req.model and not yours and sub.subject == engine and sub.kind in ("root", "ruled-out"):
             # No release of the engine that knows the model fits: say which other engine serves it.
             elsewhere = served_elsewhere(facts, facts.model(req.model), engine, t.name, provider.machine)
             if elsewhere:
                 hint = f"no {engine} release that serves model {req.model} ({engine}{wanted.spec}) fits here; {elsewhere}"
-    return Skip(kind, subject, tuple(clauses) or ("the requirements conflict",),
+    return skip(kind, subject, clauses or ["the requirements conflict"],
                 f"no safe set of the core exists for {t.name} ({req.subject}{', model ' + req.model if req.model else ''})",
                 hint or (f"run `glmcompat upgrade --target {t.name} --stack {req.stack}` to see the newest safe set"
                          if stack is not None else f"relax the core requirements in {req.origin}"), dedupe(evidence))
@@ -486,22 +589,22 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
         if yours and not any(all(r.ok(v) for r in yours) for v in provider.versions(name)):
             elsewhere = _unavailable(provider, name, yours)
             if elsewhere:  # what you ask for is on the index only as an sdist or for other platforms
-                return Skip("root", name, tuple(r.says() for r in yours) + (elsewhere[0],), "", elsewhere[1])
+                return skip("root", name, (*yours, elsewhere[0]), "", elsewhere[1])
         listed = [v for v in provider.versions(name) if all(r.ok(v) for r in reqs)]
         admitted = [v for v in listed if provider.ruled(name, str(v)) is None]
         if admitted:
             continue
-        head = [r.says() for r in reqs if r.why.kind != STACK] or [reqs[0].says()]
+        head: list[Premise] = [r for r in reqs if r.why.kind != STACK] or [reqs[0]]
         if not listed:
             elsewhere = _unavailable(provider, name, reqs)
             if elsewhere:
-                return Skip("root", name, tuple(head) + (elsewhere[0],), "", elsewhere[1])
-            return Skip("root", name, tuple(head) + (f"no {name} release on the index satisfies them",), "",
+                return skip("root", name, (*head, elsewhere[0]), "", elsewhere[1])
+            return skip("root", name, (*head, f"no {name} release on the index satisfies them"), "",
                         _root_remedy(next((r for r in reqs if r.why.kind == USER), reqs[0])))
         ruled = provider.ruled(name, str(listed[0]))
         assert ruled is not None
         more = f" (and {len(listed) - 1} older release(s) likewise)" if len(listed) > 1 else ""
-        return Skip("ruled-out", name, tuple(head) + (ruled.text + more,), "", ruled.remedy)
+        return skip("ruled-out", name, (*head, Noted(ruled, more)), "", ruled.remedy)
     return None
 
 
@@ -561,7 +664,7 @@ def _top_failure(provider: Provider, roots: list[Req]) -> Skip | None:
     first = skips[0][1]
     if first is None:
         return None
-    clauses = list(first.clauses)
+    clauses = list(first.premises)
     rest = skips[1:]
     if rest:
         same = [v for v, s in rest if s is not None and s.kind == first.kind and
@@ -581,7 +684,7 @@ def _top_failure(provider: Provider, roots: list[Req]) -> Skip | None:
             clauses.append(f"every older {top} release that fits ({_span(same)}) {what}")
         for v, s in other[:2]:
             clauses.append(f"{top} {v}: " + (s.clauses[0] if s is not None else "does not resolve"))
-    return Skip(first.kind, first.subject, tuple(clauses), "", first.remedy)
+    return skip(first.kind, first.subject, clauses, "", first.remedy)
 
 
 def skip_reasons(facts: Facts, source: Source, req: Request, outcome: Outcome, limit: int = 3) -> dict[str, dict[str, Skip | str]]:
@@ -597,7 +700,7 @@ def skip_reasons(facts: Facts, source: Source, req: Request, outcome: Outcome, l
         newer = [v for v in provider.versions(name) if v > chosen]
         for v in newer[:limit]:
             s = ex.why_not(name, str(v))
-            out.setdefault(name, {})[str(v)] = s if s is not None else Skip(
+            out.setdefault(name, {})[str(v)] = s if s is not None else skip(
                 "preference", name, (f"{name} {v} fits on its own",), f"the resolution preferred {name} {chosen}",
                 f"`--with {name}=={v}` takes it")
         if len(newer) > limit:
@@ -611,4 +714,4 @@ def skipped_newer(facts: Facts, source: Source, req: Request, outcome: Outcome, 
             for n, d in skip_reasons(facts, source, req, outcome, limit).items()}
 
 
-__all__ = ["Explainer", "Skip", "explain", "failure", "resolve", "skip_reasons", "skipped_newer"]
+__all__ = ["Explainer", "Noted", "Premise", "Skip", "clause", "explain", "failure", "render", "resolve", "ruled_clause", "skip", "skip_reasons", "skipped_newer"]

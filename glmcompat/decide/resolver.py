@@ -50,7 +50,7 @@ from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.findings import Cause, cite
+from glmcompat.model.findings import Cause
 from glmcompat.model.names import canonicalize, normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
@@ -110,12 +110,17 @@ TARGET_NEEDS = "target-needs"
 
 @dataclass(frozen=True)
 class Why:
-    """Who asks for a requirement and on what evidence. ``text`` is the rendered clause (display only)."""
+    """Who asks for a requirement and on what grounds, as data (resolvelib's ``RequirementInformation``: the
+    requirement is the :class:`Req` that carries it, its parent ``pkg`` ``ver``); the provider builds no prose:
+    :func:`glmcompat.decide.explain.clause` is the one place a requirement becomes a clause."""
 
     kind: str
-    pkg: str = ""  # the parent package, stack, model type or target name
+    pkg: str = ""  # the parent package, stack, model type, target name or (USER) the project file
     ver: str = ""  # the parent's version
-    text: str = ""
+    asked: str = ""  # what the parent asks for as it wrote it: a specifier, a torch or CUDA version, the other package
+    reason: str = ""  # the reason the matrix or the stack override states, quoted as is
+    evidence: str = ""  # the evidence kind behind it (``probe``, ``metadata`` ...)
+    source: str = ""  # where that evidence is
 
     @property
     def parent(self) -> str:
@@ -154,21 +159,6 @@ class Req:
         if extra:
             return f"{self.name}{self.spec} (or {' or '.join(extra)}, which an ABI probe found compatible)"
         return f"{self.name}{self.spec}"
-
-    def says(self) -> str:
-        """The clause this requirement contributes to an explanation."""
-        w = self.why
-        if w.text:
-            return w.text
-        if w.kind == USER:
-            return f"you require {self.show()}"
-        if w.kind == STACK:
-            return f"stack {w.pkg} asks for {self.name}"
-        if w.kind == ASKED:
-            return f"{self.show()} is asked for"
-        if w.kind == DECLARED:
-            return f"{w.parent} requires {self.show()}"
-        return f"{self.show()} is required ({w.kind} {w.parent})"
 
 
 def _pseudo_label(name: str) -> str:
@@ -213,14 +203,27 @@ class Cand:
 
 @dataclass(frozen=True)
 class Ruled:
-    """Why the matrix rules ``name==version`` out before resolving."""
+    """Why the matrix rules ``name==version`` out before resolving, as data (:func:`glmcompat.decide.explain.ruled_clause`
+    renders it): NO_EVIDENCE says which fact is ``missing``; NO_CODE the ``codes`` the release carries (none for a
+    ``cpu_only`` build), the capabilities they run on and the ``target``'s; TARGET_NEEDS the target's ``spec`` and
+    ``reason``."""
 
     kind: str  # NO_EVIDENCE, NO_CODE or TARGET_NEEDS
     name: str
     version: str
-    text: str
     remedy: str
     codes: tuple[str, ...] = ()
+    wheel: str = ""  # how the clause names the release ("torch 2.9.1's default wheel"); "" names it "NAME VERSION"
+    missing: str = ""  # NO_EVIDENCE: "build" (torch), "kernel", "family" or "jit"
+    target: str = ""
+    capability: str = ""  # the target's compute capability
+    runs_on: tuple[str, ...] = ()  # NO_CODE: the capabilities of known targets that ``codes`` run on
+    arch_specific: str = ""  # NO_CODE: the target major's arch-specific code it carries (sm_90a), if any
+    cpu_only: bool = False  # NO_CODE: a CPU-only build (``platform``, ``evidence``)
+    platform: str = ""
+    evidence: str = ""
+    spec: str = ""  # TARGET_NEEDS
+    reason: str = ""
 
 
 @dataclass
@@ -416,15 +419,11 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         return sorted(caps, key=Version)
 
     def _no_code(self, name: str, v: str, codes: list[str]) -> Ruled:
-        t, cc = self.target.name, self.target.compute_capability
-        caps = self.runs_on(codes)
-        shown = ", ".join(codes) or "no GPU code"
-        where = f"which runs only on compute capability {' or '.join(caps)}" if caps else "which runs on no known target"
         near = [c for c in codes if gpu.parse_code(c).major == self.capability[0] and gpu.parse_code(c).suffix == "a"]
-        note = f" ({near[-1]} is arch-specific: {gpu.parse_code(near[-1]).major}.{gpu.parse_code(near[-1]).minor} only)" if near else ""
-        what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
-        return Ruled(NO_CODE, name, v, f"you lock for {t} (compute capability {cc}), and {what} carries {shown}, {where}{note}",
-                     self.code_remedy(name), tuple(codes))
+        return Ruled(NO_CODE, name, v, self.code_remedy(name), tuple(codes),
+                     wheel="" if self.machine == "x86_64" else self._wheel_of(name, v), target=self.target.name,
+                     capability=self.target.compute_capability, runs_on=tuple(self.runs_on(codes)),
+                     arch_specific=near[-1] if near else "")
 
     def code_remedy(self, name: str) -> str:
         """One remedy for "no GPU code for the target": the releases that do run there, or that none does."""
@@ -470,20 +469,18 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         if name == "torch":
             tb = self.facts.torch_build(v)
             if tb is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {self._wheel_of(name, v)} (CUDA runtime, GPU code)",
-                             self._record_remedy(name, v))
+                return Ruled(NO_EVIDENCE, name, v, self._record_remedy(name, v), wheel=self._wheel_of(name, v), missing="build")
             if not tb.cuda and not tb.variant:
-                return Ruled(NO_CODE, name, v, f"you lock for {t} on {PLATFORM_NAME[self.machine]}, and {self._wheel_of(name, v)} is a "
-                             f"CPU-only build (no CUDA, no GPU code; evidence {tb.evidence})", self.code_remedy(name), ())
+                return Ruled(NO_CODE, name, v, self.code_remedy(name), (), wheel=self._wheel_of(name, v), target=t,
+                             cpu_only=True, platform=PLATFORM_NAME[self.machine], evidence=tb.evidence)
             sass, ptx, _ = self.facts.gpu_code("torch", v) or ([], [], None)
             if not gpu.runnable(list(sass) + list(ptx), self.capability):
                 return self._no_code(name, v, list(sass) + list(ptx))
         elif name in self.kernel_names:
             k = self.facts.kernel(name, v)
             if k is None:
-                what = f"{name} {v}" if self.machine == "x86_64" else self._wheel_of(name, v)
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for {what} (the torch it was built against)",
-                             self._record_remedy(name, v))
+                return Ruled(NO_EVIDENCE, name, v, self._record_remedy(name, v), missing="kernel",
+                             wheel="" if self.machine == "x86_64" else self._wheel_of(name, v))
             found = self.facts.gpu_code(name, v)
             if k.sass is not None and found is not None:
                 codes = list(found[0]) + list(found[1])
@@ -491,16 +488,16 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                     return self._no_code(name, v, codes)
         elif name in self._family_names:
             if self.facts.family(name, v) is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence for the torch {name} {v} was built for",
-                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
+                return Ruled(NO_EVIDENCE, name, v, f"`glmcompat matrix refresh --package {name}` records {name} {v}",
+                             missing="family")
         elif name in ("flashinfer-python", "flashinfer-cubin"):
             if self.facts.jit(name, v) is None:
-                return Ruled(NO_EVIDENCE, name, v, f"the matrix has no evidence that {name} {v} is free of the torch C++ ABI",
-                             f"`glmcompat matrix refresh --package {name}` records {name} {v}")
+                return Ruled(NO_EVIDENCE, name, v, f"`glmcompat matrix refresh --package {name}` records {name} {v}",
+                             missing="jit")
         for r in self.facts.target_requirements(t):
             if r.package == name and not _contains(parse_spec(r.specifier), Version(v)):
-                return Ruled(TARGET_NEEDS, name, v, f"{t} needs {name}{r.specifier} ({r.reason})",
-                             f"use {name}{r.specifier} on {t}")
+                return Ruled(TARGET_NEEDS, name, v, f"use {name}{r.specifier} on {t}", target=t, spec=r.specifier,
+                             reason=r.reason)
         return None
 
     # -- dependencies -----------------------------------------------------------------------------
@@ -552,7 +549,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 why = self._override(name, version, dep, r.specifier, model_spec)
                 if why is not None:
                     self.overridden[(name, version, dep)] = why
-                    yield Req(dep, model_spec, Why(OVERRIDE, name, version, why))
+                    yield Req(dep, model_spec, Why(OVERRIDE, name, version, reason=why))
                     continue
             # What METADATA declares, the installer enforces: a probe that finds another torch ABI-compatible does
             # not make the pair installable (torchvision 0.29.2 declares torch>=2.14.0; uv and pip refuse 2.13.0)
@@ -562,38 +559,37 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             if name in (old, new):
                 other = new if name == old else old
                 yield Req(one_of(old, new), SpecifierSet(),
-                          Why(RENAMED, name, version, f"{name} {version} and {other} are one project under two names "
-                                                      f"(only one of them can be installed)"),
+                          Why(RENAMED, name, version, other),
                           exact=frozenset({"0" if name == old else "1"}))
         if name == "torch":
             tb = self.facts.torch_build(version)
-            yield Req(TORCH_ABI, SpecifierSet(), Why(IS_ABI, name, version, f"torch {version} is that ABI"), exact=frozenset({version}))
+            yield Req(TORCH_ABI, SpecifierSet(), Why(IS_ABI, name, version), exact=frozenset({version}))
             if tb is not None and tb.cuda:
-                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"torch {version}'s default wheel is built for CUDA {tb.cuda}"),
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, tb.cuda),
                           exact=frozenset({tb.cuda.split(".")[0]}))
         k = self.facts.kernel(name, version)
         if k is not None and name != "torch":
             if k.on_mismatch == "error":
                 ok = {normalize_version(k.torch)} | self.facts.compatible_torches(name, version)
-                yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version,
-                          f"{name} {version} was built against torch {k.torch} (evidence {k.evidence}: `{cite(k.source)}`)"),
+                yield Req(TORCH_ABI, SpecifierSet(), Why(BUILT, name, version, k.torch, evidence=k.evidence,
+                                                                 source=k.source),
                           exact=frozenset(ok))
             if k.cuda:
                 major = k.cuda.split(".")[0]
-                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, f"{name} {version} links the CUDA {major} runtime"),
+                yield Req(CUDA, SpecifierSet(), Why(LINKS, name, version, major),
                           exact=frozenset({major}))
         fam = self.facts.family(name, version)
         if fam is not None:
             # a pair read from METADATA binds as METADATA does; an inferred one (torchaudio 2.11.0 declares no torch)
             # yields to the torches a probe found it loads next to
             probed = frozenset() if fam[1].evidence == "metadata" else frozenset(self.facts.compatible_torches(name, version))
-            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, f"{name} {version} was built for torch{fam[0]} (evidence {fam[1].evidence}: {name} {version}'s torch requirement)"),
+            yield Req("torch", parse_spec(fam[0]), Why(FAMILY, name, version, fam[0], evidence=fam[1].evidence),
                       also=probed)
         for a, b in self._equal:
             if name in (a, b):
                 other = b if name == a else a
                 yield Req(same_version(a, b), SpecifierSet(),
-                          Why(SAME, name, version, f"{name} {version} and {other} must be the same version when both are installed"),
+                          Why(SAME, name, version, other),
                           exact=frozenset({version}))
 
 
@@ -677,7 +673,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         if r.marker:
             raise InputError(f"--with {raw!r}: a marker ({r.marker}) is not kept in a stack lock; the lock is made "
                              f"for one target and platform (pass --with '{r.name}{r.specifier}')")
-        roots.append(Req(name, r.specifier, Why(USER, text=f"you require {name}{r.specifier}")))
+        roots.append(Req(name, r.specifier, Why(USER)))
         with_names.add(name)
         if name not in names:
             names.append(name)
@@ -698,17 +694,17 @@ def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: lis
         m = facts.model(req.model)
         model_reqs["transformers"] = m.transformers
         roots.append(Req("transformers", parse_spec(m.transformers),
-                         Why(MODEL, req.model, text=f"model {req.model} needs transformers{m.transformers} ({m.evidence}: {cite(m.source)})")))
+                         Why(MODEL, req.model, asked=m.transformers, evidence=m.evidence, source=m.source)))
         for engine in engines:
             spec = m.for_engine(engine)
             if not spec:
                 raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
             model_reqs[engine] = spec
-            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, text=f"model {req.model} needs {engine}{spec}")))
+            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, asked=spec)))
     for tr in facts.target_requirements(tname):
         if tr.package in [r.name for r in roots]:
             roots.append(Req(tr.package, parse_spec(tr.specifier),
-                             Why(TARGET, tname, text=f"{tname} needs {tr.package}{tr.specifier} ({tr.reason})")))
+                             Why(TARGET, tname, asked=tr.specifier, reason=tr.reason)))
     return model_reqs
 
 
@@ -727,7 +723,7 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
         name = str(canonicalize_name(r.name))
         if name not in CORE:
             continue
-        roots.append(Req(name, r.specifier, Why(USER, req.origin, text=f"{req.origin} requires {name}{r.specifier or ''}")))
+        roots.append(Req(name, r.specifier, Why(USER, req.origin)))
         if name not in names:
             names.append(name)
     engines = [e for e in ENGINES if e in names]

@@ -156,6 +156,11 @@ class Cause:
     remedy: str
     evidence: tuple[tuple[str, str], ...] = ()  # (kind, source) in full: the clauses cite only its short form
 
+    def because(self) -> str:
+        """The uv-style derivation, "Because ..., and ..., we can conclude that ...": the one place it is joined
+        (its clauses come rendered: :func:`glmcompat.decide.explain.render` for the resolver's causes)."""
+        return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
+
     def as_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
                                "conclusion": self.conclusion, "remedy": self.remedy}

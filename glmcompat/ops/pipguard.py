@@ -250,8 +250,8 @@ class NoSafePlan(Exception):
 
 
 def because(cause: Cause) -> str:
-    """The uv-style derivation of ``cause`` (as :class:`glmcompat.decide.explain.Skip` renders one)."""
-    return f"Because {', and '.join(cause.clauses)}, we can conclude that {cause.conclusion}."
+    """The uv-style derivation of ``cause`` (:meth:`Cause.because`, as for the resolver's causes)."""
+    return cause.because()
 
 
 def _evidence(f: Finding) -> str:

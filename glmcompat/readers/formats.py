@@ -628,10 +628,15 @@ def _poetry_source(path: Path, p: dict[str, Any], line: int | None) -> str:
 
 
 def _poetry_marker(path: Path, p: dict[str, Any], line: int | None) -> str | None:
-    """poetry 2's ``markers``: a string, or a table of group -> marker (installed where any holds)."""
+    """poetry 2's ``markers``: a string, or a table of group -> marker (installed where any holds; a group of
+    ``groups`` absent from the table installs it everywhere, as poetry 2.5 writes ``markers = {dev = ...}`` for a
+    package that main needs unconditionally)."""
     value = p.get("markers")
     what = f"package {p.get('name')!r}"
     if isinstance(value, dict):
+        groups = p.get("groups")
+        if isinstance(groups, list) and any(isinstance(g, str) and g not in value for g in groups):
+            return None
         parts = sorted({m for m in (_marker(v, path, line, what) for v in value.values()) if m})
         return None if not parts else parts[0] if len(parts) == 1 else " or ".join(f"({m})" for m in parts)
     return _marker(value, path, line, what)

@@ -1,0 +1,233 @@
+"""Record real poetry.lock, pdm.lock and Pipfile.lock fixtures for tests/test_formats.py (run by hand; needs the index).
+
+It installs poetry, pdm and pipenv into a throwaway venv (``uv venv`` + ``uv pip install``, Python 3.11), writes one small
+project per tool that exercises what glmcompat reads -- torch, a family package (torchvision), a kernel (xformers) under a
+marker, an optional extra, a dev group, a second named source, a local editable path dependency, a git dependency (a local
+git repository standing in for flash-attention) and a direct wheel URL -- and has each tool lock it in its lock-only mode
+(``poetry lock``, ``pdm lock``, ``pipenv lock``): they read metadata (PEP 658 where the index serves it) and never download
+torch's wheels. Every index host is rewritten to the placeholder ``index.invalid`` and the temporary directory to
+``/src``, so that no package-index host name and no machine path is committed.
+
+    UV_PYTHON_DOWNLOADS=never python scripts/record_format_fixtures.py [tests/fixtures/formats] [poetry|pdm|pipenv ...]
+
+Each lock takes one to two minutes here (pdm's the longest). The manifest each tool locked is kept in the case's SOURCE
+file, not beside the lock, since every other file under tests/fixtures/formats is a dependency file the tests check.
+Tool quirks met on the way: pdm 2.29.4 needs hishel 1.4 (its [locked] pin), pdm rewrites ``git+file:///p`` to
+``git+file:/p`` (``file://localhost/p`` survives), pdm takes an editable only in a dev group, and the pdm and pipenv
+venvs are separate because pdm[locked] pins a virtualenv that pipenv's range excludes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+from glmcompat.edges.index import default_index_url
+
+# one venv per tool; pdm 2.29.4 needs the hishel its [locked] extra pins (hishel 2.0 dropped SyncSqliteStorage)
+TOOLS = {"poetry": ["poetry==2.5.1"], "pdm": ["pdm==2.29.4", "hishel==1.4.0"], "pipenv": ["pipenv==2026.10.3"]}
+PYTHON = "3.11"
+TORCH, TORCHVISION, XFORMERS, PYTEST, EINOPS = "2.5.1", "0.20.1", "0.0.28.post3", "8.3.3", "0.8.0"
+FLASH = "2.7.4.post1"  # the version of the stand-in git project
+KERNEL_MARKER = "sys_platform == 'linux'"
+
+
+def _scrub(text: str, tmp: Path) -> str:
+    text = text.replace(tmp.resolve().as_posix(), "/src").replace(tmp.as_posix(), "/src")
+    return re.sub(r"https?://[A-Za-z0-9.-]+(:\d+)?/", "https://index.invalid/", text)
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
+    print("+", " ".join(cmd), f"(in {cwd.name})", flush=True)
+    subprocess.run(cmd, cwd=cwd, env=env, check=True)
+
+
+def _tool(root: Path, name: str, env: dict[str, str]) -> Path:
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    venv = root / f"venv-{name}"
+    _run([uv, "venv", "-q", "-p", PYTHON, str(venv)], root, env)
+    _run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *TOOLS[name]], root, env)
+    return venv / "bin"
+
+
+def _wheel_url(index: str, name: str, version: str) -> str:
+    """The URL of ``name``'s pure-Python wheel at ``version``, as the index's simple API (PEP 691) lists it."""
+    req = urllib.request.Request(f"{index.rstrip('/')}/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        files = json.load(resp)["files"]
+    for f in files:
+        if f["filename"] == f"{name}-{version}-py3-none-any.whl":
+            return str(f["url"]).split("#")[0]
+    raise SystemExit(f"{name} {version}: no py3-none-any wheel on the index")
+
+
+def _local_projects(root: Path, env: dict[str, str]) -> str:
+    """A local editable project (glm-tools) and a local git repository standing in for flash-attention; its URL."""
+    tools = root / "tools" / "glm-tools"
+    tools.mkdir(parents=True)
+    (tools / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["flit_core>=3.2"]\nbuild-backend = "flit_core.buildapi"\n\n'
+        '[project]\nname = "glm-tools"\nversion = "0.1.0"\ndescription = "Helpers for serving GLM models"\n'
+        'requires-python = ">=3.10"\n')
+    (tools / "glm_tools.py").write_text('"""Helpers."""\n')
+    dev = root / "tools" / "glm-devtools"  # pdm takes an editable only in a dev group
+    dev.mkdir()
+    (dev / "pyproject.toml").write_text((tools / "pyproject.toml").read_text().replace("glm-tools", "glm-devtools"))
+    (dev / "glm_devtools.py").write_text('"""Helpers."""\n')
+    git = root / "flash-attention"
+    git.mkdir()
+    (git / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["flit_core>=3.2"]\nbuild-backend = "flit_core.buildapi"\n\n'
+        f'[project]\nname = "flash-attn"\nversion = "{FLASH}"\ndescription = "stand-in"\n'
+        f'requires-python = ">=3.9"\ndependencies = ["einops", "torch"]\n')
+    (git / "flash_attn.py").write_text('"""Stand-in."""\n')
+    genv = {**env, "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z",
+            "GIT_AUTHOR_NAME": "glmcompat", "GIT_AUTHOR_EMAIL": "glmcompat@index.invalid",
+            "GIT_COMMITTER_NAME": "glmcompat", "GIT_COMMITTER_EMAIL": "glmcompat@index.invalid"}
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "."], ["git", "commit", "-q", "-m", "stand-in"],
+                ["git", "tag", f"v{FLASH}"]):
+        _run(cmd, git, genv)
+    return f"git+file://{git.as_posix()}"
+
+
+def poetry(bin_: Path, proj: Path, index: str, git: str, wheel: str, env: dict[str, str]) -> Path:
+    (proj / "pyproject.toml").write_text(f"""\
+[tool.poetry]
+name = "glm-serve"
+version = "0.1.0"
+description = "a GLM serving stack"
+authors = ["glmcompat"]
+package-mode = false
+
+[tool.poetry.dependencies]
+python = ">=3.10,<3.13"
+torch = {{ version = "{TORCH}", source = "pytorch" }}
+torchvision = "{TORCHVISION}"
+xformers = {{ version = "{XFORMERS}", markers = "{KERNEL_MARKER}" }}
+glm-tools = {{ path = "../tools/glm-tools", develop = true }}
+flash-attn = {{ git = "{git.removeprefix('git+')}", tag = "v{FLASH}", optional = true }}
+einops = {{ url = "{wheel}", optional = true }}
+
+[tool.poetry.extras]
+flash = ["flash-attn", "einops"]
+
+[tool.poetry.group.dev.dependencies]
+pytest = "{PYTEST}"
+
+[[tool.poetry.source]]
+name = "pytorch"
+url = "{index}"
+priority = "explicit"
+""")
+    _run([str(bin_ / "poetry"), "lock", "--no-interaction"], proj, env)
+    return proj / "poetry.lock"
+
+
+# pdm 2.29 rewrites git+file:///p to git+file:/p, which git reads as the host "file"; file://localhost/p it keeps
+def pdm(bin_: Path, proj: Path, index: str, git: str, wheel: str, env: dict[str, str]) -> Path:
+    (proj / "pyproject.toml").write_text(f"""\
+[project]
+name = "glm-serve"
+version = "0.1.0"
+requires-python = ">=3.10,<3.13"
+dependencies = [
+    "torch=={TORCH}",
+    "torchvision=={TORCHVISION}",
+    "xformers=={XFORMERS}; {KERNEL_MARKER}",
+    "glm-tools @ file:///${{PROJECT_ROOT}}/../tools/glm-tools",
+    "uvicorn[standard]==0.32.0",
+]
+
+[project.optional-dependencies]
+flash = ["flash-attn @ {git.replace('file:///', 'file://localhost/')}@v{FLASH}", "einops @ {wheel}"]
+
+[tool.pdm]
+distribution = false
+
+[tool.pdm.dev-dependencies]
+dev = ["pytest=={PYTEST}", "-e file:///${{PROJECT_ROOT}}/../tools/glm-devtools"]
+
+[[tool.pdm.source]]
+name = "pytorch"
+url = "{index}"
+include_packages = ["torch"]
+""")
+    _run([str(bin_ / "pdm"), "lock", "-G", ":all"], proj, {**env, "PDM_PYPI_URL": index, "PDM_CHECK_UPDATE": "false"})
+    return proj / "pdm.lock"
+
+
+def pipenv(bin_: Path, proj: Path, index: str, git: str, wheel: str, env: dict[str, str]) -> Path:
+    (proj / "Pipfile").write_text(f"""\
+[[source]]
+url = "{index}"
+verify_ssl = true
+name = "pypi"
+
+[[source]]
+url = "{index}"
+verify_ssl = true
+name = "pytorch"
+
+[packages]
+torch = {{ version = "=={TORCH}", index = "pytorch" }}
+torchvision = "=={TORCHVISION}"
+xformers = {{ version = "=={XFORMERS}", markers = "{KERNEL_MARKER}" }}
+glm-tools = {{ path = "../tools/glm-tools", editable = true }}
+flash-attn = {{ git = "{git.removeprefix('git+')}", ref = "v{FLASH}" }}
+einops = {{ file = "{wheel}" }}
+
+[dev-packages]
+pytest = "=={PYTEST}"
+
+[requires]
+python_version = "{PYTHON}"
+""")
+    _run([str(bin_ / "pipenv"), "lock"], proj, {**env, "PIPENV_VENV_IN_PROJECT": "1", "PIPENV_YES": "1",
+                                                  "PIPENV_NOSPIN": "1", "PIPENV_IGNORE_VIRTUALENVS": "1"})
+    return proj / "Pipfile.lock"
+
+
+RECORDERS = {"poetry": poetry, "pdm": pdm, "pipenv": pipenv}
+
+
+def record(out: Path, only: list[str]) -> None:
+    index = default_index_url()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PIP_", "UV_", "POETRY_", "PDM_", "PIPENV_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env["UV_PYTHON_DOWNLOADS"] = "never"
+    with tempfile.TemporaryDirectory(prefix="glmcompat-formats-") as d:
+        root = Path(d)
+        env.update({"HOME": str(root / "home"), "XDG_CACHE_HOME": str(root / "cache"),
+                    "XDG_CONFIG_HOME": str(root / "config"), "PIP_INDEX_URL": index})
+        git = _local_projects(root, env)
+        wheel = _wheel_url(index, "einops", EINOPS)
+        for name in only or list(RECORDERS):
+            proj = root / name
+            proj.mkdir()
+            bin_ = _tool(root, name, env)
+            lock = RECORDERS[name](bin_, proj, index, git, wheel, env)
+            dest = out / name
+            dest.mkdir(parents=True, exist_ok=True)
+            manifest = "Pipfile" if name == "pipenv" else "pyproject.toml"
+            (dest / lock.name).write_text(_scrub(lock.read_text(), root))
+            version = subprocess.run([str(bin_ / name), "--version"], env=env, capture_output=True, text=True,
+                                     check=True).stdout.strip()
+            # the manifest goes into SOURCE, not beside the lock: every file there is a dependency file the tests check
+            (dest / "SOURCE").write_text(
+                f"recorded by scripts/record_format_fixtures.py: {version} locked this {manifest} "
+                f"(index hosts -> index.invalid, temporary directory -> /src)\n\n"
+                + _scrub((proj / manifest).read_text(), root))
+            print(f"recorded {dest}", flush=True)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    target = Path(args.pop(0)) if args and args[0] not in RECORDERS else Path("tests/fixtures/formats")
+    record(target, args)
