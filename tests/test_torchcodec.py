@@ -58,7 +58,7 @@ def test_a_proven_break_of_a_package_whose_load_is_fatal_stays_an_error() -> Non
     """The same shape for torchaudio (its [[family]] rows keep on_mismatch "error"): torchaudio 2.11.1 next to
     torch 2.11.0 is probe-proven broken and an error."""
     found = [f for f in evaluate({"torch": "2.11.0", "torchaudio": "2.11.1"}, target="sm90")
-             if any(p.startswith("torchaudio") for p in f.packages)]
+             if any(n.startswith("torchaudio") for n in f.names)]
     assert [f.severity for f in found] == ["error"]
 
 
