@@ -15,7 +15,8 @@ the four outputs and the stamp, the absence of an interrupted publish, the memoi
 user and system configuration files — and is used only while each is unchanged, checked under a shared
 ``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no staging directory in
 ``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
-and wrote nothing on stderr, on a resolution the index cannot change. Anything else — an unknown option,
+and wrote nothing on its error stream, on a resolution the index cannot change: what ``lock`` wrote through the
+streams :func:`record` gave it (``Output.out`` and ``Output.err``; ``sys.stdout`` is never swapped). Anything else — an unknown option,
 ``--check``, ``-v``, ``--no-cache``, a missing uv, any doubt — is a miss: the full path runs.
 """
 
@@ -153,7 +154,8 @@ def lookup(argv: list[str]) -> int | None:
 
 
 class _Tee:
-    """A text stream that also keeps what is written to it."""
+    """A text stream that writes through to ``stream`` and keeps what is written to it: the ``out`` or ``err`` a
+    recorded ``lock`` is given (the process's own streams are never replaced)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -179,20 +181,16 @@ class Exit(int):
         return made
 
 
-def record(argv: list[str], run: Callable[[], int]) -> int:
-    """Run the full path of ``lock ARGV`` (``run``) and, when it changed nothing (its :class:`Exit` carries the
-    record of what it read) and the fast path could answer the same command line, store what it printed and its
-    exit code (never raises for the record: a read-only cache costs speed only)."""
+def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) -> int:
+    """Run the full path of ``lock ARGV`` (``run(out, err)``: ``lock``'s main writing its answer to ``out`` and its
+    errors to ``err``, None for the process's own streams) and, when it changed nothing (its :class:`Exit` carries
+    the record of what it read) and the fast path could answer the same command line, store what it wrote there
+    and its exit code (never raises for the record: a read-only cache costs speed only)."""
     k = key(argv)
     if k is None:
-        return int(run())
+        return int(run(None, None))
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        rc = run()
-    finally:
-        sys.stdout, sys.stderr = saved
+    rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
     try:
         _store(argv, k, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))
     except Exception:
