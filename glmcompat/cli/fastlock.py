@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options
+from glmcompat.cli.startup import MAX_RECORD, REPLAY, encode, load, parse_options
 from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
@@ -33,9 +33,7 @@ FORMAT = 2
 MAGIC = b"glmcompat-lock-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 OUT_DIR = "dir"  # the digest field of the output directory's entry
-_VALUE_OPTIONS = {"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
-                  "--index-url", "--color", "--project"}
-_FLAGS = {"--upgrade", "--force", "--quiet", "-q"}
+_VALUE_OPTIONS, _FLAGS = REPLAY["lock"]
 # Variables no lock reads and shells change between two identical commands: not part of the key.
 _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",
              "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "PS1", "PS2", "PROMPT_COMMAND", "HISTFILE", "MAIL",
