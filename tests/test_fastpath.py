@@ -185,3 +185,52 @@ def test_the_code_fingerprint_sees_an_edited_module_or_matrix_file(tmp_path):
     assert walk() != first
     (tmp_path / "data" / "n.toml").write_text("")
     assert len(walk()) == 3
+
+
+def test_platform_is_answered_from_the_cache(tmp_path, monkeypatch, capsys):
+    """`check --platform aarch64` run twice: the second is answered from the cache with the same bytes and exit
+    code (--platform was missing from the start-up path's options, so every such check ran the full path)."""
+    from glmcompat.cli import fastpath
+
+    env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [str(LOCKS / "glm5-sglang-0.5.9" / "uv.lock"), "--target", "sm100", "--platform", "aarch64"]
+    full = run_cli("check", *argv, env=env)
+    assert full.returncode == 1 and "Linux aarch64 only" in full.stdout, full.stderr
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    capsys.readouterr()
+    assert fastpath.lookup(argv) == full.returncode  # a hit, here without the full path's modules
+    assert capsys.readouterr() == (full.stdout, full.stderr)
+    again = run_cli("check", *argv, env=env)
+    assert (again.returncode, again.stdout, again.stderr) == (full.returncode, full.stdout, full.stderr)
+
+
+@pytest.mark.parametrize("command", ["check", "lock"])
+def test_the_replayed_options_are_the_parsers(command):
+    """The start-up paths' options (glmcompat.cli.startup.REPLAY) are declared once and held to the command's parser:
+    every option the parser takes is answered by the start-up path (as a value option or a flag, as the parser
+    takes it) or named as the full path's (FULL_PATH); nothing is replayed that the parser does not take."""
+    import importlib
+
+    from glmcompat.cli import COMMANDS
+    from glmcompat.cli.startup import FULL_PATH, REPLAY
+
+    values, flags = REPLAY[command]
+    parser = importlib.import_module(COMMANDS[command][0]).build_parser()
+    taken: dict[str, bool] = {}  # option -> whether it takes a value
+    for action in parser._actions:
+        for s in action.option_strings:
+            taken[s] = action.nargs != 0
+    for s, takes_value in taken.items():
+        if s in FULL_PATH[command]:
+            assert s not in values | flags, s
+        else:
+            assert s in (values if takes_value else flags), f"{command} {s}: neither replayed nor FULL_PATH's"
+    assert values <= {s for s, v in taken.items() if v}
+    assert flags - {"-qq"} <= {s for s, v in taken.items() if not v}  # -qq: -q twice, as argparse counts it
+    assert FULL_PATH[command] <= set(taken)
+    if command == "lock":  # the speculation's prediction reads a subset of them (an unknown one costs a miss)
+        from glmcompat.ops.speculate import _VALUE_OPTIONS
+
+        assert _VALUE_OPTIONS <= values

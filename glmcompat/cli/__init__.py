@@ -13,6 +13,7 @@ import sys
 TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import TextIO
 
 # name -> (module, one-line help). Keep this table import-free: it is read on every run.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -165,22 +166,29 @@ def _help(topic: list[str]) -> int:
 
 def _sane_streams() -> None:
     """Streams every answer can be written to: a stdout or stderr the caller closed (``>&-``: Python then has None)
-    goes to /dev/null, and one whose encoding cannot spell a character (``PYTHONIOENCODING=ascii``) escapes it
-    instead of failing the run after the verdict was made."""
+    is filled with /dev/null (a missing stream filled, never one replaced), and one whose encoding cannot spell a
+    character (``PYTHONIOENCODING=ascii``) escapes it instead of failing the run after the verdict was made."""
+    if sys.stdout is None:
+        sys.stdout = _devnull()
+    if sys.stderr is None:
+        sys.stderr = _devnull()
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
+def _devnull() -> TextIO | None:
+    """A text stream to /dev/null (None where it cannot be opened)."""
     import os
 
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        if stream is None:
-            try:
-                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the run
-            except OSError:
-                continue
-        elif getattr(stream, "errors", None) == "strict":
-            try:
-                stream.reconfigure(errors="backslashreplace")
-            except (AttributeError, ValueError, OSError):
-                pass
+    try:
+        return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
+    except OSError:
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -241,7 +249,9 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
         if name == "lock":
             from glmcompat.cli.fastlock import record
 
-            return record(args[1:], lambda: module.main(name, args[1:]))  # its Exit carries a no-op's record
+            # its answer through the streams record gives it (kept for the record; sys.stdout is never swapped),
+            # its Exit carrying a no-op's record
+            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err))
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()

@@ -15,7 +15,8 @@ the four outputs and the stamp, the absence of an interrupted publish, the memoi
 user and system configuration files — and is used only while each is unchanged, checked under a shared
 ``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no staging directory in
 ``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
-and wrote nothing on stderr, on a resolution the index cannot change. Anything else — an unknown option,
+and wrote nothing on its error stream, on a resolution the index cannot change: what ``lock`` wrote through the
+streams :func:`record` gave it (``Output.out`` and ``Output.err``; ``sys.stdout`` is never swapped). Anything else — an unknown option,
 ``--check``, ``-v``, ``--no-cache``, a missing uv, any doubt — is a miss: the full path runs.
 """
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options
+from glmcompat.cli.startup import MAX_RECORD, REPLAY, encode, load, parse_options
 from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
@@ -32,9 +33,7 @@ FORMAT = 2
 MAGIC = b"glmcompat-lock-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 OUT_DIR = "dir"  # the digest field of the output directory's entry
-_VALUE_OPTIONS = {"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
-                  "--index-url", "--color", "--project"}
-_FLAGS = {"--upgrade", "--force", "--quiet", "-q"}
+_VALUE_OPTIONS, _FLAGS = REPLAY["lock"]
 # Variables no lock reads and shells change between two identical commands: not part of the key.
 _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",
              "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "PS1", "PS2", "PROMPT_COMMAND", "HISTFILE", "MAIL",
@@ -153,7 +152,8 @@ def lookup(argv: list[str]) -> int | None:
 
 
 class _Tee:
-    """A text stream that also keeps what is written to it."""
+    """A text stream that writes through to ``stream`` and keeps what is written to it: the ``out`` or ``err`` a
+    recorded ``lock`` is given (the process's own streams are never replaced)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -179,20 +179,16 @@ class Exit(int):
         return made
 
 
-def record(argv: list[str], run: Callable[[], int]) -> int:
-    """Run the full path of ``lock ARGV`` (``run``) and, when it changed nothing (its :class:`Exit` carries the
-    record of what it read) and the fast path could answer the same command line, store what it printed and its
-    exit code (never raises for the record: a read-only cache costs speed only)."""
+def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) -> int:
+    """Run the full path of ``lock ARGV`` (``run(out, err)``: ``lock``'s main writing its answer to ``out`` and its
+    errors to ``err``, None for the process's own streams) and, when it changed nothing (its :class:`Exit` carries
+    the record of what it read) and the fast path could answer the same command line, store what it wrote there
+    and its exit code (never raises for the record: a read-only cache costs speed only)."""
     k = key(argv)
     if k is None:
-        return int(run())
+        return int(run(None, None))
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        rc = run()
-    finally:
-        sys.stdout, sys.stderr = saved
+    rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
     try:
         _store(argv, k, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))
     except Exception:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import MAX_RECORD, encode, load, parse_options, use_color
+from glmcompat.cli.startup import MAX_RECORD, REPLAY, encode, load, parse_options, use_color
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
 
@@ -42,8 +42,7 @@ MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 NAMES_HEADER = b"glmcompat-verdict-names %d" % FORMAT
 MEMO_HEADER = b"glmcompat-verdict-packages %d" % FORMAT
-_VALUE_OPTIONS = {"--target", "--model", "--stack", "--matrix", "--color", "--against"}
-_FLAGS = {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}  # -v writes timings to stderr: the full path
+_VALUE_OPTIONS, _FLAGS = REPLAY["check"]  # -v writes timings to stderr: the full path
 
 
 def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:

@@ -11,6 +11,23 @@ import sys
 
 from glmcompat.matrix.locations import read_stored, seal
 
+# The options each start-up path answers, as the command's parser takes them: (those followed by a value, flags);
+# any other option -- those of FULL_PATH, and one a parser gains later -- leaves the command to the full path.
+# Declared once, here, for both paths; tests/test_fastpath.py holds them to the parsers (build_parser), so an option
+# added to a parser and not here, or taking a value here and none there, fails that test.
+REPLAY: dict[str, tuple[set[str], set[str]]] = {
+    "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against"},
+              {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}),
+    "lock": ({"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
+              "--index-url", "--color", "--project"},
+             {"--upgrade", "--force", "--quiet", "-q"}),
+}
+# The parsers' options only the full path answers: --help, -v (timings on stderr), and lock's --check, --dry-run,
+# --no-cache, --json and -o (no record of them is kept).
+FULL_PATH: dict[str, set[str]] = {
+    "check": {"-h", "--help", "-v", "--verbose"},
+    "lock": {"-h", "--help", "-v", "--verbose", "--check", "--dry-run", "--no-cache", "--json", "-o", "--output-file"},
+}
 MAX_RECORD = 8 << 20  # bytes of one record: a longer answer is not recorded, and a longer file is no record
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up paths more than their whole answer
 if TYPE_CHECKING:

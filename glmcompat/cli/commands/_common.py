@@ -287,10 +287,12 @@ class Output:
     """What ``--color``, ``-q`` and ``-v`` ask of a command: colour on stdout, notes, progress and detail
     (progress and detail go to stderr, so they never mix with a verdict or JSON on stdout)."""
 
-    def __init__(self, color: str = "auto", quiet: int = 0, verbose: int = 0, *, err: TextIO | None = None) -> None:
-        self.color = use_color(color)
+    def __init__(self, color: str = "auto", quiet: int = 0, verbose: int = 0, *, out: TextIO | None = None,
+                 err: TextIO | None = None) -> None:
+        self.color = use_color(color, out)
         self.quiet = quiet
         self.verbose = verbose
+        self._out = out
         self._err = err
 
     @property
@@ -299,8 +301,9 @@ class Output:
 
     @property
     def out(self) -> TextIO:
-        """Where the answer (verdict, report, JSON) goes: stdout, nowhere with ``-qq`` (:func:`stdout_for`)."""
-        return stdout_for(self.quiet)
+        """Where the answer (verdict, report, JSON) goes: the stream given (stdout by default), nowhere with ``-qq``
+        (:func:`stdout_for`)."""
+        return self._out if self._out is not None and self.quiet < 2 else stdout_for(self.quiet)
 
     @property
     def notes(self) -> bool:
@@ -338,9 +341,11 @@ class Output:
         return paint_line(text, self.color)
 
 
-def output(args: Any) -> Output:
-    """The :class:`Output` of parsed arguments (those of :func:`add_output_options`)."""
-    return Output(getattr(args, "color", "auto"), getattr(args, "quiet", 0) or 0, getattr(args, "verbose", 0) or 0)
+def output(args: Any, *, out: TextIO | None = None, err: TextIO | None = None) -> Output:
+    """The :class:`Output` of parsed arguments (those of :func:`add_output_options`), writing to ``out`` and ``err``
+    (default: the process's stdout and stderr)."""
+    return Output(getattr(args, "color", "auto"), getattr(args, "quiet", 0) or 0, getattr(args, "verbose", 0) or 0,
+                  out=out, err=err)
 
 
 # -- --python --------------------------------------------------------------------------------------

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from glmcompat.cli.commands._common import (
     DEFAULT_STACK,
@@ -51,7 +50,9 @@ def build_parser() -> Any:
     return p
 
 
-def main(name: str, argv: Sequence[str]) -> int:
+def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``glmcompat lock ARGV``, its answer written to ``out`` and its errors to ``err`` (default: the process's
+    stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written)."""
     p = build_parser()
     args = p.parse_args(list(argv))
     import time
@@ -62,7 +63,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     if mode is not None:
         from glmcompat.cli.commands.projectlock import run_project
 
-        return run_project(args, mode)
+        return run_project(args, mode, out=out, err=err)
     from glmcompat.model.platforms import PLATFORM_NAME
     from glmcompat.model.errors import UnsafeError
     from glmcompat.ops.lockgen import LockRequest, lock
@@ -81,43 +82,43 @@ def main(name: str, argv: Sequence[str]) -> int:
         raise InputError(f"a stack is locked for one target at a time (got {', '.join(args.target)}); "
                          "run `glmcompat lock --stack ... --target T` once per target")
     args.target = args.target[0]
-    o = output(args)
+    o = output(args, out=out, err=err)
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
     from glmcompat.edges.index import IndexOptions
 
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
                       IndexOptions(args.index_url, bool(args.no_cache)))
-    out = _out_dir(args.out, args.stack, tname, machine)
+    outdir = _out_dir(args.out, args.stack, tname, machine)
     t0 = time.perf_counter()
     if o.verbose:
         from glmcompat.cli.commands._common import shown_url
 
         o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
     try:
-        s = lock(facts, req, out, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        s = lock(facts, req, outdir, quiet=bool(args.quiet), check_only=args.check, force=args.force)
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for kind, src in c.evidence:
                 o.detail(f"evidence ({kind}): {src}")
         raise
-    o.detail(f"lock: {'checked' if args.check else 'locked'} {out} in {time.perf_counter() - t0:.2f} s")
+    o.detail(f"lock: {'checked' if args.check else 'locked'} {outdir} in {time.perf_counter() - t0:.2f} s")
     say = _printer(o)
     pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
     plat = "" if machine == "x86_64" else f" --platform {machine}"
     if args.check:
         for problem in s["problems"]:
-            print(f"error: {problem}", file=sys.stderr)
+            print(f"error: {problem}", file=o.err)
         if s["stale"]:
-            print(f"error: {out}: {', '.join(s['stale'])} not current; run `glmcompat lock --stack {args.stack} --target {tname}{plat}`",
-                  file=sys.stderr)
+            print(f"error: {outdir}: {', '.join(s['stale'])} not current; run `glmcompat lock --stack {args.stack} --target {tname}{plat}`",
+                  file=o.err)
         if s["stale"] or s["problems"]:
             return 1
-        say(f"ok: {out} is current ({pins}; {PLATFORM_NAME[machine]})")
+        say(f"ok: {outdir} is current ({pins}; {PLATFORM_NAME[machine]})")
         return 0
     if not args.quiet:
         what = "wrote " + ", ".join(s["changed"]) if s.get("changed") else "up to date"
-        say(f"Locked {args.stack} for {tname} on {PLATFORM_NAME[machine]} in {out} ({what})")
+        say(f"Locked {args.stack} for {tname} on {PLATFORM_NAME[machine]} in {outdir} ({what})")
         say(f"  core: {pins}")
         for n, v in s["overrides"].items():
             say(f"  override: {n}=={v}")

@@ -3,9 +3,8 @@ as the command line gave them, the settings of ``[tool.glmcompat]``, and the out
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
@@ -40,7 +39,9 @@ def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
                               IndexOptions(args.index_url, bool(args.no_cache)))
 
 
-def run_project(args: Any, mode: tuple[str, Path]) -> int:
+def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
+    process's stdout and stderr)."""
     from glmcompat.matrix.load import load_facts
     from glmcompat.cli.fastlock import Exit
     from glmcompat.ops.projectlock import default_output, lock_project_recorded, lock_requirements
@@ -49,7 +50,7 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
                          "requirement to its pyproject.toml")
     kind, path = mode
-    o = output(args)
+    o = output(args, out=out, err=err)
     facts = load_facts(args.matrix)
     if args.model:
         facts.model(args.model)
@@ -71,8 +72,8 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
             result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
                                                  quiet=bool(args.quiet))
         else:
-            out = Path(args.output_file) if args.output_file else default_output(path)
-            result = lock_requirements(facts, path, out, req, dry_run=args.dry_run, check_only=args.check,
+            dest = Path(args.output_file) if args.output_file else default_output(path)
+            result = lock_requirements(facts, path, dest, req, dry_run=args.dry_run, check_only=args.check,
                                        quiet=bool(args.quiet))
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
@@ -89,7 +90,7 @@ def run_project(args: Any, mode: tuple[str, Path]) -> int:
             from glmcompat.model.errors import classify
 
             code, line = classify(e)
-            sys.stderr.write(paint_line(f"error: {line}", o.color) + "\n")
+            o.err.write(paint_line(f"error: {line}", o.color) + "\n")
             return code
         raise
     if args.json:
@@ -113,10 +114,10 @@ def _render(result: Any, args: Any, o: Output) -> int:
     where = f"{result.path} for {targets} on {PLATFORM_NAME[result.platform]}"
     if args.check:
         for p in result.problems:
-            print(f"error: {p}", file=sys.stderr)
+            print(f"error: {p}", file=o.err)
         if result.problems:
             fix = "glmcompat lock" + ("" if result.mode == "project" else f" {args.requirements}")
-            print(f"hint: run `{fix}` to write the safe core and relock", file=sys.stderr)
+            print(f"hint: run `{fix}` to write the safe core and relock", file=o.err)
             return 1
         if not args.quiet:
             say(f"ok: {where}: the lock is current and safe ({core or 'no core package'})")
