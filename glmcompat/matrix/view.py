@@ -1,11 +1,11 @@
 """A fast view of the validated matrix, for hot paths (``glmcompat check``, ``lock``).
 
-Loading the pydantic models costs a few hundred milliseconds; the check must answer in tens.
+Validating the matrix (pydantic) costs a few hundred milliseconds; the check must answer in tens.
 So the validated matrix is dumped once to JSON in the user cache directory, keyed by the matrix
 files' paths and content (and glmcompat's code), and later runs read that JSON (a few milliseconds)
 once its digest line and shape check out (:mod:`glmcompat.matrix.load`). The rows are frozen, slotted
-dataclasses (:mod:`glmcompat.matrix.rows`, one per table), built once per load; the queries here answer
-with them. :class:`glmcompat.matrix.schema.Matrix` offers the pydantic models over the same data.
+dataclasses (:mod:`glmcompat.matrix.rows`, one per table: the same classes validation builds), built once per
+load; the queries here answer with them. :class:`glmcompat.matrix.schema.Matrix` holds the validated rows.
 """
 
 from __future__ import annotations

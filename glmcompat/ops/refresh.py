@@ -1316,6 +1316,7 @@ def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path
     (:func:`glmcompat.ops.modelprobe.update_row`). Reads the newest release of each package once (cached by its
     sha256), more only for a row that changes. Returns (updates, bytes fetched)."""
     from glmcompat.matrix.curate import replace_rows
+    from glmcompat.matrix.rows import to_plain
     from glmcompat.matrix.schema import load_file
     from glmcompat.ops import modelprobe as mp
 
@@ -1323,7 +1324,7 @@ def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path
     rows: list[tuple[Path, int, dict[str, Any]]] = []
     for path in files:
         mf, _ = load_file(path)
-        rows += [(path, i, r.model_dump(mode="json", exclude_none=True)) for i, r in enumerate(getattr(mf, "model", ()))]
+        rows += [(path, i, to_plain("model", r, exclude_none=True)) for i, r in enumerate(mf.model)]
     if not chosen or not rows:
         return [], 0
 
@@ -1593,6 +1594,7 @@ class Check:
 
 def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequence[str] | None = None) -> list[Check]:
     """Every machine-checkable claim of the matrix files, in file order (pure: reads only the files)."""
+    from glmcompat.matrix.rows import to_plain
     from glmcompat.matrix.schema import _locate, load_file
 
     wanted = {str(canonicalize_name(p)) for p in packages} if packages else None
@@ -1609,31 +1611,31 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
         for i, r in enumerate(mf.family):
             if r.evidence == "metadata":
                 for v, spec in r.pairs.items():
-                    add("family", i, r.package, v, "torch", spec, r.model_dump(mode="json"), v)
+                    add("family", i, r.package, v, "torch", spec, to_plain("family", r), v)
         for i, r in enumerate(getattr(mf, "kernel", ())):
             if r.evidence == "metadata" and not r.variant:
                 for v in r.versions:
-                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", r.model_dump(mode="json"), "torch")
+                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", to_plain("kernel", r), "torch")
         for i, r in enumerate(getattr(mf, "release", ())):
             if r.evidence == "metadata":
-                add("release", i, r.package, r.version, "requires", sorted(r.requires), r.model_dump(mode="json"),
+                add("release", i, r.package, r.version, "requires", sorted(r.requires), to_plain("release", r),
                     "requires")
         for i, r in enumerate(getattr(mf, "torch", ())):
             if not r.variant:
                 for v in r.versions:
-                    add("torch", i, "torch", v, "cuda", r.cuda, r.model_dump(mode="json"), "cuda")
+                    add("torch", i, "torch", v, "cuda", r.cuda, to_plain("torch", r), "cuda")
         if deep:
             for i, r in enumerate(getattr(mf, "kernel", ())):
                 if r.cuda and not r.variant:  # a labelled variant is not on the package index
                     for v in r.versions:
-                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, r.model_dump(mode="json"), "cuda")
+                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, to_plain("kernel", r), "cuda")
             for i, r in enumerate(getattr(mf, "abi_probe", ())):
                 add("abi_probe", i, r.package, r.version, f"vs torch {r.torch}",
-                    {"compatible": r.compatible, "missing": r.missing}, r.model_dump(mode="json"), "compatible")
+                    {"compatible": r.compatible, "missing": r.missing}, to_plain("abi_probe", r), "compatible")
             for i, r in enumerate(getattr(mf, "arch_probe", ())):
                 if not r.variant:
                     add("arch_probe", i, r.package, r.version, "gpu code",
-                        {"sass": list(r.sass), "ptx": list(r.ptx)}, r.model_dump(mode="json"), "sass")
+                        {"sass": list(r.sass), "ptx": list(r.ptx)}, to_plain("arch_probe", r), "sass")
     return out
 
 
