@@ -507,7 +507,7 @@ def _map(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]
         return list(ex.map(fn, items))
 
 
-class Progress:
+class RefreshBar:
     """``refresh: 3/12 sgl-kernel 0.3.5`` on stderr, rewritten in place; silent unless stderr is a TTY."""
 
     def __init__(self, total: int, stream: TextIO | None = None, enabled: bool | None = None) -> None:
@@ -546,7 +546,7 @@ class Progress:
 
 
 @dataclass
-class Outcome:
+class ReleaseOutcome:
     """What a refresh proved about one release (rows complete and schema-valid) and what it could not."""
 
     package: str
@@ -579,7 +579,7 @@ class Outcome:
 @dataclass
 class _Work:
     cand: Candidate
-    out: Outcome
+    out: ReleaseOutcome
     wheel: IndexFile | None = None
     python: str = "cp311"
     reqs: list[tuple[Requirement, str]] = field(default_factory=list)
@@ -597,7 +597,7 @@ class Refresher:
     """Probes releases and turns what it proves into rows. ``index`` and ``cache`` as for the probes."""
 
     def __init__(self, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]], *,
-                 jobs: int = DEFAULT_JOBS, progress: Progress | None = None,
+                 jobs: int = DEFAULT_JOBS, progress: RefreshBar | None = None,
                  tracked: dict[str, str] | None = None) -> None:
         self.index = index
         self.cache = cache
@@ -655,12 +655,12 @@ class Refresher:
                            cand.kind, cand.version, files, WINDOW_DAYS, MAX_WINDOW, MAX_SERIES, cand.platform])
         return f"refresh-v{REFRESH_VERSION}-{hashlib.sha256(blob.encode()).hexdigest()[:40]}"
 
-    def _from_journal(self, cand: Candidate) -> Outcome | None:
+    def _from_journal(self, cand: Candidate) -> ReleaseOutcome | None:
         hit = self.cache.get_json(self.journal_key(cand))
         if not isinstance(hit, dict):
             return None
         try:
-            return Outcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
+            return ReleaseOutcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
                            list(hit["proved"]), list(hit["unproved"]), journaled=True, platform=cand.platform)
         except (KeyError, TypeError, ValueError):
             return None
@@ -675,9 +675,9 @@ class Refresher:
                                                        "unproved": o.unproved})
 
     # -- the run ----------------------------------------------------------------------------------
-    def run(self, cands: Sequence[Candidate]) -> list[Outcome]:
+    def run(self, cands: Sequence[Candidate]) -> list[ReleaseOutcome]:
         """Probe every candidate (journaled outcomes are reused); return the outcomes in order."""
-        outcomes: dict[int, Outcome] = {}
+        outcomes: dict[int, ReleaseOutcome] = {}
         works: list[tuple[int, _Work]] = []
         for i, c in enumerate(cands):
             hit = self._from_journal(c)
@@ -685,7 +685,7 @@ class Refresher:
                 outcomes[i] = hit
                 self._tick(f"{c.package} {c.version} (journal)")
             else:
-                works.append((i, _Work(c, Outcome(c.package, c.version, c.kind, platform=c.platform))))
+                works.append((i, _Work(c, ReleaseOutcome(c.package, c.version, c.kind, platform=c.platform))))
         ws = [w for _, w in works]
         # 1. METADATA, wheel choice and windows (small reads)
         _map(self._guard(self._read), ws, self.jobs)
@@ -1177,8 +1177,8 @@ def _verdict(table: str, row: dict[str, Any]) -> Any:
     return None
 
 
-def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Path],
-                data: dict[str, list[dict[str, Any]]]) -> list[tuple[Path, str, dict[str, Any], Outcome]]:
+def plan_writes(outcomes: Sequence[ReleaseOutcome], directory: Path, files: Sequence[Path],
+                data: dict[str, list[dict[str, Any]]]) -> list[tuple[Path, str, dict[str, Any], ReleaseOutcome]]:
     """(file, table, row, outcome) for every row to add: already-recorded rows are dropped, rows that
     contradict a recorded one are refused (said in the outcome), package-level keys copied."""
     from glmcompat.matrix.curate import row_identity
@@ -1354,7 +1354,7 @@ class RefreshReport:
     since: str | None
     dry_run: bool
     listings: list[Listing]
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[ReleaseOutcome] = field(default_factory=list)
     written: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     models: list[ModelUpdate] = field(default_factory=list)  # [[model]] rows changed in place
@@ -1366,7 +1366,7 @@ class RefreshReport:
         return [c for lst in self.listings for c in lst.lacking]
 
     @property
-    def failed(self) -> list[Outcome]:
+    def failed(self) -> list[ReleaseOutcome]:
         return [o for o in self.outcomes if o.failed]
 
     def to_json(self) -> dict[str, Any]:
@@ -1440,7 +1440,7 @@ def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, data:
     cands = report.lacking
     if not cands:
         return
-    prog = Progress(len(cands), stream, progress)
+    prog = RefreshBar(len(cands), stream, progress)
     try:
         r = Refresher(index, cache, data, jobs=jobs, progress=prog, tracked=tracked)
         report.outcomes = r.run(cands)
