@@ -111,23 +111,23 @@ def test_rows_are_frozen_and_slotted(matrix: schema.Matrix) -> None:
 
 
 def test_defaults_of_fields_a_row_leaves_out() -> None:
-    """A plain row without its optional keys reads as the validated model would have it."""
-    k = R.from_plain("kernel", {"evidence": "metadata", "source": "s", "package": "p", "versions": ["1"], "torch": "2.9.1"})
+    """A row without its optional keys is validated into its class with that class's defaults (read-only
+    mappings where the default is an empty one)."""
+    v = schema.MatrixFile.model_validate({"schema": 1, "kernel": [
+        {"evidence": "metadata", "source": "s", "package": "p", "versions": ["1"], "torch": "2.9.1"}], "stack": [
+        {"evidence": "metadata", "source": "s", "name": "n", "description": "d", "targets": ["sm90"],
+         "pins": {"torch": "2.9.1"}}], "target": [
+        {"evidence": "metadata", "source": "s", "name": "sm90", "compute_capability": "9.0", "products": ["H100"],
+         "min_cuda": "11.8"}], "model": [
+        {"evidence": "metadata", "source": "s", "model_type": "x", "transformers": ">=1"}]})
+    (k,), (s,), (t,), (m,) = v.kernel, v.stack, v.target, v.model
     assert (k.variant, k.platform, k.cuda, k.sass, k.ptx, k.on_mismatch, k.consequence) == \
         (None, "x86_64", None, None, None, "error", None)
-    s = R.from_plain("stack", {"evidence": "metadata", "source": "s", "name": "n", "description": "d",
-                               "targets": ["sm90"], "pins": {"torch": "2.9.1"}})
     assert (s.engine, s.models, s.python, dict(s.overrides), s.exclude_newer) == ("sglang", (), ">=3.11,<3.13", {}, None)
-    t = R.from_plain("target", {"evidence": "metadata", "source": "s", "name": "sm90", "compute_capability": "9.0",
-                                "products": ["H100"], "min_cuda": "11.8"})
-    assert (dict(t.platforms), t.smem_per_block_optin) == ({}, None)
-    m = R.from_plain("model", {"evidence": "metadata", "source": "s", "model_type": "x", "transformers": ">=1"})
+    assert (dict(t.platforms), t.smem_per_block_optin, t.ships_on) == ({}, None, ("x86_64",))
     assert (m.architectures, m.for_engine("sglang"), m.for_engine("vllm"), m.for_engine("other")) == ((), None, None, None)
-    # the validator leaves the same defaults (the one declaration's), with read-only mappings
-    v = schema.MatrixFile.model_validate({"schema": 1, "kernel": [R.to_plain("kernel", k)], "stack": [R.to_plain("stack", s)],
-                                          "target": [R.to_plain("target", t)], "model": [R.to_plain("model", m)]})
-    assert (v.kernel, v.stack, v.target, v.model) == ((k,), (s,), (t,), (m,))
-    assert isinstance(v.target[0].platforms, MappingProxyType) and isinstance(v.stack[0].overrides, MappingProxyType)
+    assert isinstance(t.platforms, MappingProxyType) and isinstance(s.overrides, MappingProxyType)
+    assert k == R.Kernel("metadata", "s", "p", ("1",), "2.9.1")  # the dataclass's own defaults
 
 
 def _entry(path, doc: object) -> None:

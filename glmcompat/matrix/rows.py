@@ -379,13 +379,6 @@ def from_values(table: str, rows: list[list[Any]]) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-def from_plain(table: str, row: Mapping[str, Any]) -> Fact:
-    """The row of ``table`` a plain dict holds (``Matrix.plain()``'s rows; a key left out takes its default)."""
-    conv = _CONVERT.get(table, {})
-    kw: dict[str, Any] = {k: (conv[k](v) if k in conv else v) for k, v in row.items()}
-    return ROWS[table](**kw)
-
-
 def to_values(table: str, row: Mapping[str, Any]) -> list[Any]:
     """A plain row's values in :data:`FIELDS` order: what the JSON cache keeps (every key present, as
     ``Matrix.plain()`` writes them)."""

@@ -33,7 +33,6 @@ from glmcompat.matrix.rows import (
     Target,
     TargetRequirement,
     TorchBuild,
-    from_plain,
 )
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import local_cuda, normalize_target, product_key
@@ -77,11 +76,6 @@ class Facts:
         self._kernels: dict[tuple[str, Version, str | None], int] | None = None
         self._filtered: dict[str, tuple[Fact, ...]] = {}
         self._views: dict[str, Facts] = {self.platform: self}
-
-    @classmethod
-    def from_plain(cls, plain: Mapping[str, Sequence[Mapping[str, Any]]], key: str = "") -> Facts:
-        """The facts of a plain dump of the validated matrix (``Matrix.plain()``: a dict per row)."""
-        return cls({t: tuple(from_plain(t, r) for r in rows) for t, rows in plain.items()}, key)
 
     def on(self, platform: str) -> Facts:
         """The same facts, answering for the wheels of ``platform`` (a view sharing the data)."""
