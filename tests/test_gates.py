@@ -84,3 +84,18 @@ def test_contributors_hooks_run_the_gates():
     assert hooks["ruff"]["entry"].split()[:2] == ["ruff", "check"]
     assert hooks["mypy"]["entry"] == "mypy" and hooks["mypy"]["pass_filenames"] is False  # [tool.mypy]'s files
     assert hooks["import-linter"]["entry"] == "lint-imports"
+
+
+def test_no_class_name_is_defined_in_two_modules():
+    """Each idea is declared once (issue 27): a class name names one class in the package, so a reader (and a
+    grep) finds the one declaration; the matrix's rows, for one, are declared only in glmcompat/matrix/rows.py."""
+    import ast
+
+    where: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "glmcompat").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    twice = {name: paths for name, paths in where.items() if len(set(paths)) > 1}
+    assert not twice, twice
+    assert len(where) > 100  # the walk saw the package

@@ -7,8 +7,8 @@ schema is strict (``additionalProperties: false``, every field required unless i
 ``--json`` output that changes shape fails here until its schema (and, for an incompatible change, its
 ``version``) changes with it.
 
-``matrix-show.schema.json`` is derived from the matrix's own pydantic models; regenerate it with
-``python -m tests.test_json_schemas`` after a change to :mod:`glmcompat.matrix.schema`.
+``matrix-show.schema.json`` is derived from the matrix's own file schema; regenerate it with
+``python -m tests.test_json_schemas`` after a change to :mod:`glmcompat.matrix.schema` or :mod:`glmcompat.matrix.rows`.
 """
 
 from __future__ import annotations

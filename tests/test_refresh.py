@@ -605,12 +605,12 @@ def test_progress_only_on_a_tty() -> None:
             return True
 
     quiet = io.StringIO()
-    p = rf.Progress(2, quiet)
+    p = rf.RefreshBar(2, quiet)
     p.step("a")
     p.close()
     assert quiet.getvalue() == "" and p.done == 1
     tty = Tty()
-    p = rf.Progress(2, tty)
+    p = rf.RefreshBar(2, tty)
     p.step("sglang-kernel 0.4.9")
     assert "refresh [" in tty.getvalue() and "1/2" in tty.getvalue()
     p.close()

@@ -1,6 +1,6 @@
-"""The hot path's rows (glmcompat/matrix/rows.py) against the validated models (glmcompat/matrix/schema.py): the same
-fields with the same defaults for every table, every shipped row the same through the JSON cache, and rows
-that cannot be changed or given new attributes."""
+"""The matrix's rows (glmcompat/matrix/rows.py), declared once: the file validator (glmcompat/matrix/schema.py's
+MatrixFile) builds exactly these rows, with tuples and read-only mappings all the way down; every shipped row is the
+same through the plain dump and the JSON cache; rows cannot be changed or given new attributes."""
 
 from __future__ import annotations
 
@@ -9,20 +9,22 @@ import hashlib
 import json
 import typing
 from collections.abc import Mapping
+from types import MappingProxyType
 
 import pytest
-from pydantic_core import PydanticUndefined
 
 from glmcompat.matrix import rows as R
 from glmcompat.matrix import schema
 from glmcompat.matrix.load import FORMAT, _cached_matrix, load_facts
 from glmcompat.matrix.view import Facts
+from glmcompat.model.gpu import KernelCode
 
 
-def _model(table: str) -> type[schema.Fact]:
-    """The pydantic model of ``table``: the element type of MatrixFile's field of that name."""
-    (model,) = {a for a in typing.get_args(schema.MatrixFile.model_fields[table].annotation) if a is not Ellipsis}
-    return model
+def _row_class(table: str) -> type:
+    """The class MatrixFile validates a row of ``table`` into: the element type of its field of that name (through
+    an ``Annotated[...]`` carrying the checks spanning fields)."""
+    (elem,) = {a for a in typing.get_args(schema.MatrixFile.model_fields[table].annotation) if a is not Ellipsis}
+    return typing.get_args(elem)[0] if typing.get_origin(elem) is typing.Annotated else elem
 
 
 @pytest.fixture(scope="module")
@@ -30,61 +32,62 @@ def matrix() -> schema.Matrix:
     return schema.load_matrix()
 
 
-def test_every_table_has_a_row_class() -> None:
+def test_every_table_has_one_row_class() -> None:
     assert tuple(R.ROWS) == schema.TABLES
-    assert [_model(t).__name__ for t in schema.TABLES] == [cls.__name__ for cls in R.ROWS.values()]
+    assert tuple(schema.MatrixFile.model_fields) == (*schema.TABLES, "schema_")
+    for table in schema.TABLES:
+        assert _row_class(table) is R.ROWS[table], table
+        assert R.FIELDS[table] == tuple(f.name for f in dataclasses.fields(R.ROWS[table]))
 
 
-@pytest.mark.parametrize("table", schema.TABLES)
-def test_row_fields_are_the_model_fields(table: str) -> None:
-    model, cls = _model(table), R.ROWS[table]
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    assert set(fields) == set(model.model_fields), table
-    assert R.FIELDS[table] == tuple(fields)
-    for name, info in model.model_fields.items():
-        f = fields[name]
-        if info.is_required():
-            assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING, (table, name)
-        else:
-            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-            assert info.default is not PydanticUndefined and default == info.default, (table, name)
-
-
-def _same(value: object, model_value: object) -> bool:
-    """The row's value is the model's, with tuples for sequences and read-only mappings for dicts (no list, no
-    mutable dict anywhere inside)."""
-    if isinstance(model_value, dict):
-        return (isinstance(value, Mapping) and not isinstance(value, dict) and value.keys() == model_value.keys()
-                and all(_same(value[k], v) for k, v in model_value.items()))
-    if isinstance(model_value, schema.KernelGroup):  # a nested row: the same fields, as a frozen dataclass
-        return (dataclasses.is_dataclass(value) and not isinstance(value, type)
-                and all(_same(getattr(value, k), v) for k, v in model_value))
-    if isinstance(model_value, tuple | list):
-        return (isinstance(value, tuple) and len(value) == len(model_value)
-                and all(_same(a, b) for a, b in zip(value, model_value, strict=True)))
-    return type(value) is type(model_value) and value == model_value
+def _frozen(value: object) -> bool:
+    """No list, no mutable dict anywhere inside: tuples for sequences, read-only mappings, kernel groups."""
+    if isinstance(value, dict | list | set):
+        return False
+    if isinstance(value, Mapping):
+        return isinstance(value, MappingProxyType) and all(_frozen(v) for v in value.values())
+    if isinstance(value, tuple):
+        return all(_frozen(v) for v in value)
+    if isinstance(value, KernelCode):
+        return _frozen(value.code)
+    return value is None or isinstance(value, str | int | bool)
 
 
 def test_every_shipped_row_round_trips(matrix: schema.Matrix, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Model -> plain dump -> row, and model -> cache entry -> row: every field equal to the model's."""
+    """Validated row -> its view, -> cache entry -> row, and -> plain dump -> validated again: every row equal,
+    of its table's class, with nothing mutable inside."""
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path))
     first = load_facts()  # validates, writes the cache entry
     (entry,) = tmp_path.glob(f"matrix-v{FORMAT}-*.json")
     cached = _cached_matrix(entry)
     assert cached is not None
     warm = load_facts()
+    plain = matrix.plain()
+    again = schema.MatrixFile.model_validate({"schema": 1, **plain})
     n = 0
     for table in schema.TABLES:
-        models = getattr(matrix, table)
+        validated = getattr(matrix, table)
+        assert getattr(again, table) == validated, table
         for facts in (matrix.view(), first, Facts(cached), warm):
-            assert len(facts.all_rows(table)) == len(models), table
-            for row, model in zip(facts.all_rows(table), models, strict=True):
-                assert type(row) is R.ROWS[table]
-                for name in R.FIELDS[table]:
-                    assert _same(getattr(row, name), getattr(model, name)), (table, name, getattr(row, name))
+            assert len(facts.all_rows(table)) == len(validated), table
+            for row, want in zip(facts.all_rows(table), validated, strict=True):
+                assert type(row) is type(want) is R.ROWS[table]
+                assert row == want, table
+                assert all(_frozen(getattr(row, name)) for name in R.FIELDS[table]), (table, row)
                 n += 1
     assert n > 4 * 500
     assert warm.data == first.data
+    assert matrix.view().all_rows("kernel")[0] is matrix.kernel[0]  # the view holds the validated rows themselves
+
+
+def test_a_plain_dump_is_json_data(matrix: schema.Matrix) -> None:
+    """``to_plain``: lists and dicts only, every field in FIELDS order (``exclude_none``: the None ones left out)."""
+    probe = next(r for r in matrix.arch_probe if r.kernel_code)
+    d = R.to_plain("arch_probe", probe)
+    assert list(d) == list(R.FIELDS["arch_probe"])
+    assert json.loads(json.dumps(d)) == d and isinstance(d["kernel_code"][0], dict)
+    m = R.to_plain("model", matrix.model[0], exclude_none=True)
+    assert None not in m.values() and set(m) <= set(R.FIELDS["model"])
 
 
 def test_rows_are_frozen_and_slotted(matrix: schema.Matrix) -> None:
@@ -108,18 +111,23 @@ def test_rows_are_frozen_and_slotted(matrix: schema.Matrix) -> None:
 
 
 def test_defaults_of_fields_a_row_leaves_out() -> None:
-    """A plain row without its optional keys reads as the validated model would have it."""
-    k = R.from_plain("kernel", {"evidence": "metadata", "source": "s", "package": "p", "versions": ["1"], "torch": "2.9.1"})
+    """A row without its optional keys is validated into its class with that class's defaults (read-only
+    mappings where the default is an empty one)."""
+    v = schema.MatrixFile.model_validate({"schema": 1, "kernel": [
+        {"evidence": "metadata", "source": "s", "package": "p", "versions": ["1"], "torch": "2.9.1"}], "stack": [
+        {"evidence": "metadata", "source": "s", "name": "n", "description": "d", "targets": ["sm90"],
+         "pins": {"torch": "2.9.1"}}], "target": [
+        {"evidence": "metadata", "source": "s", "name": "sm90", "compute_capability": "9.0", "products": ["H100"],
+         "min_cuda": "11.8"}], "model": [
+        {"evidence": "metadata", "source": "s", "model_type": "x", "transformers": ">=1"}]})
+    (k,), (s,), (t,), (m,) = v.kernel, v.stack, v.target, v.model
     assert (k.variant, k.platform, k.cuda, k.sass, k.ptx, k.on_mismatch, k.consequence) == \
         (None, "x86_64", None, None, None, "error", None)
-    s = R.from_plain("stack", {"evidence": "metadata", "source": "s", "name": "n", "description": "d",
-                               "targets": ["sm90"], "pins": {"torch": "2.9.1"}})
     assert (s.engine, s.models, s.python, dict(s.overrides), s.exclude_newer) == ("sglang", (), ">=3.11,<3.13", {}, None)
-    t = R.from_plain("target", {"evidence": "metadata", "source": "s", "name": "sm90", "compute_capability": "9.0",
-                                "products": ["H100"], "min_cuda": "11.8"})
-    assert (dict(t.platforms), t.smem_per_block_optin) == ({}, None)
-    m = R.from_plain("model", {"evidence": "metadata", "source": "s", "model_type": "x", "transformers": ">=1"})
+    assert (dict(t.platforms), t.smem_per_block_optin, t.ships_on) == ({}, None, ("x86_64",))
     assert (m.architectures, m.for_engine("sglang"), m.for_engine("vllm"), m.for_engine("other")) == ((), None, None, None)
+    assert isinstance(t.platforms, MappingProxyType) and isinstance(s.overrides, MappingProxyType)
+    assert k == R.Kernel("metadata", "s", "p", ("1",), "2.9.1")  # the dataclass's own defaults
 
 
 def _entry(path, doc: object) -> None:

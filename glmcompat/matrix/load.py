@@ -39,17 +39,17 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
             data = _rows(_read(SNAPSHOT), digests)
         if data is not None:
             return Facts(data, key)
-    from glmcompat.matrix.schema import load_matrix
+    from glmcompat.matrix.schema import TABLES, load_matrix
 
-    plain = load_matrix(paths).plain()
+    m = load_matrix(paths)
     if files:
         try:
             from glmcompat.matrix.locations import seal
 
-            atomic_write(cached, seal("matrix", cached.name, _document(plain)))
+            atomic_write(cached, seal("matrix", cached.name, _document(m.plain())))
         except OSError:
             pass  # a read-only cache only costs speed
-    return Facts.from_plain(plain, key)
+    return Facts({t: getattr(m, t) for t in TABLES}, key)  # the validated rows themselves
 
 
 def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:

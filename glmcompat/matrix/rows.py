@@ -1,14 +1,18 @@
-"""The matrix's rows as frozen, slotted dataclasses: what :class:`glmcompat.matrix.view.Facts` answers with.
+"""The matrix's rows, declared once: one frozen, slotted dataclass per table.
 
-One class per table, with exactly the fields of its pydantic model in :mod:`glmcompat.matrix.schema` (the test
-``tests/test_rows.py`` holds the two equal): lists are tuples, and the genuine mappings (a target's platforms, a
-family's pairs, a stack's pins and overrides) read-only :class:`types.MappingProxyType` views. A field the TOML may
-leave out has the validated model's default. Standard library only: the warm paths import this module, never
-pydantic.
+These classes are what loading validates into, what :class:`glmcompat.matrix.view.Facts` answers with and what
+refresh and curation read. Lists are tuples, and the genuine mappings (a target's platforms, a family's pairs, a
+stack's pins and overrides) read-only :class:`types.MappingProxyType` views. Standard library only: the warm paths
+import this module, never pydantic.
+
+Validation: the field annotations name the checked types of :mod:`glmcompat.matrix.schema` (``VersionStr``,
+``SpecStr``, ``Name`` ...). They stay strings here (``from __future__ import annotations``); to a type checker
+they are the plain Python types declared under ``TYPE_CHECKING`` below, and pydantic resolves them in
+:mod:`glmcompat.matrix.schema`'s namespace when it builds the file validator (``MatrixFile``), which also adds
+the checks spanning fields of one row. ``__pydantic_config__`` rejects unknown keys.
 
 The JSON cache (:mod:`glmcompat.matrix.load`) keeps each table's rows as lists of values in the order of
-:data:`FIELDS`; :func:`from_values` turns them back into rows, :func:`from_plain` turns a row of the validated
-matrix's plain dump (``Matrix.plain()``, a dict per row) into one.
+:data:`FIELDS`; :func:`from_values` turns them back into rows, :func:`to_plain` turns a row into plain JSON data.
 """
 
 from __future__ import annotations
@@ -17,11 +21,44 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
-from glmcompat.model.gpu import KernelCode
+from glmcompat.model.gpu import KernelCode, parse_capability
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the warm paths do not import typing for this module
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
+
+    # What the checked types of glmcompat.matrix.schema are to a type checker (pydantic reads them there)
+    Evidence = str
+    NonEmpty = str
+    VersionStr = str
+    SpecStr = str
+    ReqStr = str
+    Name = str
+    Code = str
+    CudaStr = str
+    Capability = str
+    TargetName = str
+    ModelType = str
+    Variant = str
+    Platform = str
+    Severity = str
+    Engine = str
+    StackName = str
+    Timestamp = str
+    SignatureId = str
+    Regex = str
+    Count = int
+    Versions = tuple[str, ...]
+    Names = tuple[str, ...]
+    TargetNames = tuple[str, ...]
+    Globs = tuple[str, ...]
+    TorchReleases = tuple[str, ...]
+    ProductPlatforms = Mapping[str, tuple[str, ...]]
+    TorchPairs = Mapping[str, str]
+    CudartMajors = Mapping[str, int]
+    Pins = Mapping[str, str]
+    Overrides = Mapping[str, str]
+    KernelGroupIn = KernelCode
 
 
 def _empty() -> Mapping[str, str]:
@@ -38,158 +75,179 @@ def _empty_platforms() -> Mapping[str, tuple[str, ...]]:
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """What every row carries: how it is known (``evidence``) and where it was read (``source``). Also the
-    evidence of an answer no single row holds (a torch release is ABI-equal to itself)."""
+    """A row of the matrix: what is claimed, how it is known (``evidence``) and where it was read (``source``).
+    Also the evidence of an answer no single row holds (a torch release is ABI-equal to itself)."""
 
-    evidence: str
-    source: str
+    __pydantic_config__ = {"extra": "forbid"}  # pydantic's config of these dataclasses: unknown keys are rejected
+
+    evidence: Evidence
+    source: NonEmpty
 
 
 @dataclass(frozen=True, slots=True)
 class Target(Fact):
-    """A GPU target: its compute capability, products (and the platforms each ships on), shared memory, minimum CUDA."""
+    """A GPU target: what a card is and which GPU code runs on it (see :mod:`glmcompat.model.gpu`)."""
 
-    name: str
-    compute_capability: str
-    products: tuple[str, ...]
-    min_cuda: str
-    # product -> the platforms it ships on; empty: every product on x86_64
-    platforms: Mapping[str, tuple[str, ...]] = field(default_factory=_empty_platforms)
+    name: TargetName
+    compute_capability: Capability
+    products: tuple[NonEmpty, ...]
+    min_cuda: CudaStr
+    # product -> the host platforms it ships on (H100: x86_64, GH200: aarch64); empty: x86_64 for every product
+    platforms: ProductPlatforms = field(default_factory=_empty_platforms)
     smem_per_block_optin: int | None = None
+
+    @property
+    def ships_on(self) -> tuple[str, ...]:
+        """The platforms some product of this target ships on, x86_64 first."""
+        have = {p for v in self.platforms.values() for p in v} if self.platforms else {"x86_64"}
+        return tuple(p for p in ("x86_64", "aarch64") if p in have)
+
+    @property
+    def capability(self) -> tuple[int, int]:
+        return parse_capability(self.compute_capability)
 
 
 @dataclass(frozen=True, slots=True)
 class TorchBuild(Fact):
-    """torch wheels of some releases (one build ``variant``, one ``platform``): their CUDA runtime and GPU code."""
+    """torch wheels for some versions: their CUDA runtime and GPU code. ``variant`` None: the default
+    wheels on the package index; else the local label of a build on PyTorch's own index (``cu128``)."""
 
-    versions: tuple[str, ...]
-    sass: tuple[str, ...]
-    variant: str | None = None
-    platform: str = "x86_64"
-    cuda: str | None = None  # None: a CPU-only build
-    ptx: tuple[str, ...] = ()
+    versions: Versions
+    sass: tuple[Code, ...]
+    variant: Variant | None = None
+    platform: Platform = "x86_64"
+    cuda: CudaStr | None = None  # None: a CPU-only build (no libtorch_cuda.so; torch's default aarch64 wheels to 2.10.0)
+    ptx: tuple[Code, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class FamilyRule(Fact):
-    """torchvision / torchaudio releases -> the torch specifier each was built for."""
+    """torchvision / torchaudio release -> the torch requirement it was built for."""
 
-    package: str
-    pairs: Mapping[str, str]  # release -> the torch specifier it was built for
+    package: Name
+    pairs: TorchPairs  # release -> the torch specifier it was built for
     failure: str | None = None
-    cudart: Mapping[str, int] = field(default_factory=_empty_ints)  # release -> libcudart major its index wheel links
-    on_mismatch: str = "error"  # the severity of a proven break (a failed load that only some uses reach: "warning")
+    # release -> the CUDA runtime major its index wheel links (DT_NEEDED libcudart.so.N; 0: none), read from the wheel
+    cudart: CudartMajors = field(default_factory=_empty_ints)
+    # a proven break (a probe's missing symbols) of a package whose failed load only some uses reach is a warning
+    # that says what fails (torchcodec: only video and audio decoding imports it); default: an error
+    on_mismatch: Severity = "error"
     consequence: str | None = None  # what a failed load does, said in a proven break's finding
 
 
 @dataclass(frozen=True, slots=True)
 class Kernel(Fact):
-    """A compiled extension's releases: the torch they were built against, their CUDA runtime and GPU code."""
+    """A compiled extension release tied to the torch C++ ABI."""
 
-    package: str
-    versions: tuple[str, ...]
-    torch: str
-    variant: str | None = None
-    platform: str = "x86_64"
-    cuda: str | None = None
-    sass: tuple[str, ...] | None = None  # None: its GPU code is not curated
-    ptx: tuple[str, ...] | None = None
-    on_mismatch: str = "error"
+    package: Name
+    versions: Versions
+    torch: VersionStr
+    variant: Variant | None = None  # a labelled build (sgl-kernel 0.3.21+cu130); None: the index's wheel
+    platform: Platform = "x86_64"  # the wheel this row is about (an aarch64 wheel is a separate build)
+    cuda: CudaStr | None = None
+    sass: tuple[Code, ...] | None = None  # None: its GPU code is not curated
+    ptx: tuple[Code, ...] | None = None
+    on_mismatch: Severity = "error"
     consequence: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class AbiProbe(Fact):
-    """A measured verdict: an extension's undefined torch symbols against what a torch exports."""
+    """A measured verdict: the extension's undefined torch symbols vs what a torch exports."""
 
-    package: str
-    version: str
-    torch: str
+    package: Name
+    version: VersionStr
+    torch: VersionStr
     compatible: bool
-    missing: int
-    platform: str = "x86_64"
+    missing: Count
+    platform: Platform = "x86_64"  # both wheels' (the extension's and torch's)
     symbols: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class ArchProbe(Fact):
-    """A measured GPU-code list, read from a wheel's fatbins (and, where read, its kernels grouped by their code)."""
+    """A measured GPU-code list read from a wheel's fatbins; ``kernel_code``, where read, its kernels grouped by
+    the code they carry (a target runs the wheel only where it runs every group meant for newer GPUs:
+    :func:`glmcompat.model.gpu.uncovered`)."""
 
-    package: str
-    version: str
-    sass: tuple[str, ...]
-    variant: str | None = None
-    platform: str = "x86_64"
-    ptx: tuple[str, ...] = ()
-    kernel_code: tuple[KernelCode, ...] = ()
+    package: Name
+    version: VersionStr
+    sass: tuple[Code, ...]
+    variant: Variant | None = None
+    platform: Platform = "x86_64"
+    ptx: tuple[Code, ...] = ()
+    kernel_code: tuple[KernelGroupIn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class AbiEqual(Fact):
-    """torch releases that export the same symbols."""
+    """torch releases that export the same symbols (an extension built against one loads next to the others)."""
 
-    torch: tuple[str, ...]
+    torch: TorchReleases
 
 
 @dataclass(frozen=True, slots=True)
 class Compiled(Fact):
-    """Compiled torch extensions outside the tracked set."""
+    """Compiled torch extensions outside the tracked set (flash-attn, transformer-engine, ...): judged
+    only as warnings that point at ``glmcompat verify``, unless their label names another torch."""
 
-    packages: tuple[str, ...]
+    packages: Names
 
 
 @dataclass(frozen=True, slots=True)
 class Rename(Fact):
-    """A package published under a new name from some release on."""
+    """A package published under a new name from some release on (sgl-kernel -> sglang-kernel)."""
 
-    old: str
-    new: str
+    old: Name
+    new: Name
 
 
 @dataclass(frozen=True, slots=True)
 class PrimaryModules(Fact):
-    """The extension modules (glob patterns) whose GPU code decides for a package."""
+    """The extension modules whose GPU code decides whether a wheel runs on a target (glob patterns)."""
 
-    package: str
-    modules: tuple[str, ...]
+    package: Name
+    modules: Globs
 
 
 @dataclass(frozen=True, slots=True)
 class Jit(Fact):
-    """A package that JIT-compiles its kernels (no torch C++ ABI to match)."""
+    """A package that JIT-compiles its kernels and does not link the torch C++ ABI."""
 
-    package: str
-    versions: str  # a specifier
+    package: Name
+    versions: SpecStr
 
 
 @dataclass(frozen=True, slots=True)
 class EqualVersion(Fact):
     """Two packages that must carry the same version."""
 
-    packages: tuple[str, str]
+    packages: tuple[Name, Name]
 
 
 @dataclass(frozen=True, slots=True)
 class Requires(Fact):
-    """While ``package`` is in ``versions``, ``requires`` must hold as well."""
+    """When ``package`` is in ``versions``, ``requires`` must hold as well."""
 
-    package: str
-    versions: str  # a specifier
-    requires: str  # a requirement
+    package: Name
+    versions: SpecStr
+    requires: ReqStr
 
 
 @dataclass(frozen=True, slots=True)
 class ModelSupport(Fact):
     """The transformers (and engine) releases that know a model type."""
 
-    model_type: str
-    transformers: str
+    model_type: ModelType
+    transformers: SpecStr
     architectures: tuple[str, ...] = ()
-    sglang: str | None = None
-    vllm: str | None = None
+    sglang: SpecStr | None = None
+    vllm: SpecStr | None = None
     failure: str | None = None
-    sglang_config: str | None = None
-    vllm_config: str | None = None
+    # The engine releases that register their own config class for the model type (its _CONFIG_REGISTRY or a config
+    # module declaring the model_type): on those, transformers need not know the model type.
+    sglang_config: SpecStr | None = None
+    vllm_config: SpecStr | None = None
 
     def for_engine(self, engine: str) -> str | None:
         """The specifier of the ``engine`` (sglang, vllm) releases that serve the model (None: none known)."""
@@ -205,10 +263,10 @@ class ModelSupport(Fact):
 class TargetRequirement(Fact):
     """A fix a target needs (a package specifier), and why."""
 
-    targets: tuple[str, ...]
-    package: str
-    specifier: str
-    reason: str
+    targets: TargetNames
+    package: Name
+    specifier: SpecStr
+    reason: NonEmpty
     failure: str | None = None
 
 
@@ -216,34 +274,34 @@ class TargetRequirement(Fact):
 class Release(Fact):
     """An engine release's own requirements (its METADATA)."""
 
-    package: str
-    version: str
-    requires: tuple[str, ...]
+    package: Name
+    version: VersionStr
+    requires: tuple[ReqStr, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Stack(Fact):
     """A named set of pins for some targets and models, around one serving engine."""
 
-    name: str
-    description: str
-    targets: tuple[str, ...]
-    pins: Mapping[str, str]
-    engine: str = "sglang"
-    models: tuple[str, ...] = ()
-    python: str = ">=3.11,<3.13"
-    overrides: Mapping[str, str] = field(default_factory=_empty)
-    exclude_newer: str | None = None
+    name: StackName
+    description: NonEmpty
+    targets: TargetNames
+    pins: Pins
+    engine: Engine = "sglang"  # the serving engine; its package is the set's root
+    models: tuple[ModelType, ...] = ()
+    python: SpecStr = ">=3.11,<3.13"
+    overrides: Overrides = field(default_factory=_empty)
+    exclude_newer: Timestamp | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Signature(Fact):
     """A known failure: the error text that shows it, its cause and one remedy."""
 
-    id: str
-    pattern: str
-    cause: str
-    remedy: str
+    id: SignatureId
+    pattern: Regex
+    cause: NonEmpty
+    remedy: NonEmpty
 
 
 # table -> its row class, in the order of the matrix's tables (glmcompat.matrix.schema.TABLES)
@@ -321,14 +379,25 @@ def from_values(table: str, rows: list[list[Any]]) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-def from_plain(table: str, row: Mapping[str, Any]) -> Fact:
-    """The row of ``table`` a plain dict holds (``Matrix.plain()``'s rows; a key left out takes its default)."""
-    conv = _CONVERT.get(table, {})
-    kw: dict[str, Any] = {k: (conv[k](v) if k in conv else v) for k, v in row.items()}
-    return ROWS[table](**kw)
-
-
 def to_values(table: str, row: Mapping[str, Any]) -> list[Any]:
     """A plain row's values in :data:`FIELDS` order: what the JSON cache keeps (every key present, as
     ``Matrix.plain()`` writes them)."""
     return [row[k] for k in FIELDS[table]]
+
+
+def _json(v: object) -> Any:
+    """A row's value as JSON data: tuples as lists, mappings as dicts, a kernel group as a dict."""
+    if isinstance(v, tuple):
+        return [_json(x) for x in v]
+    if isinstance(v, Mapping):
+        return {k: _json(x) for k, x in v.items()}
+    if isinstance(v, KernelCode):
+        return {"kernels": v.kernels, "code": list(v.code), "example": v.example}
+    return v
+
+
+def to_plain(table: str, row: Fact, exclude_none: bool = False) -> dict[str, Any]:
+    """``row`` (of ``table``) as plain JSON data, every field in :data:`FIELDS` order (``exclude_none``: without the
+    fields that are None): what ``matrix show --json`` prints and the JSON cache keeps."""
+    out = {k: _json(getattr(row, k)) for k in FIELDS[table]}
+    return {k: v for k, v in out.items() if v is not None} if exclude_none else out

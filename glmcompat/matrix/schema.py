@@ -1,4 +1,5 @@
-"""The curated compatibility matrix: TOML data under ``glmcompat/matrix/data/`` loaded into frozen pydantic models.
+"""The curated compatibility matrix: TOML data under ``glmcompat/matrix/data/`` validated by pydantic into the frozen
+dataclasses of :mod:`glmcompat.matrix.rows` (one declaration per table).
 
 Every row is a fact with its ``evidence`` (how it is known) and ``source`` (where it was read).
 Loading validates each file (unknown keys rejected; versions, specifiers, requirements, GPU code and
@@ -9,25 +10,40 @@ stack naming an unknown target, ...). Errors name the file, the line and the off
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from glmcompat.matrix.rows import (
+    ROWS,
+    AbiEqual,
+    AbiProbe,
+    ArchProbe,
+    Compiled,
+    EqualVersion,
+    Fact,
+    FamilyRule,
+    Jit,
+    Kernel,
+    ModelSupport,
+    PrimaryModules,
+    Release,
+    Rename,
+    Requires,
+    Signature,
+    Stack,
+    Target,
+    TargetRequirement,
+    TorchBuild,
+    to_plain,
+)
 from glmcompat.matrix.store import matrix_files, read_input
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -109,260 +125,105 @@ ReqStr = Annotated[str, AfterValidator(_requirement)]
 Name = Annotated[str, AfterValidator(_name)]
 Code = Annotated[str, AfterValidator(_code)]
 CudaStr = Annotated[str, AfterValidator(_cuda)]
+Capability = Annotated[str, AfterValidator(_capability)]
 NonEmpty = Annotated[str, Field(min_length=1)]
+TargetName = Annotated[str, Field(pattern=r"^sm\d+$")]
 # A Hugging Face model_type (config.json's "model_type": glm_moe_dsa, deepseek_v3): an identifier, nothing a
 # generated file could read as code or markup (no quote, no newline, no space)
 ModelType = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
 # A local version label naming a build variant: +cu128, +cu130, +cpu, +rocm6.4
 Variant = Annotated[str, Field(pattern=r"^(cu\d{3,4}|cpu|rocm\d+(\.\d+)*)$")]
+Engine = Literal["sglang", "vllm"]
+StackName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+Timestamp = Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")]
+SignatureId = Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]
+Regex = Annotated[str, AfterValidator(_regex)]
+Count = Annotated[int, Field(ge=0)]
+Versions = Annotated[tuple[VersionStr, ...], Field(min_length=1)]
+Names = Annotated[tuple[Name, ...], Field(min_length=1)]
+TargetNames = Annotated[tuple[str, ...], Field(min_length=1)]
+Globs = Annotated[tuple[NonEmpty, ...], Field(min_length=1)]
+TorchReleases = Annotated[tuple[VersionStr, ...], Field(min_length=2)]
+# the rows' mappings are read-only views of the validated dicts; those a row may leave out default to empty (a
+# factory in the dataclass, which pydantic does not show in the JSON Schema: said here)
+_EMPTY = Field(json_schema_extra={"default": {}})
+ProductPlatforms = Annotated[Mapping[NonEmpty, tuple[Platform, ...]], _EMPTY, AfterValidator(MappingProxyType)]
+TorchPairs = Annotated[Mapping[VersionStr, SpecStr], Field(min_length=1), AfterValidator(MappingProxyType)]
+CudartMajors = Annotated[Mapping[VersionStr, Annotated[int, Field(ge=0, le=99)]], _EMPTY,
+                         AfterValidator(MappingProxyType)]
+Pins = Annotated[Mapping[Name, VersionStr], Field(min_length=1), AfterValidator(MappingProxyType)]
+Overrides = Annotated[Mapping[Name, VersionStr], _EMPTY, AfterValidator(MappingProxyType)]
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Fact(_Row):
-    """A row of the matrix: what is claimed, how it is known and where it was read."""
-
-    evidence: Evidence
-    source: NonEmpty
-
-
-class Target(Fact):
-    """A GPU target: what a card is and which GPU code runs on it (see :mod:`glmcompat.model.gpu`)."""
-
-    name: Annotated[str, Field(pattern=r"^sm\d+$")]
-    compute_capability: Annotated[str, AfterValidator(_capability)]
-    products: tuple[NonEmpty, ...]
-    # product -> the host platforms it ships on (H100: x86_64, GH200: aarch64); absent: x86_64 for every product
-    platforms: dict[NonEmpty, tuple[Platform, ...]] = {}
-    smem_per_block_optin: int | None = None
-    min_cuda: CudaStr
-
-    @model_validator(mode="after")
-    def _platforms_name_the_products(self) -> Target:
-        if self.platforms:
-            extra = sorted(set(self.platforms) - set(self.products))
-            missing = [p for p in self.products if p not in self.platforms]
-            if extra:
-                raise ValueError(f"platforms names {extra[0]!r}, which is not one of the products")
-            if missing:
-                raise ValueError(f"platforms does not say where product {missing[0]!r} ships")
-            empty = [p for p, v in self.platforms.items() if not v]
-            if empty:
-                raise ValueError(f"platforms of product {empty[0]!r} is empty")
-        return self
-
-    @property
-    def ships_on(self) -> tuple[str, ...]:
-        """The platforms some product of this target ships on, x86_64 first."""
-        have = {p for v in self.platforms.values() for p in v} if self.platforms else {"x86_64"}
-        return tuple(p for p in ("x86_64", "aarch64") if p in have)
-
-    @property
-    def capability(self) -> tuple[int, int]:
-        return gpu.parse_capability(self.compute_capability)
-
-    def runs(self, code: str) -> bool:
-        return gpu.runs_on(code, self.capability)
-
-
-class TorchBuild(Fact):
-    """torch wheels for some versions: their CUDA runtime and GPU code. ``variant`` None: the default
-    wheels on the package index; else the local label of a build on PyTorch's own index (``cu128``)."""
-
-    versions: tuple[VersionStr, ...] = Field(min_length=1)
-    variant: Variant | None = None
-    platform: Platform = "x86_64"
-    cuda: CudaStr | None = None  # absent: a CPU-only build (no libtorch_cuda.so; torch's default aarch64 wheels to 2.10.0)
-    sass: tuple[Code, ...]
-    ptx: tuple[Code, ...] = ()
-
-    @model_validator(mode="after")
-    def _cpu_builds_carry_no_gpu_code(self) -> TorchBuild:
-        if self.cuda is None and (self.sass or self.ptx):
-            raise ValueError("a CPU-only build (cuda absent) carries no GPU code: sass and ptx must be empty")
-        return self
-
-
-class FamilyRule(Fact):
-    """torchvision / torchaudio release -> the torch requirement it was built for."""
-
-    package: Name
-    pairs: dict[VersionStr, SpecStr] = Field(min_length=1)
-    failure: str | None = None
-    # release -> the CUDA runtime major its index wheel links (DT_NEEDED libcudart.so.N; 0: none), read from the wheel
-    cudart: dict[VersionStr, Annotated[int, Field(ge=0, le=99)]] = {}
-    # a proven break (a probe's missing symbols) of a package whose failed load only some uses reach is a warning
-    # that says what fails (torchcodec: only video and audio decoding imports it); default: an error
-    on_mismatch: Severity = "error"
-    consequence: str | None = None
-
-    @model_validator(mode="after")
-    def _cudart_of_its_releases(self) -> FamilyRule:
-        extra = sorted(set(self.cudart) - set(self.pairs))
-        if extra:
-            raise ValueError(f"cudart names releases the row does not pair: {', '.join(extra)}")
-        return self
-
-
-class Kernel(Fact):
-    """A compiled extension release tied to the torch C++ ABI."""
-
-    package: Name
-    versions: tuple[VersionStr, ...] = Field(min_length=1)
-    variant: Variant | None = None  # a labelled build (sgl-kernel 0.3.21+cu130); None: the index's wheel
-    platform: Platform = "x86_64"  # the wheel this row is about (an aarch64 wheel is a separate build)
-    torch: VersionStr
-    cuda: CudaStr | None = None
-    sass: tuple[Code, ...] | None = None
-    ptx: tuple[Code, ...] | None = None
-    on_mismatch: Severity = "error"
-    consequence: str | None = None
-
-
-class AbiProbe(Fact):
-    """A measured verdict: the extension's undefined torch symbols vs what a torch exports."""
-
-    package: Name
-    version: VersionStr
-    torch: VersionStr
-    platform: Platform = "x86_64"  # both wheels' (the extension's and torch's)
-    compatible: bool
-    missing: int = Field(ge=0)
-    symbols: tuple[str, ...] = ()
-
-
-class KernelGroup(_Row):
+class KernelGroup(BaseModel):
     """Kernels of a wheel's main modules that carry the same GPU code (:func:`glmcompat.model.gpu.kernel_groups`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kernels: Annotated[int, Field(ge=1)]
     code: tuple[Code, ...] = Field(min_length=1)
     example: NonEmpty  # one of them, by its (mangled) name
 
 
-class ArchProbe(Fact):
-    """A measured GPU-code list read from a wheel's fatbins; ``kernel_code``, where read, its kernels grouped by
-    the code they carry (a target runs the wheel only where it runs every group meant for newer GPUs:
-    :func:`glmcompat.model.gpu.uncovered`)."""
+def _kernel_code(g: KernelGroup) -> gpu.KernelCode:
+    return gpu.KernelCode(g.kernels, g.code, g.example)
 
-    package: Name
-    version: VersionStr
-    variant: Variant | None = None
-    platform: Platform = "x86_64"
-    sass: tuple[Code, ...]
-    ptx: tuple[Code, ...] = ()
-    kernel_code: tuple[KernelGroup, ...] = ()
 
-    @model_validator(mode="after")
-    def _groups_carry_its_code(self) -> ArchProbe:
-        extra = sorted({c for g in self.kernel_code for c in g.code} - set(self.sass) - set(self.ptx))
+# an [[arch_probe]] row's kernel group: validated as a KernelGroup, kept as a glmcompat.model.gpu.KernelCode
+KernelGroupIn = Annotated[KernelGroup, AfterValidator(_kernel_code)]
+
+
+# -- the checks spanning fields of one row -----------------------------------------------------------
+
+
+def _target_ok(t: Target) -> Target:
+    if t.platforms:
+        extra = sorted(set(t.platforms) - set(t.products))
+        missing = [p for p in t.products if p not in t.platforms]
         if extra:
-            raise ValueError(f"kernel_code names code the row's sass/ptx do not list: {', '.join(extra)}")
-        return self
+            raise ValueError(f"platforms names {extra[0]!r}, which is not one of the products")
+        if missing:
+            raise ValueError(f"platforms does not say where product {missing[0]!r} ships")
+        empty = [p for p, v in t.platforms.items() if not v]
+        if empty:
+            raise ValueError(f"platforms of product {empty[0]!r} is empty")
+    return t
 
 
-class AbiEqual(Fact):
-    """torch releases that export the same symbols (an extension built against one loads next to the others)."""
-
-    torch: tuple[VersionStr, ...] = Field(min_length=2)
-
-
-class Compiled(Fact):
-    """Compiled torch extensions outside the tracked set (flash-attn, transformer-engine, ...): judged
-    only as warnings that point at ``glmcompat verify``, unless their label names another torch."""
-
-    packages: tuple[Name, ...] = Field(min_length=1)
+def _torch_ok(t: TorchBuild) -> TorchBuild:
+    if t.cuda is None and (t.sass or t.ptx):
+        raise ValueError("a CPU-only build (cuda absent) carries no GPU code: sass and ptx must be empty")
+    return t
 
 
-class Rename(Fact):
-    """A package published under a new name from some release on (sgl-kernel -> sglang-kernel)."""
-
-    old: Name
-    new: Name
-
-
-class PrimaryModules(Fact):
-    """The extension modules whose GPU code decides whether a wheel runs on a target (glob patterns)."""
-
-    package: Name
-    modules: tuple[NonEmpty, ...] = Field(min_length=1)
+def _family_ok(f: FamilyRule) -> FamilyRule:
+    extra = sorted(set(f.cudart) - set(f.pairs))
+    if extra:
+        raise ValueError(f"cudart names releases the row does not pair: {', '.join(extra)}")
+    return f
 
 
-class Jit(Fact):
-    """A package that JIT-compiles its kernels and does not link the torch C++ ABI."""
-
-    package: Name
-    versions: SpecStr
-
-
-class EqualVersion(Fact):
-    packages: tuple[Name, Name]
+def _arch_probe_ok(a: ArchProbe) -> ArchProbe:
+    extra = sorted({c for g in a.kernel_code for c in g.code} - set(a.sass) - set(a.ptx))
+    if extra:
+        raise ValueError(f"kernel_code names code the row's sass/ptx do not list: {', '.join(extra)}")
+    return a
 
 
-class Requires(Fact):
-    """When ``package`` is in ``versions``, ``requires`` must hold as well."""
+class MatrixFile(BaseModel):
+    """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
 
-    package: Name
-    versions: SpecStr
-    requires: ReqStr
+    # Each table's rows are the dataclasses of glmcompat.matrix.rows, validated by the types their fields name
+    # (resolved in this module: model_rebuild below) and by the checks spanning fields of one row (above).
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-class ModelSupport(Fact):
-    model_type: ModelType
-    architectures: tuple[str, ...] = ()
-    transformers: SpecStr
-    sglang: SpecStr | None = None
-    vllm: SpecStr | None = None
-    failure: str | None = None
-    # The engine releases that register their own config class for the model type (its _CONFIG_REGISTRY or a config
-    # module declaring the model_type): on those, transformers need not know the model type.
-    sglang_config: SpecStr | None = None
-    vllm_config: SpecStr | None = None
-
-
-class TargetRequirement(Fact):
-    targets: tuple[str, ...] = Field(min_length=1)
-    package: Name
-    specifier: SpecStr
-    reason: NonEmpty
-    failure: str | None = None
-
-
-class Release(Fact):
-    package: Name
-    version: VersionStr
-    requires: tuple[ReqStr, ...]
-
-
-class Stack(Fact):
-    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
-    description: NonEmpty
-    engine: Literal["sglang", "vllm"] = "sglang"  # the serving engine; its package is the set's root
-    targets: tuple[str, ...] = Field(min_length=1)
-    models: tuple[ModelType, ...] = ()
-    python: SpecStr = ">=3.11,<3.13"
-    pins: dict[Name, VersionStr] = Field(min_length=1)
-    overrides: dict[Name, VersionStr] = {}
-    exclude_newer: Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")] | None = None
-
-
-class Signature(Fact):
-    id: Annotated[str, Field(pattern=r"^[a-z0-9-]+$")]
-    pattern: Annotated[str, AfterValidator(_regex)]
-    cause: NonEmpty
-    remedy: NonEmpty
-
-
-class _Tables(_Row):
-    """Every table of the matrix, each a tuple of rows (empty where a file has none)."""
-
-    target: tuple[Target, ...] = ()
-    torch: tuple[TorchBuild, ...] = ()
-    family: tuple[FamilyRule, ...] = ()
+    target: tuple[Annotated[Target, AfterValidator(_target_ok)], ...] = ()
+    torch: tuple[Annotated[TorchBuild, AfterValidator(_torch_ok)], ...] = ()
+    family: tuple[Annotated[FamilyRule, AfterValidator(_family_ok)], ...] = ()
     kernel: tuple[Kernel, ...] = ()
     abi_probe: tuple[AbiProbe, ...] = ()
-    arch_probe: tuple[ArchProbe, ...] = ()
+    arch_probe: tuple[Annotated[ArchProbe, AfterValidator(_arch_probe_ok)], ...] = ()
     abi_equal: tuple[AbiEqual, ...] = ()
     compiled: tuple[Compiled, ...] = ()
     rename: tuple[Rename, ...] = ()
@@ -375,11 +236,6 @@ class _Tables(_Row):
     release: tuple[Release, ...] = ()
     stack: tuple[Stack, ...] = ()
     signature: tuple[Signature, ...] = ()
-
-
-class MatrixFile(_Tables):
-    """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
-
     schema_: Literal[1] = Field(alias="schema")
 
     @field_validator("*", mode="before")
@@ -388,14 +244,49 @@ class MatrixFile(_Tables):
         return tuple(v) if isinstance(v, list) else v
 
 
-TABLES = tuple(_Tables.model_fields)
+# The rows' field annotations (strings in glmcompat.matrix.rows) name the checked types of this module: resolve them here
+MatrixFile.model_rebuild(_types_namespace=globals())
+
+TABLES = tuple(ROWS)
+assert TABLES == tuple(MatrixFile.model_fields)[:-1], "MatrixFile's tables are rows.ROWS's, in order"
 
 
-class Matrix(_Tables):
-    """The whole matrix: the rows of every file, with typed queries."""
+def dump(table: str, row: Fact, exclude_none: bool = False) -> dict[str, Any]:
+    """A row as plain JSON data (:func:`glmcompat.matrix.rows.to_plain`)."""
+    return to_plain(table, row, exclude_none)
 
-    files: tuple[str, ...] = ()
-    _view: Facts | None = PrivateAttr(default=None)
+
+class Matrix:
+    """The whole matrix: the rows of every file (each table a tuple of :mod:`glmcompat.matrix.rows` rows, in file
+    order), with typed queries."""
+
+    target: tuple[Target, ...]
+    torch: tuple[TorchBuild, ...]
+    family: tuple[FamilyRule, ...]
+    kernel: tuple[Kernel, ...]
+    abi_probe: tuple[AbiProbe, ...]
+    arch_probe: tuple[ArchProbe, ...]
+    abi_equal: tuple[AbiEqual, ...]
+    compiled: tuple[Compiled, ...]
+    rename: tuple[Rename, ...]
+    primary_modules: tuple[PrimaryModules, ...]
+    jit: tuple[Jit, ...]
+    equal_version: tuple[EqualVersion, ...]
+    requires: tuple[Requires, ...]
+    model: tuple[ModelSupport, ...]
+    target_requirement: tuple[TargetRequirement, ...]
+    release: tuple[Release, ...]
+    stack: tuple[Stack, ...]
+    signature: tuple[Signature, ...]
+
+    def __init__(self, files: tuple[str, ...] = (), **tables: tuple[Fact, ...]) -> None:
+        unknown = sorted(set(tables) - set(TABLES))
+        if unknown:
+            raise TypeError(f"Matrix: unknown table {unknown[0]!r}")
+        for t in TABLES:
+            setattr(self, t, tuple(tables.get(t, ())))
+        self.files = files
+        self._view: Facts | None = None
 
     # -- targets ---------------------------------------------------------------------------------
     def targets(self) -> list[Target]:
@@ -407,27 +298,21 @@ class Matrix(_Tables):
         from glmcompat.model.errors import InputError
 
         try:
-            row = self.view().target(name)
+            return self.view().target(name)
         except InputError as e:
             raise MatrixError(e.message) from None
-        return self.target[self._index("target", row)]
 
-    # -- queries: the typed-row view (glmcompat.matrix.view.Facts) finds the row; these return the model ---
+    # -- queries: the view (glmcompat.matrix.view.Facts) over the same rows ---------------------------
     def view(self) -> Facts:
-        """The view the hot paths query (:mod:`glmcompat.matrix.rows`; built once per Matrix)."""
+        """The view the hot paths query (built once per Matrix, over the same row objects)."""
         if self._view is None:
-            self._view = Facts.from_plain(self.plain())
+            self._view = Facts({t: getattr(self, t) for t in TABLES})
         return self._view
-
-    def _index(self, table: str, row: object) -> int:
-        """The position in ``table`` of a row of :meth:`view` (which holds the same rows in the same order)."""
-        return next(i for i, r in enumerate(self.view().all_rows(table)) if r is row)
 
     def kernel_for(self, package: str, version: str, platform: str = "x86_64") -> Kernel | None:
         """The kernel row of ``package==version`` (its ``platform`` wheel): the torch it was built for, its CUDA
         and GPU code."""
-        row = self.view().on(platform).kernel(canonicalize_name(package), version)
-        return None if row is None else self.kernel[self._index("kernel", row)]
+        return self.view().on(platform).kernel(canonicalize_name(package), version)
 
     def built_for(self, package: str, version: str, platform: str = "x86_64") -> str | None:
         """The torch version the extension ``package==version`` was built against, if known."""
@@ -435,8 +320,8 @@ class Matrix(_Tables):
         return k.torch if k else None
 
     def plain(self) -> dict[str, Any]:
-        """The rows as plain JSON-able data (what the hot paths' typed rows, :mod:`glmcompat.matrix.rows`, are built from)."""
-        return {t: [r.model_dump(mode="json") for r in getattr(self, t)] for t in TABLES}
+        """The rows as plain JSON-able data (what the JSON cache keeps and ``matrix show --json`` prints)."""
+        return {t: [to_plain(t, r) for r in getattr(self, t)] for t in TABLES}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -497,9 +382,9 @@ def load_file(path: Path) -> tuple[MatrixFile, str]:
             key = table
         line = _locate(text, table, index, key) if table else None
         dotted = ".".join(str(x) for x in loc) or "(file)"
-        if err["type"] == "extra_forbidden":
+        if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             msg = f"unknown key {dotted!r}"
-        elif err["type"] == "missing":
+        elif err["type"] in ("missing", "missing_argument"):
             msg = f"missing key {dotted!r}"
         else:
             reason = err["msg"].removeprefix("Value error, ")

@@ -1,11 +1,11 @@
 """A fast view of the validated matrix, for hot paths (``glmcompat check``, ``lock``).
 
-Loading the pydantic models costs a few hundred milliseconds; the check must answer in tens.
+Validating the matrix (pydantic) costs a few hundred milliseconds; the check must answer in tens.
 So the validated matrix is dumped once to JSON in the user cache directory, keyed by the matrix
 files' paths and content (and glmcompat's code), and later runs read that JSON (a few milliseconds)
 once its digest line and shape check out (:mod:`glmcompat.matrix.load`). The rows are frozen, slotted
-dataclasses (:mod:`glmcompat.matrix.rows`, one per table), built once per load; the queries here answer
-with them. :class:`glmcompat.matrix.schema.Matrix` offers the pydantic models over the same data.
+dataclasses (:mod:`glmcompat.matrix.rows`, one per table: the same classes validation builds), built once per
+load; the queries here answer with them. :class:`glmcompat.matrix.schema.Matrix` holds the validated rows.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from glmcompat.matrix.rows import (
     Target,
     TargetRequirement,
     TorchBuild,
-    from_plain,
 )
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import local_cuda, normalize_target, product_key
@@ -77,11 +76,6 @@ class Facts:
         self._kernels: dict[tuple[str, Version, str | None], int] | None = None
         self._filtered: dict[str, tuple[Fact, ...]] = {}
         self._views: dict[str, Facts] = {self.platform: self}
-
-    @classmethod
-    def from_plain(cls, plain: Mapping[str, Sequence[Mapping[str, Any]]], key: str = "") -> Facts:
-        """The facts of a plain dump of the validated matrix (``Matrix.plain()``: a dict per row)."""
-        return cls({t: tuple(from_plain(t, r) for r in rows) for t, rows in plain.items()}, key)
 
     def on(self, platform: str) -> Facts:
         """The same facts, answering for the wheels of ``platform`` (a view sharing the data)."""

@@ -210,7 +210,7 @@ def new_errors(before: Sequence[Finding], after: Sequence[Finding]) -> list[Find
 
 
 @dataclass(frozen=True)
-class Request:
+class GuardRequest:
     requirements: tuple[str, ...]  # what the user asked for, as given (names with specifiers)
     installer_args: tuple[str, ...]  # passed to the installer as they are: the requirements, -r FILE, options
     python: str | None = None
@@ -220,7 +220,7 @@ class Request:
 
 
 @dataclass
-class Outcome:
+class GuardOutcome:
     live: Live
     targets: Targets
     installer: str
@@ -243,7 +243,7 @@ class Outcome:
 class NoSafePlan(Exception):
     """No plan that keeps the environment safe exists; ``cause`` is the derivation, ``outcome`` what was found."""
 
-    def __init__(self, cause: Cause, outcome: Outcome) -> None:
+    def __init__(self, cause: Cause, outcome: GuardOutcome) -> None:
         self.cause = cause
         self.outcome = outcome
         super().__init__(cause.conclusion)
@@ -259,12 +259,12 @@ def _evidence(f: Finding) -> str:
     return f" (evidence {short[0]}: {short[1]})" if short else ""
 
 
-def _asked(req: Request) -> str:
+def _asked(req: GuardRequest) -> str:
     shown = list(req.requirements) or ["the requirements given"]
     return ", ".join(shown)
 
 
-def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], broken: Sequence[Finding],
+def _derivation(req: GuardRequest, out: GuardOutcome, changes: Sequence[inst.Change], broken: Sequence[Finding],
                 replans: Sequence[str]) -> Cause:
     core_moves = [c for c in changes if c.name in out.tracked]
     clauses = [f"you asked for {_asked(req)}"]
@@ -284,7 +284,7 @@ def _derivation(req: Request, out: Outcome, changes: Sequence[inst.Change], brok
     return Cause(first.rule, subject, tuple(clauses), conclusion, remedy)
 
 
-def decide(req: Request, facts: Facts, targets: Targets, live: Live) -> Outcome:
+def decide(req: GuardRequest, facts: Facts, targets: Targets, live: Live) -> GuardOutcome:
     """Plan and judge; re-plan under the installed core where the installer's own plan breaks it. Changes
     nothing. Raises :class:`NoSafePlan`, or the installer's failure for a request it cannot resolve."""
     installer = inst.choose(req.installer, live.interp)
@@ -295,7 +295,7 @@ def decide(req: Request, facts: Facts, targets: Targets, live: Live) -> Outcome:
     first = inst.plan(installer, live.interp, req.installer_args, [], before)
     result = first.apply(before)
     broken = new_errors(findings_before, judge(result, targets, facts, req.allow_unknown))
-    out = Outcome(live, targets, installer, core, tracked, first, broken,
+    out = GuardOutcome(live, targets, installer, core, tracked, first, broken,
                   already=[f for f in findings_before if f.severity == "error"])
     chosen = first
     if broken:
@@ -356,7 +356,7 @@ def candidates(core: Mapping[str, str], broken: Sequence[Finding], before: Mappi
     return out
 
 
-def carry_out(req: Request, out: Outcome) -> Outcome:
+def carry_out(req: GuardRequest, out: GuardOutcome) -> GuardOutcome:
     """Install the chosen plan under constraints that pin exactly what was judged (the core as the plan leaves
     it and every release the plan installs), then read the environment again: ``after`` and ``drift``."""
     if out.chosen is None:
@@ -417,5 +417,5 @@ class _constraints_file:
             pass
 
 
-__all__ = ["Live", "NoSafePlan", "Outcome", "Request", "Targets", "because", "constraints_text", "core_names",
+__all__ = ["Live", "NoSafePlan", "GuardOutcome", "GuardRequest", "Targets", "because", "constraints_text", "core_names",
            "core_of", "diff", "carry_out", "decide", "find_targets", "judge", "new_errors", "open_environment"]

@@ -244,7 +244,7 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
 # ------------------------------------------------------------------------------------------------
 
 
-def project_requirements(project: pp.Project, python: str, machine: str) -> tuple[list[str], list[str]]:
+def project_requirements(project: pp.UvProject, python: str, machine: str) -> tuple[list[str], list[str]]:
     """(the project's requirements on the core, as text without extras; notes on what is left to uv)."""
     out: list[str] = []
     notes: list[str] = []
@@ -337,7 +337,7 @@ def _warnings(found: dict[str, list[Finding]]) -> list[str]:
     return out
 
 
-def _exclude_newer(project: pp.Project) -> str | None:
+def _exclude_newer(project: pp.UvProject) -> str | None:
     v = project.uv.get("exclude-newer")
     return v if isinstance(v, str) else None
 
@@ -392,7 +392,7 @@ _CONFIGS = ("~/.config/uv/uv.toml", "/etc/uv/uv.toml", "/etc/xdg/uv/uv.toml", "~
             "~/.pip/pip.conf", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
 
 
-def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, python: str,
+def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
                  source: Any = None) -> Path | None:
     """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
@@ -415,7 +415,7 @@ def _record_path(facts: Facts, project: pp.Project, req: ProjectLockRequest, pyt
     return cache_dir() / "project-verdicts" / (hashlib.sha256(blob.encode()).hexdigest()[:32] + ".json")
 
 
-def _inputs(project: pp.Project) -> list[str]:
+def _inputs(project: pp.UvProject) -> list[str]:
     """Every file a no-op answer depends on: each member's pyproject.toml, the uv.lock, uv's configuration files."""
     files = [str(m) for m in project.members] + [str(project.pyproject), str(project.root / "uv.lock"),
                                                   str(project.root / "uv.toml")]
@@ -440,7 +440,7 @@ def _digests(files: list[str]) -> dict[str, str] | None:
     return out
 
 
-def _recall(path: Path | None, project: pp.Project) -> ProjectLockResult | None:
+def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | None:
     """The recorded answer when every input is as the run that recorded it left it; None (a miss) otherwise, and for
     any record that is not exactly what :func:`_remember` wrote."""
     if path is None:
@@ -461,7 +461,7 @@ def _recall(path: Path | None, project: pp.Project) -> ProjectLockResult | None:
         return None
 
 
-def _remember(path: Path | None, project: pp.Project, result: ProjectLockResult) -> None:
+def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResult) -> None:
     if path is None:
         return
     files = _digests(_inputs(project))
@@ -515,7 +515,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     return result, noop
 
 
-def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, python: str, *,
+def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
                   dry_run: bool, check_only: bool, source: Any, quiet: bool) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
@@ -547,7 +547,7 @@ def _lock_project(facts: Facts, project: pp.Project, req: ProjectLockRequest, ma
     return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
 
 
-def _written_core(project: pp.Project) -> Core | None:
+def _written_core(project: pp.UvProject) -> Core | None:
     """The core glmcompat's own lines in pyproject.toml hold (each ``name==version``), or None when there are none
     or one is not of that form."""
     from packaging.version import InvalidVersion, Version
@@ -573,7 +573,7 @@ def _written_core(project: pp.Project) -> Core | None:
     return Core(dict(sorted(pins.items())), found["override-dependencies"], reasons)
 
 
-def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
+def _as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
            check_only: bool) -> ProjectLockResult | None:
     """Least change, without resolving: where pyproject.toml already holds glmcompat's core, `uv lock` (``--check``
     with ``check_only``) under it succeeds, and the uv.lock it leaves passes the check for every target with every
@@ -603,7 +603,7 @@ def _as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: 
         return kept
 
 
-def _judged_as_is(facts: Facts, project: pp.Project, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
+def _judged_as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
                   core: Core, old_lock: bytes, mode: int | None) -> ProjectLockResult | None:
     lock = project.root / "uv.lock"
     if any(n not in core.pins for n in _locked_core(lock)):
@@ -625,7 +625,7 @@ def _fill(result: ProjectLockResult, core: Core) -> None:
     result.override_reasons = dict(core.reasons)
 
 
-def _check(facts: Facts, project: pp.Project, new_text: str, req: ProjectLockRequest, machine: str,
+def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockRequest, machine: str,
            result: ProjectLockResult) -> ProjectLockResult:
     lock = project.root / "uv.lock"
     if new_text != project.text:
@@ -659,14 +659,14 @@ def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
     atomic_write(path, data, mode=mode)
 
 
-def _publish(facts: Facts, project: pp.Project, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
+def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
              python: str, locked: dict[str, str], result: ProjectLockResult, source: Any, quiet: bool) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
         return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
 
 
-def _publish_held(facts: Facts, project: pp.Project, new_text: str, reqs: list[str], req: ProjectLockRequest,
+def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
                   machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, source: Any,
                   quiet: bool) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"

@@ -507,7 +507,7 @@ def _map(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> list[Any]
         return list(ex.map(fn, items))
 
 
-class Progress:
+class RefreshBar:
     """``refresh: 3/12 sgl-kernel 0.3.5`` on stderr, rewritten in place; silent unless stderr is a TTY."""
 
     def __init__(self, total: int, stream: TextIO | None = None, enabled: bool | None = None) -> None:
@@ -546,7 +546,7 @@ class Progress:
 
 
 @dataclass
-class Outcome:
+class ReleaseOutcome:
     """What a refresh proved about one release (rows complete and schema-valid) and what it could not."""
 
     package: str
@@ -579,7 +579,7 @@ class Outcome:
 @dataclass
 class _Work:
     cand: Candidate
-    out: Outcome
+    out: ReleaseOutcome
     wheel: IndexFile | None = None
     python: str = "cp311"
     reqs: list[tuple[Requirement, str]] = field(default_factory=list)
@@ -597,7 +597,7 @@ class Refresher:
     """Probes releases and turns what it proves into rows. ``index`` and ``cache`` as for the probes."""
 
     def __init__(self, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]], *,
-                 jobs: int = DEFAULT_JOBS, progress: Progress | None = None,
+                 jobs: int = DEFAULT_JOBS, progress: RefreshBar | None = None,
                  tracked: dict[str, str] | None = None) -> None:
         self.index = index
         self.cache = cache
@@ -655,12 +655,12 @@ class Refresher:
                            cand.kind, cand.version, files, WINDOW_DAYS, MAX_WINDOW, MAX_SERIES, cand.platform])
         return f"refresh-v{REFRESH_VERSION}-{hashlib.sha256(blob.encode()).hexdigest()[:40]}"
 
-    def _from_journal(self, cand: Candidate) -> Outcome | None:
+    def _from_journal(self, cand: Candidate) -> ReleaseOutcome | None:
         hit = self.cache.get_json(self.journal_key(cand))
         if not isinstance(hit, dict):
             return None
         try:
-            return Outcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
+            return ReleaseOutcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
                            list(hit["proved"]), list(hit["unproved"]), journaled=True, platform=cand.platform)
         except (KeyError, TypeError, ValueError):
             return None
@@ -675,9 +675,9 @@ class Refresher:
                                                        "unproved": o.unproved})
 
     # -- the run ----------------------------------------------------------------------------------
-    def run(self, cands: Sequence[Candidate]) -> list[Outcome]:
+    def run(self, cands: Sequence[Candidate]) -> list[ReleaseOutcome]:
         """Probe every candidate (journaled outcomes are reused); return the outcomes in order."""
-        outcomes: dict[int, Outcome] = {}
+        outcomes: dict[int, ReleaseOutcome] = {}
         works: list[tuple[int, _Work]] = []
         for i, c in enumerate(cands):
             hit = self._from_journal(c)
@@ -685,7 +685,7 @@ class Refresher:
                 outcomes[i] = hit
                 self._tick(f"{c.package} {c.version} (journal)")
             else:
-                works.append((i, _Work(c, Outcome(c.package, c.version, c.kind, platform=c.platform))))
+                works.append((i, _Work(c, ReleaseOutcome(c.package, c.version, c.kind, platform=c.platform))))
         ws = [w for _, w in works]
         # 1. METADATA, wheel choice and windows (small reads)
         _map(self._guard(self._read), ws, self.jobs)
@@ -1177,8 +1177,8 @@ def _verdict(table: str, row: dict[str, Any]) -> Any:
     return None
 
 
-def plan_writes(outcomes: Sequence[Outcome], directory: Path, files: Sequence[Path],
-                data: dict[str, list[dict[str, Any]]]) -> list[tuple[Path, str, dict[str, Any], Outcome]]:
+def plan_writes(outcomes: Sequence[ReleaseOutcome], directory: Path, files: Sequence[Path],
+                data: dict[str, list[dict[str, Any]]]) -> list[tuple[Path, str, dict[str, Any], ReleaseOutcome]]:
     """(file, table, row, outcome) for every row to add: already-recorded rows are dropped, rows that
     contradict a recorded one are refused (said in the outcome), package-level keys copied."""
     from glmcompat.matrix.curate import row_identity
@@ -1316,6 +1316,7 @@ def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path
     (:func:`glmcompat.ops.modelprobe.update_row`). Reads the newest release of each package once (cached by its
     sha256), more only for a row that changes. Returns (updates, bytes fetched)."""
     from glmcompat.matrix.curate import replace_rows
+    from glmcompat.matrix.rows import to_plain
     from glmcompat.matrix.schema import load_file
     from glmcompat.ops import modelprobe as mp
 
@@ -1323,7 +1324,7 @@ def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path
     rows: list[tuple[Path, int, dict[str, Any]]] = []
     for path in files:
         mf, _ = load_file(path)
-        rows += [(path, i, r.model_dump(mode="json", exclude_none=True)) for i, r in enumerate(getattr(mf, "model", ()))]
+        rows += [(path, i, to_plain("model", r, exclude_none=True)) for i, r in enumerate(mf.model)]
     if not chosen or not rows:
         return [], 0
 
@@ -1353,7 +1354,7 @@ class RefreshReport:
     since: str | None
     dry_run: bool
     listings: list[Listing]
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[ReleaseOutcome] = field(default_factory=list)
     written: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     models: list[ModelUpdate] = field(default_factory=list)  # [[model]] rows changed in place
@@ -1365,7 +1366,7 @@ class RefreshReport:
         return [c for lst in self.listings for c in lst.lacking]
 
     @property
-    def failed(self) -> list[Outcome]:
+    def failed(self) -> list[ReleaseOutcome]:
         return [o for o in self.outcomes if o.failed]
 
     def to_json(self) -> dict[str, Any]:
@@ -1439,7 +1440,7 @@ def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, data:
     cands = report.lacking
     if not cands:
         return
-    prog = Progress(len(cands), stream, progress)
+    prog = RefreshBar(len(cands), stream, progress)
     try:
         r = Refresher(index, cache, data, jobs=jobs, progress=prog, tracked=tracked)
         report.outcomes = r.run(cands)
@@ -1593,6 +1594,7 @@ class Check:
 
 def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequence[str] | None = None) -> list[Check]:
     """Every machine-checkable claim of the matrix files, in file order (pure: reads only the files)."""
+    from glmcompat.matrix.rows import to_plain
     from glmcompat.matrix.schema import _locate, load_file
 
     wanted = {str(canonicalize_name(p)) for p in packages} if packages else None
@@ -1609,31 +1611,31 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
         for i, r in enumerate(mf.family):
             if r.evidence == "metadata":
                 for v, spec in r.pairs.items():
-                    add("family", i, r.package, v, "torch", spec, r.model_dump(mode="json"), v)
+                    add("family", i, r.package, v, "torch", spec, to_plain("family", r), v)
         for i, r in enumerate(getattr(mf, "kernel", ())):
             if r.evidence == "metadata" and not r.variant:
                 for v in r.versions:
-                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", r.model_dump(mode="json"), "torch")
+                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", to_plain("kernel", r), "torch")
         for i, r in enumerate(getattr(mf, "release", ())):
             if r.evidence == "metadata":
-                add("release", i, r.package, r.version, "requires", sorted(r.requires), r.model_dump(mode="json"),
+                add("release", i, r.package, r.version, "requires", sorted(r.requires), to_plain("release", r),
                     "requires")
         for i, r in enumerate(getattr(mf, "torch", ())):
             if not r.variant:
                 for v in r.versions:
-                    add("torch", i, "torch", v, "cuda", r.cuda, r.model_dump(mode="json"), "cuda")
+                    add("torch", i, "torch", v, "cuda", r.cuda, to_plain("torch", r), "cuda")
         if deep:
             for i, r in enumerate(getattr(mf, "kernel", ())):
                 if r.cuda and not r.variant:  # a labelled variant is not on the package index
                     for v in r.versions:
-                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, r.model_dump(mode="json"), "cuda")
+                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, to_plain("kernel", r), "cuda")
             for i, r in enumerate(getattr(mf, "abi_probe", ())):
                 add("abi_probe", i, r.package, r.version, f"vs torch {r.torch}",
-                    {"compatible": r.compatible, "missing": r.missing}, r.model_dump(mode="json"), "compatible")
+                    {"compatible": r.compatible, "missing": r.missing}, to_plain("abi_probe", r), "compatible")
             for i, r in enumerate(getattr(mf, "arch_probe", ())):
                 if not r.variant:
                     add("arch_probe", i, r.package, r.version, "gpu code",
-                        {"sass": list(r.sass), "ptx": list(r.ptx)}, r.model_dump(mode="json"), "sass")
+                        {"sass": list(r.sass), "ptx": list(r.ptx)}, to_plain("arch_probe", r), "sass")
     return out
 
 

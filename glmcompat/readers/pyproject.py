@@ -47,7 +47,7 @@ class ProjectRequirement:
 
 
 @dataclass(frozen=True)
-class Project:
+class UvProject:
     root: Path  # the directory uv locks in (the workspace root)
     pyproject: Path  # its pyproject.toml: where glmcompat's constraints go
     text: str  # that file's text, as read
@@ -167,7 +167,7 @@ def find(start: Path) -> Path | None:
     return nearest
 
 
-def load(pyproject: Path) -> Project:
+def load(pyproject: Path) -> UvProject:
     """The project (or workspace) whose root is ``pyproject``, with every member's requirements."""
     text = read_text(pyproject)
     doc = parse(pyproject, text)
@@ -176,7 +176,7 @@ def load(pyproject: Path) -> Project:
     ws = _workspace(doc)
     if ws is not None:
         members += [d / "pyproject.toml" for d in _member_dirs(root, ws, pyproject)]
-    return Project(root, pyproject, text, doc, tuple(members))
+    return UvProject(root, pyproject, text, doc, tuple(members))
 
 
 def _strings(value: Any, path: Path, what: str) -> list[str]:

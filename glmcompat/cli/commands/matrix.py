@@ -85,11 +85,12 @@ def main(name: str, argv: Sequence[str]) -> int:
 
     m = load_matrix(args.matrix)
     if args.json:
+        from glmcompat.matrix.rows import to_plain
         from glmcompat.matrix.schema import SCHEMA_VERSION
 
         data: dict[str, Any] = {"version": SCHEMA_VERSION}
         for t in _tables():
-            data[t] = [r.model_dump(mode="json") for r in getattr(m, t)]
+            data[t] = [to_plain(t, r) for r in getattr(m, t)]
         dump_json(data, o.out)
         return 0
     _show_text(m, o.out)

@@ -147,7 +147,7 @@ def _install(argv: Sequence[str]) -> int:
     cwd = Path.cwd()
     targets = pg.find_targets(args.target or [], args.model, cwd, facts)
     live = pg.open_environment(args.python, cwd)
-    req = pg.Request(tuple(args.requirements) + tuple(f"-r {f}" for f in args.requirement), tuple(installer_args),
+    req = pg.GuardRequest(tuple(args.requirements) + tuple(f"-r {f}" for f in args.requirement), tuple(installer_args),
                      args.python, args.installer, args.dry_run, args.allow_unknown)
 
     doc = _doc(live, targets)

@@ -33,7 +33,7 @@ from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, Re
 MARK, EXIT, NOFORK, GATHER_MARK = marks(os.environ.pop(NONCE_ENV, ""))
 
 
-class Skip(Exception):
+class Skipped(Exception):
     """Raised inside a probe: it cannot run here (never a pass)."""
 
 
@@ -69,7 +69,7 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
     try:
         yield p
         rec["status"] = "warning" if p.degraded else "passed"
-    except Skip as e:
+    except Skipped as e:
         rec["status"] = "skipped"
         p.summary = str(e)
     except ProbeFailure as e:
@@ -111,7 +111,7 @@ def installed(module: str) -> bool:
 
 def require(results: dict[str, str], pid: str, what: str) -> None:
     if results.get(pid) != "passed":
-        raise Skip(f"{what} did not pass")
+        raise Skipped(f"{what} did not pass")
 
 
 def _bytecode_cached(module: str) -> bool:
@@ -180,9 +180,9 @@ def _device(opts: dict[str, Any]) -> Any:
     import torch
 
     if opts.get("no_gpu"):
-        raise Skip("--no-gpu: GPU probes not run")
+        raise Skipped("--no-gpu: GPU probes not run")
     if not torch.cuda.is_available() and torch.cuda.device_count() == 0:
-        raise Skip("no CUDA GPU visible to torch")
+        raise Skipped("no CUDA GPU visible to torch")
     return torch.device("cuda", int(opts.get("device", 0)))
 
 
@@ -238,7 +238,7 @@ def _ops_probe(p: Probe, namespace: str, expected: list[str], libs: list[str], i
 
     names = _op_names(namespace)
     if names is None:
-        raise Skip("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
+        raise Skipped("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
     p.data["registered"] = len(names)
     missing = [f"{namespace}::{op}" for op in expected if f"{namespace}::{op}" not in names]
     if not names:
@@ -300,7 +300,7 @@ def group_nvml(opts: dict[str, Any]) -> None:
         try:
             lib = ctypes.CDLL("libnvidia-ml.so.1")
         except OSError:
-            raise Skip("no NVIDIA driver (libnvidia-ml.so.1 not found)") from None
+            raise Skipped("no NVIDIA driver (libnvidia-ml.so.1 not found)") from None
         rc = lib.nvmlInit_v2()
         if rc != 0:
             p.fail(f"nvmlInit failed with NVML error {rc}")
@@ -324,7 +324,7 @@ def group_nvml(opts: dict[str, Any]) -> None:
         lib.nvmlShutdown()
         p.data["gpus"] = gpus
         if not gpus:
-            raise Skip(f"NVIDIA driver {p.data['driver']} sees no GPU")
+            raise Skipped(f"NVIDIA driver {p.data['driver']} sees no GPU")
         p.summary = f"driver {p.data['driver']}, {len(gpus)} GPU(s): " + ", ".join(
             f"{g['name']} ({g['capability']})" for g in gpus)
 
@@ -344,15 +344,15 @@ def group_torch(opts: dict[str, Any]) -> None:
         torch = importlib.import_module("torch")  # not `import torch`: the name is bound above (import:torch)
 
         if opts.get("no_gpu"):
-            raise Skip("--no-gpu: GPU probes not run")
+            raise Skipped("--no-gpu: GPU probes not run")
         if getattr(getattr(torch, "version", None), "cuda", None) is None:
             if opts.get("gpu_seen"):
                 p.fail(f"torch {torch.__version__} is built without CUDA, but the driver sees a GPU")
-            raise Skip(f"torch {torch.__version__} is built without CUDA")
+            raise Skipped(f"torch {torch.__version__} is built without CUDA")
         if torch.cuda.device_count() == 0:
             if opts.get("gpu_seen"):
                 torch.cuda.init()  # raises the driver's error (e.g. CUDA init failing in an LXC)
-            raise Skip("no CUDA GPU visible to torch")
+            raise Skipped("no CUDA GPU visible to torch")
         torch.cuda.init()
         idx = int(opts.get("device", 0))
         props = torch.cuda.get_device_properties(idx)
@@ -394,7 +394,7 @@ def group_torchvision(opts: dict[str, Any]) -> None:
         _import(p, "torchvision")
     with probe("ops:torchvision", r) as p:
         if not installed("torch"):
-            raise Skip("torch is not installed")
+            raise Skipped("torch is not installed")
         _ops_probe(p, "torchvision", ["nms", "roi_align"], _locate("torchvision", "_C*.so"),
                    r["import:torchvision"] == "passed")
     with probe("smoke:torchvision-nms", r) as p:
@@ -444,7 +444,7 @@ def group_torchaudio(opts: dict[str, Any]) -> None:
         _import(p, "torchaudio")
     with probe("ops:torchaudio", r) as p:
         if not installed("torch"):
-            raise Skip("torch is not installed")
+            raise Skipped("torch is not installed")
         libs = _locate("torchaudio", "lib/libtorchaudio*.so")
         if r["import:torchaudio"] != "passed":
             _ops_probe(p, "torchaudio", [], libs, False)
@@ -466,7 +466,7 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
         _import(p, "sgl_kernel")
     with probe("ops:sgl_kernel", r) as p:
         if not installed("torch"):
-            raise Skip("torch is not installed")
+            raise Skipped("torch is not installed")
         libs = _locate("sgl_kernel", "common_ops*.so", "*/common_ops*.so")
         _ops_probe(p, "sgl_kernel", ["rmsnorm", "silu_and_mul"], libs[:1], r["import:sgl_kernel"] == "passed")
     with probe("smoke:sgl_kernel-rmsnorm", r) as p:
@@ -583,19 +583,19 @@ def group_vllm(opts: dict[str, Any]) -> None:
             p.summary += f"; {', '.join(e['module'] for e in bad_extra)} did not load"
     with probe("ops:vllm", r) as p:
         if not installed("torch"):
-            raise Skip("torch is not installed")
+            raise Skipped("torch is not installed")
         if not mods:
             spec = importlib.util.find_spec("vllm")
             mods = vllm_modules(list(spec.submodule_search_locations or [])[0]) if spec else []
         present = {rel.split("/")[-1].split(".", 1)[0]: path for _n, rel, path in mods}
         wanted = {ns: (libs, ops) for ns, (libs, ops) in VLLM_OPS.items() if any(m in present for m in libs)}
         if not wanted:
-            raise Skip("vllm has no module that registers " + " or ".join(f"{ns}::" for ns in VLLM_OPS))
+            raise Skipped("vllm has no module that registers " + " or ".join(f"{ns}::" for ns in VLLM_OPS))
         names_by_ns = {}
         for ns in wanted:
             names = _op_names(ns)
             if names is None:
-                raise Skip("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
+                raise Skipped("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
             names_by_ns[ns] = names
         p.data["registered"] = {ns: len(n) for ns, n in names_by_ns.items()}
         missing = [f"{ns}::{op}" for ns, (_libs, ops) in wanted.items() for op in ops
@@ -656,7 +656,7 @@ def group_flashinfer(opts: dict[str, Any]) -> None:
     with probe("smoke:flashinfer-rmsnorm", r) as p:
         require(r, "import:flashinfer", "import:flashinfer")
         if not (opts.get("jit") or installed("flashinfer_jit_cache")):
-            raise Skip("flashinfer would JIT-compile this kernel with nvcc (tens of seconds): "
+            raise Skipped("flashinfer would JIT-compile this kernel with nvcc (tens of seconds): "
                        "install flashinfer-jit-cache or pass --jit")
         import flashinfer
         import torch
@@ -722,7 +722,7 @@ def _triton_probes(opts: dict[str, Any]) -> None:
     with probe("smoke:triton-kernel", r) as p:
         require(r, "import:triton", "import:triton")
         if not installed("torch"):
-            raise Skip("torch is not installed")
+            raise Skipped("torch is not installed")
         import torch
 
         dev = _device(opts)
@@ -760,7 +760,7 @@ def group_transformers(opts: dict[str, Any]) -> None:
         _import(p, "transformers")
     with probe(group_ids("transformers", opts)[1], r) as p:
         if not model:
-            raise Skip("no --model given")
+            raise Skipped("no --model given")
         require(r, "import:transformers", "import:transformers")
         from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
@@ -832,7 +832,7 @@ def group_peer(opts: dict[str, Any]) -> None:
 
         n = torch.cuda.device_count()
         if n < 2:
-            raise Skip(f"{n} GPU(s): no pairs")
+            raise Skipped(f"{n} GPU(s): no pairs")
         matrix = [[i == j or bool(torch.cuda.can_device_access_peer(i, j)) for j in range(n)] for i in range(n)]
         p.data["matrix"] = matrix
         bad = []
@@ -856,7 +856,7 @@ def group_nccl(opts: dict[str, Any]) -> None:
     dist: Any = None
     with probe("nccl-all-reduce", r) as p:
         if opts.get("no_gpu"):
-            raise Skip("--no-gpu: GPU probes not run")
+            raise Skipped("--no-gpu: GPU probes not run")
         import torch
         dist = importlib.import_module("torch.distributed")
 
