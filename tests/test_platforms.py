@@ -185,9 +185,31 @@ def test_flat_files_get_an_environment_per_machine():
     ("six-1.17.0-py2.py3-none-any.whl", "aarch64", "3.12", True),
     ("x-1.0-cp312-cp312-musllinux_1_2_aarch64.whl", "aarch64", "3.12", False),
     ("x-1.0-cp312-cp312-manylinux_2_17_aarch64.manylinux2014_aarch64.whl", "aarch64", "3.12", True),
+    ("x-1.0-py3-none-manylinux_2_28_x86_64.whl", "x86_64", "3.12", True),
+    ("x-1.0-cp312-none-any.whl", "x86_64", "3.12", True),
+    ("x-1.0-cp312-none-any.whl", "x86_64", "3.13", False),
+    ("x-1.0-cp313-cp313t-manylinux_2_28_x86_64.whl", "x86_64", "3.13", False),
+    ("https://files.index.invalid/x/x-1.0-cp311-abi3-linux_x86_64.whl#sha256=00", "x86_64", "3.12", True),
+    ("x-1.0.tar.gz", "x86_64", "3.12", True),
 ])
 def test_wheel_fits(wheel, machine, python, fits):
     assert wheel_fits(wheel, machine, python) is fits
+
+
+@pytest.mark.parametrize("wheel", ["torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl",
+                                   "sgl_kernel-0.3.21-cp310-abi3-manylinux2014_x86_64.whl",
+                                   "x-1.0-cp312-cp312-musllinux_1_2_x86_64.whl",
+                                   "x-1.0-cp312-cp312t-manylinux_2_28_x86_64.whl"])
+def test_wheel_fits_agrees_with_the_resolvers_selection(wheel):
+    """One tag implementation: the uv.lock reader's judgement is the resolver's wheel selection."""
+    from packaging.utils import parse_wheel_filename
+
+    from glmcompat.edges.index import IndexFile, select_wheel, supported_tags
+    _, version, _, tags = parse_wheel_filename(wheel)
+    f = IndexFile(filename=wheel, url=wheel, size=None, sha256=None, requires_python=None, yanked=False,
+                  version=str(version), is_wheel=True, tags=frozenset(str(t) for t in tags))
+    chosen = select_wheel([f], supported_tags("cp312", "manylinux_x86_64"))
+    assert wheel_fits(wheel, "x86_64", "3.12") is (chosen is f)
 
 
 UV_LOCK = """version = 1

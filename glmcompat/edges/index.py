@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from packaging.tags import Tag, compatible_tags, cpython_tags
+from packaging.tags import Tag
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -41,6 +41,9 @@ from glmcompat.edges.http import (
     request_with_retries,
 )
 from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.model.wheeltags import parse_python as parse_python  # re-exported: tag logic lives in model.wheeltags
+from glmcompat.model.wheeltags import platform_tags as platform_tags
+from glmcompat.model.wheeltags import supported_tags
 
 if TYPE_CHECKING:
     import httpx
@@ -309,61 +312,6 @@ def _version_key(v: str) -> tuple[int, Any]:
 # ------------------------------------------------------------------------------------------------
 # Wheel selection (pure)
 # ------------------------------------------------------------------------------------------------
-
-
-def parse_python(python: str) -> tuple[int, int]:
-    """``cp312`` / ``3.12`` / ``312`` -> ``(3, 12)``."""
-    text = python.strip().lower().removeprefix("cp").removeprefix("py")
-    if "." in text:
-        major, _, minor = text.partition(".")
-    else:
-        major, minor = text[:1], text[1:]
-    if not (major.isdigit() and minor.isdigit()):
-        raise InputError(f"invalid Python version {python!r} (expected e.g. 'cp312' or '3.12')")
-    return int(major), int(minor)
-
-
-_ARCHES = ("x86_64", "aarch64", "ppc64le", "s390x")
-
-
-def platform_tags(platform: str = "manylinux_x86_64") -> list[str]:
-    """Platform tags a Linux machine described by ``platform`` accepts, best first.
-
-    ``platform`` is an architecture (``x86_64``), ``manylinux_x86_64`` (any glibc), a full tag
-    (``manylinux_2_28_x86_64``: that glibc or older) or ``linux_x86_64``.
-    """
-    p = platform.strip().lower()
-    arch = next((a for a in _ARCHES if p.endswith(a)), None)
-    if arch is None:
-        raise InputError(f"unsupported platform {platform!r} (expected e.g. 'manylinux_2_28_x86_64' or 'x86_64')")
-    max_glibc = 40
-    head = p[: -len(arch)].rstrip("_")
-    if head.startswith("manylinux_"):
-        parts = head.split("_")
-        if len(parts) == 3 and parts[1] == "2" and parts[2].isdigit():
-            max_glibc = int(parts[2])
-        elif head != "manylinux":
-            raise InputError(f"unsupported platform {platform!r}")
-    elif head == "manylinux2014":
-        max_glibc = 17
-    elif head not in ("", "manylinux", "linux"):
-        raise InputError(f"unsupported platform {platform!r}")
-    tags: list[str] = []
-    for minor in range(max_glibc, 4, -1):
-        tags.append(f"manylinux_2_{minor}_{arch}")
-        legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(minor)
-        if legacy and (arch in ("x86_64",) or legacy == "manylinux2014"):
-            tags.append(f"{legacy}_{arch}")
-    tags.append(f"linux_{arch}")
-    return tags
-
-
-def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") -> list[Tag]:
-    """Tags an interpreter ``python`` on ``platform`` installs, best first (as pip orders them)."""
-    version = parse_python(python)
-    plats = platform_tags(platform)
-    interp = f"cp{version[0]}{version[1]}"
-    return list(cpython_tags(version, platforms=plats)) + list(compatible_tags(version, interp, plats))
 
 
 _RANKS: dict[int, tuple[list[Tag], int, dict[str, int]]] = {}

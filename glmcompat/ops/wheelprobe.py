@@ -75,7 +75,7 @@ def machine_of(platform: str) -> str:
     """The machine (``x86_64`` / ``aarch64``: :data:`glmcompat.matrix.view.PLATFORMS`) a ``--platform`` value names:
     an architecture, ``manylinux_aarch64`` or a full tag such as ``manylinux_2_28_aarch64``. A tag glmcompat
     cannot read (``win_amd64``) or an architecture it keeps no facts for (``ppc64le``) is an InputError."""
-    from glmcompat.edges.index import platform_tags
+    from glmcompat.model.wheeltags import platform_tags
     from glmcompat.model.platforms import PLATFORMS
 
     p = platform.strip().lower()

@@ -21,6 +21,7 @@ from glmcompat.model.environments import MarkerEvaluator, env_label, merge, pyth
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
+from glmcompat.model.wheeltags import wheel_fits
 
 MAX_COMBINATIONS = 64  # beyond this many extra/group combinations: each alone plus the largest allowed sets
 
@@ -41,35 +42,6 @@ def source_kind(source: Any) -> str:
         if k in source:
             return "editable" if k == "virtual" else k
     return "registry"
-
-
-def wheel_fits(filename: str, machine: str, python: str) -> bool:
-    """Whether a wheel (by its file name) installs on CPython ``python`` (``3.12``) on Linux ``machine``
-    (glibc): a platform tag ``any``, ``linux_<machine>`` or ``manylinux*_<machine>``; an interpreter tag
-    ``py3``, ``cpXY`` with ABI ``cpXY``/``none``, or ``cpXY`` with ``abi3`` for XY up to ``python``.
-    A name that is not a wheel's counts as fitting (nothing to judge)."""
-    name = filename.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
-    if not name.endswith(".whl"):
-        return True
-    parts = name[:-4].split("-")
-    if len(parts) < 5:
-        return True
-    pys, abis, plats = parts[-3].split("."), parts[-2].split("."), parts[-1].split(".")
-    if not any(p == "any" or p == f"linux_{machine}" or (p.startswith("manylinux") and p.endswith("_" + machine))
-               for p in plats):
-        return False
-    major, minor = (int(x) for x in python.split(".")[:2])
-    here = f"cp{major}{minor}"
-    for py in pys:
-        if py.startswith("py") and py[2:3] in ("", str(major)):
-            return True
-        if not py.startswith("cp") or not py[2:].isdigit():
-            continue
-        if py == here and any(a in (here, "none") for a in abis):
-            return True
-        if "abi3" in abis and py[2:3] == str(major) and int(py[3:] or 0) <= minor:
-            return True
-    return False
 
 
 def encode(item: Item) -> str:

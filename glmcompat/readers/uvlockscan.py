@@ -114,7 +114,7 @@ def _inline(line: str, start: int) -> dict[str, str | int] | None:
 
 
 def _wheel_tags(f: str) -> str:
-    """What :func:`glmcompat.readers.uvlock.wheel_fits` reads of a wheel's location: its last three name parts."""
+    """What :func:`glmcompat.model.wheeltags.wheel_fits` reads of a wheel's location: its last three name parts."""
     name = f.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
     if not name.endswith(".whl"):
         return "*"

@@ -1,0 +1,89 @@
+"""Wheel tags: which tags a glibc Linux CPython accepts, best first, and whether a wheel file fits one.
+
+The one implementation of tag logic: the resolver's wheel selection (:mod:`glmcompat.edges.index`) and the uv.lock
+reader's "no wheel here" judgement (:mod:`glmcompat.readers.uvlock`) both use it. On :mod:`packaging.tags`, so not
+for the start-up path (:mod:`glmcompat.readers.uvlockscan` keeps its own ``any``-wheel shortcut and defers here).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from packaging.tags import Tag, compatible_tags, cpython_tags, parse_tag
+
+from glmcompat.model.errors import InputError
+
+def parse_python(python: str) -> tuple[int, int]:
+    """``cp312`` / ``3.12`` / ``312`` -> ``(3, 12)``."""
+    text = python.strip().lower().removeprefix("cp").removeprefix("py")
+    if "." in text:
+        major, _, minor = text.partition(".")
+    else:
+        major, minor = text[:1], text[1:]
+    if not (major.isdigit() and minor.isdigit()):
+        raise InputError(f"invalid Python version {python!r} (expected e.g. 'cp312' or '3.12')")
+    return int(major), int(minor)
+
+
+_ARCHES = ("x86_64", "aarch64", "ppc64le", "s390x")
+
+
+def platform_tags(platform: str = "manylinux_x86_64") -> list[str]:
+    """Platform tags a Linux machine described by ``platform`` accepts, best first.
+
+    ``platform`` is an architecture (``x86_64``), ``manylinux_x86_64`` (any glibc), a full tag
+    (``manylinux_2_28_x86_64``: that glibc or older) or ``linux_x86_64``.
+    """
+    p = platform.strip().lower()
+    arch = next((a for a in _ARCHES if p.endswith(a)), None)
+    if arch is None:
+        raise InputError(f"unsupported platform {platform!r} (expected e.g. 'manylinux_2_28_x86_64' or 'x86_64')")
+    max_glibc = 40
+    head = p[: -len(arch)].rstrip("_")
+    if head.startswith("manylinux_"):
+        parts = head.split("_")
+        if len(parts) == 3 and parts[1] == "2" and parts[2].isdigit():
+            max_glibc = int(parts[2])
+        elif head != "manylinux":
+            raise InputError(f"unsupported platform {platform!r}")
+    elif head == "manylinux2014":
+        max_glibc = 17
+    elif head not in ("", "manylinux", "linux"):
+        raise InputError(f"unsupported platform {platform!r}")
+    tags: list[str] = []
+    for minor in range(max_glibc, 4, -1):
+        tags.append(f"manylinux_2_{minor}_{arch}")
+        legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(minor)
+        if legacy and (arch in ("x86_64",) or legacy == "manylinux2014"):
+            tags.append(f"{legacy}_{arch}")
+    tags.append(f"linux_{arch}")
+    return tags
+
+
+def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") -> list[Tag]:
+    """Tags an interpreter ``python`` on ``platform`` installs, best first (as pip orders them)."""
+    version = parse_python(python)
+    plats = platform_tags(platform)
+    interp = f"cp{version[0]}{version[1]}"
+    # The ABI is named, not read from the running interpreter (packaging's default): the target is a standard
+    # CPython whatever build runs glmcompat (a free-threaded or debug one would add cp313t / cp312d tags).
+    return list(cpython_tags(version, abis=[interp], platforms=plats)) + list(compatible_tags(version, interp, plats))
+
+
+@lru_cache(maxsize=32)
+def _supported_set(python: str, machine: str) -> frozenset[str]:
+    return frozenset(str(t) for t in supported_tags(python, f"manylinux_{machine}"))
+
+
+def wheel_fits(filename: str, machine: str, python: str) -> bool:
+    """Whether a wheel (by its file name, URL or path) installs on CPython ``python`` (``3.12``) on glibc Linux
+    ``machine``: one of its tags (:func:`packaging.tags.parse_tag` of the name's last three parts) is among
+    :func:`supported_tags` for that Python and ``manylinux_<machine>`` -- the same tags the resolver selects
+    wheels by. A name that is not a wheel's counts as fitting (nothing to judge)."""
+    name = filename.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+    if not name.endswith(".whl"):
+        return True
+    parts = name[:-4].split("-")
+    if len(parts) < 5:
+        return True
+    return not _supported_set(python, machine).isdisjoint(str(t) for t in parse_tag("-".join(parts[-3:])))
