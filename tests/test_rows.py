@@ -5,7 +5,6 @@ same through the plain dump and the JSON cache; rows cannot be changed or given 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import typing
 from collections.abc import Mapping
@@ -131,11 +130,10 @@ def test_defaults_of_fields_a_row_leaves_out() -> None:
 
 
 def _entry(path, doc: object) -> None:
-    """A matrix cache entry as glmcompat writes it: the rows' digest line and body, sealed with its name."""
+    """A matrix cache entry as glmcompat writes it: the rows' JSON, sealed with its name."""
     from glmcompat.matrix.locations import seal
 
-    body = json.dumps(doc).encode()
-    path.write_bytes(seal("matrix", path.name, hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body))
+    path.write_bytes(seal("matrix", path.name, json.dumps(doc).encode()))
 
 
 def test_a_cache_entry_of_another_shape_is_a_miss(tmp_path) -> None:
@@ -172,8 +170,9 @@ def test_the_wheel_snapshot_answers_a_cold_run_only_for_its_own_files(tmp_path, 
 
     def snap(**change: object) -> bytes:  # the snapshot with no release rows: which loader answered is then visible
         d = {**doc, "tables": {**doc["tables"], "release": []}, **change}
-        b = json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
-        return hashlib.blake2b(b, digest_size=16).hexdigest().encode() + b"\n" + b
+        from glmcompat.matrix.locations import seal
+
+        return seal("snapshot", "snapshot.json", json.dumps(d, sort_keys=True, separators=(",", ":")).encode())
 
     path = tmp_path / "snapshot.json"
     monkeypatch.setattr(load, "SNAPSHOT", path)

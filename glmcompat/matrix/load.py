@@ -2,18 +2,19 @@
 rows as JSON in the user cache keyed by the files' content and glmcompat's code, and answer later runs from
 that JSON as a :class:`glmcompat.matrix.view.Facts` of typed rows (:mod:`glmcompat.matrix.rows`).
 
-A cache entry is a digest line, then ``{"format": FORMAT, "fields": {table: [field, ...]}, "tables": {table:
+A cache entry is sealed with its name (:func:`glmcompat.matrix.locations.seal`: one framing, one digest kind and one
+safe reader for everything glmcompat stores), its payload ``{"format": FORMAT, "fields": {table: [field, ...]}, "tables": {table:
 [[value, ...], ...]}}``: each row's values in its class's field order (:data:`glmcompat.matrix.rows.FIELDS`),
 which is smaller and faster to read than a dict per row. An entry of another format, or whose fields are
 not the row classes' own, is a miss: the rows are never built from a shape they were not written for.
 
 A wheel also ships the same document for its own matrix (:data:`SNAPSHOT`, written by the build through
-``hatch_build.py``), with glmcompat's version and each matrix file's digest: the first run after an install
+``hatch_build.py``, sealed as ``snapshot.json``), with glmcompat's version and each matrix file's digest
+(:func:`glmcompat.matrix.locations.file_digest`): the first run after an install
 reads it instead of validating (about 0.35 s), as long as the files are byte for byte those it was made from."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
-from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files, read_input
+from glmcompat.matrix.locations import file_digest, hasher, read_stored, seal
+from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
 from glmcompat.matrix.view import Facts, Tables
 from glmcompat.model.errors import InputError
 
-FORMAT = 2  # 1: {table: [row dict, ...]} (matrix-KEY.json); 2: the rows' values in field order
+FORMAT = 3  # 1: {table: [row dict, ...]} (matrix-KEY.json); 2: the rows' values in field order; 3: sealed only (no inner
+#             blake2b-128 digest line), keyed and file digests by locations.hasher (blake2b-160)
 SNAPSHOT = Path(__file__).with_name("snapshot.json")  # in a built wheel only (hatch_build.py writes it)
 
 
@@ -36,7 +39,7 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     if files:
         data = _cached_matrix(cached)
         if data is None and not paths:  # the shipped matrix: the wheel's snapshot, if these are its files
-            data = _rows(_read(SNAPSHOT), digests)
+            data = _rows(read_stored(str(SNAPSHOT), "snapshot", SNAPSHOT.name), digests)
         if data is not None:
             return Facts(data, key)
     from glmcompat.matrix.schema import TABLES, load_matrix
@@ -44,8 +47,6 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     m = load_matrix(paths)
     if files:
         try:
-            from glmcompat.matrix.locations import seal
-
             atomic_write(cached, seal("matrix", cached.name, _document(m.plain())))
         except OSError:
             pass  # a read-only cache only costs speed
@@ -58,18 +59,17 @@ def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[st
     from glmcompat.matrix.locations import code_fingerprint
 
     # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
-    # (not resolved: a symlinked path is only another entry); each file is read as any input is (regular files
-    # only, size-capped): the validating loader names what is wrong
-    h = hashlib.blake2b(code_fingerprint().encode(), digest_size=16)
+    # (not resolved: a symlinked path is only another entry); each file digested as the start-up paths digest it
+    # (a regular file, size-capped): on any other, the validating loader names what is wrong
+    h = hasher()
+    h.update(code_fingerprint().encode())
     digests: dict[str, str] = {}
-    try:
-        for f in files:
-            h.update(f"{os.path.abspath(f)}\0".encode("utf-8", "surrogateescape"))
-            d = hashlib.blake2b(read_input(f, InputError, "a matrix file")).digest()
-            h.update(d)
-            digests[f.name] = d.hex()
-    except (OSError, InputError):
-        files = []  # let the validating loader name the missing file
+    for f in files:
+        d = file_digest(str(f))
+        if not d:
+            return [], h.hexdigest(), {}  # let the validating loader name the missing or unreadable file
+        h.update(f"\0{os.path.abspath(f)}\0{d}".encode("utf-8", "surrogateescape"))
+        digests[f.name] = d
     return files, h.hexdigest(), digests
 
 
@@ -86,12 +86,11 @@ def cache_entry_name(paths: Sequence[str | Path] | None = None) -> str | None:
 
 
 def _document(plain: Any, **extra: Any) -> bytes:
-    """A cache entry (or, with ``extra``, a snapshot) of validated rows: a digest line first, so that a truncated
-    or edited entry is a miss, never wrong facts."""
+    """The payload of a cache entry (or, with ``extra``, of a snapshot) of validated rows; the caller seals it, so
+    that a truncated, edited or renamed entry is a miss, never wrong facts."""
     doc = {"format": FORMAT, "fields": FIELDS,
            "tables": {t: [to_values(t, r) for r in rows] for t, rows in plain.items()}, **extra}
-    body = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
-    return hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n" + body
+    return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
 
 
 def snapshot() -> bytes:
@@ -100,36 +99,26 @@ def snapshot() -> bytes:
     from glmcompat import __version__
     from glmcompat.matrix.schema import load_matrix
 
-    files = matrix_files(None)
-    digests = {f.name: hashlib.blake2b(read_input(f, InputError, "a matrix file")).hexdigest() for f in files}
-    return _document(load_matrix(None).plain(), files=digests, version=__version__)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    files, _, digests = _keyed(None)
+    if not files:
+        load_matrix(None)  # names the file that cannot be read
+        raise InputError("the shipped matrix cannot be read")
+    return seal("snapshot", SNAPSHOT.name, _document(load_matrix(None).plain(), files=digests, version=__version__))
 
 
 def _cached_matrix(path: Path) -> Tables | None:
     """The rows a cache entry holds (see :func:`_rows`), read through the one safe reader and sealed with its name
     (:func:`glmcompat.matrix.locations.read_stored`); None (a miss, rewritten by the caller) otherwise."""
-    from glmcompat.matrix.locations import read_stored
-
     return _rows(read_stored(str(path), "matrix", path.name))
 
 
-def _rows(raw: bytes | None, files: dict[str, str] | None = None) -> Tables | None:
-    """The rows an entry holds, when its digest line matches its body, it is of this :data:`FORMAT` and its fields
+def _rows(body: bytes | None, files: dict[str, str] | None = None) -> Tables | None:
+    """The rows an entry's unsealed payload holds, when it is of this :data:`FORMAT` and its fields
     are the row classes' own — and, for a snapshot (``files``: each matrix file's digest), when it was made by
     this glmcompat from exactly these files; None otherwise."""
-    if raw is None:
+    if body is None:
         return None
     try:
-        digest, _, body = raw.partition(b"\n")
-        if hashlib.blake2b(body, digest_size=16).hexdigest().encode() != digest:
-            return None
         doc = json.loads(body)
     except (ValueError, RecursionError):
         return None
