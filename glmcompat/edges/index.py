@@ -13,7 +13,6 @@ from __future__ import annotations
 import configparser
 import os
 import re
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,9 +183,12 @@ def uv_default_index() -> str | None:
 
 
 def cache_key(kind: str, text: str) -> str:
-    """A readable, file-name-safe cache key for ``text`` (hashlib stays unimported on warm paths)."""
+    """A readable, file-name-safe cache key for ``text``: the one digest of stored names
+    (:func:`glmcompat.matrix.locations.text_digest`, not a CRC that two URLs can share), then a readable tail."""
+    from glmcompat.matrix.locations import text_digest
+
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("://", 1)[-1])[-120:].strip("_.-") or "x"
-    return f"{kind}-{zlib.crc32(text.encode()):08x}-{slug}"
+    return f"{kind}-{text_digest(text)}-{slug}"
 
 
 def redact(url: str) -> str:

@@ -81,6 +81,14 @@ def hasher() -> blake2b:
     return blake2b(digest_size=20)
 
 
+def text_digest(text: str) -> str:
+    """The digest (:func:`hasher`, hex) of ``text``: what a stored thing's name is derived from when it is keyed by
+    a question (a project path, a request, a URL) rather than by a file's content."""
+    h = hasher()
+    h.update(text.encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
 def file_digest(path: str, *, follow: bool = True) -> str | None:
     """The content digest (:func:`hasher`, hex) of a regular file; ``""`` when nothing is there (its appearing
     later changes the answer); None for anything else: a FIFO (opened without blocking, never read), a

@@ -29,7 +29,6 @@ under a constraints file that holds the safe core, hash-pinned, checks the resul
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import os
 import subprocess
@@ -379,7 +378,9 @@ class _Held:
 
 
 def _guard_key(path: Path) -> Path:
-    return cache_dir() / "project-locks" / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".lock")
+    from glmcompat.matrix.locations import text_digest
+
+    return cache_dir() / "project-locks" / (text_digest(str(path.resolve())) + ".lock")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -396,7 +397,7 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
                  source: Any = None) -> Path | None:
     """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
-    from glmcompat.matrix.locations import code_fingerprint
+    from glmcompat.matrix.locations import code_fingerprint, text_digest
 
     if req.index.no_cache:
         return None  # --no-cache: no record is read or written
@@ -412,7 +413,7 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
                        req.index.url])
     if source is not None and getattr(source, "key", None) is None:
         return None  # a source that cannot say what it answers: no record
-    return cache_dir() / "project-verdicts" / (hashlib.sha256(blob.encode()).hexdigest()[:32] + ".json")
+    return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")
 
 
 def _inputs(project: pp.UvProject) -> list[str]:

@@ -9,7 +9,6 @@ later runs only hash and read the small cached extraction.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -307,9 +306,11 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
     if detect_kind(p) == "pyproject.toml":
         raise LockFormatError("a pyproject.toml is not a lock; pass the lock beside it", path=str(p))
     data = _read(p)
-    from glmcompat.matrix.locations import code_fingerprint, read_stored, seal
+    from glmcompat.matrix.locations import code_fingerprint, hasher, read_stored, seal
 
-    digest = hashlib.blake2b(data + b"\0" + code_fingerprint().encode(), digest_size=20).hexdigest()
+    h = hasher()
+    h.update(data + b"\0" + code_fingerprint().encode())
+    digest = h.hexdigest()
     kind = detect_kind(p) or "sniffed"
     cached = None
     if use_cache:
@@ -365,14 +366,11 @@ def _cache_shape_ok(raw: Any) -> bool:
 
 
 def _file_digest(path: Path) -> str:
-    """blake2b of a file an include names, read as any input is (regular files only, size-capped); '' when
-    it cannot be read."""
-    from glmcompat.matrix.store import read_input
+    """The content digest (:func:`glmcompat.matrix.locations.file_digest`, the one every record keys on) of a file an
+    include names; '' when it is not a regular file that can be read."""
+    from glmcompat.matrix.locations import file_digest
 
-    try:
-        return hashlib.blake2b(read_input(path, LockFormatError, "a requirements file"), digest_size=20).hexdigest()
-    except LockFormatError:
-        return ""
+    return file_digest(str(path)) or ""
 
 
 def _include_digests(top: Path, lock: Lock) -> dict[str, str]:
