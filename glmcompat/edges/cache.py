@@ -25,6 +25,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from glmcompat.model.shapes import fields as _fields
+from glmcompat.model.shapes import int_list as _ints
+from glmcompat.model.shapes import is_bool as _bool
+from glmcompat.model.shapes import is_int as _int
+from glmcompat.model.shapes import is_str as _str
+from glmcompat.model.shapes import opt as _opt
+from glmcompat.model.shapes import str_int_map as _str_int_map
+from glmcompat.model.shapes import str_list as _strs
+
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -48,40 +57,7 @@ def _unframe(key: str, raw: bytes | None) -> bytes | None:
     return unseal("cache", key, raw)
 
 
-# -- shapes of the JSON entries -----------------------------------------------------------------------
-
-def _strs(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
-
-
-def _ints(v: Any) -> bool:
-    return isinstance(v, list) and all(type(x) is int for x in v)
-
-
-def _int(v: Any) -> bool:
-    return type(v) is int
-
-
-def _opt(check: Any) -> Any:
-    return lambda v: v is None or check(v)
-
-
-def _str(v: Any) -> bool:
-    return isinstance(v, str)
-
-
-def _bool(v: Any) -> bool:
-    return isinstance(v, bool)
-
-
-def _fields(v: Any, required: dict[str, Any], optional: dict[str, Any] | None = None) -> bool:
-    return (isinstance(v, dict) and all(k in v and check(v[k]) for k, check in required.items())
-            and all(check(v[k]) for k, check in (optional or {}).items() if k in v))
-
-
-def _str_int_map(v: Any) -> bool:
-    return isinstance(v, dict) and all(isinstance(k, str) and type(x) is int for k, x in v.items())
-
+# -- shapes of the JSON entries (the checks of glmcompat.model.shapes) ----------------------------------
 
 def _page(v: Any) -> bool:  # a PEP 691 project page (parse_project_page copes with odd rows inside)
     return isinstance(v, dict) and isinstance(v.get("files"), list)

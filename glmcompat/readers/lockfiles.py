@@ -340,27 +340,21 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
 
 
 def _cache_shape_ok(raw: Any) -> bool:
-    """Whether a lock-cache entry has the shape :func:`_to_json` writes (anything else is a miss)."""
-    def opt_str(v: Any) -> bool:
-        return v is None or isinstance(v, str)
+    """Whether a lock-cache entry has the shape :func:`_to_json` writes (anything else is a miss), in the one
+    vocabulary of stored shapes (:mod:`glmcompat.model.shapes`)."""
+    from glmcompat.model.shapes import fields, is_bool, is_str, list_of, opt, str_list, str_map
 
-    def str_map(v: Any) -> bool:
-        return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
+    def entry(e: Any) -> bool:  # [name, version, marker, source, spec, constraint, origin, line]
+        return (isinstance(e, list) and len(e) == 8 and is_str(e[0]) and all(map(opt(is_str), e[1:5]))
+                and is_bool(e[5]) and opt(is_str)(e[6]) and (e[7] is None or type(e[7]) is int))
 
-    if not (isinstance(raw, dict) and raw.get("format") == CACHE_FORMAT and isinstance(raw.get("kind"), str)
-            and opt_str(raw.get("requires_python")) and isinstance(raw.get("meta", {}), dict)
-            and str_map(raw.get("includes", {})) and isinstance(raw.get("entries"), list)
-            and isinstance(raw.get("sets"), list)):
+    env = {"name": is_str, "packages": str_map}
+    env_optional = {"sources": str_map, "unpinned": str_map, "overrides": str_map, "also": str_list}
+    if not (fields(raw, {"kind": is_str, "entries": list_of(entry),
+                         "sets": list_of(lambda e: fields(e, env, env_optional))},
+                   {"requires_python": opt(is_str), "meta": lambda m: isinstance(m, dict), "includes": str_map})
+            and raw.get("format") == CACHE_FORMAT):
         return False
-    for e in raw["entries"]:
-        if not (isinstance(e, list) and len(e) == 8 and isinstance(e[0], str) and all(map(opt_str, e[1:5]))
-                and isinstance(e[5], bool) and opt_str(e[6]) and (e[7] is None or type(e[7]) is int)):
-            return False
-    for env in raw["sets"]:
-        if not (isinstance(env, dict) and isinstance(env.get("name"), str) and str_map(env.get("packages"))
-                and all(str_map(env.get(k, {})) for k in ("sources", "unpinned", "overrides"))
-                and isinstance(env.get("also", []), list) and all(isinstance(a, str) for a in env.get("also", []))):
-            return False
     raw.setdefault("includes", {})
     return True
 
