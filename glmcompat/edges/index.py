@@ -42,7 +42,7 @@ from glmcompat.edges.http import (
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.model.wheeltags import parse_python as parse_python  # re-exported: tag logic lives in model.wheeltags
 from glmcompat.model.wheeltags import platform_tags as platform_tags
-from glmcompat.model.wheeltags import supported_tags
+from glmcompat.model.wheeltags import supported_tags as supported_tags
 
 if TYPE_CHECKING:
     import httpx
