@@ -290,21 +290,10 @@ def discard() -> None:
 
 def read_prediction(path: str) -> bytes | None:
     """The bytes of a regular file (no link followed, a FIFO never waited on) of at most the output size cap;
-    None otherwise."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000 or st.st_size > MAX_OUTPUT_BYTES:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            return f.read(MAX_OUTPUT_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    None otherwise: the one safe reader (:func:`glmcompat.matrix.locations.read_bounded`)."""
+    from glmcompat.matrix.locations import read_bounded
+
+    return read_bounded(path, MAX_OUTPUT_BYTES)
 
 
 def requires_python_of(pyproject: bytes) -> str | None:
