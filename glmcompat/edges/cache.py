@@ -30,6 +30,7 @@ from glmcompat.model.shapes import int_list as _ints
 from glmcompat.model.shapes import is_bool as _bool
 from glmcompat.model.shapes import is_int as _int
 from glmcompat.model.shapes import is_str as _str
+from glmcompat.model.shapes import map_of
 from glmcompat.model.shapes import opt as _opt
 from glmcompat.model.shapes import str_int_map as _str_int_map
 from glmcompat.model.shapes import str_list as _strs
@@ -116,10 +117,20 @@ def _journal(v: Any) -> bool:  # glmcompat.ops.refresh's journal of one candidat
         "proved": _strs, "unproved": _strs})
 
 
+def _modelprobe(v: Any) -> bool:  # glmcompat.ops.modelprobe's Known of one wheel
+    return _fields(v, {"package": _str, "version": _str, "wheel": _str, "sha256": _opt(_str), "names": _strs,
+                       "files": _strs, "where": map_of(_str), "configs": _strs, "configs_file": _opt(_str)})
+
+
+def _toolkit(v: Any) -> bool:  # glmcompat.ops.wheelprobe's CUDA toolkits per module of one wheel
+    return _fields(v, {"modules": map_of(_str_int_map)})
+
+
 # key kind (its first dash-separated word; ``.meta`` keys apart) -> the shape its JSON must have
 SHAPES: dict[str, Any] = {
     "page": _page, "pick": _pick, "abi": _abi, "ext": _ext, "torch.meta": _torch_meta, "arch": _arch_modules,
-    "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal,
+    "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
+    "toolkit": _toolkit,
 }
 
 
