@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from glmcompat.model.errors import (
     EnvironmentFailure,
@@ -42,6 +42,9 @@ from glmcompat.model.errors import (
 from glmcompat.matrix.schema import Matrix
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.ops.projectlock import ProjectLockResult
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Source
 
 __all__ = [
     "SEVERITIES",
@@ -369,7 +372,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
 # ------------------------------------------------------------------------------------------------
 
 
-def _source(index: str | os.PathLike[str] | None) -> Any:
+def _source(index: str | os.PathLike[str] | None) -> Source | None:
     """The resolver's source for ``index``: None (the configured package index), or a recorded index file (JSON, as
     glmcompat's scripts record it: offline)."""
     if index is None:

@@ -28,7 +28,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
@@ -50,6 +50,9 @@ from glmcompat.ops.lockrender import (
 )
 from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, digest
 from glmcompat.ops.progress import Progress
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Outcome, Source
+    from glmcompat.edges.index import ClientFactory
 from glmcompat.ops.publish import (
     check_out,
     check_replace,
@@ -112,12 +115,16 @@ def _memo_path(facts: Facts, req: LockRequest) -> Path:
     return cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
 
 
-def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source: Any = None,
-                 prefetch: bool = True) -> Resolution:
-    """Resolve (or recall) the core pins for ``req``. With the stack's exclude-newer set, the index's
-    answer is fixed, so a recalled resolution is exactly what a fresh one would give. ``prefetch``: read the
-    index concurrently ahead of the resolver (off while a speculative uv, then on the critical path, uses
-    the network and the processors)."""
+def resolve_core(facts: Facts, req: LockRequest, *, index: ClientFactory | None = None, source: Source | None = None,
+                 quiet: bool = False, prefetch: bool = True) -> Resolution:
+    """Resolve (or recall) the core pins for ``req``, from exactly one of: ``index``, how to reach the package index
+    ``req.index`` names (:func:`glmcompat.edges.index.client_for`; its resolutions are memoized), or ``source``, a
+    resolver source the caller holds (a recorded index: never memoized). With the stack's exclude-newer set, the
+    index's answer is fixed, so a recalled resolution is exactly what a fresh one would give. ``prefetch``: read the
+    index concurrently ahead of the resolver (off while a speculative uv, then on the critical path, uses the
+    network and the processors)."""
+    if (index is None) == (source is None):
+        raise TypeError("resolve_core: pass exactly one of index (a client factory) and source")
     stack = facts.stack(req.stack)
     tname = facts.target(req.target).name
     machine = lock_platform(facts, tname, req.platform)
@@ -125,7 +132,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         facts.model(req.model)
     requires_python, py = _python_spec(facts, req)
     memo = _memo_path(facts, req)
-    if source is None and stack.exclude_newer and not req.index.no_cache:
+    if index is not None and stack.exclude_newer and not req.index.no_cache:
         try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, resolved again
             body = read_stored(str(memo), "resolution", memo.name)
             recalled = _recall(json.loads(body)) if body is not None else None
@@ -135,45 +142,44 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
             return recalled
     from glmcompat.decide.explain import resolve
     from glmcompat.decide.resolver import Request, root_requirements
-    from glmcompat.edges.sources import IndexSource
 
     request = Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine)
     root_requirements(facts, request)  # bad input (a --with, a model no engine serves) fails before any index traffic
-    own_client = None
-    index: Any = None
-    if source is None:
-        from packaging.utils import canonicalize_name
+    if source is not None:
+        return _resolution(facts, req, resolve(facts, source, request), requires_python)
+    assert index is not None
+    from packaging.utils import canonicalize_name
 
-        from glmcompat.edges.index import IndexClient
+    from glmcompat.edges.sources import IndexSource
 
-        own_client = IndexClient(req.index.url, cache=req.index.cache())
-        index = IndexSource(own_client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
-        # What the resolver will most likely ask first, fetched concurrently: every core package's page and,
-        # unless --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
-        wanted: dict[str, str | None] = dict.fromkeys(stack.pins)
-        if not req.upgrade:
-            wanted.update(stack.pins)
-        for w in req.with_:
-            name, eq, version = w.replace(" ", "").partition("==")
-            if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
-                wanted[canonicalize_name(name)] = version
+    # What the resolver will most likely ask first, fetched concurrently: every core package's page and, unless
+    # --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
+    wanted: dict[str, str | None] = dict.fromkeys(stack.pins)
+    if not req.upgrade:
+        wanted.update(stack.pins)
+    for w in req.with_:
+        name, eq, version = w.replace(" ", "").partition("==")
+        if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
+            wanted[canonicalize_name(name)] = version
+    with index(req.index) as client:
+        read = IndexSource(client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
         if prefetch:
-            index.prefetch(list(wanted.items()))
-        source = Progress(index, quiet)
-    try:
-        outcome = resolve(facts, source, request)
-    finally:
-        if isinstance(source, Progress):
-            source.done()
-        if index is not None:
-            index.close()  # stops prefetches the resolver did not need
-        if own_client is not None:
-            own_client.close()
-    overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
-    res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.exclude_newer)
-    if own_client is not None and stack.exclude_newer and not req.index.no_cache:
+            read.prefetch(list(wanted.items()))
+        shown = Progress(read, quiet)
+        try:
+            outcome = resolve(facts, shown, request)
+        finally:
+            shown.done()
+            read.close()  # stops prefetches the resolver did not need
+    res = _resolution(facts, req, outcome, requires_python)
+    if stack.exclude_newer and not req.index.no_cache:
         memoize(facts, req, res)
     return res
+
+
+def _resolution(facts: Facts, req: LockRequest, outcome: Outcome, requires_python: str) -> Resolution:
+    overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
+    return Resolution(outcome.pins, overrides, outcome.overridden, requires_python, facts.stack(req.stack).exclude_newer)
 
 
 def memoize(facts: Facts, req: LockRequest, res: Resolution) -> None:
@@ -251,32 +257,34 @@ def _expected_overrides(facts: Facts, stack: Stack, model: str | None) -> tuple[
     return overrides, reasons
 
 
-def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, check_only: bool = False,
-         source: Any = None, force: bool = False) -> dict[str, Any]:
+def lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None = None, source: Source | None = None,
+         quiet: bool = False, check_only: bool = False, force: bool = False) -> dict[str, Any]:
     """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary.
 
-    ``source`` replaces the index as the resolver's source (tests pass a recorded one); ``force`` replaces
+    The core is resolved from exactly one of ``index`` (how to reach the package index: the command line's) and
+    ``source`` (a resolver source in its place: tests pass a recorded one), as :func:`resolve_core`; ``force`` replaces
     files in ``out`` that glmcompat did not write (links are refused regardless). A run that changed nothing
     returns what its answer read as the summary's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
     check_out(out)  # a link or a file as --out: refuse before any work
     spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
-    if spec is None and source is None and not check_only:
+    if spec is None and index is not None and not check_only:
         try:
             spec = _speculate(facts, req, out)
         except Exception:
             spec = None  # a request that fails: the resolution below says why, as always
     try:
-        return _lock(facts, req, out, quiet=quiet, check_only=check_only, source=source, force=force, spec=spec)
+        return _lock(facts, req, out, index=index, source=source, quiet=quiet, check_only=check_only, force=force,
+                     spec=spec)
     finally:
         if spec is not None:
             spec.discard()
 
 
-def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only: bool, source: Any, force: bool,
-          spec: speculate.Speculation | None) -> dict[str, Any]:
+def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None, source: Source | None, quiet: bool,
+          check_only: bool, force: bool, spec: speculate.Speculation | None) -> dict[str, Any]:
     # No prefetch while a speculative uv runs: the resolution is then off the critical path, and its concurrent
     # reads would take the network and the processors from uv, which is on it.
-    res = resolve_core(facts, req, quiet=quiet, source=source, prefetch=spec is None)
+    res = resolve_core(facts, req, index=index, source=source, quiet=quiet, prefetch=spec is None)
     text = render_pyproject(facts, req, res).encode()
     tname = facts.target(req.target).name
     summary: dict[str, Any] = {"out": str(out), "target": tname, "pins": res.pins, "overrides": res.overrides,

@@ -38,7 +38,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide.stacks import CORE, lock_platform
 from glmcompat.edges.uv import uv_binary
@@ -54,6 +54,9 @@ from glmcompat.readers import pyproject as pp
 RESULT_VERSION = 1
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Source
 
 
 @dataclass(frozen=True)
@@ -167,12 +170,12 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 
 
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
-            wanted: dict[str, str | None], index_options: IndexOptions) -> tuple[Any, Callable[[], None]]:
-    from glmcompat.edges.index import IndexClient
+            wanted: dict[str, str | None], index_options: IndexOptions) -> tuple[Source, Callable[[], None]]:
+    from glmcompat.edges.index import client_for
     from glmcompat.edges.sources import IndexSource
     from glmcompat.ops.progress import Progress
 
-    client = IndexClient(index_options.url, cache=index_options.cache())
+    client = client_for(index_options)
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
     index.prefetch(list(wanted.items()))
     shown = Progress(index, quiet)
@@ -193,7 +196,7 @@ class Core:
 
 
 def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLockRequest, python: str,
-                prefer: dict[str, str], *, exclude_newer: str | None = None, source: Any = None,
+                prefer: dict[str, str], *, exclude_newer: str | None = None, source: Source | None = None,
                 quiet: bool = False) -> Core:
     """The one core set that serves every target of ``req`` (UnsafeError when none does, naming which target
     needs what). ``reqs``: the project's requirements on the core, as text."""
@@ -393,7 +396,7 @@ _CONFIGS = ("~/.config/uv/uv.toml", "/etc/uv/uv.toml", "/etc/xdg/uv/uv.toml", "~
 
 
 def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
-                 source: Any = None) -> Path | None:
+                 source: Source | None = None) -> Path | None:
     """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
     from glmcompat.matrix.locations import code_fingerprint
@@ -478,7 +481,7 @@ def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResul
 
 
 def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
-                 check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
+                 check_only: bool = False, source: Source | None = None, quiet: bool = False) -> ProjectLockResult:
     """Lock the project whose (workspace root) pyproject.toml is ``pyproject``; see the module's docstring.
 
     A project this function locked, with every input unchanged since (its pyproject.toml files, uv.lock, uv's
@@ -489,7 +492,7 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
 
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
-                          check_only: bool = False, source: Any = None, quiet: bool = False
+                          check_only: bool = False, source: Source | None = None, quiet: bool = False
                           ) -> tuple[ProjectLockResult, Any]:
     """:func:`lock_project`, and what a run that changed nothing read (a
     :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
@@ -516,7 +519,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
 
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
-                  dry_run: bool, check_only: bool, source: Any, quiet: bool) -> ProjectLockResult:
+                  dry_run: bool, check_only: bool, source: Source | None, quiet: bool) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
@@ -660,14 +663,14 @@ def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
 
 
 def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
-             python: str, locked: dict[str, str], result: ProjectLockResult, source: Any, quiet: bool) -> ProjectLockResult:
+             python: str, locked: dict[str, str], result: ProjectLockResult, source: Source | None, quiet: bool) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
         return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
 
 
 def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
-                  machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, source: Any,
+                  machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, source: Source | None,
                   quiet: bool) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
     old_py = pyproject.read_bytes()
@@ -731,7 +734,7 @@ def default_output(infile: Path) -> Path:
 
 
 def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockRequest, *, dry_run: bool = False,
-                      check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
+                      check_only: bool = False, source: Source | None = None, quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
     from glmcompat.model.platforms import marker_env
     from glmcompat.readers.formats import decode_text, parse_requirements

@@ -85,7 +85,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     o = output(args, out=out, err=err)
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
-    from glmcompat.edges.index import IndexOptions
+    from glmcompat.edges.index import IndexOptions, client_for
 
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
                       IndexOptions(args.index_url, bool(args.no_cache)))
@@ -96,7 +96,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
 
         o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
     try:
-        s = lock(facts, req, outdir, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        s = lock(facts, req, outdir, index=client_for, quiet=bool(args.quiet), check_only=args.check, force=args.force)
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for kind, src in c.evidence:
