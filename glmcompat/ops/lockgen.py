@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +72,7 @@ from glmcompat.ops.publish import (
 )
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's
-    "RESOLUTION_FORMAT", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",
+    "RESOLUTION_FORMAT", "LockOutcome", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",
     "render_pyproject", "resolution_key", "resolve_core", "verify_outputs",
 ]
 
@@ -86,6 +86,26 @@ class NoopRecord:
 
     out: str
     files: dict[str, str]
+
+
+@dataclass(frozen=True)
+class LockOutcome:
+    """What :func:`lock` did, for the command's report: the output directory, the target and machine locked for,
+    the core pins and the stack overrides applied, uv's lock's warnings; after a lock, the outputs rewritten
+    (``changed``, in :data:`OUTPUTS` order; empty: up to date) and, for a run that changed nothing, what its answer
+    read (``noop``, for the start-up path); after ``check_only``, the outputs not current (``stale``) and the signs
+    that ``out`` is not one run's set (``problems``)."""
+
+    out: str
+    target: str
+    platform: str
+    pins: dict[str, str]
+    overrides: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    noop: NoopRecord | None = None
+    stale: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
@@ -258,13 +278,13 @@ def _expected_overrides(facts: Facts, stack: Stack, model: str | None) -> tuple[
 
 
 def lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None = None, source: Source | None = None,
-         quiet: bool = False, check_only: bool = False, force: bool = False) -> dict[str, Any]:
-    """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary.
+         quiet: bool = False, check_only: bool = False, force: bool = False) -> LockOutcome:
+    """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns what it did.
 
     The core is resolved from exactly one of ``index`` (how to reach the package index: the command line's) and
     ``source`` (a resolver source in its place: tests pass a recorded one), as :func:`resolve_core`; ``force`` replaces
     files in ``out`` that glmcompat did not write (links are refused regardless). A run that changed nothing
-    returns what its answer read as the summary's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
+    returns what its answer read as the outcome's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
     check_out(out)  # a link or a file as --out: refuse before any work
     spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
     if spec is None and index is not None and not check_only:
@@ -281,14 +301,13 @@ def lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | No
 
 
 def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None, source: Source | None, quiet: bool,
-          check_only: bool, force: bool, spec: speculate.Speculation | None) -> dict[str, Any]:
+          check_only: bool, force: bool, spec: speculate.Speculation | None) -> LockOutcome:
     # No prefetch while a speculative uv runs: the resolution is then off the critical path, and its concurrent
     # reads would take the network and the processors from uv, which is on it.
     res = resolve_core(facts, req, index=index, source=source, quiet=quiet, prefetch=spec is None)
     text = render_pyproject(facts, req, res).encode()
     tname = facts.target(req.target).name
-    summary: dict[str, Any] = {"out": str(out), "target": tname, "pins": res.pins, "overrides": res.overrides,
-                               "platform": lock_platform(facts, tname, req.platform)}
+    summary = LockOutcome(str(out), tname, lock_platform(facts, tname, req.platform), res.pins, res.overrides)
     if check_only:
         return _check_current(facts, req, res, text, out, summary)
     uv_binary()  # uv missing: fail before anything is created
@@ -297,6 +316,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
         import glmcompat.decide.rules
         import glmcompat.readers.lockfiles  # noqa: F401
     created = make_out(out)
+    done = False
     try:
         with exclusive(out, quiet, create=True) as held:
             pause("locked")
@@ -304,27 +324,26 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
             old, stamp = claim(out, force)
             ready = spec.result_for(text, old["uv.lock"], res.requires_python) if spec is not None else None
             if ready is not None:
-                new = _relock(facts, req, res, text, ready, old, stamp, summary, spec=spec)
+                new, warnings = _relock(facts, req, res, text, ready, old, stamp, spec=spec)
             else:
                 if spec is not None:
                     spec.discard()  # a wrong prediction: stop it before uv runs again on the same cache
                 tmp = speculate.private_dir(speculate.UV_PREFIX)  # held while used: a kill leaves it to a sweep
                 try:
-                    new = _relock(facts, req, res, text, Path(tmp), old, stamp, summary)
+                    new, warnings = _relock(facts, req, res, text, Path(tmp), old, stamp)
                 finally:
                     speculate.remove_private(tmp)
             if new is None:
-                summary["changed"] = []
-                summary["noop"] = _noop_record(facts, req, out, old, stamp, res)
-                return summary
+                done = True
+                return replace(summary, warnings=warnings, noop=_noop_record(facts, req, out, old, stamp, res))
             check_replace(out, old, stamp, new, force)  # a user's file, or one edited since, is never taken
             publish(out, new, stamp_of(facts, new), held)
-            summary["changed"] = [n for n in OUTPUTS if old[n] != new[n]]
-            return summary
+            done = True
+            return replace(summary, warnings=warnings, changed=[n for n in OUTPUTS if old[n] != new[n]])
     except OSError as e:
         raise EnvironmentFailure(f"--out {out}: {e.strerror or e}") from None
     finally:
-        if created and "changed" not in summary:
+        if created and not done:
             try:
                 os.rmdir(out)  # a failed first run leaves no empty directory behind
             except OSError:
@@ -353,13 +372,14 @@ def _noop_record(facts: Facts, req: LockRequest, out: Path, old: dict[str, bytes
 
 
 def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: Path,
-            old: dict[str, bytes | None], stamp: bytes | None, summary: dict[str, Any], *,
-            spec: speculate.Speculation | None = None) -> dict[str, bytes] | None:
+            old: dict[str, bytes | None], stamp: bytes | None, *,
+            spec: speculate.Speculation | None = None) -> tuple[dict[str, bytes] | None, list[str]]:
     """In ``work``, a private temporary directory outside ``--out`` (so uv can never take a project above
     ``--out`` for the workspace root): uv lock (seeded with the previous uv.lock), check, export. None when
     uv kept the exact uv.lock of a complete previous set that the stamp says was checked and exported.
     ``spec``: a speculation that already ran that ``uv lock`` in ``work`` (its directory) on the same data and
-    seed, and the exports after it."""
+    seed, and the exports after it. With the new outputs, uv's lock's warnings (a no-op has the same warnings as the
+    run that wrote it: it must not hide them)."""
     tname = facts.target(req.target).name
     if spec is None:
         write_new(work / "pyproject.toml", text)
@@ -374,21 +394,18 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
     found = evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])
     if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
             and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
-        # Nothing to write, but the same warnings as the run that wrote it (a no-op must not hide them).
-        summary["warnings"] = [f.message for f in found if f.severity == "warning"]
-        return None
+        return None, [f.message for f in found if f.severity == "warning"]  # nothing to write
     errors = [f for f in found if f.severity == "error"]
     if errors:
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
         raise UnsafeError(f"uv's lock for {tname} on {PLATFORM_NAME[machine]} fails the check; nothing was written:\n{lines}")
     if spec is None or not spec.exported():
         run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python, req.index.uv_env())
-    summary["warnings"] = [f.message for f in found if f.severity == "warning"]
-    return {n: (work / n).read_bytes() for n in OUTPUTS}
+    return {n: (work / n).read_bytes() for n in OUTPUTS}, [f.message for f in found if f.severity == "warning"]
 
 
 def _check_current(facts: Facts, req: LockRequest, res: Resolution, text: bytes, out: Path,
-                   summary: dict[str, Any]) -> dict[str, Any]:
+                   summary: LockOutcome) -> LockOutcome:
     """``lock --check``: re-lock in a private temporary directory (nothing is written to ``out``) and name
     the committed outputs that are not current, and any sign that ``out`` is not one run's set."""
     exists = check_out(out)
@@ -400,8 +417,7 @@ def _check_current(facts: Facts, req: LockRequest, res: Resolution, text: bytes,
     else:
         old = dict.fromkeys(OUTPUTS)
     with tempfile.TemporaryDirectory(prefix=STAGING_PREFIX) as tmp:
-        new = _relock(facts, req, res, text, Path(tmp), old, None, summary)
+        new, warnings = _relock(facts, req, res, text, Path(tmp), old, None)
     assert new is not None
-    summary["stale"] = [n for n in ("pyproject.toml", "requirements.txt") if old[n] != new[n]]
-    summary["problems"] = problems
-    return summary
+    return replace(summary, warnings=warnings, stale=[n for n in ("pyproject.toml", "requirements.txt") if old[n] != new[n]],
+                   problems=problems)
