@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from glmcompat.model.errors import (
     EnvironmentFailure,
@@ -42,6 +42,9 @@ from glmcompat.model.errors import (
 from glmcompat.matrix.schema import Matrix
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.ops.projectlock import ProjectLockResult
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Source
 
 __all__ = [
     "SEVERITIES",
@@ -369,7 +372,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
 # ------------------------------------------------------------------------------------------------
 
 
-def _source(index: str | os.PathLike[str] | None) -> Any:
+def _source(index: str | os.PathLike[str] | None) -> Source | None:
     """The resolver's source for ``index``: None (the configured package index), or a recorded index file (JSON, as
     glmcompat's scripts record it: offline)."""
     if index is None:
@@ -403,8 +406,10 @@ def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None
         raise InputError(f"targets: expected a target name or a list of them, not {type(targets).__name__}")
     source = _source(index)
     if source is None:
+        from glmcompat.edges.index import client_for
+
         return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
-                       check=check, output=None if output is None else os.fspath(output))
+                       check=check, output=None if output is None else os.fspath(output), index=client_for)
     facts = load_facts()
     p = Path(path)
     requirements = p.is_file() and p.name != "pyproject.toml"
@@ -444,8 +449,12 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
     machine = lock_platform(facts, names[0], platform)
     py = python_minor(python)
     req = pl.ProjectLockRequest(tuple(names), machine, model, upgrade, py)
+    from glmcompat.edges.index import client_for
+
+    source = _source(index)
     core = pl.resolve_set(facts, list(requirements), "requirements", req, py, dict(prefer or {}),
-                          exclude_newer=exclude_newer, source=_source(index), quiet=True)
+                          exclude_newer=exclude_newer, index=client_for if source is None else None, source=source,
+                          quiet=True)
     return CoreResult(core.pins, tuple(names), machine, py, core.overrides, core.reasons)
 
 

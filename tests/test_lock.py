@@ -455,8 +455,10 @@ def test_default_platform_is_said_and_the_other_named(facts, src, tmp_path, monk
     that lock goes."""
     from glmcompat.cli.commands import lock as cmd
 
-    monkeypatch.setattr("glmcompat.ops.lockgen.lock", lambda facts, req, out, **k: {
-        "out": str(out), "target": req.target, "pins": dict(GLM5), "overrides": {}, "platform": req.platform, "changed": []})
+    from glmcompat.ops.lockgen import LockOutcome
+
+    monkeypatch.setattr("glmcompat.ops.lockgen.lock", lambda facts, req, out, **k: LockOutcome(
+        str(out), req.target, req.platform, dict(GLM5), {}))
     monkeypatch.chdir(tmp_path)
     assert cmd.main("lock", ["--target", "sm100"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -66,7 +66,7 @@ def test_a_right_prediction_is_used(tmp_path, env, facts, src, refs, uv_calls, e
     spec = pending(refs[A]["pyproject.toml"] + extra)
     s = lock(facts, A, out, source=src)
     assert uv_calls == ([] if not extra else ["export", "export"])  # uv lock (and the exports) ran speculatively
-    assert s["changed"] == list(OUTPUTS)
+    assert s.changed == list(OUTPUTS)
     assert same_set(out, refs[A]) and strays(out) == []  # the rendered pyproject.toml, not the predicted bytes
     assert gone(spec)
 
@@ -77,7 +77,7 @@ def test_a_right_prediction_seeded_with_the_previous_lock(tmp_path, env, facts, 
     put(out, refs[A])
     before = tree(out)
     spec = pending(refs[A]["pyproject.toml"], refs[A]["uv.lock"])
-    assert lock(facts, A, out, source=src)["changed"] == []
+    assert lock(facts, A, out, source=src).changed == []
     assert uv_calls == [] and tree(out) == before and gone(spec)
 
 

@@ -391,11 +391,11 @@ def test_uv_never_runs_in_out(tmp_path, env, facts, src, monkeypatch):
 
     monkeypatch.setattr(L, "run_uv", spy)
     monkeypatch.setattr(L, "run_uv_all", spy_all)
-    assert lock(facts, A, out, source=src)["changed"] == list(OUTPUTS)
+    assert lock(facts, A, out, source=src).changed == list(OUTPUTS)
     assert len(cwds) == 3 and len(set(cwds)) == 1  # lock, then the two exports side by side
     before = {n: ((out / n).read_bytes(), (out / n).stat().st_mtime_ns) for n in SET}
     cwds.clear()
-    assert lock(facts, A, out, source=src)["changed"] == []
+    assert lock(facts, A, out, source=src).changed == []
     assert len(cwds) == 1  # one `uv lock`, nothing exported again
     assert {n: ((out / n).read_bytes(), (out / n).stat().st_mtime_ns) for n in SET} == before
     assert strays(out) == [] and not any(c.exists() for c in cwds)
@@ -420,7 +420,7 @@ def test_committed_outputs_are_adopted(tmp_path, env, facts, src):
         lock(facts, A, out, source=src)
     assert tree(out) == before
     s = lock(facts, A, out, source=src, force=True)
-    assert "pyproject.toml" not in s["changed"] and L.verify_outputs(out) == []
+    assert "pyproject.toml" not in s.changed and L.verify_outputs(out) == []
 
 
 # --- failures leave the earlier set ----------------------------------------------------------------

@@ -69,12 +69,19 @@ def test_the_resolvers_progress_counts_pages_and_metadata(monkeypatch: pytest.Mo
 
     class Source:
         client = type("C", (), {"bytes_fetched": 5000})()
+        machine = "x86_64"
 
         def versions(self, name: str) -> list[str]:
             return ["1"]
 
         def requires(self, name: str, version: str) -> list[str]:
             return []
+
+        def unavailable(self, name: str) -> dict[str, list[str]]:
+            return {}
+
+        def platform(self) -> str:
+            return "CPython 3.11 on Linux x86_64"
 
     out = Tty()
     p = Progress(Source(), False, stream=out)

@@ -227,6 +227,12 @@ class Refuse:
     def requires(self, name: str, version: str) -> list[str]:
         raise AssertionError(f"resolved {name}=={version}")
 
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        raise AssertionError(f"explained {name}")
+
+    def platform(self) -> str:
+        return "CPython 3.11 on Linux x86_64"
+
 
 def test_an_edit_outside_the_core_keeps_the_core_without_resolving(tmp_path, facts, src, local_index):
     """After a lock, the user adds redis: uv locks it under glmcompat's lines, the check passes, nothing is resolved

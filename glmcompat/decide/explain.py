@@ -611,16 +611,14 @@ def _root_failure(provider: Provider, roots: list[Req]) -> Skip | None:
 def _newer_elsewhere(provider: Provider, name: str, chosen: Version | None) -> tuple[str, str] | None:
     """(clause, remedy) when releases of ``name`` newer than ``chosen`` are on the index with no wheel for this
     interpreter and platform (sglang 0.5.22 and 0.5.23 ship cp311 .. cp313 wheels, none for CPython 3.10)."""
-    get = getattr(provider.source, "unavailable", None)
-    if get is None:
-        return None
-    there = {Version(v): files for v, files in get(name).items() if chosen is None or Version(v) > chosen}
+    there = {Version(v): files for v, files in provider.source.unavailable(name).items()
+             if chosen is None or Version(v) > chosen}
     if not there:
         return None
     vs = sorted(there)
     files = there[vs[-1]]
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    where = getattr(provider.source, "platform", lambda: "this platform")()
+    where = provider.source.platform()
     listed = ", ".join(map(str, vs[-3:])) + (f" and {len(vs) - 3} older" if len(vs) > 3 else "")
     import re
 
@@ -635,16 +633,13 @@ def _unavailable(provider: Provider, name: str, reqs: list[Req]) -> tuple[str, s
     """(clause, remedy) when the releases ``reqs`` ask for are on the index without a wheel for this
     interpreter and platform (sdists, other platforms): a lock never builds from source."""
     source = provider.source
-    get = getattr(source, "unavailable", None)
-    if get is None:
-        return None
-    there = {v: files for v, files in get(name).items() if all(r.ok(Version(v)) for r in reqs)}
+    there = {v: files for v, files in source.unavailable(name).items() if all(r.ok(Version(v)) for r in reqs)}
     if not there:
         return None
     v = max(there, key=Version)
     files = there[v]
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    where = getattr(source, "platform", lambda: "this platform")()
+    where = source.platform()
     more = f" (nor {len(there) - 1} other release(s) it allows)" if len(there) > 1 else ""
     return (f"{name} {v} has no wheel for {where} on the index{more}, only {shown}, and a lock never builds from source",
             f"choose a {name} release with a wheel for {where}")

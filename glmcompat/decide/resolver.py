@@ -75,11 +75,40 @@ def is_pseudo(name: str) -> bool:
 
 
 class Source(Protocol):
-    """Where candidates come from. ``versions`` is cheap; ``requires`` may read a wheel's METADATA."""
+    """Everything the resolver (:class:`Provider`, :func:`make_provider`) and its explanations
+    (:mod:`glmcompat.decide.explain`) ask of where candidates come from: the index
+    (:class:`glmcompat.edges.sources.IndexSource`), a recorded snapshot of it (``RecordedSource``), a recorder or a
+    progress display wrapping either. Names are canonical, versions as the index spells them. The resolver memoises
+    every answer it gets, so a source needs to answer each question only once to be fast."""
 
-    def versions(self, name: str) -> list[str]: ...
+    @property
+    def machine(self) -> str:
+        """The Linux machine (``x86_64``, ``aarch64``) whose wheels are the candidates. Free: asked once, before
+        resolving, to refuse a request for another machine."""
+        ...
 
-    def requires(self, name: str, version: str) -> list[str]: ...
+    def versions(self, name: str) -> list[str]:
+        """The releases of ``name`` that have a wheel this interpreter and machine can install (before the source's
+        cut-off, yanked ones left out), in any order; ``[]`` for an unknown project. Costs the project's page (one
+        request) the first time it is asked for a name."""
+        ...
+
+    def requires(self, name: str, version: str) -> list[str]:
+        """The Requires-Dist of the wheel ``name==version`` installs here (a release :meth:`versions` listed), as
+        PEP 508 strings with their markers. May cost one METADATA read (a PEP 658 file, or range reads of the
+        wheel) per release; the resolver asks only for the releases it tries."""
+        ...
+
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        """The releases of ``name`` on the index with no wheel this interpreter and machine can install:
+        ``{version: the files they do have}`` (sdists, other platforms' wheels), never candidates; ``{}`` when the
+        source does not know. Asked only to explain a failure; after :meth:`versions`, free."""
+        ...
+
+    def platform(self) -> str:
+        """The interpreter and machine the wheels are for, in words (``CPython 3.11 on Linux x86_64``), for
+        explanations. Free."""
+        ...
 
 
 # ------------------------------------------------------------------------------------------------
@@ -800,7 +829,7 @@ def _unserved(facts: Facts, model: ModelSupport, engine: str, target: str, platf
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
     roots, names, prefer, overrides, model_reqs = root_requirements(facts, req)
     machine = lock_platform(facts, req.target, req.platform)
-    reads = getattr(source, "machine", "x86_64")
+    reads = source.machine
     if reads != machine:
         raise InputError(f"the source reads the {reads} wheels, and the request is for {machine}")
     # A project's --upgrade prefers nothing (the newest safe release first); a stack's prefers known-good pins.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -562,3 +562,13 @@ def iter_requires_dist(metadata: str) -> Iterator[str]:
 
     msg = HeaderParser().parsestr(metadata)
     yield from (str(v) for v in msg.get_all("Requires-Dist") or [])
+
+
+def client_for(options: IndexOptions) -> IndexClient:
+    """The client of the index ``options`` name, with the cache they allow: what the command line and the library
+    hand to :func:`glmcompat.ops.lockgen.resolve_core` (a :data:`ClientFactory`) to resolve from the package index."""
+    return IndexClient(options.url, cache=options.cache())
+
+
+ClientFactory = Callable[[IndexOptions], IndexClient]
+"""How a caller reaches the package index: a client for the options the command line gave (:func:`client_for`)."""

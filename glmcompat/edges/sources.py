@@ -242,19 +242,23 @@ class RecordingSource:
 
     def __init__(self, inner: Source) -> None:
         self.inner = inner
-        self.machine = getattr(inner, "machine", "x86_64")
+        self.machine = inner.machine
         self.data: dict[str, dict[str, Any]] = {}
         self.unavailable_: dict[str, dict[str, list[str]]] = {}
 
     def versions(self, name: str) -> list[str]:
         vs = self.inner.versions(name)
         self.data.setdefault(name, {"versions": [], "requires": {}})["versions"] = vs
-        get = getattr(self.inner, "unavailable", None)
-        if get is not None:  # releases without a wheel here: what explanations name (kept only where there are some)
-            away = get(name)
-            if away:
-                self.unavailable_[name] = away
+        away = self.inner.unavailable(name)  # releases without a wheel here: what explanations name (kept where some)
+        if away:
+            self.unavailable_[name] = away
         return vs
+
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        return self.inner.unavailable(name)
+
+    def platform(self) -> str:
+        return self.inner.platform()
 
     def requires(self, name: str, version: str) -> list[str]:
         rs = self.inner.requires(name, version)
@@ -265,7 +269,5 @@ class RecordingSource:
         head: dict[str, Any] = {} if self.machine == "x86_64" else {"#platform": self.machine}
         if self.unavailable_:
             head["#unavailable"] = self.unavailable_
-            where = getattr(self.inner, "platform", None)
-            if where is not None:
-                head["#where"] = where()
+            head["#where"] = self.inner.platform()
         return json.dumps({**head, **self.data}, indent=1, sort_keys=True)

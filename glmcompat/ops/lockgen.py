@@ -26,9 +26,9 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
@@ -50,6 +50,9 @@ from glmcompat.ops.lockrender import (
 )
 from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, digest
 from glmcompat.ops.progress import Progress
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Outcome, Source
+    from glmcompat.edges.index import ClientFactory
 from glmcompat.ops.publish import (
     check_out,
     check_replace,
@@ -69,7 +72,7 @@ from glmcompat.ops.publish import (
 )
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's
-    "RESOLUTION_FORMAT", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",
+    "RESOLUTION_FORMAT", "LockOutcome", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",
     "render_pyproject", "resolution_key", "resolve_core", "verify_outputs",
 ]
 
@@ -83,6 +86,26 @@ class NoopRecord:
 
     out: str
     files: dict[str, str]
+
+
+@dataclass(frozen=True)
+class LockOutcome:
+    """What :func:`lock` did, for the command's report: the output directory, the target and machine locked for,
+    the core pins and the stack overrides applied, uv's lock's warnings; after a lock, the outputs rewritten
+    (``changed``, in :data:`OUTPUTS` order; empty: up to date) and, for a run that changed nothing, what its answer
+    read (``noop``, for the start-up path); after ``check_only``, the outputs not current (``stale``) and the signs
+    that ``out`` is not one run's set (``problems``)."""
+
+    out: str
+    target: str
+    platform: str
+    pins: dict[str, str]
+    overrides: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    noop: NoopRecord | None = None
+    stale: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
@@ -112,12 +135,16 @@ def _memo_path(facts: Facts, req: LockRequest) -> Path:
     return cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
 
 
-def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source: Any = None,
-                 prefetch: bool = True) -> Resolution:
-    """Resolve (or recall) the core pins for ``req``. With the stack's exclude-newer set, the index's
-    answer is fixed, so a recalled resolution is exactly what a fresh one would give. ``prefetch``: read the
-    index concurrently ahead of the resolver (off while a speculative uv, then on the critical path, uses
-    the network and the processors)."""
+def resolve_core(facts: Facts, req: LockRequest, *, index: ClientFactory | None = None, source: Source | None = None,
+                 quiet: bool = False, prefetch: bool = True) -> Resolution:
+    """Resolve (or recall) the core pins for ``req``, from exactly one of: ``index``, how to reach the package index
+    ``req.index`` names (:func:`glmcompat.edges.index.client_for`; its resolutions are memoized), or ``source``, a
+    resolver source the caller holds (a recorded index: never memoized). With the stack's exclude-newer set, the
+    index's answer is fixed, so a recalled resolution is exactly what a fresh one would give. ``prefetch``: read the
+    index concurrently ahead of the resolver (off while a speculative uv, then on the critical path, uses the
+    network and the processors)."""
+    if (index is None) == (source is None):
+        raise TypeError("resolve_core: pass exactly one of index (a client factory) and source")
     stack = facts.stack(req.stack)
     tname = facts.target(req.target).name
     machine = lock_platform(facts, tname, req.platform)
@@ -125,7 +152,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
         facts.model(req.model)
     requires_python, py = _python_spec(facts, req)
     memo = _memo_path(facts, req)
-    if source is None and stack.exclude_newer and not req.index.no_cache:
+    if index is not None and stack.exclude_newer and not req.index.no_cache:
         try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, resolved again
             body = read_stored(str(memo), "resolution", memo.name)
             recalled = _recall(json.loads(body)) if body is not None else None
@@ -135,45 +162,44 @@ def resolve_core(facts: Facts, req: LockRequest, *, quiet: bool = False, source:
             return recalled
     from glmcompat.decide.explain import resolve
     from glmcompat.decide.resolver import Request, root_requirements
-    from glmcompat.edges.sources import IndexSource
 
     request = Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine)
     root_requirements(facts, request)  # bad input (a --with, a model no engine serves) fails before any index traffic
-    own_client = None
-    index: Any = None
-    if source is None:
-        from packaging.utils import canonicalize_name
+    if source is not None:
+        return _resolution(facts, req, resolve(facts, source, request), requires_python)
+    assert index is not None
+    from packaging.utils import canonicalize_name
 
-        from glmcompat.edges.index import IndexClient
+    from glmcompat.edges.sources import IndexSource
 
-        own_client = IndexClient(req.index.url, cache=req.index.cache())
-        index = IndexSource(own_client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
-        # What the resolver will most likely ask first, fetched concurrently: every core package's page and,
-        # unless --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
-        wanted: dict[str, str | None] = dict.fromkeys(stack.pins)
-        if not req.upgrade:
-            wanted.update(stack.pins)
-        for w in req.with_:
-            name, eq, version = w.replace(" ", "").partition("==")
-            if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
-                wanted[canonicalize_name(name)] = version
+    # What the resolver will most likely ask first, fetched concurrently: every core package's page and, unless
+    # --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
+    wanted: dict[str, str | None] = dict.fromkeys(stack.pins)
+    if not req.upgrade:
+        wanted.update(stack.pins)
+    for w in req.with_:
+        name, eq, version = w.replace(" ", "").partition("==")
+        if eq and name and version and not any(c in version for c in ",;<>=!~*[]@"):
+            wanted[canonicalize_name(name)] = version
+    with index(req.index) as client:
+        read = IndexSource(client, python=py, exclude_newer=stack.exclude_newer, platform=machine)
         if prefetch:
-            index.prefetch(list(wanted.items()))
-        source = Progress(index, quiet)
-    try:
-        outcome = resolve(facts, source, request)
-    finally:
-        if isinstance(source, Progress):
-            source.done()
-        if index is not None:
-            index.close()  # stops prefetches the resolver did not need
-        if own_client is not None:
-            own_client.close()
-    overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
-    res = Resolution(outcome.pins, overrides, outcome.overridden, requires_python, stack.exclude_newer)
-    if own_client is not None and stack.exclude_newer and not req.index.no_cache:
+            read.prefetch(list(wanted.items()))
+        shown = Progress(read, quiet)
+        try:
+            outcome = resolve(facts, shown, request)
+        finally:
+            shown.done()
+            read.close()  # stops prefetches the resolver did not need
+    res = _resolution(facts, req, outcome, requires_python)
+    if stack.exclude_newer and not req.index.no_cache:
         memoize(facts, req, res)
     return res
+
+
+def _resolution(facts: Facts, req: LockRequest, outcome: Outcome, requires_python: str) -> Resolution:
+    overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
+    return Resolution(outcome.pins, overrides, outcome.overridden, requires_python, facts.stack(req.stack).exclude_newer)
 
 
 def memoize(facts: Facts, req: LockRequest, res: Resolution) -> None:
@@ -251,36 +277,37 @@ def _expected_overrides(facts: Facts, stack: Stack, model: str | None) -> tuple[
     return overrides, reasons
 
 
-def lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool = False, check_only: bool = False,
-         source: Any = None, force: bool = False) -> dict[str, Any]:
-    """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns a summary.
+def lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None = None, source: Source | None = None,
+         quiet: bool = False, check_only: bool = False, force: bool = False) -> LockOutcome:
+    """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns what it did.
 
-    ``source`` replaces the index as the resolver's source (tests pass a recorded one); ``force`` replaces
+    The core is resolved from exactly one of ``index`` (how to reach the package index: the command line's) and
+    ``source`` (a resolver source in its place: tests pass a recorded one), as :func:`resolve_core`; ``force`` replaces
     files in ``out`` that glmcompat did not write (links are refused regardless). A run that changed nothing
-    returns what its answer read as the summary's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
+    returns what its answer read as the outcome's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
     check_out(out)  # a link or a file as --out: refuse before any work
     spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
-    if spec is None and source is None and not check_only:
+    if spec is None and index is not None and not check_only:
         try:
             spec = _speculate(facts, req, out)
         except Exception:
             spec = None  # a request that fails: the resolution below says why, as always
     try:
-        return _lock(facts, req, out, quiet=quiet, check_only=check_only, source=source, force=force, spec=spec)
+        return _lock(facts, req, out, index=index, source=source, quiet=quiet, check_only=check_only, force=force,
+                     spec=spec)
     finally:
         if spec is not None:
             spec.discard()
 
 
-def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only: bool, source: Any, force: bool,
-          spec: speculate.Speculation | None) -> dict[str, Any]:
+def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None, source: Source | None, quiet: bool,
+          check_only: bool, force: bool, spec: speculate.Speculation | None) -> LockOutcome:
     # No prefetch while a speculative uv runs: the resolution is then off the critical path, and its concurrent
     # reads would take the network and the processors from uv, which is on it.
-    res = resolve_core(facts, req, quiet=quiet, source=source, prefetch=spec is None)
+    res = resolve_core(facts, req, index=index, source=source, quiet=quiet, prefetch=spec is None)
     text = render_pyproject(facts, req, res).encode()
     tname = facts.target(req.target).name
-    summary: dict[str, Any] = {"out": str(out), "target": tname, "pins": res.pins, "overrides": res.overrides,
-                               "platform": lock_platform(facts, tname, req.platform)}
+    summary = LockOutcome(str(out), tname, lock_platform(facts, tname, req.platform), res.pins, res.overrides)
     if check_only:
         return _check_current(facts, req, res, text, out, summary)
     uv_binary()  # uv missing: fail before anything is created
@@ -289,6 +316,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only:
         import glmcompat.decide.rules
         import glmcompat.readers.lockfiles  # noqa: F401
     created = make_out(out)
+    done = False
     try:
         with exclusive(out, quiet, create=True) as held:
             pause("locked")
@@ -296,27 +324,26 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, quiet: bool, check_only:
             old, stamp = claim(out, force)
             ready = spec.result_for(text, old["uv.lock"], res.requires_python) if spec is not None else None
             if ready is not None:
-                new = _relock(facts, req, res, text, ready, old, stamp, summary, spec=spec)
+                new, warnings = _relock(facts, req, res, text, ready, old, stamp, spec=spec)
             else:
                 if spec is not None:
                     spec.discard()  # a wrong prediction: stop it before uv runs again on the same cache
                 tmp = speculate.private_dir(speculate.UV_PREFIX)  # held while used: a kill leaves it to a sweep
                 try:
-                    new = _relock(facts, req, res, text, Path(tmp), old, stamp, summary)
+                    new, warnings = _relock(facts, req, res, text, Path(tmp), old, stamp)
                 finally:
                     speculate.remove_private(tmp)
             if new is None:
-                summary["changed"] = []
-                summary["noop"] = _noop_record(facts, req, out, old, stamp, res)
-                return summary
+                done = True
+                return replace(summary, warnings=warnings, noop=_noop_record(facts, req, out, old, stamp, res))
             check_replace(out, old, stamp, new, force)  # a user's file, or one edited since, is never taken
             publish(out, new, stamp_of(facts, new), held)
-            summary["changed"] = [n for n in OUTPUTS if old[n] != new[n]]
-            return summary
+            done = True
+            return replace(summary, warnings=warnings, changed=[n for n in OUTPUTS if old[n] != new[n]])
     except OSError as e:
         raise EnvironmentFailure(f"--out {out}: {e.strerror or e}") from None
     finally:
-        if created and "changed" not in summary:
+        if created and not done:
             try:
                 os.rmdir(out)  # a failed first run leaves no empty directory behind
             except OSError:
@@ -345,13 +372,14 @@ def _noop_record(facts: Facts, req: LockRequest, out: Path, old: dict[str, bytes
 
 
 def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: Path,
-            old: dict[str, bytes | None], stamp: bytes | None, summary: dict[str, Any], *,
-            spec: speculate.Speculation | None = None) -> dict[str, bytes] | None:
+            old: dict[str, bytes | None], stamp: bytes | None, *,
+            spec: speculate.Speculation | None = None) -> tuple[dict[str, bytes] | None, list[str]]:
     """In ``work``, a private temporary directory outside ``--out`` (so uv can never take a project above
     ``--out`` for the workspace root): uv lock (seeded with the previous uv.lock), check, export. None when
     uv kept the exact uv.lock of a complete previous set that the stamp says was checked and exported.
     ``spec``: a speculation that already ran that ``uv lock`` in ``work`` (its directory) on the same data and
-    seed, and the exports after it."""
+    seed, and the exports after it. With the new outputs, uv's lock's warnings (a no-op has the same warnings as the
+    run that wrote it: it must not hide them)."""
     tname = facts.target(req.target).name
     if spec is None:
         write_new(work / "pyproject.toml", text)
@@ -366,21 +394,18 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
     found = evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])
     if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
             and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
-        # Nothing to write, but the same warnings as the run that wrote it (a no-op must not hide them).
-        summary["warnings"] = [f.message for f in found if f.severity == "warning"]
-        return None
+        return None, [f.message for f in found if f.severity == "warning"]  # nothing to write
     errors = [f for f in found if f.severity == "error"]
     if errors:
         lines = "\n".join(f"  × {f.message}\n      hint: {f.remedy}" for f in errors)
         raise UnsafeError(f"uv's lock for {tname} on {PLATFORM_NAME[machine]} fails the check; nothing was written:\n{lines}")
     if spec is None or not spec.exported():
         run_uv_all([list(args) for args in speculate.EXPORTS], work, res.requires_python, req.index.uv_env())
-    summary["warnings"] = [f.message for f in found if f.severity == "warning"]
-    return {n: (work / n).read_bytes() for n in OUTPUTS}
+    return {n: (work / n).read_bytes() for n in OUTPUTS}, [f.message for f in found if f.severity == "warning"]
 
 
 def _check_current(facts: Facts, req: LockRequest, res: Resolution, text: bytes, out: Path,
-                   summary: dict[str, Any]) -> dict[str, Any]:
+                   summary: LockOutcome) -> LockOutcome:
     """``lock --check``: re-lock in a private temporary directory (nothing is written to ``out``) and name
     the committed outputs that are not current, and any sign that ``out`` is not one run's set."""
     exists = check_out(out)
@@ -392,8 +417,7 @@ def _check_current(facts: Facts, req: LockRequest, res: Resolution, text: bytes,
     else:
         old = dict.fromkeys(OUTPUTS)
     with tempfile.TemporaryDirectory(prefix=STAGING_PREFIX) as tmp:
-        new = _relock(facts, req, res, text, Path(tmp), old, None, summary)
+        new, warnings = _relock(facts, req, res, text, Path(tmp), old, None)
     assert new is not None
-    summary["stale"] = [n for n in ("pyproject.toml", "requirements.txt") if old[n] != new[n]]
-    summary["problems"] = problems
-    return summary
+    return replace(summary, warnings=warnings, stale=[n for n in ("pyproject.toml", "requirements.txt") if old[n] != new[n]],
+                   problems=problems)

@@ -18,7 +18,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Source
 
 WIDTH = 20  # cells of the bar
 REDRAW = 0.08  # seconds between two redraws (a range read gets thousands of chunks)
@@ -219,7 +222,7 @@ class Progress:
     bytes the index client received; silent otherwise or with --quiet. Wraps the source and counts what the resolver
     asks of it (``pages``, ``metas``)."""
 
-    def __init__(self, inner: Any, quiet: bool, *, stream: TextIO | None = None) -> None:
+    def __init__(self, inner: Source, quiet: bool, *, stream: TextIO | None = None) -> None:
         self.inner = inner
         self.meter = Meter("resolving the core", stream=stream, quiet=quiet, unit="read(s)")
         self.show = self.meter.enabled
@@ -237,20 +240,25 @@ class Progress:
     def versions(self, name: str) -> list[str]:
         self.pages += 1
         self._tick(name)
-        out: list[str] = self.inner.versions(name)
-        return out
+        return self.inner.versions(name)
 
     def requires(self, name: str, version: str) -> list[str]:
         self.metas += 1
         self._tick(f"{name} {version}")
-        out: list[str] = self.inner.requires(name, version)
-        return out
+        return self.inner.requires(name, version)
 
     def done(self) -> None:
         self.meter.close()
 
-    def __getattr__(self, name: str) -> Any:  # the rest of the source's API (wheel, unavailable, platform)
-        return getattr(self.inner, name)
+    @property
+    def machine(self) -> str:
+        return self.inner.machine
+
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        return self.inner.unavailable(name)
+
+    def platform(self) -> str:
+        return self.inner.platform()
 
 
 __all__ = ["Meter", "Progress", "on_terminal", "shown_bytes", "size", "watch"]

@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide.stacks import CORE, lock_platform
 from glmcompat.edges.uv import uv_binary
@@ -53,6 +53,10 @@ from glmcompat.readers import pyproject as pp
 RESULT_VERSION = 1
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Source
+    from glmcompat.edges.index import ClientFactory
 
 
 @dataclass(frozen=True)
@@ -166,12 +170,12 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 
 
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
-            wanted: dict[str, str | None], index_options: IndexOptions) -> tuple[Any, Callable[[], None]]:
-    from glmcompat.edges.index import IndexClient
+            wanted: dict[str, str | None], index_options: IndexOptions,
+            open_client: ClientFactory) -> tuple[Source, Callable[[], None]]:
     from glmcompat.edges.sources import IndexSource
     from glmcompat.ops.progress import Progress
 
-    client = IndexClient(index_options.url, cache=index_options.cache())
+    client = open_client(index_options)
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
     index.prefetch(list(wanted.items()))
     shown = Progress(index, quiet)
@@ -192,10 +196,13 @@ class Core:
 
 
 def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLockRequest, python: str,
-                prefer: dict[str, str], *, exclude_newer: str | None = None, source: Any = None,
+                prefer: dict[str, str], *, exclude_newer: str | None = None, index: ClientFactory | None = None,
+                source: Source | None = None,
                 quiet: bool = False) -> Core:
     """The one core set that serves every target of ``req`` (UnsafeError when none does, naming which target
-    needs what). ``reqs``: the project's requirements on the core, as text."""
+    needs what). ``reqs``: the project's requirements on the core, as text. The core is resolved from exactly one of
+    ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
+    ``source`` (a resolver source in its place: a recorded index)."""
     from glmcompat.decide.explain import resolve
     from glmcompat.decide.resolver import Request
     from glmcompat.decide.rules import evaluate
@@ -204,10 +211,13 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     for t in req.targets[1:]:
         lock_platform(facts, t, machine)  # a target that never ships on that machine: one line, exit 2
     close: Callable[[], None] = lambda: None  # noqa: E731
+    if (index is None) == (source is None):
+        raise TypeError("resolve_set: pass exactly one of index (a client factory) and source")
     if source is None:
+        assert index is not None
         wanted: dict[str, str | None] = {_name(r): None for r in reqs}
         wanted.update({n: v for n, v in prefer.items() if not req.upgrade})
-        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted, req.index)
+        source, close = _source(facts, python, machine, exclude_newer, quiet, wanted, req.index, index)
     outcomes: dict[str, Any] = {}
     try:
         failures: dict[str, UnsafeError] = {}
@@ -394,7 +404,7 @@ _CONFIGS = ("~/.config/uv/uv.toml", "/etc/uv/uv.toml", "/etc/xdg/uv/uv.toml", "~
 
 
 def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
-                 source: Any = None) -> Path | None:
+                 source: Source | None = None) -> Path | None:
     """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
     from glmcompat.matrix.locations import code_fingerprint, text_digest
@@ -479,18 +489,20 @@ def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResul
 
 
 def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
-                 check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
+                 check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
+                 quiet: bool = False) -> ProjectLockResult:
     """Lock the project whose (workspace root) pyproject.toml is ``pyproject``; see the module's docstring.
 
     A project this function locked, with every input unchanged since (its pyproject.toml files, uv.lock, uv's
     configuration, the environment, the index, glmcompat and its matrix), is answered from the record that run
     left: the same core, warnings and verdicts, without resolving or running uv (``--upgrade`` always runs)."""
-    return lock_project_recorded(facts, pyproject, req, dry_run=dry_run, check_only=check_only, source=source,
+    return lock_project_recorded(facts, pyproject, req, dry_run=dry_run, check_only=check_only, index=index, source=source,
                                  quiet=quiet)[0]
 
 
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
-                          check_only: bool = False, source: Any = None, quiet: bool = False
+                          check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
+                          quiet: bool = False
                           ) -> tuple[ProjectLockResult, Any]:
     """:func:`lock_project`, and what a run that changed nothing read (a
     :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
@@ -502,7 +514,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     recalled = _recall(record, project)
     if recalled is None:
         result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
-                               source=source, quiet=quiet)
+                               index=index, source=source, quiet=quiet)
         if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
             _remember(record, project, result)
     else:
@@ -517,7 +529,8 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
 
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
-                  dry_run: bool, check_only: bool, source: Any, quiet: bool) -> ProjectLockResult:
+                  dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None,
+                  quiet: bool) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
@@ -535,7 +548,8 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     core = Core({}, {}, {})
     if reqs or extra:
         core = resolve_set(facts, reqs + extra, "pyproject.toml", req, python, locked,
-                           exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
+                           exclude_newer=_exclude_newer(project), index=index, source=source,
+                           quiet=quiet)
     base = pp.without_ours(pyproject, project.text)
     new_text = pp.with_core(pyproject, base, entries_of(core))
     _fill(result, core)
@@ -545,7 +559,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     if check_only:
         return _check(facts, project, new_text, req, machine, result)
     uv_binary()
-    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
+    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet)
 
 
 def _written_core(project: pp.UvProject) -> Core | None:
@@ -661,14 +675,16 @@ def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
 
 
 def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
-             python: str, locked: dict[str, str], result: ProjectLockResult, source: Any, quiet: bool) -> ProjectLockResult:
+             python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
+             source: Source | None, quiet: bool) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
-        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, source, quiet)
+        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet)
 
 
 def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
-                  machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, source: Any,
+                  machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
+                  source: Source | None,
                   quiet: bool) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
     old_py = pyproject.read_bytes()
@@ -698,7 +714,8 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
             if not missing:
                 break
             core = resolve_set(facts, reqs + list(result.core) + missing, "pyproject.toml", req, python,
-                               {**now, **locked}, exclude_newer=_exclude_newer(project), source=source, quiet=quiet)
+                               {**now, **locked}, exclude_newer=_exclude_newer(project), index=index, source=source,
+                           quiet=quiet)
             _fill(result, core)
             text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
         found = judge(facts, lock, req.targets, req.model, machine)
@@ -732,7 +749,8 @@ def default_output(infile: Path) -> Path:
 
 
 def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockRequest, *, dry_run: bool = False,
-                      check_only: bool = False, source: Any = None, quiet: bool = False) -> ProjectLockResult:
+                      check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
+                      quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
     from glmcompat.model.platforms import marker_env
     from glmcompat.readers.formats import decode_text, parse_requirements
@@ -764,7 +782,8 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         reqs.append(f"{e.name}{spec}")
     prefer = _prefer_from(out)
     result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {})
-    core = resolve_set(facts, reqs, str(infile), req, python, prefer, source=source, quiet=quiet) if reqs else Core({}, {}, {})
+    core = (resolve_set(facts, reqs, str(infile), req, python, prefer, index=index, source=source, quiet=quiet)
+            if reqs else Core({}, {}, {}))
     _fill(result, core)
     if not reqs:
         result.warnings.append(f"{infile} names no package of the coupled core: nothing for glmcompat to constrain")
@@ -836,8 +855,8 @@ def _prefer_from(out: Path) -> dict[str, str]:
 
 def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, platform: str | None = None,
          model: str | None = None, upgrade: bool = False, dry_run: bool = False, check: bool = False,
-         output: str | Path | None = None) -> ProjectLockResult:
-    """The library's ``glmcompat lock``: lock the project found from ``path`` (a directory, as uv finds it, or its
+         output: str | Path | None = None, index: ClientFactory) -> ProjectLockResult:
+    """The library's ``glmcompat lock`` (the core resolved from the package index ``index`` reaches): lock the project found from ``path`` (a directory, as uv finds it, or its
     pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
     Targets, platform and model default to ``[tool.glmcompat]``. Raises :class:`~glmcompat.model.errors.InputError`
     for bad input, :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
@@ -860,9 +879,9 @@ def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, 
                              model or settings.get("model"), upgrade)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
-        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, quiet=True)
+        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, quiet=True)
     assert found is not None
-    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, quiet=True)
+    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, index=index, quiet=True)
 
 
 def result_json(result: ProjectLockResult) -> str:

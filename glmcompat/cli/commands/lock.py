@@ -85,7 +85,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     o = output(args, out=out, err=err)
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
-    from glmcompat.edges.index import IndexOptions
+    from glmcompat.edges.index import IndexOptions, client_for
 
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
                       IndexOptions(args.index_url, bool(args.no_cache)))
@@ -96,7 +96,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
 
         o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
     try:
-        s = lock(facts, req, outdir, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        s = lock(facts, req, outdir, index=client_for, quiet=bool(args.quiet), check_only=args.check, force=args.force)
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for kind, src in c.evidence:
@@ -104,26 +104,26 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
         raise
     o.detail(f"lock: {'checked' if args.check else 'locked'} {outdir} in {time.perf_counter() - t0:.2f} s")
     say = _printer(o)
-    pins = " ".join(f"{n}=={v}" for n, v in s["pins"].items())
+    pins = " ".join(f"{n}=={v}" for n, v in s.pins.items())
     plat = "" if machine == "x86_64" else f" --platform {machine}"
     if args.check:
-        for problem in s["problems"]:
+        for problem in s.problems:
             print(f"error: {problem}", file=o.err)
-        if s["stale"]:
-            print(f"error: {outdir}: {', '.join(s['stale'])} not current; run `glmcompat lock --stack {args.stack} --target {tname}{plat}`",
+        if s.stale:
+            print(f"error: {outdir}: {', '.join(s.stale)} not current; run `glmcompat lock --stack {args.stack} --target {tname}{plat}`",
                   file=o.err)
-        if s["stale"] or s["problems"]:
+        if s.stale or s.problems:
             return 1
         say(f"ok: {outdir} is current ({pins}; {PLATFORM_NAME[machine]})")
         return 0
     if not args.quiet:
-        what = "wrote " + ", ".join(s["changed"]) if s.get("changed") else "up to date"
+        what = "wrote " + ", ".join(s.changed) if s.changed else "up to date"
         say(f"Locked {args.stack} for {tname} on {PLATFORM_NAME[machine]} in {outdir} ({what})")
         say(f"  core: {pins}")
-        for n, v in s["overrides"].items():
+        for n, v in s.overrides.items():
             say(f"  override: {n}=={v}")
-        departed = [f"{n} {stack.pins[n]} -> {v}" for n, v in s["pins"].items() if n in stack.pins and stack.pins[n] != v]
-        dropped = [n for n in stack.pins if n not in s["pins"]]
+        departed = [f"{n} {stack.pins[n]} -> {v}" for n, v in s.pins.items() if n in stack.pins and stack.pins[n] != v]
+        dropped = [n for n in stack.pins if n not in s.pins]
         if departed or dropped:
             what = ", ".join(departed + [f"{n} dropped" for n in dropped])
             if args.with_ or args.upgrade:
@@ -136,12 +136,12 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
                          if tname in stack.targets and machine != "x86_64" else
                          f"{tname} (its targets: {', '.join(stack.targets)})")
                 say(f"  note: the stack's own pins are not safe for {where}; this lock departs from them: {what}{why}")
-        for w in s.get("warnings", []):
+        for w in s.warnings:
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
     from glmcompat.cli.fastlock import Exit
 
-    return Exit(0, s.get("noop"))  # a run that changed nothing: what it read, for the start-up path's record
+    return Exit(0, s.noop)  # a run that changed nothing: what it read, for the start-up path's record
 
 
 def _mode(args: Any) -> tuple[str, Path] | None:

@@ -44,6 +44,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
     process's stdout and stderr)."""
     from glmcompat.matrix.load import load_facts
     from glmcompat.cli.fastlock import Exit
+    from glmcompat.edges.index import client_for
     from glmcompat.ops.projectlock import default_output, lock_project_recorded, lock_requirements
 
     if args.out or args.with_ or args.force:
@@ -70,11 +71,11 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
     try:
         if kind == "project":
             result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
-                                                 quiet=bool(args.quiet))
+                                                 index=client_for, quiet=bool(args.quiet))
         else:
             dest = Path(args.output_file) if args.output_file else default_output(path)
             result = lock_requirements(facts, path, dest, req, dry_run=args.dry_run, check_only=args.check,
-                                       quiet=bool(args.quiet))
+                                       index=client_for, quiet=bool(args.quiet))
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for ekind, src in c.evidence:
