@@ -113,16 +113,17 @@ class IndexSource:
         """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
         if self.cache is None or not hasattr(self.client, "project_url"):
             return None
-        import zlib
-
         from glmcompat.edges.index import cache_key
+        from glmcompat.matrix.locations import hasher
 
         url = self.client.project_url(name)
         page = self.cache.get_bytes(cache_key("page", url), max_age=getattr(self.client, "page_ttl", None))
         if page is None:
             return None
         machine = "" if self.machine == "x86_64" else f"|{self.machine}"
-        return cache_key("wheels", f"{url}|{len(page)}|{zlib.crc32(page):08x}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
+        h = hasher()  # the page's digest (a CRC let two pages of one length share a memo)
+        h.update(page)
+        return cache_key("wheels", f"{url}|{len(page)}|{h.hexdigest()}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
 
     def _digest(self, name: str, project: Any) -> None:
         from glmcompat.edges.index import select_wheel, supported_tags

@@ -22,7 +22,6 @@ project above ``--out`` can be taken for its workspace), seeded with a copy of t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -128,7 +127,9 @@ def resolution_key(facts: Facts, req: LockRequest) -> str:
     blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
                        lock_platform(facts, req.target, req.platform), req.index.resolved_url()], sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+    from glmcompat.matrix.locations import text_digest
+
+    return text_digest(blob)  # the one digest kind of stored names
 
 
 def _memo_path(facts: Facts, req: LockRequest) -> Path:
