@@ -328,23 +328,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     facts = _facts(matrix)
     raw = os.fspath(path)
     p = Path(raw)
-    if p.is_dir():
-        raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
-    if not p.exists():
-        raise InputError("no such file", path=raw)
-    settings: dict[str, Any] = {}
-    settings_path: Path | None = None
-    lock_path = p
-    if p.name == "pyproject.toml":
-        settings_path = p
-        settings = cf.pyproject_settings(p)
-        found = next((p.parent / n for n in cf.LOCK_NAMES if (p.parent / n).exists()), None)
-        if found is None:
-            raise InputError(f"no lock beside it (looked for {', '.join(cf.LOCK_NAMES)})", path=raw)
-        lock_path = found
-    elif (p.parent / "pyproject.toml").is_file():
-        settings_path = p.parent / "pyproject.toml"
-        settings = cf.pyproject_settings(settings_path)
+    lock_path, settings, settings_path = cf.locate(raw)
     names = _targets(facts, target, settings, None if target else (str(settings_path) if settings_path else raw))
     model = model or settings.get("model")
     if model is not None:

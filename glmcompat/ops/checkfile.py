@@ -38,6 +38,25 @@ def pyproject_settings(path: Path) -> dict[str, Any]:
     return tool
 
 
+def locate(raw: str, *, beside: bool = True) -> tuple[Path, dict[str, Any], Path | None]:
+    """What ``check`` judges for the path a user gave: (the lock, the ``[tool.glmcompat]`` settings, the
+    pyproject.toml they come from). A pyproject.toml names the lock beside it; a lock's own settings are those of
+    the pyproject.toml beside it (read only when ``beside``: ``check --target`` needs none)."""
+    p = Path(raw)
+    if p.is_dir():
+        raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
+    if not p.exists():
+        raise InputError("no such file", path=raw)
+    if p.name == "pyproject.toml":
+        lock = next((p.parent / n for n in LOCK_NAMES if (p.parent / n).exists()), None)
+        if lock is None:
+            raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
+        return lock, pyproject_settings(p), p
+    if beside and (p.parent / "pyproject.toml").is_file():
+        return p, pyproject_settings(p.parent / "pyproject.toml"), p.parent / "pyproject.toml"
+    return p, {}, None
+
+
 def no_isolation(lock_path: Path) -> frozenset[str] | None:
     """Packages the project beside ``lock_path`` builds without build isolation (so against the torch
     installed beside them): uv's ``no-build-isolation-package``, ``no-build-isolation`` (every package,

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.decide import rules
-from glmcompat.ops.checkfile import LOCK_NAMES, no_isolation
+from glmcompat.ops.checkfile import LOCK_NAMES, locate, no_isolation
 from glmcompat.ops.checkfile import check_ships as _check_ships
 from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
-from glmcompat.ops.checkfile import pyproject_settings as _pyproject_settings
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 
@@ -145,21 +144,7 @@ def _jobs(args: Any) -> list[Job]:
     seen: set[Path] = set()
     for raw in args.paths:
         p = Path(raw)
-        if p.is_dir():
-            raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
-        if not p.exists():
-            raise InputError("no such file", path=raw)
-        settings: dict[str, Any] = {}
-        settings_path: Path | None = None
-        lock = p
-        if p.name == "pyproject.toml":
-            settings, settings_path = _pyproject_settings(p), p
-            lock = next((p.parent / n for n in LOCK_NAMES if (p.parent / n).exists()), None)  # type: ignore[assignment]
-            if lock is None:
-                raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
-        elif (p.parent / "pyproject.toml").is_file() and not args.target:
-            settings_path = p.parent / "pyproject.toml"
-            settings = _pyproject_settings(settings_path)
+        lock, settings, settings_path = locate(raw, beside=not args.target)
         key = lock.resolve()
         if key in seen:
             continue
