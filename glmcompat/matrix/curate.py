@@ -243,12 +243,7 @@ def add_rows(files: Sequence[Path], additions: Sequence[tuple[Path, str, dict[st
         rendered = render_row(table, row)
         texts[path] = insert_row(texts[path], table, rendered)
         added.setdefault(path, []).append(rendered)
-    if not texts:
-        return {}
-    validate_matrix_texts(files, texts)
-    if not dry_run:
-        for path, text in texts.items():
-            _atomic_write(path, text)
+    _commit(files, texts, dry_run)
     return added
 
 
@@ -282,13 +277,19 @@ def replace_rows(files: Sequence[Path], changes: Sequence[tuple[Path, str, int, 
         rendered = render_row(table, row)
         texts[path] = replace_row(texts[path], table, index, rendered)
         out.setdefault(path, []).append(rendered)
+    _commit(files, texts, dry_run)
+    return out
+
+
+def _commit(files: Sequence[Path], texts: dict[Path, str], dry_run: bool) -> None:
+    """Validate the whole matrix with ``texts`` in place of those files, then (unless ``dry_run``) write each
+    atomically: nothing is written when any row is wrong."""
     if not texts:
-        return {}
+        return
     validate_matrix_texts(files, texts)
     if not dry_run:
         for path, text in texts.items():
             _atomic_write(path, text)
-    return out
 
 
 def validate_matrix_texts(files: Sequence[Path], texts: dict[Path, str]) -> None:
