@@ -6,7 +6,7 @@ tries, held (the answer was the clean run's, or a one-line refusal, in bounds), 
 Classes: corrupted verdict records (random bit flips, truncations, edited exit codes, links to /dev/zero, FIFOs,
 sparse files, another key's record) replayed by ``glmcompat check``; corrupted sealed cache entries (probe,
 lock-parse, resolution: random mutations and renames, read in process); a hostile index on 127.0.0.1 (the cases of
-tests/test_reliability_deadlines.py); huge requirements files. Every run is a real process, measured by a wrapper
+tests/reliability/test_deadlines.py); huge requirements files. Every run is a real process, measured by a wrapper
 (RUSAGE_CHILDREN). No network beyond 127.0.0.1.
 """
 
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests import test_reliability_deadlines as D  # noqa: E402
-from tests.test_reliability_records import S1, run_measured  # noqa: E402
+from tests.reliability.test_records import S1, run_measured  # noqa: E402
 
 
 class Tally:

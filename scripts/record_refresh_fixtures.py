@@ -1,4 +1,4 @@
-"""Record the index pages and METADATA files that tests/test_refresh.py serves offline.
+"""Record the index pages and METADATA files that tests/ops/test_refresh.py serves offline.
 
 Talks to the real package index (the URL is read at run time, as glmcompat does: UV_DEFAULT_INDEX,
 PIP_INDEX_URL, the installers' configuration, pip's default). Each project page (PEP 691 JSON) is
@@ -13,7 +13,7 @@ tests/matrixtrim.py ROUNDTRIP are taken out of a copy of the shipped matrix and 
 on the real index for them, probes included. What it read is kept: each project page, trimmed to the
 releases taken out (torch: every release, for the windows) and their Linux x86_64 / aarch64 wheels;
 the METADATA of every wheel it read; and the result of every ABI and GPU-code probe it ran (the probe
-cache's entries, keyed by the wheels' sha256, which the trimmed pages keep). tests/test_refresh.py
+cache's entries, keyed by the wheels' sha256, which the trimmed pages keep). tests/ops/test_refresh.py
 replays it offline: a probe the fixtures lack fails the test (nothing serves wheels).
 """
 

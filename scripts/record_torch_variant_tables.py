@@ -1,5 +1,5 @@
 """Record what each tracked torch release's own source states about its CUDA-variant builds, for the variant rows
-of glmcompat/matrix/data/torch.toml and tests/test_rules.py.
+of glmcompat/matrix/data/torch.toml and tests/decide/test_rules.py.
 
     python scripts/record_torch_variant_tables.py > tests/fixtures/torch/variant_tables.json
 

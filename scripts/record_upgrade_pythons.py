@@ -1,5 +1,5 @@
 """Record what ``glmcompat upgrade`` reads for every target on CPython 3.10 .. 3.14, for the property test
-of tests/test_resolver.py (upgrade never proposes a set ``check`` rejects).
+of tests/decide/test_resolver.py (upgrade never proposes a set ``check`` rejects).
 
 Talks to the real package index (the URL is read at run time, as glmcompat does). For each Python and each
 machine the targets ship on (their default platform), the resolver runs ``upgrade`` of the default stack

@@ -1,4 +1,4 @@
-"""Take releases out of a copy of the matrix (tests/test_refresh.py, scripts/record_refresh_fixtures.py).
+"""Take releases out of a copy of the matrix (tests/ops/test_refresh.py, scripts/record_refresh_fixtures.py).
 
 The round trip of ``matrix refresh``: :data:`ROUNDTRIP` releases are removed from a copy of the shipped
 matrix, refreshed back from fixtures recorded from the index, and the copy must judge a fixed set of

@@ -1,5 +1,5 @@
 """The library API (glmcompat/api.py, docs/api.md): docs/api.md's examples run as a doctest, a script that uses only
-the documented API checks a uv.lock, locks a project offline (as tests/test_project_lock.py does: the core from the
+the documented API checks a uv.lock, locks a project offline (as tests/ops/test_projectlock.py does: the core from the
 recorded index, the real uv on a local index) and reads the findings; every error is a GlmcompatError."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 
 import glmcompat
 
-from .conftest import FIXTURES, LOCKS
-from .test_project_lock import INDEX, local_index, make_project  # noqa: F401 - local_index is a fixture
+from tests.conftest import FIXTURES, LOCKS
+from tests.ops.test_projectlock import INDEX, local_index, make_project  # noqa: F401 - local_index is a fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, NetworkBlocked, seed_matrix
-from .localindex import serve_wheels
+from tests.conftest import ROOT, NetworkBlocked, seed_matrix
+from tests.localindex import serve_wheels
 
 TEST_NET = "192.0.2.1"  # RFC 5737: documentation only, routed nowhere (without the guard: a timeout, not a refusal)
 

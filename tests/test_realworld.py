@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import run_cli
+from tests.conftest import run_cli
 
 HERE = Path(__file__).parent / "fixtures" / "realworld"
 ROWS = [line.rstrip("\n").split("\t") for line in (HERE / "expected.tsv").read_text().splitlines()

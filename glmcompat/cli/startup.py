@@ -13,7 +13,7 @@ from glmcompat.matrix.locations import read_stored, seal
 
 # The options each start-up path answers, as the command's parser takes them: (those followed by a value, flags);
 # any other option -- those of FULL_PATH, and one a parser gains later -- leaves the command to the full path.
-# Declared once, here, for both paths; tests/test_fastpath.py holds them to the parsers (build_parser), so an option
+# Declared once, here, for both paths; tests/cli/test_fastpath.py holds them to the parsers (build_parser), so an option
 # added to a parser and not here, or taking a value here and none there, fails that test.
 REPLAY: dict[str, tuple[set[str], set[str]]] = {
     "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against"},

@@ -135,7 +135,7 @@ def _fsync(p: Path) -> None:
 
 
 def pause(point: str) -> None:
-    """Test hook (tests/test_lock_safety.py): with GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS] a run announces
+    """Test hook (tests/ops/test_publish.py): with GLMCOMPAT_LOCK_PAUSE=POINT[:SECONDS] a run announces
     ``glmcompat: paused at POINT`` on stderr and sleeps there (default one hour), so a test can kill or
     race it at a chosen step. POINTs: ``locked`` (lock held, nothing staged), ``staged`` (the new set
     staged, not committed), ``publishing`` (committed, the first file moved)."""

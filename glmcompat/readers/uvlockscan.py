@@ -20,7 +20,7 @@ integers, checked in bulk; comment lines of printable text), so a file the full 
 projection with one it accepts. None when the text is not recognised (the caller keys by the bytes then).
 
 Pure and ``str`` methods only: the start-up path imports it before anything heavy (no ``re``, no ``tomllib``).
-The property test (tests/test_uvlockscan.py) checks, on every real lock in the fixtures and on fuzzed edits of
+The property test (tests/readers/test_uvlockscan.py) checks, on every real lock in the fixtures and on fuzzed edits of
 them, that locks with one projection give one verdict and that a change the full path sees changes the projection.
 """
 

@@ -1,0 +1,105 @@
+"""``-qq`` is silent through an explicit stream (``Output.out``), never by swapping ``sys.stdout``: what a command
+writes under it goes nowhere, and the process's stdout is the same object throughout."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+
+def test_qq_writes_nowhere_and_leaves_stdout_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from glmcompat import cli
+
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stream)
+    seen: list[object] = []
+    dispatch = cli._dispatch
+
+    def spy(*args: object) -> int:
+        seen.append(sys.stdout)
+        return dispatch(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "_dispatch", spy)
+    for argv in (["-qq", "targets"], ["targets", "--json", "-q", "-q"], ["matrix", "validate", "--quiet", "--quiet"]):
+        assert cli.main(argv) == 0
+    with pytest.raises(SystemExit) as e:  # a usage error: its line on stderr, its --json document nowhere
+        cli.main(["-qq", "targets", "--target-typo", "--json"])
+    assert e.value.code == 2
+    assert seen == [stream] * 4 and stream.getvalue() == ""
+    assert cli.main(["-q", "targets"]) == 0 and stream.getvalue().startswith("target ")  # -q still answers
+
+
+# -- no module swaps the process's streams ------------------------------------------------------------
+
+_STREAMS = {"stdout", "stderr", "__stdout__", "__stderr__"}
+
+
+def _swaps(source: str) -> list[int]:
+    """The lines of ``source`` that replace ``sys.stdout`` or ``sys.stderr``: an assignment to either (also in a
+    tuple, augmented or annotated), ``setattr(sys, ...)`` on them or on a name not spelled out, and
+    ``contextlib.redirect_stdout``/``redirect_stderr``. One form is not a swap: filling a stream the caller closed,
+    ``sys.X = ...`` as the whole body of ``if sys.X is None:``."""
+    import ast
+
+    tree = ast.parse(source)
+    sys_names = {"sys"} | {a.asname for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+                           if a.name == "sys" and a.asname}
+    filled: set[int] = set()
+    for n in ast.walk(tree):  # `if sys.X is None: sys.X = ...` (and nothing else in that body)
+        if (isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and len(n.test.ops) == 1
+                and isinstance(n.test.ops[0], ast.Is) and isinstance(n.test.comparators[0], ast.Constant)
+                and n.test.comparators[0].value is None and len(n.body) == 1 and isinstance(n.body[0], ast.Assign)
+                and len(n.body[0].targets) == 1 and ast.unparse(n.body[0].targets[0]) == ast.unparse(n.test.left)):
+            filled.add(id(n.body[0].targets[0]))
+
+    def stream(t: ast.AST) -> bool:
+        return (isinstance(t, ast.Attribute) and t.attr in _STREAMS and isinstance(t.value, ast.Name)
+                and t.value.id in sys_names)
+
+    def targets(t: ast.AST) -> list[ast.AST]:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return [x for e in t.elts for x in targets(e)]
+        return [t.value] if isinstance(t, ast.Starred) else [t]
+
+    found: list[int] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            found += [t.lineno for tt in n.targets for t in targets(tt) if stream(t) and id(t) not in filled]
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and stream(n.target):
+            found.append(n.lineno)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in ("redirect_stdout", "redirect_stderr"):
+                found.append(n.lineno)
+            elif (name == "setattr" and len(n.args) >= 2 and isinstance(n.args[0], ast.Name)
+                  and n.args[0].id in sys_names
+                  and not (isinstance(n.args[1], ast.Constant) and n.args[1].value not in _STREAMS)):
+                found.append(n.lineno)
+    return sorted(found)
+
+
+def test_the_scan_sees_each_way_of_swapping_a_stream() -> None:
+    for swap in ("import sys\nsys.stdout = x", "import sys\nsys.stdout, sys.stderr = a, b", "import sys as s\ns.stderr = x",
+                 "import sys\nsetattr(sys, 'stdout', x)", "import sys\nsetattr(sys, name, x)",
+                 "from contextlib import redirect_stdout\nwith redirect_stdout(x):\n    pass",
+                 "import contextlib\nwith contextlib.redirect_stderr(x):\n    pass",
+                 "import sys\nif sys.stdout is None:\n    sys.stdout = x\n    sys.stderr = y",
+                 "import sys\nif sys.stdout is None:\n    sys.stderr = x"):
+        assert _swaps(swap), swap
+    for fine in ("import sys\nif sys.stdout is None:\n    sys.stdout = x", "import sys\nsys.stdout.write('x')",
+                 "import sys\nsetattr(sys, 'argv', [])", "import sys\nout = sys.stdout"):
+        assert not _swaps(fine), fine
+
+
+def test_no_module_swaps_stdout_or_stderr() -> None:
+    """sys.stdout and sys.stderr are never replaced: a command writes its answer to the stream it is given
+    (``Output.out``, ``Output.err``), and what is captured (``-qq``, the start-up paths' records) is captured there."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "glmcompat"
+    found = {str(p.relative_to(root.parent)): lines for p in sorted(root.rglob("*.py"))
+             if (lines := _swaps(p.read_text(encoding="utf-8")))}
+    assert found == {}
