@@ -5,8 +5,9 @@ on stdout, with the same exit codes as without it::
 
 ``version`` is the command's own JSON version (the ``const`` of its shipped schema), so a reader checks one field
 before anything else; ``code`` is the exit code; ``file`` and ``line`` name the input at fault where one is. The
-one-line error still goes to stderr too, for the person at the terminal. Every shipped schema accepts this form
-(:func:`with_error_form`).
+one-line error still goes to stderr too, for the person at the terminal. The document is the record
+:class:`glmcompat.model.outputs.ErrorDocument`; every shipped schema accepts it
+(:func:`glmcompat.cli.schemagen.with_error_form`).
 
 Loaded only when a command fails (``glmcompat.cli`` imports it lazily).
 """
@@ -18,6 +19,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from glmcompat.cli.streams import stdout_for
+from glmcompat.model.errors import GlmcompatError, _flat
+from glmcompat.model.outputs import ErrorDocument, ErrorInfo
+
 # The commands (as ``glmcompat COMMAND [ACTION]`` names them) that print JSON, and their schema's name.
 JSON_OUTPUTS: dict[tuple[str, ...], str] = {
     ("check",): "check", ("upgrade",): "upgrade", ("abi",): "abi", ("arch",): "arch", ("verify",): "verify",
@@ -27,23 +32,6 @@ JSON_OUTPUTS: dict[tuple[str, ...], str] = {
 }
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
-
-ERROR_DEF: dict[str, Any] = {
-    "type": "object",
-    "description": "Why the command failed: the exit code, the one-line message (as stderr shows it, without the "
-                   "file and line), and the input at fault where there is one.",
-    "properties": {
-        "code": {"type": "integer", "enum": [1, 2, 3, 4, 130]},
-        "message": {"type": "string"},
-        "file": {"type": ["string", "null"]},
-        "line": {"type": ["integer", "null"], "minimum": 1},
-    },
-    "required": ["code", "message", "file", "line"],
-    "additionalProperties": False,
-}
-
-
-ERROR_NOTE = ('On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.')
 
 
 def schema_name(words: Sequence[str]) -> str | None:
@@ -71,8 +59,9 @@ def json_version(name: str) -> int:
 
 
 def document(name: str, code: int, message: str, file: str | None = None, line: int | None = None) -> dict[str, Any]:
-    return {"version": json_version(name), "error": {"code": int(code), "message": message,
-                                                     "file": file, "line": line if line and line > 0 else None}}
+    """The error document of the command whose schema is ``name``."""
+    info = ErrorInfo(code=int(code), message=message, file=file, line=line if line and line > 0 else None)
+    return ErrorDocument(version=json_version(name), error=info).to_json()
 
 
 def emit(words: Sequence[str], code: int, message: str, file: str | None = None, line: int | None = None, *,
@@ -80,8 +69,6 @@ def emit(words: Sequence[str], code: int, message: str, file: str | None = None,
     """Print the error document of the command ``words`` on stdout (nowhere with ``quiet`` 2, ``-qq``) when it asks
     for ``--json`` and has a schema; whether it did (never fails: a document that cannot be written leaves the
     stderr line alone)."""
-    from glmcompat.cli.streams import stdout_for
-
     name = schema_name(words)
     if name is None or not wants_json(words[1:]):
         return False
@@ -97,8 +84,6 @@ def emit(words: Sequence[str], code: int, message: str, file: str | None = None,
 def parts(exc: BaseException, line: str) -> tuple[str, str | None, int | None]:
     """(message, file, line) of an exception for the document: a GlmcompatError's own message and place; an OSError's
     file; anything else the classified line."""
-    from glmcompat.model.errors import GlmcompatError, _flat
-
     if isinstance(exc, GlmcompatError):
         return _flat(exc.message, 4000), exc.path, exc.line
     if isinstance(exc, OSError) and isinstance(exc.filename, str):
@@ -106,30 +91,4 @@ def parts(exc: BaseException, line: str) -> tuple[str, str | None, int | None]:
     return line, None, None
 
 
-def with_error_form(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` (a command's success form) accepting the error document too: one of the success form (its required
-    fields, and no ``error`` object) or ``{"version", "error"}`` alone. ``lock``'s success form already has an
-    ``error`` field (why no safe lock exists, or null): it keeps it."""
-    s = dict(schema)
-    if "oneOf" in s:
-        return s  # already has it
-    props = dict(s["properties"])
-    required = list(s["required"])
-    ref = {"$ref": "#/$defs/error"}
-    if "error" in props:
-        own = props["error"]
-        props["error"] = {"anyOf": [own, ref]}
-        success: dict[str, Any] = {"required": required, "properties": {"error": own}}
-    else:
-        props["error"] = ref
-        success = {"required": required, "not": {"required": ["error"]}}
-    s["properties"] = props
-    s["required"] = ["version"]
-    s["oneOf"] = [success, {"required": ["version", "error"], "maxProperties": 2, "properties": {"error": ref}}]
-    s["$defs"] = {**s.get("$defs", {}), "error": ERROR_DEF}
-    s["description"] = (s.get("description", "") + " " + ERROR_NOTE).strip()
-    return s
-
-
-__all__ = ["ERROR_DEF", "JSON_OUTPUTS", "document", "emit", "json_version", "parts", "schema_name", "wants_json",
-           "with_error_form"]
+__all__ = ["JSON_OUTPUTS", "document", "emit", "json_version", "parts", "schema_name", "wants_json"]

@@ -7,8 +7,9 @@ schema is strict (``additionalProperties: false``, every field required unless i
 ``--json`` output that changes shape fails here until its schema (and, for an incompatible change, its
 ``version``) changes with it.
 
-``matrix-show.schema.json`` is derived from the matrix's own file schema; regenerate it with
-``python -m tests.cli.test_schemas`` after a change to :mod:`glmcompat.matrix.schema` or :mod:`glmcompat.matrix.rows`.
+The schemas are generated (:mod:`glmcompat.cli.schemagen`) from the output records of :mod:`glmcompat.model.outputs`
+and, for ``matrix show``, from the matrix's own models; regenerate them with ``python -m glmcompat.cli.schemagen``
+after a change to either (a test here fails with that command while a shipped file is stale).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from glmcompat.cli import COMMANDS, jsonerrors, main
+from glmcompat.cli import COMMANDS, jsonerrors, main, schemagen
 
 from tests.conftest import FIXTURES, LOCKS, ROOT, run_cli
 
@@ -117,35 +118,42 @@ def test_every_command_with_json_has_a_schema() -> None:
     assert with_json == set(JSON_OUTPUTS)
 
 
-def test_the_matrix_show_schema_is_the_matrix_models() -> None:
-    assert schema("matrix-show") == matrix_show_schema(), (
-        "glmcompat/cli/schemas/matrix-show.schema.json is stale: run `python -m tests.cli.test_schemas`")
+@pytest.mark.parametrize("name", schemagen.names())
+def test_every_generated_schema_is_current(name: str) -> None:
+    """The shipped file is what ``python -m glmcompat.cli.schemagen`` writes now from the output records (and
+    matrix show's from the matrix models)."""
+    assert SCHEMAS.joinpath(f"{name}.schema.json").read_text(encoding="utf-8") == schemagen.text(name), (
+        f"glmcompat/cli/schemas/{name}.schema.json is stale: run `python -m glmcompat.cli.schemagen`")
 
 
-def matrix_show_schema() -> dict[str, Any]:
-    """The schema of ``matrix show --json`` from the matrix file's own (pydantic) schema: every table
-    present, ``version`` where a file has ``schema``."""
-    from glmcompat.matrix.schema import SCHEMA_VERSION, TABLES, matrix_json_schema
+def test_every_schema_is_generated_or_listed_as_hand_kept() -> None:
+    assert sorted([*schemagen.names(), *schemagen.HAND_KEPT]) == shipped()
 
-    base = matrix_json_schema()
-    props = {"version": {"const": SCHEMA_VERSION, "type": "integer"}}
-    for t in TABLES:
-        p = dict(base["properties"][t])
-        p.pop("default", None)
-        props[t] = p
-    from glmcompat.cli.jsonerrors import with_error_form
 
-    return with_error_form({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "urn:glmcompat:cli:matrix-show",
-        "title": "glmcompat matrix show --json",
-        "description": f"The whole matrix, every table's rows as their models dump them (version {SCHEMA_VERSION}).",
-        "type": "object",
-        "properties": props,
-        "required": ["version", *TABLES],
-        "additionalProperties": False,
-        "$defs": base["$defs"],
-    })
+def test_schemagen_check_names_a_stale_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``--check`` exits 1 naming each stale file and the command that rewrites it; the rewrite makes it current."""
+    for p in SCHEMAS.iterdir():
+        if p.name.endswith(".schema.json"):
+            (tmp_path / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(schemagen, "SCHEMAS", tmp_path)
+    assert schemagen.main(["--check"]) == 0
+    doc = json.loads((tmp_path / "check.schema.json").read_text(encoding="utf-8"))
+    doc["properties"]["checked"]["description"] = "edited by hand"
+    (tmp_path / "check.schema.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    assert schemagen.main(["--check"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "glmcompat/cli/schemas/check.schema.json is stale: run `python -m glmcompat.cli.schemagen`"]
+    assert schemagen.main([]) == 0 and schemagen.main(["--check"]) == 0
+
+
+def test_descriptions_come_from_the_field_docs() -> None:
+    from glmcompat.model.outputs import Checked
+
+    doc = " ".join((schema("check")["$defs"]["Checked"]["properties"]["environments"]["description"]).split())
+    assert doc == "how many installable environments the file has (each judged on its own)"
+    assert "environments: Count\n    \"\"\"how many installable environments" in Path(
+        sys.modules[Checked.__module__].__file__ or "").read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -462,9 +470,3 @@ def test_the_error_form_is_strict() -> None:
                     {"version": good["version"], "error": {"code": 2}}, {"error": good["error"]},
                     {"version": good["version"], "error": {**good["error"], "line": 0}}):
             assert list(Draft202012Validator(schema(name)).iter_errors(bad)), (name, bad)
-
-
-if __name__ == "__main__":  # regenerate the derived schema
-    path = Path(str(SCHEMAS.joinpath("matrix-show.schema.json")))
-    path.write_text(json.dumps(matrix_show_schema(), indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {path}", file=sys.stderr)

@@ -21,8 +21,6 @@ from glmcompat.ops.checkfile import platform_setting as _platform_setting
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 
-JSON_VERSION = 1
-
 
 @dataclass
 class Job:
@@ -399,24 +397,23 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json
 
+    from glmcompat.model.outputs import CheckedFinding, CheckOutput, Checked
     from glmcompat.model.platforms import target_platforms
 
-    findings = []
-    checked = []
+    findings: list[CheckedFinding] = []
+    checked: list[Checked] = []
     for job in jobs:
         for t, fs in job.findings.items():
             # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
             # machine the target ships on
             machines = job.platforms or target_platforms(facts.target(t))
-            checked.append({"path": str(job.path), "target": t, "model": job.model,
-                            "ok": not any(f.severity == "error" for f in fs),
-                            "environments": job.environments, "notes": job.notes, "platforms": list(machines),
-                            "safe_set": job.safe_sets.get(t)})
-            for f in fs:
-                findings.append({**f.to_json(), "path": str(job.path), "target": t})
-    doc = {"version": JSON_VERSION, "ok": ok, "target": checked[0]["target"] if checked else None,
-           "checked": checked, "findings": findings}
-    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+            checked.append(Checked(path=str(job.path), target=t, model=job.model,
+                                   ok=not any(f.severity == "error" for f in fs), environments=job.environments,
+                                   notes=tuple(job.notes), platforms=tuple(machines), safe_set=job.safe_sets.get(t)))
+            findings.extend(CheckedFinding.at(f, str(job.path), t) for f in fs)
+    doc = CheckOutput(ok=ok, target=checked[0].target if checked else None, checked=tuple(checked),
+                      findings=tuple(findings))
+    return json.dumps(doc.to_json(), indent=2, sort_keys=True) + "\n"
 
 
 def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:

@@ -26,6 +26,7 @@ from glmcompat.cli.commands._common import (
 )
 from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
+from glmcompat.model.outputs import Runs, TargetDoc, TargetsOutput
 
 
 def matrix_parser() -> Any:
@@ -187,9 +188,6 @@ def _show_text(m: Any, stream: TextIO) -> None:
             out(f"      override: {k}=={v}\n")
 
 
-TARGETS_JSON_VERSION = 1  # of `glmcompat targets --json`: {"version": 1, "targets": [...]}
-
-
 def targets_parser() -> Any:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("targets", "List the GPU targets and the rule for which GPU code runs on each.")
@@ -199,6 +197,20 @@ def targets_parser() -> Any:
     return p
 
 
+def _target_doc(t: Any) -> TargetDoc:
+    """One target of ``targets --json`` (and of its table): a matrix target and which GPU code runs on it."""
+    major, minor = t.capability
+    return TargetDoc(
+        name=t.name, compute_capability=t.compute_capability, products=tuple(t.products),
+        platforms={p: tuple(t.platforms.get(p, ("x86_64",))) for p in t.products}, ships_on=tuple(t.ships_on),
+        smem_per_block_optin=t.smem_per_block_optin, min_cuda=t.min_cuda,
+        runs=Runs(sass=f"sm_{major}X with X <= {minor} (same major, minor at most {minor})",
+                  sass_arch_specific=f"sm_{major}{minor}a only", sass_family=f"sm_{major}Xf with X <= {minor}",
+                  ptx=f"compute_XY with XY <= {major}{minor} (JIT by the driver)",
+                  ptx_arch_specific=f"compute_{major}{minor}a only"),
+        evidence=t.evidence, source=t.source)
+
+
 def _targets(argv: Sequence[str]) -> int:
     p = targets_parser()
     args = p.parse_args(list(argv))
@@ -206,35 +218,15 @@ def _targets(argv: Sequence[str]) -> int:
 
     o = output(args)
     m = load_matrix(args.matrix)
-    rows: list[dict[str, Any]] = []
-    for t in m.targets():
-        major, minor = t.capability
-        rows.append({
-            "name": t.name,
-            "compute_capability": t.compute_capability,
-            "products": list(t.products),
-            "platforms": {p: list(t.platforms.get(p, ("x86_64",))) for p in t.products},
-            "ships_on": list(t.ships_on),
-            "smem_per_block_optin": t.smem_per_block_optin,
-            "min_cuda": t.min_cuda,
-            "runs": {
-                "sass": f"sm_{major}X with X <= {minor} (same major, minor at most {minor})",
-                "sass_arch_specific": f"sm_{major}{minor}a only",
-                "sass_family": f"sm_{major}Xf with X <= {minor}",
-                "ptx": f"compute_XY with XY <= {major}{minor} (JIT by the driver)",
-                "ptx_arch_specific": f"compute_{major}{minor}a only",
-            },
-            "evidence": t.evidence,
-            "source": t.source,
-        })
+    rows = [_target_doc(t) for t in m.targets()]
     if args.json:
-        dump_json({"version": TARGETS_JSON_VERSION, "targets": rows}, o.out)
+        dump_json(TargetsOutput(targets=tuple(rows)).to_json(), o.out)
         return 0
     print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} {'platforms':<16} products", file=o.out)
     for r in rows:
-        smem = str(r["smem_per_block_optin"]) if r["smem_per_block_optin"] is not None else "unknown"
-        prods = ", ".join(f"{p} ({'/'.join(r['platforms'][p])})" if len(r["ships_on"]) > 1 else p for p in r["products"])
-        print(f"{r['name']:<8} {r['compute_capability']:<5} {smem:>10}  {r['min_cuda']:<8} {', '.join(r['ships_on']):<16} {prods}",
+        smem = str(r.smem_per_block_optin) if r.smem_per_block_optin is not None else "unknown"
+        prods = ", ".join(f"{p} ({'/'.join(r.platforms[p])})" if len(r.ships_on) > 1 else p for p in r.products)
+        print(f"{r.name:<8} {r.compute_capability:<5} {smem:>10}  {r.min_cuda:<8} {', '.join(r.ships_on):<16} {prods}",
               file=o.out)
     if o.notes:
         print("\nSASS sm_XY runs on the same major with minor >= Y; sm_XYa only on X.Y; sm_XYf on its family;", file=o.out)

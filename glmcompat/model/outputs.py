@@ -1,0 +1,305 @@
+"""The typed records of every versioned ``--json`` document: what each command prints, declared once.
+
+A command builds its record and prints :meth:`Record.to_json` (``json.dumps(..., indent=2, sort_keys=True)``);
+the shipped JSON Schemas in ``glmcompat/cli/schemas/`` are generated from these classes by
+:mod:`glmcompat.cli.schemagen` (``python -m glmcompat.cli.schemagen``): a field's type is its schema, the
+docstring under a field is its ``description``, and :class:`Schema` adds the keywords a type cannot say
+(``minLength``, ``pattern``, ``enum``, ...). Plain frozen dataclasses: building and printing a record imports
+nothing beyond the standard library (pydantic reads them only to write the schemas).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from glmcompat.model.findings import Finding
+    from glmcompat.model.signatures import Hit
+
+
+class Schema:
+    """JSON Schema keywords a field adds to what its type says (``Annotated[str, Schema(minLength=1)]``); read
+    through pydantic's ``__get_pydantic_json_schema__`` hook when the schemas are generated, inert otherwise."""
+
+    __slots__ = ("keywords",)
+
+    def __init__(self, **keywords: Any) -> None:
+        self.keywords = keywords
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> Any:
+        s = handler(core_schema)
+        s.update(self.keywords)
+        return s
+
+
+OMIT_EMPTY: Mapping[str, Any] = {"omit": "empty"}  # field metadata: left out of the document when empty or None
+
+
+class Record:
+    """A versioned JSON document or a part of one: a frozen dataclass whose fields are the document's keys."""
+
+    # how pydantic reads the classes for the schemas: each field's docstring is its description, and a field with
+    # a default is required all the same (every document carries every key but those marked OMIT_EMPTY)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"use_attribute_docstrings": True,
+                                                     "json_schema_serialization_defaults_required": True}
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON-ready data: nested records as objects, tuples as lists."""
+        doc: dict[str, Any] = _plain(self)
+        return doc
+
+
+def _plain(v: Any) -> Any:
+    if is_dataclass(v) and not isinstance(v, type):
+        doc = {}
+        for f in fields(v):
+            x = getattr(v, f.name)
+            if f.metadata.get("omit") == "empty" and (x is None or x == "" or (isinstance(x, tuple | list | Mapping)
+                                                                            and not x)):
+                continue
+            doc[f.name] = _plain(x)
+        return doc
+    if isinstance(v, tuple | list):
+        return [_plain(x) for x in v]
+    if isinstance(v, Mapping):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+
+# ------------------------------------------------------------------------------------------------
+# Shared parts
+# ------------------------------------------------------------------------------------------------
+
+Platform = Annotated[str, Schema(enum=["x86_64", "aarch64"])]
+NonEmpty = Annotated[str, Schema(minLength=1)]
+Count = Annotated[int, Schema(minimum=0)]
+Pins = Mapping[str, NonEmpty]
+# the rules of the check (glmcompat.decide.rules and check's own) and the evidence kinds of the matrix
+RULES = ("abi", "family", "equal-version", "gpu-code", "cuda", "model", "target-fix", "requires", "unknown", "stack",
+         "source-build", "untracked", "unpinned", "override", "output-set", "platform")
+EVIDENCE_KINDS = ("metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred", "documentation")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorInfo(Record):
+    """Why the command failed: the exit code, the one-line message (as stderr shows it, without the file and line),
+    and the input at fault where there is one."""
+
+    code: Annotated[int, Schema(enum=[1, 2, 3, 4, 130])]
+    """the exit code"""
+    message: str
+    file: str | None
+    line: Annotated[int, Schema(minimum=1)] | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorDocument(Record):
+    """Any command's failure under ``--json``: its JSON version and the error alone."""
+
+    version: int
+    error: ErrorInfo
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evidence(Record):
+    """One piece of evidence: its kind and its source in full."""
+
+    kind: str
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FindingDoc(Record):
+    """One finding (glmcompat.model.findings.Finding)."""
+
+    rule: NonEmpty
+    severity: Literal["error", "warning"]
+    packages: tuple[str, ...]
+    """the packages it names, ``name==version`` (a bare name where there is no version)"""
+    message: NonEmpty
+    evidence: tuple[Evidence, ...]
+    remedy: str
+    environments: tuple[str, ...]
+    """the environments where the finding holds ('extra sglang, Python 3.12, Linux x86_64'); empty: all of them"""
+    probe: str
+    """the glmcompat command that reproduces the finding (`glmcompat abi sgl-kernel==0.3.21 --torch 2.15.0`); empty
+    when none does"""
+
+    @classmethod
+    def of(cls, f: Finding) -> FindingDoc:
+        return cls(**_finding_fields(f, Evidence))
+
+
+def _finding_fields(f: Finding, evidence: type[Evidence]) -> dict[str, Any]:
+    return {"rule": f.rule, "severity": f.severity, "packages": f.pins, "message": f.message,
+            "evidence": tuple(evidence(kind=k, source=s) for k, s in f.evidence), "remedy": f.remedy,
+            "environments": f.environments, "probe": f.probe}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CauseDoc(Record):
+    """Why what was asked for cannot be made safe: uv-style clauses, the conclusion and one remedy."""
+
+    kind: NonEmpty
+    subject: str
+    because: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
+    conclusion: NonEmpty
+    reason: NonEmpty
+    """the clauses and conclusion as one sentence ("Because ..., we can conclude that ...")"""
+    remedy: NonEmpty
+    evidence: tuple[Evidence, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """the evidence the clauses cite, in full (a clause names only the probe that reproduces it)"""
+
+
+# ------------------------------------------------------------------------------------------------
+# check
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckEvidence(Evidence):
+    """One piece of evidence of the matrix: its kind and its source in full."""
+
+    kind: Annotated[str, Schema(enum=list(EVIDENCE_KINDS))]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedFinding(FindingDoc):
+    """A finding of one (lock, target) verdict."""
+
+    rule: Annotated[str, Schema(enum=list(RULES))]
+    evidence: tuple[CheckEvidence, ...]
+    path: NonEmpty
+    target: NonEmpty
+
+    @classmethod
+    def at(cls, f: Finding, path: str, target: str) -> CheckedFinding:
+        return cls(**_finding_fields(f, CheckEvidence), path=path, target=target)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checked(Record):
+    """One (lock, target) verdict."""
+
+    path: NonEmpty
+    target: NonEmpty
+    model: str | None
+    ok: bool
+    environments: Count
+    """how many installable environments the file has (each judged on its own)"""
+    notes: tuple[str, ...]
+    """what was judged when not every combination was (e.g. too many extra combinations)"""
+    platforms: Annotated[tuple[Platform, ...], Schema(minItems=1, uniqueItems=True)]
+    """the machines whose environments were judged (--platform or [tool.glmcompat] platform, else every machine the
+    target ships on)"""
+    safe_set: Pins | None
+    """for an unsafe entry: the core pins of one consistent safe set (from the matrix; null when none is found or the
+    entry is safe); `glmcompat lock` writes them"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckOutput(Record):
+    """The offline verdict on one or more locks for one or more GPU targets."""
+
+    command: ClassVar[str] = "check"
+    version: Literal[1] = 1
+    ok: bool
+    """false when any finding is an error"""
+    target: str | None
+    """the first target checked (null when nothing was checked)"""
+    checked: tuple[Checked, ...]
+    """one entry per (lock, target)"""
+    findings: tuple[CheckedFinding, ...]
+
+
+# ------------------------------------------------------------------------------------------------
+# targets
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runs(Record):
+    """Which GPU code runs on the target."""
+
+    sass: NonEmpty
+    sass_arch_specific: NonEmpty
+    sass_family: NonEmpty
+    ptx: NonEmpty
+    ptx_arch_specific: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class TargetDoc(Record):
+    """One GPU target."""
+
+    name: Annotated[str, Schema(pattern="^sm[0-9]+$")]
+    compute_capability: Annotated[str, Schema(pattern="^[0-9]+\\.[0-9]+$")]
+    products: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
+    platforms: Mapping[str, Annotated[tuple[Platform, ...], Schema(minItems=1)]]
+    """product -> the machines it ships on"""
+    ships_on: Annotated[tuple[Platform, ...], Schema(minItems=1)]
+    smem_per_block_optin: Annotated[int, Schema(minimum=1)] | None
+    min_cuda: NonEmpty
+    runs: Runs
+    evidence: NonEmpty
+    source: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class TargetsOutput(Record):
+    """The GPU targets: capability, products and the machines each ships on, shared memory per block, and which GPU
+    code runs there."""
+
+    command: ClassVar[str] = "targets"
+    version: Literal[1] = 1
+    targets: tuple[TargetDoc, ...]
+
+
+# ------------------------------------------------------------------------------------------------
+# explain
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignatureHit(Record):
+    """One known failure signature found in the log."""
+
+    id: NonEmpty
+    line: Annotated[int, Schema(minimum=1)]
+    """the 1-based line of the first match"""
+    count: Annotated[int, Schema(minimum=1)]
+    match: str
+    """the matched text of the first match"""
+    groups: Mapping[str, str | None]
+    cause: NonEmpty
+    remedy: NonEmpty
+    source: str
+    package: str | None
+    """the package the log blames (from its library path, module, operator namespace or traceback); null when it
+    names none"""
+    version: str | None
+    """that package's version where the log prints it"""
+
+    @classmethod
+    def of(cls, h: Hit) -> SignatureHit:
+        return cls(id=h.id, line=h.line, count=h.count, match=h.text, groups=dict(h.groups), cause=h.cause,
+                   remedy=h.remedy, source=h.source, package=h.package or None, version=h.version or None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExplainOutput(Record):
+    """Known failure signatures found in a server log, each with its cause and remedy."""
+
+    command: ClassVar[str] = "explain"
+    version: Literal[1] = 1
+    log: NonEmpty
+    found: bool
+    signatures: tuple[SignatureHit, ...]
+
+
+__all__ = ["EVIDENCE_KINDS", "OMIT_EMPTY", "RULES", "CauseDoc", "CheckOutput", "Checked", "CheckedFinding",
+           "CheckEvidence", "ErrorDocument", "ErrorInfo", "Evidence", "ExplainOutput", "FindingDoc", "Platform", "Record", "Runs",
+           "Schema", "SignatureHit", "TargetDoc", "TargetsOutput"]
