@@ -34,10 +34,13 @@ GENERATED: dict[str, tuple[type[out.Record], str]] = {
     "check": (out.CheckOutput, "glmcompat check --json"),
     "targets": (out.TargetsOutput, "glmcompat targets --json"),
     "explain": (out.ExplainOutput, "glmcompat explain --json"),
+    "upgrade": (out.UpgradeOutput, "glmcompat upgrade --json"),
+    "pip-install": (out.PipInstallOutput, "glmcompat pip install --json"),
+    "lock": (out.LockOutput, "glmcompat lock --json (project and requirements modes)"),
 }
 # written by hand still: their documents are built by code outside the command line (ops.refresh, ops.wheelprobe,
 # ops.verify, ops.projectlock) that has no output record yet
-HAND_KEPT = ("abi", "arch", "lock", "matrix-audit", "matrix-refresh", "pip-install", "upgrade", "verify")
+HAND_KEPT = ("abi", "arch", "matrix-audit", "matrix-refresh", "verify")
 
 ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.'
 
@@ -92,20 +95,24 @@ def _tidy(node: Any) -> Any:
     return node
 
 
-def _optional(schema: dict[str, Any], cls: type[Any]) -> None:
-    """The fields a document leaves out when empty (``OMIT_EMPTY``) are not required."""
+def _keys(schema: dict[str, Any], cls: type[Any]) -> None:
+    """The document's own keys: a field named otherwise (``key``) under its key; one a document leaves out when empty
+    (``OMIT_EMPTY``) not required."""
     for rec in _records(cls):
-        omit = {f.name for f in fields(rec) if f.metadata.get("omit") == "empty"}
-        if not omit:
-            continue
         node = schema if rec is cls else schema["$defs"][rec.__name__]
-        node["required"] = [r for r in node["required"] if r not in omit]
+        for f in fields(rec):
+            if f.metadata.get("omit") == "empty":
+                node["required"] = [r for r in node["required"] if r != f.name]
+            if "key" in f.metadata:
+                k = f.metadata["key"]
+                node["properties"] = {k if n == f.name else n: v for n, v in node["properties"].items()}
+                node["required"] = [k if r == f.name else r for r in node["required"]]
 
 
 def record_schema(cls: type[Any]) -> dict[str, Any]:
     """The tidied serialisation schema of the record ``cls`` (its $defs included)."""
     s: dict[str, Any] = TypeAdapter(cls).json_schema(mode="serialization")
-    _optional(s, cls)
+    _keys(s, cls)
     tidy: dict[str, Any] = _tidy(s)
     return tidy
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
 if TYPE_CHECKING:
-    from glmcompat.model.findings import Finding
+    from glmcompat.model.findings import Cause, Finding
     from glmcompat.model.signatures import Hit
 
 
@@ -35,6 +35,11 @@ class Schema:
 
 
 OMIT_EMPTY: Mapping[str, Any] = {"omit": "empty"}  # field metadata: left out of the document when empty or None
+
+
+def key(name: str) -> Mapping[str, Any]:
+    """Field metadata: the document's key for a field whose name is a Python keyword (``with_`` -> ``with``)."""
+    return {"key": name}
 
 
 class Record:
@@ -59,7 +64,7 @@ def _plain(v: Any) -> Any:
             if f.metadata.get("omit") == "empty" and (x is None or x == "" or (isinstance(x, tuple | list | Mapping)
                                                                             and not x)):
                 continue
-            doc[f.name] = _plain(x)
+            doc[f.metadata.get("key", f.name)] = _plain(x)
         return doc
     if isinstance(v, tuple | list):
         return [_plain(x) for x in v]
@@ -107,7 +112,7 @@ class ErrorDocument(Record):
 class Evidence(Record):
     """One piece of evidence: its kind and its source in full."""
 
-    kind: str
+    kind: NonEmpty
     source: str
 
 
@@ -152,6 +157,12 @@ class CauseDoc(Record):
     remedy: NonEmpty
     evidence: tuple[Evidence, ...] = field(default=(), metadata=OMIT_EMPTY)
     """the evidence the clauses cite, in full (a clause names only the probe that reproduces it)"""
+
+    @classmethod
+    def of(cls, c: Cause, reason: str) -> Self:
+        """The record of the cause ``c`` with its derivation ``reason`` in one sentence."""
+        return cls(kind=c.kind, subject=c.subject, because=c.clauses, conclusion=c.conclusion, reason=reason,
+                   remedy=c.remedy, evidence=tuple(Evidence(kind=k, source=s) for k, s in c.evidence))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -300,6 +311,160 @@ class ExplainOutput(Record):
     signatures: tuple[SignatureHit, ...]
 
 
-__all__ = ["EVIDENCE_KINDS", "OMIT_EMPTY", "RULES", "CauseDoc", "CheckOutput", "Checked", "CheckedFinding",
+# ------------------------------------------------------------------------------------------------
+# upgrade
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkipDoc(CauseDoc):
+    """Why a newer release was skipped: uv-style clauses, the conclusion and one remedy."""
+
+    subject: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkipNote(Record):
+    """Why a newer release was skipped, where no derivation says it."""
+
+    note: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpgradeOutput(Record):
+    """The newest safe core set for a target and why each newer release was skipped."""
+
+    version: Literal[2] = 2
+    stack: NonEmpty
+    engine: Annotated[str, Schema(enum=["sglang", "vllm"])]
+    target: NonEmpty
+    model: str | None
+    platform: Platform
+    exclude_newer: Annotated[str, Schema(pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")] | None
+    """the index as of this time (--exclude-newer); null: as it is now"""
+    with_: tuple[str, ...] = field(metadata=key("with"))
+    """the requirements added with --with"""
+    pins: Pins
+    """the chosen set: package -> version"""
+    stack_pins: Pins
+    """the stack's own pins"""
+    not_required: Pins
+    """the stack's packages the chosen set does without, and why"""
+    overrides: Pins
+    """package -> why an upstream pin on it was overridden"""
+    skipped: Mapping[str, Mapping[str, SkipDoc | SkipNote]]
+    """package -> newer version -> why it is not in the set"""
+
+
+# ------------------------------------------------------------------------------------------------
+# pip install
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change(Record):
+    """One distribution a plan or an install changes."""
+
+    name: NonEmpty
+    old: str | None
+    """the installed version (null: newly installed)"""
+    new: str | None
+    """the version after (null: removed)"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PipEnvironment(Record):
+    """The live environment installed into."""
+
+    python: NonEmpty
+    prefix: NonEmpty
+    python_version: Annotated[str, Schema(pattern="^[0-9]+\\.[0-9]+\\.[0-9]+$")]
+    found_by: Annotated[str, Schema(enum=["--python", "VIRTUAL_ENV", ".venv"])]
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chosen(Record):
+    """The plan chosen: the installer's own, or a re-plan that keeps the core safe."""
+
+    how: NonEmpty
+    requirements_added: tuple[str, ...]
+    changes: tuple[Change, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PipInstallOutput(Record):
+    """The installer's plan for a live environment, judged with the check rules; the plan chosen (the installer's
+    own, or a re-plan that keeps the core safe) and what the install changed, or why no safe plan exists. An
+    installer that refuses the request prints its own error instead (exit 2 or 3, no JSON)."""
+
+    version: Literal[1] = 1
+    verdict: Annotated[str, Schema(enum=["installed", "would-install", "nothing-to-change", "no-safe-plan",
+                                         "install-failed"])]
+    """installed (exit 0); would-install (--dry-run, exit 0); nothing-to-change (exit 0); no-safe-plan (exit 1,
+    nothing changed); install-failed (exit 3: the plan was safe, the installer failed; see changed)"""
+    environment: PipEnvironment
+    targets: tuple[Annotated[str, Schema(pattern="^sm[0-9]+$")], ...]
+    """the targets judged; empty: none known (the rules that hold on every target were run)"""
+    targets_from: NonEmpty
+    model: str | None
+    core: Mapping[str, str]
+    """the installed coupled core: package -> version"""
+    installer: Annotated[str, Schema(enum=["uv", "pip"])] | None = None
+    installer_plan: tuple[Change, ...] = ()
+    """the installer's own plan (uv pip install --dry-run / pip install --dry-run --report)"""
+    breaks: tuple[FindingDoc, ...] = ()
+    """the errors the installer's own plan would add"""
+    chosen: Chosen | None = None
+    warnings: tuple[FindingDoc, ...] = ()
+    """warnings the chosen plan adds"""
+    already: tuple[FindingDoc, ...] = ()
+    """errors the environment had before any change"""
+    changed: tuple[Change, ...] | None = None
+    """what the environment, read again, changed (null: nothing was installed)"""
+    drift: tuple[Change, ...] = ()
+    """where the installed environment differs from the judged plan"""
+    cause: CauseDoc | None = None
+    """why no safe plan exists (null: one does)"""
+
+
+# ------------------------------------------------------------------------------------------------
+# lock (project and requirements modes)
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class LockOutput(Record):
+    """What a project or requirements lock did, or why it could not."""
+
+    version: Literal[1] = 1
+    mode: Annotated[str, Schema(enum=["project", "requirements"])]
+    path: NonEmpty
+    """the pyproject.toml locked, or the requirements output"""
+    targets: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
+    platform: Platform
+    core: Pins
+    """the safe core set: package -> version"""
+    overrides: Pins
+    """package -> version written to override-dependencies (an engine's pin overridden)"""
+    override_reasons: Pins
+    """package -> why its upstream pin was overridden"""
+    written: tuple[str, ...]
+    """files changed on disk (none with --dry-run or --check, or when up to date)"""
+    warnings: tuple[str, ...]
+    verdicts: Mapping[str, Annotated[str, Schema(enum=["safe", "unsafe", "stale"])]]
+    """target -> the check's verdict on the lock (empty with --dry-run)"""
+    diff: str
+    """unified diff of pyproject.toml (project mode)"""
+    problems: tuple[str, ...]
+    """--check: why the lock is not current or not safe (exit 1 when any)"""
+    error: str | None
+    """why no safe lock exists (exit 1; nothing was written), else null"""
+    evidence: tuple[Evidence, ...]
+    """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
+
+
+__all__ = ["EVIDENCE_KINDS", "OMIT_EMPTY", "RULES", "CauseDoc", "Change", "CheckOutput", "Chosen", "LockOutput",
+           "PipEnvironment", "PipInstallOutput", "SkipDoc", "SkipNote", "UpgradeOutput", "key", "Checked", "CheckedFinding",
            "CheckEvidence", "ErrorDocument", "ErrorInfo", "Evidence", "ExplainOutput", "FindingDoc", "Platform", "Record", "Runs",
            "Schema", "SignatureHit", "TargetDoc", "TargetsOutput"]

@@ -470,3 +470,18 @@ def test_the_error_form_is_strict() -> None:
                     {"version": good["version"], "error": {"code": 2}}, {"error": good["error"]},
                     {"version": good["version"], "error": {**good["error"], "line": 0}}):
             assert list(Draft202012Validator(schema(name)).iter_errors(bad)), (name, bad)
+
+
+def test_the_lock_document_is_the_project_lock_result() -> None:
+    """``lock --json`` prints the record of the outcome: every field of :class:`ProjectLockResult`, the same values."""
+    from glmcompat.cli.commands.projectlock import _lock_doc
+    from glmcompat.ops.projectlock import ProjectLockResult
+
+    r = ProjectLockResult("project", "/p/pyproject.toml", ["sm120", "sm90"], "aarch64", {"torch": "2.9.1"},
+                          overrides={"flashinfer-python": "0.5.3"}, override_reasons={"flashinfer-python": "why"},
+                          written=["pyproject.toml", "uv.lock"], warnings=["w"], verdicts={"sm120": "safe"},
+                          diff="--- a\n+++ b\n", problems=["p"], error="Because ...",
+                          evidence=[{"kind": "abi-probe", "source": "glmcompat abi x==1 --torch 2.9.1"}])
+    doc = _lock_doc(r).to_json()
+    assert doc == r.to_json()
+    assert validate("lock", json.dumps(doc)) == doc

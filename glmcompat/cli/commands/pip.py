@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, parser
 from glmcompat.model.errors import InputError
+from glmcompat.model.outputs import CauseDoc, Change, Chosen, FindingDoc, PipEnvironment, PipInstallOutput
 
 def _add_env(p: Any) -> None:
     p.add_argument("--python", metavar="PY",
@@ -150,7 +152,9 @@ def _install(argv: Sequence[str]) -> int:
     req = pg.GuardRequest(tuple(args.requirements) + tuple(f"-r {f}" for f in args.requirement), tuple(installer_args),
                      args.python, args.installer, args.dry_run, args.allow_unknown)
 
-    doc = _doc(live, targets)
+    core: dict[str, str] = {}
+    cause: CauseDoc | None = None
+    changed: tuple[Change, ...] | None = None
 
     def out(line: str = "") -> None:
         if not args.json:
@@ -159,8 +163,13 @@ def _install(argv: Sequence[str]) -> int:
 
     def finish(rc: int, verdict: str, result: Any = None) -> int:
         if args.json:
-            doc.update(verdict=verdict, **(_outcome_json(result) if result is not None else {}))
-            dump_json(doc, o.out)
+            i = live.interp
+            env = PipEnvironment(python=i.python, prefix=i.prefix, python_version=i.version, found_by=i.found_by,
+                                 problems=tuple(live.env.problems))
+            doc = PipInstallOutput(verdict=verdict, environment=env, targets=tuple(targets.names),
+                                   targets_from=targets.source, model=targets.model, core=core, cause=cause,
+                                   changed=changed)
+            dump_json((_with_outcome(doc, result) if result is not None else doc).to_json(), o.out)
         return rc
 
     def note(line: str) -> None:
@@ -168,7 +177,6 @@ def _install(argv: Sequence[str]) -> int:
             out(line)
 
     core = pg.core_of(live.packages, facts)
-    doc["core"] = core
     note(f"environment: {live.where}")
     note(f"core: {', '.join(pg.pins(core)) or 'none (no package the matrix tracks is installed)'}")
     if targets.names:
@@ -184,7 +192,7 @@ def _install(argv: Sequence[str]) -> int:
         sys.stderr.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
         sys.stderr.write(o.line(f"  cause: {pg.because(why)}") + "\n")
         sys.stderr.write(o.line(f"  hint: {why.remedy}") + "\n")
-        doc["cause"] = {**why.as_json(), "reason": pg.because(why)}
+        cause = CauseDoc.of(why, pg.because(why))
         return finish(1, "no-safe-plan", e.outcome)
     except InstallerFailed as err:
         rc = _installer_failed(o, err)
@@ -224,43 +232,34 @@ def _install(argv: Sequence[str]) -> int:
                 "it changed " + ", ".join(c.shown() for c in err.changed) + " (run `glmcompat verify`)")
         sys.stderr.write(o.line(f"error: {err.installer} failed installing the judged plan (exit {err.returncode}); "
                                 f"{left}") + "\n")
-        doc["changed"] = [_change(c) for c in err.changed or ()]
+        changed = tuple(_change(c) for c in err.changed or ())
         return finish(3, "install-failed", result)
     after = result.after or {}
-    changed = pg.diff(live.packages, after)
+    now = pg.diff(live.packages, after)
     kept = pg.core_of(after, facts)
-    out(f"changed: {', '.join(c.shown() for c in changed) or 'nothing'}")
-    moved_core = any(c.name in result.tracked for c in changed)
+    out(f"changed: {', '.join(c.shown() for c in now) or 'nothing'}")
+    moved_core = any(c.name in result.tracked for c in now)
     out(f"core {'now' if moved_core else 'unchanged'}: {', '.join(pg.pins(kept)) or 'none'}")
     for c in result.drift:
         out(f"warning: the install differs from the judged plan: {c.shown()} (run `glmcompat verify`)")
-    doc["changed"] = [_change(c) for c in changed]
+    changed = tuple(_change(c) for c in now)
     return finish(0, "installed", result)
 
 
-def _change(c: Any) -> dict[str, Any]:
-    return {"name": c.name, "old": c.old, "new": c.new}
+def _change(c: Any) -> Change:
+    return Change(name=c.name, old=c.old, new=c.new)
 
 
-def _doc(live: Any, targets: Any) -> dict[str, Any]:
-    """The ``--json`` report's fields known before the plan (pip-install.schema.json, version 1)."""
-    i = live.interp
-    return {"version": 1, "environment": {"python": i.python, "prefix": i.prefix, "python_version": i.version,
-                                          "found_by": i.found_by, "problems": list(live.env.problems)},
-            "targets": list(targets.names), "targets_from": targets.source, "model": targets.model,
-            "core": {}, "installer": None, "installer_plan": [], "breaks": [], "chosen": None, "warnings": [],
-            "already": [], "changed": None, "drift": [], "cause": None}
-
-
-def _outcome_json(r: Any) -> dict[str, Any]:
+def _with_outcome(doc: PipInstallOutput, r: Any) -> PipInstallOutput:
+    """``doc`` with the plans judged: the installer's own, the one chosen, and what each adds."""
     chosen = None
     if r.chosen is not None:
-        chosen = {"how": r.how if r.constrained else "the installer's own plan", "requirements_added": list(r.extra),
-                  "changes": [_change(c) for c in r.chosen.changes]}
-    return {"installer": r.installer, "installer_plan": [_change(c) for c in r.plan.changes],
-            "breaks": [f.to_json() for f in r.broken_by_plan], "chosen": chosen,
-            "warnings": [f.to_json() for f in r.warnings], "already": [f.to_json() for f in r.already],
-            "drift": [_change(c) for c in r.drift]}
+        chosen = Chosen(how=r.how if r.constrained else "the installer's own plan", requirements_added=tuple(r.extra),
+                        changes=tuple(_change(c) for c in r.chosen.changes))
+    return replace(doc, installer=r.installer, installer_plan=tuple(_change(c) for c in r.plan.changes),
+                   breaks=tuple(FindingDoc.of(f) for f in r.broken_by_plan), chosen=chosen,
+                   warnings=tuple(FindingDoc.of(f) for f in r.warnings),
+                   already=tuple(FindingDoc.of(f) for f in r.already), drift=tuple(_change(c) for c in r.drift))
 
 
 def _installer_failed(o: Any, err: Any) -> int:

@@ -4,12 +4,16 @@ as the command line gave them, the settings of ``[tool.glmcompat]``, and the out
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
+from glmcompat.model.outputs import Evidence, LockOutput
+
+if TYPE_CHECKING:
+    from glmcompat.ops.projectlock import ProjectLockResult
 
 
 def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
@@ -87,7 +91,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
                                        lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
                                        evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
-            dump_json(failed.to_json(), o.out)  # the outcome, as one document (no second, error-only one)
+            dump_json(_lock_doc(failed).to_json(), o.out)  # the outcome, as one document (no second, error-only one)
             from glmcompat.model.errors import classify
 
             code, line = classify(e)
@@ -95,9 +99,17 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
             return code
         raise
     if args.json:
-        dump_json(result.to_json(), o.out)
+        dump_json(_lock_doc(result).to_json(), o.out)
         return Exit(1 if args.check and result.problems else 0, noop)
     return Exit(_render(result, args, o), noop)
+
+
+def _lock_doc(r: ProjectLockResult) -> LockOutput:
+    """The ``--json`` document of a project or requirements lock's outcome."""
+    return LockOutput(mode=r.mode, path=r.path, targets=tuple(r.targets), platform=r.platform, core=r.core,
+                      overrides=r.overrides, override_reasons=r.override_reasons, written=tuple(r.written),
+                      warnings=tuple(r.warnings), verdicts=r.verdicts, diff=r.diff, problems=tuple(r.problems),
+                      error=r.error, evidence=tuple(Evidence(kind=e["kind"], source=e["source"]) for e in r.evidence))
 
 
 def _render(result: Any, args: Any, o: Output) -> int:

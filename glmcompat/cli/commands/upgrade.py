@@ -15,6 +15,7 @@ from glmcompat.cli.commands._common import (
     paint_text,
     parser,
 )
+from glmcompat.model.outputs import SkipDoc, SkipNote, UpgradeOutput
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -76,12 +77,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     if args.json:
         from glmcompat.cli.commands._common import dump_json
 
-        dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model, "platform": machine,
-                   "exclude_newer": cutoff + "Z" if cutoff else None, "with": list(args.with_),
-                   "pins": outcome.pins, "stack_pins": dict(stack.pins), "not_required": dropped,
-                   "overrides": outcome.overridden,
-                   "skipped": {n: {v: (s.as_json() if isinstance(s, Skip) else {"note": s}) for v, s in d.items()}
-                               for n, d in skipped.items()}}, o.out)
+        doc = UpgradeOutput(
+            stack=args.stack, engine=engine, target=tname, model=model, platform=machine,
+            exclude_newer=cutoff + "Z" if cutoff else None, with_=tuple(args.with_), pins=outcome.pins,
+            stack_pins=dict(stack.pins), not_required=dropped, overrides=outcome.overridden,
+            skipped={n: {v: (SkipDoc.of(s, s.because()) if isinstance(s, Skip) else SkipNote(note=s))
+                         for v, s in d.items()} for n, d in skipped.items()})
+        dump_json(doc.to_json(), o.out)
         return 0
     parts: list[str] = []
     out = parts.append
