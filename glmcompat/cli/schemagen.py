@@ -37,10 +37,11 @@ GENERATED: dict[str, tuple[type[out.Record], str]] = {
     "upgrade": (out.UpgradeOutput, "glmcompat upgrade --json"),
     "pip-install": (out.PipInstallOutput, "glmcompat pip install --json"),
     "lock": (out.LockOutput, "glmcompat lock --json (project and requirements modes)"),
+    "verify": (out.VerifyOutput, "glmcompat verify --json"),
 }
 # written by hand still: their documents are built by code outside the command line (ops.refresh, ops.wheelprobe,
 # ops.verify, ops.projectlock) that has no output record yet
-HAND_KEPT = ("abi", "arch", "matrix-audit", "matrix-refresh", "verify")
+HAND_KEPT = ("abi", "arch", "matrix-audit", "matrix-refresh")
 
 ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.'
 
@@ -95,14 +96,24 @@ def _tidy(node: Any) -> Any:
     return node
 
 
+def _not_null(prop: dict[str, Any]) -> dict[str, Any]:
+    """The schema ``prop`` of an ``X | None`` field without its null: the field is left out instead."""
+    branches = [x for x in prop.get("anyOf", ()) if x != {"type": "null"}]
+    if len(branches) == 1:
+        return {**{k: v for k, v in prop.items() if k != "anyOf"}, **branches[0]}
+    return prop
+
+
 def _keys(schema: dict[str, Any], cls: type[Any]) -> None:
     """The document's own keys: a field named otherwise (``key``) under its key; one a document leaves out when empty
     (``OMIT_EMPTY``) not required."""
     for rec in _records(cls):
         node = schema if rec is cls else schema["$defs"][rec.__name__]
         for f in fields(rec):
-            if f.metadata.get("omit") == "empty":
+            if f.metadata.get("omit") in ("empty", "none"):
                 node["required"] = [r for r in node["required"] if r != f.name]
+            if f.metadata.get("omit") == "none":  # absent, never null
+                node["properties"][f.name] = _not_null(node["properties"][f.name])
             if "key" in f.metadata:
                 k = f.metadata["key"]
                 node["properties"] = {k if n == f.name else n: v for n, v in node["properties"].items()}

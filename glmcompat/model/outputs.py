@@ -35,6 +35,7 @@ class Schema:
 
 
 OMIT_EMPTY: Mapping[str, Any] = {"omit": "empty"}  # field metadata: left out of the document when empty or None
+OMIT_NONE: Mapping[str, Any] = {"omit": "none"}  # field metadata: left out of the document when None (never null)
 
 
 def key(name: str) -> Mapping[str, Any]:
@@ -61,8 +62,10 @@ def _plain(v: Any) -> Any:
         doc = {}
         for f in fields(v):
             x = getattr(v, f.name)
-            if f.metadata.get("omit") == "empty" and (x is None or x == "" or (isinstance(x, tuple | list | Mapping)
-                                                                            and not x)):
+            omit = f.metadata.get("omit")
+            if omit == "none" and x is None:
+                continue
+            if omit == "empty" and (x is None or x == "" or (isinstance(x, tuple | list | Mapping) and not x)):
                 continue
             doc[f.metadata.get("key", f.name)] = _plain(x)
         return doc
@@ -136,6 +139,13 @@ class FindingDoc(Record):
     @classmethod
     def of(cls, f: Finding) -> FindingDoc:
         return cls(**_finding_fields(f, Evidence))
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> FindingDoc:
+        """The record of a finding already in its JSON form (:meth:`Finding.to_json`)."""
+        return cls(rule=d["rule"], severity=d["severity"], packages=tuple(d["packages"]), message=d["message"],
+                   evidence=tuple(Evidence(kind=e["kind"], source=e["source"]) for e in d["evidence"]),
+                   remedy=d["remedy"], environments=tuple(d["environments"]), probe=d["probe"])
 
 
 def _finding_fields(f: Finding, evidence: type[Evidence]) -> dict[str, Any]:
@@ -464,7 +474,120 @@ class LockOutput(Record):
     """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
 
 
-__all__ = ["EVIDENCE_KINDS", "OMIT_EMPTY", "RULES", "CauseDoc", "Change", "CheckOutput", "Chosen", "LockOutput",
+# ------------------------------------------------------------------------------------------------
+# verify
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Explained(Record):
+    """A known failure signature in a probe's error text: what it means and one remedy."""
+
+    id: NonEmpty
+    cause: NonEmpty
+    remedy: NonEmpty
+    match: str
+    """the matched text"""
+    package: str | None
+    """the package the text blames; null when it names none"""
+    version: str | None
+    """that package's version where the text shows it"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProbeDoc(Record):
+    """One probe's record: its verdict and what it found (the fields a probe did not report are absent)."""
+
+    id: NonEmpty
+    status: Annotated[str, Schema(enum=["passed", "warning", "failed", "skipped"])]
+    seconds: float | None = field(default=None, metadata=OMIT_NONE)
+    summary: str | None = field(default=None, metadata=OMIT_NONE)
+    error: str | None = field(default=None, metadata=OMIT_NONE)
+    """the exact error, with its chain (cause first), one exception per line"""
+    data: Mapping[str, Any] | None = field(default=None, metadata=OMIT_NONE)
+    """what the probe measured (free form, per probe)"""
+    warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
+    explained: tuple[Explained, ...] | None = field(default=None, metadata=OMIT_NONE)
+    """the known failure signatures its error text shows"""
+    absent: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
+    """skipped because this module is not installed"""
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ProbeDoc:
+        """The record of a probe record (a dict: :mod:`glmcompat.ops.verify.records`)."""
+        ex = d.get("explained")
+        return cls(id=d["id"], status=d["status"], seconds=d.get("seconds"), summary=d.get("summary"),
+                   error=d.get("error"), data=d.get("data"),
+                   warnings=tuple(d["warnings"]) if d.get("warnings") is not None else None,
+                   explained=tuple(Explained(**e) for e in ex) if ex is not None else None, absent=d.get("absent"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Counts(Record):
+    """How many probes ended in each status."""
+
+    passed: Count
+    warning: Count
+    failed: Count
+    skipped: Count
+
+
+@dataclass(frozen=True, kw_only=True)
+class Agreement(Record):
+    """The static verdict on one extension package against what its dynamic probes saw."""
+
+    package: NonEmpty
+    aspect: Annotated[str, Schema(enum=["load", "gpu-code"])]
+    static: Annotated[str, Schema(enum=["compatible", "incompatible"])]
+    dynamic: NonEmpty
+    reasons: tuple[str, ...]
+    probes: tuple[str, ...]
+    agree: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankDoc(Record):
+    """One rank's verdict under torchrun (--distributed), as rank 0 gathered it."""
+
+    rank: Count
+    ok: bool
+    device: Mapping[str, Any] | None
+    failed: tuple[str, ...]
+    """the ids of its failed probes"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class VerifyOutput(Record):
+    """Whether the installed stack loads and runs its kernels on this GPU: one entry per probe."""
+
+    version: Literal[1] = 1
+    ok: bool
+    target: str | None
+    device: Mapping[str, Any] | None
+    """the GPU probed (name, capability, driver, ...)"""
+    counts: Counts
+    probes: tuple[ProbeDoc, ...]
+    findings: tuple[FindingDoc, ...]
+    agreement: tuple[Agreement, ...]
+    elapsed_s: Annotated[float, Schema(minimum=0)] | None = field(default=None, metadata=OMIT_NONE)
+    rank: Count | None = field(default=None, metadata=OMIT_NONE)
+    """under torchrun (--distributed): this process's rank"""
+    ranks: tuple[RankDoc, ...] | None = field(default=None, metadata=OMIT_NONE)
+    """on rank 0 under torchrun: every rank's verdict"""
+
+    @classmethod
+    def from_report(cls, r: Mapping[str, Any]) -> VerifyOutput:
+        """The record of a verify report (the dict :func:`glmcompat.ops.verify.run` returns)."""
+        return cls(ok=r["ok"], target=r["target"], device=r["device"], counts=Counts(**r["counts"]),
+                   probes=tuple(ProbeDoc.from_json(p) for p in r["probes"]),
+                   findings=tuple(FindingDoc.from_json(f) for f in r["findings"]),
+                   agreement=tuple(Agreement(**a) for a in r["agreement"]), elapsed_s=r.get("elapsed_s"),
+                   rank=r.get("rank"),
+                   ranks=tuple(RankDoc(**x) for x in r["ranks"]) if r.get("ranks") is not None else None)
+
+
+__all__ = ["EVIDENCE_KINDS", "OMIT_EMPTY", "OMIT_NONE", "Agreement", "Counts", "Explained", "ProbeDoc", "RankDoc",
+           "VerifyOutput", "RULES", "CauseDoc", "Change", "CheckOutput", "Chosen", "LockOutput",
            "PipEnvironment", "PipInstallOutput", "SkipDoc", "SkipNote", "UpgradeOutput", "key", "Checked", "CheckedFinding",
            "CheckEvidence", "ErrorDocument", "ErrorInfo", "Evidence", "ExplainOutput", "FindingDoc", "Platform", "Record", "Runs",
            "Schema", "SignatureHit", "TargetDoc", "TargetsOutput"]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
-from glmcompat.model.outputs import ExplainOutput, SignatureHit
+from glmcompat.model.outputs import ExplainOutput, SignatureHit, VerifyOutput
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -58,7 +58,7 @@ def _verify(argv: Sequence[str]) -> int:
     o = output(args)
     if args.json:
         if not quiet:
-            dump_json(report, o.out)
+            dump_json(VerifyOutput.from_report(report).to_json(), o.out)
     elif not quiet:
         shown = report
         if o.quiet:  # -q: the probes that were skipped are left out (the counts still say how many)
