@@ -38,10 +38,12 @@ GENERATED: dict[str, tuple[type[out.Record], str]] = {
     "pip-install": (out.PipInstallOutput, "glmcompat pip install --json"),
     "lock": (out.LockOutput, "glmcompat lock --json (project and requirements modes)"),
     "verify": (out.VerifyOutput, "glmcompat verify --json"),
+    "matrix-refresh": (out.RefreshOutput, "glmcompat matrix refresh --json"),
+    "matrix-audit": (out.AuditOutput, "glmcompat matrix audit --json"),
 }
 # written by hand still: their documents are built by code outside the command line (ops.refresh, ops.wheelprobe,
 # ops.verify, ops.projectlock) that has no output record yet
-HAND_KEPT = ("abi", "arch", "matrix-audit", "matrix-refresh")
+HAND_KEPT = ("abi", "arch")
 
 ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.'
 

@@ -10,6 +10,8 @@ nothing beyond the standard library (pydantic reads them only to write the schem
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
@@ -55,6 +57,43 @@ class Record:
         """The record as JSON-ready data: nested records as objects, tuples as lists."""
         doc: dict[str, Any] = _plain(self)
         return doc
+
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """The record of ``data``, a document of this shape as :meth:`to_json` writes it (nested records, tuples and
+        mappings built by the field types)."""
+        hints = _hints(cls)
+        return cls(**{f.name: _typed(hints[f.name], data[f.metadata.get("key", f.name)]) for f in fields(cls)  # type: ignore[arg-type]
+                      if f.metadata.get("key", f.name) in data})
+
+
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    """The field types of the record ``cls`` (resolved once)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _typed(hint: Any, v: Any) -> Any:
+    """``v`` (JSON data) as the field type ``hint`` holds it."""
+    if v is None:
+        return None
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, Record):
+        return hint.from_json(v)
+    if origin is tuple:
+        return tuple(_typed(args[0], x) for x in v)
+    if origin is Mapping or origin is dict:
+        return {k: _typed(args[1], x) for k, x in v.items()}
+    if origin is types.UnionType or origin is typing.Union:
+        rest = [a for a in args if a is not type(None)]
+        return _typed(rest[0], v) if len(rest) == 1 else v
+    return v
 
 
 def _plain(v: Any) -> Any:
@@ -140,12 +179,6 @@ class FindingDoc(Record):
     def of(cls, f: Finding) -> FindingDoc:
         return cls(**_finding_fields(f, Evidence))
 
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> FindingDoc:
-        """The record of a finding already in its JSON form (:meth:`Finding.to_json`)."""
-        return cls(rule=d["rule"], severity=d["severity"], packages=tuple(d["packages"]), message=d["message"],
-                   evidence=tuple(Evidence(kind=e["kind"], source=e["source"]) for e in d["evidence"]),
-                   remedy=d["remedy"], environments=tuple(d["environments"]), probe=d["probe"])
 
 
 def _finding_fields(f: Finding, evidence: type[Evidence]) -> dict[str, Any]:
@@ -512,14 +545,6 @@ class ProbeDoc(Record):
     absent: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
     """skipped because this module is not installed"""
 
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ProbeDoc:
-        """The record of a probe record (a dict: :mod:`glmcompat.ops.verify.records`)."""
-        ex = d.get("explained")
-        return cls(id=d["id"], status=d["status"], seconds=d.get("seconds"), summary=d.get("summary"),
-                   error=d.get("error"), data=d.get("data"),
-                   warnings=tuple(d["warnings"]) if d.get("warnings") is not None else None,
-                   explained=tuple(Explained(**e) for e in ex) if ex is not None else None, absent=d.get("absent"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -575,18 +600,173 @@ class VerifyOutput(Record):
     ranks: tuple[RankDoc, ...] | None = field(default=None, metadata=OMIT_NONE)
     """on rank 0 under torchrun: every rank's verdict"""
 
-    @classmethod
-    def from_report(cls, r: Mapping[str, Any]) -> VerifyOutput:
-        """The record of a verify report (the dict :func:`glmcompat.ops.verify.run` returns)."""
-        return cls(ok=r["ok"], target=r["target"], device=r["device"], counts=Counts(**r["counts"]),
-                   probes=tuple(ProbeDoc.from_json(p) for p in r["probes"]),
-                   findings=tuple(FindingDoc.from_json(f) for f in r["findings"]),
-                   agreement=tuple(Agreement(**a) for a in r["agreement"]), elapsed_s=r.get("elapsed_s"),
-                   rank=r.get("rank"),
-                   ranks=tuple(RankDoc(**x) for x in r["ranks"]) if r.get("ranks") is not None else None)
 
 
-__all__ = ["EVIDENCE_KINDS", "OMIT_EMPTY", "OMIT_NONE", "Agreement", "Counts", "Explained", "ProbeDoc", "RankDoc",
+# ------------------------------------------------------------------------------------------------
+# matrix refresh and matrix audit
+# ------------------------------------------------------------------------------------------------
+
+Machine = Annotated[str, Schema(enum=["x86_64", "aarch64"], description=(
+    "the machine whose wheels are read (a row without platform is about the x86_64 wheel)"))]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate(Record):
+    """A release on the index that the matrix lacks."""
+
+    package: NonEmpty
+    version: NonEmpty
+    kind: NonEmpty
+    table: NonEmpty
+    uploaded: Annotated[str, Schema(pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")] | None
+    """when its first file was uploaded (null: the index does not say)"""
+    probed: bool
+    platform: Machine
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkippedRelease(Record):
+    """A release refresh leaves alone, and why."""
+
+    version: NonEmpty
+    reason: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class Listing(Record):
+    """One package's releases on the index against the matrix."""
+
+    package: NonEmpty
+    kind: NonEmpty
+    table: NonEmpty
+    on_index: Count
+    lacking: tuple[Candidate, ...]
+    skipped: tuple[SkippedRelease, ...]
+    platform: Machine
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableRow(Record):
+    """A row for a matrix table, as it is written."""
+
+    table: NonEmpty
+    row: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WrittenTo(Record):
+    """Where a row went."""
+
+    table: NonEmpty
+    file: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseOutcome(Record):
+    """What the METADATA and wheels of one lacking release proved, and the rows written for it."""
+
+    package: NonEmpty
+    version: NonEmpty
+    kind: NonEmpty
+    status: Annotated[str, Schema(enum=["complete", "partial", "nothing", "failed"])]
+    rows: tuple[TableRow, ...]
+    proved: tuple[str, ...]
+    not_proved: tuple[str, ...]
+    failed: str | None
+    """why the index failed for it (nothing was written), else null"""
+    from_journal: bool
+    """its rows come from the journal of an earlier, interrupted run"""
+    written: tuple[WrittenTo, ...]
+    platform: Machine
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bound(Record):
+    """A bound before and after."""
+
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelUpdate(Record):
+    """A [[model]] row changed in place."""
+
+    model_type: str
+    file: str
+    changed: Mapping[str, Bound]
+    """key -> its bound before and after"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefreshOutput(Record):
+    """The releases on the index the matrix lacks, what their METADATA and wheels proved, and the rows written."""
+
+    version: Literal[1] = 1
+    kind: Literal["matrix-refresh"] = "matrix-refresh"
+    matrix: NonEmpty
+    since: str | None
+    dry_run: bool
+    packages: tuple[Listing, ...]
+    lacking: tuple[Candidate, ...]
+    releases: tuple[ReleaseOutcome, ...]
+    written: Mapping[str, Count]
+    """file -> rows written"""
+    rows_written: Count
+    failed: Count
+    seconds: Annotated[float, Schema(minimum=0)]
+    models: tuple[ModelUpdate, ...]
+    """[[model]] rows changed in place: the bounds releases since they were derived add"""
+    models_bytes: Count
+    """bytes the model probe fetched"""
+    models_failed: str | None
+    """why the [[model]] rows could not be refreshed (nothing of them was written)"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditCheck(Record):
+    """One machine-checkable claim of the matrix, re-derived."""
+
+    file: NonEmpty
+    line: int | None
+    table: NonEmpty
+    package: NonEmpty
+    version: NonEmpty
+    field: NonEmpty
+    claimed: Any
+    found: Any
+    status: Annotated[str, Schema(enum=["ok", "drift", "unverifiable", "error"])]
+    detail: str
+    platform: Machine
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditSummary(Record):
+    """How many checks ended in each status."""
+
+    ok: Count
+    drift: Count
+    unverifiable: Count
+    error: Count
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditOutput(Record):
+    """The matrix's machine-checkable claims re-derived from the index, and the drift found."""
+
+    version: Literal[1] = 1
+    kind: Literal["matrix-audit"] = "matrix-audit"
+    matrix: NonEmpty
+    deep: bool
+    checks_total: Count
+    checks: tuple[AuditCheck, ...]
+    drift: tuple[AuditCheck, ...]
+    summary: AuditSummary
+    seconds: Annotated[float, Schema(minimum=0)]
+
+
+__all__ = ["AuditCheck", "AuditOutput", "AuditSummary", "Bound", "Candidate", "Listing", "ModelUpdate",
+           "RefreshOutput", "ReleaseOutcome", "SkippedRelease", "TableRow", "WrittenTo", "EVIDENCE_KINDS", "OMIT_EMPTY", "OMIT_NONE", "Agreement", "Counts", "Explained", "ProbeDoc", "RankDoc",
            "VerifyOutput", "RULES", "CauseDoc", "Change", "CheckOutput", "Chosen", "LockOutput",
            "PipEnvironment", "PipInstallOutput", "SkipDoc", "SkipNote", "UpgradeOutput", "key", "Checked", "CheckedFinding",
            "CheckEvidence", "ErrorDocument", "ErrorInfo", "Evidence", "ExplainOutput", "FindingDoc", "Platform", "Record", "Runs",

@@ -26,7 +26,7 @@ from glmcompat.cli.commands._common import (
 )
 from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
-from glmcompat.model.outputs import Runs, TargetDoc, TargetsOutput
+from glmcompat.model.outputs import AuditOutput, RefreshOutput, Runs, TargetDoc, TargetsOutput
 
 
 def matrix_parser() -> Any:
@@ -141,7 +141,8 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
         if not args.json:
             rf.render_audit(report, text)
     if args.json:
-        dump_json(report.to_json(), o.out)
+        record = RefreshOutput if isinstance(report, rf.RefreshReport) else AuditOutput
+        dump_json(record.from_json(report.to_json()).to_json(), o.out)
     else:
         o.out.write(paint_text(text.getvalue(), o.color))
     return rc

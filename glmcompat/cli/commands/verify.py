@@ -58,7 +58,7 @@ def _verify(argv: Sequence[str]) -> int:
     o = output(args)
     if args.json:
         if not quiet:
-            dump_json(VerifyOutput.from_report(report).to_json(), o.out)
+            dump_json(VerifyOutput.from_json(report).to_json(), o.out)
     elif not quiet:
         shown = report
         if o.quiet:  # -q: the probes that were skipped are left out (the counts still say how many)
