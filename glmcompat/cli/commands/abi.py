@@ -7,6 +7,7 @@ versioned JSON. Exit codes: 0 compatible / runs, 1 not, 2 bad input, 3 the netwo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from glmcompat.cli.commands._common import (
@@ -24,6 +25,7 @@ from glmcompat.cli.commands._common import (
     python_tag,
 )
 from glmcompat.model.errors import InputError
+from glmcompat.model.outputs import AbiOutput, ArchOutput
 
 
 def _common_args(p: Any) -> None:
@@ -72,7 +74,7 @@ def _abi(argv: Sequence[str]) -> int:
                                platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
-        dump_json(result.to_json(), o.out)
+        dump_json(AbiOutput.from_json(result.to_json()).to_json(), o.out)
     else:
         o.out.write(paint_text(_render_abi(result, show_all=args.all, notes=o.notes), o.color))
     return 0 if result.ok else 1
@@ -190,12 +192,9 @@ def _arch(argv: Sequence[str]) -> int:
         note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
                 f"wheel, which no {result.target} machine installs; pass --platform {shipped[0][0]}")
     if args.json:
-        doc = result.to_json()
-        if shipped is not None:
-            doc["target_platforms"] = shipped[0]
-        if note:
-            doc["note"] = note
-        dump_json(doc, o.out)
+        doc = replace(ArchOutput.from_json(result.to_json()), note=note or None,
+                      target_platforms=tuple(shipped[0]) if shipped is not None else None)
+        dump_json(doc.to_json(), o.out)
     else:
         o.out.write(paint_text(_render_arch(result, note, notes=o.notes), o.color))
     return 0 if result.ok else 1
