@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 from collections.abc import Iterator, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from glmcompat.matrix.schema import SCHEMA_VERSION, TABLES, matrix_json_schema
 from glmcompat.model import outputs as out
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
@@ -51,8 +53,6 @@ ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message
 
 def _records(cls: type[Any]) -> Iterator[type[Any]]:
     """``cls`` and every record class its fields name (through tuples, mappings, unions, Annotated)."""
-    import typing
-
     seen: set[type[Any]] = set()
     todo: list[Any] = [cls]
     while todo:
@@ -179,8 +179,6 @@ def command_schema(name: str) -> dict[str, Any]:
 def matrix_show_schema() -> dict[str, Any]:
     """The schema of ``matrix show --json`` from the matrix file's own (pydantic) schema: every table present,
     ``version`` where a file has ``schema``."""
-    from glmcompat.matrix.schema import SCHEMA_VERSION, TABLES, matrix_json_schema
-
     base = matrix_json_schema()
     props: dict[str, Any] = {"version": {"const": SCHEMA_VERSION, "type": "integer"}}
     for t in TABLES:

@@ -19,7 +19,6 @@ import io
 import json
 import re
 import shutil
-import sys
 from collections.abc import Iterator
 from importlib.resources import files
 from pathlib import Path
@@ -147,13 +146,14 @@ def test_schemagen_check_names_a_stale_schema(tmp_path: Path, monkeypatch: pytes
     assert schemagen.main([]) == 0 and schemagen.main(["--check"]) == 0
 
 
-def test_descriptions_come_from_the_field_docs() -> None:
-    from glmcompat.model.outputs import Checked
-
-    doc = " ".join((schema("check")["$defs"]["Checked"]["properties"]["environments"]["description"]).split())
-    assert doc == "how many installable environments the file has (each judged on its own)"
-    assert "environments: Count\n    \"\"\"how many installable environments" in Path(
-        sys.modules[Checked.__module__].__file__ or "").read_text(encoding="utf-8")
+def test_descriptions_come_from_the_record_docs() -> None:
+    """A field's docstring is its description, a record's docstring its object's; the document's own docstring
+    heads the schema with its version."""
+    s = schema("check")
+    assert s["$defs"]["Checked"]["properties"]["environments"]["description"] == (
+        "how many installable environments the file has (each judged on its own)")
+    assert s["$defs"]["Checked"]["description"] == "One (lock, target) verdict."
+    assert s["description"].startswith("The offline verdict on one or more locks for one or more GPU targets (version 1).")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ the matrix comes from the validated-JSON cache and the lock from the content-has
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Sequence
@@ -20,6 +21,8 @@ from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
+from glmcompat.model.outputs import Checked, CheckedFinding, CheckOutput
+from glmcompat.model.platforms import target_platforms
 
 
 @dataclass
@@ -395,11 +398,6 @@ def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[st
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
-    import json
-
-    from glmcompat.model.outputs import CheckedFinding, CheckOutput, Checked
-    from glmcompat.model.platforms import target_platforms
-
     findings: list[CheckedFinding] = []
     checked: list[Checked] = []
     for job in jobs:

@@ -1,0 +1,91 @@
+"""The output records of :mod:`glmcompat.model.outputs`: what a record prints (``to_json``), what it reads back
+(``from_json``), and the fields a document leaves out; the schemas generated from them are tested in
+tests/cli/test_schemas.py."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import FrozenInstanceError
+
+import pytest
+
+from glmcompat.model.findings import Cause, Finding
+from glmcompat.model.outputs import (
+    ArchOutput,
+    CauseDoc,
+    CheckedFinding,
+    FindingDoc,
+    ProbeDoc,
+    SkipNote,
+    UpgradeOutput,
+    VerifyOutput,
+)
+
+FINDING = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "")),
+                  message="m", evidence=(("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.9.1"),),
+                  remedy="r", environments=("Python 3.12",), probe="glmcompat abi x")
+
+
+def test_a_finding_prints_as_finding_to_json_and_reads_back() -> None:
+    doc = FindingDoc.of(FINDING)
+    assert doc.to_json() == FINDING.to_json()
+    assert FindingDoc.from_json(json.loads(json.dumps(doc.to_json()))) == doc
+    at = CheckedFinding.at(FINDING, "uv.lock", "sm120").to_json()
+    assert at == {**FINDING.to_json(), "path": "uv.lock", "target": "sm120"}
+
+
+def test_records_are_frozen() -> None:
+    doc = FindingDoc.of(FINDING)
+    with pytest.raises(FrozenInstanceError):
+        doc.rule = "cuda"  # type: ignore[misc]
+
+
+def test_an_empty_evidence_is_left_out_of_a_cause_and_kept_otherwise() -> None:
+    bare = Cause("conflict", "torch", ("a", "b"), "c", "fix it")
+    assert CauseDoc.of(bare, "Because a, and b, we can conclude that c.").to_json() == {
+        **bare.as_json(), "reason": "Because a, and b, we can conclude that c."}
+    assert "evidence" not in CauseDoc.of(bare, "x").to_json()
+    cited = Cause("abi", "sgl-kernel", ("a",), "c", "fix", (("abi-probe", "src"),))
+    assert CauseDoc.of(cited, "x").to_json()["evidence"] == [{"kind": "abi-probe", "source": "src"}]
+
+
+def test_a_field_named_by_a_keyword_prints_under_its_key() -> None:
+    doc = UpgradeOutput(stack="s", engine="sglang", target="sm120", model=None, platform="x86_64",
+                        exclude_newer=None, with_=("sglang==0.5.9",), pins={}, stack_pins={}, not_required={},
+                        overrides={}, skipped={"torch": {"2.10.0": SkipNote(note="yanked")}})
+    out = doc.to_json()
+    assert out["with"] == ["sglang==0.5.9"] and "with_" not in out
+    assert out["version"] == 2 and out["skipped"] == {"torch": {"2.10.0": {"note": "yanked"}}}
+    assert UpgradeOutput.from_json(out).with_ == ("sglang==0.5.9",)
+
+
+def test_a_probe_prints_only_what_it_reported() -> None:
+    """Absent fields stay absent; an empty list reported stays an empty list."""
+    rec = {"id": "import:torch", "status": "skipped", "summary": "torch is not installed", "seconds": 0.0,
+           "absent": "torch", "warnings": []}
+    assert ProbeDoc.from_json(rec).to_json() == rec
+    assert ProbeDoc.from_json({"id": "x", "status": "passed"}).to_json() == {"id": "x", "status": "passed"}
+
+
+def test_from_json_refuses_a_key_the_record_does_not_declare() -> None:
+    with pytest.raises(TypeError, match="ProbeDoc: no field for surprise"):
+        ProbeDoc.from_json({"id": "x", "status": "passed", "surprise": 1})
+
+
+def test_a_verify_report_round_trips() -> None:
+    report = {"version": 1, "ok": False, "target": None, "device": None,
+              "counts": {"passed": 0, "warning": 0, "failed": 1, "skipped": 0},
+              "probes": [{"id": "import:torch", "status": "failed", "error": "E", "seconds": 0.1, "summary": "s",
+                          "explained": [{"id": "sig", "cause": "c", "remedy": "r", "match": "E", "package": None,
+                                         "version": None}]}],
+              "findings": [FINDING.to_json()], "agreement": [], "elapsed_s": 0.5, "rank": 0}
+    assert VerifyOutput.from_json(report).to_json() == report
+
+
+def test_optional_fields_of_arch_are_absent_until_set() -> None:
+    base = {"version": 1, "kind": "arch", "package": "p", "package_version": "1", "platform": "x86_64", "wheel": "w",
+            "target": None, "ok": True, "modules": [], "primary": [], "sass": [], "ptx": [], "all_sass": [],
+            "all_ptx": [], "missing": [], "bytes_fetched": 0, "bytes_total": 0, "seconds": 0.0, "cached": False,
+            "toolkits": {}, "kernels": 0, "uncovered_kernels": 0}
+    doc = ArchOutput.from_json(base)
+    assert doc.to_json() == base
