@@ -32,7 +32,7 @@ SCHEMAS = Path(__file__).resolve().parent / "schemas"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 # schema name -> (record, the command line it documents)
-GENERATED: dict[str, tuple[type[out.Record], str]] = {
+GENERATED: dict[str, tuple[type[out.JsonRecord], str]] = {
     "check": (out.CheckOutput, "glmcompat check --json"),
     "targets": (out.TargetsOutput, "glmcompat targets --json"),
     "explain": (out.ExplainOutput, "glmcompat explain --json"),

@@ -1,6 +1,6 @@
 """The typed records of every versioned ``--json`` document: what each command prints, declared once.
 
-A command builds its record and prints :meth:`Record.to_json` (``json.dumps(..., indent=2, sort_keys=True)``);
+A command builds its record and prints :meth:`JsonRecord.to_json` (``json.dumps(..., indent=2, sort_keys=True)``);
 the shipped JSON Schemas in ``glmcompat/cli/schemas/`` are generated from these classes by
 :mod:`glmcompat.cli.schemagen` (``python -m glmcompat.cli.schemagen``): a field's type is its schema, the
 docstring under a field is its ``description``, and :class:`Schema` adds the keywords a type cannot say
@@ -45,7 +45,7 @@ def key(name: str) -> Mapping[str, Any]:
     return {"key": name}
 
 
-class Record:
+class JsonRecord:
     """A versioned JSON document or a part of one: a frozen dataclass whose fields are the document's keys."""
 
     # how pydantic reads the classes for the schemas: each field's docstring is its description, and a field with
@@ -87,7 +87,7 @@ def _typed(hint: Any, v: Any) -> Any:
         return None
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
-    if isinstance(hint, type) and issubclass(hint, Record):
+    if isinstance(hint, type) and issubclass(hint, JsonRecord):
         return hint.from_json(v)
     if origin is tuple:
         return tuple(_typed(args[0], x) for x in v)
@@ -134,7 +134,7 @@ EVIDENCE_KINDS = ("metadata", "abi-probe", "arch-probe", "observed-run", "upstre
 
 
 @dataclass(frozen=True, kw_only=True)
-class ErrorInfo(Record):
+class ErrorInfo(JsonRecord):
     """Why the command failed: the exit code, the one-line message (as stderr shows it, without the file and line),
     and the input at fault where there is one."""
 
@@ -146,7 +146,7 @@ class ErrorInfo(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ErrorDocument(Record):
+class ErrorDocument(JsonRecord):
     """Any command's failure under ``--json``: its JSON version and the error alone."""
 
     version: int
@@ -154,7 +154,7 @@ class ErrorDocument(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Evidence(Record):
+class EvidenceDoc(JsonRecord):
     """One piece of evidence: its kind and its source in full."""
 
     kind: NonEmpty
@@ -162,7 +162,7 @@ class Evidence(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class FindingDoc(Record):
+class FindingDoc(JsonRecord):
     """One finding (glmcompat.model.findings.Finding)."""
 
     rule: NonEmpty
@@ -170,7 +170,7 @@ class FindingDoc(Record):
     packages: tuple[str, ...]
     """the packages it names, ``name==version`` (a bare name where there is no version)"""
     message: NonEmpty
-    evidence: tuple[Evidence, ...]
+    evidence: tuple[EvidenceDoc, ...]
     remedy: str
     environments: tuple[str, ...]
     """the environments where the finding holds ('extra sglang, Python 3.12, Linux x86_64'); empty: all of them"""
@@ -180,18 +180,18 @@ class FindingDoc(Record):
 
     @classmethod
     def of(cls, f: Finding) -> FindingDoc:
-        return cls(**_finding_fields(f, Evidence))
+        return cls(**_finding_fields(f, EvidenceDoc))
 
 
 
-def _finding_fields(f: Finding, evidence: type[Evidence]) -> dict[str, Any]:
+def _finding_fields(f: Finding, evidence: type[EvidenceDoc]) -> dict[str, Any]:
     return {"rule": f.rule, "severity": f.severity, "packages": f.pins, "message": f.message,
             "evidence": tuple(evidence(kind=k, source=s) for k, s in f.evidence), "remedy": f.remedy,
             "environments": f.environments, "probe": f.probe}
 
 
 @dataclass(frozen=True, kw_only=True)
-class CauseDoc(Record):
+class CauseDoc(JsonRecord):
     """Why what was asked for cannot be made safe: uv-style clauses, the conclusion and one remedy."""
 
     kind: NonEmpty
@@ -201,14 +201,14 @@ class CauseDoc(Record):
     reason: NonEmpty
     """the clauses and conclusion as one sentence ("Because ..., we can conclude that ...")"""
     remedy: NonEmpty
-    evidence: tuple[Evidence, ...] = field(default=(), metadata=OMIT_EMPTY)
+    evidence: tuple[EvidenceDoc, ...] = field(default=(), metadata=OMIT_EMPTY)
     """the evidence the clauses cite, in full (a clause names only the probe that reproduces it)"""
 
     @classmethod
     def of(cls, c: Cause, reason: str) -> Self:
         """The record of the cause ``c`` with its derivation ``reason`` in one sentence."""
         return cls(kind=c.kind, subject=c.subject, because=c.clauses, conclusion=c.conclusion, reason=reason,
-                   remedy=c.remedy, evidence=tuple(Evidence(kind=k, source=s) for k, s in c.evidence))
+                   remedy=c.remedy, evidence=tuple(EvidenceDoc(kind=k, source=s) for k, s in c.evidence))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -217,28 +217,28 @@ class CauseDoc(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CheckEvidence(Evidence):
+class CheckEvidenceDoc(EvidenceDoc):
     """One piece of evidence of the matrix: its kind and its source in full."""
 
     kind: Annotated[str, Schema(enum=list(EVIDENCE_KINDS))]
 
 
 @dataclass(frozen=True, kw_only=True)
-class CheckedFinding(FindingDoc):
+class CheckedFindingDoc(FindingDoc):
     """A finding of one (lock, target) verdict."""
 
     rule: Annotated[str, Schema(enum=list(RULES))]
-    evidence: tuple[CheckEvidence, ...]
+    evidence: tuple[CheckEvidenceDoc, ...]
     path: NonEmpty
     target: NonEmpty
 
     @classmethod
-    def at(cls, f: Finding, path: str, target: str) -> CheckedFinding:
-        return cls(**_finding_fields(f, CheckEvidence), path=path, target=target)
+    def at(cls, f: Finding, path: str, target: str) -> CheckedFindingDoc:
+        return cls(**_finding_fields(f, CheckEvidenceDoc), path=path, target=target)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Checked(Record):
+class CheckedDoc(JsonRecord):
     """One (lock, target) verdict."""
 
     path: NonEmpty
@@ -258,7 +258,7 @@ class Checked(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CheckOutput(Record):
+class CheckOutput(JsonRecord):
     """The offline verdict on one or more locks for one or more GPU targets."""
 
     command: ClassVar[str] = "check"
@@ -267,9 +267,9 @@ class CheckOutput(Record):
     """false when any finding is an error"""
     target: str | None
     """the first target checked (null when nothing was checked)"""
-    checked: tuple[Checked, ...]
+    checked: tuple[CheckedDoc, ...]
     """one entry per (lock, target)"""
-    findings: tuple[CheckedFinding, ...]
+    findings: tuple[CheckedFindingDoc, ...]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -278,7 +278,7 @@ class CheckOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Runs(Record):
+class RunsDoc(JsonRecord):
     """Which GPU code runs on the target."""
 
     sass: NonEmpty
@@ -289,7 +289,7 @@ class Runs(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TargetDoc(Record):
+class TargetDoc(JsonRecord):
     """One GPU target."""
 
     name: Annotated[str, Schema(pattern="^sm[0-9]+$")]
@@ -300,13 +300,13 @@ class TargetDoc(Record):
     ships_on: Annotated[tuple[Platform, ...], Schema(minItems=1)]
     smem_per_block_optin: Annotated[int, Schema(minimum=1)] | None
     min_cuda: NonEmpty
-    runs: Runs
+    runs: RunsDoc
     evidence: NonEmpty
     source: NonEmpty
 
 
 @dataclass(frozen=True, kw_only=True)
-class TargetsOutput(Record):
+class TargetsOutput(JsonRecord):
     """The GPU targets: capability, products and the machines each ships on, shared memory per block, and which GPU
     code runs there."""
 
@@ -321,7 +321,7 @@ class TargetsOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SignatureHit(Record):
+class SignatureHitDoc(JsonRecord):
     """One known failure signature found in the log."""
 
     id: NonEmpty
@@ -341,20 +341,20 @@ class SignatureHit(Record):
     """that package's version where the log prints it"""
 
     @classmethod
-    def of(cls, h: Hit) -> SignatureHit:
+    def of(cls, h: Hit) -> SignatureHitDoc:
         return cls(id=h.id, line=h.line, count=h.count, match=h.text, groups=dict(h.groups), cause=h.cause,
                    remedy=h.remedy, source=h.source, package=h.package or None, version=h.version or None)
 
 
 @dataclass(frozen=True, kw_only=True)
-class ExplainOutput(Record):
+class ExplainOutput(JsonRecord):
     """Known failure signatures found in a server log, each with its cause and remedy."""
 
     command: ClassVar[str] = "explain"
     version: Literal[1] = 1
     log: NonEmpty
     found: bool
-    signatures: tuple[SignatureHit, ...]
+    signatures: tuple[SignatureHitDoc, ...]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -370,14 +370,14 @@ class SkipDoc(CauseDoc):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SkipNote(Record):
+class SkipNote(JsonRecord):
     """Why a newer release was skipped, where no derivation says it."""
 
     note: NonEmpty
 
 
 @dataclass(frozen=True, kw_only=True)
-class UpgradeOutput(Record):
+class UpgradeOutput(JsonRecord):
     """The newest safe core set for a target and why each newer release was skipped."""
 
     version: Literal[2] = 2
@@ -408,7 +408,7 @@ class UpgradeOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Change(Record):
+class ChangeDoc(JsonRecord):
     """One distribution a plan or an install changes."""
 
     name: NonEmpty
@@ -419,7 +419,7 @@ class Change(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PipEnvironment(Record):
+class PipEnvironmentDoc(JsonRecord):
     """The live environment installed into."""
 
     python: NonEmpty
@@ -430,16 +430,16 @@ class PipEnvironment(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Chosen(Record):
+class ChosenDoc(JsonRecord):
     """The plan chosen: the installer's own, or a re-plan that keeps the core safe."""
 
     how: NonEmpty
     requirements_added: tuple[str, ...]
-    changes: tuple[Change, ...]
+    changes: tuple[ChangeDoc, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
-class PipInstallOutput(Record):
+class PipInstallOutput(JsonRecord):
     """The installer's plan for a live environment, judged with the check rules; the plan chosen (the installer's
     own, or a re-plan that keeps the core safe) and what the install changed, or why no safe plan exists. An
     installer that refuses the request prints its own error instead (exit 2 or 3, no JSON)."""
@@ -449,7 +449,7 @@ class PipInstallOutput(Record):
                                          "install-failed"])]
     """installed (exit 0); would-install (--dry-run, exit 0); nothing-to-change (exit 0); no-safe-plan (exit 1,
     nothing changed); install-failed (exit 3: the plan was safe, the installer failed; see changed)"""
-    environment: PipEnvironment
+    environment: PipEnvironmentDoc
     targets: tuple[Annotated[str, Schema(pattern="^sm[0-9]+$")], ...]
     """the targets judged; empty: none known (the rules that hold on every target were run)"""
     targets_from: NonEmpty
@@ -457,18 +457,18 @@ class PipInstallOutput(Record):
     core: Mapping[str, str]
     """the installed coupled core: package -> version"""
     installer: Annotated[str, Schema(enum=["uv", "pip"])] | None = None
-    installer_plan: tuple[Change, ...] = ()
+    installer_plan: tuple[ChangeDoc, ...] = ()
     """the installer's own plan (uv pip install --dry-run / pip install --dry-run --report)"""
     breaks: tuple[FindingDoc, ...] = ()
     """the errors the installer's own plan would add"""
-    chosen: Chosen | None = None
+    chosen: ChosenDoc | None = None
     warnings: tuple[FindingDoc, ...] = ()
     """warnings the chosen plan adds"""
     already: tuple[FindingDoc, ...] = ()
     """errors the environment had before any change"""
-    changed: tuple[Change, ...] | None = None
+    changed: tuple[ChangeDoc, ...] | None = None
     """what the environment, read again, changed (null: nothing was installed)"""
-    drift: tuple[Change, ...] = ()
+    drift: tuple[ChangeDoc, ...] = ()
     """where the installed environment differs from the judged plan"""
     cause: CauseDoc | None = None
     """why no safe plan exists (null: one does)"""
@@ -480,7 +480,7 @@ class PipInstallOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LockOutput(Record):
+class LockOutput(JsonRecord):
     """What a project or requirements lock did, or why it could not."""
 
     version: Literal[1] = 1
@@ -506,7 +506,7 @@ class LockOutput(Record):
     """--check: why the lock is not current or not safe (exit 1 when any)"""
     error: str | None
     """why no safe lock exists (exit 1; nothing was written), else null"""
-    evidence: tuple[Evidence, ...]
+    evidence: tuple[EvidenceDoc, ...]
     """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
 
 
@@ -516,7 +516,7 @@ class LockOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Explained(Record):
+class ExplainedDoc(JsonRecord):
     """A known failure signature in a probe's error text: what it means and one remedy."""
 
     id: NonEmpty
@@ -531,7 +531,7 @@ class Explained(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ProbeDoc(Record):
+class ProbeDoc(JsonRecord):
     """One probe's record: its verdict and what it found (the fields a probe did not report are absent)."""
 
     id: NonEmpty
@@ -543,7 +543,7 @@ class ProbeDoc(Record):
     data: Mapping[str, Any] | None = field(default=None, metadata=OMIT_NONE)
     """what the probe measured (free form, per probe)"""
     warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
-    explained: tuple[Explained, ...] | None = field(default=None, metadata=OMIT_NONE)
+    explained: tuple[ExplainedDoc, ...] | None = field(default=None, metadata=OMIT_NONE)
     """the known failure signatures its error text shows"""
     absent: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
     """skipped because this module is not installed"""
@@ -551,7 +551,7 @@ class ProbeDoc(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Counts(Record):
+class CountsDoc(JsonRecord):
     """How many probes ended in each status."""
 
     passed: Count
@@ -561,7 +561,7 @@ class Counts(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Agreement(Record):
+class AgreementDoc(JsonRecord):
     """The static verdict on one extension package against what its dynamic probes saw."""
 
     package: NonEmpty
@@ -574,7 +574,7 @@ class Agreement(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RankDoc(Record):
+class RankDoc(JsonRecord):
     """One rank's verdict under torchrun (--distributed), as rank 0 gathered it."""
 
     rank: Count
@@ -585,7 +585,7 @@ class RankDoc(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class VerifyOutput(Record):
+class VerifyOutput(JsonRecord):
     """Whether the installed stack loads and runs its kernels on this GPU: one entry per probe."""
 
     version: Literal[1] = 1
@@ -593,10 +593,10 @@ class VerifyOutput(Record):
     target: str | None
     device: Mapping[str, Any] | None
     """the GPU probed (name, capability, driver, ...)"""
-    counts: Counts
+    counts: CountsDoc
     probes: tuple[ProbeDoc, ...]
     findings: tuple[FindingDoc, ...]
-    agreement: tuple[Agreement, ...]
+    agreement: tuple[AgreementDoc, ...]
     elapsed_s: Annotated[float, Schema(minimum=0)] | None = field(default=None, metadata=OMIT_NONE)
     rank: Count | None = field(default=None, metadata=OMIT_NONE)
     """under torchrun (--distributed): this process's rank"""
@@ -614,7 +614,7 @@ Machine = Annotated[str, Schema(enum=["x86_64", "aarch64"], description=(
 
 
 @dataclass(frozen=True, kw_only=True)
-class Candidate(Record):
+class CandidateDoc(JsonRecord):
     """A release on the index that the matrix lacks."""
 
     package: NonEmpty
@@ -628,7 +628,7 @@ class Candidate(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SkippedRelease(Record):
+class SkippedReleaseDoc(JsonRecord):
     """A release refresh leaves alone, and why."""
 
     version: NonEmpty
@@ -636,20 +636,20 @@ class SkippedRelease(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Listing(Record):
+class ListingDoc(JsonRecord):
     """One package's releases on the index against the matrix."""
 
     package: NonEmpty
     kind: NonEmpty
     table: NonEmpty
     on_index: Count
-    lacking: tuple[Candidate, ...]
-    skipped: tuple[SkippedRelease, ...]
+    lacking: tuple[CandidateDoc, ...]
+    skipped: tuple[SkippedReleaseDoc, ...]
     platform: Machine
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableRow(Record):
+class TableRowDoc(JsonRecord):
     """A row for a matrix table, as it is written."""
 
     table: NonEmpty
@@ -657,7 +657,7 @@ class TableRow(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class WrittenTo(Record):
+class WrittenToDoc(JsonRecord):
     """Where a row went."""
 
     table: NonEmpty
@@ -665,26 +665,26 @@ class WrittenTo(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReleaseOutcome(Record):
+class ReleaseDoc(JsonRecord):
     """What the METADATA and wheels of one lacking release proved, and the rows written for it."""
 
     package: NonEmpty
     version: NonEmpty
     kind: NonEmpty
     status: Annotated[str, Schema(enum=["complete", "partial", "nothing", "failed"])]
-    rows: tuple[TableRow, ...]
+    rows: tuple[TableRowDoc, ...]
     proved: tuple[str, ...]
     not_proved: tuple[str, ...]
     failed: str | None
     """why the index failed for it (nothing was written), else null"""
     from_journal: bool
     """its rows come from the journal of an earlier, interrupted run"""
-    written: tuple[WrittenTo, ...]
+    written: tuple[WrittenToDoc, ...]
     platform: Machine
 
 
 @dataclass(frozen=True, kw_only=True)
-class Bound(Record):
+class BoundDoc(JsonRecord):
     """A bound before and after."""
 
     before: str | None
@@ -692,17 +692,17 @@ class Bound(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModelUpdate(Record):
+class ModelUpdateDoc(JsonRecord):
     """A [[model]] row changed in place."""
 
     model_type: str
     file: str
-    changed: Mapping[str, Bound]
+    changed: Mapping[str, BoundDoc]
     """key -> its bound before and after"""
 
 
 @dataclass(frozen=True, kw_only=True)
-class RefreshOutput(Record):
+class RefreshOutput(JsonRecord):
     """The releases on the index the matrix lacks, what their METADATA and wheels proved, and the rows written."""
 
     version: Literal[1] = 1
@@ -710,15 +710,15 @@ class RefreshOutput(Record):
     matrix: NonEmpty
     since: str | None
     dry_run: bool
-    packages: tuple[Listing, ...]
-    lacking: tuple[Candidate, ...]
-    releases: tuple[ReleaseOutcome, ...]
+    packages: tuple[ListingDoc, ...]
+    lacking: tuple[CandidateDoc, ...]
+    releases: tuple[ReleaseDoc, ...]
     written: Mapping[str, Count]
     """file -> rows written"""
     rows_written: Count
     failed: Count
     seconds: Annotated[float, Schema(minimum=0)]
-    models: tuple[ModelUpdate, ...]
+    models: tuple[ModelUpdateDoc, ...]
     """[[model]] rows changed in place: the bounds releases since they were derived add"""
     models_bytes: Count
     """bytes the model probe fetched"""
@@ -727,7 +727,7 @@ class RefreshOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AuditCheck(Record):
+class AuditCheckDoc(JsonRecord):
     """One machine-checkable claim of the matrix, re-derived."""
 
     file: NonEmpty
@@ -744,7 +744,7 @@ class AuditCheck(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AuditSummary(Record):
+class AuditSummaryDoc(JsonRecord):
     """How many checks ended in each status."""
 
     ok: Count
@@ -754,7 +754,7 @@ class AuditSummary(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AuditOutput(Record):
+class AuditOutput(JsonRecord):
     """The matrix's machine-checkable claims re-derived from the index, and the drift found."""
 
     version: Literal[1] = 1
@@ -762,9 +762,9 @@ class AuditOutput(Record):
     matrix: NonEmpty
     deep: bool
     checks_total: Count
-    checks: tuple[AuditCheck, ...]
-    drift: tuple[AuditCheck, ...]
-    summary: AuditSummary
+    checks: tuple[AuditCheckDoc, ...]
+    drift: tuple[AuditCheckDoc, ...]
+    summary: AuditSummaryDoc
     seconds: Annotated[float, Schema(minimum=0)]
 
 
@@ -776,7 +776,7 @@ Code = Annotated[str, Schema(pattern="^(sm|compute)_[0-9]+[af]?$")]
 
 
 @dataclass(frozen=True, kw_only=True)
-class MissingSymbolDoc(Record):
+class MissingSymbolDoc(JsonRecord):
     """A symbol the extension needs from torch that the torch wheel does not export."""
 
     symbol: NonEmpty
@@ -784,7 +784,7 @@ class MissingSymbolDoc(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AbiModule(Record):
+class AbiModuleDoc(JsonRecord):
     """One shared object of the extension wheel."""
 
     member: NonEmpty
@@ -796,7 +796,7 @@ class AbiModule(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AbiOutput(Record):
+class AbiOutput(JsonRecord):
     """An extension wheel's torch symbols against a torch release, read from the wheels."""
 
     version: Literal[1] = 1
@@ -808,7 +808,7 @@ class AbiOutput(Record):
     wheel: NonEmpty
     torch_wheel: NonEmpty
     ok: bool
-    modules: tuple[AbiModule, ...]
+    modules: tuple[AbiModuleDoc, ...]
     missing: tuple[MissingSymbolDoc, ...]
     torch_exports: Count
     torch_cuda_majors: tuple[Count, ...]
@@ -820,7 +820,7 @@ class AbiOutput(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class KernelGroup(Record):
+class KernelGroupDoc(JsonRecord):
     """Kernels that carry the same GPU code."""
 
     kernels: Annotated[int, Schema(minimum=1)]
@@ -833,7 +833,7 @@ Toolkits = Mapping[str, Annotated[int, Schema(minimum=1)]]
 
 
 @dataclass(frozen=True, kw_only=True)
-class ArchModule(Record):
+class ArchModuleDoc(JsonRecord):
     """The GPU code of one shared object."""
 
     member: NonEmpty
@@ -845,16 +845,16 @@ class ArchModule(Record):
     runs_with: tuple[Code, ...]
     toolkits: Toolkits
     """CUDA release that built cubins ("12.4") -> how many"""
-    kernel_code: tuple[KernelGroup, ...]
+    kernel_code: tuple[KernelGroupDoc, ...]
     """its kernels grouped by the GPU code they carry"""
     unreadable: Count
     """fatbin entries whose kernels could not be read"""
-    uncovered: tuple[KernelGroup, ...]
+    uncovered: tuple[KernelGroupDoc, ...]
     """with --target: groups of kernels meant for newer GPUs with no code for the target"""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ArchOutput(Record):
+class ArchOutput(JsonRecord):
     """The GPU code (SASS, PTX) in a wheel's shared objects and, with a target, whether it runs there."""
 
     version: Literal[1] = 1
@@ -865,7 +865,7 @@ class ArchOutput(Record):
     wheel: NonEmpty
     target: str | None
     ok: bool
-    modules: tuple[ArchModule, ...]
+    modules: tuple[ArchModuleDoc, ...]
     primary: tuple[str, ...]
     """the members whose GPU code decides the verdict"""
     sass: tuple[Code, ...]
@@ -891,9 +891,9 @@ class ArchOutput(Record):
     """with --target: the wheel read is for a machine the target never ships on"""
 
 
-__all__ = ["AbiModule", "AbiOutput", "ArchModule", "ArchOutput", "KernelGroup", "MissingSymbolDoc", "AuditCheck", "AuditOutput", "AuditSummary", "Bound", "Candidate", "Listing", "ModelUpdate",
-           "RefreshOutput", "ReleaseOutcome", "SkippedRelease", "TableRow", "WrittenTo", "EVIDENCE_KINDS", "OMIT_EMPTY", "OMIT_NONE", "Agreement", "Counts", "Explained", "ProbeDoc", "RankDoc",
-           "VerifyOutput", "RULES", "CauseDoc", "Change", "CheckOutput", "Chosen", "LockOutput",
-           "PipEnvironment", "PipInstallOutput", "SkipDoc", "SkipNote", "UpgradeOutput", "key", "Checked", "CheckedFinding",
-           "CheckEvidence", "ErrorDocument", "ErrorInfo", "Evidence", "ExplainOutput", "FindingDoc", "Platform", "Record", "Runs",
-           "Schema", "SignatureHit", "TargetDoc", "TargetsOutput"]
+__all__ = ["AbiModuleDoc", "AbiOutput", "ArchModuleDoc", "ArchOutput", "KernelGroupDoc", "MissingSymbolDoc", "AuditCheckDoc", "AuditOutput", "AuditSummaryDoc", "BoundDoc", "CandidateDoc", "ListingDoc", "ModelUpdateDoc",
+           "RefreshOutput", "ReleaseDoc", "SkippedReleaseDoc", "TableRowDoc", "WrittenToDoc", "EVIDENCE_KINDS", "OMIT_EMPTY", "OMIT_NONE", "AgreementDoc", "CountsDoc", "ExplainedDoc", "ProbeDoc", "RankDoc",
+           "VerifyOutput", "RULES", "CauseDoc", "ChangeDoc", "CheckOutput", "ChosenDoc", "LockOutput",
+           "PipEnvironmentDoc", "PipInstallOutput", "SkipDoc", "SkipNote", "UpgradeOutput", "key", "CheckedDoc", "CheckedFindingDoc",
+           "CheckEvidenceDoc", "ErrorDocument", "ErrorInfo", "EvidenceDoc", "ExplainOutput", "FindingDoc", "Platform", "JsonRecord", "RunsDoc",
+           "Schema", "SignatureHitDoc", "TargetDoc", "TargetsOutput"]

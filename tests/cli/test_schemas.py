@@ -150,9 +150,9 @@ def test_descriptions_come_from_the_record_docs() -> None:
     """A field's docstring is its description, a record's docstring its object's; the document's own docstring
     heads the schema with its version."""
     s = schema("check")
-    assert s["$defs"]["Checked"]["properties"]["environments"]["description"] == (
+    assert s["$defs"]["CheckedDoc"]["properties"]["environments"]["description"] == (
         "how many installable environments the file has (each judged on its own)")
-    assert s["$defs"]["Checked"]["description"] == "One (lock, target) verdict."
+    assert s["$defs"]["CheckedDoc"]["description"] == "One (lock, target) verdict."
     assert s["description"].startswith("The offline verdict on one or more locks for one or more GPU targets (version 1).")
 
 

@@ -13,7 +13,7 @@ from glmcompat.model.findings import Cause, Finding
 from glmcompat.model.outputs import (
     ArchOutput,
     CauseDoc,
-    CheckedFinding,
+    CheckedFindingDoc,
     FindingDoc,
     ProbeDoc,
     SkipNote,
@@ -30,7 +30,7 @@ def test_a_finding_prints_as_finding_to_json_and_reads_back() -> None:
     doc = FindingDoc.of(FINDING)
     assert doc.to_json() == FINDING.to_json()
     assert FindingDoc.from_json(json.loads(json.dumps(doc.to_json()))) == doc
-    at = CheckedFinding.at(FINDING, "uv.lock", "sm120").to_json()
+    at = CheckedFindingDoc.at(FINDING, "uv.lock", "sm120").to_json()
     assert at == {**FINDING.to_json(), "path": "uv.lock", "target": "sm120"}
 
 

@@ -21,7 +21,7 @@ from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
-from glmcompat.model.outputs import Checked, CheckedFinding, CheckOutput
+from glmcompat.model.outputs import CheckedDoc, CheckedFindingDoc, CheckOutput
 from glmcompat.model.platforms import target_platforms
 
 
@@ -398,17 +398,17 @@ def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[st
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
-    findings: list[CheckedFinding] = []
-    checked: list[Checked] = []
+    findings: list[CheckedFindingDoc] = []
+    checked: list[CheckedDoc] = []
     for job in jobs:
         for t, fs in job.findings.items():
             # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
             # machine the target ships on
             machines = job.platforms or target_platforms(facts.target(t))
-            checked.append(Checked(path=str(job.path), target=t, model=job.model,
+            checked.append(CheckedDoc(path=str(job.path), target=t, model=job.model,
                                    ok=not any(f.severity == "error" for f in fs), environments=job.environments,
                                    notes=tuple(job.notes), platforms=tuple(machines), safe_set=job.safe_sets.get(t)))
-            findings.extend(CheckedFinding.at(f, str(job.path), t) for f in fs)
+            findings.extend(CheckedFindingDoc.at(f, str(job.path), t) for f in fs)
     doc = CheckOutput(ok=ok, target=checked[0].target if checked else None, checked=tuple(checked),
                       findings=tuple(findings))
     return json.dumps(doc.to_json(), indent=2, sort_keys=True) + "\n"

@@ -26,7 +26,7 @@ from glmcompat.cli.commands._common import (
 )
 from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
-from glmcompat.model.outputs import AuditOutput, RefreshOutput, Runs, TargetDoc, TargetsOutput
+from glmcompat.model.outputs import AuditOutput, RefreshOutput, RunsDoc, TargetDoc, TargetsOutput
 
 
 def matrix_parser() -> Any:
@@ -205,7 +205,7 @@ def _target_doc(t: Any) -> TargetDoc:
         name=t.name, compute_capability=t.compute_capability, products=tuple(t.products),
         platforms={p: tuple(t.platforms.get(p, ("x86_64",))) for p in t.products}, ships_on=tuple(t.ships_on),
         smem_per_block_optin=t.smem_per_block_optin, min_cuda=t.min_cuda,
-        runs=Runs(sass=f"sm_{major}X with X <= {minor} (same major, minor at most {minor})",
+        runs=RunsDoc(sass=f"sm_{major}X with X <= {minor} (same major, minor at most {minor})",
                   sass_arch_specific=f"sm_{major}{minor}a only", sass_family=f"sm_{major}Xf with X <= {minor}",
                   ptx=f"compute_XY with XY <= {major}{minor} (JIT by the driver)",
                   ptx_arch_specific=f"compute_{major}{minor}a only"),

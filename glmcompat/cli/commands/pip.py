@@ -16,7 +16,7 @@ from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, parser
 from glmcompat.model.errors import InputError
-from glmcompat.model.outputs import CauseDoc, Change, Chosen, FindingDoc, PipEnvironment, PipInstallOutput
+from glmcompat.model.outputs import CauseDoc, ChangeDoc, ChosenDoc, FindingDoc, PipEnvironmentDoc, PipInstallOutput
 
 def _add_env(p: Any) -> None:
     p.add_argument("--python", metavar="PY",
@@ -86,7 +86,7 @@ def _installer_args(args: Any) -> list[str]:
 
 def pip_parser() -> Any:
     """The argument parser of `pip` (its actions' parsers are :func:`install_parser` and :func:`constraints_parser`)."""
-    p = parser("pip", "Change a live environment through its installer without breaking its compiled core.")
+    p = parser("pip", "ChangeDoc a live environment through its installer without breaking its compiled core.")
     sub = p.add_subparsers(dest="action", metavar="{install,constraints}")
     sub.add_parser("install", help="install through uv (or pip), the plan judged first; no safe plan: exit 1, "
                                    "nothing changed (glmcompat pip install --help)",
@@ -154,7 +154,7 @@ def _install(argv: Sequence[str]) -> int:
 
     core: dict[str, str] = {}
     cause: CauseDoc | None = None
-    changed: tuple[Change, ...] | None = None
+    changed: tuple[ChangeDoc, ...] | None = None
 
     def out(line: str = "") -> None:
         if not args.json:
@@ -164,7 +164,7 @@ def _install(argv: Sequence[str]) -> int:
     def finish(rc: int, verdict: str, result: Any = None) -> int:
         if args.json:
             i = live.interp
-            env = PipEnvironment(python=i.python, prefix=i.prefix, python_version=i.version, found_by=i.found_by,
+            env = PipEnvironmentDoc(python=i.python, prefix=i.prefix, python_version=i.version, found_by=i.found_by,
                                  problems=tuple(live.env.problems))
             doc = PipInstallOutput(verdict=verdict, environment=env, targets=tuple(targets.names),
                                    targets_from=targets.source, model=targets.model, core=core, cause=cause,
@@ -246,15 +246,15 @@ def _install(argv: Sequence[str]) -> int:
     return finish(0, "installed", result)
 
 
-def _change(c: Any) -> Change:
-    return Change(name=c.name, old=c.old, new=c.new)
+def _change(c: Any) -> ChangeDoc:
+    return ChangeDoc(name=c.name, old=c.old, new=c.new)
 
 
 def _with_outcome(doc: PipInstallOutput, r: Any) -> PipInstallOutput:
     """``doc`` with the plans judged: the installer's own, the one chosen, and what each adds."""
     chosen = None
     if r.chosen is not None:
-        chosen = Chosen(how=r.how if r.constrained else "the installer's own plan", requirements_added=tuple(r.extra),
+        chosen = ChosenDoc(how=r.how if r.constrained else "the installer's own plan", requirements_added=tuple(r.extra),
                         changes=tuple(_change(c) for c in r.chosen.changes))
     return replace(doc, installer=r.installer, installer_plan=tuple(_change(c) for c in r.plan.changes),
                    breaks=tuple(FindingDoc.of(f) for f in r.broken_by_plan), chosen=chosen,

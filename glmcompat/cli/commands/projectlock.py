@@ -10,7 +10,7 @@ from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.outputs import Evidence, LockOutput
+from glmcompat.model.outputs import EvidenceDoc, LockOutput
 
 if TYPE_CHECKING:
     from glmcompat.ops.projectlock import ProjectLockResult
@@ -109,7 +109,7 @@ def _lock_doc(r: ProjectLockResult) -> LockOutput:
     return LockOutput(mode=r.mode, path=r.path, targets=tuple(r.targets), platform=r.platform, core=r.core,
                       overrides=r.overrides, override_reasons=r.override_reasons, written=tuple(r.written),
                       warnings=tuple(r.warnings), verdicts=r.verdicts, diff=r.diff, problems=tuple(r.problems),
-                      error=r.error, evidence=tuple(Evidence(kind=e["kind"], source=e["source"]) for e in r.evidence))
+                      error=r.error, evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in r.evidence))
 
 
 def _render(result: Any, args: Any, o: Output) -> int:

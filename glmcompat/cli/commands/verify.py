@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
-from glmcompat.model.outputs import ExplainOutput, SignatureHit, VerifyOutput
+from glmcompat.model.outputs import ExplainOutput, SignatureHitDoc, VerifyOutput
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -102,7 +102,7 @@ def _explain(argv: Sequence[str]) -> int:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
-        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHit.of(h) for h in hits))
+        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHitDoc.of(h) for h in hits))
         dump_json(doc.to_json(), output(args).out)
     else:
         print(paint_text(render(hits, name), output(args).color), file=output(args).out)
