@@ -13,7 +13,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class JsonRecord:
     """A versioned JSON document or a part of one: a frozen dataclass whose fields are the document's keys."""
 
     # how pydantic reads the classes for the schemas: each field's docstring is its description, and a field with
-    # a default is required all the same (every document carries every key but those marked OMIT_EMPTY)
+    # a default is required all the same (every document carries every key but those marked OMIT_EMPTY or OMIT_NONE)
     __pydantic_config__: ClassVar[dict[str, Any]] = {"use_attribute_docstrings": True,
                                                      "json_schema_serialization_defaults_required": True}
 
@@ -57,7 +57,6 @@ class JsonRecord:
         """The record as JSON-ready data: nested records as objects, tuples as lists."""
         doc: dict[str, Any] = _plain(self)
         return doc
-
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
@@ -99,24 +98,35 @@ def _typed(hint: Any, v: Any) -> Any:
     return v
 
 
+_SCALARS = (str, int, float, bool, type(None))
+_PLANS: dict[type[Any], tuple[tuple[str, str, str | None], ...]] = {}
+
+
+def _plan(cls: type[Any]) -> tuple[tuple[str, str, str | None], ...]:
+    """(field, key, omit) of each field of the record ``cls``, read once."""
+    if cls not in _PLANS:
+        _PLANS[cls] = tuple((f.name, f.metadata.get("key", f.name), f.metadata.get("omit")) for f in fields(cls))
+    return _PLANS[cls]
+
+
 def _plain(v: Any) -> Any:
-    if is_dataclass(v) and not isinstance(v, type):
+    """``v`` as JSON data: a record as an object of its fields (under their keys, those marked left out when empty
+    or None), tuples and lists as lists, mappings as objects."""
+    if isinstance(v, _SCALARS):
+        return v
+    if isinstance(v, JsonRecord):
         doc = {}
-        for f in fields(v):
-            x = getattr(v, f.name)
-            omit = f.metadata.get("omit")
-            if omit == "none" and x is None:
+        for name, k, omit in _plan(type(v)):
+            x = getattr(v, name)
+            if omit is not None and (x is None or (omit == "empty" and not x and isinstance(x, str | tuple | list | Mapping))):
                 continue
-            if omit == "empty" and (x is None or x == "" or (isinstance(x, tuple | list | Mapping) and not x)):
-                continue
-            doc[f.metadata.get("key", f.name)] = _plain(x)
+            doc[k] = _plain(x)
         return doc
     if isinstance(v, tuple | list):
         return [_plain(x) for x in v]
     if isinstance(v, Mapping):
         return {k: _plain(x) for k, x in v.items()}
     return v
-
 
 
 # ------------------------------------------------------------------------------------------------
