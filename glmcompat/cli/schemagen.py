@@ -45,8 +45,6 @@ GENERATED: dict[str, tuple[type[out.JsonRecord], str]] = {
     "abi": (out.AbiOutput, "glmcompat abi --json"),
     "arch": (out.ArchOutput, "glmcompat arch --json"),
 }
-# written by hand still (none now): a schema whose output has no record yet
-HAND_KEPT: tuple[str, ...] = ()
 
 ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.'
 
