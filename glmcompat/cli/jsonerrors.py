@@ -21,7 +21,6 @@ from typing import Any
 
 from glmcompat.cli.streams import stdout_for
 from glmcompat.model.errors import GlmcompatError, _flat
-from glmcompat.model.outputs import ErrorDocument, ErrorInfo
 
 # The commands (as ``glmcompat COMMAND [ACTION]`` names them) that print JSON, and their schema's name.
 JSON_OUTPUTS: dict[tuple[str, ...], str] = {
@@ -60,6 +59,8 @@ def json_version(name: str) -> int:
 
 def document(name: str, code: int, message: str, file: str | None = None, line: int | None = None) -> dict[str, Any]:
     """The error document of the command whose schema is ``name``."""
+    from glmcompat.model.outputs import ErrorDocument, ErrorInfo  # lazy: only a --json failure needs them
+
     info = ErrorInfo(code=int(code), message=message, file=file, line=line if line and line > 0 else None)
     return ErrorDocument(version=json_version(name), error=info).to_json()
 

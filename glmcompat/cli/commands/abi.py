@@ -25,7 +25,6 @@ from glmcompat.cli.commands._common import (
     python_tag,
 )
 from glmcompat.model.errors import InputError
-from glmcompat.model.outputs import AbiOutput, ArchOutput
 
 
 def _common_args(p: Any) -> None:
@@ -74,6 +73,8 @@ def _abi(argv: Sequence[str]) -> int:
                                platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
+        from glmcompat.model.outputs import AbiOutput  # lazy: 45 dataclasses, --json only
+
         dump_json(AbiOutput.from_json(result.to_json()).to_json(), o.out)
     else:
         o.out.write(paint_text(_render_abi(result, show_all=args.all, notes=o.notes), o.color))
@@ -192,6 +193,8 @@ def _arch(argv: Sequence[str]) -> int:
         note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
                 f"wheel, which no {result.target} machine installs; pass --platform {shipped[0][0]}")
     if args.json:
+        from glmcompat.model.outputs import ArchOutput  # lazy: 45 dataclasses, --json only
+
         doc = replace(ArchOutput.from_json(result.to_json()), note=note or None,
                       target_platforms=tuple(shipped[0]) if shipped is not None else None)
         dump_json(doc.to_json(), o.out)

@@ -21,7 +21,6 @@ from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
-from glmcompat.model.outputs import CheckedDoc, CheckedFindingDoc, CheckOutput
 from glmcompat.model.platforms import target_platforms
 
 
@@ -398,6 +397,8 @@ def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[st
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
+    from glmcompat.model.outputs import CheckedDoc, CheckedFindingDoc, CheckOutput  # lazy: 45 dataclasses, --json only
+
     findings: list[CheckedFindingDoc] = []
     checked: list[CheckedDoc] = []
     for job in jobs:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from glmcompat.cli.commands._common import (
     Output,
@@ -26,7 +26,9 @@ from glmcompat.cli.commands._common import (
 )
 from glmcompat.matrix.curate import abi_row, add_row, arch_row
 from glmcompat.model.errors import InputError
-from glmcompat.model.outputs import AuditOutput, RefreshOutput, RunsDoc, TargetDoc, TargetsOutput
+
+if TYPE_CHECKING:
+    from glmcompat.model.outputs import TargetDoc
 
 
 def matrix_parser() -> Any:
@@ -141,6 +143,8 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
         if not args.json:
             rf.render_audit(report, text)
     if args.json:
+        from glmcompat.model.outputs import AuditOutput, RefreshOutput  # lazy: 45 dataclasses, --json only
+
         record = RefreshOutput if isinstance(report, rf.RefreshReport) else AuditOutput
         dump_json(record.from_json(report.to_json()).to_json(), o.out)
     else:
@@ -200,6 +204,8 @@ def targets_parser() -> Any:
 
 def _target_doc(t: Any) -> TargetDoc:
     """One target of ``targets --json`` (and of its table): a matrix target and which GPU code runs on it."""
+    from glmcompat.model.outputs import RunsDoc, TargetDoc  # lazy: 45 dataclasses, `targets` only
+
     major, minor = t.capability
     return TargetDoc(
         name=t.name, compute_capability=t.compute_capability, products=tuple(t.products),
@@ -221,6 +227,8 @@ def _targets(argv: Sequence[str]) -> int:
     m = load_matrix(args.matrix)
     rows = [_target_doc(t) for t in m.targets()]
     if args.json:
+        from glmcompat.model.outputs import TargetsOutput  # lazy: 45 dataclasses, --json only
+
         dump_json(TargetsOutput(targets=tuple(rows)).to_json(), o.out)
         return 0
     print(f"{'target':<8} {'cc':<5} {'smem/block':>10}  {'min CUDA':<8} {'platforms':<16} products", file=o.out)

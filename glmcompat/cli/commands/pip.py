@@ -12,11 +12,13 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, parser
 from glmcompat.model.errors import InputError
-from glmcompat.model.outputs import CauseDoc, ChangeDoc, ChosenDoc, FindingDoc, PipEnvironmentDoc, PipInstallOutput
+
+if TYPE_CHECKING:
+    from glmcompat.model.outputs import CauseDoc, ChangeDoc, PipInstallOutput
 
 def _add_env(p: Any) -> None:
     p.add_argument("--python", metavar="PY",
@@ -163,6 +165,8 @@ def _install(argv: Sequence[str]) -> int:
 
     def finish(rc: int, verdict: str, result: Any = None) -> int:
         if args.json:
+            from glmcompat.model.outputs import PipEnvironmentDoc, PipInstallOutput  # lazy: 45 dataclasses, --json only
+
             i = live.interp
             env = PipEnvironmentDoc(python=i.python, prefix=i.prefix, python_version=i.version, found_by=i.found_by,
                                  problems=tuple(live.env.problems))
@@ -192,6 +196,8 @@ def _install(argv: Sequence[str]) -> int:
         sys.stderr.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
         sys.stderr.write(o.line(f"  cause: {pg.because(why)}") + "\n")
         sys.stderr.write(o.line(f"  hint: {why.remedy}") + "\n")
+        from glmcompat.model.outputs import CauseDoc  # lazy: 45 dataclasses, the report only
+
         cause = CauseDoc.of(why, pg.because(why))
         return finish(1, "no-safe-plan", e.outcome)
     except InstallerFailed as err:
@@ -247,11 +253,15 @@ def _install(argv: Sequence[str]) -> int:
 
 
 def _change(c: Any) -> ChangeDoc:
+    from glmcompat.model.outputs import ChangeDoc  # lazy: 45 dataclasses, the report only
+
     return ChangeDoc(name=c.name, old=c.old, new=c.new)
 
 
 def _with_outcome(doc: PipInstallOutput, r: Any) -> PipInstallOutput:
     """``doc`` with the plans judged: the installer's own, the one chosen, and what each adds."""
+    from glmcompat.model.outputs import ChosenDoc, FindingDoc  # lazy: 45 dataclasses, --json only
+
     chosen = None
     if r.chosen is not None:
         chosen = ChosenDoc(how=r.how if r.constrained else "the installer's own plan", requirements_added=tuple(r.extra),

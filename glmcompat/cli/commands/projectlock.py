@@ -10,9 +10,9 @@ from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.outputs import EvidenceDoc, LockOutput
 
 if TYPE_CHECKING:
+    from glmcompat.model.outputs import LockOutput
     from glmcompat.ops.projectlock import ProjectLockResult
 
 
@@ -106,6 +106,8 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
 
 def _lock_doc(r: ProjectLockResult) -> LockOutput:
     """The ``--json`` document of a project or requirements lock's outcome."""
+    from glmcompat.model.outputs import EvidenceDoc, LockOutput  # lazy: 45 dataclasses, --json only
+
     return LockOutput(mode=r.mode, path=r.path, targets=tuple(r.targets), platform=r.platform, core=r.core,
                       overrides=r.overrides, override_reasons=r.override_reasons, written=tuple(r.written),
                       warnings=tuple(r.warnings), verdicts=r.verdicts, diff=r.diff, problems=tuple(r.problems),

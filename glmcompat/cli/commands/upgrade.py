@@ -15,7 +15,6 @@ from glmcompat.cli.commands._common import (
     paint_text,
     parser,
 )
-from glmcompat.model.outputs import SkipDoc, SkipNote, UpgradeOutput
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -76,6 +75,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     engine = stack.engine
     if args.json:
         from glmcompat.cli.commands._common import dump_json
+        from glmcompat.model.outputs import SkipDoc, SkipNote, UpgradeOutput  # lazy: 45 dataclasses, --json only
 
         doc = UpgradeOutput(
             stack=args.stack, engine=engine, target=tname, model=model, platform=machine,

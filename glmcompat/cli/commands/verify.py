@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
-from glmcompat.model.outputs import ExplainOutput, SignatureHitDoc, VerifyOutput
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -58,6 +57,8 @@ def _verify(argv: Sequence[str]) -> int:
     o = output(args)
     if args.json:
         if not quiet:
+            from glmcompat.model.outputs import VerifyOutput  # lazy: 45 dataclasses, --json only
+
             dump_json(VerifyOutput.from_json(report).to_json(), o.out)
     elif not quiet:
         shown = report
@@ -102,6 +103,8 @@ def _explain(argv: Sequence[str]) -> int:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
+        from glmcompat.model.outputs import ExplainOutput, SignatureHitDoc  # lazy: 45 dataclasses, --json only
+
         doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHitDoc.of(h) for h in hits))
         dump_json(doc.to_json(), output(args).out)
     else:
