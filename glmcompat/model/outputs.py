@@ -271,7 +271,6 @@ class CheckedDoc(JsonRecord):
 class CheckOutput(JsonRecord):
     """The offline verdict on one or more locks for one or more GPU targets."""
 
-    command: ClassVar[str] = "check"
     version: Literal[1] = 1
     ok: bool
     """false when any finding is an error"""
@@ -320,7 +319,6 @@ class TargetsOutput(JsonRecord):
     """The GPU targets: capability, products and the machines each ships on, shared memory per block, and which GPU
     code runs there."""
 
-    command: ClassVar[str] = "targets"
     version: Literal[1] = 1
     targets: tuple[TargetDoc, ...]
 
@@ -360,7 +358,6 @@ class SignatureHitDoc(JsonRecord):
 class ExplainOutput(JsonRecord):
     """Known failure signatures found in a server log, each with its cause and remedy."""
 
-    command: ClassVar[str] = "explain"
     version: Literal[1] = 1
     log: NonEmpty
     found: bool
