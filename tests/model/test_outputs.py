@@ -10,12 +10,14 @@ from dataclasses import FrozenInstanceError
 import pytest
 
 from glmcompat.model.findings import Cause, Finding
+from glmcompat.model.signatures import Hit
 from glmcompat.model.outputs import (
     ArchOutput,
     CauseDoc,
     CheckedFindingDoc,
     FindingDoc,
     ProbeDoc,
+    SignatureHitDoc,
     SkipNote,
     UpgradeOutput,
     VerifyOutput,
@@ -89,3 +91,12 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
             "toolkits": {}, "kernels": 0, "uncovered_kernels": 0}
     doc = ArchOutput.from_json(base)
     assert doc.to_json() == base
+
+
+@pytest.mark.parametrize("hit", [
+    Hit("torch-abi", "cause", "remedy", "undefined symbol: _ZN3c10", line=7, count=2, groups={"sym": "_ZN3c10"},
+        source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
+    Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
+])
+def test_a_signature_hit_prints_as_hit_to_json(hit: Hit) -> None:
+    assert SignatureHitDoc.of(hit).to_json() == hit.to_json()
