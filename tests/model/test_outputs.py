@@ -18,6 +18,7 @@ from glmcompat.model.outputs import (
     FindingDoc,
     ProbeDoc,
     SignatureHitDoc,
+    SkipDoc,
     SkipNote,
     UpgradeOutput,
     VerifyOutput,
@@ -100,3 +101,14 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
 ])
 def test_a_signature_hit_prints_as_hit_to_json(hit: Hit) -> None:
     assert SignatureHitDoc.of(hit).to_json() == hit.to_json()
+
+
+def test_a_skip_prints_as_skip_as_json() -> None:
+    """``upgrade --json``'s skipped releases: the record of a :class:`glmcompat.decide.explain.Skip` is its
+    ``as_json``, the reason included."""
+    from glmcompat.decide.explain import Skip
+
+    for ev in ((), (("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0"),)):
+        s = Skip("abi", "sgl-kernel", ("sgl-kernel 0.3.21 needs torch 2.9", "you require torch 2.10"),
+                 "sgl-kernel 0.3.21 is not in the set", "pin torch==2.9.1", ev)
+        assert SkipDoc.of(s, s.because()).to_json() == s.as_json()
