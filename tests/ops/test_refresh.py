@@ -22,7 +22,7 @@ import httpx
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from glmcompat.edges.cache import Cache
+from glmcompat.edges.cache import Cache, NoCache
 from glmcompat.edges.index import ACCEPT_JSON, IndexClient
 from glmcompat.matrix.schema import load_matrix
 from glmcompat.matrix.store import default_matrix_dir
@@ -519,7 +519,7 @@ def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache
 
 def test_package_keys_are_copied(fake: FakeIndex, matrix: Path) -> None:
     data = {"kernel": [{"package": "torchao", "versions": ["0.9.0"], "on_mismatch": "warning", "consequence": "c"}]}
-    row = rf._with_package_keys("kernel", {"package": "torchao", "versions": ["0.18.0"], "torch": "2.13.0",
+    row = rf.with_package_keys("kernel", {"package": "torchao", "versions": ["0.18.0"], "torch": "2.13.0",
                                            "evidence": "metadata", "source": "s"}, data)
     assert list(row) == ["package", "versions", "torch", "on_mismatch", "consequence", "evidence", "source"]
 
@@ -599,21 +599,24 @@ class _nothing:
         return False
 
 
-def test_progress_only_on_a_tty() -> None:
+def test_progress_only_on_a_tty(fake: FakeIndex, matrix: Path, cache: Cache, tmp_path: Path) -> None:
+    """The refresh's progress is glmcompat.ops.progress's bar: drawn on a terminal, one item per release probed."""
+
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
+    again = shutil.copytree(matrix, tmp_path / "again")
     quiet = io.StringIO()
-    p = rf.RefreshBar(2, quiet)
-    p.step("a")
-    p.close()
-    assert quiet.getvalue() == "" and p.done == 1
+    with fake.index(cache) as index:
+        report = rf.refresh(index=index, cache=cache, matrix=matrix, packages=["sglang-kernel"], stream=quiet,
+                            models=False)
+    assert quiet.getvalue() == "" and len(report.outcomes) == 2
     tty = Tty()
-    p = rf.RefreshBar(2, tty)
-    p.step("sglang-kernel 0.4.9")
-    assert "refresh [" in tty.getvalue() and "1/2" in tty.getvalue()
-    p.close()
+    with fake.index(cache) as index:
+        rf.refresh(index=index, cache=NoCache(), matrix=again, packages=["sglang-kernel"], stream=tty, models=False)
+    assert "refresh [" in tty.getvalue() and "1/2 release(s)" in tty.getvalue() \
+        and "2/2 release(s)" in tty.getvalue() and "sglang-kernel 0.4.9" in tty.getvalue()
 
 
 # ------------------------------------------------------------------------------------------------
