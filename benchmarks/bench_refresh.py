@@ -92,6 +92,8 @@ def main() -> int:
 
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient
+    from glmcompat.matrix.curate import table_of
+    from glmcompat.matrix.rows import AbiProbe, Kernel
     from glmcompat.ops.refresh import refresh
     from glmcompat.ops.wheelprobe import probe_abi, probe_arch
 
@@ -118,13 +120,13 @@ def main() -> int:
         print(f"refresh {args.package} {args.version} ({wheel.filename}, {wheel.size / 1e6:.1f} MB), cold, "
               f"jobs={args.jobs}:")
         print(f"  end to end: {e2e:.1f} s, {counting.bytes / 1e6:.1f} MB fetched in {counting.requests} requests; "
-              f"status {outcome.status}; rows {', '.join(t for t, _ in outcome.rows)}")
+              f"status {outcome.status}; rows {', '.join(table_of(r) for r in outcome.rows)}")
         for p in outcome.proved:
             print(f"    proved: {p}")
         for u in outcome.unproved:
             print(f"    not proved: {u}")
-        pin = next((r["torch"] for t, r in outcome.rows if t == "kernel"), None) or \
-            next((r["torch"] for t, r in outcome.rows if t == "abi_probe"), None)
+        pin = next((r.torch for r in outcome.rows if isinstance(r, Kernel)), None) or \
+            next((r.torch for r in outcome.rows if isinstance(r, AbiProbe)), None)
 
         # 2. abi part alone, cold
         if pin:

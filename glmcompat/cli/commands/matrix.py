@@ -27,10 +27,13 @@ from glmcompat.cli.commands._common import (
     shown_url,
 )
 from glmcompat.edges.cache import Cache, NoCache
-from glmcompat.matrix.curate import abi_row, add_row, arch_row
+from glmcompat.matrix.rows import AbiProbe, ArchProbe
+from glmcompat.matrix.store import default_matrix_dir
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops import refresh as refresh_ops
 from glmcompat.ops.progress import Meter, watch
+from glmcompat.ops.refresh.options import DEFAULT_JOBS
+from glmcompat.ops.wheelprobe import parse_pin, probe_abi, probe_arch
 
 
 def matrix_parser() -> Any:
@@ -101,7 +104,7 @@ def main(name: str, argv: Sequence[str]) -> int:
 
 def configure_refresh(p: argparse.ArgumentParser) -> None:
     """The options of ``matrix refresh`` (:func:`glmcompat.ops.refresh.refresh`'s), before the shared ones."""
-    jobs = refresh_ops.DEFAULT_JOBS
+    jobs = DEFAULT_JOBS
     p.add_argument("--package", action="append", metavar="NAME", help="refresh only this package (repeatable; "
                    "default: every package the matrix tracks)")
     p.add_argument("--since", default=None, metavar="DATE", help="only releases uploaded on or after DATE (YYYY-MM-DD)")
@@ -116,7 +119,7 @@ def configure_refresh(p: argparse.ArgumentParser) -> None:
 
 def configure_audit(p: argparse.ArgumentParser) -> None:
     """The options of ``matrix audit`` (:func:`glmcompat.ops.refresh.audit`'s), before the shared ones."""
-    jobs = refresh_ops.DEFAULT_JOBS
+    jobs = DEFAULT_JOBS
     p.add_argument("--package", action="append", metavar="NAME", help="audit only this package's rows (repeatable)")
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="check N claims chosen at random (--seed)")
@@ -301,13 +304,11 @@ def configure_probe(p: argparse.ArgumentParser) -> None:
 
 
 def _default_file() -> Path:
-    from glmcompat.matrix.store import default_matrix_dir
-
     return default_matrix_dir() / "kernels.toml"
 
 
 def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
-    from glmcompat.ops.wheelprobe import parse_pin, probe_abi, probe_arch
+    from glmcompat.matrix.curate import abi_row, add_row, arch_row  # lazy: tomlkit and the schema (pydantic)
 
     o = o or Output()
     pkg, ver = parse_pin(args.package)
@@ -315,7 +316,7 @@ def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
     if not path.is_file():
         raise InputError(f"no such matrix file {str(path)!r}")
     tag = python_tag(args.python)
-    rows: list[tuple[str, dict[str, Any], str]] = []
+    rows: list[tuple[str, AbiProbe | ArchProbe, str]] = []
     index, cache = index_client(args)
     with index:
         if args.arch:

@@ -45,24 +45,41 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from glmcompat.ops.refresh.apply import target_file, with_package_keys
-    from glmcompat.ops.refresh.auditor import CUBIN_CUDA, AuditReport, Auditor, Check, audit, audit_checks, render_audit
-    from glmcompat.ops.refresh.common import DEFAULT_JOBS, SCHEMA_VERSION, bounded_client, group_files, make_index, matrix_files, pick_wheel
+    from glmcompat.ops.refresh.auditor import CUBIN_CUDA, Auditor, AuditReport, Check, audit, audit_checks, render_audit
+    from glmcompat.ops.refresh.common import (
+        SCHEMA_VERSION,
+        bounded_client,
+        group_files,
+        make_index,
+        matrix_files,
+        pick_wheel,
+    )
     from glmcompat.ops.refresh.discover import Candidate, Coverage, Listing, list_lacking, tracked_packages
     from glmcompat.ops.refresh.floors import ENGINE_FLOORS, engine_floors, floor_note
-    from glmcompat.ops.refresh.metadata import cuda_of, exact_pin, extra_closure, release_pins, release_requires, requirements, torch_requirement
+    from glmcompat.ops.refresh.metadata import (
+        cuda_of,
+        exact_pin,
+        extra_closure,
+        release_pins,
+        release_requires,
+        requirements,
+        torch_requirement,
+    )
     from glmcompat.ops.refresh.models import MODEL_PACKAGES, ModelUpdate, refresh_models
-    from glmcompat.ops.refresh.probes import REFRESH_VERSION, WINDOW_DAYS, ReleaseOutcome, Refresher
+    from glmcompat.ops.refresh.options import DEFAULT_JOBS
+    from glmcompat.ops.refresh.probes import REFRESH_VERSION, WINDOW_DAYS, Refresher, ReleaseOutcome
     from glmcompat.ops.refresh.run import RefreshReport, refresh, render_refresh
 
 # the module of this package that declares each name. They are loaded on first use (PEP 562): the command line's
-# parser needs only DEFAULT_JOBS, and importing the probes would import the matrix schema and pydantic.
+# parser needs only DEFAULT_JOBS (:mod:`.options`), and importing the probes would import the matrix schema and pydantic.
 _MODULES: dict[str, tuple[str, ...]] = {
     "apply": ("target_file", "with_package_keys",),
     "auditor": ("CUBIN_CUDA", "AuditReport", "Auditor", "Check", "audit", "audit_checks", "render_audit",),
-    "common": ("DEFAULT_JOBS", "SCHEMA_VERSION", "bounded_client", "group_files", "make_index", "matrix_files", "pick_wheel",),
+    "common": ("SCHEMA_VERSION", "bounded_client", "group_files", "make_index", "matrix_files", "pick_wheel",),
     "discover": ("Candidate", "Coverage", "Listing", "list_lacking", "tracked_packages",),
     "floors": ("ENGINE_FLOORS", "engine_floors", "floor_note",),
     "metadata": ("cuda_of", "exact_pin", "extra_closure", "release_pins", "release_requires", "requirements", "torch_requirement",),
+    "options": ("DEFAULT_JOBS",),
     "models": ("MODEL_PACKAGES", "ModelUpdate", "refresh_models",),
     "probes": ("REFRESH_VERSION", "WINDOW_DAYS", "ReleaseOutcome", "Refresher",),
     "run": ("RefreshReport", "refresh", "render_refresh",),

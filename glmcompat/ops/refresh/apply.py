@@ -3,17 +3,19 @@ recorded one refused, package-level keys copied, each row sent to the file that 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from glmcompat.matrix.curate import row_identity
+from glmcompat.matrix.curate import Addition, row_identity, table_of, verdict
+from glmcompat.matrix.rows import Fact, Requires
 from glmcompat.matrix.schema import load_file
 from glmcompat.model import platforms
 from glmcompat.ops.refresh.floors import floor_recorded
 
 if TYPE_CHECKING:
+    from glmcompat.matrix.schema import Matrix
     from glmcompat.ops.refresh.probes import ReleaseOutcome
 
 # Where a table's rows go when no file of the matrix holds a row of that table yet.
@@ -27,68 +29,56 @@ ROW_ORDER = {"torch": 0, "family": 1, "kernel": 2, "jit": 3, "release": 4, "requ
              "arch_probe": 7}
 
 
-def verdict(table: str, row: dict[str, Any]) -> Any:
-    if table == "abi_probe":
-        return (row["compatible"], row["missing"])
-    if table == "arch_probe":
-        return (tuple(row["sass"]), tuple(row.get("ptx") or ()))
-    return None
-
-
 def plan_writes(outcomes: Sequence[ReleaseOutcome], directory: Path, files: Sequence[Path],
-                data: dict[str, list[dict[str, Any]]]) -> list[tuple[Path, str, dict[str, Any], ReleaseOutcome]]:
-    """(file, table, row, outcome) for every row to add: already-recorded rows are dropped, rows that
-    contradict a recorded one are refused (said in the outcome), package-level keys copied."""
+                m: Matrix) -> list[tuple[Addition, ReleaseOutcome]]:
+    """(the row to add and the file it goes to, its outcome) for every row to add: already-recorded rows are
+    dropped, rows that contradict a recorded one are refused (said in the outcome), package-level keys copied."""
     loaded = [(p, load_file(p)[0]) for p in files]
     existing: dict[tuple[str, Any], Any] = {}
     for table in ROW_ORDER:
-        for r in data.get(table, []):
-            ident = row_identity(table, r)
+        for r in getattr(m, table):
+            ident = row_identity(r)
             if ident is not None:
-                existing[(table, ident)] = verdict(table, r)
+                existing[(table, ident)] = verdict(r)
     plan = []
     for o in outcomes:
         if o.failed:
             continue
-        for table, row in sorted(o.rows, key=lambda tr: ROW_ORDER.get(tr[0], 9)):
-            if table == "requires" and floor_recorded(row, data.get("requires", [])):
+        for row in sorted(o.rows, key=lambda r: ROW_ORDER.get(table_of(r), 9)):
+            table = table_of(row)
+            if isinstance(row, Requires) and floor_recorded(row, m.requires):
                 continue
-            ident = row_identity(table, row)
+            ident = row_identity(row)
             key = (table, ident)
             if ident is not None and key in existing:
-                if existing[key] != verdict(table, row):
+                if existing[key] != verdict(row):
                     o.unproved.append(f"the [[{table}]] row it proved contradicts the recorded one: not written; "
                                       "review by hand")
                 continue
             if ident is not None:
-                existing[key] = verdict(table, row)
-            row = with_package_keys(table, row, data)
-            plan.append((target_file(directory, loaded, table, row.get("package"), row.get("platform", "x86_64")),
-                         table, row, o))
+                existing[key] = verdict(row)
+            row, also = with_package_keys(row, getattr(m, table))
+            path = target_file(directory, loaded, table, getattr(row, "package", None),
+                               getattr(row, "platform", "x86_64"))
+            plan.append((Addition(path, row, also), o))
     return plan
 
 
-def with_package_keys(table: str, row: dict[str, Any], data: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    keys = PACKAGE_KEYS.get(table)
-    if not keys:
-        return row
-    rows = [r for r in data.get(table, []) if r.get("package") == row.get("package") and not r.get("variant")
-            and r.get("platform", "x86_64") == row.get("platform", "x86_64")]
-    if not rows:
-        return row
-    out = dict(row)
+def with_package_keys(row: Fact, rows: Sequence[Fact]) -> tuple[Fact, tuple[str, ...]]:
+    """``row`` with the package-level keys (:data:`PACKAGE_KEYS`) that every row of ``rows`` (its table's) about
+    the same package and platform agrees on, and the names of the keys copied (written even at their default)."""
+    keys = PACKAGE_KEYS.get(table_of(row), ())
+    package, platform = getattr(row, "package", None), getattr(row, "platform", "x86_64")
+    same = [r for r in rows if getattr(r, "package", None) == package and not getattr(r, "variant", None)
+            and getattr(r, "platform", "x86_64") == platform]
     extra = {}
-    for k in keys:
-        values = {json.dumps(r.get(k)) for r in rows}
-        if len(values) == 1 and rows[0].get(k) is not None:
-            extra[k] = rows[0][k]
+    for k in keys if same else ():
+        values = {getattr(r, k) for r in same}
+        if len(values) == 1 and getattr(same[0], k) is not None:
+            extra[k] = getattr(same[0], k)
     if not extra:
-        return row
-    # keep evidence and source last, as the curated rows do
-    tail: dict[str, Any] = {k: out.pop(k) for k in ("evidence", "source") if k in out}
-    out.update(extra)
-    out.update(tail)
-    return out
+        return row, ()
+    return replace(row, **extra), tuple(extra)
 
 
 def target_file(directory: Path, loaded: Sequence[tuple[Path, Any]], table: str, package: str | None,

@@ -20,11 +20,10 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from glmcompat.matrix.curate import abi_command, arch_command
-from glmcompat.matrix.rows import to_plain
+from glmcompat.matrix.rows import AbiProbe, Fact
 from glmcompat.matrix.schema import load_file, load_matrix, locate_row
 from glmcompat.model.errors import EnvironmentFailure, GlmcompatError
 from glmcompat.ops.refresh.common import (
-    DEFAULT_JOBS,
     PLATFORM_TAGS,
     SCHEMA_VERSION,
     TORCH_PYTHON,
@@ -36,6 +35,7 @@ from glmcompat.ops.refresh.common import (
 )
 from glmcompat.ops.refresh.discover import select_packages, tracked_packages
 from glmcompat.ops.refresh.metadata import cuda_of, release_pins, requirements, same_spec, torch_requirement
+from glmcompat.ops.refresh.options import DEFAULT_JOBS
 from glmcompat.ops.wheelprobe import probe_abi, probe_arch, probe_toolkit
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Check:
     found: Any = None
     status: str = "pending"  # ok | drift | unverifiable | error
     detail: str = ""
-    row: dict[str, Any] = field(default_factory=dict, repr=False)
+    row: Fact | None = field(default=None, repr=False)  # the row that claims it
     platform: str = "x86_64"  # the machine whose wheels the row is about, and which are read
 
     @property
@@ -82,40 +82,39 @@ def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequenc
     for path in files:
         mf, text = load_file(path)
 
-        def add(table: str, i: int, pkg: str, ver: str, fld: str, claimed: Any, row: dict[str, Any],
+        def add(table: str, i: int, pkg: str, ver: str, fld: str, claimed: Any, row: Fact,
                 key: str | None = None, path: Path = path, text: str = text) -> None:
             if wanted is None or pkg in wanted:
                 out.append(Check(str(path), locate_row(text, table, i, key), table, pkg, ver, fld, claimed, row=row,
-                                 platform=str(row.get("platform") or "x86_64")))
+                                 platform=str(getattr(row, "platform", None) or "x86_64")))
 
         for i, r in enumerate(mf.family):
             if r.evidence == "metadata":
                 for v, spec in r.pairs.items():
-                    add("family", i, r.package, v, "torch", spec, to_plain("family", r), v)
+                    add("family", i, r.package, v, "torch", spec, r, v)
         for i, r in enumerate(getattr(mf, "kernel", ())):
             if r.evidence == "metadata" and not r.variant:
                 for v in r.versions:
-                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", to_plain("kernel", r), "torch")
+                    add("kernel", i, r.package, v, "torch", f"=={r.torch}", r, "torch")
         for i, r in enumerate(getattr(mf, "release", ())):
             if r.evidence == "metadata":
-                add("release", i, r.package, r.version, "requires", sorted(r.requires), to_plain("release", r),
-                    "requires")
+                add("release", i, r.package, r.version, "requires", sorted(r.requires), r, "requires")
         for i, r in enumerate(getattr(mf, "torch", ())):
             if not r.variant:
                 for v in r.versions:
-                    add("torch", i, "torch", v, "cuda", r.cuda, to_plain("torch", r), "cuda")
+                    add("torch", i, "torch", v, "cuda", r.cuda, r, "cuda")
         if deep:
             for i, r in enumerate(getattr(mf, "kernel", ())):
                 if r.cuda and not r.variant:  # a labelled variant is not on the package index
                     for v in r.versions:
-                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, to_plain("kernel", r), "cuda")
+                        add("kernel", i, r.package, v, CUBIN_CUDA, r.cuda, r, "cuda")
             for i, r in enumerate(getattr(mf, "abi_probe", ())):
                 add("abi_probe", i, r.package, r.version, f"vs torch {r.torch}",
-                    {"compatible": r.compatible, "missing": r.missing}, to_plain("abi_probe", r), "compatible")
+                    {"compatible": r.compatible, "missing": r.missing}, r, "compatible")
             for i, r in enumerate(getattr(mf, "arch_probe", ())):
                 if not r.variant:
                     add("arch_probe", i, r.package, r.version, "gpu code",
-                        {"sass": list(r.sass), "ptx": list(r.ptx)}, to_plain("arch_probe", r), "sass")
+                        {"sass": list(r.sass), "ptx": list(r.ptx)}, r, "sass")
     return out
 
 
@@ -185,7 +184,8 @@ class Auditor:
             c.status = "ok" if same_spec(str(tr[0]), c.claimed) else "drift"
             return
         if c.table == "abi_probe":
-            torch = c.row["torch"]
+            assert isinstance(c.row, AbiProbe)
+            torch = c.row.torch
             r = probe_abi(c.package, c.version, torch, index=self.index, cache=self.cache, torch_python=TORCH_PYTHON,
                           platform=PLATFORM_TAGS[c.platform])
             c.found = {"compatible": r.ok, "missing": len(r.missing)}
@@ -254,17 +254,17 @@ def audit(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,
           jobs: int = DEFAULT_JOBS) -> AuditReport:
     t0 = time.perf_counter()
     directory, files = matrix_files(matrix)
-    data = load_matrix(files).plain()
-    tracked = tracked_packages(data)
+    m = load_matrix(files)
+    tracked = tracked_packages(m)
     if packages:
-        probed = {r["package"]: "probe" for t in ("abi_probe", "arch_probe") for r in data.get(t, [])}
+        probed = {**{r.package: "probe" for r in m.abi_probe}, **{r.package: "probe" for r in m.arch_probe}}
         select_packages({**tracked, **probed}, packages)  # an unknown name is an error (exit 2)
     checks = audit_checks(files, deep=deep, packages=packages)
     total = len(checks)
     if sample is not None and sample < total:
         picked = set(random.Random(seed).sample(range(total), sample))
         checks = [c for i, c in enumerate(checks) if i in picked]
-    patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
+    patterns = {r.package: list(r.modules) for r in m.primary_modules}
     auditor = Auditor(index, cache, tracked, patterns)
     pmap(auditor.run, checks, jobs)
     return AuditReport(str(directory), checks, total, deep, time.perf_counter() - t0)

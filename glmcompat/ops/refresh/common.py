@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1  # of the --json output
 
-DEFAULT_JOBS = 4
 PYTHONS = ("cp311", "cp312", "cp310", "cp313", "cp39")  # wheel choice, best first
 PLATFORM = "manylinux_x86_64"
 # The machines whose wheels the matrix records (glmcompat.model.platforms.PLATFORMS) and the platform each

@@ -17,6 +17,8 @@ from glmcompat.ops.refresh.common import group_files, pick_wheel, release_time
 
 if TYPE_CHECKING:
     from glmcompat.edges.index import IndexFile, Project
+    from glmcompat.matrix.rows import FamilyRule, Jit, Kernel, Release
+    from glmcompat.matrix.schema import Matrix
 
 PER_PLATFORM_KINDS = ("torch", "kernel")  # the kinds whose rows are per platform (family, jit, release: METADATA)
 # The kind of row that says a release is known, per tracked package. The tracked set is read from the
@@ -41,34 +43,32 @@ KIND_TABLE = {"torch": "torch", "family": "family", "kernel": "kernel", "jit": "
               "model": "model"}
 
 
-def tracked_packages(data: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+def tracked_packages(m: Matrix) -> dict[str, str]:
     """{package: kind} read from the matrix's tables (torch, family, kernel, jit, release; transformers
     through ``[[model]]``), then :data:`DEFAULT_KINDS` for the packages it has no row of yet."""
     out: dict[str, str] = {}
-    if data.get("torch"):
+    if m.torch:
         out["torch"] = "torch"
-    for table, kind in (("family", "family"), ("kernel", "kernel"), ("jit", "jit"), ("release", "release")):
-        for r in data.get(table, []):
-            out.setdefault(str(canonicalize_name(r["package"])), kind)
-    if data.get("model"):
+    tables: tuple[tuple[str, Sequence[FamilyRule | Kernel | Jit | Release]], ...] = (
+        ("family", m.family), ("kernel", m.kernel), ("jit", m.jit), ("release", m.release))
+    for kind, rows in tables:
+        for r in rows:
+            out.setdefault(str(canonicalize_name(r.package)), kind)
+    if m.model:
         out.setdefault("transformers", "model")
     for name, kind in DEFAULT_KINDS.items():
         out.setdefault(name, kind)
     return out
 
 
-def listings_of(tracked: dict[str, str], data: dict[str, list[dict[str, Any]]],
-                packages: Sequence[tuple[str, str]]) -> list[tuple[str, str, str]]:
+def listings_of(tracked: dict[str, str], m: Matrix, packages: Sequence[tuple[str, str]]) -> list[tuple[str, str, str]]:
     """(package, kind, platform) of every listing a refresh makes for ``packages`` ((name, kind) pairs):
     its kind on x86_64; ``[[release]]`` too for a package that also has release rows (vLLM: a kernel
     with pinned requirements); and the aarch64 wheels of the torch and kernel packages the matrix holds
     aarch64 rows of."""
-    releases = {str(canonicalize_name(r["package"])) for r in data.get("release", [])}
-    aarch64: set[str] = set()
-    for table in ("torch", "kernel"):
-        for r in data.get(table, []):
-            if r.get("platform", "x86_64") == "aarch64" and not r.get("variant"):
-                aarch64.add("torch" if table == "torch" else str(canonicalize_name(r["package"])))
+    releases = {str(canonicalize_name(r.package)) for r in m.release}
+    aarch64 = {"torch" for t in m.torch if t.platform == "aarch64" and not t.variant}
+    aarch64 |= {str(canonicalize_name(k.package)) for k in m.kernel if k.platform == "aarch64" and not k.variant}
     out = []
     for name, kind in packages:
         out.append((name, kind, "x86_64"))
@@ -80,23 +80,22 @@ def listings_of(tracked: dict[str, str], data: dict[str, list[dict[str, Any]]],
 
 
 class Coverage:
-    """Which releases the matrix knows, per kind and platform (pure; built once from the plain rows)."""
+    """Which releases the matrix knows, per kind and platform (pure; built once from the rows)."""
 
-    def __init__(self, data: dict[str, list[dict[str, Any]]]) -> None:
-        self.data = data
+    def __init__(self, m: Matrix) -> None:
         self.known: set[tuple[str, str, Version, str]] = set()  # (kind, package, version, platform)
-        for t in data.get("torch", []):
-            if not t.get("variant"):
-                self.known |= {("torch", "torch", Version(x), t.get("platform", "x86_64")) for x in t["versions"]}
-        for f in data.get("family", []):
-            self.known |= {("family", f["package"], Version(x), "x86_64") for x in f["pairs"]}
-        for k in data.get("kernel", []):
-            if not k.get("variant"):
-                self.known |= {("kernel", k["package"], Version(x), k.get("platform", "x86_64")) for x in k["versions"]}
-        for r in data.get("release", []):
-            self.known.add(("release", r["package"], Version(r["version"]), "x86_64"))
-        self.jit = [(j["package"], SpecifierSet(j["versions"])) for j in data.get("jit", [])]
-        self.probed = {(p["package"], Version(p["version"]), p.get("platform", "x86_64")) for p in data.get("abi_probe", [])}
+        for t in m.torch:
+            if not t.variant:
+                self.known |= {("torch", "torch", Version(x), t.platform) for x in t.versions}
+        for f in m.family:
+            self.known |= {("family", f.package, Version(x), "x86_64") for x in f.pairs}
+        for k in m.kernel:
+            if not k.variant:
+                self.known |= {("kernel", k.package, Version(x), k.platform) for x in k.versions}
+        for r in m.release:
+            self.known.add(("release", r.package, Version(r.version), "x86_64"))
+        self.jit = [(j.package, SpecifierSet(j.versions)) for j in m.jit]
+        self.probed = {(p.package, Version(p.version), p.platform) for p in m.abi_probe}
 
     def covers(self, kind: str, package: str, version: Version, platform: str = "x86_64") -> bool:
         """Whether the matrix holds the row of ``kind`` about ``package`` ``version``'s ``platform`` wheel."""

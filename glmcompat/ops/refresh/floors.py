@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -19,6 +19,7 @@ from glmcompat.readers.wheelzip import RemoteZip
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient, IndexFile
+    from glmcompat.matrix.rows import Requires
 
 # An engine's floors: the minimum versions it asserts at start-up, beyond its METADATA (sglang refuses to start
 # with an older flashinfer or sgl-kernel); the member of its wheel that asserts them.
@@ -93,13 +94,13 @@ def floor_note(condition: str) -> str:
     return f" (when `{condition}`)" if condition else ""
 
 
-def floor_recorded(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> bool:
+def floor_recorded(row: Requires, rows: Sequence[Requires]) -> bool:
     """Whether a ``[[requires]]`` row covering the release already says the floor ``row`` proves (the rows hold
     together: a lower floor recorded for a range of releases, such as sglang>=0.5.9's flashinfer-python>=0.6.3,
     does not say it)."""
-    version = str(row["versions"]).removeprefix("==")
-    want = Requirement(row["requires"])
-    return any(canonicalize_name(r["package"]) == canonicalize_name(row["package"])
-               and canonicalize_name(Requirement(r["requires"]).name) == canonicalize_name(want.name)
-               and Requirement(r["requires"]).specifier == want.specifier
-               and SpecifierSet(r["versions"]).contains(version, prereleases=True) for r in rows)
+    version = str(row.versions).removeprefix("==")
+    want = Requirement(row.requires)
+    return any(canonicalize_name(r.package) == canonicalize_name(row.package)
+               and canonicalize_name(Requirement(r.requires).name) == canonicalize_name(want.name)
+               and Requirement(r.requires).specifier == want.specifier
+               and SpecifierSet(r.versions).contains(version, prereleases=True) for r in rows)

@@ -12,7 +12,8 @@ from glmcompat.matrix.curate import replace_rows
 from glmcompat.matrix.rows import to_plain
 from glmcompat.matrix.schema import load_file
 from glmcompat.ops import modelprobe as mp
-from glmcompat.ops.refresh.common import DEFAULT_JOBS, pmap
+from glmcompat.ops.refresh.common import pmap
+from glmcompat.ops.refresh.options import DEFAULT_JOBS
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache

@@ -12,20 +12,28 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-from pydantic import ValidationError
 
 from glmcompat.edges.ranges import HttpRangeReader
-from glmcompat.matrix.curate import abi_command, abi_row, arch_command, arch_row
-from glmcompat.matrix.schema import MatrixFile
+from glmcompat.matrix.curate import (
+    abi_command,
+    abi_row,
+    arch_command,
+    arch_row,
+    check_row,
+    plain_row,
+    row_of,
+    table_of,
+)
+from glmcompat.matrix.rows import ArchProbe, Fact, FamilyRule, Jit, Kernel, Release, Requires, TorchBuild
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops import wheelprobe
 from glmcompat.ops.refresh.common import (
-    DEFAULT_JOBS,
     PLATFORM_TAGS,
     TORCH_PYTHON,
     group_files,
@@ -42,11 +50,13 @@ from glmcompat.ops.refresh.metadata import (
     requirements,
     torch_requirement,
 )
+from glmcompat.ops.refresh.options import DEFAULT_JOBS
 from glmcompat.readers.wheelzip import RemoteZip
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient, IndexFile
+    from glmcompat.matrix.schema import Matrix
     from glmcompat.ops.progress import Meter
     from glmcompat.ops.wheelprobe import AbiResult, ArchResult
 
@@ -63,7 +73,7 @@ class ReleaseOutcome:
     package: str
     version: str
     kind: str
-    rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    rows: list[Fact] = field(default_factory=list)
     proved: list[str] = field(default_factory=list)
     unproved: list[str] = field(default_factory=list)
     failed: str | None = None  # the network or index failed: nothing is written, the next run retries
@@ -82,7 +92,7 @@ class ReleaseOutcome:
     def to_json(self) -> dict[str, Any]:
         return {"package": self.package, "version": self.version, "kind": self.kind, "platform": self.platform,
                 "status": self.status,
-                "rows": [{"table": t, "row": r} for t, r in self.rows], "proved": self.proved,
+                "rows": [{"table": table_of(r), "row": plain_row(r)} for r in self.rows], "proved": self.proved,
                 "not_proved": self.unproved, "failed": self.failed, "from_journal": self.journaled,
                 "written": [{"table": t, "file": f} for t, f in self.written]}
 
@@ -107,15 +117,15 @@ class Work:
 class Refresher:
     """Probes releases and turns what it proves into rows. ``index`` and ``cache`` as for the probes."""
 
-    def __init__(self, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]], *,
+    def __init__(self, index: IndexClient, cache: Cache, matrix: Matrix, *,
                  jobs: int = DEFAULT_JOBS, progress: Meter | None = None,
                  tracked: dict[str, str] | None = None) -> None:
         self.index = index
         self.cache = cache
-        self.data = data
+        self.matrix = matrix
         self.jobs = max(1, jobs)
         self.progress = progress
-        self.tracked = tracked or tracked_packages(data)
+        self.tracked = tracked or tracked_packages(matrix)
         self._torch_times: dict[str, datetime] | None = None
         self._lock = threading.Lock()
 
@@ -169,8 +179,8 @@ class Refresher:
         if not isinstance(hit, dict):
             return None
         try:
-            return ReleaseOutcome(cand.package, cand.version, cand.kind, [(t, dict(r)) for t, r in hit["rows"]],
-                           list(hit["proved"]), list(hit["unproved"]), journaled=True, platform=cand.platform)
+            return ReleaseOutcome(cand.package, cand.version, cand.kind, [row_of(t, dict(r)) for t, r in hit["rows"]],
+                                  list(hit["proved"]), list(hit["unproved"]), journaled=True, platform=cand.platform)
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -179,7 +189,8 @@ class Refresher:
         if o.failed:
             return
         # rows as [key, value] pairs: the cache writes JSON objects with sorted keys, rows keep their order
-        self.cache.put_json(self.journal_key(w.cand), {"rows": [[t, list(r.items())] for t, r in o.rows],
+        self.cache.put_json(self.journal_key(w.cand), {"rows": [[table_of(r), list(plain_row(r).items())]
+                                                                for r in o.rows],
                                                        "proved": o.proved,
                                                        "unproved": o.unproved})
 
@@ -293,9 +304,9 @@ class Refresher:
             w.out.unproved.append(f"GPU code could not be read: {w.arch_error}")
 
     def primary_patterns(self, package: str) -> list[str]:
-        for r in self.data.get("primary_modules", []):
-            if r["package"] == package:
-                return list(r["modules"])
+        for r in self.matrix.primary_modules:
+            if r.package == package:
+                return list(r.modules)
         return []
 
     def _finish(self, w: Work) -> None:
@@ -321,12 +332,11 @@ class Refresher:
     def _abi_rows(self, w: Work) -> None:
         for t in sorted(w.abi, key=Version):
             r = w.abi[t]
-            row = abi_row(r)
-            w.out.rows.append(("abi_probe", row))
+            w.out.rows.append(abi_row(r))
             verdict = "compatible" if r.ok else f"INCOMPATIBLE ({len(r.missing)} missing)"
             w.out.proved.append(f"ABI vs torch {t}: {verdict}")
 
-    def _arch_row(self, w: Work) -> dict[str, Any] | None:
+    def _arch_row(self, w: Work) -> ArchProbe | None:
         a = w.arch
         if a is None:
             return None
@@ -334,7 +344,7 @@ class Refresher:
             w.out.proved.append("no GPU code in its main modules")
             return None
         row = arch_row(a)
-        w.out.rows.append(("arch_probe", row))
+        w.out.rows.append(row)
         w.out.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
         return row
 
@@ -355,14 +365,12 @@ class Refresher:
                 o.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
             return
         o.proved.append(f"GPU code: SASS {', '.join(a.sass) or 'none'}; PTX {', '.join(a.ptx) or 'none'}")
-        row: dict[str, Any] = {"versions": [c_version(w)]}
-        if w.cand.platform != "x86_64":
-            row["platform"] = w.cand.platform
-        o.rows.append(("torch", {
-            **row, "cuda": cuda[0], "sass": list(a.sass), "ptx": list(a.ptx),
-            "evidence": "arch-probe",
-            "source": f"{arch_command('torch', w.cand.version, a.wheel, w.cand.platform)}: fatbins of {a.wheel}; "
-                      f"CUDA {cuda[0]}: {w.wheel.filename} METADATA: Requires-Dist {cuda[1]}"}))
+        o.rows.append(TorchBuild(
+            evidence="arch-probe",
+            source=f"{arch_command('torch', w.cand.version, a.wheel, w.cand.platform)}: fatbins of {a.wheel}; "
+                   f"CUDA {cuda[0]}: {w.wheel.filename} METADATA: Requires-Dist {cuda[1]}",
+            versions=(w.cand.version,), platform=w.cand.platform, cuda=cuda[0], sass=tuple(a.sass),
+            ptx=tuple(a.ptx)))
 
     def _family_rows(self, w: Work) -> None:
         o = w.out
@@ -374,16 +382,17 @@ class Refresher:
             if not str(spec):
                 o.unproved.append(f"its METADATA names torch without a version ({raw!r}): no [[family]] pair")
             else:
-                row: dict[str, Any] = {"package": w.cand.package, "pairs": {c_version(w): str(spec)}}
                 source = self._metadata_source(w, f"Requires-Dist {raw}")
                 runtime = self._cudart(w)
                 if runtime is not None:
-                    row["cudart"] = {c_version(w): runtime[0]}
                     source += f"; CUDA runtime (cudart): {runtime[1]}"
                 else:
                     o.unproved.append("the CUDA runtime its modules link is not read (no ABI probe succeeded): "
                                       "no cudart")
-                o.rows.append(("family", {**row, "evidence": "metadata", "source": source}))
+                cudart = {w.cand.version: runtime[0]} if runtime is not None else {}
+                o.rows.append(FamilyRule(evidence="metadata", source=source, package=w.cand.package,
+                                         pairs=MappingProxyType({w.cand.version: str(spec)}),
+                                         cudart=MappingProxyType(cudart)))
                 o.proved.append(f"torch{spec} (METADATA)")
         self._abi_rows(w)
         self._arch_row(w)
@@ -404,10 +413,6 @@ class Refresher:
             o.proved.append(f"torch=={w.pin} (METADATA)")
         else:
             assert w.torch_req is not None
-            row: dict[str, Any] = {"package": w.cand.package, "versions": [c_version(w)]}
-            if w.cand.platform != "x86_64":
-                row["platform"] = w.cand.platform
-            row["torch"] = w.pin
             source = self._metadata_source(w, f"Requires-Dist {w.torch_req[1]}")
             cuda = self._kernel_cuda(w)
             if cuda is None:
@@ -416,15 +421,13 @@ class Refresher:
                                   "(no CUDA pin in its METADATA, and its modules' libcudart major is not that of the "
                                   "torch it pins): without it the [[kernel]] row would be half a row: not written")
             else:
-                row["cuda"] = cuda[0]
                 source += f"; CUDA {cuda[0]}: {cuda[1]}"
-                if a.sass or a.ptx:
-                    row["sass"] = list(a.sass)
-                    row["ptx"] = list(a.ptx)
+                code = bool(a.sass or a.ptx)  # without GPU code the row leaves sass and ptx out (not curated)
+                if code:
                     source += f"; GPU code: {arch_command(w.cand.package, w.cand.version, a.wheel, w.cand.platform)}"
-                row["evidence"] = "metadata"
-                row["source"] = source
-                o.rows.append(("kernel", row))
+                o.rows.append(Kernel(evidence="metadata", source=source, package=w.cand.package,
+                                     versions=(w.cand.version,), torch=w.pin, platform=w.cand.platform, cuda=cuda[0],
+                                     sass=tuple(a.sass) if code else None, ptx=tuple(a.ptx) if code else None))
                 o.proved.append(f"torch=={w.pin} (METADATA); CUDA {cuda[0]}")
         self._abi_rows(w)
         self._arch_row(w)
@@ -476,11 +479,11 @@ class Refresher:
             o.unproved.append(f"{w.wheel.filename} cannot be read: {e.one_line()}")
             return
         torch_note = f"; METADATA: Requires-Dist {w.torch_req[1]}" if w.torch_req else ""
-        row = {"package": w.cand.package, "versions": f"=={c_version(w)}"}
+        versions = f"=={w.cand.version}"
         if not members:
-            o.rows.append(("jit", {**row, "evidence": "metadata",
-                                   "source": f"{w.wheel.filename} holds no shared object (its kernels are compiled "
-                                             f"or loaded at run time, not linked against torch){torch_note}"}))
+            o.rows.append(Jit(evidence="metadata", package=w.cand.package, versions=versions,
+                              source=f"{w.wheel.filename} holds no shared object (its kernels are compiled or loaded "
+                                     f"at run time, not linked against torch){torch_note}"))
             o.proved.append("no shared object in the wheel: does not link the torch C++ ABI")
             return
         window = self.window(w.cand.uploaded, None)
@@ -494,9 +497,9 @@ class Refresher:
         if r is None:
             return
         if all(m.needs_from_torch == 0 for m in r.modules):
-            o.rows.append(("jit", {**row, "evidence": "abi-probe",
-                                   "source": f"{abi_command(w.cand.package, w.cand.version, t, r.wheel)}: no module "
-                                             f"of {r.wheel} needs a symbol from torch{torch_note}"}))
+            o.rows.append(Jit(evidence="abi-probe", package=w.cand.package, versions=versions,
+                              source=f"{abi_command(w.cand.package, w.cand.version, t, r.wheel)}: no module of "
+                                     f"{r.wheel} needs a symbol from torch{torch_note}"))
             o.proved.append(f"{len(members)} shared object(s), none needs a symbol from torch")
         else:
             o.unproved.append("its shared objects link torch: not a JIT release; record it in [[kernel]] by hand")
@@ -512,8 +515,8 @@ class Refresher:
             what = (f"Requires-Dist with extra {extras[0]!r}"
                     + (f" (and {', '.join(repr(x) for x in extras[1:])}, which it requires)" if extras[1:] else "")
                     + f": {', '.join(reqs)}")
-        o.rows.append(("release", {"package": w.cand.package, "version": c_version(w), "requires": reqs,
-                                   "evidence": "metadata", "source": self._metadata_source(w, what)}))
+        o.rows.append(Release(evidence="metadata", source=self._metadata_source(w, what), package=w.cand.package,
+                              version=w.cand.version, requires=tuple(reqs)))
         o.proved.append(f"pins {', '.join(reqs) or 'none of the tracked packages'} (METADATA)")
         if w.cand.package in ENGINE_FLOORS:
             self._floor_rows(w)
@@ -533,28 +536,21 @@ class Refresher:
             o.proved.append(f"floors: {w.wheel.filename} has no {member} (none recorded)")
             return
         for dist, version, cond, written in floors:
-            o.rows.append(("requires", {
-                "package": w.cand.package, "versions": f"=={c_version(w)}", "requires": f"{dist}>={version}",
-                "evidence": "metadata",
-                "source": f"{w.wheel.filename}: {member} assert_pkg_version(\"{written}\", \"{version}\")"
-                          + floor_note(cond)}))
+            o.rows.append(Requires(
+                evidence="metadata", package=w.cand.package, versions=f"=={w.cand.version}",
+                requires=f"{dist}>={version}",
+                source=f"{w.wheel.filename}: {member} assert_pkg_version(\"{written}\", \"{version}\")"
+                       + floor_note(cond)))
         o.proved.append(f"floors {', '.join(f'{d}>={v}' for d, v, _, _ in floors) or 'none'} ({member})")
 
     def _check_rows(self, w: Work) -> None:
         """Drop rows the schema rejects (a bug, or an index answer no schema admits): never a half row."""
         keep = []
-        for table, row in w.out.rows:
-            try:
-                MatrixFile.model_validate({"schema": 1, table: [row]})
-            except ValidationError as e:
-                err = e.errors()[0]
-                w.out.unproved.append(f"[[{table}]] row rejected by the matrix schema "
-                                      f"({'.'.join(map(str, err['loc']))}: {err['msg']}): not written")
+        for row in w.out.rows:
+            why = check_row(row)
+            if why is not None:
+                w.out.unproved.append(f"[[{table_of(row)}]] row rejected by the matrix schema ({why}): not written")
                 continue
-            keep.append((table, row))
+            keep.append(row)
         w.out.rows = keep
-
-
-def c_version(w: Work) -> str:
-    return w.cand.version
 

@@ -15,7 +15,7 @@ from glmcompat.matrix.schema import load_matrix
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops.progress import Meter
 from glmcompat.ops.refresh.apply import plan_writes
-from glmcompat.ops.refresh.common import DEFAULT_JOBS, SCHEMA_VERSION, matrix_files, pmap, show
+from glmcompat.ops.refresh.common import SCHEMA_VERSION, matrix_files, pmap, show
 from glmcompat.ops.refresh.discover import (
     KIND_TABLE,
     Candidate,
@@ -27,11 +27,13 @@ from glmcompat.ops.refresh.discover import (
     tracked_packages,
 )
 from glmcompat.ops.refresh.models import ModelUpdate, refresh_models
-from glmcompat.ops.refresh.probes import ReleaseOutcome, Refresher
+from glmcompat.ops.refresh.options import DEFAULT_JOBS
+from glmcompat.ops.refresh.probes import Refresher, ReleaseOutcome
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient, Project
+    from glmcompat.matrix.schema import Matrix
 
 @dataclass
 class RefreshReport:
@@ -76,22 +78,21 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
     t0 = time.perf_counter()
     directory, files = matrix_files(matrix)
     m = load_matrix(files)
-    data = m.plain()
-    tracked = tracked_packages(data)
+    tracked = tracked_packages(m)
     chosen = select_packages(tracked, packages)
-    coverage = Coverage(data)
+    coverage = Coverage(m)
 
     def page(item: tuple[str, str]) -> Project:
         return index.project(item[0])
 
     projects = dict(zip([n for n, _ in chosen], pmap(page, chosen, jobs), strict=True))
     listings = [list_lacking(projects[name], name, kind, coverage, since, pre, plat)
-                for name, kind, plat in listings_of(tracked, data, chosen)]
+                for name, kind, plat in listings_of(tracked, m, chosen)]
     report = RefreshReport(str(directory), since.isoformat() if since else None, dry_run, listings)
     if dry_run:
         report.seconds = time.perf_counter() - t0
         return report
-    _refresh_rows(report, index, cache, data, tracked, directory, files, jobs, progress, stream)
+    _refresh_rows(report, index, cache, m, tracked, directory, files, jobs, progress, stream)
     if models:
         try:
             report.models, report.models_bytes = refresh_models(index, cache, matrix_files(matrix)[1],
@@ -102,7 +103,7 @@ def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = Non
     return report
 
 
-def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, data: dict[str, list[dict[str, Any]]],
+def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, m: Matrix,
                   tracked: dict[str, str], directory: Path, files: Sequence[Path], jobs: int,
                   progress: bool | None, stream: TextIO | None) -> None:
     """Probe the lacking releases and add their rows (the per-release part of :func:`refresh`)."""
@@ -110,12 +111,12 @@ def _refresh_rows(report: RefreshReport, index: IndexClient, cache: Cache, data:
     if not cands:
         return
     with Meter("refresh", stream=stream, enabled=progress, items=len(cands), unit="release(s)") as meter:
-        report.outcomes = Refresher(index, cache, data, jobs=jobs, progress=meter, tracked=tracked).run(cands)
-    plan = plan_writes(report.outcomes, directory, files, data)
+        report.outcomes = Refresher(index, cache, m, jobs=jobs, progress=meter, tracked=tracked).run(cands)
+    plan = plan_writes(report.outcomes, directory, files, m)
     if plan:
-        added = add_rows(files, [(p, t, row) for p, t, row, _ in plan])
-        for p, t, _, o in plan:
-            o.written.append((t, str(p)))
+        added = add_rows(files, [a for a, _ in plan])
+        for a, o in plan:
+            o.written.append((a.table, str(a.path)))
         report.written = {str(p): len(v) for p, v in added.items()}
 
 
