@@ -185,3 +185,26 @@ def test_row_identity() -> None:
         row_identity(row("kernel", package="x", versions=["0.9", "1"], torch="2.9.1"))
     stack = load_matrix().stack[0]
     assert row_identity(stack) is None
+
+
+def test_rows_and_their_plain_form_round_trip() -> None:
+    """Every row of the tables refresh writes, as the matrix file holds it (plain_row) and back (row_of), is the same
+    row; the keys come in KEY_ORDER, defaults left out unless the table writes them always."""
+    from glmcompat.matrix.curate import KEY_ORDER, plain_row, row_of, table_of
+
+    m = load_matrix()
+    seen = 0
+    for table in KEY_ORDER:
+        for row in getattr(m, table):
+            plain = plain_row(row)
+            assert table_of(row) == table and row_of(table, plain) == row
+            order = [k for k in KEY_ORDER[table] if k in plain]
+            assert list(plain)[: len(order)] == order
+            seen += 1
+    assert seen > 100
+    a = next(r for r in m.abi_probe if r.platform == "x86_64" and not r.symbols)
+    assert "platform" not in plain_row(a) and "symbols" not in plain_row(a)
+    arch = next(r for r in m.arch_probe if not r.ptx)
+    assert plain_row(arch)["ptx"] == []  # an empty ptx says "no PTX": written
+    with pytest.raises(KeyError):
+        row_of("abi_probe", {**plain_row(a), "colour": "blue"})

@@ -998,3 +998,40 @@ source = "s"
     rf.render_audit(report, out)
     assert f"[[kernel]] units 1.1 cuda (cubins): claimed 12.4, found {release}" in out.getvalue()
     assert report.to_json()["summary"]["drift"] == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# The package: one module per job, public names only, a light parser path
+# ------------------------------------------------------------------------------------------------
+
+
+def test_package_names_resolve_and_modules_share_only_public_names() -> None:
+    """Every name the package's __init__ offers comes from the module it names; no module of the package imports a
+    ``_private`` name of another module, and none imports inside a function."""
+    import ast
+
+    import glmcompat.ops.refresh as pkg
+
+    assert sorted(pkg._WHERE) == sorted(pkg.__all__)
+    for name in pkg.__all__:
+        module = __import__(f"glmcompat.ops.refresh.{pkg._WHERE[name]}", fromlist=[name])
+        assert getattr(pkg, name) is getattr(module, name)
+    for path in sorted(Path(pkg.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("glmcompat"):
+                assert not [a.name for a in node.names if a.name.startswith("_")], (path.name, node.module)
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            assert not [n for n in ast.walk(fn) if isinstance(n, ast.Import | ast.ImportFrom)], (path.name, fn.name)
+
+
+def test_the_command_line_parser_imports_no_probe() -> None:
+    """``matrix refresh --help`` needs only the option defaults: the parser imports neither the probes nor pydantic."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from glmcompat.cli.commands.matrix import matrix_parser; matrix_parser(); "
+            "print(sorted(m for m in ('pydantic', 'httpx', 'glmcompat.ops.refresh.probes', 'glmcompat.matrix.schema')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
