@@ -1,4 +1,4 @@
-"""``glmcompat matrix probe``: run a probe and record its result in the matrix as evidence.
+"""Record rows in the matrix as evidence: ``glmcompat matrix probe`` (one probe's row) and ``matrix refresh`` (many).
 
 ``matrix probe EXT==VER --torch VER`` adds an ``[[abi_probe]]`` row, ``matrix probe PKG==VER --arch``
 an ``[[arch_probe]]`` row, to ``glmcompat/matrix/data/kernels.toml`` (or ``--file``). The row is rendered with
@@ -6,6 +6,11 @@ tomlkit and inserted after the last row of its table, so comments, order and eve
 file stay as they were: the diff shows only added lines. The new file is validated (the file and the
 whole matrix) before it replaces the old one, atomically. A row that is already recorded with the same
 verdict is left alone; one that contradicts the recorded verdict is refused.
+
+Rows are :mod:`glmcompat.matrix.rows`'s dataclasses here as everywhere: built as rows (:func:`abi_row`,
+:func:`arch_row`, and ``matrix refresh``'s), validated as rows (:func:`check_row`), compared by identity and verdict
+(:func:`row_identity`, :func:`verdict`); they become plain TOML data only to be written (:func:`plain_row`, in
+:data:`KEY_ORDER`) and are read back from it (:func:`row_of`).
 """
 
 from __future__ import annotations
