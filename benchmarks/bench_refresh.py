@@ -73,45 +73,13 @@ def client(jobs: int) -> tuple[Any, Counting]:
 
 
 def trimmed_matrix(dest: Path, package: str, version: str) -> None:
-    """A copy of the shipped matrix without any row for package==version (a tmp copy: reformatting is fine)."""
-    import tomlkit
-    from packaging.version import Version
-
+    """A copy of the shipped matrix without any row for package==version (tests/matrixtrim.py, as the round trip of
+    tests/ops/test_refresh.py takes releases out)."""
     from glmcompat.matrix.store import default_matrix_dir
+    from tests.matrixtrim import trim
 
     shutil.copytree(default_matrix_dir(), dest)
-    v = Version(version)
-    for path in sorted(dest.glob("*.toml")):
-        doc = tomlkit.parse(path.read_text())
-        changed = False
-        for table in ("kernel", "abi_probe", "arch_probe"):
-            rows = doc.get(table)
-            if rows is None:
-                continue
-            keep = []
-            for row in rows:
-                if row.get("package") != package:
-                    keep.append(row)
-                    continue
-                if "versions" in row:
-                    vs = [x for x in row["versions"] if Version(x) != v]
-                    if len(vs) != len(row["versions"]):
-                        changed = True
-                        if not vs:
-                            continue
-                        row["versions"] = vs
-                    keep.append(row)
-                elif Version(row["version"]) == v:
-                    changed = True
-                else:
-                    keep.append(row)
-            if changed:
-                aot = tomlkit.aot()
-                for r in keep:
-                    aot.append(r)
-                doc[table] = aot
-        if changed:
-            path.write_text(tomlkit.dumps(doc))
+    trim(dest, package, {version})
 
 
 def main() -> int:
@@ -124,7 +92,9 @@ def main() -> int:
 
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient
-    from glmcompat.ops.refresh import arch_probe, refresh
+    from glmcompat.matrix.curate import table_of
+    from glmcompat.matrix.rows import AbiProbe, Kernel
+    from glmcompat.ops.refresh import refresh
     from glmcompat.ops.wheelprobe import probe_abi, probe_arch
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
@@ -150,13 +120,13 @@ def main() -> int:
         print(f"refresh {args.package} {args.version} ({wheel.filename}, {wheel.size / 1e6:.1f} MB), cold, "
               f"jobs={args.jobs}:")
         print(f"  end to end: {e2e:.1f} s, {counting.bytes / 1e6:.1f} MB fetched in {counting.requests} requests; "
-              f"status {outcome.status}; rows {', '.join(t for t, _ in outcome.rows)}")
+              f"status {outcome.status}; rows {', '.join(table_of(r) for r in outcome.rows)}")
         for p in outcome.proved:
             print(f"    proved: {p}")
         for u in outcome.unproved:
             print(f"    not proved: {u}")
-        pin = next((r["torch"] for t, r in outcome.rows if t == "kernel"), None) or \
-            next((r["torch"] for t, r in outcome.rows if t == "abi_probe"), None)
+        pin = next((r.torch for r in outcome.rows if isinstance(r, Kernel)), None) or \
+            next((r.torch for r in outcome.rows if isinstance(r, AbiProbe)), None)
 
         # 2. abi part alone, cold
         if pin:
@@ -195,7 +165,7 @@ def main() -> int:
         http, counting = client(args.jobs)
         with IndexClient(None, client=http, cache=cache) as index:
             t0 = time.perf_counter()
-            r = arch_probe(args.package, args.version, index=index, cache=cache, patterns=pats[0] if pats else [])
+            r = probe_arch(args.package, args.version, index=index, cache=cache, select=pats[0] if pats else [])
             secs = time.perf_counter() - t0
         print(f"  arch (main modules {', '.join(r.primary) or '-'}): {secs:.1f} s, {counting.bytes / 1e6:.1f} MB = "
               f"{100 * counting.bytes / (wheel.size or 1):.1f}% of the wheel; SASS {', '.join(r.sass)}")

@@ -27,17 +27,13 @@ CASES = [
 
 def main() -> int:
     from glmcompat.edges.index import IndexClient
-    from glmcompat.edges.ranges import HttpRangeReader
-    from glmcompat.ops.modelprobe import _pick
-    from glmcompat.readers.wheelzip import RemoteZip
+    from scripts._recording import read_member, wheel
 
     out = []
     with IndexClient() as ic:
         for package, version, member, keep in CASES:
-            project = ic.project(package)
-            f = _pick(project, version)
-            zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
-            text = zf.read(member).decode("utf-8", "replace")
+            f = wheel(ic, package, version)
+            text, _ = read_member(ic, f, member)
             pat = re.compile(keep)
             lines = [ln for ln in text.splitlines() if pat.search(ln)]
             out.append({"package": package, "version": version, "wheel": f.filename, "sha256": f.sha256,

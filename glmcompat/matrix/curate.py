@@ -1,4 +1,4 @@
-"""``glmcompat matrix probe``: run a probe and record its result in the matrix as evidence.
+"""Record rows in the matrix as evidence: ``glmcompat matrix probe`` (one probe's row) and ``matrix refresh`` (many).
 
 ``matrix probe EXT==VER --torch VER`` adds an ``[[abi_probe]]`` row, ``matrix probe PKG==VER --arch``
 an ``[[arch_probe]]`` row, to ``glmcompat/matrix/data/kernels.toml`` (or ``--file``). The row is rendered with
@@ -6,19 +6,49 @@ tomlkit and inserted after the last row of its table, so comments, order and eve
 file stay as they were: the diff shows only added lines. The new file is validated (the file and the
 whole matrix) before it replaces the old one, atomically. A row that is already recorded with the same
 verdict is left alone; one that contradicts the recorded verdict is refused.
+
+Rows are :mod:`glmcompat.matrix.rows`'s dataclasses here as everywhere: built as rows (:func:`abi_row`,
+:func:`arch_row`, and ``matrix refresh``'s), validated as rows (:func:`check_row`), compared by identity and verdict
+(:func:`row_identity`, :func:`verdict`); they become plain TOML data only to be written (:func:`plain_row`, in
+:data:`KEY_ORDER`) and are read back from it (:func:`row_of`).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
+import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+import tomlkit
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+from pydantic import ValidationError
+
+from glmcompat.matrix.rows import (
+    FIELDS,
+    ROWS,
+    AbiProbe,
+    ArchProbe,
+    Fact,
+    FamilyRule,
+    Jit,
+    Kernel,
+    Release,
+    TorchBuild,
+    from_values,
+    to_plain,
+)
+from glmcompat.matrix.schema import MatrixFile, load_file, load_matrix
+from glmcompat.matrix.store import atomic_write, matrix_files
 from glmcompat.model.errors import MatrixError
+from glmcompat.model.gpu import KernelCode
 
 _HEADER = re.compile(r"^\s*\[")
 
@@ -50,55 +80,106 @@ def arch_command(package: str, version: str, wheel: str = "", platform: str = "x
     return f"glmcompat arch {package}=={version}{_python_option(wheel)}{_platform_option(platform)}"
 
 
-def _with_platform(row: dict[str, Any], platform: str) -> dict[str, Any]:
-    """``row`` with ``platform`` after its identifying keys when the wheels are not x86_64 ones."""
-    if platform in ("", "x86_64"):
-        return row
+# table -> the order of the keys of a written row: what identifies the row, what it claims, then evidence and
+# source (the order of the curated rows); the fields of a table not named follow in FIELDS order
+KEY_ORDER: dict[str, tuple[str, ...]] = {
+    "torch": ("versions", "variant", "platform", "cuda", "sass", "ptx", "evidence", "source"),
+    "family": ("package", "pairs", "cudart", "failure", "on_mismatch", "consequence", "evidence", "source"),
+    "kernel": ("package", "versions", "variant", "platform", "torch", "cuda", "sass", "ptx", "on_mismatch",
+               "consequence", "evidence", "source"),
+    "abi_probe": ("package", "version", "platform", "torch", "compatible", "missing", "symbols", "evidence", "source"),
+    "arch_probe": ("package", "version", "variant", "platform", "sass", "ptx", "evidence", "source", "kernel_code"),
+    "jit": ("package", "versions", "evidence", "source"),
+    "requires": ("package", "versions", "requires", "evidence", "source"),
+    "release": ("package", "version", "requires", "evidence", "source"),
+}
+# table -> fields written even where they hold their default (an empty ``ptx`` says "no PTX was found")
+ALWAYS: dict[str, tuple[str, ...]] = {"torch": ("ptx",), "arch_probe": ("ptx",)}
+TABLE_OF: dict[type[Fact], str] = {cls: table for table, cls in ROWS.items()}
+
+
+def _defaults(cls: type[Fact]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for k, v in row.items():
-        if k in ("compatible", "sass", "torch", "cuda", "evidence") and "platform" not in out:
-            out["platform"] = platform
-        out[k] = v
-    out.setdefault("platform", platform)
+    for f in fields(cls):
+        if f.default is not MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            out[f.name] = f.default_factory()
     return out
 
 
-def abi_row(result: Any) -> dict[str, Any]:
+_DEFAULTS: dict[str, dict[str, Any]] = {t: _defaults(cls) for t, cls in ROWS.items()}
+
+
+def table_of(row: Fact) -> str:
+    """The table ``row`` is a row of."""
+    return TABLE_OF[type(row)]
+
+
+def plain_row(row: Fact, also: Iterable[str] = ()) -> dict[str, Any]:
+    """``row`` as a matrix file holds it (plain TOML data, in :data:`KEY_ORDER`): every field but those that are
+    None or hold their default -- unless the table writes them always (:data:`ALWAYS`) or they are named in ``also``
+    (a package-level key copied onto a new row)."""
+    table = table_of(row)
+    defaults = _DEFAULTS[table]
+    keep = {*ALWAYS.get(table, ()), *also}
+    plain = to_plain(table, row)
+    order = KEY_ORDER.get(table, ())
+    keys = [*(k for k in order if k in plain), *(k for k in FIELDS[table] if k not in order)]
+    return {k: plain[k] for k in keys if plain[k] is not None
+            and (k in keep or k not in defaults or getattr(row, k) != defaults[k])}
+
+
+def row_of(table: str, plain: Mapping[str, Any]) -> Fact:
+    """The ``table`` row whose plain data (as :func:`plain_row` writes it) is ``plain``: absent fields take their
+    default. KeyError, TypeError or ValueError when it does not fit (unknown or missing keys)."""
+    unknown = set(plain) - set(FIELDS[table])
+    if unknown:
+        raise KeyError(f"unknown keys of [[{table}]]: {', '.join(sorted(unknown))}")
+    defaults = _DEFAULTS[table]
+    values = [copy.deepcopy(plain[k]) if k in plain else defaults[k] for k in FIELDS[table]]
+    return from_values(table, [values])[0]
+
+
+def check_row(row: Fact) -> str | None:
+    """Why the matrix schema rejects ``row`` (``field: message``), or None when it admits it."""
+    table = table_of(row)
+    try:
+        MatrixFile.model_validate({"schema": 1, table: [plain_row(row)]})
+    except ValidationError as e:
+        err = e.errors()[0]
+        return f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+    return None
+
+
+def abi_row(result: Any) -> AbiProbe:
     """An ``[[abi_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.AbiResult`."""
-    missing = [s.symbol for s in result.missing]
+    missing = tuple(s.symbol for s in result.missing)
     judged = [m for m in result.modules if m.needs_from_torch]
     needs = max((m.needs_from_torch for m in judged), default=0)
-    platform = getattr(result, "platform", "x86_64")
+    platform = result.platform or "x86_64"
     source = (f"{abi_command(result.package, result.version, result.torch, result.wheel, platform)}: {result.wheel} vs "
               f"{result.torch_wheel}: {len(judged)} module(s) link torch (up to {needs} symbols each), "
               f"{len(missing)} missing")
-    row: dict[str, Any] = {"package": result.package, "version": result.version, "torch": result.torch,
-                           "compatible": result.ok, "missing": len(missing)}
-    if missing:
-        row["symbols"] = missing
-    row["evidence"] = "abi-probe"
-    row["source"] = source
-    return _with_platform(row, platform)
+    return AbiProbe(evidence="abi-probe", source=source, package=result.package, version=result.version,
+                    torch=result.torch, compatible=result.ok, missing=len(missing), platform=platform, symbols=missing)
 
 
-def arch_row(result: Any) -> dict[str, Any]:
+def arch_row(result: Any) -> ArchProbe:
     """An ``[[arch_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.ArchResult` (its main modules)."""
     mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
-    platform = getattr(result, "platform", "x86_64")
+    platform = result.platform or "x86_64"
     source = (f"{arch_command(result.package, result.version, result.wheel, platform)}: fatbins of {result.wheel} "
               f"({', '.join(mods) or 'no GPU code'})")
-    row = {"package": result.package, "version": result.version, "sass": result.sass, "ptx": result.ptx,
-           "evidence": "arch-probe", "source": source}
-    groups = result.labelled_kernel_code() if hasattr(result, "labelled_kernel_code") else []
-    if len(groups) > 1:  # kernels that differ in their code: the per-kernel fact decides (model/gpu.py uncovered)
-        row["kernel_code"] = groups
-    return _with_platform(row, platform)
+    groups = result.labelled_kernel_code()
+    # kernels that differ in their code: the per-kernel fact decides (model/gpu.py uncovered)
+    code = tuple(KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in groups) if len(groups) > 1 else ()
+    return ArchProbe(evidence="arch-probe", source=source, package=result.package, version=result.version,
+                     sass=tuple(result.sass), platform=platform, ptx=tuple(result.ptx), kernel_code=code)
 
 
-def render_row(table: str, row: dict[str, Any]) -> str:
-    """``[[table]]`` and its keys as tomlkit writes them."""
-    import tomlkit
-
+def render_row(table: str, row: Mapping[str, Any]) -> str:
+    """``[[table]]`` and its keys (plain TOML data, as :func:`plain_row` gives them) as tomlkit writes them."""
     t = tomlkit.table()
     for k, v in row.items():
         if isinstance(v, list):
@@ -146,14 +227,12 @@ def insert_row(text: str, table: str, rendered: str) -> str:
     return "".join(before) + "\n" + rendered + "".join(lines[k:])
 
 
-def find_row(rows: Sequence[Any], row: dict[str, Any], keys: Sequence[str]) -> Any:
-    from packaging.utils import canonicalize_name
-    from packaging.version import Version
-
+def find_row(rows: Sequence[Fact], row: Fact, keys: Sequence[str]) -> Fact | None:
+    """The row of ``rows`` that has ``row``'s ``keys`` (names canonical, versions equal), or None."""
     for r in rows:
         ok = True
         for k in keys:
-            a, b = getattr(r, k), row[k]
+            a, b = getattr(r, k), getattr(row, k)
             if k == "package":
                 ok = ok and canonicalize_name(a) == canonicalize_name(b)
             else:
@@ -168,27 +247,24 @@ def find_row(rows: Sequence[Any], row: dict[str, Any], keys: Sequence[str]) -> A
 # ------------------------------------------------------------------------------------------------
 
 
-def add_row(path: Path, table: str, row: dict[str, Any], *, dry_run: bool = False) -> str | None:
-    """Add ``row`` to ``[[table]]`` of ``path``; return the added text, or None when already recorded."""
-    from glmcompat.matrix.schema import load_file
-
+def add_row(path: Path, table: str, row: AbiProbe | ArchProbe, *, dry_run: bool = False) -> str | None:
+    """Add the probe's ``row`` to ``[[table]]`` of ``path``; return the added text, or None when already recorded."""
+    if table_of(row) != table:
+        raise ValueError(f"a [[{table_of(row)}]] row is not a [[{table}]] row")
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise MatrixError(f"cannot read: {e.strerror}", path=str(path)) from None
     current, _ = load_file(path)
-    keys = ("package", "version", "torch") if table == "abi_probe" else ("package", "version")
+    keys = ("package", "version", "torch") if isinstance(row, AbiProbe) else ("package", "version")
     existing = find_row(getattr(current, table), row, keys)
     if existing is not None:
-        same = ((existing.compatible, existing.missing) == (row["compatible"], row["missing"])
-                if table == "abi_probe" else
-                (tuple(existing.sass), tuple(existing.ptx)) == (tuple(row["sass"]), tuple(row["ptx"])))
-        if same:
+        if verdict(existing) == verdict(row):
             return None
-        what = " ".join(f"{k}={row[k]}" for k in keys)
+        what = " ".join(f"{k}={getattr(row, k)}" for k in keys)
         raise MatrixError(f"the probe contradicts the recorded [[{table}]] row for {what}; review and edit it by hand",
                           path=str(path))
-    rendered = render_row(table, row)
+    rendered = render_row(table, plain_row(row))
     new = insert_row(text, table, rendered)
     _validate(path, new)
     if not dry_run:
@@ -196,42 +272,65 @@ def add_row(path: Path, table: str, row: dict[str, Any], *, dry_run: bool = Fals
     return rendered
 
 
-def row_identity(table: str, row: dict[str, Any]) -> tuple[Any, ...] | None:
-    """What makes two rows of ``table`` claim the same thing (None: no identity, never deduplicated)."""
-    from packaging.utils import canonicalize_name
-    from packaging.version import Version
-
-    pkg = str(canonicalize_name(row["package"])) if "package" in row else None
-    plat = row.get("platform", "x86_64")  # an aarch64 wheel is another build: its rows claim other things
-    if table == "abi_probe":
-        return (pkg, Version(row["version"]), Version(row["torch"]), plat)
-    if table == "arch_probe":
-        return (pkg, Version(row["version"]), row.get("variant"), plat)
-    if table == "kernel":
-        return (pkg, tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"), plat)
-    if table == "torch":
-        return (tuple(sorted(Version(v) for v in row["versions"])), row.get("variant"), plat)
-    if table == "family":
-        return (pkg, tuple(sorted(Version(v) for v in row["pairs"])))
-    if table in ("jit", "release"):
-        return (pkg, str(row.get("versions", row.get("version"))))
+def verdict(row: Fact) -> tuple[Any, ...] | None:
+    """What a probe row measured (an ABI verdict, a GPU-code list): two rows of one identity that differ in it
+    contradict each other; None for the other tables."""
+    if isinstance(row, AbiProbe):
+        return (row.compatible, row.missing)
+    if isinstance(row, ArchProbe):
+        return (tuple(row.sass), tuple(row.ptx or ()))
     return None
 
 
-def add_rows(files: Sequence[Path], additions: Sequence[tuple[Path, str, dict[str, Any]]], *,
-             dry_run: bool = False) -> dict[Path, list[str]]:
+def row_identity(row: Fact) -> tuple[Any, ...] | None:
+    """What makes two rows of a table claim the same thing (None: no identity, never deduplicated)."""
+    pkg = getattr(row, "package", None)
+    pkg = str(canonicalize_name(pkg)) if pkg is not None else None
+    plat = getattr(row, "platform", "x86_64")  # an aarch64 wheel is another build: its rows claim other things
+    if isinstance(row, AbiProbe):
+        return (pkg, Version(row.version), Version(row.torch), plat)
+    if isinstance(row, ArchProbe):
+        return (pkg, Version(row.version), row.variant, plat)
+    if isinstance(row, Kernel):
+        return (pkg, tuple(sorted(Version(v) for v in row.versions)), row.variant, plat)
+    if isinstance(row, TorchBuild):
+        return (tuple(sorted(Version(v) for v in row.versions)), row.variant, plat)
+    if isinstance(row, FamilyRule):
+        return (pkg, tuple(sorted(Version(v) for v in row.pairs)))
+    if isinstance(row, Jit):
+        return (pkg, row.versions)
+    if isinstance(row, Release):
+        return (pkg, row.version)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Addition:
+    """A row to add to the matrix file ``path``; ``also``: fields written even where they hold their default (a
+    package-level key copied from the package's other rows, :func:`plain_row`)."""
+
+    path: Path
+    row: Fact
+    also: tuple[str, ...] = ()
+
+    @property
+    def table(self) -> str:
+        return table_of(self.row)
+
+
+def add_rows(files: Sequence[Path], additions: Sequence[Addition], *, dry_run: bool = False) -> dict[Path, list[str]]:
     """Add many rows to the files of one matrix at once; return {file: [rendered rows]}.
 
-    ``files`` are every file of the matrix (the changed ones and the rest: the whole is validated);
-    ``additions`` are (file, table, row). Each row is rendered by tomlkit and inserted after the last
-    row of its table in its file (a file that does not exist yet starts as ``schema = 1``), so the diff
-    shows only added lines. The new matrix is validated as a whole (every file, cross-file checks)
-    before any file is replaced; each file is then replaced atomically. Nothing is written on error
-    or with ``dry_run``.
+    ``files`` are every file of the matrix (the changed ones and the rest: the whole is validated).
+    Each row is rendered by tomlkit and inserted after the last row of its table in its file (a file that
+    does not exist yet starts as ``schema = 1``), so the diff shows only added lines. The new matrix is
+    validated as a whole (every file, cross-file checks) before any file is replaced; each file is then
+    replaced atomically. Nothing is written on error or with ``dry_run``.
     """
     texts: dict[Path, str] = {}
     added: dict[Path, list[str]] = {}
-    for path, table, row in additions:
+    for a in additions:
+        path = a.path
         if path not in texts:
             if path.exists():
                 try:
@@ -240,8 +339,8 @@ def add_rows(files: Sequence[Path], additions: Sequence[tuple[Path, str, dict[st
                     raise MatrixError(f"cannot read: {e}", path=str(path)) from None
             else:
                 texts[path] = "schema = 1\n"
-        rendered = render_row(table, row)
-        texts[path] = insert_row(texts[path], table, rendered)
+        rendered = render_row(a.table, plain_row(a.row, a.also))
+        texts[path] = insert_row(texts[path], a.table, rendered)
         added.setdefault(path, []).append(rendered)
     _commit(files, texts, dry_run)
     return added
@@ -262,9 +361,10 @@ def replace_row(text: str, table: str, index: int, rendered: str) -> str:
     return "".join(lines[:start]) + rendered + "".join(lines[end:])
 
 
-def replace_rows(files: Sequence[Path], changes: Sequence[tuple[Path, str, int, dict[str, Any]]], *,
+def replace_rows(files: Sequence[Path], changes: Sequence[tuple[Path, str, int, Mapping[str, Any]]], *,
                  dry_run: bool = False) -> dict[Path, list[str]]:
-    """Replace rows in place: (file, table, index of the row in its table in that file, new row); validated and
+    """Replace rows in place: (file, table, index of the row in its table in that file, the new row as plain TOML
+    data in the order it is written: the ``[[model]]`` rows :mod:`glmcompat.ops.modelprobe` derives); validated and
     written as :func:`add_rows` writes (the whole matrix first, then each file atomically; nothing on error)."""
     texts: dict[Path, str] = {}
     out: dict[Path, list[str]] = {}
@@ -296,10 +396,6 @@ def validate_matrix_texts(files: Sequence[Path], texts: dict[Path, str]) -> None
     """Validate the matrix made of ``files`` with ``texts`` replacing (or adding) some of them: each
     new text parses by the schema and the whole loads without contradictions. Raises
     :class:`MatrixError` naming the real file."""
-    import shutil
-
-    from glmcompat.matrix.schema import load_matrix
-
     every = list(dict.fromkeys([*files, *texts]))
     with tempfile.TemporaryDirectory(prefix="glmcompat-matrix-") as tmp:
         names: dict[str, Path] = {}
@@ -322,11 +418,6 @@ def validate_matrix_texts(files: Sequence[Path], texts: dict[Path, str]) -> None
 
 
 def _validate(path: Path, new: str) -> None:
-    import tomlkit
-
-    from glmcompat.matrix.schema import load_file, load_matrix
-    from glmcompat.matrix.store import matrix_files
-
     if tomlkit.parse(new).as_string() != new:  # pragma: no cover - tomlkit round-trips what it parses
         raise MatrixError("tomlkit does not round-trip the new file", path=str(path))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probe-", suffix=".toml")
@@ -358,8 +449,6 @@ def _atomic_write(path: Path, text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    from glmcompat.matrix.store import atomic_write
-
     atomic_write(real, text.encode("utf-8"), mode=mode)
 
 

@@ -329,7 +329,7 @@ class Matrix:
 # ------------------------------------------------------------------------------------------------
 
 
-def _locate(text: str, table: str, index: int, key: str | None) -> int | None:
+def locate_row(text: str, table: str, index: int, key: str | None) -> int | None:
     """1-based line of row ``index`` of ``[[table]]`` (and of ``key`` inside it), by scanning the text."""
     lines = text.splitlines()
     header = re.compile(r"^\s*\[\[\s*" + re.escape(table) + r"\s*\]\]")
@@ -380,7 +380,7 @@ def load_file(path: Path) -> tuple[MatrixFile, str]:
         key = next((x for x in reversed(loc[2:]) if isinstance(x, str)), None)
         if table is not None and index == -1:
             key = table
-        line = _locate(text, table, index, key) if table else None
+        line = locate_row(text, table, index, key) if table else None
         dotted = ".".join(str(x) for x in loc) or "(file)"
         if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             msg = f"unknown key {dotted!r}"
@@ -400,7 +400,7 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
 
     def fail(msg: str, table: str, item: tuple[Any, str, str, int], key: str | None = None) -> None:
         _, path, text, idx = item
-        raise MatrixError(msg, path=path, line=_locate(text, table, idx, key))
+        raise MatrixError(msg, path=path, line=locate_row(text, table, idx, key))
 
     targets = {}
     for item in rows["target"]:

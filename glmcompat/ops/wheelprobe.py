@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from packaging.utils import canonicalize_name
@@ -669,8 +670,12 @@ def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str
 
 def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache | None = None,
                target: str | None = None, python: str = "cp311", platform: str = "manylinux_x86_64",
-               modules: Iterable[str] | None = None) -> ArchResult:
-    """SASS and PTX per shared object of ``package==version``; with a target, whether each runs there."""
+               modules: Iterable[str] | None = None, select: Sequence[str] = ()) -> ArchResult:
+    """SASS and PTX per shared object of ``package==version``; with a target, whether each runs there.
+
+    ``select``: only the members these glob patterns match are read, and they are the main modules (``matrix
+    refresh`` reads a kernel's ``[[primary_modules]]``: sgl-kernel's ``sm90``/``sm100`` ``common_ops``, not the
+    bundled flash_ops / flashmla_ops / mscclpp); a cached whole-wheel result is reused, filtered."""
     t0 = time.perf_counter()
     machine = machine_of(platform)
     platform = wheel_platform(platform)
@@ -678,17 +683,26 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     tname, cap = parse_target(target) if target else (None, None)
     f = _find(index, cache, pkg, version, python, platform)
     key = f"arch-v{ARCH_VERSION}-{f.sha256}" if f.sha256 else None
+    some = f"archsel-v{ARCH_VERSION}-{f.sha256}" if f.sha256 and select else None  # what `select` read
+
+    def chosen(member: str) -> bool:
+        return not select or any(fnmatchcase(member, p) for p in select)
+
     fetched = 0
     cached = False
     raw_modules: list[dict[str, Any]] | None = None
     if cache is not None and key:
         hit = cache.get_json(key)
         if isinstance(hit, list):
-            raw_modules, cached = hit, True
+            raw_modules, cached = [d for d in hit if chosen(d["member"])], True
+    if raw_modules is None and cache is not None and some:
+        hit = cache.get_json(some)
+        if isinstance(hit, dict) and hit.get("patterns") == list(select):
+            raw_modules, cached = hit["modules"], True
     if raw_modules is None:
         w = _Wheel(index, f)
         try:
-            members = elf_members(w.zip)
+            members = [m for m in elf_members(w.zip) if chosen(m.name)]
 
             def one(m: ZipMember) -> tuple[dict[str, Any], int]:
                 code = read_gpu_code_member(w.zip, m, payloads=True)
@@ -699,10 +713,13 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
             undecoded = sum(n for _, n in read)
         finally:
             fetched = w.reader.bytes_fetched
-        if cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
+        if cache is not None and some:
+            cache.put_json(some, {"patterns": list(select), "modules": raw_modules})
+        elif cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
             cache.put_json(key, raw_modules)
     mods = arch_verdict([module_arch_of_json(d) for d in raw_modules], cap)
-    primary = primary_modules(pkg, [m.member for m in mods if m.sass or m.ptx], modules)
+    coded = [m.member for m in mods if m.sass or m.ptx]
+    primary = coded if select else primary_modules(pkg, coded, modules)
     return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
                       round(time.perf_counter() - t0, 3), cached, primary, machine)
 

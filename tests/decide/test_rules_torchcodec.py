@@ -8,6 +8,7 @@ import pytest
 
 from glmcompat.decide.rules import evaluate
 from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.schema import Matrix
 from glmcompat.ops import refresh as rf
 
 
@@ -20,13 +21,13 @@ def _family(packages: dict[str, str], allow_unknown: bool = False) -> list[tuple
 def test_refresh_tracks_torchcodec_as_family() -> None:
     facts = load_facts()
     assert "torchcodec" in facts.family_packages()
-    assert rf.tracked_packages(load_facts_plain())["torchcodec"] == "family"
+    assert rf.tracked_packages(load_matrix_rows())["torchcodec"] == "family"
 
 
-def load_facts_plain() -> dict:  # the plain tables refresh reads
+def load_matrix_rows() -> Matrix:  # the rows refresh reads
     from glmcompat.matrix.schema import load_matrix
 
-    return load_matrix().plain()
+    return load_matrix()
 
 
 @pytest.mark.parametrize("codec,torch", [("0.17.0", "2.14.1"), ("0.17.0", "2.14.0"), ("0.8.0", "2.9.1"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,7 +122,7 @@ def test_run_probe_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caps
 
 def test_abi_and_arch_rows_cite_the_command_that_reproduces_them() -> None:
     row = abi_row(_abi("sgl-kernel", "0.3.20", "2.10.0", []))
-    assert row["source"].startswith("glmcompat abi sgl-kernel==0.3.20 --torch 2.10.0: ")
+    assert row.source.startswith("glmcompat abi sgl-kernel==0.3.20 --torch 2.10.0: ")
     from glmcompat.matrix.curate import abi_command, arch_command
 
     assert abi_command("torchvision", "0.24.1", "2.9.1", "torchvision-0.24.1-cp312-cp312-manylinux_2_28_x86_64.whl") \
@@ -138,7 +139,7 @@ def test_render_row_writes_dicts_inline() -> None:
 
 
 def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path) -> None:
-    from glmcompat.matrix.curate import add_rows
+    from glmcompat.matrix.curate import Addition, add_rows, row_of
 
     d = tmp_path / "m"
     shutil.copytree(default_matrix_dir(), d)
@@ -146,10 +147,11 @@ def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path)
     before = {p.name: p.read_text() for p in files}
     kern, torch = d / "kernels.toml", d / "torch.toml"
     added = add_rows(files, [
-        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19.post9", "2.9.1", []))),
-        (torch, "family", {"package": "torchvision", "pairs": {"0.30.0": "==2.15.0"}, "evidence": "metadata",
-                           "source": "torchvision 0.30.0 METADATA: Requires-Dist torch==2.15.0"}),
-        (kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.19.post9", "2.10.0", ["_ZN3c101xEv"]))),
+        Addition(kern, abi_row(_abi("sgl-kernel", "0.3.19.post9", "2.9.1", []))),
+        Addition(torch, row_of("family", {"package": "torchvision", "pairs": {"0.30.0": "==2.15.0"},
+                                          "evidence": "metadata",
+                                          "source": "torchvision 0.30.0 METADATA: Requires-Dist torch==2.15.0"})),
+        Addition(kern, abi_row(_abi("sgl-kernel", "0.3.19.post9", "2.10.0", ["_ZN3c101xEv"]))),
     ])
     assert sorted(p.name for p in added) == ["kernels.toml", "torch.toml"] and len(added[kern]) == 2
     for p in (kern, torch):
@@ -160,21 +162,49 @@ def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path)
     # a contradiction with another file: nothing is written at all
     snap = {p.name: p.read_text() for p in files}
     with pytest.raises(MatrixError, match="torch.toml"):
-        add_rows(files, [(kern, "abi_probe", abi_row(_abi("sgl-kernel", "0.3.18.post9", "2.9.1", []))),
-                         (torch, "family", {"package": "torchvision", "pairs": {"0.30.0": "==2.14.0"},
-                                            "evidence": "metadata", "source": "s"})])
+        add_rows(files, [Addition(kern, abi_row(_abi("sgl-kernel", "0.3.18.post9", "2.9.1", []))),
+                         Addition(torch, row_of("family", {"package": "torchvision", "pairs": {"0.30.0": "==2.14.0"},
+                                                           "evidence": "metadata", "source": "s"}))])
     assert {p.name: p.read_text() for p in files} == snap
     # a new file starts as `schema = 1`
-    add_rows(files, [(d / "new.toml", "arch_probe", {"package": "x", "version": "1", "sass": ["sm_90"], "ptx": [],
-                                                     "evidence": "arch-probe", "source": "s"})])
+    add_rows(files, [Addition(d / "new.toml", row_of("arch_probe", {
+        "package": "x", "version": "1", "sass": ["sm_90"], "ptx": [], "evidence": "arch-probe", "source": "s"}))])
     assert (d / "new.toml").read_text().startswith("schema = 1\n\n[[arch_probe]]\n")
 
 
 def test_row_identity() -> None:
-    from glmcompat.matrix.curate import row_identity
+    from glmcompat.matrix.curate import row_identity, row_of
 
-    a = row_identity("abi_probe", {"package": "SGL_Kernel", "version": "0.3.21", "torch": "2.9.1"})
-    assert a == row_identity("abi_probe", {"package": "sgl-kernel", "version": "0.3.21.0", "torch": "2.9.1"})
-    assert row_identity("kernel", {"package": "x", "versions": ["1.0", "0.9"]}) == \
-        row_identity("kernel", {"package": "x", "versions": ["0.9", "1"]})
-    assert row_identity("stack", {"name": "s"}) is None
+    def row(table: str, **kw: object) -> Any:
+        return row_of(table, {"evidence": "metadata", "source": "s", **kw})
+
+    probe = {"compatible": True, "missing": 0}
+    a = row_identity(row("abi_probe", package="SGL_Kernel", version="0.3.21", torch="2.9.1", **probe))
+    assert a == row_identity(row("abi_probe", package="sgl-kernel", version="0.3.21.0", torch="2.9.1", **probe))
+    assert row_identity(row("kernel", package="x", versions=["1.0", "0.9"], torch="2.9.1")) == \
+        row_identity(row("kernel", package="x", versions=["0.9", "1"], torch="2.9.1"))
+    stack = load_matrix().stack[0]
+    assert row_identity(stack) is None
+
+
+def test_rows_and_their_plain_form_round_trip() -> None:
+    """Every row of the tables refresh writes, as the matrix file holds it (plain_row) and back (row_of), is the same
+    row; the keys come in KEY_ORDER, defaults left out unless the table writes them always."""
+    from glmcompat.matrix.curate import KEY_ORDER, plain_row, row_of, table_of
+
+    m = load_matrix()
+    seen = 0
+    for table in KEY_ORDER:
+        for row in getattr(m, table):
+            plain = plain_row(row)
+            assert table_of(row) == table and row_of(table, plain) == row
+            order = [k for k in KEY_ORDER[table] if k in plain]
+            assert list(plain)[: len(order)] == order
+            seen += 1
+    assert seen > 100
+    a = next(r for r in m.abi_probe if r.platform == "x86_64" and not r.symbols)
+    assert "platform" not in plain_row(a) and "symbols" not in plain_row(a)
+    arch = next(r for r in m.arch_probe if not r.ptx)
+    assert plain_row(arch)["ptx"] == []  # an empty ptx says "no PTX": written
+    with pytest.raises(KeyError):
+        row_of("abi_probe", {**plain_row(a), "colour": "blue"})

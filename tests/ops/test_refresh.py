@@ -22,9 +22,10 @@ import httpx
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from glmcompat.edges.cache import Cache
+from glmcompat.edges.cache import Cache, NoCache
 from glmcompat.edges.index import ACCEPT_JSON, IndexClient
-from glmcompat.matrix.schema import load_matrix
+from glmcompat.matrix.rows import Kernel
+from glmcompat.matrix.schema import TABLES, Matrix, load_matrix
 from glmcompat.matrix.store import default_matrix_dir
 from glmcompat.ops import refresh as rf
 from packaging.version import Version
@@ -246,14 +247,15 @@ def fake(libs: dict[str, bytes]) -> FakeIndex:
 
 
 def test_tracked_set_comes_from_the_tables() -> None:
-    data = load_matrix().plain()
-    tracked = rf.tracked_packages(data)
+    m = load_matrix()
+    tracked = rf.tracked_packages(m)
     assert tracked["torch"] == "torch" and tracked["torchvision"] == "family" and tracked["sgl-kernel"] == "kernel"
     assert tracked["flashinfer-python"] == "jit" and tracked["sglang"] == "release"
     assert tracked["transformers"] == "model" and tracked["vllm"] == "kernel" and tracked["xformers"] == "kernel"
     # a package the tables track but the default list does not name is tracked too
-    data = {**data, "kernel": [*data["kernel"], {"package": "deep-gemm", "versions": ["1.0"], "torch": "2.9.1"}]}
-    assert rf.tracked_packages(data)["deep-gemm"] == "kernel"
+    deep_gemm = Kernel(evidence="metadata", source="s", package="deep-gemm", versions=("1.0",), torch="2.9.1")
+    tables = {t: getattr(m, t) for t in TABLES}
+    assert rf.tracked_packages(Matrix(**{**tables, "kernel": (*m.kernel, deep_gemm)}))["deep-gemm"] == "kernel"
 
 
 def test_dry_run_lists_exactly_the_missing_releases(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
@@ -504,11 +506,11 @@ def test_refresh_records_the_floors_a_new_engine_release_asserts(fake: FakeIndex
 
 def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
     """A recorded [[abi_probe]] that says otherwise is left as it is, and the refresh says so."""
-    from glmcompat.matrix.curate import add_rows
+    from glmcompat.matrix.curate import Addition, add_rows, row_of
 
-    add_rows(sorted(matrix.glob("*.toml")), [(matrix / "kernels.toml", "abi_probe", {
+    add_rows(sorted(matrix.glob("*.toml")), [Addition(matrix / "kernels.toml", row_of("abi_probe", {
         "package": "sglang-kernel", "version": "0.4.9", "torch": "2.14.1", "compatible": False, "missing": 1,
-        "evidence": "abi-probe", "source": "x"})])
+        "evidence": "abi-probe", "source": "x"}))])
     before = snapshot(matrix)
     report = run(fake, matrix, cache, ["sglang-kernel"])
     o = next(o for o in report.outcomes if o.version == "0.4.9")
@@ -518,10 +520,20 @@ def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache
 
 
 def test_package_keys_are_copied(fake: FakeIndex, matrix: Path) -> None:
-    data = {"kernel": [{"package": "torchao", "versions": ["0.9.0"], "on_mismatch": "warning", "consequence": "c"}]}
-    row = rf._with_package_keys("kernel", {"package": "torchao", "versions": ["0.18.0"], "torch": "2.13.0",
-                                           "evidence": "metadata", "source": "s"}, data)
-    assert list(row) == ["package", "versions", "torch", "on_mismatch", "consequence", "evidence", "source"]
+    from glmcompat.matrix.curate import plain_row, row_of
+
+    rows = [row_of("kernel", {"package": "torchao", "versions": ["0.9.0"], "torch": "2.6.0", "on_mismatch": "warning",
+                              "consequence": "c", "evidence": "metadata", "source": "s"})]
+    row, also = rf.with_package_keys(row_of("kernel", {"package": "torchao", "versions": ["0.18.0"], "torch": "2.13.0",
+                                                       "evidence": "metadata", "source": "s"}), rows)
+    assert list(plain_row(row, also)) == ["package", "versions", "torch", "on_mismatch", "consequence", "evidence",
+                                          "source"]
+    # a key every row leaves at its default is written as the rows say it, once copied (on_mismatch = "error")
+    rows = [row_of("kernel", {"package": "x", "versions": ["1"], "torch": "2.6.0", "evidence": "metadata",
+                              "source": "s"})]
+    row, also = rf.with_package_keys(row_of("kernel", {"package": "x", "versions": ["2"], "torch": "2.6.0",
+                                                       "evidence": "metadata", "source": "s"}), rows)
+    assert plain_row(row, also)["on_mismatch"] == "error" and "on_mismatch" not in plain_row(row)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -599,21 +611,24 @@ class _nothing:
         return False
 
 
-def test_progress_only_on_a_tty() -> None:
+def test_progress_only_on_a_tty(fake: FakeIndex, matrix: Path, cache: Cache, tmp_path: Path) -> None:
+    """The refresh's progress is glmcompat.ops.progress's bar: drawn on a terminal, one item per release probed."""
+
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
+    again = shutil.copytree(matrix, tmp_path / "again")
     quiet = io.StringIO()
-    p = rf.RefreshBar(2, quiet)
-    p.step("a")
-    p.close()
-    assert quiet.getvalue() == "" and p.done == 1
+    with fake.index(cache) as index:
+        report = rf.refresh(index=index, cache=cache, matrix=matrix, packages=["sglang-kernel"], stream=quiet,
+                            models=False)
+    assert quiet.getvalue() == "" and len(report.outcomes) == 2
     tty = Tty()
-    p = rf.RefreshBar(2, tty)
-    p.step("sglang-kernel 0.4.9")
-    assert "refresh [" in tty.getvalue() and "1/2" in tty.getvalue()
-    p.close()
+    with fake.index(cache) as index:
+        rf.refresh(index=index, cache=NoCache(), matrix=again, packages=["sglang-kernel"], stream=tty, models=False)
+    assert "refresh [" in tty.getvalue() and "1/2 release(s)" in tty.getvalue() \
+        and "2/2 release(s)" in tty.getvalue() and "sglang-kernel 0.4.9" in tty.getvalue()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -889,11 +904,11 @@ def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path)
     with IndexClient(BASE, client=httpx.Client(transport=httpx.MockTransport(RecordedIndex())), cache=cache,
                      backoff=0.0) as index:
         rf.refresh(index=index, cache=cache, matrix=d, packages=sorted(ROUNDTRIP), jobs=2, progress=False, models=False)
-        data = load_matrix([d]).plain()
-        patterns = {r["package"]: list(r["modules"]) for r in data.get("primary_modules", [])}
+        m = load_matrix([d])
+        patterns = {r.package: list(r.modules) for r in m.primary_modules}
         checks = [c for c in rf.audit_checks(sorted(d.glob("*.toml")), deep=True, packages=["sglang-kernel"])
                   if c.version in ROUNDTRIP["sglang-kernel"] and c.what != rf.CUBIN_CUDA]  # (cubins: a test below)
-        auditor = rf.Auditor(index, cache, rf.tracked_packages(data), patterns)
+        auditor = rf.Auditor(index, cache, rf.tracked_packages(m), patterns)
         for c in checks:
             auditor.run(c)
     arm = [c for c in checks if c.platform == "aarch64"]
@@ -983,3 +998,40 @@ source = "s"
     rf.render_audit(report, out)
     assert f"[[kernel]] units 1.1 cuda (cubins): claimed 12.4, found {release}" in out.getvalue()
     assert report.to_json()["summary"]["drift"] == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# The package: one module per job, public names only, a light parser path
+# ------------------------------------------------------------------------------------------------
+
+
+def test_package_names_resolve_and_modules_share_only_public_names() -> None:
+    """Every name the package's __init__ offers comes from the module it names; no module of the package imports a
+    ``_private`` name of another module, and none imports inside a function."""
+    import ast
+
+    import glmcompat.ops.refresh as pkg
+
+    assert sorted(pkg._WHERE) == sorted(pkg.__all__)
+    for name in pkg.__all__:
+        module = __import__(f"glmcompat.ops.refresh.{pkg._WHERE[name]}", fromlist=[name])
+        assert getattr(pkg, name) is getattr(module, name)
+    for path in sorted(Path(pkg.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("glmcompat"):
+                assert not [a.name for a in node.names if a.name.startswith("_")], (path.name, node.module)
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            assert not [n for n in ast.walk(fn) if isinstance(n, ast.Import | ast.ImportFrom)], (path.name, fn.name)
+
+
+def test_the_command_line_parser_imports_no_probe() -> None:
+    """``matrix refresh --help`` needs only the option defaults: the parser imports neither the probes nor pydantic."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from glmcompat.cli.commands.matrix import matrix_parser; matrix_parser(); "
+            "print(sorted(m for m in ('pydantic', 'httpx', 'glmcompat.ops.refresh.probes', 'glmcompat.matrix.schema')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

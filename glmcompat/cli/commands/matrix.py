@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,8 +26,14 @@ from glmcompat.cli.commands._common import (
     python_tag,
     shown_url,
 )
-from glmcompat.matrix.curate import abi_row, add_row, arch_row
-from glmcompat.model.errors import InputError
+from glmcompat.edges.cache import Cache, NoCache
+from glmcompat.matrix.rows import AbiProbe, ArchProbe
+from glmcompat.matrix.store import default_matrix_dir
+from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.ops import refresh as refresh_ops
+from glmcompat.ops.progress import Meter, watch
+from glmcompat.ops.refresh.options import DEFAULT_JOBS
+from glmcompat.ops.wheelprobe import parse_pin, probe_abi, probe_arch
 
 if TYPE_CHECKING:
     from glmcompat.model.outputs import TargetDoc
@@ -46,15 +54,12 @@ def matrix_parser() -> Any:
     pr = sub.add_parser("probe", help="probe wheels and record the result in the matrix as evidence")
     configure_probe(pr)
     add_output_options(pr)
-    from glmcompat.ops.refresh import configure_audit, configure_refresh
-
-    # refresh and audit: their options from glmcompat.ops.refresh, the index options (replacing its own
-    # --index-url, same name and destination) and -q/-v/--color from _common, like every other command's
+    # refresh and audit: their own options here, the index options and -q/-v/--color from _common, like every other
+    # command's
     rf = sub.add_parser("refresh", help="add the releases on the index that the matrix lacks, with what their "
-                        "wheels prove", conflict_handler="resolve")
+                        "wheels prove")
     configure_refresh(rf)
-    au = sub.add_parser("audit", help="re-derive the matrix's machine-checkable rows from the index and report drift",
-                        conflict_handler="resolve")
+    au = sub.add_parser("audit", help="re-derive the matrix's machine-checkable rows from the index and report drift")
     configure_audit(au)
     for sp in (rf, au):
         add_index_options(sp)
@@ -100,25 +105,65 @@ def main(name: str, argv: Sequence[str]) -> int:
     return 0
 
 
+def configure_refresh(p: argparse.ArgumentParser) -> None:
+    """The options of ``matrix refresh`` (:func:`glmcompat.ops.refresh.refresh`'s), before the shared ones."""
+    jobs = DEFAULT_JOBS
+    p.add_argument("--package", action="append", metavar="NAME", help="refresh only this package (repeatable; "
+                   "default: every package the matrix tracks)")
+    p.add_argument("--since", default=None, metavar="DATE", help="only releases uploaded on or after DATE (YYYY-MM-DD)")
+    p.add_argument("--dry-run", action="store_true", help="list the releases the matrix lacks; probe and write nothing")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    p.add_argument("--matrix", default=None, metavar="DIR",
+                   help="the matrix directory to extend (default: the shipped one)")
+    p.add_argument("--jobs", type=int, default=jobs, metavar="N",
+                   help=f"parallel downloads (HTTP connections; default {jobs})")
+    p.add_argument("--pre", action="store_true", help="include pre-releases and dev releases")
+
+
+def configure_audit(p: argparse.ArgumentParser) -> None:
+    """The options of ``matrix audit`` (:func:`glmcompat.ops.refresh.audit`'s), before the shared ones."""
+    jobs = DEFAULT_JOBS
+    p.add_argument("--package", action="append", metavar="NAME", help="audit only this package's rows (repeatable)")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="check N claims chosen at random (--seed)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed of --sample (default 0)")
+    p.add_argument("--deep", action="store_true",
+                   help="also re-run the probes behind [[abi_probe]] and [[arch_probe]] rows")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    p.add_argument("--matrix", default=None, metavar="DIR", help="the matrix directory (default: the shipped one)")
+    p.add_argument("--jobs", type=int, default=jobs, metavar="N", help=f"parallel downloads (default {jobs})")
+
+
+def parse_since(text: str | None) -> date | None:
+    """``--since``: a date (YYYY-MM-DD)."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(f"invalid --since date {text!r} (expected YYYY-MM-DD)") from None
+
+
+def check_jobs(jobs: int) -> int:
+    """``--jobs``: 1 to 32 connections."""
+    if not 1 <= jobs <= 32:
+        raise InputError(f"--jobs {jobs} is out of range (1..32)")
+    return jobs
+
+
 def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
     """``matrix refresh`` / ``matrix audit`` (:mod:`glmcompat.ops.refresh`'s library functions) with the shared
     options passed explicitly: ``--index-url`` to the index client, ``--no-cache`` as no cache at all, ``-q`` as no
     progress; the report is rendered into text here and coloured with ``--color``."""
-    import io
-
-    from glmcompat.edges.cache import Cache, NoCache
-    from glmcompat.model.errors import EnvironmentFailure
-    from glmcompat.ops import refresh as rf
-    from glmcompat.ops.progress import Meter, watch
-
+    rf = refresh_ops
     if o.verbose:
         o.detail(f"matrix {args.action}: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
-    jobs = rf._check_jobs(args.jobs)
+    jobs = check_jobs(args.jobs)
     cache = NoCache() if args.no_cache else Cache()
     text = io.StringIO()
     report: Any
     if args.action == "refresh":
-        since = rf.parse_since(args.since)
+        since = parse_since(args.since)
         with rf.make_index(args.index_url, jobs, cache) as index:
             report = rf.refresh(index=index, cache=cache, matrix=args.matrix, packages=args.package, since=since,
                                 dry_run=args.dry_run, jobs=jobs, pre=args.pre, progress=False if o.quiet else None)
@@ -260,13 +305,11 @@ def configure_probe(p: argparse.ArgumentParser) -> None:
 
 
 def _default_file() -> Path:
-    from glmcompat.matrix.store import default_matrix_dir
-
     return default_matrix_dir() / "kernels.toml"
 
 
 def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
-    from glmcompat.ops.wheelprobe import parse_pin, probe_abi, probe_arch
+    from glmcompat.matrix.curate import abi_row, add_row, arch_row  # lazy: tomlkit and the schema (pydantic)
 
     o = o or Output()
     pkg, ver = parse_pin(args.package)
@@ -274,7 +317,7 @@ def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
     if not path.is_file():
         raise InputError(f"no such matrix file {str(path)!r}")
     tag = python_tag(args.python)
-    rows: list[tuple[str, dict[str, Any], str]] = []
+    rows: list[tuple[str, AbiProbe | ArchProbe, str]] = []
     index, cache = index_client(args)
     with index:
         if args.arch:
