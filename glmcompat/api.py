@@ -28,46 +28,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from glmcompat.model.errors import (
-    EnvironmentFailure,
-    GlmcompatError,
-    InputError,
-    InternalError,
-    LockFormatError,
-    MatrixError,
-    UnsafeError,
-    classify,
-    is_network_error,
-)
-from glmcompat.matrix.schema import Matrix
-from glmcompat.model.findings import SEVERITIES, Finding
-from glmcompat.ops.projectlock import ProjectLockResult
+import glmcompat
+from glmcompat.matrix.schema import Matrix as Matrix
+from glmcompat.model.errors import EnvironmentFailure as EnvironmentFailure
+from glmcompat.model.errors import GlmcompatError as GlmcompatError
+from glmcompat.model.errors import InputError as InputError
+from glmcompat.model.errors import InternalError as InternalError
+from glmcompat.model.errors import LockFormatError as LockFormatError
+from glmcompat.model.errors import MatrixError as MatrixError
+from glmcompat.model.errors import UnsafeError as UnsafeError
+from glmcompat.model.errors import classify, is_network_error
+from glmcompat.model.findings import SEVERITIES as SEVERITIES
+from glmcompat.model.findings import Finding as Finding
+from glmcompat.ops.projectlock import ProjectLockResult as ProjectLockResult
 
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
 
-__all__ = [
-    "SEVERITIES",
-    "CheckResult",
-    "CoreResult",
-    "EnvironmentFailure",
-    "Finding",
-    "GlmcompatError",
-    "InputError",
-    "InternalError",
-    "LockFormatError",
-    "Matrix",
-    "MatrixError",
-    "ProjectLockResult",
-    "UnsafeError",
-    "Verdict",
-    "check",
-    "check_environment",
-    "check_versions",
-    "load_matrix",
-    "lock",
-    "resolve_core",
-]
+# The public names are declared once, in the package root (it names them lazily); this module defines or re-exports
+# each of them (the imports above say ``X as X``: an explicit re-export, whatever a checker makes of ``__all__``).
+__all__ = [name for name in glmcompat.__all__ if name != "__version__"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
