@@ -362,33 +362,13 @@ def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None
     ``check``: write nothing, ``.problems`` says why the lock is stale or unsafe. ``index``: a recorded index file to
     resolve the core from (offline; uv reads its own configured index). Returns a :class:`ProjectLockResult`;
     :class:`UnsafeError` when no safe lock exists (nothing written)."""
-    from glmcompat.matrix.load import load_facts
+    from glmcompat.edges.index import client_for
     from glmcompat.ops import projectlock as pl
-    from glmcompat.readers import pyproject as pp
 
-    if targets is not None and not isinstance(targets, str | Sequence):
-        raise InputError(f"targets: expected a target name or a list of them, not {type(targets).__name__}")
     source = _source(index)
-    if source is None:
-        from glmcompat.edges.index import client_for
-
-        return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
-                       check=check, output=None if output is None else os.fspath(output), index=client_for)
-    facts = load_facts()
-    p = Path(path)
-    requirements = p.is_file() and p.name != "pyproject.toml"
-    found = None if requirements else pp.find(p.parent if p.is_file() else p)
-    if not requirements and found is None:
-        raise InputError(f"no pyproject.toml with [project] or [tool.uv.workspace] at or above {p}")
-    settings = pp.load(found).settings if found is not None else {}
-    names = _targets(facts, targets, settings, str(found) if found is not None and not targets else None)
-    req = pl.ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"),
-                                upgrade)
-    if requirements:
-        out = Path(output) if output is not None else pl.default_output(p)
-        return pl.lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, quiet=True, source=source)
-    assert found is not None
-    return pl.lock_project(facts, found, req, dry_run=dry_run, check_only=check, source=source, quiet=True)
+    return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
+                   check=check, output=None if output is None else os.fspath(output),
+                   index=client_for if source is None else None, source=source)
 
 
 @_typed_errors

@@ -7,12 +7,15 @@ import hashlib
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide.resolver import Source, parse_cutoff
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME
+
+if TYPE_CHECKING:
+    from glmcompat.edges.index import IndexClient
 
 
 class IndexSource:
@@ -27,7 +30,7 @@ class IndexSource:
 
     MEMO_FORMAT = 2
 
-    def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None,
+    def __init__(self, client: IndexClient, *, python: str = "3.11", exclude_newer: str | None = None,
                  platform: str = "x86_64") -> None:
         from glmcompat.model.platforms import check_platform
 
@@ -37,7 +40,7 @@ class IndexSource:
         self.cp = "cp" + python.replace(".", "")
         self.exclude_newer = exclude_newer
         self.cutoff = parse_cutoff(exclude_newer)
-        self.cache = getattr(client, "cache", None)
+        self.cache = client.cache
         self._wheel: dict[str, dict[str, dict[str, Any] | None]] = {}
         self._order: dict[str, list[str]] = {}
         self._elsewhere: dict[str, dict[str, list[str]]] = {}
@@ -65,7 +68,7 @@ class IndexSource:
             return
         from concurrent.futures import ThreadPoolExecutor
 
-        getattr(self.client, "client", None)  # the HTTP client, made once here rather than raced for by the threads
+        self.client.client  # noqa: B018 - the HTTP client, made once here rather than raced for by the threads
         self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted))), thread_name_prefix="glmcompat-prefetch")
         for name, version in wanted:
             self._pool.submit(self._prefetch_one, name, version)
@@ -111,13 +114,13 @@ class IndexSource:
 
     def _memo_key(self, name: str) -> str | None:
         """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
-        if self.cache is None or not hasattr(self.client, "project_url"):
+        if self.cache is None:
             return None
         from glmcompat.edges.index import cache_key
         from glmcompat.matrix.locations import hasher
 
         url = self.client.project_url(name)
-        page = self.cache.get_bytes(cache_key("page", url), max_age=getattr(self.client, "page_ttl", None))
+        page = self.cache.get_bytes(cache_key("page", url), max_age=self.client.page_ttl)
         if page is None:
             return None
         machine = "" if self.machine == "x86_64" else f"|{self.machine}"

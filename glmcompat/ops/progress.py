@@ -20,8 +20,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
+from glmcompat.edges.sources import IndexSource
+
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
+    from glmcompat.edges.index import IndexClient
 
 WIDTH = 20  # cells of the bar
 REDRAW = 0.08  # seconds between two redraws (a range read gets thousands of chunks)
@@ -220,10 +223,12 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
 class Progress:
     """A resolver source showing, on a terminal (stderr), the project pages and METADATA the resolver reads and the
     bytes the index client received; silent otherwise or with --quiet. Wraps the source and counts what the resolver
-    asks of it (``pages``, ``metas``)."""
+    asks of it (``pages``, ``metas``). The bytes shown are those the index client of an :class:`IndexSource` received
+    (another source, a recorded one, receives none)."""
 
     def __init__(self, inner: Source, quiet: bool, *, stream: TextIO | None = None) -> None:
         self.inner = inner
+        self.client: IndexClient | None = inner.client if isinstance(inner, IndexSource) else None
         self.meter = Meter("resolving the core", stream=stream, quiet=quiet, unit="read(s)")
         self.show = self.meter.enabled
         self.pages = 0
@@ -231,10 +236,8 @@ class Progress:
 
     def _tick(self, what: str) -> None:
         if self.show:
-            client = getattr(self.inner, "client", None)
-            got = getattr(client, "bytes_fetched", None)
-            if isinstance(got, int):
-                self.meter.bytes = got
+            if self.client is not None:
+                self.meter.bytes = self.client.bytes_fetched
             self.meter.advance(f"{self.pages} project page(s), {self.metas} METADATA: {what}")
 
     def versions(self, name: str) -> list[str]:

@@ -47,7 +47,9 @@ from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.ops.progress import Progress
 from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.sources import IndexSource, RecordedSource
 from glmcompat.readers import pyproject as pp
 
 RESULT_VERSION = 1
@@ -172,9 +174,6 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
             wanted: dict[str, str | None], index_options: IndexOptions,
             open_client: ClientFactory) -> tuple[Source, Callable[[], None]]:
-    from glmcompat.edges.sources import IndexSource
-    from glmcompat.ops.progress import Progress
-
     client = open_client(index_options)
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
     index.prefetch(list(wanted.items()))
@@ -416,13 +415,12 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
         st = os.stat(uv)
     except (OSError, EnvironmentFailure):
         return None
+    if source is not None and not isinstance(source, RecordedSource):
+        return None  # a source that cannot say what it answers (only a recorded one has a key): no record
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None),
-                       req.index.url])
-    if source is not None and getattr(source, "key", None) is None:
-        return None  # a source that cannot say what it answers: no record
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url])
     return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")
 
 
@@ -853,15 +851,47 @@ def _prefer_from(out: Path) -> dict[str, str]:
         return {}
 
 
-def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, platform: str | None = None,
-         model: str | None = None, upgrade: bool = False, dry_run: bool = False, check: bool = False,
-         output: str | Path | None = None, index: ClientFactory) -> ProjectLockResult:
-    """The library's ``glmcompat lock`` (the core resolved from the package index ``index`` reaches): lock the project found from ``path`` (a directory, as uv finds it, or its
+class NoTarget(InputError):
+    """No target anywhere: neither the caller nor ``[tool.glmcompat] targets`` of the project names one. One wording
+    (the command line's, which names the option); what the library's caller passes instead is data: ``argument`` (the
+    command line's ``--target``, the library's ``targets``) and ``where`` (the pyproject.toml whose table was read;
+    None where there is none)."""
+
+    def __init__(self, where: str | None, *, argument: str = "--target") -> None:
+        self.where = where
+        self.argument = argument
+        place = f"[tool.glmcompat] targets in {where}" if where else "[tool.glmcompat] targets in the project's pyproject.toml"
+        super().__init__(f"no target: pass --target (e.g. --target sm120) or set {place}")
+
+
+def _settings_targets(facts: Facts, settings: dict[str, Any], where: str) -> list[str]:
+    """``[tool.glmcompat] targets`` (or ``target``) of ``where``, canonical; a name there that is no target: one line
+    naming the file."""
+    t = settings.get("targets", settings.get("target"))
+    want = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)] if isinstance(t, list) else []
+    try:
+        return [facts.target(x).name for x in want]
+    except InputError as e:
+        raise InputError(f"[tool.glmcompat] targets: {e.message}", path=where) from None
+
+
+def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None = None, *,
+         platform: str | None = None, model: str | None = None, upgrade: bool = False, dry_run: bool = False,
+         check: bool = False, output: str | os.PathLike[str] | None = None, index: ClientFactory | None = None,
+         source: Source | None = None) -> ProjectLockResult:
+    """The library's ``glmcompat lock``: lock the project found from ``path`` (a directory, as uv finds it, or its
     pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
-    Targets, platform and model default to ``[tool.glmcompat]``. Raises :class:`~glmcompat.model.errors.InputError`
-    for bad input, :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
+    The core is resolved from exactly one of ``index`` (how to reach the package index:
+    :func:`glmcompat.edges.index.client_for`) and ``source`` (a resolver source in its place: a recorded index), as
+    :func:`resolve_set` takes them. Targets, platform and model default to ``[tool.glmcompat]``. Raises
+    :class:`~glmcompat.model.errors.InputError` for bad input (:class:`NoTarget` where no target is named anywhere),
+    :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
     from glmcompat.matrix.load import load_facts
 
+    if targets is not None and not isinstance(targets, str | Sequence):
+        raise InputError(f"targets: expected a target name or a list of them, not {type(targets).__name__}")
+    if (index is None) == (source is None):
+        raise TypeError("lock: pass exactly one of index (a client factory) and source")
     facts = load_facts()
     p = Path(path)
     requirements = p.is_file() and p.name != "pyproject.toml"
@@ -870,24 +900,26 @@ def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, 
         raise InputError(f"no pyproject.toml with [project] or [tool.uv.workspace] at or above {p}")
     settings = pp.load(found).settings if found is not None else {}
     want = [targets] if isinstance(targets, str) else list(targets or [])
-    if not want:
-        t = settings.get("targets", settings.get("target"))
-        want = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)]
-    if not want:
-        raise InputError("no target: pass targets (e.g. \"sm120\") or set [tool.glmcompat] targets in the project")
-    req = ProjectLockRequest(tuple(facts.target(t).name for t in want), platform or settings.get("platform"),
-                             model or settings.get("model"), upgrade)
+    for t in want:
+        if not isinstance(t, str):
+            raise InputError(f"targets: expected a target name such as \"sm120\", not {t!r}")
+    names = ([facts.target(t).name for t in want] if want
+             else _settings_targets(facts, settings, str(found)) if found is not None else [])
+    if not names:
+        raise NoTarget(None if found is None else str(found), argument="targets")
+    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
-        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, quiet=True)
+        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, source=source,
+                                 quiet=True)
     assert found is not None
-    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, index=index, quiet=True)
+    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, index=index, source=source, quiet=True)
 
 
 def result_json(result: ProjectLockResult) -> str:
     return json.dumps(result.to_json(), sort_keys=True, indent=2)
 
 
-__all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
+__all__ = ["NoTarget", "ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
            "lock_project_recorded",
            "lock_requirements", "resolve_set"]
