@@ -25,6 +25,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
+from glmcompat.matrix.locations import MAX_STORED, read_bounded, seal, unseal
+from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.model.errors import EnvironmentFailure
+from glmcompat.model.shapes import Check
 from glmcompat.model.shapes import fields as _fields
 from glmcompat.model.shapes import int_list as _ints
 from glmcompat.model.shapes import is_bool as _bool
@@ -45,16 +51,12 @@ def is_sha256(value: object) -> bool:
 
 
 def _frame(key: str, data: bytes) -> bytes:
-    from glmcompat.matrix.locations import seal
-
     return seal("cache", key, data)
 
 
 def _unframe(key: str, raw: bytes | None) -> bytes | None:
     """The payload of an entry written under ``key`` whose digest line matches it; None for anything else (an entry
     copied under another key included: its digest covers its key)."""
-    from glmcompat.matrix.locations import unseal
-
     return unseal("cache", key, raw)
 
 
@@ -127,7 +129,7 @@ def _toolkit(v: Any) -> bool:  # glmcompat.ops.wheelprobe's CUDA toolkits per mo
 
 
 # key kind (its first dash-separated word; ``.meta`` keys apart) -> the shape its JSON must have
-SHAPES: dict[str, Any] = {
+SHAPES: dict[str, Check] = {
     "page": _page, "pick": _pick, "abi": _abi, "ext": _ext, "torch.meta": _torch_meta, "arch": _arch_modules,
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
     "toolkit": _toolkit,
@@ -145,8 +147,6 @@ def shape_ok(key: str, value: Any) -> bool:
 
 
 def default_cache_dir() -> Path:
-    from glmcompat.matrix.store import cache_dir
-
     return cache_dir()
 
 
@@ -164,8 +164,6 @@ class Cache:
     def get_bytes(self, key: str, *, max_age: float | None = None) -> bytes | None:
         """The entry's payload; None when it is absent, older than ``max_age``, not a regular file, or its
         digest line does not match (truncated, edited, written by an older glmcompat)."""
-        from glmcompat.matrix.locations import MAX_STORED, read_bounded
-
         path = self._path(key)
         if max_age is not None:
             try:
@@ -176,8 +174,6 @@ class Cache:
         return _unframe(key, read_bounded(str(path), MAX_STORED))
 
     def put_bytes(self, key: str, data: bytes) -> None:
-        from glmcompat.matrix.store import atomic_write
-
         try:
             atomic_write(self._path(key), _frame(key, data))
         except OSError:
@@ -204,8 +200,6 @@ class Cache:
     @contextmanager
     def lock(self, key: str, timeout: float = 1800) -> Iterator[None]:
         """Hold a per-key file lock (other processes computing the same key wait)."""
-        from filelock import FileLock, Timeout
-
         path = self._path(key)
         lockdir = self.root / "locks"
         try:
@@ -217,8 +211,6 @@ class Cache:
         try:
             lock.acquire()
         except Timeout:
-            from glmcompat.model.errors import EnvironmentFailure
-
             raise EnvironmentFailure(f"cache {self.root}: waited {timeout:.0f} s for another run on {key}") from None
         try:
             yield

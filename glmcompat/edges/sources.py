@@ -6,16 +6,16 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from glmcompat.decide.resolver import Source, parse_cutoff
+from glmcompat.edges.index import IndexClient, IndexFile, cache_key, iter_requires_dist, select_wheel, supported_tags
+from glmcompat.matrix.locations import hasher
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import normalize_version
-from glmcompat.model.platforms import PLATFORM_NAME
-
-if TYPE_CHECKING:
-    from glmcompat.edges.index import IndexClient
+from glmcompat.model.platforms import PLATFORM_NAME, check_platform
 
 
 class IndexSource:
@@ -32,8 +32,6 @@ class IndexSource:
 
     def __init__(self, client: IndexClient, *, python: str = "3.11", exclude_newer: str | None = None,
                  platform: str = "x86_64") -> None:
-        from glmcompat.model.platforms import check_platform
-
         self.client = client
         self.machine = check_platform(platform)  # the Linux machine whose wheels are candidates
         self.python = python
@@ -66,8 +64,6 @@ class IndexSource:
         the resolver's call, if it makes it, fails or succeeds on its own."""
         if not wanted or self._pool is not None:
             return
-        from concurrent.futures import ThreadPoolExecutor
-
         self.client.client  # noqa: B018 - the HTTP client, made once here rather than raced for by the threads
         self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted))), thread_name_prefix="glmcompat-prefetch")
         for name, version in wanted:
@@ -116,9 +112,6 @@ class IndexSource:
         """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
         if self.cache is None:
             return None
-        from glmcompat.edges.index import cache_key
-        from glmcompat.matrix.locations import hasher
-
         url = self.client.project_url(name)
         page = self.cache.get_bytes(cache_key("page", url), max_age=self.client.page_ttl)
         if page is None:
@@ -129,8 +122,6 @@ class IndexSource:
         return cache_key("wheels", f"{url}|{len(page)}|{h.hexdigest()}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
 
     def _digest(self, name: str, project: Any) -> None:
-        from glmcompat.edges.index import select_wheel, supported_tags
-
         cutoff = self.cutoff
         groups: dict[str, list[Any]] = {}
         other: dict[str, list[str]] = {}
@@ -173,6 +164,10 @@ class IndexSource:
     def platform(self) -> str:
         return f"CPython {self.python} on {PLATFORM_NAME[self.machine]}"
 
+    def bytes_received(self) -> int:
+        """The bytes its index client has received (what a progress display shows)."""
+        return self.client.bytes_fetched
+
     def unavailable(self, name: str) -> dict[str, list[str]]:
         """Releases of ``name`` on the index (before the cutoff) with no wheel this interpreter and platform can
         install: {version: the files they do have (sdists, wheels for other platforms)}. They are never
@@ -203,8 +198,6 @@ class IndexSource:
             if isinstance(got, list):
                 self._requires[key] = got
                 return got
-        from glmcompat.edges.index import IndexFile, iter_requires_dist
-
         file = IndexFile(filename=w["filename"], url=w["url"], size=w["size"], sha256=w["sha256"], requires_python=None,
                          yanked=False, version=key[1], is_wheel=True, has_metadata=bool(w["has_metadata"]),
                          metadata_sha256=w["metadata_sha256"])

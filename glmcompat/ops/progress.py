@@ -14,17 +14,15 @@ a file, CI) or with ``-q``; stdout is never touched, so a verdict or ``--json`` 
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TextIO
-
-from glmcompat.edges.sources import IndexSource
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
 
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
-    from glmcompat.edges.index import IndexClient
 
 WIDTH = 20  # cells of the bar
 REDRAW = 0.08  # seconds between two redraws (a range read gets thousands of chunks)
@@ -167,8 +165,6 @@ class Meter:
 
 
 def _columns(stream: TextIO) -> int:
-    import os
-
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
         if cols > 0:  # a terminal whose size nobody set (a fresh pty) says 0
@@ -186,7 +182,7 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
     function that stops it. Nothing is added where the meter is disabled."""
     if not meter.enabled:
         return lambda: None
-    import httpx
+    import httpx  # lazy: heavy, needed only for a bar on a terminal (the lock path imports this module without it)
 
     class Counted(httpx.SyncByteStream):
         """A response body that tells the meter of every chunk it yields."""
@@ -220,15 +216,23 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
     return stop
 
 
+@runtime_checkable
+class Received(Protocol):
+    """A source that reads the network and can say how many bytes it has received (the index source:
+    :meth:`glmcompat.edges.sources.IndexSource.bytes_received`); a recorded source is none."""
+
+    def bytes_received(self) -> int: ...
+
+
 class Progress:
     """A resolver source showing, on a terminal (stderr), the project pages and METADATA the resolver reads and the
     bytes the index client received; silent otherwise or with --quiet. Wraps the source and counts what the resolver
-    asks of it (``pages``, ``metas``). The bytes shown are those the index client of an :class:`IndexSource` received
-    (another source, a recorded one, receives none)."""
+    asks of it (``pages``, ``metas``). The bytes shown are those a :class:`Received` source says it received (a
+    recorded source receives none)."""
 
     def __init__(self, inner: Source, quiet: bool, *, stream: TextIO | None = None) -> None:
         self.inner = inner
-        self.client: IndexClient | None = inner.client if isinstance(inner, IndexSource) else None
+        self.received: Received | None = inner if isinstance(inner, Received) else None
         self.meter = Meter("resolving the core", stream=stream, quiet=quiet, unit="read(s)")
         self.show = self.meter.enabled
         self.pages = 0
@@ -236,8 +240,8 @@ class Progress:
 
     def _tick(self, what: str) -> None:
         if self.show:
-            if self.client is not None:
-                self.meter.bytes = self.client.bytes_fetched
+            if self.received is not None:
+                self.meter.bytes = self.received.bytes_received()
             self.meter.advance(f"{self.pages} project page(s), {self.metas} METADATA: {what}")
 
     def versions(self, name: str) -> list[str]:
@@ -264,4 +268,4 @@ class Progress:
         return self.inner.platform()
 
 
-__all__ = ["Meter", "Progress", "on_terminal", "shown_bytes", "size", "watch"]
+__all__ = ["Meter", "Progress", "Received", "on_terminal", "shown_bytes", "size", "watch"]
