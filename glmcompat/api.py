@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import glmcompat
+from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.index import client_for
+from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.schema import Matrix as Matrix
 from glmcompat.model.errors import EnvironmentFailure as EnvironmentFailure
 from glmcompat.model.errors import GlmcompatError as GlmcompatError
@@ -40,6 +43,8 @@ from glmcompat.model.errors import UnsafeError as UnsafeError
 from glmcompat.model.errors import classify, is_network_error
 from glmcompat.model.findings import SEVERITIES as SEVERITIES
 from glmcompat.model.findings import Finding as Finding
+from glmcompat.model.platforms import python_minor
+from glmcompat.ops import projectlock as pl
 from glmcompat.ops.projectlock import ProjectLockResult as ProjectLockResult
 
 if TYPE_CHECKING:
@@ -341,8 +346,6 @@ def _source(index: str | os.PathLike[str] | None) -> Source | None:
     glmcompat's scripts record it: offline)."""
     if index is None:
         return None
-    from glmcompat.edges.sources import RecordedSource
-
     p = Path(index)
     if not p.is_file():
         raise InputError("index: no such recorded index file (pass None to read the configured package index)",
@@ -362,9 +365,6 @@ def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None
     ``check``: write nothing, ``.problems`` says why the lock is stale or unsafe. ``index``: a recorded index file to
     resolve the core from (offline; uv reads its own configured index). Returns a :class:`ProjectLockResult`;
     :class:`UnsafeError` when no safe lock exists (nothing written)."""
-    from glmcompat.edges.index import client_for
-    from glmcompat.ops import projectlock as pl
-
     source = _source(index)
     return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
                    check=check, output=None if output is None else os.fspath(output),
@@ -382,10 +382,6 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
     versions to keep where they stay safe (a lock's current pins); ``exclude_newer``: an RFC 3339 cut-off for the
     index; ``index``: a recorded index file (offline), or None for the configured package index. Raises
     :class:`UnsafeError` with the reasons ("Because ..., we can conclude ...") when no set serves every target."""
-    from glmcompat.model.platforms import python_minor
-    from glmcompat.ops import projectlock as pl
-    from glmcompat.decide.stacks import lock_platform
-
     if isinstance(requirements, str):
         requirements = [requirements]
     facts = _facts(matrix)
@@ -393,8 +389,6 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
     machine = lock_platform(facts, names[0], platform)
     py = python_minor(python)
     req = pl.ProjectLockRequest(tuple(names), machine, model, upgrade, py)
-    from glmcompat.edges.index import client_for
-
     source = _source(index)
     core = pl.resolve_set(facts, list(requirements), "requirements", req, py, dict(prefer or {}),
                           exclude_newer=exclude_newer, index=client_for if source is None else None, source=source,

@@ -34,23 +34,38 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filelock import FileLock, Timeout
+from packaging.markers import Marker
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.decide.explain import resolve
+from glmcompat.decide.resolver import Request
+from glmcompat.decide.rules import evaluate, evaluate_lock
 from glmcompat.decide.stacks import CORE, lock_platform
+from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.sources import IndexSource, RecordedSource
 from glmcompat.edges.uv import uv_binary
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
-from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.model.platforms import PLATFORM_NAME, marker_env
+from glmcompat.ops.lockgen import NoopRecord
 from glmcompat.ops.progress import Progress
-from glmcompat.edges.index import IndexOptions
-from glmcompat.edges.sources import IndexSource, RecordedSource
 from glmcompat.readers import pyproject as pp
+from glmcompat.readers.formats import decode_text, parse_requirements
+from glmcompat.readers.lockfiles import _read, read_lock
 
 RESULT_VERSION = 1
 MAX_ROUNDS = 3
@@ -106,8 +121,6 @@ class ProjectLockResult:
 def _python(requires_python: str | None, asked: str | None) -> str:
     """The CPython minor the core is resolved for: ``asked``, else this interpreter's when the project allows it,
     else the lowest the project allows."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     if asked:
         return asked
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -126,10 +139,6 @@ def _python(requires_python: str | None, asked: str | None) -> str:
 def _locked_core(lock: Path) -> dict[str, str]:
     """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped). Only its
     ``[[package]]`` names and versions are read (the environments are the check's to build)."""
-    import tomllib
-
-    from packaging.version import InvalidVersion, Version
-
     try:
         doc = tomllib.loads(lock.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
@@ -153,18 +162,12 @@ def _locked_core(lock: Path) -> dict[str, str]:
 
 def _name(text: str) -> str:
     """The canonical name of a requirement's text."""
-    from packaging.requirements import Requirement
-
     return canonicalize(Requirement(text).name)
 
 
 def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
     if not marker:
         return True
-    from packaging.markers import Marker
-
-    from glmcompat.model.platforms import marker_env
-
     try:
         return bool(Marker(marker).evaluate({**marker_env(python, machine), "extra": ""}))
     except Exception:
@@ -202,10 +205,6 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     needs what). ``reqs``: the project's requirements on the core, as text. The core is resolved from exactly one of
     ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
     ``source`` (a resolver source in its place: a recorded index)."""
-    from glmcompat.decide.explain import resolve
-    from glmcompat.decide.resolver import Request
-    from glmcompat.decide.rules import evaluate
-
     machine = lock_platform(facts, req.targets[0], req.platform)
     for t in req.targets[1:]:
         lock_platform(facts, t, machine)  # a target that never ships on that machine: one line, exit 2
@@ -270,8 +269,6 @@ def project_requirements(project: pp.UvProject, python: str, machine: str) -> tu
             continue
         if not _marker_applies(r.marker, python, machine):
             continue
-        from packaging.requirements import Requirement
-
         spec = str(Requirement(r.text).specifier)
         out.append(f"{r.name}{spec}")
     # The user's own [tool.uv] constraints on the core narrow what the project asks for.
@@ -280,8 +277,6 @@ def project_requirements(project: pp.UvProject, python: str, machine: str) -> tu
         for raw in project.uv.get(key, []) if isinstance(project.uv.get(key), list) else []:
             if not isinstance(raw, str) or raw in mine[key]:
                 continue
-            from packaging.requirements import InvalidRequirement, Requirement
-
             try:
                 r2 = Requirement(raw)
             except InvalidRequirement:
@@ -324,9 +319,6 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
 
 def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
-    from glmcompat.decide.rules import evaluate_lock
-    from glmcompat.readers.lockfiles import read_lock
-
     read = read_lock(lock)
     return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
             for t in targets}
@@ -360,8 +352,6 @@ class _Held:
         self.file: Any = None
 
     def __enter__(self) -> _Held:
-        from filelock import FileLock, Timeout
-
         guard = _guard_key(self.pyproject)
         guard.parent.mkdir(parents=True, exist_ok=True)
         self.file = FileLock(str(guard), timeout=600)
@@ -370,7 +360,7 @@ class _Held:
         except Timeout:
             raise EnvironmentFailure(f"{self.pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
         try:
-            import fcntl
+            import fcntl  # lazy: POSIX only (its ImportError is handled below)
 
             self.fd = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
             fcntl.flock(self.fd, fcntl.LOCK_EX)
@@ -387,8 +377,6 @@ class _Held:
 
 
 def _guard_key(path: Path) -> Path:
-    from glmcompat.matrix.locations import text_digest
-
     return cache_dir() / "project-locks" / (text_digest(str(path.resolve())) + ".lock")
 
 
@@ -406,8 +394,6 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
                  source: Source | None = None) -> Path | None:
     """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
-    from glmcompat.matrix.locations import code_fingerprint, text_digest
-
     if req.index.no_cache:
         return None  # --no-cache: no record is read or written
     try:
@@ -438,8 +424,6 @@ def _inputs(project: pp.UvProject) -> list[str]:
 
 
 def _digests(files: list[str]) -> dict[str, str] | None:
-    from glmcompat.matrix.locations import file_digest
-
     out: dict[str, str] = {}
     for f in files:
         d = file_digest(f)
@@ -454,8 +438,6 @@ def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | Non
     any record that is not exactly what :func:`_remember` wrote."""
     if path is None:
         return None
-    from glmcompat.matrix.locations import read_stored
-
     raw = read_stored(str(path), "project-verdict", path.name, 1 << 20)  # sealed with its name, read safely
     if raw is None:
         return None
@@ -476,8 +458,6 @@ def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResul
     files = _digests(_inputs(project))
     if files is None:
         return
-    from glmcompat.matrix.locations import seal
-
     quiet = ProjectLockResult(**{**result.__dict__, "written": [], "diff": "", "problems": []})
     body = {"files": files, "result": quiet.to_json()}
     try:
@@ -518,8 +498,6 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     else:
         result = recalled
     if not dry_run and not check_only and not result.written and not req.upgrade and result.verdicts:
-        from glmcompat.ops.lockgen import NoopRecord
-
         files = _digests(_inputs(project))
         if files is not None:
             noop = NoopRecord(os.path.abspath(project.root), files)
@@ -563,8 +541,6 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
 def _written_core(project: pp.UvProject) -> Core | None:
     """The core glmcompat's own lines in pyproject.toml hold (each ``name==version``), or None when there are none
     or one is not of that form."""
-    from packaging.version import InvalidVersion, Version
-
     mine = pp.ours(project.pyproject, project.text)
     if not any(mine.values()):
         return None
@@ -750,10 +726,6 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
                       check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
                       quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
-    from glmcompat.model.platforms import marker_env
-    from glmcompat.readers.formats import decode_text, parse_requirements
-    from glmcompat.readers.lockfiles import _read
-
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
     read = parse_requirements(infile, decode_text(infile, _read(infile)))
@@ -766,8 +738,6 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         if e.name not in CORE or e.source != "registry":
             continue
         if e.marker:
-            from packaging.markers import Marker
-
             try:
                 if not Marker(e.marker).evaluate(env):
                     continue
@@ -842,8 +812,6 @@ def _prefer_from(out: Path) -> dict[str, str]:
     """The core versions an existing compiled output pins (least change)."""
     if not out.is_file():
         return {}
-    from glmcompat.readers.lockfiles import read_lock
-
     try:
         return {e.name: e.version.split("+")[0] for e in read_lock(out, use_cache=False).entries
                 if e.name in CORE and e.version}
@@ -886,8 +854,6 @@ def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None
     :func:`resolve_set` takes them. Targets, platform and model default to ``[tool.glmcompat]``. Raises
     :class:`~glmcompat.model.errors.InputError` for bad input (:class:`NoTarget` where no target is named anywhere),
     :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
-    from glmcompat.matrix.load import load_facts
-
     if targets is not None and not isinstance(targets, str | Sequence):
         raise InputError(f"targets: expected a target name or a list of them, not {type(targets).__name__}")
     if (index is None) == (source is None):
