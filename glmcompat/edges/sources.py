@@ -6,7 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,37 @@ from glmcompat.matrix.locations import hasher
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import normalize_version
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseWheel:
+    """The wheel one release installs here, as the index source's memo stores it (kind ``wheels``: its shape is
+    :data:`glmcompat.edges.cache.SHAPES`'s): enough to read its METADATA again without the page."""
+
+    filename: str
+    url: str
+    size: int | None
+    sha256: str | None
+    has_metadata: bool
+    metadata_sha256: str | None
+
+    @classmethod
+    def of(cls, f: IndexFile) -> ReleaseWheel:
+        return cls(f.filename, f.url, f.size, f.sha256, f.has_metadata, f.metadata_sha256)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"filename": self.filename, "url": self.url, "size": self.size, "sha256": self.sha256,
+                "has_metadata": self.has_metadata, "metadata_sha256": self.metadata_sha256}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ReleaseWheel:
+        return cls(d["filename"], d["url"], d["size"], d["sha256"], bool(d["has_metadata"]), d["metadata_sha256"])
+
+    def index_file(self, version: str | None) -> IndexFile:
+        """The index file it is, for reading its METADATA (:meth:`glmcompat.edges.index.IndexClient.wheel_metadata`)."""
+        return IndexFile(filename=self.filename, url=self.url, size=self.size, sha256=self.sha256,
+                         requires_python=None, yanked=False, version=version, is_wheel=True,
+                         has_metadata=self.has_metadata, metadata_sha256=self.metadata_sha256)
 
 
 class IndexSource:
@@ -39,7 +72,7 @@ class IndexSource:
         self.exclude_newer = exclude_newer
         self.cutoff = parse_cutoff(exclude_newer)
         self.cache = client.cache
-        self._wheel: dict[str, dict[str, dict[str, Any] | None]] = {}
+        self._wheel: dict[str, dict[str, ReleaseWheel]] = {}
         self._order: dict[str, list[str]] = {}
         self._elsewhere: dict[str, dict[str, list[str]]] = {}
         self._requires: dict[tuple[str, str], list[str]] = {}
@@ -99,13 +132,15 @@ class IndexSource:
             if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
                 self._order[name] = list(memo["versions"])
                 self._elsewhere[name] = dict(memo.get("elsewhere") or {})
-                self._wheel[name] = dict(memo["wheels"])  # last: its presence says the other two are there
+                wheels = memo["wheels"]
+                self._wheel[name] = {v: ReleaseWheel.from_json(w) for v, w in wheels.items() if w is not None}  # last
                 return
         project = self.client.project(name)
         self._digest(name, project)
         key = key or self._memo_key(name)
         if key is not None and cache is not None:
-            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name], "wheels": self._wheel[name],
+            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name],
+                                 "wheels": {v: w.to_json() for v, w in self._wheel[name].items()},
                                  "elsewhere": self._elsewhere[name]})
 
     def _memo_key(self, name: str) -> str | None:
@@ -136,15 +171,14 @@ class IndexSource:
             else:
                 other.setdefault(f.version, []).append(f.filename)
         tags = supported_tags(self.cp, f"manylinux_{self.machine}")
-        wheels: dict[str, dict[str, Any] | None] = {}
+        wheels: dict[str, ReleaseWheel] = {}
         elsewhere: dict[str, list[str]] = {}
         for v, files in groups.items():
             w = select_wheel(files, tags)
             if w is None:  # wheels only for other interpreters or platforms: uv could not install it here either
                 elsewhere[v] = sorted(f.filename for f in files)
                 continue
-            wheels[v] = {"filename": w.filename, "url": w.url, "size": w.size, "sha256": w.sha256,
-                         "has_metadata": w.has_metadata, "metadata_sha256": w.metadata_sha256}
+            wheels[v] = ReleaseWheel.of(w)
         for v, names in other.items():
             if v not in wheels:
                 elsewhere[v] = sorted(set(elsewhere.get(v, [])) | set(names))
@@ -156,7 +190,7 @@ class IndexSource:
         self._load(name)
         return list(self._order[name])
 
-    def wheel(self, name: str, version: str) -> dict[str, Any] | None:
+    def wheel(self, name: str, version: str) -> ReleaseWheel | None:
         """The wheel ``name==version`` installs here (filename, url, sha256, ...), or None."""
         self._load(name)
         return self._wheel[name].get(normalize_version(version))
@@ -192,16 +226,13 @@ class IndexSource:
             self._requires[key] = []
             return []
         cache = self.cache
-        memo = f"requires-{w['sha256']}" if cache is not None and w.get("sha256") else None
+        memo = f"requires-{w.sha256}" if cache is not None and w.sha256 else None
         if memo is not None and cache is not None:
             got = cache.get_json(memo)
             if isinstance(got, list):
                 self._requires[key] = got
                 return got
-        file = IndexFile(filename=w["filename"], url=w["url"], size=w["size"], sha256=w["sha256"], requires_python=None,
-                         yanked=False, version=key[1], is_wheel=True, has_metadata=bool(w["has_metadata"]),
-                         metadata_sha256=w["metadata_sha256"])
-        out = self._requires[key] = list(iter_requires_dist(self.client.wheel_metadata(file)))
+        out = self._requires[key] = list(iter_requires_dist(self.client.wheel_metadata(w.index_file(key[1]))))
         if memo is not None and cache is not None:
             cache.put_json(memo, out)
         return out

@@ -255,11 +255,11 @@ def arm_src(index):
 
 def test_aarch64_source_selects_the_aarch64_wheels(src, arm_src):
     assert arm_src.platform() == "CPython 3.11 on Linux aarch64" and src.platform() == "CPython 3.11 on Linux x86_64"
-    assert arm_src.wheel("torch", "2.14.1")["filename"] == "torch-2.14.1-cp311-cp311-manylinux_2_28_aarch64.whl"
-    assert src.wheel("torch", "2.14.1")["filename"].endswith("_x86_64.whl")
-    assert arm_src.wheel("sglang-kernel", "0.4.10")["filename"] == "sglang_kernel-0.4.10-cp310-abi3-manylinux2014_aarch64.whl"
-    assert arm_src.wheel("sglang", "0.5.23")["filename"] == "sglang-0.5.23-cp311-cp311-manylinux_2_34_aarch64.whl"
-    assert arm_src.wheel("sglang", "0.5.9")["filename"] == src.wheel("sglang", "0.5.9")["filename"] == "sglang-0.5.9-py3-none-any.whl"
+    assert arm_src.wheel("torch", "2.14.1").filename == "torch-2.14.1-cp311-cp311-manylinux_2_28_aarch64.whl"
+    assert src.wheel("torch", "2.14.1").filename.endswith("_x86_64.whl")
+    assert arm_src.wheel("sglang-kernel", "0.4.10").filename == "sglang_kernel-0.4.10-cp310-abi3-manylinux2014_aarch64.whl"
+    assert arm_src.wheel("sglang", "0.5.23").filename == "sglang-0.5.23-cp311-cp311-manylinux_2_34_aarch64.whl"
+    assert arm_src.wheel("sglang", "0.5.9").filename == src.wheel("sglang", "0.5.9").filename == "sglang-0.5.9-py3-none-any.whl"
     # A release with wheels for x86_64 only is no candidate on aarch64: a lock never builds from source.
     assert "0.10.0" in src.versions("vllm") and "0.10.0" not in arm_src.versions("vllm")
     assert arm_src.unavailable("vllm")["0.10.0"] == ["vllm-0.10.0-cp38-abi3-manylinux1_x86_64.whl", "vllm-0.10.0.tar.gz"]

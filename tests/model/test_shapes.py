@@ -68,7 +68,12 @@ def _records() -> dict[str, tuple[object, object, object]]:
                     0.0, True, ["w"], "aarch64")
     pick = IndexFile("p-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "https://index.invalid/p.whl", 5, SHA, ">=3.9",
                      False, "1.0", True, frozenset({"cp311-cp311-manylinux_2_28_x86_64"}), SHA, True, None)
+    from glmcompat.edges.sources import IndexSource, ReleaseWheel
+
+    wheel = ReleaseWheel("p-1.0-py3-none-any.whl", "https://index.invalid/p.whl", 5, SHA, True, SHA)
+    memo = {"format": IndexSource.MEMO_FORMAT, "versions": ["1.0"], "wheels": {"1.0": wheel.to_json()}, "elsewhere": {}}
     return {
+        f"wheels-{SHA}": (wheel, memo, ReleaseWheel.from_json(memo["wheels"]["1.0"])),
         f"modelprobe-v1-{SHA}": (known, known.to_json(), Known.from_json(known.to_json())),
         f"ext-v2-{SHA}": (ext, ext.to_json(), ExtSummary.from_json(ext.to_json())),
         f"torch-v1-{SHA}.meta": (torch, torch.meta_json(), TorchSummary.from_stored(torch.names_bytes(), torch.meta_json())),
