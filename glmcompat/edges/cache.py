@@ -105,7 +105,7 @@ def _archsel(v: Any) -> bool:
     return _fields(v, {"patterns": _strs, "modules": _arch_modules})
 
 
-def _wheels_memo(v: Any) -> bool:  # glmcompat.decide.resolver's per-project memo
+def _wheels_memo(v: Any) -> bool:  # glmcompat.edges.sources.IndexSource's per-project memo (ReleaseWheel)
     wheel = {"filename": _str, "url": _str, "size": _opt(_int), "sha256": _opt(is_sha256),
              "has_metadata": _bool, "metadata_sha256": _opt(is_sha256)}
     return _fields(v, {"versions": _strs, "wheels": lambda w: isinstance(w, dict) and all(

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.decide.resolver import Source, parse_cutoff
-from glmcompat.edges.index import IndexClient, IndexFile, cache_key, iter_requires_dist, select_wheel, supported_tags
+from glmcompat.edges.index import (
+    IndexClient,
+    IndexFile,
+    Project,
+    cache_key,
+    iter_requires_dist,
+    select_wheel,
+    supported_tags,
+)
 from glmcompat.matrix.locations import hasher
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import normalize_version
@@ -80,7 +88,7 @@ class IndexSource:
         # whoever comes second waits and finds it memoised.
         self._guard = threading.Lock()
         self._locks: dict[object, threading.Lock] = {}
-        self._pool: Any = None
+        self._pool: ThreadPoolExecutor | None = None
 
     def _lock(self, key: object) -> threading.Lock:
         with self._guard:
@@ -156,9 +164,9 @@ class IndexSource:
         h.update(page)
         return cache_key("wheels", f"{url}|{len(page)}|{h.hexdigest()}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
 
-    def _digest(self, name: str, project: Any) -> None:
+    def _digest(self, name: str, project: Project) -> None:
         cutoff = self.cutoff
-        groups: dict[str, list[Any]] = {}
+        groups: dict[str, list[IndexFile]] = {}
         other: dict[str, list[str]] = {}
         for f in project.files:
             if f.yanked or f.version is None:

@@ -19,9 +19,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TextIO, runtime_checkable
 
 if TYPE_CHECKING:
+    import httpx
+
     from glmcompat.decide.resolver import Source
 
 WIDTH = 20  # cells of the bar
@@ -177,7 +179,7 @@ def _columns(stream: TextIO) -> int:
             return 200
 
 
-def watch(client: Any, meter: Meter) -> Callable[[], None]:
+def watch(client: httpx.Client, meter: Meter) -> Callable[[], None]:
     """Feed ``meter`` from the httpx client ``client``: each response an item, each body chunk its bytes. Returns the
     function that stops it. Nothing is added where the meter is disabled."""
     if not meter.enabled:
@@ -187,7 +189,7 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
     class Counted(httpx.SyncByteStream):
         """A response body that tells the meter of every chunk it yields."""
 
-        def __init__(self, inner: Any) -> None:
+        def __init__(self, inner: httpx.SyncByteStream) -> None:
             self._inner = inner
 
         def __iter__(self) -> Iterator[bytes]:
@@ -198,7 +200,7 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
         def close(self) -> None:
             self._inner.close()
 
-    def hook(response: Any) -> None:
+    def hook(response: httpx.Response) -> None:
         meter.advance()
         if isinstance(response.stream, httpx.SyncByteStream):
             response.stream = Counted(response.stream)

@@ -349,7 +349,7 @@ class _Held:
     def __init__(self, pyproject: Path, root: Path) -> None:
         self.pyproject, self.root = pyproject, root
         self.fd: int | None = None
-        self.file: Any = None
+        self.file: FileLock | None = None
 
     def __enter__(self) -> _Held:
         guard = _guard_key(self.pyproject)
@@ -373,7 +373,8 @@ class _Held:
     def __exit__(self, *exc: object) -> None:
         if self.fd is not None:
             os.close(self.fd)
-        self.file.release()
+        if self.file is not None:
+            self.file.release()
 
 
 def _guard_key(path: Path) -> Path:
