@@ -28,11 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from packaging.requirements import InvalidRequirement
+from packaging.specifiers import InvalidSpecifier
+from packaging.version import InvalidVersion, Version
+
 import glmcompat
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.index import client_for
 from glmcompat.edges.sources import RecordedSource
+from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import Matrix as Matrix
+from glmcompat.matrix.schema import load_matrix as _load_matrix
+from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure as EnvironmentFailure
 from glmcompat.model.errors import GlmcompatError as GlmcompatError
 from glmcompat.model.errors import InputError as InputError
@@ -80,10 +87,6 @@ def _typed_errors(fn: _F) -> _F:
 
 
 def _typed(e: BaseException) -> GlmcompatError:
-    from packaging.requirements import InvalidRequirement
-    from packaging.specifiers import InvalidSpecifier
-    from packaging.version import InvalidVersion
-
     if isinstance(e, InvalidVersion | InvalidSpecifier | InvalidRequirement):
         return InputError(str(e))
     code, line = classify(e)
@@ -149,8 +152,6 @@ class CheckResult:
 
     def verdict(self, target: str) -> Verdict:
         """The verdict for ``target`` (``sm120``, or a name of it such as ``rtx5090``)."""
-        from glmcompat.matrix.load import load_facts
-
         name = load_facts().target(target).name
         for v in self.verdicts:
             if v.target == name:
@@ -181,9 +182,6 @@ class CoreResult:
 
 
 def _facts(matrix: MatrixLike) -> Any:
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.matrix.view import Facts
-
     if matrix is None:
         return load_facts()
     if isinstance(matrix, Facts):
@@ -218,8 +216,6 @@ def _targets(facts: Any, target: str | Sequence[str] | None, settings: Mapping[s
 
 def _versions(packages: Mapping[str, str]) -> dict[str, str]:
     """``packages`` checked: names and versions must be strings, each version a valid one (PEP 440)."""
-    from packaging.version import InvalidVersion, Version
-
     if not isinstance(packages, Mapping):
         raise InputError(f"packages: expected a mapping of names to versions, not {type(packages).__name__}")
     out: dict[str, str] = {}
@@ -400,6 +396,4 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
 def load_matrix(paths: Sequence[str | os.PathLike[str]] | None = None) -> Matrix:
     """The compatibility matrix (:class:`Matrix`): the shipped one, or the files (or directories) ``paths``.
     :class:`MatrixError` when a file is malformed or the files contradict each other."""
-    from glmcompat.matrix.schema import load_matrix as load
-
-    return load(None if paths is None else [os.fspath(p) for p in paths])
+    return _load_matrix(None if paths is None else [os.fspath(p) for p in paths])
