@@ -707,17 +707,13 @@ def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats:
 
 
 def module_arch_json(member: str, code: FatbinCode) -> dict[str, Any]:
-    """The cached summary of one module's GPU code (:meth:`ModuleArch.cached_json` of :meth:`ModuleArch.of_code`)."""
+    """The cached summary of one module's GPU code (:meth:`ModuleArch.cached_json` of :meth:`ModuleArch.of_code`;
+    kept for glmcompat.ops.refresh, which calls it)."""
     return ModuleArch.of_code(member, code).cached_json()
 
 
-def module_arch_to_json(m: ModuleArch) -> dict[str, Any]:
-    """A module's GPU code in its cached form (:meth:`ModuleArch.cached_json`)."""
-    return m.cached_json()
-
-
 def module_arch_of_json(d: Mapping[str, Any]) -> ModuleArch:
-    """A module's GPU code from its cached form (:meth:`ModuleArch.from_cached_json`)."""
+    """A module's GPU code from its cached form (:meth:`ModuleArch.from_cached_json`; kept for glmcompat.ops.refresh)."""
     return ModuleArch.from_cached_json(d)
 
 
