@@ -11,7 +11,10 @@ Nothing read back is trusted blindly. Every entry is read through the one safe r
 a link, a FIFO or a device, of bounded size) and starts with a line holding the digest of its key and the rest
 (:func:`glmcompat.matrix.locations.seal`: a truncated, edited, foreign file or one copied under another key is a
 miss: a truncated torch export list can no longer become a wrong "incompatible"), and a JSON entry of a known kind must have that kind's shape (:data:`SHAPES`):
-wrong-type JSON is a miss, recomputed and replaced by the caller, never a crash.
+wrong-type JSON is a miss, recomputed and replaced by the caller, never a crash. What a probe stores is a typed
+record's ``to_json`` and what it reads back that record's ``from_json`` (:mod:`glmcompat.ops.wheelprobe`'s
+``ExtSummary``, ``TorchSummary``, ``ModuleArch``, ``AbiResult``; :class:`glmcompat.ops.modelprobe.Known`;
+:class:`glmcompat.edges.sources.ReleaseWheel`): the JSON stays at this edge.
 """
 
 from __future__ import annotations
