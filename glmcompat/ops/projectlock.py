@@ -482,13 +482,13 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                           check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
                           quiet: bool = False
-                          ) -> tuple[ProjectLockResult, Any]:
+                          ) -> tuple[ProjectLockResult, NoopRecord | None]:
     """:func:`lock_project`, and what a run that changed nothing read (a
     :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
-    noop = None
+    noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
     if recalled is None:
