@@ -40,18 +40,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock, Timeout
-from packaging.markers import Marker
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.explain import resolve
-from glmcompat.decide.resolver import Request
-from glmcompat.decide.rules import evaluate, evaluate_lock
 from glmcompat.decide.stacks import CORE, lock_platform
 from glmcompat.edges.index import IndexOptions
-from glmcompat.edges.sources import IndexSource, RecordedSource
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
@@ -64,14 +57,14 @@ from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 from glmcompat.ops.lockgen import NoopRecord
 from glmcompat.ops.progress import Progress
 from glmcompat.readers import pyproject as pp
-from glmcompat.readers.formats import decode_text, parse_requirements
-from glmcompat.readers.lockfiles import _read, read_lock
 
 RESULT_VERSION = 1
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from glmcompat.decide.resolver import Source
     from glmcompat.edges.index import ClientFactory
 
@@ -162,12 +155,16 @@ def _locked_core(lock: Path) -> dict[str, str]:
 
 def _name(text: str) -> str:
     """The canonical name of a requirement's text."""
+    from packaging.requirements import Requirement  # lazy: resolving only (a recalled lock parses no requirement)
+
     return canonicalize(Requirement(text).name)
 
 
 def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
     if not marker:
         return True
+    from packaging.markers import Marker  # lazy: resolving only (a recalled lock evaluates no marker)
+
     try:
         return bool(Marker(marker).evaluate({**marker_env(python, machine), "extra": ""}))
     except Exception:
@@ -177,6 +174,8 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
             wanted: dict[str, str | None], index_options: IndexOptions,
             open_client: ClientFactory) -> tuple[Source, Callable[[], None]]:
+    from glmcompat.edges.sources import IndexSource  # lazy: resolving only (a recalled lock imports none of the resolver)
+
     client = open_client(index_options)
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
     index.prefetch(list(wanted.items()))
@@ -205,6 +204,10 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     needs what). ``reqs``: the project's requirements on the core, as text. The core is resolved from exactly one of
     ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
     ``source`` (a resolver source in its place: a recorded index)."""
+    from glmcompat.decide.explain import resolve  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.resolver import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.rules import evaluate  # lazy: resolving only (a recalled lock imports none of the resolver)
+
     machine = lock_platform(facts, req.targets[0], req.platform)
     for t in req.targets[1:]:
         lock_platform(facts, t, machine)  # a target that never ships on that machine: one line, exit 2
@@ -253,6 +256,8 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
 
 def project_requirements(project: pp.UvProject, python: str, machine: str) -> tuple[list[str], list[str]]:
     """(the project's requirements on the core, as text without extras; notes on what is left to uv)."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: resolving only (not a recalled lock)
+
     out: list[str] = []
     notes: list[str] = []
     own = set()
@@ -319,6 +324,9 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
 
 def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
+    from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
+    from glmcompat.readers.lockfiles import read_lock  # lazy: judging a new lock only (not a recalled one)
+
     read = read_lock(lock)
     return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
             for t in targets}
@@ -352,6 +360,8 @@ class _Held:
         self.file: FileLock | None = None
 
     def __enter__(self) -> _Held:
+        from filelock import FileLock, Timeout  # lazy: publishing only (not a recalled lock)
+
         guard = _guard_key(self.pyproject)
         guard.parent.mkdir(parents=True, exist_ok=True)
         self.file = FileLock(str(guard), timeout=600)
@@ -402,8 +412,11 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
         st = os.stat(uv)
     except (OSError, EnvironmentFailure):
         return None
-    if source is not None and not isinstance(source, RecordedSource):
-        return None  # a source that cannot say what it answers (only a recorded one has a key): no record
+    if source is not None:
+        from glmcompat.edges.sources import RecordedSource  # lazy: the CLI passes no source (its recall needs none)
+
+        if not isinstance(source, RecordedSource):
+            return None  # a source that cannot say what it answers (only a recorded one has a key): no record
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
@@ -727,6 +740,10 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
                       check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
                       quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
+    from packaging.markers import Marker  # lazy: requirements mode only
+    from glmcompat.readers.formats import decode_text, parse_requirements  # lazy: requirements mode only
+    from glmcompat.readers.lockfiles import _read  # lazy: requirements mode only
+
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
     read = parse_requirements(infile, decode_text(infile, _read(infile)))
@@ -813,6 +830,8 @@ def _prefer_from(out: Path) -> dict[str, str]:
     """The core versions an existing compiled output pins (least change)."""
     if not out.is_file():
         return {}
+    from glmcompat.readers.lockfiles import read_lock  # lazy: requirements mode only
+
     try:
         return {e.name: e.version.split("+")[0] for e in read_lock(out, use_cache=False).entries
                 if e.name in CORE and e.version}
