@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from glmcompat.cli.commands._common import (
     add_index_options,
@@ -24,20 +25,14 @@ from glmcompat.cli.commands._common import (
     probing,
     python_tag,
 )
-from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import GlmcompatError, InputError
-from glmcompat.model.platforms import products_on, target_platforms
-from glmcompat.ops.progress import shown_bytes
-from glmcompat.ops.wheelprobe import (
-    AbiResult,
-    ArchResult,
-    kernel_labels,
-    machine_of,
-    parse_pin,
-    parse_target,
-    probe_abi,
-    probe_arch,
-)
+
+if TYPE_CHECKING:
+    from glmcompat.ops.wheelprobe import AbiResult, ArchResult
+
+# The probes (glmcompat.ops.wheelprobe: the index, range reads, the ELF and fatbin readers), the matrix and the progress
+# display are imported when a probe runs: `glmcompat abi --help` and `glmcompat completion`, which build the parsers,
+# import none of them.
 
 
 def _common_args(p: argparse.ArgumentParser) -> None:
@@ -70,6 +65,8 @@ def abi_parser() -> argparse.ArgumentParser:
 def _abi(argv: Sequence[str]) -> int:
     p = abi_parser()
     args = p.parse_args(list(argv))
+    from glmcompat.ops.wheelprobe import parse_pin, probe_abi  # lazy: the probe stack, not for building the parser (help, completion)
+
     pkg, ver = parse_pin(args.extension)
     parse_pin(f"torch=={args.torch}")
     platform = _platform(args)
@@ -92,6 +89,8 @@ def _abi(argv: Sequence[str]) -> int:
 
 def _platform(args: argparse.Namespace) -> str:
     """The ``--platform`` value, checked before anything is fetched (an unknown one: InputError, exit 2)."""
+    from glmcompat.ops.wheelprobe import machine_of  # lazy: the probe stack, not for building the parser (help, completion)
+
     if args.platform is None:
         return "manylinux_x86_64"
     machine_of(args.platform)
@@ -101,6 +100,10 @@ def _platform(args: argparse.Namespace) -> str:
 def _target_platforms(target: str, explicit: str | None) -> tuple[list[str], str] | None:
     """(platforms the target's products ship on, those products as text) from the matrix; an explicit
     ``--platform`` the target never ships on is an InputError. None for a target the matrix does not list."""
+    from glmcompat.matrix.load import load_facts  # lazy: the probe stack, not for building the parser (help, completion)
+    from glmcompat.model.platforms import products_on, target_platforms  # lazy: the probe stack, not for building the parser (help, completion)
+    from glmcompat.ops.wheelprobe import machine_of, parse_target  # lazy: the probe stack, not for building the parser (help, completion)
+
     name, _ = parse_target(target)
     try:
         row = load_facts().target(name)
@@ -149,6 +152,8 @@ def _render_abi(r: AbiResult, *, show_all: bool, notes: bool = True) -> str:
 
 
 def _how(r: AbiResult | ArchResult) -> str:
+    from glmcompat.ops.progress import shown_bytes  # lazy: the probe stack, not for building the parser (help, completion)
+
     return "cached" if r.cached else f"fetched {shown_bytes(r.bytes_fetched, r.bytes_total)}"
 
 
@@ -169,6 +174,8 @@ def arch_parser() -> argparse.ArgumentParser:
 def _arch(argv: Sequence[str]) -> int:
     p = arch_parser()
     args = p.parse_args(list(argv))
+    from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch  # lazy: the probe stack, not for building the parser (help, completion)
+
     apply_settings(args, "arch", keys=("target", "platform"), several="ignore")
 
     pkg, ver = parse_pin(args.package)
@@ -203,6 +210,8 @@ def _arch(argv: Sequence[str]) -> int:
 
 def _render_kernels(r: ArchResult) -> str:
     """The main modules' kernels, the toolkits of their cubins and, with a target, the kernels it cannot run."""
+    from glmcompat.ops.wheelprobe import kernel_labels  # lazy: the probe stack, not for building the parser (help, completion)
+
     groups = r.kernel_code
     parts = []
     if r.toolkits:
