@@ -28,8 +28,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from glmcompat.matrix.locations import MAX_STORED, read_bounded, seal, unseal
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.model.errors import EnvironmentFailure
@@ -203,6 +201,8 @@ class Cache:
     @contextmanager
     def lock(self, key: str, timeout: float = 1800) -> Iterator[None]:
         """Hold a per-key file lock (other processes computing the same key wait)."""
+        from filelock import FileLock, Timeout  # lazy: heavy (dozens of modules); only a probe computing an entry locks
+
         path = self._path(key)
         lockdir = self.root / "locks"
         try:
