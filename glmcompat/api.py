@@ -35,7 +35,6 @@ from packaging.version import InvalidVersion, Version
 import glmcompat
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.index import client_for
-from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import Matrix as Matrix
 from glmcompat.matrix.schema import load_matrix as _load_matrix
@@ -342,6 +341,8 @@ def _source(index: str | os.PathLike[str] | None) -> Source | None:
     glmcompat's scripts record it: offline)."""
     if index is None:
         return None
+    from glmcompat.edges.sources import RecordedSource  # lazy: the resolver's modules, which check needs none of
+
     p = Path(index)
     if not p.is_file():
         raise InputError("index: no such recorded index file (pass None to read the configured package index)",

@@ -54,7 +54,6 @@ from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
-from glmcompat.ops.lockgen import NoopRecord
 from glmcompat.ops.progress import Progress
 from glmcompat.readers import pyproject as pp
 
@@ -64,6 +63,8 @@ PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 if TYPE_CHECKING:
     from filelock import FileLock
+
+    from glmcompat.ops.lockgen import NoopRecord
 
     from glmcompat.decide.resolver import Source
     from glmcompat.edges.index import ClientFactory
@@ -512,6 +513,8 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     else:
         result = recalled
     if not dry_run and not check_only and not result.written and not req.upgrade and result.verdicts:
+        from glmcompat.ops.lockgen import NoopRecord  # lazy: the stack lock's modules, for a no-op's record only
+
         files = _digests(_inputs(project))
         if files is not None:
             noop = NoopRecord(os.path.abspath(project.root), files)
