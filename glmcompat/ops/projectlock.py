@@ -36,7 +36,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +105,13 @@ class ProjectLockResult:
         d = asdict(self)
         d["version"] = RESULT_VERSION
         return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ProjectLockResult:
+        """A result :meth:`to_json` wrote (the recorded answer of :func:`lock_project`); TypeError for any other."""
+        if d.get("version") != RESULT_VERSION:
+            raise TypeError(f"project lock result version {d.get('version')!r}")
+        return cls(**{k: v for k, v in d.items() if k != "version"})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -461,8 +468,7 @@ def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | Non
         files, data = body["files"], body["result"]
         if not isinstance(files, dict) or _digests(sorted(files)) != files or sorted(files) != _inputs(project):
             return None
-        data = {k: v for k, v in data.items() if k != "version"}
-        return ProjectLockResult(**data)
+        return ProjectLockResult.from_json(data)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
@@ -473,7 +479,7 @@ def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResul
     files = _digests(_inputs(project))
     if files is None:
         return
-    quiet = ProjectLockResult(**{**result.__dict__, "written": [], "diff": "", "problems": []})
+    quiet = replace(result, written=[], diff="", problems=[])
     body = {"files": files, "result": quiet.to_json()}
     try:
         atomic_write(path, seal("project-verdict", path.name, json.dumps(body, sort_keys=True).encode()))
