@@ -140,8 +140,8 @@ class IndexSource:
             if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
                 self._order[name] = list(memo["versions"])
                 self._elsewhere[name] = dict(memo.get("elsewhere") or {})
-                wheels = memo["wheels"]
-                self._wheel[name] = {v: ReleaseWheel.from_json(w) for v, w in wheels.items() if w is not None}  # last
+                wheels = {v: ReleaseWheel.from_json(w) for v, w in memo["wheels"].items() if w is not None}
+                self._wheel[name] = wheels  # last: its presence says the other two are there
                 return
         project = self.client.project(name)
         self._digest(name, project)
