@@ -216,9 +216,9 @@ def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_in
 
 
 class Refuse:
-    """A resolver source that fails when asked: proves a run did not resolve."""
+    """A resolver source that fails when asked: proves a run did not resolve (not a recorded source: no record of
+    its answers is kept)."""
 
-    key = "refuse"
     machine = "x86_64"
 
     def versions(self, name: str) -> list[str]:
