@@ -17,34 +17,11 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the wa
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "SEVERITIES",
-    "CheckResult",
-    "CoreResult",
-    "EnvironmentFailure",
-    "Finding",
-    "GlmcompatError",
-    "InputError",
-    "InternalError",
-    "LockFormatError",
-    "Matrix",
-    "MatrixError",
-    "ProjectLockResult",
-    "UnsafeError",
-    "Verdict",
-    "__version__",
-    "check",
-    "check_environment",
-    "check_versions",
-    "load_matrix",
-    "lock",
-    "resolve_core",
-]
 
 if TYPE_CHECKING:  # pragma: no cover (the names' types are in __init__.pyi, for type checkers)
     from typing import Any
 
-_LAZY = {
+_LAZY = {  # public name -> the module (relative to the package) that defines it
     **dict.fromkeys(("CheckResult", "CoreResult", "Verdict", "check", "check_environment", "check_versions",
                      "load_matrix", "lock", "resolve_core"), "api"),
     "Matrix": "matrix.schema",
@@ -55,12 +32,16 @@ _LAZY = {
     "ProjectLockResult": "ops.projectlock",
 }
 
+# The public names, declared once: each name above, where it lives (glmcompat.api's ``__all__`` is this list without
+# ``__version__``; it imports it from here, so the package root stays free of imports on the start-up path).
+__all__ = ["__version__", *sorted(_LAZY)]
+
 
 def __getattr__(name: str) -> Any:
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'glmcompat' has no attribute {name!r}")
-    import importlib
+    import importlib  # lazy: start-up path (the package root imports nothing)
 
     return getattr(importlib.import_module(f".{mod}", __name__), name)
 

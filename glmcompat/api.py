@@ -28,46 +28,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from glmcompat.model.errors import (
-    EnvironmentFailure,
-    GlmcompatError,
-    InputError,
-    InternalError,
-    LockFormatError,
-    MatrixError,
-    UnsafeError,
-    classify,
-    is_network_error,
-)
-from glmcompat.matrix.schema import Matrix
-from glmcompat.model.findings import SEVERITIES, Finding
-from glmcompat.ops.projectlock import ProjectLockResult
+from packaging.requirements import InvalidRequirement
+from packaging.specifiers import InvalidSpecifier
+from packaging.version import InvalidVersion, Version
+
+import glmcompat
+from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.index import client_for
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.schema import Matrix as Matrix
+from glmcompat.matrix.schema import load_matrix as _load_matrix
+from glmcompat.matrix.view import Facts
+from glmcompat.model.errors import EnvironmentFailure as EnvironmentFailure
+from glmcompat.model.errors import GlmcompatError as GlmcompatError
+from glmcompat.model.errors import InputError as InputError
+from glmcompat.model.errors import InternalError as InternalError
+from glmcompat.model.errors import LockFormatError as LockFormatError
+from glmcompat.model.errors import MatrixError as MatrixError
+from glmcompat.model.errors import UnsafeError as UnsafeError
+from glmcompat.model.errors import classify, is_network_error
+from glmcompat.model.findings import SEVERITIES as SEVERITIES
+from glmcompat.model.findings import Finding as Finding
+from glmcompat.model.platforms import python_minor
+from glmcompat.ops import projectlock as pl
+from glmcompat.ops.projectlock import ProjectLockResult as ProjectLockResult
 
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
 
-__all__ = [
-    "SEVERITIES",
-    "CheckResult",
-    "CoreResult",
-    "EnvironmentFailure",
-    "Finding",
-    "GlmcompatError",
-    "InputError",
-    "InternalError",
-    "LockFormatError",
-    "Matrix",
-    "MatrixError",
-    "ProjectLockResult",
-    "UnsafeError",
-    "Verdict",
-    "check",
-    "check_environment",
-    "check_versions",
-    "load_matrix",
-    "lock",
-    "resolve_core",
-]
+# The public names are declared once, in the package root (it names them lazily); this module defines or re-exports
+# each of them (the imports above say ``X as X``: an explicit re-export, whatever a checker makes of ``__all__``).
+__all__ = [name for name in glmcompat.__all__ if name != "__version__"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -95,10 +86,6 @@ def _typed_errors(fn: _F) -> _F:
 
 
 def _typed(e: BaseException) -> GlmcompatError:
-    from packaging.requirements import InvalidRequirement
-    from packaging.specifiers import InvalidSpecifier
-    from packaging.version import InvalidVersion
-
     if isinstance(e, InvalidVersion | InvalidSpecifier | InvalidRequirement):
         return InputError(str(e))
     code, line = classify(e)
@@ -164,8 +151,6 @@ class CheckResult:
 
     def verdict(self, target: str) -> Verdict:
         """The verdict for ``target`` (``sm120``, or a name of it such as ``rtx5090``)."""
-        from glmcompat.matrix.load import load_facts
-
         name = load_facts().target(target).name
         for v in self.verdicts:
             if v.target == name:
@@ -196,9 +181,6 @@ class CoreResult:
 
 
 def _facts(matrix: MatrixLike) -> Any:
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.matrix.view import Facts
-
     if matrix is None:
         return load_facts()
     if isinstance(matrix, Facts):
@@ -233,8 +215,6 @@ def _targets(facts: Any, target: str | Sequence[str] | None, settings: Mapping[s
 
 def _versions(packages: Mapping[str, str]) -> dict[str, str]:
     """``packages`` checked: names and versions must be strings, each version a valid one (PEP 440)."""
-    from packaging.version import InvalidVersion, Version
-
     if not isinstance(packages, Mapping):
         raise InputError(f"packages: expected a mapping of names to versions, not {type(packages).__name__}")
     out: dict[str, str] = {}
@@ -361,7 +341,7 @@ def _source(index: str | os.PathLike[str] | None) -> Source | None:
     glmcompat's scripts record it: offline)."""
     if index is None:
         return None
-    from glmcompat.edges.sources import RecordedSource
+    from glmcompat.edges.sources import RecordedSource  # lazy: the resolver's modules, which check needs none of
 
     p = Path(index)
     if not p.is_file():
@@ -382,33 +362,10 @@ def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None
     ``check``: write nothing, ``.problems`` says why the lock is stale or unsafe. ``index``: a recorded index file to
     resolve the core from (offline; uv reads its own configured index). Returns a :class:`ProjectLockResult`;
     :class:`UnsafeError` when no safe lock exists (nothing written)."""
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.ops import projectlock as pl
-    from glmcompat.readers import pyproject as pp
-
-    if targets is not None and not isinstance(targets, str | Sequence):
-        raise InputError(f"targets: expected a target name or a list of them, not {type(targets).__name__}")
     source = _source(index)
-    if source is None:
-        from glmcompat.edges.index import client_for
-
-        return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
-                       check=check, output=None if output is None else os.fspath(output), index=client_for)
-    facts = load_facts()
-    p = Path(path)
-    requirements = p.is_file() and p.name != "pyproject.toml"
-    found = None if requirements else pp.find(p.parent if p.is_file() else p)
-    if not requirements and found is None:
-        raise InputError(f"no pyproject.toml with [project] or [tool.uv.workspace] at or above {p}")
-    settings = pp.load(found).settings if found is not None else {}
-    names = _targets(facts, targets, settings, str(found) if found is not None and not targets else None)
-    req = pl.ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"),
-                                upgrade)
-    if requirements:
-        out = Path(output) if output is not None else pl.default_output(p)
-        return pl.lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, quiet=True, source=source)
-    assert found is not None
-    return pl.lock_project(facts, found, req, dry_run=dry_run, check_only=check, source=source, quiet=True)
+    return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
+                   check=check, output=None if output is None else os.fspath(output),
+                   index=client_for if source is None else None, source=source)
 
 
 @_typed_errors
@@ -422,10 +379,6 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
     versions to keep where they stay safe (a lock's current pins); ``exclude_newer``: an RFC 3339 cut-off for the
     index; ``index``: a recorded index file (offline), or None for the configured package index. Raises
     :class:`UnsafeError` with the reasons ("Because ..., we can conclude ...") when no set serves every target."""
-    from glmcompat.model.platforms import python_minor
-    from glmcompat.ops import projectlock as pl
-    from glmcompat.decide.stacks import lock_platform
-
     if isinstance(requirements, str):
         requirements = [requirements]
     facts = _facts(matrix)
@@ -433,8 +386,6 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
     machine = lock_platform(facts, names[0], platform)
     py = python_minor(python)
     req = pl.ProjectLockRequest(tuple(names), machine, model, upgrade, py)
-    from glmcompat.edges.index import client_for
-
     source = _source(index)
     core = pl.resolve_set(facts, list(requirements), "requirements", req, py, dict(prefer or {}),
                           exclude_newer=exclude_newer, index=client_for if source is None else None, source=source,
@@ -446,6 +397,4 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
 def load_matrix(paths: Sequence[str | os.PathLike[str]] | None = None) -> Matrix:
     """The compatibility matrix (:class:`Matrix`): the shipped one, or the files (or directories) ``paths``.
     :class:`MatrixError` when a file is malformed or the files contradict each other."""
-    from glmcompat.matrix.schema import load_matrix as load
-
-    return load(None if paths is None else [os.fspath(p) for p in paths])
+    return _load_matrix(None if paths is None else [os.fspath(p) for p in paths])

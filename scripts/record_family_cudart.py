@@ -21,7 +21,7 @@ from glmcompat.ops.wheelprobe import _ext_summary, _find, _Stats
 def cudart(index: IndexClient, cache: Cache, name: str, version: str) -> tuple[int, str]:
     f = _find(index, cache, name, version, "cp311", "manylinux_x86_64")
     summary = _ext_summary(index, cache, f, _Stats())
-    majors = {int(m.group(1)) for mod in summary.values() for lib in mod["needed"]
+    majors = {int(m.group(1)) for mod in summary.modules.values() for lib in mod.needed
               if (m := re.fullmatch(r"libcudart\.so\.(\d+)", lib))}
     if len(majors) > 1:
         raise SystemExit(f"{f.filename}: modules link several CUDA runtimes {sorted(majors)}")

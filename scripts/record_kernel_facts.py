@@ -62,12 +62,12 @@ def record_toolkits(out: Path) -> None:
 
 def record_full(pin: str, out: Path) -> None:
     from glmcompat.edges.index import IndexClient
-    from glmcompat.ops.wheelprobe import module_arch_to_json, parse_pin, probe_arch
+    from glmcompat.ops.wheelprobe import parse_pin, probe_arch
 
     pkg, ver = parse_pin(pin)
     with IndexClient(cache=None) as ic:
         r = probe_arch(pkg, ver, index=ic, cache=None, python=PYTHON)
-    mods = [module_arch_to_json(m) for m in r.modules]
+    mods = [m.cached_json() for m in r.modules]
     doc = {"package": pkg, "version": ver, "wheel": r.wheel, "platform": r.platform, "primary": r.primary,
            "bytes_fetched": r.bytes_fetched, "bytes_total": r.bytes_total, "seconds": r.seconds, "modules": mods}
     out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")

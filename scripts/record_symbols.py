@@ -62,16 +62,16 @@ def record(out: Path) -> None:
             f = _find(ic, cache, pkg, ver, PYTHON, PLATFORM)
             t0 = time.perf_counter()
             summary = _ext_summary(ic, cache, f, _Stats())
-            exts[pin] = {"wheel": f.filename, "sha256": f.sha256, "modules": summary}
-            print(f"{pin}: {f.filename}, {len(summary)} module(s), {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            exts[pin] = {"wheel": f.filename, "sha256": f.sha256, "modules": summary.to_json()}
+            print(f"{pin}: {f.filename}, {len(summary.modules)} module(s), {time.perf_counter() - t0:.1f} s", file=sys.stderr)
             for tv in torch_versions:
                 if tv not in torches:
                     tf = _find(ic, cache, "torch", tv, PYTHON, PLATFORM)
                     t0 = time.perf_counter()
                     ts = _torch_summary(ic, cache, tf, _Stats())
-                    exports[tv] = set(ts["exports"])
+                    exports[tv] = set(ts.exports)
                     torches[tv] = {"wheel": tf.filename, "sha256": tf.sha256, "exports_total": len(exports[tv]),
-                                   "needed": [n for n in ts["needed"] if n.startswith("libcudart")]}
+                                   "needed": [n for n in ts.needed if n.startswith("libcudart")]}
                     print(f"torch {tv}: {tf.filename}, {len(exports[tv])} exports, "
                           f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
                 r = probe_abi(pkg, ver, tv, index=ic, cache=cache, python=PYTHON, platform=PLATFORM)

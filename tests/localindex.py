@@ -178,3 +178,57 @@ def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]], *, unavailable
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
     finally:
         server.shutdown()
+
+
+RECORDED_BASE = "https://index.invalid/"  # where the recorded pages (tests/fixtures/resolver/pages.json) say files are
+
+
+@contextmanager
+def serve_recorded(recorded: Mapping[str, Mapping[str, object]]) -> Iterator[str]:
+    """Serve a recorded index (``{"pages": {name: PEP 691 page}, "metadata": {file URL + ".metadata": text}}``, as
+    tests/fixtures/resolver/record.py records it) over HTTP: each page as its project's simple page, with the file
+    URLs moved from the recording's placeholder host to this server, and each METADATA file at its path; anything
+    else is 404, as on a real index. Yields the index's simple URL, for ``--index-url``."""
+    pages = recorded["pages"]
+    metadata = {url.removeprefix(RECORDED_BASE): str(text) for url, text in recorded["metadata"].items()}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _send(self, code: int, body: bytes, ctype: str) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            path = self.path.split("?")[0].lstrip("/")
+            parts = [p for p in path.split("/") if p]
+            if len(parts) == 2 and parts[0] == "simple" and parts[1] in pages:
+                text = json.dumps(pages[parts[1]]).replace(RECORDED_BASE, base)
+                return self._send(200, text.encode(), "application/vnd.pypi.simple.v1+json")
+            if path in metadata:
+                return self._send(200, metadata[path].encode(), "application/octet-stream")
+            return self._send(404, b"", "text/plain")
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request: object, client_address: object) -> None:
+            import sys
+
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hangs up is no error of the index
+                super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+    server = Server(("127.0.0.1", 0), Handler)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield base + "simple/"
+    finally:
+        server.shutdown()

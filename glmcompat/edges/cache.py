@@ -11,7 +11,10 @@ Nothing read back is trusted blindly. Every entry is read through the one safe r
 a link, a FIFO or a device, of bounded size) and starts with a line holding the digest of its key and the rest
 (:func:`glmcompat.matrix.locations.seal`: a truncated, edited, foreign file or one copied under another key is a
 miss: a truncated torch export list can no longer become a wrong "incompatible"), and a JSON entry of a known kind must have that kind's shape (:data:`SHAPES`):
-wrong-type JSON is a miss, recomputed and replaced by the caller, never a crash.
+wrong-type JSON is a miss, recomputed and replaced by the caller, never a crash. What a probe stores is a typed
+record's ``to_json`` and what it reads back that record's ``from_json`` (:mod:`glmcompat.ops.wheelprobe`'s
+``ExtSummary``, ``TorchSummary``, ``ModuleArch``, ``AbiResult``; :class:`glmcompat.ops.modelprobe.Known`;
+:class:`glmcompat.edges.sources.ReleaseWheel`): the JSON stays at this edge.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from glmcompat.matrix.locations import MAX_STORED, read_bounded, seal, unseal
+from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.model.errors import EnvironmentFailure
+from glmcompat.model.shapes import Check
 from glmcompat.model.shapes import fields as _fields
 from glmcompat.model.shapes import int_list as _ints
 from glmcompat.model.shapes import is_bool as _bool
@@ -45,16 +52,12 @@ def is_sha256(value: object) -> bool:
 
 
 def _frame(key: str, data: bytes) -> bytes:
-    from glmcompat.matrix.locations import seal
-
     return seal("cache", key, data)
 
 
 def _unframe(key: str, raw: bytes | None) -> bytes | None:
     """The payload of an entry written under ``key`` whose digest line matches it; None for anything else (an entry
     copied under another key included: its digest covers its key)."""
-    from glmcompat.matrix.locations import unseal
-
     return unseal("cache", key, raw)
 
 
@@ -103,7 +106,7 @@ def _archsel(v: Any) -> bool:
     return _fields(v, {"patterns": _strs, "modules": _arch_modules})
 
 
-def _wheels_memo(v: Any) -> bool:  # glmcompat.decide.resolver's per-project memo
+def _wheels_memo(v: Any) -> bool:  # glmcompat.edges.sources.IndexSource's per-project memo (ReleaseWheel)
     wheel = {"filename": _str, "url": _str, "size": _opt(_int), "sha256": _opt(is_sha256),
              "has_metadata": _bool, "metadata_sha256": _opt(is_sha256)}
     return _fields(v, {"versions": _strs, "wheels": lambda w: isinstance(w, dict) and all(
@@ -127,7 +130,7 @@ def _toolkit(v: Any) -> bool:  # glmcompat.ops.wheelprobe's CUDA toolkits per mo
 
 
 # key kind (its first dash-separated word; ``.meta`` keys apart) -> the shape its JSON must have
-SHAPES: dict[str, Any] = {
+SHAPES: dict[str, Check] = {
     "page": _page, "pick": _pick, "abi": _abi, "ext": _ext, "torch.meta": _torch_meta, "arch": _arch_modules,
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
     "toolkit": _toolkit,
@@ -145,8 +148,6 @@ def shape_ok(key: str, value: Any) -> bool:
 
 
 def default_cache_dir() -> Path:
-    from glmcompat.matrix.store import cache_dir
-
     return cache_dir()
 
 
@@ -164,8 +165,6 @@ class Cache:
     def get_bytes(self, key: str, *, max_age: float | None = None) -> bytes | None:
         """The entry's payload; None when it is absent, older than ``max_age``, not a regular file, or its
         digest line does not match (truncated, edited, written by an older glmcompat)."""
-        from glmcompat.matrix.locations import MAX_STORED, read_bounded
-
         path = self._path(key)
         if max_age is not None:
             try:
@@ -176,8 +175,6 @@ class Cache:
         return _unframe(key, read_bounded(str(path), MAX_STORED))
 
     def put_bytes(self, key: str, data: bytes) -> None:
-        from glmcompat.matrix.store import atomic_write
-
         try:
             atomic_write(self._path(key), _frame(key, data))
         except OSError:
@@ -204,7 +201,7 @@ class Cache:
     @contextmanager
     def lock(self, key: str, timeout: float = 1800) -> Iterator[None]:
         """Hold a per-key file lock (other processes computing the same key wait)."""
-        from filelock import FileLock, Timeout
+        from filelock import FileLock, Timeout  # lazy: heavy (dozens of modules); only a probe computing an entry locks
 
         path = self._path(key)
         lockdir = self.root / "locks"
@@ -217,8 +214,6 @@ class Cache:
         try:
             lock.acquire()
         except Timeout:
-            from glmcompat.model.errors import EnvironmentFailure
-
             raise EnvironmentFailure(f"cache {self.root}: waited {timeout:.0f} s for another run on {key}") from None
         try:
             yield

@@ -6,13 +6,57 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from glmcompat.decide.resolver import Source, parse_cutoff
+from glmcompat.edges.index import (
+    IndexClient,
+    IndexFile,
+    Project,
+    cache_key,
+    iter_requires_dist,
+    select_wheel,
+    supported_tags,
+)
+from glmcompat.matrix.locations import hasher
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import normalize_version
-from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.model.platforms import PLATFORM_NAME, check_platform
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseWheel:
+    """The wheel one release installs here, as the index source's memo stores it (kind ``wheels``: its shape is
+    :data:`glmcompat.edges.cache.SHAPES`'s): enough to read its METADATA again without the page."""
+
+    filename: str
+    url: str
+    size: int | None
+    sha256: str | None
+    has_metadata: bool
+    metadata_sha256: str | None
+
+    @classmethod
+    def of(cls, f: IndexFile) -> ReleaseWheel:
+        return cls(f.filename, f.url, f.size, f.sha256, f.has_metadata, f.metadata_sha256)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"filename": self.filename, "url": self.url, "size": self.size, "sha256": self.sha256,
+                "has_metadata": self.has_metadata, "metadata_sha256": self.metadata_sha256}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ReleaseWheel:
+        return cls(d["filename"], d["url"], d["size"], d["sha256"], bool(d["has_metadata"]), d["metadata_sha256"])
+
+    def index_file(self, version: str | None) -> IndexFile:
+        """The index file it is, for reading its METADATA (:meth:`glmcompat.edges.index.IndexClient.wheel_metadata`)."""
+        return IndexFile(filename=self.filename, url=self.url, size=self.size, sha256=self.sha256,
+                         requires_python=None, yanked=False, version=version, is_wheel=True,
+                         has_metadata=self.has_metadata, metadata_sha256=self.metadata_sha256)
 
 
 class IndexSource:
@@ -27,18 +71,16 @@ class IndexSource:
 
     MEMO_FORMAT = 2
 
-    def __init__(self, client: Any, *, python: str = "3.11", exclude_newer: str | None = None,
+    def __init__(self, client: IndexClient, *, python: str = "3.11", exclude_newer: str | None = None,
                  platform: str = "x86_64") -> None:
-        from glmcompat.model.platforms import check_platform
-
         self.client = client
         self.machine = check_platform(platform)  # the Linux machine whose wheels are candidates
         self.python = python
         self.cp = "cp" + python.replace(".", "")
         self.exclude_newer = exclude_newer
         self.cutoff = parse_cutoff(exclude_newer)
-        self.cache = getattr(client, "cache", None)
-        self._wheel: dict[str, dict[str, dict[str, Any] | None]] = {}
+        self.cache = client.cache
+        self._wheel: dict[str, dict[str, ReleaseWheel]] = {}
         self._order: dict[str, list[str]] = {}
         self._elsewhere: dict[str, dict[str, list[str]]] = {}
         self._requires: dict[tuple[str, str], list[str]] = {}
@@ -46,7 +88,7 @@ class IndexSource:
         # whoever comes second waits and finds it memoised.
         self._guard = threading.Lock()
         self._locks: dict[object, threading.Lock] = {}
-        self._pool: Any = None
+        self._pool: ThreadPoolExecutor | None = None
 
     def _lock(self, key: object) -> threading.Lock:
         with self._guard:
@@ -63,9 +105,7 @@ class IndexSource:
         the resolver's call, if it makes it, fails or succeeds on its own."""
         if not wanted or self._pool is not None:
             return
-        from concurrent.futures import ThreadPoolExecutor
-
-        getattr(self.client, "client", None)  # the HTTP client, made once here rather than raced for by the threads
+        self.client.client  # noqa: B018 - the HTTP client, made once here rather than raced for by the threads
         self._pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted))), thread_name_prefix="glmcompat-prefetch")
         for name, version in wanted:
             self._pool.submit(self._prefetch_one, name, version)
@@ -100,24 +140,23 @@ class IndexSource:
             if isinstance(memo, dict) and memo.get("format") == self.MEMO_FORMAT:
                 self._order[name] = list(memo["versions"])
                 self._elsewhere[name] = dict(memo.get("elsewhere") or {})
-                self._wheel[name] = dict(memo["wheels"])  # last: its presence says the other two are there
+                wheels = {v: ReleaseWheel.from_json(w) for v, w in memo["wheels"].items() if w is not None}
+                self._wheel[name] = wheels  # last: its presence says the other two are there
                 return
         project = self.client.project(name)
         self._digest(name, project)
         key = key or self._memo_key(name)
         if key is not None and cache is not None:
-            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name], "wheels": self._wheel[name],
+            cache.put_json(key, {"format": self.MEMO_FORMAT, "versions": self._order[name],
+                                 "wheels": {v: w.to_json() for v, w in self._wheel[name].items()},
                                  "elsewhere": self._elsewhere[name]})
 
     def _memo_key(self, name: str) -> str | None:
         """The memo's key: the cached page's bytes (fresh ones only), the cutoff and the interpreter."""
-        if self.cache is None or not hasattr(self.client, "project_url"):
+        if self.cache is None:
             return None
-        from glmcompat.edges.index import cache_key
-        from glmcompat.matrix.locations import hasher
-
         url = self.client.project_url(name)
-        page = self.cache.get_bytes(cache_key("page", url), max_age=getattr(self.client, "page_ttl", None))
+        page = self.cache.get_bytes(cache_key("page", url), max_age=self.client.page_ttl)
         if page is None:
             return None
         machine = "" if self.machine == "x86_64" else f"|{self.machine}"
@@ -125,11 +164,9 @@ class IndexSource:
         h.update(page)
         return cache_key("wheels", f"{url}|{len(page)}|{h.hexdigest()}|{self.cutoff}|{self.cp}|{self.MEMO_FORMAT}{machine}")
 
-    def _digest(self, name: str, project: Any) -> None:
-        from glmcompat.edges.index import select_wheel, supported_tags
-
+    def _digest(self, name: str, project: Project) -> None:
         cutoff = self.cutoff
-        groups: dict[str, list[Any]] = {}
+        groups: dict[str, list[IndexFile]] = {}
         other: dict[str, list[str]] = {}
         for f in project.files:
             if f.yanked or f.version is None:
@@ -142,15 +179,14 @@ class IndexSource:
             else:
                 other.setdefault(f.version, []).append(f.filename)
         tags = supported_tags(self.cp, f"manylinux_{self.machine}")
-        wheels: dict[str, dict[str, Any] | None] = {}
+        wheels: dict[str, ReleaseWheel] = {}
         elsewhere: dict[str, list[str]] = {}
         for v, files in groups.items():
             w = select_wheel(files, tags)
             if w is None:  # wheels only for other interpreters or platforms: uv could not install it here either
                 elsewhere[v] = sorted(f.filename for f in files)
                 continue
-            wheels[v] = {"filename": w.filename, "url": w.url, "size": w.size, "sha256": w.sha256,
-                         "has_metadata": w.has_metadata, "metadata_sha256": w.metadata_sha256}
+            wheels[v] = ReleaseWheel.of(w)
         for v, names in other.items():
             if v not in wheels:
                 elsewhere[v] = sorted(set(elsewhere.get(v, [])) | set(names))
@@ -162,13 +198,17 @@ class IndexSource:
         self._load(name)
         return list(self._order[name])
 
-    def wheel(self, name: str, version: str) -> dict[str, Any] | None:
+    def wheel(self, name: str, version: str) -> ReleaseWheel | None:
         """The wheel ``name==version`` installs here (filename, url, sha256, ...), or None."""
         self._load(name)
         return self._wheel[name].get(normalize_version(version))
 
     def platform(self) -> str:
         return f"CPython {self.python} on {PLATFORM_NAME[self.machine]}"
+
+    def bytes_received(self) -> int:
+        """The bytes its index client has received (what a progress display shows)."""
+        return self.client.bytes_fetched
 
     def unavailable(self, name: str) -> dict[str, list[str]]:
         """Releases of ``name`` on the index (before the cutoff) with no wheel this interpreter and platform can
@@ -194,18 +234,13 @@ class IndexSource:
             self._requires[key] = []
             return []
         cache = self.cache
-        memo = f"requires-{w['sha256']}" if cache is not None and w.get("sha256") else None
+        memo = f"requires-{w.sha256}" if cache is not None and w.sha256 else None
         if memo is not None and cache is not None:
             got = cache.get_json(memo)
             if isinstance(got, list):
                 self._requires[key] = got
                 return got
-        from glmcompat.edges.index import IndexFile, iter_requires_dist
-
-        file = IndexFile(filename=w["filename"], url=w["url"], size=w["size"], sha256=w["sha256"], requires_python=None,
-                         yanked=False, version=key[1], is_wheel=True, has_metadata=bool(w["has_metadata"]),
-                         metadata_sha256=w["metadata_sha256"])
-        out = self._requires[key] = list(iter_requires_dist(self.client.wheel_metadata(file)))
+        out = self._requires[key] = list(iter_requires_dist(self.client.wheel_metadata(w.index_file(key[1]))))
         if memo is not None and cache is not None:
             cache.put_json(memo, out)
         return out

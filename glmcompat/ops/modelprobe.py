@@ -19,14 +19,22 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.edges.index import select_wheel, supported_tags
+from glmcompat.edges.ranges import HttpRangeReader
+from glmcompat.model.errors import EnvironmentFailure
+from glmcompat.readers.wheelzip import RemoteZip
+
 if TYPE_CHECKING:
+    from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient, IndexFile, Project
+    from glmcompat.readers.wheelzip import ZipMember
 
 TRANSFORMERS_FILES = ("transformers/models/auto/auto_mappings.py", "transformers/models/auto/configuration_auto.py")
 SGLANG_MODELS = "sglang/srt/models/"
@@ -119,9 +127,11 @@ def vllm_architectures(text: str) -> frozenset[str]:
 # ------------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Known:
-    """What one release knows (model types for transformers, architectures for the engines) and where it read it."""
+    """What one release knows (model types for transformers, architectures for the engines) and where it read it.
+    Cached by its wheel's sha256 (kind ``modelprobe``): :meth:`to_json` is the stored form (without the bytes
+    fetched), :meth:`from_json` reads it back after the cache checked its shape."""
 
     package: str
     version: str
@@ -134,11 +144,20 @@ class Known:
     configs: frozenset[str] = frozenset()  # model types the engine carries its own config class for
     configs_file: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        return {"package": self.package, "version": self.version, "wheel": self.wheel, "sha256": self.sha256,
+                "names": sorted(self.names), "files": list(self.files), "where": dict(self.where),
+                "configs": sorted(self.configs), "configs_file": self.configs_file}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Known:
+        """The stored form read back (nothing fetched: ``bytes_fetched`` 0)."""
+        return cls(d["package"], d["version"], d["wheel"], d["sha256"], frozenset(d["names"]), tuple(d["files"]), 0,
+                   dict(d["where"]), frozenset(d["configs"]), d["configs_file"])
+
 
 def final_releases(project: Project, python_tags: Sequence[str] = PYTHONS, platform: str = PLATFORM) -> list[str]:
     """The final (not pre-, dev- or local) releases that have a wheel for Linux x86_64, oldest first."""
-    from glmcompat.edges.index import select_wheel, supported_tags
-
     tags = [supported_tags(py, platform) for py in python_tags]
     out = []
     for v in project.versions:
@@ -155,9 +174,6 @@ def final_releases(project: Project, python_tags: Sequence[str] = PYTHONS, platf
 
 
 def _pick(project: Project, version: str) -> IndexFile:
-    from glmcompat.edges.index import select_wheel, supported_tags
-    from glmcompat.model.errors import EnvironmentFailure
-
     files = [f for f in project.files_for(version) if not f.yanked]
     for py in PYTHONS:
         w = select_wheel(files, supported_tags(py, PLATFORM))
@@ -168,9 +184,6 @@ def _pick(project: Project, version: str) -> IndexFile:
 
 def read_known(ic: IndexClient, project: Project, version: str) -> Known:
     """Read what ``project`` at ``version`` knows from its wheel (range requests)."""
-    from glmcompat.edges.ranges import HttpRangeReader
-    from glmcompat.readers.wheelzip import RemoteZip
-
     f = _pick(project, version)
     reader = HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size)
     zf = RemoteZip(reader)
@@ -216,7 +229,7 @@ def read_known(ic: IndexClient, project: Project, version: str) -> Known:
                  cfile)
 
 
-def _read_dir(reader: Any, zf: Any, members: dict[str, Any], prefix: str) -> dict[str, str]:
+def _read_dir(reader: HttpRangeReader, zf: RemoteZip, members: dict[str, ZipMember], prefix: str) -> dict[str, str]:
     """{member: text} of the ``*.py`` directly under ``prefix``, fetched in one request (they are stored next to each
     other in a wheel)."""
     mods = [m for n, m in members.items() if n.startswith(prefix) and n.endswith(".py") and "/" not in n[len(prefix):]]
@@ -228,22 +241,22 @@ def _read_dir(reader: Any, zf: Any, members: dict[str, Any], prefix: str) -> dic
     return {m.name: _member_text(blob, lo, m, zf) for m in sorted(mods, key=lambda m: m.name)}
 
 
-def _member_text(blob: bytes, base: int, m: Any, zf: Any) -> str:
+def _member_text(blob: bytes, base: int, m: ZipMember, zf: RemoteZip) -> str:
     """A member's text out of a span already fetched (local header parsed here; falls back to the zip reader)."""
     at = m.header_offset - base
     head = blob[at:at + 30]
     if len(head) < 30 or head[:4] != b"PK\x03\x04":
-        return str(zf.read(m).decode("utf-8", "replace"))
+        return zf.read(m).decode("utf-8", "replace")
     nlen = int.from_bytes(head[26:28], "little")
     xlen = int.from_bytes(head[28:30], "little")
     start = at + 30 + nlen + xlen
     data = blob[start:start + m.compressed_size]
     if len(data) < m.compressed_size:
-        return str(zf.read(m).decode("utf-8", "replace"))
+        return zf.read(m).decode("utf-8", "replace")
     if m.method == 8:
         data = zlib.decompress(data, -15)
     elif m.method != 0:
-        return str(zf.read(m).decode("utf-8", "replace"))
+        return zf.read(m).decode("utf-8", "replace")
     return data.decode("utf-8", "replace")
 
 
@@ -356,7 +369,7 @@ ROW_KEYS = ("model_type", "architectures", *BOUNDS, "evidence", "source", "failu
 CACHE_VERSION = 1  # of the cached Known of a wheel (keyed by its sha256)
 
 
-def cached_read(ic: IndexClient, project: Project, cache: Any | None) -> Callable[[str], Known]:
+def cached_read(ic: IndexClient, project: Project, cache: Cache | None) -> Callable[[str], Known]:
     """``read_known`` of ``project``'s releases through ``cache`` (a :class:`glmcompat.edges.cache.Cache`), keyed by
     the wheel's sha256: a second run reads no wheel."""
 
@@ -365,17 +378,10 @@ def cached_read(ic: IndexClient, project: Project, cache: Any | None) -> Callabl
         key = f"modelprobe-v{CACHE_VERSION}-{f.sha256}" if f.sha256 and cache is not None else None
         hit = cache.get_json(key) if key and cache is not None else None
         if isinstance(hit, dict):
-            try:
-                return Known(hit["package"], hit["version"], hit["wheel"], hit["sha256"], frozenset(hit["names"]),
-                             tuple(hit["files"]), 0, dict(hit["where"]), frozenset(hit["configs"]),
-                             hit["configs_file"])
-            except (KeyError, TypeError):
-                pass
+            return Known.from_json(hit)
         k = read_known(ic, project, v)
         if key and cache is not None:
-            cache.put_json(key, {"package": k.package, "version": k.version, "wheel": k.wheel, "sha256": k.sha256,
-                                 "names": sorted(k.names), "files": list(k.files), "where": k.where,
-                                 "configs": sorted(k.configs), "configs_file": k.configs_file})
+            cache.put_json(key, k.to_json())
         return k
 
     return read
@@ -439,8 +445,6 @@ def _merge_source(source: str, model_type: str, cites: dict[str, str]) -> str:
 def derive_rows(ic: IndexClient, wanted: dict[str, tuple[str, ...]], old: dict[str, dict[str, Any]] | None = None,
                 *, jobs: int = 4, log: Callable[[str], None] | None = None) -> tuple[dict[str, dict[str, Any] | None], int]:
     """({model_type: [[model]] row or None}, bytes fetched) for ``wanted`` ({model_type: architectures})."""
-    from concurrent.futures import ThreadPoolExecutor
-
     def prober(package: str) -> Prober:
         project = ic.project(package)
 

@@ -14,13 +14,16 @@ a file, CI) or with ``-q``; stdout is never touched, so a verdict or ``--json`` 
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO, runtime_checkable
 
 if TYPE_CHECKING:
+    import httpx
+
     from glmcompat.decide.resolver import Source
 
 WIDTH = 20  # cells of the bar
@@ -164,8 +167,6 @@ class Meter:
 
 
 def _columns(stream: TextIO) -> int:
-    import os
-
     try:
         cols = os.get_terminal_size(stream.fileno()).columns
         if cols > 0:  # a terminal whose size nobody set (a fresh pty) says 0
@@ -178,17 +179,17 @@ def _columns(stream: TextIO) -> int:
             return 200
 
 
-def watch(client: Any, meter: Meter) -> Callable[[], None]:
+def watch(client: httpx.Client, meter: Meter) -> Callable[[], None]:
     """Feed ``meter`` from the httpx client ``client``: each response an item, each body chunk its bytes. Returns the
     function that stops it. Nothing is added where the meter is disabled."""
     if not meter.enabled:
         return lambda: None
-    import httpx
+    import httpx  # lazy: heavy, needed only for a bar on a terminal (the lock path imports this module without it)
 
     class Counted(httpx.SyncByteStream):
         """A response body that tells the meter of every chunk it yields."""
 
-        def __init__(self, inner: Any) -> None:
+        def __init__(self, inner: httpx.SyncByteStream) -> None:
             self._inner = inner
 
         def __iter__(self) -> Iterator[bytes]:
@@ -199,7 +200,7 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
         def close(self) -> None:
             self._inner.close()
 
-    def hook(response: Any) -> None:
+    def hook(response: httpx.Response) -> None:
         meter.advance()
         if isinstance(response.stream, httpx.SyncByteStream):
             response.stream = Counted(response.stream)
@@ -217,13 +218,23 @@ def watch(client: Any, meter: Meter) -> Callable[[], None]:
     return stop
 
 
+@runtime_checkable
+class Received(Protocol):
+    """A source that reads the network and can say how many bytes it has received (the index source:
+    :meth:`glmcompat.edges.sources.IndexSource.bytes_received`); a recorded source is none."""
+
+    def bytes_received(self) -> int: ...
+
+
 class Progress:
     """A resolver source showing, on a terminal (stderr), the project pages and METADATA the resolver reads and the
     bytes the index client received; silent otherwise or with --quiet. Wraps the source and counts what the resolver
-    asks of it (``pages``, ``metas``)."""
+    asks of it (``pages``, ``metas``). The bytes shown are those a :class:`Received` source says it received (a
+    recorded source receives none)."""
 
     def __init__(self, inner: Source, quiet: bool, *, stream: TextIO | None = None) -> None:
         self.inner = inner
+        self.received: Received | None = inner if isinstance(inner, Received) else None
         self.meter = Meter("resolving the core", stream=stream, quiet=quiet, unit="read(s)")
         self.show = self.meter.enabled
         self.pages = 0
@@ -231,10 +242,8 @@ class Progress:
 
     def _tick(self, what: str) -> None:
         if self.show:
-            client = getattr(self.inner, "client", None)
-            got = getattr(client, "bytes_fetched", None)
-            if isinstance(got, int):
-                self.meter.bytes = got
+            if self.received is not None:
+                self.meter.bytes = self.received.bytes_received()
             self.meter.advance(f"{self.pages} project page(s), {self.metas} METADATA: {what}")
 
     def versions(self, name: str) -> list[str]:
@@ -261,4 +270,4 @@ class Progress:
         return self.inner.platform()
 
 
-__all__ = ["Meter", "Progress", "on_terminal", "shown_bytes", "size", "watch"]
+__all__ = ["Meter", "Progress", "Received", "on_terminal", "shown_bytes", "size", "watch"]

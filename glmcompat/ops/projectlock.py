@@ -34,20 +34,27 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from glmcompat.decide.stacks import CORE, lock_platform
+from glmcompat.edges.index import IndexOptions
 from glmcompat.edges.uv import uv_binary
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
-from glmcompat.model.platforms import PLATFORM_NAME
-from glmcompat.edges.index import IndexOptions
+from glmcompat.model.platforms import PLATFORM_NAME, marker_env
+from glmcompat.ops.progress import Progress
 from glmcompat.readers import pyproject as pp
 
 RESULT_VERSION = 1
@@ -55,6 +62,10 @@ MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
+    from glmcompat.ops.lockgen import NoopRecord
+
     from glmcompat.decide.resolver import Source
     from glmcompat.edges.index import ClientFactory
 
@@ -95,6 +106,13 @@ class ProjectLockResult:
         d["version"] = RESULT_VERSION
         return d
 
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ProjectLockResult:
+        """A result :meth:`to_json` wrote (the recorded answer of :func:`lock_project`); TypeError for any other."""
+        if d.get("version") != RESULT_VERSION:
+            raise TypeError(f"project lock result version {d.get('version')!r}")
+        return cls(**{k: v for k, v in d.items() if k != "version"})
+
 
 # ------------------------------------------------------------------------------------------------
 # The core: what the project asks of it, and the set that serves every target
@@ -104,8 +122,6 @@ class ProjectLockResult:
 def _python(requires_python: str | None, asked: str | None) -> str:
     """The CPython minor the core is resolved for: ``asked``, else this interpreter's when the project allows it,
     else the lowest the project allows."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     if asked:
         return asked
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -124,10 +140,6 @@ def _python(requires_python: str | None, asked: str | None) -> str:
 def _locked_core(lock: Path) -> dict[str, str]:
     """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped). Only its
     ``[[package]]`` names and versions are read (the environments are the check's to build)."""
-    import tomllib
-
-    from packaging.version import InvalidVersion, Version
-
     try:
         doc = tomllib.loads(lock.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
@@ -151,7 +163,7 @@ def _locked_core(lock: Path) -> dict[str, str]:
 
 def _name(text: str) -> str:
     """The canonical name of a requirement's text."""
-    from packaging.requirements import Requirement
+    from packaging.requirements import Requirement  # lazy: resolving only (a recalled lock parses no requirement)
 
     return canonicalize(Requirement(text).name)
 
@@ -159,9 +171,7 @@ def _name(text: str) -> str:
 def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
     if not marker:
         return True
-    from packaging.markers import Marker
-
-    from glmcompat.model.platforms import marker_env
+    from packaging.markers import Marker  # lazy: resolving only (a recalled lock evaluates no marker)
 
     try:
         return bool(Marker(marker).evaluate({**marker_env(python, machine), "extra": ""}))
@@ -172,8 +182,7 @@ def _marker_applies(marker: str | None, python: str, machine: str) -> bool:
 def _source(facts: Facts, python: str, machine: str, exclude_newer: str | None, quiet: bool,
             wanted: dict[str, str | None], index_options: IndexOptions,
             open_client: ClientFactory) -> tuple[Source, Callable[[], None]]:
-    from glmcompat.edges.sources import IndexSource
-    from glmcompat.ops.progress import Progress
+    from glmcompat.edges.sources import IndexSource  # lazy: resolving only (a recalled lock imports none of the resolver)
 
     client = open_client(index_options)
     index = IndexSource(client, python=python, exclude_newer=exclude_newer, platform=machine)
@@ -203,9 +212,9 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     needs what). ``reqs``: the project's requirements on the core, as text. The core is resolved from exactly one of
     ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
     ``source`` (a resolver source in its place: a recorded index)."""
-    from glmcompat.decide.explain import resolve
-    from glmcompat.decide.resolver import Request
-    from glmcompat.decide.rules import evaluate
+    from glmcompat.decide.explain import resolve  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.resolver import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.rules import evaluate  # lazy: resolving only (a recalled lock imports none of the resolver)
 
     machine = lock_platform(facts, req.targets[0], req.platform)
     for t in req.targets[1:]:
@@ -255,6 +264,8 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
 
 def project_requirements(project: pp.UvProject, python: str, machine: str) -> tuple[list[str], list[str]]:
     """(the project's requirements on the core, as text without extras; notes on what is left to uv)."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: resolving only (not a recalled lock)
+
     out: list[str] = []
     notes: list[str] = []
     own = set()
@@ -271,8 +282,6 @@ def project_requirements(project: pp.UvProject, python: str, machine: str) -> tu
             continue
         if not _marker_applies(r.marker, python, machine):
             continue
-        from packaging.requirements import Requirement
-
         spec = str(Requirement(r.text).specifier)
         out.append(f"{r.name}{spec}")
     # The user's own [tool.uv] constraints on the core narrow what the project asks for.
@@ -281,8 +290,6 @@ def project_requirements(project: pp.UvProject, python: str, machine: str) -> tu
         for raw in project.uv.get(key, []) if isinstance(project.uv.get(key), list) else []:
             if not isinstance(raw, str) or raw in mine[key]:
                 continue
-            from packaging.requirements import InvalidRequirement, Requirement
-
             try:
                 r2 = Requirement(raw)
             except InvalidRequirement:
@@ -325,8 +332,8 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
 
 def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
-    from glmcompat.decide.rules import evaluate_lock
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
+    from glmcompat.readers.lockfiles import read_lock  # lazy: judging a new lock only (not a recalled one)
 
     read = read_lock(lock)
     return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
@@ -358,10 +365,10 @@ class _Held:
     def __init__(self, pyproject: Path, root: Path) -> None:
         self.pyproject, self.root = pyproject, root
         self.fd: int | None = None
-        self.file: Any = None
+        self.file: FileLock | None = None
 
     def __enter__(self) -> _Held:
-        from filelock import FileLock, Timeout
+        from filelock import FileLock, Timeout  # lazy: publishing only (not a recalled lock)
 
         guard = _guard_key(self.pyproject)
         guard.parent.mkdir(parents=True, exist_ok=True)
@@ -371,7 +378,7 @@ class _Held:
         except Timeout:
             raise EnvironmentFailure(f"{self.pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
         try:
-            import fcntl
+            import fcntl  # lazy: POSIX only (its ImportError is handled below)
 
             self.fd = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
             fcntl.flock(self.fd, fcntl.LOCK_EX)
@@ -384,12 +391,11 @@ class _Held:
     def __exit__(self, *exc: object) -> None:
         if self.fd is not None:
             os.close(self.fd)
-        self.file.release()
+        if self.file is not None:
+            self.file.release()
 
 
 def _guard_key(path: Path) -> Path:
-    from glmcompat.matrix.locations import text_digest
-
     return cache_dir() / "project-locks" / (text_digest(str(path.resolve())) + ".lock")
 
 
@@ -407,8 +413,6 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
                  source: Source | None = None) -> Path | None:
     """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
     the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
-    from glmcompat.matrix.locations import code_fingerprint, text_digest
-
     if req.index.no_cache:
         return None  # --no-cache: no record is read or written
     try:
@@ -416,13 +420,15 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
         st = os.stat(uv)
     except (OSError, EnvironmentFailure):
         return None
+    if source is not None:
+        from glmcompat.edges.sources import RecordedSource  # lazy: the CLI passes no source (its recall needs none)
+
+        if not isinstance(source, RecordedSource):
+            return None  # a source that cannot say what it answers (only a recorded one has a key): no record
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else getattr(source, "key", None),
-                       req.index.url])
-    if source is not None and getattr(source, "key", None) is None:
-        return None  # a source that cannot say what it answers: no record
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url])
     return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")
 
 
@@ -440,8 +446,6 @@ def _inputs(project: pp.UvProject) -> list[str]:
 
 
 def _digests(files: list[str]) -> dict[str, str] | None:
-    from glmcompat.matrix.locations import file_digest
-
     out: dict[str, str] = {}
     for f in files:
         d = file_digest(f)
@@ -456,8 +460,6 @@ def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | Non
     any record that is not exactly what :func:`_remember` wrote."""
     if path is None:
         return None
-    from glmcompat.matrix.locations import read_stored
-
     raw = read_stored(str(path), "project-verdict", path.name, 1 << 20)  # sealed with its name, read safely
     if raw is None:
         return None
@@ -466,8 +468,7 @@ def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | Non
         files, data = body["files"], body["result"]
         if not isinstance(files, dict) or _digests(sorted(files)) != files or sorted(files) != _inputs(project):
             return None
-        data = {k: v for k, v in data.items() if k != "version"}
-        return ProjectLockResult(**data)
+        return ProjectLockResult.from_json(data)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
@@ -478,9 +479,7 @@ def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResul
     files = _digests(_inputs(project))
     if files is None:
         return
-    from glmcompat.matrix.locations import seal
-
-    quiet = ProjectLockResult(**{**result.__dict__, "written": [], "diff": "", "problems": []})
+    quiet = replace(result, written=[], diff="", problems=[])
     body = {"files": files, "result": quiet.to_json()}
     try:
         atomic_write(path, seal("project-verdict", path.name, json.dumps(body, sort_keys=True).encode()))
@@ -503,13 +502,13 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                           check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
                           quiet: bool = False
-                          ) -> tuple[ProjectLockResult, Any]:
+                          ) -> tuple[ProjectLockResult, NoopRecord | None]:
     """:func:`lock_project`, and what a run that changed nothing read (a
     :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
-    noop = None
+    noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
     if recalled is None:
@@ -520,7 +519,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     else:
         result = recalled
     if not dry_run and not check_only and not result.written and not req.upgrade and result.verdicts:
-        from glmcompat.ops.lockgen import NoopRecord
+        from glmcompat.ops.lockgen import NoopRecord  # lazy: the stack lock's modules, for a no-op's record only
 
         files = _digests(_inputs(project))
         if files is not None:
@@ -565,8 +564,6 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
 def _written_core(project: pp.UvProject) -> Core | None:
     """The core glmcompat's own lines in pyproject.toml hold (each ``name==version``), or None when there are none
     or one is not of that form."""
-    from packaging.version import InvalidVersion, Version
-
     mine = pp.ours(project.pyproject, project.text)
     if not any(mine.values()):
         return None
@@ -752,9 +749,9 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
                       check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
                       quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
-    from glmcompat.model.platforms import marker_env
-    from glmcompat.readers.formats import decode_text, parse_requirements
-    from glmcompat.readers.lockfiles import _read
+    from packaging.markers import Marker  # lazy: requirements mode only
+    from glmcompat.readers.formats import decode_text, parse_requirements  # lazy: requirements mode only
+    from glmcompat.readers.lockfiles import _read  # lazy: requirements mode only
 
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
@@ -768,8 +765,6 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         if e.name not in CORE or e.source != "registry":
             continue
         if e.marker:
-            from packaging.markers import Marker
-
             try:
                 if not Marker(e.marker).evaluate(env):
                     continue
@@ -844,7 +839,7 @@ def _prefer_from(out: Path) -> dict[str, str]:
     """The core versions an existing compiled output pins (least change)."""
     if not out.is_file():
         return {}
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.lockfiles import read_lock  # lazy: requirements mode only
 
     try:
         return {e.name: e.version.split("+")[0] for e in read_lock(out, use_cache=False).entries
@@ -853,15 +848,45 @@ def _prefer_from(out: Path) -> dict[str, str]:
         return {}
 
 
-def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, platform: str | None = None,
-         model: str | None = None, upgrade: bool = False, dry_run: bool = False, check: bool = False,
-         output: str | Path | None = None, index: ClientFactory) -> ProjectLockResult:
-    """The library's ``glmcompat lock`` (the core resolved from the package index ``index`` reaches): lock the project found from ``path`` (a directory, as uv finds it, or its
-    pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
-    Targets, platform and model default to ``[tool.glmcompat]``. Raises :class:`~glmcompat.model.errors.InputError`
-    for bad input, :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
-    from glmcompat.matrix.load import load_facts
+class NoTarget(InputError):
+    """No target anywhere: neither the caller nor ``[tool.glmcompat] targets`` of the project names one. One wording
+    (the command line's, which names the option); what the library's caller passes instead is data: ``argument`` (the
+    command line's ``--target``, the library's ``targets``) and ``where`` (the pyproject.toml whose table was read;
+    None where there is none)."""
 
+    def __init__(self, where: str | None, *, argument: str = "--target") -> None:
+        self.where = where
+        self.argument = argument
+        place = f"[tool.glmcompat] targets in {where}" if where else "[tool.glmcompat] targets in the project's pyproject.toml"
+        super().__init__(f"no target: pass --target (e.g. --target sm120) or set {place}")
+
+
+def _settings_targets(facts: Facts, settings: dict[str, Any], where: str) -> list[str]:
+    """``[tool.glmcompat] targets`` (or ``target``) of ``where``, canonical; a name there that is no target: one line
+    naming the file."""
+    t = settings.get("targets", settings.get("target"))
+    want = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)] if isinstance(t, list) else []
+    try:
+        return [facts.target(x).name for x in want]
+    except InputError as e:
+        raise InputError(f"[tool.glmcompat] targets: {e.message}", path=where) from None
+
+
+def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None = None, *,
+         platform: str | None = None, model: str | None = None, upgrade: bool = False, dry_run: bool = False,
+         check: bool = False, output: str | os.PathLike[str] | None = None, index: ClientFactory | None = None,
+         source: Source | None = None) -> ProjectLockResult:
+    """The library's ``glmcompat lock``: lock the project found from ``path`` (a directory, as uv finds it, or its
+    pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
+    The core is resolved from exactly one of ``index`` (how to reach the package index:
+    :func:`glmcompat.edges.index.client_for`) and ``source`` (a resolver source in its place: a recorded index), as
+    :func:`resolve_set` takes them. Targets, platform and model default to ``[tool.glmcompat]``. Raises
+    :class:`~glmcompat.model.errors.InputError` for bad input (:class:`NoTarget` where no target is named anywhere),
+    :class:`~glmcompat.model.errors.UnsafeError` when no safe lock exists (nothing written)."""
+    if targets is not None and not isinstance(targets, str | Sequence):
+        raise InputError(f"targets: expected a target name or a list of them, not {type(targets).__name__}")
+    if (index is None) == (source is None):
+        raise TypeError("lock: pass exactly one of index (a client factory) and source")
     facts = load_facts()
     p = Path(path)
     requirements = p.is_file() and p.name != "pyproject.toml"
@@ -870,24 +895,26 @@ def lock(path: str | Path = ".", targets: Sequence[str] | str | None = None, *, 
         raise InputError(f"no pyproject.toml with [project] or [tool.uv.workspace] at or above {p}")
     settings = pp.load(found).settings if found is not None else {}
     want = [targets] if isinstance(targets, str) else list(targets or [])
-    if not want:
-        t = settings.get("targets", settings.get("target"))
-        want = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)]
-    if not want:
-        raise InputError("no target: pass targets (e.g. \"sm120\") or set [tool.glmcompat] targets in the project")
-    req = ProjectLockRequest(tuple(facts.target(t).name for t in want), platform or settings.get("platform"),
-                             model or settings.get("model"), upgrade)
+    for t in want:
+        if not isinstance(t, str):
+            raise InputError(f"targets: expected a target name such as \"sm120\", not {t!r}")
+    names = ([facts.target(t).name for t in want] if want
+             else _settings_targets(facts, settings, str(found)) if found is not None else [])
+    if not names:
+        raise NoTarget(None if found is None else str(found), argument="targets")
+    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
-        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, quiet=True)
+        return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, source=source,
+                                 quiet=True)
     assert found is not None
-    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, index=index, quiet=True)
+    return lock_project(facts, found, req, dry_run=dry_run, check_only=check, index=index, source=source, quiet=True)
 
 
 def result_json(result: ProjectLockResult) -> str:
     return json.dumps(result.to_json(), sort_keys=True, indent=2)
 
 
-__all__ = ["ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
+__all__ = ["NoTarget", "ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",
            "lock_project_recorded",
            "lock_requirements", "resolve_set"]

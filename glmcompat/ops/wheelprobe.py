@@ -25,20 +25,31 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.model.errors import InputError
+from glmcompat.edges.index import IndexFile, cache_key
+from glmcompat.edges.ranges import HttpRangeReader
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.rows import Kernel
+from glmcompat.model.errors import InputError, WheelError
 from glmcompat.model.gpu import KernelCode, kernel_groups, parse_capability, runs_on, sort_codes, uncovered
+from glmcompat.model.platforms import PLATFORMS
+from glmcompat.model.wheeltags import platform_tags
+from glmcompat.readers.elf import BytesView, ElfError, check_torch_needs, cuda_majors, demangle, parse_elf
+from glmcompat.readers.fatbin import FatbinCode, FatbinError, FatbinStream
+from glmcompat.readers.wheelzip import NeedBytes, RemoteZip, SparseMember
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
-    from glmcompat.edges.index import IndexClient, IndexFile
+    from glmcompat.edges.index import IndexClient
     from glmcompat.readers.elf import ElfInfo
-    from glmcompat.readers.fatbin import FatbinCode
-    from glmcompat.readers.wheelzip import RemoteZip, ZipMember
+    from glmcompat.readers.wheelzip import ZipMember
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 SCHEMA_VERSION = 1
 
@@ -76,9 +87,6 @@ def machine_of(platform: str) -> str:
     """The machine (``x86_64`` / ``aarch64``: :data:`glmcompat.matrix.view.PLATFORMS`) a ``--platform`` value names:
     an architecture, ``manylinux_aarch64`` or a full tag such as ``manylinux_2_28_aarch64``. A tag glmcompat
     cannot read (``win_amd64``) or an architecture it keeps no facts for (``ppc64le``) is an InputError."""
-    from glmcompat.model.wheeltags import platform_tags
-    from glmcompat.model.platforms import PLATFORMS
-
     p = platform.strip().lower()
     if p in ("arm64", "amd64"):
         p = {"arm64": "aarch64", "amd64": "x86_64"}[p]
@@ -107,6 +115,66 @@ def parse_target(text: str) -> tuple[str, tuple[int, int]]:
         raise InputError(f"invalid target {text!r} (expected e.g. 'sm120', 'sm_90' or '12.0')")
     cap = (int(m.group(1)), int(m.group(2)))
     return f"sm{cap[0]}{cap[1]}", cap
+
+
+# ------------------------------------------------------------------------------------------------
+# What the probes read of a wheel (cached by its sha256: each record's to_json is the stored form and from_json
+# reads it back, after the cache checked its shape, glmcompat.edges.cache.SHAPES)
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSymbols:
+    """What an extension wheel's shared object links and names (stored kind ``ext``): the libraries it needs
+    (DT_NEEDED), its strong and weak undefined names, and the names it defines that some module of the wheel
+    leaves undefined (what a sibling can provide to another)."""
+
+    needed: tuple[str, ...]
+    undefined: tuple[str, ...]
+    weak_undefined: tuple[str, ...]
+    defined: tuple[str, ...]
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"needed": list(self.needed), "undefined": list(self.undefined),
+                "weak_undefined": list(self.weak_undefined), "defined": list(self.defined)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ModuleSymbols:
+        return cls(tuple(d["needed"]), tuple(d["undefined"]), tuple(d.get("weak_undefined", ())), tuple(d["defined"]))
+
+
+@dataclass(frozen=True, slots=True)
+class ExtSummary:
+    """Every shared object of an extension wheel, by member name (:func:`summarise_ext`)."""
+
+    modules: Mapping[str, ModuleSymbols]
+
+    def to_json(self) -> dict[str, dict[str, list[str]]]:
+        return {name: m.to_json() for name, m in sorted(self.modules.items())}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Mapping[str, Any]]) -> ExtSummary:
+        return cls({name: ModuleSymbols.from_json(m) for name, m in sorted(d.items())})
+
+
+@dataclass(frozen=True, slots=True)
+class TorchSummary:
+    """What a torch wheel's ``torch/lib/*.so`` export (stored as names, one a line, under kind ``torch``), the
+    libraries they need and how many names each defines (stored as JSON, kind ``torch.meta``)."""
+
+    exports: frozenset[str]
+    needed: tuple[str, ...]
+    libs: Mapping[str, int]
+
+    def meta_json(self) -> dict[str, Any]:
+        return {"needed": list(self.needed), "libs": dict(self.libs)}
+
+    def names_bytes(self) -> bytes:
+        return "\n".join(sorted(self.exports)).encode()
+
+    @classmethod
+    def from_stored(cls, names: bytes, meta: Mapping[str, Any]) -> TorchSummary:
+        return cls(frozenset(names.decode().split("\n") if names else ()), tuple(meta["needed"]), dict(meta["libs"]))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -163,6 +231,7 @@ class AbiResult:
         return all(m.ok for m in self.modules)
 
     def to_json(self) -> dict[str, Any]:
+        """``abi --json``'s document, and the stored form of the verdict (kind ``abi``; :meth:`from_json`)."""
         d = asdict(self)
         d["version"] = SCHEMA_VERSION
         d["package_version"] = self.version
@@ -170,6 +239,15 @@ class AbiResult:
         d["missing"] = [asdict(s) for s in self.missing]
         d["kind"] = "abi"
         return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any], seconds: float, machine: str = "x86_64") -> AbiResult:
+        """The stored verdict (:meth:`to_json`) as a cached result, ``seconds`` after the probe began."""
+        modules = [ModuleAbi(m["member"], list(m["needed"]), list(m["cuda_majors"]), m["needs_from_torch"],
+                             [MissingSymbol(s["symbol"], s["demangled"]) for s in m["missing"]]) for m in d["modules"]]
+        return cls(d["package"], d["package_version"], d["torch"], d["wheel"], d["torch_wheel"], modules,
+                   d["torch_exports"], list(d["torch_cuda_majors"]), 0, d["bytes_total"], round(seconds, 3), True,
+                   list(d.get("warnings", [])), d.get("platform", machine))
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +266,25 @@ class ModuleArch:
     @property
     def kernels(self) -> int:
         return sum(g.kernels for g in self.kernel_code)
+
+    @classmethod
+    def of_code(cls, member: str, code: FatbinCode) -> ModuleArch:
+        """A module's GPU code as a fatbin read gave it: names, counts, toolkits, kernels grouped by code."""
+        return cls(member, code.sass, code.ptx, code.counts, None, [], code.toolkits, kernel_groups(code.kernels or {}),
+                   code.unreadable)
+
+    def cached_json(self) -> dict[str, Any]:
+        """Its stored form (kind ``arch``: its GPU code without a verdict; :meth:`from_cached_json`)."""
+        return {"member": self.member, "sass": self.sass, "ptx": self.ptx, "counts": self.counts,
+                "toolkits": self.toolkits,
+                "kernel_code": [{"kernels": g.kernels, "code": list(g.code), "example": g.example} for g in self.kernel_code],
+                "unreadable": self.unreadable}
+
+    @classmethod
+    def from_cached_json(cls, d: Mapping[str, Any]) -> ModuleArch:
+        groups = [KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in d.get("kernel_code", [])]
+        return cls(d["member"], list(d["sass"]), list(d["ptx"]), dict(d["counts"]), None, [],
+                   dict(d.get("toolkits", {})), groups, d.get("unreadable", 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,28 +390,27 @@ def compare_module(member: str, needed: list[str], undefined: Iterable[str], tor
     """One extension module (its strong undefined names) against what torch exports and its linked
     siblings define; ``known``: names other torch releases export (see
     :func:`glmcompat.readers.elf.check_torch_needs`)."""
-    from glmcompat.readers.elf import check_torch_needs, cuda_majors
-
     v = check_torch_needs(undefined, torch_exports, siblings=siblings, known=known)
     dm = demangled or {}
     return ModuleAbi(member, list(needed), cuda_majors(needed), len(v.needs),
                      [MissingSymbol(s, dm.get(s, s)) for s in sorted(v.missing)])
 
 
-def compare_abi(ext: Mapping[str, Mapping[str, Any]], torch_exports: frozenset[str] | set[str],
+def compare_abi(ext: ExtSummary, torch_exports: frozenset[str] | set[str],
                 demangled: Mapping[str, str] | None = None, *, known: Collection[str] = frozenset()
                 ) -> list[ModuleAbi]:
     """Every module of an extension wheel summary (see :func:`summarise_ext`) against torch's exports
     (``known``: names other torch releases export, e.g. every release a refresh has read)."""
-    by_base = {k.rsplit("/", 1)[-1]: k for k in ext}
+    mods = ext.modules
+    by_base = {k.rsplit("/", 1)[-1]: k for k in mods}
     out = []
-    for member in sorted(ext):
-        mod = ext[member]
+    for member in sorted(mods):
+        mod = mods[member]
         provided: set[str] = set()
-        for n in mod["needed"]:
+        for n in mod.needed:
             if n in by_base and by_base[n] != member:
-                provided.update(ext[by_base[n]].get("defined", []))
-        out.append(compare_module(member, mod["needed"], mod["undefined"], torch_exports, demangled,
+                provided.update(mods[by_base[n]].defined)
+        out.append(compare_module(member, list(mod.needed), mod.undefined, torch_exports, demangled,
                                   siblings=provided, known=known))
     return out
 
@@ -348,10 +444,6 @@ def elf_members(zf: RemoteZip, prefix: str = "") -> list[ZipMember]:
 
 def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") -> ElfInfo:
     """Parse a member's ELF tables, fetching only the ranges the parser asks for."""
-    from glmcompat.model.errors import WheelError
-    from glmcompat.readers.elf import BytesView, ElfError, parse_elf
-    from glmcompat.readers.wheelzip import NeedBytes, SparseMember
-
     label = f"{zf.name}: {m.name}"
     try:
         if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:  # a bomb is read in parts, as a big one
@@ -376,9 +468,6 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
     """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
     ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same). ``first_cubin``: stop
     after the first cubin (the stream ends a few MB into the member; the entries are those read so far)."""
-    from glmcompat.model.errors import WheelError
-    from glmcompat.readers.fatbin import FatbinError, FatbinStream, FatbinCode
-
     info = read_elf_member(zf, m, dynamic="skip")
     sec = info.section(".nv_fatbin")
     if sec is None or sec.type == 8 or sec.size == 0:
@@ -418,23 +507,20 @@ class _Wheel:
     """An index file opened as a remote zip, counting the bytes it fetches."""
 
     def __init__(self, index: IndexClient, file: IndexFile) -> None:
-        from glmcompat.edges.ranges import HttpRangeReader
-        from glmcompat.readers.wheelzip import RemoteZip
-
         self.file = file
         self.reader = HttpRangeReader(index.client, file.url, name=file.filename, size=file.size,
                                       retries=index.retries, backoff=index.backoff)
         self.zip = RemoteZip(self.reader)
 
 
-def _map(fn: Callable[[Any], Any], items: list[Any], workers: int = 4) -> list[Any]:
+def _map(fn: Callable[[_T], _R], items: Sequence[_T], workers: int = 4) -> list[_R]:
     if len(items) <= 1 or workers <= 1:
         return [fn(x) for x in items]
     with ThreadPoolExecutor(max_workers=workers) as ex:
         return list(ex.map(fn, items))
 
 
-def summarise_ext(zf: RemoteZip) -> dict[str, dict[str, Any]]:
+def summarise_ext(zf: RemoteZip) -> ExtSummary:
     """{member: {needed, undefined, weak_undefined, defined}} for every shared object of an extension
     wheel; ``defined`` keeps only the names some module of the wheel leaves undefined (what a sibling
     can provide to another)."""
@@ -447,18 +533,19 @@ def summarise_ext(zf: RemoteZip) -> dict[str, dict[str, Any]]:
     return ext_summary_of(infos)
 
 
-def ext_summary_of(infos: Mapping[str, ElfInfo]) -> dict[str, dict[str, Any]]:
+def ext_summary_of(infos: Mapping[str, ElfInfo]) -> ExtSummary:
     """The extension summary of parsed modules ({member: ElfInfo}); see :func:`summarise_ext`."""
     wanted: set[str] = set()
     for info in infos.values():
         wanted |= info.undefined
-    return {name: {"needed": info.needed, "undefined": sorted(info.undefined),
-                   "weak_undefined": sorted(info.weak_undefined), "defined": sorted(info.defined & wanted)}
-            for name, info in sorted(infos.items())}
+    return ExtSummary({name: ModuleSymbols(tuple(info.needed), tuple(sorted(info.undefined)),
+                                           tuple(sorted(info.weak_undefined)), tuple(sorted(info.defined & wanted)))
+                       for name, info in sorted(infos.items())})
 
 
-def summarise_torch(zf: RemoteZip) -> dict[str, Any]:
-    """{exports: sorted names, needed: sorted union of DT_NEEDED read, libs: {name: count}} of a torch wheel."""
+def summarise_torch(zf: RemoteZip) -> TorchSummary:
+    """The names a torch wheel's ``torch/lib/*.so`` export, the sorted union of their DT_NEEDED, the names each
+    defines (by member)."""
     members = elf_members(zf, "torch/lib/")
     if not members:
         raise InputError(f"{zf.name}: no torch/lib/*.so in this wheel (is it torch?)")
@@ -473,15 +560,7 @@ def summarise_torch(zf: RemoteZip) -> dict[str, Any]:
         exports |= info.defined
         needed |= set(info.needed)
         libs[name] = len(info.defined)
-    return {"exports": sorted(exports), "needed": sorted(needed), "libs": libs}
-
-
-def _pack_names(names: list[str]) -> bytes:
-    return "\n".join(names).encode()
-
-
-def _unpack_names(raw: bytes) -> list[str]:
-    return raw.decode().split("\n") if raw else []
+    return TorchSummary(frozenset(exports), tuple(sorted(needed)), libs)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -502,23 +581,29 @@ class _Stats:
 def _find(index: IndexClient, cache: Cache | None, name: str, version: str, python: str,
           platform: str) -> IndexFile:
     """The wheel an installer would pick; the choice itself is cached like the index page."""
-    from glmcompat.edges.index import IndexFile, cache_key
-
     key = cache_key("pick", f"{index.base_url}|{name}|{version}|{python}|{platform}")
     if cache is not None:
         hit = cache.get_json(key, max_age=index.page_ttl)
         if isinstance(hit, dict):
-            try:
-                hit["tags"] = frozenset(hit["tags"])
-                return IndexFile(**hit)
-            except TypeError:
-                pass
+            return _pick_of_json(hit)
     f = index.find_wheel(name, version, python=python, platform=platform)
     if cache is not None:
-        d = asdict(f)
-        d["tags"] = sorted(f.tags)
-        cache.put_json(key, d)
+        cache.put_json(key, _pick_json(f))
     return f
+
+
+def _pick_json(f: IndexFile) -> dict[str, Any]:
+    """The stored form of a picked wheel (kind ``pick``; :func:`_pick_of_json`)."""
+    return {"filename": f.filename, "url": f.url, "size": f.size, "sha256": f.sha256,
+            "requires_python": f.requires_python, "yanked": f.yanked, "version": f.version, "is_wheel": f.is_wheel,
+            "tags": sorted(f.tags), "metadata_sha256": f.metadata_sha256, "has_metadata": f.has_metadata,
+            "upload_time": f.upload_time}
+
+
+def _pick_of_json(d: Mapping[str, Any]) -> IndexFile:
+    return IndexFile(d["filename"], d["url"], d["size"], d["sha256"], d["requires_python"], d["yanked"], d["version"],
+                     d["is_wheel"], frozenset(d["tags"]), d.get("metadata_sha256"), d.get("has_metadata", False),
+                     d.get("upload_time"))
 
 
 def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cache: Cache | None = None,
@@ -540,21 +625,19 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
         key = f"abi-v{ABI_VERSION}-{ext_file.sha256[:32]}-{torch_file.sha256[:32]}"
         hit = cache.get_json(key)
         if isinstance(hit, dict):
-            return _abi_from_json(hit, time.perf_counter() - t0, machine)
+            return AbiResult.from_json(hit, time.perf_counter() - t0, machine)
     stats = _Stats()
     ext = _ext_summary(index, cache, ext_file, stats)
     tor = _torch_summary(index, cache, torch_file, stats)
-    exports = frozenset(tor["exports"])
+    exports = tor.exports
     modules = compare_abi(ext, exports, known=known)
-    from glmcompat.readers.elf import cuda_majors, demangle
-
     names = [s.symbol for m in modules for s in m.missing]
     if names:
         dm = demangle(names)
         modules = [ModuleAbi(m.member, m.needed, m.cuda_majors, m.needs_from_torch,
                              [MissingSymbol(s.symbol, dm.get(s.symbol, s.symbol)) for s in m.missing])
                    for m in modules]
-    torch_majors = cuda_majors(tor["needed"])
+    torch_majors = cuda_majors(list(tor.needed))
     warnings = cuda_warnings(modules, torch, torch_majors)
     result = AbiResult(pkg, version, torch, ext_file.filename, torch_file.filename, modules, len(exports),
                        torch_majors, stats.fetched, total, round(time.perf_counter() - t0, 3), False, warnings,
@@ -584,79 +667,59 @@ def torch_exports(torch: str, *, index: IndexClient, cache: Cache | None = None,
     """The names ``torch==torch``'s ``torch/lib/*.so`` export (read once per wheel, then cached)."""
     machine_of(platform)
     f = _find(index, cache, "torch", torch, python, wheel_platform(platform))
-    return frozenset(_torch_summary(index, cache, f, _Stats())["exports"])
+    return _torch_summary(index, cache, f, _Stats()).exports
 
 
-def _abi_from_json(d: dict[str, Any], seconds: float, machine: str = "x86_64") -> AbiResult:
-    modules = [ModuleAbi(m["member"], m["needed"], m["cuda_majors"], m["needs_from_torch"],
-                         [MissingSymbol(**s) for s in m["missing"]]) for m in d["modules"]]
-    return AbiResult(d["package"], d["package_version"], d["torch"], d["wheel"], d["torch_wheel"], modules,
-                     d["torch_exports"], d["torch_cuda_majors"], 0, d["bytes_total"], round(seconds, 3), True,
-                     d.get("warnings", []), d.get("platform", machine))
-
-
-def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> dict[str, Any]:
+def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> ExtSummary:
     key = f"ext-v{EXT_SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
     if cache is not None and key:
         hit = cache.get_json(key)
         if isinstance(hit, dict):
-            return hit
+            return ExtSummary.from_json(hit)
     w = _Wheel(index, f)
     try:
         summary = summarise_ext(w.zip)
     finally:
         stats.add(w.reader.bytes_fetched)
-    if not summary:
+    if not summary.modules:
         raise InputError(f"{f.filename}: no shared objects in this wheel (a pure-Python package?)")
     if cache is not None and key:
-        cache.put_json(key, summary)
+        cache.put_json(key, summary.to_json())
     return summary
 
 
-def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> dict[str, Any]:
+def _torch_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> TorchSummary:
     key = f"torch-v{SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
     if cache is not None and key:
         raw = cache.get_bytes(key)
         meta = cache.get_json(key + ".meta")
         if raw is not None and isinstance(meta, dict):
-            return {"exports": _unpack_names(raw), **meta}
+            return TorchSummary.from_stored(raw, meta)
     w = _Wheel(index, f)
     try:
         summary = summarise_torch(w.zip)
     finally:
         stats.add(w.reader.bytes_fetched)
     if cache is not None and key:
-        cache.put_bytes(key, _pack_names(summary["exports"]))
-        cache.put_json(key + ".meta", {"needed": summary["needed"], "libs": summary["libs"]})
+        cache.put_bytes(key, summary.names_bytes())
+        cache.put_json(key + ".meta", summary.meta_json())
     return summary
 
 
 def module_arch_json(member: str, code: FatbinCode) -> dict[str, Any]:
-    """The cached summary of one module's GPU code: names, counts, toolkits, kernels grouped by code."""
-    groups = kernel_groups(code.kernels or {})
-    return {"member": member, "sass": code.sass, "ptx": code.ptx, "counts": code.counts, "toolkits": code.toolkits,
-            "kernel_code": [asdict(g) for g in groups], "unreadable": code.unreadable}
-
-
-def module_arch_to_json(m: ModuleArch) -> dict[str, Any]:
-    """A module's GPU code in its cached form (the inverse of :func:`module_arch_of_json`)."""
-    return {"member": m.member, "sass": m.sass, "ptx": m.ptx, "counts": m.counts, "toolkits": m.toolkits,
-            "kernel_code": [asdict(g) for g in m.kernel_code], "unreadable": m.unreadable}
+    """The cached summary of one module's GPU code (:meth:`ModuleArch.cached_json` of :meth:`ModuleArch.of_code`;
+    kept for glmcompat.ops.refresh, which calls it)."""
+    return ModuleArch.of_code(member, code).cached_json()
 
 
 def module_arch_of_json(d: Mapping[str, Any]) -> ModuleArch:
-    groups = [KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in d.get("kernel_code", [])]
-    return ModuleArch(d["member"], d["sass"], d["ptx"], d["counts"], None, [], dict(d.get("toolkits", {})), groups,
-                      d.get("unreadable", 0))
+    """A module's GPU code from its cached form (:meth:`ModuleArch.from_cached_json`; kept for glmcompat.ops.refresh)."""
+    return ModuleArch.from_cached_json(d)
 
 
 def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str] | None = None) -> list[str]:
     """The members whose GPU code decides the verdict (``patterns``, else the matrix's
     ``[[primary_modules]]`` for the package, else all)."""
-    from fnmatch import fnmatchcase
-
-    from glmcompat.matrix.load import load_facts
-
     pats = list(patterns) if patterns else list(load_facts().primary_modules(str(canonicalize_name(package))))
     names = sorted(members)
     if not pats:
@@ -690,34 +753,34 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
 
     fetched = 0
     cached = False
-    raw_modules: list[dict[str, Any]] | None = None
+    read_modules: list[ModuleArch] | None = None
     if cache is not None and key:
         hit = cache.get_json(key)
         if isinstance(hit, list):
-            raw_modules, cached = [d for d in hit if chosen(d["member"])], True
-    if raw_modules is None and cache is not None and some:
+            read_modules, cached = [ModuleArch.from_cached_json(d) for d in hit if chosen(d["member"])], True
+    if read_modules is None and cache is not None and some:
         hit = cache.get_json(some)
         if isinstance(hit, dict) and hit.get("patterns") == list(select):
-            raw_modules, cached = hit["modules"], True
-    if raw_modules is None:
+            read_modules, cached = [ModuleArch.from_cached_json(d) for d in hit["modules"]], True
+    if read_modules is None:
         w = _Wheel(index, f)
         try:
             members = [m for m in elf_members(w.zip) if chosen(m.name)]
 
-            def one(m: ZipMember) -> tuple[dict[str, Any], int]:
+            def one(m: ZipMember) -> tuple[ModuleArch, int]:
                 code = read_gpu_code_member(w.zip, m, payloads=True)
-                return module_arch_json(m.name, code), code.undecoded
+                return ModuleArch.of_code(m.name, code), code.undecoded
 
             read = _map(one, members)
-            raw_modules = [d for d, _ in read]
+            read_modules = [d for d, _ in read]
             undecoded = sum(n for _, n in read)
         finally:
             fetched = w.reader.bytes_fetched
         if cache is not None and some:
-            cache.put_json(some, {"patterns": list(select), "modules": raw_modules})
+            cache.put_json(some, {"patterns": list(select), "modules": [m.cached_json() for m in read_modules]})
         elif cache is not None and key and not undecoded:  # a later run with a zstd decoder reads more
-            cache.put_json(key, raw_modules)
-    mods = arch_verdict([module_arch_of_json(d) for d in raw_modules], cap)
+            cache.put_json(key, [m.cached_json() for m in read_modules])
+    mods = arch_verdict(read_modules, cap)
     coded = [m.member for m in mods if m.sass or m.ptx]
     primary = coded if select else primary_modules(pkg, coded, modules)
     return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
@@ -787,7 +850,7 @@ def probe_toolkit(package: str, version: str, *, index: IndexClient, cache: Cach
                          round(time.perf_counter() - t0, 3))
 
 
-def kernel_cuda_drift(row: Any, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
+def kernel_cuda_drift(row: Kernel, *, index: IndexClient, cache: Cache | None = None, python: str = "cp311",
                       every: bool = False) -> list[tuple[str, str, list[str]]]:
     """Audit a ``[[kernel]]`` row's ``cuda`` against the wheels of its own platform: for each of its releases,
     the toolkit that built the cubins of its main modules (:func:`probe_toolkit`). Returns (version, recorded,
@@ -808,8 +871,6 @@ def kernel_cuda_drift(row: Any, *, index: IndexClient, cache: Cache | None = Non
 def kernel_labels(names: Iterable[str]) -> dict[str, str]:
     """Short display names of kernels: demangled, without template arguments, parameters or return type
     (``_ZN4vllm25paged_attention_v2_kernelI...`` -> ``vllm::paged_attention_v2_kernel``)."""
-    from glmcompat.readers.elf import demangle
-
     out = {}
     for mangled, full in demangle(names).items():
         text, depth, keep = full, 0, []

@@ -286,14 +286,13 @@ def test_abi_and_arch_json(capsys: pytest.CaptureFixture[str], wheel_server: Any
 
 
 @pytest.fixture
-def recorded_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    import glmcompat.edges.index as index_module
+def recorded_index() -> Iterator[list[str]]:
+    """The recorded index served on a local port: ``--index-url`` and its URL."""
+    from tests.decide.test_resolver import HERE
+    from tests.localindex import serve_recorded
 
-    from tests.decide.test_resolver import HERE, mock_index
-
-    client = mock_index(json.loads((HERE / "pages.json").read_text()), tmp_path / "c")
-    monkeypatch.setattr(index_module, "IndexClient", lambda *a, **k: client)
-    return client
+    with serve_recorded(json.loads((HERE / "pages.json").read_text())) as url:
+        yield ["--index-url", url]
 
 
 @pytest.mark.parametrize("args", [
@@ -302,10 +301,10 @@ def recorded_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     ("--target", "sm120", "--with", "sglang==0.5.9", "--limit", "1"),
     ("--target", "sm120", "--engine", "vllm"),
 ])
-def test_upgrade_json(capsys: pytest.CaptureFixture[str], recorded_index: Any, args: tuple[str, ...]) -> None:
+def test_upgrade_json(capsys: pytest.CaptureFixture[str], recorded_index: list[str], args: tuple[str, ...]) -> None:
     from tests.decide.test_resolver import CUTOFF
 
-    rc, out, err = call(capsys, "upgrade", *args, "--exclude-newer", CUTOFF, "--json", "-q")
+    rc, out, err = call(capsys, "upgrade", *recorded_index, *args, "--exclude-newer", CUTOFF, "--json", "-q")
     assert rc == 0, err
     doc = validate("upgrade", out)
     assert doc["pins"] and doc["exclude_newer"] == f"{CUTOFF}T00:00:00Z"

@@ -255,11 +255,11 @@ def arm_src(index):
 
 def test_aarch64_source_selects_the_aarch64_wheels(src, arm_src):
     assert arm_src.platform() == "CPython 3.11 on Linux aarch64" and src.platform() == "CPython 3.11 on Linux x86_64"
-    assert arm_src.wheel("torch", "2.14.1")["filename"] == "torch-2.14.1-cp311-cp311-manylinux_2_28_aarch64.whl"
-    assert src.wheel("torch", "2.14.1")["filename"].endswith("_x86_64.whl")
-    assert arm_src.wheel("sglang-kernel", "0.4.10")["filename"] == "sglang_kernel-0.4.10-cp310-abi3-manylinux2014_aarch64.whl"
-    assert arm_src.wheel("sglang", "0.5.23")["filename"] == "sglang-0.5.23-cp311-cp311-manylinux_2_34_aarch64.whl"
-    assert arm_src.wheel("sglang", "0.5.9")["filename"] == src.wheel("sglang", "0.5.9")["filename"] == "sglang-0.5.9-py3-none-any.whl"
+    assert arm_src.wheel("torch", "2.14.1").filename == "torch-2.14.1-cp311-cp311-manylinux_2_28_aarch64.whl"
+    assert src.wheel("torch", "2.14.1").filename.endswith("_x86_64.whl")
+    assert arm_src.wheel("sglang-kernel", "0.4.10").filename == "sglang_kernel-0.4.10-cp310-abi3-manylinux2014_aarch64.whl"
+    assert arm_src.wheel("sglang", "0.5.23").filename == "sglang-0.5.23-cp311-cp311-manylinux_2_34_aarch64.whl"
+    assert arm_src.wheel("sglang", "0.5.9").filename == src.wheel("sglang", "0.5.9").filename == "sglang-0.5.9-py3-none-any.whl"
     # A release with wheels for x86_64 only is no candidate on aarch64: a lock never builds from source.
     assert "0.10.0" in src.versions("vllm") and "0.10.0" not in arm_src.versions("vllm")
     assert arm_src.unavailable("vllm")["0.10.0"] == ["vllm-0.10.0-cp38-abi3-manylinux1_x86_64.whl", "vllm-0.10.0.tar.gz"]
@@ -441,18 +441,18 @@ def test_parse_cutoff_rejects_garbage():
 
 
 @pytest.fixture
-def cli_index(recorded, tmp_path, monkeypatch):
-    import glmcompat.edges.index as I
+def cli_index(recorded):
+    """The recorded index served on a local port: the URL to pass as ``--index-url``."""
+    from tests.localindex import serve_recorded
 
-    client = mock_index(recorded, tmp_path / "c")
-    monkeypatch.setattr(I, "IndexClient", lambda *a, **k: client)
-    return client
+    with serve_recorded(recorded) as url:
+        yield ["--index-url", url]
 
 
 def test_upgrade_command_text(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm120", "--exclude-newer", CUTOFF, "-q"]) == 0
+    assert main(["upgrade", *cli_index, "--target", "sm120", "--exclude-newer", CUTOFF, "-q"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Newest safe core set for sm120 (stack glm5-sglang-0.5.9, model glm_moe_dsa; "
                           "index as of 2026-11-29T00:00:00Z):\n")
@@ -466,7 +466,7 @@ def test_upgrade_command_text(cli_index, capsys):
 def test_upgrade_command_json(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm120", "--exclude-newer", CUTOFF, "--json"]) == 0
+    assert main(["upgrade", *cli_index, "--target", "sm120", "--exclude-newer", CUTOFF, "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["version"] == 2 and d["pins"] == NEWEST and d["exclude_newer"] == "2026-11-29T00:00:00Z"
     assert d["not_required"] == {"flashinfer-cubin": "sglang 0.5.23 does not require it",
@@ -478,13 +478,13 @@ def test_upgrade_command_json(cli_index, capsys):
 def test_upgrade_command_sm121_on_aarch64(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q"]) == 0
+    assert main(["upgrade", *cli_index, "--target", "sm121", "--exclude-newer", CUTOFF, "-q"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Newest safe core set for sm121 on Linux aarch64 (stack glm5-sglang-0.5.9, model glm_moe_dsa; ")
     for n, v in ARM.items():  # no known-good stack lists sm121: nothing to prefer over the newest torchvision
         assert f"  {n}=={v}" in out
     assert "hint: `glmcompat lock --stack glm5-sglang-0.5.9 --target sm121 --platform aarch64 --upgrade` writes" in out
-    assert main(["upgrade", "--target", "sm121", "--exclude-newer", CUTOFF, "-q", "--with", "sglang==0.5.9"]) == 1
+    assert main(["upgrade", *cli_index, "--target", "sm121", "--exclude-newer", CUTOFF, "-q", "--with", "sglang==0.5.9"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: Because sglang 0.5.9 requires sgl-kernel==0.3.21, and you lock for sm121 (compute capability "
                           "12.1), and sgl-kernel 0.3.21's Linux aarch64 wheel carries ") and "rounds" not in err
@@ -493,10 +493,10 @@ def test_upgrade_command_sm121_on_aarch64(cli_index, capsys):
 def test_upgrade_command_platform(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm100", "--platform", "aarch64", "--exclude-newer", CUTOFF, "--json"]) == 0
+    assert main(["upgrade", *cli_index, "--target", "sm100", "--platform", "aarch64", "--exclude-newer", CUTOFF, "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["platform"] == "aarch64" and d["pins"] == ARM_UPGRADE
-    assert main(["upgrade", "--target", "sm100", "--exclude-newer", CUTOFF, "-q"]) == 0
+    assert main(["upgrade", *cli_index, "--target", "sm100", "--exclude-newer", CUTOFF, "-q"]) == 0
     assert capsys.readouterr().out.startswith("Newest safe core set for sm100 on Linux x86_64 (stack")
 
 
@@ -507,7 +507,7 @@ def test_upgrade_command_platform(cli_index, capsys):
 def test_upgrade_command_bad_platform(cli_index, capsys, args, needle):
     from glmcompat.cli import main
 
-    assert main(["upgrade", *args]) == 2
+    assert main(["upgrade", *cli_index, *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(needle) and len(err.strip().splitlines()) == 1, err
 
@@ -515,7 +515,7 @@ def test_upgrade_command_bad_platform(cli_index, capsys, args, needle):
 def test_upgrade_command_bad_date(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm120", "--exclude-newer", "soon"]) == 2
+    assert main(["upgrade", *cli_index, "--target", "sm120", "--exclude-newer", "soon"]) == 2
 
 
 # ------------------------------------------------------------------------------------------------
@@ -684,7 +684,7 @@ def test_choose_stack_refuses(facts, stack, engine, needle):
 def test_upgrade_command_vllm(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--engine", "vllm", "--target", "sm120", "--exclude-newer", CUTOFF, "-q"]) == 0
+    assert main(["upgrade", *cli_index, "--engine", "vllm", "--target", "sm120", "--exclude-newer", CUTOFF, "-q"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Newest safe core set for sm120 (stack glm5-vllm-0.33.0, model glm_moe_dsa; "
                           "index as of 2026-11-29T00:00:00Z):\n")
@@ -697,7 +697,7 @@ def test_upgrade_command_vllm(cli_index, capsys):
 def test_upgrade_command_vllm_json(cli_index, capsys):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--engine", "vllm", "--target", "sm100", "--exclude-newer", CUTOFF, "--json"]) == 0
+    assert main(["upgrade", *cli_index, "--engine", "vllm", "--target", "sm100", "--exclude-newer", CUTOFF, "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["engine"] == "vllm" and d["stack"] == VSTACK and d["pins"] == VLLM and d["not_required"] == {}
 
@@ -709,7 +709,7 @@ def test_upgrade_command_vllm_json(cli_index, capsys):
 def test_upgrade_command_bad_engine(cli_index, capsys, args, needle):
     from glmcompat.cli import main
 
-    assert main(["upgrade", "--target", "sm120", *args]) == 2
+    assert main(["upgrade", *cli_index, "--target", "sm120", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(needle) and len(err.strip().splitlines()) == 1
 

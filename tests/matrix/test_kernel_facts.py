@@ -15,7 +15,7 @@ import pytest
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.rows import ArchProbe, Kernel
 from glmcompat.model.gpu import KernelCode, uncovered
-from glmcompat.ops.wheelprobe import ArchResult, arch_verdict, merge_kernel_code, module_arch_of_json
+from glmcompat.ops.wheelprobe import ArchResult, ModuleArch, arch_verdict, merge_kernel_code
 
 from tests.conftest import run_cli
 
@@ -25,7 +25,7 @@ TOOLKITS = json.loads((DATA / "toolkits.json").read_text())
 
 
 def _vllm(target: str | None, cap: tuple[int, int] | None) -> ArchResult:
-    mods = arch_verdict([module_arch_of_json(d) for d in VLLM["modules"]], cap)
+    mods = arch_verdict([ModuleArch.from_cached_json(d) for d in VLLM["modules"]], cap)
     return ArchResult("vllm", "0.9.1", VLLM["wheel"], mods, target, 0, VLLM["bytes_total"], 0.0, True,
                       VLLM["primary"], VLLM["platform"])
 
@@ -156,13 +156,13 @@ def real_index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
 
 @pytest.mark.network
 def test_live_vllm_0_9_1_per_kernel(real_index) -> None:  # type: ignore[no-untyped-def]
-    from glmcompat.ops.wheelprobe import module_arch_to_json, probe_arch
+    from glmcompat.ops.wheelprobe import probe_arch
 
     ic, cache = real_index
     r = probe_arch("vllm", "0.9.1", index=ic, cache=cache, target="sm120")
     assert r.wheel == VLLM["wheel"] and not r.ok
     assert sum(g.kernels for g in r.uncovered) == 1725
-    assert json.loads(json.dumps([module_arch_to_json(m) for m in r.modules])) == VLLM["modules"]
+    assert json.loads(json.dumps([m.cached_json() for m in r.modules])) == VLLM["modules"]
 
 
 @pytest.mark.network

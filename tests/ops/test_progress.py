@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from glmcompat.ops.progress import Meter, Progress, shown_bytes
+from glmcompat.ops.progress import Meter, Progress, shown_bytes, size
 from tests.abifakes import HAVE_GXX, LocalServer, build_fakes
 
 pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ to build the fake wheels")
@@ -64,37 +64,6 @@ def test_nothing_when_piped_or_quiet(stream: io.StringIO, quiet: int) -> None:
     assert stream.getvalue() == "" and not m.enabled
 
 
-def test_the_resolvers_progress_counts_pages_and_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "200")  # a StringIO has no terminal size: the bar is as wide as COLUMNS says
-
-    class Source:
-        client = type("C", (), {"bytes_fetched": 5000})()
-        machine = "x86_64"
-
-        def versions(self, name: str) -> list[str]:
-            return ["1"]
-
-        def requires(self, name: str, version: str) -> list[str]:
-            return []
-
-        def unavailable(self, name: str) -> dict[str, list[str]]:
-            return {}
-
-        def platform(self) -> str:
-            return "CPython 3.11 on Linux x86_64"
-
-    out = Tty()
-    p = Progress(Source(), False, stream=out)
-    p.versions("torch")
-    p.requires("torch", "2.9.1")
-    p.done()
-    assert (p.pages, p.metas) == (1, 1)
-    assert "1 project page(s), 1 METADATA: torch 2.9.1" in out.getvalue() and "5.0 kB" in out.getvalue()
-    quiet = Tty()
-    Progress(Source(), True, stream=quiet).versions("torch")
-    assert quiet.getvalue() == ""
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     fakes = build_fakes(tmp_path_factory.mktemp("fakes"))
@@ -103,6 +72,33 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     with LocalServer(files) as srv:
         srv.modes["norange-1.0-cp310-abi3-manylinux2014_x86_64.whl"] = "ignore-range"
         yield srv
+
+
+def test_the_resolvers_progress_counts_pages_and_metadata(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real index source over the local index: a page and a METADATA read are counted, the bytes its client
+    received shown; a recorded source receives no bytes and shows none."""
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.edges.sources import IndexSource, RecordedSource
+
+    from tests.conftest import FIXTURES
+
+    monkeypatch.setenv("COLUMNS", "200")  # a StringIO has no terminal size: the bar is as wide as COLUMNS says
+    out = Tty()
+    with IndexClient(server.base, retries=0) as client:
+        p = Progress(IndexSource(client), False, stream=out)
+        assert p.versions("ext") == ["1.0"]
+        page = client.bytes_fetched
+        assert p.requires("ext", "1.0") == []
+        p.done()
+    assert (p.pages, p.metas) == (1, 1) and page > 0
+    assert "1 project page(s), 1 METADATA: ext 1.0" in out.getvalue() and f"· {size(page)} ·" in out.getvalue()
+    quiet = Tty()
+    Progress(IndexSource(IndexClient(server.base)), True, stream=quiet).versions("ext")
+    assert quiet.getvalue() == ""
+    recorded = Tty()
+    r = Progress(RecordedSource(FIXTURES / "resolver" / "index.json"), False, stream=recorded)
+    r.versions("torch")
+    assert "1 project page(s), 0 METADATA: torch" in recorded.getvalue() and " B ·" not in recorded.getvalue()
 
 
 def _on_a_pty(*args: str) -> tuple[int, str, str]:

@@ -216,9 +216,9 @@ def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_in
 
 
 class Refuse:
-    """A resolver source that fails when asked: proves a run did not resolve."""
+    """A resolver source that fails when asked: proves a run did not resolve (not a recorded source: no record of
+    its answers is kept)."""
 
-    key = "refuse"
     machine = "x86_64"
 
     def versions(self, name: str) -> list[str]:
@@ -432,6 +432,23 @@ def test_the_library_call_reads_the_projects_settings(tmp_path, monkeypatch):
     assert isinstance(result, glmcompat.ProjectLockResult) and result.targets == ["sm120"] and result.core == {}
     with pytest.raises(glmcompat.InputError, match="unknown target"):
         glmcompat.lock(path.parent, "sm999", dry_run=True)
+
+
+def test_the_library_and_the_command_line_say_no_target_alike(tmp_path):
+    """One wording (the command line's); what the library's caller passes instead is the error's data."""
+    import glmcompat
+    from glmcompat.ops import projectlock as pl
+
+    path = make_project(tmp_path / "p", "torch")
+    for call in (lambda: glmcompat.lock(path.parent, dry_run=True),  # the package index (never reached)
+                 lambda: glmcompat.lock(path.parent, dry_run=True, index=INDEX)):  # a recorded index
+        with pytest.raises(pl.NoTarget) as info:
+            call()
+        assert (info.value.argument, info.value.where, info.value.exit_code) == ("targets", str(path), 2)
+    r = run_cli("lock", cwd=path.parent)
+    assert r.returncode == 2 and r.stderr == f"error: {info.value.one_line()}\n"
+    with pytest.raises(TypeError, match="exactly one"):
+        pl.lock(path.parent, "sm120", dry_run=True, index=None, source=None)
 
 
 # ------------------------------------------------------------------------------------------------

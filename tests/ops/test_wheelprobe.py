@@ -12,7 +12,9 @@ from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import IndexClient
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops.wheelprobe import (
+    ExtSummary,
     ModuleArch,
+    ModuleSymbols,
     arch_verdict,
     compare_abi,
     parse_pin,
@@ -49,12 +51,11 @@ def test_parse_target_bad() -> None:
 
 
 def test_compare_abi() -> None:
-    ext = {
-        "pkg/_C.so": {"needed": ["libc10.so", "libcudart.so.12", "libhelper.so"],
-                      "undefined": ["_ZN3c104implEv", "_ZN2at3addEv", "memcpy", "torch_c_api", "_ZN3c105otherEv"],
-                      "defined": []},
-        "pkg/libhelper.so": {"needed": [], "undefined": [], "defined": ["_ZN3c105otherEv"]},
-    }
+    ext = ExtSummary({
+        "pkg/_C.so": ModuleSymbols(("libc10.so", "libcudart.so.12", "libhelper.so"),
+                                   ("_ZN3c104implEv", "_ZN2at3addEv", "memcpy", "torch_c_api", "_ZN3c105otherEv"), (), ()),
+        "pkg/libhelper.so": ModuleSymbols((), (), (), ("_ZN3c105otherEv",)),
+    })
     mods = compare_abi(ext, frozenset({"_ZN3c104implEv", "torch_c_api"}))
     c = next(m for m in mods if m.member == "pkg/_C.so")
     assert [s.symbol for s in c.missing] == ["_ZN2at3addEv"]  # the sibling provides c10::other
@@ -224,7 +225,7 @@ def test_real_torch_exports_match_ground_truth(real_index) -> None:  # type: ign
 
     ic, cache = real_index
     f = _find(ic, cache, "torch", "2.9.1", "cp311", "manylinux_x86_64")
-    ours = set(_torch_summary(ic, cache, f, _Stats())["exports"])
+    ours = set(_torch_summary(ic, cache, f, _Stats()).exports)
     d = json.loads(gzip.decompress((DATA / "torch-2.9.1-cp311-manylinux_2_28_x86_64.dynsyms.json.gz").read_bytes()))
     assert f.size == d["wheel_size"]
     assert ours == {s for lib in d["libs"].values() for s in lib["exported"]}

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of
+from glmcompat.ops.wheelprobe import ExtSummary, compare_abi, ext_summary_of
 from glmcompat.readers.elf import check_torch_needs, needs_from_torch, read_elf, torch_shaped
 
 DATA = Path(__file__).parents[1] / "data" / "abi"
@@ -33,7 +33,7 @@ def recorded() -> dict[str, Any]:
 def verdict(pin: str, torch: str, **kw: Any) -> dict[str, list[str]]:
     """{member: sorted missing names} for the recorded extension against the recorded torch exports."""
     d = recorded()
-    mods = compare_abi(d["extensions"][pin]["modules"], frozenset(d["torch"][torch]["exports"]), **kw)
+    mods = compare_abi(ExtSummary.from_json(d["extensions"][pin]["modules"]), frozenset(d["torch"][torch]["exports"]), **kw)
     return {m.member: [s.symbol for s in m.missing] for m in mods}
 
 
@@ -156,7 +156,7 @@ def test_recorded_verdicts_agree_with_offline_comparison() -> None:
     d = recorded()
     for key, want in d["verdicts"].items():
         pin, _, torch = key.partition(" --torch ")
-        mods = compare_abi(d["extensions"][pin]["modules"], frozenset(d["torch"][torch]["exports"]))
+        mods = compare_abi(ExtSummary.from_json(d["extensions"][pin]["modules"]), frozenset(d["torch"][torch]["exports"]))
         got = {m.member: {"needs_from_torch": m.needs_from_torch, "missing": [s.symbol for s in m.missing]}
                for m in mods}
         assert got == want["modules"], key
@@ -198,8 +198,8 @@ def full_exports(torch: str) -> frozenset[str]:
                                              ("torchvision==0.24.1", "torchvision/_C.so")])
 def test_ground_truth_still_holds(pin: str, member: str) -> None:
     truth = TV_MISSING_2_10[member]
-    ext = recorded()["extensions"][pin]["modules"]
-    assert ext[member]["needed"] == truth["needed"]
+    ext = ExtSummary.from_json(recorded()["extensions"][pin]["modules"])
+    assert list(ext.modules[member].needed) == truth["needed"]
     for torch in ("2.9.1", "2.10.0"):
         mods = {m.member: m for m in compare_abi(ext, full_exports(torch))}
         m = mods[member]

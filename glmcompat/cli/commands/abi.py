@@ -6,14 +6,16 @@ versioned JSON. Exit codes: 0 compatible / runs, 1 not, 2 bad input, 3 the netwo
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from glmcompat.cli.commands._common import (
     add_index_options,
     add_output_options,
     add_python_option,
+    apply_settings,
     dump_json,
     fetch_finished,
     fetch_started,
@@ -24,10 +26,17 @@ from glmcompat.cli.commands._common import (
     probing,
     python_tag,
 )
-from glmcompat.model.errors import InputError
+from glmcompat.model.errors import GlmcompatError, InputError
+
+if TYPE_CHECKING:
+    from glmcompat.ops.wheelprobe import AbiResult, ArchResult
+
+# The probes (glmcompat.ops.wheelprobe: the index, range reads, the ELF and fatbin readers), the matrix and the progress
+# display are imported when a probe runs: `glmcompat abi --help` and `glmcompat completion`, which build the parsers,
+# import none of them.
 
 
-def _common_args(p: Any) -> None:
+def _common_args(p: argparse.ArgumentParser) -> None:
     add_python_option(p, what="interpreter whose wheel to read")
     p.add_argument("--platform", default=None, metavar="PLAT",
                    help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
@@ -41,7 +50,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     return _arch(argv) if name == "arch" else _abi(argv)
 
 
-def abi_parser() -> Any:
+def abi_parser() -> argparse.ArgumentParser:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("abi", "Compare an extension wheel's undefined torch symbols with what a torch release exports, "
                       "reading both wheels from the index (no install).")
@@ -57,7 +66,7 @@ def abi_parser() -> Any:
 def _abi(argv: Sequence[str]) -> int:
     p = abi_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.ops.wheelprobe import parse_pin, probe_abi
+    from glmcompat.ops.wheelprobe import parse_pin, probe_abi  # lazy: the probe stack, not for building the parser (help, completion)
 
     pkg, ver = parse_pin(args.extension)
     parse_pin(f"torch=={args.torch}")
@@ -81,9 +90,9 @@ def _abi(argv: Sequence[str]) -> int:
     return 0 if result.ok else 1
 
 
-def _platform(args: Any) -> str:
+def _platform(args: argparse.Namespace) -> str:
     """The ``--platform`` value, checked before anything is fetched (an unknown one: InputError, exit 2)."""
-    from glmcompat.ops.wheelprobe import machine_of
+    from glmcompat.ops.wheelprobe import machine_of  # lazy: the probe stack, not for building the parser (help, completion)
 
     if args.platform is None:
         return "manylinux_x86_64"
@@ -94,10 +103,9 @@ def _platform(args: Any) -> str:
 def _target_platforms(target: str, explicit: str | None) -> tuple[list[str], str] | None:
     """(platforms the target's products ship on, those products as text) from the matrix; an explicit
     ``--platform`` the target never ships on is an InputError. None for a target the matrix does not list."""
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.model.errors import GlmcompatError
-    from glmcompat.model.platforms import products_on, target_platforms
-    from glmcompat.ops.wheelprobe import machine_of, parse_target
+    from glmcompat.matrix.load import load_facts  # lazy: the probe stack, not for building the parser (help, completion)
+    from glmcompat.model.platforms import products_on, target_platforms  # lazy: the probe stack, not for building the parser (help, completion)
+    from glmcompat.ops.wheelprobe import machine_of, parse_target  # lazy: the probe stack, not for building the parser (help, completion)
 
     name, _ = parse_target(target)
     try:
@@ -114,7 +122,7 @@ def _target_platforms(target: str, explicit: str | None) -> tuple[list[str], str
     return plats, "; ".join(f"{', '.join(products_on(row, p))} on {p}" for p in plats)
 
 
-def _render_abi(r: Any, *, show_all: bool, notes: bool = True) -> str:
+def _render_abi(r: AbiResult, *, show_all: bool, notes: bool = True) -> str:
     """The text report of an ABI probe (``notes``: the bytes-and-seconds line, left out with -q)."""
     parts: list[str] = []
     out = parts.append
@@ -146,13 +154,13 @@ def _render_abi(r: Any, *, show_all: bool, notes: bool = True) -> str:
     return "".join(parts)
 
 
-def _how(r: Any) -> str:
-    from glmcompat.ops.progress import shown_bytes
+def _how(r: AbiResult | ArchResult) -> str:
+    from glmcompat.ops.progress import shown_bytes  # lazy: the probe stack, not for building the parser (help, completion)
 
     return "cached" if r.cached else f"fetched {shown_bytes(r.bytes_fetched, r.bytes_total)}"
 
 
-def arch_parser() -> Any:
+def arch_parser() -> argparse.ArgumentParser:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("arch", "List the GPU code (SASS and PTX) in a wheel's shared objects, read from the index; with "
                        "--target, say whether each has code that runs there.")
@@ -169,8 +177,7 @@ def arch_parser() -> Any:
 def _arch(argv: Sequence[str]) -> int:
     p = arch_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.cli.commands._common import apply_settings
-    from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch
+    from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch  # lazy: the probe stack, not for building the parser (help, completion)
 
     apply_settings(args, "arch", keys=("target", "platform"), several="ignore")
 
@@ -203,9 +210,9 @@ def _arch(argv: Sequence[str]) -> int:
     return 0 if result.ok else 1
 
 
-def _render_kernels(r: Any) -> str:
+def _render_kernels(r: ArchResult) -> str:
     """The main modules' kernels, the toolkits of their cubins and, with a target, the kernels it cannot run."""
-    from glmcompat.ops.wheelprobe import kernel_labels
+    from glmcompat.ops.wheelprobe import kernel_labels  # lazy: the probe stack, not for building the parser (help, completion)
 
     groups = r.kernel_code
     parts = []
@@ -231,7 +238,7 @@ def _render_kernels(r: Any) -> str:
     return "".join(parts)
 
 
-def _render_arch(r: Any, note: str | None = None, *, notes: bool = True) -> str:
+def _render_arch(r: ArchResult, note: str | None = None, *, notes: bool = True) -> str:
     """The text report of a GPU-code probe (``notes``: the bytes-and-seconds line, left out with -q)."""
     parts: list[str] = []
     out = parts.append
@@ -247,7 +254,8 @@ def _render_arch(r: Any, note: str | None = None, *, notes: bool = True) -> str:
             if m.uncovered:
                 line += f"  -> {sum(g.kernels for g in m.uncovered)} of {m.kernels} kernels lack code for {r.target}"
             else:
-                line += f"  -> {'runs on ' + r.target + ' (' + ', '.join(m.runs_with) + ')' if m.runs else 'NO code for ' + r.target}"
+                runs = f"runs on {r.target} ({', '.join(m.runs_with)})" if m.runs else f"NO code for {r.target}"
+                line += f"  -> {runs}"
         out(line + "\n")
     if not with_code:
         out(f"  no GPU code in any of its {len(r.modules)} shared object(s)\n")

@@ -29,12 +29,11 @@ def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
 def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
     """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``; no target anywhere: exit 2
     naming both places."""
-    from glmcompat.ops.projectlock import ProjectLockRequest
+    from glmcompat.ops.projectlock import NoTarget, ProjectLockRequest
 
     targets = list(args.target or []) or (_settings_targets(settings, where) if where else [])
     if not targets:
-        place = f"[tool.glmcompat] targets in {where}" if where else "[tool.glmcompat] targets in the project's pyproject.toml"
-        raise InputError(f"no target: pass --target (e.g. --target sm120) or set {place}")
+        raise NoTarget(str(where) if where else None)
     platform = args.platform or (_setting(settings, "platform", where) if where else None)
     model = args.model or (_setting(settings, "model", where) if where else None)
     from glmcompat.edges.index import IndexOptions

@@ -146,3 +146,21 @@ def test_warm_repeat_offline(server: LocalServer, capsys: pytest.CaptureFixture[
     rc, out, _ = run(capsys, "abi", "ext==1.0", "--torch", "9.1.0", "--index-url", server.base)
     assert rc == 1 and "cached" in out
     assert server.requests == before
+
+
+@pytest.mark.parametrize("args", [("abi", "ext==1.0", "--torch", "9.1.0"), ("abi", "ext==1.0", "--torch", "9.0.0"),
+                                  ("arch", "ext==1.0", "--target", "sm90"), ("arch", "ext==1.0", "--target", "sm121")])
+def test_a_cached_answer_is_the_same_document(server: LocalServer, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+    """The typed records read back from the cache (each one's from_json) give the document the probe gave: only how it
+    was got (seconds, bytes fetched, cached) differs."""
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "c"))
+    docs = []
+    for _ in range(2):
+        rc, out, err = run(capsys, *args, "--index-url", server.base, "--json")
+        assert rc in (0, 1), err
+        docs.append((rc, json.loads(out)))
+    (rc1, cold), (rc2, warm) = docs
+    assert rc1 == rc2 and not cold["cached"] and warm["cached"] and cold["bytes_fetched"] > 0
+    how = {"seconds", "bytes_fetched", "cached"}
+    assert {k: v for k, v in cold.items() if k not in how} == {k: v for k, v in warm.items() if k not in how}

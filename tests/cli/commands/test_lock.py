@@ -182,17 +182,15 @@ def test_bad_engine(tmp_path, args, needle):
 
 
 @pytest.fixture
-def vllm_index(tmp_path, monkeypatch):
-    """The recorded index (pages.json, at index.invalid) as the resolver's index for in-process command runs."""
+def vllm_index():
+    """The recorded index (pages.json) served on a local port, for in-process command runs: ``--index-url`` and its
+    URL."""
     import json
 
-    import glmcompat.edges.index as I
+    from tests.localindex import serve_recorded
 
-    from tests.decide.test_resolver import mock_index
-
-    client = mock_index(json.loads((FIXTURES / "resolver" / "pages.json").read_text()), tmp_path / "c")
-    monkeypatch.setattr(I, "IndexClient", lambda *a, **k: client)
-    return client
+    with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
+        yield ["--index-url", url]
 
 
 @pytest.mark.parametrize("withs,first", [
@@ -206,7 +204,7 @@ def vllm_index(tmp_path, monkeypatch):
 def test_vllm_lock_without_a_safe_set_exits_1(vllm_index, tmp_path, capsys, withs, first):
     from glmcompat.cli import main
 
-    argv = ["lock", "--target", "sm120", "--engine", "vllm", "--out", str(tmp_path / "o"), "-q"]
+    argv = ["lock", *vllm_index, "--target", "sm120", "--engine", "vllm", "--out", str(tmp_path / "o"), "-q"]
     for w in withs:
         argv += ["--with", w]
     assert main(argv) == 1
