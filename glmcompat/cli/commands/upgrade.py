@@ -10,11 +10,16 @@ from glmcompat.cli.commands._common import (
     add_index_options,
     add_output_options,
     add_python_option,
+    apply_settings,
+    dump_json,
     index_client,
     output,
     paint_text,
     parser,
 )
+from glmcompat.model.errors import InputError
+from glmcompat.model.platforms import PLATFORM_NAME, target_platforms
+from glmcompat.ops.progress import Progress
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -39,17 +44,11 @@ def build_parser() -> Any:
 def main(name: str, argv: Sequence[str]) -> int:
     p = build_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.cli.commands.lock import _basics
-    from glmcompat.decide.explain import Skip, resolve, skip_reasons
-    from glmcompat.decide.resolver import Request, parse_cutoff
-    from glmcompat.edges.index import redact
-    from glmcompat.edges.sources import IndexSource
-    from glmcompat.model.platforms import PLATFORM_NAME
-    from glmcompat.ops.progress import Progress
-
-    from glmcompat.cli.commands._common import apply_settings
-    from glmcompat.model.errors import InputError
-
+    from glmcompat.cli.commands.lock import _basics  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.explain import Skip, resolve, skip_reasons  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.resolver import Request, parse_cutoff  # lazy: keeps `upgrade --help` light
+    from glmcompat.edges.index import redact  # lazy: keeps `upgrade --help` light
+    from glmcompat.edges.sources import IndexSource  # lazy: keeps `upgrade --help` light
     apply_settings(args, "upgrade")
     if not args.target:
         raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
@@ -74,8 +73,6 @@ def main(name: str, argv: Sequence[str]) -> int:
     dropped = _dropped(stack, outcome)
     engine = stack.engine
     if args.json:
-        from glmcompat.cli.commands._common import dump_json
-
         dump_json({"version": 2, "stack": args.stack, "engine": engine, "target": tname, "model": model, "platform": machine,
                    "exclude_newer": cutoff + "Z" if cutoff else None, "with": list(args.with_),
                    "pins": outcome.pins, "stack_pins": dict(stack.pins), "not_required": dropped,
@@ -86,7 +83,6 @@ def main(name: str, argv: Sequence[str]) -> int:
     parts: list[str] = []
     out = parts.append
     asof = f"; index as of {cutoff}Z" if cutoff else ""
-    from glmcompat.model.platforms import target_platforms
 
     on = "" if target_platforms(facts.target(tname)) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
     out(f"Newest safe core set for {tname}{on} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")
