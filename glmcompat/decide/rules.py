@@ -48,7 +48,7 @@ class Context:
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
 
     def built_from_source(self, name: str) -> bool:
-        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE  # lazy: `help check` path
+        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE  # lazy: keeps `check --help` light
 
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
@@ -662,7 +662,7 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
                    for r in ctx.facts.rows("requires") if r.package == pkg
                    and SpecifierSet(r.versions).contains(Version(have).public, prereleases=True)}
         for req in row.requires:
-            from packaging.requirements import InvalidRequirement, Requirement  # lazy: `help check` path
+            from packaging.requirements import InvalidRequirement, Requirement  # lazy: keeps `check --help` light
 
             try:
                 parsed = Requirement(req)
@@ -693,7 +693,7 @@ def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, F
     """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
     matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
     release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
-    from packaging.requirements import InvalidRequirement, Requirement  # lazy: `help check` path
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: keeps `check --help` light
 
     pub = Version(Version(version).public)
     out: list[tuple[str, str, Fact]] = []
@@ -815,7 +815,7 @@ def evaluate(
     lock's overrides.
     """
     if matrix is None:
-        from glmcompat.matrix.load import load_facts  # lazy: `help check` path
+        from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
 
         facts = load_facts()
     elif isinstance(matrix, Facts):
@@ -1023,7 +1023,7 @@ def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
 
 
 def _shipped_facts() -> Facts:
-    from glmcompat.matrix.load import load_facts  # lazy: `help check` path
+    from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
 
     return load_facts()
 

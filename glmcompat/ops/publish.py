@@ -183,7 +183,7 @@ def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[i
     directory itself (nothing is created, and opening it with O_NOFOLLOW refuses a link atomically); where a
     directory cannot be locked, on ``.glmcompat.lock`` inside it; without ``fcntl`` (Windows), filelock."""
     try:
-        import fcntl  # lazy: POSIX only
+        import fcntl  # lazy: POSIX only, else filelock
     except ImportError:  # pragma: no cover - Windows
         from filelock import FileLock  # lazy: optional filelock (no fcntl)
 

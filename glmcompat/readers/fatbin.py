@@ -169,7 +169,7 @@ def lz4_block(src: bytes | memoryview, size: int, name: str = "<lz4>") -> bytes:
 def _zstd(src: bytes, size: int) -> bytes | None:
     """A zstd frame decoded by whatever decoder this Python has; None when it has none."""
     try:
-        from compression import zstd  # type: ignore[import-not-found,unused-ignore]  # Python 3.14  # lazy: Python 3.14's zstd
+        from compression import zstd  # type: ignore[import-not-found,unused-ignore]  # lazy: Python 3.14's zstd, else zstandard
 
         out: bytes = zstd.decompress(src)
         return out
