@@ -18,7 +18,6 @@ from packaging.version import Version
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
-from glmcompat.model.environments import env_platform
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding, NameVersion
 from glmcompat.model.names import canonicalize, local_cuda
@@ -902,6 +901,8 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     target's platforms, everything is judged and a platform with nothing installed is an error.
     ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
     """
+    from glmcompat.model.environments import env_platform  # lazy: keeps `check --help` light
+
     if not isinstance(facts, Facts):
         facts = facts.view() if facts is not None and hasattr(facts, "view") else _shipped_facts()
     trow = facts.target(target)

@@ -19,7 +19,6 @@ from glmcompat.cli.commands._common import (
 )
 from glmcompat.model.errors import InputError
 from glmcompat.model.platforms import PLATFORM_NAME, target_platforms
-from glmcompat.ops.progress import Progress
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -49,6 +48,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     from glmcompat.decide.resolver import Request, parse_cutoff  # lazy: keeps `upgrade --help` light
     from glmcompat.edges.index import redact  # lazy: keeps `upgrade --help` light
     from glmcompat.edges.sources import IndexSource  # lazy: keeps `upgrade --help` light
+    from glmcompat.ops.progress import Progress  # lazy: keeps `upgrade --help` light
+
     apply_settings(args, "upgrade")
     if not args.target:
         raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
