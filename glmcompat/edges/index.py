@@ -34,6 +34,7 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.edges import uv
 from glmcompat.edges.cache import Cache, NoCache
 from glmcompat.edges.http import (
     DEFAULT_TIMEOUT,
@@ -46,7 +47,6 @@ from glmcompat.edges.http import (
     request_with_retries,
 )
 from glmcompat.edges.ranges import HttpRangeReader
-from glmcompat.edges import uv
 from glmcompat.matrix.locations import text_digest
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.model.wheeltags import parse_python as parse_python  # re-exported: tag logic lives in model.wheeltags

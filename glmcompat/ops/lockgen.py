@@ -29,13 +29,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from glmcompat.decide import rules
+from glmcompat.decide.explain import resolve
+from glmcompat.decide.resolver import Request, parse_spec, pin_override, root_requirements
 from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.sources import IndexSource
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
-from glmcompat.matrix.locations import read_bounded, read_stored, seal
+from glmcompat.matrix.locations import read_bounded, read_stored, seal, text_digest
 from glmcompat.matrix.rows import Stack
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
+from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME
 from glmcompat.ops import speculate
 from glmcompat.ops.lockrender import (
@@ -49,19 +57,6 @@ from glmcompat.ops.lockrender import (
 )
 from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, digest
 from glmcompat.ops.progress import Progress
-
-if TYPE_CHECKING:
-    from glmcompat.decide.resolver import Outcome, Source
-    from glmcompat.edges.index import ClientFactory
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
-from glmcompat.decide.explain import resolve
-from glmcompat.decide.resolver import Request, parse_spec, pin_override, root_requirements
-from glmcompat.decide import rules
-from glmcompat.edges.sources import IndexSource
-from glmcompat.matrix.locations import text_digest
-from glmcompat.model.names import canonicalize
 from glmcompat.ops.publish import (
     check_out,
     check_replace,
@@ -80,6 +75,10 @@ from glmcompat.ops.publish import (
     write_new,
 )
 from glmcompat.readers.lockfiles import read_lock
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Outcome, Source
+    from glmcompat.edges.index import ClientFactory
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's
     "RESOLUTION_FORMAT", "LockOutcome", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",

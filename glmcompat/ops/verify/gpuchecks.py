@@ -33,16 +33,7 @@ from fnmatch import fnmatchcase
 from importlib.util import cache_from_source
 from typing import Any
 
-from glmcompat.ops.verify.records import (
-    GROUP_MODULE,
-    MAX_RECORD,
-    NONCE_ENV,
-    Record,
-    absent,
-    error_text,
-    group_ids,
-    marks,
-)
+from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, Record, absent, error_text, group_ids, marks
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
@@ -765,9 +756,7 @@ def group_transformers(opts: dict[str, Any]) -> None:
         if not model:
             raise Skipped("no --model given")
         require(r, "import:transformers", "import:transformers")
-        from transformers.models.auto.configuration_auto import (
-            CONFIG_MAPPING_NAMES,  # lazy: package under test, imported by its own group
-        )
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES  # lazy: package under test, imported by its own group
 
         # The mapping AutoConfig looks model types up in; a transformers that lacks the type raises
         # KeyError: 'glm_moe_dsa' there (transformers 4.57.1). Reading the names imports no model code.

@@ -292,14 +292,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         return
     t0 = time.perf_counter()
     try:
-        from glmcompat.ops.wheelprobe import (  # lazy: a reader that fails to load fails this probe, not the group
-            compare_abi,
-            ext_summary_of,
-        )
-        from glmcompat.readers.elf import (  # lazy: a reader that fails to load fails this probe, not the group
-            cuda_runtime_sonames,
-            read_elf,
-        )
+        from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of  # lazy: a reader that fails to load fails this probe, not the group
+        from glmcompat.readers.elf import cuda_runtime_sonames, read_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         for key in exts:
             yield {"id": f"abi:{key}", "status": "failed", "seconds": 0.0, "error": error_text(e),
@@ -386,9 +380,7 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
     t0 = time.perf_counter()
     rec: Record = {"id": f"gpu-code:{key}", "data": {"version": str(dists[key].version), "files": []}}
     try:
-        from glmcompat.readers.fatbin import (
-            gpu_code_of_elf,  # lazy: a reader that fails to load fails this probe, not the group
-        )
+        from glmcompat.readers.fatbin import gpu_code_of_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         rec.update(status="failed", error=error_text(e), summary="the fatbin reader failed to load", seconds=0.0)
         yield rec
