@@ -19,6 +19,7 @@ the :class:`Skip` as its structured cause. Decisions look at kinds, never at the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -620,7 +621,6 @@ def _newer_elsewhere(provider: Provider, name: str, chosen: Version | None) -> t
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     where = provider.source.platform()
     listed = ", ".join(map(str, vs[-3:])) + (f" and {len(vs) - 3} older" if len(vs) > 3 else "")
-    import re
 
     pys = sorted({(int(m.group(1)), int(m.group(2))) for f in files for m in [re.search(r"-cp(\d)(\d+)-", f)] if m})
     use = f"`--python {pys[0][0]}.{pys[0][1]}` (its oldest wheel's Python)" if pys else "a Python it has a wheel for"

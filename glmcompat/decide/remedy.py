@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.decide.rules import evaluate
 from glmcompat.matrix.view import Facts
+from glmcompat.model.environments import env_platform
 from glmcompat.model.names import canonicalize
 
 
@@ -35,8 +40,6 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
                  env: Mapping[str, Any] | None = None) -> dict[str, str] | None:
     """The core pins of one safe set next to ``packages`` (name -> version: torch, the torch family packages present
     and the compiled packages that anchor it), or None when no torch the matrix knows makes it safe."""
-    from glmcompat.decide.rules import evaluate
-
     pkgs = {canonicalize(k): v for k, v in packages.items()}
     family = sorted(n for n in facts.family_packages() if n in pkgs)
     for torch in torch_candidates(pkgs, facts):
@@ -62,9 +65,6 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
 def _kept(facts: Facts, name: str, version: str, torch: str) -> str | None:
     """``version`` itself when it already pairs with ``torch`` (its recorded torch requirement admits it and no
     probe proves a break): the least change keeps what an engine pins (sglang 0.5.9: torchcodec==0.8.0)."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
     try:
         public = Version(version).public
         found = facts.family(name, public)
@@ -82,9 +82,6 @@ __all__ = ["for_lock", "one_safe_set", "torch_candidates"]
 def for_lock(lock: Any, target: str, model: str | None, facts: Facts, platforms: Any = None) -> dict[str, str] | None:
     """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.depset.Lock` with its
     ``sets``) that fails the check on ``target``: None when none fails or no safe set is found."""
-    from glmcompat.decide.rules import evaluate
-    from glmcompat.model.environments import env_platform
-
     for env in lock.sets:
         plain = "packages" not in env
         machine = "x86_64" if plain else env_platform(env)

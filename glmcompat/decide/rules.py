@@ -18,8 +18,10 @@ from packaging.version import Version
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
+from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding, NameVersion
 from glmcompat.model.names import canonicalize, local_cuda
+from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
 
 
 def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
@@ -45,7 +47,7 @@ class Context:
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
 
     def built_from_source(self, name: str) -> bool:
-        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE
+        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE  # lazy: keeps `check --help` light
 
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
@@ -659,7 +661,7 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
                    for r in ctx.facts.rows("requires") if r.package == pkg
                    and SpecifierSet(r.versions).contains(Version(have).public, prereleases=True)}
         for req in row.requires:
-            from packaging.requirements import InvalidRequirement, Requirement
+            from packaging.requirements import InvalidRequirement, Requirement  # lazy: keeps `check --help` light
 
             try:
                 parsed = Requirement(req)
@@ -690,7 +692,7 @@ def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, F
     """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
     matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
     release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: keeps `check --help` light
 
     pub = Version(Version(version).public)
     out: list[tuple[str, str, Fact]] = []
@@ -812,7 +814,7 @@ def evaluate(
     lock's overrides.
     """
     if matrix is None:
-        from glmcompat.matrix.load import load_facts
+        from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
 
         facts = load_facts()
     elif isinstance(matrix, Facts):
@@ -899,9 +901,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     target's platforms, everything is judged and a platform with nothing installed is an error.
     ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
     """
-    from glmcompat.model.environments import env_platform
-    from glmcompat.model.errors import InputError
-    from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
+    from glmcompat.model.environments import env_platform  # lazy: keeps `check --help` light
 
     if not isinstance(facts, Facts):
         facts = facts.view() if facts is not None and hasattr(facts, "view") else _shipped_facts()
@@ -1024,7 +1024,7 @@ def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
 
 
 def _shipped_facts() -> Facts:
-    from glmcompat.matrix.load import load_facts
+    from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
 
     return load_facts()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from glmcompat.matrix.rows import Stack
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
@@ -44,8 +46,6 @@ def choose_stack(facts: Facts, stack: str | None, engine: str | None, target: st
     if not rows:
         raise InputError(f"the matrix names no {engine} stack (known stacks: {', '.join(s.name for s in facts.rows('stack'))})")
     tname = facts.target(target).name
-
-    from packaging.version import Version
 
     def newest(cands: list[Stack]) -> Stack:
         return max(cands, key=lambda s: Version(s.pins.get(engine, "0")))

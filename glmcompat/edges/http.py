@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,8 +38,6 @@ DEFAULT_DEADLINE = 300.0  # seconds one HTTP operation (its retries, redirects a
 
 def http_deadline() -> float:
     """The overall deadline of one HTTP operation, in seconds (``GLMCOMPAT_HTTP_DEADLINE`` overrides)."""
-    import math
-
     try:
         value = float(os.environ.get("GLMCOMPAT_HTTP_DEADLINE") or DEFAULT_DEADLINE)
     except ValueError:
@@ -73,8 +74,6 @@ class Deadline:
     def call(self, fn: Callable[[], T]) -> T:
         """``fn()``, or the deadline's :class:`EnvironmentFailure` when it has not returned in time. A
         response ``fn`` returns after that is closed as soon as it arrives."""
-        import threading
-
         self.check()
         lock = threading.Lock()
         box: dict[str, Any] = {}
@@ -120,8 +119,6 @@ class Fetched:
     url: str
 
     def json(self) -> Any:
-        import json
-
         return json.loads(self.content)
 
     def close(self) -> None:
@@ -143,13 +140,13 @@ def read_capped(r: httpx.Response, what: str, limit: int, deadline: Deadline) ->
 def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connections: int | None = None) -> httpx.Client:
     """An httpx client honouring the usual CA bundle variables (``SSL_CERT_FILE``, ``PIP_CERT``...).
     ``max_connections`` bounds the pool (parallel downloads wait for a free connection, no pool timeout)."""
-    import httpx
+    import httpx  # lazy: heavy httpx, only network calls need it
 
     verify: Any = True
     for var in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
         path = os.environ.get(var)
         if path and os.path.isfile(path):
-            import ssl
+            import ssl  # lazy: with httpx, only network calls
 
             verify = ssl.create_default_context(cafile=path)
             break
@@ -177,7 +174,7 @@ def request_with_retries(
     naming ``what``; so does any other httpx error (too many redirects, an undecodable body, an invalid
     URL), at once.
     """
-    import httpx
+    import httpx  # lazy: heavy httpx, only network calls need it
 
     last = ""
     for attempt in range(retries + 1):

@@ -11,10 +11,15 @@ wheel are pure functions that tests drive with recorded pages.
 from __future__ import annotations
 
 import configparser
+import hashlib
+import math
 import os
 import re
+import subprocess
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from email.parser import HeaderParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -29,6 +34,8 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.edges import uv
+from glmcompat.edges.cache import Cache, NoCache
 from glmcompat.edges.http import (
     DEFAULT_TIMEOUT,
     MAX_RESPONSE,
@@ -39,10 +46,13 @@ from glmcompat.edges.http import (
     read_capped,
     request_with_retries,
 )
+from glmcompat.edges.ranges import HttpRangeReader
+from glmcompat.matrix.locations import text_digest
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.model.wheeltags import parse_python as parse_python  # re-exported: tag logic lives in model.wheeltags
 from glmcompat.model.wheeltags import platform_tags as platform_tags
 from glmcompat.model.wheeltags import supported_tags as supported_tags
+from glmcompat.readers.wheelzip import RemoteZip
 
 if TYPE_CHECKING:
     import httpx
@@ -96,8 +106,6 @@ def _uv_configured_index() -> str | None:
     for path in (Path(xdg_home) / "uv" / "uv.toml", Path("/etc/uv/uv.toml")):
         if not path.is_file():
             continue
-        import tomllib
-
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except OSError:
@@ -118,8 +126,6 @@ def _uv_configured_index() -> str | None:
 def index_ttl() -> float:
     """How long a cached index page is used, in seconds (``GLMCOMPAT_INDEX_TTL``; default a day); InputError for a
     value that is no such number."""
-    import math
-
     raw = os.environ.get("GLMCOMPAT_INDEX_TTL", "")
     if not raw.strip():
         return 86400.0
@@ -151,7 +157,7 @@ def default_index_url() -> str:
         if url:
             return url
     try:
-        from pip._internal.models.index import PyPI
+        from pip._internal.models.index import PyPI  # lazy: pip's default index, read only when none is configured
 
         return str(PyPI.simple_url)
     except ImportError:
@@ -169,12 +175,8 @@ _UV_DEFAULT = re.compile(r"--default-index\b[^\n]*\n?[^\n]*?\(by default: <([^>\
 def uv_default_index() -> str | None:
     """uv's built-in default index, as the uv binary glmcompat runs prints it in ``uv lock --help``
     (``--default-index ... (by default: <URL>)``); None when it cannot be read."""
-    import subprocess
-
-    from glmcompat.edges.uv import uv_binary
-
     try:
-        r = subprocess.run([uv_binary(), "lock", "--help"], capture_output=True, text=True, timeout=30,
+        r = subprocess.run([uv.uv_binary(), "lock", "--help"], capture_output=True, text=True, timeout=30,
                            stdin=subprocess.DEVNULL, env={**os.environ, "NO_COLOR": "1"})
     except (OSError, subprocess.SubprocessError, EnvironmentFailure):
         return None
@@ -185,8 +187,6 @@ def uv_default_index() -> str | None:
 def cache_key(kind: str, text: str) -> str:
     """A readable, file-name-safe cache key for ``text``: the one digest of stored names
     (:func:`glmcompat.matrix.locations.text_digest`, not a CRC that two URLs can share), then a readable tail."""
-    from glmcompat.matrix.locations import text_digest
-
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("://", 1)[-1])[-120:].strip("_.-") or "x"
     return f"{kind}-{text_digest(text)}-{slug}"
 
@@ -377,8 +377,6 @@ class IndexOptions:
 
     def cache(self) -> Any:
         """The cache the index client and the probes use: none with ``no_cache``."""
-        from glmcompat.edges.cache import Cache, NoCache
-
         return NoCache() if self.no_cache else Cache()
 
     def uv_env(self) -> dict[str, str]:
@@ -449,7 +447,7 @@ class IndexClient:
 
         def send() -> httpx.Response:
             """One attempt: the response, closed, its body (when it is an answer, not a retry) in ``got``."""
-            import httpx
+            import httpx  # lazy: heavy httpx, only network calls need it
 
             req = self.client.build_request("GET", url, headers=dict(headers or {}),
                                             timeout=httpx.Timeout(deadline.read_timeout(),
@@ -530,15 +528,10 @@ class IndexClient:
             r = self.get(file.metadata_url, f"{file.filename}: METADATA")
             if r.status_code == 200:
                 body = r.content
-                import hashlib
-
                 if file.metadata_sha256 and hashlib.sha256(body).hexdigest() != file.metadata_sha256:
                     raise EnvironmentFailure(f"{file.filename}: METADATA: sha256 does not match the index")
                 text = body.decode("utf-8", "replace")
         if text is None:
-            from glmcompat.edges.ranges import HttpRangeReader
-            from glmcompat.readers.wheelzip import RemoteZip
-
             reader = HttpRangeReader(self.client, file.url, name=file.filename, size=file.size)
             try:
                 zf = RemoteZip(reader)
@@ -558,8 +551,6 @@ class IndexClient:
 
 def iter_requires_dist(metadata: str) -> Iterator[str]:
     """The ``Requires-Dist`` values of a METADATA text (pure)."""
-    from email.parser import HeaderParser
-
     msg = HeaderParser().parsestr(metadata)
     yield from (str(v) for v in msg.get_all("Requires-Dist") or [])
 

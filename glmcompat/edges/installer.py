@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from glmcompat.edges.uv import uv_binary
 from glmcompat.model.errors import EnvironmentFailure, GlmcompatError, InputError
 from glmcompat.model.names import canonicalize
 
@@ -177,8 +178,6 @@ def inspect(python: str | os.PathLike[str], found_by: str) -> Interpreter:
 
 def uv_path() -> str | None:
     """The uv binary (:func:`glmcompat.edges.uv.uv_binary`), or None where there is none."""
-    from glmcompat.edges.uv import uv_binary
-
     try:
         return uv_binary()
     except EnvironmentFailure:

@@ -122,7 +122,7 @@ class HttpRangeReader:
                 total -= len(self._spans.pop(0)[1])
 
     def _send(self, headers: dict[str, str], deadline: Deadline) -> httpx.Response:
-        import httpx
+        import httpx  # lazy: heavy httpx, only network calls need it
 
         def send() -> httpx.Response:
             t = deadline.read_timeout()
@@ -140,7 +140,7 @@ class HttpRangeReader:
     def _pieces(self, r: httpx.Response, deadline: Deadline) -> Iterator[bytes]:
         """The body as it arrives, each piece counted; ends early (noted in ``_cut``) when the connection is
         cut, and fails with :class:`TransferError` when that keeps happening or the deadline passes."""
-        import httpx
+        import httpx  # lazy: heavy httpx, only network calls need it
 
         try:
             for piece in r.iter_bytes():

@@ -21,12 +21,12 @@ def uv_binary() -> str:
     if os.path.isfile(here) and os.access(here, os.X_OK):
         return here
     try:
-        from uv import find_uv_bin
+        from uv import find_uv_bin  # lazy: optional uv package
 
         return str(find_uv_bin())
     except (ImportError, FileNotFoundError):
         pass
-    import shutil
+    import shutil  # lazy: start-up path (ops.speculate imports this module)
 
     found = shutil.which("uv")
     if not found:
@@ -49,7 +49,10 @@ def uv_env(requires_python: str | None, extra: Mapping[str, str] | None = None) 
     if requires_python and "UV_PYTHON" not in os.environ:
         fits = plain_fits(requires_python, sys.version_info[:3])
         if fits is None:
-            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+            from packaging.specifiers import (  # lazy: start-up path (ops.speculate imports this module)
+                InvalidSpecifier,
+                SpecifierSet,
+            )
 
             try:
                 fits = SpecifierSet(requires_python.replace(" ", "")).contains(".".join(map(str, sys.version_info[:3])))

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from glmcompat import __version__
+from glmcompat.matrix.locations import code_fingerprint, file_digest, hasher, read_stored, seal
 from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
-from glmcompat.matrix.locations import file_digest, hasher, read_stored, seal
 from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
 from glmcompat.matrix.view import Facts, Tables
 from glmcompat.model.errors import InputError
@@ -42,7 +43,7 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
             data = _rows(read_stored(str(SNAPSHOT), "snapshot", SNAPSHOT.name), digests)
         if data is not None:
             return Facts(data, key)
-    from glmcompat.matrix.schema import TABLES, load_matrix
+    from glmcompat.matrix.schema import TABLES, load_matrix  # lazy: pydantic, only when the cache misses
 
     m = load_matrix(paths)
     if files:
@@ -56,7 +57,6 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
 def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:
     """(the matrix files, the cache key, each file's digest by name); no files when one cannot be read."""
     files = matrix_files(paths)
-    from glmcompat.matrix.locations import code_fingerprint
 
     # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
     # (not resolved: a symlinked path is only another entry); each file digested as the start-up paths digest it
@@ -96,8 +96,7 @@ def _document(plain: Any, **extra: Any) -> bytes:
 def snapshot() -> bytes:
     """The shipped matrix, validated, as the wheel's :data:`SNAPSHOT`: with glmcompat's version and the digest of
     each matrix file, which a run compares before it trusts the rows. Raises what validation raises."""
-    from glmcompat import __version__
-    from glmcompat.matrix.schema import load_matrix
+    from glmcompat.matrix.schema import load_matrix  # lazy: pydantic, only when the cache misses
 
     files, _, digests = _keyed(None)
     if not files:
@@ -125,8 +124,6 @@ def _rows(body: bytes | None, files: dict[str, str] | None = None) -> Tables | N
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return None
     if files is not None:
-        from glmcompat import __version__
-
         if doc.get("files") != files or doc.get("version") != __version__:
             return None
     fields, tables = doc.get("fields"), doc.get("tables")

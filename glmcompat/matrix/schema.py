@@ -47,7 +47,8 @@ from glmcompat.matrix.rows import (
 from glmcompat.matrix.store import matrix_files, read_input
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
-from glmcompat.model.errors import MatrixError
+from glmcompat.model.errors import InputError, MatrixError
+from glmcompat.model.signatures import linear_time_problem
 from glmcompat.model.tomltext import loads as toml_loads
 
 SCHEMA_VERSION = 1
@@ -111,7 +112,6 @@ def _regex(v: str) -> str:
         re.compile(v)
     except re.error as e:
         raise ValueError(f"invalid regular expression {v!r}: {e}") from None
-    from glmcompat.model.signatures import linear_time_problem
 
     why = linear_time_problem(v)  # `explain` must stay linear in the log: no nested quantifiers, ...
     if why:
@@ -295,8 +295,6 @@ class Matrix:
 
     def get_target(self, name: str) -> Target:
         """The target called ``name`` (``sm120``; ``sm_120`` and ``12.0`` are accepted too)."""
-        from glmcompat.model.errors import InputError
-
         try:
             return self.view().target(name)
         except InputError as e:

@@ -4,20 +4,20 @@ input files, and the matrix files (the shipped ``glmcompat/matrix/data/*.toml`` 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from glmcompat.model.errors import GlmcompatError
+from glmcompat.matrix.locations import cache_dir_name, matrix_file_names
+from glmcompat.model.errors import GlmcompatError, MatrixError
 
 
 def cache_dir() -> Path:
     """glmcompat's user cache directory (``GLMCOMPAT_CACHE_DIR`` overrides)."""
-    from glmcompat.matrix.locations import cache_dir_name
-
     name = cache_dir_name()
     if name is not None:
         return Path(name)
-    import platformdirs
+    import platformdirs  # lazy: platformdirs, only where no cache directory is set
 
     return Path(platformdirs.user_cache_dir("glmcompat"))
 
@@ -26,7 +26,7 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` through a unique temporary file in the same directory and a rename:
     readers never see half a file, and concurrent writers never share a temporary name. ``mode``: the
     permission bits the file gets (else the temporary file's 0600)."""
-    import tempfile
+    import tempfile  # lazy: start-up path (cli.fastpath and cli.fastlock record through it)
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
@@ -51,8 +51,6 @@ def read_input(path: Path, error: type[GlmcompatError], what: str, limit: int = 
     """The bytes of a user-named input file, or ``error`` (one line naming the file) — never a traceback.
     Only a regular file is read: a FIFO or a device is refused at once (opened without blocking, never
     read), and so is a file over ``limit`` bytes."""
-    import stat
-
     p = str(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -92,7 +90,6 @@ def default_matrix_dir() -> Path:
     data = Path(__file__).resolve().parent / "data"
     if data.is_dir():
         return data
-    from glmcompat.model.errors import MatrixError
 
     raise MatrixError("the shipped matrix is missing (no glmcompat/matrix/data/ in the installed package)")
 
@@ -100,12 +97,8 @@ def default_matrix_dir() -> Path:
 def matrix_files(paths: Sequence[str | Path] | None = None) -> list[Path]:
     """The matrix files of ``paths`` (files as given; a directory's ``*.toml``, sorted), or of the shipped
     matrix when none is given. A directory without one is a :class:`MatrixError`."""
-    from glmcompat.matrix.locations import matrix_file_names
-
     names = matrix_file_names([str(p) for p in paths] if paths else [str(default_matrix_dir())])
     if isinstance(names, str):
-        from glmcompat.model.errors import MatrixError
-
         raise MatrixError("directory holds no *.toml matrix files", path=names)
     return [Path(n) for n in names]
 

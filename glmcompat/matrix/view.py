@@ -11,7 +11,10 @@ load; the queries here answer with them. :class:`glmcompat.matrix.schema.Matrix`
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal, overload
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from glmcompat.matrix.rows import (
     AbiEqual,
@@ -38,9 +41,6 @@ from glmcompat.model.errors import InputError
 from glmcompat.model.names import local_cuda, normalize_target, product_key
 from glmcompat.model.platforms import PER_PLATFORM, check_platform
 
-if TYPE_CHECKING:  # pragma: no cover
-    from packaging.version import Version
-
 Tables = dict[str, tuple[Fact, ...]]  # table -> its rows, in file order
 
 
@@ -50,8 +50,6 @@ _VERSIONS: dict[str, Version] = {}  # parsed once per process: the rules compare
 def _v(text: str) -> Version:
     v = _VERSIONS.get(text)
     if v is None:
-        from packaging.version import Version
-
         v = _VERSIONS[text] = Version(text)
     return v
 
@@ -65,8 +63,6 @@ class Facts:
         if not isinstance(data, Mapping):
             view = getattr(data, "view", None)
             if not callable(view):
-                from glmcompat.model.errors import InputError
-
                 raise InputError(f"Facts: expected a Matrix (glmcompat.load_matrix()) or the rows of each table, "
                                  f"not {type(data).__name__}")
             data = view().data
@@ -358,8 +354,6 @@ class Facts:
     def family_for_torch(self, package: str, torch: str) -> str | None:
         """The newest ``package`` release built for exactly ``torch`` (an ``==`` pin); failing that, the
         newest whose torch requirement admits it (torchvision 0.29.1: ``>=2.14.0``)."""
-        from packaging.specifiers import SpecifierSet
-
         t = _v(_v(torch).public)
         exact = None
         admits = None
@@ -386,8 +380,6 @@ class Facts:
         return ()
 
     def jit(self, package: str, version: str) -> Jit | None:
-        from packaging.specifiers import SpecifierSet
-
         for j in self.rows("jit"):
             if j.package == package and SpecifierSet(j.versions).contains(version, prereleases=True):
                 return j

@@ -93,7 +93,7 @@ _NETWORK_MODULES = ("httpx", "httpcore", "h11", "h2", "anyio", "ssl")
 
 def _flat(text: str, cap: int = MAX_LINE) -> str:
     """``text`` on one line, capped at ``cap`` characters, credentials in URLs hidden."""
-    import re
+    import re  # lazy: start-up path (cli.fastpath records through matrix.store)
 
     one = " ".join(text.split())
     # a scheme is tried only where a run of scheme characters starts: linear (``\w+://`` tried at every position of

@@ -15,7 +15,7 @@ def canonicalize(name: str) -> str:
 
 def normalize_version(version: str) -> str:
     """The PEP 440 normal form of ``version`` (``2.9.1+CU128`` -> ``2.9.1+cu128``); InvalidVersion if none."""
-    from packaging.version import Version
+    from packaging.version import Version  # lazy: the model layer leaves packaging to its callers
 
     return str(Version(version))
 

@@ -22,7 +22,9 @@ such; anything else as UTF-8 with undecodable bytes replaced.
 from __future__ import annotations
 
 import codecs
+import importlib
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
@@ -240,8 +242,6 @@ def scan_log(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> Scan:
     One pass, linear in the log: each line is matched once per signature and per context pattern (all of
     them linear in the line, :func:`linear_time_problem`), and at most :data:`WINDOW` earlier lines' package
     mentions are kept."""
-    from collections import deque
-
     pats = _compiled(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
@@ -319,8 +319,6 @@ def linear_time_problem(pattern: str) -> str | None:
     * bounded gaps whose spans multiply past :data:`MAX_GAPS` (``a.{0,200}b.{0,200}c.{0,200}d``: a failing search
       backtracks through every split of each gap, the product of their spans at each start: seconds a line).
     """
-    import importlib
-
     # the standard library's own regex parser (private modules without type stubs: typed as Any here)
     c: Any = importlib.import_module("re._constants")
     sre: Any = importlib.import_module("re._parser")

@@ -29,13 +29,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from glmcompat.decide import rules
+from glmcompat.decide.explain import resolve
+from glmcompat.decide.resolver import Request, parse_spec, pin_override, root_requirements
 from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.sources import IndexSource
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
+from glmcompat.matrix.locations import read_bounded, read_stored, seal, text_digest
 from glmcompat.matrix.rows import Stack
-from glmcompat.matrix.locations import read_bounded, read_stored, seal
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
+from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME
 from glmcompat.ops import speculate
 from glmcompat.ops.lockrender import (
@@ -49,9 +57,6 @@ from glmcompat.ops.lockrender import (
 )
 from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, digest
 from glmcompat.ops.progress import Progress
-if TYPE_CHECKING:
-    from glmcompat.decide.resolver import Outcome, Source
-    from glmcompat.edges.index import ClientFactory
 from glmcompat.ops.publish import (
     check_out,
     check_replace,
@@ -69,6 +74,11 @@ from glmcompat.ops.publish import (
     verify_outputs,
     write_new,
 )
+from glmcompat.readers.lockfiles import read_lock
+
+if TYPE_CHECKING:
+    from glmcompat.decide.resolver import Outcome, Source
+    from glmcompat.edges.index import ClientFactory
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's
     "RESOLUTION_FORMAT", "LockOutcome", "LockRequest", "NoopRecord", "Resolution", "lock", "out_name", "pyproject_data", "recover",
@@ -127,7 +137,6 @@ def resolution_key(facts: Facts, req: LockRequest) -> str:
     blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
                        lock_platform(facts, req.target, req.platform), req.index.resolved_url()], sort_keys=True)
-    from glmcompat.matrix.locations import text_digest
 
     return text_digest(blob)  # the one digest kind of stored names
 
@@ -161,17 +170,12 @@ def resolve_core(facts: Facts, req: LockRequest, *, index: ClientFactory | None 
             recalled = None
         if recalled is not None:
             return recalled
-    from glmcompat.decide.explain import resolve
-    from glmcompat.decide.resolver import Request, root_requirements
 
     request = Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine)
     root_requirements(facts, request)  # bad input (a --with, a model no engine serves) fails before any index traffic
     if source is not None:
         return _resolution(facts, req, resolve(facts, source, request), requires_python)
     assert index is not None
-    from packaging.utils import canonicalize_name
-
-    from glmcompat.edges.sources import IndexSource
 
     # What the resolver will most likely ask first, fetched concurrently: every core package's page and, unless
     # --upgrade looks past them, the METADATA of the stack's pins (and of --with's exact pins).
@@ -256,10 +260,6 @@ def _expected_overrides(facts: Facts, stack: Stack, model: str | None) -> tuple[
     release = next((r for r in facts.rows("release") if r.package == stack.engine and r.version == version), None)
     if release is None or not overrides or version is None:
         return overrides, {}
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    from glmcompat.decide.resolver import parse_spec, pin_override
-    from glmcompat.model.names import canonicalize
 
     needs = {"transformers": facts.model(model).transformers} if model else {}
     reasons: dict[str, str] = {}
@@ -313,9 +313,6 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
         return _check_current(facts, req, res, text, out, summary)
     uv_binary()  # uv missing: fail before anything is created
     speculate.sweep()  # the private directories of runs a kill stopped
-    if spec is not None:  # the check's imports now, not after the speculative uv is done
-        import glmcompat.decide.rules
-        import glmcompat.readers.lockfiles  # noqa: F401
     created = make_out(out)
     done = False
     try:
@@ -388,11 +385,9 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
             write_new(work / "uv.lock", old["uv.lock"])  # keeps unrelated pins stable, makes uv warm
         run_uv(list(speculate.LOCK), work, res.requires_python, req.index.uv_env())
     now = (work / "uv.lock").read_bytes()
-    from glmcompat.decide.rules import evaluate_lock
-    from glmcompat.readers.lockfiles import read_lock
 
     machine = lock_platform(facts, tname, req.platform)
-    found = evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])
+    found = rules.evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])
     if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
             and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
         return None, [f.message for f in found if f.severity == "warning"]  # nothing to write

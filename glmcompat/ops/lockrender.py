@@ -5,8 +5,12 @@ must be plain ``name==version`` pins, comments are escaped), parsed back and com
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.index import IndexOptions
@@ -49,9 +53,6 @@ _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
 def pin(name: Any, version: Any) -> str:
     """``name==version``, only for a plain project name and a valid version: never a URL, a path, a marker,
     an extra or a second requirement, whatever the matrix, the index or a cache holds."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.version import InvalidVersion, Version
-
     bad = InputError(f"refusing to write the pin {name!r} == {version!r}: not a plain package name and version")
     if not (isinstance(name, str) and isinstance(version, str) and _NAME.fullmatch(name) and _VERSION.fullmatch(version)):
         raise bad
@@ -127,9 +128,7 @@ def render_pyproject(facts: Facts, req: LockRequest, res: Resolution) -> str:
     """The generated pyproject.toml (deterministic: sorted, no timestamps beyond exclude-newer), built as a
     tomlkit document from :func:`pyproject_data` — values are TOML strings, never pasted text — and
     checked by parsing it back."""
-    import tomllib
-
-    import tomlkit
+    import tomlkit  # lazy: heavy tomlkit, only writers need it
 
     data = pyproject_data(facts, req, res)
     cmd = header_command(facts, req)

@@ -16,12 +16,17 @@ live environment.
 from __future__ import annotations
 
 import os
+import re
+import tempfile
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from glmcompat.decide.rules import evaluate
 from glmcompat.edges import installer as inst
+from glmcompat.edges.nvml import gpus as nvml_gpus
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError
@@ -108,8 +113,6 @@ class Targets:
 
 def _project_settings(cwd: Path) -> tuple[dict[str, Any], Path] | None:
     """``[tool.glmcompat]`` of the nearest pyproject.toml at or above ``cwd`` (the project around it)."""
-    import tomllib
-
     for d in (cwd, *cwd.parents):
         pp = d / "pyproject.toml"
         if not pp.is_file():
@@ -158,8 +161,6 @@ def find_targets(explicit: Sequence[str], model: str | None, cwd: Path, facts: F
                 raise InputError(f"[tool.glmcompat] targets: {e.message}", path=str(pp)) from None
         model = m
     if gpus is None:
-        from glmcompat.edges.nvml import gpus as nvml_gpus
-
         gpus = nvml_gpus
     seen = gpus()
     if not seen:
@@ -182,8 +183,6 @@ def find_targets(explicit: Sequence[str], model: str | None, cwd: Path, facts: F
 def judge(packages: Mapping[str, str], targets: Targets, facts: Facts, allow_unknown: bool) -> list[Finding]:
     """The check rules' findings for ``packages`` on every target judged; with no target, the findings that hold
     on every target of the matrix (the target-specific rules are left out, and the report says so)."""
-    from glmcompat.decide.rules import evaluate
-
     names = list(targets.names) or [t.name for t in facts.rows("target")]
     per = [evaluate(packages, target=t, model=targets.model, matrix=facts, allow_unknown=allow_unknown) for t in names]
     if targets.names:
@@ -378,8 +377,6 @@ def carry_out(req: GuardRequest, out: GuardOutcome) -> GuardOutcome:
 
 def _installer_reason(output: str) -> str:
     """The installer's reason on one line: uv's derivation without its own "Because ... we can conclude" frame."""
-    import re
-
     lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
     if not lines:
         return ""
@@ -403,8 +400,6 @@ class _constraints_file:
         self.path = ""
 
     def __enter__(self) -> str:
-        import tempfile
-
         fd, self.path = tempfile.mkstemp(prefix="glmcompat-constraints-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write("".join(f"{line}\n" for line in self.lines))

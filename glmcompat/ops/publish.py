@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from glmcompat import __version__
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops.lockset import (
@@ -43,7 +44,6 @@ from glmcompat.ops.lockset import (
     STAMP_FORMAT,
 )
 
-
 _STAGING = re.compile(re.escape(STAGING_PREFIX) + r"[A-Za-z0-9_]{8}")  # the names publish() gives its staging (and mkdtemp gave)
 
 
@@ -54,8 +54,6 @@ def sha(data: bytes) -> str:
 def stamp_of(facts: Facts, files: dict[str, bytes]) -> bytes:
     """The stamp (manifest) of one run's set: the sha256 of each output, the glmcompat version and the
     matrix it was checked with. Written last; a set whose files do not match it is not one run's."""
-    from glmcompat import __version__
-
     return (json.dumps({"format": STAMP_FORMAT, "glmcompat": __version__, "matrix": facts.key,
                         "files": {n: sha(files[n]) for n in OUTPUTS}}, sort_keys=True, indent=1) + "\n").encode()
 
@@ -185,9 +183,9 @@ def exclusive(out: Path, quiet: bool = True, create: bool = False) -> Iterator[i
     directory itself (nothing is created, and opening it with O_NOFOLLOW refuses a link atomically); where a
     directory cannot be locked, on ``.glmcompat.lock`` inside it; without ``fcntl`` (Windows), filelock."""
     try:
-        import fcntl
+        import fcntl  # lazy: POSIX only, else filelock
     except ImportError:  # pragma: no cover - Windows
-        from filelock import FileLock
+        from filelock import FileLock  # lazy: optional filelock (no fcntl)
 
         _refuse_link(out / LOCK_FILE, _lstat(out / LOCK_FILE))
         with FileLock(str(out / LOCK_FILE)):

@@ -466,7 +466,7 @@ def demangle(names: Iterable[str]) -> dict[str, str]:
     """Demangled display names (``cxxfilt`` if installed, else ``c++filt``, else unchanged)."""
     items = sorted(set(names))
     try:
-        import cxxfilt
+        import cxxfilt  # lazy: optional cxxfilt
 
         out = {}
         for n in items:

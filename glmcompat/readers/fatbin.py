@@ -33,6 +33,7 @@ the u32 at +16 and the inflated length the u64 at +56 of the entry header.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import struct
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.gpu import sort_codes
+from glmcompat.readers.elf import BytesView, ElfError, parse_elf
 
 MAGIC = 0xBA55ED50
 KIND_PTX = 1
@@ -167,14 +169,14 @@ def lz4_block(src: bytes | memoryview, size: int, name: str = "<lz4>") -> bytes:
 def _zstd(src: bytes, size: int) -> bytes | None:
     """A zstd frame decoded by whatever decoder this Python has; None when it has none."""
     try:
-        from compression import zstd  # type: ignore[import-not-found,unused-ignore]  # Python 3.14
+        from compression import zstd  # type: ignore[import-not-found,unused-ignore]  # lazy: Python 3.14's zstd, else zstandard
 
         out: bytes = zstd.decompress(src)
         return out
     except ImportError:
         pass
     try:
-        import zstandard  # type: ignore[import-not-found,unused-ignore]
+        import zstandard  # type: ignore[import-not-found,unused-ignore]  # lazy: optional zstandard
     except ImportError:
         return None
     res: bytes = zstandard.ZstdDecompressor().decompress(src, max_output_size=size)
@@ -375,10 +377,6 @@ def gpu_code_of_section(data: bytes | memoryview, name: str = "<fatbin>", *, pay
 def gpu_code_of_elf_detail(path_or_bytes: str | os.PathLike[str] | bytes, *, payloads: bool = False) -> FatbinCode:
     """The GPU code of a local ELF file's ``.nv_fatbin`` section (empty when it has none); with
     ``payloads``, also its kernels per code name and the toolkits of its cubins."""
-    import mmap
-
-    from glmcompat.readers.elf import BytesView, parse_elf
-
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         data = bytes(path_or_bytes)
         info = parse_elf(BytesView(data, "<bytes>"), "<bytes>", dynamic="skip")
@@ -388,7 +386,6 @@ def gpu_code_of_elf_detail(path_or_bytes: str | os.PathLike[str] | bytes, *, pay
         return gpu_code_of_section(memoryview(data)[sec.offset:sec.offset + sec.size], "<bytes>: .nv_fatbin",
                                    payloads=payloads)
     path = Path(path_or_bytes)
-    from glmcompat.readers.elf import ElfError
 
     try:
         with open(path, "rb") as f:

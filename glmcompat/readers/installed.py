@@ -14,6 +14,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from packaging.version import InvalidVersion, Version
+
 from glmcompat.model.names import canonicalize
 
 _HEAD = 64 * 1024  # the headers of any real METADATA fit in this; the description after them is never read
@@ -99,8 +101,6 @@ def read_site(site: str) -> tuple[list[Installed], list[str]]:
 
 def read_environment(sites: Iterable[str]) -> Environment:
     """Every distribution in ``sites`` (an interpreter's purelib and platlib, in its ``sys.path`` order)."""
-    from packaging.version import InvalidVersion, Version
-
     def key(d: Installed) -> tuple[int, object]:
         try:
             return 1, Version(d.version)

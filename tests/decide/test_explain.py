@@ -64,12 +64,18 @@ def test_cli_file_json_and_exit_codes(tmp_path: Path) -> None:
     clean.write_text("all good\n")
     r = run_cli("explain", str(clean))
     assert r.returncode == 0 and "no known failure signature" in r.stdout
+    r = run_cli("explain", str(clean), "--json")
+    assert r.returncode == 0 and (json.loads(r.stdout)["found"], json.loads(r.stdout)["signatures"]) == (False, [])
 
 
 def test_cli_stdin() -> None:
-    r = subprocess.run([sys.executable, "-m", "glmcompat", "explain", "-"], input="KeyError: 'glm_moe_dsa'\n",
+    r = subprocess.run([sys.executable, "-m", "glmcompat", "explain", "-", "--json"], input="KeyError: 'glm_moe_dsa'\n",
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1 and "model-type-unknown" in r.stdout and "transformers>=5.2.0" in r.stdout
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["log"], doc["found"]) == ("<stdin>", True)
+    assert [(h["id"], h["line"], h["groups"]) for h in doc["signatures"]] == [("model-type-unknown", 1, {"key": "glm_moe_dsa"})]
+    assert doc["signatures"][0]["remedy"].startswith("install transformers>=5.2.0")
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory"])

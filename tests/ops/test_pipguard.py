@@ -388,7 +388,8 @@ def test_no_target_still_judges_the_torch_abi():
     before = judge({"torch": "2.9.1", "sgl-kernel": "0.3.21"}, none, facts, False)
     after = judge({"torch": "2.10.0", "sgl-kernel": "0.3.21", "torchvision": "0.25.0"}, none, facts, False)
     broken = new_errors(before, after)
-    assert [f.rule for f in broken] == ["abi"] and "built against torch 2.9.1" in broken[0].message
+    assert [(f.rule, f.pins) for f in broken] == [("abi", ("sgl-kernel==0.3.21", "torch==2.10.0"))]
+    assert "built against torch 2.9.1" in broken[0].message
     assert new_errors(after, after) == []
 
 

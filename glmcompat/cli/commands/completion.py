@@ -8,10 +8,14 @@ commands parse with (each command module's parser builder), so it can never name
 
 from __future__ import annotations
 
+import argparse
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from glmcompat.cli.commands._common import add_output_options, output, parser
+from glmcompat import __version__
+from glmcompat.cli import COMMANDS, HELP
+from glmcompat.cli.commands._common import COLOR_CHOICES, add_output_options, output, parser
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -46,8 +50,6 @@ def build_parser() -> Any:
 
 def command_parser(name: str) -> Any:
     """The argument parser of the command ``name``, built as the command builds it."""
-    import importlib
-
     module, fn = BUILDERS[name]
     return getattr(importlib.import_module(module), fn)()
 
@@ -55,12 +57,6 @@ def command_parser(name: str) -> Any:
 def full_parser() -> Any:
     """One argparse parser for the whole of glmcompat: the shared options, then every command (and ``help``) as a
     subcommand whose options are the command's own parser's."""
-    import argparse
-
-    from glmcompat import __version__
-    from glmcompat.cli import COMMANDS, HELP
-    from glmcompat.cli.commands._common import COLOR_CHOICES
-
     top = argparse.ArgumentParser(prog="glmcompat", description="Dependency-compatibility resolver and lockfile "
                                   "generator for GPU LLM-serving stacks.")
     top.add_argument("-V", "--version", action="version", version=f"glmcompat {__version__}")
@@ -82,9 +78,7 @@ def full_parser() -> Any:
 
 def _mark_files(p: Any) -> None:
     """Positional file arguments complete as paths (shtab's ``complete`` attribute), in every subparser."""
-    import argparse
-
-    import shtab
+    import shtab  # lazy: only a generated script needs it
 
     for action in p._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -98,7 +92,7 @@ def _mark_files(p: Any) -> None:
 
 def script(shell: str) -> str:
     """The completion script for ``shell`` (bash, zsh or fish)."""
-    import shtab
+    import shtab  # lazy: only a generated script needs it
 
     text = str(shtab.complete(full_parser(), shell=shell))
     return text if text.endswith("\n") else text + "\n"

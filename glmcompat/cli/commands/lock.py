@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -13,9 +14,13 @@ from glmcompat.cli.commands._common import (
     add_index_options,
     add_output_options,
     add_python_option,
+    apply_settings,
     output,
     parser,
+    shown_url,
 )
+from glmcompat.model.errors import InputError, UnsafeError
+from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -55,23 +60,17 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written)."""
     p = build_parser()
     args = p.parse_args(list(argv))
-    import time
-
-    from glmcompat.model.errors import InputError
 
     mode = _mode(args)
     if mode is not None:
-        from glmcompat.cli.commands.projectlock import run_project
+        from glmcompat.cli.commands.projectlock import run_project  # lazy: keeps `lock --help` light
 
         return run_project(args, mode, out=out, err=err)
-    from glmcompat.model.platforms import PLATFORM_NAME
-    from glmcompat.model.errors import UnsafeError
-    from glmcompat.ops.lockgen import LockRequest, lock
+    from glmcompat.ops.lockgen import LockRequest, lock  # lazy: keeps `lock --help` light
 
     for flag, value in (("--dry-run", args.dry_run), ("--json", args.json), ("-o", args.output_file)):
         if value:
             raise InputError(f"{flag} is for a project or a requirements.in; with --stack, use --out / --check")
-    from glmcompat.cli.commands._common import apply_settings
 
     args.target = args.target or []
     apply_settings(args, "lock --stack")
@@ -85,15 +84,13 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     o = output(args, out=out, err=err)
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
-    from glmcompat.edges.index import IndexOptions, client_for
+    from glmcompat.edges.index import IndexOptions, client_for  # lazy: keeps `lock --help` light
 
     req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
                       IndexOptions(args.index_url, bool(args.no_cache)))
     outdir = _out_dir(args.out, args.stack, tname, machine)
     t0 = time.perf_counter()
     if o.verbose:
-        from glmcompat.cli.commands._common import shown_url
-
         o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
     try:
         s = lock(facts, req, outdir, index=client_for, quiet=bool(args.quiet), check_only=args.check, force=args.force)
@@ -139,7 +136,8 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
         for w in s.warnings:
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
-    from glmcompat.cli.fastlock import Exit
+
+    from glmcompat.cli.fastlock import Exit  # lazy: keeps `lock --help` light
 
     return Exit(0, s.noop)  # a run that changed nothing: what it read, for the start-up path's record
 
@@ -148,8 +146,7 @@ def _mode(args: Any) -> tuple[str, Path] | None:
     """("requirements", the .in file), ("project", its pyproject.toml), or None for a curated stack: --stack, --out
     or --with name one; so does a directory with no project above it, or one whose pyproject.toml glmcompat itself
     generated (a stack's output directory)."""
-    from glmcompat.model.errors import InputError
-    from glmcompat.readers import pyproject as pp
+    from glmcompat.readers import pyproject as pp  # lazy: keeps `lock --help` light
 
     if args.requirements is not None:
         f = Path(args.requirements)
@@ -190,8 +187,6 @@ def _other_platforms(facts: Any, tname: str, machine: str, chosen: bool, stack: 
                      say: Callable[[str], None] = print) -> None:
     """Which machine the lock is for, and where the target also ships on another, how to lock for that one
     (``stack``: the default output directory's stack; None when --out was given)."""
-    from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
-
     trow = facts.target(tname)
     here = ", ".join(products_on(trow, machine))
     others = [p for p in target_platforms(trow) if p != machine]
@@ -206,8 +201,7 @@ def _other_platforms(facts: Any, tname: str, machine: str, chosen: bool, stack: 
 def _out_dir(out: str | None, stack: str, target: str, platform: str = "x86_64") -> Path:
     """``--out``, or ``locks/<stack>/<target>`` (``<target>-aarch64`` for an aarch64 lock); the stack name must then
     be one plain path component."""
-    from glmcompat.model.errors import InputError
-    from glmcompat.ops.lockgen import out_name
+    from glmcompat.ops.lockgen import out_name  # lazy: keeps `lock --help` light
 
     if out is not None:
         if not out.strip():
@@ -222,8 +216,12 @@ def _basics(args: Any) -> tuple[Facts, Stack, str, str | None, str]:
     """(facts, stack row, target name, model, platform) from the options; unknown names, an unknown engine, an
     engine other than the stack's, an unknown platform and one the target never ships on are InputErrors (exit 2).
     Without --stack, --engine picks the stack."""
-    from glmcompat.decide.stacks import check_engine, choose_stack, lock_platform
-    from glmcompat.matrix.load import load_facts
+    from glmcompat.decide.stacks import (  # lazy: keeps `lock --help` light
+        check_engine,
+        choose_stack,
+        lock_platform,
+    )
+    from glmcompat.matrix.load import load_facts  # lazy: keeps `lock --help` light
 
     check_engine(args.engine)
     facts = load_facts(args.matrix)

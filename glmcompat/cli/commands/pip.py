@@ -121,15 +121,15 @@ def constraints_parser() -> Any:
 
 
 def _constraints(argv: Sequence[str]) -> int:
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.pipguard import constraints_text, open_environment
+    from glmcompat.matrix.load import load_facts  # lazy: keeps `pip --help` light
+    from glmcompat.ops.pipguard import constraints_text, open_environment  # lazy: keeps `pip --help` light
 
     p = constraints_parser()
     args = p.parse_args(list(argv))
     live = open_environment(args.python, Path.cwd())
     text = constraints_text(live, load_facts())
     if args.output:
-        from glmcompat.matrix.store import atomic_write
+        from glmcompat.matrix.store import atomic_write  # lazy: keeps `pip --help` light
 
         atomic_write(Path(args.output), text.encode(), mode=0o644)
     else:
@@ -138,9 +138,9 @@ def _constraints(argv: Sequence[str]) -> int:
 
 
 def _install(argv: Sequence[str]) -> int:
-    from glmcompat.edges.installer import InstallerFailed
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.ops import pipguard as pg
+    from glmcompat.edges.installer import InstallerFailed  # lazy: keeps `pip --help` light
+    from glmcompat.matrix.load import load_facts  # lazy: keeps `pip --help` light
+    from glmcompat.ops import pipguard as pg  # lazy: keeps `pip --help` light
 
     args = _install_args(argv)
     o = output(args)
@@ -203,7 +203,7 @@ def _install(argv: Sequence[str]) -> int:
     except InstallerFailed as err:
         rc = _installer_failed(o, err)
         if args.json:  # the outcome under --json: the error document, with the same exit code
-            from glmcompat.cli import jsonerrors
+            from glmcompat.cli import jsonerrors  # lazy: keeps `pip --help` light
 
             jsonerrors.emit(["pip", "install", "--json"], rc,
                             f"{err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat",

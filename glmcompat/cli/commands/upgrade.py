@@ -10,11 +10,15 @@ from glmcompat.cli.commands._common import (
     add_index_options,
     add_output_options,
     add_python_option,
+    apply_settings,
+    dump_json,
     index_client,
     output,
     paint_text,
     parser,
 )
+from glmcompat.model.errors import InputError
+from glmcompat.model.platforms import PLATFORM_NAME, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -39,16 +43,12 @@ def build_parser() -> Any:
 def main(name: str, argv: Sequence[str]) -> int:
     p = build_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.cli.commands.lock import _basics
-    from glmcompat.decide.explain import Skip, resolve, skip_reasons
-    from glmcompat.decide.resolver import Request, parse_cutoff
-    from glmcompat.edges.index import redact
-    from glmcompat.edges.sources import IndexSource
-    from glmcompat.model.platforms import PLATFORM_NAME
-    from glmcompat.ops.progress import Progress
-
-    from glmcompat.cli.commands._common import apply_settings
-    from glmcompat.model.errors import InputError
+    from glmcompat.cli.commands.lock import _basics  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.explain import Skip, resolve, skip_reasons  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.resolver import Request, parse_cutoff  # lazy: keeps `upgrade --help` light
+    from glmcompat.edges.index import redact  # lazy: keeps `upgrade --help` light
+    from glmcompat.edges.sources import IndexSource  # lazy: keeps `upgrade --help` light
+    from glmcompat.ops.progress import Progress  # lazy: keeps `upgrade --help` light
 
     apply_settings(args, "upgrade")
     if not args.target:
@@ -74,7 +74,6 @@ def main(name: str, argv: Sequence[str]) -> int:
     dropped = _dropped(stack, outcome)
     engine = stack.engine
     if args.json:
-        from glmcompat.cli.commands._common import dump_json
         from glmcompat.model.outputs import SkipDoc, SkipNote, UpgradeOutput  # lazy: 45 dataclasses, --json only
 
         doc = UpgradeOutput(
@@ -88,7 +87,6 @@ def main(name: str, argv: Sequence[str]) -> int:
     parts: list[str] = []
     out = parts.append
     asof = f"; index as of {cutoff}Z" if cutoff else ""
-    from glmcompat.model.platforms import target_platforms
 
     on = "" if target_platforms(facts.target(tname)) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
     out(f"Newest safe core set for {tname}{on} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")

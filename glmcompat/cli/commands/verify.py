@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import os
+import stat
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
+from glmcompat.model.errors import InputError
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -41,14 +45,12 @@ def verify_parser() -> Any:
 def _verify(argv: Sequence[str]) -> int:
     p = verify_parser()
     args = p.parse_args(list(argv))
-    import math
 
     if not (math.isfinite(args.timeout) and args.timeout > 0):
         p.error(f"--timeout must be positive and finite (seconds), got {args.timeout!r}")
-    import os
 
-    from glmcompat.ops.verify.core import Options, run
-    from glmcompat.ops.verify.render import table
+    from glmcompat.ops.verify.core import Options, run  # lazy: keeps `verify --help` light
+    from glmcompat.ops.verify.render import table  # lazy: keeps `verify --help` light
 
     report = run(Options(target=args.target, model=args.model, timeout=args.timeout, all_gpus=args.all_gpus,
                          distributed=args.distributed, no_gpu=args.no_gpu, jit=args.jit, paths=args.path,
@@ -82,9 +84,9 @@ def explain_parser() -> Any:
 def _explain(argv: Sequence[str]) -> int:
     p = explain_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.decide.diagnose import Env, diagnose
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.model.signatures import log_lines, render, scan_log
+    from glmcompat.decide.diagnose import Env, diagnose  # lazy: keeps `verify --help` light
+    from glmcompat.matrix.load import load_facts  # lazy: keeps `verify --help` light
+    from glmcompat.model.signatures import log_lines, render, scan_log  # lazy: keeps `verify --help` light
 
     facts = load_facts()
     sigs = facts.rows("signature")
@@ -98,8 +100,6 @@ def _explain(argv: Sequence[str]) -> int:
             try:
                 scan = scan_log(log_lines(f), sigs)
             except OSError as e:
-                from glmcompat.model.errors import InputError
-
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
@@ -115,11 +115,6 @@ def _explain(argv: Sequence[str]) -> int:
 def _open_log(path: str):  # type: ignore[no-untyped-def]
     """The log at ``path``, opened for reading in binary: a regular file only (a FIFO or a device is refused at
     once, opened without blocking and never read; ``-`` reads standard input)."""
-    import os
-    import stat
-
-    from glmcompat.model.errors import InputError
-
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:

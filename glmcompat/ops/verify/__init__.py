@@ -15,6 +15,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def verify(options: Options | None = None) -> dict[str, Any]:
     """Run all probes; return the report (``{"version": 1, "ok": ..., "device": ..., "probes": [...], ...}``)."""
-    from glmcompat.ops.verify.core import Options, run
+    from glmcompat.ops.verify.core import Options, run  # lazy: gpuchecks imports this package in the serving container
 
     return run(options or Options())

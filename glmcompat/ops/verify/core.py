@@ -12,18 +12,28 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import site
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from importlib.machinery import PathFinder
 from typing import TYPE_CHECKING, Any
 
+import glmcompat
+from glmcompat.decide.diagnose import Env, diagnose, package_cause
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.store import cache_dir
 from glmcompat.model import gpu
+from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
+from glmcompat.model.signatures import match_signatures, module_package
 from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, absent, group_ids, marks
+from glmcompat.ops.verify.static import sgl_kernel_variant
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,7 +84,6 @@ class Child:
         self.timeout = timeout
         self.arrived = threading.Event()
         self.t0 = time.monotonic()
-        import secrets
 
         nonce = secrets.token_hex(16)
         self.mark, self.exit_mark, self.nofork_mark, self.gather_mark = marks(nonce)
@@ -217,7 +226,6 @@ def _complete(out: list[dict[str, Any]], expected: list[str], rc: int | None, ti
 
 def _child_env(paths: list[str]) -> dict[str, str]:
     env = dict(os.environ)
-    import glmcompat
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(glmcompat.__file__)))  # the directory holding the package
     parts = [os.path.abspath(p) for p in paths]
@@ -233,8 +241,6 @@ def _child_env(paths: list[str]) -> dict[str, str]:
 
 def _findable(module: str, search: list[str]) -> bool:
     """Whether a top-level module can be found on ``search`` (nothing is imported)."""
-    from importlib.machinery import PathFinder
-
     try:
         return PathFinder.find_spec(module, search) is not None
     except (ImportError, ValueError, OSError):
@@ -254,16 +260,12 @@ def _speed_opts() -> dict[str, Any]:
     ``GLMCOMPAT_VERIFY_PYCACHE=0`` turns it off; ``=always`` uses it for every package. It caches
     compiled modules, never a probe's result: every import still runs.
     """
-    from glmcompat.matrix.store import cache_dir
-
     mode = os.environ.get("GLMCOMPAT_VERIFY_PYCACHE", "auto")
     return {} if mode == "0" else {"pycache": str(cache_dir() / "pycache"), "pycache_mode": mode}
 
 
 def run(options: Options) -> dict[str, Any]:
     """Run every probe and return the report (a dict, :data:`REPORT_VERSION`)."""
-    from glmcompat.matrix.load import load_facts
-
     t0 = time.perf_counter()
     facts = load_facts()
     explicit = None if options.target == "auto" else facts.target(options.target)  # InputError: exit 2
@@ -272,8 +274,6 @@ def run(options: Options) -> dict[str, Any]:
     env = _child_env(options.paths)
     rank_env = os.environ.get("LOCAL_RANK") if options.distributed else None
     if options.distributed and "RANK" not in os.environ:
-        from glmcompat.model.errors import InputError
-
         raise InputError("--distributed needs torchrun (RANK, WORLD_SIZE and MASTER_ADDR are not set)")
     device = int(rank_env) if rank_env is not None else 0
     common = {"model": options.model, "no_gpu": options.no_gpu, "jit": options.jit, "device": device,
@@ -392,9 +392,6 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
              explicit: Target | None) -> dict[str, Any]:
     """The report on the probes' ``records``: each record that a verdict changes is a new one in the report,
     the records given are left as they are."""
-    from glmcompat.decide.diagnose import diagnose, package_cause
-    from glmcompat.model.signatures import match_signatures
-
     probes = list(records)
     at = {p["id"]: i for i, p in enumerate(probes)}  # the record each id names (the last of that id)
     by_id = {p["id"]: p for p in probes}
@@ -571,10 +568,6 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
 def _blame(h: Any, pid: str) -> Any:
     """A probe's hit blames the probe's own package where its text names none (an import from a --path folder
     shows no site-packages path): ``import:torchvision`` -> torchvision, ``smoke:sgl_kernel-rmsnorm`` -> sgl-kernel."""
-    from dataclasses import replace
-
-    from glmcompat.model.signatures import module_package
-
     if h.package or ":" not in pid:
         return h
     kind, rest = pid.split(":", 1)
@@ -586,8 +579,6 @@ def _blame(h: Any, pid: str) -> Any:
 
 def _env(by_id: dict[str, dict[str, Any]], device: dict[str, Any] | None) -> Any:
     """What the probes found of the environment, for the signatures' causes and remedies."""
-    from glmcompat.decide.diagnose import Env
-
     inst = (by_id.get("installed") or {}).get("data") or {}
     cuda = {}
     if device:
@@ -705,8 +696,6 @@ def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
     decide and the rest are add-ons (vLLM's flash-attention, FlashMLA ...) whose missing code is a
     warning: the package runs, without that add-on, on this GPU.
     """
-    from fnmatch import fnmatchcase
-
     key = rec["id"].split(":", 1)[1]
     if cap is None:
         return {**rec, "status": "skipped", "summary": "no GPU and no --target: nothing to judge the GPU code against"}, []
@@ -714,8 +703,6 @@ def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
     p = {**rec, "data": {**rec["data"], "files": files}}
     findings: list[Finding] = []
     if any(f.get("variant") for f in files):
-        from glmcompat.ops.verify.static import sgl_kernel_variant
-
         want = sgl_kernel_variant(cap)
         loaded = [f for f in files if f.get("variant") == want] or files
     else:

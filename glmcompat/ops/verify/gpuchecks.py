@@ -15,15 +15,22 @@ own group. ``static`` runs the rules and the ELF readers
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import glob
 import importlib.util
 import io
 import json
 import logging
 import os
+import selectors
+import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from fnmatch import fnmatchcase
+from importlib.util import cache_from_source
 from typing import Any
 
 from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, Record, absent, error_text, group_ids, marks
@@ -121,8 +128,6 @@ def _bytecode_cached(module: str) -> bool:
     (``PYTHONDONTWRITEBYTECODE``, or a read-only installation): then every import compiles that
     package from source. Nothing is imported.
     """
-    from importlib.util import cache_from_source
-
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
@@ -177,7 +182,7 @@ def bytecode_cache(opts: dict[str, Any], group: str) -> None:
 
 
 def _device(opts: dict[str, Any]) -> Any:
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     if opts.get("no_gpu"):
         raise Skipped("--no-gpu: GPU probes not run")
@@ -188,7 +193,7 @@ def _device(opts: dict[str, Any]) -> Any:
 
 def _rmsnorm_case() -> tuple[Any, Any, Any]:
     """(x, weight, float64 reference) of the rmsnorm smoke test every kernel package is held to."""
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     g = torch.Generator().manual_seed(0)
     x = torch.randn(64, 1024, generator=g)
@@ -198,7 +203,7 @@ def _rmsnorm_case() -> tuple[Any, Any, Any]:
 
 def _silu_and_mul_case() -> tuple[Any, Any]:
     """(x, float64 reference) of the silu_and_mul smoke test."""
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     g = torch.Generator().manual_seed(1)
     x = torch.randn(64, 2048, generator=g)
@@ -207,7 +212,7 @@ def _silu_and_mul_case() -> tuple[Any, Any]:
 
 
 def _close(name: str, got: Any, ref: Any, rtol: float, atol: float, p: Probe) -> None:
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     got = got.detach().double().cpu()
     ref = ref.detach().double().cpu()
@@ -223,7 +228,7 @@ def _close(name: str, got: Any, ref: Any, rtol: float, atol: float, p: Probe) ->
 
 
 def _op_names(namespace: str) -> list[str] | None:
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     lister = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", None)
     if lister is None:
@@ -234,7 +239,7 @@ def _op_names(namespace: str) -> list[str] | None:
 
 def _ops_probe(p: Probe, namespace: str, expected: list[str], libs: list[str], import_ok: bool) -> None:
     """Operator registration: ``namespace::op`` for each expected op, with the loader error if missing."""
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     names = _op_names(namespace)
     if names is None:
@@ -265,8 +270,6 @@ def _ops_probe(p: Probe, namespace: str, expected: list[str], libs: list[str], i
 
 
 def _locate(module: str, *patterns: str) -> list[str]:
-    import glob
-
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         return []
@@ -293,8 +296,6 @@ def _import(p: Probe, module: str) -> Any:
 
 def group_nvml(opts: dict[str, Any]) -> None:
     """The driver through NVML (no torch): driver version, GPUs and their compute capability."""
-    import ctypes
-
     r: dict[str, str] = {}
     with probe("driver", r) as p:
         try:
@@ -399,8 +400,8 @@ def group_torchvision(opts: dict[str, Any]) -> None:
                    r["import:torchvision"] == "passed")
     with probe("smoke:torchvision-nms", r) as p:
         require(r, "ops:torchvision", "ops:torchvision")
-        import torch
-        import torchvision
+        import torch  # lazy: package under test, imported by its own group
+        import torchvision  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         g = torch.Generator().manual_seed(0)
@@ -417,7 +418,7 @@ def group_torchvision(opts: dict[str, Any]) -> None:
 
 
 def _nms_reference(boxes: Any, scores: Any, thr: float) -> list[int]:
-    import torch
+    import torch  # lazy: package under test, imported by its own group
 
     order = torch.argsort(scores, descending=True).tolist()
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
@@ -448,7 +449,7 @@ def group_torchaudio(opts: dict[str, Any]) -> None:
         libs = _locate("torchaudio", "lib/libtorchaudio*.so")
         if r["import:torchaudio"] != "passed":
             _ops_probe(p, "torchaudio", [], libs, False)
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         for lib in libs:  # the extension library must load into this torch
             torch.ops.load_library(lib)
@@ -471,8 +472,8 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
         _ops_probe(p, "sgl_kernel", ["rmsnorm", "silu_and_mul"], libs[:1], r["import:sgl_kernel"] == "passed")
     with probe("smoke:sgl_kernel-rmsnorm", r) as p:
         require(r, "ops:sgl_kernel", "ops:sgl_kernel")
-        import sgl_kernel
-        import torch
+        import sgl_kernel  # lazy: package under test, imported by its own group
+        import torch  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         x, w, ref = _rmsnorm_case()
@@ -481,8 +482,8 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
         p.summary = "rmsnorm (bf16) matches the torch reference"
     with probe("smoke:sgl_kernel-silu_and_mul", r) as p:
         require(r, "ops:sgl_kernel", "ops:sgl_kernel")
-        import sgl_kernel
-        import torch
+        import sgl_kernel  # lazy: package under test, imported by its own group
+        import torch  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         x, ref = _silu_and_mul_case()
@@ -508,8 +509,6 @@ def vllm_modules(root: str) -> list[tuple[str, str, str]]:
     flash-attention (``vllm_flash_attn/_vllm_fa2_C`` ...); ``third_party`` builds (one per Python
     version) are left out. Nothing is imported.
     """
-    import glob
-
     out = []
     for sub in ("", "vllm_flash_attn"):
         for path in sorted(glob.glob(os.path.join(root, sub, "*.so"))):
@@ -520,8 +519,6 @@ def vllm_modules(root: str) -> list[tuple[str, str, str]]:
 
 
 def is_core(rel: str, patterns: list[str] | tuple[str, ...]) -> bool:
-    from fnmatch import fnmatchcase
-
     return any(fnmatchcase(rel, p) for p in patterns)
 
 
@@ -603,7 +600,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
         if missing:
             # Load the modules' libraries directly: their loader error is the root cause.
             errors = []
-            import torch
+            import torch  # lazy: package under test, imported by its own group
 
             for ns in {m.split("::")[0] for m in missing}:
                 for mod in wanted[ns][0]:
@@ -616,7 +613,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
             if len(missing) > 1:
                 msg += f" (and {len(missing) - 1} more: {', '.join(missing[1:])})"
             p.fail("\n".join([msg, *errors]))
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         has = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
         if has is not None:
@@ -625,7 +622,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
         p.summary = ", ".join(f"{n} {ns}:: operators" for ns, n in p.data["registered"].items()) + " registered"
     with probe("smoke:vllm-rms_norm", r) as p:
         require(r, "ops:vllm", "ops:vllm")
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         x, w, ref = _rmsnorm_case()
@@ -636,7 +633,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
         p.summary = "torch.ops._C.rms_norm (bf16) matches the torch reference"
     with probe("smoke:vllm-silu_and_mul", r) as p:
         require(r, "ops:vllm", "ops:vllm")
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         x, ref = _silu_and_mul_case()
@@ -658,8 +655,8 @@ def group_flashinfer(opts: dict[str, Any]) -> None:
         if not (opts.get("jit") or installed("flashinfer_jit_cache")):
             raise Skipped("flashinfer would JIT-compile this kernel with nvcc (tens of seconds): "
                        "install flashinfer-jit-cache or pass --jit")
-        import flashinfer
-        import torch
+        import flashinfer  # lazy: package under test, imported by its own group
+        import torch  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         g = torch.Generator().manual_seed(0)
@@ -688,7 +685,7 @@ def _triton_cache_entries() -> set[str]:
     """The entries of Triton's kernel cache (one per compiled kernel or launcher), to tell a compile from a hit."""
     d = None
     try:
-        from triton import knobs  # type: ignore[attr-defined,unused-ignore]  # typed Triton only
+        from triton import knobs  # type: ignore[attr-defined,unused-ignore]  # typed Triton only  # lazy: package under test, imported by its own group
 
         d = knobs.cache.dir
     except Exception:  # noqa: BLE001 - older Triton: its environment variables and default
@@ -704,7 +701,6 @@ def _triton_cache_entries() -> set[str]:
 def group_triton(opts: dict[str, Any]) -> None:
     if absent_group("triton", opts):
         return
-    import tempfile
 
     with contextlib.ExitStack() as stack:
         if opts.get("jit"):  # --jit: compile from scratch; Triton's own cache would skip its compiler
@@ -714,8 +710,6 @@ def group_triton(opts: dict[str, Any]) -> None:
 
 
 def _triton_probes(opts: dict[str, Any]) -> None:
-    import tempfile
-
     r: dict[str, str] = {}
     with probe("import:triton", r) as p:
         _import(p, "triton")
@@ -723,7 +717,7 @@ def _triton_probes(opts: dict[str, Any]) -> None:
         require(r, "import:triton", "import:triton")
         if not installed("torch"):
             raise Skipped("torch is not installed")
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         dev = _device(opts)
         before = _triton_cache_entries()
@@ -762,7 +756,7 @@ def group_transformers(opts: dict[str, Any]) -> None:
         if not model:
             raise Skipped("no --model given")
         require(r, "import:transformers", "import:transformers")
-        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES  # lazy: package under test, imported by its own group
 
         # The mapping AutoConfig looks model types up in; a transformers that lacks the type raises
         # KeyError: 'glm_moe_dsa' there (transformers 4.57.1). Reading the names imports no model code.
@@ -809,7 +803,7 @@ def group_gpu(opts: dict[str, Any]) -> None:
         return
     r: dict[str, str] = {}
     with probe(f"gpu:{idx}", r) as p:
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         dev = torch.device("cuda", idx)
         props = torch.cuda.get_device_properties(idx)
@@ -828,7 +822,7 @@ def group_peer(opts: dict[str, Any]) -> None:
         return
     r: dict[str, str] = {}
     with probe("peer-access", r) as p:
-        import torch
+        import torch  # lazy: package under test, imported by its own group
 
         n = torch.cuda.device_count()
         if n < 2:
@@ -857,7 +851,7 @@ def group_nccl(opts: dict[str, Any]) -> None:
     with probe("nccl-all-reduce", r) as p:
         if opts.get("no_gpu"):
             raise Skipped("--no-gpu: GPU probes not run")
-        import torch
+        import torch  # lazy: package under test, imported by its own group
         dist = importlib.import_module("torch.distributed")
 
         rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -883,7 +877,7 @@ def group_nccl(opts: dict[str, Any]) -> None:
 
 
 def group_static(opts: dict[str, Any]) -> None:
-    from glmcompat.ops.verify.static import run_static
+    from glmcompat.ops.verify.static import run_static  # lazy: the static group only (module level is stdlib)
 
     for rec in run_static(opts):
         emit(rec)
@@ -897,12 +891,9 @@ def forkserver(opts: dict[str, Any]) -> None:
     relayed as they come; when it ends (or is killed at its deadline) one exit line says how.
     If torch itself does not import, nothing is forked and the parent runs each group fresh.
     """
-    import selectors
-    import signal
-
     bytecode_cache(opts, "forkserver")
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401  # lazy: package under test, imported by its own group
     except BaseException:  # noqa: BLE001
         sys.stdout.write("\n" + NOFORK + "\n")
         sys.stdout.flush()

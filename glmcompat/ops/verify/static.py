@@ -16,9 +16,13 @@ device's capability is the parent's, which knows the device).
 
 from __future__ import annotations
 
+import csv
 import glob
+import importlib.machinery
+import importlib.util
 import os
 import re
+import site
 import time
 from collections.abc import Iterator
 from importlib import metadata
@@ -96,7 +100,6 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
             f"are missing (e.g. {missing[0]})",
             remedy=f"reinstall it: pip install --force-reinstall --no-deps {key}=={ver}"
                    + (f" --upgrade --target {where}" if where else "")))
-    import importlib.util
 
     for module, dist in sorted(WATCHED.items()):
         try:
@@ -124,8 +127,6 @@ def half_installed(first: dict[str, metadata.Distribution]) -> dict[str, tuple[s
     lists files that are not on disk. Checked where Python imports the package from: when its top-level module
     is found in another folder than its metadata (a copy put in front on ``sys.path`` with ``--path``, an
     overlay), the RECORD's files are looked up under that folder, which ``where`` then names."""
-    import importlib.machinery
-
     out: dict[str, tuple[str, str, list[str], int]] = {}
     modules: dict[str, list[str]] = {}
     for module, dist in WATCHED.items():
@@ -171,8 +172,6 @@ def _record_files(d: metadata.Distribution) -> list[Any]:
     on, ``Distribution.files`` leaves out the files that are not on disk (importlib.metadata's
     ``skip_missing_files``), which are exactly the ones a half-installed check looks for (seen on the H200's
     Python 3.12, with RECORD in CRLF lines)."""
-    import csv
-
     text = d.read_text("RECORD")
     if not text:
         return list(d.files or [])
@@ -186,8 +185,6 @@ def _record_files(d: metadata.Distribution) -> list[Any]:
 
 
 def _site_dirs() -> set[str]:
-    import site
-
     dirs = list(site.getsitepackages()) + [site.getusersitepackages()]
     return {os.path.realpath(x) for x in dirs}
 
@@ -204,8 +201,8 @@ def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding
     rec: Record = {"id": "installed", "data": {"packages": packages, "installation": [f.to_json() for f in state],
                                               "half_installed": half}}
     try:
-        from glmcompat.decide.rules import evaluate
-        from glmcompat.matrix.load import load_facts
+        from glmcompat.decide.rules import evaluate  # lazy: the matrix failing to load fails this probe, not the group
+        from glmcompat.matrix.load import load_facts  # lazy: the matrix failing to load fails this probe, not the group
 
         facts = load_facts()
         by_target: dict[str, list[Record]] = {}
@@ -266,7 +263,7 @@ def extension_files(dists: dict[str, metadata.Distribution]) -> dict[str, list[s
 
 
 def _demangle(names: list[str]) -> dict[str, str]:
-    from glmcompat.readers.elf import demangle
+    from glmcompat.readers.elf import demangle  # lazy: a reader that fails to load fails this probe, not the group
 
     return demangle(names) if names else {}
 
@@ -295,8 +292,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         return
     t0 = time.perf_counter()
     try:
-        from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of
-        from glmcompat.readers.elf import cuda_runtime_sonames, read_elf
+        from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of  # lazy: a reader that fails to load fails this probe, not the group
+        from glmcompat.readers.elf import cuda_runtime_sonames, read_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         for key in exts:
             yield {"id": f"abi:{key}", "status": "failed", "seconds": 0.0, "error": error_text(e),
@@ -383,7 +380,7 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
     t0 = time.perf_counter()
     rec: Record = {"id": f"gpu-code:{key}", "data": {"version": str(dists[key].version), "files": []}}
     try:
-        from glmcompat.readers.fatbin import gpu_code_of_elf
+        from glmcompat.readers.fatbin import gpu_code_of_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         rec.update(status="failed", error=error_text(e), summary="the fatbin reader failed to load", seconds=0.0)
         yield rec

@@ -77,8 +77,9 @@ def test_pyproject_settings_and_lock_beside(tmp_path):
     assert r.returncode == 1
     assert [(c["target"], c["ok"]) for c in doc["checked"]] == [("sm120", True), ("sm103", False)]
     # the lock itself picks up the settings of the pyproject.toml beside it
-    r = run_cli("check", str(d / "uv.lock"))
-    assert r.returncode == 1 and "sm103" in r.stdout
+    r = run_cli("check", str(d / "uv.lock"), "--json")
+    assert r.returncode == 1
+    assert [(c["target"], c["ok"]) for c in json.loads(r.stdout)["checked"]] == [("sm120", True), ("sm103", False)]
 
 
 def _git(cwd, *args):
@@ -98,7 +99,9 @@ def test_bump_mode(tmp_path):
     r = run_cli("check", "--against", "HEAD", "requirements.txt", "--target", "sm120", cwd=repo)
     assert r.returncode == 1
     assert "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in r.stdout
-    assert "torchao" not in r.stdout.split("error:")[1].split("\n")[0]  # the old warning is not news
+    r = run_cli("check", "--against", "HEAD", "requirements.txt", "--target", "sm120", "--json", cwd=repo)
+    errors = [(f["rule"], f["packages"]) for f in json.loads(r.stdout)["findings"] if f["severity"] == "error"]
+    assert r.returncode == 1 and errors == [("abi", ["sgl-kernel==0.3.21", "torch==2.10.0"])]  # torchao's is no error
     r = run_cli("check", "--against", "nope", "requirements.txt", "--target", "sm120", cwd=repo)
     assert r.returncode == 2 and "unknown git revision 'nope'" in r.stderr
 
@@ -326,8 +329,9 @@ def test_bump_mode_reads_includes_at_the_revision(tmp_path):
     (repo / "deps" / "gpu.txt").write_text("torch==2.10.0\n")
     r = run_cli("check", str(repo / "requirements.txt"), "--target", "sm90", "--against", "HEAD")
     assert r.returncode == 1 and "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in r.stdout, r.stdout + r.stderr
-    r = run_cli("check", str(repo / "deps" / "gpu.txt"), "--target", "sm90", "--against", "HEAD")
-    assert r.returncode == 1 and "requirements.txt" in r.stdout, r.stdout + r.stderr  # judged through its includer
+    r = run_cli("check", str(repo / "deps" / "gpu.txt"), "--target", "sm90", "--against", "HEAD", "--json")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert [c["path"].rsplit("/", 1)[-1] for c in json.loads(r.stdout)["checked"]] == ["requirements.txt"]  # through its includer
     (repo / "deps" / "gpu.txt").write_text("torch==2.9.1\n")
     _git(repo, "mv", "deps/gpu.txt", "deps/cuda.txt")
     (repo / "requirements.txt").write_text("-r deps/cuda.txt\nsgl-kernel==0.3.21\n")
@@ -335,6 +339,8 @@ def test_bump_mode_reads_includes_at_the_revision(tmp_path):
     _git(repo, "commit", "-qm", "rename")
     r = run_cli("check", str(repo / "requirements.txt"), "--target", "sm90", "--against", "HEAD~1")
     assert r.returncode == 0 and "no unsafe bump" in r.stdout, r.stdout + r.stderr
+    r = run_cli("check", str(repo / "requirements.txt"), "--target", "sm90", "--against", "HEAD~1", "--json")
+    assert r.returncode == 0 and [f for f in json.loads(r.stdout)["findings"] if f["severity"] == "error"] == []
     (repo / "notes.txt").write_text("Not a requirements file: see README.\n")
     r = run_cli("check", str(repo / "notes.txt"), "--target", "sm90", "--against", "HEAD")
     assert r.returncode == 0 and "skipped" in r.stderr, r.stdout + r.stderr

@@ -47,19 +47,22 @@ def test_with_torch_2_10_fails_with_a_derivation(facts, src):
         resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("torch==2.10.0",)))
     text = str(e.value)
     assert text.startswith("Because sgl-kernel 0.3.21 was built against torch 2.9.1 (evidence ")
-    assert "and you require torch==2.10.0" in text
-    assert "no kernel release built against torch==2.10.0 carries code for sm120" in text
-    assert "we can conclude that no safe set of the core exists for sm120" in text
-    assert text.splitlines()[-1].startswith("hint: keep torch==2.9.1")
+    (cause,) = e.value.causes
+    assert (cause.kind, cause.subject) == ("abi", "torch")
+    assert cause.clauses[0].endswith(" and you require torch==2.10.0")
+    assert cause.clauses[1:] == ("no kernel release built against torch==2.10.0 carries code for sm120",)
+    assert cause.conclusion == "no safe set of the core exists for sm120 (stack glm5-sglang-0.5.9, model glm_moe_dsa)"
+    assert cause.remedy.startswith("keep torch==2.9.1") and text.splitlines()[-1] == f"hint: {cause.remedy}"
 
 
 def test_target_is_a_pseudo_requirement_in_explanations(facts, src):
     with pytest.raises(UnsafeError) as e:
         resolve(facts, src, Request(STACK, "sm103", "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
-    text = str(e.value)
-    assert "you lock for sm103 (compute capability 10.3)" in text
-    assert "sgl-kernel 0.3.21 carries sm_80, sm_89, sm_90, sm_90a, sm_100a, sm_120a, which runs only on compute capability" in text
-    assert "10.0" in text and "12.0" in text
+    (cause,) = e.value.causes
+    assert (cause.kind, cause.subject, cause.clauses[0]) == ("ruled-out", "sgl-kernel", "you require sgl-kernel==0.3.21")
+    assert cause.clauses[1].startswith("you lock for sm103 (compute capability 10.3), and sgl-kernel 0.3.21 carries sm_80, "
+                                       "sm_89, sm_90, sm_90a, sm_100a, sm_120a, which runs only on compute capability")
+    assert "10.0" in cause.clauses[1] and "12.0" in cause.clauses[1]
 
 
 def test_upgrade_prefers_the_newest_safe_set_and_says_why(facts, src):
@@ -358,11 +361,14 @@ def test_check_platform_bad_input(args, rc, needle):
 def test_check_platform_is_strict():
     """`check --platform P` judges only P's environments and excuses nothing: the GB200 lock installs nothing on x86_64."""
     req = ROOT / "locks" / STACK / "sm100-aarch64" / "requirements.txt"
-    r = run_cli("check", str(req), "--target", "sm100", "--platform", "x86_64")
-    assert r.returncode == 1 and "this lock installs nothing on Linux x86_64" in r.stdout, r.stdout
-    r = run_cli("check", str(req), "--target", "sm100", "--platform", "arm64", "--json")
     import json
 
+    r = run_cli("check", str(req), "--target", "sm100", "--platform", "x86_64", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and [c["platforms"] for c in doc["checked"]] == [["x86_64"]], r.stdout
+    assert [(f["rule"], f["severity"], f["packages"]) for f in doc["findings"]] == [("platform", "error", [])]
+    assert doc["findings"][0]["message"].startswith("this lock installs nothing on Linux x86_64")
+    r = run_cli("check", str(req), "--target", "sm100", "--platform", "arm64", "--json")
     doc = json.loads(r.stdout)
     assert r.returncode == 0 and doc["ok"] and doc["findings"] == []  # without --platform: the x86_64 warning
 

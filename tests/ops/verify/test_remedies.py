@@ -133,8 +133,9 @@ def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str
     (broken / "torchvision" / "_C.so").unlink()
     r = run(Options(paths=paths, no_gpu=True, timeout=60))
     assert r["ok"] is False
-    half = [f for f in r["findings"] if f["rule"] == "installation" and "half-installed" in f["message"]]
-    assert len(half) == 1 and "torchvision/_C.so" in half[0]["message"], r["findings"]
+    half = [f for f in r["findings"] if (f["rule"], f["severity"]) == ("installation", "error")]
+    assert [f["packages"] for f in half] == [["torchvision==0.25.0"]], r["findings"]
+    assert "torchvision/_C.so" in half[0]["message"]
     assert f"--target {broken.resolve()}" in half[0]["remedy"]
     abi = probe(r, "abi:torchvision")
     assert abi["status"] == "failed" and "half-installed" in abi["summary"]

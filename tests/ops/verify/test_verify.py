@@ -208,8 +208,8 @@ def test_half_installed_crash_and_hang(tmp_path: Path) -> None:
     (site / "sglang" / "__init__.py").write_text("import time\ntime.sleep(60)\n")
     r = run(Options(paths=[str(site)], no_gpu=True, timeout=3))
     assert r["ok"] is False
-    half = [f for f in r["findings"] if f["rule"] == "installation" and "half-installed" in f["message"]]
-    assert half and "torchvision/_C.so" in half[0]["message"]
+    half = [f for f in r["findings"] if (f["rule"], f["severity"]) == ("installation", "error")]
+    assert [f["packages"] for f in half] == [["torchvision==0.25.0"]] and "torchvision/_C.so" in half[0]["message"]
     nodist = [f for f in r["findings"] if "belongs to no installed distribution" in f["message"]]
     assert {m for f in nodist for m in ("torchaudio", "sglang") if f"module {m} " in f["message"]} == {"torchaudio",
                                                                                                       "sglang"}
