@@ -7,8 +7,8 @@ file stay as they were: the diff shows only added lines. The new file is validat
 whole matrix) before it replaces the old one, atomically. A row that is already recorded with the same
 verdict is left alone; one that contradicts the recorded verdict is refused.
 
-Rows are :mod:`glmcompat.matrix.rows`'s dataclasses here as everywhere: built as rows (:func:`abi_row`,
-:func:`arch_row`, and ``matrix refresh``'s), validated as rows (:func:`check_row`), compared by identity and verdict
+Rows are :mod:`glmcompat.matrix.rows`'s dataclasses here as everywhere: built as rows (``matrix probe``'s
+and ``matrix refresh``'s, from the probe results: :mod:`glmcompat.ops.refresh.probes`), validated as rows (:func:`check_row`), compared by identity and verdict
 (:func:`row_identity`, :func:`verdict`); they become plain TOML data only to be written (:func:`plain_row`, in
 :data:`KEY_ORDER`) and are read back from it (:func:`row_of`).
 """
@@ -48,7 +48,6 @@ from glmcompat.matrix.rows import (
 from glmcompat.matrix.schema import MatrixFile, load_file, load_matrix
 from glmcompat.matrix.store import atomic_write, matrix_files
 from glmcompat.model.errors import MatrixError
-from glmcompat.model.gpu import KernelCode
 
 _HEADER = re.compile(r"^\s*\[")
 
@@ -150,32 +149,6 @@ def check_row(row: Fact) -> str | None:
         err = e.errors()[0]
         return f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
     return None
-
-
-def abi_row(result: Any) -> AbiProbe:
-    """An ``[[abi_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.AbiResult`."""
-    missing = tuple(s.symbol for s in result.missing)
-    judged = [m for m in result.modules if m.needs_from_torch]
-    needs = max((m.needs_from_torch for m in judged), default=0)
-    platform = result.platform or "x86_64"
-    source = (f"{abi_command(result.package, result.version, result.torch, result.wheel, platform)}: {result.wheel} vs "
-              f"{result.torch_wheel}: {len(judged)} module(s) link torch (up to {needs} symbols each), "
-              f"{len(missing)} missing")
-    return AbiProbe(evidence="abi-probe", source=source, package=result.package, version=result.version,
-                    torch=result.torch, compatible=result.ok, missing=len(missing), platform=platform, symbols=missing)
-
-
-def arch_row(result: Any) -> ArchProbe:
-    """An ``[[arch_probe]]`` row from an :class:`glmcompat.ops.wheelprobe.ArchResult` (its main modules)."""
-    mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
-    platform = result.platform or "x86_64"
-    source = (f"{arch_command(result.package, result.version, result.wheel, platform)}: fatbins of {result.wheel} "
-              f"({', '.join(mods) or 'no GPU code'})")
-    groups = result.labelled_kernel_code()
-    # kernels that differ in their code: the per-kernel fact decides (model/gpu.py uncovered)
-    code = tuple(KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in groups) if len(groups) > 1 else ()
-    return ArchProbe(evidence="arch-probe", source=source, package=result.package, version=result.version,
-                     sass=tuple(result.sass), platform=platform, ptx=tuple(result.ptx), kernel_code=code)
 
 
 def render_row(table: str, row: Mapping[str, Any]) -> str:

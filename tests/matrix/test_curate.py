@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from glmcompat.matrix.curate import abi_row, add_row, arch_row, insert_row, render_row
+from glmcompat.matrix.curate import add_row, insert_row, render_row
+from glmcompat.ops.refresh.probes import abi_row, arch_row
 from glmcompat.matrix.schema import load_file, load_matrix
 from glmcompat.matrix.store import default_matrix_dir
 from glmcompat.model.errors import MatrixError

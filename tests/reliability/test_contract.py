@@ -514,7 +514,8 @@ def test_explain_reads_utf16_logs(tmp_path: Path, codec: str) -> None:
 
 def test_matrix_probe_keeps_the_file_mode(tmp_path: Path) -> None:
     """`matrix probe` rewrote kernels.toml with mode 600 (its temporary file's)."""
-    from glmcompat.matrix.curate import abi_row, add_row
+    from glmcompat.matrix.curate import add_row
+    from glmcompat.ops.refresh.probes import abi_row
     from glmcompat.ops.wheelprobe import AbiResult, MissingSymbol, ModuleAbi
 
     kernels = tmp_path / "kernels.toml"

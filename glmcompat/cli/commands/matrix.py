@@ -309,7 +309,8 @@ def _default_file() -> Path:
 
 
 def run_probe(args: argparse.Namespace, o: Output | None = None) -> int:
-    from glmcompat.matrix.curate import abi_row, add_row, arch_row  # lazy: tomlkit and the schema (pydantic)
+    from glmcompat.matrix.curate import add_row  # lazy: tomlkit and the schema (pydantic)
+    from glmcompat.ops.refresh.probes import abi_row, arch_row  # lazy: the probes (httpx, pydantic)
 
     o = o or Output()
     pkg, ver = parse_pin(args.package)

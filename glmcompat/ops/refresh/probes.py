@@ -22,16 +22,15 @@ from packaging.version import Version
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.matrix.curate import (
     abi_command,
-    abi_row,
     arch_command,
-    arch_row,
     check_row,
     plain_row,
     row_of,
     table_of,
 )
-from glmcompat.matrix.rows import ArchProbe, Fact, FamilyRule, Jit, Kernel, Release, Requires, TorchBuild
+from glmcompat.matrix.rows import AbiProbe, ArchProbe, Fact, FamilyRule, Jit, Kernel, Release, Requires, TorchBuild
 from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.model.gpu import KernelCode
 from glmcompat.ops import wheelprobe
 from glmcompat.ops.refresh.common import (
     PLATFORM_TAGS,
@@ -64,6 +63,32 @@ REFRESH_VERSION = 5  # of the journal entries: bump when what a release's outcom
 WINDOW_DAYS = 92  # torch releases uploaded this long before an extension are in its window
 MAX_WINDOW = 4  # at most this many torch releases per window (the newest)
 MAX_SERIES = 6  # a range requirement: the newest release of at most this many admitted torch series
+
+
+def abi_row(result: wheelprobe.AbiResult) -> AbiProbe:
+    """An ``[[abi_probe]]`` row from an :class:`wheelprobe.AbiResult`."""
+    missing = tuple(s.symbol for s in result.missing)
+    judged = [m for m in result.modules if m.needs_from_torch]
+    needs = max((m.needs_from_torch for m in judged), default=0)
+    platform = result.platform or "x86_64"
+    source = (f"{abi_command(result.package, result.version, result.torch, result.wheel, platform)}: {result.wheel} vs "
+              f"{result.torch_wheel}: {len(judged)} module(s) link torch (up to {needs} symbols each), "
+              f"{len(missing)} missing")
+    return AbiProbe(evidence="abi-probe", source=source, package=result.package, version=result.version,
+                    torch=result.torch, compatible=result.ok, missing=len(missing), platform=platform, symbols=missing)
+
+
+def arch_row(result: wheelprobe.ArchResult) -> ArchProbe:
+    """An ``[[arch_probe]]`` row from an :class:`wheelprobe.ArchResult` (its main modules)."""
+    mods = result.primary or [m.member for m in result.modules if m.sass or m.ptx]
+    platform = result.platform or "x86_64"
+    source = (f"{arch_command(result.package, result.version, result.wheel, platform)}: fatbins of {result.wheel} "
+              f"({', '.join(mods) or 'no GPU code'})")
+    groups = result.labelled_kernel_code()
+    # kernels that differ in their code: the per-kernel fact decides (model/gpu.py uncovered)
+    code = tuple(KernelCode(g["kernels"], tuple(g["code"]), g["example"]) for g in groups) if len(groups) > 1 else ()
+    return ArchProbe(evidence="arch-probe", source=source, package=result.package, version=result.version,
+                     sass=tuple(result.sass), platform=platform, ptx=tuple(result.ptx), kernel_code=code)
 
 
 @dataclass
