@@ -323,7 +323,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     from glmcompat.ops import checkfile as cf
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.model.platforms import check_platform, target_platforms
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     facts = _facts(matrix)
     raw = os.fspath(path)

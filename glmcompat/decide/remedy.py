@@ -80,7 +80,7 @@ __all__ = ["for_lock", "one_safe_set", "torch_candidates"]
 
 
 def for_lock(lock: Any, target: str, model: str | None, facts: Facts, platforms: Any = None) -> dict[str, str] | None:
-    """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.depset.Lock` with its
+    """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.formats.common.Lock` with its
     ``sets``) that fails the check on ``target``: None when none fails or no safe set is found."""
     from glmcompat.decide.rules import evaluate
     from glmcompat.model.environments import env_platform

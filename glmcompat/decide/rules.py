@@ -45,7 +45,7 @@ class Context:
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
 
     def built_from_source(self, name: str) -> bool:
-        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE
+        from glmcompat.readers.formats.common import BUILT_FROM_SOURCE
 
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
@@ -808,7 +808,7 @@ def evaluate(
 
     ``packages`` maps distribution names to versions; ``matrix`` is a :class:`Facts`, a
     :class:`~glmcompat.matrix.schema.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
-    dependency file (:mod:`glmcompat.readers.lockfiles`): where each package comes from, what is unpinned, the
+    dependency file (:mod:`glmcompat.readers.formats`): where each package comes from, what is unpinned, the
     lock's overrides.
     """
     if matrix is None:

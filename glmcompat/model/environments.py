@@ -1,6 +1,6 @@
 """The environments a dependency file installs, each judged on its own (never a merge).
 
-An environment is a plain dict (it caches as JSON; see :mod:`glmcompat.readers.lockfiles`):
+An environment is a plain dict (it caches as JSON; see :mod:`glmcompat.readers.formats`):
 ``{"name", "platform", "packages", "sources", "unpinned", "overrides"}``. This module holds what every
 format shares: the marker environments (Linux x86_64 and Linux aarch64, each for every Python minor the
 file allows; ``platform`` says which machine, and the name ends with it), a marker

@@ -315,7 +315,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
     speculate.sweep()  # the private directories of runs a kill stopped
     if spec is not None:  # the check's imports now, not after the speculative uv is done
         import glmcompat.decide.rules
-        import glmcompat.readers.lockfiles  # noqa: F401
+        import glmcompat.readers.formats  # noqa: F401
     created = make_out(out)
     done = False
     try:
@@ -389,7 +389,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         run_uv(list(speculate.LOCK), work, res.requires_python, req.index.uv_env())
     now = (work / "uv.lock").read_bytes()
     from glmcompat.decide.rules import evaluate_lock
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     machine = lock_platform(facts, tname, req.platform)
     found = evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])

@@ -326,7 +326,7 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
 def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
     from glmcompat.decide.rules import evaluate_lock
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     read = read_lock(lock)
     return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
@@ -753,8 +753,9 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
                       quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
     from glmcompat.model.platforms import marker_env
-    from glmcompat.readers.formats import decode_text, parse_requirements
-    from glmcompat.readers.lockfiles import _read
+    from glmcompat.readers.formats import read_bytes
+    from glmcompat.readers.formats.common import decode_text
+    from glmcompat.readers.formats.requirements import parse_requirements
 
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
@@ -844,7 +845,7 @@ def _prefer_from(out: Path) -> dict[str, str]:
     """The core versions an existing compiled output pins (least change)."""
     if not out.is_file():
         return {}
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     try:
         return {e.name: e.version.split("+")[0] for e in read_lock(out, use_cache=False).entries

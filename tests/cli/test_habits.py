@@ -448,7 +448,7 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     from glmcompat.edges.sources import RecordedSource
     from glmcompat.matrix.load import load_facts
     from glmcompat.ops.lockgen import LockRequest, memoize, resolve_core
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     from tests.localindex import serve_wheels
     from tests.cli.commands.test_lock import VLLM, VSTACK

@@ -8,7 +8,7 @@ import pytest
 
 from glmcompat.decide.rules import evaluate_lock, resolve_named
 from glmcompat.matrix.load import load_facts
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 
 @pytest.fixture(scope="module")

@@ -19,10 +19,11 @@ from glmcompat.matrix.schema import load_matrix
 from glmcompat.model.environments import flat_environments
 from glmcompat.model.errors import InputError, MatrixError
 from glmcompat.model.platforms import products_on, target_platforms
+from glmcompat.model.wheeltags import wheel_fits
 from glmcompat.ops.wheelprobe import machine_of
 from glmcompat.readers.fatbin import parse_fatbin
-from glmcompat.readers.lockfiles import Entry, read_lock
-from glmcompat.readers.uvlock import wheel_fits
+from glmcompat.readers.formats import read_lock
+from glmcompat.readers.formats.common import Entry
 
 
 @pytest.fixture(scope="module")

@@ -19,19 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from glmcompat.model.errors import LockFormatError
-from glmcompat.readers.formats import (
-    conda_document,
-    decode_text,
-    kind_from_name,
-    parse_conda_env,
-    parse_pdm_lock,
-    parse_pipfile_lock,
-    parse_poetry_lock,
-    parse_requirements,
-    poetry_python,
-    sniff_kind,
-)
-from glmcompat.readers.lockfiles import Entry, Lock
+from glmcompat.readers.formats.common import Entry, Lock, decode_text
+from glmcompat.readers.formats.conda import conda_document, parse_conda_env
+from glmcompat.readers.formats.pdm import parse_pdm_lock
+from glmcompat.readers.formats.pipfile import parse_pipfile_lock
+from glmcompat.readers.formats.poetry import parse_poetry_lock, poetry_python
+from glmcompat.readers.formats.registry import kind_from_name, sniff_kind
+from glmcompat.readers.formats.requirements import parse_requirements
 
 from tests.conftest import FIXTURES, LOCKS
 

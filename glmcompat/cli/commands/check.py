@@ -79,7 +79,7 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
     that tracked requirements files include (``-r deps/gpu.txt``) is judged through the files that include it,
     at the top of the chain; any other file whose name is not a dependency file's is judged only if it reads as
     a requirements file with entries (a README.txt is skipped)."""
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     out: list[str] = []
     notes: list[str] = []
@@ -112,7 +112,7 @@ def _includers(path: Path) -> list[Path]:
     keeping only those no other of them includes (the tops of the chains)."""
     import subprocess
 
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.resolve().parent, capture_output=True,
@@ -170,7 +170,8 @@ def _old_lock(path: Path, rev: str) -> Any | None:
     """The lock at git revision ``rev`` (None when the file did not exist there)."""
     import subprocess
 
-    from glmcompat.readers.lockfiles import detect_kind, read_text_lock
+    from glmcompat.readers.formats import read_text_lock
+    from glmcompat.readers.formats.registry import detect_kind
 
     d = path.resolve().parent
     try:
@@ -193,7 +194,7 @@ def _old_lock(path: Path, rev: str) -> Any | None:
 
 
 def _at_revision_includes(data: bytes) -> list[str]:
-    from glmcompat.readers.formats import include_targets
+    from glmcompat.readers.formats.requirements import include_targets
 
     return include_targets(data.decode("utf-8", "replace"))
 
@@ -237,10 +238,11 @@ def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Any:
 
 
 def _read_at(path: Path) -> Any:
-    from glmcompat.readers.formats import parse_requirements
-    from glmcompat.readers.lockfiles import _read, _text, with_sets
+    from glmcompat.readers.formats import read_bytes, with_sets
+    from glmcompat.readers.formats.common import decode_text
+    from glmcompat.readers.formats.requirements import parse_requirements
 
-    return with_sets(parse_requirements(path, _text(path, _read(path))))
+    return with_sets(parse_requirements(path, decode_text(path, read_bytes(path))))
 
 
 def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
@@ -314,7 +316,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     from glmcompat.cli.commands._common import output
     from glmcompat.matrix.load import load_facts
     from glmcompat.model.platforms import check_platform
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)

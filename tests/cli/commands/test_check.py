@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import LOCKS, ROOT, run_cli
 

@@ -14,7 +14,7 @@ from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.ops.lockgen import LockRequest, lock, memoize, render_pyproject, resolve_core
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import FIXTURES, ROOT, run_cli
 

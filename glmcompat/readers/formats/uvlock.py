@@ -15,6 +15,7 @@ uv cannot install them there). Pure: the caller reads the file.
 from __future__ import annotations
 
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from glmcompat.model.environments import MarkerEvaluator, env_label, merge, python_envs
@@ -22,14 +23,18 @@ from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
 from glmcompat.model.wheeltags import wheel_fits
+from glmcompat.readers.formats.common import (
+    Format, Entry, Lock, check_marker, line_of, package_entries, requires_python_of, toml, versioned_tables,
+)
 
+KNOWN_UV_LOCK_VERSIONS = (1,)
 MAX_COMBINATIONS = 64  # beyond this many extra/group combinations: each alone plus the largest allowed sets
 
 Item = tuple[str, str, str]  # (package, "extra" | "group", name)
 
 
 def source_kind(source: Any) -> str:
-    """Map a uv.lock ``source`` table to an :class:`~glmcompat.readers.lockfiles.Entry` source kind."""
+    """Map a uv.lock ``source`` table to an :class:`~glmcompat.readers.formats.common.Entry` source kind."""
     if not isinstance(source, dict):
         return "registry"
     if "registry" in source:
@@ -341,3 +346,45 @@ def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:
         else:
             parts.append(word + " " + ", ".join(x for v in by_pkg.values() for x in v))
     return " + ".join(parts)
+
+
+def parse_uv_lock(path: Path, text: str) -> Lock:
+    """A uv.lock with one environment per installable extra/group combination (:class:`UvLockGraph`)."""
+    doc = toml(path, text)
+    version = doc.get("version")
+    if version not in KNOWN_UV_LOCK_VERSIONS:
+        raise LockFormatError(
+            f"uv.lock version {version!r} is not supported (known: {', '.join(map(str, KNOWN_UV_LOCK_VERSIONS))})",
+            path=str(path), line=line_of(text, "version"),
+        )
+
+    def marker(p: dict[str, Any]) -> str | None:
+        markers = p.get("resolution-markers")
+        if markers is None or markers == []:
+            return None
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"package {p['name']!r}: resolution-markers must be a list of strings, "
+                                  f"not {markers!r}"[:300], path=str(path), line=line_of(text, f'name = "{p["name"]}"'))
+        return " or ".join(f"({m})" for m in markers)
+
+    for key in ("resolution-markers", "supported-markers", "required-markers"):  # the lock's own, at the top
+        markers = doc.get(key, [])
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"{key} must be a list of strings, not {markers!r}"[:300], path=str(path),
+                                  line=line_of(text, key))
+        for m in markers:
+            check_marker(path, lambda k=key: line_of(text, k), key, m)
+
+    entries = [Entry(e.name, e.version, e.marker, source_kind(p.get("source")))
+               for e, p in zip(package_entries(path, text, doc, "package", marker), versioned_tables(doc, "package"), strict=True)]
+    rp = requires_python_of(path, text, doc)
+    graph = UvLockGraph(str(path), doc)
+    sets, note = graph.environments(rp)
+    meta: dict[str, Any] = {"overrides": dict(sorted(graph.overrides.items()))}
+    if note:
+        meta["notes"] = [note]
+    return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)
+
+
+FORMAT = Format("uv.lock", parse_uv_lock, names=(r"uv\.lock", r".*\.uv\.lock"),
+                signs=((r"^version\s*=\s*\d+\s*$", r"^\[\[package\]\]", r"^source\s*="),))
