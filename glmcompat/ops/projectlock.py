@@ -759,7 +759,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
 
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
-    read = parse_requirements(infile, decode_text(infile, _read(infile)))
+    read = parse_requirements(infile, decode_text(infile, read_bytes(infile)))
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = req.python or f"{sys.version_info[0]}.{sys.version_info[1]}"
     env = {**marker_env(python, machine), "extra": ""}
