@@ -347,7 +347,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
         safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
-    return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(1 + len(e.get("also", [])) for e in lock.sets),
+    return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),
                        tuple(lock.meta.get("notes") or ()))
 
 

@@ -485,7 +485,7 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     assert 'requires-python = ">=3.11,<3.12"' in pyproject and "--python 3.11" in pyproject and "cp311" not in pyproject
     assert "127.0.0.1" not in (out / "requirements.txt").read_text()
     lock = read_lock(out / "requirements.txt")
-    assert all({k: e["packages"][k] for k in VLLM} == VLLM for e in lock.sets)
+    assert all({k: e.packages[k] for k in VLLM} == VLLM for e in lock.sets)
 
 
 # ------------------------------------------------------------------------------------------------

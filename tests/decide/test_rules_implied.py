@@ -24,7 +24,7 @@ def _check(tmp_path, text, target="sm90", name="requirements.txt", **kw):
 
 
 def _x86(lock):
-    (env,) = [e for e in lock.sets if e.get("platform") == "x86_64"]
+    (env,) = [e for e in lock.sets if e.platform == "x86_64"]
     return env
 
 

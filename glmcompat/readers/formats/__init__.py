@@ -17,7 +17,8 @@ from typing import Any
 from glmcompat.matrix.locations import code_fingerprint, file_digest, hasher, read_stored, seal
 from glmcompat.matrix.store import atomic_write, cache_dir, read_input
 from glmcompat.model.errors import LockFormatError
-from glmcompat.model.shapes import fields, is_bool, is_str, list_of, opt, str_list, str_map
+from glmcompat.model.environments import Environment
+from glmcompat.model.shapes import fields, is_bool, is_str, list_of, opt, str_map
 from glmcompat.readers.formats.common import Entry, Lock, decode_text, flat_sets
 from glmcompat.readers.formats.registry import BY_KIND, detect_kind, kind_of
 
@@ -35,12 +36,12 @@ def read_bytes(path: Path) -> bytes:
 def _to_json(lock: Lock) -> dict[str, Any]:
     return {"format": CACHE_FORMAT, "kind": lock.kind, "requires_python": lock.requires_python,
             "entries": [[e.name, e.version, e.marker, e.source, e.spec, e.constraint, e.origin, e.line] for e in lock.entries],
-            "sets": list(lock.sets), "meta": lock.meta}
+            "sets": [e.to_json() for e in lock.sets], "meta": lock.meta}
 
 
 def _from_json(path: str, raw: dict[str, Any]) -> Lock:
     return Lock(path, raw["kind"], tuple(Entry(*e) for e in raw["entries"]), raw.get("requires_python"),
-                tuple(raw["sets"]), raw.get("meta") or {})
+                tuple(Environment.from_json(e) for e in raw["sets"]), raw.get("meta") or {})
 
 
 def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
@@ -83,10 +84,7 @@ def _cache_shape_ok(raw: Any) -> bool:
         return (isinstance(e, list) and len(e) == 8 and is_str(e[0]) and all(map(opt(is_str), e[1:5]))
                 and is_bool(e[5]) and opt(is_str)(e[6]) and (e[7] is None or type(e[7]) is int))
 
-    env = {"name": is_str, "packages": str_map}
-    env_optional = {"sources": str_map, "unpinned": str_map, "overrides": str_map, "also": str_list}
-    if not (fields(raw, {"kind": is_str, "entries": list_of(entry),
-                         "sets": list_of(lambda e: fields(e, env, env_optional))},
+    if not (fields(raw, {"kind": is_str, "entries": list_of(entry), "sets": lambda s: isinstance(s, list)},
                    {"requires_python": opt(is_str), "meta": lambda m: isinstance(m, dict), "includes": str_map})
             and raw.get("format") == CACHE_FORMAT):
         return False

@@ -23,13 +23,11 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
-from glmcompat.model.environments import flat_environments
+from glmcompat.model.environments import Environment, flat_environments
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.tomltext import loads
 
-SOURCE_KINDS = ("registry", "wheel", "git", "path", "directory", "editable", "url")
-BUILT_FROM_SOURCE = frozenset({"git", "path", "directory", "editable", "url"})
 
 
 @dataclass(frozen=True)
@@ -55,24 +53,13 @@ class Entry:
     line: int | None = None
 
 
-# An environment is a plain dict (so it caches as JSON):
-#   {"name": "extra sglang, Python 3.12, Linux x86_64" ("" when the file has only one),
-#    "platform": "x86_64" | "aarch64",                      # the machine (a platform nothing installs on has none)
-#    "packages": {canonical name: exact version},          # what installs there
-#    "sources": {name: source kind},                         # only the ones not from a registry
-#    "unpinned": {name: specifier},                          # named without an exact pin
-#    "overrides": {name: specifier},                         # uv override-dependencies (deliberate)
-#    "missing_wheels": {name: version}}                      # uv.lock only, when any: no wheel for the machine, no sdist
-Env = dict[str, Any]
-
-
 @dataclass(frozen=True)
 class Lock:
     path: str
     kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt" | "poetry.lock" | "pdm.lock" | "Pipfile.lock" | "environment.yml"
     entries: tuple[Entry, ...]
     requires_python: str | None = None
-    sets: tuple[Env, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
+    sets: tuple[Environment, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
     meta: dict[str, Any] = field(default_factory=dict)  # build settings ("no_build_isolation"), notes, overrides
 
 
@@ -91,7 +78,7 @@ class Format:
     signs: tuple[tuple[str, ...], ...] = ()
     json: bool = False
     fallback: bool = False
-    environments: Callable[[Lock], list[Env]] | None = None
+    environments: Callable[[Lock], list[Environment]] | None = None
 
 
 def toml(path: Path, text: str) -> dict[str, Any]:
@@ -387,6 +374,6 @@ def versioned_tables(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
 
 
 
-def flat_sets(lock: Lock) -> list[Env]:
+def flat_sets(lock: Lock) -> list[Environment]:
     """The environments of a file whose entries carry their own markers (:func:`flat_environments`)."""
     return flat_environments(lock.path, lock.entries, lock.requires_python, lock.meta.get("overrides"))

@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
-from glmcompat.model.environments import flat_environments, merge
+from glmcompat.model.environments import Environment, flat_environments, merge
 from glmcompat.model.names import canonicalize
 from glmcompat.readers.formats.common import (
-    Format, Entry, Env, Lock, check_lock_version, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
+    Format, Entry, Lock, check_lock_version, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
     name_version, package_tables, str_list, toml_lock_doc,
 )
 
@@ -124,21 +125,20 @@ def _poetry_extras(path: Path, text: str, doc: dict[str, Any]) -> dict[str, list
 
 
 
-def extras_environments(lock: Lock) -> list[Env]:
+def extras_environments(lock: Lock) -> list[Environment]:
     """The base set (packages not marked optional) and the base plus each extra; a lock without extras: the flat
     environments."""
     extras = lock.meta.get("extras")
     if not isinstance(extras, dict) or not extras:
         return flat_sets(lock)
     optional = set(lock.meta.get("optional") or [])
-    out: list[Env] = []
+    out: list[Environment] = []
     for extra in [None, *sorted(extras)]:
         chosen = set() if extra is None else {canonicalize(n) for n in extras[extra]}
         entries = [e for e in lock.entries if e.name not in optional or e.name in chosen]
         for env in flat_environments(lock.path, entries, lock.requires_python, lock.meta.get("overrides")):
             label = "base" if extra is None else f"extra {extra}"
-            env["name"] = f"{label}, {env['name']}" if env["name"] else label
-            merge(out, env)
+            merge(out, replace(env, name=f"{label}, {env.name}" if env.name else label))
     return out
 
 

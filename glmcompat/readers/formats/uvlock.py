@@ -18,7 +18,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from glmcompat.model.environments import MarkerEvaluator, env_label, merge, python_envs
+from glmcompat.model.environments import Environment, MarkerEvaluator, env_label, merge, python_envs
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
@@ -281,12 +281,12 @@ class UvLockGraph:
         return bool(files) and not any(wheel_fits(f, machine, python) for f in files)
 
     def environments(self, requires_python: str | None,
-                     platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[dict[str, Any]], str | None]:
+                     platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[Environment], str | None]:
         if not self.roots:
             return [], None
         selections, note = self.selections()
         multi_root = len(self.roots) > 1
-        out: list[dict[str, Any]] = []
+        out: list[Environment] = []
         env_id = 0
         for machine in platforms:
             for env in python_envs(requires_python, machine):
@@ -299,7 +299,7 @@ class UvLockGraph:
         return out, note
 
     def _environment(self, sel: tuple[Item, ...], env: dict[str, str], env_id: int, machine: str,
-                     multi_root: bool) -> dict[str, Any]:
+                     multi_root: bool) -> Environment:
         installed = self.walk(sel, env, env_id)
         packages: dict[str, str] = {}
         sources: dict[str, str] = {}
@@ -318,12 +318,9 @@ class UvLockGraph:
             if self._missing_wheel(p, machine, env["python_version"]):
                 missing[n] = p["version"]
         label = _selection_label(sel, multi_root)
-        out: dict[str, Any] = {"name": f"{label}, {env_label(env)}", "platform": machine,
-                               "packages": dict(sorted(packages.items())), "sources": dict(sorted(sources.items())),
-                               "unpinned": {}, "overrides": dict(sorted(self.overrides.items()))}
-        if missing:
-            out["missing_wheels"] = dict(sorted(missing.items()))
-        return out
+        return Environment(f"{label}, {env_label(env)}", machine, dict(sorted(packages.items())),
+                           dict(sorted(sources.items())), {}, dict(sorted(self.overrides.items())),
+                           dict(sorted(missing.items())))
 
 
 def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:
