@@ -1,11 +1,11 @@
 """The environments a dependency file installs, each judged on its own (never a merge).
 
 An environment is an :class:`Environment` record (it caches as JSON through :meth:`Environment.to_json` and
-:meth:`Environment.from_json`; see :mod:`glmcompat.readers.formats`). This module holds what every format shares: the marker environments (Linux x86_64 and Linux aarch64, each for every Python minor the
-file allows; ``platform`` says which machine, and the name ends with it), a marker
-evaluator that understands uv's conflict encoding (``extra == 'extra-7-nemo-rl-sglang'`` against
-the *set* of extras and groups a uv.lock environment enables), and the flat builder for formats
-whose entries carry their own markers (requirements files, pylock.toml, pdm.lock, ...).
+:meth:`Environment.from_json`; see :mod:`glmcompat.readers.formats`). This module holds what every format shares:
+the marker environments (Linux x86_64 and Linux aarch64, each for every Python minor the file allows; ``platform``
+says which machine, and the name ends with it), a marker evaluator that understands uv's conflict encoding
+(``extra == 'extra-7-nemo-rl-sglang'`` against the *set* of extras and groups a uv.lock environment enables), and
+the flat builder for formats whose entries carry their own markers (requirements files, pylock.toml, pdm.lock, ...).
 Pure: no I/O.
 """
 

@@ -29,7 +29,6 @@ from glmcompat.model.names import canonicalize
 from glmcompat.model.tomltext import loads
 
 
-
 @dataclass(frozen=True)
 class Entry:
     """One distribution a dependency file names.
@@ -238,7 +237,6 @@ def direct_reference(where: Path | str, line: int | None, name: str | None, url:
     return "wheel", canonicalize_name(wname), str(wversion)
 
 
-
 # --- TOML locks: poetry.lock and pdm.lock -----------------------------------------------------------------------
 
 def toml_lock_doc(path: Path, text: str) -> dict[str, Any]:
@@ -295,7 +293,6 @@ def str_list(value: Any, path: Path, line: int | None, what: str) -> list[str]:
 def merge_groups(groups: dict[str, list[str]], name: str, new: list[str]) -> None:
     have = groups.setdefault(name, [])
     have.extend(g for g in new if g not in have)
-
 
 
 # --- uv.lock and pylock.toml ------------------------------------------------------------------------------------
@@ -370,8 +367,6 @@ def requires_python_of(path: Path, text: str, doc: dict[str, Any]) -> str | None
 
 def versioned_tables(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
     return [p for p in doc.get(table, []) if isinstance(p, dict) and p.get("version") is not None]
-
-
 
 
 def flat_sets(lock: Lock) -> list[Environment]:

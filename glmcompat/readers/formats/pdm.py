@@ -15,6 +15,7 @@ from glmcompat.readers.formats.common import (
 
 KNOWN_PDM_LOCK_VERSIONS = ("4",)  # lock_version majors ("4.4.1", "4.5.0", ...)
 
+
 def _pdm_source(p: dict[str, Any]) -> str:
     """Map a pdm package's location keys to an :class:`Entry` source kind."""
     if p.get("editable") is True:

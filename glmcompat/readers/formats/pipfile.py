@@ -18,6 +18,7 @@ from glmcompat.readers.formats.common import (
 
 KNOWN_PIPFILE_SPECS = (6,)
 
+
 def _json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)

@@ -123,8 +123,6 @@ def _poetry_extras(path: Path, text: str, doc: dict[str, Any]) -> dict[str, list
     return out
 
 
-
-
 def extras_environments(lock: Lock) -> list[Environment]:
     """The base set (packages not marked optional) and the base plus each extra; a lock without extras: the flat
     environments."""

@@ -14,6 +14,7 @@ from glmcompat.readers.formats.common import Format, Entry, Lock, line_of, packa
 if TYPE_CHECKING:
     from packaging.pylock import Package, Pylock
 
+
 def parse_pylock(path: Path, text: str) -> Lock:
     """A pylock.toml (PEP 751), read and validated by :mod:`packaging.pylock`.
 
