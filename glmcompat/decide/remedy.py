@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.matrix.view import Facts
-from glmcompat.model.environments import Environment
 from glmcompat.model.names import canonicalize
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.environments import Environment
     from glmcompat.readers.formats.common import Lock
 
 

@@ -18,11 +18,11 @@ from packaging.version import Version
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
-from glmcompat.model.environments import BUILT_FROM_SOURCE, Environment
 from glmcompat.model.findings import SEVERITIES, Finding, NameVersion
 from glmcompat.model.names import canonicalize, local_cuda
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.environments import Environment
     from glmcompat.readers.formats.common import Lock
 
 
@@ -49,6 +49,8 @@ class Context:
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
 
     def built_from_source(self, name: str) -> bool:
+        from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
+
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
     @property
@@ -1049,6 +1051,8 @@ def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool
     torch = env.packages.get("torch")
     if torch is None:
         return ("it installs no torch", ()) if lock_has_torch else None
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
+
     if env.sources.get("torch") in BUILT_FROM_SOURCE:
         return None
     code = facts.gpu_code("torch", torch)

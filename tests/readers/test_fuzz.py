@@ -29,7 +29,10 @@ import time
 import traceback
 from pathlib import Path
 
+from glmcompat.cli.commands import check
+from glmcompat.matrix.schema import load_file
 from glmcompat.model.errors import GlmcompatError
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import FIXTURES, ROOT
 
@@ -93,13 +96,8 @@ def mutate(data: bytes, rng: random.Random, kind: str) -> bytes:
 
 def run_one(path: Path, is_matrix: bool) -> None:
     if is_matrix:
-        from glmcompat.matrix.schema import load_file
-
         load_file(path)
         return
-    from glmcompat.cli.commands import check
-    from glmcompat.readers.formats import read_lock
-
     with contextlib.suppress(GlmcompatError):
         read_lock(path, use_cache=False)
     with contextlib.redirect_stdout(io.StringIO()):
