@@ -17,8 +17,8 @@ LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock
 
 
 def pyproject_doc(path: Path) -> dict[str, Any]:
-    from glmcompat.readers.formats import read_bytes
-    from glmcompat.readers.formats.common import decode_text, toml
+    from glmcompat.readers.formats import read_bytes  # lazy: start-up path (the fast path imports this module)
+    from glmcompat.readers.formats.common import decode_text, toml  # lazy: start-up path
 
     return toml(path, decode_text(path, read_bytes(path)))
 
