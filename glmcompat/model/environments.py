@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.platforms import PLATFORM_NAME, PLATFORMS, marker_env
 from glmcompat.model.shapes import fields, is_str, str_list, str_map
-
-if TYPE_CHECKING:  # pragma: no cover
-    from packaging.markers import Marker
 
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 BUILT_FROM_SOURCE = frozenset({"git", "path", "directory", "editable", "url"})
@@ -129,10 +128,7 @@ class MarkerEvaluator:
     few hundred markers again for every package that names them.
 
     A marker that cannot be decided in an environment (a comparison the specification leaves
-    undefined, a variable the environment lacks) is false there.
-
-    packaging's markers are imported where they are used: ``glmcompat check`` imports this module (for
-    :class:`Environment`) on its start, and ``packaging.markers`` pulls in ``packaging.tags`` (tens of ms)."""
+    undefined, a variable the environment lacks) is false there."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -143,8 +139,6 @@ class MarkerEvaluator:
     def parse(self, marker: str) -> Marker:
         m = self._parsed.get(marker)
         if m is None:
-            from packaging.markers import InvalidMarker, Marker  # lazy: see the class
-
             try:
                 m = self._parsed[marker] = Marker(marker)
             except (InvalidMarker, TypeError, RecursionError):
@@ -158,9 +152,6 @@ class MarkerEvaluator:
         key = (marker, env_id, enabled)
         verdict = self._verdicts.get(key)
         if verdict is None:
-            from packaging.markers import UndefinedComparison, UndefinedEnvironmentName  # lazy: see the class
-            from packaging.utils import canonicalize_name  # lazy: see the class
-
             m = self.parse(marker)
             prepared = self._envs.get((env_id, enabled))
             if prepared is None:
