@@ -303,7 +303,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     from glmcompat.ops import checkfile as cf
     from glmcompat.decide.rules import evaluate_lock
     from glmcompat.model.platforms import check_platform, target_platforms
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     facts = _facts(matrix)
     raw = os.fspath(path)
@@ -327,7 +327,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
         safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
-    return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(1 + len(e.get("also", [])) for e in lock.sets),
+    return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),
                        tuple(lock.meta.get("notes") or ()))
 
 

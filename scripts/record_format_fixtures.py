@@ -1,4 +1,4 @@
-"""Record real poetry.lock, pdm.lock and Pipfile.lock fixtures for tests/readers/test_formats.py (run by hand; needs the index).
+"""Record real poetry.lock, pdm.lock and Pipfile.lock fixtures for tests/readers/formats/ (test_poetry.py, test_pdm.py, test_pipfile.py) (run by hand; needs the index).
 
 It installs poetry, pdm and pipenv into a throwaway venv (``uv venv`` + ``uv pip install``, Python 3.11), writes one small
 project per tool that exercises what glmcompat reads -- torch, a family package (torchvision), a kernel (xformers) under a

@@ -11,15 +11,18 @@ torch family package present at the release built for that torch. The first such
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.rules import evaluate
 from glmcompat.matrix.view import Facts
-from glmcompat.model.environments import env_platform
 from glmcompat.model.names import canonicalize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.environments import Environment
+    from glmcompat.readers.formats.common import Lock
 
 
 def torch_candidates(packages: Mapping[str, str], facts: Facts) -> list[str]:
@@ -37,7 +40,7 @@ def torch_candidates(packages: Mapping[str, str], facts: Facts) -> list[str]:
 
 
 def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, facts: Facts,
-                 env: Mapping[str, Any] | None = None) -> dict[str, str] | None:
+                 env: Environment | None = None) -> dict[str, str] | None:
     """The core pins of one safe set next to ``packages`` (name -> version: torch, the torch family packages present
     and the compiled packages that anchor it), or None when no torch the matrix knows makes it safe."""
     pkgs = {canonicalize(k): v for k, v in packages.items()}
@@ -79,18 +82,14 @@ def _kept(facts: Facts, name: str, version: str, torch: str) -> str | None:
 __all__ = ["for_lock", "one_safe_set", "torch_candidates"]
 
 
-def for_lock(lock: Any, target: str, model: str | None, facts: Facts, platforms: Any = None) -> dict[str, str] | None:
-    """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.depset.Lock` with its
+def for_lock(lock: Lock, target: str, model: str | None, facts: Facts, platforms: Any = None) -> dict[str, str] | None:
+    """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.formats.common.Lock` with its
     ``sets``) that fails the check on ``target``: None when none fails or no safe set is found."""
     for env in lock.sets:
-        plain = "packages" not in env
-        machine = "x86_64" if plain else env_platform(env)
-        if platforms is not None and machine not in platforms:
+        if platforms is not None and env.platform not in platforms:
             continue
-        pkgs = env if plain else env["packages"]
-        f = facts.on(machine)
-        if not any(x.severity == "error" for x in evaluate(pkgs, target=target, model=model, matrix=f,
-                                                          env=None if plain else env)):
+        f = facts.on(env.platform)
+        if not any(x.severity == "error" for x in evaluate(env.packages, target=target, model=model, matrix=f, env=env)):
             continue
-        return one_safe_set(pkgs, target, model, f, None if plain else env)
+        return one_safe_set(env.packages, target, model, f, env)
     return None

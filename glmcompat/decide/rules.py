@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -22,6 +22,10 @@ from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding, NameVersion
 from glmcompat.model.names import canonicalize, local_cuda
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.environments import Environment
+    from glmcompat.readers.formats.common import Lock
 
 
 def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
@@ -47,7 +51,7 @@ class Context:
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
 
     def built_from_source(self, name: str) -> bool:
-        from glmcompat.readers.lockfiles import BUILT_FROM_SOURCE  # lazy: keeps `check --help` light
+        from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
 
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
@@ -686,6 +690,7 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
 
 # Files an installer resolves (pip, conda's pip section): what they name pulls in its own exact pins.
 RESOLVED_AT_INSTALL = frozenset({"requirements.txt", "environment.yml"})
+Implied = tuple[str, str, tuple[tuple[str, str], ...]]  # (version, why, evidence) of a package the installer adds
 
 
 def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, Fact]]:
@@ -802,16 +807,18 @@ def evaluate(
     model: str | None = None,
     matrix: Facts | Any | None = None,
     allow_unknown: bool = False,
-    env: Mapping[str, Any] | None = None,
+    env: Environment | None = None,
     no_isolation: frozenset[str] | None = None,
     resolved_at_install: bool = False,
+    implied: Mapping[str, Implied] | None = None,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
     ``packages`` maps distribution names to versions; ``matrix`` is a :class:`Facts`, a
     :class:`~glmcompat.matrix.schema.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
-    dependency file (:mod:`glmcompat.readers.lockfiles`): where each package comes from, what is unpinned, the
-    lock's overrides.
+    dependency file (:mod:`glmcompat.readers.formats`): where each package comes from, what is unpinned, the
+    lock's overrides. ``implied``: the packages of a resolved-at-install file that the installer adds, each with its
+    version, why and the evidence (:func:`resolve_named`).
     """
     if matrix is None:
         from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
@@ -824,11 +831,11 @@ def evaluate(
     pkgs = {canonicalize(k): v for k, v in packages.items()}
     ctx = Context(pkgs, facts.target(target), facts, model, allow_unknown)
     if env is not None:
-        ctx.sources = dict(env.get("sources") or {})
-        ctx.unpinned = dict(env.get("unpinned") or {})
-        ctx.overrides = dict(env.get("overrides") or {})
+        ctx.sources = dict(env.sources)
+        ctx.unpinned = dict(env.unpinned)
+        ctx.overrides = dict(env.overrides)
     ctx.no_isolation = no_isolation
-    implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = dict((env or {}).get("implied") or {})
+    implied = dict(implied or {})
     if resolved_at_install:
         implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)
         ctx.packages.update({n: v for n, (v, _, _) in implied.items()})
@@ -884,7 +891,7 @@ def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
     return out
 
 
-def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_unknown: bool,
+def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
                   platforms: Any = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
@@ -901,7 +908,6 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     target's platforms, everything is judged and a platform with nothing installed is an error.
     ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
     """
-    from glmcompat.model.environments import env_platform  # lazy: keeps `check --help` light
 
     if not isinstance(facts, Facts):
         facts = facts.view() if facts is not None and hasattr(facts, "view") else _shipped_facts()
@@ -917,24 +923,22 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     else:
         judged = ships
 
-    def machine(env: Mapping[str, Any]) -> str:
-        return env_platform(env) if "packages" in env else "x86_64"
+    def names_of(env: Environment) -> list[str]:
+        return [n for n in env.names if n]
 
-    def names_of(env: Mapping[str, Any]) -> list[str]:
-        return [n for n in [env.get("name", "")] + list(env.get("also", [])) if n] if "packages" in env else []
-
-    envs = [e for e in lock.sets if machine(e) in judged]
-    if getattr(lock, "kind", None) in RESOLVED_AT_INSTALL:
-        envs = [_installed(e, facts.on(machine(e))) if "packages" in e else e for e in envs]
-    lock_has_torch = any("torch" in (e["packages"] if "packages" in e else e) for e in lock.sets)
+    envs = [e for e in lock.sets if e.platform in judged]
+    implied: list[Mapping[str, Implied]] = [{} for _ in envs]
+    if lock.kind in RESOLVED_AT_INSTALL:
+        for i, e in enumerate(envs):
+            envs[i], implied[i] = _installed(e, facts.on(e.platform))
+    lock_has_torch = any("torch" in e.packages for e in lock.sets)
     reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
-        if "packages" in env:
-            cannot = _cannot_serve(env, facts.on(machine(env)), lock_has_torch)
-            if cannot is not None:
-                reasons[i] = cannot
-    present = {machine(e) for e in envs}
-    served = [p for p in judged if any(machine(e) == p and i not in reasons for i, e in enumerate(envs))]
+        cannot = _cannot_serve(env, facts.on(env.platform), lock_has_torch)
+        if cannot is not None:
+            reasons[i] = cannot
+    present = {e.platform for e in envs}
+    served = [p for p in judged if any(e.platform == p and i not in reasons for i, e in enumerate(envs))]
     lenient = platforms is None and bool(served)
     extra: list[Finding] = []
     for p in judged:
@@ -957,7 +961,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     excused: set[int] = set()
     if lenient:
         for p in judged:
-            idx = [i for i in reasons if machine(envs[i]) == p]
+            idx = [i for i in reasons if envs[i].platform == p]
             if not idx:
                 continue
             excused.update(idx)
@@ -965,7 +969,7 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
             why = list(dict.fromkeys(reasons[i][0] for i in idx))
             evidence = (_ships_ev(tname, prods, p),) + tuple(
                 dict.fromkeys(e for i in idx for e in reasons[i][1]))
-            every = len(idx) == sum(1 for e in envs if machine(e) == p)
+            every = len(idx) == sum(1 for e in envs if e.platform == p)
             judged_on = [q for q in served if q != p or not every]
             extra.append(Finding(
                 rule="platform", severity="warning", packages=(),
@@ -984,12 +988,11 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     for i, env in enumerate(envs):
         if i in excused:
             continue
-        plain = "packages" not in env
-        pkgs = env if plain else env["packages"]
-        m = machine(env)
+        pkgs = env.packages
+        m = env.platform
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
-                         env=None if plain else env, no_isolation=no_isolation)
+                         env=env, no_isolation=no_isolation, implied=implied[i])
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)
@@ -1009,13 +1012,13 @@ def evaluate_lock(lock: Any, target: str, model: str | None, facts: Any, allow_u
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.pins, f.message))
 
 
-def _installed(env: Mapping[str, Any], facts: Facts) -> dict[str, Any]:
-    """An environment of a resolved-at-install file with what the installer must add (:func:`resolve_named`)."""
-    implied, left = resolve_named(env["packages"], env.get("unpinned") or {}, facts)
+def _installed(env: Environment, facts: Facts) -> tuple[Environment, dict[str, Implied]]:
+    """An environment of a resolved-at-install file with what the installer must add (:func:`resolve_named`), and
+    those packages with why they install."""
+    implied, left = resolve_named(env.packages, env.unpinned, facts)
     if not implied:
-        return dict(env)
-    return {**env, "packages": {**env["packages"], **{n: v for n, (v, _, _) in implied.items()}},
-            "unpinned": left, "implied": implied}
+        return env, {}
+    return replace(env, packages={**env.packages, **{n: v for n, (v, _, _) in implied.items()}}, unpinned=left), implied
 
 
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
@@ -1033,23 +1036,24 @@ def _where(trow: Target, ships: list[str], products_on: Callable[[Target, str], 
     return "; ".join(f"{', '.join(products_on(trow, p))} on {p}" for p in ships)
 
 
-def _cannot_serve(env: Mapping[str, Any], facts: Facts, lock_has_torch: bool
+def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool
                   ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """(why, evidence) an environment cannot run a GPU stack on its machine; None: it can, as far as the lock
     and the matrix show. A package without a wheel for the machine (and no sdist), no torch while the lock
     has one elsewhere, or a torch build without CUDA (``+cpu``; torch's default aarch64 wheels to 2.10.0)."""
-    machine = env.get("platform") or "x86_64"
-    missing = env.get("missing_wheels") or {}
+    machine = env.platform
+    missing = env.missing_wheels
     if missing:
         shown = ", ".join(f"{n} {v}" for n, v in list(missing.items())[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         return (f"{shown}{more} ha{'s' if len(missing) == 1 and not more else 've'} no Linux {machine} wheel in the "
                 "lock (and no sdist)", ())
-    pkgs = env.get("packages") or {}
-    torch = pkgs.get("torch")
+    torch = env.packages.get("torch")
     if torch is None:
         return ("it installs no torch", ()) if lock_has_torch else None
-    if (env.get("sources") or {}).get("torch") in ("git", "path", "directory", "editable", "url"):
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
+
+    if env.sources.get("torch") in BUILT_FROM_SOURCE:
         return None
     code = facts.gpu_code("torch", torch)
     if code is not None and not code[0] and not code[1]:

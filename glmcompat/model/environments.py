@@ -1,32 +1,105 @@
 """The environments a dependency file installs, each judged on its own (never a merge).
 
-An environment is a plain dict (it caches as JSON; see :mod:`glmcompat.readers.lockfiles`):
-``{"name", "platform", "packages", "sources", "unpinned", "overrides"}``. This module holds what every
-format shares: the marker environments (Linux x86_64 and Linux aarch64, each for every Python minor the
-file allows; ``platform`` says which machine, and the name ends with it), a marker
-evaluator that understands uv's conflict encoding (``extra == 'extra-7-nemo-rl-sglang'`` against
-the *set* of extras and groups a uv.lock environment enables), and the flat builder for formats
-whose entries carry their own markers (requirements files, pylock.toml, pdm.lock, ...).
+An environment is an :class:`Environment` record (it caches as JSON through :meth:`Environment.to_json` and
+:meth:`Environment.from_json`; see :mod:`glmcompat.readers.formats`). This module holds what every format shares:
+the marker environments (Linux x86_64 and Linux aarch64, each for every Python minor the file allows; ``platform``
+says which machine, and the name ends with it), a marker evaluator that understands uv's conflict encoding
+(``extra == 'extra-7-nemo-rl-sglang'`` against the *set* of extras and groups a uv.lock environment enables), and
+the flat builder for formats whose entries carry their own markers (requirements files, pylock.toml, pdm.lock, ...).
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.platforms import PLATFORM_NAME, PLATFORMS, marker_env
+from glmcompat.model.shapes import fields, is_str, str_list, str_map
 
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+BUILT_FROM_SOURCE = frozenset({"git", "path", "directory", "editable", "url"})
+
+
+class MarkedEntry(Protocol):
+    """What the flat builder reads of a dependency file's entry (:class:`glmcompat.readers.formats.common.Entry`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str | None: ...
+    @property
+    def marker(self) -> str | None: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def spec(self) -> str | None: ...
+    @property
+    def constraint(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """One environment a dependency file installs.
+
+    ``name``: "extra sglang, Python 3.12, Linux x86_64" ("" when the file has only one); ``also``: the names of
+    the environments that install the same set on the same machine (merged into this one). ``platform``: the
+    machine (``x86_64`` | ``aarch64``). ``packages``: canonical name -> exact version, what installs there;
+    ``sources``: name -> source kind, only for those not from a registry; ``unpinned``: name -> specifier, named
+    without an exact pin; ``overrides``: name -> specifier, uv override-dependencies (deliberate);
+    ``missing_wheels``: name -> version (uv.lock only): no wheel for the machine and no sdist."""
+
+    name: str = ""
+    platform: str = "x86_64"
+    packages: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+    unpinned: Mapping[str, str] = field(default_factory=dict)
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    missing_wheels: Mapping[str, str] = field(default_factory=dict)
+    also: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name this environment stands for, its own first ("" included: a file's only environment)."""
+        return (self.name, *self.also)
+
+    def same_set(self, other: Environment) -> bool:
+        """Whether ``other`` installs the same on the same machine (so the two are judged as one)."""
+        return (self.platform == other.platform and self.packages == other.packages and self.sources == other.sources
+                and self.unpinned == other.unpinned and self.missing_wheels == other.missing_wheels)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the parsed-lock cache (``missing_wheels`` and ``also`` only when not empty)."""
+        out: dict[str, Any] = {"name": self.name, "platform": self.platform, "packages": dict(self.packages),
+                               "sources": dict(self.sources), "unpinned": dict(self.unpinned),
+                               "overrides": dict(self.overrides)}
+        if self.missing_wheels:
+            out["missing_wheels"] = dict(self.missing_wheels)
+        if self.also:
+            out["also"] = list(self.also)
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Environment:
+        """The environment :meth:`to_json` wrote; ValueError for any other shape (a cache miss)."""
+        if not fields(raw, {"name": is_str, "platform": is_str, "packages": str_map, "sources": str_map,
+                            "unpinned": str_map, "overrides": str_map},
+                      {"missing_wheels": str_map, "also": str_list}):
+            raise ValueError("not a stored environment")
+        return cls(raw["name"], raw["platform"], raw["packages"], raw["sources"], raw["unpinned"], raw["overrides"],
+                   raw.get("missing_wheels") or {}, tuple(raw.get("also") or ()))
 
 
 def python_envs(requires_python: str | None, machine: str = "x86_64",
                 pythons: Sequence[str] = PYTHONS) -> list[dict[str, str]]:
     """One marker environment per Python minor that ``requires_python`` allows (the lowest patch
     release it allows in that minor), on Linux ``machine``."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     try:
         spec = SpecifierSet(requires_python.replace(" ", "")) if requires_python else SpecifierSet()
     except InvalidSpecifier:
@@ -59,15 +132,13 @@ class MarkerEvaluator:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._parsed: dict[str, Any] = {}
+        self._parsed: dict[str, Marker] = {}
         self._envs: dict[tuple[int, frozenset[str]], dict[str, Any]] = {}
         self._verdicts: dict[tuple[str, int, frozenset[str]], bool] = {}
 
-    def parse(self, marker: str) -> Any:
+    def parse(self, marker: str) -> Marker:
         m = self._parsed.get(marker)
         if m is None:
-            from packaging.markers import InvalidMarker, Marker
-
             try:
                 m = self._parsed[marker] = Marker(marker)
             except (InvalidMarker, TypeError, RecursionError):
@@ -84,14 +155,10 @@ class MarkerEvaluator:
             m = self.parse(marker)
             prepared = self._envs.get((env_id, enabled))
             if prepared is None:
-                from packaging.utils import canonicalize_name
-
                 # read as given (no value of this host fills a gap); extra: the enabled set, canonical
                 # as packaging compares extras (PEP 685), or "" when none is enabled
                 prepared = self._envs[(env_id, enabled)] = {
                     **env, "extra": frozenset(canonicalize_name(x) for x in enabled) if enabled else ""}
-            from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
-
             try:
                 verdict = bool(m.evaluate_prepared(prepared))
             except (UndefinedComparison, UndefinedEnvironmentName):
@@ -100,20 +167,15 @@ class MarkerEvaluator:
         return verdict
 
 
-def env_platform(env: Mapping[str, Any]) -> str:
-    """The machine an environment is for (environments cached before platforms were read: x86_64)."""
-    return str(env.get("platform") or "x86_64")
-
-
-def flat_environments(path: str, entries: Sequence[Any], requires_python: str | None,
+def flat_environments(path: str, entries: Sequence[MarkedEntry], requires_python: str | None,
                       overrides: Mapping[str, str] | None = None,
-                      platforms: Sequence[str] = PLATFORMS) -> list[dict[str, Any]]:
+                      platforms: Sequence[str] = PLATFORMS) -> list[Environment]:
     """Environments of a file whose entries carry their own markers: one per platform and Python minor
     (merged when equal on the same platform; see :func:`by_platform`). Constraint entries narrow a
     package something else names and install nothing; an entry named without an exact pin is recorded
     as unpinned unless a constraint pins it."""
     ev = MarkerEvaluator(path)
-    found: dict[str, list[dict[str, Any]]] = {}
+    found: dict[str, list[Environment]] = {}
     i = 0
     for machine in platforms:
         found[machine] = _flat_for(ev, entries, requires_python, overrides, machine, i)
@@ -121,9 +183,9 @@ def flat_environments(path: str, entries: Sequence[Any], requires_python: str | 
     return by_platform(found)
 
 
-def _flat_for(ev: MarkerEvaluator, entries: Sequence[Any], requires_python: str | None,
-              overrides: Mapping[str, str] | None, machine: str, first_id: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _flat_for(ev: MarkerEvaluator, entries: Sequence[MarkedEntry], requires_python: str | None,
+              overrides: Mapping[str, str] | None, machine: str, first_id: int) -> list[Environment]:
+    out: list[Environment] = []
     for i, env in enumerate(python_envs(requires_python, machine), start=first_id):
         packages: dict[str, str] = {}
         sources: dict[str, str] = {}
@@ -146,43 +208,37 @@ def _flat_for(ev: MarkerEvaluator, entries: Sequence[Any], requires_python: str 
             if name in constraints:
                 packages[name] = constraints[name]
                 del unpinned[name]
-        env_dict = {"name": env_label(env), "platform": machine, "packages": dict(sorted(packages.items())),
-                    "sources": dict(sorted(sources.items())), "unpinned": dict(sorted(unpinned.items())),
-                    "overrides": dict(overrides or {})}
-        merge(out, env_dict)
+        merge(out, Environment(env_label(env), machine, dict(sorted(packages.items())), dict(sorted(sources.items())),
+                               dict(sorted(unpinned.items())), dict(overrides or {})))
     return out
 
 
-def by_platform(found: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def by_platform(found: Mapping[str, list[Environment]]) -> list[Environment]:
     """The environments of every platform, named. A platform on which the file installs nothing (every
     entry's marker excludes it: ``platform_machine == 'x86_64'``) is left out while another platform
     installs something: such a file does not serve that machine, and a check says so rather than judging
     an empty set. A platform whose Pythons all install the same set is one environment named after the
     platform ("Linux aarch64"); a file with one environment in all has one, unnamed."""
-    def installs(envs: list[dict[str, Any]]) -> bool:
-        return any(e["packages"] or e["unpinned"] for e in envs)
+    def installs(envs: list[Environment]) -> bool:
+        return any(e.packages or e.unpinned for e in envs)
 
     keep = [p for p, envs in found.items() if installs(envs)] or [next(iter(found))]
-    out: list[dict[str, Any]] = []
+    out: list[Environment] = []
     for p in keep:
         envs = found[p]
         if len(envs) == 1 and len(keep) > 1:
-            envs[0]["name"] = PLATFORM_NAME.get(p, p)
-            envs[0].pop("also", None)
+            envs = [replace(envs[0], name=PLATFORM_NAME.get(p, p), also=())]
         out.extend(envs)
     if len(out) == 1:  # the same set on every Python of the one platform served: nothing to name
-        out[0]["name"] = ""
-        out[0].pop("also", None)
+        out[0] = replace(out[0], name="", also=())
     return out
 
 
-def merge(out: list[dict[str, Any]], env: dict[str, Any]) -> None:
+def merge(out: list[Environment], env: Environment) -> None:
     """Append ``env`` unless an environment of the same platform with the same content is there (then add
     its name). Environments of two platforms never merge: they are judged with different facts."""
-    for o in out:
-        if env_platform(o) == env_platform(env) and o["packages"] == env["packages"] \
-                and o["sources"] == env["sources"] and o["unpinned"] == env["unpinned"] \
-                and o.get("missing_wheels") == env.get("missing_wheels"):
-            o.setdefault("also", []).append(env["name"])
+    for i, o in enumerate(out):
+        if o.same_set(env):
+            out[i] = replace(o, also=(*o.also, env.name))
             return
     out.append(env)

@@ -1,5 +1,5 @@
 """Shape checks of JSON that glmcompat read back from its own cache: the one vocabulary every stored thing's reader
-uses (:data:`glmcompat.edges.cache.SHAPES`, the parsed-lock cache of :mod:`glmcompat.readers.lockfiles`). Each check
+uses (:data:`glmcompat.edges.cache.SHAPES`, the parsed-lock cache of :mod:`glmcompat.readers.formats`). Each check
 takes a decoded JSON value and answers whether it has the shape; a value of another shape is a miss, recomputed by
 the caller, never a crash. Pure, standard library only."""
 

@@ -1,7 +1,7 @@
 """Wheel tags: which tags a glibc Linux CPython accepts, best first, and whether a wheel file fits one.
 
 The one implementation of tag logic: the resolver's wheel selection (:mod:`glmcompat.edges.index`) and the uv.lock
-reader's "no wheel here" judgement (:mod:`glmcompat.readers.uvlock`) both use it. On :mod:`packaging.tags`, so not
+reader's "no wheel here" judgement (:mod:`glmcompat.readers.formats.uvlock`) both use it. On :mod:`packaging.tags`, so not
 for the start-up path (:mod:`glmcompat.readers.uvlockscan` keeps its own ``any``-wheel shortcut and defers here).
 """
 

@@ -17,9 +17,10 @@ LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock
 
 
 def pyproject_doc(path: Path) -> dict[str, Any]:
-    from glmcompat.readers.lockfiles import _read, _text, _toml
+    from glmcompat.readers.formats import read_bytes  # lazy: start-up path (the fast path imports this module)
+    from glmcompat.readers.formats.common import decode_text, toml  # lazy: start-up path
 
-    return _toml(path, _text(path, _read(path)))
+    return toml(path, decode_text(path, read_bytes(path)))
 
 
 def pyproject_settings(path: Path) -> dict[str, Any]:

@@ -74,7 +74,7 @@ from glmcompat.ops.publish import (
     verify_outputs,
     write_new,
 )
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Outcome, Source

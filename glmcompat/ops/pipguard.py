@@ -32,7 +32,7 @@ from glmcompat.model import gpu
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Cause, Finding
 from glmcompat.model.names import canonicalize, normalize_target
-from glmcompat.readers.installed import Environment, read_environment
+from glmcompat.readers.installed import InstalledEnvironment, read_environment
 
 # -- the core ---------------------------------------------------------------------------------------
 
@@ -64,7 +64,7 @@ class Live:
     """An environment as found and read: its interpreter and its distributions."""
 
     interp: inst.Interpreter
-    env: Environment
+    env: InstalledEnvironment
 
     @property
     def packages(self) -> dict[str, str]:

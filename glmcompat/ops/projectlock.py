@@ -333,7 +333,7 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
 def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
     from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
-    from glmcompat.readers.lockfiles import read_lock  # lazy: judging a new lock only (not a recalled one)
+    from glmcompat.readers.formats import read_lock  # lazy: judging a new lock only (not a recalled one)
 
     read = read_lock(lock)
     return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
@@ -750,12 +750,13 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
                       quiet: bool = False) -> ProjectLockResult:
     """Compile ``infile`` (pip-tools style) into a hash-pinned ``out`` whose core is the safe set."""
     from packaging.markers import Marker  # lazy: requirements mode only
-    from glmcompat.readers.formats import decode_text, parse_requirements  # lazy: requirements mode only
-    from glmcompat.readers.lockfiles import _read  # lazy: requirements mode only
+    from glmcompat.readers.formats import read_bytes  # lazy: requirements mode only
+    from glmcompat.readers.formats.common import decode_text  # lazy: requirements mode only
+    from glmcompat.readers.formats.requirements import parse_requirements  # lazy: requirements mode only
 
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
-    read = parse_requirements(infile, decode_text(infile, _read(infile)))
+    read = parse_requirements(infile, decode_text(infile, read_bytes(infile)))
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = req.python or f"{sys.version_info[0]}.{sys.version_info[1]}"
     env = {**marker_env(python, machine), "extra": ""}
@@ -839,7 +840,7 @@ def _prefer_from(out: Path) -> dict[str, str]:
     """The core versions an existing compiled output pins (least change)."""
     if not out.is_file():
         return {}
-    from glmcompat.readers.lockfiles import read_lock  # lazy: requirements mode only
+    from glmcompat.readers.formats import read_lock  # lazy: requirements mode only
 
     try:
         return {e.name: e.version.split("+")[0] for e in read_lock(out, use_cache=False).entries

@@ -37,7 +37,7 @@ class Installed:
 
 
 @dataclass(frozen=True)
-class Environment:
+class InstalledEnvironment:
     """What an environment holds: its distributions by canonical name, and the problems met reading them."""
 
     packages: dict[str, Installed]
@@ -99,7 +99,7 @@ def read_site(site: str) -> tuple[list[Installed], list[str]]:
     return found, problems
 
 
-def read_environment(sites: Iterable[str]) -> Environment:
+def read_environment(sites: Iterable[str]) -> InstalledEnvironment:
     """Every distribution in ``sites`` (an interpreter's purelib and platlib, in its ``sys.path`` order)."""
     def key(d: Installed) -> tuple[int, object]:
         try:
@@ -126,7 +126,7 @@ def read_environment(sites: Iterable[str]) -> Environment:
                 problems.append(f"{name}: {len(group)} metadata folders in {site} "
                                 f"({', '.join(os.path.basename(d.path) for d in group)}); judged as {group[-1].version}")
             packages.setdefault(name, group[-1])
-    return Environment(dict(sorted(packages.items())), tuple(problems))
+    return InstalledEnvironment(dict(sorted(packages.items())), tuple(problems))
 
 
-__all__ = ["Environment", "Installed", "read_environment", "read_site"]
+__all__ = ["InstalledEnvironment", "Installed", "read_environment", "read_site"]

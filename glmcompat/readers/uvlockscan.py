@@ -2,7 +2,7 @@
 
 A pre-commit hook runs ``check`` on a lock that has just changed, so the verdict recorded for its old bytes does
 not apply as such; but most edits touch nothing a verdict reads. :func:`projection` turns the lock's text into a
-canonical text that keeps everything the full path (:func:`glmcompat.readers.lockfiles.parse_uv_lock`, then the
+canonical text that keeps everything the full path (:mod:`glmcompat.readers.formats.uvlock`, then the
 rules) reads and drops what it never reads, so two locks with the same projection get the same verdict, byte for
 byte, and the start-up path (:mod:`glmcompat.cli.fastpath`) keys recorded verdicts by its digest. Dropped:
 

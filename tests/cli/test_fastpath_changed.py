@@ -114,7 +114,7 @@ def test_a_changed_lock_is_answered_without_heavy_imports(tmp_path, changed):
     if changed:
         with (d / "uv.lock").open("a") as f:
             f.write("# a comment\n")
-    heavy = ("re", "hashlib", "json", "tomllib", "typing", "packaging", "glmcompat.readers.lockfiles")
+    heavy = ("re", "hashlib", "json", "tomllib", "typing", "packaging", "glmcompat.readers.formats")
     heavy += () if changed else ("glmcompat.readers.uvlockscan",)
     probe = ("import sys\nfrom glmcompat.cli.fastpath import lookup\nrc = lookup(sys.argv[2:])\n"
              f"found = sorted(m for m in {heavy!r} if m in sys.modules)\n"

@@ -448,7 +448,7 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     from glmcompat.edges.sources import RecordedSource
     from glmcompat.matrix.load import load_facts
     from glmcompat.ops.lockgen import LockRequest, memoize, resolve_core
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     from tests.localindex import serve_wheels
     from tests.cli.commands.test_lock import VLLM, VSTACK
@@ -485,7 +485,7 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     assert 'requires-python = ">=3.11,<3.12"' in pyproject and "--python 3.11" in pyproject and "cp311" not in pyproject
     assert "127.0.0.1" not in (out / "requirements.txt").read_text()
     lock = read_lock(out / "requirements.txt")
-    assert all({k: e["packages"][k] for k in VLLM} == VLLM for e in lock.sets)
+    assert all({k: e.packages[k] for k in VLLM} == VLLM for e in lock.sets)
 
 
 # ------------------------------------------------------------------------------------------------

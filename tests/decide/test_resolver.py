@@ -19,6 +19,7 @@ from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import ACCEPT_JSON, IndexClient
 from glmcompat.edges.sources import IndexSource, RecordedSource
 from glmcompat.matrix.load import load_facts
+from glmcompat.model.environments import Environment
 from glmcompat.model.errors import InputError, UnsafeError
 
 from tests.conftest import FIXTURES, ROOT, run_cli
@@ -585,7 +586,7 @@ def test_vllm_transformers_below_5_is_overridden_for_the_model(facts, src):
     assert out.overridden == {"transformers": "vllm 0.16.0 requires transformers<5,>=4.56.0, which excludes every transformers "
                                               "release that knows the model; overridden to transformers>=5.2.0 (stack override)"}
     found = evaluate(out.pins, target="sm120", model="glm_moe_dsa", matrix=facts,
-                     env={"overrides": {"transformers": ">=5.2.0"}})
+                     env=Environment(overrides={"transformers": ">=5.2.0"}))
     assert not [f for f in found if f.severity == "error"]
     (w,) = [f for f in found if f.rule == "override"]
     assert w.pins == ("vllm==0.16.0", "transformers==5.20.2") and "vllm 0.16.0 requires transformers<5,>=4.56.0" in w.message
@@ -785,7 +786,7 @@ def test_upgrade_never_proposes_a_set_check_rejects(facts, python):
         model_reqs = out.provider.model_reqs if out.provider is not None else {}
         overrides = {n: model_reqs.get(n, "") for n in out.overridden}
         found = evaluate(out.pins, target=target, model="glm_moe_dsa", matrix=facts.on(machine),
-                         env={"overrides": overrides})
+                         env=Environment(overrides=overrides))
         errors = [f"{f.rule}: {f.message}" for f in found if f.severity == "error"]
         assert not errors, (python, target, out.pins, errors)
     assert proposed >= len(_target_names()) // 2  # most targets get a set: the property is not vacuous

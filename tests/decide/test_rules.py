@@ -9,6 +9,7 @@ import pytest
 
 from glmcompat.decide.rules import evaluate
 from glmcompat.matrix.load import load_facts
+from glmcompat.model.environments import Environment
 from glmcompat.model.errors import InputError
 from glmcompat.model.gpu import parse_code, runs_on
 
@@ -238,12 +239,12 @@ def test_issue21_causes_on_real_files(tmp_path, text, target, code, decided):
 def test_unpinned_remedy_names_a_real_pin_that_follows_the_sets_torch(facts):
     """No `torch==X` template: the pin an unpinned coupled package should take follows the set's torch, else the
     torch its compiled extension was built against; else the newest known release the specifier admits."""
-    env = {"unpinned": {"torch": ">=2.5", "torchvision": ""}}
+    env = Environment(unpinned={"torch": ">=2.5", "torchvision": ""})
     found = {f.pins: f for f in evaluate({"sgl-kernel": "0.3.21"}, target="sm120", matrix=facts, env=env)
              if f.rule == "unpinned"}
     assert found[("torch",)].remedy.startswith("pin torch==2.9.1 (the torch sgl-kernel 0.3.21 was built against)")
     assert found[("torchvision",)].remedy.startswith("pin torchvision==0.24.1 (the release built for torch 2.9.1")
-    (f,) = evaluate({}, target="sm120", matrix=facts, env={"unpinned": {"torch": "<2.6"}})
+    (f,) = evaluate({}, target="sm120", matrix=facts, env=Environment(unpinned={"torch": "<2.6"}))
     assert f.remedy.startswith("pin torch==2.5.1 (the newest release the matrix knows that torch<2.6 admits)")
-    (f,) = evaluate({}, target="sm120", matrix=facts, env={"unpinned": {"torch": "<2"}})
+    (f,) = evaluate({}, target="sm120", matrix=facts, env=Environment(unpinned={"torch": "<2"}))
     assert "==X" not in f.remedy and "the matrix knows none that torch<2 admits" in f.remedy

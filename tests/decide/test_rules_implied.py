@@ -8,7 +8,7 @@ import pytest
 
 from glmcompat.decide.rules import evaluate_lock, resolve_named
 from glmcompat.matrix.load import load_facts
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def _check(tmp_path, text, target="sm90", name="requirements.txt", **kw):
 
 
 def _x86(lock):
-    (env,) = [e for e in lock.sets if e.get("platform") == "x86_64"]
+    (env,) = [e for e in lock.sets if e.platform == "x86_64"]
     return env
 
 

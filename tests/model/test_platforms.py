@@ -19,10 +19,11 @@ from glmcompat.matrix.schema import load_matrix
 from glmcompat.model.environments import flat_environments
 from glmcompat.model.errors import InputError, MatrixError
 from glmcompat.model.platforms import products_on, target_platforms
+from glmcompat.model.wheeltags import wheel_fits
 from glmcompat.ops.wheelprobe import machine_of
 from glmcompat.readers.fatbin import parse_fatbin
-from glmcompat.readers.lockfiles import Entry, read_lock
-from glmcompat.readers.uvlock import wheel_fits
+from glmcompat.readers.formats import read_lock
+from glmcompat.readers.formats.common import Entry
 
 
 @pytest.fixture(scope="module")
@@ -163,15 +164,15 @@ def test_a_cpu_only_torch_row_carries_no_gpu_code(tmp_path):
 
 def test_flat_files_get_an_environment_per_machine():
     envs = flat_environments("r.txt", [Entry("torch", "2.9.1"), Entry("sgl-kernel", "0.3.21")], None)
-    assert [(e["name"], e["platform"]) for e in envs] == [("Linux x86_64", "x86_64"), ("Linux aarch64", "aarch64")]
+    assert [(e.name, e.platform) for e in envs] == [("Linux x86_64", "x86_64"), ("Linux aarch64", "aarch64")]
     # a file whose markers leave aarch64 out has one environment, unnamed, as before
     x86 = "platform_machine == 'x86_64' and sys_platform == 'linux'"
     envs = flat_environments("r.txt", [Entry("torch", "2.9.1", x86)], None)
-    assert [(e["name"], e["platform"]) for e in envs] == [("", "x86_64")]
+    assert [(e.name, e.platform) for e in envs] == [("", "x86_64")]
     # per-machine markers: each machine its own set
     envs = flat_environments("r.txt", [Entry("torch", "2.9.1", x86),
                                        Entry("torch", "2.11.0", "platform_machine == 'aarch64'")], None)
-    assert {e["platform"]: e["packages"]["torch"] for e in envs} == {"x86_64": "2.9.1", "aarch64": "2.11.0"}
+    assert {e.platform: e.packages["torch"] for e in envs} == {"x86_64": "2.9.1", "aarch64": "2.11.0"}
 
 
 @pytest.mark.parametrize(("wheel", "machine", "python", "fits"), [
@@ -248,13 +249,13 @@ def _uv_lock(tmp_path: Path, supported: str = "") -> Path:
 
 def test_uv_lock_environments_per_machine(tmp_path):
     lock = read_lock(_uv_lock(tmp_path), use_cache=False)
-    by = {e["platform"]: e for e in lock.sets}
+    by = {e.platform: e for e in lock.sets}
     assert set(by) == {"x86_64", "aarch64"}
-    assert by["aarch64"]["name"] == "base, Python 3.12, Linux aarch64"
-    assert by["aarch64"]["missing_wheels"] == {"sgl-kernel": "0.3.21"} and "missing_wheels" not in by["x86_64"]
+    assert by["aarch64"].name == "base, Python 3.12, Linux aarch64"
+    assert by["aarch64"].missing_wheels == {"sgl-kernel": "0.3.21"} and not by["x86_64"].missing_wheels
     supported = "supported-markers = [\"platform_machine == 'x86_64' and sys_platform == 'linux'\"]"
     lock = read_lock(_uv_lock(tmp_path, supported), use_cache=False)
-    assert [e["platform"] for e in lock.sets] == ["x86_64"]
+    assert [e.platform for e in lock.sets] == ["x86_64"]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from glmcompat.matrix.schema import load_file
 from glmcompat.model.errors import GlmcompatError, LockFormatError, MatrixError
 from glmcompat.model.tomltext import loads
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 BROKEN = [  # (text, message, line)
     ('a = 1\nb = "unterminated\n', "invalid TOML: Illegal character '\\n'", 2),

@@ -23,7 +23,7 @@ from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError, UnsafeError
 from glmcompat.ops.projectlock import ProjectLockRequest, lock_project, lock_requirements
 from glmcompat.readers import pyproject as pp
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import FIXTURES, run_cli
 

@@ -6,7 +6,7 @@ pylock.toml, requirements files with includes, poetry.lock, pdm.lock, Pipfile.lo
 small matrix files. Each input is a seed with a few mutations: bit flips, truncations, deletions,
 duplicated spans, inserted tokens chosen to hurt (quotes, brackets, NUL, invalid UTF-8, a byte-order mark,
 a 5000-digit version, nesting 2000 deep, markers, options), a version replaced by a bad or absurd one and,
-in TOML and JSON, a value swapped for one of another type. Each goes through :func:`glmcompat.readers.lockfiles.read_lock` (no cache) and through
+in TOML and JSON, a value swapped for one of another type. Each goes through :func:`glmcompat.readers.formats.read_lock` (no cache) and through
 ``check``'s main path in-process (:func:`glmcompat.cli.commands.check.main`, caches on); matrix files through
 :func:`glmcompat.matrix.schema.load_file`. Only :class:`glmcompat.model.errors.GlmcompatError` may come out, and no
 input may take long.
@@ -29,7 +29,10 @@ import time
 import traceback
 from pathlib import Path
 
+from glmcompat.cli.commands import check
+from glmcompat.matrix.schema import load_file
 from glmcompat.model.errors import GlmcompatError
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import FIXTURES, ROOT
 
@@ -93,13 +96,8 @@ def mutate(data: bytes, rng: random.Random, kind: str) -> bytes:
 
 def run_one(path: Path, is_matrix: bool) -> None:
     if is_matrix:
-        from glmcompat.matrix.schema import load_file
-
         load_file(path)
         return
-    from glmcompat.cli.commands import check
-    from glmcompat.readers.lockfiles import read_lock
-
     with contextlib.suppress(GlmcompatError):
         read_lock(path, use_cache=False)
     with contextlib.redirect_stdout(io.StringIO()):

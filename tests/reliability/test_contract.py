@@ -353,7 +353,7 @@ def test_wrong_type_json_in_a_cache_is_a_miss(tmp_path: Path, key: str, good: ob
 
 def test_a_damaged_lock_cache_is_a_miss_and_replaced(tmp_path: Path) -> None:
     from glmcompat.matrix.store import cache_dir
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     lock = read_lock(UV)
     entries = list((cache_dir() / "locks").iterdir())

@@ -26,7 +26,7 @@ def _one_error_line(res: dict[str, object], needle: str) -> None:
 
 def test_split_words_is_shlex_split() -> None:
     """The linear splitter gives shlex.split's words (and its errors) on every string of a small hostile alphabet."""
-    from glmcompat.readers.formats import split_words
+    from glmcompat.readers.formats.requirements import split_words
 
     rng = random.Random(26)
     alphabet = ["a", "b", " ", "\t", '"', "'", "\\", "\n", "=", "#", "\x0b", "é"]
@@ -45,7 +45,7 @@ def test_split_words_is_shlex_split() -> None:
 
 @pytest.mark.parametrize("size", [800_000, 1_600_000])
 def test_split_words_is_linear(size: int) -> None:
-    from glmcompat.readers.formats import split_words
+    from glmcompat.readers.formats.requirements import split_words
 
     t = time.monotonic()
     assert split_words("--hash=sha256:" + "a" * size + ' "b c"') == ["--hash=sha256:" + "a" * size, "b c"]

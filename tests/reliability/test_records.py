@@ -192,7 +192,7 @@ def test_a_lock_parse_entry_copied_under_another_key_is_a_miss(tmp_path: Path) -
     """Two locks of different verdicts: the parsed entry of one, copied under the other's name, was accepted, and
     the other lock judged by the first one's packages."""
     from glmcompat.matrix.store import cache_dir
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     a, b = tmp_path / "a" / "requirements.txt", tmp_path / "b" / "requirements.txt"
     a.parent.mkdir()

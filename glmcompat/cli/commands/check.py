@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.decide import rules
 from glmcompat.ops.checkfile import LOCK_NAMES, locate, no_isolation
@@ -22,6 +22,11 @@ from glmcompat.ops.checkfile import platform_setting as _platform_setting
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 from glmcompat.model.platforms import target_platforms
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.readers.formats.common import Lock
+
+JSON_VERSION = 1
 
 
 @dataclass
@@ -79,7 +84,7 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
     that tracked requirements files include (``-r deps/gpu.txt``) is judged through the files that include it,
     at the top of the chain; any other file whose name is not a dependency file's is judged only if it reads as
     a requirements file with entries (a README.txt is skipped)."""
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     out: list[str] = []
     notes: list[str] = []
@@ -112,7 +117,7 @@ def _includers(path: Path) -> list[Path]:
     keeping only those no other of them includes (the tops of the chains)."""
     import subprocess
 
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.resolve().parent, capture_output=True,
@@ -166,11 +171,12 @@ def _jobs(args: Any) -> list[Job]:
     return jobs
 
 
-def _old_lock(path: Path, rev: str) -> Any | None:
+def _old_lock(path: Path, rev: str) -> Lock | None:
     """The lock at git revision ``rev`` (None when the file did not exist there)."""
     import subprocess
 
-    from glmcompat.readers.lockfiles import detect_kind, read_text_lock
+    from glmcompat.readers.formats import read_text_lock
+    from glmcompat.readers.formats.registry import detect_kind
 
     d = path.resolve().parent
     try:
@@ -193,12 +199,12 @@ def _old_lock(path: Path, rev: str) -> Any | None:
 
 
 def _at_revision_includes(data: bytes) -> list[str]:
-    from glmcompat.readers.formats import include_targets
+    from glmcompat.readers.formats.requirements import include_targets
 
     return include_targets(data.decode("utf-8", "replace"))
 
 
-def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Any:
+def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Lock:
     """A requirements file at ``rev`` with every file it includes as it was at ``rev`` too (never the work
     tree's): the files are copied out of git into a private directory at their places in the repository and
     read there; messages name them ``REV:path``."""
@@ -236,23 +242,23 @@ def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Any:
         return replace(lock, path=f"{rev}:{rel}")
 
 
-def _read_at(path: Path) -> Any:
-    from glmcompat.readers.formats import parse_requirements
-    from glmcompat.readers.lockfiles import _read, _text, with_sets
+def _read_at(path: Path) -> Lock:
+    from glmcompat.readers.formats import read_bytes, with_sets
+    from glmcompat.readers.formats.common import decode_text
+    from glmcompat.readers.formats.requirements import parse_requirements
 
-    return with_sets(parse_requirements(path, _text(path, _read(path))))
+    return with_sets(parse_requirements(path, decode_text(path, read_bytes(path))))
 
 
-def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
+def _bump_findings(old: Lock, new: Lock, new_findings: list[Finding], old_findings: list[Finding], facts: Any) -> list[Finding]:
     """Findings new since ``old``: a bump is unsafe only where an environment it changes becomes unsafe.
     Each is prefixed with the bumps that caused it; a package renamed (sgl-kernel -> sglang-kernel, a
     ``[[rename]]`` row) is one bump, not a removal plus an addition."""
-    def pkgs_by_env(lock: Any) -> dict[str, dict[str, str]]:
+    def pkgs_by_env(lock: Lock) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {}
         for e in lock.sets:
-            pk = e["packages"] if "packages" in e else e
-            for n in [e.get("name", "")] + list(e.get("also", [])):
-                out[n] = pk
+            for n in e.names:
+                out[n] = dict(e.packages)
         return out
 
     def identity(f: Finding) -> tuple[str, tuple[tuple[str, str], ...], str]:
@@ -314,7 +320,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     from glmcompat.cli.commands._common import output
     from glmcompat.matrix.load import load_facts
     from glmcompat.model.platforms import check_platform
-    from glmcompat.readers.lockfiles import read_lock
+    from glmcompat.readers.formats import read_lock
 
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
@@ -353,7 +359,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         iso = no_isolation(job.path)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes") or [])
-        job.environments = sum(1 + len(e.get("also", [])) for e in lock.sets)
+        job.environments = sum(len(e.names) for e in lock.sets)
         for t in job.targets:
             tname = facts.target(t).name
             found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import LOCKS, ROOT, run_cli
 
@@ -18,7 +18,7 @@ FORMATS = ["uv.lock", "pylock.toml", "requirements.txt"]
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_readers_agree_on_the_core(fmt):
     lock = read_lock(LOCKS / "glm5-sglang-0.5.9" / fmt)
-    (pkgs,) = {json.dumps({k: v for k, v in s["packages"].items() if k in CORE}, sort_keys=True) for s in lock.sets}
+    (pkgs,) = {json.dumps({k: v for k, v in s.packages.items() if k in CORE}, sort_keys=True) for s in lock.sets}
     assert json.loads(pkgs) == {"torch": "2.9.1", "torchvision": "0.24.1", "torchaudio": "2.9.1", "sgl-kernel": "0.3.21",
                                 "flashinfer-python": "0.6.3", "flashinfer-cubin": "0.6.3", "sglang": "0.5.9",
                                 "transformers": "5.2.0", "torchao": "0.9.0"}
@@ -189,7 +189,7 @@ def test_arbitrary_input_only_raises_lock_format_error(tmp_path, data, name):
     except LockFormatError as e:
         assert "\n" not in str(e) and str(p) in str(e)
     else:
-        assert all(isinstance(v, str) for s in lock.sets for v in s["packages"].values())
+        assert all(isinstance(v, str) for s in lock.sets for v in s.packages.values())
 
 
 def test_unpinned_lines_are_judged_not_refused(tmp_path):
@@ -349,15 +349,15 @@ def test_bump_mode_reads_includes_at_the_revision(tmp_path):
 def test_bump_diff_keys_findings_on_rule_and_packages_not_prose():
     """A finding about the same packages under the same rule is the same problem whatever its text says (a note
     that changes with the rest of the file is no bump); a new package pair under that rule is a new problem."""
-    from types import SimpleNamespace
-
     from glmcompat.cli.commands.check import _bump_findings
     from glmcompat.matrix.load import load_facts
+    from glmcompat.model.environments import Environment
     from glmcompat.model.findings import Finding
+    from glmcompat.readers.formats.common import Lock
 
     pins = {"sgl-kernel": "0.3.21", "torch": "2.10.0"}
-    old = SimpleNamespace(sets=[{"name": "env", "packages": dict(pins)}])
-    new = SimpleNamespace(sets=[{"name": "env", "packages": {**pins, "torchvision": "0.25.0"}}])
+    old = Lock("old/uv.lock", "uv.lock", (), sets=(Environment("env", packages=dict(pins)),))
+    new = Lock("uv.lock", "uv.lock", (), sets=(Environment("env", packages={**pins, "torchvision": "0.25.0"}),))
     was = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "2.10.0")),
                   message="torch 2.10.0 breaks sgl-kernel 0.3.21")
     reworded = Finding(rule="abi", severity="error", packages=was.packages,

@@ -14,7 +14,7 @@ from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
 from glmcompat.ops.lockgen import LockRequest, lock, memoize, render_pyproject, resolve_core
-from glmcompat.readers.lockfiles import read_lock
+from glmcompat.readers.formats import read_lock
 
 from tests.conftest import FIXTURES, ROOT, run_cli
 
@@ -91,7 +91,7 @@ def test_committed_locks_are_current(facts, src, target):
     assert (d / "pyproject.toml").read_text() == render_pyproject(facts, req, res)
     lock_ = read_lock(d / "requirements.txt")
     for env in lock_.sets:
-        pkgs = env["packages"]
+        pkgs = env.packages
         assert {k: pkgs[k] for k in GLM5} == GLM5
         assert not [f for f in evaluate(pkgs, target=target, model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
     text = (d / "requirements.txt").read_text()
@@ -164,7 +164,7 @@ def test_committed_vllm_locks_are_current(facts, src, target):
     assert (d / "pyproject.toml").read_text() == render_pyproject(facts, req, res)
     lock_ = read_lock(d / "requirements.txt")
     for env in lock_.sets:
-        pkgs = env["packages"]
+        pkgs = env.packages
         assert {k: pkgs[k] for k in VLLM} == VLLM and "sglang" not in pkgs
         assert not [f for f in evaluate(pkgs, target=target, model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
     text = (d / "requirements.txt").read_text()
@@ -260,7 +260,7 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
         "  core: " + " ".join(f"{n}=={v}" for n, v in VLLM.items())]
     assert (out / "pyproject.toml").read_text() == (ROOT / "locks" / VSTACK / "sm120" / "pyproject.toml").read_text()
     lock_ = read_lock(out / "requirements.txt")
-    assert all({k: e["packages"][k] for k in VLLM} == VLLM for e in lock_.sets)
+    assert all({k: e.packages[k] for k in VLLM} == VLLM for e in lock_.sets)
     assert "127.0.0.1" not in (out / "requirements.txt").read_text()
     r = run_cli("check", str(out / "uv.lock"), "--target", "sm120", "--model", "glm_moe_dsa", "--matrix", str(matrix))
     assert r.returncode == 0, r.stdout
@@ -324,9 +324,9 @@ def test_committed_aarch64_locks_are_current(facts, arm_src, target, platform):
     assert doc["tool"]["uv"]["environments"] == doc["tool"]["uv"]["required-environments"] == [ARM_ENV]
     assert doc["project"]["name"] == f"glm5-sglang-0-5-9-{target}-aarch64" and doc["tool"]["glmcompat"]["platform"] == "aarch64"
     lock_ = read_lock(d / "requirements.txt")
-    assert [e["platform"] for e in lock_.sets] and all(e["platform"] == "aarch64" for e in lock_.sets)
+    assert [e.platform for e in lock_.sets] and all(e.platform == "aarch64" for e in lock_.sets)
     for env in lock_.sets:
-        pkgs = env["packages"]
+        pkgs = env.packages
         assert {k: pkgs[k] for k in ARM} == ARM and "sgl-kernel" not in pkgs and "flashinfer-cubin" not in pkgs
     reqs = (d / "requirements.txt").read_text()
     assert "--hash=sha256:" in reqs and "://" not in reqs and "x86_64" not in reqs
@@ -441,7 +441,7 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
         assert lines[-1] == "  platform: Linux aarch64 (DGX Spark (GB10))"
     assert (out / "pyproject.toml").read_text() == (ROOT / "locks" / STACK / f"{target}-aarch64" / "pyproject.toml").read_text()
     lock_ = read_lock(out / "uv.lock")
-    assert [e["platform"] for e in lock_.sets] and all(e["platform"] == "aarch64" for e in lock_.sets)
+    assert [e.platform for e in lock_.sets] and all(e.platform == "aarch64" for e in lock_.sets)
     assert "127.0.0.1" not in (out / "requirements.txt").read_text()
     r = run_cli("check", str(out / "uv.lock"), "--target", target, "--model", "glm_moe_dsa", "--platform", "aarch64",
                 "--matrix", str(matrix))

@@ -15,21 +15,26 @@ uv cannot install them there). Pure: the caller reads the file.
 from __future__ import annotations
 
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
-from glmcompat.model.environments import MarkerEvaluator, env_label, merge, python_envs
+from glmcompat.model.environments import Environment, MarkerEvaluator, env_label, merge, python_envs
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
 from glmcompat.model.wheeltags import wheel_fits
+from glmcompat.readers.formats.common import (
+    Format, Entry, Lock, check_marker, line_of, package_entries, requires_python_of, toml, versioned_tables,
+)
 
+KNOWN_UV_LOCK_VERSIONS = (1,)
 MAX_COMBINATIONS = 64  # beyond this many extra/group combinations: each alone plus the largest allowed sets
 
 Item = tuple[str, str, str]  # (package, "extra" | "group", name)
 
 
 def source_kind(source: Any) -> str:
-    """Map a uv.lock ``source`` table to an :class:`~glmcompat.readers.lockfiles.Entry` source kind."""
+    """Map a uv.lock ``source`` table to an :class:`~glmcompat.readers.formats.common.Entry` source kind."""
     if not isinstance(source, dict):
         return "registry"
     if "registry" in source:
@@ -276,12 +281,12 @@ class UvLockGraph:
         return bool(files) and not any(wheel_fits(f, machine, python) for f in files)
 
     def environments(self, requires_python: str | None,
-                     platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[dict[str, Any]], str | None]:
+                     platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[Environment], str | None]:
         if not self.roots:
             return [], None
         selections, note = self.selections()
         multi_root = len(self.roots) > 1
-        out: list[dict[str, Any]] = []
+        out: list[Environment] = []
         env_id = 0
         for machine in platforms:
             for env in python_envs(requires_python, machine):
@@ -294,7 +299,7 @@ class UvLockGraph:
         return out, note
 
     def _environment(self, sel: tuple[Item, ...], env: dict[str, str], env_id: int, machine: str,
-                     multi_root: bool) -> dict[str, Any]:
+                     multi_root: bool) -> Environment:
         installed = self.walk(sel, env, env_id)
         packages: dict[str, str] = {}
         sources: dict[str, str] = {}
@@ -313,12 +318,9 @@ class UvLockGraph:
             if self._missing_wheel(p, machine, env["python_version"]):
                 missing[n] = p["version"]
         label = _selection_label(sel, multi_root)
-        out: dict[str, Any] = {"name": f"{label}, {env_label(env)}", "platform": machine,
-                               "packages": dict(sorted(packages.items())), "sources": dict(sorted(sources.items())),
-                               "unpinned": {}, "overrides": dict(sorted(self.overrides.items()))}
-        if missing:
-            out["missing_wheels"] = dict(sorted(missing.items()))
-        return out
+        return Environment(f"{label}, {env_label(env)}", machine, dict(sorted(packages.items())),
+                           dict(sorted(sources.items())), {}, dict(sorted(self.overrides.items())),
+                           dict(sorted(missing.items())))
 
 
 def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:
@@ -341,3 +343,45 @@ def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:
         else:
             parts.append(word + " " + ", ".join(x for v in by_pkg.values() for x in v))
     return " + ".join(parts)
+
+
+def parse_uv_lock(path: Path, text: str) -> Lock:
+    """A uv.lock with one environment per installable extra/group combination (:class:`UvLockGraph`)."""
+    doc = toml(path, text)
+    version = doc.get("version")
+    if version not in KNOWN_UV_LOCK_VERSIONS:
+        raise LockFormatError(
+            f"uv.lock version {version!r} is not supported (known: {', '.join(map(str, KNOWN_UV_LOCK_VERSIONS))})",
+            path=str(path), line=line_of(text, "version"),
+        )
+
+    def marker(p: dict[str, Any]) -> str | None:
+        markers = p.get("resolution-markers")
+        if markers is None or markers == []:
+            return None
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"package {p['name']!r}: resolution-markers must be a list of strings, "
+                                  f"not {markers!r}"[:300], path=str(path), line=line_of(text, f'name = "{p["name"]}"'))
+        return " or ".join(f"({m})" for m in markers)
+
+    for key in ("resolution-markers", "supported-markers", "required-markers"):  # the lock's own, at the top
+        markers = doc.get(key, [])
+        if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
+            raise LockFormatError(f"{key} must be a list of strings, not {markers!r}"[:300], path=str(path),
+                                  line=line_of(text, key))
+        for m in markers:
+            check_marker(path, lambda k=key: line_of(text, k), key, m)
+
+    entries = [Entry(e.name, e.version, e.marker, source_kind(p.get("source")))
+               for e, p in zip(package_entries(path, text, doc, "package", marker), versioned_tables(doc, "package"), strict=True)]
+    rp = requires_python_of(path, text, doc)
+    graph = UvLockGraph(str(path), doc)
+    sets, note = graph.environments(rp)
+    meta: dict[str, Any] = {"overrides": dict(sorted(graph.overrides.items()))}
+    if note:
+        meta["notes"] = [note]
+    return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)
+
+
+FORMAT = Format("uv.lock", parse_uv_lock, names=(r"uv\.lock", r".*\.uv\.lock"),
+                signs=((r"^version\s*=\s*\d+\s*$", r"^\[\[package\]\]", r"^source\s*="),))
