@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import os
+import platform as _platform
+import site
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,8 +35,11 @@ from packaging.specifiers import InvalidSpecifier
 from packaging.version import InvalidVersion, Version
 
 import glmcompat
+from glmcompat.decide.remedy import for_lock, one_safe_set
+from glmcompat.decide import rules
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.index import client_for
+from glmcompat.edges.installer import find_interpreter, inspect
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import Matrix as Matrix
 from glmcompat.matrix.schema import load_matrix as _load_matrix
@@ -49,9 +54,12 @@ from glmcompat.model.errors import UnsafeError as UnsafeError
 from glmcompat.model.errors import classify, is_network_error
 from glmcompat.model.findings import SEVERITIES as SEVERITIES
 from glmcompat.model.findings import Finding as Finding
-from glmcompat.model.platforms import python_minor
+from glmcompat.model.platforms import check_platform, python_minor, target_platforms
+from glmcompat.ops import checkfile as cf
 from glmcompat.ops import projectlock as pl
 from glmcompat.ops.projectlock import ProjectLockResult as ProjectLockResult
+from glmcompat.readers.formats import read_lock
+from glmcompat.readers.installed import read_environment
 
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
@@ -248,16 +256,12 @@ def check_versions(packages: Mapping[str, str], target: str, *, model: str | Non
 def _check_versions(packages: Mapping[str, str], target: str, *, model: str | None = None, platform: str = "x86_64",
                    allow_unknown: bool = False, matrix: MatrixLike = None) -> Verdict:
     """:func:`check_versions` (the errors not yet typed)."""
-    from glmcompat.decide.rules import evaluate
-
     pkgs = _versions(packages)
     facts = _facts(matrix).on(platform)
     tname = facts.target(target).name
-    found = evaluate(pkgs, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown)
+    found = rules.evaluate(pkgs, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown)
     safe = None
     if any(f.severity == "error" for f in found):
-        from glmcompat.decide.remedy import one_safe_set
-
         safe = one_safe_set(pkgs, tname, model, facts)
     return Verdict(tname, tuple(found), None, model, (facts.platform,), safe)
 
@@ -268,19 +272,11 @@ def check_environment(target: str, *, python: str | os.PathLike[str] | None = No
     """The verdict on an installed environment for ``target``: the distributions its site-packages hold. ``python``:
     an interpreter, a virtual environment's folder or a name on PATH (as ``glmcompat pip --python`` takes it); None
     is the running interpreter. Other arguments as :func:`check_versions`."""
-    import platform as _platform
-
-    from glmcompat.readers.installed import read_environment
-
     if python is None:
-        import site
-
         sites = [p for p in [*site.getsitepackages(), site.getusersitepackages(), *sys.path]
                  if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
         machine = _platform.machine()
     else:
-        from glmcompat.edges.installer import find_interpreter, inspect
-
         path, how = find_interpreter(os.fspath(python), Path.cwd())
         interp = inspect(path, how)
         sites = list(interp.sites)
@@ -299,12 +295,6 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     does. ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
     ``[tool.glmcompat]`` table of the pyproject.toml beside the file. ``platforms``: judge only the environments of
     these machines (``["aarch64"]``), strictly. ``stack``: also require a curated stack's pins."""
-    from glmcompat.decide.remedy import for_lock
-    from glmcompat.ops import checkfile as cf
-    from glmcompat.decide.rules import evaluate_lock
-    from glmcompat.model.platforms import check_platform, target_platforms
-    from glmcompat.readers.formats import read_lock
-
     facts = _facts(matrix)
     raw = os.fspath(path)
     p = Path(raw)
@@ -323,7 +313,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     mixed = cf.output_set_problems(lock_path)
     verdicts = []
     for t in names:
-        findings = mixed + evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen)
+        findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen)
         safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))

@@ -7,6 +7,7 @@ Passed explicitly (:attr:`glmcompat.cli.commands._common.Output.out`, :func:`glm
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # not typing's (see glmcompat.cli.commands._common)
@@ -35,8 +36,6 @@ def stdout_for(quiet: int) -> TextIO:
     if quiet < 2:
         return sys.stdout
     if not _SILENT:
-        import os
-
         _SILENT.append(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the run
     return _SILENT[0]
 

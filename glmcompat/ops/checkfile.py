@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
+from glmcompat.model.names import canonicalize
+from glmcompat.model.platforms import check_platform, products_on, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Target
@@ -63,8 +65,6 @@ def no_isolation(lock_path: Path) -> frozenset[str] | None:
     installed beside them): uv's ``no-build-isolation-package``, ``no-build-isolation`` (every package,
     as ``*``) and ``extra-build-dependencies`` entries with ``match-runtime = true``. None when there is no
     pyproject.toml beside the lock."""
-    from glmcompat.model.names import canonicalize
-
     pp = lock_path.parent / "pyproject.toml"
     if not pp.is_file():
         return None
@@ -89,8 +89,6 @@ def no_isolation(lock_path: Path) -> frozenset[str] | None:
 def platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] | None:
     """``[tool.glmcompat] platform`` of the pyproject.toml beside the lock (what `glmcompat lock
     --platform aarch64` writes): the machines the lock was made for, judged strictly like --platform."""
-    from glmcompat.model.platforms import check_platform
-
     pp = lock.parent / "pyproject.toml"
     if settings is None:
         if not pp.is_file():
@@ -115,7 +113,7 @@ def output_set_problems(lock_path: Path) -> list[Finding]:
     d = lock_path.parent
     if not ((d / ".glmcompat-stamp").exists() or (d / ".glmcompat-publish").exists()):
         return []
-    from glmcompat.ops.lockgen import verify_outputs
+    from glmcompat.ops.lockgen import verify_outputs  # lazy: lockgen (uv, the resolver) only for a glmcompat-written lock
 
     return [Finding(rule="output-set", severity="error", packages=(), message=p,
                     evidence=(("observed-run", f"{d / '.glmcompat-stamp'}: the per-file sha256 of the set"),),
@@ -124,8 +122,6 @@ def output_set_problems(lock_path: Path) -> list[Finding]:
 
 def check_ships(trow: Target, platforms: list[str] | None) -> None:
     """``--platform`` must name machines the target ships on (``--target sm121 --platform x86_64``: exit 2, one line)."""
-    from glmcompat.model.platforms import products_on, target_platforms
-
     ships = target_platforms(trow)
     for p in platforms or ():
         if p not in ships:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from glmcompat.matrix.locations import hasher
+
 # Variables that change where git finds the repository or what its objects say: any of them set, no answer.
 MOVING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
           "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_REPLACE_REF_BASE",
@@ -125,8 +127,6 @@ def head_state(path: str) -> str | None:
     for name in (os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")):
         data = _read(name)
         config += b"\0" + (data if data is not None else b"")
-    from glmcompat.matrix.locations import hasher
-
     h = hasher()
     h.update(config)
     return "\0".join((top, os.path.realpath(path), value, h.hexdigest()))

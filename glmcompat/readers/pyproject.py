@@ -25,6 +25,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.tomltext import loads
@@ -193,8 +195,6 @@ def _bad(path: Path, what: str, v: Any) -> str:
 def requirements_of(path: Path, shown: str, doc: Mapping[str, Any]) -> Iterator[ProjectRequirement]:
     """Every requirement one pyproject.toml declares (see the module's docstring), InputError for one that does
     not parse (naming the file, the table and the value)."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
     project = doc.get("project", {})
     groups: list[tuple[str, Any]] = []
     if isinstance(project, dict):

@@ -27,7 +27,7 @@ from glmcompat.cli.commands._common import (
     shown_url,
 )
 from glmcompat.edges.cache import Cache, NoCache
-from glmcompat.matrix.rows import AbiProbe, ArchProbe
+from glmcompat.matrix.rows import AbiProbe, ArchProbe, to_plain
 from glmcompat.matrix.store import default_matrix_dir
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops import refresh as refresh_ops
@@ -76,25 +76,24 @@ def main(name: str, argv: Sequence[str]) -> int:
     if args.action in ("refresh", "audit"):
         return _refresh_or_audit(args, o)
     if args.action == "validate":
-        from glmcompat.matrix.schema import load_matrix
+        from glmcompat.matrix.schema import load_matrix  # lazy: the schema (pydantic), not for `matrix --help`
 
         m = load_matrix(args.files or None)
         n = sum(len(getattr(m, t)) for t in _tables())
         print(paint_line(f"ok: {len(m.files)} file(s), {n} facts", o.color), file=o.out)
         return 0
     if args.action == "schema":
-        from glmcompat.matrix.schema import matrix_json_schema
+        from glmcompat.matrix.schema import matrix_json_schema  # lazy: the schema (pydantic), not for `matrix --help`
 
         dump_json(matrix_json_schema(), o.out)
         return 0
     if args.action == "probe":
         return run_probe(args, o)
-    from glmcompat.matrix.schema import load_matrix
+    from glmcompat.matrix.schema import load_matrix  # lazy: the schema (pydantic), not for `matrix --help`
 
     m = load_matrix(args.matrix)
     if args.json:
-        from glmcompat.matrix.rows import to_plain
-        from glmcompat.matrix.schema import SCHEMA_VERSION
+        from glmcompat.matrix.schema import SCHEMA_VERSION  # lazy: the schema (pydantic), not for `matrix --help`
 
         data: dict[str, Any] = {"version": SCHEMA_VERSION}
         for t in _tables():
@@ -198,7 +197,7 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
 
 
 def _tables() -> tuple[str, ...]:
-    from glmcompat.matrix.schema import TABLES
+    from glmcompat.matrix.schema import TABLES  # lazy: the schema (pydantic), not for `matrix --help`
 
     return TABLES
 
@@ -266,7 +265,7 @@ def _target_doc(t: Any) -> TargetDoc:
 def _targets(argv: Sequence[str]) -> int:
     p = targets_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.matrix.schema import load_matrix
+    from glmcompat.matrix.schema import load_matrix  # lazy: the schema (pydantic), not for `matrix --help`
 
     o = output(args)
     m = load_matrix(args.matrix)
