@@ -1,15 +1,16 @@
 """What both start-up paths (:mod:`glmcompat.cli.fastpath` for ``check``, :mod:`glmcompat.cli.fastlock` for
-``lock``) share, with ``os`` and ``sys`` only, read before anything heavy is imported: the records they keep
-(what a full run printed and exited with, and the digest of every file that answer depends on), the reading
-of a command line they may answer, and the colour decision (a verdict printed in colour is another verdict). One module, not several: each module a start-up
-path imports costs it about 0.15 ms."""
+``lock``) share, with ``os`` and ``sys`` only, read before anything heavy is imported: the one record they keep
+(what a full run printed and exited with, and the state of every input that run read, as its read log --
+:class:`glmcompat.matrix.locations.ReadLog` -- saw it), its codec, its validation (:func:`still_true`) and its store
+(:func:`save`), the reading of a command line they may answer, and the colour decision (a verdict printed in colour
+is another verdict). One module, not several: each module a start-up path imports costs it about 0.15 ms."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from glmcompat.matrix.locations import read_stored, seal
+from glmcompat.matrix.locations import input_state, read_stored, seal
 
 # The options each start-up path answers, as the command's parser takes them: (those followed by a value, flags);
 # any other option -- those of FULL_PATH, and one a parser gains later -- leaves the command to the full path.
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 
 
 def encode(header: bytes, key: str, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
-    """The record stored under ``key``: ``header``, the exit code, each file the answer depends on with its digest,
-    stdout, stderr; sealed (:func:`glmcompat.matrix.locations.seal`) with a digest over the key and all of it, so an
+    """The record stored under ``key``: ``header``, the exit code, each input the answer depends on with its state
+    (:func:`glmcompat.matrix.locations.input_state`), stdout, stderr; sealed (:func:`glmcompat.matrix.locations.seal`) with a digest over the key and all of it, so an
     edited exit code, a flipped bit or a record copied under another key is no record."""
     out = [b"%s\n%d\n%d\n" % (header, rc, len(deps))]
     for path, digest in deps.items():
@@ -58,6 +59,29 @@ def load(header: bytes, key: str, path: str) -> tuple[dict[str, str], str, str, 
         return decode(header, body)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def still_true(deps: dict[str, str]) -> bool:
+    """Whether every input a record names is in the state it recorded (one comparison for both start-up paths)."""
+    return all(input_state(path, state) == state for path, state in deps.items())
+
+
+def save(header: bytes, key: str, path: str, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bool:
+    """Store the record of a full run under ``key`` at ``path`` (:func:`encode`); False when it is not stored (one
+    over :data:`MAX_RECORD`, which would read back as no record, or a cache that cannot be written: a read-only
+    cache costs speed only)."""
+    record = encode(header, key, deps, stdout, stderr, rc)
+    if len(record) > MAX_RECORD:
+        return False
+    from pathlib import Path  # lazy: start-up path (only a full run stores)
+
+    from glmcompat.matrix.store import atomic_write  # lazy: start-up path (only a full run stores)
+
+    try:
+        atomic_write(Path(path), record)
+    except OSError:
+        return False
+    return True
 
 
 def decode(header: bytes, blob: bytes) -> tuple[dict[str, str], str, str, int]:

@@ -24,6 +24,7 @@ import signal
 import subprocess
 
 from glmcompat.edges.uv import uv_binary, uv_env
+from glmcompat.matrix.locations import unlogged
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
 TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
@@ -222,7 +223,8 @@ def sweep(prefix: str = UV_PREFIX, stale_after: float = STALE_AFTER) -> list[str
     removed: list[str] = []
     for root in _roots():
         try:
-            names = [n for n in os.listdir(root) if n.startswith(prefix)]
+            with unlogged():  # housekeeping: the temporary directory's names are no input of the run
+                names = [n for n in os.listdir(root) if n.startswith(prefix)]
         except OSError:
             continue
         for n in names:

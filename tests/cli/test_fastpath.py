@@ -145,13 +145,18 @@ def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, 
     argv = [str(lock), "--target", "sm90"]
     before = fastpath.key(argv)
     assert before is not None
+    with fastpath.reading(argv) as log:
+        lock.read_bytes()
     lock.write_text("torch==2.10.0\n")  # edited while the run judged the old bytes
-    fastpath.store(argv, before, [str(lock)], "verdict of the old bytes\n", "", 0)
+    fastpath.store(argv, before, log, "verdict of the old bytes\n", "", 0)
     assert not (tmp_path / "cache" / "verdicts").exists()
     before = fastpath.key(argv)
     assert before is not None
     side = tmp_path / "pyproject.toml"
-    fastpath.store(argv, before, [str(lock), str(side)], "verdict\n", "", 0)
+    with fastpath.reading(argv) as log:  # what the run read: the named lock, and the absent file beside it
+        lock.read_bytes()
+        assert not side.is_file()
+    fastpath.store(argv, before, log, "verdict\n", "", 0)
     (record,) = (tmp_path / "cache" / "verdicts").iterdir()
     deps, out, _, rc = load(fastpath.HEADER, before, str(record)) or ({}, "", "", -1)
     assert (out, rc) == ("verdict\n", 0)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.decide import rules
-from glmcompat.ops.checkfile import LOCK_NAMES, locate, no_isolation
+from glmcompat.ops.checkfile import locate, no_isolation
 from glmcompat.ops.checkfile import check_ships as _check_ships
 from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
@@ -308,16 +308,29 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
 
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
+    from glmcompat.cli import fastpath
+
+    before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
+    if before is None:
+        return _judge(args)[0]
+    with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
+        rc, text, facts = _judge(args)
+    if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
+        fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts))
+    return rc
+
+
+def _judge(args: Any) -> tuple[int, str, Any]:
+    """The verdicts of ``check`` (printed), and for the start-up path's record: the exit code, what was written to
+    stdout ("" when it was not the process's: -qq), and the matrix read (None: nothing to record)."""
     import time
 
-    from glmcompat.cli import fastpath
     from glmcompat.cli.commands._common import output
     from glmcompat.matrix.load import load_facts
     from glmcompat.model.platforms import check_platform
     from glmcompat.readers.lockfiles import read_lock
 
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
-    before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
     facts = load_facts(args.matrix)
     hook_notes: list[str] = []
     if args.against:
@@ -325,7 +338,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         for n in hook_notes:
             print(f"note: {n}", file=sys.stderr)
         if not args.paths:
-            return 0
+            return 0, "", None
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
     for job in jobs:
@@ -343,12 +356,9 @@ def main(name: str, argv: Sequence[str]) -> int:
             facts.model(job.model)
     o = output(args)
     ok = True
-    lock_metas: dict[Path, dict[str, Any]] = {}
     for job in jobs:
         t0 = time.perf_counter()
         lock = read_lock(job.path)
-        lock_metas[job.path] = {"includes": lock.meta.get("includes") or [],
-                                "origins": sorted({e.origin for e in lock.entries if e.origin})}
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         mixed = _output_set_problems(job.path)
@@ -375,24 +385,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     else:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
     o.out.write(text)
-    rc = 0 if ok else 1
-    if before is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
-        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text if o.out is sys.stdout else "", "", rc,
-                       relevant=lambda: fastpath.relevant_names(facts))
-    return rc
-
-
-def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[str]:
-    """Every file the verdicts read besides those named on the command line: a cached verdict holds only
-    while they are unchanged (or still absent)."""
-    deps: list[str] = []
-    for job in jobs:
-        d = job.path.parent
-        deps += [str(job.path), str(d / "pyproject.toml"), str(d / ".glmcompat-stamp"), str(d / ".glmcompat-publish")]
-        deps += [str(d / n) for n in LOCK_NAMES]
-        deps += [str(d / inc) for inc in metas.get(job.path, {}).get("includes") or []]
-        deps += [str(d / e) for e in metas.get(job.path, {}).get("origins") or []]
-    return deps
+    return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
