@@ -190,8 +190,10 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     if k is None:
         return int(run(None, None))
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
-    matrices = matrix_file_names(_matrices(argv) or [])
-    with ReadLog(exclude=matrices if isinstance(matrices, list) else []) as log:  # the --matrix files: in the key
+    from glmcompat.ops.speculate import private_prefixes  # lazy: start-up path (a full run only)
+
+    matrices = matrix_file_names(_matrices(argv) or [])  # in the key by content
+    with ReadLog(exclude=matrices if isinstance(matrices, list) else [], prefixes=private_prefixes()) as log:
         rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
     try:
         _store(argv, k, log, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))

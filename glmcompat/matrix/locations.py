@@ -243,16 +243,18 @@ def input_state(path: str, recorded: str | None = None) -> str | None:
 
 
 class ReadLog:
-    """The inputs of a full run, as it reads them: ``with ReadLog(exclude) as log: ...``, then :meth:`inputs`. One
-    log at a time per process (a nested one logs nothing of its own)."""
+    """The inputs of a full run, as it reads them: ``with ReadLog(exclude, prefixes) as log: ...``, then
+    :meth:`inputs`; ``exclude``: paths keyed another way; ``prefixes``: the start of the names of a command's private
+    directories (what another process wrote there for it is its output). One log at a time per process (a nested one
+    logs nothing of its own)."""
 
-    def __init__(self, exclude: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(self, exclude: list[str] | tuple[str, ...] = (), prefixes: list[str] | tuple[str, ...] = ()) -> None:
         self.read: dict[str, bool] = {}  # path -> listed (True) or opened or probed (False), in order
         self.written: set[str] = set()
         self.spawned: list[str] = []
         roots = [sys.prefix, sys.base_prefix, sys.exec_prefix, PACKAGE, cache_dir_name() or "", "/proc", "/sys", "/dev"]
-        self._roots = tuple(os.path.join(os.path.abspath(r), "") for r in roots if r)
-        self._above = {os.path.dirname(r[:-1]) for r in self._roots}  # their parents: a path resolved to them
+        self._roots = tuple(os.path.join(os.path.abspath(r), "") for r in roots if r) + tuple(prefixes)
+        self._above = {os.path.dirname(r.rstrip(os.sep)) for r in self._roots}  # their parents: a path resolved to them
         for d in list(self._above):
             while d != os.path.dirname(d):
                 d = os.path.dirname(d)

@@ -172,6 +172,12 @@ def _roots() -> list[str]:
     return [os.path.abspath(r) for r in dict.fromkeys(filter(None, names))]
 
 
+def private_prefixes(prefix: str = UV_PREFIX) -> list[str]:
+    """Where the names of the private directories :func:`private_dir` makes begin (no input of a run: what uv
+    writes there is its output)."""
+    return [os.path.join(root, prefix) for root in _roots()]
+
+
 def private_dir(prefix: str) -> str:
     """A new directory only this user can enter, under the first temporary directory :mod:`tempfile` would take
     (``TMPDIR``, ``TEMP``, ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``: the first one a directory can be

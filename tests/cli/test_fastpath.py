@@ -239,3 +239,59 @@ def test_the_replayed_options_are_the_parsers(command):
         from glmcompat.ops.speculate import _VALUE_OPTIONS
 
         assert _VALUE_OPTIONS <= values
+
+
+PLANTED = """\
+import sys
+from pathlib import Path
+
+from glmcompat.cli.commands import check
+
+real = check.no_isolation
+
+
+def planted(lock):  # a reader the full path gained, named in no list: one file read, one probed
+    Path(lock).with_name("extra.cfg").read_bytes()
+    Path(lock).with_name("probe.cfg").exists()
+    return real(lock)
+
+
+check.no_isolation = planted
+from glmcompat.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_input_no_list_names_is_in_the_record(tmp_path, monkeypatch, capsys):
+    """The recorded inputs are what the full run read (its read log), not a list kept by hand: a reader planted in
+    the full path -- one file read, one path probed and absent -- is part of the record with no other change, so the
+    recorded verdict is answered while both are as they were and never once either changed."""
+    import os
+    import subprocess
+    import sys
+
+    from glmcompat.cli import fastpath
+
+    d = tmp_path / "proj"
+    d.mkdir()
+    lock = d / "requirements.txt"
+    lock.write_text("torch==2.9.1\nsgl-kernel==0.3.21\n")
+    (d / "extra.cfg").write_text("one\n")
+    cache = tmp_path / "cache"
+    argv = ["requirements.txt", "--target", "sm90"]
+    full = subprocess.run([sys.executable, "-c", PLANTED, "check", *argv], cwd=d, capture_output=True, text=True,
+                          env={**os.environ, "GLMCOMPAT_CACHE_DIR": str(cache)}, timeout=120)
+    assert full.returncode == 0, full.stderr
+    monkeypatch.chdir(d)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    capsys.readouterr()
+    assert fastpath.lookup(argv) == 0 and capsys.readouterr().out == full.stdout  # both as they were: a hit
+    (d / "extra.cfg").write_text("two\n")
+    assert fastpath.lookup(argv) is None  # the file the planted reader read changed: a miss
+    (d / "extra.cfg").write_text("one\n")
+    assert fastpath.lookup(argv) == 0
+    (d / "probe.cfg").write_text("")
+    assert fastpath.lookup(argv) is None  # the path it probed appeared: a miss
