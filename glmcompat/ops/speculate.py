@@ -20,11 +20,14 @@ Nothing here writes outside its own temporary directory, and a speculation is al
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
+import threading
+import time
 
 from glmcompat.edges.uv import uv_binary, uv_env
-from glmcompat.matrix.locations import unlogged
+from glmcompat.matrix.locations import read_bounded, unlogged
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
 TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
@@ -44,8 +47,6 @@ class Speculation:
     followed, once it succeeds, by the lock's two ``uv export`` runs (:data:`EXPORTS`) there."""
 
     def __init__(self, pyproject: bytes, uvlock: bytes | None, requires_python: str | None) -> None:
-        import threading
-
         self.pyproject = pyproject
         self.uvlock = uvlock
         self.uv = uv_binary()
@@ -92,7 +93,7 @@ class Speculation:
     def data(self) -> Any:
         """The predicted pyproject.toml as data (None when it does not parse: then nothing matches it)."""
         if self._data is None:
-            import tomllib
+            import tomllib  # lazy: start-up path (this module is read before uv starts)
 
             try:
                 self._data = tomllib.loads(self.pyproject.decode("utf-8"))
@@ -103,7 +104,7 @@ class Speculation:
     def matches(self, text: bytes, uvlock: bytes | None, requires_python: str | None) -> bool:
         """Whether this run answers the lock of ``text`` seeded with ``uvlock``: the same data, the same seed,
         the same uv binary and environment (it may still be running)."""
-        import tomllib
+        import tomllib  # lazy: start-up path (this module is read before uv starts)
 
         try:
             want = tomllib.loads(text.decode("utf-8"))
@@ -128,7 +129,7 @@ class Speculation:
     @property
     def dir(self) -> Path:
         """The private directory uv runs in."""
-        from pathlib import Path
+        from pathlib import Path  # lazy: start-up path (this module is read before uv starts)
 
         return Path(self.path)
 
@@ -195,7 +196,7 @@ def private_dir(prefix: str) -> str:
             error = e
             continue
         try:
-            import fcntl
+            import fcntl  # lazy: optional (POSIX only)
 
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -208,7 +209,7 @@ def private_dir(prefix: str) -> str:
 
 def remove_private(path: str) -> None:
     """Remove a directory :func:`private_dir` made, and release it."""
-    import shutil
+    import shutil  # lazy: start-up path (this module is read before uv starts)
 
     shutil.rmtree(path, ignore_errors=True)
     fd = _held.pop(path, None)
@@ -219,11 +220,10 @@ def remove_private(path: str) -> None:
 def sweep(prefix: str = UV_PREFIX, stale_after: float = STALE_AFTER) -> list[str]:
     """Remove the private directories (``prefix``) of this user's runs that a kill left behind: not held by any live
     run and untouched for ``stale_after`` seconds. Returns the paths removed; never raises."""
-    import shutil
-    import time
+    import shutil  # lazy: start-up path (this module is read before uv starts)
 
     try:
-        import fcntl
+        import fcntl  # lazy: optional (POSIX only)
     except ImportError:  # pragma: no cover - Windows
         return []
     removed: list[str] = []
@@ -299,8 +299,6 @@ def discard() -> None:
 def read_prediction(path: str) -> bytes | None:
     """The bytes of a regular file (no link followed, a FIFO never waited on) of at most the output size cap;
     None otherwise: the one safe reader (:func:`glmcompat.matrix.locations.read_bounded`)."""
-    from glmcompat.matrix.locations import read_bounded
-
     return read_bounded(path, MAX_OUTPUT_BYTES)
 
 
@@ -317,7 +315,7 @@ def requires_python_of(pyproject: bytes) -> str | None:
             value = line[len(b'requires-python = "'):-1]
             if not any(c in value for c in (b'"', b"\\", b"'")):
                 return value.decode("ascii", "replace")
-    import tomllib
+    import tomllib  # lazy: start-up path (this module is read before uv starts)
 
     try:
         value = tomllib.loads(pyproject.decode("utf-8")).get("project", {}).get("requires-python")
@@ -371,8 +369,7 @@ def predicted_out(argv: list[str], default_stack: str) -> str | None:
 
 def _newest_vllm_lock(names: list[str]) -> str | None:
     """Of the lock directories ``locks/*/<name>``, the one whose pyproject.toml pins the newest vllm."""
-    import glob
-    import re
+    import glob  # lazy: start-up path (this module is read before uv starts)
 
     best: tuple[tuple[int, ...], str] | None = None
     for n in names:
@@ -425,6 +422,6 @@ def start_early(argv: list[str], default_stack: str) -> None:
 def stamped(stamp: bytes, name: str, data: bytes) -> bool:
     """Whether the stamp ``stamp`` records ``data`` (by its sha256) as the output ``name``: the stamp's own
     formatting (:func:`glmcompat.ops.publish.stamp_of`), read without json."""
-    import hashlib
+    import hashlib  # lazy: start-up path (hashlib loads OpenSSL)
 
     return b'"%s": "%s"' % (name.encode(), hashlib.sha256(data).hexdigest().encode()) in stamp

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from glmcompat.cli import fastpath
 from glmcompat.decide import rules
 from glmcompat.ops.checkfile import locate, no_isolation
 from glmcompat.ops.checkfile import check_ships as _check_ships
@@ -308,8 +309,6 @@ def _bump_findings(old: Any, new: Any, new_findings: list[Finding], old_findings
 
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
-    from glmcompat.cli import fastpath
-
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
     if before is None:
         return _judge(args)[0]

@@ -16,6 +16,7 @@ from glmcompat.cli.commands._common import (
     output,
     parser,
 )
+from glmcompat.cli.fastlock import Exit
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
@@ -139,8 +140,6 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
         for w in s.warnings:
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
-    from glmcompat.cli.fastlock import Exit
-
     return Exit(0, s.noop)  # a run that changed nothing: what it read, for the start-up path's record
 
 

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
+from glmcompat.cli.fastlock import Exit
 from glmcompat.model.errors import InputError, UnsafeError
 
 
@@ -43,7 +44,6 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
     process's stdout and stderr)."""
     from glmcompat.matrix.load import load_facts
-    from glmcompat.cli.fastlock import Exit
     from glmcompat.edges.index import client_for
     from glmcompat.ops.projectlock import default_output, lock_project_recorded, lock_requirements
 
