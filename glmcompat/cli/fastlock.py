@@ -11,7 +11,7 @@ A record is keyed by what the answer depends on before any file is read: glmcomp
 command line, the working directory, the interpreter, the uv binary beside it (path, size, mtime, inode),
 the environment (all of it, less a few variables no run reads, such as ``OLDPWD``), whether stdout and
 stderr are terminals, and each ``--matrix`` file's content (the shipped matrix is in the code fingerprint). It holds
-the state of every input the run read -- its read log (:class:`glmcompat.matrix.locations.ReadLog`: the four outputs
+the state of every input the run read -- its read log (:class:`glmcompat.matrix.readlog.ReadLog`: the four outputs
 and the stamp, the absence of an interrupted publish, whatever else it opened or probed), the memoized resolution
 (a stored thing the answer treats as a fact: named by the run), what uv reads (its user and system configuration
 files) -- and is used only while each is unchanged, checked under a shared ``flock`` on ``--out`` (the full path
@@ -27,7 +27,7 @@ import os
 import sys
 
 from glmcompat.cli.startup import REPLAY, load, parse_options, save, still_true
-from glmcompat.matrix.locations import (ReadLog, cache_dir_name, code_fingerprint, file_digest, hasher, input_state,
+from glmcompat.matrix.locations import (cache_dir_name, code_fingerprint, file_digest, hasher, input_state,
                                         matrix_file_names)
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
@@ -45,6 +45,8 @@ TYPE_CHECKING = False  # not typing's: importing typing costs this path more tha
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from glmcompat.matrix.readlog import ReadLog
     from typing import TextIO
 
 
@@ -190,6 +192,7 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     if k is None:
         return int(run(None, None))
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (a full run only)
     from glmcompat.ops.speculate import private_prefixes  # lazy: start-up path (a full run only)
 
     matrices = matrix_file_names(_matrices(argv) or [])  # in the key by content

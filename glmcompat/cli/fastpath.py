@@ -12,7 +12,7 @@ projection of :mod:`glmcompat.readers.uvlockscan`: a pre-commit hook runs on a l
 edits, a comment, a re-uploaded wheel, a package no rule names bumped, change nothing a verdict reads; the package
 names a verdict can read are recorded once per code and matrix, sealed, under ``verdicts/names-KEY``, by the first
 full run); it also records every other input the full run read -- its read log
-(:class:`glmcompat.matrix.locations.ReadLog`: includes, the pyproject.toml beside a lock, the lock beside a
+(:class:`glmcompat.matrix.readlog.ReadLog`: includes, the pyproject.toml beside a lock, the lock beside a
 pyproject.toml, each with its digest or its absence, whatever a new reader opens or probes), never a list kept by
 hand -- and is used only while they are unchanged. It stores exactly what the full path printed
 and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
@@ -28,13 +28,14 @@ import os
 import sys
 
 from glmcompat.cli.startup import MAX_RECORD, REPLAY, load, parse_options, save, still_true, use_color
-from glmcompat.matrix.locations import (MAX_DIGESTED, ReadLog, cache_dir_name, code_fingerprint, file_digest, hasher,
+from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path more than its whole answer
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from glmcompat.matrix.readlog import ReadLog
     from glmcompat.readers.uvlockscan import Memo
 
 
@@ -199,8 +200,10 @@ SPAWNED = {"git"}  # the programs a recorded verdict may have run: git answers -
 
 
 def reading(argv: list[str]) -> ReadLog:
-    """The read log of the full run of ``check ARGV`` (:class:`glmcompat.matrix.locations.ReadLog`): every file it
+    """The read log of the full run of ``check ARGV`` (:class:`glmcompat.matrix.readlog.ReadLog`): every file it
     reads but those the key holds by content (the files named on the command line, the ``--matrix`` files)."""
+    from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (only a full run logs)
+
     parsed = _parse(argv)
     named = list(parsed[0]) if parsed else []
     matrices = matrix_file_names(parsed[1]) if parsed and parsed[1] else []

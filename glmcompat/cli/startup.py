@@ -1,7 +1,7 @@
 """What both start-up paths (:mod:`glmcompat.cli.fastpath` for ``check``, :mod:`glmcompat.cli.fastlock` for
 ``lock``) share, with ``os`` and ``sys`` only, read before anything heavy is imported: the one record they keep
 (what a full run printed and exited with, and the state of every input that run read, as its read log --
-:class:`glmcompat.matrix.locations.ReadLog` -- saw it), its codec, its validation (:func:`still_true`) and its store
+:class:`glmcompat.matrix.readlog.ReadLog` -- saw it), its codec, its validation (:func:`still_true`) and its store
 (:func:`save`), the reading of a command line they may answer, and the colour decision (a verdict printed in colour
 is another verdict). One module, not several: each module a start-up path imports costs it about 0.15 ms."""
 

@@ -80,7 +80,7 @@ RESOLUTION_FORMAT = 5
 
 @dataclass(frozen=True)
 class NoopRecord:
-    """What a run that changed nothing read that its read log (:class:`glmcompat.matrix.locations.ReadLog`) does not
+    """What a run that changed nothing read that its read log (:class:`glmcompat.matrix.readlog.ReadLog`) does not
     see: ``--out`` (absolute) and the digest of each such file its answer depends on (``""``: absent): a stored thing
     it treats as a fact (the memoized resolution), what uv reads (a project's configuration files)."""
 

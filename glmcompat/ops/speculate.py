@@ -27,7 +27,7 @@ import threading
 import time
 
 from glmcompat.edges.uv import uv_binary, uv_env
-from glmcompat.matrix.locations import read_bounded, unlogged
+from glmcompat.matrix.locations import read_bounded
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
 TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
@@ -226,6 +226,8 @@ def sweep(prefix: str = UV_PREFIX, stale_after: float = STALE_AFTER) -> list[str
         import fcntl  # lazy: optional (POSIX only)
     except ImportError:  # pragma: no cover - Windows
         return []
+    from glmcompat.matrix.readlog import unlogged  # lazy: start-up path (this module is read before uv starts)
+
     removed: list[str] = []
     for root in _roots():
         try:

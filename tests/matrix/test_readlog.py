@@ -1,5 +1,6 @@
-"""The read log (glmcompat.matrix.locations.ReadLog): what a full run read, seen by the interpreter's audit hook and
-the stat wrapper, never listed by hand -- each input with the state a start-up path compares (input_state)."""
+"""The read log (glmcompat.matrix.readlog.ReadLog): what a full run read, seen by the interpreter's audit hook and
+the stat wrapper, never listed by hand -- each input with the state a start-up path
+compares (glmcompat.matrix.locations.input_state)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import sys
 from pathlib import Path
 
 from glmcompat.matrix import locations
-from glmcompat.matrix.locations import DIRECTORY, LINK, LISTING, ReadLog, file_digest, input_state, unlogged
+from glmcompat.matrix.locations import DIRECTORY, LINK, LISTING, file_digest, input_state
+from glmcompat.matrix.readlog import ReadLog, unlogged
 
 
 def test_every_kind_of_read_is_logged_with_its_state(tmp_path: Path) -> None:

@@ -1,0 +1,140 @@
+"""The read log: what a full run read, for a start-up path's record.
+
+A recorded answer (:mod:`glmcompat.cli.fastpath`, :mod:`glmcompat.cli.fastlock`) is used only while every file the
+full run read is as it was. That list is not kept by hand: while a :class:`ReadLog` is active, an audit hook
+(:func:`sys.addaudithook`, installed once per process) sees every ``open`` (``open()``, ``os.open``, ``Path.read_*``),
+every ``os.listdir``/``os.scandir`` and every process started, and ``os.stat``/``os.lstat`` (which raise no audit
+event) are wrapped so that an existence probe -- ``Path.exists``, ``is_file``, ``os.path.isdir``, ``resolve`` -- is
+logged too, absent or not. A file the run created or wrote before reading it is its output, not an input.
+Not inputs, by decision (each keyed another way or no fact at all): the interpreter and installed packages (under
+``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix``), glmcompat's own code and shipped matrix (the code
+fingerprint), module files (``.py``, ``.pyc``, ``.so``, ``.pth``) and the import system's listings of ``sys.path``,
+glmcompat's cache directory (stored things are conveniences, never facts: :mod:`glmcompat.matrix.locations`; a command names the one it
+treats as a fact, lock's resolution memo), ``/proc``, ``/sys`` and ``/dev``, whatever a caller excludes (the
+``--matrix`` files: keyed by content), and what runs inside :func:`unlogged` (housekeeping: a sweep of private
+directories). What another process reads is not seen: the log names the programs started (``spawned``) and the
+command decides (``check`` allows git, whose answer its key holds; ``lock`` names uv's configuration files).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from glmcompat.matrix.locations import LISTING, PACKAGE, cache_dir_name, input_state
+
+_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pth")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_active: ReadLog | None = None
+_hooked = False
+
+
+class ReadLog:
+    """The inputs of a full run, as it reads them: ``with ReadLog(exclude, prefixes) as log: ...``, then
+    :meth:`inputs`; ``exclude``: paths keyed another way; ``prefixes``: the start of the names of a command's private
+    directories (what another process wrote there for it is its output). One log at a time per process (a nested one
+    logs nothing of its own)."""
+
+    def __init__(self, exclude: list[str] | tuple[str, ...] = (), prefixes: list[str] | tuple[str, ...] = ()) -> None:
+        self.read: dict[str, bool] = {}  # path -> listed (True) or opened or probed (False), in order
+        self.written: set[str] = set()
+        self.spawned: list[str] = []
+        roots = [sys.prefix, sys.base_prefix, sys.exec_prefix, PACKAGE, cache_dir_name() or "", "/proc", "/sys", "/dev"]
+        self._roots = tuple(os.path.join(os.path.abspath(r), "") for r in roots if r) + tuple(prefixes)
+        self._above = {os.path.dirname(r.rstrip(os.sep)) for r in self._roots}  # their parents: a path resolved to them
+        for d in list(self._above):
+            while d != os.path.dirname(d):
+                d = os.path.dirname(d)
+                self._above.add(d)
+        self._exact = {os.path.abspath(p) for p in exclude}
+        self._paths = {os.path.abspath(p or ".") for p in sys.path}
+        self._outer: ReadLog | None = None
+        self._stat = self._lstat = None
+
+    def __enter__(self) -> ReadLog:
+        global _active, _hooked
+        if _active is not None:
+            return self  # nested: the outer log sees the reads
+        if not _hooked:
+            sys.addaudithook(_audit)
+            _hooked = True
+        self._stat, self._lstat = os.stat, os.lstat
+        os.stat, os.lstat = _probing(os.stat), _probing(os.lstat)
+        _active = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
+        if _active is self:
+            _active = None
+            os.stat, os.lstat = self._stat, self._lstat  # type: ignore[assignment]
+
+    def _skip(self, path: str) -> bool:
+        return (path in self._exact or path.startswith(self._roots) or path.endswith(_MODULE_SUFFIXES)
+                or path in self._above or os.path.join(path, "") in self._roots)
+
+    def saw(self, path: object, listed: bool = False, write: bool = False) -> None:
+        """Log ``path`` as read (``listed``: its names) or, with ``write``, as written by the run."""
+        if isinstance(path, int):
+            return  # an open descriptor: its path was logged when it was opened
+        try:
+            p = os.path.abspath(os.fsdecode(path))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return
+        if write:
+            if p not in self.read:
+                self.written.add(p)
+            return
+        if p in self.written or self._skip(p) or (listed and p in self._paths):
+            return
+        if listed or p not in self.read:
+            self.read[p] = listed or self.read.get(p, False)
+
+    def inputs(self) -> dict[str, str] | None:
+        """Each path read with its state now (:func:`input_state`); None when one is in no state a start-up path can
+        compare (a FIFO, an unreadable file: no record is kept)."""
+        out: dict[str, str] = {}
+        for path, listed in self.read.items():
+            s = input_state(path, LISTING if listed else None)
+            if s is None:
+                return None
+            out[path] = s
+        return out
+
+
+class unlogged:  # noqa: N801 - used as a statement: ``with unlogged(): ...``
+    """What runs inside is no input of the active log (housekeeping: a sweep of private directories)."""
+
+    def __enter__(self) -> None:
+        global _active
+        self._log, _active = _active, None
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
+        _active = self._log
+
+
+def _probing(real: Callable[..., os.stat_result]) -> Callable[..., os.stat_result]:
+    def probe(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        log = _active
+        if log is not None and not kwargs.get("dir_fd"):
+            log.saw(path)
+        return real(path, *args, **kwargs)
+
+    probe.__wrapped__ = real  # type: ignore[attr-defined]
+    return probe
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    log = _active
+    if log is None:
+        return
+    if event == "open":
+        log.saw(args[0], write=bool(isinstance(args[2], int) and args[2] & _WRITE_FLAGS))
+    elif event == "os.listdir" or event == "os.scandir":
+        log.saw(args[0] if args and args[0] is not None else ".", listed=True)
+    elif event == "os.rename" or event == "os.mkdir":
+        log.saw(args[1] if event == "os.rename" else args[0], write=True)
+    elif event == "subprocess.Popen":
+        log.spawned.append(os.path.basename(os.fsdecode(args[0])))  # type: ignore[arg-type]
