@@ -25,7 +25,7 @@ from glmcompat.matrix.store import cache_dir
 
 from tests.ops import test_publish as safety
 from tests.conftest import run_cli
-from tests.ops.test_publish import A, seed, tree
+from tests.ops.test_publish import A, put, seed, tree
 
 # The local index, the matrix snapshot and the recorded resolution of tests/ops/test_publish.py.
 index, matrix, facts, src, uv_cache, refs, env = (safety.index, safety.matrix, safety.facts, safety.src, safety.uv_cache,
@@ -79,13 +79,12 @@ def records() -> list[Path]:
 
 @pytest.fixture
 def recorded(tmp_path, env, refs, matrix):
-    """An output directory that a run wrote and a second run found up to date (that one stored its answer);
-    returns (out, the command, the full path's answer)."""
+    """An output directory holding the set a run writes (tests/ops/test_publish.py's reference: the same bytes; a run
+    that writes one stores no answer, test_no_answer_is_stored_for_a_failed_or_writing_run) and a run that found it
+    up to date (that one stored its answer); returns (out, the command, the full path's answer)."""
     out = tmp_path / "out"
     argv = cmd(out, matrix)
-    first = run_cli(*argv)
-    assert first.returncode == 0 and "(wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)" in first.stdout, first.stderr
-    assert not records(), "a run that wrote files stores no answer"
+    put(out, refs[A])
     full, got = settled(tmp_path, argv)
     assert full.returncode == 0 and "(up to date)" in full.stdout.splitlines()[0], full.stdout + full.stderr
     assert got[:3] == (full.returncode, full.stdout, full.stderr)
@@ -144,11 +143,12 @@ CHANGES = {
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
-def test_any_change_declines(tmp_path, recorded, facts, change):
-    out, argv, full = recorded
+def test_any_change_declines(tmp_path, env, refs, matrix, change):
+    out = tmp_path / "out"
+    put(out, refs[A])
     matrix_dir = tmp_path / "m"  # a private copy: the module's snapshot stays as it is
-    shutil.copytree(argv[4], matrix_dir)
-    argv = [*argv[:4], str(matrix_dir), *argv[5:]]
+    shutil.copytree(matrix, matrix_dir)
+    argv = cmd(out, matrix_dir)
     seed(load_facts([matrix_dir]), safety.RecordedSource(safety.INDEX), A)
     assert run_cli(*argv).returncode == 0  # re-stamps the set for this matrix copy (the stamp names the matrix)
     assert settled(tmp_path, argv)[1][0] == 0  # a no-op records the answer
