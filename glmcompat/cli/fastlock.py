@@ -31,10 +31,10 @@ from glmcompat.matrix.locations import (cache_dir_name, code_fingerprint, file_d
                                         matrix_file_names)
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
-FORMAT = 2
+FORMAT = 3  # 3: each input with its read-log state (glmcompat.matrix.locations.input_state)
 MAGIC = b"glmcompat-lock-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
-OUT_DIR = "dir"  # the digest field of the output directory's entry
+OUT_DIR = "out"  # the state field of the output directory's entry (no state input_state gives)
 _VALUE_OPTIONS, _FLAGS = REPLAY["lock"]
 # Variables no lock reads and shells change between two identical commands: not part of the key.
 _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from glmcompat.readers.uvlockscan import Memo
 
 
-FORMAT = 4  # 4: a uv.lock keyed by what a verdict reads of it
+FORMAT = 5  # 4: a uv.lock keyed by what a verdict reads of it; 5: each input with its read-log state
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 NAMES_HEADER = b"glmcompat-verdict-names %d" % FORMAT

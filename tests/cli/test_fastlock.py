@@ -41,12 +41,13 @@ def cmd(out: Path, matrix_dir: Path, *extra: str) -> list[str]:
     return ["lock", "--target", "sm120", "--matrix", str(matrix_dir), "--out", str(out), *extra]
 
 
-def fast(tmp_path: Path, argv: list[str], extra_env: dict[str, str] | None = None) -> tuple[int | None, str, str, list[str]]:
+def fast(tmp_path: Path, argv: list[str], extra_env: dict[str, str] | None = None,
+         cwd: Path | None = None) -> tuple[int | None, str, str, list[str]]:
     """Only the start-up path, as a process like run_cli's: (exit code or None for a miss, stdout, stderr, the heavy
     modules it imported)."""
     result = tmp_path / "probe.json"
     p = subprocess.run([sys.executable, "-c", PROBE, str(result), *argv[1:]], capture_output=True, text=True,
-                       env={**os.environ, **(extra_env or {})}, timeout=60)
+                       env={**os.environ, **(extra_env or {})}, timeout=60, cwd=cwd)
     assert p.returncode == 0, p.stderr
     rc, heavy = json.loads(result.read_text())
     return rc, p.stdout, p.stderr, heavy
@@ -187,6 +188,23 @@ def test_uv_configuration_is_a_dependency(tmp_path, env, refs, matrix, monkeypat
     (tmp_path / "config" / "uv").mkdir(parents=True)
     (tmp_path / "config" / "uv" / "uv.toml").write_text("exclude-newer = \"2025-01-01T00:00:00Z\"\n")
     assert fast(tmp_path, argv)[0] is None
+
+
+def test_the_settings_a_stack_lock_reads_are_an_input(tmp_path, env, refs, matrix):
+    """Without --model, `lock --stack` takes it from [tool.glmcompat] of the project around the working directory: an
+    input no hand-kept list named (the answer was replayed after an edit there). The run's read log names it: an
+    edit declines."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text('[tool.glmcompat]\nmodel = "glm_moe_dsa"\n')
+    out = tmp_path / "out"
+    put(out, refs[A])
+    argv = cmd(out, matrix)
+    full = run_cli(*argv, cwd=proj)  # a no-op: it records its answer
+    assert full.returncode == 0 and "(up to date)" in full.stdout.splitlines()[0], full.stdout + full.stderr
+    assert fast(tmp_path, argv, cwd=proj)[:3] == (full.returncode, full.stdout, full.stderr)
+    (proj / "pyproject.toml").write_text('[tool.glmcompat]\nmodel = "glm_moe_dsa"\nplatform = "aarch64"\n')
+    assert fast(tmp_path, argv, cwd=proj)[0] is None
 
 
 def test_another_command_line_declines(tmp_path, recorded):
