@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import REPLAY, load, parse_options, save, still_true
-from glmcompat.matrix.locations import (cache_dir_name, code_fingerprint, file_digest, hasher, input_state,
+from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, save, still_true
+from glmcompat.matrix.locations import (cache_dir_name, input_state,
                                         matrix_file_names)
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
@@ -55,13 +55,13 @@ def _uv_path() -> str:
     return os.path.join(os.path.dirname(sys.executable), "uv")
 
 
-def _matrices(argv: list[str]) -> list[str] | None:
-    """The ``--matrix`` values of an argument list the fast path understands; None for any other (``--check``,
+def _options(argv: list[str]) -> dict[str, list[str]] | None:
+    """The options of an argument list the fast path understands, as parsed; None for any other (``--check``,
     ``-v``, ``--no-cache``, ``--help``, ``--opt=value``, no ``--target``, a typo: the full path handles it)."""
     parsed = parse_options(argv, _VALUE_OPTIONS, _FLAGS)
     if parsed is None or parsed[1] or "--target" not in parsed[0]:
         return None
-    return parsed[0].get("--matrix", [])
+    return parsed[0]
 
 
 def _tty(stream: TextIO) -> bool:
@@ -73,28 +73,20 @@ def _tty(stream: TextIO) -> bool:
 
 def key(argv: list[str]) -> str | None:
     """The record key of ``glmcompat lock ARGV``, or None when the fast path must not answer."""
-    matrices = _matrices(argv)
-    if matrices is None or os.environ.get(PAUSE_ENV):
+    opts = _options(argv)
+    if opts is None or os.environ.get(PAUSE_ENV):
         return None
     try:
         st = os.stat(_uv_path())
     except OSError:
         return None
-    # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
-    names = matrix_file_names(matrices) if matrices else []
-    if isinstance(names, str):
-        return None  # a directory with no matrix file: the full path reports it
-    h = hasher()
+    h = keyed("lock", opts, [])
+    if h is None:
+        return None
     env = "\0".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k not in _VOLATILE)
-    for part in (f"{MAGIC.decode()} {FORMAT}", code_fingerprint(), os.path.dirname(__file__), os.getcwd(), sys.executable, sys.version,
-                 f"{_uv_path()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}", f"{_tty(sys.stdout)}{_tty(sys.stderr)}",
-                 "\0".join(argv), env):
+    for part in (f"{MAGIC.decode()} {FORMAT}", sys.executable, sys.version, f"{_uv_path()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}",
+                 f"{_tty(sys.stdout)}{_tty(sys.stderr)}", env):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    for f in names:
-        d = file_digest(f, follow=False)
-        if not d:
-            return None
-        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -195,7 +187,7 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (a full run only)
     from glmcompat.ops.speculate import private_prefixes  # lazy: start-up path (a full run only)
 
-    matrices = matrix_file_names(_matrices(argv) or [])  # in the key by content
+    matrices = matrix_file_names((_options(argv) or {}).get("--matrix", []))  # in the key by content
     with ReadLog(exclude=matrices if isinstance(matrices, list) else [], prefixes=private_prefixes()) as log:
         rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
     try:

@@ -27,7 +27,8 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import MAX_RECORD, REPLAY, load, parse_options, save, still_true, use_color
+from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, save, still_true,
+                                   use_color)
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
 
@@ -47,10 +48,10 @@ MEMO_HEADER = b"glmcompat-verdict-packages %d" % FORMAT
 _VALUE_OPTIONS, _FLAGS = REPLAY["check"]  # -v writes timings to stderr: the full path
 
 
-def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
-    """The files named by ``check ARGV``, its ``--matrix`` values, its ``--color`` and whether it judges bumps
-    against ``HEAD``; None when the fast path does not understand the command line (``--help``, another
-    ``--against`` revision, a bad ``--color``, a typo: the full path handles and reports it)."""
+def _parse(argv: list[str]) -> tuple[dict[str, list[str]], list[str], str, bool] | None:
+    """The options of ``check ARGV`` as parsed (:func:`glmcompat.cli.startup.parse_options`), the files it names, its
+    ``--color`` and whether it judges bumps against ``HEAD``; None when the fast path does not understand the command
+    line (``--help``, another ``--against`` revision, a bad ``--color``, a typo: the full path handles and reports it)."""
     parsed = parse_options(argv, _VALUE_OPTIONS, _FLAGS)
     if parsed is None or not parsed[1]:
         return None
@@ -58,22 +59,7 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
     colors, against = opts.get("--color", ["auto"]), opts.get("--against", [])
     if any(c not in ("auto", "always", "never") for c in colors) or any(rev != "HEAD" for rev in against):
         return None
-    return paths, opts.get("--matrix", []), colors[-1], bool(against)
-
-
-def _matrix_part(matrices: list[str]) -> str | None:
-    """The ``--matrix`` files by path and content digest (the shipped matrix is part of the code fingerprint, by
-    size and mtime, as the modules); None when one is not a file the fast path can digest."""
-    names = matrix_file_names(matrices) if matrices else []
-    if isinstance(names, str):
-        return None  # a directory with no matrix file: the full path reports it
-    out = []
-    for f in names:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
-        d = file_digest(f)
-        if not d:
-            return None
-        out.append(f"{f}\0{d}\n")
-    return "".join(out)
+    return opts, paths, colors[-1], bool(against)
 
 
 def names_key(matrix_part: str) -> str:
@@ -122,13 +108,11 @@ def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | No
     parsed = _parse(argv)
     if parsed is None:
         return None
-    paths, matrices, color, against = parsed
-    matrix_part = _matrix_part(matrices)
-    if matrix_part is None:
+    opts, paths, color, against = parsed
+    h = keyed("check", opts, paths)
+    if h is None:
         return None
-    h = hasher()
-    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv), matrix_part):
-        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(f"{FORMAT}\0{use_color(color)}\0".encode())  # a verdict in colour is another verdict
     base = cache_dir_name()
     for p in paths:
         proj = None
@@ -157,10 +141,10 @@ def _names(base: str, argv: list[str]) -> tuple[str, frozenset[str] | None] | No
     """(the names record's key, its names or None when none is recorded) for ``check ARGV``; None when the
     command line is not one the fast path answers."""
     parsed = _parse(argv)
-    matrix_part = _matrix_part(parsed[1]) if parsed is not None else None
-    if matrix_part is None:
+    part = matrix_part(parsed[0].get("--matrix", [])) if parsed is not None else None
+    if part is None:
         return None
-    nk = names_key(matrix_part)
+    nk = names_key(part)
     body = read_stored(os.path.join(base, "verdicts", "names-" + nk), NAMES_HEADER.decode(), nk, MAX_RECORD)
     if body is None:
         return nk, None
@@ -205,8 +189,8 @@ def reading(argv: list[str]) -> ReadLog:
     from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (only a full run logs)
 
     parsed = _parse(argv)
-    named = list(parsed[0]) if parsed else []
-    matrices = matrix_file_names(parsed[1]) if parsed and parsed[1] else []
+    named = list(parsed[1]) if parsed else []
+    matrices = matrix_file_names(parsed[0].get("--matrix", [])) if parsed else []
     return ReadLog(exclude=named + (matrices if isinstance(matrices, list) else []))
 
 

@@ -50,7 +50,8 @@ class ReadLog:
         self._exact = {os.path.abspath(p) for p in exclude}
         self._paths = {os.path.abspath(p or ".") for p in sys.path}
         self._outer: ReadLog | None = None
-        self._stat = self._lstat = None
+        self._stat: Callable[..., os.stat_result] = os.stat
+        self._lstat: Callable[..., os.stat_result] = os.lstat
 
     def __enter__(self) -> ReadLog:
         global _active, _hooked
@@ -68,7 +69,7 @@ class ReadLog:
         global _active
         if _active is self:
             _active = None
-            os.stat, os.lstat = self._stat, self._lstat  # type: ignore[assignment]
+            os.stat, os.lstat = self._stat, self._lstat
 
     def _skip(self, path: str) -> bool:
         return (path in self._exact or path.startswith(self._roots) or path.endswith(_MODULE_SUFFIXES)
