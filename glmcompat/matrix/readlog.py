@@ -26,6 +26,7 @@ from glmcompat.matrix.locations import LISTING, PACKAGE, cache_dir_name, input_s
 
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pth")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_CAPABLE = (os.supports_dir_fd, os.supports_fd, os.supports_follow_symlinks, os.supports_effective_ids)
 _active: ReadLog | None = None
 _hooked = False
 
@@ -62,6 +63,10 @@ class ReadLog:
             _hooked = True
         self._stat, self._lstat = os.stat, os.lstat
         os.stat, os.lstat = _probing(os.stat), _probing(os.lstat)
+        for real, wrapper in ((self._stat, os.stat), (self._lstat, os.lstat)):
+            for capable in _CAPABLE:  # as the real one: shutil's rmtree keeps its fd-based walk, os.fwalk its checks
+                if real in capable:
+                    capable.add(wrapper)
         _active = self
         return self
 
@@ -69,6 +74,9 @@ class ReadLog:
         global _active
         if _active is self:
             _active = None
+            for capable in _CAPABLE:
+                capable.discard(os.stat)
+                capable.discard(os.lstat)
             os.stat, os.lstat = self._stat, self._lstat
 
     def _skip(self, path: str) -> bool:
@@ -128,14 +136,22 @@ def _probing(real: Callable[..., os.stat_result]) -> Callable[..., os.stat_resul
 
 
 def _audit(event: str, args: tuple[object, ...]) -> None:
+    """The audit hook: what the active log is told of (nothing while none is active). It never raises -- an exception
+    here would fail the operation audited -- so an event of a shape it does not expect is left out."""
     log = _active
     if log is None:
         return
-    if event == "open":
-        log.saw(args[0], write=bool(isinstance(args[2], int) and args[2] & _WRITE_FLAGS))
-    elif event == "os.listdir" or event == "os.scandir":
-        log.saw(args[0] if args and args[0] is not None else ".", listed=True)
-    elif event == "os.rename" or event == "os.mkdir":
-        log.saw(args[1] if event == "os.rename" else args[0], write=True)
-    elif event == "subprocess.Popen":
-        log.spawned.append(os.path.basename(os.fsdecode(args[0])))  # type: ignore[arg-type]
+    try:
+        if event == "open":
+            log.saw(args[0], write=bool(isinstance(args[2], int) and args[2] & _WRITE_FLAGS))
+        elif event == "os.listdir" or event == "os.scandir":
+            log.saw(args[0] if args and args[0] is not None else ".", listed=True)
+        elif event == "os.rename" or event == "os.mkdir":
+            log.saw(args[1] if event == "os.rename" else args[0], write=True)
+        elif event == "subprocess.Popen":
+            program = args[0] if args[0] is not None else args[1]
+            if isinstance(program, (list, tuple)):
+                program = program[0]
+            log.spawned.append(os.path.basename(os.fsdecode(program)))  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - see above
+        log.spawned.append("?")  # an event not understood: as a program whose reads are unseen (no record)

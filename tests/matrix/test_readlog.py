@@ -60,7 +60,9 @@ def test_the_stat_wrapper_is_in_place_only_while_a_log_is_active(tmp_path: Path)
             (tmp_path / "a").exists()
         with unlogged():  # housekeeping
             (tmp_path / "b").exists()
+        assert os.stat in os.supports_follow_symlinks and os.stat in os.supports_dir_fd  # as the real one
     assert (os.stat, os.lstat) == real
+    assert all(f.__name__ != "probe" for f in os.supports_dir_fd | os.supports_follow_symlinks)
     (tmp_path / "c").exists()
     assert list(outer.read) == [str(tmp_path / "a")] and not inner.read
 
