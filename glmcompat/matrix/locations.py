@@ -197,8 +197,9 @@ LINK = "link:"  # the state of a symbolic link: its target and the state of what
 
 def input_state(path: str, recorded: str | None = None) -> str | None:
     """What a start-up path compares of an input: a regular file's content digest (:func:`file_digest`), ``""`` when
-    nothing is there, :data:`DIRECTORY` for a directory, :data:`LINK` with the target and its state for a link, or -- when ``recorded`` is a listing's state, or for a path
-    recorded as listed -- :data:`LISTING` and the digest of its sorted names; None for anything else (no record)."""
+    nothing is there, :data:`DIRECTORY` for a directory, :data:`LINK`, the target and its state for a link, or -- when
+    ``recorded`` is a listing's state -- :data:`LISTING` and the digest of its sorted names; None for anything else (a
+    FIFO, a device, an unreadable file: no record). ``recorded``, the state it had, only saves work."""
     if recorded is not None and recorded.startswith(LISTING):
         try:
             names = sorted(os.listdir(path))
@@ -207,6 +208,12 @@ def input_state(path: str, recorded: str | None = None) -> str | None:
         except (OSError, ValueError):
             return None
         return LISTING + text_digest("\0".join(names))
+    if recorded == DIRECTORY:  # one lstat says whether it still is one
+        try:
+            if os.lstat(path).st_mode & 0o170000 == 0o040000:
+                return DIRECTORY
+        except (OSError, ValueError):
+            pass
     d = file_digest(path, follow=False)
     if d is not None:
         return d
