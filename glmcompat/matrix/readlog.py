@@ -50,7 +50,6 @@ class ReadLog:
                 self._above.add(d)
         self._exact = {os.path.abspath(p) for p in exclude}
         self._paths = {os.path.abspath(p or ".") for p in sys.path}
-        self._outer: ReadLog | None = None
         self._stat: Callable[..., os.stat_result] = os.stat
         self._lstat: Callable[..., os.stat_result] = os.lstat
 
@@ -146,8 +145,13 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
             log.saw(args[0], write=bool(isinstance(args[2], int) and args[2] & _WRITE_FLAGS))
         elif event == "os.listdir" or event == "os.scandir":
             log.saw(args[0] if args and args[0] is not None else ".", listed=True)
-        elif event == "os.rename" or event == "os.mkdir":
-            log.saw(args[1] if event == "os.rename" else args[0], write=True)
+        elif event == "os.rename":
+            log.saw(args[1], write=True)
+        elif event == "os.mkdir":  # raised before the call: a directory already there is not the run's
+            try:
+                log._lstat(args[0])
+            except FileNotFoundError:
+                log.saw(args[0], write=True)
         elif event == "subprocess.Popen":
             program = args[0] if args[0] is not None else args[1]
             if isinstance(program, (list, tuple)):

@@ -36,6 +36,7 @@ def test_every_kind_of_read_is_logged_with_its_state(tmp_path: Path) -> None:
 
 
 def test_what_the_run_wrote_first_and_what_is_excluded_are_no_inputs(tmp_path: Path) -> None:
+    (tmp_path / "there").mkdir()
     out = tmp_path / "out.txt"
     named = tmp_path / "named.txt"
     named.write_text("keyed by content elsewhere\n")
@@ -45,11 +46,13 @@ def test_what_the_run_wrote_first_and_what_is_excluded_are_no_inputs(tmp_path: P
         named.read_text()
         (tmp_path / "made").mkdir()
         os.path.isdir(tmp_path / "made")
+        (tmp_path / "there").mkdir(exist_ok=True)  # there before the run: no output of it
         Path(locations.__file__).read_text()  # the package's own code: the code fingerprint holds it
         Path(sys.prefix, "pyvenv.cfg").exists()  # the interpreter's environment
         subprocess.run(["true"], check=True)  # another process: named, its reads unseen
-    assert log.inputs() == {}
-    assert log.spawned == ["true"]
+        subprocess.run("true", shell=True, check=True)
+    assert log.inputs() == {str(tmp_path / "there"): DIRECTORY}
+    assert log.spawned == ["true", "sh"]
 
 
 def test_the_stat_wrapper_is_in_place_only_while_a_log_is_active(tmp_path: Path) -> None:
