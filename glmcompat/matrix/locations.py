@@ -148,7 +148,7 @@ def unseal(kind: str, key: str, raw: bytes | None) -> bytes | None:
     digest, nl, body = raw[len(_SEAL):].partition(b"\n")
     if not nl or len(digest) != 40:
         return None
-    import _operator  # hmac.compare_digest without importing hmac (and hashlib with it)
+    import _operator  # lazy: start-up path (hmac.compare_digest without importing hmac, and hashlib with it)
 
     return body if _operator._compare_digest(_seal_digest(kind, key, body), digest) else None
 
