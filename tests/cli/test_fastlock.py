@@ -243,7 +243,9 @@ def test_no_answer_is_stored_for_a_failed_or_writing_run(tmp_path, env, matrix):
     r = run_cli(*cmd(out, matrix))
     assert r.returncode == 2 and not records()
     shutil.rmtree(out)
-    assert run_cli(*cmd(out, matrix)).returncode == 0 and not records()
+    first = run_cli(*cmd(out, matrix))
+    assert first.returncode == 0 and "(wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)" in first.stdout, first.stderr
+    assert not records(), "a run that wrote files stores no answer"
 
 
 def test_an_answer_of_the_wrong_shape_is_a_miss(tmp_path, recorded):
