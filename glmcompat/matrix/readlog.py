@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from glmcompat.matrix.locations import LISTING, PACKAGE, cache_dir_name, input_state
+from glmcompat.matrix.locations import DIRECTORY, LISTING, PACKAGE, cache_dir_name, input_state
 
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pth")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -100,15 +100,22 @@ class ReadLog:
             self.read[p] = listed or self.read.get(p, False)
 
     def inputs(self) -> dict[str, str] | None:
-        """Each path read with its state now (:func:`input_state`); None when one is in no state a start-up path can
-        compare (a FIFO, an unreadable file: no record is kept)."""
+        """Each path read with its state now (:func:`input_state`), by path; None when one is in no state a start-up
+        path can compare (a FIFO, an unreadable file: no record is kept)."""
         out: dict[str, str] = {}
-        for path, listed in self.read.items():
+        for path, listed in sorted(self.read.items()):  # sorted: a record is the same bytes however the run went
             s = input_state(path, LISTING if listed else None)
             if s is None:
                 return None
             out[path] = s
-        return out
+        # A directory probed (as resolving a path does) that holds an input found there is implied by that input: left
+        # out, so a run that resolved a path and one that did not (a parse read from its cache) keep the same record.
+        held = {os.path.dirname(p) for p, s in out.items() if s}
+        for d in list(held):
+            while d != os.path.dirname(d):
+                d = os.path.dirname(d)
+                held.add(d)
+        return {p: s for p, s in out.items() if not (s == DIRECTORY and p in held)}
 
 
 class unlogged:  # noqa: N801 - used as a statement: ``with unlogged(): ...``

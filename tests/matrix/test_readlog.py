@@ -28,6 +28,7 @@ def test_every_kind_of_read_is_logged_with_its_state(tmp_path: Path) -> None:
         assert not (tmp_path / "absent.toml").exists()  # an existence probe, nothing there
         assert os.path.isdir(tmp_path / "listed")  # a probe of a directory
         sorted(os.listdir(listed))  # a listing
+        assert tmp_path.is_dir()  # implied by the file read in it: left out (a resolved path probes each parent)
     recorded = log.inputs()
     assert recorded == {str(read): file_digest(str(read)), str(low): file_digest(str(low)),
                         str(tmp_path / "absent.toml"): "", str(listed): LISTING + locations.text_digest("x")}
