@@ -6,14 +6,17 @@ full run read is as it was. That list is not kept by hand: while a :class:`ReadL
 every ``os.listdir``/``os.scandir`` and every process started, and ``os.stat``/``os.lstat`` (which raise no audit
 event) are wrapped so that an existence probe -- ``Path.exists``, ``is_file``, ``os.path.isdir``, ``resolve`` -- is
 logged too, absent or not. A file the run created or wrote before reading it is its output, not an input.
-Not inputs, by decision (each keyed another way or no fact at all): the interpreter and installed packages (under
-``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix``), glmcompat's own code and shipped matrix (the code
-fingerprint), module files (``.py``, ``.pyc``, ``.so``, ``.pth``) and the import system's listings of ``sys.path``,
-glmcompat's cache directory (stored things are conveniences, never facts: :mod:`glmcompat.matrix.locations`; a command names the one it
-treats as a fact, lock's resolution memo), ``/proc``, ``/sys`` and ``/dev``, whatever a caller excludes (the
-``--matrix`` files: keyed by content), and what runs inside :func:`unlogged` (housekeeping: a sweep of private
-directories). What another process reads is not seen: the log names the programs started (``spawned``) and the
-command decides (``check`` allows git, whose answer its key holds; ``lock`` names uv's configuration files).
+
+Not inputs, by decision (each keyed another way, or no fact at all): the interpreter and installed packages (under
+``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix``); glmcompat's own code and shipped matrix (the code
+fingerprint); module files (``.py``, ``.pyc``, ``.so``, ``.pth``) and the directories of ``sys.path`` (probed and
+listed by the import system); glmcompat's cache directory (stored things are conveniences, never facts:
+:mod:`glmcompat.matrix.locations`; a command names the one it treats as a fact, lock's resolution memo); ``/proc``,
+``/sys`` and ``/dev``; what a caller excludes (the files its key holds by content: the files named on the command
+line, the ``--matrix`` files) or names as its private directories; a directory probed that holds an input found in
+it (implied by that input); and what runs inside :class:`unlogged` (housekeeping: a sweep of private directories).
+What another process reads is not seen: the log names the programs started (``spawned``) and the command decides
+(``check`` allows git, whose answer its key holds; ``lock`` allows uv and names uv's configuration files).
 """
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ class ReadLog:
             if p not in self.read:
                 self.written.add(p)
             return
-        if p in self.written or self._skip(p) or (listed and p in self._paths):
+        if p in self.written or self._skip(p) or p in self._paths:  # sys.path's directories: the import system's
             return
         if listed or p not in self.read:
             self.read[p] = listed or self.read.get(p, False)
