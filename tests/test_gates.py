@@ -158,7 +158,6 @@ def test_the_lazy_import_check_finds_what_it_should():
         (12, "s = '# lazy: not a comment'; import glob"), (16, "import ast")]
 
 
-@pytest.mark.xfail(strict=False, reason="turned on at merge: the helpers of issue 27 convert their own modules")
 def test_every_function_level_import_says_why():
     """Issue 27 item 4: an import inside a function is the exception, and says why (``# lazy: <why>``); the rest
     are at the top of their module, where a reader finds a module's dependencies."""

@@ -8,6 +8,8 @@ a report; ``GLMCOMPAT_DEBUG=1`` prints the traceback), 130 interrupted. A crash 
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 
 TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
@@ -108,8 +110,6 @@ def _from_environment(args: list[str], environ: dict[str, str] | None = None) ->
     """``ARGS`` (a command and its arguments) with the options that :data:`ENV_OPTIONS`' variables give and no flag
     gives added before a ``--``; or (ARGS, one line of error) for a value a command cannot take (several targets
     for a command that takes one)."""
-    import os
-
     env = os.environ if environ is None else environ
     if not args:
         return args, None
@@ -136,7 +136,7 @@ FROM_ENVIRONMENT: dict[str, str] = {}  # a value _from_environment gave -> its v
 
 
 def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
-    from glmcompat.cli.commands._common import suggest
+    from glmcompat.cli.commands._common import suggest  # lazy: a mistyped command only
 
     guess = suggest(word, choices)
     return message + (f" (did you mean '{guess}'?)" if guess else "; see 'glmcompat --help'")
@@ -156,7 +156,7 @@ def _help(topic: list[str]) -> int:
     if entry is None:
         print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
         return 2
-    import importlib
+    import importlib  # lazy: start-up path: a replayed answer loads no command
 
     try:
         return int(importlib.import_module(entry[0]).main(name, [*topic[1:], "--help"]))
@@ -183,8 +183,6 @@ def _sane_streams() -> None:
 
 def _devnull() -> TextIO | None:
     """A text stream to /dev/null (None where it cannot be opened)."""
-    import os
-
     try:
         return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
     except OSError:
@@ -201,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_usage(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
     if args[0] in ("--version", "-V"):
-        from glmcompat import __version__
+        from glmcompat import __version__  # lazy: start-up path
 
         print(f"glmcompat {__version__}")
         return 0
@@ -214,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args, problem = _from_environment(args)
     if problem is not None:
-        from glmcompat.cli import jsonerrors
+        from glmcompat.cli import jsonerrors  # lazy: --json errors only
 
         jsonerrors.emit(args, 2, problem)
         print(f"error: {problem}", file=sys.stderr)
@@ -228,7 +226,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     try:
         if name == "check" and not _special_file_named(args[1:]):
             try:
-                from glmcompat.cli.fastpath import lookup
+                from glmcompat.cli.fastpath import lookup  # lazy: start-up path: the check replay, for `check` only
 
                 rc = lookup(args[1:])
             except (BrokenPipeError, KeyboardInterrupt):
@@ -243,11 +241,11 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
                 return rc
             if not _project_mode(args[1:]):
                 _speculate(args[1:])
-        import importlib
+        import importlib  # lazy: start-up path: a replayed answer loads no command
 
         module = importlib.import_module(entry[0])
         if name == "lock":
-            from glmcompat.cli.fastlock import record
+            from glmcompat.cli.fastlock import record  # lazy: the lock command only
 
             # its answer through the streams record gives it (kept for the record; sys.stdout is never swapped),
             # its Exit carrying a no-op's record
@@ -271,8 +269,6 @@ def _project_mode(argv: list[str]) -> bool:
     the stack's speculative uv must not start (a recorded no-op answers either, keyed by the working directory). With ``os`` alone: no --stack,
     --out, --with or --engine, and a pyproject.toml at or above the working directory that glmcompat did not
     generate, or a positional argument. A wrong "yes" only costs the stack path its head start."""
-    import os
-
     if any(a in ("--stack", "--out", "--with", "--engine") or a.startswith(("--stack=", "--out=", "--with=", "--engine="))
            for a in argv):
         return False
@@ -304,7 +300,7 @@ def _project_mode(argv: list[str]) -> bool:
 def _fast_lock(argv: list[str]) -> int | None:
     """The warm no-op answer of ``lock ARGV`` (:mod:`glmcompat.cli.fastlock`), or None: the full path runs."""
     try:
-        from glmcompat.cli.fastlock import lookup
+        from glmcompat.cli.fastlock import lookup  # lazy: start-up path: the lock replay, for `lock` only
 
         return lookup(argv)
     except (BrokenPipeError, KeyboardInterrupt):
@@ -317,8 +313,8 @@ def _speculate(argv: list[str]) -> None:
     """Start ``uv lock`` on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
     (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact). Never fails the run."""
     try:
-        from glmcompat.cli.commands._common import DEFAULT_STACK
-        from glmcompat.ops.speculate import start_early
+        from glmcompat.cli.commands._common import DEFAULT_STACK  # lazy: the lock speculation only
+        from glmcompat.ops.speculate import start_early  # lazy: the lock speculation only
 
         start_early(argv, DEFAULT_STACK)
     except Exception:
@@ -329,9 +325,6 @@ def _special_file_named(argv: Sequence[str]) -> bool:
     """Whether an argument names something that exists but is neither a regular file nor a directory (a
     FIFO, a device): the warm path would open it to hash it, and opening a FIFO waits for a writer. The
     full path refuses it (exit 2). Costs one ``stat`` per argument."""
-    import os
-    import stat
-
     for a in argv:
         try:
             mode = os.stat(a).st_mode
@@ -345,9 +338,7 @@ def _special_file_named(argv: Sequence[str]) -> bool:
 def _report(e: BaseException, args: Sequence[str] = ()) -> int:
     """The exit code of the failure ``e`` of the command ``args``, after its one line on stderr (and, under
     ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`)."""
-    import os
-
-    from glmcompat.model.errors import GlmcompatError, classify
+    from glmcompat.model.errors import GlmcompatError, classify  # lazy: the error path only
 
     code, line = classify(e, _tracker()) if not isinstance(e, GlmcompatError) else classify(e)
     for value, var in FROM_ENVIRONMENT.items():
@@ -357,14 +348,14 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
                 e.message += f" (from {var})"
             break
     if os.environ.get("GLMCOMPAT_DEBUG") and not isinstance(e, KeyboardInterrupt):
-        import traceback
+        import traceback  # lazy: GLMCOMPAT_DEBUG only
 
         traceback.print_exception(e, file=sys.stderr)
     if "--json" in args:
         try:
-            from glmcompat.cli import jsonerrors
+            from glmcompat.cli import jsonerrors  # lazy: --json errors only
 
-            from glmcompat.cli.streams import quiet_level
+            from glmcompat.cli.streams import quiet_level  # lazy: the error path only
 
             jsonerrors.emit(list(args), code, *jsonerrors.parts(e, line), quiet=quiet_level(args))
         except Exception:
@@ -380,7 +371,7 @@ def _tracker() -> str:
     """Where to report a bug: the ``Issues`` (or ``Bug Tracker``) project URL of the installed
     distribution's metadata, else a description of it."""
     try:
-        from importlib.metadata import metadata
+        from importlib.metadata import metadata  # lazy: the bug report line of an internal error only
 
         for entry in metadata("glmcompat").get_all("Project-URL") or []:
             label, _, url = entry.partition(",")
@@ -394,8 +385,6 @@ def _tracker() -> str:
 def _quiet_stdout() -> None:
     """After a closed pipe (``glmcompat ... | head``): point stdout at /dev/null so that the interpreter's
     final flush does not print a second error."""
-    import os
-
     try:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, sys.stdout.fileno())
@@ -416,8 +405,6 @@ def _exit_now(rc: int) -> None:
     """Exit without the interpreter's finalization, which costs a cold ``lock`` a tenth of a second (freeing the
     matrix, the index pages, the modules): by now the command has written and closed its files, removed its
     temporary directories and stopped its subprocesses; only the standard streams are left to flush."""
-    import os
-
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -10,11 +10,12 @@ printed and exits as it did — without running uv at all.
 A record is keyed by what the answer depends on before any file is read: glmcompat's version and code, the
 command line, the working directory, the interpreter, the uv binary beside it (path, size, mtime, inode),
 the environment (all of it, less a few variables no run reads, such as ``OLDPWD``), whether stdout and
-stderr are terminals, and each ``--matrix`` file's content (the shipped matrix is in the code fingerprint). It holds the digest of every file the run read —
-the four outputs and the stamp, the absence of an interrupted publish, the memoized resolution, uv's
-user and system configuration files — and is used only while each is unchanged, checked under a shared
-``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no staging directory in
-``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
+stderr are terminals, and each ``--matrix`` file's content (the shipped matrix is in the code fingerprint). It holds
+the state of every input the run read -- its read log (:class:`glmcompat.matrix.readlog.ReadLog`: the four outputs
+and the stamp, the absence of an interrupted publish, whatever else it opened or probed), the memoized resolution
+(a stored thing the answer treats as a fact: named by the run), what uv reads (its user and system configuration
+files) -- and is used only while each is unchanged, checked under a shared ``flock`` on ``--out`` (the full path
+holds it exclusively while it writes), with no staging directory in ``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
 and wrote nothing on its error stream, on a resolution the index cannot change: what ``lock`` wrote through the
 streams :func:`record` gave it (``Output.out`` and ``Output.err``; ``sys.stdout`` is never swapped). Anything else — an unknown option,
 ``--check``, ``-v``, ``--no-cache``, a missing uv, any doubt — is a miss: the full path runs.
@@ -25,14 +26,15 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import MAX_RECORD, REPLAY, encode, load, parse_options
-from glmcompat.matrix.locations import cache_dir_name, code_fingerprint, file_digest, hasher, matrix_file_names
+from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, save, still_true
+from glmcompat.matrix.locations import (cache_dir_name, input_state,
+                                        matrix_file_names)
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
 
-FORMAT = 2
+FORMAT = 3  # 3: each input with its read-log state (glmcompat.matrix.locations.input_state)
 MAGIC = b"glmcompat-lock-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
-OUT_DIR = "dir"  # the digest field of the output directory's entry
+OUT_DIR = "out"  # the state field of the output directory's entry (no state input_state gives)
 _VALUE_OPTIONS, _FLAGS = REPLAY["lock"]
 # Variables no lock reads and shells change between two identical commands: not part of the key.
 _VOLATILE = {"OLDPWD", "PWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID", "SSH_AUTH_SOCK",
@@ -43,6 +45,8 @@ TYPE_CHECKING = False  # not typing's: importing typing costs this path more tha
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from glmcompat.matrix.readlog import ReadLog
     from typing import TextIO
 
 
@@ -51,13 +55,13 @@ def _uv_path() -> str:
     return os.path.join(os.path.dirname(sys.executable), "uv")
 
 
-def _matrices(argv: list[str]) -> list[str] | None:
-    """The ``--matrix`` values of an argument list the fast path understands; None for any other (``--check``,
+def _options(argv: list[str]) -> dict[str, list[str]] | None:
+    """The options of an argument list the fast path understands, as parsed; None for any other (``--check``,
     ``-v``, ``--no-cache``, ``--help``, ``--opt=value``, no ``--target``, a typo: the full path handles it)."""
     parsed = parse_options(argv, _VALUE_OPTIONS, _FLAGS)
     if parsed is None or parsed[1] or "--target" not in parsed[0]:
         return None
-    return parsed[0].get("--matrix", [])
+    return parsed[0]
 
 
 def _tty(stream: TextIO) -> bool:
@@ -69,28 +73,20 @@ def _tty(stream: TextIO) -> bool:
 
 def key(argv: list[str]) -> str | None:
     """The record key of ``glmcompat lock ARGV``, or None when the fast path must not answer."""
-    matrices = _matrices(argv)
-    if matrices is None or os.environ.get(PAUSE_ENV):
+    opts = _options(argv)
+    if opts is None or os.environ.get(PAUSE_ENV):
         return None
     try:
         st = os.stat(_uv_path())
     except OSError:
         return None
-    # a --matrix by content; the shipped matrix is part of the code fingerprint (by size and mtime, as the modules)
-    names = matrix_file_names(matrices) if matrices else []
-    if isinstance(names, str):
-        return None  # a directory with no matrix file: the full path reports it
-    h = hasher()
+    h = keyed("lock", opts, [])
+    if h is None:
+        return None
     env = "\0".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k not in _VOLATILE)
-    for part in (f"{MAGIC.decode()} {FORMAT}", code_fingerprint(), os.path.dirname(__file__), os.getcwd(), sys.executable, sys.version,
-                 f"{_uv_path()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}", f"{_tty(sys.stdout)}{_tty(sys.stderr)}",
-                 "\0".join(argv), env):
+    for part in (f"{MAGIC.decode()} {FORMAT}", sys.executable, sys.version, f"{_uv_path()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}",
+                 f"{_tty(sys.stdout)}{_tty(sys.stderr)}", env):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    for f in names:
-        d = file_digest(f, follow=False)
-        if not d:
-            return None
-        h.update(f"{f}\0{d}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -120,12 +116,12 @@ def _still_true(deps: dict[str, str]) -> bool:
     except (OSError, ValueError):
         return False
     try:
-        import fcntl
+        import fcntl  # lazy: start-up path (a record found)
 
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a run writing now holds it: let the full path wait
         if any(n.startswith(STAGING_PREFIX) or n == PUBLISHING for n in os.listdir(fd)):
             return False  # the full path would clean up or roll forward first
-        return all(d == OUT_DIR or file_digest(p, follow=False) == d for p, d in deps.items())
+        return still_true({p: d for p, d in deps.items() if d != OUT_DIR})
     except (OSError, ImportError):
         return False
     finally:
@@ -188,32 +184,36 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     if k is None:
         return int(run(None, None))
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
-    rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
+    from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (a full run only)
+    from glmcompat.ops.speculate import private_prefixes  # lazy: start-up path (a full run only)
+
+    matrices = matrix_file_names((_options(argv) or {}).get("--matrix", []))  # in the key by content
+    with ReadLog(exclude=matrices if isinstance(matrices, list) else [], prefixes=private_prefixes()) as log:
+        rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
     try:
-        _store(argv, k, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))
+        _store(argv, k, log, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))
     except Exception:
         pass
     return int(rc)
 
 
-def _store(argv: list[str], k: str, stdout: str, stderr: str, rc: int, noop: Any) -> None:
-    """Store the answer of a run that changed nothing: ``noop`` is what it read (a stack's lock's or a project's
-    NoopRecord; None: it changed something, nothing is stored)."""
-    if noop is None or rc != 0 or stderr or key(argv) != k:  # key again: no input changed during the run
-        return
+SPAWNED = {"uv"}  # the programs a recorded answer may have run: what uv reads is named (_uv_config, the key's environment)
+
+
+def _store(argv: list[str], k: str, log: ReadLog, stdout: str, stderr: str, rc: int, noop: Any) -> None:
+    """Store the answer of a run that changed nothing: ``log`` is what it read, ``noop`` what it read that the log
+    does not see (a stack's lock's or a project's NoopRecord; None: it changed something, nothing is stored)."""
+    if noop is None or rc != 0 or stderr or key(argv) != k or not set(log.spawned) <= SPAWNED:
+        return  # key again: no input changed during the run
     path = _record_path(k)
-    if path is None:
+    deps = log.inputs()
+    if path is None or deps is None:
         return
-    deps: dict[str, str] = {noop.out: OUT_DIR, **noop.files}
+    deps.update(noop.files)
     for f in _uv_config():
-        d = file_digest(f, follow=False)
+        d = input_state(f)
         if d is None:
             return
         deps[f] = d
-    from pathlib import Path
-
-    from glmcompat.matrix.store import atomic_write
-
-    blob = encode(HEADER, k, deps, stdout, stderr, rc)
-    if len(blob) <= MAX_RECORD:
-        atomic_write(Path(path), blob)
+    deps[noop.out] = OUT_DIR  # checked under its lock, for a staging directory or a publish (_still_true)
+    save(HEADER, k, path, deps, stdout, stderr, rc)

@@ -11,9 +11,10 @@ the bytes of every file named on the command line -- except a uv.lock, keyed by 
 projection of :mod:`glmcompat.readers.uvlockscan`: a pre-commit hook runs on a lock that just changed, and most
 edits, a comment, a re-uploaded wheel, a package no rule names bumped, change nothing a verdict reads; the package
 names a verdict can read are recorded once per code and matrix, sealed, under ``verdicts/names-KEY``, by the first
-full run); it also records every other file the verdict read
-(includes, the pyproject.toml beside a lock, the lock beside a pyproject.toml, each with its digest or
-its absence) and is used only while they are unchanged. It stores exactly what the full path printed
+full run); it also records every other input the full run read -- its read log
+(:class:`glmcompat.matrix.readlog.ReadLog`: includes, the pyproject.toml beside a lock, the lock beside a
+pyproject.toml, each with its digest or its absence, whatever a new reader opens or probes), never a list kept by
+hand -- and is used only while they are unchanged. It stores exactly what the full path printed
 and its exit code, so a hit prints the same bytes and exits the same way (a test compares both on every
 fixture). With ``--against HEAD`` (the pre-commit hook's), the key also holds the commit ``HEAD`` names, read
 from the repository's files (:mod:`glmcompat.readers.githead`). Anything the fast path does not understand
@@ -26,7 +27,8 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import MAX_RECORD, REPLAY, encode, load, parse_options, use_color
+from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, save, still_true,
+                                   use_color)
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
 
@@ -34,10 +36,11 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from glmcompat.matrix.readlog import ReadLog
     from glmcompat.readers.uvlockscan import Memo
 
 
-FORMAT = 4  # 4: a uv.lock keyed by what a verdict reads of it
+FORMAT = 5  # 4: a uv.lock keyed by what a verdict reads of it; 5: each input with its read-log state
 MAGIC = b"glmcompat-verdict"
 HEADER = b"%s %d" % (MAGIC, FORMAT)
 NAMES_HEADER = b"glmcompat-verdict-names %d" % FORMAT
@@ -45,10 +48,10 @@ MEMO_HEADER = b"glmcompat-verdict-packages %d" % FORMAT
 _VALUE_OPTIONS, _FLAGS = REPLAY["check"]  # -v writes timings to stderr: the full path
 
 
-def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
-    """The files named by ``check ARGV``, its ``--matrix`` values, its ``--color`` and whether it judges bumps
-    against ``HEAD``; None when the fast path does not understand the command line (``--help``, another
-    ``--against`` revision, a bad ``--color``, a typo: the full path handles and reports it)."""
+def _parse(argv: list[str]) -> tuple[dict[str, list[str]], list[str], str, bool] | None:
+    """The options of ``check ARGV`` as parsed (:func:`glmcompat.cli.startup.parse_options`), the files it names, its
+    ``--color`` and whether it judges bumps against ``HEAD``; None when the fast path does not understand the command
+    line (``--help``, another ``--against`` revision, a bad ``--color``, a typo: the full path handles and reports it)."""
     parsed = parse_options(argv, _VALUE_OPTIONS, _FLAGS)
     if parsed is None or not parsed[1]:
         return None
@@ -56,27 +59,12 @@ def _parse(argv: list[str]) -> tuple[list[str], list[str], str, bool] | None:
     colors, against = opts.get("--color", ["auto"]), opts.get("--against", [])
     if any(c not in ("auto", "always", "never") for c in colors) or any(rev != "HEAD" for rev in against):
         return None
-    return paths, opts.get("--matrix", []), colors[-1], bool(against)
-
-
-def _matrix_part(matrices: list[str]) -> str | None:
-    """The ``--matrix`` files by path and content digest (the shipped matrix is part of the code fingerprint, by
-    size and mtime, as the modules); None when one is not a file the fast path can digest."""
-    names = matrix_file_names(matrices) if matrices else []
-    if isinstance(names, str):
-        return None  # a directory with no matrix file: the full path reports it
-    out = []
-    for f in names:  # by content, not size and mtime: a same-size edit with the mtime kept is still seen
-        d = file_digest(f)
-        if not d:
-            return None
-        out.append(f"{f}\0{d}\n")
-    return "".join(out)
+    return opts, paths, colors[-1], bool(against)
 
 
 def names_key(matrix_part: str) -> str:
     """The key of the names record: the package names a verdict can read, fixed by the code and the matrix."""
-    from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT  # here: a verdict of the same bytes needs none of it
+    from glmcompat.readers.uvlockscan import FORMAT as PROJECTION_FORMAT  # lazy: start-up path (the same bytes need none of it)
 
     h = hasher()
     for part in ("names", str(FORMAT), str(PROJECTION_FORMAT), code_fingerprint(), matrix_part):
@@ -104,7 +92,7 @@ def _projected(path: str, relevant: frozenset[str], memo_at: tuple[str, str] | N
     data = read_bounded(path, MAX_DIGESTED)
     if data is None:
         return None
-    from glmcompat.readers.uvlockscan import memo_from, projection_digest
+    from glmcompat.readers.uvlockscan import memo_from, projection_digest  # lazy: start-up path (a changed lock only)
 
     blob = read_stored(memo_at[0], MEMO_HEADER.decode(), memo_at[1], MAX_RECORD) if memo_at is not None else None
     return projection_digest(data, relevant, memo_from(blob) if blob is not None else {})
@@ -120,13 +108,11 @@ def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | No
     parsed = _parse(argv)
     if parsed is None:
         return None
-    paths, matrices, color, against = parsed
-    matrix_part = _matrix_part(matrices)
-    if matrix_part is None:
+    opts, paths, color, against = parsed
+    h = keyed("check", opts, paths)
+    if h is None:
         return None
-    h = hasher()
-    for part in (str(FORMAT), code_fingerprint(), os.getcwd(), str(use_color(color)), "\0".join(argv), matrix_part):
-        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(f"{FORMAT}\0{use_color(color)}\0".encode())  # a verdict in colour is another verdict
     base = cache_dir_name()
     for p in paths:
         proj = None
@@ -142,7 +128,7 @@ def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | No
                 return None  # a missing file: the full path says so
             h.update(f"{p}\0{d}\n".encode("utf-8", "surrogateescape"))
         if against:  # the file at HEAD: fixed by the commit HEAD names and the file's place in the work tree
-            from glmcompat.readers.githead import head_state
+            from glmcompat.readers.githead import head_state  # lazy: start-up path (--against only)
 
             state = head_state(p)
             if state is None:
@@ -155,10 +141,10 @@ def _names(base: str, argv: list[str]) -> tuple[str, frozenset[str] | None] | No
     """(the names record's key, its names or None when none is recorded) for ``check ARGV``; None when the
     command line is not one the fast path answers."""
     parsed = _parse(argv)
-    matrix_part = _matrix_part(parsed[1]) if parsed is not None else None
-    if matrix_part is None:
+    part = matrix_part(parsed[0].get("--matrix", [])) if parsed is not None else None
+    if part is None:
         return None
-    nk = names_key(matrix_part)
+    nk = names_key(part)
     body = read_stored(os.path.join(base, "verdicts", "names-" + nk), NAMES_HEADER.decode(), nk, MAX_RECORD)
     if body is None:
         return nk, None
@@ -185,7 +171,7 @@ def lookup(argv: list[str]) -> int | None:
         if rec is None:
             return None
     deps, out, err, rc = rec
-    if any(file_digest(path) != digest for path, digest in deps.items()):
+    if not still_true(deps):
         return None
     if out:
         sys.stdout.write(out)
@@ -194,15 +180,34 @@ def lookup(argv: list[str]) -> int | None:
     return rc
 
 
-def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: str, rc: int,
+SPAWNED = {"git"}  # the programs a recorded verdict may have run: git answers --against HEAD, which the key holds
+
+
+def reading(argv: list[str]) -> ReadLog:
+    """The read log of the full run of ``check ARGV`` (:class:`glmcompat.matrix.readlog.ReadLog`): every file it
+    reads but those the key holds by content (the files named on the command line, the ``--matrix`` files)."""
+    from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (only a full run logs)
+
+    parsed = _parse(argv)
+    named = list(parsed[1]) if parsed else []
+    matrices = matrix_file_names(parsed[0].get("--matrix", [])) if parsed else []
+    return ReadLog(exclude=named + (matrices if isinstance(matrices, list) else []))
+
+
+def store(argv: list[str], before: str, log: ReadLog, stdout: str, stderr: str, rc: int,
           relevant: Callable[[], Iterable[str]] | None = None) -> None:
     """Record the full path's verdict of ``check ARGV``, whose key (:func:`key` without names) was ``before`` when
-    the run began: nothing when an input changed during the run (never raises: a read-only cache costs speed only).
-    ``relevant`` gives the package names a verdict can read (:func:`relevant_names`), recorded once per code and
-    matrix, so the verdict is stored under the key a later lookup computes with them."""
+    the run began and whose inputs are what ``log`` (:func:`reading`) saw it read: nothing when an input changed
+    during the run, or one is in no state to compare later, or the run started a program whose reads no key holds
+    (never raises: a read-only cache costs speed only). ``relevant`` gives the package names a verdict can read
+    (:func:`relevant_names`), recorded once per code and matrix, so the verdict is stored under the key a later
+    lookup computes with them."""
     base = cache_dir_name()
-    if base is None or key(argv) != before:
+    if base is None or key(argv) != before or not set(log.spawned) <= SPAWNED:
         return
+    deps = log.inputs()
+    if deps is None:
+        return  # a file the verdict read is no regular file now: nothing to compare it with later
     names = _names(base, argv)
     if names is None:
         return
@@ -211,59 +216,43 @@ def store(argv: list[str], before: str, deps: list[str], stdout: str, stderr: st
         rel = frozenset(relevant())
         body = "\n".join(sorted(rel)).encode("utf-8", "surrogateescape")
         try:
-            from pathlib import Path
-
-            from glmcompat.matrix.store import atomic_write
-
-            atomic_write(Path(base) / "verdicts" / ("names-" + nk), seal(NAMES_HEADER.decode(), nk, body))
+            _write(os.path.join(base, "verdicts", "names-" + nk), seal(NAMES_HEADER.decode(), nk, body))
         except (OSError, UnicodeEncodeError):
             rel = None
     memos: dict[str, Memo] = {}
     k = key(argv, rel, None, memos)  # no memo read: each package read afresh, its memo written below
     if k is None:
         return
-    keys = [before] if k == before else [before, k]  # the same bytes, and what a verdict reads of them
-    from glmcompat.readers.uvlockscan import memo_bytes
+    from glmcompat.readers.uvlockscan import memo_bytes  # lazy: start-up path (only a full run stores)
 
     for path, memo in memos.items():
         where, mk = _memo_path(base, nk, path)
         try:
-            from pathlib import Path
-
-            from glmcompat.matrix.store import atomic_write
-
-            atomic_write(Path(where), seal(MEMO_HEADER.decode(), mk, memo_bytes(memo)))
+            _write(where, seal(MEMO_HEADER.decode(), mk, memo_bytes(memo)))
         except OSError:
             pass
-    parsed = _parse(argv)
-    named = {os.path.abspath(p) for p in (parsed[0] if parsed else [])}  # in the key already: not hashed twice
-    files = sorted({os.path.abspath(p) for p in deps} - named)
-    digests = {p: file_digest(p) for p in files}
-    if any(d is None for d in digests.values()):
-        return  # a file the verdict read is no regular file now: nothing to compare it with later
-    for k in keys:
-        record = encode(HEADER, k, {p: d or "" for p, d in digests.items()}, stdout, stderr, rc)
-        if len(record) > MAX_RECORD:
-            return  # it would be read back as no record
-        try:
-            from pathlib import Path
+    for each in [before] if k == before else [before, k]:  # the same bytes, and what a verdict reads of them
+        if not save(HEADER, each, os.path.join(base, "verdicts", each), deps, stdout, stderr, rc):
+            return
 
-            from glmcompat.matrix.store import atomic_write
 
-            atomic_write(Path(base) / "verdicts" / k, record)
-        except OSError:
-            pass
+def _write(path: str, data: bytes) -> None:
+    from pathlib import Path  # lazy: start-up path (only a full run stores)
+
+    from glmcompat.matrix.store import atomic_write  # lazy: start-up path (only a full run stores)
+
+    atomic_write(Path(path), data)
 
 
 def relevant_names(facts: object) -> frozenset[str]:
     """Every package name a verdict can read: each word of each string of the matrix's rows (names, pins, requirements,
     stacks, models) and each word of the decision code's source (the names the rules spell out), canonical. A superset:
     a word that names no package only makes a lock's projection keep that package's version."""
-    import dataclasses
-    import re
+    import dataclasses  # lazy: start-up path (only a full run records names)
+    import re  # lazy: start-up path (only a full run records names)
 
-    from glmcompat import decide
-    from glmcompat.readers.uvlockscan import canonical
+    from glmcompat import decide  # lazy: start-up path (only a full run records names)
+    from glmcompat.readers.uvlockscan import canonical  # lazy: start-up path (only a full run records names)
 
     words: set[str] = set()
     find = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*").findall

@@ -1,15 +1,17 @@
 """What both start-up paths (:mod:`glmcompat.cli.fastpath` for ``check``, :mod:`glmcompat.cli.fastlock` for
-``lock``) share, with ``os`` and ``sys`` only, read before anything heavy is imported: the records they keep
-(what a full run printed and exited with, and the digest of every file that answer depends on), the reading
-of a command line they may answer, and the colour decision (a verdict printed in colour is another verdict). One module, not several: each module a start-up
-path imports costs it about 0.15 ms."""
+``lock``) share, with ``os`` and ``sys`` only, read before anything heavy is imported: the one record they keep
+(what a full run printed and exited with, and the state of every input that run read, as its read log --
+:class:`glmcompat.matrix.readlog.ReadLog` -- saw it), its codec, its validation (:func:`still_true`) and its store
+(:func:`save`), the reading of a command line they may answer, and the colour decision (a verdict printed in colour
+is another verdict). One module, not several: each module a start-up path imports costs it about 0.15 ms."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from glmcompat.matrix.locations import read_stored, seal
+from glmcompat.matrix.locations import (DIRECTORY, PACKAGE, code_fingerprint, hasher, input_state, matrix_file_names,
+                                        read_stored, seal)
 
 # The options each start-up path answers, as the command's parser takes them: (those followed by a value, flags);
 # any other option -- those of FULL_PATH, and one a parser gains later -- leaves the command to the full path.
@@ -33,10 +35,12 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the start-up paths
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from _blake2 import blake2b
+
 
 def encode(header: bytes, key: str, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bytes:
-    """The record stored under ``key``: ``header``, the exit code, each file the answer depends on with its digest,
-    stdout, stderr; sealed (:func:`glmcompat.matrix.locations.seal`) with a digest over the key and all of it, so an
+    """The record stored under ``key``: ``header``, the exit code, each input the answer depends on with its state
+    (:func:`glmcompat.matrix.locations.input_state`), stdout, stderr; sealed (:func:`glmcompat.matrix.locations.seal`) with a digest over the key and all of it, so an
     edited exit code, a flipped bit or a record copied under another key is no record."""
     out = [b"%s\n%d\n%d\n" % (header, rc, len(deps))]
     for path, digest in deps.items():
@@ -58,6 +62,29 @@ def load(header: bytes, key: str, path: str) -> tuple[dict[str, str], str, str, 
         return decode(header, body)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def still_true(deps: dict[str, str]) -> bool:
+    """Whether every input a record names is in the state it recorded (one comparison for both start-up paths)."""
+    return all(input_state(path, state) == state for path, state in deps.items())
+
+
+def save(header: bytes, key: str, path: str, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bool:
+    """Store the record of a full run under ``key`` at ``path`` (:func:`encode`); False when it is not stored (one
+    over :data:`MAX_RECORD`, which would read back as no record, or a cache that cannot be written: a read-only
+    cache costs speed only)."""
+    record = encode(header, key, deps, stdout, stderr, rc)
+    if len(record) > MAX_RECORD:
+        return False
+    from pathlib import Path  # lazy: start-up path (only a full run stores)
+
+    from glmcompat.matrix.store import atomic_write  # lazy: start-up path (only a full run stores)
+
+    try:
+        atomic_write(Path(path), record)
+    except OSError:
+        return False
+    return True
 
 
 def decode(header: bytes, blob: bytes) -> tuple[dict[str, str], str, str, int]:
@@ -88,6 +115,40 @@ def decode(header: bytes, blob: bytes) -> tuple[dict[str, str], str, str, int]:
     return deps, texts[0], texts[1], rc
 
 
+def matrix_part(matrices: list[str]) -> str | None:
+    """The ``--matrix`` files by path and state (:func:`glmcompat.matrix.locations.input_state`: by content, not size
+    and mtime, so a same-size edit with the mtime kept is still seen; the shipped matrix is part of the code
+    fingerprint, by size and mtime, as the modules); None when one is not a file a start-up path can compare (a
+    directory with no matrix file, a missing file: the full path reports it)."""
+    names = matrix_file_names(matrices) if matrices else []
+    if isinstance(names, str):
+        return None
+    out = []
+    for f in names:
+        state = input_state(f)
+        if not state or state == DIRECTORY:
+            return None
+        out.append(f"{f}\0{state}\n")
+    return "".join(out)
+
+
+def keyed(command: str, opts: dict[str, list[str]], positional: list[str]) -> blake2b | None:
+    """The key of a record of ``command`` as far as every command's is the same: a hash fed with the command, glmcompat's
+    code (its fingerprint and its place), the working directory, the options as parsed (:func:`parse_options` with
+    :data:`REPLAY`: each option with its values, or one entry per use of a flag, in the parser's terms, so ``-q -q``
+    is not ``-q`` and two spellings of one command line are one key) and the positional arguments in order, and the
+    ``--matrix`` files by content (:func:`matrix_part`); the command then feeds its own inputs. None when a
+    ``--matrix`` file is none a start-up path can compare."""
+    part = matrix_part(opts.get("--matrix", []))
+    if part is None:
+        return None
+    h = hasher()
+    canonical = "".join(f"{o}\0" + "\0".join(opts[o]) + "\n" for o in sorted(opts))
+    for p in (f"{command} record", code_fingerprint(), PACKAGE, os.getcwd(), canonical, "\0".join(positional), part):
+        h.update(p.encode("utf-8", "surrogateescape") + b"\0")
+    return h
+
+
 def use_color(mode: str = "auto", stream: TextIO | None = None) -> bool:
     """Whether to colour ``stream`` (default stdout), as uv and pre-commit decide it: ``always`` and ``never``
     are final; ``auto`` colours a terminal, except that ``NO_COLOR`` (any non-empty value) or ``TERM=dumb``
@@ -110,7 +171,7 @@ def use_color(mode: str = "auto", stream: TextIO | None = None) -> bool:
 
 
 def parse_options(argv: list[str], values: set[str], flags: set[str]) -> tuple[dict[str, list[str]], list[str]] | None:
-    """``ARGV`` as ``{option: [value, ...]}`` (a flag maps to ``[]``) and its positional arguments, for a start-up
+    """``ARGV`` as ``{option: [value, ...]}`` (a flag to one ``""`` per use) and its positional arguments, for a start-up
     path that knows the options ``values`` (each followed by its value) and ``flags``; None at anything else (an
     unknown option, ``--opt=value``, a value option without its value): the full path handles and reports it."""
     opts: dict[str, list[str]] = {}
@@ -126,7 +187,7 @@ def parse_options(argv: list[str], values: set[str], flags: set[str]) -> tuple[d
         elif a.startswith("-"):
             if a not in flags:
                 return None
-            opts.setdefault(a, [])
+            opts.setdefault(a, []).append("")
             i += 1
         else:
             positional.append(a)

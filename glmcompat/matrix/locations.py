@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
+
 try:
     from _blake2 import blake2b  # not hashlib, which loads OpenSSL
 except ImportError:  # pragma: no cover - a CPython built without _blake2
@@ -147,7 +148,7 @@ def unseal(kind: str, key: str, raw: bytes | None) -> bytes | None:
     digest, nl, body = raw[len(_SEAL):].partition(b"\n")
     if not nl or len(digest) != 40:
         return None
-    import _operator  # hmac.compare_digest without importing hmac (and hashlib with it)
+    import _operator  # lazy: start-up path (hmac.compare_digest without importing hmac, and hashlib with it)
 
     return body if _operator._compare_digest(_seal_digest(kind, key, body), digest) else None
 
@@ -185,3 +186,42 @@ def read_bounded(path: str, limit: int = MAX_STORED) -> bytes | None:
 def read_stored(path: str, kind: str, key: str, limit: int = MAX_STORED) -> bytes | None:
     """The payload of the stored entry ``path`` (:func:`read_bounded`, then :func:`unseal`); None: a miss."""
     return unseal(kind, key, read_bounded(path, limit))
+
+
+# -- what a start-up path compares of an input (the read log, :mod:`glmcompat.matrix.readlog`, records it) ---------
+
+LISTING = "ls:"  # the state of a directory read by listing: its sorted names' digest
+DIRECTORY = "dir"  # the state of a directory probed (not listed)
+LINK = "link:"  # the state of a symbolic link: its target and the state of what it points to
+
+
+def input_state(path: str, recorded: str | None = None) -> str | None:
+    """What a start-up path compares of an input: a regular file's content digest (:func:`file_digest`), ``""`` when
+    nothing is there, :data:`DIRECTORY` for a directory, :data:`LINK`, the target and its state for a link, or -- when
+    ``recorded`` is a listing's state -- :data:`LISTING` and the digest of its sorted names; None for anything else (a
+    FIFO, a device, an unreadable file: no record). ``recorded``, the state it had, only saves work."""
+    if recorded is not None and recorded.startswith(LISTING):
+        try:
+            names = sorted(os.listdir(path))
+        except FileNotFoundError:
+            return ""
+        except (OSError, ValueError):
+            return None
+        return LISTING + text_digest("\0".join(names))
+    if recorded == DIRECTORY:  # one lstat says whether it still is one
+        try:
+            if os.lstat(path).st_mode & 0o170000 == 0o040000:
+                return DIRECTORY
+        except (OSError, ValueError):
+            pass
+    d = file_digest(path, follow=False)
+    if d is not None:
+        return d
+    try:
+        mode = os.lstat(path).st_mode & 0o170000
+        if mode == 0o120000:  # a link: where it points, and what is there (a file replaced by a link is a change)
+            inner = DIRECTORY if os.path.isdir(path) else file_digest(path)
+            return None if inner is None else f"{LINK}{os.readlink(path)}:{inner}"
+    except (OSError, ValueError):
+        return None
+    return DIRECTORY if mode == 0o040000 else None

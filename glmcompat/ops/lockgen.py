@@ -55,7 +55,7 @@ from glmcompat.ops.lockrender import (
     pyproject_data,
     render_pyproject,
 )
-from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP, digest
+from glmcompat.ops.lockset import OUTPUTS, STAGING_PREFIX, STAMP, digest
 from glmcompat.ops.progress import Progress
 from glmcompat.ops.publish import (
     check_out,
@@ -90,8 +90,9 @@ RESOLUTION_FORMAT = 5
 
 @dataclass(frozen=True)
 class NoopRecord:
-    """What a run that changed nothing read: ``--out`` (absolute) and the digest of every file its answer
-    depended on (the set, its stamp, the memoized resolution; ``""``: absent)."""
+    """What a run that changed nothing read that its read log (:class:`glmcompat.matrix.readlog.ReadLog`) does not
+    see: ``--out`` (absolute) and the digest of each such file its answer depends on (``""``: absent): a stored thing
+    it treats as a fact (the memoized resolution), what uv reads (a project's configuration files)."""
 
     out: str
     files: dict[str, str]
@@ -351,7 +352,8 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
 def _noop_record(facts: Facts, req: LockRequest, out: Path, old: dict[str, bytes | None], stamp: bytes | None,
                  res: Resolution) -> NoopRecord | None:
     """What the next identical run may be answered from (see :mod:`glmcompat.cli.fastlock`): only for a
-    resolution the index cannot change (exclude-newer) that is memoized."""
+    resolution the index cannot change (exclude-newer) that is memoized. The files the run read are its read log's;
+    this names the one stored thing the answer treats as a fact (a log leaves glmcompat's stores out): the memo."""
     if not res.exclude_newer or stamp is None:
         return None
     try:
@@ -361,12 +363,7 @@ def _noop_record(facts: Facts, req: LockRequest, out: Path, old: dict[str, bytes
         return None
     if memo_bytes is None:
         return None  # the next run resolves afresh: it must not be answered from a record
-    base = os.path.abspath(out)
-    files = {os.path.join(base, n): digest(old[n] or b"") for n in OUTPUTS}
-    files[os.path.join(base, STAMP)] = digest(stamp)
-    files[os.path.join(base, PUBLISHING)] = ""
-    files[os.path.abspath(memo)] = digest(memo_bytes)
-    return NoopRecord(base, files)
+    return NoopRecord(os.path.abspath(out), {os.path.abspath(memo): digest(memo_bytes)})
 
 
 def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: Path,

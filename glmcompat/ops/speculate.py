@@ -20,10 +20,14 @@ Nothing here writes outside its own temporary directory, and a speculation is al
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
+import threading
+import time
 
 from glmcompat.edges.uv import uv_binary, uv_env
+from glmcompat.matrix.locations import read_bounded
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
 TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
@@ -43,8 +47,6 @@ class Speculation:
     followed, once it succeeds, by the lock's two ``uv export`` runs (:data:`EXPORTS`) there."""
 
     def __init__(self, pyproject: bytes, uvlock: bytes | None, requires_python: str | None) -> None:
-        import threading
-
         self.pyproject = pyproject
         self.uvlock = uvlock
         self.uv = uv_binary()
@@ -91,7 +93,7 @@ class Speculation:
     def data(self) -> Any:
         """The predicted pyproject.toml as data (None when it does not parse: then nothing matches it)."""
         if self._data is None:
-            import tomllib
+            import tomllib  # lazy: start-up path (this module is read before uv starts)
 
             try:
                 self._data = tomllib.loads(self.pyproject.decode("utf-8"))
@@ -102,7 +104,7 @@ class Speculation:
     def matches(self, text: bytes, uvlock: bytes | None, requires_python: str | None) -> bool:
         """Whether this run answers the lock of ``text`` seeded with ``uvlock``: the same data, the same seed,
         the same uv binary and environment (it may still be running)."""
-        import tomllib
+        import tomllib  # lazy: start-up path (this module is read before uv starts)
 
         try:
             want = tomllib.loads(text.decode("utf-8"))
@@ -127,7 +129,7 @@ class Speculation:
     @property
     def dir(self) -> Path:
         """The private directory uv runs in."""
-        from pathlib import Path
+        from pathlib import Path  # lazy: start-up path (this module is read before uv starts)
 
         return Path(self.path)
 
@@ -171,6 +173,12 @@ def _roots() -> list[str]:
     return [os.path.abspath(r) for r in dict.fromkeys(filter(None, names))]
 
 
+def private_prefixes(prefix: str = UV_PREFIX) -> list[str]:
+    """Where the names of the private directories :func:`private_dir` makes begin (no input of a run: what uv
+    writes there is its output)."""
+    return [os.path.join(root, prefix) for root in _roots()]
+
+
 def private_dir(prefix: str) -> str:
     """A new directory only this user can enter, under the first temporary directory :mod:`tempfile` would take
     (``TMPDIR``, ``TEMP``, ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``: the first one a directory can be
@@ -188,7 +196,7 @@ def private_dir(prefix: str) -> str:
             error = e
             continue
         try:
-            import fcntl
+            import fcntl  # lazy: optional (POSIX only)
 
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -201,7 +209,7 @@ def private_dir(prefix: str) -> str:
 
 def remove_private(path: str) -> None:
     """Remove a directory :func:`private_dir` made, and release it."""
-    import shutil
+    import shutil  # lazy: start-up path (this module is read before uv starts)
 
     shutil.rmtree(path, ignore_errors=True)
     fd = _held.pop(path, None)
@@ -212,17 +220,19 @@ def remove_private(path: str) -> None:
 def sweep(prefix: str = UV_PREFIX, stale_after: float = STALE_AFTER) -> list[str]:
     """Remove the private directories (``prefix``) of this user's runs that a kill left behind: not held by any live
     run and untouched for ``stale_after`` seconds. Returns the paths removed; never raises."""
-    import shutil
-    import time
+    import shutil  # lazy: start-up path (this module is read before uv starts)
 
     try:
-        import fcntl
+        import fcntl  # lazy: optional (POSIX only)
     except ImportError:  # pragma: no cover - Windows
         return []
+    from glmcompat.matrix.readlog import unlogged  # lazy: start-up path (this module is read before uv starts)
+
     removed: list[str] = []
     for root in _roots():
         try:
-            names = [n for n in os.listdir(root) if n.startswith(prefix)]
+            with unlogged():  # housekeeping: the temporary directory's names are no input of the run
+                names = [n for n in os.listdir(root) if n.startswith(prefix)]
         except OSError:
             continue
         for n in names:
@@ -291,8 +301,6 @@ def discard() -> None:
 def read_prediction(path: str) -> bytes | None:
     """The bytes of a regular file (no link followed, a FIFO never waited on) of at most the output size cap;
     None otherwise: the one safe reader (:func:`glmcompat.matrix.locations.read_bounded`)."""
-    from glmcompat.matrix.locations import read_bounded
-
     return read_bounded(path, MAX_OUTPUT_BYTES)
 
 
@@ -309,7 +317,7 @@ def requires_python_of(pyproject: bytes) -> str | None:
             value = line[len(b'requires-python = "'):-1]
             if not any(c in value for c in (b'"', b"\\", b"'")):
                 return value.decode("ascii", "replace")
-    import tomllib
+    import tomllib  # lazy: start-up path (this module is read before uv starts)
 
     try:
         value = tomllib.loads(pyproject.decode("utf-8")).get("project", {}).get("requires-python")
@@ -363,8 +371,7 @@ def predicted_out(argv: list[str], default_stack: str) -> str | None:
 
 def _newest_vllm_lock(names: list[str]) -> str | None:
     """Of the lock directories ``locks/*/<name>``, the one whose pyproject.toml pins the newest vllm."""
-    import glob
-    import re
+    import glob  # lazy: start-up path (this module is read before uv starts)
 
     best: tuple[tuple[int, ...], str] | None = None
     for n in names:
@@ -417,6 +424,6 @@ def start_early(argv: list[str], default_stack: str) -> None:
 def stamped(stamp: bytes, name: str, data: bytes) -> bool:
     """Whether the stamp ``stamp`` records ``data`` (by its sha256) as the output ``name``: the stamp's own
     formatting (:func:`glmcompat.ops.publish.stamp_of`), read without json."""
-    import hashlib
+    import hashlib  # lazy: start-up path (hashlib loads OpenSSL)
 
     return b'"%s": "%s"' % (name.encode(), hashlib.sha256(data).hexdigest().encode()) in stamp

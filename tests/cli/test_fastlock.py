@@ -25,7 +25,7 @@ from glmcompat.matrix.store import cache_dir
 
 from tests.ops import test_publish as safety
 from tests.conftest import run_cli
-from tests.ops.test_publish import A, seed, tree
+from tests.ops.test_publish import A, put, seed, tree
 
 # The local index, the matrix snapshot and the recorded resolution of tests/ops/test_publish.py.
 index, matrix, facts, src, uv_cache, refs, env = (safety.index, safety.matrix, safety.facts, safety.src, safety.uv_cache,
@@ -41,12 +41,13 @@ def cmd(out: Path, matrix_dir: Path, *extra: str) -> list[str]:
     return ["lock", "--target", "sm120", "--matrix", str(matrix_dir), "--out", str(out), *extra]
 
 
-def fast(tmp_path: Path, argv: list[str], extra_env: dict[str, str] | None = None) -> tuple[int | None, str, str, list[str]]:
+def fast(tmp_path: Path, argv: list[str], extra_env: dict[str, str] | None = None,
+         cwd: Path | None = None) -> tuple[int | None, str, str, list[str]]:
     """Only the start-up path, as a process like run_cli's: (exit code or None for a miss, stdout, stderr, the heavy
     modules it imported)."""
     result = tmp_path / "probe.json"
     p = subprocess.run([sys.executable, "-c", PROBE, str(result), *argv[1:]], capture_output=True, text=True,
-                       env={**os.environ, **(extra_env or {})}, timeout=60)
+                       env={**os.environ, **(extra_env or {})}, timeout=60, cwd=cwd)
     assert p.returncode == 0, p.stderr
     rc, heavy = json.loads(result.read_text())
     return rc, p.stdout, p.stderr, heavy
@@ -79,13 +80,12 @@ def records() -> list[Path]:
 
 @pytest.fixture
 def recorded(tmp_path, env, refs, matrix):
-    """An output directory that a run wrote and a second run found up to date (that one stored its answer);
-    returns (out, the command, the full path's answer)."""
+    """An output directory holding the set a run writes (tests/ops/test_publish.py's reference: the same bytes; a run
+    that writes one stores no answer, test_no_answer_is_stored_for_a_failed_or_writing_run) and a run that found it
+    up to date (that one stored its answer); returns (out, the command, the full path's answer)."""
     out = tmp_path / "out"
     argv = cmd(out, matrix)
-    first = run_cli(*argv)
-    assert first.returncode == 0 and "(wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)" in first.stdout, first.stderr
-    assert not records(), "a run that wrote files stores no answer"
+    put(out, refs[A])
     full, got = settled(tmp_path, argv)
     assert full.returncode == 0 and "(up to date)" in full.stdout.splitlines()[0], full.stdout + full.stderr
     assert got[:3] == (full.returncode, full.stdout, full.stderr)
@@ -144,11 +144,12 @@ CHANGES = {
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
-def test_any_change_declines(tmp_path, recorded, facts, change):
-    out, argv, full = recorded
+def test_any_change_declines(tmp_path, env, refs, matrix, change):
+    out = tmp_path / "out"
+    put(out, refs[A])
     matrix_dir = tmp_path / "m"  # a private copy: the module's snapshot stays as it is
-    shutil.copytree(argv[4], matrix_dir)
-    argv = [*argv[:4], str(matrix_dir), *argv[5:]]
+    shutil.copytree(matrix, matrix_dir)
+    argv = cmd(out, matrix_dir)
     seed(load_facts([matrix_dir]), safety.RecordedSource(safety.INDEX), A)
     assert run_cli(*argv).returncode == 0  # re-stamps the set for this matrix copy (the stamp names the matrix)
     assert settled(tmp_path, argv)[1][0] == 0  # a no-op records the answer
@@ -189,6 +190,23 @@ def test_uv_configuration_is_a_dependency(tmp_path, env, refs, matrix, monkeypat
     assert fast(tmp_path, argv)[0] is None
 
 
+def test_the_settings_a_stack_lock_reads_are_an_input(tmp_path, env, refs, matrix):
+    """Without --model, `lock --stack` takes it from [tool.glmcompat] of the project around the working directory: an
+    input no hand-kept list named (the answer was replayed after an edit there). The run's read log names it: an
+    edit declines."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text('[tool.glmcompat]\nmodel = "glm_moe_dsa"\n')
+    out = tmp_path / "out"
+    put(out, refs[A])
+    argv = cmd(out, matrix)
+    full = run_cli(*argv, cwd=proj)  # a no-op: it records its answer
+    assert full.returncode == 0 and "(up to date)" in full.stdout.splitlines()[0], full.stdout + full.stderr
+    assert fast(tmp_path, argv, cwd=proj)[:3] == (full.returncode, full.stdout, full.stderr)
+    (proj / "pyproject.toml").write_text('[tool.glmcompat]\nmodel = "glm_moe_dsa"\nplatform = "aarch64"\n')
+    assert fast(tmp_path, argv, cwd=proj)[0] is None
+
+
 def test_another_command_line_declines(tmp_path, recorded):
     out, argv, _ = recorded
     for other in (argv + ["--force"], argv + ["--check"], argv + ["-v"], argv + ["--no-cache"],
@@ -225,7 +243,9 @@ def test_no_answer_is_stored_for_a_failed_or_writing_run(tmp_path, env, matrix):
     r = run_cli(*cmd(out, matrix))
     assert r.returncode == 2 and not records()
     shutil.rmtree(out)
-    assert run_cli(*cmd(out, matrix)).returncode == 0 and not records()
+    first = run_cli(*cmd(out, matrix))
+    assert first.returncode == 0 and "(wrote pyproject.toml, uv.lock, requirements.txt, pylock.toml)" in first.stdout, first.stderr
+    assert not records(), "a run that wrote files stores no answer"
 
 
 def test_an_answer_of_the_wrong_shape_is_a_miss(tmp_path, recorded):

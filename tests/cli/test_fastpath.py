@@ -145,13 +145,18 @@ def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, 
     argv = [str(lock), "--target", "sm90"]
     before = fastpath.key(argv)
     assert before is not None
+    with fastpath.reading(argv) as log:
+        lock.read_bytes()
     lock.write_text("torch==2.10.0\n")  # edited while the run judged the old bytes
-    fastpath.store(argv, before, [str(lock)], "verdict of the old bytes\n", "", 0)
+    fastpath.store(argv, before, log, "verdict of the old bytes\n", "", 0)
     assert not (tmp_path / "cache" / "verdicts").exists()
     before = fastpath.key(argv)
     assert before is not None
     side = tmp_path / "pyproject.toml"
-    fastpath.store(argv, before, [str(lock), str(side)], "verdict\n", "", 0)
+    with fastpath.reading(argv) as log:  # what the run read: the named lock, and the absent file beside it
+        lock.read_bytes()
+        assert not side.is_file()
+    fastpath.store(argv, before, log, "verdict\n", "", 0)
     (record,) = (tmp_path / "cache" / "verdicts").iterdir()
     deps, out, _, rc = load(fastpath.HEADER, before, str(record)) or ({}, "", "", -1)
     assert (out, rc) == ("verdict\n", 0)
@@ -234,3 +239,59 @@ def test_the_replayed_options_are_the_parsers(command):
         from glmcompat.ops.speculate import _VALUE_OPTIONS
 
         assert _VALUE_OPTIONS <= values
+
+
+PLANTED = """\
+import sys
+from pathlib import Path
+
+from glmcompat.cli.commands import check
+
+real = check.no_isolation
+
+
+def planted(lock):  # a reader the full path gained, named in no list: one file read, one probed
+    Path(lock).with_name("extra.cfg").read_bytes()
+    Path(lock).with_name("probe.cfg").exists()
+    return real(lock)
+
+
+check.no_isolation = planted
+from glmcompat.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_input_no_list_names_is_in_the_record(tmp_path, monkeypatch, capsys):
+    """The recorded inputs are what the full run read (its read log), not a list kept by hand: a reader planted in
+    the full path -- one file read, one path probed and absent -- is part of the record with no other change, so the
+    recorded verdict is answered while both are as they were and never once either changed."""
+    import os
+    import subprocess
+    import sys
+
+    from glmcompat.cli import fastpath
+
+    d = tmp_path / "proj"
+    d.mkdir()
+    lock = d / "requirements.txt"
+    lock.write_text("torch==2.9.1\nsgl-kernel==0.3.21\n")
+    (d / "extra.cfg").write_text("one\n")
+    cache = tmp_path / "cache"
+    argv = ["requirements.txt", "--target", "sm90"]
+    full = subprocess.run([sys.executable, "-c", PLANTED, "check", *argv], cwd=d, capture_output=True, text=True,
+                          env={**os.environ, "GLMCOMPAT_CACHE_DIR": str(cache)}, timeout=120)
+    assert full.returncode == 0, full.stderr
+    monkeypatch.chdir(d)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    capsys.readouterr()
+    assert fastpath.lookup(argv) == 0 and capsys.readouterr().out == full.stdout  # both as they were: a hit
+    (d / "extra.cfg").write_text("two\n")
+    assert fastpath.lookup(argv) is None  # the file the planted reader read changed: a miss
+    (d / "extra.cfg").write_text("one\n")
+    assert fastpath.lookup(argv) == 0
+    (d / "probe.cfg").write_text("")
+    assert fastpath.lookup(argv) is None  # the path it probed appeared: a miss

@@ -7,21 +7,33 @@ the matrix comes from the validated-JSON cache and the lock from the content-has
 from __future__ import annotations
 
 import json
+import os
+import posixpath
 import re
+import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from glmcompat.cli import fastpath
+from glmcompat.cli.commands._common import add_output_options, output, paint, parser
 from glmcompat.decide import rules
-from glmcompat.ops.checkfile import LOCK_NAMES, locate, no_isolation
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.errors import InputError, LockFormatError
+from glmcompat.model.findings import Finding, Printed, evidence_lines
+from glmcompat.model.platforms import check_platform, target_platforms
 from glmcompat.ops.checkfile import check_ships as _check_ships
+from glmcompat.ops.checkfile import locate, no_isolation
 from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
-from glmcompat.model.errors import InputError
-from glmcompat.model.findings import Finding
-from glmcompat.model.platforms import target_platforms
+from glmcompat.readers.formats import read_bytes, read_lock, read_text_lock, with_sets
+from glmcompat.readers.formats.common import decode_text
+from glmcompat.readers.formats.registry import detect_kind
+from glmcompat.readers.formats.requirements import include_targets, parse_requirements
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
@@ -46,8 +58,6 @@ class Job:
 
 def build_parser() -> Any:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
-    from glmcompat.cli.commands._common import add_output_options, parser
-
     p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
                         "for a GPU target, offline.")
     p.add_argument("paths", nargs="+", metavar="PATH")
@@ -84,8 +94,6 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
     that tracked requirements files include (``-r deps/gpu.txt``) is judged through the files that include it,
     at the top of the chain; any other file whose name is not a dependency file's is judged only if it reads as
     a requirements file with entries (a README.txt is skipped)."""
-    from glmcompat.readers.formats import read_lock
-
     out: list[str] = []
     notes: list[str] = []
     for raw in paths:
@@ -115,10 +123,6 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
 def _includers(path: Path) -> list[Path]:
     """The tracked requirements files of ``path``'s repository that include it (``-r``/``-c``, at any depth),
     keeping only those no other of them includes (the tops of the chains)."""
-    import subprocess
-
-    from glmcompat.readers.formats import read_lock
-
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.resolve().parent, capture_output=True,
                              text=True, check=True).stdout.strip()
@@ -173,11 +177,6 @@ def _jobs(args: Any) -> list[Job]:
 
 def _old_lock(path: Path, rev: str) -> Lock | None:
     """The lock at git revision ``rev`` (None when the file did not exist there)."""
-    import subprocess
-
-    from glmcompat.readers.formats import read_text_lock
-    from glmcompat.readers.formats.registry import detect_kind
-
     d = path.resolve().parent
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=d, capture_output=True, text=True, check=True).stdout.strip()
@@ -199,8 +198,6 @@ def _old_lock(path: Path, rev: str) -> Lock | None:
 
 
 def _at_revision_includes(data: bytes) -> list[str]:
-    from glmcompat.readers.formats.requirements import include_targets
-
     return include_targets(data.decode("utf-8", "replace"))
 
 
@@ -208,13 +205,6 @@ def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Lock:
     """A requirements file at ``rev`` with every file it includes as it was at ``rev`` too (never the work
     tree's): the files are copied out of git into a private directory at their places in the repository and
     read there; messages name them ``REV:path``."""
-    import os
-    import posixpath
-    import subprocess
-    import tempfile
-
-    from glmcompat.model.errors import LockFormatError
-
     with tempfile.TemporaryDirectory(prefix="glmcompat-rev-") as tmp:
         root = Path(tmp)
         todo, seen = [(rel, data)], {rel}
@@ -237,16 +227,11 @@ def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Lock:
         except LockFormatError as e:
             where = (e.path or str(root / rel)).replace(prefix, f"{rev}:")
             raise LockFormatError(e.message.replace(prefix, f"{rev}:"), path=where, line=e.line) from None
-        from dataclasses import replace
 
         return replace(lock, path=f"{rev}:{rel}")
 
 
 def _read_at(path: Path) -> Lock:
-    from glmcompat.readers.formats import read_bytes, with_sets
-    from glmcompat.readers.formats.common import decode_text
-    from glmcompat.readers.formats.requirements import parse_requirements
-
     return with_sets(parse_requirements(path, decode_text(path, read_bytes(path))))
 
 
@@ -314,16 +299,20 @@ def _bump_findings(old: Lock, new: Lock, new_findings: list[Finding], old_findin
 
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
-    import time
-
-    from glmcompat.cli import fastpath
-    from glmcompat.cli.commands._common import output
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.model.platforms import check_platform
-    from glmcompat.readers.formats import read_lock
-
-    platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
+    if before is None:
+        return _judge(args)[0]
+    with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
+        rc, text, facts = _judge(args)
+    if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
+        fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts))
+    return rc
+
+
+def _judge(args: Any) -> tuple[int, str, Any]:
+    """The verdicts of ``check`` (printed), and for the start-up path's record: the exit code, what was written to
+    stdout ("" when it was not the process's: -qq), and the matrix read (None: nothing to record)."""
+    platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     facts = load_facts(args.matrix)
     hook_notes: list[str] = []
     if args.against:
@@ -331,7 +320,7 @@ def main(name: str, argv: Sequence[str]) -> int:
         for n in hook_notes:
             print(f"note: {n}", file=sys.stderr)
         if not args.paths:
-            return 0
+            return 0, "", None
     jobs = _jobs(args)
     stack = facts.stack(args.stack) if args.stack else None
     for job in jobs:
@@ -349,12 +338,9 @@ def main(name: str, argv: Sequence[str]) -> int:
             facts.model(job.model)
     o = output(args)
     ok = True
-    lock_metas: dict[Path, dict[str, Any]] = {}
     for job in jobs:
         t0 = time.perf_counter()
         lock = read_lock(job.path)
-        lock_metas[job.path] = {"includes": lock.meta.get("includes") or [],
-                                "origins": sorted({e.origin for e in lock.entries if e.origin})}
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         mixed = _output_set_problems(job.path)
@@ -371,7 +357,7 @@ def main(name: str, argv: Sequence[str]) -> int:
             job.kind = lock.kind
             if any(f.severity == "error" for f in found):
                 ok = False
-                from glmcompat.decide.remedy import for_lock
+                from glmcompat.decide.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
 
                 job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
@@ -381,24 +367,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     else:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
     o.out.write(text)
-    rc = 0 if ok else 1
-    if before is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
-        fastpath.store(list(argv), before, _dependencies(jobs, lock_metas), text if o.out is sys.stdout else "", "", rc,
-                       relevant=lambda: fastpath.relevant_names(facts))
-    return rc
-
-
-def _dependencies(jobs: list[Job], metas: dict[Path, dict[str, Any]]) -> list[str]:
-    """Every file the verdicts read besides those named on the command line: a cached verdict holds only
-    while they are unchanged (or still absent)."""
-    deps: list[str] = []
-    for job in jobs:
-        d = job.path.parent
-        deps += [str(job.path), str(d / "pyproject.toml"), str(d / ".glmcompat-stamp"), str(d / ".glmcompat-publish")]
-        deps += [str(d / n) for n in LOCK_NAMES]
-        deps += [str(d / inc) for inc in metas.get(job.path, {}).get("includes") or []]
-        deps += [str(d / e) for e in metas.get(job.path, {}).get("origins") or []]
-    return deps
+    return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
@@ -441,9 +410,6 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     probe that reproduces it) and its hint; ``verbose`` (-v): every evidence source in full; ``notes`` False (-q): a
     safe verdict is its one line (its warnings counted in it), an unsafe one loses the lock's notes and the evidence
     lines (never a verdict, a finding or its hint). Evidence already printed in a verdict is said once ("as above")."""
-    from glmcompat.cli.commands._common import paint
-    from glmcompat.model.findings import Printed, evidence_lines
-
     def c(code: str, s: str) -> str:
         return paint(code, s, color)
 

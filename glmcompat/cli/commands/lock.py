@@ -19,6 +19,7 @@ from glmcompat.cli.commands._common import (
     parser,
     shown_url,
 )
+from glmcompat.cli.fastlock import Exit
 from glmcompat.model.errors import InputError, UnsafeError
 from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
 
@@ -136,9 +137,6 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
         for w in s.warnings:
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
-
-    from glmcompat.cli.fastlock import Exit  # lazy: keeps `lock --help` light
-
     return Exit(0, s.noop)  # a run that changed nothing: what it read, for the start-up path's record
 
 

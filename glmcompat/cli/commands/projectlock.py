@@ -3,13 +3,28 @@ as the command line gave them, the settings of ``[tool.glmcompat]``, and the out
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
-from glmcompat.model.errors import InputError, UnsafeError
+from glmcompat.cli.fastlock import Exit
+from glmcompat.decide.stacks import lock_platform
+from glmcompat.edges.index import IndexOptions, client_for
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.errors import InputError, UnsafeError, classify
+from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.ops.projectlock import (
+    NoTarget,
+    ProjectLockRequest,
+    ProjectLockResult,
+    default_output,
+    lock_project_recorded,
+    lock_requirements,
+)
+from glmcompat.readers import pyproject as pp
 
 if TYPE_CHECKING:
     from glmcompat.model.outputs import LockOutput
@@ -18,8 +33,6 @@ if TYPE_CHECKING:
 
 def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
     """``[tool.glmcompat]`` of the project around ``start`` (for requirements mode), and its file."""
-    from glmcompat.readers import pyproject as pp
-
     found = pp.find(start)
     if found is None:
         return {}, None
@@ -29,14 +42,11 @@ def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
 def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
     """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``; no target anywhere: exit 2
     naming both places."""
-    from glmcompat.ops.projectlock import NoTarget, ProjectLockRequest
-
     targets = list(args.target or []) or (_settings_targets(settings, where) if where else [])
     if not targets:
         raise NoTarget(str(where) if where else None)
     platform = args.platform or (_setting(settings, "platform", where) if where else None)
     model = args.model or (_setting(settings, "model", where) if where else None)
-    from glmcompat.edges.index import IndexOptions
 
     return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python,
                               IndexOptions(args.index_url, bool(args.no_cache)))
@@ -45,11 +55,6 @@ def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
 def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
     process's stdout and stderr)."""
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.cli.fastlock import Exit
-    from glmcompat.edges.index import client_for
-    from glmcompat.ops.projectlock import default_output, lock_project_recorded, lock_requirements
-
     if args.out or args.with_ or args.force:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
                          "requirement to its pyproject.toml")
@@ -59,8 +64,6 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
     if args.model:
         facts.model(args.model)
     if kind == "project":
-        from glmcompat.readers import pyproject as pp
-
         settings = pp.load(path).settings
         req = request(args, settings, path)
     else:
@@ -84,14 +87,10 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
             for ekind, src in c.evidence:
                 o.detail(f"evidence ({ekind}): {src}")
         if args.json:
-            from glmcompat.decide.stacks import lock_platform
-            from glmcompat.ops.projectlock import ProjectLockResult
-
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
                                        lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
                                        evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
             dump_json(_lock_doc(failed).to_json(), o.out)  # the outcome, as one document (no second, error-only one)
-            from glmcompat.model.errors import classify
 
             code, line = classify(e)
             o.err.write(paint_line(f"error: {line}", o.color) + "\n")
@@ -114,12 +113,8 @@ def _lock_doc(r: ProjectLockResult) -> LockOutput:
 
 
 def _render(result: Any, args: Any, o: Output) -> int:
-    from glmcompat.model.platforms import PLATFORM_NAME
-
     def say(line: str) -> None:
         print(o.line(line), file=o.out)
-
-    import os
 
     targets = ", ".join(result.targets)
     shown = os.path.relpath(result.path)
