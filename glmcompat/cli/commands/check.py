@@ -6,13 +6,10 @@ the matrix comes from the validated-JSON cache and the lock from the content-has
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -22,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from glmcompat.cli import fastpath
 from glmcompat.cli.commands._common import add_output_options, output, paint, parser
 from glmcompat.decide import rules
-from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError, LockFormatError
 from glmcompat.model.findings import Finding, Printed, evidence_lines
 from glmcompat.model.platforms import check_platform, target_platforms
@@ -30,10 +26,6 @@ from glmcompat.ops.checkfile import check_ships as _check_ships
 from glmcompat.ops.checkfile import locate, no_isolation
 from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
-from glmcompat.readers.formats import read_bytes, read_lock, read_text_lock, with_sets
-from glmcompat.readers.formats.common import decode_text
-from glmcompat.readers.formats.registry import detect_kind
-from glmcompat.readers.formats.requirements import include_targets, parse_requirements
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
@@ -94,6 +86,8 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
     that tracked requirements files include (``-r deps/gpu.txt``) is judged through the files that include it,
     at the top of the chain; any other file whose name is not a dependency file's is judged only if it reads as
     a requirements file with entries (a README.txt is skipped)."""
+    from glmcompat.readers.formats import read_lock  # lazy: the engine: `check --help` stays light
+
     out: list[str] = []
     notes: list[str] = []
     for raw in paths:
@@ -123,6 +117,10 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
 def _includers(path: Path) -> list[Path]:
     """The tracked requirements files of ``path``'s repository that include it (``-r``/``-c``, at any depth),
     keeping only those no other of them includes (the tops of the chains)."""
+    import subprocess  # lazy: git, only for --against and the hook's includes
+
+    from glmcompat.readers.formats import read_lock  # lazy: the engine: `check --help` stays light
+
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.resolve().parent, capture_output=True,
                              text=True, check=True).stdout.strip()
@@ -177,6 +175,11 @@ def _jobs(args: Any) -> list[Job]:
 
 def _old_lock(path: Path, rev: str) -> Lock | None:
     """The lock at git revision ``rev`` (None when the file did not exist there)."""
+    import subprocess  # lazy: git, only for --against and the hook's includes
+
+    from glmcompat.readers.formats import read_text_lock  # lazy: the engine: `check --help` stays light
+    from glmcompat.readers.formats.registry import detect_kind  # lazy: the engine: `check --help` stays light
+
     d = path.resolve().parent
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=d, capture_output=True, text=True, check=True).stdout.strip()
@@ -198,6 +201,8 @@ def _old_lock(path: Path, rev: str) -> Lock | None:
 
 
 def _at_revision_includes(data: bytes) -> list[str]:
+    from glmcompat.readers.formats.requirements import include_targets  # lazy: the engine: `check --help` stays light
+
     return include_targets(data.decode("utf-8", "replace"))
 
 
@@ -205,6 +210,9 @@ def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Lock:
     """A requirements file at ``rev`` with every file it includes as it was at ``rev`` too (never the work
     tree's): the files are copied out of git into a private directory at their places in the repository and
     read there; messages name them ``REV:path``."""
+    import subprocess  # lazy: git, only for --against and the hook's includes
+    import tempfile  # lazy: git, only for --against and the hook's includes
+
     with tempfile.TemporaryDirectory(prefix="glmcompat-rev-") as tmp:
         root = Path(tmp)
         todo, seen = [(rel, data)], {rel}
@@ -232,6 +240,12 @@ def _old_requirements(top: Path, rev: str, rel: str, data: bytes) -> Lock:
 
 
 def _read_at(path: Path) -> Lock:
+    from glmcompat.readers.formats import read_bytes, with_sets  # lazy: the engine: `check --help` stays light
+    from glmcompat.readers.formats.common import decode_text  # lazy: the engine: `check --help` stays light
+    from glmcompat.readers.formats.requirements import (
+        parse_requirements,  # lazy: the engine: `check --help` stays light
+    )
+
     return with_sets(parse_requirements(path, decode_text(path, read_bytes(path))))
 
 
@@ -312,6 +326,9 @@ def main(name: str, argv: Sequence[str]) -> int:
 def _judge(args: Any) -> tuple[int, str, Any]:
     """The verdicts of ``check`` (printed), and for the start-up path's record: the exit code, what was written to
     stdout ("" when it was not the process's: -qq), and the matrix read (None: nothing to record)."""
+    from glmcompat.matrix.load import load_facts  # lazy: the engine: `check --help` stays light
+    from glmcompat.readers.formats import read_lock  # lazy: the engine: `check --help` stays light
+
     platforms = None if args.platform is None else list(dict.fromkeys(check_platform(p) for p in args.platform))
     facts = load_facts(args.matrix)
     hook_notes: list[str] = []
@@ -372,6 +389,8 @@ def _judge(args: Any) -> tuple[int, str, Any]:
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
+    import json  # lazy: --json only
+
     from glmcompat.model.outputs import CheckedDoc, CheckedFindingDoc, CheckOutput  # lazy: 45 dataclasses, --json only
 
     findings: list[CheckedFindingDoc] = []
