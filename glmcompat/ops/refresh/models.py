@@ -28,7 +28,7 @@ class ModelUpdate:
 
     model_type: str
     file: str
-    changed: dict[str, tuple[Any, Any]]  # key -> (before, after)
+    changed: dict[str, tuple[str | None, str | None]]  # a bound of mp.BOUNDS -> (before, after)
 
     def to_json(self) -> dict[str, Any]:
         return {"model_type": self.model_type, "file": self.file,
