@@ -12,7 +12,9 @@ Each package says what it knows in its own files, read out of the published whee
 
 :func:`first_knowing` finds the first release from which every later release knows a name (bisection over the
 final releases, then the release before it and the newest are read as well). Parsing is pure; the reading goes
-through :mod:`glmcompat.edges`.
+through :mod:`glmcompat.edges`. The rows :func:`model_row` and :func:`update_row` make are
+:class:`glmcompat.matrix.rows.ModelSupport` rows, checked against the matrix schema
+(:func:`glmcompat.matrix.curate.check_row`); :mod:`glmcompat.matrix.curate` writes them (``KEY_ORDER``).
 """
 
 from __future__ import annotations
@@ -326,12 +328,12 @@ def model_row(model_type: str, architectures: Sequence[str], found: dict[str, Fi
     """A ``[[model]]`` row from the probes (None when transformers does not know the model type); ``old`` gives the
     fields the probes cannot (``failure``)."""
     t = found["transformers"]
-    if t.first is None and not any(found.get(f"{e}_config") and found[f"{e}_config"].first for e in ("sglang", "vllm")):
+    if t.first is None and not any(found.get(f"{e}_config") and found[f"{e}_config"].first for e in ENGINES[1:]):
         return None
     # transformers that never knew it: only the engines' own configs load it (no transformers release does)
     bounds: dict[str, str] = {}
     parts = [_cite(t, model_type)]
-    for engine in ("sglang", "vllm"):
+    for engine in ENGINES[1:]:
         e = found.get(engine)
         if e is None:
             continue
@@ -375,7 +377,7 @@ def _cite(f: First, name: str) -> str:
     return text
 
 
-ENGINES = ("transformers", "sglang", "vllm")
+ENGINES = ("transformers", "sglang", "vllm")  # the packages read: transformers, then the serving engines
 # The fields of a [[model]] row the probes derive (the order a row's source cites them in; the order a row writes its
 # keys in is glmcompat.matrix.curate.KEY_ORDER's)
 BOUNDS = ("transformers", "sglang", "sglang_config", "vllm", "vllm_config")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient
 
-MODEL_PACKAGES = ("transformers", "sglang", "vllm")  # a release of these can change [[model]] rows
+MODEL_PACKAGES = mp.ENGINES  # a release of these can change [[model]] rows: the packages the model probe reads
 
 
 @dataclass
