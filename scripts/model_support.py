@@ -16,8 +16,17 @@ re-derived row differs from the matrix (``--diff``), 2 on bad input, 3 when the 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # glmcompat from this checkout
+
+from glmcompat.edges.index import IndexClient  # noqa: E402
+from glmcompat.matrix.curate import plain_row, render_row  # noqa: E402
+from glmcompat.matrix.load import load_facts  # noqa: E402
+from glmcompat.model.errors import EnvironmentFailure, InputError  # noqa: E402
+from glmcompat.ops.modelprobe import derive_rows  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -28,12 +37,6 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--all", action="store_true", help="every [[model]] row of the matrix")
     ap.add_argument("--diff", action="store_true", help="print only rows that differ from the matrix")
     a = ap.parse_args(argv)
-
-    from glmcompat.edges.index import IndexClient
-    from glmcompat.matrix.curate import render_row
-    from glmcompat.matrix.load import load_facts
-    from glmcompat.model.errors import EnvironmentFailure, InputError
-    from glmcompat.ops.modelprobe import derive_rows
 
     facts = load_facts()
     rows = {r.model_type: r for r in facts.rows("model")}
@@ -52,7 +55,7 @@ def main(argv: list[str]) -> int:
     t0 = time.monotonic()
     try:
         with IndexClient() as ic:
-            old = {mt: _plain(rows[mt]) for mt in wanted if mt in rows}
+            old = {mt: rows[mt] for mt in wanted if mt in rows}
             derived, fetched = derive_rows(ic, wanted, old, log=lambda s: print(s, file=sys.stderr))
     except (InputError, EnvironmentFailure) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -63,21 +66,15 @@ def main(argv: list[str]) -> int:
             print(f"# {mt}: no transformers release knows it", file=sys.stderr)
             changed += 1
             continue
-        same = mt in old and all(old[mt].get(k) == row.get(k) for k in ("transformers", "sglang", "vllm"))
+        was = old.get(mt)
+        same = was is not None and (was.transformers, was.sglang, was.vllm) == (row.transformers, row.sglang, row.vllm)
         changed += not same
         if a.diff and same:
             continue
-        print(render_row("model", row))
+        print(render_row("model", plain_row(row)))
     print(f"# {len(derived)} model(s), {fetched} bytes fetched, {time.monotonic() - t0:.1f} s", file=sys.stderr)
     return 1 if a.diff and changed else 0
 
 
-def _plain(row: object) -> dict[str, object]:
-    return {k: getattr(row, k) for k in ("model_type", "transformers", "sglang", "vllm", "failure")}
-
-
 if __name__ == "__main__":
-    import os
-
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # glmcompat from this checkout
     sys.exit(main(sys.argv[1:]))

@@ -12,6 +12,11 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # glmcompat and scripts/ of this checkout
+
+from glmcompat.edges.index import IndexClient  # noqa: E402
+from scripts._recording import read_member, wheel  # noqa: E402
+
 CASES = [
     ("transformers", "5.2.0", "transformers/models/auto/configuration_auto.py", r'"(glm_moe_dsa|glm4_moe|llama)"'),
     ("transformers", "5.1.0", "transformers/models/auto/configuration_auto.py", r'"(glm4_moe|llama)"'),
@@ -26,9 +31,6 @@ CASES = [
 
 
 def main() -> int:
-    from glmcompat.edges.index import IndexClient
-    from scripts._recording import read_member, wheel
-
     out = []
     with IndexClient() as ic:
         for package, version, member, keep in CASES:
@@ -47,5 +49,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(main())

@@ -91,9 +91,12 @@ KEY_ORDER: dict[str, tuple[str, ...]] = {
     "jit": ("package", "versions", "evidence", "source"),
     "requires": ("package", "versions", "requires", "evidence", "source"),
     "release": ("package", "version", "requires", "evidence", "source"),
+    "model": ("model_type", "architectures", "transformers", "sglang", "sglang_config", "vllm", "vllm_config",
+              "evidence", "source", "failure"),
 }
-# table -> fields written even where they hold their default (an empty ``ptx`` says "no PTX was found")
-ALWAYS: dict[str, tuple[str, ...]] = {"torch": ("ptx",), "arch_probe": ("ptx",)}
+# table -> fields written even where they hold their default (an empty ``ptx`` says "no PTX was found"; an empty
+# ``architectures`` says no architecture is known, so no engine bound can be derived)
+ALWAYS: dict[str, tuple[str, ...]] = {"torch": ("ptx",), "arch_probe": ("ptx",), "model": ("architectures",)}
 TABLE_OF: dict[type[Fact], str] = {cls: table for table, cls in ROWS.items()}
 
 
@@ -334,21 +337,35 @@ def replace_row(text: str, table: str, index: int, rendered: str) -> str:
     return "".join(lines[:start]) + rendered + "".join(lines[end:])
 
 
-def replace_rows(files: Sequence[Path], changes: Sequence[tuple[Path, str, int, Mapping[str, Any]]], *,
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """Row ``index`` of its table (counted in the matrix file ``path``) replaced by ``row``."""
+
+    path: Path
+    index: int
+    row: Fact
+
+    @property
+    def table(self) -> str:
+        return table_of(self.row)
+
+
+def replace_rows(files: Sequence[Path], replacements: Sequence[Replacement], *,
                  dry_run: bool = False) -> dict[Path, list[str]]:
-    """Replace rows in place: (file, table, index of the row in its table in that file, the new row as plain TOML
-    data in the order it is written: the ``[[model]]`` rows :mod:`glmcompat.ops.modelprobe` derives); validated and
-    written as :func:`add_rows` writes (the whole matrix first, then each file atomically; nothing on error)."""
+    """Replace rows in place (the ``[[model]]`` rows :mod:`glmcompat.ops.refresh.models` updates), each rendered
+    as :func:`plain_row` writes it; validated and written as :func:`add_rows` writes (the whole matrix first, then
+    each file atomically; nothing on error). Returns {file: [rendered rows]}."""
     texts: dict[Path, str] = {}
     out: dict[Path, list[str]] = {}
-    for path, table, index, row in changes:
+    for r in replacements:
+        path = r.path
         if path not in texts:
             try:
                 texts[path] = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as e:
                 raise MatrixError(f"cannot read: {e}", path=str(path)) from None
-        rendered = render_row(table, row)
-        texts[path] = replace_row(texts[path], table, index, rendered)
+        rendered = render_row(r.table, plain_row(r.row))
+        texts[path] = replace_row(texts[path], r.table, r.index, rendered)
         out.setdefault(path, []).append(rendered)
     _commit(files, texts, dry_run)
     return out

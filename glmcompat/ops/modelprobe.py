@@ -12,7 +12,9 @@ Each package says what it knows in its own files, read out of the published whee
 
 :func:`first_knowing` finds the first release from which every later release knows a name (bisection over the
 final releases, then the release before it and the newest are read as well). Parsing is pure; the reading goes
-through :mod:`glmcompat.edges`.
+through :mod:`glmcompat.edges`. The rows :func:`model_row` and :func:`update_row` make are
+:class:`glmcompat.matrix.rows.ModelSupport` rows, checked against the matrix schema
+(:func:`glmcompat.matrix.curate.check_row`); :mod:`glmcompat.matrix.curate` writes them (``KEY_ORDER``).
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.edges.index import select_wheel, supported_tags
 from glmcompat.edges.ranges import HttpRangeReader
-from glmcompat.model.errors import EnvironmentFailure
+from glmcompat.matrix.curate import check_row
+from glmcompat.matrix.rows import ModelSupport
+from glmcompat.model.errors import EnvironmentFailure, MatrixError
 from glmcompat.readers.wheelzip import RemoteZip
 
 if TYPE_CHECKING:
@@ -320,31 +324,42 @@ class Prober:
 
 
 def model_row(model_type: str, architectures: Sequence[str], found: dict[str, First],
-              old: dict[str, Any] | None = None) -> dict[str, Any] | None:
+              old: ModelSupport | None = None) -> ModelSupport | None:
     """A ``[[model]]`` row from the probes (None when transformers does not know the model type); ``old`` gives the
-    keys the probes cannot (``failure``)."""
+    fields the probes cannot (``failure``)."""
     t = found["transformers"]
-    if t.first is None and not any(found.get(f"{e}_config") and found[f"{e}_config"].first for e in ("sglang", "vllm")):
+    if t.first is None and not any(found.get(f"{e}_config") and found[f"{e}_config"].first for e in ENGINES[1:]):
         return None
     # transformers that never knew it: only the engines' own configs load it (no transformers release does)
-    row: dict[str, Any] = {"model_type": model_type, "architectures": list(architectures),
-                           "transformers": f">={t.first.version}" if t.first else "<0"}
+    bounds: dict[str, str] = {}
     parts = [_cite(t, model_type)]
-    for engine in ("sglang", "vllm"):
+    for engine in ENGINES[1:]:
         e = found.get(engine)
         if e is None:
             continue
         if e.first is not None:
-            row[engine] = f">={e.first.version}"
+            bounds[engine] = f">={e.first.version}"
         parts.append(_cite(e, e.name))
         c = found.get(engine + "_config")
         if c is not None and c.first is not None:
-            row[engine + "_config"] = f">={c.first.version}"
+            bounds[engine + "_config"] = f">={c.first.version}"
             parts.append(_cite(c, model_type))
-    row["evidence"] = "metadata"
-    row["source"] = "; ".join(parts) + f" (`python scripts/model_support.py {model_type}`)"
-    if old and old.get("failure"):
-        row["failure"] = old["failure"]
+    source = "; ".join(parts) + f" (`python scripts/model_support.py {model_type}`)"
+    row = ModelSupport(evidence="metadata", source=source, model_type=model_type, architectures=tuple(architectures),
+                       transformers=f">={t.first.version}" if t.first else "<0",
+                       failure=(old.failure or None) if old else None)
+    return _with_bounds(row, bounds)
+
+
+def _with_bounds(row: ModelSupport, bounds: Mapping[str, str]) -> ModelSupport:
+    """``row`` with ``bounds`` ({a field of :data:`BOUNDS`: its specifier}) set, once the matrix schema admits it
+    (:func:`glmcompat.matrix.curate.check_row`): never a half row."""
+    row = replace(row, transformers=bounds.get("transformers", row.transformers),
+                  sglang=bounds.get("sglang", row.sglang), sglang_config=bounds.get("sglang_config", row.sglang_config),
+                  vllm=bounds.get("vllm", row.vllm), vllm_config=bounds.get("vllm_config", row.vllm_config))
+    why = check_row(row)
+    if why is not None:
+        raise MatrixError(f"the [[model]] row derived for {row.model_type} is rejected by the matrix schema ({why})")
     return row
 
 
@@ -362,10 +377,10 @@ def _cite(f: First, name: str) -> str:
     return text
 
 
-ENGINES = ("transformers", "sglang", "vllm")
-# The keys of a [[model]] row the probes derive, in the order a row writes them.
+ENGINES = ("transformers", "sglang", "vllm")  # the packages read: transformers, then the serving engines
+# The fields of a [[model]] row the probes derive (the order a row's source cites them in; the order a row writes its
+# keys in is glmcompat.matrix.curate.KEY_ORDER's)
 BOUNDS = ("transformers", "sglang", "sglang_config", "vllm", "vllm_config")
-ROW_KEYS = ("model_type", "architectures", *BOUNDS, "evidence", "source", "failure")
 CACHE_VERSION = 1  # of the cached Known of a wheel (keyed by its sha256)
 
 
@@ -387,18 +402,19 @@ def cached_read(ic: IndexClient, project: Project, cache: Cache | None) -> Calla
     return read
 
 
-def update_row(row: dict[str, Any], probers: dict[str, Prober]) -> dict[str, Any] | None:
-    """``row`` (a ``[[model]]`` row as plain data) with the bounds that releases since it was derived add, or None
-    when nothing changes. A bound the row has is kept and costs no read (an entry, once added, is assumed to stay,
-    as :meth:`Prober.first_knowing` assumes); for each bound it lacks the package's newest release is read (one read
-    per package, shared by every row), and only when that release knows the model is the first one bisected for.
-    ``probers``: the packages to look at (those a refresh covers)."""
-    mt = str(row["model_type"])
-    archs = [str(a) for a in row.get("architectures") or ()]
-    new = dict(row)
+def update_row(row: ModelSupport, probers: dict[str, Prober]) -> ModelSupport | None:
+    """``row`` with the bounds that releases since it was derived add, or None when nothing changes. A bound the
+    row has is kept and costs no read (an entry, once added, is assumed to stay, as :meth:`Prober.first_knowing`
+    assumes); for each bound it lacks the package's newest release is read (one read per package, shared by every
+    row), and only when that release knows the model is the first one bisected for. ``probers``: the packages to
+    look at (those a refresh covers)."""
+    mt = row.model_type
+    archs = list(row.architectures)
+    bounds: dict[str, str] = {}
     cites: dict[str, str] = {}
     for key in BOUNDS:
-        if row.get(key) and row[key] != "<0":
+        have = getattr(row, key)
+        if have and have != "<0":
             continue
         package, _, config = key.partition("_")
         pr = probers.get(package)
@@ -410,12 +426,11 @@ def update_row(row: dict[str, Any], probers: dict[str, Prober]) -> dict[str, Any
         f = pr.first_knowing(names, configs=bool(config))
         if f.first is None:
             continue
-        new[key] = f">={f.first.version}"
+        bounds[key] = f">={f.first.version}"
         cites[key] = _cite(f, mt if config else f.name)
     if not cites:
         return None
-    new["source"] = _merge_source(str(row.get("source") or ""), mt, cites)
-    return {k: new[k] for k in ROW_KEYS if k in new} | {k: v for k, v in new.items() if k not in ROW_KEYS}
+    return _with_bounds(replace(row, source=_merge_source(row.source, mt, cites)), bounds)
 
 
 def _merge_source(source: str, model_type: str, cites: dict[str, str]) -> str:
@@ -442,9 +457,11 @@ def _merge_source(source: str, model_type: str, cites: dict[str, str]) -> str:
     return "; ".join(parts) + tail
 
 
-def derive_rows(ic: IndexClient, wanted: dict[str, tuple[str, ...]], old: dict[str, dict[str, Any]] | None = None,
-                *, jobs: int = 4, log: Callable[[str], None] | None = None) -> tuple[dict[str, dict[str, Any] | None], int]:
-    """({model_type: [[model]] row or None}, bytes fetched) for ``wanted`` ({model_type: architectures})."""
+def derive_rows(ic: IndexClient, wanted: Mapping[str, Sequence[str]], old: Mapping[str, ModelSupport] | None = None,
+                *, jobs: int = 4,
+                log: Callable[[str], None] | None = None) -> tuple[dict[str, ModelSupport | None], int]:
+    """({model_type: [[model]] row or None}, bytes fetched) for ``wanted`` ({model_type: architectures}); ``old``:
+    the matrix's rows of those model types (what the probes cannot derive is kept from them)."""
     def prober(package: str) -> Prober:
         project = ic.project(package)
 

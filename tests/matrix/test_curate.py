@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import shutil
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from glmcompat.matrix.curate import add_row, insert_row, render_row
-from glmcompat.ops.refresh.probes import abi_row, arch_row
+from glmcompat.cli import main
+from glmcompat.matrix.curate import (
+    KEY_ORDER,
+    Addition,
+    Replacement,
+    abi_command,
+    add_row,
+    add_rows,
+    arch_command,
+    insert_row,
+    plain_row,
+    render_row,
+    replace_rows,
+    row_identity,
+    row_of,
+    table_of,
+)
 from glmcompat.matrix.schema import load_file, load_matrix
 from glmcompat.matrix.store import default_matrix_dir
 from glmcompat.model.errors import MatrixError
+from glmcompat.ops.refresh.probes import abi_row, arch_row
 from glmcompat.ops.wheelprobe import AbiResult, ArchResult, MissingSymbol, ModuleAbi, ModuleArch
+from tests.abifakes import HAVE_GXX, LocalServer, build_fakes
 
 KERNELS = default_matrix_dir() / "kernels.toml"
 
@@ -97,9 +116,6 @@ def test_insert_row_pure() -> None:
 
 def test_run_probe_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """End to end through the CLI: fake wheels on a local server, a copy of kernels.toml."""
-    from glmcompat.cli import main
-    from tests.abifakes import HAVE_GXX, LocalServer, build_fakes
-
     if not HAVE_GXX:
         pytest.skip("needs g++")
     kern = tmp_path / "kernels.toml"
@@ -124,24 +140,18 @@ def test_run_probe_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caps
 def test_abi_and_arch_rows_cite_the_command_that_reproduces_them() -> None:
     row = abi_row(_abi("sgl-kernel", "0.3.20", "2.10.0", []))
     assert row.source.startswith("glmcompat abi sgl-kernel==0.3.20 --torch 2.10.0: ")
-    from glmcompat.matrix.curate import abi_command, arch_command
-
     assert abi_command("torchvision", "0.24.1", "2.9.1", "torchvision-0.24.1-cp312-cp312-manylinux_2_28_x86_64.whl") \
         == "glmcompat abi torchvision==0.24.1 --torch 2.9.1 --python cp312"
     assert arch_command("x", "1", "x-1-cp310-abi3-manylinux2014_x86_64.whl") == "glmcompat arch x==1"
 
 
 def test_render_row_writes_dicts_inline() -> None:
-    import tomllib
-
     text = render_row("family", {"package": "torchaudio", "pairs": {"2.11.1": ">=2.11"}, "evidence": "metadata"})
     assert 'pairs = {"2.11.1" = ">=2.11"}' in text and "[family.pairs]" not in text
     assert tomllib.loads(text)["family"][0]["pairs"] == {"2.11.1": ">=2.11"}
 
 
 def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path) -> None:
-    from glmcompat.matrix.curate import Addition, add_rows, row_of
-
     d = tmp_path / "m"
     shutil.copytree(default_matrix_dir(), d)
     files = sorted(d.glob("*.toml"))
@@ -174,8 +184,6 @@ def test_add_rows_validates_the_whole_matrix_and_only_adds_lines(tmp_path: Path)
 
 
 def test_row_identity() -> None:
-    from glmcompat.matrix.curate import row_identity, row_of
-
     def row(table: str, **kw: object) -> Any:
         return row_of(table, {"evidence": "metadata", "source": "s", **kw})
 
@@ -191,8 +199,6 @@ def test_row_identity() -> None:
 def test_rows_and_their_plain_form_round_trip() -> None:
     """Every row of the tables refresh writes, as the matrix file holds it (plain_row) and back (row_of), is the same
     row; the keys come in KEY_ORDER, defaults left out unless the table writes them always."""
-    from glmcompat.matrix.curate import KEY_ORDER, plain_row, row_of, table_of
-
     m = load_matrix()
     seen = 0
     for table in KEY_ORDER:
@@ -209,3 +215,33 @@ def test_rows_and_their_plain_form_round_trip() -> None:
     assert plain_row(arch)["ptx"] == []  # an empty ptx says "no PTX": written
     with pytest.raises(KeyError):
         row_of("abi_probe", {**plain_row(a), "colour": "blue"})
+
+
+def test_replace_rows_renders_typed_rows_in_place(tmp_path: Path) -> None:
+    """replace_rows takes typed rows and writes them as plain_row renders them: every shipped [[model]] row replaced
+    by itself gives the same bytes (KEY_ORDER is the curated files' order); a changed row changes its lines only;
+    dry_run and a row the matrix rejects write nothing."""
+    d = tmp_path / "m"
+    shutil.copytree(default_matrix_dir(), d)
+    files = sorted(d.glob("*.toml"))
+    models = d / "models.toml"
+    before = models.read_text()
+    rows = load_file(models)[0].model
+    assert len(rows) > 10
+    out = replace_rows(files, [Replacement(models, i, r) for i, r in enumerate(rows)])
+    assert len(out[models]) == len(rows) and models.read_text() == before
+
+    failing = dataclasses.replace(rows[1], failure="KeyError: 'x'")
+    assert replace_rows(files, [Replacement(models, 1, failing)], dry_run=True)[models][0].endswith(
+        "failure = \"KeyError: 'x'\"\n")
+    assert models.read_text() == before
+    replace_rows(files, [Replacement(models, 1, failing)])
+    assert _only_added(before, models.read_text()) == ["failure = \"KeyError: 'x'\""]
+    assert load_file(models)[0].model[1] == failing
+
+    after = models.read_text()
+    with pytest.raises(MatrixError, match="models.toml"):
+        replace_rows(files, [Replacement(models, 0, dataclasses.replace(rows[0], transformers="newest"))])
+    with pytest.raises(MatrixError, match=r"no row 999 of \[\[model\]\]"):
+        replace_rows(files, [Replacement(models, 999, rows[0])])
+    assert models.read_text() == after

@@ -11,11 +11,20 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from glmcompat.decide.rules import evaluate
+from glmcompat.edges.cache import Cache
+from glmcompat.edges.index import IndexClient
+from glmcompat.matrix.curate import plain_row, render_row
 from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.rows import ModelSupport
+from glmcompat.matrix.schema import load_matrix
+from glmcompat.model.errors import MatrixError
 from glmcompat.ops import modelprobe as mp
+from glmcompat.ops import refresh as rf
+from tests.abifakes import BASE, Transport, wheel
 
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "modelprobe"
 EXCERPTS = {(c["package"], c["version"], c["member"]): c["text"] for c in
-            json.loads((Path(__file__).parents[1] / "fixtures" / "modelprobe" / "excerpts.json").read_text())}
+            json.loads((FIXTURES / "excerpts.json").read_text())}
 SERVED = ("deepseek_v2 deepseek_v3 deepseek_v32 qwen2 qwen2_moe qwen3 qwen3_moe qwen3_next qwen3_vl_moe qwen3_5_moe "
           "glm4_moe glm_moe_dsa gpt_oss llama llama4 mistral3 mixtral gemma3 minimax_m2 kimi_linear").split()
 
@@ -80,10 +89,21 @@ def test_model_row_cites_each_package():
                  mp.Known("transformers", "5.1.0", "t.whl", None, frozenset(), ("f.py",), 1),
                  mp.Known("transformers", "5.3.0", "t.whl", None, frozenset({"x"}), ("f.py",), 1))
     v = mp.First("vllm", "X", None, None, _known("0.2.0", set()))
-    row = mp.model_row("x", ["X"], {"transformers": t, "vllm": v}, {"failure": "KeyError: 'x'"})
-    assert row is not None and row["transformers"] == ">=5.2.0" and "vllm" not in row
-    assert "transformers-5.2.0-py3-none-any.whl f.py names x (transformers 5.1.0 does not)" in row["source"]
-    assert "no X (newest release read)" in row["source"] and row["failure"] == "KeyError: 'x'"
+    old = ModelSupport(evidence="metadata", source="s", model_type="x", transformers="<0", failure="KeyError: 'x'")
+    row = mp.model_row("x", ["X"], {"transformers": t, "vllm": v}, old)
+    assert row is not None and row.transformers == ">=5.2.0" and row.vllm is None
+    assert "transformers-5.2.0-py3-none-any.whl f.py names x (transformers 5.1.0 does not)" in row.source
+    assert "no X (newest release read)" in row.source and row.failure == "KeyError: 'x'"
+    assert row.architectures == ("X",) and row.evidence == "metadata"
+
+
+def test_a_row_the_schema_rejects_is_never_made() -> None:
+    """A derived row is checked as a matrix row (curate.check_row): a model type the schema refuses raises, naming
+    the field, instead of reaching a file."""
+    k = mp.Known("transformers", "5.2.0", "t.whl", None, frozenset({"Not A Type"}), ("f.py",), 1)
+    t = mp.First("transformers", "Not A Type", k, None, k)
+    with pytest.raises(MatrixError, match="model_type"):
+        mp.model_row("Not A Type", ["X"], {"transformers": t})
 
 
 @pytest.fixture(scope="module")
@@ -135,10 +155,8 @@ source = "s"
 
 def _served(releases: dict[str, list[str]]) -> dict[str, bytes]:
     """{wheel: bytes} of ``releases`` ({package: [version]}): each wheel holds the recorded excerpts of its release."""
-    from tests.abifakes import wheel
-
     out: dict[str, bytes] = {}
-    for c in json.loads((Path(__file__).parents[1] / "fixtures" / "modelprobe" / "excerpts.json").read_text()):
+    for c in json.loads((FIXTURES / "excerpts.json").read_text()):
         if c["version"] in releases.get(c["package"], []):
             out[c["wheel"]] = wheel({c["member"]: c["text"].encode()}, c["package"], c["version"])
     return out
@@ -149,12 +167,6 @@ def test_refresh_updates_model_rows_when_a_release_serves_the_model(tmp_path: Pa
     the glm_moe_dsa row gains the first release of each that serves it (read from the excerpts of their
     wheels, the release before cited as not serving it), in place; the llama row and the file's other lines stay; a
     second run reads no wheel (cached by sha256) and changes nothing."""
-    from glmcompat.edges.cache import Cache
-    from glmcompat.edges.index import IndexClient
-    from glmcompat.matrix.schema import load_matrix
-    from glmcompat.ops import refresh as rf
-    from tests.abifakes import BASE, Transport
-
     d = tmp_path / "matrix"
     d.mkdir()
     path = d / "models.toml"
@@ -195,11 +207,6 @@ def test_refresh_updates_model_rows_when_a_release_serves_the_model(tmp_path: Pa
 def test_refresh_reports_model_updates_and_an_index_failure(tmp_path: Path) -> None:
     """refresh() runs the model update for the packages it covers (only transformers here: no per-release rows) and
     says so in its report; a wheel the index cannot serve leaves the rows as they were and says why."""
-    from glmcompat.edges.cache import Cache
-    from glmcompat.edges.index import IndexClient
-    from glmcompat.ops import refresh as rf
-    from tests.abifakes import BASE, Transport
-
     d = tmp_path / "matrix"
     d.mkdir()
     (d / "models.toml").write_text(MODELS_TOML.replace('transformers = ">=5.2.0"', 'transformers = "<0"'))
@@ -218,3 +225,44 @@ def test_refresh_reports_model_updates_and_an_index_failure(tmp_path: Path) -> N
                             progress=False)
     assert report.models == [] and report.models_failed and "transformers-5.19.0" in report.models_failed, report
     assert 'transformers = "<0"' in (d / "models.toml").read_text()
+
+
+# -- the bytes a [[model]] update writes: those the dict-based code (main at 3ac2c76) wrote on the same inputs -------
+
+RELEASES = {  # engines: the newest sglang and vLLM serve glm_moe_dsa; configs: the newest carry kimi_linear's config
+    "engines": {"transformers": ["5.1.0", "5.2.0", "5.19.0"], "sglang": ["0.1.9", "0.5.4.post2", "0.5.9"],
+                "vllm": ["0.2.5", "0.11.1", "0.16.0"]},
+    "configs": {"transformers": ["5.1.0", "5.2.0", "5.19.0"], "sglang": ["0.1.9", "0.5.4.post2"],
+                "vllm": ["0.2.5", "0.11.1"]},
+}
+
+
+@pytest.mark.parametrize("releases", sorted(RELEASES))
+def test_refresh_writes_the_bytes_the_plain_rows_wrote(tmp_path: Path, releases: str) -> None:
+    """refresh_before.toml refreshed against wheels holding the recorded excerpts is byte for byte
+    refresh_after_<releases>.toml, the file the dict-based refresh wrote from the same wheels: bounds, config bounds,
+    a transformers "<0" bound, a row without an architectures key, a row written in another key order, the
+    comments and the untouched row."""
+    path = tmp_path / "models.toml"
+    path.write_bytes((FIXTURES / "refresh_before.toml").read_bytes())
+    cache = Cache(tmp_path / "cache")
+    with IndexClient(BASE, client=Transport(_served(RELEASES[releases])).client(), cache=cache) as ic:
+        updates, _ = rf.refresh_models(ic, cache, [path], rf.MODEL_PACKAGES)
+    assert len(updates) >= 2
+    assert path.read_bytes() == (FIXTURES / f"refresh_after_{releases}.toml").read_bytes()
+
+
+@pytest.mark.parametrize("releases", sorted(RELEASES))
+def test_derived_rows_render_the_bytes_the_plain_rows_rendered(tmp_path: Path, releases: str) -> None:
+    """The rows scripts/model_support.py derives (derive_rows), rendered as it prints them, are byte for byte
+    derived_<releases>.toml, what the dict-based derivation printed from the same wheels (the glm_moe_dsa row keeps
+    the matrix row's failure; llama and nope: no row)."""
+    wanted = {"glm_moe_dsa": ("GlmMoeDsaForCausalLM",), "kimi_linear": ("KimiLinearForCausalLM",),
+              "llama": ("LlamaForCausalLM", "MixtralForCausalLM"), "nope": ("NopeForCausalLM",)}
+    old = {"glm_moe_dsa": ModelSupport(evidence="metadata", source="s", model_type="glm_moe_dsa",
+                                       transformers=">=5.2.0", failure="KeyError: 'glm_moe_dsa'")}
+    with IndexClient(BASE, client=Transport(_served(RELEASES[releases])).client(), cache=Cache(tmp_path)) as ic:
+        rows, fetched = mp.derive_rows(ic, wanted, old, jobs=1)
+    assert fetched > 0
+    text = "".join(f"# {mt}: none\n" if r is None else render_row("model", plain_row(r)) for mt, r in rows.items())
+    assert text == (FIXTURES / f"derived_{releases}.toml").read_text()

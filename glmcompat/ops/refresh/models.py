@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from glmcompat.matrix.curate import replace_rows
-from glmcompat.matrix.rows import to_plain
+from glmcompat.matrix.curate import Replacement, replace_rows
+from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.schema import load_file
 from glmcompat.ops import modelprobe as mp
 from glmcompat.ops.refresh.common import pmap
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient
 
-MODEL_PACKAGES = ("transformers", "sglang", "vllm")  # a release of these can change [[model]] rows
+MODEL_PACKAGES = mp.ENGINES  # a release of these can change [[model]] rows: the packages the model probe reads
 
 
 @dataclass
@@ -28,7 +28,7 @@ class ModelUpdate:
 
     model_type: str
     file: str
-    changed: dict[str, tuple[Any, Any]]  # key -> (before, after)
+    changed: dict[str, tuple[str | None, str | None]]  # a bound of mp.BOUNDS -> (before, after)
 
     def to_json(self) -> dict[str, Any]:
         return {"model_type": self.model_type, "file": self.file,
@@ -42,10 +42,10 @@ def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path
     (:func:`glmcompat.ops.modelprobe.update_row`). Reads the newest release of each package once (cached by its
     sha256), more only for a row that changes. Returns (updates, bytes fetched)."""
     chosen = [p for p in MODEL_PACKAGES if p in set(packages)]
-    rows: list[tuple[Path, int, dict[str, Any]]] = []
+    rows: list[tuple[Path, int, ModelSupport]] = []
     for path in files:
         mf, _ = load_file(path)
-        rows += [(path, i, to_plain("model", r, exclude_none=True)) for i, r in enumerate(mf.model)]
+        rows += [(path, i, r) for i, r in enumerate(mf.model)]
     if not chosen or not rows:
         return [], 0
 
@@ -55,15 +55,15 @@ def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path
 
     probers = dict(zip(chosen, pmap(prober, chosen, jobs), strict=True))
     pmap(lambda p: p.look(p.versions[-1]) if p.versions else None, list(probers.values()), jobs)  # the newest, at once
-    changes: list[tuple[Path, str, int, dict[str, Any]]] = []
+    changes: list[Replacement] = []
     updates: list[ModelUpdate] = []
     for path, i, row in rows:
         new = mp.update_row(row, probers)
         if new is None:
             continue
-        changes.append((path, "model", i, new))
-        diff = {k: (row.get(k), new.get(k)) for k in mp.BOUNDS if row.get(k) != new.get(k)}
-        updates.append(ModelUpdate(str(row["model_type"]), str(path), diff))
+        changes.append(Replacement(path, i, new))
+        diff = {k: (getattr(row, k), getattr(new, k)) for k in mp.BOUNDS if getattr(row, k) != getattr(new, k)}
+        updates.append(ModelUpdate(row.model_type, str(path), diff))
     if changes:
         replace_rows(files, changes, dry_run=dry_run)
     return updates, sum(p.bytes_fetched for p in probers.values())
