@@ -20,7 +20,7 @@ schema = json.loads(files("glmcompat.cli").joinpath("schemas", "verify.schema.js
 doc = json.load(open(sys.argv[1]))
 errors = list(Draft202012Validator(schema).iter_errors(doc))
 print("schema errors:", len(errors), [e.message[:200] for e in errors[:3]])
-print("ok:", doc.get("ok"), "checks:", len(doc.get("checks", doc.get("results", []))))
+print("ok:", doc.get("ok"), "probes:", len(doc.get("probes", [])))
 raise SystemExit(bool(errors))
 PY
 echo "rc=$?"
