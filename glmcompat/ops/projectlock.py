@@ -51,7 +51,7 @@ from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
-from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
+from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
@@ -847,19 +847,6 @@ def _prefer_from(out: Path) -> dict[str, str]:
                 if e.name in CORE and e.version}
     except InputError:
         return {}
-
-
-class NoTarget(InputError):
-    """No target anywhere: neither the caller nor ``[tool.glmcompat] targets`` of the project names one. One wording
-    (the command line's, which names the option); what the library's caller passes instead is data: ``argument`` (the
-    command line's ``--target``, the library's ``targets``) and ``where`` (the pyproject.toml whose table was read;
-    None where there is none)."""
-
-    def __init__(self, where: str | None, *, argument: str = "--target") -> None:
-        self.where = where
-        self.argument = argument
-        place = f"[tool.glmcompat] targets in {where}" if where else "[tool.glmcompat] targets in the project's pyproject.toml"
-        super().__init__(f"no target: pass --target (e.g. --target sm120) or set {place}")
 
 
 def _settings_targets(facts: Facts, settings: dict[str, Any], where: str) -> list[str]:
