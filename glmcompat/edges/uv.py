@@ -21,7 +21,8 @@ SYSTEM_CONFIG = "/etc/uv/uv.toml"  # the system level after each $XDG_CONFIG_DIR
 
 def reads(project: str | None = None, members: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> list[str]:
     """Every file ``uv lock`` and ``uv export`` read, run in the directory ``project`` (None: a directory of
-    glmcompat's own, which holds only what glmcompat wrote there) with the environment ``environ`` (default this
+    glmcompat's own, which holds only what glmcompat wrote there, a pyproject.toml with a ``[tool.uv]`` table, so uv
+    looks in no directory above it) with the environment ``environ`` (default this
     process's), whether or not each exists (one appearing changes uv's answer): the one declaration of what uv
     reads that glmcompat's records of a no-op run (:mod:`glmcompat.ops.projectlock`, :mod:`glmcompat.cli.fastlock`)
     name as inputs, since no audit hook sees what a subprocess reads.
