@@ -101,9 +101,9 @@ def _pip_configured_index() -> str | None:
 
 
 def _uv_configured_index() -> str | None:
-    home = Path.home()
-    xdg_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    for path in (Path(xdg_home) / "uv" / "uv.toml", Path("/etc/uv/uv.toml")):
+    """The default index of uv's user or system configuration (:func:`glmcompat.edges.uv.config_files`, in uv's
+    order), as the uv that locks reads it."""
+    for path in map(Path, uv.config_files()):
         if not path.is_file():
             continue
         try:

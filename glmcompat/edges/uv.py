@@ -19,6 +19,24 @@ CONFIG_NAME = "uv.toml"
 SYSTEM_CONFIG = "/etc/uv/uv.toml"  # the system level after each $XDG_CONFIG_DIRS/uv/uv.toml
 
 
+def config_files(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The user- and system-level configuration files uv takes settings from, highest precedence first
+    (https://docs.astral.sh/uv/concepts/configuration-files/): ``UV_CONFIG_FILE`` alone where it is set (it replaces
+    discovery), none under ``UV_NO_CONFIG``, else ``$XDG_CONFIG_HOME/uv/uv.toml`` (``~/.config/uv/uv.toml``), then
+    ``uv/uv.toml`` in each of ``$XDG_CONFIG_DIRS`` (``/etc/xdg``), then ``/etc/uv/uv.toml`` (of the system files, uv
+    uses the first it finds). Whether or not each exists."""
+    env = os.environ if environ is None else environ
+    if env.get("UV_CONFIG_FILE"):
+        return [os.path.abspath(env["UV_CONFIG_FILE"])]
+    if env.get("UV_NO_CONFIG"):
+        return []
+    home = env.get("HOME") or os.path.expanduser("~")
+    files = [os.path.join(env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv", CONFIG_NAME)]
+    files += [os.path.join(d, "uv", CONFIG_NAME) for d in (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
+    files.append(SYSTEM_CONFIG)
+    return files
+
+
 def reads(project: str | None = None, members: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> list[str]:
     """Every file ``uv lock`` and ``uv export`` read, run in the directory ``project`` (None: a directory of
     glmcompat's own, which holds only what glmcompat wrote there, a pyproject.toml with a ``[tool.uv]`` table, so uv
@@ -37,17 +55,15 @@ def reads(project: str | None = None, members: Iterable[str] = (), environ: Mapp
     * the user level: ``$XDG_CONFIG_HOME/uv/uv.toml``, else ``~/.config/uv/uv.toml``;
     * the system level: ``uv/uv.toml`` in each of ``$XDG_CONFIG_DIRS`` (default ``/etc/xdg``), then
       ``/etc/uv/uv.toml``;
-    * ``UV_CONFIG_FILE``, which replaces the discovered files (they are named all the same: naming a file uv does
-      not read costs a replay a miss, never a stale answer).
+    * ``UV_CONFIG_FILE``, which replaces the user and system files (they are named all the same, and under
+      ``UV_NO_CONFIG`` too: naming a file uv does not read costs a replay a miss, never a stale answer).
+
+    :func:`config_files` is the user and system files as uv takes them, in its order.
 
     The rest of what uv reads is its environment (``UV_*``), which each record keys on whole."""
     env = os.environ if environ is None else environ
-    home = env.get("HOME") or os.path.expanduser("~")
-    files = [os.path.join(env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv", CONFIG_NAME)]
-    files += [os.path.join(d, "uv", CONFIG_NAME) for d in (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
-    files.append(SYSTEM_CONFIG)
-    if env.get("UV_CONFIG_FILE"):
-        files.append(env["UV_CONFIG_FILE"])
+    discovered = {k: v for k, v in env.items() if k not in ("UV_CONFIG_FILE", "UV_NO_CONFIG")}
+    files = config_files(discovered) + config_files(env)
     if project is not None:
         root = os.path.abspath(project)
         files += [os.path.join(root, "pyproject.toml"), os.path.join(root, CONFIG_NAME), os.path.join(root, "uv.lock")]

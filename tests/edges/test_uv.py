@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.edges import uv
+from glmcompat.edges.index import default_index_url
 from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.ops import projectlock as pl
@@ -98,3 +99,34 @@ def test_a_change_to_each_file_uv_reads_makes_the_project_record_a_miss(tmp_path
     declared = uv.reads("/WORK/a/proj", [], ENV)
     assert len(declared) > 10
     change_each(declared, tmp_path, pl._inputs(project), lambda: pl._recall(record, project) is not None)
+
+
+def test_the_user_and_system_files_in_uvs_order() -> None:
+    """User before system, $XDG_CONFIG_DIRS before /etc/uv; UV_CONFIG_FILE alone replaces them, UV_NO_CONFIG drops them."""
+    env = {"HOME": "/home/u", "XDG_CONFIG_DIRS": "/x1:/x2"}
+    assert uv.config_files(env) == ["/home/u/.config/uv/uv.toml", "/x1/uv/uv.toml", "/x2/uv/uv.toml", "/etc/uv/uv.toml"]
+    assert uv.config_files({**env, "UV_CONFIG_FILE": "/c/uv.toml"}) == ["/c/uv.toml"]
+    assert uv.config_files({**env, "UV_NO_CONFIG": "1"}) == []
+    assert set(uv.config_files(env)) < set(uv.reads(None, (), {**env, "UV_CONFIG_FILE": "/c/uv.toml"}))
+
+
+def test_the_index_glmcompat_reads_is_the_one_uv_reads(tmp_path, monkeypatch) -> None:
+    """default_index_url takes uv's configured index from the files uv takes it from, in uv's order: a system file
+    under $XDG_CONFIG_DIRS, the user file over it, UV_CONFIG_FILE in place of both."""
+    for var in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL", "PIP_CONFIG_FILE", "VIRTUAL_ENV", "UV_CONFIG_FILE",
+                "UV_NO_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "system"))
+
+    def put(where: Path, host: str) -> Path:
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "uv.toml").write_text(f'[[index]]\nurl = "https://{host}.invalid/simple"\ndefault = true\n')
+        return where / "uv.toml"
+
+    put(tmp_path / "system" / "uv", "system")
+    assert default_index_url() == "https://system.invalid/simple"
+    put(tmp_path / "home" / "uv", "user")
+    assert default_index_url() == "https://user.invalid/simple"
+    monkeypatch.setenv("UV_CONFIG_FILE", str(put(tmp_path / "elsewhere", "file")))
+    assert default_index_url() == "https://file.invalid/simple"
