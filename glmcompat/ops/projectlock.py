@@ -44,7 +44,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.stacks import CORE, lock_platform
-from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.index import IndexOptions, pip_config_files
 from glmcompat.edges.uv import reads as uv_reads
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
@@ -405,8 +405,6 @@ def _guard_key(path: Path) -> Path:
 # ------------------------------------------------------------------------------------------------
 
 RECORD_FORMAT = 1
-# pip's configuration files (they name the index glmcompat's resolver reads): their contents are inputs
-_PIP_CONFIGS = ("~/.config/pip/pip.conf", "~/.pip/pip.conf", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
 
 
 def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
@@ -434,14 +432,10 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
 
 def _inputs(project: pp.UvProject) -> list[str]:
     """Every file a no-op answer depends on: what uv reads in the project (:func:`glmcompat.edges.uv.reads`: each
-    member's pyproject.toml, the uv.lock, uv's configuration files) and pip's configuration files."""
+    member's pyproject.toml, the uv.lock, uv's configuration files) and the pip configuration files glmcompat reads
+    its index from (:func:`glmcompat.edges.index.pip_config_files`)."""
     files = uv_reads(str(project.root), [str(m) for m in project.members] + [str(project.pyproject)])
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    files += [os.path.join(xdg, "pip", "pip.conf")] if xdg else []
-    files += [os.path.expanduser(c) for c in _PIP_CONFIGS]
-    venv = os.environ.get("VIRTUAL_ENV")
-    files += [os.path.join(venv, "pip.conf")] if venv else []
-    files += [os.path.join(sys.prefix, "pip.conf")]
+    files += [os.path.abspath(p) for p in pip_config_files()]
     return sorted(set(files))
 
 

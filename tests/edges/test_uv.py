@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.edges import uv
-from glmcompat.edges.index import default_index_url
+from glmcompat.edges.index import default_index_url, pip_config_files
 from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.ops import projectlock as pl
@@ -99,6 +99,7 @@ def test_a_change_to_each_file_uv_reads_makes_the_project_record_a_miss(tmp_path
     declared = uv.reads("/WORK/a/proj", [], ENV)
     assert len(declared) > 10
     change_each(declared, tmp_path, pl._inputs(project), lambda: pl._recall(record, project) is not None)
+    assert {str(f) for f in pip_config_files()} <= set(pl._inputs(project))  # where glmcompat reads its index
 
 
 def test_the_user_and_system_files_in_uvs_order() -> None:
