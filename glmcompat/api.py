@@ -51,7 +51,7 @@ from glmcompat.model.errors import InternalError as InternalError
 from glmcompat.model.errors import LockFormatError as LockFormatError
 from glmcompat.model.errors import MatrixError as MatrixError
 from glmcompat.model.errors import UnsafeError as UnsafeError
-from glmcompat.model.errors import classify, is_network_error
+from glmcompat.model.errors import NoTarget, classify, is_network_error
 from glmcompat.model.findings import SEVERITIES as SEVERITIES
 from glmcompat.model.findings import Finding as Finding
 from glmcompat.model.platforms import check_platform, python_minor, target_platforms
@@ -208,8 +208,7 @@ def _targets(facts: Any, target: str | Sequence[str] | None, settings: Mapping[s
         t = settings.get("targets", settings.get("target"))
         want = [t] if isinstance(t, str) else [x for x in (t or []) if isinstance(x, str)]
         if not want:
-            raise InputError("no target: pass target= (e.g. target=\"sm120\") or set [tool.glmcompat] targets "
-                             "in the pyproject.toml beside it", path=where)
+            raise NoTarget(where, argument="target")
         if where is not None:
             try:
                 return [facts.target(t).name for t in want]

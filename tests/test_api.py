@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import glmcompat
+from glmcompat.model.errors import NoTarget
 
 from tests.conftest import FIXTURES, LOCKS
 from tests.ops.test_projectlock import INDEX, local_index, make_project  # noqa: F401 - local_index is a fixture
@@ -82,8 +83,9 @@ def test_check_reads_the_projects_settings(tmp_path):
     with pytest.raises(glmcompat.InputError, match="was not checked for sm100"):
         result.verdict("sm100")
     (d / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
-    with pytest.raises(glmcompat.InputError, match="no target"):
+    with pytest.raises(NoTarget) as info:
         glmcompat.check(d / "uv.lock")
+    assert (info.value.argument, info.value.where, info.value.exit_code) == ("target", str(d / "pyproject.toml"), 2)
 
 
 @pytest.mark.parametrize("call, match", [

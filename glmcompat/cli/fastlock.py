@@ -13,9 +13,10 @@ the environment (all of it, less a few variables no run reads, such as ``OLDPWD`
 stderr are terminals, and each ``--matrix`` file's content (the shipped matrix is in the code fingerprint). It holds
 the state of every input the run read -- its read log (:class:`glmcompat.matrix.readlog.ReadLog`: the four outputs
 and the stamp, the absence of an interrupted publish, whatever else it opened or probed), the memoized resolution
-(a stored thing the answer treats as a fact: named by the run), what uv reads (its user and system configuration
-files) -- and is used only while each is unchanged, checked under a shared ``flock`` on ``--out`` (the full path
-holds it exclusively while it writes), with no staging directory in ``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
+(a stored thing the answer treats as a fact: named by the run), what uv reads (declared once, in
+:func:`glmcompat.edges.uv.reads`: no audit hook sees a subprocess's reads) -- and is used only while each is
+unchanged, checked under a shared ``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no
+staging directory in ``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
 and wrote nothing on its error stream, on a resolution the index cannot change: what ``lock`` wrote through the
 streams :func:`record` gave it (``Output.out`` and ``Output.err``; ``sys.stdout`` is never swapped). Anything else — an unknown option,
 ``--check``, ``-v``, ``--no-cache``, a missing uv, any doubt — is a miss: the full path runs.
@@ -88,17 +89,6 @@ def key(argv: list[str]) -> str | None:
                  f"{_tty(sys.stdout)}{_tty(sys.stderr)}", env):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()
-
-
-def _uv_config() -> list[str]:
-    """uv's user and system configuration files (whether or not they exist: one appearing changes uv's answer)."""
-    home = os.path.expanduser("~")
-    files = [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv", "uv.toml")]
-    files += [os.path.join(d, "uv", "uv.toml") for d in (os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
-    files.append("/etc/uv/uv.toml")
-    if os.environ.get("UV_CONFIG_FILE"):
-        files.append(os.path.abspath(os.environ["UV_CONFIG_FILE"]))
-    return files
 
 
 def _record_path(k: str) -> str | None:
@@ -197,7 +187,7 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     return int(rc)
 
 
-SPAWNED = {"uv"}  # the programs a recorded answer may have run: what uv reads is named (_uv_config, the key's environment)
+SPAWNED = {"uv"}  # the programs a recorded answer may have run: what uv reads is named (edges.uv.reads, the key's environment)
 
 
 def _store(argv: list[str], k: str, log: ReadLog, stdout: str, stderr: str, rc: int, noop: Any) -> None:
@@ -210,7 +200,9 @@ def _store(argv: list[str], k: str, log: ReadLog, stdout: str, stderr: str, rc: 
     if path is None or deps is None:
         return
     deps.update(noop.files)
-    for f in _uv_config():
+    from glmcompat.edges.uv import reads  # lazy: start-up path (a full run only; loaded by then)
+
+    for f in reads():  # uv's user and system configuration (a project's own files are the project's noop.files)
         d = input_state(f)
         if d is None:
             return

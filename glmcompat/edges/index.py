@@ -65,8 +65,9 @@ ACCEPT_JSON = "application/vnd.pypi.simple.v1+json"
 # ------------------------------------------------------------------------------------------------
 
 
-def _pip_config_files() -> list[Path]:
-    """pip's configuration files, lowest priority first (site < user < env file)."""
+def pip_config_files() -> list[Path]:
+    """pip's configuration files, lowest priority first (site < user < env file): where glmcompat reads the index
+    pip is configured for (whether or not each exists)."""
     files: list[Path] = []
     xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
     files += [Path(d) / "pip" / "pip.conf" for d in reversed(xdg_dirs) if d]
@@ -86,7 +87,7 @@ def _pip_config_files() -> list[Path]:
 
 def _pip_configured_index() -> str | None:
     found: str | None = None
-    for path in _pip_config_files():
+    for path in pip_config_files():
         if not path.is_file():
             continue
         cp = configparser.RawConfigParser()
@@ -101,9 +102,9 @@ def _pip_configured_index() -> str | None:
 
 
 def _uv_configured_index() -> str | None:
-    home = Path.home()
-    xdg_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    for path in (Path(xdg_home) / "uv" / "uv.toml", Path("/etc/uv/uv.toml")):
+    """The default index of uv's user or system configuration (:func:`glmcompat.edges.uv.config_files`, in uv's
+    order), as the uv that locks reads it."""
+    for path in map(Path, uv.config_files()):
         if not path.is_file():
             continue
         try:

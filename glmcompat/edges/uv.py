@@ -11,8 +11,71 @@ from glmcompat.model.errors import EnvironmentFailure
 
 TYPE_CHECKING = False  # not typing's: a cold lock reads this module before it starts uv
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
+
+# The name of uv's configuration file, at each level it is looked for (https://docs.astral.sh/uv/concepts/configuration-files/).
+CONFIG_NAME = "uv.toml"
+SYSTEM_CONFIG = "/etc/uv/uv.toml"  # the system level after each $XDG_CONFIG_DIRS/uv/uv.toml
+
+
+def config_files(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The user- and system-level configuration files uv takes settings from, highest precedence first
+    (https://docs.astral.sh/uv/concepts/configuration-files/): ``UV_CONFIG_FILE`` alone where it is set (it replaces
+    discovery), none under ``UV_NO_CONFIG``, else ``$XDG_CONFIG_HOME/uv/uv.toml`` (``~/.config/uv/uv.toml``), then
+    ``uv/uv.toml`` in each of ``$XDG_CONFIG_DIRS`` (``/etc/xdg``), then ``/etc/uv/uv.toml`` (of the system files, uv
+    uses the first it finds). Whether or not each exists."""
+    env = os.environ if environ is None else environ
+    if env.get("UV_CONFIG_FILE"):
+        return [os.path.abspath(env["UV_CONFIG_FILE"])]
+    if env.get("UV_NO_CONFIG"):
+        return []
+    home = env.get("HOME") or os.path.expanduser("~")
+    files = [os.path.join(env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv", CONFIG_NAME)]
+    files += [os.path.join(d, "uv", CONFIG_NAME) for d in (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
+    files.append(SYSTEM_CONFIG)
+    return files
+
+
+def reads(project: str | None = None, members: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every file ``uv lock`` and ``uv export`` read, run in the directory ``project`` (None: a directory of
+    glmcompat's own, which holds only what glmcompat wrote there, a pyproject.toml with a ``[tool.uv]`` table, so uv
+    looks in no directory above it) with the environment ``environ`` (default this
+    process's), whether or not each exists (one appearing changes uv's answer): the one declaration of what uv
+    reads that glmcompat's records of a no-op run (:mod:`glmcompat.ops.projectlock`, :mod:`glmcompat.cli.fastlock`)
+    name as inputs, since no audit hook sees what a subprocess reads.
+
+    Absolute paths, sorted, from uv's configuration-file discovery
+    (https://docs.astral.sh/uv/concepts/configuration-files/):
+
+    * the project: ``pyproject.toml``, ``uv.toml`` and ``uv.lock`` in ``project`` (the workspace root) and each
+      member's pyproject.toml (``members``); uv takes ``[tool.uv]`` from the nearest ``uv.toml`` or
+      ``pyproject.toml`` with such a table, searching the parent directories too: each parent's ``uv.toml`` and
+      ``pyproject.toml``;
+    * the user level: ``$XDG_CONFIG_HOME/uv/uv.toml``, else ``~/.config/uv/uv.toml``;
+    * the system level: ``uv/uv.toml`` in each of ``$XDG_CONFIG_DIRS`` (default ``/etc/xdg``), then
+      ``/etc/uv/uv.toml``;
+    * ``UV_CONFIG_FILE``, which replaces the user and system files (they are named all the same, and under
+      ``UV_NO_CONFIG`` too: naming a file uv does not read costs a replay a miss, never a stale answer).
+
+    :func:`config_files` is the user and system files as uv takes them, in its order.
+
+    The rest of what uv reads is its environment (``UV_*``), which each record keys on whole."""
+    env = os.environ if environ is None else environ
+    discovered = {k: v for k, v in env.items() if k not in ("UV_CONFIG_FILE", "UV_NO_CONFIG")}
+    files = config_files(discovered) + config_files(env)
+    if project is not None:
+        root = os.path.abspath(project)
+        files += [os.path.join(root, "pyproject.toml"), os.path.join(root, CONFIG_NAME), os.path.join(root, "uv.lock")]
+        files += list(members)
+        parent = os.path.dirname(root)
+        while True:
+            files += [os.path.join(parent, "pyproject.toml"), os.path.join(parent, CONFIG_NAME)]
+            up = os.path.dirname(parent)
+            if up == parent:
+                break
+            parent = up
+    return sorted({os.path.abspath(f) for f in files})
 
 
 def uv_binary() -> str:

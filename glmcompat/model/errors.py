@@ -54,6 +54,21 @@ class InputError(GlmcompatError):
     """Bad input: a file that cannot be read or parsed, an unknown name, a bad option."""
 
 
+class NoTarget(InputError):
+    """No target anywhere: neither the caller (the command line's ``--target`` or ``GLMCOMPAT_TARGET``, the library's
+    argument) nor ``[tool.glmcompat] targets`` of the project names one. The one error of every command and library
+    call that needs a target, in one wording (the command line's); what differs is data: ``argument`` (how the caller
+    names targets: ``--target``, the library's ``targets`` or ``target``) and ``where`` (the pyproject.toml whose
+    table was read; None where there is none)."""
+
+    def __init__(self, where: str | None, *, argument: str = "--target") -> None:
+        self.where = where
+        self.argument = argument
+        place = where or "the project's pyproject.toml"
+        super().__init__(f"no target: neither --target (or GLMCOMPAT_TARGET) nor [tool.glmcompat] targets in {place} "
+                         "names one; pass --target (e.g. --target sm120)")
+
+
 class MatrixError(InputError):
     """The compatibility matrix is malformed or contradicts itself."""
 

@@ -92,7 +92,8 @@ RESOLUTION_FORMAT = 5
 class NoopRecord:
     """What a run that changed nothing read that its read log (:class:`glmcompat.matrix.readlog.ReadLog`) does not
     see: ``--out`` (absolute) and the digest of each such file its answer depends on (``""``: absent): a stored thing
-    it treats as a fact (the memoized resolution), what uv reads (a project's configuration files)."""
+    it treats as a fact (the memoized resolution), what uv reads in a project (:func:`glmcompat.edges.uv.reads`; a
+    stack's uv runs in a directory of glmcompat's own and reads what that declares for none)."""
 
     out: str
     files: dict[str, str]

@@ -44,13 +44,14 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.stacks import CORE, lock_platform
-from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.index import IndexOptions, pip_config_files
+from glmcompat.edges.uv import reads as uv_reads
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
-from glmcompat.model.errors import EnvironmentFailure, InputError, UnsafeError
+from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
@@ -404,9 +405,6 @@ def _guard_key(path: Path) -> Path:
 # ------------------------------------------------------------------------------------------------
 
 RECORD_FORMAT = 1
-# uv's and pip's configuration files (pip's name the index glmcompat's resolver reads): their contents are inputs
-_CONFIGS = ("~/.config/uv/uv.toml", "/etc/uv/uv.toml", "/etc/xdg/uv/uv.toml", "~/.config/pip/pip.conf",
-            "~/.pip/pip.conf", "/etc/pip.conf", "/etc/xdg/pip/pip.conf")
 
 
 def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
@@ -433,15 +431,11 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
 
 
 def _inputs(project: pp.UvProject) -> list[str]:
-    """Every file a no-op answer depends on: each member's pyproject.toml, the uv.lock, uv's configuration files."""
-    files = [str(m) for m in project.members] + [str(project.pyproject), str(project.root / "uv.lock"),
-                                                  str(project.root / "uv.toml")]
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    files += [os.path.join(xdg, "uv", "uv.toml"), os.path.join(xdg, "pip", "pip.conf")] if xdg else []
-    files += [os.path.expanduser(c) for c in _CONFIGS]
-    venv = os.environ.get("VIRTUAL_ENV")
-    files += [os.path.join(venv, "pip.conf")] if venv else []
-    files += [os.path.join(sys.prefix, "pip.conf")]
+    """Every file a no-op answer depends on: what uv reads in the project (:func:`glmcompat.edges.uv.reads`: each
+    member's pyproject.toml, the uv.lock, uv's configuration files) and the pip configuration files glmcompat reads
+    its index from (:func:`glmcompat.edges.index.pip_config_files`)."""
+    files = uv_reads(str(project.root), [str(m) for m in project.members] + [str(project.pyproject)])
+    files += [os.path.abspath(p) for p in pip_config_files()]
     return sorted(set(files))
 
 
@@ -847,19 +841,6 @@ def _prefer_from(out: Path) -> dict[str, str]:
                 if e.name in CORE and e.version}
     except InputError:
         return {}
-
-
-class NoTarget(InputError):
-    """No target anywhere: neither the caller nor ``[tool.glmcompat] targets`` of the project names one. One wording
-    (the command line's, which names the option); what the library's caller passes instead is data: ``argument`` (the
-    command line's ``--target``, the library's ``targets``) and ``where`` (the pyproject.toml whose table was read;
-    None where there is none)."""
-
-    def __init__(self, where: str | None, *, argument: str = "--target") -> None:
-        self.where = where
-        self.argument = argument
-        place = f"[tool.glmcompat] targets in {where}" if where else "[tool.glmcompat] targets in the project's pyproject.toml"
-        super().__init__(f"no target: pass --target (e.g. --target sm120) or set {place}")
 
 
 def _settings_targets(facts: Facts, settings: dict[str, Any], where: str) -> list[str]:

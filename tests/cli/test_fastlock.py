@@ -19,10 +19,12 @@ import pytest
 
 import glmcompat.ops.lockgen as L
 from glmcompat.ops import lockset
-from glmcompat.cli import fastlock
+from glmcompat.cli import fastlock, startup
+from glmcompat.edges import uv
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.store import cache_dir
 
+from tests.edges.test_uv import ENV, change_each, lay
 from tests.ops import test_publish as safety
 from tests.conftest import run_cli
 from tests.ops.test_publish import A, put, seed, tree
@@ -179,15 +181,20 @@ def test_another_environment_declines(tmp_path, recorded, extra_env):
     assert fast(tmp_path, argv, extra_env)[0] is None
 
 
-def test_uv_configuration_is_a_dependency(tmp_path, env, refs, matrix, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+def test_a_change_to_each_file_uv_reads_declines(tmp_path, env, refs, matrix, monkeypatch):
+    """uv runs outside the read log's sight: every file glmcompat.edges.uv.reads declares for the environment (the user
+    and system configuration, UV_CONFIG_FILE; a lock --stack runs uv in a directory of its own) is an input of the
+    record: a change to any declines, restoring it answers again (a file added to the declaration is tested too)."""
+    lay(ENV, tmp_path, monkeypatch)
     out = tmp_path / "out"
     argv = cmd(out, matrix)
-    assert run_cli(*argv).returncode == 0
-    assert settled(tmp_path, argv)[1][0] == 0
-    (tmp_path / "config" / "uv").mkdir(parents=True)
-    (tmp_path / "config" / "uv" / "uv.toml").write_text("exclude-newer = \"2025-01-01T00:00:00Z\"\n")
-    assert fast(tmp_path, argv)[0] is None
+    assert run_cli(*argv).returncode == 0  # the set as uv writes it in this environment (UV_CONFIG_FILE)
+    full, got = settled(tmp_path, argv)  # a no-op: it records its answer
+    assert got[0] == 0, full.stdout + full.stderr
+    (path,) = records()
+    rec = startup.load(fastlock.HEADER, path.name.removeprefix("lock-"), str(path))
+    assert rec is not None
+    change_each(uv.reads(None, (), ENV), tmp_path, sorted(rec[0]), lambda: fast(tmp_path, argv)[0] == 0)
 
 
 def test_the_settings_a_stack_lock_reads_are_an_input(tmp_path, env, refs, matrix):

@@ -6,11 +6,13 @@ came from."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from glmcompat.cli import _from_environment
+from glmcompat.model.errors import NoTarget
 
 from tests.conftest import LOCKS, run_cli
 
@@ -94,6 +96,16 @@ def test_commands_that_take_a_target_read_tool_glmcompat(tmp_path, argv):
     assert r.returncode == 2 and "gpu-b" in r.stderr and "gpu-a" not in r.stderr, r.stderr  # environment > settings
     r = run_cli(*argv, "--target", "gpu-c", cwd=d, env={"GLMCOMPAT_TARGET": "gpu-b"})
     assert r.returncode == 2 and "gpu-c" in r.stderr and "gpu-b" not in r.stderr, r.stderr  # flag > environment
+
+
+@pytest.mark.parametrize("argv", [["upgrade"], ["lock", "--stack", "glm5-sglang-0.5.9"], ["lock"], ["check", "{d}/uv.lock"]])
+def test_every_command_without_a_target_says_one_error(tmp_path, argv):
+    """check, lock (project and --stack) and upgrade, with no --target, no GLMCOMPAT_TARGET and a [tool.glmcompat]
+    naming none: the one NoTarget error, naming the pyproject.toml that was read."""
+    d = _project(tmp_path, 'model = "glm_moe_dsa"')
+    shutil.copy(SAFE, d / "uv.lock")
+    r = run_cli(*[a.format(d=d) for a in argv], cwd=d)
+    assert (r.returncode, r.stderr) == (2, f"error: {NoTarget(str(d / 'pyproject.toml')).one_line()}\n"), r.stderr
 
 
 def test_upgrade_with_several_project_targets_asks_for_one(tmp_path):

@@ -187,6 +187,17 @@ def setting(settings: dict[str, Any], key: str, where: Any) -> str | None:
     return v
 
 
+def project_file() -> str | None:
+    """The pyproject.toml of the project at or above the working directory (as uv finds it), whose
+    ``[tool.glmcompat]`` gives what no flag gave; None outside a project."""
+    from pathlib import Path  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+
+    from glmcompat.readers import pyproject as pp  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+
+    found = pp.find(Path.cwd())
+    return None if found is None else str(found)
+
+
 def apply_settings(args: Any, command: str, *, single: bool = True, keys: tuple[str, ...] = ("target", "model", "platform"),
                    several: str = "error") -> str | None:
     """Fill ``args.target``/``model``/``platform`` that neither a flag nor an environment variable gave from

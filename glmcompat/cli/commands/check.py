@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from glmcompat.cli import fastpath
 from glmcompat.cli.commands._common import add_output_options, output, paint, parser
 from glmcompat.decide import rules
-from glmcompat.model.errors import InputError, LockFormatError
+from glmcompat.model.errors import InputError, LockFormatError, NoTarget
 from glmcompat.model.findings import Finding, Printed, evidence_lines
 from glmcompat.model.platforms import check_platform, target_platforms
 from glmcompat.ops.checkfile import check_ships as _check_ships
@@ -161,8 +161,7 @@ def _jobs(args: Any) -> list[Job]:
             t = settings.get("targets", settings.get("target"))
             targets = [t] if isinstance(t, str) else list(t or [])
         if not targets:
-            raise InputError("no target: pass --target (e.g. --target sm120) or set [tool.glmcompat] targets "
-                             "in the pyproject.toml beside it", path=raw)
+            raise NoTarget(None if settings_path is None else str(settings_path))
         model = args.model or settings.get("model")
         shown = str(lock) if lock == p else f"{lock} (from {raw})"
         job = Job(lock, [str(t) for t in targets], model, shown)

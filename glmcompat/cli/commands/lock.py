@@ -17,10 +17,11 @@ from glmcompat.cli.commands._common import (
     apply_settings,
     output,
     parser,
+    project_file,
     shown_url,
 )
 from glmcompat.cli.fastlock import Exit
-from glmcompat.model.errors import InputError, UnsafeError
+from glmcompat.model.errors import InputError, NoTarget, UnsafeError
 from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,8 +77,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     args.target = args.target or []
     apply_settings(args, "lock --stack")
     if not args.target:
-        raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
-                         "[tool.glmcompat] targets in the project's pyproject.toml")
+        raise NoTarget(project_file())  # its [tool.glmcompat] names none
     if len(args.target) > 1:
         raise InputError(f"a stack is locked for one target at a time (got {', '.join(args.target)}); "
                          "run `glmcompat lock --stack ... --target T` once per target")

@@ -16,8 +16,9 @@ from glmcompat.cli.commands._common import (
     output,
     paint_text,
     parser,
+    project_file,
 )
-from glmcompat.model.errors import InputError
+from glmcompat.model.errors import NoTarget
 from glmcompat.model.platforms import PLATFORM_NAME, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,8 +53,7 @@ def main(name: str, argv: Sequence[str]) -> int:
 
     apply_settings(args, "upgrade")
     if not args.target:
-        raise InputError("no target: pass --target (e.g. --target sm120), set GLMCOMPAT_TARGET, or set "
-                         "[tool.glmcompat] targets in the project's pyproject.toml")
+        raise NoTarget(project_file())  # its [tool.glmcompat] names none
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
     cutoff = parse_cutoff(args.exclude_newer)

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from glmcompat.model.errors import NoTarget
 from glmcompat.readers.formats import read_lock
 
 from tests.conftest import LOCKS, ROOT, run_cli
@@ -70,7 +71,7 @@ def test_pyproject_settings_and_lock_beside(tmp_path):
     shutil.copytree(LOCKS / "glm5-sglang-0.5.9", d)
     text = (d / "pyproject.toml").read_text()
     r = run_cli("check", str(d / "pyproject.toml"))
-    assert r.returncode == 2 and "no target" in r.stderr and "pyproject.toml" in r.stderr
+    assert (r.returncode, r.stderr) == (2, f"error: {NoTarget(str(d / 'pyproject.toml')).one_line()}\n")
     (d / "pyproject.toml").write_text(text + '\n[tool.glmcompat]\ntargets = ["sm120", "sm103"]\nmodel = "glm_moe_dsa"\n')
     r = run_cli("check", str(d / "pyproject.toml"), "--json")
     doc = json.loads(r.stdout)
