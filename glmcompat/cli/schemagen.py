@@ -5,7 +5,7 @@ typed records of :mod:`glmcompat.model.outputs` (and ``matrix show``'s from the 
     python -m glmcompat.cli.schemagen --check   # exit 1 naming each shipped file that differs from what it writes
 
 pydantic reads each record (``TypeAdapter(...).json_schema(mode="serialization")``: a field's type, its docstring
-as the description, the keywords of :class:`glmcompat.model.outputs.Schema`); the result is post-processed to the
+as the description, the keywords of :class:`glmcompat.model.outputs.base.Schema`); the result is post-processed to the
 strictness every shipped schema has: draft 2020-12 ``$schema``, an ``$id``, no ``title``/``default`` noise, every
 object with named fields closed (``additionalProperties: false``), every field required but those a document leaves
 out when empty, the ``version`` const, and the error form (:func:`with_error_form`) every command may print instead.
@@ -26,25 +26,29 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from glmcompat.matrix.schema import SCHEMA_VERSION, TABLES, matrix_json_schema
-from glmcompat.model import outputs as out
+from glmcompat.model.outputs import DOCUMENTS, record
+from glmcompat.model.outputs.base import JsonRecord
+from glmcompat.model.outputs.common import ErrorInfo
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
-# schema name -> (record, the command line it documents)
-GENERATED: dict[str, tuple[type[out.JsonRecord], str]] = {
-    "check": (out.CheckOutput, "glmcompat check --json"),
-    "targets": (out.TargetsOutput, "glmcompat targets --json"),
-    "explain": (out.ExplainOutput, "glmcompat explain --json"),
-    "upgrade": (out.UpgradeOutput, "glmcompat upgrade --json"),
-    "pip-install": (out.PipInstallOutput, "glmcompat pip install --json"),
-    "lock": (out.LockOutput, "glmcompat lock --json (project and requirements modes)"),
-    "verify": (out.VerifyOutput, "glmcompat verify --json"),
-    "matrix-refresh": (out.RefreshOutput, "glmcompat matrix refresh --json"),
-    "matrix-audit": (out.AuditOutput, "glmcompat matrix audit --json"),
-    "abi": (out.AbiOutput, "glmcompat abi --json"),
-    "arch": (out.ArchOutput, "glmcompat arch --json"),
+# schema name -> the command line it documents (its record: glmcompat.model.outputs.DOCUMENTS)
+COMMANDS: dict[str, str] = {
+    "check": "glmcompat check --json",
+    "targets": "glmcompat targets --json",
+    "explain": "glmcompat explain --json",
+    "upgrade": "glmcompat upgrade --json",
+    "pip-install": "glmcompat pip install --json",
+    "lock": "glmcompat lock --json (project and requirements modes)",
+    "verify": "glmcompat verify --json",
+    "matrix-refresh": "glmcompat matrix refresh --json",
+    "matrix-audit": "glmcompat matrix audit --json",
+    "abi": "glmcompat abi --json",
+    "arch": "glmcompat arch --json",
 }
+# schema name -> (record, the command line it documents)
+GENERATED: dict[str, tuple[type[JsonRecord], str]] = {name: (record(name), COMMANDS[name]) for name in DOCUMENTS}
 
 ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.'
 
@@ -130,7 +134,7 @@ def record_schema(cls: type[Any]) -> dict[str, Any]:
 
 
 def error_def() -> dict[str, Any]:
-    s = record_schema(out.ErrorInfo)
+    s = record_schema(ErrorInfo)
     s.pop("$defs", None)
     return s
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
 from glmcompat.model.names import canonicalize
+from glmcompat.model.outputs.explain import SignatureHitDoc
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
@@ -60,9 +61,8 @@ class Hit:
     version: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "line": self.line, "count": self.count, "match": self.text,
-                "groups": dict(self.groups), "package": self.package or None, "version": self.version or None,
-                "cause": self.cause, "remedy": self.remedy, "source": self.source}
+        """The hit as ``explain --json`` prints it: its record's (:class:`SignatureHitDoc`)."""
+        return SignatureHitDoc.of(self).to_json()
 
 
 class SignatureRow(Protocol):

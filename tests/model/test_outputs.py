@@ -5,24 +5,29 @@ tests/cli/test_schemas.py."""
 from __future__ import annotations
 
 import json
+import re
+import typing
 from dataclasses import FrozenInstanceError
 
 import pytest
 
-from glmcompat.model.findings import Cause, Finding
+from glmcompat.cli import jsonerrors
+from glmcompat.decide import rules
+from glmcompat.matrix import schema
+from glmcompat.model import outputs
+from glmcompat.model.outputs.check import CheckOutput
+from glmcompat.ops import checkfile
+from pathlib import Path
+
+from glmcompat.decide.explain import Skip
+from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Cause, Finding
 from glmcompat.model.signatures import Hit
-from glmcompat.model.outputs import (
-    ArchOutput,
-    CauseDoc,
-    CheckedFindingDoc,
-    FindingDoc,
-    ProbeDoc,
-    SignatureHitDoc,
-    SkipDoc,
-    SkipNote,
-    UpgradeOutput,
-    VerifyOutput,
-)
+from glmcompat.model.outputs.check import CheckedFindingDoc
+from glmcompat.model.outputs.common import CauseDoc, FindingDoc
+from glmcompat.model.outputs.explain import SignatureHitDoc
+from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
+from glmcompat.model.outputs.verify import ProbeDoc, VerifyOutput
+from glmcompat.model.outputs.wheels import ArchOutput
 
 FINDING = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "")),
                   message="m", evidence=(("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.9.1"),),
@@ -106,9 +111,28 @@ def test_a_signature_hit_prints_as_hit_to_json(hit: Hit) -> None:
 def test_a_skip_prints_as_skip_as_json() -> None:
     """``upgrade --json``'s skipped releases: the record of a :class:`glmcompat.decide.explain.Skip` is its
     ``as_json``, the reason included."""
-    from glmcompat.decide.explain import Skip
-
     for ev in ((), (("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0"),)):
         s = Skip("abi", "sgl-kernel", ("sgl-kernel 0.3.21 needs torch 2.9", "you require torch 2.10"),
                  "sgl-kernel 0.3.21 is not in the set", "pin torch==2.9.1", ev)
         assert SkipDoc.of(s, s.because()).to_json() == s.as_json()
+
+
+def test_the_check_rules_are_the_rules_the_check_produces() -> None:
+    """``check --json``'s ``rule`` enum (CHECK_RULES) is every rule name glmcompat.decide.rules and check's own
+    (glmcompat.ops.checkfile) build a finding with, and nothing else."""
+    produced: set[str] = set()
+    for mod in (rules, checkfile):
+        produced |= set(re.findall(r'\brule="([a-z-]+)"', Path(mod.__file__ or "").read_text(encoding="utf-8")))
+    assert produced == set(CHECK_RULES)
+    hint = typing.get_type_hints(CheckedFindingDoc, include_extras=True)["rule"]
+    assert hint.__metadata__[0].keywords == {"enum": list(CHECK_RULES)}
+
+
+def test_the_evidence_kinds_are_the_matrix_s() -> None:
+    assert typing.get_args(schema.Evidence) == EVIDENCE_KINDS
+
+
+def test_a_document_s_version_is_its_record_s() -> None:
+    assert outputs.version("check") == CheckOutput.version == 1 and outputs.version("upgrade") == 2
+    assert jsonerrors.json_version("arch") == ArchOutput.version
+    assert jsonerrors.json_version("matrix-show") == schema.SCHEMA_VERSION

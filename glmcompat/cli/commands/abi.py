@@ -82,7 +82,7 @@ def _abi(argv: Sequence[str]) -> int:
                                platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
-        from glmcompat.model.outputs import AbiOutput  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.wheels import AbiOutput  # lazy: --json only
 
         dump_json(AbiOutput.from_json(result.to_json()).to_json(), o.out)
     else:
@@ -200,7 +200,7 @@ def _arch(argv: Sequence[str]) -> int:
         note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
                 f"wheel, which no {result.target} machine installs; pass --platform {shipped[0][0]}")
     if args.json:
-        from glmcompat.model.outputs import ArchOutput  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.wheels import ArchOutput  # lazy: --json only
 
         doc = replace(ArchOutput.from_json(result.to_json()), note=note or None,
                       target_platforms=tuple(shipped[0]) if shipped is not None else None)

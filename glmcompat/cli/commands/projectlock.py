@@ -27,7 +27,7 @@ from glmcompat.ops.projectlock import (
 from glmcompat.readers import pyproject as pp
 
 if TYPE_CHECKING:
-    from glmcompat.model.outputs import LockOutput
+    from glmcompat.model.outputs.lock import LockOutput
     from glmcompat.ops.projectlock import ProjectLockResult
 
 
@@ -104,7 +104,8 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
 
 def _lock_doc(r: ProjectLockResult) -> LockOutput:
     """The ``--json`` document of a project or requirements lock's outcome."""
-    from glmcompat.model.outputs import EvidenceDoc, LockOutput  # lazy: 45 dataclasses, --json only
+    from glmcompat.model.outputs.common import EvidenceDoc  # lazy: --json only
+    from glmcompat.model.outputs.lock import LockOutput  # lazy: --json only
 
     return LockOutput(mode=r.mode, path=r.path, targets=tuple(r.targets), platform=r.platform, core=r.core,
                       overrides=r.overrides, override_reasons=r.override_reasons, written=tuple(r.written),

@@ -74,7 +74,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     dropped = _dropped(stack, outcome)
     engine = stack.engine
     if args.json:
-        from glmcompat.model.outputs import SkipDoc, SkipNote, UpgradeOutput  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput  # lazy: --json only
 
         doc = UpgradeOutput(
             stack=args.stack, engine=engine, target=tname, model=model, platform=machine,

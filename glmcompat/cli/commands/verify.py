@@ -59,7 +59,7 @@ def _verify(argv: Sequence[str]) -> int:
     o = output(args)
     if args.json:
         if not quiet:
-            from glmcompat.model.outputs import VerifyOutput  # lazy: 45 dataclasses, --json only
+            from glmcompat.model.outputs.verify import VerifyOutput  # lazy: --json only
 
             dump_json(VerifyOutput.from_json(report).to_json(), o.out)
     elif not quiet:
@@ -103,7 +103,7 @@ def _explain(argv: Sequence[str]) -> int:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
-        from glmcompat.model.outputs import ExplainOutput, SignatureHitDoc  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.explain import ExplainOutput, SignatureHitDoc  # lazy: --json only
 
         doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHitDoc.of(h) for h in hits))
         dump_json(doc.to_json(), output(args).out)
