@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS
 from glmcompat.model.outputs.base import (
@@ -14,14 +14,11 @@ from glmcompat.model.outputs.base import (
     Platform,
     Schema,
 )
-from glmcompat.model.outputs.common import EvidenceDoc, FindingDoc, _finding_fields
+from glmcompat.model.outputs.common import EvidenceDoc, FindingDoc, FindingParts, _finding_fields
 
 # ------------------------------------------------------------------------------------------------
 # check
 # ------------------------------------------------------------------------------------------------
-
-if TYPE_CHECKING:
-    from glmcompat.model.findings import Finding
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +38,7 @@ class CheckedFindingDoc(FindingDoc):
     target: NonEmpty
 
     @classmethod
-    def at(cls, f: Finding, path: str, target: str) -> CheckedFindingDoc:
+    def at(cls, f: FindingParts, path: str, target: str) -> CheckedFindingDoc:
         return cls(**_finding_fields(f, CheckEvidenceDoc), path=path, target=target)
 
 

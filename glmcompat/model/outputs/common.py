@@ -3,12 +3,50 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Protocol, Self
 
 from glmcompat.model.outputs.base import OMIT_EMPTY, JsonRecord, NonEmpty, Schema
 
-if TYPE_CHECKING:
-    from glmcompat.model.findings import Cause, Finding
+
+
+class FindingParts(Protocol):
+    """What a finding's record reads of it (glmcompat.model.findings.Finding, which prints through the record: a
+    protocol, not an import, so that the two modules do not import each other)."""
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def severity(self) -> str: ...
+    @property
+    def pins(self) -> tuple[str, ...]: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def evidence(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def remedy(self) -> str: ...
+    @property
+    def environments(self) -> tuple[str, ...]: ...
+    @property
+    def probe(self) -> str: ...
+
+
+class CauseParts(Protocol):
+    """What a cause's record reads of it (glmcompat.model.findings.Cause)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def clauses(self) -> tuple[str, ...]: ...
+    @property
+    def conclusion(self) -> str: ...
+    @property
+    def remedy(self) -> str: ...
+    @property
+    def evidence(self) -> tuple[tuple[str, str], ...]: ...
+    def because(self) -> str: ...
 
 
 
@@ -58,12 +96,12 @@ class FindingDoc(JsonRecord):
     when none does"""
 
     @classmethod
-    def of(cls, f: Finding) -> FindingDoc:
+    def of(cls, f: FindingParts) -> FindingDoc:
         return cls(**_finding_fields(f, EvidenceDoc))
 
 
 
-def _finding_fields(f: Finding, evidence: type[EvidenceDoc]) -> dict[str, Any]:
+def _finding_fields(f: FindingParts, evidence: type[EvidenceDoc]) -> dict[str, Any]:
     return {"rule": f.rule, "severity": f.severity, "packages": f.pins, "message": f.message,
             "evidence": tuple(evidence(kind=k, source=s) for k, s in f.evidence), "remedy": f.remedy,
             "environments": f.environments, "probe": f.probe}
@@ -84,7 +122,7 @@ class CauseDoc(JsonRecord):
     """the evidence the clauses cite, in full (a clause names only the probe that reproduces it)"""
 
     @classmethod
-    def of(cls, c: Cause, reason: str | None = None) -> Self:
+    def of(cls, c: CauseParts, reason: str | None = None) -> Self:
         """The record of the cause ``c`` with its derivation in one sentence: ``reason``, else ``c.because()``."""
         return cls(kind=c.kind, subject=c.subject, because=c.clauses, conclusion=c.conclusion,
                    reason=c.because() if reason is None else reason,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from glmcompat.model.outputs.base import (
     JsonRecord,
@@ -16,8 +16,31 @@ from glmcompat.model.outputs.base import (
 # explain
 # ------------------------------------------------------------------------------------------------
 
-if TYPE_CHECKING:
-    from glmcompat.model.signatures import Hit
+
+
+class HitParts(Protocol):
+    """What a hit's record reads of it (glmcompat.model.signatures.Hit, which prints through the record)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def groups(self) -> Mapping[str, str]: ...
+    @property
+    def cause(self) -> str: ...
+    @property
+    def remedy(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def package(self) -> str: ...
+    @property
+    def version(self) -> str: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +64,7 @@ class SignatureHitDoc(JsonRecord):
     """that package's version where the log prints it"""
 
     @classmethod
-    def of(cls, h: Hit) -> SignatureHitDoc:
+    def of(cls, h: HitParts) -> SignatureHitDoc:
         return cls(id=h.id, line=h.line, count=h.count, match=h.text, groups=dict(h.groups), cause=h.cause,
                    remedy=h.remedy, source=h.source, package=h.package or None, version=h.version or None)
 
