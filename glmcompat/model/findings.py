@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from glmcompat.model.outputs.common import CauseDoc, FindingDoc
-
 SEVERITIES = ("error", "warning")
 
 # The kinds of evidence a finding (and a matrix row: glmcompat.matrix.schema.Evidence) cites.
@@ -96,7 +94,10 @@ class Finding:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        """The finding as every versioned report carries it: its record's (:class:`FindingDoc`)."""
+        """The finding as every versioned report carries it: its record's
+        (:class:`glmcompat.model.outputs.common.FindingDoc`)."""
+        from glmcompat.model.outputs.common import FindingDoc  # lazy: the records, for a JSON document only
+
         return FindingDoc.of(self).to_json()
 
     @classmethod
@@ -166,8 +167,11 @@ class Cause:
         return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
 
     def as_json(self) -> dict[str, Any]:
-        """The cause as ``upgrade --json`` and ``pip install --json`` carry it: its record's (:class:`CauseDoc`),
+        """The cause as ``upgrade --json`` and ``pip install --json`` carry it: its record's
+        (:class:`glmcompat.model.outputs.common.CauseDoc`),
         the derivation in one sentence as its ``reason``."""
+        from glmcompat.model.outputs.common import CauseDoc  # lazy: the records, for a JSON document only
+
         return CauseDoc.of(self).to_json()
 
 

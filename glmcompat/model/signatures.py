@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
 from glmcompat.model.names import canonicalize
-from glmcompat.model.outputs.explain import SignatureHitDoc
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
@@ -61,7 +60,10 @@ class Hit:
     version: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """The hit as ``explain --json`` prints it: its record's (:class:`SignatureHitDoc`)."""
+        """The hit as ``explain --json`` prints it: its record's
+        (:class:`glmcompat.model.outputs.explain.SignatureHitDoc`)."""
+        from glmcompat.model.outputs.explain import SignatureHitDoc  # lazy: the records, for a JSON document only
+
         return SignatureHitDoc.of(self).to_json()
 
 
