@@ -187,10 +187,7 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
         if not args.json:
             rf.render_audit(report, text)
     if args.json:
-        from glmcompat.model.outputs.refresh import AuditOutput, RefreshOutput  # lazy: --json only
-
-        record = RefreshOutput if isinstance(report, rf.RefreshReport) else AuditOutput
-        dump_json(record.from_json(report.to_json()).to_json(), o.out)
+        dump_json(report.to_json(), o.out)
     else:
         o.out.write(paint_text(text.getvalue(), o.color))
     return rc
