@@ -34,9 +34,16 @@ FINDING = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21
                   remedy="r", environments=("Python 3.12",), probe="glmcompat abi x")
 
 
-def test_a_finding_prints_as_finding_to_json_and_reads_back() -> None:
+FINDING_DOC = {"rule": "abi", "severity": "error", "packages": ["sgl-kernel==0.3.21", "torch"], "message": "m",
+               "evidence": [{"kind": "abi-probe", "source": "glmcompat abi sgl-kernel==0.3.21 --torch 2.9.1"}],
+               "remedy": "r", "environments": ["Python 3.12"], "probe": "glmcompat abi x"}
+
+
+def test_a_finding_prints_through_its_record_and_reads_back() -> None:
+    """Finding.to_json is its record's document (one declaration: FindingDoc), and Finding.from_json reads it."""
     doc = FindingDoc.of(FINDING)
-    assert doc.to_json() == FINDING.to_json()
+    assert doc.to_json() == FINDING.to_json() == FINDING_DOC
+    assert Finding.from_json(FINDING.to_json()) == FINDING
     assert FindingDoc.from_json(json.loads(json.dumps(doc.to_json()))) == doc
     at = CheckedFindingDoc.at(FINDING, "uv.lock", "sm120").to_json()
     assert at == {**FINDING.to_json(), "path": "uv.lock", "target": "sm120"}
@@ -50,8 +57,10 @@ def test_records_are_frozen() -> None:
 
 def test_an_empty_evidence_is_left_out_of_a_cause_and_kept_otherwise() -> None:
     bare = Cause("conflict", "torch", ("a", "b"), "c", "fix it")
-    assert CauseDoc.of(bare, "Because a, and b, we can conclude that c.").to_json() == {
-        **bare.as_json(), "reason": "Because a, and b, we can conclude that c."}
+    assert CauseDoc.of(bare, "Because a, and b, we can conclude that c.").to_json() == bare.as_json() == {
+        "kind": "conflict", "subject": "torch", "because": ["a", "b"], "conclusion": "c", "remedy": "fix it",
+        "reason": "Because a, and b, we can conclude that c."}
+    assert CauseDoc.of(bare, "said otherwise").reason == "said otherwise"
     assert "evidence" not in CauseDoc.of(bare, "x").to_json()
     cited = Cause("abi", "sgl-kernel", ("a",), "c", "fix", (("abi-probe", "src"),))
     assert CauseDoc.of(cited, "x").to_json()["evidence"] == [{"kind": "abi-probe", "source": "src"}]
@@ -99,13 +108,18 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
     assert doc.to_json() == base
 
 
-@pytest.mark.parametrize("hit", [
-    Hit("torch-abi", "cause", "remedy", "undefined symbol: _ZN3c10", line=7, count=2, groups={"sym": "_ZN3c10"},
-        source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
-    Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
+@pytest.mark.parametrize(("hit", "doc"), [
+    (Hit("torch-abi", "cause", "remedy", "undefined symbol: _ZN3c10", line=7, count=2, groups={"sym": "_ZN3c10"},
+         source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
+     {"id": "torch-abi", "line": 7, "count": 2, "match": "undefined symbol: _ZN3c10", "groups": {"sym": "_ZN3c10"},
+      "cause": "cause", "remedy": "remedy", "source": "https://example.invalid/issue", "package": "sgl-kernel",
+      "version": "0.3.21"}),
+    (Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
+     {"id": "oom", "line": 1, "count": 1, "match": "CUDA out of memory", "groups": {}, "cause": "c", "remedy": "r",
+      "source": "", "package": None, "version": None}),
 ])
-def test_a_signature_hit_prints_as_hit_to_json(hit: Hit) -> None:
-    assert SignatureHitDoc.of(hit).to_json() == hit.to_json()
+def test_a_signature_hit_prints_through_its_record(hit: Hit, doc: dict[str, object]) -> None:
+    assert SignatureHitDoc.of(hit).to_json() == hit.to_json() == doc
 
 
 def test_a_skip_prints_as_skip_as_json() -> None:
@@ -114,7 +128,10 @@ def test_a_skip_prints_as_skip_as_json() -> None:
     for ev in ((), (("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0"),)):
         s = Skip("abi", "sgl-kernel", ("sgl-kernel 0.3.21 needs torch 2.9", "you require torch 2.10"),
                  "sgl-kernel 0.3.21 is not in the set", "pin torch==2.9.1", ev)
-        assert SkipDoc.of(s, s.because()).to_json() == s.as_json()
+        assert SkipDoc.of(s, s.because()).to_json() == SkipDoc.of(s).to_json() == s.as_json()
+        assert s.as_json()["reason"] == ("Because sgl-kernel 0.3.21 needs torch 2.9, and you require torch 2.10, we can "
+                                         "conclude that sgl-kernel 0.3.21 is not in the set.")
+        assert ("evidence" in s.as_json()) == bool(ev)
 
 
 def test_the_check_rules_are_the_rules_the_check_produces() -> None:
