@@ -1,4 +1,5 @@
-"""The typed records of every versioned ``--json`` document: what each command prints, declared once.
+"""What every record of a ``--json`` document is made of: :class:`JsonRecord`, :class:`Schema`, the field metadata
+(:data:`OMIT_EMPTY`, :data:`OMIT_NONE`, :func:`key`) and the field types several documents share.
 
 A command builds its record and prints :meth:`JsonRecord.to_json` (``json.dumps(..., indent=2, sort_keys=True)``);
 the shipped JSON Schemas in ``glmcompat/cli/schemas/`` are generated from these classes by
@@ -133,3 +134,6 @@ Platform = Annotated[str, Schema(enum=["x86_64", "aarch64"])]
 NonEmpty = Annotated[str, Schema(minLength=1)]
 Count = Annotated[int, Schema(minimum=0)]
 Pins = Mapping[str, NonEmpty]
+
+
+__all__ = ["Count", "JsonRecord", "NonEmpty", "Pins", "Platform", "Schema", "key"]

@@ -14,11 +14,7 @@ from glmcompat.model.outputs.base import (
     Platform,
     Schema,
 )
-from glmcompat.model.outputs.common import EvidenceDoc, FindingDoc, FindingParts, _finding_fields
-
-# ------------------------------------------------------------------------------------------------
-# check
-# ------------------------------------------------------------------------------------------------
+from glmcompat.model.outputs.common import EvidenceDoc, FindingDoc, FindingParts, finding_fields
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +35,7 @@ class CheckedFindingDoc(FindingDoc):
 
     @classmethod
     def at(cls, f: FindingParts, path: str, target: str) -> CheckedFindingDoc:
-        return cls(**_finding_fields(f, CheckEvidenceDoc), path=path, target=target)
+        return cls(**finding_fields(f, CheckEvidenceDoc), path=path, target=target)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,3 +70,6 @@ class CheckOutput(JsonRecord):
     checked: tuple[CheckedDoc, ...]
     """one entry per (lock, target)"""
     findings: tuple[CheckedFindingDoc, ...]
+
+
+__all__ = ["CheckEvidenceDoc", "CheckOutput", "CheckedDoc", "CheckedFindingDoc"]

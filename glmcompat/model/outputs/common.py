@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal, Protocol, Self
 from glmcompat.model.outputs.base import OMIT_EMPTY, JsonRecord, NonEmpty, Schema
 
 
-
 class FindingParts(Protocol):
     """What a finding's record reads of it (glmcompat.model.findings.Finding, which prints through the record: a
     protocol, not an import, so that the two modules do not import each other)."""
@@ -47,7 +46,6 @@ class CauseParts(Protocol):
     @property
     def evidence(self) -> tuple[tuple[str, str], ...]: ...
     def because(self) -> str: ...
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,11 +95,11 @@ class FindingDoc(JsonRecord):
 
     @classmethod
     def of(cls, f: FindingParts) -> FindingDoc:
-        return cls(**_finding_fields(f, EvidenceDoc))
+        return cls(**finding_fields(f, EvidenceDoc))
 
 
-
-def _finding_fields(f: FindingParts, evidence: type[EvidenceDoc]) -> dict[str, Any]:
+def finding_fields(f: FindingParts, evidence: type[EvidenceDoc]) -> dict[str, Any]:
+    """The fields of a finding's record (its evidence as records of the type ``evidence``)."""
     return {"rule": f.rule, "severity": f.severity, "packages": f.pins, "message": f.message,
             "evidence": tuple(evidence(kind=k, source=s) for k, s in f.evidence), "remedy": f.remedy,
             "environments": f.environments, "probe": f.probe}
@@ -127,3 +125,6 @@ class CauseDoc(JsonRecord):
         return cls(kind=c.kind, subject=c.subject, because=c.clauses, conclusion=c.conclusion,
                    reason=c.because() if reason is None else reason,
                    remedy=c.remedy, evidence=tuple(EvidenceDoc(kind=k, source=s) for k, s in c.evidence))
+
+
+__all__ = ["finding_fields", "CauseDoc", "CauseParts", "ErrorDocument", "ErrorInfo", "EvidenceDoc", "FindingDoc", "FindingParts"]

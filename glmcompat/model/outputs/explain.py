@@ -12,11 +12,6 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 
-# ------------------------------------------------------------------------------------------------
-# explain
-# ------------------------------------------------------------------------------------------------
-
-
 
 class HitParts(Protocol):
     """What a hit's record reads of it (glmcompat.model.signatures.Hit, which prints through the record)."""
@@ -77,3 +72,6 @@ class ExplainOutput(JsonRecord):
     log: NonEmpty
     found: bool
     signatures: tuple[SignatureHitDoc, ...]
+
+
+__all__ = ["ExplainOutput", "HitParts", "SignatureHitDoc"]

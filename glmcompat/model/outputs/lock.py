@@ -15,10 +15,6 @@ from glmcompat.model.outputs.base import (
 )
 from glmcompat.model.outputs.common import EvidenceDoc
 
-# ------------------------------------------------------------------------------------------------
-# lock (project and requirements modes)
-# ------------------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, kw_only=True)
 class LockOutput(JsonRecord):
@@ -49,3 +45,6 @@ class LockOutput(JsonRecord):
     """why no safe lock exists (exit 1; nothing was written), else null"""
     evidence: tuple[EvidenceDoc, ...]
     """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
+
+
+__all__ = ["LockOutput"]

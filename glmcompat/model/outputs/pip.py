@@ -13,10 +13,6 @@ from glmcompat.model.outputs.base import (
 )
 from glmcompat.model.outputs.common import CauseDoc, FindingDoc
 
-# ------------------------------------------------------------------------------------------------
-# pip install
-# ------------------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, kw_only=True)
 class ChangeDoc(JsonRecord):
@@ -83,3 +79,6 @@ class PipInstallOutput(JsonRecord):
     """where the installed environment differs from the judged plan"""
     cause: CauseDoc | None = None
     """why no safe plan exists (null: one does)"""
+
+
+__all__ = ["ChangeDoc", "ChosenDoc", "PipEnvironmentDoc", "PipInstallOutput"]

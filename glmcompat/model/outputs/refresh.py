@@ -13,9 +13,6 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 
-# ------------------------------------------------------------------------------------------------
-# matrix refresh and matrix audit
-# ------------------------------------------------------------------------------------------------
 
 Machine = Annotated[str, Schema(enum=["x86_64", "aarch64"], description=(
     "the machine whose wheels are read (a row without platform is about the x86_64 wheel)"))]
@@ -174,3 +171,7 @@ class AuditOutput(JsonRecord):
     drift: tuple[AuditCheckDoc, ...]
     summary: AuditSummaryDoc
     seconds: Annotated[float, Schema(minimum=0)]
+
+
+__all__ = ["AuditCheckDoc", "AuditOutput", "AuditSummaryDoc", "BoundDoc", "CandidateDoc", "ListingDoc", "Machine",
+           "ModelUpdateDoc", "RefreshOutput", "ReleaseDoc", "SkippedReleaseDoc", "TableRowDoc", "WrittenToDoc"]

@@ -13,10 +13,6 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 
-# ------------------------------------------------------------------------------------------------
-# targets
-# ------------------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, kw_only=True)
 class RunsDoc(JsonRecord):
@@ -53,3 +49,6 @@ class TargetsOutput(JsonRecord):
 
     version: Literal[1] = 1
     targets: tuple[TargetDoc, ...]
+
+
+__all__ = ["RunsDoc", "TargetDoc", "TargetsOutput"]

@@ -16,10 +16,6 @@ from glmcompat.model.outputs.base import (
 )
 from glmcompat.model.outputs.common import CauseDoc
 
-# ------------------------------------------------------------------------------------------------
-# upgrade
-# ------------------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, kw_only=True)
 class SkipDoc(CauseDoc):
@@ -59,3 +55,6 @@ class UpgradeOutput(JsonRecord):
     """package -> why an upstream pin on it was overridden"""
     skipped: Mapping[str, Mapping[str, SkipDoc | SkipNote]]
     """package -> newer version -> why it is not in the set"""
+
+
+__all__ = ["SkipDoc", "SkipNote", "UpgradeOutput"]

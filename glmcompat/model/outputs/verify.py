@@ -15,10 +15,6 @@ from glmcompat.model.outputs.base import (
 )
 from glmcompat.model.outputs.common import FindingDoc
 
-# ------------------------------------------------------------------------------------------------
-# verify
-# ------------------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, kw_only=True)
 class ExplainedDoc(JsonRecord):
@@ -52,7 +48,6 @@ class ProbeDoc(JsonRecord):
     """the known failure signatures its error text shows"""
     absent: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
     """skipped because this module is not installed"""
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,3 +102,6 @@ class VerifyOutput(JsonRecord):
     """under torchrun (--distributed): this process's rank"""
     ranks: tuple[RankDoc, ...] | None = field(default=None, metadata=OMIT_NONE)
     """on rank 0 under torchrun: every rank's verdict"""
+
+
+__all__ = ["AgreementDoc", "CountsDoc", "ExplainedDoc", "ProbeDoc", "RankDoc", "VerifyOutput"]

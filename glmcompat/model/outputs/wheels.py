@@ -15,9 +15,6 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 
-# ------------------------------------------------------------------------------------------------
-# abi and arch: what the wheels' shared objects hold
-# ------------------------------------------------------------------------------------------------
 
 Code = Annotated[str, Schema(pattern="^(sm|compute)_[0-9]+[af]?$")]
 
@@ -136,3 +133,7 @@ class ArchOutput(JsonRecord):
     """with --target: the machines it ships on"""
     note: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
     """with --target: the wheel read is for a machine the target never ships on"""
+
+
+__all__ = ["AbiModuleDoc", "AbiOutput", "ArchModuleDoc", "ArchOutput", "Code", "KernelGroupDoc", "MissingSymbolDoc",
+           "Toolkits"]
