@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from glmcompat.cli.jsonerrors import JSON_OUTPUTS
 from glmcompat.matrix.schema import SCHEMA_VERSION, TABLES, matrix_json_schema
 from glmcompat.model.outputs import DOCUMENTS, record
 from glmcompat.model.outputs.base import JsonRecord
@@ -33,20 +34,9 @@ from glmcompat.model.outputs.common import ErrorInfo
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
-# schema name -> the command line it documents (its record: glmcompat.model.outputs.DOCUMENTS)
-COMMANDS: dict[str, str] = {
-    "check": "glmcompat check --json",
-    "targets": "glmcompat targets --json",
-    "explain": "glmcompat explain --json",
-    "upgrade": "glmcompat upgrade --json",
-    "pip-install": "glmcompat pip install --json",
-    "lock": "glmcompat lock --json (project and requirements modes)",
-    "verify": "glmcompat verify --json",
-    "matrix-refresh": "glmcompat matrix refresh --json",
-    "matrix-audit": "glmcompat matrix audit --json",
-    "abi": "glmcompat abi --json",
-    "arch": "glmcompat arch --json",
-}
+# schema name -> the command line it documents: the command of glmcompat.cli.jsonerrors.JSON_OUTPUTS that prints it
+COMMANDS: dict[str, str] = {name: f"glmcompat {' '.join(words)} --json" for words, name in JSON_OUTPUTS.items()}
+COMMANDS["lock"] += " (project and requirements modes)"
 # schema name -> (record, the command line it documents)
 GENERATED: dict[str, tuple[type[JsonRecord], str]] = {name: (record(name), COMMANDS[name]) for name in DOCUMENTS}
 
@@ -190,7 +180,7 @@ def matrix_show_schema() -> dict[str, Any]:
     return with_error_form({
         "$schema": DRAFT,
         "$id": "urn:glmcompat:cli:matrix-show",
-        "title": "glmcompat matrix show --json",
+        "title": COMMANDS["matrix-show"],
         "description": f"The whole matrix, every table's rows as their models dump them (version {SCHEMA_VERSION}).",
         "type": "object",
         "properties": props,

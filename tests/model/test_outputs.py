@@ -153,3 +153,13 @@ def test_a_document_s_version_is_its_record_s() -> None:
     assert outputs.version("check") == CheckOutput.version == 1 and outputs.version("upgrade") == 2
     assert jsonerrors.json_version("arch") == ArchOutput.version
     assert jsonerrors.json_version("matrix-show") == schema.SCHEMA_VERSION
+
+
+def test_every_json_command_has_one_record() -> None:
+    """Each command that prints JSON (glmcompat.cli.jsonerrors.JSON_OUTPUTS) has its record in DOCUMENTS (matrix show
+    prints the matrix's own models), in the module DOCUMENTS names, with a version const equal to its default."""
+    assert set(jsonerrors.JSON_OUTPUTS.values()) == {*outputs.DOCUMENTS, "matrix-show"}
+    for name, (module, cls) in outputs.DOCUMENTS.items():
+        rec = outputs.record(name)
+        assert rec.__name__ == cls and rec.__module__ == f"glmcompat.model.outputs.{module}"
+        assert typing.get_args(typing.get_type_hints(rec)["version"]) == (rec.version,)
