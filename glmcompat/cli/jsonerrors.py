@@ -3,10 +3,10 @@ on stdout, with the same exit codes as without it::
 
     {"version": 1, "error": {"code": 2, "message": "unknown target 'sm999' ...", "file": null, "line": null}}
 
-``version`` is the command's own JSON version (the ``const`` of its shipped schema), so a reader checks one field
+``version`` is the command's own JSON version (its record's ``version``, the ``const`` of its shipped schema), so a reader checks one field
 before anything else; ``code`` is the exit code; ``file`` and ``line`` name the input at fault where one is. The
 one-line error still goes to stderr too, for the person at the terminal. The document is the record
-:class:`glmcompat.model.outputs.ErrorDocument`; every shipped schema accepts it
+:class:`glmcompat.model.outputs.common.ErrorDocument`; every shipped schema accepts it
 (:func:`glmcompat.cli.schemagen.with_error_form`).
 
 Loaded only when a command fails (``glmcompat.cli`` imports it lazily).
@@ -15,12 +15,12 @@ Loaded only when a command fails (``glmcompat.cli`` imports it lazily).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from glmcompat.cli.streams import stdout_for
 from glmcompat.model.errors import GlmcompatError, _flat
+from glmcompat.model.outputs import version as record_version
 
 # The commands (as ``glmcompat COMMAND [ACTION]`` names them) that print JSON, and their schema's name.
 JSON_OUTPUTS: dict[tuple[str, ...], str] = {
@@ -29,9 +29,6 @@ JSON_OUTPUTS: dict[tuple[str, ...], str] = {
     ("matrix", "refresh"): "matrix-refresh", ("matrix", "audit"): "matrix-audit", ("lock",): "lock",
     ("pip", "install"): "pip-install",
 }
-
-SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
-
 
 def schema_name(words: Sequence[str]) -> str | None:
     """The schema of the command ``words`` (``["matrix", "show", ...]``: its command and action), or None when it
@@ -52,14 +49,18 @@ def wants_json(argv: Sequence[str]) -> bool:
 
 
 def json_version(name: str) -> int:
-    """The JSON version of the schema ``name``: its ``properties.version.const``."""
-    with open(os.path.join(SCHEMAS, f"{name}.schema.json"), encoding="utf-8") as f:
-        return int(json.load(f)["properties"]["version"]["const"])
+    """The JSON version of the document ``name``: its record's ``version`` (:mod:`glmcompat.model.outputs`); for
+    ``matrix show``, the matrix file's schema version."""
+    if name == "matrix-show":
+        from glmcompat.matrix.schema import SCHEMA_VERSION  # lazy: pydantic models, a failed `matrix show --json` only
+
+        return SCHEMA_VERSION
+    return record_version(name)
 
 
 def document(name: str, code: int, message: str, file: str | None = None, line: int | None = None) -> dict[str, Any]:
     """The error document of the command whose schema is ``name``."""
-    from glmcompat.model.outputs import ErrorDocument, ErrorInfo  # lazy: only a --json failure needs them
+    from glmcompat.model.outputs.common import ErrorDocument, ErrorInfo  # lazy: only a --json failure needs them
 
     info = ErrorInfo(code=int(code), message=message, file=file, line=line if line and line > 0 else None)
     return ErrorDocument(version=json_version(name), error=info).to_json()

@@ -5,7 +5,7 @@ typed records of :mod:`glmcompat.model.outputs` (and ``matrix show``'s from the 
     python -m glmcompat.cli.schemagen --check   # exit 1 naming each shipped file that differs from what it writes
 
 pydantic reads each record (``TypeAdapter(...).json_schema(mode="serialization")``: a field's type, its docstring
-as the description, the keywords of :class:`glmcompat.model.outputs.Schema`); the result is post-processed to the
+as the description, the keywords of :class:`glmcompat.model.outputs.base.Schema`); the result is post-processed to the
 strictness every shipped schema has: draft 2020-12 ``$schema``, an ``$id``, no ``title``/``default`` noise, every
 object with named fields closed (``additionalProperties: false``), every field required but those a document leaves
 out when empty, the ``version`` const, and the error form (:func:`with_error_form`) every command may print instead.
@@ -25,26 +25,20 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from glmcompat.cli.jsonerrors import JSON_OUTPUTS
 from glmcompat.matrix.schema import SCHEMA_VERSION, TABLES, matrix_json_schema
-from glmcompat.model import outputs as out
+from glmcompat.model.outputs import DOCUMENTS, record
+from glmcompat.model.outputs.base import JsonRecord
+from glmcompat.model.outputs.common import ErrorInfo
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
+# schema name -> the command line it documents: the command of glmcompat.cli.jsonerrors.JSON_OUTPUTS that prints it
+COMMANDS: dict[str, str] = {name: f"glmcompat {' '.join(words)} --json" for words, name in JSON_OUTPUTS.items()}
+COMMANDS["lock"] += " (project and requirements modes)"
 # schema name -> (record, the command line it documents)
-GENERATED: dict[str, tuple[type[out.JsonRecord], str]] = {
-    "check": (out.CheckOutput, "glmcompat check --json"),
-    "targets": (out.TargetsOutput, "glmcompat targets --json"),
-    "explain": (out.ExplainOutput, "glmcompat explain --json"),
-    "upgrade": (out.UpgradeOutput, "glmcompat upgrade --json"),
-    "pip-install": (out.PipInstallOutput, "glmcompat pip install --json"),
-    "lock": (out.LockOutput, "glmcompat lock --json (project and requirements modes)"),
-    "verify": (out.VerifyOutput, "glmcompat verify --json"),
-    "matrix-refresh": (out.RefreshOutput, "glmcompat matrix refresh --json"),
-    "matrix-audit": (out.AuditOutput, "glmcompat matrix audit --json"),
-    "abi": (out.AbiOutput, "glmcompat abi --json"),
-    "arch": (out.ArchOutput, "glmcompat arch --json"),
-}
+GENERATED: dict[str, tuple[type[JsonRecord], str]] = {name: (record(name), COMMANDS[name]) for name in DOCUMENTS}
 
 ERROR_NOTE = 'On failure, {"version", "error"} alone: the exit code, the message, and the file and line at fault.'
 
@@ -130,7 +124,7 @@ def record_schema(cls: type[Any]) -> dict[str, Any]:
 
 
 def error_def() -> dict[str, Any]:
-    s = record_schema(out.ErrorInfo)
+    s = record_schema(ErrorInfo)
     s.pop("$defs", None)
     return s
 
@@ -186,7 +180,7 @@ def matrix_show_schema() -> dict[str, Any]:
     return with_error_form({
         "$schema": DRAFT,
         "$id": "urn:glmcompat:cli:matrix-show",
-        "title": "glmcompat matrix show --json",
+        "title": COMMANDS["matrix-show"],
         "description": f"The whole matrix, every table's rows as their models dump them (version {SCHEMA_VERSION}).",
         "type": "object",
         "properties": props,

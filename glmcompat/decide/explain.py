@@ -109,9 +109,6 @@ class Skip(Cause):
     def text(self, sep: str = " ") -> str:
         return f"{self.because()}{sep}hint: {self.remedy}"
 
-    def as_json(self) -> dict[str, Any]:
-        return {**super().as_json(), "reason": self.because()}
-
 
 def skip(kind: str, subject: str, premises: Iterable[Premise], conclusion: str, remedy: str,
          evidence: tuple[tuple[str, str], ...] = ()) -> Skip:

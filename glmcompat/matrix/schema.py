@@ -48,13 +48,15 @@ from glmcompat.matrix.store import matrix_files, read_input
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, MatrixError
+from glmcompat.model.findings import EvidenceKind
 from glmcompat.model.signatures import linear_time_problem
 from glmcompat.model.tomltext import loads as toml_loads
 
 SCHEMA_VERSION = 1
 
-# "documentation": what a project's docs or tables state; it never proves a break on its own (a warning)
-Evidence = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred", "documentation"]
+# the kinds of evidence a row cites (declared once, glmcompat.model.findings.EvidenceKind); "documentation": what a
+# project's docs or tables state; it never proves a break on its own (a warning)
+Evidence = EvidenceKind
 Severity = Literal["error", "warning"]
 # The Linux machine a wheel is built for (its platform tag's architecture): rows about wheels say which;
 # a row without one is about the x86_64 wheel. See glmcompat.model.platforms.PLATFORMS.

@@ -12,9 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 SEVERITIES = ("error", "warning")
+
+# The kinds of evidence a finding (and a matrix row: glmcompat.matrix.schema.Evidence) cites.
+EvidenceKind = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "upstream-fix", "inferred",
+                       "documentation"]
+EVIDENCE_KINDS: tuple[str, ...] = get_args(EvidenceKind)
+# The rules of the check: glmcompat.decide.rules' and check's own ("output-set", glmcompat.ops.checkfile); a
+# finding of `check --json` names one of them (tests/decide/test_rules.py holds the producers to this list).
+CheckRule = Literal["abi", "family", "equal-version", "gpu-code", "cuda", "model", "target-fix", "requires", "unknown",
+                    "stack", "source-build", "untracked", "unpinned", "override", "output-set", "platform"]
+CHECK_RULES: tuple[str, ...] = get_args(CheckRule)
 
 # A glmcompat probe command inside an evidence source: the command and its options with their values
 # (``glmcompat abi sgl-kernel==0.3.21 --torch 2.9.0 and --torch 2.9.1: ...`` -> the first command).
@@ -84,16 +94,11 @@ class Finding:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "packages": list(self.pins),
-            "message": self.message,
-            "evidence": [{"kind": k, "source": s} for k, s in self.evidence],
-            "remedy": self.remedy,
-            "environments": list(self.environments),
-            "probe": self.probe,
-        }
+        """The finding as every versioned report carries it: its record's
+        (:class:`glmcompat.model.outputs.common.FindingDoc`)."""
+        from glmcompat.model.outputs.common import FindingDoc  # lazy: the records, for a JSON document only
+
+        return FindingDoc.of(self).to_json()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Finding:
@@ -162,12 +167,13 @@ class Cause:
         return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
 
     def as_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"kind": self.kind, "subject": self.subject, "because": list(self.clauses),
-                               "conclusion": self.conclusion, "remedy": self.remedy}
-        if self.evidence:
-            doc["evidence"] = [{"kind": k, "source": s} for k, s in self.evidence]
-        return doc
+        """The cause as ``upgrade --json`` and ``pip install --json`` carry it: its record's
+        (:class:`glmcompat.model.outputs.common.CauseDoc`),
+        the derivation in one sentence as its ``reason``."""
+        from glmcompat.model.outputs.common import CauseDoc  # lazy: the records, for a JSON document only
+
+        return CauseDoc.of(self).to_json()
 
 
-__all__ = ["SEVERITIES", "Cause", "Finding", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
+__all__ = ["CHECK_RULES", "EVIDENCE_KINDS", "SEVERITIES", "CheckRule", "EvidenceKind", "Cause", "Finding", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
            "name_version"]

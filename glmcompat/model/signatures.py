@@ -60,9 +60,11 @@ class Hit:
     version: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "line": self.line, "count": self.count, "match": self.text,
-                "groups": dict(self.groups), "package": self.package or None, "version": self.version or None,
-                "cause": self.cause, "remedy": self.remedy, "source": self.source}
+        """The hit as ``explain --json`` prints it: its record's
+        (:class:`glmcompat.model.outputs.explain.SignatureHitDoc`)."""
+        from glmcompat.model.outputs.explain import SignatureHitDoc  # lazy: the records, for a JSON document only
+
+        return SignatureHitDoc.of(self).to_json()
 
 
 class SignatureRow(Protocol):

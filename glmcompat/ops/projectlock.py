@@ -36,7 +36,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,11 +54,13 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
+from glmcompat.model.outputs.common import EvidenceDoc
+from glmcompat.model.outputs.lock import LockOutput
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 from glmcompat.ops.progress import Progress
 from glmcompat.readers import pyproject as pp
 
-RESULT_VERSION = 1
+RESULT_VERSION = LockOutput.version  # of the recorded answer: lock --json's document
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
@@ -102,10 +104,17 @@ class ProjectLockResult:
     error: str | None = None  # why no safe lock exists (the UnsafeError's message); nothing was written
     evidence: list[dict[str, str]] = field(default_factory=list)  # what ``error`` cites, in full ({kind, source})
 
+    def to_output(self) -> LockOutput:
+        """``lock --json``'s document."""
+        return LockOutput(mode=self.mode, path=self.path, targets=tuple(self.targets), platform=self.platform,
+                          core=self.core, overrides=self.overrides, override_reasons=self.override_reasons,
+                          written=tuple(self.written), warnings=tuple(self.warnings), verdicts=self.verdicts,
+                          diff=self.diff, problems=tuple(self.problems), error=self.error,
+                          evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in self.evidence))
+
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["version"] = RESULT_VERSION
-        return d
+        """``lock --json``'s document as data (:meth:`to_output`), and the recorded answer (:meth:`from_json`)."""
+        return self.to_output().to_json()
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ProjectLockResult:

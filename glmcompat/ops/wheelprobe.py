@@ -30,6 +30,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.model.outputs.wheels import (
+    AbiModuleDoc,
+    AbiOutput,
+    ArchModuleDoc,
+    ArchOutput,
+    KernelGroupDoc,
+    MissingSymbolDoc,
+)
 from glmcompat.edges.index import IndexFile, cache_key
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.matrix.load import load_facts
@@ -51,7 +59,6 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
-SCHEMA_VERSION = 1
 
 # The modules whose GPU code decides whether a package runs on a GPU, where a wheel bundles others that
 # load only on some paths (sgl-kernel: its loader imports sm90/common_ops on capability 9.0 exactly and
@@ -230,15 +237,21 @@ class AbiResult:
     def ok(self) -> bool:
         return all(m.ok for m in self.modules)
 
+    def to_output(self) -> AbiOutput:
+        """``abi --json``'s document."""
+        return AbiOutput(
+            package=self.package, package_version=self.version, torch=self.torch, platform=self.platform,
+            wheel=self.wheel, torch_wheel=self.torch_wheel, ok=self.ok,
+            modules=tuple(AbiModuleDoc(member=m.member, needed=tuple(m.needed), cuda_majors=tuple(m.cuda_majors),
+                                       needs_from_torch=m.needs_from_torch, missing=_missing_docs(m.missing))
+                          for m in self.modules),
+            missing=_missing_docs(self.missing), torch_exports=self.torch_exports,
+            torch_cuda_majors=tuple(self.torch_cuda_majors), bytes_fetched=self.bytes_fetched,
+            bytes_total=self.bytes_total, seconds=self.seconds, cached=self.cached, warnings=tuple(self.warnings))
+
     def to_json(self) -> dict[str, Any]:
-        """``abi --json``'s document, and the stored form of the verdict (kind ``abi``; :meth:`from_json`)."""
-        d = asdict(self)
-        d["version"] = SCHEMA_VERSION
-        d["package_version"] = self.version
-        d["ok"] = self.ok
-        d["missing"] = [asdict(s) for s in self.missing]
-        d["kind"] = "abi"
-        return d
+        """The stored form of the verdict (kind ``abi``; :meth:`from_json`): ``abi --json``'s document."""
+        return self.to_output().to_json()
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any], seconds: float, machine: str = "x86_64") -> AbiResult:
@@ -348,22 +361,34 @@ class ArchResult:
         return [{"kernels": g.kernels, "code": list(g.code), "example": labels.get(g.example, g.example)}
                 for g in groups]
 
+    def to_output(self) -> ArchOutput:
+        """``arch --json``'s document (without what the command adds: the target's machines, a note)."""
+        return ArchOutput(
+            package=self.package, package_version=self.version, platform=self.platform, wheel=self.wheel,
+            target=self.target, ok=self.ok,
+            modules=tuple(ArchModuleDoc(member=m.member, sass=tuple(m.sass), ptx=tuple(m.ptx), counts=m.counts,
+                                        runs=m.runs, runs_with=tuple(m.runs_with), toolkits=m.toolkits,
+                                        kernel_code=_kernel_docs(m.kernel_code), unreadable=m.unreadable,
+                                        uncovered=_kernel_docs(m.uncovered))
+                          for m in self.modules),
+            primary=tuple(m.member for m in self._checked()), sass=tuple(self.sass), ptx=tuple(self.ptx),
+            all_sass=tuple(sort_codes({c for m in self.modules for c in m.sass})),
+            all_ptx=tuple(sort_codes({c for m in self.modules for c in m.ptx})), missing=tuple(self.not_running),
+            bytes_fetched=self.bytes_fetched, bytes_total=self.bytes_total, seconds=self.seconds, cached=self.cached,
+            toolkits=self.toolkits, kernels=sum(g.kernels for g in self.kernel_code),
+            uncovered_kernels=sum(g.kernels for g in self.uncovered))
+
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["version"] = SCHEMA_VERSION
-        d["package_version"] = self.version
-        d["ok"] = self.ok
-        d["sass"] = self.sass
-        d["ptx"] = self.ptx
-        d["primary"] = [m.member for m in self._checked()]
-        d["all_sass"] = sort_codes({c for m in self.modules for c in m.sass})
-        d["all_ptx"] = sort_codes({c for m in self.modules for c in m.ptx})
-        d["missing"] = self.not_running
-        d["toolkits"] = self.toolkits
-        d["kernels"] = sum(g.kernels for g in self.kernel_code)
-        d["uncovered_kernels"] = sum(g.kernels for g in self.uncovered)
-        d["kind"] = "arch"
-        return d
+        """``arch --json``'s document as data (:meth:`to_output`)."""
+        return self.to_output().to_json()
+
+
+def _missing_docs(missing: Iterable[MissingSymbol]) -> tuple[MissingSymbolDoc, ...]:
+    return tuple(MissingSymbolDoc(symbol=s.symbol, demangled=s.demangled) for s in missing)
+
+
+def _kernel_docs(groups: Iterable[KernelCode]) -> tuple[KernelGroupDoc, ...]:
+    return tuple(KernelGroupDoc(kernels=g.kernels, code=g.code, example=g.example) for g in groups)
 
 
 def _release_key(v: str) -> tuple[int, ...]:

@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import asdict
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from glmcompat.ops.projectlock import ProjectLockResult
 from glmcompat.cli import COMMANDS, jsonerrors, main, schemagen
 
 from tests.conftest import FIXTURES, LOCKS, ROOT, run_cli
@@ -473,14 +475,12 @@ def test_the_error_form_is_strict() -> None:
 
 def test_the_lock_document_is_the_project_lock_result() -> None:
     """``lock --json`` prints the record of the outcome: every field of :class:`ProjectLockResult`, the same values."""
-    from glmcompat.cli.commands.projectlock import _lock_doc
-    from glmcompat.ops.projectlock import ProjectLockResult
-
     r = ProjectLockResult("project", "/p/pyproject.toml", ["sm120", "sm90"], "aarch64", {"torch": "2.9.1"},
                           overrides={"flashinfer-python": "0.5.3"}, override_reasons={"flashinfer-python": "why"},
                           written=["pyproject.toml", "uv.lock"], warnings=["w"], verdicts={"sm120": "safe"},
                           diff="--- a\n+++ b\n", problems=["p"], error="Because ...",
                           evidence=[{"kind": "abi-probe", "source": "glmcompat abi x==1 --torch 2.9.1"}])
-    doc = _lock_doc(r).to_json()
-    assert doc == r.to_json()
+    doc = r.to_output().to_json()
+    assert doc == r.to_json() == {**asdict(r), "version": 1}
+    assert ProjectLockResult.from_json(doc) == r
     assert validate("lock", json.dumps(doc)) == doc

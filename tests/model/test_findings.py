@@ -53,7 +53,8 @@ def test_unsafe_error_carries_causes_and_keeps_its_line() -> None:
     assert e.exit_code == 1 and e.causes == (cause,)
     assert classify(e) == (1, "Because you require torch==9, we can conclude that ...")
     assert cause.as_json() == {"kind": "root", "subject": "torch", "because": ["you require torch==9"],
-                               "conclusion": "no safe set of the core exists for sm120", "remedy": "relax it"}
+                               "conclusion": "no safe set of the core exists for sm120", "remedy": "relax it",
+                               "reason": cause.because()}
     assert UnsafeError("plain").causes == ()
 
 

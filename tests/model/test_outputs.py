@@ -5,33 +5,45 @@ tests/cli/test_schemas.py."""
 from __future__ import annotations
 
 import json
+import re
+import typing
 from dataclasses import FrozenInstanceError
 
 import pytest
 
-from glmcompat.model.findings import Cause, Finding
+from glmcompat.cli import jsonerrors
+from glmcompat.decide import rules
+from glmcompat.matrix import schema
+from glmcompat.model import outputs
+from glmcompat.model.outputs.check import CheckOutput
+from glmcompat.ops import checkfile
+from pathlib import Path
+
+from glmcompat.decide.explain import Skip
+from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Cause, Finding
 from glmcompat.model.signatures import Hit
-from glmcompat.model.outputs import (
-    ArchOutput,
-    CauseDoc,
-    CheckedFindingDoc,
-    FindingDoc,
-    ProbeDoc,
-    SignatureHitDoc,
-    SkipDoc,
-    SkipNote,
-    UpgradeOutput,
-    VerifyOutput,
-)
+from glmcompat.model.outputs.check import CheckedFindingDoc
+from glmcompat.model.outputs.common import CauseDoc, FindingDoc
+from glmcompat.model.outputs.explain import SignatureHitDoc
+from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
+from glmcompat.model.outputs.verify import ProbeDoc, VerifyOutput
+from glmcompat.model.outputs.wheels import ArchOutput
 
 FINDING = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "")),
                   message="m", evidence=(("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.9.1"),),
                   remedy="r", environments=("Python 3.12",), probe="glmcompat abi x")
 
 
-def test_a_finding_prints_as_finding_to_json_and_reads_back() -> None:
+FINDING_DOC = {"rule": "abi", "severity": "error", "packages": ["sgl-kernel==0.3.21", "torch"], "message": "m",
+               "evidence": [{"kind": "abi-probe", "source": "glmcompat abi sgl-kernel==0.3.21 --torch 2.9.1"}],
+               "remedy": "r", "environments": ["Python 3.12"], "probe": "glmcompat abi x"}
+
+
+def test_a_finding_prints_through_its_record_and_reads_back() -> None:
+    """Finding.to_json is its record's document (one declaration: FindingDoc), and Finding.from_json reads it."""
     doc = FindingDoc.of(FINDING)
-    assert doc.to_json() == FINDING.to_json()
+    assert doc.to_json() == FINDING.to_json() == FINDING_DOC
+    assert Finding.from_json(FINDING.to_json()) == FINDING
     assert FindingDoc.from_json(json.loads(json.dumps(doc.to_json()))) == doc
     at = CheckedFindingDoc.at(FINDING, "uv.lock", "sm120").to_json()
     assert at == {**FINDING.to_json(), "path": "uv.lock", "target": "sm120"}
@@ -45,8 +57,10 @@ def test_records_are_frozen() -> None:
 
 def test_an_empty_evidence_is_left_out_of_a_cause_and_kept_otherwise() -> None:
     bare = Cause("conflict", "torch", ("a", "b"), "c", "fix it")
-    assert CauseDoc.of(bare, "Because a, and b, we can conclude that c.").to_json() == {
-        **bare.as_json(), "reason": "Because a, and b, we can conclude that c."}
+    assert CauseDoc.of(bare, "Because a, and b, we can conclude that c.").to_json() == bare.as_json() == {
+        "kind": "conflict", "subject": "torch", "because": ["a", "b"], "conclusion": "c", "remedy": "fix it",
+        "reason": "Because a, and b, we can conclude that c."}
+    assert CauseDoc.of(bare, "said otherwise").reason == "said otherwise"
     assert "evidence" not in CauseDoc.of(bare, "x").to_json()
     cited = Cause("abi", "sgl-kernel", ("a",), "c", "fix", (("abi-probe", "src"),))
     assert CauseDoc.of(cited, "x").to_json()["evidence"] == [{"kind": "abi-probe", "source": "src"}]
@@ -94,21 +108,58 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
     assert doc.to_json() == base
 
 
-@pytest.mark.parametrize("hit", [
-    Hit("torch-abi", "cause", "remedy", "undefined symbol: _ZN3c10", line=7, count=2, groups={"sym": "_ZN3c10"},
-        source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
-    Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
+@pytest.mark.parametrize(("hit", "doc"), [
+    (Hit("torch-abi", "cause", "remedy", "undefined symbol: _ZN3c10", line=7, count=2, groups={"sym": "_ZN3c10"},
+         source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
+     {"id": "torch-abi", "line": 7, "count": 2, "match": "undefined symbol: _ZN3c10", "groups": {"sym": "_ZN3c10"},
+      "cause": "cause", "remedy": "remedy", "source": "https://example.invalid/issue", "package": "sgl-kernel",
+      "version": "0.3.21"}),
+    (Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
+     {"id": "oom", "line": 1, "count": 1, "match": "CUDA out of memory", "groups": {}, "cause": "c", "remedy": "r",
+      "source": "", "package": None, "version": None}),
 ])
-def test_a_signature_hit_prints_as_hit_to_json(hit: Hit) -> None:
-    assert SignatureHitDoc.of(hit).to_json() == hit.to_json()
+def test_a_signature_hit_prints_through_its_record(hit: Hit, doc: dict[str, object]) -> None:
+    assert SignatureHitDoc.of(hit).to_json() == hit.to_json() == doc
 
 
 def test_a_skip_prints_as_skip_as_json() -> None:
     """``upgrade --json``'s skipped releases: the record of a :class:`glmcompat.decide.explain.Skip` is its
     ``as_json``, the reason included."""
-    from glmcompat.decide.explain import Skip
-
     for ev in ((), (("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0"),)):
         s = Skip("abi", "sgl-kernel", ("sgl-kernel 0.3.21 needs torch 2.9", "you require torch 2.10"),
                  "sgl-kernel 0.3.21 is not in the set", "pin torch==2.9.1", ev)
-        assert SkipDoc.of(s, s.because()).to_json() == s.as_json()
+        assert SkipDoc.of(s, s.because()).to_json() == SkipDoc.of(s).to_json() == s.as_json()
+        assert s.as_json()["reason"] == ("Because sgl-kernel 0.3.21 needs torch 2.9, and you require torch 2.10, we can "
+                                         "conclude that sgl-kernel 0.3.21 is not in the set.")
+        assert ("evidence" in s.as_json()) == bool(ev)
+
+
+def test_the_check_rules_are_the_rules_the_check_produces() -> None:
+    """``check --json``'s ``rule`` enum (CHECK_RULES) is every rule name glmcompat.decide.rules and check's own
+    (glmcompat.ops.checkfile) build a finding with, and nothing else."""
+    produced: set[str] = set()
+    for mod in (rules, checkfile):
+        produced |= set(re.findall(r'\brule="([a-z-]+)"', Path(mod.__file__ or "").read_text(encoding="utf-8")))
+    assert produced == set(CHECK_RULES)
+    hint = typing.get_type_hints(CheckedFindingDoc, include_extras=True)["rule"]
+    assert hint.__metadata__[0].keywords == {"enum": list(CHECK_RULES)}
+
+
+def test_the_evidence_kinds_are_the_matrix_s() -> None:
+    assert typing.get_args(schema.Evidence) == EVIDENCE_KINDS
+
+
+def test_a_document_s_version_is_its_record_s() -> None:
+    assert outputs.version("check") == CheckOutput.version == 1 and outputs.version("upgrade") == 2
+    assert jsonerrors.json_version("arch") == ArchOutput.version
+    assert jsonerrors.json_version("matrix-show") == schema.SCHEMA_VERSION
+
+
+def test_every_json_command_has_one_record() -> None:
+    """Each command that prints JSON (glmcompat.cli.jsonerrors.JSON_OUTPUTS) has its record in DOCUMENTS (matrix show
+    prints the matrix's own models), in the module DOCUMENTS names, with a version const equal to its default."""
+    assert set(jsonerrors.JSON_OUTPUTS.values()) == {*outputs.DOCUMENTS, "matrix-show"}
+    for name, (module, cls) in outputs.DOCUMENTS.items():
+        rec = outputs.record(name)
+        assert rec.__name__ == cls and rec.__module__ == f"glmcompat.model.outputs.{module}"
+        assert typing.get_args(typing.get_type_hints(rec)["version"]) == (rec.version,)

@@ -870,7 +870,7 @@ def test_refresh_round_trip_gives_the_shipped_verdicts(tmp_path: Path) -> None:
             for k, plat in {"sglang-kernel": [("kernel", "x86_64"), ("kernel", "aarch64")],
                             "torchaudio": [("family", "x86_64")], "sglang": [("release", "x86_64")],
                             "vllm": [("kernel", "x86_64"), ("release", "x86_64")]}[p]}
-    assert got == want, [o.to_json() for o in report.outcomes if o.status != "complete"]
+    assert got == want, [o.to_output() for o in report.outcomes if o.status != "complete"]
     assert not [c for c in served.calls if c.endswith(".whl")], "a probe was not answered by the recorded results"
     # each row in the file of its platform: aarch64 rows in aarch64.toml only, x86_64 rows never there
     for o in report.outcomes:

@@ -82,9 +82,7 @@ def _abi(argv: Sequence[str]) -> int:
                                platform=platform, torch_python=python_tag(torch_py))
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
-        from glmcompat.model.outputs import AbiOutput  # lazy: 45 dataclasses, --json only
-
-        dump_json(AbiOutput.from_json(result.to_json()).to_json(), o.out)
+        dump_json(result.to_json(), o.out)
     else:
         o.out.write(paint_text(_render_abi(result, show_all=args.all, notes=o.notes), o.color))
     return 0 if result.ok else 1
@@ -200,9 +198,7 @@ def _arch(argv: Sequence[str]) -> int:
         note = (f"{result.target} ships only on {', '.join(shipped[0])} ({shipped[1]}): this is the {result.platform} "
                 f"wheel, which no {result.target} machine installs; pass --platform {shipped[0][0]}")
     if args.json:
-        from glmcompat.model.outputs import ArchOutput  # lazy: 45 dataclasses, --json only
-
-        doc = replace(ArchOutput.from_json(result.to_json()), note=note or None,
+        doc = replace(result.to_output(), note=note or None,
                       target_platforms=tuple(shipped[0]) if shipped is not None else None)
         dump_json(doc.to_json(), o.out)
     else:

@@ -390,7 +390,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json  # lazy: --json only
 
-    from glmcompat.model.outputs import CheckedDoc, CheckedFindingDoc, CheckOutput  # lazy: 45 dataclasses, --json only
+    from glmcompat.model.outputs.check import CheckOutput, CheckedDoc, CheckedFindingDoc  # lazy: --json only
 
     findings: list[CheckedFindingDoc] = []
     checked: list[CheckedDoc] = []

@@ -36,7 +36,7 @@ from glmcompat.ops.refresh.options import DEFAULT_JOBS
 from glmcompat.ops.wheelprobe import parse_pin, probe_abi, probe_arch
 
 if TYPE_CHECKING:
-    from glmcompat.model.outputs import TargetDoc
+    from glmcompat.model.outputs.targets import TargetDoc
 
 
 def matrix_parser() -> Any:
@@ -187,10 +187,7 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
         if not args.json:
             rf.render_audit(report, text)
     if args.json:
-        from glmcompat.model.outputs import AuditOutput, RefreshOutput  # lazy: 45 dataclasses, --json only
-
-        record = RefreshOutput if isinstance(report, rf.RefreshReport) else AuditOutput
-        dump_json(record.from_json(report.to_json()).to_json(), o.out)
+        dump_json(report.to_json(), o.out)
     else:
         o.out.write(paint_text(text.getvalue(), o.color))
     return rc
@@ -248,7 +245,7 @@ def targets_parser() -> Any:
 
 def _target_doc(t: Any) -> TargetDoc:
     """One target of ``targets --json`` (and of its table): a matrix target and which GPU code runs on it."""
-    from glmcompat.model.outputs import RunsDoc, TargetDoc  # lazy: 45 dataclasses, `targets` only
+    from glmcompat.model.outputs.targets import RunsDoc, TargetDoc  # lazy: `targets` only
 
     major, minor = t.capability
     return TargetDoc(
@@ -271,7 +268,7 @@ def _targets(argv: Sequence[str]) -> int:
     m = load_matrix(args.matrix)
     rows = [_target_doc(t) for t in m.targets()]
     if args.json:
-        from glmcompat.model.outputs import TargetsOutput  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.targets import TargetsOutput  # lazy: --json only
 
         dump_json(TargetsOutput(targets=tuple(rows)).to_json(), o.out)
         return 0

@@ -18,7 +18,8 @@ from glmcompat.cli.commands._common import add_output_options, dump_json, output
 from glmcompat.model.errors import InputError
 
 if TYPE_CHECKING:
-    from glmcompat.model.outputs import CauseDoc, ChangeDoc, PipInstallOutput
+    from glmcompat.model.outputs.common import CauseDoc
+    from glmcompat.model.outputs.pip import ChangeDoc, PipInstallOutput
 
 def _add_env(p: Any) -> None:
     p.add_argument("--python", metavar="PY",
@@ -165,7 +166,7 @@ def _install(argv: Sequence[str]) -> int:
 
     def finish(rc: int, verdict: str, result: Any = None) -> int:
         if args.json:
-            from glmcompat.model.outputs import PipEnvironmentDoc, PipInstallOutput  # lazy: 45 dataclasses, --json only
+            from glmcompat.model.outputs.pip import PipEnvironmentDoc, PipInstallOutput  # lazy: --json only
 
             i = live.interp
             env = PipEnvironmentDoc(python=i.python, prefix=i.prefix, python_version=i.version, found_by=i.found_by,
@@ -196,7 +197,7 @@ def _install(argv: Sequence[str]) -> int:
         sys.stderr.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
         sys.stderr.write(o.line(f"  cause: {pg.because(why)}") + "\n")
         sys.stderr.write(o.line(f"  hint: {why.remedy}") + "\n")
-        from glmcompat.model.outputs import CauseDoc  # lazy: 45 dataclasses, the report only
+        from glmcompat.model.outputs.common import CauseDoc  # lazy: the report only
 
         cause = CauseDoc.of(why, pg.because(why))
         return finish(1, "no-safe-plan", e.outcome)
@@ -253,14 +254,15 @@ def _install(argv: Sequence[str]) -> int:
 
 
 def _change(c: Any) -> ChangeDoc:
-    from glmcompat.model.outputs import ChangeDoc  # lazy: 45 dataclasses, the report only
+    from glmcompat.model.outputs.pip import ChangeDoc  # lazy: the report only
 
     return ChangeDoc(name=c.name, old=c.old, new=c.new)
 
 
 def _with_outcome(doc: PipInstallOutput, r: Any) -> PipInstallOutput:
     """``doc`` with the plans judged: the installer's own, the one chosen, and what each adds."""
-    from glmcompat.model.outputs import ChosenDoc, FindingDoc  # lazy: 45 dataclasses, --json only
+    from glmcompat.model.outputs.common import FindingDoc  # lazy: --json only
+    from glmcompat.model.outputs.pip import ChosenDoc  # lazy: --json only
 
     chosen = None
     if r.chosen is not None:

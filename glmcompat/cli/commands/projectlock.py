@@ -27,7 +27,6 @@ from glmcompat.ops.projectlock import (
 from glmcompat.readers import pyproject as pp
 
 if TYPE_CHECKING:
-    from glmcompat.model.outputs import LockOutput
     from glmcompat.ops.projectlock import ProjectLockResult
 
 
@@ -90,26 +89,16 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
             failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
                                        lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
                                        evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
-            dump_json(_lock_doc(failed).to_json(), o.out)  # the outcome, as one document (no second, error-only one)
+            dump_json(failed.to_json(), o.out)  # the outcome, as one document (no second, error-only one)
 
             code, line = classify(e)
             o.err.write(paint_line(f"error: {line}", o.color) + "\n")
             return code
         raise
     if args.json:
-        dump_json(_lock_doc(result).to_json(), o.out)
+        dump_json(result.to_json(), o.out)
         return Exit(1 if args.check and result.problems else 0, noop)
     return Exit(_render(result, args, o), noop)
-
-
-def _lock_doc(r: ProjectLockResult) -> LockOutput:
-    """The ``--json`` document of a project or requirements lock's outcome."""
-    from glmcompat.model.outputs import EvidenceDoc, LockOutput  # lazy: 45 dataclasses, --json only
-
-    return LockOutput(mode=r.mode, path=r.path, targets=tuple(r.targets), platform=r.platform, core=r.core,
-                      overrides=r.overrides, override_reasons=r.override_reasons, written=tuple(r.written),
-                      warnings=tuple(r.warnings), verdicts=r.verdicts, diff=r.diff, problems=tuple(r.problems),
-                      error=r.error, evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in r.evidence))
 
 
 def _render(result: Any, args: Any, o: Output) -> int:

@@ -74,13 +74,13 @@ def main(name: str, argv: Sequence[str]) -> int:
     dropped = _dropped(stack, outcome)
     engine = stack.engine
     if args.json:
-        from glmcompat.model.outputs import SkipDoc, SkipNote, UpgradeOutput  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput  # lazy: --json only
 
         doc = UpgradeOutput(
             stack=args.stack, engine=engine, target=tname, model=model, platform=machine,
             exclude_newer=cutoff + "Z" if cutoff else None, with_=tuple(args.with_), pins=outcome.pins,
             stack_pins=dict(stack.pins), not_required=dropped, overrides=outcome.overridden,
-            skipped={n: {v: (SkipDoc.of(s, s.because()) if isinstance(s, Skip) else SkipNote(note=s))
+            skipped={n: {v: (SkipDoc.of(s) if isinstance(s, Skip) else SkipNote(note=s))
                          for v, s in d.items()} for n, d in skipped.items()})
         dump_json(doc.to_json(), o.out)
         return 0

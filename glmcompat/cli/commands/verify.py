@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from glmcompat.cli.commands._common import add_output_options, dump_json, output, paint_line, paint_text, parser
@@ -55,20 +56,18 @@ def _verify(argv: Sequence[str]) -> int:
     report = run(Options(target=args.target, model=args.model, timeout=args.timeout, all_gpus=args.all_gpus,
                          distributed=args.distributed, no_gpu=args.no_gpu, jit=args.jit, paths=args.path,
                          fork=os.environ.get("GLMCOMPAT_VERIFY_FORK", "1") != "0"))
-    quiet = args.distributed and report.get("rank", 0) != 0
+    quiet = args.distributed and (report.rank or 0) != 0
     o = output(args)
     if args.json:
         if not quiet:
-            from glmcompat.model.outputs import VerifyOutput  # lazy: 45 dataclasses, --json only
-
-            dump_json(VerifyOutput.from_json(report).to_json(), o.out)
+            dump_json(report.to_json(), o.out)
     elif not quiet:
         shown = report
         if o.quiet:  # -q: the probes that were skipped are left out (the counts still say how many)
-            shown = {**report, "probes": [pr for pr in report["probes"] if pr.get("status") != "skipped"]}
+            shown = replace(report, probes=tuple(pr for pr in report.probes if pr.status != "skipped"))
         for line in table(shown):
             print(paint_line(line, o.color), file=o.out)
-    return 0 if report["ok"] else 1
+    return 0 if report.ok else 1
 
 
 def explain_parser() -> Any:
@@ -103,7 +102,7 @@ def _explain(argv: Sequence[str]) -> int:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
-        from glmcompat.model.outputs import ExplainOutput, SignatureHitDoc  # lazy: 45 dataclasses, --json only
+        from glmcompat.model.outputs.explain import ExplainOutput, SignatureHitDoc  # lazy: --json only
 
         doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHitDoc.of(h) for h in hits))
         dump_json(doc.to_json(), output(args).out)

@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from glmcompat.ops.refresh.apply import target_file, with_package_keys
     from glmcompat.ops.refresh.auditor import CUBIN_CUDA, Auditor, AuditReport, Check, audit, audit_checks, render_audit
     from glmcompat.ops.refresh.common import (
-        SCHEMA_VERSION,
         bounded_client,
         group_files,
         make_index,
@@ -75,7 +74,7 @@ if TYPE_CHECKING:
 _MODULES: dict[str, tuple[str, ...]] = {
     "apply": ("target_file", "with_package_keys",),
     "auditor": ("CUBIN_CUDA", "AuditReport", "Auditor", "Check", "audit", "audit_checks", "render_audit",),
-    "common": ("SCHEMA_VERSION", "bounded_client", "group_files", "make_index", "matrix_files", "pick_wheel",),
+    "common": ("bounded_client", "group_files", "make_index", "matrix_files", "pick_wheel",),
     "discover": ("Candidate", "Coverage", "Listing", "list_lacking", "tracked_packages",),
     "floors": ("ENGINE_FLOORS", "engine_floors", "floor_note",),
     "metadata": ("cuda_of", "exact_pin", "extra_closure", "release_pins", "release_requires", "requirements", "torch_requirement",),
@@ -88,7 +87,7 @@ _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 __all__ = [
     "AuditReport", "Auditor", "CUBIN_CUDA", "Candidate", "Check", "Coverage", "DEFAULT_JOBS", "ENGINE_FLOORS",
     "Listing", "MODEL_PACKAGES", "ModelUpdate", "REFRESH_VERSION", "RefreshReport", "Refresher", "ReleaseOutcome",
-    "SCHEMA_VERSION", "WINDOW_DAYS", "audit", "audit_checks", "bounded_client", "cuda_of", "engine_floors",
+    "WINDOW_DAYS", "audit", "audit_checks", "bounded_client", "cuda_of", "engine_floors",
     "exact_pin", "extra_closure", "floor_note", "group_files", "list_lacking", "make_index", "matrix_files",
     "pick_wheel", "refresh", "refresh_models", "release_pins", "release_requires", "render_audit", "render_refresh",
     "requirements", "target_file", "torch_requirement", "tracked_packages", "with_package_keys",

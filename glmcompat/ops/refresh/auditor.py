@@ -19,13 +19,13 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from glmcompat.model.outputs.refresh import AuditCheckDoc, AuditOutput, AuditSummaryDoc
 from glmcompat.matrix.curate import abi_command, arch_command
 from glmcompat.matrix.rows import AbiProbe, Fact
 from glmcompat.matrix.schema import load_file, load_matrix, locate_row
 from glmcompat.model.errors import EnvironmentFailure, GlmcompatError
 from glmcompat.ops.refresh.common import (
     PLATFORM_TAGS,
-    SCHEMA_VERSION,
     TORCH_PYTHON,
     group_files,
     matrix_files,
@@ -69,10 +69,10 @@ class Check:
             pass
         return f"{f}:{self.line}" if self.line else f
 
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "table": self.table, "package": self.package,
-                "version": self.version, "platform": self.platform, "field": self.what, "claimed": self.claimed,
-                "found": self.found, "status": self.status, "detail": self.detail}
+    def to_output(self) -> AuditCheckDoc:
+        return AuditCheckDoc(file=self.file, line=self.line, table=self.table, package=self.package,
+                             version=self.version, platform=self.platform, field=self.what, claimed=self.claimed,
+                             found=self.found, status=self.status, detail=self.detail)
 
 
 def audit_checks(files: Sequence[Path], *, deep: bool = False, packages: Sequence[str] | None = None) -> list[Check]:
@@ -241,12 +241,17 @@ class AuditReport:
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
 
+    def to_output(self) -> AuditOutput:
+        """``matrix audit --json``'s document."""
+        return AuditOutput(matrix=self.matrix, deep=self.deep, checks_total=self.total,
+                           checks=tuple(c.to_output() for c in self.checks),
+                           drift=tuple(c.to_output() for c in self.checks if c.status == "drift"),
+                           summary=AuditSummaryDoc(ok=self.count("ok"), drift=self.count("drift"),
+                                                   unverifiable=self.count("unverifiable"), error=self.count("error")),
+                           seconds=round(self.seconds, 3))
+
     def to_json(self) -> dict[str, Any]:
-        return {"version": SCHEMA_VERSION, "kind": "matrix-audit", "matrix": self.matrix, "deep": self.deep,
-                "checks_total": self.total, "checks": [c.to_json() for c in self.checks],
-                "drift": [c.to_json() for c in self.checks if c.status == "drift"],
-                "summary": {s: self.count(s) for s in ("ok", "drift", "unverifiable", "error")},
-                "seconds": round(self.seconds, 3)}
+        return self.to_output().to_json()
 
 
 def audit(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,

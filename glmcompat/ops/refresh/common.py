@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexFile, Project
 
-SCHEMA_VERSION = 1  # of the --json output
-
 PYTHONS = ("cp311", "cp312", "cp310", "cp313", "cp39")  # wheel choice, best first
 PLATFORM = "manylinux_x86_64"
 # The machines whose wheels the matrix records (glmcompat.model.platforms.PLATFORMS) and the platform each

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from glmcompat.model.outputs.refresh import CandidateDoc, ListingDoc, SkippedReleaseDoc
 from glmcompat.model.errors import InputError
 from glmcompat.ops.refresh.common import group_files, pick_wheel, release_time
 
@@ -121,10 +122,10 @@ class Candidate:
     probed: bool = False
     platform: str = "x86_64"  # the machine whose wheel is read
 
-    def to_json(self) -> dict[str, Any]:
-        return {"package": self.package, "version": self.version, "kind": self.kind, "table": KIND_TABLE[self.kind],
-                "uploaded": self.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ") if self.uploaded else None,
-                "probed": self.probed, "platform": self.platform}
+    def to_output(self) -> CandidateDoc:
+        return CandidateDoc(package=self.package, version=self.version, kind=self.kind, table=KIND_TABLE[self.kind],
+                            uploaded=self.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ") if self.uploaded else None,
+                            probed=self.probed, platform=self.platform)
 
 
 @dataclass
@@ -136,11 +137,10 @@ class Listing:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (version, why)
     platform: str = "x86_64"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"package": self.package, "kind": self.kind, "table": KIND_TABLE[self.kind], "on_index": self.on_index,
-                "platform": self.platform,
-                "lacking": [c.to_json() for c in self.lacking],
-                "skipped": [{"version": v, "reason": why} for v, why in self.skipped]}
+    def to_output(self) -> ListingDoc:
+        return ListingDoc(package=self.package, kind=self.kind, table=KIND_TABLE[self.kind], on_index=self.on_index,
+                          platform=self.platform, lacking=tuple(c.to_output() for c in self.lacking),
+                          skipped=tuple(SkippedReleaseDoc(version=v, reason=why) for v, why in self.skipped))
 
 
 def list_lacking(project: Project, package: str, kind: str, coverage: Coverage, since: date | None = None,

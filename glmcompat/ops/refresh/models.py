@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from glmcompat.model.outputs.refresh import BoundDoc, ModelUpdateDoc
 from glmcompat.matrix.curate import Replacement, replace_rows
 from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.schema import load_file
@@ -30,9 +31,9 @@ class ModelUpdate:
     file: str
     changed: dict[str, tuple[str | None, str | None]]  # a bound of mp.BOUNDS -> (before, after)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"model_type": self.model_type, "file": self.file,
-                "changed": {k: {"before": a, "after": b} for k, (a, b) in sorted(self.changed.items())}}
+    def to_output(self) -> ModelUpdateDoc:
+        return ModelUpdateDoc(model_type=self.model_type, file=self.file,
+                              changed={k: BoundDoc(before=a, after=b) for k, (a, b) in sorted(self.changed.items())})
 
 
 def refresh_models(index: IndexClient, cache: Cache | None, files: Sequence[Path], packages: Iterable[str], *,

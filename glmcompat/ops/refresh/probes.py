@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from glmcompat.model.outputs.refresh import ReleaseDoc, TableRowDoc, WrittenToDoc
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.matrix.curate import (
     abi_command,
@@ -114,12 +115,12 @@ class ReleaseOutcome:
             return "nothing"
         return "partial" if self.unproved else "complete"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"package": self.package, "version": self.version, "kind": self.kind, "platform": self.platform,
-                "status": self.status,
-                "rows": [{"table": table_of(r), "row": plain_row(r)} for r in self.rows], "proved": self.proved,
-                "not_proved": self.unproved, "failed": self.failed, "from_journal": self.journaled,
-                "written": [{"table": t, "file": f} for t, f in self.written]}
+    def to_output(self) -> ReleaseDoc:
+        return ReleaseDoc(package=self.package, version=self.version, kind=self.kind, platform=self.platform,
+                          status=self.status,
+                          rows=tuple(TableRowDoc(table=table_of(r), row=plain_row(r)) for r in self.rows),
+                          proved=tuple(self.proved), not_proved=tuple(self.unproved), failed=self.failed,
+                          from_journal=self.journaled, written=tuple(WrittenToDoc(table=t, file=f) for t, f in self.written))
 
 
 @dataclass

@@ -10,12 +10,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from glmcompat.model.outputs.refresh import RefreshOutput
 from glmcompat.matrix.curate import add_rows
 from glmcompat.matrix.schema import load_matrix
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.ops.progress import Meter
 from glmcompat.ops.refresh.apply import plan_writes
-from glmcompat.ops.refresh.common import SCHEMA_VERSION, matrix_files, pmap, show
+from glmcompat.ops.refresh.common import matrix_files, pmap, show
 from glmcompat.ops.refresh.discover import (
     KIND_TABLE,
     Candidate,
@@ -56,16 +57,19 @@ class RefreshReport:
     def failed(self) -> list[ReleaseOutcome]:
         return [o for o in self.outcomes if o.failed]
 
+    def to_output(self) -> RefreshOutput:
+        """``matrix refresh --json``'s document."""
+        return RefreshOutput(matrix=self.matrix, since=self.since, dry_run=self.dry_run,
+                             packages=tuple(lst.to_output() for lst in self.listings),
+                             lacking=tuple(c.to_output() for c in self.lacking),
+                             releases=tuple(o.to_output() for o in self.outcomes),
+                             written=dict(sorted(self.written.items())), rows_written=sum(self.written.values()),
+                             failed=len(self.failed), seconds=round(self.seconds, 3),
+                             models=tuple(u.to_output() for u in self.models), models_bytes=self.models_bytes,
+                             models_failed=self.models_failed)
+
     def to_json(self) -> dict[str, Any]:
-        return {"version": SCHEMA_VERSION, "kind": "matrix-refresh", "matrix": self.matrix, "since": self.since,
-                "dry_run": self.dry_run, "packages": [lst.to_json() for lst in self.listings],
-                "lacking": [c.to_json() for c in self.lacking],
-                "releases": [o.to_json() for o in self.outcomes],
-                "written": dict(sorted(self.written.items())),
-                "rows_written": sum(self.written.values()),
-                "failed": len(self.failed), "seconds": round(self.seconds, 3),
-                "models": [u.to_json() for u in self.models], "models_bytes": self.models_bytes,
-                "models_failed": self.models_failed}
+        return self.to_output().to_json()
 
 
 def refresh(*, index: IndexClient, cache: Cache, matrix: str | Path | None = None,

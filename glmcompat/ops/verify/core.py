@@ -31,6 +31,8 @@ from glmcompat.matrix.store import cache_dir
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
+from glmcompat.model.outputs.common import FindingDoc
+from glmcompat.model.outputs.verify import AgreementDoc, CountsDoc, ExplainedDoc, ProbeDoc, RankDoc, VerifyOutput
 from glmcompat.model.signatures import match_signatures, module_package
 from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, absent, group_ids, marks
 from glmcompat.ops.verify.static import sgl_kernel_variant
@@ -39,7 +41,6 @@ from glmcompat.readers.elf import foreign_cuda_runtimes
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Target
 
-REPORT_VERSION = 1
 
 # The extension distributions whose static verdicts are compared with the dynamic ones: the load
 # (abi: symbols and CUDA runtime vs import:, load:, ops:) and the GPU code (gpu-code: vs smoke:<module>-*).
@@ -264,8 +265,8 @@ def _speed_opts() -> dict[str, Any]:
     return {} if mode == "0" else {"pycache": str(cache_dir() / "pycache"), "pycache_mode": mode}
 
 
-def run(options: Options) -> dict[str, Any]:
-    """Run every probe and return the report (a dict, :data:`REPORT_VERSION`)."""
+def run(options: Options) -> VerifyOutput:
+    """Run every probe and return the report (``verify --json``'s document)."""
     t0 = time.perf_counter()
     facts = load_facts()
     explicit = None if options.target == "auto" else facts.target(options.target)  # InputError: exit 2
@@ -333,40 +334,37 @@ def run(options: Options) -> dict[str, Any]:
             nccl.wait()
             probes.extend(nccl.results())
     report = assemble(probes, facts, options, explicit)
-    report["elapsed_s"] = round(time.perf_counter() - t0, 3)
+    report = replace(report, elapsed_s=round(time.perf_counter() - t0, 3))
     if nccl is not None:
         report = _gather(nccl, report)
     return report
 
 
-def _gather(nccl: Child, report: dict[str, Any]) -> dict[str, Any]:
-    """Hand this rank's report to the NCCL probe process; on rank 0, merge every rank's."""
+def _gather(nccl: Child, report: VerifyOutput) -> VerifyOutput:
+    """Hand this rank's report to the NCCL probe process; on rank 0, merge every rank's (their documents)."""
     try:
         assert nccl.proc.stdin is not None
-        nccl.proc.stdin.write(json.dumps(report))
+        nccl.proc.stdin.write(json.dumps(report.to_json()))
         nccl.proc.stdin.close()
     except (BrokenPipeError, OSError):
         pass
     nccl.wait()
     rank = int(os.environ.get("RANK", "0"))
-    report["rank"] = rank
+    report = replace(report, rank=rank)
     if rank != 0:
         return report
     ranks = nccl.gathered
     if ranks is None and any(r["status"] == "skipped" for r in nccl.records):
         return report
     if ranks is None:
-        report["ok"] = False
-        report["findings"].append(Finding(rule="distributed", severity="error", packages=(),
-                                          message="rank 0 could not gather the other ranks' "
-                                          "reports (the NCCL all-reduce failed or a rank hung)",
-                                          remedy="see the nccl-all-reduce probe of each rank").to_json())
-        return report
-    report["ranks"] = [{"rank": i, "ok": r.get("ok") if r else False, "device": r.get("device") if r else None,
-                        "failed": [p["id"] for p in (r or {}).get("probes", []) if p["status"] == "failed"]}
-                       for i, r in enumerate(ranks)]
-    report["ok"] = bool(report["ok"]) and all(x["ok"] for x in report["ranks"])
-    return report
+        lost = Finding(rule="distributed", severity="error", packages=(),
+                       message="rank 0 could not gather the other ranks' reports (the NCCL all-reduce failed or a "
+                       "rank hung)", remedy="see the nccl-all-reduce probe of each rank")
+        return replace(report, ok=False, findings=(*report.findings, FindingDoc.of(lost)))
+    docs = tuple(RankDoc(rank=i, ok=bool(r.get("ok")) if r else False, device=r.get("device") if r else None,
+                         failed=tuple(p["id"] for p in (r or {}).get("probes", []) if p["status"] == "failed"))
+                 for i, r in enumerate(ranks))
+    return replace(report, ranks=docs, ok=report.ok and all(x.ok for x in docs))
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,7 +387,7 @@ def _cap_name(cap: tuple[int, int]) -> str:
 
 
 def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
-             explicit: Target | None) -> dict[str, Any]:
+             explicit: Target | None) -> VerifyOutput:
     """The report on the probes' ``records``: each record that a verdict changes is a new one in the report,
     the records given are left as they are."""
     probes = list(records)
@@ -527,15 +525,15 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
     # -- static vs dynamic -----------------------------------------------------------------------
     agreement = _agreement(probes, by_id)
     for a in agreement:
-        if not a["agree"]:
-            key = a["package"]
-            what = ("loads" if a["aspect"] == "load" else "runs its kernels on this GPU")
+        if not a.agree:
+            key = a.package
+            what = ("loads" if a.aspect == "load" else "runs its kernels on this GPU")
             findings.append(Finding(rule="static-dynamic", severity="warning", packages=((key, ""),),
-                                    message=f"the static {a['aspect']} check says {key} is {a['static']}"
-                                    + (f" ({'; '.join(a['reasons'])})" if a["reasons"] else "")
-                                    + f" but it {a['dynamic']}: "
+                                    message=f"the static {a.aspect} check says {key} is {a.static}"
+                                    + (f" ({'; '.join(a.reasons)})" if a.reasons else "")
+                                    + f" but it {a.dynamic}: "
                                     + ("a break the static checks cannot see (operator registration, layouts, "
-                                       "Python-level behaviour) or a loader detail" if a["static"] == "compatible" else
+                                       "Python-level behaviour) or a loader detail" if a.static == "compatible" else
                                        f"the static verdict was wrong, {key} {what}"),
                                     remedy="trust the dynamic probes; report the case so that the matrix records it"))
     # -- GPU presence ----------------------------------------------------------------------------
@@ -548,21 +546,26 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
                                 "what runs without one"))
     # -- known failure signatures ----------------------------------------------------------------
     sigs = facts.rows("signature")
-    for i, p in enumerate(probes):
+    explained: dict[int, tuple[ExplainedDoc, ...]] = {}  # id() of a probe record -> the signatures its text shows
+    for p in probes:
         if p["status"] not in ("failed", "warning"):
             continue
         text = "\n".join([p.get("error") or "", p.get("summary") or "", *p.get("warnings", [])])
         hits = diagnose([_blame(h, p["id"]) for h in match_signatures(text, sigs)], env, facts)
         if hits:
-            probes[i] = {**p, "explained": [{"id": h.id, "cause": h.cause, "remedy": h.remedy, "match": h.text,
-                               "package": h.package or None, "version": h.version or None} for h in hits]}
+            explained[id(p)] = tuple(ExplainedDoc(id=h.id, cause=h.cause, remedy=h.remedy, match=h.text,
+                                                  package=h.package or None, version=h.version or None) for h in hits)
     probes.sort(key=_sort_key)
     unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
     failed = any(p["status"] == "failed" for p in probes)
     ok = not failed and not any(f.severity == "error" for f in unique)
     counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
-    return {"version": REPORT_VERSION, "ok": ok, "target": target.name if target else None, "device": device,
-            "counts": counts, "probes": probes, "findings": [f.to_json() for f in unique], "agreement": agreement}
+    docs = tuple(replace(ProbeDoc.from_json(p), explained=explained[id(p)]) if id(p) in explained
+                 else ProbeDoc.from_json(p) for p in probes)
+    return VerifyOutput(ok=ok, target=target.name if target else None, device=device,
+                        counts=CountsDoc(passed=counts["passed"], warning=counts["warning"], failed=counts["failed"],
+                                         skipped=counts["skipped"]),
+                        probes=docs, findings=tuple(FindingDoc.of(f) for f in unique), agreement=tuple(agreement))
 
 
 def _blame(h: Any, pid: str) -> Any:
@@ -618,14 +621,14 @@ def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
     return not reasons, reasons
 
 
-def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> list[AgreementDoc]:
     """Static vs dynamic verdicts per extension distribution, for each aspect that has both.
 
     ``load``: the ``abi:`` probe (symbols and CUDA runtime) against ``import:``, ``load:`` and ``ops:``.
     ``gpu-code``: the ``gpu-code:`` probe (the code of the modules that decide, against the device)
     against the smoke tests that launch the package's kernels (``smoke:<module>-*``).
     """
-    out = []
+    out: list[AgreementDoc] = []
     for p in probes:
         d_ = p.get("data") or {}
         if not p["id"].startswith("abi:") or (p["status"] == "skipped" and not d_.get("missing_files")) \
@@ -640,9 +643,9 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
         if dyn:
             static_ok, reasons = static_load_verdict(p)
             dyn_ok = all(d["status"] == "passed" for d in dyn) and not any(d.get("warnings") for d in dyn)
-            out.append({"package": key, "aspect": "load", "static": "compatible" if static_ok else "incompatible",
-                        "dynamic": "loads" if dyn_ok else "fails to load", "reasons": reasons,
-                        "probes": [p["id"]] + [d["id"] for d in dyn], "agree": static_ok == dyn_ok})
+            out.append(AgreementDoc(package=key, aspect="load", static="compatible" if static_ok else "incompatible",
+                                    dynamic="loads" if dyn_ok else "fails to load", reasons=tuple(reasons),
+                                    probes=(p["id"], *(d["id"] for d in dyn)), agree=static_ok == dyn_ok))
         gc = by_id.get(f"gpu-code:{key}")
         smoke = sorted((s for s in probes if s["id"].startswith(f"smoke:{mod}-") and s["status"] != "skipped"),
                        key=lambda s: s["id"])
@@ -650,9 +653,10 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
             static_ok = gc["status"] != "failed"
             dyn_ok = all(s["status"] == "passed" for s in smoke)
             reasons = [] if static_ok else [gc.get("summary", "")]
-            out.append({"package": key, "aspect": "gpu-code", "static": "compatible" if static_ok else "incompatible",
-                        "dynamic": "runs" if dyn_ok else "fails to run", "reasons": reasons,
-                        "probes": [gc["id"]] + [s["id"] for s in smoke], "agree": static_ok == dyn_ok})
+            out.append(AgreementDoc(package=key, aspect="gpu-code",
+                                    static="compatible" if static_ok else "incompatible",
+                                    dynamic="runs" if dyn_ok else "fails to run", reasons=tuple(reasons),
+                                    probes=(gc["id"], *(s["id"] for s in smoke)), agree=static_ok == dyn_ok))
     return out
 
 

@@ -56,7 +56,7 @@ def test_cpu_torch_with_the_cuda_torchvision_then_the_remedy(tmp_path: Path) -> 
     site.mkdir()
     make_torch(site, "2.13.0+cpu")  # exports MessageLogger and torchCheckFail, no c10::cuda
     make_cuda_torchvision(site, "0.28.0")
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
     assert r["ok"] is False
     f = abi_finding(r, "torchvision")
     assert "install torchvision==0.28.0+cpu" in f["remedy"] and "a CUDA build of torch" in f["remedy"]
@@ -75,7 +75,7 @@ def test_cpu_torch_with_the_cuda_torchvision_then_the_remedy(tmp_path: Path) -> 
     shutil.rmtree(site / "torchvision")
     shutil.rmtree(site / "torchvision-0.28.0.dist-info")
     make_ext(site, "torchvision", "0.28.0+cpu", NEW_LOGGER, ["torch==2.13.0"])
-    fixed = run(Options(paths=[str(site)], no_gpu=True, timeout=60))
+    fixed = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
     assert fixed["ok"] is True, [p for p in fixed["probes"] if p["status"] == "failed"] + fixed["findings"]
 
 
@@ -131,7 +131,7 @@ def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str
         paths = [str(over), str(site)]
         broken = over
     (broken / "torchvision" / "_C.so").unlink()
-    r = run(Options(paths=paths, no_gpu=True, timeout=60))
+    r = run(Options(paths=paths, no_gpu=True, timeout=60)).to_json()
     assert r["ok"] is False
     half = [f for f in r["findings"] if (f["rule"], f["severity"]) == ("installation", "error")]
     assert [f["packages"] for f in half] == [["torchvision==0.25.0"]], r["findings"]
@@ -146,7 +146,7 @@ def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str
     # apply the remedy as printed, with the wheel served from a local folder instead of the index
     cmd = half[0]["remedy"].split("pip install ", 1)[1].split()
     _pip("--find-links", str(wheels), *cmd)
-    fixed = run(Options(paths=paths, no_gpu=True, timeout=60))
+    fixed = run(Options(paths=paths, no_gpu=True, timeout=60)).to_json()
     assert fixed["ok"] is True, [p for p in fixed["probes"] if p["status"] == "failed"] + fixed["findings"]
 
 

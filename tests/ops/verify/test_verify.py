@@ -114,7 +114,7 @@ def probe(report: dict[str, Any], pid: str) -> dict[str, Any]:
 
 def test_broken_torchvision_static_and_dynamic_agree(broken_site: Path) -> None:
     """The issue's Done-when: no GPU, torchvision 0.24.1 next to another torch -> static findings, exit 1."""
-    r = run(Options(paths=[str(broken_site)], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(broken_site)], no_gpu=True, timeout=60)).to_json()
     assert r["ok"] is False
     abi = probe(r, "abi:torchvision")
     assert abi["status"] == "failed"
@@ -141,7 +141,7 @@ def test_broken_torchvision_static_and_dynamic_agree(broken_site: Path) -> None:
 
 
 def test_consistent_install_passes_without_gpu(good_site: Path) -> None:
-    r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=60)).to_json()
     assert probe(r, "abi:torchvision")["status"] == "passed"
     assert probe(r, "import:torchvision")["status"] == "passed"
     assert r["agreement"][0]["agree"] is True and r["agreement"][0]["static"] == "compatible"
@@ -165,7 +165,7 @@ def test_cli_exit_codes_and_json(broken_site: Path, good_site: Path) -> None:
 
 
 def test_target_and_model_rules(broken_site: Path) -> None:
-    r = run(Options(paths=[str(broken_site)], no_gpu=True, target="sm_120", timeout=60))
+    r = run(Options(paths=[str(broken_site)], no_gpu=True, target="sm_120", timeout=60)).to_json()
     assert r["target"] == "sm120"
     assert "for sm120" in probe(r, "installed")["summary"]
 
@@ -206,7 +206,7 @@ def test_half_installed_crash_and_hang(tmp_path: Path) -> None:
     (site / "torchaudio" / "__init__.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
     (site / "sglang").mkdir()
     (site / "sglang" / "__init__.py").write_text("import time\ntime.sleep(60)\n")
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=3))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=3)).to_json()
     assert r["ok"] is False
     half = [f for f in r["findings"] if (f["rule"], f["severity"]) == ("installation", "error")]
     assert [f["packages"] for f in half] == [["torchvision==0.25.0"]] and "torchvision/_C.so" in half[0]["message"]
@@ -227,7 +227,7 @@ def test_no_torch_installed_is_clear(tmp_path: Path) -> None:
     (site / "torchvision").mkdir()
     (site / "torchvision" / "__init__.py").write_text("import torch\n")
     _dist(site, "torchvision", "0.24.1", ["torchvision/__init__.py"], ["torch==2.9.1"])
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30)).to_json()
     torch = probe(r, "import:torch")
     assert torch["status"] == "failed" and "torch is not installed" in torch["summary"]
     assert torch["absent"] == "torch"  # what the verdict reads (the summary is prose)
@@ -253,7 +253,7 @@ def test_torchao_mismatch_is_a_warning(tmp_path: Path) -> None:
         except Exception as e:
             logging.getLogger("torchao").warning(f"Skipping import of cpp extensions: {e}")
     '''))
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30)).to_json()
     abi = probe(r, "abi:torchao")
     assert abi["status"] == "warning"
     imp = probe(r, "import:torchao")
@@ -279,12 +279,12 @@ def test_gpu_code_against_target(tmp_path: Path) -> None:
     subprocess.run(["nvcc", "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_120a,code=sm_120a",
                     "-o", str(so), str(cu), "-L", str(site / "torch" / "lib"), "-lc10", "-Xlinker", "-rpath,$ORIGIN/../torch/lib",
                     "-Xlinker", f"--undefined={CHECK_FAIL}"], check=True, capture_output=True)
-    on90 = run(Options(paths=[str(site)], no_gpu=True, target="sm90", timeout=30))
+    on90 = run(Options(paths=[str(site)], no_gpu=True, target="sm90", timeout=30)).to_json()
     gc = probe(on90, "gpu-code:torchvision")
     assert gc["status"] == "failed" and "sm_120a" in gc["error"] and "sm_90" in gc["error"]
-    on120 = run(Options(paths=[str(site)], no_gpu=True, target="sm120", timeout=30))
+    on120 = run(Options(paths=[str(site)], no_gpu=True, target="sm120", timeout=30)).to_json()
     assert probe(on120, "gpu-code:torchvision")["status"] == "passed"
-    nogpu = run(Options(paths=[str(site)], no_gpu=True, timeout=30))
+    nogpu = run(Options(paths=[str(site)], no_gpu=True, timeout=30)).to_json()
     assert probe(nogpu, "gpu-code:torchvision")["status"] == "skipped"
 
 
@@ -302,7 +302,7 @@ def _have_gpu() -> bool:
 @pytest.mark.gpu
 @pytest.mark.skipif(not _have_gpu(), reason="needs torch and an NVIDIA GPU")
 def test_gpu_installed_stack_passes() -> None:
-    r = run(Options(timeout=300))
+    r = run(Options(timeout=300)).to_json()
     assert probe(r, "device")["status"] == "passed"
     assert probe(r, "smoke:torch-matmul")["status"] == "passed"
     assert r["device"]["capability"] and r["target"]
@@ -317,7 +317,7 @@ def test_gpu_target_mismatch_is_reported() -> None:
 
     major, minor = torch.cuda.get_device_capability(0)
     other = "sm120" if (major, minor) != (12, 0) else "sm90"
-    r = run(Options(target=other, timeout=300))
+    r = run(Options(target=other, timeout=300)).to_json()
     dev = probe(r, "device")
     assert dev["status"] == "failed"
     assert f"device is sm_{major}{minor}, target is sm_{other[2:]}" in dev["error"]
@@ -325,7 +325,7 @@ def test_gpu_target_mismatch_is_reported() -> None:
 
 
 def test_report_is_json_serialisable(good_site: Path) -> None:
-    r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=30))
+    r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=30)).to_json()
     assert json.loads(json.dumps(r)) == r
     assert os.path.isabs(probe(r, "import:torchvision")["data"]["file"])
 
@@ -359,7 +359,7 @@ def test_a_package_printing_markers_cannot_spoof_or_crash_verify(tmp_path: Path,
     (site / "torchaudio").mkdir()
     (site / "torchaudio" / "__init__.py").write_text(SPOOF)
     _dist(site, "torchaudio", "2.10.0", ["torchaudio/__init__.py"], ["torch==2.10.0"])
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30, fork=fork))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=30, fork=fork)).to_json()
     imp = probe(r, "import:torchaudio")
     assert imp["status"] == "failed" and "broken on purpose" in imp["error"]
     assert all(p.get("summary") != "SPOOFED" for p in r["probes"])
@@ -402,7 +402,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
                                                     "variant": None}]}},
     ]
     given = copy.deepcopy(records)
-    report = assemble(records, load_facts(), Options(), None)
+    report = assemble(records, load_facts(), Options(), None).to_json()
     assert records == given
     assert report["target"] == "sm90"
     assert probe(report, "device")["status"] == "failed" and probe(report, "device")["data"]["target"] == "sm90"

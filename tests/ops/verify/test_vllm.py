@@ -145,7 +145,7 @@ def site_with(tmp_path: Path, **kw: Any) -> Path:
 
 @needs_cc
 def test_consistent_vllm_loads_and_agrees(tmp_path: Path) -> None:
-    r = run(Options(paths=[str(site_with(tmp_path))], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site_with(tmp_path))], no_gpu=True, timeout=60)).to_json()
     assert probe(r, "import:vllm")["status"] == "passed"
     load = probe(r, "load:vllm")
     assert load["status"] == "passed", load
@@ -164,7 +164,7 @@ def test_consistent_vllm_loads_and_agrees(tmp_path: Path) -> None:
 @needs_cc
 def test_vllm_built_for_another_torch(tmp_path: Path) -> None:
     """vllm/_C.abi3.so imports a symbol the installed torch lacks: static and dynamic both say so."""
-    r = run(Options(paths=[str(site_with(tmp_path, c_symbol=OLD_LOGGER))], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site_with(tmp_path, c_symbol=OLD_LOGGER))], no_gpu=True, timeout=60)).to_json()
     abi = probe(r, "abi:vllm")
     assert abi["status"] == "failed" and "vllm/_C.abi3.so: undefined symbol: " + OLD_LOGGER in abi["error"]
     load = probe(r, "load:vllm")
@@ -188,7 +188,7 @@ def test_cuda_runtime_mismatch_is_part_of_the_static_verdict(tmp_path: Path) -> 
     the symbol check alone said "compatible" while the import failed, and verify reported a
     disagreement although its own CUDA-runtime finding had predicted the failure.
     """
-    r = run(Options(paths=[str(site_with(tmp_path, cudart12=True))], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site_with(tmp_path, cudart12=True))], no_gpu=True, timeout=60)).to_json()
     abi = probe(r, "abi:vllm")
     assert abi["data"]["files"][0]["missing"] == []
     assert abi["status"] == "failed" and "libcudart.so.12" in abi["error"] and "libcudart.so.13" in abi["error"]
@@ -206,7 +206,7 @@ def test_cuda_runtime_mismatch_is_part_of_the_static_verdict(tmp_path: Path) -> 
 @needs_cc
 def test_broken_addon_is_a_warning(tmp_path: Path) -> None:
     """An add-on module (FlashMLA) that does not load: vLLM runs without it; a warning, not a failure."""
-    r = run(Options(paths=[str(site_with(tmp_path, addon_symbol=OLD_LOGGER))], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site_with(tmp_path, addon_symbol=OLD_LOGGER))], no_gpu=True, timeout=60)).to_json()
     load = probe(r, "load:vllm")
     assert load["status"] == "warning", load
     assert [(m["module"], m["core"], m["loaded"]) for m in load["data"]["modules"]] == [
@@ -220,7 +220,7 @@ def test_broken_addon_is_a_warning(tmp_path: Path) -> None:
 
 @needs_cc
 def test_vllm_without_its_core_modules(tmp_path: Path) -> None:
-    r = run(Options(paths=[str(site_with(tmp_path, core=False, addon_symbol=NEW_LOGGER))], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site_with(tmp_path, core=False, addon_symbol=NEW_LOGGER))], no_gpu=True, timeout=60)).to_json()
     load = probe(r, "load:vllm")
     assert load["status"] == "failed" and "none of its core compiled modules" in load["error"]
     assert r["ok"] is False
@@ -229,7 +229,7 @@ def test_vllm_without_its_core_modules(tmp_path: Path) -> None:
 def test_vllm_not_installed_is_skipped(tmp_path: Path) -> None:
     site = tmp_path / "empty"
     site.mkdir()
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
     for pid in ("import:vllm", "load:vllm", "ops:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"):
         p = probe(r, pid)
         assert p["status"] == "skipped" and "not installed" in p["summary"], p
@@ -311,20 +311,20 @@ def test_agreement_gpu_code_aspect() -> None:
     smoke = [_rec("smoke:vllm-rms_norm", "failed"), _rec("smoke:vllm-silu_and_mul", "failed")]
     probes = [abi, gc, *dyn, *smoke]
     got = _agreement(probes, {p["id"]: p for p in probes})
-    assert [(a["aspect"], a["static"], a["dynamic"], a["agree"]) for a in got] == [
+    assert [(a.aspect, a.static, a.dynamic, a.agree) for a in got] == [
         ("load", "compatible", "loads", True), ("gpu-code", "incompatible", "fails to run", True)]
-    assert got[1]["probes"] == ["gpu-code:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul"]
-    assert got[1]["reasons"] == ["vllm/_C.abi3.so carries no GPU code that runs on sm_90"]
+    assert got[1].probes == ("gpu-code:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul")
+    assert got[1].reasons == ("vllm/_C.abi3.so carries no GPU code that runs on sm_90",)
     # code for the device, yet the op fails: a disagreement (numerics, launch config ...)
     gc["status"] = "passed"
     smoke[1]["status"] = "skipped"
     got = _agreement(probes, {p["id"]: p for p in probes})
-    assert [(a["aspect"], a["agree"]) for a in got] == [("load", True), ("gpu-code", False)]
-    assert got[1]["probes"] == ["gpu-code:vllm", "smoke:vllm-rms_norm"]
+    assert [(a.aspect, a.agree) for a in got] == [("load", True), ("gpu-code", False)]
+    assert got[1].probes == ("gpu-code:vllm", "smoke:vllm-rms_norm")
     # no smoke ran (no GPU): no gpu-code entry
     for s in smoke:
         s["status"] = "skipped"
-    assert [a["aspect"] for a in _agreement(probes, {p["id"]: p for p in probes})] == ["load"]
+    assert [a.aspect for a in _agreement(probes, {p["id"]: p for p in probes})] == ["load"]
 
 
 def test_probe_errors_are_explained() -> None:
@@ -357,12 +357,12 @@ def test_built_fixture_gpu_code_against_target(tmp_path: Path) -> None:
     """The real torch extensions: sm_90a code runs on sm90 only, sm_120a on sm120 only."""
     for arch, runs_on, not_on in (("sm90a", "sm90", "sm120"), ("sm120a", "sm120", "sm90")):
         site = _built_site(tmp_path, arch)
-        yes = run(Options(paths=[str(site)], no_gpu=True, target=runs_on, timeout=60))
+        yes = run(Options(paths=[str(site)], no_gpu=True, target=runs_on, timeout=60)).to_json()
         gc = probe(yes, "gpu-code:vllm")
         assert gc["status"] == "passed", gc
         assert {f["file"]: f["sass"] for f in gc["data"]["files"]} == {
             "vllm/_C.abi3.so": [f"sm_{arch[2:]}"], "vllm/_moe_C.abi3.so": [f"sm_{arch[2:]}"]}
-        no = run(Options(paths=[str(site)], no_gpu=True, target=not_on, timeout=60))
+        no = run(Options(paths=[str(site)], no_gpu=True, target=not_on, timeout=60)).to_json()
         gc = probe(no, "gpu-code:vllm")
         assert gc["status"] == "failed" and "no kernel image is available" in gc["error"]
         assert "no-kernel-image" in [e["id"] for e in gc["explained"]]
@@ -399,7 +399,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _verify(built: Path, variant: str) -> dict[str, Any]:
-    return run(Options(paths=[str(built / variant)], timeout=300))
+    return run(Options(paths=[str(built / variant)], timeout=300)).to_json()
 
 
 @pytest.mark.gpu

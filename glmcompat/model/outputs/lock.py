@@ -1,0 +1,50 @@
+"""``glmcompat lock --json`` (project and requirements modes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from glmcompat.model.outputs.base import (
+    JsonRecord,
+    NonEmpty,
+    Pins,
+    Platform,
+    Schema,
+)
+from glmcompat.model.outputs.common import EvidenceDoc
+
+
+@dataclass(frozen=True, kw_only=True)
+class LockOutput(JsonRecord):
+    """What a project or requirements lock did, or why it could not."""
+
+    version: Literal[1] = 1
+    mode: Annotated[str, Schema(enum=["project", "requirements"])]
+    path: NonEmpty
+    """the pyproject.toml locked, or the requirements output"""
+    targets: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
+    platform: Platform
+    core: Pins
+    """the safe core set: package -> version"""
+    overrides: Pins
+    """package -> version written to override-dependencies (an engine's pin overridden)"""
+    override_reasons: Pins
+    """package -> why its upstream pin was overridden"""
+    written: tuple[str, ...]
+    """files changed on disk (none with --dry-run or --check, or when up to date)"""
+    warnings: tuple[str, ...]
+    verdicts: Mapping[str, Annotated[str, Schema(enum=["safe", "unsafe", "stale"])]]
+    """target -> the check's verdict on the lock (empty with --dry-run)"""
+    diff: str
+    """unified diff of pyproject.toml (project mode)"""
+    problems: tuple[str, ...]
+    """--check: why the lock is not current or not safe (exit 1 when any)"""
+    error: str | None
+    """why no safe lock exists (exit 1; nothing was written), else null"""
+    evidence: tuple[EvidenceDoc, ...]
+    """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
+
+
+__all__ = ["LockOutput"]
