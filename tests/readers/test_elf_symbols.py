@@ -257,7 +257,7 @@ def test_verify_and_abi_agree_on_a_stable_abi_miss(tmp_path: Path) -> None:
     site.mkdir()
     make_torch(site, "2.11.0")
     make_ext(site, "torchaudio", "2.11.1", "torch_new_stable_ivalue", ["torch>=2.13.0"], lib="lib/libtorchaudio.so")
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60))
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
     abi = probe(r, "abi:torchaudio")
     assert abi["status"] == "failed"
     assert [f["missing"] for f in abi["data"]["files"]] == [["torch_new_stable_ivalue"]]
