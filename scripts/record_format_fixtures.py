@@ -41,6 +41,7 @@ from glmcompat.edges.index import default_index_url
 # poetry 1.2.2 (the last lock-version 1.1 writer) with the dependencies of its day: --exclude-newer at its release
 # month, but shellingham 1.5.0 (the one poetry 1.2.2's >=1.5 allowed then) is yanked, so shellingham is let newer
 TOOLS = {"poetry": ["poetry==2.5.1"], "pdm": ["pdm==2.29.4", "hishel==1.4.0"], "pipenv": ["pipenv==2026.10.3"],
+         "pip": ["pip==26.3"],
          "poetry1": ["poetry==1.2.2", "--exclude-newer", "2022-11-15", "--exclude-newer-package", "shellingham=2023-11-01"]}
 PYTHON = "3.11"
 TORCH, TORCHVISION, XFORMERS, PYTEST, EINOPS = "2.5.1", "0.20.1", "0.0.28.post3", "8.3.3", "0.8.0"
@@ -50,7 +51,8 @@ KERNEL_MARKER = "sys_platform == 'linux'"
 
 def _scrub(text: str, tmp: Path) -> str:
     text = text.replace(tmp.resolve().as_posix(), "/src").replace(tmp.as_posix(), "/src")
-    return re.sub(r"https?://[A-Za-z0-9.-]+(:\d+)?/", "https://index.invalid/", text)
+    # every host but github.com's (a git remote, not an index: pip freeze names the stand-in sglang clone's origin)
+    return re.sub(r"https?://(?!github\.com/)[A-Za-z0-9.-]+(:\d+)?/", "https://index.invalid/", text)
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
@@ -292,6 +294,49 @@ python_version = "{PYTHON}"
     return proj / "Pipfile.lock"
 
 
+# what `pip freeze` lists in a CUDA serving venv: the real wheels, installed with --no-deps (torch's 888 MB and
+# sgl-kernel's 554 MB among them; PyPI's torch 2.8.0 is the CUDA 12.8 build, without the +cu128 that the PyTorch index's
+# copy carries); flashinfer-python 0.5.2, since 0.4.1 is an sdist whose build dependencies pip cannot install
+FREEZE = ["accelerate==1.10.1", "aiohttp==3.12.15", "flashinfer-python==0.5.2", "nvidia-cuda-runtime-cu12==12.8.90",
+          "sgl-kernel==0.3.16.post3", "torch==2.8.0", "torchaudio==2.8.0", "torchvision==0.23.0", "transformers==4.57.1"]
+SGLANG_ORIGIN = "https://github.com/sgl-project/sglang.git"  # the stand-in clone's origin (pip freeze names it)
+
+
+def pip_freeze(bin_: Path, proj: Path, index: str, git: str, wheel: str, env: dict[str, str]) -> Path:
+    """``pip freeze`` of a venv that the real pip filled (``--no-deps``): index pins, an editable project in a git
+    repository without a remote, an editable project in a subdirectory of a clone (a stand-in for sglang whose origin
+    is sglang's), and a local directory installed as is."""
+    root = proj.parent
+    serve = root / "glm-serve"
+    serve.mkdir()
+    (serve / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["flit_core>=3.2"]\nbuild-backend = "flit_core.buildapi"\n\n'
+        '[project]\nname = "glm-serve"\nversion = "0.1.0"\ndescription = "a GLM serving stack"\n')
+    (serve / "glm_serve.py").write_text('"""Stand-in."""\n')
+    _git_repo(serve, "v0.1.0", env)
+    sglang = root / "sglang"
+    (sglang / "python").mkdir(parents=True)
+    (sglang / "python" / "pyproject.toml").write_text((serve / "pyproject.toml").read_text()
+                                                      .replace("glm-serve", "sglang").replace("0.1.0", "0.5.4"))
+    (sglang / "python" / "sglang.py").write_text('"""Stand-in."""\n')
+    _git_repo(sglang, "v0.5.4", env)
+    _run(["git", "remote", "add", "origin", SGLANG_ORIGIN], sglang, env)
+    mypkg = root / "mypkg"
+    mypkg.mkdir()
+    (mypkg / "pyproject.toml").write_text((serve / "pyproject.toml").read_text().replace("glm-serve", "mypkg"))
+    (mypkg / "mypkg.py").write_text('"""Stand-in."""\n')
+    pip = [str(bin_ / "pip"), "--no-cache-dir", "--disable-pip-version-check"]
+    installs = [["install", "-q", "--no-deps", "--no-compile", *FREEZE],
+                ["install", "-q", "--no-deps", "-e", str(serve)], ["install", "-q", "--no-deps", "-e", str(sglang / "python")],
+                ["install", "-q", "--no-deps", str(mypkg)]]
+    for args in installs:
+        _run([*pip, *args], proj, env)
+    (proj / "install.txt").write_text("".join(f"pip {' '.join(a)}\n" for a in installs))
+    frozen = subprocess.run([*pip, "freeze"], cwd=proj, env=env, capture_output=True, text=True, check=True).stdout
+    (proj / "requirements.txt").write_text(frozen)
+    return proj / "requirements.txt"
+
+
 @dataclass(frozen=True)
 class Case:
     """One recorded fixture: the tool (a TOOLS key) and its command, the manifest it locks, and how."""
@@ -300,12 +345,14 @@ class Case:
     exe: str
     manifest: str
     lock: Callable[[Path, Path, str, str, str, dict[str, str]], Path]
+    did: str = "locked this"
 
 
 RECORDERS = {"poetry": Case("poetry", "poetry", "pyproject.toml", poetry),
              "pdm": Case("pdm", "pdm", "pyproject.toml", pdm),
              "pipenv": Case("pipenv", "pipenv", "Pipfile", pipenv),
-             "poetry-sources": Case("poetry1", "poetry", "pyproject.toml", poetry_sources)}
+             "poetry-sources": Case("poetry1", "poetry", "pyproject.toml", poetry_sources),
+             "pip-freeze": Case("pip", "pip", "install.txt", pip_freeze, "froze the venv it filled with")}
 
 
 def record(out: Path, only: list[str]) -> None:
@@ -330,10 +377,10 @@ def record(out: Path, only: list[str]) -> None:
             manifest = case.manifest
             (dest / lock.name).write_text(_scrub(lock.read_text(), root))
             version = subprocess.run([str(bin_ / case.exe), "--version"], env=env, capture_output=True, text=True,
-                                     check=True).stdout.strip()
+                                     check=True).stdout.strip().split(" from ")[0]  # pip names its own path
             # the manifest goes into SOURCE, not beside the lock: every file there is a dependency file the tests check
             (dest / "SOURCE").write_text(
-                f"recorded by scripts/record_format_fixtures.py: {version} locked this {manifest} "
+                f"recorded by scripts/record_format_fixtures.py: {version} {case.did} {manifest} "
                 f"(index hosts -> index.invalid, temporary directory -> /src)\n\n"
                 + _scrub((proj / manifest).read_text(), root))
             print(f"recorded {dest}", flush=True)
