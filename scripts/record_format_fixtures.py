@@ -41,7 +41,7 @@ from glmcompat.edges.index import default_index_url
 # poetry 1.2.2 (the last lock-version 1.1 writer) with the dependencies of its day: --exclude-newer at its release
 # month, but shellingham 1.5.0 (the one poetry 1.2.2's >=1.5 allowed then) is yanked, so shellingham is let newer
 TOOLS = {"poetry": ["poetry==2.5.1"], "pdm": ["pdm==2.29.4", "hishel==1.4.0"], "pipenv": ["pipenv==2026.10.3"],
-         "pip": ["pip==26.3"],
+         "pip": ["pip==26.3"], "poetry18": ["poetry==1.8.5"],
          "poetry1": ["poetry==1.2.2", "--exclude-newer", "2022-11-15", "--exclude-newer-package", "shellingham=2023-11-01"]}
 PYTHON = "3.11"
 TORCH, TORCHVISION, XFORMERS, PYTEST, EINOPS = "2.5.1", "0.20.1", "0.0.28.post3", "8.3.3", "0.8.0"
@@ -352,6 +352,8 @@ RECORDERS = {"poetry": Case("poetry", "poetry", "pyproject.toml", poetry),
              "pdm": Case("pdm", "pdm", "pyproject.toml", pdm),
              "pipenv": Case("pipenv", "pipenv", "Pipfile", pipenv),
              "poetry-sources": Case("poetry1", "poetry", "pyproject.toml", poetry_sources),
+             # the same project as "poetry", in poetry 1.8's lock-version 2.0 (no category, no groups yet)
+             "poetry-1.8": Case("poetry18", "poetry", "pyproject.toml", poetry),
              "pip-freeze": Case("pip", "pip", "install.txt", pip_freeze, "froze the venv it filled with")}
 
 

@@ -59,6 +59,18 @@ SOME = [  # (file, entry count, entries that must be among them)
         # poetry 2.5 writes markers = {dev = 'python_version == "3.10"'}: main needs it everywhere, so no marker
         E("typing-extensions", "4.16.0", line=996),
         E("xformers", "0.0.28.post3", 'sys_platform == "linux"', line=1009)]),
+    # the same project locked by poetry 1.8.5 (lock-version 2.0): no category, no groups and no package markers yet
+    # (a marker lives only on the dependency that asks for the package, and the root's are not in the lock), so
+    # xformers and the extra's packages read as unconditional
+    ("poetry-1.8/poetry.lock", 37, [
+        E("colorama", "0.4.6", line=3),
+        E("einops", "0.8.0", None, "wheel", line=14),
+        E("flash-attn", "2.7.4.post1", None, "git", line=56),
+        E("glm-tools", "0.1.0", None, "editable", line=114),
+        E("nvidia-nccl-cu12", "2.21.5", line=536),
+        E("torch", "2.5.1", line=829),
+        E("typing-extensions", "4.16.0", line=942),
+        E("xformers", "0.0.28.post3", line=953)]),
 ]
 
 
@@ -72,6 +84,8 @@ META = [  # (file, kind, requires_python, meta keys and values that must be ther
     ("poetry-sources/poetry.lock", "poetry.lock", ">=3.10,<3.12", {
         "extras": {"flash": ["flash-attn", "einops"]}, "optional": ["einops", "flash-attn"]}),
     ("poetry/poetry.lock", "poetry.lock", ">=3.10,<3.13", {
+        "extras": {"flash": ["einops", "flash-attn"]}, "optional": ["einops", "flash-attn"]}),
+    ("poetry-1.8/poetry.lock", "poetry.lock", ">=3.10,<3.13", {
         "extras": {"flash": ["einops", "flash-attn"]}, "optional": ["einops", "flash-attn"]}),
 ]
 
@@ -120,6 +134,12 @@ ERRORS = [  # (files, file to read, where the message must point, what it must s
 def test_bad_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], top: str, where: str,
                    needles: list[str]) -> None:
     bad_input(tmp_path, monkeypatch, files, top, where, needles)
+
+
+def test_lock_version_2_0_has_no_groups() -> None:
+    """poetry 1.5-1.8 wrote neither poetry 1's category nor poetry 2's groups: the lock says no groups."""
+    assert "groups" not in load(fixture("poetry-1.8/poetry.lock")).meta
+    assert load(fixture("poetry-sources/poetry.lock")).meta["groups"]["pytest"] == ["dev"]
 
 
 def test_poetry_groups_and_deterministic_output() -> None:
