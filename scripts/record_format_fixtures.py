@@ -176,6 +176,8 @@ def _poetry1_projects(root: Path, bin_: Path, env: dict[str, str]) -> tuple[Path
                          "DeepGEMM: clean and efficient FP8 GEMM kernels")
     tools = root / "sdist" / "glm-tools"
     _poetry_core_project(tools, "glm-tools", "0.2.0", "Helpers for serving GLM models")
+    for f in tools.iterdir():  # poetry-core 1.3 stores the files' mtimes: fixed ones give the same sdist each run
+        os.utime(f, (1735689600, 1735689600))
     _run([str(bin_ / "poetry"), "build", "-f", "sdist", "--no-interaction"], tools, {**env, **KEYRING})
     git = root / "flash-attention-1"
     _poetry_core_project(git, "flash-attn", "2.5.8", "Flash Attention: Fast and Memory-Efficient Exact Attention",
