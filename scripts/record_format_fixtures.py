@@ -1,24 +1,36 @@
-"""Record real poetry.lock (poetry 2 and poetry 1.2), pdm.lock and Pipfile.lock fixtures for tests/readers/formats/ (test_poetry.py, test_pdm.py, test_pipfile.py) (run by hand; needs the index).
+"""Record the format fixtures a real tool writes, for tests/readers/formats/ (run by hand; needs the index): poetry.lock
+(poetry 2.5.1, 1.8.5 and 1.2.2), pdm.lock, Pipfile.lock and a ``pip freeze``.
 
-It installs poetry, pdm and pipenv into a throwaway venv (``uv venv`` + ``uv pip install``, Python 3.11), writes one small
-project per tool that exercises what glmcompat reads -- torch, a family package (torchvision), a kernel (xformers) under a
-marker, an optional extra, a dev group, a second named source, a local editable path dependency, a git dependency (a local
-git repository standing in for flash-attention) and a direct wheel URL -- and has each tool lock it in its lock-only mode
-(``poetry lock``, ``pdm lock``, ``pipenv lock``): they read metadata (PEP 658 where the index serves it) and never download
-torch's wheels. ``poetry-sources`` is poetry 1.2.2's lock-version 1.1 (``category``, no ``groups``, sources on every
-package): a directory, a local sdist, a git project, a wheel URL, a default and a secondary legacy source; poetry 1.2
-predates PEP 658 and downloads one wheel per package to read its metadata (about 2.3 GB, a minute here). Every index host is rewritten to the placeholder ``index.invalid`` and the temporary directory to
-``/src``, so that no package-index host name and no machine path is committed.
+It installs each tool into a throwaway venv (``uv venv`` + ``uv pip install``, Python 3.11), writes one small project per
+case that exercises what glmcompat reads -- torch, a family package (torchvision), a kernel (xformers) under a marker, an
+optional extra, a dev group, a second named source, a local editable path dependency, a git dependency (a local git
+repository standing in for flash-attention) and a direct wheel URL -- and has each tool lock it in its lock-only mode
+(``poetry lock``, ``pdm lock``, ``pipenv lock``): poetry 2.5/1.8, pdm and pipenv read metadata (PEP 658 where the index
+serves it) and never download torch's wheels. The cases:
 
-    UV_PYTHON_DOWNLOADS=never python scripts/record_format_fixtures.py [tests/fixtures/formats] [poetry|pdm|pipenv|poetry-sources ...]
+- ``poetry``, ``pdm``, ``pipenv``: today's lock formats (poetry's lock-version 2.1 with groups and package markers);
+- ``poetry-1.8``: the ``poetry`` project in poetry 1.8.5's lock-version 2.0 (no category, no groups, no package markers);
+- ``poetry-sources``: poetry 1.2.2's lock-version 1.1 (``category``, a source on every package): a directory, a local
+  sdist, a git project, a wheel URL, a default and a secondary legacy source, an extra, a dev group; poetry 1.2 predates
+  PEP 658 and downloads one wheel per package to read its metadata (about 2.3 GB, a minute here);
+- ``pip-freeze``: the real pip's ``pip freeze`` of a venv it filled with ``--no-deps`` installs of the real wheels
+  (about 1.5 GB: torch 2.8.0 and sgl-kernel), editable projects (a git repository without a remote, the subdirectory of
+  a clone) and a local directory.
 
-Each lock takes one to two minutes here (pdm's the longest). The manifest each tool locked is kept in the case's SOURCE
+Every index host is rewritten to the placeholder ``index.invalid`` and the temporary directory to ``/src``, so that no
+package-index host name and no machine path is committed; the lock's own hash of its manifest (poetry's content-hash,
+pdm's content_hash, pipenv's _meta) hashes the temporary path and so differs from run to run.
+
+    UV_PYTHON_DOWNLOADS=never python scripts/record_format_fixtures.py [tests/fixtures/formats] [CASE ...]
+
+Each case takes one to two minutes here (pdm's the longest). The manifest each tool locked is kept in the case's SOURCE
 file, not beside the lock, since every other file under tests/fixtures/formats is a dependency file the tests check.
 Tool quirks met on the way: pdm 2.29.4 needs hishel 1.4 (its [locked] pin), pdm rewrites ``git+file:///p`` to
 ``git+file:/p`` (``file://localhost/p`` survives), pdm takes an editable only in a dev group, and the pdm and pipenv
 venvs are separate because pdm[locked] pins a virtualenv that pipenv's range excludes; poetry 1.2.2 reads a non-poetry
 pyproject.toml only by building it and then cannot read the metadata today's flit_core writes (2.4, beyond its
-pkginfo 1.8), so its local projects are poetry-core ones, and it needs a keyring backend set (the null one).
+pkginfo 1.8), so its local projects are poetry-core ones, and it needs a keyring backend set (the null one); poetry
+1.2's PyPI repository reads the JSON API, which is not reachable here, hence its default source is the index itself.
 """
 
 from __future__ import annotations
@@ -392,5 +404,11 @@ def record(out: Path, only: list[str]) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(f"{__doc__}\ncases: {', '.join(RECORDERS)}")
+        raise SystemExit(0)
+    unknown = [a for a in args[1:] if a not in RECORDERS] + [a for a in args[:1] if a.startswith("-")]
+    if unknown:  # a misspelt case or option: say so before anything is installed or written
+        raise SystemExit(f"unknown case {unknown[0]!r} (cases: {', '.join(RECORDERS)})")
     target = Path(args.pop(0)) if args and args[0] not in RECORDERS else Path("tests/fixtures/formats")
     record(target, args)
