@@ -310,7 +310,8 @@ python_version = "{PYTHON}"
 
 # what `pip freeze` lists in a CUDA serving venv: the real wheels, installed with --no-deps (torch's 888 MB and
 # sgl-kernel's 554 MB among them; PyPI's torch 2.8.0 is the CUDA 12.8 build, without the +cu128 that the PyTorch index's
-# copy carries); flashinfer-python 0.5.2, since 0.4.1 is an sdist whose build dependencies pip cannot install
+# copy carries); flashinfer-python 0.5.2, because 0.4.1 is only an sdist whose build requires apache-tvm-ffi==0.1.0b15,
+# a version the index no longer lists
 FREEZE = ["accelerate==1.10.1", "aiohttp==3.12.15", "flashinfer-python==0.5.2", "nvidia-cuda-runtime-cu12==12.8.90",
           "sgl-kernel==0.3.16.post3", "torch==2.8.0", "torchaudio==2.8.0", "torchvision==0.23.0", "transformers==4.57.1"]
 SGLANG_ORIGIN = "https://github.com/sgl-project/sglang.git"  # the stand-in clone's origin (pip freeze names it)
