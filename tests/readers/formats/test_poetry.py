@@ -15,14 +15,26 @@ from tests.readers.formats.helpers import E, bad_input, entries_among, fixture, 
 # --- whole files: every entry, or the ones that matter plus the count --------------------------------------------
 
 WHOLE = [
+    # a real lock-version 1.1 lock (poetry 1.2.2, scripts/record_format_fixtures.py): a directory project (develop),
+    # an optional registry package and git project under an extra, a local sdist, a dev group, torch and torchvision
+    # from a second (secondary legacy) source, a wheel URL; every source kind poetry 1.x writes
     ("poetry-sources/poetry.lock", [
-        E("deep-gemm", "1.0.0", None, "editable", line=3),
-        E("einops", "0.8.0", line=16),
-        E("flash-attn", "2.5.8", None, "git", line=24),
-        E("glm-tools", "0.2.0", None, "path", line=43),
-        E("pytest", "8.2.0", line=55),
-        E("torch", "2.3.0+cu121", line=63),
-        E("xformers", "0.0.26.post1", None, "wheel", line=76)]),
+        E("colorama", "0.4.6", line=1), E("deep-gemm", "1.0.0", None, "editable", line=14),
+        E("einops", "0.8.0", line=27), E("exceptiongroup", "1.3.2", line=40), E("filelock", "4.3.1", line=53),
+        E("flash-attn", "2.5.8", None, "git", line=66), E("fsspec", "2026.9.0", line=85),
+        E("glm-tools", "0.2.0", None, "path", line=98), E("iniconfig", "2.3.1", line=110),
+        E("jinja2", "3.1.6", line=123), E("mpmath", "1.3.0", line=136), E("networkx", "3.7", line=155),
+        E("numpy", "2.5.5", line=168), E("nvidia-cublas-cu12", "12.4.5.8", line=181),
+        E("nvidia-cuda-cupti-cu12", "12.4.127", line=194), E("nvidia-cuda-nvrtc-cu12", "12.4.127", line=207),
+        E("nvidia-cuda-runtime-cu12", "12.4.127", line=220), E("nvidia-cudnn-cu12", "9.1.0.70", line=233),
+        E("nvidia-cufft-cu12", "11.2.1.3", line=249), E("nvidia-curand-cu12", "10.3.5.147", line=262),
+        E("nvidia-cusolver-cu12", "11.6.1.9", line=275), E("nvidia-cusparse-cu12", "12.3.1.170", line=293),
+        E("nvidia-nccl-cu12", "2.21.5", line=309), E("nvidia-nvjitlink-cu12", "12.4.127", line=322),
+        E("nvidia-nvtx-cu12", "12.4.127", line=335), E("packaging", "26.4", line=348),
+        E("pillow", "13.0.0", line=361), E("pluggy", "1.7.0", line=382), E("pytest", "8.3.3", line=395),
+        E("sympy", "1.13.1", line=419), E("tomli", "2.5.0", line=438), E("torch", "2.5.1", line=451),
+        E("torchvision", "0.20.1", line=489), E("triton", "3.1.0", line=511),
+        E("typing-extensions", "4.16.0", line=532), E("xformers", "0.0.28.post3", None, "wheel", line=545)]),
 ]
 
 
@@ -47,6 +59,18 @@ SOME = [  # (file, entry count, entries that must be among them)
         # poetry 2.5 writes markers = {dev = 'python_version == "3.10"'}: main needs it everywhere, so no marker
         E("typing-extensions", "4.16.0", line=996),
         E("xformers", "0.0.28.post3", 'sys_platform == "linux"', line=1009)]),
+    # the same project locked by poetry 1.8.5 (lock-version 2.0): no category, no groups and no package markers yet
+    # (a marker lives only on the dependency that asks for the package, and the root's are not in the lock), so
+    # xformers and the extra's packages read as unconditional
+    ("poetry-1.8/poetry.lock", 37, [
+        E("colorama", "0.4.6", line=3),
+        E("einops", "0.8.0", None, "wheel", line=14),
+        E("flash-attn", "2.7.4.post1", None, "git", line=56),
+        E("glm-tools", "0.1.0", None, "editable", line=114),
+        E("nvidia-nccl-cu12", "2.21.5", line=536),
+        E("torch", "2.5.1", line=829),
+        E("typing-extensions", "4.16.0", line=942),
+        E("xformers", "0.0.28.post3", line=953)]),
 ]
 
 
@@ -60,6 +84,8 @@ META = [  # (file, kind, requires_python, meta keys and values that must be ther
     ("poetry-sources/poetry.lock", "poetry.lock", ">=3.10,<3.12", {
         "extras": {"flash": ["flash-attn", "einops"]}, "optional": ["einops", "flash-attn"]}),
     ("poetry/poetry.lock", "poetry.lock", ">=3.10,<3.13", {
+        "extras": {"flash": ["einops", "flash-attn"]}, "optional": ["einops", "flash-attn"]}),
+    ("poetry-1.8/poetry.lock", "poetry.lock", ">=3.10,<3.13", {
         "extras": {"flash": ["einops", "flash-attn"]}, "optional": ["einops", "flash-attn"]}),
 ]
 
@@ -108,6 +134,12 @@ ERRORS = [  # (files, file to read, where the message must point, what it must s
 def test_bad_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], top: str, where: str,
                    needles: list[str]) -> None:
     bad_input(tmp_path, monkeypatch, files, top, where, needles)
+
+
+def test_lock_version_2_0_has_no_groups() -> None:
+    """poetry 1.5-1.8 wrote neither poetry 1's category nor poetry 2's groups: the lock says no groups."""
+    assert "groups" not in load(fixture("poetry-1.8/poetry.lock")).meta
+    assert load(fixture("poetry-sources/poetry.lock")).meta["groups"]["pytest"] == ["dev"]
 
 
 def test_poetry_groups_and_deterministic_output() -> None:

@@ -59,9 +59,11 @@ SOME = [  # (file, entry count, entries that must be among them)
         E("flashinfer-python", "0.6.18.post1", line=17), E("nvidia-cutlass-dsl", "4.7.1", line=29),
         E("tokenspeed-mla", "0.1.8", 'platform_system == "Linux"', line=33)]),
     ("tgi-uv-compile/requirements_cuda.txt", 118, [E("accelerate", "1.6.0", line=3), E("torch", "2.7.0", line=340)]),
+    # real pip 26.3 freeze (scripts/record_format_fixtures.py): an editable git project without a remote (pip's
+    # comment line before it), an editable subdirectory of a clone (-e git+...#egg=&subdirectory=), a local directory
     ("pip-freeze/requirements.txt", 12, [
-        E("glm-serve", None, None, "editable", line=4), E("sglang", None, None, "editable", line=5),
-        E("mypkg", None, None, "directory", line=7), E("torch", "2.8.0+cu128", line=10)]),
+        E("glm-serve", None, None, "editable", line=5), E("sglang", None, None, "editable", line=9),
+        E("mypkg", None, None, "directory", line=6), E("torch", "2.8.0", line=10)]),
     ("rye/requirements.lock", 6, [
         E("nvidia-nccl-cu12", "2.21.5", 'platform_machine == "x86_64" and platform_system == "Linux"', line=18),
         E("torch", "2.5.1", line=22)]),
