@@ -26,11 +26,14 @@ import site
 import time
 from collections.abc import Iterator
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.ops.verify.records import Record, error_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.readers.elf import ElfInfo
 
 # Extension files known to link the torch C++ ABI, by distribution (globs under site-packages).
 # Other distributions that require torch are scanned too (their RECORD's .so files).
@@ -328,7 +331,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
             total_needs = 0
             missing_all: list[tuple[str, str]] = []
             errors = []
-            infos: dict[str, Any] = {}
+            infos: dict[str, ElfInfo] = {}
             for path in files:
                 try:
                     infos[_rel(path, dists, key)] = read_elf(path)
