@@ -19,7 +19,7 @@ from glmcompat.matrix.store import atomic_write, cache_dir, read_input
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.environments import Environment
 from glmcompat.model.shapes import fields, is_bool, is_str, list_of, opt, str_map
-from glmcompat.readers.formats.common import Entry, Lock, decode_text, flat_sets
+from glmcompat.readers.formats.common import Entry, Lock, decode_text, flat_sets, is_lock_meta
 from glmcompat.readers.formats.registry import BY_KIND, detect_kind, kind_of
 
 CACHE_FORMAT = 4  # 4: environments for Linux x86_64 and aarch64 ("platform"; uv.lock: "missing_wheels")
@@ -39,9 +39,13 @@ def _to_json(lock: Lock) -> dict[str, Any]:
             "sets": [e.to_json() for e in lock.sets], "meta": lock.meta}
 
 
-def _from_json(path: str, raw: dict[str, Any]) -> Lock:
+def _from_json(path: str, raw: Any) -> Lock | None:
+    """The lock a cache entry holds, or None (a miss) when the entry has another shape than :func:`_to_json` writes."""
+    meta = raw.get("meta", {}) if _cache_shape_ok(raw) else None
+    if not is_lock_meta(meta):
+        return None
     return Lock(path, raw["kind"], tuple(Entry(*e) for e in raw["entries"]), raw.get("requires_python"),
-                tuple(Environment.from_json(e) for e in raw["sets"]), raw.get("meta") or {})
+                tuple(Environment.from_json(e) for e in raw["sets"]), meta)
 
 
 def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
@@ -59,9 +63,10 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
         cached = cache_dir() / "locks" / f"{kind}-{digest}.json"
         try:  # sealed with its name: a damaged, foreign or renamed entry, a link or a FIFO is a miss, parsed again
             body = read_stored(str(cached), "lock", cached.name)
-            raw = json.loads(body) if body is not None else None
-            if raw is not None and _cache_shape_ok(raw) and _includes_unchanged(p, raw["includes"]):
-                return _from_json(str(p), raw)
+            raw: Any = json.loads(body) if body is not None else None
+            hit = _from_json(str(p), raw)
+            if hit is not None and _includes_unchanged(p, raw["includes"]):
+                return hit
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             pass  # ... and replaced below
     text = decode_text(p, data)
@@ -79,13 +84,14 @@ def read_lock(path: str | Path, *, use_cache: bool = True) -> Lock:
 
 def _cache_shape_ok(raw: Any) -> bool:
     """Whether a lock-cache entry has the shape :func:`_to_json` writes (anything else is a miss), in the one
-    vocabulary of stored shapes (:mod:`glmcompat.model.shapes`)."""
+    vocabulary of stored shapes (:mod:`glmcompat.model.shapes`); ``meta`` is checked against its declaration
+    (:func:`~glmcompat.readers.formats.common.is_lock_meta`) by :func:`_from_json`."""
     def entry(e: Any) -> bool:  # [name, version, marker, source, spec, constraint, origin, line]
         return (isinstance(e, list) and len(e) == 8 and is_str(e[0]) and all(map(opt(is_str), e[1:5]))
                 and is_bool(e[5]) and opt(is_str)(e[6]) and (e[7] is None or type(e[7]) is int))
 
     if not (fields(raw, {"kind": is_str, "entries": list_of(entry), "sets": lambda s: isinstance(s, list)},
-                   {"requires_python": opt(is_str), "meta": lambda m: isinstance(m, dict), "includes": str_map})
+                   {"requires_python": opt(is_str), "includes": str_map})
             and raw.get("format") == CACHE_FORMAT):
         return False
     raw.setdefault("includes", {})
@@ -104,8 +110,8 @@ def _include_digests(top: Path, lock: Lock) -> dict[str, str]:
     out: dict[str, str] = {}
     for origin in sorted({e.origin for e in lock.entries if e.origin}):
         out[origin] = _file_digest(top.parent / origin)
-    for inc in lock.meta.get("includes") or []:
-        if isinstance(inc, str) and inc not in out:
+    for inc in lock.meta.get("includes", ()):
+        if inc not in out:
             out[inc] = _file_digest(top.parent / inc)
     return out
 

@@ -4,8 +4,8 @@ references, the tables of TOML locks).
 
 packaging's InvalidVersion / InvalidSpecifier / InvalidMarker / InvalidRequirement / InvalidWheelFilename are
 ValueErrors, and so is int()'s digit limit on an absurd version: readers catch ValueError (and RecursionError where a
-parser recurses: markers, TOML, JSON). ``Lock.meta`` holds only JSON values (lists, dicts, strings), so a lock caches
-as JSON.
+parser recurses: markers, TOML, JSON). ``Lock.meta`` is a :class:`LockMeta`: JSON values only (lists, dicts,
+strings), so a lock caches as JSON, and :func:`is_lock_meta` checks a cached one against the same declaration.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, TypeGuard, get_args, get_origin, get_type_hints
 from urllib.parse import unquote, urlsplit
 
 from packaging.markers import Marker
@@ -26,6 +26,7 @@ from packaging.version import Version
 from glmcompat.model.environments import Environment, flat_environments
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
+from glmcompat.model.shapes import Check, fields, is_str, list_of, map_of
 from glmcompat.model.tomltext import loads
 
 
@@ -52,6 +53,43 @@ class Entry:
     line: int | None = None
 
 
+class LockMeta(TypedDict, total=False):
+    """What a dependency file says beside its entries, declared once: every format module fills the keys it knows
+    (absent: the file does not say), ``check``, the API and the parsed-lock cache read them. JSON values only."""
+
+    notes: list[str]  # what the reader could not name or fully read (shown by check, one line each)
+    includes: list[str]  # requirements: the files ``-r``/``-c`` include, relative to the top file (the cache keys on them)
+    index_urls: list[str]  # requirements: ``--index-url`` / ``--extra-index-url`` values, first-seen order
+    overrides: dict[str, str]  # uv.lock: ``[manifest] overrides``, name -> specifier (deliberate, uv override-dependencies)
+    extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs
+    optional: list[str]  # poetry.lock: packages installed only by an extra, sorted
+    groups: dict[str, list[str]]  # poetry.lock, pdm.lock, Pipfile.lock: name -> its groups (sections), file order
+    channels: list[str]  # environment.yml: conda channels, file order
+    conda_packages: list[str]  # environment.yml: names the conda section installs, sorted
+    conda_cuda: str  # environment.yml: the CUDA version pytorch-cuda / cuda-version / cudatoolkit / a build names
+
+
+def _shape(tp: Any) -> Check:
+    """The :mod:`glmcompat.model.shapes` check of one :class:`LockMeta` value type (str, list[T], dict[str, T])."""
+    origin, args = get_origin(tp), get_args(tp)
+    if tp is str:
+        return is_str
+    if origin is list:
+        return list_of(_shape(args[0]))
+    if origin is dict and args[0] is str:
+        return map_of(_shape(args[1]))
+    raise TypeError(f"LockMeta: no JSON shape for {tp!r}")
+
+
+_META_SHAPES = {key: _shape(tp) for key, tp in get_type_hints(LockMeta).items()}
+
+
+def is_lock_meta(value: Any) -> TypeGuard[LockMeta]:
+    """Whether a JSON value read back (the parsed-lock cache) is a :class:`LockMeta`: known keys only, each of its
+    declared shape."""
+    return isinstance(value, dict) and value.keys() <= _META_SHAPES.keys() and fields(value, {}, _META_SHAPES)
+
+
 @dataclass(frozen=True)
 class Lock:
     path: str
@@ -59,7 +97,7 @@ class Lock:
     entries: tuple[Entry, ...]
     requires_python: str | None = None
     sets: tuple[Environment, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
-    meta: dict[str, Any] = field(default_factory=dict)  # build settings ("no_build_isolation"), notes, overrides
+    meta: LockMeta = field(default_factory=LockMeta)
 
 
 @dataclass(frozen=True, slots=True)

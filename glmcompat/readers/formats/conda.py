@@ -13,7 +13,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from glmcompat.model.errors import LockFormatError
-from glmcompat.readers.formats.common import Format, Entry, Lock, checked_spec, error, first_line
+from glmcompat.readers.formats.common import Format, Entry, Lock, LockMeta, checked_spec, error, first_line
 from glmcompat.readers.formats.requirements import ReqFile, RequirementsReader
 
 Scalar = tuple[int, str]  # (line, value) of a YAML scalar
@@ -253,8 +253,8 @@ def parse_conda_env(path: Path, text: str) -> Lock:
         version = reader.entries[i].version
         if spec.name == "torch" and version and "+" not in version:
             reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu))
-    meta: dict[str, Any] = {"channels": [c for _, c in doc.get("channels") or []],
-                            "conda_packages": sorted({s.name for s in specs.values()})}
+    meta = LockMeta(channels=[c for _, c in doc.get("channels") or []],
+                    conda_packages=sorted({s.name for s in specs.values()}))
     if cuda:
         meta["conda_cuda"] = cuda
     return reader.lock("environment.yml", python, meta)

@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from glmcompat.model.environments import Environment, flat_environments, merge
 from glmcompat.model.names import canonicalize
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, check_lock_version, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
+    Format, Entry, Lock, LockMeta, check_lock_version, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
     name_version, package_tables, str_list, toml_lock_doc,
 )
 
@@ -103,7 +103,7 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
         grp = p.get("groups", [p["category"]] if isinstance(p.get("category"), str) else [])
         merge_groups(groups, name, str_list(grp, path, line, f"package {name!r}: 'groups'"))
         entries.append(Entry(name, version, _poetry_marker(path, p, line), _poetry_source(path, p, line), line=line))
-    out: dict[str, Any] = {"extras": _poetry_extras(path, text, doc), "optional": sorted(optional)}
+    out = LockMeta(extras=_poetry_extras(path, text, doc), optional=sorted(optional))
     if any(groups.values()):
         out["groups"] = groups
     return Lock(str(path), "poetry.lock", tuple(entries), poetry_python(meta.get("python-versions")), (), out)
@@ -127,9 +127,9 @@ def extras_environments(lock: Lock) -> list[Environment]:
     """The base set (packages not marked optional) and the base plus each extra; a lock without extras: the flat
     environments."""
     extras = lock.meta.get("extras")
-    if not isinstance(extras, dict) or not extras:
+    if not extras:
         return flat_sets(lock)
-    optional = set(lock.meta.get("optional") or [])
+    optional = set(lock.meta.get("optional", ()))
     out: list[Environment] = []
     for extra in [None, *sorted(extras)]:
         chosen = set() if extra is None else {canonicalize(n) for n in extras[extra]}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.errors import LockFormatError
-from glmcompat.readers.formats.common import Format, Entry, Lock, line_of, package_entries, requires_python_of, toml
+from glmcompat.readers.formats.common import Format, Entry, Lock, LockMeta, line_of, package_entries, requires_python_of, toml
 
 if TYPE_CHECKING:
     from packaging.pylock import Package, Pylock
@@ -39,7 +39,7 @@ def parse_pylock(path: Path, text: str) -> Lock:
     pylock = _pylock(path, text, doc)
     versioned = [p for p in pylock.packages if p.version is not None]
     entries = [Entry(p.name, e.version, e.marker, _pylock_source(p)) for e, p in zip(checked, versioned, strict=True)]
-    meta: dict[str, Any] = {}
+    meta = LockMeta()
     if pylock.lock_version.release[:2] != (1, 0):  # 1.0.0 is 1.0
         meta["notes"] = [f"pylock lock-version {lv} is newer than the 1.0 glmcompat knows: read as 1.0"]
     return Lock(str(path), "pylock.toml", tuple(entries), rp, (), meta)

@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_sdist_filename
@@ -18,7 +17,7 @@ from packaging.utils import canonicalize_name, parse_sdist_filename
 from glmcompat.matrix.store import read_input
 from glmcompat.model.errors import LockFormatError
 from glmcompat.readers.formats.common import (
-    Format, ARCHIVE_SUFFIXES, VALID_NAME, Entry, Lock, cap, checked_marker, decode_text, direct_reference, error, first_line,
+    Format, ARCHIVE_SUFFIXES, VALID_NAME, Entry, Lock, LockMeta, cap, checked_marker, decode_text, direct_reference, error, first_line,
     marker_of, pin_or_spec, url_file,
 )
 
@@ -166,9 +165,10 @@ class RequirementsReader:
         self._parsed: dict[str, tuple[str, str | None, str | None, str | None, str | None]] = {}
 
     def lock(self, kind: str = "requirements.txt", requires_python: str | None = None,
-             meta: dict[str, Any] | None = None) -> Lock:
-        """The :class:`Lock` of what was read; ``meta`` gains ``notes`` and ``index_urls`` when there are any."""
-        out = dict(meta or {})
+             meta: LockMeta | None = None) -> Lock:
+        """The :class:`Lock` of what was read; ``meta`` gains ``includes``, ``notes`` and ``index_urls`` when there are
+        any."""
+        out = meta.copy() if meta else LockMeta()
         if self.includes:
             out["includes"] = sorted(set(self.includes))
         if self.notes:

@@ -24,7 +24,7 @@ from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
 from glmcompat.model.wheeltags import wheel_fits
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, check_marker, line_of, package_entries, requires_python_of, toml, versioned_tables,
+    Format, Entry, Lock, LockMeta, check_marker, line_of, package_entries, requires_python_of, toml, versioned_tables,
 )
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
@@ -377,7 +377,7 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
     rp = requires_python_of(path, text, doc)
     graph = UvLockGraph(str(path), doc)
     sets, note = graph.environments(rp)
-    meta: dict[str, Any] = {"overrides": dict(sorted(graph.overrides.items()))}
+    meta = LockMeta(overrides=dict(sorted(graph.overrides.items())))
     if note:
         meta["notes"] = [note]
     return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)

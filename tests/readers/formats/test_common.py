@@ -4,6 +4,7 @@ LockFormatError naming the file."""
 from __future__ import annotations
 
 import codecs
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,10 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from glmcompat.matrix.locations import seal, unseal
+from glmcompat.matrix.store import cache_dir
 from glmcompat.model.errors import LockFormatError
-from glmcompat.readers.formats.common import Entry, decode_text
+from glmcompat.readers.formats import read_lock
+from glmcompat.readers.formats.common import Entry, decode_text, is_lock_meta
 
-from tests.readers.formats.helpers import PARSERS, fixture, load, write_tree
+from tests.conftest import LOCKS
+from tests.readers.formats.helpers import FIXTURE_DIR, PARSERS, fixture, load, write_tree
 
 
 # --- bytes to text ----------------------------------------------------------------------------------------------
@@ -90,3 +95,52 @@ def test_arbitrary_bytes_only_raise_lock_format_error(tmp_path: Path, data: byte
         assert "\n" not in str(e) and str(e).startswith(str(tmp_path)), str(e)
     else:
         assert lock.kind == kind and all(isinstance(e, Entry) and e.name for e in lock.entries)
+        assert is_lock_meta(lock.meta), lock.meta
+
+
+# --- Lock.meta: one declaration (LockMeta) that producers, readers and the parsed-lock cache share ---------------
+
+_EVERY_FILE = [*sorted(p for p in FIXTURE_DIR.rglob("*") if p.is_file() and p.name != "SOURCE"),
+               LOCKS / "glm5-torch-2.10.0" / "uv.lock", LOCKS / "glm5-torch-2.10.0" / "pylock.toml"]
+
+
+@pytest.mark.parametrize("path", _EVERY_FILE, ids=[p.name if p.parent.parent.name == "locks" else
+                                                   str(p.relative_to(FIXTURE_DIR)) for p in _EVERY_FILE])
+def test_every_reader_fills_meta_as_declared(path: Path) -> None:
+    lock = read_lock(path, use_cache=False)
+    assert is_lock_meta(lock.meta), lock.meta
+    assert json.loads(json.dumps(lock.meta)) == lock.meta  # JSON values only: the cache stores it as it is
+
+
+@pytest.mark.parametrize("meta, ok", [
+    ({}, True),
+    ({"notes": ["x"], "overrides": {"torch": ">=2"}, "groups": {"torch": ["main"]}, "conda_cuda": "12.8"}, True),
+    ({"notes": "x"}, False),  # a string, not a list of them
+    ({"groups": {"torch": "main"}}, False),
+    ({"overrides": {"torch": 2}}, False),
+    ({"conda_cuda": 12.8}, False),
+    ({"no_build_isolation": True}, False),  # a key LockMeta does not declare
+    ([], False),
+    (None, False),
+])
+def test_is_lock_meta(meta: object, ok: bool) -> None:
+    assert is_lock_meta(meta) is ok
+
+
+def test_a_cached_meta_of_another_shape_is_a_miss(tmp_path: Path) -> None:
+    """The parsed-lock cache checks ``meta`` against LockMeta: an entry holding another shape is parsed again."""
+    src = fixture("poetry/poetry.lock")
+    p = tmp_path / "poetry.lock"
+    p.write_bytes(src.read_bytes())
+    lock = read_lock(p)
+    [entry] = (cache_dir() / "locks").glob("poetry.lock-*.json")
+    stored = json.loads(unseal("lock", entry.name, entry.read_bytes()) or b"")
+    assert stored["meta"] == lock.meta and lock.meta["extras"]  # stored as it is: the form before LockMeta
+    for bad in ({**lock.meta, "extras": ["gpu"]}, {**lock.meta, "unknown": []}, None):
+        entry.write_bytes(seal("lock", entry.name, json.dumps({**stored, "meta": bad}).encode()))
+        assert read_lock(p) == lock
+        assert json.loads(unseal("lock", entry.name, entry.read_bytes()) or b"") == stored  # replaced
+    marked = lock.meta.copy()
+    marked["notes"] = ["from the cache"]
+    entry.write_bytes(seal("lock", entry.name, json.dumps({**stored, "meta": marked}).encode()))
+    assert read_lock(p).meta == marked  # a well-formed entry is served
