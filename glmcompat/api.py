@@ -317,7 +317,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
     return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),
-                       tuple(lock.meta.get("notes") or ()))
+                       tuple(lock.meta.get("notes", ())))
 
 
 # ------------------------------------------------------------------------------------------------

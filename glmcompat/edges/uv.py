@@ -17,6 +17,16 @@ if TYPE_CHECKING:
 # The name of uv's configuration file, at each level it is looked for (https://docs.astral.sh/uv/concepts/configuration-files/).
 CONFIG_NAME = "uv.toml"
 SYSTEM_CONFIG = "/etc/uv/uv.toml"  # the system level after each $XDG_CONFIG_DIRS/uv/uv.toml
+# uv's Python version files, .python-version first (https://docs.astral.sh/uv/concepts/python-versions/#python-version-files;
+# crates/uv-python/src/version_files.rs: PYTHON_VERSION_FILENAME, PYTHON_VERSIONS_FILENAME).
+VERSION_FILES = (".python-version", ".python-versions")
+
+
+def user_config_dir(environ: Mapping[str, str]) -> str:
+    """uv's user-level configuration directory: ``$XDG_CONFIG_HOME/uv``, else ``~/.config/uv``
+    (https://docs.astral.sh/uv/reference/storage/#configuration-directories)."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    return os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv")
 
 
 def config_files(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -30,8 +40,7 @@ def config_files(environ: Mapping[str, str] | None = None) -> list[str]:
         return [os.path.abspath(env["UV_CONFIG_FILE"])]
     if env.get("UV_NO_CONFIG"):
         return []
-    home = env.get("HOME") or os.path.expanduser("~")
-    files = [os.path.join(env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "uv", CONFIG_NAME)]
+    files = [os.path.join(user_config_dir(env), CONFIG_NAME)]
     files += [os.path.join(d, "uv", CONFIG_NAME) for d in (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
     files.append(SYSTEM_CONFIG)
     return files
@@ -56,7 +65,13 @@ def reads(project: str | None = None, members: Iterable[str] = (), environ: Mapp
     * the system level: ``uv/uv.toml`` in each of ``$XDG_CONFIG_DIRS`` (default ``/etc/xdg``), then
       ``/etc/uv/uv.toml``;
     * ``UV_CONFIG_FILE``, which replaces the user and system files (they are named all the same, and under
-      ``UV_NO_CONFIG`` too: naming a file uv does not read costs a replay a miss, never a stale answer).
+      ``UV_NO_CONFIG`` too: naming a file uv does not read costs a replay a miss, never a stale answer);
+    * the Python version files (``.python-version``, then ``.python-versions``) where no interpreter is asked for
+      (``UV_PYTHON`` unset; uv's ``--python``), from which uv takes the interpreter a project command runs with
+      (https://docs.astral.sh/uv/concepts/python-versions/#python-version-files): the working directory and its
+      parents up to the project or workspace root (uv runs in ``project``, the workspace root: that directory
+      alone), else the user-level configuration directory (:func:`user_config_dir`); named under ``UV_NO_CONFIG``
+      too, which makes uv ignore them.
 
     :func:`config_files` is the user and system files as uv takes them, in its order.
 
@@ -64,9 +79,14 @@ def reads(project: str | None = None, members: Iterable[str] = (), environ: Mapp
     env = os.environ if environ is None else environ
     discovered = {k: v for k, v in env.items() if k not in ("UV_CONFIG_FILE", "UV_NO_CONFIG")}
     files = config_files(discovered) + config_files(env)
+    asks_python = bool(env.get("UV_PYTHON"))  # a request: uv reads no version file
+    if not asks_python:
+        files += [os.path.join(user_config_dir(env), name) for name in VERSION_FILES]
     if project is not None:
         root = os.path.abspath(project)
         files += [os.path.join(root, "pyproject.toml"), os.path.join(root, CONFIG_NAME), os.path.join(root, "uv.lock")]
+        if not asks_python:
+            files += [os.path.join(root, name) for name in VERSION_FILES]
         files += list(members)
         parent = os.path.dirname(root)
         while True:

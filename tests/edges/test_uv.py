@@ -7,6 +7,7 @@ is tested too).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,9 +28,15 @@ ENV = {"XDG_CONFIG_HOME": "/XDG_HOME", "XDG_CONFIG_DIRS": os.pathsep.join(["/XDG
 ROOTS = ("/XDG_HOME", "/XDG_DIR1", "/XDG_DIR2", "/UV_CONFIG_FILE", "/WORK")
 
 
+VERSION_FILES = ["/WORK/a/proj/.python-version", "/WORK/a/proj/.python-versions",
+                 "/XDG_HOME/uv/.python-version", "/XDG_HOME/uv/.python-versions"]
+
+
 def test_the_levels_of_uvs_discovery() -> None:
     """https://docs.astral.sh/uv/concepts/configuration-files/: the project and its parents, the user level, the
-    system levels ($XDG_CONFIG_DIRS, then /etc/uv), UV_CONFIG_FILE."""
+    system levels ($XDG_CONFIG_DIRS, then /etc/uv), UV_CONFIG_FILE; and with no interpreter asked for (UV_PYTHON
+    unset), https://docs.astral.sh/uv/concepts/python-versions/#python-version-files: the Python version files in the
+    workspace root (uv runs there: the search stops at the workspace boundary), else the user-level directory."""
     got = uv.reads("/WORK/a/proj", ["/WORK/a/proj/member/pyproject.toml"], ENV)
     assert got == sorted([
         "/WORK/a/proj/pyproject.toml", "/WORK/a/proj/uv.toml", "/WORK/a/proj/uv.lock",
@@ -37,11 +44,20 @@ def test_the_levels_of_uvs_discovery() -> None:
         "/WORK/a/pyproject.toml", "/WORK/a/uv.toml", "/WORK/pyproject.toml", "/WORK/uv.toml", "/pyproject.toml",
         "/uv.toml",
         "/XDG_HOME/uv/uv.toml", "/XDG_DIR1/uv/uv.toml", "/XDG_DIR2/uv/uv.toml", "/etc/uv/uv.toml",
-        "/UV_CONFIG_FILE/uv.toml"])
+        "/UV_CONFIG_FILE/uv.toml", *VERSION_FILES])
+
+
+def test_an_interpreter_asked_for_reads_no_version_file() -> None:
+    """UV_PYTHON (uv's --python) is a request: uv then takes no .python-version."""
+    asked = uv.reads("/WORK/a/proj", ["/WORK/a/proj/member/pyproject.toml"], {**ENV, "UV_PYTHON": "/usr/bin/python3"})
+    assert asked == sorted(set(uv.reads("/WORK/a/proj", ["/WORK/a/proj/member/pyproject.toml"], ENV)) - set(VERSION_FILES))
+    assert not any(os.path.basename(f).startswith(".python-version") for f in uv.reads(None, (), {"UV_PYTHON": "3.11"}))
 
 
 def test_the_defaults_without_xdg_variables() -> None:
     assert uv.reads(None, (), {"HOME": "/home/u"}) == ["/etc/uv/uv.toml", "/etc/xdg/uv/uv.toml",
+                                                        "/home/u/.config/uv/.python-version",
+                                                        "/home/u/.config/uv/.python-versions",
                                                         "/home/u/.config/uv/uv.toml"]
 
 
@@ -100,6 +116,32 @@ def test_a_change_to_each_file_uv_reads_makes_the_project_record_a_miss(tmp_path
     assert len(declared) > 10
     change_each(declared, tmp_path, pl._inputs(project), lambda: pl._recall(record, project) is not None)
     assert {str(f) for f in pip_config_files()} <= set(pl._inputs(project))  # where glmcompat reads its index
+
+
+@pytest.mark.usefixtures("local_index")
+def test_uv_takes_the_projects_python_version_file(tmp_path, monkeypatch):
+    """Why .python-version is declared: with no interpreter asked for, the real uv takes it, so a pin no interpreter
+    satisfies turns the project's no-op into uv's error; the recorded answer misses while the pin is there, and hits
+    again once it is gone. With UV_PYTHON set uv takes no pin, and the declaration names none."""
+    pyproject = make_project(tmp_path / "proj", "numpy")
+    facts, src = load_facts(), RecordedSource(INDEX)
+    first = pl.lock_project(facts, pyproject, REQ, source=src, quiet=True)
+    assert first.written and not first.problems, first
+    project = pp.load(pyproject)
+    record = pl._record_path(facts, project, REQ, pl._python(project.requires_python, REQ.python), src)
+    pin = project.root / ".python-version"
+    assert str(pin) in pl._inputs(project) and pl._recall(record, project) is not None
+    assert pl._uv(["lock", "--check"], project.root, REQ.index).returncode == 0
+    pin.write_text("3.99\n")  # no such interpreter (and UV_PYTHON_DOWNLOADS=never)
+    assert pl._recall(record, project) is None
+    p = pl._uv(["lock", "--check"], project.root, REQ.index)
+    assert p.returncode != 0 and "3.99" in p.stderr, p.stdout + p.stderr
+    monkeypatch.setenv("UV_PYTHON", sys.executable)
+    assert str(pin) not in pl._inputs(project)
+    assert pl._uv(["lock", "--check"], project.root, REQ.index).returncode == 0  # the pin is not read
+    monkeypatch.delenv("UV_PYTHON")
+    pin.unlink()
+    assert pl._recall(record, project) is not None
 
 
 def test_the_user_and_system_files_in_uvs_order() -> None:

@@ -140,7 +140,7 @@ def _includers(path: Path) -> list[Path]:
             continue
         if lock.kind != "requirements.txt":
             continue
-        incs = {(f.parent / inc).resolve() for inc in lock.meta.get("includes") or []}
+        incs = {(f.parent / inc).resolve() for inc in lock.meta.get("includes", ())}
         if target in incs:
             found[f.resolve()] = incs
     return sorted(f for f in found if not any(f in incs for g, incs in found.items() if g != f))
@@ -360,7 +360,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         mixed = _output_set_problems(job.path)
-        job.notes = list(lock.meta.get("notes") or [])
+        job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
         for t in job.targets:
             tname = facts.target(t).name
