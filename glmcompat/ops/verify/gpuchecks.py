@@ -33,7 +33,16 @@ from fnmatch import fnmatchcase
 from importlib.util import cache_from_source
 from typing import Any
 
-from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, Record, absent, error_text, group_ids, marks
+from glmcompat.ops.verify.records import (
+    GROUP_MODULE,
+    MAX_RECORD,
+    NONCE_ENV,
+    ProbeRecord,
+    absent,
+    error_text,
+    group_ids,
+    marks,
+)
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
@@ -62,9 +71,9 @@ class ProbeFailure(Exception):
     """A probe's own verdict of failure (not an exception from the code under test)."""
 
 
-def emit(rec: Record) -> None:
+def emit(rec: ProbeRecord) -> None:
     # a newline first: a package may have left half a line on stdout, and the marker must start a line
-    sys.stdout.write("\n" + MARK + json.dumps(rec, sort_keys=True, default=str) + "\n")
+    sys.stdout.write("\n" + MARK + rec.to_line() + "\n")
     sys.stdout.flush()
 
 
@@ -72,31 +81,26 @@ def emit(rec: Record) -> None:
 def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
     p = Probe(pid)
     t0 = time.perf_counter()
-    rec: Record = {"id": pid}
+    error: str | None = None
     try:
         yield p
-        rec["status"] = "warning" if p.degraded else "passed"
+        status = "warning" if p.degraded else "passed"
     except Skipped as e:
-        rec["status"] = "skipped"
+        status = "skipped"
         p.summary = str(e)
     except ProbeFailure as e:
-        rec["status"] = "failed"
+        status = "failed"
         p.summary = p.summary or str(e).splitlines()[0]
-        rec["error"] = str(e)
+        error = str(e)
     except BaseException as e:  # noqa: BLE001 - the point is to report anything the package raises
         if isinstance(e, KeyboardInterrupt):
             raise
-        rec["status"] = "failed"
-        rec["error"] = error_text(e)
-        p.summary = p.summary or rec["error"].splitlines()[-1][:200]
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
-    rec["summary"] = p.summary
-    if p.data:
-        rec["data"] = p.data
-    if p.warnings:
-        rec["warnings"] = p.warnings
-    results[pid] = rec["status"]
-    emit(rec)
+        status = "failed"
+        error = error_text(e)
+        p.summary = p.summary or error.splitlines()[-1][:200]
+    results[pid] = status
+    emit(ProbeRecord(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
+                     error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
 
 
 def absent_group(group: str, opts: dict[str, Any]) -> bool:

@@ -387,8 +387,9 @@ def test_assemble_judges_without_changing_the_records() -> None:
 
     from glmcompat.matrix.load import load_facts
     from glmcompat.ops.verify.core import assemble
+    from glmcompat.ops.verify.records import ProbeRecord
 
-    records: list[dict[str, Any]] = [
+    raw: list[dict[str, Any]] = [
         {"id": "device", "status": "passed", "summary": "", "seconds": 0.1,
          "data": {"capability": "9.0", "name": "H100", "torch_arch_list": ["sm_120"]}},
         {"id": "driver", "status": "passed", "summary": "", "seconds": 0.1,
@@ -401,6 +402,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
          "data": {"version": "0.3.21", "files": [{"file": "sgl_kernel/common_ops.so", "sass": ["sm_90a"], "ptx": [],
                                                     "variant": None}]}},
     ]
+    records = [ProbeRecord(**r) for r in raw]
     given = copy.deepcopy(records)
     report = assemble(records, load_facts(), Options(), None).to_json()
     assert records == given
