@@ -21,8 +21,9 @@ import pytest
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
-from glmcompat.ops.verify.core import Options, probe_doc, run
-from glmcompat.ops.verify.records import ProbeRecord, absent
+from glmcompat.ops.verify.core import Options, run
+from glmcompat.ops.verify.records import ProbeRecord
+from tests.ops.verify.test_records import undeclared
 
 from tests.conftest import run_cli
 
@@ -283,6 +284,7 @@ def test_gpu_code_against_target(tmp_path: Path) -> None:
     on90 = run(Options(paths=[str(site)], no_gpu=True, target="sm90", timeout=30)).to_json()
     gc = probe(on90, "gpu-code:torchvision")
     assert gc["status"] == "failed" and "sm_120a" in gc["error"] and "sm_90" in gc["error"]
+    assert undeclared(on90) == []  # the judged gpu-code data (runs, decides, judged_for) as records.py declares it
     on120 = run(Options(paths=[str(site)], no_gpu=True, target="sm120", timeout=30)).to_json()
     assert probe(on120, "gpu-code:torchvision")["status"] == "passed"
     nogpu = run(Options(paths=[str(site)], no_gpu=True, timeout=30)).to_json()
@@ -413,40 +415,3 @@ def test_assemble_judges_without_changing_the_records() -> None:
     gc = probe(report, "gpu-code:sgl-kernel")
     assert gc["status"] == "passed" and gc["data"]["files"][0]["runs"] == ["sm_90a"]
 
-
-def test_a_probe_record_travels_as_one_json_line() -> None:
-    """The record a probe process emits is the record the parent reads: fields not reported stay absent (never
-    null), an empty list reported stays an empty list, and a value JSON cannot hold is written as its ``str``."""
-    rec = ProbeRecord(id="abi:vllm", status="failed", summary="s", seconds=0.25, error="E",
-                      data={"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
-                      warnings=())
-    line = rec.to_line()
-    assert json.loads(line) == {"id": "abi:vllm", "status": "failed", "summary": "s", "seconds": 0.25, "error": "E",
-                                "data": {"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
-                                "warnings": []}
-    assert ProbeRecord.parse(json.loads(line)) == rec
-    assert json.loads(ProbeRecord(id="x", status="passed", data={"o": object}).to_line()) == {
-        "id": "x", "status": "passed", "data": {"o": str(object)}}
-    skipped = absent("import:torch", "torch")
-    assert ProbeRecord.parse(json.loads(skipped.to_line())) == skipped
-    assert skipped.to_json() == {"id": "import:torch", "status": "skipped", "summary": "torch is not installed",
-                                 "seconds": 0.0, "absent": "torch"}
-
-
-@pytest.mark.parametrize("bad", [
-    None, [], "x", {"status": "passed"}, {"id": 1, "status": "passed"}, {"id": "x", "status": "great"},
-    {"id": "x", "status": "passed", "seconds": True}, {"id": "x", "status": "passed", "seconds": "1"},
-    {"id": "x", "status": "passed", "summary": 3}, {"id": "x", "status": "passed", "error": []},
-    {"id": "x", "status": "passed", "data": []}, {"id": "x", "status": "passed", "warnings": "w"},
-    {"id": "x", "status": "passed", "absent": 0},
-])
-def test_a_malformed_probe_record_is_refused(bad: Any) -> None:
-    assert ProbeRecord.parse(bad) is None
-
-
-def test_a_probe_record_becomes_its_report_entry_directly() -> None:
-    """The runner's conversion keeps every field the probe reported and adds the signatures its text shows."""
-    rec = ProbeRecord(id="import:torch", status="skipped", summary="torch is not installed", seconds=0.0,
-                      absent="torch", warnings=("w",), data={"k": 1})
-    assert probe_doc(rec).to_json() == {**rec.to_json(), "warnings": ["w"]}
-    assert probe_doc(ProbeRecord(id="x", status="passed")).to_json() == {"id": "x", "status": "passed"}

@@ -35,6 +35,7 @@ from glmcompat.model.signatures import match_signatures
 from glmcompat.ops.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
 from glmcompat.ops.verify.gpuchecks import VLLM_CORE, is_core, vllm_modules
 from glmcompat.ops.verify.records import ProbeRecord
+from tests.ops.verify.test_records import undeclared
 
 ROOT = Path(__file__).resolve().parents[3]
 BUILT = Path(__file__).resolve().parents[2] / "fixtures" / "vllm" / "built"
@@ -161,6 +162,7 @@ def test_consistent_vllm_loads_and_agrees(tmp_path: Path) -> None:
     assert (a["static"], a["dynamic"], a["agree"]) == ("compatible", "loads", True)
     assert a["probes"] == ["abi:vllm", "import:vllm", "load:vllm"]
     assert r["ok"] is True, [p for p in r["probes"] if p["status"] == "failed"]
+    assert undeclared(r) == []
 
 
 @needs_cc
@@ -169,6 +171,7 @@ def test_vllm_built_for_another_torch(tmp_path: Path) -> None:
     r = run(Options(paths=[str(site_with(tmp_path, c_symbol=OLD_LOGGER))], no_gpu=True, timeout=60)).to_json()
     abi = probe(r, "abi:vllm")
     assert abi["status"] == "failed" and "vllm/_C.abi3.so: undefined symbol: " + OLD_LOGGER in abi["error"]
+    assert undeclared(r) == []  # the abi data of a failed comparison (missing, missing_demangled) is declared
     load = probe(r, "load:vllm")
     assert load["status"] == "failed"
     assert f"vllm/_C.abi3.so: undefined symbol: {OLD_LOGGER}" in load["error"]
