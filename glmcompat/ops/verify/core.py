@@ -44,6 +44,7 @@ from glmcompat.ops.verify.records import (
     DriverData,
     GpuCodeData,
     GpuCodeFile,
+    GroupExit,
     InstalledData,
     ProbeRecord,
     absent,
@@ -92,7 +93,7 @@ class Child:
         self.expected = expected if expected is not None else group_ids(group, opts)
         self.records: list[ProbeRecord] = []
         self.gathered: list[Any] | None = None
-        self.exits: dict[str, dict[str, Any]] = {}
+        self.exits: dict[str, GroupExit] = {}
         self.nofork = False
         self.stderr: list[str] = []
         self.timed_out = False
@@ -133,9 +134,9 @@ class Child:
                 self.records.append(rec)
                 self.arrived.set()
         elif line.startswith(self.exit_mark):
-            e = _parse_json(line[len(self.exit_mark):])
-            if _is_exit(e):
-                self.exits[e["group"]] = e
+            e = GroupExit.parse(_parse_json(line[len(self.exit_mark):]))
+            if e is not None:
+                self.exits[e.group] = e
         elif line.rstrip("\n") == self.nofork_mark:
             self.nofork = True
         elif line.startswith(self.gather_mark):
@@ -184,11 +185,11 @@ class Child:
         for g, expected in groups.items():
             e = self.exits.get(g)
             if e is None:  # the server itself died or hung
-                e = {"rc": self.proc.returncode, "timed_out": self.timed_out, "stderr": self.stderr_tail(),
-                     "seconds": time.monotonic() - self.t0}
-            tail = "\n".join([ln for ln in e.get("stderr", "").splitlines() if ln.strip()][-15:])
-            out = _complete(out, expected, e["rc"], e["timed_out"], timeout if g in self.exits else self.timeout,
-                            tail, e["seconds"])
+                e = GroupExit(group=g, rc=self.proc.returncode, timed_out=self.timed_out, stderr=self.stderr_tail(),
+                              seconds=time.monotonic() - self.t0)
+            tail = "\n".join([ln for ln in e.stderr.splitlines() if ln.strip()][-15:])
+            out = _complete(out, expected, e.rc, e.timed_out, timeout if g in self.exits else self.timeout,
+                            tail, e.seconds)
         return out
 
 
@@ -197,13 +198,6 @@ def _parse_json(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         return None
-
-
-def _is_exit(e: Any) -> bool:
-    """Whether ``e`` is a fork server's exit line for one group."""
-    return (isinstance(e, dict) and isinstance(e.get("group"), str) and (e.get("rc") is None or type(e.get("rc")) is int)
-            and isinstance(e.get("timed_out"), bool) and isinstance(e.get("stderr", ""), str)
-            and isinstance(e.get("seconds"), int | float))
 
 
 def _complete(out: list[ProbeRecord], expected: list[str], rc: int | None, timed_out: bool, timeout: float,

@@ -40,6 +40,7 @@ from glmcompat.ops.verify.records import (
     DeviceData,
     DriverData,
     DriverGpu,
+    GroupExit,
     ImportData,
     OpsData,
     ProbeRecord,
@@ -982,10 +983,9 @@ def forkserver(opts: dict[str, Any]) -> None:
                     continue
                 pending.discard(pid)
                 rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-                emit_exit = {"group": k["group"], "rc": rc, "timed_out": k["timed_out"],
-                             "stderr": k["err"].decode("utf-8", "replace"),
-                             "seconds": round(time.monotonic() - k["t0"], 3)}
-                sys.stdout.write("\n" + EXIT + json.dumps(emit_exit) + "\n")
+                ended = GroupExit(group=k["group"], rc=rc, timed_out=k["timed_out"],
+                                  stderr=k["err"].decode("utf-8", "replace"), seconds=round(time.monotonic() - k["t0"], 3))
+                sys.stdout.write("\n" + EXIT + ended.to_line() + "\n")
                 sys.stdout.flush()
 
 

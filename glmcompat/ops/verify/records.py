@@ -61,6 +61,33 @@ class ProbeRecord:
                    absent=rec.get("absent"))
 
 
+@dataclass(frozen=True, kw_only=True)
+class GroupExit:
+    """How one group forked by the fork server ended (its exit line): the parent reports the probes it never
+    reported from it."""
+
+    group: str
+    rc: int | None
+    """its exit status; negative: the signal that killed it"""
+    timed_out: bool
+    stderr: str = ""
+    seconds: float
+
+    def to_line(self) -> str:
+        return json.dumps({"group": self.group, "rc": self.rc, "timed_out": self.timed_out, "stderr": self.stderr,
+                           "seconds": self.seconds})
+
+    @classmethod
+    def parse(cls, e: Any) -> GroupExit | None:
+        """The exit of ``e`` (an exit line's JSON), or None where it is not a well-formed one."""
+        if not (isinstance(e, dict) and isinstance(e.get("group"), str)
+                and (e.get("rc") is None or type(e.get("rc")) is int) and isinstance(e.get("timed_out"), bool)
+                and isinstance(e.get("stderr", ""), str) and isinstance(e.get("seconds"), int | float)):
+            return None
+        return cls(group=e["group"], rc=e.get("rc"), timed_out=e["timed_out"], stderr=e.get("stderr", ""),
+                   seconds=e["seconds"])
+
+
 # ------------------------------------------------------------------------------------------------
 # The data of the probe kinds the report's rules read (what the probes put in ``ProbeRecord.data``)
 # ------------------------------------------------------------------------------------------------
@@ -242,5 +269,5 @@ def absent(pid: str, module: str) -> ProbeRecord:
 
 
 __all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "RECORD_STATUSES", "STATUSES", "AbiData",
-           "AbiFile", "DeviceData", "DriverData", "DriverGpu", "GpuCodeData", "GpuCodeFile", "HalfInstalled",
+           "AbiFile", "DeviceData", "DriverData", "DriverGpu", "GpuCodeData", "GpuCodeFile", "GroupExit", "HalfInstalled",
            "ImportData", "InstalledData", "OpsData", "ProbeRecord", "absent", "error_text", "group_ids", "marks"]

@@ -86,3 +86,19 @@ def test_a_probe_record_becomes_its_report_entry_directly() -> None:
                       absent="torch", warnings=("w",), data={"k": 1})
     assert probe_doc(rec).to_json() == {**rec.to_json(), "warnings": ["w"]}
     assert probe_doc(ProbeRecord(id="x", status="passed")).to_json() == {"id": "x", "status": "passed"}
+
+
+def test_a_group_exit_travels_as_one_json_line() -> None:
+    ended = R.GroupExit(group="torchvision", rc=-11, timed_out=False, stderr="Segmentation fault", seconds=1.5)
+    assert R.GroupExit.parse(json.loads(ended.to_line())) == ended
+    assert R.GroupExit.parse({"group": "torch", "rc": None, "timed_out": True, "seconds": 3}) == R.GroupExit(
+        group="torch", rc=None, timed_out=True, seconds=3)
+
+
+@pytest.mark.parametrize("bad", [
+    None, {"rc": 0, "timed_out": False, "seconds": 0.0}, {"group": "g", "rc": True, "timed_out": False, "seconds": 0},
+    {"group": "g", "rc": 0, "timed_out": 0, "seconds": 0}, {"group": "g", "rc": 0, "timed_out": False},
+    {"group": "g", "rc": 0, "timed_out": False, "seconds": 0, "stderr": 1},
+])
+def test_a_malformed_group_exit_is_refused(bad: Any) -> None:
+    assert R.GroupExit.parse(bad) is None
