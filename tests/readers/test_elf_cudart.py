@@ -79,10 +79,11 @@ def test_verify_static_probe_records_hashed_runtimes(tmp_path: Path) -> None:
              src=f'extern void need(void) __asm__("{LOGGER}");\nvoid use(void) {{ need(); }}\n')
     dists = {"torch": _dist(site, "torch", "1.13.1", ["torch/lib/libc10.so", "torch/lib/libcudart-e409450e.so.11.0"]),
              "vllm": _dist(site, "vllm", "0.0.1", ["vllm/_C.so"])}
-    rec = next(r for r in probe_abi(dists, {}) if r["id"] == "abi:vllm")
-    assert rec["status"] == "passed", rec
-    assert rec["data"]["torch_cudart"] == ["libcudart-e409450e.so.11.0"]
-    assert [(f["file"], f["cudart"]) for f in rec["data"]["files"]] == [("vllm/_C.so", ["libcudart-d0da41ae.so.12"])]
+    rec = next(r for r in probe_abi(dists, {}) if r.id == "abi:vllm")
+    assert rec.status == "passed", rec
+    data = rec.data or {}
+    assert data["torch_cudart"] == ["libcudart-e409450e.so.11.0"]
+    assert [(f["file"], f["cudart"]) for f in data["files"]] == [("vllm/_C.so", ["libcudart-d0da41ae.so.12"])]
 
 
 @pytest.mark.parametrize("needed,torch_needed,foreign", [

@@ -11,11 +11,9 @@ nothing beyond the standard library (pydantic reads them only to write the schem
 
 from __future__ import annotations
 
-import types
-import typing
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar
 
 
 class Schema:
@@ -54,45 +52,6 @@ class JsonRecord:
         """The record as JSON-ready data: nested records as objects, tuples as lists."""
         doc: dict[str, Any] = _plain(self)
         return doc
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """The record of ``data``, a document of this shape as :meth:`to_json` writes it (nested records, tuples and
-        mappings built by the field types)."""
-        hints = _hints(cls)
-        known = {f.metadata.get("key", f.name): f.name for f in fields(cls)}  # type: ignore[arg-type]
-        unknown = sorted(set(data) - set(known))
-        if unknown:  # a key the record does not declare: the document and its record drifted apart
-            raise TypeError(f"{cls.__name__}: no field for {', '.join(unknown)}")
-        return cls(**{known[k]: _typed(hints[known[k]], v) for k, v in data.items()})
-
-
-_HINTS: dict[type[Any], dict[str, Any]] = {}
-
-
-def _hints(cls: type[Any]) -> dict[str, Any]:
-    """The field types of the record ``cls`` (resolved once)."""
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
-
-
-def _typed(hint: Any, v: Any) -> Any:
-    """``v`` (JSON data) as the field type ``hint`` holds it."""
-    if v is None:
-        return None
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if isinstance(hint, type) and issubclass(hint, JsonRecord):
-        return hint.from_json(v)
-    if origin is tuple:
-        return tuple(_typed(args[0], x) for x in v)
-    if origin is Mapping or origin is dict:
-        return {k: _typed(args[1], x) for k, x in v.items()}
-    if origin is types.UnionType or origin is typing.Union:
-        rest = [a for a in args if a is not type(None)]
-        return _typed(rest[0], v) if len(rest) == 1 else v
-    return v
 
 
 _SCALARS = (str, int, float, bool, type(None))

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from importlib.machinery import PathFinder
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import glmcompat
 from glmcompat.decide.diagnose import Env, diagnose, package_cause
@@ -34,7 +34,23 @@ from glmcompat.model.findings import Finding
 from glmcompat.model.outputs.common import FindingDoc
 from glmcompat.model.outputs.verify import AgreementDoc, CountsDoc, ExplainedDoc, ProbeDoc, RankDoc, VerifyOutput
 from glmcompat.model.signatures import match_signatures, module_package
-from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, absent, group_ids, marks
+from glmcompat.ops.verify.records import (
+    GROUP_MODULE,
+    MAX_RECORD,
+    NONCE_ENV,
+    STATUSES,
+    AbiData,
+    DeviceData,
+    DriverData,
+    GpuCodeData,
+    GpuCodeFile,
+    GroupExit,
+    InstalledData,
+    ProbeRecord,
+    absent,
+    group_ids,
+    marks,
+)
 from glmcompat.ops.verify.static import sgl_kernel_variant
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
@@ -50,7 +66,6 @@ KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "inst
               "import", "load", "ops", "model", "smoke"]
 # Packages whose [[primary_modules]] the probe processes need (which modules decide, which are add-ons).
 PRIMARY_FOR = ("vllm",)
-STATUSES = ("passed", "warning", "failed", "skipped")
 # The groups that import torch first: forked from one process that imported it (Options.fork).
 FORKED = ("torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton", "transformers", "sglang",
           "torchao", "vllm")
@@ -76,9 +91,9 @@ class Child:
                  stdin: bool = False, expected: list[str] | None = None) -> None:
         self.group = group
         self.expected = expected if expected is not None else group_ids(group, opts)
-        self.records: list[dict[str, Any]] = []
+        self.records: list[ProbeRecord] = []
         self.gathered: list[Any] | None = None
-        self.exits: dict[str, dict[str, Any]] = {}
+        self.exits: dict[str, GroupExit] = {}
         self.nofork = False
         self.stderr: list[str] = []
         self.timed_out = False
@@ -114,14 +129,14 @@ class Child:
 
     def _take(self, line: str) -> None:
         if line.startswith(self.mark):
-            rec = _parse_json(line[len(self.mark):])
-            if _is_record(rec):
+            rec = ProbeRecord.parse(_parse_json(line[len(self.mark):]))
+            if rec is not None:
                 self.records.append(rec)
                 self.arrived.set()
         elif line.startswith(self.exit_mark):
-            e = _parse_json(line[len(self.exit_mark):])
-            if _is_exit(e):
-                self.exits[e["group"]] = e
+            e = GroupExit.parse(_parse_json(line[len(self.exit_mark):]))
+            if e is not None:
+                self.exits[e.group] = e
         elif line.rstrip("\n") == self.nofork_mark:
             self.nofork = True
         elif line.startswith(self.gather_mark):
@@ -159,22 +174,22 @@ class Child:
         lines = [ln.rstrip() for ln in self.stderr if ln.strip()]
         return "\n".join(lines[-n:])
 
-    def results(self) -> list[dict[str, Any]]:
+    def results(self) -> list[ProbeRecord]:
         """Its records, plus a failure for each expected probe it never reported."""
         return _complete(list(self.records), self.expected, self.proc.returncode, self.timed_out, self.timeout,
                          self.stderr_tail(), time.monotonic() - self.t0)
 
-    def forked_results(self, groups: dict[str, list[str]], timeout: float) -> list[dict[str, Any]]:
+    def forked_results(self, groups: dict[str, list[str]], timeout: float) -> list[ProbeRecord]:
         """A fork server's records, completed per forked group from its exit line."""
         out = list(self.records)
         for g, expected in groups.items():
             e = self.exits.get(g)
             if e is None:  # the server itself died or hung
-                e = {"rc": self.proc.returncode, "timed_out": self.timed_out, "stderr": self.stderr_tail(),
-                     "seconds": time.monotonic() - self.t0}
-            tail = "\n".join([ln for ln in e.get("stderr", "").splitlines() if ln.strip()][-15:])
-            out = _complete(out, expected, e["rc"], e["timed_out"], timeout if g in self.exits else self.timeout,
-                            tail, e["seconds"])
+                e = GroupExit(group=g, rc=self.proc.returncode, timed_out=self.timed_out, stderr=self.stderr_tail(),
+                              seconds=time.monotonic() - self.t0)
+            tail = "\n".join([ln for ln in e.stderr.splitlines() if ln.strip()][-15:])
+            out = _complete(out, expected, e.rc, e.timed_out, timeout if g in self.exits else self.timeout,
+                            tail, e.seconds)
         return out
 
 
@@ -185,26 +200,9 @@ def _parse_json(text: str) -> Any:
         return None
 
 
-def _is_record(rec: Any) -> bool:
-    """Whether ``rec`` is a probe record as :func:`glmcompat.ops.verify.gpuchecks.emit` writes one (``pending``: a
-    static record the parent judges, ``gpu-code:``)."""
-    return (isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec.get("status") in (*STATUSES, "pending")
-            and isinstance(rec.get("summary", ""), str) and isinstance(rec.get("error", ""), str)
-            and isinstance(rec.get("seconds", 0.0), int | float) and not isinstance(rec.get("seconds"), bool)
-            and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list)
-            and isinstance(rec.get("absent", ""), str))
-
-
-def _is_exit(e: Any) -> bool:
-    """Whether ``e`` is a fork server's exit line for one group."""
-    return (isinstance(e, dict) and isinstance(e.get("group"), str) and (e.get("rc") is None or type(e.get("rc")) is int)
-            and isinstance(e.get("timed_out"), bool) and isinstance(e.get("stderr", ""), str)
-            and isinstance(e.get("seconds"), int | float))
-
-
-def _complete(out: list[dict[str, Any]], expected: list[str], rc: int | None, timed_out: bool, timeout: float,
-              tail: str, seconds: float) -> list[dict[str, Any]]:
-    seen = {r["id"] for r in out}
+def _complete(out: list[ProbeRecord], expected: list[str], rc: int | None, timed_out: bool, timeout: float,
+              tail: str, seconds: float) -> list[ProbeRecord]:
+    seen = {r.id for r in out}
     missing = [i for i in expected if i not in seen]
     if missing:
         if timed_out:
@@ -217,11 +215,8 @@ def _complete(out: list[dict[str, Any]], expected: list[str], rc: int | None, ti
             why = f"the probe process crashed ({name})"
         else:
             why = f"the probe process exited with status {rc} before reporting"
-        for i in missing:
-            rec: dict[str, Any] = {"id": i, "status": "failed", "summary": why, "seconds": round(seconds, 3)}
-            if tail:
-                rec["error"] = tail
-            out.append(rec)
+        out.extend(ProbeRecord(id=i, status="failed", summary=why, seconds=round(seconds, 3), error=tail or None)
+                   for i in missing)
     return out
 
 
@@ -288,7 +283,7 @@ def run(options: Options) -> VerifyOutput:
     groups = ["static", "torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton",
               "transformers", "sglang", "torchao", "vllm"]
     search = [os.path.abspath(p) for p in options.paths] + sys.path
-    missing: list[dict[str, Any]] = []  # the probes of groups whose module is not installed
+    missing: list[ProbeRecord] = []  # the probes of groups whose module is not installed
     present = []
     for g in groups:
         module = GROUP_MODULE.get(g)
@@ -306,7 +301,7 @@ def run(options: Options) -> VerifyOutput:
         if g not in forked:
             children.append(Child(g, common, env, options.timeout))
     if options.all_gpus and not options.no_gpu:
-        n = len((nvml.records[0].get("data") or {}).get("gpus", [])) if nvml.records else 0
+        n = len(cast(DriverData, nvml.records[0].data or {}).get("gpus", [])) if nvml.records else 0
         for i in range(n):
             children.append(Child("gpu", {**common, "device": i}, env, options.timeout, expected=[f"gpu:{i}"]))
         children.append(Child("peer", common, env, options.timeout))
@@ -320,7 +315,7 @@ def run(options: Options) -> VerifyOutput:
             server = None
     for c in children:
         c.wait()
-    probes: list[dict[str, Any]] = list(missing)
+    probes: list[ProbeRecord] = list(missing)
     if server is not None:
         probes.extend(server.forked_results({g: group_ids(g, common) for g in forked}, options.timeout))
     for c in children:
@@ -328,8 +323,8 @@ def run(options: Options) -> VerifyOutput:
     if nccl is not None:
         while not nccl.arrived.is_set() and nccl.proc.poll() is None and nccl.remaining() > 0:
             nccl.arrived.wait(0.05)
-        probes.extend(r for r in nccl.records if r["id"] == "nccl-all-reduce")
-        if not any(r["id"] == "nccl-all-reduce" for r in nccl.records):
+        probes.extend(r for r in nccl.records if r.id == "nccl-all-reduce")
+        if not any(r.id == "nccl-all-reduce" for r in nccl.records):
             nccl.kill()
             nccl.wait()
             probes.extend(nccl.results())
@@ -354,7 +349,7 @@ def _gather(nccl: Child, report: VerifyOutput) -> VerifyOutput:
     if rank != 0:
         return report
     ranks = nccl.gathered
-    if ranks is None and any(r["status"] == "skipped" for r in nccl.records):
+    if ranks is None and any(r.status == "skipped" for r in nccl.records):
         return report
     if ranks is None:
         lost = Finding(rule="distributed", severity="error", packages=(),
@@ -377,40 +372,47 @@ def _read_files(probe: str, files: list[str]) -> tuple[tuple[str, str], ...]:
     return ((probe, "installed files: " + ", ".join(files)),)
 
 
-def _sort_key(p: dict[str, Any]) -> tuple[int, str]:
-    kind = p["id"].split(":", 1)[0]
-    return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), p["id"])
+def _sort_key(p: ProbeRecord) -> tuple[int, str]:
+    kind = p.id.split(":", 1)[0]
+    return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), p.id)
+
+
+def probe_doc(rec: ProbeRecord, explained: tuple[ExplainedDoc, ...] | None = None) -> ProbeDoc:
+    """The report's entry for a probe's record (with the known failure signatures its text shows)."""
+    return ProbeDoc(id=rec.id, status=rec.status, seconds=rec.seconds, summary=rec.summary, error=rec.error,
+                    data=rec.data, warnings=rec.warnings, explained=explained, absent=rec.absent)
 
 
 def _cap_name(cap: tuple[int, int]) -> str:
     return f"sm_{cap[0]}{cap[1]}"
 
 
-def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
+def assemble(records: list[ProbeRecord], facts: Any, options: Options,
              explicit: Target | None) -> VerifyOutput:
     """The report on the probes' ``records``: each record that a verdict changes is a new one in the report,
     the records given are left as they are."""
     probes = list(records)
-    at = {p["id"]: i for i, p in enumerate(probes)}  # the record each id names (the last of that id)
-    by_id = {p["id"]: p for p in probes}
+    at = {p.id: i for i, p in enumerate(probes)}  # the record each id names (the last of that id)
+    by_id = {p.id: p for p in probes}
 
-    def put(rec: dict[str, Any]) -> None:
-        probes[at[rec["id"]]] = by_id[rec["id"]] = rec
+    def put(rec: ProbeRecord) -> None:
+        probes[at[rec.id]] = by_id[rec.id] = rec
 
     findings: list[Finding] = []
     # -- the device ------------------------------------------------------------------------------
     dev = by_id.get("device")
     drv = by_id.get("driver")
+    drv_data = cast(DriverData, (drv.data if drv else None) or {})
     device: dict[str, Any] | None = None
-    if dev and dev.get("status") == "passed":
-        device = dict(dev.get("data") or {})
-    elif drv and drv.get("status") == "passed" and (drv.get("data") or {}).get("gpus"):
-        g = drv["data"]["gpus"][min(int(os.environ.get("LOCAL_RANK", "0")) if options.distributed else 0,
-                                    len(drv["data"]["gpus"]) - 1)]
+    if dev and dev.status == "passed":
+        device = dict(dev.data or {})
+    elif drv and drv.status == "passed" and drv_data.get("gpus"):
+        gpus = drv_data["gpus"]
+        g = gpus[min(int(os.environ.get("LOCAL_RANK", "0")) if options.distributed else 0, len(gpus) - 1)]
         device = {"index": g["index"], "name": g["name"], "capability": g["capability"], "source": "nvml"}
-    if device is not None and drv and drv.get("status") == "passed":
-        device["driver"] = drv["data"].get("driver")
-        device.setdefault("cuda_driver", drv["data"].get("cuda_driver"))
+    if device is not None and drv and drv.status == "passed":
+        device["driver"] = drv_data.get("driver")
+        device.setdefault("cuda_driver", drv_data.get("cuda_driver"))
     cap = gpu.parse_capability(device["capability"]) if device else None
     # -- the target ------------------------------------------------------------------------------
     target: Target | None = explicit
@@ -421,103 +423,103 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
                                     message=f"the device's capability {device['capability']} is no "
                                     "target of the matrix: target-specific rules were not evaluated",
                                     remedy="pass --target to check against a known target"))
-    if dev and dev.get("status") == "passed" and cap is not None:
+    if dev and dev.status == "passed" and cap is not None:
         put(_judge_device(dev, cap, target))
     # -- no torch: there is no stack to verify (a skipped probe must not make that look fine) ---------
     imp = by_id.get("import:torch")
-    if imp and imp.get("status") == "skipped" and imp.get("absent") == "torch":
-        put({**imp, "status": "failed", "summary": "torch is not installed: there is no serving stack to verify"})
+    if imp and imp.status == "skipped" and imp.absent == "torch":
+        put(replace(imp, status="failed", summary="torch is not installed: there is no serving stack to verify"))
         findings.append(Finding(rule="import", severity="error", packages=(("torch", ""),),
                                 message="torch is not installed in this environment",
                                 remedy="install the locked stack, e.g. `uv pip sync locks/<stack>/<target>/requirements.txt`"))
     # -- (a) installed ---------------------------------------------------------------------------
     inst = by_id.get("installed")
-    if inst and inst.get("status") == "passed":
-        data = dict(inst.get("data") or {})
+    if inst and inst.status == "passed":
+        data = cast(InstalledData, dict(inst.data or {}))
         by_t = {t: [Finding.from_json(f) for f in fs] for t, fs in data.pop("findings_by_target", {}).items()}
-        inst = {**inst, "data": data} if "data" in inst else dict(inst)
+        summary = inst.summary or ""
         if target is not None:
             rule_f = by_t.get(target.name, [])
         else:
             lists = list(by_t.values())
             common = [f for f in lists[0] if all(f in rest for rest in lists[1:])] if lists else []
             rule_f = common
-            inst["summary"] += "; target-specific rules not evaluated (no GPU and no --target)"
+            summary += "; target-specific rules not evaluated (no GPU and no --target)"
         state = [Finding.from_json(f) for f in data.get("installation", [])]
         all_f = rule_f + state
         findings.extend(all_f)
         errs = sum(1 for f in all_f if f.severity == "error")
         warns = len(all_f) - errs
-        inst["summary"] = f"{inst['summary']}: {errs} error(s), {warns} warning(s) from the rules" + (
+        summary = f"{summary}: {errs} error(s), {warns} warning(s) from the rules" + (
             f" for {target.name}" if target else "")
+        status, error = inst.status, inst.error
         if errs:
-            inst["status"] = "failed"
-            first = next(f for f in all_f if f.severity == "error")
-            inst["error"] = first.message
+            status = "failed"
+            error = next(f for f in all_f if f.severity == "error").message
         elif warns:
-            inst["status"] = "warning"
-            inst["error"] = all_f[0].message
-        put(inst)
+            status = "warning"
+            error = all_f[0].message
+        put(replace(inst, data=data if inst.data is not None else None, summary=summary, status=status, error=error))
     env = _env(by_id, device)
     # -- (b) abi and gpu code --------------------------------------------------------------------
     judge_cap = cap if cap is not None else (gpu.parse_capability(explicit.compute_capability) if explicit else None)
     for i, p in enumerate(probes):
-        pid = p["id"]
-        if pid.startswith("abi:") and p["status"] == "failed" and p.get("data", {}).get("files"):
+        pid = p.id
+        abi = cast(AbiData, (p.data or {}) if pid.startswith("abi:") else {})
+        if pid.startswith("abi:") and p.status == "failed" and abi.get("files"):
             key = pid[4:]
-            d = p["data"]
-            row = facts.kernel(key, d["version"]) if hasattr(facts, "kernel") else None
+            row = facts.kernel(key, abi["version"]) if hasattr(facts, "kernel") else None
             severity = row.on_mismatch if row is not None else "error"
-            missing = [(e["file"], s, dm) for e in d["files"] for s, dm in zip(e["missing"], e["missing_demangled"],
-                                                                                strict=False)]
+            missing = [(e["file"], s, dm) for e in abi["files"]
+                       for s, dm in zip(e["missing"], e["missing_demangled"], strict=False)]
             uniq = {s: dm for _, s, dm in missing}  # one count per symbol, however many files need it
             n_files = len({f for f, _, _ in missing})
             shown = "; ".join(list(uniq.values())[:3])
-            msg = (f"{key} {d['version']} needs {len(uniq)} torch symbol(s) that the installed torch "
-                   f"{d['torch']} does not define ({shown}{', ...' if len(uniq) > 3 else ''}"
+            msg = (f"{key} {abi['version']} needs {len(uniq)} torch symbol(s) that the installed torch "
+                   f"{abi['torch']} does not define ({shown}{', ...' if len(uniq) > 3 else ''}"
                    f"{f'; in {n_files} files' if n_files > 1 else ''}): it was built "
                    "against another torch and its extension will not load")
             if row is not None and row.consequence:
                 msg += f"; {row.consequence}"
             built = row.torch if row is not None else None
-            remedy = (f"install the {key} built for torch {d['torch']}, or pin torch=={built}" if built
-                      else f"install the {key} built for torch {d['torch']}")
+            remedy = (f"install the {key} built for torch {abi['torch']}, or pin torch=={built}" if built
+                      else f"install the {key} built for torch {abi['torch']}")
             got = package_cause(key, env, facts, "needs torch symbols the installed torch does not define")
             if got is not None:
                 remedy = got[1]
             findings.append(Finding(rule="abi", severity=severity,
-                                    packages=((key, str(d["version"])), ("torch", str(d["torch"]))), message=msg,
+                                    packages=((key, str(abi["version"])), ("torch", str(abi["torch"]))), message=msg,
                                     evidence=_read_files("abi-probe", sorted({f for f, _, _ in missing})),
                                     remedy=remedy))
             if severity == "warning":
-                p = {**p, "status": "warning"}
-        if pid.startswith("gpu-code:") and p["status"] == "pending":
+                p = replace(p, status="warning")
+        if pid.startswith("gpu-code:") and p.status == "pending":
             key = pid.split(":", 1)[1]
             p, found = _judge_gpu_code(p, judge_cap,
                                        facts.primary_modules(key) if hasattr(facts, "primary_modules") else ())
             findings.extend(found)
-        cudart = (p.get("data") or {}).get("torch_cudart") if pid.startswith("abi:") else None
+        cudart = abi.get("torch_cudart")
         if cudart:
-            theirs = foreign_cuda_runtimes({c for e in p["data"]["files"] for c in e.get("cudart", [])}, cudart)
+            theirs = foreign_cuda_runtimes({c for e in abi["files"] for c in e.get("cudart", [])}, cudart)
             if theirs:
                 key = pid[4:]
-                row = facts.kernel(key, p["data"]["version"]) if hasattr(facts, "kernel") else None
+                row = facts.kernel(key, abi["version"]) if hasattr(facts, "kernel") else None
                 severity = row.on_mismatch if row is not None else "error"
-                which = sorted({e["file"] for e in p["data"]["files"] if foreign_cuda_runtimes(e.get("cudart", []), cudart)})
+                which = sorted({e["file"] for e in abi["files"] if foreign_cuda_runtimes(e.get("cudart", []), cudart)})
                 findings.append(Finding(rule="cuda", severity=severity,
-                                        packages=((key, str(p["data"]["version"])), ("torch", str(p["data"]["torch"]))),
+                                        packages=((key, str(abi["version"])), ("torch", str(abi["torch"]))),
                                         message=f"{key} links {', '.join(theirs)} but torch links {', '.join(cudart)}: two CUDA "
                                         "runtime majors in one process", evidence=_read_files("abi-probe", which),
-                                        remedy=f"install the {key} built for torch {p['data']['torch']}"))
+                                        remedy=f"install the {key} built for torch {abi['torch']}"))
                 # the loader stops at the missing runtime before any symbol: the static verdict says so too
-                msg = (f"{which[0]} needs {', '.join(theirs)}; torch {p['data']['torch']} links "
+                msg = (f"{which[0]} needs {', '.join(theirs)}; torch {abi['torch']} links "
                        f"{', '.join(cudart)} (a CUDA runtime this environment may not have)")
-                if p["status"] == "passed":
-                    p = {**p, "status": "failed" if severity == "error" else "warning",
-                         "summary": f"{p['summary']}, but it links {', '.join(theirs)} and torch links "
-                                    f"{', '.join(cudart)}", "error": msg}
+                if p.status == "passed":
+                    p = replace(p, status="failed" if severity == "error" else "warning",
+                                summary=f"{p.summary}, but it links {', '.join(theirs)} and torch links "
+                                        f"{', '.join(cudart)}", error=msg)
                 else:
-                    p = {**p, "error": ((p.get("error") or "") + "\n" + msg).strip()}
+                    p = replace(p, error=((p.error or "") + "\n" + msg).strip())
         if p is not probes[i]:
             probes[i] = p
             if at[pid] == i:
@@ -537,9 +539,9 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
                                        f"the static verdict was wrong, {key} {what}"),
                                     remedy="trust the dynamic probes; report the case so that the matrix records it"))
     # -- GPU presence ----------------------------------------------------------------------------
-    gpu_probed = bool(dev and dev["status"] in ("passed", "failed", "warning"))
+    gpu_probed = bool(dev and dev.status in ("passed", "failed", "warning"))
     if not gpu_probed and not options.no_gpu:
-        why = (dev or {}).get("summary") or "no device probe"
+        why = (dev.summary if dev else None) or "no device probe"
         findings.append(Finding(rule="no-gpu", severity="error", packages=(),
                                 message=f"no GPU was probed ({why}): the GPU probes were skipped, so "
                                 "this run cannot pass", remedy="run where the GPU is, or pass --no-gpu to check only "
@@ -548,20 +550,19 @@ def assemble(records: list[dict[str, Any]], facts: Any, options: Options,
     sigs = facts.rows("signature")
     explained: dict[int, tuple[ExplainedDoc, ...]] = {}  # id() of a probe record -> the signatures its text shows
     for p in probes:
-        if p["status"] not in ("failed", "warning"):
+        if p.status not in ("failed", "warning"):
             continue
-        text = "\n".join([p.get("error") or "", p.get("summary") or "", *p.get("warnings", [])])
-        hits = diagnose([_blame(h, p["id"]) for h in match_signatures(text, sigs)], env, facts)
+        text = "\n".join([p.error or "", p.summary or "", *(p.warnings or ())])
+        hits = diagnose([_blame(h, p.id) for h in match_signatures(text, sigs)], env, facts)
         if hits:
             explained[id(p)] = tuple(ExplainedDoc(id=h.id, cause=h.cause, remedy=h.remedy, match=h.text,
                                                   package=h.package or None, version=h.version or None) for h in hits)
     probes.sort(key=_sort_key)
     unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
-    failed = any(p["status"] == "failed" for p in probes)
+    failed = any(p.status == "failed" for p in probes)
     ok = not failed and not any(f.severity == "error" for f in unique)
-    counts = {s: sum(1 for p in probes if p["status"] == s) for s in STATUSES}
-    docs = tuple(replace(ProbeDoc.from_json(p), explained=explained[id(p)]) if id(p) in explained
-                 else ProbeDoc.from_json(p) for p in probes)
+    counts = {s: sum(1 for p in probes if p.status == s) for s in STATUSES}
+    docs = tuple(probe_doc(p, explained.get(id(p))) for p in probes)
     return VerifyOutput(ok=ok, target=target.name if target else None, device=device,
                         counts=CountsDoc(passed=counts["passed"], warning=counts["warning"], failed=counts["failed"],
                                          skipped=counts["skipped"]),
@@ -580,9 +581,10 @@ def _blame(h: Any, pid: str) -> Any:
     return replace(h, package=mod if kind in ("abi", "gpu-code") else module_package(mod))
 
 
-def _env(by_id: dict[str, dict[str, Any]], device: dict[str, Any] | None) -> Any:
+def _env(by_id: dict[str, ProbeRecord], device: dict[str, Any] | None) -> Env:
     """What the probes found of the environment, for the signatures' causes and remedies."""
-    inst = (by_id.get("installed") or {}).get("data") or {}
+    installed = by_id.get("installed")
+    inst = cast(InstalledData, (installed.data if installed else None) or {})
     cuda = {}
     if device:
         if device.get("cuda_driver"):
@@ -598,22 +600,23 @@ def _env(by_id: dict[str, dict[str, Any]], device: dict[str, Any] | None) -> Any
                capability=str((device or {}).get("capability") or ""), where="environment")
 
 
-def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
+def static_load_verdict(abi: ProbeRecord) -> tuple[bool, list[str]]:
     """Whether an ``abi:`` probe's files should load into the installed torch, and why not.
 
     Two checks, either of which stops the dynamic loader: a torch symbol the installed torch does not
     define, and a CUDA runtime major that torch does not link (``libcudart.so.12`` next to a torch
     that links ``.so.13``: the image has no CUDA 12 runtime, so the load fails before any symbol).
     """
-    files = (abi.get("data") or {}).get("files") or []
+    data = cast(AbiData, abi.data or {})
+    files = data.get("files") or []
     reasons = []
-    gone = (abi.get("data") or {}).get("missing_files") or []
+    gone = data.get("missing_files") or []
     if gone:
         reasons.append(f"half-installed: {', '.join(gone[:3])} listed in RECORD, not on disk")
     missing = sorted({s for e in files for s in e.get("missing", [])})
     if missing:
         reasons.append(f"{len(missing)} torch symbol(s) missing")
-    torch_cudart = (abi.get("data") or {}).get("torch_cudart") or []
+    torch_cudart = data.get("torch_cudart") or []
     if torch_cudart:
         theirs = foreign_cuda_runtimes({c for e in files for c in e.get("cudart", [])}, torch_cudart)
         if theirs:
@@ -621,7 +624,7 @@ def static_load_verdict(abi: dict[str, Any]) -> tuple[bool, list[str]]:
     return not reasons, reasons
 
 
-def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> list[AgreementDoc]:
+def _agreement(probes: list[ProbeRecord], by_id: dict[str, ProbeRecord]) -> list[AgreementDoc]:
     """Static vs dynamic verdicts per extension distribution, for each aspect that has both.
 
     ``load``: the ``abi:`` probe (symbols and CUDA runtime) against ``import:``, ``load:`` and ``ops:``.
@@ -630,39 +633,39 @@ def _agreement(probes: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -
     """
     out: list[AgreementDoc] = []
     for p in probes:
-        d_ = p.get("data") or {}
-        if not p["id"].startswith("abi:") or (p["status"] == "skipped" and not d_.get("missing_files")) \
+        d_ = cast(AbiData, p.data or {})
+        if not p.id.startswith("abi:") or (p.status == "skipped" and not d_.get("missing_files")) \
                 or not (d_.get("files") or d_.get("missing_files")):
             continue
-        key = p["id"][4:]
+        key = p.id[4:]
         mod = DYNAMIC_OF.get(key)
         if not mod:
             continue
         found = [by_id.get(f"{kind}:{mod}") for kind in ("import", "load", "ops")]
-        dyn = [d for d in found if d is not None and d["status"] != "skipped"]
+        dyn = [d for d in found if d is not None and d.status != "skipped"]
         if dyn:
             static_ok, reasons = static_load_verdict(p)
-            dyn_ok = all(d["status"] == "passed" for d in dyn) and not any(d.get("warnings") for d in dyn)
+            dyn_ok = all(d.status == "passed" for d in dyn) and not any(d.warnings for d in dyn)
             out.append(AgreementDoc(package=key, aspect="load", static="compatible" if static_ok else "incompatible",
                                     dynamic="loads" if dyn_ok else "fails to load", reasons=tuple(reasons),
-                                    probes=(p["id"], *(d["id"] for d in dyn)), agree=static_ok == dyn_ok))
+                                    probes=(p.id, *(d.id for d in dyn)), agree=static_ok == dyn_ok))
         gc = by_id.get(f"gpu-code:{key}")
-        smoke = sorted((s for s in probes if s["id"].startswith(f"smoke:{mod}-") and s["status"] != "skipped"),
-                       key=lambda s: s["id"])
-        if gc and gc["status"] in ("passed", "warning", "failed") and smoke:
-            static_ok = gc["status"] != "failed"
-            dyn_ok = all(s["status"] == "passed" for s in smoke)
-            reasons = [] if static_ok else [gc.get("summary", "")]
+        smoke = sorted((s for s in probes if s.id.startswith(f"smoke:{mod}-") and s.status != "skipped"),
+                       key=lambda s: s.id)
+        if gc and gc.status in ("passed", "warning", "failed") and smoke:
+            static_ok = gc.status != "failed"
+            dyn_ok = all(s.status == "passed" for s in smoke)
+            reasons = [] if static_ok else [gc.summary or ""]
             out.append(AgreementDoc(package=key, aspect="gpu-code",
                                     static="compatible" if static_ok else "incompatible",
                                     dynamic="runs" if dyn_ok else "fails to run", reasons=tuple(reasons),
-                                    probes=(gc["id"], *(s["id"] for s in smoke)), agree=static_ok == dyn_ok))
+                                    probes=(gc.id, *(s.id for s in smoke)), agree=static_ok == dyn_ok))
     return out
 
 
-def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: Target | None) -> dict[str, Any]:
+def _judge_device(dev: ProbeRecord, cap: tuple[int, int], target: Target | None) -> ProbeRecord:
     """The ``device`` record judged against ``target`` and torch's GPU code (a new record)."""
-    d = dict(dev["data"])
+    d = cast(DeviceData, dict(dev.data or {}))
     problems = []
     if target is not None:
         tcap = gpu.parse_capability(target.compute_capability)
@@ -686,12 +689,12 @@ def _judge_device(dev: dict[str, Any], cap: tuple[int, int], target: Target | No
     if archs and not runnable:
         problems.append(f"torch carries GPU code for {', '.join(archs)}; none of it runs on {_cap_name(cap)}")
     if problems:
-        return {**dev, "data": d, "status": "failed", "error": "; ".join(problems), "summary": problems[0]}
-    return {**dev, "data": d}
+        return replace(dev, data=d, status="failed", error="; ".join(problems), summary=problems[0])
+    return replace(dev, data=d)
 
 
-def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
-                    primary: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], list[Finding]]:
+def _judge_gpu_code(rec: ProbeRecord, cap: tuple[int, int] | None,
+                    primary: tuple[str, ...] | list[str] = ()) -> tuple[ProbeRecord, list[Finding]]:
     """The GPU code of an extension's files against the capability: the judged record (a new one) and
     its findings.
 
@@ -700,11 +703,11 @@ def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
     decide and the rest are add-ons (vLLM's flash-attention, FlashMLA ...) whose missing code is a
     warning: the package runs, without that add-on, on this GPU.
     """
-    key = rec["id"].split(":", 1)[1]
+    key = rec.id.split(":", 1)[1]
     if cap is None:
-        return {**rec, "status": "skipped", "summary": "no GPU and no --target: nothing to judge the GPU code against"}, []
-    files = [dict(f) for f in rec["data"]["files"]]
-    p = {**rec, "data": {**rec["data"], "files": files}}
+        return replace(rec, status="skipped", summary="no GPU and no --target: nothing to judge the GPU code against"), []
+    given = cast(GpuCodeData, rec.data or {})
+    files = [f.copy() for f in given["files"]]
     findings: list[Finding] = []
     if any(f.get("variant") for f in files):
         want = sgl_kernel_variant(cap)
@@ -712,42 +715,45 @@ def _judge_gpu_code(rec: dict[str, Any], cap: tuple[int, int] | None,
     else:
         loaded = files
     deciding = [f for f in loaded if any(fnmatchcase(f["file"], pat) for pat in primary)] or loaded
-    p["data"]["judged_for"] = _cap_name(cap)
-    bad: list[dict[str, Any]] = []
-    optional_bad: list[dict[str, Any]] = []
+    bad: list[GpuCodeFile] = []
+    optional_bad: list[GpuCodeFile] = []
     for f in loaded:
         run = gpu.runnable(f["sass"] + f["ptx"], cap)
         f["runs"] = run
         f["decides"] = f in deciding
         if not run:
             (bad if f in deciding else optional_bad).append(f)
-    ver = p["data"]["version"]
+    ver = given["version"]
+    error = rec.error
     if bad:
         f = bad[0]
         have = ", ".join(f["sass"] + f["ptx"])
-        p["status"] = "failed"
-        p["summary"] = f"{f['file']} carries no GPU code that runs on {_cap_name(cap)}"
-        p["error"] = (f"{f['file']} carries {have}; none of it runs on {_cap_name(cap)} (a launch fails with: "
-                      "no kernel image is available for execution on the device)")
+        status = "failed"
+        summary = f"{f['file']} carries no GPU code that runs on {_cap_name(cap)}"
+        error = (f"{f['file']} carries {have}; none of it runs on {_cap_name(cap)} (a launch fails with: "
+                 "no kernel image is available for execution on the device)")
         if len(bad) > 1:
-            p["error"] += "; also " + ", ".join(x["file"] for x in bad[1:])
-        findings.append(Finding(rule="gpu-code", severity="error", packages=((key, str(ver)),), message=p["error"],
+            error += "; also " + ", ".join(x["file"] for x in bad[1:])
+        findings.append(Finding(rule="gpu-code", severity="error", packages=((key, str(ver)),), message=error,
                                 evidence=_read_files("arch-probe", [x["file"] for x in bad]),
                                 remedy=f"install a {key} build with SASS for {_cap_name(cap)} (or PTX it can JIT)"))
     else:
-        p["status"] = "passed"
+        status = "passed"
         codes = sorted({c for f in deciding for c in f["runs"]})
-        p["summary"] = f"{len(deciding)} file(s) carry code for {_cap_name(cap)} ({', '.join(codes)})"
+        summary = f"{len(deciding)} file(s) carry code for {_cap_name(cap)} ({', '.join(codes)})"
     if optional_bad:
         names = ", ".join(f"{f['file']} ({', '.join(f['sass'] + f['ptx'])})" for f in optional_bad)
-        if p["status"] == "passed":
-            p["status"] = "warning"
-            p["summary"] += f"; {len(optional_bad)} optional module(s) carry none"
-            p["error"] = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
+        if status == "passed":
+            status = "warning"
+            summary += f"; {len(optional_bad)} optional module(s) carry none"
+            error = f"optional modules with no GPU code for {_cap_name(cap)}: {names}"
         findings.append(Finding(rule="gpu-code", severity="warning", packages=((key, str(ver)),),
                                 message=f"{key}'s optional modules {names} carry no GPU code that runs on {_cap_name(cap)}: "
                                 f"{key} runs there without them (e.g. another attention backend)",
                                 evidence=_read_files("arch-probe", [x["file"] for x in optional_bad]),
                                 remedy=f"nothing to do unless the feature is needed; a {key} build with SASS for "
                                 f"{_cap_name(cap)} would carry it"))
-    return p, findings
+    data = GpuCodeData(**given)
+    data["files"] = files
+    data["judged_for"] = _cap_name(cap)
+    return replace(rec, status=status, summary=summary, error=error, data=data), findings

@@ -31,9 +31,24 @@ import traceback
 from collections.abc import Callable, Iterator
 from fnmatch import fnmatchcase
 from importlib.util import cache_from_source
-from typing import Any
+from typing import Any, cast
 
-from glmcompat.ops.verify.records import GROUP_MODULE, MAX_RECORD, NONCE_ENV, Record, absent, error_text, group_ids, marks
+from glmcompat.ops.verify.records import (
+    GROUP_MODULE,
+    MAX_RECORD,
+    NONCE_ENV,
+    DeviceData,
+    DriverData,
+    DriverGpu,
+    GroupExit,
+    ImportData,
+    OpsData,
+    ProbeRecord,
+    absent,
+    error_text,
+    group_ids,
+    marks,
+)
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
@@ -62,9 +77,9 @@ class ProbeFailure(Exception):
     """A probe's own verdict of failure (not an exception from the code under test)."""
 
 
-def emit(rec: Record) -> None:
+def emit(rec: ProbeRecord) -> None:
     # a newline first: a package may have left half a line on stdout, and the marker must start a line
-    sys.stdout.write("\n" + MARK + json.dumps(rec, sort_keys=True, default=str) + "\n")
+    sys.stdout.write("\n" + MARK + rec.to_line() + "\n")
     sys.stdout.flush()
 
 
@@ -72,31 +87,26 @@ def emit(rec: Record) -> None:
 def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
     p = Probe(pid)
     t0 = time.perf_counter()
-    rec: Record = {"id": pid}
+    error: str | None = None
     try:
         yield p
-        rec["status"] = "warning" if p.degraded else "passed"
+        status = "warning" if p.degraded else "passed"
     except Skipped as e:
-        rec["status"] = "skipped"
+        status = "skipped"
         p.summary = str(e)
     except ProbeFailure as e:
-        rec["status"] = "failed"
+        status = "failed"
         p.summary = p.summary or str(e).splitlines()[0]
-        rec["error"] = str(e)
+        error = str(e)
     except BaseException as e:  # noqa: BLE001 - the point is to report anything the package raises
         if isinstance(e, KeyboardInterrupt):
             raise
-        rec["status"] = "failed"
-        rec["error"] = error_text(e)
-        p.summary = p.summary or rec["error"].splitlines()[-1][:200]
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
-    rec["summary"] = p.summary
-    if p.data:
-        rec["data"] = p.data
-    if p.warnings:
-        rec["warnings"] = p.warnings
-    results[pid] = rec["status"]
-    emit(rec)
+        status = "failed"
+        error = error_text(e)
+        p.summary = p.summary or error.splitlines()[-1][:200]
+    results[pid] = status
+    emit(ProbeRecord(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
+                     error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
 
 
 def absent_group(group: str, opts: dict[str, Any]) -> bool:
@@ -244,7 +254,8 @@ def _ops_probe(p: Probe, namespace: str, expected: list[str], libs: list[str], i
     names = _op_names(namespace)
     if names is None:
         raise Skipped("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
-    p.data["registered"] = len(names)
+    d = cast(OpsData, p.data)
+    d["registered"] = len(names)
     missing = [f"{namespace}::{op}" for op in expected if f"{namespace}::{op}" not in names]
     if not names:
         missing = missing or [f"{namespace}::*"]
@@ -252,7 +263,7 @@ def _ops_probe(p: Probe, namespace: str, expected: list[str], libs: list[str], i
         p.summary = f"{len(names)} {namespace}:: operators registered"
         cuda = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
         if cuda is not None and expected:
-            p.data["cuda_kernels"] = {op: bool(cuda(f"{namespace}::{op}", "CUDA")) for op in expected}
+            d["cuda_kernels"] = {op: bool(cuda(f"{namespace}::{op}", "CUDA")) for op in expected}
         return
     # Load the extension library directly: its loader error is the root cause of the missing operators.
     errors = []
@@ -283,8 +294,9 @@ def _locate(module: str, *patterns: str) -> list[str]:
 def _import(p: Probe, module: str) -> Any:
     mod = importlib.import_module(module)
     ver = getattr(mod, "__version__", None)
-    p.data["version"] = str(ver) if ver is not None else None
-    p.data["file"] = getattr(mod, "__file__", None)
+    d = cast(ImportData, p.data)
+    d["version"] = str(ver) if ver is not None else None
+    d["file"] = getattr(mod, "__file__", None)
     p.summary = f"{module} {ver} imported" if ver else f"{module} imported"
     return mod
 
@@ -298,6 +310,7 @@ def group_nvml(opts: dict[str, Any]) -> None:
     """The driver through NVML (no torch): driver version, GPUs and their compute capability."""
     r: dict[str, str] = {}
     with probe("driver", r) as p:
+        d = cast(DriverData, p.data)
         try:
             lib = ctypes.CDLL("libnvidia-ml.so.1")
         except OSError:
@@ -307,13 +320,13 @@ def group_nvml(opts: dict[str, Any]) -> None:
             p.fail(f"nvmlInit failed with NVML error {rc}")
         buf = ctypes.create_string_buffer(96)
         lib.nvmlSystemGetDriverVersion(buf, 96)
-        p.data["driver"] = buf.value.decode()
+        d["driver"] = buf.value.decode()
         cv = ctypes.c_int()
         if lib.nvmlSystemGetCudaDriverVersion_v2(ctypes.byref(cv)) == 0:
-            p.data["cuda_driver"] = f"{cv.value // 1000}.{cv.value % 1000 // 10}"
+            d["cuda_driver"] = f"{cv.value // 1000}.{cv.value % 1000 // 10}"
         n = ctypes.c_uint()
         lib.nvmlDeviceGetCount_v2(ctypes.byref(n))
-        gpus = []
+        gpus: list[DriverGpu] = []
         for i in range(n.value):
             h = ctypes.c_void_p()
             if lib.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(h)) != 0:
@@ -323,10 +336,10 @@ def group_nvml(opts: dict[str, Any]) -> None:
             lib.nvmlDeviceGetCudaComputeCapability(h, ctypes.byref(major), ctypes.byref(minor))
             gpus.append({"index": i, "name": buf.value.decode(), "capability": f"{major.value}.{minor.value}"})
         lib.nvmlShutdown()
-        p.data["gpus"] = gpus
+        d["gpus"] = gpus
         if not gpus:
-            raise Skipped(f"NVIDIA driver {p.data['driver']} sees no GPU")
-        p.summary = f"driver {p.data['driver']}, {len(gpus)} GPU(s): " + ", ".join(
+            raise Skipped(f"NVIDIA driver {d['driver']} sees no GPU")
+        p.summary = f"driver {d['driver']}, {len(gpus)} GPU(s): " + ", ".join(
             f"{g['name']} ({g['capability']})" for g in gpus)
 
 
@@ -337,9 +350,10 @@ def group_torch(opts: dict[str, Any]) -> None:
     with probe("import:torch", r) as p:
         torch = _import(p, "torch")
         v = getattr(torch, "version", None)
-        p.data["cuda"] = getattr(v, "cuda", None)
-        p.data["cxx11_abi"] = bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", False)) if hasattr(torch, "_C") else None
-        p.data["debug"] = None
+        imported = cast(ImportData, p.data)
+        imported["cuda"] = getattr(v, "cuda", None)
+        imported["cxx11_abi"] = bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", False)) if hasattr(torch, "_C") else None
+        imported["debug"] = None
     with probe("device", r) as p:
         require(r, "import:torch", "import:torch")
         torch = importlib.import_module("torch")  # not `import torch`: the name is bound above (import:torch)
@@ -357,21 +371,22 @@ def group_torch(opts: dict[str, Any]) -> None:
         torch.cuda.init()
         idx = int(opts.get("device", 0))
         props = torch.cuda.get_device_properties(idx)
-        p.data.update({
-            "index": idx,
-            "name": props.name,
-            "capability": f"{props.major}.{props.minor}",
-            "multiprocessors": props.multi_processor_count,
-            "memory_bytes": props.total_memory,
-            "smem_per_block_optin": getattr(props, "shared_memory_per_block_optin", None),
-            "count": torch.cuda.device_count(),
-            "cuda_runtime": torch.version.cuda,
-            "torch_arch_list": list(torch.cuda.get_arch_list()),
-        })
+        found = cast(DeviceData, p.data)
+        found.update(DeviceData(
+            index=idx,
+            name=props.name,
+            capability=f"{props.major}.{props.minor}",
+            multiprocessors=props.multi_processor_count,
+            memory_bytes=props.total_memory,
+            smem_per_block_optin=getattr(props, "shared_memory_per_block_optin", None),
+            count=torch.cuda.device_count(),
+            cuda_runtime=torch.version.cuda,
+            torch_arch_list=list(torch.cuda.get_arch_list()),
+        ))
         drv = getattr(torch._C, "_cuda_getDriverVersion", None)
         if drv is not None:
             d = int(drv())
-            p.data["cuda_driver"] = f"{d // 1000}.{d % 1000 // 10}"
+            found["cuda_driver"] = f"{d // 1000}.{d % 1000 // 10}"
         p.summary = f"{props.name}, capability {props.major}.{props.minor}, CUDA runtime {torch.version.cuda}"
     with probe("smoke:torch-matmul", r) as p:
         require(r, "device", "device")
@@ -594,7 +609,8 @@ def group_vllm(opts: dict[str, Any]) -> None:
             if names is None:
                 raise Skipped("this torch has no operator registry API (torch._C._dispatch_get_all_op_names)")
             names_by_ns[ns] = names
-        p.data["registered"] = {ns: len(n) for ns, n in names_by_ns.items()}
+        registered = {ns: len(n) for ns, n in names_by_ns.items()}
+        cast(OpsData, p.data)["registered"] = registered
         missing = [f"{ns}::{op}" for ns, (_libs, ops) in wanted.items() for op in ops
                    if f"{ns}::{op}" not in names_by_ns[ns]]
         if missing:
@@ -617,9 +633,9 @@ def group_vllm(opts: dict[str, Any]) -> None:
 
         has = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
         if has is not None:
-            p.data["cuda_kernels"] = {f"{ns}::{op}": bool(has(f"{ns}::{op}", "CUDA"))
-                                      for ns, (_libs, ops) in wanted.items() for op in ops}
-        p.summary = ", ".join(f"{n} {ns}:: operators" for ns, n in p.data["registered"].items()) + " registered"
+            cast(OpsData, p.data)["cuda_kernels"] = {f"{ns}::{op}": bool(has(f"{ns}::{op}", "CUDA"))
+                                                     for ns, (_libs, ops) in wanted.items() for op in ops}
+        p.summary = ", ".join(f"{n} {ns}:: operators" for ns, n in registered.items()) + " registered"
     with probe("smoke:vllm-rms_norm", r) as p:
         require(r, "ops:vllm", "ops:vllm")
         import torch  # lazy: package under test, imported by its own group
@@ -807,9 +823,9 @@ def group_gpu(opts: dict[str, Any]) -> None:
 
         dev = torch.device("cuda", idx)
         props = torch.cuda.get_device_properties(idx)
-        p.data.update({"name": props.name, "capability": f"{props.major}.{props.minor}",
-                       "memory_bytes": props.total_memory,
-                       "smem_per_block_optin": getattr(props, "shared_memory_per_block_optin", None)})
+        cast(DeviceData, p.data).update(DeviceData(
+            name=props.name, capability=f"{props.major}.{props.minor}", memory_bytes=props.total_memory,
+            smem_per_block_optin=getattr(props, "shared_memory_per_block_optin", None)))
         g = torch.Generator().manual_seed(idx)
         a, b = torch.randn(256, 256, generator=g), torch.randn(256, 256, generator=g)
         _close("fp32", a.to(dev) @ b.to(dev), a.double() @ b.double(), 1e-3, 1e-3, p)
@@ -967,10 +983,9 @@ def forkserver(opts: dict[str, Any]) -> None:
                     continue
                 pending.discard(pid)
                 rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-                emit_exit = {"group": k["group"], "rc": rc, "timed_out": k["timed_out"],
-                             "stderr": k["err"].decode("utf-8", "replace"),
-                             "seconds": round(time.monotonic() - k["t0"], 3)}
-                sys.stdout.write("\n" + EXIT + json.dumps(emit_exit) + "\n")
+                ended = GroupExit(group=k["group"], rc=rc, timed_out=k["timed_out"],
+                                  stderr=k["err"].decode("utf-8", "replace"), seconds=round(time.monotonic() - k["t0"], 3))
+                sys.stdout.write("\n" + EXIT + ended.to_line() + "\n")
                 sys.stdout.flush()
 
 

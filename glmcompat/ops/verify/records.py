@@ -1,14 +1,203 @@
-"""What the probe processes and the parent of ``glmcompat verify`` share: the record type, the probe groups
-(the ids each reports, the module each imports), the line protocol (nonce and markers) and the exact text of an
-error. Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level
-inside the serving container, before any package under test."""
+"""What the probe processes and the parent of ``glmcompat verify`` share: the record a probe emits
+(:class:`ProbeRecord`, with the ``data`` of each probe kind the report's rules read), the probe groups (the ids
+each reports, the module each imports), the line protocol (nonce and markers) and the exact text of an error.
+Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level inside the serving
+container, before any package under test."""
 
 from __future__ import annotations
 
+import json
 import traceback
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, TypedDict
 
-Record = dict[str, Any]
+# A probe's verdict; ``pending``: a static record the parent judges against the device (``gpu-code:``).
+STATUSES = ("passed", "warning", "failed", "skipped")
+RECORD_STATUSES = (*STATUSES, "pending")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProbeRecord:
+    """One probe's record, as a probe process emits it (one JSON line, :meth:`to_line`) and the parent reads it
+    back (:meth:`parse`); a field the probe did not report is None and absent from the line (and the report).
+    ``data`` is what the probe measured, per probe kind (:class:`AbiData`, :class:`GpuCodeData`, ...)."""
+
+    id: str
+    status: str
+    summary: str | None = None
+    seconds: float | None = None
+    error: str | None = None
+    data: Mapping[str, Any] | None = None
+    warnings: tuple[str, ...] | None = None
+    absent: str | None = None
+    """skipped because this module is not installed (what decisions read; the summary is for people)"""
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields reported (those not None), as JSON data."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v is not None:
+                out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def to_line(self) -> str:
+        """The record as one JSON line (keys sorted; a value JSON cannot hold is written as its ``str``)."""
+        return json.dumps(self.to_json(), sort_keys=True, default=str)
+
+    @classmethod
+    def parse(cls, rec: Any) -> ProbeRecord | None:
+        """The record of ``rec`` (a probe line's JSON), or None where it is not a well-formed one."""
+        if not (isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec.get("status") in RECORD_STATUSES
+                and isinstance(rec.get("summary", ""), str) and isinstance(rec.get("error", ""), str)
+                and isinstance(rec.get("seconds", 0.0), int | float) and not isinstance(rec.get("seconds"), bool)
+                and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list)
+                and isinstance(rec.get("absent", ""), str)):
+            return None
+        w = rec.get("warnings")
+        return cls(id=rec["id"], status=rec["status"], summary=rec.get("summary"), seconds=rec.get("seconds"),
+                   error=rec.get("error"), data=rec.get("data"), warnings=None if w is None else tuple(w),
+                   absent=rec.get("absent"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupExit:
+    """How one group forked by the fork server ended (its exit line): the parent reports the probes it never
+    reported from it."""
+
+    group: str
+    rc: int | None
+    """its exit status; negative: the signal that killed it"""
+    timed_out: bool
+    stderr: str = ""
+    seconds: float
+
+    def to_line(self) -> str:
+        return json.dumps({"group": self.group, "rc": self.rc, "timed_out": self.timed_out, "stderr": self.stderr,
+                           "seconds": self.seconds})
+
+    @classmethod
+    def parse(cls, e: Any) -> GroupExit | None:
+        """The exit of ``e`` (an exit line's JSON), or None where it is not a well-formed one."""
+        if not (isinstance(e, dict) and isinstance(e.get("group"), str)
+                and (e.get("rc") is None or type(e.get("rc")) is int) and isinstance(e.get("timed_out"), bool)
+                and isinstance(e.get("stderr", ""), str) and isinstance(e.get("seconds"), int | float)):
+            return None
+        return cls(group=e["group"], rc=e.get("rc"), timed_out=e["timed_out"], stderr=e.get("stderr", ""),
+                   seconds=e["seconds"])
+
+
+# ------------------------------------------------------------------------------------------------
+# The data of the probe kinds the report's rules read (what the probes put in ``ProbeRecord.data``)
+# ------------------------------------------------------------------------------------------------
+
+
+class DriverGpu(TypedDict):
+    index: int
+    name: str
+    capability: str
+
+
+class DriverData(TypedDict, total=False):
+    """``driver``: the NVIDIA driver through NVML."""
+
+    driver: str
+    cuda_driver: str
+    gpus: list[DriverGpu]
+
+
+class DeviceData(TypedDict, total=False):
+    """``device`` (and ``gpu:N``): the GPU as torch sees it; ``target``, ``target_smem_per_block_optin``: the
+    parent's verdict against the target."""
+
+    index: int
+    name: str
+    capability: str
+    multiprocessors: int
+    memory_bytes: int
+    smem_per_block_optin: int | None
+    count: int
+    cuda_runtime: str | None
+    torch_arch_list: list[str]
+    cuda_driver: str
+    target: str
+    target_smem_per_block_optin: int | None
+
+
+class ImportData(TypedDict, total=False):
+    """``import:<module>``: where the module came from (and for torch, its build)."""
+
+    version: str | None
+    file: str | None
+    cuda: str | None
+    cxx11_abi: bool | None
+    debug: None
+
+
+class OpsData(TypedDict, total=False):
+    """``ops:<module>``: the operators registered (vllm: per namespace) and which have CUDA kernels."""
+
+    registered: int | dict[str, int]
+    cuda_kernels: dict[str, bool]
+
+
+class HalfInstalled(TypedDict, total=False):
+    """A distribution whose RECORD lists files not on disk."""
+
+    files: list[str]
+    where: str
+
+
+class InstalledData(TypedDict, total=False):
+    """``installed``: the distributions, the installation's findings and the rules' findings per target (as
+    ``Finding.to_json`` writes them; the parent keeps the target's and drops ``findings_by_target``)."""
+
+    packages: dict[str, str]
+    installation: list[dict[str, Any]]
+    half_installed: dict[str, HalfInstalled]
+    findings_by_target: dict[str, list[dict[str, Any]]]
+
+
+class AbiFile(TypedDict, total=False):
+    """One extension file against torch's symbols."""
+
+    file: str
+    needs_from_torch: int
+    missing: list[str]
+    missing_demangled: list[str]
+    cudart: list[str]
+
+
+class AbiData(TypedDict, total=False):
+    """``abi:<distribution>``: its files' torch symbols and CUDA runtimes against the installed torch."""
+
+    version: str
+    torch: str | None
+    files: list[AbiFile]
+    missing_files: list[str]
+    torch_cudart: list[str]
+    torch_libs_seconds: float
+
+
+class GpuCodeFile(TypedDict, total=False):
+    """One extension file's GPU code; ``runs``, ``decides``: the parent's verdict against the device."""
+
+    file: str
+    sass: list[str]
+    ptx: list[str]
+    variant: str | None
+    runs: list[str]
+    decides: bool
+
+
+class GpuCodeData(TypedDict, total=False):
+    """``gpu-code:<distribution>``: the GPU code of its files; ``judged_for``: the capability judged against."""
+
+    version: str
+    files: list[GpuCodeFile]
+    judged_for: str
+
 
 NONCE_ENV = "GLMCOMPAT_PROBE_NONCE"
 
@@ -73,11 +262,12 @@ def error_text(e: BaseException) -> str:
     return "\n".join(lines)
 
 
-def absent(pid: str, module: str) -> Record:
+def absent(pid: str, module: str) -> ProbeRecord:
     """Probe ``pid`` skipped because ``module`` is not installed: ``absent`` names the module (what decisions
     read; the summary is for people)."""
-    return {"id": pid, "status": "skipped", "summary": f"{module} is not installed", "seconds": 0.0, "absent": module}
+    return ProbeRecord(id=pid, status="skipped", summary=f"{module} is not installed", seconds=0.0, absent=module)
 
 
-__all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "Record", "absent", "error_text", "group_ids",
-           "marks"]
+__all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "RECORD_STATUSES", "STATUSES", "AbiData",
+           "AbiFile", "DeviceData", "DriverData", "DriverGpu", "GpuCodeData", "GpuCodeFile", "GroupExit", "HalfInstalled",
+           "ImportData", "InstalledData", "OpsData", "ProbeRecord", "absent", "error_text", "group_ids", "marks"]

@@ -30,7 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
-from glmcompat.ops.verify.records import Record, error_text
+from glmcompat.ops.verify.records import (
+    AbiData,
+    AbiFile,
+    GpuCodeData,
+    GpuCodeFile,
+    HalfInstalled,
+    InstalledData,
+    ProbeRecord,
+    error_text,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.elf import ElfInfo
@@ -65,7 +74,7 @@ def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding], dict[str, dict[str, Any]]]:
+def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding], dict[str, HalfInstalled]]:
     """The distribution Python imports for each name, findings about the installation itself, and the
     half-installed distributions with their missing files (:func:`half_installed`)."""
     first: dict[str, metadata.Distribution] = {}
@@ -119,7 +128,7 @@ def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding
                 message=f"module {module} at {loc} belongs to no installed distribution "
                 "(copied in by hand, or half-installed): its version is unknown to the rules",
                 remedy=f"install {dist} with pip or uv"))
-    return first, findings, {k: {"files": m, "where": w} for k, (_, w, m, _) in half.items()}
+    return first, findings, {k: HalfInstalled(files=m, where=w) for k, (_, w, m, _) in half.items()}
 
 
 CHECKED = sorted(set(WATCHED.values()) | set(KNOWN_EXTENSIONS))
@@ -197,30 +206,26 @@ def _where(d: metadata.Distribution) -> str:
 
 
 def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any],
-                    half: dict[str, dict[str, Any]] | None = None) -> Record:
+                    half: dict[str, HalfInstalled] | None = None) -> ProbeRecord:
     t0 = time.perf_counter()
     packages = {k: str(d.version) for k, d in sorted(dists.items())}
-    half = half or {}
-    rec: Record = {"id": "installed", "data": {"packages": packages, "installation": [f.to_json() for f in state],
-                                              "half_installed": half}}
+    data = InstalledData(packages=packages, installation=[f.to_json() for f in state], half_installed=half or {})
     try:
         from glmcompat.decide.rules import evaluate  # lazy: the matrix failing to load fails this probe, not the group
         from glmcompat.matrix.load import load_facts  # lazy: the matrix failing to load fails this probe, not the group
 
         facts = load_facts()
-        by_target: dict[str, list[Record]] = {}
+        by_target: dict[str, list[dict[str, Any]]] = {}
         for t in facts.rows("target"):
             fs = evaluate(packages, target=t.name, model=opts.get("model"), matrix=facts, allow_unknown=True)
             by_target[t.name] = [f.to_json() for f in fs]
-        rec["data"]["findings_by_target"] = by_target
-        rec["status"] = "passed"  # the parent decides from the findings of the target
-        rec["summary"] = f"{len(packages)} distributions"
     except Exception as e:  # noqa: BLE001
-        rec["status"] = "failed"
-        rec["error"] = error_text(e)
-        rec["summary"] = rec["error"].splitlines()[-1]
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
-    return rec
+        error = error_text(e)
+        return ProbeRecord(id="installed", status="failed", summary=error.splitlines()[-1], error=error, data=data,
+                           seconds=round(time.perf_counter() - t0, 3))
+    # passed: the parent decides from the findings of the target
+    return ProbeRecord(id="installed", status="passed", summary=f"{len(packages)} distributions",
+                       data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,15 +288,15 @@ def _is_so(path: str) -> bool:
 
 
 def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
-              half: dict[str, dict[str, Any]] | None = None) -> Iterator[Record]:
+              half: dict[str, HalfInstalled] | None = None) -> Iterator[ProbeRecord]:
     exts = extension_files(dists)
-    gone = {k: [f for f in h["files"] if _is_so(f)] for k, h in (half or {}).items()}
+    gone = {k: [f for f in h.get("files", []) if _is_so(f)] for k, h in (half or {}).items()}
     gone = {k: m for k, m in gone.items() if m and k in dists}
     for k in gone:
         exts.setdefault(k, [])
     if not exts:
-        yield {"id": "abi", "status": "skipped", "seconds": 0.0,
-               "summary": "no installed extension links torch (none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")"}
+        yield ProbeRecord(id="abi", status="skipped", seconds=0.0, summary="no installed extension links torch "
+                          "(none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")")
         return
     t0 = time.perf_counter()
     try:
@@ -299,8 +304,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         from glmcompat.readers.elf import cuda_runtime_sonames, read_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         for key in exts:
-            yield {"id": f"abi:{key}", "status": "failed", "seconds": 0.0, "error": error_text(e),
-                   "summary": "the ELF reader failed to load"}
+            yield ProbeRecord(id=f"abi:{key}", status="failed", seconds=0.0, error=error_text(e),
+                              summary="the ELF reader failed to load")
         return
     libs = torch_libs(dists)
     torch_ver = str(dists["torch"].version) if "torch" in dists else None
@@ -319,14 +324,15 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
     for key, files in exts.items():
         t1 = time.perf_counter()
         ver = str(dists[key].version)
-        rec: Record = {"id": f"abi:{key}", "data": {"version": ver, "torch": torch_ver, "files": []}}
+        data = AbiData(version=ver, torch=torch_ver, files=[])
         if key in gone:
-            rec["data"]["missing_files"] = gone[key]
+            data["missing_files"] = gone[key]
+        error: str | None = None
         if torch_ver is None:
-            rec.update(status="skipped", summary="torch is not installed: nothing to compare with")
+            status, summary = "skipped", "torch is not installed: nothing to compare with"
         elif not defined:
-            rec.update(status="failed" if lib_errors else "skipped",
-                       summary="no symbols read from torch/lib/*.so" + (f": {lib_errors[0]}" if lib_errors else ""))
+            status = "failed" if lib_errors else "skipped"
+            summary = "no symbols read from torch/lib/*.so" + (f": {lib_errors[0]}" if lib_errors else "")
         else:
             total_needs = 0
             missing_all: list[tuple[str, str]] = []
@@ -338,57 +344,57 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
                 except Exception as e:  # noqa: BLE001
                     errors.append(f"{_rel(path, dists, key)}: cannot read: {e}")
             # the same comparison as `glmcompat abi`: one predicate, linked siblings provide too
+            entries: list[AbiFile] = []
             for mod in compare_abi(ext_summary_of(infos), defined):
                 if not mod.needs_from_torch:
                     continue  # links no torch symbol (a bundled third-party library)
                 missing = [s.symbol for s in mod.missing]
-                needed_cudart = cuda_runtime_sonames(mod.needed)
-                entry: dict[str, Any] = {"file": mod.member, "needs_from_torch": mod.needs_from_torch,
-                                         "missing": missing, "cudart": needed_cudart}
-                rec["data"]["files"].append(entry)
+                entries.append(AbiFile(file=mod.member, needs_from_torch=mod.needs_from_torch, missing=missing,
+                                       cudart=cuda_runtime_sonames(mod.needed)))
                 total_needs += mod.needs_from_torch
-                missing_all.extend((entry["file"], s) for s in missing)
-            rec["data"]["torch_cudart"] = sorted(torch_needed)
-            rec["data"]["torch_libs_seconds"] = round(torch_seconds, 3)
+                missing_all.extend((mod.member, s) for s in missing)
             names = _demangle(sorted({s for _, s in missing_all})[:20])
-            for entry in rec["data"]["files"]:
-                entry["missing_demangled"] = [names.get(s, s) for s in entry["missing"]]
+            data["files"] = [{**entry, "missing_demangled": [names.get(s, s) for s in entry["missing"]]}
+                             for entry in entries]
+            data["torch_cudart"] = sorted(torch_needed)
+            data["torch_libs_seconds"] = round(torch_seconds, 3)
             if errors:
-                rec.update(status="failed", error="\n".join(errors), summary=errors[0])
+                status, summary, error = "failed", errors[0], "\n".join(errors)
             elif missing_all:
                 n_files = len({f for f, _ in missing_all})
                 first_file, first_sym = missing_all[0]
-                rec.update(
-                    status="failed",
-                    summary=f"{len({x for _, x in missing_all})} of the torch symbols {key} {ver} needs are not defined by torch "
-                            f"{torch_ver} ({n_files} file(s))",
-                    error=f"{first_file}: undefined symbol: {first_sym} ({names.get(first_sym, first_sym)})")
-            elif not rec["data"]["files"]:
-                rec.update(status="skipped", summary=f"{key}'s shared objects link no torch symbol")
+                status = "failed"
+                summary = (f"{len({x for _, x in missing_all})} of the torch symbols {key} {ver} needs are not "
+                           f"defined by torch {torch_ver} ({n_files} file(s))")
+                error = f"{first_file}: undefined symbol: {first_sym} ({names.get(first_sym, first_sym)})"
+            elif not entries:
+                status, summary = "skipped", f"{key}'s shared objects link no torch symbol"
             else:
-                rec.update(status="passed",
-                           summary=f"all {total_needs} torch symbols {key} {ver} needs are defined by torch {torch_ver}")
+                status = "passed"
+                summary = f"all {total_needs} torch symbols {key} {ver} needs are defined by torch {torch_ver}"
         if key in gone:  # whatever the symbols say, a listed extension that is not there cannot load
             what = ", ".join(gone[key][:3]) + (f" and {len(gone[key]) - 3} more" if len(gone[key]) > 3 else "")
-            rec["status"] = "failed"
-            rec["summary"] = (f"{key} {ver} is half-installed: {len(gone[key])} extension file(s) listed in its RECORD "
-                              f"are missing ({what})" + (f"; {rec['summary']}" if rec.get("summary") else ""))
-            rec["error"] = (f"{gone[key][0]}: listed in {key}'s RECORD, not on disk\n" + (rec.get("error") or "")).strip()
-        rec["seconds"] = round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3)
-        yield rec
+            status = "failed"
+            summary = (f"{key} {ver} is half-installed: {len(gone[key])} extension file(s) listed in its RECORD "
+                       f"are missing ({what})" + (f"; {summary}" if summary else ""))
+            error = (f"{gone[key][0]}: listed in {key}'s RECORD, not on disk\n" + (error or "")).strip()
+        yield ProbeRecord(id=f"abi:{key}", status=status, summary=summary, error=error, data=data,
+                          seconds=round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3))
         yield from probe_gpu_code(key, files, dists)
 
 
-def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distribution]) -> Iterator[Record]:
+def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distribution]) -> Iterator[ProbeRecord]:
     t0 = time.perf_counter()
-    rec: Record = {"id": f"gpu-code:{key}", "data": {"version": str(dists[key].version), "files": []}}
+    pid = f"gpu-code:{key}"
+    version = str(dists[key].version)
     try:
         from glmcompat.readers.fatbin import gpu_code_of_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
-        rec.update(status="failed", error=error_text(e), summary="the fatbin reader failed to load", seconds=0.0)
-        yield rec
+        yield ProbeRecord(id=pid, status="failed", error=error_text(e), summary="the fatbin reader failed to load",
+                          seconds=0.0, data=GpuCodeData(version=version, files=[]))
         return
     errors = []
+    found: list[GpuCodeFile] = []
     for path in files:
         try:
             sass, ptx = gpu_code_of_elf(path)
@@ -397,20 +403,21 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
             continue
         if sass or ptx:
             rel = _rel(path, dists, key)
-            rec["data"]["files"].append({"file": rel, "sass": list(sass), "ptx": list(ptx),
-                                         "variant": rel.split("/")[1] if key in ("sgl-kernel", "sglang-kernel")
-                                         and rel.count("/") >= 2 else None})
+            found.append(GpuCodeFile(file=rel, sass=list(sass), ptx=list(ptx),
+                                     variant=rel.split("/")[1] if key in ("sgl-kernel", "sglang-kernel")
+                                     and rel.count("/") >= 2 else None))
+    error: str | None = None
     if errors:
-        rec.update(status="failed", error="\n".join(errors), summary=errors[0])
-    elif not rec["data"]["files"]:
-        rec.update(status="skipped", summary=f"{key}'s shared objects carry no GPU code")
+        status, summary, error = "failed", errors[0], "\n".join(errors)
+    elif not found:
+        status, summary = "skipped", f"{key}'s shared objects carry no GPU code"
     else:
-        rec.update(status="pending", summary="")  # the parent judges it against the device
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
-    yield rec
+        status, summary = "pending", ""  # the parent judges it against the device
+    yield ProbeRecord(id=pid, status=status, summary=summary, error=error, data=GpuCodeData(version=version, files=found),
+                      seconds=round(time.perf_counter() - t0, 3))
 
 
-def run_static(opts: dict[str, Any]) -> Iterator[Record]:
+def run_static(opts: dict[str, Any]) -> Iterator[ProbeRecord]:
     dists, state, half = scan_distributions()
     yield probe_installed(dists, state, opts, half)
     yield from probe_abi(dists, opts, half)

@@ -22,6 +22,8 @@ import pytest
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 from glmcompat.ops.verify.core import Options, run
+from glmcompat.ops.verify.records import ProbeRecord
+from tests.ops.verify.test_records import undeclared
 
 from tests.conftest import run_cli
 
@@ -282,6 +284,7 @@ def test_gpu_code_against_target(tmp_path: Path) -> None:
     on90 = run(Options(paths=[str(site)], no_gpu=True, target="sm90", timeout=30)).to_json()
     gc = probe(on90, "gpu-code:torchvision")
     assert gc["status"] == "failed" and "sm_120a" in gc["error"] and "sm_90" in gc["error"]
+    assert undeclared(on90) == []  # the judged gpu-code data (runs, decides, judged_for) as records.py declares it
     on120 = run(Options(paths=[str(site)], no_gpu=True, target="sm120", timeout=30)).to_json()
     assert probe(on120, "gpu-code:torchvision")["status"] == "passed"
     nogpu = run(Options(paths=[str(site)], no_gpu=True, timeout=30)).to_json()
@@ -388,7 +391,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
     from glmcompat.matrix.load import load_facts
     from glmcompat.ops.verify.core import assemble
 
-    records: list[dict[str, Any]] = [
+    raw: list[dict[str, Any]] = [
         {"id": "device", "status": "passed", "summary": "", "seconds": 0.1,
          "data": {"capability": "9.0", "name": "H100", "torch_arch_list": ["sm_120"]}},
         {"id": "driver", "status": "passed", "summary": "", "seconds": 0.1,
@@ -401,6 +404,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
          "data": {"version": "0.3.21", "files": [{"file": "sgl_kernel/common_ops.so", "sass": ["sm_90a"], "ptx": [],
                                                     "variant": None}]}},
     ]
+    records = [ProbeRecord(**r) for r in raw]
     given = copy.deepcopy(records)
     report = assemble(records, load_facts(), Options(), None).to_json()
     assert records == given
@@ -410,3 +414,4 @@ def test_assemble_judges_without_changing_the_records() -> None:
     assert "findings_by_target" not in probe(report, "installed")["data"]
     gc = probe(report, "gpu-code:sgl-kernel")
     assert gc["status"] == "passed" and gc["data"]["files"][0]["runs"] == ["sm_90a"]
+

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ from glmcompat.matrix.load import load_facts
 from glmcompat.model.signatures import match_signatures
 from glmcompat.ops.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
 from glmcompat.ops.verify.gpuchecks import VLLM_CORE, is_core, vllm_modules
+from glmcompat.ops.verify.records import ProbeRecord
+from tests.ops.verify.test_records import undeclared
 
 ROOT = Path(__file__).resolve().parents[3]
 BUILT = Path(__file__).resolve().parents[2] / "fixtures" / "vllm" / "built"
@@ -159,6 +162,7 @@ def test_consistent_vllm_loads_and_agrees(tmp_path: Path) -> None:
     assert (a["static"], a["dynamic"], a["agree"]) == ("compatible", "loads", True)
     assert a["probes"] == ["abi:vllm", "import:vllm", "load:vllm"]
     assert r["ok"] is True, [p for p in r["probes"] if p["status"] == "failed"]
+    assert undeclared(r) == []
 
 
 @needs_cc
@@ -167,6 +171,7 @@ def test_vllm_built_for_another_torch(tmp_path: Path) -> None:
     r = run(Options(paths=[str(site_with(tmp_path, c_symbol=OLD_LOGGER))], no_gpu=True, timeout=60)).to_json()
     abi = probe(r, "abi:vllm")
     assert abi["status"] == "failed" and "vllm/_C.abi3.so: undefined symbol: " + OLD_LOGGER in abi["error"]
+    assert undeclared(r) == []  # the abi data of a failed comparison (missing, missing_demangled) is declared
     load = probe(r, "load:vllm")
     assert load["status"] == "failed"
     assert f"vllm/_C.abi3.so: undefined symbol: {OLD_LOGGER}" in load["error"]
@@ -258,10 +263,10 @@ def test_module_discovery_and_core(tmp_path: Path) -> None:
     assert is_core("vllm/_C.abi3.so", pats) and not is_core("vllm/_qutlass_C.abi3.so", pats)
 
 
-def _gc(files: list[tuple[str, list[str]]]) -> dict[str, Any]:
-    return {"id": "gpu-code:vllm", "status": "pending", "summary": "",
-            "data": {"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
-                                                    for f, s in files]}}
+def _gc(files: list[tuple[str, list[str]]]) -> ProbeRecord:
+    return ProbeRecord(id="gpu-code:vllm", status="pending", summary="",
+                       data={"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
+                                                             for f, s in files]})
 
 
 def test_gpu_code_core_decides_addons_warn() -> None:
@@ -270,37 +275,38 @@ def test_gpu_code_core_decides_addons_warn() -> None:
     layout = [("vllm/_C.abi3.so", ["sm_80", "sm_90", "sm_120"]), ("vllm/_moe_C.abi3.so", ["sm_80", "sm_90", "sm_120"]),
               ("vllm/vllm_flash_attn/_vllm_fa3_C.abi3.so", ["sm_90a"])]
     p, findings = _judge_gpu_code(_gc(layout), (12, 0), pats)
-    assert p["status"] == "warning" and "_vllm_fa3_C" in p["error"]
+    assert p.status == "warning" and "_vllm_fa3_C" in (p.error or "")
     assert [f.severity for f in findings] == ["warning"]
     p, findings = _judge_gpu_code(_gc(layout), (9, 0), pats)
-    assert p["status"] == "passed" and not findings
+    assert p.status == "passed" and not findings
     # the core module without code for the device fails, whatever the add-ons carry
     p, findings = _judge_gpu_code(_gc([("vllm/_C.abi3.so", ["sm_120a"]), ("vllm/_moe_C.abi3.so", ["sm_90a"])]), (9, 0),
                                   pats)
-    assert p["status"] == "failed" and p["summary"] == "vllm/_C.abi3.so carries no GPU code that runs on sm_90"
+    assert p.status == "failed" and p.summary == "vllm/_C.abi3.so carries no GPU code that runs on sm_90"
     assert [(f.severity, f.evidence[0][0]) for f in findings] == [("error", "arch-probe")]
     # without primary patterns every file decides (the old behaviour)
     given = _gc(layout)
     p, findings = _judge_gpu_code(given, (12, 0))
-    assert p["status"] == "failed"
+    assert p.status == "failed"
     assert given == _gc(layout)  # the record given is left as it is: the verdict is a new record
 
 
 def test_static_load_verdict() -> None:
-    ok = {"data": {"torch_cudart": ["libcudart.so.13"], "files": [{"missing": [], "cudart": ["libcudart.so.13"]}]}}
+    ok = _rec("abi:x", "passed", data={"torch_cudart": ["libcudart.so.13"],
+                                      "files": [{"missing": [], "cudart": ["libcudart.so.13"]}]})
     assert static_load_verdict(ok) == (True, [])
-    both = {"data": {"torch_cudart": ["libcudart.so.13"],
-                     "files": [{"missing": ["a", "b"], "cudart": ["libcudart.so.12"]},
-                               {"missing": ["a"], "cudart": []}]}}
+    both = _rec("abi:x", "failed", data={"torch_cudart": ["libcudart.so.13"],
+                                        "files": [{"missing": ["a", "b"], "cudart": ["libcudart.so.12"]},
+                                                  {"missing": ["a"], "cudart": []}]})
     assert static_load_verdict(both) == (False, ["2 torch symbol(s) missing",
                                                  "links libcudart.so.12, torch links libcudart.so.13"])
     # a torch whose libraries link no libcudart (a CPU build, or a fake): no runtime verdict
-    cpu = {"data": {"torch_cudart": [], "files": [{"missing": [], "cudart": ["libcudart.so.12"]}]}}
+    cpu = _rec("abi:x", "passed", data={"torch_cudart": [], "files": [{"missing": [], "cudart": ["libcudart.so.12"]}]})
     assert static_load_verdict(cpu) == (True, [])
 
 
-def _rec(pid: str, status: str, **kw: Any) -> dict[str, Any]:
-    return {"id": pid, "status": status, "summary": kw.pop("summary", ""), **kw}
+def _rec(pid: str, status: str, **kw: Any) -> ProbeRecord:
+    return ProbeRecord(id=pid, status=status, summary=kw.pop("summary", ""), **kw)
 
 
 def test_agreement_gpu_code_aspect() -> None:
@@ -310,21 +316,22 @@ def test_agreement_gpu_code_aspect() -> None:
     gc = _rec("gpu-code:vllm", "failed", summary="vllm/_C.abi3.so carries no GPU code that runs on sm_90")
     smoke = [_rec("smoke:vllm-rms_norm", "failed"), _rec("smoke:vllm-silu_and_mul", "failed")]
     probes = [abi, gc, *dyn, *smoke]
-    got = _agreement(probes, {p["id"]: p for p in probes})
+    got = _agreement(probes, {p.id: p for p in probes})
     assert [(a.aspect, a.static, a.dynamic, a.agree) for a in got] == [
         ("load", "compatible", "loads", True), ("gpu-code", "incompatible", "fails to run", True)]
     assert got[1].probes == ("gpu-code:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul")
     assert got[1].reasons == ("vllm/_C.abi3.so carries no GPU code that runs on sm_90",)
     # code for the device, yet the op fails: a disagreement (numerics, launch config ...)
-    gc["status"] = "passed"
-    smoke[1]["status"] = "skipped"
-    got = _agreement(probes, {p["id"]: p for p in probes})
+    gc = replace(gc, status="passed")
+    smoke[1] = replace(smoke[1], status="skipped")
+    probes = [abi, gc, *dyn, *smoke]
+    got = _agreement(probes, {p.id: p for p in probes})
     assert [(a.aspect, a.agree) for a in got] == [("load", True), ("gpu-code", False)]
     assert got[1].probes == ("gpu-code:vllm", "smoke:vllm-rms_norm")
     # no smoke ran (no GPU): no gpu-code entry
-    for s in smoke:
-        s["status"] = "skipped"
-    assert [a.aspect for a in _agreement(probes, {p["id"]: p for p in probes})] == ["load"]
+    smoke = [replace(s, status="skipped") for s in smoke]
+    probes = [abi, gc, *dyn, *smoke]
+    assert [a.aspect for a in _agreement(probes, {p.id: p for p in probes})] == ["load"]
 
 
 def test_probe_errors_are_explained() -> None:
