@@ -13,6 +13,7 @@ import pytest
 from glmcompat.model.environments import Environment, MarkerEvaluator, by_platform, flat_environments, merge
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.platforms import marker_env
+from glmcompat.readers.formats.common import Entry
 
 SGLANG = "extra-7-nemo-rl-sglang"
 VLLM = "extra-7-nemo-rl-vllm"
@@ -106,17 +107,8 @@ def test_by_platform_names_a_platform_and_leaves_out_one_that_installs_nothing()
 
 
 def test_flat_environments_are_records() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class Row:
-        name: str
-        version: str | None
-        marker: str | None = None
-        source: str = "registry"
-        spec: str | None = None
-        constraint: bool = False
-
-    envs = flat_environments("r.txt", [Row("torch", "2.9.1"), Row("glm-tools", None, source="git", spec=">=1"),
-                                       Row("glm-tools", "1.2", constraint=True)], ">=3.11", {"x": ">1"})
+    envs = flat_environments("r.txt", [Entry("torch", "2.9.1"), Entry("glm-tools", None, source="git", spec=">=1"),
+                                       Entry("glm-tools", "1.2", constraint=True)], ">=3.11", {"x": ">1"})
     assert all(isinstance(e, Environment) for e in envs)
     assert [(e.platform, dict(e.packages), dict(e.sources), dict(e.unpinned), dict(e.overrides)) for e in envs] == [
         (p, {"glm-tools": "1.2", "torch": "2.9.1"}, {"glm-tools": "git"}, {}, {"x": ">1"}) for p in ("x86_64", "aarch64")]
