@@ -12,25 +12,12 @@ import os
 import stat
 import sys
 
+from glmcompat.cli.commands import COMMANDS, HELP
+
 TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
-
-# name -> (module, one-line help). Keep this table import-free: it is read on every run.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "lock": ("glmcompat.cli.commands.lock", "resolve the coupled core for a GPU target and write host-free lockfiles"),
-    "upgrade": ("glmcompat.cli.commands.upgrade", "show the newest safe core set for a target and why newer ones are skipped"),
-    "check": ("glmcompat.cli.commands.check", "check a lockfile or requirements file for a GPU target"),
-    "verify": ("glmcompat.cli.commands.verify", "prove that the installed stack loads and runs its kernels on this GPU"),
-    "explain": ("glmcompat.cli.commands.verify", "explain known failure signatures in a server log"),
-    "pip": ("glmcompat.cli.commands.pip", "install into a live environment without breaking its compiled core; print its core as constraints"),
-    "abi": ("glmcompat.cli.commands.abi", "compare an extension's torch symbols with a torch release, from the wheels"),
-    "arch": ("glmcompat.cli.commands.abi", "list the GPU code (SASS/PTX) in a wheel's extensions"),
-    "matrix": ("glmcompat.cli.commands.matrix", "validate, show, describe or extend the compatibility matrix"),
-    "targets": ("glmcompat.cli.commands.matrix", "list the GPU targets"),
-    "completion": ("glmcompat.cli.commands.completion", "print the shell completion script (bash, zsh or fish)"),
-}
 
 
 # The options every command spells the same way (glmcompat.cli.commands._common), accepted before the command
@@ -49,7 +36,6 @@ ENV_OPTIONS: dict[str, tuple[str, dict[str, bool]]] = {
     "GLMCOMPAT_PLATFORM": ("--platform", {"check": True, "lock": False, "upgrade": False, "abi": False,
                                           "arch": False}),
 }
-HELP = "show the help of glmcompat, or of a command (`glmcompat help check`)"
 
 
 def _usage() -> str:
@@ -199,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_usage(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
     if args[0] in ("--version", "-V"):
-        from glmcompat import __version__  # lazy: start-up path
+        from glmcompat.model.public import __version__  # lazy: start-up path
 
         print(f"glmcompat {__version__}")
         return 0

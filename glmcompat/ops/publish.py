@@ -28,9 +28,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from glmcompat import __version__
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.model.public import __version__
 from glmcompat.ops.lockset import (
     GENERATED,
     LOCK_FILE,

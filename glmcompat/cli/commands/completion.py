@@ -13,9 +13,9 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from glmcompat import __version__
-from glmcompat.cli import COMMANDS, HELP
+from glmcompat.cli.commands import COMMANDS, HELP
 from glmcompat.cli.commands._common import COLOR_CHOICES, add_output_options, output, parser
+from glmcompat.model.public import __version__
 
 SHELLS = ("bash", "zsh", "fish")
 
