@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
+    from glmcompat.ops.speculate import Speculation
+
 
 # The options every command spells the same way (glmcompat.cli.commands._common), accepted before the command
 # too, as uv takes `uv -q lock`: moved after the command's own arguments (before a `--`), where its parser reads
@@ -209,6 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
+    spec: Speculation | None = None  # a speculative uv this run started: handed to the lock, discarded at the end
     try:
         if name == "check" and not _special_file_named(args[1:]):
             try:
@@ -226,7 +229,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
             if rc is not None:
                 return rc
             if not _project_mode(args[1:]):
-                _speculate(args[1:])
+                spec = _speculate(args[1:])
         import importlib  # lazy: start-up path: a replayed answer loads no command
 
         module = importlib.import_module(entry[0])
@@ -235,7 +238,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
 
             # its answer through the streams record gives it (kept for the record; sys.stdout is never swapped),
             # its Exit carrying a no-op's record
-            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err))
+            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err, spec=spec))
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()
@@ -245,9 +248,8 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     except BaseException as e:  # the one place every failure becomes one line and an exit code
         return _report(e, args)
     finally:
-        spec = sys.modules.get("glmcompat.ops.speculate")
         if spec is not None:
-            spec.discard()  # a speculative uv nobody took (the run failed, or asked something else)
+            spec.discard()  # stopped and removed, used or not (the run failed, or asked something else)
 
 
 def _project_mode(argv: list[str]) -> bool:
@@ -295,16 +297,16 @@ def _fast_lock(argv: list[str]) -> int | None:
         return None  # a damaged record is a miss: the full path answers and replaces it
 
 
-def _speculate(argv: list[str]) -> None:
-    """Start ``uv lock`` on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
-    (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact). Never fails the run."""
+def _speculate(argv: list[str]) -> Speculation | None:
+    """``uv lock`` started on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
+    (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact), or None. Never fails the run."""
     try:
         from glmcompat.cli.commands._common import DEFAULT_STACK  # lazy: the lock speculation only
         from glmcompat.ops.speculate import start_early  # lazy: the lock speculation only
 
-        start_early(argv, DEFAULT_STACK)
+        return start_early(argv, DEFAULT_STACK)
     except Exception:
-        pass
+        return None
 
 
 def _special_file_named(argv: Sequence[str]) -> bool:
