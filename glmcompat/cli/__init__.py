@@ -13,11 +13,11 @@ import stat
 import sys
 
 from glmcompat.cli.commands import COMMANDS, HELP
+from glmcompat.cli.streams import stderr, stdout
 
 TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import TextIO
 
     from glmcompat.ops.speculate import Speculation
 
@@ -134,15 +134,15 @@ def _help(topic: list[str]) -> int:
     """``glmcompat help [COMMAND [ACTION]]``: glmcompat's usage, or what ``glmcompat COMMAND [ACTION] --help``
     prints (exit 0); an unknown command is a usage error with the command it most likely meant (exit 2)."""
     if not topic:
-        print(_usage())
+        print(_usage(), file=stdout())
         return 0
     name = topic[0]
     if name == "help":
-        print(f"usage: glmcompat help [COMMAND [ACTION]]\n\n{HELP[0].upper()}{HELP[1:]}.")
+        print(f"usage: glmcompat help [COMMAND [ACTION]]\n\n{HELP[0].upper()}{HELP[1:]}.", file=stdout())
         return 0
     entry = COMMANDS.get(name)
     if entry is None:
-        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
+        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=stderr())
         return 2
     import importlib  # lazy: start-up path: a replayed answer loads no command
 
@@ -153,13 +153,9 @@ def _help(topic: list[str]) -> int:
 
 
 def _sane_streams() -> None:
-    """Streams every answer can be written to: a stdout or stderr the caller closed (``>&-``: Python then has None)
-    is filled with /dev/null (a missing stream filled, never one replaced), and one whose encoding cannot spell a
-    character (``PYTHONIOENCODING=ascii``) escapes it instead of failing the run after the verdict was made."""
-    if sys.stdout is None:
-        sys.stdout = _devnull()
-    if sys.stderr is None:
-        sys.stderr = _devnull()
+    """Streams every answer can be written to: one whose encoding cannot spell a character
+    (``PYTHONIOENCODING=ascii``) escapes it instead of failing the run after the verdict was made. A stream the caller
+    closed (``>&-``: Python then has None) is left None, and written nowhere (:mod:`glmcompat.cli.streams`)."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None and getattr(stream, "errors", None) == "strict":
@@ -169,41 +165,33 @@ def _sane_streams() -> None:
                 pass
 
 
-def _devnull() -> TextIO | None:
-    """A text stream to /dev/null (None where it cannot be opened)."""
-    try:
-        return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
-    except OSError:
-        return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     _sane_streams()
     args, problem = _hoist(list(sys.argv[1:] if argv is None else argv))
     if problem is not None:
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {problem}", file=stderr())
         return 2
     if not args or args[0] in ("-h", "--help"):
-        print(_usage(), file=sys.stdout if args else sys.stderr)
+        print(_usage(), file=stdout() if args else stderr())
         return 0 if args else 2
     if args[0] in ("--version", "-V"):
         from glmcompat.model.public import __version__  # lazy: start-up path
 
-        print(f"glmcompat {__version__}")
+        print(f"glmcompat {__version__}", file=stdout())
         return 0
     name = args[0]
     if name == "help":
         return _help(args[1:])
     entry = COMMANDS.get(name)
     if entry is None:
-        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
+        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=stderr())
         return 2
     args, problem = _from_environment(args)
     if problem is not None:
         from glmcompat.cli import jsonerrors  # lazy: --json errors only
 
         jsonerrors.emit(args, 2, problem)
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {problem}", file=stderr())
         return 2
     # -qq is silent (nothing on stdout, errors still on stderr): each command writes its answer to the stream its
     # options name (Output.out, glmcompat.cli.commands._common.stdout_for), stdout never swapped
@@ -338,7 +326,7 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
     if os.environ.get("GLMCOMPAT_DEBUG") and not isinstance(e, KeyboardInterrupt):
         import traceback  # lazy: GLMCOMPAT_DEBUG only
 
-        traceback.print_exception(e, file=sys.stderr)
+        traceback.print_exception(e, file=stderr())
     if "--json" in args:
         try:
             from glmcompat.cli import jsonerrors  # lazy: --json errors only
@@ -349,7 +337,7 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
         except Exception:
             pass  # the stderr line below still says it
     try:
-        print(f"error: {line}", file=sys.stderr)
+        print(f"error: {line}", file=stderr())
     except (OSError, ValueError):
         pass
     return code

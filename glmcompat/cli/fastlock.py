@@ -28,6 +28,7 @@ import os
 import sys
 
 from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, save, still_true
+from glmcompat.cli.streams import stderr, stdout
 from glmcompat.matrix.locations import (cache_dir_name, input_state,
                                         matrix_file_names)
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
@@ -131,9 +132,9 @@ def lookup(argv: list[str]) -> int | None:
     if not _still_true(deps):
         return None
     if out:
-        sys.stdout.write(out)
+        stdout().write(out)
     if err:
-        sys.stderr.write(err)
+        stderr().write(err)
     return rc
 
 
@@ -173,7 +174,7 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     k = key(argv)
     if k is None:
         return int(run(None, None))
-    out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    out, err = _Tee(stdout()), _Tee(stderr())
     from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (a full run only)
     from glmcompat.ops.speculate import private_prefixes  # lazy: start-up path (a full run only)
 

@@ -25,8 +25,8 @@ miss) falls through to the full path.
 from __future__ import annotations
 
 import os
-import sys
 
+from glmcompat.cli.streams import stderr, stdout
 from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, save, still_true,
                                    use_color)
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
@@ -174,9 +174,9 @@ def lookup(argv: list[str]) -> int | None:
     if not still_true(deps):
         return None
     if out:
-        sys.stdout.write(out)
+        stdout().write(out)
     if err:
-        sys.stderr.write(err)
+        stderr().write(err)
     return rc
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 
 from glmcompat.cli.startup import use_color
-from glmcompat.cli.streams import quiet_level, stdout_for
+from glmcompat.cli.streams import quiet_level, stderr, stdout_for
 
 TYPE_CHECKING = False  # not typing's: the start-up path of lock reads this module, and importing typing costs them
 if TYPE_CHECKING:
@@ -308,7 +308,7 @@ class Output:
 
     @property
     def err(self) -> TextIO:
-        return sys.stderr if self._err is None else self._err
+        return stderr() if self._err is None else self._err
 
     @property
     def out(self) -> TextIO:

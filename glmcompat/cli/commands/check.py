@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli import fastpath
+from glmcompat.cli.streams import stderr
 from glmcompat.cli.commands._common import add_output_options, output, paint, parser
 from glmcompat.decide import rules
 from glmcompat.model.errors import InputError, LockFormatError, NoTarget
@@ -334,7 +335,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     if args.against:
         args.paths, hook_notes = _hook_paths(list(args.paths))
         for n in hook_notes:
-            print(f"note: {n}", file=sys.stderr)
+            print(f"note: {n}", file=stderr())
         if not args.paths:
             return 0, "", None
     jobs = _jobs(args)
