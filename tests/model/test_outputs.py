@@ -23,7 +23,8 @@ from glmcompat.decide.explain import Skip
 from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Cause, Finding
 from glmcompat.model.signatures import Hit
 from glmcompat.model.outputs.check import CheckedFindingDoc
-from glmcompat.model.outputs.common import CauseDoc, FindingDoc
+from glmcompat.model.findings import FindingDoc
+from glmcompat.model.outputs.common import CauseDoc
 from glmcompat.model.outputs.explain import SignatureHitDoc
 from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
 from glmcompat.model.outputs.verify import CountsDoc, ExplainedDoc, ProbeDoc, VerifyOutput

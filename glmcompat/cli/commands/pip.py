@@ -261,7 +261,7 @@ def _change(c: Any) -> ChangeDoc:
 
 def _with_outcome(doc: PipInstallOutput, r: Any) -> PipInstallOutput:
     """``doc`` with the plans judged: the installer's own, the one chosen, and what each adds."""
-    from glmcompat.model.outputs.common import FindingDoc  # lazy: --json only
+    from glmcompat.model.findings import FindingDoc  # lazy: --json only
     from glmcompat.model.outputs.pip import ChosenDoc  # lazy: --json only
 
     chosen = None
