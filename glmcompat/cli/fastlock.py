@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, save, still_true
+from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, replay, save, still_true
 from glmcompat.cli.streams import stderr, stdout
 from glmcompat.matrix.locations import (cache_dir_name, input_state,
                                         matrix_file_names)
@@ -125,17 +125,7 @@ def lookup(argv: list[str]) -> int | None:
     path = _record_path(k) if k else None
     if path is None:
         return None
-    rec = load(HEADER, k, path) if k else None
-    if rec is None:
-        return None
-    deps, out, err, rc = rec
-    if not _still_true(deps):
-        return None
-    if out:
-        stdout().write(out)
-    if err:
-        stderr().write(err)
-    return rc
+    return replay(load(HEADER, k, path) if k else None, _still_true)
 
 
 class _Tee:

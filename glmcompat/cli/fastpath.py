@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import os
 
-from glmcompat.cli.streams import stderr, stdout
-from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, save, still_true,
+from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, replay, save,
                                    use_color)
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
@@ -168,16 +167,7 @@ def lookup(argv: list[str]) -> int | None:
         if k2 is None or k2 == k:
             return None
         rec = load(HEADER, k2, os.path.join(base, "verdicts", k2))
-        if rec is None:
-            return None
-    deps, out, err, rc = rec
-    if not still_true(deps):
-        return None
-    if out:
-        stdout().write(out)
-    if err:
-        stderr().write(err)
-    return rc
+    return replay(rec)
 
 
 SPAWNED = {"git"}  # the programs a recorded verdict may have run: git answers --against HEAD, which the key holds
