@@ -16,7 +16,6 @@ from glmcompat.model.platforms import check_platform, products_on, target_platfo
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Target
 
-LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
 
 
 def pyproject_doc(path: Path) -> dict[str, Any]:
@@ -52,9 +51,11 @@ def locate(raw: str, *, beside: bool = True) -> tuple[Path, dict[str, Any], Path
     if not readlog.exists(p):
         raise InputError("no such file", path=raw)
     if p.name == "pyproject.toml":
-        lock = next((p.parent / n for n in LOCK_NAMES if readlog.exists(p.parent / n)), None)
+        from glmcompat.readers.formats.registry import BESIDE  # lazy: start-up path (the fast path imports this module)
+
+        lock = next((p.parent / n for n in BESIDE if readlog.exists(p.parent / n)), None)
         if lock is None:
-            raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
+            raise InputError(f"no lock beside it (looked for {', '.join(BESIDE)})", path=raw)
         return lock, pyproject_settings(p), p
     if beside and readlog.is_file(p.parent / "pyproject.toml"):
         return p, pyproject_settings(p.parent / "pyproject.toml"), p.parent / "pyproject.toml"
@@ -131,5 +132,5 @@ def check_ships(trow: Target, platforms: list[str] | None) -> None:
                              f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
 
 
-__all__ = ["LOCK_NAMES", "check_ships", "no_isolation", "output_set_problems", "platform_setting", "pyproject_doc",
+__all__ = ["check_ships", "no_isolation", "output_set_problems", "platform_setting", "pyproject_doc",
            "pyproject_settings"]
