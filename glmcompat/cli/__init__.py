@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 
-from glmcompat.cli.commands import COMMANDS, HELP
+from glmcompat.cli.commands import COMMANDS, DEFAULT_STACK, HELP
 from glmcompat.cli.streams import stderr, stdout
 
 TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
@@ -289,7 +289,6 @@ def _speculate(argv: list[str]) -> Speculation | None:
     """``uv lock`` started on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
     (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact), or None. Never fails the run."""
     try:
-        from glmcompat.cli.commands._common import DEFAULT_STACK  # lazy: the lock speculation only
         from glmcompat.ops.speculate import start_early  # lazy: the lock speculation only
 
         return start_early(argv, DEFAULT_STACK)

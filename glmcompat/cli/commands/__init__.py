@@ -18,3 +18,5 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("glmcompat.cli.commands.completion", "print the shell completion script (bash, zsh or fish)"),
 }
 HELP = "show the help of glmcompat, or of a command (`glmcompat help check`)"
+# the stack `glmcompat lock` locks when none is named (read on the start-up path: the lock speculation predicts its output)
+DEFAULT_STACK = "glm5-sglang-0.5.9"

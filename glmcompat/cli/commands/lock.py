@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from glmcompat.cli.commands import DEFAULT_STACK
 from glmcompat.cli.commands._common import (
-    DEFAULT_STACK,
     Output,
     add_core_options,
     add_index_options,
