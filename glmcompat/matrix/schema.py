@@ -10,7 +10,7 @@ stack naming an unknown target, ...). Errors name the file, the line and the off
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -64,28 +64,22 @@ Severity = Literal["error", "warning"]
 Platform = Literal["x86_64", "aarch64"]
 
 
-def _version(v: str) -> str:
-    try:
-        Version(v)
-    except InvalidVersion:
-        raise ValueError(f"invalid version {v!r}") from None
-    return v
+def _parsed_by(parse: Callable[[str], object], error: type[Exception], what: str) -> Callable[[str], str]:
+    """A field check: the value as given where ``parse`` reads it, else "invalid WHAT 'value'"."""
+
+    def check(v: str) -> str:
+        try:
+            parse(v)
+        except error:
+            raise ValueError(f"invalid {what} {v!r}") from None
+        return v
+
+    return check
 
 
-def _specifier(v: str) -> str:
-    try:
-        SpecifierSet(v)
-    except InvalidSpecifier:
-        raise ValueError(f"invalid specifier {v!r}") from None
-    return v
-
-
-def _requirement(v: str) -> str:
-    try:
-        Requirement(v)
-    except InvalidRequirement:
-        raise ValueError(f"invalid requirement {v!r}") from None
-    return v
+_version = _parsed_by(Version, InvalidVersion, "version")
+_specifier = _parsed_by(SpecifierSet, InvalidSpecifier, "specifier")
+_requirement = _parsed_by(Requirement, InvalidRequirement, "requirement")
 
 
 def _name(v: str) -> str:
