@@ -94,10 +94,11 @@ def _hoist(args: list[str]) -> tuple[list[str], str | None]:
     return [*rest[:cut], *lead, *rest[cut:]], None
 
 
-def _from_environment(args: list[str], environ: dict[str, str] | None = None) -> tuple[list[str], str | None]:
+def _from_environment(args: list[str], environ: dict[str, str] | None = None,
+                      given: dict[str, str] | None = None) -> tuple[list[str], str | None]:
     """``ARGS`` (a command and its arguments) with the options that :data:`ENV_OPTIONS`' variables give and no flag
     gives added before a ``--``; or (ARGS, one line of error) for a value a command cannot take (several targets
-    for a command that takes one)."""
+    for a command that takes one). ``given`` gains each value added -> its variable (an error about it names it)."""
     env = os.environ if environ is None else environ
     if not args:
         return args, None
@@ -116,11 +117,9 @@ def _from_environment(args: list[str], environ: dict[str, str] | None = None) ->
                           f"pass {flag}, or set {var} to one")
         for v in values:
             head += [flag, v]
-            FROM_ENVIRONMENT[v] = var
+            if given is not None:
+                given[v] = var
     return head + tail, None
-
-
-FROM_ENVIRONMENT: dict[str, str] = {}  # a value _from_environment gave -> its variable (named in an error about it)
 
 
 def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
@@ -186,7 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if entry is None:
         print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=stderr())
         return 2
-    args, problem = _from_environment(args)
+    given: dict[str, str] = {}  # a value the environment gave -> its variable
+    args, problem = _from_environment(args, given=given)
     if problem is not None:
         from glmcompat.cli import jsonerrors  # lazy: --json errors only
 
@@ -195,10 +195,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     # -qq is silent (nothing on stdout, errors still on stderr): each command writes its answer to the stream its
     # options name (Output.out, glmcompat.cli.commands._common.stdout_for), stdout never swapped
-    return _dispatch(name, entry, args)
+    return _dispatch(name, entry, args, given)
 
 
-def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
+def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[str, str]) -> int:
     spec: Speculation | None = None  # a speculative uv this run started: handed to the lock, discarded at the end
     try:
         if name == "check" and not _special_file_named(args[1:]):
@@ -234,7 +234,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     except SystemExit:
         raise
     except BaseException as e:  # the one place every failure becomes one line and an exit code
-        return _report(e, args)
+        return _report(e, args, given)
     finally:
         if spec is not None:
             spec.discard()  # stopped and removed, used or not (the run failed, or asked something else)
@@ -310,13 +310,14 @@ def _special_file_named(argv: Sequence[str]) -> bool:
     return False
 
 
-def _report(e: BaseException, args: Sequence[str] = ()) -> int:
+def _report(e: BaseException, args: Sequence[str] = (), given: dict[str, str] | None = None) -> int:
     """The exit code of the failure ``e`` of the command ``args``, after its one line on stderr (and, under
-    ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`)."""
+    ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`); ``given``: the values the environment
+    gave (:func:`_from_environment`), each named with its variable in the line about it."""
     from glmcompat.model.errors import GlmcompatError, classify  # lazy: the error path only
 
     code, line = classify(e, _tracker()) if not isinstance(e, GlmcompatError) else classify(e)
-    for value, var in FROM_ENVIRONMENT.items():
+    for value, var in (given or {}).items():
         if f"'{value}'" in line:
             line += f" (from {var})"
             if isinstance(e, GlmcompatError):
