@@ -38,6 +38,7 @@ from glmcompat.ops.verify.kernels import (
 )
 from glmcompat.ops.verify.records import MAX_RECORD, GroupExit
 from glmcompat.ops.verify.stack import (
+    group_ext,
     group_gpu,
     group_nccl,
     group_nvml,
@@ -49,6 +50,9 @@ from glmcompat.ops.verify.stack import (
 )
 
 
+GRACE = 0.5  # seconds a group's output is still read after it ended (core.GRACE)
+
+
 def forkserver(opts: dict[str, Any]) -> None:
     """Import torch once, then fork one child per group (each its own process, under its own deadline).
 
@@ -57,6 +61,7 @@ def forkserver(opts: dict[str, Any]) -> None:
     relayed as they come; when it ends (or is killed at its deadline) one exit line says how.
     If torch itself does not import, nothing is forked and the parent runs each group fresh.
     """
+    start = time.monotonic()  # the deadline counts from here: the parent's --timeout bounds the whole run
     bytecode_cache(opts, "forkserver")
     try:
         import torch  # noqa: F401  # lazy: package under test, imported by its own group
@@ -65,6 +70,7 @@ def forkserver(opts: dict[str, Any]) -> None:
         sys.stdout.flush()
         return
     timeout = float(opts.get("timeout", 120))
+    deadline = start + timeout
     sel = selectors.DefaultSelector()
     kids: dict[int, dict[str, Any]] = {}
     for g in opts["groups"]:
@@ -93,7 +99,7 @@ def forkserver(opts: dict[str, Any]) -> None:
         os.close(out_w)
         os.close(err_w)
         kid = {"group": g, "pid": pid, "t0": time.monotonic(), "buf": b"", "err": b"", "open": 2, "timed_out": False,
-               "skip": False}
+               "fds": [out_r, err_r], "skip": False}
         kids[pid] = kid
         sel.register(out_r, selectors.EVENT_READ, (kid, "out"))
         sel.register(err_r, selectors.EVENT_READ, (kid, "err"))
@@ -102,7 +108,7 @@ def forkserver(opts: dict[str, Any]) -> None:
         now = time.monotonic()
         for pid in list(pending):
             k = kids[pid]
-            if not k["timed_out"] and now - k["t0"] > timeout:
+            if not k["timed_out"] and k.get("rc") is None and now > deadline:
                 k["timed_out"] = True
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
@@ -112,6 +118,7 @@ def forkserver(opts: dict[str, Any]) -> None:
             if not chunk:
                 sel.unregister(key.fd)
                 os.close(key.fd)
+                k["fds"].remove(key.fd)
                 k["open"] -= 1
             elif what == "err":
                 k["err"] = (k["err"] + chunk)[-8192:]
@@ -127,16 +134,25 @@ def forkserver(opts: dict[str, Any]) -> None:
                 sys.stdout.flush()
         for pid in list(pending):
             k = kids[pid]
-            if k["open"] == 0 or k["timed_out"]:
-                done, status = os.waitpid(pid, os.WNOHANG if not k["timed_out"] else 0)
+            if k.get("rc") is None:
+                done, status = os.waitpid(pid, 0 if k["timed_out"] else os.WNOHANG)
                 if done == 0:
                     continue
-                pending.discard(pid)
-                rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-                ended = GroupExit(group=k["group"], rc=rc, timed_out=k["timed_out"],
-                                  stderr=k["err"].decode("utf-8", "replace"), seconds=round(time.monotonic() - k["t0"], 3))
-                sys.stdout.write("\n" + EXIT + ended.to_line() + "\n")
-                sys.stdout.flush()
+                k["rc"] = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+                k["ended"] = time.monotonic()
+            # ended: its output is read until its pipes close, or for GRACE seconds (a daemon it started may
+            # hold them open), then they are closed and its exit reported
+            if k["open"] and time.monotonic() - k["ended"] < GRACE:
+                continue
+            for fd in k["fds"]:  # still open: a daemon holds them
+                sel.unregister(fd)
+                os.close(fd)
+            k["fds"], k["open"] = [], 0
+            pending.discard(pid)
+            ended = GroupExit(group=k["group"], rc=k["rc"], timed_out=k["timed_out"],
+                              stderr=k["err"].decode("utf-8", "replace"), seconds=round(k["ended"] - k["t0"], 3))
+            sys.stdout.write("\n" + EXIT + ended.to_line() + "\n")
+            sys.stdout.flush()
 
 
 GROUPS: dict[str, Callable[[dict[str, Any]], None]] = {
@@ -156,6 +172,7 @@ GROUPS: dict[str, Callable[[dict[str, Any]], None]] = {
     "peer": group_peer,
     "nccl": group_nccl,
     "forkserver": forkserver,
+    "ext": group_ext,
 }
 
 

@@ -4,6 +4,7 @@ process (:mod:`glmcompat.ops.verify.gpuchecks`)."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import io
@@ -13,6 +14,7 @@ import os
 import sys
 from typing import Any, cast
 
+from glmcompat.ops.verify.extensions import NOT_A_MODULE, cause_of, numpy_lines, numpy_version
 from glmcompat.ops.verify.harness import (
     GATHER_MARK,
     Skipped,
@@ -23,7 +25,7 @@ from glmcompat.ops.verify.harness import (
     probe,
     require,
 )
-from glmcompat.ops.verify.records import DeviceData, DriverData, DriverGpu, group_ids
+from glmcompat.ops.verify.records import DeviceData, DriverData, DriverGpu, error_text, group_ids
 
 def group_nvml(opts: dict[str, Any]) -> None:
     """The driver through NVML (no torch): driver version, GPUs and their compute capability."""
@@ -199,3 +201,50 @@ def group_static(opts: dict[str, Any]) -> None:
 
     for rec in run_static(opts):
         emit(rec)
+
+
+def group_ext(opts: dict[str, Any]) -> None:
+    """Import each extension module of one distribution (``opts``: :meth:`ExtDist.opts`); one probe."""
+    dist, version = str(opts["dist"]), str(opts.get("version") or "")
+    r: dict[str, str] = {}
+    with probe(f"extension:{dist}", r) as p:
+        p.data.update({"version": version, "modules": len(opts["modules"])})
+        if opts.get("torch"):
+            with contextlib.suppress(BaseException):
+                importlib.import_module("torch")  # as the package's own import does first (torch loads libc10)
+        failures: list[dict[str, str]] = []
+        libraries = 0
+        files: dict[str, str] = opts.get("files") or {}
+        for mod in opts["modules"]:
+            if mod in sys.modules:
+                continue
+            printed = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(printed):  # NumPy prints its ABI message before the ImportError
+                    importlib.import_module(mod)
+            except BaseException as e:  # noqa: BLE001 - the point is to report anything the import raises
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                text = error_text(e)
+                gone = getattr(e, "name", None) if isinstance(e, ModuleNotFoundError) else None
+                if gone and not (mod == gone or mod.startswith(gone + ".")):
+                    # an optional dependency of a module the package imports only when it is there (zstandard's
+                    # cffi backend): not a failure of the package
+                    p.warnings.append(f"{mod}: not imported, it needs {gone}, which is not installed (optional)")
+                    continue
+                if NOT_A_MODULE in text:
+                    libraries += 1  # a shared library with a module's name: loaded, not a module
+                    continue
+                said = printed.getvalue()
+                kind, cause = cause_of(text + "\n" + said, numpy_version())
+                failures.append({"module": mod, "file": files.get(mod, ""), "kind": kind, "cause": cause,
+                                 "error": (text + ("\n" + numpy_lines(said) if kind == "numpy-abi" else "")).strip()})
+        p.data["libraries"] = libraries
+        if failures:
+            p.data["failures"] = failures
+            f = failures[0]
+            more = f" (and {len(failures) - 1} more module(s))" if len(failures) > 1 else ""
+            p.summary = f"{dist} {version}: {f['module']} does not import: {f['cause']}{more}"
+            p.fail(p.summary + "\n" + "\n".join(f"{x['file'] or x['module']}: {x['error']}" for x in failures[:5]))
+        n = len(opts["modules"]) - libraries
+        p.summary = f"{dist} {version}: {n} extension module(s) import"
