@@ -97,7 +97,7 @@ def _without_variants(path: Path, text: str, doc: dict[str, Any]) -> tuple[dict[
         if vj is None and not labels:
             out_pkgs.append(p)
             continue
-        line = _pylock_line(text, i, "variants-json") if vj is not None else _pylock_line(text, i, "wheels")
+        line = _variants_line(text, i) if vj is not None else _pylock_line(text, i, "wheels")
         what = f"package {name!r}"
         table = _variants_table(path, vj, line, what) if vj is not None else None
         if table is not None:
@@ -121,6 +121,18 @@ def _without_variants(path: Path, text: str, doc: dict[str, Any]) -> tuple[dict[
     if not found:
         return doc, {}
     return {**doc, "packages": out_pkgs}, found
+
+
+def _variants_line(text: str, index: int) -> int | None:
+    """The line of package ``index``'s ``[packages.variants-json]`` header (else its ``variants-json =`` key, else
+    its ``[[packages]]`` header)."""
+    heads = [m.start() for m in re.finditer(r"^[ \t]*\[\[[ \t]*packages[ \t]*\]\]", text, re.M)]
+    if index < len(heads):
+        end = heads[index + 1] if index + 1 < len(heads) else len(text)
+        m = re.compile(r"^[ \t]*\[[ \t]*packages[ \t]*\.[ \t]*variants-json[ \t]*\]", re.M).search(text, heads[index], end)
+        if m:
+            return text.count("\n", 0, m.start()) + 1
+    return _pylock_line(text, index, "variants-json")
 
 
 def _unlabelled(w: dict[str, Any]) -> tuple[dict[str, Any], str | None, str]:
