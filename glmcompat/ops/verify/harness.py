@@ -157,6 +157,8 @@ def bytecode_cache(opts: dict[str, Any], group: str) -> None:
     """
     d = opts.get("pycache")
     module = GROUP_MODULE.get(group)
+    if group == "ext" and opts.get("modules"):  # an extension:<distribution> probe: torch first where it needs it
+        module = "torch" if opts.get("torch") else str(opts["modules"][0]).split(".")[0]
     if not d or sys.pycache_prefix or module is None:
         return
     if opts.get("pycache_mode") != "always" and _bytecode_cached(module):
