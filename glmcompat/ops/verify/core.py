@@ -316,14 +316,18 @@ def run(options: Options) -> VerifyOutput:
             continue
         present.append(g)
     forked = [g for g in present if g in FORKED] if options.fork and _findable("torch", search) else []
+    dists = scan(search)  # every other distribution with extension modules (a few ms: RECORD files only)
+    # those that require torch are forked from the torch the fork server imported, the others start fresh
+    via_server = {d.name: d.opts() for d in dists if d.torch} if forked else {}
+    forked += [f"ext:{k}" for k in via_server]
     server = None
     if forked:
-        server = Child("forkserver", {**common, "groups": forked, "timeout": left()}, env,
+        server = Child("forkserver", {**common, "groups": forked, "ext": via_server, "timeout": left()}, env,
                        left() + SERVER_MARGIN, expected=[], limit=options.timeout)
     for g in present:
         if g not in forked:
             children.append(Child(g, common, env, left(), limit=options.timeout))
-    ext = Extensions(scan(search), common, env, left, options.timeout)  # every other distribution with extension modules
+    ext = Extensions([d for d in dists if d.name not in via_server], common, env, left, options.timeout)
     if options.all_gpus and not options.no_gpu:
         n = len(cast(DriverData, nvml.records[0].data or {}).get("gpus", [])) if nvml.records else 0
         for i in range(n):
@@ -335,7 +339,8 @@ def run(options: Options) -> VerifyOutput:
     if server is not None:
         server.wait()
         if server.nofork:  # torch does not import: run each group fresh, each reports its own error
-            fresh = [Child(g, common, env, left(), limit=options.timeout) for g in forked]
+            fresh = [Child("ext", {**common, **via_server[g[4:]]}, env, left(), limit=options.timeout)
+                     if g.startswith("ext:") else Child(g, common, env, left(), limit=options.timeout) for g in forked]
             children.extend(fresh)
             server = None
     for c in children:

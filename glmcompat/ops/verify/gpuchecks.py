@@ -87,7 +87,7 @@ def forkserver(opts: dict[str, Any]) -> None:
                 os.dup2(out_w, 1)
                 os.dup2(err_w, 2)
                 bytecode_cache(opts, g)
-                GROUPS[g](opts)
+                run_group(g, opts)
             except BaseException:  # noqa: BLE001
                 traceback.print_exc()
                 rc = 1
@@ -176,11 +176,19 @@ GROUPS: dict[str, Callable[[dict[str, Any]], None]] = {
 }
 
 
+def run_group(group: str, opts: dict[str, Any]) -> None:
+    """Run ``group``; ``ext:<distribution>``: that distribution's extension modules (its options in ``opts["ext"]``)."""
+    if group.startswith("ext:"):
+        group_ext({**opts, **opts["ext"][group[4:]]})
+    else:
+        GROUPS[group](opts)
+
+
 def main(argv: list[str]) -> int:
     group, opts = argv[0], json.loads(argv[1]) if len(argv) > 1 else {}
     if group != "forkserver":
         bytecode_cache(opts, group)
-    GROUPS[group](opts)
+    run_group(group, opts)
     return 0
 
 

@@ -260,6 +260,8 @@ def group_ids(group: str, opts: dict[str, Any]) -> list[str]:
         return [f"gpu:{int(opts.get('device', 0))}"]
     if group == "ext":
         return [f"extension:{opts['dist']}"]
+    if group.startswith("ext:"):  # forked by the fork server: ext:<distribution>
+        return [f"extension:{group[4:]}"]
     return list(GROUP_IDS.get(group, ()))
 
 

@@ -76,9 +76,11 @@ def _ext(site: Path, dist: str, module: str, src: str, *link: str, requires: lis
 
 
 @gcc
-def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fork", [True, False])
+def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path, fork: bool) -> None:
     """A missing shared library and a torch symbol the installed torch lacks, in distributions no matrix row
-    names: each fails its own ``extension:`` probe with the owning file and the cause; a sound one passes."""
+    names: each fails its own ``extension:`` probe with the owning file and the cause; a sound one passes. Those
+    that require torch are forked from the fork server's torch (``fork``) or start fresh and import it first."""
     site = tmp_path / "site"
     site.mkdir()
     make_torch(site, "2.10.0")
@@ -101,7 +103,7 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path)
          "-Wl,-rpath,$ORIGIN/../torch/lib", requires=["torch>=2.9"])
     assert {d.name: d.torch for d in scan([str(site)])} == {"linksgone": False, "oldtorchext": True,
                                                           "newtorchext": True}
-    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60, fork=fork)).to_json()
     assert r["ok"] is False and undeclared(r) == []
     gone = probe(r, "extension:linksgone")
     assert gone["status"] == "failed"
