@@ -117,9 +117,14 @@ def scan(search: list[str], skip: frozenset[str] = COVERED) -> list[ExtDist]:
 def cause_of(error: str, numpy_version: str | None) -> tuple[str, str]:
     """(kind, cause) of an extension module's import error (its text and what it printed): ``numpy-abi``,
     ``torch-symbol``, ``undefined-symbol``, ``missing-library`` or ``import``."""
+    have = f"NumPy {numpy_version}" if numpy_version else "the installed NumPy"
+    if "compiled against ABI version" in error or "compiled against API version" in error or (
+            numpy_version and numpy_version.split(".")[0].isdigit() and int(numpy_version.split(".")[0]) < 2
+            and "numpy.core.multiarray failed to import" in error):
+        # NumPy 1.x's own check: "module compiled against ABI version 0x2000000 but this version of numpy is ..."
+        return "numpy-abi", f"built against a newer NumPy C ABI (NumPy 2); {have} is installed, which cannot load it"
     if any(s in error for s in ("compiled using NumPy 1.x", "numpy.core.multiarray failed to import",
                                 "_ARRAY_API not found", "numpy.core._multiarray_umath failed to import")):
-        have = f"NumPy {numpy_version}" if numpy_version else "the installed NumPy"
         return "numpy-abi", f"built against the NumPy 1.x C ABI; {have} is installed, whose C ABI it cannot use"
     if "numpy.dtype size changed" in error:
         return "numpy-abi", f"built against another NumPy C ABI than NumPy {numpy_version or '(installed)'}"
