@@ -107,8 +107,13 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
         PyMODINIT_FUNC PyInit__ops(void) {{ need_logger(); return PyModule_Create(&def); }}
     '''), "-I", sysconfig.get_paths()["include"], "-L", str(site / "torch" / "lib"), "-lc10",
          "-Wl,-rpath,$ORIGIN/../torch/lib", requires=["torch>=2.9"])
+    # a module that raises on its own (not a loader or ABI error) while its package imports: a warning
+    _ext(site, "envmod", "_gui", textwrap.dedent('''
+        #include <Python.h>
+        PyMODINIT_FUNC PyInit__gui(void) { PyErr_SetString(PyExc_RuntimeError, "no display"); return NULL; }
+    '''), "-I", sysconfig.get_paths()["include"])
     assert {d.name: d.torch for d in scan([str(site)])} == {"linksgone": False, "oldtorchext": True,
-                                                          "newtorchext": True}
+                                                          "newtorchext": True, "envmod": False}
     r = run(Options(paths=[str(site)], no_gpu=True, timeout=60, fork=fork)).to_json()
     assert r["ok"] is False and undeclared(r) == []
     gone = probe(r, "extension:linksgone")
@@ -122,6 +127,8 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
     assert OLD_LOGGER in old["summary"]
     # torch was imported first (it loads libc10.so), as the package's own import does: the sound one loads
     assert probe(r, "extension:newtorchext")["status"] == "passed"
+    env = probe(r, "extension:envmod")
+    assert env["status"] == "warning" and "no display" in env["warnings"][0] and "failures" not in env["data"]
     found = {tuple(f["packages"]): f for f in r["findings"] if f["rule"] == "extension"}
     assert set(found) == {("linksgone==1.0",), ("oldtorchext==1.0",)}
     assert found[("linksgone==1.0",)]["message"].startswith(f"Because linksgone/_speedups{SUFFIX} of linksgone 1.0")
