@@ -17,6 +17,7 @@ import signal
 import site
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -113,7 +114,7 @@ class Child:
         nonce = secrets.token_hex(16)
         self.mark, self.exit_mark, self.nofork_mark, self.gather_mark = marks(nonce)
         self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "glmcompat.ops.verify.gpuchecks", group, json.dumps(opts)],
+            [sys.executable, "-P", "-m", "glmcompat.ops.verify.gpuchecks", group, _argument(opts)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             env={**env, NONCE_ENV: nonce}, start_new_session=True, text=True, errors="replace")
         self._threads = [threading.Thread(target=self._read_out, daemon=True),
@@ -205,6 +206,18 @@ class Child:
             out = _complete(out, expected, e.rc, e.timed_out, timeout,
                             tail, e.seconds)
         return out
+
+
+def _argument(opts: dict[str, Any]) -> str:
+    """The options as the probe process's argument: JSON, or ``@FILE`` holding it where it is longer than one
+    argument may be (Linux: 128 KiB; a distribution with thousands of extension modules)."""
+    text = json.dumps(opts)
+    if len(text) < 64 << 10:
+        return text
+    fd, name = tempfile.mkstemp(prefix="glmcompat-probe-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return "@" + name
 
 
 def _parse_json(text: str) -> Any:

@@ -185,7 +185,13 @@ def run_group(group: str, opts: dict[str, Any]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    group, opts = argv[0], json.loads(argv[1]) if len(argv) > 1 else {}
+    group, arg = argv[0], argv[1] if len(argv) > 1 else "{}"
+    if arg.startswith("@"):  # too long for one argument: the parent wrote it to this file (read once, removed)
+        with open(arg[1:]) as f:
+            opts = json.load(f)
+        os.unlink(arg[1:])
+    else:
+        opts = json.loads(arg)
     if group != "forkserver":
         bytecode_cache(opts, group)
     run_group(group, opts)

@@ -187,3 +187,16 @@ def test_numexpr_built_for_numpy_1_fails_verify_over_numpy_2(tmp_path: Path, num
         assert any(f["rule"] == "extension" and f["packages"] == [f"numexpr=={numexpr}"] for f in r["findings"])
     else:
         assert p["status"] == "passed", p
+
+
+def test_options_longer_than_one_argument_travel_in_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """A distribution with thousands of extension modules gives options past Linux's 128 KiB per argument: they go
+    through a file the probe process reads once and removes."""
+    from glmcompat.ops.verify import gpuchecks
+    from glmcompat.ops.verify.core import _argument
+
+    arg = _argument({"pad": "x" * (200 << 10)})
+    assert arg.startswith("@") and os.path.isfile(arg[1:])
+    assert gpuchecks.main(["nvml", arg]) == 0  # no driver here: its probe is reported skipped
+    assert not os.path.exists(arg[1:]) and '"id": "driver"' in capsys.readouterr().out
+    assert _argument({"a": 1}) == '{"a": 1}'
