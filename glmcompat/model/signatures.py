@@ -34,6 +34,7 @@ from glmcompat.model.names import canonicalize
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
 MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
+BLANKS = ("", " ", "\t", "\r", " \t\r\x0b\x0c" * 2, " " * MAX_LINE, "\t" * MAX_LINE)  # what a blank line may be
 MAX_GAPS = 4 * MAX_BOUND  # the largest product of the spans of bounded gaps one search may backtrack through
 
 
@@ -239,17 +240,25 @@ class Scan:
 
 def scan_log(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> Scan:
     """Match every line against every signature; one :class:`Hit` per signature, in order of first match,
-    attributed to the package the log names for it (its version filled in from anywhere in the log).
+    attributed to the package the log names for it (its version filled in from anywhere in the log)."""
+    return scan_numbered(enumerate(lines, 1), signatures)
+
+
+def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow]) -> Scan:
+    """:func:`scan_log` over (1-based line number, line) pairs, such as :func:`numbered_lines` gives (blank lines
+    left out: no signature matches one, :func:`linear_time_problem`).
 
     One pass, linear in the log: each line is matched once per signature and per context pattern (all of
-    them linear in the line, :func:`linear_time_problem`), and at most :data:`WINDOW` earlier lines' package
-    mentions are kept."""
+    them linear in the line, :func:`linear_time_problem`), and the package mentions of at most :data:`WINDOW`
+    earlier lines are kept."""
     pats = _compiled(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
     ctx = LogContext()
-    window: deque[list[tuple[int, str, str]]] = deque(maxlen=WINDOW)
-    for n, raw in enumerate(lines, 1):
+    window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
+    for n, raw in lines:
+        if not raw or raw.isspace():
+            continue
         line = raw[:MAX_LINE]
         ctx.take(line)
         own = mentions(line) if ("/" in line or "_" in line or "." in line) else []
@@ -261,9 +270,11 @@ def scan_log(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> Scan:
             counts[sid] = counts.get(sid, 0) + 1
             if sid not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                pkg = _attribute(own, window, m.end())
+                recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
+                pkg = _attribute(own, recent, m.end())
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
-        window.append(own)  # every line ages the window, with or without mentions
+        if own:
+            window.append((n, own))
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
@@ -394,6 +405,37 @@ def linear_time_problem(pattern: str) -> str | None:
             return False
         return char_ok(items_[0], chr(rest[0][1])) is False
 
+    def first_disjoint(a: list[tuple[Any, Any]], b: list[tuple[Any, Any]]) -> bool:
+        """Whether two alternatives provably start with different characters (an empty one starts with anything)."""
+        if not a or not b:
+            return False
+        (oa, va), (ob, vb) = a[0], b[0]
+        if oa == c.LITERAL and ob == c.LITERAL:
+            return bool(va != vb)
+        if oa == c.LITERAL:
+            return char_ok(b[0], chr(va)) is False
+        if ob == c.LITERAL:
+            return char_ok(a[0], chr(vb)) is False
+        return False
+
+    def ambiguous(seq: Iterable[tuple[Any, Any]]) -> bool:
+        """Whether a repeat's body can match the same text in more than one way (an optional or variable part, or
+        alternatives not told apart by their first character: ``(?:a|a)``, ``(a|aa)``, ``(?:a?)``): repeated, every
+        way multiplies the ways a failing search tries (exponential)."""
+        for op, av in seq:
+            if op in repeats and (av[0] != av[1] or ambiguous(av[2])):
+                return True
+            if op == c.BRANCH:
+                alts = [list(b) for b in av[1]]
+                if any(not first_disjoint(x, y) for i, x in enumerate(alts) for y in alts[i + 1:]):
+                    return True
+                if any(ambiguous(x) for x in alts):
+                    return True
+            inner = av[3] if op == c.SUBPATTERN else av if op == c.ATOMIC_GROUP else ()
+            if inner and ambiguous(inner):
+                return True
+        return False
+
     def check(seq: Iterable[tuple[Any, Any]], in_repeat: bool, rest_always: bool,
               follow: list[tuple[Any, Any]] | None = None) -> str | None:
         items = list(seq)  # ``follow``: what comes after this sequence, where it is a group's (its delimiter)
@@ -404,6 +446,10 @@ def linear_time_problem(pattern: str) -> str | None:
                 if hi > 1:
                     if in_repeat or inner_repeat(body):
                         return "a quantifier inside a quantifier (nested quantifiers backtrack exponentially)"
+                    if ambiguous(body):
+                        return ("a repeat of alternatives or optional parts that can match the same text ((?:a|a){0,1000}b, "
+                                "(a|aa)*c: each way multiplies a failing search's tries, exponential); make the "
+                                "alternatives start with different characters, or repeat one character class")
                     if hi == c.MAXREPEAT and not after:
                         return ("an unbounded repeat (*, +, {n,}) followed by more pattern that can fail (each start "
                                 "of a search scans the rest of the line: quadratic); bound it, e.g. .{0,200}")
@@ -438,7 +484,13 @@ def linear_time_problem(pattern: str) -> str | None:
                 return why
         return None
 
-    return check(tree, False, True)
+    why = check(tree, False, True)
+    if why is None:  # only now is running the pattern known to be cheap
+        compiled = re.compile(pattern)
+        if any(compiled.search(w) is not None for w in BLANKS):
+            return ("it matches an empty or blank line (a signature must name text the log prints; blank lines are "
+                    "skipped)")
+    return why
 
 
 # --- reading a log -------------------------------------------------------------------------------------
@@ -498,3 +550,71 @@ def log_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[str]:
         data = read(chunk)
     if parts:
         yield "".join(parts).removesuffix("\r")
+
+
+_NONSPACE = re.compile(r"\S")
+
+
+def numbered_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[tuple[int, str]]:
+    """The lines of a binary stream (a log) that are not blank, each with its 1-based number, read as
+    :func:`log_lines` reads them (``chunk`` bytes at a time, decoded by its BOM, each cut at :data:`MAX_LINE`).
+
+    Runs of blank lines are counted, not split: the search for the next non-blank character and the count of
+    the newlines before it run inside the regex and string engines, so 50 MB of bare newlines cost what
+    reading them costs, and a line of text costs one search, one find and one slice."""
+    read = stream.read
+    head = b""
+    while len(head) < 4096:
+        more = read(chunk)
+        if not more:
+            break
+        head += more
+    codec, skip = _encoding(head)
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    n = 0  # lines ended so far
+    buf = ""  # the start of the line the last chunk left open (at most MAX_LINE characters)
+    open_ = False  # whether a line is open (buf may be empty or blank while it is)
+    data = head[skip:]
+    search, cut = _NONSPACE.search, MAX_LINE
+    while True:
+        text = decoder.decode(data, final=not data)
+        pos = 0
+        if open_:
+            nl = text.find("\n")
+            end = len(text) if nl < 0 else nl
+            if len(buf) < cut:
+                buf += text[:min(end, cut - len(buf))]
+            if nl < 0:
+                text = ""
+            else:
+                n += 1
+                line = buf.removesuffix("\r")
+                if line and not line.isspace():
+                    yield n, line
+                buf, open_, pos = "", False, nl + 1
+        size = len(text)
+        while pos < size:
+            m = search(text, pos)
+            if m is None:  # only blank lines left: count them; an unfinished one stays open
+                tail = max(pos, text.rfind("\n", pos) + 1)
+                n += text.count("\n", pos)
+                if tail < size:
+                    buf, open_ = text[tail:tail + cut], True
+                break
+            at = m.start()
+            start = max(pos, text.rfind("\n", pos, at) + 1)
+            n += text.count("\n", pos, start)
+            nl = text.find("\n", at)
+            if nl < 0:
+                buf, open_ = text[start:start + cut], True
+                break
+            n += 1
+            yield n, text[start:min(nl, start + cut)].removesuffix("\r")
+            pos = nl + 1
+        if not data:
+            break
+        data = read(chunk)
+    if open_:
+        line = buf.removesuffix("\r")
+        if line and not line.isspace():
+            yield n + 1, line
