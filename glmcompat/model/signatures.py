@@ -102,7 +102,8 @@ MODULE_PACKAGES: dict[str, str] = {
     "flashinfer_cubin": "flashinfer-cubin", "vllm_flash_attn": "vllm", "deep_gemm": "deep-gemm",
     "deep_ep": "deep-ep", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d",
     "transformer_engine": "transformer-engine", "selective_scan_cuda": "mamba-ssm",
-    "causal_conv1d_cuda": "causal-conv1d",
+    "causal_conv1d_cuda": "causal-conv1d", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
+    "nixl_ep": "nixl",
 }
 # torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
 OP_NAMESPACES: dict[str, str] = {
@@ -115,17 +116,22 @@ OP_NAMESPACES: dict[str, str] = {
 GLUE = frozenset({"torch", "importlib", "sglang", "vllm-engine", "uvicorn", "ray", "multiprocessing", "asyncio",
                   "concurrent", "threading", "runpy", "fastapi", "starlette", "typing-extensions"})
 ENGINES = frozenset({"sglang", "vllm"})
+# Signatures whose text is a generic prefix of others' (torch's "CUDA initialization: ... error" wraps the driver's
+# errors): on a line another signature explains, they yield it.
+YIELDS = frozenset({"lxc-cuda-init-hmm"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
 _DISTS = (r"(?P<name>torch(?:vision|audio|ao)?|pytorch|sgl[-_]kernel|sglang[-_]kernel|sglang|vllm|"
           r"flashinfer(?:[-_]python|[-_]cubin|[-_]jit[-_]cache)?|transformers|xformers|flash[-_]attn|triton|"
-          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi)")
+          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi|numpy|numexpr)")
 _MENTIONS = [
     # a path under site-packages / dist-packages: the first component names the package
     ("path", re.compile(r"(?:site|dist)-packages/(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
     # a wheel's dist-info directory, with its version
     ("dist", re.compile(r"(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})-" + _VERSION + r"\.dist-info")),
+    # a traceback frame of a package's __init__ (a relative or Windows path too: File "cv2\__init__.py")
+    ("path", re.compile(r"File \"(?:[^\"]{0,300}[\\/])?(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})[\\/]__init__\.py\"")),
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
@@ -145,7 +151,14 @@ _CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc)
     ("nvcc", re.compile(r"CUDA runtime version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
     ("nccl", re.compile(r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})")),
+    ("driver", re.compile(r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
+    ("driver_cuda", re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(?P<v>\d{1,3}\.\d{1,3})")),
+    ("platform", re.compile(r"(?P<v>aarch64|arm64|sbsa)")),
 ]
+# what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
+# the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
+_LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
+_LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 
 
 def module_package(module: str) -> str:
@@ -162,6 +175,7 @@ class LogContext:
     versions: dict[str, str] = field(default_factory=dict)
     cuda: dict[str, str] = field(default_factory=dict)
     seen: dict[str, str] = field(default_factory=dict)  # every version seen per distribution, "a, b"
+    libs: dict[str, str] = field(default_factory=dict)  # soname -> the path ldd resolved it to
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -181,6 +195,13 @@ class LogContext:
             c = pat.search(line)
             if c is not None:
                 self.cuda.setdefault(what, c.group("v"))
+        if " => /" in line:
+            for m in _LDD.finditer(line):
+                self.libs.setdefault(m.group("so"), m.group("path"))
+        if "LD_LIBRARY_PATH" in line:
+            ld = _LD_PATH.search(line)
+            if ld is not None:
+                self.cuda.setdefault("ld_library_path", ld.group("v"))
 
     def _version(self, name: str, ver: str) -> None:
         self.versions.setdefault(name, ver)
@@ -265,6 +286,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         found = [(m, sig) for pat, sig in pats if (m := pat.search(line)) is not None]
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
+            found = [(m, sig) for m, sig in found if sig.id not in YIELDS] or found
         for m, sig in found:
             sid = sig.id
             counts[sid] = counts.get(sid, 0) + 1
