@@ -210,6 +210,12 @@ def _untracked(package: str, env: Env, what: str) -> tuple[str, str] | None:
     named = f" (its label names torch {m.group(1)})" if m else ""
     here = f"torch {torch}" if torch else "the installed torch"
     short = ".".join(_public(torch).split(".")[:2]) if torch else ""
+    sym = re.search(r"\(([\w.$@]+)\)$", what)
+    if sym and "__cxx11" in sym.group(1):  # the std::string of the C++11 ABI: torch was built without it
+        return (f"{_shown(package, ver)}{named} was built with the C++11 ABI (_GLIBCXX_USE_CXX11_ABI=1) and {here} "
+                f"without it: it {what}",
+                f"install the {package} wheel labelled cxx11abiFALSE for {here}, or rebuild it against {here}: "
+                f"pip install --no-build-isolation --no-deps --force-reinstall {package}{'==' + _public(ver) if ver else ''}")
     return (f"{_shown(package, ver)}{named} {what}: it was built against another torch than {here}",
             (f"install the {package} build made for torch {short} (a wheel whose label names torch{short}), or " if short else "")
             + f"rebuild it against {here}: pip install --no-build-isolation --no-deps --force-reinstall "
