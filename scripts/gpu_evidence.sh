@@ -2,7 +2,7 @@
 # On the device (an image with torch and a GPU, no index): install glmcompat from the working tree with the wheels carried in .whl/
 # (`pip download -d .whl --only-binary=:all: --python-version 3.12 ...` of its dependencies and pytest), then collect the
 # GPU evidence under $OUT: verify of the image stack (text and --json, checked against the shipped schema), GPU code per
-# kernel, the half-installed torchvision, and the GPU tests. Run from the repository root: bash scripts/gpu_evidence.sh
+# kernel, the half-installed torchvision, explain on a NumPy-1.x extension and on torchao's skipped extensions, and the GPU tests. Run from the repository root: bash scripts/gpu_evidence.sh
 set -u
 exec > >(tee "$OUT/gpu-log.txt") 2>&1
 date; nvidia-smi -L; python3 -c "import sys, torch, torchvision; print(sys.version.split()[0], 'torch', torch.__version__, 'torchvision', torchvision.__version__, torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))"
@@ -28,6 +28,8 @@ echo "== GPU code judged per kernel (scripts/gpu_kernel_coverage_evidence.sh)"
 OUT=/tmp/kcov bash scripts/gpu_kernel_coverage_evidence.sh; echo "rc=$?"; cp /tmp/kcov/launched.json /tmp/kcov/compared.txt "$OUT/" 2>/dev/null
 echo "== half-installed torchvision (scripts/gpu_half_installed_evidence.sh)"
 OUT=/tmp/half bash scripts/gpu_half_installed_evidence.sh > /tmp/half.log 2>&1; echo "rc=$?"; tail -8 /tmp/half.log
+echo "== NumPy-1.x extension and torchao's skipped extensions, explained (scripts/gpu_compiled_stack_evidence.sh)"
+OUT="$OUT" bash scripts/gpu_compiled_stack_evidence.sh > "$OUT/compiled-stack.log" 2>&1; echo "rc=$?"; tail -30 "$OUT/compiled-stack.log"
 echo "== gpu tests"
 python3 -m pytest -o addopts="" -p no:cacheprovider -m gpu -q tests/ops/verify/test_verify.py tests/ops/verify/test_vllm.py tests/ops/test_pipguard.py 2>&1 | tail -15
 echo "rc=$?"

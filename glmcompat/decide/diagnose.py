@@ -506,11 +506,19 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     return cause, f"{drop} so that torch loads its own cuDNN {built}, or install cuDNN {built} there"
 
 
+# Pure-Python distributions a traceback runs through on its way to a compiled extension: never the one built against NumPy.
+PURE_PYTHON = frozenset({"transformers", "accelerate", "datasets", "huggingface-hub", "diffusers", "peft", "tokenizers"})
+
+
 def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     pkg = h.package if h.package and h.package != "numpy" else ""
+    through = ""
+    if pkg in PURE_PYTHON:  # a frame of a pure-Python package: the extension is imported below it
+        pkg, through = "", pkg
     ver = env.version(pkg) if pkg else ""
     np = env.version("numpy")
-    who = f"{pkg} {ver}".strip() if pkg else "a compiled extension imported here"
+    who = (f"{pkg} {ver}".strip() if pkg else
+           f"a compiled extension imported through {through}" if through else "a compiled extension imported here")
     cause = (f"{who} was compiled against NumPy 1.x, and numpy {np or '2.x'} is installed: NumPy 2 changed the C ABI, so "
              "its import_array fails")
     if pkg:

@@ -26,7 +26,7 @@ import importlib
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Protocol
 
 from glmcompat.model.names import canonicalize
@@ -127,11 +127,11 @@ _DISTS = (r"(?P<name>torch(?:vision|audio|ao)?|pytorch|sgl[-_]kernel|sglang[-_]k
           r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi|numpy|numexpr)")
 _MENTIONS = [
     # a path under site-packages / dist-packages: the first component names the package
-    ("path", re.compile(r"(?:site|dist)-packages/(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
+    ("path", re.compile(r"(?:site|dist)-packages[\\/](?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
     # a wheel's dist-info directory, with its version
     ("dist", re.compile(r"(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})-" + _VERSION + r"\.dist-info")),
-    # a traceback frame of a package's __init__ (a relative or Windows path too: File "cv2\__init__.py")
-    ("path", re.compile(r"File \"(?:[^\"]{0,300}[\\/])?(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})[\\/]__init__\.py\"")),
+    # a traceback frame of a package's __init__ by a relative path (a frozen app's: File "cv2\__init__.py")
+    ("path", re.compile(r"File \"(?![A-Za-z]:|[\\/])(?:[^\"]{0,300}[\\/])?(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})[\\/]__init__\.py\"")),
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
@@ -277,6 +277,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     counts: dict[str, int] = {}
     ctx = LogContext()
     window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
+    pending: dict[str, int] = {}  # signatures whose first match named no package yet -> its line
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
@@ -295,8 +296,17 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
                 pkg = _attribute(own, recent, m.end())
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
+                if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
+                    pending[sid] = n
         if own:
             window.append((n, own))
+            for sid, at in list(pending.items()):
+                named = [m[2] for m in own if m[2] not in GLUE]
+                if n - at > WINDOW:
+                    del pending[sid]
+                elif named and sid not in {s2.id for _, s2 in found}:
+                    first[sid] = replace(first[sid], package=named[-1])
+                    del pending[sid]
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
