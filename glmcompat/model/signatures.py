@@ -25,11 +25,12 @@ import codecs
 import importlib
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Protocol
 
 from glmcompat.model.names import canonicalize
+from glmcompat.model.outputs.explain import SignatureHit
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
@@ -38,34 +39,7 @@ BLANKS = ("", " ", "\t", "\r", " \t\r\x0b\x0c" * 2, " " * MAX_LINE, "\t" * MAX_L
 MAX_GAPS = 4 * MAX_BOUND  # the largest product of the spans of bounded gaps one search may backtrack through
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One signature found: where first, how often, and what it means.
-
-    ``package`` is the distribution the log attributes the failure to (from the matched line's library
-    path, else the traceback frames, ``torch.ops`` namespaces and module names just before it), and
-    ``version`` the version of it that the log (or the environment) shows; both empty when unknown.
-    ``cause`` and ``remedy`` start as the signature row's and are rebuilt from what the log shows by
-    :func:`glmcompat.decide.diagnose.diagnose`.
-    """
-
-    id: str
-    cause: str
-    remedy: str
-    text: str  # the matched text of the first match
-    line: int = 0  # 1-based line of the first match (0: matched in a probe's error text)
-    count: int = 1
-    groups: Mapping[str, str] = field(default_factory=dict)
-    source: str = ""
-    package: str = ""
-    version: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The hit as ``explain --json`` prints it: its record's
-        (:class:`glmcompat.model.outputs.explain.SignatureHitDoc`)."""
-        from glmcompat.model.outputs.explain import SignatureHitDoc  # lazy: the records, for a JSON document only
-
-        return SignatureHitDoc.of(self).to_json()
+Hit = SignatureHit  # one signature found: the record explain prints (glmcompat.model.outputs.explain)
 
 
 class SignatureRow(Protocol):

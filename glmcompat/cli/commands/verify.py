@@ -102,9 +102,9 @@ def _explain(argv: Sequence[str]) -> int:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
-        from glmcompat.model.outputs.explain import ExplainOutput, SignatureHitDoc  # lazy: --json only
+        from glmcompat.model.outputs.explain import ExplainOutput  # lazy: --json only
 
-        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHitDoc.of(h) for h in hits))
+        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(hits))
         dump_json(doc.to_json(), output(args).out)
     else:
         print(paint_text(render(hits, name), output(args).color), file=output(args).out)
