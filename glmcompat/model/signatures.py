@@ -65,6 +65,62 @@ def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str],
     return [(re.compile(s.pattern), s) for s in signatures]
 
 
+def required_literals(pattern: str) -> tuple[str, ...] | None:
+    """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, or one
+    per alternative of a group every match passes through); None when this reader finds none of at least 3
+    characters (or the pattern ignores case). A line that contains none of them cannot match: it is not searched."""
+    c: Any = importlib.import_module("re._constants")
+    sre: Any = importlib.import_module("re._parser")
+    tree = sre.parse(pattern)
+    if tree.state.flags & re.IGNORECASE:
+        return None
+
+    def lits(seq: Any) -> tuple[str, ...] | None:
+        items = list(seq)
+        best, run = "", ""
+        for op, av in items:
+            run = run + chr(av) if op == c.LITERAL else ""
+            best = max(best, run, key=len)
+        if len(best) >= 3:
+            return (best,)
+        for op, av in items:  # a group every match passes through
+            if op == c.SUBPATTERN:
+                got = lits(av[3])
+                if got:
+                    return got
+            elif op == c.BRANCH:
+                alts = [lits(b) for b in av[1]]
+                if all(alts):
+                    return tuple(x for a in alts for x in a or ())
+        return None
+
+    return lits(tree)
+
+
+class _Matcher:
+    """The signatures, searched only on the lines that contain a required literal of one of them
+    (:func:`required_literals`): one search of all the literals at once rules out most lines of a log (measured: a
+    line of text costs a fifth of searching every signature); the rare line it lets through is searched by all."""
+
+    def __init__(self, signatures: Sequence[SignatureRow]) -> None:
+        self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
+        self.keyed: list[tuple[re.Pattern[str], SignatureRow, tuple[str, ...]]] = []
+        for pat, sig in _compiled(signatures):
+            need = required_literals(sig.pattern)
+            if need is None:
+                self.always.append((pat, sig))
+            else:
+                self.keyed.append((pat, sig, need))
+        words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
+        self.gate = re.compile("|".join(map(re.escape, words))) if words else None
+
+    def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
+        out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
+        if self.gate is not None and self.gate.search(line) is not None:
+            out += [(m, sig) for pat, sig, _ in self.keyed if (m := pat.search(line)) is not None]
+        return out
+
+
 # --- what a log says besides its signatures: which package, which versions ------------------------------
 
 # Top-level modules (a path component under site-packages, a module name, a torch.ops namespace) -> the
@@ -129,6 +185,10 @@ _CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc)
     ("driver_cuda", re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(?P<v>\d{1,3}\.\d{1,3})")),
     ("platform", re.compile(r"(?P<v>aarch64|arm64|sbsa)")),
 ]
+# cheap tests a line passes before the patterns above are tried on it (most log lines pass none)
+_DIGIT = re.compile(r"\d")
+_NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num")  # on the lowered line
+_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
@@ -155,9 +215,9 @@ class LogContext:
         return self.versions.get(canonicalize(package), "")
 
     def take(self, line: str) -> None:
-        if not any(c.isdigit() for c in line):
+        if _DIGIT.search(line) is None:
             return
-        for pat in _VERSIONS:
+        for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
             for m in pat.finditer(line):
                 name = canonicalize(m.group("name"))
                 name = "torch" if name == "pytorch" else name
@@ -165,7 +225,7 @@ class LogContext:
         if "dist-info" in line:
             for m in _MENTIONS[1][1].finditer(line):
                 self._version(module_package(m.group("mod")), m.group("ver"))
-        for what, pat in _CUDA:
+        for what, pat in _CUDA if _CUDA_WORDS.search(line) is not None else ():
             c = pat.search(line)
             if c is not None:
                 self.cuda.setdefault(what, c.group("v"))
@@ -246,7 +306,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     One pass, linear in the log: each line is matched once per signature and per context pattern (all of
     them linear in the line, :func:`linear_time_problem`), and the package mentions of at most :data:`WINDOW`
     earlier lines are kept."""
-    pats = _compiled(signatures)
+    matcher = _Matcher(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
     ctx = LogContext()
@@ -258,7 +318,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         line = raw[:MAX_LINE]
         ctx.take(line)
         own = mentions(line) if ("/" in line or "_" in line or "." in line) else []
-        found = [(m, sig) for pat, sig in pats if (m := pat.search(line)) is not None]
+        found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
             found = [(m, sig) for m, sig in found if sig.id not in YIELDS] or found
