@@ -6,7 +6,7 @@
 #   2. torchao 0.15.0 (built for torch 2.9.1) next to the image's torch: "Skipping import of cpp extensions due to
 #      incompatible torch version ...".
 # Each is installed with --no-deps into its own --target folder (the image's site-packages is not touched), imported
-# for real, and `glmcompat explain` (and `glmcompat verify --json`, with the folder on PYTHONPATH) reads the output.
+# for real, and `glmcompat explain` reads the output (and `glmcompat verify --path FOLDER --json` judges the folder).
 # The device reaches no index: the wheels are carried in .whl/ (git-ignored), recorded on a machine that has one with
 #   pip download --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
 #       --platform manylinux_2_28_x86_64 -d .whl numexpr==2.8.8 torchao==0.15.0
@@ -26,7 +26,7 @@ echo "import rc=$?"; tail -3 "$OUT/numpy1-import.txt"
 glmcompat explain "$OUT/numpy1-import.txt" > "$OUT/numpy1-explain.txt"; echo "explain rc=$?"; cat "$OUT/numpy1-explain.txt"
 glmcompat explain --json "$OUT/numpy1-import.txt" > "$OUT/numpy1-explain.json"
 grep -q "numpy-abi" "$OUT/numpy1-explain.txt" && grep -q "numexpr" "$OUT/numpy1-explain.txt" || { echo "FAIL: numpy-abi/numexpr not named"; status=1; }
-PYTHONPATH="$D/np1/site-packages" glmcompat verify --json > "$OUT/numpy1-verify.json" 2>"$OUT/numpy1-verify.err"; echo "verify rc=$?"
+glmcompat verify --path "$D/np1/site-packages" --json > "$OUT/numpy1-verify.json" 2>"$OUT/numpy1-verify.err"; echo "verify rc=$?"
 grep -o '"[^"]*numexpr[^"]*"' "$OUT/numpy1-verify.json" | head -5
 
 echo "== torchao 0.15.0 next to the image's torch"
@@ -38,7 +38,7 @@ glmcompat explain "$OUT/torchao-import.txt" > "$OUT/torchao-explain.txt"; echo "
 glmcompat explain --json "$OUT/torchao-import.txt" > "$OUT/torchao-explain.json"
 grep -q "torchao-cpp-skipped" "$OUT/torchao-explain.txt" && grep -q "torchao 0.15.0" "$OUT/torchao-explain.txt" \
     || { echo "FAIL: torchao-cpp-skipped/torchao 0.15.0 not named"; status=1; }
-PYTHONPATH="$D/ao/site-packages" glmcompat verify --json > "$OUT/torchao-verify.json" 2>"$OUT/torchao-verify.err"; echo "verify rc=$?"
+glmcompat verify --path "$D/ao/site-packages" --json > "$OUT/torchao-verify.json" 2>"$OUT/torchao-verify.err"; echo "verify rc=$?"
 grep -o '"[^"]*[Ss]kipping import of cpp extensions[^"]*"' "$OUT/torchao-verify.json" | head -3
 grep -o '"torchao-cpp-skipped"' "$OUT/torchao-verify.json" | head -1
 
