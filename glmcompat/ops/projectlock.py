@@ -476,18 +476,19 @@ def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | Non
         return None
 
 
-def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResult) -> None:
+def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResult) -> bool:
+    """Record ``result`` for :func:`_recall`; whether it was recorded."""
     if path is None:
-        return
+        return False
     files = _digests(_inputs(project))
     if files is None:
-        return
-    quiet = replace(result, written=[], diff="", problems=[])
-    body = {"files": files, "result": quiet.to_json()}
+        return False
+    body = {"files": files, "result": replayed(result).to_json()}
     try:
         atomic_write(path, seal("project-verdict", path.name, json.dumps(body, sort_keys=True).encode()))
     except OSError:
-        pass  # a read-only cache only costs speed
+        return False  # a read-only cache only costs speed
+    return True
 
 
 def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
@@ -514,20 +515,29 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
+    remembered = False
     if recalled is None:
         result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
                                index=index, source=source, quiet=quiet)
         if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
-            _remember(record, project, result)
+            remembered = _remember(record, project, result)
     else:
         result = recalled
-    if not dry_run and not check_only and not result.written and not req.upgrade and result.verdicts:
+    # A run that wrote leaves the record of the run right after it too: that run would find every input as this one
+    # left it and answer from the record just remembered (what :func:`replayed` says), without resolving or running uv.
+    if (not dry_run and not check_only and not req.upgrade and result.verdicts
+            and (not result.written or remembered)):
         from glmcompat.ops.lockgen import NoopRecord  # lazy: the stack lock's modules, for a no-op's record only
 
         files = _digests(_inputs(project))
         if files is not None:
             noop = NoopRecord(os.path.abspath(project.root), files)
     return result, noop
+
+
+def replayed(result: ProjectLockResult) -> ProjectLockResult:
+    """The answer the next identical run gives after ``result`` (recalled from the record: nothing written, no diff)."""
+    return ProjectLockResult.from_json(replace(result, written=[], diff="", problems=[]).to_json())
 
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,

@@ -215,6 +215,26 @@ def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_in
     assert lock_project(facts, path, REQ, source=src, check_only=True).problems
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [[], ["-q"]], ids=["plain", "quiet"])
+def test_the_run_right_after_a_lock_is_answered_at_start_up(tmp_path, local_index, extra):
+    """The first lock (it writes pyproject.toml and uv.lock) leaves the record the next identical run answers from on
+    the start-up path, importing nothing heavy; that answer is the full path's (the project's record, up to date)."""
+    from tests.cli.test_fastlock import fast
+
+    path = make_project(tmp_path / "next", "torch", "sgl-kernel==0.3.21", "torchvision")
+    argv = ["lock", "--target", "sm120", *extra]
+    first = run_cli(*argv, cwd=path.parent)
+    assert first.returncode == 0 and first.stderr == "", first.stdout + first.stderr
+    assert extra or "(wrote pyproject.toml, uv.lock)" in first.stdout, first.stdout
+    files = {p.name: p.read_bytes() for p in path.parent.iterdir() if p.is_file()}
+    got = fast(tmp_path, argv, cwd=path.parent)
+    full = run_cli(*argv, cwd=path.parent, env={"GLMCOMPAT_LOCK_PAUSE": "0"})  # no start-up path: the full answer
+    assert got == (full.returncode, full.stdout, full.stderr, []), (got, full)
+    assert extra or "(up to date)" in full.stdout, full.stdout
+    assert {p.name: p.read_bytes() for p in path.parent.iterdir() if p.is_file()} == files
+
+
 class Refuse:
     """A resolver source that fails when asked: proves a run did not resolve (not a recorded source: no record of
     its answers is kept)."""
