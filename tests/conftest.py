@@ -289,16 +289,21 @@ def _in_process(args: list[str], cwd: Path | None, env: dict[str, str]) -> subpr
     return subprocess.CompletedProcess(["glmcompat", *args], int(code or 0), out.getvalue(), err.getvalue())  # type: ignore[call-overload]
 
 
+GROWTH = 4  # growth() compares run(4 n) with run(n): 4 when linear, 16 when quadratic
+LINEAR = 8.0  # the bound between them: a bigger input's cache misses on a loaded machine stay well under it
+
+
 def growth(run: Callable[[int], object], n: int, repeat: int = 3) -> float:
-    """How long ``run(2 * n)`` takes against ``run(n)``, each the best of ``repeat`` runs, in turn: about 2 for a linear
-    cost, 4 for a quadratic one, whatever the machine's load (a ratio measured in one test, never a wall-time bound)."""
-    best = {n: float("inf"), 2 * n: float("inf")}
+    """How long ``run(GROWTH * n)`` takes against ``run(n)``, each the best of ``repeat`` runs, in turn: about 4 for a
+    linear cost, 16 for a quadratic one, whatever the machine's load (a ratio measured in one test, never a wall-time
+    bound; :data:`LINEAR` tells them apart)."""
+    best = {n: float("inf"), GROWTH * n: float("inf")}
     for _ in range(repeat):
         for size in best:
             t = time.perf_counter()
             run(size)
             best[size] = min(best[size], time.perf_counter() - t)
-    return best[2 * n] / max(best[n], 1e-9)
+    return best[GROWTH * n] / max(best[n], 1e-9)
 
 
 def have(tool: str) -> bool:

@@ -193,6 +193,7 @@ def test_a_healthy_server_answers(server: str) -> None:
     ("huge", "larger than 64 MiB"),
     ("cut206", "cutting its answers short"),
 ])
+@pytest.mark.slow
 def test_fault_is_exit_3_in_bounded_time_and_memory(server: str, scenario: str, needle: str) -> None:
     res = run_measured("arch", "x==1.0", "--index-url", f"{server}/{scenario}/simple/", "--no-cache")
     assert_one_line_exit_3(res, needle)

@@ -183,6 +183,7 @@ def test_requirements_come_from_extras_and_groups(tmp_path):
 # Project mode with the real uv
 # ------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_index):
     """torch unpinned, sgl-kernel==0.3.21, torchvision unpinned, numpy: plain `uv lock` picks torch 2.15.0; glmcompat
     writes the constraints that hold torch at the build torch of sgl-kernel 0.3.21, and the uv.lock passes the check."""
@@ -254,6 +255,7 @@ class Refuse:
         return "CPython 3.11 on Linux x86_64"
 
 
+@pytest.mark.slow
 def test_an_edit_outside_the_core_keeps_the_core_without_resolving(tmp_path, facts, src, local_index):
     """After a lock, the user adds redis: uv locks it under glmcompat's lines, the check passes, nothing is resolved
     (least change). Adding a core package (torchaudio) is resolved and pinned."""
@@ -315,6 +317,7 @@ def test_a_project_without_the_core_gets_no_constraints(tmp_path, facts, src, lo
     assert any("uses no package of the coupled core" in w for w in result.warnings)
 
 
+@pytest.mark.slow
 def test_a_workspace_is_locked_at_its_root(tmp_path, facts, src, local_index):
     root = make_project(tmp_path / "ws", name="ws")
     with root.open("a") as f:

@@ -29,6 +29,8 @@ import time
 import traceback
 from pathlib import Path
 
+import pytest
+
 from glmcompat.cli.commands import check
 from glmcompat.matrix.schema import load_file
 from glmcompat.model.errors import GlmcompatError
@@ -104,6 +106,7 @@ def run_one(path: Path, is_matrix: bool) -> None:
         check.main("check", [str(path), "--target", "sm120"])
 
 
+@pytest.mark.slow
 def test_mutated_locks_raise_only_glmcompat_errors(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     pool = seeds()

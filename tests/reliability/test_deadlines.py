@@ -136,6 +136,7 @@ def _arch(server: str, scenario: str) -> dict[str, Any]:
                         env={"GLMCOMPAT_HTTP_DEADLINE": str(DEADLINE)}, limit=DEADLINE * 4 + SLACK + 60)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["bomb", "elf10m", "suffixes", "norange", "nosize"])
 def test_a_hostile_answer_ends_within_the_deadline(server: str, scenario: str) -> None:
     res = _arch(server, scenario)

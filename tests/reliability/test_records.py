@@ -129,6 +129,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "foreign": foreign_path.read_bytes()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ATTACKS)
 def test_a_corrupted_verdict_record_never_changes_the_answer(recorded: dict[str, Any], how: str,
                                                              tmp_path: Path) -> None:
