@@ -24,8 +24,8 @@ from glmcompat.ops.projectlock import (
     default_output,
     lock_project_recorded,
     lock_requirements,
-    replayed,
 )
+from glmcompat.ops.projectresult import replayed
 from glmcompat.readers import pyproject as pp
 
 if TYPE_CHECKING:
