@@ -295,14 +295,15 @@ LINEAR = 8.0  # the bound between them: a bigger input's cache misses on a loade
 
 def growth(run: Callable[[int], object], n: int, repeat: int = 3) -> float:
     """How long ``run(GROWTH * n)`` takes against ``run(n)``, each the best of ``repeat`` runs, in turn: about 4 for a
-    linear cost, 16 for a quadratic one, whatever the machine's load (a ratio measured in one test, never a wall-time
-    bound; :data:`LINEAR` tells them apart)."""
+    linear cost, 16 for a quadratic one, whatever the machine's load: a ratio measured in one test, never a wall-time
+    bound, and of this process's CPU time (what other processes take of the machine is not in it); :data:`LINEAR`
+    tells them apart."""
     best = {n: float("inf"), GROWTH * n: float("inf")}
     for _ in range(repeat):
         for size in best:
-            t = time.perf_counter()
+            t = time.process_time()
             run(size)
-            best[size] = min(best[size], time.perf_counter() - t)
+            best[size] = min(best[size], time.process_time() - t)
     return best[GROWTH * n] / max(best[n], 1e-9)
 
 
