@@ -6,7 +6,8 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -233,25 +234,13 @@ def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
 
 
-# The files whose tests take seconds each (real uv locks, many CLI processes, deadlines waited out, fuzzing): marked
-# `slow`, for a developer's quick `-m 'not slow'`; the README's command runs them all.
-SLOW_FILES = frozenset({
-    "test_lock_fast.py", "test_lock_safety.py", "test_lock_fast_spec.py", "test_project_lock.py", "test_lock.py",
-    "test_fastpath.py", "test_reliability_deadlines.py", "test_network_faults.py", "test_reliability_linear.py",
-    "test_fuzz.py", "test_realworld.py", "test_pip_guard.py", "test_refresh.py", "test_gates.py",
-})
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.path.name in SLOW_FILES:
-            item.add_marker(pytest.mark.slow)
-
-
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `python -m glmcompat ARGS` as a real process (exit codes and stderr as a user sees them). The cache it
-    uses gets the session's validated matrix (:func:`seed_matrix`) for the shipped files and for ``--matrix``
-    copies of them."""
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            process: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``glmcompat ARGS`` and return its exit code, stdout and stderr as a finished process does: in this process,
+    through :func:`glmcompat.cli.main` (the streams captured, ``cwd`` and ``env`` in effect for the call only), or, with
+    ``process``, as a real ``python -m glmcompat`` process -- where the process is the point: the start-up paths, what
+    a fresh interpreter imports, signals, the hook. The cache it uses gets the session's validated matrix
+    (:func:`seed_matrix`) for the shipped files and for ``--matrix`` copies of them."""
     full_env = {**os.environ, **(env or {})}
     cache = full_env.get("GLMCOMPAT_CACHE_DIR")
     if cache and "--no-cache" not in args:
@@ -261,8 +250,61 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
                  for i, a in enumerate(args) if a.startswith("--matrix=") or (a == "--matrix" and i + 1 < len(args))]
         if given:
             seed_matrix(base / cache, [str(base / g) for g in given])
-    return subprocess.run([sys.executable, "-m", "glmcompat", *args], capture_output=True, text=True, cwd=cwd,
-                          env=full_env, timeout=120)
+    if process:
+        return subprocess.run([sys.executable, "-m", "glmcompat", *args], capture_output=True, text=True, cwd=cwd,
+                              env=full_env, timeout=120)
+    return _in_process(list(args), cwd, env or {})
+
+
+def run_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """:func:`run_cli` as a real process (the start-up paths, a fresh interpreter's imports, signals, the hook)."""
+    return run_cli(*args, cwd=cwd, env=env, process=True)
+
+
+def _in_process(args: list[str], cwd: Path | None, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    import contextlib
+    import io
+
+    from glmcompat import cli
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code: object = cli.main(args)
+            except SystemExit as e:  # argparse's usage errors and --help, as the interpreter turns them into codes
+                code = e.code
+                if code is not None and not isinstance(code, int):
+                    print(code, file=sys.stderr)
+                    code = 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        cli.FROM_ENVIRONMENT.clear()
+    return subprocess.CompletedProcess(["glmcompat", *args], int(code or 0), out.getvalue(), err.getvalue())  # type: ignore[call-overload]
+
+
+GROWTH = 4  # growth() compares run(4 n) with run(n): 4 when linear, 16 when quadratic
+LINEAR = 8.0  # the bound between them: a bigger input's cache misses on a loaded machine stay well under it
+
+
+def growth(run: Callable[[int], object], n: int, repeat: int = 3) -> float:
+    """How long ``run(GROWTH * n)`` takes against ``run(n)``, each the best of ``repeat`` runs, in turn: about 4 for a
+    linear cost, 16 for a quadratic one, whatever the machine's load: a ratio measured in one test, never a wall-time
+    bound, and of this process's CPU time (what other processes take of the machine is not in it); :data:`LINEAR`
+    tells them apart."""
+    best = {n: float("inf"), GROWTH * n: float("inf")}
+    for _ in range(repeat):
+        for size in best:
+            t = time.process_time()
+            run(size)
+            best[size] = min(best[size], time.process_time() - t)
+    return best[GROWTH * n] / max(best[n], 1e-9)
 
 
 def have(tool: str) -> bool:

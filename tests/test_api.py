@@ -53,6 +53,7 @@ def test_public_modules_declare_all(module):
         assert hasattr(mod, name), (module, name)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("local_index")
 def test_the_script_checks_a_lock_locks_a_project_and_reads_the_findings(tmp_path):
     project = make_project(tmp_path / "bench", "torch", "sgl-kernel==0.3.21").parent

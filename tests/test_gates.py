@@ -83,6 +83,7 @@ def test_layers_are_the_packages():
     assert modules == ["api.py"], top
 
 
+@pytest.mark.slow
 def test_mypy_strict_is_clean():
     r = subprocess.run([_tool("mypy"), "--no-incremental", "--cache-dir", "/dev/null"], cwd=ROOT, capture_output=True,
                        text=True)
@@ -175,6 +176,7 @@ def test_the_lazy_import_check_finds_what_it_should():
         (12, "s = '# lazy: not a comment'; import glob"), (16, "import ast")]
 
 
+@pytest.mark.slow
 def test_every_function_level_import_says_why():
     """Issue 27 item 4: an import inside a function is the exception, and says why (``# lazy: <why>``); the rest
     are at the top of their module, where a reader finds a module's dependencies."""

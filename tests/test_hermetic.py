@@ -66,6 +66,7 @@ def test_a_network_test_is_not_guarded() -> None:
     assert "socket-guard" not in os.environ.get("PYTHONPATH", "")
 
 
+@pytest.mark.slow
 def test_installer_variables_of_the_shell_never_reach_a_test(tmp_path: Path) -> None:
     """A session started with UV_* and PIP_* set (an index, offline mode, find-links) runs its tests without them."""
     (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())

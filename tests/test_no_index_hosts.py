@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ["pypi" + r"\.org", "pythonhosted" + r"\.org", "download\\.pytorch" + r"\.org", "flashinfer\\.ai/" + "whl"]
 
 
+@pytest.mark.slow
 def test_no_index_host_in_tracked_files():
     try:
         files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,

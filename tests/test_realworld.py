@@ -14,6 +14,7 @@ ROWS = [line.rstrip("\n").split("\t") for line in (HERE / "expected.tsv").read_t
         if line.strip() and not line.startswith("#")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,file,target,want,args,why", ROWS, ids=[f"{r[0]}-{r[2]}" for r in ROWS])
 def test_real_world_verdict(tmp_path, case, file, target, want, args, why):
     extra = [] if args == "-" else args.split()

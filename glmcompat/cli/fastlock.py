@@ -16,9 +16,11 @@ and the stamp, the absence of an interrupted publish, whatever else it opened or
 (a stored thing the answer treats as a fact: named by the run), what uv reads (declared once, in
 :func:`glmcompat.edges.uv.reads`: no audit hook sees a subprocess's reads) -- and is used only while each is
 unchanged, checked under a shared ``flock`` on ``--out`` (the full path holds it exclusively while it writes), with no
-staging directory in ``--out``. The full path stores a record (:func:`record`) only after a run that changed nothing, exited 0
-and wrote nothing on its error stream, on a resolution the index cannot change: what ``lock`` wrote through the
-streams :func:`record` gave it (``Output.out`` and ``Output.err``; ``sys.stdout`` is never swapped). Anything else — an unknown option,
+staging directory in ``--out``. The full path stores a record (:func:`record`) only after a run that exited 0 and wrote
+nothing on its error stream, on a resolution the index cannot change, and that changed nothing -- what ``lock`` wrote
+through the streams :func:`record` gave it (``Output.out`` and ``Output.err``; ``sys.stdout`` is never swapped) -- or,
+in a project, that wrote and left the project's own record: then the record holds the answer of the run right after
+it (:attr:`Exit.replay`), so that run is already a no-op here. Anything else — an unknown option,
 ``--check``, ``-v``, ``--no-cache``, a missing uv, any doubt — is a miss: the full path runs.
 """
 
@@ -146,13 +148,16 @@ class _Tee:
 
 class Exit(int):
     """An exit code that carries what a lock that changed nothing read: its
-    :class:`~glmcompat.ops.lockgen.NoopRecord` (``noop``), as ``lock``'s main returns it for :func:`record`."""
+    :class:`~glmcompat.ops.lockgen.NoopRecord` (``noop``), as ``lock``'s main returns it for :func:`record`; for a
+    project lock that wrote, what the run right after it prints (``replay``)."""
 
     noop: object = None
+    replay: str | None = None
 
-    def __new__(cls, code: int, noop: object = None) -> Exit:
+    def __new__(cls, code: int, noop: object = None, replay: str | None = None) -> Exit:
         made = super().__new__(cls, code)
         made.noop = noop
+        made.replay = replay  # a run that wrote: what the run right after it prints (None: what this one printed)
         return made
 
 
@@ -172,7 +177,9 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     with ReadLog(exclude=matrices if isinstance(matrices, list) else [], prefixes=private_prefixes()) as log:
         rc = run(out, err)  # type: ignore[arg-type]  # a _Tee is a TextIO by what it does (writes, and the rest passed on)
     try:
-        _store(argv, k, log, "".join(out.parts), "".join(err.parts), int(rc), getattr(rc, "noop", None))
+        replay = getattr(rc, "replay", None)
+        _store(argv, k, log, "".join(out.parts) if replay is None else replay, "".join(err.parts), int(rc),
+               getattr(rc, "noop", None))
     except Exception:
         pass
     return int(rc)

@@ -29,14 +29,13 @@ under a constraints file that holds the safe core, hash-pinned, checks the resul
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,23 +43,21 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.stacks import CORE, lock_platform
-from glmcompat.edges.index import IndexOptions, pip_config_files
-from glmcompat.edges.uv import reads as uv_reads
+from glmcompat.edges.index import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
-from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
+from glmcompat.matrix.locations import text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
-from glmcompat.model.outputs.common import EvidenceDoc
-from glmcompat.model.outputs.lock import LockOutput
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 from glmcompat.ops.progress import Progress
+from glmcompat.ops.projectrecord import _digests, _inputs, _recall, _record_path, _remember
+from glmcompat.ops.projectresult import RESULT_VERSION, ProjectLockRequest, ProjectLockResult
 from glmcompat.readers import pyproject as pp
 
-RESULT_VERSION = LockOutput.version  # of the recorded answer: lock --json's document
 MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
@@ -71,57 +68,6 @@ if TYPE_CHECKING:
 
     from glmcompat.decide.resolver import Source
     from glmcompat.edges.index import ClientFactory
-
-
-@dataclass(frozen=True)
-class ProjectLockRequest:
-    """What to lock for: the targets (one set for all), the machine, the model, and how."""
-
-    targets: tuple[str, ...]
-    platform: str | None = None
-    model: str | None = None
-    upgrade: bool = False
-    python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
-    index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
-
-
-@dataclass
-class ProjectLockResult:
-    """What a project lock did (``glmcompat lock --json`` prints it; ``version`` is :data:`RESULT_VERSION`)."""
-
-    mode: str  # "project" | "requirements"
-    path: str  # the pyproject.toml or the requirements output
-    targets: list[str]
-    platform: str
-    core: dict[str, str]  # name -> version: the safe set
-    overrides: dict[str, str] = field(default_factory=dict)  # name -> version, overriding an engine's pin
-    override_reasons: dict[str, str] = field(default_factory=dict)
-    written: list[str] = field(default_factory=list)  # files changed on disk
-    warnings: list[str] = field(default_factory=list)
-    verdicts: dict[str, str] = field(default_factory=dict)  # target -> "safe" | "unsafe" | "stale"
-    diff: str = ""  # the pyproject.toml change (--dry-run, --check)
-    problems: list[str] = field(default_factory=list)  # --check: why the project's lock is not current or safe
-    error: str | None = None  # why no safe lock exists (the UnsafeError's message); nothing was written
-    evidence: list[dict[str, str]] = field(default_factory=list)  # what ``error`` cites, in full ({kind, source})
-
-    def to_output(self) -> LockOutput:
-        """``lock --json``'s document."""
-        return LockOutput(mode=self.mode, path=self.path, targets=tuple(self.targets), platform=self.platform,
-                          core=self.core, overrides=self.overrides, override_reasons=self.override_reasons,
-                          written=tuple(self.written), warnings=tuple(self.warnings), verdicts=self.verdicts,
-                          diff=self.diff, problems=tuple(self.problems), error=self.error,
-                          evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in self.evidence))
-
-    def to_json(self) -> dict[str, Any]:
-        """``lock --json``'s document as data (:meth:`to_output`), and the recorded answer (:meth:`from_json`)."""
-        return self.to_output().to_json()
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ProjectLockResult:
-        """A result :meth:`to_json` wrote (the recorded answer of :func:`lock_project`); TypeError for any other."""
-        if d.get("version") != RESULT_VERSION:
-            raise TypeError(f"project lock result version {d.get('version')!r}")
-        return cls(**{k: v for k, v in d.items() if k != "version"})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -409,87 +355,6 @@ def _guard_key(path: Path) -> Path:
     return cache_dir() / "project-locks" / (text_digest(str(path.resolve())) + ".lock")
 
 
-# ------------------------------------------------------------------------------------------------
-# The no-op record: a project glmcompat locked and nothing changed since
-# ------------------------------------------------------------------------------------------------
-
-RECORD_FORMAT = 1
-
-
-def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
-                 source: Source | None = None) -> Path | None:
-    """Where the record of this exact question lives: keyed by glmcompat's code and matrix, the project, the request,
-    the index, the environment uv and glmcompat read (``UV_*``, ``PIP_*``, ``GLMCOMPAT_*``) and the uv binary."""
-    if req.index.no_cache:
-        return None  # --no-cache: no record is read or written
-    try:
-        uv = uv_binary()
-        st = os.stat(uv)
-    except (OSError, EnvironmentFailure):
-        return None
-    if source is not None:
-        from glmcompat.edges.sources import RecordedSource  # lazy: the CLI passes no source (its recall needs none)
-
-        if not isinstance(source, RecordedSource):
-            return None  # a source that cannot say what it answers (only a recorded one has a key): no record
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
-    blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
-                       req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url])
-    return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")
-
-
-def _inputs(project: pp.UvProject) -> list[str]:
-    """Every file a no-op answer depends on: what uv reads in the project (:func:`glmcompat.edges.uv.reads`: each
-    member's pyproject.toml, the uv.lock, uv's configuration files) and the pip configuration files glmcompat reads
-    its index from (:func:`glmcompat.edges.index.pip_config_files`)."""
-    files = uv_reads(str(project.root), [str(m) for m in project.members] + [str(project.pyproject)])
-    files += [os.path.abspath(p) for p in pip_config_files()]
-    return sorted(set(files))
-
-
-def _digests(files: list[str]) -> dict[str, str] | None:
-    out: dict[str, str] = {}
-    for f in files:
-        d = file_digest(f)
-        if d is None:
-            return None
-        out[f] = d
-    return out
-
-
-def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | None:
-    """The recorded answer when every input is as the run that recorded it left it; None (a miss) otherwise, and for
-    any record that is not exactly what :func:`_remember` wrote."""
-    if path is None:
-        return None
-    raw = read_stored(str(path), "project-verdict", path.name, 1 << 20)  # sealed with its name, read safely
-    if raw is None:
-        return None
-    try:
-        body = json.loads(raw)
-        files, data = body["files"], body["result"]
-        if not isinstance(files, dict) or _digests(sorted(files)) != files or sorted(files) != _inputs(project):
-            return None
-        return ProjectLockResult.from_json(data)
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        return None
-
-
-def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResult) -> None:
-    if path is None:
-        return
-    files = _digests(_inputs(project))
-    if files is None:
-        return
-    quiet = replace(result, written=[], diff="", problems=[])
-    body = {"files": files, "result": quiet.to_json()}
-    try:
-        atomic_write(path, seal("project-verdict", path.name, json.dumps(body, sort_keys=True).encode()))
-    except OSError:
-        pass  # a read-only cache only costs speed
-
-
 def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                  check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
                  quiet: bool = False) -> ProjectLockResult:
@@ -514,14 +379,18 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
+    remembered = False
     if recalled is None:
         result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
                                index=index, source=source, quiet=quiet)
         if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
-            _remember(record, project, result)
+            remembered = _remember(record, project, result)
     else:
         result = recalled
-    if not dry_run and not check_only and not result.written and not req.upgrade and result.verdicts:
+    # A run that wrote leaves the record of the run right after it too: that run would find every input as this one
+    # left it and answer from the record just remembered (what :func:`replayed` says), without resolving or running uv.
+    if (not dry_run and not check_only and not req.upgrade and result.verdicts
+            and (not result.written or remembered)):
         from glmcompat.ops.lockgen import NoopRecord  # lazy: the stack lock's modules, for a no-op's record only
 
         files = _digests(_inputs(project))
@@ -900,10 +769,6 @@ def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None
                                  quiet=True)
     assert found is not None
     return lock_project(facts, found, req, dry_run=dry_run, check_only=check, index=index, source=source, quiet=True)
-
-
-def result_json(result: ProjectLockResult) -> str:
-    return json.dumps(result.to_json(), sort_keys=True, indent=2)
 
 
 __all__ = ["NoTarget", "ProjectLockRequest", "ProjectLockResult", "RESULT_VERSION", "default_output", "lock", "lock_project",

@@ -26,7 +26,7 @@ from glmcompat.matrix.store import cache_dir
 
 from tests.edges.test_uv import ENV, change_each, lay
 from tests.ops import test_publish as safety
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_process
 from tests.ops.test_publish import A, put, seed, tree
 
 # The local index, the matrix snapshot and the recorded resolution of tests/ops/test_publish.py.
@@ -94,6 +94,7 @@ def recorded(tmp_path, env, refs, matrix):
     return out, argv, full
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["-q"], ["--python", "3.11"], ["--platform", "x86_64", "--force"]],
                          ids=["plain", "quiet", "python", "platform-force"])
 def test_the_cached_answer_is_the_full_answer(tmp_path, env, refs, matrix, extra):
@@ -103,7 +104,7 @@ def test_the_cached_answer_is_the_full_answer(tmp_path, env, refs, matrix, extra
     full, got = settled(tmp_path, argv)  # the full path, a no-op, stores its answer; then the start-up path's
     assert full.returncode == 0, full.stderr
     assert got == (full.returncode, full.stdout, full.stderr, [])
-    again = run_cli(*argv)  # the command itself, answered by the start-up path
+    again = run_process(*argv)  # the command itself, answered by the start-up path
     assert (again.returncode, again.stdout, again.stderr) == (full.returncode, full.stdout, full.stderr)
     before = tree(out)
     assert settled(tmp_path, argv)[1][0] == 0 and tree(out) == before  # it reads, never writes
@@ -170,7 +171,7 @@ def test_an_edited_set_gets_the_full_path(tmp_path, recorded):
     assert r.returncode == 2 and "requirements.txt is not a file glmcompat wrote" in r.stderr, r.stdout + r.stderr
     r = run_cli(*argv, "--force")
     assert r.returncode == 0 and "(wrote requirements.txt)" in r.stdout.splitlines()[0], r.stdout + r.stderr
-    again = run_cli(*argv)
+    again = run_process(*argv)
     assert (again.returncode, again.stdout, again.stderr) == (full.returncode, full.stdout, full.stderr)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LOCKS, run_cli
+from tests.conftest import LOCKS, run_cli, run_process
 
 FIX = Path(__file__).parents[1] / "fixtures"
 CASES = [
@@ -28,7 +28,7 @@ def test_cached_verdict_is_the_full_verdict(tmp_path, path, args):
     env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
     full = run_cli("check", str(path), *args, env=env)
     assert not list((tmp_path / "cache").glob("verdicts/*")) or full.returncode in (0, 1)
-    fast = run_cli("check", str(path), *args, env=env)
+    fast = run_process("check", str(path), *args, env=env)
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
     if full.returncode in (0, 1):
         assert list((tmp_path / "cache").glob("verdicts/*")), "the full path stored its verdict"
@@ -43,7 +43,7 @@ def test_an_edited_include_invalidates_the_cached_verdict(tmp_path):
     env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
     first = run_cli("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
     assert first.returncode == 1  # -r base.txt brings sgl-kernel 0.3.21 next to torch 2.10.0
-    again = run_cli("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
+    again = run_process("check", "requirements.txt", "--target", "sm90", cwd=d, env=env)
     assert again.returncode == 1 and again.stdout == first.stdout
     (d / "base.txt").write_text("sgl-kernel==0.3.21\ntorch==2.9.1\n")
     (d / "requirements.txt").write_text((d / "requirements.txt").read_text().replace("torch==2.10.0", ""))
@@ -75,7 +75,7 @@ def test_colour_follows_no_color_and_force_color(tmp_path):
     forced = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1"})
     off = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert "\033[" not in plain.stdout and "\033[" in forced.stdout and off.stdout == plain.stdout
-    again = run_cli("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1"})
+    again = run_process("check", lock, "--target", "sm90", env={**env, "FORCE_COLOR": "1"})
     assert again.stdout == forced.stdout
 
 
@@ -85,6 +85,7 @@ RW_ROWS = [line.split("\t") for line in (REALWORLD / "expected.tsv").read_text()
 FORMAT_FILES = sorted(p for p in (FIX / "formats").rglob("*") if p.is_file() and not p.name.startswith(("README", "SOURCE")))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,file,target,want,args,why", RW_ROWS, ids=[f"{r[0]}-{r[2]}" for r in RW_ROWS])
 def test_cached_verdict_is_the_full_verdict_on_real_files(tmp_path, case, file, target, want, args, why):
     """Every real-world check fixture: the second run (answered from the verdict cache) prints the same bytes
@@ -92,7 +93,7 @@ def test_cached_verdict_is_the_full_verdict_on_real_files(tmp_path, case, file, 
     extra = [] if args == "-" else args.split()
     env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
     full = run_cli("check", file, "--target", target, *extra, cwd=REALWORLD / case, env=env)
-    fast = run_cli("check", file, "--target", target, *extra, cwd=REALWORLD / case, env=env)
+    fast = run_process("check", file, "--target", target, *extra, cwd=REALWORLD / case, env=env)
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
     assert full.returncode == int(want)
     if full.returncode in (0, 1):
@@ -103,7 +104,7 @@ def test_cached_verdict_is_the_full_verdict_on_real_files(tmp_path, case, file, 
 def test_cached_verdict_is_the_full_verdict_on_every_format_fixture(tmp_path, path):
     env = {"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")}
     full = run_cli("check", str(path), "--target", "sm120", "--json", env=env)
-    fast = run_cli("check", str(path), "--target", "sm120", "--json", env=env)
+    fast = run_process("check", str(path), "--target", "sm120", "--json", env=env)
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
 
 
@@ -115,7 +116,7 @@ def test_color_and_quiet_flags_are_answered_and_kept_apart(tmp_path, flags):
     lock = str(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt")
     base = run_cli("check", lock, "--target", "sm90", env=env)
     full = run_cli("check", lock, "--target", "sm90", *flags, env=env)
-    fast = run_cli("check", lock, "--target", "sm90", *flags, env=env)
+    fast = run_process("check", lock, "--target", "sm90", *flags, env=env)
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
     assert len([p for p in (tmp_path / "cache").glob("verdicts/*") if not p.name.startswith("names-")]) == 2
     if "always" in flags:
@@ -208,7 +209,7 @@ def test_platform_is_answered_from_the_cache(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert fastpath.lookup(argv) == full.returncode  # a hit, here without the full path's modules
     assert capsys.readouterr() == (full.stdout, full.stderr)
-    again = run_cli("check", *argv, env=env)
+    again = run_process("check", *argv, env=env)
     assert (again.returncode, again.stdout, again.stderr) == (full.returncode, full.stdout, full.stderr)
 
 

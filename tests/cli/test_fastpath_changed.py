@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, LOCKS, run_cli
+from tests.conftest import FIXTURES, LOCKS, run_cli, run_process
 from tests.readers.test_uvlockscan import commented, files_churned, untracked_bumped
 
 REALWORLD = FIXTURES / "realworld"
@@ -25,6 +25,7 @@ def records(cache: Path) -> set[str]:
     return {p.name for p in (cache / "verdicts").glob("*")} if (cache / "verdicts").exists() else set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("src,target,extra", CASES, ids=[f"{s.name}-{t}{'-' + '-'.join(e) if e else ''}" for s, t, e in CASES])
 def test_the_recorded_verdict_answers_a_changed_lock_as_the_full_path_does(tmp_path, src, target, extra):
     d = tmp_path / "proj"
@@ -37,7 +38,7 @@ def test_the_recorded_verdict_answers_a_changed_lock_as_the_full_path_does(tmp_p
     lock = d / "uv.lock"
     rng = random.Random(28)
     lock.write_text(untracked_bumped(files_churned(commented(lock.read_text(), rng), rng)))
-    hit = run_cli(*argv, cwd=d, env={"GLMCOMPAT_CACHE_DIR": str(cache)})
+    hit = run_process(*argv, cwd=d, env={"GLMCOMPAT_CACHE_DIR": str(cache)})
     assert records(cache) == stored, "answered from the record (a miss would have stored another)"
     cold = run_cli(*argv, cwd=d, env={"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cold")})
     assert (hit.returncode, hit.stdout, hit.stderr) == (cold.returncode, cold.stdout, cold.stderr)
@@ -57,7 +58,7 @@ def test_an_edit_the_verdict_reads_is_judged_afresh(tmp_path):
     text = (d / "uv.lock").read_text()
     (d / "uv.lock").write_text(text.replace('name = "sgl-kernel"\nversion = "0.3.21"', 'name = "sgl-kernel"\nversion = "0.3.20"'))
     before = records(tmp_path / "cache")
-    again = run_cli("check", "uv.lock", "--target", "sm120", cwd=d, env=env)
+    again = run_process("check", "uv.lock", "--target", "sm120", cwd=d, env=env)
     assert records(tmp_path / "cache") != before, "a miss: judged by the full path, which recorded it"
     cold = run_cli("check", "uv.lock", "--target", "sm120", cwd=d, env={"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cold")})
     assert (again.returncode, again.stdout) == (cold.returncode, cold.stdout)
@@ -72,7 +73,7 @@ def test_a_stamped_lock_is_keyed_by_its_bytes(tmp_path):
     before = records(tmp_path / "cache")
     with (d / "uv.lock").open("a") as f:
         f.write("# a comment\n")
-    again = run_cli("check", "uv.lock", "--target", "sm120", cwd=d, env=env)
+    again = run_process("check", "uv.lock", "--target", "sm120", cwd=d, env=env)
     assert records(tmp_path / "cache") != before
     assert again.returncode == first.returncode
 
@@ -93,7 +94,7 @@ def test_a_damaged_names_record_is_no_record(tmp_path, monkeypatch):
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", env["GLMCOMPAT_CACHE_DIR"])
     assert fastpath._names(env["GLMCOMPAT_CACHE_DIR"], argv)[1] is None
     assert fastpath.lookup(argv) is None  # keyed by the new bytes: a miss
-    again = run_cli("check", "uv.lock", "--target", "sm120", cwd=d, env=env)
+    again = run_process("check", "uv.lock", "--target", "sm120", cwd=d, env=env)
     assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
     assert b"\ntorch\n" in names.read_bytes()  # written again by the full run
     assert fastpath._names(env["GLMCOMPAT_CACHE_DIR"], argv)[1] is not None

@@ -190,6 +190,7 @@ def test_check_colour_flag_beats_the_environment(tmp_path: Path) -> None:
     assert re.sub(r"\033\[[0-9;]*m", "", always.stdout) == plain.stdout  # colour is all it adds
 
 
+@pytest.mark.slow
 def test_check_on_a_terminal_colours_unless_term_is_dumb_or_never(tmp_path: Path) -> None:
     env = _env(GLMCOMPAT_CACHE_DIR=str(tmp_path / "cache"), TERM="xterm")
     args = ("check", LOCK, "--target", "sm120")
@@ -267,6 +268,7 @@ def test_output_progress_rules() -> None:
     assert err.getvalue() == "a\n"
 
 
+@pytest.mark.slow
 def test_refresh_progress_on_a_terminal_and_never_with_quiet(capsys: pytest.CaptureFixture[str], refresh_index: Any,
                                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for quiet in (False, True):
@@ -368,6 +370,7 @@ def test_probe_progress_on_stderr_with_verbose_naming_the_wheels_and_bytes(capsy
     assert json.loads(js)["ok"] is True and errj.count("\n") == 2  # progress never mixes with JSON on stdout
 
 
+@pytest.mark.slow
 def test_probe_progress_on_a_terminal_and_never_with_quiet(wheels: Any, tmp_path: Path) -> None:
     env = _env(GLMCOMPAT_CACHE_DIR=str(tmp_path / "c"))
     base = ("abi", "ext==1.0", "--torch", "9.0.0", "--index-url", wheels.base)

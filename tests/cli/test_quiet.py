@@ -87,6 +87,7 @@ def test_the_scan_sees_each_way_of_swapping_a_stream() -> None:
         assert not _swaps(fine), fine
 
 
+@pytest.mark.slow
 def test_no_module_swaps_stdout_or_stderr() -> None:
     """sys.stdout and sys.stderr are never replaced: a command writes its answer to the stream it is given
     (``Output.out``, ``Output.err``), and what is captured (``-qq``, the start-up paths' records) is captured there."""

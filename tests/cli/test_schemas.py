@@ -131,6 +131,7 @@ def test_every_shipped_schema_is_generated() -> None:
     assert schemagen.names() == shipped()
 
 
+@pytest.mark.slow
 def test_schemagen_check_names_a_stale_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     """``--check`` exits 1 naming each stale file and the command that rewrites it; the rewrite makes it current."""
@@ -455,6 +456,7 @@ def test_an_unknown_target_under_json(capsys: pytest.CaptureFixture[str]) -> Non
         assert doc["error"]["code"] == 2 and doc["version"] == schema(jsonerrors.schema_name(words) or "")["properties"]["version"]["const"]
 
 
+@pytest.mark.slow
 def test_an_environment_failure_under_json_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = call(capsys, "upgrade", "--target", "sm120", "--json", "--no-cache",
                         "--index-url", "http://127.0.0.1:9/simple")

@@ -122,6 +122,7 @@ def test_a_project_model_reaches_upgrade(tmp_path):
     assert r.returncode == 2 and "no_such_model" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 def test_lock_hands_index_url_and_no_cache_to_uv_explicitly(tmp_path):
     """`lock --index-url URL --no-cache` in a project: uv locks against URL (the process's own UV_INDEX_URL, an
     index that does not exist, is not what it reads) and glmcompat keeps no record of the run."""

@@ -377,7 +377,7 @@ def test_the_overall_deadline_bounds_a_stalled_answer(monkeypatch: pytest.Monkey
             ic.project("torch")
     finally:
         release.set()
-    assert time.monotonic() - t < 5
+    assert time.monotonic() - t < 60  # a hang guard: the deadline (1 s) many times over
 
 
 def test_page_sha256_values_are_checked() -> None:

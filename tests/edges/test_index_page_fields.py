@@ -2,6 +2,7 @@
 rest, and never raises anything but glmcompat's own InputError (issue 26: the integer fields beyond ``size``)."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ _PAGE = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_PAGE)
 def test_any_json_in_any_field_is_parsed_or_refused_as_input(page: dict[str, object]) -> None:

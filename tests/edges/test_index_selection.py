@@ -55,6 +55,7 @@ def reference_select(files: list[IndexFile], tags: list[Any]) -> IndexFile | Non
     return best[1] if best else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("python,platform", [("cp311", "manylinux_x86_64"), ("cp312", "manylinux_aarch64"),
                                              ("cp310", "manylinux_2_17_x86_64")])
 def test_the_rank_memo_selects_what_selection_always_selected(recorded, python, platform):

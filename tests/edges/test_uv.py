@@ -118,6 +118,7 @@ def test_a_change_to_each_file_uv_reads_makes_the_project_record_a_miss(tmp_path
     assert {str(f) for f in pip_config_files()} <= set(pl._inputs(project))  # where glmcompat reads its index
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("local_index")
 def test_uv_takes_the_projects_python_version_file(tmp_path, monkeypatch):
     """Why .python-version is declared: with no interpreter asked for, the real uv takes it, so a pin no interpreter

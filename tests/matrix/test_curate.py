@@ -114,6 +114,7 @@ def test_insert_row_pure() -> None:
     assert insert_row("schema = 1", "c", render_row("c", {"z": [1]})) == "schema = 1\n\n[[c]]\nz = [1]\n"
 
 
+@pytest.mark.slow
 def test_run_probe_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """End to end through the CLI: fake wheels on a local server, a copy of kernels.toml."""
     if not HAVE_GXX:

@@ -223,6 +223,7 @@ def test_found_like_uv_virtual_env_then_dot_venv(installer_env, tmp_path, capsys
     assert py.exists()
 
 
+@pytest.mark.slow
 def test_pip_where_uv_is_absent(installer_env, tmp_path, capsys):
     """pip's own plan (`pip install --dry-run --report -`), judged and re-planned the same way."""
     py = make_venv(tmp_path / "v", pip=True)
@@ -503,6 +504,7 @@ def test_json_report_validates(installer_env, tmp_path, capsys):
             assert doc["chosen"]["how"].startswith("keeping the installed core")
 
 
+@pytest.mark.slow
 def test_a_local_label_stays_as_installed(installer_env, tmp_path, capsys, monkeypatch):
     """torch from a PyTorch index carries a local label (2.9.1+cu128). The index serves it as a release of its
     own (torch 2.9.1's recorded METADATA under that version): the pin keeps the label, and torchvision 0.24.1's

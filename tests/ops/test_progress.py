@@ -135,6 +135,7 @@ def test_a_probe_shows_the_bar_on_a_terminal(server: LocalServer, argv: list[str
         assert float(pct) <= 100.0
 
 
+@pytest.mark.slow
 def test_no_bar_when_piped_or_quiet(server: LocalServer) -> None:
     r = subprocess.run([sys.executable, "-m", "glmcompat", "abi", "ext==1.0", "--torch", "9.0.0", "--index-url",
                         server.base, "--no-cache"], capture_output=True, text=True, timeout=120)

@@ -183,6 +183,7 @@ def test_requirements_come_from_extras_and_groups(tmp_path):
 # Project mode with the real uv
 # ------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_index):
     """torch unpinned, sgl-kernel==0.3.21, torchvision unpinned, numpy: plain `uv lock` picks torch 2.15.0; glmcompat
     writes the constraints that hold torch at the build torch of sgl-kernel 0.3.21, and the uv.lock passes the check."""
@@ -215,6 +216,26 @@ def test_the_benchmark_project_gets_the_safe_core(tmp_path, facts, src, local_in
     assert lock_project(facts, path, REQ, source=src, check_only=True).problems
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [[], ["-q"]], ids=["plain", "quiet"])
+def test_the_run_right_after_a_lock_is_answered_at_start_up(tmp_path, local_index, extra):
+    """The first lock (it writes pyproject.toml and uv.lock) leaves the record the next identical run answers from on
+    the start-up path, importing nothing heavy; that answer is the full path's (the project's record, up to date)."""
+    from tests.cli.test_fastlock import fast
+
+    path = make_project(tmp_path / "next", "torch", "sgl-kernel==0.3.21", "torchvision")
+    argv = ["lock", "--target", "sm120", *extra]
+    first = run_cli(*argv, cwd=path.parent)
+    assert first.returncode == 0 and first.stderr == "", first.stdout + first.stderr
+    assert extra or "(wrote pyproject.toml, uv.lock)" in first.stdout, first.stdout
+    files = {p.name: p.read_bytes() for p in path.parent.iterdir() if p.is_file()}
+    got = fast(tmp_path, argv, cwd=path.parent)
+    full = run_cli(*argv, cwd=path.parent, env={"GLMCOMPAT_LOCK_PAUSE": "0"})  # no start-up path: the full answer
+    assert got == (full.returncode, full.stdout, full.stderr, []), (got, full)
+    assert extra or "(up to date)" in full.stdout, full.stdout
+    assert {p.name: p.read_bytes() for p in path.parent.iterdir() if p.is_file()} == files
+
+
 class Refuse:
     """A resolver source that fails when asked: proves a run did not resolve (not a recorded source: no record of
     its answers is kept)."""
@@ -234,6 +255,7 @@ class Refuse:
         return "CPython 3.11 on Linux x86_64"
 
 
+@pytest.mark.slow
 def test_an_edit_outside_the_core_keeps_the_core_without_resolving(tmp_path, facts, src, local_index):
     """After a lock, the user adds redis: uv locks it under glmcompat's lines, the check passes, nothing is resolved
     (least change). Adding a core package (torchaudio) is resolved and pinned."""
@@ -295,6 +317,7 @@ def test_a_project_without_the_core_gets_no_constraints(tmp_path, facts, src, lo
     assert any("uses no package of the coupled core" in w for w in result.warnings)
 
 
+@pytest.mark.slow
 def test_a_workspace_is_locked_at_its_root(tmp_path, facts, src, local_index):
     root = make_project(tmp_path / "ws", name="ws")
     with root.open("a") as f:

@@ -311,6 +311,7 @@ def test_user_lock_without_a_glmcompat_pyproject_is_never_replaced(tmp_path, env
     assert tree(out) == before
 
 
+@pytest.mark.slow
 def test_force_replaces_a_user_file(tmp_path, env, refs):
     out = tmp_path / "proj"
     out.mkdir()
@@ -502,6 +503,7 @@ def test_kill_while_publishing_is_detected_and_rolled_forward(tmp_path, env, ref
     assert same_set(out, refs[B]) and L.verify_outputs(out) == [] and strays(out) == []
 
 
+@pytest.mark.slow
 def test_kill_while_publishing_then_next_run(tmp_path, env, refs):
     out = tmp_path / "out"
     put(out, refs[A])
@@ -511,6 +513,7 @@ def test_kill_while_publishing_then_next_run(tmp_path, env, refs):
     assert same_set(out, refs[A]) and strays(out) == [] and L.verify_outputs(out) == []
 
 
+@pytest.mark.slow
 def test_a_second_run_waits_for_the_lock(tmp_path, env, refs):
     """A run holding --out blocks a second run on it (which says so); a killed holder releases the lock."""
     out = tmp_path / "out"
@@ -531,6 +534,7 @@ def test_a_second_run_waits_for_the_lock(tmp_path, env, refs):
     assert same_set(out, refs[A]) and L.verify_outputs(out) == [] and strays(out) == []
 
 
+@pytest.mark.slow
 def test_racing_runs_leave_one_runs_set(tmp_path, env, refs):
     out = tmp_path / "out"
     for order in ((A, B, A), (B, A, B)):

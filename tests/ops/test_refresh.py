@@ -270,6 +270,7 @@ def test_dry_run_lists_exactly_the_missing_releases(fake: FakeIndex, matrix: Pat
     assert js["lacking"][1]["uploaded"] == "2026-10-15T23:05:58Z" and js["lacking"][1]["table"] == "kernel"
 
 
+@pytest.mark.slow
 def test_since_and_yanked(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
     from datetime import date
 
@@ -321,6 +322,7 @@ def test_refresh_adds_exactly_the_missing_rows_and_a_second_run_changes_nothing(
     assert again.lacking == [] and again.written == {} and snapshot(matrix) == after
 
 
+@pytest.mark.slow
 def test_journal_lets_a_run_continue_without_refetching(fake: FakeIndex, matrix: Path, cache: Cache,
                                                          tmp_path: Path) -> None:
     run(fake, matrix, cache, ["sglang-kernel"])
@@ -336,6 +338,7 @@ def test_journal_lets_a_run_continue_without_refetching(fake: FakeIndex, matrix:
     assert snapshot(other)["kernels.toml"] == first["kernels.toml"]
 
 
+@pytest.mark.slow
 def test_interrupted_run_writes_nothing_half_and_continues(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
     """The index fails in the middle of 0.4.10 (its METADATA came through, its wheel does not): 0.4.9 is
     written, nothing of 0.4.10; the next run adds 0.4.10 and leaves 0.4.9 alone."""
@@ -358,6 +361,7 @@ def test_interrupted_run_writes_nothing_half_and_continues(fake: FakeIndex, matr
     assert {r.get("version") or r["versions"][0] for _, r in new_rows(mid, matrix)} == {"0.4.10"}
 
 
+@pytest.mark.slow
 def test_wheel_not_a_zip_records_nothing_for_that_release(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
     fake.broken["sglang_kernel-0.4.9-cp310-abi3-manylinux2014_x86_64.whl"] = "garbage"
     before = snapshot(matrix)
@@ -369,6 +373,7 @@ def test_wheel_not_a_zip_records_nothing_for_that_release(fake: FakeIndex, matri
     assert {r.get("version") or r["versions"][0] for _, r in new_rows(before, matrix)} == {"0.4.10"}
 
 
+@pytest.mark.slow
 def test_no_torch_pin_records_probes_only_and_a_missing_wheel_nothing(fake: FakeIndex, tmp_path: Path,
                                                                       cache: Cache) -> None:
     """torchao 0.18.0's METADATA names no torch: ABI probes against the torch releases uploaded in the
@@ -393,6 +398,7 @@ def test_no_torch_pin_records_probes_only_and_a_missing_wheel_nothing(fake: Fake
     assert snapshot(d) == again and [o.status for o in report.outcomes] == ["nothing", "partial"]
 
 
+@pytest.mark.slow
 def test_torch_release_with_and_without_a_cuda_pin(libs: dict[str, bytes], tmp_path: Path, cache: Cache) -> None:
     d = tmp_path / "m"
     shutil.copytree(default_matrix_dir(), d)
@@ -417,6 +423,7 @@ def test_torch_release_with_and_without_a_cuda_pin(libs: dict[str, bytes], tmp_p
     assert load_matrix([d]).view().torch_build("2.15.0") is not None
 
 
+@pytest.mark.slow
 def test_family_jit_and_release_rows(fake: FakeIndex, tmp_path: Path, cache: Cache) -> None:
     d = tmp_path / "m"
     shutil.copytree(default_matrix_dir(), d)
@@ -469,6 +476,7 @@ def test_engine_floors_from_the_recorded_engine_source() -> None:
                        and r.requires == f"{dist}>={floor}" for r in shipped), (version, dist, floor)
 
 
+@pytest.mark.slow
 def test_refresh_records_the_floors_a_new_engine_release_asserts(fake: FakeIndex, tmp_path: Path,
                                                                  cache: Cache) -> None:
     """sglang 0.5.23 without its [[release]] and [[requires]] rows: refresh reads its floors from the engine.py of
@@ -504,6 +512,7 @@ def test_refresh_records_the_floors_a_new_engine_release_asserts(fake: FakeIndex
     assert floors(load_facts([d])) == floors(load_facts()) != []
 
 
+@pytest.mark.slow
 def test_contradicting_probe_is_not_written(fake: FakeIndex, matrix: Path, cache: Cache) -> None:
     """A recorded [[abi_probe]] that says otherwise is left as it is, and the refresh says so."""
     from glmcompat.matrix.curate import Addition, add_rows, row_of
@@ -547,6 +556,7 @@ def cli(fake: FakeIndex, monkeypatch: pytest.MonkeyPatch) -> FakeIndex:
     return fake
 
 
+@pytest.mark.slow
 def test_cli_dry_run_json_and_text(cli: FakeIndex, matrix: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from glmcompat.cli import main
 
@@ -560,6 +570,7 @@ def test_cli_dry_run_json_and_text(cli: FakeIndex, matrix: Path, capsys: pytest.
     assert "2 release(s) lacking; dry run" in out
 
 
+@pytest.mark.slow
 def test_cli_refresh_then_nothing(cli: FakeIndex, matrix: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from glmcompat.cli import main
 
@@ -571,6 +582,7 @@ def test_cli_refresh_then_nothing(cli: FakeIndex, matrix: Path, capsys: pytest.C
     assert js["lacking"] == [] and js["rows_written"] == 0
 
 
+@pytest.mark.slow
 def test_cli_index_failure_exits_3(cli: FakeIndex, matrix: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from glmcompat.cli import main
 
@@ -592,6 +604,7 @@ def test_cli_index_failure_exits_3(cli: FakeIndex, matrix: Path, capsys: pytest.
     (["--jobs", "0"], "--jobs 0 is out of range"),
     (["--bogus"], "unexpected argument '--bogus'"),
 ])
+@pytest.mark.slow
 def test_cli_bad_arguments_exit_2(cli: FakeIndex, matrix: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                   needle: str) -> None:
     from glmcompat.cli import main
@@ -611,6 +624,7 @@ class _nothing:
         return False
 
 
+@pytest.mark.slow
 def test_progress_only_on_a_tty(fake: FakeIndex, matrix: Path, cache: Cache, tmp_path: Path) -> None:
     """The refresh's progress is glmcompat.ops.progress's bar: drawn on a terminal, one item per release probed."""
 
@@ -848,6 +862,7 @@ def _verdict(facts: Any, target: str, platform: str, packages: dict[str, str]) -
     return ("unsafe" if errors else "safe"), errors
 
 
+@pytest.mark.slow
 def test_refresh_round_trip_gives_the_shipped_verdicts(tmp_path: Path) -> None:
     from glmcompat.matrix.load import load_facts
     from tests.matrixtrim import ROUNDTRIP
@@ -889,6 +904,7 @@ def test_refresh_round_trip_gives_the_shipped_verdicts(tmp_path: Path) -> None:
     assert trimmed_differ >= len(ROUNDTRIP_CASES) // 2  # the cases do depend on the rows taken out
 
 
+@pytest.mark.slow
 def test_audit_reads_each_row_against_the_wheels_of_its_platform(tmp_path: Path) -> None:
     """The rows the round trip writes, audited (--deep) against the recorded index: the aarch64 rows are read
     from the aarch64 wheels (their METADATA, their probes) and agree; none drifts."""
@@ -941,6 +957,7 @@ def test_release_pins_under_the_engine_extra() -> None:
     assert rf.release_pins(md, "vllm", keep) == ([], [])
 
 
+@pytest.mark.slow
 def test_audit_deep_reads_the_cuda_of_kernel_rows_from_their_cubins(tmp_path: Path) -> None:
     """--deep audits a [[kernel]] row's ``cuda`` against the toolkit named in its wheel's cubin headers: a wheel
     served here holds a library nvcc built; a row naming nvcc's release agrees, one naming 12.4 drifts (the error of

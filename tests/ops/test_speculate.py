@@ -59,6 +59,7 @@ def gone(spec: speculate.Speculation) -> bool:
     return all(p.poll() is not None for p in spec.procs) and not spec.dir.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [b"", b"# a comment uv never reads\n"], ids=["same-bytes", "same-data"])
 def test_a_right_prediction_is_used(tmp_path, env, facts, src, refs, uv_calls, extra):
     out = tmp_path / "out"
@@ -80,6 +81,7 @@ def test_a_right_prediction_seeded_with_the_previous_lock(tmp_path, env, facts, 
     assert uv_calls == [] and tree(out) == before and gone(spec)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["other-data", "other-seed", "unparsable"])
 def test_a_wrong_prediction_gives_todays_outputs(tmp_path, env, facts, src, refs, uv_calls, case):
     """A miss is killed; the lock runs uv itself and writes exactly what a run without speculation writes."""
@@ -158,6 +160,7 @@ def test_a_failed_speculative_uv_leaves_the_lock_to_its_own(tmp_path, env, facts
     assert uv_calls == ["lock"] and gone(spec)
 
 
+@pytest.mark.slow
 def test_the_command_line_speculates_on_a_fresh_checkout(tmp_path, env, refs, matrix):
     """`glmcompat lock` on what a checkout holds (the committed pyproject.toml and requirements.txt): the same
     set as a run that cannot speculate."""

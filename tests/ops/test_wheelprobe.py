@@ -117,6 +117,7 @@ def fakes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     return build_fakes(tmp_path_factory.mktemp("fakes"))
 
 
+@pytest.mark.slow
 def test_abi_compatible_and_not(fakes: dict[str, bytes], tmp_path: Path) -> None:
     cache = Cache(tmp_path)
     t = Transport(fakes)

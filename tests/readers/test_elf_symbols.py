@@ -225,6 +225,7 @@ def test_recorded_exports_match_the_independent_reading() -> None:
 # -- the same predicate end to end: abi (fake index) and verify (fake site-packages) -------------------
 
 
+@pytest.mark.slow
 def test_abi_probe_counts_the_stable_c_abi(tmp_path: Path) -> None:
     from glmcompat.edges.index import IndexClient
     from glmcompat.ops.wheelprobe import probe_abi, torch_exports

@@ -256,6 +256,7 @@ def _zstd_available() -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_kernels_and_toolkit_agree_with_cuobjdump(units_so: tuple[str, Path]) -> None:
     compress, so = units_so
     exe = _cuobjdump()

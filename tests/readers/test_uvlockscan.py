@@ -117,6 +117,7 @@ def test_dropped_edits_keep_the_projection_and_the_verdict(tmp_path, path):
         assert verdict(tmp_path, edited, "--target", "sm90") == want
 
 
+@pytest.mark.slow
 def test_dropped_edits_keep_the_verdict_on_the_largest_real_lock(tmp_path):
     """NeMo-RL's 877 KB lock (192 environments with sm90's two machines): one round of every dropped edit."""
     path = FIXTURES / "realworld" / "01" / "uv.lock"
@@ -165,6 +166,7 @@ def test_other_layouts_are_not_recognised(text):
     assert projection(text, frozenset()) is None
 
 
+@pytest.mark.slow
 def test_random_one_character_edits_never_share_a_projection_with_another_verdict(tmp_path):
     """Fuzz: an edit either changes the projection (or makes the lock unrecognised: keyed by its bytes), or the full
     path gives exactly the verdict of the original, exit code included (never an error hidden behind a recorded
@@ -214,6 +216,7 @@ def test_the_digest_and_its_memo_follow_the_projection(path):
     assert projection_digest(changed.encode(), relevant(), memo) == fresh  # the memo holds the old lines only
 
 
+@pytest.mark.slow
 def test_random_edits_get_the_digest_a_fresh_read_gives_whatever_the_memo():
     """Fuzz: with the memo of the original lock or none, an edited lock gets one digest (or none: unrecognised,
     both ways), and two locks share a digest exactly when they share a projection."""

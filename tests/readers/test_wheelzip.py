@@ -251,6 +251,7 @@ def test_decode_tail_exact() -> None:
     assert all(data[base + i] == a[i] for i in agree)
 
 
+@pytest.mark.slow
 def test_sparse_member_prefix_and_tail() -> None:
     data = text_blob(4_000_000, seed=9)
     z = make_zip({"lib/x.so": data})

@@ -12,7 +12,6 @@ import os
 import stat
 import subprocess
 import sys
-import time
 import types
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import pytest
 from glmcompat import cli
 from glmcompat.model.errors import EXIT_INTERNAL, EnvironmentFailure, InputError, LockFormatError, classify
 
-from tests.conftest import LOCKS, ROOT, run_cli
+from tests.conftest import LINEAR, LOCKS, ROOT, growth, run_cli
 
 UV = LOCKS / "glm5-torch-2.10.0" / "uv.lock"
 PYLOCK = LOCKS / "glm5-torch-2.10.0" / "pylock.toml"
@@ -243,12 +242,9 @@ def fifo(tmp_path: Path) -> Path:
 
 
 def _quick(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the CLI; a hang (the old behaviour on a FIFO) fails the test in 60 s instead of blocking forever."""
-    t = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "glmcompat", *args], capture_output=True, text=True, cwd=cwd,
-                       timeout=60, env=os.environ.copy())
-    assert time.monotonic() - t < 30
-    return r
+    """Run the CLI as a process; a hang (the old behaviour on a FIFO) fails the test in 120 s instead of blocking forever."""
+    return subprocess.run([sys.executable, "-m", "glmcompat", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120, env=os.environ.copy())
 
 
 @pytest.mark.parametrize("command", [
@@ -467,11 +463,12 @@ def test_explain_is_linear_on_hostile_lines(tmp_path: Path) -> None:
     sigs = load_facts().rows("signature")
     units = ["cuInit", "cuInit ", "CUDA initialization: ", "Could not load this library: ", "vllm/", "vllm/_",
              "'_OpNamespace' '_C' object has no attribute '", "operator _C::", "Required: 1", "libcudart.so."]
-    lines = [(u * (8192 // len(u) + 1))[:8192] for u in units]
-    t = time.perf_counter()
-    scan_lines(lines * 12, sigs)  # ~1 MB of the worst lines we know
-    took = time.perf_counter() - t
-    assert took < 8.0, f"{took:.1f} s for 1 MB of hostile lines"
+
+    def run(width: int) -> None:  # ~0.25 MB, then ~1 MB, of the worst lines we know: lines four times as long
+        scan_lines([(u * (width // len(u) + 1))[:width] for u in units] * 12, sigs)
+
+    ratio = growth(run, 2048)
+    assert ratio < LINEAR, f"lines four times as long took {ratio:.1f} times as long (linear: 4)"
 
 
 def test_log_lines_reads_in_bounded_chunks() -> None:

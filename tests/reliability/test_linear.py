@@ -2,18 +2,20 @@
 
 Before: 300,000 ``numpy==1.0`` lines (3.3 MB) took 11-15 s; ``shlex`` on an 800 KB option token took 12 s (it builds
 a token a character at a time), and the credential-hiding regex on a 1.6 MB error line 77 s (``\\w+://`` tried at
-every position of a long word). Each case runs here as a real process, measured.
+every position of a long word). Each case is measured as a ratio in the same test (four times the input against once:
+about 4 when linear, 16 when quadratic), so a loaded machine cannot fail it; a real process is run where a cap is the
+point.
 """
 
 from __future__ import annotations
 
 import random
 import shlex
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import LINEAR, growth
 from tests.reliability.test_records import run_measured
 
 
@@ -43,50 +45,66 @@ def test_split_words_is_shlex_split() -> None:
         assert got == want, repr(s)
 
 
-@pytest.mark.parametrize("size", [800_000, 1_600_000])
-def test_split_words_is_linear(size: int) -> None:
+def test_split_words_is_linear() -> None:
     from glmcompat.readers.formats.requirements import split_words
 
-    t = time.monotonic()
-    assert split_words("--hash=sha256:" + "a" * size + ' "b c"') == ["--hash=sha256:" + "a" * size, "b c"]
-    assert time.monotonic() - t < 1.0
+    def run(size: int) -> None:
+        assert split_words("--hash=sha256:" + "a" * size + ' "b c"') == ["--hash=sha256:" + "a" * size, "b c"]
+
+    assert growth(run, 400_000) < LINEAR
 
 
-@pytest.mark.parametrize("line", ["a" * 1_600_000, "a." * 800_000, "a://" * 400_000, "x" * 100 + "://" + "y" * 1_600_000])
-def test_hiding_credentials_is_linear(line: str) -> None:
+@pytest.mark.parametrize("unit", ["a", "a.", "a://", "x://y"])
+def test_hiding_credentials_is_linear(unit: str) -> None:
     from glmcompat.model.errors import _flat
 
-    t = time.monotonic()
-    _flat(line)
-    assert time.monotonic() - t < 1.0
+    assert growth(lambda n: _flat(unit * (n // len(unit))), 400_000) < LINEAR
     assert _flat("cannot fetch https://user:secret@host/x (git+https://u:p@h/y)") == \
         "cannot fetch https://***@host/x (git+https://***@h/y)"
 
 
-@pytest.mark.parametrize("size", [800_000, 1_600_000])
-def test_a_long_option_token_reads_in_bounded_time(tmp_path: Path, size: int) -> None:
-    (tmp_path / "requirements.txt").write_text(f"--index-url https://index.invalid/{'a' * size}\ntorch==2.9.1\n")
-    res = run_measured("check", "requirements.txt", "--target", "sm90", cwd=tmp_path, limit=60)
-    assert res["rc"] in (0, 1), res
-    assert float(res["seconds"]) < 10, res
+def test_a_long_option_token_reads_in_linear_time(tmp_path: Path) -> None:
+    from glmcompat.readers.formats import read_lock
+
+    def run(size: int) -> None:
+        p = tmp_path / str(size) / "requirements.txt"
+        p.parent.mkdir(exist_ok=True)
+        p.write_text(f"--index-url https://index.invalid/{'a' * size}\ntorch==2.9.1\n")
+        read_lock(p, use_cache=False)
+
+    assert growth(run, 400_000) < LINEAR
 
 
 def test_an_oversized_requirements_file_is_one_line_exit_2(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("numpy==1.0\n" * 300_000)  # 3.3 MB
     res = run_measured("check", "requirements.txt", "--target", "sm90", cwd=tmp_path, limit=60)
     _one_error_line(res, "requirements.txt: 3300000 characters is more than a requirements file may hold (2 MiB")
-    assert float(res["seconds"]) < 10, res
     (tmp_path / "top.txt").write_text("-r requirements.txt\n")
     res = run_measured("check", "top.txt", "--target", "sm90", cwd=tmp_path, limit=60)
     _one_error_line(res, "top.txt:1: -r 'requirements.txt': is 3300000 bytes, more than the 2 MiB")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("distinct", [False, True])
-def test_a_requirements_file_under_the_cap_reads_in_bounded_time(tmp_path: Path, distinct: bool) -> None:
-    """Just under the cap: 190,000 repeated lines, or 135,000 distinct ones (each parsed once)."""
-    text = "".join(f"numpy==1.{i}\n" for i in range(135_000)) if distinct else "numpy==1.0\n" * 190_000
+def test_a_requirements_file_reads_in_linear_time(tmp_path: Path, distinct: bool) -> None:
+    """Repeated lines, or distinct ones (each parsed once): four times the lines cost about four times the time."""
+    from glmcompat.readers.formats import read_lock
+
+    def run(lines: int) -> None:
+        p = tmp_path / str(lines) / "requirements.txt"
+        p.parent.mkdir(exist_ok=True)
+        p.write_text("".join(f"numpy==1.{i}\n" for i in range(lines)) if distinct else "numpy==1.0\n" * lines)
+        read_lock(p, use_cache=False)
+
+    assert growth(run, 5_000) < LINEAR
+
+
+@pytest.mark.slow
+def test_a_requirements_file_just_under_the_cap_is_read(tmp_path: Path) -> None:
+    """Just under the cap (135,000 distinct lines), the whole command as a process ends with its verdict (a hang
+    guard: the limit is many times what it takes)."""
+    text = "".join(f"numpy==1.{i}\n" for i in range(135_000))
     assert len(text) < 2 << 20
     (tmp_path / "requirements.txt").write_text(text)
-    res = run_measured("check", "requirements.txt", "--target", "sm90", cwd=tmp_path, limit=60)
+    res = run_measured("check", "requirements.txt", "--target", "sm90", cwd=tmp_path, limit=300)
     assert res["rc"] == 0, res
-    assert float(res["seconds"]) < 20, res

@@ -32,6 +32,7 @@ def _refused(r: object, path: Path, why: str) -> None:
     assert err.count("\n") == 1 and f"error: {path} is not a file glmcompat wrote" in err and why in err, err
 
 
+@pytest.mark.slow
 def test_a_users_requirements_beside_a_generated_set_is_never_replaced(tmp_path: Path, env: None,
                                                                      refs: dict[object, dict[str, bytes]]) -> None:
     out = tmp_path / "out"
@@ -174,6 +175,7 @@ def test_uv_directories_a_kill_left_are_removed_by_the_next_run(tmp_path: Path, 
     assert speculate.sweep() == [str(live_dir)]  # released by its kill
 
 
+@pytest.mark.slow
 def test_an_out_swapped_for_a_link_after_the_checks_is_never_written_through(tmp_path: Path, env: None,
                                                                             refs: dict[object, dict[str, bytes]]) -> None:
     """Publish works through the directory the run holds: an --out renamed away and replaced by a link to another

@@ -129,6 +129,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "foreign": foreign_path.read_bytes()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ATTACKS)
 def test_a_corrupted_verdict_record_never_changes_the_answer(recorded: dict[str, Any], how: str,
                                                              tmp_path: Path) -> None:
@@ -143,7 +144,7 @@ def test_a_corrupted_verdict_record_never_changes_the_answer(recorded: dict[str,
                        limit=30)
     clean = recorded["clean"]
     assert (res["rc"], res["stdout"], res["stderr"]) == (clean["rc"], clean["stdout"], clean["stderr"]), how
-    assert res["seconds"] < 20, res  # a FIFO is never waited on
+    # a FIFO is never waited on: a run that waits is killed at the limit and its answer differs from the clean one
     assert res["max_rss_kib"] < 300 * 1024, res  # /dev/zero and a sparse 4 GiB file are never read
     if how != "directory":  # the miss was recomputed and replaced by a record of glmcompat's own
         assert not path.is_symlink() and path.is_file() and path.read_bytes() == recorded["good"], how

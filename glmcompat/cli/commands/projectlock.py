@@ -3,6 +3,7 @@ as the command line gave them, the settings of ``[tool.glmcompat]``, and the out
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -24,6 +25,7 @@ from glmcompat.ops.projectlock import (
     lock_project_recorded,
     lock_requirements,
 )
+from glmcompat.ops.projectresult import replayed
 from glmcompat.readers import pyproject as pp
 
 if TYPE_CHECKING:
@@ -95,10 +97,24 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
             o.err.write(paint_line(f"error: {line}", o.color) + "\n")
             return code
         raise
+    # A run that wrote: the record of the run right after it holds that run's answer, not this one's
+    replay = _replay(replayed(result), args, o) if noop is not None and result.written else None
     if args.json:
         dump_json(result.to_json(), o.out)
-        return Exit(1 if args.check and result.problems else 0, noop)
-    return Exit(_render(result, args, o), noop)
+        return Exit(1 if args.check and result.problems else 0, noop, replay)
+    return Exit(_render(result, args, o), noop, replay)
+
+
+def _replay(again: ProjectLockResult, args: Any, o: Output) -> str:
+    """What ``again`` prints on stdout, as :func:`run_project` would print it (same colour, same quietness)."""
+    buf = io.StringIO()
+    rep = Output(out=buf, quiet=o.quiet, verbose=o.verbose)
+    rep.color = o.color
+    if args.json:
+        dump_json(again.to_json(), rep.out)
+    else:
+        _render(again, args, rep)
+    return buf.getvalue()
 
 
 def _render(result: Any, args: Any, o: Output) -> int:

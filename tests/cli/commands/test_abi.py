@@ -75,6 +75,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
+@pytest.mark.slow
 def test_abi_ok_and_not(server: LocalServer, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "abi", "ext==1.0", "--torch", "9.0.0", "--index-url", server.base)
     assert rc == 0 and "compatible" in out

@@ -62,6 +62,7 @@ def _exercise(repo: Path, env: dict[str, str]) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_hook_definition_with_the_real_framework(tmp_path):
     """The hook exactly as .pre-commit-hooks.yaml defines it, run as a local hook (no install step)."""
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
@@ -79,6 +80,7 @@ def test_hook_installed_from_this_repository(tmp_path):
     _exercise(repo, env)
 
 
+@pytest.mark.slow
 def test_hook_sees_through_includes(tmp_path):
     """requirements.txt holds `-r deps/gpu.txt`: a torch bump made only inside the include runs the hook and is
     refused; a pure rename of the include (and of the line naming it) commits; a README.txt change commits."""

@@ -49,6 +49,7 @@ def abi_finding(r: dict[str, Any], pkg: str) -> dict[str, Any]:
     return next(f for f in r["findings"] if f["rule"] == "abi" and any(p.startswith(pkg + "==") for p in f["packages"]))
 
 
+@pytest.mark.slow
 def test_cpu_torch_with_the_cuda_torchvision_then_the_remedy(tmp_path: Path) -> None:
     """torch 2.13.0+cpu and torchvision 0.28.0 (its release, built for the CUDA torch): the remedy is the +cpu
     torchvision, never the 0.28.0 that is installed; applied, verify passes."""
@@ -104,6 +105,7 @@ def _pip(*args: str) -> None:
                     "--disable-pip-version-check", *args], check=True, capture_output=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["installed", "overlay"])
 def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str) -> None:
     """A torchvision installed by pip whose _C.so is gone: verify says half-installed (not an ABI mismatch,

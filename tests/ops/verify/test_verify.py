@@ -151,6 +151,7 @@ def test_consistent_install_passes_without_gpu(good_site: Path) -> None:
     assert not any(p["status"] == "passed" for p in r["probes"] if p["id"].startswith(("smoke:", "device")))
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_json(broken_site: Path, good_site: Path) -> None:
     bad = run_cli("verify", "--no-gpu", "--json", "--path", str(broken_site))
     assert bad.returncode == 1, bad.stderr
@@ -197,6 +198,7 @@ def test_bad_input_in_process() -> None:
         run(Options(distributed=True, no_gpu=True))
 
 
+@pytest.mark.slow
 def test_half_installed_crash_and_hang(tmp_path: Path) -> None:
     """A package whose files are gone, one that kills its process, one that hangs: reported, not fatal."""
     site = tmp_path / "site"
@@ -267,6 +269,7 @@ def test_torchao_mismatch_is_a_warning(tmp_path: Path) -> None:
                                  "probes": ["abi:torchao", "import:torchao"], "agree": True}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is needed to build a real fatbin")
 def test_gpu_code_against_target(tmp_path: Path) -> None:
     """An extension with only sm_120a SASS: runs on sm120, not on sm90 (judged against --target)."""

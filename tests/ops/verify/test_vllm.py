@@ -208,6 +208,7 @@ def test_cuda_runtime_mismatch_is_part_of_the_static_verdict(tmp_path: Path) -> 
     assert cuda["evidence"][0]["source"] == "installed files: vllm/_C.abi3.so"
 
 
+@pytest.mark.slow
 @needs_cc
 def test_broken_addon_is_a_warning(tmp_path: Path) -> None:
     """An add-on module (FlashMLA) that does not load: vLLM runs without it; a warning, not a failure."""
@@ -359,6 +360,7 @@ def _built_site(tmp_path: Path, arch: str) -> Path:
     return site
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (BUILT / "sm90a" / "vllm" / "_C.abi3.so").is_file(), reason="built fixture not present")
 def test_built_fixture_gpu_code_against_target(tmp_path: Path) -> None:
     """The real torch extensions: sm_90a code runs on sm90 only, sm_120a on sm120 only."""

@@ -154,6 +154,7 @@ def _plain(value: object) -> object:
     return value
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=_env_file())
 def test_conda_reader_agrees_with_pyyaml(text: str) -> None:

@@ -60,6 +60,7 @@ def _extras(label: str) -> set[tuple[str, str]]:
     return {(pkg, x) for pkg, xs in re.findall(r"([A-Za-z0-9_.-]+)\[([^\]]*)\]", head) for x in xs.split(",")}
 
 
+@pytest.mark.slow
 def test_a_workspace_lock_never_enables_two_extras_it_declares_in_conflict() -> None:
     lock = read(NEMO_RL, "uv.lock")
     conflicts = [{(c["package"], c["extra"]) for c in group}
