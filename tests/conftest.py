@@ -285,7 +285,6 @@ def _in_process(args: list[str], cwd: Path | None, env: dict[str, str]) -> subpr
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
-        cli.FROM_ENVIRONMENT.clear()
     return subprocess.CompletedProcess(["glmcompat", *args], int(code or 0), out.getvalue(), err.getvalue())  # type: ignore[call-overload]
 
 
