@@ -476,12 +476,15 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
             data = zf.read(m)
             return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
         sm = SparseMember(zf, m)
-        for _ in range(32):
-            try:
-                return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
-            except NeedBytes as e:
-                for off, n in e.ranges:
-                    sm.ensure(off, n)
+        try:
+            for _ in range(32):
+                try:
+                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
+                except NeedBytes as e:
+                    for off, n in e.ranges:
+                        sm.ensure(off, n)
+        finally:
+            sm.close()  # what it kept no longer counts against the archive's cap on bytes held
         raise WheelError(zf.name, "ELF tables not found after 32 rounds of reads", m.name)
     except ElfError as e:
         if e.message.startswith(label):
