@@ -502,7 +502,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)
     label = f"{zf.name}: {m.name}: .nv_fatbin"
-    fs = FatbinStream(sec.size, label, payloads=payloads or first_cubin)
+    fs = FatbinStream(sec.size, label, payloads=payloads or first_cubin, present=m.compressed_size)
     pos = 0
     end = sec.offset + sec.size
     gen = zf.stream(m)
