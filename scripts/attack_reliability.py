@@ -224,7 +224,8 @@ def residuals() -> Tally:
                 for cmd in (["arch", "x==1.0", "--target", "sm90"], ["abi", "x==1.0", "--torch", "1.0"]):
                     if scenario == "fatbin" and cmd[0] == "abi":
                         continue
-                    res = run_measured(*cmd, "--index-url", f"{url}/{scenario}/simple/", "--no-cache", env=env, limit=120)
+                    res = run_measured(*cmd, "--index-url", f"{url}/{scenario}/simple/", "--no-cache", cwd=tmp, env=env,
+                                       limit=120)
                     _case(t, f"2 {scenario} ({cmd[0]})", res, 20, (0, 1, 2, 3) if scenario == "bomb" else (2, 3))
         finally:
             srv.shutdown()

@@ -14,7 +14,7 @@ import re
 from glmcompat.model.errors import InputError
 
 MAX_DIGITS = 64
-_LONG = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
+_LONG = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 _SHOWN = 40  # characters of the value quoted in the message
 
 
