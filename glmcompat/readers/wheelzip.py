@@ -201,9 +201,13 @@ class RemoteZip:
         local work it covered too, not only the transfer."""
         try:
             self._deadline()
-        except EnvironmentFailure as e:
-            raise EnvironmentFailure(f"{e.message} -- the transfer, and inflating and parsing {self.inflated >> 20} "
-                                     "MiB of it here, took that long") from None
+        except EnvironmentFailure:
+            seconds = getattr(getattr(self.source, "deadline", None), "seconds", None)
+            if not isinstance(seconds, (int, float)):
+                raise
+            raise EnvironmentFailure(f"{self.name}: not read within {seconds:g} s: fetching it and inflating and "
+                                     f"parsing {_size(self.inflated)} of it here took longer (GLMCOMPAT_HTTP_DEADLINE "
+                                     "sets this deadline)") from None
 
     def spend(self, n: int, m: ZipMember) -> None:
         """Count ``n`` bytes inflated from ``m`` against the probe's :attr:`inflate_cap`."""

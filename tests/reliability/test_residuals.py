@@ -100,3 +100,21 @@ def test_a_sparse_member_is_an_error_naming_the_member_and_the_cap(tmp_path: Pat
     with pytest.raises(WheelError, match=r"sparse.whl: x/_C.so: inflating it passes the 1.0 GiB one probe may inflate"):
         read_elf_member(zf, m)
     assert zf.held == 0  # what the member kept was dropped
+
+
+def test_a_deadline_passed_while_inflating_does_not_blame_the_server() -> None:
+    """The deadline covers inflating and parsing too; when it passes there, the message says so instead of naming "a
+    server that trickles or stalls"."""
+    from glmcompat.edges.http import Deadline
+    from glmcompat.model.errors import EnvironmentFailure
+    from glmcompat.ops.wheelprobe import elf_members, read_elf_member
+    from glmcompat.readers.wheelzip import BytesSource, RemoteZip
+    from tests.hostile import elf_with_symbols
+
+    src = BytesSource(wheel(elf_with_symbols(10, 8, gap=200 << 20)), "b.whl")
+    deadline = Deadline("b.whl: download", 0.001)
+    src.deadline, src.check = deadline, deadline.check  # type: ignore[attr-defined]
+    zf = RemoteZip(src)
+    with pytest.raises(EnvironmentFailure, match=r"^b.whl: not read within 0.001 s: fetching it and inflating") as e:
+        read_elf_member(zf, elf_members(zf)[0])
+    assert "trickles" not in str(e.value)
