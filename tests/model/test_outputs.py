@@ -23,8 +23,9 @@ from glmcompat.decide.explain import Skip
 from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Cause, Finding
 from glmcompat.model.signatures import Hit
 from glmcompat.model.outputs.check import CheckedFindingDoc
-from glmcompat.model.outputs.common import CauseDoc, FindingDoc
-from glmcompat.model.outputs.explain import SignatureHitDoc
+from glmcompat.model.findings import FindingDoc
+from glmcompat.model.outputs.common import CauseDoc
+from glmcompat.model.outputs.explain import SignatureHit
 from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
 from glmcompat.model.outputs.verify import CountsDoc, ExplainedDoc, ProbeDoc, VerifyOutput
 from glmcompat.model.outputs.wheels import ArchOutput
@@ -119,7 +120,7 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
       "source": "", "package": None, "version": None}),
 ])
 def test_a_signature_hit_prints_through_its_record(hit: Hit, doc: dict[str, object]) -> None:
-    assert SignatureHitDoc.of(hit).to_json() == hit.to_json() == doc
+    assert Hit is SignatureHit and hit.to_json() == doc
 
 
 def test_a_skip_prints_as_skip_as_json() -> None:
@@ -138,9 +139,12 @@ def test_the_check_rules_are_the_rules_the_check_produces() -> None:
     """``check --json``'s ``rule`` enum (CHECK_RULES) is every rule name glmcompat.decide.rules and check's own
     (glmcompat.ops.checkfile) build a finding with, and nothing else."""
     produced: set[str] = set()
-    for mod in (rules, checkfile):
-        produced |= set(re.findall(r'\brule="([a-z-]+)"', Path(mod.__file__ or "").read_text(encoding="utf-8")))
+    files = [*Path(rules.__file__ or "").parent.glob("*.py"), Path(checkfile.__file__ or "")]
+    for f in files:
+        produced |= set(re.findall(r'\brule="([a-z-]+)"', f.read_text(encoding="utf-8")))
     assert produced == set(CHECK_RULES)
+    # the registry names every rule id it reports, and each is one of them
+    assert {i for r in rules.RULES for i in r.reports} <= set(CHECK_RULES)
     hint = typing.get_type_hints(CheckedFindingDoc, include_extras=True)["rule"]
     assert hint.__metadata__[0].keywords == {"enum": list(CHECK_RULES)}
 
