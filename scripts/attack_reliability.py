@@ -1,7 +1,15 @@
-"""Run the attack classes of issue 26 against this checkout and print, per class, the figures its closing note gives:
-tries, held (the answer was the clean run's, or a one-line refusal, in bounds), peak memory and the longest wall time.
+"""Run the attack classes of issues 26 and 41 against this checkout and print, per class, the figures its closing note
+gives: tries, held (the answer was the clean run's, or a one-line refusal, in bounds), peak memory and the longest wall
+time.
 
-    python scripts/attack_reliability.py [--records N] [--entries N]
+    python scripts/attack_reliability.py [--records N] [--entries N] [--only CLASS ...]
+
+Issue 41: classes ``verify`` (item 4), ``signatures`` (items 1 and 7) and ``residuals`` (each case printed with its
+exit code, time, peak memory and message): a 3 GB sparse member, a 200 MB bomb and a fatbin of millions of empty
+entries served from 127.0.0.1 (``arch``, ``abi``); 5000-digit numbers in every option that reads one; a SOCKS proxy
+without socksio; requirements lines that are not requirements; a full TMPDIR (a 16 KiB tmpfs, when this runs as root
+and may mount); ``lock --stack --json`` (reads the package index). A case holds when it is a one-line exit 2 or 3 (or
+the expected answer) within its deadline plus 10 s and under 512 MiB, never exit 4 and never a traceback.
 
 Classes: corrupted verdict records (random bit flips, truncations, edited exit codes, links to /dev/zero, FIFOs,
 sparse files, another key's record) replayed by ``glmcompat check``; corrupted sealed cache entries (probe,
@@ -9,7 +17,7 @@ lock-parse, resolution: random mutations and renames, read in process); a hostil
 tests/reliability/test_deadlines.py); huge requirements files; verify over an ``import torch`` that hangs;
 signatures whose backtracking is unbounded (refused by ``matrix validate``) and log shapes (50 MB of blank
 lines) read by ``explain``. Every run is a real process, measured by a wrapper
-(RUSAGE_CHILDREN). No network beyond 127.0.0.1.
+(RUSAGE_CHILDREN). No network beyond 127.0.0.1, except the lock cases of ``residuals`` (they read the package index).
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests import test_reliability_deadlines as D  # noqa: E402
+from tests import hostile as H  # noqa: E402
+from tests.reliability import test_deadlines as D  # noqa: E402
 from tests.reliability.test_records import S1, run_measured  # noqa: E402
 
 
@@ -230,15 +239,108 @@ def signatures_and_logs() -> Tally:
     return t
 
 
+RSS_CAP_KIB = 512 * 1024
+
+
+def _case(t: Tally, name: str, res: dict[str, object], deadline: float, rcs: tuple[int, ...] = (2, 3),
+          needle: str = "") -> None:
+    err = str(res["stderr"])
+    seconds, kib = float(res["seconds"]), int(res["max_rss_kib"])  # type: ignore[call-overload]
+    ok = (res["rc"] in rcs and "Traceback" not in err and err.count("\n") <= 1 and needle in err
+          and seconds < deadline + 10 and kib < RSS_CAP_KIB)
+    print(f"  {'held' if ok else 'FAILED'} {name}: rc {res['rc']}, {seconds:.1f} s, {kib >> 10} MiB: "
+          f"{err.strip()[:160]}")
+    t.add(ok, res)
+
+
+def residuals() -> Tally:
+    """Issue 41's items 2, 3, 5, 6 and 8 (items 1 and 7: :func:`signatures_and_logs`; item 4: :func:`verify_hangs`)."""
+    t = Tally("issue 41 residuals")
+    d5000 = "9" * 5000
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        env = {"GLMCOMPAT_CACHE_DIR": str(tmp / "cache"), "GLMCOMPAT_HTTP_DEADLINE": "20"}
+        dead = ["--index-url", "http://127.0.0.1:9/simple/"]
+        # 2. a 3 GB sparse member; a fatbin of 4M empty entries (served from 127.0.0.1)
+        sparse = tmp / "sparse.whl"
+        H.sparse_wheel(sparse, 3 << 30)
+        D.WHEELS["sparse"] = sparse.read_bytes()
+        D.WHEELS["bomb"] = H.wheel(H.elf_with_symbols(10, 8, gap=200 << 20))
+        D.WHEELS["fatbin"] = H.wheel(H.elf_with_fatbin(4_000_000))
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), D.Handler)
+        srv.daemon_threads = True
+        srv.handle_error = lambda *args: None  # type: ignore[method-assign]  # a client that stops reading
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        try:
+            for scenario in ("sparse", "bomb", "fatbin"):
+                for cmd in (["arch", "x==1.0", "--target", "sm90"], ["abi", "x==1.0", "--torch", "1.0"]):
+                    if scenario == "fatbin" and cmd[0] == "abi":
+                        continue
+                    res = run_measured(*cmd, "--index-url", f"{url}/{scenario}/simple/", "--no-cache", cwd=tmp, env=env,
+                                       limit=120)
+                    _case(t, f"2 {scenario} ({cmd[0]})", res, 20, (0, 1, 2, 3) if scenario == "bomb" else (2, 3))
+        finally:
+            srv.shutdown()
+        # 3. numbers past Python's 4,300-digit limit; a SOCKS proxy without socksio
+        for name, args in [("--target sm<5000>", ["arch", "x==1.0", "--target", f"sm{d5000}", *dead]),
+                           ("--torch 2.<5000>", ["abi", "x==1.0", "--torch", f"2.{d5000}", *dead]),
+                           ("--platform manylinux_2_<5000>", ["abi", "x==1.0", "--torch", "2.9.1", "--platform",
+                                                              f"manylinux_2_{d5000}_x86_64", *dead]),
+                           ("pin x==1.<5000>", ["arch", f"x==1.{d5000}", "--target", "sm90", *dead]),
+                           ("lock --with torch==2.<5000>", ["lock", "--stack", "glm5-sglang-0.5.9", "--target", "sm120",
+                                                            "--with", f"torch==2.{d5000}", "--out", str(tmp / "o"), *dead])]:
+            _case(t, f"3 {name}", run_measured(*args, cwd=tmp, env=env), 20, (2,))
+        _case(t, "3 ALL_PROXY=socks5://", run_measured("arch", "x==1.0", "--target", "sm90", *dead, cwd=tmp,
+                                                      env={**env, "ALL_PROXY": "socks5://127.0.0.1:9"}), 20, (2,), "ALL_PROXY")
+        # 5. requirements lines that are not requirements
+        for name, text in [("x@@@@", "x@@@@\n"), ("--index-url 'unterminated", "--index-url 'unterminated\ntorch==2.9.1\n")]:
+            (tmp / "req.txt").write_text(text)
+            _case(t, f"5 {name}", run_measured("check", "req.txt", "--target", "sm120", cwd=tmp, env=env), 20, (2,),
+                  "req.txt:")
+        # 6. a full TMPDIR (a 16 KiB tmpfs, filled)
+        full = tmp / "full"
+        full.mkdir()
+        if os.geteuid() == 0 and os.system(f"mount -t tmpfs -o size=16k tmpfs {full} 2>/dev/null") == 0:
+            try:
+                try:
+                    (full / "fill").write_bytes(bytes(1 << 20))
+                except OSError:
+                    pass
+                res = run_measured("lock", "--stack", "glm5-sglang-0.5.9", "--target", "sm120", "--out", str(tmp / "o6"),
+                                   cwd=tmp, env={**env, "TMPDIR": str(full)}, limit=300)
+                _case(t, "6 full TMPDIR", res, 300, (3,), str(full))
+            finally:
+                os.system(f"umount {full}")
+        else:
+            print("  skipped 6 full TMPDIR: needs root and mount")
+        # 8. lock --stack NAME --json (reads the package index)
+        res = run_measured("lock", "--stack", "glm5-sglang-0.5.9", "--target", "sm120", "--json", "--out",
+                           str(tmp / "o8"), cwd=tmp, env=env, limit=300)
+        try:
+            doc = json.loads(str(res["stdout"]))
+            good = doc.get("mode") == "stack" and doc.get("version") == 1
+        except ValueError:
+            good = False
+        _case(t, "8 lock --stack --json", {**res, "stderr": "" if good else str(res["stderr"]) or "no JSON document"},
+              300, (0,) if good else (-1,))
+    return t
+
+
+CLASSES = {"records": lambda a, rng: records(a.records, rng), "entries": lambda a, rng: entries(a.entries, rng),
+           "hostile": lambda a, rng: hostile(), "huge": lambda a, rng: huge(), "verify": lambda a, rng: verify_hangs(),
+           "signatures": lambda a, rng: signatures_and_logs(), "residuals": lambda a, rng: residuals()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", type=int, default=60)
     ap.add_argument("--entries", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument("--only", nargs="*", choices=sorted(CLASSES), default=sorted(CLASSES))
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    tallies = [records(a.records, rng), entries(a.entries, rng), hostile(), huge(), verify_hangs(),
-               signatures_and_logs()]
+    tallies = [CLASSES[c](a, rng) for c in CLASSES if c in a.only]
     for t in tallies:
         print(t.line())
 

@@ -36,7 +36,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 # schema name -> the command line it documents: the command of glmcompat.cli.jsonerrors.JSON_OUTPUTS that prints it
 COMMANDS: dict[str, str] = {name: f"glmcompat {' '.join(words)} --json" for words, name in JSON_OUTPUTS.items()}
-COMMANDS["lock"] += " (project and requirements modes)"
+COMMANDS["lock"] += " (project, requirements and stack modes)"
 # schema name -> (record, the command line it documents)
 GENERATED: dict[str, tuple[type[JsonRecord], str]] = {name: (record(name), COMMANDS[name]) for name in DOCUMENTS}
 

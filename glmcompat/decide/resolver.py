@@ -52,6 +52,7 @@ from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
 from glmcompat.model.findings import Cause
 from glmcompat.model.names import canonicalize, normalize_version
+from glmcompat.model.numbers import check_digits
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
 KERNELS = ("sgl-kernel", "sglang-kernel")
@@ -683,7 +684,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
     roots: list[Req] = []
     with_names: set[str] = set()
     for raw in req.with_:
-        r = _requirement(raw)
+        r = _requirement(check_digits(raw, "--with"))
         if r is None:
             raise InputError(f"--with: invalid requirement {raw!r}")
         name = str(canonicalize_name(r.name))
@@ -746,7 +747,7 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
     roots: list[Req] = []
     names: list[str] = []
     for raw in req.with_:
-        r = _requirement(raw)
+        r = _requirement(check_digits(raw, str(req.origin)))
         if r is None:
             raise InputError(f"{req.origin}: invalid requirement {raw!r}")
         name = str(canonicalize_name(r.name))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from glmcompat.model.errors import EnvironmentFailure
+from glmcompat.model.errors import EnvironmentFailure, InputError
 
 if TYPE_CHECKING:
     import httpx
@@ -150,12 +151,34 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
 
             verify = ssl.create_default_context(cafile=path)
             break
-    if max_connections is None:
-        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True,
-                            verify=verify, headers={"User-Agent": USER_AGENT})
-    return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], pool=None),
-                        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-                        follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+    try:
+        if max_connections is None:
+            return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True,
+                                verify=verify, headers={"User-Agent": USER_AGENT})
+        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], pool=None),
+                            limits=httpx.Limits(max_connections=max_connections,
+                                                max_keepalive_connections=max_connections),
+                            follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+    except (ImportError, ValueError, httpx.InvalidURL) as e:  # httpx reads the proxy variables here: a SOCKS one needs socksio
+        raise proxy_error(e) from None
+
+
+PROXY_VARIABLES = ("ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")
+
+
+def proxy_error(e: Exception) -> InputError:
+    """The configuration error for a proxy variable httpx cannot use (a SOCKS proxy without the optional
+    ``socksio`` package, a scheme or URL it does not know): one line naming the variable, its value (credentials
+    hidden) and the remedy."""
+    set_ = [(k, os.environ[k]) for k in PROXY_VARIABLES if os.environ.get(k)]
+    socks = [(k, v) for k, v in set_ if v.lower().startswith("socks")]
+    name, value = (socks or set_ or [("ALL_PROXY", "")])[0]
+    shown = re.sub(r"//[^@/]*@", "//***@", value)[:200]
+    if isinstance(e, ImportError) or socks:
+        return InputError(f"{name}={shown}: a SOCKS proxy needs the socksio package, which is not installed; "
+                          f"install it (pip install 'httpx[socks]') or unset {name}")
+    return InputError(f"{name}={shown}: not a proxy URL glmcompat can use ({str(e).splitlines()[0] if str(e) else e!r}); "
+                      f"set it to http://HOST:PORT or unset it")
 
 
 def request_with_retries(

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from glmcompat.model.numbers import to_int
+
 _CODE = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 _CC = re.compile(r"^(\d+)\.(\d)$")
 
@@ -51,7 +53,7 @@ def parse_code(text: str) -> CodeName:
     if not m:
         raise ValueError(f"invalid GPU code {text!r} (expected e.g. 'sm_90a' or 'compute_90')")
     kind = "sass" if m.group(1) == "sm" else "ptx"
-    return CodeName(kind, int(m.group(2)), int(m.group(3)), m.group(4))
+    return CodeName(kind, to_int(m.group(2), "GPU code"), int(m.group(3)), m.group(4))
 
 
 def parse_capability(text: str) -> tuple[int, int]:
@@ -59,7 +61,7 @@ def parse_capability(text: str) -> tuple[int, int]:
     m = _CC.match(text)
     if not m:
         raise ValueError(f"invalid compute capability {text!r} (expected e.g. '12.0')")
-    return int(m.group(1)), int(m.group(2))
+    return to_int(m.group(1), "compute capability"), to_int(m.group(2), "compute capability")
 
 
 def runs_on(code: CodeName | str, capability: tuple[int, int]) -> bool:

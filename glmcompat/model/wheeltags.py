@@ -12,6 +12,7 @@ from functools import lru_cache
 from packaging.tags import Tag, compatible_tags, cpython_tags, parse_tag
 
 from glmcompat.model.errors import InputError
+from glmcompat.model.numbers import to_int
 
 def parse_python(python: str) -> tuple[int, int]:
     """``cp312`` / ``3.12`` / ``312`` -> ``(3, 12)``."""
@@ -22,10 +23,11 @@ def parse_python(python: str) -> tuple[int, int]:
         major, minor = text[:1], text[1:]
     if not (major.isdigit() and minor.isdigit()):
         raise InputError(f"invalid Python version {python!r} (expected e.g. 'cp312' or '3.12')")
-    return int(major), int(minor)
+    return to_int(major, "--python"), to_int(minor, "--python")
 
 
 _ARCHES = ("x86_64", "aarch64", "ppc64le", "s390x")
+MAX_GLIBC_MINOR = 999  # of a manylinux_2_<minor> tag
 
 
 def platform_tags(platform: str = "manylinux_x86_64") -> list[str]:
@@ -43,7 +45,10 @@ def platform_tags(platform: str = "manylinux_x86_64") -> list[str]:
     if head.startswith("manylinux_"):
         parts = head.split("_")
         if len(parts) == 3 and parts[1] == "2" and parts[2].isdigit():
-            max_glibc = int(parts[2])
+            max_glibc = to_int(parts[2], "platform")
+            if max_glibc > MAX_GLIBC_MINOR:  # every tag down to 2.5 is listed: a huge minor would list millions
+                raise InputError(f"unsupported platform {platform!r} (glibc 2.{max_glibc}: no glibc has a minor "
+                                 f"above {MAX_GLIBC_MINOR})")
         elif head != "manylinux":
             raise InputError(f"unsupported platform {platform!r}")
     elif head == "manylinux2014":

@@ -326,13 +326,21 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
             old, stamp = claim(out, force)
             ready = spec.result_for(text, old["uv.lock"], res.requires_python) if spec is not None else None
             if ready is not None:
-                new, warnings = _relock(facts, req, res, text, ready, old, stamp, spec=spec)
+                try:
+                    new, warnings = _relock(facts, req, res, text, ready, old, stamp, spec=spec)
+                except OSError as e:  # in the speculation's temporary directory, not in --out
+                    raise speculate.temp_failure(e, str(ready)) from None
             else:
                 if spec is not None:
                     spec.discard()  # a wrong prediction: stop it before uv runs again on the same cache
-                tmp = speculate.private_dir(speculate.UV_PREFIX)  # held while used: a kill leaves it to a sweep
+                try:
+                    tmp = speculate.private_dir(speculate.UV_PREFIX)  # held while used: a kill leaves it to a sweep
+                except OSError as e:
+                    raise speculate.temp_failure(e) from None
                 try:
                     new, warnings = _relock(facts, req, res, text, Path(tmp), old, stamp)
+                except OSError as e:  # in the temporary directory, not in --out
+                    raise speculate.temp_failure(e, tmp) from None
                 finally:
                     speculate.remove_private(tmp)
             if new is None:
@@ -412,8 +420,11 @@ def _check_current(facts: Facts, req: LockRequest, res: Resolution, text: bytes,
             old = {n: read_regular(out / n) for n in OUTPUTS}
     else:
         old = dict.fromkeys(OUTPUTS)
-    with tempfile.TemporaryDirectory(prefix=STAGING_PREFIX) as tmp:
-        new, warnings = _relock(facts, req, res, text, Path(tmp), old, None)
+    try:
+        with tempfile.TemporaryDirectory(prefix=STAGING_PREFIX) as tmp:
+            new, warnings = _relock(facts, req, res, text, Path(tmp), old, None)
+    except OSError as e:  # nothing of --out is written by --check: the temporary directory failed
+        raise speculate.temp_failure(e) from None
     assert new is not None
     return replace(summary, warnings=warnings, stale=[n for n in ("pyproject.toml", "requirements.txt") if old[n] != new[n]],
                    problems=problems)

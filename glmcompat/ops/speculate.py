@@ -30,6 +30,7 @@ import time
 
 from glmcompat.edges.uv import uv_binary, uv_env
 from glmcompat.matrix.locations import read_bounded
+from glmcompat.model.errors import EnvironmentFailure
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
 TYPE_CHECKING = False  # not typing's: this module is read before uv starts, and every import delays it
@@ -172,6 +173,16 @@ _held: dict[str, int] = {}  # private directory -> the descriptor whose flock sa
 def _roots() -> list[str]:
     names = [os.environ.get(v, "") for v in ("TMPDIR", "TEMP", "TMP")] + ["/tmp", "/var/tmp", "/usr/tmp"]
     return [os.path.abspath(r) for r in dict.fromkeys(filter(None, names))]
+
+
+def temp_failure(e: OSError, path: str | None = None) -> EnvironmentFailure:
+    """The error for a failure inside a temporary directory of this run (``path``; else the one
+    :func:`private_dir` would take): it names that directory and the variable that chose it, never ``--out``."""
+    where = path or e.filename or (_roots() or ["/tmp"])[0]
+    chosen = next((f"{v}={os.environ[v]}" for v in ("TMPDIR", "TEMP", "TMP") if os.environ.get(v)), None)
+    why = f"the temporary directory {chosen} names" if chosen else "the system's temporary directory"
+    return EnvironmentFailure(f"{where}: {e.strerror or e} (in {why}, where glmcompat stages its work; nothing "
+                              "was written): free space there or set TMPDIR to a directory with room")
 
 
 def private_prefixes(prefix: str = UV_PREFIX) -> list[str]:

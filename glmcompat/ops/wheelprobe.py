@@ -44,6 +44,7 @@ from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.rows import Kernel
 from glmcompat.model.errors import InputError, WheelError
 from glmcompat.model.gpu import KernelCode, kernel_groups, parse_capability, runs_on, sort_codes, uncovered
+from glmcompat.model.numbers import check_digits, to_int
 from glmcompat.model.platforms import PLATFORMS
 from glmcompat.model.wheeltags import platform_tags
 from glmcompat.readers.elf import BytesView, ElfError, check_torch_needs, cuda_majors, demangle, parse_elf
@@ -80,7 +81,7 @@ _SO = re.compile(r"\.so(\.\d+)*$")
 
 def parse_pin(text: str) -> tuple[str, str]:
     """``sgl-kernel==0.3.21`` -> ``("sgl-kernel", "0.3.21")``; raise :class:`InputError` otherwise."""
-    name, sep, version = text.strip().partition("==")
+    name, sep, version = check_digits(text, "pin").strip().partition("==")
     if not sep or not re.match(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$", name.strip()):
         raise InputError(f"expected NAME==VERSION, got {text!r}")
     try:
@@ -113,14 +114,14 @@ def wheel_platform(platform: str) -> str:
 
 def parse_target(text: str) -> tuple[str, tuple[int, int]]:
     """``sm120`` / ``sm_120`` / ``12.0`` -> ``("sm120", (12, 0))``."""
-    t = text.strip().lower()
+    t = check_digits(text, "--target").strip().lower()
     if re.match(r"^\d+\.\d$", t):
         cap = parse_capability(t)
         return f"sm{cap[0]}{cap[1]}", cap
     m = re.match(r"^sm_?(\d+)(\d)$", t)
     if not m:
         raise InputError(f"invalid target {text!r} (expected e.g. 'sm120', 'sm_90' or '12.0')")
-    cap = (int(m.group(1)), int(m.group(2)))
+    cap = (to_int(m.group(1), "--target"), int(m.group(2)))
     return f"sm{cap[0]}{cap[1]}", cap
 
 
@@ -475,12 +476,15 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") ->
             data = zf.read(m)
             return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
         sm = SparseMember(zf, m)
-        for _ in range(32):
-            try:
-                return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
-            except NeedBytes as e:
-                for off, n in e.ranges:
-                    sm.ensure(off, n)
+        try:
+            for _ in range(32):
+                try:
+                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
+                except NeedBytes as e:
+                    for off, n in e.ranges:
+                        sm.ensure(off, n)
+        finally:
+            sm.close()  # what it kept no longer counts against the archive's cap on bytes held
         raise WheelError(zf.name, "ELF tables not found after 32 rounds of reads", m.name)
     except ElfError as e:
         if e.message.startswith(label):
@@ -498,7 +502,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)
     label = f"{zf.name}: {m.name}: .nv_fatbin"
-    fs = FatbinStream(sec.size, label, payloads=payloads or first_cubin)
+    fs = FatbinStream(sec.size, label, payloads=payloads or first_cubin, present=m.compressed_size)
     pos = 0
     end = sec.offset + sec.size
     gen = zf.stream(m)

@@ -55,6 +55,9 @@ FLAG_LZ4 = 0x2000
 FLAG_ZSTD = 0x8000
 ENTRY_HEADER_MIN = 64
 MAX_PAYLOAD = 1 << 30  # an entry that claims to inflate to more is not read (its kernels stay unknown)
+MAX_PAYLOAD_READ = 64 << 20  # an entry whose payload is longer is not read into memory (its kernels stay unknown)
+ENTRY_FLOOR = 4096  # entries any fatbin may hold, and...
+BYTES_PER_ENTRY = 256  # ...one more per this many bytes actually present (a real entry's payload is kilobytes)
 STO_CUDA_ENTRY = 0x10
 
 
@@ -264,9 +267,17 @@ def read_payload(kind: int, flags: int, header: bytes, payload: bytes, name: str
 Walker = Generator[tuple[int, int], bytes, None]
 
 
-def _walk(size: int, out: list[FatbinEntry], name: str, payloads: bool = False) -> Walker:
+def max_entries(present: int) -> int:
+    """The most entries a fatbin read from ``present`` bytes (what the file or the wheel actually holds for it, not
+    what a header claims) may have: each real entry carries a payload of kilobytes, so a section that claims more
+    is a bomb of empty headers (deflated, a billion of them fit in a few MB)."""
+    return ENTRY_FLOOR + present // BYTES_PER_ENTRY
+
+
+def _walk(size: int, out: list[FatbinEntry], name: str, payloads: bool = False, limit: int | None = None) -> Walker:
     """Walk a section of ``size`` bytes; yields (offset, length) requests at increasing offsets (with
-    ``payloads``, each entry's payload too)."""
+    ``payloads``, each entry's payload too). More than ``limit`` entries is a FatbinError."""
+    limit = max_entries(size) if limit is None else limit
     pos = 0
     while pos + 16 <= size:
         hdr = yield (pos, 16)
@@ -300,13 +311,17 @@ def _walk(size: int, out: list[FatbinEntry], name: str, payloads: bool = False) 
                 kernels: tuple[str, ...] | None = None
                 toolkit: str | None = None
                 undecoded = False
-                if payloads and esize:
+                if payloads and 0 < esize <= MAX_PAYLOAD_READ:
                     body = yield (e + ehsize, esize)
                     try:
                         kernels, toolkit = read_payload(kind, flags, eh, body, f"{name}: entry at {e}")
                         undecoded = kernels is None
                     except FatbinError:
                         pass  # a payload this reader cannot parse: its kernels stay unknown (counted as unreadable)
+                if len(out) >= limit:
+                    raise FatbinError(f"{name}: more than {limit} fatbin entries, the cap for the bytes present ("
+                                      f"{ENTRY_FLOOR} and one per {BYTES_PER_ENTRY} bytes the file or wheel holds for "
+                                      "it): headers without payloads, not a real fatbin")
                 out.append(FatbinEntry("ptx" if kind == KIND_PTX else "sass", arch, flags, e, esize, kernels,
                                        toolkit, undecoded))
             e += ehsize + esize
@@ -330,11 +345,13 @@ class FatbinStream:
     """Feed a fatbin section in order, chunk by chunk; keeps only headers and, with ``payloads``, the
     facts of each payload (one payload in memory at a time)."""
 
-    def __init__(self, size: int, name: str = "<fatbin>", *, payloads: bool = False) -> None:
+    def __init__(self, size: int, name: str = "<fatbin>", *, payloads: bool = False, present: int | None = None) -> None:
+        """``present``: the bytes the section's entries actually come from (a wheel member's compressed size), which
+        bounds how many entries it may hold (:func:`max_entries`; default: ``size``)."""
         self.size = size
         self.name = name
         self.entries: list[FatbinEntry] = []
-        self._w = _walk(size, self.entries, name, payloads)
+        self._w = _walk(size, self.entries, name, payloads, max_entries(size if present is None else min(size, present)))
         self._pos = 0  # offset of the next byte fed
         self._buf = bytearray()
         self._req: tuple[int, int] | None
@@ -358,7 +375,7 @@ class FatbinStream:
             if len(self._buf) < n:
                 return
             data = bytes(self._buf)
-            self._buf.clear()
+            self._buf = bytearray()
             try:
                 self._req = self._w.send(data)
             except StopIteration:

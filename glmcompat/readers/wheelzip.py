@@ -8,6 +8,12 @@ bytes in memory, or :class:`glmcompat.edges.ranges.HttpRangeReader` over HTTP ra
   without inflating the middle: the tail is decoded from a deflate block boundary found by trial,
   with two different made-up windows; the bytes on which both decodings agree are exact.
 
+Inflation is bounded twice: no member inflates past its declared size, and one probe (one :class:`RemoteZip`)
+inflates at most :attr:`RemoteZip.inflate_cap` bytes in all (:data:`INFLATE_PER_BYTE` times the archive's size, at
+least :data:`INFLATE_FLOOR`: real wheels inflate to under ten times their size). Every stream is read in windows of
+:data:`WINDOW` bytes, and the bytes the readers keep of all members at once are bounded by :data:`HOLD_CAP`, so a
+sparse member of gigabytes or a decompression bomb is an error naming the member and the cap, in bounded memory.
+
 Every failure is a :class:`glmcompat.model.errors.WheelError`, one line naming the wheel and the member.
 :class:`NeedBytes` is not a failure: a reader over a partial byte source raises it to ask for the spans it lacks.
 """
@@ -15,12 +21,13 @@ Every failure is a :class:`glmcompat.model.errors.WheelError`, one line naming t
 from __future__ import annotations
 
 import struct
+import threading
 import zlib
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from glmcompat.model.errors import WheelError
+from glmcompat.model.errors import EnvironmentFailure, WheelError
 
 if TYPE_CHECKING:
     pass
@@ -30,7 +37,12 @@ MAX_MEMBERS = 200_000
 MAX_CD_SIZE = 64 * MiB
 MAX_MEMBER_SIZE = 16 << 30  # declared uncompressed size of one member
 MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
-MAX_READ = 256 * MiB  # what read() inflates into memory
+MAX_READ = 64 * MiB  # what read() inflates into memory
+WINDOW = 16 * MiB  # the most one decompress call returns
+TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tail (decode_tail)
+INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
+INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
+HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
 EOCD_SEARCH = 65536 + 22
 
 
@@ -90,6 +102,15 @@ class ZipMember:
     compressed_size: int
     size: int
     header_offset: int
+
+
+def _size(n: int) -> str:
+    """``n`` bytes as a message says it (``3.0 GiB``, ``512 MiB``, ``800 bytes``)."""
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.1f} GiB"
+    if n >= MiB:
+        return f"{n / MiB:.0f} MiB"
+    return f"{n} bytes"
 
 
 def _find_eocd(tail: bytes) -> int:
@@ -165,10 +186,50 @@ class RemoteZip:
         self.source = source
         self.name = source.name
         # the source's deadline (a remote file's: its requests, and the inflating and parsing here, share it)
-        self.tick: Callable[[], None] = getattr(source, "check", None) or _no_deadline
+        self._deadline: Callable[[], None] = getattr(source, "check", None) or _no_deadline
+        self.tick: Callable[[], None] = self._tick
         self.members = self._read_directory()
         self._by_name = {m.name: m for m in self.members}
         self._data_offsets: dict[str, int] = {}
+        self.inflate_cap = max(INFLATE_FLOOR, INFLATE_PER_BYTE * source.size)
+        self.inflated = 0  # bytes inflated so far, by every reader of this archive
+        self.held = 0  # bytes of prefixes and tails kept now (SparseMember)
+        self._budget = threading.Lock()
+
+    def _tick(self) -> None:
+        """The source's deadline, checked as the readers inflate and parse: a deadline passed here is named for the
+        local work it covered too, not only the transfer."""
+        try:
+            self._deadline()
+        except EnvironmentFailure:
+            seconds = getattr(getattr(self.source, "deadline", None), "seconds", None)
+            if not isinstance(seconds, (int, float)):
+                raise
+            raise EnvironmentFailure(f"{self.name}: not read within {seconds:g} s: fetching it and inflating and "
+                                     f"parsing {_size(self.inflated)} of it here took longer (GLMCOMPAT_HTTP_DEADLINE "
+                                     "sets this deadline)") from None
+
+    def spend(self, n: int, m: ZipMember) -> None:
+        """Count ``n`` bytes inflated from ``m`` against the probe's :attr:`inflate_cap`."""
+        with self._budget:
+            self.inflated += n
+            over = self.inflated > self.inflate_cap
+        if over:
+            raise WheelError(self.name, f"inflating it passes the {_size(self.inflate_cap)} one probe may inflate "
+                             f"({INFLATE_PER_BYTE} times the wheel's {_size(self.source.size)}, at least "
+                             f"{_size(INFLATE_FLOOR)}; it declares {_size(m.size)} from {_size(m.compressed_size)}): a "
+                             "decompression bomb or a sparse file, not something glmcompat reads", m.name)
+
+    def hold(self, delta: int, m: ZipMember) -> None:
+        """Count ``delta`` more (or, negative, fewer) bytes of ``m`` kept in memory against :data:`HOLD_CAP`."""
+        with self._budget:
+            self.held += delta
+            over = delta > 0 and self.held > HOLD_CAP
+            if over:
+                self.held -= delta
+        if over:
+            raise WheelError(self.name, f"reading its tables needs more than the {_size(HOLD_CAP)} glmcompat keeps of "
+                             f"a wheel's members at once (it declares {_size(m.size)})", m.name)
 
     def _read_directory(self) -> list[ZipMember]:
         size = self.source.size
@@ -266,9 +327,10 @@ class RemoteZip:
             d = zlib.decompressobj(-15)
             for piece in src:
                 try:
-                    out = d.decompress(piece, m.size + 1 - total)
+                    out = d.decompress(piece, min(WINDOW, m.size + 1 - total))
                     while True:
                         self.tick()
+                        self.spend(len(out), m)
                         total += len(out)
                         if total > m.size:
                             raise WheelError(self.name, f"inflates past its declared {m.size} bytes", m.name)
@@ -277,7 +339,7 @@ class RemoteZip:
                             yield out
                         if not d.unconsumed_tail:
                             break
-                        out = d.decompress(d.unconsumed_tail, m.size + 1 - total)
+                        out = d.decompress(d.unconsumed_tail, min(WINDOW, m.size + 1 - total))
                 except zlib.error as e:
                     raise WheelError(self.name, f"corrupt deflate data ({e})", m.name) from None
             tail = d.flush()
@@ -296,6 +358,7 @@ class RemoteZip:
                 data = d.decompress(b"".join(pieces), m.size + 1)
             except zlib.error as e:
                 raise WheelError(self.name, f"corrupt deflate data ({e})", m.name) from None
+            self.spend(len(data), m)
             if len(data) > m.size:
                 raise WheelError(self.name, f"inflates past its declared {m.size} bytes", m.name)
         self._check(m, len(data), zlib.crc32(data))
@@ -350,15 +413,18 @@ def _candidates(region: bytes) -> Iterator[tuple[int, int]]:
                     yield k, s
 
 
-def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB,
-                limit: int = 1 << 30, check: Callable[[], None] | None = None) -> tuple[bytes, bytes] | None:
+def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: int = 1 << 30,
+                keep: int | None = None, check: Callable[[], None] | None = None,
+                spend: Callable[[int], None] | None = None) -> tuple[bytes, bytes] | None:
     """Decode the end of a raw deflate stream from some block boundary inside ``comp``.
 
     ``comp`` is the last bytes of the stream. Returns ``(a, b)``: the stream's last ``len(a)``
     inflated bytes decoded with two different made-up windows; where ``a`` and ``b`` agree the bytes
     are exact (bytes copied, directly or not, from before ``comp`` differ). None when no candidate
-    boundary decodes exactly to the end of the stream. ``check`` is called before each candidate is tried (a
-    deadline: hostile data can offer many candidates, each inflating up to ``limit`` bytes).
+    boundary decodes exactly to the end of the stream in at most ``limit`` bytes (the member's declared size).
+    Each candidate is inflated in windows of :data:`WINDOW` bytes, of which only the last ``keep`` are kept (all,
+    when None); ``spend`` is told how many bytes each window inflated (the probe's cap), and ``check`` is called
+    before each window (a deadline: hostile data can offer many candidates).
     """
     region = comp[: min(len(comp), search) + 16]
     shifted = [_shift(region, s) for s in range(8)]
@@ -371,20 +437,48 @@ def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB,
             d.decompress(probe, 1 << 16)
         except zlib.error:
             continue
-        rest = _shift(comp[k:], s)
-        try:
-            da = zlib.decompressobj(-15, zdict=_WINDOW_A)
-            a = da.decompress(rest, limit)
-            if not da.eof or da.unused_data.strip(b"\x00"):
-                continue
-            db = zlib.decompressobj(-15, zdict=_WINDOW_B)
-            b = db.decompress(rest, limit)
-        except zlib.error:
-            continue
-        if len(a) != len(b):
-            continue
-        return a, b
+        found = _decode_both(_shift(comp[k:], s), limit, keep, check, spend)
+        if found is not None:
+            return found
     return None
+
+
+def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], None] | None,
+                 spend: Callable[[int], None] | None) -> tuple[bytes, bytes] | None:
+    """``rest`` inflated with both made-up windows, in lockstep windows (the two decodings have the same lengths:
+    only the values copied from the window differ); the last ``keep`` bytes of each, or None when ``rest`` is no
+    deflate stream ending there within ``limit`` bytes."""
+    da = zlib.decompressobj(-15, zdict=_WINDOW_A)
+    db = zlib.decompressobj(-15, zdict=_WINDOW_B)
+    a, b = bytearray(), bytearray()
+    total = 0
+    data = rest
+    try:
+        while True:
+            if check is not None:
+                check()
+            oa = da.decompress(data, TAIL_WINDOW)
+            ob = db.decompress(data, TAIL_WINDOW)
+            if spend is not None:
+                spend(len(oa) + len(ob))
+            if len(oa) != len(ob) or len(da.unconsumed_tail) != len(db.unconsumed_tail):
+                return None
+            total += len(oa)
+            if total > limit:
+                return None
+            a += oa
+            b += ob
+            if keep is not None and len(a) > keep:
+                del a[:len(a) - keep]
+                del b[:len(b) - keep]
+            data = da.unconsumed_tail
+            if da.eof or not data:
+                break
+    except zlib.error:
+        return None
+    if not da.eof or da.unused_data.strip(b"\x00"):
+        return None
+    return bytes(a), bytes(b)
 
 
 class SparseMember:
@@ -394,8 +488,8 @@ class SparseMember:
     tail to cover a range, whichever is cheaper; ``max_prefix``/``max_tail`` bound the memory.
     """
 
-    def __init__(self, zf: RemoteZip, m: ZipMember, *, max_prefix: int = 512 * MiB,
-                 max_tail: int = 512 * MiB) -> None:
+    def __init__(self, zf: RemoteZip, m: ZipMember, *, max_prefix: int = 128 * MiB,
+                 max_tail: int = 64 * MiB) -> None:
         self.zf = zf
         self.m = m
         self.size = m.size
@@ -408,8 +502,27 @@ class SparseMember:
         self._tail_b = b""
         self._tc = 0  # compressed bytes fetched for the tail
         self._tail_raw = b""
+        self._held = 0  # bytes counted against the archive's HOLD_CAP (RemoteZip.hold)
         if m.method == 8 and m.compressed_size == 0:
             raise WheelError(zf.name, "empty deflate data", m.name)
+
+    def _account(self) -> None:
+        """Count what this member keeps now against the archive's :data:`HOLD_CAP`."""
+        now = len(self._prefix) + len(self._tail) + len(self._tail_raw)
+        if self._tail_b is not self._tail:
+            now += len(self._tail_b)
+        self.zf.hold(now - self._held, self.m)
+        self._held = now
+
+    def close(self) -> None:
+        """Drop what this member keeps (and its count against :data:`HOLD_CAP`)."""
+        self.zf.hold(-self._held, self.m)
+        self._held = 0
+        self._prefix = bytearray()
+        self._tail = self._tail_b = self._tail_raw = b""
+
+    def _spend(self, n: int) -> None:
+        self.zf.spend(n, self.m)
 
     # -- access -----------------------------------------------------------------------------------
     def get(self, offset: int, length: int) -> bytes:
@@ -463,29 +576,37 @@ class SparseMember:
             return
         step = 256 * 1024
         while len(self._prefix) < end:
-            if self._pc >= self.m.compressed_size:
-                raise WheelError(self.zf.name, "deflate data ends early", self.m.name)
-            # Guess how much compressed data the rest needs from the ratio so far.
-            if self._prefix:
-                ratio = len(self._prefix) / max(1, self._pc)
-                want = int((end - len(self._prefix)) / max(ratio, 1.0) * 1.2) + 65536
-            else:
-                want = step
-            n = min(max(want, 65536), self.m.compressed_size - self._pc)
-            raw = self.zf.read_compressed(self.m, self._pc, n)
-            self._pc += n
+            raw = self._pd.unconsumed_tail  # input a window left over: inflated before anything is fetched
+            if not raw:
+                if self._pc >= self.m.compressed_size or self._pd.eof:
+                    raise WheelError(self.zf.name, "deflate data ends early", self.m.name)
+                # Guess how much compressed data the rest needs from the ratio so far.
+                if self._prefix:
+                    ratio = len(self._prefix) / max(1, self._pc)
+                    want = int((end - len(self._prefix)) / max(ratio, 1.0) * 1.2) + 65536
+                else:
+                    want = step
+                n = min(max(want, 65536), self.m.compressed_size - self._pc)
+                raw = self.zf.read_compressed(self.m, self._pc, n)
+                self._pc += n
             self.zf.tick()
-            try:
-                out = self._pd.decompress(raw, self.max_prefix + 1 - len(self._prefix))
+            try:  # in windows, and not much past what was asked for: a bomb's prefix is never inflated whole
+                out = self._pd.decompress(raw, min(WINDOW, end - len(self._prefix) + MiB))
             except zlib.error as e:
                 raise WheelError(self.zf.name, f"corrupt deflate data ({e})", self.m.name) from None
+            self._spend(len(out))
             self._prefix += out
+            self._account()
             if len(self._prefix) > self.size:
                 raise WheelError(self.zf.name, f"inflates past its declared {self.size} bytes", self.m.name)
 
     # -- tail ----------------------------------------------------------------------------------------
     def _stored_tail(self, start: int) -> None:
+        if self.size - start > self.max_tail:
+            raise WheelError(self.zf.name, f"needs the last {self.size - start} bytes (limit {self.max_tail})",
+                             self.m.name)
         self._tail = self._tail_b = self.zf.read_compressed(self.m, start, self.size - start)
+        self._account()
 
     def _grow_tail(self, start: int, length: int = 1) -> None:
         want_u = self.size - start
@@ -494,22 +615,24 @@ class SparseMember:
         ratio = self.m.size / max(1, self.m.compressed_size)
         guess = int(want_u / max(ratio, 1.0) * 1.3) + 256 * 1024
         n = max(guess, 2 * self._tc)
+        keep = min(self.max_tail, max(2 * want_u, want_u + 8 * MiB))  # the bytes asked for, and room for more
         while True:
             n = min(n, self.m.compressed_size)
             if n > self._tc:
                 extra = self.zf.read_compressed(self.m, self.m.compressed_size - n, n - self._tc)
                 self._tail_raw = extra + self._tail_raw
                 self._tc = n
+                self._account()
             if n == self.m.compressed_size:
                 self._tail = self._tail_b = self._inflate_from(start)
+                self._account()
                 return
-            found = decode_tail(self._tail_raw, limit=self.max_tail + 1, check=self.zf.tick)
+            found = decode_tail(self._tail_raw, limit=self.size, keep=keep, check=self.zf.tick, spend=self._spend)
             if found is not None:
                 a, b = found
-                if len(a) > self.size:
-                    raise WheelError(self.zf.name, "the deflate tail decodes past the declared size", self.m.name)
                 if len(a) >= len(self._tail):
                     self._tail, self._tail_b = a, b
+                    self._account()
                 try:
                     self.get(start, length)
                     return
@@ -528,8 +651,9 @@ class SparseMember:
         try:
             while True:
                 self.zf.tick()
-                out = d.decompress(data, 16 * MiB)
+                out = d.decompress(data, WINDOW)
                 data = d.unconsumed_tail
+                self._spend(len(out))
                 if out:
                     crc = zlib.crc32(out, crc)
                     if total + len(out) > start:

@@ -15,13 +15,17 @@ from glmcompat.cli.commands._common import (
     add_output_options,
     add_python_option,
     apply_settings,
+    dump_json,
     output,
+    paint_line,
     parser,
     project_file,
     shown_url,
 )
 from glmcompat.cli.fastlock import Exit
-from glmcompat.model.errors import InputError, NoTarget, UnsafeError
+from glmcompat.model.errors import InputError, NoTarget, UnsafeError, classify
+from glmcompat.model.outputs.common import EvidenceDoc
+from glmcompat.model.outputs.lock import LockOutput
 from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,7 +47,7 @@ def build_parser() -> Any:
     p.add_argument("--project", metavar="DIR", help="the project directory (default: found from the current "
                                                     "directory, as uv finds it)")
     p.add_argument("--dry-run", action="store_true", help="print the core and the change to pyproject.toml; write nothing")
-    p.add_argument("--json", action="store_true", help="project and requirements modes: versioned JSON on stdout")
+    p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
     add_core_options(p, "torch==2.10.0", targets=True)
     add_python_option(p, default=None, what="lock for one CPython minor")
     p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
@@ -73,7 +77,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
         return run_project(args, mode, out=out, err=err)
     from glmcompat.ops.lockgen import LockRequest, lock  # lazy: keeps `lock --help` light
 
-    for flag, value in (("--dry-run", args.dry_run), ("--json", args.json), ("-o", args.output_file)):
+    for flag, value in (("--dry-run", args.dry_run), ("-o", args.output_file)):
         if value:
             raise InputError(f"{flag} is for a project or a requirements.in; with --stack, use --out / --check")
 
@@ -103,17 +107,29 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for kind, src in c.evidence:
                 o.detail(f"evidence ({kind}): {src}")
+        if args.json:  # the outcome, as one document (no second, error-only one)
+            dump_json(_stack_doc(args.stack, outdir, tname, machine, error=e.message,
+                                 evidence=[(k, src) for c in e.causes for k, src in c.evidence]).to_json(), o.out)
+            code, line = classify(e)
+            o.err.write(paint_line(f"error: {line}", o.color) + "\n")
+            return code
         raise
     o.detail(f"lock: {'checked' if args.check else 'locked'} {outdir} in {time.perf_counter() - t0:.2f} s")
     say = _printer(o)
     pins = " ".join(f"{n}=={v}" for n, v in s.pins.items())
     plat = "" if machine == "x86_64" else f" --platform {machine}"
+    stale = ([f"{outdir}: {', '.join(s.stale)} not current; run `glmcompat lock --stack {args.stack} --target {tname}{plat}`"]
+             if s.stale else [])
+    if args.json:
+        doc = _stack_doc(args.stack, outdir, tname, machine, outcome=s, problems=[*s.problems, *stale],
+                         verdict="stale" if args.check and (s.stale or s.problems) else "safe")
+        dump_json(doc.to_json(), o.out)
+        return Exit(1 if args.check and (s.stale or s.problems) else 0, s.noop)
     if args.check:
         for problem in s.problems:
             print(f"error: {problem}", file=o.err)
-        if s.stale:
-            print(f"error: {outdir}: {', '.join(s.stale)} not current; run `glmcompat lock --stack {args.stack} --target {tname}{plat}`",
-                  file=o.err)
+        for line in stale:
+            print(f"error: {line}", file=o.err)
         if s.stale or s.problems:
             return 1
         say(f"ok: {outdir} is current ({pins}; {PLATFORM_NAME[machine]})")
@@ -142,6 +158,20 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
             say(f"  warning: {w}")
         _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
     return Exit(0, s.noop)  # a run that changed nothing: what it read, for the start-up path's record
+
+
+def _stack_doc(stack: str, outdir: Path, tname: str, machine: str, *, outcome: Any = None, problems: Sequence[str] = (),
+               verdict: str = "safe", error: str | None = None,
+               evidence: Sequence[tuple[str, str]] = ()) -> LockOutput:
+    """``lock --stack ... --json``'s document: what the lock wrote (``outcome``, a :class:`~glmcompat.ops.lockgen.LockOutcome`),
+    or why no safe lock exists (``error``, with the evidence its derivation cites; nothing was written)."""
+    s = outcome
+    return LockOutput(mode="stack", stack=stack, path=str(outdir), targets=(tname,), platform=machine,
+                      core=dict(s.pins) if s else {}, overrides=dict(s.overrides) if s else {}, override_reasons={},
+                      written=tuple(str(outdir / n) for n in s.changed) if s else (),
+                      warnings=tuple(s.warnings) if s else (), verdicts={tname: verdict} if s else {}, diff="",
+                      problems=tuple(problems), error=error,
+                      evidence=tuple(EvidenceDoc(kind=k, source=src) for k, src in evidence))
 
 
 def _mode(args: Any) -> tuple[str, Path] | None:

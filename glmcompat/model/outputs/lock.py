@@ -1,12 +1,13 @@
-"""``glmcompat lock --json`` (project and requirements modes)."""
+"""``glmcompat lock --json`` (project, requirements and stack modes)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from glmcompat.model.outputs.base import (
+    OMIT_NONE,
     JsonRecord,
     NonEmpty,
     Pins,
@@ -18,12 +19,12 @@ from glmcompat.model.outputs.common import EvidenceDoc
 
 @dataclass(frozen=True, kw_only=True)
 class LockOutput(JsonRecord):
-    """What a project or requirements lock did, or why it could not."""
+    """What a project, requirements or stack lock did, or why it could not."""
 
     version: Literal[1] = 1
-    mode: Annotated[str, Schema(enum=["project", "requirements"])]
+    mode: Annotated[str, Schema(enum=["project", "requirements", "stack"])]
     path: NonEmpty
-    """the pyproject.toml locked, or the requirements output"""
+    """the pyproject.toml locked, the requirements output, or a stack's output directory (--out)"""
     targets: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
     platform: Platform
     core: Pins
@@ -45,6 +46,8 @@ class LockOutput(JsonRecord):
     """why no safe lock exists (exit 1; nothing was written), else null"""
     evidence: tuple[EvidenceDoc, ...]
     """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
+    stack: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
+    """the curated stack locked (stack mode only)"""
 
 
 __all__ = ["LockOutput"]

@@ -16,6 +16,7 @@ from packaging.utils import canonicalize_name, parse_sdist_filename
 
 from glmcompat.matrix.store import read_input
 from glmcompat.model.errors import LockFormatError
+from glmcompat.model.numbers import shorten
 from glmcompat.readers.formats.common import (
     Format, ARCHIVE_SUFFIXES, VALID_NAME, Entry, Lock, LockMeta, cap, checked_marker, decode_text, direct_reference, error, first_line,
     marker_of, pin_or_spec, url_file,
@@ -33,6 +34,7 @@ _TAKES_VALUE = frozenset({
     "--global-option", "--hash",
 })
 _INCLUDES = {"-r": False, "--requirement": False, "-c": True, "--constraint": True}
+_URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[.~/\\]|[^\s]*[/\\]")  # a scheme, or a path pip takes
 _INDEXES = frozenset({"-i", "--index-url", "--extra-index-url"})
 _GENERIC_DIRS = frozenset({"python", "src", "lib", "pkg", "package", "packages"})
 
@@ -98,12 +100,7 @@ def _split_args(line: str) -> tuple[str, list[str]]:
     """pip's break_args_options: the requirement (tokens before the first ``-`` one) and the option tokens."""
     tokens = line.split(" ")
     i = next((k for k, t in enumerate(tokens) if t.startswith("-")), len(tokens))
-    opts = " ".join(tokens[i:])
-    try:
-        words = split_words(opts)
-    except ValueError:
-        words = opts.split()
-    return " ".join(tokens[:i]).strip(), words
+    return " ".join(tokens[:i]).strip(), split_words(" ".join(tokens[i:]))  # ValueError: pip's shlex refuses it too
 
 
 def include_targets(text: str) -> list[str]:
@@ -111,7 +108,10 @@ def include_targets(text: str) -> list[str]:
     what bump mode reads at a git revision before it parses the file."""
     out: list[str] = []
     for _, line in logical_lines(text.lstrip("\ufeff")):
-        req, words = _split_args(line)
+        try:
+            req, words = _split_args(line)
+        except ValueError:
+            continue  # the parse of the file names the line
         if req:
             continue
         for opt, value in _options(words):
@@ -180,7 +180,11 @@ class RequirementsReader:
     def read(self, f: ReqFile, lines: Iterable[tuple[int, str]], constraint: bool) -> None:
         """Read the logical ``lines`` of ``f`` (``constraint``: entries narrow and install nothing)."""
         for n, line in lines:
-            req, words = _split_args(line)
+            try:
+                req, words = _split_args(line)
+            except ValueError as e:
+                raise error(f"options {shorten(line.strip())!r}: {first_line(e).lower()} (pip refuses the line too)",
+                            f.shown, n) from None
             if req:
                 self.requirement(f, n, req, constraint)
             else:
@@ -245,6 +249,9 @@ class RequirementsReader:
                 version, spec = pin_or_spec(req.specifier)
             except (ValueError, TypeError, LookupError, RecursionError) as e:
                 raise error(f"invalid requirement {text!r}: {first_line(e)}", f.shown, n) from None
+            if req.url is not None and not _URL_START.match(req.url):
+                raise error(f"invalid requirement {shorten(text)!r}: {shorten(req.url)!r} after '@' is neither a URL "
+                            "(https:, file:, git+https:...) nor a path", f.shown, n)
             parsed = self._parsed[text] = (canonicalize_name(req.name), req.url, marker, version, spec)
         name, url, marker, version, spec = parsed
         if url:
