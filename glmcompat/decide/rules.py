@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from glmcompat.decide import cudadriver
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -25,6 +26,7 @@ from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.environments import Environment
+    from glmcompat.model.machine import Machine
     from glmcompat.readers.formats.common import Lock
 
 
@@ -49,6 +51,7 @@ class Context:
     unpinned: dict[str, str] = field(default_factory=dict)  # name -> specifier, named without an exact pin
     overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
+    host: Machine | None = None  # the machine judged: its NVIDIA driver, glibc (None: not named, not judged)
 
     def built_from_source(self, name: str) -> bool:
         from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
@@ -433,6 +436,12 @@ def rule_cuda(ctx: Context) -> list[Finding]:
     return out
 
 
+def rule_driver(ctx: Context) -> list[Finding]:
+    """(e') Every CUDA build of the set runs on the machine's NVIDIA driver (:mod:`glmcompat.decide.cudadriver`)."""
+    pkgs = {n: v for n, v in ctx.packages.items() if not ctx.built_from_source(n)}
+    return cudadriver.check(pkgs, ctx.target, ctx.facts, ctx.host)
+
+
 def rule_model(ctx: Context) -> list[Finding]:
     """(f) The model type needs a transformers (and sglang) that knows it."""
     if ctx.model is None:
@@ -791,6 +800,7 @@ RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_equal_version,
     rule_gpu_code,
     rule_cuda,
+    rule_driver,
     rule_model,
     rule_target_requirements,
     rule_source_build,
@@ -811,6 +821,7 @@ def evaluate(
     no_isolation: frozenset[str] | None = None,
     resolved_at_install: bool = False,
     implied: Mapping[str, Implied] | None = None,
+    machine: Machine | None = None,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
@@ -818,7 +829,8 @@ def evaluate(
     :class:`~glmcompat.matrix.schema.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
     dependency file (:mod:`glmcompat.readers.formats`): where each package comes from, what is unpinned, the
     lock's overrides. ``implied``: the packages of a resolved-at-install file that the installer adds, each with its
-    version, why and the evidence (:func:`resolve_named`).
+    version, why and the evidence (:func:`resolve_named`). ``machine``: the machine judged (its driver; None: not
+    judged).
     """
     if matrix is None:
         from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
@@ -835,6 +847,7 @@ def evaluate(
         ctx.unpinned = dict(env.unpinned)
         ctx.overrides = dict(env.overrides)
     ctx.no_isolation = no_isolation
+    ctx.host = machine
     implied = dict(implied or {})
     if resolved_at_install:
         implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)
@@ -893,7 +906,7 @@ def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
 
 def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
-                  platforms: Any = None) -> list[Finding]:
+                  platforms: Any = None, machine: Machine | None = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
     with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
@@ -992,7 +1005,7 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
         m = env.platform
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
-                         env=env, no_isolation=no_isolation, implied=implied[i])
+                         env=env, no_isolation=no_isolation, implied=implied[i], machine=machine)
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)

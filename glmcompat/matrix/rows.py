@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     Name = str
     Code = str
     CudaStr = str
+    DriverStr = str
     Capability = str
     TargetName = str
     ModelType = str
@@ -304,6 +305,20 @@ class Signature(Fact):
     remedy: NonEmpty
 
 
+@dataclass(frozen=True, slots=True)
+class CudaDriver(Fact):
+    """A CUDA toolkit release and the NVIDIA Linux driver it needs: ``driver``, the toolkit's own minimum (NVIDIA's
+    release notes, "CUDA Toolkit and Corresponding Driver Versions"), and ``minor_compat``, the minimum on which a
+    build for it still runs through minor-version compatibility (the same for every release of a major; PTX JIT
+    excepted: PTX needs a driver at least as new as ``driver``). ``forward_compat``: a data-center GPU runs it on an
+    older driver through NVIDIA's cuda-compat package."""
+
+    release: CudaStr
+    driver: DriverStr
+    minor_compat: DriverStr
+    forward_compat: bool = False
+
+
 # table -> its row class, in the order of the matrix's tables (glmcompat.matrix.schema.TABLES)
 ROWS: dict[str, type[Fact]] = {
     "target": Target,
@@ -324,6 +339,7 @@ ROWS: dict[str, type[Fact]] = {
     "release": Release,
     "stack": Stack,
     "signature": Signature,
+    "cuda": CudaDriver,
 }
 
 # table -> its row class's fields, in order (the order of a cached row's values)

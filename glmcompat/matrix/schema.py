@@ -27,6 +27,7 @@ from glmcompat.matrix.rows import (
     AbiProbe,
     ArchProbe,
     Compiled,
+    CudaDriver,
     EqualVersion,
     Fact,
     FamilyRule,
@@ -128,6 +129,7 @@ Name = Annotated[str, AfterValidator(_name)]
 Code = Annotated[str, AfterValidator(_code)]
 CudaStr = Annotated[str, AfterValidator(_cuda)]
 Capability = Annotated[str, AfterValidator(_capability)]
+DriverStr = Annotated[str, Field(pattern=r"^\d{2,4}(\.\d{1,4}){0,2}$")]  # an NVIDIA Linux driver version: 580.65.06
 NonEmpty = Annotated[str, Field(min_length=1)]
 TargetName = Annotated[str, Field(pattern=r"^sm\d+$")]
 # A Hugging Face model_type (config.json's "model_type": glm_moe_dsa, deepseek_v3): an identifier, nothing a
@@ -238,6 +240,7 @@ class MatrixFile(BaseModel):
     release: tuple[Release, ...] = ()
     stack: tuple[Stack, ...] = ()
     signature: tuple[Signature, ...] = ()
+    cuda: tuple[CudaDriver, ...] = ()
     schema_: Literal[1] = Field(alias="schema")
 
     @field_validator("*", mode="before")
@@ -280,6 +283,7 @@ class Matrix:
     release: tuple[Release, ...]
     stack: tuple[Stack, ...]
     signature: tuple[Signature, ...]
+    cuda: tuple[CudaDriver, ...]
 
     def __init__(self, files: tuple[str, ...] = (), **tables: tuple[Fact, ...]) -> None:
         unknown = sorted(set(tables) - set(TABLES))
