@@ -174,7 +174,7 @@ def check(packages: Mapping[str, str], target: Target, facts: Facts, machine: Ma
                    f"({where}): CUDA cannot initialise there (\"The NVIDIA driver on your system is too old\")")
             older = _older_torch(target, driver, facts) if b.name == "torch" else ""
             install = exact.driver if exact is not None else need
-            remedy = (f"use {older}, a build for a CUDA the driver runs that carries {target.name}'s code, or install "
+            remedy = (f"use {older}, which runs on driver {driver} and carries {target.name}'s code, or install "
                       f"NVIDIA driver >= {install}" if older else
                       f"use a build of {b.name} for a CUDA the driver runs, or install NVIDIA driver >= {install}")
             if major_row.forward_compat:
