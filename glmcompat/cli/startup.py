@@ -22,7 +22,7 @@ REPLAY: dict[str, tuple[set[str], set[str]]] = {
                "--manylinux"},
               {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}),
     "lock": ({"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
-              "--index-url", "--color", "--project"},
+              "--index-url", "--color", "--project", "--driver", "--glibc", "--manylinux"},
              {"--upgrade", "--force", "--quiet", "-q"}),
 }
 # The parsers' options only the full path answers: --help, -v (timings on stderr), and lock's --check, --dry-run,

@@ -121,7 +121,7 @@ def needs(cuda: str, facts: Facts) -> tuple[str, CudaDriver | None, CudaDriver |
 def floor(packages: Mapping[str, str], facts: Facts) -> tuple[str, str] | None:
     """(the lowest driver every CUDA build of ``packages`` runs on, the build that needs it); None without one."""
     best: tuple[tuple[int, ...], str, str] | None = None
-    for b in builds(packages, facts):
+    for b in sorted(builds(packages, facts), key=lambda b: b.name != "torch"):  # torch names a tie
         need, _, _ = needs(b.cuda, facts)
         if need and (best is None or driver_key(need) > best[0]):
             best = (driver_key(need), need, f"{b.name} {b.version} (CUDA {b.cuda})")

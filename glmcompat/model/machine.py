@@ -136,6 +136,33 @@ class Machine:
                 "gpus": [{"index": g.index, "name": g.name, "capability": g.capability} for g in self.gpus]}
 
 
+def from_json(d: Mapping[str, object]) -> Machine:
+    """The :class:`Machine` :meth:`Machine.to_json` wrote (a recorded answer); ValueError/TypeError otherwise."""
+    def val(key: str) -> tuple[object, Provenance]:
+        got = d[key]
+        if not isinstance(got, Mapping):
+            raise TypeError(f"machine {key}: {got!r}")
+        origin = got.get("origin")
+        if origin not in ("flag", "env", "pyproject", "detected", "default"):
+            raise ValueError(f"machine {key} origin: {origin!r}")
+        return got.get("value"), Provenance(origin, str(got.get("where", "")))  # type: ignore[arg-type]
+
+    def text(v: object) -> str | None:
+        return None if v is None else str(v)
+
+    targets, tf = val("targets")
+    driver, df = val("driver")
+    glibc, gf = val("glibc")
+    arch, af = val("arch")
+    km, kf = val("kernel_module")
+    hmm, hf = val("uvm_hmm")
+    raw_gpus = d.get("gpus", [])
+    gpus = tuple(Gpu(int(g["index"]), str(g["name"]), str(g["capability"]))  # type: ignore[index]
+                 for g in (raw_gpus if isinstance(raw_gpus, list) else []))
+    return Machine(tuple(str(t) for t in (targets if isinstance(targets, list) else [])), tf, text(driver), df,
+                   text(glibc), gf, text(arch), af, gpus, text(km), kf, hmm if isinstance(hmm, bool) else None, hf)
+
+
 # -- values ---------------------------------------------------------------------------------------------
 
 _DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
@@ -270,5 +297,6 @@ def from_sources(flags: Mapping[str, str | None], env_given: Mapping[str, str], 
                  glibc=named("glibc", "--glibc", "GLMCOMPAT_GLIBC"), detect=detect, glibc_default=glibc_default)
 
 
-__all__ = ["AUTO", "Detected", "Gpu", "Machine", "Named", "Provenance", "build", "driver_key", "first", "from_sources",
+__all__ = ["AUTO", "Detected", "Gpu", "Machine", "Named", "Provenance", "build", "driver_key", "first", "from_json",
+           "from_sources",
            "glibc_key", "manylinux", "parse_driver", "parse_glibc"]

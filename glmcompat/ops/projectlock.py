@@ -55,8 +55,11 @@ from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, Uns
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.outputs.common import EvidenceDoc
+from glmcompat.model.machine import Machine, from_json
 from glmcompat.model.outputs.lock import LockOutput
+from glmcompat.model.outputs.machine import MachineDoc
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
+from glmcompat.ops import machinelock
 from glmcompat.ops.progress import Progress
 from glmcompat.readers import pyproject as pp
 
@@ -83,6 +86,7 @@ class ProjectLockRequest:
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
+    machine: Machine | None = None  # the machine the lock is for: its NVIDIA driver and glibc (None: not judged)
 
 
 @dataclass
@@ -103,6 +107,8 @@ class ProjectLockResult:
     problems: list[str] = field(default_factory=list)  # --check: why the project's lock is not current or safe
     error: str | None = None  # why no safe lock exists (the UnsafeError's message); nothing was written
     evidence: list[dict[str, str]] = field(default_factory=list)  # what ``error`` cites, in full ({kind, source})
+    floors: dict[str, str] = field(default_factory=dict)  # what the lock needs of the machine: driver, glibc
+    machine: Machine | None = None  # the machine it was locked for
 
     def to_output(self) -> LockOutput:
         """``lock --json``'s document."""
@@ -110,7 +116,8 @@ class ProjectLockResult:
                           core=self.core, overrides=self.overrides, override_reasons=self.override_reasons,
                           written=tuple(self.written), warnings=tuple(self.warnings), verdicts=self.verdicts,
                           diff=self.diff, problems=tuple(self.problems), error=self.error,
-                          evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in self.evidence))
+                          evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in self.evidence),
+                          floors=self.floors, machine=None if self.machine is None else MachineDoc.of(self.machine))
 
     def to_json(self) -> dict[str, Any]:
         """``lock --json``'s document as data (:meth:`to_output`), and the recorded answer (:meth:`from_json`)."""
@@ -121,7 +128,9 @@ class ProjectLockResult:
         """A result :meth:`to_json` wrote (the recorded answer of :func:`lock_project`); TypeError for any other."""
         if d.get("version") != RESULT_VERSION:
             raise TypeError(f"project lock result version {d.get('version')!r}")
-        return cls(**{k: v for k, v in d.items() if k != "version"})
+        m = d.get("machine")
+        return cls(**{k: v for k, v in d.items() if k not in ("version", "machine")},
+                   machine=None if m is None else from_json(m))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -243,7 +252,8 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
         for t in req.targets:
             tname = facts.target(t).name
             r = Request("", tname, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
-                        prefer=() if req.upgrade else tuple(sorted(prefer.items())))
+                        prefer=() if req.upgrade else tuple(sorted(prefer.items())),
+                        driver=req.machine.driver if req.machine is not None else None)
             try:
                 outcomes[tname] = resolve(facts, source, r)
             except UnsafeError as e:
@@ -340,13 +350,15 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
     return f"`uv {' '.join(args)}` in {where} failed (exit {p.returncode}): {tail}"
 
 
-def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
+def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str,
+          host: Machine | None = None) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
     from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.readers.formats import read_lock  # lazy: judging a new lock only (not a recalled one)
 
     read = read_lock(lock)
-    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
+    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
+                                                machine=host)
             for t in targets}
 
 
@@ -780,7 +792,8 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         names.add(e.name)
         reqs.append(f"{e.name}{spec}")
     prefer = _prefer_from(out)
-    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {})
+    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {},
+                               machine=req.machine)
     core = (resolve_set(facts, reqs, str(infile), req, python, prefer, index=index, source=source, quiet=quiet)
             if reqs else Core({}, {}, {}))
     _fill(result, core)
@@ -791,6 +804,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
     uv_binary()
     shown = " ".join(["glmcompat lock", os.path.relpath(infile, out.parent or ".")] + [f"--target {t}" for t in result.targets]
                      + ([f"--platform {machine}"] if req.platform else []) + (["--model", req.model] if req.model else [])
+                     + machinelock.flags(req.machine)
                      + ([] if out == default_output(infile) else ["-o", os.path.relpath(out, out.parent or ".")]))
     with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
         cons = Path(tmp) / "glmcompat-core.txt"
@@ -802,7 +816,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             target_file.write_bytes(out.read_bytes())  # uv prefers what the output already pins (least change)
         args = ["pip", "compile", os.path.abspath(infile), "-c", str(cons), "--generate-hashes", "--quiet",
                 "-o", str(target_file), "--python-version", python,
-                "--python-platform", f"{machine}-manylinux_2_28", "--custom-compile-command", shown]
+                "--python-platform", machinelock.python_platform(machine, req.machine), "--custom-compile-command", shown]
         if core.overrides:
             args += ["--overrides", str(ovr)]
         if req.upgrade:
@@ -816,8 +830,11 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         data = target_file.read_bytes()
         for tmpfile, label in ((cons, "glmcompat-core (the safe core)"), (ovr, "glmcompat-overrides")):
             data = data.replace(str(tmpfile).encode(), label.encode())
+        found = judge(facts, target_file, req.targets, req.model, machine, req.machine)
+        pins = _pins_of(target_file)
+        result.floors = machinelock.floors(facts, pins, req.machine)
+        data = machinelock.with_header(data, machinelock.header(facts, pins, req.machine))
         target_file.write_bytes(data)
-        found = judge(facts, target_file, req.targets, req.model, machine)
     errors = _errors(found)
     if errors:
         lines = "\n".join(f"  × {e}" for e in errors)
@@ -837,6 +854,13 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             raise EnvironmentFailure(f"{out}: {e.strerror or e}; nothing was written") from None
         result.written.append(str(out))
     return result
+
+
+def _pins_of(path: Path) -> dict[str, str]:
+    """name -> version of every entry a compiled requirements file pins."""
+    from glmcompat.readers.formats import read_lock  # lazy: requirements mode only
+
+    return {e.name: e.version for e in read_lock(path, use_cache=False).entries if e.version}
 
 
 def _prefer_from(out: Path) -> dict[str, str]:

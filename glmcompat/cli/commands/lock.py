@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from glmcompat.cli.commands._machine import add_machine_options
 from glmcompat.cli.commands._common import (
     DEFAULT_STACK,
     Output,
@@ -44,6 +45,7 @@ def build_parser() -> Any:
     p.add_argument("--dry-run", action="store_true", help="print the core and the change to pyproject.toml; write nothing")
     p.add_argument("--json", action="store_true", help="project and requirements modes: versioned JSON on stdout")
     add_core_options(p, "torch==2.10.0", targets=True)
+    add_machine_options(p, glibc_default="; else this machine's")
     add_python_option(p, default=None, what="lock for one CPython minor")
     p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
     p.add_argument("--out", metavar="DIR", help="output directory (default locks/<stack>/<target>/, for aarch64 "

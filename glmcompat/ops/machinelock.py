@@ -1,0 +1,82 @@
+"""What a lock needs of the machine it runs on, and what it is compiled for: the manylinux platform of the machine's
+glibc (uv's ``--python-platform``), the lowest NVIDIA driver every CUDA build of the set runs on, and the header
+comment a requirements output states them in. The machine is the command's (:class:`glmcompat.model.machine.Machine`):
+a lock targets its glibc (the running machine's by default, as uv does) or the one named."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from glmcompat.decide import cudadriver
+from glmcompat.matrix.view import Facts
+from glmcompat.model.errors import InputError
+from glmcompat.model.machine import Machine, glibc_key, manylinux
+
+OLDEST = (2, 17)  # uv's --python-platform knows x86_64-manylinux_2_17 .. _2_40
+NEWEST = (2, 40)
+DEFAULT = "2.28"  # where no glibc is named or read (a musl machine): what locks were compiled for before
+
+
+def compile_glibc(machine: Machine | None) -> str:
+    """The glibc a compile targets: the machine's (named or read), within what uv can name; 2.28 where unknown."""
+    g = machine.glibc if machine is not None and machine.glibc else DEFAULT
+    k = glibc_key(g)
+    if k < OLDEST:
+        raise InputError(f"glibc {g} ({machine.glibc_from.show() if machine else 'default'}): no manylinux wheel "
+                         f"targets a glibc older than 2.17; name a newer one, e.g. --glibc 2.28")
+    return g if k <= NEWEST else f"{NEWEST[0]}.{NEWEST[1]}"
+
+
+def python_platform(arch: str, machine: Machine | None) -> str:
+    """uv's ``--python-platform`` for ``arch`` and the machine's glibc: ``x86_64-manylinux_2_36``."""
+    return f"{arch}-{manylinux(compile_glibc(machine))}"
+
+
+def floors(facts: Facts, pins: Mapping[str, str], machine: Machine | None) -> dict[str, str]:
+    """What the set needs of the machine: ``driver`` (the lowest NVIDIA driver every CUDA build runs on) and
+    ``glibc`` (the glibc its wheels were chosen for: at most this; a machine with an older glibc may lack some)."""
+    out: dict[str, str] = {}
+    got = cudadriver.floor(pins, facts)
+    if got is not None:
+        out["driver"] = got[0]
+    out["glibc"] = compile_glibc(machine)
+    return out
+
+
+def header(facts: Facts, pins: Mapping[str, str], machine: Machine | None) -> str:
+    """The comment lines a requirements output states the machine it needs in (each ends in a line break)."""
+    lines = []
+    got = cudadriver.floor(pins, facts)
+    if got is not None:
+        lines.append(f"# needs: NVIDIA driver >= {got[0]} (the lowest every CUDA build here runs on; {got[1]})\n")
+    g = compile_glibc(machine)
+    where = f", {machine.glibc_from.show()}" if machine is not None and machine.glibc else ", the default"
+    lines.append(f"# needs: glibc {g} ({manylinux(g)} wheels chosen{where}; an older glibc may lack some)\n")
+    if machine is not None and machine.driver:
+        lines.append(f"# judged for NVIDIA driver {machine.driver} ({machine.driver_from.show()})\n")
+    return "".join(lines)
+
+
+def flags(machine: Machine | None) -> list[str]:
+    """The ``--driver``/``--glibc`` a compile command shows (those its flags gave: the output says how to remake it)."""
+    if machine is None:
+        return []
+    out = []
+    if machine.driver and machine.driver_from.origin == "flag":
+        out.append(f"--driver {machine.driver}")
+    if machine.glibc and machine.glibc_from.origin == "flag":
+        out.append(f"--glibc {machine.glibc}")
+    return out
+
+
+def with_header(data: bytes, head: str) -> bytes:
+    """``data`` (uv's output) with ``head`` after its leading comment block."""
+    text = data.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        i += 1
+    return "".join(lines[:i] + [head] + lines[i:]).encode("utf-8")
+
+
+__all__ = ["compile_glibc", "flags", "floors", "header", "python_platform", "with_header"]
