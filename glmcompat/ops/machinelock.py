@@ -43,6 +43,13 @@ def floors(facts: Facts, pins: Mapping[str, str], machine: Machine | None) -> di
     return out
 
 
+def driver_floor(facts: Facts, pins: Mapping[str, str]) -> dict[str, str]:
+    """``{"driver": ...}``: the lowest NVIDIA driver every CUDA build of ``pins`` runs on (a project's uv.lock is
+    universal: it names no one glibc); empty without a CUDA build."""
+    got = cudadriver.floor(pins, facts)
+    return {} if got is None else {"driver": got[0]}
+
+
 def header(facts: Facts, pins: Mapping[str, str], machine: Machine | None) -> str:
     """The comment lines a requirements output states the machine it needs in (each ends in a line break)."""
     lines = []
@@ -79,4 +86,4 @@ def with_header(data: bytes, head: str) -> bytes:
     return "".join(lines[:i] + [head] + lines[i:]).encode("utf-8")
 
 
-__all__ = ["compile_glibc", "flags", "floors", "header", "python_platform", "with_header"]
+__all__ = ["compile_glibc", "driver_floor", "flags", "floors", "header", "python_platform", "with_header"]

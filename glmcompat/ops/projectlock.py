@@ -425,7 +425,7 @@ def _guard_key(path: Path) -> Path:
 # The no-op record: a project glmcompat locked and nothing changed since
 # ------------------------------------------------------------------------------------------------
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2  # 2: the machine (driver, glibc) is part of the question
 
 
 def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
@@ -447,7 +447,8 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url])
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url,
+                       None if req.machine is None else req.machine.to_json()])
     return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")
 
 
@@ -635,10 +636,11 @@ def _judged_as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     lock = project.root / "uv.lock"
     if any(n not in core.pins for n in _locked_core(lock)):
         return None  # a core package the lines do not pin: resolve it
-    found = judge(facts, lock, req.targets, req.model, machine)
+    found = judge(facts, lock, req.targets, req.model, machine, req.machine)
     if _errors(found):
         return None
     _fill(result, core)
+    result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
     result.verdicts = dict.fromkeys(found, "safe")
     result.warnings += _warnings(found)
     if lock.read_bytes() != old_lock:
@@ -663,7 +665,7 @@ def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockR
         p = _uv(["lock", "--check"], project.root, req.index)
         if p.returncode != 0:
             result.problems.append("uv.lock is not current with pyproject.toml (`uv lock --check` fails)")
-        found = judge(facts, lock, req.targets, req.model, machine)
+        found = judge(facts, lock, req.targets, req.model, machine, req.machine)
         result.warnings += _warnings(found)
         for t, fs in found.items():
             result.verdicts[t] = "unsafe" if any(f.severity == "error" for f in fs) else "safe"
@@ -729,8 +731,9 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
                                {**now, **locked}, exclude_newer=_exclude_newer(project), index=index, source=source,
                            quiet=quiet)
             _fill(result, core)
+            result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
             text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
-        found = judge(facts, lock, req.targets, req.model, machine)
+        found = judge(facts, lock, req.targets, req.model, machine, req.machine)
         errors = _errors(found)
         if errors:
             lines = "\n".join(f"  × {e}" for e in errors)
