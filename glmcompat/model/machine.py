@@ -145,7 +145,7 @@ def from_json(d: Mapping[str, object]) -> Machine:
         origin = got.get("origin")
         if origin not in ("flag", "env", "pyproject", "detected", "default"):
             raise ValueError(f"machine {key} origin: {origin!r}")
-        return got.get("value"), Provenance(origin, str(got.get("where", "")))  # type: ignore[arg-type]
+        return got.get("value"), Provenance(origin, str(got.get("where", "")))
 
     def text(v: object) -> str | None:
         return None if v is None else str(v)
@@ -157,7 +157,7 @@ def from_json(d: Mapping[str, object]) -> Machine:
     km, kf = val("kernel_module")
     hmm, hf = val("uvm_hmm")
     raw_gpus = d.get("gpus", [])
-    gpus = tuple(Gpu(int(g["index"]), str(g["name"]), str(g["capability"]))  # type: ignore[index]
+    gpus = tuple(Gpu(int(g["index"]), str(g["name"]), str(g["capability"]))
                  for g in (raw_gpus if isinstance(raw_gpus, list) else []))
     return Machine(tuple(str(t) for t in (targets if isinstance(targets, list) else [])), tf, text(driver), df,
                    text(glibc), gf, text(arch), af, gpus, text(km), kf, hmm if isinstance(hmm, bool) else None, hf)
@@ -285,7 +285,7 @@ def from_sources(flags: Mapping[str, str | None], env_given: Mapping[str, str], 
         if key == "target" and s is None:
             s = settings.get("targets") if settings_path is not None else None
         if isinstance(s, list) and key == "target" and all(isinstance(x, str) for x in s):
-            s = ",".join(s)  # type: ignore[arg-type]
+            s = ",".join(s)
         if s is None:
             return None
         if not isinstance(s, str):

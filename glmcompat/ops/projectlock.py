@@ -568,6 +568,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     base = pp.without_ours(pyproject, project.text)
     new_text = pp.with_core(pyproject, base, entries_of(core))
     _fill(result, core)
+    result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
     result.diff = _diff("pyproject.toml", project.text, new_text)
     if dry_run:
         return result

@@ -46,10 +46,10 @@ def machine_for(target: Sequence[str] | str | None, driver: str | None, glibc: s
     (of ``settings_path``; None: no project)."""
     from glmcompat.model.machine import from_sources  # lazy: start-up path (the command's engine)
 
-    t = ",".join(target) if isinstance(target, list | tuple) else target
-    flags = {"target": t or None, "driver": driver, "glibc": glibc}
+    t: str | None = target if isinstance(target, str) or target is None else ",".join(target)
+    flags: dict[str, str | None] = {"target": t or None, "driver": driver, "glibc": glibc}
     given = dict(env_given())
-    if isinstance(target, list | tuple) and target and all(given.get(x) == "GLMCOMPAT_TARGET" for x in target):
+    if not isinstance(target, str) and target and all(given.get(x) == "GLMCOMPAT_TARGET" for x in target):
         given[t or ""] = "GLMCOMPAT_TARGET"
     return from_sources(flags, given, settings, settings_path, _detected, glibc_default=glibc_default,
                         with_targets=with_targets)
