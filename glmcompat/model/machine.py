@@ -218,6 +218,17 @@ def first(*named: Named) -> Named | None:
     return next((n for n in named if n.value is not None and n.value.strip() != ""), None)
 
 
+def _parsed(parse: Callable[[str, str], str], named: Named, key: str) -> str:
+    """``named``'s value through ``parse``; an InputError names the flag, the variable or ``[tool.glmcompat] KEY``
+    and its file."""
+    if named.origin.origin == "pyproject":
+        try:
+            return parse(named.value or "", f"[tool.glmcompat] {key}")
+        except InputError as e:
+            raise InputError(e.message, path=named.origin.where) from None
+    return parse(named.value or "", named.origin.where or f"--{key}")
+
+
 def build(*, targets: Named | None, driver: Named | None, glibc: Named | None,
           detect: Callable[[], Detected] | None, glibc_default: bool = False,
           no_driver: str = "") -> Machine:
@@ -251,12 +262,12 @@ def build(*, targets: Named | None, driver: Named | None, glibc: Named | None,
                                  "--driver 580.95.05")
             kw["driver"], kw["driver_from"] = found.driver, Provenance("detected", found.driver_from)
         else:
-            kw["driver"] = parse_driver(driver.value or "", driver.origin.where or "--driver")
+            kw["driver"] = _parsed(parse_driver, driver, "driver")
             kw["driver_from"] = driver.origin
     elif want_auto and found.driver is not None:
         kw["driver"], kw["driver_from"] = found.driver, Provenance("detected", found.driver_from)
     if glibc is not None and (glibc.value or "").strip().lower() != AUTO:
-        kw["glibc"] = parse_glibc(glibc.value or "", glibc.origin.where or "--glibc")
+        kw["glibc"] = _parsed(parse_glibc, glibc, "glibc")
         kw["glibc_from"] = glibc.origin
     elif found.glibc is not None and (glibc is not None or glibc_default or want_auto):
         kw["glibc"], kw["glibc_from"] = found.glibc, Provenance("detected", found.glibc_from)
