@@ -9,8 +9,8 @@ from glmcompat.ops.verify.records import ProbeRecord
 
 
 def _records(driver: str, packages: dict[str, str]) -> dict[str, ProbeRecord]:
-    return {"driver": ProbeRecord("driver", "passed", data={"driver": driver, "gpus": []}),
-            "installed": ProbeRecord("installed", "passed", data={"packages": packages})}
+    return {"driver": ProbeRecord(id="driver", status="passed", data={"driver": driver, "gpus": []}),
+            "installed": ProbeRecord(id="installed", status="passed", data={"packages": packages})}
 
 
 def test_an_installed_cuda_13_torch_on_a_570_driver_is_an_error() -> None:
