@@ -55,4 +55,16 @@ def machine_for(target: Sequence[str] | str | None, driver: str | None, glibc: s
                         with_targets=with_targets)
 
 
-__all__ = ["add_machine_options", "env_given", "machine_for"]
+def read_here(m: Machine) -> Machine:
+    """``m`` with the driver of this machine where it names none (a command that acts on this machine: pip install)."""
+    from dataclasses import replace  # lazy: pip install only
+
+    from glmcompat.model.machine import Provenance  # lazy: pip install only
+
+    seen = _detected()
+    if m.driver is not None or seen.driver is None:
+        return m
+    return replace(m, driver=seen.driver, driver_from=Provenance("detected", seen.driver_from))
+
+
+__all__ = ["add_machine_options", "env_given", "machine_for", "read_here"]
