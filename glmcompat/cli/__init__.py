@@ -48,8 +48,8 @@ ENV_OPTIONS: dict[str, tuple[str, dict[str, bool]]] = {
                                     "verify": False}),
     "GLMCOMPAT_PLATFORM": ("--platform", {"check": True, "lock": False, "upgrade": False, "abi": False,
                                           "arch": False}),
-    "GLMCOMPAT_DRIVER": ("--driver", {"check": False, "lock": False, "pip install": False}),
-    "GLMCOMPAT_GLIBC": ("--glibc", {"check": False, "lock": False}),
+    "GLMCOMPAT_DRIVER": ("--driver", {"check": False, "lock": False, "pip install": False, "upgrade": False}),
+    "GLMCOMPAT_GLIBC": ("--glibc", {"check": False, "lock": False, "upgrade": False}),
 }
 HELP = "show the help of glmcompat, or of a command (`glmcompat help check`)"
 
