@@ -28,6 +28,7 @@ _LAZY = {  # public name -> the module (relative to the package) that defines it
     **dict.fromkeys(("EnvironmentFailure", "GlmcompatError", "InputError", "InternalError", "LockFormatError",
                      "MatrixError", "UnsafeError"), "model.errors"),
     "Finding": "model.findings",
+    **dict.fromkeys(("Machine", "Provenance"), "model.machine"),
     "SEVERITIES": "model.findings",
     "ProjectLockResult": "ops.projectlock",
 }

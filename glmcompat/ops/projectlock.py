@@ -894,7 +894,7 @@ def _settings_targets(facts: Facts, settings: dict[str, Any], where: str) -> lis
 def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None = None, *,
          platform: str | None = None, model: str | None = None, upgrade: bool = False, dry_run: bool = False,
          check: bool = False, output: str | os.PathLike[str] | None = None, index: ClientFactory | None = None,
-         source: Source | None = None) -> ProjectLockResult:
+         source: Source | None = None, machine: Machine | None = None) -> ProjectLockResult:
     """The library's ``glmcompat lock``: lock the project found from ``path`` (a directory, as uv finds it, or its
     pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
     The core is resolved from exactly one of ``index`` (how to reach the package index:
@@ -921,7 +921,8 @@ def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None
              else _settings_targets(facts, settings, str(found)) if found is not None else [])
     if not names:
         raise NoTarget(None if found is None else str(found), argument="targets")
-    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade)
+    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade,
+                             machine=machine)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
         return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, source=source,
