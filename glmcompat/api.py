@@ -265,7 +265,7 @@ def _check_versions(packages: Mapping[str, str], target: str, *, model: str | No
     found = rules.evaluate(pkgs, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown, machine=machine)
     safe = None
     if any(f.severity == "error" for f in found):
-        safe = one_safe_set(pkgs, tname, model, facts)
+        safe = one_safe_set(pkgs, tname, model, facts, machine=machine)
     return Verdict(tname, tuple(found), None, model, (facts.platform,), safe)
 
 
@@ -319,7 +319,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,
                                                machine=machine)
-        safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in findings) else None
+        safe = for_lock(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
     return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),

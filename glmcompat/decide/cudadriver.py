@@ -134,8 +134,19 @@ def runs(cuda: str, driver: str, facts: Facts) -> bool:
     return not need or driver_key(driver) >= driver_key(need)
 
 
+def older_torch(target: Target, driver: str, facts: Facts) -> str | None:
+    """The newest default torch release whose CUDA ``driver`` runs and whose GPU code runs on ``target`` (None: none)."""
+    got = _newest_torch(target, driver, facts)
+    return None if got is None else got[0]
+
+
 def _older_torch(target: Target, driver: str, facts: Facts) -> str:
-    """The newest default torch release whose CUDA ``driver`` runs and whose GPU code runs on ``target``."""
+    """:func:`older_torch` as a remedy names it: ``torch==2.10.0 (CUDA 12.8)``; "" where none."""
+    got = _newest_torch(target, driver, facts)
+    return f"torch=={got[0]} (CUDA {got[1]})" if got else ""
+
+
+def _newest_torch(target: Target, driver: str, facts: Facts) -> tuple[str, str] | None:
     cap = target.capability
     best: tuple[Version, str, str] | None = None
     for row in facts.rows("torch"):
@@ -146,7 +157,7 @@ def _older_torch(target: Target, driver: str, facts: Facts) -> str:
         for v in row.versions:
             if best is None or Version(v) > best[0]:
                 best = (Version(v), v, row.cuda)
-    return f"torch=={best[1]} (CUDA {best[2]})" if best else ""
+    return (best[1], best[2]) if best else None
 
 
 def check(packages: Mapping[str, str], target: Target, facts: Facts, machine: Machine | None) -> list[Finding]:
@@ -195,4 +206,4 @@ def check(packages: Mapping[str, str], target: Target, facts: Facts, machine: Ma
     return out
 
 
-__all__ = ["Build", "build_of", "builds", "check", "floor", "needs", "runs"]
+__all__ = ["Build", "build_of", "builds", "check", "floor", "needs", "older_torch", "runs"]

@@ -382,7 +382,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
                 ok = False
                 from glmcompat.decide.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
 
-                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
+                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms, job.machine)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
     if args.json:
@@ -422,6 +422,8 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
 def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
     """The one hint for an unsafe entry: the pins of one consistent safe set, and the command that applies them."""
     pins = " ".join(f"{n}=={v}" for n, v in safe.items())
+    if job.machine is not None and job.machine.driver is not None:
+        target = f"{target} --driver {job.machine.driver}"  # the lock must keep to the driver too
     if job.kind == "uv.lock":
         how = f"`glmcompat lock --target {target}` in the project writes them as uv constraints and relocks"
     elif job.kind == "requirements.txt":
