@@ -422,6 +422,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
 def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
     """The one hint for an unsafe entry: the pins of one consistent safe set, and the command that applies them."""
     pins = " ".join(f"{n}=={v}" for n, v in safe.items())
+    shown = target
     if job.machine is not None and job.machine.driver is not None:
         target = f"{target} --driver {job.machine.driver}"  # the lock must keep to the driver too
     if job.kind == "uv.lock":
@@ -432,7 +433,7 @@ def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
                f"`glmcompat lock {src} -o {job.path.name} --target {target}`)")
     else:
         how = f"pin them in the project, then relock (`glmcompat lock --target {target}` for a uv project)"
-    return f"one consistent safe set for {target}: {pins}; {how}"
+    return f"one consistent safe set for {shown}: {pins}; {how}"
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True,
