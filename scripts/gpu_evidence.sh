@@ -28,6 +28,8 @@ echo "== GPU code judged per kernel (scripts/gpu_kernel_coverage_evidence.sh)"
 OUT=/tmp/kcov bash scripts/gpu_kernel_coverage_evidence.sh; echo "rc=$?"; cp /tmp/kcov/launched.json /tmp/kcov/compared.txt "$OUT/" 2>/dev/null
 echo "== half-installed torchvision (scripts/gpu_half_installed_evidence.sh)"
 OUT=/tmp/half bash scripts/gpu_half_installed_evidence.sh > /tmp/half.log 2>&1; echo "rc=$?"; tail -8 /tmp/half.log
+echo "== the machine: check/lock --target auto, verify's driver comparison (scripts/gpu_machine_evidence.sh)"
+bash scripts/gpu_machine_evidence.sh; echo "rc=$?"
 echo "== gpu tests"
 python3 -m pytest -o addopts="" -p no:cacheprovider -m gpu -q tests/ops/verify/test_verify.py tests/ops/verify/test_vllm.py tests/ops/test_pipguard.py 2>&1 | tail -15
 echo "rc=$?"

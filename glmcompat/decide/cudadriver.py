@@ -175,9 +175,9 @@ def check(packages: Mapping[str, str], target: Target, facts: Facts, machine: Ma
         if not need or major_row is None:
             continue
         major = b.cuda.split(".")[0]
+        # the driver's rule; how the build's CUDA is known is said in the message (its row's evidence differs per
+        # platform, and one finding is reported once for every environment it holds in)
         evidence: tuple[tuple[str, str], ...] = ((major_row.evidence, major_row.source),)
-        if b.row is not None:
-            evidence += ((b.row.evidence, b.row.source),)
         if have < driver_key(need):
             own = f"; CUDA {exact.release}'s own toolkit driver is {exact.driver}" if exact is not None else ""
             msg = (f"{b.name} {b.version} is built for CUDA {b.cuda} ({b.how}), which needs NVIDIA driver >= {need} on "
