@@ -13,7 +13,7 @@ import platform
 import re
 
 from glmcompat.edges import nvml as nvml_edge
-from glmcompat.model.machine import Detected, Gpu
+from glmcompat.model.machine import Detected
 
 SYS_VERSION = "sys/module/nvidia/version"
 PROC_VERSION = "proc/driver/nvidia/version"
@@ -82,7 +82,7 @@ def detect(root: str | None = None, nvml: str | None = None) -> Detected:
     got = nvml_edge.read(library)
     if driver is None and got is not None and got.driver:
         driver, driver_from = got.driver, "NVML"
-    gpus = tuple(Gpu(g.index, g.name, g.capability) for g in got.gpus) if got is not None else ()
+    gpus = got.gpus if got is not None else ()
     hmm_text = _read(root, UVM_HMM)
     hmm = None if hmm_text is None else {"N": True, "0": True, "Y": False, "1": False}.get(hmm_text.strip()[:1])
     machine = platform.machine() or None

@@ -8,14 +8,9 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 
+from glmcompat.model.machine import Gpu
+
 LIBRARY = "libnvidia-ml.so.1"
-
-
-@dataclass(frozen=True)
-class Gpu:
-    index: int
-    name: str
-    capability: str  # "9.0"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from glmcompat.model.errors import InputError
@@ -104,8 +104,6 @@ class Machine:
                                                         self.arch_from, self.kernel_module_from, self.uvm_hmm_from))
 
     def with_targets(self, targets: Sequence[str], origin: Provenance) -> Machine:
-        from dataclasses import replace  # lazy: rare (targets canonicalised after the matrix is read)
-
         return replace(self, targets=tuple(targets), targets_from=origin)
 
     def lines(self) -> list[str]:
