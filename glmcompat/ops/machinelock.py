@@ -5,6 +5,7 @@ a lock targets its glibc (the running machine's by default, as uv does) or the o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from glmcompat.decide import cudadriver
@@ -64,6 +65,33 @@ def header(facts: Facts, pins: Mapping[str, str], machine: Machine | None) -> st
     return "".join(lines)
 
 
+_AVAILABLE = re.compile(r"Wheels are available for `([^`]+)` \(v([^)]+)\) on the following platforms: ([^\n]+)")
+_TAG = re.compile(r"manylinux_(\d+)_(\d+)_(x86_64|aarch64)")
+
+
+def glibc_cause(uv_output: str, arch: str, machine: Machine | None) -> tuple[str, str] | None:
+    """glmcompat's explanation of a compile that failed because a release has no wheel for the machine's glibc (uv:
+    "Wheels are available for `sglang` (v0.5.23) on the following platforms: `manylinux_2_34_x86_64`, ..."), naming
+    the release, the glibc its wheels need and the machine's, and one remedy; None when that is not why it failed."""
+    m = _AVAILABLE.search(uv_output)
+    if m is None:
+        return None
+    name, version, platforms = m.groups()
+    floors = sorted({(int(a), int(b)) for a, b, arch_ in _TAG.findall(platforms) if arch_ == arch})
+    if not floors:
+        return None
+    need = f"{floors[0][0]}.{floors[0][1]}"
+    have = compile_glibc(machine)
+    where = machine.glibc_from.show() if machine is not None and machine.glibc else "the default"
+    if glibc_key(need) <= glibc_key(have):
+        return None
+    return (f"Because {name} {version} publishes Linux {arch} wheels for {manylinux(need)} and newer only (glibc >= "
+            f"{need}) and the machine's glibc is {have} ({where}), we can conclude that {name} {version} cannot be "
+            f"installed there",
+            f"lock for the glibc of the machine that runs it (`--glibc {need}` or newer, if it has one), or pin a "
+            f"{name} release with wheels for glibc {have}")
+
+
 def flags(machine: Machine | None) -> list[str]:
     """The ``--driver``/``--glibc`` a compile command shows (those its flags gave: the output says how to remake it)."""
     if machine is None:
@@ -86,4 +114,4 @@ def with_header(data: bytes, head: str) -> bytes:
     return "".join(lines[:i] + [head] + lines[i:]).encode("utf-8")
 
 
-__all__ = ["compile_glibc", "driver_floor", "flags", "floors", "header", "python_platform", "with_header"]
+__all__ = ["compile_glibc", "driver_floor", "flags", "floors", "glibc_cause", "header", "python_platform", "with_header"]

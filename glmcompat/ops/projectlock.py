@@ -827,6 +827,9 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             args.append("--upgrade")
         p = _uv(args, infile.parent if str(infile.parent) else Path("."), req.index)
         if p.returncode != 0:
+            glibc = machinelock.glibc_cause(p.stderr or p.stdout or "", machine, req.machine)
+            if glibc is not None:
+                raise UnsafeError(f"{glibc[0]}; nothing was written\nhint: {glibc[1]}")
             raise UnsafeError("uv cannot compile the requirements under the safe core; nothing was written:\n  "
                               + _uv_error(["pip", "compile", str(infile)], p, str(infile.parent or ".")))
         # uv names the constraints file it was given in its "via" notes: name it the way the header does, not by
