@@ -16,6 +16,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from glmcompat.decide import cudadriver
+from glmcompat.decide import glibc as glibc_rule
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -52,6 +53,7 @@ class Context:
     overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
     host: Machine | None = None  # the machine judged: its NVIDIA driver, glibc (None: not named, not judged)
+    glibc: dict[str, str] = field(default_factory=dict)  # name -> the lowest glibc its wheels need (uv.lock)
 
     def built_from_source(self, name: str) -> bool:
         from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
@@ -442,6 +444,11 @@ def rule_driver(ctx: Context) -> list[Finding]:
     return cudadriver.check(pkgs, ctx.target, ctx.facts, ctx.host)
 
 
+def rule_glibc(ctx: Context) -> list[Finding]:
+    """(e'') No wheel of the set needs a newer glibc than the machine's (:mod:`glmcompat.decide.glibc`)."""
+    return glibc_rule.check(ctx.packages, ctx.glibc, ctx.host)
+
+
 def rule_model(ctx: Context) -> list[Finding]:
     """(f) The model type needs a transformers (and sglang) that knows it."""
     if ctx.model is None:
@@ -801,6 +808,7 @@ RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_gpu_code,
     rule_cuda,
     rule_driver,
+    rule_glibc,
     rule_model,
     rule_target_requirements,
     rule_source_build,
@@ -846,6 +854,7 @@ def evaluate(
         ctx.sources = dict(env.sources)
         ctx.unpinned = dict(env.unpinned)
         ctx.overrides = dict(env.overrides)
+        ctx.glibc = dict(env.glibc)
     ctx.no_isolation = no_isolation
     ctx.host = machine
     implied = dict(implied or {})
