@@ -138,7 +138,9 @@ def test_the_check_rules_are_the_rules_the_check_produces() -> None:
     """``check --json``'s ``rule`` enum (CHECK_RULES) is every rule name glmcompat.decide.rules and check's own
     (glmcompat.ops.checkfile) build a finding with, and nothing else."""
     produced: set[str] = set()
-    for mod in (rules, checkfile):
+    from glmcompat.decide import cudadriver, glibc  # the rule modules beside rules.py (issue 35)
+
+    for mod in (rules, checkfile, cudadriver, glibc):
         produced |= set(re.findall(r'\brule="([a-z-]+)"', Path(mod.__file__ or "").read_text(encoding="utf-8")))
     assert produced == set(CHECK_RULES)
     hint = typing.get_type_hints(CheckedFindingDoc, include_extras=True)["rule"]
