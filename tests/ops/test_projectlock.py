@@ -576,3 +576,26 @@ def test_project_mode_takes_the_driver_from_tool_glmcompat(tmp_path, facts, src,
     assert result.core["torch"] == "2.10.0" and result.floors == {"driver": "525.60.13"}
     locked = {e.name: e.version for e in read_lock(path.parent / "uv.lock", use_cache=False).entries}
     assert locked["torch"] == "2.10.0"
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_sglang_0_5_23_locks_for_this_machines_glibc(tmp_path, facts):
+    """sglang 0.5.23 publishes manylinux_2_34 wheels only: a compile for this machine's glibc (2.36 here) succeeds
+    and states the glibc it was compiled for; one for glibc 2.28 is explained, naming both."""
+    from glmcompat.edges.index import client_for
+    from glmcompat.edges.machine import glibc
+
+    here = glibc()
+    if here is None or tuple(int(x) for x in here.split(".")) < (2, 34):
+        pytest.skip(f"this machine's glibc ({here}) is older than sglang 0.5.23's wheels need")
+    infile = tmp_path / "requirements.in"
+    infile.write_text("sglang==0.5.23\n")
+    m = _machine(None, here)
+    result = lock_requirements(facts, infile, tmp_path / "requirements.txt", ProjectLockRequest(("sm120",), machine=m),
+                               index=client_for, quiet=True)
+    assert result.core["sglang"] == "0.5.23" and result.floors["glibc"] == here
+    assert f"# needs: glibc {here} (manylinux_2_{here.split('.')[1]} wheels chosen" in (tmp_path / "requirements.txt").read_text()
+    with pytest.raises(UnsafeError, match=r"glibc >= 2.34\) and the machine's glibc is 2.28"):
+        lock_requirements(facts, infile, tmp_path / "old.txt", ProjectLockRequest(("sm120",), machine=_machine(None, "2.28")),
+                          index=client_for, quiet=True)
