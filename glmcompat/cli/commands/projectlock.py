@@ -39,11 +39,12 @@ def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
     return pp.load(found).settings, found
 
 
-def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
+def request(args: Any, settings: dict[str, Any], where: Path | None, *, compiled: bool = True) -> Any:
     """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``; no target anywhere: exit 2
-    naming both places."""
+    naming both places. ``compiled``: a requirements compile, for this machine's glibc unless one is named (a
+    project's uv.lock is universal)."""
     machine = machine_for(args.target or None, getattr(args, "driver", None), getattr(args, "glibc", None),
-                          settings, str(where) if where else None, glibc_default=True)
+                          settings, str(where) if where else None, glibc_default=compiled)
     targets = list(machine.targets) if args.target else (_settings_targets(settings, where) if where else [])
     if not targets:
         raise NoTarget(str(where) if where else None)
@@ -67,7 +68,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
         facts.model(args.model)
     if kind == "project":
         settings = pp.load(path).settings
-        req = request(args, settings, path)
+        req = request(args, settings, path, compiled=False)
     else:
         settings, where = _around(path.parent)
         req = request(args, settings, where)
