@@ -6,7 +6,7 @@ tries, held (the answer was the clean run's, or a one-line refusal, in bounds), 
 Classes: corrupted verdict records (random bit flips, truncations, edited exit codes, links to /dev/zero, FIFOs,
 sparse files, another key's record) replayed by ``glmcompat check``; corrupted sealed cache entries (probe,
 lock-parse, resolution: random mutations and renames, read in process); a hostile index on 127.0.0.1 (the cases of
-tests/reliability/test_deadlines.py); huge requirements files. Every run is a real process, measured by a wrapper
+tests/reliability/test_deadlines.py); huge requirements files; verify over an ``import torch`` that hangs. Every run is a real process, measured by a wrapper
 (RUSAGE_CHILDREN). No network beyond 127.0.0.1.
 """
 
@@ -166,6 +166,39 @@ def huge() -> Tally:
     return t
 
 
+HANGS = {  # issue 41: an `import torch` that never returns, busy or asleep, or leaves a daemon holding the pipes
+    "busy": "while True:\n    pass\n",
+    "sleep": "import time\ntime.sleep(3600)\n",
+    "daemon": ("import os, subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import os, time; open(os.environ["
+               "\"HANG_PIDS\"], \"a\").write(str(os.getpid()) + chr(10)); time.sleep(3600)'], start_new_session=True)\n"
+               "while True:\n    pass\n"),
+}
+
+
+def verify_hangs(timeout: int = 5) -> Tally:
+    t = Tally(f"verify --timeout {timeout} over a hanging import torch")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        pids = tmp / "daemons"
+        for name, body in HANGS.items():
+            site = tmp / name
+            (site / "torch").mkdir(parents=True)
+            (site / "torch" / "__init__.py").write_text(body)
+            try:
+                res = run_measured("verify", "--no-gpu", "--path", str(site), "--timeout", str(timeout), cwd=tmp,
+                                   limit=timeout + 60, env={"HANG_PIDS": str(pids)})
+            finally:
+                for pid in pids.read_text().split() if pids.exists() else []:
+                    try:
+                        os.kill(int(pid), 9)
+                    except ProcessLookupError:
+                        pass
+            ok = res["rc"] == 1 and "Traceback" not in str(res["stderr"]) and float(res["seconds"]) < timeout + 5
+            print(f"  {name}: rc {res['rc']}, {float(res['seconds']):.1f} s, {int(res['max_rss_kib']) >> 10} MiB")
+            t.add(ok, res)
+    return t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", type=int, default=60)
@@ -173,7 +206,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=26)
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    tallies = [records(a.records, rng), entries(a.entries, rng), hostile(), huge()]
+    tallies = [records(a.records, rng), entries(a.entries, rng), hostile(), huge(), verify_hangs()]
     for t in tallies:
         print(t.line())
 

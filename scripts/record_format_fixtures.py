@@ -13,6 +13,8 @@ serves it) and never download torch's wheels. The cases:
 - ``poetry-sources``: poetry 1.2.2's lock-version 1.1 (``category``, a source on every package): a directory, a local
   sdist, a git project, a wheel URL, a default and a secondary legacy source, an extra, a dev group; poetry 1.2 predates
   PEP 658 and downloads one wheel per package to read its metadata (about 2.3 GB, a minute here);
+- ``poetry-extra-torch``: poetry 2.5's lock of a project whose torch arrives only through an extra's optional
+  torchvision (torch is named in no ``[extras]`` list);
 - ``pip-freeze``: the real pip's ``pip freeze`` of a venv it filled with ``--no-deps`` installs of the real wheels
   (about 1.5 GB: torch 2.8.0 and sgl-kernel), editable projects (a git repository without a remote, the subdirectory of
   a clone) and a local directory.
@@ -158,6 +160,29 @@ pytest = "{PYTEST}"
 name = "pytorch"
 url = "{index}"
 priority = "explicit"
+""")
+    _run([str(bin_ / "poetry"), "lock", "--no-interaction"], proj, env)
+    return proj / "poetry.lock"
+
+
+def poetry_extra_torch(bin_: Path, proj: Path, index: str, git: str, wheel: str, env: dict[str, str]) -> Path:
+    """torch only through an extra's optional package: ``[extras] vision = ["torchvision"]``, torch declared nowhere
+    (poetry marks it optional too, and the extra's table names torchvision alone)."""
+    (proj / "pyproject.toml").write_text(f"""\
+[tool.poetry]
+name = "glm-vision"
+version = "0.1.0"
+description = "torch arrives only through an extra"
+authors = ["glmcompat"]
+package-mode = false
+
+[tool.poetry.dependencies]
+python = ">=3.10,<3.13"
+einops = "{EINOPS}"
+torchvision = {{ version = "{TORCHVISION}", optional = true }}
+
+[tool.poetry.extras]
+vision = ["torchvision"]
 """)
     _run([str(bin_ / "poetry"), "lock", "--no-interaction"], proj, env)
     return proj / "poetry.lock"
@@ -369,7 +394,9 @@ RECORDERS = {"poetry": Case("poetry", "poetry", "pyproject.toml", poetry),
              "poetry-sources": Case("poetry1", "poetry", "pyproject.toml", poetry_sources),
              # the same project as "poetry", in poetry 1.8's lock-version 2.0 (no category, no groups yet)
              "poetry-1.8": Case("poetry18", "poetry", "pyproject.toml", poetry),
-             "pip-freeze": Case("pip", "pip", "install.txt", pip_freeze, "froze the venv it filled with")}
+             "pip-freeze": Case("pip", "pip", "install.txt", pip_freeze, "froze the venv it filled with"),
+             # torch only through an extra's optional torchvision (issue 36)
+             "poetry-extra-torch": Case("poetry", "poetry", "pyproject.toml", poetry_extra_torch)}
 
 
 def record(out: Path, only: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""The glibc rule (:mod:`glmcompat.decide.glibc`): a package whose wheels for the machine need a newer glibc than
+"""The glibc rule (:mod:`glmcompat.decide.rules.glibc`): a package whose wheels for the machine need a newer glibc than
 the machine's is an error naming both. The uv.lock is the real uv's, locked against a local index serving a wheel
 tagged manylinux_2_34 only (as sglang 0.5.23 publishes)."""
 

@@ -17,8 +17,10 @@ import signal
 import site
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from importlib.machinery import PathFinder
@@ -43,6 +45,8 @@ from glmcompat.ops.verify.records import (
     AbiData,
     DeviceData,
     DriverData,
+    ExtensionData,
+    ExtensionFailure,
     GpuCodeData,
     GpuCodeFile,
     GroupExit,
@@ -52,6 +56,7 @@ from glmcompat.ops.verify.records import (
     group_ids,
     marks,
 )
+from glmcompat.ops.verify.extensions import ExtDist, scan
 from glmcompat.ops.verify.static import sgl_kernel_variant
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
@@ -64,7 +69,11 @@ if TYPE_CHECKING:  # pragma: no cover
 DYNAMIC_OF = {"torchvision": "torchvision", "torchaudio": "torchaudio", "sgl-kernel": "sgl_kernel",
               "sglang-kernel": "sgl_kernel", "torchao": "torchao", "vllm": "vllm"}
 KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "installed", "abi", "gpu-code",
-              "import", "load", "ops", "model", "smoke"]
+              "import", "extension", "load", "ops", "model", "smoke"]
+# Seconds a process's output is still read after it ended or was killed (a daemon may hold its pipes open), and
+# the fork server's margin past the deadline for its exit lines: with them, the run's bound (--timeout + a few s).
+GRACE = 0.5
+SERVER_MARGIN = 2.0
 # Packages whose [[primary_modules]] the probe processes need (which modules decide, which are add-ons).
 PRIMARY_FOR = ("vllm",)
 # The groups that import torch first: forked from one process that imported it (Options.fork).
@@ -89,7 +98,7 @@ class Child:
     not hold a well-formed record is ignored too."""
 
     def __init__(self, group: str, opts: dict[str, Any], env: dict[str, str], timeout: float,
-                 stdin: bool = False, expected: list[str] | None = None) -> None:
+                 stdin: bool = False, expected: list[str] | None = None, limit: float | None = None) -> None:
         self.group = group
         self.expected = expected if expected is not None else group_ids(group, opts)
         self.records: list[ProbeRecord] = []
@@ -99,13 +108,14 @@ class Child:
         self.stderr: list[str] = []
         self.timed_out = False
         self.timeout = timeout
+        self.limit = timeout if limit is None else limit  # the --timeout a report names (``timeout``: what is left)
         self.arrived = threading.Event()
         self.t0 = time.monotonic()
 
         nonce = secrets.token_hex(16)
         self.mark, self.exit_mark, self.nofork_mark, self.gather_mark = marks(nonce)
         self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "glmcompat.ops.verify.gpuchecks", group, json.dumps(opts)],
+            [sys.executable, "-P", "-m", "glmcompat.ops.verify.gpuchecks", group, _argument(opts)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             env={**env, NONCE_ENV: nonce}, start_new_session=True, text=True, errors="replace")
         self._threads = [threading.Thread(target=self._read_out, daemon=True),
@@ -161,15 +171,20 @@ class Child:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def wait(self) -> None:
+    def wait(self, grace: float = GRACE) -> None:
+        """Until the process ends or its deadline passes (then its process group is killed). Its output is read
+        for ``grace`` seconds more at most: a daemon it started keeps the pipes open, and nothing waits for
+        their end. Whatever is left of its process group (a daemon, a worker) is killed either way."""
         try:
             self.proc.wait(timeout=self.remaining())
         except subprocess.TimeoutExpired:
             self.timed_out = True
-            self.kill()
-            self.proc.wait()
+        self.kill()
+        if self.timed_out:
+            self.proc.wait()  # SIGKILLed: reaped at once
+        end = time.monotonic() + grace
         for t in self._threads:
-            t.join(timeout=5)
+            t.join(timeout=max(0.0, end - time.monotonic()))
 
     def stderr_tail(self, n: int = 15) -> str:
         lines = [ln.rstrip() for ln in self.stderr if ln.strip()]
@@ -177,7 +192,7 @@ class Child:
 
     def results(self) -> list[ProbeRecord]:
         """Its records, plus a failure for each expected probe it never reported."""
-        return _complete(list(self.records), self.expected, self.proc.returncode, self.timed_out, self.timeout,
+        return _complete(list(self.records), self.expected, self.proc.returncode, self.timed_out, self.limit,
                          self.stderr_tail(), time.monotonic() - self.t0)
 
     def forked_results(self, groups: dict[str, list[str]], timeout: float) -> list[ProbeRecord]:
@@ -189,9 +204,21 @@ class Child:
                 e = GroupExit(group=g, rc=self.proc.returncode, timed_out=self.timed_out, stderr=self.stderr_tail(),
                               seconds=time.monotonic() - self.t0)
             tail = "\n".join([ln for ln in e.stderr.splitlines() if ln.strip()][-15:])
-            out = _complete(out, expected, e.rc, e.timed_out, timeout if g in self.exits else self.timeout,
+            out = _complete(out, expected, e.rc, e.timed_out, timeout,
                             tail, e.seconds)
         return out
+
+
+def _argument(opts: dict[str, Any]) -> str:
+    """The options as the probe process's argument: JSON, or ``@FILE`` holding it where it is longer than one
+    argument may be (Linux: 128 KiB; a distribution with thousands of extension modules)."""
+    text = json.dumps(opts)
+    if len(text) < 64 << 10:
+        return text
+    fd, name = tempfile.mkstemp(prefix="glmcompat-probe-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return "@" + name
 
 
 def _parse_json(text: str) -> Any:
@@ -262,8 +289,13 @@ def _speed_opts() -> dict[str, Any]:
 
 
 def run(options: Options) -> VerifyOutput:
-    """Run every probe and return the report (``verify --json``'s document)."""
+    """Run every probe and return the report (``verify --json``'s document).
+
+    ``options.timeout`` bounds the whole run: every probe process ends (or is killed, with its process group)
+    by then, and the run returns a few seconds later at most (:data:`GRACE`, :data:`SERVER_MARGIN`).
+    """
     t0 = time.perf_counter()
+    deadline = time.monotonic() + options.timeout
     facts = load_facts()
     explicit = None if options.target == "auto" else facts.target(options.target)  # InputError: exit 2
     if options.model is not None:
@@ -277,8 +309,12 @@ def run(options: Options) -> VerifyOutput:
               "gpu_seen": _gpu_seen(), **_speed_opts(),
               "primary_modules": {k: list(facts.primary_modules(k)) for k in PRIMARY_FOR
                                   if hasattr(facts, "primary_modules") and facts.primary_modules(k)}}
+
+    def left() -> float:
+        return max(0.0, deadline - time.monotonic())
+
     children: list[Child] = []
-    nvml = Child("nvml", {}, env, min(options.timeout, 20))
+    nvml = Child("nvml", {}, env, min(left(), 20), limit=min(options.timeout, 20))
     if options.all_gpus and not options.no_gpu:
         nvml.wait()
     groups = ["static", "torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton",
@@ -294,24 +330,31 @@ def run(options: Options) -> VerifyOutput:
             continue
         present.append(g)
     forked = [g for g in present if g in FORKED] if options.fork and _findable("torch", search) else []
+    dists = scan(search)  # every other distribution with extension modules (a few ms: RECORD files only)
+    # those that require torch are forked from the torch the fork server imported, the others start fresh
+    via_server = {d.name: d.opts() for d in dists if d.torch} if forked else {}
+    forked += [f"ext:{k}" for k in via_server]
     server = None
     if forked:
-        server = Child("forkserver", {**common, "groups": forked, "timeout": options.timeout}, env,
-                       options.timeout + 30, expected=[])
+        server = Child("forkserver", {**common, "groups": forked, "ext": via_server, "timeout": left()}, env,
+                       left() + SERVER_MARGIN, expected=[], limit=options.timeout)
     for g in present:
         if g not in forked:
-            children.append(Child(g, common, env, options.timeout))
+            children.append(Child(g, common, env, left(), limit=options.timeout))
+    ext = Extensions([d for d in dists if d.name not in via_server], common, env, left, options.timeout)
     if options.all_gpus and not options.no_gpu:
         n = len(cast(DriverData, nvml.records[0].data or {}).get("gpus", [])) if nvml.records else 0
         for i in range(n):
-            children.append(Child("gpu", {**common, "device": i}, env, options.timeout, expected=[f"gpu:{i}"]))
-        children.append(Child("peer", common, env, options.timeout))
-    nccl = Child("nccl", common, env, options.timeout, stdin=True) if options.distributed else None
+            children.append(Child("gpu", {**common, "device": i}, env, left(), expected=[f"gpu:{i}"],
+                                  limit=options.timeout))
+        children.append(Child("peer", common, env, left(), limit=options.timeout))
+    nccl = Child("nccl", common, env, left(), stdin=True, limit=options.timeout) if options.distributed else None
     children.append(nvml)
     if server is not None:
         server.wait()
         if server.nofork:  # torch does not import: run each group fresh, each reports its own error
-            fresh = [Child(g, common, env, options.timeout) for g in forked]
+            fresh = [Child("ext", {**common, **via_server[g[4:]]}, env, left(), limit=options.timeout)
+                     if g.startswith("ext:") else Child(g, common, env, left(), limit=options.timeout) for g in forked]
             children.extend(fresh)
             server = None
     for c in children:
@@ -321,6 +364,7 @@ def run(options: Options) -> VerifyOutput:
         probes.extend(server.forked_results({g: group_ids(g, common) for g in forked}, options.timeout))
     for c in children:
         probes.extend(c.results())
+    probes.extend(ext.results())
     if nccl is not None:
         while not nccl.arrived.is_set() and nccl.proc.poll() is None and nccl.remaining() > 0:
             nccl.arrived.wait(0.05)
@@ -334,6 +378,58 @@ def run(options: Options) -> VerifyOutput:
     if nccl is not None:
         report = _gather(nccl, report)
     return report
+
+
+class Extensions:
+    """The ``extension:<distribution>`` probes: one probe process per distribution, as many at once as this
+    machine has CPUs, each under the run's deadline (``left``: the seconds that remain of it)."""
+
+    def __init__(self, dists: list[ExtDist], common: dict[str, Any], env: dict[str, str],
+                 left: Callable[[], float], limit: float) -> None:
+        self.dists = dists
+        self._limit = limit
+        self._left = left
+        self._done: list[ProbeRecord] = []
+        self._lock = threading.Lock()
+        self._queue = list(dists)
+        self._common = common
+        self._env = env
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cpus = os.cpu_count() or 1
+        self._workers = [threading.Thread(target=self._work, daemon=True) for _ in range(min(cpus, len(dists)))]
+        for w in self._workers:
+            w.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    return
+                d = self._queue.pop(0)
+            pid = f"extension:{d.name}"
+            if self._left() <= 0:
+                recs = [ProbeRecord(id=pid, status="failed", seconds=0.0,
+                                    summary="not run: the --timeout ran out before its turn")]
+            else:
+                c = Child("ext", {**self._common, **d.opts()}, self._env, self._left(), limit=self._limit)
+                c.wait()
+                recs = c.results()
+            with self._lock:
+                self._done.extend(recs)
+
+    def results(self) -> list[ProbeRecord]:
+        """Every distribution's record, once each has ended (bounded by the deadline and a grace)."""
+        for w in self._workers:
+            w.join(timeout=self._left() + 2 * GRACE)
+        with self._lock:
+            done = list(self._done)
+        seen = {r.id for r in done}
+        done.extend(ProbeRecord(id=f"extension:{d.name}", status="failed", seconds=0.0,
+                                summary="not run: the --timeout ran out before its turn")
+                    for d in self.dists if f"extension:{d.name}" not in seen)
+        return done
 
 
 def _gather(nccl: Child, report: VerifyOutput) -> VerifyOutput:
@@ -526,6 +622,8 @@ def assemble(records: list[ProbeRecord], facts: Any, options: Options,
             probes[i] = p
             if at[pid] == i:
                 by_id[pid] = p
+    # -- extension modules of every other distribution ---------------------------------------------
+    findings.extend(f for p in probes if p.id.startswith("extension:") for f in _extension_findings(p))
     # -- static vs dynamic -----------------------------------------------------------------------
     agreement = _agreement(probes, by_id)
     for a in agreement:
@@ -569,6 +667,35 @@ def assemble(records: list[ProbeRecord], facts: Any, options: Options,
                         counts=CountsDoc(passed=counts["passed"], warning=counts["warning"], failed=counts["failed"],
                                          skipped=counts["skipped"]),
                         probes=docs, findings=tuple(FindingDoc.of(f) for f in unique), agreement=tuple(agreement))
+
+
+def _extension_findings(p: ProbeRecord) -> list[Finding]:
+    """One error per cause among a distribution's extension modules that do not import (``extension:`` probe)."""
+    d = cast(ExtensionData, p.data or {})
+    dist, ver = p.id.split(":", 1)[1], str(d.get("version") or "")
+    out = []
+    by_kind: dict[str, list[ExtensionFailure]] = {}
+    for f in d.get("failures") or []:
+        by_kind.setdefault(f["kind"], []).append(f)
+    for kind, fs in sorted(by_kind.items()):
+        f = fs[0]
+        where = f["file"] or f["module"]
+        more = f" (and {len(fs) - 1} more)" if len(fs) > 1 else ""
+        if kind == "numpy-abi":
+            remedy = (f"install a {dist} release built against the installed NumPy's C ABI (`pip install -U {dist}`; "
+                      "releases built for NumPy 2 load on 1.x and 2.x), or pin numpy<2")
+        elif kind == "torch-symbol":
+            remedy = f"install the {dist} built for the installed torch (or the torch it was built for)"
+        elif kind == "missing-library":
+            remedy = f"install what provides the library {dist} links (see its installation notes), or reinstall {dist}"
+        else:
+            remedy = f"reinstall {dist} built for this environment (`pip install --force-reinstall {dist}=={ver}`)"
+        out.append(Finding(rule="extension", severity="error", packages=((dist, ver),),
+                           message=f"Because {where}{more} of {dist} {ver} does not import ({f['cause']}), "
+                           f"we can conclude that {dist} fails when it is imported in this environment",
+                           evidence=(("import-probe", f"imported {f['module']}: {f['error'].splitlines()[0]}"),),
+                           remedy=remedy))
+    return out
 
 
 def _blame(h: Any, pid: str) -> Any:

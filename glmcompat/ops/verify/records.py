@@ -199,6 +199,27 @@ class GpuCodeData(TypedDict, total=False):
     judged_for: str
 
 
+class ExtensionFailure(TypedDict):
+    """One extension module that does not import: the file that owns it and the cause."""
+
+    module: str
+    file: str
+    kind: str
+    """numpy-abi, torch-symbol, undefined-symbol, missing-library or import"""
+    cause: str
+    error: str
+
+
+class ExtensionData(TypedDict, total=False):
+    """``extension:<distribution>``: its extension modules imported in a probe process of their own."""
+
+    version: str
+    modules: int
+    libraries: int
+    """files with a module's name that are shared libraries, not modules (loaded, not imported)"""
+    failures: list[ExtensionFailure]
+
+
 NONCE_ENV = "GLMCOMPAT_PROBE_NONCE"
 
 
@@ -237,6 +258,10 @@ def group_ids(group: str, opts: dict[str, Any]) -> list[str]:
         return ["import:transformers", f"model:{opts['model']}" if opts.get("model") else "model"]
     if group == "gpu":
         return [f"gpu:{int(opts.get('device', 0))}"]
+    if group == "ext":
+        return [f"extension:{opts['dist']}"]
+    if group.startswith("ext:"):  # forked by the fork server: ext:<distribution>
+        return [f"extension:{group[4:]}"]
     return list(GROUP_IDS.get(group, ()))
 
 
@@ -269,5 +294,5 @@ def absent(pid: str, module: str) -> ProbeRecord:
 
 
 __all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "RECORD_STATUSES", "STATUSES", "AbiData",
-           "AbiFile", "DeviceData", "DriverData", "DriverGpu", "GpuCodeData", "GpuCodeFile", "GroupExit", "HalfInstalled",
+           "AbiFile", "DeviceData", "DriverData", "DriverGpu", "ExtensionData", "ExtensionFailure", "GpuCodeData", "GpuCodeFile", "GroupExit", "HalfInstalled",
            "ImportData", "InstalledData", "OpsData", "ProbeRecord", "absent", "error_text", "group_ids", "marks"]

@@ -64,6 +64,7 @@ class LockMeta(TypedDict, total=False):
     extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs
     optional: list[str]  # poetry.lock: packages installed only by an extra, sorted
     groups: dict[str, list[str]]  # poetry.lock, pdm.lock, Pipfile.lock: name -> its groups (sections), file order
+    variants: dict[str, list[str]]  # pylock.toml: name -> its PEP 825 variant wheels, 'label: ns :: feature :: value, ...'
     channels: list[str]  # environment.yml: conda channels, file order
     conda_packages: list[str]  # environment.yml: names the conda section installs, sorted
     conda_cuda: str  # environment.yml: the CUDA version pytorch-cuda / cuda-version / cudatoolkit / a build names

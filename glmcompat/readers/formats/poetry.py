@@ -103,7 +103,8 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
         grp = p.get("groups", [p["category"]] if isinstance(p.get("category"), str) else [])
         merge_groups(groups, name, str_list(grp, path, line, f"package {name!r}: 'groups'"))
         entries.append(Entry(name, version, _poetry_marker(path, p, line), _poetry_source(path, p, line), line=line))
-    out = LockMeta(extras=_poetry_extras(path, text, doc), optional=sorted(optional))
+    extras = _with_what_they_pull_in(_poetry_extras(path, text, doc), list(package_tables(path, text, doc)), optional)
+    out = LockMeta(extras=extras, optional=sorted(optional))
     if any(groups.values()):
         out["groups"] = groups
     return Lock(str(path), "poetry.lock", tuple(entries), poetry_python(meta.get("python-versions")), (), out)
@@ -123,9 +124,63 @@ def _poetry_extras(path: Path, text: str, doc: dict[str, Any]) -> dict[str, list
     return out
 
 
+def _with_what_they_pull_in(extras: dict[str, list[str]], tables: list[tuple[dict[str, Any], int | None]],
+                            optional: set[str]) -> dict[str, list[str]]:
+    """Each extra with every optional package it installs: ``[extras]`` names only the project's own optional requirements
+    (``vision = ["torchvision"]``); what they require (torch, the nvidia-* wheels, also marked optional) comes with
+    them, through each package's ``[package.dependencies]`` (a dependency marked ``optional`` there only through
+    the extras a requirement asks for, read from the package's ``[package.extras]``)."""
+    deps: dict[str, list[tuple[str, list[str]]]] = {}
+    own_extras: dict[str, dict[str, list[str]]] = {}
+    for p, _ in tables:
+        name = canonicalize(str(p.get("name", "")))
+        table = p.get("dependencies")
+        out: list[tuple[str, list[str]]] = []
+        for dep, spec in (table.items() if isinstance(table, dict) else ()):
+            for s in spec if isinstance(spec, list) else [spec]:
+                if isinstance(s, dict) and s.get("optional") is True:
+                    continue  # installed only through one of this package's extras
+                asked = s.get("extras") if isinstance(s, dict) else None
+                out.append((canonicalize(str(dep)), [str(x) for x in asked] if isinstance(asked, list) else []))
+        deps[name] = out
+        px = p.get("extras")
+        if isinstance(px, dict):
+            own_extras[name] = {str(k): [m.group(1) for r in v if isinstance(r, str)
+                                         for m in [re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r)] if m]
+                                for k, v in px.items() if isinstance(v, list)}
+    full: dict[str, list[str]] = {}
+    for extra, names in extras.items():
+        seen: set[str] = set()
+        todo = [canonicalize(n) for n in names]
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            for dep, asked in deps.get(n, ()):
+                todo.append(dep)
+                for x in asked:
+                    todo.extend(canonicalize(m) for m in own_extras.get(dep, {}).get(x, ()))
+        full[extra] = [*names, *sorted((seen - set(names)) & {canonicalize(o) for o in optional})]
+    return full
+
+
+_EXTRA_CLAUSE = re.compile(r"""extra\s*==\s*(["'])([^"']*)\1|(["'])([^"']*)\3\s*==\s*extra""")
+
+
+def _for_extra(marker: str | None, extra: str | None) -> str | None:
+    """A poetry 2 package marker with its ``extra == "NAME"`` clauses decided for the environment of ``extra`` (true
+    for that extra, false for any other), so that the platform markers beside them still decide."""
+    if marker is None or "extra" not in marker:
+        return marker
+    return _EXTRA_CLAUSE.sub(lambda m: 'python_version >= "0"' if canonicalize(m.group(2) or m.group(4) or "") ==
+                             canonicalize(extra or "-") else 'python_version < "0"', marker)
+
+
 def extras_environments(lock: Lock) -> list[Environment]:
-    """The base set (packages not marked optional) and the base plus each extra; a lock without extras: the flat
-    environments."""
+    """The base set (packages not marked optional) and the base plus each extra with what it pulls in (the
+    package's own ``extra == "NAME"`` markers, which poetry 2 writes, hold in that extra's environment); a lock
+    without extras: the flat environments."""
     extras = lock.meta.get("extras")
     if not extras:
         return flat_sets(lock)
@@ -133,7 +188,8 @@ def extras_environments(lock: Lock) -> list[Environment]:
     out: list[Environment] = []
     for extra in [None, *sorted(extras)]:
         chosen = set() if extra is None else {canonicalize(n) for n in extras[extra]}
-        entries = [e for e in lock.entries if e.name not in optional or e.name in chosen]
+        entries = [replace(e, marker=_for_extra(e.marker, extra)) for e in lock.entries
+                   if e.name not in optional or e.name in chosen]
         for env in flat_environments(lock.path, entries, lock.requires_python, lock.meta.get("overrides")):
             label = "base" if extra is None else f"extra {extra}"
             merge(out, replace(env, name=f"{label}, {env.name}" if env.name else label))

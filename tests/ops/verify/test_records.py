@@ -15,9 +15,11 @@ from glmcompat.ops.verify.records import ProbeRecord, absent
 
 # probe kind -> the TypedDict of its data; (TypedDict, key) -> the TypedDict of each entry of that list
 KIND: dict[str, Any] = {"driver": R.DriverData, "device": R.DeviceData, "import": R.ImportData, "ops": R.OpsData,
-                        "installed": R.InstalledData, "abi": R.AbiData, "gpu-code": R.GpuCodeData}
+                        "installed": R.InstalledData, "abi": R.AbiData, "gpu-code": R.GpuCodeData,
+                        "extension": R.ExtensionData}
 ENTRIES: dict[tuple[Any, str], Any] = {(R.DriverData, "gpus"): R.DriverGpu, (R.AbiData, "files"): R.AbiFile,
-                                       (R.GpuCodeData, "files"): R.GpuCodeFile}
+                                       (R.GpuCodeData, "files"): R.GpuCodeFile,
+                                       (R.ExtensionData, "failures"): R.ExtensionFailure}
 
 
 def undeclared(report: dict[str, Any]) -> list[str]:

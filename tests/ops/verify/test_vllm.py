@@ -33,7 +33,7 @@ import pytest
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.signatures import match_signatures
 from glmcompat.ops.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
-from glmcompat.ops.verify.gpuchecks import VLLM_CORE, is_core, vllm_modules
+from glmcompat.ops.verify.kernels import VLLM_CORE, is_core, vllm_modules
 from glmcompat.ops.verify.records import ProbeRecord
 from tests.ops.verify.test_records import undeclared
 

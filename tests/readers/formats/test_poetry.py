@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.readers.formats.common import Entry
-from glmcompat.readers.formats.poetry import poetry_python
+from glmcompat.readers.formats.poetry import extras_environments, parse_poetry_lock, poetry_python
 
 from tests.readers.formats.helpers import E, bad_input, entries_among, fixture, kind_python_and_meta, load
 
@@ -188,3 +188,23 @@ def test_poetry2_markers_by_group_and_extras(tmp_path: Path) -> None:
 ])
 def test_poetry_python(constraint: str | None, spec: str | None) -> None:
     assert poetry_python(constraint) == spec
+
+
+def test_torch_only_through_an_extra_is_in_that_extras_environment() -> None:
+    """Issue 36: poetry 2.5.1's lock (recorded) of a project whose torch arrives only through the extra ``vision``'s
+    optional torchvision: ``[extras]`` names torchvision alone, torch and its nvidia-* wheels are optional too and
+    carry ``extra == "vision"`` markers. The extra's environment installs them all (and judges them); the base one
+    none of them."""
+    path = fixture("poetry-extra-torch/poetry.lock")
+    lock = parse_poetry_lock(path, path.read_text())
+    assert lock.meta["extras"]["vision"][0] == "torchvision"
+    assert {"torch", "triton", "nvidia-cublas-cu12"} <= set(lock.meta["extras"]["vision"])
+    envs = extras_environments(lock)
+    base = [e for e in envs if e.name.startswith("base")]
+    vision = [e for e in envs if e.name.startswith("extra vision") and e.platform == "x86_64"]
+    assert base and vision
+    assert all("torch" not in e.packages and "torchvision" not in e.packages for e in base)
+    for e in vision:
+        assert (e.packages["torch"], e.packages["torchvision"], e.packages["triton"]) == ("2.5.1", "0.20.1", "3.1.0")
+        assert "nvidia-cublas-cu12" in e.packages  # its marker names Linux x86_64 beside the extra
+    assert all("nvidia-cublas-cu12" not in e.packages for e in envs if e.platform == "aarch64")

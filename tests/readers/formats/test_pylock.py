@@ -79,3 +79,48 @@ def test_invalid_locks_are_one_line_naming_the_package_line(tmp_path: Path, text
         parse_pylock(p, text)
     assert (err.value.path, err.value.line) == (str(p), line) and needle in str(err.value), str(err.value)
     assert "\n" not in str(err.value)
+
+
+# -- PEP 825 variant wheels (issue 36) ---------------------------------------------------------------------------------
+
+VARIANTS = Path(__file__).parents[2] / "fixtures" / "formats" / "pylock-variants" / "pylock.toml"
+
+
+def test_a_variant_pylock_is_read_and_its_variants_named() -> None:
+    """The variant wheels' labels are taken off for packaging's validation; each package is an entry judged by
+    name and version, and the variants it offers (labels, properties) are named in meta and a note."""
+    lock = parse_pylock(VARIANTS, VARIANTS.read_text())
+    assert [(e.name, e.version, e.source) for e in lock.entries] == [("torch", "2.9.1", "registry"),
+                                                                     ("torchvision", "0.24.1", "registry")]
+    v = lock.meta["variants"]["torch"]
+    assert v[0].startswith("cu128: nvidia :: cuda_version_lower_bound :: 12.8, nvidia :: sm_arch :: 90_real")
+    assert v[2] == "null: no properties (the null variant)" and list(lock.meta["variants"]) == ["torch"]
+    assert lock.meta["notes"] == ["torch 2.9.1: PEP 825 variant wheels cu128, cu130, null; judged as torch 2.9.1, "
+                                  "whichever variant an installer picks"]
+
+
+def _variant_lock(wheel_label: str, variants_json: str) -> str:
+    return (f'lock-version = "1.0"\ncreated-by = "hand"\n\n[[packages]]\nname = "torch"\nversion = "2.9.1"\n'
+            f'wheels = [{{ url = "https://index.invalid/torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64{wheel_label}.whl",'
+            f' {SHA} }}]\n\n[packages.variants-json]\n{variants_json}\n')
+
+
+def test_a_variants_json_locked_by_reference() -> None:
+    text = _variant_lock("-cu128", f'url = "https://index.invalid/torch-2.9.1-variants.json"\n{SHA}')
+    lock = parse_pylock(Path("pylock.toml"), text)
+    assert lock.meta["variants"] == {"torch": ["cu128: properties not inlined"]}
+    assert "locked by reference" in lock.meta["notes"][0]
+
+
+@pytest.mark.parametrize(("label", "table", "needle"), [
+    ("-cu129", 'variants = { cu128 = { nvidia = { sm_arch = ["90_real"] } } }',
+     "has the variant label 'cu129', which its [packages.variants-json] does not list"),
+    ("-cu128", 'variants = { cu128 = { nvidia = { sm_arch = ["90 real"] } } }', "nvidia :: sm_arch must be"),
+    ("-cu128", 'variants = { CU128 = {} }', "variant label 'CU128' is not"),
+    ("-null", 'variants = { null = { nvidia = { sm_arch = ["90_real"] } } }', "the 'null' variant has properties"),
+    ("-cu128", '"$schema" = "x"', "neither the inlined 'variants' table nor a 'url' or 'path'"),
+])
+def test_a_bad_variant_table_is_one_line_naming_its_line(label: str, table: str, needle: str) -> None:
+    with pytest.raises(LockFormatError) as err:
+        parse_pylock(Path("pylock.toml"), _variant_lock(label, table))
+    assert needle in str(err.value) and "package 'torch'" in str(err.value) and err.value.line == 9

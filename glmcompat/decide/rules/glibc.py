@@ -1,12 +1,12 @@
 """A wheel that needs a newer glibc than the machine's (rule ``glibc``): pure, from what a lock's reader found of its
 wheels (:attr:`glmcompat.model.environments.Environment.glibc`: the lowest glibc each package's wheels for the
-machine need) and the machine's glibc (:class:`glmcompat.model.machine.Machine`). Registered in
-:mod:`glmcompat.decide.rules` as ``rule_glibc``."""
+machine need) and the machine's glibc (:class:`glmcompat.model.machine.Machine`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from glmcompat.decide.rules.context import Context, Rule
 from glmcompat.model.findings import Finding
 from glmcompat.model.machine import Machine, glibc_key, manylinux
 
@@ -33,4 +33,12 @@ def check(packages: Mapping[str, str], floors: Mapping[str, str], machine: Machi
     return out
 
 
-__all__ = ["check"]
+def rule_glibc(ctx: Context) -> list[Finding]:
+    """No wheel of the set needs a newer glibc than the machine's."""
+    return check(ctx.packages, ctx.glibc, ctx.host)
+
+
+RULE = Rule(id="glibc", family="glibc", check=rule_glibc, reads=("uv.lock wheel names",), evidence=("metadata",),
+            remedy="replace", doc="no wheel needs a newer glibc than the machine's")
+
+__all__ = ["RULE", "check", "rule_glibc"]

@@ -1,0 +1,202 @@
+"""``verify`` imports every installed distribution that ships an extension module (``extension:<distribution>``),
+each in its own probe process under the run's deadline, and names the file and the cause of what fails; and
+``--timeout`` bounds the whole run, whatever a probe process does (issue 36 item 7, issue 41 item 4).
+
+Real artifacts: extension modules built here by gcc and loaded by the real dynamic loader; a package whose import
+hangs and leaves a daemon holding the probe's pipes; with ``-m network``, the real numexpr 2.8.8 wheel (built
+against NumPy 1.x) next to NumPy 2. No torch and no GPU are needed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from glmcompat.ops.verify.core import Options, run
+from glmcompat.ops.verify.extensions import cause_of, module_of, scan
+from tests.ops.verify.test_records import undeclared
+from tests.ops.verify.test_verify import NEW_LOGGER, OLD_LOGGER, _dist, _gcc, make_torch, probe
+
+SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")  # .cpython-3XX-x86_64-linux-gnu.so
+gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build the extension modules")
+
+
+@pytest.mark.parametrize(("path", "module"), [
+    (f"numexpr/interpreter{SUFFIX}", "numexpr.interpreter"),
+    ("vllm/_C.abi3.so", "vllm._C"),
+    ("torchvision/_C.so", "torchvision._C"),
+    (f"mypy/__init__{SUFFIX}", "mypy"),  # a compiled package (mypyc)
+    (f"6ec57f84c680d3a3778b__mypyc{SUFFIX}", None),  # not an identifier: no module of that name
+    ("numpy.libs/libopenblas64_p-r0.so", None),  # auditwheel's folder of bundled libraries
+    ("triton/_C/libproton.so", None),  # a plain lib*.so: a library
+    ("nvidia/cublas/lib/libcublas.so.12", None),
+    ("pkg/data.txt", None),
+])
+def test_module_of(path: str, module: str | None) -> None:
+    assert module_of(path) == module
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # numpy 2.x's own words (numpy/core/_multiarray_umath.py, and the ImportError of numpy 1.x's import_array)
+    ("ImportError: numpy.core.multiarray failed to import\nA module that was compiled using NumPy 1.x cannot be run in",
+     "numpy-abi"),
+    ("AttributeError: _ARRAY_API not found", "numpy-abi"),
+    # numpy 1.x's words for an extension built for NumPy 2 (numpy/core/include/numpy/__multiarray_api.h, 1.26)
+    ("RuntimeError: module compiled against ABI version 0x2000000 but this version of numpy is 0x1000009\n"
+     "ImportError: numpy.core.multiarray failed to import", "numpy-abi"),
+    ("ValueError: numpy.dtype size changed, may indicate binary incompatibility", "numpy-abi"),
+    (f"ImportError: /x/_C.so: undefined symbol: {OLD_LOGGER}", "torch-symbol"),
+    ("ImportError: /x/_C.so: undefined symbol: cblas_dgemm", "undefined-symbol"),
+    ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory", "missing-library"),
+    ("RuntimeError: something else", "import"),
+])
+def test_cause_of(text: str, kind: str) -> None:
+    numpy = "1.26.4" if "0x1000009" in text else "2.2.6"
+    got, cause = cause_of(text, numpy)
+    assert got == kind
+    if kind == "numpy-abi" and "1.x" in text:
+        assert "NumPy 1.x" in cause and "NumPy 2.2.6" in cause
+    if numpy == "1.26.4":
+        assert "newer NumPy C ABI" in cause and "NumPy 1.26.4" in cause
+    if kind == "missing-library":
+        assert "libcudart.so.12" in cause
+
+
+def _ext(site: Path, dist: str, module: str, src: str, *link: str, requires: list[str] = ()) -> None:
+    """A distribution ``dist`` whose package ``dist`` holds the extension module ``module``, built by gcc."""
+    pkg = site / dist
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    _gcc(src, pkg / f"{module}{SUFFIX}", *link)
+    _dist(site, dist, "1.0", [f"{dist}/__init__.py", f"{dist}/{module}{SUFFIX}"], list(requires))
+
+
+@gcc
+@pytest.mark.parametrize("fork", [True, False])
+def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path, fork: bool) -> None:
+    """A missing shared library and a torch symbol the installed torch lacks, in distributions no matrix row
+    names: each fails its own ``extension:`` probe with the owning file and the cause; a sound one passes. Those
+    that require torch are forked from the fork server's torch (``fork``) or start fresh and import it first."""
+    site = tmp_path / "site"
+    site.mkdir()
+    make_torch(site, "2.10.0")
+    libdir = tmp_path / "gone"
+    libdir.mkdir()
+    _gcc("void absent_fn(void) {}", libdir / "libglmcompat_absent.so")
+    _ext(site, "linksgone", "_speedups", "extern void absent_fn(void);\nvoid PyInit__speedups(void) { absent_fn(); }\n",
+         "-L", str(libdir), "-lglmcompat_absent")
+    shutil.rmtree(libdir)  # the library it links is not installed
+    _ext(site, "oldtorchext", "_ops", textwrap.dedent(f'''
+        extern void need_logger(void) __asm__("{OLD_LOGGER}");
+        void PyInit__ops(void) {{ need_logger(); }}
+    '''), "-L", str(site / "torch" / "lib"), "-lc10", "-Wl,-rpath,$ORIGIN/../torch/lib", requires=["torch>=2.9"])
+    _ext(site, "newtorchext", "_ops", textwrap.dedent(f'''
+        #include <Python.h>
+        extern void need_logger(void) __asm__("{NEW_LOGGER}");
+        static struct PyModuleDef def = {{PyModuleDef_HEAD_INIT, "_ops", NULL, -1, NULL}};
+        PyMODINIT_FUNC PyInit__ops(void) {{ need_logger(); return PyModule_Create(&def); }}
+    '''), "-I", sysconfig.get_paths()["include"], "-L", str(site / "torch" / "lib"), "-lc10",
+         "-Wl,-rpath,$ORIGIN/../torch/lib", requires=["torch>=2.9"])
+    # a module that raises on its own (not a loader or ABI error) while its package imports: a warning
+    _ext(site, "envmod", "_gui", textwrap.dedent('''
+        #include <Python.h>
+        PyMODINIT_FUNC PyInit__gui(void) { PyErr_SetString(PyExc_RuntimeError, "no display"); return NULL; }
+    '''), "-I", sysconfig.get_paths()["include"])
+    assert {d.name: d.torch for d in scan([str(site)])} == {"linksgone": False, "oldtorchext": True,
+                                                          "newtorchext": True, "envmod": False}
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60, fork=fork)).to_json()
+    assert r["ok"] is False and undeclared(r) == []
+    gone = probe(r, "extension:linksgone")
+    assert gone["status"] == "failed"
+    [f] = gone["data"]["failures"]
+    assert (f["module"], f["file"], f["kind"]) == ("linksgone._speedups", f"linksgone/_speedups{SUFFIX}",
+                                                   "missing-library")
+    assert "libglmcompat_absent.so" in f["cause"] and "cannot open shared object file" in f["error"]
+    old = probe(r, "extension:oldtorchext")
+    assert old["status"] == "failed" and old["data"]["failures"][0]["kind"] == "torch-symbol"
+    assert OLD_LOGGER in old["summary"]
+    # torch was imported first (it loads libc10.so), as the package's own import does: the sound one loads
+    assert probe(r, "extension:newtorchext")["status"] == "passed"
+    env = probe(r, "extension:envmod")
+    assert env["status"] == "warning" and "no display" in env["warnings"][0] and "failures" not in env["data"]
+    found = {tuple(f["packages"]): f for f in r["findings"] if f["rule"] == "extension"}
+    assert set(found) == {("linksgone==1.0",), ("oldtorchext==1.0",)}
+    assert found[("linksgone==1.0",)]["message"].startswith(f"Because linksgone/_speedups{SUFFIX} of linksgone 1.0")
+
+
+HANG = '''\
+import os, subprocess, sys
+# a daemon grandchild in a session of its own (out of the probe's process group) holding stdout and stderr open
+subprocess.Popen([sys.executable, "-c", "import os, time; open({pids!r}, 'a').write(str(os.getpid()) + chr(10)); "
+                  "time.sleep(300)"], start_new_session=True)
+while True:  # an import that never returns, busy
+    pass
+'''
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_timeout_bounds_the_whole_run(tmp_path: Path, fork: bool) -> None:
+    """Issue 41: ``--timeout 10`` on an ``import torch`` that hangs took 40 s, and a daemon holding the pipe 20 s
+    more. Now the run ends within the timeout and a small constant, the probes report the hang."""
+    site = tmp_path / "site"
+    (site / "torch").mkdir(parents=True)
+    pids = tmp_path / "daemons"
+    (site / "torch" / "__init__.py").write_text(HANG.format(pids=str(pids)))
+    _dist(site, "torch", "2.10.0", ["torch/__init__.py"])
+    t0 = time.monotonic()
+    try:
+        r = run(Options(paths=[str(site)], no_gpu=True, timeout=2, fork=fork)).to_json()
+        took = time.monotonic() - t0
+    finally:
+        for pid in pids.read_text().split() if pids.exists() else []:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    # the bound is the timeout plus a few seconds; before the fix the fork server alone waited timeout + 30 s
+    assert took < 2 + 15, took
+    imp = probe(r, "import:torch")
+    assert imp["status"] == "failed" and "timed out after 2 s" in imp["summary"]
+    assert r["ok"] is False
+
+
+@pytest.mark.network
+@pytest.mark.slow
+@pytest.mark.parametrize(("numexpr", "fails"), [("2.8.8", True), ("2.10.2", False)])
+def test_numexpr_built_for_numpy_1_fails_verify_over_numpy_2(tmp_path: Path, numexpr: str, fails: bool) -> None:
+    """Issue 36: numexpr 2.8.8 (built against NumPy 1.x) next to numpy 2.2.6 fails verify, naming the NumPy ABI;
+    numexpr 2.10.2 (built for NumPy 2) imports. The real wheels from the index, for this Python."""
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--only-binary", ":all:",
+                    "--target", str(site), f"numexpr=={numexpr}", "numpy==2.2.6"], check=True, capture_output=True)
+    r: dict[str, Any] = run(Options(paths=[str(site)], no_gpu=True, timeout=120)).to_json()
+    p = probe(r, "extension:numexpr")
+    if fails:
+        assert p["status"] == "failed" and p["data"]["failures"][0]["kind"] == "numpy-abi"
+        assert "NumPy 1.x" in p["summary"] and "NumPy 2.2.6" in p["summary"]
+        assert any(f["rule"] == "extension" and f["packages"] == [f"numexpr=={numexpr}"] for f in r["findings"])
+    else:
+        assert p["status"] == "passed", p
+
+
+def test_options_longer_than_one_argument_travel_in_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """A distribution with thousands of extension modules gives options past Linux's 128 KiB per argument: they go
+    through a file the probe process reads once and removes."""
+    from glmcompat.ops.verify import gpuchecks
+    from glmcompat.ops.verify.core import _argument
+
+    arg = _argument({"pad": "x" * (200 << 10)})
+    assert arg.startswith("@") and os.path.isfile(arg[1:])
+    assert gpuchecks.main(["nvml", arg]) == 0  # no driver here: its probe is reported skipped
+    assert not os.path.exists(arg[1:]) and '"id": "driver"' in capsys.readouterr().out
+    assert _argument({"a": 1}) == '{"a": 1}'
