@@ -15,31 +15,19 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the warm check path ~15 ms
 
-__version__ = "0.1.0"
-
-
 if TYPE_CHECKING:  # pragma: no cover (the names' types are in __init__.pyi, for type checkers)
     from typing import Any
 
-_LAZY = {  # public name -> the module (relative to the package) that defines it
-    **dict.fromkeys(("CheckResult", "CoreResult", "Verdict", "check", "check_environment", "check_versions",
-                     "load_matrix", "lock", "resolve_core"), "api"),
-    "Matrix": "matrix.schema",
-    **dict.fromkeys(("EnvironmentFailure", "GlmcompatError", "InputError", "InternalError", "LockFormatError",
-                     "MatrixError", "UnsafeError"), "model.errors"),
-    "Finding": "model.findings",
-    **dict.fromkeys(("Machine", "Provenance"), "model.machine"),
-    "SEVERITIES": "model.findings",
-    "ProjectLockResult": "ops.projectlock",
-}
-
-# The public names, declared once: each name above, where it lives (glmcompat.api's ``__all__`` is this list without
-# ``__version__``; it imports it from here, so the package root stays free of imports on the start-up path).
-__all__ = ["__version__", *sorted(_LAZY)]
-
 
 def __getattr__(name: str) -> Any:
-    mod = _LAZY.get(name)
+    """The public names (``__all__`` and ``__version__`` among them), each imported from its module when first asked
+    for: the table is :data:`glmcompat.model.public.PUBLIC`, a leaf, so the package root imports nothing on the
+    start-up path and no module of the package imports the root."""
+    from glmcompat.model.public import PUBLIC  # lazy: start-up path (the package root imports nothing)
+
+    if name == "__all__":
+        return sorted(PUBLIC)
+    mod = PUBLIC.get(name)
     if mod is None:
         raise AttributeError(f"module 'glmcompat' has no attribute {name!r}")
     import importlib  # lazy: start-up path (the package root imports nothing)
@@ -48,4 +36,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    from glmcompat.model.public import PUBLIC  # lazy: start-up path (the package root imports nothing)
+
+    return sorted(PUBLIC)

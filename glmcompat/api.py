@@ -34,7 +34,6 @@ from packaging.requirements import InvalidRequirement
 from packaging.specifiers import InvalidSpecifier
 from packaging.version import InvalidVersion, Version
 
-import glmcompat
 from glmcompat.decide.remedy import for_lock, one_safe_set
 from glmcompat.decide import rules
 from glmcompat.decide.stacks import lock_platform
@@ -56,6 +55,7 @@ from glmcompat.model.findings import SEVERITIES as SEVERITIES
 from glmcompat.model.findings import Finding as Finding
 from glmcompat.model.machine import Machine as Machine
 from glmcompat.model.machine import Provenance as Provenance
+from glmcompat.model.public import PUBLIC
 from glmcompat.model.platforms import check_platform, python_minor, target_platforms
 from glmcompat.ops import checkfile as cf
 from glmcompat.ops import projectlock as pl
@@ -66,9 +66,10 @@ from glmcompat.readers.installed import read_environment
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
 
-# The public names are declared once, in the package root (it names them lazily); this module defines or re-exports
-# each of them (the imports above say ``X as X``: an explicit re-export, whatever a checker makes of ``__all__``).
-__all__ = [name for name in glmcompat.__all__ if name != "__version__"]
+# The public names are declared once (glmcompat.model.public, which the package root names lazily); this module
+# defines or re-exports each of them (the imports above say ``X as X``: an explicit re-export, whatever a checker
+# makes of ``__all__``).
+__all__ = [name for name in PUBLIC if name != "__version__"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

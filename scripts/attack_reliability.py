@@ -6,13 +6,16 @@ tries, held (the answer was the clean run's, or a one-line refusal, in bounds), 
 Classes: corrupted verdict records (random bit flips, truncations, edited exit codes, links to /dev/zero, FIFOs,
 sparse files, another key's record) replayed by ``glmcompat check``; corrupted sealed cache entries (probe,
 lock-parse, resolution: random mutations and renames, read in process); a hostile index on 127.0.0.1 (the cases of
-tests/reliability/test_deadlines.py); huge requirements files; verify over an ``import torch`` that hangs. Every run is a real process, measured by a wrapper
+tests/reliability/test_deadlines.py); huge requirements files; verify over an ``import torch`` that hangs;
+signatures whose backtracking is unbounded (refused by ``matrix validate``) and log shapes (50 MB of blank
+lines) read by ``explain``. Every run is a real process, measured by a wrapper
 (RUSAGE_CHILDREN). No network beyond 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -199,6 +202,34 @@ def verify_hangs(timeout: int = 5) -> Tally:
     return t
 
 
+# issue 41, items 1 and 7: signatures whose backtracking is unbounded, and logs whose shape used to cost per line
+EXPONENTIAL = [r"(?:a|a){0,1000}b", r"(a+)+b", r"(a|aa)*c", r"(?:a?){0,1000}b", r"(?:x|xy){0,500}z", r"(.{0,10}){0,100}z"]
+
+
+def signatures_and_logs() -> Tally:
+    t = Tally("exponential signatures, log shapes")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for i, pattern in enumerate(EXPONENTIAL):
+            f = tmp / f"sig{i}.toml"
+            f.write_text(f'schema = 1\n[[signature]]\nid = "x"\npattern = {json.dumps(pattern)}\ncause = "c"\n'
+                         'remedy = "r"\nevidence = "inferred"\nsource = "s"\n')
+            res = run_measured("matrix", "validate", str(f), cwd=tmp, limit=30)
+            ok = res["rc"] == 2 and "not linear-time" in str(res["stderr"]) + str(res["stdout"])
+            print(f"  validate {pattern}: rc {res['rc']}, {float(res['seconds']):.1f} s")
+            t.add(ok, res)
+        shapes = {"newlines-50MB": b"\n" * 50_000_000, "crlf-50MB": b"\r\n" * 25_000_000,
+                  "spaces-50MB": b" \n" * 25_000_000, "a-lines-20MB": (b"a" * 27 + b"\n") * 700_000,
+                  "undefined-symbol-20MB": b"undefined symbol: " * 1_100_000}
+        for name, data in shapes.items():
+            (tmp / "server.log").write_bytes(data)
+            res = run_measured("explain", "server.log", cwd=tmp, limit=60)
+            ok = res["rc"] in (0, 1) and "Traceback" not in str(res["stderr"]) and float(res["seconds"]) < 30
+            print(f"  explain {name}: rc {res['rc']}, {float(res['seconds']):.1f} s, {int(res['max_rss_kib']) >> 10} MiB")
+            t.add(ok, res)
+    return t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", type=int, default=60)
@@ -206,7 +237,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=26)
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    tallies = [records(a.records, rng), entries(a.entries, rng), hostile(), huge(), verify_hangs()]
+    tallies = [records(a.records, rng), entries(a.entries, rng), hostile(), huge(), verify_hangs(),
+               signatures_and_logs()]
     for t in tallies:
         print(t.line())
 

@@ -2,9 +2,11 @@
 # On the device (an image with torch and a GPU, no index): install glmcompat from the working tree with the wheels carried in .whl/
 # (`pip download -d .whl --only-binary=:all: --python-version 3.12 ...` of its dependencies and pytest), then collect the
 # GPU evidence under $OUT: verify of the image stack (text and --json, checked against the shipped schema), GPU code per
-# kernel, the half-installed torchvision, numexpr 2.8.8 (NumPy 1.x C ABI) caught by verify, verify's benchmark against
-# both floors, and the GPU tests. .whl/ must also hold numexpr 2.8.8: `pip download numexpr==2.8.8 --no-deps
-# --only-binary :all: --python-version 3.12 --platform manylinux2014_x86_64 -d .whl/`. Run from the repository root: bash scripts/gpu_evidence.sh
+# kernel, the half-installed torchvision, numexpr 2.8.8 (NumPy 1.x C ABI) caught by verify, explain on a NumPy-1.x
+# extension and on torchao's skipped extensions, verify's benchmark against both floors, and the GPU tests. .whl/
+# must also hold numexpr 2.8.8 and torchao 0.15.0: `pip download numexpr==2.8.8 torchao==0.15.0 --no-deps
+# --only-binary :all: --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 -d .whl/`.
+# Run from the repository root: bash scripts/gpu_evidence.sh
 set -u
 exec > >(tee "$OUT/gpu-log.txt") 2>&1
 date; nvidia-smi -L; python3 -c "import sys, torch, torchvision; print(sys.version.split()[0], 'torch', torch.__version__, 'torchvision', torchvision.__version__, torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))"
@@ -39,6 +41,8 @@ grep -A4 "^extension:numexpr" "$OUT/verify-numexpr-2.8.8.txt"; grep -A1 "error\[
 echo "== verify's time against floor (a) bare torch + CUDA init and floor (b) importing what verify verifies"
 python3 benchmarks/bench_verify.py --runs 3 > "$OUT/bench-verify.json"; echo "rc=$?"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d[k] for k in ('verify_median_s','bare_median_s','imports_median_s','imports_bytecode_median_s','ratio_to_floor_a','ratio_to_floor_b','within_goal','verify_exit_codes','floor_b_imports')})" "$OUT/bench-verify.json"
+echo "== NumPy-1.x extension and torchao's skipped extensions, explained (scripts/gpu_compiled_stack_evidence.sh)"
+OUT="$OUT" bash scripts/gpu_compiled_stack_evidence.sh > "$OUT/compiled-stack.log" 2>&1; echo "rc=$?"; tail -30 "$OUT/compiled-stack.log"
 echo "== the machine: check/lock --target auto, verify's driver comparison (scripts/gpu_machine_evidence.sh)"
 bash scripts/gpu_machine_evidence.sh; echo "rc=$?"
 echo "== gpu tests"

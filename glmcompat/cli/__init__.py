@@ -12,25 +12,14 @@ import os
 import stat
 import sys
 
+from glmcompat.cli.commands import COMMANDS, DEFAULT_STACK, HELP
+from glmcompat.cli.streams import stderr, stdout
+
 TYPE_CHECKING = False  # not typing's: every run reads this module, and typing costs the warm paths
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import TextIO
 
-# name -> (module, one-line help). Keep this table import-free: it is read on every run.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "lock": ("glmcompat.cli.commands.lock", "resolve the coupled core for a GPU target and write host-free lockfiles"),
-    "upgrade": ("glmcompat.cli.commands.upgrade", "show the newest safe core set for a target and why newer ones are skipped"),
-    "check": ("glmcompat.cli.commands.check", "check a lockfile or requirements file for a GPU target"),
-    "verify": ("glmcompat.cli.commands.verify", "prove that the installed stack loads and runs its kernels on this GPU"),
-    "explain": ("glmcompat.cli.commands.verify", "explain known failure signatures in a server log"),
-    "pip": ("glmcompat.cli.commands.pip", "install into a live environment without breaking its compiled core; print its core as constraints"),
-    "abi": ("glmcompat.cli.commands.abi", "compare an extension's torch symbols with a torch release, from the wheels"),
-    "arch": ("glmcompat.cli.commands.abi", "list the GPU code (SASS/PTX) in a wheel's extensions"),
-    "matrix": ("glmcompat.cli.commands.matrix", "validate, show, describe or extend the compatibility matrix"),
-    "targets": ("glmcompat.cli.commands.matrix", "list the GPU targets"),
-    "completion": ("glmcompat.cli.commands.completion", "print the shell completion script (bash, zsh or fish)"),
-}
+    from glmcompat.ops.speculate import Speculation
 
 
 # The options every command spells the same way (glmcompat.cli.commands._common), accepted before the command
@@ -51,7 +40,6 @@ ENV_OPTIONS: dict[str, tuple[str, dict[str, bool]]] = {
     "GLMCOMPAT_DRIVER": ("--driver", {"check": False, "lock": False, "pip install": False, "upgrade": False}),
     "GLMCOMPAT_GLIBC": ("--glibc", {"check": False, "lock": False, "upgrade": False}),
 }
-HELP = "show the help of glmcompat, or of a command (`glmcompat help check`)"
 
 
 def _usage() -> str:
@@ -110,10 +98,11 @@ def _hoist(args: list[str]) -> tuple[list[str], str | None]:
     return [*rest[:cut], *lead, *rest[cut:]], None
 
 
-def _from_environment(args: list[str], environ: dict[str, str] | None = None) -> tuple[list[str], str | None]:
+def _from_environment(args: list[str], environ: dict[str, str] | None = None,
+                      given: dict[str, str] | None = None) -> tuple[list[str], str | None]:
     """``ARGS`` (a command and its arguments) with the options that :data:`ENV_OPTIONS`' variables give and no flag
     gives added before a ``--``; or (ARGS, one line of error) for a value a command cannot take (several targets
-    for a command that takes one)."""
+    for a command that takes one). ``given`` gains each value added -> its variable (an error about it names it)."""
     env = os.environ if environ is None else environ
     if not args:
         return args, None
@@ -132,11 +121,9 @@ def _from_environment(args: list[str], environ: dict[str, str] | None = None) ->
                           f"pass {flag}, or set {var} to one")
         for v in values:
             head += [flag, v]
-            FROM_ENVIRONMENT[v] = var
+            if given is not None:
+                given[v] = var
     return head + tail, None
-
-
-FROM_ENVIRONMENT: dict[str, str] = {}  # a value _from_environment gave -> its variable (named in an error about it)
 
 
 def _did_you_mean(message: str, word: str, choices: Sequence[str]) -> str:
@@ -150,15 +137,15 @@ def _help(topic: list[str]) -> int:
     """``glmcompat help [COMMAND [ACTION]]``: glmcompat's usage, or what ``glmcompat COMMAND [ACTION] --help``
     prints (exit 0); an unknown command is a usage error with the command it most likely meant (exit 2)."""
     if not topic:
-        print(_usage())
+        print(_usage(), file=stdout())
         return 0
     name = topic[0]
     if name == "help":
-        print(f"usage: glmcompat help [COMMAND [ACTION]]\n\n{HELP[0].upper()}{HELP[1:]}.")
+        print(f"usage: glmcompat help [COMMAND [ACTION]]\n\n{HELP[0].upper()}{HELP[1:]}.", file=stdout())
         return 0
     entry = COMMANDS.get(name)
     if entry is None:
-        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
+        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=stderr())
         return 2
     import importlib  # lazy: start-up path: a replayed answer loads no command
 
@@ -169,13 +156,9 @@ def _help(topic: list[str]) -> int:
 
 
 def _sane_streams() -> None:
-    """Streams every answer can be written to: a stdout or stderr the caller closed (``>&-``: Python then has None)
-    is filled with /dev/null (a missing stream filled, never one replaced), and one whose encoding cannot spell a
-    character (``PYTHONIOENCODING=ascii``) escapes it instead of failing the run after the verdict was made."""
-    if sys.stdout is None:
-        sys.stdout = _devnull()
-    if sys.stderr is None:
-        sys.stderr = _devnull()
+    """Streams every answer can be written to: one whose encoding cannot spell a character
+    (``PYTHONIOENCODING=ascii``) escapes it instead of failing the run after the verdict was made. A stream the caller
+    closed (``>&-``: Python then has None) is left None, and written nowhere (:mod:`glmcompat.cli.streams`)."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None and getattr(stream, "errors", None) == "strict":
@@ -185,48 +168,42 @@ def _sane_streams() -> None:
                 pass
 
 
-def _devnull() -> TextIO | None:
-    """A text stream to /dev/null (None where it cannot be opened)."""
-    try:
-        return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
-    except OSError:
-        return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     _sane_streams()
     args, problem = _hoist(list(sys.argv[1:] if argv is None else argv))
     if problem is not None:
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {problem}", file=stderr())
         return 2
     if not args or args[0] in ("-h", "--help"):
-        print(_usage(), file=sys.stdout if args else sys.stderr)
+        print(_usage(), file=stdout() if args else stderr())
         return 0 if args else 2
     if args[0] in ("--version", "-V"):
-        from glmcompat import __version__  # lazy: start-up path
+        from glmcompat.model.public import __version__  # lazy: start-up path
 
-        print(f"glmcompat {__version__}")
+        print(f"glmcompat {__version__}", file=stdout())
         return 0
     name = args[0]
     if name == "help":
         return _help(args[1:])
     entry = COMMANDS.get(name)
     if entry is None:
-        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=sys.stderr)
+        print(f"error: {_did_you_mean(f'unknown command {name!r}', name, [*COMMANDS, 'help'])}", file=stderr())
         return 2
-    args, problem = _from_environment(args)
+    given: dict[str, str] = {}  # a value the environment gave -> its variable
+    args, problem = _from_environment(args, given=given)
     if problem is not None:
         from glmcompat.cli import jsonerrors  # lazy: --json errors only
 
         jsonerrors.emit(args, 2, problem)
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {problem}", file=stderr())
         return 2
     # -qq is silent (nothing on stdout, errors still on stderr): each command writes its answer to the stream its
     # options name (Output.out, glmcompat.cli.commands._common.stdout_for), stdout never swapped
-    return _dispatch(name, entry, args)
+    return _dispatch(name, entry, args, given)
 
 
-def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
+def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[str, str]) -> int:
+    spec: Speculation | None = None  # a speculative uv this run started: handed to the lock, discarded at the end
     try:
         if name == "check" and not _special_file_named(args[1:]):
             try:
@@ -244,7 +221,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
             if rc is not None:
                 return rc
             if not _project_mode(args[1:]):
-                _speculate(args[1:])
+                spec = _speculate(args[1:])
         import importlib  # lazy: start-up path: a replayed answer loads no command
 
         module = importlib.import_module(entry[0])
@@ -253,7 +230,7 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
 
             # its answer through the streams record gives it (kept for the record; sys.stdout is never swapped),
             # its Exit carrying a no-op's record
-            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err))
+            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err, spec=spec))
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()
@@ -261,11 +238,10 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str]) -> int:
     except SystemExit:
         raise
     except BaseException as e:  # the one place every failure becomes one line and an exit code
-        return _report(e, args)
+        return _report(e, args, given)
     finally:
-        spec = sys.modules.get("glmcompat.ops.speculate")
         if spec is not None:
-            spec.discard()  # a speculative uv nobody took (the run failed, or asked something else)
+            spec.discard()  # stopped and removed, used or not (the run failed, or asked something else)
 
 
 def _project_mode(argv: list[str]) -> bool:
@@ -313,16 +289,15 @@ def _fast_lock(argv: list[str]) -> int | None:
         return None  # a damaged record is a miss: the full path answers and replaces it
 
 
-def _speculate(argv: list[str]) -> None:
-    """Start ``uv lock`` on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
-    (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact). Never fails the run."""
+def _speculate(argv: list[str]) -> Speculation | None:
+    """``uv lock`` started on the pyproject.toml ``lock ARGV`` will most likely write, before the heavy imports
+    (:mod:`glmcompat.ops.speculate`: used only if the prediction proves exact), or None. Never fails the run."""
     try:
-        from glmcompat.cli.commands._common import DEFAULT_STACK  # lazy: the lock speculation only
         from glmcompat.ops.speculate import start_early  # lazy: the lock speculation only
 
-        start_early(argv, DEFAULT_STACK)
+        return start_early(argv, DEFAULT_STACK)
     except Exception:
-        pass
+        return None
 
 
 def _special_file_named(argv: Sequence[str]) -> bool:
@@ -339,13 +314,14 @@ def _special_file_named(argv: Sequence[str]) -> bool:
     return False
 
 
-def _report(e: BaseException, args: Sequence[str] = ()) -> int:
+def _report(e: BaseException, args: Sequence[str] = (), given: dict[str, str] | None = None) -> int:
     """The exit code of the failure ``e`` of the command ``args``, after its one line on stderr (and, under
-    ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`)."""
+    ``--json``, its error document on stdout: :mod:`glmcompat.cli.jsonerrors`); ``given``: the values the environment
+    gave (:func:`_from_environment`), each named with its variable in the line about it."""
     from glmcompat.model.errors import GlmcompatError, classify  # lazy: the error path only
 
     code, line = classify(e, _tracker()) if not isinstance(e, GlmcompatError) else classify(e)
-    for value, var in FROM_ENVIRONMENT.items():
+    for value, var in (given or {}).items():
         if f"'{value}'" in line:
             line += f" (from {var})"
             if isinstance(e, GlmcompatError):
@@ -354,7 +330,7 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
     if os.environ.get("GLMCOMPAT_DEBUG") and not isinstance(e, KeyboardInterrupt):
         import traceback  # lazy: GLMCOMPAT_DEBUG only
 
-        traceback.print_exception(e, file=sys.stderr)
+        traceback.print_exception(e, file=stderr())
     if "--json" in args:
         try:
             from glmcompat.cli import jsonerrors  # lazy: --json errors only
@@ -365,7 +341,7 @@ def _report(e: BaseException, args: Sequence[str] = ()) -> int:
         except Exception:
             pass  # the stderr line below still says it
     try:
-        print(f"error: {line}", file=sys.stderr)
+        print(f"error: {line}", file=stderr())
     except (OSError, ValueError):
         pass
     return code

@@ -27,7 +27,8 @@ from __future__ import annotations
 import os
 import sys
 
-from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, save, still_true
+from glmcompat.cli.startup import REPLAY, keyed, load, parse_options, replay, save, still_true
+from glmcompat.cli.streams import stderr, stdout
 from glmcompat.matrix.locations import (cache_dir_name, input_state,
                                         matrix_file_names)
 from glmcompat.ops.lockset import PAUSE_ENV, PUBLISHING, STAGING_PREFIX
@@ -124,17 +125,7 @@ def lookup(argv: list[str]) -> int | None:
     path = _record_path(k) if k else None
     if path is None:
         return None
-    rec = load(HEADER, k, path) if k else None
-    if rec is None:
-        return None
-    deps, out, err, rc = rec
-    if not _still_true(deps):
-        return None
-    if out:
-        sys.stdout.write(out)
-    if err:
-        sys.stderr.write(err)
-    return rc
+    return replay(load(HEADER, k, path) if k else None, _still_true)
 
 
 class _Tee:
@@ -173,7 +164,7 @@ def record(argv: list[str], run: Callable[[TextIO | None, TextIO | None], int]) 
     k = key(argv)
     if k is None:
         return int(run(None, None))
-    out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    out, err = _Tee(stdout()), _Tee(stderr())
     from glmcompat.matrix.readlog import ReadLog  # lazy: start-up path (a full run only)
     from glmcompat.ops.speculate import private_prefixes  # lazy: start-up path (a full run only)
 

@@ -25,9 +25,8 @@ miss) falls through to the full path.
 from __future__ import annotations
 
 import os
-import sys
 
-from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, save, still_true,
+from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part, parse_options, replay, save,
                                    use_color)
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
@@ -171,16 +170,7 @@ def lookup(argv: list[str]) -> int | None:
         if k2 is None or k2 == k:
             return None
         rec = load(HEADER, k2, os.path.join(base, "verdicts", k2))
-        if rec is None:
-            return None
-    deps, out, err, rc = rec
-    if not still_true(deps):
-        return None
-    if out:
-        sys.stdout.write(out)
-    if err:
-        sys.stderr.write(err)
-    return rc
+    return replay(rec)
 
 
 SPAWNED = {"git"}  # the programs a recorded verdict may have run: git answers --against HEAD, which the key holds
@@ -249,15 +239,15 @@ def _write(path: str, data: bytes) -> None:
 
 def relevant_names(facts: object) -> frozenset[str]:
     """Every package name a verdict can read: each word of each string of the matrix's rows (names, pins, requirements,
-    stacks, models) and each word of the decision code's source (the names the rules spell out), canonical. A superset:
-    a word that names no package only makes a lock's projection keep that package's version."""
+    stacks, models) and the names the decision code reads by name, declared in :data:`glmcompat.decide.reads.NAMED`;
+    canonical. A superset: a word that names no package only makes a lock's projection keep that package's version."""
     import dataclasses  # lazy: start-up path (only a full run records names)
     import re  # lazy: start-up path (only a full run records names)
 
-    from glmcompat import decide  # lazy: start-up path (only a full run records names)
+    from glmcompat.decide.reads import NAMED  # lazy: start-up path (only a full run records names)
     from glmcompat.readers.uvlockscan import canonical  # lazy: start-up path (only a full run records names)
 
-    words: set[str] = set()
+    words: set[str] = set(NAMED)
     find = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*").findall
 
     def walk(v: object) -> None:
@@ -276,11 +266,4 @@ def relevant_names(facts: object) -> frozenset[str]:
 
     for rows in getattr(facts, "data", {}).values():
         walk(rows)
-    here = os.path.dirname(decide.__file__)
-    for top, dirs, files in sorted(os.walk(here)):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(".py"):
-                with open(os.path.join(top, name), encoding="utf-8") as f:
-                    walk(f.read())
     return frozenset(canonical(w) for w in words if not w.replace(".", "").isdigit())  # a version names nothing

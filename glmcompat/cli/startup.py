@@ -12,6 +12,7 @@ import sys
 
 from glmcompat.matrix.locations import (DIRECTORY, PACKAGE, code_fingerprint, hasher, input_state, matrix_file_names,
                                         read_stored, seal)
+from glmcompat.cli.streams import stderr, stdout
 
 # The options each start-up path answers, as the command's parser takes them: (those followed by a value, flags);
 # any other option -- those of FULL_PATH, and one a parser gains later -- leaves the command to the full path.
@@ -34,6 +35,7 @@ FULL_PATH: dict[str, set[str]] = {
 MAX_RECORD = 8 << 20  # bytes of one record: a longer answer is not recorded, and a longer file is no record
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up paths more than their whole answer
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
     from _blake2 import blake2b
@@ -68,6 +70,22 @@ def load(header: bytes, key: str, path: str) -> tuple[dict[str, str], str, str, 
 def still_true(deps: dict[str, str]) -> bool:
     """Whether every input a record names is in the state it recorded (one comparison for both start-up paths)."""
     return all(input_state(path, state) == state for path, state in deps.items())
+
+
+def replay(rec: tuple[dict[str, str], str, str, int] | None, valid: Callable[[dict[str, str]], bool] = still_true,
+           ) -> int | None:
+    """Print the recorded answer ``rec`` (:func:`load`'s) while its inputs are as they were (``valid``) and return its
+    exit code; None on a miss."""
+    if rec is None:
+        return None
+    deps, out, err, rc = rec
+    if not valid(deps):
+        return None
+    if out:
+        stdout().write(out)
+    if err:
+        stderr().write(err)
+    return rc
 
 
 def save(header: bytes, key: str, path: str, deps: dict[str, str], stdout: str, stderr: str, rc: int) -> bool:

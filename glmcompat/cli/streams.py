@@ -1,7 +1,8 @@
-"""Where a command's answer goes: stdout, or nowhere under ``-qq`` (uv's silent mode: errors still go to stderr).
+"""Where a command's answer goes: stdout, or nowhere under ``-qq`` (uv's silent mode: errors still go to stderr);
+and a stream the caller closed (``>&-``: the interpreter then has None) is written nowhere.
 
 Passed explicitly (:attr:`glmcompat.cli.commands._common.Output.out`, :func:`glmcompat.cli.jsonerrors.emit`'s
-``quiet``); ``sys.stdout`` itself is never swapped. Import-light, as the start-up paths that read
+``quiet``); ``sys.stdout`` and ``sys.stderr`` themselves are never swapped, nor filled. Import-light, as the start-up paths that read
 :mod:`glmcompat.cli.commands._common` need: ``sys`` only (``os`` when silenced; not even ``typing``).
 """
 
@@ -33,11 +34,23 @@ def quiet_level(argv: Sequence[str]) -> int:
 
 def stdout_for(quiet: int) -> TextIO:
     """Where a command writes its answer: stdout, or with ``-qq`` (``quiet`` 2 or more) nowhere."""
-    if quiet < 2:
-        return sys.stdout
+    return stdout() if quiet < 2 else _nowhere()
+
+
+def stdout() -> TextIO:
+    """The process's stdout, or nowhere where the caller closed it."""
+    return sys.stdout if sys.stdout is not None else _nowhere()
+
+
+def stderr() -> TextIO:
+    """The process's stderr, or nowhere where the caller closed it."""
+    return sys.stderr if sys.stderr is not None else _nowhere()
+
+
+def _nowhere() -> TextIO:
     if not _SILENT:
         _SILENT.append(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the run
     return _SILENT[0]
 
 
-__all__ = ["quiet_level", "stdout_for"]
+__all__ = ["quiet_level", "stderr", "stdout", "stdout_for"]

@@ -48,10 +48,11 @@ class Env:
     where: str = "log"
     targets: Mapping[str, str] = field(default_factory=dict)  # package -> the --target folder it is installed in
     seen: Mapping[str, str] = field(default_factory=dict)
+    libs: Mapping[str, str] = field(default_factory=dict)  # soname -> where the loader (ldd) found it
 
     @classmethod
     def from_log(cls, ctx: LogContext) -> Env:
-        return cls(versions=dict(ctx.versions), cuda=dict(ctx.cuda), seen=dict(ctx.seen))
+        return cls(versions=dict(ctx.versions), cuda=dict(ctx.cuda), seen=dict(ctx.seen), libs=dict(ctx.libs))
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -209,6 +210,12 @@ def _untracked(package: str, env: Env, what: str) -> tuple[str, str] | None:
     named = f" (its label names torch {m.group(1)})" if m else ""
     here = f"torch {torch}" if torch else "the installed torch"
     short = ".".join(_public(torch).split(".")[:2]) if torch else ""
+    sym = re.search(r"\(([\w.$@]+)\)$", what)
+    if sym and "__cxx11" in sym.group(1):  # the std::string of the C++11 ABI: torch was built without it
+        return (f"{_shown(package, ver)}{named} was built with the C++11 ABI (_GLIBCXX_USE_CXX11_ABI=1) and {here} "
+                f"without it: it {what}",
+                f"install the {package} wheel labelled cxx11abiFALSE for {here}, or rebuild it against {here}: "
+                f"pip install --no-build-isolation --no-deps --force-reinstall {package}{'==' + _public(ver) if ver else ''}")
     return (f"{_shown(package, ver)}{named} {what}: it was built against another torch than {here}",
             (f"install the {package} build made for torch {short} (a wheel whose label names torch{short}), or " if short else "")
             + f"rebuild it against {here}: pip install --no-build-isolation --no-deps --force-reinstall "
@@ -372,6 +379,243 @@ def package_cause(package: str, env: Env, facts: Facts, what: str) -> tuple[str,
     return _untracked(package, env, what)
 
 
+# --- the driver, the CUDA libraries, NumPy and the companions (issue 38) -----------------------------------
+
+# The oldest Linux driver of each CUDA toolkit (NVIDIA's CUDA Toolkit Release Notes, "CUDA Toolkit and Corresponding
+# Driver Versions", Table 3, the GA release of each): a torch built for CUDA X.Y needs at least this driver for
+# everything (PTX JIT included); within one major, minor-version compatibility runs the rest on the major's first driver.
+MIN_DRIVER = {"11.8": "520.61.05", "12.0": "525.60.13", "12.1": "530.30.02", "12.2": "535.54.03", "12.3": "545.23.06",
+              "12.4": "550.54.14", "12.5": "555.42.02", "12.6": "560.28.03", "12.8": "570.26", "12.9": "575.51.03",
+              "13.0": "580.65.06"}
+# The CUDA labels PyTorch publishes torch builds under, per CUDA major, newest first (its cuXYZ indexes).
+CUDA_LABELS = {"11": ("cu118",), "12": ("cu129", "cu128", "cu126", "cu124", "cu121"), "13": ("cu130",)}
+
+
+def driver_cuda(found: str) -> str:
+    """The CUDA version a driver API version stands for (1000 x major + 10 x minor: ``12040`` -> ``12.4``)."""
+    n = int(found[:6])
+    return f"{n // 1000}.{(n % 1000) // 10}"
+
+
+def _torch_cuda(env: Env, facts: Facts) -> str:
+    """The CUDA the log's torch was built with: collect_env's line, its +cuXYZ label, else the matrix's default build."""
+    if env.cuda.get("torch_cuda"):
+        return env.cuda["torch_cuda"]
+    torch = env.version("torch")
+    label = _local(torch) or ""
+    m = re.fullmatch(r"cu(\d{2,3})(\d)", label)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    return (facts.torch_cuda(_public(torch)) or "") if torch else ""
+
+
+def _major(cuda: str) -> str:
+    return cuda.split(".", 1)[0]
+
+
+def _label_for(drv: str) -> str:
+    """The newest PyTorch CUDA label whose builds run on a driver for CUDA ``drv`` (its major's, not newer)."""
+    labels = CUDA_LABELS.get(_major(drv), ())
+    for label in labels:
+        if _v(f"{label[2:-1]}.{label[-1]}") is not None and Version(f"{label[2:-1]}.{label[-1]}") <= Version(drv):
+            return label
+    return labels[-1] if labels else ""
+
+
+def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-too-old / driver-insufficient: the driver's CUDA (the "found version", else nvidia-smi's) against
+    torch's build."""
+    found = h.groups.get("found", "")
+    drv = driver_cuda(found) if found else env.cuda.get("driver_cuda", "")
+    driver = env.cuda.get("driver", "")
+    torch = env.version("torch")
+    built = _torch_cuda(env, facts)
+    who = f"the NVIDIA driver{' ' + driver if driver else ''}"
+    reports = f"CUDA {drv}" + (f" ({found})" if found else "") if drv else "an older CUDA"
+    if not drv and not built:
+        return None
+    need = MIN_DRIVER.get(built, "")
+    what = f"torch {torch} needs CUDA {built}" if torch and built else (
+        f"the CUDA runtime loaded is {built}" if built else "the CUDA runtime the process loaded is newer")
+    cause = (f"{who} reports {reports}, but {what}" + (f" (driver >= {need})" if need else "")
+             + ": the driver is older than the CUDA runtime")
+    label = _label_for(drv) if drv else ""
+    if torch and label:
+        build = (f"install torch=={_public(torch)}+{label} from PyTorch's {label} index (a build for the driver's CUDA "
+                 f"{_major(drv)}.x)")
+    elif label:
+        build = (f"install builds for the driver's CUDA {_major(drv)}.x (torch from PyTorch's {label} index: CUDA "
+                 f"{_major(drv)}.x builds run on a CUDA {drv} driver)")
+    else:
+        build = "install builds for the CUDA the driver supports (nvidia-smi's \"CUDA Version\")"
+    newer = f"a newer driver (>= {need} for CUDA {built})" if need else "a newer NVIDIA driver"
+    return cause, f"{build}, or {newer}"
+
+
+def _forward_compat(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    driver, drv = env.cuda.get("driver", ""), env.cuda.get("driver_cuda", "")
+    if not driver and not drv:
+        return None
+    shown = f"driver {driver}" + (f" (CUDA {drv})" if drv else "") if driver else f"a CUDA {drv} driver"
+    return (f"the kernel's {shown} is paired with a newer CUDA forward-compatibility libcuda (cuda-compat) on a GPU that "
+            "forward compatibility does not support (error 804)",
+            f"remove the cuda-compat directory from LD_LIBRARY_PATH (or use an image without cuda-compat) and install "
+            f"builds for CUDA {drv or 'the driver supports'}{' (PyTorch' + chr(39) + 's ' + _label_for(drv) + ' index)' if drv and _label_for(drv) else ''}, "
+            "or upgrade the kernel driver")
+
+
+def _dir_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else path
+
+
+def _nvjitlink(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    need = h.groups.get("need", "").replace("_", ".")
+    lib, provider = h.groups.get("library", "a CUDA library"), h.groups.get("provider", "libnvJitLink.so")
+    loaded = env.libs.get(provider, "")
+    where = f" (the loader took {loaded})" if loaded else ""
+    cause = (f"{lib} (from torch's nvidia-* wheels) needs nvJitLink {need or 'newer'} ({h.groups.get('symbol', '')}), but "
+             f"the {provider} loaded first is older{where}: an older CUDA toolkit's library on LD_LIBRARY_PATH wins over the "
+             "one torch's wheels bring")
+    drop = (f"remove {_dir_of(loaded)} from LD_LIBRARY_PATH" if loaded and "site-packages" not in loaded
+            else "remove the CUDA toolkit's lib64 (e.g. /usr/local/cuda/lib64) from LD_LIBRARY_PATH")
+    return cause, (f"{drop} so that torch's site-packages/nvidia/nvjitlink/lib is used, or install "
+                   f"nvidia-nvjitlink-cu{need.split('.')[0] if need else '12'}>={need or '<the CUDA torch was built with>'}")
+
+
+def _cudnn_version(text: str) -> str:
+    parts = [p for p in re.split(r"[,\s()]+", text) if p]
+    if len(parts) >= 2:
+        return ".".join(parts)
+    n = parts[0] if parts else ""
+    if n.isdigit() and len(n) >= 4:  # cuDNN 7/8 as one number: 7102 = 7.1.2, 8500 = 8.5.0
+        v = int(n)
+        return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+    return n
+
+
+def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    built, found = _cudnn_version(h.groups.get("compiled", "")), _cudnn_version(h.groups.get("runtime", ""))
+    torch = env.version("torch")
+    loaded = next((p for so, p in env.libs.items() if so.startswith("libcudnn")), "")
+    where = f" from {_dir_of(loaded)}" if loaded else ""
+    cause = (f"{'torch ' + torch if torch else 'torch'} was built against cuDNN {built}, but cuDNN {found} was loaded{where}: "
+             "another cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the nvidia-cudnn wheel "
+             "torch brings")
+    drop = (f"remove {_dir_of(loaded)} from LD_LIBRARY_PATH" if loaded and "site-packages" not in loaded
+            else "remove the directory holding the other libcudnn from LD_LIBRARY_PATH (or `unset LD_LIBRARY_PATH`)")
+    return cause, f"{drop} so that torch loads its own cuDNN {built}, or install cuDNN {built} there"
+
+
+# Pure-Python distributions a traceback runs through on its way to a compiled extension: never the one built against NumPy.
+PURE_PYTHON = frozenset({"transformers", "accelerate", "datasets", "huggingface-hub", "diffusers", "peft", "tokenizers"})
+
+
+def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    pkg = h.package if h.package and h.package != "numpy" else ""
+    through = ""
+    if pkg in PURE_PYTHON:  # a frame of a pure-Python package: the extension is imported below it
+        pkg, through = "", pkg
+    ver = env.version(pkg) if pkg else ""
+    np = env.version("numpy")
+    who = (f"{pkg} {ver}".strip() if pkg else
+           f"a compiled extension imported through {through}" if through else "a compiled extension imported here")
+    cause = (f"{who} was compiled against NumPy 1.x, and numpy {np or '2.x'} is installed: NumPy 2 changed the C ABI, so "
+             "its import_array fails")
+    if pkg:
+        return cause, (f"install a {pkg} release built for NumPy 2 (pip install -U {pkg}; its wheels for numpy>=2), "
+                       f"or pin numpy<2 while {pkg} has none")
+    return cause, ("upgrade the extension named in the traceback above to a release built for NumPy 2, or pin numpy<2 "
+                   "(python -m pip install 'numpy<2')")
+
+
+def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    built, have, cuda = h.groups.get("built", ""), h.groups.get("have", ""), h.groups.get("cuda", "")
+    cu = f"{int(cuda) // 100}.{int(cuda) % 100}" if cuda.isdigit() else ""  # torch.version.cuda as 100 x major + minor
+    ver = env.version("xformers")
+    cause = (f"xformers{' ' + ver if ver else ''} was built for torch {built}" + (f" (CUDA {cu})" if cu else "")
+             + f", and torch {have} is installed: its C++/CUDA operators are disabled")
+    if _local(have) == "cpu":
+        return cause + " (this torch is a CPU-only build)", (
+            f"install a CUDA build of torch: torch=={_public(built)}+{_local(built) or 'cu' + cu.replace('.', '')} "
+            f"from PyTorch's {_local(built) or 'CUDA'} index (the build xformers was made for), not the +cpu one")
+    alt = _newest_for_torch(facts, "xformers", have)
+    if alt and alt != ver:
+        pick = f"install xformers=={alt} (built for torch {_public(have)})"
+    else:
+        label = _local(have)
+        pick = (f"install the xformers release built for torch {_public(have)}"
+                + (f" from PyTorch's {label} index (the index torch {have} came from)" if label else ""))
+    return cause, f"{pick}, or torch=={built}"
+
+
+def _flashinfer(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    comp, have, want = h.groups.get("companion", ""), h.groups.get("have", ""), h.groups.get("want", "")
+    if "unknown" in want:  # flashinfer-python without its _build_meta: a source checkout
+        return (f"{comp} {have} is installed next to a flashinfer-python without a version ({want}: a source checkout "
+                "or an editable install without flashinfer/_build_meta.py), and flashinfer refuses the pair",
+                f"install flashinfer-python=={have} from the index, or build the checkout at {have}; "
+                "FLASHINFER_DISABLE_VERSION_CHECK=1 skips the check for a development tree")
+    return (f"{comp} {have} is installed next to flashinfer-python {want}: flashinfer refuses a {comp} of another "
+            "version (its kernels are for one release)",
+            f"install {comp}=={want} (flashinfer-python's version), or pip uninstall {comp} (flashinfer then builds its "
+            "kernels itself)")
+
+
+def _torchao(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    g = h.groups
+    torch = g.get("torch") or g.get("found") or env.version("torch")
+    ao = g.get("torchao") or env.version("torchao")
+    need = g.get("need", "")
+    shown = f"torchao {ao}" if ao else "torchao"
+    if not torch:
+        return None
+    cause = (f"{shown} was built against another torch than torch {torch}"
+             + (f" (it needs torch >= {need})" if need else "") + ", so it skipped loading its compiled ops "
+             "(torchao/_C*.so): the Python API works, its custom CUDA kernels are absent")
+    alt = _newest_for_torch(facts, "torchao", torch)
+    if alt and alt != ao:
+        pick = f"install torchao=={alt} (built for torch {_public(torch)})"
+    else:
+        pick = f"install the torchao release built for torch {_public(torch)} (pytorch/ao#2919 lists them)"
+    return cause, pick + (f", or torch>={need}" if need else "")
+
+
+def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    torch = env.version("torch")
+    arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
+    drv = env.cuda.get("driver_cuda", "")
+    label = _label_for(drv) if drv else ("cu130" if torch and (_v(_public(torch)) or Version("0")) >= Version("2.11") else "cu128")
+    shown = f"torch {torch}" if torch else "the installed torch"
+    pin = f"torch=={_public(torch)}+{label}" if torch else f"torch (its +{label} build)"
+    why = (" (on Linux aarch64, the package index's default torch wheels up to 2.10 are CPU-only)" if arm else
+           " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
+    return (f"{shown} is a CPU-only build{why}: it has no CUDA at all",
+            f"install {pin} from PyTorch's {label} index"
+            + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
+
+
+def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = h.groups.get("library", "")
+    m = re.search(r"\.so\.(\d+)", lib)
+    if m is None:
+        return None
+    want = m.group(1)
+    pkg = h.package if h.package and h.package != "torch" else ""
+    torch = env.version("torch")
+    built = _torch_cuda(env, facts)
+    who = f"{pkg}{' ' + env.version(pkg) if env.version(pkg) else ''}" if pkg else "a compiled extension"
+    have = (f": torch {torch} is built for CUDA {built}" if torch and built else "")
+    cause = (f"{who} was built for CUDA {want} (it links {lib}), and the environment has no CUDA {want} runtime{have}, "
+             "so the loader stops before it reaches any symbol")
+    if built and _major(built) != want:
+        fix = (f"install {pkg or 'the extension'}'s build for CUDA {_major(built)} (the release built for torch {_public(torch)}), "
+               f"or a torch built for CUDA {want}")
+    else:
+        fix = (f"install {pkg or 'the extension'}'s build for the installed torch's CUDA, or the CUDA {want} runtime "
+               f"(the nvidia-cuda-runtime wheel for CUDA {want})")
+    return cause, fix
+
+
 Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 BUILDERS: dict[str, Builder] = {
     "torchvision-nms-missing": _torchvision,
@@ -383,7 +627,21 @@ BUILDERS: dict[str, Builder] = {
     "nvcc-unsupported-arch": _nvcc,
     "no-kernel-image": _no_kernel,
     "vllm-undefined-symbol": _vllm_symbol,
+    "driver-too-old": _driver,
+    "driver-insufficient": _driver,
+    "cuda-forward-compat-unsupported": _forward_compat,
+    "nvjitlink-mismatch": _nvjitlink,
+    "cudnn-version-mismatch": _cudnn,
+    "numpy-abi": _numpy,
+    "xformers-built-for-other-torch": _xformers,
+    "flashinfer-companion-version": _flashinfer,
+    "torchao-cpp-skipped": _torchao,
+    "torch-cpu-only": _cpu_torch,
+    "cudart-missing": _cudart,
 }
+# The package a signature names by itself (its text is the package's own), where the log's paths may name another.
+OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
+               "driver-too-old": "torch", "cudnn-version-mismatch": "torch"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
@@ -393,6 +651,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
+        own = OWN_PACKAGE.get(h.id) or h.groups.get("companion", "")
+        if own:
+            h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
         ver = env.version(h.package) if h.package else ""
         h = replace(h, version=ver or h.version)
         build = BUILDERS.get(h.id)

@@ -254,9 +254,10 @@ def install(installer: str, interp: Interpreter, args: Sequence[str], constraint
     """Run the install for real; its output goes to the terminal (stderr for uv, as uv writes it)."""
     cons = [*env_constraints(installer), *constraints] if constraints else []
     r = _run(installer, _argv(installer, interp, args, cons, dry_run=False), capture=True)
-    sys.stderr.write(r.stderr or "")
-    if installer == "pip" and r.stdout:
-        sys.stderr.write(r.stdout)
+    if sys.stderr is not None:  # None: the caller closed it
+        sys.stderr.write(r.stderr or "")
+        if installer == "pip" and r.stdout:
+            sys.stderr.write(r.stdout)
     if r.returncode != 0:
         raise InstallerFailed(installer, r.returncode, (r.stderr or "") + (r.stdout or ""))
 

@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from glmcompat import __version__
 from glmcompat.matrix.locations import code_fingerprint, file_digest, hasher, read_stored, seal
 from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
 from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
 from glmcompat.matrix.view import Facts, Tables
 from glmcompat.model.errors import InputError
+from glmcompat.model.public import __version__
 
 FORMAT = 3  # 1: {table: [row dict, ...]} (matrix-KEY.json); 2: the rows' values in field order; 3: sealed only (no inner
 #             blake2b-128 digest line), keyed and file digests by locations.hasher (blake2b-160)

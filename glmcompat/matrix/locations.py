@@ -55,9 +55,9 @@ def code_fingerprint() -> str:
     would not give). One ``stat`` per file; a matrix named with ``--matrix`` is keyed by its content instead."""
     global _fingerprint
     if _fingerprint is None:
-        # the package is imported before any of its modules: read its version without an import statement, which
-        # would make this module (that the matrix store imports) a cycle through the package's lazy exports
-        parts = [str(sys.modules["glmcompat"].__version__)]
+        from glmcompat.model.public import __version__  # lazy: start-up path (a leaf, read only for a key)
+
+        parts = [__version__]
         _walk(PACKAGE, "", parts)
         _fingerprint = "\n".join(parts)
     return _fingerprint

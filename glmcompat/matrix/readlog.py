@@ -3,9 +3,10 @@
 A recorded answer (:mod:`glmcompat.cli.fastpath`, :mod:`glmcompat.cli.fastlock`) is used only while every file the
 full run read is as it was. That list is not kept by hand: while a :class:`ReadLog` is active, an audit hook
 (:func:`sys.addaudithook`, installed once per process) sees every ``open`` (``open()``, ``os.open``, ``Path.read_*``),
-every ``os.listdir``/``os.scandir`` and every process started, and ``os.stat``/``os.lstat`` (which raise no audit
-event) are wrapped so that an existence probe -- ``Path.exists``, ``is_file``, ``os.path.isdir``, ``resolve`` -- is
-logged too, absent or not. A file the run created or wrote before reading it is its output, not an input.
+every ``os.listdir``/``os.scandir`` and every process started. A ``stat`` raises no audit event, and nothing here
+replaces a function of :mod:`os`: the code on a recorded path asks whether a file is there through this module
+(:func:`stat`, :func:`lstat`, :func:`exists`, :func:`is_file`, :func:`is_dir`), which logs the path, absent or not.
+A file the run created or wrote before reading it is its output, not an input.
 
 Not inputs, by decision (each keyed another way, or no fact at all): the interpreter and installed packages (under
 ``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix``); glmcompat's own code and shipped matrix (the code
@@ -23,13 +24,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from stat import S_ISDIR, S_ISREG
 
 from glmcompat.matrix.locations import DIRECTORY, LISTING, PACKAGE, cache_dir_name, input_state
 
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pth")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-_CAPABLE = (os.supports_dir_fd, os.supports_fd, os.supports_follow_symlinks, os.supports_effective_ids)
 _active: ReadLog | None = None
 _hooked = False
 
@@ -53,8 +53,6 @@ class ReadLog:
                 self._above.add(d)
         self._exact = {os.path.abspath(p) for p in exclude}
         self._paths = {os.path.abspath(p or ".") for p in sys.path}
-        self._stat: Callable[..., os.stat_result] = os.stat
-        self._lstat: Callable[..., os.stat_result] = os.lstat
 
     def __enter__(self) -> ReadLog:
         global _active, _hooked
@@ -63,12 +61,6 @@ class ReadLog:
         if not _hooked:
             sys.addaudithook(_audit)
             _hooked = True
-        self._stat, self._lstat = os.stat, os.lstat
-        os.stat, os.lstat = _probing(os.stat), _probing(os.lstat)
-        for real, wrapper in ((self._stat, os.stat), (self._lstat, os.lstat)):
-            for capable in _CAPABLE:  # as the real one: shutil's rmtree keeps its fd-based walk, os.fwalk its checks
-                if real in capable:
-                    capable.add(wrapper)
         _active = self
         return self
 
@@ -76,10 +68,6 @@ class ReadLog:
         global _active
         if _active is self:
             _active = None
-            for capable in _CAPABLE:
-                capable.discard(os.stat)
-                capable.discard(os.lstat)
-            os.stat, os.lstat = self._stat, self._lstat
 
     def _skip(self, path: str) -> bool:
         return (path in self._exact or path.startswith(self._roots) or path.endswith(_MODULE_SUFFIXES)
@@ -133,15 +121,46 @@ class unlogged:  # noqa: N801 - used as a statement: ``with unlogged(): ...``
         _active = self._log
 
 
-def _probing(real: Callable[..., os.stat_result]) -> Callable[..., os.stat_result]:
-    def probe(path: object, *args: object, **kwargs: object) -> os.stat_result:
-        log = _active
-        if log is not None and not kwargs.get("dir_fd"):
-            log.saw(path)
-        return real(path, *args, **kwargs)
+def stat(path: str | os.PathLike[str]) -> os.stat_result:
+    """:func:`os.stat` of ``path``, logged as an input of the active log (an existence probe: the audit hook sees no
+    stat). Raises as :func:`os.stat` does."""
+    log = _active
+    if log is not None:
+        log.saw(path)
+    return os.stat(path)
 
-    probe.__wrapped__ = real  # type: ignore[attr-defined]
-    return probe
+
+def lstat(path: str | os.PathLike[str]) -> os.stat_result:
+    """:func:`os.lstat` of ``path``, logged as :func:`stat` logs it."""
+    log = _active
+    if log is not None:
+        log.saw(path)
+    return os.lstat(path)
+
+
+def exists(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is there (links followed), as :meth:`pathlib.Path.exists`; logged, absent or not."""
+    try:
+        stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def is_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file (links followed), as :meth:`pathlib.Path.is_file`; logged."""
+    try:
+        return S_ISREG(stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def is_dir(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a directory (links followed), as :meth:`pathlib.Path.is_dir`; logged."""
+    try:
+        return S_ISDIR(stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _audit(event: str, args: tuple[object, ...]) -> None:
@@ -159,7 +178,7 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
             log.saw(args[1], write=True)
         elif event == "os.mkdir":  # raised before the call: a directory already there is not the run's
             try:
-                log._lstat(args[0])
+                os.lstat(args[0])  # type: ignore[arg-type]
             except FileNotFoundError:
                 log.saw(args[0], write=True)
         elif event == "subprocess.Popen":

@@ -319,28 +319,41 @@ class CudaDriver(Fact):
     forward_compat: bool = False
 
 
+class Tables:
+    """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
+    Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
+    file validator's fields (``schema.MatrixFile``) and the whole matrix's attributes (``schema.Matrix``, a
+    subclass)."""
+
+    target: tuple[Target, ...]
+    torch: tuple[TorchBuild, ...]
+    family: tuple[FamilyRule, ...]
+    kernel: tuple[Kernel, ...]
+    abi_probe: tuple[AbiProbe, ...]
+    arch_probe: tuple[ArchProbe, ...]
+    abi_equal: tuple[AbiEqual, ...]
+    compiled: tuple[Compiled, ...]
+    rename: tuple[Rename, ...]
+    primary_modules: tuple[PrimaryModules, ...]
+    jit: tuple[Jit, ...]
+    equal_version: tuple[EqualVersion, ...]
+    requires: tuple[Requires, ...]
+    model: tuple[ModelSupport, ...]
+    target_requirement: tuple[TargetRequirement, ...]
+    release: tuple[Release, ...]
+    stack: tuple[Stack, ...]
+    signature: tuple[Signature, ...]
+    cuda: tuple[CudaDriver, ...]
+
+
+def _row_class(annotation: str) -> type[Fact]:
+    """The row class of a :class:`Tables` annotation (``"tuple[Target, ...]"`` -> :class:`Target`)."""
+    found: type[Fact] = globals()[annotation.removeprefix("tuple[").partition(",")[0]]
+    return found
+
+
 # table -> its row class, in the order of the matrix's tables (glmcompat.matrix.schema.TABLES)
-ROWS: dict[str, type[Fact]] = {
-    "target": Target,
-    "torch": TorchBuild,
-    "family": FamilyRule,
-    "kernel": Kernel,
-    "abi_probe": AbiProbe,
-    "arch_probe": ArchProbe,
-    "abi_equal": AbiEqual,
-    "compiled": Compiled,
-    "rename": Rename,
-    "primary_modules": PrimaryModules,
-    "jit": Jit,
-    "equal_version": EqualVersion,
-    "requires": Requires,
-    "model": ModelSupport,
-    "target_requirement": TargetRequirement,
-    "release": Release,
-    "stack": Stack,
-    "signature": Signature,
-    "cuda": CudaDriver,
-}
+ROWS: dict[str, type[Fact]] = {t: _row_class(a) for t, a in Tables.__annotations__.items()}
 
 # table -> its row class's fields, in order (the order of a cached row's values)
 FIELDS: dict[str, tuple[str, ...]] = {t: tuple(f.name for f in fields(cls)) for t, cls in ROWS.items()}

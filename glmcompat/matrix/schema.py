@@ -10,24 +10,24 @@ stack naming an unknown target, ...). Errors name the file, the line and the off
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
 from glmcompat.matrix.rows import (
     ROWS,
+    Tables,
     AbiEqual,
     AbiProbe,
     ArchProbe,
     Compiled,
-    CudaDriver,
     EqualVersion,
     Fact,
     FamilyRule,
@@ -64,28 +64,22 @@ Severity = Literal["error", "warning"]
 Platform = Literal["x86_64", "aarch64"]
 
 
-def _version(v: str) -> str:
-    try:
-        Version(v)
-    except InvalidVersion:
-        raise ValueError(f"invalid version {v!r}") from None
-    return v
+def _parsed_by(parse: Callable[[str], object], error: type[Exception], what: str) -> Callable[[str], str]:
+    """A field check: the value as given where ``parse`` reads it, else "invalid WHAT 'value'"."""
+
+    def check(v: str) -> str:
+        try:
+            parse(v)
+        except error:
+            raise ValueError(f"invalid {what} {v!r}") from None
+        return v
+
+    return check
 
 
-def _specifier(v: str) -> str:
-    try:
-        SpecifierSet(v)
-    except InvalidSpecifier:
-        raise ValueError(f"invalid specifier {v!r}") from None
-    return v
-
-
-def _requirement(v: str) -> str:
-    try:
-        Requirement(v)
-    except InvalidRequirement:
-        raise ValueError(f"invalid requirement {v!r}") from None
-    return v
+_version = _parsed_by(Version, InvalidVersion, "version")
+_specifier = _parsed_by(SpecifierSet, InvalidSpecifier, "specifier")
+_requirement = _parsed_by(Requirement, InvalidRequirement, "requirement")
 
 
 def _name(v: str) -> str:
@@ -214,46 +208,39 @@ def _arch_probe_ok(a: ArchProbe) -> ArchProbe:
     return a
 
 
-class MatrixFile(BaseModel):
+# The checks spanning fields of one row, by table (the rest of a row is checked by the types its fields name)
+_ROW_CHECKS: dict[str, Any] = {"target": _target_ok, "torch": _torch_ok, "family": _family_ok,
+                               "arch_probe": _arch_probe_ok}
+
+
+def _lists_to_tuples(cls: Any, v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+# One TOML file of the matrix: a field per table (glmcompat.matrix.rows.Tables, the one declaration of the tables),
+# each a tuple of its rows, validated by the types their fields name (resolved in this module: model_rebuild below)
+# and by the table's row checks (above); then the file's schema version.
+if TYPE_CHECKING:  # to a type checker, a model whose fields Tables types
+    class _MatrixFile(BaseModel):
+        pass
+else:
+    _MatrixFile = create_model(
+        "MatrixFile",
+        __config__=ConfigDict(extra="forbid", frozen=True),
+        __validators__={"_lists_to_tuples": field_validator("*", mode="before")(classmethod(_lists_to_tuples))},
+        **{t: (tuple[(Annotated[cls, AfterValidator(_ROW_CHECKS[t])] if t in _ROW_CHECKS else cls), ...], ())  # type: ignore[misc]
+           for t, cls in ROWS.items()},
+        schema_=(Literal[1], Field(alias="schema")),
+    )
+
+
+class MatrixFile(_MatrixFile, Tables):  # the fields are _MatrixFile's; Tables types them for a type checker
     """One TOML file of the matrix. Every table is optional; unknown tables are rejected."""
 
-    # Each table's rows are the dataclasses of glmcompat.matrix.rows, validated by the types their fields name
-    # (resolved in this module: model_rebuild below) and by the checks spanning fields of one row (above).
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    target: tuple[Annotated[Target, AfterValidator(_target_ok)], ...] = ()
-    torch: tuple[Annotated[TorchBuild, AfterValidator(_torch_ok)], ...] = ()
-    family: tuple[Annotated[FamilyRule, AfterValidator(_family_ok)], ...] = ()
-    kernel: tuple[Kernel, ...] = ()
-    abi_probe: tuple[AbiProbe, ...] = ()
-    arch_probe: tuple[Annotated[ArchProbe, AfterValidator(_arch_probe_ok)], ...] = ()
-    abi_equal: tuple[AbiEqual, ...] = ()
-    compiled: tuple[Compiled, ...] = ()
-    rename: tuple[Rename, ...] = ()
-    primary_modules: tuple[PrimaryModules, ...] = ()
-    jit: tuple[Jit, ...] = ()
-    equal_version: tuple[EqualVersion, ...] = ()
-    requires: tuple[Requires, ...] = ()
-    model: tuple[ModelSupport, ...] = ()
-    target_requirement: tuple[TargetRequirement, ...] = ()
-    release: tuple[Release, ...] = ()
-    stack: tuple[Stack, ...] = ()
-    signature: tuple[Signature, ...] = ()
-    cuda: tuple[CudaDriver, ...] = ()
-    schema_: Literal[1] = Field(alias="schema")
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _lists_to_tuples(cls, v: Any) -> Any:
-        return tuple(v) if isinstance(v, list) else v
-
-
-# The rows' field annotations (strings in glmcompat.matrix.rows) name the checked types of this module: resolve them here
 MatrixFile.model_rebuild(_types_namespace=globals())
 
 TABLES = tuple(ROWS)
-assert TABLES == tuple(MatrixFile.model_fields)[:-1], "MatrixFile's tables are rows.ROWS's, in order"
 
 
 def dump(table: str, row: Fact, exclude_none: bool = False) -> dict[str, Any]:
@@ -261,29 +248,9 @@ def dump(table: str, row: Fact, exclude_none: bool = False) -> dict[str, Any]:
     return to_plain(table, row, exclude_none)
 
 
-class Matrix:
-    """The whole matrix: the rows of every file (each table a tuple of :mod:`glmcompat.matrix.rows` rows, in file
-    order), with typed queries."""
-
-    target: tuple[Target, ...]
-    torch: tuple[TorchBuild, ...]
-    family: tuple[FamilyRule, ...]
-    kernel: tuple[Kernel, ...]
-    abi_probe: tuple[AbiProbe, ...]
-    arch_probe: tuple[ArchProbe, ...]
-    abi_equal: tuple[AbiEqual, ...]
-    compiled: tuple[Compiled, ...]
-    rename: tuple[Rename, ...]
-    primary_modules: tuple[PrimaryModules, ...]
-    jit: tuple[Jit, ...]
-    equal_version: tuple[EqualVersion, ...]
-    requires: tuple[Requires, ...]
-    model: tuple[ModelSupport, ...]
-    target_requirement: tuple[TargetRequirement, ...]
-    release: tuple[Release, ...]
-    stack: tuple[Stack, ...]
-    signature: tuple[Signature, ...]
-    cuda: tuple[CudaDriver, ...]
+class Matrix(Tables):
+    """The whole matrix: the rows of every file (each table -- :class:`glmcompat.matrix.rows.Tables` -- a tuple of
+    :mod:`glmcompat.matrix.rows` rows, in file order), with typed queries."""
 
     def __init__(self, files: tuple[str, ...] = (), **tables: tuple[Fact, ...]) -> None:
         unknown = sorted(set(tables) - set(TABLES))

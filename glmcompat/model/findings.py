@@ -14,6 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from glmcompat.model.outputs.base import JsonRecord, NonEmpty
+from glmcompat.model.outputs.common import EvidenceDoc
+
 SEVERITIES = ("error", "warning")
 
 # The kinds of evidence a finding (and a matrix row: glmcompat.matrix.schema.Evidence) cites.
@@ -94,10 +97,7 @@ class Finding:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        """The finding as every versioned report carries it: its record's
-        (:class:`glmcompat.model.outputs.common.FindingDoc`)."""
-        from glmcompat.model.outputs.common import FindingDoc  # lazy: the records, for a JSON document only
-
+        """The finding as every versioned report carries it: its record's (:class:`FindingDoc`)."""
         return FindingDoc.of(self).to_json()
 
     @classmethod
@@ -108,6 +108,39 @@ class Finding:
                    evidence=tuple((str(e["kind"]), str(e["source"])) for e in data.get("evidence") or ()),
                    remedy=str(data.get("remedy") or ""), environments=tuple(map(str, data.get("environments") or ())),
                    probe=str(data.get("probe") or ""))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FindingDoc(JsonRecord):
+    """One finding (glmcompat.model.findings.Finding)."""
+
+    # Declared beside Finding and derived from it (:meth:`of`, field for field: ``packages`` as its pins, ``evidence``
+    # as records): the one JSON form of a finding; no protocol restates Finding's fields.
+
+    rule: NonEmpty
+    severity: Literal["error", "warning"]
+    packages: tuple[str, ...]
+    """the packages it names, ``name==version`` (a bare name where there is no version)"""
+    message: NonEmpty
+    evidence: tuple[EvidenceDoc, ...]
+    remedy: str
+    environments: tuple[str, ...]
+    """the environments where the finding holds ('extra sglang, Python 3.12, Linux x86_64'); empty: all of them"""
+    probe: str
+    """the glmcompat command that reproduces the finding (`glmcompat abi sgl-kernel==0.3.21 --torch 2.15.0`); empty
+    when none does"""
+
+    @classmethod
+    def of(cls, f: Finding) -> FindingDoc:
+        return cls(**finding_fields(f, EvidenceDoc))
+
+
+def finding_fields(f: Finding, evidence: type[EvidenceDoc]) -> dict[str, Any]:
+    """The fields of a finding's record (its evidence as records of the type ``evidence``)."""
+    return {"rule": f.rule, "severity": f.severity, "packages": f.pins, "message": f.message,
+            "evidence": tuple(evidence(kind=k, source=s) for k, s in f.evidence), "remedy": f.remedy,
+            "environments": f.environments, "probe": f.probe}
+
 
 
 @dataclass
@@ -175,5 +208,5 @@ class Cause:
         return CauseDoc.of(self).to_json()
 
 
-__all__ = ["CHECK_RULES", "EVIDENCE_KINDS", "SEVERITIES", "CheckRule", "EvidenceKind", "Cause", "Finding", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
-           "name_version"]
+__all__ = ["CHECK_RULES", "EVIDENCE_KINDS", "SEVERITIES", "CheckRule", "EvidenceKind", "Cause", "Finding", "FindingDoc", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
+           "finding_fields", "name_version"]

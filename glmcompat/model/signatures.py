@@ -25,46 +25,21 @@ import codecs
 import importlib
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Protocol
 
 from glmcompat.model.names import canonicalize
+from glmcompat.model.outputs.explain import SignatureHit
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
 MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
+BLANKS = ("", " ", "\t", "\r", " \t\r\x0b\x0c" * 2, " " * MAX_LINE, "\t" * MAX_LINE)  # what a blank line may be
 MAX_GAPS = 4 * MAX_BOUND  # the largest product of the spans of bounded gaps one search may backtrack through
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One signature found: where first, how often, and what it means.
-
-    ``package`` is the distribution the log attributes the failure to (from the matched line's library
-    path, else the traceback frames, ``torch.ops`` namespaces and module names just before it), and
-    ``version`` the version of it that the log (or the environment) shows; both empty when unknown.
-    ``cause`` and ``remedy`` start as the signature row's and are rebuilt from what the log shows by
-    :func:`glmcompat.decide.diagnose.diagnose`.
-    """
-
-    id: str
-    cause: str
-    remedy: str
-    text: str  # the matched text of the first match
-    line: int = 0  # 1-based line of the first match (0: matched in a probe's error text)
-    count: int = 1
-    groups: Mapping[str, str] = field(default_factory=dict)
-    source: str = ""
-    package: str = ""
-    version: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The hit as ``explain --json`` prints it: its record's
-        (:class:`glmcompat.model.outputs.explain.SignatureHitDoc`)."""
-        from glmcompat.model.outputs.explain import SignatureHitDoc  # lazy: the records, for a JSON document only
-
-        return SignatureHitDoc.of(self).to_json()
+Hit = SignatureHit  # one signature found: the record explain prints (glmcompat.model.outputs.explain)
 
 
 class SignatureRow(Protocol):
@@ -90,6 +65,62 @@ def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str],
     return [(re.compile(s.pattern), s) for s in signatures]
 
 
+def required_literals(pattern: str) -> tuple[str, ...] | None:
+    """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, or one
+    per alternative of a group every match passes through); None when this reader finds none of at least 3
+    characters (or the pattern ignores case). A line that contains none of them cannot match: it is not searched."""
+    c: Any = importlib.import_module("re._constants")
+    sre: Any = importlib.import_module("re._parser")
+    tree = sre.parse(pattern)
+    if tree.state.flags & re.IGNORECASE:
+        return None
+
+    def lits(seq: Any) -> tuple[str, ...] | None:
+        items = list(seq)
+        best, run = "", ""
+        for op, av in items:
+            run = run + chr(av) if op == c.LITERAL else ""
+            best = max(best, run, key=len)
+        if len(best) >= 3:
+            return (best,)
+        for op, av in items:  # a group every match passes through
+            if op == c.SUBPATTERN:
+                got = lits(av[3])
+                if got:
+                    return got
+            elif op == c.BRANCH:
+                alts = [lits(b) for b in av[1]]
+                if all(alts):
+                    return tuple(x for a in alts for x in a or ())
+        return None
+
+    return lits(tree)
+
+
+class _Matcher:
+    """The signatures, searched only on the lines that contain a required literal of one of them
+    (:func:`required_literals`): one search of all the literals at once rules out most lines of a log (measured: a
+    line of text costs a fifth of searching every signature); the rare line it lets through is searched by all."""
+
+    def __init__(self, signatures: Sequence[SignatureRow]) -> None:
+        self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
+        self.keyed: list[tuple[re.Pattern[str], SignatureRow, tuple[str, ...]]] = []
+        for pat, sig in _compiled(signatures):
+            need = required_literals(sig.pattern)
+            if need is None:
+                self.always.append((pat, sig))
+            else:
+                self.keyed.append((pat, sig, need))
+        words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
+        self.gate = re.compile("|".join(map(re.escape, words))) if words else None
+
+    def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
+        out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
+        if self.gate is not None and self.gate.search(line) is not None:
+            out += [(m, sig) for pat, sig, _ in self.keyed if (m := pat.search(line)) is not None]
+        return out
+
+
 # --- what a log says besides its signatures: which package, which versions ------------------------------
 
 # Top-level modules (a path component under site-packages, a module name, a torch.ops namespace) -> the
@@ -101,7 +132,8 @@ MODULE_PACKAGES: dict[str, str] = {
     "flashinfer_cubin": "flashinfer-cubin", "vllm_flash_attn": "vllm", "deep_gemm": "deep-gemm",
     "deep_ep": "deep-ep", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d",
     "transformer_engine": "transformer-engine", "selective_scan_cuda": "mamba-ssm",
-    "causal_conv1d_cuda": "causal-conv1d",
+    "causal_conv1d_cuda": "causal-conv1d", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
+    "nixl_ep": "nixl",
 }
 # torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
 OP_NAMESPACES: dict[str, str] = {
@@ -114,17 +146,22 @@ OP_NAMESPACES: dict[str, str] = {
 GLUE = frozenset({"torch", "importlib", "sglang", "vllm-engine", "uvicorn", "ray", "multiprocessing", "asyncio",
                   "concurrent", "threading", "runpy", "fastapi", "starlette", "typing-extensions"})
 ENGINES = frozenset({"sglang", "vllm"})
+# Signatures whose text is a generic prefix of others' (torch's "CUDA initialization: ... error" wraps the driver's
+# errors): on a line another signature explains, they yield it.
+YIELDS = frozenset({"lxc-cuda-init-hmm"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
 _DISTS = (r"(?P<name>torch(?:vision|audio|ao)?|pytorch|sgl[-_]kernel|sglang[-_]kernel|sglang|vllm|"
           r"flashinfer(?:[-_]python|[-_]cubin|[-_]jit[-_]cache)?|transformers|xformers|flash[-_]attn|triton|"
-          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi)")
+          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi|numpy|numexpr)")
 _MENTIONS = [
     # a path under site-packages / dist-packages: the first component names the package
-    ("path", re.compile(r"(?:site|dist)-packages/(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
+    ("path", re.compile(r"(?:site|dist)-packages[\\/](?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
     # a wheel's dist-info directory, with its version
     ("dist", re.compile(r"(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})-" + _VERSION + r"\.dist-info")),
+    # a traceback frame of a package's __init__ by a relative path (a frozen app's: File "cv2\__init__.py")
+    ("path", re.compile(r"File \"(?![A-Za-z]:|[\\/])(?:[^\"]{0,300}[\\/])?(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})[\\/]__init__\.py\"")),
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
@@ -144,7 +181,18 @@ _CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc)
     ("nvcc", re.compile(r"CUDA runtime version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
     ("nccl", re.compile(r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})")),
+    ("driver", re.compile(r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
+    ("driver_cuda", re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(?P<v>\d{1,3}\.\d{1,3})")),
+    ("platform", re.compile(r"(?P<v>aarch64|arm64|sbsa)")),
 ]
+# cheap tests a line passes before the patterns above are tried on it (most log lines pass none)
+_DIGIT = re.compile(r"\d")
+_NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num")  # on the lowered line
+_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|Kernel Module|aarch64|arm64|sbsa")
+# what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
+# the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
+_LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
+_LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 
 
 def module_package(module: str) -> str:
@@ -161,14 +209,15 @@ class LogContext:
     versions: dict[str, str] = field(default_factory=dict)
     cuda: dict[str, str] = field(default_factory=dict)
     seen: dict[str, str] = field(default_factory=dict)  # every version seen per distribution, "a, b"
+    libs: dict[str, str] = field(default_factory=dict)  # soname -> the path ldd resolved it to
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
 
     def take(self, line: str) -> None:
-        if not any(c.isdigit() for c in line):
+        if _DIGIT.search(line) is None:
             return
-        for pat in _VERSIONS:
+        for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
             for m in pat.finditer(line):
                 name = canonicalize(m.group("name"))
                 name = "torch" if name == "pytorch" else name
@@ -176,10 +225,17 @@ class LogContext:
         if "dist-info" in line:
             for m in _MENTIONS[1][1].finditer(line):
                 self._version(module_package(m.group("mod")), m.group("ver"))
-        for what, pat in _CUDA:
+        for what, pat in _CUDA if _CUDA_WORDS.search(line) is not None else ():
             c = pat.search(line)
             if c is not None:
                 self.cuda.setdefault(what, c.group("v"))
+        if " => /" in line:
+            for m in _LDD.finditer(line):
+                self.libs.setdefault(m.group("so"), m.group("path"))
+        if "LD_LIBRARY_PATH" in line:
+            ld = _LD_PATH.search(line)
+            if ld is not None:
+                self.cuda.setdefault("ld_library_path", ld.group("v"))
 
     def _version(self, name: str, ver: str) -> None:
         self.versions.setdefault(name, ver)
@@ -239,31 +295,52 @@ class Scan:
 
 def scan_log(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> Scan:
     """Match every line against every signature; one :class:`Hit` per signature, in order of first match,
-    attributed to the package the log names for it (its version filled in from anywhere in the log).
+    attributed to the package the log names for it (its version filled in from anywhere in the log)."""
+    return scan_numbered(enumerate(lines, 1), signatures)
+
+
+def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow]) -> Scan:
+    """:func:`scan_log` over (1-based line number, line) pairs, such as :func:`numbered_lines` gives (blank lines
+    left out: no signature matches one, :func:`linear_time_problem`).
 
     One pass, linear in the log: each line is matched once per signature and per context pattern (all of
-    them linear in the line, :func:`linear_time_problem`), and at most :data:`WINDOW` earlier lines' package
-    mentions are kept."""
-    pats = _compiled(signatures)
+    them linear in the line, :func:`linear_time_problem`), and the package mentions of at most :data:`WINDOW`
+    earlier lines are kept."""
+    matcher = _Matcher(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
     ctx = LogContext()
-    window: deque[list[tuple[int, str, str]]] = deque(maxlen=WINDOW)
-    for n, raw in enumerate(lines, 1):
+    window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
+    pending: dict[str, int] = {}  # signatures whose first match named no package yet -> its line
+    for n, raw in lines:
+        if not raw or raw.isspace():
+            continue
         line = raw[:MAX_LINE]
         ctx.take(line)
         own = mentions(line) if ("/" in line or "_" in line or "." in line) else []
-        found = [(m, sig) for pat, sig in pats if (m := pat.search(line)) is not None]
+        found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
+            found = [(m, sig) for m, sig in found if sig.id not in YIELDS] or found
         for m, sig in found:
             sid = sig.id
             counts[sid] = counts.get(sid, 0) + 1
             if sid not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                pkg = _attribute(own, window, m.end())
+                recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
+                pkg = _attribute(own, recent, m.end())
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
-        window.append(own)  # every line ages the window, with or without mentions
+                if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
+                    pending[sid] = n
+        if own:
+            window.append((n, own))
+            for sid, at in list(pending.items()):
+                named = [m[2] for m in own if m[2] not in GLUE]
+                if n - at > WINDOW:
+                    del pending[sid]
+                elif named and sid not in {s2.id for _, s2 in found}:
+                    first[sid] = replace(first[sid], package=named[-1])
+                    del pending[sid]
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
@@ -394,6 +471,37 @@ def linear_time_problem(pattern: str) -> str | None:
             return False
         return char_ok(items_[0], chr(rest[0][1])) is False
 
+    def first_disjoint(a: list[tuple[Any, Any]], b: list[tuple[Any, Any]]) -> bool:
+        """Whether two alternatives provably start with different characters (an empty one starts with anything)."""
+        if not a or not b:
+            return False
+        (oa, va), (ob, vb) = a[0], b[0]
+        if oa == c.LITERAL and ob == c.LITERAL:
+            return bool(va != vb)
+        if oa == c.LITERAL:
+            return char_ok(b[0], chr(va)) is False
+        if ob == c.LITERAL:
+            return char_ok(a[0], chr(vb)) is False
+        return False
+
+    def ambiguous(seq: Iterable[tuple[Any, Any]]) -> bool:
+        """Whether a repeat's body can match the same text in more than one way (an optional or variable part, or
+        alternatives not told apart by their first character: ``(?:a|a)``, ``(a|aa)``, ``(?:a?)``): repeated, every
+        way multiplies the ways a failing search tries (exponential)."""
+        for op, av in seq:
+            if op in repeats and (av[0] != av[1] or ambiguous(av[2])):
+                return True
+            if op == c.BRANCH:
+                alts = [list(b) for b in av[1]]
+                if any(not first_disjoint(x, y) for i, x in enumerate(alts) for y in alts[i + 1:]):
+                    return True
+                if any(ambiguous(x) for x in alts):
+                    return True
+            inner = av[3] if op == c.SUBPATTERN else av if op == c.ATOMIC_GROUP else ()
+            if inner and ambiguous(inner):
+                return True
+        return False
+
     def check(seq: Iterable[tuple[Any, Any]], in_repeat: bool, rest_always: bool,
               follow: list[tuple[Any, Any]] | None = None) -> str | None:
         items = list(seq)  # ``follow``: what comes after this sequence, where it is a group's (its delimiter)
@@ -404,6 +512,10 @@ def linear_time_problem(pattern: str) -> str | None:
                 if hi > 1:
                     if in_repeat or inner_repeat(body):
                         return "a quantifier inside a quantifier (nested quantifiers backtrack exponentially)"
+                    if ambiguous(body):
+                        return ("a repeat of alternatives or optional parts that can match the same text ((?:a|a){0,1000}b, "
+                                "(a|aa)*c: each way multiplies a failing search's tries, exponential); make the "
+                                "alternatives start with different characters, or repeat one character class")
                     if hi == c.MAXREPEAT and not after:
                         return ("an unbounded repeat (*, +, {n,}) followed by more pattern that can fail (each start "
                                 "of a search scans the rest of the line: quadratic); bound it, e.g. .{0,200}")
@@ -438,7 +550,13 @@ def linear_time_problem(pattern: str) -> str | None:
                 return why
         return None
 
-    return check(tree, False, True)
+    why = check(tree, False, True)
+    if why is None:  # only now is running the pattern known to be cheap
+        compiled = re.compile(pattern)
+        if any(compiled.search(w) is not None for w in BLANKS):
+            return ("it matches an empty or blank line (a signature must name text the log prints; blank lines are "
+                    "skipped)")
+    return why
 
 
 # --- reading a log -------------------------------------------------------------------------------------
@@ -498,3 +616,71 @@ def log_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[str]:
         data = read(chunk)
     if parts:
         yield "".join(parts).removesuffix("\r")
+
+
+_NONSPACE = re.compile(r"\S")
+
+
+def numbered_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[tuple[int, str]]:
+    """The lines of a binary stream (a log) that are not blank, each with its 1-based number, read as
+    :func:`log_lines` reads them (``chunk`` bytes at a time, decoded by its BOM, each cut at :data:`MAX_LINE`).
+
+    Runs of blank lines are counted, not split: the search for the next non-blank character and the count of
+    the newlines before it run inside the regex and string engines, so 50 MB of bare newlines cost what
+    reading them costs, and a line of text costs one search, one find and one slice."""
+    read = stream.read
+    head = b""
+    while len(head) < 4096:
+        more = read(chunk)
+        if not more:
+            break
+        head += more
+    codec, skip = _encoding(head)
+    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    n = 0  # lines ended so far
+    buf = ""  # the start of the line the last chunk left open (at most MAX_LINE characters)
+    open_ = False  # whether a line is open (buf may be empty or blank while it is)
+    data = head[skip:]
+    search, cut = _NONSPACE.search, MAX_LINE
+    while True:
+        text = decoder.decode(data, final=not data)
+        pos = 0
+        if open_:
+            nl = text.find("\n")
+            end = len(text) if nl < 0 else nl
+            if len(buf) < cut:
+                buf += text[:min(end, cut - len(buf))]
+            if nl < 0:
+                text = ""
+            else:
+                n += 1
+                line = buf.removesuffix("\r")
+                if line and not line.isspace():
+                    yield n, line
+                buf, open_, pos = "", False, nl + 1
+        size = len(text)
+        while pos < size:
+            m = search(text, pos)
+            if m is None:  # only blank lines left: count them; an unfinished one stays open
+                tail = max(pos, text.rfind("\n", pos) + 1)
+                n += text.count("\n", pos)
+                if tail < size:
+                    buf, open_ = text[tail:tail + cut], True
+                break
+            at = m.start()
+            start = max(pos, text.rfind("\n", pos, at) + 1)
+            n += text.count("\n", pos, start)
+            nl = text.find("\n", at)
+            if nl < 0:
+                buf, open_ = text[start:start + cut], True
+                break
+            n += 1
+            yield n, text[start:min(nl, start + cut)].removesuffix("\r")
+            pos = nl + 1
+        if not data:
+            break
+        data = read(chunk)
+    if open_:
+        line = buf.removesuffix("\r")
+        if line and not line.isspace():
+            yield n + 1, line

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from glmcompat.matrix import readlog
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
@@ -15,7 +16,6 @@ from glmcompat.model.platforms import check_platform, products_on, target_platfo
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Target
 
-LOCK_NAMES = ("uv.lock", "pylock.toml", "poetry.lock", "pdm.lock", "Pipfile.lock", "requirements.txt")
 
 
 def pyproject_doc(path: Path) -> dict[str, Any]:
@@ -46,16 +46,18 @@ def locate(raw: str, *, beside: bool = True) -> tuple[Path, dict[str, Any], Path
     pyproject.toml they come from). A pyproject.toml names the lock beside it; a lock's own settings are those of
     the pyproject.toml beside it (read only when ``beside``: ``check --target`` needs none)."""
     p = Path(raw)
-    if p.is_dir():
+    if readlog.is_dir(p):
         raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
-    if not p.exists():
+    if not readlog.exists(p):
         raise InputError("no such file", path=raw)
     if p.name == "pyproject.toml":
-        lock = next((p.parent / n for n in LOCK_NAMES if (p.parent / n).exists()), None)
+        from glmcompat.readers.formats.registry import BESIDE  # lazy: start-up path (the fast path imports this module)
+
+        lock = next((p.parent / n for n in BESIDE if readlog.exists(p.parent / n)), None)
         if lock is None:
-            raise InputError(f"no lock beside it (looked for {', '.join(LOCK_NAMES)})", path=raw)
+            raise InputError(f"no lock beside it (looked for {', '.join(BESIDE)})", path=raw)
         return lock, pyproject_settings(p), p
-    if beside and (p.parent / "pyproject.toml").is_file():
+    if beside and readlog.is_file(p.parent / "pyproject.toml"):
         return p, pyproject_settings(p.parent / "pyproject.toml"), p.parent / "pyproject.toml"
     return p, {}, None
 
@@ -66,7 +68,7 @@ def no_isolation(lock_path: Path) -> frozenset[str] | None:
     as ``*``) and ``extra-build-dependencies`` entries with ``match-runtime = true``. None when there is no
     pyproject.toml beside the lock."""
     pp = lock_path.parent / "pyproject.toml"
-    if not pp.is_file():
+    if not readlog.is_file(pp):
         return None
     uv = pyproject_doc(pp).get("tool", {})
     uv = uv.get("uv", {}) if isinstance(uv, dict) else {}
@@ -91,7 +93,7 @@ def platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] |
     --platform aarch64` writes): the machines the lock was made for, judged strictly like --platform."""
     pp = lock.parent / "pyproject.toml"
     if settings is None:
-        if not pp.is_file():
+        if not readlog.is_file(pp):
             return None
         settings = pyproject_settings(pp)
     value = settings.get("platform", settings.get("platforms"))
@@ -111,7 +113,7 @@ def output_set_problems(lock_path: Path) -> list[Finding]:
     pylock.toml, stamped together): a set mixed from two runs, or a publish cut short, is an error here
     too, whatever the files say one by one."""
     d = lock_path.parent
-    if not ((d / ".glmcompat-stamp").exists() or (d / ".glmcompat-publish").exists()):
+    if not (readlog.exists(d / ".glmcompat-stamp") or readlog.exists(d / ".glmcompat-publish")):
         return []
     from glmcompat.ops.lockgen import verify_outputs  # lazy: lockgen (uv, the resolver) only for a glmcompat-written lock
 
@@ -130,5 +132,5 @@ def check_ships(trow: Target, platforms: list[str] | None) -> None:
                              f"{' or '.join(f'--platform {q}' for q in ships)} (or leave --platform out)")
 
 
-__all__ = ["LOCK_NAMES", "check_ships", "no_isolation", "output_set_problems", "platform_setting", "pyproject_doc",
+__all__ = ["check_ships", "no_isolation", "output_set_problems", "platform_setting", "pyproject_doc",
            "pyproject_settings"]

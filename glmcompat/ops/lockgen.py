@@ -281,15 +281,17 @@ def _expected_overrides(facts: Facts, stack: Stack, model: str | None) -> tuple[
 
 
 def lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | None = None, source: Source | None = None,
-         quiet: bool = False, check_only: bool = False, force: bool = False) -> LockOutcome:
+         quiet: bool = False, check_only: bool = False, force: bool = False,
+         spec: speculate.Speculation | None = None) -> LockOutcome:
     """Write (or, with ``check_only``, verify) the lock for ``req`` in ``out``. Returns what it did.
 
     The core is resolved from exactly one of ``index`` (how to reach the package index: the command line's) and
     ``source`` (a resolver source in its place: tests pass a recorded one), as :func:`resolve_core`; ``force`` replaces
     files in ``out`` that glmcompat did not write (links are refused regardless). A run that changed nothing
-    returns what its answer read as the outcome's ``noop`` (a :class:`NoopRecord`, for the start-up path)."""
+    returns what its answer read as the outcome's ``noop`` (a :class:`NoopRecord`, for the start-up path). ``spec``:
+    the speculation the command line started on --out's pyproject.toml before the heavy imports
+    (:func:`glmcompat.ops.speculate.start_early`); used only if it answers this very lock, discarded either way."""
     check_out(out)  # a link or a file as --out: refuse before any work
-    spec = speculate.take()  # the command line's, started on --out's pyproject.toml before the heavy imports
     if spec is None and index is not None and not check_only:
         try:
             spec = _speculate(facts, req, out)

@@ -28,9 +28,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from glmcompat import __version__
+from glmcompat.matrix import readlog
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError
+from glmcompat.model.public import __version__
 from glmcompat.ops.lockset import (
     GENERATED,
     LOCK_FILE,
@@ -74,7 +75,7 @@ def stamp_files(data: bytes | None) -> dict[str, str]:
 
 def _lstat(p: Path) -> os.stat_result | None:
     try:
-        return os.lstat(p)
+        return readlog.lstat(p)  # an input of a recorded run, there or not
     except FileNotFoundError:
         return None
     except NotADirectoryError:

@@ -14,7 +14,9 @@ pyproject.toml bytes are the same too), so the outputs are byte for byte those o
 difference it is killed and the lock runs uv as before.
 
 Nothing here writes outside its own temporary directory, and a speculation is always killed and removed
-(:func:`discard`) before the process exits.
+(:meth:`Speculation.discard`) before the process exits: the command line holds the one :func:`start_early` gives
+it and hands it to the lock (:func:`glmcompat.ops.lockgen.lock`'s ``spec``), discarding it once the run ends;
+nothing is kept in this module between calls.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ OFF_ENV = "GLMCOMPAT_NO_SPECULATION"  # set (to anything): never speculate (benc
 LOCK = ("lock", "-q")
 EXPORTS = (("export", "-q", "--format", "requirements.txt", "--no-emit-project", "-o", "requirements.txt"),
            ("export", "-q", "--format", "pylock.toml", "--no-emit-project", "-o", "pylock.toml"))
-_pending: Speculation | None = None
 
 
 class Speculation:
@@ -284,20 +285,6 @@ def start(pyproject: bytes, uvlock: bytes | None, requires_python: str | None) -
         return None
 
 
-def take() -> Speculation | None:
-    """The speculation the command line started for this run (see :func:`start_early`), handed over once."""
-    global _pending
-    spec, _pending = _pending, None
-    return spec
-
-
-def discard() -> None:
-    """Kill and remove a speculation nobody took (the run failed before it needed uv)."""
-    spec = take()
-    if spec is not None:
-        spec.discard()
-
-
 def read_prediction(path: str) -> bytes | None:
     """The bytes of a regular file (no link followed, a FIFO never waited on) of at most the output size cap;
     None otherwise: the one safe reader (:func:`glmcompat.matrix.locations.read_bounded`)."""
@@ -399,26 +386,26 @@ def _header_fits(header: bytes, argv: list[str]) -> bool:
     return not stacks or f"--stack {stacks[-1]} " in line
 
 
-def start_early(argv: list[str], default_stack: str) -> None:
-    """Before the command's heavy imports: start a speculation on the pyproject.toml glmcompat wrote in the
+def start_early(argv: list[str], default_stack: str) -> Speculation | None:
+    """Before the command's heavy imports: a speculation started on the pyproject.toml glmcompat wrote in the
     output directory this command line most likely names (see :func:`predicted_out`), seeded with the uv.lock
-    beside it. Never fails: a wrong guess only costs the killed uv process."""
-    global _pending
-    if _pending is not None or os.environ.get(OFF_ENV):
-        return
+    beside it; the caller hands it to the lock and discards it when the run ends. None where nothing fits. Never
+    fails: a wrong guess only costs the killed uv process."""
+    if os.environ.get(OFF_ENV):
+        return None
     out = predicted_out(argv, default_stack)
     if out is None:
-        return
+        return None
     text = read_prediction(os.path.join(out, "pyproject.toml"))
     if text is None or not text.startswith(GENERATED) or not _header_fits(text, argv):
-        return
+        return None
     stamp = read_prediction(os.path.join(out, STAMP))
     if stamp is None or not stamped(stamp, "pyproject.toml", text):
-        return  # uv starts only on a pyproject.toml glmcompat is proven to have written: its stamp records it
+        return None  # uv starts only on a pyproject.toml glmcompat is proven to have written: its stamp records it
     uvlock = read_prediction(os.path.join(out, "uv.lock"))  # None: absent (or not a file the lock would read)
     if uvlock is not None and not stamped(stamp, "uv.lock", uvlock):
         uvlock = None
-    _pending = start(text, uvlock, requires_python_of(text))
+    return start(text, uvlock, requires_python_of(text))
 
 
 def stamped(stamp: bytes, name: str, data: bytes) -> bool:

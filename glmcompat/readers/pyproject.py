@@ -27,6 +27,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from glmcompat.matrix import readlog
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.tomltext import loads
@@ -140,7 +141,7 @@ def _member_dirs(root: Path, ws: Mapping[str, Any], pp: Path) -> list[Path]:
     for pattern in _globs(ws, "members", pp):
         for d in sorted(root.glob(pattern)):
             rel = d.relative_to(root).as_posix()
-            if d.is_dir() and (d / "pyproject.toml").is_file() and not any(fnmatch.fnmatch(rel, e) for e in excl):
+            if readlog.is_dir(d) and readlog.is_file(d / "pyproject.toml") and not any(fnmatch.fnmatch(rel, e) for e in excl):
                 if d.resolve() != root.resolve() and d not in out:
                     out.append(d)
     return out
@@ -153,14 +154,14 @@ def find(start: Path) -> Path | None:
     nearest: Path | None = None
     for d in [here, *here.parents]:
         pp = d / "pyproject.toml"
-        if pp.is_file() and _is_project(parse(pp, read_text(pp))):
+        if readlog.is_file(pp) and _is_project(parse(pp, read_text(pp))):
             nearest = pp
             break
     if nearest is None:
         return None
     for d in nearest.parent.parents:
         pp = d / "pyproject.toml"
-        if not pp.is_file():
+        if not readlog.is_file(pp):
             continue
         doc = parse(pp, read_text(pp))
         ws = _workspace(doc)

@@ -138,6 +138,7 @@ def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, 
     against its new bytes (the next run judges it afresh)."""
     from glmcompat.cli import fastpath
     from glmcompat.cli.startup import load
+    from glmcompat.matrix import readlog
 
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
     lock = tmp_path / "requirements.txt"
@@ -155,7 +156,7 @@ def test_a_verdict_is_not_stored_when_an_input_changed_during_the_run(tmp_path, 
     side = tmp_path / "pyproject.toml"
     with fastpath.reading(argv) as log:  # what the run read: the named lock, and the absent file beside it
         lock.read_bytes()
-        assert not side.is_file()
+        assert not readlog.is_file(side)  # as the run probes it
     fastpath.store(argv, before, log, "verdict\n", "", 0)
     (record,) = (tmp_path / "cache" / "verdicts").iterdir()
     deps, out, _, rc = load(fastpath.HEADER, before, str(record)) or ({}, "", "", -1)
@@ -246,13 +247,14 @@ import sys
 from pathlib import Path
 
 from glmcompat.cli.commands import check
+from glmcompat.matrix import readlog
 
 real = check.no_isolation
 
 
 def planted(lock):  # a reader the full path gained, named in no list: one file read, one probed
     Path(lock).with_name("extra.cfg").read_bytes()
-    Path(lock).with_name("probe.cfg").exists()
+    readlog.exists(Path(lock).with_name("probe.cfg"))  # an existence probe asks through the read log
     return real(lock)
 
 

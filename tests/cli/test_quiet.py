@@ -39,20 +39,13 @@ _STREAMS = {"stdout", "stderr", "__stdout__", "__stderr__"}
 def _swaps(source: str) -> list[int]:
     """The lines of ``source`` that replace ``sys.stdout`` or ``sys.stderr``: an assignment to either (also in a
     tuple, augmented or annotated), ``setattr(sys, ...)`` on them or on a name not spelled out, and
-    ``contextlib.redirect_stdout``/``redirect_stderr``. One form is not a swap: filling a stream the caller closed,
-    ``sys.X = ...`` as the whole body of ``if sys.X is None:``."""
+    ``contextlib.redirect_stdout``/``redirect_stderr``. Filling a stream the caller closed is one too (issue 40: a
+    closed stream stays None and is written nowhere, glmcompat.cli.streams)."""
     import ast
 
     tree = ast.parse(source)
     sys_names = {"sys"} | {a.asname for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
                            if a.name == "sys" and a.asname}
-    filled: set[int] = set()
-    for n in ast.walk(tree):  # `if sys.X is None: sys.X = ...` (and nothing else in that body)
-        if (isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and len(n.test.ops) == 1
-                and isinstance(n.test.ops[0], ast.Is) and isinstance(n.test.comparators[0], ast.Constant)
-                and n.test.comparators[0].value is None and len(n.body) == 1 and isinstance(n.body[0], ast.Assign)
-                and len(n.body[0].targets) == 1 and ast.unparse(n.body[0].targets[0]) == ast.unparse(n.test.left)):
-            filled.add(id(n.body[0].targets[0]))
 
     def stream(t: ast.AST) -> bool:
         return (isinstance(t, ast.Attribute) and t.attr in _STREAMS and isinstance(t.value, ast.Name)
@@ -66,7 +59,7 @@ def _swaps(source: str) -> list[int]:
     found: list[int] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign):
-            found += [t.lineno for tt in n.targets for t in targets(tt) if stream(t) and id(t) not in filled]
+            found += [t.lineno for tt in n.targets for t in targets(tt) if stream(t)]
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and stream(n.target):
             found.append(n.lineno)
         elif isinstance(n, ast.Call):
@@ -87,9 +80,9 @@ def test_the_scan_sees_each_way_of_swapping_a_stream() -> None:
                  "from contextlib import redirect_stdout\nwith redirect_stdout(x):\n    pass",
                  "import contextlib\nwith contextlib.redirect_stderr(x):\n    pass",
                  "import sys\nif sys.stdout is None:\n    sys.stdout = x\n    sys.stderr = y",
-                 "import sys\nif sys.stdout is None:\n    sys.stderr = x"):
+                 "import sys\nif sys.stdout is None:\n    sys.stderr = x", "import sys\nif sys.stdout is None:\n    sys.stdout = x"):
         assert _swaps(swap), swap
-    for fine in ("import sys\nif sys.stdout is None:\n    sys.stdout = x", "import sys\nsys.stdout.write('x')",
+    for fine in ("import sys\nsys.stdout.write('x')",
                  "import sys\nsetattr(sys, 'argv', [])", "import sys\nout = sys.stdout"):
         assert not _swaps(fine), fine
 

@@ -243,3 +243,27 @@ def test_cli_shows_package_and_json(tmp_path: Path) -> None:
     sig = json.loads(r.stdout)["signatures"][0]
     assert (sig["id"], sig["package"], sig["version"]) == ("no-kernel-image", "sgl-kernel", "0.3.21")
     assert "package: sgl-kernel 0.3.21" in run_cli("explain", str(log)).stdout
+
+
+# c10/cuda/CUDAFunctions.cpp:45-53 (pytorch/pytorch@01a6a16d): the driver API version torch reads, 1000 x major + 10 x minor
+DRIVER_TOO_OLD = ("RuntimeError: The NVIDIA driver on your system is too old (found version {found}). Please update your "
+                  "GPU driver by downloading and installing a new version from the URL: "
+                  "http://www.nvidia.com/Download/index.aspx")
+
+
+def test_driver_too_old_decodes_the_found_version_against_torchs_cuda() -> None:
+    from glmcompat.decide.diagnose import driver_cuda
+
+    assert [driver_cuda(v) for v in ("12040", "11080", "13000", "9020")] == ["12.4", "11.8", "13.0", "9.2"]
+    h = one("[pip3] torch==2.9.1+cu128\n" + DRIVER_TOO_OLD.format(found="12040"), "driver-too-old")
+    assert "CUDA 12.4 (12040)" in h.cause and "torch 2.9.1+cu128 needs CUDA 12.8" in h.cause and ">= 570.26" in h.cause
+    assert h.remedy.startswith("install torch==2.9.1+cu124 from PyTorch's cu124 index") and ">= 570.26" in h.remedy
+
+
+def test_a_missing_cuda_13_runtime_is_not_read_as_cuda_12() -> None:
+    """The loader's "libcudart.so.13: cannot open shared object file" is an extension built for CUDA 13 in an
+    environment without that runtime (issue 38: the row used to explain it as a CUDA 12 extension)."""
+    h = one(f"[pip3] torch==2.9.1+cu128\nImportError: libcudart.so.13: cannot open shared object file: No such file or "
+            f"directory\n  File \"{SITE}/sgl_kernel/__init__.py\", line 5", "cudart-missing")
+    assert "built for CUDA 13 (it links libcudart.so.13)" in h.cause and "torch 2.9.1+cu128 is built for CUDA 12.8" in h.cause
+    assert "build for CUDA 12" in h.remedy and "CUDA 12 extension" not in h.cause

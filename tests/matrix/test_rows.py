@@ -39,6 +39,16 @@ def test_every_table_has_one_row_class() -> None:
         assert R.FIELDS[table] == tuple(f.name for f in dataclasses.fields(R.ROWS[table]))
 
 
+def test_the_tables_are_declared_once_and_the_views_overloads_follow_them() -> None:
+    """rows.Tables is the one list of the tables (name, row class, order): ROWS, MatrixFile's fields and Matrix's
+    attributes derive from it; Facts.rows' overloads, there for the type checker alone, name the same tables with the
+    same row classes, in the same order."""
+    assert list(R.ROWS) == list(R.Tables.__annotations__) and issubclass(schema.Matrix, R.Tables)
+    typed = [(o.__annotations__["table"], o.__annotations__["return"]) for o in typing.get_overloads(Facts.rows)]
+    assert typed == [*((f"Literal[{t!r}]", a) for t, a in R.Tables.__annotations__.items()),
+                     ("str", "tuple[Fact, ...]")], typed
+
+
 def _frozen(value: object) -> bool:
     """No list, no mutable dict anywhere inside: tuples for sequences, read-only mappings, kernel groups."""
     if isinstance(value, dict | list | set):

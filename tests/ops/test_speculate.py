@@ -48,10 +48,9 @@ def uv_calls(monkeypatch):
 
 
 def pending(pyproject: bytes, uvlock: bytes | None = None) -> speculate.Speculation:
+    """A speculation as the command line starts one before the heavy imports (it then hands it to the lock)."""
     spec = speculate.start(pyproject, uvlock, RP)
     assert spec is not None
-    speculate.discard()
-    speculate._pending = spec  # what the command line does before the heavy imports
     return spec
 
 
@@ -64,7 +63,7 @@ def gone(spec: speculate.Speculation) -> bool:
 def test_a_right_prediction_is_used(tmp_path, env, facts, src, refs, uv_calls, extra):
     out = tmp_path / "out"
     spec = pending(refs[A]["pyproject.toml"] + extra)
-    s = lock(facts, A, out, source=src)
+    s = lock(facts, A, out, source=src, spec=spec)
     assert uv_calls == ([] if not extra else ["export", "export"])  # uv lock (and the exports) ran speculatively
     assert s.changed == list(OUTPUTS)
     assert same_set(out, refs[A]) and strays(out) == []  # the rendered pyproject.toml, not the predicted bytes
@@ -77,7 +76,7 @@ def test_a_right_prediction_seeded_with_the_previous_lock(tmp_path, env, facts, 
     put(out, refs[A])
     before = tree(out)
     spec = pending(refs[A]["pyproject.toml"], refs[A]["uv.lock"])
-    assert lock(facts, A, out, source=src).changed == []
+    assert lock(facts, A, out, source=src, spec=spec).changed == []
     assert uv_calls == [] and tree(out) == before and gone(spec)
 
 
@@ -95,7 +94,7 @@ def test_a_wrong_prediction_gives_todays_outputs(tmp_path, env, facts, src, refs
                   "other-seed": (refs[A]["pyproject.toml"], None),
                   "unparsable": (b"[project\n", refs[B]["uv.lock"])}[case]
     spec = pending(*prediction)
-    lock(facts, A, out, source=src)
+    lock(facts, A, out, source=src, spec=spec)
     assert uv_calls == ["lock", "export", "export"]
     assert tree(out) == tree(today) and same_set(out, refs[A])
     assert gone(spec)
@@ -139,7 +138,7 @@ def test_a_stack_override_is_predicted_only_where_the_engine_pin_needs_it(facts)
 def test_another_environment_is_a_miss(tmp_path, env, facts, src, refs, uv_calls, monkeypatch):
     spec = pending(refs[A]["pyproject.toml"])
     monkeypatch.setenv("UV_NO_BUILD", "0")  # uv would run with another environment than the speculation's
-    lock(facts, A, tmp_path / "out", source=src)
+    lock(facts, A, tmp_path / "out", source=src, spec=spec)
     assert uv_calls == ["lock", "export", "export"] and gone(spec)
 
 
@@ -147,7 +146,7 @@ def test_a_failing_run_kills_the_speculation(tmp_path, env, facts, src, refs, mo
     spec = pending(refs[A]["pyproject.toml"])
     monkeypatch.setattr(L, "resolve_core", lambda *a, **k: (_ for _ in ()).throw(InputError("no")))
     with pytest.raises(InputError):
-        lock(facts, A, tmp_path / "out", source=src)
+        lock(facts, A, tmp_path / "out", source=src, spec=spec)
     assert gone(spec) and not (tmp_path / "out").exists()
 
 
@@ -155,7 +154,7 @@ def test_a_failed_speculative_uv_leaves_the_lock_to_its_own(tmp_path, env, facts
     monkeypatch.setenv("UV_PYTHON", str(tmp_path / "no-such-python"))  # uv fails: in the speculation and after it
     spec = pending(refs[A]["pyproject.toml"])
     with pytest.raises(EnvironmentFailure, match="uv lock"):
-        lock(facts, A, tmp_path / "out", source=src)
+        lock(facts, A, tmp_path / "out", source=src, spec=spec)
     assert uv_calls == ["lock"] and gone(spec)
 
 
@@ -195,17 +194,14 @@ def test_start_early_predicts_and_filters(tmp_path, monkeypatch, refs):
     assert not speculate._header_fits(text, ["--target", "sm120", "--with", "torch==2.9.1"])
     assert not speculate._header_fits(text, ["--target", "sm120", "--python", "3.11"])
     assert speculate._header_fits(refs[B]["pyproject.toml"], ["--target", "sm120", "--python", "3.11"])
-    speculate.start_early(["--target", "sm120", "--with", "torch==2.9.1"], default)
-    assert speculate.take() is None
+    assert speculate.start_early(["--target", "sm120", "--with", "torch==2.9.1"], default) is None
     monkeypatch.setenv(speculate.OFF_ENV, "1")
-    speculate.start_early(["--target", "sm120"], default)
-    assert speculate.take() is None
+    assert speculate.start_early(["--target", "sm120"], default) is None
     monkeypatch.delenv(speculate.OFF_ENV)
-    speculate.start_early(["--target", "sm120"], default)
-    assert speculate.take() is None  # issue 26: no stamp records that pyproject.toml: uv never starts on it
+    # issue 26: no stamp records that pyproject.toml: uv never starts on it
+    assert speculate.start_early(["--target", "sm120"], default) is None
     (d / ".glmcompat-stamp").write_bytes(refs[A][".glmcompat-stamp"])
-    speculate.start_early(["--target", "sm120"], default)
-    spec = speculate.take()
+    spec = speculate.start_early(["--target", "sm120"], default)
     assert spec is not None and spec.pyproject == text and spec.uvlock is None
     spec.discard()
     assert gone(spec)

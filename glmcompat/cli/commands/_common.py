@@ -11,25 +11,34 @@ command spells the same way, as uv and pre-commit do:
 * ``--index-url`` and ``--no-cache`` (:func:`add_index_options`, :func:`index_client`; the commands hand them on
   explicitly, as :class:`glmcompat.edges.index.IndexOptions`, never through the process environment).
 
-Import-light: only ``os``, ``sys`` and :mod:`glmcompat.cli.streams` load with this module (argparse, json, typing and the index client load
-when a function needs them), so the start-up path of ``lock`` can read :data:`DEFAULT_STACK`.
+Loaded with a command's module, after the start-up paths (which read none of it: the default stack is
+:data:`glmcompat.cli.commands.DEFAULT_STACK`): the standard library it needs at the top; packaging, the index
+client and the probes when a function needs them, so that a command's ``--help`` stays light.
 """
 
 from __future__ import annotations
 
+import argparse
+import difflib
+import json
+import re
 import sys
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
 
+from glmcompat.cli.commands import DEFAULT_STACK
 from glmcompat.cli.startup import use_color
-from glmcompat.cli.streams import quiet_level, stdout_for
+from glmcompat.cli.streams import quiet_level, stderr, stdout_for
+from glmcompat.model.errors import InputError
+from glmcompat.model.platforms import python_minor as _python_minor
 
 TYPE_CHECKING = False  # not typing's: the start-up path of lock reads this module, and importing typing costs them
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Iterable, Iterator
     from contextlib import AbstractContextManager
     from typing import Any, NoReturn, TextIO
 
-DEFAULT_STACK = "glm5-sglang-0.5.9"
 DEFAULT_PYTHON = "3.11"
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -42,7 +51,6 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
     abbreviations (``--targ`` is not ``--target``: a script that relied on one would break the day a longer
     option is added), and an unknown option or a mistyped choice gets a "did you mean" (:func:`suggest`). Its
     subparsers (``matrix validate``, ``pip install``) are of the same class, so they behave the same."""
-    import argparse  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     class Parser(argparse.ArgumentParser):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -60,7 +68,7 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
         def error(self, message: str) -> NoReturn:
             line = usage_error(self, self._seen, message)
             if "--json" in self._seen:  # the usage error as the command's JSON error document too
-                from glmcompat.cli import jsonerrors  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+                from glmcompat.cli import jsonerrors  # lazy: --json errors only
 
                 jsonerrors.emit([*self.prog.split()[1:], *self._seen], 2, f"{self.prog}: {line}",
                                 quiet=quiet_level(self._seen))
@@ -71,7 +79,6 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 def _option_strings(p: argparse.ArgumentParser) -> set[str]:
     """Every option string of ``p`` and of its subparsers, recursively."""
-    import argparse  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     seen: set[str] = set()
     for action in p._actions:
@@ -102,7 +109,6 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
     starts = [c for c in options if c.startswith(word) and c != word]
     if starts:
         return starts[0] if len(starts) == 1 else None
-    import difflib  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     # compared without the leading dashes, which every option shares (--bogus is not "close" to --no-gpu)
     bare = {c.lstrip("-"): c for c in options}
@@ -115,7 +121,6 @@ def usage_error(p: argparse.ArgumentParser, argv: list[str], message: str) -> st
     said (``the following arguments are required: --target`` after ``--targ sm120``), so it is named first, with
     the option it most likely meant; a mistyped choice (``matrix valdate``, ``--color nevr``) gets the choice it
     most likely meant."""
-    import re  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     known = _option_strings(p)
     for token in argv:
@@ -165,7 +170,6 @@ def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: 
 
 def settings_targets(settings: dict[str, Any], where: Any) -> list[str]:
     """``[tool.glmcompat] targets`` (or ``target``): a name or a list of them; anything else is exit 2 naming the file."""
-    from glmcompat.model.errors import InputError  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     t = settings.get("targets", settings.get("target"))
     if t is None:
@@ -179,7 +183,6 @@ def settings_targets(settings: dict[str, Any], where: Any) -> list[str]:
 
 def setting(settings: dict[str, Any], key: str, where: Any) -> str | None:
     """``[tool.glmcompat] KEY``, a string (exit 2 naming the file otherwise), or None."""
-    from glmcompat.model.errors import InputError  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     v = settings.get(key)
     if v is not None and not isinstance(v, str):
@@ -190,9 +193,8 @@ def setting(settings: dict[str, Any], key: str, where: Any) -> str | None:
 def project_file() -> str | None:
     """The pyproject.toml of the project at or above the working directory (as uv finds it), whose
     ``[tool.glmcompat]`` gives what no flag gave; None outside a project."""
-    from pathlib import Path  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
-    from glmcompat.readers import pyproject as pp  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+    from glmcompat.readers import pyproject as pp  # lazy: a command's --help stays light (packaging, the index client, probes)
 
     found = pp.find(Path.cwd())
     return None if found is None else str(found)
@@ -205,10 +207,8 @@ def apply_settings(args: Any, command: str, *, single: bool = True, keys: tuple[
     pyproject.toml's path when it gave any. ``single``: ``command`` takes one target (several there: exit 2, or with
     ``several="ignore"`` none is taken from there). The target is stored as the option stores it (a list where the
     option repeats)."""
-    from pathlib import Path  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
-    from glmcompat.model.errors import InputError  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
-    from glmcompat.readers import pyproject as pp  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+    from glmcompat.readers import pyproject as pp  # lazy: a command's --help stays light (packaging, the index client, probes)
 
     wanted = [k for k in keys if not getattr(args, k, None)]
     if not wanted:
@@ -239,7 +239,6 @@ def apply_settings(args: Any, command: str, *, single: bool = True, keys: tuple[
 
 
 def dump_json(obj: Any, out: TextIO) -> None:
-    import json  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     out.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
@@ -308,7 +307,7 @@ class Output:
 
     @property
     def err(self) -> TextIO:
-        return sys.stderr if self._err is None else self._err
+        return stderr() if self._err is None else self._err
 
     @property
     def out(self) -> TextIO:
@@ -364,9 +363,7 @@ def output(args: Any, *, out: TextIO | None = None, err: TextIO | None = None) -
 
 def python_minor(value: str) -> str:
     """The CPython minor ``value`` names, as ``X.Y`` (:func:`glmcompat.model.platforms.python_minor`)."""
-    from glmcompat.model.platforms import python_minor as minor  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
-
-    return minor(value)
+    return _python_minor(value)
 
 
 def python_tag(minor: str) -> str:
@@ -376,9 +373,7 @@ def python_tag(minor: str) -> str:
 
 def python_arg(value: str) -> str:
     """argparse ``type=`` for ``--python``: :func:`python_minor`, its error as argparse's (one line, exit 2)."""
-    import argparse  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
-    from glmcompat.model.errors import InputError  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     try:
         return python_minor(value)
@@ -399,8 +394,6 @@ def add_python_option(p: argparse.ArgumentParser, *, dest: str = "python", flag:
 
 def index_url_arg(value: str) -> str:
     """argparse ``type=`` for ``--index-url``: an http(s) URL with a host (one line, exit 2 otherwise)."""
-    import argparse  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
-    from urllib.parse import urlsplit  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
     try:
         u = urlsplit(value.strip())
@@ -425,8 +418,8 @@ def add_index_options(p: argparse.ArgumentParser, *, cache: bool = True) -> None
 
 def index_client(args: Any) -> tuple[Any, Any]:
     """(an IndexClient for ``--index-url``, the cache it and the probes use: none with ``--no-cache``)."""
-    from glmcompat.edges.cache import Cache, NoCache  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
-    from glmcompat.edges.index import IndexClient  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+    from glmcompat.edges.cache import Cache, NoCache  # lazy: a command's --help stays light (packaging, the index client, probes)
+    from glmcompat.edges.index import IndexClient  # lazy: a command's --help stays light (packaging, the index client, probes)
 
     cache = NoCache() if getattr(args, "no_cache", False) else Cache()
     return IndexClient(getattr(args, "index_url", None), cache=cache), cache
@@ -434,7 +427,7 @@ def index_client(args: Any) -> tuple[Any, Any]:
 
 def shown_url(url: str | None) -> str:
     """The index URL as messages show it: without credentials; the configured one when ``url`` is None."""
-    from glmcompat.edges.index import default_index_url, redact  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+    from glmcompat.edges.index import default_index_url, redact  # lazy: a command's --help stays light (packaging, the index client, probes)
 
     return redact(url or default_index_url())
 
@@ -443,8 +436,8 @@ def fetch_started(o: Output, index: Any, what: str, platform: str) -> None:
     """Progress of a wheel probe (a terminal or -v, never -q): which wheels are read, for which machine, from
     which index."""
     if o.progress:
-        from glmcompat.edges.index import redact  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
-        from glmcompat.ops.wheelprobe import machine_of  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+        from glmcompat.edges.index import redact  # lazy: a command's --help stays light (packaging, the index client, probes)
+        from glmcompat.ops.wheelprobe import machine_of  # lazy: a command's --help stays light (packaging, the index client, probes)
 
         o.status(f"reading {what} for Linux {machine_of(platform)} from {redact(index.base_url.rstrip('/'))}")
 
@@ -452,7 +445,7 @@ def fetch_started(o: Output, index: Any, what: str, platform: str) -> None:
 def fetch_finished(o: Output, wheels: str, r: Any) -> None:
     """Progress of a wheel probe: the wheels read (by file name) and the bytes fetched from them (never shown past
     the wheels' size: a span read twice is received twice)."""
-    from glmcompat.ops.progress import shown_bytes  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+    from glmcompat.ops.progress import shown_bytes  # lazy: a command's --help stays light (packaging, the index client, probes)
 
     if r.cached:
         o.status(f"read {wheels}: cached, nothing fetched ({r.seconds:.2f} s)")
@@ -463,9 +456,8 @@ def fetch_finished(o: Output, wheels: str, r: Any) -> None:
 def probing(o: Output, index: Any, label: str) -> AbstractContextManager[Any]:
     """While a probe reads through ``index`` (an IndexClient): the progress bar on a terminal (stderr), the
     requests answered and the bytes received; nothing when piped or with -q."""
-    from contextlib import contextmanager  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
 
-    from glmcompat.ops.progress import Meter, watch  # lazy: start-up path (the lock speculation reads DEFAULT_STACK)
+    from glmcompat.ops.progress import Meter, watch  # lazy: a command's --help stays light (packaging, the index client, probes)
 
     @contextmanager
     def shown() -> Iterator[Any]:

@@ -33,10 +33,15 @@ def _detected() -> Detected:
 
 
 def env_given() -> Mapping[str, str]:
-    """Which option values a GLMCOMPAT_* variable gave (value -> variable)."""
-    from glmcompat.cli import FROM_ENVIRONMENT  # lazy: the dispatcher's record of what the environment gave
+    """Which option values a GLMCOMPAT_* variable gave (value -> variable): the dispatcher gives each as its flag
+    where no flag does, so a flag value equal to its variable's is the variable's."""
+    import os  # lazy: start-up path (the command's engine)
 
-    return FROM_ENVIRONMENT
+    out: dict[str, str] = {}
+    for var in ("GLMCOMPAT_TARGET", "GLMCOMPAT_DRIVER", "GLMCOMPAT_GLIBC"):
+        for v in os.environ.get(var, "").replace(",", " ").split():
+            out[v] = var
+    return out
 
 
 def machine_for(target: Sequence[str] | str | None, driver: str | None, glibc: str | None,

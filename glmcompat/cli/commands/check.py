@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli import fastpath
+from glmcompat.cli.streams import stderr
 from glmcompat.cli.commands._common import add_output_options, output, paint, parser
 from glmcompat.cli.commands._machine import add_machine_options, machine_for
 from glmcompat.decide import rules
@@ -81,16 +81,13 @@ def _parse(argv: Sequence[str]) -> Any:
     return p.parse_args(list(argv))
 
 
-_CONVENTIONAL = re.compile(r"(^|/)(uv\.lock|pylock(\.[^/]*)?\.toml|(requirements|constraints)[^/]*\.(txt|in|lock)|poetry\.lock|"
-                          r"pdm\.lock|Pipfile\.lock|(environment|conda)[^/]*\.ya?ml|pyproject\.toml)$", re.IGNORECASE)
-
-
 def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
     """Bump mode (the pre-commit hook passes every changed ``.txt``/``.in``): (the files to judge, notes). A file
     that tracked requirements files include (``-r deps/gpu.txt``) is judged through the files that include it,
     at the top of the chain; any other file whose name is not a dependency file's is judged only if it reads as
     a requirements file with entries (a README.txt is skipped)."""
     from glmcompat.readers.formats import read_lock  # lazy: the engine: `check --help` stays light
+    from glmcompat.readers.formats.registry import conventional  # lazy: the engine: `check --help` stays light
 
     out: list[str] = []
     notes: list[str] = []
@@ -103,7 +100,7 @@ def _hook_paths(paths: list[str]) -> tuple[list[str], list[str]]:
         if tops:
             out.extend(str(t) for t in tops)
             continue
-        if _CONVENTIONAL.search(p.as_posix()):
+        if conventional(p.name):
             out.append(raw)
             continue
         try:
@@ -339,7 +336,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     if args.against:
         args.paths, hook_notes = _hook_paths(list(args.paths))
         for n in hook_notes:
-            print(f"note: {n}", file=sys.stderr)
+            print(f"note: {n}", file=stderr())
         if not args.paths:
             return 0, "", None
     jobs = _jobs(args)

@@ -13,26 +13,17 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from glmcompat import __version__
-from glmcompat.cli import COMMANDS, HELP
+from glmcompat.cli.commands import COMMANDS, HELP
 from glmcompat.cli.commands._common import COLOR_CHOICES, add_output_options, output, parser
+from glmcompat.model.public import __version__
 
 SHELLS = ("bash", "zsh", "fish")
 
-# command -> (module, the function that builds its argument parser)
-BUILDERS: dict[str, tuple[str, str]] = {
-    "lock": ("glmcompat.cli.commands.lock", "build_parser"),
-    "upgrade": ("glmcompat.cli.commands.upgrade", "build_parser"),
-    "check": ("glmcompat.cli.commands.check", "build_parser"),
-    "verify": ("glmcompat.cli.commands.verify", "verify_parser"),
-    "explain": ("glmcompat.cli.commands.verify", "explain_parser"),
-    "pip": ("glmcompat.cli.commands.pip", "pip_parser"),
-    "abi": ("glmcompat.cli.commands.abi", "abi_parser"),
-    "arch": ("glmcompat.cli.commands.abi", "arch_parser"),
-    "matrix": ("glmcompat.cli.commands.matrix", "matrix_parser"),
-    "targets": ("glmcompat.cli.commands.matrix", "targets_parser"),
-    "completion": ("glmcompat.cli.commands.completion", "build_parser"),
-}
+# command -> the function of its module (glmcompat.cli.commands.COMMANDS) that builds its argument parser
+BUILDERS: dict[str, str] = {"lock": "build_parser", "upgrade": "build_parser", "check": "build_parser",
+                            "verify": "verify_parser", "explain": "explain_parser", "pip": "pip_parser",
+                            "abi": "abi_parser", "arch": "arch_parser", "matrix": "matrix_parser",
+                            "targets": "targets_parser", "completion": "build_parser"}
 
 # positional arguments (by metavar) that name files: the shells complete paths there
 _FILES = ("PATH", "LOGFILE", "REQUIREMENTS_IN", "FILE", "DIR")
@@ -50,8 +41,7 @@ def build_parser() -> Any:
 
 def command_parser(name: str) -> Any:
     """The argument parser of the command ``name``, built as the command builds it."""
-    module, fn = BUILDERS[name]
-    return getattr(importlib.import_module(module), fn)()
+    return getattr(importlib.import_module(COMMANDS[name][0]), BUILDERS[name])()
 
 
 def full_parser() -> Any:

@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from glmcompat.cli.commands import DEFAULT_STACK
 from glmcompat.cli.commands._machine import add_machine_options
 from glmcompat.cli.commands._common import (
-    DEFAULT_STACK,
     Output,
     add_core_options,
     add_index_options,
@@ -28,6 +28,7 @@ from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platfor
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Stack
     from glmcompat.matrix.view import Facts
+    from glmcompat.ops.speculate import Speculation
 
 
 def build_parser() -> Any:
@@ -59,9 +60,11 @@ def build_parser() -> Any:
     return p
 
 
-def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None,
+         spec: Speculation | None = None) -> int:
     """``glmcompat lock ARGV``, its answer written to ``out`` and its errors to ``err`` (default: the process's
-    stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written)."""
+    stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written); ``spec``: the
+    speculative uv the entry point started before the heavy imports (:func:`glmcompat.ops.speculate.start_early`)."""
     p = build_parser()
     args = p.parse_args(list(argv))
 
@@ -96,7 +99,8 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     if o.verbose:
         o.detail(f"lock: index {shown_url(args.index_url)}" + ("; no cache" if args.no_cache else ""))
     try:
-        s = lock(facts, req, outdir, index=client_for, quiet=bool(args.quiet), check_only=args.check, force=args.force)
+        s = lock(facts, req, outdir, index=client_for, quiet=bool(args.quiet), check_only=args.check, force=args.force,
+                 spec=spec)
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for kind, src in c.evidence:

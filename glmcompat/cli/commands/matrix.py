@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -170,7 +169,7 @@ def _refresh_or_audit(args: argparse.Namespace, o: Output) -> int:
         if not args.json:
             rf.render_refresh(report, text)
             if report.failed:
-                sys.stderr.write(o.line(f"error: the index failed for {len(report.failed)} release(s); nothing was "
+                o.err.write(o.line(f"error: the index failed for {len(report.failed)} release(s); nothing was "
                                         f"written for them (run again to continue): {report.failed[0].failed}") + "\n")
     else:
         if args.sample is not None and args.sample < 1:

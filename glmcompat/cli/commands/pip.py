@@ -210,9 +210,9 @@ def _install(argv: Sequence[str]) -> int:
         result = pg.decide(req, facts, targets, live)
     except pg.NoSafePlan as e:
         why = e.cause
-        sys.stderr.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
-        sys.stderr.write(o.line(f"  cause: {pg.because(why)}") + "\n")
-        sys.stderr.write(o.line(f"  hint: {why.remedy}") + "\n")
+        o.err.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
+        o.err.write(o.line(f"  cause: {pg.because(why)}") + "\n")
+        o.err.write(o.line(f"  hint: {why.remedy}") + "\n")
         from glmcompat.model.outputs.common import CauseDoc  # lazy: the report only
 
         cause = CauseDoc.of(why, pg.because(why))
@@ -250,10 +250,10 @@ def _install(argv: Sequence[str]) -> int:
     except InstallerFailed as err:
         text = str(err.output)
         if text:
-            sys.stderr.write(text if text.endswith("\n") else text + "\n")
+            o.err.write(text if text.endswith("\n") else text + "\n")
         left = ("the environment is as it was" if not err.changed else
                 "it changed " + ", ".join(c.shown() for c in err.changed) + " (run `glmcompat verify`)")
-        sys.stderr.write(o.line(f"error: {err.installer} failed installing the judged plan (exit {err.returncode}); "
+        o.err.write(o.line(f"error: {err.installer} failed installing the judged plan (exit {err.returncode}); "
                                 f"{left}") + "\n")
         changed = tuple(_change(c) for c in err.changed or ())
         return finish(3, "install-failed", result)
@@ -277,7 +277,7 @@ def _change(c: Any) -> ChangeDoc:
 
 def _with_outcome(doc: PipInstallOutput, r: Any) -> PipInstallOutput:
     """``doc`` with the plans judged: the installer's own, the one chosen, and what each adds."""
-    from glmcompat.model.outputs.common import FindingDoc  # lazy: --json only
+    from glmcompat.model.findings import FindingDoc  # lazy: --json only
     from glmcompat.model.outputs.pip import ChosenDoc  # lazy: --json only
 
     chosen = None
@@ -294,6 +294,6 @@ def _installer_failed(o: Any, err: Any) -> int:
     """The installer's own error, passed through as it printed it, then one line of ours."""
     text = str(err.output)
     if text:
-        sys.stderr.write(text if text.endswith("\n") else text + "\n")
-    sys.stderr.write(o.line(f"error: {err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat") + "\n")
+        o.err.write(text if text.endswith("\n") else text + "\n")
+    o.err.write(o.line(f"error: {err.installer} failed (exit {err.returncode}); nothing was changed by glmcompat") + "\n")
     return int(err.exit_code)

@@ -85,26 +85,26 @@ def _explain(argv: Sequence[str]) -> int:
     args = p.parse_args(list(argv))
     from glmcompat.decide.diagnose import Env, diagnose  # lazy: keeps `verify --help` light
     from glmcompat.matrix.load import load_facts  # lazy: keeps `verify --help` light
-    from glmcompat.model.signatures import log_lines, render, scan_log  # lazy: keeps `verify --help` light
+    from glmcompat.model.signatures import numbered_lines, render, scan_log, scan_numbered  # lazy: keeps `verify --help` light
 
     facts = load_facts()
     sigs = facts.rows("signature")
     if args.log == "-":
         name = "<stdin>"
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        scan = scan_log(log_lines(stream) if stream else sys.stdin, sigs)
+        scan = scan_numbered(numbered_lines(stream), sigs) if stream else scan_log(sys.stdin, sigs)
     else:
         name = args.log
         with _open_log(args.log) as f:
             try:
-                scan = scan_log(log_lines(f), sigs)
+                scan = scan_numbered(numbered_lines(f), sigs)
             except OSError as e:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
     if args.json:
-        from glmcompat.model.outputs.explain import ExplainOutput, SignatureHitDoc  # lazy: --json only
+        from glmcompat.model.outputs.explain import ExplainOutput  # lazy: --json only
 
-        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(SignatureHitDoc.of(h) for h in hits))
+        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(hits))
         dump_json(doc.to_json(), output(args).out)
     else:
         print(paint_text(render(hits, name), output(args).color), file=output(args).out)

@@ -33,6 +33,7 @@ class Schema:
 
 OMIT_EMPTY: Mapping[str, Any] = {"omit": "empty"}  # field metadata: left out of the document when empty or None
 OMIT_NONE: Mapping[str, Any] = {"omit": "none"}  # field metadata: left out of the document when None (never null)
+NULL_EMPTY: Mapping[str, Any] = {"omit": "null"}  # field metadata: an empty string prints as null (a str field, "" unknown)
 
 
 def key(name: str) -> Mapping[str, Any]:
@@ -74,6 +75,9 @@ def _plain(v: Any) -> Any:
         doc = {}
         for name, k, omit in _plan(type(v)):
             x = getattr(v, name)
+            if omit == "null":
+                doc[k] = x or None
+                continue
             if omit is not None and (x is None or (omit == "empty" and not x and isinstance(x, str | tuple | list | Mapping))):
                 continue
             doc[k] = _plain(x)
@@ -95,4 +99,4 @@ Count = Annotated[int, Schema(minimum=0)]
 Pins = Mapping[str, NonEmpty]
 
 
-__all__ = ["Count", "JsonRecord", "NonEmpty", "Pins", "Platform", "Schema", "key"]
+__all__ = ["NULL_EMPTY", "OMIT_EMPTY", "OMIT_NONE", "Count", "JsonRecord", "NonEmpty", "Pins", "Platform", "Schema", "key"]

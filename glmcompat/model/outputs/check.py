@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS
+from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Finding, FindingDoc, finding_fields
 from glmcompat.model.outputs.base import (
     Count,
     JsonRecord,
@@ -14,7 +14,7 @@ from glmcompat.model.outputs.base import (
     Platform,
     Schema,
 )
-from glmcompat.model.outputs.common import EvidenceDoc, FindingDoc, FindingParts, finding_fields
+from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.outputs.machine import MachineDoc
 
 
@@ -35,7 +35,7 @@ class CheckedFindingDoc(FindingDoc):
     target: NonEmpty
 
     @classmethod
-    def at(cls, f: FindingParts, path: str, target: str) -> CheckedFindingDoc:
+    def at(cls, f: Finding, path: str, target: str) -> CheckedFindingDoc:
         return cls(**finding_fields(f, CheckEvidenceDoc), path=path, target=target)
 
 

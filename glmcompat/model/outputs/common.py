@@ -1,33 +1,12 @@
-"""The parts several documents share: the error document, evidence, findings and causes."""
+"""The parts several documents share: the error document, evidence and causes (a finding's record,
+:class:`glmcompat.model.findings.FindingDoc`, is declared beside the finding)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Protocol, Self
+from typing import Annotated, Protocol, Self
 
 from glmcompat.model.outputs.base import OMIT_EMPTY, JsonRecord, NonEmpty, Schema
-
-
-class FindingParts(Protocol):
-    """What a finding's record reads of it (glmcompat.model.findings.Finding, which prints through the record: a
-    protocol, not an import, so that the two modules do not import each other)."""
-
-    @property
-    def rule(self) -> str: ...
-    @property
-    def severity(self) -> str: ...
-    @property
-    def pins(self) -> tuple[str, ...]: ...
-    @property
-    def message(self) -> str: ...
-    @property
-    def evidence(self) -> tuple[tuple[str, str], ...]: ...
-    @property
-    def remedy(self) -> str: ...
-    @property
-    def environments(self) -> tuple[str, ...]: ...
-    @property
-    def probe(self) -> str: ...
 
 
 class CauseParts(Protocol):
@@ -77,35 +56,6 @@ class EvidenceDoc(JsonRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
-class FindingDoc(JsonRecord):
-    """One finding (glmcompat.model.findings.Finding)."""
-
-    rule: NonEmpty
-    severity: Literal["error", "warning"]
-    packages: tuple[str, ...]
-    """the packages it names, ``name==version`` (a bare name where there is no version)"""
-    message: NonEmpty
-    evidence: tuple[EvidenceDoc, ...]
-    remedy: str
-    environments: tuple[str, ...]
-    """the environments where the finding holds ('extra sglang, Python 3.12, Linux x86_64'); empty: all of them"""
-    probe: str
-    """the glmcompat command that reproduces the finding (`glmcompat abi sgl-kernel==0.3.21 --torch 2.15.0`); empty
-    when none does"""
-
-    @classmethod
-    def of(cls, f: FindingParts) -> FindingDoc:
-        return cls(**finding_fields(f, EvidenceDoc))
-
-
-def finding_fields(f: FindingParts, evidence: type[EvidenceDoc]) -> dict[str, Any]:
-    """The fields of a finding's record (its evidence as records of the type ``evidence``)."""
-    return {"rule": f.rule, "severity": f.severity, "packages": f.pins, "message": f.message,
-            "evidence": tuple(evidence(kind=k, source=s) for k, s in f.evidence), "remedy": f.remedy,
-            "environments": f.environments, "probe": f.probe}
-
-
-@dataclass(frozen=True, kw_only=True)
 class CauseDoc(JsonRecord):
     """Why what was asked for cannot be made safe: uv-style clauses, the conclusion and one remedy."""
 
@@ -127,4 +77,4 @@ class CauseDoc(JsonRecord):
                    remedy=c.remedy, evidence=tuple(EvidenceDoc(kind=k, source=s) for k, s in c.evidence))
 
 
-__all__ = ["finding_fields", "CauseDoc", "CauseParts", "ErrorDocument", "ErrorInfo", "EvidenceDoc", "FindingDoc", "FindingParts"]
+__all__ = ["CauseDoc", "CauseParts", "ErrorDocument", "ErrorInfo", "EvidenceDoc"]

@@ -3,65 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Annotated, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
 
 from glmcompat.model.outputs.base import (
+    NULL_EMPTY,
     JsonRecord,
     NonEmpty,
     Schema,
+    key,
 )
 
-
-class HitParts(Protocol):
-    """What a hit's record reads of it (glmcompat.model.signatures.Hit, which prints through the record)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def line(self) -> int: ...
-    @property
-    def count(self) -> int: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def groups(self) -> Mapping[str, str]: ...
-    @property
-    def cause(self) -> str: ...
-    @property
-    def remedy(self) -> str: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def package(self) -> str: ...
-    @property
-    def version(self) -> str: ...
+OrNull = Annotated[str, Schema(type=["string", "null"])]  # "" in the domain, null in the document
 
 
-@dataclass(frozen=True, kw_only=True)
-class SignatureHitDoc(JsonRecord):
-    """One known failure signature found in the log."""
+@dataclass(frozen=True)
+class SignatureHit(JsonRecord):
+    """One known failure signature found in the log: where first, how often, what it means and one remedy."""
 
+    # The domain's record and the document's at once (glmcompat.model.signatures.Hit is this class). ``package`` and
+    # ``version`` are "" where the log names none (null in the document); ``cause`` and ``remedy`` start as the signature
+    # row's and are rebuilt from what the log shows by glmcompat.decide.diagnose.diagnose.
     id: NonEmpty
-    line: Annotated[int, Schema(minimum=1)]
-    """the 1-based line of the first match"""
-    count: Annotated[int, Schema(minimum=1)]
-    match: str
-    """the matched text of the first match"""
-    groups: Mapping[str, str | None]
     cause: NonEmpty
     remedy: NonEmpty
-    source: str
-    package: str | None
+    text: str = field(metadata=key("match"))
+    """the matched text of the first match"""
+    line: Annotated[int, Schema(minimum=1)] = 0
+    """the 1-based line of the first match"""
+    count: Annotated[int, Schema(minimum=1)] = 1
+    groups: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+    package: OrNull = field(default="", metadata=NULL_EMPTY)
     """the package the log blames (from its library path, module, operator namespace or traceback); null when it
     names none"""
-    version: str | None
+    version: OrNull = field(default="", metadata=NULL_EMPTY)
     """that package's version where the log prints it"""
-
-    @classmethod
-    def of(cls, h: HitParts) -> SignatureHitDoc:
-        return cls(id=h.id, line=h.line, count=h.count, match=h.text, groups=dict(h.groups), cause=h.cause,
-                   remedy=h.remedy, source=h.source, package=h.package or None, version=h.version or None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,7 +48,7 @@ class ExplainOutput(JsonRecord):
     version: Literal[1] = 1
     log: NonEmpty
     found: bool
-    signatures: tuple[SignatureHitDoc, ...]
+    signatures: tuple[SignatureHit, ...]
 
 
-__all__ = ["ExplainOutput", "HitParts", "SignatureHitDoc"]
+__all__ = ["ExplainOutput", "SignatureHit"]

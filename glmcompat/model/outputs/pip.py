@@ -11,7 +11,8 @@ from glmcompat.model.outputs.base import (
     NonEmpty,
     Schema,
 )
-from glmcompat.model.outputs.common import CauseDoc, FindingDoc
+from glmcompat.model.findings import FindingDoc
+from glmcompat.model.outputs.common import CauseDoc
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,7 @@ from glmcompat.model.outputs.base import (
     NonEmpty,
     Schema,
 )
-from glmcompat.model.outputs.common import FindingDoc
+from glmcompat.model.findings import FindingDoc
 
 
 @dataclass(frozen=True, kw_only=True)

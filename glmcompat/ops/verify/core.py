@@ -33,7 +33,7 @@ from glmcompat.matrix.store import cache_dir
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
-from glmcompat.model.outputs.common import FindingDoc
+from glmcompat.model.findings import FindingDoc
 from glmcompat.model.outputs.verify import AgreementDoc, CountsDoc, ExplainedDoc, ProbeDoc, RankDoc, VerifyOutput
 from glmcompat.model.signatures import match_signatures, module_package
 from glmcompat.ops.verify.driver import findings as driver_findings

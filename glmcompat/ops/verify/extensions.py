@@ -146,9 +146,3 @@ def numpy_version() -> str | None:
         return metadata.version("numpy")
     except Exception:  # noqa: BLE001 - no NumPy, or unreadable metadata
         return None
-
-
-def numpy_lines(said: str) -> str:
-    """The lines of NumPy's own message (``A module that was compiled using NumPy 1.x ...``), without the stack."""
-    keep = [ln.strip() for ln in said.splitlines() if "NumPy" in ln or "numpy" in ln]
-    return "\n".join(keep[:3])

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any, cast
 
-from glmcompat.ops.verify.extensions import NOT_A_MODULE, cause_of, numpy_lines, numpy_version
+from glmcompat.ops.verify.extensions import NOT_A_MODULE, cause_of, numpy_version
 from glmcompat.ops.verify.harness import (
     GATHER_MARK,
     Skipped,
@@ -203,6 +203,15 @@ def group_static(opts: dict[str, Any]) -> None:
         emit(rec)
 
 
+def _imports(package: str) -> bool:
+    """Whether ``package`` itself imports (an import already done returns at once)."""
+    try:
+        importlib.import_module(package)
+    except BaseException:  # noqa: BLE001 - any failure means it does not
+        return False
+    return True
+
+
 def group_ext(opts: dict[str, Any]) -> None:
     """Import each extension module of one distribution (``opts``: :meth:`ExtDist.opts`); one probe."""
     dist, version = str(opts["dist"]), str(opts.get("version") or "")
@@ -216,12 +225,8 @@ def group_ext(opts: dict[str, Any]) -> None:
         libraries = 0
         files: dict[str, str] = opts.get("files") or {}
         for mod in opts["modules"]:
-            if mod in sys.modules:
-                continue
-            printed = io.StringIO()
             try:
-                with contextlib.redirect_stderr(printed):  # NumPy prints its ABI message before the ImportError
-                    importlib.import_module(mod)
+                importlib.import_module(mod)  # a module another one imported already returns at once
             except BaseException as e:  # noqa: BLE001 - the point is to report anything the import raises
                 if isinstance(e, KeyboardInterrupt):
                     raise
@@ -235,16 +240,15 @@ def group_ext(opts: dict[str, Any]) -> None:
                 if NOT_A_MODULE in text:
                     libraries += 1  # a shared library with a module's name: loaded, not a module
                     continue
-                said = printed.getvalue()
-                kind, cause = cause_of(text + "\n" + said, numpy_version())
-                if kind == "import" and mod.split(".")[0] in sys.modules:
+                kind, cause = cause_of(text, numpy_version())  # NumPy's printed message is on the probe's stderr
+                if kind == "import" and _imports(mod.split(".")[0]):
                     # the package itself imports; one of its modules raises something else than a loader or ABI
                     # error on its own (a module for another setup): said, and not a failure of the package
                     p.warnings.append(f"{files.get(mod) or mod}: {text.splitlines()[-1][:300]}")
                     p.degraded = True
                     continue
                 failures.append({"module": mod, "file": files.get(mod, ""), "kind": kind, "cause": cause,
-                                 "error": (text + ("\n" + numpy_lines(said) if kind == "numpy-abi" else "")).strip()})
+                                 "error": text.strip()})
         p.data["libraries"] = libraries
         if failures:
             p.data["failures"] = failures

@@ -94,7 +94,7 @@ def is_lock_meta(value: Any) -> TypeGuard[LockMeta]:
 @dataclass(frozen=True)
 class Lock:
     path: str
-    kind: str  # "uv.lock" | "pylock.toml" | "requirements.txt" | "poetry.lock" | "pdm.lock" | "Pipfile.lock" | "environment.yml"
+    kind: str  # a Format's kind (glmcompat.readers.formats.registry.BY_KIND): its conventional file name
     entries: tuple[Entry, ...]
     requires_python: str | None = None
     sets: tuple[Environment, ...] = ()  # filled by read_lock: the environments the file installs on the target platform
@@ -107,8 +107,11 @@ class Format:
     :data:`glmcompat.readers.formats.registry.FORMATS`: the kind ``check`` reports, its reader, how a file is
     recognised (``names``: regular expressions a lower-cased file name matches in full; ``signs``: sets of
     patterns, searched line by line, that a file's content matches all of: a JSON document (``json``) is
-    sniffed only by the signs of JSON formats) and, where the entries' own markers do not tell them, how its
-    environments are built. The ``fallback`` format reads any other text that has no TOML table."""
+    sniffed only by the signs of JSON formats; ``loose``: names that suggest the kind without being a dependency
+    file's conventional name, as ``README.txt`` suggests a requirements file) and, where the entries' own markers do
+    not tell them, how its environments are built. The ``fallback`` format reads any other text that has no TOML
+    table. ``beside``: the rank of its file name among the locks a ``pyproject.toml`` names (the lowest there wins;
+    None: a pyproject.toml never names it)."""
 
     kind: str
     read: Callable[[Path, str], Lock]
@@ -117,6 +120,8 @@ class Format:
     json: bool = False
     fallback: bool = False
     environments: Callable[[Lock], list[Environment]] | None = None
+    loose: tuple[str, ...] = ()
+    beside: int | None = None
 
 
 def toml(path: Path, text: str) -> dict[str, Any]:

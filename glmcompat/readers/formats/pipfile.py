@@ -100,4 +100,4 @@ def parse_pipfile_lock(path: Path, text: str) -> Lock:
 # --- conda environment files ------------------------------------------------------------------------------------
 
 
-FORMAT = Format("Pipfile.lock", parse_pipfile_lock, names=(r"pipfile\.lock",), signs=((r'"_meta"\s*:',),), json=True)
+FORMAT = Format("Pipfile.lock", parse_pipfile_lock, names=(r"pipfile\.lock",), signs=((r'"_meta"\s*:',),), json=True, beside=4)

@@ -251,4 +251,4 @@ def _pylock_source(package: Package) -> str:
 
 
 FORMAT = Format("pylock.toml", parse_pylock, names=(r"pylock\.toml", r"pylock\..*\.toml"),
-                signs=((r"^lock-version\s*=", r"^\[\[packages\]\]"),))
+                signs=((r"^lock-version\s*=", r"^\[\[packages\]\]"),), beside=1)

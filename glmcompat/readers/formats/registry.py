@@ -19,7 +19,13 @@ FALLBACK = next(f for f in FORMATS if f.fallback)
 READABLE = ("uv.lock, pylock.toml, requirements files (*.txt, *.in, requirements*.lock, pip freeze, uv pip compile), "
             "poetry.lock, pdm.lock, Pipfile.lock, conda environment.yml, or a pyproject.toml with one of them beside it")
 
-_NAMES = tuple((f.kind, re.compile("|".join(f"(?:{n})" for n in f.names), re.DOTALL)) for f in FORMATS if f.names)
+# the locks a pyproject.toml names, in the order one is taken when several are beside it
+BESIDE: tuple[str, ...] = tuple(f.kind for f in sorted((f for f in FORMATS if f.beside is not None),
+                                                      key=lambda f: f.beside or 0))
+
+_NAMES = tuple((f.kind, re.compile("|".join(f"(?:{n})" for n in (*f.names, *f.loose)), re.DOTALL))
+               for f in FORMATS if f.names or f.loose)
+_CONVENTIONAL = re.compile("|".join(f"(?:{n})" for f in FORMATS for n in f.names), re.DOTALL)
 _SIGNS = tuple((f, tuple(tuple(re.compile(p, re.MULTILINE) for p in sign) for sign in f.signs)) for f in FORMATS)
 _TOML_TABLE = re.compile(r"^\[{1,2}[A-Za-z_.\"-]+\]{1,2}\s*$", re.MULTILINE)
 
@@ -29,6 +35,13 @@ def kind_from_name(name: str) -> str | None:
     ``*.txt``, ...), or None when only the content can tell (``prod.lock``, ``env.yaml``)."""
     low = name.lower()
     return next((kind for kind, pattern in _NAMES if pattern.fullmatch(low)), None)
+
+
+def conventional(name: str) -> bool:
+    """Whether ``name`` is a dependency file's conventional name (``uv.lock``, ``requirements-gpu.txt``,
+    ``environment.yml``, ``pyproject.toml``: not a ``README.txt``, whose name only suggests a requirements file)."""
+    low = name.lower()
+    return low == "pyproject.toml" or _CONVENTIONAL.fullmatch(low) is not None
 
 
 def sniff_kind(path: Path, text: str) -> str | None:

@@ -334,5 +334,6 @@ def parse_requirements(path: Path, text: str) -> Lock:
     return reader.lock()
 
 
-FORMAT = Format("requirements.txt", parse_requirements, names=(r"requirements[^/]*\.lock", r".*\.(txt|in)"),
-                fallback=True)
+FORMAT = Format("requirements.txt", parse_requirements,
+                names=(r"requirements[^/]*\.lock", r"(requirements|constraints)[^/]*\.(txt|in)"), loose=(r".*\.(txt|in)",), fallback=True,
+                beside=5)

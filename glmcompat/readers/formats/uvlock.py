@@ -401,4 +401,4 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
 
 
 FORMAT = Format("uv.lock", parse_uv_lock, names=(r"uv\.lock", r".*\.uv\.lock"),
-                signs=((r"^version\s*=\s*\d+\s*$", r"^\[\[package\]\]", r"^source\s*="),))
+                signs=((r"^version\s*=\s*\d+\s*$", r"^\[\[package\]\]", r"^source\s*="),), beside=0)

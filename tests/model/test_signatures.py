@@ -1,0 +1,105 @@
+"""Signature patterns stay linear in the log (issue 41, items 1 and 7).
+
+Python's ``re`` backtracks: ``(?:a|a){0,1000}b`` took 2 s on a line of 24 ``a`` and 21 s on 28 before the
+validator learned to refuse a repeat of ambiguous alternatives. Every known exponential shape is refused by
+:func:`linear_time_problem` and by the matrix loader (``matrix validate``); every accepted one is timed on the
+adversarial line that would make it blow up. Blank lines cost nothing per line: 50 MB of bare newlines read in
+96 s before :func:`numbered_lines` counted runs of them instead of splitting them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.schema import load_file
+from glmcompat.model.errors import MatrixError
+from glmcompat.model.signatures import (
+    MAX_LINE,
+    linear_time_problem,
+    log_lines,
+    numbered_lines,
+    scan_log,
+    scan_numbered,
+)
+
+EXPONENTIAL = [
+    r"(?:a|a){0,1000}b", r"(a+)+b", r"(a|aa)*c", r"(a|a)*b", r"(?:a?){0,1000}b", r"(?:x|xy){0,500}z",
+    r"(?:a{0,1}){0,999}b", r"(\w+\s?)*x", r"(?:a|ab|abc){0,300}d", r"(?:\d|\w){0,900}!x(?:1|1){0,500}y",
+    r"(?:(?:a|a)b?){0,50}c", r"(.{0,10}){0,100}z",
+]
+
+
+@pytest.mark.parametrize("pattern", EXPONENTIAL)
+def test_exponential_shapes_are_refused(pattern: str, tmp_path: Path) -> None:
+    assert linear_time_problem(pattern), pattern
+    m = tmp_path / "sig.toml"
+    m.write_text('schema = 1\n[[signature]]\nid = "x"\npattern = ' + json.dumps(pattern) +
+                 '\ncause = "c"\nremedy = "r"\nevidence = "inferred"\nsource = "s"\n')
+    with pytest.raises(MatrixError, match="not linear-time"):
+        load_file(m)
+
+
+@pytest.mark.parametrize("pattern", ["", "x?", r"\s{0,9}", r"(?:a|b)*", r"^\s{0,5}$", r" {3}"])
+def test_patterns_matching_a_blank_line_are_refused(pattern: str) -> None:
+    """Blank lines are skipped unmatched (the fast path below), so no signature may match one."""
+    assert "blank line" in (linear_time_problem(pattern) or ""), pattern
+
+
+@pytest.mark.parametrize("pattern", [r"(?:a|b){0,1000}c", r"(?:ab|ac){0,10}d", r"(?:\w|\d){0,900}!", r"a.{0,40}a.{0,40}x",
+                                     r"undefined symbol: (?P<symbol>\S+)"])
+def test_accepted_shapes_are_fast_on_their_worst_line(pattern: str) -> None:
+    assert linear_time_problem(pattern) is None
+    pat = re.compile(pattern)
+    t = time.perf_counter()
+    for unit in ("a", "ab", "x", "1", "a " ):
+        pat.search((unit * MAX_LINE)[:MAX_LINE])
+    assert time.perf_counter() - t < 1.0
+
+
+def test_every_shipped_signature_passes_and_is_fast_on_hostile_lines() -> None:
+    sigs = load_facts().rows("signature")
+    for s in sigs:
+        assert linear_time_problem(s.pattern) is None, s.id
+    # each signature's own literal text repeated over a whole line: the line a backtracking pattern chokes on
+    lines = []
+    for s in sigs:
+        lit = re.sub(r"\\.|[()?*+{}\[\]|^$]", "", s.pattern)[:40] or "x"
+        lines.append((lit * (MAX_LINE // len(lit) + 1))[:MAX_LINE])
+    t = time.perf_counter()
+    scan_log(lines * 3, sigs)
+    assert time.perf_counter() - t < 10.0
+
+
+def test_numbered_lines_agrees_with_log_lines_on_every_split() -> None:
+    """Line numbers and contents match the plain splitter's, whatever the chunk boundaries and encodings."""
+    import random
+
+    rnd = random.Random(38)
+    alphabet = ["\n", "\r\n", " ", "\t", "a", "b", "x" * 10, "\n\n\n", "é", "y" * (MAX_LINE + 800), "\r", " \n"]
+    for _ in range(40):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 40)))
+        data = text.encode(rnd.choice(["utf-8", "utf-16"]))
+        for chunk in (3, 7, 1 << 20):
+            want = [(i, x) for i, x in enumerate(log_lines(io.BytesIO(data), chunk=chunk), 1) if x and not x.isspace()]
+            assert list(numbered_lines(io.BytesIO(data), chunk=chunk)) == want
+
+
+def test_blank_lines_cost_no_per_line_work() -> None:
+    """50 MB of bare newlines took 96 s (2 s/MB) on main 8ef83ff; here 20 MB of each blank shape must take well
+    under a second per 10 MB, and the line numbers after them stay right."""
+    sigs = load_facts().rows("signature")
+    for blank in (b"\n", b"\r\n", b" \n", b"\t\r\n"):
+        n = 20_000_000 // len(blank)
+        data = blank * n + b"RuntimeError: operator torchvision::nms does not exist\n"
+        t = time.perf_counter()
+        scan = scan_numbered(numbered_lines(io.BytesIO(data)), sigs)
+        took = time.perf_counter() - t
+        assert [(h.id, h.line) for h in scan.hits] == [("torchvision-nms-missing", n + 1)]
+        assert took < 3.0, f"{took:.1f} s for 20 MB of {blank!r}"
