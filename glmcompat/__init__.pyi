@@ -19,6 +19,8 @@ from glmcompat.model.errors import MatrixError as MatrixError
 from glmcompat.model.errors import UnsafeError as UnsafeError
 from glmcompat.model.findings import SEVERITIES as SEVERITIES
 from glmcompat.model.findings import Finding as Finding
+from glmcompat.model.machine import Machine as Machine
+from glmcompat.model.machine import Provenance as Provenance
 from glmcompat.ops.projectlock import ProjectLockResult as ProjectLockResult
 
 __version__: str

@@ -53,6 +53,8 @@ from glmcompat.model.errors import UnsafeError as UnsafeError
 from glmcompat.model.errors import NoTarget, classify, is_network_error
 from glmcompat.model.findings import SEVERITIES as SEVERITIES
 from glmcompat.model.findings import Finding as Finding
+from glmcompat.model.machine import Machine as Machine
+from glmcompat.model.machine import Provenance as Provenance
 from glmcompat.model.public import PUBLIC
 from glmcompat.model.platforms import check_platform, python_minor, target_platforms
 from glmcompat.ops import checkfile as cf
@@ -244,25 +246,27 @@ def _versions(packages: Mapping[str, str]) -> dict[str, str]:
 
 @_typed_errors
 def check_versions(packages: Mapping[str, str], target: str, *, model: str | None = None, platform: str = "x86_64",
-                   allow_unknown: bool = False, matrix: MatrixLike = None) -> Verdict:
+                   allow_unknown: bool = False, matrix: MatrixLike = None, machine: Machine | None = None) -> Verdict:
     """The verdict on ``packages`` (distribution name -> version, as one environment installs them) for ``target``
     (``sm120``, ``sm_120``, ``12.0`` or a product such as ``rtx5090``) on the machine ``platform`` (``x86_64`` or
     ``aarch64``). ``model``: the HF ``model_type`` the stack must serve. ``allow_unknown``: combinations the matrix
     holds no evidence for are warnings, not errors. ``matrix``: a :class:`Matrix`, matrix files, or None for the
-    shipped matrix."""
-    return _check_versions(packages, target, model=model, platform=platform, allow_unknown=allow_unknown, matrix=matrix)
+    shipped matrix. ``machine``: the :class:`Machine` judged (its NVIDIA driver: every CUDA build must run on it;
+    None: not judged)."""
+    return _check_versions(packages, target, model=model, platform=platform, allow_unknown=allow_unknown, matrix=matrix,
+                           machine=machine)
 
 
 def _check_versions(packages: Mapping[str, str], target: str, *, model: str | None = None, platform: str = "x86_64",
-                   allow_unknown: bool = False, matrix: MatrixLike = None) -> Verdict:
+                   allow_unknown: bool = False, matrix: MatrixLike = None, machine: Machine | None = None) -> Verdict:
     """:func:`check_versions` (the errors not yet typed)."""
     pkgs = _versions(packages)
     facts = _facts(matrix).on(platform)
     tname = facts.target(target).name
-    found = rules.evaluate(pkgs, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown)
+    found = rules.evaluate(pkgs, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown, machine=machine)
     safe = None
     if any(f.severity == "error" for f in found):
-        safe = one_safe_set(pkgs, tname, model, facts)
+        safe = one_safe_set(pkgs, tname, model, facts, machine=machine)
     return Verdict(tname, tuple(found), None, model, (facts.platform,), safe)
 
 
@@ -290,11 +294,12 @@ def check_environment(target: str, *, python: str | os.PathLike[str] | None = No
 @_typed_errors
 def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = None, *, model: str | None = None,
           platforms: Sequence[str] | None = None, stack: str | None = None, allow_unknown: bool = False,
-          matrix: MatrixLike = None) -> CheckResult:
+          matrix: MatrixLike = None, machine: Machine | None = None) -> CheckResult:
     """Judge the dependency file ``path`` for ``target`` (a name or a list of names), offline, as ``glmcompat check``
     does. ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
     ``[tool.glmcompat]`` table of the pyproject.toml beside the file. ``platforms``: judge only the environments of
-    these machines (``["aarch64"]``), strictly. ``stack``: also require a curated stack's pins."""
+    these machines (``["aarch64"]``), strictly. ``stack``: also require a curated stack's pins. ``machine``: the
+    :class:`Machine` judged (its NVIDIA driver; None: not judged)."""
     facts = _facts(matrix)
     raw = os.fspath(path)
     p = Path(raw)
@@ -313,8 +318,9 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     mixed = cf.output_set_problems(lock_path)
     verdicts = []
     for t in names:
-        findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen)
-        safe = for_lock(lock, t, model, facts, chosen) if any(f.severity == "error" for f in findings) else None
+        findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,
+                                               machine=machine)
+        safe = for_lock(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
     return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),
@@ -344,18 +350,19 @@ def _source(index: str | os.PathLike[str] | None) -> Source | None:
 def lock(path: str | os.PathLike[str] = ".", targets: str | Sequence[str] | None = None, *,
          platform: str | None = None, model: str | None = None, upgrade: bool = False, dry_run: bool = False,
          check: bool = False, output: str | os.PathLike[str] | None = None,
-         index: str | os.PathLike[str] | None = None) -> ProjectLockResult:
+         index: str | os.PathLike[str] | None = None, machine: Machine | None = None) -> ProjectLockResult:
     """Lock the project found from ``path`` (a directory, as uv finds it, or its pyproject.toml) as ``glmcompat lock``
     does: the safe core for every target is written into ``[tool.uv] constraint-dependencies`` and the real ``uv lock``
     runs; or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``). Targets,
     platform and model default to ``[tool.glmcompat]``. ``dry_run``: write nothing, the change is in ``.diff``;
     ``check``: write nothing, ``.problems`` says why the lock is stale or unsafe. ``index``: a recorded index file to
-    resolve the core from (offline; uv reads its own configured index). Returns a :class:`ProjectLockResult`;
+    resolve the core from (offline; uv reads its own configured index). ``machine``: the :class:`Machine` locked for
+    (its NVIDIA driver prunes the CUDA builds it cannot run; its glibc is the compile's). Returns a :class:`ProjectLockResult`;
     :class:`UnsafeError` when no safe lock exists (nothing written)."""
     source = _source(index)
     return pl.lock(os.fspath(path), targets, platform=platform, model=model, upgrade=upgrade, dry_run=dry_run,
                    check=check, output=None if output is None else os.fspath(output),
-                   index=client_for if source is None else None, source=source)
+                   index=client_for if source is None else None, source=source, machine=machine)
 
 
 @_typed_errors

@@ -43,6 +43,8 @@ python3 benchmarks/bench_verify.py --runs 3 > "$OUT/bench-verify.json"; echo "rc
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d[k] for k in ('verify_median_s','bare_median_s','imports_median_s','imports_bytecode_median_s','ratio_to_floor_a','ratio_to_floor_b','within_goal','verify_exit_codes','floor_b_imports')})" "$OUT/bench-verify.json"
 echo "== NumPy-1.x extension and torchao's skipped extensions, explained (scripts/gpu_compiled_stack_evidence.sh)"
 OUT="$OUT" bash scripts/gpu_compiled_stack_evidence.sh > "$OUT/compiled-stack.log" 2>&1; echo "rc=$?"; tail -30 "$OUT/compiled-stack.log"
+echo "== the machine: check/lock --target auto, verify's driver comparison (scripts/gpu_machine_evidence.sh)"
+bash scripts/gpu_machine_evidence.sh; echo "rc=$?"
 echo "== gpu tests"
 python3 -m pytest -o addopts="" -p no:cacheprovider -m gpu -q tests/ops/verify/test_verify.py tests/ops/verify/test_vllm.py tests/ops/test_pipguard.py 2>&1 | tail -15
 echo "rc=$?"

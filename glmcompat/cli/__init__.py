@@ -37,6 +37,8 @@ ENV_OPTIONS: dict[str, tuple[str, dict[str, bool]]] = {
                                     "verify": False}),
     "GLMCOMPAT_PLATFORM": ("--platform", {"check": True, "lock": False, "upgrade": False, "abi": False,
                                           "arch": False}),
+    "GLMCOMPAT_DRIVER": ("--driver", {"check": False, "lock": False, "pip install": False, "upgrade": False}),
+    "GLMCOMPAT_GLIBC": ("--glibc", {"check": False, "lock": False, "upgrade": False}),
 }
 
 
@@ -58,6 +60,8 @@ def _usage() -> str:
               "  GLMCOMPAT_TARGET    --target (several, comma-separated, where it repeats)",
               "  GLMCOMPAT_MODEL     --model",
               "  GLMCOMPAT_PLATFORM  --platform",
+              "  GLMCOMPAT_DRIVER    --driver (the NVIDIA driver judged; auto: read it from this machine)",
+              "  GLMCOMPAT_GLIBC     --glibc",
               "", "Run 'glmcompat help COMMAND' (or 'glmcompat COMMAND --help') for a command's options."]
     return "\n".join(lines)
 

@@ -112,6 +112,9 @@ def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | No
     if h is None:
         return None
     h.update(f"{FORMAT}\0{use_color(color)}\0".encode())  # a verdict in colour is another verdict
+    # a verdict names where its machine's values came from: a flag, or the variable that gave it
+    h.update("\0".join(os.environ.get(v, "") for v in ("GLMCOMPAT_TARGET", "GLMCOMPAT_DRIVER", "GLMCOMPAT_GLIBC")).encode(
+        "utf-8", "surrogateescape") + b"\0")
     base = cache_dir_name()
     for p in paths:
         proj = None

@@ -19,10 +19,11 @@ from glmcompat.cli.streams import stderr, stdout
 # Declared once, here, for both paths; tests/cli/test_fastpath.py holds them to the parsers (build_parser), so an option
 # added to a parser and not here, or taking a value here and none there, fails that test.
 REPLAY: dict[str, tuple[set[str], set[str]]] = {
-    "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against"},
+    "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against", "--driver", "--glibc",
+               "--manylinux"},
               {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}),
     "lock": ({"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
-              "--index-url", "--color", "--project"},
+              "--index-url", "--color", "--project", "--driver", "--glibc", "--manylinux"},
              {"--upgrade", "--force", "--quiet", "-q"}),
 }
 # The parsers' options only the full path answers: --help, -v (timings on stderr), and lock's --check, --dry-run,

@@ -31,6 +31,7 @@ from glmcompat.decide.resolver import (
     ASKED,
     BUILT,
     DECLARED,
+    DRIVER,
     FAMILY,
     IS_ABI,
     KERNELS,
@@ -169,6 +170,9 @@ def ruled_clause(r: Ruled) -> str:
         return f"you lock for {r.target} (compute capability {r.capability}), and {what} carries {shown}, {where}{note}"
     if r.kind == TARGET_NEEDS:
         return f"{r.target} needs {r.name}{r.spec} ({r.reason})"
+    if r.kind == DRIVER:
+        return (f"the machine's NVIDIA driver is {r.driver}, and {what} is built for CUDA {r.cuda}, which needs driver "
+                f">= {r.needs}")
     if r.missing == "build":
         return f"the matrix has no evidence for {what} (CUDA runtime, GPU code)"
     if r.missing == "family":

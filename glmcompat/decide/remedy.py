@@ -17,11 +17,13 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.rules import evaluate
+from glmcompat.decide import cudadriver
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.environments import Environment
+    from glmcompat.model.machine import Machine
     from glmcompat.readers.formats.common import Lock
 
 
@@ -40,12 +42,18 @@ def torch_candidates(packages: Mapping[str, str], facts: Facts) -> list[str]:
 
 
 def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, facts: Facts,
-                 env: Environment | None = None) -> dict[str, str] | None:
+                 env: Environment | None = None, machine: Machine | None = None) -> dict[str, str] | None:
     """The core pins of one safe set next to ``packages`` (name -> version: torch, the torch family packages present
-    and the compiled packages that anchor it), or None when no torch the matrix knows makes it safe."""
+    and the compiled packages that anchor it), or None when no torch the matrix knows makes it safe. ``machine``: its
+    driver must run the set (the newest torch it runs is tried too)."""
     pkgs = {canonicalize(k): v for k, v in packages.items()}
     family = sorted(n for n in facts.family_packages() if n in pkgs)
-    for torch in torch_candidates(pkgs, facts):
+    candidates = torch_candidates(pkgs, facts)
+    if machine is not None and machine.driver is not None:
+        older = cudadriver.older_torch(facts.target(target), machine.driver, facts)
+        if older is not None and older not in candidates:
+            candidates.append(older)
+    for torch in candidates:
         trial = dict(pkgs)
         trial["torch"] = torch
         ok = True
@@ -57,7 +65,8 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
             trial[name] = v
         if not ok:
             continue
-        if not any(f.severity == "error" for f in evaluate(trial, target=target, model=model, matrix=facts, env=env)):
+        if not any(f.severity == "error" for f in evaluate(trial, target=target, model=model, matrix=facts, env=env,
+                                                           machine=machine)):
             anchors = [n for n in pkgs if n != "torch" and facts.kernel(n, pkgs[n]) is not None]
             keep = {n: pkgs[n] for n in anchors} | {n: trial[n] for n in family}
             changed = {n: v for n, v in trial.items() if pkgs.get(n, "").split("+")[0] != v or n == "torch"}
@@ -82,14 +91,16 @@ def _kept(facts: Facts, name: str, version: str, torch: str) -> str | None:
 __all__ = ["for_lock", "one_safe_set", "torch_candidates"]
 
 
-def for_lock(lock: Lock, target: str, model: str | None, facts: Facts, platforms: Any = None) -> dict[str, str] | None:
+def for_lock(lock: Lock, target: str, model: str | None, facts: Facts, platforms: Any = None,
+             machine: Machine | None = None) -> dict[str, str] | None:
     """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.formats.common.Lock` with its
     ``sets``) that fails the check on ``target``: None when none fails or no safe set is found."""
     for env in lock.sets:
         if platforms is not None and env.platform not in platforms:
             continue
         f = facts.on(env.platform)
-        if not any(x.severity == "error" for x in evaluate(env.packages, target=target, model=model, matrix=f, env=env)):
+        if not any(x.severity == "error" for x in evaluate(env.packages, target=target, model=model, matrix=f, env=env,
+                                                           machine=machine)):
             continue
-        return one_safe_set(env.packages, target, model, f, env)
+        return one_safe_set(env.packages, target, model, f, env, machine)
     return None

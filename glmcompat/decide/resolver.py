@@ -45,6 +45,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.decide import cudadriver
 from glmcompat.decide.stacks import CORE, ENGINES, lock_platform, stack_engine
 from glmcompat.matrix.rows import ModelSupport
 from glmcompat.matrix.view import Facts
@@ -136,6 +137,7 @@ RENAMED = "renamed"  # one project under two names: at most one of them in the s
 NO_EVIDENCE = "no-evidence"
 NO_CODE = "no-code"
 TARGET_NEEDS = "target-needs"
+DRIVER = "driver"  # built for a CUDA the machine's NVIDIA driver cannot run
 
 
 @dataclass(frozen=True)
@@ -238,7 +240,7 @@ class Ruled:
     ``cpu_only`` build), the capabilities they run on and the ``target``'s; TARGET_NEEDS the target's ``spec`` and
     ``reason``."""
 
-    kind: str  # NO_EVIDENCE, NO_CODE or TARGET_NEEDS
+    kind: str  # NO_EVIDENCE, NO_CODE, TARGET_NEEDS or DRIVER
     name: str
     version: str
     remedy: str
@@ -254,6 +256,9 @@ class Ruled:
     evidence: str = ""
     spec: str = ""  # TARGET_NEEDS
     reason: str = ""
+    cuda: str = ""  # DRIVER: the CUDA the release is built for, the driver it needs and the machine's
+    needs: str = ""
+    driver: str = ""
 
 
 @dataclass
@@ -280,7 +285,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
     def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str] = (),
                  prefer: Mapping[str, str] | None = None, upgrade: bool = False, overrides: Mapping[str, str] | None = None,
                  model_reqs: Mapping[str, str] | None = None, python: str = "3.11", platform: str | None = None,
-                 project: bool = False) -> None:
+                 project: bool = False, driver: str | None = None) -> None:
         self.machine = lock_platform(facts, target, platform)
         self.facts = facts = facts.on(self.machine)  # every matrix answer is about this machine's wheels
         self.source = source
@@ -292,6 +297,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         self.overrides = dict(overrides or {})
         self.model_reqs = dict(model_reqs or {})
         self.project = project  # a user's project (its overrides are for the model, not a stack's)
+        self.driver = driver  # the machine's NVIDIA driver (None: not judged)
         self.env = marker_env(python, self.machine)
         self.pruned: dict[str, dict[str, Ruled]] = {}
         self.overridden: dict[tuple[str, str, str], str] = {}  # (candidate, its version, dep) -> why
@@ -496,6 +502,12 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
 
     def _rule(self, name: str, v: str) -> Ruled | None:
         t = self.target.name
+        if self.driver is not None and (name == "torch" or name in self.kernel_names):
+            b = cudadriver.build_of(name, v, self.facts)
+            if b is not None and not cudadriver.runs(b.cuda, self.driver, self.facts):
+                need = cudadriver.needs(b.cuda, self.facts)[0]
+                return Ruled(DRIVER, name, v, f"install NVIDIA driver >= {need}, or use a release built for an older CUDA",
+                             wheel=self._wheel_of(name, v), cuda=b.cuda, needs=need, driver=self.driver)
         if name == "torch":
             tb = self.facts.torch_build(v)
             if tb is None:
@@ -660,6 +672,7 @@ class Request:
     # requirements on the core, read from ``origin`` (the file named in explanations: "pyproject.toml requires ...").
     origin: str = ""
     prefer: tuple[tuple[str, str], ...] = ()  # project mode: the versions to try first (the existing lock's)
+    driver: str | None = None  # the machine's NVIDIA driver: a release built for a CUDA it cannot run is never offered
 
     @property
     def subject(self) -> str:
@@ -837,7 +850,7 @@ def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider,
     upgrade = req.upgrade and not req.origin
     provider = Provider(facts, source, target=req.target, names=names, prefer=prefer, upgrade=upgrade,
                         overrides=overrides, model_reqs=model_reqs, python=req.python, platform=machine,
-                        project=bool(req.origin))
+                        project=bool(req.origin), driver=req.driver)
     return provider, roots
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     Name = str
     Code = str
     CudaStr = str
+    DriverStr = str
     Capability = str
     TargetName = str
     ModelType = str
@@ -304,6 +305,20 @@ class Signature(Fact):
     remedy: NonEmpty
 
 
+@dataclass(frozen=True, slots=True)
+class CudaDriver(Fact):
+    """A CUDA toolkit release and the NVIDIA Linux driver it needs: ``driver``, the toolkit's own minimum (NVIDIA's
+    release notes, "CUDA Toolkit and Corresponding Driver Versions"), and ``minor_compat``, the minimum on which a
+    build for it still runs through minor-version compatibility (the same for every release of a major; PTX JIT
+    excepted: PTX needs a driver at least as new as ``driver``). ``forward_compat``: a data-center GPU runs it on an
+    older driver through NVIDIA's cuda-compat package."""
+
+    release: CudaStr
+    driver: DriverStr
+    minor_compat: DriverStr
+    forward_compat: bool = False
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -328,6 +343,7 @@ class Tables:
     release: tuple[Release, ...]
     stack: tuple[Stack, ...]
     signature: tuple[Signature, ...]
+    cuda: tuple[CudaDriver, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

@@ -123,6 +123,7 @@ Name = Annotated[str, AfterValidator(_name)]
 Code = Annotated[str, AfterValidator(_code)]
 CudaStr = Annotated[str, AfterValidator(_cuda)]
 Capability = Annotated[str, AfterValidator(_capability)]
+DriverStr = Annotated[str, Field(pattern=r"^\d{2,4}(\.\d{1,4}){0,2}$")]  # an NVIDIA Linux driver version: 580.65.06
 NonEmpty = Annotated[str, Field(min_length=1)]
 TargetName = Annotated[str, Field(pattern=r"^sm\d+$")]
 # A Hugging Face model_type (config.json's "model_type": glm_moe_dsa, deepseek_v3): an identifier, nothing a

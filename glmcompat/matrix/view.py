@@ -21,6 +21,7 @@ from glmcompat.matrix.rows import (
     AbiProbe,
     ArchProbe,
     Compiled,
+    CudaDriver,
     EqualVersion,
     Fact,
     FamilyRule,
@@ -118,6 +119,8 @@ class Facts:
     def rows(self, table: Literal["stack"]) -> tuple[Stack, ...]: ...
     @overload
     def rows(self, table: Literal["signature"]) -> tuple[Signature, ...]: ...
+    @overload
+    def rows(self, table: Literal["cuda"]) -> tuple[CudaDriver, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 

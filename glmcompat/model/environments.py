@@ -53,7 +53,8 @@ class Environment:
     machine (``x86_64`` | ``aarch64``). ``packages``: canonical name -> exact version, what installs there;
     ``sources``: name -> source kind, only for those not from a registry; ``unpinned``: name -> specifier, named
     without an exact pin; ``overrides``: name -> specifier, uv override-dependencies (deliberate);
-    ``missing_wheels``: name -> version (uv.lock only): no wheel for the machine and no sdist."""
+    ``missing_wheels``: name -> version (uv.lock only): no wheel for the machine and no sdist; ``glibc``: name ->
+    the lowest glibc its wheels for the machine need (uv.lock only; above manylinux2014's 2.17, without an sdist)."""
 
     name: str = ""
     platform: str = "x86_64"
@@ -63,6 +64,7 @@ class Environment:
     overrides: Mapping[str, str] = field(default_factory=dict)
     missing_wheels: Mapping[str, str] = field(default_factory=dict)
     also: tuple[str, ...] = ()
+    glibc: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -83,6 +85,8 @@ class Environment:
             out["missing_wheels"] = dict(self.missing_wheels)
         if self.also:
             out["also"] = list(self.also)
+        if self.glibc:
+            out["glibc"] = dict(self.glibc)
         return out
 
     @classmethod
@@ -90,10 +94,10 @@ class Environment:
         """The environment :meth:`to_json` wrote; ValueError for any other shape (a cache miss)."""
         if not fields(raw, {"name": is_str, "platform": is_str, "packages": str_map, "sources": str_map,
                             "unpinned": str_map, "overrides": str_map},
-                      {"missing_wheels": str_map, "also": str_list}):
+                      {"missing_wheels": str_map, "also": str_list, "glibc": str_map}):
             raise ValueError("not a stored environment")
         return cls(raw["name"], raw["platform"], raw["packages"], raw["sources"], raw["unpinned"], raw["overrides"],
-                   raw.get("missing_wheels") or {}, tuple(raw.get("also") or ()))
+                   raw.get("missing_wheels") or {}, tuple(raw.get("also") or ()), raw.get("glibc") or {})
 
 
 def python_envs(requires_python: str | None, machine: str = "x86_64",

@@ -15,6 +15,7 @@ PUBLIC: dict[str, str] = {
     **dict.fromkeys(("EnvironmentFailure", "GlmcompatError", "InputError", "InternalError", "LockFormatError",
                      "MatrixError", "UnsafeError"), "model.errors"),
     "Finding": "model.findings",
+    **dict.fromkeys(("Machine", "Provenance"), "model.machine"),
     "SEVERITIES": "model.findings",
     "ProjectLockResult": "ops.projectlock",
     "__version__": "model.public",

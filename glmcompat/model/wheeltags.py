@@ -80,6 +80,29 @@ def _supported_set(python: str, machine: str) -> frozenset[str]:
     return frozenset(str(t) for t in supported_tags(python, f"manylinux_{machine}"))
 
 
+def glibc_needed(filename: str, machine: str, python: str) -> tuple[int, int] | None:
+    """The lowest glibc a wheel (by its file name) needs on CPython ``python`` on glibc Linux ``machine``: of its
+    tags that install there, the oldest manylinux one's (``manylinux_2_34`` -> (2, 34); ``manylinux2014`` -> (2, 17));
+    (0, 0) for a pure or ``linux_`` wheel; None where the wheel does not install there or the name is no wheel's."""
+    name = filename.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+    parts = name[:-4].split("-") if name.endswith(".whl") else []
+    if len(parts) < 5:
+        return None
+    fits = [str(t) for t in parse_tag("-".join(parts[-3:])) if str(t) in _supported_set(python, machine)]
+    if not fits:
+        return None
+    legacy = {"manylinux2014": (2, 17), "manylinux2010": (2, 12), "manylinux1": (2, 5)}
+    floors = []
+    for t in fits:
+        plat = t.rsplit("-", 1)[-1]
+        if plat.startswith("manylinux_"):
+            bits = plat.split("_")
+            floors.append((int(bits[1]), int(bits[2])))
+        else:
+            floors.append(legacy.get(plat.removesuffix(f"_{machine}"), (0, 0)))
+    return min(floors)
+
+
 def wheel_fits(filename: str, machine: str, python: str) -> bool:
     """Whether a wheel (by its file name, URL or path) installs on CPython ``python`` (``3.12``) on glibc Linux
     ``machine``: one of its tags (:func:`packaging.tags.parse_tag` of the name's last three parts) is among

@@ -31,6 +31,7 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Cause, Finding
+from glmcompat.model.machine import Machine
 from glmcompat.model.names import canonicalize, normalize_target
 from glmcompat.readers.installed import InstalledEnvironment, read_environment
 
@@ -109,6 +110,17 @@ class Targets:
     names: tuple[str, ...]
     source: str
     model: str | None = None
+    machine: Machine | None = None  # the machine the plan runs on (its NVIDIA driver; None: not judged)
+
+
+def with_machine(targets: Targets, machine: Machine) -> Targets:
+    """``targets`` judged on ``machine`` (its driver)."""
+    return Targets(targets.names, targets.source, targets.model, machine)
+
+
+def project_settings(cwd: Path) -> tuple[dict[str, Any], Path] | None:
+    """``[tool.glmcompat]`` of the project around ``cwd`` and its pyproject.toml (None: no such table)."""
+    return _project_settings(cwd)
 
 
 def _project_settings(cwd: Path) -> tuple[dict[str, Any], Path] | None:
@@ -184,7 +196,8 @@ def judge(packages: Mapping[str, str], targets: Targets, facts: Facts, allow_unk
     """The check rules' findings for ``packages`` on every target judged; with no target, the findings that hold
     on every target of the matrix (the target-specific rules are left out, and the report says so)."""
     names = list(targets.names) or [t.name for t in facts.rows("target")]
-    per = [evaluate(packages, target=t, model=targets.model, matrix=facts, allow_unknown=allow_unknown) for t in names]
+    per = [evaluate(packages, target=t, model=targets.model, matrix=facts, allow_unknown=allow_unknown,
+                    machine=targets.machine if targets.names else None) for t in names]
     if targets.names:
         out: dict[Finding, None] = {}
         for found in per:

@@ -50,9 +50,11 @@ from glmcompat.matrix.locations import text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
+from glmcompat.model.machine import Machine
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
+from glmcompat.ops import machinelock
 from glmcompat.ops.progress import Progress
 from glmcompat.ops.projectrecord import _digests, _inputs, _recall, _record_path, _remember
 from glmcompat.ops.projectresult import RESULT_VERSION, ProjectLockRequest, ProjectLockResult
@@ -189,7 +191,8 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
         for t in req.targets:
             tname = facts.target(t).name
             r = Request("", tname, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
-                        prefer=() if req.upgrade else tuple(sorted(prefer.items())))
+                        prefer=() if req.upgrade else tuple(sorted(prefer.items())),
+                        driver=req.machine.driver if req.machine is not None else None)
             try:
                 outcomes[tname] = resolve(facts, source, r)
             except UnsafeError as e:
@@ -286,13 +289,15 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
     return f"`uv {' '.join(args)}` in {where} failed (exit {p.returncode}): {tail}"
 
 
-def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str) -> dict[str, list[Finding]]:
+def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str,
+          host: Machine | None = None) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
     from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.readers.formats import read_lock  # lazy: judging a new lock only (not a recalled one)
 
     read = read_lock(lock)
-    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine])
+    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
+                                                machine=host)
             for t in targets}
 
 
@@ -424,6 +429,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     base = pp.without_ours(pyproject, project.text)
     new_text = pp.with_core(pyproject, base, entries_of(core))
     _fill(result, core)
+    result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
     result.diff = _diff("pyproject.toml", project.text, new_text)
     if dry_run:
         return result
@@ -492,10 +498,11 @@ def _judged_as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     lock = project.root / "uv.lock"
     if any(n not in core.pins for n in _locked_core(lock)):
         return None  # a core package the lines do not pin: resolve it
-    found = judge(facts, lock, req.targets, req.model, machine)
+    found = judge(facts, lock, req.targets, req.model, machine, req.machine)
     if _errors(found):
         return None
     _fill(result, core)
+    result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
     result.verdicts = dict.fromkeys(found, "safe")
     result.warnings += _warnings(found)
     if lock.read_bytes() != old_lock:
@@ -520,7 +527,7 @@ def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockR
         p = _uv(["lock", "--check"], project.root, req.index)
         if p.returncode != 0:
             result.problems.append("uv.lock is not current with pyproject.toml (`uv lock --check` fails)")
-        found = judge(facts, lock, req.targets, req.model, machine)
+        found = judge(facts, lock, req.targets, req.model, machine, req.machine)
         result.warnings += _warnings(found)
         for t, fs in found.items():
             result.verdicts[t] = "unsafe" if any(f.severity == "error" for f in fs) else "safe"
@@ -586,8 +593,9 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
                                {**now, **locked}, exclude_newer=_exclude_newer(project), index=index, source=source,
                            quiet=quiet)
             _fill(result, core)
+            result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
             text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
-        found = judge(facts, lock, req.targets, req.model, machine)
+        found = judge(facts, lock, req.targets, req.model, machine, req.machine)
         errors = _errors(found)
         if errors:
             lines = "\n".join(f"  × {e}" for e in errors)
@@ -649,7 +657,8 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         names.add(e.name)
         reqs.append(f"{e.name}{spec}")
     prefer = _prefer_from(out)
-    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {})
+    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {},
+                               machine=req.machine)
     core = (resolve_set(facts, reqs, str(infile), req, python, prefer, index=index, source=source, quiet=quiet)
             if reqs else Core({}, {}, {}))
     _fill(result, core)
@@ -660,6 +669,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
     uv_binary()
     shown = " ".join(["glmcompat lock", os.path.relpath(infile, out.parent or ".")] + [f"--target {t}" for t in result.targets]
                      + ([f"--platform {machine}"] if req.platform else []) + (["--model", req.model] if req.model else [])
+                     + machinelock.flags(req.machine)
                      + ([] if out == default_output(infile) else ["-o", os.path.relpath(out, out.parent or ".")]))
     with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
         cons = Path(tmp) / "glmcompat-core.txt"
@@ -671,13 +681,16 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             target_file.write_bytes(out.read_bytes())  # uv prefers what the output already pins (least change)
         args = ["pip", "compile", os.path.abspath(infile), "-c", str(cons), "--generate-hashes", "--quiet",
                 "-o", str(target_file), "--python-version", python,
-                "--python-platform", f"{machine}-manylinux_2_28", "--custom-compile-command", shown]
+                "--python-platform", machinelock.python_platform(machine, req.machine), "--custom-compile-command", shown]
         if core.overrides:
             args += ["--overrides", str(ovr)]
         if req.upgrade:
             args.append("--upgrade")
         p = _uv(args, infile.parent if str(infile.parent) else Path("."), req.index)
         if p.returncode != 0:
+            glibc = machinelock.glibc_cause(p.stderr or p.stdout or "", machine, req.machine)
+            if glibc is not None:
+                raise UnsafeError(f"{glibc[0]}; nothing was written\nhint: {glibc[1]}")
             raise UnsafeError("uv cannot compile the requirements under the safe core; nothing was written:\n  "
                               + _uv_error(["pip", "compile", str(infile)], p, str(infile.parent or ".")))
         # uv names the constraints file it was given in its "via" notes: name it the way the header does, not by
@@ -685,8 +698,11 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         data = target_file.read_bytes()
         for tmpfile, label in ((cons, "glmcompat-core (the safe core)"), (ovr, "glmcompat-overrides")):
             data = data.replace(str(tmpfile).encode(), label.encode())
+        found = judge(facts, target_file, req.targets, req.model, machine, req.machine)
+        pins = _pins_of(target_file)
+        result.floors = machinelock.floors(facts, pins, req.machine)
+        data = machinelock.with_header(data, machinelock.header(facts, pins, req.machine))
         target_file.write_bytes(data)
-        found = judge(facts, target_file, req.targets, req.model, machine)
     errors = _errors(found)
     if errors:
         lines = "\n".join(f"  × {e}" for e in errors)
@@ -706,6 +722,13 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
             raise EnvironmentFailure(f"{out}: {e.strerror or e}; nothing was written") from None
         result.written.append(str(out))
     return result
+
+
+def _pins_of(path: Path) -> dict[str, str]:
+    """name -> version of every entry a compiled requirements file pins."""
+    from glmcompat.readers.formats import read_lock  # lazy: requirements mode only
+
+    return {e.name: e.version for e in read_lock(path, use_cache=False).entries if e.version}
 
 
 def _prefer_from(out: Path) -> dict[str, str]:
@@ -735,7 +758,7 @@ def _settings_targets(facts: Facts, settings: dict[str, Any], where: str) -> lis
 def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None = None, *,
          platform: str | None = None, model: str | None = None, upgrade: bool = False, dry_run: bool = False,
          check: bool = False, output: str | os.PathLike[str] | None = None, index: ClientFactory | None = None,
-         source: Source | None = None) -> ProjectLockResult:
+         source: Source | None = None, machine: Machine | None = None) -> ProjectLockResult:
     """The library's ``glmcompat lock``: lock the project found from ``path`` (a directory, as uv finds it, or its
     pyproject.toml), or compile ``path`` when it is a requirements file (into ``output``, default ``.in`` -> ``.txt``).
     The core is resolved from exactly one of ``index`` (how to reach the package index:
@@ -762,7 +785,8 @@ def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None
              else _settings_targets(facts, settings, str(found)) if found is not None else [])
     if not names:
         raise NoTarget(None if found is None else str(found), argument="targets")
-    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade)
+    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade,
+                             machine=machine)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
         return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, source=source,

@@ -26,7 +26,7 @@ from glmcompat.readers import pyproject as pp
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2  # 2: the machine (driver, glibc) is part of the question
 
 
 def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, python: str,
@@ -48,7 +48,8 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
     blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
                        req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
-                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url])
+                       os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url,
+                       None if req.machine is None else req.machine.to_json()])
     return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")
 
 

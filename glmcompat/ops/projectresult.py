@@ -9,7 +9,9 @@ from typing import Any
 
 from glmcompat.edges.index import IndexOptions
 from glmcompat.model.outputs.common import EvidenceDoc
+from glmcompat.model.machine import Machine, from_json
 from glmcompat.model.outputs.lock import LockOutput
+from glmcompat.model.outputs.machine import MachineDoc
 
 RESULT_VERSION = LockOutput.version  # of the recorded answer: lock --json's document
 
@@ -24,6 +26,7 @@ class ProjectLockRequest:
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
+    machine: Machine | None = None  # the machine the lock is for: its NVIDIA driver and glibc (None: not judged)
 
 
 @dataclass
@@ -44,6 +47,8 @@ class ProjectLockResult:
     problems: list[str] = field(default_factory=list)  # --check: why the project's lock is not current or safe
     error: str | None = None  # why no safe lock exists (the UnsafeError's message); nothing was written
     evidence: list[dict[str, str]] = field(default_factory=list)  # what ``error`` cites, in full ({kind, source})
+    floors: dict[str, str] = field(default_factory=dict)  # what the lock needs of the machine: driver, glibc
+    machine: Machine | None = None  # the machine it was locked for
 
     def to_output(self) -> LockOutput:
         """``lock --json``'s document."""
@@ -51,7 +56,8 @@ class ProjectLockResult:
                           core=self.core, overrides=self.overrides, override_reasons=self.override_reasons,
                           written=tuple(self.written), warnings=tuple(self.warnings), verdicts=self.verdicts,
                           diff=self.diff, problems=tuple(self.problems), error=self.error,
-                          evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in self.evidence))
+                          evidence=tuple(EvidenceDoc(kind=e["kind"], source=e["source"]) for e in self.evidence),
+                          floors=self.floors, machine=None if self.machine is None else MachineDoc.of(self.machine))
 
     def to_json(self) -> dict[str, Any]:
         """``lock --json``'s document as data (:meth:`to_output`), and the recorded answer (:meth:`from_json`)."""
@@ -62,7 +68,9 @@ class ProjectLockResult:
         """A result :meth:`to_json` wrote (the recorded answer of :func:`lock_project`); TypeError for any other."""
         if d.get("version") != RESULT_VERSION:
             raise TypeError(f"project lock result version {d.get('version')!r}")
-        return cls(**{k: v for k, v in d.items() if k != "version"})
+        m = d.get("machine")
+        return cls(**{k: v for k, v in d.items() if k not in ("version", "machine")},
+                   machine=None if m is None else from_json(m))
 
 
 

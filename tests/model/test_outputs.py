@@ -139,7 +139,10 @@ def test_the_check_rules_are_the_rules_the_check_produces() -> None:
     """``check --json``'s ``rule`` enum (CHECK_RULES) is every rule name glmcompat.decide.rules and check's own
     (glmcompat.ops.checkfile) build a finding with, and nothing else."""
     produced: set[str] = set()
-    files = [*Path(rules.__file__ or "").parent.glob("*.py"), Path(checkfile.__file__ or "")]
+    from glmcompat.decide import cudadriver  # the driver rule's check, shared with the resolver (issue 35)
+
+    files = [*Path(rules.__file__ or "").parent.glob("*.py"), Path(checkfile.__file__ or ""),
+             Path(cudadriver.__file__ or "")]
     for f in files:
         produced |= set(re.findall(r'\brule="([a-z-]+)"', f.read_text(encoding="utf-8")))
     assert produced == set(CHECK_RULES)

@@ -523,3 +523,21 @@ def test_a_local_label_stays_as_installed(installer_env, tmp_path, capsys, monke
     assert "instead, keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1+cu128):" in out
     now = installed(py)
     assert (now["torch"], now["torchvision"]) == ("2.9.1+cu128", "0.24.1")
+
+
+def test_a_plan_the_driver_cannot_run_is_an_error():
+    """pip install judges the plan on the machine's driver: torch 2.11.0 (CUDA 13.0) on driver 570.86 is an error that
+    the plan brings (so the install is refused); 580.95.05 runs it."""
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.machine import Machine, Provenance
+    from glmcompat.ops.pipguard import Targets, with_machine
+
+    facts = load_facts()
+
+    def on(driver: str) -> list:
+        m = Machine((), Provenance("default"), driver, Provenance("detected", "NVML"))
+        return [f for f in judge({"torch": "2.11.0"}, with_machine(Targets(("sm120",), "--target"), m), facts,
+                                    False) if f.rule == "driver"]
+
+    assert [f.severity for f in on("570.86")] == ["error"]
+    assert new_errors([], on("570.86")) and on("580.95.05") == []

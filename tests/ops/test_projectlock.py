@@ -549,3 +549,76 @@ def test_live_unsafe_pin_exits_1(tmp_path):
     r = run_cli("lock", "--target", "sm120", cwd=path.parent)
     assert r.returncode == 1 and "Because" in r.stderr and path.read_bytes() == before
     assert not (path.parent / "uv.lock").exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# The machine: its NVIDIA driver prunes the CUDA builds it cannot run; the output states what it needs
+# ------------------------------------------------------------------------------------------------
+
+
+def _machine(driver: str | None = None, glibc: str | None = None) -> Any:
+    from glmcompat.model.machine import Machine, Provenance
+
+    return Machine(("sm120",), Provenance("flag", "--target"), driver, Provenance("flag", "--driver"), glibc,
+                   Provenance("flag", "--glibc"))
+
+
+def test_requirements_mode_picks_a_torch_the_driver_runs(tmp_path, facts, src, local_index):
+    """The local index serves torch 2.15.0 (CUDA 13.2: driver >= 580) and 2.10.0 (CUDA 12.8): with driver 570.86
+    the core is 2.10.0, and the output states the driver and glibc it needs; without a driver, 2.15.0."""
+    infile = tmp_path / "requirements.in"
+    infile.write_text("torch\ntorchvision\n")
+    plain = lock_requirements(facts, infile, tmp_path / "plain.txt", REQ, source=src, quiet=True)
+    assert plain.core["torch"] == "2.15.0" and plain.floors == {"driver": "580", "glibc": "2.28"}
+    req = ProjectLockRequest(("sm120",), machine=_machine("570.86", "2.34"))
+    out = tmp_path / "requirements.txt"
+    result = lock_requirements(facts, infile, out, req, source=src, quiet=True)
+    assert result.core["torch"] == "2.10.0" and result.floors == {"driver": "525.60.13", "glibc": "2.34"}
+    text = out.read_text()
+    assert "torch==2.10.0 \\\n" in text and "--driver 570.86 --glibc 2.34" in text
+    assert "# needs: NVIDIA driver >= 525.60.13 (the lowest every CUDA build here runs on; torch 2.10.0 (CUDA 12.8))" in text
+    assert "# needs: glibc 2.34 (manylinux_2_34 wheels chosen, --glibc" in text
+    doc = result.to_json()
+    assert doc["machine"]["driver"] == "570.86" and doc["machine"]["driver_from"] == {"origin": "flag", "where": "--driver"}
+    r = run_cli("check", str(out), "--target", "sm120", "--driver", "570.86")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_cli("check", str(tmp_path / "plain.txt"), "--target", "sm120", "--driver", "570.86")
+    assert r.returncode == 1 and "torch 2.15.0 is built for CUDA 13.2" in r.stdout and ">= 580" in r.stdout, r.stdout
+
+
+def test_project_mode_takes_the_driver_from_tool_glmcompat(tmp_path, facts, src, local_index):
+    path = make_project(tmp_path / "drv", "torch", "torchvision")
+    with path.open("a") as f:
+        f.write('\n[tool.glmcompat]\ntarget = "sm120"\ndriver = "570.86"\n')
+    from glmcompat.cli.commands._machine import machine_for
+
+    settings = pp.load(path).settings
+    machine = machine_for(None, None, None, settings, str(path), with_targets=False)
+    assert machine.driver == "570.86" and machine.driver_from.origin == "pyproject"
+    result = lock_project(facts, path, ProjectLockRequest(("sm120",), machine=machine), source=src, quiet=True)
+    assert result.core["torch"] == "2.10.0" and result.floors == {"driver": "525.60.13"}
+    locked = {e.name: e.version for e in read_lock(path.parent / "uv.lock", use_cache=False).entries}
+    assert locked["torch"] == "2.10.0"
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_sglang_0_5_23_locks_for_this_machines_glibc(tmp_path, facts):
+    """sglang 0.5.23 publishes manylinux_2_34 wheels only: a compile for this machine's glibc (2.36 here) succeeds
+    and states the glibc it was compiled for; one for glibc 2.28 is explained, naming both."""
+    from glmcompat.edges.index import client_for
+    from glmcompat.edges.machine import glibc
+
+    here = glibc()
+    if here is None or tuple(int(x) for x in here.split(".")) < (2, 34):
+        pytest.skip(f"this machine's glibc ({here}) is older than sglang 0.5.23's wheels need")
+    infile = tmp_path / "requirements.in"
+    infile.write_text("sglang==0.5.23\n")
+    m = _machine(None, here)
+    result = lock_requirements(facts, infile, tmp_path / "requirements.txt", ProjectLockRequest(("sm120",), machine=m),
+                               index=client_for, quiet=True)
+    assert result.core["sglang"] == "0.5.23" and result.floors["glibc"] == here
+    assert f"# needs: glibc {here} (manylinux_2_{here.split('.')[1]} wheels chosen" in (tmp_path / "requirements.txt").read_text()
+    with pytest.raises(UnsafeError, match=r"glibc >= 2.34\) and the machine's glibc is 2.28"):
+        lock_requirements(facts, infile, tmp_path / "old.txt", ProjectLockRequest(("sm120",), machine=_machine(None, "2.28")),
+                          index=client_for, quiet=True)

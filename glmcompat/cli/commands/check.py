@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from glmcompat.cli import fastpath
 from glmcompat.cli.streams import stderr
 from glmcompat.cli.commands._common import add_output_options, output, paint, parser
+from glmcompat.cli.commands._machine import add_machine_options, machine_for
 from glmcompat.decide import rules
 from glmcompat.model.errors import InputError, LockFormatError, NoTarget
 from glmcompat.model.findings import Finding, Printed, evidence_lines
@@ -28,6 +29,7 @@ from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.machine import Machine
     from glmcompat.readers.formats.common import Lock
 
 JSON_VERSION = 1
@@ -46,6 +48,7 @@ class Job:
     targets_from: str | None = None  # the pyproject.toml whose [tool.glmcompat] named the targets (None: --target)
     safe_sets: dict[str, dict[str, str] | None] = field(default_factory=dict)  # target -> one safe set (unsafe only)
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
+    machine: Machine | None = None  # the machine judged (targets, driver, glibc, each with where it came from)
 
 
 def build_parser() -> Any:
@@ -64,6 +67,7 @@ def build_parser() -> Any:
                         "nothing is excused (default: GLMCOMPAT_PLATFORM, else [tool.glmcompat] platform, else every "
                         "platform the target ships on)")
     p.add_argument("--stack", metavar="NAME", help="also require the named stack's pins")
+    add_machine_options(p)
     p.add_argument("--allow-unknown", action="store_true", help="report combinations without evidence as warnings")
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
@@ -148,21 +152,21 @@ def _jobs(args: Any) -> list[Job]:
     seen: set[Path] = set()
     for raw in args.paths:
         p = Path(raw)
-        lock, settings, settings_path = locate(raw, beside=not args.target)
+        # the pyproject.toml beside the lock names what no flag does: the targets, the driver, the glibc
+        lock, settings, settings_path = locate(raw, beside=not args.target or not args.driver or not args.glibc)
         key = lock.resolve()
         if key in seen:
             continue
         seen.add(key)
-        targets = list(args.target or [])
-        if not targets:
-            t = settings.get("targets", settings.get("target"))
-            targets = [t] if isinstance(t, str) else list(t or [])
+        machine = machine_for(args.target, args.driver, args.glibc, settings,
+                              None if settings_path is None else str(settings_path))
+        targets = list(machine.targets)
         if not targets:
             raise NoTarget(None if settings_path is None else str(settings_path))
         model = args.model or settings.get("model")
         shown = str(lock) if lock == p else f"{lock} (from {raw})"
-        job = Job(lock, [str(t) for t in targets], model, shown)
-        if not args.target and settings_path is not None:
+        job = Job(lock, [str(t) for t in targets], model, shown, machine=machine)
+        if machine.targets_from.origin == "pyproject":
             job.targets_from = str(settings_path)
         job.platforms = _platform_setting(lock, settings if p.name == "pyproject.toml" else None)
         jobs.append(job)
@@ -314,7 +318,8 @@ def main(name: str, argv: Sequence[str]) -> int:
         return _judge(args)[0]
     with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
         rc, text, facts = _judge(args)
-    if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
+    if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again (never a
+        # verdict on a machine read here: what was read is no input the record could compare)
         fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts))
     return rc
 
@@ -361,10 +366,12 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         job.environments = sum(len(e.names) for e in lock.sets)
         for t in job.targets:
             tname = facts.target(t).name
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
+                                        machine=job.machine)
             if args.against and old is not None:
                 found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
-                                                                             stack, iso, job.platforms), facts)
+                                                                             stack, iso, job.platforms,
+                                                                             machine=job.machine), facts)
             found = mixed + found
             job.findings[tname] = found
             job.kind = lock.kind
@@ -372,7 +379,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
                 ok = False
                 from glmcompat.decide.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
 
-                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
+                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms, job.machine)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
     if args.json:
@@ -380,14 +387,17 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     else:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
     o.out.write(text)
-    return 0 if ok else 1, text if o.out is sys.stdout else "", facts
+    detected = any(j.machine is not None and j.machine.detected for j in jobs)
+    return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json  # lazy: --json only
 
+    from glmcompat.model.machine import Machine  # lazy: --json only
     from glmcompat.model.outputs.check import CheckOutput, CheckedDoc, CheckedFindingDoc  # lazy: --json only
+    from glmcompat.model.outputs.machine import MachineDoc  # lazy: --json only
 
     findings: list[CheckedFindingDoc] = []
     checked: list[CheckedDoc] = []
@@ -398,7 +408,8 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
             machines = job.platforms or target_platforms(facts.target(t))
             checked.append(CheckedDoc(path=str(job.path), target=t, model=job.model,
                                    ok=not any(f.severity == "error" for f in fs), environments=job.environments,
-                                   notes=tuple(job.notes), platforms=tuple(machines), safe_set=job.safe_sets.get(t)))
+                                   notes=tuple(job.notes), platforms=tuple(machines), safe_set=job.safe_sets.get(t),
+                                   machine=MachineDoc.of(job.machine or Machine())))
             findings.extend(CheckedFindingDoc.at(f, str(job.path), t) for f in fs)
     doc = CheckOutput(ok=ok, target=checked[0].target if checked else None, checked=tuple(checked),
                       findings=tuple(findings))
@@ -408,6 +419,9 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
 def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
     """The one hint for an unsafe entry: the pins of one consistent safe set, and the command that applies them."""
     pins = " ".join(f"{n}=={v}" for n, v in safe.items())
+    shown = target
+    if job.machine is not None and job.machine.driver is not None:
+        target = f"{target} --driver {job.machine.driver}"  # the lock must keep to the driver too
     if job.kind == "uv.lock":
         how = f"`glmcompat lock --target {target}` in the project writes them as uv constraints and relocks"
     elif job.kind == "requirements.txt":
@@ -416,7 +430,7 @@ def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
                f"`glmcompat lock {src} -o {job.path.name} --target {target}`)")
     else:
         how = f"pin them in the project, then relock (`glmcompat lock --target {target}` for a uv project)"
-    return f"one consistent safe set for {target}: {pins}; {how}"
+    return f"one consistent safe set for {shown}: {pins}; {how}"
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True,
@@ -440,11 +454,17 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
             if job.platforms:
                 where += ", " + " and ".join(f"Linux {p}" for p in job.platforms) + " only"
             where += f", model {job.model})" if job.model else ")"
+            m = job.machine
+            judged = m is not None and (m.driver is not None or m.glibc is not None or m.detected)
             if errors:
                 out(f"{c('1;31', 'error')}: {where}: the stack is unsafe ({errors} error(s), {warnings} warning(s))\n")
+                if judged and m is not None:
+                    out(f"  machine: {'; '.join(m.lines())}\n")
             else:
                 what = "no unsafe bump" if bump else "the stack is safe"
                 out(f"{c('1;32', 'ok')}: {where}: {what}" + (f" ({warnings} warning(s))" if warnings else "") + "\n")
+                if judged and m is not None:
+                    out(f"  machine: {'; '.join(m.lines())}\n")
                 if not notes:
                     continue  # -q: the verdict line alone
             for note in job.notes if notes else ():

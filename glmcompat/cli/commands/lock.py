@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from glmcompat.cli.commands import DEFAULT_STACK
+from glmcompat.cli.commands._machine import add_machine_options
 from glmcompat.cli.commands._common import (
     Output,
     add_core_options,
@@ -49,6 +50,7 @@ def build_parser() -> Any:
     p.add_argument("--dry-run", action="store_true", help="print the core and the change to pyproject.toml; write nothing")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
     add_core_options(p, "torch==2.10.0", targets=True)
+    add_machine_options(p, glibc_default="; else this machine's")
     add_python_option(p, default=None, what="lock for one CPython minor")
     p.add_argument("--upgrade", action="store_true", help="prefer the newest safe set over the stack's pins")
     p.add_argument("--out", metavar="DIR", help="output directory (default locks/<stack>/<target>/, for aarch64 "
@@ -171,7 +173,8 @@ def _stack_doc(stack: str, outdir: Path, tname: str, machine: str, *, outcome: A
                       written=tuple(str(outdir / n) for n in s.changed) if s else (),
                       warnings=tuple(s.warnings) if s else (), verdicts={tname: verdict} if s else {}, diff="",
                       problems=tuple(problems), error=error,
-                      evidence=tuple(EvidenceDoc(kind=k, source=src) for k, src in evidence))
+                      evidence=tuple(EvidenceDoc(kind=k, source=src) for k, src in evidence),
+                      floors=dict(getattr(s, "floors", None) or {}) if s else {}, machine=None)
 
 
 def _mode(args: Any) -> tuple[str, Path] | None:

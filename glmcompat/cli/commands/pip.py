@@ -35,6 +35,9 @@ def install_parser() -> Any:
     p.add_argument("--target", action="append", metavar="T",
                    help="GPU target, e.g. sm120 (repeatable; default: [tool.glmcompat] targets of the project here, "
                         "else the GPU NVML reports)")
+    p.add_argument("--driver", metavar="VERSION",
+                   help="the NVIDIA driver the plan must run on (default: GLMCOMPAT_DRIVER, else [tool.glmcompat] "
+                        "driver, else the driver of this machine, read as --driver auto reads it)")
     p.add_argument("--model", metavar="MODEL_TYPE", help="HF model_type the environment must serve")
     p.add_argument("--dry-run", action="store_true", help="print the judged plan and install nothing")
     p.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto",
@@ -138,6 +141,18 @@ def _constraints(argv: Sequence[str]) -> int:
     return 0
 
 
+def _machine(driver: str | None, cwd: Path) -> Any:
+    """The machine a plan is judged for: its driver from --driver, GLMCOMPAT_DRIVER or [tool.glmcompat], else read
+    here (pip installs on this machine)."""
+    from glmcompat.cli.commands._machine import machine_for, read_here  # lazy: keeps `pip --help` light
+    from glmcompat.ops import pipguard as pg  # lazy: keeps `pip --help` light
+
+    found = pg.project_settings(cwd)
+    settings, where = found if found is not None else ({}, None)
+    m = machine_for(None, driver, None, settings, None if where is None else str(where), with_targets=False)
+    return m if m.driver is not None else read_here(m)
+
+
 def _install(argv: Sequence[str]) -> int:
     from glmcompat.edges.installer import InstallerFailed  # lazy: keeps `pip --help` light
     from glmcompat.matrix.load import load_facts  # lazy: keeps `pip --help` light
@@ -151,6 +166,7 @@ def _install(argv: Sequence[str]) -> int:
     facts = load_facts()
     cwd = Path.cwd()
     targets = pg.find_targets(args.target or [], args.model, cwd, facts)
+    targets = pg.with_machine(targets, _machine(args.driver, cwd))
     live = pg.open_environment(args.python, cwd)
     req = pg.GuardRequest(tuple(args.requirements) + tuple(f"-r {f}" for f in args.requirement), tuple(installer_args),
                      args.python, args.installer, args.dry_run, args.allow_unknown)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from glmcompat.cli.commands._common import Output, dump_json, output, paint_line
 from glmcompat.cli.commands._common import setting as _setting
+from glmcompat.cli.commands._machine import machine_for
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.cli.fastlock import Exit
 from glmcompat.decide.stacks import lock_platform
@@ -40,17 +41,20 @@ def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
     return pp.load(found).settings, found
 
 
-def request(args: Any, settings: dict[str, Any], where: Path | None) -> Any:
+def request(args: Any, settings: dict[str, Any], where: Path | None, *, compiled: bool = True) -> Any:
     """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``; no target anywhere: exit 2
-    naming both places."""
-    targets = list(args.target or []) or (_settings_targets(settings, where) if where else [])
+    naming both places. ``compiled``: a requirements compile, for this machine's glibc unless one is named (a
+    project's uv.lock is universal)."""
+    machine = machine_for(args.target or None, getattr(args, "driver", None), getattr(args, "glibc", None),
+                          settings, str(where) if where else None, glibc_default=compiled)
+    targets = list(machine.targets) if args.target else (_settings_targets(settings, where) if where else [])
     if not targets:
         raise NoTarget(str(where) if where else None)
     platform = args.platform or (_setting(settings, "platform", where) if where else None)
     model = args.model or (_setting(settings, "model", where) if where else None)
 
     return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python,
-                              IndexOptions(args.index_url, bool(args.no_cache)))
+                              IndexOptions(args.index_url, bool(args.no_cache)), machine)
 
 
 def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -66,7 +70,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
         facts.model(args.model)
     if kind == "project":
         settings = pp.load(path).settings
-        req = request(args, settings, path)
+        req = request(args, settings, path, compiled=False)
     else:
         settings, where = _around(path.parent)
         req = request(args, settings, where)
@@ -147,6 +151,10 @@ def _render(result: Any, args: Any, o: Output) -> int:
         say(f"Locked {where} ({what})")
     if core:
         say(f"  core: {core}")
+    if result.floors:
+        say("  needs: " + "; ".join(f"{k} {'>= ' if k == 'driver' else ''}{v}" for k, v in sorted(result.floors.items())))
+    if result.machine is not None and (result.machine.driver or result.machine.glibc):
+        say(f"  machine: {'; '.join(result.machine.lines())}")
     for n, v in sorted(result.overrides.items()):
         say(f"  override: {n}=={v} ({result.override_reasons.get(n, 'an engine pin overridden')})")
     for w in result.warnings:

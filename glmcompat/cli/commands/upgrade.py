@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from glmcompat.cli.commands._machine import add_machine_options
 from glmcompat.cli.commands._common import (
     add_core_options,
     add_index_options,
@@ -30,6 +31,7 @@ def build_parser() -> Any:
     p = parser("upgrade", "Show the newest safe core set for a target, and for each newer release it skipped, why "
                           "(the first clause that rules it out) and one remedy.")
     add_core_options(p, "torchvision==0.29.2")
+    add_machine_options(p)
     p.add_argument("--exclude-newer", metavar="DATE",
                    help="ignore files uploaded after DATE (a date, midnight UTC, or an RFC 3339 UTC timestamp; default: none)")
     p.add_argument("--limit", type=int, default=3, metavar="N", help="newer releases explained per package (default 3)")
@@ -39,6 +41,16 @@ def build_parser() -> Any:
     add_index_options(p)
     add_output_options(p)
     return p
+
+
+def pp_settings() -> tuple[dict[str, Any], str | None]:
+    """``[tool.glmcompat]`` of the project around the working directory and its pyproject.toml (({}, None): none)."""
+    from pathlib import Path  # lazy: keeps `upgrade --help` light
+
+    from glmcompat.readers import pyproject as pp  # lazy: keeps `upgrade --help` light
+
+    found = pp.find(Path.cwd())
+    return ({}, None) if found is None else (pp.load(found).settings, str(found))
 
 
 def main(name: str, argv: Sequence[str]) -> int:
@@ -57,7 +69,12 @@ def main(name: str, argv: Sequence[str]) -> int:
     facts, stack, tname, model, machine = _basics(args)
     args.stack = stack.name
     cutoff = parse_cutoff(args.exclude_newer)
-    req = Request(args.stack, tname, model, tuple(args.with_), True, python=args.python, platform=machine)
+    from glmcompat.cli.commands._machine import machine_for  # lazy: keeps `upgrade --help` light
+
+    found = pp_settings()
+    host = machine_for(None, args.driver, args.glibc, found[0], found[1], with_targets=False)
+    req = Request(args.stack, tname, model, tuple(args.with_), True, python=args.python, platform=machine,
+                  driver=host.driver)
     o = output(args)
     client, _ = index_client(args)
     with client:

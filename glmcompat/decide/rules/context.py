@@ -12,6 +12,7 @@ from glmcompat.matrix.rows import Fact, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding, NameVersion
+from glmcompat.model.machine import Machine
 
 
 def _ev(row: Fact | None) -> tuple[tuple[str, str], ...]:
@@ -35,6 +36,8 @@ class Context:
     unpinned: dict[str, str] = field(default_factory=dict)  # name -> specifier, named without an exact pin
     overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
+    host: Machine | None = None  # the machine judged: its NVIDIA driver, glibc (None: not named, not judged)
+    glibc: dict[str, str] = field(default_factory=dict)  # name -> the lowest glibc its wheels need (uv.lock)
 
     def built_from_source(self, name: str) -> bool:
         from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)

@@ -17,6 +17,7 @@ from glmcompat.decide.rules.registry import RULES
 from glmcompat.decide.rules.implied import Implied, resolve_named
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.machine import Machine
     from glmcompat.model.environments import Environment
 
 
@@ -31,6 +32,7 @@ def evaluate(
     no_isolation: frozenset[str] | None = None,
     resolved_at_install: bool = False,
     implied: Mapping[str, Implied] | None = None,
+    machine: Machine | None = None,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
@@ -38,7 +40,8 @@ def evaluate(
     :class:`~glmcompat.matrix.schema.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
     dependency file (:mod:`glmcompat.readers.formats`): where each package comes from, what is unpinned, the
     lock's overrides. ``implied``: the packages of a resolved-at-install file that the installer adds, each with its
-    version, why and the evidence (:func:`resolve_named`).
+    version, why and the evidence (:func:`resolve_named`). ``machine``: the machine judged (its driver, glibc; None:
+    not judged).
     """
     if matrix is None:
         from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
@@ -54,7 +57,9 @@ def evaluate(
         ctx.sources = dict(env.sources)
         ctx.unpinned = dict(env.unpinned)
         ctx.overrides = dict(env.overrides)
+        ctx.glibc = dict(env.glibc)
     ctx.no_isolation = no_isolation
+    ctx.host = machine
     implied = dict(implied or {})
     if resolved_at_install:
         implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)

@@ -18,13 +18,14 @@ from glmcompat.decide.rules.judge import evaluate, stack_findings
 from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.machine import Machine
     from glmcompat.model.environments import Environment
     from glmcompat.readers.formats.common import Lock
 
 
 def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
-                  platforms: Any = None) -> list[Finding]:
+                  platforms: Any = None, machine: Machine | None = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
     with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
@@ -123,7 +124,7 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
         m = env.platform
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
-                         env=env, no_isolation=no_isolation, implied=implied[i])
+                         env=env, no_isolation=no_isolation, implied=implied[i], machine=machine)
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)

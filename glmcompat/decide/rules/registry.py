@@ -4,7 +4,7 @@ read this table; adding a rule is one module in this package (its ``check`` and 
 from __future__ import annotations
 
 from glmcompat.decide.rules import abi, cuda, equal_version, family, gpu_code, model, overrides, source_build, target_fix
-from glmcompat.decide.rules import unpinned, untracked
+from glmcompat.decide.rules import driver, glibc, unpinned, untracked
 from glmcompat.decide.rules.context import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -13,6 +13,8 @@ RULES: tuple[Rule, ...] = (
     equal_version.RULE,
     gpu_code.RULE,
     cuda.RULE,
+    driver.RULE,
+    glibc.RULE,
     model.RULE,
     target_fix.RULE,
     source_build.RULE,

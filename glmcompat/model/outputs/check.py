@@ -15,6 +15,7 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 from glmcompat.model.outputs.common import EvidenceDoc
+from glmcompat.model.outputs.machine import MachineDoc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,6 +57,8 @@ class CheckedDoc(JsonRecord):
     safe_set: Pins | None
     """for an unsafe entry: the core pins of one consistent safe set (from the matrix; null when none is found or the
     entry is safe); `glmcompat lock` writes them"""
+    machine: MachineDoc
+    """the machine judged: targets, NVIDIA driver, glibc, each with where it came from"""
 
 
 @dataclass(frozen=True, kw_only=True)

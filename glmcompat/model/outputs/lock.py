@@ -15,6 +15,7 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 from glmcompat.model.outputs.common import EvidenceDoc
+from glmcompat.model.outputs.machine import MachineDoc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,6 +47,11 @@ class LockOutput(JsonRecord):
     """why no safe lock exists (exit 1; nothing was written), else null"""
     evidence: tuple[EvidenceDoc, ...]
     """the evidence the error's derivation cites, in full (the error names only the probe that reproduces it)"""
+    floors: Mapping[Annotated[str, Schema(enum=["driver", "glibc"])], NonEmpty]
+    """what the lock needs of the machine: the lowest NVIDIA driver every CUDA build runs on, the glibc its wheels
+    were chosen for"""
+    machine: MachineDoc | None
+    """the machine locked for (its targets, NVIDIA driver and glibc, each with where it came from)"""
     stack: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
     """the curated stack locked (stack mode only)"""
 

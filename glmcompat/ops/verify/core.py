@@ -36,6 +36,7 @@ from glmcompat.model.findings import Finding
 from glmcompat.model.findings import FindingDoc
 from glmcompat.model.outputs.verify import AgreementDoc, CountsDoc, ExplainedDoc, ProbeDoc, RankDoc, VerifyOutput
 from glmcompat.model.signatures import match_signatures, module_package
+from glmcompat.ops.verify.driver import findings as driver_findings
 from glmcompat.ops.verify.records import (
     GROUP_MODULE,
     MAX_RECORD,
@@ -556,6 +557,7 @@ def assemble(records: list[ProbeRecord], facts: Any, options: Options,
             status = "warning"
             error = all_f[0].message
         put(replace(inst, data=data if inst.data is not None else None, summary=summary, status=status, error=error))
+    findings.extend(driver_findings(by_id, facts, target))  # the driver NVML read vs every CUDA build installed
     env = _env(by_id, device)
     # -- (b) abi and gpu code --------------------------------------------------------------------
     judge_cap = cap if cap is not None else (gpu.parse_capability(explicit.compute_capability) if explicit else None)

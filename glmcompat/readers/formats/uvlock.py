@@ -22,7 +22,7 @@ from glmcompat.model.environments import Environment, MarkerEvaluator, env_label
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
-from glmcompat.model.wheeltags import wheel_fits
+from glmcompat.model.wheeltags import glibc_needed, wheel_fits
 from glmcompat.readers.formats.common import (
     Format, Entry, Lock, LockMeta, check_marker, line_of, package_entries, requires_python_of, toml, versioned_tables,
 )
@@ -298,12 +298,26 @@ class UvLockGraph:
                     merge(out, out_env)
         return out, note
 
+    def _glibc(self, p: dict[str, Any], machine: str, python: str) -> str | None:
+        """The lowest glibc a package's wheels for ``machine`` / ``python`` need, where it is above 2.17 and no sdist
+        could build it instead (None otherwise)."""
+        if p.get("sdist") is not None:
+            return None
+        wheels = p.get("wheels")
+        found = [glibc_needed(f, machine, python) for w in (wheels if isinstance(wheels, list) else [])
+                 if isinstance(w, dict) for f in [w.get("url") or w.get("path") or w.get("filename")]
+                 if isinstance(f, str)]
+        floors = [x for x in found if x is not None]
+        low = min(floors) if floors else None
+        return f"{low[0]}.{low[1]}" if low is not None and low > (2, 17) else None
+
     def _environment(self, sel: tuple[Item, ...], env: dict[str, str], env_id: int, machine: str,
                      multi_root: bool) -> Environment:
         installed = self.walk(sel, env, env_id)
         packages: dict[str, str] = {}
         sources: dict[str, str] = {}
         missing: dict[str, str] = {}
+        glibc: dict[str, str] = {}
         for i in installed:
             p = self.pkgs[i]
             if i in self.roots or p.get("version") is None:
@@ -317,10 +331,13 @@ class UvLockGraph:
                 sources.pop(n, None)
             if self._missing_wheel(p, machine, env["python_version"]):
                 missing[n] = p["version"]
+            need = self._glibc(p, machine, env["python_version"])
+            if need is not None:
+                glibc[n] = need
         label = _selection_label(sel, multi_root)
         return Environment(f"{label}, {env_label(env)}", machine, dict(sorted(packages.items())),
                            dict(sorted(sources.items())), {}, dict(sorted(self.overrides.items())),
-                           dict(sorted(missing.items())))
+                           dict(sorted(missing.items())), glibc=dict(sorted(glibc.items())))
 
 
 def _selection_label(sel: tuple[Item, ...], multi_root: bool) -> str:

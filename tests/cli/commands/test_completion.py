@@ -45,7 +45,7 @@ def test_bash_completes_commands_options_and_actions(bash_script: str) -> None:
     assert _complete(bash_script, "ch") == ["check"]
     assert _complete(bash_script, "check", "--ta") == ["--target"]
     assert _complete(bash_script, "matrix", "") == ["audit", "probe", "refresh", "schema", "show", "validate"]
-    assert _complete(bash_script, "pip", "install", "--dr") == ["--dry-run"]
+    assert _complete(bash_script, "pip", "install", "--dry") == ["--dry-run"]
     assert _complete(bash_script, "completion", "") == ["bash", "fish", "zsh"]
     assert "--json" in _complete(bash_script, "lock", "--")
 
