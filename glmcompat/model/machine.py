@@ -135,7 +135,17 @@ class Machine:
 
 
 def from_json(d: Mapping[str, object]) -> Machine:
-    """The :class:`Machine` :meth:`Machine.to_json` wrote (a recorded answer); ValueError/TypeError otherwise."""
+    """The :class:`Machine` :meth:`Machine.to_json` wrote (a recorded answer), or the ``machine`` of a ``--json``
+    document (``MachineDoc``: each value beside its ``*_from``; values it does not source read as defaults);
+    ValueError/TypeError otherwise."""
+    if isinstance(d.get("targets"), list) and "targets_from" in d:
+        def doc(key: str) -> dict[str, object]:
+            src = d.get(f"{key}_from")
+            where = src if isinstance(src, Mapping) else {"origin": "default", "where": ""}
+            return {"value": d.get(key), "origin": where.get("origin"), "where": where.get("where", "")}
+
+        d = {**{k: doc(k) for k in ("targets", "driver", "glibc", "arch", "kernel_module", "uvm_hmm")},
+             "gpus": d.get("gpus", [])}
     def val(key: str) -> tuple[object, Provenance]:
         got = d[key]
         if not isinstance(got, Mapping):
