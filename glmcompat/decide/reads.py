@@ -10,7 +10,8 @@ rules registry's per-rule ``reads`` will take this set's place: the union of eve
 
 # The packages named in glmcompat/decide/*.py (the rules, stack choice, remedies, the resolver, diagnoses), canonical.
 NAMED: frozenset[str] = frozenset({
-    "deep-gemm", "flash-attn", "flashinfer-cubin", "flashinfer-jit-cache", "flashinfer-python", "mamba-ssm",
+    "accelerate", "datasets", "deep-gemm", "diffusers", "flash-attn", "huggingface-hub", "nvidia-cuda-runtime", "peft",
+    "tokenizers", "flashinfer-cubin", "flashinfer-jit-cache", "flashinfer-python", "mamba-ssm",
     "nvidia-nccl-cu12", "nvidia-nccl-cu13", "sgl-kernel", "sglang", "sglang-kernel", "torch", "torchao", "torchaudio",
     "torchcodec", "torchvision", "transformers", "vllm",
 })
