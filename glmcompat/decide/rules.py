@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from glmcompat.decide import artifacts, nonnvidia, torchpins
 from glmcompat.matrix.rows import Fact, Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -24,6 +25,7 @@ from glmcompat.model.names import canonicalize, local_cuda
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.model.artifacts import ArtifactFacts
     from glmcompat.model.environments import Environment
     from glmcompat.readers.formats.common import Lock
 
@@ -49,6 +51,7 @@ class Context:
     unpinned: dict[str, str] = field(default_factory=dict)  # name -> specifier, named without an exact pin
     overrides: dict[str, str] = field(default_factory=dict)  # uv override-dependencies: deliberate departures
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
+    artifacts: Mapping[tuple[str, str], ArtifactFacts] = field(default_factory=dict)  # read from the bytes (ops.artifacts)
 
     def built_from_source(self, name: str) -> bool:
         from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)
@@ -293,6 +296,8 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
         ver = ctx.packages[name]
         if ctx.built_from_source(name):
             continue  # its GPU code is whatever the build chose: rule_source_build warns
+        if nonnvidia.vendor_of(name, ver) is not None:
+            continue  # a ROCm/XPU build: glmcompat.decide.nonnvidia says it cannot run on NVIDIA GPUs
         code = ctx.facts.gpu_code(name, ver)
         if code is None:
             k = ctx.facts.kernel(name, ver) if name != "torch" else None
@@ -360,8 +365,8 @@ def rule_cuda(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     if torch is None:
         return out
-    if ctx.built_from_source("torch"):
-        return out
+    if ctx.built_from_source("torch") or nonnvidia.vendor_of("torch", torch) is not None:
+        return out  # built here, or a ROCm/XPU build (glmcompat.decide.nonnvidia): no CUDA runtime to compare
     tcuda = ctx.facts.torch_cuda(torch)
     if tcuda is None:
         return out  # reported by the gpu-code rule as unknown
@@ -556,6 +561,8 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
     for row in ctx.facts.rows("compiled"):
         for name in sorted(set(row.packages) & ctx.packages.keys()):
             ver = ctx.packages[name]
+            if artifacts.judged_torch(ctx, name):
+                continue  # its own bytes were compared with this torch: glmcompat.decide.artifacts
             local = Version(ver).local or ""
             named = label_torch(local)
             lcuda = local_cuda(ver)
@@ -658,6 +665,8 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
     kernels = ctx.facts.kernel_packages()
     for row in ctx.facts.rows("release"):
         pkg = row.package
+        if pkg == "torch":
+            continue  # torch's own pins on what it was built with: glmcompat.decide.torchpins, an error
         have = ctx.packages.get(pkg)
         if have is None or Version(Version(have).public) != Version(row.version):
             continue
@@ -702,7 +711,7 @@ def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, F
     pub = Version(Version(version).public)
     out: list[tuple[str, str, Fact]] = []
     for row in facts.rows("release"):
-        if row.package != name or Version(row.version) != pub:
+        if row.package != name or Version(row.version) != pub or name == "torch":  # torch's: torchpins judges them
             continue
         for req in row.requires:
             try:
@@ -797,6 +806,9 @@ RULES: tuple[Callable[[Context], list[Finding]], ...] = (
     rule_untracked_compiled,
     rule_unpinned,
     rule_release_pins,
+    torchpins.check,
+    nonnvidia.check,
+    artifacts.check,
 )
 
 
@@ -811,6 +823,7 @@ def evaluate(
     no_isolation: frozenset[str] | None = None,
     resolved_at_install: bool = False,
     implied: Mapping[str, Implied] | None = None,
+    artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
@@ -835,6 +848,7 @@ def evaluate(
         ctx.unpinned = dict(env.unpinned)
         ctx.overrides = dict(env.overrides)
     ctx.no_isolation = no_isolation
+    ctx.artifacts = artifacts or {}
     implied = dict(implied or {})
     if resolved_at_install:
         implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)
@@ -893,7 +907,8 @@ def stack_findings(stack: Stack, packages: Mapping[str, str]) -> list[Finding]:
 
 def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
-                  platforms: Any = None) -> list[Finding]:
+                  platforms: Any = None, artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None
+                  ) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
     with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
@@ -992,7 +1007,8 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
         m = env.platform
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
-                         env=env, no_isolation=no_isolation, implied=implied[i])
+                         env=env, no_isolation=no_isolation, implied=implied[i],
+                         artifacts=artifacts if m == "x86_64" else None)
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)
@@ -1055,6 +1071,10 @@ def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool
 
     if env.sources.get("torch") in BUILT_FROM_SOURCE:
         return None
+    vendor = nonnvidia.vendor_of("torch", torch)
+    if vendor is not None:
+        return (f"torch {torch} is a build for {vendor} GPUs, not for this target (it cannot run on NVIDIA GPUs)",
+                (("metadata", f"the local label of torch {torch}"),))
     code = facts.gpu_code("torch", torch)
     if code is not None and not code[0] and not code[1]:
         what = "the +cpu build" if Version(torch).local == "cpu" else f"its default {machine} wheel"

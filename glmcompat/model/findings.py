@@ -23,7 +23,8 @@ EVIDENCE_KINDS: tuple[str, ...] = get_args(EvidenceKind)
 # The rules of the check: glmcompat.decide.rules' and check's own ("output-set", glmcompat.ops.checkfile); a
 # finding of `check --json` names one of them (tests/decide/test_rules.py holds the producers to this list).
 CheckRule = Literal["abi", "family", "equal-version", "gpu-code", "cuda", "model", "target-fix", "requires", "unknown",
-                    "stack", "source-build", "untracked", "unpinned", "override", "output-set", "platform"]
+                    "stack", "source-build", "untracked", "unpinned", "override", "output-set", "platform",
+                    "torch-pins", "non-nvidia", "artifact"]
 CHECK_RULES: tuple[str, ...] = get_args(CheckRule)
 
 # A glmcompat probe command inside an evidence source: the command and its options with their values

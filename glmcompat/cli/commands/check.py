@@ -359,12 +359,14 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
+        arts = _artifacts(lock, facts)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
         for t in job.targets:
             tname = facts.target(t).name
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)
+            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
+                                        artifacts=arts)
             if args.against and old is not None:
                 found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
                                                                              stack, iso, job.platforms), facts)
@@ -384,6 +386,19 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
     o.out.write(text)
     return 0 if ok else 1, text if o.out is sys.stdout else "", facts
+
+
+def _artifacts(lock: Lock, facts: Any) -> Any:
+    """What the artifacts of the compiled packages the matrix has no row for say (glmcompat.ops.artifacts): read from
+    the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
+    from glmcompat.edges.cache import Cache  # lazy: the engine: `check --help` stays light
+    from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
+    from glmcompat.ops.artifacts import probe_lock  # lazy: the engine: `check --help` stays light
+
+    urls = lock.meta.get("index_urls") or [None]
+    with IndexClient(urls[0], cache=Cache(), retries=1, backoff=0.2) as index:
+        return probe_lock(lock, facts, index=index, cache=index.cache,
+                          resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL)
 
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:

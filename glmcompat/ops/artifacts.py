@@ -1,0 +1,271 @@
+"""Read the artifact a set installs for each compiled package the matrix has no row for, before the rules run: the
+wheel an installer would take from the index for the machine's tags (or the second index the file names with
+``--index-url``/``--extra-index-url``), a wheel URL (``name @ URL``) or a local wheel (a path, ``file://``). Each is
+read with the same bounded range reads as the probes (:mod:`glmcompat.readers.wheelzip`): its extensions' dynamic
+tables (the torch symbols they leave undefined, the CUDA runtime they link) and, where numpy is in the set, the
+NumPy C-API module name in their read-only data (``numpy._core._multiarray_umath``: built against NumPy 2;
+``numpy.core._multiarray_umath`` alone: NumPy 1.x). A summary is stored by the wheel's sha256 (kinds ``ext`` and
+``npabi``), so the next check reads nothing. What cannot be read (no network, an sdist) becomes an
+:class:`~glmcompat.model.artifacts.ArtifactFacts` that says why and names the command that would read it.
+
+Which packages: those of the set the matrix does not track (torch, its family, the kernels and numpy are judged by
+their rows) and that are not built here from source, in an environment with torch or numpy >= 2 (what the bytes are
+judged against); from the index only where the file is resolved at install (a requirements file names what the
+installer fetches) or the package is a known compiled torch extension (the matrix's ``[[compiled]]`` rows), and a
+wheel or URL wherever the file names one."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from glmcompat.model.artifacts import ArtifactFacts
+from glmcompat.model.errors import GlmcompatError
+from glmcompat.model.names import canonicalize
+from glmcompat.ops.wheelprobe import (
+    WHOLE_INFLATED,
+    WHOLE_MEMBER,
+    ExtSummary,
+    _find,
+    _map,
+    _Stats,
+    _torch_summary,
+    compare_abi,
+    elf_members,
+    read_elf_member,
+    summarise_ext,
+)
+from glmcompat.readers.elf import demangle
+from glmcompat.readers.wheelzip import BytesSource, RemoteZip, SparseMember
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient, IndexFile
+    from glmcompat.matrix.view import Facts
+    from glmcompat.readers.formats.common import Lock
+
+NUMPY_VERSION = 1
+NUMPY2 = b"numpy._core._multiarray_umath"
+NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
+RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
+LOCAL_LIMIT = 2 << 30  # a local wheel larger than this is not read into memory
+PROBE_ENV = "GLMCOMPAT_NO_ARTIFACTS"  # set (to anything but ""): read no artifact over the network
+
+
+def numpy_abi_of(data: bytes) -> int | None:
+    """2 for a module built against NumPy 2 headers, 1 for NumPy 1.x headers, None for none (see the module doc)."""
+    if NUMPY2 in data:
+        return 2
+    if any(s in data for s in NUMPY1):
+        return 1
+    return None
+
+
+def numpy_member(zf: RemoteZip, m: Any) -> int | None:
+    """The NumPy C API one shared object imports, from its read-only data (whole for a small member, else its
+    ``.rodata`` section through sparse reads)."""
+    if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:
+        return numpy_abi_of(zf.read(m))
+    info = read_elf_member(zf, m, dynamic="skip")
+    sec = info.section(".rodata")
+    if sec is None or sec.size > RODATA_LIMIT or sec.type == 8:
+        return None
+    sm = SparseMember(zf, m)
+    sm.ensure(sec.offset, sec.size)
+    return numpy_abi_of(sm.get(sec.offset, sec.size))
+
+
+def numpy_summary(zf: RemoteZip) -> dict[str, int]:
+    """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``)."""
+    members = elf_members(zf)
+    found = _map(lambda m: (m.name, numpy_member(zf, m)), members)
+    return {name: abi for name, abi in found if abi is not None}
+
+
+@dataclass
+class Opened:
+    """An artifact opened for reading: its zip, its file name, its sha256 (from the index or the lock; computed for a
+    local file)."""
+
+    zip: RemoteZip
+    filename: str
+    sha256: str
+
+
+def open_local(path: Path) -> Opened:
+    """A local wheel file, read into memory (bounded)."""
+    size = path.stat().st_size
+    if size > LOCAL_LIMIT:
+        raise GlmcompatError(f"{path}: {size} bytes is more than a local wheel is read whole ({LOCAL_LIMIT >> 20} MiB)")
+    data = path.read_bytes()
+    return Opened(RemoteZip(BytesSource(data, path.name)), path.name, hashlib.sha256(data).hexdigest())
+
+
+def open_url(index: IndexClient, url: str, sha256: str = "") -> Opened:
+    """A wheel at ``url``, read by HTTP range requests."""
+    from glmcompat.edges.ranges import HttpRangeReader  # lazy: httpx, only when a URL is read
+
+    name = url.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+    frag = url.partition("#sha256=")[2]
+    reader = HttpRangeReader(index.client, url.split("#")[0], name=name, retries=index.retries, backoff=index.backoff)
+    return Opened(RemoteZip(reader), name, sha256 or frag)
+
+
+def open_index(index: IndexClient, f: IndexFile) -> Opened:
+    from glmcompat.edges.ranges import HttpRangeReader  # lazy: httpx, only when a URL is read
+
+    reader = HttpRangeReader(index.client, f.url, name=f.filename, size=f.size, retries=index.retries,
+                             backoff=index.backoff)
+    return Opened(RemoteZip(reader), f.filename, f.sha256 or "")
+
+
+def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary, dict[str, int]]:
+    """The extension summary (kind ``ext``, shared with ``glmcompat abi``) and, with ``numpy``, the NumPy imports
+    (kind ``npabi``) of an opened wheel, each read once per sha256."""
+    from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: a cycle-free name at call time
+
+    ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}" if op.sha256 else None
+    np_key = f"npabi-v{NUMPY_VERSION}-{op.sha256}" if op.sha256 else None
+    ext = None
+    if cache is not None and ext_key:
+        hit = cache.get_json(ext_key)
+        if isinstance(hit, dict):
+            ext = ExtSummary.from_json(hit)
+    if ext is None:
+        ext = summarise_ext(op.zip)
+        if cache is not None and ext_key:
+            cache.put_json(ext_key, ext.to_json())
+    np: dict[str, int] = {}
+    if numpy and ext.modules:
+        hit = cache.get_json(np_key) if cache is not None and np_key else None
+        if isinstance(hit, dict):
+            np = {str(k): int(v) for k, v in hit.items()}
+        else:
+            np = numpy_summary(op.zip)
+            if cache is not None and np_key:
+                cache.put_json(np_key, np)
+    return ext, np
+
+
+def judge(name: str, version: str, op: Opened, ext: ExtSummary, np: Mapping[str, int],
+          torches: Mapping[str, frozenset[str]]) -> ArtifactFacts:
+    """The facts of one read artifact: its NumPy C API and, against each torch (public version -> its exports),
+    the torch symbols missing."""
+    missing: dict[str, tuple[str, ...]] = {}
+    needs = 0
+    for tv, exports in torches.items():
+        mods = compare_abi(ext, exports)
+        needs = max(needs, sum(m.needs_from_torch for m in mods))
+        missing[tv] = tuple(sorted({s.symbol for m in mods for s in m.missing}))
+    names = sorted({s for v in missing.values() for s in v})
+    dm = demangle(names[:50]) if names else {}
+    abi = max(np.values()) if np else None
+    if np and min(np.values()) == 1:
+        abi = 1  # one module built against NumPy 1.x is enough to fail the import
+    member = next((k for k, v in sorted(np.items()) if v == abi), "")
+    majors = sorted({int(n.rsplit(".", 1)[-1]) for m in ext.modules.values() for n in m.needed
+                     if n.startswith("libcudart.so.") and n.rsplit(".", 1)[-1].isdigit()})
+    return ArtifactFacts(name, version, op.filename, op.sha256, abi, member, needs if torches else 0, missing,
+                         {k: v for k, v in dm.items() if v != k}, tuple(majors))
+
+
+def _torches(lock: Lock) -> set[str]:
+    return {Version(e.packages["torch"]).public for e in lock.sets if "torch" in e.packages}
+
+
+def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tuple[str, str, str]]:
+    """(name, version, where) of the packages whose artifact is to be read: ``where`` is ``wheel`` (the file names a
+    wheel file or URL) or ``index``."""
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
+
+    tracked = facts.kernel_packages() | facts.family_packages() | {"torch", "numpy"}
+    compiled = {n for row in facts.rows("compiled") for n in row.packages}
+    wheels = lock.meta.get("wheel_urls", {})
+    out: dict[tuple[str, str], str] = {}
+    for env in lock.sets:
+        np = env.packages.get("numpy")
+        judged = "torch" in env.packages or (np is not None and Version(np).major >= 2)
+        if not judged:
+            continue
+        for name, ver in env.packages.items():
+            if name in tracked or name.startswith(("nvidia-", "triton", "pytorch-triton")):
+                continue
+            src = env.sources.get(name)
+            if src in BUILT_FROM_SOURCE:
+                continue
+            if src == "wheel":
+                if f"{name}=={ver}" in wheels:
+                    out[(name, ver)] = "wheel"
+                continue
+            if src is None and (resolved_at_install or name in compiled):
+                out[(name, ver)] = "index"
+    return [(n, v, w) for (n, v), w in sorted(out.items())]
+
+
+def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | None, resolved_at_install: bool,
+               machine: str = "x86_64", python: str = "cp311") -> dict[tuple[str, str], ArtifactFacts]:
+    """{(name, version): ArtifactFacts} for every candidate of ``lock`` (:func:`candidates`); nothing raises: what
+    cannot be read is an ArtifactFacts with ``unread`` set."""
+    todo = candidates(lock, facts, resolved_at_install)
+    if not todo:
+        return {}
+    numpy = any("numpy" in e.packages for e in lock.sets)
+    platform = f"manylinux_{machine}"
+    network = not os.environ.get(PROBE_ENV)
+    base = Path(lock.path).parent
+    wheels = lock.meta.get("wheel_urls", {})
+    torches: dict[str, frozenset[str]] = {}
+    torch_error = ""
+    for tv in sorted(_torches(lock)):
+        if not network:
+            torch_error = f"torch {tv}'s exported symbols were not read (reading over the network is off: {PROBE_ENV})"
+            break
+        try:
+            tf = _find(index, cache, "torch", tv, python, platform)
+            torches[tv] = _torch_summary(index, cache, tf, _Stats()).exports
+        except GlmcompatError as e:
+            torch_error = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
+
+    def one(item: tuple[str, str, str]) -> tuple[tuple[str, str], ArtifactFacts]:
+        name, ver, where = item
+        command = f"glmcompat abi {name}=={Version(ver).public}" + (f" --torch {min(torches or _torches(lock))}"
+                                                                     if _torches(lock) else "")
+        try:
+            if where == "wheel":
+                loc = wheels[f"{name}=={ver}"]
+                if loc.startswith("file://"):
+                    loc = loc[len("file://"):]
+                if "://" in loc:
+                    if not network:
+                        raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
+                    op = open_url(index, loc)
+                else:
+                    p = Path(loc) if os.path.isabs(loc) else base / loc
+                    command = f"glmcompat abi {p}"
+                    op = open_local(p)
+            else:
+                if not network:
+                    raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
+                f = _find(index, cache, canonicalize(name), Version(ver).public, python, platform)
+                if not f.is_wheel or f.filename.endswith("-any.whl"):
+                    return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "")  # pure: nothing compiled
+                op = open_index(index, f)
+            ext, np = summaries(op, cache, numpy)
+            got = judge(name, ver, op, ext, np, torches)
+            if torch_error and ext.modules and got.torch_needs == 0:
+                return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
+                                                  unread=torch_error, command=command)
+            return (name, ver), got
+        except (GlmcompatError, OSError, KeyError) as e:
+            msg = getattr(e, "message", None) or str(e)
+            return (name, ver), ArtifactFacts(name, ver, "", unread=str(msg).splitlines()[0][:200] if msg else type(e).__name__,
+                                              command=command)
+
+    return dict(_map(one, todo, workers=8))
+
