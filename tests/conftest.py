@@ -104,6 +104,8 @@ def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     seed_matrix(cache)
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
     _strip_installer_env(monkeypatch, network=request.node.get_closest_marker("network") is not None)
+    if request.node.get_closest_marker("network") is None:  # check reads no artifact over the network (ops/artifacts.py)
+        monkeypatch.setenv("GLMCOMPAT_NO_ARTIFACTS", "1")
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------

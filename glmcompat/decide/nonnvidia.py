@@ -57,5 +57,5 @@ def check(ctx: Context) -> list[Finding]:
             message=f"Because {name} {ver} is a build for {vendor} GPUs and {t.name} (compute capability "
             f"{t.compute_capability}) is an NVIDIA GPU, we can conclude that it cannot run on NVIDIA GPUs: it links no "
             "CUDA runtime and carries no NVIDIA GPU code",
-            evidence=(("metadata", f"the local label of {name} {ver} names a {vendor} build"), EVIDENCE), remedy=remedy))
+            evidence=(("metadata", f"the local label of {name} {ver} is that of a build for {vendor} GPUs"), EVIDENCE), remedy=remedy))
     return out

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.decide import torchpins
 from glmcompat.decide.rules import evaluate
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
@@ -46,7 +47,8 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
     pkgs = {canonicalize(k): v for k, v in packages.items()}
     family = sorted(n for n in facts.family_packages() if n in pkgs)
     for torch in torch_candidates(pkgs, facts):
-        trial = dict(pkgs)
+        pinned = torchpins.pinned_by(facts, torch)  # what torch's own pins choose follows torch: left to the installer
+        trial = {n: v for n, v in pkgs.items() if n not in pinned}
         trial["torch"] = torch
         ok = True
         for name in family:

@@ -2,7 +2,8 @@
 CUDA runtime ...) it was built and tested with, exactly (``torch 2.9.1``: ``triton==3.5.1``,
 ``nvidia-cudnn-cu12==9.10.2.21``, ``nvidia-nccl-cu12==2.27.5``). Another version of one of them beside that torch is
 what no installer produces without an override or ``--no-deps``, and what torch was not built for: an error naming both
-versions. The pins are the ``[[release]]`` rows of ``glmcompat/matrix/data/torch-releases.toml``
+versions, unless the lock overrides that package on purpose (uv ``override-dependencies``: a warning that names the
+override, as for an engine's pins). The pins are the ``[[release]]`` rows of ``glmcompat/matrix/data/torch-releases.toml``
 (``scripts/record_torch_pins.py`` reads them from the default Linux x86_64 wheels), so they hold for that wheel: a
 ``+cuXYZ`` build other than the default's own CUDA pins its own NVIDIA libraries and is not judged here."""
 
@@ -18,6 +19,7 @@ from glmcompat.model.names import canonicalize
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.decide.rules import Context
+    from glmcompat.matrix.view import Facts
 
 ID = "torch-pins"
 
@@ -30,6 +32,13 @@ def _default_build(ctx: Context, torch: str) -> bool:
         return True
     row = ctx.facts.torch_build(Version(torch).public)
     return row is not None and bool(row.cuda) and local == "cu" + row.cuda.replace(".", "")
+
+
+def pinned_by(facts: Facts, torch: str) -> frozenset[str]:
+    """The packages whose version ``torch``'s default wheel pins exactly (its [[release]] row's requires)."""
+    pub = Version(Version(torch).public)
+    return frozenset(canonicalize(Requirement(t).name) for row in facts.rows("release")
+                     if row.package == "torch" and Version(row.version) == pub for t in row.requires)
 
 
 def check(ctx: Context) -> list[Finding]:
@@ -56,12 +65,18 @@ def check(ctx: Context) -> list[Finding]:
                     continue
             except InvalidVersion:  # pragma: no cover - versions are parsed when the file is read
                 continue
-            how = (f"; the lock overrides it with {dep}{ctx.overrides[dep] or ' (any version)'}" if dep in ctx.overrides
-                   else "")
+            ev = ((row.evidence, row.source),)
+            if dep in ctx.overrides:  # a deliberate departure (uv override-dependencies): said, not failed
+                out.append(Finding(
+                    rule=ID, severity="warning", packages=(ctx.pin("torch"), ctx.pin(dep)),
+                    message=f"torch {torch} pins {dep}=={want} (its METADATA), and the lock overrides it with "
+                    f"{dep}{ctx.overrides[dep] or ' (any version)'}: {dep} {have} is not the one torch {pub} was built "
+                    "and tested with", evidence=ev,
+                    remedy=f"keep the override only if torch {pub} is proven to run with {dep} {have} (`glmcompat verify`)"))
+                continue
             out.append(Finding(
                 rule=ID, severity="error", packages=(ctx.pin("torch"), ctx.pin(dep)),
                 message=f"Because torch {torch} pins {dep}=={want} (its METADATA) and {dep} {have} is in the set, "
-                f"we can conclude that this {dep} is not the one torch {pub} was built and tested with{how}",
-                evidence=((row.evidence, row.source),),
-                remedy=f"pin {dep}=={want} (or drop the {dep} pin and let torch's own pin choose it)"))
+                f"we can conclude that this {dep} is not the one torch {pub} was built and tested with",
+                evidence=ev, remedy=f"pin {dep}=={want} (or drop the {dep} pin and let torch's own pin choose it)"))
     return out

@@ -44,3 +44,10 @@ class ArtifactFacts:
                 "numpy_abi": self.numpy_abi, "numpy_member": self.numpy_member, "torch_needs": self.torch_needs,
                 "torch_missing": {k: list(v) for k, v in self.torch_missing.items()}, "demangled": dict(self.demangled),
                 "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ArtifactFacts:
+        """Read back :meth:`to_json` (its shape checked by the cache: ``glmcompat.edges.cache.SHAPES['artifact']``)."""
+        return cls(d["name"], d["version"], d["artifact"], d["sha256"], d["numpy_abi"], d["numpy_member"],
+                   d["torch_needs"], {k: tuple(v) for k, v in d["torch_missing"].items()}, dict(d["demangled"]),
+                   tuple(d["cuda_majors"]), d["unread"], d["command"])

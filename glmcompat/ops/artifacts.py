@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 NUMPY_VERSION = 1
+ARTIFACT_VERSION = 1  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -220,21 +222,32 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
     network = not os.environ.get(PROBE_ENV)
     base = Path(lock.path).parent
     wheels = lock.meta.get("wheel_urls", {})
-    torches: dict[str, frozenset[str]] = {}
+    picks: dict[str, IndexFile] = {}
     torch_error = ""
     for tv in sorted(_torches(lock)):
         if not network:
             torch_error = f"torch {tv}'s exported symbols were not read (reading over the network is off: {PROBE_ENV})"
             break
         try:
-            tf = _find(index, cache, "torch", tv, python, platform)
-            torches[tv] = _torch_summary(index, cache, tf, _Stats()).exports
+            picks[tv] = _find(index, cache, "torch", tv, python, platform)
         except GlmcompatError as e:
             torch_error = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
+    tkey = hashlib.blake2b("|".join(f"{tv}={f.sha256}" for tv, f in sorted(picks.items())).encode(),
+                           digest_size=10).hexdigest()
+    loaded: dict[str, frozenset[str]] = {}
+    guard = threading.Lock()
+
+    def torches() -> dict[str, frozenset[str]]:
+        """The exports of every torch of the lock, read (from the cache, by sha256) only when a verdict is not stored."""
+        with guard:
+            for tv, f in picks.items():
+                if tv not in loaded:
+                    loaded[tv] = _torch_summary(index, cache, f, _Stats()).exports
+            return dict(loaded)
 
     def one(item: tuple[str, str, str]) -> tuple[tuple[str, str], ArtifactFacts]:
         name, ver, where = item
-        command = f"glmcompat abi {name}=={Version(ver).public}" + (f" --torch {min(torches or _torches(lock))}"
+        command = f"glmcompat abi {name}=={Version(ver).public}" + (f" --torch {min(_torches(lock))}"
                                                                      if _torches(lock) else "")
         try:
             if where == "wheel":
@@ -256,8 +269,14 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
                     return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "")  # pure: nothing compiled
                 op = open_index(index, f)
+            key = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkey}-{int(numpy)}" if op.sha256 and not torch_error else None
+            hit = cache.get_json(key) if cache is not None and key else None
+            if isinstance(hit, dict):
+                return (name, ver), replace(ArtifactFacts.from_json(hit), name=name, version=ver)
             ext, np = summaries(op, cache, numpy)
-            got = judge(name, ver, op, ext, np, torches)
+            got = judge(name, ver, op, ext, np, torches() if ext.modules else {})
+            if cache is not None and key:
+                cache.put_json(key, got.to_json())
             if torch_error and ext.modules and got.torch_needs == 0:
                 return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
                                                   unread=torch_error, command=command)
