@@ -14,7 +14,7 @@ could not be read is one warning per environment naming the packages and the com
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
@@ -22,9 +22,10 @@ from glmcompat.model.findings import Finding
 from glmcompat.model.names import local_cuda
 
 if TYPE_CHECKING:  # pragma: no cover
-    from glmcompat.decide.rules import Context
     from glmcompat.model.artifacts import ArtifactFacts
 
+# the rules' Context (glmcompat.decide.rules.Context, which imports this module: named here without the import)
+Context = Any
 ID = "artifact"
 
 

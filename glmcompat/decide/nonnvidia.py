@@ -8,15 +8,14 @@ where another environment serves the target."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.model.findings import Finding
 
-if TYPE_CHECKING:  # pragma: no cover
-    from glmcompat.decide.rules import Context
-
+# the rules' Context (glmcompat.decide.rules.Context, which imports this module: named here without the import)
+Context = Any
 ID = "non-nvidia"
 # the torch family and the triton builds PyTorch publishes for other vendors beside them
 FAMILY = ("torch", "torchvision", "torchaudio", "pytorch-triton-rocm", "pytorch-triton-xpu", "triton-rocm", "triton-xpu")

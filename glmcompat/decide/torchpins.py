@@ -9,7 +9,7 @@ override, as for an engine's pins). The pins are the ``[[release]]`` rows of ``g
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
@@ -18,9 +18,10 @@ from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 
 if TYPE_CHECKING:  # pragma: no cover
-    from glmcompat.decide.rules import Context
     from glmcompat.matrix.view import Facts
 
+# the rules' Context (glmcompat.decide.rules.Context, which imports this module: named here without the import)
+Context = Any
 ID = "torch-pins"
 
 
@@ -31,7 +32,7 @@ def _default_build(ctx: Context, torch: str) -> bool:
     if local is None:
         return True
     row = ctx.facts.torch_build(Version(torch).public)
-    return row is not None and bool(row.cuda) and local == "cu" + row.cuda.replace(".", "")
+    return row is not None and bool(row.cuda) and local == "cu" + (row.cuda or "").replace(".", "")
 
 
 def pinned_by(facts: Facts, torch: str) -> frozenset[str]:

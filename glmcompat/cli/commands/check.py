@@ -395,8 +395,8 @@ def _artifacts(lock: Lock, facts: Any) -> Any:
     from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
     from glmcompat.ops.artifacts import probe_lock  # lazy: the engine: `check --help` stays light
 
-    urls = lock.meta.get("index_urls") or [None]
-    with IndexClient(urls[0], cache=Cache(), retries=1, backoff=0.2) as index:
+    urls = lock.meta.get("index_urls") or []
+    with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
         return probe_lock(lock, facts, index=index, cache=index.cache,
                           resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL)
 

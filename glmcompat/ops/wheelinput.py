@@ -1,0 +1,71 @@
+"""What the wheel probes are asked about, parsed once at the edge: a ``NAME==VERSION`` pin, a ``NAME @ URL`` or a wheel
+path (:func:`parse_artifact`), a ``--platform`` and a ``--target``."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.model.errors import InputError
+from glmcompat.model.gpu import parse_capability
+from glmcompat.model.platforms import PLATFORMS
+from glmcompat.model.wheeltags import platform_tags
+
+if TYPE_CHECKING:
+    pass
+
+
+# ------------------------------------------------------------------------------------------------
+# Input
+# ------------------------------------------------------------------------------------------------
+
+
+def parse_pin(text: str) -> tuple[str, str]:
+    """``sgl-kernel==0.3.21`` -> ``("sgl-kernel", "0.3.21")``; raise :class:`InputError` otherwise."""
+    name, sep, version = text.strip().partition("==")
+    if not sep or not re.match(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$", name.strip()):
+        raise InputError(f"expected NAME==VERSION, got {text!r}")
+    try:
+        Version(version.strip())
+    except InvalidVersion:
+        raise InputError(f"invalid version {version.strip()!r} in {text!r}") from None
+    return str(canonicalize_name(name.strip())), version.strip()
+
+
+def machine_of(platform: str) -> str:
+    """The machine (``x86_64`` / ``aarch64``: :data:`glmcompat.matrix.view.PLATFORMS`) a ``--platform`` value names:
+    an architecture, ``manylinux_aarch64`` or a full tag such as ``manylinux_2_28_aarch64``. A tag glmcompat
+    cannot read (``win_amd64``) or an architecture it keeps no facts for (``ppc64le``) is an InputError."""
+    p = platform.strip().lower()
+    if p in ("arm64", "amd64"):
+        p = {"arm64": "aarch64", "amd64": "x86_64"}[p]
+    arch = next((a for a in PLATFORMS if p.endswith(a)), None)
+    if arch is None:
+        raise InputError(f"unknown platform {platform!r} (known: {', '.join(PLATFORMS)}, or a manylinux tag of one, "
+                         "e.g. 'manylinux_2_28_aarch64')")
+    platform_tags(p)  # the tag's shape
+    return arch
+
+
+def wheel_platform(platform: str) -> str:
+    """The ``--platform`` value to hand the wheel picker (``arm64`` -> ``aarch64``)."""
+    p = platform.strip().lower()
+    return {"arm64": "aarch64", "amd64": "x86_64"}.get(p, platform)
+
+
+def parse_target(text: str) -> tuple[str, tuple[int, int]]:
+    """``sm120`` / ``sm_120`` / ``12.0`` -> ``("sm120", (12, 0))``."""
+    t = text.strip().lower()
+    if re.match(r"^\d+\.\d$", t):
+        cap = parse_capability(t)
+        return f"sm{cap[0]}{cap[1]}", cap
+    m = re.match(r"^sm_?(\d+)(\d)$", t)
+    if not m:
+        raise InputError(f"invalid target {text!r} (expected e.g. 'sm120', 'sm_90' or '12.0')")
+    cap = (int(m.group(1)), int(m.group(2)))
+    return f"sm{cap[0]}{cap[1]}", cap
+
+
