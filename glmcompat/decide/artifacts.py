@@ -73,10 +73,10 @@ def check(ctx: Context) -> list[Finding]:
                     message=f"Because {name} {ver} needs {len(missing)} torch symbol(s) that torch {tpub} does not export "
                     f"(e.g. {shown}), we can conclude that it fails to load next to torch {torch} ('undefined symbol')"
                     + _label(ver),
-                    evidence=(("abi-probe", f"{where}: {len(missing)} of the {a.torch_needs} torch symbols its "
-                               f"extensions need are missing from torch {tpub} ({missing[0]})"),),
+                    evidence=(("abi-probe", f"`{a.command} --torch {tpub}` on {where}: {len(missing)} of the "
+                               f"{a.torch_needs} torch symbols its extensions need are missing ({missing[0]})"),),
                     remedy=f"use a {name} build made against torch {tpub}, or the torch it was built against",
-                    probe=f"glmcompat abi {name}=={Version(ver).public} --torch {tpub}" if "://" not in a.artifact else ""))
+                    probe=f"{a.command} --torch {tpub}" if a.command else ""))
             tcuda = ctx.facts.torch_cuda(torch)
             if tcuda and a.cuda_majors and int(tcuda.split(".")[0]) not in a.cuda_majors:
                 out.append(Finding(
@@ -92,5 +92,6 @@ def check(ctx: Context) -> list[Finding]:
         out.append(Finding(
             rule=ID, severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
             message=f"the compiled code of {names} was not checked: {unread[0].unread}",
-            evidence=(), remedy=f"run `{unread[0].command}` where the artifact can be read (or `glmcompat verify` on the target)"))
+            evidence=(), remedy=f"run `{unread[0].command}{' --torch ' + Version(torch).public if torch else ''}` where the "
+            "artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out

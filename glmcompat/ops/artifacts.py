@@ -247,8 +247,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
 
     def one(item: tuple[str, str, str]) -> tuple[tuple[str, str], ArtifactFacts]:
         name, ver, where = item
-        command = f"glmcompat abi {name}=={Version(ver).public}" + (f" --torch {min(_torches(lock))}"
-                                                                     if _torches(lock) else "")
+        command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
@@ -257,6 +256,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 if "://" in loc:
                     if not network:
                         raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
+                    command = f"glmcompat abi '{name} @ {loc}'"
                     op = open_url(index, loc)
                 else:
                     p = Path(loc) if os.path.isabs(loc) else base / loc
@@ -267,14 +267,14 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 f = _find(index, cache, canonicalize(name), Version(ver).public, python, platform)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
-                    return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "")  # pure: nothing compiled
+                    return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
                 op = open_index(index, f)
             key = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkey}-{int(numpy)}" if op.sha256 and not torch_error else None
             hit = cache.get_json(key) if cache is not None and key else None
             if isinstance(hit, dict):
-                return (name, ver), replace(ArtifactFacts.from_json(hit), name=name, version=ver)
+                return (name, ver), replace(ArtifactFacts.from_json(hit), name=name, version=ver, command=command)
             ext, np = summaries(op, cache, numpy)
-            got = judge(name, ver, op, ext, np, torches() if ext.modules else {})
+            got = replace(judge(name, ver, op, ext, np, torches() if ext.modules else {}), command=command)
             if cache is not None and key:
                 cache.put_json(key, got.to_json())
             if torch_error and ext.modules and got.torch_needs == 0:

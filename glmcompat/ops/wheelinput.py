@@ -3,10 +3,12 @@ path (:func:`parse_artifact`), a ``--platform`` and a ``--target``."""
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from packaging.utils import canonicalize_name
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.model.errors import InputError
@@ -69,3 +71,41 @@ def parse_target(text: str) -> tuple[str, tuple[int, int]]:
     return f"sm{cap[0]}{cap[1]}", cap
 
 
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """What ``abi``/``arch`` are asked to read: ``name`` ``version`` from the index (``location`` None), or the wheel at
+    ``location`` (a URL, ``file://`` URL or local path), whose name and version come from its file name."""
+
+    name: str
+    version: str
+    location: str | None = None
+
+
+def _wheel_name(filename: str, text: str) -> tuple[str, str]:
+    try:
+        name, version, _, _ = parse_wheel_filename(filename)
+    except InvalidWheelFilename:
+        raise InputError(f"{filename!r} is not a wheel file name (in {text!r})") from None
+    return str(name), str(version)
+
+
+def parse_artifact(text: str) -> Artifact:
+    """``NAME==VERSION`` (the index's wheel), ``NAME @ URL`` (a wheel URL or ``file://``) or the path of a wheel file;
+    anything else is an InputError (exit 2, one line)."""
+    t = text.strip()
+    if "@" in t and "==" not in t.split("@", 1)[0]:
+        name, _, url = t.partition("@")
+        url = url.strip()
+        if not re.match(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$", name.strip()) or not url:
+            raise InputError(f"expected NAME @ URL, got {text!r}")
+        wname, wver = _wheel_name(url.split("#")[0].split("?")[0].rsplit("/", 1)[-1], text)
+        if canonicalize_name(name.strip()) != wname:
+            raise InputError(f"{name.strip()!r} names the wheel of {wname!r} in {text!r}")
+        return Artifact(wname, wver, url)
+    if t.endswith(".whl") or os.sep in t:
+        if not os.path.isfile(t):
+            raise InputError(f"no such wheel file: {t!r}")
+        wname, wver = _wheel_name(os.path.basename(t), text)
+        return Artifact(wname, wver, t)
+    name, version = parse_pin(t)
+    return Artifact(name, version)

@@ -18,6 +18,8 @@ the module links (DT_NEEDED) defines it.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import threading
 import time
@@ -53,7 +55,7 @@ from glmcompat.ops.wheelrecords import (
 )
 from glmcompat.readers.elf import BytesView, ElfError, cuda_majors, demangle, parse_elf
 from glmcompat.readers.fatbin import FatbinCode, FatbinError, FatbinStream
-from glmcompat.readers.wheelzip import NeedBytes, RemoteZip, SparseMember
+from glmcompat.readers.wheelzip import BytesSource, NeedBytes, RemoteZip, SparseMember
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
@@ -151,13 +153,39 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
 
 
 class _Wheel:
-    """An index file opened as a remote zip, counting the bytes it fetches."""
+    """An index file (or a wheel at a URL) opened as a remote zip, counting the bytes it fetches; a local wheel's
+    bytes (``data``) are read in memory."""
 
-    def __init__(self, index: IndexClient, file: IndexFile) -> None:
+    def __init__(self, index: IndexClient, file: IndexFile, data: bytes | None = None) -> None:
         self.file = file
-        self.reader = HttpRangeReader(index.client, file.url, name=file.filename, size=file.size,
-                                      retries=index.retries, backoff=index.backoff)
+        self.reader: HttpRangeReader | BytesSource = (
+            BytesSource(data, file.filename) if data is not None else
+            HttpRangeReader(index.client, file.url, name=file.filename, size=file.size, retries=index.retries,
+                            backoff=index.backoff))
         self.zip = RemoteZip(self.reader)
+
+
+LOCAL_WHEEL_LIMIT = 4 << 30  # a local wheel is read into memory: no bigger than this
+
+
+def located(location: str) -> tuple[IndexFile, bytes | None]:
+    """The wheel at ``location`` as an index file would name it (a local path or ``file://`` URL: its bytes too, and
+    their sha256; a URL: the ``#sha256=`` its fragment states, if any)."""
+    loc = location[len("file://"):] if location.startswith("file://") else location
+    name = loc.split("#")[0].split("?")[0].rsplit("/", 1)[-1]
+    version = name.split("-")[1] if name.count("-") >= 2 else None
+    if "://" in loc:
+        sha = loc.partition("#sha256=")[2] or None
+        return IndexFile(name, loc.split("#")[0], None, sha, None, False, version, True), None
+    try:
+        size = os.stat(loc).st_size
+        if size > LOCAL_WHEEL_LIMIT:
+            raise InputError(f"{loc}: {size} bytes is more than a local wheel is read ({LOCAL_WHEEL_LIMIT >> 30} GiB)")
+        with open(loc, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise InputError(f"{loc}: cannot read the wheel ({e.strerror or e})") from None
+    return IndexFile(name, loc, len(data), hashlib.sha256(data).hexdigest(), None, False, version, True), data
 
 
 def _map(fn: Callable[[_T], _R], items: Sequence[_T], workers: int = 4) -> list[_R]:
@@ -255,8 +283,9 @@ def _pick_of_json(d: Mapping[str, Any]) -> IndexFile:
 
 def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cache: Cache | None = None,
               python: str = "cp311", platform: str = "manylinux_x86_64", torch_python: str | None = None,
-              known: Collection[str] = frozenset()) -> AbiResult:
-    """Compare ``package==version``'s extension modules with ``torch==torch``'s exported symbols.
+              known: Collection[str] = frozenset(), at: str | None = None) -> AbiResult:
+    """Compare ``package==version``'s extension modules with ``torch==torch``'s exported symbols (``at``: the wheel
+    at that URL or local path instead of the index's).
 
     ``known``: names other torch releases export (:func:`torch_exports`), for a caller that has read
     several (see :func:`glmcompat.readers.elf.needs_from_torch`); with it the verdict is not cached."""
@@ -264,7 +293,7 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
     machine = machine_of(platform)
     platform = wheel_platform(platform)
     pkg = str(canonicalize_name(package))
-    ext_file = _find(index, cache, pkg, version, python, platform)
+    ext_file, ext_data = located(at) if at else (_find(index, cache, pkg, version, python, platform), None)
     torch_file = _find(index, cache, "torch", torch, torch_python or python, platform)
     total = (ext_file.size or 0) + (torch_file.size or 0)
     key = None
@@ -274,7 +303,7 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
         if isinstance(hit, dict):
             return AbiResult.from_json(hit, time.perf_counter() - t0, machine)
     stats = _Stats()
-    ext = _ext_summary(index, cache, ext_file, stats)
+    ext = _ext_summary(index, cache, ext_file, stats, ext_data)
     tor = _torch_summary(index, cache, torch_file, stats)
     exports = tor.exports
     modules = compare_abi(ext, exports, known=known)
@@ -317,13 +346,14 @@ def torch_exports(torch: str, *, index: IndexClient, cache: Cache | None = None,
     return _torch_summary(index, cache, f, _Stats()).exports
 
 
-def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats) -> ExtSummary:
+def _ext_summary(index: IndexClient, cache: Cache | None, f: IndexFile, stats: _Stats,
+                 data: bytes | None = None) -> ExtSummary:
     key = f"ext-v{EXT_SUMMARY_VERSION}-{f.sha256}" if f.sha256 else None
     if cache is not None and key:
         hit = cache.get_json(key)
         if isinstance(hit, dict):
             return ExtSummary.from_json(hit)
-    w = _Wheel(index, f)
+    w = _Wheel(index, f, data)
     try:
         summary = summarise_ext(w.zip)
     finally:
@@ -380,7 +410,7 @@ def primary_modules(package: str, members: Iterable[str], patterns: Iterable[str
 
 def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache | None = None,
                target: str | None = None, python: str = "cp311", platform: str = "manylinux_x86_64",
-               modules: Iterable[str] | None = None, select: Sequence[str] = ()) -> ArchResult:
+               modules: Iterable[str] | None = None, select: Sequence[str] = (), at: str | None = None) -> ArchResult:
     """SASS and PTX per shared object of ``package==version``; with a target, whether each runs there.
 
     ``select``: only the members these glob patterns match are read, and they are the main modules (``matrix
@@ -391,7 +421,7 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     platform = wheel_platform(platform)
     pkg = str(canonicalize_name(package))
     tname, cap = parse_target(target) if target else (None, None)
-    f = _find(index, cache, pkg, version, python, platform)
+    f, data = located(at) if at else (_find(index, cache, pkg, version, python, platform), None)
     key = f"arch-v{ARCH_VERSION}-{f.sha256}" if f.sha256 else None
     some = f"archsel-v{ARCH_VERSION}-{f.sha256}" if f.sha256 and select else None  # what `select` read
 
@@ -410,7 +440,7 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
         if isinstance(hit, dict) and hit.get("patterns") == list(select):
             read_modules, cached = [ModuleArch.from_cached_json(d) for d in hit["modules"]], True
     if read_modules is None:
-        w = _Wheel(index, f)
+        w = _Wheel(index, f, data)
         try:
             members = [m for m in elf_members(w.zip) if chosen(m.name)]
 
