@@ -393,8 +393,10 @@ def _artifacts(lock: Lock, facts: Any) -> Any:
     the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
     from glmcompat.edges.cache import Cache  # lazy: the engine: `check --help` stays light
     from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
-    from glmcompat.ops.artifacts import probe_lock  # lazy: the engine: `check --help` stays light
+    from glmcompat.ops.artifacts import candidates, probe_lock  # lazy: the engine: `check --help` stays light
 
+    if not candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL):
+        return {}  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
     urls = lock.meta.get("index_urls") or []
     with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
         return probe_lock(lock, facts, index=index, cache=index.cache,
