@@ -54,6 +54,14 @@ def check(ctx: Context) -> list[Finding]:
         if not a.read:
             unread.append(a)
             continue
+        if a.recorded_sha256:
+            out.append(Finding(
+                rule=ID, severity="error", packages=(ctx.pin(name),),
+                message=f"Because the lock records sha256 {a.recorded_sha256} for {a.artifact} and the file's sha256 is "
+                f"{a.sha256}, we can conclude that this is not the artifact the lock was made with",
+                evidence=(("observed-run", f"sha256 of {a.artifact}: {a.sha256}"),),
+                remedy="restore the wheel the lock names, or re-lock against this one"))
+            continue
         where = f"{a.artifact}" + (f" (sha256 {a.sha256[:12]}...)" if a.sha256 else "")
         if numpy is not None and a.numpy_abi == 1 and Version(numpy).major >= 2:
             out.append(Finding(

@@ -20,7 +20,8 @@ class ArtifactFacts:
     module that decided it. ``torch_needs``: how many symbols its extensions need from torch; ``torch_missing``: torch
     release (public version) -> the mangled symbols that release does not export, for each torch it was compared with;
     ``demangled``: symbol -> its readable form. ``cuda_majors``: the CUDA runtime majors its extensions link
-    (``libcudart.so.12``)."""
+    (``libcudart.so.12``). ``recorded_sha256``: the hash the lock records, set when the file's own differs (a mismatch:
+nothing else was read)."""
 
     name: str
     version: str
@@ -34,6 +35,7 @@ class ArtifactFacts:
     cuda_majors: tuple[int, ...] = ()
     unread: str = ""
     command: str = ""
+    recorded_sha256: str = ""  # set only when the file's sha256 is not the one the lock records (nothing else is read)
 
     @property
     def read(self) -> bool:
@@ -43,11 +45,11 @@ class ArtifactFacts:
         return {"name": self.name, "version": self.version, "artifact": self.artifact, "sha256": self.sha256,
                 "numpy_abi": self.numpy_abi, "numpy_member": self.numpy_member, "torch_needs": self.torch_needs,
                 "torch_missing": {k: list(v) for k, v in self.torch_missing.items()}, "demangled": dict(self.demangled),
-                "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command}
+                "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command, "recorded_sha256": self.recorded_sha256}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArtifactFacts:
         """Read back :meth:`to_json` (its shape checked by the cache: ``glmcompat.edges.cache.SHAPES['artifact']``)."""
         return cls(d["name"], d["version"], d["artifact"], d["sha256"], d["numpy_abi"], d["numpy_member"],
                    d["torch_needs"], {k: tuple(v) for k, v in d["torch_missing"].items()}, dict(d["demangled"]),
-                   tuple(d["cuda_majors"]), d["unread"], d["command"])
+                   tuple(d["cuda_majors"]), d["unread"], d["command"], d["recorded_sha256"])

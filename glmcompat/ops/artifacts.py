@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 NUMPY_VERSION = 1
-ARTIFACT_VERSION = 1  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
+ARTIFACT_VERSION = 2  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -259,9 +259,13 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     command = f"glmcompat abi '{name} @ {loc}'"
                     op = open_url(index, loc)
                 else:
+                    loc, _, recorded = loc.partition("#sha256=")
                     p = Path(loc) if os.path.isabs(loc) else base / loc
                     command = f"glmcompat abi {p}"
                     op = open_local(p)
+                    if recorded and recorded.lower() != op.sha256:
+                        return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
+                                                          command=command)
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")

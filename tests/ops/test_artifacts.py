@@ -147,3 +147,21 @@ def test_numexpr_against_numpy_2_from_the_index(tmp_path, pin, rc):
     p.write_text(f"{pin}\nnumpy==2.2.6\n")
     r = run_cli("check", str(p), "--target", "sm120", env={PROBE_ENV: ""})
     assert r.returncode == rc, r.stdout + r.stderr
+
+
+def test_a_wheel_whose_sha256_is_not_the_recorded_one_is_an_error(served, tmp_path, monkeypatch):
+    server, files = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    line = f"stableext @ file://{tmp_path / STABLE}#sha256={'0' * 64}"
+    lock = read_lock(_requirements(tmp_path, server.base, "9.1.0", files[STABLE], line))
+    cache = Cache(tmp_path / "cache")
+    with IndexClient(server.base, cache=cache, retries=0) as index:
+        got = probe_lock(lock, load_facts(), index=index, cache=cache, resolved_at_install=True)
+    (f,) = [f for f in evaluate_lock(lock, "sm90", None, load_facts(), True, artifacts=got) if f.rule == "artifact"]
+    assert f.severity == "error" and "records sha256 " + "0" * 64 in f.message
+
+
+def test_uv_lock_keeps_where_a_url_wheel_comes_from():
+    lock = read_lock(Path(__file__).parents[1] / "fixtures" / "realworld" / "01" / "uv.lock")
+    url = lock.meta["wheel_urls"]["flash-attn==2.8.1+cu13torch2.10cxx11abitrue"]
+    assert url.endswith(".whl#sha256=a14fea157eb61dfee56f605a24a7a6150704517759125b3942dd04bffa05d6cf")
