@@ -141,6 +141,7 @@ SHAPES: dict[str, Check] = {
     "page": _page, "pick": _pick, "abi": _abi, "ext": _ext, "torch.meta": _torch_meta, "arch": _arch_modules,
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
     "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int),
+    "unread": lambda v: _fields(v, {"unread": _str, "command": _str}),
 }
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
+from glmcompat.edges.index import cache_key
 from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.errors import GlmcompatError
 from glmcompat.model.names import canonicalize
@@ -57,6 +58,7 @@ NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
 LOCAL_LIMIT = 2 << 30  # a local wheel larger than this is not read into memory
+UNREAD_TTL = 3600.0  # seconds a failed read (no network, no wheel) is remembered before it is tried again
 PROBE_ENV = "GLMCOMPAT_NO_ARTIFACTS"  # set (to anything but ""): read no artifact over the network
 
 
@@ -248,6 +250,12 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
     def one(item: tuple[str, str, str]) -> tuple[tuple[str, str], ArtifactFacts]:
         name, ver, where = item
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
+        failed = cache_key("unread", f"{index.base_url if where == 'index' else ''}|{wheels.get(f'{name}=={ver}', '')}|"
+                                     f"{name}=={ver}|{python}|{platform}")
+        if network and cache is not None:  # a read that failed lately is not tried on every check
+            hit = cache.get_json(failed, max_age=UNREAD_TTL)
+            if isinstance(hit, dict):
+                return (name, ver), ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
@@ -287,8 +295,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             return (name, ver), got
         except (GlmcompatError, OSError, KeyError) as e:
             msg = getattr(e, "message", None) or str(e)
-            return (name, ver), ArtifactFacts(name, ver, "", unread=str(msg).splitlines()[0][:200] if msg else type(e).__name__,
-                                              command=command)
+            why = str(msg).splitlines()[0][:200] if msg else type(e).__name__
+            if network and cache is not None:
+                cache.put_json(failed, {"unread": why, "command": command})
+            return (name, ver), ArtifactFacts(name, ver, "", unread=why, command=command)
 
     return dict(_map(one, todo, workers=8))
 
