@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ from glmcompat.ops.wheelprobe import (
     summarise_ext,
 )
 from glmcompat.readers.elf import demangle
-from glmcompat.readers.wheelzip import BytesSource, RemoteZip, SparseMember
+from glmcompat.readers.wheelzip import BytesSource, RangeSource, RemoteZip, SparseMember
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.edges.cache import Cache
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 NUMPY_VERSION = 1
-ARTIFACT_VERSION = 2  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
+ARTIFACT_VERSION = 3  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -92,14 +93,21 @@ def numpy_summary(zf: RemoteZip) -> dict[str, int]:
     return {name: abi for name, abi in found if abi is not None}
 
 
-@dataclass
 class Opened:
-    """An artifact opened for reading: its zip, its file name, its sha256 (from the index or the lock; computed for a
-    local file)."""
+    """An artifact to read: its file name, its sha256 (from the index or the lock; computed for a local file) and its
+    zip, opened (its central directory read) only when something is not stored already."""
 
-    zip: RemoteZip
-    filename: str
-    sha256: str
+    def __init__(self, source: Callable[[], RangeSource], filename: str, sha256: str) -> None:
+        self._source = source
+        self._zip: RemoteZip | None = None
+        self.filename = filename
+        self.sha256 = sha256
+
+    @property
+    def zip(self) -> RemoteZip:
+        if self._zip is None:
+            self._zip = RemoteZip(self._source())
+        return self._zip
 
 
 def open_local(path: Path) -> Opened:
@@ -108,7 +116,7 @@ def open_local(path: Path) -> Opened:
     if size > LOCAL_LIMIT:
         raise GlmcompatError(f"{path}: {size} bytes is more than a local wheel is read whole ({LOCAL_LIMIT >> 20} MiB)")
     data = path.read_bytes()
-    return Opened(RemoteZip(BytesSource(data, path.name)), path.name, hashlib.sha256(data).hexdigest())
+    return Opened(lambda: BytesSource(data, path.name), path.name, hashlib.sha256(data).hexdigest())
 
 
 def open_url(index: IndexClient, url: str, sha256: str = "") -> Opened:
@@ -117,16 +125,15 @@ def open_url(index: IndexClient, url: str, sha256: str = "") -> Opened:
 
     name = url.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
     frag = url.partition("#sha256=")[2]
-    reader = HttpRangeReader(index.client, url.split("#")[0], name=name, retries=index.retries, backoff=index.backoff)
-    return Opened(RemoteZip(reader), name, sha256 or frag)
+    return Opened(lambda: HttpRangeReader(index.client, url.split("#")[0], name=name, retries=index.retries,
+                                          backoff=index.backoff), name, sha256 or frag)
 
 
 def open_index(index: IndexClient, f: IndexFile) -> Opened:
     from glmcompat.edges.ranges import HttpRangeReader  # lazy: httpx, only when a URL is read
 
-    reader = HttpRangeReader(index.client, f.url, name=f.filename, size=f.size, retries=index.retries,
-                             backoff=index.backoff)
-    return Opened(RemoteZip(reader), f.filename, f.sha256 or "")
+    return Opened(lambda: HttpRangeReader(index.client, f.url, name=f.filename, size=f.size, retries=index.retries,
+                                          backoff=index.backoff), f.filename, f.sha256 or "")
 
 
 def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary, dict[str, int]]:
@@ -157,14 +164,29 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary,
     return ext, np
 
 
+_NAMED_TORCH = re.compile(r"torch[_-]?v?(\d)[._]?(\d{1,2})(?!\d)")
+
+
+def named_torch(member: str) -> str | None:
+    """The torch release (``2.9``) a module's file name says it is built for, where a wheel ships one build per
+    torch and loads the one for the torch beside it (``libtorch_c_dlpack_addon_torch29-cuda.so``); None otherwise."""
+    m = _NAMED_TORCH.search(member.rsplit("/", 1)[-1])
+    return f"{m.group(1)}.{int(m.group(2))}" if m else None
+
+
 def judge(name: str, version: str, op: Opened, ext: ExtSummary, np: Mapping[str, int],
           torches: Mapping[str, frozenset[str]]) -> ArtifactFacts:
     """The facts of one read artifact: its NumPy C API and, against each torch (public version -> its exports),
     the torch symbols missing."""
     missing: dict[str, tuple[str, ...]] = {}
     needs = 0
+    named = {k: t for k in ext.modules if (t := named_torch(k)) is not None}
     for tv, exports in torches.items():
-        mods = compare_abi(ext, exports)
+        mm = ".".join(tv.split(".")[:2])
+        if named and mm not in named.values():
+            missing[tv] = ()  # builds for other torch releases only: which one loads is the package's choice
+            continue
+        mods = compare_abi(ExtSummary({k: v for k, v in ext.modules.items() if named.get(k, mm) == mm}), exports)
         needs = max(needs, sum(m.needs_from_torch for m in mods))
         missing[tv] = tuple(sorted({s.symbol for m in mods for s in m.missing}))
     names = sorted({s for v in missing.values() for s in v})
@@ -183,16 +205,24 @@ def _torches(lock: Lock) -> set[str]:
     return {Version(e.packages["torch"]).public for e in lock.sets if "torch" in e.packages}
 
 
-def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tuple[str, str, str]]:
-    """(name, version, where) of the packages whose artifact is to be read: ``where`` is ``wheel`` (the file names a
-    wheel file or URL) or ``index``."""
+def _python_of(names: tuple[str, ...]) -> str | None:
+    """The CPython tag an environment's name states (``extra sglang, Python 3.12, Linux x86_64`` -> ``cp312``)."""
+    m = re.search(r"Python 3\.(\d+)", " ".join(names))
+    return f"cp3{m.group(1)}" if m else None
+
+
+def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tuple[str, str, str, str | None]]:
+    """(name, version, where, python) of the packages whose artifact is to be read: ``where`` is ``wheel`` (the file
+    names a wheel file or URL) or ``index``; ``python``: the CPython tag of the first environment installing it, when
+    its name states one."""
     from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
 
     tracked = facts.kernel_packages() | facts.family_packages() | {"torch", "numpy"}
     compiled = {n for row in facts.rows("compiled") for n in row.packages}
     wheels = lock.meta.get("wheel_urls", {})
-    out: dict[tuple[str, str], str] = {}
+    out: dict[tuple[str, str], tuple[str, str | None]] = {}
     for env in lock.sets:
+        py = _python_of(env.names)
         np = env.packages.get("numpy")
         judged = "torch" in env.packages or (np is not None and Version(np).major >= 2)
         if not judged:
@@ -205,11 +235,11 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tupl
                 continue
             if src == "wheel":
                 if f"{name}=={ver}" in wheels:
-                    out[(name, ver)] = "wheel"
+                    out.setdefault((name, ver), ("wheel", py))
                 continue
             if src is None and (resolved_at_install or name in compiled):
-                out[(name, ver)] = "index"
-    return [(n, v, w) for (n, v), w in sorted(out.items())]
+                out.setdefault((name, ver), ("index", py))
+    return [(n, v, w, p) for (n, v), (w, p) in sorted(out.items())]
 
 
 def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | None, resolved_at_install: bool,
@@ -247,11 +277,12 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     loaded[tv] = _torch_summary(index, cache, f, _Stats()).exports
             return dict(loaded)
 
-    def one(item: tuple[str, str, str]) -> tuple[tuple[str, str], ArtifactFacts]:
-        name, ver, where = item
+    def one(item: tuple[str, str, str, str | None]) -> tuple[tuple[str, str], ArtifactFacts]:
+        name, ver, where, py = item
+        py = py or python
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
         failed = cache_key("unread", f"{index.base_url if where == 'index' else ''}|{wheels.get(f'{name}=={ver}', '')}|"
-                                     f"{name}=={ver}|{python}|{platform}")
+                                     f"{name}=={ver}|{py}|{platform}")
         if network and cache is not None:  # a read that failed lately is not tried on every check
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
             if isinstance(hit, dict):
@@ -277,7 +308,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
-                f = _find(index, cache, canonicalize(name), Version(ver).public, python, platform)
+                f = _find(index, cache, canonicalize(name), Version(ver).public, py, platform)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
                     return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
                 op = open_index(index, f)

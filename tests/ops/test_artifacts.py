@@ -15,7 +15,7 @@ from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import IndexClient
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError
-from glmcompat.ops.artifacts import PROBE_ENV, numpy_abi_of, numpy_summary, probe_lock
+from glmcompat.ops.artifacts import PROBE_ENV, named_torch, numpy_abi_of, numpy_summary, probe_lock
 from glmcompat.ops.wheelinput import Artifact, parse_artifact
 from glmcompat.readers.formats import read_lock
 from glmcompat.readers.wheelzip import BytesSource, RemoteZip
@@ -31,6 +31,13 @@ needs_gxx = pytest.mark.skipif(not HAVE_GXX, reason="g++ builds the fake wheels"
 def test_numpy_abi_of_real_numexpr_strings(pin, abi):
     (strings,) = NUMEXPR[pin]["modules"].values()
     assert numpy_abi_of(b"\0".join(s.encode() for s in strings) + b"\0") == abi
+
+
+@pytest.mark.parametrize(("member", "torch"), [("p/libtorch_c_dlpack_addon_torch29-cuda.so", "2.9"),
+                                              ("p/addon_torch210-cpu.so", "2.10"), ("p/x_torch_2_8.so", "2.8"),
+                                              ("torch/lib/libtorch_python.so", None), ("p/_C.abi3.so", None)])
+def test_named_torch(member, torch):
+    assert named_torch(member) == torch
 
 
 def test_numpy_abi_of_nothing():
@@ -119,10 +126,11 @@ def test_index_package_from_the_files_second_index(served, tmp_path, monkeypatch
 
 
 def test_unread_is_a_warning_naming_the_command(tmp_path):
-    # GLMCOMPAT_NO_ARTIFACTS is set for tests without the network mark: nothing is read over the network
     p = tmp_path / "requirements.txt"
-    p.write_text("numexpr==2.8.8\nnumpy==2.2.6\n")
-    r = run_cli("check", str(p), "--target", "sm90")
+    p.write_text("--index-url http://127.0.0.1:9/simple\nnumexpr==2.8.8\nnumpy==2.2.6\n")  # port 9: nothing answers
+    r = run_cli("check", str(p), "--target", "sm90")  # GLMCOMPAT_NO_ARTIFACTS (set for tests without the network mark)
+    assert r.returncode == 0 and "not checked" not in r.stdout  # asked not to read: nothing read, nothing said
+    r = run_cli("check", str(p), "--target", "sm90", env={PROBE_ENV: ""})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "the compiled code of numexpr 2.8.8 was not checked" in r.stdout and "glmcompat abi numexpr==2.8.8" in r.stdout
 
