@@ -7,7 +7,7 @@ installs, handed in ``Context.artifacts``), with no curated row:
   both (NumPy's own migration guide: build against 2.x to support 1.x and 2.x).
 * **torch ABI**: the torch symbols its extensions need that the set's torch does not export (a strong undefined
   symbol fails the load: ``undefined symbol``).
-* **CUDA runtime**: the ``libcudart.so.N`` it links against the CUDA major of the set's torch.
+* **CUDA runtime**: the ``libcudart.so.N`` a torch extension links against the CUDA major of the set's torch.
 
 A build label that names a torch or CUDA (``+cu128torch2.7``) is quoted beside the verdict; the bytes decide. What
 could not be read is one warning per environment naming the packages and the command that would read them."""
@@ -86,7 +86,9 @@ def check(ctx: Context) -> list[Finding]:
                     remedy=f"use a {name} build made against torch {tpub}, or the torch it was built against",
                     probe=f"{a.command} --torch {tpub}" if a.command else ""))
             tcuda = ctx.facts.torch_cuda(torch)
-            if tcuda and a.cuda_majors and int(tcuda.split(".")[0]) not in a.cuda_majors:
+            if tcuda and a.cuda_majors and a.torch_needs and int(tcuda.split(".")[0]) not in a.cuda_majors:
+                # a torch extension runs on torch's CUDA runtime; a package that needs nothing from torch may bring its
+                # own (its cuda_majors stay in the facts, for the driver's rule)
                 out.append(Finding(
                     rule=ID, severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
                     message=f"Because {name} {ver} links the CUDA {'/'.join(map(str, a.cuda_majors))} runtime "

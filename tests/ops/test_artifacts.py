@@ -173,3 +173,12 @@ def test_uv_lock_keeps_where_a_url_wheel_comes_from():
     lock = read_lock(Path(__file__).parents[1] / "fixtures" / "realworld" / "01" / "uv.lock")
     url = lock.meta["wheel_urls"]["flash-attn==2.8.1+cu13torch2.10cxx11abitrue"]
     assert url.endswith(".whl#sha256=a14fea157eb61dfee56f605a24a7a6150704517759125b3942dd04bffa05d6cf")
+
+
+def test_arch_reads_a_local_wheel(served, tmp_path):
+    _, files = served
+    p = tmp_path / "ext-1.0-cp310-abi3-manylinux2014_x86_64.whl"
+    p.write_bytes(files["ext-1.0-cp310-abi3-manylinux2014_x86_64.whl"])
+    r = run_cli("arch", str(p), "--target", "sm120", "--json", env={"GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")})
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and doc["wheel"] == p.name and "sm_120a" in json.dumps(doc), r.stdout + r.stderr
