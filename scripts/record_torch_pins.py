@@ -1,5 +1,5 @@
 """Record each tracked torch release's own exact pins (its METADATA Requires-Dist on triton, nvidia-*, cuda-*) as
-[[release]] rows of glmcompat/matrix/data/torch-releases.toml, for the torch-pins rule (glmcompat/decide/torchpins.py).
+[[release]] rows of glmcompat/matrix/data/torch-releases.toml, for the torch-pins rule (glmcompat/decide/rules/torchpins.py).
 
     python scripts/record_torch_pins.py > glmcompat/matrix/data/torch-releases.toml
 
@@ -49,7 +49,7 @@ def main() -> None:
           "# built with it (triton, the nvidia-* CUDA libraries), read from the index by scripts/record_torch_pins.py\n"
           "# (the wheel a CPython 3.11 Linux x86_64 installer picks; markers evaluated for that machine, no extra).\n"
           "# A set that installs another version of one of these beside that torch departs from what torch was built\n"
-          "# and tested with: glmcompat/decide/torchpins.py. Releases without such pins are left out.\nschema = 1")
+          "# and tested with: glmcompat/decide/rules/torchpins.py. Releases without such pins are left out.\nschema = 1")
     for ver in releases:
         f = index.find_wheel("torch", ver, python="cp311", platform="manylinux_x86_64")
         got, raw = pins(index.wheel_metadata(f))

@@ -274,8 +274,10 @@ def relevant_names(facts: object) -> frozenset[str]:
     for rows in getattr(facts, "data", {}).values():
         walk(rows)
     here = os.path.dirname(decide.__file__)
-    for name in sorted(os.listdir(here)):
-        if name.endswith(".py"):
-            with open(os.path.join(here, name), encoding="utf-8") as f:
-                walk(f.read())
+    for top, dirs, files in sorted(os.walk(here)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                with open(os.path.join(top, name), encoding="utf-8") as f:
+                    walk(f.read())
     return frozenset(canonical(w) for w in words if not w.replace(".", "").isdigit())  # a version names nothing

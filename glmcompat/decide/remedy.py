@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide import torchpins
+from glmcompat.decide.rules import torchpins
 from glmcompat.decide.rules import evaluate
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize

@@ -1,10 +1,10 @@
-"""ROCm/XPU builds of the torch family on an NVIDIA target (glmcompat/decide/nonnvidia.py), judged per environment."""
+"""ROCm/XPU builds of the torch family on an NVIDIA target (glmcompat/decide/rules/nonnvidia.py), judged per environment."""
 
 from __future__ import annotations
 
 import pytest
 
-from glmcompat.decide.nonnvidia import vendor_of
+from glmcompat.decide.rules.nonnvidia import vendor_of
 from glmcompat.decide.rules import evaluate, evaluate_lock
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.environments import Environment

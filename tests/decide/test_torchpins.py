@@ -1,4 +1,4 @@
-"""torch's own pins (glmcompat/decide/torchpins.py): the recorded METADATA rows, their severities and what they skip."""
+"""torch's own pins (glmcompat/decide/rules/torchpins.py): the recorded METADATA rows, their severities and what they skip."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from glmcompat.decide.remedy import one_safe_set
 from glmcompat.decide.rules import evaluate
-from glmcompat.decide.torchpins import pinned_by
+from glmcompat.decide.rules.torchpins import pinned_by
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.environments import Environment
 

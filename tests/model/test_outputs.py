@@ -138,9 +138,12 @@ def test_the_check_rules_are_the_rules_the_check_produces() -> None:
     """``check --json``'s ``rule`` enum (CHECK_RULES) is every rule name glmcompat.decide.rules and check's own
     (glmcompat.ops.checkfile) build a finding with, and nothing else."""
     produced: set[str] = set()
-    for mod in (rules, checkfile):
-        produced |= set(re.findall(r'\brule="([a-z-]+)"', Path(mod.__file__ or "").read_text(encoding="utf-8")))
+    files = [*Path(rules.__file__ or "").parent.glob("*.py"), Path(checkfile.__file__ or "")]
+    for f in files:
+        produced |= set(re.findall(r'\brule="([a-z-]+)"', f.read_text(encoding="utf-8")))
     assert produced == set(CHECK_RULES)
+    # the registry names every rule id it reports, and each is one of them
+    assert {i for r in rules.RULES for i in r.reports} <= set(CHECK_RULES)
     hint = typing.get_type_hints(CheckedFindingDoc, include_extras=True)["rule"]
     assert hint.__metadata__[0].keywords == {"enum": list(CHECK_RULES)}
 

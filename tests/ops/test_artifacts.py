@@ -1,4 +1,4 @@
-"""Judging compiled packages from their own bytes (glmcompat/ops/artifacts.py, glmcompat/decide/artifacts.py): NumPy's C
+"""Judging compiled packages from their own bytes (glmcompat/ops/artifacts.py, glmcompat/decide/rules/artifacts.py): NumPy's C
 API from real numexpr wheels' strings (recorded by scripts/record_numpy_abi_fixtures.py), torch symbols of gcc-built
 extensions against gcc-built torch wheels served by a real HTTP server on 127.0.0.1 (tests/abifakes.py), local wheels,
 ``NAME @ URL`` and the second index a requirements file names."""

@@ -9,19 +9,18 @@ override, as for an engine's pins). The pins are the ``[[release]]`` rows of ``g
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.decide.rules.context import Context, Rule
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
 
-# the rules' Context (glmcompat.decide.rules.Context, which imports this module: named here without the import)
-Context = Any
 ID = "torch-pins"
 
 
@@ -69,15 +68,19 @@ def check(ctx: Context) -> list[Finding]:
             ev = ((row.evidence, row.source),)
             if dep in ctx.overrides:  # a deliberate departure (uv override-dependencies): said, not failed
                 out.append(Finding(
-                    rule=ID, severity="warning", packages=(ctx.pin("torch"), ctx.pin(dep)),
+                    rule="torch-pins", severity="warning", packages=(ctx.pin("torch"), ctx.pin(dep)),
                     message=f"torch {torch} pins {dep}=={want} (its METADATA), and the lock overrides it with "
                     f"{dep}{ctx.overrides[dep] or ' (any version)'}: {dep} {have} is not the one torch {pub} was built "
                     "and tested with", evidence=ev,
                     remedy=f"keep the override only if torch {pub} is proven to run with {dep} {have} (`glmcompat verify`)"))
                 continue
             out.append(Finding(
-                rule=ID, severity="error", packages=(ctx.pin("torch"), ctx.pin(dep)),
+                rule="torch-pins", severity="error", packages=(ctx.pin("torch"), ctx.pin(dep)),
                 message=f"Because torch {torch} pins {dep}=={want} (its METADATA) and {dep} {have} is in the set, "
                 f"we can conclude that this {dep} is not the one torch {pub} was built and tested with",
                 evidence=ev, remedy=f"pin {dep}=={want} (or drop the {dep} pin and let torch's own pin choose it)"))
     return out
+
+
+RULE = Rule(id=ID, family="torchpins", check=check, reads=("release", "torch"), evidence=("metadata",), remedy="pin",
+            doc="torch's own exact pins (triton, the nvidia-* libraries) that the set departs from")

@@ -14,18 +14,17 @@ could not be read is one warning per environment naming the packages and the com
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from glmcompat.decide.rules.context import Context, Rule
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import local_cuda
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.artifacts import ArtifactFacts
 
-# the rules' Context (glmcompat.decide.rules.Context, which imports this module: named here without the import)
-Context = Any
 ID = "artifact"
 
 
@@ -56,7 +55,7 @@ def check(ctx: Context) -> list[Finding]:
             continue
         if a.recorded_sha256:
             out.append(Finding(
-                rule=ID, severity="error", packages=(ctx.pin(name),),
+                rule="artifact", severity="error", packages=(ctx.pin(name),),
                 message=f"Because the lock records sha256 {a.recorded_sha256} for {a.artifact} and the file's sha256 is "
                 f"{a.sha256}, we can conclude that this is not the artifact the lock was made with",
                 evidence=(("observed-run", f"sha256 of {a.artifact}: {a.sha256}"),),
@@ -65,7 +64,7 @@ def check(ctx: Context) -> list[Finding]:
         where = f"{a.artifact}" + (f" (sha256 {a.sha256[:12]}...)" if a.sha256 else "")
         if numpy is not None and a.numpy_abi == 1 and Version(numpy).major >= 2:
             out.append(Finding(
-                rule=ID, severity="error", packages=(ctx.pin(name), ctx.pin("numpy")),
+                rule="artifact", severity="error", packages=(ctx.pin(name), ctx.pin("numpy")),
                 message=f"Because {name} {ver}'s extension {a.numpy_member} was built against NumPy 1.x (it imports "
                 f"numpy.core._multiarray_umath, and not NumPy 2's numpy._core._multiarray_umath) and numpy {numpy} is in "
                 f"the set, we can conclude that importing {name} fails ('numpy.core.multiarray failed to import')",
@@ -77,7 +76,7 @@ def check(ctx: Context) -> list[Finding]:
             if missing:
                 shown = a.demangled.get(missing[0], missing[0])
                 out.append(Finding(
-                    rule=ID, severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
+                    rule="artifact", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
                     message=f"Because {name} {ver} needs {len(missing)} torch symbol(s) that torch {tpub} does not export "
                     f"(e.g. {shown}), we can conclude that it fails to load next to torch {torch} ('undefined symbol')"
                     + _label(ver),
@@ -90,7 +89,7 @@ def check(ctx: Context) -> list[Finding]:
                 # a torch extension runs on torch's CUDA runtime; a package that needs nothing from torch may bring its
                 # own (its cuda_majors stay in the facts, for the driver's rule)
                 out.append(Finding(
-                    rule=ID, severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
+                    rule="artifact", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
                     message=f"Because {name} {ver} links the CUDA {'/'.join(map(str, a.cuda_majors))} runtime "
                     f"(libcudart.so.{a.cuda_majors[0]}) and torch {torch} is built for CUDA {tcuda}, we can conclude that "
                     f"its extension fails to load beside that torch" + _label(ver),
@@ -100,8 +99,12 @@ def check(ctx: Context) -> list[Finding]:
     if unread:
         names = ", ".join(f"{a.name} {a.version}" for a in unread[:4]) + (f" and {len(unread) - 4} more" if len(unread) > 4 else "")
         out.append(Finding(
-            rule=ID, severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
+            rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
             message=f"the compiled code of {names} was not checked: {unread[0].unread}",
             evidence=(), remedy=f"run `{unread[0].command}{' --torch ' + Version(torch).public if torch else ''}` where the "
             "artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out
+
+
+RULE = Rule(id=ID, family="artifacts", check=check, reads=("torch",), evidence=("abi-probe", "observed-run"),
+            remedy="replace", doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256")

@@ -8,14 +8,12 @@ where another environment serves the target."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.decide.rules.context import Context, Rule
 from glmcompat.model.findings import Finding
 
-# the rules' Context (glmcompat.decide.rules.Context, which imports this module: named here without the import)
-Context = Any
 ID = "non-nvidia"
 # the torch family and the triton builds PyTorch publishes for other vendors beside them
 FAMILY = ("torch", "torchvision", "torchaudio", "pytorch-triton-rocm", "pytorch-triton-xpu", "triton-rocm", "triton-xpu")
@@ -52,9 +50,13 @@ def check(ctx: Context) -> list[Finding]:
                   "CUDA index)" if name == "torch" else
                   f"install the CUDA build of {name} {pub} that matches the CUDA torch (drop the {vendor.split()[0]} index)")
         out.append(Finding(
-            rule=ID, severity="error", packages=(ctx.pin(name),),
+            rule="non-nvidia", severity="error", packages=(ctx.pin(name),),
             message=f"Because {name} {ver} is a build for {vendor} GPUs and {t.name} (compute capability "
             f"{t.compute_capability}) is an NVIDIA GPU, we can conclude that it cannot run on NVIDIA GPUs: it links no "
             "CUDA runtime and carries no NVIDIA GPU code",
             evidence=(("metadata", f"the local label of {name} {ver} is that of a build for {vendor} GPUs"), EVIDENCE), remedy=remedy))
     return out
+
+
+RULE = Rule(id=ID, family="nonnvidia", check=check, reads=(), evidence=("metadata",), remedy="replace",
+            doc="ROCm and XPU builds of the torch family, which cannot run on an NVIDIA target")

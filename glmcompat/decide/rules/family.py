@@ -1,0 +1,93 @@
+"""(b) The torch family: torchvision / torchaudio against the torch they were built for."""
+
+from __future__ import annotations
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from glmcompat.model.findings import Finding
+from glmcompat.decide.rules.context import Context, Rule, _ev, _pair_ev, _probe_torch
+
+
+def rule_family(ctx: Context) -> list[Finding]:
+    """(b) torchvision / torchaudio against the torch they were built for."""
+    out: list[Finding] = []
+    torch = ctx.packages.get("torch")
+    for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
+        ver = ctx.packages[name]
+        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
+            continue
+        found = ctx.facts.family(name, ver)
+        if found is None:
+            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+            if verdict is not None and verdict.compatible:
+                continue  # no METADATA pin, but probed: every torch symbol it needs is there
+            if verdict is not None and torch is not None:
+                syms = verdict.symbols
+                out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
+                                   message=f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined "
+                                   f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
+                                   evidence=_ev(verdict),
+                                   remedy=f"use a {name} release built for torch {Version(torch).public}",
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
+                continue
+            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}")))
+            continue
+        spec, row = found
+        if torch is None:
+            out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name),),
+                               message=f"{name} {ver} needs torch{spec}, and no torch is in the set",
+                               evidence=_pair_ev(row, name, ver, spec), remedy=f"add torch{spec}"))
+            continue
+        tpub = Version(torch).public
+        verdict = ctx.facts.abi_verdict(name, ver, torch)
+        if SpecifierSet(spec).contains(tpub, prereleases=True):
+            if verdict is not None and not verdict.compatible:
+                # a probe-proven break wins over a METADATA range that admits this torch (torchaudio 2.11.1
+                # declares torch>=2.11, yet needs stable-ABI functions torch 2.11.0 does not export)
+                syms = verdict.symbols
+                msg = (f"torch {tpub} breaks {name} {ver}: its METADATA admits it (torch{spec}), but "
+                       f"{verdict.missing} undefined symbol(s) it needs are missing from torch {tpub}"
+                       + (f" (e.g. {syms[0]})" if syms else ""))
+                if row.failure:
+                    msg += f"; importing it fails with {row.failure}"
+                good = ctx.facts.family_for_torch(name, tpub)
+                remedy = f"pin {name}=={good}" if good and good != Version(ver).public else \
+                    f"use a {name} release built for torch {tpub}"
+                if row.consequence:
+                    msg += f"; {row.consequence}"
+                out.append(Finding(rule="family", severity=row.on_mismatch, packages=(ctx.pin(name), ctx.pin("torch")),
+                                   message=msg,
+                                   evidence=_ev(verdict) + _pair_ev(row, name, ver, spec), remedy=remedy,
+                                   probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
+            continue
+        if verdict is not None and verdict.compatible and row.evidence != "metadata":
+            continue  # probed compatible with this torch, and no METADATA pin says otherwise (torchaudio 2.11.0)
+        if verdict is not None:
+            # outside the documented range and probe-proven broken: the probe is the evidence, not the table
+            syms = verdict.symbols
+            msg = (f"torch {tpub} breaks {name} {ver}: it was built for torch{spec} and {verdict.missing} undefined "
+                   f"symbol(s) it needs are missing from torch {tpub}" + (f" (e.g. {syms[0]})" if syms else ""))
+            if row.failure:
+                msg += f"; importing it fails with {row.failure}"
+            if row.consequence:
+                msg += f"; {row.consequence}"
+            good = ctx.facts.family_for_torch(name, tpub)
+            out.append(Finding(rule="family", severity=row.on_mismatch, packages=(ctx.pin(name), ctx.pin("torch")),
+                               message=msg, evidence=_ev(verdict) + _pair_ev(row, name, ver, spec),
+                               remedy=f"pin {name}=={good}" if good else f"pin torch{spec}",
+                               probe=ctx.probe_command("abi", name, ver, f"--torch {tpub}")))
+            continue
+        msg = f"{name} {ver} was built for torch{spec}, but torch {tpub} is in the set"
+        if row.failure:
+            msg += f"; importing it fails with {row.failure}"
+        good = ctx.facts.family_for_torch(name, tpub)
+        remedy = f"pin {name}=={good}" if good else f"pin torch{spec}"
+        out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name), ctx.pin("torch")), message=msg,
+                           evidence=_pair_ev(row, name, ver, spec), remedy=remedy))
+    return out
+
+
+RULE = Rule(id='family', family='family', check=rule_family, reads=('family', 'abi', 'torch'), evidence=('metadata', 'abi-probe'),
+            remedy='pin', doc='torchvision / torchaudio (and the family) against the torch they were built for')

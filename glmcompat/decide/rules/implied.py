@@ -1,0 +1,112 @@
+"""What an installer adds to a resolved-at-install file (pip, conda's pip section): the exact pins of what it
+names, followed to a fixed point."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from glmcompat.matrix.rows import Fact
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
+from glmcompat.decide.rules.context import _ev
+
+
+# Files an installer resolves (pip, conda's pip section): what they name pulls in its own exact pins.
+RESOLVED_AT_INSTALL = frozenset({"requirements.txt", "environment.yml"})
+
+
+Implied = tuple[str, str, tuple[tuple[str, str], ...]]  # (version, why, evidence) of a package the installer adds
+
+
+def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, Fact]]:
+    """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
+    matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
+    release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: keeps `check --help` light
+
+    pub = Version(Version(version).public)
+    out: list[tuple[str, str, Fact]] = []
+    for row in facts.rows("release"):
+        if row.package != name or Version(row.version) != pub or name == "torch":  # torch's: the torch-pins rule
+            continue
+        for req in row.requires:
+            try:
+                parsed = Requirement(req)
+            except InvalidRequirement:
+                continue
+            specs = list(parsed.specifier)
+            if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
+                out.append((canonicalize(parsed.name), specs[0].version, row))
+    found = facts.family(name, version) if name in facts.family_packages() else None
+    if found is not None:
+        spec, frow = found
+        if spec.startswith("==") and "*" not in spec and "," not in spec:
+            out.append(("torch", spec[2:], frow))
+    return out
+
+
+def _known_releases(facts: Facts, name: str) -> set[Version]:
+    """Every release of ``name`` the matrix holds a row for (torch builds, family pairs, kernels, engine releases)."""
+    out: set[Version] = set()
+    if name == "torch":
+        out.update(Version(v) for t in facts.rows("torch") for v in t.versions)
+    for f in facts.rows("family"):
+        if f.package == name:
+            out.update(Version(v) for v in f.pairs)
+    for k in facts.rows("kernel"):
+        if k.package == name:
+            out.update(Version(v) for v in k.versions)
+    out.update(Version(r.version) for r in facts.rows("release") if r.package == name)
+    return out
+
+
+def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], facts: Facts
+                  ) -> tuple[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]], dict[str, str]]:
+    """What an installer puts in place of the packages a resolved-at-install file leaves open: (implied,
+    still unpinned). ``implied`` maps a name to (version, why, evidence) for
+
+    - a package the set does not pin but whose version another one's METADATA pins exactly (vLLM 0.18.0 pins
+      torch==2.10.0; torchvision 0.24.1 pins torch==2.9.1), when what the file asks of it (if anything)
+      admits that version: the installer has no other choice;
+    - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release.
+
+    Pins are followed to a fixed point (an engine pins torchvision, which pins torch). A wildcard that admits
+    several known releases judges the newest and stays unpinned (the installer picks)."""
+    implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {}
+    have = dict(packages)
+    left = dict(unpinned)
+    changed = True
+    while changed:
+        changed = False
+        for name, ver in sorted(have.items()):
+            for dep, exact, row in _exact_pins(facts, name, ver):
+                if dep in have:
+                    continue
+                asked = left.get(dep)
+                try:
+                    admits = not asked or SpecifierSet(asked).contains(exact, prereleases=True)
+                except ValueError:
+                    admits = False
+                if not admits:
+                    continue  # the installer cannot satisfy both: it fails, and nothing installs
+                have[dep] = exact
+                left.pop(dep, None)
+                implied[dep] = (exact, f"{name} {ver} pins {dep}=={exact} exactly", _ev(row))
+                changed = True
+        for dep, asked in sorted(left.items()):
+            specs = list(SpecifierSet(asked)) if asked else []
+            if dep in have or len(specs) != 1 or specs[0].operator != "==" or not specs[0].version.endswith(".*"):
+                continue
+            match = sorted(v for v in _known_releases(facts, dep) if specs[0].contains(v, prereleases=False))
+            if not match:
+                continue
+            have[dep] = str(match[-1])
+            ev = (("metadata", f"{dep}{asked} admits {', '.join(map(str, match))} of the releases the matrix knows"),)
+            implied[dep] = (str(match[-1]), f"{dep}{asked} is a wildcard pin of {dep} {match[-1]}"
+                            + ("" if len(match) == 1 else " (the newest it admits)"), ev)
+            if len(match) == 1:
+                del left[dep]
+            changed = True
+    return implied, left
