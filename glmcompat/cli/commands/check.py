@@ -314,12 +314,15 @@ def _bump_findings(old: Lock, new: Lock, new_findings: list[Finding], old_findin
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
-    if before is None or os.environ.get("GLMCOMPAT_NO_ARTIFACTS"):  # a verdict without the artifacts is not recorded
+    if before is None:
         return _judge(args)[0]
     with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
         rc, text, facts = _judge(args)
     if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
-        fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts))
+        # a verdict that read a wheel named by URL or path is kept for these exact bytes only: such a package's name is
+        # in no names record, so a uv.lock's projection would not see its version change
+        fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts),
+                       exact=_READ_WHEELS[0])
     return rc
 
 
@@ -389,6 +392,9 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
+_READ_WHEELS = [False]  # whether this run read a wheel a file names by URL or path (main's record keys on its bytes)
+
+
 def _artifacts(lock: Lock, facts: Any) -> Any:
     """What the artifacts of the compiled packages the matrix has no row for say (glmcompat.ops.artifacts): read from
     the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
@@ -396,8 +402,10 @@ def _artifacts(lock: Lock, facts: Any) -> Any:
     from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
     from glmcompat.ops.artifacts import PROBE_ENV, candidates, probe_lock  # lazy: the engine: `check --help` stays light
 
-    if os.environ.get(PROBE_ENV) or not candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL):
-        return {}  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
+    todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL)
+    if not todo:
+        return {}
+    _READ_WHEELS[0] = _READ_WHEELS[0] or any(where == "wheel" for _, _, where, _ in todo)  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
     urls = lock.meta.get("index_urls") or []
     with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
         return probe_lock(lock, facts, index=index, cache=index.cache,
