@@ -319,8 +319,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
         rc, text, facts = _judge(args)
     if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again
-        # a verdict that read a wheel named by URL or path is kept for these exact bytes only: such a package's name is
-        # in no names record, so a uv.lock's projection would not see its version change
+        # a verdict that read a wheel named by URL or path, of a package the matrix does not name, is kept for these exact
+        # bytes only: its name is in no names record, so a uv.lock's projection would not see its version change
         fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts),
                        exact=_READ_WHEELS[0])
     return rc
@@ -392,7 +392,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
-_READ_WHEELS = [False]  # whether this run read a wheel a file names by URL or path (main's record keys on its bytes)
+_READ_WHEELS = [False]  # whether this run read a wheel a file names by URL or path of a package the matrix does not name
 
 
 def _artifacts(lock: Lock, facts: Any) -> Any:
@@ -405,7 +405,8 @@ def _artifacts(lock: Lock, facts: Any) -> Any:
     todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL)
     if not todo:
         return {}
-    _READ_WHEELS[0] = _READ_WHEELS[0] or any(where == "wheel" for _, _, where, _ in todo)  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
+    named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
+    _READ_WHEELS[0] = _READ_WHEELS[0] or any(where == "wheel" and n not in named for n, _, where, _ in todo)  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
     urls = lock.meta.get("index_urls") or []
     with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
         return probe_lock(lock, facts, index=index, cache=index.cache,
