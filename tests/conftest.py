@@ -86,6 +86,7 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     (:data:`GUARD`, through ``PYTHONPATH``); and the shipped matrix validated once."""
     mp = pytest.MonkeyPatch()
     mp.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+    mp.setenv("GLMCOMPAT_NO_ARTIFACTS", "1")  # check reads no artifact over the network (ops/artifacts.py)
     _strip_installer_env(mp, network=True)
     guard = tmp_path_factory.mktemp("socket-guard")
     (guard / "sitecustomize.py").write_text(GUARD)
@@ -105,6 +106,8 @@ def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     seed_matrix(cache)
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
     _strip_installer_env(monkeypatch, network=request.node.get_closest_marker("network") is not None)
+    if request.node.get_closest_marker("network") is not None:  # the session sets GLMCOMPAT_NO_ARTIFACTS; these read
+        monkeypatch.delenv("GLMCOMPAT_NO_ARTIFACTS", raising=False)
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------

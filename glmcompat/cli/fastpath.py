@@ -115,6 +115,7 @@ def key(argv: list[str], relevant: frozenset[str] | None = None, names: str | No
     # a verdict names where its machine's values came from: a flag, or the variable that gave it
     h.update("\0".join(os.environ.get(v, "") for v in ("GLMCOMPAT_TARGET", "GLMCOMPAT_DRIVER", "GLMCOMPAT_GLIBC")).encode(
         "utf-8", "surrogateescape") + b"\0")
+    h.update(f"{os.environ.get('GLMCOMPAT_NO_ARTIFACTS', '')}\0".encode())  # one without the artifacts' findings too
     base = cache_dir_name()
     for p in paths:
         proj = None
@@ -188,13 +189,14 @@ def reading(argv: list[str]) -> ReadLog:
 
 
 def store(argv: list[str], before: str, log: ReadLog, stdout: str, stderr: str, rc: int,
-          relevant: Callable[[], Iterable[str]] | None = None) -> None:
+          relevant: Callable[[], Iterable[str]] | None = None, exact: bool = False) -> None:
     """Record the full path's verdict of ``check ARGV``, whose key (:func:`key` without names) was ``before`` when
     the run began and whose inputs are what ``log`` (:func:`reading`) saw it read: nothing when an input changed
     during the run, or one is in no state to compare later, or the run started a program whose reads no key holds
     (never raises: a read-only cache costs speed only). ``relevant`` gives the package names a verdict can read
     (:func:`relevant_names`), recorded once per code and matrix, so the verdict is stored under the key a later
-    lookup computes with them."""
+    lookup computes with them; ``exact``: under the key of these exact bytes only (the verdict read what no names
+    record holds)."""
     base = cache_dir_name()
     if base is None or key(argv) != before or not set(log.spawned) <= SPAWNED:
         return
@@ -224,7 +226,7 @@ def store(argv: list[str], before: str, log: ReadLog, stdout: str, stderr: str, 
             _write(where, seal(MEMO_HEADER.decode(), mk, memo_bytes(memo)))
         except OSError:
             pass
-    for each in [before] if k == before else [before, k]:  # the same bytes, and what a verdict reads of them
+    for each in [before] if k == before or exact else [before, k]:  # exact: these bytes' key only  # the same bytes, and what a verdict reads of them
         if not save(HEADER, each, os.path.join(base, "verdicts", each), deps, stdout, stderr, rc):
             return
 

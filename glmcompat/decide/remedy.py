@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.decide.rules import torchpins
 from glmcompat.decide.rules import evaluate
 from glmcompat.decide import cudadriver
 from glmcompat.matrix.view import Facts
@@ -54,7 +55,8 @@ def one_safe_set(packages: Mapping[str, str], target: str, model: str | None, fa
         if older is not None and older not in candidates:
             candidates.append(older)
     for torch in candidates:
-        trial = dict(pkgs)
+        pinned = torchpins.pinned_by(facts, torch)  # what torch's own pins choose follows torch: left to the installer
+        trial = {n: v for n, v in pkgs.items() if n not in pinned}
         trial["torch"] = torch
         ok = True
         for name in family:

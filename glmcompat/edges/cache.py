@@ -129,11 +129,19 @@ def _toolkit(v: Any) -> bool:  # glmcompat.ops.wheelprobe's CUDA toolkits per mo
     return _fields(v, {"modules": map_of(_str_int_map)})
 
 
+def _artifact(v: Any) -> bool:  # glmcompat.model.artifacts.ArtifactFacts of one artifact against some torch releases
+    return _fields(v, {"name": _str, "version": _str, "artifact": _str, "sha256": _str, "numpy_abi": _opt(_int),
+                       "numpy_member": _str, "torch_needs": _int, "torch_missing": map_of(_strs),
+                       "demangled": map_of(_str), "cuda_majors": _ints, "unread": _str, "command": _str,
+                       "recorded_sha256": _str})
+
+
 # key kind (its first dash-separated word; ``.meta`` keys apart) -> the shape its JSON must have
 SHAPES: dict[str, Check] = {
     "page": _page, "pick": _pick, "abi": _abi, "ext": _ext, "torch.meta": _torch_meta, "arch": _arch_modules,
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
-    "toolkit": _toolkit,
+    "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int),
+    "unread": lambda v: _fields(v, {"unread": _str, "command": _str}),
 }
 
 

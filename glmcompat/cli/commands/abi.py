@@ -54,7 +54,7 @@ def abi_parser() -> argparse.ArgumentParser:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("abi", "Compare an extension wheel's undefined torch symbols with what a torch release exports, "
                       "reading both wheels from the index (no install).")
-    p.add_argument("extension", metavar="EXT==VER")
+    p.add_argument("extension", metavar="EXT", help="EXT==VER (the index's wheel), 'EXT @ URL' or a wheel file's path")
     p.add_argument("--torch", required=True, metavar="VER", help="the torch release to check against")
     add_python_option(p, dest="torch_python", flag="--torch-python", default=None,
                       what="interpreter of the torch wheel (default: --python)")
@@ -66,9 +66,11 @@ def abi_parser() -> argparse.ArgumentParser:
 def _abi(argv: Sequence[str]) -> int:
     p = abi_parser()
     args = p.parse_args(list(argv))
+    from glmcompat.ops.wheelinput import parse_artifact  # lazy: the probe stack, not for building the parser (help, completion)
     from glmcompat.ops.wheelprobe import parse_pin, probe_abi  # lazy: the probe stack, not for building the parser (help, completion)
 
-    pkg, ver = parse_pin(args.extension)
+    art = parse_artifact(args.extension)
+    pkg, ver = art.name, art.version
     parse_pin(f"torch=={args.torch}")
     platform = _platform(args)
     o = output(args)
@@ -79,7 +81,7 @@ def _abi(argv: Sequence[str]) -> int:
         fetch_started(o, index, what, platform)
         with probing(o, index, "reading the wheels"):
             result = probe_abi(pkg, ver, args.torch, index=index, cache=cache, python=python_tag(args.python),
-                               platform=platform, torch_python=python_tag(torch_py))
+                               platform=platform, torch_python=python_tag(torch_py), at=art.location)
         fetch_finished(o, f"{result.wheel} and {result.torch_wheel}", result)
     if args.json:
         dump_json(result.to_json(), o.out)
@@ -162,7 +164,7 @@ def arch_parser() -> argparse.ArgumentParser:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("arch", "List the GPU code (SASS and PTX) in a wheel's shared objects, read from the index; with "
                        "--target, say whether each has code that runs there.")
-    p.add_argument("package", metavar="PKG==VER")
+    p.add_argument("package", metavar="PKG", help="PKG==VER (the index's wheel), 'PKG @ URL' or a wheel file's path")
     p.add_argument("--target", default=None, metavar="T",
                    help="GPU target, e.g. sm120, sm_90 or 12.0 (default: GLMCOMPAT_TARGET, else the one target of "
                         "[tool.glmcompat] targets, else none: the GPU code is listed, not judged)")
@@ -175,11 +177,13 @@ def arch_parser() -> argparse.ArgumentParser:
 def _arch(argv: Sequence[str]) -> int:
     p = arch_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.ops.wheelprobe import parse_pin, parse_target, probe_arch  # lazy: the probe stack, not for building the parser (help, completion)
+    from glmcompat.ops.wheelinput import parse_artifact  # lazy: the probe stack, not for building the parser (help, completion)
+    from glmcompat.ops.wheelprobe import parse_target, probe_arch  # lazy: the probe stack, not for building the parser (help, completion)
 
     apply_settings(args, "arch", keys=("target", "platform"), several="ignore")
 
-    pkg, ver = parse_pin(args.package)
+    art = parse_artifact(args.package)
+    pkg, ver = art.name, art.version
     platform = _platform(args)
     shipped = None
     if args.target:
@@ -191,7 +195,7 @@ def _arch(argv: Sequence[str]) -> int:
         fetch_started(o, index, f"{pkg} {ver} ({python_tag(args.python)})", platform)
         with probing(o, index, "reading the wheel"):
             result = probe_arch(pkg, ver, index=index, cache=cache, target=args.target, python=python_tag(args.python),
-                                platform=platform, modules=args.module)
+                                platform=platform, modules=args.module, at=art.location)
         fetch_finished(o, result.wheel, result)
     note = None
     if shipped is not None and result.platform not in shipped[0]:

@@ -54,7 +54,8 @@ class Job:
 def build_parser() -> Any:
     """The argument parser of this command (also what `glmcompat completion` reads)."""
     p = parser("check", "Check a lock (uv.lock, pylock.toml, pinned requirements.txt or a pyproject.toml's lock) "
-                        "for a GPU target, offline.")
+                        "for a GPU target. Offline, except that the wheels of compiled packages the matrix has no row "
+                        "for are read once each (stored by sha256; GLMCOMPAT_NO_ARTIFACTS=1: none is read or reported).")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--target", action="append", metavar="T",
                    help="GPU target, e.g. sm120 (repeatable; default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets "
@@ -319,8 +320,11 @@ def main(name: str, argv: Sequence[str]) -> int:
     with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
         rc, text, facts = _judge(args)
     if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again (never a
-        # verdict on a machine read here: what was read is no input the record could compare)
-        fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts))
+        # verdict on a machine read here: what was read is no input the record could compare); a verdict that read a
+        # wheel named by URL or path, of a package the matrix does not name, is kept for these exact bytes only: its name
+        # is in no names record, so a uv.lock's projection would not see its version change
+        fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts),
+                       exact=_READ_WHEELS[0])
     return rc
 
 
@@ -361,13 +365,14 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
+        arts = _artifacts(lock, facts)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
         for t in job.targets:
             tname = facts.target(t).name
             found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
-                                        machine=job.machine)
+                                        machine=job.machine, artifacts=arts)
             if args.against and old is not None:
                 found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
                                                                              stack, iso, job.platforms,
@@ -389,6 +394,27 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     o.out.write(text)
     detected = any(j.machine is not None and j.machine.detected for j in jobs)
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
+
+
+_READ_WHEELS = [False]  # whether this run read a wheel a file names by URL or path of a package the matrix does not name
+
+
+def _artifacts(lock: Lock, facts: Any) -> Any:
+    """What the artifacts of the compiled packages the matrix has no row for say (glmcompat.ops.artifacts): read from
+    the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
+    from glmcompat.edges.cache import Cache  # lazy: the engine: `check --help` stays light
+    from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
+    from glmcompat.ops.artifacts import PROBE_ENV, candidates, probe_lock  # lazy: the engine: `check --help` stays light
+
+    todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL)
+    if not todo:
+        return {}
+    named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
+    _READ_WHEELS[0] = _READ_WHEELS[0] or any(where == "wheel" and n not in named for n, _, where, _ in todo)  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
+    urls = lock.meta.get("index_urls") or []
+    with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
+        return probe_lock(lock, facts, index=index, cache=index.cache,
+                          resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL)
 
 
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:

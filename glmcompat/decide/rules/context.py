@@ -4,13 +4,14 @@ lists, and the helpers several rules share (evidence of a row, the torch to prob
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from packaging.version import Version
 
 from glmcompat.matrix.rows import Fact, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
+from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.findings import Finding, NameVersion
 from glmcompat.model.machine import Machine
 
@@ -38,6 +39,7 @@ class Context:
     no_isolation: frozenset[str] | None = None  # packages built without build isolation (None: not known)
     host: Machine | None = None  # the machine judged: its NVIDIA driver, glibc (None: not named, not judged)
     glibc: dict[str, str] = field(default_factory=dict)  # name -> the lowest glibc its wheels need (uv.lock)
+    artifacts: Mapping[tuple[str, str], ArtifactFacts] = field(default_factory=dict)  # read from the bytes (ops.artifacts)
 
     def built_from_source(self, name: str) -> bool:
         from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: start-up path (the fast path imports rules)

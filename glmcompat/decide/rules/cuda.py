@@ -6,6 +6,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from glmcompat.model.findings import Finding
+from glmcompat.decide.rules import nonnvidia
 from glmcompat.decide.rules.context import Context, Rule, _ev
 
 
@@ -15,8 +16,8 @@ def rule_cuda(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     if torch is None:
         return out
-    if ctx.built_from_source("torch"):
-        return out
+    if ctx.built_from_source("torch") or nonnvidia.vendor_of("torch", torch) is not None:
+        return out  # built here, or a ROCm/XPU build (the non-nvidia rule): no CUDA runtime to compare
     tcuda = ctx.facts.torch_cuda(torch)
     if tcuda is None:
         return out  # reported by the gpu-code rule as unknown

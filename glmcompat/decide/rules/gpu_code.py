@@ -6,6 +6,7 @@ from packaging.version import Version
 
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding
+from glmcompat.decide.rules import nonnvidia
 from glmcompat.decide.rules.context import Context, Rule, _best_kernel, _ev
 
 
@@ -18,6 +19,8 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
         ver = ctx.packages[name]
         if ctx.built_from_source(name):
             continue  # its GPU code is whatever the build chose: rule_source_build warns
+        if nonnvidia.vendor_of(name, ver) is not None:
+            continue  # a ROCm/XPU build: the non-nvidia rule says it cannot run on NVIDIA GPUs
         code = ctx.facts.gpu_code(name, ver)
         if code is None:
             k = ctx.facts.kernel(name, ver) if name != "torch" else None

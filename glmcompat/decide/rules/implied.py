@@ -29,7 +29,7 @@ def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, F
     pub = Version(Version(version).public)
     out: list[tuple[str, str, Fact]] = []
     for row in facts.rows("release"):
-        if row.package != name or Version(row.version) != pub:
+        if row.package != name or Version(row.version) != pub or name == "torch":  # torch's: the torch-pins rule
             continue
         for req in row.requires:
             try:

@@ -18,6 +18,7 @@ from glmcompat.decide.rules.implied import Implied, resolve_named
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.machine import Machine
+    from glmcompat.model.artifacts import ArtifactFacts
     from glmcompat.model.environments import Environment
 
 
@@ -33,6 +34,7 @@ def evaluate(
     resolved_at_install: bool = False,
     implied: Mapping[str, Implied] | None = None,
     machine: Machine | None = None,
+    artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None,
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
@@ -60,6 +62,7 @@ def evaluate(
         ctx.glibc = dict(env.glibc)
     ctx.no_isolation = no_isolation
     ctx.host = machine
+    ctx.artifacts = artifacts or {}
     implied = dict(implied or {})
     if resolved_at_install:
         implied, ctx.unpinned = resolve_named(ctx.packages, ctx.unpinned, facts)

@@ -13,19 +13,22 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
+from glmcompat.decide.rules import nonnvidia
 from glmcompat.decide.rules.context import _ev
 from glmcompat.decide.rules.judge import evaluate, stack_findings
 from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.machine import Machine
+    from glmcompat.model.artifacts import ArtifactFacts
     from glmcompat.model.environments import Environment
     from glmcompat.readers.formats.common import Lock
 
 
 def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
-                  platforms: Any = None, machine: Machine | None = None) -> list[Finding]:
+                  platforms: Any = None, machine: Machine | None = None,
+                  artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
     with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
@@ -124,7 +127,8 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
         m = env.platform
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
-                         env=env, no_isolation=no_isolation, implied=implied[i], machine=machine)
+                         env=env, no_isolation=no_isolation, implied=implied[i], machine=machine,
+                         artifacts=artifacts if m == "x86_64" else None)
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)
@@ -187,6 +191,10 @@ def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool
 
     if env.sources.get("torch") in BUILT_FROM_SOURCE:
         return None
+    vendor = nonnvidia.vendor_of("torch", torch)
+    if vendor is not None:
+        return (f"torch {torch} is a build for {vendor} GPUs, not for this target (it cannot run on NVIDIA GPUs)",
+                (("metadata", f"the local label of torch {torch}"),))
     code = facts.gpu_code("torch", torch)
     if code is not None and not code[0] and not code[1]:
         what = "the +cpu build" if Version(torch).local == "cpu" else f"its default {machine} wheel"

@@ -4,7 +4,7 @@ read this table; adding a rule is one module in this package (its ``check`` and 
 from __future__ import annotations
 
 from glmcompat.decide.rules import abi, cuda, equal_version, family, gpu_code, model, overrides, source_build, target_fix
-from glmcompat.decide.rules import driver, glibc, unpinned, untracked
+from glmcompat.decide.rules import artifacts, driver, glibc, nonnvidia, torchpins, unpinned, untracked
 from glmcompat.decide.rules.context import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -21,6 +21,9 @@ RULES: tuple[Rule, ...] = (
     untracked.RULE,
     unpinned.RULE,
     overrides.RULE,
+    torchpins.RULE,
+    nonnvidia.RULE,
+    artifacts.RULE,
 )
 
 

@@ -7,6 +7,7 @@ from packaging.version import Version
 
 from glmcompat.model.findings import Finding, NameVersion
 from glmcompat.model.names import local_cuda
+from glmcompat.decide.rules import artifacts
 from glmcompat.decide.rules.context import Context, Rule, _ev, label_torch
 
 
@@ -20,6 +21,8 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
     for row in ctx.facts.rows("compiled"):
         for name in sorted(set(row.packages) & ctx.packages.keys()):
             ver = ctx.packages[name]
+            if artifacts.judged_torch(ctx, name):
+                continue  # its own bytes were compared with this torch: the artifact rule
             local = Version(ver).local or ""
             named = label_torch(local)
             lcuda = local_cuda(ver)

@@ -67,7 +67,9 @@ def listings_of(tracked: dict[str, str], m: Matrix, packages: Sequence[tuple[str
     its kind on x86_64; ``[[release]]`` too for a package that also has release rows (vLLM: a kernel
     with pinned requirements); and the aarch64 wheels of the torch and kernel packages the matrix holds
     aarch64 rows of."""
-    releases = {str(canonicalize_name(r.package)) for r in m.release}
+    # torch's own [[release]] rows (its pins on triton and the nvidia-* libraries) are recorded by
+    # scripts/record_torch_pins.py, not by a refresh (which keeps the pins on tracked packages only)
+    releases = {str(canonicalize_name(r.package)) for r in m.release if r.package != "torch"}
     aarch64 = {"torch" for t in m.torch if t.platform == "aarch64" and not t.variant}
     aarch64 |= {str(canonicalize_name(k.package)) for k in m.kernel if k.platform == "aarch64" and not k.variant}
     out = []

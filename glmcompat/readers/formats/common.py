@@ -60,6 +60,7 @@ class LockMeta(TypedDict, total=False):
     notes: list[str]  # what the reader could not name or fully read (shown by check, one line each)
     includes: list[str]  # requirements: the files ``-r``/``-c`` include, relative to the top file (the cache keys on them)
     index_urls: list[str]  # requirements: ``--index-url`` / ``--extra-index-url`` values, first-seen order
+    wheel_urls: dict[str, str]  # requirements: ``name==version`` -> a wheel entry's URL or path (relative to the file)
     overrides: dict[str, str]  # uv.lock: ``[manifest] overrides``, name -> specifier (deliberate, uv override-dependencies)
     extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs
     optional: list[str]  # poetry.lock: packages installed only by an extra, sorted

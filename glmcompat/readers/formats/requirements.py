@@ -163,6 +163,7 @@ class RequirementsReader:
         self.done: set[tuple[str, bool]] = set()
         self.includes: list[str] = []  # every included file, relative to the top file (a cache must key on them)
         self._parsed: dict[str, tuple[str, str | None, str | None, str | None, str | None]] = {}
+        self.wheels: dict[str, str] = {}  # name==version -> the wheel's URL or path (relative to the top file's folder)
 
     def lock(self, kind: str = "requirements.txt", requires_python: str | None = None,
              meta: LockMeta | None = None) -> Lock:
@@ -175,6 +176,8 @@ class RequirementsReader:
             out["notes"] = list(self.notes)
         if self.indexes:
             out["index_urls"] = list(dict.fromkeys(self.indexes))
+        if self.wheels:
+            out["wheel_urls"] = dict(sorted(self.wheels.items()))
         return Lock(str(self.top), kind, tuple(self.entries), requires_python, (), out)
 
     def read(self, f: ReqFile, lines: Iterable[tuple[int, str]], constraint: bool) -> None:
@@ -256,9 +259,18 @@ class RequirementsReader:
         name, url, marker, version, spec = parsed
         if url:
             source, _, version = direct_reference(f.shown, n, name, url)
+            self.wheel_at(f, name, version, url)
             self.add(Entry(name, version, marker, source, None, constraint, f.origin, n))
             return
         self.add(Entry(name, version, marker, "registry", spec, constraint, f.origin, n))
+
+    def wheel_at(self, f: ReqFile, name: str, version: str | None, loc: str) -> None:
+        """Keep where a wheel entry's file is (a URL, or a path made relative to the top file's folder)."""
+        if version is None:
+            return
+        if "://" not in loc and not os.path.isabs(loc):
+            loc = os.path.normpath(os.path.join(os.path.dirname(f.origin or ""), loc))
+        self.wheels[f"{name}=={version}"] = loc
 
     def location(self, f: ReqFile, n: int, text: str, constraint: bool) -> None:
         """A line that is a URL or path with no ``name @`` (``./wheels/x-1.0-py3-none-any.whl``, ``git+...#egg=x``)."""
@@ -267,6 +279,7 @@ class RequirementsReader:
         marker = marker_of(mark.strip() or None, f.shown, n, f"requirement {text!r}")
         source, wname, version = direct_reference(f.shown, n, None, loc)
         if wname is not None:
+            self.wheel_at(f, wname, version, loc)
             self.add(Entry(wname, version, marker, source, None, constraint, f.origin, n))
             return
         name = _egg(loc) or _sdist_name(loc) or _directory_name(loc)

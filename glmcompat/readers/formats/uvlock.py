@@ -397,7 +397,29 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
     meta = LockMeta(overrides=dict(sorted(graph.overrides.items())))
     if note:
         meta["notes"] = [note]
+    wheels = _wheel_urls(entries, versioned_tables(doc, "package"))
+    if wheels:
+        meta["wheel_urls"] = wheels
     return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)
+
+
+def _wheel_urls(entries: list[Entry], tables: Any) -> dict[str, str]:
+    """``name==version`` -> the URL or path (relative to the lock) of each package the lock takes from a wheel URL or
+    file, with ``#sha256=`` the hash the lock records for it (what glmcompat.ops.artifacts reads and checks)."""
+    out: dict[str, str] = {}
+    for e, p in zip(entries, tables, strict=True):
+        if e.source != "wheel" or not e.version or not isinstance(p, dict):
+            continue
+        wheels = p.get("wheels")
+        first = wheels[0] if isinstance(wheels, list) and wheels and isinstance(wheels[0], dict) else {}
+        raw = p.get("source")
+        src: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        loc = first.get("url") or first.get("path") or src.get("url") or src.get("path")
+        digest = first.get("hash")
+        if isinstance(loc, str):
+            sha = digest[len("sha256:"):] if isinstance(digest, str) and digest.startswith("sha256:") else ""
+            out[f"{e.name}=={e.version}"] = loc.split("#")[0] + (f"#sha256={sha}" if sha else "")
+    return dict(sorted(out.items()))
 
 
 FORMAT = Format("uv.lock", parse_uv_lock, names=(r"uv\.lock", r".*\.uv\.lock"),

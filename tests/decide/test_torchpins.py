@@ -1,0 +1,47 @@
+"""torch's own pins (glmcompat/decide/rules/torchpins.py): the recorded METADATA rows, their severities and what they skip."""
+
+from __future__ import annotations
+
+import pytest
+
+from glmcompat.decide.remedy import one_safe_set
+from glmcompat.decide.rules import evaluate
+from glmcompat.decide.rules.torchpins import pinned_by
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.environments import Environment
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return load_facts()
+
+
+def test_rows_hold_the_pins_torch_2_9_1_declares(facts):
+    row = next(r for r in facts.rows("release") if r.package == "torch" and r.version == "2.9.1")
+    assert {"triton==3.5.1", "nvidia-cudnn-cu12==9.10.2.21", "nvidia-nccl-cu12==2.27.5"} <= set(row.requires)
+    assert row.evidence == "metadata" and "METADATA" in row.source
+    assert {"triton", "nvidia-nccl-cu12"} <= pinned_by(facts, "2.9.1")
+
+
+def test_departure_names_both_versions_and_torchs_pin(facts):
+    (f,) = evaluate({"torch": "2.9.1", "triton": "3.2.0"}, target="sm90", matrix=facts)
+    assert f.rule == "torch-pins" and f.severity == "error"
+    assert "triton==3.5.1" in f.message and "triton 3.2.0" in f.message and f.remedy.startswith("pin triton==3.5.1")
+
+
+def test_an_override_on_purpose_is_a_warning_naming_it(facts):
+    env = Environment(packages={"torch": "2.9.1", "nvidia-nccl-cu12": "2.28.0"}, overrides={"nvidia-nccl-cu12": "==2.28.0"})
+    (f,) = evaluate(env.packages, target="sm90", matrix=facts, env=env)
+    assert f.severity == "warning" and "overrides it with nvidia-nccl-cu12==2.28.0" in f.message
+
+
+@pytest.mark.parametrize("torch", ["2.9.1+cu126", "2.9.1+cpu"])
+def test_other_builds_pin_their_own_libraries_and_are_not_judged_here(facts, torch):
+    found = evaluate({"torch": torch, "nvidia-cudnn-cu12": "9.1.0.70"}, target="sm90", matrix=facts, allow_unknown=True)
+    assert not [f for f in found if f.rule == "torch-pins"]
+
+
+def test_a_safe_set_leaves_torchs_pinned_packages_to_torch(facts):
+    # the lock's NCCL follows torch 2.10.0; the safe set moves torch to 2.9.1 and lets torch's pin choose NCCL
+    got = one_safe_set({"torch": "2.10.0", "sgl-kernel": "0.3.21", "nvidia-nccl-cu12": "2.27.5"}, "sm90", None, facts)
+    assert got is not None and got["torch"] == "2.9.1" and "nvidia-nccl-cu12" not in got
