@@ -18,7 +18,7 @@ from glmcompat.matrix.locations import (DIRECTORY, PACKAGE, code_fingerprint, ha
 # Declared once, here, for both paths; tests/cli/test_fastpath.py holds them to the parsers (build_parser), so an option
 # added to a parser and not here, or taking a value here and none there, fails that test.
 REPLAY: dict[str, tuple[set[str], set[str]]] = {
-    "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against"},
+    "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against", "--index-url"},
               {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}),
     "lock": ({"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
               "--index-url", "--color", "--project"},
@@ -27,7 +27,7 @@ REPLAY: dict[str, tuple[set[str], set[str]]] = {
 # The parsers' options only the full path answers: --help, -v (timings on stderr), and lock's --check, --dry-run,
 # --no-cache, --json and -o (no record of them is kept).
 FULL_PATH: dict[str, set[str]] = {
-    "check": {"-h", "--help", "-v", "--verbose"},
+    "check": {"-h", "--help", "-v", "--verbose", "--no-cache"},
     "lock": {"-h", "--help", "-v", "--verbose", "--check", "--dry-run", "--no-cache", "--json", "-o", "--output-file"},
 }
 MAX_RECORD = 8 << 20  # bytes of one record: a longer answer is not recorded, and a longer file is no record

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli import fastpath
-from glmcompat.cli.commands._common import add_output_options, output, paint, parser
+from glmcompat.cli.commands._common import add_index_options, add_output_options, output, paint, parser
 from glmcompat.decide import rules
 from glmcompat.model.errors import InputError, LockFormatError, NoTarget
 from glmcompat.model.findings import Finding, Printed, evidence_lines
@@ -44,7 +44,8 @@ class Job:
     environments: int = 1
     platforms: list[str] | None = None  # --platform: only these machines' environments are judged
     targets_from: str | None = None  # the pyproject.toml whose [tool.glmcompat] named the targets (None: --target)
-    safe_sets: dict[str, dict[str, str] | None] = field(default_factory=dict)  # target -> one safe set (unsafe only)
+    remedy: Any = None  # the one remedy of an unsafe file (a model.hints.Remedy), for every target judged
+    remedy_warning: str = ""  # why no remedy was computed (the index could not be read)
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
 
 
@@ -68,6 +69,7 @@ def build_parser() -> Any:
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    add_index_options(p)
     add_output_options(p)
     return p
 
@@ -373,9 +375,8 @@ def _judge(args: Any) -> tuple[int, str, Any]:
             job.kind = lock.kind
             if any(f.severity == "error" for f in found):
                 ok = False
-                from glmcompat.decide.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
-
-                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms)
+        if any(f.severity == "error" for fs in job.findings.values() for f in fs):
+            _remedy(job, lock, facts, args)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
     if args.json:
@@ -386,11 +387,34 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
+def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
+    """The one remedy of an unsafe file, for every target of the job (the index read only now: a safe file never
+    reaches it)."""
+    from glmcompat.cli.commands._common import index_client  # lazy: only when a file fails (a safe set to propose)
+    from glmcompat.edges.sources import IndexSource  # lazy: only when a file fails (a safe set to propose)
+    from glmcompat.ops.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
+
+    client, _cache = index_client(args)
+    sources: dict[str, Any] = {}
+
+    def source_for(machine: str) -> Any:
+        if machine not in sources:
+            sources[machine] = IndexSource(client, platform=machine)
+        return sources[machine]
+
+    findings = [f for fs in job.findings.values() for f in fs]
+    hint = next((u for u in lock.meta.get("index_urls", ()) if u), "")
+    got = for_lock(lock, [facts.target(t).name for t in job.targets], job.model, facts, source_for,
+                   platforms=job.platforms, findings=findings, kind=lock.kind, path=job.path, index_hint=hint)
+    job.remedy, job.remedy_warning = got.remedy, got.warning
+
+
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json  # lazy: --json only
 
     from glmcompat.model.outputs.check import CheckOutput, CheckedDoc, CheckedFindingDoc  # lazy: --json only
+    from glmcompat.ops.remedy import safe_set_json  # lazy: --json only
 
     findings: list[CheckedFindingDoc] = []
     checked: list[CheckedDoc] = []
@@ -399,27 +423,23 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
             # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
             # machine the target ships on
             machines = job.platforms or target_platforms(facts.target(t))
+            ok_here = not any(f.severity == "error" for f in fs)
             checked.append(CheckedDoc(path=str(job.path), target=t, model=job.model,
                                    ok=not any(f.severity == "error" for f in fs), environments=job.environments,
-                                   notes=tuple(job.notes), platforms=tuple(machines), safe_set=job.safe_sets.get(t)))
+                                   notes=tuple(job.notes), platforms=tuple(machines),
+                                   safe_set=safe_set_json(job.remedy) if not ok_here else None,
+                                   safe_set_indexes=dict(job.remedy.indexes) if job.remedy and not ok_here else None,
+                                   remedy=_hint_docs(job.remedy) if not ok_here else ()))
             findings.extend(CheckedFindingDoc.at(f, str(job.path), t) for f in fs)
     doc = CheckOutput(ok=ok, target=checked[0].target if checked else None, checked=tuple(checked),
                       findings=tuple(findings))
     return json.dumps(doc.to_json(), indent=2, sort_keys=True) + "\n"
 
 
-def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
-    """The one hint for an unsafe entry: the pins of one consistent safe set, and the command that applies them."""
-    pins = " ".join(f"{n}=={v}" for n, v in safe.items())
-    if job.kind == "uv.lock":
-        how = f"`glmcompat lock --target {target}` in the project writes them as uv constraints and relocks"
-    elif job.kind == "requirements.txt":
-        src = job.path.with_suffix(".in").name
-        how = (f"pin them in {job.path.name} (or compile it from {src} with "
-               f"`glmcompat lock {src} -o {job.path.name} --target {target}`)")
-    else:
-        how = f"pin them in the project, then relock (`glmcompat lock --target {target}` for a uv project)"
-    return f"one consistent safe set for {target}: {pins}; {how}"
+def _hint_docs(r: Any) -> tuple[Any, ...]:
+    from glmcompat.model.outputs.check import HintDoc  # lazy: --json only
+
+    return () if r is None else tuple(HintDoc.of(h) for h in r.changes)
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True,
@@ -435,7 +455,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     out = parts.append
     for job in jobs:
         for t, fs in job.findings.items():
-            safe = job.safe_sets.get(t)
+            safe = job.remedy is not None and errors_of(fs)
             tr = facts.target(t)
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
@@ -464,6 +484,20 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                     out(f"      {line}\n")
                 if f.remedy and not (safe and f.severity == "error"):  # one remedy for the errors: the safe set below
                     out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
-            if safe:
-                out(f"{c('1;36', 'hint')}: {one_remedy(job, t, safe)}\n")
+        if job.remedy is not None or job.remedy_warning:
+            out(_remedy_text(job, c))
     return "".join(parts)
+
+
+def errors_of(fs: list[Finding]) -> bool:
+    return any(f.severity == "error" for f in fs)
+
+
+def _remedy_text(job: Job, c: Any) -> str:
+    """The one remedy of the file, after its verdicts: the set, the command, a line per change (the shared formatter)."""
+    from glmcompat.model.hints import render_remedy  # lazy: only when a file fails (a safe set to propose)
+
+    if job.remedy is None:
+        return f"{c('33', 'warning')}: {job.remedy_warning}\n"
+    lines = list(render_remedy(job.remedy, target=", ".join(job.targets)))
+    return "".join(f"{c('1;36', 'hint')}: {ln}\n" if i == 0 else f"      {ln}\n" for i, ln in enumerate(lines))
