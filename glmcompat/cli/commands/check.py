@@ -387,12 +387,11 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
-def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
-    """The one remedy of an unsafe file, for every target of the job (the index read only now: a safe file never
-    reaches it)."""
+def remedy_sources(args: Any) -> Any:
+    """The resolver's source per machine for the remedy search: the index ``--index-url`` names (the configured one by
+    default), read through glmcompat's cache, each machine's wheels read once."""
     from glmcompat.cli.commands._common import index_client  # lazy: only when a file fails (a safe set to propose)
     from glmcompat.edges.sources import IndexSource  # lazy: only when a file fails (a safe set to propose)
-    from glmcompat.ops.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
 
     client, _cache = index_client(args)
     sources: dict[str, Any] = {}
@@ -402,6 +401,15 @@ def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
             sources[machine] = IndexSource(client, platform=machine)
         return sources[machine]
 
+    return source_for
+
+
+def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
+    """The one remedy of an unsafe file, for every target of the job (the index read only now: a safe file never
+    reaches it)."""
+    from glmcompat.ops.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
+
+    source_for = remedy_sources(args)
     findings = [f for fs in job.findings.values() for f in fs]
     hint = next((u for u in lock.meta.get("index_urls", ()) if u), "")
     got = for_lock(lock, [facts.target(t).name for t in job.targets], job.model, facts, source_for,
