@@ -103,7 +103,11 @@ def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     cache = tmp_path_factory.mktemp("cache")
     seed_matrix(cache)
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
-    _strip_installer_env(monkeypatch, network=request.node.get_closest_marker("network") is not None)
+    network = request.node.get_closest_marker("network") is not None
+    _strip_installer_env(monkeypatch, network=network)
+    if not network:  # a process a test starts reaches no index either (check's remedy search): refused at once
+        monkeypatch.setenv("UV_DEFAULT_INDEX", "http://127.0.0.1:9/simple")
+        monkeypatch.setenv("GLMCOMPAT_HTTP_DEADLINE", "1")  # ... and gives up within a second
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------

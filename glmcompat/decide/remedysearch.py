@@ -32,11 +32,11 @@ from glmcompat.decide.resolver import (
 )
 from glmcompat.decide.stacks import CORE, ENGINES, lock_platform
 from glmcompat.matrix.view import Facts
-from glmcompat.model.errors import GlmcompatError
+from glmcompat.model.errors import EnvironmentFailure, GlmcompatError
 from glmcompat.model.names import canonicalize
 
 MAX_MOVED = 4  # at most this many of the user's pins move; past it, the search says which pin blocks
-MAX_TRIES = 160  # resolutions tried in all (each is cheap once the source's answers are memoised)
+MAX_TRIES = 80  # resolutions tried in all (each is cheap once the source's answers are memoised)
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,7 @@ class Search:
     accept: Callable[[dict[str, str | None]], bool]
     python: str = "3.11"
     origin: str = "your file"
+    loose: frozenset[str] = frozenset()  # names the user did not pin exactly (a lock's resolved choice): free to move
     tries: int = 0
     tried: dict[tuple[tuple[str, str], ...], Found | None] = field(default_factory=dict)
 
@@ -137,6 +138,30 @@ class Search:
         self.machine = lock_platform(self.facts, self.target, self.source.machine)
         self.renames = {r.old: r.new for r in self.facts.rows("rename")}
         self.renames.update({new: old for old, new in list(self.renames.items())})
+        self.departs = self._departs()
+
+    def _departs(self) -> dict[str, str]:
+        """The user's pins that already depart from an engine's exact pin in their set (an override where the set was
+        made: transformers 5.2.0 under sglang 0.5.9's ==4.57.1): kept, they stay overrides; moved, the engine's pin
+        binds again. name -> the engine's pin it overrides."""
+        out: dict[str, str] = {}
+        for e in ENGINES:
+            ev = self.core.get(e)
+            if not ev:
+                continue
+            try:
+                reqs = self.source.requires(e, ev)
+            except EnvironmentFailure:
+                raise
+            except GlmcompatError:
+                continue
+            for raw in reqs:
+                head = raw.split(";")[0].strip()
+                for n, v in self.core.items():
+                    name = canonicalize(head.split("=")[0].split("<")[0].split(">")[0].split("[")[0].strip())
+                    if name == n and "==" in head and head.split("==", 1)[1].strip() != v and n != e:
+                        out[n] = f"{e} {ev} requires {head}"
+        return out
 
     # -- one resolution ---------------------------------------------------------------------------
     def _resolve(self, pinned: Mapping[str, str], moved: Mapping[str, str]) -> Found | None:
@@ -154,10 +179,13 @@ class Search:
         req = Request("", self.target, self.model, reqs, python=self.python, platform=self.machine, origin=self.origin)
         try:
             roots, names, _prefer, overrides, model_reqs = project_roots(self.facts, req)
+        except EnvironmentFailure:
+            raise  # the index cannot be read: no search at all, said once by the caller
         except GlmcompatError:
             return None
-        provider = NearProvider(self.facts, self.source, target=self.target, names=names, overrides=overrides,
-                                model_reqs=model_reqs, python=self.python, platform=self.machine, project=True)
+        kept_overrides = {n: f"=={v}" for n, v in pinned.items() if n in self.departs}
+        provider = NearProvider(self.facts, self.source, target=self.target, names=names,
+                                overrides={**overrides, **kept_overrides}, model_reqs={**model_reqs, **kept_overrides}, python=self.python, platform=self.machine, project=True)
         provider.near = {}
         for asked, old in moved.items():
             try:
@@ -168,6 +196,8 @@ class Search:
             result = resolvelib.Resolver(provider, resolvelib.BaseReporter()).resolve(roots, max_rounds=MAX_ROUNDS)
         except (resolvelib.ResolutionImpossible, resolvelib.ResolutionTooDeep):
             return None
+        except EnvironmentFailure:
+            raise
         except GlmcompatError:
             return None
         pins = {n: str(c.version) for n, c in result.mapping.items() if not n.startswith("<")}
@@ -182,8 +212,11 @@ class Search:
             return None
         changed = tuple(n for n in self.core if n in renamed or pins.get(n, self.core[n]) != self.core[n])
         cost = sum(_distance(provider, n, self.core[n], pins[n]) * _weight(n) for n in changed if n in pins)
-        cost += sum(5 for _ in renamed)
+        cost += sum(30 for _ in renamed)  # another project is the biggest move of all
         overridden = {dep: why for (n, v, dep), why in sorted(provider.overridden.items()) if pins.get(n) == v}
+        for n in pinned:
+            if n in self.departs:
+                overridden[n] = f"{n} {pinned[n]} kept from {self.origin}, overriding {self.departs[n]}"
         return Found(dict(sorted(pins.items())), changed, renamed, overridden, cost)
 
     # -- the search -------------------------------------------------------------------------------
@@ -193,11 +226,14 @@ class Search:
         names = sorted(self.core)
         if not names:
             return None
-        for k in range(0, min(MAX_MOVED, len(names)) + 1):
+        pinned = [n for n in names if n not in self.loose]
+        free = tuple(n for n in names if n in self.loose)
+        for k in range(0, min(MAX_MOVED, len(pinned)) + 1):
             best: Found | None = None
-            for sub in _subsets(names, k):
+            for sub0 in _subsets(pinned, k):
                 if self.tries >= MAX_TRIES:
                     break
+                sub = tuple(sub0) + free
                 for moved in self._movings(sub):
                     kept = {n: self.core[n] for n in names if n not in sub}
                     got = self._resolve(kept, moved)
@@ -232,9 +268,9 @@ class Search:
 
 def search(facts: Facts, source: Source, *, target: str, model: str | None, packages: Mapping[str, str],
            accept: Callable[[dict[str, str | None]], bool], python: str = "3.11",
-           origin: str = "your file") -> tuple[Found | Blocked | None, int]:
+           origin: str = "your file", loose: frozenset[str] = frozenset()) -> tuple[Found | Blocked | None, int]:
     """The nearest safe set of ``packages`` for ``target`` on ``source``'s machine, and how many resolutions it took."""
-    s = Search(facts, source, target, model, packages, accept, python, origin)
+    s = Search(facts, source, target, model, packages, accept, python, origin, loose)
     return s.run(), s.tries
 
 

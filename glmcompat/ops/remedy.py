@@ -107,7 +107,8 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
     try:
         src = source_for(bad.platform)
         found, tries = search(facts, src, target=targets[0], model=model, packages=dict(bad.packages), accept=accept,
-                              origin=str(path.name) if path else "your file")
+                              origin=str(path.name) if path else "your file",
+                              loose=frozenset(n for n in bad.unpinned if n in CORE))
     except GlmcompatError as e:
         return Outcome(None, f"no remedy computed: the package index could not be read ({e}); run `glmcompat check` "
                              "again where the index is reachable (or pass --index-url)")

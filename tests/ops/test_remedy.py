@@ -64,7 +64,11 @@ def check_json(capsys: Any, top: Path, target: str) -> tuple[int, dict[str, Any]
     return rc, json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+SLOW = {"sglang-0.5.10-flashinfer-0.6.3"}  # 45 resolutions: two seconds
+PARAMS = [pytest.param(c, id=c["id"], marks=[pytest.mark.slow] if c["id"] in SLOW else []) for c in CASES]
+
+
+@pytest.mark.parametrize("case", PARAMS)
 def test_the_remedy_applied_as_printed_makes_check_pass(case, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(check_cmd, "remedy_sources", _recorded)
     top = write_case(case, tmp_path)
@@ -83,6 +87,7 @@ def test_the_remedy_applied_as_printed_makes_check_pass(case, tmp_path, capsys, 
     assert rc == 0, after["findings"]
 
 
+@pytest.mark.slow
 def test_one_remedy_per_run_and_no_contradicting_hints(tmp_path, capsys, monkeypatch):
     """sglang 0.5.10 with flashinfer 0.6.3: one set (python and cubin together, at sglang's own pin), not "pin cubin
     0.6.3" next to "pin python>=0.6.7.post2"."""

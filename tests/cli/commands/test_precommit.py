@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import LOCKS, ROOT
+from tests.conftest import FIXTURES, LOCKS, ROOT
 
 pytest.importorskip("pre_commit")
 
@@ -51,7 +52,8 @@ def _exercise(repo: Path, env: dict[str, str]) -> None:
     assert r.returncode != 0, out  # the unsafe bump is refused ...
     assert "glmcompat check" in out and "Failed" in out
     assert "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out  # ... with the explanation
-    assert "hint: one consistent safe set for sm120: " in out and " torch==2.9.1 " in out
+    assert "hint: the nearest safe set for sm120: torch==2.9.1 " in out  # one remedy, found on the index
+    assert "- torch 2.10.0 -> 2.9.1: sglang 0.5.9 requires torch==2.9.1 [in requirements.txt:" in out
     assert _git(repo, env, "log", "--oneline").stdout.count("\n") == 1
     # A change that leaves the lock safe (a comment) commits.
     shutil.copy(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt", repo / "requirements.txt")
@@ -68,7 +70,10 @@ def test_hook_definition_with_the_real_framework(tmp_path):
     assert hook["id"] == "glmcompat-check"
     local = {**hook, "language": "system", "args": ["--target", "sm120"]}
     repo, env = _repo(tmp_path, {"repo": "local", "hooks": [local]})
-    _exercise(repo, env)
+    from tests.localindex import serve_recorded
+
+    with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
+        _exercise(repo, {**env, "UV_DEFAULT_INDEX": url})
 
 
 @pytest.mark.network
