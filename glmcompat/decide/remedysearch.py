@@ -36,7 +36,7 @@ from glmcompat.model.errors import EnvironmentFailure, GlmcompatError
 from glmcompat.model.names import canonicalize
 
 MAX_MOVED = 4  # at most this many of the user's pins move; past it, the search says which pin blocks
-MAX_TRIES = 80  # resolutions tried in all (each is cheap once the source's answers are memoised)
+MAX_TRIES = 160  # resolutions tried in all (each is cheap once the source's answers are memoised)
 
 
 @dataclass(frozen=True)
