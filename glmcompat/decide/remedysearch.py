@@ -248,7 +248,7 @@ class Search:
     def _movings(self, sub: Sequence[str]) -> Iterator[dict[str, str]]:
         """The ways to free ``sub``: each under its own name, then each renamed project under its other name."""
         yield {n: self.core[n] for n in sub}
-        alt = {(self.renames.get(n) if n in self.renames and self.renames[n] not in self.core else n): self.core[n]
+        alt = {(self.renames[n] if n in self.renames and self.renames[n] not in self.core else n): self.core[n]
                for n in sub}
         if set(alt) != set(sub):
             yield alt

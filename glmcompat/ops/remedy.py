@@ -38,7 +38,7 @@ SourceFor = Callable[[str], "Source"]
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RemedyOutcome:
     """What :func:`for_lock` found: the remedy (None: none found), a warning when it could not search (the index
     unreachable), and how many resolutions the search took."""
 
@@ -88,14 +88,14 @@ def judge_all(envs: Sequence[Environment], targets: Sequence[str], model: str | 
 
 def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts, source_for: SourceFor, *,
              platforms: Sequence[str] | None = None, findings: Sequence[Finding] = (), kind: str = "",
-             path: Path | None = None, index_hint: str = "") -> Outcome:
+             path: Path | None = None, index_hint: str = "") -> RemedyOutcome:
     """The one remedy for ``lock`` on every target of ``targets`` (None when no environment fails)."""
     envs = _judged(lock, targets, facts, platforms)
     bad = next((e for e in envs for t in targets
                 if any(x.severity == "error" for x in evaluate(e.packages, target=t, model=model,
                                                                matrix=facts.on(e.platform), env=e))), None)
     if bad is None:
-        return Outcome(None)
+        return RemedyOutcome(None)
     labels = {n: _label(v) for n, v in bad.packages.items() if n in ("torch", "torchvision", "torchaudio") and _label(v)}
 
     def labelled(new: Mapping[str, str | None]) -> dict[str, str | None]:
@@ -110,15 +110,15 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
                               origin=str(path.name) if path else "your file",
                               loose=frozenset(n for n in bad.unpinned if n in CORE))
     except GlmcompatError as e:
-        return Outcome(None, f"no remedy computed: the package index could not be read ({e}); run `glmcompat check` "
+        return RemedyOutcome(None, f"no remedy computed: the package index could not be read ({e}); run `glmcompat check` "
                              "again where the index is reachable (or pass --index-url)")
     if found is None:
-        return Outcome(None, tries=tries)
+        return RemedyOutcome(None, tries=tries)
     core = {n: v for n, v in bad.packages.items() if n in CORE}
     where = _where(lock, path)
     if isinstance(found, Blocked):
         h = Hint("blocked", found.package, found.version, found.least, reason=found.why)
-        return Outcome(Remedy({}, (h,), where={found.package: where.get(found.package, "")}), tries=tries)
+        return RemedyOutcome(Remedy({}, (h,), where={found.package: where.get(found.package, "")}), tries=tries)
     # every changed pin exists on the index for every other machine judged
     others = sorted({e.platform for e in envs} - {bad.platform})
     for m in others:
@@ -128,17 +128,17 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
                 v = found.pins.get(found.renamed.get(n, n))
                 name = found.renamed.get(n, n)
                 if v and v not in {_public(x) for x in osrc.versions(name)}:
-                    return Outcome(None, f"the nearest safe set pins {name}=={v}, which has no wheel for Linux {m} on "
+                    return RemedyOutcome(None, f"the nearest safe set pins {name}=={v}, which has no wheel for Linux {m} on "
                                          "the index; no remedy printed", tries)
         except GlmcompatError as e:
-            return Outcome(None, f"no remedy computed: the {m} wheels could not be read ({e})", tries)
+            return RemedyOutcome(None, f"no remedy computed: the {m} wheels could not be read ({e})", tries)
     new = labelled(_new_set(found, core))
     changes = _hints(found, core, new, facts, src, findings, labels, index_hint, model)
     safe = {n: v for n, v in sorted(new.items())}
     indexes = {n: index_hint for n in labels if index_hint and safe.get(n)}
     proved = (f"checked: {', '.join(targets)}, {len(envs)} environment(s); each pin on the index for "
               f"{', '.join(sorted({e.platform for e in envs}))}")
-    return Outcome(Remedy(safe, changes, indexes, _command(kind, path, targets), where, proved), tries=tries)
+    return RemedyOutcome(Remedy(safe, changes, indexes, _command(kind, path, targets), where, proved), tries=tries)
 
 
 def _new_set(found: Found, core: Mapping[str, str]) -> dict[str, str | None]:
@@ -242,5 +242,5 @@ def safe_set_json(r: Remedy | None) -> dict[str, str | None] | None:
     return dict(r.safe_set)
 
 
-__all__ = ["Outcome", "SourceFor", "for_lock", "judge_all", "safe_set_json"]
+__all__ = ["RemedyOutcome", "SourceFor", "for_lock", "judge_all", "safe_set_json"]
 
