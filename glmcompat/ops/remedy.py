@@ -138,6 +138,9 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
     indexes = {n: index_hint for n in labels if index_hint and safe.get(n)}
     proved = (f"checked: {', '.join(targets)}, {len(envs)} environment(s); each pin on the index for "
               f"{', '.join(sorted({e.platform for e in envs}))}")
+    if labels:  # a CUDA variant keeps its label; the index that serves it is named, not read
+        proved += (f"; the +{'/+'.join(sorted(set(labels.values())))} builds from "
+                   f"{index_hint or 'the index your file names for them'} (not read: `uv pip compile` checks them)")
     return RemedyOutcome(Remedy(safe, changes, indexes, _command(kind, path, targets), where, proved), tries=tries)
 
 
