@@ -11,6 +11,7 @@ command that would check it, never a remedy made up without it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -238,6 +239,30 @@ def _command(kind: str, path: Path | None, targets: Sequence[str]) -> str:
     return ""
 
 
+_PROPOSED = re.compile(r"(?:install|pin|use)\s+([A-Za-z0-9._-]+)==([A-Za-z0-9.+!-]+)")
+
+
+def engine_override_note(remedy: str, packages: Mapping[str, str], facts: Facts) -> str:
+    """``remedy`` with what it overrides said: a hint that proposes ``X==V`` where an engine of the set (its
+    [[release]] row: the wheel's Requires-Dist) pins X to another version gets "(overrides sglang 0.5.10's pin
+    torchao==0.9.0)", so following it blindly is a deliberate override, never a surprise."""
+    notes: list[str] = []
+    for name, version in _PROPOSED.findall(remedy):
+        dep = canonicalize(name)
+        for e in ENGINES:
+            ev = packages.get(e)
+            if not ev:
+                continue
+            for row in facts.rows("release"):
+                if row.package != e or row.version != _public(ev):
+                    continue
+                for raw in row.requires:
+                    m = re.match(r"([A-Za-z0-9._-]+)\s*==\s*([^;,\s]+)", raw)
+                    if m and canonicalize(m.group(1)) == dep and m.group(2) != version:
+                        notes.append(f"overrides {e} {ev}'s pin {dep}=={m.group(2)}")
+    return remedy + (f" ({'; '.join(dict.fromkeys(notes))})" if notes else "")
+
+
 def safe_set_json(r: Remedy | None) -> dict[str, str | None] | None:
     """``check --json``'s ``safe_set``: name -> version, None for a package the remedy removes or replaces."""
     if r is None or not r.safe_set:
@@ -245,5 +270,5 @@ def safe_set_json(r: Remedy | None) -> dict[str, str | None] | None:
     return dict(r.safe_set)
 
 
-__all__ = ["RemedyOutcome", "SourceFor", "for_lock", "judge_all", "safe_set_json"]
+__all__ = ["RemedyOutcome", "SourceFor", "engine_override_note", "for_lock", "judge_all", "safe_set_json"]
 

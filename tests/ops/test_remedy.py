@@ -194,3 +194,19 @@ def test_the_remedied_file_compiles_with_uv(case, tmp_path, capsys, monkeypatch)
     r = subprocess.run([uv, "pip", "compile", str(top), "--python-version", "3.11", "--python-platform",
                         PLATFORM[machine], "--no-header", "-q"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_hint_that_overrides_an_engines_pin_says_so():
+    """torchao 0.15.0 for sglang 0.5.10 (which pins torchao==0.9.0): the hint says it overrides the engine's pin; a hint
+    that agrees with the pins, or a set without the engine, is left as it is."""
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.ops.remedy import engine_override_note
+
+    facts = load_facts()
+    hint = "nothing blocks the stack; to keep torchao's compiled ops, install torchao==0.15.0"
+    assert engine_override_note(hint, {"sglang": "0.5.10", "torchao": "0.9.0"}, facts) == \
+        hint + " (overrides sglang 0.5.10's pin torchao==0.9.0)"
+    assert engine_override_note("install torchao==0.9.0", {"sglang": "0.5.10"}, facts) == "install torchao==0.9.0"
+    assert engine_override_note(hint, {"torchao": "0.9.0"}, facts) == hint
+    vllm = engine_override_note("pin torch==2.13.0", {"vllm": "0.33.0"}, facts)
+    assert vllm == "pin torch==2.13.0 (overrides vllm 0.33.0's pin torch==2.14.0)"

@@ -46,6 +46,7 @@ class Job:
     targets_from: str | None = None  # the pyproject.toml whose [tool.glmcompat] named the targets (None: --target)
     remedy: Any = None  # the one remedy of an unsafe file (a model.hints.Remedy), for every target judged
     remedy_warning: str = ""  # why no remedy was computed (the index could not be read)
+    packages: dict[str, str] = field(default_factory=dict)  # the first environment's set (engine pins a hint overrides)
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
 
 
@@ -364,6 +365,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
+        job.packages = dict(lock.sets[0].packages) if lock.sets else {}
         for t in job.targets:
             tname = facts.target(t).name
             found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms)
@@ -491,10 +493,17 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                 for line in evidence_lines(f, verbose=verbose, printed=printed) if notes else ():
                     out(f"      {line}\n")
                 if f.remedy and not (safe and f.severity == "error"):  # one remedy for the errors: the safe set below
-                    out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
+                    out(f"      {c('1;36', 'hint')}: {_said(f.remedy, job, facts)}\n")
         if job.remedy is not None or job.remedy_warning:
             out(_remedy_text(job, c))
     return "".join(parts)
+
+
+def _said(remedy: str, job: Job, facts: Any) -> str:
+    """A finding's own hint, with the engine pin it overrides said (the set's first environment)."""
+    from glmcompat.ops.remedy import engine_override_note  # lazy: only where a finding has a hint
+
+    return engine_override_note(remedy, job.packages, facts) if job.packages else remedy
 
 
 def errors_of(fs: list[Finding]) -> bool:
