@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.remedysearch import Blocked, Found, search
-from glmcompat.decide.rules import evaluate
+from glmcompat.decide.rules import evaluate, evaluate_lock
 from glmcompat.decide.stacks import CORE, ENGINES
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import GlmcompatError
@@ -68,23 +68,25 @@ def _judged(lock: Lock, targets: Sequence[str], facts: Facts, platforms: Sequenc
     return [e for e in lock.sets if e.platform in machines]
 
 
-def judge_all(envs: Sequence[Environment], targets: Sequence[str], model: str | None, facts: Facts,
-              new: Mapping[str, str | None]) -> bool:
-    """Whether every environment in ``envs``, with ``new``'s pins written in (None: taken out), passes every rule for
-    every target (no error)."""
-    for env in envs:
-        pkgs = dict(env.packages)
-        for n, v in new.items():
-            if v is None:
-                pkgs.pop(n, None)
-            elif n in pkgs or n in CORE:
-                pkgs[n] = v
-        trial = replace(env, packages=pkgs, unpinned={k: s for k, s in env.unpinned.items() if k not in new})
-        f = facts.on(env.platform)
-        for t in targets:
-            if any(x.severity == "error" for x in evaluate(pkgs, target=t, model=model, matrix=f, env=trial)):
-                return False
-    return True
+def with_pins(env: Environment, new: Mapping[str, str | None]) -> Environment:
+    """``env`` with ``new``'s pins written in (None: taken out)."""
+    pkgs = dict(env.packages)
+    for n, v in new.items():
+        if v is None:
+            pkgs.pop(n, None)
+        elif n in pkgs or n in CORE:
+            pkgs[n] = v
+    return replace(env, packages=pkgs, unpinned={k: s for k, s in env.unpinned.items() if k not in new})
+
+
+def judge_all(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts, new: Mapping[str, str | None],
+              platforms: Sequence[str] | None = None) -> bool:
+    """Whether ``lock`` with ``new``'s pins written into every environment passes ``check`` for every target: the
+    same judgement (:func:`glmcompat.decide.rules.evaluate_lock`), so what it excuses (an aarch64 environment of a
+    lock made for x86_64) it excuses here too, and nothing else."""
+    trial = replace(lock, sets=tuple(with_pins(e, new) for e in lock.sets))
+    return not any(f.severity == "error" for t in targets
+                   for f in evaluate_lock(trial, t, model, facts, False, None, None, platforms))
 
 
 def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts, source_for: SourceFor, *,
@@ -92,9 +94,11 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
              path: Path | None = None, index_hint: str = "") -> RemedyOutcome:
     """The one remedy for ``lock`` on every target of ``targets`` (None when no environment fails)."""
     envs = _judged(lock, targets, facts, platforms)
-    bad = next((e for e in envs for t in targets
-                if any(x.severity == "error" for x in evaluate(e.packages, target=t, model=model,
-                                                               matrix=facts.on(e.platform), env=e))), None)
+    failing = {n for t in targets for f in evaluate_lock(lock, t, model, facts, False, None, None, platforms)
+               if f.severity == "error" for n in (f.environments or ("",))}
+    if not failing:
+        return RemedyOutcome(None)
+    bad = next((e for e in envs if set(e.names) & failing or "" in failing), envs[0] if envs else None)
     if bad is None:
         return RemedyOutcome(None)
     labels = {n: _label(v) for n, v in bad.packages.items() if n in ("torch", "torchvision", "torchaudio") and _label(v)}
@@ -103,7 +107,7 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
         return {n: (f"{v}+{labels[n]}" if v is not None and n in labels and "+" not in v else v) for n, v in new.items()}
 
     def accept(new: dict[str, str | None]) -> bool:
-        return judge_all(envs, targets, model, facts, labelled(new))
+        return judge_all(lock, targets, model, facts, labelled(new), platforms)
 
     try:
         src = source_for(bad.platform)
@@ -114,7 +118,7 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
         return RemedyOutcome(None, f"no remedy computed: the package index could not be read ({e}); run `glmcompat check` "
                              "again where the index is reachable (or pass --index-url)")
     if found is None:
-        return RemedyOutcome(None, tries=tries)
+        return RemedyOutcome(None, f"no safe set found within {tries} resolution(s) of the core on the index", tries)
     core = {n: v for n, v in bad.packages.items() if n in CORE}
     where = _where(lock, path)
     if isinstance(found, Blocked):

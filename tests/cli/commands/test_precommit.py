@@ -98,9 +98,14 @@ def test_hook_sees_through_includes(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     (repo / "deps" / "gpu.txt").write_text("torch==2.10.0\n")
     _git(repo, env, "add", "deps/gpu.txt")
-    r = _git(repo, env, "commit", "-m", "bump torch in the include")
+    from tests.localindex import serve_recorded
+
+    with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
+        r = _git(repo, {**env, "UV_DEFAULT_INDEX": url}, "commit", "-m", "bump torch in the include")
     out = r.stdout + r.stderr
     assert r.returncode != 0 and "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out, out
+    # the remedy names the file the pin lives in: the include, by its own name and line
+    assert "- torch 2.10.0 -> 2.9.1: " in out and "[in deps/gpu.txt:1]" in out, out
     _git(repo, env, "checkout", "--", "deps/gpu.txt")
     _git(repo, env, "reset", "-q")
     _git(repo, env, "checkout", "--", ".")
