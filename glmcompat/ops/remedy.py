@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.remedysearch import Blocked, Found, search
-from glmcompat.decide.rules import evaluate, evaluate_lock
+from glmcompat.decide.rules import evaluate_lock
 from glmcompat.decide.stacks import CORE, ENGINES
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import GlmcompatError
