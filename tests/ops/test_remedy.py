@@ -19,7 +19,6 @@ import pytest
 from glmcompat.cli import main
 from glmcompat.cli.commands import check as check_cmd
 from glmcompat.edges.sources import RecordedSource
-from glmcompat.model.hints import Hint, Remedy, render_hint, render_remedy
 from glmcompat.ops.remedy import _command
 from tests.conftest import FIXTURES
 
@@ -155,24 +154,6 @@ def test_the_index_unreachable_is_a_warning_not_a_made_up_remedy(tmp_path, capsy
     assert main(["check", str(top), "--target", "sm70", "--color", "never"]) == 1
     out = capsys.readouterr().out
     assert "warning: no remedy computed: the package index could not be read" in out and "nearest safe set" not in out
-
-
-def test_one_formatter_for_every_hint_kind():
-    r = Remedy({"torch": "2.9.1", "sgl-kernel": None, "sglang-kernel": "0.4.1"},
-               (Hint("pin", "torch", "2.10.0", "2.9.1", reason="built against"),
-                Hint("replace", "sgl-kernel", "0.3.21", "0.4.1", replaced_by="sglang-kernel", reason="r"),
-                Hint("override", "transformers", to="5.2.0", reason="sglang 0.5.9 pins transformers==4.57.1")))
-    lines = list(render_remedy(r, target="sm120"))
-    assert lines[0] == "the nearest safe set for sm120: torch==2.9.1 sglang-kernel==0.4.1 (remove sgl-kernel)"
-    assert lines[2] == "  - sgl-kernel 0.3.21 -> sglang-kernel 0.4.1: r"
-    assert "overrides an engine's pin: sglang 0.5.9 pins" in lines[3]
-    assert render_hint(Hint("blocked", "torch", "2.11.0", "2.10.0", reason="x")) == \
-        "your pin torch==2.11.0 blocks every safe set: x; its least change: torch==2.10.0"
-    with pytest.raises(ValueError):
-        Hint("nonsense", "torch")
-
-
-PLATFORM = {"x86_64": "x86_64-manylinux_2_28", "aarch64": "aarch64-manylinux_2_28"}
 
 
 NETWORK = [c for c in CASES if c.get("network", True)]
