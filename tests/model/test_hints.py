@@ -22,8 +22,6 @@ def test_one_formatter_for_every_hint_kind():
         Hint("nonsense", "torch")
 
 
-PLATFORM = {"x86_64": "x86_64-manylinux_2_28", "aarch64": "aarch64-manylinux_2_28"}
-
 
 def test_a_remedy_with_nothing_to_change_prints_nothing():
     assert list(render_remedy(Remedy({"torch": "2.9.1"}, ()))) == []

@@ -156,6 +156,7 @@ def test_the_index_unreachable_is_a_warning_not_a_made_up_remedy(tmp_path, capsy
     assert "warning: no remedy computed: the package index could not be read" in out and "nearest safe set" not in out
 
 
+PLATFORM = {"x86_64": "x86_64-manylinux_2_28", "aarch64": "aarch64-manylinux_2_28"}
 NETWORK = [c for c in CASES if c.get("network", True)]
 
 
