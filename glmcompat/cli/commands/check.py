@@ -386,9 +386,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     else:
         text = _render_text(jobs, facts, bool(args.against), o.color, notes=o.notes, verbose=bool(o.verbose))
     o.out.write(text)
-    # a verdict whose remedy could not be computed (the index unread) is never replayed
-    recorded = None if any(j.remedy_warning for j in jobs) else facts
-    return 0 if ok else 1, text if o.out is sys.stdout else "", recorded
+    return 0 if ok else 1, text if o.out is sys.stdout else "", facts
 
 
 def remedy_sources(args: Any) -> Any:

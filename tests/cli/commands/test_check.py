@@ -377,15 +377,3 @@ def test_bump_diff_keys_findings_on_rule_and_packages_not_prose():
     found = _bump_findings(old, new, [reworded, other], [was], load_facts())
     assert [f.packages for f in found] == [other.packages]
     assert found[0].message.startswith("torchvision (none) -> 0.25.0")
-
-
-def test_a_verdict_without_its_remedy_is_not_replayed(tmp_path, recorded_index):
-    """Offline, an unsafe file's remedy cannot be computed (a warning names what to run); that run is not recorded
-    for the start-up path, so the next run, with the index reachable, computes the remedy instead of replaying the
-    warning."""
-    f = tmp_path / "requirements.txt"
-    f.write_text("torch==2.10.0\nsgl-kernel==0.3.21\ntorchvision==0.24.1\n")
-    first = run_cli("check", str(f), "--target", "sm120", "--color", "never")
-    assert first.returncode == 1 and "warning: no remedy computed" in first.stdout, first.stdout
-    second = run_cli("check", str(f), "--target", "sm120", "--color", "never", env={"UV_DEFAULT_INDEX": recorded_index})
-    assert second.returncode == 1 and "hint: the nearest safe set for sm120: torch==2.9.1" in second.stdout, second.stdout
