@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from glmcompat.cli import fastpath
 from glmcompat.cli.commands._common import add_index_options, add_output_options, output, paint, parser
 from glmcompat.decide import rules
-from glmcompat.model.errors import InputError, LockFormatError, NoTarget
+from glmcompat.model.errors import EnvironmentFailure, InputError, LockFormatError, NoTarget
 from glmcompat.model.findings import Finding, Printed, evidence_lines
 from glmcompat.model.platforms import check_platform, target_platforms
 from glmcompat.ops.checkfile import check_ships as _check_ships
@@ -391,14 +391,18 @@ def _judge(args: Any) -> tuple[int, str, Any]:
 
 def remedy_sources(args: Any) -> Any:
     """The resolver's source per machine for the remedy search: the index ``--index-url`` names (the configured one by
-    default), read through glmcompat's cache, each machine's wheels read once."""
+    default), read through glmcompat's cache, each machine's wheels read once; none where ``GLMCOMPAT_OFFLINE`` is set
+    and no ``--index-url`` is given (the verdict then says the remedy was not computed, and why)."""
     from glmcompat.cli.commands._common import index_client  # lazy: only when a file fails (a safe set to propose)
     from glmcompat.edges.sources import IndexSource  # lazy: only when a file fails (a safe set to propose)
 
     client, _cache = index_client(args)
     sources: dict[str, Any] = {}
+    offline = bool(os.environ.get("GLMCOMPAT_OFFLINE")) and getattr(args, "index_url", None) is None
 
     def source_for(machine: str) -> Any:
+        if offline:
+            raise EnvironmentFailure("GLMCOMPAT_OFFLINE is set and no --index-url was given")
         if machine not in sources:
             sources[machine] = IndexSource(client, platform=machine)
         return sources[machine]

@@ -73,7 +73,7 @@ def test_hook_definition_with_the_real_framework(tmp_path):
     from tests.localindex import serve_recorded
 
     with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
-        _exercise(repo, {**env, "UV_DEFAULT_INDEX": url})
+        _exercise(repo, {**env, "UV_DEFAULT_INDEX": url, "GLMCOMPAT_OFFLINE": ""})
 
 
 @pytest.mark.network
@@ -101,7 +101,7 @@ def test_hook_sees_through_includes(tmp_path):
     from tests.localindex import serve_recorded
 
     with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
-        r = _git(repo, {**env, "UV_DEFAULT_INDEX": url}, "commit", "-m", "bump torch in the include")
+        r = _git(repo, {**env, "UV_DEFAULT_INDEX": url, "GLMCOMPAT_OFFLINE": ""}, "commit", "-m", "bump torch in the include")
     out = r.stdout + r.stderr
     assert r.returncode != 0 and "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out, out
     # the remedy names the file the pin lives in: the include, by its own name and line
