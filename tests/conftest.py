@@ -87,6 +87,7 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     mp = pytest.MonkeyPatch()
     mp.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
     mp.setenv("GLMCOMPAT_NO_ARTIFACTS", "1")  # check reads no artifact over the network (ops/artifacts.py)
+    mp.setenv("GLMCOMPAT_OFFLINE", "1")  # check's remedy search reads no index unless --index-url names one
     _strip_installer_env(mp, network=True)
     guard = tmp_path_factory.mktemp("socket-guard")
     (guard / "sitecustomize.py").write_text(GUARD)
@@ -105,9 +106,11 @@ def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     cache = tmp_path_factory.mktemp("cache")
     seed_matrix(cache)
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
-    _strip_installer_env(monkeypatch, network=request.node.get_closest_marker("network") is not None)
-    if request.node.get_closest_marker("network") is not None:  # the session sets GLMCOMPAT_NO_ARTIFACTS; these read
+    network = request.node.get_closest_marker("network") is not None
+    _strip_installer_env(monkeypatch, network=network)
+    if network:  # the session sets GLMCOMPAT_NO_ARTIFACTS and GLMCOMPAT_OFFLINE; these read the index
         monkeypatch.delenv("GLMCOMPAT_NO_ARTIFACTS", raising=False)
+        monkeypatch.delenv("GLMCOMPAT_OFFLINE", raising=False)
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------

@@ -20,7 +20,7 @@ from glmcompat.cli.streams import stderr, stdout
 # added to a parser and not here, or taking a value here and none there, fails that test.
 REPLAY: dict[str, tuple[set[str], set[str]]] = {
     "check": ({"--target", "--model", "--platform", "--stack", "--matrix", "--color", "--against", "--driver", "--glibc",
-               "--manylinux"},
+               "--manylinux", "--index-url"},
               {"--allow-unknown", "--json", "-q", "--quiet", "-qq"}),
     "lock": ({"--stack", "--engine", "--target", "--platform", "--model", "--with", "--python", "--out", "--matrix",
               "--index-url", "--color", "--project", "--driver", "--glibc", "--manylinux"},
@@ -29,7 +29,7 @@ REPLAY: dict[str, tuple[set[str], set[str]]] = {
 # The parsers' options only the full path answers: --help, -v (timings on stderr), and lock's --check, --dry-run,
 # --no-cache, --json and -o (no record of them is kept).
 FULL_PATH: dict[str, set[str]] = {
-    "check": {"-h", "--help", "-v", "--verbose"},
+    "check": {"-h", "--help", "-v", "--verbose", "--no-cache"},
     "lock": {"-h", "--help", "-v", "--verbose", "--check", "--dry-run", "--no-cache", "--json", "-o", "--output-file"},
 }
 MAX_RECORD = 8 << 20  # bytes of one record: a longer answer is not recorded, and a longer file is no record

@@ -539,7 +539,7 @@ def test_before_the_command_only_the_shared_options(capsys: pytest.CaptureFixtur
 
 
 def test_an_option_the_command_does_not_take_is_refused_as_after_it(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = call(capsys, "--index-url", "https://index.invalid/simple", "check", LOCK, "--target", "sm120")
+    rc, out, err = call(capsys, "--index-url", "https://index.invalid/simple", "targets")
     assert (rc, out) == (2, "") and "unexpected argument '--index-url'" in err
 
 

@@ -109,7 +109,7 @@ def test_no_template_text_reaches_a_user(tmp_path: Path) -> None:
     assert rc == 1
     assert "pin torchvision==0.24.1 (the release built for torch 2.9.1)" in out
     assert "torchaudio 2.10.0: torch==2.10.0; METADATA Requires-Dist on torch" in out
-    assert "glmcompat lock requirements.in -o requirements.txt --target sm120" in out
+    assert "no remedy computed" in out  # offline: the remedy (tests/ops/test_remedy.py) is not made up without the index
     placeholder = re.compile(r"==X\b|-X-|\bVER\b|\bVERSION\b|REQUIREMENTS_IN|'X\+|\(==Y\)|==\)")
     assert not placeholder.search(out), placeholder.search(out)
     # nor in any source of the shipped matrix a finding can cite

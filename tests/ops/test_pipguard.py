@@ -541,3 +541,20 @@ def test_a_plan_the_driver_cannot_run_is_an_error():
 
     assert [f.severity for f in on("570.86")] == ["error"]
     assert new_errors([], on("570.86")) and on("580.95.05") == []
+
+
+def test_a_refused_upgrade_says_it_was_refused_and_why(installer_env, tmp_path, capsys):
+    """`pip install -U torch` next to sgl-kernel 0.3.21: uv's plan moves torch and breaks the kernel, the plan that keeps
+    the core changes nothing. That is a refusal (exit 1, nothing installed), said with its reason and what to run,
+    never "nothing to change" with exit 0."""
+    from tests.cli.test_schemas import validate
+
+    py = make_venv(tmp_path / "v")
+    before = snapshot(py)
+    rc, out, err = glmcompat(capsys, "pip", "install", "--python", str(py), "--target", "sm120", "-U", "torch")
+    assert rc == 1, out + err
+    assert "error: refused: torch 2.9.1 -> " in out and "uv's plan would break the core: " in out
+    assert "nothing was installed" in out and "`glmcompat upgrade --target sm120`" in out
+    assert "nothing to change" not in out and snapshot(py) == before
+    rc, out, err = glmcompat(capsys, "pip", "install", "--json", "--python", str(py), "--target", "sm120", "-U", "torch")
+    assert rc == 1 and validate("pip-install", out)["verdict"] == "refused"

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli import fastpath
 from glmcompat.cli.streams import stderr
-from glmcompat.cli.commands._common import add_output_options, output, paint, parser
+from glmcompat.cli.commands._common import add_index_options, add_output_options, output, paint, parser
 from glmcompat.cli.commands._machine import add_machine_options, machine_for
 from glmcompat.decide import rules
-from glmcompat.model.errors import InputError, LockFormatError, NoTarget
+from glmcompat.model.errors import EnvironmentFailure, InputError, LockFormatError, NoTarget
 from glmcompat.model.findings import Finding, Printed, evidence_lines
 from glmcompat.model.platforms import check_platform, target_platforms
 from glmcompat.ops.checkfile import check_ships as _check_ships
@@ -46,7 +46,9 @@ class Job:
     environments: int = 1
     platforms: list[str] | None = None  # --platform: only these machines' environments are judged
     targets_from: str | None = None  # the pyproject.toml whose [tool.glmcompat] named the targets (None: --target)
-    safe_sets: dict[str, dict[str, str] | None] = field(default_factory=dict)  # target -> one safe set (unsafe only)
+    remedy: Any = None  # the one remedy of an unsafe file (a model.hints.Remedy), for every target judged
+    remedy_warning: str = ""  # why no remedy was computed (the index could not be read)
+    packages: dict[str, str] = field(default_factory=dict)  # the first environment's set (engine pins a hint overrides)
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
     machine: Machine | None = None  # the machine judged (targets, driver, glibc, each with where it came from)
 
@@ -73,6 +75,7 @@ def build_parser() -> Any:
     p.add_argument("--against", metavar="REV", help="report only what changed since git revision REV made unsafe")
     p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
+    add_index_options(p)
     add_output_options(p)
     return p
 
@@ -369,6 +372,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
+        job.packages = dict(lock.sets[0].packages) if lock.sets else {}
         for t in job.targets:
             tname = facts.target(t).name
             found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
@@ -382,9 +386,8 @@ def _judge(args: Any) -> tuple[int, str, Any]:
             job.kind = lock.kind
             if any(f.severity == "error" for f in found):
                 ok = False
-                from glmcompat.decide.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
-
-                job.safe_sets[tname] = for_lock(lock, tname, job.model, facts, job.platforms, job.machine)
+        if any(f.severity == "error" for fs in job.findings.values() for f in fs):
+            _remedy(job, lock, facts, args)
         o.detail(f"checked {job.path} ({lock.kind}, {job.environments} environment(s)) for "
                  f"{', '.join(job.targets)} in {time.perf_counter() - t0:.3f} s")
     if args.json:
@@ -417,6 +420,41 @@ def _artifacts(lock: Lock, facts: Any) -> Any:
                           resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL)
 
 
+def remedy_sources(args: Any) -> Any:
+    """The resolver's source per machine for the remedy search: the index ``--index-url`` names (the configured one by
+    default), read through glmcompat's cache, each machine's wheels read once; none where ``GLMCOMPAT_OFFLINE`` is set
+    and no ``--index-url`` is given (the verdict then says the remedy was not computed, and why)."""
+    from glmcompat.cli.commands._common import index_client  # lazy: only when a file fails (a safe set to propose)
+    from glmcompat.edges.sources import IndexSource  # lazy: only when a file fails (a safe set to propose)
+
+    client, _cache = index_client(args)
+    sources: dict[str, Any] = {}
+    offline = bool(os.environ.get("GLMCOMPAT_OFFLINE")) and getattr(args, "index_url", None) is None
+
+    def source_for(machine: str) -> Any:
+        if offline:
+            raise EnvironmentFailure("GLMCOMPAT_OFFLINE is set and no --index-url was given")
+        if machine not in sources:
+            sources[machine] = IndexSource(client, platform=machine)
+        return sources[machine]
+
+    return source_for
+
+
+def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
+    """The one remedy of an unsafe file, for every target of the job (the index read only now: a safe file never
+    reaches it)."""
+    from glmcompat.ops.remedy import for_lock  # lazy: only when a file fails (a safe set to propose)
+
+    source_for = remedy_sources(args)
+    findings = [f for fs in job.findings.values() for f in fs]
+    hint = next((u for u in lock.meta.get("index_urls", ()) if u), "")
+    got = for_lock(lock, [facts.target(t).name for t in job.targets], job.model, facts, source_for,
+                   platforms=job.platforms, findings=findings, kind=lock.kind, path=job.path, index_hint=hint,
+                   machine=job.machine)
+    job.remedy, job.remedy_warning = got.remedy, got.warning
+
+
 def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     """The verdicts as the versioned JSON document (check.schema.json), one line break at the end."""
     import json  # lazy: --json only
@@ -424,6 +462,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
     from glmcompat.model.machine import Machine  # lazy: --json only
     from glmcompat.model.outputs.check import CheckOutput, CheckedDoc, CheckedFindingDoc  # lazy: --json only
     from glmcompat.model.outputs.machine import MachineDoc  # lazy: --json only
+    from glmcompat.ops.remedy import safe_set_json  # lazy: --json only
 
     findings: list[CheckedFindingDoc] = []
     checked: list[CheckedDoc] = []
@@ -432,31 +471,24 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
             # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
             # machine the target ships on
             machines = job.platforms or target_platforms(facts.target(t))
+            ok_here = not any(f.severity == "error" for f in fs)
             checked.append(CheckedDoc(path=str(job.path), target=t, model=job.model,
                                    ok=not any(f.severity == "error" for f in fs), environments=job.environments,
-                                   notes=tuple(job.notes), platforms=tuple(machines), safe_set=job.safe_sets.get(t),
-                                   machine=MachineDoc.of(job.machine or Machine())))
+                                   notes=tuple(job.notes), platforms=tuple(machines),
+                                   safe_set=safe_set_json(job.remedy) if not ok_here else None,
+                                   machine=MachineDoc.of(job.machine or Machine()),
+                                   safe_set_indexes=dict(job.remedy.indexes) if job.remedy and not ok_here else None,
+                                   remedy=_hint_docs(job.remedy) if not ok_here else ()))
             findings.extend(CheckedFindingDoc.at(f, str(job.path), t) for f in fs)
     doc = CheckOutput(ok=ok, target=checked[0].target if checked else None, checked=tuple(checked),
                       findings=tuple(findings))
     return json.dumps(doc.to_json(), indent=2, sort_keys=True) + "\n"
 
 
-def one_remedy(job: Job, target: str, safe: dict[str, str]) -> str:
-    """The one hint for an unsafe entry: the pins of one consistent safe set, and the command that applies them."""
-    pins = " ".join(f"{n}=={v}" for n, v in safe.items())
-    shown = target
-    if job.machine is not None and job.machine.driver is not None:
-        target = f"{target} --driver {job.machine.driver}"  # the lock must keep to the driver too
-    if job.kind == "uv.lock":
-        how = f"`glmcompat lock --target {target}` in the project writes them as uv constraints and relocks"
-    elif job.kind == "requirements.txt":
-        src = job.path.with_suffix(".in").name
-        how = (f"pin them in {job.path.name} (or compile it from {src} with "
-               f"`glmcompat lock {src} -o {job.path.name} --target {target}`)")
-    else:
-        how = f"pin them in the project, then relock (`glmcompat lock --target {target}` for a uv project)"
-    return f"one consistent safe set for {shown}: {pins}; {how}"
+def _hint_docs(r: Any) -> tuple[Any, ...]:
+    from glmcompat.model.outputs.check import HintDoc  # lazy: --json only
+
+    return () if r is None else tuple(HintDoc.of(h) for h in r.changes)
 
 
 def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes: bool = True,
@@ -472,7 +504,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     out = parts.append
     for job in jobs:
         for t, fs in job.findings.items():
-            safe = job.safe_sets.get(t)
+            safe = job.remedy is not None and errors_of(fs)
             tr = facts.target(t)
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
@@ -506,7 +538,28 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
                 for line in evidence_lines(f, verbose=verbose, printed=printed) if notes else ():
                     out(f"      {line}\n")
                 if f.remedy and not (safe and f.severity == "error"):  # one remedy for the errors: the safe set below
-                    out(f"      {c('1;36', 'hint')}: {f.remedy}\n")
-            if safe:
-                out(f"{c('1;36', 'hint')}: {one_remedy(job, t, safe)}\n")
+                    out(f"      {c('1;36', 'hint')}: {_said(f.remedy, job, facts)}\n")
+        if job.remedy is not None or job.remedy_warning:
+            out(_remedy_text(job, c))
     return "".join(parts)
+
+
+def _said(remedy: str, job: Job, facts: Any) -> str:
+    """A finding's own hint, with the engine pin it overrides said (the set's first environment)."""
+    from glmcompat.ops.remedy import engine_override_note  # lazy: only where a finding has a hint
+
+    return engine_override_note(remedy, job.packages, facts) if job.packages else remedy
+
+
+def errors_of(fs: list[Finding]) -> bool:
+    return any(f.severity == "error" for f in fs)
+
+
+def _remedy_text(job: Job, c: Any) -> str:
+    """The one remedy of the file, after its verdicts: the set, the command, a line per change (the shared formatter)."""
+    from glmcompat.model.hints import render_remedy  # lazy: only when a file fails (a safe set to propose)
+
+    if job.remedy is None:
+        return f"{c('33', 'warning')}: {job.remedy_warning}\n"
+    lines = list(render_remedy(job.remedy, target=", ".join(job.targets)))
+    return "".join(f"{c('1;36', 'hint')}: {ln}\n" if i == 0 else f"      {ln}\n" for i, ln in enumerate(lines))

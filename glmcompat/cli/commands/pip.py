@@ -228,6 +228,20 @@ def _install(argv: Sequence[str]) -> int:
         return rc
     for f in result.already[:3]:
         out(f"note: the environment already has an error this plan does not add: {f.message}")
+    if result.chosen is None and result.constrained:
+        # the request's own plan breaks the core and the plan that keeps it changes nothing: refused, said so
+        from glmcompat.model.hints import Hint, render_hint  # lazy: the refusal only
+
+        moved = [c for c in result.plan.changes if c.name in result.tracked]
+        what = "; ".join(c.shown().lstrip("~+- ") for c in moved) or ", ".join(req.requirements)
+        for h in (Hint("refused", what, reason=f"{result.installer}'s plan would break the core: "
+                                              f"{result.broken_by_plan[0].message}"),):
+            out(f"error: {render_hint(h)}")
+        out(f"  nothing was installed; the safe part of the request changes nothing ({result.how})")
+        t = " ".join(f"--target {n}" for n in targets.names)
+        out(f"  hint: to move the core, move it as one set: `glmcompat upgrade {t}`".rstrip() +
+            " names the newest safe set; `glmcompat pip install` with its pins installs it")
+        return finish(1, "refused", result)
     if result.chosen is None:
         out(f"{result.installer}: nothing to change")
         return finish(0, "nothing-to-change", result)

@@ -53,9 +53,10 @@ class PipInstallOutput(JsonRecord):
     installer that refuses the request prints its own error instead (exit 2 or 3, no JSON)."""
 
     version: Literal[1] = 1
-    verdict: Annotated[str, Schema(enum=["installed", "would-install", "nothing-to-change", "no-safe-plan",
+    verdict: Annotated[str, Schema(enum=["installed", "would-install", "nothing-to-change", "refused", "no-safe-plan",
                                          "install-failed"])]
-    """installed (exit 0); would-install (--dry-run, exit 0); nothing-to-change (exit 0); no-safe-plan (exit 1,
+    """installed (exit 0); would-install (--dry-run, exit 0); nothing-to-change (exit 0); refused (exit 1: the request's
+    own plan breaks the core and the plan that keeps it changes nothing; nothing changed); no-safe-plan (exit 1,
     nothing changed); install-failed (exit 3: the plan was safe, the installer failed; see changed)"""
     environment: PipEnvironmentDoc
     targets: tuple[Annotated[str, Schema(pattern="^sm[0-9]+$")], ...]

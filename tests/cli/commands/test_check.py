@@ -11,7 +11,16 @@ import pytest
 from glmcompat.model.errors import NoTarget
 from glmcompat.readers.formats import read_lock
 
-from tests.conftest import LOCKS, ROOT, run_cli
+from tests.conftest import FIXTURES, LOCKS, ROOT, run_cli
+
+
+@pytest.fixture(scope="module")
+def recorded_index():
+    """The recorded index (tests/fixtures/resolver/pages.json) over local HTTP: what the remedy search reads."""
+    from tests.localindex import serve_recorded
+
+    with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
+        yield url
 
 FORMATS = ["uv.lock", "pylock.toml", "requirements.txt"]
 
@@ -39,12 +48,12 @@ def test_glm5_stack_per_target(fmt, target, rc):
         assert [f["rule"] for f in doc["findings"] if f["severity"] == "error"] == ["gpu-code"]
 
 
-def test_uv_default_torch_2_15_is_rejected():
-    r = run_cli("check", str(LOCKS / "unpinned-torch" / "uv.lock"), "--target", "sm120")
+def test_uv_default_torch_2_15_is_rejected(recorded_index):
+    r = run_cli("check", str(LOCKS / "unpinned-torch" / "uv.lock"), "--target", "sm120", "--index-url", recorded_index)
     assert r.returncode == 1
     assert "sgl-kernel 0.3.21 was built against torch 2.9.1, but torch 2.15.0" in r.stdout
-    assert ("hint: one consistent safe set for sm120: sgl-kernel==0.3.21 torch==2.9.1 torchvision==0.24.1; "
-            "`glmcompat lock --target sm120` in the project writes them as uv constraints and relocks") in r.stdout
+    assert "hint: the nearest safe set for sm120: torch==2.9.1 torchvision==0.24.1 [checked: sm120" in r.stdout
+    assert "apply: pin them in pyproject.toml, then `glmcompat lock --target sm120` (it relocks uv.lock)" in r.stdout
 
 
 def test_torch_2_10_bump_names_sgl_kernel_and_evidence():

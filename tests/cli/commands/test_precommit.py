@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import LOCKS, ROOT
+from tests.conftest import FIXTURES, LOCKS, ROOT
 
 pytest.importorskip("pre_commit")
 
@@ -51,7 +52,8 @@ def _exercise(repo: Path, env: dict[str, str]) -> None:
     assert r.returncode != 0, out  # the unsafe bump is refused ...
     assert "glmcompat check" in out and "Failed" in out
     assert "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out  # ... with the explanation
-    assert "hint: one consistent safe set for sm120: " in out and " torch==2.9.1 " in out
+    assert "hint: the nearest safe set for sm120: torch==2.9.1 " in out  # one remedy, found on the index
+    assert "- torch 2.10.0 -> 2.9.1: sglang 0.5.9 requires torch==2.9.1 [in requirements.txt:" in out
     assert _git(repo, env, "log", "--oneline").stdout.count("\n") == 1
     # A change that leaves the lock safe (a comment) commits.
     shutil.copy(LOCKS / "glm5-sglang-0.5.9" / "requirements.txt", repo / "requirements.txt")
@@ -69,7 +71,10 @@ def test_hook_definition_with_the_real_framework(tmp_path):
     assert hook["id"] == "glmcompat-check"
     local = {**hook, "language": "system", "args": ["--target", "sm120"]}
     repo, env = _repo(tmp_path, {"repo": "local", "hooks": [local]})
-    _exercise(repo, env)
+    from tests.localindex import serve_recorded
+
+    with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
+        _exercise(repo, {**env, "UV_DEFAULT_INDEX": url, "GLMCOMPAT_OFFLINE": ""})
 
 
 @pytest.mark.network
@@ -95,9 +100,14 @@ def test_hook_sees_through_includes(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     (repo / "deps" / "gpu.txt").write_text("torch==2.10.0\n")
     _git(repo, env, "add", "deps/gpu.txt")
-    r = _git(repo, env, "commit", "-m", "bump torch in the include")
+    from tests.localindex import serve_recorded
+
+    with serve_recorded(json.loads((FIXTURES / "resolver" / "pages.json").read_text())) as url:
+        r = _git(repo, {**env, "UV_DEFAULT_INDEX": url, "GLMCOMPAT_OFFLINE": ""}, "commit", "-m", "bump torch in the include")
     out = r.stdout + r.stderr
     assert r.returncode != 0 and "torch 2.9.1 -> 2.10.0 breaks sgl-kernel 0.3.21" in out, out
+    # the remedy names the file the pin lives in: the include, by its own name and line
+    assert "- torch 2.10.0 -> 2.9.1: " in out and "[in deps/gpu.txt:1]" in out, out
     _git(repo, env, "checkout", "--", "deps/gpu.txt")
     _git(repo, env, "reset", "-q")
     _git(repo, env, "checkout", "--", ".")
