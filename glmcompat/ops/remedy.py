@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.remedysearch import Blocked, Found, search
 from glmcompat.decide.rules import evaluate_lock
+from glmcompat.decide.rules.torchpins import exact_pins
 from glmcompat.decide.stacks import CORE, ENGINES
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import GlmcompatError
@@ -110,7 +111,9 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
         return {n: (f"{v}+{labels[n]}" if v is not None and n in labels and "+" not in v else v) for n, v in new.items()}
 
     def accept(new: dict[str, str | None]) -> bool:
-        return judge_all(lock, targets, model, facts, labelled(new), platforms, machine)
+        trial = labelled(new)
+        return judge_all(lock, targets, model, facts, {**trial, **torch_follows(trial, bad.packages, facts)}, platforms,
+                         machine)
 
     try:
         src = source_for(bad.platform)
@@ -141,7 +144,11 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
         except GlmcompatError as e:
             return RemedyOutcome(None, f"no remedy computed: the {m} wheels could not be read ({e})", tries)
     new = labelled(_new_set(found, core))
-    changes = _hints(found, core, new, facts, src, findings, labels, index_hint, model)
+    follows = torch_follows(new, bad.packages, facts)
+    changes = _hints(found, core, new, facts, src, findings, labels, index_hint, model) + tuple(
+        Hint("pin", n, bad.packages.get(n, ""), v, "", f"torch {_public(str(new.get('torch')))} pins {n}=={v} exactly "
+             "(its METADATA Requires-Dist)") for n, v in sorted(follows.items()))
+    new = {**new, **follows}
     safe = {n: v for n, v in sorted(new.items())}
     indexes = {n: index_hint for n in labels if index_hint and safe.get(n)}
     proved = (f"checked: {', '.join(targets)}, {len(envs)} environment(s); each pin on the index for "
@@ -150,6 +157,21 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
         proved += (f"; the +{'/+'.join(sorted(set(labels.values())))} builds from "
                    f"{index_hint or 'the index your file names for them'} (not read: `uv pip compile` checks them)")
     return RemedyOutcome(Remedy(safe, changes, indexes, _command(kind, path, targets), where, proved), tries=tries)
+
+
+def torch_follows(new: Mapping[str, str | None], packages: Mapping[str, str], facts: Facts) -> dict[str, str]:
+    """What follows a torch the remedy moves: each package of the set that torch's default wheel pins exactly (triton,
+    nvidia-*), at that pin, where the set has another version (its [[release]] row, read from torch's METADATA)."""
+    torch = new.get("torch")
+    if not torch or "torch" not in packages or _public(packages["torch"]) == _public(torch):
+        return {}
+    out: dict[str, str] = {}
+    for dep, pin in exact_pins(facts, torch).items():
+        have = packages.get(dep)
+        cur = new.get(dep, have)  # the set's own version, unless the remedy already moved it
+        if have is not None and cur is not None and _public(cur) == _public(have) and _public(have) != pin:
+            out[dep] = pin
+    return out
 
 
 def _new_set(found: Found, core: Mapping[str, str]) -> dict[str, str | None]:

@@ -41,6 +41,24 @@ def pinned_by(facts: Facts, torch: str) -> frozenset[str]:
                      if row.package == "torch" and Version(row.version) == pub for t in row.requires)
 
 
+def exact_pins(facts: Facts, torch: str) -> dict[str, str]:
+    """name -> version for each package ``torch``'s default wheel pins exactly (its [[release]] row's requires)."""
+    pub = Version(Version(torch).public)
+    out: dict[str, str] = {}
+    for row in facts.rows("release"):
+        if row.package != "torch" or Version(row.version) != pub:
+            continue
+        for text in row.requires:
+            try:
+                req = Requirement(text)
+            except InvalidRequirement:  # pragma: no cover - validated when the matrix loads
+                continue
+            specs = list(req.specifier)
+            if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+                out[canonicalize(req.name)] = specs[0].version
+    return out
+
+
 def check(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     if torch is None or ctx.machine != "x86_64" or ctx.built_from_source("torch") or not _default_build(ctx, torch):

@@ -52,7 +52,8 @@ def test_uv_default_torch_2_15_is_rejected(recorded_index):
     r = run_cli("check", str(LOCKS / "unpinned-torch" / "uv.lock"), "--target", "sm120", "--index-url", recorded_index)
     assert r.returncode == 1
     assert "sgl-kernel 0.3.21 was built against torch 2.9.1, but torch 2.15.0" in r.stdout
-    assert "hint: the nearest safe set for sm120: torch==2.9.1 torchvision==0.24.1 [checked: sm120" in r.stdout
+    assert "hint: the nearest safe set for sm120: torch==2.9.1 torchvision==0.24.1 triton==3.5.1 [checked: sm120" in r.stdout
+    assert "triton 3.9.0 -> 3.5.1: torch 2.9.1 pins triton==3.5.1 exactly" in r.stdout
     assert "apply: pin them in pyproject.toml, then `glmcompat lock --target sm120` (it relocks uv.lock)" in r.stdout
 
 
