@@ -241,10 +241,13 @@ def group_ext(opts: dict[str, Any]) -> None:
                     libraries += 1  # a shared library with a module's name: loaded, not a module
                     continue
                 kind, cause = cause_of(text, numpy_version())  # NumPy's printed message is on the probe's stderr
-                if kind == "import" and _imports(mod.split(".")[0]):
-                    # the package itself imports; one of its modules raises something else than a loader or ABI
-                    # error on its own (a module for another setup): said, and not a failure of the package
-                    p.warnings.append(f"{files.get(mod) or mod}: {text.splitlines()[-1][:300]}")
+                if kind in ("import", "missing-library") and mod.count(".") and _imports(mod.split(".")[0]):
+                    # the package itself imports; one of its modules raises something else than an ABI error on its
+                    # own: a module for another setup, or one that links an optional library the package loads only
+                    # when it is there (cupyx._cutensor: libcutensor; numba's tbbpool: libtbb): said, and not a
+                    # failure of the package
+                    why = f" ({cause})" if kind == "missing-library" else ""
+                    p.warnings.append(f"{files.get(mod) or mod}: {text.splitlines()[-1][:300]}{why}")
                     p.degraded = True
                     continue
                 failures.append({"module": mod, "file": files.get(mod, ""), "kind": kind, "cause": cause,

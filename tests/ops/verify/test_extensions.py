@@ -95,7 +95,12 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
     _gcc("void absent_fn(void) {}", libdir / "libglmcompat_absent.so")
     _ext(site, "linksgone", "_speedups", "extern void absent_fn(void);\nvoid PyInit__speedups(void) { absent_fn(); }\n",
          "-L", str(libdir), "-lglmcompat_absent")
-    shutil.rmtree(libdir)  # the library it links is not installed
+    (site / "linksgone" / "__init__.py").write_text("from . import _speedups\n")  # the package needs it to import
+    # the same missing library in a module its package does not import itself (an optional backend: cupyx._cutensor
+    # without libcutensor, numba's tbbpool without libtbb): a warning that names it, not a failure
+    _ext(site, "optlib", "_backend", "extern void absent_fn(void);\nvoid PyInit__backend(void) { absent_fn(); }\n",
+         "-L", str(libdir), "-lglmcompat_absent")
+    shutil.rmtree(libdir)  # the library they link is not installed
     _ext(site, "oldtorchext", "_ops", textwrap.dedent(f'''
         extern void need_logger(void) __asm__("{OLD_LOGGER}");
         void PyInit__ops(void) {{ need_logger(); }}
@@ -113,7 +118,7 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
         PyMODINIT_FUNC PyInit__gui(void) { PyErr_SetString(PyExc_RuntimeError, "no display"); return NULL; }
     '''), "-I", sysconfig.get_paths()["include"])
     assert {d.name: d.torch for d in scan([str(site)])} == {"linksgone": False, "oldtorchext": True,
-                                                          "newtorchext": True, "envmod": False}
+                                                          "newtorchext": True, "envmod": False, "optlib": False}
     r = run(Options(paths=[str(site)], no_gpu=True, timeout=60, fork=fork)).to_json()
     assert r["ok"] is False and undeclared(r) == []
     gone = probe(r, "extension:linksgone")
@@ -122,6 +127,8 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
     assert (f["module"], f["file"], f["kind"]) == ("linksgone._speedups", f"linksgone/_speedups{SUFFIX}",
                                                    "missing-library")
     assert "libglmcompat_absent.so" in f["cause"] and "cannot open shared object file" in f["error"]
+    opt = probe(r, "extension:optlib")
+    assert opt["status"] == "warning" and any("libglmcompat_absent.so" in w for w in opt["warnings"]), opt
     old = probe(r, "extension:oldtorchext")
     assert old["status"] == "failed" and old["data"]["failures"][0]["kind"] == "torch-symbol"
     assert OLD_LOGGER in old["summary"]
