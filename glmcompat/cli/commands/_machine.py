@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,11 +24,20 @@ def add_machine_options(p: argparse.ArgumentParser, *, glibc_default: str = "; n
     p.add_argument("--glibc", "--manylinux", dest="glibc", metavar="X.Y", help=GLIBC_HELP.format(glibc_default + ")"))
 
 
-@cache
-def _detected() -> Detected:
+def _detect_at(root: str | None, nvml: str | None) -> Detected:
     from glmcompat.edges.machine import detect  # lazy: only where a value is auto (reads /sys, /proc, NVML)
 
-    return detect()
+    return detect(root, nvml)
+
+
+def _detected() -> Detected:
+    """The machine as it is now (no memo kept past the call: a long-lived caller, or a test that points
+    GLMCOMPAT_MACHINE_ROOT / GLMCOMPAT_NVML_LIBRARY elsewhere, reads the machine it asks about)."""
+    import os  # lazy: start-up path (the command's engine)
+
+    from glmcompat.edges.machine import NVML_ENV, ROOT_ENV  # lazy: only where a value is auto
+
+    return _detect_at(os.environ.get(ROOT_ENV) or None, os.environ.get(NVML_ENV) or None)
 
 
 def env_given() -> Mapping[str, str]:
