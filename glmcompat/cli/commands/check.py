@@ -318,20 +318,21 @@ def _bump_findings(old: Lock, new: Lock, new_findings: list[Finding], old_findin
 def main(name: str, argv: Sequence[str]) -> int:
     args = _parse(argv)
     before = fastpath.key(list(argv))  # the inputs as this run reads them (None: no verdict is recorded)
+    read_wheels: list[bool] = []  # this run's: whether it read a wheel by URL or path of a package no row names
     if before is None:
-        return _judge(args)[0]
+        return _judge(args, read_wheels)[0]
     with fastpath.reading(list(argv)) as log:  # every file the verdict reads, as it reads it
-        rc, text, facts = _judge(args)
+        rc, text, facts = _judge(args, read_wheels)
     if facts is not None:  # what this run wrote (nothing with -qq), for the start-up path to write again (never a
         # verdict on a machine read here: what was read is no input the record could compare); a verdict that read a
         # wheel named by URL or path, of a package the matrix does not name, is kept for these exact bytes only: its name
         # is in no names record, so a uv.lock's projection would not see its version change
         fastpath.store(list(argv), before, log, text, "", rc, relevant=lambda: fastpath.relevant_names(facts),
-                       exact=_READ_WHEELS[0])
+                       exact=any(read_wheels))
     return rc
 
 
-def _judge(args: Any) -> tuple[int, str, Any]:
+def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     """The verdicts of ``check`` (printed), and for the start-up path's record: the exit code, what was written to
     stdout ("" when it was not the process's: -qq), and the matrix read (None: nothing to record)."""
     from glmcompat.matrix.load import load_facts  # lazy: the engine: `check --help` stays light
@@ -368,7 +369,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
-        arts = _artifacts(lock, facts)
+        arts = _artifacts(lock, facts, read_wheels)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
@@ -399,10 +400,7 @@ def _judge(args: Any) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
-_READ_WHEELS = [False]  # whether this run read a wheel a file names by URL or path of a package the matrix does not name
-
-
-def _artifacts(lock: Lock, facts: Any) -> Any:
+def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool]) -> Any:
     """What the artifacts of the compiled packages the matrix has no row for say (glmcompat.ops.artifacts): read from
     the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
     from glmcompat.edges.cache import Cache  # lazy: the engine: `check --help` stays light
@@ -413,7 +411,9 @@ def _artifacts(lock: Lock, facts: Any) -> Any:
     if not todo:
         return {}
     named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
-    _READ_WHEELS[0] = _READ_WHEELS[0] or any(where == "wheel" and n not in named for n, _, where, _ in todo)  # nothing to read: no index is looked up (naming the default one may run uv, which no record holds)
+    # whether it reads a wheel a file names by URL or path, of a package the matrix does not name (the record is then
+    # kept for these exact bytes only); nothing to read: no index is looked up (naming the default one may run uv)
+    read_wheels.append(any(where == "wheel" and n not in named for n, _, where, _ in todo))
     urls = lock.meta.get("index_urls") or []
     with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
         return probe_lock(lock, facts, index=index, cache=index.cache,
