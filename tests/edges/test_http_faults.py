@@ -210,11 +210,10 @@ def test_deadline_holds_in_process_too(server: str) -> None:
 
     os.environ["GLMCOMPAT_HTTP_DEADLINE"] = str(DEADLINE)
     try:
-        t = time.monotonic()
+        # only the deadline raises "no complete answer": the trickled page would otherwise arrive whole
         with IndexClient(f"{server}/trickle/simple/", cache=None, backoff=0) as ic, \
                 pytest.raises(EnvironmentFailure, match="no complete answer"):
             ic.project("x")
-        assert time.monotonic() - t < 30 * DEADLINE  # a hang guard: the deadline many times over
         with IndexClient(f"{server}/loop/simple/", cache=None, backoff=0) as ic, \
                 pytest.raises(EnvironmentFailure, match="too many redirects"):
             ic.project("x")
