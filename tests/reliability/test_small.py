@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import FIXTURES, LINEAR, growth, run_cli
 
 S1 = FIXTURES / "formats" / "s1" / "requirements.txt"
 
@@ -76,6 +75,6 @@ def test_several_bounded_gaps_are_refused(pattern: str) -> None:
 
     assert "bounded gaps whose spans multiply" in (linear_time_problem(pattern) or "")
     assert linear_time_problem("(CUDA initialization: .{0,100}(error|failed)|cuInit.{0,100}(failed|error))") is None
-    t = time.monotonic()
-    re.compile("a.{0,40}a.{0,40}x").search("a" * 2000)  # one accepted: a product of 1681
-    assert linear_time_problem("a.{0,40}a.{0,40}x") is None and time.monotonic() - t < 60  # a hang guard
+    assert linear_time_problem("a.{0,40}a.{0,40}x") is None  # one accepted: a product of 1681
+    pat = re.compile("a.{0,40}a.{0,40}x")
+    assert growth(lambda n: [pat.search("a" * n) for _ in range(5)], 2000) < LINEAR  # linear in the line's length

@@ -170,8 +170,9 @@ def test_timeout_bounds_the_whole_run(tmp_path: Path, fork: bool) -> None:
                 os.kill(int(pid), signal.SIGKILL)
             except ProcessLookupError:
                 pass
-    # the bound is the timeout plus a few seconds; before the fix the fork server alone waited timeout + 30 s
-    assert took < 2 + 15, took
+    # a hang guard that tells the fix from the bug: before it the fork server alone waited the timeout + 30 s (and a
+    # daemon holding the pipe 20 s more); now the run ends a few seconds after the timeout
+    assert took < 2 + 25, took
     imp = probe(r, "import:torch")
     assert imp["status"] == "failed" and "timed out after 2 s" in imp["summary"]
     assert r["ok"] is False
