@@ -25,7 +25,7 @@ import codecs
 import importlib
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Protocol
 
@@ -581,9 +581,8 @@ def _encoding(head: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def log_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[str]:
-    """The lines of a binary stream (a log), read ``chunk`` bytes at a time and decoded by its BOM, each
-    cut at :data:`MAX_LINE` characters: memory stays bounded whatever the log's size or line lengths."""
+def _opened(stream: BinaryIO, chunk: int) -> tuple[Callable[[int], bytes], bytes, codecs.IncrementalDecoder]:
+    """(read, the first bytes past any byte-order mark, the decoder) of a log: enough read to tell its encoding."""
     read = stream.read
     head = b""
     while len(head) < 4096:  # enough to tell the encoding
@@ -592,10 +591,15 @@ def log_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[str]:
             break
         head += more
     codec, skip = _encoding(head)
-    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    return read, head[skip:], codecs.getincrementaldecoder(codec)(errors="replace")
+
+
+def log_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[str]:
+    """The lines of a binary stream (a log), read ``chunk`` bytes at a time and decoded by its BOM, each
+    cut at :data:`MAX_LINE` characters: memory stays bounded whatever the log's size or line lengths."""
+    read, data, decoder = _opened(stream, chunk)
     parts: list[str] = []  # the current line's first characters (at most MAX_LINE)
     have = 0
-    data = head[skip:]
     while True:
         text = decoder.decode(data, final=not data)
         start = 0
@@ -628,19 +632,10 @@ def numbered_lines(stream: BinaryIO, chunk: int = CHUNK) -> Iterator[tuple[int, 
     Runs of blank lines are counted, not split: the search for the next non-blank character and the count of
     the newlines before it run inside the regex and string engines, so 50 MB of bare newlines cost what
     reading them costs, and a line of text costs one search, one find and one slice."""
-    read = stream.read
-    head = b""
-    while len(head) < 4096:
-        more = read(chunk)
-        if not more:
-            break
-        head += more
-    codec, skip = _encoding(head)
-    decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+    read, data, decoder = _opened(stream, chunk)
     n = 0  # lines ended so far
     buf = ""  # the start of the line the last chunk left open (at most MAX_LINE characters)
     open_ = False  # whether a line is open (buf may be empty or blank while it is)
-    data = head[skip:]
     search, cut = _NONSPACE.search, MAX_LINE
     while True:
         text = decoder.decode(data, final=not data)
