@@ -36,9 +36,7 @@ def _default_build(ctx: Context, torch: str) -> bool:
 
 def pinned_by(facts: Facts, torch: str) -> frozenset[str]:
     """The packages whose version ``torch``'s default wheel pins exactly (its [[release]] row's requires)."""
-    pub = Version(Version(torch).public)
-    return frozenset(canonicalize(Requirement(t).name) for row in facts.rows("release")
-                     if row.package == "torch" and Version(row.version) == pub for t in row.requires)
+    return frozenset(exact_pins(facts, torch))
 
 
 def exact_pins(facts: Facts, torch: str) -> dict[str, str]:
