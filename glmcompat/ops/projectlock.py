@@ -54,7 +54,8 @@ from glmcompat.model.machine import Machine
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
-from glmcompat.ops import machinelock
+from glmcompat.ops import machinelock, projectspec
+from glmcompat.ops.projectspec import restore as _restore
 from glmcompat.ops.progress import Progress
 from glmcompat.ops.projectrecord import _digests, _inputs, _recall, _record_path, _remember
 from glmcompat.ops.projectresult import RESULT_VERSION, ProjectLockRequest, ProjectLockResult
@@ -97,13 +98,14 @@ def _python(requires_python: str | None, asked: str | None) -> str:
 
 def _locked_core(lock: Path) -> dict[str, str]:
     """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped). Only its
-    ``[[package]]`` names and versions are read (the environments are the check's to build)."""
+    ``[[package]]`` names and versions are read (the environments are the check's to build): from the lines uv writes
+    first in each (:func:`glmcompat.ops.projectspec.packages`), else, for a lock of another layout, parsed."""
     try:
-        doc = tomllib.loads(lock.read_text(encoding="utf-8"))
+        data = lock.read_bytes()
+        packages = projectspec.packages(data) or tomllib.loads(data.decode("utf-8")).get("package", [])
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
         return {}  # absent or broken: uv's to replace
     out: dict[str, str] = {}
-    packages = doc.get("package", [])
     for p in packages if isinstance(packages, list) else []:
         if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not isinstance(p.get("version"), str):
             continue
@@ -272,12 +274,8 @@ def _diff(path: str, old: str, new: str) -> str:
 
 def _uv(args: list[str], cwd: Path, index: IndexOptions, python: str | None = None) -> subprocess.CompletedProcess[str]:
     """uv ``args`` in ``cwd``, with the command line's index options (``index``) in its environment."""
-    env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
-    if index.url:
-        env.pop("UV_INDEX_URL", None)
-    env.update(index.uv_env())
     try:
-        return subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
+        return subprocess.run([uv_binary(), *args], cwd=cwd, env=projectspec.uv_env(index), capture_output=True, text=True,
                               stdin=subprocess.DEVNULL)
     except OSError as e:
         raise EnvironmentFailure(f"cannot run uv: {e.strerror}") from None
@@ -374,10 +372,12 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                           check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
-                          quiet: bool = False
+                          quiet: bool = False, spec: projectspec.Run | None = None
                           ) -> tuple[ProjectLockResult, NoopRecord | None]:
     """:func:`lock_project`, and what a run that changed nothing read (a
-    :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
+    :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None.
+    ``spec``: the speculative ``uv lock`` the command line started (:func:`glmcompat.ops.projectspec.start`; the
+    caller discards it); without one, a run that resolves starts its own."""
     project = pp.load(pyproject)
     machine = lock_platform(facts, req.targets[0], req.platform)
     python = _python(project.requires_python, req.python)
@@ -386,8 +386,13 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     recalled = _recall(record, project)
     remembered = False
     if recalled is None:
-        result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
-                               index=index, source=source, quiet=quiet)
+        own = None if spec is not None or dry_run or check_only else projectspec.start(project.pyproject, req.index)
+        try:
+            result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
+                                   index=index, source=source, quiet=quiet, spec=spec or own)
+        finally:
+            if own is not None:
+                own.discard()
         if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
             remembered = _remember(record, project, result)
     else:
@@ -406,7 +411,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
                   dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None,
-                  quiet: bool) -> ProjectLockResult:
+                  quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
@@ -436,7 +441,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     if check_only:
         return _check(facts, project, new_text, req, machine, result)
     uv_binary()
-    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet)
+    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet, spec)
 
 
 def _written_core(project: pp.UvProject) -> Core | None:
@@ -535,33 +540,18 @@ def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockR
     return result
 
 
-def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
-    if data is None:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        return
-    try:
-        if path.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    atomic_write(path, data, mode=mode)
-
-
 def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
              python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
-             source: Source | None, quiet: bool) -> ProjectLockResult:
+             source: Source | None, quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
-        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet)
+        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet,
+                             spec)
 
 
 def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
                   machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
-                  source: Source | None,
-                  quiet: bool) -> ProjectLockResult:
+                  source: Source | None, quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
     old_py = pyproject.read_bytes()
     if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
@@ -577,7 +567,10 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-            p = _uv(["lock"], project.root, req.index)
+            p = None if _round or spec is None else projectspec.settle(
+                spec, project.root, old_py, old_lock, pyproject.read_bytes(), result.core, result.overrides, req.index,
+                lock_mode)
+            p = p or _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
                 raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"

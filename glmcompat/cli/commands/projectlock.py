@@ -18,6 +18,7 @@ from glmcompat.edges.index import IndexOptions, client_for
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError, UnsafeError, classify
 from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.ops import projectspec
 from glmcompat.ops.projectlock import (
     NoTarget,
     ProjectLockRequest,
@@ -59,7 +60,20 @@ def request(args: Any, settings: dict[str, Any], where: Path | None, *, compiled
 
 def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
-    process's stdout and stderr)."""
+    process's stdout and stderr). A project lock starts its speculative ``uv lock`` first, before the matrix loads
+    (:mod:`glmcompat.ops.projectspec`), and discards it when the run ends."""
+    kind, path = mode
+    spec = (projectspec.start(path, IndexOptions(args.index_url, bool(args.no_cache)))
+            if kind == "project" and not (args.dry_run or args.check) else None)
+    try:
+        return _run_project(args, mode, out, err, spec)
+    finally:
+        if spec is not None:
+            spec.discard()
+
+
+def _run_project(args: Any, mode: tuple[str, Path], out: TextIO | None, err: TextIO | None,
+                 spec: projectspec.Run | None) -> int:
     if args.out or args.with_ or args.force:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
                          "requirement to its pyproject.toml")
@@ -82,7 +96,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
     try:
         if kind == "project":
             result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
-                                                 index=client_for, quiet=bool(args.quiet))
+                                                 index=client_for, quiet=bool(args.quiet), spec=spec)
         else:
             dest = Path(args.output_file) if args.output_file else default_output(path)
             result = lock_requirements(facts, path, dest, req, dry_run=args.dry_run, check_only=args.check,
