@@ -134,12 +134,14 @@ def main() -> int:
     from glmcompat.edges.index import default_index_url
 
     names = list(PROJECTS) if a.project == "both" else [a.project]
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-venvs-") as venvs:
         glm = install_fresh("pip", f"{venvs}/pip", str(ROOT))
         os.environ["UV_DEFAULT_INDEX"] = default_index_url()
         os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
         results: dict[str, object] = {n: case(n, a.runs, uv, glm) for n in names}
     results["uv"] = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.strip()
+    results["load"] = {"start": load, "end": os.getloadavg()}  # 1, 5 and 15 minutes: the machine the figures are of
     print(json.dumps(results, indent=2))
     show: Callable[[dict[str, float]], str] = lambda s: (  # noqa: E731
         f"{s['a_median_s']:.2f} s vs {s['b_median_s']:.2f} s: {s['ratio_median']:.2f}x "
@@ -149,6 +151,8 @@ def main() -> int:
         assert isinstance(r, dict)
         print(f"{n}: cold first lock {show(r['cold'])} (goal <= 1.1x); the run right after a lock {show(r['next'])} "
               f"(goal <= 1.0x); cold fresh clone of the locked project {show(r['cold_locked_clone'])}")
+    print("load average (1, 5, 15 min): at the start {:.2f} {:.2f} {:.2f}, at the end {:.2f} {:.2f} {:.2f}".format(
+        *load, *os.getloadavg()))
     return 0
 
 
