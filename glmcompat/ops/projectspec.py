@@ -155,8 +155,14 @@ def with_manifest(lock: bytes, pins: Mapping[str, str], overrides: Mapping[str, 
 
 
 def _new_mode() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
+    """The mode uv gives a new uv.lock: 0666 less the umask (read from /proc where it can be: setting the umask to
+    read it would change it for the threads running meanwhile)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            mask = next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
     return 0o666 & ~mask
 
 
