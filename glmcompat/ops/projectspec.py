@@ -30,24 +30,25 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from glmcompat.decide.stacks import CORE
-from glmcompat.edges.index import IndexOptions
 from glmcompat.edges.uv import uv_binary
-from glmcompat.matrix.store import atomic_write
 from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX, private_dir, remove_private
+
+TYPE_CHECKING = False  # not typing's: :func:`start_early` runs before the command's imports, and each one delays uv
+if TYPE_CHECKING:
+    from glmcompat.edges.index import IndexOptions
 
 SEEDS = ("uv.toml", ".python-version", ".python-versions")  # files of the project root uv reads besides the two
 _REFUSED = (b"# glmcompat lock", b"workspace", b"sources", b"dynamic", b"\r")  # a copy might lock otherwise: none
 _PACKAGE = re.compile(rb'^\[\[package\]\]\nname = "([^"\n]+)"\nversion = "([^"\n]+)"', re.M)
 
 
-def uv_env(index: IndexOptions) -> dict[str, str]:
+def uv_env(index: IndexOptions | None) -> dict[str, str]:
     """The environment every ``uv`` of a project lock runs in: the caller's, no interpreter downloads, and the
-    command line's index options (:meth:`IndexOptions.uv_env`)."""
+    command line's index options (:meth:`IndexOptions.uv_env`; None: the defaults, which add nothing)."""
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
-    if index.url:
+    if index is not None and index.url:
         env.pop("UV_INDEX_URL", None)
-    env.update(index.uv_env())
+    env.update(index.uv_env() if index is not None else {})
     return env
 
 
@@ -82,7 +83,10 @@ class Run:
             return None
 
     def discard(self) -> None:
-        """Stop uv (its whole process group) and remove the directory."""
+        """Stop uv (its whole process group) and remove the directory (again: nothing more)."""
+        global _handed
+        if _handed is self:
+            _handed = None
         p = self.proc
         if p is not None and p.poll() is None:
             try:
@@ -91,6 +95,42 @@ class Run:
                 p.kill()
             p.wait()
         remove_private(self.path)
+
+
+_handed: Run | None = None  # the run start_early started, until the command takes it (take_early) or it is discarded
+_NOT_EARLY = ("--index-url", "--no-cache", "--project", "--dry-run", "--check", "--stack", "--out", "--with", "--engine",
+              "--matrix", "-h", "--help", "-o", "--output-file")
+_VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver", "--glibc")
+
+
+def start_early(argv: list[str]) -> Run | None:
+    """Before the command's heavy imports, for ``glmcompat lock ARGV`` in a project found from the working directory
+    with no option that changes what uv is asked (the index, a project or requirements file named, a dry run or a
+    check): :func:`start` on the nearest pyproject.toml, kept for :func:`take_early`. The caller discards it when
+    the run ends, taken or not. None where nothing fits; never fails."""
+    global _handed
+    try:
+        prev = ""
+        for a in argv:
+            if a.split("=", 1)[0] in _NOT_EARLY or (not a.startswith("-") and prev not in _VALUED):
+                return None
+            prev = a
+        d = os.getcwd()
+        while not os.path.isfile(os.path.join(d, "pyproject.toml")):
+            if os.path.dirname(d) == d:
+                return None
+            d = os.path.dirname(d)
+        _handed = start(Path(d) / "pyproject.toml", None)
+        return _handed
+    except Exception:
+        return None
+
+
+def take_early() -> Run | None:
+    """The run :func:`start_early` started in this process, once (the command's to hand to the lock)."""
+    global _handed
+    run, _handed = _handed, None
+    return run
 
 
 def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str, bytes] | None:
@@ -106,7 +146,7 @@ def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str,
     return files
 
 
-def start(pyproject: Path, index: IndexOptions) -> Run | None:
+def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
     """``uv lock`` of the project whose root pyproject.toml is ``pyproject``, as it is, in a private copy; None
     where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
     dynamic metadata) or already holds glmcompat's lines (the lock then starts from them), or where uv cannot start.
@@ -133,6 +173,8 @@ def packages(lock: bytes) -> list[dict[str, str]]:
 
 def holds(lock: bytes, pins: Mapping[str, str]) -> bool:
     """Whether every core package ``lock`` holds is at the version ``pins`` gives it (local label aside)."""
+    from glmcompat.decide.stacks import CORE  # lazy: start-up path (start_early imports this module before uv starts)
+
     return all(pins.get(p["name"]) == p["version"].split("+")[0] for p in packages(lock) if p["name"] in CORE)
 
 
@@ -186,6 +228,8 @@ def settle(first: Run, root: Path, old_py: bytes, old_lock: bytes | None, new_py
         got = _first_answer(first, second, pins, overrides)
         if got is None:
             return None
+        from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
+
         lock = root / "uv.lock"
         atomic_write(lock, got, mode=lock_mode if lock_mode is not None else _new_mode())
         try:
@@ -227,6 +271,7 @@ def _first_answer(first: Run, second: Run | None, pins: Mapping[str, str], overr
 
 def restore(path: Path, data: bytes | None, mode: int | None) -> None:
     """``path`` as it was: ``data`` (with ``mode``), or no file where ``data`` is None."""
+    from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
     if data is None:
         try:
             path.unlink()

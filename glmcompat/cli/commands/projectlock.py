@@ -60,11 +60,16 @@ def request(args: Any, settings: dict[str, Any], where: Path | None, *, compiled
 
 def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
-    process's stdout and stderr). A project lock starts its speculative ``uv lock`` first, before the matrix loads
-    (:mod:`glmcompat.ops.projectspec`), and discards it when the run ends."""
+    process's stdout and stderr). A project lock takes the speculative ``uv lock`` the entry point started
+    (:func:`glmcompat.ops.projectspec.start_early`), else starts it first, before the matrix loads; it is discarded
+    when the run ends."""
     kind, path = mode
-    spec = (projectspec.start(path, IndexOptions(args.index_url, bool(args.no_cache)))
-            if kind == "project" and not (args.dry_run or args.check) else None)
+    spec = projectspec.take_early()
+    if spec is not None and (kind != "project" or args.dry_run or args.check):
+        spec.discard()
+        spec = None
+    elif spec is None and kind == "project" and not (args.dry_run or args.check):
+        spec = projectspec.start(path, IndexOptions(args.index_url, bool(args.no_cache)))
     try:
         return _run_project(args, mode, out, err, spec)
     finally:
