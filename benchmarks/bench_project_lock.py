@@ -6,7 +6,9 @@ The projects are those of the issue, made by `uv init --bare` and `uv add --froz
 
 * cold: empty private caches on both sides (GLMCOMPAT_CACHE_DIR, UV_CACHE_DIR: fresh temporary directories each run),
   each in a fresh copy of the project as the user wrote it (no constraints, no uv.lock): glmcompat resolves the core,
-  writes its constraints and runs uv; the plain uv locks the project as it is;
+  writes its constraints and runs uv (its speculative `uv lock` of the project as written starts at once, in a
+  private copy, on the same empty uv cache: :mod:`glmcompat.ops.projectspec`; GLMCOMPAT_NO_SPECULATION=1 in this
+  script's environment turns it off, to compare); the plain uv locks the project as it is;
 * cold, a fresh clone of a locked project: empty caches again, in a copy of the project as glmcompat left it
   (its constraints and uv.lock, as committed): what a CI job on a fresh runner does;
 * the run right after: a fresh copy of the project as the user wrote it, locked once by glmcompat (not timed; warm
