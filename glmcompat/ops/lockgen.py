@@ -34,7 +34,8 @@ from packaging.utils import canonicalize_name
 
 from glmcompat.decide import rules
 from glmcompat.decide.explain import resolve
-from glmcompat.decide.resolver import Request, parse_spec, pin_override, root_requirements
+from glmcompat.decide.resolution import parse_spec, pin_override
+from glmcompat.decide.roots import Request, root_requirements
 from glmcompat.decide.stacks import lock_platform
 from glmcompat.edges.sources import IndexSource
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
@@ -77,7 +78,7 @@ from glmcompat.ops.publish import (
 from glmcompat.readers.formats import read_lock
 
 if TYPE_CHECKING:
-    from glmcompat.decide.resolver import Outcome, Source
+    from glmcompat.decide.resolution import Outcome, Source
     from glmcompat.edges.index import ClientFactory
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's

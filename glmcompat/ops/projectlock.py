@@ -171,7 +171,7 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
     ``source`` (a resolver source in its place: a recorded index)."""
     from glmcompat.decide.explain import resolve  # lazy: resolving only (a recalled lock imports none of the resolver)
-    from glmcompat.decide.resolver import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.roots import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
     from glmcompat.decide.rules import evaluate  # lazy: resolving only (a recalled lock imports none of the resolver)
 
     machine = lock_platform(facts, req.targets[0], req.platform)

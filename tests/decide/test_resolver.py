@@ -391,15 +391,15 @@ def test_sm103_kernel_request_is_explained_by_gpu_code(facts, src):
 
 
 def test_dependencies_and_requirement_parses_are_memoised(facts, recorded, tmp_path):
-    import glmcompat.decide.resolver as R
+    from glmcompat.decide.resolution import parse_requirement
 
-    R._requirement.cache_clear()
+    parse_requirement.cache_clear()
     with mock_index(recorded, tmp_path) as client:
         s = IndexSource(client, exclude_newer=CUTOFF)
         req, out, _ = upgrade(facts, s)
         p = out.provider
         assert p is not None and p.calls["computed"] == len(p._deps) < p.calls["dependencies"]
-        parses = R._requirement.cache_info()
+        parses = parse_requirement.cache_info()
         assert parses.misses < 150  # only core Requires-Dist lines are parsed, each once
         cold = client.requests
         # A second source on the same cache reads no page and no METADATA: both are memoised on disk.

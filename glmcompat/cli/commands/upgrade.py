@@ -58,7 +58,8 @@ def main(name: str, argv: Sequence[str]) -> int:
     args = p.parse_args(list(argv))
     from glmcompat.cli.commands.lock import _basics  # lazy: keeps `upgrade --help` light
     from glmcompat.decide.explain import Skip, resolve, skip_reasons  # lazy: keeps `upgrade --help` light
-    from glmcompat.decide.resolver import Request, parse_cutoff  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.resolution import parse_cutoff  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.roots import Request  # lazy: keeps `upgrade --help` light
     from glmcompat.edges.index import redact  # lazy: keeps `upgrade --help` light
     from glmcompat.edges.sources import IndexSource  # lazy: keeps `upgrade --help` light
     from glmcompat.ops.progress import Progress  # lazy: keeps `upgrade --help` light
