@@ -1,7 +1,7 @@
 """What a resolution of the core is made of, as data: the :class:`Source` protocol (where candidates come from), the
 requirements (:class:`Req`, each with its :class:`Why`), the candidates (:class:`Cand`), why the matrix rules one out
-(:class:`Ruled`), the pseudo-packages the matrix adds, and what the resolver chose (:class:`Outcome`). The provider
-(:mod:`glmcompat.decide.resolver`), the roots (:mod:`glmcompat.decide.roots`) and the explanations
+(:class:`Ruled`) and the names of the pseudo-packages the matrix adds. The provider (:mod:`glmcompat.decide.resolver`,
+which also holds what it chose, :class:`~glmcompat.decide.resolver.Outcome`), the roots (:mod:`glmcompat.decide.roots`) and the explanations
 (:mod:`glmcompat.decide.explain`) share it."""
 
 from __future__ import annotations
@@ -9,16 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from glmcompat.model.errors import InputError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from glmcompat.decide.resolver import Provider
 
 
 KERNELS = ("sgl-kernel", "sglang-kernel")
@@ -223,17 +220,6 @@ class Ruled:
     cuda: str = ""  # DRIVER: the CUDA the release is built for, the driver it needs and the machine's
     needs: str = ""
     driver: str = ""
-
-
-@dataclass
-class Outcome:
-    """What the resolver chose, and for each package the newer versions it skipped and why."""
-
-    pins: dict[str, str]
-    overridden: dict[str, str]  # package -> why an upstream pin on it was overridden
-    skipped: dict[str, dict[str, str]] = field(default_factory=dict)
-    provider: Provider | None = field(default=None, repr=False, compare=False)
-    roots: list[Req] = field(default_factory=list, repr=False, compare=False)
 
 
 def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet,

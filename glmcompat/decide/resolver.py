@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import resolvelib
@@ -67,7 +68,6 @@ from glmcompat.decide.resolution import (
     TORCH_ABI,
     USER,
     Cand,
-    Outcome,
     Req,
     Ruled,
     Source,
@@ -471,6 +471,17 @@ def _runs_text(known: Mapping[str, Mapping[Version, bool]]) -> tuple[str, int] |
         else:
             parts.append(", ".join(f"{pkg} {v}" for v in runs[-3:]))
     return (", ".join(parts), count) if parts else None
+
+
+@dataclass
+class Outcome:
+    """What the resolver chose, and for each package the newer versions it skipped and why."""
+
+    pins: dict[str, str]
+    overridden: dict[str, str]  # package -> why an upstream pin on it was overridden
+    skipped: dict[str, dict[str, str]] = field(default_factory=dict)
+    provider: Provider | None = field(default=None, repr=False, compare=False)
+    roots: list[Req] = field(default_factory=list, repr=False, compare=False)
 
 
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:

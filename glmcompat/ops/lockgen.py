@@ -78,7 +78,8 @@ from glmcompat.ops.publish import (
 from glmcompat.readers.formats import read_lock
 
 if TYPE_CHECKING:
-    from glmcompat.decide.resolution import Outcome, Source
+    from glmcompat.decide.resolution import Source
+    from glmcompat.decide.resolver import Outcome
     from glmcompat.edges.index import ClientFactory
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's
