@@ -36,7 +36,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.remedy import for_lock, one_safe_set
 from glmcompat.decide import rules
-from glmcompat.decide.stacks import lock_platform
+from glmcompat.decide.plan import plan
 from glmcompat.edges.index import client_for
 from glmcompat.edges.installer import find_interpreter, inspect
 from glmcompat.matrix.load import load_facts
@@ -380,9 +380,9 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
         requirements = [requirements]
     facts = _facts(matrix)
     names = _targets(facts, target, {}, None)
-    machine = lock_platform(facts, names[0], platform)
     py = python_minor(python)
-    req = pl.ProjectLockRequest(tuple(names), machine, model, upgrade, py)
+    req = pl.ProjectLockRequest(plan(facts, names, platform, model), upgrade, py)
+    machine = req.platform
     source = _source(index)
     core = pl.resolve_set(facts, list(requirements), "requirements", req, py, dict(prefer or {}),
                           exclude_newer=exclude_newer, index=client_for if source is None else None, source=source,

@@ -82,7 +82,8 @@ from glmcompat.decide.resolution import (
     same_version,
 )
 from glmcompat.decide.roots import Request, project_roots, root_requirements, served_elsewhere
-from glmcompat.decide.stacks import CORE, lock_platform
+from glmcompat.decide.stacks import CORE, default_platform
+from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
@@ -101,14 +102,14 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
     ``find_matches`` lists versions (one index page per package), ``get_dependencies`` reads one
     METADATA per candidate, once."""
 
-    def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str] = (),
+    def __init__(self, facts: Facts, source: Source, *, target: Target, names: Sequence[str] = (),
                  prefer: Mapping[str, str] | None = None, upgrade: bool = False, overrides: Mapping[str, str] | None = None,
                  model_reqs: Mapping[str, str] | None = None, python: str = "3.11", platform: str | None = None,
                  project: bool = False, driver: str | None = None) -> None:
-        self.machine = lock_platform(facts, target, platform)
+        self.machine = platform or default_platform(target)
         self.facts = facts = facts.on(self.machine)  # every matrix answer is about this machine's wheels
         self.source = source
-        self.target = facts.target(target)
+        self.target = target
         self.capability = gpu.parse_capability(self.target.compute_capability)
         self.names = set(names)  # the stack's packages and --with (for explanations)
         self.prefer = dict(prefer or {})
@@ -486,7 +487,7 @@ class Outcome:
 
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
     roots, names, prefer, overrides, model_reqs = root_requirements(facts, req)
-    machine = lock_platform(facts, req.target, req.platform)
+    machine = req.arch
     reads = source.machine
     if reads != machine:
         raise InputError(f"the source reads the {reads} wheels, and the request is for {machine}")
@@ -527,7 +528,7 @@ def solve(facts: Facts, source: Source, req: Request, *, provider: Provider | No
     except resolvelib.ResolutionImpossible as e:
         raise Unresolvable(req, provider, roots, e.causes) from None
     except resolvelib.ResolutionTooDeep:
-        raise UnsafeError(f"the core could not be resolved for {req.target} within {MAX_ROUNDS} rounds") from None
+        raise UnsafeError(f"the core could not be resolved for {req.target.name} within {MAX_ROUNDS} rounds") from None
     pins = {n: str(c.version) for n, c in result.mapping.items() if not is_pseudo(n)}
     # Only overrides of candidates in the result count (backtracking may have tried others).
     overridden = {dep: why for (n, v, dep), why in sorted(provider.overridden.items()) if pins.get(n) == v}

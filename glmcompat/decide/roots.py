@@ -10,8 +10,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from glmcompat.decide.resolution import MODEL, STACK, TARGET, USER, Req, Why, parse_requirement, parse_spec
-from glmcompat.decide.stacks import CORE, ENGINES, lock_platform, stack_engine
-from glmcompat.matrix.rows import ModelSupport
+from glmcompat.decide.stacks import CORE, ENGINES, default_platform, stack_engine
+from glmcompat.matrix.rows import ModelSupport, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError, UnsafeError
 from glmcompat.model.findings import Cause
@@ -20,13 +20,16 @@ from glmcompat.model.numbers import check_digits
 
 @dataclass(frozen=True)
 class Request:
+    """One resolution of the core: for the stack ``stack`` (or a project: ``origin``) on the target ``target`` (its
+    ``[[target]]`` row, from the command's :class:`~glmcompat.decide.plan.Plan`)."""
+
     stack: str
-    target: str
+    target: Target
     model: str | None = None
     with_: tuple[str, ...] = ()
     upgrade: bool = False
     python: str = "3.11"
-    platform: str | None = None  # the machine the lock is for; None: the target's default (glmcompat.ops.lockgen.lock_platform)
+    platform: str | None = None  # the machine the lock is for (the plan's); None: the target's default
     # Project mode (``glmcompat lock`` in a user's project): ``stack`` is "" and ``with_`` holds the project's own
     # requirements on the core, read from ``origin`` (the file named in explanations: "pyproject.toml requires ...").
     origin: str = ""
@@ -37,6 +40,11 @@ class Request:
     def subject(self) -> str:
         """What the set is for, in explanations: ``stack NAME`` or ``project FILE``."""
         return f"project {self.origin}" if self.origin else f"stack {self.stack}"
+
+    @property
+    def arch(self) -> str:
+        """The Linux machine the lock is for: ``platform``, else the target's default."""
+        return self.platform or default_platform(self.target)
 
 
 def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
@@ -51,7 +59,7 @@ def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str],
         return project_roots(facts, req)
     stack = facts.stack(req.stack)
     engine = stack_engine(stack)
-    tname = facts.target(req.target).name
+    tname = req.target.name
     names = list(stack.pins)
     roots: list[Req] = []
     with_names: set[str] = set()
@@ -100,7 +108,7 @@ def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: lis
         for engine in engines:
             spec = m.for_engine(engine)
             if not spec:
-                raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
+                raise _unserved(facts, m, engine, tname, req.arch)
             model_reqs[engine] = spec
             roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, asked=spec)))
     for tr in facts.target_requirements(tname):
@@ -115,7 +123,7 @@ def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dic
     (several for one name narrow it together), nothing else is added -- a project that uses torch and a kernel
     gets no engine. With a model, transformers must know it, and each engine the project uses must serve it;
     an engine's own exact transformers pin that does not know the model is overridden (as for a stack)."""
-    tname = facts.target(req.target).name
+    tname = req.target.name
     roots: list[Req] = []
     names: list[str] = []
     for raw in req.with_:

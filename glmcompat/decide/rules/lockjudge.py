@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
@@ -25,9 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 
-def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
+def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Facts, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
-                  platforms: Any = None, machine: Machine | None = None,
+                  platforms: Sequence[str] | None = None, machine: Machine | None = None,
                   artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
@@ -41,12 +41,11 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
     target that ships on x86_64 and aarch64, an aarch64 build the matrix holds no evidence for is a warning
     (unknown), not an error; a proven break is an error on every platform. Where the lock serves none of the
     target's platforms, everything is judged and a platform with nothing installed is an error.
-    ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
+    ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded. ``target`` is
+    the target's row (a command's :class:`~glmcompat.decide.plan.Plan` holds it) or, for a library caller, its name.
     """
 
-    if not isinstance(facts, Facts):
-        facts = facts.view() if facts is not None and hasattr(facts, "view") else _shipped_facts()
-    trow = facts.target(target)
+    trow = target if isinstance(target, Target) else facts.target(target)
     tname = trow.name
     ships = target_platforms(trow)
     if platforms is not None:
@@ -126,7 +125,7 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
         pkgs = env.packages
         m = env.platform
         mfacts = facts.on(m)
-        found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
+        found = evaluate(pkgs, target=trow, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
                          env=env, no_isolation=no_isolation, implied=implied[i], machine=machine,
                          artifacts=artifacts if m == "x86_64" else None)
         if stack is not None:
@@ -160,12 +159,6 @@ def _installed(env: Environment, facts: Facts) -> tuple[Environment, dict[str, I
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
     verb = "ships" if "," not in prods else "ship"
     return ("metadata", f"glmcompat/matrix/data/targets.toml [[target]] {tname}: {prods} {verb} on {platform}")
-
-
-def _shipped_facts() -> Facts:
-    from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
-
-    return load_facts()
 
 
 def _where(trow: Target, ships: list[str], products_on: Callable[[Target, str], list[str]]) -> str:
