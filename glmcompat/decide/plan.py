@@ -1,4 +1,4 @@
-"""What one command locks or judges for, resolved once at its edge: the :class:`Plan`.
+"""What one command locks or judges for, resolved once at its edge: the :class:`LockPlan`.
 
 A command's flags, ``GLMCOMPAT_*`` and ``[tool.glmcompat]`` name targets, a platform and a model as the user wrote them
 (``sm_120``, ``RTX 5090``, ``arm64``); :func:`plan` looks each name up once -- a target becomes its matrix row, the
@@ -18,7 +18,7 @@ from glmcompat.model.machine import Machine
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class LockPlan:
     """The targets (their ``[[target]]`` rows, in the order asked, each once), the Linux machine the lock is for
     (``x86_64``, ``aarch64``; ``chosen``: named by ``--platform`` or ``[tool.glmcompat]``, not the targets' default),
     the model type (a ``[[model]]`` row's name, or None) and the machine judged (its driver and glibc; None: not
@@ -45,7 +45,7 @@ class Plan:
 
 
 def plan(facts: Facts, targets: Sequence[str], platform: str | None = None, model: str | None = None,
-         machine: Machine | None = None) -> Plan:
+         machine: Machine | None = None) -> LockPlan:
     """The plan for ``targets`` (names as the user wrote them, at least one) on ``platform`` (None: the first target's
     default, :func:`lock_platform`) for ``model``: an unknown target or model, or a platform some target never ships
     on, is an :class:`~glmcompat.model.errors.InputError` (one line, exit 2)."""
@@ -59,7 +59,7 @@ def plan(facts: Facts, targets: Sequence[str], platform: str | None = None, mode
     chosen = lock_platform(rows[0], platform)
     for other in rows[1:]:
         lock_platform(other, chosen)  # a target that never ships on that machine: one line, exit 2
-    return Plan(rows, chosen, model, machine, platform is not None)
+    return LockPlan(rows, chosen, model, machine, platform is not None)
 
 
-__all__ = ["Plan", "plan"]
+__all__ = ["LockPlan", "plan"]

@@ -21,7 +21,7 @@ from glmcompat.model.numbers import check_digits
 @dataclass(frozen=True)
 class Request:
     """One resolution of the core: for the stack ``stack`` (or a project: ``origin``) on the target ``target`` (its
-    ``[[target]]`` row, from the command's :class:`~glmcompat.decide.plan.Plan`)."""
+    ``[[target]]`` row, from the command's :class:`~glmcompat.decide.plan.LockPlan`)."""
 
     stack: str
     target: Target

@@ -12,7 +12,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.plan import Plan
+from glmcompat.decide.plan import LockPlan
 from glmcompat.edges.index import IndexOptions
 from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
@@ -28,11 +28,11 @@ def out_name(target: str, platform: str) -> str:
 
 @dataclass(frozen=True)
 class LockRequest:
-    """``glmcompat lock --stack``'s question: the stack, the command's :class:`~glmcompat.decide.plan.Plan` (its one
+    """``glmcompat lock --stack``'s question: the stack, the command's :class:`~glmcompat.decide.plan.LockPlan` (its one
     target's row, the platform, the model), and how."""
 
     stack: str
-    plan: Plan
+    plan: LockPlan
     python: str | None = None
     with_: tuple[str, ...] = ()
     upgrade: bool = False

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from glmcompat.decide.plan import Plan
+from glmcompat.decide.plan import LockPlan
 from glmcompat.edges.index import IndexOptions
 from glmcompat.matrix.rows import Target
 from glmcompat.model.outputs.common import EvidenceDoc
@@ -20,10 +20,10 @@ RESULT_VERSION = LockOutput.version  # of the recorded answer: lock --json's doc
 
 @dataclass(frozen=True)
 class ProjectLockRequest:
-    """What to lock for: the command's :class:`~glmcompat.decide.plan.Plan` (the targets' rows, one set for all; the
+    """What to lock for: the command's :class:`~glmcompat.decide.plan.LockPlan` (the targets' rows, one set for all; the
     platform; the model; the machine: its NVIDIA driver and glibc), and how."""
 
-    plan: Plan
+    plan: LockPlan
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv

@@ -1,5 +1,5 @@
 """The edge of the commands on a curated stack (``lock --stack``, ``upgrade``): the options they share, and their
-:class:`~glmcompat.decide.plan.Plan`, built once from the flags, ``GLMCOMPAT_*`` and ``[tool.glmcompat]``."""
+:class:`~glmcompat.decide.plan.LockPlan`, built once from the flags, ``GLMCOMPAT_*`` and ``[tool.glmcompat]``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from glmcompat.model.errors import InputError, NoTarget
 if TYPE_CHECKING:  # pragma: no cover
     import argparse
 
-    from glmcompat.decide.plan import Plan
+    from glmcompat.decide.plan import LockPlan
     from glmcompat.matrix.rows import Stack
     from glmcompat.matrix.view import Facts
 
@@ -25,7 +25,7 @@ def add_stack_tail(p: argparse.ArgumentParser) -> None:
     add_output_options(p)
 
 
-def stack_plan(args: Any, command: str) -> tuple[Facts, Stack, Plan]:
+def stack_plan(args: Any, command: str) -> tuple[Facts, Stack, LockPlan]:
     """(facts, the stack row, the plan: its one target, platform and model) from the options, then
     ``[tool.glmcompat]``; no target anywhere, several, unknown names, an unknown engine, an engine other than the
     stack's, an unknown platform and one the target never ships on are InputErrors (exit 2). Without --stack,

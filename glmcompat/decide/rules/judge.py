@@ -40,7 +40,7 @@ def evaluate(
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
     ``packages`` maps distribution names to versions; ``target`` is the target's row (a command's
-    :class:`~glmcompat.decide.plan.Plan` holds it) or, for a library caller, its name; ``matrix`` is a :class:`Facts` or
+    :class:`~glmcompat.decide.plan.LockPlan` holds it) or, for a library caller, its name; ``matrix`` is a :class:`Facts` or
     a :class:`~glmcompat.matrix.schema.Matrix` (the caller loads it: nothing here reads a file). ``env`` is an environment of a
     dependency file (:mod:`glmcompat.readers.formats`): where each package comes from, what is unpinned, the
     lock's overrides. ``implied``: the packages of a resolved-at-install file that the installer adds, each with its

@@ -42,7 +42,7 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
     (unknown), not an error; a proven break is an error on every platform. Where the lock serves none of the
     target's platforms, everything is judged and a platform with nothing installed is an error.
     ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded. ``target`` is
-    the target's row (a command's :class:`~glmcompat.decide.plan.Plan` holds it) or, for a library caller, its name.
+    the target's row (a command's :class:`~glmcompat.decide.plan.LockPlan` holds it) or, for a library caller, its name.
     """
 
     trow = target if isinstance(target, Target) else facts.target(target)
