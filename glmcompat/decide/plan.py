@@ -44,6 +44,32 @@ class LockPlan:
         return [t.name for t in self.targets]
 
 
+class Planned:
+    """A command's request that carries its :class:`LockPlan` as ``plan``: the plan's values, read through."""
+
+    plan: LockPlan
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        return self.plan.targets
+
+    @property
+    def target(self) -> Target:
+        return self.plan.target
+
+    @property
+    def platform(self) -> str:
+        return self.plan.platform
+
+    @property
+    def model(self) -> str | None:
+        return self.plan.model
+
+    @property
+    def machine(self) -> Machine | None:
+        return self.plan.machine
+
+
 def plan(facts: Facts, targets: Sequence[str], platform: str | None = None, model: str | None = None,
          machine: Machine | None = None) -> LockPlan:
     """The plan for ``targets`` (names as the user wrote them, at least one) on ``platform`` (None: the first target's
@@ -62,4 +88,4 @@ def plan(facts: Facts, targets: Sequence[str], platform: str | None = None, mode
     return LockPlan(rows, chosen, model, machine, platform is not None)
 
 
-__all__ = ["LockPlan", "plan"]
+__all__ = ["LockPlan", "Planned", "plan"]

@@ -12,9 +12,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.plan import LockPlan
+from glmcompat.decide.plan import LockPlan, Planned
 from glmcompat.edges.index import IndexOptions
-from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.platforms import environment
@@ -27,7 +26,7 @@ def out_name(target: str, platform: str) -> str:
 
 
 @dataclass(frozen=True)
-class LockRequest:
+class LockRequest(Planned):
     """``glmcompat lock --stack``'s question: the stack, the command's :class:`~glmcompat.decide.plan.LockPlan` (its one
     target's row, the platform, the model), and how."""
 
@@ -37,18 +36,6 @@ class LockRequest:
     with_: tuple[str, ...] = ()
     upgrade: bool = False
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
-
-    @property
-    def target(self) -> Target:
-        return self.plan.target
-
-    @property
-    def platform(self) -> str:
-        return self.plan.platform
-
-    @property
-    def model(self) -> str | None:
-        return self.plan.model
 
 
 @dataclass

@@ -7,9 +7,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from glmcompat.decide.plan import LockPlan
+from glmcompat.decide.plan import LockPlan, Planned
 from glmcompat.edges.index import IndexOptions
-from glmcompat.matrix.rows import Target
 from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.machine import Machine, from_json
 from glmcompat.model.outputs.lock import LockOutput
@@ -19,7 +18,7 @@ RESULT_VERSION = LockOutput.version  # of the recorded answer: lock --json's doc
 
 
 @dataclass(frozen=True)
-class ProjectLockRequest:
+class ProjectLockRequest(Planned):
     """What to lock for: the command's :class:`~glmcompat.decide.plan.LockPlan` (the targets' rows, one set for all; the
     platform; the model; the machine: its NVIDIA driver and glibc), and how."""
 
@@ -27,22 +26,6 @@ class ProjectLockRequest:
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
-
-    @property
-    def targets(self) -> tuple[Target, ...]:
-        return self.plan.targets
-
-    @property
-    def platform(self) -> str:
-        return self.plan.platform
-
-    @property
-    def model(self) -> str | None:
-        return self.plan.model
-
-    @property
-    def machine(self) -> Machine | None:
-        return self.plan.machine
 
 
 @dataclass
