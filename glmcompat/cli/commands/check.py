@@ -29,6 +29,7 @@ from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Target
     from glmcompat.model.machine import Machine
     from glmcompat.readers.formats.common import Lock
 
@@ -51,6 +52,11 @@ class Job:
     packages: dict[str, str] = field(default_factory=dict)  # the first environment's set (engine pins a hint overrides)
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
     machine: Machine | None = None  # the machine judged (targets, driver, glibc, each with where it came from)
+    rows: list[Target] = field(default_factory=list)  # the targets' rows, each looked up once (at the command's edge)
+
+    def row(self, name: str) -> Target:
+        """The row of the target judged under its canonical ``name``."""
+        return next(r for r in self.rows if r.name == name)
 
 
 def build_parser() -> Any:
@@ -360,6 +366,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
                     raise
                 raise InputError(f"[tool.glmcompat] targets: {e.message}", path=job.targets_from) from None
             _check_ships(trow, job.platforms)
+            job.rows.append(trow)
         if job.model:
             facts.model(job.model)
     o = output(args)
@@ -374,12 +381,12 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
         job.packages = dict(lock.sets[0].packages) if lock.sets else {}
-        for t in job.targets:
-            tname = facts.target(t).name
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
+        for trow in job.rows:
+            tname = trow.name
+            found = rules.evaluate_lock(lock, trow, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
                                         machine=job.machine, artifacts=arts)
             if args.against and old is not None:
-                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
+                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, trow, job.model, facts, args.allow_unknown,
                                                                              stack, iso, job.platforms,
                                                                              machine=job.machine), facts)
             found = mixed + found
@@ -449,7 +456,7 @@ def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
     source_for = remedy_sources(args)
     findings = [f for fs in job.findings.values() for f in fs]
     hint = next((u for u in lock.meta.get("index_urls", ()) if u), "")
-    got = for_lock(lock, [facts.target(t).name for t in job.targets], job.model, facts, source_for,
+    got = for_lock(lock, [r.name for r in job.rows], job.model, facts, source_for,
                    platforms=job.platforms, findings=findings, kind=lock.kind, path=job.path, index_hint=hint,
                    machine=job.machine)
     job.remedy, job.remedy_warning = got.remedy, got.warning
@@ -470,7 +477,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
         for t, fs in job.findings.items():
             # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
             # machine the target ships on
-            machines = job.platforms or target_platforms(facts.target(t))
+            machines = job.platforms or target_platforms(job.row(t))
             ok_here = not any(f.severity == "error" for f in fs)
             checked.append(CheckedDoc(path=str(job.path), target=t, model=job.model,
                                    ok=not any(f.severity == "error" for f in fs), environments=job.environments,
@@ -505,7 +512,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     for job in jobs:
         for t, fs in job.findings.items():
             safe = job.remedy is not None and errors_of(fs)
-            tr = facts.target(t)
+            tr = job.row(t)
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
             where = f"{job.shown} on {t} (compute capability {tr.compute_capability}"
