@@ -44,42 +44,10 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide import cudadriver
-from glmcompat.decide.resolution import (
-    ASKED,
-    BUILT,
-    CUDA,
-    DECLARED,
-    DRIVER,
-    FAMILY,
-    IS_ABI,
-    KERNELS,
-    LINKS,
-    MAX_ROUNDS,
-    MODEL,
-    NO_CODE,
-    NO_EVIDENCE,
-    OVERRIDE,
-    RENAMED,
-    ROOT_KINDS,
-    SAME,
-    STACK,
-    TARGET,
-    TARGET_NEEDS,
-    TORCH_ABI,
-    USER,
-    Cand,
-    Req,
-    Ruled,
-    Source,
-    Why,
-    contains,
-    is_pseudo,
-    one_of,
-    parse_cutoff,
-    parse_requirement,
-    parse_spec,
-    pin_override,
-    same_version,
+from glmcompat.decide.resolution import (  # the vocabulary the provider answers in
+    ASKED, BUILT, CUDA, DECLARED, DRIVER, FAMILY, IS_ABI, KERNELS, LINKS, MAX_ROUNDS, MODEL, NO_CODE, NO_EVIDENCE,
+    OVERRIDE, RENAMED, ROOT_KINDS, SAME, STACK, TARGET, TARGET_NEEDS, TORCH_ABI, USER, Cand, Req, Ruled, Source, Why,
+    contains, is_pseudo, one_of, parse_cutoff, parse_requirement, parse_spec, pin_override, same_version
 )
 from glmcompat.decide.roots import Request, project_roots, root_requirements, served_elsewhere
 from glmcompat.decide.stacks import CORE, default_platform
