@@ -3,7 +3,7 @@
 A command's flags, ``GLMCOMPAT_*`` and ``[tool.glmcompat]`` name targets, a platform and a model as the user wrote them
 (``sm_120``, ``RTX 5090``, ``arm64``); :func:`plan` looks each name up once -- a target becomes its matrix row, the
 platform the Linux machine the lock is for (checked against every target) -- and everything below takes the value and
-looks no name up again (as ``packaging`` parses a ``Version`` once). Pure: the matrix comes in as :class:`Facts`.
+looks no name up again. Pure: the matrix comes in as :class:`Facts`.
 """
 
 from __future__ import annotations
