@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from glmcompat.ops.verify import records as R
-from glmcompat.ops.verify.core import probe_doc
+from glmcompat.ops.verify.assemble import probe_doc
 from glmcompat.ops.verify.records import ProbeRecord, absent
 
 # probe kind -> the TypedDict of its data; (TypedDict, key) -> the TypedDict of each entry of that list

@@ -21,7 +21,8 @@ import pytest
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
-from glmcompat.ops.verify.core import Options, run
+from glmcompat.ops.verify.core import run
+from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.records import ProbeRecord
 from tests.ops.verify.test_records import undeclared
 
@@ -392,7 +393,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
     import copy
 
     from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.verify.core import assemble
+    from glmcompat.ops.verify.assemble import assemble
 
     raw: list[dict[str, Any]] = [
         {"id": "device", "status": "passed", "summary": "", "seconds": 0.1,
