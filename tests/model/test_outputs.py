@@ -27,7 +27,8 @@ from glmcompat.model.findings import FindingDoc
 from glmcompat.model.outputs.common import CauseDoc
 from glmcompat.model.outputs.explain import SignatureHit
 from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
-from glmcompat.model.outputs.verify import CountsDoc, ExplainedDoc, ProbeDoc, VerifyOutput
+from glmcompat.model.outputs.probe import ExplainedDoc, ProbeDoc
+from glmcompat.model.outputs.verify import CountsDoc, VerifyOutput
 from glmcompat.model.outputs.wheels import ArchOutput
 
 FINDING = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "")),

@@ -13,27 +13,21 @@ from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding, FindingDoc
-from glmcompat.model.outputs.verify import CountsDoc, ExplainedDoc, ProbeDoc, VerifyOutput
-from glmcompat.model.signatures import match_signatures, module_package
+from glmcompat.model.outputs.probe import ExplainedDoc, ProbeDoc
+from glmcompat.model.outputs.verify import CountsDoc, VerifyOutput
+from glmcompat.model.signatures import Hit, match_signatures, module_package
 from glmcompat.ops.verify.driver import findings as driver_findings
 from glmcompat.ops.verify.judge import agreement_of, judge_device, judge_gpu_code, read_files
 from glmcompat.ops.verify.plan import Options
-from glmcompat.ops.verify.records import (
-    STATUSES,
-    AbiData,
-    DriverData,
-    ExtensionData,
-    ExtensionFailure,
-    InstalledData,
-    ProbeRecord,
-)
+from glmcompat.ops.verify.records import AbiData, DriverData, ExtensionData, ExtensionFailure, InstalledData
+from glmcompat.model.outputs.probe import STATUSES
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
 KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "installed", "abi", "gpu-code",
               "import", "extension", "load", "ops", "model", "smoke"]
 
 
-def assemble(records: list[ProbeRecord], facts: Facts, options: Options,
+def assemble(records: list[ProbeDoc], facts: Facts, options: Options,
              explicit: Target | None) -> VerifyOutput:
     """The report on the probes' ``records``: each record that a verdict changes is a new one in the report,
     the records given are left as they are."""
@@ -41,7 +35,7 @@ def assemble(records: list[ProbeRecord], facts: Facts, options: Options,
     at = {p.id: i for i, p in enumerate(probes)}  # the record each id names (the last of that id)
     by_id = {p.id: p for p in probes}
 
-    def put(rec: ProbeRecord) -> None:
+    def put(rec: ProbeDoc) -> None:
         probes[at[rec.id]] = by_id[rec.id] = rec
 
     findings: list[Finding] = []
@@ -210,7 +204,7 @@ def assemble(records: list[ProbeRecord], facts: Facts, options: Options,
     failed = any(p.status == "failed" for p in probes)
     ok = not failed and not any(f.severity == "error" for f in unique)
     counts = {s: sum(1 for p in probes if p.status == s) for s in STATUSES}
-    docs = tuple(probe_doc(p, explained.get(id(p))) for p in probes)
+    docs = tuple(replace(p, explained=explained[id(p)]) if id(p) in explained else p for p in probes)
     return VerifyOutput(ok=ok, target=target.name if target else None, device=device,
                         counts=CountsDoc(passed=counts["passed"], warning=counts["warning"], failed=counts["failed"],
                                          skipped=counts["skipped"]),
@@ -218,20 +212,13 @@ def assemble(records: list[ProbeRecord], facts: Facts, options: Options,
 
 
 
-def _sort_key(p: ProbeRecord) -> tuple[int, str]:
+def _sort_key(p: ProbeDoc) -> tuple[int, str]:
     kind = p.id.split(":", 1)[0]
     return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), p.id)
 
 
 
-def probe_doc(rec: ProbeRecord, explained: tuple[ExplainedDoc, ...] | None = None) -> ProbeDoc:
-    """The report's entry for a probe's record (with the known failure signatures its text shows)."""
-    return ProbeDoc(id=rec.id, status=rec.status, seconds=rec.seconds, summary=rec.summary, error=rec.error,
-                    data=rec.data, warnings=rec.warnings, explained=explained, absent=rec.absent)
-
-
-
-def _extension_findings(p: ProbeRecord) -> list[Finding]:
+def _extension_findings(p: ProbeDoc) -> list[Finding]:
     """One error per cause among a distribution's extension modules that do not import (``extension:`` probe)."""
     d = cast(ExtensionData, p.data or {})
     dist, ver = p.id.split(":", 1)[1], str(d.get("version") or "")
@@ -261,7 +248,7 @@ def _extension_findings(p: ProbeRecord) -> list[Finding]:
 
 
 
-def _blame(h: Any, pid: str) -> Any:
+def _blame(h: Hit, pid: str) -> Hit:
     """A probe's hit blames the probe's own package where its text names none (an import from a --path folder
     shows no site-packages path): ``import:torchvision`` -> torchvision, ``smoke:sgl_kernel-rmsnorm`` -> sgl-kernel."""
     if h.package or ":" not in pid:
@@ -274,7 +261,7 @@ def _blame(h: Any, pid: str) -> Any:
 
 
 
-def _env(by_id: dict[str, ProbeRecord], device: dict[str, Any] | None) -> Env:
+def _env(by_id: dict[str, ProbeDoc], device: dict[str, Any] | None) -> Env:
     """What the probes found of the environment, for the signatures' causes and remedies."""
     installed = by_id.get("installed")
     inst = cast(InstalledData, (installed.data if installed else None) or {})

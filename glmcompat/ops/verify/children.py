@@ -20,7 +20,8 @@ from typing import Any
 from glmcompat.model.findings import Finding, FindingDoc
 from glmcompat.model.outputs.verify import RankDoc, VerifyOutput
 from glmcompat.ops.verify.extensions import ExtDist
-from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, GroupExit, ProbeRecord, group_ids, marks
+from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, GroupExit, group_ids, marks
+from glmcompat.model.outputs.probe import ProbeDoc
 
 # Seconds a process's output is still read after it ended or was killed (a daemon may hold its pipes open), and
 # the fork server's margin past the deadline for its exit lines: with them, the run's bound (--timeout + a few s).
@@ -37,7 +38,7 @@ class Child:
                  stdin: bool = False, expected: list[str] | None = None, limit: float | None = None) -> None:
         self.group = group
         self.expected = expected if expected is not None else group_ids(group, opts)
-        self.records: list[ProbeRecord] = []
+        self.records: list[ProbeDoc] = []
         self.gathered: list[Any] | None = None
         self.exits: dict[str, GroupExit] = {}
         self.nofork = False
@@ -76,7 +77,7 @@ class Child:
 
     def _take(self, line: str) -> None:
         if line.startswith(self.mark):
-            rec = ProbeRecord.parse(_parse_json(line[len(self.mark):]))
+            rec = ProbeDoc.parse(_parse_json(line[len(self.mark):]))
             if rec is not None:
                 self.records.append(rec)
                 self.arrived.set()
@@ -126,12 +127,12 @@ class Child:
         lines = [ln.rstrip() for ln in self.stderr if ln.strip()]
         return "\n".join(lines[-n:])
 
-    def results(self) -> list[ProbeRecord]:
+    def results(self) -> list[ProbeDoc]:
         """Its records, plus a failure for each expected probe it never reported."""
         return _complete(list(self.records), self.expected, self.proc.returncode, self.timed_out, self.limit,
                          self.stderr_tail(), time.monotonic() - self.t0)
 
-    def forked_results(self, groups: dict[str, list[str]], timeout: float) -> list[ProbeRecord]:
+    def forked_results(self, groups: dict[str, list[str]], timeout: float) -> list[ProbeDoc]:
         """A fork server's records, completed per forked group from its exit line."""
         out = list(self.records)
         for g, expected in groups.items():
@@ -167,8 +168,8 @@ def _parse_json(text: str) -> Any:
 
 
 
-def _complete(out: list[ProbeRecord], expected: list[str], rc: int | None, timed_out: bool, timeout: float,
-              tail: str, seconds: float) -> list[ProbeRecord]:
+def _complete(out: list[ProbeDoc], expected: list[str], rc: int | None, timed_out: bool, timeout: float,
+              tail: str, seconds: float) -> list[ProbeDoc]:
     seen = {r.id for r in out}
     missing = [i for i in expected if i not in seen]
     if missing:
@@ -182,7 +183,7 @@ def _complete(out: list[ProbeRecord], expected: list[str], rc: int | None, timed
             why = f"the probe process crashed ({name})"
         else:
             why = f"the probe process exited with status {rc} before reporting"
-        out.extend(ProbeRecord(id=i, status="failed", summary=why, seconds=round(seconds, 3), error=tail or None)
+        out.extend(ProbeDoc(id=i, status="failed", summary=why, seconds=round(seconds, 3), error=tail or None)
                    for i in missing)
     return out
 
@@ -197,7 +198,7 @@ class Extensions:
         self.dists = dists
         self._limit = limit
         self._left = left
-        self._done: list[ProbeRecord] = []
+        self._done: list[ProbeDoc] = []
         self._lock = threading.Lock()
         self._queue = list(dists)
         self._common = common
@@ -218,7 +219,7 @@ class Extensions:
                 d = self._queue.pop(0)
             pid = f"extension:{d.name}"
             if self._left() <= 0:
-                recs = [ProbeRecord(id=pid, status="failed", seconds=0.0,
+                recs = [ProbeDoc(id=pid, status="failed", seconds=0.0,
                                     summary="not run: the --timeout ran out before its turn")]
             else:
                 c = Child("ext", {**self._common, **d.opts()}, self._env, self._left(), limit=self._limit)
@@ -227,14 +228,14 @@ class Extensions:
             with self._lock:
                 self._done.extend(recs)
 
-    def results(self) -> list[ProbeRecord]:
+    def results(self) -> list[ProbeDoc]:
         """Every distribution's record, once each has ended (bounded by the deadline and a grace)."""
         for w in self._workers:
             w.join(timeout=self._left() + 2 * GRACE)
         with self._lock:
             done = list(self._done)
         seen = {r.id for r in done}
-        done.extend(ProbeRecord(id=f"extension:{d.name}", status="failed", seconds=0.0,
+        done.extend(ProbeDoc(id=f"extension:{d.name}", status="failed", seconds=0.0,
                                 summary="not run: the --timeout ran out before its turn")
                     for d in self.dists if f"extension:{d.name}" not in seen)
         return done

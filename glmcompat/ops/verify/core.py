@@ -27,7 +27,8 @@ from glmcompat.ops.verify.assemble import assemble
 from glmcompat.ops.verify.children import SERVER_MARGIN, Child, Extensions, gather
 from glmcompat.ops.verify.extensions import scan
 from glmcompat.ops.verify.plan import Options
-from glmcompat.ops.verify.records import GROUP_MODULE, DriverData, ProbeRecord, absent, group_ids
+from glmcompat.ops.verify.records import GROUP_MODULE, DriverData, absent, group_ids
+from glmcompat.model.outputs.probe import ProbeDoc
 
 # Packages whose [[primary_modules]] the probe processes need (which modules decide, which are add-ons).
 PRIMARY_FOR = ("vllm",)
@@ -111,7 +112,7 @@ def run(options: Options) -> VerifyOutput:
     groups = ["static", "torch", "torchvision", "torchaudio", "sgl_kernel", "flashinfer", "triton",
               "transformers", "sglang", "torchao", "vllm"]
     search = [os.path.abspath(p) for p in options.paths] + sys.path
-    missing: list[ProbeRecord] = []  # the probes of groups whose module is not installed
+    missing: list[ProbeDoc] = []  # the probes of groups whose module is not installed
     present = []
     for g in groups:
         module = GROUP_MODULE.get(g)
@@ -150,7 +151,7 @@ def run(options: Options) -> VerifyOutput:
             server = None
     for c in children:
         c.wait()
-    probes: list[ProbeRecord] = list(missing)
+    probes: list[ProbeDoc] = list(missing)
     if server is not None:
         probes.extend(server.forked_results({g: group_ids(g, common) for g in forked}, options.timeout))
     for c in children:

@@ -17,17 +17,8 @@ from collections.abc import Iterator
 from importlib.util import cache_from_source
 from typing import Any, cast
 
-from glmcompat.ops.verify.records import (
-    GROUP_MODULE,
-    NONCE_ENV,
-    ImportData,
-    OpsData,
-    ProbeRecord,
-    absent,
-    error_text,
-    group_ids,
-    marks,
-)
+from glmcompat.ops.verify.records import GROUP_MODULE, NONCE_ENV, ImportData, OpsData, absent, error_text, group_ids, marks
+from glmcompat.model.outputs.probe import ProbeDoc
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
@@ -56,7 +47,7 @@ class ProbeFailure(Exception):
     """A probe's own verdict of failure (not an exception from the code under test)."""
 
 
-def emit(rec: ProbeRecord) -> None:
+def emit(rec: ProbeDoc) -> None:
     # a newline first: a package may have left half a line on stdout, and the marker must start a line
     sys.stdout.write("\n" + MARK + rec.to_line() + "\n")
     sys.stdout.flush()
@@ -84,7 +75,7 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
         error = error_text(e)
         p.summary = p.summary or error.splitlines()[-1][:200]
     results[pid] = status
-    emit(ProbeRecord(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
+    emit(ProbeDoc(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
                      error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
 
 

@@ -12,7 +12,8 @@ from glmcompat.matrix.rows import Target
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding
 from glmcompat.model.outputs.verify import AgreementDoc
-from glmcompat.ops.verify.records import AbiData, DeviceData, GpuCodeData, GpuCodeFile, ProbeRecord
+from glmcompat.ops.verify.records import AbiData, DeviceData, GpuCodeData, GpuCodeFile
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.ops.verify.static import sgl_kernel_variant
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
@@ -33,7 +34,7 @@ def cap_name(cap: tuple[int, int]) -> str:
 
 
 
-def static_load_verdict(abi: ProbeRecord) -> tuple[bool, list[str]]:
+def static_load_verdict(abi: ProbeDoc) -> tuple[bool, list[str]]:
     """Whether an ``abi:`` probe's files should load into the installed torch, and why not.
 
     Two checks, either of which stops the dynamic loader: a torch symbol the installed torch does not
@@ -58,7 +59,7 @@ def static_load_verdict(abi: ProbeRecord) -> tuple[bool, list[str]]:
 
 
 
-def agreement_of(probes: list[ProbeRecord], by_id: dict[str, ProbeRecord]) -> list[AgreementDoc]:
+def agreement_of(probes: list[ProbeDoc], by_id: dict[str, ProbeDoc]) -> list[AgreementDoc]:
     """Static vs dynamic verdicts per extension distribution, for each aspect that has both.
 
     ``load``: the ``abi:`` probe (symbols and CUDA runtime) against ``import:``, ``load:`` and ``ops:``.
@@ -98,7 +99,7 @@ def agreement_of(probes: list[ProbeRecord], by_id: dict[str, ProbeRecord]) -> li
 
 
 
-def judge_device(dev: ProbeRecord, cap: tuple[int, int], target: Target | None) -> ProbeRecord:
+def judge_device(dev: ProbeDoc, cap: tuple[int, int], target: Target | None) -> ProbeDoc:
     """The ``device`` record judged against ``target`` and torch's GPU code (a new record)."""
     d = cast(DeviceData, dict(dev.data or {}))
     problems = []
@@ -129,8 +130,8 @@ def judge_device(dev: ProbeRecord, cap: tuple[int, int], target: Target | None) 
 
 
 
-def judge_gpu_code(rec: ProbeRecord, cap: tuple[int, int] | None,
-                    primary: tuple[str, ...] | list[str] = ()) -> tuple[ProbeRecord, list[Finding]]:
+def judge_gpu_code(rec: ProbeDoc, cap: tuple[int, int] | None,
+                    primary: tuple[str, ...] | list[str] = ()) -> tuple[ProbeDoc, list[Finding]]:
     """The GPU code of an extension's files against the capability: the judged record (a new one) and
     its findings.
 

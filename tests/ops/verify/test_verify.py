@@ -23,7 +23,7 @@ from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
 from glmcompat.ops.verify.core import run
 from glmcompat.ops.verify.plan import Options
-from glmcompat.ops.verify.records import ProbeRecord
+from glmcompat.model.outputs.probe import ProbeDoc
 from tests.ops.verify.test_records import undeclared
 
 from tests.conftest import run_cli
@@ -408,7 +408,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
          "data": {"version": "0.3.21", "files": [{"file": "sgl_kernel/common_ops.so", "sass": ["sm_90a"], "ptx": [],
                                                     "variant": None}]}},
     ]
-    records = [ProbeRecord(**r) for r in raw]
+    records = [ProbeDoc(**r) for r in raw]
     given = copy.deepcopy(records)
     report = assemble(records, load_facts(), Options(), None).to_json()
     assert records == given

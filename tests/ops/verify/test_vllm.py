@@ -36,7 +36,7 @@ from glmcompat.ops.verify.core import run
 from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.judge import agreement_of, judge_gpu_code, static_load_verdict
 from glmcompat.ops.verify.kernels import VLLM_CORE, is_core, vllm_modules
-from glmcompat.ops.verify.records import ProbeRecord
+from glmcompat.model.outputs.probe import ProbeDoc
 from tests.ops.verify.test_records import undeclared
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -266,8 +266,8 @@ def test_module_discovery_and_core(tmp_path: Path) -> None:
     assert is_core("vllm/_C.abi3.so", pats) and not is_core("vllm/_qutlass_C.abi3.so", pats)
 
 
-def _gc(files: list[tuple[str, list[str]]]) -> ProbeRecord:
-    return ProbeRecord(id="gpu-code:vllm", status="pending", summary="",
+def _gc(files: list[tuple[str, list[str]]]) -> ProbeDoc:
+    return ProbeDoc(id="gpu-code:vllm", status="pending", summary="",
                        data={"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
                                                              for f, s in files]})
 
@@ -308,8 +308,8 @@ def test_static_load_verdict() -> None:
     assert static_load_verdict(cpu) == (True, [])
 
 
-def _rec(pid: str, status: str, **kw: Any) -> ProbeRecord:
-    return ProbeRecord(id=pid, status=status, summary=kw.pop("summary", ""), **kw)
+def _rec(pid: str, status: str, **kw: Any) -> ProbeDoc:
+    return ProbeDoc(id=pid, status=status, summary=kw.pop("summary", ""), **kw)
 
 
 def test_agreement_gpu_code_aspect() -> None:
