@@ -4,8 +4,8 @@ per document so that a command loads only its own records.
 :mod:`.base` holds the machinery (:class:`~.base.JsonRecord`, :class:`~.base.Schema`, the field metadata) and the
 shared field types; :mod:`.common` the parts several documents share (the error document, evidence, findings,
 causes); then one module per command: :mod:`.check`, :mod:`.targets`, :mod:`.explain`, :mod:`.upgrade`, :mod:`.pip`,
-:mod:`.lock`, :mod:`.verify` (with :mod:`.probe`, the record of one probe), :mod:`.refresh` (``matrix refresh`` and ``matrix audit``) and :mod:`.wheels` (``abi``
-and ``arch``). This package itself imports only :mod:`importlib`: import the module of the document you build
+:mod:`.lock`, :mod:`.verify` (with :mod:`.probe`, the record of one probe), :mod:`.refresh` (``matrix refresh`` and
+``matrix audit``) and :mod:`.wheels` (``abi`` and ``arch``). This package itself imports only :mod:`importlib`: import the module of the document you build
 (:func:`record` finds it by the document's name).
 """
 
