@@ -13,7 +13,7 @@ import importlib.util
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.util import cache_from_source
 from typing import Any, cast
 
@@ -272,3 +272,18 @@ def import_into(p: Probe, module: str) -> Any:
     p.summary = f"{module} {ver} imported" if ver else f"{module} imported"
     return mod
 
+
+def start_group(group: str, opts: dict[str, Any],
+                importer: Callable[[Probe, str], Any] | None = import_into) -> dict[str, str] | None:
+    """The start of probe group ``group``: None where its module is not installed (every probe of the group is
+    reported skipped, :func:`absent_group`); else the results of its probes so far (what :func:`require` reads),
+    after its first probe, ``import:<module>``, which ``importer`` runs (:func:`import_into`, or one that records
+    more of the import); ``importer=None``: a group whose first probe is not the import (``gpu:N``, ``peer-access``)."""
+    if absent_group(group, opts):
+        return None
+    r: dict[str, str] = {}
+    if importer is not None:
+        module = GROUP_MODULE[group]
+        with probe(f"import:{module}", r) as p:
+            importer(p, module)
+    return r
