@@ -13,14 +13,13 @@ from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding, FindingDoc
-from glmcompat.model.outputs.probe import ExplainedDoc, ProbeDoc
+from glmcompat.model.outputs.probe import STATUSES, ExplainedDoc, ProbeDoc
 from glmcompat.model.outputs.verify import CountsDoc, VerifyOutput
 from glmcompat.model.signatures import Hit, match_signatures, module_package
 from glmcompat.ops.verify.driver import findings as driver_findings
 from glmcompat.ops.verify.judge import agreement_of, judge_device, judge_gpu_code, read_files
 from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.records import AbiData, DriverData, ExtensionData, ExtensionFailure, InstalledData
-from glmcompat.model.outputs.probe import STATUSES
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
 KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "installed", "abi", "gpu-code",

@@ -18,10 +18,10 @@ from dataclasses import replace
 from typing import Any
 
 from glmcompat.model.findings import Finding, FindingDoc
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.model.outputs.verify import RankDoc, VerifyOutput
 from glmcompat.ops.verify.extensions import ExtDist
 from glmcompat.ops.verify.records import MAX_RECORD, NONCE_ENV, GroupExit, group_ids, marks
-from glmcompat.model.outputs.probe import ProbeDoc
 
 # Seconds a process's output is still read after it ended or was killed (a daemon may hold its pipes open), and
 # the fork server's margin past the deadline for its exit lines: with them, the run's bound (--timeout + a few s).
@@ -220,7 +220,7 @@ class Extensions:
             pid = f"extension:{d.name}"
             if self._left() <= 0:
                 recs = [ProbeDoc(id=pid, status="failed", seconds=0.0,
-                                    summary="not run: the --timeout ran out before its turn")]
+                                 summary="not run: the --timeout ran out before its turn")]
             else:
                 c = Child("ext", {**self._common, **d.opts()}, self._env, self._left(), limit=self._limit)
                 c.wait()
@@ -236,7 +236,7 @@ class Extensions:
             done = list(self._done)
         seen = {r.id for r in done}
         done.extend(ProbeDoc(id=f"extension:{d.name}", status="failed", seconds=0.0,
-                                summary="not run: the --timeout ran out before its turn")
+                             summary="not run: the --timeout ran out before its turn")
                     for d in self.dists if f"extension:{d.name}" not in seen)
         return done
 

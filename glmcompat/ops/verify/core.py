@@ -22,13 +22,13 @@ import glmcompat
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.store import cache_dir
 from glmcompat.model.errors import InputError
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.model.outputs.verify import VerifyOutput
 from glmcompat.ops.verify.assemble import assemble
 from glmcompat.ops.verify.children import SERVER_MARGIN, Child, Extensions, gather
 from glmcompat.ops.verify.extensions import scan
 from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.records import GROUP_MODULE, DriverData, absent, group_ids
-from glmcompat.model.outputs.probe import ProbeDoc
 
 # Packages whose [[primary_modules]] the probe processes need (which modules decide, which are add-ons).
 PRIMARY_FOR = ("vllm",)

@@ -15,8 +15,8 @@ from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.findings import Finding
 from glmcompat.model.machine import Machine, Provenance
-from glmcompat.ops.verify.records import DriverData, InstalledData
 from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.records import DriverData, InstalledData
 
 
 def in_container() -> bool:

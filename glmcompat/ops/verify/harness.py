@@ -17,8 +17,17 @@ from collections.abc import Callable, Iterator
 from importlib.util import cache_from_source
 from typing import Any, cast
 
-from glmcompat.ops.verify.records import GROUP_MODULE, NONCE_ENV, ImportData, OpsData, absent, error_text, group_ids, marks
 from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.records import (
+    GROUP_MODULE,
+    NONCE_ENV,
+    ImportData,
+    OpsData,
+    absent,
+    error_text,
+    group_ids,
+    marks,
+)
 
 # The parent hands the nonce over in the environment; it is taken out before any package under test is
 # imported (os.environ no longer shows it to them).
@@ -76,7 +85,7 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
         p.summary = p.summary or error.splitlines()[-1][:200]
     results[pid] = status
     emit(ProbeDoc(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
-                     error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
+                  error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
 
 
 def absent_group(group: str, opts: dict[str, Any]) -> bool:

@@ -11,9 +11,9 @@ from typing import cast
 from glmcompat.matrix.rows import Target
 from glmcompat.model import gpu
 from glmcompat.model.findings import Finding
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.model.outputs.verify import AgreementDoc
 from glmcompat.ops.verify.records import AbiData, DeviceData, GpuCodeData, GpuCodeFile
-from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.ops.verify.static import sgl_kernel_variant
 from glmcompat.readers.elf import foreign_cuda_runtimes
 

@@ -14,6 +14,7 @@ from typing import Any, TypedDict
 
 from glmcompat.model.outputs.probe import ProbeDoc
 
+
 @dataclass(frozen=True, kw_only=True)
 class GroupExit:
     """How one group forked by the fork server ended (its exit line): the parent reports the probes it never

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
-from glmcompat.ops.verify.records import AbiData, AbiFile, GpuCodeData, GpuCodeFile, HalfInstalled, InstalledData, error_text
 from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.records import AbiData, AbiFile, GpuCodeData, GpuCodeFile, HalfInstalled, InstalledData, error_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.elf import ElfInfo
@@ -214,10 +214,10 @@ def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding
     except Exception as e:  # noqa: BLE001
         error = error_text(e)
         return ProbeDoc(id="installed", status="failed", summary=error.splitlines()[-1], error=error, data=data,
-                           seconds=round(time.perf_counter() - t0, 3))
+                        seconds=round(time.perf_counter() - t0, 3))
     # passed: the parent decides from the findings of the target
     return ProbeDoc(id="installed", status="passed", summary=f"{len(packages)} distributions",
-                       data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
+                    data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,7 +288,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         exts.setdefault(k, [])
     if not exts:
         yield ProbeDoc(id="abi", status="skipped", seconds=0.0, summary="no installed extension links torch "
-                          "(none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")")
+                       "(none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")")
         return
     t0 = time.perf_counter()
     try:
@@ -297,7 +297,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
     except Exception as e:  # noqa: BLE001
         for key in exts:
             yield ProbeDoc(id=f"abi:{key}", status="failed", seconds=0.0, error=error_text(e),
-                              summary="the ELF reader failed to load")
+                           summary="the ELF reader failed to load")
         return
     libs = torch_libs(dists)
     torch_ver = str(dists["torch"].version) if "torch" in dists else None
@@ -371,7 +371,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
                        f"are missing ({what})" + (f"; {summary}" if summary else ""))
             error = (f"{gone[key][0]}: listed in {key}'s RECORD, not on disk\n" + (error or "")).strip()
         yield ProbeDoc(id=f"abi:{key}", status=status, summary=summary, error=error, data=data,
-                          seconds=round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3))
+                       seconds=round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3))
         yield from probe_gpu_code(key, files, dists)
 
 
@@ -383,7 +383,7 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
         from glmcompat.readers.fatbin import gpu_code_of_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         yield ProbeDoc(id=pid, status="failed", error=error_text(e), summary="the fatbin reader failed to load",
-                          seconds=0.0, data=GpuCodeData(version=version, files=[]))
+                       seconds=0.0, data=GpuCodeData(version=version, files=[]))
         return
     errors = []
     found: list[GpuCodeFile] = []
@@ -406,7 +406,7 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
     else:
         status, summary = "pending", ""  # the parent judges it against the device
     yield ProbeDoc(id=pid, status=status, summary=summary, error=error, data=GpuCodeData(version=version, files=found),
-                      seconds=round(time.perf_counter() - t0, 3))
+                   seconds=round(time.perf_counter() - t0, 3))
 
 
 def run_static(opts: dict[str, Any]) -> Iterator[ProbeDoc]:

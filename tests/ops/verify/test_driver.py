@@ -4,8 +4,8 @@ against the CUDA builds the ``installed`` probe found, as the probes' records ca
 from __future__ import annotations
 
 from glmcompat.matrix.load import load_facts
-from glmcompat.ops.verify.driver import findings
 from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.driver import findings
 
 
 def _records(driver: str, packages: dict[str, str]) -> dict[str, ProbeDoc]:

@@ -57,8 +57,8 @@ def test_a_probe_record_travels_as_one_json_line() -> None:
     """The record a probe process emits is the record the parent reads: fields not reported stay absent (never
     null), an empty list reported stays an empty list, and a value JSON cannot hold is written as its ``str``."""
     rec = ProbeDoc(id="abi:vllm", status="failed", summary="s", seconds=0.25, error="E",
-                      data={"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
-                      warnings=())
+                   data={"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
+                   warnings=())
     line = rec.to_line()
     assert json.loads(line) == {"id": "abi:vllm", "status": "failed", "summary": "s", "seconds": 0.25, "error": "E",
                                 "data": {"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},

@@ -21,9 +21,9 @@ import pytest
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.ops.verify.core import run
 from glmcompat.ops.verify.plan import Options
-from glmcompat.model.outputs.probe import ProbeDoc
 from tests.ops.verify.test_records import undeclared
 
 from tests.conftest import run_cli

@@ -31,12 +31,12 @@ from typing import Any
 import pytest
 
 from glmcompat.matrix.load import load_facts
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.model.signatures import match_signatures
 from glmcompat.ops.verify.core import run
 from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.judge import agreement_of, judge_gpu_code, static_load_verdict
 from glmcompat.ops.verify.kernels import VLLM_CORE, is_core, vllm_modules
-from glmcompat.model.outputs.probe import ProbeDoc
 from tests.ops.verify.test_records import undeclared
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -268,7 +268,7 @@ def test_module_discovery_and_core(tmp_path: Path) -> None:
 
 def _gc(files: list[tuple[str, list[str]]]) -> ProbeDoc:
     return ProbeDoc(id="gpu-code:vllm", status="pending", summary="",
-                       data={"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
+                    data={"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
                                                              for f, s in files]})
 
 
