@@ -74,4 +74,5 @@ def rule_abi(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='abi', family='abi', check=rule_abi, reads=('kernel', 'abi', 'abi_equal', 'torch'), evidence=('abi-probe', 'metadata'),
-            remedy='pin', doc='a compiled torch extension next to a torch it was not built against')
+            remedy='pin', doc='a compiled torch extension next to a torch it was not built against',
+            names=('torch',))

@@ -93,6 +93,9 @@ class Rule:
     remedy: str  # the kind of remedy it gives: "pin", "replace", "probe", "verify", "target", "override", "none"
     doc: str  # one line for the docs
     ids: tuple[str, ...] = ()  # every Finding.rule it can report, where more than ``id``
+    # the packages its check (and the helpers it calls) reads by name, canonical: with the words of the matrix's
+    # rows, what a stored verdict depends on (glmcompat.decide.reads.NAMED, the start-up path's projection)
+    names: tuple[str, ...] = ()
 
     @property
     def reports(self) -> tuple[str, ...]:

@@ -90,4 +90,5 @@ def rule_family(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='family', family='family', check=rule_family, reads=('family', 'abi', 'torch'), evidence=('metadata', 'abi-probe'),
-            remedy='pin', doc='torchvision / torchaudio (and the family) against the torch they were built for')
+            remedy='pin', doc='torchvision / torchaudio (and the family) against the torch they were built for',
+            names=('torch', 'torchaudio', 'torchvision'))
