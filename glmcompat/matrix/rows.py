@@ -25,7 +25,10 @@ from glmcompat.model.gpu import KernelCode, parse_capability
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the warm paths do not import typing for this module
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
     from typing import Any
+
+    from packaging.requirements import Requirement
 
     # What the checked types of glmcompat.matrix.schema are to a type checker (pydantic reads them there)
     Evidence = str
@@ -278,6 +281,16 @@ class Release(Fact):
     package: Name
     version: VersionStr
     requires: tuple[ReqStr, ...]
+
+    def requirements(self) -> Iterator[Requirement]:
+        """Its requirements as packaging reads them (one it cannot read is passed over: loading validated each)."""
+        from packaging.requirements import InvalidRequirement, Requirement  # lazy: this module is standard library only
+
+        for text in self.requires:
+            try:
+                yield Requirement(text)
+            except InvalidRequirement:
+                continue
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,7 @@ def rule_abi(ctx: Context) -> list[Finding]:
     """(a) A compiled extension next to a torch other than the one it was built against / probed with."""
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
-    for name in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
-        ver = ctx.packages[name]
-        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
-            continue  # built against the torch beside it, or unknowable statically: rule_source_build warns
+    for name, ver in ctx.prebuilt(ctx.facts.kernel_packages()):
         row = ctx.facts.kernel(name, ver)
         if row is None:
             verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None

@@ -46,6 +46,14 @@ class Context:
 
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
+    def prebuilt(self, names: set[str]) -> list[tuple[str, str]]:
+        """(name, version) of the set's packages among ``names``, sorted, but those built from source and all of them
+        beside a torch built from source: built against the torch beside them, or unknowable statically
+        (rule_source_build warns)."""
+        if "torch" in self.packages and self.built_from_source("torch"):
+            return []
+        return [(n, self.packages[n]) for n in sorted(names & self.packages.keys()) if not self.built_from_source(n)]
+
     @property
     def capability(self) -> tuple[int, int]:
         return gpu.parse_capability(self.target.compute_capability)

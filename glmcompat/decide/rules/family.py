@@ -13,10 +13,7 @@ def rule_family(ctx: Context) -> list[Finding]:
     """(b) torchvision / torchaudio against the torch they were built for."""
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
-    for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
-        ver = ctx.packages[name]
-        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
-            continue
+    for name, ver in ctx.prebuilt(ctx.facts.family_packages()):
         found = ctx.facts.family(name, ver)
         if found is None:
             verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
