@@ -32,6 +32,7 @@ from glmcompat.matrix import readlog
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.model.public import __version__
+from glmcompat.model.shapes import decoded
 from glmcompat.ops.lockset import (
     GENERATED,
     LOCK_FILE,
@@ -61,10 +62,7 @@ def stamp_of(facts: Facts, files: dict[str, bytes]) -> bytes:
 
 def stamp_files(data: bytes | None) -> dict[str, str]:
     """The per-file hashes a stamp records ({} for no stamp, an older format or anything malformed)."""
-    try:
-        d = json.loads(data) if data else None
-    except (ValueError, RecursionError):
-        return {}
+    d = decoded(data)
     if not isinstance(d, dict) or d.get("format") != STAMP_FORMAT or not isinstance(d.get("files"), dict):
         return {}
     files = d["files"]
