@@ -118,6 +118,26 @@ def _probe_torch(ctx: Context) -> str:
     return str(max(Version(v) for t in ctx.facts.rows("torch") for v in t.versions))
 
 
+def _probed(ctx: Context, rule: str, name: str, ver: str, *, severity: str, built: str, unknown: str,
+            example: bool = False) -> list[Finding]:
+    """The findings on ``name`` ``ver`` where no matrix row says what torch it was built for: its ABI probe against the
+    set's torch decides (none where it loads; ``severity`` where symbols it needs are missing, with the first as an
+    example where ``example``); without a probe, an unknown (``unknown``) naming the probe to run."""
+    torch = ctx.packages.get("torch")
+    verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+    if verdict is not None and verdict.compatible:
+        return []  # probed: every torch symbol it needs is exported by this torch
+    if verdict is not None and torch is not None:
+        t = Version(torch).public
+        syms = verdict.symbols if example else ()
+        return [Finding(rule=rule, severity=severity, packages=(ctx.pin(name), ctx.pin("torch")),
+                        message=f"torch {t} breaks {name} {ver}: {verdict.missing} undefined symbol(s) it needs are "
+                        "missing" + (f" (e.g. {syms[0]})" if syms else ""), evidence=_ev(verdict),
+                        remedy=f"use a {name} release {built} torch {t}",
+                        probe=ctx.probe_command("abi", name, ver, f"--torch {t}"))]
+    return [ctx.unknown((ctx.pin(name),), unknown, probe=ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}"))]
+
+
 def _torch_pins(ctx: Context, torch: str) -> str:
     """'torch==2.9.1 and torchvision==0.24.1' — torch plus the family releases built for it."""
     pins = [f"torch=={torch}"]
