@@ -54,3 +54,11 @@ def test_each_rule_declares_the_packages_it_spells_out():
         assert spelled <= set(rule.names), f"{module.name}: RULE.names lacks {sorted(spelled - set(rule.names))}"
         assert all(n == canonical(n) for n in rule.names)
     assert NAMED == SHARED.union(*(r.names for r in RULES))
+
+
+def test_the_shared_declaration_holds_only_what_the_shared_code_spells_out():
+    """SHARED is no second home of the rules' names: each of its packages is spelled out by decision code outside
+    the rules' modules."""
+    modules = {DECIDE / "rules" / (r.check.__module__.rsplit(".", 1)[1] + ".py") for r in RULES}
+    shared = [p for p in sorted(DECIDE.rglob("*.py")) if p not in modules and p.name != "reads.py"]
+    assert set(_spelled(SHARED, shared)) == SHARED
