@@ -167,7 +167,8 @@ def test_every_json_command_has_one_record() -> None:
     """Each command that prints JSON (glmcompat.cli.jsonerrors.JSON_OUTPUTS) has its record in DOCUMENTS (matrix show
     prints the matrix's own models), in the module DOCUMENTS names, with a version const equal to its default."""
     assert set(jsonerrors.JSON_OUTPUTS.values()) == {*outputs.DOCUMENTS, "matrix-show"}
-    for name, (module, cls) in outputs.DOCUMENTS.items():
+    for name, ref in outputs.DOCUMENTS.items():
+        module, _, cls = ref.rpartition(".")
         rec = outputs.record(name)
         assert rec.__name__ == cls and rec.__module__ == f"glmcompat.model.outputs.{module}"
         assert typing.get_args(typing.get_type_hints(rec)["version"]) == (rec.version,)

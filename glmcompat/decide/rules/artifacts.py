@@ -107,4 +107,5 @@ def check(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id=ID, family="artifacts", check=check, reads=("torch",), evidence=("abi-probe", "observed-run"),
-            remedy="replace", doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256")
+            remedy="replace", doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256",
+            names=('torch',))

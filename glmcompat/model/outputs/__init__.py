@@ -14,26 +14,26 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# The versioned documents: schema name (glmcompat/cli/schemas/NAME.schema.json) -> (the module of its record, the
-# record). ``matrix show --json`` prints the matrix's own models (glmcompat.matrix.schema) and is not here.
-DOCUMENTS: dict[str, tuple[str, str]] = {
-    "check": ("check", "CheckOutput"),
-    "targets": ("targets", "TargetsOutput"),
-    "explain": ("explain", "ExplainOutput"),
-    "upgrade": ("upgrade", "UpgradeOutput"),
-    "pip-install": ("pip", "PipInstallOutput"),
-    "lock": ("lock", "LockOutput"),
-    "verify": ("verify", "VerifyOutput"),
-    "matrix-refresh": ("refresh", "RefreshOutput"),
-    "matrix-audit": ("refresh", "AuditOutput"),
-    "abi": ("wheels", "AbiOutput"),
-    "arch": ("wheels", "ArchOutput"),
+# The versioned documents: schema name (glmcompat/cli/schemas/NAME.schema.json) -> its record, as MODULE.RECORD (the
+# module in this package). ``matrix show --json`` prints the matrix's own models (glmcompat.matrix.schema) and is not here.
+DOCUMENTS: dict[str, str] = {
+    "check": "check.CheckOutput",
+    "targets": "targets.TargetsOutput",
+    "explain": "explain.ExplainOutput",
+    "upgrade": "upgrade.UpgradeOutput",
+    "pip-install": "pip.PipInstallOutput",
+    "lock": "lock.LockOutput",
+    "verify": "verify.VerifyOutput",
+    "matrix-refresh": "refresh.RefreshOutput",
+    "matrix-audit": "refresh.AuditOutput",
+    "abi": "wheels.AbiOutput",
+    "arch": "wheels.ArchOutput",
 }
 
 
 def record(name: str) -> type[Any]:
     """The record of the document ``name`` (a key of :data:`DOCUMENTS`), its module imported now."""
-    module, cls = DOCUMENTS[name]
+    module, _, cls = DOCUMENTS[name].rpartition(".")
     found: type[Any] = getattr(importlib.import_module(f"{__name__}.{module}"), cls)
     return found
 
