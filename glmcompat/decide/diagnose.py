@@ -594,6 +594,49 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
 
 
+def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """triton-torch-mismatch: the triton the log shows against the one its torch pins (torch-releases.toml)."""
+    torch, have = env.version("torch"), env.version("triton")
+    pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
+    want = next((t.split("==", 1)[1] for r in pins for t in r.requires if t.startswith("triton==")), "")
+    name = h.groups.get("name") or h.groups.get("attr") or ""
+    where = "triton" + (h.groups.get("module") or h.groups.get("attr_module") or "")
+    what = (f"{_shown('torch', torch)} imports {name} from {where}, which {_shown('triton', have)} does not have" if name
+            else f"{_shown('torch', torch)}'s inductor found no triton it can import (none installed, or one too old)")
+    old, new = _v(_public(have)), _v(want)
+    side = ("newer" if old > new else "older") if old is not None and new is not None and old != new else ""
+    cause = (f"{what}: triton {have} is {side} than the triton {want} torch {torch} pins" if side else
+             f"{what}: torch {torch} pins triton {want}" if want else
+             f"{what}: the installed triton is not the release torch was built against (too old, or too new: triton "
+             "moves and removes the names torch's inductor imports)")
+    fix = (f"install triton=={want}, the release torch {_public(torch)} pins (pip install 'triton=={want}')" if want
+           else "install the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist)")
+    return cause, f"{fix}, or a torch release built for the installed triton"
+
+
+def _arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """engine-arch-unsupported: the architecture against the engine releases the matrix says serve it."""
+    archs = [a.strip(" '\"") for a in (h.groups.get("archs") or h.groups.get("arch") or "").split(",")]
+    arch = next((a for a in archs if a), "the checkpoint's architecture")
+    engine = h.package if h.package in ("vllm", "sglang") else next((e for e in ("vllm", "sglang") if env.version(e)),
+                                                                   "sglang" if h.groups.get("arch") else "")
+    shown = _shown(engine, env.version(engine)) if engine else "the engine (vLLM or SGLang)"
+    row = next((r for r in facts.rows("model") if arch in r.architectures), None)
+    need = row.for_engine(engine) if row is not None and engine else None
+    if h.groups.get("how") == "failed to be inspected":
+        return (f"{shown} registers {arch} but its model file failed to import (a missing dependency or a compiled "
+                "extension that did not load), so it reports the architecture as not inspectable",
+                f"fix the first import error the log prints before this line (run `python -c \"import {engine or 'vllm'}\"` "
+                "in the serving environment to see it), then serve again")
+    if need:
+        return (f"{shown} does not serve architecture {arch} (model type {row.model_type if row else ''}): {engine}{need} does",
+                f"install {engine}{need} (pip install '{engine}{need}')")
+    return (f"{shown} has no model class for architecture {arch}: the release is older than the model, or its model file "
+            "failed to import (an \"Ignore import error when loading\" line above names it)",
+            f"upgrade {engine or 'the engine'}{f' (pip install -U {engine})' if engine else ''} to a release whose supported models list "
+            f"{arch}, or fix the import error printed above it")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -638,10 +681,13 @@ BUILDERS: dict[str, Builder] = {
     "torchao-cpp-skipped": _torchao,
     "torch-cpu-only": _cpu_torch,
     "cudart-missing": _cudart,
+    "triton-torch-mismatch": _triton,
+    "engine-arch-unsupported": _arch,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
-               "driver-too-old": "torch", "cudnn-version-mismatch": "torch"}
+               "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
+               "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
