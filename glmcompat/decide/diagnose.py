@@ -528,6 +528,18 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                    "(python -m pip install 'numpy<2')")
 
 
+def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
+    pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
+    who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
+    built = f"NumPy {need}" if need else f"NumPy C-API 0x{h.groups['built']}" if h.groups.get("built") else "a newer NumPy"
+    return (f"{who} was built against {built}, newer than the installed {'numpy ' + np if np else 'NumPy'}: its import_array "
+            "refuses a NumPy older than its headers",
+            f"upgrade numpy (pip install -U 'numpy>={need}')" if need else
+            f"upgrade numpy (pip install -U numpy) to the release {pkg or 'the extension'} was built against, or install "
+            f"{'a ' + pkg if pkg else 'an extension'} release built for {'numpy ' + np if np else 'the installed numpy'}")
+
+
 def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     built, have, cuda = h.groups.get("built", ""), h.groups.get("have", ""), h.groups.get("cuda", "")
     cu = f"{int(cuda) // 100}.{int(cuda) % 100}" if cuda.isdigit() else ""  # torch.version.cuda as 100 x major + minor
@@ -676,6 +688,7 @@ BUILDERS: dict[str, Builder] = {
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "numpy-abi": _numpy,
+    "numpy-too-old": _numpy_old,
     "xformers-built-for-other-torch": _xformers,
     "flashinfer-companion-version": _flashinfer,
     "torchao-cpp-skipped": _torchao,
