@@ -628,7 +628,8 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 def _arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """engine-arch-unsupported: the architecture against the engine releases the matrix says serve it."""
-    archs = [a.strip(" '\"") for a in (h.groups.get("archs") or h.groups.get("arch") or "").split(",")]
+    named = h.groups.get("archs") or h.groups.get("arch") or h.groups.get("module_arch") or h.groups.get("noimpl")
+    archs = [a.strip(" '\"") for a in (named or "").split(",")]
     arch = next((a for a in archs if a), "the checkpoint's architecture")
     engine = h.package if h.package in ("vllm", "sglang") else next((e for e in ("vllm", "sglang") if env.version(e)),
                                                                    "sglang" if h.groups.get("arch") else "")
@@ -647,6 +648,28 @@ def _arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             "failed to import (an \"Ignore import error when loading\" line above names it)",
             f"upgrade {engine or 'the engine'}{f' (pip install -U {engine})' if engine else ''} to a release whose supported models list "
             f"{arch}, or fix the import error printed above it")
+
+
+def _automodel(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """automodel-config-unmapped: who defines the config class (remote code, an engine, transformers) says the cause."""
+    config, auto, have = h.groups.get("config", ""), h.groups.get("auto", "AutoModel"), env.version("transformers")
+    cls, parts = config.rsplit(".", 1)[-1], config.split(".")
+    mt = parts[2] if parts[:2] == ["transformers", "models"] and len(parts) > 3 else ""
+    mt = mt or (parts[-2].removeprefix("configuration_") if len(parts) > 1 else "")
+    row = next((r for r in facts.rows("model") if r.model_type == mt), None)
+    tf = _shown("transformers", have)
+    if row is not None and not (have and _v(_public(have)) and SpecifierSet(row.transformers).contains(_public(have), prereleases=True)):
+        return (f"{tf} has no {auto} for {cls} (model type {mt}): it is native from transformers{row.transformers}",
+                f"install transformers{row.transformers} (pip install 'transformers{row.transformers}')")
+    if parts[0] == "transformers_modules":
+        return (f"{tf} maps no {auto} to {cls}, a config class of the model's remote code: the remote code was written "
+                "for another transformers release",
+                "install the transformers release the model's code was written for (the last one it loaded with), or load "
+                "it with the class its config.json auto_map names (trust_remote_code=True)")
+    return (f"{tf} knows {cls} but has no {auto} for it: the model is of another kind than {auto} (a vision-language "
+            f"model), or {auto} maps it only in a newer transformers",
+            f"load it with the model class its model card names (not {auto}), or upgrade transformers (pip install -U "
+            "transformers)")
 
 
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -696,6 +719,7 @@ BUILDERS: dict[str, Builder] = {
     "cudart-missing": _cudart,
     "triton-torch-mismatch": _triton,
     "engine-arch-unsupported": _arch,
+    "automodel-config-unmapped": _automodel,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
