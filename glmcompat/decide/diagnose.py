@@ -672,6 +672,15 @@ def _automodel(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             "transformers)")
 
 
+def _old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """gpu-too-old-for-triton: the GPU and its capability, from the line."""
+    gpu, cc, need = h.groups.get("gpu", "the GPU"), h.groups.get("cc", "?"), h.groups.get("need", "7.0")
+    return (f"{gpu} is of compute capability {cc}, below the {need} triton compiles for, so torch.compile's inductor "
+            "backend (and every Triton kernel) cannot run on it; no package version changes that",
+            "run without torch.compile / Triton kernels on this GPU (TORCHDYNAMO_DISABLE=1, or the program's own switch: "
+            f"compile=False, vLLM's --enforce-eager), or use a GPU of compute capability >= {need}")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -720,6 +729,7 @@ BUILDERS: dict[str, Builder] = {
     "triton-torch-mismatch": _triton,
     "engine-arch-unsupported": _arch,
     "automodel-config-unmapped": _automodel,
+    "gpu-too-old-for-triton": _old_gpu,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
