@@ -681,6 +681,22 @@ def _old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"compile=False, vLLM's --enforce-eager), or use a GPU of compute capability >= {need}")
 
 
+def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
+    lib, why = h.groups.get("library") or "", h.groups.get("why") or ""
+    if not lib:
+        return None
+    if why == "undefined symbol":
+        return (f"cuDNN loaded {lib} from another cuDNN than its own front library: two cuDNN copies are on the loader's "
+                "path (LD_LIBRARY_PATH, /usr/lib, a conda or image copy next to the nvidia-cudnn wheel)",
+                f"keep one cuDNN: remove the other copy's directory from LD_LIBRARY_PATH so that {lib} and libcudnn.so come "
+                "from the same place (for torch, its nvidia-cudnn wheel)")
+    return (f"cuDNN's front library loaded, but {lib} is not on the loader's path (a program that does not preload the "
+            "nvidia-cudnn wheel, or a cuDNN installed without its sub-libraries)",
+            f"add the directory holding {lib} to LD_LIBRARY_PATH (for the nvidia-cudnn wheel: python -c \"import nvidia.cudnn, "
+            "os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), or install the cuDNN major it names")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -730,11 +746,13 @@ BUILDERS: dict[str, Builder] = {
     "engine-arch-unsupported": _arch,
     "automodel-config-unmapped": _automodel,
     "gpu-too-old-for-triton": _old_gpu,
+    "cudnn-sublibrary-missing": _cudnn_sub,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
-               "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings"}
+               "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
+               "cudnn-sublibrary-missing": "nvidia-cudnn"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
