@@ -697,6 +697,20 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), or install the cuDNN major it names")
 
 
+def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """pip-requirement-conflict: the pair pip left installed against the package's own requirement."""
+    g = h.groups
+    pkg, ver, req, dep, have = g.get("pkg", ""), g.get("ver", ""), g.get("req", ""), g.get("dep", "").strip(), g.get("have", "")
+    need = req.split(";", 1)[0].strip()
+    return (f"{pkg} {ver} requires {need}, but {dep} {have} is installed: pip put them side by side and only warned, so "
+            f"{pkg} runs against a {dep} it was not built or tested with",
+            f"install {need} (pip install '{need}'), or "
+            + (f"{pkg}=={alt}, the release built for torch {_public(have)}" if dep == "torch" and (
+                alt := _newest_for_torch(facts, canonicalize(pkg), have) or facts.family_for_torch(canonicalize(pkg), _public(have)))
+               else f"the {pkg} release that requires {dep} {_public(have)} (its Requires-Dist; `pip index versions {pkg}` "
+               "lists the releases)"))
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -747,6 +761,7 @@ BUILDERS: dict[str, Builder] = {
     "automodel-config-unmapped": _automodel,
     "gpu-too-old-for-triton": _old_gpu,
     "cudnn-sublibrary-missing": _cudnn_sub,
+    "pip-requirement-conflict": _pip_conflict,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
