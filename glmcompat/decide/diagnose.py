@@ -711,6 +711,25 @@ def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                "lists the releases)"))
 
 
+# The first CUDA toolkit whose ptxas knows each base architecture (NVIDIA's CUDA toolkit release notes; FIRST_TOOLKIT
+# above holds the arch-specific and family targets).
+FIRST_PTXAS = {"89": "11.8", "90": "11.8", "100": "12.8", "101": "12.8", "120": "12.8", "103": "12.9", "121": "12.9",
+               "110": "13.0"}
+
+
+def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """triton-ptxas-arch: the architecture the GPU asked for and the first CUDA toolkit whose ptxas knows it."""
+    arch, tool, have = h.groups.get("arch", ""), h.groups.get("tool", "ptxas"), env.version("triton")
+    num = arch.removeprefix("sm_")
+    need = FIRST_TOOLKIT.get(num) or FIRST_PTXAS.get(num.rstrip("af"), "")
+    knob = "TRITON_PTXAS_BLACKWELL_PATH" if tool.endswith("blackwell") else "TRITON_PTXAS_PATH"
+    return (f"the {tool} bundled with {_shown('triton', have)} does not know {arch}: the GPU is newer than the CUDA "
+            f"toolkit that triton release ships{f' ({arch} needs the ptxas of CUDA >= {need})' if need else ''}",
+            f"point {knob} at the ptxas of a CUDA toolkit{f' >= {need}' if need else ''} that lists {arch} (e.g. "
+            f"/usr/local/cuda/bin/ptxas), or install a newer triton (the one torch pins in a build for CUDA "
+            f"{need or 'that new'})")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -762,6 +781,7 @@ BUILDERS: dict[str, Builder] = {
     "gpu-too-old-for-triton": _old_gpu,
     "cudnn-sublibrary-missing": _cudnn_sub,
     "pip-requirement-conflict": _pip_conflict,
+    "triton-ptxas-arch": _ptxas,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
