@@ -730,6 +730,19 @@ def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"{need or 'that new'})")
 
 
+def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-bindings-driver: a driver function cuda-bindings found missing names what the driver lacks."""
+    fn, driver = h.groups.get("function"), env.cuda.get("driver", "")
+    if not fn:
+        return None
+    shown = f"the NVIDIA driver{' ' + driver if driver else ''}"
+    return (f"cuda-python (cuda-bindings) looked up {fn} in libcuda.so.1 and {shown} does not have it: the function is "
+            "newer than the driver (each CUDA release adds driver functions; the driver supports CUDA up to nvidia-smi's "
+            "\"CUDA Version\")",
+            f"upgrade the NVIDIA driver to one of the CUDA release that introduced {fn} or later, or install the "
+            "cuda-bindings (and program) release for the CUDA the driver supports")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -782,6 +795,7 @@ BUILDERS: dict[str, Builder] = {
     "cudnn-sublibrary-missing": _cudnn_sub,
     "pip-requirement-conflict": _pip_conflict,
     "triton-ptxas-arch": _ptxas,
+    "cuda-bindings-driver": _cuda_bindings,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
