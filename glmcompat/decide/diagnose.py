@@ -683,7 +683,10 @@ def _old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
-    lib, why = h.groups.get("library") or "", h.groups.get("why") or ""
+    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
+    why = h.groups.get("why") or ""
+    m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
+    major = (m.group(1) or m.group(2)) if m else ""
     if not lib:
         return None
     if why == "undefined symbol":
@@ -694,7 +697,9 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return (f"cuDNN's front library loaded, but {lib} is not on the loader's path (a program that does not preload the "
             "nvidia-cudnn wheel, or a cuDNN installed without its sub-libraries)",
             f"add the directory holding {lib} to LD_LIBRARY_PATH (for the nvidia-cudnn wheel: python -c \"import nvidia.cudnn, "
-            "os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), or install the cuDNN major it names")
+            "os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), or install cuDNN "
+            f"{major or 'of the major it names'} (the nvidia-cudnn wheel {major + '.x' if major else ''} for the CUDA in use, "
+            f"or the system package libcudnn{major or 'N'})")
 
 
 def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
