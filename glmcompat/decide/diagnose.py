@@ -540,8 +540,10 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"{'a ' + pkg if pkg else 'an extension'} release built for {'numpy ' + np if np else 'the installed numpy'}")
 
 
-def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     built, have, cuda = h.groups.get("built", ""), h.groups.get("have", ""), h.groups.get("cuda", "")
+    if not built:  # "xFormers wasn't build with CUDA support": the row's cause, the log's versions named below
+        return _xformers_ops(env, facts)
     cu = f"{int(cuda) // 100}.{int(cuda) % 100}" if cuda.isdigit() else ""  # torch.version.cuda as 100 x major + minor
     ver = env.version("xformers")
     cause = (f"xformers{' ' + ver if ver else ''} was built for torch {built}" + (f" (CUDA {cu})" if cu else "")
@@ -558,6 +560,19 @@ def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
         pick = (f"install the xformers release built for torch {_public(have)}"
                 + (f" from PyTorch's {label} index (the index torch {have} came from)" if label else ""))
     return cause, f"{pick}, or torch=={built}"
+
+
+def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
+    """xformers' ops missing without its "built for" line: the versions the log shows, else the row's text."""
+    ver, torch = env.version("xformers"), env.version("torch")
+    if not torch:
+        return None
+    alt = _newest_for_torch(facts, "xformers", torch) or facts.family_for_torch("xformers", _public(torch))
+    return (f"{_shown('xformers', ver)}'s compiled extension does not load with torch {torch} (built for another torch, or "
+            "without CUDA), so xformers disables its C++/CUDA operators: \"xFormers wasn't build with CUDA support\"",
+            (f"install xformers=={alt}, the release built for torch {_public(torch)}" if alt else
+             f"install the xformers release built for torch {_public(torch)}")
+            + " (from the same PyTorch index as torch), or the torch this xformers was built for")
 
 
 def _flashinfer(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
