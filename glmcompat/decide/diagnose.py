@@ -763,6 +763,17 @@ def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "cuda-bindings (and program) release for the CUDA the driver supports")
 
 
+def _stub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-stub-driver: where the log shows the stub was mapped from, name that directory."""
+    stub = h.groups.get("stub") or next((p for so, p in env.libs.items() if so.startswith("libcuda") and "/stubs/" in p), "")
+    if not stub:
+        return None
+    return (f"the process loaded {stub}, the CUDA toolkit's stub libcuda (a link-time placeholder), instead of the NVIDIA "
+            "driver's libcuda.so.1: every CUDA call returns cudaErrorStubLibrary (34)",
+            f"remove {_dir_of(stub)} from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d, then ldconfig) so that the driver's "
+            "libcuda.so.1 is found; in a container, start it with the NVIDIA runtime (docker run --gpus all)")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -816,6 +827,7 @@ BUILDERS: dict[str, Builder] = {
     "pip-requirement-conflict": _pip_conflict,
     "triton-ptxas-arch": _ptxas,
     "cuda-bindings-driver": _cuda_bindings,
+    "cuda-stub-driver": _stub,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
