@@ -765,7 +765,8 @@ def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _stub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-stub-driver: where the log shows the stub was mapped from, name that directory."""
-    stub = h.groups.get("stub") or next((p for so, p in env.libs.items() if so.startswith("libcuda") and "/stubs/" in p), "")
+    shown = h.text.split("=>")[-1].strip() if "/stubs/libcuda" in h.text else ""
+    stub = shown or next((p for so, p in env.libs.items() if so.startswith("libcuda") and "/stubs/" in p), "")
     if not stub:
         return None
     return (f"the process loaded {stub}, the CUDA toolkit's stub libcuda (a link-time placeholder), instead of the NVIDIA "
