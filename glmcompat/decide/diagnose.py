@@ -775,6 +775,30 @@ def _stub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "libcuda.so.1 is found; in a container, start it with the NVIDIA runtime (docker run --gpus all)")
 
 
+# soname stem -> the nvidia-* wheel that ships it (its -cu11 / -cu12 name; CUDA 13's wheels drop the suffix)
+NVIDIA_WHEEL = {"nvJitLink": "nvjitlink", "cublas": "cublas", "cublasLt": "cublas", "cusparse": "cusparse",
+                "cusparseLt": "cusparselt", "cusolver": "cusolver", "cufft": "cufft", "curand": "curand",
+                "nvrtc": "cuda-nvrtc", "cupti": "cuda-cupti", "nvToolsExt": "nvtx", "nvshmem_host": "nvshmem"}
+
+
+def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
+    lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    stem = lib.removeprefix("lib").split(".so", 1)[0]
+    base = NVIDIA_WHEEL.get(stem)
+    if base is None or not major:
+        return None
+    wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
+    torch = env.version("torch")
+    pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
+    pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")
+    return (f"{lib} is not on the loader's path: the {wheel} wheel that ships it is missing or not where "
+            f"{_shown('torch', torch)} looks for it (site-packages/nvidia/{base.removeprefix('cuda-')}/lib)",
+            f"install {pin or wheel} (pip install '{pin or wheel}'"
+            + (f", the version torch {torch} pins)" if pin else "; `pip show torch` lists the version torch pins)")
+            + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -829,6 +853,7 @@ BUILDERS: dict[str, Builder] = {
     "triton-ptxas-arch": _ptxas,
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-stub-driver": _stub,
+    "cuda-lib-missing": _cuda_lib,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
