@@ -859,7 +859,7 @@ BUILDERS: dict[str, Builder] = {
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
                "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
-               "cudnn-sublibrary-missing": "nvidia-cudnn"}
+               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
