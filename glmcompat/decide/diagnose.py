@@ -567,7 +567,8 @@ def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
     ver, torch = env.version("xformers"), env.version("torch")
     if not torch:
         return None
-    alt = _newest_for_torch(facts, "xformers", torch) or facts.family_for_torch("xformers", _public(torch))
+    alt = (_newest_for_torch(facts, "xformers", torch) or facts.family_for_torch("xformers", _public(torch))
+           if _v(_public(torch)) else None)
     return (f"{_shown('xformers', ver)}'s compiled extension does not load with torch {torch} (built for another torch, or "
             "without CUDA), so xformers disables its C++/CUDA operators: \"xFormers wasn't build with CUDA support\"",
             (f"install xformers=={alt}, the release built for torch {_public(torch)}" if alt else
@@ -725,7 +726,7 @@ def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     return (f"{pkg} {ver} requires {need}, but {dep} {have} is installed: pip put them side by side and only warned, so "
             f"{pkg} runs against a {dep} it was not built or tested with",
             f"install {need} (pip install '{need}'), or "
-            + (f"{pkg}=={alt}, the release built for torch {_public(have)}" if dep == "torch" and (
+            + (f"{pkg}=={alt}, the release built for torch {_public(have)}" if dep == "torch" and _v(_public(have)) and (
                 alt := _newest_for_torch(facts, canonicalize(pkg), have) or facts.family_for_torch(canonicalize(pkg), _public(have)))
                else f"the {pkg} release that requires {dep} {_public(have)} (its Requires-Dist; `pip index versions {pkg}` "
                "lists the releases)"))
