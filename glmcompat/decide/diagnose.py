@@ -638,7 +638,7 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
              f"{what}: the installed triton is not the release torch was built against (too old, or too new: triton "
              "moves and removes the names torch's inductor imports)")
     fix = (f"install triton=={want}, the release torch {_public(torch)} pins (pip install 'triton=={want}')" if want
-           else "install the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist)")
+           else "install the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist; on Windows, where torch pins none, the triton-windows release made for that torch)")
     return cause, f"{fix}, or a torch release built for the installed triton"
 
 
