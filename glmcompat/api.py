@@ -316,10 +316,13 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     lock = read_lock(lock_path)
     iso = cf.no_isolation(lock_path)
     mixed = cf.output_set_problems(lock_path)
+    from glmcompat.ops.artifacts import read_artifacts  # lazy: wheel reading, only when a file is checked
+
+    arts = read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, platforms=chosen)
     verdicts = []
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,
-                                               machine=machine)
+                                               machine=machine, artifacts=arts)
         safe = for_lock(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))

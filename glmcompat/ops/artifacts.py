@@ -20,17 +20,21 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
 from glmcompat.edges.index import cache_key
 from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.errors import GlmcompatError
 from glmcompat.model.names import canonicalize
+from glmcompat.model.wheeltags import supported_tags
 from glmcompat.ops.wheelprobe import (
     WHOLE_INFLATED,
     WHOLE_MEMBER,
@@ -201,8 +205,9 @@ def judge(name: str, version: str, op: Opened, ext: ExtSummary, np: Mapping[str,
                          {k: v for k, v in dm.items() if v != k}, tuple(majors))
 
 
-def _torches(lock: Lock) -> set[str]:
-    return {Version(e.packages["torch"]).public for e in lock.sets if "torch" in e.packages}
+def _torches(lock: Lock) -> dict[str, str]:
+    """{torch public version: a version the lock names for it (its local label kept)}."""
+    return {Version(e.packages["torch"]).public: e.packages["torch"] for e in lock.sets if "torch" in e.packages}
 
 
 def _python_of(names: tuple[str, ...]) -> str | None:
@@ -211,17 +216,76 @@ def _python_of(names: tuple[str, ...]) -> str | None:
     return f"cp3{m.group(1)}" if m else None
 
 
-def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tuple[str, str, str, str | None]]:
-    """(name, version, where, python) of the packages whose artifact is to be read: ``where`` is ``wheel`` (the file
-    names a wheel file or URL) or ``index``; ``python``: the CPython tag of the first environment installing it, when
-    its name states one."""
+@lru_cache(maxsize=16)
+def _rank(python: str, machine: str) -> dict[str, int]:
+    return {str(t): i for i, t in enumerate(supported_tags(python, f"manylinux_{machine}"))}
+
+
+def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
+    """Of the compiled wheels a lock records for one package (``LOCATION#sha256=``), the one an installer on
+    ``machine`` with ``python`` takes (best tag first); failing that (the environment's Python is not stated), the
+    first built for ``machine`` at all; None when none is."""
+    rank = _rank(python, machine)
+    best: tuple[int, str] | None = None
+    fallback = None
+    for loc in locs:
+        fn = loc.split("#")[0].rsplit("/", 1)[-1]
+        try:
+            tags = parse_wheel_filename(fn)[3]
+        except InvalidWheelFilename:
+            continue
+        r = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
+        if r is not None and (best is None or r < best[0]):
+            best = (r, loc)
+        if fallback is None and any(t.platform.endswith(f"_{machine}") for t in tags):
+            fallback = loc
+    return best[1] if best is not None else fallback
+
+
+Candidate = tuple[str, str, str, "str | None", str]  # (name, version, where, python, machine)
+
+
+def key_of(name: str, version: str, machine: str) -> tuple[str, ...]:
+    """The key of an artifact's facts: (name, version) on x86_64, (name, version, machine) elsewhere
+    (:func:`glmcompat.decide.rules.artifacts.on_machine` takes one machine's back)."""
+    return (name, version) if machine == "x86_64" else (name, version, machine)
+
+
+def _fits(loc: str, machine: str) -> bool:
+    """Whether a wheel file name's platform tags install on ``machine`` (``any`` does; a name not of a wheel: yes)."""
+    try:
+        tags = parse_wheel_filename(loc.split("#")[0].split("?")[0].rsplit("/", 1)[-1])[3]
+    except InvalidWheelFilename:
+        return True
+    return any(t.platform == "any" or t.platform.endswith(f"_{machine}") for t in tags)
+
+
+def read_machines(lock: Lock, platforms: Sequence[str] | None = None) -> set[str]:
+    """The machines whose artifacts are read: those ``platforms`` names (``--platform``), else x86_64 where the file
+    installs there (an aarch64 set is then told it was not read: :func:`probe_lock`), else every machine it installs on."""
+    have = {e.platform for e in lock.sets}
+    if platforms:
+        return have & set(platforms)
+    return {"x86_64"} if "x86_64" in have else have
+
+
+def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
+               machines: set[str] | None = None) -> list[Candidate]:
+    """(name, version, where, python, machine) of the packages whose artifact is to be read: ``where`` is ``wheel``
+    (the file names a wheel file or URL), ``lock`` (the lock records the compiled wheels of a package from an index:
+    every one of them is read, listed in the matrix or not; pure ``-none-any`` wheels are not) or ``index``;
+    ``python``: the CPython tag of the first environment installing it, when its name states one; ``machine``: the
+    environment's."""
     from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
 
     tracked = facts.kernel_packages() | facts.family_packages() | {"torch", "numpy"}
     compiled = {n for row in facts.rows("compiled") for n in row.packages}
     wheels = lock.meta.get("wheel_urls", {})
-    out: dict[tuple[str, str], tuple[str, str | None]] = {}
+    binary = lock.meta.get("lock_wheels", {})
+    out: dict[tuple[str, str, str], tuple[str, str | None]] = {}
     for env in lock.sets:
+        if machines is not None and env.platform not in machines:
+            continue
         py = _python_of(env.names)
         np = env.packages.get("numpy")
         judged = "torch" in env.packages or (np is not None and Version(np).major >= 2)
@@ -234,59 +298,93 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tupl
             if src in BUILT_FROM_SOURCE:
                 continue
             if src == "wheel":
-                if f"{name}=={ver}" in wheels:
-                    out.setdefault((name, ver), ("wheel", py))
+                if f"{name}=={ver}" in wheels and _fits(wheels[f"{name}=={ver}"], env.platform):
+                    out.setdefault((name, ver, env.platform), ("wheel", py))
                 continue
-            if src is None and (resolved_at_install or name in compiled):
-                out.setdefault((name, ver), ("index", py))
-    return [(n, v, w, p) for (n, v), (w, p) in sorted(out.items())]
+            if src is None and f"{name}=={ver}" in binary:
+                out.setdefault((name, ver, env.platform), ("lock", py))
+            elif src is None and (resolved_at_install or name in compiled):
+                out.setdefault((name, ver, env.platform), ("index", py))
+    return [(n, v, w, p, m) for (n, v, m), (w, p) in sorted(out.items())]
+
+
+def _lock_file(loc: str) -> IndexFile:
+    """An :class:`IndexFile` of a wheel URL a lock records (``URL#sha256=``)."""
+    from glmcompat.edges.index import IndexFile  # lazy: a cycle-free name at call time
+
+    url, _, sha = loc.partition("#sha256=")
+    return IndexFile(url.rsplit("/", 1)[-1], url, None, sha or None, None, False, None, True)
+
+
+def _needs_torch(ext: ExtSummary) -> bool:
+    """Whether any module of an extension wheel links torch or leaves a torch/c10/ATen name undefined (only then are
+    torch's exports read)."""
+    return any(n.startswith(("libc10", "libtorch")) for m in ext.modules.values() for n in m.needed) or any(
+        "c10" in u or "torch" in u or "2at" in u for m in ext.modules.values() for u in m.undefined)
 
 
 def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | None, resolved_at_install: bool,
-               machine: str = "x86_64", python: str = "cp311") -> dict[tuple[str, str], ArtifactFacts]:
-    """{(name, version): ArtifactFacts} for every candidate of ``lock`` (:func:`candidates`); nothing raises: what
-    cannot be read is an ArtifactFacts with ``unread`` set."""
-    todo = candidates(lock, facts, resolved_at_install)
+               machine: str = "x86_64", python: str = "cp311",
+               indexes: Sequence[IndexClient] = (),
+               platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+    """{key: ArtifactFacts} for every candidate of ``lock`` (:func:`candidates`; keys :func:`key_of`); nothing raises:
+    what cannot be read is an ArtifactFacts with ``unread`` set. A package from an index is looked up in ``index`` and
+    then ``indexes`` (the file's own, in order); a wheel the lock records is read from the URL it records. ``machine``:
+    the machine torch's exports are read for when the lock records no torch wheel."""
+    machines = read_machines(lock, platforms)
+    todo = candidates(lock, facts, resolved_at_install, machines)
+    skipped = _not_read(lock, facts, resolved_at_install, machines)
     if not todo:
-        return {}
+        return skipped
     numpy = any("numpy" in e.packages for e in lock.sets)
-    platform = f"manylinux_{machine}"
     network = not os.environ.get(PROBE_ENV)
     base = Path(lock.path).parent
     wheels = lock.meta.get("wheel_urls", {})
-    picks: dict[str, IndexFile] = {}
-    torch_error = ""
-    for tv in sorted(_torches(lock)):
-        if not network:
-            torch_error = f"torch {tv}'s exported symbols were not read (reading over the network is off: {PROBE_ENV})"
-            break
-        try:
-            picks[tv] = _find(index, cache, "torch", tv, python, platform)
-        except GlmcompatError as e:
-            torch_error = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
-    tkey = hashlib.blake2b("|".join(f"{tv}={f.sha256}" for tv, f in sorted(picks.items())).encode(),
-                           digest_size=10).hexdigest()
-    loaded: dict[str, frozenset[str]] = {}
+    binary = lock.meta.get("lock_wheels", {})
+    searched = [index, *indexes]
+    picks: dict[tuple[str, str], IndexFile] = {}
+    torch_error: dict[str, str] = {}
+    for m in sorted({c[4] for c in todo}):
+        for tv, tfull in sorted(_torches(lock).items()):
+            if not network:
+                torch_error[m] = f"torch {tv}'s exported symbols were not read (reading over the network is off: {PROBE_ENV})"
+                break
+            loc = pick_wheel(binary.get(f"torch=={tfull}", ()), python, m)
+            if loc is not None and "://" in loc:
+                picks[(m, tv)] = _lock_file(loc)
+                continue
+            try:
+                picks[(m, tv)] = _find_in(searched, cache, "torch", tfull, python, f"manylinux_{m}")
+            except GlmcompatError as e:
+                torch_error[m] = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
+    tkeys = {m: hashlib.blake2b("|".join(f"{tv}={f.sha256}" for (pm, tv), f in sorted(picks.items()) if pm == m).encode(),
+                                digest_size=10).hexdigest() for m in {c[4] for c in todo}}
+    loaded: dict[tuple[str, str], frozenset[str]] = {}
     guard = threading.Lock()
 
-    def torches() -> dict[str, frozenset[str]]:
-        """The exports of every torch of the lock, read (from the cache, by sha256) only when a verdict is not stored."""
+    def torches(m: str) -> dict[str, frozenset[str]]:
+        """The exports of every torch of the lock on ``m``, read (from the cache, by sha256) only when a verdict is not
+        stored."""
         with guard:
-            for tv, f in picks.items():
-                if tv not in loaded:
-                    loaded[tv] = _torch_summary(index, cache, f, _Stats()).exports
-            return dict(loaded)
+            for (pm, tv), f in picks.items():
+                if pm == m and (pm, tv) not in loaded:
+                    loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
+            return {tv: e for (pm, tv), e in loaded.items() if pm == m}
 
-    def one(item: tuple[str, str, str, str | None]) -> tuple[tuple[str, str], ArtifactFacts]:
-        name, ver, where, py = item
+    def one(item: Candidate) -> tuple[tuple[str, ...], ArtifactFacts]:
+        name, ver, where, py, m = item
+        key = key_of(name, ver, m)
         py = py or python
+        platform = f"manylinux_{m}"
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
-        failed = cache_key("unread", f"{index.base_url if where == 'index' else ''}|{wheels.get(f'{name}=={ver}', '')}|"
-                                     f"{name}=={ver}|{py}|{platform}")
-        if network and cache is not None:  # a read that failed lately is not tried on every check
+        if m != "x86_64":
+            command += f" --platform {m}"
+        failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where == 'index' else ''}|"
+                                     f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
+        if network and cache is not None and where != "lock":  # a read that failed lately is not tried on every check
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
             if isinstance(hit, dict):
-                return (name, ver), ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
+                return key, ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
@@ -303,33 +401,97 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     command = f"glmcompat abi {p}"
                     op = open_local(p)
                     if recorded and recorded.lower() != op.sha256:
-                        return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
-                                                          command=command)
+                        return key, ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
+                                                  command=command)
+            elif where == "lock" and "://" in next(iter(binary[f"{name}=={ver}"]), ""):
+                chosen = pick_wheel(binary[f"{name}=={ver}"], py, m)
+                if chosen is None:
+                    raise GlmcompatError(f"the lock records no {m} wheel of it for {py}")
+                if not network:
+                    raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
+                f = _lock_file(chosen)
+                op = open_index(index, f)
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
-                f = _find(index, cache, canonicalize(name), Version(ver).public, py, platform)
+                f = _find_in(searched, cache, canonicalize(name), Version(ver).public, py, platform)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
-                    return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
+                    return key, ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
+                hashes = {r.split("#")[0]: r.partition("#sha256=")[2] for r in binary.get(f"{name}=={ver}", ())}
+                if hashes.get(f.filename) and f.sha256 and hashes[f.filename].lower() != f.sha256.lower():
+                    return key, ArtifactFacts(name, ver, f.filename, f.sha256, recorded_sha256=hashes[f.filename].lower(),
+                                              command=command)
                 op = open_index(index, f)
-            key = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkey}-{int(numpy)}" if op.sha256 and not torch_error else None
-            hit = cache.get_json(key) if cache is not None and key else None
+            terr = torch_error.get(m, "")
+            akey = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkeys[m]}-{int(numpy)}" if op.sha256 and not terr else None
+            hit = cache.get_json(akey) if cache is not None and akey else None
             if isinstance(hit, dict):
-                return (name, ver), replace(ArtifactFacts.from_json(hit), name=name, version=ver, command=command)
+                return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, command=command)
             ext, np = summaries(op, cache, numpy)
-            got = replace(judge(name, ver, op, ext, np, torches() if ext.modules else {}), command=command)
-            if cache is not None and key:
-                cache.put_json(key, got.to_json())
-            if torch_error and ext.modules and got.torch_needs == 0:
-                return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
-                                                  unread=torch_error, command=command)
-            return (name, ver), got
+            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
+            if cache is not None and akey:
+                cache.put_json(akey, got.to_json())
+            if terr and _needs_torch(ext) and got.torch_needs == 0:
+                return key, ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
+                                          unread=terr, command=command)
+            return key, got
         except (GlmcompatError, OSError, KeyError) as e:
             msg = getattr(e, "message", None) or str(e)
             why = str(msg).splitlines()[0][:200] if msg else type(e).__name__
-            if network and cache is not None:
+            if network and cache is not None and where != "lock":
                 cache.put_json(failed, {"unread": why, "command": command})
-            return (name, ver), ArtifactFacts(name, ver, "", unread=why, command=command)
+            return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
-    return dict(_map(one, todo, workers=8))
+    return skipped | dict(_map(one, todo, workers=8))
 
+
+def _not_read(lock: Lock, facts: Facts, resolved_at_install: bool,
+              machines: set[str]) -> dict[tuple[str, ...], ArtifactFacts]:
+    """An unread fact for each candidate of a machine whose artifacts are not read (aarch64 beside x86_64): its sets
+    are told what was not checked and how to check it, not judged silently."""
+    rest = {e.platform for e in lock.sets} - machines
+    if not rest:
+        return {}
+    return {key_of(n, v, m): ArtifactFacts(
+        n, v, "", unread=f"its {m} artifacts are read only when asked for (--platform {m})",
+        command=f"glmcompat check {lock.path} --platform {m}")
+        for n, v, _, _, m in candidates(lock, facts, resolved_at_install, rest)}
+
+
+def _find_in(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,
+             platform: str) -> IndexFile:
+    """The wheel of ``name==version`` from the first of ``indexes`` that has one (the file's own indexes first, as
+    ``--index-url``/``--extra-index-url`` name them); the first index's error when none has."""
+    first: GlmcompatError | None = None
+    for i in indexes:
+        try:
+            return _find(i, cache, name, version, python, platform)
+        except GlmcompatError as e:
+            first = first or e
+    assert first is not None
+    raise first
+
+
+def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
+                   read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+    """What the artifacts of the compiled packages of ``lock`` say (:func:`probe_lock`), read from the indexes the file
+    names (its ``--index-url``/``--extra-index-url``, in order), then the configured one; the wheels a lock records
+    from their own URLs (a second index included); stored by sha256, so read once. The one entry of ``check`` and
+    :func:`glmcompat.api.check`. ``read_wheels`` gains whether a wheel file or URL of a package the matrix does not
+    name is read (the record is then kept for these exact bytes only)."""
+    from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
+    from glmcompat.edges.index import IndexClient  # lazy: only when something is to be read
+
+    todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, resolved_at_install, read_machines(lock, platforms))
+    if not todo:
+        return {}
+    named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
+    if read_wheels is not None:
+        read_wheels.append(any(c[2] == "wheel" and c[0] not in named for c in todo))
+    urls = list(dict.fromkeys(lock.meta.get("index_urls") or []))
+    cache = Cache()
+    with ExitStack() as stack:
+        own = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
+        default = own[0] if own else stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2))
+        return probe_lock(lock, facts, index=default, cache=cache, resolved_at_install=resolved_at_install,
+                          indexes=own[1:] if own else (), platforms=platforms)
