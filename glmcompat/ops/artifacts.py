@@ -20,7 +20,7 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from functools import lru_cache
@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
     from glmcompat.readers.formats.common import Lock
 
-NUMPY_VERSION = 1
+NUMPY_VERSION = 2  # 2: only extension modules that take a capsule are scanned (may_import_numpy)
 ARTIFACT_VERSION = 3  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
@@ -90,9 +90,18 @@ def numpy_member(zf: RemoteZip, m: Any) -> int | None:
     return numpy_abi_of(sm.get(sec.offset, sec.size))
 
 
-def numpy_summary(zf: RemoteZip) -> dict[str, int]:
-    """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``)."""
-    members = elf_members(zf)
+def may_import_numpy(member: str, undefined: Sequence[str]) -> bool:
+    """Whether a module may import NumPy's C API, from what its dynamic table already told: a Python extension module
+    (not a ``lib*.so``) that calls ``PyCapsule_GetPointer`` (NumPy's ``import_array`` takes the API table from a
+    capsule of the module it imports). Only these have their read-only data scanned: in a deflated member that
+    data can be reached only by inflating what comes before it."""
+    return not member.rsplit("/", 1)[-1].startswith("lib") and "PyCapsule_GetPointer" in undefined
+
+
+def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None) -> dict[str, int]:
+    """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``);
+    ``only``: the members to scan (default: every shared object)."""
+    members = [m for m in elf_members(zf) if only is None or m.name in only]
     found = _map(lambda m: (m.name, numpy_member(zf, m)), members)
     return {name: abi for name, abi in found if abi is not None}
 
@@ -162,7 +171,7 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary,
         if isinstance(hit, dict):
             np = {str(k): int(v) for k, v in hit.items()}
         else:
-            np = numpy_summary(op.zip)
+            np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)})
             if cache is not None and np_key:
                 cache.put_json(np_key, np)
     return ext, np
@@ -426,7 +435,8 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             akey = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkeys[m]}-{int(numpy)}" if op.sha256 and not terr else None
             hit = cache.get_json(akey) if cache is not None and akey else None
             if isinstance(hit, dict):
-                return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, command=command)
+                return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, artifact=op.filename,
+                                   command=command)
             ext, np = summaries(op, cache, numpy)
             got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
             if cache is not None and akey:
