@@ -105,7 +105,7 @@ def test_uv_sources_second_index_is_read_from_that_index(served, tmp_path, monke
     monkeypatch.delenv(PROBE_ENV, raising=False)
     path = _uv_project(tmp_path, server.base, torch)
     lock = read_lock(path)
-    assert all(u.startswith(server.base.removesuffix("/simple")) for u in lock.meta["lock_wheels"][f"stableext==1.0"])
+    assert all(u.startswith(server.base.removesuffix("/simple")) for u in lock.meta["lock_wheels"]["stableext==1.0"])
     cache = Cache(tmp_path / "cache")
     with IndexClient(DEAD, cache=cache, retries=0) as default:  # the default index answers nothing: not asked
         got = probe_lock(lock, load_facts(), index=default, cache=cache, resolved_at_install=False)
