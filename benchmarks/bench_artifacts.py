@@ -58,11 +58,13 @@ def main() -> int:
     from glmcompat.readers.formats import read_lock
 
     fetched = {"bytes": 0, "requests": 0}
+    by_wheel: dict[str, int] = {}
     count = ranges.HttpRangeReader._count
 
     def counting(self: ranges.HttpRangeReader, n: int) -> None:
         fetched["bytes"] += n
         fetched["requests"] += 1
+        by_wheel[self.name] = by_wheel.get(self.name, 0) + n
         count(self, n)
 
     ranges.HttpRangeReader._count = counting  # type: ignore[method-assign]
@@ -77,6 +79,8 @@ def main() -> int:
     unread = {k: a.unread for k, a in got.items() if not a.read}
     print(f"cold: {cold:.2f} s, {fetched['requests']} range reads, {fetched['bytes'] / 2**20:.1f} MiB fetched; "
           f"{len(got) - len(unread)} read, {len(unread)} unread")
+    for name, n in sorted(by_wheel.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  {n / 2**20:7.1f} MiB  {name}")
     for k, why in sorted(unread.items())[:10]:
         print(f"  unread {k}: {why}")
     import httpx

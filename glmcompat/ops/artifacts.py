@@ -482,6 +482,32 @@ def _find_in(indexes: Sequence[IndexClient], cache: Cache | None, name: str, ver
     raise first
 
 
+LOCKART_VERSION = 1  # the facts of every artifact one lock's candidates name, stored whole (kind ``lockart``)
+
+
+def stored_key(lock: Lock, todo: Sequence[Candidate], platforms: Sequence[str] | None) -> str | None:
+    """The key under which the facts of all of ``todo`` are stored together, when the lock itself names every byte
+    they depend on (each wheel a URL or path with its sha256, torch's wheels likewise); None otherwise (an index
+    lookup or an unhashed local file decides, so each is looked up on its own). With it a check of a lock whose
+    compiled wheels did not change reads one entry, not one per wheel."""
+    wheels = lock.meta.get("wheel_urls", {})
+    binary = lock.meta.get("lock_wheels", {})
+    parts: list[str] = [f"{ARTIFACT_VERSION}|{NUMPY_VERSION}|{int(any('numpy' in e.packages for e in lock.sets))}|"
+                        f"{','.join(sorted(platforms or ()))}|{lock.path}"]
+    for tfull in sorted(_torches(lock).values()):
+        locs = binary.get(f"torch=={tfull}")
+        if not locs or not all("://" in u and "#sha256=" in u for u in locs):
+            return None
+        parts.append("|".join(locs))
+    for name, ver, where, py, m in todo:
+        loc = wheels.get(f"{name}=={ver}", "") if where == "wheel" else (
+            pick_wheel(binary.get(f"{name}=={ver}", ()), py or "cp311", m) or "" if where == "lock" else "")
+        if "#sha256=" not in loc or (where == "lock" and "://" not in loc):
+            return None
+        parts.append(f"{name}|{ver}|{where}|{py}|{m}|{loc}")
+    return f"lockart-v{LOCKART_VERSION}-" + hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
 def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
                    read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
     """What the artifacts of the compiled packages of ``lock`` say (:func:`probe_lock`), read from the indexes the file
@@ -500,8 +526,15 @@ def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
         read_wheels.append(any(c[2] == "wheel" and c[0] not in named for c in todo))
     urls = list(dict.fromkeys(lock.meta.get("index_urls") or []))
     cache = Cache()
+    whole = stored_key(lock, todo, platforms)
+    hit = cache.get_json(whole) if whole else None
+    if isinstance(hit, dict):
+        return {tuple(k): ArtifactFacts.from_json(f) for k, f in zip(hit["keys"], hit["facts"], strict=True)}
     with ExitStack() as stack:
         own = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
         default = own[0] if own else stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2))
-        return probe_lock(lock, facts, index=default, cache=cache, resolved_at_install=resolved_at_install,
-                          indexes=own[1:] if own else (), platforms=platforms)
+        got = probe_lock(lock, facts, index=default, cache=cache, resolved_at_install=resolved_at_install,
+                         indexes=own[1:] if own else (), platforms=platforms)
+    if whole and all(a.read or k[2:] and a.command.startswith("glmcompat check") for k, a in got.items()):
+        cache.put_json(whole, {"keys": [list(k) for k in got], "facts": [a.to_json() for a in got.values()]})
+    return got

@@ -18,6 +18,7 @@ from glmcompat.decide.rules import evaluate_lock
 from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import IndexClient
 from glmcompat.matrix.load import load_facts
+from glmcompat.ops import artifacts
 from glmcompat.ops.artifacts import PROBE_ENV, candidates, pick_wheel, probe_lock, read_machines
 from glmcompat.readers.formats import read_lock
 from tests.abifakes import HAVE_GXX, LocalServer, build_fakes
@@ -118,6 +119,15 @@ def test_uv_sources_second_index_is_read_from_that_index(served, tmp_path, monke
                 env={PROBE_ENV: "", "GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache"), "GLMCOMPAT_INDEX_URL": DEAD})
     assert r.returncode == (1 if missing else 0), r.stdout + r.stderr
     assert server.requests == requests  # stored by sha256: the CLI's check read nothing again
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def no_probe(*a: object, **k: object) -> None:
+        raise AssertionError("the lock's wheels did not change: their facts are one stored entry")
+
+    monkeypatch.setattr(artifacts, "probe_lock", no_probe)
+    path.write_text(path.read_text() + "\n# a hand edit\n")
+    again = artifacts.read_artifacts(read_lock(path), load_facts(), resolved_at_install=False)
+    assert again[("stableext", "1.0")] == a
 
 
 @pytest.mark.slow
