@@ -149,12 +149,21 @@ def open_index(index: IndexClient, f: IndexFile) -> Opened:
                                           backoff=index.backoff), f.filename, f.sha256 or "")
 
 
+def own_code(member: str) -> bool:
+    """Whether a shared object of a wheel is read for its verdict: all but the system libraries auditwheel grafted into
+    ``<package>.libs/`` (OpenBLAS, libgfortran, ...: built without torch or NumPy, and in a deflated wheel read only by
+    inflating them whole), except a grafted torch (``libc10``, ``libtorch``), whose exports a module may take instead of
+    the set's torch's."""
+    top, _, rest = member.partition("/")
+    return not top.endswith(".libs") or rest.rsplit("/", 1)[-1].startswith(("libc10", "libtorch"))
+
+
 def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary, dict[str, int]]:
-    """The extension summary (kind ``ext``, shared with ``glmcompat abi``) and, with ``numpy``, the NumPy imports
+    """The extension summary of its own code (kind ``ext``, key suffix ``-own``: :func:`own_code`) and, with ``numpy``, the NumPy imports
     (kind ``npabi``) of an opened wheel, each read once per sha256."""
     from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: a cycle-free name at call time
 
-    ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}" if op.sha256 else None
+    ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}-own" if op.sha256 else None
     np_key = f"npabi-v{NUMPY_VERSION}-{op.sha256}" if op.sha256 else None
     ext = None
     if cache is not None and ext_key:
@@ -162,7 +171,7 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary,
         if isinstance(hit, dict):
             ext = ExtSummary.from_json(hit)
     if ext is None:
-        ext = summarise_ext(op.zip)
+        ext = summarise_ext(op.zip, own_code)
         if cache is not None and ext_key:
             cache.put_json(ext_key, ext.to_json())
     np: dict[str, int] = {}

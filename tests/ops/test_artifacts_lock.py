@@ -181,3 +181,10 @@ def test_api_check_reads_artifacts_like_the_cli(served, tmp_path, monkeypatch, t
     r = run_cli("check", str(p), "--target", "sm90", "--allow-unknown", "--platform", "x86_64",
                 env={PROBE_ENV: "", "GLMCOMPAT_CACHE_DIR": str(tmp_path / "cache")})
     assert r.returncode == (1 if severities else 0), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(("member", "read"), [
+    ("scipy.libs/libscipy_openblas-6cdc3b4a.so", False), ("scipy/linalg/_fblas.cpython-311-x86_64-linux-gnu.so", True),
+    ("pyarrow/libarrow.so.2600", True), ("ext.libs/libc10-1a2b3c4d.so", True), ("ext.libs/libtorch_cpu-9f.so", True)])
+def test_grafted_system_libraries_are_not_read(member, read):
+    assert artifacts.own_code(member) is read
