@@ -41,10 +41,12 @@ def files_host() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lock", type=Path, default=GLM5 / "uv.lock")
+    ap.add_argument("--keep", type=Path, help="keep the copy of the lock and its cache in this directory")
     args = ap.parse_args()
     os.environ.pop("GLMCOMPAT_NO_ARTIFACTS", None)
     os.environ.pop("GLMCOMPAT_OFFLINE", None)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-artifacts-"))
+    tmp = args.keep or Path(tempfile.mkdtemp(prefix="bench-artifacts-"))
+    tmp.mkdir(parents=True, exist_ok=True)
     os.environ["GLMCOMPAT_CACHE_DIR"] = str(tmp / "cache")
     host = files_host()
     text = re.sub(r"https://(files\.)?index\.invalid/", host, args.lock.read_text())
@@ -115,7 +117,8 @@ def main() -> int:
         anchor = sorted(times)[2]
         print(f"uv lock --check (median of 5): {anchor * 1000:.1f} ms; cold read / anchor: {cold / anchor:.1f}x; "
               f"warm read / anchor: {warm / anchor:.2f}x")
-    shutil.rmtree(tmp, ignore_errors=True)
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
