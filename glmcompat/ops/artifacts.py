@@ -344,11 +344,13 @@ def _needs_torch(ext: ExtSummary) -> bool:
 def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | None, resolved_at_install: bool,
                machine: str = "x86_64", python: str = "cp311",
                indexes: Sequence[IndexClient] = (),
-               platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+               platforms: Sequence[str] | None = None,
+               own: Mapping[str, IndexClient] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
     """{key: ArtifactFacts} for every candidate of ``lock`` (:func:`candidates`; keys :func:`key_of`); nothing raises:
     what cannot be read is an ArtifactFacts with ``unread`` set. A package from an index is looked up in ``index`` and
     then ``indexes`` (the file's own, in order); a wheel the lock records is read from the URL it records. ``machine``:
-    the machine torch's exports are read for when the lock records no torch wheel."""
+    the machine torch's exports are read for when the lock records no torch wheel; ``own``: the index each package's
+    lock records (``name==version`` -> its client, poetry's ``legacy`` sources), searched first for it."""
     machines = read_machines(lock, platforms)
     todo = candidates(lock, facts, resolved_at_install, machines)
     skipped = _not_read(lock, facts, resolved_at_install, machines)
@@ -372,7 +374,9 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 picks[(m, tv)] = _lock_file(loc)
                 continue
             try:
-                picks[(m, tv)] = _find_in(searched, cache, "torch", tfull, python, f"manylinux_{m}")
+                first = (own or {}).get(f"torch=={tfull}")
+                picks[(m, tv)] = _find_in([first, *searched] if first else searched, cache, "torch", tfull, python,
+                                          f"manylinux_{m}")
             except GlmcompatError as e:
                 torch_error[m] = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
     tkeys = {m: hashlib.blake2b("|".join(f"{tv}={f.sha256}" for (pm, tv), f in sorted(picks.items()) if pm == m).encode(),
@@ -432,7 +436,9 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
-                f = _find_in(searched, cache, canonicalize(name), Version(ver).public, py, platform)
+                first = (own or {}).get(f"{name}=={ver}")
+                f = _find_in([first, *searched] if first else searched, cache, canonicalize(name), Version(ver).public,
+                             py, platform)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
                     return key, ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
                 hashes = {r.split("#")[0]: r.partition("#sha256=")[2] for r in binary.get(f"{name}=={ver}", ())}
@@ -542,8 +548,11 @@ def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
     with ExitStack() as stack:
         own = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
         default = own[0] if own else stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2))
+        sources = {u: stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2))
+                   for u in sorted(set(lock.meta.get("wheel_indexes", {}).values()))}
         got = probe_lock(lock, facts, index=default, cache=cache, resolved_at_install=resolved_at_install,
-                         indexes=own[1:] if own else (), platforms=platforms)
+                         indexes=own[1:] if own else (), platforms=platforms,
+                         own={k: sources[u] for k, u in lock.meta.get("wheel_indexes", {}).items()})
     if whole and all(a.read or k[2:] and a.command.startswith("glmcompat check") for k, a in got.items()):
         cache.put_json(whole, {"keys": [list(k) for k in got], "facts": [a.to_json() for a in got.values()]})
     return got

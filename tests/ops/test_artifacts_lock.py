@@ -188,3 +188,32 @@ def test_api_check_reads_artifacts_like_the_cli(served, tmp_path, monkeypatch, t
     ("pyarrow/libarrow.so.2600", True), ("ext.libs/libc10-1a2b3c4d.so", True), ("ext.libs/libtorch_cpu-9f.so", True)])
 def test_grafted_system_libraries_are_not_read(member, read):
     assert artifacts.own_code(member) is read
+
+
+def _poetry(tmp: Path, base: str, torch: str, files: dict[str, bytes]) -> Path:
+    """A poetry.lock (lock-version 2.1) whose torch and stableext come from a ``legacy`` source: file names and hashes
+    only, as poetry writes them."""
+    import hashlib
+
+    def pkg(name: str, version: str, fn: str) -> str:
+        sha = hashlib.sha256(files[fn]).hexdigest()
+        return (f'[[package]]\nname = "{name}"\nversion = "{version}"\ndescription = ""\noptional = false\n'
+                f'python-versions = ">=3.10"\ngroups = ["main"]\nfiles = [\n    {{file = "{fn}", hash = "sha256:{sha}"}},\n]\n\n'
+                f'[package.source]\ntype = "legacy"\nurl = "{base}"\nreference = "gpu-second"\n\n')
+
+    text = (pkg("torch", torch, f"torch-{torch}-cp311-cp311-manylinux_2_28_x86_64.whl") + pkg("stableext", "1.0", STABLE)
+            + '[metadata]\nlock-version = "2.1"\npython-versions = ">=3.11,<3.12"\ncontent-hash = "00"\n')
+    (tmp / "poetry.lock").write_text(text)
+    return tmp / "poetry.lock"
+
+
+def test_poetry_legacy_source_is_the_index_read(served, tmp_path, monkeypatch):
+    server, files = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("UV_DEFAULT_INDEX", DEAD)  # the default index answers nothing: the lock's source is read
+    lock = read_lock(_poetry(tmp_path, server.base, "9.0.0", files))
+    assert lock.meta["wheel_indexes"] == {"stableext==1.0": server.base, "torch==9.0.0": server.base}
+    got = artifacts.read_artifacts(lock, load_facts(), resolved_at_install=False, platforms=["x86_64"])
+    a = got[("stableext", "1.0")]
+    assert a.read and a.artifact == STABLE and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}, a

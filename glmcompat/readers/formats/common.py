@@ -61,6 +61,7 @@ class LockMeta(TypedDict, total=False):
     includes: list[str]  # requirements: the files ``-r``/``-c`` include, relative to the top file (the cache keys on them)
     index_urls: list[str]  # requirements: ``--index-url`` / ``--extra-index-url`` values, first-seen order
     wheel_urls: dict[str, str]  # requirements: ``name==version`` -> a wheel entry's URL or path (relative to the file)
+    wheel_indexes: dict[str, str]  # poetry.lock: ``name==version`` -> the index (``legacy`` source URL) its lock_wheels come from
     lock_wheels: dict[str, list[str]]  # uv.lock, pylock, poetry: ``name==version`` -> its compiled Linux wheels (URL or file name, ``#sha256=``)
     overrides: dict[str, str]  # uv.lock: ``[manifest] overrides``, name -> specifier (deliberate, uv override-dependencies)
     extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs

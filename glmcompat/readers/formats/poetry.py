@@ -95,6 +95,7 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
     optional: set[str] = set()
     groups: dict[str, list[str]] = {}
     compiled: dict[str, list[str]] = {}
+    indexes: dict[str, str] = {}
     for i, (p, line) in enumerate(package_tables(path, text, doc)):
         name, version = name_version(path, p, line, i)
         if p.get("optional", False) not in (True, False):
@@ -110,12 +111,17 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
                                    if isinstance(f, dict) and isinstance(f.get("file"), str)])
             if got:
                 compiled[f"{name}=={version}"] = got
+                src = p.get("source")
+                if isinstance(src, dict) and src.get("type") == "legacy" and isinstance(src.get("url"), str):
+                    indexes[f"{name}=={version}"] = src["url"]
     extras = _with_what_they_pull_in(_poetry_extras(path, text, doc), list(package_tables(path, text, doc)), optional)
     out = LockMeta(extras=extras, optional=sorted(optional))
     if any(groups.values()):
         out["groups"] = groups
     if compiled:
         out["lock_wheels"] = dict(sorted(compiled.items()))
+    if indexes:
+        out["wheel_indexes"] = dict(sorted(indexes.items()))
     return Lock(str(path), "poetry.lock", tuple(entries), poetry_python(meta.get("python-versions")), (), out)
 
 
