@@ -401,9 +401,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
         if m != "x86_64":
             command += f" --platform {m}"
-        failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where == 'index' else ''}|"
+        recorded_at = "|".join(binary.get(f"{name}=={ver}", ())) if where == "lock" else ""
+        failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
                                      f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
-        if network and cache is not None and where != "lock":  # a read that failed lately is not tried on every check
+        if network and cache is not None:  # a read that failed lately is not tried on every check
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
             if isinstance(hit, dict):
                 return key, ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
@@ -463,7 +464,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         except (GlmcompatError, OSError, KeyError) as e:
             msg = getattr(e, "message", None) or str(e)
             why = str(msg).splitlines()[0][:200] if msg else type(e).__name__
-            if network and cache is not None and where != "lock":
+            if network and cache is not None:
                 cache.put_json(failed, {"unread": why, "command": command})
             return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
