@@ -295,8 +295,9 @@ def check_environment(target: str, *, python: str | os.PathLike[str] | None = No
 def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = None, *, model: str | None = None,
           platforms: Sequence[str] | None = None, stack: str | None = None, allow_unknown: bool = False,
           matrix: MatrixLike = None, machine: Machine | None = None) -> CheckResult:
-    """Judge the dependency file ``path`` for ``target`` (a name or a list of names), offline, as ``glmcompat check``
-    does. ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
+    """Judge the dependency file ``path`` for ``target`` (a name or a list of names) as ``glmcompat check`` does: the
+    compiled wheels the set installs are read too (:func:`glmcompat.ops.artifacts.read_artifacts`: bounded range reads,
+    stored by sha256; ``GLMCOMPAT_NO_ARTIFACTS=1``: none, offline). ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
     ``[tool.glmcompat]`` table of the pyproject.toml beside the file. ``platforms``: judge only the environments of
     these machines (``["aarch64"]``), strictly. ``stack``: also require a curated stack's pins. ``machine``: the
     :class:`Machine` judged (its NVIDIA driver; None: not judged)."""
