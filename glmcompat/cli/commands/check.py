@@ -376,7 +376,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
-        arts = _artifacts(lock, facts, read_wheels)
+        arts = _artifacts(lock, facts, read_wheels, job.platforms)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
@@ -407,24 +407,12 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
-def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool]) -> Any:
-    """What the artifacts of the compiled packages the matrix has no row for say (glmcompat.ops.artifacts): read from
-    the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
-    from glmcompat.edges.cache import Cache  # lazy: the engine: `check --help` stays light
-    from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
-    from glmcompat.ops.artifacts import PROBE_ENV, candidates, probe_lock  # lazy: the engine: `check --help` stays light
+def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) -> Any:
+    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts)."""
+    from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
 
-    todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL)
-    if not todo:
-        return {}
-    named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
-    # whether it reads a wheel a file names by URL or path, of a package the matrix does not name (the record is then
-    # kept for these exact bytes only); nothing to read: no index is looked up (naming the default one may run uv)
-    read_wheels.append(any(where == "wheel" and n not in named for n, _, where, _ in todo))
-    urls = lock.meta.get("index_urls") or []
-    with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
-        return probe_lock(lock, facts, index=index, cache=index.cache,
-                          resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL)
+    return read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, read_wheels=read_wheels,
+                          platforms=platforms)
 
 
 def remedy_sources(args: Any) -> Any:

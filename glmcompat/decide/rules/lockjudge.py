@@ -14,6 +14,7 @@ from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
 from glmcompat.decide.rules import nonnvidia
+from glmcompat.decide.rules.artifacts import on_machine
 from glmcompat.decide.rules.context import _ev
 from glmcompat.decide.rules.judge import evaluate, stack_findings
 from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Facts, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
                   platforms: Sequence[str] | None = None, machine: Machine | None = None,
-                  artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None) -> list[Finding]:
+                  artifacts: Mapping[tuple[str, ...], ArtifactFacts] | None = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
     with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
@@ -127,7 +128,7 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
         mfacts = facts.on(m)
         found = evaluate(pkgs, target=trow, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
                          env=env, no_isolation=no_isolation, implied=implied[i], machine=machine,
-                         artifacts=artifacts if m == "x86_64" else None)
+                         artifacts=on_machine(artifacts, m))
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)
