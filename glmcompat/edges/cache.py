@@ -31,12 +31,13 @@ from typing import Any
 from glmcompat.matrix.locations import MAX_STORED, read_bounded, seal, unseal
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.model.errors import EnvironmentFailure
-from glmcompat.model.shapes import Check
+from glmcompat.model.shapes import Check, decoded
 from glmcompat.model.shapes import fields as _fields
 from glmcompat.model.shapes import int_list as _ints
 from glmcompat.model.shapes import is_bool as _bool
 from glmcompat.model.shapes import is_int as _int
 from glmcompat.model.shapes import is_str as _str
+from glmcompat.model.shapes import list_of
 from glmcompat.model.shapes import map_of
 from glmcompat.model.shapes import opt as _opt
 from glmcompat.model.shapes import str_int_map as _str_int_map
@@ -142,6 +143,7 @@ SHAPES: dict[str, Check] = {
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
     "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int),
     "unread": lambda v: _fields(v, {"unread": _str, "command": _str}),
+    "lockart": lambda v: _fields(v, {"keys": list_of(_strs), "facts": list_of(_artifact)}) and len(v["keys"]) == len(v["facts"]),
 }
 
 
@@ -193,14 +195,8 @@ class Cache:
     def get_json(self, key: str, *, max_age: float | None = None) -> Any:
         """The entry as JSON; None (a miss) when :meth:`get_bytes` has none or it is not the JSON its kind's
         shape (:func:`shape_ok`) says."""
-        raw = self.get_bytes(key, max_age=max_age)
-        if raw is None:
-            return None
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError):
-            return None
-        return value if shape_ok(key, value) else None
+        value = decoded(self.get_bytes(key, max_age=max_age))
+        return value if value is not None and shape_ok(key, value) else None
 
     def put_json(self, key: str, value: Any) -> None:
         self.put_bytes(key, json.dumps(value, sort_keys=True, separators=(",", ":")).encode())

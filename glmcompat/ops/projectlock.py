@@ -42,12 +42,14 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.stacks import CORE, lock_platform
+from glmcompat.decide.plan import plan
+from glmcompat.decide.stacks import CORE
 from glmcompat.edges.index import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
 from glmcompat.model.machine import Machine
@@ -173,12 +175,10 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
     ``source`` (a resolver source in its place: a recorded index)."""
     from glmcompat.decide.explain import resolve  # lazy: resolving only (a recalled lock imports none of the resolver)
-    from glmcompat.decide.resolver import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.roots import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
     from glmcompat.decide.rules import evaluate  # lazy: resolving only (a recalled lock imports none of the resolver)
 
-    machine = lock_platform(facts, req.targets[0], req.platform)
-    for t in req.targets[1:]:
-        lock_platform(facts, t, machine)  # a target that never ships on that machine: one line, exit 2
+    machine = req.platform  # the plan's: every target ships on it
     close: Callable[[], None] = lambda: None  # noqa: E731
     if (index is None) == (source is None):
         raise TypeError("resolve_set: pass exactly one of index (a client factory) and source")
@@ -191,8 +191,8 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     try:
         failures: dict[str, UnsafeError] = {}
         for t in req.targets:
-            tname = facts.target(t).name
-            r = Request("", tname, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
+            tname = t.name
+            r = Request("", t, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
                         prefer=() if req.upgrade else tuple(sorted(prefer.items())),
                         driver=req.machine.driver if req.machine is not None else None)
             try:
@@ -201,13 +201,13 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
                 failures[tname] = e
     finally:
         close()
-    names = [facts.target(t).name for t in req.targets]
+    names = req.plan.names
     if len(names) == 1 and failures:
         raise failures[names[0]]
     # One set for all: the first outcome that every target's rules accept.
     for outcome in outcomes.values():
         ok = all(not [f for f in evaluate(dict(outcome.pins), target=other, model=req.model, matrix=facts.on(machine))
-                      if f.severity == "error"] for other in names)
+                      if f.severity == "error"] for other in req.targets)
         if ok:
             overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
             return Core(dict(outcome.pins), overrides, dict(outcome.overridden))
@@ -287,14 +287,14 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
     return f"`uv {' '.join(args)}` in {where} failed (exit {p.returncode}): {tail}"
 
 
-def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str,
+def judge(facts: Facts, lock: Path, targets: Sequence[Target], model: str | None, machine: str,
           host: Machine | None = None) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
     from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.readers.formats import read_lock  # lazy: judging a new lock only (not a recalled one)
 
     read = read_lock(lock)
-    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
+    return {t.name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
                                                 machine=host)
             for t in targets}
 
@@ -379,7 +379,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     ``spec``: the speculative ``uv lock`` the command line started (:func:`glmcompat.ops.projectspec.start`; the
     caller discards it); without one, a run that resolves starts its own."""
     project = pp.load(pyproject)
-    machine = lock_platform(facts, req.targets[0], req.platform)
+    machine = req.platform
     python = _python(project.requires_python, req.python)
     noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
@@ -417,7 +417,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     reqs, notes = project_requirements(project, python, machine)
     locked = _locked_core(lock)
     extra = [n for n in locked if n not in {_name(r) for r in reqs}]
-    targets = [facts.target(t).name for t in req.targets]
+    targets = req.plan.names
     result = ProjectLockResult("project", str(pyproject), targets, machine, {}, warnings=list(notes))
     if not reqs and not extra:
         result.warnings.append("the project uses no package of the coupled core "
@@ -630,7 +630,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
     read = parse_requirements(infile, decode_text(infile, read_bytes(infile)))
-    machine = lock_platform(facts, req.targets[0], req.platform)
+    machine = req.platform
     python = req.python or f"{sys.version_info[0]}.{sys.version_info[1]}"
     env = {**marker_env(python, machine), "extra": ""}
     reqs: list[str] = []
@@ -650,7 +650,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         names.add(e.name)
         reqs.append(f"{e.name}{spec}")
     prefer = _prefer_from(out)
-    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {},
+    result = ProjectLockResult("requirements", str(out), req.plan.names, machine, {},
                                machine=req.machine)
     core = (resolve_set(facts, reqs, str(infile), req, python, prefer, index=index, source=source, quiet=quiet)
             if reqs else Core({}, {}, {}))
@@ -661,7 +661,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         return result
     uv_binary()
     shown = " ".join(["glmcompat lock", os.path.relpath(infile, out.parent or ".")] + [f"--target {t}" for t in result.targets]
-                     + ([f"--platform {machine}"] if req.platform else []) + (["--model", req.model] if req.model else [])
+                     + ([f"--platform {machine}"] if req.plan.chosen else []) + (["--model", req.model] if req.model else [])
                      + machinelock.flags(req.machine)
                      + ([] if out == default_output(infile) else ["-o", os.path.relpath(out, out.parent or ".")]))
     with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
@@ -778,8 +778,8 @@ def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None
              else _settings_targets(facts, settings, str(found)) if found is not None else [])
     if not names:
         raise NoTarget(None if found is None else str(found), argument="targets")
-    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade,
-                             machine=machine)
+    req = ProjectLockRequest(plan(facts, names, platform or settings.get("platform"), model or settings.get("model"),
+                                  machine), upgrade)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
         return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, source=source,

@@ -6,14 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from glmcompat.model.outputs.base import (
-    JsonRecord,
-    NonEmpty,
-    Pins,
-    Platform,
-    Schema,
-    key,
-)
+from glmcompat.model.outputs.base import JsonRecord, NonEmpty, Pins, Platform, Schema, key
 from glmcompat.model.outputs.common import CauseDoc
 
 
