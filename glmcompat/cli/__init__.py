@@ -234,7 +234,8 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[st
 
             # its answer through the streams record gives it (kept for the record; sys.stdout is never swapped),
             # its Exit carrying a no-op's record
-            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err, spec=spec))
+            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err, spec=spec,
+                                                            early=early))
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()

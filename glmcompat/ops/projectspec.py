@@ -84,9 +84,6 @@ class Run:
 
     def discard(self) -> None:
         """Stop uv (its whole process group) and remove the directory (again: nothing more)."""
-        global _handed
-        if _handed is self:
-            _handed = None
         p = self.proc
         if p is not None and p.poll() is None:
             try:
@@ -97,7 +94,6 @@ class Run:
         remove_private(self.path)
 
 
-_handed: Run | None = None  # the run start_early started, until the command takes it (take_early) or it is discarded
 _NOT_EARLY = ("--index-url", "--no-cache", "--project", "--dry-run", "--check", "--stack", "--out", "--with", "--engine",
               "--matrix", "-h", "--help", "-o", "--output-file")
 _VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver", "--glibc")
@@ -106,9 +102,8 @@ _VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver
 def start_early(argv: list[str]) -> Run | None:
     """Before the command's heavy imports, for ``glmcompat lock ARGV`` in a project found from the working directory
     with no option that changes what uv is asked (the index, a project or requirements file named, a dry run or a
-    check): :func:`start` on the nearest pyproject.toml, kept for :func:`take_early`. The caller discards it when
-    the run ends, taken or not. None where nothing fits; never fails."""
-    global _handed
+    check): :func:`start` on the nearest pyproject.toml, returned to the caller, which hands it to the command and
+    discards it when the run ends, taken or not. None where nothing fits; never fails."""
     try:
         prev = ""
         for a in argv:
@@ -120,17 +115,9 @@ def start_early(argv: list[str]) -> Run | None:
             if os.path.dirname(d) == d:
                 return None
             d = os.path.dirname(d)
-        _handed = start(Path(d) / "pyproject.toml", None)
-        return _handed
+        return start(Path(d) / "pyproject.toml", None)
     except Exception:
         return None
-
-
-def take_early() -> Run | None:
-    """The run :func:`start_early` started in this process, once (the command's to hand to the lock)."""
-    global _handed
-    run, _handed = _handed, None
-    return run
 
 
 def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str, bytes] | None:

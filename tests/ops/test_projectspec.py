@@ -144,17 +144,16 @@ def test_the_entry_point_starts_nothing_for_another_question(tmp_path, monkeypat
     """A dry run, a check, another index, a named file or project: uv is asked something else, so nothing starts."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch"]\n')
     monkeypatch.chdir(tmp_path)
-    assert projectspec.start_early(argv) is None and projectspec.take_early() is None
+    assert projectspec.start_early(argv) is None
 
 
-def test_the_entry_point_hands_its_run_over_once(tmp_path, monkeypatch):
+def test_the_entry_point_starts_the_run_it_hands_over(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = []\n')
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")  # found from below, as uv finds it
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     run = projectspec.start_early(["--target", "sm120", "-q"])
     assert run is not None and run.files == {"pyproject.toml": (tmp_path / "pyproject.toml").read_bytes()}
-    assert projectspec.take_early() is run and projectspec.take_early() is None
     run.discard()
     run.discard()  # twice: nothing more
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(UV_PREFIX)]

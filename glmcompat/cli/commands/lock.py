@@ -19,6 +19,7 @@ from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platfor
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Target
+    from glmcompat.ops.projectspec import Run
     from glmcompat.ops.speculate import Speculation
 
 
@@ -50,10 +51,11 @@ def build_parser() -> Any:
 
 
 def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None,
-         spec: Speculation | None = None) -> int:
+         spec: Speculation | None = None, early: Run | None = None) -> int:
     """``glmcompat lock ARGV``, its answer written to ``out`` and its errors to ``err`` (default: the process's
     stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written); ``spec``: the
-    speculative uv the entry point started before the heavy imports (:func:`glmcompat.ops.speculate.start_early`)."""
+    speculative uv the entry point started before the heavy imports (:func:`glmcompat.ops.speculate.start_early`);
+    ``early``: a project lock's (:func:`glmcompat.ops.projectspec.start_early`)."""
     p = build_parser()
     args = p.parse_args(list(argv))
 
@@ -61,7 +63,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     if mode is not None:
         from glmcompat.cli.commands.projectlock import run_project  # lazy: keeps `lock --help` light
 
-        return run_project(args, mode, out=out, err=err)
+        return run_project(args, mode, out=out, err=err, early=early)
     from glmcompat.ops.lockgen import LockRequest, lock  # lazy: keeps `lock --help` light
 
     for flag, value in (("--dry-run", args.dry_run), ("-o", args.output_file)):

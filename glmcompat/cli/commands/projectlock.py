@@ -60,13 +60,14 @@ def request(facts: Facts, args: Any, settings: dict[str, Any], where: Path | Non
                               IndexOptions(args.index_url, bool(args.no_cache)))
 
 
-def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None,
+                early: projectspec.Run | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
-    process's stdout and stderr). A project lock takes the speculative ``uv lock`` the entry point started
+    process's stdout and stderr). A project lock takes ``early``, the speculative ``uv lock`` the entry point started
     (:func:`glmcompat.ops.projectspec.start_early`), else starts it first, before the matrix loads; it is discarded
     when the run ends."""
     kind, path = mode
-    spec = projectspec.take_early()
+    spec = early
     if spec is not None and (kind != "project" or args.dry_run or args.check):
         spec.discard()
         spec = None
