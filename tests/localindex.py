@@ -12,6 +12,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# How often a serving thread looks for its shutdown: ``shutdown()`` waits up to this long (the default, 0.5 s, is half a
+# second of idle worker at the end of every test that serves an index).
+POLL = 0.02
+
 
 def tiny_wheel(name: str, version: str, requires: tuple[str, ...] = ()) -> tuple[str, bytes]:
     """(file name, bytes) of an installable pure wheel of ``name==version`` with nothing in it but its
@@ -64,6 +68,9 @@ def serve_index(projects: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]
     wheels = {fn: data for fs in files.values() for fn, data in fs}
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a real index: uv's pool otherwise stalls on closed connections
+        disable_nagle_algorithm = True  # headers and body leave at once: no delayed-ACK stall per request
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -91,7 +98,7 @@ def serve_index(projects: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]
             self.send_error(404)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
     finally:
@@ -173,7 +180,7 @@ def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]], *, unavailable
             self.send_error(404)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
     finally:
@@ -227,7 +234,7 @@ def serve_recorded(recorded: Mapping[str, Mapping[str, object]]) -> Iterator[str
 
     server = Server(("127.0.0.1", 0), Handler)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield base + "simple/"
     finally:

@@ -22,6 +22,7 @@ import pytest
 
 from tests import hostile
 from tests.hostile import elf_with_symbols, wheel
+from tests.localindex import POLL
 from tests.reliability.test_records import run_measured
 
 DEADLINE = 3.0
@@ -122,7 +123,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         WHEELS.update(_built(tmp_path_factory.getbasetemp().parent / "glmcompat-hostile-wheels"))
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t = threading.Thread(target=srv.serve_forever, args=(POLL,), daemon=True)
     t.start()
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
