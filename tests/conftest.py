@@ -60,6 +60,22 @@ def _build_matrix_entry() -> None:
         _SHIPPED.update(files=_matrix_contents(None), body=body)
 
 
+_SEALED: dict[tuple[str, ...] | None, tuple[str | None, bytes]] = {}  # paths -> (entry name, sealed entry)
+
+
+def _sealed_entry(paths: Sequence[str | Path] | None) -> tuple[str | None, bytes]:
+    """The entry's name and sealed bytes for matrix files ``paths`` that are the shipped ones, computed once per paths
+    (the name hashes the files and glmcompat's code, the seal the 400 KB entry: milliseconds every test would pay)."""
+    key = None if paths is None else tuple(os.path.abspath(p) for p in paths)
+    if key not in _SEALED:
+        from glmcompat.matrix.load import cache_entry_name
+        from glmcompat.matrix.locations import seal
+
+        name = cache_entry_name(paths)
+        _SEALED[key] = (name, seal("matrix", name, _SHIPPED["body"]) if name is not None else b"")
+    return _SEALED[key]
+
+
 def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     """Put the session's matrix entry for ``paths`` (default: the shipped matrix) into the glmcompat cache
     ``cache``, when those files are byte for byte the shipped matrix and no entry is there yet."""
@@ -68,13 +84,11 @@ def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     try:
         if _matrix_contents(paths) != _SHIPPED["files"]:
             return
-        from glmcompat.matrix.load import cache_entry_name
-        from glmcompat.matrix.locations import seal
         from glmcompat.matrix.store import atomic_write
 
-        name = cache_entry_name(paths)
+        name, sealed = _sealed_entry(paths)
         if name is not None and not (cache / name).exists():
-            atomic_write(cache / name, seal("matrix", name, _SHIPPED["body"]))
+            atomic_write(cache / name, sealed)
     except Exception:  # a matrix or a cache a test made unreadable on purpose: glmcompat meets it as it is
         return
 
