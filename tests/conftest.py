@@ -328,3 +328,18 @@ def growth(run: Callable[[int], object], n: int, repeat: int = 3) -> float:
 
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker (``--dist loadfile`` hands out whole files in collection order), the files holding the most
+    tests marked ``slow`` go first, each file's tests in their order: the worker that picks a long file last would
+    otherwise run on alone while the other has finished. A run in one process keeps the collection order."""
+    if not hasattr(config, "workerinput"):
+        return
+    from collections import Counter
+
+    def file(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    slow = Counter(file(item) for item in items if item.get_closest_marker("slow") is not None)
+    items.sort(key=lambda item: -slow[file(item)])  # stable: files of equal weight keep their order
