@@ -17,6 +17,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 POLL = 0.02
 
 
+class Server(ThreadingHTTPServer):
+    """The index's server: a client that hangs up (uv ends with its keep-alive connections open) is no error of the
+    index, and no traceback on the stderr an in-process run captures."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 def tiny_wheel(name: str, version: str, requires: tuple[str, ...] = ()) -> tuple[str, bytes]:
     """(file name, bytes) of an installable pure wheel of ``name==version`` with nothing in it but its
     ``requires`` as Requires-Dist."""
@@ -97,7 +110,7 @@ def serve_index(projects: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]
                 return self._send(wheels[parts[1]], "application/octet-stream")
             self.send_error(404)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
@@ -179,7 +192,7 @@ def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]], *, unavailable
                     return self._send(files[fn[:-9]][1], "application/octet-stream")
             self.send_error(404)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
@@ -222,15 +235,6 @@ def serve_recorded(recorded: Mapping[str, Mapping[str, object]]) -> Iterator[str
             if path in metadata:
                 return self._send(200, metadata[path].encode(), "application/octet-stream")
             return self._send(404, b"", "text/plain")
-
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
-
-        def handle_error(self, request: object, client_address: object) -> None:
-            import sys
-
-            if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hangs up is no error of the index
-                super().handle_error(request, client_address)  # type: ignore[arg-type]
 
     server = Server(("127.0.0.1", 0), Handler)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
