@@ -326,6 +326,16 @@ def growth(run: Callable[[int], object], n: int, repeat: int = 3) -> float:
     return best[GROWTH * n] / max(best[n], 1e-9)
 
 
+def kept_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A directory for artifacts a test builds in seconds from fixed inputs (nvcc libraries, hostile wheels), kept
+    beside pytest's numbered temporary directories (``pytest-of-USER``), which outlive a session, so that a later
+    session finds them: under xdist a worker's temporary directory is one level deeper (``pytest-N/popen-gwK``), and
+    the numbered ``pytest-N`` is per session. The caller keys what it keeps by its inputs."""
+    base = tmp_path_factory.getbasetemp()
+    root = next((p for p in base.parents if p.name.startswith("pytest-of-")), base.parent)
+    return root / name
+
+
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None
 
