@@ -21,6 +21,8 @@ from typing import Any
 
 import httpx
 
+from tests.localindex import POLL
+
 BASE = "https://index.invalid/simple"
 FILES = "https://files.invalid"
 HAVE_GXX = shutil.which("g++") is not None
@@ -263,7 +265,7 @@ class LocalServer:
         for pg in pages_local.values():
             for f in pg["files"]:
                 f["url"] = f"http://127.0.0.1:{port}/files/{f['filename']}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(POLL,), daemon=True)
 
     def __enter__(self) -> LocalServer:
         self.thread.start()

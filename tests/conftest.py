@@ -60,6 +60,22 @@ def _build_matrix_entry() -> None:
         _SHIPPED.update(files=_matrix_contents(None), body=body)
 
 
+_SEALED: dict[tuple[str, ...] | None, tuple[str | None, bytes]] = {}  # paths -> (entry name, sealed entry)
+
+
+def _sealed_entry(paths: Sequence[str | Path] | None) -> tuple[str | None, bytes]:
+    """The entry's name and sealed bytes for matrix files ``paths`` that are the shipped ones, computed once per paths
+    (the name hashes the files and glmcompat's code, the seal the 400 KB entry: milliseconds every test would pay)."""
+    key = None if paths is None else tuple(os.path.abspath(p) for p in paths)
+    if key not in _SEALED:
+        from glmcompat.matrix.load import cache_entry_name
+        from glmcompat.matrix.locations import seal
+
+        name = cache_entry_name(paths)
+        _SEALED[key] = (name, seal("matrix", name, _SHIPPED["body"]) if name is not None else b"")
+    return _SEALED[key]
+
+
 def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     """Put the session's matrix entry for ``paths`` (default: the shipped matrix) into the glmcompat cache
     ``cache``, when those files are byte for byte the shipped matrix and no entry is there yet."""
@@ -68,13 +84,11 @@ def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     try:
         if _matrix_contents(paths) != _SHIPPED["files"]:
             return
-        from glmcompat.matrix.load import cache_entry_name
-        from glmcompat.matrix.locations import seal
         from glmcompat.matrix.store import atomic_write
 
-        name = cache_entry_name(paths)
+        name, sealed = _sealed_entry(paths)
         if name is not None and not (cache / name).exists():
-            atomic_write(cache / name, seal("matrix", name, _SHIPPED["body"]))
+            atomic_write(cache / name, sealed)
     except Exception:  # a matrix or a cache a test made unreadable on purpose: glmcompat meets it as it is
         return
 
@@ -312,5 +326,30 @@ def growth(run: Callable[[int], object], n: int, repeat: int = 3) -> float:
     return best[GROWTH * n] / max(best[n], 1e-9)
 
 
+def kept_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A directory for artifacts a test builds in seconds from fixed inputs (nvcc libraries, hostile wheels), kept
+    beside pytest's numbered temporary directories (``pytest-of-USER``), which outlive a session, so that a later
+    session finds them: under xdist a worker's temporary directory is one level deeper (``pytest-N/popen-gwK``), and
+    the numbered ``pytest-N`` is per session. The caller keys what it keeps by its inputs."""
+    base = tmp_path_factory.getbasetemp()
+    root = next((p for p in base.parents if p.name.startswith("pytest-of-")), base.parent)
+    return root / name
+
+
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker (``--dist loadfile`` hands out whole files in collection order), the files holding the most
+    tests marked ``slow`` go first, each file's tests in their order: the worker that picks a long file last would
+    otherwise run on alone while the other has finished. A run in one process keeps the collection order."""
+    if not hasattr(config, "workerinput"):
+        return
+    from collections import Counter
+
+    def file(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    slow = Counter(file(item) for item in items if item.get_closest_marker("slow") is not None)
+    items.sort(key=lambda item: -slow[file(item)])  # stable: files of equal weight keep their order

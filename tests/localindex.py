@@ -12,6 +12,23 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# How often a serving thread looks for its shutdown: ``shutdown()`` waits up to this long (the default, 0.5 s, is half a
+# second of idle worker at the end of every test that serves an index).
+POLL = 0.02
+
+
+class Server(ThreadingHTTPServer):
+    """The index's server: a client that hangs up (uv ends with its keep-alive connections open) is no error of the
+    index, and no traceback on the stderr an in-process run captures."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
 
 def tiny_wheel(name: str, version: str, requires: tuple[str, ...] = ()) -> tuple[str, bytes]:
     """(file name, bytes) of an installable pure wheel of ``name==version`` with nothing in it but its
@@ -64,6 +81,9 @@ def serve_index(projects: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]
     wheels = {fn: data for fs in files.values() for fn, data in fs}
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a real index: uv's pool otherwise stalls on closed connections
+        disable_nagle_algorithm = True  # headers and body leave at once: no delayed-ACK stall per request
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -90,8 +110,8 @@ def serve_index(projects: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]
                 return self._send(wheels[parts[1]], "application/octet-stream")
             self.send_error(404)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
     finally:
@@ -172,8 +192,8 @@ def serve_releases(wheels: Iterable[tuple[str, str, str, bytes]], *, unavailable
                     return self._send(files[fn[:-9]][1], "application/octet-stream")
             self.send_error(404)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple"
     finally:
@@ -216,18 +236,9 @@ def serve_recorded(recorded: Mapping[str, Mapping[str, object]]) -> Iterator[str
                 return self._send(200, metadata[path].encode(), "application/octet-stream")
             return self._send(404, b"", "text/plain")
 
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
-
-        def handle_error(self, request: object, client_address: object) -> None:
-            import sys
-
-            if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hangs up is no error of the index
-                super().handle_error(request, client_address)  # type: ignore[arg-type]
-
     server = Server(("127.0.0.1", 0), Handler)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL,), daemon=True).start()
     try:
         yield base + "simple/"
     finally:

@@ -32,10 +32,11 @@ def test_the_recorded_verdict_answers_a_changed_lock_as_the_full_path_does(tmp_p
     shutil.copytree(src, d)
     cache = tmp_path / "cache"
     argv = ["check", "uv.lock", "--target", target, *extra]
-    # a process, as the hook runs: the record it stores is the one a later process reads (no state of this one's)
-    first = run_process(*argv, cwd=d, env={"GLMCOMPAT_CACHE_DIR": str(cache)})
+    # the record this run stores is the one a later process reads (a process, as the hook runs: no state of this one's)
+    first = run_cli(*argv, cwd=d, env={"GLMCOMPAT_CACHE_DIR": str(cache)})
     assert first.returncode in (0, 1), first.stderr
     stored = records(cache)
+    assert stored, "the first run records its verdict"
     lock = d / "uv.lock"
     rng = random.Random(28)
     lock.write_text(untracked_bumped(files_churned(commented(lock.read_text(), rng), rng)))

@@ -24,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.localindex import POLL
+
 DEADLINE = 2.0
 WHEEL_NAME = "x-1.0-py3-none-any.whl"
 
@@ -146,7 +148,7 @@ class Handler(BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t = threading.Thread(target=srv.serve_forever, args=(POLL,), daemon=True)
     t.start()
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}"

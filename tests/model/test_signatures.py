@@ -60,10 +60,19 @@ def test_accepted_shapes_are_fast_on_their_worst_line(pattern: str) -> None:
     assert linear_time_problem(pattern) is None
     pat = re.compile(pattern)
 
+    def one(n: int) -> None:
+        for unit in ("a", "ab", "x", "1", "a "):
+            pat.search((unit * n)[:n])
+
+    # enough passes that the smaller size takes ~20 ms of CPU (a pattern that is slow on its worst line needs one pass,
+    # a fast one up to 20): a ratio of times that short is all noise
+    t = time.process_time()
+    one(MAX_LINE // GROWTH)
+    passes = max(1, min(20, round(0.02 / max(time.process_time() - t, 1e-6))))
+
     def run(n: int) -> None:
-        for _ in range(20):
-            for unit in ("a", "ab", "x", "1", "a "):
-                pat.search((unit * n)[:n])
+        for _ in range(passes):
+            one(n)
 
     # linear in the line's length (4 when linear, 16 when quadratic; a backtracking blow-up is far beyond)
     assert growth(run, MAX_LINE // GROWTH) < LINEAR

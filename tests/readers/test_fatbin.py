@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import shutil
 import struct
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import kept_dir
 
 from glmcompat.readers.fatbin import (
     FLAG_ARCH_SPECIFIC,
@@ -122,12 +128,35 @@ def _cuobjdump() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def nvcc_so(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _built(tmp_path_factory: pytest.TempPathFactory, recipe: object, name: str,
+           build: Callable[[Path], Path]) -> Path:
+    """``build(directory)``'s library, built once per recipe and nvcc (its path and version) and kept for later
+    sessions (:func:`tests.conftest.kept_dir`): nvcc takes seconds a library, and the bytes it writes for the same
+    sources, flags and toolkit are the library every run would build."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("nvcc not on PATH")
-    tmp = tmp_path_factory.mktemp("nvcc")
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    key = hashlib.sha256(json.dumps([nvcc, version, recipe]).encode()).hexdigest()[:16]
+    kept = kept_dir(tmp_path_factory, "glmcompat-nvcc") / key / name
+    if kept.is_file():
+        return kept
+    built = build(tmp_path_factory.mktemp(name))
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    tmp = kept.with_name(f".{name}.{os.getpid()}.tmp")
+    shutil.copyfile(built, tmp)
+    os.replace(tmp, kept)  # a second worker building the same recipe replaces it with the same bytes
+    return kept
+
+
+@pytest.fixture(scope="session")
+def nvcc_so(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _built(tmp_path_factory, [KERNEL, GENCODE], "libk.so", _nvcc_k)
+
+
+def _nvcc_k(tmp: Path) -> Path:
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
     src = tmp / "k.cu"
     src.write_text(KERNEL)
     out = tmp / "libk.so"
@@ -214,7 +243,9 @@ def _nvcc_units(tmp: Path, compress: str) -> Path:
 
 @pytest.fixture(scope="session", params=sorted(COMPRESS))
 def units_so(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    return request.param, _nvcc_units(tmp_path_factory.mktemp(f"units-{request.param}"), request.param)
+    compress = request.param
+    return compress, _built(tmp_path_factory, [UNITS, COMPRESS[compress]], f"libunits-{compress}.so",
+                            lambda tmp: _nvcc_units(tmp, compress))
 
 
 def _nvcc_release() -> str:

@@ -22,6 +22,8 @@ import pytest
 
 from tests import hostile
 from tests.hostile import elf_with_symbols, wheel
+from tests.conftest import kept_dir
+from tests.localindex import POLL
 from tests.reliability.test_records import run_measured
 
 DEADLINE = 3.0
@@ -119,10 +121,10 @@ def _built(cache_dir: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not WHEELS:  # kept beside pytest's numbered temporary directories, which outlive a session
-        WHEELS.update(_built(tmp_path_factory.getbasetemp().parent / "glmcompat-hostile-wheels"))
+        WHEELS.update(_built(kept_dir(tmp_path_factory, "glmcompat-hostile-wheels")))
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t = threading.Thread(target=srv.serve_forever, args=(POLL,), daemon=True)
     t.start()
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
