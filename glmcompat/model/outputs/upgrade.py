@@ -14,7 +14,7 @@ from glmcompat.model.outputs.base import (
     Schema,
     key,
 )
-from glmcompat.model.outputs.common import CauseDoc
+from glmcompat.model.findings import CauseDoc
 
 
 @dataclass(frozen=True, kw_only=True)
