@@ -25,7 +25,7 @@ EvidenceKind = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "u
 EVIDENCE_KINDS: tuple[str, ...] = get_args(EvidenceKind)
 # The rules of the check: glmcompat.decide.rules' and check's own ("output-set", glmcompat.ops.checkfile); a
 # finding of `check --json` names one of them (tests/decide/test_rules.py holds the producers to this list).
-CheckRule = Literal["abi", "family", "equal-version", "gpu-code", "cuda", "driver", "glibc", "model", "target-fix", "requires",
+CheckRule = Literal["abi", "numpy-abi", "family", "equal-version", "gpu-code", "cuda", "driver", "glibc", "model", "target-fix", "requires",
                     "unknown", "stack", "source-build", "untracked", "unpinned", "override", "output-set", "platform",
                     "torch-pins", "non-nvidia", "artifact"]
 CHECK_RULES: tuple[str, ...] = get_args(CheckRule)

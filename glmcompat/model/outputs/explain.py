@@ -39,6 +39,9 @@ class SignatureHit(JsonRecord):
     names none"""
     version: OrNull = field(default="", metadata=NULL_EMPTY)
     """that package's version where the log prints it"""
+    rule: OrNull = field(default="", metadata=NULL_EMPTY)
+    """the cause's id: the check rule that reports the same break (glmcompat.model.causes.CAUSE_OF), so a log's
+    diagnosis and a lock's verdict compare; null where the check has no counterpart"""
 
 
 @dataclass(frozen=True, kw_only=True)

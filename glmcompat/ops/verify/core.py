@@ -27,7 +27,7 @@ from importlib.machinery import PathFinder
 from typing import TYPE_CHECKING, Any, cast
 
 import glmcompat
-from glmcompat.decide.diagnose import Env, diagnose, package_cause
+from glmcompat.decide.diagnose import Env, diagnose, extension_break, package_cause
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.store import cache_dir
 from glmcompat.model import gpu
@@ -623,7 +623,7 @@ def assemble(records: list[ProbeRecord], facts: Any, options: Options,
             if at[pid] == i:
                 by_id[pid] = p
     # -- extension modules of every other distribution ---------------------------------------------
-    findings.extend(f for p in probes if p.id.startswith("extension:") for f in _extension_findings(p))
+    findings.extend(f for p in probes if p.id.startswith("extension:") for f in _extension_findings(p, env, facts))
     # -- static vs dynamic -----------------------------------------------------------------------
     agreement = _agreement(probes, by_id)
     for a in agreement:
@@ -656,7 +656,8 @@ def assemble(records: list[ProbeRecord], facts: Any, options: Options,
         hits = diagnose([_blame(h, p.id) for h in match_signatures(text, sigs)], env, facts)
         if hits:
             explained[id(p)] = tuple(ExplainedDoc(id=h.id, cause=h.cause, remedy=h.remedy, match=h.text,
-                                                  package=h.package or None, version=h.version or None) for h in hits)
+                                                  package=h.package or None, version=h.version or None,
+                                                  rule=h.rule or None) for h in hits)
     probes.sort(key=_sort_key)
     unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
     failed = any(p.status == "failed" for p in probes)
@@ -669,7 +670,7 @@ def assemble(records: list[ProbeRecord], facts: Any, options: Options,
                         probes=docs, findings=tuple(FindingDoc.of(f) for f in unique), agreement=tuple(agreement))
 
 
-def _extension_findings(p: ProbeRecord) -> list[Finding]:
+def _extension_findings(p: ProbeRecord, env: Env, facts: Any) -> list[Finding]:
     """One error per cause among a distribution's extension modules that do not import (``extension:`` probe)."""
     d = cast(ExtensionData, p.data or {})
     dist, ver = p.id.split(":", 1)[1], str(d.get("version") or "")
@@ -690,9 +691,10 @@ def _extension_findings(p: ProbeRecord) -> list[Finding]:
             remedy = f"install what provides the library {dist} links (see its installation notes), or reinstall {dist}"
         else:
             remedy = f"reinstall {dist} built for this environment (`pip install --force-reinstall {dist}=={ver}`)"
-        out.append(Finding(rule="extension", severity="error", packages=((dist, ver),),
+        said = extension_break(kind, dist, ver, env, facts)  # the cause as check and explain name it
+        out.append(Finding(rule=said.rule if said else "extension", severity="error", packages=((dist, ver),),
                            message=f"Because {where}{more} of {dist} {ver} does not import ({f['cause']}), "
-                           f"we can conclude that {dist} fails when it is imported in this environment",
+                           f"we can conclude that {said.sentence() if said else dist + ' fails when it is imported in this environment'}",
                            evidence=(("import-probe", f"imported {f['module']}: {f['error'].splitlines()[0]}"),),
                            remedy=remedy))
     return out
