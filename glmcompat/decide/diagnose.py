@@ -516,10 +516,8 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
         pkg, through = "", pkg
     ver = env.version(pkg) if pkg else ""
     np = env.version("numpy")
-    who = (f"{pkg} {ver}".strip() if pkg else
-           f"a compiled extension imported through {through}" if through else "a compiled extension imported here")
-    said = Break(rule="numpy-abi", package=pkg, version=ver, against=np).sentence()
-    cause = said.replace("a compiled extension", who, 1) + " (its import_array fails)"
+    cause = Break(rule="numpy-abi", package=pkg, version=ver, against=np).sentence()
+    cause += f" (it is imported through {through})" if through else ""
     if pkg:
         return cause, (f"install a {pkg} release built for NumPy 2 (pip install -U {pkg}; its wheels for numpy>=2), "
                        f"or pin numpy<2 while {pkg} has none")
