@@ -525,8 +525,22 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                    "(python -m pip install 'numpy<2')")
 
 
-def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
+    pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
+    who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
+    built = f"NumPy {need}" if need else f"NumPy C-API 0x{h.groups['built']}" if h.groups.get("built") else "a newer NumPy"
+    return (f"{who} was built against {built}, newer than the installed {'numpy ' + np if np else 'NumPy'}: its import_array "
+            "refuses a NumPy older than its headers",
+            f"upgrade numpy (pip install -U 'numpy>={need}')" if need else
+            f"upgrade numpy (pip install -U numpy) to the release {pkg or 'the extension'} was built against, or install "
+            f"{'a ' + pkg if pkg else 'an extension'} release built for {'numpy ' + np if np else 'the installed numpy'}")
+
+
+def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     built, have, cuda = h.groups.get("built", ""), h.groups.get("have", ""), h.groups.get("cuda", "")
+    if not built:  # "xFormers wasn't build with CUDA support": the row's cause, the log's versions named below
+        return _xformers_ops(env, facts)
     cu = f"{int(cuda) // 100}.{int(cuda) % 100}" if cuda.isdigit() else ""  # torch.version.cuda as 100 x major + minor
     ver = env.version("xformers")
     cause = (f"xformers{' ' + ver if ver else ''} was built for torch {built}" + (f" (CUDA {cu})" if cu else "")
@@ -543,6 +557,20 @@ def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
         pick = (f"install the xformers release built for torch {_public(have)}"
                 + (f" from PyTorch's {label} index (the index torch {have} came from)" if label else ""))
     return cause, f"{pick}, or torch=={built}"
+
+
+def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
+    """xformers' ops missing without its "built for" line: the versions the log shows, else the row's text."""
+    ver, torch = env.version("xformers"), env.version("torch")
+    if not torch:
+        return None
+    alt = (_newest_for_torch(facts, "xformers", torch) or facts.family_for_torch("xformers", _public(torch))
+           if _v(_public(torch)) else None)
+    return (f"{_shown('xformers', ver)}'s compiled extension does not load with torch {torch} (built for another torch, or "
+            "without CUDA), so xformers disables its C++/CUDA operators: \"xFormers wasn't build with CUDA support\"",
+            (f"install xformers=={alt}, the release built for torch {_public(torch)}" if alt else
+             f"install the xformers release built for torch {_public(torch)}")
+            + " (from the same PyTorch index as torch), or the torch this xformers was built for")
 
 
 def _flashinfer(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
@@ -590,6 +618,184 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
 
 
+def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """triton-torch-mismatch: the triton the log shows against the one its torch pins (torch-releases.toml)."""
+    torch, have = env.version("torch"), env.version("triton")
+    pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
+    want = next((t.split("==", 1)[1] for r in pins for t in r.requires if t.startswith("triton==")), "")
+    name = h.groups.get("name") or h.groups.get("attr") or ""
+    where = "triton" + (h.groups.get("module") or h.groups.get("attr_module") or "")
+    what = (f"{_shown('torch', torch)} imports {name} from {where}, which {_shown('triton', have)} does not have" if name
+            else f"{_shown('torch', torch)}'s inductor found no triton it can import (none installed, or one too old)")
+    old, new = _v(_public(have)), _v(want)
+    side = ("newer" if old > new else "older") if old is not None and new is not None and old != new else ""
+    cause = (f"{what}: triton {have} is {side} than the triton {want} torch {torch} pins" if side else
+             f"{what}: torch {torch} pins triton {want}" if want else
+             f"{what}: the installed triton is not the release torch was built against (too old, or too new: triton "
+             "moves and removes the names torch's inductor imports)")
+    fix = (f"install triton=={want}, the release torch {_public(torch)} pins (pip install 'triton=={want}')" if want
+           else "install the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist; on Windows, where torch pins none, the triton-windows release made for that torch)")
+    return cause, f"{fix}, or a torch release built for the installed triton"
+
+
+def _arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """engine-arch-unsupported: the architecture against the engine releases the matrix says serve it."""
+    named = h.groups.get("archs") or h.groups.get("arch") or h.groups.get("module_arch") or h.groups.get("noimpl")
+    archs = [a.strip(" '\"") for a in (named or "").split(",")]
+    arch = next((a for a in archs if a), "the checkpoint's architecture")
+    engine = h.package if h.package in ("vllm", "sglang") else next((e for e in ("vllm", "sglang") if env.version(e)),
+                                                                   "sglang" if h.groups.get("arch") else "")
+    shown = _shown(engine, env.version(engine)) if engine else "the engine (vLLM or SGLang)"
+    row = next((r for r in facts.rows("model") if arch in r.architectures), None)
+    need = row.for_engine(engine) if row is not None and engine else None
+    if h.groups.get("how") == "failed to be inspected":
+        return (f"{shown} registers {arch} but its model file failed to import (a missing dependency or a compiled "
+                "extension that did not load), so it reports the architecture as not inspectable",
+                f"fix the first import error the log prints before this line (run `python -c \"import {engine or 'vllm'}\"` "
+                "in the serving environment to see it), then serve again")
+    if need:
+        return (f"{shown} does not serve architecture {arch} (model type {row.model_type if row else ''}): {engine}{need} does",
+                f"install {engine}{need} (pip install '{engine}{need}')")
+    return (f"{shown} has no model class for architecture {arch}: the release is older than the model, or its model file "
+            "failed to import (an \"Ignore import error when loading\" line above names it)",
+            f"upgrade {engine or 'the engine'}{f' (pip install -U {engine})' if engine else ''} to a release whose supported models list "
+            f"{arch}, or fix the import error printed above it")
+
+
+def _automodel(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """automodel-config-unmapped: who defines the config class (remote code, an engine, transformers) says the cause."""
+    config, auto, have = h.groups.get("config", ""), h.groups.get("auto", "AutoModel"), env.version("transformers")
+    cls, parts = config.rsplit(".", 1)[-1], config.split(".")
+    mt = parts[2] if parts[:2] == ["transformers", "models"] and len(parts) > 3 else ""
+    mt = mt or (parts[-2].removeprefix("configuration_") if len(parts) > 1 else "")
+    row = next((r for r in facts.rows("model") if r.model_type == mt), None)
+    tf = _shown("transformers", have)
+    if row is not None and not (have and _v(_public(have)) and SpecifierSet(row.transformers).contains(_public(have), prereleases=True)):
+        return (f"{tf} has no {auto} for {cls} (model type {mt}): it is native from transformers{row.transformers}",
+                f"install transformers{row.transformers} (pip install 'transformers{row.transformers}')")
+    if parts[0] == "transformers_modules":
+        return (f"{tf} maps no {auto} to {cls}, a config class of the model's remote code: the remote code was written "
+                "for another transformers release",
+                "install the transformers release the model's code was written for (the last one it loaded with), or load "
+                "it with the class its config.json auto_map names (trust_remote_code=True)")
+    return (f"{tf} knows {cls} but has no {auto} for it: the model is of another kind than {auto} (a vision-language "
+            f"model), or {auto} maps it only in a newer transformers",
+            f"load it with the model class its model card names (not {auto}), or upgrade transformers (pip install -U "
+            "transformers)")
+
+
+def _old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """gpu-too-old-for-triton: the GPU and its capability, from the line."""
+    gpu, cc, need = h.groups.get("gpu", "the GPU"), h.groups.get("cc", "?"), h.groups.get("need", "7.0")
+    return (f"{gpu} is of compute capability {cc}, below the {need} triton compiles for, so torch.compile's inductor "
+            "backend (and every Triton kernel) cannot run on it; no package version changes that",
+            "run without torch.compile / Triton kernels on this GPU (TORCHDYNAMO_DISABLE=1, or the program's own switch: "
+            f"compile=False, vLLM's --enforce-eager), or use a GPU of compute capability >= {need}")
+
+
+def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
+    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
+    why = h.groups.get("why") or ""
+    m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
+    major = (m.group(1) or m.group(2)) if m else ""
+    if not lib:
+        return None
+    if why == "undefined symbol":
+        return (f"cuDNN loaded {lib} from another cuDNN than its own front library: two cuDNN copies are on the loader's "
+                "path (LD_LIBRARY_PATH, /usr/lib, a conda or image copy next to the nvidia-cudnn wheel)",
+                f"keep one cuDNN: remove the other copy's directory from LD_LIBRARY_PATH so that {lib} and libcudnn.so come "
+                "from the same place (for torch, its nvidia-cudnn wheel)")
+    return (f"cuDNN's front library loaded, but {lib} is not on the loader's path (a program that does not preload the "
+            "nvidia-cudnn wheel, or a cuDNN installed without its sub-libraries)",
+            f"add the directory holding {lib} to LD_LIBRARY_PATH (for the nvidia-cudnn wheel: python -c \"import nvidia.cudnn, "
+            "os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), or install cuDNN "
+            f"{major or 'of the major it names'} (the nvidia-cudnn wheel {major + '.x' if major else ''} for the CUDA in use, "
+            f"or the system package libcudnn{major or 'N'})")
+
+
+def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """pip-requirement-conflict: the pair pip left installed against the package's own requirement."""
+    g = h.groups
+    pkg, ver, req, dep, have = g.get("pkg", ""), g.get("ver", ""), g.get("req", ""), g.get("dep", "").strip(), g.get("have", "")
+    need = req.split(";", 1)[0].strip()
+    return (f"{pkg} {ver} requires {need}, but {dep} {have} is installed: pip put them side by side and only warned, so "
+            f"{pkg} runs against a {dep} it was not built or tested with",
+            f"install {need} (pip install '{need}'), or "
+            + (f"{pkg}=={alt}, the release built for torch {_public(have)}" if dep == "torch" and _v(_public(have)) and (
+                alt := _newest_for_torch(facts, canonicalize(pkg), have) or facts.family_for_torch(canonicalize(pkg), _public(have)))
+               else f"the {pkg} release that requires {dep} {_public(have)} (its Requires-Dist; `pip index versions {pkg}` "
+               "lists the releases)"))
+
+
+# The first CUDA toolkit whose ptxas knows each base architecture (NVIDIA's CUDA toolkit release notes; FIRST_TOOLKIT
+# above holds the arch-specific and family targets).
+FIRST_PTXAS = {"89": "11.8", "90": "11.8", "100": "12.8", "101": "12.8", "120": "12.8", "103": "12.9", "121": "12.9",
+               "110": "13.0"}
+
+
+def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """triton-ptxas-arch: the architecture the GPU asked for and the first CUDA toolkit whose ptxas knows it."""
+    arch, tool, have = h.groups.get("arch", ""), h.groups.get("tool", "ptxas"), env.version("triton")
+    num = arch.removeprefix("sm_")
+    need = FIRST_TOOLKIT.get(num) or FIRST_PTXAS.get(num.rstrip("af"), "")
+    knob = "TRITON_PTXAS_BLACKWELL_PATH" if tool.endswith("blackwell") else "TRITON_PTXAS_PATH"
+    return (f"the {tool} bundled with {_shown('triton', have)} does not know {arch}: the GPU is newer than the CUDA "
+            f"toolkit that triton release ships{f' ({arch} needs the ptxas of CUDA >= {need})' if need else ''}",
+            f"point {knob} at the ptxas of a CUDA toolkit{f' >= {need}' if need else ''} that lists {arch} (e.g. "
+            f"/usr/local/cuda/bin/ptxas), or install a newer triton (the one torch pins in a build for CUDA "
+            f"{need or 'that new'})")
+
+
+def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-bindings-driver: a driver function cuda-bindings found missing names what the driver lacks."""
+    fn, driver = h.groups.get("function"), env.cuda.get("driver", "")
+    if not fn:
+        return None
+    shown = f"the NVIDIA driver{' ' + driver if driver else ''}"
+    return (f"cuda-python (cuda-bindings) looked up {fn} in libcuda.so.1 and {shown} does not have it: the function is "
+            "newer than the driver (each CUDA release adds driver functions; the driver supports CUDA up to nvidia-smi's "
+            "\"CUDA Version\")",
+            f"upgrade the NVIDIA driver to one of the CUDA release that introduced {fn} or later, or install the "
+            "cuda-bindings (and program) release for the CUDA the driver supports")
+
+
+def _stub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-stub-driver: where the log shows the stub was mapped from, name that directory."""
+    shown = h.text.split("=>")[-1].strip() if "/stubs/libcuda" in h.text else ""
+    stub = shown or next((p for so, p in env.libs.items() if so.startswith("libcuda") and "/stubs/" in p), "")
+    if not stub:
+        return None
+    return (f"the process loaded {stub}, the CUDA toolkit's stub libcuda (a link-time placeholder), instead of the NVIDIA "
+            "driver's libcuda.so.1: every CUDA call returns cudaErrorStubLibrary (34)",
+            f"remove {_dir_of(stub)} from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d, then ldconfig) so that the driver's "
+            "libcuda.so.1 is found; in a container, start it with the NVIDIA runtime (docker run --gpus all)")
+
+
+# soname stem -> the nvidia-* wheel that ships it (its -cu11 / -cu12 name; CUDA 13's wheels drop the suffix)
+NVIDIA_WHEEL = {"nvJitLink": "nvjitlink", "cublas": "cublas", "cublasLt": "cublas", "cusparse": "cusparse",
+                "cusparseLt": "cusparselt", "cusolver": "cusolver", "cufft": "cufft", "curand": "curand",
+                "nvrtc": "cuda-nvrtc", "cupti": "cuda-cupti", "nvToolsExt": "nvtx", "nvshmem_host": "nvshmem"}
+
+
+def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
+    lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    stem = lib.removeprefix("lib").split(".so", 1)[0]
+    base = NVIDIA_WHEEL.get(stem)
+    if base is None or not major:
+        return None
+    wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
+    torch = env.version("torch")
+    pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
+    pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")
+    return (f"{lib} is not on the loader's path: the {wheel} wheel that ships it is missing or not where "
+            f"{_shown('torch', torch)} looks for it (site-packages/nvidia/{base.removeprefix('cuda-')}/lib)",
+            f"install {pin or wheel} (pip install '{pin or wheel}'"
+            + (f", the version torch {torch} pins)" if pin else "; `pip show torch` lists the version torch pins)")
+            + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     m = re.search(r"\.so\.(\d+)", lib)
@@ -629,15 +835,28 @@ BUILDERS: dict[str, Builder] = {
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "numpy-abi": _numpy,
+    "numpy-too-old": _numpy_old,
     "xformers-built-for-other-torch": _xformers,
     "flashinfer-companion-version": _flashinfer,
     "torchao-cpp-skipped": _torchao,
     "torch-cpu-only": _cpu_torch,
     "cudart-missing": _cudart,
+    "triton-torch-mismatch": _triton,
+    "engine-arch-unsupported": _arch,
+    "automodel-config-unmapped": _automodel,
+    "gpu-too-old-for-triton": _old_gpu,
+    "cudnn-sublibrary-missing": _cudnn_sub,
+    "pip-requirement-conflict": _pip_conflict,
+    "triton-ptxas-arch": _ptxas,
+    "cuda-bindings-driver": _cuda_bindings,
+    "cuda-stub-driver": _stub,
+    "cuda-lib-missing": _cuda_lib,
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
-               "driver-too-old": "torch", "cudnn-version-mismatch": "torch"}
+               "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
+               "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
+               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 

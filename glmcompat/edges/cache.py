@@ -31,7 +31,7 @@ from typing import Any
 from glmcompat.matrix.locations import MAX_STORED, read_bounded, seal, unseal
 from glmcompat.matrix.store import atomic_write, cache_dir
 from glmcompat.model.errors import EnvironmentFailure
-from glmcompat.model.shapes import Check
+from glmcompat.model.shapes import Check, decoded
 from glmcompat.model.shapes import fields as _fields
 from glmcompat.model.shapes import int_list as _ints
 from glmcompat.model.shapes import is_bool as _bool
@@ -193,14 +193,8 @@ class Cache:
     def get_json(self, key: str, *, max_age: float | None = None) -> Any:
         """The entry as JSON; None (a miss) when :meth:`get_bytes` has none or it is not the JSON its kind's
         shape (:func:`shape_ok`) says."""
-        raw = self.get_bytes(key, max_age=max_age)
-        if raw is None:
-            return None
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError):
-            return None
-        return value if shape_ok(key, value) else None
+        value = decoded(self.get_bytes(key, max_age=max_age))
+        return value if value is not None and shape_ok(key, value) else None
 
     def put_json(self, key: str, value: Any) -> None:
         self.put_bytes(key, json.dumps(value, sort_keys=True, separators=(",", ":")).encode())

@@ -27,6 +27,7 @@ from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
 from glmcompat.matrix.view import Facts, Tables
 from glmcompat.model.errors import InputError
 from glmcompat.model.public import __version__
+from glmcompat.model.shapes import decoded
 
 FORMAT = 3  # 1: {table: [row dict, ...]} (matrix-KEY.json); 2: the rows' values in field order; 3: sealed only (no inner
 #             blake2b-128 digest line), keyed and file digests by locations.hasher (blake2b-160)
@@ -115,12 +116,7 @@ def _rows(body: bytes | None, files: dict[str, str] | None = None) -> Tables | N
     """The rows an entry's unsealed payload holds, when it is of this :data:`FORMAT` and its fields
     are the row classes' own — and, for a snapshot (``files``: each matrix file's digest), when it was made by
     this glmcompat from exactly these files; None otherwise."""
-    if body is None:
-        return None
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
+    doc = decoded(body)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return None
     if files is not None:

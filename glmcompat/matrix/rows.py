@@ -25,7 +25,10 @@ from glmcompat.model.gpu import KernelCode, parse_capability
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the warm paths do not import typing for this module
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
     from typing import Any
+
+    from packaging.requirements import Requirement
 
     # What the checked types of glmcompat.matrix.schema are to a type checker (pydantic reads them there)
     Evidence = str
@@ -279,6 +282,16 @@ class Release(Fact):
     version: VersionStr
     requires: tuple[ReqStr, ...]
 
+    def requirements(self) -> Iterator[Requirement]:
+        """Its requirements as packaging reads them (one it cannot read is passed over: loading validated each)."""
+        from packaging.requirements import InvalidRequirement, Requirement  # lazy: this module is standard library only
+
+        for text in self.requires:
+            try:
+                yield Requirement(text)
+            except InvalidRequirement:
+                continue
+
 
 @dataclass(frozen=True, slots=True)
 class Stack(Fact):
@@ -371,24 +384,29 @@ def _mapping_of_tuples(v: dict[str, list[str]]) -> Mapping[str, tuple[str, ...]]
     return MappingProxyType({k: tuple(x) for k, x in v.items()})
 
 
-# table -> {field: how its JSON value (lists, objects) becomes the row's (tuples, read-only mappings); builtins
-# where they do (no Python frame per value)}
-_CONVERT: dict[str, dict[str, Callable[[Any], object]]] = {
-    "target": {"products": tuple, "platforms": _mapping_of_tuples},
-    "torch": {"versions": tuple, "sass": tuple, "ptx": tuple},
-    "family": {"pairs": MappingProxyType, "cudart": MappingProxyType},
-    "kernel": {"versions": tuple, "sass": _opt_tuple, "ptx": _opt_tuple},
-    "abi_probe": {"symbols": tuple},
-    "arch_probe": {"sass": tuple, "ptx": tuple, "kernel_code": _kernel_code},
-    "abi_equal": {"torch": tuple},
-    "compiled": {"packages": tuple},
-    "primary_modules": {"modules": tuple},
-    "equal_version": {"packages": tuple},
-    "model": {"architectures": tuple},
-    "target_requirement": {"targets": tuple},
-    "release": {"requires": tuple},
-    "stack": {"targets": tuple, "models": tuple, "pins": MappingProxyType, "overrides": MappingProxyType},
+# a field's type (its annotation) -> how its JSON value (lists, objects) becomes the row's (tuples, read-only
+# mappings); builtins where they do (no Python frame per value). The other types are JSON's own.
+_BY_TYPE: dict[str, Callable[[Any], object]] = {
+    "Versions": tuple, "Names": tuple, "TargetNames": tuple, "Globs": tuple, "TorchReleases": tuple,
+    "ProductPlatforms": _mapping_of_tuples,
+    "TorchPairs": MappingProxyType, "CudartMajors": MappingProxyType, "Pins": MappingProxyType,
+    "Overrides": MappingProxyType,
 }
+
+
+def _converter(annotation: str) -> Callable[[Any], object] | None:
+    """How a cached value of a field typed ``annotation`` becomes the row's (None: as JSON reads it)."""
+    if annotation.startswith("tuple[KernelGroupIn"):
+        return _kernel_code
+    if annotation.startswith("tuple["):
+        return _opt_tuple if annotation.endswith("| None") else tuple
+    return _BY_TYPE.get(annotation)
+
+
+# table -> {field: its converter} (the tables with one), derived from the row classes' field types
+_CONVERT: dict[str, dict[str, Callable[[Any], object]]] = {
+    t: conv for t, cls in ROWS.items()
+    if (conv := {f.name: fn for f in fields(cls) if (fn := _converter(str(f.type))) is not None})}
 # table -> (position in FIELDS, converter), for from_values
 _AT: dict[str, tuple[tuple[int, Callable[[Any], object]], ...]] = {
     t: tuple((FIELDS[t].index(k), fn) for k, fn in conv.items()) for t, conv in _CONVERT.items()}

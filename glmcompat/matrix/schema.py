@@ -21,30 +21,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from glmcompat.matrix.rows import (
-    ROWS,
-    Tables,
-    AbiEqual,
-    AbiProbe,
-    ArchProbe,
-    Compiled,
-    EqualVersion,
-    Fact,
-    FamilyRule,
-    Jit,
-    Kernel,
-    ModelSupport,
-    PrimaryModules,
-    Release,
-    Rename,
-    Requires,
-    Signature,
-    Stack,
-    Target,
-    TargetRequirement,
-    TorchBuild,
-    to_plain,
-)
+from glmcompat.matrix.rows import ROWS, ArchProbe, FamilyRule, Fact, Kernel, Tables, Target, TorchBuild, to_plain
 from glmcompat.matrix.store import matrix_files, read_input
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -465,7 +442,4 @@ def matrix_json_schema() -> dict[str, Any]:
     return schema
 
 
-__all__ = ["TABLES", "AbiEqual", "AbiProbe", "ArchProbe", "Compiled", "EqualVersion", "Fact", "FamilyRule", "Jit",
-           "Kernel", "Matrix", "MatrixFile", "ModelSupport", "PrimaryModules", "Release", "Rename", "Requires",
-           "Signature", "Stack", "Target", "TargetRequirement", "TorchBuild", "load_file", "load_matrix",
-           "matrix_json_schema"]
+__all__ = ["TABLES", "Matrix", "MatrixFile", "load_file", "load_matrix", "matrix_json_schema"]

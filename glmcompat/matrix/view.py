@@ -11,7 +11,7 @@ load; the queries here answer with them. :class:`glmcompat.matrix.schema.Matrix`
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -43,6 +43,7 @@ from glmcompat.model.names import local_cuda, normalize_target, product_key
 from glmcompat.model.platforms import PER_PLATFORM, check_platform
 
 Tables = dict[str, tuple[Fact, ...]]  # table -> its rows, in file order
+R = TypeVar("R", bound=Fact)
 
 
 _VERSIONS: dict[str, Version] = {}  # parsed once per process: the rules compare the matrix's versions per row, per environment
@@ -389,18 +390,19 @@ class Facts:
         return None
 
     def model(self, model_type: str) -> ModelSupport:
-        for r in self.rows("model"):
-            if r.model_type == model_type:
-                return r
-        known = ", ".join(sorted(r.model_type for r in self.rows("model")))
-        raise InputError(f"unknown model type {model_type!r} (known: {known})")
+        return _named(self.rows("model"), "model_type", model_type, "model type")
 
     def target_requirements(self, target: str) -> list[TargetRequirement]:
         return [r for r in self.rows("target_requirement") if target in r.targets]
 
     def stack(self, name: str) -> Stack:
-        for r in self.rows("stack"):
-            if r.name == name:
-                return r
-        known = ", ".join(sorted(r.name for r in self.rows("stack")))
-        raise InputError(f"unknown stack {name!r} (known: {known})")
+        return _named(self.rows("stack"), "name", name, "stack")
+
+
+def _named(rows: tuple[R, ...], key: str, value: str, what: str) -> R:
+    """The row of ``rows`` whose ``key`` is ``value``; else an InputError naming the known ones."""
+    for r in rows:
+        if getattr(r, key) == value:
+            return r
+    known = ", ".join(sorted(getattr(r, key) for r in rows))
+    raise InputError(f"unknown {what} {value!r} (known: {known})")

@@ -53,7 +53,7 @@ class Break:
         who = f"{self.package} {self.version}".strip()
         if self.rule == "numpy-abi":
             np = f"numpy {self.against} (NumPy 2)" if self.against else "NumPy 2"
-            return f"{who or 'a compiled extension'} was built against the NumPy 1.x C ABI, which {np} changed: its import fails"
+            return f"{who or 'a compiled extension'} was compiled against NumPy 1.x, whose C ABI {np} changed: its import fails"
         if self.rule == "abi":
             built = f"torch {self.built}" if self.built else "another torch"
             torch = f"torch {self.against}" if self.against else "the torch beside it"

@@ -5,10 +5,22 @@ the caller, never a crash. Pure, standard library only."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 Check = Callable[[Any], bool]
+
+
+def decoded(raw: str | bytes | None) -> Any:
+    """The JSON value ``raw`` holds; None where it holds none: empty, not JSON, or nested deeper than the parser goes
+    (a miss, never a crash)."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
 
 
 def is_str(v: Any) -> bool:

@@ -169,7 +169,7 @@ _MENTIONS = [
                           r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
 ]
 _VERSIONS = [
-    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,20}(?:version\s{0,4}:?\s{0,4})?|"
+    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,4}:?\s{0,4})?|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
 ]
@@ -187,6 +187,7 @@ _CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc)
 ]
 # cheap tests a line passes before the patterns above are tried on it (most log lines pass none)
 _DIGIT = re.compile(r"\d")
+_PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
 _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num")  # on the lowered line
 _CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
@@ -210,11 +211,19 @@ class LogContext:
     cuda: dict[str, str] = field(default_factory=dict)
     seen: dict[str, str] = field(default_factory=dict)  # every version seen per distribution, "a, b"
     libs: dict[str, str] = field(default_factory=dict)  # soname -> the path ldd resolved it to
+    shown: str = ""  # the distribution a `pip show` block names ("Name: vllm"), until its "Version:" line
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
 
     def take(self, line: str) -> None:
+        if line.startswith(("Name: ", "Version: ")):  # `pip show`: the name and the version on consecutive lines
+            key, _, value = line.partition(": ")
+            if key == "Name":
+                self.shown = canonicalize(value.strip())
+            elif self.shown and _PIP_SHOW.fullmatch(value.strip()):
+                self._version(self.shown, value.strip())
+                self.shown = ""
         if _DIGIT.search(line) is None:
             return
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():

@@ -32,6 +32,7 @@ from glmcompat.matrix import readlog
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError
 from glmcompat.model.public import __version__
+from glmcompat.model.shapes import decoded
 from glmcompat.ops.lockset import (
     GENERATED,
     LOCK_FILE,
@@ -61,10 +62,7 @@ def stamp_of(facts: Facts, files: dict[str, bytes]) -> bytes:
 
 def stamp_files(data: bytes | None) -> dict[str, str]:
     """The per-file hashes a stamp records ({} for no stamp, an older format or anything malformed)."""
-    try:
-        d = json.loads(data) if data else None
-    except (ValueError, RecursionError):
-        return {}
+    d = decoded(data)
     if not isinstance(d, dict) or d.get("format") != STAMP_FORMAT or not isinstance(d.get("files"), dict):
         return {}
     files = d["files"]
@@ -347,15 +345,10 @@ def _finish_publish_at(out: Path, d: int) -> bool:
             os.fsync(d)
             os.replace(STAMP, STAMP, src_dir_fd=p, dst_dir_fd=d)
             os.fsync(d)
-        for n in os.listdir(p):
-            if n in SET_FILES and stat.S_ISREG(os.stat(n, dir_fd=p, follow_symlinks=False).st_mode):
-                os.unlink(n, dir_fd=p)
-    finally:
+    except BaseException:
         os.close(p)
-    try:
-        os.rmdir(PUBLISHING, dir_fd=d)
-    except OSError:
-        pass
+        raise
+    _remove_set_dir(d, PUBLISHING, p)
     return True
 
 
@@ -494,9 +487,15 @@ def _remove_staged(d: int, name: str) -> None:
         w = _open_dir(name, d)
     except OSError:
         return
+    _remove_set_dir(d, name, w)
+
+
+def _remove_set_dir(d: int, name: str, w: int) -> None:
+    """Empty the directory ``name`` of ``d`` (held as ``w``, closed here) of the set's files and remove it; one that
+    holds anything else stays."""
     try:
         for n in os.listdir(w):
-            if n in SET_FILES:
+            if n in SET_FILES and stat.S_ISREG(os.stat(n, dir_fd=w, follow_symlinks=False).st_mode):
                 os.unlink(n, dir_fd=w)
     finally:
         os.close(w)

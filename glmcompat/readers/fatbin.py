@@ -121,6 +121,17 @@ class FatbinCode:
 # ------------------------------------------------------------------------------------------------
 
 
+def _lz4_length(src: bytes | memoryview, i: int, length: int) -> tuple[int, int]:
+    """An LZ4 length whose nibble is 15, with the bytes that extend it from ``i`` (each 255 but the last) added, and
+    the offset past them (IndexError past the end)."""
+    while True:
+        b = src[i]
+        i += 1
+        length += b
+        if b != 255:
+            return length, i
+
+
 def lz4_block(src: bytes | memoryview, size: int, name: str = "<lz4>") -> bytes:
     """Decode one raw LZ4 block (no frame) that inflates to ``size`` bytes."""
     dst = bytearray()
@@ -131,12 +142,7 @@ def lz4_block(src: bytes | memoryview, size: int, name: str = "<lz4>") -> bytes:
             i += 1
             lit = token >> 4
             if lit == 15:
-                while True:
-                    b = src[i]
-                    i += 1
-                    lit += b
-                    if b != 255:
-                        break
+                lit, i = _lz4_length(src, i, lit)
             if lit:
                 dst += src[i:i + lit]
                 i += lit
@@ -146,12 +152,7 @@ def lz4_block(src: bytes | memoryview, size: int, name: str = "<lz4>") -> bytes:
             i += 2
             ml = token & 15
             if ml == 15:
-                while True:
-                    b = src[i]
-                    i += 1
-                    ml += b
-                    if b != 255:
-                        break
+                ml, i = _lz4_length(src, i, ml)
             ml += 4
             start = len(dst) - off
             if off == 0 or start < 0:

@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 from glmcompat.cli.fastpath import relevant_names
-from glmcompat.decide.reads import NAMED
+from glmcompat.decide.reads import NAMED, SHARED
+from glmcompat.decide.rules.registry import RULES
 from glmcompat.matrix.load import load_facts
 from glmcompat.readers.uvlockscan import canonical
 
@@ -18,10 +19,11 @@ from tests.conftest import FIXTURES, LOCKS
 DECIDE = Path(__file__).resolve().parents[2] / "glmcompat" / "decide"
 
 
-def _spelled(known: set[str]) -> dict[str, set[str]]:
-    """Each package of ``known`` that a string constant of glmcompat/decide/**/*.py spells, with the files."""
+def _spelled(known: set[str] | frozenset[str], paths: list[Path] | None = None) -> dict[str, set[str]]:
+    """Each package of ``known`` that a string constant of ``paths`` (glmcompat/decide/**/*.py) spells, with the
+    files."""
     out: dict[str, set[str]] = {}
-    for path in sorted(DECIDE.rglob("*.py")):
+    for path in sorted(DECIDE.rglob("*.py")) if paths is None else paths:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9._-]*", node.value):
@@ -38,5 +40,25 @@ def test_every_package_the_decisions_spell_out_is_read():
     relevant = relevant_names(load_facts())
     english = {"build", "kernels", "overrides", "pip", "wheel"}  # words of prose that are also package names
     missing = {n: sorted(files) for n, files in spelled.items() if n not in relevant and n not in english}
-    assert not missing, f"add these to glmcompat.decide.reads.NAMED: {missing}"
+    assert not missing, f"add these to the names of the rule that reads them (or glmcompat.decide.reads.SHARED): {missing}"
     assert NAMED <= relevant and all(n == canonical(n) for n in NAMED)
+
+
+def test_each_rule_declares_the_packages_it_spells_out():
+    """A rule's module names no package its RULE.names leaves out (what the shared code reads aside): adding a rule
+    is its module and its registry line, never an edit of glmcompat.decide.reads."""
+    every = NAMED | {"torch", "sglang", "vllm", "transformers"}
+    for rule in RULES:
+        module = DECIDE / "rules" / (rule.check.__module__.rsplit(".", 1)[1] + ".py")
+        spelled = set(_spelled(every, [module]))
+        assert spelled <= set(rule.names), f"{module.name}: RULE.names lacks {sorted(spelled - set(rule.names))}"
+        assert all(n == canonical(n) for n in rule.names)
+    assert NAMED == SHARED.union(*(r.names for r in RULES))
+
+
+def test_the_shared_declaration_holds_only_what_the_shared_code_spells_out():
+    """SHARED is no second home of the rules' names: each of its packages is spelled out by decision code outside
+    the rules' modules."""
+    modules = {DECIDE / "rules" / (r.check.__module__.rsplit(".", 1)[1] + ".py") for r in RULES}
+    shared = [p for p in sorted(DECIDE.rglob("*.py")) if p not in modules and p.name != "reads.py"]
+    assert set(_spelled(SHARED, shared)) == SHARED

@@ -38,3 +38,17 @@ def test_real_log(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -
 
 def test_every_fixture_log_is_a_case() -> None:
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in CASES)
+
+
+@pytest.mark.parametrize("line", [
+    "-- CUDA_cuda_driver_LIBRARY: /usr/local/cuda/lib64/stubs/libcuda.so",  # cmake finding the stub to link against
+    "/usr/bin/c++ -shared -o ext.so -L/usr/local/cuda/lib64/stubs/libcuda.so -lcuda",  # a build linking the stub
+    "gradio 4.0.0 requires fastapi<1.0, but you have fastapi 1.2.0 which is incompatible.",  # outside the compiled stack
+    "[2026-02-26 15:56:59] ERROR: KeyError: 'input_ids'",  # a KeyError that is no model type, no transformers frame
+])
+def test_lines_that_are_no_failure_of_the_stack(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Lines that share words with a signature but state no packaging or compatibility failure get none."""
+    log = tmp_path / "x.log"
+    log.write_text(line + "\n")
+    assert main(["explain", "--color", "never", str(log)]) == 0
+    assert "no known failure signature" in capsys.readouterr().out

@@ -18,9 +18,10 @@ from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.findings import CHECK_RULES
 from glmcompat.model.machine import Machine
 from glmcompat.model.signatures import scan_log
-from glmcompat.ops.verify.core import Options, assemble
+from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.assemble import assemble
 from glmcompat.ops.verify.extensions import cause_of
-from glmcompat.ops.verify.records import ProbeRecord
+from glmcompat.ops.verify.plan import Options
 
 from tests.conftest import run_cli
 
@@ -46,7 +47,7 @@ def verify(versions: dict[str, str], *records: dict[str, Any], target: str | Non
     facts = load_facts()
     installed = {"id": "installed", "status": "passed", "summary": "", "seconds": 0.1,
                  "data": {"packages": versions, "findings_by_target": {}, "installation": []}}
-    recs = [ProbeRecord(**r) for r in (installed, *records)]
+    recs = [ProbeDoc(**r) for r in (installed, *records)]
     return assemble(recs, facts, Options(), facts.target(target) if target else None).to_json()
 
 

@@ -26,7 +26,8 @@ from glmcompat.model.outputs.check import CheckedFindingDoc
 from glmcompat.model.findings import FindingDoc
 from glmcompat.model.outputs.explain import SignatureHit
 from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
-from glmcompat.model.outputs.verify import CountsDoc, ExplainedDoc, ProbeDoc, VerifyOutput
+from glmcompat.model.outputs.probe import ExplainedDoc, ProbeDoc
+from glmcompat.model.outputs.verify import CountsDoc, VerifyOutput
 from glmcompat.model.outputs.wheels import ArchOutput
 
 FINDING = Finding(rule="abi", severity="error", packages=(("sgl-kernel", "0.3.21"), ("torch", "")),
@@ -164,7 +165,8 @@ def test_every_json_command_has_one_record() -> None:
     """Each command that prints JSON (glmcompat.cli.jsonerrors.JSON_OUTPUTS) has its record in DOCUMENTS (matrix show
     prints the matrix's own models), in the module DOCUMENTS names, with a version const equal to its default."""
     assert set(jsonerrors.JSON_OUTPUTS.values()) == {*outputs.DOCUMENTS, "matrix-show"}
-    for name, (module, cls) in outputs.DOCUMENTS.items():
+    for name, ref in outputs.DOCUMENTS.items():
+        module, _, cls = ref.rpartition(".")
         rec = outputs.record(name)
         assert rec.__name__ == cls and rec.__module__ == f"glmcompat.model.outputs.{module}"
         assert typing.get_args(typing.get_type_hints(rec)["version"]) == (rec.version,)

@@ -251,7 +251,8 @@ def test_verify_and_abi_agree_on_a_stable_abi_miss(tmp_path: Path) -> None:
 
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
-    from glmcompat.ops.verify.core import Options, run
+    from glmcompat.ops.verify.core import run
+    from glmcompat.ops.verify.plan import Options
     from tests.ops.verify.test_verify import make_ext, make_torch, probe
 
     site = tmp_path / "site"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -198,39 +198,39 @@ def _tables() -> tuple[str, ...]:
     return TABLES
 
 
+def _stack_lines(s: Any) -> str:
+    pins = " ".join(f"{k}=={v}" for k, v in sorted(s.pins.items()))
+    return f"  {s.name} (targets: {', '.join(s.targets)})\n      {pins}\n" + "".join(
+        f"      override: {k}=={v}\n" for k, v in sorted(s.overrides.items()))
+
+
+# `matrix show`'s sections: heading, table, the lines of one row
+_SECTIONS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    ("Kernel wheels (built against torch, CUDA, GPU code)", "kernel", lambda k: (
+        f"  {k.package} {', '.join(k.versions)}\n      torch {k.torch}  CUDA {k.cuda or '?'}  "
+        f"SASS {', '.join(k.sass) if k.sass else '?'}  PTX {', '.join(k.ptx) if k.ptx else 'none'}  [{k.evidence}]\n")),
+    ("ABI probes", "abi_probe", lambda a: (
+        f"  {a.package} {a.version} vs torch {a.torch}: "
+        f"{'compatible' if a.compatible else f'INCOMPATIBLE ({a.missing} missing)'}  [{a.evidence}]\n")),
+    ("torch default wheels", "torch",
+     lambda t: f"  torch {', '.join(t.versions)}: CUDA {t.cuda}, SASS {', '.join(t.sass)}  [{t.evidence}]\n"),
+    ("Family pairs", "family",
+     lambda f: "".join(f"  {f.package} {v} -> torch{spec}  [{f.evidence}]\n" for v, spec in f.pairs.items())),
+    ("Equal-version pairs", "equal_version", lambda e: f"  {e.packages[0]} == {e.packages[1]}  [{e.evidence}]\n"),
+    ("Models", "model",
+     lambda mo: f"  {mo.model_type}: transformers{mo.transformers}, sglang{mo.sglang or ''}  [{mo.evidence}]\n"),
+    ("Target requirements", "target_requirement",
+     lambda r: f"  {', '.join(r.targets)}: {r.package}{r.specifier} ({r.reason})  [{r.evidence}]\n"),
+    ("Stacks", "stack", _stack_lines),
+)
+
+
 def _show_text(m: Any, stream: TextIO) -> None:
-    out = stream.write
-    out("Kernel wheels (built against torch, CUDA, GPU code):\n")
-    for k in sorted(m.kernel, key=lambda k: (k.package, k.versions[0])):
-        code = ", ".join(k.sass) if k.sass else "?"
-        out(f"  {k.package} {', '.join(k.versions)}\n      torch {k.torch}  CUDA {k.cuda or '?'}  SASS {code}"
-            f"  PTX {', '.join(k.ptx) if k.ptx else 'none'}  [{k.evidence}]\n")
-    out("\nABI probes:\n")
-    for a in m.abi_probe:
-        verdict = "compatible" if a.compatible else f"INCOMPATIBLE ({a.missing} missing)"
-        out(f"  {a.package} {a.version} vs torch {a.torch}: {verdict}  [{a.evidence}]\n")
-    out("\ntorch default wheels:\n")
-    for t in m.torch:
-        out(f"  torch {', '.join(t.versions)}: CUDA {t.cuda}, SASS {', '.join(t.sass)}  [{t.evidence}]\n")
-    out("\nFamily pairs:\n")
-    for f in m.family:
-        for v, spec in f.pairs.items():
-            out(f"  {f.package} {v} -> torch{spec}  [{f.evidence}]\n")
-    out("\nEqual-version pairs:\n")
-    for e in m.equal_version:
-        out(f"  {e.packages[0]} == {e.packages[1]}  [{e.evidence}]\n")
-    out("\nModels:\n")
-    for mo in m.model:
-        out(f"  {mo.model_type}: transformers{mo.transformers}, sglang{mo.sglang or ''}  [{mo.evidence}]\n")
-    out("\nTarget requirements:\n")
-    for r in m.target_requirement:
-        out(f"  {', '.join(r.targets)}: {r.package}{r.specifier} ({r.reason})  [{r.evidence}]\n")
-    out("\nStacks:\n")
-    for s in m.stack:
-        pins = " ".join(f"{k}=={v}" for k, v in sorted(s.pins.items()))
-        out(f"  {s.name} (targets: {', '.join(s.targets)})\n      {pins}\n")
-        for k, v in sorted(s.overrides.items()):
-            out(f"      override: {k}=={v}\n")
+    for i, (heading, table, lines) in enumerate(_SECTIONS):
+        rows = getattr(m, table)
+        if table == "kernel":
+            rows = sorted(rows, key=lambda k: (k.package, k.versions[0]))
+        stream.write(("\n" if i else "") + heading + ":\n" + "".join(lines(r) for r in rows))
 
 
 def targets_parser() -> Any:

@@ -50,7 +50,8 @@ def _verify(argv: Sequence[str]) -> int:
     if not (math.isfinite(args.timeout) and args.timeout > 0):
         p.error(f"--timeout must be positive and finite (seconds), got {args.timeout!r}")
 
-    from glmcompat.ops.verify.core import Options, run  # lazy: keeps `verify --help` light
+    from glmcompat.ops.verify.core import run  # lazy: keeps `verify --help` light
+    from glmcompat.ops.verify.plan import Options  # lazy: keeps `verify --help` light
     from glmcompat.ops.verify.render import table  # lazy: keeps `verify --help` light
 
     report = run(Options(target=args.target, model=args.model, timeout=args.timeout, all_gpus=args.all_gpus,

@@ -6,33 +6,18 @@ from packaging.version import Version
 
 from glmcompat.model.causes import Break
 from glmcompat.model.findings import Finding
-from glmcompat.decide.rules.context import Context, Rule, _best_kernel, _ev, _probe_torch, _torch_pins
+from glmcompat.decide.rules.context import Context, Rule, _best_kernel, _ev, _probed, _torch_pins
 
 
 def rule_abi(ctx: Context) -> list[Finding]:
     """(a) A compiled extension next to a torch other than the one it was built against / probed with."""
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
-    for name in sorted(ctx.facts.kernel_packages() & ctx.packages.keys()):
-        ver = ctx.packages[name]
-        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
-            continue  # built against the torch beside it, or unknowable statically: rule_source_build warns
+    for name, ver in ctx.prebuilt(ctx.facts.kernel_packages()):
         row = ctx.facts.kernel(name, ver)
         if row is None:
-            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
-            if verdict is not None and verdict.compatible:
-                continue  # probed: every torch symbol it needs is exported by this torch
-            if verdict is not None and torch is not None:
-                out.append(Finding(rule="abi", severity=ctx.facts.mismatch_severity(name),
-                                   packages=(ctx.pin(name), ctx.pin("torch")),
-                                   message=f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined symbol(s) "
-                                   "it needs are missing", evidence=_ev(verdict),
-                                   remedy=f"use a {name} release built against torch {Version(torch).public}",
-                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
-                continue
-            cmd = ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}")
-            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} is a compiled torch extension the matrix does not know",
-                                   probe=cmd))
+            out += _probed(ctx, "abi", name, ver, severity=ctx.facts.mismatch_severity(name), built="built against",
+                           unknown=f"{name} {ver} is a compiled torch extension the matrix does not know")
             continue
         if torch is None:
             out.append(Finding(rule="abi", severity="error", packages=(ctx.pin(name),),
@@ -76,4 +61,5 @@ def rule_abi(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='abi', family='abi', check=rule_abi, reads=('kernel', 'abi', 'abi_equal', 'torch'), evidence=('abi-probe', 'metadata'),
-            remedy='pin', doc='a compiled torch extension next to a torch it was not built against')
+            remedy='pin', doc='a compiled torch extension next to a torch it was not built against',
+            names=('torch',))

@@ -108,5 +108,7 @@ def check(ctx: Context) -> list[Finding]:
     return out
 
 
-RULE = Rule(id=ID, ids=(ID, "numpy-abi", "abi"), family="artifacts", check=check, reads=("torch",), evidence=("abi-probe", "observed-run"),
-            remedy="replace", doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256")
+RULE = Rule(id=ID, ids=(ID, "numpy-abi", "abi"), family="artifacts", check=check, reads=("torch",),
+            evidence=("abi-probe", "observed-run"), remedy="replace",
+            doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256",
+            names=('torch',))

@@ -46,6 +46,14 @@ class Context:
 
         return self.sources.get(name) in BUILT_FROM_SOURCE
 
+    def prebuilt(self, names: set[str]) -> list[tuple[str, str]]:
+        """(name, version) of the set's packages among ``names``, sorted, but those built from source and all of them
+        beside a torch built from source: built against the torch beside them, or unknowable statically
+        (rule_source_build warns)."""
+        if "torch" in self.packages and self.built_from_source("torch"):
+            return []
+        return [(n, self.packages[n]) for n in sorted(names & self.packages.keys()) if not self.built_from_source(n)]
+
     @property
     def capability(self) -> tuple[int, int]:
         return gpu.parse_capability(self.target.compute_capability)
@@ -93,6 +101,9 @@ class Rule:
     remedy: str  # the kind of remedy it gives: "pin", "replace", "probe", "verify", "target", "override", "none"
     doc: str  # one line for the docs
     ids: tuple[str, ...] = ()  # every Finding.rule it can report, where more than ``id``
+    # the packages its check (and the helpers it calls) reads by name, canonical: with the words of the matrix's
+    # rows, what a stored verdict depends on (glmcompat.decide.reads.NAMED, the start-up path's projection)
+    names: tuple[str, ...] = ()
 
     @property
     def reports(self) -> tuple[str, ...]:
@@ -105,6 +116,26 @@ def _probe_torch(ctx: Context) -> str:
     if torch is not None:
         return Version(torch).public
     return str(max(Version(v) for t in ctx.facts.rows("torch") for v in t.versions))
+
+
+def _probed(ctx: Context, rule: str, name: str, ver: str, *, severity: str, built: str, unknown: str,
+            example: bool = False) -> list[Finding]:
+    """The findings on ``name`` ``ver`` where no matrix row says what torch it was built for: its ABI probe against the
+    set's torch decides (none where it loads; ``severity`` where symbols it needs are missing, with the first as an
+    example where ``example``); without a probe, an unknown (``unknown``) naming the probe to run."""
+    torch = ctx.packages.get("torch")
+    verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
+    if verdict is not None and verdict.compatible:
+        return []  # probed: every torch symbol it needs is exported by this torch
+    if verdict is not None and torch is not None:
+        t = Version(torch).public
+        syms = verdict.symbols if example else ()
+        return [Finding(rule=rule, severity=severity, packages=(ctx.pin(name), ctx.pin("torch")),
+                        message=f"torch {t} breaks {name} {ver}: {verdict.missing} undefined symbol(s) it needs are "
+                        "missing" + (f" (e.g. {syms[0]})" if syms else ""), evidence=_ev(verdict),
+                        remedy=f"use a {name} release {built} torch {t}",
+                        probe=ctx.probe_command("abi", name, ver, f"--torch {t}"))]
+    return [ctx.unknown((ctx.pin(name),), unknown, probe=ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}"))]
 
 
 def _torch_pins(ctx: Context, torch: str) -> str:

@@ -90,4 +90,5 @@ def rule_cuda(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='cuda', family='cuda', check=rule_cuda, reads=('kernel', 'torch', 'cudart'), evidence=('abi-probe', 'metadata'),
-            remedy='replace', doc="the CUDA runtime a kernel links against torch's")
+            remedy='replace', doc="the CUDA runtime a kernel links against torch's",
+            names=('torch',))

@@ -16,4 +16,5 @@ def rule_driver(ctx: Context) -> list[Finding]:
 
 RULE = Rule(id="driver", family="driver", check=rule_driver, reads=("cuda", "torch", "kernel", "cudart"),
             evidence=("observed-run", "documentation"), remedy="replace",
-            doc="every CUDA build runs on the machine's NVIDIA driver (minor-version compatibility; PTX JIT)")
+            doc="every CUDA build runs on the machine's NVIDIA driver (minor-version compatibility; PTX JIT)",
+            names=('nvidia-cuda-runtime', 'torch', 'torchaudio', 'torchvision'))

@@ -21,4 +21,5 @@ def rule_equal_version(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='equal-version', family='equal_version', check=rule_equal_version, reads=('equal_version',), evidence=('upstream-fix', 'metadata'),
-            remedy='pin', doc='packages that must carry the same version')
+            remedy='pin', doc='packages that must carry the same version',
+            names=('flashinfer-cubin', 'flashinfer-python'))

@@ -6,33 +6,18 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from glmcompat.model.findings import Finding
-from glmcompat.decide.rules.context import Context, Rule, _ev, _pair_ev, _probe_torch
+from glmcompat.decide.rules.context import Context, Rule, _ev, _pair_ev, _probed
 
 
 def rule_family(ctx: Context) -> list[Finding]:
     """(b) torchvision / torchaudio against the torch they were built for."""
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
-    for name in sorted(ctx.facts.family_packages() & ctx.packages.keys()):
-        ver = ctx.packages[name]
-        if ctx.built_from_source(name) or (torch is not None and ctx.built_from_source("torch")):
-            continue
+    for name, ver in ctx.prebuilt(ctx.facts.family_packages()):
         found = ctx.facts.family(name, ver)
-        if found is None:
-            verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
-            if verdict is not None and verdict.compatible:
-                continue  # no METADATA pin, but probed: every torch symbol it needs is there
-            if verdict is not None and torch is not None:
-                syms = verdict.symbols
-                out.append(Finding(rule="family", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
-                                   message=f"torch {Version(torch).public} breaks {name} {ver}: {verdict.missing} undefined "
-                                   f"symbol(s) it needs are missing" + (f" (e.g. {syms[0]})" if syms else ""),
-                                   evidence=_ev(verdict),
-                                   remedy=f"use a {name} release built for torch {Version(torch).public}",
-                                   probe=ctx.probe_command("abi", name, ver, f"--torch {Version(torch).public}")))
-                continue
-            out.append(ctx.unknown((ctx.pin(name),), f"{name} {ver} has no recorded torch pairing",
-                                   probe=ctx.probe_command("abi", name, ver, f"--torch {_probe_torch(ctx)}")))
+        if found is None:  # no METADATA pin: a probe decides
+            out += _probed(ctx, "family", name, ver, severity="error", built="built for",
+                           unknown=f"{name} {ver} has no recorded torch pairing", example=True)
             continue
         spec, row = found
         if torch is None:
@@ -90,4 +75,5 @@ def rule_family(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='family', family='family', check=rule_family, reads=('family', 'abi', 'torch'), evidence=('metadata', 'abi-probe'),
-            remedy='pin', doc='torchvision / torchaudio (and the family) against the torch they were built for')
+            remedy='pin', doc='torchvision / torchaudio (and the family) against the torch they were built for',
+            names=('torch', 'torchaudio', 'torchvision'))

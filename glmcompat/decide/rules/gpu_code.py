@@ -87,4 +87,5 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='gpu-code', family='gpu_code', check=rule_gpu_code, reads=('kernel', 'torch', 'target'), evidence=('arch-probe',),
-            remedy='replace', doc='GPU code (SASS or PTX) that runs on the target', ids=('gpu-code', 'unknown'))
+            remedy='replace', doc='GPU code (SASS or PTX) that runs on the target', ids=('gpu-code', 'unknown'),
+            names=('torch',))

@@ -24,18 +24,12 @@ def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, F
     """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
     matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
     release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
-    from packaging.requirements import InvalidRequirement, Requirement  # lazy: keeps `check --help` light
-
     pub = Version(Version(version).public)
     out: list[tuple[str, str, Fact]] = []
     for row in facts.rows("release"):
         if row.package != name or Version(row.version) != pub or name == "torch":  # torch's: the torch-pins rule
             continue
-        for req in row.requires:
-            try:
-                parsed = Requirement(req)
-            except InvalidRequirement:
-                continue
+        for parsed in row.requirements():
             specs = list(parsed.specifier)
             if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
                 out.append((canonicalize(parsed.name), specs[0].version, row))

@@ -48,4 +48,5 @@ def rule_model(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='model', family='model', check=rule_model, reads=('model',), evidence=('upstream-fix', 'metadata'),
-            remedy='pin', doc='the model type is known to the engine and transformers in the set')
+            remedy='pin', doc='the model type is known to the engine and transformers in the set',
+            names=('sglang', 'transformers', 'vllm'))

@@ -59,4 +59,5 @@ def check(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id=ID, family="nonnvidia", check=check, reads=(), evidence=("metadata",), remedy="replace",
-            doc="ROCm and XPU builds of the torch family, which cannot run on an NVIDIA target")
+            doc="ROCm and XPU builds of the torch family, which cannot run on an NVIDIA target",
+            names=('torch', 'torchaudio', 'torchvision'))

@@ -53,4 +53,5 @@ def rule_release_pins(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='override', family='overrides', check=rule_release_pins, reads=('release', 'requires'), evidence=('metadata',),
-            remedy='override', doc="an engine release's own pins the set departs from")
+            remedy='override', doc="an engine release's own pins the set departs from",
+            names=('torch',))

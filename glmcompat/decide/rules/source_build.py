@@ -34,4 +34,5 @@ def rule_source_build(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='source-build', family='source_build', check=rule_source_build, reads=(), evidence=(),
-            remedy='verify', doc='a package compiled at install time cannot be judged from the lock')
+            remedy='verify', doc='a package compiled at install time cannot be judged from the lock',
+            names=('torch',))

@@ -42,4 +42,5 @@ def rule_target_requirements(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='target-fix', family='target_fix', check=rule_target_requirements, reads=('target_fix', 'requires'), evidence=('upstream-fix', 'metadata'),
-            remedy='pin', doc='releases that lack a fix the target needs, and requirements of one package on another', ids=('target-fix', 'requires'))
+            remedy='pin', doc='releases that lack a fix the target needs, and requirements of one package on another', ids=('target-fix', 'requires'),
+            names=('sglang',))

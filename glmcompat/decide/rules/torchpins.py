@@ -99,4 +99,5 @@ def check(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id=ID, family="torchpins", check=check, reads=("release", "torch"), evidence=("metadata",), remedy="pin",
-            doc="torch's own exact pins (triton, the nvidia-* libraries) that the set departs from")
+            doc="torch's own exact pins (triton, the nvidia-* libraries) that the set departs from",
+            names=('nvidia-nccl-cu12', 'torch'))

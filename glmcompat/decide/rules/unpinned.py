@@ -76,4 +76,5 @@ def _pin_for(ctx: Context, name: str, spec: str) -> str | None:
 
 
 RULE = Rule(id='unpinned', family='unpinned', check=rule_unpinned, reads=('kernel', 'family', 'torch', 'release'), evidence=(),
-            remedy='pin', doc='a coupled package named without an exact pin')
+            remedy='pin', doc='a coupled package named without an exact pin',
+            names=('torch',))

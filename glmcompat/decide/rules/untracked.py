@@ -52,4 +52,5 @@ def rule_untracked_compiled(ctx: Context) -> list[Finding]:
 
 
 RULE = Rule(id='untracked', family='untracked', check=rule_untracked_compiled, reads=('compiled', 'torch'), evidence=('documentation',),
-            remedy='verify', doc='compiled torch extensions outside the tracked set, with their build label')
+            remedy='verify', doc='compiled torch extensions outside the tracked set, with their build label',
+            names=('torch',))

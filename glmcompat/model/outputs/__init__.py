@@ -4,8 +4,8 @@ per document so that a command loads only its own records.
 :mod:`.base` holds the machinery (:class:`~.base.JsonRecord`, :class:`~.base.Schema`, the field metadata) and the
 shared field types; :mod:`.common` the parts several documents share (the error document, evidence, findings,
 causes); then one module per command: :mod:`.check`, :mod:`.targets`, :mod:`.explain`, :mod:`.upgrade`, :mod:`.pip`,
-:mod:`.lock`, :mod:`.verify`, :mod:`.refresh` (``matrix refresh`` and ``matrix audit``) and :mod:`.wheels` (``abi``
-and ``arch``). This package itself imports only :mod:`importlib`: import the module of the document you build
+:mod:`.lock`, :mod:`.verify` (with :mod:`.probe`, the record of one probe), :mod:`.refresh` (``matrix refresh`` and
+``matrix audit``) and :mod:`.wheels` (``abi`` and ``arch``). This package itself imports only :mod:`importlib`: import the module of the document you build
 (:func:`record` finds it by the document's name).
 """
 
@@ -14,26 +14,26 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# The versioned documents: schema name (glmcompat/cli/schemas/NAME.schema.json) -> (the module of its record, the
-# record). ``matrix show --json`` prints the matrix's own models (glmcompat.matrix.schema) and is not here.
-DOCUMENTS: dict[str, tuple[str, str]] = {
-    "check": ("check", "CheckOutput"),
-    "targets": ("targets", "TargetsOutput"),
-    "explain": ("explain", "ExplainOutput"),
-    "upgrade": ("upgrade", "UpgradeOutput"),
-    "pip-install": ("pip", "PipInstallOutput"),
-    "lock": ("lock", "LockOutput"),
-    "verify": ("verify", "VerifyOutput"),
-    "matrix-refresh": ("refresh", "RefreshOutput"),
-    "matrix-audit": ("refresh", "AuditOutput"),
-    "abi": ("wheels", "AbiOutput"),
-    "arch": ("wheels", "ArchOutput"),
+# The versioned documents: schema name (glmcompat/cli/schemas/NAME.schema.json) -> its record, as MODULE.RECORD (the
+# module in this package). ``matrix show --json`` prints the matrix's own models (glmcompat.matrix.schema) and is not here.
+DOCUMENTS: dict[str, str] = {
+    "check": "check.CheckOutput",
+    "targets": "targets.TargetsOutput",
+    "explain": "explain.ExplainOutput",
+    "upgrade": "upgrade.UpgradeOutput",
+    "pip-install": "pip.PipInstallOutput",
+    "lock": "lock.LockOutput",
+    "verify": "verify.VerifyOutput",
+    "matrix-refresh": "refresh.RefreshOutput",
+    "matrix-audit": "refresh.AuditOutput",
+    "abi": "wheels.AbiOutput",
+    "arch": "wheels.ArchOutput",
 }
 
 
 def record(name: str) -> type[Any]:
     """The record of the document ``name`` (a key of :data:`DOCUMENTS`), its module imported now."""
-    module, cls = DOCUMENTS[name]
+    module, _, cls = DOCUMENTS[name].rpartition(".")
     found: type[Any] = getattr(importlib.import_module(f"{__name__}.{module}"), cls)
     return found
 

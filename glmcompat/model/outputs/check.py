@@ -8,16 +8,7 @@ from typing import Annotated, Literal
 
 from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Finding, FindingDoc, finding_fields
 from glmcompat.model.hints import KINDS, Hint
-from glmcompat.model.outputs.base import (
-    OMIT_EMPTY,
-    Count,
-    JsonRecord,
-    NonEmpty,
-    Pins,
-    Platform,
-    Schema,
-    key,
-)
+from glmcompat.model.outputs.base import OMIT_EMPTY, Count, JsonRecord, NonEmpty, Pins, Platform, Schema, key
 from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.outputs.machine import MachineDoc
 

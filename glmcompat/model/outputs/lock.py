@@ -6,14 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from glmcompat.model.outputs.base import (
-    OMIT_NONE,
-    JsonRecord,
-    NonEmpty,
-    Pins,
-    Platform,
-    Schema,
-)
+from glmcompat.model.outputs.base import OMIT_NONE, JsonRecord, NonEmpty, Pins, Platform, Schema
 from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.outputs.machine import MachineDoc
 

@@ -6,12 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from glmcompat.model.outputs.base import (
-    Count,
-    JsonRecord,
-    NonEmpty,
-    Schema,
-)
+from glmcompat.model.outputs.base import Count, JsonRecord, NonEmpty, Schema
 
 
 Machine = Annotated[str, Schema(enum=["x86_64", "aarch64"], description=(

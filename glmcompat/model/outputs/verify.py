@@ -14,43 +14,7 @@ from glmcompat.model.outputs.base import (
     Schema,
 )
 from glmcompat.model.findings import FindingDoc
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExplainedDoc(JsonRecord):
-    """A known failure signature in a probe's error text: what it means and one remedy."""
-
-    id: NonEmpty
-    cause: NonEmpty
-    remedy: NonEmpty
-    match: str
-    """the matched text"""
-    package: str | None
-    """the package the text blames; null when it names none"""
-    version: str | None
-    """that package's version where the text shows it"""
-    rule: str | None = None
-    """the cause's id: the check rule that reports the same break (glmcompat.model.causes.CAUSE_OF); null where the
-    check has no counterpart"""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ProbeDoc(JsonRecord):
-    """One probe's record: its verdict and what it found (the fields a probe did not report are absent)."""
-
-    id: NonEmpty
-    status: Annotated[str, Schema(enum=["passed", "warning", "failed", "skipped"])]
-    seconds: float | None = field(default=None, metadata=OMIT_NONE)
-    summary: str | None = field(default=None, metadata=OMIT_NONE)
-    error: str | None = field(default=None, metadata=OMIT_NONE)
-    """the exact error, with its chain (cause first), one exception per line"""
-    data: Mapping[str, Any] | None = field(default=None, metadata=OMIT_NONE)
-    """what the probe measured (free form, per probe)"""
-    warnings: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
-    explained: tuple[ExplainedDoc, ...] | None = field(default=None, metadata=OMIT_NONE)
-    """the known failure signatures its error text shows"""
-    absent: NonEmpty | None = field(default=None, metadata=OMIT_NONE)
-    """skipped because this module is not installed"""
+from glmcompat.model.outputs.probe import ProbeDoc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,4 +71,4 @@ class VerifyOutput(JsonRecord):
     """on rank 0 under torchrun: every rank's verdict"""
 
 
-__all__ = ["AgreementDoc", "CountsDoc", "ExplainedDoc", "ProbeDoc", "RankDoc", "VerifyOutput"]
+__all__ = ["AgreementDoc", "CountsDoc", "RankDoc", "VerifyOutput"]

@@ -6,14 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from glmcompat.model.outputs.base import (
-    OMIT_NONE,
-    Count,
-    JsonRecord,
-    NonEmpty,
-    Platform,
-    Schema,
-)
+from glmcompat.model.outputs.base import OMIT_NONE, Count, JsonRecord, NonEmpty, Platform, Schema
 
 
 Code = Annotated[str, Schema(pattern="^(sm|compute)_[0-9]+[af]?$")]

@@ -15,7 +15,8 @@ from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.findings import Finding
 from glmcompat.model.machine import Machine, Provenance
-from glmcompat.ops.verify.records import DriverData, InstalledData, ProbeRecord
+from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.records import DriverData, InstalledData
 
 
 def in_container() -> bool:
@@ -24,7 +25,7 @@ def in_container() -> bool:
             or os.environ.get("container", "") != "")
 
 
-def findings(by_id: Mapping[str, ProbeRecord], facts: Facts, target: Target | None) -> list[Finding]:
+def findings(by_id: Mapping[str, ProbeDoc], facts: Facts, target: Target | None) -> list[Finding]:
     """The driver's findings: each installed CUDA build the driver NVML read cannot run (an error naming both), and
     the open module's HMM in a container (a warning)."""
     out: list[Finding] = []

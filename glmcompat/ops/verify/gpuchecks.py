@@ -50,7 +50,7 @@ from glmcompat.ops.verify.stack import (
 )
 
 
-GRACE = 0.5  # seconds a group's output is still read after it ended (core.GRACE)
+GRACE = 0.5  # seconds a group's output is still read after it ended (children.GRACE)
 
 
 def forkserver(opts: dict[str, Any]) -> None:

@@ -13,16 +13,16 @@ import importlib.util
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.util import cache_from_source
 from typing import Any, cast
 
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.ops.verify.records import (
     GROUP_MODULE,
     NONCE_ENV,
     ImportData,
     OpsData,
-    ProbeRecord,
     absent,
     error_text,
     group_ids,
@@ -56,7 +56,7 @@ class ProbeFailure(Exception):
     """A probe's own verdict of failure (not an exception from the code under test)."""
 
 
-def emit(rec: ProbeRecord) -> None:
+def emit(rec: ProbeDoc) -> None:
     # a newline first: a package may have left half a line on stdout, and the marker must start a line
     sys.stdout.write("\n" + MARK + rec.to_line() + "\n")
     sys.stdout.flush()
@@ -84,8 +84,8 @@ def probe(pid: str, results: dict[str, str]) -> Iterator[Probe]:
         error = error_text(e)
         p.summary = p.summary or error.splitlines()[-1][:200]
     results[pid] = status
-    emit(ProbeRecord(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
-                     error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
+    emit(ProbeDoc(id=pid, status=status, summary=p.summary, seconds=round(time.perf_counter() - t0, 3),
+                  error=error, data=p.data or None, warnings=tuple(p.warnings) or None))
 
 
 def absent_group(group: str, opts: dict[str, Any]) -> bool:
@@ -281,3 +281,18 @@ def import_into(p: Probe, module: str) -> Any:
     p.summary = f"{module} {ver} imported" if ver else f"{module} imported"
     return mod
 
+
+def start_group(group: str, opts: dict[str, Any],
+                importer: Callable[[Probe, str], Any] | None = import_into) -> dict[str, str] | None:
+    """The start of probe group ``group``: None where its module is not installed (every probe of the group is
+    reported skipped, :func:`absent_group`); else the results of its probes so far (what :func:`require` reads),
+    after its first probe, ``import:<module>``, which ``importer`` runs (:func:`import_into`, or one that records
+    more of the import); ``importer=None``: a group whose first probe is not the import (``gpu:N``, ``peer-access``)."""
+    if absent_group(group, opts):
+        return None
+    r: dict[str, str] = {}
+    if importer is not None:
+        module = GROUP_MODULE[group]
+        with probe(f"import:{module}", r) as p:
+            importer(p, module)
+    return r

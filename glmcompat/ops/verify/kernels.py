@@ -14,8 +14,8 @@ from fnmatch import fnmatchcase
 from typing import Any, cast
 
 from glmcompat.ops.verify.harness import (
+    Probe,
     Skipped,
-    absent_group,
     close_to,
     cuda_device,
     import_into,
@@ -27,20 +27,24 @@ from glmcompat.ops.verify.harness import (
     require,
     rmsnorm_case,
     silu_and_mul_case,
+    start_group,
 )
 from glmcompat.ops.verify.records import DeviceData, ImportData, OpsData, error_text
 
+def _import_torch(p: Probe, module: str) -> Any:
+    """``import:torch``: the import, and the build it finds (its CUDA, its C++ ABI)."""
+    torch = import_into(p, module)
+    v = getattr(torch, "version", None)
+    imported = cast(ImportData, p.data)
+    imported["cuda"] = getattr(v, "cuda", None)
+    imported["cxx11_abi"] = bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", False)) if hasattr(torch, "_C") else None
+    imported["debug"] = None
+    return torch
+
+
 def group_torch(opts: dict[str, Any]) -> None:
-    if absent_group("torch", opts):
+    if (r := start_group("torch", opts, _import_torch)) is None:
         return
-    r: dict[str, str] = {}
-    with probe("import:torch", r) as p:
-        torch = import_into(p, "torch")
-        v = getattr(torch, "version", None)
-        imported = cast(ImportData, p.data)
-        imported["cuda"] = getattr(v, "cuda", None)
-        imported["cxx11_abi"] = bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", False)) if hasattr(torch, "_C") else None
-        imported["debug"] = None
     with probe("device", r) as p:
         require(r, "import:torch", "import:torch")
         torch = importlib.import_module("torch")  # not `import torch`: the name is bound above (import:torch)
@@ -90,11 +94,8 @@ def group_torch(opts: dict[str, Any]) -> None:
 
 
 def group_torchvision(opts: dict[str, Any]) -> None:
-    if absent_group("torchvision", opts):
+    if (r := start_group("torchvision", opts)) is None:
         return
-    r: dict[str, str] = {}
-    with probe("import:torchvision", r) as p:
-        import_into(p, "torchvision")
     with probe("ops:torchvision", r) as p:
         if not installed("torch"):
             raise Skipped("torch is not installed")
@@ -140,11 +141,8 @@ def _nms_reference(boxes: Any, scores: Any, thr: float) -> list[int]:
 
 
 def group_torchaudio(opts: dict[str, Any]) -> None:
-    if absent_group("torchaudio", opts):
+    if (r := start_group("torchaudio", opts)) is None:
         return
-    r: dict[str, str] = {}
-    with probe("import:torchaudio", r) as p:
-        import_into(p, "torchaudio")
     with probe("ops:torchaudio", r) as p:
         if not installed("torch"):
             raise Skipped("torch is not installed")
@@ -162,11 +160,8 @@ def group_torchaudio(opts: dict[str, Any]) -> None:
 
 
 def group_sgl_kernel(opts: dict[str, Any]) -> None:
-    if absent_group("sgl_kernel", opts):
+    if (r := start_group("sgl_kernel", opts)) is None:
         return
-    r: dict[str, str] = {}
-    with probe("import:sgl_kernel", r) as p:
-        import_into(p, "sgl_kernel")
     with probe("ops:sgl_kernel", r) as p:
         if not installed("torch"):
             raise Skipped("torch is not installed")
@@ -232,13 +227,10 @@ def group_vllm(opts: dict[str, Any]) -> None:
     or their ``*_stable_libtorch`` builds: ``[[primary_modules]]`` for vllm in the matrix) decide; a
     failure of an add-on (flash-attention, FlashMLA ...) is a warning.
     """
-    if absent_group("vllm", opts):
+    if (r := start_group("vllm", opts)) is None:
         return
     core_patterns = (opts.get("primary_modules") or {}).get("vllm") or VLLM_CORE
-    r: dict[str, str] = {}
     mods: list[tuple[str, str, str]] = []
-    with probe("import:vllm", r) as p:
-        import_into(p, "vllm")
     with probe("load:vllm", r) as p:
         require(r, "import:vllm", "import:vllm")
         spec = importlib.util.find_spec("vllm")
@@ -348,11 +340,8 @@ def group_vllm(opts: dict[str, Any]) -> None:
 
 
 def group_flashinfer(opts: dict[str, Any]) -> None:
-    if absent_group("flashinfer", opts):
+    if (r := start_group("flashinfer", opts)) is None:
         return
-    r: dict[str, str] = {}
-    with probe("import:flashinfer", r) as p:
-        import_into(p, "flashinfer")
     with probe("smoke:flashinfer-rmsnorm", r) as p:
         require(r, "import:flashinfer", "import:flashinfer")
         if not (opts.get("jit") or installed("flashinfer_jit_cache")):
@@ -402,20 +391,19 @@ def _triton_cache_entries() -> set[str]:
 
 
 def group_triton(opts: dict[str, Any]) -> None:
-    if absent_group("triton", opts):
-        return
-
     with contextlib.ExitStack() as stack:
-        if opts.get("jit"):  # --jit: compile from scratch; Triton's own cache would skip its compiler
+
+        def fresh_cache(p: Probe, module: str) -> Any:
+            """--jit: compile from scratch (Triton's own cache would skip its compiler), in a cache of this run's."""
             os.environ["TRITON_CACHE_DIR"] = stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="glmcompat-triton-cache-"))
-        _triton_probes(opts)
+            return import_into(p, module)
+
+        if (r := start_group("triton", opts, fresh_cache if opts.get("jit") else import_into)) is not None:
+            _triton_smoke(opts, r)
 
 
-def _triton_probes(opts: dict[str, Any]) -> None:
-    r: dict[str, str] = {}
-    with probe("import:triton", r) as p:
-        import_into(p, "triton")
+def _triton_smoke(opts: dict[str, Any], r: dict[str, str]) -> None:
     with probe("smoke:triton-kernel", r) as p:
         require(r, "import:triton", "import:triton")
         if not installed("torch"):

@@ -1,64 +1,18 @@
-"""What the probe processes and the parent of ``glmcompat verify`` share: the record a probe emits
-(:class:`ProbeRecord`, with the ``data`` of each probe kind the report's rules read), the probe groups (the ids
-each reports, the module each imports), the line protocol (nonce and markers) and the exact text of an error.
-Standard library only: :mod:`glmcompat.ops.verify.gpuchecks` imports it at module level inside the serving
-container, before any package under test."""
+"""What the probe processes and the parent of ``glmcompat verify`` share: the ``data`` of each probe kind the
+report's rules read (the record a probe emits is the report's own, :class:`glmcompat.model.outputs.probe.ProbeDoc`),
+the probe groups (the ids each reports, the module each imports), the line protocol (nonce and markers) and the exact
+text of an error. Standard library and that record only (itself standard library only):
+:mod:`glmcompat.ops.verify.gpuchecks` imports it at module level inside the serving container, before any package
+under test."""
 
 from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, TypedDict
 
-# A probe's verdict; ``pending``: a static record the parent judges against the device (``gpu-code:``).
-STATUSES = ("passed", "warning", "failed", "skipped")
-RECORD_STATUSES = (*STATUSES, "pending")
-
-
-@dataclass(frozen=True, kw_only=True)
-class ProbeRecord:
-    """One probe's record, as a probe process emits it (one JSON line, :meth:`to_line`) and the parent reads it
-    back (:meth:`parse`); a field the probe did not report is None and absent from the line (and the report).
-    ``data`` is what the probe measured, per probe kind (:class:`AbiData`, :class:`GpuCodeData`, ...)."""
-
-    id: str
-    status: str
-    summary: str | None = None
-    seconds: float | None = None
-    error: str | None = None
-    data: Mapping[str, Any] | None = None
-    warnings: tuple[str, ...] | None = None
-    absent: str | None = None
-    """skipped because this module is not installed (what decisions read; the summary is for people)"""
-
-    def to_json(self) -> dict[str, Any]:
-        """The fields reported (those not None), as JSON data."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if v is not None:
-                out[f.name] = list(v) if isinstance(v, tuple) else v
-        return out
-
-    def to_line(self) -> str:
-        """The record as one JSON line (keys sorted; a value JSON cannot hold is written as its ``str``)."""
-        return json.dumps(self.to_json(), sort_keys=True, default=str)
-
-    @classmethod
-    def parse(cls, rec: Any) -> ProbeRecord | None:
-        """The record of ``rec`` (a probe line's JSON), or None where it is not a well-formed one."""
-        if not (isinstance(rec, dict) and isinstance(rec.get("id"), str) and rec.get("status") in RECORD_STATUSES
-                and isinstance(rec.get("summary", ""), str) and isinstance(rec.get("error", ""), str)
-                and isinstance(rec.get("seconds", 0.0), int | float) and not isinstance(rec.get("seconds"), bool)
-                and isinstance(rec.get("data", {}), dict) and isinstance(rec.get("warnings", []), list)
-                and isinstance(rec.get("absent", ""), str)):
-            return None
-        w = rec.get("warnings")
-        return cls(id=rec["id"], status=rec["status"], summary=rec.get("summary"), seconds=rec.get("seconds"),
-                   error=rec.get("error"), data=rec.get("data"), warnings=None if w is None else tuple(w),
-                   absent=rec.get("absent"))
+from glmcompat.model.outputs.probe import ProbeDoc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,7 +43,7 @@ class GroupExit:
 
 
 # ------------------------------------------------------------------------------------------------
-# The data of the probe kinds the report's rules read (what the probes put in ``ProbeRecord.data``)
+# The data of the probe kinds the report's rules read (what the probes put in ``ProbeDoc.data``)
 # ------------------------------------------------------------------------------------------------
 
 
@@ -287,12 +241,12 @@ def error_text(e: BaseException) -> str:
     return "\n".join(lines)
 
 
-def absent(pid: str, module: str) -> ProbeRecord:
+def absent(pid: str, module: str) -> ProbeDoc:
     """Probe ``pid`` skipped because ``module`` is not installed: ``absent`` names the module (what decisions
     read; the summary is for people)."""
-    return ProbeRecord(id=pid, status="skipped", summary=f"{module} is not installed", seconds=0.0, absent=module)
+    return ProbeDoc(id=pid, status="skipped", summary=f"{module} is not installed", seconds=0.0, absent=module)
 
 
-__all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "RECORD_STATUSES", "STATUSES", "AbiData",
+__all__ = ["GROUP_IDS", "GROUP_MODULE", "MAX_RECORD", "NONCE_ENV", "AbiData",
            "AbiFile", "DeviceData", "DriverData", "DriverGpu", "ExtensionData", "ExtensionFailure", "GpuCodeData", "GpuCodeFile", "GroupExit", "HalfInstalled",
-           "ImportData", "InstalledData", "OpsData", "ProbeRecord", "absent", "error_text", "group_ids", "marks"]
+           "ImportData", "InstalledData", "OpsData", "absent", "error_text", "group_ids", "marks"]

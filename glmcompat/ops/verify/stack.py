@@ -17,13 +17,14 @@ from typing import Any, cast
 from glmcompat.ops.verify.extensions import NOT_A_MODULE, cause_of, numpy_version
 from glmcompat.ops.verify.harness import (
     GATHER_MARK,
+    Probe,
     Skipped,
-    absent_group,
     close_to,
     emit,
     import_into,
     probe,
     require,
+    start_group,
 )
 from glmcompat.ops.verify.records import DeviceData, DriverData, DriverGpu, error_text, group_ids
 
@@ -66,12 +67,9 @@ def group_nvml(opts: dict[str, Any]) -> None:
 
 
 def group_transformers(opts: dict[str, Any]) -> None:
-    model = opts.get("model")
-    if absent_group("transformers", opts):
+    if (r := start_group("transformers", opts)) is None:
         return
-    r: dict[str, str] = {}
-    with probe("import:transformers", r) as p:
-        import_into(p, "transformers")
+    model = opts.get("model")
     with probe(group_ids("transformers", opts)[1], r) as p:
         if not model:
             raise Skipped("no --model given")
@@ -87,41 +85,37 @@ def group_transformers(opts: dict[str, Any]) -> None:
 
 
 def group_sglang(opts: dict[str, Any]) -> None:
-    if absent_group("sglang", opts):
-        return
-    r: dict[str, str] = {}
-    with probe("import:sglang", r) as p:
-        import_into(p, "sglang")
+    start_group("sglang", opts)
+
+
+def _import_torchao(p: Probe, module: str) -> Any:
+    """``import:torchao``: torchao swallows a failed load of its _C and only logs it: the log is captured."""
+    buf = io.StringIO()
+    h = logging.StreamHandler(buf)
+    logging.getLogger().addHandler(h)
+    logging.getLogger().setLevel(logging.DEBUG) if logging.getLogger().level > logging.INFO else None
+    try:
+        mod = import_into(p, module)
+    finally:
+        logging.getLogger().removeHandler(h)
+    log = buf.getvalue()
+    for line in log.splitlines():
+        if "Skipping import of cpp extensions" in line or "undefined symbol" in line:
+            p.warnings.append(line.strip())
+    if p.warnings:
+        p.summary += ": its C++ extension did not load, its custom ops are disabled"
+    return mod
 
 
 def group_torchao(opts: dict[str, Any]) -> None:
-    if absent_group("torchao", opts):
-        return
-    r: dict[str, str] = {}
-    with probe("import:torchao", r) as p:
-        # torchao swallows a failed load of its _C and only logs it: capture the log.
-        buf = io.StringIO()
-        h = logging.StreamHandler(buf)
-        logging.getLogger().addHandler(h)
-        logging.getLogger().setLevel(logging.DEBUG) if logging.getLogger().level > logging.INFO else None
-        try:
-            import_into(p, "torchao")
-        finally:
-            logging.getLogger().removeHandler(h)
-        log = buf.getvalue()
-        for line in log.splitlines():
-            if "Skipping import of cpp extensions" in line or "undefined symbol" in line:
-                p.warnings.append(line.strip())
-        if p.warnings:
-            p.summary += ": its C++ extension did not load, its custom ops are disabled"
+    start_group("torchao", opts, _import_torchao)
 
 
 def group_gpu(opts: dict[str, Any]) -> None:
     """``--all-gpus``: one GPU's properties and a matmul on it."""
     idx = int(opts["device"])
-    if absent_group("gpu", opts):
+    if (r := start_group("gpu", opts, importer=None)) is None:
         return
-    r: dict[str, str] = {}
     with probe(f"gpu:{idx}", r) as p:
         import torch  # lazy: package under test, imported by its own group
 
@@ -138,9 +132,8 @@ def group_gpu(opts: dict[str, Any]) -> None:
 
 def group_peer(opts: dict[str, Any]) -> None:
     """``--all-gpus``: which GPU pairs have peer access, and a copy across each pair."""
-    if absent_group("peer", opts):
+    if (r := start_group("peer", opts, importer=None)) is None:
         return
-    r: dict[str, str] = {}
     with probe("peer-access", r) as p:
         import torch  # lazy: package under test, imported by its own group
 

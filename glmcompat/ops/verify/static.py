@@ -30,16 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
-from glmcompat.ops.verify.records import (
-    AbiData,
-    AbiFile,
-    GpuCodeData,
-    GpuCodeFile,
-    HalfInstalled,
-    InstalledData,
-    ProbeRecord,
-    error_text,
-)
+from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.records import AbiData, AbiFile, GpuCodeData, GpuCodeFile, HalfInstalled, InstalledData, error_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.elf import ElfInfo
@@ -206,7 +198,7 @@ def _where(d: metadata.Distribution) -> str:
 
 
 def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any],
-                    half: dict[str, HalfInstalled] | None = None) -> ProbeRecord:
+                    half: dict[str, HalfInstalled] | None = None) -> ProbeDoc:
     t0 = time.perf_counter()
     packages = {k: str(d.version) for k, d in sorted(dists.items())}
     data = InstalledData(packages=packages, installation=[f.to_json() for f in state], half_installed=half or {})
@@ -221,11 +213,11 @@ def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding
             by_target[t.name] = [f.to_json() for f in fs]
     except Exception as e:  # noqa: BLE001
         error = error_text(e)
-        return ProbeRecord(id="installed", status="failed", summary=error.splitlines()[-1], error=error, data=data,
-                           seconds=round(time.perf_counter() - t0, 3))
+        return ProbeDoc(id="installed", status="failed", summary=error.splitlines()[-1], error=error, data=data,
+                        seconds=round(time.perf_counter() - t0, 3))
     # passed: the parent decides from the findings of the target
-    return ProbeRecord(id="installed", status="passed", summary=f"{len(packages)} distributions",
-                       data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
+    return ProbeDoc(id="installed", status="passed", summary=f"{len(packages)} distributions",
+                    data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,15 +280,15 @@ def _is_so(path: str) -> bool:
 
 
 def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
-              half: dict[str, HalfInstalled] | None = None) -> Iterator[ProbeRecord]:
+              half: dict[str, HalfInstalled] | None = None) -> Iterator[ProbeDoc]:
     exts = extension_files(dists)
     gone = {k: [f for f in h.get("files", []) if _is_so(f)] for k, h in (half or {}).items()}
     gone = {k: m for k, m in gone.items() if m and k in dists}
     for k in gone:
         exts.setdefault(k, [])
     if not exts:
-        yield ProbeRecord(id="abi", status="skipped", seconds=0.0, summary="no installed extension links torch "
-                          "(none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")")
+        yield ProbeDoc(id="abi", status="skipped", seconds=0.0, summary="no installed extension links torch "
+                       "(none of: " + ", ".join(sorted(KNOWN_EXTENSIONS)) + ")")
         return
     t0 = time.perf_counter()
     try:
@@ -304,8 +296,8 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         from glmcompat.readers.elf import cuda_runtime_sonames, read_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         for key in exts:
-            yield ProbeRecord(id=f"abi:{key}", status="failed", seconds=0.0, error=error_text(e),
-                              summary="the ELF reader failed to load")
+            yield ProbeDoc(id=f"abi:{key}", status="failed", seconds=0.0, error=error_text(e),
+                           summary="the ELF reader failed to load")
         return
     libs = torch_libs(dists)
     torch_ver = str(dists["torch"].version) if "torch" in dists else None
@@ -378,20 +370,20 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
             summary = (f"{key} {ver} is half-installed: {len(gone[key])} extension file(s) listed in its RECORD "
                        f"are missing ({what})" + (f"; {summary}" if summary else ""))
             error = (f"{gone[key][0]}: listed in {key}'s RECORD, not on disk\n" + (error or "")).strip()
-        yield ProbeRecord(id=f"abi:{key}", status=status, summary=summary, error=error, data=data,
-                          seconds=round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3))
+        yield ProbeDoc(id=f"abi:{key}", status=status, summary=summary, error=error, data=data,
+                       seconds=round(time.perf_counter() - t1 + (torch_seconds if key == next(iter(exts)) else 0), 3))
         yield from probe_gpu_code(key, files, dists)
 
 
-def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distribution]) -> Iterator[ProbeRecord]:
+def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distribution]) -> Iterator[ProbeDoc]:
     t0 = time.perf_counter()
     pid = f"gpu-code:{key}"
     version = str(dists[key].version)
     try:
         from glmcompat.readers.fatbin import gpu_code_of_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
-        yield ProbeRecord(id=pid, status="failed", error=error_text(e), summary="the fatbin reader failed to load",
-                          seconds=0.0, data=GpuCodeData(version=version, files=[]))
+        yield ProbeDoc(id=pid, status="failed", error=error_text(e), summary="the fatbin reader failed to load",
+                       seconds=0.0, data=GpuCodeData(version=version, files=[]))
         return
     errors = []
     found: list[GpuCodeFile] = []
@@ -413,11 +405,11 @@ def probe_gpu_code(key: str, files: list[str], dists: dict[str, metadata.Distrib
         status, summary = "skipped", f"{key}'s shared objects carry no GPU code"
     else:
         status, summary = "pending", ""  # the parent judges it against the device
-    yield ProbeRecord(id=pid, status=status, summary=summary, error=error, data=GpuCodeData(version=version, files=found),
-                      seconds=round(time.perf_counter() - t0, 3))
+    yield ProbeDoc(id=pid, status=status, summary=summary, error=error, data=GpuCodeData(version=version, files=found),
+                   seconds=round(time.perf_counter() - t0, 3))
 
 
-def run_static(opts: dict[str, Any]) -> Iterator[ProbeRecord]:
+def run_static(opts: dict[str, Any]) -> Iterator[ProbeDoc]:
     dists, state, half = scan_distributions()
     yield probe_installed(dists, state, opts, half)
     yield from probe_abi(dists, opts, half)

@@ -4,13 +4,13 @@ against the CUDA builds the ``installed`` probe found, as the probes' records ca
 from __future__ import annotations
 
 from glmcompat.matrix.load import load_facts
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.ops.verify.driver import findings
-from glmcompat.ops.verify.records import ProbeRecord
 
 
-def _records(driver: str, packages: dict[str, str]) -> dict[str, ProbeRecord]:
-    return {"driver": ProbeRecord(id="driver", status="passed", data={"driver": driver, "gpus": []}),
-            "installed": ProbeRecord(id="installed", status="passed", data={"packages": packages})}
+def _records(driver: str, packages: dict[str, str]) -> dict[str, ProbeDoc]:
+    return {"driver": ProbeDoc(id="driver", status="passed", data={"driver": driver, "gpus": []}),
+            "installed": ProbeDoc(id="installed", status="passed", data={"packages": packages})}
 
 
 def test_an_installed_cuda_13_torch_on_a_570_driver_is_an_error() -> None:

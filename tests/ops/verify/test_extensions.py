@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from glmcompat.ops.verify.core import Options, run
+from glmcompat.ops.verify.core import run
+from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.extensions import cause_of, module_of, scan
 from tests.ops.verify.test_records import undeclared
 from tests.ops.verify.test_verify import NEW_LOGGER, OLD_LOGGER, _dist, _gcc, make_torch, probe
@@ -202,7 +203,7 @@ def test_options_longer_than_one_argument_travel_in_a_file(capsys: pytest.Captur
     """A distribution with thousands of extension modules gives options past Linux's 128 KiB per argument: they go
     through a file the probe process reads once and removes."""
     from glmcompat.ops.verify import gpuchecks
-    from glmcompat.ops.verify.core import _argument
+    from glmcompat.ops.verify.children import _argument
 
     arg = _argument({"pad": "x" * (200 << 10)})
     assert arg.startswith("@") and os.path.isfile(arg[1:])

@@ -1,17 +1,18 @@
-"""The record a probe process emits (:class:`glmcompat.ops.verify.records.ProbeRecord`): its JSON line, the
-parent's refusal of a malformed one, its report entry, and the per-kind ``data`` declarations
+"""The record a probe process emits (:class:`glmcompat.model.outputs.probe.ProbeDoc`, the report's own entry): its
+JSON line, the parent's refusal of a malformed one, and the per-kind ``data`` declarations
 (:func:`undeclared`, which the tests that run real probes call on their reports)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from glmcompat.model.outputs.probe import ExplainedDoc, ProbeDoc
 from glmcompat.ops.verify import records as R
-from glmcompat.ops.verify.core import probe_doc
-from glmcompat.ops.verify.records import ProbeRecord, absent
+from glmcompat.ops.verify.records import absent
 
 # probe kind -> the TypedDict of its data; (TypedDict, key) -> the TypedDict of each entry of that list
 KIND: dict[str, Any] = {"driver": R.DriverData, "device": R.DeviceData, "import": R.ImportData, "ops": R.OpsData,
@@ -55,18 +56,18 @@ def test_undeclared_finds_a_key_no_typeddict_declares() -> None:
 def test_a_probe_record_travels_as_one_json_line() -> None:
     """The record a probe process emits is the record the parent reads: fields not reported stay absent (never
     null), an empty list reported stays an empty list, and a value JSON cannot hold is written as its ``str``."""
-    rec = ProbeRecord(id="abi:vllm", status="failed", summary="s", seconds=0.25, error="E",
-                      data={"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
-                      warnings=())
+    rec = ProbeDoc(id="abi:vllm", status="failed", summary="s", seconds=0.25, error="E",
+                   data={"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
+                   warnings=())
     line = rec.to_line()
     assert json.loads(line) == {"id": "abi:vllm", "status": "failed", "summary": "s", "seconds": 0.25, "error": "E",
                                 "data": {"version": "0.16.0", "files": [{"file": "vllm/_C.abi3.so", "missing": ["x"]}]},
                                 "warnings": []}
-    assert ProbeRecord.parse(json.loads(line)) == rec
-    assert json.loads(ProbeRecord(id="x", status="passed", data={"o": object}).to_line()) == {
+    assert ProbeDoc.parse(json.loads(line)) == rec
+    assert json.loads(ProbeDoc(id="x", status="passed", data={"o": object}).to_line()) == {
         "id": "x", "status": "passed", "data": {"o": str(object)}}
     skipped = absent("import:torch", "torch")
-    assert ProbeRecord.parse(json.loads(skipped.to_line())) == skipped
+    assert ProbeDoc.parse(json.loads(skipped.to_line())) == skipped
     assert skipped.to_json() == {"id": "import:torch", "status": "skipped", "summary": "torch is not installed",
                                  "seconds": 0.0, "absent": "torch"}
 
@@ -79,15 +80,20 @@ def test_a_probe_record_travels_as_one_json_line() -> None:
     {"id": "x", "status": "passed", "absent": 0},
 ])
 def test_a_malformed_probe_record_is_refused(bad: Any) -> None:
-    assert ProbeRecord.parse(bad) is None
+    assert ProbeDoc.parse(bad) is None
 
 
-def test_a_probe_record_becomes_its_report_entry_directly() -> None:
-    """The runner's conversion keeps every field the probe reported and adds the signatures its text shows."""
-    rec = ProbeRecord(id="import:torch", status="skipped", summary="torch is not installed", seconds=0.0,
-                      absent="torch", warnings=("w",), data={"k": 1})
-    assert probe_doc(rec).to_json() == {**rec.to_json(), "warnings": ["w"]}
-    assert probe_doc(ProbeRecord(id="x", status="passed")).to_json() == {"id": "x", "status": "passed"}
+def test_a_probe_record_is_its_report_entry() -> None:
+    """The record a probe emits is the report's entry: its line holds every field the probe reported (the fields it
+    did not report are absent), and the signatures its text shows are added to the same record."""
+    rec = ProbeDoc(id="import:torch", status="skipped", summary="torch is not installed", seconds=0.0,
+                   absent="torch", warnings=("w",), data={"k": (1, 2)})
+    assert json.loads(rec.to_line()) == rec.to_json() == {
+        "id": "import:torch", "status": "skipped", "summary": "torch is not installed", "seconds": 0.0,
+        "absent": "torch", "warnings": ["w"], "data": {"k": [1, 2]}}
+    assert ProbeDoc(id="x", status="passed").to_json() == {"id": "x", "status": "passed"}
+    hit = ExplainedDoc(id="sig", cause="c", remedy="r", match="m", package=None, version=None)
+    assert replace(rec, explained=(hit,)).to_json() == {**rec.to_json(), "explained": [hit.to_json()]}
 
 
 def test_a_group_exit_travels_as_one_json_line() -> None:

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from glmcompat.ops.verify.core import Options, run
+from glmcompat.ops.verify.core import run
+from glmcompat.ops.verify.plan import Options
 
 from tests.ops.verify.test_verify import NEW_LOGGER, _dist, _gcc, make_ext, make_torch, probe
 

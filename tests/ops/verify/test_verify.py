@@ -21,8 +21,9 @@ import pytest
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
-from glmcompat.ops.verify.core import Options, run
-from glmcompat.ops.verify.records import ProbeRecord
+from glmcompat.model.outputs.probe import ProbeDoc
+from glmcompat.ops.verify.core import run
+from glmcompat.ops.verify.plan import Options
 from tests.ops.verify.test_records import undeclared
 
 from tests.conftest import run_cli
@@ -392,7 +393,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
     import copy
 
     from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.verify.core import assemble
+    from glmcompat.ops.verify.assemble import assemble
 
     raw: list[dict[str, Any]] = [
         {"id": "device", "status": "passed", "summary": "", "seconds": 0.1,
@@ -407,7 +408,7 @@ def test_assemble_judges_without_changing_the_records() -> None:
          "data": {"version": "0.3.21", "files": [{"file": "sgl_kernel/common_ops.so", "sass": ["sm_90a"], "ptx": [],
                                                     "variant": None}]}},
     ]
-    records = [ProbeRecord(**r) for r in raw]
+    records = [ProbeDoc(**r) for r in raw]
     given = copy.deepcopy(records)
     report = assemble(records, load_facts(), Options(), None).to_json()
     assert records == given

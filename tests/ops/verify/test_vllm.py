@@ -31,10 +31,12 @@ from typing import Any
 import pytest
 
 from glmcompat.matrix.load import load_facts
+from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.model.signatures import match_signatures
-from glmcompat.ops.verify.core import Options, _agreement, _judge_gpu_code, run, static_load_verdict
+from glmcompat.ops.verify.core import run
+from glmcompat.ops.verify.plan import Options
+from glmcompat.ops.verify.judge import agreement_of, judge_gpu_code, static_load_verdict
 from glmcompat.ops.verify.kernels import VLLM_CORE, is_core, vllm_modules
-from glmcompat.ops.verify.records import ProbeRecord
 from tests.ops.verify.test_records import undeclared
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -264,9 +266,9 @@ def test_module_discovery_and_core(tmp_path: Path) -> None:
     assert is_core("vllm/_C.abi3.so", pats) and not is_core("vllm/_qutlass_C.abi3.so", pats)
 
 
-def _gc(files: list[tuple[str, list[str]]]) -> ProbeRecord:
-    return ProbeRecord(id="gpu-code:vllm", status="pending", summary="",
-                       data={"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
+def _gc(files: list[tuple[str, list[str]]]) -> ProbeDoc:
+    return ProbeDoc(id="gpu-code:vllm", status="pending", summary="",
+                    data={"version": "0.16.0", "files": [{"file": f, "sass": s, "ptx": [], "variant": None}
                                                              for f, s in files]})
 
 
@@ -275,19 +277,19 @@ def test_gpu_code_core_decides_addons_warn() -> None:
     # vllm 0.16.0's layout: FA3 is Hopper-only; on sm_120 vLLM runs without it
     layout = [("vllm/_C.abi3.so", ["sm_80", "sm_90", "sm_120"]), ("vllm/_moe_C.abi3.so", ["sm_80", "sm_90", "sm_120"]),
               ("vllm/vllm_flash_attn/_vllm_fa3_C.abi3.so", ["sm_90a"])]
-    p, findings = _judge_gpu_code(_gc(layout), (12, 0), pats)
+    p, findings = judge_gpu_code(_gc(layout), (12, 0), pats)
     assert p.status == "warning" and "_vllm_fa3_C" in (p.error or "")
     assert [f.severity for f in findings] == ["warning"]
-    p, findings = _judge_gpu_code(_gc(layout), (9, 0), pats)
+    p, findings = judge_gpu_code(_gc(layout), (9, 0), pats)
     assert p.status == "passed" and not findings
     # the core module without code for the device fails, whatever the add-ons carry
-    p, findings = _judge_gpu_code(_gc([("vllm/_C.abi3.so", ["sm_120a"]), ("vllm/_moe_C.abi3.so", ["sm_90a"])]), (9, 0),
+    p, findings = judge_gpu_code(_gc([("vllm/_C.abi3.so", ["sm_120a"]), ("vllm/_moe_C.abi3.so", ["sm_90a"])]), (9, 0),
                                   pats)
     assert p.status == "failed" and p.summary == "vllm/_C.abi3.so carries no GPU code that runs on sm_90"
     assert [(f.severity, f.evidence[0][0]) for f in findings] == [("error", "arch-probe")]
     # without primary patterns every file decides (the old behaviour)
     given = _gc(layout)
-    p, findings = _judge_gpu_code(given, (12, 0))
+    p, findings = judge_gpu_code(given, (12, 0))
     assert p.status == "failed"
     assert given == _gc(layout)  # the record given is left as it is: the verdict is a new record
 
@@ -306,8 +308,8 @@ def test_static_load_verdict() -> None:
     assert static_load_verdict(cpu) == (True, [])
 
 
-def _rec(pid: str, status: str, **kw: Any) -> ProbeRecord:
-    return ProbeRecord(id=pid, status=status, summary=kw.pop("summary", ""), **kw)
+def _rec(pid: str, status: str, **kw: Any) -> ProbeDoc:
+    return ProbeDoc(id=pid, status=status, summary=kw.pop("summary", ""), **kw)
 
 
 def test_agreement_gpu_code_aspect() -> None:
@@ -317,7 +319,7 @@ def test_agreement_gpu_code_aspect() -> None:
     gc = _rec("gpu-code:vllm", "failed", summary="vllm/_C.abi3.so carries no GPU code that runs on sm_90")
     smoke = [_rec("smoke:vllm-rms_norm", "failed"), _rec("smoke:vllm-silu_and_mul", "failed")]
     probes = [abi, gc, *dyn, *smoke]
-    got = _agreement(probes, {p.id: p for p in probes})
+    got = agreement_of(probes, {p.id: p for p in probes})
     assert [(a.aspect, a.static, a.dynamic, a.agree) for a in got] == [
         ("load", "compatible", "loads", True), ("gpu-code", "incompatible", "fails to run", True)]
     assert got[1].probes == ("gpu-code:vllm", "smoke:vllm-rms_norm", "smoke:vllm-silu_and_mul")
@@ -326,13 +328,13 @@ def test_agreement_gpu_code_aspect() -> None:
     gc = replace(gc, status="passed")
     smoke[1] = replace(smoke[1], status="skipped")
     probes = [abi, gc, *dyn, *smoke]
-    got = _agreement(probes, {p.id: p for p in probes})
+    got = agreement_of(probes, {p.id: p for p in probes})
     assert [(a.aspect, a.agree) for a in got] == [("load", True), ("gpu-code", False)]
     assert got[1].probes == ("gpu-code:vllm", "smoke:vllm-rms_norm")
     # no smoke ran (no GPU): no gpu-code entry
     smoke = [replace(s, status="skipped") for s in smoke]
     probes = [abi, gc, *dyn, *smoke]
-    assert [a.aspect for a in _agreement(probes, {p.id: p for p in probes})] == ["load"]
+    assert [a.aspect for a in agreement_of(probes, {p.id: p for p in probes})] == ["load"]
 
 
 def test_probe_errors_are_explained() -> None:
