@@ -6,7 +6,9 @@ The projects are those of the issue, made by `uv init --bare` and `uv add --froz
 
 * cold: empty private caches on both sides (GLMCOMPAT_CACHE_DIR, UV_CACHE_DIR: fresh temporary directories each run),
   each in a fresh copy of the project as the user wrote it (no constraints, no uv.lock): glmcompat resolves the core,
-  writes its constraints and runs uv; the plain uv locks the project as it is;
+  writes its constraints and runs uv (its speculative `uv lock` of the project as written starts at once, in a
+  private copy, on the same empty uv cache: :mod:`glmcompat.ops.projectspec`; GLMCOMPAT_NO_SPECULATION=1 in this
+  script's environment turns it off, to compare); the plain uv locks the project as it is;
 * cold, a fresh clone of a locked project: empty caches again, in a copy of the project as glmcompat left it
   (its constraints and uv.lock, as committed): what a CI job on a fresh runner does;
 * the run right after: a fresh copy of the project as the user wrote it, locked once by glmcompat (not timed; warm
@@ -134,12 +136,14 @@ def main() -> int:
     from glmcompat.edges.index import default_index_url
 
     names = list(PROJECTS) if a.project == "both" else [a.project]
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-venvs-") as venvs:
         glm = install_fresh("pip", f"{venvs}/pip", str(ROOT))
         os.environ["UV_DEFAULT_INDEX"] = default_index_url()
         os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
         results: dict[str, object] = {n: case(n, a.runs, uv, glm) for n in names}
     results["uv"] = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.strip()
+    results["load"] = {"start": load, "end": os.getloadavg()}  # 1, 5 and 15 minutes: the machine the figures are of
     print(json.dumps(results, indent=2))
     show: Callable[[dict[str, float]], str] = lambda s: (  # noqa: E731
         f"{s['a_median_s']:.2f} s vs {s['b_median_s']:.2f} s: {s['ratio_median']:.2f}x "
@@ -149,6 +153,8 @@ def main() -> int:
         assert isinstance(r, dict)
         print(f"{n}: cold first lock {show(r['cold'])} (goal <= 1.1x); the run right after a lock {show(r['next'])} "
               f"(goal <= 1.0x); cold fresh clone of the locked project {show(r['cold_locked_clone'])}")
+    print("load average (1, 5, 15 min): at the start {:.2f} {:.2f} {:.2f}, at the end {:.2f} {:.2f} {:.2f}".format(
+        *load, *os.getloadavg()))
     return 0
 
 

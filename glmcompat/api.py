@@ -36,7 +36,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.remedy import for_lock, one_safe_set
 from glmcompat.decide import rules
-from glmcompat.decide.stacks import lock_platform
+from glmcompat.decide.plan import plan
 from glmcompat.edges.index import client_for
 from glmcompat.edges.installer import find_interpreter, inspect
 from glmcompat.matrix.load import load_facts
@@ -295,8 +295,9 @@ def check_environment(target: str, *, python: str | os.PathLike[str] | None = No
 def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = None, *, model: str | None = None,
           platforms: Sequence[str] | None = None, stack: str | None = None, allow_unknown: bool = False,
           matrix: MatrixLike = None, machine: Machine | None = None) -> CheckResult:
-    """Judge the dependency file ``path`` for ``target`` (a name or a list of names), offline, as ``glmcompat check``
-    does. ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
+    """Judge the dependency file ``path`` for ``target`` (a name or a list of names) as ``glmcompat check`` does: the
+    compiled wheels the set installs are read too (:func:`glmcompat.ops.artifacts.read_artifacts`: bounded range reads,
+    stored by sha256; ``GLMCOMPAT_NO_ARTIFACTS=1``: none, offline). ``path`` may be a pyproject.toml: its project's lock is judged. Targets, model and platform default to the
     ``[tool.glmcompat]`` table of the pyproject.toml beside the file. ``platforms``: judge only the environments of
     these machines (``["aarch64"]``), strictly. ``stack``: also require a curated stack's pins. ``machine``: the
     :class:`Machine` judged (its NVIDIA driver; None: not judged)."""
@@ -316,10 +317,13 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     lock = read_lock(lock_path)
     iso = cf.no_isolation(lock_path)
     mixed = cf.output_set_problems(lock_path)
+    from glmcompat.ops.artifacts import read_artifacts  # lazy: wheel reading, only when a file is checked
+
+    arts = read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, platforms=chosen)
     verdicts = []
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,
-                                               machine=machine)
+                                               machine=machine, artifacts=arts)
         safe = for_lock(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
@@ -380,9 +384,9 @@ def resolve_core(requirements: Sequence[str] = ("torch",), target: str | Sequenc
         requirements = [requirements]
     facts = _facts(matrix)
     names = _targets(facts, target, {}, None)
-    machine = lock_platform(facts, names[0], platform)
     py = python_minor(python)
-    req = pl.ProjectLockRequest(tuple(names), machine, model, upgrade, py)
+    req = pl.ProjectLockRequest(plan(facts, names, platform, model), upgrade, py)
+    machine = req.platform
     source = _source(index)
     core = pl.resolve_set(facts, list(requirements), "requirements", req, py, dict(prefer or {}),
                           exclude_newer=exclude_newer, index=client_for if source is None else None, source=source,

@@ -42,10 +42,10 @@ def main() -> int:
         for py in PYTHONS:
             sources: dict[str, RecordingSource] = {}
             for t in targets:
-                machine = lock_platform(facts, t, None)
+                machine = lock_platform(facts.target(t), None)
                 src = sources.setdefault(machine, RecordingSource(IndexSource(client, python=py, exclude_newer=CUTOFF,
                                                                               platform=machine)))
-                req = Request(STACK, t, "glm_moe_dsa", (), True, python=py, platform=machine)
+                req = Request(STACK, facts.target(t), "glm_moe_dsa", (), True, python=py, platform=machine)
                 try:
                     result = resolve(facts, src, req)
                     pins = result.pins

@@ -209,6 +209,14 @@ class LocalServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_HEAD(self) -> None:  # noqa: N802  (uv asks a wheel's size before reading its METADATA by ranges)
+                outer.requests += 1
+                data = outer.files.get(self.path.rsplit("/", 1)[-1])
+                self.send_response(404 if data is None else 200)
+                self.send_header("content-length", str(0 if data is None else len(data)))
+                self.send_header("accept-ranges", "bytes")
+                self.end_headers()
+
             def do_GET(self) -> None:  # noqa: N802
                 outer.requests += 1
                 path = self.path

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from glmcompat.ops.speculate import Speculation
+    from glmcompat.ops.projectspec import Run
 
 
 # The options every command spells the same way (glmcompat.cli.commands._common), accepted before the command
@@ -204,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[str, str]) -> int:
     spec: Speculation | None = None  # a speculative uv this run started: handed to the lock, discarded at the end
+    early: Run | None = None  # a project lock's (glmcompat.ops.projectspec): taken by the command, discarded at the end
     try:
         if name == "check" and not _special_file_named(args[1:]):
             try:
@@ -222,6 +224,8 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[st
                 return rc
             if not _project_mode(args[1:]):
                 spec = _speculate(args[1:])
+            else:
+                early = _speculate_project(args[1:])
         import importlib  # lazy: start-up path: a replayed answer loads no command
 
         module = importlib.import_module(entry[0])
@@ -230,7 +234,8 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[st
 
             # its answer through the streams record gives it (kept for the record; sys.stdout is never swapped),
             # its Exit carrying a no-op's record
-            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err, spec=spec))
+            return record(args[1:], lambda out, err: module.main(name, args[1:], out=out, err=err, spec=spec,
+                                                            early=early))
         return int(module.main(name, args[1:]))
     except BrokenPipeError:
         _quiet_stdout()
@@ -242,6 +247,8 @@ def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[st
     finally:
         if spec is not None:
             spec.discard()  # stopped and removed, used or not (the run failed, or asked something else)
+        if early is not None:
+            early.discard()
 
 
 def _project_mode(argv: list[str]) -> bool:
@@ -287,6 +294,17 @@ def _fast_lock(argv: list[str]) -> int | None:
         raise
     except Exception:
         return None  # a damaged record is a miss: the full path answers and replaces it
+
+
+def _speculate_project(argv: list[str]) -> Run | None:
+    """``uv lock`` of the project as it is, started before the heavy imports for the project lock to take
+    (:func:`glmcompat.ops.projectspec.start_early`), or None. Never fails the run."""
+    try:
+        from glmcompat.ops.projectspec import start_early  # lazy: the project lock speculation only
+
+        return start_early(argv)
+    except Exception:
+        return None
 
 
 def _speculate(argv: list[str]) -> Speculation | None:

@@ -10,8 +10,8 @@ torch family package present at the release built for that torch. The first such
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -93,7 +93,7 @@ def _kept(facts: Facts, name: str, version: str, torch: str) -> str | None:
 __all__ = ["for_lock", "one_safe_set", "torch_candidates"]
 
 
-def for_lock(lock: Lock, target: str, model: str | None, facts: Facts, platforms: Any = None,
+def for_lock(lock: Lock, target: str, model: str | None, facts: Facts, platforms: Collection[str] | None = None,
              machine: Machine | None = None) -> dict[str, str] | None:
     """:func:`one_safe_set` for the first environment of ``lock`` (a :class:`~glmcompat.readers.formats.common.Lock` with its
     ``sets``) that fails the check on ``target``: None when none fails or no safe set is found."""

@@ -135,7 +135,8 @@ class Search:
     def __post_init__(self) -> None:
         self.packages = {canonicalize(k): v for k, v in self.packages.items()}
         self.core = {n: _public(v) for n, v in self.packages.items() if n in CORE}
-        self.machine = lock_platform(self.facts, self.target, self.source.machine)
+        self.row = self.facts.target(self.target)
+        self.machine = lock_platform(self.row, self.source.machine)
         self.renames = {r.old: r.new for r in self.facts.rows("rename")}
         self.renames.update({new: old for old, new in list(self.renames.items())})
         self.departs = self._departs()
@@ -176,7 +177,7 @@ class Search:
 
     def _resolve_once(self, pinned: Mapping[str, str], moved: Mapping[str, str]) -> Found | None:
         reqs = tuple(f"{n}=={v}" for n, v in sorted(pinned.items())) + tuple(sorted(moved))
-        req = Request("", self.target, self.model, reqs, python=self.python, platform=self.machine, origin=self.origin)
+        req = Request("", self.row, self.model, reqs, python=self.python, platform=self.machine, origin=self.origin)
         try:
             roots, names, _prefer, overrides, model_reqs = project_roots(self.facts, req)
         except EnvironmentFailure:
@@ -184,7 +185,7 @@ class Search:
         except GlmcompatError:
             return None
         kept_overrides = {n: f"=={v}" for n, v in pinned.items() if n in self.departs}
-        provider = NearProvider(self.facts, self.source, target=self.target, names=names,
+        provider = NearProvider(self.facts, self.source, target=self.row, names=names,
                                 overrides={**overrides, **kept_overrides}, model_reqs={**model_reqs, **kept_overrides}, python=self.python, platform=self.machine, project=True)
         provider.near = {}
         for asked, old in moved.items():

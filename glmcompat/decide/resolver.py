@@ -35,242 +35,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
 import resolvelib
 from packaging.markers import Marker
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide import cudadriver
-from glmcompat.decide.stacks import CORE, ENGINES, lock_platform, stack_engine
-from glmcompat.matrix.rows import ModelSupport
+from glmcompat.decide.resolution import (  # the vocabulary the provider answers in
+    ASKED, BUILT, CUDA, DECLARED, DRIVER, FAMILY, IS_ABI, KERNELS, LINKS, MAX_ROUNDS, MODEL, NO_CODE, NO_EVIDENCE,
+    OVERRIDE, RENAMED, ROOT_KINDS, SAME, STACK, TARGET, TARGET_NEEDS, TORCH_ABI, USER, Cand, Req, Ruled, Source, Why,
+    contains, is_pseudo, one_of, parse_cutoff, parse_requirement, parse_spec, pin_override, same_version
+)
+from glmcompat.decide.roots import Request, project_roots, root_requirements, served_elsewhere
+from glmcompat.decide.stacks import CORE, default_platform
+from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, UnsafeError
-from glmcompat.model.findings import Cause
 from glmcompat.model.names import canonicalize, normalize_version
-from glmcompat.model.numbers import check_digits
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 
-KERNELS = ("sgl-kernel", "sglang-kernel")
-TORCH_ABI = "<torch-abi>"
-CUDA = "<cuda-runtime>"
-MAX_ROUNDS = 2000
-
-
-def same_version(a: str, b: str) -> str:
-    """The pseudo-package that holds ``a`` and ``b`` at one version when both are in the set."""
-    return f"<same-version:{a},{b}>"
-
-
-def one_of(old: str, new: str) -> str:
-    """The pseudo-package that keeps a renamed project from being installed under both names."""
-    return f"<one-of:{old},{new}>"
-
-
-def is_pseudo(name: str) -> bool:
-    return name.startswith("<")
-
-
-class Source(Protocol):
-    """Everything the resolver (:class:`Provider`, :func:`make_provider`) and its explanations
-    (:mod:`glmcompat.decide.explain`) ask of where candidates come from: the index
-    (:class:`glmcompat.edges.sources.IndexSource`), a recorded snapshot of it (``RecordedSource``), a recorder or a
-    progress display wrapping either. Names are canonical, versions as the index spells them. The resolver memoises
-    every answer it gets, so a source needs to answer each question only once to be fast."""
-
-    @property
-    def machine(self) -> str:
-        """The Linux machine (``x86_64``, ``aarch64``) whose wheels are the candidates. Free: asked once, before
-        resolving, to refuse a request for another machine."""
-        ...
-
-    def versions(self, name: str) -> list[str]:
-        """The releases of ``name`` that have a wheel this interpreter and machine can install (before the source's
-        cut-off, yanked ones left out), in any order; ``[]`` for an unknown project. Costs the project's page (one
-        request) the first time it is asked for a name."""
-        ...
-
-    def requires(self, name: str, version: str) -> list[str]:
-        """The Requires-Dist of the wheel ``name==version`` installs here (a release :meth:`versions` listed), as
-        PEP 508 strings with their markers. May cost one METADATA read (a PEP 658 file, or range reads of the
-        wheel) per release; the resolver asks only for the releases it tries."""
-        ...
-
-    def unavailable(self, name: str) -> dict[str, list[str]]:
-        """The releases of ``name`` on the index with no wheel this interpreter and machine can install:
-        ``{version: the files they do have}`` (sdists, other platforms' wheels), never candidates; ``{}`` when the
-        source does not know. Asked only to explain a failure; after :meth:`versions`, free."""
-        ...
-
-    def platform(self) -> str:
-        """The interpreter and machine the wheels are for, in words (``CPython 3.11 on Linux x86_64``), for
-        explanations. Free."""
-        ...
-
-
-# ------------------------------------------------------------------------------------------------
-# Structured causes
-# ------------------------------------------------------------------------------------------------
-
-# Who asks for a requirement (Why.kind). Root kinds have no parent candidate.
-USER = "user"  # --with REQ
-STACK = "stack"  # the stack lists the package
-MODEL = "model"  # the model needs it (transformers / sglang that know the model type)
-TARGET = "target"  # a target requirement (a fix the GPU needs)
-ASKED = "asked"  # a pinned sub-resolution: "if NAME==V were chosen"
-ROOT_KINDS = frozenset({USER, STACK, MODEL, TARGET, ASKED})
-DECLARED = "declared"  # the parent's METADATA Requires-Dist
-OVERRIDE = "override"  # a stack override replaced the parent's pin for the model
-BUILT = "built-against"  # a kernel's build torch (<torch-abi>)
-IS_ABI = "is-abi"  # torch V provides <torch-abi> V
-LINKS = "links-cuda"  # the CUDA runtime a wheel links (<cuda-runtime>)
-FAMILY = "family"  # torchvision / torchaudio: the torch a release was built for
-SAME = "same-version"  # two packages that must share a version when both are in the set
-RENAMED = "renamed"  # one project under two names: at most one of them in the set
-
-# Why the matrix rules a candidate out (Ruled.kind).
-NO_EVIDENCE = "no-evidence"
-NO_CODE = "no-code"
-TARGET_NEEDS = "target-needs"
-DRIVER = "driver"  # built for a CUDA the machine's NVIDIA driver cannot run
-
-
-@dataclass(frozen=True)
-class Why:
-    """Who asks for a requirement and on what grounds, as data (resolvelib's ``RequirementInformation``: the
-    requirement is the :class:`Req` that carries it, its parent ``pkg`` ``ver``); the provider builds no prose:
-    :func:`glmcompat.decide.explain.clause` is the one place a requirement becomes a clause."""
-
-    kind: str
-    pkg: str = ""  # the parent package, stack, model type, target name or (USER) the project file
-    ver: str = ""  # the parent's version
-    asked: str = ""  # what the parent asks for as it wrote it: a specifier, a torch or CUDA version, the other package
-    reason: str = ""  # the reason the matrix or the stack override states, quoted as is
-    evidence: str = ""  # the evidence kind behind it (``probe``, ``metadata`` ...)
-    source: str = ""  # where that evidence is
-
-    @property
-    def parent(self) -> str:
-        return f"{self.pkg} {self.ver}".strip()
-
-
-@dataclass(frozen=True)
-class Req:
-    name: str
-    spec: SpecifierSet
-    why: Why = Why(STACK)
-    exact: frozenset[str] | None = None  # pseudo requirements: any of these exact values
-    also: frozenset[str] = frozenset()  # versions allowed beyond ``spec`` (probed ABI-compatible)
-    pinned: bool = field(init=False, compare=False, repr=False, default=False)
-    _seen: dict[Version, bool] = field(init=False, compare=False, repr=False, default_factory=dict)  # ok() answers
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "pinned", self.exact is not None or any(s.operator in ("==", "===") for s in self.spec))
-
-    def ok(self, version: Version) -> bool:
-        seen = self._seen
-        hit = seen.get(version)
-        if hit is None:
-            if self.exact is not None:
-                hit = str(version) in self.exact
-            else:
-                hit = self.spec.contains(version, prereleases=True) or (bool(self.also) and str(version) in self.also)
-            seen[version] = hit
-        return hit
-
-    def show(self) -> str:
-        if self.exact is not None:
-            vals = " or ".join(sorted(self.exact, key=Version))
-            return f"{_pseudo_label(self.name)} {vals}"
-        extra = sorted((v for v in self.also if not self.spec.contains(v, prereleases=True)), key=Version)
-        if extra:
-            return f"{self.name}{self.spec} (or {' or '.join(extra)}, which an ABI probe found compatible)"
-        return f"{self.name}{self.spec}"
-
-
-def _pseudo_label(name: str) -> str:
-    if name.startswith("<same-version:"):
-        a, b = name[len("<same-version:"):-1].split(",")
-        return f"one version of {a} and {b}:"
-    if name.startswith("<one-of:"):
-        a, b = name[len("<one-of:"):-1].split(",")
-        return f"only one of {a} and {b}:"
-    return {TORCH_ABI: "the torch ABI of", CUDA: "CUDA runtime"}.get(name, name)
-
-
 _NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-@cache
-def _requirement(raw: str) -> Requirement | None:
-    try:
-        return Requirement(raw)
-    except InvalidRequirement:
-        return None
-
-
-@cache
-def parse_spec(text: str) -> SpecifierSet:
-    """A specifier set, parsed once per text."""
-    return SpecifierSet(text)
-
-
-def _contains(spec: SpecifierSet, version: Version) -> bool:
-    return spec.contains(version, prereleases=True)
-
-
-@dataclass(frozen=True)
-class Cand:
-    name: str
-    version: Version
-
-    def __str__(self) -> str:
-        return f"{self.name}=={self.version}"
-
-
-@dataclass(frozen=True)
-class Ruled:
-    """Why the matrix rules ``name==version`` out before resolving, as data (:func:`glmcompat.decide.explain.ruled_clause`
-    renders it): NO_EVIDENCE says which fact is ``missing``; NO_CODE the ``codes`` the release carries (none for a
-    ``cpu_only`` build), the capabilities they run on and the ``target``'s; TARGET_NEEDS the target's ``spec`` and
-    ``reason``."""
-
-    kind: str  # NO_EVIDENCE, NO_CODE, TARGET_NEEDS or DRIVER
-    name: str
-    version: str
-    remedy: str
-    codes: tuple[str, ...] = ()
-    wheel: str = ""  # how the clause names the release ("torch 2.9.1's default wheel"); "" names it "NAME VERSION"
-    missing: str = ""  # NO_EVIDENCE: "build" (torch), "kernel", "family" or "jit"
-    target: str = ""
-    capability: str = ""  # the target's compute capability
-    runs_on: tuple[str, ...] = ()  # NO_CODE: the capabilities of known targets that ``codes`` run on
-    arch_specific: str = ""  # NO_CODE: the target major's arch-specific code it carries (sm_90a), if any
-    cpu_only: bool = False  # NO_CODE: a CPU-only build (``platform``, ``evidence``)
-    platform: str = ""
-    evidence: str = ""
-    spec: str = ""  # TARGET_NEEDS
-    reason: str = ""
-    cuda: str = ""  # DRIVER: the CUDA the release is built for, the driver it needs and the machine's
-    needs: str = ""
-    driver: str = ""
-
-
-@dataclass
-class Outcome:
-    """What the resolver chose, and for each package the newer versions it skipped and why."""
-
-    pins: dict[str, str]
-    overridden: dict[str, str]  # package -> why an upstream pin on it was overridden
-    skipped: dict[str, dict[str, str]] = field(default_factory=dict)
-    provider: Provider | None = field(default=None, repr=False, compare=False)
-    roots: list[Req] = field(default_factory=list, repr=False, compare=False)
-
 
 # ------------------------------------------------------------------------------------------------
 # The provider
@@ -282,14 +70,14 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
     ``find_matches`` lists versions (one index page per package), ``get_dependencies`` reads one
     METADATA per candidate, once."""
 
-    def __init__(self, facts: Facts, source: Source, *, target: str, names: Sequence[str] = (),
+    def __init__(self, facts: Facts, source: Source, *, target: Target, names: Sequence[str] = (),
                  prefer: Mapping[str, str] | None = None, upgrade: bool = False, overrides: Mapping[str, str] | None = None,
                  model_reqs: Mapping[str, str] | None = None, python: str = "3.11", platform: str | None = None,
                  project: bool = False, driver: str | None = None) -> None:
-        self.machine = lock_platform(facts, target, platform)
+        self.machine = platform or default_platform(target)
         self.facts = facts = facts.on(self.machine)  # every matrix answer is about this machine's wheels
         self.source = source
-        self.target = facts.target(target)
+        self.target = target
         self.capability = gpu.parse_capability(self.target.compute_capability)
         self.names = set(names)  # the stack's packages and --with (for explanations)
         self.prefer = dict(prefer or {})
@@ -537,7 +325,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                 return Ruled(NO_EVIDENCE, name, v, f"`glmcompat matrix refresh --package {name}` records {name} {v}",
                              missing="jit")
         for r in self.facts.target_requirements(t):
-            if r.package == name and not _contains(parse_spec(r.specifier), Version(v)):
+            if r.package == name and not contains(parse_spec(r.specifier), Version(v)):
                 return Ruled(TARGET_NEEDS, name, v, f"use {name}{r.specifier} on {t}", target=t, spec=r.specifier,
                              reason=r.reason)
         return None
@@ -578,7 +366,7 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
             m = _NAME.match(raw)
             if m is None or canonicalize(m.group(0)) not in CORE:
                 continue  # most of a wheel's Requires-Dist: not worth a full parse
-            r = _requirement(raw)
+            r = parse_requirement(raw)
             if r is None:
                 continue
             dep = str(canonicalize_name(r.name))
@@ -654,195 +442,20 @@ def _runs_text(known: Mapping[str, Mapping[Version, bool]]) -> tuple[str, int] |
     return (", ".join(parts), count) if parts else None
 
 
-# ------------------------------------------------------------------------------------------------
-# Entry point
-# ------------------------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    """What the resolver chose, and for each package the newer versions it skipped and why."""
 
-
-@dataclass(frozen=True)
-class Request:
-    stack: str
-    target: str
-    model: str | None = None
-    with_: tuple[str, ...] = ()
-    upgrade: bool = False
-    python: str = "3.11"
-    platform: str | None = None  # the machine the lock is for; None: the target's default (glmcompat.ops.lockgen.lock_platform)
-    # Project mode (``glmcompat lock`` in a user's project): ``stack`` is "" and ``with_`` holds the project's own
-    # requirements on the core, read from ``origin`` (the file named in explanations: "pyproject.toml requires ...").
-    origin: str = ""
-    prefer: tuple[tuple[str, str], ...] = ()  # project mode: the versions to try first (the existing lock's)
-    driver: str | None = None  # the machine's NVIDIA driver: a release built for a CUDA it cannot run is never offered
-
-    @property
-    def subject(self) -> str:
-        """What the set is for, in explanations: ``stack NAME`` or ``project FILE``."""
-        return f"project {self.origin}" if self.origin else f"stack {self.stack}"
-
-
-def root_requirements(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
-    """(root requirements, the stack's and --with's core names, preferences, overrides, model requirements).
-
-    With its engine (sglang or vllm) in the stack, the engine is the only package the stack asks for:
-    the chosen release's Requires-Dist brings in the rest (its kernel package, flashinfer-cubin or not,
-    torchvision...). A model the engine is not known to serve is an :class:`UnsafeError` that names
-    the stacks of the other engine that do serve it.
-    """
-    if req.origin:
-        return project_roots(facts, req)
-    stack = facts.stack(req.stack)
-    engine = stack_engine(stack)
-    tname = facts.target(req.target).name
-    names = list(stack.pins)
-    roots: list[Req] = []
-    with_names: set[str] = set()
-    for raw in req.with_:
-        r = _requirement(check_digits(raw, "--with"))
-        if r is None:
-            raise InputError(f"--with: invalid requirement {raw!r}")
-        name = str(canonicalize_name(r.name))
-        if name not in CORE:
-            raise InputError(f"--with: {name!r} is not in the coupled core ({', '.join(CORE)}); "
-                             "add other packages to the generated pyproject.toml")
-        # only a name and a version specifier are kept: anything else would be dropped without a word
-        if r.extras:
-            raise InputError(f"--with {raw!r}: extras ({', '.join(sorted(r.extras))}) are not kept in a stack lock "
-                             f"(its pins are plain name==version); pass --with '{r.name}{r.specifier}', and require "
-                             "the extra in your project (`glmcompat lock` in project mode keeps it)")
-        if r.url:
-            raise InputError(f"--with {raw!r}: a URL requirement; a stack lock resolves the core from the index "
-                             f"(pin a version: --with '{r.name}==VERSION'; a local build belongs in your project's "
-                             "pyproject.toml, locked in project mode)")
-        if r.marker:
-            raise InputError(f"--with {raw!r}: a marker ({r.marker}) is not kept in a stack lock; the lock is made "
-                             f"for one target and platform (pass --with '{r.name}{r.specifier}')")
-        roots.append(Req(name, r.specifier, Why(USER)))
-        with_names.add(name)
-        if name not in names:
-            names.append(name)
-    asked = [engine] if engine in names else names
-    for n in asked:
-        if n not in with_names:
-            roots.append(Req(n, SpecifierSet(), Why(STACK, stack.name)))
-    model_reqs = _model_and_target_roots(facts, req, tname, [engine] if engine in names else [], roots)
-    return roots, names, dict(stack.pins), dict(stack.overrides), model_reqs
-
-
-def _model_and_target_roots(facts: Facts, req: Request, tname: str, engines: list[str], roots: list[Req]) -> dict[str, str]:
-    """Append to ``roots`` what the model needs (transformers that knows it; each of ``engines`` at a release that
-    serves it, else the :func:`_unserved` error) and the target's own requirements on packages already asked for;
-    returns the model's requirements by package."""
-    model_reqs: dict[str, str] = {}
-    if req.model:
-        m = facts.model(req.model)
-        model_reqs["transformers"] = m.transformers
-        roots.append(Req("transformers", parse_spec(m.transformers),
-                         Why(MODEL, req.model, asked=m.transformers, evidence=m.evidence, source=m.source)))
-        for engine in engines:
-            spec = m.for_engine(engine)
-            if not spec:
-                raise _unserved(facts, m, engine, tname, lock_platform(facts, tname, req.platform))
-            model_reqs[engine] = spec
-            roots.append(Req(engine, parse_spec(spec), Why(MODEL, req.model, asked=spec)))
-    for tr in facts.target_requirements(tname):
-        if tr.package in [r.name for r in roots]:
-            roots.append(Req(tr.package, parse_spec(tr.specifier),
-                             Why(TARGET, tname, asked=tr.specifier, reason=tr.reason)))
-    return model_reqs
-
-
-def project_roots(facts: Facts, req: Request) -> tuple[list[Req], list[str], dict[str, str], dict[str, str], dict[str, str]]:
-    """:func:`root_requirements` for a user's project: every core requirement the project declares is a root
-    (several for one name narrow it together), nothing else is added -- a project that uses torch and a kernel
-    gets no engine. With a model, transformers must know it, and each engine the project uses must serve it;
-    an engine's own exact transformers pin that does not know the model is overridden (as for a stack)."""
-    tname = facts.target(req.target).name
-    roots: list[Req] = []
-    names: list[str] = []
-    for raw in req.with_:
-        r = _requirement(check_digits(raw, str(req.origin)))
-        if r is None:
-            raise InputError(f"{req.origin}: invalid requirement {raw!r}")
-        name = str(canonicalize_name(r.name))
-        if name not in CORE:
-            continue
-        roots.append(Req(name, r.specifier, Why(USER, req.origin)))
-        if name not in names:
-            names.append(name)
-    engines = [e for e in ENGINES if e in names]
-    model_reqs = _model_and_target_roots(facts, req, tname, engines, roots)
-    overrides = {"transformers": model_reqs["transformers"]} if req.model and engines else {}
-    return roots, names, _built_for_preferences(facts, roots, dict(req.prefer)), overrides, model_reqs
-
-
-def _built_for_preferences(facts: Facts, roots: list[Req], prefer: dict[str, str]) -> dict[str, str]:
-    """The versions to try first: where the project pins a compiled package exactly (sgl-kernel==0.3.21), the torch
-    it was built against and the torch family releases built for that torch (what else could be chosen fails), then
-    the existing lock's versions. Only an order: every candidate stays possible."""
-    exact = {r.name: s.version for r in roots if r.why.kind == USER for s in r.spec
-             if s.operator == "==" and "*" not in s.version}
-    out = dict(prefer)
-    if "torch" in exact:
-        return out
-    for name in sorted(exact):
-        k = facts.kernel(name, exact[name]) if name != "torch" else None
-        if k is None or k.on_mismatch != "error":
-            continue
-        out["torch"] = k.torch
-        for fam in facts.family_packages():
-            v = facts.family_for_torch(fam, k.torch)
-            if v is not None and fam not in exact:
-                out[fam] = v
-        break
-    return out
-
-
-def pin_override(name: str, version: str, dep: str, spec: SpecifierSet, model_spec: SpecifierSet,
-                 by: str = "stack override") -> str | None:
-    """Why ``name==version``'s exact pin ``dep<spec>`` is overridden to the model's ``model_spec``, or None when a
-    pinned version serves the model (or ``spec`` pins nothing)."""
-    pinned = [s.version for s in spec if s.operator == "=="]
-    if not pinned or any(model_spec.contains(p, prereleases=True) for p in pinned):
-        return None
-    return (f"{name} {version} pins {dep}{spec}, which does not know the model; "
-            f"overridden to {dep}{model_spec} ({by})")
-
-
-def served_elsewhere(facts: Facts, model: ModelSupport, engine: str, target: str, platform: str = "x86_64") -> str:
-    """Which other engine serves the model, and the stack to lock it with ("" when none does)."""
-    mt = model.model_type
-    others = []
-    for e in ENGINES:
-        if e == engine or not model.for_engine(e):
-            continue
-        stacks = [s for s in facts.rows("stack") if stack_engine(s) == e and mt in s.models]
-        here = [s for s in stacks if target in s.targets]
-        pick = (here or stacks)[:1]
-        plat = "" if platform == "x86_64" else f" --platform {platform}"
-        others.append(f"{e}{model.for_engine(e)} serves it" + (f" (stack {pick[0].name}: `glmcompat lock --stack {pick[0].name} "
-                                                    f"--target {target}{plat}`)" if pick else ""))
-    return "; ".join(others)
-
-
-def _unserved(facts: Facts, model: ModelSupport, engine: str, target: str, platform: str = "x86_64") -> UnsafeError:
-    """The model's [[model]] row names no release of ``engine``: one line that says which stacks of the other
-    engines serve it, or that no engine release in the matrix does (nothing to lock)."""
-    mt = model.model_type
-    elsewhere = served_elsewhere(facts, model, engine, target, platform)
-    if elsewhere:
-        clause = f"no {engine} release in the matrix is known to serve model {mt} (its [[model]] row names none)"
-        why = Cause("unserved", engine, (clause,), f"a {engine} stack has nothing to lock for model {mt}", elsewhere)
-        return UnsafeError(f"{clause}; {elsewhere}", causes=(why,))
-    clause = (f"no engine release in the matrix is known to serve model {mt} (its [[model]] row names no "
-              f"{' or '.join(ENGINES)} release)")
-    why = Cause("unserved", engine, (clause,), f"there is nothing to lock for model {mt}",
-                f"record the {' or '.join(ENGINES)} releases that serve {mt} in its [[model]] row")
-    return UnsafeError(f"{clause}: nothing to lock for it", causes=(why,))
+    pins: dict[str, str]
+    overridden: dict[str, str]  # package -> why an upstream pin on it was overridden
+    skipped: dict[str, dict[str, str]] = field(default_factory=dict)
+    provider: Provider | None = field(default=None, repr=False, compare=False)
+    roots: list[Req] = field(default_factory=list, repr=False, compare=False)
 
 
 def make_provider(facts: Facts, source: Source, req: Request) -> tuple[Provider, list[Req]]:
     roots, names, prefer, overrides, model_reqs = root_requirements(facts, req)
-    machine = lock_platform(facts, req.target, req.platform)
+    machine = req.arch
     reads = source.machine
     if reads != machine:
         raise InputError(f"the source reads the {reads} wheels, and the request is for {machine}")
@@ -883,32 +496,17 @@ def solve(facts: Facts, source: Source, req: Request, *, provider: Provider | No
     except resolvelib.ResolutionImpossible as e:
         raise Unresolvable(req, provider, roots, e.causes) from None
     except resolvelib.ResolutionTooDeep:
-        raise UnsafeError(f"the core could not be resolved for {req.target} within {MAX_ROUNDS} rounds") from None
+        raise UnsafeError(f"the core could not be resolved for {req.target.name} within {MAX_ROUNDS} rounds") from None
     pins = {n: str(c.version) for n, c in result.mapping.items() if not is_pseudo(n)}
     # Only overrides of candidates in the result count (backtracking may have tried others).
     overridden = {dep: why for (n, v, dep), why in sorted(provider.overridden.items()) if pins.get(n) == v}
     return Outcome(dict(sorted(pins.items())), overridden, provider=provider, roots=roots)
 
 
-# ------------------------------------------------------------------------------------------------
-# Sources
-# ------------------------------------------------------------------------------------------------
-
-
-def parse_cutoff(text: str | None) -> str | None:
-    """An exclude-newer value as ``YYYY-MM-DDTHH:MM:SS`` (UTC): an RFC 3339 timestamp or a date
-    (midnight UTC). InputError otherwise."""
-    if not text:
-        return None
-    s = text.strip()
-    if re.fullmatch(r"\d{4}-\d\d-\d\d", s):
-        return s + "T00:00:00"
-    m = re.fullmatch(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d)?)(?:\.\d+)?(Z|[+-]00:?00)?", s)
-    if not m:
-        raise InputError(f"exclude-newer: expected a date (2026-11-29) or an RFC 3339 UTC timestamp, got {text!r}")
-    hms = m.group(2) if len(m.group(2)) == 8 else m.group(2) + ":00"
-    return f"{m.group(1)}T{hms}"
-
-
-__all__ = ["CORE", "Cand", "Outcome", "Provider", "Req", "Request", "Ruled", "Source", "Unresolvable", "Why",
-           "make_provider", "parse_cutoff", "parse_spec", "project_roots", "root_requirements", "run", "served_elsewhere", "solve"]
+# The vocabulary (:mod:`glmcompat.decide.resolution`) and the roots (:mod:`glmcompat.decide.roots`) are named here too:
+# what a caller of the resolver reads beside it.
+__all__ = ["ASKED", "BUILT", "CORE", "CUDA", "DECLARED", "DRIVER", "FAMILY", "IS_ABI", "KERNELS", "LINKS", "MAX_ROUNDS",
+           "MODEL", "NO_CODE", "NO_EVIDENCE", "OVERRIDE", "RENAMED", "ROOT_KINDS", "SAME", "STACK", "TARGET", "TARGET_NEEDS",
+           "TORCH_ABI", "USER", "Cand", "Outcome", "Provider", "Req", "Request", "Ruled", "Source", "Unresolvable", "Why",
+           "is_pseudo", "make_provider", "one_of", "parse_cutoff", "parse_spec", "pin_override", "project_roots",
+           "root_requirements", "run", "same_version", "served_elsewhere", "solve"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from glmcompat.matrix.rows import Stack
+from glmcompat.matrix.rows import Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.platforms import check_platform, products_on, target_platforms
@@ -28,7 +28,7 @@ def check_engine(engine: str | None) -> str | None:
     return engine
 
 
-def choose_stack(facts: Facts, stack: str | None, engine: str | None, target: str, model: str | None,
+def choose_stack(facts: Facts, stack: str | None, engine: str | None, target: Target, model: str | None,
                  default: str) -> str:
     """The stack a command works on: ``stack`` (whose engine must be ``engine`` when both are given), else
     for sglang (or no engine) ``default``, else the newest stack of ``engine`` that serves the target and
@@ -45,7 +45,7 @@ def choose_stack(facts: Facts, stack: str | None, engine: str | None, target: st
     rows = [s for s in facts.rows("stack") if stack_engine(s) == engine]
     if not rows:
         raise InputError(f"the matrix names no {engine} stack (known stacks: {', '.join(s.name for s in facts.rows('stack'))})")
-    tname = facts.target(target).name
+    tname = target.name
 
     def newest(cands: list[Stack]) -> Stack:
         return max(cands, key=lambda s: Version(s.pins.get(engine, "0")))
@@ -57,14 +57,13 @@ def choose_stack(facts: Facts, stack: str | None, engine: str | None, target: st
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def lock_platform(facts: Facts, target: str, platform: str | None) -> str:
-    """The platform a lock for ``target`` is made for: ``platform`` when given (a known platform the target ships
-    on; else InputError, one line), else the target's only one (sm121: aarch64), else x86_64 (sm90, sm100, sm103:
-    H100/B200/B300 hosts; ``--platform aarch64`` gives the Grace ones)."""
-    trow = facts.target(target)
+def lock_platform(trow: Target, platform: str | None) -> str:
+    """The platform a lock for the target ``trow`` (its ``[[target]]`` row) is made for: ``platform`` when given (a
+    known platform the target ships on; else InputError, one line), else the target's only one (sm121: aarch64), else
+    x86_64 (sm90, sm100, sm103: H100/B200/B300 hosts; ``--platform aarch64`` gives the Grace ones)."""
     ships = target_platforms(trow)
     if platform is None:
-        return "x86_64" if "x86_64" in ships else ships[0]
+        return default_platform(trow)
     p = check_platform(platform)
     if p not in ships:
         where = "; ".join(f"{', '.join(products_on(trow, q))} on {q}" for q in ships)
@@ -72,3 +71,9 @@ def lock_platform(facts: Facts, target: str, platform: str | None) -> str:
         raise InputError(f"target {trow.name} never ships on {p} ({where}): no {trow.name} machine installs an "
                          f"{p} lock; pass {other} (or leave --platform out)")
     return p
+
+
+def default_platform(trow: Target) -> str:
+    """The platform a lock for the target ``trow`` is made for when none is named: its only one, else x86_64."""
+    ships = target_platforms(trow)
+    return "x86_64" if "x86_64" in ships else ships[0]

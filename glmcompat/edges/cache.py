@@ -37,6 +37,7 @@ from glmcompat.model.shapes import int_list as _ints
 from glmcompat.model.shapes import is_bool as _bool
 from glmcompat.model.shapes import is_int as _int
 from glmcompat.model.shapes import is_str as _str
+from glmcompat.model.shapes import list_of
 from glmcompat.model.shapes import map_of
 from glmcompat.model.shapes import opt as _opt
 from glmcompat.model.shapes import str_int_map as _str_int_map
@@ -142,6 +143,7 @@ SHAPES: dict[str, Check] = {
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
     "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int),
     "unread": lambda v: _fields(v, {"unread": _str, "command": _str}),
+    "lockart": lambda v: _fields(v, {"keys": list_of(_strs), "facts": list_of(_artifact)}) and len(v["keys"]) == len(v["facts"]),
 }
 
 

@@ -20,17 +20,21 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
 from glmcompat.edges.index import cache_key
 from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.errors import GlmcompatError
 from glmcompat.model.names import canonicalize
+from glmcompat.model.wheeltags import supported_tags
 from glmcompat.ops.wheelprobe import (
     WHOLE_INFLATED,
     WHOLE_MEMBER,
@@ -53,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
     from glmcompat.readers.formats.common import Lock
 
-NUMPY_VERSION = 1
+NUMPY_VERSION = 2  # 2: only extension modules that take a capsule are scanned (may_import_numpy)
 ARTIFACT_VERSION = 3  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
@@ -86,9 +90,18 @@ def numpy_member(zf: RemoteZip, m: Any) -> int | None:
     return numpy_abi_of(sm.get(sec.offset, sec.size))
 
 
-def numpy_summary(zf: RemoteZip) -> dict[str, int]:
-    """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``)."""
-    members = elf_members(zf)
+def may_import_numpy(member: str, undefined: Sequence[str]) -> bool:
+    """Whether a module may import NumPy's C API, from what its dynamic table already told: a Python extension module
+    (not a ``lib*.so``) that calls ``PyCapsule_GetPointer`` (NumPy's ``import_array`` takes the API table from a
+    capsule of the module it imports). Only these have their read-only data scanned: in a deflated member that
+    data can be reached only by inflating what comes before it."""
+    return not member.rsplit("/", 1)[-1].startswith("lib") and "PyCapsule_GetPointer" in undefined
+
+
+def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None) -> dict[str, int]:
+    """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``);
+    ``only``: the members to scan (default: every shared object)."""
+    members = [m for m in elf_members(zf) if only is None or m.name in only]
     found = _map(lambda m: (m.name, numpy_member(zf, m)), members)
     return {name: abi for name, abi in found if abi is not None}
 
@@ -136,12 +149,21 @@ def open_index(index: IndexClient, f: IndexFile) -> Opened:
                                           backoff=index.backoff), f.filename, f.sha256 or "")
 
 
+def own_code(member: str) -> bool:
+    """Whether a shared object of a wheel is read for its verdict: all but the system libraries auditwheel grafted into
+    ``<package>.libs/`` (OpenBLAS, libgfortran, ...: built without torch or NumPy, and in a deflated wheel read only by
+    inflating them whole), except a grafted torch (``libc10``, ``libtorch``), whose exports a module may take instead of
+    the set's torch's."""
+    top, _, rest = member.partition("/")
+    return not top.endswith(".libs") or rest.rsplit("/", 1)[-1].startswith(("libc10", "libtorch"))
+
+
 def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary, dict[str, int]]:
-    """The extension summary (kind ``ext``, shared with ``glmcompat abi``) and, with ``numpy``, the NumPy imports
+    """The extension summary of its own code (kind ``ext``, key suffix ``-own``: :func:`own_code`) and, with ``numpy``, the NumPy imports
     (kind ``npabi``) of an opened wheel, each read once per sha256."""
     from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: a cycle-free name at call time
 
-    ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}" if op.sha256 else None
+    ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}-own" if op.sha256 else None
     np_key = f"npabi-v{NUMPY_VERSION}-{op.sha256}" if op.sha256 else None
     ext = None
     if cache is not None and ext_key:
@@ -149,7 +171,7 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary,
         if isinstance(hit, dict):
             ext = ExtSummary.from_json(hit)
     if ext is None:
-        ext = summarise_ext(op.zip)
+        ext = summarise_ext(op.zip, own_code)
         if cache is not None and ext_key:
             cache.put_json(ext_key, ext.to_json())
     np: dict[str, int] = {}
@@ -158,7 +180,7 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary,
         if isinstance(hit, dict):
             np = {str(k): int(v) for k, v in hit.items()}
         else:
-            np = numpy_summary(op.zip)
+            np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)})
             if cache is not None and np_key:
                 cache.put_json(np_key, np)
     return ext, np
@@ -201,8 +223,9 @@ def judge(name: str, version: str, op: Opened, ext: ExtSummary, np: Mapping[str,
                          {k: v for k, v in dm.items() if v != k}, tuple(majors))
 
 
-def _torches(lock: Lock) -> set[str]:
-    return {Version(e.packages["torch"]).public for e in lock.sets if "torch" in e.packages}
+def _torches(lock: Lock) -> dict[str, str]:
+    """{torch public version: a version the lock names for it (its local label kept)}."""
+    return {Version(e.packages["torch"]).public: e.packages["torch"] for e in lock.sets if "torch" in e.packages}
 
 
 def _python_of(names: tuple[str, ...]) -> str | None:
@@ -211,17 +234,76 @@ def _python_of(names: tuple[str, ...]) -> str | None:
     return f"cp3{m.group(1)}" if m else None
 
 
-def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tuple[str, str, str, str | None]]:
-    """(name, version, where, python) of the packages whose artifact is to be read: ``where`` is ``wheel`` (the file
-    names a wheel file or URL) or ``index``; ``python``: the CPython tag of the first environment installing it, when
-    its name states one."""
+@lru_cache(maxsize=16)
+def _rank(python: str, machine: str) -> dict[str, int]:
+    return {str(t): i for i, t in enumerate(supported_tags(python, f"manylinux_{machine}"))}
+
+
+def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
+    """Of the compiled wheels a lock records for one package (``LOCATION#sha256=``), the one an installer on
+    ``machine`` with ``python`` takes (best tag first); failing that (the environment's Python is not stated), the
+    first built for ``machine`` at all; None when none is."""
+    rank = _rank(python, machine)
+    best: tuple[int, str] | None = None
+    fallback = None
+    for loc in locs:
+        fn = loc.split("#")[0].rsplit("/", 1)[-1]
+        try:
+            tags = parse_wheel_filename(fn)[3]
+        except InvalidWheelFilename:
+            continue
+        r = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
+        if r is not None and (best is None or r < best[0]):
+            best = (r, loc)
+        if fallback is None and any(t.platform.endswith(f"_{machine}") for t in tags):
+            fallback = loc
+    return best[1] if best is not None else fallback
+
+
+Candidate = tuple[str, str, str, "str | None", str]  # (name, version, where, python, machine)
+
+
+def key_of(name: str, version: str, machine: str) -> tuple[str, ...]:
+    """The key of an artifact's facts: (name, version) on x86_64, (name, version, machine) elsewhere
+    (:func:`glmcompat.decide.rules.artifacts.on_machine` takes one machine's back)."""
+    return (name, version) if machine == "x86_64" else (name, version, machine)
+
+
+def _fits(loc: str, machine: str) -> bool:
+    """Whether a wheel file name's platform tags install on ``machine`` (``any`` does; a name not of a wheel: yes)."""
+    try:
+        tags = parse_wheel_filename(loc.split("#")[0].split("?")[0].rsplit("/", 1)[-1])[3]
+    except InvalidWheelFilename:
+        return True
+    return any(t.platform == "any" or t.platform.endswith(f"_{machine}") for t in tags)
+
+
+def read_machines(lock: Lock, platforms: Sequence[str] | None = None) -> set[str]:
+    """The machines whose artifacts are read: those ``platforms`` names (``--platform``), else x86_64 where the file
+    installs there (an aarch64 set is then told it was not read: :func:`probe_lock`), else every machine it installs on."""
+    have = {e.platform for e in lock.sets}
+    if platforms:
+        return have & set(platforms)
+    return {"x86_64"} if "x86_64" in have else have
+
+
+def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
+               machines: set[str] | None = None) -> list[Candidate]:
+    """(name, version, where, python, machine) of the packages whose artifact is to be read: ``where`` is ``wheel``
+    (the file names a wheel file or URL), ``lock`` (the lock records the compiled wheels of a package from an index:
+    every one of them is read, listed in the matrix or not; pure ``-none-any`` wheels are not) or ``index``;
+    ``python``: the CPython tag of the first environment installing it, when its name states one; ``machine``: the
+    environment's."""
     from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
 
     tracked = facts.kernel_packages() | facts.family_packages() | {"torch", "numpy"}
     compiled = {n for row in facts.rows("compiled") for n in row.packages}
     wheels = lock.meta.get("wheel_urls", {})
-    out: dict[tuple[str, str], tuple[str, str | None]] = {}
+    binary = lock.meta.get("lock_wheels", {})
+    out: dict[tuple[str, str, str], tuple[str, str | None]] = {}
     for env in lock.sets:
+        if machines is not None and env.platform not in machines:
+            continue
         py = _python_of(env.names)
         np = env.packages.get("numpy")
         judged = "torch" in env.packages or (np is not None and Version(np).major >= 2)
@@ -234,59 +316,98 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool) -> list[tupl
             if src in BUILT_FROM_SOURCE:
                 continue
             if src == "wheel":
-                if f"{name}=={ver}" in wheels:
-                    out.setdefault((name, ver), ("wheel", py))
+                if f"{name}=={ver}" in wheels and _fits(wheels[f"{name}=={ver}"], env.platform):
+                    out.setdefault((name, ver, env.platform), ("wheel", py))
                 continue
-            if src is None and (resolved_at_install or name in compiled):
-                out.setdefault((name, ver), ("index", py))
-    return [(n, v, w, p) for (n, v), (w, p) in sorted(out.items())]
+            if src is None and f"{name}=={ver}" in binary:
+                out.setdefault((name, ver, env.platform), ("lock", py))
+            elif src is None and (resolved_at_install or name in compiled):
+                out.setdefault((name, ver, env.platform), ("index", py))
+    return [(n, v, w, p, m) for (n, v, m), (w, p) in sorted(out.items())]
+
+
+def _lock_file(loc: str) -> IndexFile:
+    """An :class:`IndexFile` of a wheel URL a lock records (``URL#sha256=``)."""
+    from glmcompat.edges.index import IndexFile  # lazy: a cycle-free name at call time
+
+    url, _, sha = loc.partition("#sha256=")
+    return IndexFile(url.rsplit("/", 1)[-1], url, None, sha or None, None, False, None, True)
+
+
+def _needs_torch(ext: ExtSummary) -> bool:
+    """Whether any module of an extension wheel links torch or leaves a torch/c10/ATen name undefined (only then are
+    torch's exports read)."""
+    return any(n.startswith(("libc10", "libtorch")) for m in ext.modules.values() for n in m.needed) or any(
+        "c10" in u or "torch" in u or "2at" in u for m in ext.modules.values() for u in m.undefined)
 
 
 def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | None, resolved_at_install: bool,
-               machine: str = "x86_64", python: str = "cp311") -> dict[tuple[str, str], ArtifactFacts]:
-    """{(name, version): ArtifactFacts} for every candidate of ``lock`` (:func:`candidates`); nothing raises: what
-    cannot be read is an ArtifactFacts with ``unread`` set."""
-    todo = candidates(lock, facts, resolved_at_install)
+               machine: str = "x86_64", python: str = "cp311",
+               indexes: Sequence[IndexClient] = (),
+               platforms: Sequence[str] | None = None,
+               own: Mapping[str, IndexClient] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+    """{key: ArtifactFacts} for every candidate of ``lock`` (:func:`candidates`; keys :func:`key_of`); nothing raises:
+    what cannot be read is an ArtifactFacts with ``unread`` set. A package from an index is looked up in ``index`` and
+    then ``indexes`` (the file's own, in order); a wheel the lock records is read from the URL it records. ``machine``:
+    the machine torch's exports are read for when the lock records no torch wheel; ``own``: the index each package's
+    lock records (``name==version`` -> its client, poetry's ``legacy`` sources), searched first for it."""
+    machines = read_machines(lock, platforms)
+    todo = candidates(lock, facts, resolved_at_install, machines)
+    skipped = _not_read(lock, facts, resolved_at_install, machines)
     if not todo:
-        return {}
+        return skipped
     numpy = any("numpy" in e.packages for e in lock.sets)
-    platform = f"manylinux_{machine}"
     network = not os.environ.get(PROBE_ENV)
     base = Path(lock.path).parent
     wheels = lock.meta.get("wheel_urls", {})
-    picks: dict[str, IndexFile] = {}
-    torch_error = ""
-    for tv in sorted(_torches(lock)):
-        if not network:
-            torch_error = f"torch {tv}'s exported symbols were not read (reading over the network is off: {PROBE_ENV})"
-            break
-        try:
-            picks[tv] = _find(index, cache, "torch", tv, python, platform)
-        except GlmcompatError as e:
-            torch_error = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
-    tkey = hashlib.blake2b("|".join(f"{tv}={f.sha256}" for tv, f in sorted(picks.items())).encode(),
-                           digest_size=10).hexdigest()
-    loaded: dict[str, frozenset[str]] = {}
+    binary = lock.meta.get("lock_wheels", {})
+    searched = [index, *indexes]
+    picks: dict[tuple[str, str], IndexFile] = {}
+    torch_error: dict[str, str] = {}
+    for m in sorted({c[4] for c in todo}):
+        for tv, tfull in sorted(_torches(lock).items()):
+            if not network:
+                torch_error[m] = f"torch {tv}'s exported symbols were not read (reading over the network is off: {PROBE_ENV})"
+                break
+            loc = pick_wheel(binary.get(f"torch=={tfull}", ()), python, m)
+            if loc is not None and "://" in loc:
+                picks[(m, tv)] = _lock_file(loc)
+                continue
+            try:
+                first = (own or {}).get(f"torch=={tfull}")
+                picks[(m, tv)] = _find_in([first, *searched] if first else searched, cache, "torch", tfull, python,
+                                          f"manylinux_{m}")
+            except GlmcompatError as e:
+                torch_error[m] = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
+    tkeys = {m: hashlib.blake2b("|".join(f"{tv}={f.sha256}" for (pm, tv), f in sorted(picks.items()) if pm == m).encode(),
+                                digest_size=10).hexdigest() for m in {c[4] for c in todo}}
+    loaded: dict[tuple[str, str], frozenset[str]] = {}
     guard = threading.Lock()
 
-    def torches() -> dict[str, frozenset[str]]:
-        """The exports of every torch of the lock, read (from the cache, by sha256) only when a verdict is not stored."""
+    def torches(m: str) -> dict[str, frozenset[str]]:
+        """The exports of every torch of the lock on ``m``, read (from the cache, by sha256) only when a verdict is not
+        stored."""
         with guard:
-            for tv, f in picks.items():
-                if tv not in loaded:
-                    loaded[tv] = _torch_summary(index, cache, f, _Stats()).exports
-            return dict(loaded)
+            for (pm, tv), f in picks.items():
+                if pm == m and (pm, tv) not in loaded:
+                    loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
+            return {tv: e for (pm, tv), e in loaded.items() if pm == m}
 
-    def one(item: tuple[str, str, str, str | None]) -> tuple[tuple[str, str], ArtifactFacts]:
-        name, ver, where, py = item
+    def one(item: Candidate) -> tuple[tuple[str, ...], ArtifactFacts]:
+        name, ver, where, py, m = item
+        key = key_of(name, ver, m)
         py = py or python
+        platform = f"manylinux_{m}"
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
-        failed = cache_key("unread", f"{index.base_url if where == 'index' else ''}|{wheels.get(f'{name}=={ver}', '')}|"
-                                     f"{name}=={ver}|{py}|{platform}")
+        if m != "x86_64":
+            command += f" --platform {m}"
+        recorded_at = "|".join(binary.get(f"{name}=={ver}", ())) if where == "lock" else ""
+        failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
+                                     f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
         if network and cache is not None:  # a read that failed lately is not tried on every check
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
             if isinstance(hit, dict):
-                return (name, ver), ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
+                return key, ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
@@ -303,33 +424,136 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     command = f"glmcompat abi {p}"
                     op = open_local(p)
                     if recorded and recorded.lower() != op.sha256:
-                        return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
-                                                          command=command)
+                        return key, ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
+                                                  command=command)
+            elif where == "lock" and "://" in next(iter(binary[f"{name}=={ver}"]), ""):
+                chosen = pick_wheel(binary[f"{name}=={ver}"], py, m)
+                if chosen is None:
+                    raise GlmcompatError(f"the lock records no {m} wheel of it for {py}")
+                if not network:
+                    raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
+                f = _lock_file(chosen)
+                op = open_index(index, f)
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
-                f = _find(index, cache, canonicalize(name), Version(ver).public, py, platform)
+                first = (own or {}).get(f"{name}=={ver}")
+                f = _find_in([first, *searched] if first else searched, cache, canonicalize(name), Version(ver).public,
+                             py, platform)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
-                    return (name, ver), ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
+                    return key, ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
+                hashes = {r.split("#")[0]: r.partition("#sha256=")[2] for r in binary.get(f"{name}=={ver}", ())}
+                if hashes.get(f.filename) and f.sha256 and hashes[f.filename].lower() != f.sha256.lower():
+                    return key, ArtifactFacts(name, ver, f.filename, f.sha256, recorded_sha256=hashes[f.filename].lower(),
+                                              command=command)
                 op = open_index(index, f)
-            key = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkey}-{int(numpy)}" if op.sha256 and not torch_error else None
-            hit = cache.get_json(key) if cache is not None and key else None
+            terr = torch_error.get(m, "")
+            akey = f"artifact-v{ARTIFACT_VERSION}-{op.sha256}-{tkeys[m]}-{int(numpy)}" if op.sha256 and not terr else None
+            hit = cache.get_json(akey) if cache is not None and akey else None
             if isinstance(hit, dict):
-                return (name, ver), replace(ArtifactFacts.from_json(hit), name=name, version=ver, command=command)
+                return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, artifact=op.filename,
+                                   command=command)
             ext, np = summaries(op, cache, numpy)
-            got = replace(judge(name, ver, op, ext, np, torches() if ext.modules else {}), command=command)
-            if cache is not None and key:
-                cache.put_json(key, got.to_json())
-            if torch_error and ext.modules and got.torch_needs == 0:
-                return (name, ver), ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
-                                                  unread=torch_error, command=command)
-            return (name, ver), got
+            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
+            if cache is not None and akey:
+                cache.put_json(akey, got.to_json())
+            if terr and _needs_torch(ext) and got.torch_needs == 0:
+                return key, ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
+                                          unread=terr, command=command)
+            return key, got
         except (GlmcompatError, OSError, KeyError) as e:
             msg = getattr(e, "message", None) or str(e)
             why = str(msg).splitlines()[0][:200] if msg else type(e).__name__
             if network and cache is not None:
                 cache.put_json(failed, {"unread": why, "command": command})
-            return (name, ver), ArtifactFacts(name, ver, "", unread=why, command=command)
+            return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
-    return dict(_map(one, todo, workers=8))
+    return skipped | dict(_map(one, todo, workers=8))
 
+
+def _not_read(lock: Lock, facts: Facts, resolved_at_install: bool,
+              machines: set[str]) -> dict[tuple[str, ...], ArtifactFacts]:
+    """An unread fact for each candidate of a machine whose artifacts are not read (aarch64 beside x86_64): its sets
+    are told what was not checked and how to check it, not judged silently."""
+    rest = {e.platform for e in lock.sets} - machines
+    if not rest:
+        return {}
+    return {key_of(n, v, m): ArtifactFacts(
+        n, v, "", unread=f"its {m} artifacts are read only when asked for (--platform {m})",
+        command=f"glmcompat check {lock.path} --platform {m}")
+        for n, v, _, _, m in candidates(lock, facts, resolved_at_install, rest)}
+
+
+def _find_in(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,
+             platform: str) -> IndexFile:
+    """The wheel of ``name==version`` from the first of ``indexes`` that has one (the file's own indexes first, as
+    ``--index-url``/``--extra-index-url`` name them); the first index's error when none has."""
+    first: GlmcompatError | None = None
+    for i in indexes:
+        try:
+            return _find(i, cache, name, version, python, platform)
+        except GlmcompatError as e:
+            first = first or e
+    assert first is not None
+    raise first
+
+
+LOCKART_VERSION = 1  # the facts of every artifact one lock's candidates name, stored whole (kind ``lockart``)
+
+
+def stored_key(lock: Lock, todo: Sequence[Candidate], platforms: Sequence[str] | None) -> str | None:
+    """The key under which the facts of all of ``todo`` are stored together, when the lock itself names every byte
+    they depend on (each wheel a URL or path with its sha256, torch's wheels likewise); None otherwise (an index
+    lookup or an unhashed local file decides, so each is looked up on its own). With it a check of a lock whose
+    compiled wheels did not change reads one entry, not one per wheel."""
+    wheels = lock.meta.get("wheel_urls", {})
+    binary = lock.meta.get("lock_wheels", {})
+    parts: list[str] = [f"{ARTIFACT_VERSION}|{NUMPY_VERSION}|{int(any('numpy' in e.packages for e in lock.sets))}|"
+                        f"{','.join(sorted(platforms or ()))}|{lock.path}"]
+    for tfull in sorted(_torches(lock).values()):
+        locs = binary.get(f"torch=={tfull}")
+        if not locs or not all("://" in u and "#sha256=" in u for u in locs):
+            return None
+        parts.append("|".join(locs))
+    for name, ver, where, py, m in todo:
+        loc = wheels.get(f"{name}=={ver}", "") if where == "wheel" else (
+            pick_wheel(binary.get(f"{name}=={ver}", ()), py or "cp311", m) or "" if where == "lock" else "")
+        if "#sha256=" not in loc or (where == "lock" and "://" not in loc):
+            return None
+        parts.append(f"{name}|{ver}|{where}|{py}|{m}|{loc}")
+    return f"lockart-v{LOCKART_VERSION}-" + hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
+                   read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+    """What the artifacts of the compiled packages of ``lock`` say (:func:`probe_lock`), read from the indexes the file
+    names (its ``--index-url``/``--extra-index-url``, in order), then the configured one; the wheels a lock records
+    from their own URLs (a second index included); stored by sha256, so read once. The one entry of ``check`` and
+    :func:`glmcompat.api.check`. ``read_wheels`` gains whether a wheel file or URL of a package the matrix does not
+    name is read (the record is then kept for these exact bytes only)."""
+    from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
+    from glmcompat.edges.index import IndexClient  # lazy: only when something is to be read
+
+    todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, resolved_at_install, read_machines(lock, platforms))
+    if not todo:
+        return {}
+    named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
+    if read_wheels is not None:
+        read_wheels.append(any(c[2] == "wheel" and c[0] not in named for c in todo))
+    urls = list(dict.fromkeys(lock.meta.get("index_urls") or []))
+    cache = Cache()
+    whole = stored_key(lock, todo, platforms)
+    hit = cache.get_json(whole) if whole else None
+    if isinstance(hit, dict):
+        return {tuple(k): ArtifactFacts.from_json(f) for k, f in zip(hit["keys"], hit["facts"], strict=True)}
+    with ExitStack() as stack:
+        own = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
+        default = own[0] if own else stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2))
+        sources = {u: stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2))
+                   for u in sorted(set(lock.meta.get("wheel_indexes", {}).values()))}
+        got = probe_lock(lock, facts, index=default, cache=cache, resolved_at_install=resolved_at_install,
+                         indexes=own[1:] if own else (), platforms=platforms,
+                         own={k: sources[u] for k, u in lock.meta.get("wheel_indexes", {}).items()})
+    if whole and all(a.read or k[2:] and a.command.startswith("glmcompat check") for k, a in got.items()):
+        cache.put_json(whole, {"keys": [list(k) for k in got], "facts": [a.to_json() for a in got.values()]})
+    return got

@@ -34,8 +34,8 @@ from packaging.utils import canonicalize_name
 
 from glmcompat.decide import rules
 from glmcompat.decide.explain import resolve
-from glmcompat.decide.resolver import Request, parse_spec, pin_override, root_requirements
-from glmcompat.decide.stacks import lock_platform
+from glmcompat.decide.resolution import parse_spec, pin_override
+from glmcompat.decide.roots import Request, root_requirements
 from glmcompat.edges.sources import IndexSource
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
 from glmcompat.matrix.locations import read_bounded, read_stored, seal, text_digest
@@ -77,7 +77,8 @@ from glmcompat.ops.publish import (
 from glmcompat.readers.formats import read_lock
 
 if TYPE_CHECKING:
-    from glmcompat.decide.resolver import Outcome, Source
+    from glmcompat.decide.resolution import Source
+    from glmcompat.decide.resolver import Outcome
     from glmcompat.edges.index import ClientFactory
 
 __all__ = [  # the output set's names are glmcompat.ops.lockset's
@@ -136,9 +137,9 @@ def _python_spec(facts: Facts, req: LockRequest) -> tuple[str, str]:
 def resolution_key(facts: Facts, req: LockRequest) -> str:
     stack = facts.stack(req.stack)
     # the index is part of the question: `lock --index-url X` must not reuse a resolution made on another index
-    blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, facts.target(req.target).name, req.model, req.python,
+    blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, req.target.name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
-                       lock_platform(facts, req.target, req.platform), req.index.resolved_url()], sort_keys=True)
+                       req.platform, req.index.resolved_url()], sort_keys=True)
 
     return text_digest(blob)  # the one digest kind of stored names
 
@@ -158,10 +159,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, index: ClientFactory | None 
     if (index is None) == (source is None):
         raise TypeError("resolve_core: pass exactly one of index (a client factory) and source")
     stack = facts.stack(req.stack)
-    tname = facts.target(req.target).name
-    machine = lock_platform(facts, tname, req.platform)
-    if req.model:
-        facts.model(req.model)
+    machine = req.platform
     requires_python, py = _python_spec(facts, req)
     memo = _memo_path(facts, req)
     if index is not None and stack.exclude_newer and not req.index.no_cache:
@@ -173,7 +171,7 @@ def resolve_core(facts: Facts, req: LockRequest, *, index: ClientFactory | None 
         if recalled is not None:
             return recalled
 
-    request = Request(req.stack, tname, req.model, req.with_, req.upgrade, py, machine)
+    request = Request(req.stack, req.target, req.model, req.with_, req.upgrade, py, machine)
     root_requirements(facts, request)  # bad input (a --with, a model no engine serves) fails before any index traffic
     if source is not None:
         return _resolution(facts, req, resolve(facts, source, request), requires_python)
@@ -311,8 +309,7 @@ def _lock(facts: Facts, req: LockRequest, out: Path, *, index: ClientFactory | N
     # reads would take the network and the processors from uv, which is on it.
     res = resolve_core(facts, req, index=index, source=source, quiet=quiet, prefetch=spec is None)
     text = render_pyproject(facts, req, res).encode()
-    tname = facts.target(req.target).name
-    summary = LockOutcome(str(out), tname, lock_platform(facts, tname, req.platform), res.pins, res.overrides)
+    summary = LockOutcome(str(out), req.target.name, req.platform, res.pins, res.overrides)
     if check_only:
         return _check_current(facts, req, res, text, out, summary)
     uv_binary()  # uv missing: fail before anything is created
@@ -386,7 +383,7 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
     ``spec``: a speculation that already ran that ``uv lock`` in ``work`` (its directory) on the same data and
     seed, and the exports after it. With the new outputs, uv's lock's warnings (a no-op has the same warnings as the
     run that wrote it: it must not hide them)."""
-    tname = facts.target(req.target).name
+    tname = req.target.name
     if spec is None:
         write_new(work / "pyproject.toml", text)
         if old["uv.lock"] is not None:
@@ -394,8 +391,8 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
         run_uv(list(speculate.LOCK), work, res.requires_python, req.index.uv_env())
     now = (work / "uv.lock").read_bytes()
 
-    machine = lock_platform(facts, tname, req.platform)
-    found = rules.evaluate_lock(read_lock(work / "uv.lock"), tname, req.model, facts, allow_unknown=False, platforms=[machine])
+    machine = req.platform
+    found = rules.evaluate_lock(read_lock(work / "uv.lock"), req.target, req.model, facts, allow_unknown=False, platforms=[machine])
     if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
             and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
         return None, [f.message for f in found if f.severity == "warning"]  # nothing to write

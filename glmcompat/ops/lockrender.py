@@ -12,7 +12,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.stacks import lock_platform
+from glmcompat.decide.plan import LockPlan, Planned
 from glmcompat.edges.index import IndexOptions
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
@@ -26,14 +26,15 @@ def out_name(target: str, platform: str) -> str:
 
 
 @dataclass(frozen=True)
-class LockRequest:
+class LockRequest(Planned):
+    """``glmcompat lock --stack``'s question: the stack, the command's :class:`~glmcompat.decide.plan.LockPlan` (its one
+    target's row, the platform, the model), and how."""
+
     stack: str
-    target: str
-    model: str | None = None
+    plan: LockPlan
     python: str | None = None
     with_: tuple[str, ...] = ()
     upgrade: bool = False
-    platform: str | None = None  # None: the target's default (:func:`lock_platform`)
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
 
 
@@ -79,8 +80,7 @@ def project_name(stack: str, target: str, platform: str = "x86_64") -> str:
 def pyproject_data(facts: Facts, req: LockRequest, res: Resolution) -> dict[str, Any]:
     """The generated pyproject.toml as plain data: exactly what ``tomllib`` reads back from
     :func:`render_pyproject`."""
-    tname = facts.target(req.target).name
-    machine = lock_platform(facts, tname, req.platform)
+    tname, machine = req.target.name, req.platform
     for what, value in (("requires-python", res.requires_python), ("exclude-newer", res.exclude_newer),
                         ("stack", req.stack), ("model", req.model)):
         if value is not None and not isinstance(value, str):
@@ -108,8 +108,7 @@ def pyproject_data(facts: Facts, req: LockRequest, res: Resolution) -> dict[str,
 
 def header_command(facts: Facts, req: LockRequest) -> str:
     """The command a generated pyproject.toml names in its first line (the request, normalized)."""
-    tname = facts.target(req.target).name
-    machine = lock_platform(facts, tname, req.platform)
+    tname, machine = req.target.name, req.platform
     cmd = f"glmcompat lock --stack {req.stack} --target {tname}"
     if machine != "x86_64":
         cmd += f" --platform {machine}"

@@ -42,19 +42,22 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.stacks import CORE, lock_platform
+from glmcompat.decide.plan import plan
+from glmcompat.decide.stacks import CORE
 from glmcompat.edges.index import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import text_digest
 from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
 from glmcompat.model.machine import Machine
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
-from glmcompat.ops import machinelock
+from glmcompat.ops import machinelock, projectspec
+from glmcompat.ops.projectspec import restore as _restore
 from glmcompat.ops.progress import Progress
 from glmcompat.ops.projectrecord import _digests, _inputs, _recall, _record_path, _remember
 from glmcompat.ops.projectresult import RESULT_VERSION, ProjectLockRequest, ProjectLockResult
@@ -97,13 +100,14 @@ def _python(requires_python: str | None, asked: str | None) -> str:
 
 def _locked_core(lock: Path) -> dict[str, str]:
     """The core packages an existing uv.lock holds, each at its newest locked version (local label dropped). Only its
-    ``[[package]]`` names and versions are read (the environments are the check's to build)."""
+    ``[[package]]`` names and versions are read (the environments are the check's to build): from the lines uv writes
+    first in each (:func:`glmcompat.ops.projectspec.packages`), else, for a lock of another layout, parsed."""
     try:
-        doc = tomllib.loads(lock.read_text(encoding="utf-8"))
+        data = lock.read_bytes()
+        packages = projectspec.packages(data) or tomllib.loads(data.decode("utf-8")).get("package", [])
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
         return {}  # absent or broken: uv's to replace
     out: dict[str, str] = {}
-    packages = doc.get("package", [])
     for p in packages if isinstance(packages, list) else []:
         if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not isinstance(p.get("version"), str):
             continue
@@ -171,12 +175,10 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     ``index`` (how to reach the package index ``req.index`` names: :func:`glmcompat.edges.index.client_for`) and
     ``source`` (a resolver source in its place: a recorded index)."""
     from glmcompat.decide.explain import resolve  # lazy: resolving only (a recalled lock imports none of the resolver)
-    from glmcompat.decide.resolver import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
+    from glmcompat.decide.roots import Request  # lazy: resolving only (a recalled lock imports none of the resolver)
     from glmcompat.decide.rules import evaluate  # lazy: resolving only (a recalled lock imports none of the resolver)
 
-    machine = lock_platform(facts, req.targets[0], req.platform)
-    for t in req.targets[1:]:
-        lock_platform(facts, t, machine)  # a target that never ships on that machine: one line, exit 2
+    machine = req.platform  # the plan's: every target ships on it
     close: Callable[[], None] = lambda: None  # noqa: E731
     if (index is None) == (source is None):
         raise TypeError("resolve_set: pass exactly one of index (a client factory) and source")
@@ -189,8 +191,8 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
     try:
         failures: dict[str, UnsafeError] = {}
         for t in req.targets:
-            tname = facts.target(t).name
-            r = Request("", tname, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
+            tname = t.name
+            r = Request("", t, req.model, tuple(reqs), req.upgrade, python, machine, origin=origin,
                         prefer=() if req.upgrade else tuple(sorted(prefer.items())),
                         driver=req.machine.driver if req.machine is not None else None)
             try:
@@ -199,13 +201,13 @@ def resolve_set(facts: Facts, reqs: Sequence[str], origin: str, req: ProjectLock
                 failures[tname] = e
     finally:
         close()
-    names = [facts.target(t).name for t in req.targets]
+    names = req.plan.names
     if len(names) == 1 and failures:
         raise failures[names[0]]
     # One set for all: the first outcome that every target's rules accept.
     for outcome in outcomes.values():
         ok = all(not [f for f in evaluate(dict(outcome.pins), target=other, model=req.model, matrix=facts.on(machine))
-                      if f.severity == "error"] for other in names)
+                      if f.severity == "error"] for other in req.targets)
         if ok:
             overrides = {n: outcome.pins[n] for n in outcome.overridden if n in outcome.pins}
             return Core(dict(outcome.pins), overrides, dict(outcome.overridden))
@@ -272,12 +274,8 @@ def _diff(path: str, old: str, new: str) -> str:
 
 def _uv(args: list[str], cwd: Path, index: IndexOptions, python: str | None = None) -> subprocess.CompletedProcess[str]:
     """uv ``args`` in ``cwd``, with the command line's index options (``index``) in its environment."""
-    env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
-    if index.url:
-        env.pop("UV_INDEX_URL", None)
-    env.update(index.uv_env())
     try:
-        return subprocess.run([uv_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True,
+        return subprocess.run([uv_binary(), *args], cwd=cwd, env=projectspec.uv_env(index), capture_output=True, text=True,
                               stdin=subprocess.DEVNULL)
     except OSError as e:
         raise EnvironmentFailure(f"cannot run uv: {e.strerror}") from None
@@ -289,14 +287,14 @@ def _uv_error(args: list[str], p: subprocess.CompletedProcess[str], where: str) 
     return f"`uv {' '.join(args)}` in {where} failed (exit {p.returncode}): {tail}"
 
 
-def judge(facts: Facts, lock: Path, targets: Sequence[str], model: str | None, machine: str,
+def judge(facts: Facts, lock: Path, targets: Sequence[Target], model: str | None, machine: str,
           host: Machine | None = None) -> dict[str, list[Finding]]:
     """The check's findings for every target, on the lock's machine, strictly (as ``check --platform``)."""
     from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.readers.formats import read_lock  # lazy: judging a new lock only (not a recalled one)
 
     read = read_lock(lock)
-    return {facts.target(t).name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
+    return {t.name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
                                                 machine=host)
             for t in targets}
 
@@ -374,20 +372,27 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                           check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
-                          quiet: bool = False
+                          quiet: bool = False, spec: projectspec.Run | None = None
                           ) -> tuple[ProjectLockResult, NoopRecord | None]:
     """:func:`lock_project`, and what a run that changed nothing read (a
-    :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None."""
+    :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None.
+    ``spec``: the speculative ``uv lock`` the command line started (:func:`glmcompat.ops.projectspec.start`; the
+    caller discards it); without one, a run that resolves starts its own."""
     project = pp.load(pyproject)
-    machine = lock_platform(facts, req.targets[0], req.platform)
+    machine = req.platform
     python = _python(project.requires_python, req.python)
     noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
     remembered = False
     if recalled is None:
-        result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
-                               index=index, source=source, quiet=quiet)
+        own = None if spec is not None or dry_run or check_only else projectspec.start(project.pyproject, req.index)
+        try:
+            result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
+                                   index=index, source=source, quiet=quiet, spec=spec or own)
+        finally:
+            if own is not None:
+                own.discard()
         if not dry_run and not result.problems and result.verdicts and all(v == "safe" for v in result.verdicts.values()):
             remembered = _remember(record, project, result)
     else:
@@ -406,13 +411,13 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
                   dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None,
-                  quiet: bool) -> ProjectLockResult:
+                  quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
     locked = _locked_core(lock)
     extra = [n for n in locked if n not in {_name(r) for r in reqs}]
-    targets = [facts.target(t).name for t in req.targets]
+    targets = req.plan.names
     result = ProjectLockResult("project", str(pyproject), targets, machine, {}, warnings=list(notes))
     if not reqs and not extra:
         result.warnings.append("the project uses no package of the coupled core "
@@ -436,7 +441,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     if check_only:
         return _check(facts, project, new_text, req, machine, result)
     uv_binary()
-    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet)
+    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet, spec)
 
 
 def _written_core(project: pp.UvProject) -> Core | None:
@@ -535,33 +540,18 @@ def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockR
     return result
 
 
-def _restore(path: Path, data: bytes | None, mode: int | None) -> None:
-    if data is None:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        return
-    try:
-        if path.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    atomic_write(path, data, mode=mode)
-
-
 def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
              python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
-             source: Source | None, quiet: bool) -> ProjectLockResult:
+             source: Source | None, quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
-        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet)
+        return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet,
+                             spec)
 
 
 def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
                   machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
-                  source: Source | None,
-                  quiet: bool) -> ProjectLockResult:
+                  source: Source | None, quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
     old_py = pyproject.read_bytes()
     if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
@@ -577,7 +567,10 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-            p = _uv(["lock"], project.root, req.index)
+            p = None if _round or spec is None else projectspec.settle(
+                spec, project.root, old_py, old_lock, pyproject.read_bytes(), result.core, result.overrides, req.index,
+                lock_mode)
+            p = p or _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
                 raise UnsafeError(f"uv cannot lock the project under the safe core; nothing was changed:\n  {msg}\n"
@@ -637,7 +630,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
     if out.resolve() == infile.resolve():
         raise InputError("the output would replace the input; pass -o requirements.txt", path=str(infile))
     read = parse_requirements(infile, decode_text(infile, read_bytes(infile)))
-    machine = lock_platform(facts, req.targets[0], req.platform)
+    machine = req.platform
     python = req.python or f"{sys.version_info[0]}.{sys.version_info[1]}"
     env = {**marker_env(python, machine), "extra": ""}
     reqs: list[str] = []
@@ -657,7 +650,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         names.add(e.name)
         reqs.append(f"{e.name}{spec}")
     prefer = _prefer_from(out)
-    result = ProjectLockResult("requirements", str(out), [facts.target(t).name for t in req.targets], machine, {},
+    result = ProjectLockResult("requirements", str(out), req.plan.names, machine, {},
                                machine=req.machine)
     core = (resolve_set(facts, reqs, str(infile), req, python, prefer, index=index, source=source, quiet=quiet)
             if reqs else Core({}, {}, {}))
@@ -668,7 +661,7 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
         return result
     uv_binary()
     shown = " ".join(["glmcompat lock", os.path.relpath(infile, out.parent or ".")] + [f"--target {t}" for t in result.targets]
-                     + ([f"--platform {machine}"] if req.platform else []) + (["--model", req.model] if req.model else [])
+                     + ([f"--platform {machine}"] if req.plan.chosen else []) + (["--model", req.model] if req.model else [])
                      + machinelock.flags(req.machine)
                      + ([] if out == default_output(infile) else ["-o", os.path.relpath(out, out.parent or ".")]))
     with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
@@ -785,8 +778,8 @@ def lock(path: str | os.PathLike[str] = ".", targets: Sequence[str] | str | None
              else _settings_targets(facts, settings, str(found)) if found is not None else [])
     if not names:
         raise NoTarget(None if found is None else str(found), argument="targets")
-    req = ProjectLockRequest(tuple(names), platform or settings.get("platform"), model or settings.get("model"), upgrade,
-                             machine=machine)
+    req = ProjectLockRequest(plan(facts, names, platform or settings.get("platform"), model or settings.get("model"),
+                                  machine), upgrade)
     if requirements:
         out = Path(output) if output is not None else default_output(p)
         return lock_requirements(facts, p, out, req, dry_run=dry_run, check_only=check, index=index, source=source,

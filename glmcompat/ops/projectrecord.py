@@ -46,8 +46,8 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
         if not isinstance(source, RecordedSource):
             return None  # a source that cannot say what it answers (only a recorded one has a key): no record
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("UV_", "PIP_", "GLMCOMPAT_")))
-    blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), list(req.targets),
-                       req.platform, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
+    blob = json.dumps([RECORD_FORMAT, code_fingerprint(), facts.key, str(project.pyproject.resolve()), req.plan.names,
+                       req.platform if req.plan.chosen else None, req.model, python, env, [uv, st.st_size, st.st_mtime_ns, st.st_ino],
                        os.environ.get("XDG_CONFIG_HOME", ""), None if source is None else source.key, req.index.url,
                        None if req.machine is None else req.machine.to_json()])
     return cache_dir() / "project-verdicts" / (text_digest(blob) + ".json")

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from glmcompat.decide.plan import LockPlan, Planned
 from glmcompat.edges.index import IndexOptions
 from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.machine import Machine, from_json
@@ -17,16 +18,14 @@ RESULT_VERSION = LockOutput.version  # of the recorded answer: lock --json's doc
 
 
 @dataclass(frozen=True)
-class ProjectLockRequest:
-    """What to lock for: the targets (one set for all), the machine, the model, and how."""
+class ProjectLockRequest(Planned):
+    """What to lock for: the command's :class:`~glmcompat.decide.plan.LockPlan` (the targets' rows, one set for all; the
+    platform; the model; the machine: its NVIDIA driver and glibc), and how."""
 
-    targets: tuple[str, ...]
-    platform: str | None = None
-    model: str | None = None
+    plan: LockPlan
     upgrade: bool = False
     python: str | None = None  # the CPython minor to resolve the core for (default: this one, if the project allows it)
     index: IndexOptions = IndexOptions()  # --index-url / --no-cache, for the resolution and for uv
-    machine: Machine | None = None  # the machine the lock is for: its NVIDIA driver and glibc (None: not judged)
 
 
 @dataclass

@@ -198,11 +198,11 @@ def _map(fn: Callable[[_T], _R], items: Sequence[_T], workers: int = 4) -> list[
         return list(ex.map(fn, items))
 
 
-def summarise_ext(zf: RemoteZip) -> ExtSummary:
+def summarise_ext(zf: RemoteZip, keep: Callable[[str], bool] | None = None) -> ExtSummary:
     """{member: {needed, undefined, weak_undefined, defined}} for every shared object of an extension
-    wheel; ``defined`` keeps only the names some module of the wheel leaves undefined (what a sibling
-    can provide to another)."""
-    members = elf_members(zf)
+    wheel (``keep``: only the members it accepts); ``defined`` keeps only the names some module of the wheel leaves
+    undefined (what a sibling can provide to another)."""
+    members = [m for m in elf_members(zf) if keep is None or keep(m.name)]
 
     def one(m: ZipMember) -> tuple[str, ElfInfo]:
         return m.name, read_elf_member(zf, m, dynamic="require")

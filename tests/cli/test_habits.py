@@ -450,18 +450,18 @@ def test_lock_index_url_and_python_reach_uv(tmp_path: Path) -> None:
     UV_DEFAULT_INDEX in the environment), and cp311 is the minor 3.11 (requires-python, the header)."""
     from glmcompat.edges.sources import RecordedSource
     from glmcompat.matrix.load import load_facts
-    from glmcompat.ops.lockgen import LockRequest, memoize, resolve_core
+    from glmcompat.ops.lockgen import memoize, resolve_core
     from glmcompat.readers.formats import read_lock
 
     from tests.localindex import serve_wheels
-    from tests.cli.commands.test_lock import VLLM, VSTACK
+    from tests.cli.commands.test_lock import VLLM, VSTACK, stack_request
 
     matrix = tmp_path / "matrices"
     import shutil
 
     shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", matrix)
     facts = load_facts([matrix])
-    req = LockRequest(VSTACK, "sm120", "glm_moe_dsa", "3.11")
+    req = stack_request(facts, VSTACK, "sm120", "glm_moe_dsa", "3.11")
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_INDEX", "UV_DEFAULT_INDEX", "PIP_INDEX"))}
     env["UV_CACHE_DIR"] = str(tmp_path / "uv-cache")

@@ -69,7 +69,7 @@ def src(index):
 
 
 def upgrade(facts, src, target="sm120", with_=(), stack=STACK):
-    req = Request(stack, target, "glm_moe_dsa", tuple(with_), True)
+    req = Request(stack, facts.target(target), "glm_moe_dsa", tuple(with_), True)
     out = resolve(facts, src, req)
     return req, out, skip_reasons(facts, src, req, out)
 
@@ -92,12 +92,12 @@ def test_upgrade_other_targets(facts, src, target):
 
 
 def test_recorded_source_gives_the_same_set(facts):
-    out = resolve(facts, RecordedSource(HERE / "index.json"), Request(STACK, "sm120", "glm_moe_dsa", (), True))
+    out = resolve(facts, RecordedSource(HERE / "index.json"), Request(STACK, facts.target("sm120"), "glm_moe_dsa", (), True))
     assert out.pins == NEWEST
 
 
 def test_plain_lock_keeps_the_stack_and_its_cubin(facts, src):
-    out = resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa"))
+    out = resolve(facts, src, Request(STACK, facts.target("sm120"), "glm_moe_dsa"))
     assert out.pins["sglang"] == "0.5.9" and out.pins["flashinfer-cubin"] == out.pins["flashinfer-python"] == "0.6.3"
 
 
@@ -105,7 +105,7 @@ def test_exclude_newer_hides_later_uploads(facts, recorded, tmp_path):
     with mock_index(recorded, tmp_path) as client:
         early = IndexSource(client, exclude_newer=recorded["early_cutoff"])
         assert "0.5.23" not in early.versions("sglang") and "0.5.22" in early.versions("sglang")
-        out = resolve(facts, early, Request(STACK, "sm120", "glm_moe_dsa", (), True))
+        out = resolve(facts, early, Request(STACK, facts.target("sm120"), "glm_moe_dsa", (), True))
     assert out.pins["sglang"] == "0.5.22" and out.pins["sglang-kernel"] == "0.4.9" and out.pins["flashinfer-python"] == "0.7.1"
 
 
@@ -135,7 +135,7 @@ def test_skip_reasons_for_the_newest_set(facts, src):
 
 def test_remedy_is_real(facts, src):
     """The remedy `--with torchvision==0.29.2` resolves, to the same set but torchvision."""
-    out = resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("torchvision==0.29.2",), True))
+    out = resolve(facts, src, Request(STACK, facts.target("sm120"), "glm_moe_dsa", ("torchvision==0.29.2",), True))
     assert out.pins == {**NEWEST, "torchvision": "0.29.2"}
 
 
@@ -163,7 +163,7 @@ def test_newer_sglang_gets_its_true_reason(facts, src):
 
 def test_cubin_equals_python_only_when_both_are_in_the_set(facts, src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, src, Request("sglang-0.5.23", "sm120", "glm_moe_dsa", ("flashinfer-cubin==0.6.13", "sglang==0.5.23")))
+        resolve(facts, src, Request("sglang-0.5.23", facts.target("sm120"), "glm_moe_dsa", ("flashinfer-cubin==0.6.13", "sglang==0.5.23")))
     (cause,) = e.value.causes
     assert "flashinfer-python 0.7.2 and flashinfer-cubin must be the same version when both are installed" in cause.clauses
     assert "you require flashinfer-cubin==0.6.13" in cause.clauses
@@ -174,7 +174,7 @@ def test_renamed_kernel_is_never_installed_twice(facts, src):
     _, out, skipped = upgrade(facts, src, with_=("sgl-kernel==0.3.21",))
     assert out.pins["sglang"] == "0.5.9" and "sglang-kernel" not in out.pins
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("sgl-kernel==0.3.21", "sglang==0.5.23")))
+        resolve(facts, src, Request(STACK, facts.target("sm120"), "glm_moe_dsa", ("sgl-kernel==0.3.21", "sglang==0.5.23")))
     (cause,) = e.value.causes
     assert "sglang-kernel 0.4.10 and sgl-kernel are one project under two names (only one of them can be installed)" in cause.clauses
 
@@ -183,7 +183,7 @@ def test_resolution_failure_carries_its_causes(facts, src):
     """The UnsafeError of a failed resolution holds the derivation structured (kind, subject, clauses, conclusion,
     remedy): its message is exactly that cause rendered, and its JSON form has every part."""
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, src, Request("sglang-0.5.23", "sm120", "glm_moe_dsa", ("flashinfer-cubin==0.6.13", "sglang==0.5.23")))
+        resolve(facts, src, Request("sglang-0.5.23", facts.target("sm120"), "glm_moe_dsa", ("flashinfer-cubin==0.6.13", "sglang==0.5.23")))
     (cause,) = e.value.causes
     assert isinstance(cause, Skip) and e.value.exit_code == 1
     assert str(e.value) == f"{cause.because()}\nhint: {cause.remedy}"
@@ -226,7 +226,7 @@ def test_sm121_explains_the_kernel_gpu_code(facts, arm_src):
     Provider.get_dependencies = counting
     try:
         with pytest.raises(UnsafeError) as e:
-            resolve(_no_sm121a(facts), arm_src, Request(STACK, "sm121", "glm_moe_dsa", (), True))
+            resolve(_no_sm121a(facts), arm_src, Request(STACK, facts.target("sm121"), "glm_moe_dsa", (), True))
     finally:
         Provider.get_dependencies = orig
     text = str(e.value)
@@ -273,27 +273,27 @@ def test_aarch64_source_selects_the_aarch64_wheels(src, arm_src):
 def test_aarch64_takes_a_cuda_torch_and_the_kernels_built_for_it(facts, arm_src, target):
     """torch's default aarch64 wheels are CPU-only up to 2.10.0: the glm5 stack's torch 2.9.1 cannot serve a Grace
     host or DGX Spark, so the set is sglang 0.5.23's (torch 2.14.1, CUDA 13; sglang-kernel 0.4.10 carries sm_121a)."""
-    out = resolve(facts, arm_src, Request(STACK, target, "glm_moe_dsa", platform="aarch64"))
+    out = resolve(facts, arm_src, Request(STACK, facts.target(target), "glm_moe_dsa", platform="aarch64"))
     assert out.pins == ARM
     assert not [f for f in evaluate(out.pins, target=target, model="glm_moe_dsa", matrix=facts.on("aarch64"))
                 if f.severity == "error"]
 
 
 def test_sm121_defaults_to_aarch64(facts, arm_src):
-    assert resolve(facts, arm_src, Request(STACK, "sm121", "glm_moe_dsa")).pins == ARM
+    assert resolve(facts, arm_src, Request(STACK, facts.target("sm121"), "glm_moe_dsa")).pins == ARM
 
 
 def test_recorded_aarch64_source(facts):
     rec = RecordedSource(HERE / "index-aarch64.json")
     assert rec.machine == "aarch64"
-    assert resolve(facts, rec, Request(STACK, "sm100", "glm_moe_dsa", platform="aarch64")).pins == ARM
+    assert resolve(facts, rec, Request(STACK, facts.target("sm100"), "glm_moe_dsa", platform="aarch64")).pins == ARM
     with pytest.raises(InputError, match="the source reads the aarch64 wheels, and the request is for x86_64"):
-        resolve(facts, rec, Request(STACK, "sm100", "glm_moe_dsa"))
+        resolve(facts, rec, Request(STACK, facts.target("sm100"), "glm_moe_dsa"))
 
 
 def test_sm121_with_the_glm5_kernel_names_its_sm_120a_code(facts, arm_src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, arm_src, Request(STACK, "sm121", "glm_moe_dsa", ("sglang==0.5.9",)))
+        resolve(facts, arm_src, Request(STACK, facts.target("sm121"), "glm_moe_dsa", ("sglang==0.5.9",)))
     first, hint = str(e.value).splitlines()
     assert first.startswith("Because sglang 0.5.9 requires sgl-kernel==0.3.21, and you lock for sm121 (compute capability 12.1), "
                             "and sgl-kernel 0.3.21's Linux aarch64 wheel carries sm_80, sm_87, sm_89, sm_90, sm_90a, sm_100a, "
@@ -305,7 +305,7 @@ def test_sm121_with_the_glm5_kernel_names_its_sm_120a_code(facts, arm_src):
 
 def test_cpu_only_torch_on_aarch64_is_ruled_out_for_that_reason(facts, arm_src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, arm_src, Request(STACK, "sm100", "glm_moe_dsa", ("sglang==0.5.9",), platform="aarch64"))
+        resolve(facts, arm_src, Request(STACK, facts.target("sm100"), "glm_moe_dsa", ("sglang==0.5.9",), platform="aarch64"))
     first, hint = str(e.value).splitlines()
     assert first.startswith("Because sglang 0.5.9 requires torch==2.9.1, and you lock for sm100 on Linux aarch64, and torch "
                             "2.9.1's default Linux aarch64 wheel is a CPU-only build (no CUDA, no GPU code; evidence arch-probe)")
@@ -314,7 +314,7 @@ def test_cpu_only_torch_on_aarch64_is_ruled_out_for_that_reason(facts, arm_src):
 
 def test_a_release_without_an_aarch64_wheel_is_ruled_out_for_that_reason(facts, arm_src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, arm_src, Request(VSTACK, "sm100", "glm_moe_dsa", ("vllm==0.10.0",), platform="aarch64"))
+        resolve(facts, arm_src, Request(VSTACK, facts.target("sm100"), "glm_moe_dsa", ("vllm==0.10.0",), platform="aarch64"))
     first, hint = str(e.value).splitlines()
     assert first.startswith("Because you require vllm==0.10.0, and vllm 0.10.0 has no wheel for CPython 3.11 on Linux aarch64 on "
                             "the index, only vllm-0.10.0-cp38-abi3-manylinux1_x86_64.whl, vllm-0.10.0.tar.gz, and a lock never "
@@ -339,7 +339,7 @@ def test_a_dependency_without_an_aarch64_wheel_names_that(facts, arm_src):
             return got
 
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, Pinned(arm_src), Request(STACK, "sm100", "glm_moe_dsa", ("sglang==0.5.9",), platform="aarch64"))
+        resolve(facts, Pinned(arm_src), Request(STACK, facts.target("sm100"), "glm_moe_dsa", ("sglang==0.5.9",), platform="aarch64"))
     first, hint = str(e.value).splitlines()
     assert first.startswith("Because sglang 0.5.9 requires sgl-kernel==0.3.5, and sgl-kernel 0.3.5 has no wheel for CPython 3.11 "
                             "on Linux aarch64 on the index, only sgl_kernel-0.3.5-cp310-abi3-manylinux2014_x86_64.whl, and a "
@@ -351,7 +351,7 @@ def test_vllm_on_aarch64_has_no_evidence(facts, arm_src):
     """The matrix's vLLM rows are about the x86_64 wheels: on aarch64 vllm is unknown, and the hint names the
     SGLang stack that serves the model there (with the platform)."""
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, arm_src, Request(VSTACK, "sm100", "glm_moe_dsa", platform="aarch64"))
+        resolve(facts, arm_src, Request(VSTACK, facts.target("sm100"), "glm_moe_dsa", platform="aarch64"))
     first, hint = str(e.value).splitlines()
     assert "the matrix has no evidence for vllm 0.33.0's Linux aarch64 wheel (the torch it was built against)" in first
     assert hint.endswith("(stack glm5-sglang-0.5.9: `glmcompat lock --stack glm5-sglang-0.5.9 --target sm100 --platform aarch64`)")
@@ -363,8 +363,11 @@ def test_vllm_on_aarch64_has_no_evidence(facts, arm_src):
     ("sm100", "sparc", "unknown platform 'sparc' (known: x86_64, aarch64)"),
 ])
 def test_a_platform_the_target_never_ships_on(facts, src, target, platform, needle):
+    """The command's plan refuses it, once, at the edge (nothing below looks the platform up again)."""
+    from glmcompat.decide.plan import plan
+
     with pytest.raises(InputError) as e:
-        resolve(facts, src, Request(STACK, target, "glm_moe_dsa", platform=platform))
+        plan(facts, [target], platform, "glm_moe_dsa")
     assert needle in str(e.value) and "\n" not in str(e.value)
 
 
@@ -373,12 +376,12 @@ def test_a_platform_the_target_never_ships_on(facts, src, target, platform, need
 def test_lock_platform(facts, target, platform, want):
     from glmcompat.decide.stacks import lock_platform
 
-    assert lock_platform(facts, target, platform) == want
+    assert lock_platform(facts.target(target), platform) == want
 
 
 def test_sm103_kernel_request_is_explained_by_gpu_code(facts, src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, src, Request(STACK, "sm103", "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
+        resolve(facts, src, Request(STACK, facts.target("sm103"), "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
     text = str(e.value)
     assert text.startswith("Because you require sgl-kernel==0.3.21, and you lock for sm103 (compute capability 10.3), and "
                            "sgl-kernel 0.3.21 carries")
@@ -391,15 +394,15 @@ def test_sm103_kernel_request_is_explained_by_gpu_code(facts, src):
 
 
 def test_dependencies_and_requirement_parses_are_memoised(facts, recorded, tmp_path):
-    import glmcompat.decide.resolver as R
+    from glmcompat.decide.resolution import parse_requirement
 
-    R._requirement.cache_clear()
+    parse_requirement.cache_clear()
     with mock_index(recorded, tmp_path) as client:
         s = IndexSource(client, exclude_newer=CUTOFF)
         req, out, _ = upgrade(facts, s)
         p = out.provider
         assert p is not None and p.calls["computed"] == len(p._deps) < p.calls["dependencies"]
-        parses = R._requirement.cache_info()
+        parses = parse_requirement.cache_info()
         assert parses.misses < 150  # only core Requires-Dist lines are parsed, each once
         cold = client.requests
         # A second source on the same cache reads no page and no METADATA: both are memoised on disk.
@@ -534,7 +537,7 @@ VLLM_CUDA12 = {"vllm": "0.19.1", "torch": "2.10.0", "torchvision": "0.25.0", "to
 
 
 def vreq(target="sm120", with_=(), upgrade=False, stack=VSTACK, model="glm_moe_dsa"):
-    return Request(stack, target, model, tuple(with_), upgrade)
+    return Request(stack, load_facts().target(target), model, tuple(with_), upgrade)
 
 
 @pytest.mark.parametrize("target", ["sm90", "sm100", "sm120"])
@@ -669,7 +672,7 @@ def test_vllm_skip_reasons(facts, src):
 def test_choose_stack(facts, stack, engine, target, model, want):
     from glmcompat.decide.stacks import choose_stack
 
-    assert choose_stack(facts, stack, engine, target, model, STACK) == want
+    assert choose_stack(facts, stack, engine, facts.target(target), model, STACK) == want
 
 
 @pytest.mark.parametrize("stack,engine,needle", [
@@ -681,7 +684,7 @@ def test_choose_stack_refuses(facts, stack, engine, needle):
     from glmcompat.decide.stacks import choose_stack
 
     with pytest.raises(InputError) as e:
-        choose_stack(facts, stack, engine, "sm120", None, STACK)
+        choose_stack(facts, stack, engine, facts.target("sm120"), None, STACK)
     assert needle in str(e.value)
 
 
@@ -775,9 +778,9 @@ def test_upgrade_never_proposes_a_set_check_rejects(facts, python):
 
     proposed = 0
     for target in _target_names():
-        machine = lock_platform(facts, target, None)
+        machine = lock_platform(facts.target(target), None)
         src = RecordedSource(HERE / "pythons" / f"cp{python.replace('.', '')}-{machine}.json")
-        req = Request(STACK, target, "glm_moe_dsa", (), True, python=python, platform=machine)
+        req = Request(STACK, facts.target(target), "glm_moe_dsa", (), True, python=python, platform=machine)
         try:
             out = resolve(facts, src, req)
         except UnsafeError:
@@ -796,7 +799,7 @@ def test_python_3_10_upgrade_keeps_torchvision_within_its_metadata(facts):
     """sglang 0.5.22 and 0.5.23 ship no cp310 wheel, so on 3.10 the newest sglang pins torch 2.13.0; torchvision
     0.29.2 declares torch>=2.14.0 (probes find it loading next to 2.13.0, but an installer enforces METADATA)."""
     src = RecordedSource(HERE / "pythons" / "cp310-x86_64.json")
-    out = resolve(facts, src, Request(STACK, "sm90", "glm_moe_dsa", (), True, python="3.10", platform="x86_64"))
+    out = resolve(facts, src, Request(STACK, facts.target("sm90"), "glm_moe_dsa", (), True, python="3.10", platform="x86_64"))
     assert out.pins["torch"] == "2.13.0" and out.pins["sglang"] == "0.5.21"
     assert Version(out.pins["torchvision"]) < Version("0.29.1")
     assert "0.5.22" not in src.versions("sglang") and "0.5.23" not in src.versions("sglang")
@@ -807,7 +810,7 @@ def test_python_3_10_says_the_newer_sglang_has_no_wheel_for_it(facts):
     ship no cp310 wheel: the explanation says so, and its hint names a Python they have a wheel for (before, it
     said that no sglang release allowing torch 2.14.1 was on the index)."""
     src = RecordedSource(HERE / "pythons" / "cp310-x86_64.json")
-    req = Request(STACK, "sm90", "glm_moe_dsa", (), True, python="3.10", platform="x86_64")
+    req = Request(STACK, facts.target("sm90"), "glm_moe_dsa", (), True, python="3.10", platform="x86_64")
     out = resolve(facts, src, req)
     skip = skip_reasons(facts, src, req, out)["torch"]["2.14.1"]
     assert isinstance(skip, Skip)
@@ -836,7 +839,7 @@ def test_causes_are_data_and_explain_renders_every_kind(facts):
     kinds: dict[str, str] = {}
     verdicts: dict[tuple[str, str], str] = {}
     for target in ("sm90", "sm120", "sm75"):
-        p, roots = R.make_provider(facts, src, Request(STACK, target, "glm_moe_dsa", ("torch>=2.6",), True))
+        p, roots = R.make_provider(facts, src, Request(STACK, facts.target(target), "glm_moe_dsa", ("torch>=2.6",), True))
         reqs = list(roots)
         for name in ("sglang", "torch", "torchvision", "torchaudio", "sgl-kernel", "sglang-kernel", "flashinfer-python",
                      "flashinfer-cubin"):

@@ -199,9 +199,9 @@ def test_an_engine_with_its_own_config_class_needs_no_transformers_that_knows_th
     transformers 5.6.0 pin serves it; sglang 0.5.2 neither knows the model nor carries the config."""
     from glmcompat.decide.rules import evaluate
 
-    ok = evaluate({"sglang": "0.5.12", "transformers": "5.6.0"}, target="sm90", model="deepseek_v32")
+    ok = evaluate({"sglang": "0.5.12", "transformers": "5.6.0"}, target="sm90", model="deepseek_v32", matrix=load_facts())
     assert not [f for f in ok if f.rule == "model"]
-    bad = evaluate({"sglang": "0.5.2", "transformers": "4.56.0"}, target="sm90", model="deepseek_v32")
+    bad = evaluate({"sglang": "0.5.2", "transformers": "4.56.0"}, target="sm90", model="deepseek_v32", matrix=load_facts())
     assert {f.pins for f in bad if f.rule == "model"} == {("sglang==0.5.2",), ("transformers==4.56.0",)}
 
 

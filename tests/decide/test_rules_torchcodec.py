@@ -13,7 +13,7 @@ from glmcompat.ops import refresh as rf
 
 
 def _family(packages: dict[str, str], allow_unknown: bool = False) -> list[tuple[str, str, str]]:
-    found = evaluate(packages, target="sm90", allow_unknown=allow_unknown)
+    found = evaluate(packages, target="sm90", allow_unknown=allow_unknown, matrix=load_facts())
     return [(f.severity, f.message, " ".join(k for k, _ in f.evidence)) for f in found
             if any(n.startswith("torchcodec") for n in f.names)]
 
@@ -58,7 +58,7 @@ def test_a_probe_proven_break_is_said_with_its_consequence(codec: str, torch: st
 def test_a_proven_break_of_a_package_whose_load_is_fatal_stays_an_error() -> None:
     """The same shape for torchaudio (its [[family]] rows keep on_mismatch "error"): torchaudio 2.11.1 next to
     torch 2.11.0 is probe-proven broken and an error."""
-    found = [f for f in evaluate({"torch": "2.11.0", "torchaudio": "2.11.1"}, target="sm90")
+    found = [f for f in evaluate({"torch": "2.11.0", "torchaudio": "2.11.1"}, target="sm90", matrix=load_facts())
              if any(n.startswith("torchaudio") for n in f.names)]
     assert [f.severity for f in found] == ["error"]
 

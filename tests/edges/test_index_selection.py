@@ -117,7 +117,7 @@ def test_prefetching_changes_nothing_but_speed(recorded, tmp_path, target, platf
     the stack's packages' pages and its pins' METADATA (where the resolution departs from them)."""
     facts = load_facts()
     stack = facts.stack(STACK)
-    req = Request(STACK, target, "glm_moe_dsa", (), upgrade, "3.11", platform)
+    req = Request(STACK, facts.target(target), "glm_moe_dsa", (), upgrade, "3.11", platform)
     outcomes, seen = [], []
     for prefetch in (False, True):
         client, urls = counting_index(recorded, tmp_path / f"cache-{prefetch}")

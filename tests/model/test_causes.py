@@ -63,7 +63,7 @@ def test_the_numpy_abi_break_reads_the_same_in_check_verify_and_explain() -> Non
     assert (hit.rule, hit.package) == ("numpy-abi", "opencv-python") and said in hit.cause
     art = ArtifactFacts(name="opencv-python", version="4.9.0.80", artifact="opencv_python-4.9.0.80-cp37-abi3-manylinux.whl",
                         numpy_abi=1, numpy_member="cv2/cv2.abi3.so")
-    (f,) = [f for f in evaluate(versions, target="sm90", artifacts={("opencv-python", "4.9.0.80"): art})
+    (f,) = [f for f in evaluate(versions, target="sm90", matrix=load_facts(), artifacts={("opencv-python", "4.9.0.80"): art})
             if f.rule == "numpy-abi"]
     assert said in f.message
     kind, cause = cause_of(text, "2.0.0")  # verify's extension probe on the same import error
@@ -79,7 +79,7 @@ def test_the_torch_abi_break_reads_the_same_in_check_verify_and_explain() -> Non
     said = Break(rule="abi", package="sgl-kernel", version="0.3.21", against="2.10.0", built="2.9.1").sentence()
     (hit,) = explain(SGL_KERNEL, versions)
     assert (hit.id, hit.rule) == ("undefined-symbol", "abi") and said in hit.cause
-    (f,) = [f for f in evaluate(versions, target="sm90") if f.rule == "abi"]
+    (f,) = [f for f in evaluate(versions, target="sm90", matrix=load_facts()) if f.rule == "abi"]
     assert said in f.message
     report = verify(versions, {"id": "import:sgl_kernel", "status": "failed", "summary": "", "seconds": 0.1,
                                "error": SGL_KERNEL})
@@ -100,7 +100,7 @@ def test_the_driver_break_reads_the_same_in_check_verify_and_explain() -> None:
     said = Break(rule="driver", package="torch", version="2.10.0", against="470.86", built="12.8").sentence()
     (hit,) = explain(text, versions, {"driver": "470.86"})
     assert (hit.id, hit.rule) == ("driver-too-old", "driver") and said in hit.cause
-    (f,) = [f for f in evaluate(versions, target="sm90", machine=Machine(("sm90",), driver="470.86"))
+    (f,) = [f for f in evaluate(versions, target="sm90", matrix=load_facts(), machine=Machine(("sm90",), driver="470.86"))
             if f.rule == "driver"]
     assert said in f.message
     report = verify(versions, {"id": "driver", "status": "passed", "summary": "", "seconds": 0.1,
@@ -115,7 +115,7 @@ def test_the_cpu_only_torch_reads_the_same_in_check_verify_and_explain() -> None
     said = Break(rule="gpu-code", package="torch", version="2.9.1+cpu", built="cpu").sentence()
     (hit,) = explain(text, versions)
     assert (hit.id, hit.rule) == ("torch-cpu-only", "gpu-code") and hit.cause.startswith(said)
-    found = [f for f in evaluate(versions, target="sm90") if f.rule == "gpu-code"]
+    found = [f for f in evaluate(versions, target="sm90", matrix=load_facts()) if f.rule == "gpu-code"]
     assert found and all(f.message.startswith(said) for f in found)
     report = verify(versions, {"id": "ops:torch-matmul", "status": "failed", "summary": "", "seconds": 0.1, "error": text})
     (e,) = explained(report)

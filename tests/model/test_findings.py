@@ -145,7 +145,7 @@ def test_lock_failure_cites_the_probe_and_keeps_the_evidence_in_its_cause() -> N
     facts = load_facts()
     try:
         resolve(facts, RecordedSource(FIXTURES / "resolver" / "index.json"),
-                Request("glm5-sglang-0.5.9", "sm120", "glm_moe_dsa", ("torch==2.10.0",)))
+                Request("glm5-sglang-0.5.9", facts.target("sm120"), "glm_moe_dsa", ("torch==2.10.0",)))
     except UnsafeError as e:
         text, causes = str(e), e.causes
     else:

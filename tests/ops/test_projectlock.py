@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from glmcompat.decide.plan import plan
 from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError, UnsafeError
@@ -89,7 +90,7 @@ def ours_removed(text: str) -> str:
     return pp.without_ours(Path("pyproject.toml"), text)
 
 
-REQ = ProjectLockRequest(("sm120",))
+REQ = ProjectLockRequest(plan(load_facts(), ["sm120"]))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -368,7 +369,7 @@ def test_a_read_only_project_is_refused_and_unchanged(tmp_path, facts, src, loca
 
 def test_several_targets_get_one_set(tmp_path, facts, src, local_index):
     path = make_project(tmp_path / "multi", "torch", "sgl-kernel==0.3.21", "torchvision")
-    result = lock_project(facts, path, ProjectLockRequest(("sm90", "sm120")), source=src, quiet=True)
+    result = lock_project(facts, path, ProjectLockRequest(plan(facts, ["sm90", "sm120"])), source=src, quiet=True)
     assert result.verdicts == {"sm90": "safe", "sm120": "safe"} and result.core["torch"] == "2.9.1"
 
 
@@ -387,7 +388,7 @@ def test_the_committed_example_project_is_current(facts, src, tmp_path):
     from tests.conftest import ROOT
 
     shutil.copy(ROOT / "examples" / "glm5-sglang" / "pyproject.toml", tmp_path / "pyproject.toml")
-    req = ProjectLockRequest(("sm120",), model="glm_moe_dsa")
+    req = ProjectLockRequest(plan(facts, ["sm120"], model="glm_moe_dsa"))
     result = lock_project(facts, tmp_path / "pyproject.toml", req, source=src, dry_run=True)
     assert result.diff == "" and result.core["torch"] == "2.9.1" and result.overrides == {"transformers": "5.2.0"}
 
@@ -554,7 +555,7 @@ def test_requirements_mode_picks_a_torch_the_driver_runs(tmp_path, facts, src, l
     infile.write_text("torch\ntorchvision\n")
     plain = lock_requirements(facts, infile, tmp_path / "plain.txt", REQ, source=src, quiet=True)
     assert plain.core["torch"] == "2.15.0" and plain.floors == {"driver": "580", "glibc": "2.28"}
-    req = ProjectLockRequest(("sm120",), machine=_machine("570.86", "2.34"))
+    req = ProjectLockRequest(plan(facts, ["sm120"], machine=_machine("570.86", "2.34")))
     out = tmp_path / "requirements.txt"
     result = lock_requirements(facts, infile, out, req, source=src, quiet=True)
     assert result.core["torch"] == "2.10.0" and result.floors == {"driver": "525.60.13", "glibc": "2.34"}
@@ -579,7 +580,7 @@ def test_project_mode_takes_the_driver_from_tool_glmcompat(tmp_path, facts, src,
     settings = pp.load(path).settings
     machine = machine_for(None, None, None, settings, str(path), with_targets=False)
     assert machine.driver == "570.86" and machine.driver_from.origin == "pyproject"
-    result = lock_project(facts, path, ProjectLockRequest(("sm120",), machine=machine), source=src, quiet=True)
+    result = lock_project(facts, path, ProjectLockRequest(plan(facts, ["sm120"], machine=machine)), source=src, quiet=True)
     assert result.core["torch"] == "2.10.0" and result.floors == {"driver": "525.60.13"}
     locked = {e.name: e.version for e in read_lock(path.parent / "uv.lock", use_cache=False).entries}
     assert locked["torch"] == "2.10.0"
@@ -599,10 +600,10 @@ def test_sglang_0_5_23_locks_for_this_machines_glibc(tmp_path, facts):
     infile = tmp_path / "requirements.in"
     infile.write_text("sglang==0.5.23\n")
     m = _machine(None, here)
-    result = lock_requirements(facts, infile, tmp_path / "requirements.txt", ProjectLockRequest(("sm120",), machine=m),
+    result = lock_requirements(facts, infile, tmp_path / "requirements.txt", ProjectLockRequest(plan(facts, ["sm120"], machine=m)),
                                index=client_for, quiet=True)
     assert result.core["sglang"] == "0.5.23" and result.floors["glibc"] == here
     assert f"# needs: glibc {here} (manylinux_2_{here.split('.')[1]} wheels chosen" in (tmp_path / "requirements.txt").read_text()
     with pytest.raises(UnsafeError, match=r"glibc >= 2.34\) and the machine's glibc is 2.28"):
-        lock_requirements(facts, infile, tmp_path / "old.txt", ProjectLockRequest(("sm120",), machine=_machine(None, "2.28")),
+        lock_requirements(facts, infile, tmp_path / "old.txt", ProjectLockRequest(plan(facts, ["sm120"], machine=_machine(None, "2.28"))),
                           index=client_for, quiet=True)

@@ -35,10 +35,10 @@ from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP
 
 from tests.conftest import ROOT, run_cli
 from tests.localindex import serve_wheels
-from tests.cli.commands.test_lock import GLM5, INDEX, STACK
+from tests.cli.commands.test_lock import GLM5, INDEX, STACK, stack_request
 
-A = LockRequest(STACK, "sm120", "glm_moe_dsa")  # `glmcompat lock --target sm120`
-B = LockRequest(STACK, "sm120", "glm_moe_dsa", "3.11")  # ... --python 3.11: a different set
+A = stack_request(load_facts(), STACK, "sm120", "glm_moe_dsa")  # `glmcompat lock --target sm120`
+B = stack_request(load_facts(), STACK, "sm120", "glm_moe_dsa", "3.11")  # ... --python 3.11: a different set
 ARGS = {A: [], B: ["--python", "3.11"]}
 SET = (*OUTPUTS, STAMP)
 MATRIX = ROOT / "glmcompat" / "matrix" / "data"  # replaced by a snapshot (the `matrix` fixture)
@@ -192,7 +192,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_render_keeps_hostile_text_as_data(facts, text):
-    req = LockRequest(text, "sm120", text, None, (f"torch=={text}",))
+    req = stack_request(facts, text, "sm120", text, None, (f"torch=={text}",))
     res = Resolution(dict(GLM5), {"transformers": "5.2.0"}, {"transformers": f"reason {text}"}, ">=3.11,<3.13",
                      "2026-11-29T00:00:00Z")
     out = L.render_pyproject(facts, req, res)
@@ -208,7 +208,7 @@ def test_render_keeps_hostile_text_as_data(facts, text):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stack=st.text(max_size=40), model=st.text(max_size=40), reason=st.text(max_size=40))
 def test_render_round_trips_any_text(facts, stack, model, reason):
-    req = LockRequest(stack, "sm90", model or None)
+    req = stack_request(facts, stack, "sm90", model or None)
     res = Resolution({"torch": "2.9.1"}, {"torch": "2.9.1"}, {"torch": reason}, ">=3.11", None)
     assert tomllib.loads(L.render_pyproject(facts, req, res)) == L.pyproject_data(facts, req, res)
 
@@ -263,7 +263,7 @@ def test_matrix_data_never_runs_code(tmp_path, env, facts, src):
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
         assert not marker.exists() and (not out.exists() or not list(out.iterdir()))
         return
-    req = LockRequest(STACK, "sm120", payload)
+    req = stack_request(hfacts, STACK, "sm120", payload)
     seed(hfacts, src, req)
     r = run_cli("lock", "--target", "sm120", "--matrix", str(mdir), "--out", str(out), "-q")
     assert not marker.exists(), "a package's build code ran"

@@ -221,8 +221,10 @@ def test_a_resolution_memo_copied_under_another_key_is_a_miss(tmp_path: Path) ->
     from glmcompat.ops import lockgen as L
 
     facts = load_facts()
-    a = L.LockRequest("glm5-sglang-0.5.9", "sm120", "glm_moe_dsa")
-    b = L.LockRequest("glm5-sglang-0.5.9", "sm90", "glm_moe_dsa")
+    from tests.cli.commands.test_lock import stack_request
+
+    a = stack_request(facts, "glm5-sglang-0.5.9", "sm120", "glm_moe_dsa")
+    b = stack_request(facts, "glm5-sglang-0.5.9", "sm90", "glm_moe_dsa")
     res = L.Resolution({"torch": "2.9.1"}, {}, {}, ">=3.10", "2026-01-01T00:00:00Z")
     L.memoize(facts, a, res)
     pa, pb = L._memo_path(facts, a), L._memo_path(facts, b)

@@ -29,6 +29,7 @@ from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 
 if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.matrix.rows import Target
     from glmcompat.model.machine import Machine
     from glmcompat.readers.formats.common import Lock
 
@@ -51,6 +52,11 @@ class Job:
     packages: dict[str, str] = field(default_factory=dict)  # the first environment's set (engine pins a hint overrides)
     kind: str = ""  # the lock's kind (uv.lock, requirements.txt, ...)
     machine: Machine | None = None  # the machine judged (targets, driver, glibc, each with where it came from)
+    rows: list[Target] = field(default_factory=list)  # the targets' rows, each looked up once (at the command's edge)
+
+    def row(self, name: str) -> Target:
+        """The row of the target judged under its canonical ``name``."""
+        return next(r for r in self.rows if r.name == name)
 
 
 def build_parser() -> Any:
@@ -360,6 +366,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
                     raise
                 raise InputError(f"[tool.glmcompat] targets: {e.message}", path=job.targets_from) from None
             _check_ships(trow, job.platforms)
+            job.rows.append(trow)
         if job.model:
             facts.model(job.model)
     o = output(args)
@@ -369,17 +376,17 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
-        arts = _artifacts(lock, facts, read_wheels)
+        arts = _artifacts(lock, facts, read_wheels, job.platforms)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
         job.packages = dict(lock.sets[0].packages) if lock.sets else {}
-        for t in job.targets:
-            tname = facts.target(t).name
-            found = rules.evaluate_lock(lock, tname, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
+        for trow in job.rows:
+            tname = trow.name
+            found = rules.evaluate_lock(lock, trow, job.model, facts, args.allow_unknown, stack, iso, job.platforms,
                                         machine=job.machine, artifacts=arts)
             if args.against and old is not None:
-                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, tname, job.model, facts, args.allow_unknown,
+                found = _bump_findings(old, lock, found, rules.evaluate_lock(old, trow, job.model, facts, args.allow_unknown,
                                                                              stack, iso, job.platforms,
                                                                              machine=job.machine), facts)
             found = mixed + found
@@ -400,24 +407,12 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
-def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool]) -> Any:
-    """What the artifacts of the compiled packages the matrix has no row for say (glmcompat.ops.artifacts): read from
-    the index the file names (its ``--index-url``), else the configured one; stored by sha256, so read once."""
-    from glmcompat.edges.cache import Cache  # lazy: the engine: `check --help` stays light
-    from glmcompat.edges.index import IndexClient  # lazy: the engine: `check --help` stays light
-    from glmcompat.ops.artifacts import PROBE_ENV, candidates, probe_lock  # lazy: the engine: `check --help` stays light
+def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) -> Any:
+    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts)."""
+    from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
 
-    todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, lock.kind in rules.RESOLVED_AT_INSTALL)
-    if not todo:
-        return {}
-    named = facts.kernel_packages() | facts.family_packages() | {n for row in facts.rows("compiled") for n in row.packages}
-    # whether it reads a wheel a file names by URL or path, of a package the matrix does not name (the record is then
-    # kept for these exact bytes only); nothing to read: no index is looked up (naming the default one may run uv)
-    read_wheels.append(any(where == "wheel" and n not in named for n, _, where, _ in todo))
-    urls = lock.meta.get("index_urls") or []
-    with IndexClient(urls[0] if urls else None, cache=Cache(), retries=1, backoff=0.2) as index:
-        return probe_lock(lock, facts, index=index, cache=index.cache,
-                          resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL)
+    return read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, read_wheels=read_wheels,
+                          platforms=platforms)
 
 
 def remedy_sources(args: Any) -> Any:
@@ -449,7 +444,7 @@ def _remedy(job: Job, lock: Lock, facts: Any, args: Any) -> None:
     source_for = remedy_sources(args)
     findings = [f for fs in job.findings.values() for f in fs]
     hint = next((u for u in lock.meta.get("index_urls", ()) if u), "")
-    got = for_lock(lock, [facts.target(t).name for t in job.targets], job.model, facts, source_for,
+    got = for_lock(lock, [r.name for r in job.rows], job.model, facts, source_for,
                    platforms=job.platforms, findings=findings, kind=lock.kind, path=job.path, index_hint=hint,
                    machine=job.machine)
     job.remedy, job.remedy_warning = got.remedy, got.warning
@@ -470,7 +465,7 @@ def _render_json(jobs: list[Job], ok: bool, facts: Any) -> str:
         for t, fs in job.findings.items():
             # the machines whose environments were judged: --platform / [tool.glmcompat] platform, else every
             # machine the target ships on
-            machines = job.platforms or target_platforms(facts.target(t))
+            machines = job.platforms or target_platforms(job.row(t))
             ok_here = not any(f.severity == "error" for f in fs)
             checked.append(CheckedDoc(path=str(job.path), target=t, model=job.model,
                                    ok=not any(f.severity == "error" for f in fs), environments=job.environments,
@@ -505,7 +500,7 @@ def _render_text(jobs: list[Job], facts: Any, bump: bool, color: bool, *, notes:
     for job in jobs:
         for t, fs in job.findings.items():
             safe = job.remedy is not None and errors_of(fs)
-            tr = facts.target(t)
+            tr = job.row(t)
             errors = sum(f.severity == "error" for f in fs)
             warnings = len(fs) - errors
             where = f"{job.shown} on {t} (compute capability {tr.compute_capability}"

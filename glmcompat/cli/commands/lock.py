@@ -7,31 +7,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from glmcompat.cli.commands import DEFAULT_STACK
 from glmcompat.cli.commands._machine import add_machine_options
-from glmcompat.cli.commands._common import (
-    Output,
-    add_core_options,
-    add_index_options,
-    add_output_options,
-    add_python_option,
-    apply_settings,
-    dump_json,
-    output,
-    paint_line,
-    parser,
-    project_file,
-    shown_url,
-)
+from glmcompat.cli.commands._common import Output, add_core_options, add_python_option, dump_json, output, paint_line
+from glmcompat.cli.commands._common import parser, shown_url
+from glmcompat.cli.commands._stackplan import add_stack_tail, stack_plan
 from glmcompat.cli.fastlock import Exit
-from glmcompat.model.errors import InputError, NoTarget, UnsafeError, classify
+from glmcompat.model.errors import InputError, UnsafeError, classify
 from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.outputs.lock import LockOutput
 from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
-    from glmcompat.matrix.rows import Stack
-    from glmcompat.matrix.view import Facts
+    from glmcompat.matrix.rows import Target
+    from glmcompat.ops.projectspec import Run
     from glmcompat.ops.speculate import Speculation
 
 
@@ -58,17 +46,16 @@ def build_parser() -> Any:
     p.add_argument("--check", action="store_true", help="only check that the committed outputs are current (exit 1 if not)")
     p.add_argument("--force", action="store_true",
                    help="replace files in --out that glmcompat did not write (symbolic links are refused regardless)")
-    p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
-    add_index_options(p)
-    add_output_options(p)
+    add_stack_tail(p)
     return p
 
 
 def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None,
-         spec: Speculation | None = None) -> int:
+         spec: Speculation | None = None, early: Run | None = None) -> int:
     """``glmcompat lock ARGV``, its answer written to ``out`` and its errors to ``err`` (default: the process's
     stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written); ``spec``: the
-    speculative uv the entry point started before the heavy imports (:func:`glmcompat.ops.speculate.start_early`)."""
+    speculative uv the entry point started before the heavy imports (:func:`glmcompat.ops.speculate.start_early`);
+    ``early``: a project lock's (:func:`glmcompat.ops.projectspec.start_early`)."""
     p = build_parser()
     args = p.parse_args(list(argv))
 
@@ -76,7 +63,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
     if mode is not None:
         from glmcompat.cli.commands.projectlock import run_project  # lazy: keeps `lock --help` light
 
-        return run_project(args, mode, out=out, err=err)
+        return run_project(args, mode, out=out, err=err, early=early)
     from glmcompat.ops.lockgen import LockRequest, lock  # lazy: keeps `lock --help` light
 
     for flag, value in (("--dry-run", args.dry_run), ("-o", args.output_file)):
@@ -84,19 +71,12 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
             raise InputError(f"{flag} is for a project or a requirements.in; with --stack, use --out / --check")
 
     args.target = args.target or []
-    apply_settings(args, "lock --stack")
-    if not args.target:
-        raise NoTarget(project_file())  # its [tool.glmcompat] names none
-    if len(args.target) > 1:
-        raise InputError(f"a stack is locked for one target at a time (got {', '.join(args.target)}); "
-                         "run `glmcompat lock --stack ... --target T` once per target")
-    args.target = args.target[0]
+    facts, stack, plan = stack_plan(args, "lock --stack")
     o = output(args, out=out, err=err)
-    facts, stack, tname, model, machine = _basics(args)
-    args.stack = stack.name
+    tname, machine = plan.target.name, plan.platform
     from glmcompat.edges.index import IndexOptions, client_for  # lazy: keeps `lock --help` light
 
-    req = LockRequest(args.stack, tname, model, args.python, tuple(args.with_), args.upgrade, machine,
+    req = LockRequest(args.stack, plan, args.python, tuple(args.with_), args.upgrade,
                       IndexOptions(args.index_url, bool(args.no_cache)))
     outdir = _out_dir(args.out, args.stack, tname, machine)
     t0 = time.perf_counter()
@@ -158,7 +138,7 @@ def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: Text
                 say(f"  note: the stack's own pins are not safe for {where}; this lock departs from them: {what}{why}")
         for w in s.warnings:
             say(f"  warning: {w}")
-        _other_platforms(facts, tname, machine, args.platform is not None, None if args.out else args.stack, say)
+        _other_platforms(plan.target, machine, plan.chosen, None if args.out else args.stack, say)
     return Exit(0, s.noop)  # a run that changed nothing: what it read, for the start-up path's record
 
 
@@ -218,11 +198,11 @@ def _printer(o: Output) -> Callable[[str], None]:
     return say
 
 
-def _other_platforms(facts: Any, tname: str, machine: str, chosen: bool, stack: str | None,
+def _other_platforms(trow: Target, machine: str, chosen: bool, stack: str | None,
                      say: Callable[[str], None] = print) -> None:
-    """Which machine the lock is for, and where the target also ships on another, how to lock for that one
-    (``stack``: the default output directory's stack; None when --out was given)."""
-    trow = facts.target(tname)
+    """Which machine the lock is for, and where the target (``trow``, its row) also ships on another, how to lock for
+    that one (``stack``: the default output directory's stack; None when --out was given)."""
+    tname = trow.name
     here = ", ".join(products_on(trow, machine))
     others = [p for p in target_platforms(trow) if p != machine]
     line = f"  platform: {PLATFORM_NAME[machine]} ({here}{'' if chosen or not others else f'; the default for {tname}'})"
@@ -245,29 +225,4 @@ def _out_dir(out: str | None, stack: str, target: str, platform: str = "x86_64")
     if stack in (".", "..") or not stack.strip() or any(c in stack for c in "/\\\0") or not stack.isprintable():
         raise InputError(f"stack name {stack!r} cannot name a directory under locks/; pass --out")
     return Path("locks") / stack / out_name(target, platform)
-
-
-def _basics(args: Any) -> tuple[Facts, Stack, str, str | None, str]:
-    """(facts, stack row, target name, model, platform) from the options; unknown names, an unknown engine, an
-    engine other than the stack's, an unknown platform and one the target never ships on are InputErrors (exit 2).
-    Without --stack, --engine picks the stack."""
-    from glmcompat.decide.stacks import (  # lazy: keeps `lock --help` light
-        check_engine,
-        choose_stack,
-        lock_platform,
-    )
-    from glmcompat.matrix.load import load_facts  # lazy: keeps `lock --help` light
-
-    check_engine(args.engine)
-    facts = load_facts(args.matrix)
-    tname = facts.target(args.target).name
-    machine = lock_platform(facts, tname, getattr(args, "platform", None))
-    if args.model:
-        facts.model(args.model)
-    stack = facts.stack(choose_stack(facts, args.stack, args.engine, tname, args.model, DEFAULT_STACK))
-    model = args.model or (stack.models[0] if stack.models else None)
-    if model:
-        facts.model(model)
-    return facts, stack, tname, model, machine
-
 

@@ -13,11 +13,12 @@ from glmcompat.cli.commands._common import setting as _setting
 from glmcompat.cli.commands._machine import machine_for
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.cli.fastlock import Exit
-from glmcompat.decide.stacks import lock_platform
+from glmcompat.decide.plan import plan
 from glmcompat.edges.index import IndexOptions, client_for
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError, UnsafeError, classify
 from glmcompat.model.platforms import PLATFORM_NAME
+from glmcompat.ops import projectspec
 from glmcompat.ops.projectlock import (
     NoTarget,
     ProjectLockRequest,
@@ -30,6 +31,7 @@ from glmcompat.ops.projectresult import replayed
 from glmcompat.readers import pyproject as pp
 
 if TYPE_CHECKING:
+    from glmcompat.matrix.view import Facts
     from glmcompat.ops.projectlock import ProjectLockResult
 
 
@@ -41,9 +43,10 @@ def _around(start: Path) -> tuple[dict[str, Any], Path | None]:
     return pp.load(found).settings, found
 
 
-def request(args: Any, settings: dict[str, Any], where: Path | None, *, compiled: bool = True) -> Any:
-    """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``; no target anywhere: exit 2
-    naming both places. ``compiled``: a requirements compile, for this machine's glibc unless one is named (a
+def request(facts: Facts, args: Any, settings: dict[str, Any], where: Path | None, *,
+            compiled: bool = True) -> ProjectLockRequest:
+    """The :class:`ProjectLockRequest` from the flags, else ``[tool.glmcompat]``, its plan resolved once (targets,
+    platform, model, machine: :func:`glmcompat.decide.plan.plan`); no target anywhere: exit 2 naming both places. ``compiled``: a requirements compile, for this machine's glibc unless one is named (a
     project's uv.lock is universal)."""
     machine = machine_for(args.target or None, getattr(args, "driver", None), getattr(args, "glibc", None),
                           settings, str(where) if where else None, glibc_default=compiled)
@@ -53,13 +56,32 @@ def request(args: Any, settings: dict[str, Any], where: Path | None, *, compiled
     platform = args.platform or (_setting(settings, "platform", where) if where else None)
     model = args.model or (_setting(settings, "model", where) if where else None)
 
-    return ProjectLockRequest(tuple(dict.fromkeys(targets)), platform, model, bool(args.upgrade), args.python,
-                              IndexOptions(args.index_url, bool(args.no_cache)), machine)
+    return ProjectLockRequest(plan(facts, targets, platform, model, machine), bool(args.upgrade), args.python,
+                              IndexOptions(args.index_url, bool(args.no_cache)))
 
 
-def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None,
+                early: projectspec.Run | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
-    process's stdout and stderr)."""
+    process's stdout and stderr). A project lock takes ``early``, the speculative ``uv lock`` the entry point started
+    (:func:`glmcompat.ops.projectspec.start_early`), else starts it first, before the matrix loads; it is discarded
+    when the run ends."""
+    kind, path = mode
+    spec = early
+    if spec is not None and (kind != "project" or args.dry_run or args.check):
+        spec.discard()
+        spec = None
+    elif spec is None and kind == "project" and not (args.dry_run or args.check):
+        spec = projectspec.start(path, IndexOptions(args.index_url, bool(args.no_cache)))
+    try:
+        return _run_project(args, mode, out, err, spec)
+    finally:
+        if spec is not None:
+            spec.discard()
+
+
+def _run_project(args: Any, mode: tuple[str, Path], out: TextIO | None, err: TextIO | None,
+                 spec: projectspec.Run | None) -> int:
     if args.out or args.with_ or args.force:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
                          "requirement to its pyproject.toml")
@@ -70,19 +92,15 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
         facts.model(args.model)
     if kind == "project":
         settings = pp.load(path).settings
-        req = request(args, settings, path, compiled=False)
+        req = request(facts, args, settings, path, compiled=False)
     else:
         settings, where = _around(path.parent)
-        req = request(args, settings, where)
-    for t in req.targets:
-        facts.target(t)
-    if req.model:
-        facts.model(req.model)
+        req = request(facts, args, settings, where)
     noop = None
     try:
         if kind == "project":
             result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
-                                                 index=client_for, quiet=bool(args.quiet))
+                                                 index=client_for, quiet=bool(args.quiet), spec=spec)
         else:
             dest = Path(args.output_file) if args.output_file else default_output(path)
             result = lock_requirements(facts, path, dest, req, dry_run=args.dry_run, check_only=args.check,
@@ -92,8 +110,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
             for ekind, src in c.evidence:
                 o.detail(f"evidence ({ekind}): {src}")
         if args.json:
-            failed = ProjectLockResult(kind, str(path), [facts.target(t).name for t in req.targets],
-                                       lock_platform(facts, req.targets[0], req.platform), {}, error=e.message,
+            failed = ProjectLockResult(kind, str(path), req.plan.names, req.platform, {}, error=e.message,
                                        evidence=[{"kind": k, "source": src} for c in e.causes for k, src in c.evidence])
             dump_json(failed.to_json(), o.out)  # the outcome, as one document (no second, error-only one)
 

@@ -6,20 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli.commands._machine import add_machine_options
-from glmcompat.cli.commands._common import (
-    add_core_options,
-    add_index_options,
-    add_output_options,
-    add_python_option,
-    apply_settings,
-    dump_json,
-    index_client,
-    output,
-    paint_text,
-    parser,
-    project_file,
-)
-from glmcompat.model.errors import NoTarget
+from glmcompat.cli.commands._common import add_core_options, add_python_option, dump_json, index_client, output
+from glmcompat.cli.commands._common import paint_text, parser
+from glmcompat.cli.commands._stackplan import add_stack_tail, stack_plan
 from glmcompat.model.platforms import PLATFORM_NAME, target_platforms
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,9 +26,7 @@ def build_parser() -> Any:
     p.add_argument("--limit", type=int, default=3, metavar="N", help="newer releases explained per package (default 3)")
     add_python_option(p, what="resolve for this CPython minor")
     p.add_argument("--json", action="store_true", help="versioned JSON on stdout")
-    p.add_argument("--matrix", action="append", metavar="PATH", help="matrix file or directory (repeatable)")
-    add_index_options(p)
-    add_output_options(p)
+    add_stack_tail(p)
     return p
 
 
@@ -56,24 +43,21 @@ def pp_settings() -> tuple[dict[str, Any], str | None]:
 def main(name: str, argv: Sequence[str]) -> int:
     p = build_parser()
     args = p.parse_args(list(argv))
-    from glmcompat.cli.commands.lock import _basics  # lazy: keeps `upgrade --help` light
     from glmcompat.decide.explain import Skip, resolve, skip_reasons  # lazy: keeps `upgrade --help` light
-    from glmcompat.decide.resolver import Request, parse_cutoff  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.resolution import parse_cutoff  # lazy: keeps `upgrade --help` light
+    from glmcompat.decide.roots import Request  # lazy: keeps `upgrade --help` light
     from glmcompat.edges.index import redact  # lazy: keeps `upgrade --help` light
     from glmcompat.edges.sources import IndexSource  # lazy: keeps `upgrade --help` light
     from glmcompat.ops.progress import Progress  # lazy: keeps `upgrade --help` light
 
-    apply_settings(args, "upgrade")
-    if not args.target:
-        raise NoTarget(project_file())  # its [tool.glmcompat] names none
-    facts, stack, tname, model, machine = _basics(args)
-    args.stack = stack.name
+    facts, stack, plan = stack_plan(args, "upgrade")
+    tname, model, machine = plan.target.name, plan.model, plan.platform
     cutoff = parse_cutoff(args.exclude_newer)
     from glmcompat.cli.commands._machine import machine_for  # lazy: keeps `upgrade --help` light
 
     found = pp_settings()
     host = machine_for(None, args.driver, args.glibc, found[0], found[1], with_targets=False)
-    req = Request(args.stack, tname, model, tuple(args.with_), True, python=args.python, platform=machine,
+    req = Request(args.stack, plan.target, model, tuple(args.with_), True, python=args.python, platform=machine,
                   driver=host.driver)
     o = output(args)
     client, _ = index_client(args)
@@ -105,7 +89,7 @@ def main(name: str, argv: Sequence[str]) -> int:
     out = parts.append
     asof = f"; index as of {cutoff}Z" if cutoff else ""
 
-    on = "" if target_platforms(facts.target(tname)) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
+    on = "" if target_platforms(plan.target) == ["x86_64"] else f" on {PLATFORM_NAME[machine]}"
     out(f"Newest safe core set for {tname}{on} (stack {args.stack}{', model ' + model if model else ''}{asof}):\n")
     for n, v in outcome.pins.items():
         was = stack.pins.get(n)

@@ -14,6 +14,7 @@ could not be read is one warning per environment naming the packages and the com
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
@@ -27,6 +28,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.artifacts import ArtifactFacts
 
 ID = "artifact"
+
+
+def on_machine(artifacts: Mapping[tuple[str, ...], ArtifactFacts] | None,
+               machine: str) -> dict[tuple[str, str], ArtifactFacts]:
+    """The facts of the artifacts read for ``machine`` (keyed (name, version) on x86_64, (name, version, machine)
+    elsewhere: :func:`glmcompat.ops.artifacts.key_of`), keyed (name, version) as the rules look them up."""
+    return {(k[0], k[1]): a for k, a in (artifacts or {}).items() if (k[2] if len(k) > 2 else "x86_64") == machine}
 
 
 def _label(ver: str) -> str:
@@ -99,11 +107,12 @@ def check(ctx: Context) -> list[Finding]:
                     remedy=f"use the CUDA {tcuda.split('.')[0]} build of {name}"
                     + ("" if local_cuda(ver) is None else " (another build label)")))
     if unread:
+        with_torch = f" --torch {Version(torch).public}" if torch and unread[0].command.startswith("glmcompat abi") else ""
         names = ", ".join(f"{a.name} {a.version}" for a in unread[:4]) + (f" and {len(unread) - 4} more" if len(unread) > 4 else "")
         out.append(Finding(
             rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
             message=f"the compiled code of {names} was not checked: {unread[0].unread}",
-            evidence=(), remedy=f"run `{unread[0].command}{' --torch ' + Version(torch).public if torch else ''}` where the "
+            evidence=(), remedy=f"run `{unread[0].command}{with_torch}` where the "
             "artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out
 

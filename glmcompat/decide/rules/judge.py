@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from glmcompat.matrix.rows import Stack
+from glmcompat.matrix.rows import Stack, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.findings import SEVERITIES, Finding, NameVersion
 from glmcompat.model.names import canonicalize
@@ -19,15 +19,16 @@ from glmcompat.decide.rules.implied import Implied, resolve_named
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.machine import Machine
     from glmcompat.model.artifacts import ArtifactFacts
+    from glmcompat.matrix.schema import Matrix
     from glmcompat.model.environments import Environment
 
 
 def evaluate(
     packages: Mapping[str, str],
     *,
-    target: str,
+    target: Target | str,
     model: str | None = None,
-    matrix: Facts | Any | None = None,
+    matrix: Facts | Matrix,
     allow_unknown: bool = False,
     env: Environment | None = None,
     no_isolation: frozenset[str] | None = None,
@@ -38,23 +39,17 @@ def evaluate(
 ) -> list[Finding]:
     """Run every rule; findings sorted errors first, then by rule and packages (deterministic).
 
-    ``packages`` maps distribution names to versions; ``matrix`` is a :class:`Facts`, a
-    :class:`~glmcompat.matrix.schema.Matrix`, or None for the shipped matrix. ``env`` is an environment of a
+    ``packages`` maps distribution names to versions; ``target`` is the target's row (a command's
+    :class:`~glmcompat.decide.plan.LockPlan` holds it) or, for a library caller, its name; ``matrix`` is a :class:`Facts` or
+    a :class:`~glmcompat.matrix.schema.Matrix` (the caller loads it: nothing here reads a file). ``env`` is an environment of a
     dependency file (:mod:`glmcompat.readers.formats`): where each package comes from, what is unpinned, the
     lock's overrides. ``implied``: the packages of a resolved-at-install file that the installer adds, each with its
     version, why and the evidence (:func:`resolve_named`). ``machine``: the machine judged (its driver, glibc; None:
     not judged).
     """
-    if matrix is None:
-        from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
-
-        facts = load_facts()
-    elif isinstance(matrix, Facts):
-        facts = matrix
-    else:
-        facts = matrix.view()  # a Matrix: its typed-row view
+    facts = matrix if isinstance(matrix, Facts) else matrix.view()  # a Matrix: its typed-row view
     pkgs = {canonicalize(k): v for k, v in packages.items()}
-    ctx = Context(pkgs, facts.target(target), facts, model, allow_unknown)
+    ctx = Context(pkgs, target if isinstance(target, Target) else facts.target(target), facts, model, allow_unknown)
     if env is not None:
         ctx.sources = dict(env.sources)
         ctx.unpinned = dict(env.unpinned)

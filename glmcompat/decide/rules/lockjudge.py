@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
@@ -14,6 +14,7 @@ from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
 from glmcompat.decide.rules import nonnvidia
+from glmcompat.decide.rules.artifacts import on_machine
 from glmcompat.decide.rules.context import _ev
 from glmcompat.decide.rules.judge import evaluate, stack_findings
 from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named
@@ -25,10 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 
-def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_unknown: bool,
+def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Facts, allow_unknown: bool,
                   stack: Stack | None = None, no_isolation: frozenset[str] | None = None,
-                  platforms: Any = None, machine: Machine | None = None,
-                  artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None) -> list[Finding]:
+                  platforms: Sequence[str] | None = None, machine: Machine | None = None,
+                  artifacts: Mapping[tuple[str, ...], ArtifactFacts] | None = None) -> list[Finding]:
     """Findings for every environment the lock installs on the platforms the target ships on (sm90:
     Linux x86_64 for H100/H200 and Linux aarch64 for GH200; sm121: aarch64 only), each judged on its own
     with the facts about that platform's wheels (:meth:`Facts.on`); a finding that holds in several
@@ -41,12 +42,11 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
     target that ships on x86_64 and aarch64, an aarch64 build the matrix holds no evidence for is a warning
     (unknown), not an error; a proven break is an error on every platform. Where the lock serves none of the
     target's platforms, everything is judged and a platform with nothing installed is an error.
-    ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded.
+    ``platforms`` (e.g. ``["aarch64"]``) judges only those, strictly: nothing is excused or downgraded. ``target`` is
+    the target's row (a command's :class:`~glmcompat.decide.plan.LockPlan` holds it) or, for a library caller, its name.
     """
 
-    if not isinstance(facts, Facts):
-        facts = facts.view() if facts is not None and hasattr(facts, "view") else _shipped_facts()
-    trow = facts.target(target)
+    trow = target if isinstance(target, Target) else facts.target(target)
     tname = trow.name
     ships = target_platforms(trow)
     if platforms is not None:
@@ -126,9 +126,9 @@ def evaluate_lock(lock: Lock, target: str, model: str | None, facts: Any, allow_
         pkgs = env.packages
         m = env.platform
         mfacts = facts.on(m)
-        found = evaluate(pkgs, target=target, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
+        found = evaluate(pkgs, target=trow, model=model, matrix=mfacts, allow_unknown=allow_unknown or m in secondary,
                          env=env, no_isolation=no_isolation, implied=implied[i], machine=machine,
-                         artifacts=artifacts if m == "x86_64" else None)
+                         artifacts=on_machine(artifacts, m))
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
         names = names_of(env)
@@ -160,12 +160,6 @@ def _installed(env: Environment, facts: Facts) -> tuple[Environment, dict[str, I
 def _ships_ev(tname: str, prods: str, platform: str) -> tuple[str, str]:
     verb = "ships" if "," not in prods else "ship"
     return ("metadata", f"glmcompat/matrix/data/targets.toml [[target]] {tname}: {prods} {verb} on {platform}")
-
-
-def _shipped_facts() -> Facts:
-    from glmcompat.matrix.load import load_facts  # lazy: keeps `check --help` light
-
-    return load_facts()
 
 
 def _where(trow: Target, ships: list[str], products_on: Callable[[Target, str], list[str]]) -> str:

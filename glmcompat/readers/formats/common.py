@@ -61,6 +61,8 @@ class LockMeta(TypedDict, total=False):
     includes: list[str]  # requirements: the files ``-r``/``-c`` include, relative to the top file (the cache keys on them)
     index_urls: list[str]  # requirements: ``--index-url`` / ``--extra-index-url`` values, first-seen order
     wheel_urls: dict[str, str]  # requirements: ``name==version`` -> a wheel entry's URL or path (relative to the file)
+    wheel_indexes: dict[str, str]  # poetry.lock: ``name==version`` -> the index (``legacy`` source URL) its lock_wheels come from
+    lock_wheels: dict[str, list[str]]  # uv.lock, pylock, poetry: ``name==version`` -> its compiled Linux wheels (URL or file name, ``#sha256=``)
     overrides: dict[str, str]  # uv.lock: ``[manifest] overrides``, name -> specifier (deliberate, uv override-dependencies)
     extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs
     optional: list[str]  # poetry.lock: packages installed only by an extra, sorted
@@ -417,3 +419,26 @@ def versioned_tables(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
 def flat_sets(lock: Lock) -> list[Environment]:
     """The environments of a file whose entries carry their own markers (:func:`flat_environments`)."""
     return flat_environments(lock.path, lock.entries, lock.requires_python, lock.meta.get("overrides"))
+
+
+LINUX_TAG = re.compile(r"^(many|musl)?linux")
+
+
+def compiled_wheels(files: list[tuple[str, str]]) -> list[str]:
+    """The wheels of one package that ship compiled code for Linux, from what a lock records of each (its URL, path or
+    file name, and its sha256 or ""): a platform tag other than ``any`` (``py3-none-any`` is pure and is left out),
+    as ``LOCATION#sha256=HEX``; the order of the lock."""
+    out = []
+    for loc, sha in files:
+        fn = loc.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
+        if not fn.endswith(".whl"):
+            continue
+        plats = fn[:-4].rsplit("-", 1)[-1].split(".")
+        if any(LINUX_TAG.match(t) for t in plats):
+            out.append(loc.split("#")[0] + (f"#sha256={sha}" if sha else ""))
+    return out
+
+
+def sha256_of(digest: object) -> str:
+    """The hex of a ``sha256:HEX`` hash string (uv.lock, poetry), else ""."""
+    return digest[len("sha256:"):] if isinstance(digest, str) and digest.startswith("sha256:") else ""

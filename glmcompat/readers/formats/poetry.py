@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from glmcompat.model.environments import Environment, flat_environments, merge
 from glmcompat.model.names import canonicalize
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, LockMeta, check_lock_version, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
+    Format, Entry, Lock, LockMeta, check_lock_version, compiled_wheels, sha256_of, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
     name_version, package_tables, str_list, toml_lock_doc,
 )
 
@@ -94,6 +94,8 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
     entries: list[Entry] = []
     optional: set[str] = set()
     groups: dict[str, list[str]] = {}
+    compiled: dict[str, list[str]] = {}
+    indexes: dict[str, str] = {}
     for i, (p, line) in enumerate(package_tables(path, text, doc)):
         name, version = name_version(path, p, line, i)
         if p.get("optional", False) not in (True, False):
@@ -103,10 +105,23 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
         grp = p.get("groups", [p["category"]] if isinstance(p.get("category"), str) else [])
         merge_groups(groups, name, str_list(grp, path, line, f"package {name!r}: 'groups'"))
         entries.append(Entry(name, version, _poetry_marker(path, p, line), _poetry_source(path, p, line), line=line))
+        files = p.get("files")
+        if entries[-1].source == "registry" and isinstance(files, list):  # file names and hashes: the index has the URL
+            got = compiled_wheels([(f["file"], sha256_of(f.get("hash"))) for f in files
+                                   if isinstance(f, dict) and isinstance(f.get("file"), str)])
+            if got:
+                compiled[f"{name}=={version}"] = got
+                src = p.get("source")
+                if isinstance(src, dict) and src.get("type") == "legacy" and isinstance(src.get("url"), str):
+                    indexes[f"{name}=={version}"] = src["url"]
     extras = _with_what_they_pull_in(_poetry_extras(path, text, doc), list(package_tables(path, text, doc)), optional)
     out = LockMeta(extras=extras, optional=sorted(optional))
     if any(groups.values()):
         out["groups"] = groups
+    if compiled:
+        out["lock_wheels"] = dict(sorted(compiled.items()))
+    if indexes:
+        out["wheel_indexes"] = dict(sorted(indexes.items()))
     return Lock(str(path), "poetry.lock", tuple(entries), poetry_python(meta.get("python-versions")), (), out)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.errors import LockFormatError
-from glmcompat.readers.formats.common import Format, Entry, Lock, LockMeta, line_of, package_entries, requires_python_of, toml
+from glmcompat.readers.formats.common import Format, Entry, Lock, LockMeta, compiled_wheels, line_of, package_entries, requires_python_of, toml
 
 if TYPE_CHECKING:
     from packaging.pylock import Package, Pylock
@@ -51,6 +51,11 @@ def parse_pylock(path: Path, text: str) -> Lock:
         notes.extend(n for _, (_, n) in sorted(variants.items()))
     if notes:
         meta["notes"] = notes
+    compiled = {f"{e.name}=={e.version}": got for e, p in zip(entries, versioned, strict=True)
+                if e.source == "registry" and (got := compiled_wheels(
+                    [(w.url or w.path or w.name or "", w.hashes.get("sha256", "")) for w in p.wheels or ()]))}
+    if compiled:
+        meta["lock_wheels"] = dict(sorted(compiled.items()))
     return Lock(str(path), "pylock.toml", tuple(entries), rp, (), meta)
 
 

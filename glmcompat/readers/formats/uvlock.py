@@ -24,7 +24,7 @@ from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
 from glmcompat.model.wheeltags import glibc_needed, wheel_fits
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, LockMeta, check_marker, line_of, package_entries, requires_python_of, toml, versioned_tables,
+    Format, Entry, Lock, LockMeta, check_marker, compiled_wheels, line_of, sha256_of, package_entries, requires_python_of, toml, versioned_tables,
 )
 
 KNOWN_UV_LOCK_VERSIONS = (1,)
@@ -400,6 +400,9 @@ def parse_uv_lock(path: Path, text: str) -> Lock:
     wheels = _wheel_urls(entries, versioned_tables(doc, "package"))
     if wheels:
         meta["wheel_urls"] = wheels
+    compiled = _lock_wheels(entries, versioned_tables(doc, "package"))
+    if compiled:
+        meta["lock_wheels"] = compiled
     return Lock(str(path), "uv.lock", tuple(entries), rp, tuple(sets), meta)
 
 
@@ -419,6 +422,22 @@ def _wheel_urls(entries: list[Entry], tables: Any) -> dict[str, str]:
         if isinstance(loc, str):
             sha = digest[len("sha256:"):] if isinstance(digest, str) and digest.startswith("sha256:") else ""
             out[f"{e.name}=={e.version}"] = loc.split("#")[0] + (f"#sha256={sha}" if sha else "")
+    return dict(sorted(out.items()))
+
+
+def _lock_wheels(entries: list[Entry], tables: Any) -> dict[str, list[str]]:
+    """``name==version`` -> the compiled Linux wheels (URL with ``#sha256=``) uv.lock records for each package it takes
+    from an index (the default or a second one: the URL is where the installer reads it), for
+    :mod:`glmcompat.ops.artifacts`; packages with pure wheels only are left out."""
+    out: dict[str, list[str]] = {}
+    for e, p in zip(entries, tables, strict=True):
+        if e.source != "registry" or not e.version or not isinstance(p, dict) or not isinstance(p.get("wheels"), list):
+            continue
+        files = [(w["url"], sha256_of(w.get("hash"))) for w in p["wheels"]
+                 if isinstance(w, dict) and isinstance(w.get("url"), str)]
+        got = compiled_wheels(files)
+        if got:
+            out[f"{e.name}=={e.version}"] = got
     return dict(sorted(out.items()))
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from dataclasses import replace
 
 import pytest
 
 from glmcompat.decide.explain import resolve, skipped_newer
+from glmcompat.decide.plan import plan
 from glmcompat.decide.resolver import Request
 from glmcompat.decide.rules import evaluate
 from glmcompat.edges.sources import RecordedSource
@@ -24,6 +26,12 @@ GLM5 = {"flashinfer-cubin": "0.6.3", "flashinfer-python": "0.6.3", "sgl-kernel":
 STACK = "glm5-sglang-0.5.9"
 
 
+def stack_request(facts, stack, target, model=None, *rest, platform=None, **kw) -> LockRequest:
+    """The request of `glmcompat lock --stack STACK --target TARGET [--platform P] [--model M]`, its plan built as the
+    command builds it (the model taken as given: hostile text stays text)."""
+    return LockRequest(stack, replace(plan(facts, [target], platform), model=model), *rest, **kw)
+
+
 @pytest.fixture(scope="module")
 def facts():
     return load_facts()
@@ -36,7 +44,7 @@ def src():
 
 @pytest.mark.parametrize("target", ["sm90", "sm100", "sm120"])
 def test_default_lock_is_the_glm5_stack(facts, src, target):
-    out = resolve(facts, src, Request(STACK, target, "glm_moe_dsa"))
+    out = resolve(facts, src, Request(STACK, facts.target(target), "glm_moe_dsa"))
     assert out.pins == GLM5
     assert "transformers" in out.overridden and "4.57.1" in out.overridden["transformers"]
     assert not [f for f in evaluate(out.pins, target=target, model="glm_moe_dsa", matrix=facts) if f.severity == "error"]
@@ -44,7 +52,7 @@ def test_default_lock_is_the_glm5_stack(facts, src, target):
 
 def test_with_torch_2_10_fails_with_a_derivation(facts, src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, src, Request(STACK, "sm120", "glm_moe_dsa", ("torch==2.10.0",)))
+        resolve(facts, src, Request(STACK, facts.target("sm120"), "glm_moe_dsa", ("torch==2.10.0",)))
     text = str(e.value)
     assert text.startswith("Because sgl-kernel 0.3.21 was built against torch 2.9.1 (evidence ")
     (cause,) = e.value.causes
@@ -57,7 +65,7 @@ def test_with_torch_2_10_fails_with_a_derivation(facts, src):
 
 def test_target_is_a_pseudo_requirement_in_explanations(facts, src):
     with pytest.raises(UnsafeError) as e:
-        resolve(facts, src, Request(STACK, "sm103", "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
+        resolve(facts, src, Request(STACK, facts.target("sm103"), "glm_moe_dsa", ("sgl-kernel==0.3.21",)))
     (cause,) = e.value.causes
     assert (cause.kind, cause.subject, cause.clauses[0]) == ("ruled-out", "sgl-kernel", "you require sgl-kernel==0.3.21")
     assert cause.clauses[1].startswith("you lock for sm103 (compute capability 10.3), and sgl-kernel 0.3.21 carries sm_80, "
@@ -66,7 +74,7 @@ def test_target_is_a_pseudo_requirement_in_explanations(facts, src):
 
 
 def test_upgrade_prefers_the_newest_safe_set_and_says_why(facts, src):
-    req = Request(STACK, "sm120", "glm_moe_dsa", (), True)
+    req = Request(STACK, facts.target("sm120"), "glm_moe_dsa", (), True)
     out = resolve(facts, src, req)
     assert Version(out.pins["sglang"]) > Version("0.5.9") and Version(out.pins["torch"]) > Version("2.9.1")
     assert "sgl-kernel" not in out.pins  # sglang >= 0.5.10 moved to sglang-kernel; never both
@@ -77,7 +85,7 @@ def test_upgrade_prefers_the_newest_safe_set_and_says_why(facts, src):
 
 
 def test_newest_stack_upgrade_reaches_sglang_0_5_23(facts, src):
-    out = resolve(facts, src, Request("sglang-0.5.23", "sm120", "glm_moe_dsa", (), False))
+    out = resolve(facts, src, Request("sglang-0.5.23", facts.target("sm120"), "glm_moe_dsa", (), False))
     assert out.pins["sglang"] == "0.5.23" and out.pins["sglang-kernel"] == "0.4.10" and out.pins["torch"] == "2.14.1"
 
 
@@ -85,7 +93,7 @@ def test_newest_stack_upgrade_reaches_sglang_0_5_23(facts, src):
 def test_committed_locks_are_current(facts, src, target):
     """The committed pyproject.toml is exactly what the resolver and renderer produce today, and the
     committed hash-pinned requirements.txt passes the check for its target."""
-    req = LockRequest(STACK, target, "glm_moe_dsa")
+    req = stack_request(facts, STACK, target, "glm_moe_dsa")
     res = resolve_core(facts, req, source=src)
     d = ROOT / "locks" / STACK / target
     assert (d / "pyproject.toml").read_text() == render_pyproject(facts, req, res)
@@ -106,7 +114,7 @@ def test_failed_run_leaves_earlier_outputs_untouched(tmp_path, facts, src, monke
     before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.iterdir()}
     monkeypatch.setenv("UV_PYTHON", str(tmp_path / "no-such-python"))  # the real uv fails to find it
     with pytest.raises(EnvironmentFailure, match="uv lock"):
-        lock(facts, LockRequest(STACK, "sm120", "glm_moe_dsa"), out, source=src)
+        lock(facts, stack_request(facts, STACK, "sm120", "glm_moe_dsa"), out, source=src)
     after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.iterdir()}
     assert after == before
     assert not [p for p in out.iterdir() if p.name.startswith(".glmcompat-")]
@@ -117,7 +125,7 @@ def test_uv_missing(tmp_path, facts, src, monkeypatch):
 
     monkeypatch.setattr(L, "uv_binary", lambda: (_ for _ in ()).throw(EnvironmentFailure("uv is not installed (pip install uv)")))
     with pytest.raises(EnvironmentFailure, match="uv is not installed"):
-        lock(facts, LockRequest(STACK, "sm120", "glm_moe_dsa"), tmp_path / "o", source=src)
+        lock(facts, stack_request(facts, STACK, "sm120", "glm_moe_dsa"), tmp_path / "o", source=src)
     assert not (tmp_path / "o").exists()
 
 
@@ -141,7 +149,7 @@ def test_bad_input(tmp_path, args, needle):
 
 def test_bad_with_in_library(facts, src):
     with pytest.raises(InputError):
-        resolve(facts, src, Request(STACK, "sm120", None, ("transformers>>1",)))
+        resolve(facts, src, Request(STACK, facts.target("sm120"), None, ("transformers>>1",)))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -157,7 +165,7 @@ VLLM = {"flashinfer-python": "0.7.2.post1", "torch": "2.14.0", "torchaudio": "2.
 def test_committed_vllm_locks_are_current(facts, src, target):
     """The committed vLLM pyproject.toml is what the resolver and renderer produce; the hash-pinned requirements
     carry the chosen set (and vLLM's whole tree) and pass the check for the target and model."""
-    req = LockRequest(VSTACK, target, "glm_moe_dsa")
+    req = stack_request(facts, VSTACK, target, "glm_moe_dsa")
     res = resolve_core(facts, req, source=src)
     assert res.pins == VLLM and res.overrides == {}
     d = ROOT / "locks" / VSTACK / target
@@ -247,7 +255,7 @@ def test_vllm_lock_end_to_end_with_the_real_uv(local_index, tmp_path, src):
     matrix = tmp_path / "matrices"  # a snapshot: the tree may change under a long test run
     shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", matrix)
     facts = load_facts([matrix])
-    req = LockRequest(VSTACK, "sm120", "glm_moe_dsa")
+    req = stack_request(facts, VSTACK, "sm120", "glm_moe_dsa")
     memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
     memo.parent.mkdir(parents=True, exist_ok=True)
     memoize(facts, req, resolve_core(facts, req, source=src))
@@ -313,7 +321,7 @@ def test_committed_aarch64_locks_are_current(facts, arm_src, target, platform):
     aarch64 (or pure) wheel."""
     import tomllib
 
-    req = LockRequest(STACK, target, "glm_moe_dsa", platform=platform)
+    req = stack_request(facts, STACK, target, "glm_moe_dsa", platform=platform)
     res = resolve_core(facts, req, source=arm_src)
     assert res.pins == ARM and res.overrides == {}
     d = ROOT / "locks" / STACK / f"{target}-aarch64"
@@ -376,8 +384,8 @@ def test_check_platform_is_strict():
 def test_x86_64_lock_files_are_unchanged_by_platforms(facts, src):
     """An x86_64 lock renders as before platforms existed: `environments` only, no `required-environments`, no
     platform in [tool.glmcompat] or the project name, the same header."""
-    res = resolve_core(facts, LockRequest(STACK, "sm100", "glm_moe_dsa"), source=src)
-    for req in (LockRequest(STACK, "sm100", "glm_moe_dsa"), LockRequest(STACK, "sm100", "glm_moe_dsa", platform="x86_64")):
+    res = resolve_core(facts, stack_request(facts, STACK, "sm100", "glm_moe_dsa"), source=src)
+    for req in (stack_request(facts, STACK, "sm100", "glm_moe_dsa"), stack_request(facts, STACK, "sm100", "glm_moe_dsa", platform="x86_64")):
         text = render_pyproject(facts, req, res)
         assert text == (ROOT / "locks" / STACK / "sm100" / "pyproject.toml").read_text()
         assert "required-environments" not in text and "aarch64" not in text and "--platform" not in text
@@ -387,9 +395,9 @@ def test_resolution_key_normalises_the_platform(facts):
     from glmcompat.ops.lockgen import resolution_key
 
     key = resolution_key
-    assert key(facts, LockRequest(STACK, "sm121")) == key(facts, LockRequest(STACK, "sm121", platform="aarch64"))
-    assert key(facts, LockRequest(STACK, "sm100")) == key(facts, LockRequest(STACK, "sm100", platform="x86_64"))
-    assert key(facts, LockRequest(STACK, "sm100")) != key(facts, LockRequest(STACK, "sm100", platform="aarch64"))
+    assert key(facts, stack_request(facts, STACK, "sm121")) == key(facts, stack_request(facts, STACK, "sm121", platform="aarch64"))
+    assert key(facts, stack_request(facts, STACK, "sm100")) == key(facts, stack_request(facts, STACK, "sm100", platform="x86_64"))
+    assert key(facts, stack_request(facts, STACK, "sm100")) != key(facts, stack_request(facts, STACK, "sm100", platform="aarch64"))
 
 
 def test_resolution_key_includes_the_index(facts, monkeypatch):
@@ -397,14 +405,14 @@ def test_resolution_key_includes_the_index(facts, monkeypatch):
     from glmcompat.ops.lockgen import resolution_key
 
     monkeypatch.setenv("UV_DEFAULT_INDEX", "https://index.invalid/simple/")
-    one = resolution_key(facts, LockRequest(STACK, "sm120"))
+    one = resolution_key(facts, stack_request(facts, STACK, "sm120"))
     monkeypatch.setenv("UV_DEFAULT_INDEX", "https://mirror.invalid/simple/")
-    assert resolution_key(facts, LockRequest(STACK, "sm120")) != one
+    assert resolution_key(facts, stack_request(facts, STACK, "sm120")) != one
 
 
 def test_aarch64_lock_against_an_x86_64_source_is_refused(facts, src, tmp_path):
     with pytest.raises(InputError, match="the source reads the x86_64 wheels, and the request is for aarch64"):
-        lock(facts, LockRequest(STACK, "sm100", "glm_moe_dsa", platform="aarch64"), tmp_path / "o", source=src)
+        lock(facts, stack_request(facts, STACK, "sm100", "glm_moe_dsa", platform="aarch64"), tmp_path / "o", source=src)
     assert not (tmp_path / "o").exists()
 
 
@@ -420,7 +428,7 @@ def test_aarch64_lock_end_to_end_with_the_real_uv(arm_local_index, tmp_path, arm
     matrix = tmp_path / "matrices"
     shutil.copytree(ROOT / "glmcompat" / "matrix" / "data", matrix)
     facts = load_facts([matrix])
-    req = LockRequest(STACK, target, "glm_moe_dsa", platform=platform)
+    req = stack_request(facts, STACK, target, "glm_moe_dsa", platform=platform)
     memo = cache_dir() / "resolutions" / f"{resolution_key(facts, req)}.json"
     memo.parent.mkdir(parents=True, exist_ok=True)
     memoize(facts, req, resolve_core(facts, req, source=arm_src))

@@ -53,7 +53,10 @@ archive = {{ path = "vendor/einops-0.8.0.tar.gz", {SHA} }}
 
 def test_entries_and_their_source_kinds(tmp_path: Path) -> None:
     lock = parse_pylock(tmp_path / "pylock.toml", LOCK)
-    assert (lock.kind, lock.requires_python, lock.meta) == ("pylock.toml", ">=3.11", {})
+    assert (lock.kind, lock.requires_python) == ("pylock.toml", ">=3.11")
+    # the compiled wheel of a registry package is kept for reading its bytes (glmcompat.ops.artifacts)
+    assert lock.meta == {"lock_wheels": {"torch==2.9.1+cu128": [
+        "https://index.invalid/packages/torch-2.9.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl#sha256=" + "0" * 64]}}
     assert lock.entries == (
         Entry("torch", "2.9.1+cu128"), Entry("flash-attn", "2.7.4", "sys_platform == 'linux'", "git"),
         Entry("glm-tools", "0.1.0", source="editable"), Entry("glm-data", "0.2.0", source="directory"),

@@ -1,0 +1,273 @@
+"""Speculative ``uv lock`` for a project lock (issue 39): uv runs while the core still resolves.
+
+A cold ``glmcompat lock`` in a project resolves the core (index pages, METADATA) before it knows the constraints it
+writes, and ``uv lock`` then spends as long again, mostly waiting on the network. So, as soon as the command knows
+the project (before the matrix loads), :func:`start` runs the real ``uv lock`` on the project *as the user wrote it*
+(its pyproject.toml, the uv.lock it holds, the files of its root uv reads) in a private temporary directory
+(:func:`glmcompat.ops.speculate.private_dir`): its prediction is that the core uv picks on its own is the safe one.
+Once the core is resolved, :func:`settle` also starts uv on the exact pyproject.toml the lock writes, in a second
+private directory, and takes whichever answers first:
+
+* the first run, when every core package its lock holds is at the version the core pins (the prediction held):
+  the lock it wrote, with glmcompat's constraints recorded in its ``[manifest]`` as uv records them;
+* the second run: the lock uv wrote for exactly the new pyproject.toml and the same seed.
+
+Either way the lock is written in place (atomically, after the pyproject.toml) only for uv itself to confirm it:
+``uv lock --offline --check`` in the project says the lock is current for the new pyproject.toml, so it is the
+lock a ``uv lock`` there keeps, byte for byte. Anything else (uv fails, the check fails, the inputs changed) and
+the lock is put back as it was and the caller runs ``uv lock`` in place as before. Nothing here writes into the
+project but through that one confirmed path, and every uv started here is killed and its directory removed
+(:meth:`Run.discard`) before the command returns. ``GLMCOMPAT_NO_SPECULATION`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from glmcompat.edges.uv import uv_binary
+from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX, private_dir, remove_private
+
+TYPE_CHECKING = False  # not typing's: :func:`start_early` runs before the command's imports, and each one delays uv
+if TYPE_CHECKING:
+    from glmcompat.edges.index import IndexOptions
+
+SEEDS = ("uv.toml", ".python-version", ".python-versions")  # files of the project root uv reads besides the two
+_REFUSED = (b"# glmcompat lock", b"workspace", b"sources", b"dynamic", b"\r")  # a copy might lock otherwise: none
+_PACKAGE = re.compile(rb'^\[\[package\]\]\nname = "([^"\n]+)"\nversion = "([^"\n]+)"', re.M)
+
+
+def uv_env(index: IndexOptions | None) -> dict[str, str]:
+    """The environment every ``uv`` of a project lock runs in: the caller's, no interpreter downloads, and the
+    command line's index options (:meth:`IndexOptions.uv_env`; None: the defaults, which add nothing)."""
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": os.environ.get("UV_PYTHON_DOWNLOADS", "never")}
+    if index is not None and index.url:
+        env.pop("UV_INDEX_URL", None)
+    env.update(index.uv_env() if index is not None else {})
+    return env
+
+
+class Run:
+    """One ``uv lock`` in a private directory holding ``files`` (name -> bytes)."""
+
+    def __init__(self, files: Mapping[str, bytes], env: dict[str, str]) -> None:
+        self.files, self.env = dict(files), env
+        self.path = private_dir(UV_PREFIX)
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:
+            for name, data in self.files.items():
+                with open(os.path.join(self.path, name), "wb") as f:
+                    f.write(data)
+            self.proc = subprocess.Popen([uv_binary(), "lock", "-q"], cwd=self.path, env=env, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        except BaseException:
+            self.discard()
+            raise
+
+    def done(self) -> bool:
+        return self.proc is None or self.proc.poll() is not None
+
+    def lock(self) -> bytes | None:
+        """The uv.lock uv wrote (waits for it); None when uv failed."""
+        if self.proc is None or self.proc.wait() != 0:
+            return None
+        try:
+            with open(os.path.join(self.path, "uv.lock"), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def discard(self) -> None:
+        """Stop uv (its whole process group) and remove the directory (again: nothing more)."""
+        p = self.proc
+        if p is not None and p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                p.kill()
+            p.wait()
+        remove_private(self.path)
+
+
+_NOT_EARLY = ("--index-url", "--no-cache", "--project", "--dry-run", "--check", "--stack", "--out", "--with", "--engine",
+              "--matrix", "-h", "--help", "-o", "--output-file")
+_VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver", "--glibc")
+
+
+def start_early(argv: list[str]) -> Run | None:
+    """Before the command's heavy imports, for ``glmcompat lock ARGV`` in a project found from the working directory
+    with no option that changes what uv is asked (the index, a project or requirements file named, a dry run or a
+    check): :func:`start` on the nearest pyproject.toml, returned to the caller, which hands it to the command and
+    discards it when the run ends, taken or not. None where nothing fits; never fails."""
+    try:
+        prev = ""
+        for a in argv:
+            if a.split("=", 1)[0] in _NOT_EARLY or (not a.startswith("-") and prev not in _VALUED):
+                return None
+            prev = a
+        d = os.getcwd()
+        while not os.path.isfile(os.path.join(d, "pyproject.toml")):
+            if os.path.dirname(d) == d:
+                return None
+            d = os.path.dirname(d)
+        return start(Path(d) / "pyproject.toml", None)
+    except Exception:
+        return None
+
+
+def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str, bytes] | None:
+    files = {"pyproject.toml": pyproject}
+    if uvlock is not None:
+        files["uv.lock"] = uvlock
+    for name in SEEDS:
+        p = root / name
+        if p.is_symlink() or (p.exists() and not p.is_file()):
+            return None
+        if p.is_file():
+            files[name] = p.read_bytes()
+    return files
+
+
+def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
+    """``uv lock`` of the project whose root pyproject.toml is ``pyproject``, as it is, in a private copy; None
+    where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
+    dynamic metadata) or already holds glmcompat's lines (the lock then starts from them), or where uv cannot start.
+    Never fails."""
+    if os.environ.get(OFF_ENV) or os.name != "posix":
+        return None
+    try:
+        data = pyproject.read_bytes()
+        if any(word in data for word in _REFUSED):
+            return None
+        lock = pyproject.parent / "uv.lock"
+        files = _root_files(pyproject.parent, data, lock.read_bytes() if lock.is_file() else None)
+        return Run(files, uv_env(index)) if files is not None else None
+    except Exception:
+        return None
+
+
+def packages(lock: bytes) -> list[dict[str, str]]:
+    """``name`` and ``version`` of each ``[[package]]`` of a uv.lock, from the two lines uv writes first in each (a
+    package without a version line is left out); empty where none is of that shape."""
+    return [{"name": n.decode("utf-8", "replace"), "version": v.decode("utf-8", "replace")}
+            for n, v in _PACKAGE.findall(lock)]
+
+
+def holds(lock: bytes, pins: Mapping[str, str]) -> bool:
+    """Whether every core package ``lock`` holds is at the version ``pins`` gives it (local label aside)."""
+    from glmcompat.decide.stacks import CORE  # lazy: start-up path (start_early imports this module before uv starts)
+
+    return all(pins.get(p["name"]) == p["version"].split("+")[0] for p in packages(lock) if p["name"] in CORE)
+
+
+def with_manifest(lock: bytes, pins: Mapping[str, str], overrides: Mapping[str, str]) -> bytes | None:
+    """``lock`` with the core recorded as uv records ``constraint-dependencies`` and ``override-dependencies`` in its
+    ``[manifest]``; None where the lock has a manifest already (uv's to write)."""
+    cons = [(n, v) for n, v in sorted(pins.items()) if n not in overrides]
+    if not cons and not overrides:
+        return lock
+    at = lock.find(b"\n\n[[package]]\n")
+    if b"\n[manifest]\n" in lock or at < 0:
+        return None
+
+    def table(key: str, items: list[tuple[str, str]]) -> str:
+        rows = "".join(f'    {{ name = "{n}", specifier = "=={v}" }},\n' for n, v in items)
+        return f"{key} = [\n{rows}]\n" if items else ""
+
+    block = "\n[manifest]\n" + table("constraints", cons) + table("overrides", sorted(overrides.items()))
+    return lock[:at + 1] + block.encode() + lock[at + 1:]
+
+
+def _new_mode() -> int:
+    """The mode uv gives a new uv.lock: 0666 less the umask (read from /proc where it can be: setting the umask to
+    read it would change it for the threads running meanwhile)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            mask = next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
+def settle(first: Run, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
+           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None
+           ) -> subprocess.CompletedProcess[str] | None:
+    """The lock for ``new_py`` (already written in place) from the speculation ``first`` or from a run on ``new_py``
+    itself, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
+    returned); None, with uv.lock as it was, where neither gives one uv confirms (the caller runs ``uv lock``)."""
+    env = uv_env(index)
+    if first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock or first.env != env:
+        return None
+    files = _root_files(root, new_py, old_lock)
+    second: Run | None = None
+    try:
+        if files is not None and files == {**first.files, "pyproject.toml": new_py}:
+            second = Run(files, env)
+    except Exception:
+        second = None
+    try:
+        got = _first_answer(first, second, pins, overrides)
+        if got is None:
+            return None
+        from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
+
+        lock = root / "uv.lock"
+        atomic_write(lock, got, mode=lock_mode if lock_mode is not None else _new_mode())
+        try:
+            p = subprocess.run([uv_binary(), "lock", "--offline", "--check"], cwd=root, env=env, capture_output=True,
+                               text=True, stdin=subprocess.DEVNULL)
+        except BaseException:
+            restore(lock, old_lock, lock_mode)
+            raise
+        if p.returncode != 0:
+            restore(lock, old_lock, lock_mode)
+            return None
+        return p
+    finally:
+        if second is not None:
+            second.discard()
+
+
+def _first_answer(first: Run, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
+                  ) -> bytes | None:
+    """The lock of whichever run answers first: ``first``'s (the manifest added) where its prediction held, else
+    ``second``'s; None where neither does."""
+    tried = False
+    while True:
+        if not tried and first.done():
+            tried = True
+            got = first.lock()
+            if got is not None and holds(got, pins):
+                synthesized = with_manifest(got, pins, overrides)
+                if synthesized is not None:
+                    return synthesized
+            if second is None:
+                return None
+        if second is not None and second.done():
+            return second.lock()
+        if second is None and tried:
+            return None
+        time.sleep(0.005)
+
+
+def restore(path: Path, data: bytes | None, mode: int | None) -> None:
+    """``path`` as it was: ``data`` (with ``mode``), or no file where ``data`` is None."""
+    from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
+    if data is None:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        return
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    atomic_write(path, data, mode=mode)

@@ -1,0 +1,159 @@
+"""The speculative `uv lock` of a project lock (issue 39): whichever path gives the lock, it is byte for byte the one
+an unspeculated run leaves (the real uv, against the local index of tests/ops/test_projectlock.py), nothing lands
+in the project but that lock, and no private directory outlives the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.sources import RecordedSource
+from glmcompat.matrix.load import load_facts
+from glmcompat.ops import projectspec
+from glmcompat.ops.projectlock import lock_project
+from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX
+from tests.ops import test_projectlock as base
+from tests.ops.test_projectlock import REQ, make_project
+
+HELD = ("torch==2.9.1", "sgl-kernel==0.3.21", "torchvision==0.24.1", "numpy")  # uv's own pick is the safe core
+CHANGED = ("torch", "sgl-kernel==0.3.21", "torchvision", "numpy")  # uv's own pick (torch 2.15.0) is not
+
+
+@pytest.fixture(scope="module", name="facts")
+def _facts() -> Any:
+    return load_facts()
+
+
+@pytest.fixture(scope="module", name="src")
+def _src() -> RecordedSource:
+    return RecordedSource(base.INDEX)
+
+
+@pytest.fixture(name="local_index")
+def _local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from tests.localindex import serve_index
+
+    with serve_index(base._projects()) as url:
+        monkeypatch.setenv("UV_DEFAULT_INDEX", url)
+        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+        yield url
+
+
+def _files(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in d.iterdir()}
+
+
+def _both(tmp_path: Path, deps: tuple[str, ...], facts: Any, src: Any, monkeypatch: pytest.MonkeyPatch
+          ) -> tuple[dict[str, bytes], dict[str, bytes], list[bytes | None]]:
+    """The project locked with the speculation and without it (each in its own directory, same name); the locks
+    :func:`projectspec.with_manifest` made along the way."""
+    made: list[bytes | None] = []
+    real = projectspec.with_manifest
+
+    def spy(lock: bytes, pins: Any, overrides: Any) -> bytes | None:
+        made.append(real(lock, pins, overrides))
+        return made[-1]
+
+    monkeypatch.setattr(projectspec, "with_manifest", spy)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    spec = make_project(tmp_path / "spec" / "bench", *deps)
+    lock_project(facts, spec, REQ, source=src, quiet=True)
+    assert [p.name for p in temp.iterdir() if p.name.startswith(UV_PREFIX)] == []  # every private copy removed
+    monkeypatch.setenv(OFF_ENV, "1")
+    plain = make_project(tmp_path / "plain" / "bench", *deps)
+    lock_project(facts, plain, REQ, source=src, quiet=True)
+    return _files(spec.parent), _files(plain.parent), made
+
+
+@pytest.mark.slow
+def test_a_held_prediction_gives_the_lock_uv_writes(tmp_path, facts, src, local_index, monkeypatch):
+    """uv's own pick is the safe core: the speculation's lock with the core recorded in its manifest is taken, and
+    it is byte for byte the uv.lock `uv lock` writes in place under glmcompat's constraints. (The run on the new
+    pyproject.toml, which may answer first, is refused here, so that it is the speculation's lock that is judged.)"""
+
+    class FirstOnly(projectspec.Run):
+        def __init__(self, files: Any, env: dict[str, str]) -> None:
+            if b"# glmcompat lock" in files["pyproject.toml"]:
+                raise OSError("the second run is not started here")
+            super().__init__(files, env)
+
+    monkeypatch.setattr(projectspec, "Run", FirstOnly)
+    spec, plain, made = _both(tmp_path, HELD, facts, src, monkeypatch)
+    assert made and made[0] is not None and b'\n[manifest]\nconstraints = [\n    { name = "sgl-kernel"' in made[0]
+    assert spec == plain and sorted(spec) == ["pyproject.toml", "uv.lock"]
+    assert spec["uv.lock"] == made[0]
+
+
+@pytest.mark.slow
+def test_a_failed_prediction_gives_the_lock_uv_writes(tmp_path, facts, src, local_index, monkeypatch):
+    """uv's own pick (torch 2.15.0) is not the safe core (2.9.1): the speculation's lock is refused, and the lock uv
+    wrote for the new pyproject.toml in a private copy is byte for byte the one `uv lock` writes in place."""
+    spec, plain, made = _both(tmp_path, CHANGED, facts, src, monkeypatch)
+    assert made == []  # never synthesized: the prediction did not hold
+    assert spec == plain and b'name = "torch"\nversion = "2.9.1"' in spec["uv.lock"]
+
+
+@pytest.mark.slow
+def test_a_lock_uv_does_not_confirm_is_put_back(tmp_path, facts, src, local_index, monkeypatch):
+    """A synthesized lock uv's check refuses (here: a wrong constraint) is never kept: uv locks in place as before."""
+    monkeypatch.setattr(projectspec, "with_manifest", lambda lock, pins, overrides: lock.replace(
+        b"\n\n[[package]]\n", b'\n\n[manifest]\nconstraints = [\n    { name = "numpy", specifier = "==1" },\n]\n\n'
+        b"[[package]]\n", 1))
+    path = make_project(tmp_path / "bench", *HELD)
+    lock_project(facts, path, REQ, source=src, quiet=True)
+    assert b'name = "numpy", specifier = "==1"' not in (path.parent / "uv.lock").read_bytes()
+    assert b'{ name = "torch", specifier = "==2.9.1" }' in (path.parent / "uv.lock").read_bytes()
+
+
+@pytest.mark.parametrize("text", [
+    '[project]\nname = "x"\ndependencies = ["torch"]\n\n[tool.uv.workspace]\nmembers = ["a"]\n',
+    '[project]\nname = "x"\ndependencies = ["torch"]\n\n[tool.uv.sources]\ntorch = { path = "../t" }\n',
+    '[project]\nname = "x"\ndynamic = ["version"]\ndependencies = ["torch"]\n',
+    '[project]\nname = "x"\n\n[tool.uv]  # glmcompat lock\nconstraint-dependencies = [  # glmcompat lock\n'
+    '    "torch==2.9.1",  # glmcompat lock\n]\n',
+], ids=["workspace", "sources", "dynamic", "ours"])
+def test_no_speculation_where_a_copy_may_lock_otherwise(tmp_path, text):
+    """A workspace, path sources, dynamic metadata, or glmcompat's own lines (the lock starts from them): no uv is
+    started."""
+    p = tmp_path / "pyproject.toml"
+    p.write_text(text)
+    assert projectspec.start(p, IndexOptions()) is None
+
+
+def test_the_manifest_is_recorded_as_uv_records_it():
+    lock = b'version = 1\nrevision = 3\nrequires-python = ">=3.11"\n\n[[package]]\nname = "a"\nversion = "1"\n'
+    got = projectspec.with_manifest(lock, {"torch": "2.9.1", "transformers": "5.2.0"}, {"transformers": "5.2.0"})
+    assert got == (b'version = 1\nrevision = 3\nrequires-python = ">=3.11"\n\n[manifest]\nconstraints = [\n'
+                   b'    { name = "torch", specifier = "==2.9.1" },\n]\noverrides = [\n'
+                   b'    { name = "transformers", specifier = "==5.2.0" },\n]\n\n[[package]]\nname = "a"\nversion = "1"\n')
+    assert projectspec.with_manifest(got, {"torch": "2.9.1"}, {}) is None  # a manifest already: uv's to write
+    assert projectspec.with_manifest(lock, {}, {}) == lock
+    assert projectspec.holds(lock + b'\n[[package]]\nname = "torch"\nversion = "2.9.1+cu128"\n', {"torch": "2.9.1"})
+    assert not projectspec.holds(lock + b'\n[[package]]\nname = "torch"\nversion = "2.15.0"\n', {"torch": "2.9.1"})
+
+
+@pytest.mark.parametrize("argv", [["--target", "sm120", "--dry-run"], ["--target", "sm120", "--check"],
+                                  ["--target", "sm120", "--index-url", "http://index.invalid/simple"],
+                                  ["--target=sm120", "requirements.in"], ["--project", ".", "--target", "sm120"]])
+def test_the_entry_point_starts_nothing_for_another_question(tmp_path, monkeypatch, argv):
+    """A dry run, a check, another index, a named file or project: uv is asked something else, so nothing starts."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert projectspec.start_early(argv) is None
+
+
+def test_the_entry_point_starts_the_run_it_hands_over(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = []\n')
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")  # found from below, as uv finds it
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    run = projectspec.start_early(["--target", "sm120", "-q"])
+    assert run is not None and run.files == {"pyproject.toml": (tmp_path / "pyproject.toml").read_bytes()}
+    run.discard()
+    run.discard()  # twice: nothing more
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(UV_PREFIX)]
