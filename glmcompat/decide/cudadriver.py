@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 from glmcompat.matrix.rows import CudaDriver, Fact, Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
+from glmcompat.model.causes import Break
 from glmcompat.model.findings import Finding
 from glmcompat.model.machine import Machine, driver_key
 from glmcompat.model.names import local_cuda
@@ -180,9 +181,10 @@ def check(packages: Mapping[str, str], target: Target, facts: Facts, machine: Ma
         evidence: tuple[tuple[str, str], ...] = ((major_row.evidence, major_row.source),)
         if have < driver_key(need):
             own = f"; CUDA {exact.release}'s own toolkit driver is {exact.driver}" if exact is not None else ""
-            msg = (f"{b.name} {b.version} is built for CUDA {b.cuda} ({b.how}), which needs NVIDIA driver >= {need} on "
-                   f"Linux (CUDA {major}.x minor-version compatibility{own}), but the machine's driver is {driver} "
-                   f"({where}): CUDA cannot initialise there (\"The NVIDIA driver on your system is too old\")")
+            said = Break(rule="driver", package=b.name, version=b.version, against=driver, built=b.cuda).sentence()
+            msg = (f"{said}; {b.name} {b.version} is built for CUDA {b.cuda} ({b.how}), which needs NVIDIA driver >= "
+                   f"{need} on Linux (CUDA {major}.x minor-version compatibility{own}); the machine's driver: {driver} "
+                   f"({where})")
             older = _older_torch(target, driver, facts) if b.name == "torch" else ""
             install = exact.driver if exact is not None else need
             remedy = (f"use {older}, which runs on driver {driver} and carries {target.name}'s code, or install "

@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.matrix.view import Facts
+from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, LogContext
 
@@ -190,7 +191,8 @@ def _kernel(package: str, env: Env, facts: Facts, what: str) -> tuple[str, str] 
                 "torch it was loaded with, which must be another",
                 f"install torch=={built} (the one {package} {ver} was built against)")
     if _public(torch) != _public(built):
-        return (f"{package} {ver} was built against torch {built}, and torch {torch} is installed: {what}",
+        said = Break(rule="abi", package=package, version=ver, against=_public(torch), built=built).sentence()
+        return (f"{said}; its compiled module {what}",
                 f"install torch=={built}" + (f", or {alt_text[len('install '):]}" if alt_text else
                                               f" (no {package} release built for torch {_public(torch)} is recorded)"))
     return (f"{package} {ver} was built against torch {built}, the installed release; torch {torch} is "
@@ -430,15 +432,12 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     driver = env.cuda.get("driver", "")
     torch = env.version("torch")
     built = _torch_cuda(env, facts)
-    who = f"the NVIDIA driver{' ' + driver if driver else ''}"
     reports = f"CUDA {drv}" + (f" ({found})" if found else "") if drv else "an older CUDA"
     if not drv and not built:
         return None
     need = MIN_DRIVER.get(built, "")
-    what = f"torch {torch} needs CUDA {built}" if torch and built else (
-        f"the CUDA runtime loaded is {built}" if built else "the CUDA runtime the process loaded is newer")
-    cause = (f"{who} reports {reports}, but {what}" + (f" (driver >= {need})" if need else "")
-             + ": the driver is older than the CUDA runtime")
+    said = Break(rule="driver", package="torch" if torch else "", version=torch, against=driver, built=built).sentence()
+    cause = f"{said}; the driver reports {reports}" + (f", and CUDA {built} needs driver >= {need}" if need else "")
     label = _label_for(drv) if drv else ""
     if torch and label:
         build = (f"install torch=={_public(torch)}+{label} from PyTorch's {label} index (a build for the driver's CUDA "
@@ -517,10 +516,8 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
         pkg, through = "", pkg
     ver = env.version(pkg) if pkg else ""
     np = env.version("numpy")
-    who = (f"{pkg} {ver}".strip() if pkg else
-           f"a compiled extension imported through {through}" if through else "a compiled extension imported here")
-    cause = (f"{who} was compiled against NumPy 1.x, and numpy {np or '2.x'} is installed: NumPy 2 changed the C ABI, so "
-             "its import_array fails")
+    cause = Break(rule="numpy-abi", package=pkg, version=ver, against=np).sentence()
+    cause += f" (it is imported through {through})" if through else ""
     if pkg:
         return cause, (f"install a {pkg} release built for NumPy 2 (pip install -U {pkg}; its wheels for numpy>=2), "
                        f"or pin numpy<2 while {pkg} has none")
@@ -613,11 +610,10 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
     drv = env.cuda.get("driver_cuda", "")
     label = _label_for(drv) if drv else ("cu130" if torch and (_v(_public(torch)) or Version("0")) >= Version("2.11") else "cu128")
-    shown = f"torch {torch}" if torch else "the installed torch"
     pin = f"torch=={_public(torch)}+{label}" if torch else f"torch (its +{label} build)"
     why = (" (on Linux aarch64, the package index's default torch wheels up to 2.10 are CPU-only)" if arm else
            " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
-    return (f"{shown} is a CPU-only build{why}: it has no CUDA at all",
+    return (Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence() + why,
             f"install {pin} from PyTorch's {label} index"
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
 
@@ -864,6 +860,23 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
+def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
+    """The vocabulary's break (:class:`glmcompat.model.causes.Break`) for an extension module of ``package`` that does
+    not import, by the kind verify's extension probe gave its error (``numpy-abi``, ``torch-symbol``, ...), at the
+    versions ``env`` holds; None where the check has no cause for it (a NumPy-2 build next to NumPy 1.x among them)."""
+    rule = CAUSE_OF.get(kind)
+    if rule == "numpy-abi":
+        np = env.version("numpy")
+        v = _v(np)
+        return Break(rule=rule, package=package, version=version, against=np) if v is None or v.major >= 2 else None
+    if rule == "abi":
+        torch = env.version("torch")
+        row = facts.kernel(package, version) if version else None
+        return Break(rule=rule, package=package, version=version, against=_public(torch) if torch else "",
+                     built=row.torch if row is not None else "")
+    return None
+
+
 def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     """Each hit with its cause and remedy built for ``env``; a hit that turns out not to be its signature's
     failure (a bare ``KeyError`` outside transformers) is left out. A hit keeps its package, and takes the
@@ -881,8 +894,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             continue
         if got is not None:
             h = replace(h, cause=got[0], remedy=got[1])
-        out.append(h)
+        out.append(replace(h, rule=CAUSE_OF.get(h.id, "")))
     return out
 
 
-__all__ = ["BUILDERS", "Env", "FIRST_TOOLKIT", "diagnose", "package_cause"]
+__all__ = ["BUILDERS", "Env", "FIRST_TOOLKIT", "diagnose", "extension_break", "package_cause"]

@@ -173,13 +173,9 @@ def ruled_clause(r: Ruled) -> str:
     if r.kind == DRIVER:
         return (f"the machine's NVIDIA driver is {r.driver}, and {what} is built for CUDA {r.cuda}, which needs driver "
                 f">= {r.needs}")
-    if r.missing == "build":
-        return f"the matrix has no evidence for {what} (CUDA runtime, GPU code)"
-    if r.missing == "family":
-        return f"the matrix has no evidence for the torch {r.name} {r.version} was built for"
-    if r.missing == "jit":
-        return f"the matrix has no evidence that {r.name} {r.version} is free of the torch C++ ABI"
-    return f"the matrix has no evidence for {what} (the torch it was built against)"
+    lacks = {"build": f"for {what} (CUDA runtime, GPU code)", "family": f"for the torch {r.name} {r.version} was built for",
+             "jit": f"that {r.name} {r.version} is free of the torch C++ ABI"}  # what the matrix lacks, by r.missing
+    return "the matrix has no evidence " + lacks.get(r.missing, f"for {what} (the torch it was built against)")
 
 
 def resolve(facts: Facts, source: Source, req: Request, *, provider: Provider | None = None) -> Outcome:

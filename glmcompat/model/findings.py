@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, Self, get_args
 
-from glmcompat.model.outputs.base import JsonRecord, NonEmpty
+from glmcompat.model.outputs.base import OMIT_EMPTY, JsonRecord, NonEmpty, Schema
 from glmcompat.model.outputs.common import EvidenceDoc
 
 SEVERITIES = ("error", "warning")
@@ -25,7 +25,7 @@ EvidenceKind = Literal["metadata", "abi-probe", "arch-probe", "observed-run", "u
 EVIDENCE_KINDS: tuple[str, ...] = get_args(EvidenceKind)
 # The rules of the check: glmcompat.decide.rules' and check's own ("output-set", glmcompat.ops.checkfile); a
 # finding of `check --json` names one of them (tests/decide/test_rules.py holds the producers to this list).
-CheckRule = Literal["abi", "family", "equal-version", "gpu-code", "cuda", "driver", "glibc", "model", "target-fix", "requires",
+CheckRule = Literal["abi", "numpy-abi", "family", "equal-version", "gpu-code", "cuda", "driver", "glibc", "model", "target-fix", "requires",
                     "unknown", "stack", "source-build", "untracked", "unpinned", "override", "output-set", "platform",
                     "torch-pins", "non-nvidia", "artifact"]
 CHECK_RULES: tuple[str, ...] = get_args(CheckRule)
@@ -201,13 +201,34 @@ class Cause:
         return f"Because {', and '.join(self.clauses)}, we can conclude that {self.conclusion}."
 
     def as_json(self) -> dict[str, Any]:
-        """The cause as ``upgrade --json`` and ``pip install --json`` carry it: its record's
-        (:class:`glmcompat.model.outputs.common.CauseDoc`),
-        the derivation in one sentence as its ``reason``."""
-        from glmcompat.model.outputs.common import CauseDoc  # lazy: the records, for a JSON document only
-
+        """The cause as ``upgrade --json`` and ``pip install --json`` carry it: its record's (:class:`CauseDoc`)."""
         return CauseDoc.of(self).to_json()
 
 
-__all__ = ["CHECK_RULES", "EVIDENCE_KINDS", "SEVERITIES", "CheckRule", "EvidenceKind", "Cause", "Finding", "FindingDoc", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
+@dataclass(frozen=True, kw_only=True)
+class CauseDoc(JsonRecord):
+    """Why what was asked for cannot be made safe: uv-style clauses, the conclusion and one remedy."""
+
+    # Declared beside Cause and derived from it (:meth:`of`, field for field: ``clauses`` as ``because``, the joined
+    # derivation as ``reason``, ``evidence`` as records): the one JSON form of a cause; no protocol restates Cause's
+    # fields.
+
+    kind: NonEmpty
+    subject: str
+    because: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
+    conclusion: NonEmpty
+    reason: NonEmpty
+    """the clauses and conclusion as one sentence ("Because ..., we can conclude that ...")"""
+    remedy: NonEmpty
+    evidence: tuple[EvidenceDoc, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """the evidence the clauses cite, in full (a clause names only the probe that reproduces it)"""
+
+    @classmethod
+    def of(cls, c: Cause) -> Self:
+        """The record of the cause ``c``, its derivation in one sentence (:meth:`Cause.because`) as ``reason``."""
+        return cls(kind=c.kind, subject=c.subject, because=c.clauses, conclusion=c.conclusion, reason=c.because(),
+                   remedy=c.remedy, evidence=tuple(EvidenceDoc(kind=k, source=s) for k, s in c.evidence))
+
+
+__all__ = ["CHECK_RULES", "EVIDENCE_KINDS", "SEVERITIES", "CheckRule", "EvidenceKind", "Cause", "CauseDoc", "Finding", "FindingDoc", "NameVersion", "Printed", "cite", "dedupe", "evidence_lines",
            "finding_fields", "name_version"]

@@ -44,7 +44,7 @@ def test_vllm_module_is_blamed_not_sgl_kernel() -> None:
             "[pip3] torch==2.7.1\n[pip3] vllm==0.9.1\n", "undefined-symbol")
     assert (h.package, h.version) == ("vllm", "0.9.1")
     # vllm 0.9.1 pins torch 2.7.0 (its METADATA); 0.10.x pin 2.7.1
-    assert "built against torch 2.7.0" in h.cause and "torch 2.7.1 is installed" in h.cause
+    assert "built against torch 2.7.0" in h.cause and "torch 2.7.1 does not export" in h.cause
     assert h.remedy.startswith("install torch==2.7.0") and "vllm==0.10.1.1 (built for torch 2.7.1)" in h.remedy
     assert "sgl" not in h.cause + h.remedy
 
@@ -69,7 +69,7 @@ def test_old_sgl_kernel_with_newer_torch() -> None:
             f"ImportError: {SITE}/sgl_kernel/common_ops.abi3.so: undefined symbol: _ZN3c106detail23torchInternalAssertFailEv",
             "undefined-symbol")
     assert (h.package, h.version) == ("sgl-kernel", "0.1.2")
-    assert "built against torch 2.6.0" in h.cause and "torch 2.7.1 is installed" in h.cause
+    assert "built against torch 2.6.0" in h.cause and "torch 2.7.1 does not export" in h.cause
     assert "install torch==2.6.0" in h.remedy and "0.3.21" not in h.remedy
 
 
@@ -256,7 +256,7 @@ def test_driver_too_old_decodes_the_found_version_against_torchs_cuda() -> None:
 
     assert [driver_cuda(v) for v in ("12040", "11080", "13000", "9020")] == ["12.4", "11.8", "13.0", "9.2"]
     h = one("[pip3] torch==2.9.1+cu128\n" + DRIVER_TOO_OLD.format(found="12040"), "driver-too-old")
-    assert "CUDA 12.4 (12040)" in h.cause and "torch 2.9.1+cu128 needs CUDA 12.8" in h.cause and ">= 570.26" in h.cause
+    assert "CUDA 12.4 (12040)" in h.cause and "CUDA runtime of torch 2.9.1+cu128 (CUDA 12.8)" in h.cause and ">= 570.26" in h.cause
     assert h.remedy.startswith("install torch==2.9.1+cu124 from PyTorch's cu124 index") and ">= 570.26" in h.remedy
 
 

@@ -20,11 +20,10 @@ from glmcompat.ops import checkfile
 from pathlib import Path
 
 from glmcompat.decide.explain import Skip
-from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Cause, Finding
+from glmcompat.model.findings import CHECK_RULES, EVIDENCE_KINDS, Cause, CauseDoc, Finding
 from glmcompat.model.signatures import Hit
 from glmcompat.model.outputs.check import CheckedFindingDoc
 from glmcompat.model.findings import FindingDoc
-from glmcompat.model.outputs.common import CauseDoc
 from glmcompat.model.outputs.explain import SignatureHit
 from glmcompat.model.outputs.upgrade import SkipDoc, SkipNote, UpgradeOutput
 from glmcompat.model.outputs.probe import ExplainedDoc, ProbeDoc
@@ -59,13 +58,12 @@ def test_records_are_frozen() -> None:
 
 def test_an_empty_evidence_is_left_out_of_a_cause_and_kept_otherwise() -> None:
     bare = Cause("conflict", "torch", ("a", "b"), "c", "fix it")
-    assert CauseDoc.of(bare, "Because a, and b, we can conclude that c.").to_json() == bare.as_json() == {
+    assert CauseDoc.of(bare).to_json() == bare.as_json() == {
         "kind": "conflict", "subject": "torch", "because": ["a", "b"], "conclusion": "c", "remedy": "fix it",
         "reason": "Because a, and b, we can conclude that c."}
-    assert CauseDoc.of(bare, "said otherwise").reason == "said otherwise"
-    assert "evidence" not in CauseDoc.of(bare, "x").to_json()
+    assert "evidence" not in CauseDoc.of(bare).to_json()
     cited = Cause("abi", "sgl-kernel", ("a",), "c", "fix", (("abi-probe", "src"),))
-    assert CauseDoc.of(cited, "x").to_json()["evidence"] == [{"kind": "abi-probe", "source": "src"}]
+    assert CauseDoc.of(cited).to_json()["evidence"] == [{"kind": "abi-probe", "source": "src"}]
 
 
 def test_a_field_named_by_a_keyword_prints_under_its_key() -> None:
@@ -91,7 +89,7 @@ def test_a_verify_report_prints_its_document() -> None:
               "counts": {"passed": 0, "warning": 0, "failed": 1, "skipped": 0},
               "probes": [{"id": "import:torch", "status": "failed", "error": "E", "seconds": 0.1, "summary": "s",
                           "explained": [{"id": "sig", "cause": "c", "remedy": "r", "match": "E", "package": None,
-                                         "version": None}]}],
+                                         "version": None, "rule": None}]}],
               "findings": [FINDING.to_json()], "agreement": [], "elapsed_s": 0.5, "rank": 0}
     doc = VerifyOutput(ok=False, target=None, device=None, counts=CountsDoc(passed=0, warning=0, failed=1, skipped=0),
                        probes=(ProbeDoc(id="import:torch", status="failed", error="E", seconds=0.1, summary="s",
@@ -115,10 +113,10 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
          source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
      {"id": "torch-abi", "line": 7, "count": 2, "match": "undefined symbol: _ZN3c10", "groups": {"sym": "_ZN3c10"},
       "cause": "cause", "remedy": "remedy", "source": "https://example.invalid/issue", "package": "sgl-kernel",
-      "version": "0.3.21"}),
+      "version": "0.3.21", "rule": None}),
     (Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
      {"id": "oom", "line": 1, "count": 1, "match": "CUDA out of memory", "groups": {}, "cause": "c", "remedy": "r",
-      "source": "", "package": None, "version": None}),
+      "source": "", "package": None, "version": None, "rule": None}),
 ])
 def test_a_signature_hit_prints_through_its_record(hit: Hit, doc: dict[str, object]) -> None:
     assert Hit is SignatureHit and hit.to_json() == doc
@@ -130,7 +128,7 @@ def test_a_skip_prints_as_skip_as_json() -> None:
     for ev in ((), (("abi-probe", "glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0"),)):
         s = Skip("abi", "sgl-kernel", ("sgl-kernel 0.3.21 needs torch 2.9", "you require torch 2.10"),
                  "sgl-kernel 0.3.21 is not in the set", "pin torch==2.9.1", ev)
-        assert SkipDoc.of(s, s.because()).to_json() == SkipDoc.of(s).to_json() == s.as_json()
+        assert SkipDoc.of(s).to_json() == s.as_json()
         assert s.as_json()["reason"] == ("Because sgl-kernel 0.3.21 needs torch 2.9, and you require torch 2.10, we can "
                                          "conclude that sgl-kernel 0.3.21 is not in the set.")
         assert ("evidence" in s.as_json()) == bool(ev)

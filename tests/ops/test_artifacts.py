@@ -92,7 +92,7 @@ def test_local_wheel_judged_against_the_sets_torch(served, tmp_path, monkeypatch
         got = probe_lock(lock, facts, index=index, cache=cache, resolved_at_install=True)
     a = got[("stableext", "1.0")]
     assert a.read and a.torch_missing == {torch: missing} and a.torch_needs == 2
-    found = [f for f in evaluate_lock(lock, "sm90", None, facts, True, artifacts=got) if f.rule == "artifact"]
+    found = [f for f in evaluate_lock(lock, "sm90", None, facts, True, artifacts=got) if f.rule == "abi"]  # the cause's id
     assert [f.severity for f in found] == (["error"] if missing else [])
     if missing:
         assert "torch_new_stable_ivalue" in found[0].message and found[0].probe == f"glmcompat abi {tmp_path / STABLE} --torch 9.0.0"

@@ -150,7 +150,8 @@ def test_install_torch_2_10_exits_1_and_changes_nothing(installer_env, tmp_path,
     cause = err.splitlines()[1]
     assert cause.startswith("  cause: Because you asked for torch==2.10.0, and uv's plan for it changes the core "
                             "(~ torch 2.9.1 -> 2.10.0), and sgl-kernel==0.3.21 is installed and torch 2.10.0 breaks "
-                            "sgl-kernel 0.3.21: it was built against torch 2.9.1")
+                            "sgl-kernel 0.3.21: sgl-kernel 0.3.21 was built against torch 2.9.1, and torch 2.10.0 does "
+                            "not export the torch symbols it needs")  # the cause as check, verify and explain word it
     assert "(evidence abi-probe: glmcompat abi sgl-kernel==0.3.21 --torch 2.10.0)" in cause
     assert "keeping the installed core (sgl-kernel==0.3.21, torch==2.9.1) leaves uv no plan" in cause
     assert cause.endswith("we can conclude that no plan for torch==2.10.0 keeps this environment safe for sm120; nothing was changed.")

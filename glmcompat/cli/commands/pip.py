@@ -18,7 +18,7 @@ from glmcompat.cli.commands._common import add_output_options, dump_json, output
 from glmcompat.model.errors import InputError
 
 if TYPE_CHECKING:
-    from glmcompat.model.outputs.common import CauseDoc
+    from glmcompat.model.findings import CauseDoc
     from glmcompat.model.outputs.pip import ChangeDoc, PipInstallOutput
 
 def _add_env(p: Any) -> None:
@@ -213,9 +213,9 @@ def _install(argv: Sequence[str]) -> int:
         o.err.write(o.line(f"error: no safe plan for {', '.join(req.requirements)} in {live.interp.prefix}") + "\n")
         o.err.write(o.line(f"  cause: {pg.because(why)}") + "\n")
         o.err.write(o.line(f"  hint: {why.remedy}") + "\n")
-        from glmcompat.model.outputs.common import CauseDoc  # lazy: the report only
+        from glmcompat.model.findings import CauseDoc  # lazy: the report only
 
-        cause = CauseDoc.of(why, pg.because(why))
+        cause = CauseDoc.of(why)
         return finish(1, "no-safe-plan", e.outcome)
     except InstallerFailed as err:
         rc = _installer_failed(o, err)

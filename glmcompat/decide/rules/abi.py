@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from glmcompat.model.causes import Break
 from glmcompat.model.findings import Finding
 from glmcompat.decide.rules.context import Context, Rule, _best_kernel, _ev, _probed, _torch_pins
 
@@ -35,7 +36,8 @@ def rule_abi(ctx: Context) -> list[Finding]:
             detail = f"{verdict.missing} undefined symbol(s) it needs are missing from torch {tpub}"
             if syms:
                 detail += f" (e.g. {syms[0]})"
-            msg = f"torch {tpub} breaks {name} {ver}: it was built against torch {row.torch} and {detail}"
+            said = Break(rule="abi", package=name, version=ver, against=tpub, built=row.torch).sentence()
+            msg = f"torch {tpub} breaks {name} {ver}: {said}; {detail}"
             evidence = _ev(verdict) + _ev(row)
         else:
             msg = (f"{name} {ver} was built against torch {row.torch}, but torch {tpub} is in the set; "

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from glmcompat.decide.rules.context import Context, Rule
+from glmcompat.model.causes import Break
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import local_cuda
 
@@ -72,10 +73,11 @@ def check(ctx: Context) -> list[Finding]:
         where = f"{a.artifact}" + (f" (sha256 {a.sha256[:12]}...)" if a.sha256 else "")
         if numpy is not None and a.numpy_abi == 1 and Version(numpy).major >= 2:
             out.append(Finding(
-                rule="artifact", severity="error", packages=(ctx.pin(name), ctx.pin("numpy")),
-                message=f"Because {name} {ver}'s extension {a.numpy_member} was built against NumPy 1.x (it imports "
-                f"numpy.core._multiarray_umath, and not NumPy 2's numpy._core._multiarray_umath) and numpy {numpy} is in "
-                f"the set, we can conclude that importing {name} fails ('numpy.core.multiarray failed to import')",
+                rule="numpy-abi", severity="error", packages=(ctx.pin(name), ctx.pin("numpy")),
+                message=f"Because {name} {ver}'s extension {a.numpy_member} imports numpy.core._multiarray_umath, and not "
+                f"NumPy 2's numpy._core._multiarray_umath, and numpy {numpy} is in the set, we can conclude that "
+                + Break(rule="numpy-abi", package=name, version=ver, against=numpy).sentence()
+                + " ('numpy.core.multiarray failed to import')",
                 evidence=(("abi-probe", f"{where}: {a.numpy_member} names only NumPy 1.x's C-API module"),),
                 remedy=f"use a {name} release built against NumPy 2 (or pin numpy<2)"))
         if torch is not None:
@@ -84,10 +86,10 @@ def check(ctx: Context) -> list[Finding]:
             if missing:
                 shown = a.demangled.get(missing[0], missing[0])
                 out.append(Finding(
-                    rule="artifact", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
+                    rule="abi", severity="error", packages=(ctx.pin(name), ctx.pin("torch")),
                     message=f"Because {name} {ver} needs {len(missing)} torch symbol(s) that torch {tpub} does not export "
-                    f"(e.g. {shown}), we can conclude that it fails to load next to torch {torch} ('undefined symbol')"
-                    + _label(ver),
+                    f"(e.g. {shown}), we can conclude that "
+                    + Break(rule="abi", package=name, version=ver, against=tpub).sentence() + _label(ver),
                     evidence=(("abi-probe", f"`{a.command} --torch {tpub}` on {where}: {len(missing)} of the "
                                f"{a.torch_needs} torch symbols its extensions need are missing ({missing[0]})"),),
                     remedy=f"use a {name} build made against torch {tpub}, or the torch it was built against",
@@ -115,6 +117,7 @@ def check(ctx: Context) -> list[Finding]:
     return out
 
 
-RULE = Rule(id=ID, family="artifacts", check=check, reads=("torch",), evidence=("abi-probe", "observed-run"),
-            remedy="replace", doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256",
+RULE = Rule(id=ID, ids=(ID, "numpy-abi", "abi"), family="artifacts", check=check, reads=("torch",),
+            evidence=("abi-probe", "observed-run"), remedy="replace",
+            doc="a compiled package judged from its own bytes: NumPy C ABI, torch symbols, CUDA runtime, sha256",
             names=('torch',))

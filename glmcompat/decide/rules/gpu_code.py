@@ -5,6 +5,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from glmcompat.model import gpu
+from glmcompat.model.causes import Break
 from glmcompat.model.findings import Finding
 from glmcompat.decide.rules import nonnvidia
 from glmcompat.decide.rules.context import Context, Rule, _best_kernel, _ev
@@ -52,6 +53,9 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
         msg = (f"{name} {ver} carries {have}; none of it runs on {t.name} (compute capability "
                f"{t.compute_capability}): SASS runs only on its own major with a minor at least its own "
                f"(sm_XYa: exactly X.Y), and there is no PTX to JIT")
+        if not sass and not ptx and name == "torch":  # a CPU-only torch: the vocabulary's sentence
+            msg = (Break(rule="gpu-code", package=name, version=ver, built="cpu").sentence()
+                   + f", so nothing of it runs on {t.name} (compute capability {t.compute_capability})")
         if gaps:
             g = gaps[0]
             msg = (f"{sum(x.kernels for x in gaps)} of the {sum(x.kernels for x in groups)} kernels of {name} {ver} "

@@ -1,30 +1,13 @@
-"""The parts several documents share: the error document, evidence and causes (a finding's record,
-:class:`glmcompat.model.findings.FindingDoc`, is declared beside the finding)."""
+"""The parts several documents share: the error document and evidence (a finding's record and a cause's,
+:class:`glmcompat.model.findings.FindingDoc` and :class:`glmcompat.model.findings.CauseDoc`, are declared beside the
+finding and the cause)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Annotated, Protocol, Self
+from dataclasses import dataclass
+from typing import Annotated
 
-from glmcompat.model.outputs.base import OMIT_EMPTY, JsonRecord, NonEmpty, Schema
-
-
-class CauseParts(Protocol):
-    """What a cause's record reads of it (glmcompat.model.findings.Cause)."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def clauses(self) -> tuple[str, ...]: ...
-    @property
-    def conclusion(self) -> str: ...
-    @property
-    def remedy(self) -> str: ...
-    @property
-    def evidence(self) -> tuple[tuple[str, str], ...]: ...
-    def because(self) -> str: ...
+from glmcompat.model.outputs.base import JsonRecord, NonEmpty, Schema
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,26 +38,4 @@ class EvidenceDoc(JsonRecord):
     source: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class CauseDoc(JsonRecord):
-    """Why what was asked for cannot be made safe: uv-style clauses, the conclusion and one remedy."""
-
-    kind: NonEmpty
-    subject: str
-    because: Annotated[tuple[NonEmpty, ...], Schema(minItems=1)]
-    conclusion: NonEmpty
-    reason: NonEmpty
-    """the clauses and conclusion as one sentence ("Because ..., we can conclude that ...")"""
-    remedy: NonEmpty
-    evidence: tuple[EvidenceDoc, ...] = field(default=(), metadata=OMIT_EMPTY)
-    """the evidence the clauses cite, in full (a clause names only the probe that reproduces it)"""
-
-    @classmethod
-    def of(cls, c: CauseParts, reason: str | None = None) -> Self:
-        """The record of the cause ``c`` with its derivation in one sentence: ``reason``, else ``c.because()``."""
-        return cls(kind=c.kind, subject=c.subject, because=c.clauses, conclusion=c.conclusion,
-                   reason=c.because() if reason is None else reason,
-                   remedy=c.remedy, evidence=tuple(EvidenceDoc(kind=k, source=s) for k, s in c.evidence))
-
-
-__all__ = ["CauseDoc", "CauseParts", "ErrorDocument", "ErrorInfo", "EvidenceDoc"]
+__all__ = ["ErrorDocument", "ErrorInfo", "EvidenceDoc"]

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from glmcompat.model.findings import CHECK_RULES
 from glmcompat.model.outputs.base import (
     NULL_EMPTY,
     JsonRecord,
@@ -15,6 +16,7 @@ from glmcompat.model.outputs.base import (
 )
 
 OrNull = Annotated[str, Schema(type=["string", "null"])]  # "" in the domain, null in the document
+CauseId = Annotated[str, Schema(type=["string", "null"], enum=[*CHECK_RULES, None])]  # a check rule's id, or null
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class SignatureHit(JsonRecord):
     names none"""
     version: OrNull = field(default="", metadata=NULL_EMPTY)
     """that package's version where the log prints it"""
+    rule: CauseId = field(default="", metadata=NULL_EMPTY)
+    """the cause's id: the check rule that reports the same break (glmcompat.model.causes.CAUSE_OF), so a log's
+    diagnosis and a lock's verdict compare; null where the check has no counterpart"""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,8 +11,7 @@ from glmcompat.model.outputs.base import (
     NonEmpty,
     Schema,
 )
-from glmcompat.model.findings import FindingDoc
-from glmcompat.model.outputs.common import CauseDoc
+from glmcompat.model.findings import CauseDoc, FindingDoc
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,6 +24,9 @@ class ExplainedDoc(JsonRecord):
     """the package the text blames; null when it names none"""
     version: str | None
     """that package's version where the text shows it"""
+    rule: str | None = None
+    """the cause's id: the check rule that reports the same break (glmcompat.model.causes.CAUSE_OF); null where the
+    check has no counterpart"""
 
 
 # A probe's verdict; ``pending``: a static record the parent of ``verify`` judges against the device (``gpu-code:``)

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from glmcompat.model.findings import CauseDoc
 from glmcompat.model.outputs.base import JsonRecord, NonEmpty, Pins, Platform, Schema, key
-from glmcompat.model.outputs.common import CauseDoc
 
 
 @dataclass(frozen=True, kw_only=True)

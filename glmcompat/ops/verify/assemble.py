@@ -8,7 +8,7 @@ import os
 from dataclasses import replace
 from typing import Any, cast
 
-from glmcompat.decide.diagnose import Env, diagnose, package_cause
+from glmcompat.decide.diagnose import Env, diagnose, extension_break, package_cause
 from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -164,7 +164,7 @@ def assemble(records: list[ProbeDoc], facts: Facts, options: Options,
             if at[pid] == i:
                 by_id[pid] = p
     # -- extension modules of every other distribution ---------------------------------------------
-    findings.extend(f for p in probes if p.id.startswith("extension:") for f in _extension_findings(p))
+    findings.extend(f for p in probes if p.id.startswith("extension:") for f in _extension_findings(p, env, facts))
     # -- static vs dynamic -----------------------------------------------------------------------
     agreement = agreement_of(probes, by_id)
     for a in agreement:
@@ -197,7 +197,8 @@ def assemble(records: list[ProbeDoc], facts: Facts, options: Options,
         hits = diagnose([_blame(h, p.id) for h in match_signatures(text, sigs)], env, facts)
         if hits:
             explained[id(p)] = tuple(ExplainedDoc(id=h.id, cause=h.cause, remedy=h.remedy, match=h.text,
-                                                  package=h.package or None, version=h.version or None) for h in hits)
+                                                  package=h.package or None, version=h.version or None,
+                                                  rule=h.rule or None) for h in hits)
     probes.sort(key=_sort_key)
     unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
     failed = any(p.status == "failed" for p in probes)
@@ -217,7 +218,7 @@ def _sort_key(p: ProbeDoc) -> tuple[int, str]:
 
 
 
-def _extension_findings(p: ProbeDoc) -> list[Finding]:
+def _extension_findings(p: ProbeDoc, env: Env, facts: Any) -> list[Finding]:
     """One error per cause among a distribution's extension modules that do not import (``extension:`` probe)."""
     d = cast(ExtensionData, p.data or {})
     dist, ver = p.id.split(":", 1)[1], str(d.get("version") or "")
@@ -238,9 +239,10 @@ def _extension_findings(p: ProbeDoc) -> list[Finding]:
             remedy = f"install what provides the library {dist} links (see its installation notes), or reinstall {dist}"
         else:
             remedy = f"reinstall {dist} built for this environment (`pip install --force-reinstall {dist}=={ver}`)"
-        out.append(Finding(rule="extension", severity="error", packages=((dist, ver),),
+        said = extension_break(kind, dist, ver, env, facts)  # the cause as check and explain name it
+        out.append(Finding(rule=said.rule if said else "extension", severity="error", packages=((dist, ver),),
                            message=f"Because {where}{more} of {dist} {ver} does not import ({f['cause']}), "
-                           f"we can conclude that {dist} fails when it is imported in this environment",
+                           f"we can conclude that {said.sentence() if said else dist + ' fails when it is imported in this environment'}",
                            evidence=(("import-probe", f"imported {f['module']}: {f['error'].splitlines()[0]}"),),
                            remedy=remedy))
     return out

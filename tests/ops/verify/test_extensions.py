@@ -137,8 +137,9 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
     assert probe(r, "extension:newtorchext")["status"] == "passed"
     env = probe(r, "extension:envmod")
     assert env["status"] == "warning" and "no display" in env["warnings"][0] and "failures" not in env["data"]
-    found = {tuple(f["packages"]): f for f in r["findings"] if f["rule"] == "extension"}
+    found = {tuple(f["packages"]): f for f in r["findings"] if f["rule"] in ("extension", "abi") and len(f["packages"]) == 1}
     assert set(found) == {("linksgone==1.0",), ("oldtorchext==1.0",)}
+    assert found[("oldtorchext==1.0",)]["rule"] == "abi"  # the cause's id, as check and explain name it
     assert found[("linksgone==1.0",)]["message"].startswith(f"Because linksgone/_speedups{SUFFIX} of linksgone 1.0")
 
 
