@@ -42,8 +42,7 @@ def _common_args(p: argparse.ArgumentParser) -> None:
                    help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
                         "(manylinux_2_28_aarch64); default: x86_64")
     add_index_options(p)
-    p.add_argument("--json", action="store_true", help="versioned JSON")
-    add_output_options(p)
+    add_output_options(p, json="versioned JSON")
 
 
 def main(name: str, argv: Sequence[str]) -> int:
