@@ -13,6 +13,7 @@ import sys
 from glmcompat.matrix.locations import (DIRECTORY, PACKAGE, code_fingerprint, hasher, input_state, matrix_file_names,
                                         read_stored, seal)
 from glmcompat.cli.streams import stderr, stdout
+from glmcompat.model.cmdline import scan_options
 
 # The options each start-up path answers, as the command's parser takes them: (those followed by a value, flags);
 # any other option -- those of FULL_PATH, and one a parser gains later -- leaves the command to the full path.
@@ -193,22 +194,16 @@ def parse_options(argv: list[str], values: set[str], flags: set[str]) -> tuple[d
     """``ARGV`` as ``{option: [value, ...]}`` (a flag to one ``""`` per use) and its positional arguments, for a start-up
     path that knows the options ``values`` (each followed by its value) and ``flags``; None at anything else (an
     unknown option, ``--opt=value``, a value option without its value): the full path handles and reports it."""
-    opts: dict[str, list[str]] = {}
+    scanned = scan_options(argv, values)
+    if scanned is None:
+        return None
+    opts, rest = scanned
     positional: list[str] = []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in values:
-            if i + 1 >= len(argv):
-                return None
-            opts.setdefault(a, []).append(argv[i + 1])
-            i += 2
-        elif a.startswith("-"):
-            if a not in flags:
-                return None
-            opts.setdefault(a, []).append("")
-            i += 1
-        else:
+    for a in rest:
+        if not a.startswith("-"):
             positional.append(a)
-            i += 1
+        elif a in flags:
+            opts.setdefault(a, []).append("")
+        else:
+            return None
     return opts, positional

@@ -30,6 +30,7 @@ import time
 
 from glmcompat.edges.uv import uv_binary, uv_env
 from glmcompat.matrix.locations import read_bounded
+from glmcompat.model.cmdline import scan_options
 from glmcompat.model.errors import EnvironmentFailure
 from glmcompat.ops.lockset import GENERATED, MAX_OUTPUT_BYTES, STAMP
 
@@ -333,19 +334,12 @@ def predicted_out(argv: list[str], default_stack: str) -> str | None:
     ``--out``, else ``locks/<stack>/<target>[-aarch64]`` for the stack named or the default one. None when the
     arguments leave it open, or ask for something a speculation cannot serve (``--check``, ``--index-url``,
     ``--no-cache``)."""
-    opts: dict[str, list[str]] = {}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in _VALUE_OPTIONS:
-            if i + 1 >= len(argv):
-                return None
-            opts.setdefault(a, []).append(argv[i + 1])
-            i += 2
-            continue
-        if a in ("--check", "--index-url", "--no-cache", "-h", "--help") or a.startswith("--index-url="):
-            return None
-        i += 1
+    scanned = scan_options(argv, _VALUE_OPTIONS)
+    if scanned is None:
+        return None
+    opts, rest = scanned
+    if any(a in ("--check", "--index-url", "--no-cache", "-h", "--help") or a.startswith("--index-url=") for a in rest):
+        return None
     if "--out" in opts:
         return opts["--out"][-1] or None
 

@@ -319,8 +319,8 @@ def probe_abi(package: str, version: str, torch: str, *, index: IndexClient, cac
     torch_majors = cuda_majors(list(tor.needed))
     warnings = cuda_warnings(modules, torch, torch_majors)
     result = AbiResult(pkg, version, torch, ext_file.filename, torch_file.filename, modules, len(exports),
-                       torch_majors, stats.fetched, total, round(time.perf_counter() - t0, 3), False, warnings,
-                       machine)
+                       torch_majors, warnings, machine, bytes_fetched=stats.fetched, bytes_total=total,
+                       seconds=round(time.perf_counter() - t0, 3), cached=False)
     if key is not None and cache is not None:
         cache.put_json(key, result.to_json())
     return result
@@ -463,8 +463,8 @@ def probe_arch(package: str, version: str, *, index: IndexClient, cache: Cache |
     mods = arch_verdict(read_modules, cap)
     coded = [m.member for m in mods if m.sass or m.ptx]
     primary = coded if select else primary_modules(pkg, coded, modules)
-    return ArchResult(pkg, version, f.filename, mods, tname, fetched, f.size or 0,
-                      round(time.perf_counter() - t0, 3), cached, primary, machine)
+    return ArchResult(pkg, version, f.filename, mods, tname, primary, machine, bytes_fetched=fetched,
+                      bytes_total=f.size or 0, seconds=round(time.perf_counter() - t0, 3), cached=cached)
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,8 +110,19 @@ class ModuleAbi:
         return not self.missing
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WheelRead:
+    """What reading a probe's wheels cost: the bytes fetched of their size, the seconds, and whether a stored verdict
+    answered (then nothing was fetched)."""
+
+    bytes_fetched: int
+    bytes_total: int
+    seconds: float
+    cached: bool
+
+
 @dataclass(frozen=True, slots=True)
-class AbiResult:
+class AbiResult(WheelRead):
     package: str
     version: str
     torch: str
@@ -120,10 +131,6 @@ class AbiResult:
     modules: list[ModuleAbi]
     torch_exports: int
     torch_cuda_majors: list[int]
-    bytes_fetched: int
-    bytes_total: int
-    seconds: float
-    cached: bool
     warnings: list[str] = field(default_factory=list)
     platform: str = "x86_64"  # the machine both wheels are for
 
@@ -161,8 +168,9 @@ class AbiResult:
         modules = [ModuleAbi(m["member"], list(m["needed"]), list(m["cuda_majors"]), m["needs_from_torch"],
                              [MissingSymbol(s["symbol"], s["demangled"]) for s in m["missing"]]) for m in d["modules"]]
         return cls(d["package"], d["package_version"], d["torch"], d["wheel"], d["torch_wheel"], modules,
-                   d["torch_exports"], list(d["torch_cuda_majors"]), 0, d["bytes_total"], round(seconds, 3), True,
-                   list(d.get("warnings", [])), d.get("platform", machine))
+                   d["torch_exports"], list(d["torch_cuda_majors"]), list(d.get("warnings", [])),
+                   d.get("platform", machine), bytes_fetched=0, bytes_total=d["bytes_total"],
+                   seconds=round(seconds, 3), cached=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,16 +211,12 @@ class ModuleArch:
 
 
 @dataclass(frozen=True, slots=True)
-class ArchResult:
+class ArchResult(WheelRead):
     package: str
     version: str
     wheel: str
     modules: list[ModuleArch]
     target: str | None
-    bytes_fetched: int
-    bytes_total: int
-    seconds: float
-    cached: bool
     primary: list[str] = field(default_factory=list)
     platform: str = "x86_64"  # the machine the wheel is for
 

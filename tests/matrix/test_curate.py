@@ -40,7 +40,8 @@ KERNELS = default_matrix_dir() / "kernels.toml"
 
 def _abi(pkg: str, ver: str, torch: str, missing: list[str]) -> AbiResult:
     mod = ModuleAbi("pkg/_C.so", ["libc10.so"], [12], 10, [MissingSymbol(s, s) for s in missing])
-    return AbiResult(pkg, ver, torch, f"{pkg}-{ver}.whl", f"torch-{torch}.whl", [mod], 100, [12], 1, 2, 0.1, False)
+    return AbiResult(pkg, ver, torch, f"{pkg}-{ver}.whl", f"torch-{torch}.whl", [mod], 100, [12],
+                     bytes_fetched=1, bytes_total=2, seconds=0.1, cached=False)
 
 
 def _only_added(old: str, new: str) -> list[str]:
@@ -77,13 +78,15 @@ def test_arch_row_goes_to_the_end_when_no_table(kernels: Path) -> None:
     old = kernels.read_text()
     r = ArchResult("sgl-kernel", "0.3.21", "w.whl",
                    [ModuleArch("sgl_kernel/sm100/common_ops.abi3.so", ["sm_80", "sm_120a"], [], {})],
-                   None, 1, 2, 0.1, False, ["sgl_kernel/sm100/common_ops.abi3.so"])
+                   None, ["sgl_kernel/sm100/common_ops.abi3.so"], bytes_fetched=1, bytes_total=2, seconds=0.1,
+                   cached=False)
     assert add_row(kernels, "arch_probe", arch_row(r)) is not None
     lines = _only_added(old, kernels.read_text())
     assert lines[-5:-2] == ['version = "0.3.21"', 'sass = ["sm_80", "sm_120a"]', "ptx = []"]
     assert load_file(kernels)[0].arch_probe[0].sass == ("sm_80", "sm_120a")
     # a second arch row lands right after the first
-    r2 = ArchResult("sgl-kernel", "0.3.20", "w.whl", r.modules, None, 1, 2, 0.1, False, r.primary)
+    r2 = ArchResult("sgl-kernel", "0.3.20", "w.whl", r.modules, None, r.primary, bytes_fetched=1, bytes_total=2,
+                    seconds=0.1, cached=False)
     add_row(kernels, "arch_probe", arch_row(r2))
     assert [a.version for a in load_file(kernels)[0].arch_probe] == ["0.3.21", "0.3.20"]
 

@@ -26,8 +26,8 @@ TOOLKITS = json.loads((DATA / "toolkits.json").read_text())
 
 def _vllm(target: str | None, cap: tuple[int, int] | None) -> ArchResult:
     mods = arch_verdict([ModuleArch.from_cached_json(d) for d in VLLM["modules"]], cap)
-    return ArchResult("vllm", "0.9.1", VLLM["wheel"], mods, target, 0, VLLM["bytes_total"], 0.0, True,
-                      VLLM["primary"], VLLM["platform"])
+    return ArchResult("vllm", "0.9.1", VLLM["wheel"], mods, target, VLLM["primary"], VLLM["platform"],
+                      bytes_fetched=0, bytes_total=VLLM["bytes_total"], seconds=0.0, cached=True)
 
 
 def test_vllm_0_9_1_recorded_kernels() -> None:

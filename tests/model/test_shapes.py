@@ -64,8 +64,8 @@ def _records() -> dict[str, tuple[object, object, object]]:
     arch = ModuleArch("p/_k.so", ["sm_90a"], ["compute_90"], {"sm_90a": 1}, None, [], {"12.8": 1},
                       [KernelCode(3, ("sm_90a",), "_Z1kv")], 0)
     abi = AbiResult("p", "1.0", "2.9.1", "p.whl", "t.whl",
-                    [ModuleAbi("p/_C.so", ["libc10.so"], [12], 2, [MissingSymbol("_Z1xv", "x()")])], 10, [12], 0, 9,
-                    0.0, True, ["w"], "aarch64")
+                    [ModuleAbi("p/_C.so", ["libc10.so"], [12], 2, [MissingSymbol("_Z1xv", "x()")])], 10, [12],
+                    ["w"], "aarch64", bytes_fetched=0, bytes_total=9, seconds=0.0, cached=True)
     pick = IndexFile("p-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "https://index.invalid/p.whl", 5, SHA, ">=3.9",
                      False, "1.0", True, frozenset({"cp311-cp311-manylinux_2_28_x86_64"}), SHA, True, None)
     from glmcompat.edges.sources import IndexSource, ReleaseWheel

@@ -521,7 +521,8 @@ def test_matrix_probe_keeps_the_file_mode(tmp_path: Path) -> None:
     link = tmp_path / "link.toml"
     link.symlink_to(kernels)
     mod = ModuleAbi("pkg/_C.so", ["libc10.so"], [12], 10, [MissingSymbol("_ZN3c101xEv", "_ZN3c101xEv")])
-    res = AbiResult("sgl-kernel", "0.0.1", "2.10.0", "w.whl", "t.whl", [mod], 100, [12], 1, 2, 0.1, False)
+    res = AbiResult("sgl-kernel", "0.0.1", "2.10.0", "w.whl", "t.whl", [mod], 100, [12],
+                    bytes_fetched=1, bytes_total=2, seconds=0.1, cached=False)
     assert add_row(link, "abi_probe", abi_row(res)) is not None
     assert stat.S_IMODE(kernels.stat().st_mode) == 0o644
     assert link.is_symlink() and 'version = "0.0.1"' in kernels.read_text()

@@ -140,6 +140,13 @@ def usage_error(p: argparse.ArgumentParser, argv: list[str], message: str) -> st
     return message
 
 
+def add_target_option(p: argparse.ArgumentParser, default: str, *, repeat: str | None = "repeatable") -> None:
+    """``--target``, the GPU target; ``default``: where it comes from without the flag; ``repeat``: how it repeats, as
+    its help says it (None: one target, not a list)."""
+    p.add_argument("--target", action="append" if repeat else "store", metavar="T",
+                   help=f"GPU target, e.g. sm120 ({f'{repeat}; ' if repeat else ''}default: {default})")
+
+
 def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: bool = False) -> None:
     """The options `lock` and `upgrade` share: which stack, engine, target, machine, model and Python, and
     extra core requirements. ``targets``: --target is repeatable and optional (`lock` reads a project's
@@ -147,13 +154,7 @@ def add_core_options(p: argparse.ArgumentParser, with_example: str, *, targets: 
     p.add_argument("--stack", metavar="NAME",
                    help=f"named stack (default {DEFAULT_STACK}; with --engine vllm the newest vLLM stack for the target and model)")
     p.add_argument("--engine", metavar="E", help="serving engine: sglang or vllm (default: the stack's; sglang without --stack)")
-    if targets:
-        p.add_argument("--target", action="append", metavar="T",
-                       help="GPU target, e.g. sm120 (repeatable in a project; default: GLMCOMPAT_TARGET, else "
-                            "[tool.glmcompat] targets)")
-    else:
-        p.add_argument("--target", metavar="T",
-                       help="GPU target, e.g. sm120 (default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets)")
+    add_target_option(p, "GLMCOMPAT_TARGET, else [tool.glmcompat] targets", repeat="repeatable in a project" if targets else None)
     p.add_argument("--platform", metavar="P",
                    help="the machine: x86_64 or aarch64 (default: GLMCOMPAT_PLATFORM, else [tool.glmcompat] platform, "
                         "else the target's only one, else x86_64; GH200/GB200/GB300 hosts are aarch64)")
@@ -280,8 +281,10 @@ def paint_text(text: str, on: bool) -> str:
 # -- -q / -v / --color -----------------------------------------------------------------------------
 
 
-def add_output_options(p: argparse.ArgumentParser) -> None:
-    """``--color``, ``-q/--quiet`` and ``-v/--verbose``, on every command."""
+def add_output_options(p: argparse.ArgumentParser, *, json: str | None = None) -> None:
+    """``--color``, ``-q/--quiet`` and ``-v/--verbose``, on every command; with ``json`` (its help), ``--json`` first."""
+    if json is not None:
+        p.add_argument("--json", action="store_true", help=json)
     p.add_argument("--color", choices=COLOR_CHOICES, default="auto", metavar="WHEN",
                    help="colour the output: auto (on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR forces "
                         "it), always or never (default: auto)")

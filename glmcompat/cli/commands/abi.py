@@ -42,12 +42,12 @@ def _common_args(p: argparse.ArgumentParser) -> None:
                    help="the machine whose wheels to read: x86_64 or aarch64, or a manylinux tag of one "
                         "(manylinux_2_28_aarch64); default: x86_64")
     add_index_options(p)
-    p.add_argument("--json", action="store_true", help="versioned JSON")
-    add_output_options(p)
+    add_output_options(p, json="versioned JSON")
 
 
 def main(name: str, argv: Sequence[str]) -> int:
-    return _arch(argv) if name == "arch" else _abi(argv)
+    build, run = (arch_parser, _arch) if name == "arch" else (abi_parser, _abi)
+    return run(build().parse_args(list(argv)))
 
 
 def abi_parser() -> argparse.ArgumentParser:
@@ -63,9 +63,7 @@ def abi_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _abi(argv: Sequence[str]) -> int:
-    p = abi_parser()
-    args = p.parse_args(list(argv))
+def _abi(args: argparse.Namespace) -> int:
     from glmcompat.ops.wheelinput import parse_artifact  # lazy: the probe stack, not for building the parser (help, completion)
     from glmcompat.ops.wheelprobe import parse_pin, probe_abi  # lazy: the probe stack, not for building the parser (help, completion)
 
@@ -174,9 +172,7 @@ def arch_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _arch(argv: Sequence[str]) -> int:
-    p = arch_parser()
-    args = p.parse_args(list(argv))
+def _arch(args: argparse.Namespace) -> int:
     from glmcompat.ops.wheelinput import parse_artifact  # lazy: the probe stack, not for building the parser (help, completion)
     from glmcompat.ops.wheelprobe import parse_target, probe_arch  # lazy: the probe stack, not for building the parser (help, completion)
 

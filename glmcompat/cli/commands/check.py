@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from glmcompat.cli import fastpath
 from glmcompat.cli.streams import stderr
-from glmcompat.cli.commands._common import add_index_options, add_output_options, output, paint, parser
+from glmcompat.cli.commands._common import add_index_options, add_output_options, add_target_option, output, paint, parser
 from glmcompat.cli.commands._machine import add_machine_options, machine_for
 from glmcompat.decide import rules
 from glmcompat.model.errors import EnvironmentFailure, InputError, LockFormatError, NoTarget
@@ -65,9 +65,7 @@ def build_parser() -> Any:
                         "for a GPU target. Offline, except that the wheels of compiled packages the matrix has no row "
                         "for are read once each (stored by sha256; GLMCOMPAT_NO_ARTIFACTS=1: none is read or reported).")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--target", action="append", metavar="T",
-                   help="GPU target, e.g. sm120 (repeatable; default: GLMCOMPAT_TARGET, else [tool.glmcompat] targets "
-                        "of the pyproject.toml beside the lock)")
+    add_target_option(p, "GLMCOMPAT_TARGET, else [tool.glmcompat] targets of the pyproject.toml beside the lock")
     p.add_argument("--model", metavar="MODEL_TYPE",
                    help="HF model_type the stack must serve, e.g. glm_moe_dsa (default: GLMCOMPAT_MODEL, else "
                         "[tool.glmcompat] model)")

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from glmcompat.cli.commands._common import add_output_options, dump_json, output, parser
+from glmcompat.cli.commands._common import add_output_options, add_target_option, dump_json, output, parser
 from glmcompat.model.errors import InputError
 
 if TYPE_CHECKING:
@@ -32,9 +32,7 @@ def install_parser() -> Any:
                               "compiled core safe: the installer's plan is judged with the check rules first.")
     p.add_argument("requirements", nargs="*", metavar="REQ", help="requirements, as the installer takes them")
     _add_env(p)
-    p.add_argument("--target", action="append", metavar="T",
-                   help="GPU target, e.g. sm120 (repeatable; default: [tool.glmcompat] targets of the project here, "
-                        "else the GPU NVML reports)")
+    add_target_option(p, "[tool.glmcompat] targets of the project here, else the GPU NVML reports")
     p.add_argument("--driver", metavar="VERSION",
                    help="the NVIDIA driver the plan must run on (default: GLMCOMPAT_DRIVER, else [tool.glmcompat] "
                         "driver, else the driver of this machine, read as --driver auto reads it)")
@@ -52,8 +50,7 @@ def install_parser() -> Any:
     p.add_argument("-U", "--upgrade", action="store_true", help="upgrade what is asked for")
     p.add_argument("--pre", action="store_true", help="allow pre-releases")
     p.add_argument("--no-deps", action="store_true", help="install without dependencies")
-    p.add_argument("--json", action="store_true", help="versioned JSON on stdout (pip-install.schema.json)")
-    add_output_options(p)
+    add_output_options(p, json="versioned JSON on stdout (pip-install.schema.json)")
     return p
 
 

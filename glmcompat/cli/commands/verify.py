@@ -76,8 +76,7 @@ def explain_parser() -> Any:
     p = parser("explain", "Explain known failure signatures in a server log (cause and remedy). Exit 1 when one "
                "is found, 0 when none, 2 when the log cannot be read.")
     p.add_argument("log", metavar="LOGFILE", help="the log to scan, or - for stdin")
-    p.add_argument("--json", action="store_true", help="print versioned JSON")
-    add_output_options(p)
+    add_output_options(p, json="print versioned JSON")
     return p
 
 

@@ -33,13 +33,21 @@ class AbiModuleDoc(JsonRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AbiOutput(JsonRecord):
-    """An extension wheel's torch symbols against a torch release, read from the wheels."""
+class WheelOutput(JsonRecord):
+    """What the documents of a wheel's probe (``abi``, ``arch``) open with: the JSON version, the kind of document,
+    and the package and release read."""
 
     version: Literal[1] = 1
-    kind: Literal["abi"] = "abi"
+    kind: Literal["abi", "arch"]
     package: NonEmpty
     package_version: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class AbiOutput(WheelOutput):
+    """An extension wheel's torch symbols against a torch release, read from the wheels."""
+
+    kind: Literal["abi"] = "abi"
     torch: NonEmpty
     platform: Platform
     wheel: NonEmpty
@@ -91,13 +99,10 @@ class ArchModuleDoc(JsonRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ArchOutput(JsonRecord):
+class ArchOutput(WheelOutput):
     """The GPU code (SASS, PTX) in a wheel's shared objects and, with a target, whether it runs there."""
 
-    version: Literal[1] = 1
     kind: Literal["arch"] = "arch"
-    package: NonEmpty
-    package_version: NonEmpty
     platform: Platform
     wheel: NonEmpty
     target: str | None
@@ -129,4 +134,4 @@ class ArchOutput(JsonRecord):
 
 
 __all__ = ["AbiModuleDoc", "AbiOutput", "ArchModuleDoc", "ArchOutput", "Code", "KernelGroupDoc", "MissingSymbolDoc",
-           "Toolkits"]
+           "Toolkits", "WheelOutput"]

@@ -105,6 +105,12 @@ def installed(module: str) -> bool:
         return False
 
 
+def require_torch() -> None:
+    """Skip the probe where torch is not installed (its operators and kernels need it)."""
+    if not installed("torch"):
+        raise Skipped("torch is not installed")
+
+
 def require(results: dict[str, str], pid: str, what: str) -> None:
     if results.get(pid) != "passed":
         raise Skipped(f"{what} did not pass")
@@ -200,6 +206,23 @@ def silu_and_mul_case() -> tuple[Any, Any]:
     x = torch.randn(64, 2048, generator=g)
     a, b = x.double().chunk(2, -1)
     return x, torch.nn.functional.silu(a) * b
+
+
+def smoke_bf16(r: dict[str, str], opts: dict[str, Any], pid: str, after: str, op: str, label: str,
+               case: Callable[[], tuple[Any, ...]], call: Callable[[Any, Any, list[Any]], Any]) -> None:
+    """Probe ``pid`` (once ``after`` passed): one operator on the GPU in bf16 against the float64 reference.
+
+    ``case()`` gives the inputs and, last, the reference; ``call(torch, device, inputs)`` runs the operator on the
+    inputs cast to bf16 on the device and returns its output, held to the reference within 3e-2."""
+    with probe(pid, r) as p:
+        require(r, after, after)
+        import torch  # lazy: package under test, imported by its own group
+
+        dev = cuda_device(opts)
+        *inputs, ref = case()
+        out = call(torch, dev, [t.to(dev, torch.bfloat16) for t in inputs])
+        close_to(op, out, ref, 3e-2, 3e-2, p)
+        p.summary = f"{label} (bf16) matches the torch reference"
 
 
 def close_to(name: str, got: Any, ref: Any, rtol: float, atol: float, p: Probe) -> None:

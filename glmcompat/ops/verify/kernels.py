@@ -25,8 +25,10 @@ from glmcompat.ops.verify.harness import (
     ops_probe,
     probe,
     require,
+    require_torch,
     rmsnorm_case,
     silu_and_mul_case,
+    smoke_bf16,
     start_group,
 )
 from glmcompat.ops.verify.records import DeviceData, ImportData, OpsData, error_text
@@ -97,8 +99,7 @@ def group_torchvision(opts: dict[str, Any]) -> None:
     if (r := start_group("torchvision", opts)) is None:
         return
     with probe("ops:torchvision", r) as p:
-        if not installed("torch"):
-            raise Skipped("torch is not installed")
+        require_torch()
         ops_probe(p, "torchvision", ["nms", "roi_align"], locate("torchvision", "_C*.so"),
                    r["import:torchvision"] == "passed")
     with probe("smoke:torchvision-nms", r) as p:
@@ -144,8 +145,7 @@ def group_torchaudio(opts: dict[str, Any]) -> None:
     if (r := start_group("torchaudio", opts)) is None:
         return
     with probe("ops:torchaudio", r) as p:
-        if not installed("torch"):
-            raise Skipped("torch is not installed")
+        require_torch()
         libs = locate("torchaudio", "lib/libtorchaudio*.so")
         if r["import:torchaudio"] != "passed":
             ops_probe(p, "torchaudio", [], libs, False)
@@ -163,30 +163,19 @@ def group_sgl_kernel(opts: dict[str, Any]) -> None:
     if (r := start_group("sgl_kernel", opts)) is None:
         return
     with probe("ops:sgl_kernel", r) as p:
-        if not installed("torch"):
-            raise Skipped("torch is not installed")
+        require_torch()
         libs = locate("sgl_kernel", "common_ops*.so", "*/common_ops*.so")
         ops_probe(p, "sgl_kernel", ["rmsnorm", "silu_and_mul"], libs[:1], r["import:sgl_kernel"] == "passed")
-    with probe("smoke:sgl_kernel-rmsnorm", r) as p:
-        require(r, "ops:sgl_kernel", "ops:sgl_kernel")
-        import sgl_kernel  # lazy: package under test, imported by its own group
-        import torch  # lazy: package under test, imported by its own group
+    smoke_bf16(r, opts, "smoke:sgl_kernel-rmsnorm", "ops:sgl_kernel", "rmsnorm", "rmsnorm", rmsnorm_case,
+               lambda torch, dev, xw: _sgl_kernel().rmsnorm(*xw, 1e-6))
+    smoke_bf16(r, opts, "smoke:sgl_kernel-silu_and_mul", "ops:sgl_kernel", "silu_and_mul", "silu_and_mul",
+               silu_and_mul_case, lambda torch, dev, x: _sgl_kernel().silu_and_mul(*x))
 
-        dev = cuda_device(opts)
-        x, w, ref = rmsnorm_case()
-        out = sgl_kernel.rmsnorm(x.to(dev, torch.bfloat16), w.to(dev, torch.bfloat16), 1e-6)
-        close_to("rmsnorm", out, ref, 3e-2, 3e-2, p)
-        p.summary = "rmsnorm (bf16) matches the torch reference"
-    with probe("smoke:sgl_kernel-silu_and_mul", r) as p:
-        require(r, "ops:sgl_kernel", "ops:sgl_kernel")
-        import sgl_kernel  # lazy: package under test, imported by its own group
-        import torch  # lazy: package under test, imported by its own group
 
-        dev = cuda_device(opts)
-        x, ref = silu_and_mul_case()
-        out = sgl_kernel.silu_and_mul(x.to(dev, torch.bfloat16))
-        close_to("silu_and_mul", out, ref, 3e-2, 3e-2, p)
-        p.summary = "silu_and_mul (bf16) matches the torch reference"
+def _sgl_kernel() -> Any:
+    import sgl_kernel  # lazy: package under test, imported by its own group
+
+    return sgl_kernel
 
 
 # vLLM's operator namespaces -> (the compiled modules that register them, the operators checked). From
@@ -273,8 +262,7 @@ def group_vllm(opts: dict[str, Any]) -> None:
             p.degraded = True
             p.summary += f"; {', '.join(e['module'] for e in bad_extra)} did not load"
     with probe("ops:vllm", r) as p:
-        if not installed("torch"):
-            raise Skipped("torch is not installed")
+        require_torch()
         if not mods:
             spec = importlib.util.find_spec("vllm")
             mods = vllm_modules(list(spec.submodule_search_locations or [])[0]) if spec else []
@@ -315,28 +303,18 @@ def group_vllm(opts: dict[str, Any]) -> None:
             cast(OpsData, p.data)["cuda_kernels"] = {f"{ns}::{op}": bool(has(f"{ns}::{op}", "CUDA"))
                                                      for ns, (_libs, ops) in wanted.items() for op in ops}
         p.summary = ", ".join(f"{n} {ns}:: operators" for ns, n in registered.items()) + " registered"
-    with probe("smoke:vllm-rms_norm", r) as p:
-        require(r, "ops:vllm", "ops:vllm")
-        import torch  # lazy: package under test, imported by its own group
+    smoke_bf16(r, opts, "smoke:vllm-rms_norm", "ops:vllm", "rms_norm", "torch.ops._C.rms_norm", rmsnorm_case,
+               lambda torch, dev, xw: _into_out(torch, dev, torch.ops._C.rms_norm, *xw, 1e-6))
+    smoke_bf16(r, opts, "smoke:vllm-silu_and_mul", "ops:vllm", "silu_and_mul", "torch.ops._C.silu_and_mul",
+               silu_and_mul_case, lambda torch, dev, x: _into_out(torch, dev, torch.ops._C.silu_and_mul, *x))
 
-        dev = cuda_device(opts)
-        x, w, ref = rmsnorm_case()
-        out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
-        torch.ops._C.rms_norm(out, x.to(dev, torch.bfloat16), w.to(dev, torch.bfloat16), 1e-6)
-        torch.cuda.synchronize(dev)
-        close_to("rms_norm", out, ref, 3e-2, 3e-2, p)
-        p.summary = "torch.ops._C.rms_norm (bf16) matches the torch reference"
-    with probe("smoke:vllm-silu_and_mul", r) as p:
-        require(r, "ops:vllm", "ops:vllm")
-        import torch  # lazy: package under test, imported by its own group
 
-        dev = cuda_device(opts)
-        x, ref = silu_and_mul_case()
-        out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
-        torch.ops._C.silu_and_mul(out, x.to(dev, torch.bfloat16))
-        torch.cuda.synchronize(dev)
-        close_to("silu_and_mul", out, ref, 3e-2, 3e-2, p)
-        p.summary = "torch.ops._C.silu_and_mul (bf16) matches the torch reference"
+def _into_out(torch: Any, dev: Any, op: Any, *args: Any) -> Any:
+    """Run a vLLM operator that writes into its first argument: a fresh (64, 1024) bf16 tensor, returned once done."""
+    out = torch.empty(64, 1024, device=dev, dtype=torch.bfloat16)
+    op(out, *args)
+    torch.cuda.synchronize(dev)
+    return out
 
 
 def group_flashinfer(opts: dict[str, Any]) -> None:
@@ -406,8 +384,7 @@ def group_triton(opts: dict[str, Any]) -> None:
 def _triton_smoke(opts: dict[str, Any], r: dict[str, str]) -> None:
     with probe("smoke:triton-kernel", r) as p:
         require(r, "import:triton", "import:triton")
-        if not installed("torch"):
-            raise Skipped("torch is not installed")
+        require_torch()
         import torch  # lazy: package under test, imported by its own group
 
         dev = cuda_device(opts)
