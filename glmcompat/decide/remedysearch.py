@@ -169,21 +169,22 @@ class Search:
         return out
 
     # -- one resolution ---------------------------------------------------------------------------
-    def _resolve(self, pinned: Mapping[str, str], moved: Mapping[str, str]) -> Found | None:
+    def _resolve(self, pinned: Mapping[str, str], moved: Mapping[str, str], leave: bool = True) -> Found | None:
         """The safe set with ``pinned`` (name -> version) kept and ``moved`` (name as asked -> the user's version)
-        free, nearest first; None when the resolver finds none or ``accept`` refuses it."""
-        key = tuple(sorted(pinned.items())) + tuple(sorted((f"~{n}", v) for n, v in moved.items()))
+        free, nearest first (``leave``: each to another version than the user's); None when the resolver finds none or
+        ``accept`` refuses it."""
+        key = tuple(sorted(pinned.items())) + tuple(sorted((f"~{n}", v) for n, v in moved.items())) + ((("", ""),) if leave else ())
         if key in self.tried:
             return self.tried[key]
         self.tries += 1
-        found = self.tried[key] = self._resolve_once(pinned, moved)
+        found = self.tried[key] = self._resolve_once(pinned, moved, leave)
         return found
 
-    def _resolve_once(self, pinned: Mapping[str, str], moved: Mapping[str, str]) -> Found | None:
+    def _resolve_once(self, pinned: Mapping[str, str], moved: Mapping[str, str], leave: bool) -> Found | None:
         # a moved pin moves: its own version is no candidate (kept, it is a smaller ``k``, tried before), so a set the
         # proof refuses at that version (a probe-proven break the resolver does not prune) is not found again
         reqs = tuple(f"{n}=={v}" for n, v in sorted(pinned.items())) + tuple(
-            f"{n}!={_public(v)}" if n in self.core and n not in self.loose and _public(v) == self.core[n] else n
+            f"{n}!={_public(v)}" if leave and n in self.core and n not in self.loose and _public(v) == self.core[n] else n
             for n, v in sorted(moved.items()))
         req = Request("", self.row, self.model, reqs, python=self.python, platform=self.machine, origin=self.origin)
         try:
@@ -267,7 +268,7 @@ class Search:
         must change; its least change is that set's version."""
         if self.tries >= MAX_TRIES + 20:
             return None
-        everything = self._resolve({}, {n: self.core[n] for n in names})
+        everything = self._resolve({}, {n: self.core[n] for n in names}, leave=False)
         if everything is None:
             return None
         for n in sorted(everything.moved, key=lambda n: (-_weight(n), n)):

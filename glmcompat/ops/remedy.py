@@ -122,20 +122,20 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
     proof: Judge = judge if judge is not None else (
         lambda new: judge_all(lock, targets, model, facts, new, platforms, machine))
 
-    def builds(new: Mapping[str, str | None]) -> list[dict[str, str | None]]:
+    def builds(new: Mapping[str, str | None]) -> list[tuple[dict[str, str | None], dict[str, str]]]:
         """The builds to try for ``new``: the user's CUDA build labels kept (``+cu128`` stays), then the default
         builds (a ``+cpu``, ROCm, XPU or wrong-CUDA build moves to the CUDA build the index serves by default), each
-        with what torch's own pins make follow it."""
+        with what torch's own pins make follow it (returned apart, to be said apart)."""
         out: list[dict[str, str | None]] = []
         if labels and all(_CUDA_LABEL.fullmatch(x) for x in labels.values()):
             out.append({n: (f"{v}+{labels[n]}" if v is not None and n in labels and "+" not in v else v)
                         for n, v in new.items()})
         out.append({**{n: _public(v) for n, v in bad.packages.items() if n in labels},
                     **{n: (_public(v) if v is not None and n in labels else v) for n, v in new.items()}})
-        return [{**b, **torch_follows(b, bad.packages, facts)} for b in out]
+        return [(b, torch_follows(b, bad.packages, facts)) for b in out]
 
-    def chosen(new: Mapping[str, str | None]) -> dict[str, str | None] | None:
-        return next((b for b in builds(new) if proof(b)), None)
+    def chosen(new: Mapping[str, str | None]) -> tuple[dict[str, str | None], dict[str, str]] | None:
+        return next(((b, f) for b, f in builds(new) if proof({**b, **f})), None)
 
     try:
         src = source_for(bad.platform)
@@ -166,20 +166,19 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
                                          "the index; no remedy printed", tries)
         except GlmcompatError as e:
             return RemedyOutcome(None, f"no remedy computed: the {m} wheels could not be read ({e})", tries)
-    base = _new_set(found, core)
-    new = chosen({n: v for n, v in base.items()})
-    if new is None:  # pragma: no cover - the search accepted this very set
+    got = chosen(_new_set(found, core))
+    if got is None:  # pragma: no cover - the search accepted this very set
         return RemedyOutcome(None, "the nearest safe set did not pass the check again; no remedy printed", tries)
+    new, follows = got
     kept = {n: x for n, x in labels.items() if _label(str(new.get(n) or "")) == x}
     relabelled = {n: x for n, x in labels.items() if n not in kept and new.get(n) is not None}
-    follows = {n: v for n, v in torch_follows(new, bad.packages, facts).items()}
     changes = _hints(found, core, new, facts, src, findings, kept, index_hint, model) + tuple(
         Hint("pin", n, bad.packages[n], str(new[n]), "", f"the +{x} build cannot run on {targets[0]}: the default "
              "(CUDA) build of the same release can") for n, x in sorted(relabelled.items())
         if n in bad.packages and _public(str(new[n])) == _public(bad.packages[n])) + tuple(
         Hint("pin", n, bad.packages.get(n, ""), v, "", f"torch {_public(str(new.get('torch')))} pins {n}=={v} exactly "
              "(its METADATA Requires-Dist)") for n, v in sorted(follows.items()))
-    safe = {n: v for n, v in sorted(new.items())}
+    safe = {n: v for n, v in sorted({**new, **follows}.items())}
     indexes = {n: index_hint for n in kept if index_hint and safe.get(n)}
     proved = (f"checked: {', '.join(targets)}, {len(envs)} environment(s); each pin on the index for "
               f"{', '.join(sorted({e.platform for e in envs}))}")
