@@ -174,7 +174,8 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
     relabelled = {n: x for n, x in labels.items() if n not in kept and new.get(n) is not None}
     changes = _hints(found, core, new, facts, src, findings, kept, index_hint, model) + tuple(
         Hint("pin", n, bad.packages[n], str(new[n]), "", f"the +{x} build cannot run on {targets[0]}: the default "
-             "(CUDA) build of the same release can") for n, x in sorted(relabelled.items())
+             "(CUDA) build of the same release can; a local label outranks no label, so take out "
+             f"{index_hint or 'the index that serves the +' + x + ' builds'} too") for n, x in sorted(relabelled.items())
         if n in bad.packages and _public(str(new[n])) == _public(bad.packages[n])) + tuple(
         Hint("pin", n, bad.packages.get(n, ""), v, "", f"torch {_public(str(new.get('torch')))} pins {n}=={v} exactly "
              "(its METADATA Requires-Dist)") for n, v in sorted(follows.items()))
