@@ -252,7 +252,7 @@ DRIVER_TOO_OLD = ("RuntimeError: The NVIDIA driver on your system is too old (fo
 
 
 def test_driver_too_old_decodes_the_found_version_against_torchs_cuda() -> None:
-    from glmcompat.decide.diagnose import driver_cuda
+    from glmcompat.decide.cudacauses import driver_cuda
 
     assert [driver_cuda(v) for v in ("12040", "11080", "13000", "9020")] == ["12.4", "11.8", "13.0", "9.2"]
     h = one("[pip3] torch==2.9.1+cu128\n" + DRIVER_TOO_OLD.format(found="12040"), "driver-too-old")

@@ -1,0 +1,297 @@
+"""Causes and remedies of the failures that come from the machine's CUDA rather than a package's release: the driver
+against torch's CUDA, a CPU-only torch, the CUDA libraries the loader finds (nvJitLink, cuDNN, the runtime, a stub
+libcuda, cuda-bindings) and the toolkit's ptxas (issue 38). Each builder takes a :class:`~glmcompat.model.signatures.Hit`,
+the :class:`~glmcompat.decide.logenv.Env` and the matrix, as :func:`glmcompat.decide.diagnose.diagnose` calls it.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from packaging.version import Version
+
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import local as _local
+from glmcompat.decide.logenv import public as _public
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.decide.logenv import v as _v
+from glmcompat.matrix.view import Facts
+from glmcompat.model.causes import Break
+from glmcompat.model.signatures import Hit
+
+
+# The first CUDA toolkit whose nvcc knows each arch-specific architecture (NVIDIA's CUDA toolkit release notes:
+# 12.0 added sm_90a, 12.8 sm_100a/sm_120a, 12.9 sm_103a/sm_121a and the family targets, 13.0 renamed sm_101 to
+# sm_110). An architecture not listed gets no number, only the `nvcc --list-gpu-arch` test.
+FIRST_TOOLKIT = {"90a": "12.0", "100a": "12.8", "101a": "12.8", "120a": "12.8", "103a": "12.9", "121a": "12.9",
+                 "100f": "12.9", "103f": "12.9", "120f": "12.9", "110a": "13.0", "110f": "13.0"}
+
+
+# The oldest Linux driver of each CUDA toolkit (NVIDIA's CUDA Toolkit Release Notes, "CUDA Toolkit and Corresponding
+# Driver Versions", Table 3, the GA release of each): a torch built for CUDA X.Y needs at least this driver for
+# everything (PTX JIT included); within one major, minor-version compatibility runs the rest on the major's first driver.
+MIN_DRIVER = {"11.8": "520.61.05", "12.0": "525.60.13", "12.1": "530.30.02", "12.2": "535.54.03", "12.3": "545.23.06",
+              "12.4": "550.54.14", "12.5": "555.42.02", "12.6": "560.28.03", "12.8": "570.26", "12.9": "575.51.03",
+              "13.0": "580.65.06"}
+
+
+# The CUDA labels PyTorch publishes torch builds under, per CUDA major, newest first (its cuXYZ indexes).
+CUDA_LABELS = {"11": ("cu118",), "12": ("cu129", "cu128", "cu126", "cu124", "cu121"), "13": ("cu130",)}
+
+
+def driver_cuda(found: str) -> str:
+    """The CUDA version a driver API version stands for (1000 x major + 10 x minor: ``12040`` -> ``12.4``)."""
+    n = int(found[:6])
+    return f"{n // 1000}.{(n % 1000) // 10}"
+
+
+def _torch_cuda(env: Env, facts: Facts) -> str:
+    """The CUDA the log's torch was built with: collect_env's line, its +cuXYZ label, else the matrix's default build."""
+    if env.cuda.get("torch_cuda"):
+        return env.cuda["torch_cuda"]
+    torch = env.version("torch")
+    label = _local(torch) or ""
+    m = re.fullmatch(r"cu(\d{2,3})(\d)", label)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    return (facts.torch_cuda(_public(torch)) or "") if torch else ""
+
+
+def _major(cuda: str) -> str:
+    return cuda.split(".", 1)[0]
+
+
+def _label_for(drv: str) -> str:
+    """The newest PyTorch CUDA label whose builds run on a driver for CUDA ``drv`` (its major's, not newer)."""
+    labels = CUDA_LABELS.get(_major(drv), ())
+    for label in labels:
+        if _v(f"{label[2:-1]}.{label[-1]}") is not None and Version(f"{label[2:-1]}.{label[-1]}") <= Version(drv):
+            return label
+    return labels[-1] if labels else ""
+
+
+def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-too-old / driver-insufficient: the driver's CUDA (the "found version", else nvidia-smi's) against
+    torch's build."""
+    found = h.groups.get("found", "")
+    drv = driver_cuda(found) if found else env.cuda.get("driver_cuda", "")
+    driver = env.cuda.get("driver", "")
+    torch = env.version("torch")
+    built = _torch_cuda(env, facts)
+    reports = f"CUDA {drv}" + (f" ({found})" if found else "") if drv else "an older CUDA"
+    if not drv and not built:
+        return None
+    need = MIN_DRIVER.get(built, "")
+    said = Break(rule="driver", package="torch" if torch else "", version=torch, against=driver, built=built).sentence()
+    cause = f"{said}; the driver reports {reports}" + (f", and CUDA {built} needs driver >= {need}" if need else "")
+    label = _label_for(drv) if drv else ""
+    if torch and label:
+        build = (f"install torch=={_public(torch)}+{label} from PyTorch's {label} index (a build for the driver's CUDA "
+                 f"{_major(drv)}.x)")
+    elif label:
+        build = (f"install builds for the driver's CUDA {_major(drv)}.x (torch from PyTorch's {label} index: CUDA "
+                 f"{_major(drv)}.x builds run on a CUDA {drv} driver)")
+    else:
+        build = "install builds for the CUDA the driver supports (nvidia-smi's \"CUDA Version\")"
+    newer = f"a newer driver (>= {need} for CUDA {built})" if need else "a newer NVIDIA driver"
+    return cause, f"{build}, or {newer}"
+
+
+def _forward_compat(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    driver, drv = env.cuda.get("driver", ""), env.cuda.get("driver_cuda", "")
+    if not driver and not drv:
+        return None
+    shown = f"driver {driver}" + (f" (CUDA {drv})" if drv else "") if driver else f"a CUDA {drv} driver"
+    return (f"the kernel's {shown} is paired with a newer CUDA forward-compatibility libcuda (cuda-compat) on a GPU that "
+            "forward compatibility does not support (error 804)",
+            f"remove the cuda-compat directory from LD_LIBRARY_PATH (or use an image without cuda-compat) and install "
+            f"builds for CUDA {drv or 'the driver supports'}{' (PyTorch' + chr(39) + 's ' + _label_for(drv) + ' index)' if drv and _label_for(drv) else ''}, "
+            "or upgrade the kernel driver")
+
+
+def _dir_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else path
+
+
+def _nvjitlink(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    need = h.groups.get("need", "").replace("_", ".")
+    lib, provider = h.groups.get("library", "a CUDA library"), h.groups.get("provider", "libnvJitLink.so")
+    loaded = env.libs.get(provider, "")
+    where = f" (the loader took {loaded})" if loaded else ""
+    cause = (f"{lib} (from torch's nvidia-* wheels) needs nvJitLink {need or 'newer'} ({h.groups.get('symbol', '')}), but "
+             f"the {provider} loaded first is older{where}: an older CUDA toolkit's library on LD_LIBRARY_PATH wins over the "
+             "one torch's wheels bring")
+    drop = (f"remove {_dir_of(loaded)} from LD_LIBRARY_PATH" if loaded and "site-packages" not in loaded
+            else "remove the CUDA toolkit's lib64 (e.g. /usr/local/cuda/lib64) from LD_LIBRARY_PATH")
+    return cause, (f"{drop} so that torch's site-packages/nvidia/nvjitlink/lib is used, or install "
+                   f"nvidia-nvjitlink-cu{need.split('.')[0] if need else '12'}>={need or '<the CUDA torch was built with>'}")
+
+
+def _cudnn_version(text: str) -> str:
+    parts = [p for p in re.split(r"[,\s()]+", text) if p]
+    if len(parts) >= 2:
+        return ".".join(parts)
+    n = parts[0] if parts else ""
+    if n.isdigit() and len(n) >= 4:  # cuDNN 7/8 as one number: 7102 = 7.1.2, 8500 = 8.5.0
+        v = int(n)
+        return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+    return n
+
+
+def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    built, found = _cudnn_version(h.groups.get("compiled", "")), _cudnn_version(h.groups.get("runtime", ""))
+    torch = env.version("torch")
+    loaded = next((p for so, p in env.libs.items() if so.startswith("libcudnn")), "")
+    where = f" from {_dir_of(loaded)}" if loaded else ""
+    cause = (f"{'torch ' + torch if torch else 'torch'} was built against cuDNN {built}, but cuDNN {found} was loaded{where}: "
+             "another cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the nvidia-cudnn wheel "
+             "torch brings")
+    drop = (f"remove {_dir_of(loaded)} from LD_LIBRARY_PATH" if loaded and "site-packages" not in loaded
+            else "remove the directory holding the other libcudnn from LD_LIBRARY_PATH (or `unset LD_LIBRARY_PATH`)")
+    return cause, f"{drop} so that torch loads its own cuDNN {built}, or install cuDNN {built} there"
+
+
+def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    torch = env.version("torch")
+    arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
+    drv = env.cuda.get("driver_cuda", "")
+    label = _label_for(drv) if drv else ("cu130" if torch and (_v(_public(torch)) or Version("0")) >= Version("2.11") else "cu128")
+    pin = f"torch=={_public(torch)}+{label}" if torch else f"torch (its +{label} build)"
+    why = (" (on Linux aarch64, the package index's default torch wheels up to 2.10 are CPU-only)" if arm else
+           " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
+    return (Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence() + why,
+            f"install {pin} from PyTorch's {label} index"
+            + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
+
+
+def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
+    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
+    why = h.groups.get("why") or ""
+    m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
+    major = (m.group(1) or m.group(2)) if m else ""
+    if not lib:
+        return None
+    if why == "undefined symbol":
+        return (f"cuDNN loaded {lib} from another cuDNN than its own front library: two cuDNN copies are on the loader's "
+                "path (LD_LIBRARY_PATH, /usr/lib, a conda or image copy next to the nvidia-cudnn wheel)",
+                f"keep one cuDNN: remove the other copy's directory from LD_LIBRARY_PATH so that {lib} and libcudnn.so come "
+                "from the same place (for torch, its nvidia-cudnn wheel)")
+    return (f"cuDNN's front library loaded, but {lib} is not on the loader's path (a program that does not preload the "
+            "nvidia-cudnn wheel, or a cuDNN installed without its sub-libraries)",
+            f"add the directory holding {lib} to LD_LIBRARY_PATH (for the nvidia-cudnn wheel: python -c \"import nvidia.cudnn, "
+            "os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), or install cuDNN "
+            f"{major or 'of the major it names'} (the nvidia-cudnn wheel {major + '.x' if major else ''} for the CUDA in use, "
+            f"or the system package libcudnn{major or 'N'})")
+
+
+# The first CUDA toolkit whose ptxas knows each base architecture (NVIDIA's CUDA toolkit release notes; FIRST_TOOLKIT
+# above holds the arch-specific and family targets).
+FIRST_PTXAS = {"89": "11.8", "90": "11.8", "100": "12.8", "101": "12.8", "120": "12.8", "103": "12.9", "121": "12.9",
+               "110": "13.0"}
+
+
+def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """triton-ptxas-arch: the architecture the GPU asked for and the first CUDA toolkit whose ptxas knows it."""
+    arch, tool, have = h.groups.get("arch", ""), h.groups.get("tool", "ptxas"), env.version("triton")
+    num = arch.removeprefix("sm_")
+    need = FIRST_TOOLKIT.get(num) or FIRST_PTXAS.get(num.rstrip("af"), "")
+    knob = "TRITON_PTXAS_BLACKWELL_PATH" if tool.endswith("blackwell") else "TRITON_PTXAS_PATH"
+    return (f"the {tool} bundled with {_shown('triton', have)} does not know {arch}: the GPU is newer than the CUDA "
+            f"toolkit that triton release ships{f' ({arch} needs the ptxas of CUDA >= {need})' if need else ''}",
+            f"point {knob} at the ptxas of a CUDA toolkit{f' >= {need}' if need else ''} that lists {arch} (e.g. "
+            f"/usr/local/cuda/bin/ptxas), or install a newer triton (the one torch pins in a build for CUDA "
+            f"{need or 'that new'})")
+
+
+def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-bindings-driver: a driver function cuda-bindings found missing names what the driver lacks."""
+    fn, driver = h.groups.get("function"), env.cuda.get("driver", "")
+    if not fn:
+        return None
+    shown = f"the NVIDIA driver{' ' + driver if driver else ''}"
+    return (f"cuda-python (cuda-bindings) looked up {fn} in libcuda.so.1 and {shown} does not have it: the function is "
+            "newer than the driver (each CUDA release adds driver functions; the driver supports CUDA up to nvidia-smi's "
+            "\"CUDA Version\")",
+            f"upgrade the NVIDIA driver to one of the CUDA release that introduced {fn} or later, or install the "
+            "cuda-bindings (and program) release for the CUDA the driver supports")
+
+
+def _stub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-stub-driver: where the log shows the stub was mapped from, name that directory."""
+    shown = h.text.split("=>")[-1].strip() if "/stubs/libcuda" in h.text else ""
+    stub = shown or next((p for so, p in env.libs.items() if so.startswith("libcuda") and "/stubs/" in p), "")
+    if not stub:
+        return None
+    return (f"the process loaded {stub}, the CUDA toolkit's stub libcuda (a link-time placeholder), instead of the NVIDIA "
+            "driver's libcuda.so.1: every CUDA call returns cudaErrorStubLibrary (34)",
+            f"remove {_dir_of(stub)} from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d, then ldconfig) so that the driver's "
+            "libcuda.so.1 is found; in a container, start it with the NVIDIA runtime (docker run --gpus all)")
+
+
+# soname stem -> the nvidia-* wheel that ships it (its -cu11 / -cu12 name; CUDA 13's wheels drop the suffix)
+NVIDIA_WHEEL = {"nvJitLink": "nvjitlink", "cublas": "cublas", "cublasLt": "cublas", "cusparse": "cusparse",
+                "cusparseLt": "cusparselt", "cusolver": "cusolver", "cufft": "cufft", "curand": "curand",
+                "nvrtc": "cuda-nvrtc", "cupti": "cuda-cupti", "nvToolsExt": "nvtx", "nvshmem_host": "nvshmem"}
+
+
+def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
+    lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    stem = lib.removeprefix("lib").split(".so", 1)[0]
+    base = NVIDIA_WHEEL.get(stem)
+    if base is None or not major:
+        return None
+    wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
+    torch = env.version("torch")
+    pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
+    pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")
+    return (f"{lib} is not on the loader's path: the {wheel} wheel that ships it is missing or not where "
+            f"{_shown('torch', torch)} looks for it (site-packages/nvidia/{base.removeprefix('cuda-')}/lib)",
+            f"install {pin or wheel} (pip install '{pin or wheel}'"
+            + (f", the version torch {torch} pins)" if pin else "; `pip show torch` lists the version torch pins)")
+            + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
+
+
+def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = h.groups.get("library", "")
+    m = re.search(r"\.so\.(\d+)", lib)
+    if m is None:
+        return None
+    want = m.group(1)
+    pkg = h.package if h.package and h.package != "torch" else ""
+    torch = env.version("torch")
+    built = _torch_cuda(env, facts)
+    who = f"{pkg}{' ' + env.version(pkg) if env.version(pkg) else ''}" if pkg else "a compiled extension"
+    have = (f": torch {torch} is built for CUDA {built}" if torch and built else "")
+    cause = (f"{who} was built for CUDA {want} (it links {lib}), and the environment has no CUDA {want} runtime{have}, "
+             "so the loader stops before it reaches any symbol")
+    if built and _major(built) != want:
+        fix = (f"install {pkg or 'the extension'}'s build for CUDA {_major(built)} (the release built for torch {_public(torch)}), "
+               f"or a torch built for CUDA {want}")
+    else:
+        fix = (f"install {pkg or 'the extension'}'s build for the installed torch's CUDA, or the CUDA {want} runtime "
+               f"(the nvidia-cuda-runtime wheel for CUDA {want})")
+    return cause, fix
+
+
+# signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
+CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
+    "driver-too-old": _driver,
+    "driver-insufficient": _driver,
+    "cuda-forward-compat-unsupported": _forward_compat,
+    "nvjitlink-mismatch": _nvjitlink,
+    "cudnn-version-mismatch": _cudnn,
+    "torch-cpu-only": _cpu_torch,
+    "cudart-missing": _cudart,
+    "cudnn-sublibrary-missing": _cudnn_sub,
+    "triton-ptxas-arch": _ptxas,
+    "cuda-bindings-driver": _cuda_bindings,
+    "cuda-stub-driver": _stub,
+    "cuda-lib-missing": _cuda_lib,
+}
+
+
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_TOOLKIT", "MIN_DRIVER", "driver_cuda"]
