@@ -34,7 +34,6 @@ from packaging.requirements import InvalidRequirement
 from packaging.specifiers import InvalidSpecifier
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.remedy import for_lock, one_safe_set
 from glmcompat.decide import rules
 from glmcompat.decide.plan import plan
 from glmcompat.edges.index import client_for
@@ -65,6 +64,7 @@ from glmcompat.readers.installed import read_environment
 
 if TYPE_CHECKING:
     from glmcompat.decide.resolver import Source
+    from glmcompat.readers.formats.common import Lock
 
 # The public names are declared once (glmcompat.model.public, which the package root names lazily); this module
 # defines or re-exports each of them (the imports above say ``X as X``: an explicit re-export, whatever a checker
@@ -113,14 +113,15 @@ def _typed(e: BaseException) -> GlmcompatError:
 @dataclass(frozen=True)
 class Verdict:
     """The verdict on one set of packages for one GPU target: its findings (errors first), and where it is unsafe,
-    one consistent safe set of the core (``safe_set``) that the remedy pins."""
+    one consistent safe set of the core (``safe_set``: name -> version, None for a package it removes or replaces by
+    another name) that the remedy pins."""
 
     target: str  # the target's canonical name (``sm120``)
     findings: tuple[Finding, ...] = ()
     path: str | None = None  # the file judged (None: a mapping or an environment)
     model: str | None = None
     platforms: tuple[str, ...] = ()  # the machines whose environments were judged
-    safe_set: Mapping[str, str] | None = None
+    safe_set: Mapping[str, str | None] | None = None
 
     @property
     def ok(self) -> bool:
@@ -266,8 +267,36 @@ def _check_versions(packages: Mapping[str, str], target: str, *, model: str | No
     found = rules.evaluate(pkgs, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown, machine=machine)
     safe = None
     if any(f.severity == "error" for f in found):
-        safe = one_safe_set(pkgs, tname, model, facts, machine=machine)
+        from glmcompat.model.environments import Environment  # lazy: only for an unsafe set (a remedy to find)
+        from glmcompat.ops.remedy import with_pins  # lazy: only for an unsafe set (a remedy to find)
+        from glmcompat.readers.formats.common import Lock  # lazy: only for an unsafe set (a remedy to find)
+
+        env = Environment(platform=facts.platform, packages=pkgs)
+
+        def judge(new: Mapping[str, str | None]) -> bool:  # the verdict's own judgement, on the machine it names
+            return not any(f.severity == "error" for f in rules.evaluate(
+                with_pins(env, new).packages, target=tname, model=model, matrix=facts, allow_unknown=allow_unknown,
+                machine=machine))
+
+        safe = _safe_set(Lock(path="", kind="", entries=(), sets=(env,)), tname, model, facts, None, machine, judge)
     return Verdict(tname, tuple(found), None, model, (facts.platform,), safe)
+
+
+def _safe_set(lock: Lock, target: str, model: str | None, facts: Facts, platforms: Sequence[str] | None,
+              machine: Machine | None, judge: Callable[[Mapping[str, str | None]], bool] | None = None,
+              ) -> dict[str, str | None] | None:
+    """The one remedy ``check`` proposes (:func:`glmcompat.ops.remedy.for_lock`: the nearest safe set, proven as the
+    verdict was judged), searched offline over the matrix's releases (:class:`~glmcompat.decide.remedysearch.MatrixSource`)
+    and the file's own versions; None where it finds none."""
+    from glmcompat.decide.remedysearch import MatrixSource  # lazy: the resolver, only for an unsafe set
+    from glmcompat.ops.remedy import for_lock, safe_set_json  # lazy: only for an unsafe set (a remedy to find)
+
+    def source_for(platform: str) -> MatrixSource:
+        bad = next((e for e in lock.sets if e.platform == platform), None)
+        return MatrixSource(facts.on(platform), platform, dict(bad.packages) if bad is not None else {})
+
+    return safe_set_json(for_lock(lock, [target], model, facts, source_for, platforms=platforms, machine=machine,
+                                  judge=judge).remedy)
 
 
 @_typed_errors
@@ -324,7 +353,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,
                                                machine=machine, artifacts=arts)
-        safe = for_lock(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
+        safe = _safe_set(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
     return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),

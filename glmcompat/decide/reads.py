@@ -17,7 +17,7 @@ SHARED: frozenset[str] = frozenset({
     "accelerate", "datasets", "deep-gemm", "diffusers", "flash-attn", "huggingface-hub", "nvidia-cuda-runtime", "peft",
     "tokenizers", "flashinfer-cubin", "flashinfer-jit-cache", "flashinfer-python", "mamba-ssm",
     "nvidia-nccl-cu12", "nvidia-nccl-cu13", "sgl-kernel", "sglang", "sglang-kernel", "torch", "torchao", "torchaudio",
-    "torchcodec", "torchvision", "transformers", "vllm",
+    "torchvision", "transformers", "vllm",
 })
 
 # Every package the decision code reads by name: the rules' declarations and the shared code's, canonical.

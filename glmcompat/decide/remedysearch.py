@@ -20,6 +20,7 @@ from itertools import combinations
 from typing import Any
 
 import resolvelib
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.resolver import (
@@ -30,10 +31,11 @@ from glmcompat.decide.resolver import (
     Source,
     project_roots,
 )
-from glmcompat.decide.stacks import CORE, ENGINES, lock_platform
+from glmcompat.decide.stacks import CORE, ENGINES
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, GlmcompatError
 from glmcompat.model.names import canonicalize
+from glmcompat.model.platforms import check_platform
 
 MAX_MOVED = 4  # at most this many of the user's pins move; past it, the search says which pin blocks
 MAX_TRIES = 160  # resolutions tried in all (each is cheap once the source's answers are memoised)
@@ -136,7 +138,9 @@ class Search:
         self.packages = {canonicalize(k): v for k, v in self.packages.items()}
         self.core = {n: _public(v) for n, v in self.packages.items() if n in CORE}
         self.row = self.facts.target(self.target)
-        self.machine = lock_platform(self.row, self.source.machine)
+        # the source's machine, judged as asked even where the target never ships (a library caller's x86_64 for
+        # sm121): whether that machine serves the target is the caller's verdict, the search only looks for a set
+        self.machine = check_platform(self.source.machine)
         self.renames = {r.old: r.new for r in self.facts.rows("rename")}
         self.renames.update({new: old for old, new in list(self.renames.items())})
         self.departs = self._departs()
@@ -165,18 +169,23 @@ class Search:
         return out
 
     # -- one resolution ---------------------------------------------------------------------------
-    def _resolve(self, pinned: Mapping[str, str], moved: Mapping[str, str]) -> Found | None:
+    def _resolve(self, pinned: Mapping[str, str], moved: Mapping[str, str], leave: bool = True) -> Found | None:
         """The safe set with ``pinned`` (name -> version) kept and ``moved`` (name as asked -> the user's version)
-        free, nearest first; None when the resolver finds none or ``accept`` refuses it."""
-        key = tuple(sorted(pinned.items())) + tuple(sorted((f"~{n}", v) for n, v in moved.items()))
+        free, nearest first (``leave``: each to another version than the user's); None when the resolver finds none or
+        ``accept`` refuses it."""
+        key = tuple(sorted(pinned.items())) + tuple(sorted((f"~{n}", v) for n, v in moved.items())) + ((("", ""),) if leave else ())
         if key in self.tried:
             return self.tried[key]
         self.tries += 1
-        found = self.tried[key] = self._resolve_once(pinned, moved)
+        found = self.tried[key] = self._resolve_once(pinned, moved, leave)
         return found
 
-    def _resolve_once(self, pinned: Mapping[str, str], moved: Mapping[str, str]) -> Found | None:
-        reqs = tuple(f"{n}=={v}" for n, v in sorted(pinned.items())) + tuple(sorted(moved))
+    def _resolve_once(self, pinned: Mapping[str, str], moved: Mapping[str, str], leave: bool) -> Found | None:
+        # a moved pin moves: its own version is no candidate (kept, it is a smaller ``k``, tried before), so a set the
+        # proof refuses at that version (a probe-proven break the resolver does not prune) is not found again
+        reqs = tuple(f"{n}=={v}" for n, v in sorted(pinned.items())) + tuple(
+            f"{n}!={_public(v)}" if leave and n in self.core and n not in self.loose and _public(v) == self.core[n] else n
+            for n, v in sorted(moved.items()))
         req = Request("", self.row, self.model, reqs, python=self.python, platform=self.machine, origin=self.origin)
         try:
             roots, names, _prefer, overrides, model_reqs = project_roots(self.facts, req)
@@ -259,12 +268,62 @@ class Search:
         must change; its least change is that set's version."""
         if self.tries >= MAX_TRIES + 20:
             return None
-        everything = self._resolve({}, {n: self.core[n] for n in names})
+        everything = self._resolve({}, {n: self.core[n] for n in names}, leave=False)
         if everything is None:
             return None
         for n in sorted(everything.moved, key=lambda n: (-_weight(n), n)):
             return Blocked(n, self.core[n], everything.pins.get(n, ""), "no safe set of the core keeps it")
         return None
+
+
+@dataclass(frozen=True)
+class MatrixSource:
+    """The matrix as a :class:`~glmcompat.decide.resolver.Source`, for a remedy with no index (the library's
+    ``check_versions`` and ``check``, offline): the releases its rows name on ``platform`` (torch builds, kernels, the
+    torch family's pairs, ``[[release]]`` rows) and the user's own ``known`` versions; the requirements its
+    ``[[release]]`` and ``[[requires]]`` rows record. What the matrix does not record is no candidate, so a set found
+    here is one the rules judge on evidence; the index (:class:`glmcompat.edges.sources.IndexSource`) finds more."""
+
+    facts: Facts
+    platform_: str = "x86_64"
+    known: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def machine(self) -> str:
+        return self.platform_
+
+    def versions(self, name: str) -> list[str]:
+        f = self.facts
+        out: set[str] = {v for r in f.rows("torch") for v in r.versions} if name == "torch" else set()
+        out.update(v for r in f.rows("kernel") if r.package == name for v in r.versions)
+        out.update(v for r in f.rows("family") if r.package == name for v in r.pairs)
+        out.update(r.version for r in f.rows("release") if r.package == name)
+        if name in self.known:
+            out.add(_public(self.known[name]))
+        return sorted(out, key=_key)
+
+    def requires(self, name: str, version: str) -> list[str]:
+        out = [q for r in self.facts.rows("release") if r.package == name and r.version == version for q in r.requires]
+        for r in self.facts.rows("requires"):
+            try:
+                if r.package == name and SpecifierSet(r.versions).contains(version, prereleases=True):
+                    out.append(r.requires)
+            except InvalidSpecifier:
+                continue
+        return out
+
+    def unavailable(self, name: str) -> dict[str, list[str]]:
+        return {}
+
+    def platform(self) -> str:
+        return f"the matrix's releases for Linux {self.platform_}"
+
+
+def _key(v: str) -> tuple[int, Version | str]:
+    try:
+        return (1, Version(v))
+    except InvalidVersion:
+        return (0, v)
 
 
 def search(facts: Facts, source: Source, *, target: str, model: str | None, packages: Mapping[str, str],
@@ -275,4 +334,4 @@ def search(facts: Facts, source: Source, *, target: str, model: str | None, pack
     return s.run(), s.tries
 
 
-__all__ = ["MAX_MOVED", "Blocked", "Found", "NearProvider", "Search", "search"]
+__all__ = ["MAX_MOVED", "Blocked", "Found", "MatrixSource", "NearProvider", "Search", "search"]

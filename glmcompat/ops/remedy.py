@@ -36,6 +36,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
     from glmcompat.model.machine import Machine
 
+FAMILY_LABELLED = ("torch", "torchvision", "torchaudio")  # the builds a local label names (+cu128, +cpu, +rocm6.4)
+_CUDA_LABEL = re.compile(r"cu\d+")
+
 SourceFor = Callable[[str], "Source"]
 """The source of a machine (``x86_64``, ``aarch64``): the index's wheels for it."""
 
@@ -91,33 +94,53 @@ def judge_all(lock: Lock, targets: Sequence[str], model: str | None, facts: Fact
                    for f in evaluate_lock(trial, t, model, facts, False, None, None, platforms, machine=machine))
 
 
+Judge = Callable[[Mapping[str, "str | None"]], bool]
+"""Whether the file with these pins written in (None: taken out) passes the check: the proof of a remedy."""
+
+
 def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts, source_for: SourceFor, *,
              platforms: Sequence[str] | None = None, findings: Sequence[Finding] = (), kind: str = "",
-             path: Path | None = None, index_hint: str = "", machine: Machine | None = None) -> RemedyOutcome:
+             path: Path | None = None, index_hint: str = "", machine: Machine | None = None,
+             judge: Judge | None = None) -> RemedyOutcome:
     """The one remedy for ``lock`` on every target of ``targets`` (None when no environment fails), proven on the
-    ``machine`` judged (its NVIDIA driver and glibc) as the verdict was."""
-    envs = _judged(lock, targets, facts, platforms)
-    failing = {n for t in targets for f in evaluate_lock(lock, t, model, facts, False, None, None, platforms,
-                                                         machine=machine)
-               if f.severity == "error" for n in (f.environments or ("",))}
+    ``machine`` judged (its NVIDIA driver and glibc) as the verdict was. ``judge``: the proof, where the verdict was not
+    ``check``'s on the whole file (:func:`judge_all`): the library's ``check_versions`` judges one set on the machine
+    it names."""
+    envs = _judged(lock, targets, facts, platforms) if judge is None else list(lock.sets)
+    if judge is None:
+        failing = {n for t in targets for f in evaluate_lock(lock, t, model, facts, False, None, None, platforms,
+                                                             machine=machine)
+                   if f.severity == "error" for n in (f.environments or ("",))}
+    else:
+        failing = set() if judge({}) else {""}
     if not failing:
         return RemedyOutcome(None)
     bad = next((e for e in envs if set(e.names) & failing or "" in failing), envs[0] if envs else None)
     if bad is None:
         return RemedyOutcome(None)
-    labels = {n: _label(v) for n, v in bad.packages.items() if n in ("torch", "torchvision", "torchaudio") and _label(v)}
+    labels = {n: _label(v) for n, v in bad.packages.items() if n in FAMILY_LABELLED and _label(v)}
+    proof: Judge = judge if judge is not None else (
+        lambda new: judge_all(lock, targets, model, facts, new, platforms, machine))
 
-    def labelled(new: Mapping[str, str | None]) -> dict[str, str | None]:
-        return {n: (f"{v}+{labels[n]}" if v is not None and n in labels and "+" not in v else v) for n, v in new.items()}
+    def builds(new: Mapping[str, str | None]) -> list[tuple[dict[str, str | None], dict[str, str]]]:
+        """The builds to try for ``new``: the user's CUDA build labels kept (``+cu128`` stays), then the default
+        builds (a ``+cpu``, ROCm, XPU or wrong-CUDA build moves to the CUDA build the index serves by default), each
+        with what torch's own pins make follow it (returned apart, to be said apart)."""
+        out: list[dict[str, str | None]] = []
+        if labels and all(_CUDA_LABEL.fullmatch(x) for x in labels.values()):
+            out.append({n: (f"{v}+{labels[n]}" if v is not None and n in labels and "+" not in v else v)
+                        for n, v in new.items()})
+        out.append({**{n: _public(v) for n, v in bad.packages.items() if n in labels},
+                    **{n: (_public(v) if v is not None and n in labels else v) for n, v in new.items()}})
+        return [(b, torch_follows(b, bad.packages, facts)) for b in out]
 
-    def accept(new: dict[str, str | None]) -> bool:
-        trial = labelled(new)
-        return judge_all(lock, targets, model, facts, {**trial, **torch_follows(trial, bad.packages, facts)}, platforms,
-                         machine)
+    def chosen(new: Mapping[str, str | None]) -> tuple[dict[str, str | None], dict[str, str]] | None:
+        return next(((b, f) for b, f in builds(new) if proof({**b, **f})), None)
 
     try:
         src = source_for(bad.platform)
-        found, tries = search(facts, src, target=targets[0], model=model, packages=dict(bad.packages), accept=accept,
+        found, tries = search(facts, src, target=targets[0], model=model, packages=dict(bad.packages),
+                              accept=lambda new: chosen(new) is not None,
                               origin=str(path.name) if path else "your file",
                               loose=frozenset(n for n in bad.unpinned if n in CORE))
     except GlmcompatError as e:
@@ -143,27 +166,35 @@ def for_lock(lock: Lock, targets: Sequence[str], model: str | None, facts: Facts
                                          "the index; no remedy printed", tries)
         except GlmcompatError as e:
             return RemedyOutcome(None, f"no remedy computed: the {m} wheels could not be read ({e})", tries)
-    new = labelled(_new_set(found, core))
-    follows = torch_follows(new, bad.packages, facts)
-    changes = _hints(found, core, new, facts, src, findings, labels, index_hint, model) + tuple(
+    got = chosen(_new_set(found, core))
+    if got is None:  # pragma: no cover - the search accepted this very set
+        return RemedyOutcome(None, "the nearest safe set did not pass the check again; no remedy printed", tries)
+    new, follows = got
+    kept = {n: x for n, x in labels.items() if _label(str(new.get(n) or "")) == x}
+    relabelled = {n: x for n, x in labels.items() if n not in kept and new.get(n) is not None}
+    changes = _hints(found, core, new, facts, src, findings, kept, index_hint, model) + tuple(
+        Hint("pin", n, bad.packages[n], str(new[n]), "", f"the +{x} build cannot run on {targets[0]}: the default "
+             "(CUDA) build of the same release can; a local label outranks no label, so take out "
+             f"{index_hint or 'the index that serves the +' + x + ' builds'} too") for n, x in sorted(relabelled.items())
+        if n in bad.packages and _public(str(new[n])) == _public(bad.packages[n])) + tuple(
         Hint("pin", n, bad.packages.get(n, ""), v, "", f"torch {_public(str(new.get('torch')))} pins {n}=={v} exactly "
              "(its METADATA Requires-Dist)") for n, v in sorted(follows.items()))
-    new = {**new, **follows}
-    safe = {n: v for n, v in sorted(new.items())}
-    indexes = {n: index_hint for n in labels if index_hint and safe.get(n)}
+    safe = {n: v for n, v in sorted({**new, **follows}.items())}
+    indexes = {n: index_hint for n in kept if index_hint and safe.get(n)}
     proved = (f"checked: {', '.join(targets)}, {len(envs)} environment(s); each pin on the index for "
               f"{', '.join(sorted({e.platform for e in envs}))}")
-    if labels:  # a CUDA variant keeps its label; the index that serves it is named, not read
-        proved += (f"; the +{'/+'.join(sorted(set(labels.values())))} builds from "
+    if kept:  # a CUDA variant keeps its label; the index that serves it is named, not read
+        proved += (f"; the +{'/+'.join(sorted(set(kept.values())))} builds from "
                    f"{index_hint or 'the index your file names for them'} (not read: `uv pip compile` checks them)")
     return RemedyOutcome(Remedy(safe, changes, indexes, _command(kind, path, targets), where, proved), tries=tries)
 
 
 def torch_follows(new: Mapping[str, str | None], packages: Mapping[str, str], facts: Facts) -> dict[str, str]:
-    """What follows a torch the remedy moves: each package of the set that torch's default wheel pins exactly (triton,
-    nvidia-*), at that pin, where the set has another version (its [[release]] row, read from torch's METADATA)."""
-    torch = new.get("torch")
-    if not torch or "torch" not in packages or _public(packages["torch"]) == _public(torch):
+    """What follows the remedy's torch (moved or kept): each package of the set that torch's default wheel pins exactly
+    (triton, nvidia-*), at that pin, where the set has another version (its [[release]] row, read from torch's
+    METADATA); nothing for a build other than the default wheel's, which pins its own."""
+    torch = new.get("torch") or packages.get("torch")
+    if not torch or "torch" not in packages or not _default_build(facts, torch):
         return {}
     out: dict[str, str] = {}
     for dep, pin in exact_pins(facts, torch).items():
@@ -172,6 +203,13 @@ def torch_follows(new: Mapping[str, str | None], packages: Mapping[str, str], fa
         if have is not None and cur is not None and _public(cur) == _public(have) and _public(have) != pin:
             out[dep] = pin
     return out
+
+
+def _default_build(facts: Facts, torch: str) -> bool:
+    """Whether ``torch`` is the default wheel's build, whose pins the [[release]] rows record (as the torch-pins rule)."""
+    label = _label(torch)
+    row = facts.torch_build(_public(torch)) if label else None
+    return not label or (row is not None and bool(row.cuda) and label == "cu" + (row.cuda or "").replace(".", ""))
 
 
 def _new_set(found: Found, core: Mapping[str, str]) -> dict[str, str | None]:
@@ -299,5 +337,5 @@ def safe_set_json(r: Remedy | None) -> dict[str, str | None] | None:
     return dict(r.safe_set)
 
 
-__all__ = ["RemedyOutcome", "SourceFor", "engine_override_note", "for_lock", "judge_all", "safe_set_json"]
+__all__ = ["Judge", "RemedyOutcome", "SourceFor", "engine_override_note", "for_lock", "judge_all", "safe_set_json"]
 

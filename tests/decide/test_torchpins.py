@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from glmcompat.decide.remedy import one_safe_set
+import glmcompat
 from glmcompat.decide.rules import evaluate
 from glmcompat.decide.rules.torchpins import pinned_by
 from glmcompat.matrix.load import load_facts
@@ -41,7 +41,10 @@ def test_other_builds_pin_their_own_libraries_and_are_not_judged_here(facts, tor
     assert not [f for f in found if f.rule == "torch-pins"]
 
 
-def test_a_safe_set_leaves_torchs_pinned_packages_to_torch(facts):
-    # the lock's NCCL follows torch 2.10.0; the safe set moves torch to 2.9.1 and lets torch's pin choose NCCL
-    got = one_safe_set({"torch": "2.10.0", "sgl-kernel": "0.3.21", "nvidia-nccl-cu12": "2.27.5"}, "sm90", None, facts)
-    assert got is not None and got["torch"] == "2.9.1" and "nvidia-nccl-cu12" not in got
+def test_a_safe_set_moves_torchs_pinned_packages_with_torch(facts):
+    # the set's triton and NCCL follow torch 2.10.0 (triton==3.6.0, nvidia-nccl-cu12==2.27.5); the safe set moves torch
+    # to 2.9.1 and with it triton to 2.9.1's pin (3.5.1); NCCL, pinned alike by both, stays
+    pins = {"torch": "2.10.0", "sgl-kernel": "0.3.21", "triton": "3.6.0", "nvidia-nccl-cu12": "2.27.5"}
+    got = glmcompat.check_versions(pins, "sm90").safe_set
+    assert got is not None and got["torch"] == "2.9.1" and got["triton"] == "3.5.1" and "nvidia-nccl-cu12" not in got
+    assert glmcompat.check_versions({**pins, **got}, "sm90").ok

@@ -192,3 +192,15 @@ def test_a_hint_that_overrides_an_engines_pin_says_so():
     assert engine_override_note(hint, {"torchao": "0.9.0"}, facts) == hint
     vllm = engine_override_note("pin torch==2.13.0", {"vllm": "0.33.0"}, facts)
     assert vllm == "pin torch==2.13.0 (overrides vllm 0.33.0's pin torch==2.14.0)"
+
+
+def test_a_cpu_build_moves_to_the_default_cuda_build(tmp_path, capsys, monkeypatch):
+    """A +cpu torch keeps no label it cannot run with: the remedy is the default (CUDA) build of the same release, said
+    as its own change, and no +cpu index is named for it."""
+    monkeypatch.setattr(check_cmd, "remedy_sources", _recorded)
+    top = write_case(next(c for c in CASES if c["id"] == "cpu-build-moves-to-the-cuda-build"), tmp_path)
+    _, doc = check_json(capsys, top, "sm90")
+    entry = doc["checked"][0]
+    assert entry["safe_set"]["torch"] == "2.9.1" and not entry.get("safe_set_indexes")
+    (h,) = [h for h in entry["remedy"] if h["package"] == "torch"]
+    assert (h["from"], h["to"]) == ("2.9.1+cpu", "2.9.1") and "+cpu build cannot run on sm90" in h["reason"]
