@@ -251,7 +251,11 @@ def _extension_findings(p: ProbeDoc, env: Env, facts: Any) -> list[Finding]:
 
 def _blame(h: Hit, pid: str) -> Hit:
     """A probe's hit blames the probe's own package where its text names none (an import from a --path folder
-    shows no site-packages path): ``import:torchvision`` -> torchvision, ``smoke:sgl_kernel-rmsnorm`` -> sgl-kernel."""
+    shows no site-packages path): ``import:torchvision`` -> torchvision, ``smoke:sgl_kernel-rmsnorm`` -> sgl-kernel.
+    An ``extension:<distribution>`` probe names the distribution that owns the file, which a path cannot (the
+    folder ``cuda/`` holds cuda-core's and cuda-bindings' modules): it is blamed whatever the text names."""
+    if pid.startswith("extension:"):
+        return replace(h, package=pid.split(":", 1)[1])
     if h.package or ":" not in pid:
         return h
     kind, rest = pid.split(":", 1)

@@ -172,6 +172,9 @@ class ExtensionData(TypedDict, total=False):
     libraries: int
     """files with a module's name that are shared libraries, not modules (loaded, not imported)"""
     failures: list[ExtensionFailure]
+    torch_global: list[str]
+    """modules that do not link torch and import once torch's libraries are global in the process (as their
+    package loads them): torch defines every symbol they need"""
 
 
 NONCE_ENV = "GLMCOMPAT_PROBE_NONCE"

@@ -205,6 +205,18 @@ def _imports(package: str) -> bool:
     return True
 
 
+def _torch_global() -> bool:
+    """Make the installed torch's libraries global in this process (``torch._C`` opened again with RTLD_GLOBAL,
+    which glibc extends to the libraries it loaded: libtorch_cpu, libc10, ...), torch imported first; False where
+    there is no torch to load."""
+    try:
+        torch = importlib.import_module("torch")
+        ctypes.CDLL(torch._C.__file__, mode=os.RTLD_GLOBAL)
+    except BaseException:  # noqa: BLE001 - no torch, or one that does not import: nothing to retry with
+        return False
+    return True
+
+
 def group_ext(opts: dict[str, Any]) -> None:
     """Import each extension module of one distribution (``opts``: :meth:`ExtDist.opts`); one probe."""
     dist, version = str(opts["dist"]), str(opts.get("version") or "")
@@ -215,6 +227,7 @@ def group_ext(opts: dict[str, Any]) -> None:
             with contextlib.suppress(BaseException):
                 importlib.import_module("torch")  # as the package's own import does first (torch loads libc10)
         failures: list[dict[str, str]] = []
+        global_torch: list[str] = []
         libraries = 0
         files: dict[str, str] = opts.get("files") or {}
         for mod in opts["modules"]:
@@ -234,6 +247,21 @@ def group_ext(opts: dict[str, Any]) -> None:
                     libraries += 1  # a shared library with a module's name: loaded, not a module
                     continue
                 kind, cause = cause_of(text, numpy_version())  # NumPy's printed message is on the probe's stderr
+                if kind == "torch-symbol" and _torch_global():
+                    # a module that does not link torch's libraries and finds their symbols in the process's global
+                    # scope, once its package has made them global (cuda-core's _tensor_bridge: its aoti_shim.h says
+                    # "made visible at runtime through ctypes.CDLL(torch._C, RTLD_GLOBAL)"): imported again so; only
+                    # a symbol the installed torch really lacks still fails
+                    try:
+                        importlib.import_module(mod)
+                    except BaseException as again:  # noqa: BLE001 - the point is to report anything it raises
+                        if isinstance(again, KeyboardInterrupt):
+                            raise
+                        text = error_text(again)
+                        kind, cause = cause_of(text, numpy_version())
+                    else:
+                        global_torch.append(mod)
+                        continue
                 if kind in ("import", "missing-library") and mod.count(".") and _imports(mod.split(".")[0]):
                     # the package itself imports; one of its modules raises something else than an ABI error on its
                     # own: a module for another setup, or one that links an optional library the package loads only
@@ -246,6 +274,8 @@ def group_ext(opts: dict[str, Any]) -> None:
                 failures.append({"module": mod, "file": files.get(mod, ""), "kind": kind, "cause": cause,
                                  "error": text.strip()})
         p.data["libraries"] = libraries
+        if global_torch:
+            p.data["torch_global"] = global_torch
         if failures:
             p.data["failures"] = failures
             f = failures[0]
@@ -254,4 +284,5 @@ def group_ext(opts: dict[str, Any]) -> None:
             p.fail(p.summary + "\n" + "\n".join(f"{x['file'] or x['module']}: {x['error']}" for x in failures[:5]))
         n = len(opts["modules"]) - libraries - len(p.warnings)
         p.summary = f"{dist} {version}: {n} extension module(s) import" + (
-            f"; {len(p.warnings)} not (see the warnings)" if p.warnings else "")
+            f" ({len(global_torch)} once torch's libraries are loaded globally, as its package loads them)"
+            if global_torch else "") + (f"; {len(p.warnings)} not (see the warnings)" if p.warnings else "")

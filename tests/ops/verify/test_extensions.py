@@ -143,6 +143,56 @@ def test_each_failing_extension_is_named_with_its_file_and_cause(tmp_path: Path,
     assert found[("linksgone==1.0",)]["message"].startswith(f"Because linksgone/_speedups{SUFFIX} of linksgone 1.0")
 
 
+def _module_src(name: str, symbol: str = "") -> str:
+    """A real extension module ``name`` for gcc: its init calls ``symbol`` (left undefined) where one is named."""
+    need = f'extern void need(void) __asm__("{symbol}");' if symbol else "static void need(void) {}"
+    return textwrap.dedent(f'''
+        #include <Python.h>
+        {need}
+        static struct PyModuleDef def = {{PyModuleDef_HEAD_INIT, "{name}", NULL, -1, NULL}};
+        PyMODINIT_FUNC PyInit_{name}(void) {{ need(); return PyModule_Create(&def); }}
+    ''')
+
+
+@gcc
+def test_a_module_that_finds_torch_in_the_global_scope_is_not_blamed_on_torch(tmp_path: Path) -> None:
+    """A module that does not link torch's libraries and expects their symbols in the process's global scope, once
+    its package made them global (cuda-core's ``_tensor_bridge`` and PyTorch's AOTI shim): it imports once torch's
+    libraries are global, so verify does not say torch lacks a symbol it defines; one whose symbol the installed torch
+    really lacks still fails, as ``abi``. The torch here loads libc10 as the real one does: through its ``_C``
+    extension module, with Python's default (local) flags."""
+    inc = ["-I", sysconfig.get_paths()["include"]]
+    site = tmp_path / "site-packages"
+    lib = site / "torch" / "lib"
+    lib.mkdir(parents=True)
+    _gcc(f'void logger(void) __asm__("{NEW_LOGGER}");\nvoid logger(void) {{}}\n', lib / "libc10.so")
+    _gcc(_module_src("_C"), site / "torch" / f"_C{SUFFIX}", *inc, "-Wl,--no-as-needed", "-L", str(lib), "-lc10",
+         "-Wl,-rpath,$ORIGIN/lib")  # _C needs libc10 (the real one needs libtorch_python -> libtorch_cpu -> libc10)
+    (site / "torch" / "__init__.py").write_text('__version__ = "2.11.0"\nfrom torch import _C  # noqa: F401\n')
+    _dist(site, "torch", "2.11.0", ["torch/__init__.py", f"torch/_C{SUFFIX}", "torch/lib/libc10.so"])
+    # stale's module sits in a folder of another name (cuda-core's in cuda/, beside cuda-bindings')
+    for dist, folder, symbol in (("bridged", "bridged", NEW_LOGGER), ("stale", "shared_ns", OLD_LOGGER)):
+        (site / folder).mkdir()
+        (site / folder / "__init__.py").write_text("")
+        _gcc(_module_src("_bridge", symbol), site / folder / f"_bridge{SUFFIX}", *inc)  # links no torch library
+        _dist(site, dist, "1.0", [f"{folder}/__init__.py", f"{folder}/_bridge{SUFFIX}"])
+    # the premise, with the real loader: alone (torch imported, its libraries local) the module does not import
+    alone = subprocess.run([sys.executable, "-c", "import torch, bridged._bridge"], cwd=site, capture_output=True,
+                           text=True)
+    assert alone.returncode != 0 and f"undefined symbol: {NEW_LOGGER}" in alone.stderr
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
+    bridged, stale = probe(r, "extension:bridged"), probe(r, "extension:stale")
+    assert bridged["status"] == "passed" and bridged["data"]["torch_global"] == ["bridged._bridge"], bridged
+    assert "loaded globally" in bridged["summary"]
+    assert stale["status"] == "failed" and stale["data"]["failures"][0]["kind"] == "torch-symbol", stale
+    assert stale["data"]["failures"][0]["file"] == f"shared_ns/_bridge{SUFFIX}"
+    assert OLD_LOGGER in stale["summary"]
+    blamed = [f for f in r["findings"] if f["rule"] == "abi"]
+    assert [f["packages"] for f in blamed] == [["stale==1.0"]], r["findings"]
+    # the explanation names the distribution that owns the file, never the folder it sits in
+    assert {e.get("package") for e in stale["explained"]} == {"stale"}, stale["explained"]
+
+
 HANG = '''\
 import os, subprocess, sys
 # a daemon grandchild in a session of its own (out of the probe's process group) holding stdout and stderr open
