@@ -12,7 +12,10 @@ import pytest
 from glmcompat.cli import main
 
 HERE = Path(__file__).parent.parent / "fixtures" / "explain"
-CASES = tomllib.loads((HERE / "cases.toml").read_text())["case"]
+# cases.toml: the logs this code was built on; heldout_a/b.toml: two sets gathered for issue 38 and frozen before
+# `explain` ran on them (their first score is the unseen measurement), kept as regression cases since.
+CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml")
+         for c in tomllib.loads((HERE / name).read_text())["case"]]
 
 
 def said(text: str) -> str:
