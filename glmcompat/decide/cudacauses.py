@@ -29,6 +29,13 @@ FIRST_TOOLKIT = {"90a": "12.0", "100a": "12.8", "101a": "12.8", "120a": "12.8", 
                  "100f": "12.9", "103f": "12.9", "120f": "12.9", "110a": "13.0", "110f": "13.0"}
 
 
+# The first CUDA toolkit that builds code for each (non arch-specific) architecture, as torch's arch list names it
+# (NVIDIA's CUDA toolkit release notes: 11.0 added sm_80, 11.1 sm_86, 11.4 sm_87, 11.8 sm_89 and sm_90, 12.8 sm_100
+# and sm_120, 12.9 sm_103 and sm_121, 13.0 sm_110).
+FIRST_SM = {"80": "11.0", "86": "11.1", "87": "11.4", "89": "11.8", "90": "11.8", "100": "12.8", "120": "12.8",
+            "103": "12.9", "121": "12.9", "110": "13.0"}
+
+
 # The oldest Linux driver of each CUDA toolkit (NVIDIA's CUDA Toolkit Release Notes, "CUDA Toolkit and Corresponding
 # Driver Versions", Table 3, the GA release of each): a torch built for CUDA X.Y needs at least this driver for
 # everything (PTX JIT included); within one major, minor-version compatibility runs the rest on the major's first driver.
@@ -277,6 +284,32 @@ def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, fix
 
 
+def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-arch-unsupported: torch's own warning that its build has no kernels for the GPU's capability."""
+    g = h.groups
+    sm = g.get("sm") or g.get("cc", "").replace(".", "")
+    gpu = (g.get("gpu") or g.get("found_gpu") or "").strip()
+    torch, built = env.version("torch"), _torch_cuda(env, facts)
+    who = f"torch {torch}" if torch else "the installed torch"
+    on = f" (built for CUDA {built})" if built else ""
+    need = FIRST_SM.get(sm, "")
+    cause = (f"{who}{on} carries no kernels for {gpu or 'the GPU'} (compute capability sm_{sm}): its build's arch list "
+             "does not reach it, so every CUDA kernel launch fails ('no kernel image is available')")
+    if need and (not built or _v(built) is None or Version(built) < Version(need)):
+        cause += f"; the first CUDA that builds sm_{sm} is {need}"
+    labels = sorted((lab for labs in CUDA_LABELS.values() for lab in labs), key=lambda lab: int(lab[2:]))
+    label = next((lab for lab in labels if need and Version(f"{lab[2:-1]}.{lab[-1]}") >= Version(need)), "")
+    drv = MIN_DRIVER.get(f"{label[2:-1]}.{label[-1]}", "") if label else ""
+    if label:
+        pin = f"torch=={_public(torch)}+{label}" if torch else "torch"
+        fix = (f"install {pin} from PyTorch's {label} index (or a newer cuXYZ): builds for CUDA >= {need} include "
+               f"sm_{sm}" + (f", and need NVIDIA driver >= {drv}" if drv else ""))
+    else:
+        fix = ("install a torch build whose arch list (torch.cuda.get_arch_list()) includes "
+               f"sm_{sm}: `glmcompat arch torch==<version>` lists a wheel's")
+    return cause, fix
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
@@ -291,7 +324,8 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
+    "torch-arch-unsupported": _torch_arch,
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_TOOLKIT", "MIN_DRIVER", "driver_cuda"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "MIN_DRIVER", "driver_cuda"]

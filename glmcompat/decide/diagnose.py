@@ -139,9 +139,10 @@ def _kernel(package: str, env: Env, facts: Facts, what: str) -> tuple[str, str] 
                  f"run `glmcompat abi {package}=={ver}` with `--torch` set to the installed torch (`pip show torch`)"))
     built = row.torch
     if not torch:
-        return (f"{package} {ver} was built against torch {built} ({row.evidence}); the {env.where} does not show the "
-                "torch it was loaded with, which must be another",
-                f"install torch=={built} (the one {package} {ver} was built against)")
+        return (f"{package} {ver} was built against torch {built} ({row.evidence}); the installed torch, which the "
+                f"{env.where} does not show, must be another: its compiled module {what}",
+                f"install torch=={built} (the one {package} {ver} was built against), or the {package} release built "
+                "for the installed torch (`pip show torch` names it)")
     if _public(torch) != _public(built):
         said = Break(rule="abi", package=package, version=ver, against=_public(torch), built=built).sentence()
         return (f"{said}; its compiled module {what}",
@@ -550,6 +551,7 @@ BUILDERS: dict[str, Builder] = {
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
+               "torch-arch-unsupported": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
                "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn"}

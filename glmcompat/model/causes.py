@@ -24,7 +24,7 @@ CAUSE_OF: Mapping[str, CheckRule] = {
     "torchvision-nms-missing": "family", "torchaudio-load-failure": "family",
     "driver-too-old": "driver", "driver-insufficient": "driver", "cuda-forward-compat-unsupported": "driver",
     "ptx-unsupported-toolchain": "driver",
-    "torch-cpu-only": "gpu-code", "no-kernel-image": "gpu-code",
+    "torch-cpu-only": "gpu-code", "no-kernel-image": "gpu-code", "torch-arch-unsupported": "gpu-code",
     "cudart-missing": "cuda",
     "model-type-unknown": "model",
 }

@@ -321,6 +321,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     ctx = LogContext()
     window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
     pending: dict[str, int] = {}  # signatures whose first match named no package yet -> its line
+    settled: set[str] = set()  # pending ones a frame has named: the next frame replaces it, until the stack ends
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
@@ -343,13 +344,16 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                     pending[sid] = n
         if own:
             window.append((n, own))
-            for sid, at in list(pending.items()):
-                named = [m[2] for m in own if m[2] not in GLUE]
-                if n - at > WINDOW:
-                    del pending[sid]
-                elif named and sid not in {s2.id for _, s2 in found}:
-                    first[sid] = replace(first[sid], package=named[-1])
-                    del pending[sid]
+        for sid, at in list(pending.items()):
+            # the traceback that follows runs outermost first: its innermost frame (the last indented line
+            # before the traceback ends) is the import that failed (NumPy prints its message, then the stack)
+            if n - at > WINDOW or (sid in settled and not raw[:1].isspace()):
+                del pending[sid]
+                continue
+            named = [m[2] for m in own if m[2] not in GLUE]
+            if named and sid not in {s2.id for _, s2 in found}:
+                first[sid] = replace(first[sid], package=named[-1])
+                settled.add(sid)
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
