@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from packaging.version import Version
 
+from glmcompat.decide import cudadriver
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -36,12 +37,12 @@ FIRST_SM = {"80": "11.0", "86": "11.1", "87": "11.4", "89": "11.8", "90": "11.8"
             "103": "12.9", "121": "12.9", "110": "13.0"}
 
 
-# The oldest Linux driver of each CUDA toolkit (NVIDIA's CUDA Toolkit Release Notes, "CUDA Toolkit and Corresponding
-# Driver Versions", Table 3, the GA release of each): a torch built for CUDA X.Y needs at least this driver for
-# everything (PTX JIT included); within one major, minor-version compatibility runs the rest on the major's first driver.
-MIN_DRIVER = {"11.8": "520.61.05", "12.0": "525.60.13", "12.1": "530.30.02", "12.2": "535.54.03", "12.3": "545.23.06",
-              "12.4": "550.54.14", "12.5": "555.42.02", "12.6": "560.28.03", "12.8": "570.26", "12.9": "575.51.03",
-              "13.0": "580.65.06"}
+def min_driver(cuda: str, facts: Facts) -> tuple[str, str]:
+    """(the lowest driver a build for ``cuda`` runs on, CUDA ``cuda``'s own toolkit driver or ""): what ``check``'s
+    driver rule reads (:func:`glmcompat.decide.cudadriver.needs`: the matrix's ``[[cuda]]`` rows, from NVIDIA's CUDA
+    Toolkit release notes: minor-version compatibility, and "CUDA Toolkit and Corresponding Driver Versions")."""
+    floor, _, exact = cudadriver.needs(cuda, facts)
+    return floor, exact.driver if exact is not None else ""
 
 
 # The CUDA labels PyTorch publishes torch builds under, per CUDA major, newest first (its cuXYZ indexes).
@@ -90,9 +91,15 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     reports = f"CUDA {drv}" + (f" ({found})" if found else "") if drv else "an older CUDA"
     if not drv and not built:
         return None
-    need = MIN_DRIVER.get(built, "")
+    floor, own = min_driver(built, facts) if built else ("", "")
     said = Break(rule="driver", package="torch" if torch else "", version=torch, against=driver, built=built).sentence()
-    cause = f"{said}; the driver reports {reports}" + (f", and CUDA {built} needs driver >= {need}" if need else "")
+    if floor and own and floor != own:
+        needs = (f", and CUDA {built} builds need driver >= {floor} (CUDA {_major(built)}.x minor-version compatibility) "
+                 f"and >= {own}, CUDA {built}'s own driver, where that does not suffice (PTX JIT, newer driver APIs)")
+    else:
+        needs = f", and CUDA {built} builds need driver >= {floor or own}" if floor or own else ""
+    cause = f"{said}; the driver reports {reports}{needs}"
+    need = own or floor
     label = _label_for(drv) if drv else ""
     if torch and label:
         build = (f"install torch=={_public(torch)}+{label} from PyTorch's {label} index (a build for the driver's CUDA "
@@ -299,7 +306,7 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         cause += f"; the first CUDA that builds sm_{sm} is {need}"
     labels = sorted((lab for labs in CUDA_LABELS.values() for lab in labs), key=lambda lab: int(lab[2:]))
     label = next((lab for lab in labels if need and Version(f"{lab[2:-1]}.{lab[-1]}") >= Version(need)), "")
-    drv = MIN_DRIVER.get(f"{label[2:-1]}.{label[-1]}", "") if label else ""
+    drv = min_driver(f"{label[2:-1]}.{label[-1]}", facts)[1] if label else ""
     if label:
         pin = f"torch=={_public(torch)}+{label}" if torch else "torch"
         fix = (f"install {pin} from PyTorch's {label} index (or a newer cuXYZ): builds for CUDA >= {need} include "
@@ -328,4 +335,4 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "MIN_DRIVER", "driver_cuda"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "driver_cuda", "min_driver"]
