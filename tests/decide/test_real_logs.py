@@ -23,7 +23,8 @@ def said(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("matched:"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["log"] for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=str(c["known_miss"]), strict=True))
+                                  if "known_miss" in c else c for c in CASES], ids=[c["log"] for c in CASES])
 def test_real_log(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
