@@ -19,6 +19,7 @@ from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
+from glmcompat.model import gpu
 from glmcompat.model.causes import Break
 from glmcompat.model.signatures import Hit
 
@@ -291,30 +292,62 @@ def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, fix
 
 
+def _torch_for(sm: str, torch: str, facts: Facts) -> tuple[str, str, str] | None:
+    """(version, variant or "" for the default wheel, CUDA) of the torch build the matrix records with code for
+    ``sm_<sm>`` nearest the installed ``torch``: its own release where one of its builds has it (the default wheel,
+    else the variant for the oldest CUDA), else the oldest newer release, else the newest older one."""
+    try:
+        cap = (int(sm[:-1]), int(sm[-1]))
+    except ValueError:
+        return None
+    found = sorted((Version(v), v, r.variant or "", r.cuda) for r in facts.rows("torch")
+                   if r.platform == "x86_64" and gpu.runnable(list(r.sass) + list(r.ptx), cap) for v in r.versions)
+    if not found:
+        return None
+    have = _v(_public(torch)) if torch else None
+    if have is not None:
+        same = [f for f in found if f[0] == have]
+        later = [f for f in found if f[0] > have]
+        pick = (same or later or found[::-1])[0]
+        pool = [f for f in found if f[0] == pick[0]]
+    else:  # the oldest release with a build for it: the least a pin must move
+        pool = [f for f in found if f[0] == found[0][0]]
+    best = min(pool, key=lambda f: (f[2] != "", Version(f[3]) if _v(f[3]) else Version("0")))
+    return best[1], best[2], best[3]
+
+
 def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """torch-arch-unsupported: torch's own warning that its build has no kernels for the GPU's capability."""
+    """torch-arch-unsupported: torch's own warning that its build has no kernels for the GPU's capability; the
+    remedy is the build the matrix records with code for it (each [[torch]] row's SASS, from the wheels)."""
     g = h.groups
     sm = g.get("sm") or g.get("cc", "").replace(".", "")
-    gpu = (g.get("gpu") or g.get("found_gpu") or "").strip()
+    gpu_name = (g.get("gpu") or g.get("found_gpu") or "").strip()
     torch, built = env.version("torch"), _torch_cuda(env, facts)
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""
     need = FIRST_SM.get(sm, "")
-    cause = (f"{who}{on} carries no kernels for {gpu or 'the GPU'} (compute capability sm_{sm}): its build's arch list "
-             "does not reach it, so every CUDA kernel launch fails ('no kernel image is available')")
+    cause = (f"{who}{on} carries no kernels for {gpu_name or 'the GPU'} (compute capability sm_{sm}): its build's "
+             "arch list does not include it, so every CUDA kernel launch fails ('no kernel image is available')")
     if need and (not built or _v(built) is None or Version(built) < Version(need)):
         cause += f"; the first CUDA that builds sm_{sm} is {need}"
+    pick = _torch_for(sm, torch, facts)
+    if pick is not None:
+        ver, variant, cuda = pick
+        floor, own = min_driver(cuda, facts)
+        driver = f"; it needs NVIDIA driver >= {floor}" + (f" (>= {own} for everything)" if own and own != floor else "") \
+            if floor else ""
+        where = f"from PyTorch's {variant} index" if variant else "(its default wheel)"
+        newer = "" if torch else " (or a newer release's build for it)"
+        return cause, (f"install torch=={ver}{'+' + variant if variant else ''} {where}{newer}: a build for CUDA {cuda} "
+                       f"that carries sm_{sm} code{driver}")
     labels = sorted((lab for labs in CUDA_LABELS.values() for lab in labs), key=lambda lab: int(lab[2:]))
     label = next((lab for lab in labels if need and Version(f"{lab[2:-1]}.{lab[-1]}") >= Version(need)), "")
-    drv = min_driver(f"{label[2:-1]}.{label[-1]}", facts)[1] if label else ""
     if label:
         pin = f"torch=={_public(torch)}+{label}" if torch else "torch"
-        fix = (f"install {pin} from PyTorch's {label} index (or a newer cuXYZ): builds for CUDA >= {need} include "
-               f"sm_{sm}" + (f", and need NVIDIA driver >= {drv}" if drv else ""))
-    else:
-        fix = ("install a torch build whose arch list (torch.cuda.get_arch_list()) includes "
-               f"sm_{sm}: `glmcompat arch torch==<version>` lists a wheel's")
-    return cause, fix
+        return cause, (f"install {pin} from PyTorch's {label} index (or a newer cuXYZ): builds for CUDA >= {need} "
+                       f"include sm_{sm}")
+    return cause, ("install a torch build whose arch list (torch.cuda.get_arch_list()) includes "
+                   f"sm_{sm}: `glmcompat arch torch==<version>` lists a wheel's")
 
 
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
