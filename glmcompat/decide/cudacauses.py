@@ -300,7 +300,7 @@ def _torch_for(sm: str, torch: str, facts: Facts) -> tuple[str, str, str] | None
         cap = (int(sm[:-1]), int(sm[-1]))
     except ValueError:
         return None
-    found = sorted((Version(v), v, r.variant or "", r.cuda) for r in facts.rows("torch")
+    found = sorted((Version(v), v, r.variant or "", r.cuda or "") for r in facts.rows("torch")
                    if r.platform == "x86_64" and gpu.runnable(list(r.sass) + list(r.ptx), cap) for v in r.versions)
     if not found:
         return None
