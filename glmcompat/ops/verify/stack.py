@@ -228,6 +228,7 @@ def group_ext(opts: dict[str, Any]) -> None:
                 importlib.import_module("torch")  # as the package's own import does first (torch loads libc10)
         failures: list[dict[str, str]] = []
         global_torch: list[str] = []
+        hidden: dict[str, tuple[str, list[str]]] = {}
         libraries = 0
         files: dict[str, str] = opts.get("files") or {}
         for mod in opts["modules"]:
@@ -262,6 +263,13 @@ def group_ext(opts: dict[str, Any]) -> None:
                     else:
                         global_torch.append(mod)
                         continue
+                if gone and mod.count(".") and _imports(mod.split(".")[0]):
+                    # the file is there but the installed package does not make it importable (cuda-core's cu12/
+                    # beside the cu13/ its cuda-bindings 13 selects): said once per folder, not once per module
+                    folder = os.path.dirname(files.get(mod) or mod.replace(".", "/"))
+                    hidden.setdefault(folder, (text.splitlines()[-1][:200], []))[1].append(mod)
+                    p.degraded = True
+                    continue
                 if kind in ("import", "missing-library") and mod.count(".") and _imports(mod.split(".")[0]):
                     # the package itself imports; one of its modules raises something else than an ABI error on its
                     # own: a module for another setup, or one that links an optional library the package loads only
@@ -273,6 +281,9 @@ def group_ext(opts: dict[str, Any]) -> None:
                     continue
                 failures.append({"module": mod, "file": files.get(mod, ""), "kind": kind, "cause": cause,
                                  "error": text.strip()})
+        for folder, (error, mods) in sorted(hidden.items()):
+            p.warnings.append(f"{folder}/ ({len(mods)} extension module(s)): not imported ({error}): the installed "
+                              "package does not make them importable here (modules for another setup)")
         p.data["libraries"] = libraries
         if global_torch:
             p.data["torch_global"] = global_torch
@@ -282,7 +293,8 @@ def group_ext(opts: dict[str, Any]) -> None:
             more = f" (and {len(failures) - 1} more module(s))" if len(failures) > 1 else ""
             p.summary = f"{dist} {version}: {f['module']} does not import: {f['cause']}{more}"
             p.fail(p.summary + "\n" + "\n".join(f"{x['file'] or x['module']}: {x['error']}" for x in failures[:5]))
-        n = len(opts["modules"]) - libraries - len(p.warnings)
+        unloaded = len(p.warnings) - len(hidden) + sum(len(m) for _, m in hidden.values())
+        n = len(opts["modules"]) - libraries - unloaded
         p.summary = f"{dist} {version}: {n} extension module(s) import" + (
             f" ({len(global_torch)} once torch's libraries are loaded globally, as its package loads them)"
-            if global_torch else "") + (f"; {len(p.warnings)} not (see the warnings)" if p.warnings else "")
+            if global_torch else "") + (f"; {unloaded} not (see the warnings)" if p.warnings else "")

@@ -193,6 +193,30 @@ def test_a_module_that_finds_torch_in_the_global_scope_is_not_blamed_on_torch(tm
     assert {e.get("package") for e in stale["explained"]} == {"stale"}, stale["explained"]
 
 
+@gcc
+def test_a_folder_the_package_does_not_expose_is_one_warning(tmp_path: Path) -> None:
+    """A wheel that ships modules for another setup in a folder its package does not make importable (cuda-core
+    1.2.0's ``cu12/`` next to the ``cu13/`` that cuda-bindings 13 selects): one warning for the folder, counted by
+    its modules, not one per module; the package's own module imports."""
+    inc = ["-I", sysconfig.get_paths()["include"]]
+    site = tmp_path / "site-packages"
+    (site / "vpkg" / "cu12").mkdir(parents=True)
+    (site / "vpkg" / "__init__.py").write_text("import sys\nsys.modules[__name__ + '.cu12'] = None  # not this build\n")
+    (site / "vpkg" / "cu12" / "__init__.py").write_text("")
+    _gcc(_module_src("_core"), site / "vpkg" / f"_core{SUFFIX}", *inc)
+    names = ["_context", "_device", "_event"]
+    for name in names:
+        _gcc(_module_src(name), site / "vpkg" / "cu12" / f"{name}{SUFFIX}", *inc)
+    _dist(site, "vpkg", "1.0", ["vpkg/__init__.py", f"vpkg/_core{SUFFIX}", "vpkg/cu12/__init__.py",
+                                *(f"vpkg/cu12/{n}{SUFFIX}" for n in names)])
+    r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
+    v = probe(r, "extension:vpkg")
+    assert v["status"] == "warning" and "failures" not in v["data"], v
+    [w] = v["warnings"]
+    assert w.startswith("vpkg/cu12/ (3 extension module(s)): not imported (ModuleNotFoundError: No module named 'vpkg.cu12")
+    assert v["summary"] == "vpkg 1.0: 1 extension module(s) import; 3 not (see the warnings)"
+
+
 HANG = '''\
 import os, subprocess, sys
 # a daemon grandchild in a session of its own (out of the probe's process group) holding stdout and stderr open
