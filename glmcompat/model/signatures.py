@@ -543,12 +543,17 @@ def linear_time_problem(pattern: str) -> str | None:
         return None
 
     def delimited(body: Any, rest: list[tuple[Any, Any]]) -> bool:
-        """A repeat of one character class followed by a literal that class cannot match (``\\d{1,4}\\.``): where it
-        ends is fixed by that literal, so its span does not multiply the others'."""
+        """A repeat of one character class followed by a literal (or a set of literals) that class cannot match
+        (``\\d{1,4}\\.``): where it ends is fixed by that literal, so its span does not multiply the others'."""
         items_ = list(body)
-        if len(items_) != 1 or not rest or rest[0][0] != c.LITERAL:
+        if len(items_) != 1 or not rest:
             return False
-        return char_ok(items_[0], chr(rest[0][1])) is False
+        op, av = rest[0]
+        if op == c.LITERAL:
+            return char_ok(items_[0], chr(av)) is False
+        # a set of literals (a quote read as any quote, :func:`tolerant`): the class can match none of them
+        return (op == c.IN and bool(av) and all(sub == c.LITERAL for sub, _ in av)
+                and all(char_ok(items_[0], chr(sv)) is False for _, sv in av))
 
     def first_disjoint(a: list[tuple[Any, Any]], b: list[tuple[Any, Any]]) -> bool:
         """Whether two alternatives provably start with different characters (an empty one starts with anything)."""

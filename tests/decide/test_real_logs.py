@@ -99,3 +99,12 @@ def test_a_cxx_namespace_names_its_package(line: str, package: str) -> None:
     from glmcompat.model.signatures import mentions
 
     assert [m[2] for m in mentions(line) if m[1] == "namespace"] == [package]
+
+
+def test_every_tolerant_form_is_linear_time() -> None:
+    """The case- and quote-tolerant form of each shipped signature keeps its shape: it is linear in the line too."""
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.signatures import linear_time_problem, tolerant
+
+    for s in load_facts().rows("signature"):
+        assert linear_time_problem(tolerant(s.pattern)) is None, s.id
