@@ -320,7 +320,8 @@ def _torchaudio(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _vllm_symbol(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     sym = h.groups.get("symbol", "")
-    return _kernel("vllm", env, facts, f"its module vllm/{h.groups.get('module', '_C')} needs {sym or 'a torch symbol'}")
+    module = h.groups.get("module", "_C").rpartition("vllm/")[2]  # a checkout's .../vllm/vllm/_C: the package's own path
+    return _kernel("vllm", env, facts, f"vllm/{module} needs {sym or 'a torch symbol'}")
 
 
 def package_cause(package: str, env: Env, facts: Facts, what: str) -> tuple[str, str] | None:

@@ -97,27 +97,73 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
     return lits(tree)
 
 
+# What users paste is often re-typed: an issue title capitalises Python's "cannot import name", a chat client curls
+# its quotes, a Markdown title swaps '...' for `...`. The characters read as one quote, each way.
+QUOTES = "'\"`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u2032\u00b4"
+_QUOTE_CLASS = "[" + QUOTES.replace("\"", "\\\"") + "]"
+
+
+def tolerant(pattern: str) -> str:
+    """``pattern`` with each literal quote (outside a character class) read as any quote of :data:`QUOTES`: the form
+    matched, case ignored, on a line the signature's own text does not match (:class:`_Matcher`). The shape of the
+    pattern (its repeats and gaps) is kept, so its cost stays linear in the line (:func:`linear_time_problem`)."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(_QUOTE_CLASS if nxt in QUOTES and not in_class else ch + nxt)
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]" or out[-1] == "[" or out[-1] == "[^"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                out.append("[^")
+                i += 2
+                continue
+        elif ch in QUOTES:
+            out.append(_QUOTE_CLASS)
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _gate_word(word: str) -> str:
+    return "".join(_QUOTE_CLASS if ch in QUOTES else re.escape(ch) for ch in word)
+
+
 class _Matcher:
     """The signatures, searched only on the lines that contain a required literal of one of them
     (:func:`required_literals`): one search of all the literals at once rules out most lines of a log (measured: a
-    line of text costs a fifth of searching every signature); the rare line it lets through is searched by all."""
+    line of text costs a fifth of searching every signature); the rare line it lets through is searched by all.
+
+    The gate ignores case and reads any quote as any other (:data:`QUOTES`): a line it lets through that no
+    signature's own text matches is searched again with each signature's :func:`tolerant` form, case ignored. The
+    library's exact text always wins; the tolerant form only reads a line that differs from it in case or quoting."""
 
     def __init__(self, signatures: Sequence[SignatureRow]) -> None:
         self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
         self.keyed: list[tuple[re.Pattern[str], SignatureRow, tuple[str, ...]]] = []
+        self.loose: list[tuple[re.Pattern[str], SignatureRow]] = []
         for pat, sig in _compiled(signatures):
             need = required_literals(sig.pattern)
             if need is None:
                 self.always.append((pat, sig))
             else:
                 self.keyed.append((pat, sig, need))
+                self.loose.append((re.compile(tolerant(sig.pattern), re.IGNORECASE), sig))
         words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
-        self.gate = re.compile("|".join(map(re.escape, words))) if words else None
+        self.gate = re.compile("|".join(map(_gate_word, words)), re.IGNORECASE) if words else None
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
         if self.gate is not None and self.gate.search(line) is not None:
-            out += [(m, sig) for pat, sig, _ in self.keyed if (m := pat.search(line)) is not None]
+            keyed = [(m, sig) for pat, sig, _ in self.keyed if (m := pat.search(line)) is not None]
+            out += keyed or [(m, sig) for pat, sig in self.loose if (m := pat.search(line)) is not None]
         return out
 
 
@@ -167,7 +213,19 @@ _MENTIONS = [
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
     ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|selective_scan_cuda|causal_conv1d_cuda|"
                           r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
+    # a C++ qualified name a native library prints in its own errors (``onnxruntime::CudaCall``, ``vllm::``): the
+    # outermost namespace names the library, where it is one (:data:`CXX_NAMESPACES`)
+    ("namespace", re.compile(r"(?<![\w:])(?P<mod>[a-z_][a-z0-9_]{1,80})::(?=[A-Za-z_~])")),
 ]
+# C++ namespaces -> the distribution whose code they are; None: a language's, a header library's or a helper's
+# (std::, detail::), which names no package. A namespace not listed maps to itself, as a module name does.
+CXX_NAMESPACES: dict[str, str | None] = {
+    "c10": "torch", "at": "torch", "aten": "torch", "caffe2": "torch", "torch": "torch",
+    "std": None, "__gnu_cxx": None, "__cxx11": None, "boost": None, "detail": None, "internal": None, "impl": None,
+    "cuda": None, "cub": None, "thrust": None, "cute": None, "cutlass": None, "pybind11": None, "py": None,
+    "fmt": None, "spdlog": None, "google": None, "absl": None, "llvm": None, "mlir": None, "nvinfer1": None,
+    "nvcuda": None, "cooperative_groups": None, "mscclpp": None,
+}
 _VERSIONS = [
     re.compile(r"(?<![\w-])" + _DISTS + r"(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,4}:?\s{0,4})?|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
@@ -257,7 +315,7 @@ class LogContext:
 
 def mentions(line: str) -> list[tuple[int, str, str]]:
     """The packages a line names, as (position, kind, distribution): library paths, dist-info
-    directories, ``torch.ops`` namespaces and operator names, compiled module names."""
+    directories, ``torch.ops`` namespaces and operator names, compiled module names, C++ namespaces."""
     out = []
     for kind, pat in _MENTIONS:
         for m in pat.finditer(line):
@@ -266,6 +324,14 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 pkg = OP_NAMESPACES.get(mod)
                 if pkg is None:
                     continue
+            elif kind == "namespace":
+                if mod in CXX_NAMESPACES:
+                    ns = CXX_NAMESPACES[mod]
+                    if ns is None:
+                        continue
+                    pkg = ns
+                else:
+                    pkg = module_package(mod)
             elif mod == "vllm._C":
                 pkg = "vllm"
             else:
@@ -327,7 +393,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             continue
         line = raw[:MAX_LINE]
         ctx.take(line)
-        own = mentions(line) if ("/" in line or "_" in line or "." in line) else []
+        own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
@@ -477,12 +543,17 @@ def linear_time_problem(pattern: str) -> str | None:
         return None
 
     def delimited(body: Any, rest: list[tuple[Any, Any]]) -> bool:
-        """A repeat of one character class followed by a literal that class cannot match (``\\d{1,4}\\.``): where it
-        ends is fixed by that literal, so its span does not multiply the others'."""
+        """A repeat of one character class followed by a literal (or a set of literals) that class cannot match
+        (``\\d{1,4}\\.``): where it ends is fixed by that literal, so its span does not multiply the others'."""
         items_ = list(body)
-        if len(items_) != 1 or not rest or rest[0][0] != c.LITERAL:
+        if len(items_) != 1 or not rest:
             return False
-        return char_ok(items_[0], chr(rest[0][1])) is False
+        op, av = rest[0]
+        if op == c.LITERAL:
+            return char_ok(items_[0], chr(av)) is False
+        # a set of literals (a quote read as any quote, :func:`tolerant`): the class can match none of them
+        return (op == c.IN and bool(av) and all(sub == c.LITERAL for sub, _ in av)
+                and all(char_ok(items_[0], chr(sv)) is False for _, sv in av))
 
     def first_disjoint(a: list[tuple[Any, Any]], b: list[tuple[Any, Any]]) -> bool:
         """Whether two alternatives provably start with different characters (an empty one starts with anything)."""

@@ -12,9 +12,9 @@ import pytest
 from glmcompat.cli import main
 
 HERE = Path(__file__).parent.parent / "fixtures" / "explain"
-# cases.toml: the logs this code was built on; heldout_a/b.toml: two sets gathered for issue 38 and frozen before
+# cases.toml: the logs this code was built on; heldout_a/b/c.toml: three sets gathered for issue 38 and frozen before
 # `explain` ran on them (their first score is the unseen measurement), kept as regression cases since.
-CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml")
+CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml", "heldout_c.toml")
          for c in tomllib.loads((HERE / name).read_text())["case"]]
 
 
@@ -56,3 +56,55 @@ def test_lines_that_are_no_failure_of_the_stack(line: str, tmp_path: Path, capsy
     log.write_text(line + "\n")
     assert main(["explain", "--color", "never", str(log)]) == 0
     assert "no known failure signature" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("line", [
+    # Python's own text (cannot import name 'X' from 'M'), as an issue title, a chat client and Markdown re-type it
+    "Cannot import name 'triton_key' from 'triton.compiler.compiler'",
+    "ImportError: cannot import name \u2018triton_key\u2019 from \u2018triton.compiler.compiler\u2019",
+    "ImportError: Cannot Import Name `triton_key` from `triton.compiler.compiler`",
+])
+def test_a_message_retyped_in_case_or_quoting_still_matches(line: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "x.log"
+    log.write_text(line + "\n", encoding="utf-8")
+    assert main(["explain", "--color", "never", str(log)]) == 1
+    out = said(capsys.readouterr().out)
+    assert ": triton-torch-mismatch" in out and "triton_key" in out, out
+
+
+def test_the_exact_text_wins_over_the_tolerant_form() -> None:
+    """Where a signature's own text matches a line, the case- and quote-tolerant forms are not tried on it: the
+    tolerant reading never adds a hit to a line the library's text already explains."""
+    from glmcompat.model.signatures import scan_log, tolerant
+
+    class Row:
+        def __init__(self, id: str, pattern: str) -> None:
+            self.id, self.pattern, self.cause, self.remedy, self.source = id, pattern, "", "", ""
+
+    rows = [Row("exact", "cannot import name 'x'"), Row("loose", "FROM HERE")]
+    assert [h.id for h in scan_log(["cannot import name 'x' from here"], rows).hits] == ["exact"]
+    assert sorted(h.id for h in scan_log(["Cannot import name `x` from here"], rows).hits) == ["exact", "loose"]
+    assert tolerant("a[^']b") == "a[^']b"  # a quote inside a character class is left as written
+
+
+@pytest.mark.parametrize(("line", "package"), [
+    # onnxruntime's CUDA_CALL text names its own namespace (C0untFloyd/roop-unleashed#465)
+    ("D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_call.cc:121 onnxruntime::CudaCall CUDA failure 35: "
+     "CUDA driver version is insufficient for CUDA runtime version", "onnxruntime"),
+    # torch's namespaces name torch; std:: names nothing
+    ("terminate called after throwing an instance of 'c10::Error' std::runtime_error", "torch"),
+])
+def test_a_cxx_namespace_names_its_package(line: str, package: str) -> None:
+    from glmcompat.model.signatures import mentions
+
+    assert [m[2] for m in mentions(line) if m[1] == "namespace"] == [package]
+
+
+def test_every_tolerant_form_is_linear_time() -> None:
+    """The case- and quote-tolerant form of each shipped signature keeps its shape: it is linear in the line too."""
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.model.signatures import linear_time_problem, tolerant
+
+    for s in load_facts().rows("signature"):
+        assert linear_time_problem(tolerant(s.pattern)) is None, s.id
