@@ -120,3 +120,18 @@ def test_generic_signature_still_wins_alone() -> None:
     """Outside vLLM the generic undefined-symbol signature is still reported (nothing wider matched)."""
     line = "ImportError: /venv/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: _ZN3c10foo"
     assert [h.id for h in scan_lines([line], load_facts().rows("signature"))] == ["undefined-symbol"]
+
+
+# xformers' load-failure phrasings as its source formats them (xformers-0.0.21 wheel xformers/_cpp_lib.py, the same in
+# the current xformers/_cpp_lib.py): with build metadata, without it, and with no compiled extension at all
+@pytest.mark.parametrize(("line", "groups"), [
+    ("    PyTorch 2.9.1+cu128 with CUDA 1208 (you have 2.8.0+cu128)",
+     {"built": "2.9.1+cu128", "cuda": "1208", "have": "2.8.0+cu128"}),
+    ("    PyTorch 2.0.1 (you have 2.1.0+cu121)", {"built": "2.0.1", "have": "2.1.0+cu121"}),
+    ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for a different version of "
+     "PyTorch or Python.", {}),
+    ("WARNING[XFORMERS]: Need to compile C++ extensions to use all xFormers features.", {}),
+])
+def test_every_xformers_load_failure_phrasing(line: str, groups: dict[str, str]) -> None:
+    [h] = scan_lines([line], load_facts().rows("signature"))
+    assert (h.id, {k: v for k, v in h.groups.items() if v}) == ("xformers-built-for-other-torch", groups)
