@@ -153,6 +153,24 @@ def test_validate_rejects_broken_copy(tmp_path, file, old, new, at, needle):
     assert at in path.read_text().splitlines()[int(m.group(2)) - 1], err
 
 
+def test_a_file_is_parsed_once_per_content_and_an_edit_or_a_fault_is_read_again(tmp_path):
+    """load_file keeps what it parsed by the bytes' digest (matrix refresh validates the whole matrix after each edit):
+    the same bytes at another path are the same rows, an edit is parsed anew, a broken file names its own path."""
+    shipped = ROOT / "glmcompat" / "matrix" / "data" / "kernels.toml"
+    first, text = load_file(shipped)
+    copy = tmp_path / "copy.toml"
+    copy.write_bytes(shipped.read_bytes())
+    assert load_file(copy)[0] is first and load_file(copy)[1] == text
+    copy.write_text(text.replace('torch = "2.9.1"', 'torch = "2.9.0"', 1))
+    edited, _ = load_file(copy)
+    assert edited is not first and edited != first
+    for name in ("a.toml", "b.toml"):  # a fault is not kept: each read names the file it read
+        bad = tmp_path / name
+        bad.write_text(text.replace('cuda = "', 'cuda = "x', 1))
+        with pytest.raises(MatrixError, match=re.escape(str(bad))):
+            load_file(bad)
+
+
 def test_validate_ok_and_missing_file(tmp_path):
     r = run_cli("matrix", "validate")
     assert r.returncode == 0 and r.stdout.startswith("ok:")
