@@ -39,11 +39,19 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     files, key, digests = _keyed(paths)
     cached = cache_dir() / entry_name(key)
     if files:
+        seen = _entry_state(cached)
+        if seen is not None and (hit := _SERVED.get(seen)) is not None:
+            return hit
         data = _cached_matrix(cached)
-        if data is None and not paths:  # the shipped matrix: the wheel's snapshot, if these are its files
-            data = _rows(read_stored(str(SNAPSHOT), "snapshot", SNAPSHOT.name), digests)
         if data is not None:
-            return Facts(data, key)
+            facts = Facts(data, key)
+            if seen is not None:
+                _remember(seen, facts)
+            return facts
+        if not paths:  # the shipped matrix: the wheel's snapshot, if these are its files
+            data = _rows(read_stored(str(SNAPSHOT), "snapshot", SNAPSHOT.name), digests)
+            if data is not None:
+                return Facts(data, key)
     from glmcompat.matrix.schema import TABLES, load_matrix  # lazy: pydantic, only when the cache misses
 
     m = load_matrix(paths)
@@ -53,6 +61,27 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
         except OSError:
             pass  # a read-only cache only costs speed
     return Facts({t: getattr(m, t) for t in TABLES}, key)  # the validated rows themselves
+
+
+# The Facts this process served from a cache entry, by the entry's path and its file state (device, inode, size,
+# modification time in ns): a process that checks many locks (the API, a long-lived tool) reads and decodes the
+# 400 KB entry once, while an entry that was rewritten, replaced or removed is read again. The key of the entry's name
+# already covers the matrix files' content and glmcompat's code. A few entries: one per matrix a process uses.
+_SERVED: dict[tuple[str, int, int, int, int], Facts] = {}
+
+
+def _entry_state(path: Path) -> tuple[str, int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _remember(state: tuple[str, int, int, int, int], facts: Facts) -> None:
+    if len(_SERVED) >= 8:
+        _SERVED.clear()
+    _SERVED[state] = facts
 
 
 def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:

@@ -171,6 +171,25 @@ def test_a_file_is_parsed_once_per_content_and_an_edit_or_a_fault_is_read_again(
             load_file(bad)
 
 
+def test_facts_are_read_from_the_cache_entry_once_while_it_is_unchanged():
+    """load_facts decodes the 400 KB entry once per process while the entry's file is the same (an API caller checking
+    many locks); an entry rewritten, replaced or broken is read again, and a broken one is a miss, validated anew."""
+    from glmcompat.matrix.load import cache_entry_name, load_facts
+    from glmcompat.matrix.store import cache_dir
+
+    first = load_facts()
+    assert load_facts() is first
+    entry = cache_dir() / str(cache_entry_name())
+    sealed = entry.read_bytes()
+    entry.unlink()
+    entry.write_bytes(sealed)  # the same bytes in a new file: read again, the same rows
+    again = load_facts()
+    assert again is not first and again.data == first.data
+    entry.write_bytes(sealed[: len(sealed) // 2])  # broken: a miss, validated anew and the entry rewritten
+    healed = load_facts()
+    assert healed is not again and healed.data == first.data and entry.read_bytes() == sealed
+
+
 def test_validate_ok_and_missing_file(tmp_path):
     r = run_cli("matrix", "validate")
     assert r.returncode == 0 and r.stdout.startswith("ok:")
