@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from glmcompat.matrix.locations import code_fingerprint, file_digest, hasher, read_stored, seal
+from glmcompat.matrix.locations import code_fingerprint, file_digest, hasher, read_bounded, read_stored, seal, unseal
 from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
 from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
 from glmcompat.matrix.view import Facts, Tables
@@ -39,15 +39,9 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     files, key, digests = _keyed(paths)
     cached = cache_dir() / entry_name(key)
     if files:
-        seen = _entry_state(cached)
-        if seen is not None and (hit := _SERVED.get(seen)) is not None:
-            return hit
-        data = _cached_matrix(cached)
-        if data is not None:
-            facts = Facts(data, key)
-            if seen is not None:
-                _remember(seen, facts)
-            return facts
+        served = _served(cached, key)
+        if served is not None:
+            return served
         if not paths:  # the shipped matrix: the wheel's snapshot, if these are its files
             data = _rows(read_stored(str(SNAPSHOT), "snapshot", SNAPSHOT.name), digests)
             if data is not None:
@@ -63,25 +57,28 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
     return Facts({t: getattr(m, t) for t in TABLES}, key)  # the validated rows themselves
 
 
-# The Facts this process served from a cache entry, by the entry's path and its file state (device, inode, size,
-# modification time in ns): a process that checks many locks (the API, a long-lived tool) reads and decodes the
-# 400 KB entry once, while an entry that was rewritten, replaced or removed is read again. The key of the entry's name
-# already covers the matrix files' content and glmcompat's code. A few entries: one per matrix a process uses.
-_SERVED: dict[tuple[str, int, int, int, int], Facts] = {}
+# The Facts this process decoded from cache entries, by the entry's seal (its first line: the verified digest of the
+# entry's name and payload): a process that checks many locks (the API, a long-lived tool) decodes the 400 KB of rows
+# once, and an entry whose bytes changed is decoded again. A few entries: one per matrix a process uses.
+_SERVED: dict[bytes, Facts] = {}
 
 
-def _entry_state(path: Path) -> tuple[str, int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
+def _served(path: Path, key: str) -> Facts | None:
+    """The Facts of the cache entry ``path`` (of cache key ``key``); None: a miss (see :func:`_cached_matrix`)."""
+    raw = read_bounded(str(path))
+    body = unseal("matrix", path.name, raw)
+    if raw is None or body is None:
         return None
-    return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _remember(state: tuple[str, int, int, int, int], facts: Facts) -> None:
-    if len(_SERVED) >= 8:
-        _SERVED.clear()
-    _SERVED[state] = facts
+    seal_line = raw[: len(raw) - len(body)]
+    hit = _SERVED.get(seal_line)
+    if hit is None:
+        data = _rows(body)
+        if data is None:
+            return None
+        if len(_SERVED) >= 8:
+            _SERVED.clear()
+        hit = _SERVED[seal_line] = Facts(data, key)
+    return hit
 
 
 def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:

@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 import glmcompat
+from glmcompat.matrix.load import cache_entry_name, load_facts
+from glmcompat.matrix.locations import seal
 from glmcompat.matrix.schema import load_file, load_matrix
+from glmcompat.matrix.store import cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError, MatrixError
 
@@ -171,23 +174,25 @@ def test_a_file_is_parsed_once_per_content_and_an_edit_or_a_fault_is_read_again(
             load_file(bad)
 
 
-def test_facts_are_read_from_the_cache_entry_once_while_it_is_unchanged():
-    """load_facts decodes the 400 KB entry once per process while the entry's file is the same (an API caller checking
-    many locks); an entry rewritten, replaced or broken is read again, and a broken one is a miss, validated anew."""
-    from glmcompat.matrix.load import cache_entry_name, load_facts
-    from glmcompat.matrix.store import cache_dir
-
+def test_facts_are_decoded_from_a_cache_entry_once_per_content():
+    """load_facts decodes the 400 KB of rows once per process for an entry's content (an API caller checking many
+    locks), whichever file holds it; an entry whose bytes changed is decoded again, and a broken one is a miss,
+    validated anew and rewritten."""
     first = load_facts()
     assert load_facts() is first
     entry = cache_dir() / str(cache_entry_name())
     sealed = entry.read_bytes()
     entry.unlink()
-    entry.write_bytes(sealed)  # the same bytes in a new file: read again, the same rows
-    again = load_facts()
-    assert again is not first and again.data == first.data
+    entry.write_bytes(sealed)  # the same bytes in a new file: the same rows
+    assert load_facts() is first
+    doc = json.loads(sealed.partition(b"\n")[2])
+    doc["tables"]["target"] = doc["tables"]["target"][:1]  # other rows, sealed as glmcompat seals them
+    entry.write_bytes(seal("matrix", entry.name, json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()))
+    other = load_facts()
+    assert other is not first and len(other.rows("target")) == 1 < len(first.rows("target"))
     entry.write_bytes(sealed[: len(sealed) // 2])  # broken: a miss, validated anew and the entry rewritten
     healed = load_facts()
-    assert healed is not again and healed.data == first.data and entry.read_bytes() == sealed
+    assert healed is not other and healed.data == first.data and entry.read_bytes() == sealed
 
 
 def test_validate_ok_and_missing_file(tmp_path):
