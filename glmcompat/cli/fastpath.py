@@ -239,10 +239,27 @@ def _write(path: str, data: bytes) -> None:
     atomic_write(Path(path), data)
 
 
+_RELEVANT: dict[str, frozenset[str]] = {}  # facts key (matrix files' content and glmcompat's code) -> relevant_names
+
+
 def relevant_names(facts: object) -> frozenset[str]:
     """Every package name a verdict can read: each word of each string of the matrix's rows (names, pins, requirements,
     stacks, models) and the names the decision code reads by name, declared in :data:`glmcompat.decide.reads.NAMED`;
-    canonical. A superset: a word that names no package only makes a lock's projection keep that package's version."""
+    canonical. A superset: a word that names no package only makes a lock's projection keep that package's version.
+    Walked once per process for facts that carry a key (:func:`glmcompat.matrix.load.load_facts`'s: the matrix files'
+    content and glmcompat's code), not once per cache directory."""
+    fk = getattr(facts, "key", "")
+    if isinstance(fk, str) and fk and (known := _RELEVANT.get(fk)) is not None:
+        return known
+    names = _walk_names(facts)
+    if isinstance(fk, str) and fk:
+        if len(_RELEVANT) >= 8:
+            _RELEVANT.clear()
+        _RELEVANT[fk] = names
+    return names
+
+
+def _walk_names(facts: object) -> frozenset[str]:
     import dataclasses  # lazy: start-up path (only a full run records names)
     import re  # lazy: start-up path (only a full run records names)
 

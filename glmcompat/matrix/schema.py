@@ -9,7 +9,9 @@ stack naming an unknown target, ...). Errors name the file, the line and the off
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -309,10 +311,30 @@ def _quote(v: Any) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
+# The files parsed in this process, by their bytes' digest: a file validates the same wherever it lies, and its rows are
+# immutable (frozen dataclasses, tuples, read-only mappings), so one parse serves every later read of the same bytes --
+# ``matrix refresh`` and ``matrix add`` validate the whole matrix after each edit, and only the edited file changed.
+# Bounded: the oldest entry goes first. A file that fails is parsed again (its error names the path it was read at).
+_PARSED: dict[bytes, tuple[MatrixFile, str]] = {}
+_PARSED_MAX = 64
+_PARSED_LOCK = threading.Lock()  # refresh reads files from worker threads
+
+
 def load_file(path: Path) -> tuple[MatrixFile, str]:
     """Parse and validate one matrix file; raise :class:`MatrixError` naming file, line and value."""
-    p = str(path)
     raw = read_input(path, MatrixError, "a matrix file")
+    key = hashlib.blake2b(raw, digest_size=20).digest()
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = _parse_file(str(path), raw)
+        with _PARSED_LOCK:
+            while len(_PARSED) >= _PARSED_MAX:
+                del _PARSED[next(iter(_PARSED))]
+            _PARSED[key] = hit
+    return hit
+
+
+def _parse_file(p: str, raw: bytes) -> tuple[MatrixFile, str]:
     try:
         text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (some editors write one) is dropped
     except UnicodeDecodeError as e:

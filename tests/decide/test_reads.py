@@ -12,6 +12,7 @@ from glmcompat.cli.fastpath import relevant_names
 from glmcompat.decide.reads import NAMED, SHARED
 from glmcompat.decide.rules.registry import RULES
 from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.view import Facts
 from glmcompat.readers.uvlockscan import canonical
 
 from tests.conftest import FIXTURES, LOCKS
@@ -62,3 +63,17 @@ def test_the_shared_declaration_holds_only_what_the_shared_code_spells_out():
     modules = {DECIDE / "rules" / (r.check.__module__.rsplit(".", 1)[1] + ".py") for r in RULES}
     shared = [p for p in sorted(DECIDE.rglob("*.py")) if p not in modules and p.name != "reads.py"]
     assert set(_spelled(SHARED, shared)) == SHARED
+
+
+def test_the_names_are_walked_once_per_matrix_and_code():
+    """relevant_names walks the matrix's rows once per process for a key (the matrix files' content and glmcompat's
+    code), as each full run of a process that checks many locks records them; facts without a key are walked each time,
+    and facts of other rows under another key get their own names."""
+    facts = load_facts()
+    first = relevant_names(facts)
+    assert relevant_names(Facts(facts.data, facts.key)) is first
+    unkeyed = relevant_names(Facts(facts.data))
+    assert unkeyed == first and unkeyed is not first
+    fewer = {t: rows for t, rows in facts.data.items() if t not in ("stack", "model")}
+    other = relevant_names(Facts(fewer, facts.key + "-other"))
+    assert other < first and relevant_names(Facts(fewer)) == other

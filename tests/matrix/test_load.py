@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 import glmcompat
+from glmcompat.matrix.load import cache_entry_name, load_facts
+from glmcompat.matrix.locations import seal
 from glmcompat.matrix.schema import load_file, load_matrix
+from glmcompat.matrix.store import cache_dir
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError, MatrixError
 
@@ -151,6 +154,45 @@ def test_validate_rejects_broken_copy(tmp_path, file, old, new, at, needle):
     assert m, err
     assert Path(m.group(1)).name == file
     assert at in path.read_text().splitlines()[int(m.group(2)) - 1], err
+
+
+def test_a_file_is_parsed_once_per_content_and_an_edit_or_a_fault_is_read_again(tmp_path):
+    """load_file keeps what it parsed by the bytes' digest (matrix refresh validates the whole matrix after each edit):
+    the same bytes at another path are the same rows, an edit is parsed anew, a broken file names its own path."""
+    shipped = ROOT / "glmcompat" / "matrix" / "data" / "kernels.toml"
+    first, text = load_file(shipped)
+    copy = tmp_path / "copy.toml"
+    copy.write_bytes(shipped.read_bytes())
+    assert load_file(copy)[0] is first and load_file(copy)[1] == text
+    copy.write_text(text.replace('torch = "2.9.1"', 'torch = "2.9.0"', 1))
+    edited, _ = load_file(copy)
+    assert edited is not first and edited != first
+    for name in ("a.toml", "b.toml"):  # a fault is not kept: each read names the file it read
+        bad = tmp_path / name
+        bad.write_text(text.replace('cuda = "', 'cuda = "x', 1))
+        with pytest.raises(MatrixError, match=re.escape(str(bad))):
+            load_file(bad)
+
+
+def test_facts_are_decoded_from_a_cache_entry_once_per_content():
+    """load_facts decodes the 400 KB of rows once per process for an entry's content (an API caller checking many
+    locks), whichever file holds it; an entry whose bytes changed is decoded again, and a broken one is a miss,
+    validated anew and rewritten."""
+    first = load_facts()
+    assert load_facts() is first
+    entry = cache_dir() / str(cache_entry_name())
+    sealed = entry.read_bytes()
+    entry.unlink()
+    entry.write_bytes(sealed)  # the same bytes in a new file: the same rows
+    assert load_facts() is first
+    doc = json.loads(sealed.partition(b"\n")[2])
+    doc["tables"]["target"] = doc["tables"]["target"][:1]  # other rows, sealed as glmcompat seals them
+    entry.write_bytes(seal("matrix", entry.name, json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()))
+    other = load_facts()
+    assert other is not first and len(other.rows("target")) == 1 < len(first.rows("target"))
+    entry.write_bytes(sealed[: len(sealed) // 2])  # broken: a miss, validated anew and the entry rewritten
+    healed = load_facts()
+    assert healed is not other and healed.data == first.data and entry.read_bytes() == sealed
 
 
 def test_validate_ok_and_missing_file(tmp_path):

@@ -27,6 +27,9 @@ from tests.localindex import POLL
 from tests.reliability.test_records import run_measured
 
 DEADLINE = 3.0
+# the servers that stream a 3 GB answer (norange, nosize) are ended by the deadline alone, and until it ends both the
+# server and glmcompat spin a core each: one second proves the deadline as well as three, at a third of the cost
+STREAM_DEADLINE = 1.0
 SLACK = 60.0  # a hang guard: start-up and the last per-read timeout, many times over (the runs it catches took 400 s)
 WHEEL_NAME = "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
 SPARSE = 3 << 30  # the file a server that ignores Range claims (zeros, then a real wheel at the end)
@@ -133,9 +136,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         srv.server_close()
 
 
+def _deadline(scenario: str) -> float:
+    return STREAM_DEADLINE if scenario in ("norange", "nosize") else DEADLINE
+
+
 def _arch(server: str, scenario: str) -> dict[str, Any]:
     return run_measured("arch", "x==1.0", "--index-url", f"{server}/{scenario}/simple/", "--no-cache",
-                        env={"GLMCOMPAT_HTTP_DEADLINE": str(DEADLINE)}, limit=DEADLINE * 4 + SLACK + 60)
+                        env={"GLMCOMPAT_HTTP_DEADLINE": str(_deadline(scenario))}, limit=DEADLINE * 4 + SLACK + 60)
 
 
 @pytest.mark.slow
@@ -146,5 +153,5 @@ def test_a_hostile_answer_ends_within_the_deadline(server: str, scenario: str) -
     assert res["rc"] in (0, 1, 2, 3), res
     err = str(res["stderr"])
     assert "Traceback" not in err and err.count("\n") <= 1, err
-    assert float(res["seconds"]) < DEADLINE + SLACK, res
+    assert float(res["seconds"]) < _deadline(scenario) + SLACK, res
     assert int(res["max_rss_kib"]) < 1024 * 1024, res  # under 1 GiB whatever was sent

@@ -32,13 +32,12 @@ def test_a_blank_index_variable_is_exit_2(var: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("text", ["index-url = [\n", "index = 5\nindex-url = 7\n"])
-def test_a_malformed_uv_toml(tmp_path: Path, text: str) -> None:
+def test_a_malformed_uv_toml(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "uv").mkdir()
     (tmp_path / "uv" / "uv.toml").write_text(text)
-    env = {k: v for k, v in os.environ.items() if k not in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")}
-    env["XDG_CONFIG_HOME"] = str(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "glmcompat", "arch", "x==1.0"], capture_output=True, text=True, env=env,
-                       timeout=60)
+    for k in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
+        monkeypatch.delenv(k, raising=False)
+    r = run_cli("arch", "x==1.0", env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
     if text.startswith("index-url = ["):
         _one_line(r, 2, f"{tmp_path / 'uv' / 'uv.toml'}: uv's configuration is not valid TOML")
