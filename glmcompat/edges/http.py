@@ -151,14 +151,15 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
 
             verify = ssl.create_default_context(cafile=path)
             break
+    from glmcompat.edges.dns import transport  # lazy: heavy httpx, only network calls need it
+
+    # Sized for the parallel reads (the index source's prefetch, a refresh's jobs): every connection they open kept.
+    limits = (httpx.Limits(max_connections=100, max_keepalive_connections=20) if max_connections is None else
+              httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections))
+    wait: dict[str, Any] = {} if max_connections is None else {"pool": None}  # a bounded pool: wait for a connection
     try:
-        if max_connections is None:
-            return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True,
-                                verify=verify, headers={"User-Agent": USER_AGENT})
-        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], pool=None),
-                            limits=httpx.Limits(max_connections=max_connections,
-                                                max_keepalive_connections=max_connections),
-                            follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], **wait), transport=transport(verify, limits),
+                            limits=limits, follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
     except (ImportError, ValueError, httpx.InvalidURL) as e:  # httpx reads the proxy variables here: a SOCKS one needs socksio
         raise proxy_error(e) from None
 
