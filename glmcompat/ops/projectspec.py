@@ -151,6 +151,25 @@ def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
         return None
 
 
+def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | None) -> Run | None:
+    """``uv lock`` of the project at ``root`` with ``predicted`` as its pyproject.toml (the one the lock most likely
+    writes: :func:`glmcompat.ops.projectlock._predicted`), seeded with the project's uv.lock and root files, in a
+    private copy; :func:`settle` takes its lock only where the pyproject.toml written is byte for byte ``predicted``,
+    so its lock is the one uv writes for exactly those files. None where it is off, where there is no prediction,
+    where a copy might lock otherwise or uv cannot start. Never fails."""
+    if predicted is None or os.environ.get(OFF_ENV) or os.name != "posix":
+        return None
+    try:
+        data = (root / "pyproject.toml").read_bytes()
+        if any(word in data for word in _REFUSED[1:]):
+            return None
+        lock = root / "uv.lock"
+        files = _root_files(root, predicted, lock.read_bytes() if lock.is_file() else None)
+        return Run(files, uv_env(index)) if files is not None else None
+    except Exception:
+        return None
+
+
 def packages(lock: bytes) -> list[dict[str, str]]:
     """``name`` and ``version`` of each ``[[package]]`` of a uv.lock, from the two lines uv writes first in each (a
     package without a version line is left out); empty where none is of that shape."""
@@ -195,19 +214,28 @@ def _new_mode() -> int:
     return 0o666 & ~mask
 
 
-def settle(first: Run, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
-           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None
+def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
+           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None, predicted: Run | None = None
            ) -> subprocess.CompletedProcess[str] | None:
-    """The lock for ``new_py`` (already written in place) from the speculation ``first`` or from a run on ``new_py``
-    itself, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
-    returned); None, with uv.lock as it was, where neither gives one uv confirms (the caller runs ``uv lock``)."""
+    """The lock for ``new_py`` (already written in place) from the speculation ``first``, from ``predicted`` where it
+    ran on exactly the files the project now holds (:func:`start_predicted`), or from a run on ``new_py`` started
+    now, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
+    returned); None, with uv.lock as it was, where none gives one uv confirms (the caller runs ``uv lock``).
+    ``predicted`` is the caller's to discard; a run that did not answer this question is stopped here at once."""
     env = uv_env(index)
-    if first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock or first.env != env:
-        return None
+    if first is not None and (first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock
+                              or first.env != env):
+        first = None
     files = _root_files(root, new_py, old_lock)
     second: Run | None = None
+    if predicted is not None and files is not None and predicted.files == files and predicted.env == env:
+        second, predicted = predicted, None  # the very question: no need to ask it again
+    elif predicted is not None:
+        predicted.discard()  # another question: its uv only slows what is left
+    if first is None and second is None:
+        return None
     try:
-        if files is not None and files == {**first.files, "pyproject.toml": new_py}:
+        if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
             second = Run(files, env)
     except Exception:
         second = None
@@ -234,13 +262,13 @@ def settle(first: Run, root: Path, old_py: bytes, old_lock: bytes | None, new_py
             second.discard()
 
 
-def _first_answer(first: Run, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
+def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
                   ) -> bytes | None:
     """The lock of whichever run answers first: ``first``'s (the manifest added) where its prediction held, else
     ``second``'s; None where neither does."""
-    tried = False
+    tried = first is None
     while True:
-        if not tried and first.done():
+        if not tried and first is not None and first.done():
             tried = True
             got = first.lock()
             if got is not None and holds(got, pins):
