@@ -5,12 +5,15 @@ writes, and ``uv lock`` then spends as long again, mostly waiting on the network
 the project (before the matrix loads), :func:`start` runs the real ``uv lock`` on the project *as the user wrote it*
 (its pyproject.toml, the uv.lock it holds, the files of its root uv reads) in a private temporary directory
 (:func:`glmcompat.ops.speculate.private_dir`): its prediction is that the core uv picks on its own is the safe one.
-Once the core is resolved, :func:`settle` also starts uv on the exact pyproject.toml the lock writes, in a second
-private directory, and takes whichever answers first:
+Once the matrix is loaded, :func:`start_predicted` starts a second one on the pyproject.toml the lock most likely
+writes (the core resolved over the matrix's own releases: a kernel release pins its torch build, torch its family),
+so that where uv alone picks another torch the lock still has a head start. Once the core is resolved,
+:func:`settle` takes whichever answers first of:
 
 * the first run, when every core package its lock holds is at the version the core pins (the prediction held):
   the lock it wrote, with glmcompat's constraints recorded in its ``[manifest]`` as uv records them;
-* the second run: the lock uv wrote for exactly the new pyproject.toml and the same seed.
+* the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run started then on
+  the new pyproject.toml: the lock uv wrote for exactly the new pyproject.toml and the same seed.
 
 Either way the lock is written in place (atomically, after the pyproject.toml) only for uv itself to confirm it:
 ``uv lock --offline --check`` in the project says the lock is current for the new pyproject.toml, so it is the
