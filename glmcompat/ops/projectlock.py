@@ -429,6 +429,9 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
             return kept
     predicted = None if dry_run or check_only or not (reqs or extra) else projectspec.start_predicted(
         project.root, _predicted(facts, project, reqs + extra, req, python, locked), req.index)
+    if predicted is not None and spec is not None:
+        spec.discard()  # one uv at a time: the prediction is the likelier answer, and two uv slow each other
+        spec = None
     try:
         return _resolve_publish(facts, project, req, machine, python, reqs, extra, locked, result, dry_run=dry_run,
                                 check_only=check_only, index=index, source=source, quiet=quiet, spec=spec,
