@@ -4,7 +4,9 @@ A cold lock reads index pages and METADATA from several threads at once, and eac
 asks ``getaddrinfo`` on its own. A resolver that loses one of many queries sent together makes one of those
 lookups wait out the C library's retry (5 s, then again): a cold lock was seen waiting about 10 s in
 ``socket.getaddrinfo`` in its range-read threads. Here a host's addresses are asked once (callers for the same
-host meanwhile wait for that one answer, not for their own) and kept for :data:`TTL` seconds; every connection
+host meanwhile wait for that one answer, not for their own) and kept for :data:`TTL` seconds; a lookup still
+unanswered after :data:`HEDGE` seconds is asked once more beside it, and the first answer is taken (a lost query
+costs that, not the retry); every connection
 then connects to an address, in the order the system's resolver gave them, trying the next on failure as
 ``socket.create_connection`` does. The TLS name stays the host's (httpcore passes it to ``start_tls`` apart).
 
@@ -14,6 +16,7 @@ it, which :func:`glmcompat.edges.http.make_client` gives every client it makes. 
 
 from __future__ import annotations
 
+import queue
 import socket
 import threading
 import time
@@ -24,6 +27,8 @@ import httpcore
 import httpx
 
 TTL = 300.0  # seconds an answer is kept: a command's whole run, and a library caller's next few minutes
+HEDGE = 0.75  # seconds a lookup may take before it is asked again beside the first (a resolver answers in ms)
+TRIES = 2  # lookups of one host at most at a time, the first included
 
 Lookup = Callable[..., Sequence[tuple[Any, ...]]]  # socket.getaddrinfo's shape
 
@@ -34,8 +39,8 @@ class Resolver:
     lookup in flight; callers for different hosts do not wait for each other."""
 
     def __init__(self, lookup: Lookup = socket.getaddrinfo, ttl: float = TTL,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._lookup, self._ttl, self._clock = lookup, ttl, clock
+                 clock: Callable[[], float] = time.monotonic, hedge: float = HEDGE, tries: int = TRIES) -> None:
+        self._lookup, self._ttl, self._clock, self._hedge, self._tries = lookup, ttl, clock, hedge, max(1, tries)
         self._guard = threading.Lock()
         self._locks: dict[tuple[str, int], threading.Lock] = {}
         self._kept: dict[tuple[str, int], tuple[float, list[str]]] = {}
@@ -50,13 +55,41 @@ class Resolver:
             kept = self._kept.get(key)
             if kept is not None and kept[0] > self._clock():
                 return kept[1]
-            self.lookups += 1
-            infos = self._lookup(host, port, 0, socket.SOCK_STREAM)
+            infos = self._ask(host, port)
             found = list(dict.fromkeys(str(info[4][0]) for info in infos))
             if not found:
                 raise socket.gaierror(f"no address for {host}")
             self._kept[key] = (self._clock() + self._ttl, found)
             return found
+
+
+    def _ask(self, host: str, port: int) -> Sequence[tuple[Any, ...]]:
+        """The first answer of up to ``tries`` lookups, each started ``hedge`` seconds after the one before while
+        none has answered (or at once after one failed); the last failure where all fail."""
+        answers: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+
+        def one() -> None:
+            try:
+                answers.put((True, self._lookup(host, port, 0, socket.SOCK_STREAM)))
+            except OSError as e:
+                answers.put((False, e))
+
+        asked = failed = 0
+        last: BaseException = socket.gaierror(f"no address for {host}")
+        while True:
+            if asked == failed or asked < self._tries:
+                if asked == self._tries:
+                    raise last
+                self.lookups += 1
+                asked += 1
+                threading.Thread(target=one, name="glmcompat-dns", daemon=True).start()
+            try:
+                ok, value = answers.get(timeout=self._hedge if asked < self._tries else None)
+            except queue.Empty:
+                continue
+            if ok:
+                return value  # type: ignore[no-any-return]
+            failed, last = failed + 1, value
 
 
 SHARED = Resolver()  # the process's: every client make_client builds shares it

@@ -44,7 +44,7 @@ def index() -> Iterator[str]:
 
 def test_concurrent_callers_share_one_lookup() -> None:
     lookup = Counted()
-    r = dns.Resolver(lookup)
+    r = dns.Resolver(lookup, hedge=30)
     with ThreadPoolExecutor(8) as pool:
         futures = [pool.submit(r.addresses, "localhost", 80) for _ in range(8)]
         lookup.go.set()
@@ -56,7 +56,7 @@ def test_concurrent_callers_share_one_lookup() -> None:
 def test_a_failed_lookup_is_asked_again_and_an_old_answer_expires() -> None:
     lookup, now = Counted(fail=1), [0.0]
     lookup.go.set()
-    r = dns.Resolver(lookup, ttl=10, clock=lambda: now[0])
+    r = dns.Resolver(lookup, ttl=10, clock=lambda: now[0], tries=1)
     with pytest.raises(socket.gaierror):
         r.addresses("localhost", 80)
     r.addresses("localhost", 80)
@@ -69,7 +69,7 @@ def test_a_failed_lookup_is_asked_again_and_an_old_answer_expires() -> None:
 
 def test_parallel_requests_of_one_client_look_the_host_up_once(index: str) -> None:
     lookup = Counted()
-    resolver = dns.Resolver(lookup)
+    resolver = dns.Resolver(lookup, hedge=30)
     limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
     with httpx.Client(transport=dns.transport(True, limits, resolver)) as client, ThreadPoolExecutor(8) as pool:
         futures = [pool.submit(client.get, index + "/a/") for _ in range(16)]
@@ -106,3 +106,33 @@ def test_make_client_connects_through_the_shared_resolver(index: str) -> None:
     with make_client(max_connections=4) as client:
         assert client.get(index + "/a/").status_code == 200
     assert dns.SHARED.lookups - before <= 1
+
+
+def test_a_lost_query_is_asked_again_beside_it() -> None:
+    """The first lookup never answers (a lost query the C library would retry after 5 s): a second, started after
+    the hedge, answers; nothing waits for the first."""
+    never, calls = threading.Event(), []
+
+    def lookup(host: str, port: int, *args: Any) -> Any:
+        calls.append(host)
+        if len(calls) == 1:
+            never.wait(30)
+        return socket.getaddrinfo(host, port, *args)
+
+    try:
+        assert "127.0.0.1" in dns.Resolver(lookup, hedge=0.05).addresses("localhost", 80)
+        assert len(calls) == 2
+    finally:
+        never.set()
+
+
+def test_every_lookup_failing_is_the_last_failure() -> None:
+    calls = []
+
+    def lookup(host: str, port: int, *args: Any) -> Any:
+        calls.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, f"Name or service not known ({len(calls)})")
+
+    with pytest.raises(socket.gaierror, match=r"\(2\)"):
+        dns.Resolver(lookup, tries=2).addresses("nowhere.invalid", 80)
+    assert len(calls) == 2
