@@ -611,9 +611,9 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-            p = None if _round or (spec is None and predicted is None) else projectspec.settle(
+            p, early = (None, None) if _round or (spec is None and predicted is None) else projectspec.settle(
                 spec, project.root, old_py, old_lock, pyproject.read_bytes(), result.core, result.overrides, req.index,
-                lock_mode, predicted)
+                lock_mode, predicted, meanwhile=lambda: judge(facts, lock, req.targets, req.model, machine, req.machine))
             p = p or _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
@@ -632,7 +632,9 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
             _fill(result, core)
             result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
             text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
-        found = judge(facts, lock, req.targets, req.model, machine, req.machine)
+        # the lock judged while uv checked it, where it is the one kept (the first round's, never changed since)
+        found = early if early is not None and not _round else judge(facts, lock, req.targets, req.model, machine,
+                                                                      req.machine)
         errors = _errors(found)
         if errors:
             lines = "\n".join(f"  × {e}" for e in errors)

@@ -30,11 +30,14 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from glmcompat.edges.uv import uv_binary
 from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX, private_dir, remove_private
+
+T = TypeVar("T")
 
 TYPE_CHECKING = False  # not typing's: :func:`start_early` runs before the command's imports, and each one delays uv
 if TYPE_CHECKING:
@@ -218,13 +221,15 @@ def _new_mode() -> int:
 
 
 def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
-           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None, predicted: Run | None = None
-           ) -> subprocess.CompletedProcess[str] | None:
+           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None, predicted: Run | None = None,
+           meanwhile: Callable[[], T] | None = None) -> tuple[subprocess.CompletedProcess[str] | None, T | None]:
     """The lock for ``new_py`` (already written in place) from the speculation ``first``, from ``predicted`` where it
     ran on exactly the files the project now holds (:func:`start_predicted`), or from a run on ``new_py`` started
     now, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
     returned); None, with uv.lock as it was, where none gives one uv confirms (the caller runs ``uv lock``).
-    ``predicted`` is the caller's to discard; a run that did not answer this question is stopped here at once."""
+    ``predicted`` is the caller's to discard; a run that did not answer this question is stopped here at once.
+    ``meanwhile``: what the caller does with the lock written in place while uv checks it (judging it), its value
+    returned beside the check's process, None where the lock was not confirmed (and the value is then worthless)."""
     env = uv_env(index)
     if first is not None and (first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock
                               or first.env != env):
@@ -236,7 +241,7 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
     elif predicted is not None:
         predicted.discard()  # another question: its uv only slows what is left
     if first is None and second is None:
-        return None
+        return None, None
     try:
         if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
             second = Run(files, env)
@@ -245,21 +250,28 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
     try:
         got = _first_answer(first, second, pins, overrides)
         if got is None:
-            return None
+            return None, None
         from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
 
         lock = root / "uv.lock"
         atomic_write(lock, got, mode=lock_mode if lock_mode is not None else _new_mode())
+        value: T | None = None
         try:
-            p = subprocess.run([uv_binary(), "lock", "--offline", "--check"], cwd=root, env=env, capture_output=True,
-                               text=True, stdin=subprocess.DEVNULL)
+            args = [uv_binary(), "lock", "--offline", "--check"]
+            with subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  stdin=subprocess.DEVNULL) as check:
+                try:
+                    value = meanwhile() if meanwhile is not None else None
+                finally:
+                    out, err = check.communicate()
+            p = subprocess.CompletedProcess(args, check.returncode, out, err)
         except BaseException:
             restore(lock, old_lock, lock_mode)
             raise
         if p.returncode != 0:
             restore(lock, old_lock, lock_mode)
-            return None
-        return p
+            return None, None
+        return p, value
     finally:
         if second is not None:
             second.discard()
