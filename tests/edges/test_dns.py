@@ -136,3 +136,18 @@ def test_every_lookup_failing_is_the_last_failure() -> None:
     with pytest.raises(socket.gaierror, match=r"\(2\)"):
         dns.Resolver(lookup, tries=2).addresses("nowhere.invalid", 80)
     assert len(calls) == 2
+
+
+def test_a_proxy_variable_still_carries_the_requests(index: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared resolver serves the direct connections only: with HTTP_PROXY set, the request goes to the proxy (here
+    the local index's server, which answers the absolute URL it is sent) and the target host is never looked up."""
+    monkeypatch.setenv("HTTP_PROXY", index.removesuffix("/simple"))
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    asked: list[str] = []
+    real = dns.SHARED.addresses
+    monkeypatch.setattr(dns.SHARED, "addresses", lambda host, port: asked.append(host) or real(host, port))
+    with make_client() as client:
+        r = client.get("http://nowhere.invalid/simple/a/")
+    assert isinstance(r.status_code, int)
+    assert "nowhere.invalid" not in asked
