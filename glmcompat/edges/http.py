@@ -143,22 +143,30 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
     ``max_connections`` bounds the pool (parallel downloads wait for a free connection, no pool timeout)."""
     import httpx  # lazy: heavy httpx, only network calls need it
 
+    import ssl  # lazy: with httpx, only network calls
+
     verify: Any = True
     for var in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
         path = os.environ.get(var)
         if path and os.path.isfile(path):
-            import ssl  # lazy: with httpx, only network calls
-
             verify = ssl.create_default_context(cafile=path)
             break
+    from glmcompat.edges.dns import transport  # lazy: heavy httpx, only network calls need it
+
+    # Sized for the parallel reads (the index source's prefetch, a refresh's jobs): every connection they open kept.
+    limits = (httpx.Limits(max_connections=100, max_keepalive_connections=20) if max_connections is None else
+              httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections))
+    wait: dict[str, Any] = {} if max_connections is None else {"pool": None}  # a bounded pool: wait for a connection
     try:
-        if max_connections is None:
-            return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1]), follow_redirects=True,
-                                verify=verify, headers={"User-Agent": USER_AGENT})
-        return httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], pool=None),
-                            limits=httpx.Limits(max_connections=max_connections,
-                                                max_keepalive_connections=max_connections),
-                            follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+        if not isinstance(verify, ssl.SSLContext):
+            verify = httpx.create_ssl_context(verify=verify)  # once, for both transports below (loading it is slow)
+        client = httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], **wait), limits=limits,
+                              follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
+        # The direct connections through the shared resolver. Set after the client is made, not given to it: a
+        # client given a transport ignores the proxy variables, which httpx mounts (and checks) here.
+        client._transport.close()
+        client._transport = transport(verify, limits)
+        return client
     except (ImportError, ValueError, httpx.InvalidURL) as e:  # httpx reads the proxy variables here: a SOCKS one needs socksio
         raise proxy_error(e) from None
 

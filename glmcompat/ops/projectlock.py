@@ -58,6 +58,7 @@ from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
 from glmcompat.ops import machinelock, projectspec
 from glmcompat.ops.projectspec import restore as _restore
+from glmcompat.ops.speculate import OFF_ENV
 from glmcompat.ops.progress import Progress
 from glmcompat.ops.projectrecord import _digests, _inputs, _recall, _record_path, _remember
 from glmcompat.ops.projectresult import RESULT_VERSION, ProjectLockRequest, ProjectLockResult
@@ -426,6 +427,46 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
         kept = _as_is(facts, project, req, machine, result, check_only)
         if kept is not None:
             return kept
+    predicted = None if dry_run or check_only or not (reqs or extra) else projectspec.start_predicted(
+        project.root, _predicted(facts, project, reqs + extra, req, python, locked), req.index)
+    if predicted is not None and spec is not None:
+        spec.discard()  # one uv at a time: the prediction is the likelier answer, and two uv slow each other
+        spec = None
+    try:
+        return _resolve_publish(facts, project, req, machine, python, reqs, extra, locked, result, dry_run=dry_run,
+                                check_only=check_only, index=index, source=source, quiet=quiet, spec=spec,
+                                predicted=predicted)
+    finally:
+        if predicted is not None:
+            predicted.discard()
+
+
+def _predicted(facts: Facts, project: pp.UvProject, reqs: list[str], req: ProjectLockRequest, python: str,
+               locked: dict[str, str]) -> bytes | None:
+    """The pyproject.toml this lock most likely writes, from the matrix alone: the core resolved over the releases its
+    rows record (:class:`glmcompat.decide.remedysearch.MatrixSource`, the versions the project's uv.lock holds among
+    them), written as :func:`_publish_held` writes it. Usually the index's resolution picks the same set (a kernel
+    release pins its torch build, and torch its family); where it does not, nothing is lost but the run started on
+    it. None where the matrix finds no safe set; never fails."""
+    from glmcompat.decide.remedysearch import MatrixSource  # lazy: resolving only (a recalled lock imports none)
+
+    if os.environ.get(OFF_ENV):
+        return None
+    try:
+        core = resolve_set(facts, reqs, "pyproject.toml", req, python, locked, exclude_newer=_exclude_newer(project),
+                           source=MatrixSource(facts.on(req.platform), req.platform, dict(locked)), quiet=True)
+        text = pp.with_core(project.pyproject, pp.without_ours(project.pyproject, project.text), entries_of(core))
+        bom = project.pyproject.read_bytes().startswith(b"\xef\xbb\xbf")
+    except Exception:
+        return None
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+
+
+def _resolve_publish(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str,
+                     reqs: list[str], extra: list[str], locked: dict[str, str], result: ProjectLockResult, *,
+                     dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None, quiet: bool,
+                     spec: projectspec.Run | None, predicted: projectspec.Run | None) -> ProjectLockResult:
+    pyproject = project.pyproject
     core = Core({}, {}, {})
     if reqs or extra:
         core = resolve_set(facts, reqs + extra, "pyproject.toml", req, python, locked,
@@ -441,7 +482,8 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     if check_only:
         return _check(facts, project, new_text, req, machine, result)
     uv_binary()
-    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet, spec)
+    return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet, spec,
+                    predicted)
 
 
 def _written_core(project: pp.UvProject) -> Core | None:
@@ -542,16 +584,18 @@ def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockR
 
 def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
              python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
-             source: Source | None, quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
+             source: Source | None, quiet: bool, spec: projectspec.Run | None = None,
+             predicted: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
         return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet,
-                             spec)
+                             spec, predicted)
 
 
 def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
                   machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
-                  source: Source | None, quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
+                  source: Source | None, quiet: bool, spec: projectspec.Run | None = None,
+                  predicted: projectspec.Run | None = None) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
     old_py = pyproject.read_bytes()
     if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
@@ -567,9 +611,9 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
-            p = None if _round or spec is None else projectspec.settle(
+            p, early = (None, None) if _round or (spec is None and predicted is None) else projectspec.settle(
                 spec, project.root, old_py, old_lock, pyproject.read_bytes(), result.core, result.overrides, req.index,
-                lock_mode)
+                lock_mode, predicted, meanwhile=lambda: judge(facts, lock, req.targets, req.model, machine, req.machine))
             p = p or _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
@@ -588,7 +632,9 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
             _fill(result, core)
             result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
             text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
-        found = judge(facts, lock, req.targets, req.model, machine, req.machine)
+        # the lock judged while uv checked it, where it is the one kept (the first round's, never changed since)
+        found = early if early is not None and not _round else judge(facts, lock, req.targets, req.model, machine,
+                                                                      req.machine)
         errors = _errors(found)
         if errors:
             lines = "\n".join(f"  × {e}" for e in errors)

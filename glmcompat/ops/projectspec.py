@@ -5,12 +5,15 @@ writes, and ``uv lock`` then spends as long again, mostly waiting on the network
 the project (before the matrix loads), :func:`start` runs the real ``uv lock`` on the project *as the user wrote it*
 (its pyproject.toml, the uv.lock it holds, the files of its root uv reads) in a private temporary directory
 (:func:`glmcompat.ops.speculate.private_dir`): its prediction is that the core uv picks on its own is the safe one.
-Once the core is resolved, :func:`settle` also starts uv on the exact pyproject.toml the lock writes, in a second
-private directory, and takes whichever answers first:
+Once the matrix is loaded, :func:`start_predicted` starts a second one on the pyproject.toml the lock most likely
+writes (the core resolved over the matrix's own releases: a kernel release pins its torch build, torch its family),
+so that where uv alone picks another torch the lock still has a head start. Once the core is resolved,
+:func:`settle` takes whichever answers first of:
 
 * the first run, when every core package its lock holds is at the version the core pins (the prediction held):
   the lock it wrote, with glmcompat's constraints recorded in its ``[manifest]`` as uv records them;
-* the second run: the lock uv wrote for exactly the new pyproject.toml and the same seed.
+* the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run started then on
+  the new pyproject.toml: the lock uv wrote for exactly the new pyproject.toml and the same seed.
 
 Either way the lock is written in place (atomically, after the pyproject.toml) only for uv itself to confirm it:
 ``uv lock --offline --check`` in the project says the lock is current for the new pyproject.toml, so it is the
@@ -27,11 +30,14 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from glmcompat.edges.uv import uv_binary
 from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX, private_dir, remove_private
+
+T = TypeVar("T")
 
 TYPE_CHECKING = False  # not typing's: :func:`start_early` runs before the command's imports, and each one delays uv
 if TYPE_CHECKING:
@@ -151,6 +157,25 @@ def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
         return None
 
 
+def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | None) -> Run | None:
+    """``uv lock`` of the project at ``root`` with ``predicted`` as its pyproject.toml (the one the lock most likely
+    writes: :func:`glmcompat.ops.projectlock._predicted`), seeded with the project's uv.lock and root files, in a
+    private copy; :func:`settle` takes its lock only where the pyproject.toml written is byte for byte ``predicted``,
+    so its lock is the one uv writes for exactly those files. None where it is off, where there is no prediction,
+    where a copy might lock otherwise or uv cannot start. Never fails."""
+    if predicted is None or os.environ.get(OFF_ENV) or os.name != "posix":
+        return None
+    try:
+        data = (root / "pyproject.toml").read_bytes()
+        if any(word in data for word in _REFUSED[1:]):
+            return None
+        lock = root / "uv.lock"
+        files = _root_files(root, predicted, lock.read_bytes() if lock.is_file() else None)
+        return Run(files, uv_env(index)) if files is not None else None
+    except Exception:
+        return None
+
+
 def packages(lock: bytes) -> list[dict[str, str]]:
     """``name`` and ``version`` of each ``[[package]]`` of a uv.lock, from the two lines uv writes first in each (a
     package without a version line is left out); empty where none is of that shape."""
@@ -195,52 +220,70 @@ def _new_mode() -> int:
     return 0o666 & ~mask
 
 
-def settle(first: Run, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
-           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None
-           ) -> subprocess.CompletedProcess[str] | None:
-    """The lock for ``new_py`` (already written in place) from the speculation ``first`` or from a run on ``new_py``
-    itself, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
-    returned); None, with uv.lock as it was, where neither gives one uv confirms (the caller runs ``uv lock``)."""
+def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
+           overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None, predicted: Run | None = None,
+           meanwhile: Callable[[], T] | None = None) -> tuple[subprocess.CompletedProcess[str] | None, T | None]:
+    """The lock for ``new_py`` (already written in place) from the speculation ``first``, from ``predicted`` where it
+    ran on exactly the files the project now holds (:func:`start_predicted`), or from a run on ``new_py`` started
+    now, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
+    returned); None, with uv.lock as it was, where none gives one uv confirms (the caller runs ``uv lock``).
+    ``predicted`` is the caller's to discard; a run that did not answer this question is stopped here at once.
+    ``meanwhile``: what the caller does with the lock written in place while uv checks it (judging it), its value
+    returned beside the check's process, None where the lock was not confirmed (and the value is then worthless)."""
     env = uv_env(index)
-    if first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock or first.env != env:
-        return None
+    if first is not None and (first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock
+                              or first.env != env):
+        first = None
     files = _root_files(root, new_py, old_lock)
     second: Run | None = None
+    if predicted is not None and files is not None and predicted.files == files and predicted.env == env:
+        second, predicted = predicted, None  # the very question: no need to ask it again
+    elif predicted is not None:
+        predicted.discard()  # another question: its uv only slows what is left
+    if first is None and second is None:
+        return None, None
     try:
-        if files is not None and files == {**first.files, "pyproject.toml": new_py}:
+        if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
             second = Run(files, env)
     except Exception:
         second = None
     try:
         got = _first_answer(first, second, pins, overrides)
         if got is None:
-            return None
+            return None, None
         from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
 
         lock = root / "uv.lock"
         atomic_write(lock, got, mode=lock_mode if lock_mode is not None else _new_mode())
+        value: T | None = None
         try:
-            p = subprocess.run([uv_binary(), "lock", "--offline", "--check"], cwd=root, env=env, capture_output=True,
-                               text=True, stdin=subprocess.DEVNULL)
+            args = [uv_binary(), "lock", "--offline", "--check"]
+            with subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  stdin=subprocess.DEVNULL) as check:
+                try:
+                    value = meanwhile() if meanwhile is not None else None
+                finally:
+                    out, err = check.communicate()
+            p = subprocess.CompletedProcess(args, check.returncode, out, err)
         except BaseException:
             restore(lock, old_lock, lock_mode)
             raise
         if p.returncode != 0:
             restore(lock, old_lock, lock_mode)
-            return None
-        return p
+            return None, None
+        return p, value
     finally:
         if second is not None:
             second.discard()
 
 
-def _first_answer(first: Run, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
+def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
                   ) -> bytes | None:
     """The lock of whichever run answers first: ``first``'s (the manifest added) where its prediction held, else
     ``second``'s; None where neither does."""
-    tried = False
+    tried = first is None
     while True:
-        if not tried and first.done():
+        if not tried and first is not None and first.done():
             tried = True
             got = first.lock()
             if got is not None and holds(got, pins):

@@ -157,3 +157,33 @@ def test_the_entry_point_starts_the_run_it_hands_over(tmp_path, monkeypatch):
     run.discard()
     run.discard()  # twice: nothing more
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(UV_PREFIX)]
+
+
+@pytest.mark.slow
+def test_a_prediction_from_the_matrix_gives_the_lock_uv_writes(tmp_path, facts, src, local_index, monkeypatch):
+    """uv's own pick (torch 2.15.0) is not the safe core, but the matrix alone predicts it (sgl-kernel 0.3.21 is
+    built against torch 2.9.1, and torchvision 0.24.1 is its pair): the run started on the predicted pyproject.toml,
+    before the core was resolved, asked exactly the question, so its lock is taken and no run is started after the
+    resolution; it is byte for byte the uv.lock `uv lock` writes in place."""
+    started: list[bytes] = []
+    real = projectspec.Run
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, files: Any, env: dict[str, str]) -> None:
+            started.append(files["pyproject.toml"])
+            super().__init__(files, env)
+
+    monkeypatch.setattr(projectspec, "Run", Counted)
+    spec, plain, made = _both(tmp_path, CHANGED, facts, src, monkeypatch)
+    assert spec == plain and b'name = "torch"\nversion = "2.9.1"' in spec["uv.lock"]
+    assert made == []  # the run on the project as written did not hold, and was not the one taken
+    # the run on the project as written, then the one on the prediction: nothing more (the second is the answer)
+    assert len(started) == 2 and b"# glmcompat lock" not in started[0]
+    assert started[1] == spec["pyproject.toml"]
+
+
+def test_no_prediction_run_where_it_is_off_or_absent(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch"]\n')
+    assert projectspec.start_predicted(tmp_path, None, None) is None
+    monkeypatch.setenv(OFF_ENV, "1")
+    assert projectspec.start_predicted(tmp_path, b'[project]\nname = "x"\n', None) is None

@@ -1,0 +1,153 @@
+"""Each host looked up once, shared by every connection (glmcompat/edges/dns.py): a real local server, real
+sockets, the lookup counted."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from glmcompat.edges import dns
+from glmcompat.edges.http import make_client
+from tests.localindex import serve_wheels
+
+
+class Counted:
+    """socket.getaddrinfo, counted, each call held until ``go`` is set (so concurrent callers really overlap)."""
+
+    def __init__(self, fail: int = 0) -> None:
+        self.calls = 0
+        self.fail = fail
+        self.go = threading.Event()
+        self.lock = threading.Lock()
+
+    def __call__(self, host: str, port: int, *args: Any) -> Any:
+        with self.lock:
+            self.calls += 1
+            failing = self.calls <= self.fail
+        self.go.wait(5)
+        if failing:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return socket.getaddrinfo(host, port, *args)
+
+
+@pytest.fixture
+def index() -> Iterator[str]:
+    with serve_wheels({"a": "1.0"}) as url:
+        yield url.replace("127.0.0.1", "localhost")
+
+
+def test_concurrent_callers_share_one_lookup() -> None:
+    lookup = Counted()
+    r = dns.Resolver(lookup, hedge=30)
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(r.addresses, "localhost", 80) for _ in range(8)]
+        lookup.go.set()
+        got = [f.result() for f in futures]
+    assert lookup.calls == 1 and r.lookups == 1
+    assert all(g == got[0] for g in got) and "127.0.0.1" in got[0]
+
+
+def test_a_failed_lookup_is_asked_again_and_an_old_answer_expires() -> None:
+    lookup, now = Counted(fail=1), [0.0]
+    lookup.go.set()
+    r = dns.Resolver(lookup, ttl=10, clock=lambda: now[0], tries=1)
+    with pytest.raises(socket.gaierror):
+        r.addresses("localhost", 80)
+    r.addresses("localhost", 80)
+    r.addresses("localhost", 80)
+    assert lookup.calls == 2
+    now[0] = 11.0
+    r.addresses("localhost", 80)
+    assert lookup.calls == 3
+
+
+def test_parallel_requests_of_one_client_look_the_host_up_once(index: str) -> None:
+    lookup = Counted()
+    resolver = dns.Resolver(lookup, hedge=30)
+    limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
+    with httpx.Client(transport=dns.transport(True, limits, resolver)) as client, ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(client.get, index + "/a/") for _ in range(16)]
+        lookup.go.set()
+        codes = [f.result().status_code for f in futures]
+    assert codes == [200] * 16
+    assert lookup.calls == 1
+
+
+def test_an_unknown_host_is_a_connect_error_and_the_next_address_is_tried() -> None:
+    def lookup(host: str, port: int, *args: Any) -> Any:
+        if host == "nowhere.invalid":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        # an address nothing listens on first (a closed port on this host), then the real one
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.2", port)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    limits = httpx.Limits()
+    with httpx.Client(transport=dns.transport(True, limits, dns.Resolver(lookup))) as client:
+        with pytest.raises(httpx.ConnectError, match="Name or service not known"):
+            client.get("http://nowhere.invalid/")
+    with serve_wheels({"a": "1.0"}) as url:
+        port = httpx.URL(url).port
+        # the local index listens on 127.0.0.1 alone: 127.0.0.2 refuses, and the client goes on to the next address
+        with httpx.Client(transport=dns.transport(True, limits, dns.Resolver(lookup))) as client:
+            assert client.get(f"http://somewhere.test:{port}/simple/a/").status_code == 200
+
+
+def test_make_client_connects_through_the_shared_resolver(index: str) -> None:
+    before = dns.SHARED.lookups
+    with make_client() as client:
+        assert client.get(index + "/a/").status_code == 200
+        assert client.get(index + "/a/").status_code == 200
+    with make_client(max_connections=4) as client:
+        assert client.get(index + "/a/").status_code == 200
+    assert dns.SHARED.lookups - before <= 1
+
+
+def test_a_lost_query_is_asked_again_beside_it() -> None:
+    """The first lookup never answers (a lost query the C library would retry after 5 s): a second, started after
+    the hedge, answers; nothing waits for the first."""
+    never, calls = threading.Event(), []
+
+    def lookup(host: str, port: int, *args: Any) -> Any:
+        calls.append(host)
+        if len(calls) == 1:
+            never.wait(30)
+        return socket.getaddrinfo(host, port, *args)
+
+    try:
+        assert "127.0.0.1" in dns.Resolver(lookup, hedge=0.05).addresses("localhost", 80)
+        assert len(calls) == 2
+    finally:
+        never.set()
+
+
+def test_every_lookup_failing_is_the_last_failure() -> None:
+    calls = []
+
+    def lookup(host: str, port: int, *args: Any) -> Any:
+        calls.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, f"Name or service not known ({len(calls)})")
+
+    with pytest.raises(socket.gaierror, match=r"\(2\)"):
+        dns.Resolver(lookup, tries=2).addresses("nowhere.invalid", 80)
+    assert len(calls) == 2
+
+
+def test_a_proxy_variable_still_carries_the_requests(index: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared resolver serves the direct connections only: with HTTP_PROXY set, the request goes to the proxy (here
+    the local index's server, which answers the absolute URL it is sent) and the target host is never looked up."""
+    monkeypatch.setenv("HTTP_PROXY", index.removesuffix("/simple"))
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    asked: list[str] = []
+    real = dns.SHARED.addresses
+    monkeypatch.setattr(dns.SHARED, "addresses", lambda host, port: asked.append(host) or real(host, port))
+    with make_client() as client:
+        r = client.get("http://nowhere.invalid/simple/a/")
+    assert isinstance(r.status_code, int)
+    assert "nowhere.invalid" not in asked
