@@ -388,6 +388,11 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
     pending: dict[str, int] = {}  # signatures whose first match named no package yet -> its line
     settled: set[str] = set()  # pending ones a frame has named: the next frame replaces it, until the stack ends
+    # pending ones with no package at all -> the innermost glue package (torch) the frames that follow name: where the
+    # stack names nothing else, that package's own code made the failing import (NumPy 2's message is followed by the
+    # stack that imported the NumPy-1.x module, numpy-2.0.0 wheel numpy/core/_multiarray_umath.py:22-43, and a torch
+    # built against NumPy 1.x shows only torch's frames)
+    glue: dict[str, str] = {}
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
@@ -408,6 +413,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
                 if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
                     pending[sid] = n
+                    if not pkg:
+                        glue[sid] = ""
         if own:
             window.append((n, own))
         for sid, at in list(pending.items()):
@@ -420,6 +427,12 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             if named and sid not in {s2.id for _, s2 in found}:
                 first[sid] = replace(first[sid], package=named[-1])
                 settled.add(sid)
+                glue.pop(sid, None)
+            elif sid in glue and sid not in settled and n > at:
+                glue[sid] = next((m[2] for m in reversed(own) if m[2] in GLUE), glue[sid])
+    for sid, pkg in glue.items():
+        if pkg and sid not in settled and not first[sid].package:
+            first[sid] = replace(first[sid], package=pkg)
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
