@@ -110,16 +110,25 @@ class Opened:
     """An artifact to read: its file name, its sha256 (from the index or the lock; computed for a local file) and its
     zip, opened (its central directory read) only when something is not stored already."""
 
-    def __init__(self, source: Callable[[], RangeSource], filename: str, sha256: str) -> None:
+    def __init__(self, source: Callable[[], RangeSource], filename: str, sha256: str,
+                 fallback: Callable[[], RangeSource] | None = None) -> None:
         self._source = source
+        self._fallback = fallback
         self._zip: RemoteZip | None = None
         self.filename = filename
         self.sha256 = sha256
 
     @property
     def zip(self) -> RemoteZip:
+        """The opened zip; where its own source cannot be read and a ``fallback`` is given (the same file, by sha256,
+        on the configured index: :func:`same_file`), that one."""
         if self._zip is None:
-            self._zip = RemoteZip(self._source())
+            try:
+                self._zip = RemoteZip(self._source())
+            except (GlmcompatError, OSError):
+                if self._fallback is None:
+                    raise
+                self._zip = RemoteZip(self._fallback())
         return self._zip
 
 
@@ -142,11 +151,46 @@ def open_url(index: IndexClient, url: str, sha256: str = "") -> Opened:
                                           backoff=index.backoff), name, sha256 or frag)
 
 
-def open_index(index: IndexClient, f: IndexFile) -> Opened:
+def open_index(index: IndexClient, f: IndexFile, mirrors: Sequence[IndexClient] = ()) -> Opened:
+    """An index file (or a wheel a lock records at a URL) read by HTTP range requests; where its URL cannot be read,
+    the file of the same sha256 on one of ``mirrors`` (:func:`same_file`)."""
     from glmcompat.edges.ranges import HttpRangeReader  # lazy: httpx, only when a URL is read
 
-    return Opened(lambda: HttpRangeReader(index.client, f.url, name=f.filename, size=f.size, retries=index.retries,
-                                          backoff=index.backoff), f.filename, f.sha256 or "")
+    def reader(i: IndexClient, g: IndexFile) -> RangeSource:
+        return HttpRangeReader(i.client, g.url, name=g.filename, size=g.size, retries=i.retries, backoff=i.backoff)
+
+    def fallback() -> RangeSource:
+        i, g = same_file(mirrors, f)
+        return reader(i, g)
+
+    return Opened(lambda: reader(index, f), f.filename, f.sha256 or "", fallback if mirrors and f.sha256 else None)
+
+
+def same_file(indexes: Sequence[IndexClient], f: IndexFile) -> tuple[IndexClient, IndexFile]:
+    """The file ``f`` (a wheel a lock records at a URL that could not be read: the lock was made against a host this
+    machine cannot reach, or the index it names is mirrored here) as one of ``indexes`` lists it: the same file name
+    with the same sha256, so the bytes read are the bytes the lock names. Raises when none lists it."""
+    if not f.sha256:
+        raise GlmcompatError(f"{f.filename}: its recorded URL could not be read, and the lock records no sha256 to "
+                             "find the same file elsewhere")
+    try:
+        name = str(parse_wheel_filename(f.filename)[0])
+    except InvalidWheelFilename:
+        name = f.filename.split("-", 1)[0]
+    seen = ""
+    for i in indexes:
+        try:
+            files = i.project(name).files
+        except GlmcompatError as e:
+            seen = seen or e.message.splitlines()[0][:160]
+            continue
+        for g in files:
+            if g.filename == f.filename and g.sha256 and g.sha256.lower() == f.sha256.lower():
+                return i, g
+        if any(g.filename == f.filename for g in files):
+            seen = seen or f"the index {i.base_url} lists {f.filename} with another sha256"
+    raise GlmcompatError(f"{f.filename}: its recorded URL could not be read, and no configured index lists the file "
+                         f"with the sha256 the lock records" + (f" ({seen})" if seen else ""))
 
 
 def own_code(member: str) -> bool:
@@ -390,7 +434,13 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         with guard:
             for (pm, tv), f in picks.items():
                 if pm == m and (pm, tv) not in loaded:
-                    loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
+                    try:
+                        loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
+                    except (GlmcompatError, OSError):
+                        if not f.sha256:
+                            raise
+                        mi, g = same_file(searched, f)  # the lock's torch wheel, by sha256, on a reachable index
+                        loaded[(pm, tv)] = _torch_summary(mi, cache, g, _Stats()).exports
             return {tv: e for (pm, tv), e in loaded.items() if pm == m}
 
     def one(item: Candidate) -> tuple[tuple[str, ...], ArtifactFacts]:
@@ -433,7 +483,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 f = _lock_file(chosen)
-                op = open_index(index, f)
+                op = open_index(index, f, searched)
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
