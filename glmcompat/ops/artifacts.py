@@ -166,6 +166,28 @@ def open_index(index: IndexClient, f: IndexFile, mirrors: Sequence[IndexClient] 
     return Opened(lambda: reader(index, f), f.filename, f.sha256 or "", fallback if mirrors and f.sha256 else None)
 
 
+def _torch_elsewhere(indexes: Sequence[IndexClient], cache: Cache | None, f: IndexFile, public: str, python: str,
+                     machine: str) -> tuple[IndexClient, Cache | None, IndexFile]:
+    """Where torch's exports are read when the wheel a lock records for it cannot be: the same file (by sha256) on a
+    configured index; else, for a CUDA variant (``2.8.0+cu128`` from PyTorch's own index), the same release's wheel on
+    the configured index -- the variants of one release are built from one source with one C++ ABI (the matrix's
+    torch rows: "its C++ ABI is torch 2.8.0's"), so the symbols an extension needs are looked up there."""
+    try:
+        i, g = same_file(indexes, f)
+        return i, cache, g
+    except GlmcompatError:
+        if "+" not in f.filename.split("-")[1].replace("%2B", "+"):
+            raise
+    first: GlmcompatError | None = None
+    for i in indexes:
+        try:
+            return i, cache, _find(i, cache, "torch", public, python, f"manylinux_{machine}")
+        except GlmcompatError as e:
+            first = first or e
+    assert first is not None
+    raise first
+
+
 def same_file(indexes: Sequence[IndexClient], f: IndexFile) -> tuple[IndexClient, IndexFile]:
     """The file ``f`` (a wheel a lock records at a URL that could not be read: the lock was made against a host this
     machine cannot reach, or the index it names is mirrored here) as one of ``indexes`` lists it: the same file name
@@ -354,7 +376,8 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
         if not judged:
             continue
         for name, ver in env.packages.items():
-            if name in tracked or name.startswith(("nvidia-", "triton", "pytorch-triton")):
+            if name.startswith(("nvidia-", "triton", "pytorch-triton")) or name in tracked and (
+                    name in ("torch", "numpy") or _has_row(facts, name, ver)):
                 continue
             src = env.sources.get(name)
             if src in BUILT_FROM_SOURCE:
@@ -368,6 +391,15 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
             elif src is None and (resolved_at_install or name in compiled):
                 out.setdefault((name, ver, env.platform), ("index", py))
     return [(n, v, w, p, m) for (n, v, m), (w, p) in sorted(out.items())]
+
+
+def _has_row(facts: Facts, name: str, version: str) -> bool:
+    """Whether the matrix says what torch a tracked package's release was built for (a kernel row, a family pin); one
+    it has no row for is read from its own bytes like any other compiled package."""
+    try:
+        return facts.kernel(name, version) is not None or facts.family(name, version) is not None
+    except (ValueError, TypeError):
+        return True
 
 
 def _lock_file(loc: str) -> IndexFile:
@@ -419,8 +451,14 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 continue
             try:
                 first = (own or {}).get(f"torch=={tfull}")
-                picks[(m, tv)] = _find_in([first, *searched] if first else searched, cache, "torch", tfull, python,
-                                          f"manylinux_{m}")
+                try:
+                    picks[(m, tv)] = _find_in([first, *searched] if first else searched, cache, "torch", tfull, python,
+                                              f"manylinux_{m}")
+                except GlmcompatError:
+                    if tfull == tv:
+                        raise
+                    # a variant (+cu128, +cpu) not on the configured index: the same release's wheel, one C++ ABI
+                    picks[(m, tv)] = _find_in(searched, cache, "torch", tv, python, f"manylinux_{m}")
             except GlmcompatError as e:
                 torch_error[m] = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
     tkeys = {m: hashlib.blake2b("|".join(f"{tv}={f.sha256}" for (pm, tv), f in sorted(picks.items()) if pm == m).encode(),
@@ -437,10 +475,8 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     try:
                         loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
                     except (GlmcompatError, OSError):
-                        if not f.sha256:
-                            raise
-                        mi, g = same_file(searched, f)  # the lock's torch wheel, by sha256, on a reachable index
-                        loaded[(pm, tv)] = _torch_summary(mi, cache, g, _Stats()).exports
+                        loaded[(pm, tv)] = _torch_summary(*_torch_elsewhere(searched, cache, f, tv, python, pm),
+                                                          _Stats()).exports
             return {tv: e for (pm, tv), e in loaded.items() if pm == m}
 
     def one(item: Candidate) -> tuple[tuple[str, ...], ArtifactFacts]:
