@@ -632,8 +632,13 @@ def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
     hit = cache.get_json(whole) if whole else None
     if isinstance(hit, dict):
         return {tuple(k): ArtifactFacts.from_json(f) for k, f in zip(hit["keys"], hit["facts"], strict=True)}
+    primary = lock.meta.get("index_url")
+    if primary:  # --index-url replaces the configured index; it is searched first, then the --extra-index-url ones
+        urls = [primary, *(u for u in urls if u != primary)]
     with ExitStack() as stack:
         own = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
+        if urls and not primary:  # --extra-index-url only: the configured index stays, as pip keeps it, and is first
+            own.insert(0, stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2)))
         default = own[0] if own else stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2))
         sources = {u: stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2))
                    for u in sorted(set(lock.meta.get("wheel_indexes", {}).values()))}
