@@ -1,0 +1,142 @@
+"""Causes found by the held-out real files (tests/fixtures/heldout36): a wheel a lock records at a host this machine
+cannot reach is read from a configured index that lists the same file with the same sha256 (never another file); a
+CUDA variant of torch that cannot be read lends its release's exports; a tracked package the matrix has no row for is
+read from its own bytes; a requirements file with only ``--extra-index-url`` keeps the configured index. Wheels are
+built here with g++ and served on 127.0.0.1 (tests/abifakes.py); the lock is written by the real uv."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from glmcompat.edges.cache import Cache
+from glmcompat.edges.index import IndexClient
+from glmcompat.matrix.load import load_facts
+from glmcompat.ops import artifacts
+from glmcompat.ops.artifacts import PROBE_ENV, candidates, probe_lock, read_machines
+from glmcompat.readers.formats import read_lock
+from tests.abifakes import HAVE_GXX, LocalServer, build_fakes
+from tests.ops.test_artifacts_lock import DEAD, STABLE, _uv_project
+
+GONE = "http://127.0.0.1:9"  # port 9: nothing answers
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    if not HAVE_GXX:
+        pytest.skip("g++ builds the fake wheels")
+    files = build_fakes(tmp_path_factory.mktemp("fakes"))
+    with LocalServer(files) as server:
+        yield server, files
+
+
+def _unreachable(path: Path, base: str, *, tamper: str = "") -> Path:
+    """The lock with every recorded URL moved to a host that answers nothing (as a lock made against a public index
+    reads on a machine that reaches only its mirror); ``tamper``: a file whose recorded sha256 is changed."""
+    host = base.removesuffix("/simple")
+    text = path.read_text().replace(host, GONE)
+    if tamper:
+        text = re.sub(rf'({re.escape(tamper)}", hash = "sha256:)([0-9a-f])', lambda m: m.group(1) + ("0" if m.group(2) != "0" else "1"), text)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.slow
+def test_a_lock_wheel_at_an_unreachable_host_is_read_from_the_index_with_the_same_sha256(served, tmp_path, monkeypatch):
+    server, _ = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    lock = read_lock(_unreachable(_uv_project(tmp_path, server.base, "9.0.0"), server.base))
+    assert all(u.startswith(GONE) for u in lock.meta["lock_wheels"]["stableext==1.0"])
+    cache = Cache(tmp_path / "cache")
+    with IndexClient(server.base, cache=cache, retries=0) as mirror:
+        got = probe_lock(lock, load_facts(), index=mirror, cache=cache, resolved_at_install=False)
+    a = got[("stableext", "1.0")]
+    assert a.read and a.artifact == STABLE and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}, a
+
+
+@pytest.mark.slow
+def test_another_file_on_the_index_is_never_read_in_its_place(served, tmp_path, monkeypatch):
+    server, _ = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    lock = read_lock(_unreachable(_uv_project(tmp_path, server.base, "9.1.0"), server.base, tamper=STABLE))
+    cache = Cache(tmp_path / "cache")
+    with IndexClient(server.base, cache=cache, retries=0) as mirror:
+        got = probe_lock(lock, load_facts(), index=mirror, cache=cache, resolved_at_install=False)
+    a = got[("stableext", "1.0")]
+    assert not a.read and "sha256" in a.unread and a.command.startswith("glmcompat abi stableext==1.0"), a
+
+
+def test_same_file_matches_name_and_sha256(served, tmp_path):
+    server, files = served
+    import hashlib
+
+    from glmcompat.edges.index import IndexFile
+    from glmcompat.model.errors import GlmcompatError
+
+    sha = hashlib.sha256(files[STABLE]).hexdigest()
+    f = IndexFile(STABLE, f"{GONE}/files/{STABLE}", None, sha, None, False, None, True)
+    with IndexClient(DEAD, cache=None, retries=0) as dead, IndexClient(server.base, cache=None, retries=0) as live:
+        i, g = artifacts.same_file([dead, live], f)
+        assert i is live and g.filename == STABLE and g.sha256 == sha
+        with pytest.raises(GlmcompatError, match="sha256"):
+            artifacts.same_file([live], IndexFile(STABLE, f.url, None, "0" * 64, None, False, None, True))
+
+
+def test_a_tracked_package_without_a_row_is_read_from_its_bytes(tmp_path):
+    """torchcodec 0.7.0 (no pairing row) is a candidate; torchvision 0.24.1 (its METADATA pin is a row) is not."""
+    p = tmp_path / "requirements.txt"
+    p.write_text("torch==2.8.0\ntorchcodec==0.7.0\ntorchvision==0.24.1\n")
+    facts = load_facts()
+    assert "torchcodec" in facts.family_packages() and facts.family("torchcodec", "0.7.0") is None
+    lock = read_lock(p)
+    names = {c[0] for c in candidates(lock, facts, True, read_machines(lock))}
+    assert "torchcodec" in names and not names & {"torchvision", "torch"}
+
+
+def test_a_bytes_judged_package_is_not_an_unknown(tmp_path):
+    """Where its bytes were read against the set's torch, the rule that would fail closed on a missing row is quiet:
+    the artifact rule says what is missing, if anything."""
+    from glmcompat.decide.rules import evaluate_lock
+    from glmcompat.model.artifacts import ArtifactFacts
+
+    p = tmp_path / "requirements.txt"
+    p.write_text("torch==2.8.0\ntorchcodec==0.7.0\n")
+    lock = read_lock(p)
+    facts = load_facts()
+    ok = ArtifactFacts("torchcodec", "0.7.0", "torchcodec-0.7.0-cp311-cp311-manylinux_2_28_x86_64.whl", "ab" * 32,
+                       None, "", 120, {"2.8.0": ()})
+    bad = ArtifactFacts("torchcodec", "0.7.0", ok.artifact, ok.sha256, None, "", 120, {"2.8.0": ("_ZN3c104wtf",)})
+    before = [f for f in evaluate_lock(lock, "sm90", None, facts, False) if "torchcodec" in f.message]
+    assert any(f.severity == "error" and "no recorded torch pairing" in f.message for f in before)
+    quiet = [f for f in evaluate_lock(lock, "sm90", None, facts, False, artifacts={("torchcodec", "0.7.0"): ok})
+             if "torchcodec" in f.message]
+    assert quiet == []
+    broke = [f for f in evaluate_lock(lock, "sm90", None, facts, False, artifacts={("torchcodec", "0.7.0"): bad})
+             if "torchcodec" in f.message]
+    assert [f.severity for f in broke] == ["error"] and "_ZN3c104wtf" in broke[0].message + str(broke[0].evidence)
+
+
+@pytest.mark.parametrize(("lines", "index_url"), [
+    ("--extra-index-url http://127.0.0.1:9/a\n", None),
+    ("--index-url http://127.0.0.1:9/b\n--extra-index-url http://127.0.0.1:9/a\n", "http://127.0.0.1:9/b"),
+    ("-i http://127.0.0.1:9/b\n", "http://127.0.0.1:9/b")])
+def test_only_index_url_replaces_the_configured_index(tmp_path, lines, index_url):
+    p = tmp_path / "requirements.txt"
+    p.write_text(lines + "torch==2.9.1\n")
+    assert read_lock(p).meta.get("index_url") == index_url
+
+
+def test_extra_index_url_keeps_the_configured_index_first(served, tmp_path, monkeypatch):
+    """pip searches the configured index and the extra ones: a file naming only an unreachable extra index still has
+    its packages read from the configured one."""
+    server, _ = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("UV_DEFAULT_INDEX", server.base)
+    p = tmp_path / "requirements.txt"
+    p.write_text(f"--extra-index-url {DEAD}\ntorch==9.0.0\nstableext==1.0\n")
+    got = artifacts.read_artifacts(read_lock(p), load_facts(), resolved_at_install=True, platforms=["x86_64"])
+    a = got[("stableext", "1.0")]
+    assert a.read and a.artifact == STABLE and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}, a
