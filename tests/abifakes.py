@@ -199,11 +199,13 @@ class Transport:
 
 class LocalServer:
     """A real HTTP server on 127.0.0.1 serving the fake index; ``modes[filename]`` makes it misbehave:
-    ``ignore-range`` (200 with the whole body), ``short`` (206 bodies cut in half), ``stall``."""
+    ``ignore-range`` (200 with the whole body), ``short`` (206 bodies cut in half), ``stall``; ``digests[filename]``
+    adds a ``Repr-Digest`` header to its answers."""
 
     def __init__(self, files: dict[str, bytes]) -> None:
         self.files = files
         self.modes: dict[str, str] = {}
+        self.digests: dict[str, str] = {}  # filename -> a Repr-Digest header value (RFC 9530) sent with its bytes
         self.requests = 0
         outer = self
 
@@ -253,6 +255,8 @@ class LocalServer:
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
+                if fn in outer.digests:
+                    self.send_header("repr-digest", outer.digests[fn])
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

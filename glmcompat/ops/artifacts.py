@@ -115,6 +115,7 @@ class Opened:
         self._source = source
         self._fallback = fallback
         self._zip: RemoteZip | None = None
+        self.source: RangeSource | None = None  # what was read, once opened
         self.filename = filename
         self.sha256 = sha256
 
@@ -124,11 +125,13 @@ class Opened:
         on the configured index: :func:`same_file`), that one."""
         if self._zip is None:
             try:
-                self._zip = RemoteZip(self._source())
+                self.source = self._source()
+                self._zip = RemoteZip(self.source)
             except (GlmcompatError, OSError):
                 if self._fallback is None:
                     raise
-                self._zip = RemoteZip(self._fallback())
+                self.source = self._fallback()
+                self._zip = RemoteZip(self.source)
         return self._zip
 
 
@@ -487,6 +490,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
         if m != "x86_64":
             command += f" --platform {m}"
+        url = ""  # a wheel URL the file names (its recorded sha256 is checked against what the server states)
         recorded_at = "|".join(binary.get(f"{name}=={ver}", ())) if where == "lock" else ""
         failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
                                      f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
@@ -504,6 +508,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                         raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                     command = f"glmcompat abi '{name} @ {loc}'"
                     op = open_url(index, loc)
+                    url = loc.split("#")[0]
                 else:
                     loc, _, recorded = loc.partition("#sha256=")
                     p = Path(loc) if os.path.isabs(loc) else base / loc
@@ -541,6 +546,14 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                                    command=command)
             ext, np = summaries(op, cache, numpy)
             got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
+            if url and op.sha256:  # range reads never see the whole file: the server's stated hash, else a warning
+                stated = getattr(op.source, "stated_sha256", None)
+                if stated and stated != op.sha256.lower():
+                    return key, ArtifactFacts(name, ver, op.filename, stated, recorded_sha256=op.sha256.lower(),
+                                              command=command)
+                if not stated:
+                    got = replace(got, unverified=f"it was read by HTTP range requests and the server states no "
+                                  f"sha256 for it; `curl -sL '{url}' | sha256sum` checks it against {op.sha256.lower()}")
             if cache is not None and akey:
                 cache.put_json(akey, got.to_json())
             if terr and _needs_torch(ext) and got.torch_needs == 0:

@@ -140,3 +140,48 @@ def test_extra_index_url_keeps_the_configured_index_first(served, tmp_path, monk
     got = artifacts.read_artifacts(read_lock(p), load_facts(), resolved_at_install=True, platforms=["x86_64"])
     a = got[("stableext", "1.0")]
     assert a.read and a.artifact == STABLE and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}, a
+
+
+def _digest(data: bytes) -> str:
+    import base64
+    import hashlib
+
+    return "sha-256=:" + base64.b64encode(hashlib.sha256(data).digest()).decode() + ":"
+
+
+@pytest.mark.parametrize(("stated", "want"), [("same", "verified"), ("other", "mismatch"), (None, "unverified")])
+def test_a_url_wheels_recorded_sha256_is_checked_by_the_servers_stated_hash(served, tmp_path, monkeypatch, stated,
+                                                                           want):
+    """A wheel URL is read by range requests (never whole): its recorded sha256 is compared with the hash the server
+    states (Repr-Digest); a different one is an error, none stated is a warning naming the command that checks it."""
+    import hashlib
+
+    from glmcompat.decide.rules import evaluate_lock
+
+    server, files = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("UV_DEFAULT_INDEX", server.base)
+    sha = hashlib.sha256(files[STABLE]).hexdigest()
+    server.digests.pop(STABLE, None)
+    if stated:
+        server.digests[STABLE] = _digest(files[STABLE] if stated == "same" else b"another file")
+    url = f"{server.base.removesuffix('/simple')}/files/{STABLE}#sha256={sha}"
+    p = tmp_path / "requirements.txt"
+    p.write_text(f"torch==9.0.0\nstableext @ {url}\n")
+    lock = read_lock(p)
+    try:
+        got = artifacts.read_artifacts(lock, load_facts(), resolved_at_install=True, platforms=["x86_64"])
+    finally:
+        server.digests.pop(STABLE, None)
+    a = got[("stableext", "1.0")]
+    found = [f for f in evaluate_lock(lock, "sm90", None, load_facts(), True, artifacts=got) if f.rule == "artifact"]
+    if want == "verified":
+        assert a.read and not a.unverified and not a.recorded_sha256 and not found, (a, found)
+    elif want == "mismatch":
+        assert a.recorded_sha256 == sha and a.sha256 != sha
+        assert [f.severity for f in found] == ["error"] and "not the artifact the lock was made with" in found[0].message
+    else:
+        assert a.read and "states no sha256" in a.unverified and sha in a.unverified
+        (w,) = found
+        assert w.severity == "warning" and "was not checked" in w.message and "sha256sum" in w.remedy and sha in w.remedy

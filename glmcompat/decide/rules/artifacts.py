@@ -70,6 +70,12 @@ def check(ctx: Context) -> list[Finding]:
                 evidence=(("observed-run", f"sha256 of {a.artifact}: {a.sha256}"),),
                 remedy="restore the wheel the lock names, or re-lock against this one"))
             continue
+        if a.unverified:  # "<why>; `<command>` checks it against <sha256>" (ops.artifacts)
+            why, _, how = a.unverified.partition("; ")
+            out.append(Finding(
+                rule="artifact", severity="warning", packages=(ctx.pin(name),),
+                message=f"the sha256 the file records for {a.artifact} ({a.sha256[:12]}...) was not checked: {why}",
+                evidence=(), remedy=f"run {how.split(' checks it')[0]} and compare it with the recorded {a.sha256}"))
         where = f"{a.artifact}" + (f" (sha256 {a.sha256[:12]}...)" if a.sha256 else "")
         if numpy is not None and a.numpy_abi == 1 and Version(numpy).major >= 2:
             out.append(Finding(
