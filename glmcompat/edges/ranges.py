@@ -10,6 +10,8 @@ asked, is refused instead of streamed again and again."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import threading
 from collections.abc import Iterator, Mapping
@@ -30,9 +32,6 @@ def stated_sha256(headers: Mapping[str, str]) -> str | None:
     """The sha256 of the whole file a server states beside a (range) answer, hex: ``Repr-Digest: sha-256=:B64:``
     (RFC 9530, the representation's digest, the same for every range of it), ``Digest: SHA-256=B64`` (RFC 3230) or
     ``x-amz-checksum-sha256: B64``; None when it states none."""
-    import base64
-    import binascii
-
     for name, pattern in (("repr-digest", r"sha-256=:([A-Za-z0-9+/=]+):"), ("digest", r"(?i)sha-256=([A-Za-z0-9+/=]+)"),
                           ("x-amz-checksum-sha256", r"^\s*([A-Za-z0-9+/=]+)\s*$")):
         value = headers.get(name)
