@@ -358,7 +358,8 @@ def read_machines(lock: Lock, platforms: Sequence[str] | None = None) -> set[str
 
 def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
                machines: set[str] | None = None) -> list[Candidate]:
-    """(name, version, where, python, machine) of the packages whose artifact is to be read: ``where`` is ``wheel``
+    """(name, version, where, python, machine) of the packages whose artifact is to be read: ``where`` is ``conda``
+    (environment.yml's conda section: its channel's build, told as not read), ``wheel``
     (the file names a wheel file or URL), ``lock`` (the lock records the compiled wheels of a package from an index:
     every one of them is read, listed in the matrix or not; pure ``-none-any`` wheels are not) or ``index``;
     ``python``: the CPython tag of the first environment installing it, when its name states one; ``machine``: the
@@ -369,6 +370,7 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
     compiled = {n for row in facts.rows("compiled") for n in row.packages}
     wheels = lock.meta.get("wheel_urls", {})
     binary = lock.meta.get("lock_wheels", {})
+    conda = set(lock.meta.get("conda_packages", ()))  # environment.yml: installed by conda from its channel
     out: dict[tuple[str, str, str], tuple[str, str | None]] = {}
     for env in lock.sets:
         if machines is not None and env.platform not in machines:
@@ -384,6 +386,9 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
                 continue
             src = env.sources.get(name)
             if src in BUILT_FROM_SOURCE:
+                continue
+            if name in conda:  # its bytes are the channel's build, not the index's wheel: not read in its place
+                out.setdefault((name, ver, env.platform), ("conda", py))
                 continue
             if src == "wheel":
                 if f"{name}=={ver}" in wheels and _fits(wheels[f"{name}=={ver}"], env.platform):
@@ -498,6 +503,9 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
             if isinstance(hit, dict):
                 return key, ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
+        if where == "conda":
+            return key, ArtifactFacts(name, ver, "", unread="it is installed by conda from the file's channels, and "
+                                      "glmcompat reads wheels, not conda packages", command="glmcompat verify")
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]

@@ -185,3 +185,21 @@ def test_a_url_wheels_recorded_sha256_is_checked_by_the_servers_stated_hash(serv
         assert a.read and "states no sha256" in a.unverified and sha in a.unverified
         (w,) = found
         assert w.severity == "warning" and "was not checked" in w.message and "sha256sum" in w.remedy and sha in w.remedy
+
+
+def test_a_conda_package_is_not_judged_by_the_index_wheel_of_its_name(tmp_path, monkeypatch):
+    """environment.yml's conda section installs the channel's builds (gxx_linux-64, cmake): the index's wheel of the
+    same name is other bytes, so it is not read in their place; they are told as not read (NX-AI/xlstm's
+    environment, tests/fixtures/heldout36/h15). The pip section's packages are read from the index as before."""
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    p = tmp_path / "environment.yml"
+    p.write_text("name: x\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - python=3.11\n  - pytorch=2.4.0\n"
+                 "  - pytorch-cuda=12.4\n  - cmake=3.30.0\n  - gxx_linux-64=13.2.0\n  - pip:\n      - tqdm==4.66.0\n")
+    lock = read_lock(p)
+    facts = load_facts()
+    todo = {c[0]: c[2] for c in candidates(lock, facts, True, read_machines(lock))}
+    assert todo.get("cmake") == "conda" and todo.get("gxx-linux-64") == "conda" and todo.get("tqdm") == "index"
+    with IndexClient(DEAD, cache=None, retries=0) as dead:
+        got = probe_lock(lock, facts, index=dead, cache=None, resolved_at_install=True)
+    a = got[("gxx-linux-64", "13.2.0")]
+    assert not a.read and "conda" in a.unread and a.command == "glmcompat verify"
