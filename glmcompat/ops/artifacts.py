@@ -575,7 +575,47 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 cache.put_json(failed, {"unread": why, "command": command})
             return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
-    return skipped | dict(_map(one, todo, workers=8))
+    return skipped | dict(_map(one, todo, workers=8)) | torch_builds(lock, facts, searched, cache, python)
+
+
+TORCH_CUDA_LIB = "torch/lib/libtorch_cuda.so"
+
+
+def torch_builds(lock: Lock, facts: Facts, indexes: Sequence[IndexClient], cache: Cache | None,
+                 python: str) -> dict[tuple[str, ...], ArtifactFacts]:
+    """{key: ArtifactFacts} of each default torch wheel (no local label) the matrix has no GPU-code row for, on
+    every machine the lock installs on: whether its file list holds ``torch/lib/libtorch_cuda.so`` (one read of the
+    central directory, stored by sha256). A build without it is CPU-only (torch's default aarch64 wheels before
+    2.11.0), so its environments cannot serve a GPU target; what cannot be read is left out (the matrix's unknown
+    stands)."""
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
+
+    if os.environ.get(PROBE_ENV) or not indexes:
+        return {}
+    binary = lock.meta.get("lock_wheels", {})
+    out: dict[tuple[str, ...], ArtifactFacts] = {}
+    for env in lock.sets:
+        v, m = env.packages.get("torch"), env.platform
+        if (v is None or env.sources.get("torch") in BUILT_FROM_SOURCE or Version(v).local
+                or key_of("torch", v, m) in out or facts.on(m).gpu_code("torch", v) is not None):
+            continue
+        py = _python_of(env.names) or python
+        try:
+            loc = pick_wheel(binary.get(f"torch=={v}", ()), py, m)
+            f = _lock_file(loc) if loc and "://" in loc else _find_in(indexes, cache, "torch", v, py, f"manylinux_{m}")
+            skey = f"torchbuild-v1-{f.sha256}" if f.sha256 else None
+            hit = cache.get_json(skey) if cache is not None and skey else None
+            if isinstance(hit, dict) and isinstance(hit.get("cuda"), bool):
+                cuda = hit["cuda"]
+            else:
+                cuda = any(e.name == TORCH_CUDA_LIB for e in open_index(indexes[0], f, indexes).zip.members)
+                if cache is not None and skey:
+                    cache.put_json(skey, {"cuda": cuda})
+        except (GlmcompatError, OSError):
+            continue
+        out[key_of("torch", v, m)] = ArtifactFacts("torch", v, f.filename, f.sha256 or "", cpu_only=not cuda,
+                                                   command=f"glmcompat arch torch=={v} --platform {m}")
+    return out
 
 
 def _not_read(lock: Lock, facts: Facts, resolved_at_install: bool,
