@@ -203,3 +203,30 @@ def test_a_conda_package_is_not_judged_by_the_index_wheel_of_its_name(tmp_path, 
         got = probe_lock(lock, facts, index=dead, cache=None, resolved_at_install=True)
     a = got[("gxx-linux-64", "13.2.0")]
     assert not a.read and "conda" in a.unread and a.command == "glmcompat verify"
+
+
+def test_a_torch_wheel_without_a_row_is_read_for_its_cuda_library(tmp_path, monkeypatch):
+    """torch 2.2.1's default aarch64 wheel has no row: its file list decides whether it is a CUDA build (the held-out
+    h2ogpt requirements, tests/fixtures/heldout36/h14). Fake releases: 9.0.0 without torch/lib/libtorch_cuda.so (CPU-only),
+    9.2.0 with it. A CPU-only build's environment does not serve a GPU target; a CUDA one is judged as before."""
+    if not HAVE_GXX:
+        pytest.skip("g++ builds the fake wheels")
+    from glmcompat.decide.rules.lockjudge import _cannot_serve
+    from tests.abifakes import wheel
+
+    files = build_fakes(tmp_path / "fakes")
+    files["torch-9.2.0-cp311-cp311-manylinux_2_28_x86_64.whl"] = wheel(
+        {"torch/__init__.py": b"", "torch/lib/libtorch_cuda.so": b"\x7fELF"}, "torch", "9.2.0")
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    facts = load_facts()
+    with LocalServer(files) as server, IndexClient(server.base, cache=None, retries=0) as index:
+        for ver, cpu in (("9.0.0", True), ("9.2.0", False)):
+            p = tmp_path / f"requirements-{ver}.txt"
+            p.write_text(f"torch=={ver}\n")
+            lock = read_lock(p)
+            got = artifacts.torch_builds(lock, facts, [index], None, "cp311")
+            a = got[("torch", ver)]
+            assert a.read and a.cpu_only is cpu and a.artifact.startswith(f"torch-{ver}-"), a
+            (env,) = [e for e in lock.sets if e.platform == "x86_64"]
+            why = _cannot_serve(env, facts.on("x86_64"), True, {("torch", ver): a})
+            assert (why is not None and "CPU-only" in why[0]) is cpu
