@@ -57,8 +57,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
     from glmcompat.readers.formats.common import Lock
 
-NUMPY_VERSION = 2  # 2: only extension modules that take a capsule are scanned (may_import_numpy)
-ARTIFACT_VERSION = 3  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
+NUMPY_VERSION = 3  # 3: pybind11's import is not NumPy 1.x's; 2: only extension modules that take a capsule are scanned (may_import_numpy)
+ARTIFACT_VERSION = 4  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -67,11 +67,20 @@ UNREAD_TTL = 3600.0  # seconds a failed read (no network, no wheel) is remembere
 PROBE_ENV = "GLMCOMPAT_NO_ARTIFACTS"  # set (to anything but ""): read no artifact over the network
 
 
+PYBIND11_NUMPY = b"pybind11 numpy support requires numpy"  # pybind11's own NumPy API lookup (pybind11/numpy.h)
+
+
 def numpy_abi_of(data: bytes) -> int | None:
-    """2 for a module built against NumPy 2 headers, 1 for NumPy 1.x headers, None for none (see the module doc)."""
+    """2 for a module built against NumPy 2 headers, 1 for NumPy 1.x headers, None for none (see the module doc).
+    pybind11 before 2.12 imports ``numpy.core.multiarray`` for its ``_ARRAY_API`` table itself, with no NumPy ABI
+    version check: NumPy 2 still provides that module (a forwarding shim), so such a module imports; only NumPy 1.x
+    headers' ``import_array`` (``numpy.core._multiarray_umath``) refuses NumPy 2 ('numpy.core.multiarray failed to
+    import')."""
     if NUMPY2 in data:
         return 2
-    if any(s in data for s in NUMPY1):
+    if NUMPY1[0] in data:
+        return 1
+    if any(s in data for s in NUMPY1[1:]) and PYBIND11_NUMPY not in data:
         return 1
     return None
 
@@ -265,13 +274,33 @@ def named_torch(member: str) -> str | None:
     return f"{m.group(1)}.{int(m.group(2))}" if m else None
 
 
+_SIBLING = re.compile(r"^(?P<stem>.+?)[_-]v?(?P<major>\d)[._](?P<minor>\d{1,2})(?:[._]\d{1,2})?(?P<tail>\.(?:cpython|abi3|so).*)$")
+
+
+def named_torches(members: Collection[str]) -> dict[str, str]:
+    """{member: the torch release (``2.11``) it is built for} where a wheel ships one build per torch and loads the one
+    beside it: a name that says ``torch`` (:func:`named_torch`), or sibling modules that differ only by a release in
+    their names (mooncake-transfer-engine's ``mooncake/ep_2_10_0``, ``ep_2_11_0``, ``ep_2_12_0``)."""
+    out = {k: t for k in members if (t := named_torch(k)) is not None}
+    groups: dict[tuple[str, str, str], dict[str, str]] = {}
+    for k in members:
+        folder, _, base = k.rpartition("/")
+        m = _SIBLING.match(base)
+        if m and k not in out:
+            groups.setdefault((folder, m["stem"], m["tail"]), {})[k] = f"{m['major']}.{int(m['minor'])}"
+    for found in groups.values():
+        if len(set(found.values())) >= 2:
+            out.update(found)
+    return out
+
+
 def judge(name: str, version: str, op: Opened, ext: ExtSummary, np: Mapping[str, int],
           torches: Mapping[str, frozenset[str]]) -> ArtifactFacts:
     """The facts of one read artifact: its NumPy C API and, against each torch (public version -> its exports),
     the torch symbols missing."""
     missing: dict[str, tuple[str, ...]] = {}
     needs = 0
-    named = {k: t for k in ext.modules if (t := named_torch(k)) is not None}
+    named = named_torches(ext.modules)
     for tv, exports in torches.items():
         mm = ".".join(tv.split(".")[:2])
         if named and mm not in named.values():
@@ -537,8 +566,8 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 first = (own or {}).get(f"{name}=={ver}")
-                f = _find_in([first, *searched] if first else searched, cache, canonicalize(name), Version(ver).public,
-                             py, platform)
+                f = _find_any_python([first, *searched] if first else searched, cache, canonicalize(name),
+                                     Version(ver).public, py, platform, stated=item[3] is not None)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
                     return key, ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
                 hashes = {r.split("#")[0]: r.partition("#sha256=")[2] for r in binary.get(f"{name}=={ver}", ())}
@@ -629,6 +658,29 @@ def _not_read(lock: Lock, facts: Facts, resolved_at_install: bool,
         n, v, "", unread=f"its {m} artifacts are read only when asked for (--platform {m})",
         command=f"glmcompat check {lock.path} --platform {m}")
         for n, v, _, _, m in candidates(lock, facts, resolved_at_install, rest)}
+
+
+OTHER_PYTHONS = ("cp312", "cp313", "cp310", "cp311", "cp314", "cp39")
+
+
+def _find_any_python(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,
+                     platform: str, *, stated: bool) -> IndexFile:
+    """:func:`_find_in` for ``python``; where the environment states no Python (a poetry or pdm lock's environments)
+    and the release has no wheel for the assumed one, the wheel for another CPython it ships (cosmos-xenna 0.4.0:
+    cp312-abi3 only): the installer on that Python installs that build."""
+    try:
+        return _find_in(indexes, cache, name, version, python, platform)
+    except GlmcompatError as e:
+        if stated or "has no wheel for" not in e.message:
+            raise
+        for other in OTHER_PYTHONS:
+            if other == python:
+                continue
+            try:
+                return _find_in(indexes, cache, name, version, other, platform)
+            except GlmcompatError:
+                continue
+        raise
 
 
 def _find_in(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,

@@ -7,6 +7,8 @@ built here with g++ and served on 127.0.0.1 (tests/abifakes.py); the lock is wri
 from __future__ import annotations
 
 import re
+
+from packaging.utils import parse_wheel_filename
 from pathlib import Path
 
 import pytest
@@ -207,20 +209,19 @@ def test_a_conda_package_is_not_judged_by_the_index_wheel_of_its_name(tmp_path, 
 
 def test_a_torch_wheel_without_a_row_is_read_for_its_cuda_library(tmp_path, monkeypatch):
     """torch 2.2.1's default aarch64 wheel has no row: its file list decides whether it is a CUDA build (the held-out
-    h2ogpt requirements, tests/fixtures/heldout36/h14). Fake releases: 9.0.0 without torch/lib/libtorch_cuda.so (CPU-only),
-    9.2.0 with it. A CPU-only build's environment does not serve a GPU target; a CUDA one is judged as before."""
+    h2ogpt requirements, tests/fixtures/heldout36/h14). Fake releases: 9.2.0 without torch/lib/libtorch_cuda.so
+    (CPU-only), 9.0.0 with it. A CPU-only build's environment does not serve a GPU target; a CUDA one is judged as before."""
     if not HAVE_GXX:
         pytest.skip("g++ builds the fake wheels")
     from glmcompat.decide.rules.lockjudge import _cannot_serve
     from tests.abifakes import wheel
 
     files = build_fakes(tmp_path / "fakes")
-    files["torch-9.2.0-cp311-cp311-manylinux_2_28_x86_64.whl"] = wheel(
-        {"torch/__init__.py": b"", "torch/lib/libtorch_cuda.so": b"\x7fELF"}, "torch", "9.2.0")
+    files["torch-9.2.0-cp311-cp311-manylinux_2_28_x86_64.whl"] = wheel({"torch/__init__.py": b""}, "torch", "9.2.0")
     monkeypatch.delenv(PROBE_ENV, raising=False)
     facts = load_facts()
     with LocalServer(files) as server, IndexClient(server.base, cache=None, retries=0) as index:
-        for ver, cpu in (("9.0.0", True), ("9.2.0", False)):
+        for ver, cpu in (("9.0.0", False), ("9.2.0", True)):
             p = tmp_path / f"requirements-{ver}.txt"
             p.write_text(f"torch=={ver}\n")
             lock = read_lock(p)
@@ -230,3 +231,63 @@ def test_a_torch_wheel_without_a_row_is_read_for_its_cuda_library(tmp_path, monk
             (env,) = [e for e in lock.sets if e.platform == "x86_64"]
             why = _cannot_serve(env, facts.on("x86_64"), True, {("torch", ver): a})
             assert (why is not None and "CPU-only" in why[0]) is cpu
+
+
+def test_an_exactly_pinned_yanked_release_is_read(monkeypatch):
+    """PEP 592: a yanked file is still installed where the version is pinned exactly (aiohttp 3.11.14, yanked, is
+    locked by datalab-to/marker's poetry.lock: tests/fixtures/heldout36/h07); a newer unyanked build wins."""
+    from glmcompat.edges.index import IndexFile, Project, select_wheel
+    from glmcompat.model.wheeltags import supported_tags
+
+    def f(fn: str, yanked: bool) -> IndexFile:
+        return IndexFile(fn, f"http://127.0.0.1:9/{fn}", 1, "ab" * 32, ">=3.9", yanked, "3.11.14", True,
+                         frozenset(str(t) for t in parse_wheel_filename(fn)[3]))
+
+    y = f("aiohttp-3.11.14-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", True)
+    tags = supported_tags("cp310", "manylinux_x86_64")
+    assert select_wheel([y], tags) is None and select_wheel([y], tags, yanked=True) is y
+    with IndexClient(DEAD, cache=None, retries=0) as index:
+        monkeypatch.setattr(IndexClient, "project", lambda self, name: Project(name, ["3.11.14"], [y]))
+        assert index.find_wheel("aiohttp", "3.11.14", python="cp310").filename == y.filename
+
+
+def test_an_environment_without_a_stated_python_reads_the_build_another_python_installs(monkeypatch):
+    """cosmos-xenna 0.4.0 ships cp312-abi3 only; a poetry environment states no Python, so the assumed cp311 is not
+    the only one tried (tests/fixtures/heldout36/h08). Where the environment states its Python, only that one."""
+    from glmcompat.edges.index import IndexFile, Project
+    from glmcompat.model.errors import GlmcompatError
+
+    fn = "cosmos_xenna-0.4.0-cp312-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    w = IndexFile(fn, f"http://127.0.0.1:9/{fn}", 1, "cd" * 32, ">=3.12", False, "0.4.0", True,
+                  frozenset(str(t) for t in parse_wheel_filename(fn)[3]))
+    monkeypatch.setattr(IndexClient, "project", lambda self, name: Project(name, ["0.4.0"], [w]))
+    with IndexClient(DEAD, cache=None, retries=0) as index:
+        got = artifacts._find_any_python([index], None, "cosmos-xenna", "0.4.0", "cp311", "manylinux_x86_64", stated=False)
+        assert got.filename == fn
+        with pytest.raises(GlmcompatError, match="no wheel for cp311"):
+            artifacts._find_any_python([index], None, "cosmos-xenna", "0.4.0", "cp311", "manylinux_x86_64", stated=True)
+
+
+def test_sibling_builds_per_torch_are_named_by_their_release():
+    """mooncake-transfer-engine 0.3.11.post1 ships ep_2_9_1, ep_2_10_0, ep_2_11_0 ... and loads the one for the torch
+    beside it (found by the held-out reading of realworld/07): each is judged against its own torch only."""
+    got = artifacts.named_torches([
+        "mooncake/ep_2_9_1.cpython-312-x86_64-linux-gnu.so", "mooncake/ep_2_11_0.cpython-312-x86_64-linux-gnu.so",
+        "mooncake/pg_2_10_0.cpython-312-x86_64-linux-gnu.so", "mooncake/pg_2_11_0.cpython-312-x86_64-linux-gnu.so",
+        "mooncake/engine.so", "x/_lib_1_2.cpython-312-x86_64-linux-gnu.so",
+        "tvm_ffi/libtorch_c_dlpack_addon_torch29-cuda.so"])
+    assert got == {"mooncake/ep_2_9_1.cpython-312-x86_64-linux-gnu.so": "2.9",
+                   "mooncake/ep_2_11_0.cpython-312-x86_64-linux-gnu.so": "2.11",
+                   "mooncake/pg_2_10_0.cpython-312-x86_64-linux-gnu.so": "2.10",
+                   "mooncake/pg_2_11_0.cpython-312-x86_64-linux-gnu.so": "2.11",
+                   "tvm_ffi/libtorch_c_dlpack_addon_torch29-cuda.so": "2.9"}  # a lone _1_2 is no release family
+
+
+def test_pybind11s_own_numpy_import_is_not_numpy1_headers():
+    """pybind11 < 2.12 (pynvvideocodec 2.0.4's modules) imports numpy.core.multiarray for _ARRAY_API itself, with no
+    ABI version check, and NumPy 2 keeps that module as a shim: not the NumPy 1.x headers' import_array, which
+    refuses NumPy 2 (numexpr 2.8.8: numpy.core._multiarray_umath)."""
+    old_pybind = b"numpy.core.multiarray\0_ARRAY_API\0pybind11 numpy support requires numpy >= 1.7.0\0"
+    assert artifacts.numpy_abi_of(old_pybind) is None
+    assert artifacts.numpy_abi_of(b"numpy.core.multiarray\0_ARRAY_API\0") == 1
+    assert artifacts.numpy_abi_of(b"numpy.core._multiarray_umath\0pybind11 numpy support requires numpy\0") == 1
