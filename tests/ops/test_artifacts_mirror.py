@@ -7,6 +7,7 @@ built here with g++ and served on 127.0.0.1 (tests/abifakes.py); the lock is wri
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from packaging.utils import parse_wheel_filename
 from pathlib import Path
@@ -291,3 +292,24 @@ def test_pybind11s_own_numpy_import_is_not_numpy1_headers():
     assert artifacts.numpy_abi_of(old_pybind) is None
     assert artifacts.numpy_abi_of(b"numpy.core.multiarray\0_ARRAY_API\0") == 1
     assert artifacts.numpy_abi_of(b"numpy.core._multiarray_umath\0pybind11 numpy support requires numpy\0") == 1
+
+
+def test_a_cuda12_distribution_beside_its_cuda13_sibling_is_not_loaded(tmp_path):
+    """nixl 1.3.0 installs nixl-cu12 and nixl-cu13 and imports the one for torch's CUDA (realworld/01 read with its
+    artifacts): nixl-cu12's libcudart.so.12 beside torch 2.11.0+cu130 is no break while nixl-cu13 is in the set; alone,
+    it is."""
+    from glmcompat.decide.rules import evaluate_lock
+    from glmcompat.model.artifacts import ArtifactFacts
+
+    facts = load_facts()
+    cu12 = ArtifactFacts("nixl-cu12", "1.3.0", "nixl_cu12-1.3.0-cp312-cp312-manylinux_2_28_x86_64.whl", "ab" * 32, None,
+                         "", 40, {"2.11.0": ()}, {}, (12,))
+    cu13 = replace(cu12, name="nixl-cu13", artifact=cu12.artifact.replace("cu12", "cu13"), cuda_majors=(13,))
+    for lines, arts, want in (("nixl-cu12==1.3.0\nnixl-cu13==1.3.0\n", {("nixl-cu12", "1.3.0"): cu12,
+                                                                          ("nixl-cu13", "1.3.0"): cu13}, []),
+                              ("nixl-cu12==1.3.0\n", {("nixl-cu12", "1.3.0"): cu12}, ["error"])):
+        p = tmp_path / "requirements.txt"
+        p.write_text("torch==2.11.0\n" + lines)
+        found = [f.severity for f in evaluate_lock(read_lock(p), "sm90", None, facts, True, artifacts=arts)
+                 if f.rule == "artifact" and "CUDA" in f.message]
+        assert found == want, lines
