@@ -130,10 +130,11 @@ def build_fakes(tmp: Path) -> dict[str, bytes]:
     (tmp / "link-new").mkdir(exist_ok=True)
     (tmp / "link-new" / "libc10.so").write_bytes(new)
     stable = gxx(tmp, "stable", STABLE_EXT, "_C_stable.so", f"-L{tmp / 'link-new'}", "-lc10").read_bytes()
+    cuda_lib = gxx(tmp, "torchcuda", "", "libtorch_cuda.so").read_bytes()  # a CUDA build's library (no exports)
     out = {}
     for ver, c10 in (("9.0.0", old_b), ("9.1.0", new)):
         members = {"torch/__init__.py": b"", "torch/lib/libc10.so": patchelf_like(c10, 3_000_000),
-                   "torch/lib/libtorch_global_deps.so": cudart.read_bytes()}
+                   "torch/lib/libtorch_global_deps.so": cudart.read_bytes(), "torch/lib/libtorch_cuda.so": cuda_lib}
         out[f"torch-{ver}-cp311-cp311-manylinux_2_28_x86_64.whl"] = wheel(members, "torch", ver)
     out["ext-1.0-cp310-abi3-manylinux2014_x86_64.whl"] = wheel(
         {"ext/__init__.py": b"", "ext/_C.so": ext, "ext/_kernels.so": fat}, "ext", "1.0")
@@ -199,11 +200,13 @@ class Transport:
 
 class LocalServer:
     """A real HTTP server on 127.0.0.1 serving the fake index; ``modes[filename]`` makes it misbehave:
-    ``ignore-range`` (200 with the whole body), ``short`` (206 bodies cut in half), ``stall``."""
+    ``ignore-range`` (200 with the whole body), ``short`` (206 bodies cut in half), ``stall``; ``digests[filename]``
+    adds a ``Repr-Digest`` header to its answers."""
 
     def __init__(self, files: dict[str, bytes]) -> None:
         self.files = files
         self.modes: dict[str, str] = {}
+        self.digests: dict[str, str] = {}  # filename -> a Repr-Digest header value (RFC 9530) sent with its bytes
         self.requests = 0
         outer = self
 
@@ -253,6 +256,8 @@ class LocalServer:
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
+                if fn in outer.digests:
+                    self.send_header("repr-digest", outer.digests[fn])
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

@@ -134,7 +134,7 @@ def _artifact(v: Any) -> bool:  # glmcompat.model.artifacts.ArtifactFacts of one
     return _fields(v, {"name": _str, "version": _str, "artifact": _str, "sha256": _str, "numpy_abi": _opt(_int),
                        "numpy_member": _str, "torch_needs": _int, "torch_missing": map_of(_strs),
                        "demangled": map_of(_str), "cuda_majors": _ints, "unread": _str, "command": _str,
-                       "recorded_sha256": _str})
+                       "recorded_sha256": _str}, {"unverified": _str, "cpu_only": _bool})
 
 
 # key kind (its first dash-separated word; ``.meta`` keys apart) -> the shape its JSON must have

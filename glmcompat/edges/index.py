@@ -333,12 +333,13 @@ def _rank(tags: list[Tag]) -> dict[str, int]:
     return rank
 
 
-def select_wheel(files: Iterable[IndexFile], tags: list[Tag]) -> IndexFile | None:
-    """The best non-yanked wheel for ``tags`` (earlier tag = better); None when none fits."""
+def select_wheel(files: Iterable[IndexFile], tags: list[Tag], *, yanked: bool = False) -> IndexFile | None:
+    """The best non-yanked wheel for ``tags`` (earlier tag = better), yanked ones too with ``yanked``; None when none
+    fits."""
     rank = _rank(tags)
     best: tuple[tuple[int, Any, str], IndexFile] | None = None
     for f in files:
-        if not f.is_wheel or f.yanked:
+        if not f.is_wheel or f.yanked and not yanked:
             continue
         r = min((rank[t] for t in f.tags if t in rank), default=None)
         if r is None:
@@ -511,7 +512,9 @@ class IndexClient:
         if not files:
             near = ", ".join(project.versions[-5:]) or "none"
             raise InputError(f"{name}=={version} is not on the index (latest: {near})")
-        wheel = select_wheel(files, supported_tags(python, platform))
+        tags = supported_tags(python, platform)
+        # PEP 592: a yanked file is still installed where the version is pinned exactly, as a lock pins it
+        wheel = select_wheel(files, tags) or select_wheel(files, tags, yanked=True)
         if wheel is None:
             have = ", ".join(f.filename for f in files)
             raise InputError(f"{name}=={version} has no wheel for {python} on {platform} (files: {have})")

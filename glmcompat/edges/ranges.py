@@ -10,8 +10,11 @@ asked, is refused instead of streamed again and again."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from glmcompat.edges.http import DEFAULT_TIMEOUT, Deadline, request_with_retries
@@ -23,6 +26,24 @@ if TYPE_CHECKING:
 
 WINDOW = 64 * MiB  # the most one range request asks for
 BYTE_BUDGET_FACTOR = 2  # bytes received for one file: at most this many times its size, plus WINDOW
+
+
+def stated_sha256(headers: Mapping[str, str]) -> str | None:
+    """The sha256 of the whole file a server states beside a (range) answer, hex: ``Repr-Digest: sha-256=:B64:``
+    (RFC 9530, the representation's digest, the same for every range of it), ``Digest: SHA-256=B64`` (RFC 3230) or
+    ``x-amz-checksum-sha256: B64``; None when it states none."""
+    for name, pattern in (("repr-digest", r"sha-256=:([A-Za-z0-9+/=]+):"), ("digest", r"(?i)sha-256=([A-Za-z0-9+/=]+)"),
+                          ("x-amz-checksum-sha256", r"^\s*([A-Za-z0-9+/=]+)\s*$")):
+        value = headers.get(name)
+        m = re.search(pattern, value) if value else None
+        if m:
+            try:
+                raw = base64.b64decode(m.group(1), validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            if len(raw) == 32:
+                return raw.hex()
+    return None
 
 
 class HttpRangeReader:
@@ -49,6 +70,7 @@ class HttpRangeReader:
         self._lock = threading.Lock()
         self._cut = 0  # answers in a row that the connection cut short
         self.deadline = Deadline(f"{self.name}: download")  # of the whole reading: requests, inflating, parsing
+        self.stated_sha256: str | None = None  # the whole file's sha256 as the server states it (stated_sha256)
 
     def check(self) -> None:
         """Raise the deadline's :class:`EnvironmentFailure` once the time to read this file is spent (the readers
@@ -192,6 +214,7 @@ class HttpRangeReader:
 
     def _start(self, r: httpx.Response, offset: int) -> tuple[int, int]:
         """(bytes to skip, bytes the body holds from ``offset`` or -1) for a 200 or 206 answer."""
+        self.stated_sha256 = self.stated_sha256 or stated_sha256(r.headers)
         if r.status_code == 200:
             self.ignores_range = True
             total = r.headers.get("content-length")

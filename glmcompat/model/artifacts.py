@@ -21,7 +21,8 @@ class ArtifactFacts:
     release (public version) -> the mangled symbols that release does not export, for each torch it was compared with;
     ``demangled``: symbol -> its readable form. ``cuda_majors``: the CUDA runtime majors its extensions link
     (``libcudart.so.12``). ``recorded_sha256``: the hash the lock records, set when the file's own differs (a mismatch:
-nothing else was read)."""
+nothing else was read). ``unverified``: for a wheel read from a URL by range requests, why the sha256 the file records
+could not be checked (the server states no hash) and the command that checks it."""
 
     name: str
     version: str
@@ -36,6 +37,8 @@ nothing else was read)."""
     unread: str = ""
     command: str = ""
     recorded_sha256: str = ""  # set only when the file's sha256 is not the one the lock records (nothing else is read)
+    unverified: str = ""  # a URL wheel read by range requests whose recorded sha256 could not be checked: what to run
+    cpu_only: bool = False  # a torch wheel whose file list has no torch/lib/libtorch_cuda.so (a build without CUDA)
 
     @property
     def read(self) -> bool:
@@ -45,11 +48,14 @@ nothing else was read)."""
         return {"name": self.name, "version": self.version, "artifact": self.artifact, "sha256": self.sha256,
                 "numpy_abi": self.numpy_abi, "numpy_member": self.numpy_member, "torch_needs": self.torch_needs,
                 "torch_missing": {k: list(v) for k, v in self.torch_missing.items()}, "demangled": dict(self.demangled),
-                "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command, "recorded_sha256": self.recorded_sha256}
+                "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command, "recorded_sha256": self.recorded_sha256,
+                **({"unverified": self.unverified} if self.unverified else {}),
+                **({"cpu_only": True} if self.cpu_only else {})}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArtifactFacts:
         """Read back :meth:`to_json` (its shape checked by the cache: ``glmcompat.edges.cache.SHAPES['artifact']``)."""
         return cls(d["name"], d["version"], d["artifact"], d["sha256"], d["numpy_abi"], d["numpy_member"],
                    d["torch_needs"], {k: tuple(v) for k, v in d["torch_missing"].items()}, dict(d["demangled"]),
-                   tuple(d["cuda_majors"]), d["unread"], d["command"], d["recorded_sha256"])
+                   tuple(d["cuda_majors"]), d["unread"], d["command"], d["recorded_sha256"],
+                   str(d.get("unverified", "")), bool(d.get("cpu_only", False)))

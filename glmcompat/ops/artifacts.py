@@ -57,8 +57,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.view import Facts
     from glmcompat.readers.formats.common import Lock
 
-NUMPY_VERSION = 2  # 2: only extension modules that take a capsule are scanned (may_import_numpy)
-ARTIFACT_VERSION = 3  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
+NUMPY_VERSION = 3  # 3: pybind11's import is not NumPy 1.x's; 2: only extension modules that take a capsule are scanned (may_import_numpy)
+ARTIFACT_VERSION = 4  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -67,11 +67,20 @@ UNREAD_TTL = 3600.0  # seconds a failed read (no network, no wheel) is remembere
 PROBE_ENV = "GLMCOMPAT_NO_ARTIFACTS"  # set (to anything but ""): read no artifact over the network
 
 
+PYBIND11_NUMPY = b"pybind11 numpy support requires numpy"  # pybind11's own NumPy API lookup (pybind11/numpy.h)
+
+
 def numpy_abi_of(data: bytes) -> int | None:
-    """2 for a module built against NumPy 2 headers, 1 for NumPy 1.x headers, None for none (see the module doc)."""
+    """2 for a module built against NumPy 2 headers, 1 for NumPy 1.x headers, None for none (see the module doc).
+    pybind11 before 2.12 imports ``numpy.core.multiarray`` for its ``_ARRAY_API`` table itself, with no NumPy ABI
+    version check: NumPy 2 still provides that module (a forwarding shim), so such a module imports; only NumPy 1.x
+    headers' ``import_array`` (``numpy.core._multiarray_umath``) refuses NumPy 2 ('numpy.core.multiarray failed to
+    import')."""
     if NUMPY2 in data:
         return 2
-    if any(s in data for s in NUMPY1):
+    if NUMPY1[0] in data:
+        return 1
+    if any(s in data for s in NUMPY1[1:]) and PYBIND11_NUMPY not in data:
         return 1
     return None
 
@@ -110,16 +119,28 @@ class Opened:
     """An artifact to read: its file name, its sha256 (from the index or the lock; computed for a local file) and its
     zip, opened (its central directory read) only when something is not stored already."""
 
-    def __init__(self, source: Callable[[], RangeSource], filename: str, sha256: str) -> None:
+    def __init__(self, source: Callable[[], RangeSource], filename: str, sha256: str,
+                 fallback: Callable[[], RangeSource] | None = None) -> None:
         self._source = source
+        self._fallback = fallback
         self._zip: RemoteZip | None = None
+        self.source: RangeSource | None = None  # what was read, once opened
         self.filename = filename
         self.sha256 = sha256
 
     @property
     def zip(self) -> RemoteZip:
+        """The opened zip; where its own source cannot be read and a ``fallback`` is given (the same file, by sha256,
+        on the configured index: :func:`same_file`), that one."""
         if self._zip is None:
-            self._zip = RemoteZip(self._source())
+            try:
+                self.source = self._source()
+                self._zip = RemoteZip(self.source)
+            except (GlmcompatError, OSError):
+                if self._fallback is None:
+                    raise
+                self.source = self._fallback()
+                self._zip = RemoteZip(self.source)
         return self._zip
 
 
@@ -142,11 +163,68 @@ def open_url(index: IndexClient, url: str, sha256: str = "") -> Opened:
                                           backoff=index.backoff), name, sha256 or frag)
 
 
-def open_index(index: IndexClient, f: IndexFile) -> Opened:
+def open_index(index: IndexClient, f: IndexFile, mirrors: Sequence[IndexClient] = ()) -> Opened:
+    """An index file (or a wheel a lock records at a URL) read by HTTP range requests; where its URL cannot be read,
+    the file of the same sha256 on one of ``mirrors`` (:func:`same_file`)."""
     from glmcompat.edges.ranges import HttpRangeReader  # lazy: httpx, only when a URL is read
 
-    return Opened(lambda: HttpRangeReader(index.client, f.url, name=f.filename, size=f.size, retries=index.retries,
-                                          backoff=index.backoff), f.filename, f.sha256 or "")
+    def reader(i: IndexClient, g: IndexFile) -> RangeSource:
+        return HttpRangeReader(i.client, g.url, name=g.filename, size=g.size, retries=i.retries, backoff=i.backoff)
+
+    def fallback() -> RangeSource:
+        i, g = same_file(mirrors, f)
+        return reader(i, g)
+
+    return Opened(lambda: reader(index, f), f.filename, f.sha256 or "", fallback if mirrors and f.sha256 else None)
+
+
+def _torch_elsewhere(indexes: Sequence[IndexClient], cache: Cache | None, f: IndexFile, public: str, python: str,
+                     machine: str) -> tuple[IndexClient, Cache | None, IndexFile]:
+    """Where torch's exports are read when the wheel a lock records for it cannot be: the same file (by sha256) on a
+    configured index; else, for a CUDA variant (``2.8.0+cu128`` from PyTorch's own index), the same release's wheel on
+    the configured index -- the variants of one release are built from one source with one C++ ABI (the matrix's
+    torch rows: "its C++ ABI is torch 2.8.0's"), so the symbols an extension needs are looked up there."""
+    try:
+        i, g = same_file(indexes, f)
+        return i, cache, g
+    except GlmcompatError:
+        if "+" not in f.filename.split("-")[1].replace("%2B", "+"):
+            raise
+    first: GlmcompatError | None = None
+    for i in indexes:
+        try:
+            return i, cache, _find(i, cache, "torch", public, python, f"manylinux_{machine}")
+        except GlmcompatError as e:
+            first = first or e
+    assert first is not None
+    raise first
+
+
+def same_file(indexes: Sequence[IndexClient], f: IndexFile) -> tuple[IndexClient, IndexFile]:
+    """The file ``f`` (a wheel a lock records at a URL that could not be read: the lock was made against a host this
+    machine cannot reach, or the index it names is mirrored here) as one of ``indexes`` lists it: the same file name
+    with the same sha256, so the bytes read are the bytes the lock names. Raises when none lists it."""
+    if not f.sha256:
+        raise GlmcompatError(f"{f.filename}: its recorded URL could not be read, and the lock records no sha256 to "
+                             "find the same file elsewhere")
+    try:
+        name = str(parse_wheel_filename(f.filename)[0])
+    except InvalidWheelFilename:
+        name = f.filename.split("-", 1)[0]
+    seen = ""
+    for i in indexes:
+        try:
+            files = i.project(name).files
+        except GlmcompatError as e:
+            seen = seen or e.message.splitlines()[0][:160]
+            continue
+        for g in files:
+            if g.filename == f.filename and g.sha256 and g.sha256.lower() == f.sha256.lower():
+                return i, g
+        if any(g.filename == f.filename for g in files):
+            seen = seen or f"the index {i.base_url} lists {f.filename} with another sha256"
+    raise GlmcompatError(f"{f.filename}: its recorded URL could not be read, and no configured index lists the file "
+                         f"with the sha256 the lock records" + (f" ({seen})" if seen else ""))
 
 
 def own_code(member: str) -> bool:
@@ -196,13 +274,33 @@ def named_torch(member: str) -> str | None:
     return f"{m.group(1)}.{int(m.group(2))}" if m else None
 
 
+_SIBLING = re.compile(r"^(?P<stem>.+?)[_-]v?(?P<major>\d)[._](?P<minor>\d{1,2})(?:[._]\d{1,2})?(?P<tail>\.(?:cpython|abi3|so).*)$")
+
+
+def named_torches(members: Collection[str]) -> dict[str, str]:
+    """{member: the torch release (``2.11``) it is built for} where a wheel ships one build per torch and loads the one
+    beside it: a name that says ``torch`` (:func:`named_torch`), or sibling modules that differ only by a release in
+    their names (mooncake-transfer-engine's ``mooncake/ep_2_10_0``, ``ep_2_11_0``, ``ep_2_12_0``)."""
+    out = {k: t for k in members if (t := named_torch(k)) is not None}
+    groups: dict[tuple[str, str, str], dict[str, str]] = {}
+    for k in members:
+        folder, _, base = k.rpartition("/")
+        m = _SIBLING.match(base)
+        if m and k not in out:
+            groups.setdefault((folder, m["stem"], m["tail"]), {})[k] = f"{m['major']}.{int(m['minor'])}"
+    for found in groups.values():
+        if len(set(found.values())) >= 2:
+            out.update(found)
+    return out
+
+
 def judge(name: str, version: str, op: Opened, ext: ExtSummary, np: Mapping[str, int],
           torches: Mapping[str, frozenset[str]]) -> ArtifactFacts:
     """The facts of one read artifact: its NumPy C API and, against each torch (public version -> its exports),
     the torch symbols missing."""
     missing: dict[str, tuple[str, ...]] = {}
     needs = 0
-    named = {k: t for k in ext.modules if (t := named_torch(k)) is not None}
+    named = named_torches(ext.modules)
     for tv, exports in torches.items():
         mm = ".".join(tv.split(".")[:2])
         if named and mm not in named.values():
@@ -289,7 +387,8 @@ def read_machines(lock: Lock, platforms: Sequence[str] | None = None) -> set[str
 
 def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
                machines: set[str] | None = None) -> list[Candidate]:
-    """(name, version, where, python, machine) of the packages whose artifact is to be read: ``where`` is ``wheel``
+    """(name, version, where, python, machine) of the packages whose artifact is to be read: ``where`` is ``conda``
+    (environment.yml's conda section: its channel's build, told as not read), ``wheel``
     (the file names a wheel file or URL), ``lock`` (the lock records the compiled wheels of a package from an index:
     every one of them is read, listed in the matrix or not; pure ``-none-any`` wheels are not) or ``index``;
     ``python``: the CPython tag of the first environment installing it, when its name states one; ``machine``: the
@@ -300,6 +399,7 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
     compiled = {n for row in facts.rows("compiled") for n in row.packages}
     wheels = lock.meta.get("wheel_urls", {})
     binary = lock.meta.get("lock_wheels", {})
+    conda = set(lock.meta.get("conda_packages", ()))  # environment.yml: installed by conda from its channel
     out: dict[tuple[str, str, str], tuple[str, str | None]] = {}
     for env in lock.sets:
         if machines is not None and env.platform not in machines:
@@ -310,10 +410,14 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
         if not judged:
             continue
         for name, ver in env.packages.items():
-            if name in tracked or name.startswith(("nvidia-", "triton", "pytorch-triton")):
+            if name.startswith(("nvidia-", "triton", "pytorch-triton")) or name in tracked and (
+                    name in ("torch", "numpy") or _has_row(facts, name, ver)):
                 continue
             src = env.sources.get(name)
             if src in BUILT_FROM_SOURCE:
+                continue
+            if name in conda:  # its bytes are the channel's build, not the index's wheel: not read in its place
+                out.setdefault((name, ver, env.platform), ("conda", py))
                 continue
             if src == "wheel":
                 if f"{name}=={ver}" in wheels and _fits(wheels[f"{name}=={ver}"], env.platform):
@@ -324,6 +428,15 @@ def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
             elif src is None and (resolved_at_install or name in compiled):
                 out.setdefault((name, ver, env.platform), ("index", py))
     return [(n, v, w, p, m) for (n, v, m), (w, p) in sorted(out.items())]
+
+
+def _has_row(facts: Facts, name: str, version: str) -> bool:
+    """Whether the matrix says what torch a tracked package's release was built for (a kernel row, a family pin); one
+    it has no row for is read from its own bytes like any other compiled package."""
+    try:
+        return facts.kernel(name, version) is not None or facts.family(name, version) is not None
+    except (ValueError, TypeError):
+        return True
 
 
 def _lock_file(loc: str) -> IndexFile:
@@ -375,8 +488,14 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 continue
             try:
                 first = (own or {}).get(f"torch=={tfull}")
-                picks[(m, tv)] = _find_in([first, *searched] if first else searched, cache, "torch", tfull, python,
-                                          f"manylinux_{m}")
+                try:
+                    picks[(m, tv)] = _find_in([first, *searched] if first else searched, cache, "torch", tfull, python,
+                                              f"manylinux_{m}")
+                except GlmcompatError:
+                    if tfull == tv:
+                        raise
+                    # a variant (+cu128, +cpu) not on the configured index: the same release's wheel, one C++ ABI
+                    picks[(m, tv)] = _find_in(searched, cache, "torch", tv, python, f"manylinux_{m}")
             except GlmcompatError as e:
                 torch_error[m] = f"torch {tv}'s exported symbols could not be read ({e.message.splitlines()[0][:160]})"
     tkeys = {m: hashlib.blake2b("|".join(f"{tv}={f.sha256}" for (pm, tv), f in sorted(picks.items()) if pm == m).encode(),
@@ -390,7 +509,11 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         with guard:
             for (pm, tv), f in picks.items():
                 if pm == m and (pm, tv) not in loaded:
-                    loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
+                    try:
+                        loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
+                    except (GlmcompatError, OSError):
+                        loaded[(pm, tv)] = _torch_summary(*_torch_elsewhere(searched, cache, f, tv, python, pm),
+                                                          _Stats()).exports
             return {tv: e for (pm, tv), e in loaded.items() if pm == m}
 
     def one(item: Candidate) -> tuple[tuple[str, ...], ArtifactFacts]:
@@ -401,6 +524,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         command = f"glmcompat abi {name}=={Version(ver).public}"  # the rule adds --torch (the set's)
         if m != "x86_64":
             command += f" --platform {m}"
+        url = ""  # a wheel URL the file names (its recorded sha256 is checked against what the server states)
         recorded_at = "|".join(binary.get(f"{name}=={ver}", ())) if where == "lock" else ""
         failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
                                      f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
@@ -408,6 +532,9 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
             if isinstance(hit, dict):
                 return key, ArtifactFacts(name, ver, "", unread=hit["unread"], command=hit["command"])
+        if where == "conda":
+            return key, ArtifactFacts(name, ver, "", unread="it is installed by conda from the file's channels, and "
+                                      "glmcompat reads wheels, not conda packages", command="glmcompat verify")
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
@@ -418,6 +545,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                         raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                     command = f"glmcompat abi '{name} @ {loc}'"
                     op = open_url(index, loc)
+                    url = loc.split("#")[0]
                 else:
                     loc, _, recorded = loc.partition("#sha256=")
                     p = Path(loc) if os.path.isabs(loc) else base / loc
@@ -433,13 +561,13 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 f = _lock_file(chosen)
-                op = open_index(index, f)
+                op = open_index(index, f, searched)
             else:
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 first = (own or {}).get(f"{name}=={ver}")
-                f = _find_in([first, *searched] if first else searched, cache, canonicalize(name), Version(ver).public,
-                             py, platform)
+                f = _find_any_python([first, *searched] if first else searched, cache, canonicalize(name),
+                                     Version(ver).public, py, platform, stated=item[3] is not None)
                 if not f.is_wheel or f.filename.endswith("-any.whl"):
                     return key, ArtifactFacts(name, ver, f.filename, f.sha256 or "", command=command)  # pure
                 hashes = {r.split("#")[0]: r.partition("#sha256=")[2] for r in binary.get(f"{name}=={ver}", ())}
@@ -455,6 +583,14 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                                    command=command)
             ext, np = summaries(op, cache, numpy)
             got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
+            if url and op.sha256:  # range reads never see the whole file: the server's stated hash, else a warning
+                stated = getattr(op.source, "stated_sha256", None)
+                if stated and stated != op.sha256.lower():
+                    return key, ArtifactFacts(name, ver, op.filename, stated, recorded_sha256=op.sha256.lower(),
+                                              command=command)
+                if not stated:
+                    got = replace(got, unverified=f"it was read by HTTP range requests and the server states no "
+                                  f"sha256 for it; `curl -sL '{url}' | sha256sum` checks it against {op.sha256.lower()}")
             if cache is not None and akey:
                 cache.put_json(akey, got.to_json())
             if terr and _needs_torch(ext) and got.torch_needs == 0:
@@ -468,7 +604,47 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 cache.put_json(failed, {"unread": why, "command": command})
             return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
-    return skipped | dict(_map(one, todo, workers=8))
+    return skipped | dict(_map(one, todo, workers=8)) | torch_builds(lock, facts, searched, cache, python)
+
+
+TORCH_CUDA_LIB = "torch/lib/libtorch_cuda.so"
+
+
+def torch_builds(lock: Lock, facts: Facts, indexes: Sequence[IndexClient], cache: Cache | None,
+                 python: str) -> dict[tuple[str, ...], ArtifactFacts]:
+    """{key: ArtifactFacts} of each default torch wheel (no local label) the matrix has no GPU-code row for, on
+    every machine the lock installs on: whether its file list holds ``torch/lib/libtorch_cuda.so`` (one read of the
+    central directory, stored by sha256). A build without it is CPU-only (torch's default aarch64 wheels before
+    2.11.0), so its environments cannot serve a GPU target; what cannot be read is left out (the matrix's unknown
+    stands)."""
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
+
+    if os.environ.get(PROBE_ENV) or not indexes:
+        return {}
+    binary = lock.meta.get("lock_wheels", {})
+    out: dict[tuple[str, ...], ArtifactFacts] = {}
+    for env in lock.sets:
+        v, m = env.packages.get("torch"), env.platform
+        if (v is None or env.sources.get("torch") in BUILT_FROM_SOURCE or Version(v).local
+                or key_of("torch", v, m) in out or facts.on(m).gpu_code("torch", v) is not None):
+            continue
+        py = _python_of(env.names) or python
+        try:
+            loc = pick_wheel(binary.get(f"torch=={v}", ()), py, m)
+            f = _lock_file(loc) if loc and "://" in loc else _find_in(indexes, cache, "torch", v, py, f"manylinux_{m}")
+            skey = f"torchbuild-v1-{f.sha256}" if f.sha256 else None
+            hit = cache.get_json(skey) if cache is not None and skey else None
+            if isinstance(hit, dict) and isinstance(hit.get("cuda"), bool):
+                cuda = hit["cuda"]
+            else:
+                cuda = any(e.name == TORCH_CUDA_LIB for e in open_index(indexes[0], f, indexes).zip.members)
+                if cache is not None and skey:
+                    cache.put_json(skey, {"cuda": cuda})
+        except (GlmcompatError, OSError):
+            continue
+        out[key_of("torch", v, m)] = ArtifactFacts("torch", v, f.filename, f.sha256 or "", cpu_only=not cuda,
+                                                   command=f"glmcompat arch torch=={v} --platform {m}")
+    return out
 
 
 def _not_read(lock: Lock, facts: Facts, resolved_at_install: bool,
@@ -482,6 +658,29 @@ def _not_read(lock: Lock, facts: Facts, resolved_at_install: bool,
         n, v, "", unread=f"its {m} artifacts are read only when asked for (--platform {m})",
         command=f"glmcompat check {lock.path} --platform {m}")
         for n, v, _, _, m in candidates(lock, facts, resolved_at_install, rest)}
+
+
+OTHER_PYTHONS = ("cp312", "cp313", "cp310", "cp311", "cp314", "cp39")
+
+
+def _find_any_python(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,
+                     platform: str, *, stated: bool) -> IndexFile:
+    """:func:`_find_in` for ``python``; where the environment states no Python (a poetry or pdm lock's environments)
+    and the release has no wheel for the assumed one, the wheel for another CPython it ships (cosmos-xenna 0.4.0:
+    cp312-abi3 only): the installer on that Python installs that build."""
+    try:
+        return _find_in(indexes, cache, name, version, python, platform)
+    except GlmcompatError as e:
+        if stated or "has no wheel for" not in e.message:
+            raise
+        for other in OTHER_PYTHONS:
+            if other == python:
+                continue
+            try:
+                return _find_in(indexes, cache, name, version, other, platform)
+            except GlmcompatError:
+                continue
+        raise
 
 
 def _find_in(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,
@@ -546,8 +745,13 @@ def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
     hit = cache.get_json(whole) if whole else None
     if isinstance(hit, dict):
         return {tuple(k): ArtifactFacts.from_json(f) for k, f in zip(hit["keys"], hit["facts"], strict=True)}
+    primary = lock.meta.get("index_url")
+    if primary:  # --index-url replaces the configured index; it is searched first, then the --extra-index-url ones
+        urls = [primary, *(u for u in urls if u != primary)]
     with ExitStack() as stack:
         own = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
+        if urls and not primary:  # --extra-index-url only: the configured index stays, as pip keeps it, and is first
+            own.insert(0, stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2)))
         default = own[0] if own else stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2))
         sources = {u: stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2))
                    for u in sorted(set(lock.meta.get("wheel_indexes", {}).values()))}

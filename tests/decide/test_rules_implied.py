@@ -86,3 +86,15 @@ def test_a_lock_is_not_resolved_again(tmp_path):
     # vllm judged without a torch: "built against torch 2.10.0, and no torch is in the set"
     assert [(f.packages, f.remedy) for f in found if (f.rule, f.severity) == ("abi", "error")] == [
         ((("vllm", "0.18.0"),), "add torch==2.10.0")]
+
+
+def test_a_kernel_whose_metadata_pins_torch_brings_it(tmp_path, facts):
+    """xformers 0.0.33.post2's wheel declares Requires-Dist: torch==2.9.1 (its kernel row records it): a file that pins
+    xformers and torchao 0.15.0 but no torch installs torch 2.9.1 -- not "no torch is in the set"
+    (text-generation-webui's requirements, tests/fixtures/heldout36/h16)."""
+    lock, found = _check(tmp_path, "xformers==0.0.33.post2\ntorchao==0.15.0\n")
+    assert [f.message for f in found if f.severity == "error"] == []
+    implied, _ = resolve_named({"xformers": "0.0.33.post2"}, {}, facts)
+    assert implied["torch"][0] == "2.9.1" and "pins torch==2.9.1" in implied["torch"][1]
+    # a kernel whose row is an ABI probe (no METADATA pin) brings nothing
+    assert "torch" not in resolve_named({"sgl-kernel": "0.3.21"}, {}, facts)[0]

@@ -49,6 +49,14 @@ def judged_torch(ctx: Context, name: str) -> bool:
     return a is not None and a.read and (torch is None or Version(torch).public in a.torch_missing or a.torch_needs == 0)
 
 
+def _sibling_for(ctx: Context, name: str, major: str) -> str | None:
+    """The distribution of the set built for CUDA ``major`` beside a ``-cuNN`` one (nixl 1.3.0 installs nixl-cu12 and
+    nixl-cu13 and imports the one for the CUDA of the torch beside it): the other is installed, not loaded."""
+    stem, sep, cu = name.rpartition("-cu")
+    other = f"{stem}-cu{major}"
+    return other if sep and cu.isdigit() and cu != major and other in ctx.packages else None
+
+
 def check(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
@@ -70,6 +78,12 @@ def check(ctx: Context) -> list[Finding]:
                 evidence=(("observed-run", f"sha256 of {a.artifact}: {a.sha256}"),),
                 remedy="restore the wheel the lock names, or re-lock against this one"))
             continue
+        if a.unverified:  # "<why>; `<command>` checks it against <sha256>" (ops.artifacts)
+            why, _, how = a.unverified.partition("; ")
+            out.append(Finding(
+                rule="artifact", severity="warning", packages=(ctx.pin(name),),
+                message=f"the sha256 the file records for {a.artifact} ({a.sha256[:12]}...) was not checked: {why}",
+                evidence=(), remedy=f"run {how.split(' checks it')[0]} and compare it with the recorded {a.sha256}"))
         where = f"{a.artifact}" + (f" (sha256 {a.sha256[:12]}...)" if a.sha256 else "")
         if numpy is not None and a.numpy_abi == 1 and Version(numpy).major >= 2:
             out.append(Finding(
@@ -95,7 +109,8 @@ def check(ctx: Context) -> list[Finding]:
                     remedy=f"use a {name} build made against torch {tpub}, or the torch it was built against",
                     probe=f"{a.command} --torch {tpub}" if a.command else ""))
             tcuda = ctx.facts.torch_cuda(torch)
-            if tcuda and a.cuda_majors and a.torch_needs and int(tcuda.split(".")[0]) not in a.cuda_majors:
+            if tcuda and a.cuda_majors and a.torch_needs and int(tcuda.split(".")[0]) not in a.cuda_majors \
+                    and not _sibling_for(ctx, name, tcuda.split(".")[0]):
                 # a torch extension runs on torch's CUDA runtime; a package that needs nothing from torch may bring its
                 # own (its cuda_majors stay in the facts, for the driver's rule)
                 out.append(Finding(

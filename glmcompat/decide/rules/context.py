@@ -127,6 +127,10 @@ def _probed(ctx: Context, rule: str, name: str, ver: str, *, severity: str, buil
     verdict = ctx.facts.abi_verdict(name, ver, torch) if torch else None
     if verdict is not None and verdict.compatible:
         return []  # probed: every torch symbol it needs is exported by this torch
+    a = ctx.artifacts.get((name, ver))
+    if verdict is None and torch is not None and a is not None and a.read and (
+            Version(torch).public in a.torch_missing or a.torch_needs == 0):
+        return []  # judged from its own bytes against this torch: the artifact rule says what is missing, if anything
     if verdict is not None and torch is not None:
         t = Version(torch).public
         syms = verdict.symbols if example else ()

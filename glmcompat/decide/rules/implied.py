@@ -23,7 +23,8 @@ Implied = tuple[str, str, tuple[tuple[str, str], ...]]  # (version, why, evidenc
 def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, Fact]]:
     """(dependency, exact version, row) for each exact pin the METADATA of ``name`` ``version`` declares, as the
     matrix records it: an engine release's Requires-Dist (``vllm 0.18.0``: ``torch==2.10.0``), a torch-family
-    release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``)."""
+    release's torch pin (``torchvision 0.24.1``: ``torch==2.9.1``), a kernel row that records its wheel's exact
+    ``Requires-Dist: torch==`` (``xformers 0.0.33.post2``: ``torch==2.9.1``)."""
     pub = Version(Version(version).public)
     out: list[tuple[str, str, Fact]] = []
     for row in facts.rows("release"):
@@ -33,6 +34,9 @@ def _exact_pins(facts: Facts, name: str, version: str) -> list[tuple[str, str, F
             specs = list(parsed.specifier)
             if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
                 out.append((canonicalize(parsed.name), specs[0].version, row))
+    krow = facts.kernel(name, version) if name in facts.kernel_packages() else None
+    if krow is not None and krow.evidence == "metadata" and f"Requires-Dist: torch=={krow.torch}" in krow.source:
+        out.append(("torch", krow.torch, krow))  # a kernel whose METADATA pins its torch (xformers 0.0.33.post2)
     found = facts.family(name, version) if name in facts.family_packages() else None
     if found is not None:
         spec, frow = found

@@ -69,7 +69,7 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
     lock_has_torch = any("torch" in e.packages for e in lock.sets)
     reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
-        cannot = _cannot_serve(env, facts.on(env.platform), lock_has_torch)
+        cannot = _cannot_serve(env, facts.on(env.platform), lock_has_torch, on_machine(artifacts, env.platform))
         if cannot is not None:
             reasons[i] = cannot
     present = {e.platform for e in envs}
@@ -166,7 +166,8 @@ def _where(trow: Target, ships: list[str], products_on: Callable[[Target, str], 
     return "; ".join(f"{', '.join(products_on(trow, p))} on {p}" for p in ships)
 
 
-def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool
+def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool,
+                  artifacts: Mapping[tuple[str, str], ArtifactFacts] | None = None
                   ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """(why, evidence) an environment cannot run a GPU stack on its machine; None: it can, as far as the lock
     and the matrix show. A package without a wheel for the machine (and no sdist), no torch while the lock
@@ -193,4 +194,8 @@ def _cannot_serve(env: Environment, facts: Facts, lock_has_torch: bool
     if code is not None and not code[0] and not code[1]:
         what = "the +cpu build" if Version(torch).local == "cpu" else f"its default {machine} wheel"
         return f"torch {torch} is a CPU-only build ({what}: no libtorch_cuda.so)", _ev(code[2])
+    read = (artifacts or {}).get(("torch", torch))
+    if code is None and read is not None and read.read and read.cpu_only:  # no row: the wheel's own file list
+        return (f"torch {torch} is a CPU-only build (its default {machine} wheel: no libtorch_cuda.so)",
+                (("abi-probe", f"{read.artifact}: its file list has no torch/lib/libtorch_cuda.so"),))
     return None

@@ -60,4 +60,4 @@ def check(ctx: Context) -> list[Finding]:
 
 RULE = Rule(id=ID, family="nonnvidia", check=check, reads=(), evidence=("metadata",), remedy="replace",
             doc="ROCm and XPU builds of the torch family, which cannot run on an NVIDIA target",
-            names=('torch', 'torchaudio', 'torchvision'))
+            names=FAMILY)

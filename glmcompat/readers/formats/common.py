@@ -60,6 +60,7 @@ class LockMeta(TypedDict, total=False):
     notes: list[str]  # what the reader could not name or fully read (shown by check, one line each)
     includes: list[str]  # requirements: the files ``-r``/``-c`` include, relative to the top file (the cache keys on them)
     index_urls: list[str]  # requirements: ``--index-url`` / ``--extra-index-url`` values, first-seen order
+    index_url: str  # requirements: the ``--index-url`` / ``-i`` value (it replaces the configured index; absent: the configured index stays, as in pip)
     wheel_urls: dict[str, str]  # requirements: ``name==version`` -> a wheel entry's URL or path (relative to the file)
     wheel_indexes: dict[str, str]  # poetry.lock: ``name==version`` -> the index (``legacy`` source URL) its lock_wheels come from
     lock_wheels: dict[str, list[str]]  # uv.lock, pylock, poetry: ``name==version`` -> its compiled Linux wheels (URL or file name, ``#sha256=``)

@@ -159,6 +159,7 @@ class RequirementsReader:
         self.entries: list[Entry] = []
         self.notes: list[str] = []
         self.indexes: list[str] = []
+        self.index_url = ""  # the last --index-url / -i (pip keeps the last)
         self.stack: list[tuple[str, str]] = [(os.path.realpath(top), str(top))]  # (real path, shown)
         self.done: set[tuple[str, bool]] = set()
         self.includes: list[str] = []  # every included file, relative to the top file (a cache must key on them)
@@ -176,6 +177,8 @@ class RequirementsReader:
             out["notes"] = list(self.notes)
         if self.indexes:
             out["index_urls"] = list(dict.fromkeys(self.indexes))
+        if self.index_url:
+            out["index_url"] = self.index_url
         if self.wheels:
             out["wheel_urls"] = dict(sorted(self.wheels.items()))
         return Lock(str(self.top), kind, tuple(self.entries), requires_python, (), out)
@@ -204,6 +207,8 @@ class RequirementsReader:
                     self.editable(f, n, value, constraint)
             elif opt in _INDEXES and value:
                 self.indexes.append(value)
+                if opt != "--extra-index-url":
+                    self.index_url = value
 
     # includes
 
