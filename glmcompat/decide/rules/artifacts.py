@@ -49,9 +49,11 @@ def judged_torch(ctx: Context, name: str) -> bool:
     return a is not None and a.read and (torch is None or Version(torch).public in a.torch_missing or a.torch_needs == 0)
 
 
+# A package that installs one build per CUDA major as ``-cuNN`` distributions and imports the one for the CUDA of the
+# torch beside it (nixl 1.3.0 installs nixl-cu12 and nixl-cu13): the other build is installed, not loaded.
 def _sibling_for(ctx: Context, name: str, major: str) -> str | None:
-    """The distribution of the set built for CUDA ``major`` beside a ``-cuNN`` one (nixl 1.3.0 installs nixl-cu12 and
-    nixl-cu13 and imports the one for the CUDA of the torch beside it): the other is installed, not loaded."""
+    """The distribution of the set built for CUDA ``major`` beside a ``-cuNN`` one: the other is installed, not
+    loaded (the comment above names the case)."""
     stem, sep, cu = name.rpartition("-cu")
     other = f"{stem}-cu{major}"
     return other if sep and cu.isdigit() and cu != major and other in ctx.packages else None
