@@ -17,6 +17,7 @@ import threading
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -279,3 +280,15 @@ class LocalServer:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def served_fakes(factory: Any) -> Iterator[tuple[LocalServer, dict[str, bytes]]]:
+    """The fake wheels built once and served from 127.0.0.1, for a module fixture (``yield from`` it); the test is
+    skipped where g++ is missing."""
+    import pytest  # lazy: only the fixtures that serve the wheels need it
+
+    if not HAVE_GXX:
+        pytest.skip("g++ builds the fake wheels")
+    files = build_fakes(factory.mktemp("fakes"))
+    with LocalServer(files) as server:
+        yield server, files

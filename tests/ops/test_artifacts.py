@@ -19,7 +19,7 @@ from glmcompat.ops.artifacts import PROBE_ENV, named_torch, numpy_abi_of, numpy_
 from glmcompat.ops.wheelinput import Artifact, parse_artifact
 from glmcompat.readers.formats import read_lock
 from glmcompat.readers.wheelzip import BytesSource, RemoteZip
-from tests.abifakes import HAVE_GXX, LocalServer, build_fakes, gxx, wheel
+from tests.abifakes import HAVE_GXX, served_fakes, gxx, wheel
 from tests.conftest import run_cli
 
 NUMEXPR = json.loads((Path(__file__).parents[1] / "fixtures" / "numpyabi" / "numexpr.json").read_text())
@@ -67,11 +67,7 @@ def test_parse_artifact(tmp_path):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    if not HAVE_GXX:
-        pytest.skip("g++ builds the fake wheels")
-    files = build_fakes(tmp_path_factory.mktemp("fakes"))
-    with LocalServer(files) as server:
-        yield server, files
+    yield from served_fakes(tmp_path_factory)
 
 
 def _requirements(tmp_path: Path, base: str, torch: str, ext: bytes, line: str | None = None) -> Path:

@@ -20,7 +20,7 @@ from glmcompat.matrix.load import load_facts
 from glmcompat.ops import artifacts
 from glmcompat.ops.artifacts import PROBE_ENV, candidates, probe_lock, read_machines
 from glmcompat.readers.formats import read_lock
-from tests.abifakes import HAVE_GXX, LocalServer, build_fakes
+from tests.abifakes import HAVE_GXX, LocalServer, build_fakes, served_fakes
 from tests.ops.test_artifacts_lock import DEAD, STABLE, _uv_project
 
 GONE = "http://127.0.0.1:9"  # port 9: nothing answers
@@ -28,11 +28,7 @@ GONE = "http://127.0.0.1:9"  # port 9: nothing answers
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    if not HAVE_GXX:
-        pytest.skip("g++ builds the fake wheels")
-    files = build_fakes(tmp_path_factory.mktemp("fakes"))
-    with LocalServer(files) as server:
-        yield server, files
+    yield from served_fakes(tmp_path_factory)
 
 
 def _unreachable(path: Path, base: str, *, tamper: str = "") -> Path:
