@@ -266,7 +266,10 @@ def group_ext(opts: dict[str, Any]) -> None:
                 if gone and mod.count(".") and _imports(mod.split(".")[0]):
                     # the file is there but the installed package does not make it importable (cuda-core's cu12/
                     # beside the cu13/ its cuda-bindings 13 selects): said once per folder, not once per module
-                    folder = os.path.dirname(files.get(mod) or mod.replace(".", "/"))
+                    # the missing package's folder where a parent is missing (cuda.core.cu12 and all below it: one
+                    # line), else the module's own folder
+                    folder = gone.replace(".", "/") if gone != mod else os.path.dirname(files.get(mod) or
+                                                                                       mod.replace(".", "/"))
                     hidden.setdefault(folder, (text.splitlines()[-1][:200], []))[1].append(mod)
                     p.degraded = True
                     continue

@@ -201,12 +201,20 @@ def test_a_folder_the_package_does_not_expose_is_one_warning(tmp_path: Path) -> 
     inc = ["-I", sysconfig.get_paths()["include"]]
     site = tmp_path / "site-packages"
     (site / "vpkg" / "cu12").mkdir(parents=True)
-    (site / "vpkg" / "__init__.py").write_text("import sys\nsys.modules[__name__ + '.cu12'] = None  # not this build\n")
+    # the package exposes only the folder of its own build, as a merged wheel's __path__ rewrite does
+    (site / "vpkg" / "__init__.py").write_text(
+        "import importlib.abc, sys\n"
+        "class _Other(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == __name__ + '.cu12':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, _Other())\n")
     (site / "vpkg" / "cu12" / "__init__.py").write_text("")
     _gcc(_module_src("_core"), site / "vpkg" / f"_core{SUFFIX}", *inc)
-    names = ["_context", "_device", "_event"]
+    names = ["_context", "_device", "_memory/_pool"]  # and a module in a folder below it: the same one warning
+    (site / "vpkg" / "cu12" / "_memory").mkdir()
     for name in names:
-        _gcc(_module_src(name), site / "vpkg" / "cu12" / f"{name}{SUFFIX}", *inc)
+        _gcc(_module_src(name.rsplit("/", 1)[-1]), site / "vpkg" / "cu12" / f"{name}{SUFFIX}", *inc)
     _dist(site, "vpkg", "1.0", ["vpkg/__init__.py", f"vpkg/_core{SUFFIX}", "vpkg/cu12/__init__.py",
                                 *(f"vpkg/cu12/{n}{SUFFIX}" for n in names)])
     r = run(Options(paths=[str(site)], no_gpu=True, timeout=60)).to_json()
