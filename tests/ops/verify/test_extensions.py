@@ -187,7 +187,9 @@ def test_a_module_that_finds_torch_in_the_global_scope_is_not_blamed_on_torch(tm
     assert stale["status"] == "failed" and stale["data"]["failures"][0]["kind"] == "torch-symbol", stale
     assert stale["data"]["failures"][0]["file"] == f"shared_ns/_bridge{SUFFIX}"
     assert OLD_LOGGER in stale["summary"]
-    blamed = [f for f in r["findings"] if f["rule"] == "abi"]
+    # (on a machine with a real torch, the image's own packages are judged too: only this test's are looked at)
+    blamed = [f for f in r["findings"] if f["rule"] == "abi"
+              and {p.split("==")[0] for p in f["packages"]} & {"bridged", "stale"}]
     assert [f["packages"] for f in blamed] == [["stale==1.0"]], r["findings"]
     # the explanation names the distribution that owns the file, never the folder it sits in
     assert {e.get("package") for e in stale["explained"]} == {"stale"}, stale["explained"]
