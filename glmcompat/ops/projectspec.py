@@ -144,17 +144,7 @@ def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
     where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
     dynamic metadata) or already holds glmcompat's lines (the lock then starts from them), or where uv cannot start.
     Never fails."""
-    if os.environ.get(OFF_ENV) or os.name != "posix":
-        return None
-    try:
-        data = pyproject.read_bytes()
-        if any(word in data for word in _REFUSED):
-            return None
-        lock = pyproject.parent / "uv.lock"
-        files = _root_files(pyproject.parent, data, lock.read_bytes() if lock.is_file() else None)
-        return Run(files, uv_env(index)) if files is not None else None
-    except Exception:
-        return None
+    return _start(pyproject.parent, None, _REFUSED, index)
 
 
 def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | None) -> Run | None:
@@ -163,14 +153,20 @@ def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | N
     private copy; :func:`settle` takes its lock only where the pyproject.toml written is byte for byte ``predicted``,
     so its lock is the one uv writes for exactly those files. None where it is off, where there is no prediction,
     where a copy might lock otherwise or uv cannot start. Never fails."""
-    if predicted is None or os.environ.get(OFF_ENV) or os.name != "posix":
+    return None if predicted is None else _start(root, predicted, _REFUSED[1:], index)
+
+
+def _start(root: Path, seed: bytes | None, refused: tuple[bytes, ...], index: IndexOptions | None) -> Run | None:
+    """``uv lock`` in a private copy of ``root``'s files with ``seed`` as the pyproject.toml (None: the project's
+    own), unless the project's own pyproject.toml holds a ``refused`` word; see :func:`start`."""
+    if os.environ.get(OFF_ENV) or os.name != "posix":
         return None
     try:
         data = (root / "pyproject.toml").read_bytes()
-        if any(word in data for word in _REFUSED[1:]):
+        if any(word in data for word in refused):
             return None
         lock = root / "uv.lock"
-        files = _root_files(root, predicted, lock.read_bytes() if lock.is_file() else None)
+        files = _root_files(root, data if seed is None else seed, lock.read_bytes() if lock.is_file() else None)
         return Run(files, uv_env(index)) if files is not None else None
     except Exception:
         return None
