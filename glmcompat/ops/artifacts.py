@@ -190,14 +190,8 @@ def _torch_elsewhere(indexes: Sequence[IndexClient], cache: Cache | None, f: Ind
     except GlmcompatError:
         if "+" not in f.filename.split("-")[1].replace("%2B", "+"):
             raise
-    first: GlmcompatError | None = None
-    for i in indexes:
-        try:
-            return i, cache, _find(i, cache, "torch", public, python, f"manylinux_{machine}")
-        except GlmcompatError as e:
-            first = first or e
-    assert first is not None
-    raise first
+    i, g = _find_where(indexes, cache, "torch", public, python, f"manylinux_{machine}")
+    return i, cache, g
 
 
 def same_file(indexes: Sequence[IndexClient], f: IndexFile) -> tuple[IndexClient, IndexFile]:
@@ -687,10 +681,16 @@ def _find_in(indexes: Sequence[IndexClient], cache: Cache | None, name: str, ver
              platform: str) -> IndexFile:
     """The wheel of ``name==version`` from the first of ``indexes`` that has one (the file's own indexes first, as
     ``--index-url``/``--extra-index-url`` name them); the first index's error when none has."""
+    return _find_where(indexes, cache, name, version, python, platform)[1]
+
+
+def _find_where(indexes: Sequence[IndexClient], cache: Cache | None, name: str, version: str, python: str,
+                platform: str) -> tuple[IndexClient, IndexFile]:
+    """:func:`_find_in`, with the index that has the wheel."""
     first: GlmcompatError | None = None
     for i in indexes:
         try:
-            return _find(i, cache, name, version, python, platform)
+            return i, _find(i, cache, name, version, python, platform)
         except GlmcompatError as e:
             first = first or e
     assert first is not None
