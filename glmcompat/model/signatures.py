@@ -325,13 +325,10 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 if pkg is None:
                     continue
             elif kind == "namespace":
-                if mod in CXX_NAMESPACES:
-                    ns = CXX_NAMESPACES[mod]
-                    if ns is None:
-                        continue
-                    pkg = ns
-                else:
-                    pkg = module_package(mod)
+                named = CXX_NAMESPACES.get(mod, module_package(mod))
+                if named is None:
+                    continue
+                pkg = named
             elif mod == "vllm._C":
                 pkg = "vllm"
             else:
