@@ -195,6 +195,46 @@ def test_facts_are_decoded_from_a_cache_entry_once_per_content():
     assert healed is not other and healed.data == first.data and entry.read_bytes() == sealed
 
 
+
+def test_the_parsed_files_kept_are_bounded(tmp_path):
+    """load_file keeps at most its memo's bound of parsed files (a refresh parses many): the oldest goes first and is
+    parsed again when read again."""
+    from glmcompat.matrix import schema
+
+    bound = schema._PARSED.bound
+    files = [tmp_path / f"f{i}.toml" for i in range(bound + 2)]
+    parsed = []
+    for i, f in enumerate(files):
+        f.write_text(f"# file {i}\nschema = 1\n")
+        parsed.append(load_file(f)[0])
+        assert len(schema._PARSED) <= bound
+    assert load_file(files[-1])[0] is parsed[-1]  # kept
+    assert load_file(files[0])[0] is not parsed[0]  # dropped first, parsed again
+
+
+def test_the_facts_kept_are_bounded():
+    """load_facts keeps the rows of at most its memo's bound of cache entries (one per matrix a process uses): an
+    entry dropped is decoded again."""
+    from glmcompat.matrix import load
+
+    first = load_facts()
+    entry = cache_dir() / str(cache_entry_name())
+    sealed = entry.read_bytes()
+    doc = json.loads(sealed.partition(b"\n")[2])
+    targets = doc["tables"]["target"]
+    bound = load._SERVED.bound
+    assert len(targets) > bound + 1
+    try:
+        for n in range(1, bound + 3):
+            doc["tables"]["target"] = targets[:n]
+            entry.write_bytes(seal("matrix", entry.name, json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()))
+            assert len(load_facts().rows("target")) == n
+            assert len(load._SERVED) <= bound
+    finally:
+        entry.write_bytes(sealed)
+    again = load_facts()
+    assert again is not first and again.data == first.data  # the first entry was dropped: decoded again
+
 def test_validate_ok_and_missing_file(tmp_path):
     r = run_cli("matrix", "validate")
     assert r.returncode == 0 and r.stdout.startswith("ok:")
