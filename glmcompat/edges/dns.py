@@ -42,26 +42,40 @@ class Resolver:
                  clock: Callable[[], float] = time.monotonic, hedge: float = HEDGE, tries: int = TRIES) -> None:
         self._lookup, self._ttl, self._clock, self._hedge, self._tries = lookup, ttl, clock, hedge, max(1, tries)
         self._guard = threading.Lock()
-        self._locks: dict[tuple[str, int], threading.Lock] = {}
+        # What is held per host: its answer until it expires (expired ones go when a new one is kept), and, while
+        # its lookup is in flight, the event its other callers wait on. Nothing is held for a host otherwise.
         self._kept: dict[tuple[str, int], tuple[float, list[str]]] = {}
+        self._asking: dict[tuple[str, int], threading.Event] = {}
         self.lookups = 0  # how many times ``lookup`` was asked (what the tests count)
 
     def addresses(self, host: str, port: int) -> list[str]:
         """The addresses of ``host`` for a TCP connection to ``port``, best first, without repeats."""
         key = (host, port)
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            kept = self._kept.get(key)
-            if kept is not None and kept[0] > self._clock():
-                return kept[1]
+        while True:
+            with self._guard:
+                kept = self._kept.get(key)
+                if kept is not None and kept[0] > self._clock():
+                    return kept[1]
+                asked = self._asking.get(key)
+                if asked is None:
+                    done = self._asking[key] = threading.Event()
+                    break
+            asked.wait()  # the one lookup in flight: its answer is kept, or it failed and a caller asks again
+        try:
             infos = self._ask(host, port)
             found = list(dict.fromkeys(str(info[4][0]) for info in infos))
             if not found:
                 raise socket.gaierror(f"no address for {host}")
-            self._kept[key] = (self._clock() + self._ttl, found)
+            with self._guard:
+                now = self._clock()
+                for old in [k for k, (until, _) in self._kept.items() if until <= now]:
+                    del self._kept[old]
+                self._kept[key] = (now + self._ttl, found)
             return found
-
+        finally:
+            with self._guard:
+                del self._asking[key]
+            done.set()
 
     def _ask(self, host: str, port: int) -> Sequence[tuple[Any, ...]]:
         """The first answer of up to ``tries`` lookups, each started ``hedge`` seconds after the one before while

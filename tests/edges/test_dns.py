@@ -151,3 +151,35 @@ def test_a_proxy_variable_still_carries_the_requests(index: str, monkeypatch: py
         r = client.get("http://nowhere.invalid/simple/a/")
     assert isinstance(r.status_code, int)
     assert "nowhere.invalid" not in asked
+
+
+def test_nothing_is_held_for_a_host_but_its_live_answer() -> None:
+    """A process that talks to many hosts (mirrors, redirects to file hosts) holds no lock per host it ever asked:
+    while no lookup is in flight nothing waits, and an expired answer goes when a new one is kept."""
+    now = [0.0]
+
+    def lookup(host: str, port: int, *args: Any) -> Any:
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    r = dns.Resolver(lookup, ttl=10, clock=lambda: now[0])
+    for i in range(200):
+        assert r.addresses(f"host{i}.test", 443) == ["127.0.0.1"]
+    assert not r._asking and len(r._kept) == 200
+    now[0] = 11.0
+    r.addresses("host0.test", 443)
+    assert list(r._kept) == [("host0.test", 443)] and not r._asking
+    assert r.lookups == 201
+
+
+def test_callers_waiting_on_a_failed_lookup_ask_again_once() -> None:
+    """The lookup in flight fails: its waiting callers do not share the failure, one of them asks again and the
+    others take that answer."""
+    lookup = Counted(fail=1)
+    r = dns.Resolver(lookup, hedge=30, tries=1)
+    with ThreadPoolExecutor(6) as pool:
+        futures = [pool.submit(r.addresses, "localhost", 80) for _ in range(6)]
+        while lookup.calls < 1:
+            threading.Event().wait(0.01)
+        lookup.go.set()
+        outcomes = [f.exception() is None for f in futures]
+    assert outcomes.count(False) == 1 and lookup.calls == 2 and not r._asking
