@@ -163,7 +163,7 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
         # The direct connections through the shared resolver; the proxy variables read as httpx reads them.
         return client(limits, verify, timeout=httpx.Timeout(timeout[0], connect=timeout[1], **wait),
                       follow_redirects=True, headers={"User-Agent": USER_AGENT})
-    except (ImportError, ValueError, httpx.InvalidURL) as e:  # httpx reads the proxy variables here: a SOCKS one needs socksio
+    except (ImportError, ValueError, httpx.InvalidURL) as e:  # the proxy variables' transports are built here: SOCKS needs socksio
         raise proxy_error(e) from None
 
 
