@@ -49,7 +49,7 @@ from glmcompat.ops.wheelprobe import (
     summarise_ext,
 )
 from glmcompat.readers.elf import demangle
-from glmcompat.readers.wheelzip import BytesSource, RangeSource, RemoteZip, SparseMember
+from glmcompat.readers.wheelzip import BytesSource, OverBudget, RangeSource, RemoteZip, SparseMember
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.edges.cache import Cache
@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 NUMPY_VERSION = 3  # 3: pybind11's import is not NumPy 1.x's; 2: only extension modules that take a capsule are scanned (may_import_numpy)
-ARTIFACT_VERSION = 4  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
+ARTIFACT_VERSION = 5  # 5: partial (a module beyond the byte budget); the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -90,11 +90,17 @@ def numpy_member(zf: RemoteZip, m: Any) -> int | None:
     ``.rodata`` section through sparse reads)."""
     if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:
         return numpy_abi_of(zf.read(m))
-    info = read_elf_member(zf, m, dynamic="skip")
+    info = read_elf_member(zf, m, dynamic="skip", bounded=True)
+    if not info.names_read:
+        raise OverBudget(zf.name, "its NumPy C API was not read: its section names lie beyond the bytes glmcompat "
+                         "reads of one member", m.name)
     sec = info.section(".rodata")
     if sec is None or sec.size > RODATA_LIMIT or sec.type == 8:
         return None
     sm = SparseMember(zf, m)
+    why = sm.within([(sec.offset, sec.size)])
+    if why is not None:
+        raise OverBudget(zf.name, f"its NumPy C API (.rodata) was not read: {why}", m.name)
     sm.ensure(sec.offset, sec.size)
     return numpy_abi_of(sm.get(sec.offset, sec.size))
 
@@ -107,12 +113,29 @@ def may_import_numpy(member: str, undefined: Sequence[str]) -> bool:
     return not member.rsplit("/", 1)[-1].startswith("lib") and "PyCapsule_GetPointer" in undefined
 
 
-def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None) -> dict[str, int]:
+def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None,
+                  skipped: dict[str, str] | None = None) -> dict[str, int]:
     """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``);
-    ``only``: the members to scan (default: every shared object)."""
+    ``only``: the members to scan (default: every shared object). With ``skipped``, a member whose read-only data lies
+    beyond the wheel's byte budget is left out and gains {member: why} (else that raises)."""
     members = [m for m in elf_members(zf) if only is None or m.name in only]
-    found = _map(lambda m: (m.name, numpy_member(zf, m)), members)
-    return {name: abi for name, abi in found if abi is not None}
+
+    def one(m: Any) -> tuple[str, int | str | None]:
+        try:
+            return m.name, numpy_member(zf, m)
+        except OverBudget as e:
+            if skipped is None:
+                raise
+            return m.name, e.message.rsplit(f"{m.name}: ", 1)[-1]
+
+    out: dict[str, int] = {}
+    for name, abi in _map(one, members):
+        if isinstance(abi, str):
+            assert skipped is not None
+            skipped[name] = abi
+        elif abi is not None:
+            out[name] = abi
+    return out
 
 
 class Opened:
@@ -230,31 +253,52 @@ def own_code(member: str) -> bool:
     return not top.endswith(".libs") or rest.rsplit("/", 1)[-1].startswith(("libc10", "libtorch"))
 
 
-def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary, dict[str, int]]:
+BUDGET_VERSION = 1  # kind ``skipped``: the members of a wheel left unread, beyond its byte budget
+
+
+def summaries(op: Opened, cache: Cache | None, numpy: bool,
+              skipped: dict[str, str] | None = None) -> tuple[ExtSummary, dict[str, int]]:
     """The extension summary of its own code (kind ``ext``, key suffix ``-own``: :func:`own_code`) and, with ``numpy``, the NumPy imports
-    (kind ``npabi``) of an opened wheel, each read once per sha256."""
+    (kind ``npabi``) of an opened wheel, each read once per sha256. Each member is read within the wheel's byte budget
+    (:data:`glmcompat.readers.wheelzip.BUDGET_SHARE`): one that needs more is left out, and ``skipped`` gains
+    {member: what was not read and why} (stored with them, kind ``skipped``)."""
     from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: a cycle-free name at call time
 
     ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}-own" if op.sha256 else None
     np_key = f"npabi-v{NUMPY_VERSION}-{op.sha256}" if op.sha256 else None
+    skip_key = f"skipped-v{BUDGET_VERSION}-{op.sha256}" if op.sha256 else None
+    left: dict[str, str] = {}
+    hit = cache.get_json(skip_key) if cache is not None and skip_key else None
+    stored = isinstance(hit, dict)
+    if isinstance(hit, dict):
+        left.update({str(k): str(v) for k, v in hit.items()})
     ext = None
-    if cache is not None and ext_key:
+    if cache is not None and ext_key and stored:
         hit = cache.get_json(ext_key)
         if isinstance(hit, dict):
             ext = ExtSummary.from_json(hit)
     if ext is None:
-        ext = summarise_ext(op.zip, own_code)
+        left = {k: v for k, v in left.items() if not k.startswith("numpy:")}
+        ext = summarise_ext(op.zip, own_code, left)
         if cache is not None and ext_key:
             cache.put_json(ext_key, ext.to_json())
+        stored = False
     np: dict[str, int] = {}
     if numpy and ext.modules:
-        hit = cache.get_json(np_key) if cache is not None and np_key else None
+        hit = cache.get_json(np_key) if cache is not None and np_key and stored else None
         if isinstance(hit, dict):
             np = {str(k): int(v) for k, v in hit.items()}
         else:
-            np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)})
+            npleft: dict[str, str] = {}
+            np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)}, npleft)
+            left = {k: v for k, v in left.items() if not k.startswith("numpy:")} | {f"numpy:{k}": v for k, v in npleft.items()}
             if cache is not None and np_key:
                 cache.put_json(np_key, np)
+            stored = False
+    if cache is not None and skip_key and not stored:
+        cache.put_json(skip_key, left)
+    if skipped is not None:
+        skipped.update(left)
     return ext, np
 
 
@@ -575,8 +619,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             if isinstance(hit, dict):
                 return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, artifact=op.filename,
                                    command=command)
-            ext, np = summaries(op, cache, numpy)
-            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
+            left: dict[str, str] = {}
+            ext, np = summaries(op, cache, numpy, left)
+            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command,
+                          partial=_partial(left))
             if url and op.sha256:  # range reads never see the whole file: the server's stated hash, else a warning
                 stated = getattr(op.source, "stated_sha256", None)
                 if stated and stated != op.sha256.lower():
@@ -599,6 +645,16 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
     return skipped | dict(_map(one, todo, workers=8)) | torch_builds(lock, facts, searched, cache, python)
+
+
+def _partial(left: Mapping[str, str]) -> str:
+    """What of a wheel was left unread (:func:`summaries`), for a warning: the first module and why, and how many
+    more."""
+    if not left:
+        return ""
+    first = sorted(left)[0]
+    more = f" (and {len(left) - 1} more module(s))" if len(left) > 1 else ""
+    return f"{first.removeprefix('numpy:')}: {left[first]}{more}"
 
 
 TORCH_CUDA_LIB = "torch/lib/libtorch_cuda.so"
