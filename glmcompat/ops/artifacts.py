@@ -90,10 +90,7 @@ def numpy_member(zf: RemoteZip, m: Any) -> int | None:
     ``.rodata`` section through sparse reads)."""
     if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:
         return numpy_abi_of(zf.read(m))
-    info = read_elf_member(zf, m, dynamic="skip", bounded=True)
-    if not info.names_read:
-        raise OverBudget(zf.name, "its NumPy C API was not read: its section names lie beyond the bytes glmcompat "
-                         "reads of one member", m.name)
+    info = read_elf_member(zf, m, dynamic="skip", bounded=True, names=True)
     sec = info.section(".rodata")
     if sec is None or sec.size > RODATA_LIMIT or sec.type == 8:
         return None
@@ -564,7 +561,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             command += f" --platform {m}"
         url = ""  # a wheel URL the file names (its recorded sha256 is checked against what the server states)
         recorded_at = "|".join(binary.get(f"{name}=={ver}", ())) if where == "lock" else ""
-        failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
+        failed = cache_key("unread", f"{ARTIFACT_VERSION}|{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
                                      f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
         if network and cache is not None:  # a read that failed lately is not tried on every check
             hit = cache.get_json(failed, max_age=UNREAD_TTL)

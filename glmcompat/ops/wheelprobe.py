@@ -91,20 +91,23 @@ def elf_members(zf: RemoteZip, prefix: str = "") -> list[ZipMember]:
                   key=lambda m: m.name)
 
 
-def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require", bounded: bool = False) -> ElfInfo:
+def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require", bounded: bool = False,
+                    names: bool = False) -> ElfInfo:
     """Parse a member's ELF tables, fetching only the ranges the parser asks for. A big member's parts it can do
     without (its section names, ``.dynamic``) are read only within the wheel's byte budget
-    (:meth:`SparseMember.affordable`); with ``bounded``, the parts it needs too, else :class:`OverBudget`."""
+    (:meth:`SparseMember.affordable`; ``names``: its section names are needed); with ``bounded``, the parts it needs
+    too, else :class:`OverBudget`."""
     label = f"{zf.name}: {m.name}"
     try:
         if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:  # a bomb is read in parts, as a big one
             data = zf.read(m)
-            return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
+            return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick,  # type: ignore[arg-type]
+                             names=names)
         sm = SparseMember(zf, m)
         try:
             for _ in range(32):
                 try:
-                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
+                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick, names=names)  # type: ignore[arg-type]
                 except NeedBytes as e:
                     why = sm.within(e.ranges) if bounded else None
                     if why is not None:
@@ -125,7 +128,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
     """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
     ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same). ``first_cubin``: stop
     after the first cubin (the stream ends a few MB into the member; the entries are those read so far)."""
-    info = read_elf_member(zf, m, dynamic="skip")
+    info = read_elf_member(zf, m, dynamic="skip", names=True)
     sec = info.section(".nv_fatbin")
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)

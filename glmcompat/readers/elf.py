@@ -226,9 +226,12 @@ def _strings(table: bytes, offsets: Iterable[int], what: str, name: str,
 
 
 def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "require",
-              check: Callable[[], None] | None = None) -> ElfInfo:
+              check: Callable[[], None] | None = None, names: bool = False) -> ElfInfo:
     """Parse ``view``; raises :class:`NeedBytes` for missing ranges and :class:`ElfError` when malformed. Linear in
-    the size of its tables; ``check`` (a deadline) is called as the symbols are read."""
+    the size of its tables; ``check`` (a deadline) is called as the symbols are read. A view with a byte budget
+    (``affordable``) reads the section names, and ``.dynamic`` in ``require`` mode, only within it (``names``: the
+    names always): else the sections are named by type and DT_NEEDED is read from ``.dynstr``
+    (:func:`needed_from_dynstr`), and :class:`ElfInfo` says so."""
     size = view.size
     if size < 52:
         raise ElfError(f"{name}: not an ELF file ({size} bytes)")
@@ -274,7 +277,7 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     if not 0 < shstrndx < shnum:
         raise ElfError(f"{name}: section-name table index {shstrndx} out of range")
     sr = raw[shstrndx]
-    names_read = _affordable(view, [(sr[4], sr[5])])
+    names_read = names or _affordable(view, [(sr[4], sr[5])])
     if names_read:
         view.require([(sr[4], sr[5])])
         snames = _strings(view.get(sr[4], sr[5]), [r[0] for r in raw], "section", name)

@@ -43,12 +43,15 @@ TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tai
 INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
-# The byte budget of the parts a reader can do without (a huge library's section-name table or .dynamic, hundreds of
-# MiB into a deflated member: it then reads its names by type and its DT_NEEDED from .dynstr): what all reads of one
-# archive may have fetched, at most this share of the archive's size, at least BUDGET_FLOOR (issue 39: `abi` reads
-# no more than 5% of a wheel cold).
+# The byte budget of one member's reads, per member (so the answer does not depend on the order members are read in):
+# BUDGET_SHARE of the archive's size (issue 39: `abi` reads no more than 5% of a wheel cold), at least
+# OPTIONAL_FLOOR for the parts a reader can do without (a huge library's section-name table or .dynamic, hundreds of
+# MiB into a deflated member: it then reads its sections by type and its DT_NEEDED from .dynstr) and REQUIRED_FLOOR
+# for those it cannot (the dynamic symbol tables, the read-only data NumPy's module name is in): a member that needs
+# more is left unread and named (tensorflow 2.19.0's libtensorflow_cc.so.2: about 40 MiB of its symbol tables).
 BUDGET_SHARE = 0.05
-BUDGET_FLOOR = 1 * MiB
+OPTIONAL_FLOOR = 1 * MiB
+REQUIRED_FLOOR = 16 * MiB
 EOCD_SEARCH = 65536 + 22
 
 
@@ -226,13 +229,13 @@ class RemoteZip:
                              f"{_size(INFLATE_FLOOR)}; it declares {_size(m.size)} from {_size(m.compressed_size)}): a "
                              "decompression bomb or a sparse file, not something glmcompat reads", m.name)
 
-    @property
-    def budget(self) -> int | None:
-        """Bytes one member's reads may fetch beyond what is read of every member (:data:`BUDGET_SHARE` of the
-        archive, at least :data:`BUDGET_FLOOR`); None for a source that fetches nothing (in memory, a local file)."""
+    def budget(self, *, required: bool) -> int | None:
+        """Bytes one member's reads may fetch (:data:`BUDGET_SHARE` of the archive, at least :data:`REQUIRED_FLOOR`
+        for the parts a reader needs, :data:`OPTIONAL_FLOOR` for those it can do without); None for a source that
+        fetches nothing (in memory, a local file)."""
         if not isinstance(getattr(self.source, "bytes_fetched", None), int):
             return None
-        return max(int(BUDGET_SHARE * self.source.size), BUDGET_FLOOR)
+        return max(int(BUDGET_SHARE * self.source.size), REQUIRED_FLOOR if required else OPTIONAL_FLOOR)
 
     def hold(self, delta: int, m: ZipMember) -> None:
         """Count ``delta`` more (or, negative, fewer) bytes of ``m`` kept in memory against :data:`HOLD_CAP`."""
@@ -588,22 +591,23 @@ class SparseMember:
         return None if want > self.max_tail else max(0, int(want / ratio * 1.3) + 256 * 1024 - self._tc)
 
     def affordable(self, ranges: list[tuple[int, int]]) -> bool:
-        """Whether ``ranges`` can be made available within the archive's byte budget (:meth:`RemoteZip.budget_left`)
-        and this member's limits: a reader skips what is not (:func:`glmcompat.readers.elf.parse_elf`)."""
-        return self.within(ranges) is None
+        """Whether ``ranges``, parts a reader can do without, can be made available within this member's byte budget
+        (:meth:`RemoteZip.budget`) and limits: a reader skips what is not (:func:`glmcompat.readers.elf.parse_elf`)."""
+        return self.within(ranges, required=False) is None
 
-    def within(self, ranges: list[tuple[int, int]]) -> str | None:
-        """None where ``ranges`` are affordable (:meth:`affordable`), else why not, for a message. Counted per
-        member (what this member fetched, against :attr:`RemoteZip.budget`), so the answer does not depend on the
-        order in which the members of a wheel are read."""
+    def within(self, ranges: list[tuple[int, int]], *, required: bool = True) -> str | None:
+        """None where ``ranges`` can be made available within this member's byte budget and limits, else why not,
+        for a message. Counted per member (what this member fetched, against :meth:`RemoteZip.budget`), so the answer
+        does not depend on the order in which the members of a wheel are read."""
         costs = [self.cost(off, n) for off, n in ranges]
         if any(c is None for c in costs):
             return f"they lie beyond the {_size(self.max_prefix)} read from its start or {_size(self.max_tail)} from its end"
-        budget = self.zf.budget
+        budget = self.zf.budget(required=required)
         need = self.spent + sum(c for c in costs if c is not None)
         if budget is not None and need > budget:
-            return (f"reading them fetches about {_size(need)} of the wheel, more than the {_size(budget)} "
-                    f"({BUDGET_SHARE:.0%} of {_size(self.zf.source.size)}) glmcompat reads of one member")
+            share = int(BUDGET_SHARE * self.zf.source.size)
+            of = f"{BUDGET_SHARE:.0%} of {_size(self.zf.source.size)}" if budget == share else "its floor"
+            return f"reading them fetches about {_size(need)} of the wheel, more than the {_size(budget)} ({of}) glmcompat reads of one member"
         return None
 
     @property
