@@ -44,12 +44,14 @@ INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
 # The byte budget of one member's reads, per member (so the answer does not depend on the order members are read in):
-# BUDGET_SHARE of the archive's size (issue 39: `abi` reads no more than 5% of a wheel cold), at least
-# OPTIONAL_FLOOR for the parts a reader can do without (a huge library's section-name table or .dynamic, hundreds of
-# MiB into a deflated member: it then reads its sections by type and its DT_NEEDED from .dynstr) and REQUIRED_FLOOR
-# for those it cannot (the dynamic symbol tables, the read-only data NumPy's module name is in): a member that needs
-# more is left unread and named (tensorflow 2.19.0's libtensorflow_cc.so.2: about 40 MiB of its symbol tables).
+# for the parts a reader needs (the dynamic symbol tables, the read-only data NumPy's module name is in),
+# BUDGET_SHARE of the archive's size (issue 39: `abi` reads no more than 5% of a wheel cold), at least REQUIRED_FLOOR:
+# a member that needs more is left unread and named (tensorflow 2.19.0's libtensorflow_cc.so.2: about 40 MiB of its
+# symbol tables); for the parts it can do without (a huge library's section-name table or .dynamic, hundreds of MiB
+# into a deflated member), OPTIONAL_SHARE, at least OPTIONAL_FLOOR: it then names its sections by type and reads its
+# DT_NEEDED from .dynstr.
 BUDGET_SHARE = 0.05
+OPTIONAL_SHARE = 0.01
 OPTIONAL_FLOOR = 1 * MiB
 REQUIRED_FLOOR = 16 * MiB
 EOCD_SEARCH = 65536 + 22
@@ -230,12 +232,14 @@ class RemoteZip:
                              "decompression bomb or a sparse file, not something glmcompat reads", m.name)
 
     def budget(self, *, required: bool) -> int | None:
-        """Bytes one member's reads may fetch (:data:`BUDGET_SHARE` of the archive, at least :data:`REQUIRED_FLOOR`
-        for the parts a reader needs, :data:`OPTIONAL_FLOOR` for those it can do without); None for a source that
-        fetches nothing (in memory, a local file)."""
+        """Bytes one member's reads may fetch (:data:`BUDGET_SHARE` of the archive, at least :data:`REQUIRED_FLOOR`,
+        for the parts a reader needs; :data:`OPTIONAL_SHARE`, at least :data:`OPTIONAL_FLOOR`, for those it can do
+        without); None for a source that fetches nothing (in memory, a local file)."""
         if not isinstance(getattr(self.source, "bytes_fetched", None), int):
             return None
-        return max(int(BUDGET_SHARE * self.source.size), REQUIRED_FLOOR if required else OPTIONAL_FLOOR)
+        if required:
+            return max(int(BUDGET_SHARE * self.source.size), REQUIRED_FLOOR)
+        return max(int(OPTIONAL_SHARE * self.source.size), OPTIONAL_FLOOR)
 
     def hold(self, delta: int, m: ZipMember) -> None:
         """Count ``delta`` more (or, negative, fewer) bytes of ``m`` kept in memory against :data:`HOLD_CAP`."""
@@ -605,8 +609,8 @@ class SparseMember:
         budget = self.zf.budget(required=required)
         need = self.spent + sum(c for c in costs if c is not None)
         if budget is not None and need > budget:
-            share = int(BUDGET_SHARE * self.zf.source.size)
-            of = f"{BUDGET_SHARE:.0%} of {_size(self.zf.source.size)}" if budget == share else "its floor"
+            frac = BUDGET_SHARE if required else OPTIONAL_SHARE
+            of = f"{frac:.0%} of {_size(self.zf.source.size)}" if budget == int(frac * self.zf.source.size) else "its floor"
             return f"reading them fetches about {_size(need)} of the wheel, more than the {_size(budget)} ({of}) glmcompat reads of one member"
         return None
 
