@@ -411,13 +411,15 @@ def _fits(loc: str, machine: str) -> bool:
     return any(t.platform == "any" or t.platform.endswith(f"_{machine}") for t in tags)
 
 
-def read_machines(lock: Lock, platforms: Sequence[str] | None = None) -> set[str]:
+def read_machines(lock: Lock, platforms: Sequence[str] | None = None, ships_on: Collection[str] = ()) -> set[str]:
     """The machines whose artifacts are read: those ``platforms`` names (``--platform``), else x86_64 where the file
-    installs there (an aarch64 set is then told it was not read: :func:`probe_lock`), else every machine it installs on."""
+    installs there and every other machine it installs on that a target checked ships on (``ships_on``: sm90's GH200
+    and sm100's GB200 are aarch64 machines, so a lock's aarch64 environments are judged from the aarch64 wheels they
+    install), else every machine it installs on. A machine not read is told so (:func:`probe_lock`)."""
     have = {e.platform for e in lock.sets}
     if platforms:
         return have & set(platforms)
-    return {"x86_64"} if "x86_64" in have else have
+    return ({"x86_64"} | (have & set(ships_on))) if "x86_64" in have else have
 
 
 def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
@@ -589,10 +591,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     if recorded and recorded.lower() != op.sha256:
                         return key, ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
                                                   command=command)
-            elif where == "lock" and "://" in next(iter(binary[f"{name}=={ver}"]), ""):
-                chosen = pick_wheel(binary[f"{name}=={ver}"], py, m)
-                if chosen is None:
-                    raise GlmcompatError(f"the lock records no {m} wheel of it for {py}")
+            elif where == "lock" and "://" in next(iter(binary[f"{name}=={ver}"]), "") and (
+                    chosen := pick_wheel(binary[f"{name}=={ver}"], py, m)) is not None:
+                # (none for this machine: the installer takes the release's pure wheel, or builds its sdist, as the
+                # index lists them: looked up there, below)
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 f = _lock_file(chosen)
@@ -777,15 +779,19 @@ def stored_key(lock: Lock, todo: Sequence[Candidate], platforms: Sequence[str] |
 
 
 def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
-                   read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+                   read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None,
+                   ships_on: Collection[str] = ()) -> dict[tuple[str, ...], ArtifactFacts]:
     """What the artifacts of the compiled packages of ``lock`` say (:func:`probe_lock`), read from the indexes the file
     names (its ``--index-url``/``--extra-index-url``, in order), then the configured one; the wheels a lock records
     from their own URLs (a second index included); stored by sha256, so read once. The one entry of ``check`` and
     :func:`glmcompat.api.check`. ``read_wheels`` gains whether a wheel file or URL of a package the matrix does not
-    name is read (the record is then kept for these exact bytes only)."""
+    name is read (the record is then kept for these exact bytes only). ``ships_on``: the machines the targets checked
+    ship on (:func:`read_machines`)."""
     from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
     from glmcompat.edges.index import IndexClient  # lazy: only when something is to be read
 
+    if not platforms and ships_on and (more := read_machines(lock, None, ships_on)) != read_machines(lock):
+        platforms = sorted(more)  # the machines read, as --platform would name them
     todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, resolved_at_install, read_machines(lock, platforms))
     if not todo:
         return {}
