@@ -575,6 +575,9 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
+                wname = loc.split("#")[0].split("?")[0].rsplit("/", 1)[-1]
+                if wname.endswith("-any.whl"):  # pure, by its platform tag, as an index's is (below): nothing compiled
+                    return key, ArtifactFacts(name, ver, wname, loc.partition("#sha256=")[2], command=command)
                 if loc.startswith("file://"):
                     loc = loc[len("file://"):]
                 if "://" in loc:
