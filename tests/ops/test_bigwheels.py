@@ -182,3 +182,21 @@ def test_live_big_wheels_are_judged_within_their_budget(spec: str, share: float,
         fetched = op.source.bytes_fetched  # type: ignore[union-attr]
     assert set(left) == unread
     assert ext.modules and fetched <= share * (f.size or 0)
+
+
+def test_a_partly_read_wheel_is_one_warning_naming_the_module_and_the_command(tmp_path: Path) -> None:
+    from glmcompat.decide.rules import evaluate_lock
+    from glmcompat.matrix.load import load_facts
+    from glmcompat.readers.formats import read_lock
+
+    p = tmp_path / "requirements.txt"
+    p.write_text("torch==2.9.1\ntensorflow==2.19.0\nnumpy==2.2.6\n")
+    why = recorded("tensorflow-2.19.0")["skipped"]["tensorflow/libtensorflow_cc.so.2"]
+    facts = ArtifactFacts("tensorflow", "2.19.0", recorded("tensorflow-2.19.0")["filename"], numpy_abi=2,
+                          command="glmcompat abi tensorflow==2.19.0", partial=f"tensorflow/libtensorflow_cc.so.2: {why}")
+    found = [f for f in evaluate_lock(read_lock(p), "sm90", None, load_facts(), True,
+                                      artifacts={("tensorflow", "2.19.0"): facts}) if f.rule == "artifact"]
+    assert [f.severity for f in found] == ["warning"]
+    assert found[0].message.startswith("the compiled code of tensorflow 2.19.0 was checked except one part: "
+                                       "tensorflow/libtensorflow_cc.so.2: its dynamic symbol tables were not read")
+    assert found[0].remedy.startswith("run `glmcompat abi tensorflow==2.19.0 --torch 2.9.1`, which reads all of it")

@@ -131,9 +131,10 @@ def check(ctx: Context) -> list[Finding]:
         out.append(Finding(
             rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in partial[:4]),
             message=f"the compiled code of {names} was checked except one part: {partial[0].partial}",
-            evidence=(), remedy="run `glmcompat verify` where it is installed (it reads the installed files whole)"))
+            evidence=(), remedy=f"run `{partial[0].command}{_with_torch(torch, partial[0])}`, which reads all of it "
+            "(or `glmcompat verify` where it is installed)"))
     if unread:
-        with_torch = f" --torch {Version(torch).public}" if torch and unread[0].command.startswith("glmcompat abi") else ""
+        with_torch = _with_torch(torch, unread[0])
         names = ", ".join(f"{a.name} {a.version}" for a in unread[:4]) + (f" and {len(unread) - 4} more" if len(unread) > 4 else "")
         out.append(Finding(
             rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
@@ -141,6 +142,11 @@ def check(ctx: Context) -> list[Finding]:
             evidence=(), remedy=f"run `{unread[0].command}{with_torch}` where the "
             "artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out
+
+
+def _with_torch(torch: str | None, a: ArtifactFacts) -> str:
+    """The ``--torch`` an ``abi`` command of an artifact takes: the set's torch."""
+    return f" --torch {Version(torch).public}" if torch and a.command.startswith("glmcompat abi") else ""
 
 
 RULE = Rule(id=ID, ids=(ID, "numpy-abi", "abi"), family="artifacts", check=check, reads=("torch",),
