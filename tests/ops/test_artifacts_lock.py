@@ -240,3 +240,14 @@ def test_poetry_legacy_source_is_the_index_read(served, tmp_path, monkeypatch):
     got = artifacts.read_artifacts(lock, load_facts(), resolved_at_install=False, platforms=["x86_64"])
     a = got[("stableext", "1.0")]
     assert a.read and a.artifact == STABLE and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}, a
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_live_gh200_environments_of_a_real_lock_are_judged_from_their_aarch64_wheels() -> None:
+    # a real uv.lock (tests/fixtures/heldout36/h01) with aarch64 environments: for sm90 (H100 and GH200) every compiled
+    # package there is read from the aarch64 wheel it installs (debugpy: its py2.py3-none-any wheel), with no --platform
+    lock = Path(__file__).resolve().parents[1] / "fixtures" / "heldout36" / "h01" / "uv.lock"
+    r = run_cli("check", "uv.lock", "--target", "sm90", cwd=lock.parent)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "was not checked" not in r.stdout + r.stderr and "--platform aarch64" not in r.stdout + r.stderr
