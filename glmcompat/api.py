@@ -348,7 +348,8 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     mixed = cf.output_set_problems(lock_path)
     from glmcompat.ops.artifacts import read_artifacts  # lazy: wheel reading, only when a file is checked
 
-    arts = read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, platforms=chosen)
+    arts = read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, platforms=chosen,
+                          ships_on={m for t in names for m in facts.target(t).ships_on})
     verdicts = []
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,

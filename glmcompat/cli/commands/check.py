@@ -374,7 +374,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         lock = read_lock(job.path)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
-        arts = _artifacts(lock, facts, read_wheels, job.platforms)
+        arts = _artifacts(lock, facts, read_wheels, job.platforms, {m for r in job.rows for m in r.ships_on})
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
@@ -405,12 +405,13 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
-def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) -> Any:
-    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts)."""
+def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any, ships_on: set[str]) -> Any:
+    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts), on every
+    machine the targets ship on (an sm90 check reads the aarch64 wheels GH200 installs too)."""
     from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
 
     return read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, read_wheels=read_wheels,
-                          platforms=platforms)
+                          platforms=platforms, ships_on=ships_on)
 
 
 def remedy_sources(args: Any) -> Any:
