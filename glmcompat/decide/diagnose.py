@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_TOOLKIT
+from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -530,6 +531,7 @@ def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 BUILDERS: dict[str, Builder] = {
     **CUDA_BUILDERS,
+    **LOADER_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -556,6 +558,8 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
                "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn"}
+# ... unless the match has this group: then its text is another's (a module's undefined driver API function)
+OWN_UNLESS = {"driver-too-old": "driver_api"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
@@ -582,7 +586,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
-        own = OWN_PACKAGE.get(h.id) or h.groups.get("companion", "")
+        own = ("" if OWN_UNLESS.get(h.id, "") in h.groups else OWN_PACKAGE.get(h.id, "")) or h.groups.get("companion", "")
         if own:
             h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
         ver = env.version(h.package) if h.package else ""
@@ -591,6 +595,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         got = build(h, env, facts) if build is not None else None
         if got is None and h.id == DROPPED and "key" in h.groups:
             continue
+        if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
+                o.id == "driver-too-old" and o.line == h.line for o in hits):
+            continue  # the same line's driver-too-old hit names the driver API function (no library path before it)
         if got is not None:
             h = replace(h, cause=got[0], remedy=got[1])
         out.append(replace(h, rule=CAUSE_OF.get(h.id, "")))
