@@ -1,0 +1,173 @@
+"""``glmcompat explain`` on failures of building or loading against what is on the machine (issue 38, set E): a CUDA
+driver API function the driver's libcuda.so.1 lacks, a libstdc++.so.6 older than a library needs, an extension
+linking a torch library the installed torch lacks, torch's cpp_extension refusing another CUDA toolkit, and the CUDA
+release a libcudart soname names.
+
+The loader's messages come from the real dynamic loader on gcc-built libraries (as the NCCL case of test_diagnose.py);
+torch's own texts are cited from the file and line that print them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from glmcompat.decide.diagnose import Env, diagnose
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.signatures import Hit, scan_log
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the loader fixtures")
+
+
+def explain(log: str) -> list[Hit]:
+    facts = load_facts()
+    scan = scan_log(log.splitlines(), facts.rows("signature"))
+    return diagnose(scan.hits, Env.from_log(scan.context), facts)
+
+
+def cc(src: str, out: Path, *args: str) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    c = out.with_name(out.name.replace(".", "_") + ".c")
+    c.write_text(textwrap.dedent(src))
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(out), str(c), *args], check=True, capture_output=True)
+
+
+def load(lib: Path) -> str:
+    """What Python prints when it loads ``lib`` (ctypes binds every symbol at load, as an extension import does)."""
+    r = subprocess.run([sys.executable, "-S", "-c", f"import ctypes; ctypes.CDLL({str(lib)!r})"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0, r
+    return r.stderr
+
+
+@pytest.fixture
+def driver_api_failure(tmp_path: Path) -> str:
+    """An extension that calls cuGreenCtxStreamCreate (CUDA 12.5's), loaded against a libcuda.so.1 without it."""
+    drv = tmp_path / "driver"
+    cc("int cuInit(unsigned f) { return 0; }\nint cuGreenCtxStreamCreate(void) { return 0; }\n", drv / "libcuda.so.1",
+       "-Wl,-soname,libcuda.so.1")
+    ext = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "sgl_kernel" / "common_ops.abi3.so"
+    cc("extern int cuGreenCtxStreamCreate(void);\nint use(void) { return cuGreenCtxStreamCreate(); }\n", ext,
+       "-L", str(drv), "-l:libcuda.so.1", f"-Wl,-rpath,{drv}")
+    cc("int cuInit(unsigned f) { return 0; }\n", drv / "libcuda.so.1", "-Wl,-soname,libcuda.so.1")  # an older driver
+    err = load(ext)
+    assert "undefined symbol: cuGreenCtxStreamCreate" in err
+    return err
+
+
+@needs_gcc
+def test_a_driver_api_function_the_driver_lacks_from_the_real_loader(driver_api_failure: str) -> None:
+    log = "| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |\n" + driver_api_failure
+    hits = explain(log + "sgl-kernel 0.2.7\n")
+    assert [h.id for h in hits] == ["driver-too-old"]  # the generic undefined-symbol lies inside it
+    h = hits[0]
+    assert (h.package, h.version) == ("sgl-kernel", "0.2.7")
+    assert "cuGreenCtxStreamCreate, a CUDA driver API function added in CUDA 12.5" in h.cause
+    assert "driver 550.54.14 (CUDA 12.4)" in h.cause and "older than CUDA 12.5" in h.cause
+    assert "NVIDIA driver for CUDA 12.5 or newer" in h.remedy and "sgl-kernel's release" in h.remedy
+
+
+@needs_gcc
+def test_a_driver_api_function_of_an_older_release_is_no_old_driver(driver_api_failure: str) -> None:
+    """Where the driver is as new as the function's release, its libcuda.so.1 exports it: the one loaded is another."""
+    log = "Driver Version: 570.26   CUDA Version: 12.8\n" + driver_api_failure
+    h = next(h for h in explain(log) if h.id == "driver-too-old")
+    assert "every NVIDIA driver since CUDA 12.5 exports" in h.cause and "not the one loaded" in h.cause
+    assert "LD_LIBRARY_PATH" in h.remedy
+
+
+def test_the_release_of_a_driver_api_function() -> None:
+    facts = load_facts()
+    assert facts.driver_api_release("cuGreenCtxStreamCreate") == "12.5"
+    assert facts.driver_api_release("cuGreenCtxDestroy") == "12.4"
+    assert facts.driver_api_release("cuInit") == "2.0"
+    assert facts.driver_api_release("cudaMalloc") == ""  # the runtime's, not the driver's
+    # a path-less message: one hit, and no claim that torch lacks the symbol
+    hits = explain("ImportError: undefined symbol: cuGreenCtxDestroy\n")
+    assert [h.id for h in hits] == ["driver-too-old"] and "CUDA 12.4" in hits[0].cause
+
+
+@needs_gcc
+def test_a_missing_libstdcxx_version_from_the_real_loader(tmp_path: Path) -> None:
+    """A library built against a libstdc++ with GLIBCXX_3.4.30, loaded next to one without it (glibc's own text)."""
+    std = tmp_path / "usr" / "lib"
+    for nodes in (("GLIBCXX_3.4", "GLIBCXX_3.4.30"), ("GLIBCXX_3.4",)):  # build against the newer, run the older
+        script = tmp_path / "ver.map"
+        script.write_text("".join(f"{n} {{ global: f_{n.replace('.', '_')}; }};\n" for n in nodes)
+                          + "GLIBCXX_LOCAL { local: *; };\n")
+        src = "".join(f"int f_{n.replace('.', '_')}(void) {{ return 0; }}\n" for n in nodes)
+        cc(src, std / "libstdc++.so.6", "-Wl,-soname,libstdc++.so.6", f"-Wl,--version-script,{script}")
+        if len(nodes) == 2:
+            lib = tmp_path / "site-packages" / "torch" / "lib" / "libtorch_python.so"
+            cc("extern int f_GLIBCXX_3_4_30(void);\nint use(void) { return f_GLIBCXX_3_4_30(); }\n", lib,
+               "-L", str(std), "-l:libstdc++.so.6", f"-Wl,-rpath,{std}")
+    err = load(lib)
+    assert "version `GLIBCXX_3.4.30' not found (required by" in err
+    hits = explain(err)
+    assert [h.id for h in hits] == ["libstdcxx-too-old"]
+    h = hits[0]
+    assert h.package == "torch" and h.groups["loaded"].endswith("libstdc++.so.6")
+    assert "needs GLIBCXX_3.4.30 (libstdc++ of GCC 12.1.0 or newer)" in h.cause and "libtorch_python.so" in h.cause
+    assert "LD_LIBRARY_PATH=$CONDA_PREFIX/lib" in h.remedy and "GCC 12.1 or newer" in h.remedy
+
+
+@needs_gcc
+def test_a_missing_torch_library_from_the_real_loader(tmp_path: Path) -> None:
+    """An extension built against a CUDA torch (it needs libc10_cuda.so) next to a CPU-only torch/lib."""
+    lib = tmp_path / "site-packages" / "torch" / "lib"
+    cc("int c10_cuda(void) { return 0; }\n", lib / "libc10_cuda.so", "-Wl,-soname,libc10_cuda.so")
+    ext = tmp_path / "site-packages" / "torch_scatter" / "_version_cuda.so"
+    cc("extern int c10_cuda(void);\nint use(void) { return c10_cuda(); }\n", ext, "-L", str(lib), "-lc10_cuda",
+       f"-Wl,-rpath,{lib}")
+    (lib / "libc10_cuda.so").unlink()  # torch's CPU build has no CUDA libraries
+    err = load(ext)
+    assert "libc10_cuda.so: cannot open shared object file" in err
+    h = next(h for h in explain("[pip3] torch==2.13.0+cpu\n" + err) if h.id == "torch-lib-missing")
+    assert "torch 2.13.0+cpu has no libc10_cuda.so: it is a CPU-only build" in h.cause
+    assert "install the CUDA build of torch 2.13.0" in h.remedy
+
+
+def test_torchs_split_cuda_library() -> None:
+    h = next(h for h in explain("OSError: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory\n")
+             if h.id == "torch-lib-missing")
+    assert "split CUDA build" in h.cause and "libtorch_cuda_cu.so" in h.cause
+
+
+# torch-2.13.0+cpu wheel torch/utils/cpp_extension.py:341-344 and :646 (raise RuntimeError(CUDA_MISMATCH_MESSAGE,
+# cuda_str_version, torch.version.cuda): Python prints the arguments' tuple); earlier releases formatted the message
+# over two lines ("...used to compile\nPyTorch ({1}). Please make sure to use the same CUDA versions.").
+NEW_FORM = str(RuntimeError("The detected CUDA version (%s) mismatches the version that was used to compile"
+                            "PyTorch (%s). Please make sure to use the same CUDA versions.", "12.8", "13.0"))
+OLD_FORM = ("RuntimeError:\nThe detected CUDA version (12.2) mismatches the version that was used to compile\n"
+            "PyTorch (11.3). Please make sure to use the same CUDA versions.\n")
+# :345-347, logged where only the minor differs: a warning, no failure
+MINOR = ("The detected CUDA version (12.8) has a minor version mismatch with the version that was used to compile "
+         "PyTorch (12.6). Most likely this shouldn't be a problem.")
+
+
+@pytest.mark.parametrize(("log", "toolkit", "built", "label"), [(OLD_FORM, "12.2", "11.3", "cu121"),
+                                                                  ("RuntimeError: " + NEW_FORM, "12.8", "13.0", "cu128")])
+def test_cpp_extension_refuses_another_cuda_toolkit(log: str, toolkit: str, built: str, label: str) -> None:
+    hits = explain("torch==2.9.1\n" + log)
+    assert [h.id for h in hits] == ["cuda-toolkit-mismatch"]
+    h = hits[0]
+    assert f"built with CUDA {built}, with the CUDA {toolkit} toolkit" in h.cause
+    assert f"CUDA_HOME at a CUDA {built} toolkit" in h.remedy and f"torch==2.9.1+{label}" in h.remedy
+    assert "--no-build-isolation" in h.remedy
+
+
+def test_a_minor_cuda_toolkit_difference_is_no_failure() -> None:
+    assert explain(MINOR + "\n") == []
+
+
+@pytest.mark.parametrize(("lib", "cuda"), [("libcudart.so.10.1", "CUDA 10.1"), ("libcudart.so.11.0", "CUDA 11 "),
+                                           ("libcudart.so.12", "CUDA 12 ")])
+def test_the_cuda_release_a_runtime_soname_names(lib: str, cuda: str) -> None:
+    """Up to CUDA 10 the runtime's soname carries the release; from 11 on only the major (11.x: libcudart.so.11.0)."""
+    h = next(h for h in explain(f"ImportError: {lib}: cannot open shared object file: No such file or directory\n")
+             if h.id == "cudart-missing")
+    assert f"built for {cuda}" in h.cause + " ", h.cause
