@@ -19,6 +19,7 @@ from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
+from glmcompat.model.machine import manylinux
 from glmcompat.model.signatures import Hit
 
 
@@ -95,6 +96,23 @@ def _libstdcxx(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                    "the versions it defines")
 
 
+def _glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """glibc-too-old: the glibc the library needs (its manylinux tag), the libc the loader found, who needs it."""
+    g = h.groups
+    need = g.get("glibc", "")
+    if not need:
+        return None
+    by, loaded, pkg = g.get("by", ""), g.get("loaded", ""), h.package
+    who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
+    tag = manylinux(need)
+    return (f"{who} needs glibc >= {need} (a build for {tag} or a newer distribution), and the machine's libc.so.6"
+            + (f" ({loaded})" if loaded else "") + " is older: the installer put a build there that the machine's "
+            "glibc does not run (a copied environment, a conda package, a wheel forced with --platform)",
+            f"install {pkg or 'the package'}'s build for the machine's glibc (a wheel tagged at most the machine's "
+            f"manylinux_2_N, `ldd --version`; an older release where {tag} is its only Linux wheel), or run it on a "
+            f"distribution with glibc >= {need}")
+
+
 def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-lib-missing: which of torch's libraries, and what that says of the installed torch."""
     lib = h.groups.get("library", "")
@@ -168,6 +186,7 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "driver-too-old": _driver,
     "cuda-toolkit-mismatch": _toolkit,
     "libstdcxx-too-old": _libstdcxx,
+    "glibc-too-old": _glibc,
     "torch-lib-missing": _torch_lib,
 }
 

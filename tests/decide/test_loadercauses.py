@@ -171,3 +171,22 @@ def test_the_cuda_release_a_runtime_soname_names(lib: str, cuda: str) -> None:
     h = next(h for h in explain(f"ImportError: {lib}: cannot open shared object file: No such file or directory\n")
              if h.id == "cudart-missing")
     assert f"built for {cuda}" in h.cause + " ", h.cause
+
+
+@needs_gcc
+def test_a_newer_glibc_from_the_real_loader(tmp_path: Path) -> None:
+    """A library linked against a glibc with GLIBC_2.99, loaded next to the machine's libc.so.6 (glibc's own text)."""
+    fake = tmp_path / "newer-glibc"
+    script = tmp_path / "libc.map"
+    script.write_text("GLIBC_2.99 { global: f_2_99; local: *; };\n")
+    cc("int f_2_99(void) { return 0; }\n", fake / "libc.so.6", "-Wl,-soname,libc.so.6", f"-Wl,--version-script,{script}")
+    lib = tmp_path / "site-packages" / "sgl_kernel" / "common_ops.abi3.so"
+    cc("extern int f_2_99(void);\nint use(void) { return f_2_99(); }\n", lib, "-L", str(fake), "-l:libc.so.6")
+    err = load(lib)
+    assert "version `GLIBC_2.99' not found (required by" in err
+    hits = explain(err + "sgl-kernel 0.3.21\n")
+    assert [h.id for h in hits] == ["glibc-too-old"]
+    h = hits[0]
+    assert h.package == "sgl-kernel" and h.rule == "glibc"
+    assert "sgl-kernel 0.3.21's common_ops.abi3.so needs glibc >= 2.99 (a build for manylinux_2_99" in h.cause
+    assert "glibc >= 2.99" in h.remedy
