@@ -211,6 +211,9 @@ _MENTIONS = [
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
+    # torch's C++ source tree, which its checks name where they raise (old TH/THC errors end " at <file>:<line>",
+    # THCudaCheck prints "file=/pytorch/aten/src/THC/...", TORCH_WARN "Triggered internally at ../c10/cuda/...")
+    ("torchsrc", re.compile(r"(?<![\w-])(?P<mod>torch/csrc|aten/src|c10/(?:core|cuda|util))/[\w/-]{1,200}\.(?:cpp|cu|h|c)\b")),
     # torch's own shared libraries (torch/lib), named by soname where a loader error gives no path
     ("torchlib", re.compile(r"(?<![\w.-])(?P<mod>lib(?:torch(?:_cpu|_cuda(?:_cu|_cpp|_linalg)?|_hip|_python|_global_deps)?|"
                             r"c10(?:_cuda|_hip)?))\.so\b")),
@@ -336,7 +339,7 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 pkg = named
             elif mod == "vllm._C":
                 pkg = "vllm"
-            elif kind == "torchlib":
+            elif kind in ("torchlib", "torchsrc"):
                 pkg = "torch"
             else:
                 pkg = module_package(mod)

@@ -190,3 +190,27 @@ def test_a_newer_glibc_from_the_real_loader(tmp_path: Path) -> None:
     assert h.package == "sgl-kernel" and h.rule == "glibc"
     assert "sgl-kernel 0.3.21's common_ops.abi3.so needs glibc >= 2.99 (a build for manylinux_2_99" in h.cause
     assert "glibc >= 2.99" in h.remedy
+
+
+@pytest.mark.parametrize("line", [
+    # old TH/THC errors end " at <file>:<line>" of torch's tree (open-mmlab/mmskeleton#30, torch 0.3/0.4)
+    "RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at "
+    "torch/csrc/cuda/Module.cpp:107",
+    "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=74 error=35 : CUDA driver version is insufficient "
+    "for CUDA runtime version",
+    # TORCH_WARN's suffix (c10/util/Logging.cpp): "(Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)"
+    "UserWarning: CUDA initialization: CUDA driver version is insufficient for CUDA runtime version (Triggered "
+    "internally at ../c10/cuda/CUDAFunctions.cpp:108.)"])
+def test_torchs_source_tree_names_torch(line: str) -> None:
+    from glmcompat.model.signatures import mentions
+
+    assert [m[2] for m in mentions(line) if m[1] == "torchsrc"] == ["torch"]
+    assert [(h.id, h.package) for h in explain(line + "\n")] == [("driver-insufficient", "torch")]
+
+
+def test_another_projects_source_tree_names_no_torch() -> None:
+    from glmcompat.model.signatures import mentions
+
+    # cutorch (Lua torch) has its own THC copy under cutorch/lib/THC (torch/cutorch#318)
+    line = "cuda runtime error (35) : ... at /tmp/luarocks_cutorch-scm-1-384/cutorch/lib/THC/THCGeneral.c:16"
+    assert not [m for m in mentions(line) if m[1] == "torchsrc"]
