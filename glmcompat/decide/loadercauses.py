@@ -55,13 +55,16 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     torch = env.version("torch")
     who = _shown("torch", torch) if torch else "the installed torch"
     on = f", built with CUDA {built}," if built else ""
+    other_major = bool(built) and _major(built) != _major(toolkit)
     cause = (f"an extension is being compiled against {who}{on} with the CUDA {toolkit} toolkit (the nvcc that CUDA_HOME "
-             f"or PATH finds): torch.utils.cpp_extension refuses a toolkit of another CUDA {'major ' if built and _major(built) != _major(toolkit) else ''}"
+             f"or PATH finds): torch.utils.cpp_extension refuses a toolkit of another CUDA {'major ' if other_major else ''}"
              "than torch's before it compiles anything")
     label = _label(toolkit)
-    pin = f"torch=={_public(torch)}+{label}" if torch and label else (f"torch from PyTorch's {label} index" if label else "")
-    other = (f"install the torch build for CUDA {_major(toolkit)}.x ({pin}{' from PyTorch' + chr(39) + 's ' + label + ' index' if torch and label else ''})"
-             if pin else f"install a torch build for CUDA {toolkit}")
+    if label:
+        pin = f"torch=={_public(torch)}+{label}" if torch else "torch"
+        other = f"install the torch build for CUDA {_major(toolkit)}.x ({pin} from PyTorch's {label} index)"
+    else:
+        other = f"install a torch build for CUDA {toolkit}"
     to = f"a CUDA {built} toolkit (conda install -c nvidia cuda-nvcc={built}, or the toolkit's runfile)" if built \
         else "a toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\")"
     return cause, (f"point CUDA_HOME at {to} and rebuild, or {other}; then rebuild the extension with "
@@ -164,8 +167,9 @@ def _driver_api(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     newer = (f"a newer NVIDIA driver (>= {own}, CUDA {since}'s)" if own else
              f"an NVIDIA driver for CUDA {since} or newer (nvidia-smi's \"CUDA Version\" >= {since})" if since
              else "a newer NVIDIA driver")
-    return cause, (f"install {newer}, or {pkg + chr(39) + 's' if pkg else 'the module' + chr(39) + 's'} release built "
-                   "for the CUDA the driver supports (nvidia-smi's \"CUDA Version\")")
+    whose = f"{pkg}'s" if pkg else "the module's"
+    return cause, (f"install {newer}, or {whose} release built for the CUDA the driver supports (nvidia-smi's "
+                   "\"CUDA Version\")")
 
 
 def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
