@@ -260,6 +260,14 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if base is None or not major:
         return None
     wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
+    if h.package and h.package != "torch":  # another package's library links it (onnxruntime's CUDA provider)
+        have = env.cuda.get("nvcc") or env.cuda.get("torch_cuda") or env.cuda.get("driver_cuda", "")
+        other = f" while the environment's CUDA is {have}" if have and _major(have) != major else ""
+        return (f"{_shown(h.package, env.version(h.package))} was built for CUDA {major}: it links {lib}, which the "
+                f"loader cannot find{other} (no CUDA {major} {base} on its path: the {wheel} wheel or a CUDA {major} toolkit)",
+                f"install {h.package}'s build for the environment's CUDA"
+                + (f" (its CUDA {_major(have)} build)" if have and _major(have) != major else "")
+                + f", or the CUDA {major} library it links (pip install {wheel}, its lib directory on LD_LIBRARY_PATH)")
     torch = env.version("torch")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")

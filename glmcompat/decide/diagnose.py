@@ -298,6 +298,17 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         if not torch:
             return None
         tb = facts.gpu_code("torch", torch)
+        cap = f" (sm_{env.capability.replace('.', '')})" if env.capability else ""
+        if tb is None:  # the matrix does not record this torch build's code: say what is known, never "no GPU code"
+            arch = ("rebuild a source-built extension with TORCH_CUDA_ARCH_LIST set to this GPU's capability (its "
+                    "major.minor, e.g. 5.2), or install a torch build whose arch list (torch.cuda.get_arch_list()) includes it")
+            if not pkg:
+                return (f"the log names no module for the failing kernel: torch {torch}'s build or a compiled extension "
+                        f"(one built without this GPU's architecture) carries no code this GPU{cap} runs",
+                        f"run `glmcompat verify` on the GPU (its gpu-code probe names the module); {arch}")
+            return (f"torch {torch}'s build carries no code this GPU{cap} runs (the matrix does not record its GPU code: "
+                    "torch.cuda.get_arch_list() lists it)",
+                    "install a torch build whose arch list (torch.cuda.get_arch_list()) includes this GPU's capability")
         codes = ", ".join(tb[0]) if tb and tb[0] else "no GPU code"
         return (f"torch {torch} carries {codes}; none of it runs on this GPU{' (sm_' + env.capability.replace('.', '') + ')' if env.capability else ''}",
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes this GPU's capability")
@@ -316,7 +327,15 @@ def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _torchaudio(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    return _family("torchaudio", env, facts)
+    got = _family("torchaudio", env, facts)
+    lib = h.groups.get("library", "")
+    if got is not None or not lib:
+        return got
+    sym = h.groups.get("symbol", "")
+    return (f"torchaudio's {lib} needs a symbol no loaded torch library exports ({sym}): it was built against another "
+            "torch than the installed one (torchaudio links torch's C++ ABI, so each release runs only with its torch)",
+            "install the torchaudio release built for the installed torch (`glmcompat verify` names it from the matrix), "
+            "or the torch this torchaudio was built for")
 
 
 def _vllm_symbol(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -557,7 +576,9 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "torch-arch-unsupported": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
                "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
-               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn"}
+               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
+               "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
+               "torchaudio-cuda-mismatch": "torchaudio"}
 # ... unless the match has this group: then its text is another's (a module's undefined driver API function)
 OWN_UNLESS = {"driver-too-old": "driver_api"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure

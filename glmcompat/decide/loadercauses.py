@@ -20,6 +20,7 @@ from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
 from glmcompat.model.machine import manylinux
+from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit
 
 
@@ -116,6 +117,59 @@ def _glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"distribution with glibc >= {need}")
 
 
+def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | None]:
+    """torchvision-cuda-mismatch / torchaudio-cuda-mismatch: the package's own import check, with both CUDA releases
+    it printed, and the release of the package paired with the log's torch (the matrix's family rows)."""
+    def build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        torch_cuda, built = h.groups.get("torch_cuda", ""), h.groups.get("built_cuda", "")
+        if not torch_cuda or not built:
+            return None
+        torch, ver = env.version("torch"), env.version(package)
+        label = f"cu{torch_cuda.replace('.', '')}"
+        fam = facts.family_for_torch(package, torch) if torch else None
+        pin = f"{package}=={fam}+{label}" if fam else f"the {package} release paired with {_shown('torch', torch) if torch else 'that torch'}"
+        return (f"{_shown(package, ver)} was built for CUDA {built} and {_shown('torch', torch) if torch else 'torch'} for "
+                f"CUDA {torch_cuda}: {package} checks at import that both were compiled for the same CUDA and refuses "
+                "this pair (two indexes mixed: one from PyTorch's cuXYZ index, the other from another or the default)",
+                f"install {pin} from PyTorch's {label} index, the index torch came from")
+    return build
+
+
+def _building(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nvcc-missing: the package being compiled (flash-attn's own warning names it) and what a prebuilt wheel needs."""
+    named = h.groups.get("building", "")
+    pkg = canonicalize(named) if named else (h.package if h.package and h.package != "torch" else "")
+    who = pkg or "a package"
+    torch = env.version("torch")
+    cuda = _torch_cuda(env)
+    nvcc = h.groups.get("nvcc", "")
+    found = f" (CUDA_HOME points at {nvcc.rsplit('/bin', 1)[0]}, which holds no nvcc)" if nvcc else ""
+    toolkit = f"the CUDA {cuda} toolkit (torch's CUDA)" if cuda else "the CUDA toolkit of torch's CUDA (torch.version.cuda)"
+    return (f"{who} is being compiled from source (pip found no prebuilt wheel for this Python"
+            + (f", torch {torch}" if torch else ", torch") + " and CUDA and took its sdist), and compiling its CUDA code "
+            f"needs nvcc, the CUDA toolkit's compiler, which is not installed or not where CUDA_HOME points{found}",
+            f"install {who}'s prebuilt wheel for this Python, torch and CUDA (its release's wheels name them, +cuXYtorchX.Y), "
+            f"or install {toolkit}, set CUDA_HOME to it and build with pip install --no-build-isolation"
+            f"{' ' + pkg if pkg else ''}")
+
+
+def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-dll-load-failed: which DLL, of which package (its path under site-packages), and the usual missing one."""
+    path = h.groups.get("dll", "")
+    parts = [p for p in re.split(r"[\\/]+", path) if p]
+    name = parts[-1] if parts else "a DLL"
+    low = [p.lower() for p in parts]
+    at = next((i for i, p in enumerate(low) if p in ("site-packages", "dist-packages")), -1)
+    pkg = canonicalize(parts[at + 1]) if 0 <= at < len(parts) - 1 else (h.package or "")
+    who = f"{_shown(pkg, env.version(pkg))}'s {name}" if pkg else name
+    return (f"Windows could not load {who} or a DLL it depends on: the DLL itself is there, so one of its dependencies "
+            "is missing (WinError 126: typically the Microsoft Visual C++ runtime, vcruntime140.dll / msvcp140.dll, or "
+            "an OpenMP runtime the build links) or of another version found first on PATH (WinError 127)",
+            "install the latest Microsoft Visual C++ Redistributable for x64 (https://aka.ms/vs/17/release/vc_redist.x64.exe), "
+            f"then reinstall {pkg or 'the package'} from the index it came from; for WinError 127 remove other torch or "
+            f"CUDA DLL directories from PATH; the Dependencies tool (lucasg/Dependencies) on {name} names the missing DLL")
+
+
 def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-lib-missing: which of torch's libraries, and what that says of the installed torch."""
     lib = h.groups.get("library", "")
@@ -191,6 +245,10 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "cuda-toolkit-mismatch": _toolkit,
     "libstdcxx-too-old": _libstdcxx,
     "glibc-too-old": _glibc,
+    "torchvision-cuda-mismatch": _family_cuda("torchvision"),
+    "torchaudio-cuda-mismatch": _family_cuda("torchaudio"),
+    "nvcc-missing": _building,
+    "torch-dll-load-failed": _dll,
     "torch-lib-missing": _torch_lib,
 }
 

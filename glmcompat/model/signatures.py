@@ -211,6 +211,9 @@ _MENTIONS = [
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
+    # onnxruntime's execution-provider libraries, which its provider bridge names when one does not load
+    # ("Failed to load library libonnxruntime_providers_cuda.so with error: ...": onnxruntime provider_bridge_ort.cc)
+    ("ortlib", re.compile(r"(?<![\w.-])(?P<mod>libonnxruntime_providers_\w{1,40})\.so\b")),
     # torch's C++ source tree, which its checks name where they raise (old TH/THC errors end " at <file>:<line>",
     # THCudaCheck prints "file=/pytorch/aten/src/THC/...", TORCH_WARN "Triggered internally at ../c10/cuda/...")
     ("torchsrc", re.compile(r"(?<![\w-])(?P<mod>torch/csrc|aten/src|c10/(?:core|cuda|util))/[\w/-]{1,200}\.(?:cpp|cu|h|c)\b")),
@@ -341,6 +344,8 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 pkg = "vllm"
             elif kind in ("torchlib", "torchsrc"):
                 pkg = "torch"
+            elif kind == "ortlib":
+                pkg = "onnxruntime"
             else:
                 pkg = module_package(mod)
             out.append((m.start(), kind, pkg))

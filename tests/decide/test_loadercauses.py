@@ -214,3 +214,94 @@ def test_another_projects_source_tree_names_no_torch() -> None:
     # cutorch (Lua torch) has its own THC copy under cutorch/lib/THC (torch/cutorch#318)
     line = "cuda runtime error (35) : ... at /tmp/luarocks_cutorch-scm-1-384/cutorch/lib/THC/THCGeneral.c:16"
     assert not [m for m in mentions(line) if m[1] == "torchsrc"]
+
+
+# torchvision-0.24.1 wheel torchvision/extension.py:78-83 (its import-time CUDA check)
+TV_CUDA = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
+           "PyTorch has CUDA Version={t} and torchvision has CUDA Version={tv}. Please reinstall the torchvision that "
+           "matches your PyTorch install.")
+# torchaudio-2.9.1 wheel torchaudio/_extension/utils.py:128-132
+TA_CUDA = ("RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
+           "CUDA version {t} whereas TorchAudio has CUDA version {ta}. Please install the TorchAudio version that matches "
+           "your PyTorch version.")
+
+
+def test_torchvision_and_torchaudio_built_for_another_cuda() -> None:
+    h = next(h for h in explain("[pip3] torch==2.9.1+cu128\n" + TV_CUDA.format(t="12.8", tv="13.0") + "\n")
+             if h.id == "torchvision-cuda-mismatch")
+    assert h.package == "torchvision" and "built for CUDA 13.0 and torch 2.9.1+cu128 for CUDA 12.8" in h.cause
+    assert h.remedy.startswith("install torchvision==") and "+cu128 from PyTorch's cu128 index" in h.remedy
+    h = next(h for h in explain(TA_CUDA.format(t="12.6", ta="12.8") + "\n") if h.id == "torchaudio-cuda-mismatch")
+    assert h.package == "torchaudio" and "built for CUDA 12.8 and torch for CUDA 12.6" in h.cause
+    assert "from PyTorch's cu126 index" in h.remedy
+
+
+def test_torchvisions_custom_ops_text_is_its_torch_mismatch() -> None:
+    # torchvision-0.24.1 wheel torchvision/extension.py:44-54 (_assert_has_ops)
+    log = ("[pip3] torch==2.13.0+cpu\n[pip3] torchvision==0.28.0\nRuntimeError: Couldn't load custom C++ ops. This can "
+           "happen if your PyTorch and torchvision versions are incompatible, or if you had errors while compiling "
+           "torchvision from source.\n")
+    h = next(h for h in explain(log) if h.id == "torchvision-nms-missing")
+    assert "CPU-only" in h.cause and "install torchvision==0.28.0+cpu" in h.remedy
+
+
+@needs_gcc
+def test_torchaudio_built_for_another_torch_from_the_real_loader(tmp_path: Path) -> None:
+    lib = tmp_path / "site-packages" / "torch" / "lib"
+    cc("int _ZN3c104cuda20CUDACachingAllocator9allocatorE;\n", lib / "libc10_cuda.so", "-Wl,-soname,libc10_cuda.so")
+    ta = tmp_path / "site-packages" / "torchaudio" / "lib" / "libtorchaudio.so"
+    cc("extern int _ZN3c104cuda20CUDACachingAllocator9allocatorE;\nint use(void) { return "
+       "_ZN3c104cuda20CUDACachingAllocator9allocatorE; }\n", ta, "-L", str(lib), "-lc10_cuda", f"-Wl,-rpath,{lib}")
+    cc("int other;\n", lib / "libc10_cuda.so", "-Wl,-soname,libc10_cuda.so")  # another torch's c10
+    err = load(ta)
+    assert "libtorchaudio.so: undefined symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE" in err
+    hits = explain(err)
+    assert [h.id for h in hits] == ["torchaudio-load-failure"]  # the generic undefined-symbol lies inside it
+    assert hits[0].package == "torchaudio" and "built against another torch" in hits[0].cause
+
+
+@pytest.mark.parametrize("line", [
+    # torch-2.13.0+cpu wheel torch/utils/cpp_extension.py:3302-3303 (_join_cuda_home)
+    "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+    # :628 (_check_cuda_version)
+    "FileNotFoundError: nvcc not found at '/usr/local/cuda/bin/nvcc'. Ensure CUDA path '/usr/local/cuda' is correct.",
+    # Dao-AILab/flash-attention setup.py check_if_cuda_home_none("flash_attn")
+    "UserWarning: flash_attn was requested, but nvcc was not found.  Are you sure your environment has nvcc available?"])
+def test_building_without_nvcc(line: str) -> None:
+    h = next(h for h in explain("[pip3] torch==2.9.1+cu128\n" + line + "\n") if h.id == "nvcc-missing")
+    assert "needs nvcc" in h.cause and "the CUDA 12.8 toolkit" in h.remedy and "prebuilt wheel" in h.remedy
+    if "flash_attn" in line:
+        assert h.cause.startswith("flash-attn is being compiled") and "--no-build-isolation flash-attn" in h.remedy
+
+
+def test_a_dll_torch_cannot_load_on_windows() -> None:
+    # torch-2.13.0+cpu wheel torch/__init__.py:267-269: ctypes.WinError plus ' Error loading "<dll>" or one of its dependencies.'
+    line = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"C:\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.')
+    h = next(h for h in explain("torch==2.6.0\n" + line + "\n") if h.id == "torch-dll-load-failed")
+    assert "torch 2.6.0's c10.dll" in h.cause and "Visual C++ Redistributable" in h.remedy
+
+
+def test_bitsandbytes_without_a_cuda_binary() -> None:
+    # bitsandbytes-0.41.1 wheel bitsandbytes/cextension.py:20-27
+    h = next(h for h in explain("RuntimeError: \n        CUDA Setup failed despite GPU being available. Please run the "
+                                "following command to get more information:\n") if h.id == "bitsandbytes-cuda-setup")
+    assert "pip install -U bitsandbytes" in h.remedy
+
+
+def test_another_packages_cuda_library() -> None:
+    # onnxruntime's provider bridge (onnxruntime/core/session/provider_bridge_ort.cc) names the provider library it loads
+    log = ("Cuda compilation tools, release 12.1, V12.1.66\n[E:onnxruntime:Default, provider_bridge_ort.cc:1209 "
+           "onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library "
+           "libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file "
+           "or directory\n")
+    h = next(h for h in explain(log) if h.id == "cuda-lib-missing")
+    assert h.package == "onnxruntime" and "built for CUDA 11" in h.cause and "environment's CUDA is 12.1" in h.cause
+    assert "its CUDA 12 build" in h.remedy and "torch" not in h.cause
+
+
+def test_no_kernel_image_of_an_unrecorded_torch_names_both_suspects() -> None:
+    h = next(h for h in explain("RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+                                "Built with pytorch 1.7, cuda 10.2\n") if h.id == "no-kernel-image")
+    assert "no GPU code" not in h.cause and "torch 1.7's build or a compiled extension" in h.cause
+    assert "TORCH_CUDA_ARCH_LIST" in h.remedy
