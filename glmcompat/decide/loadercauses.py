@@ -170,6 +170,22 @@ def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"CUDA DLL directories from PATH; the Dependencies tool (lucasg/Dependencies) on {name} names the missing DLL")
 
 
+def _bnb(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """bitsandbytes-cuda-setup where the log names the binary it looked for (its CUDA in the file name)."""
+    binary, cuda = h.groups.get("binary", ""), h.groups.get("cuda", "")
+    if not binary or not cuda:
+        return None
+    name = binary.replace("\\", "/").rsplit("/", 1)[-1]
+    release = f"{cuda[:-1]}.{cuda[-1]}"
+    torch_cuda = _torch_cuda(env)
+    return (f"bitsandbytes looked for {name}, its build for CUDA {release} (torch's CUDA, or BNB_CUDA_VERSION's override), "
+            "and the installed bitsandbytes has no such binary (a source build for other CUDA versions, or a release "
+            "without that CUDA): it falls back to its CPU library and its GPU functions are unavailable",
+            "unset BNB_CUDA_VERSION unless you set it on purpose (export BNB_CUDA_VERSION=), and install a bitsandbytes "
+            f"release with a binary for {('CUDA ' + torch_cuda) if torch_cuda else 'the CUDA torch uses'} "
+            f"(pip install -U bitsandbytes), or build it for CUDA {release}; `python -m bitsandbytes` shows what it loads")
+
+
 def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-lib-missing: which of torch's libraries, and what that says of the installed torch."""
     lib = h.groups.get("library", "")
@@ -249,6 +265,7 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "torchaudio-cuda-mismatch": _family_cuda("torchaudio"),
     "nvcc-missing": _building,
     "torch-dll-load-failed": _dll,
+    "bitsandbytes-cuda-setup": _bnb,
     "torch-lib-missing": _torch_lib,
 }
 

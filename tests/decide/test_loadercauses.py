@@ -305,3 +305,17 @@ def test_no_kernel_image_of_an_unrecorded_torch_names_both_suspects() -> None:
                                 "Built with pytorch 1.7, cuda 10.2\n") if h.id == "no-kernel-image")
     assert "no GPU code" not in h.cause and "torch 1.7's build or a compiled extension" in h.cause
     assert "TORCH_CUDA_ARCH_LIST" in h.remedy
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    # bitsandbytes-0.45.5 wheel bitsandbytes/cextension.py:70 (logger.warning("... at %r", cuda_binary_path))
+    ("Could not find the bitsandbytes CUDA binary at PosixPath('/venv/site-packages/bitsandbytes/libbitsandbytes_cuda128.so')",
+     "libbitsandbytes_cuda128.so, its build for CUDA 12.8"),
+    # :91-99
+    ("CUDA Setup failed despite CUDA being available. Please run the following command to get more information:", ""),
+    # :77-80
+    ("The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, "
+     "and GPU quantization are unavailable.", "")])
+def test_bitsandbytes_later_phrasings(line: str, named: str) -> None:
+    h = next(h for h in explain(line + "\n") if h.id == "bitsandbytes-cuda-setup")
+    assert named in h.cause and "pip install -U bitsandbytes" in h.remedy
