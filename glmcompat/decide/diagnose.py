@@ -30,7 +30,7 @@ from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import Hit
+from glmcompat.model.signatures import Hit, module_package
 
 
 def _build(facts: Facts, torch: str) -> str:
@@ -183,6 +183,8 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     sym = h.groups.get("symbol", "")
     if sym.startswith("nccl"):
         return _nccl(h, env, facts)
+    if STD_SYMBOL.match(sym):
+        return _libstdcxx(h)
     what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
     if not pkg or pkg == "torch":
         return None
@@ -193,6 +195,53 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return _untracked(pkg, env, what)
 
 
+# A symbol of the C++ standard library, by its mangled outermost scope: ::std and its abbreviations (St, Sa, Sb, Ss, Si,
+# So, Sd; GCC libiberty/cp-demangle.c standard_subs[]), under a special name's prefix (TV vtable, TI typeinfo, TS its
+# name, TT VTT) and a nested name's qualifiers; or the C++ ABI runtime's own entry points (__cxa_*, __gxx_personality)
+STD_SYMBOL = re.compile(r"_Z(?:T[VTIS])?(?:N[rVK]{0,3}[RO]?)?S[tabsiod]\w*|__cxa_\w+|__gxx_personality\w*")
+
+
+def _libstdcxx(h: Hit) -> tuple[str, str]:
+    """An undefined symbol of the C++ standard library: the library was built with another compiler than the
+    libstdc++.so.6 the loader found (a newer GCC, or another C++ runtime), not against another torch."""
+    sym, lib = h.groups.get("symbol", ""), h.groups.get("library", "")
+    who = lib or (f"{h.package}'s compiled module" if h.package else "a compiled module")
+    return (f"{who} needs {sym}, a symbol of the C++ standard library that the libstdc++.so.6 the loader found does not "
+            "export: it was built with another compiler (a newer GCC, or another C++ runtime) than that libstdc++",
+            f"rebuild {lib.rsplit('/', 1)[-1] if lib else 'it'} with the compiler whose libstdc++ the process loads (CC and "
+            "CXX set to it), or put that compiler's newer libstdc++.so.6 first (export LD_LIBRARY_PATH=$CONDA_PREFIX/lib, "
+            "or conda install -c conda-forge libstdcxx-ng); `strings <libstdc++.so.6> | grep GLIBCXX` lists what one has")
+
+
+def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """``No module named 'm'`` for a top-level module of a companion the matrix tracks (an engine's [[requires]] rows,
+    its kernels, torch's families); None for any other module: that is no failure of the stack this reads."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: only a missing module needs it
+
+    mod = h.groups.get("module", "")
+    dist = module_package(mod) if mod else ""
+    needs: dict[str, list[str]] = {}
+    for r in facts.rows("requires"):
+        try:
+            req = Requirement(r.requires)
+        except InvalidRequirement:
+            continue
+        if canonicalize(req.name) == dist:
+            needs.setdefault(r.package, [])
+            if str(req.specifier) not in needs[r.package]:
+                needs[r.package].append(str(req.specifier))
+    if not dist or (not needs and dist not in facts.kernel_packages() | facts.family_packages()):
+        return None
+    by = ", ".join(f"{p} {env.version(p)}".rstrip() for p in needs)
+    want = "; ".join(f"{p} requires {dist}{' or '.join(s[:2])}" for p, s in needs.items())
+    return (f"{mod} does not import: {dist}, which {by or 'the stack'} needs, is not installed in the Python that runs "
+            f"({want or dist + ' is a companion the matrix tracks'}): an upgrade or install that skipped it (--no-deps, "
+            "an extra not asked for, another environment's pip)",
+            f"install the {dist} release " + (f"the installed {' / '.join(needs)} requires (`pip show {next(iter(needs))}` "
+                                              "lists its Requires-Dist)" if needs else "the installed torch needs")
+            + " with the Python that runs (python -m pip install ...)")
+
+
 def _nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     sym = h.groups.get("symbol", "nccl...")
     lib = h.groups.get("library", "a library")
@@ -201,8 +250,10 @@ def _nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     have = [f"{k} {v}" for k, v in ncc.items() if v]
     major = (facts.torch_cuda(torch) or "").split(".")[0] if torch else ""
     shown = f" ({' and '.join(have)} in the {env.where})" if have else ""
+    whose = (f"torch {torch} requires" if torch else "torch requires" if lib.startswith("libtorch")
+             else "it was built against")
     cause = (f"{lib} needs {sym}, which the libnccl.so.2 loaded first does not define: another NCCL than the one "
-             f"{'torch ' + torch if torch else 'torch'} requires is loaded{shown}")
+             f"{whose} is loaded{shown}")
     if len(have) == 2 and major in ("12", "13"):
         other = "nvidia-nccl-cu12" if major == "13" else "nvidia-nccl-cu13"
         return cause, (f"pip uninstall {other} (torch {torch} is built for CUDA {major} and loads nvidia-nccl-cu{major}), "
@@ -555,6 +606,7 @@ BUILDERS: dict[str, Builder] = {
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
     "nccl-undefined-symbol": lambda h, e, f: _nccl(h, e, f),
+    "package-not-installed": _not_installed,
     "model-type-unknown": _model,
     "ptx-unsupported-toolchain": _ptx,
     "nvcc-unsupported-arch": _nvcc,
@@ -581,7 +633,8 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "torchaudio-cuda-mismatch": "torchaudio"}
 # ... unless the match has this group: then its text is another's (a module's undefined driver API function)
 OWN_UNLESS = {"driver-too-old": "driver_api"}
-DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
+# the signatures whose builder may find that the line was not their failure (-> the group that says so)
+DROPPED = {"model-type-unknown": "key", "package-not-installed": "module"}
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -614,7 +667,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = replace(h, version=ver or h.version)
         build = BUILDERS.get(h.id)
         got = build(h, env, facts) if build is not None else None
-        if got is None and h.id == DROPPED and "key" in h.groups:
+        if got is None and DROPPED.get(h.id, "-") in h.groups:
             continue
         if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
                 o.id == "driver-too-old" and o.line == h.line for o in hits):

@@ -193,8 +193,9 @@ GLUE = frozenset({"torch", "importlib", "sglang", "vllm-engine", "uvicorn", "ray
                   "concurrent", "threading", "runpy", "fastapi", "starlette", "typing-extensions"})
 ENGINES = frozenset({"sglang", "vllm"})
 # Signatures whose text is a generic prefix of others' (torch's "CUDA initialization: ... error" wraps the driver's
-# errors): on a line another signature explains, they yield it.
-YIELDS = frozenset({"lxc-cuda-init-hmm"})
+# errors; the loader's "undefined symbol: X" is read by the signatures of the libraries whose symbols they name, NCCL's,
+# nvJitLink's, the driver's, vLLM's): on a line another signature explains, they yield it, however wide their match.
+YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
@@ -413,7 +414,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         found = matcher.found(line)
         if len(found) > 1:
-            found = [(m, sig) for m, sig in found if not _inside(m, [o for o, _ in found])]
+            found = [(m, sig) for m, sig in found if not _inside(m, [o for o, s2 in found if s2.id not in YIELDS])]
             found = [(m, sig) for m, sig in found if sig.id not in YIELDS] or found
         for m, sig in found:
             sid = sig.id
