@@ -41,7 +41,8 @@ def test_every_incident_is_explained() -> None:
     hits = scan_lines(LOG.splitlines(), load_facts().rows("signature"))
     assert [(h.id, h.line) for h in hits] == EXPECTED
     sym = next(h for h in hits if h.id == "undefined-symbol")
-    assert sym.count == 2 and sym.groups == {"symbol": "_ZN3c1013MessageLoggerC1EPKcii"}
+    assert sym.count == 2 and sym.groups == {"symbol": "_ZN3c1013MessageLoggerC1EPKcii",
+                                             "library": "/venv/lib/python3.12/site-packages/sgl_kernel/sm100/common_ops.abi3.so"}
     assert all(h.cause and h.remedy for h in hits)
 
 

@@ -109,3 +109,59 @@ def test_every_tolerant_form_is_linear_time() -> None:
 
     for s in load_facts().rows("signature"):
         assert linear_time_problem(tolerant(s.pattern)) is None, s.id
+
+
+def _explain(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    log = tmp_path / "x.log"
+    log.write_text(line + "\n", encoding="utf-8")
+    code = main(["explain", "--color", "never", str(log)])
+    return code, said(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("line", "claimed"), [
+    ("ModuleNotFoundError: No module named 'sgl_kernel'", True),  # sglang requires sgl-kernel ([[requires]] rows)
+    ("ImportError: No module named 'flashinfer'", True),
+    ("ModuleNotFoundError: No module named 'yaml'", False),  # not a companion the matrix tracks
+    ("ModuleNotFoundError: No module named 'vllm._C'", False),  # a missing compiled part, not a missing package
+    ("ModuleNotFoundError: No module named 'torch._inductor.custom_graph_pass'", False),
+    ("ModuleNotFoundError: No module named 'sgl_kernel_extra'", False),
+])
+def test_a_missing_module_is_claimed_only_for_a_companion(line: str, claimed: bool, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(line, tmp_path, capsys)
+    assert (": package-not-installed" in out) is claimed, out
+    if claimed:
+        assert code == 1 and "sglang" in out and "is not installed" in out, out
+
+
+@pytest.mark.parametrize(("line", "sid", "words"), [
+    # dlerror() without the object's name, and a report that quotes the symbol: the symbol names NCCL by itself
+    ("undefined symbol: ncclCommRegister", "nccl-undefined-symbol", ["ncclCommRegister", "another NCCL"]),
+    ("[BUG]: undefined symbol: \"ncclCommWindowRegister\"", "nccl-undefined-symbol", ["ncclCommWindowRegister"]),
+    # the generic signature's match is wider (the whole path), yet the library's signature reads the line
+    ("ImportError: /usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+     "nccl-undefined-symbol", ["libtorch_cuda.so", "another NCCL"]),
+    ("undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12", "nvjitlink-mismatch", ["nvJitLink 12.8"]),
+])
+def test_the_library_a_symbol_names_reads_its_line(line: str, sid: str, words: list[str], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(line, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out and ": undefined-symbol" not in out, out
+    assert all(w in out for w in words), out
+
+
+@pytest.mark.parametrize(("symbol", "libstdcxx"), [
+    ("_ZNSt15__exception_ptr13exception_ptr9_M_addrefEv", True),  # std::__exception_ptr::exception_ptr::_M_addref()
+    ("_ZSt28__throw_bad_array_new_lengthv", True),  # std::__throw_bad_array_new_length() (GCC 11's libstdc++)
+    ("_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareEPKc", True),  # const member of std::string
+    ("_ZTVSt9bad_alloc", True),  # vtable for std::bad_alloc
+    ("__cxa_throw_bad_array_new_length", True),
+    # c10::detail::torchCheckFail(..., std::string const&): torch's symbol, std only in its arguments
+    ("_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", False),
+])
+def test_a_cxx_standard_library_symbol_is_libstdcxx_not_torch(symbol: str, libstdcxx: bool, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    line = f"ImportError: /opt/venv/lib/python3.10/site-packages/ext/_C.so: undefined symbol: {symbol}"
+    code, out = _explain(line, tmp_path, capsys)
+    assert code == 1 and ": undefined-symbol" in out, out
+    assert ("C++ standard library" in out and "libstdc++" in out and "another torch" not in out) is libstdcxx, out
