@@ -674,7 +674,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             continue  # the same line's driver-too-old hit names the driver API function (no library path before it)
         if got is not None:
             h = replace(h, cause=got[0], remedy=got[1])
-        out.append(replace(h, rule=CAUSE_OF.get(h.id, "")))
+        std = h.id == "undefined-symbol" and STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
+        out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
     return out
 
 
