@@ -371,7 +371,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     ok = True
     for job in jobs:
         t0 = time.perf_counter()
-        lock = read_lock(job.path)
+        lock = _index_pins(read_lock(job.path), facts)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         arts = _artifacts(lock, facts, read_wheels, job.platforms)
@@ -405,12 +405,23 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
-def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) -> Any:
-    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts)."""
-    from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
+def _index_pins(lock: Lock, facts: Any) -> Lock:
+    """``lock`` with the exact pins its packages' METADATA declares where the matrix has none (glmcompat.ops.indexpins)."""
+    from glmcompat.ops.indexpins import with_index_pins  # lazy: the engine: `check --help` stays light
 
-    return read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, read_wheels=read_wheels,
-                          platforms=platforms)
+    return with_index_pins(lock, facts)
+
+
+def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) -> Any:
+    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts), for what
+    it installs (a resolved-at-install file: with the packages the installer adds, glmcompat.ops.indexpins)."""
+    from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
+    from glmcompat.ops.indexpins import installed_view  # lazy: the engine: `check --help` stays light
+    from glmcompat.ops.labelabi import read_label_abi  # lazy: the engine: `check --help` stays light
+
+    view = installed_view(lock, facts)
+    return read_label_abi(view, read_artifacts(view, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
+                                               read_wheels=read_wheels, platforms=platforms))
 
 
 def remedy_sources(args: Any) -> Any:
