@@ -345,14 +345,12 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     the_stack = facts.stack(stack) if stack else None
     from glmcompat.ops.artifacts import read_artifacts  # lazy: wheel reading, only when a file is checked
     from glmcompat.ops.indexpins import installed_view, with_index_pins  # lazy: index reading, only when a file is checked
-    from glmcompat.ops.labelabi import read_label_abi  # lazy: index reading, only when a file is checked
 
     lock = with_index_pins(read_lock(lock_path), facts)
     iso = cf.no_isolation(lock_path)
     mixed = cf.output_set_problems(lock_path)
-    view = installed_view(lock, facts)
-    arts = read_label_abi(view, read_artifacts(view, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
-                                               platforms=chosen))
+    arts = read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
+                          platforms=chosen)
     verdicts = []
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,

@@ -39,7 +39,6 @@ could not be checked (the server states no hash) and the command that checks it.
     recorded_sha256: str = ""  # set only when the file's sha256 is not the one the lock records (nothing else is read)
     unverified: str = ""  # a URL wheel read by range requests whose recorded sha256 could not be checked: what to run
     cpu_only: bool = False  # a torch wheel whose file list has no torch/lib/libtorch_cuda.so (a build without CUDA)
-    torch_cxx11: dict[str, bool] = field(default_factory=dict)  # not read, label states a C++ ABI: torch -> C++11 ABI?
 
     @property
     def read(self) -> bool:
@@ -51,8 +50,7 @@ could not be checked (the server states no hash) and the command that checks it.
                 "torch_missing": {k: list(v) for k, v in self.torch_missing.items()}, "demangled": dict(self.demangled),
                 "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command, "recorded_sha256": self.recorded_sha256,
                 **({"unverified": self.unverified} if self.unverified else {}),
-                **({"cpu_only": True} if self.cpu_only else {}),
-                **({"torch_cxx11": dict(self.torch_cxx11)} if self.torch_cxx11 else {})}
+                **({"cpu_only": True} if self.cpu_only else {})}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArtifactFacts:
@@ -60,5 +58,4 @@ could not be checked (the server states no hash) and the command that checks it.
         return cls(d["name"], d["version"], d["artifact"], d["sha256"], d["numpy_abi"], d["numpy_member"],
                    d["torch_needs"], {k: tuple(v) for k, v in d["torch_missing"].items()}, dict(d["demangled"]),
                    tuple(d["cuda_majors"]), d["unread"], d["command"], d["recorded_sha256"],
-                   str(d.get("unverified", "")), bool(d.get("cpu_only", False)),
-                   {str(k): bool(v) for k, v in dict(d.get("torch_cxx11", {})).items()})
+                   str(d.get("unverified", "")), bool(d.get("cpu_only", False)))

@@ -417,11 +417,9 @@ def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) 
     it installs (a resolved-at-install file: with the packages the installer adds, glmcompat.ops.indexpins)."""
     from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
     from glmcompat.ops.indexpins import installed_view  # lazy: the engine: `check --help` stays light
-    from glmcompat.ops.labelabi import read_label_abi  # lazy: the engine: `check --help` stays light
 
-    view = installed_view(lock, facts)
-    return read_label_abi(view, read_artifacts(view, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
-                                               read_wheels=read_wheels, platforms=platforms))
+    return read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
+                          read_wheels=read_wheels, platforms=platforms)
 
 
 def remedy_sources(args: Any) -> Any:

@@ -14,7 +14,6 @@ could not be read is one warning per environment naming the packages and the com
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -60,39 +59,6 @@ def _sibling_for(ctx: Context, name: str, major: str) -> str | None:
     return other if sep and cu.isdigit() and cu != major and other in ctx.packages else None
 
 
-_ABI_LABEL = re.compile(r"cxx11abi(true|false)", re.IGNORECASE)
-
-
-def _abi_clash(ctx: Context, a: ArtifactFacts) -> Finding | None:
-    """An error where an artifact whose bytes were not read states in its build label the C++ ABI it was built with
-    (``cxx11abiFALSE``) and the set's torch, read from its own bytes, uses the other (``a.torch_cxx11``): torch's
-    ``std::string``-taking functions then exist under another mangled name, and the extension's load fails."""
-    torch = ctx.packages.get("torch")
-    m = _ABI_LABEL.search(Version(a.version).local or "")
-    if torch is None or m is None:
-        return None
-    tpub = Version(torch).public
-    built = m.group(1).lower() == "true"
-    if a.torch_cxx11.get(tpub, built) == built:
-        return None
-
-    def flag(b: bool) -> str:
-        return f"_GLIBCXX_USE_CXX11_ABI={int(b)}"
-
-    return Finding(
-        rule="abi", severity="error", packages=(ctx.pin(a.name), ctx.pin("torch")),
-        message=f"Because {a.name} {a.version}'s build label says it was built with {flag(built)} (cxx11abi"
-        f"{m.group(1).upper()}), and torch {tpub} is built with {flag(not built)} (its libc10.so exports "
-        f"c10::detail::torchCheckFail with {'the C++11' if not built else 'the old'} std::string), we can conclude "
-        f"that its extensions cannot load beside torch {tpub}: the std::string-taking torch functions they call exist "
-        "there under another mangled name ('undefined symbol')",
-        evidence=(("metadata", f"the build label +{Version(a.version).local}"),
-                  ("abi-probe", f"torch {tpub}'s torch/lib/libc10.so: torchCheckFail in the "
-                   f"{'C++11' if not built else 'old'} std::string ABI")),
-        remedy=f"use the cxx11abi{str(not built).upper()} build of {a.name} {Version(a.version).public} for torch {tpub}",
-        probe=f"{a.command} --torch {tpub}" if a.command else "")
-
-
 def check(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     torch = ctx.packages.get("torch")
@@ -104,9 +70,6 @@ def check(ctx: Context) -> list[Finding]:
         if a is None:
             continue
         if not a.read:
-            clash = _abi_clash(ctx, a)
-            if clash is not None:
-                out.append(clash)
             unread.append(a)
             continue
         if a.recorded_sha256:
