@@ -350,7 +350,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     iso = cf.no_isolation(lock_path)
     mixed = cf.output_set_problems(lock_path)
     arts = read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
-                          platforms=chosen)
+                          platforms=chosen, ships_on={m for t in names for m in facts.target(t).ships_on})
     verdicts = []
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,

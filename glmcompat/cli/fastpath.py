@@ -30,6 +30,7 @@ from glmcompat.cli.startup import (MAX_RECORD, REPLAY, keyed, load, matrix_part,
                                    use_color)
 from glmcompat.matrix.locations import (MAX_DIGESTED, cache_dir_name, code_fingerprint, file_digest, hasher,
                                         matrix_file_names, read_bounded, read_stored, seal)
+from glmcompat.model.memo import BoundedMemo
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the start-up path more than its whole answer
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def _write(path: str, data: bytes) -> None:
     atomic_write(Path(path), data)
 
 
-_RELEVANT: dict[str, frozenset[str]] = {}  # facts key (matrix files' content and glmcompat's code) -> relevant_names
+_RELEVANT: BoundedMemo[str, frozenset[str]] = BoundedMemo(8)  # facts key (matrix files' content and glmcompat's code) -> relevant_names
 
 
 def relevant_names(facts: object) -> frozenset[str]:
@@ -253,9 +254,7 @@ def relevant_names(facts: object) -> frozenset[str]:
         return known
     names = _walk_names(facts)
     if isinstance(fk, str) and fk:
-        if len(_RELEVANT) >= 8:
-            _RELEVANT.clear()
-        _RELEVANT[fk] = names
+        _RELEVANT.keep(fk, names)
     return names
 
 

@@ -260,6 +260,14 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if base is None or not major:
         return None
     wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
+    if h.package and h.package != "torch":  # another package's library links it (onnxruntime's CUDA provider)
+        have = env.cuda.get("nvcc") or env.cuda.get("torch_cuda") or env.cuda.get("driver_cuda", "")
+        other = f" while the environment's CUDA is {have}" if have and _major(have) != major else ""
+        return (f"{_shown(h.package, env.version(h.package))} was built for CUDA {major}: it links {lib}, which the "
+                f"loader cannot find{other} (no CUDA {major} {base} on its path: the {wheel} wheel or a CUDA {major} toolkit)",
+                f"install {h.package}'s build for the environment's CUDA"
+                + (f" (its CUDA {_major(have)} build)" if have and _major(have) != major else "")
+                + f", or the CUDA {major} library it links (pip install {wheel}, its lib directory on LD_LIBRARY_PATH)")
     torch = env.version("torch")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")
@@ -270,12 +278,23 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
 
 
+def _cudart_cuda(lib: str) -> str:
+    """The CUDA release a libcudart soname names: up to CUDA 10 the soname carries the release (CUDA 10.1's runtime is
+    libcudart.so.10.1: Jittor/jittor#70 lists libcudart.so.10.1.243 in a CUDA 10.1 toolkit's lib64), from CUDA 11 on
+    only the major (every 11.x ships libcudart.so.11.0: nvidia-cuda-runtime-cu11 11.8.89 wheel
+    nvidia/cuda_runtime/lib/libcudart.so.11.0; 12.9.79's libcudart.so.12, 13.0.96's libcudart.so.13); "" if none."""
+    m = re.search(r"\.so\.(\d+)(?:\.(\d+))?", lib)
+    if m is None:
+        return ""
+    major, minor = m.group(1), m.group(2)
+    return f"{major}.{minor}" if minor is not None and int(major) <= 10 else major
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
-    m = re.search(r"\.so\.(\d+)", lib)
-    if m is None:
+    want = _cudart_cuda(lib)
+    if not want:
         return None
-    want = m.group(1)
     pkg = h.package if h.package and h.package != "torch" else ""
     torch = env.version("torch")
     built = _torch_cuda(env, facts)
@@ -283,9 +302,12 @@ def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     have = (f": torch {torch} is built for CUDA {built}" if torch and built else "")
     cause = (f"{who} was built for CUDA {want} (it links {lib}), and the environment has no CUDA {want} runtime{have}, "
              "so the loader stops before it reaches any symbol")
-    if built and _major(built) != want:
+    if built and _major(built) != _major(want):
         fix = (f"install {pkg or 'the extension'}'s build for CUDA {_major(built)} (the release built for torch {_public(torch)}), "
                f"or a torch built for CUDA {want}")
+    elif "." in want:  # CUDA 10 and older: no runtime wheel; the toolkit's lib64 on the loader's path
+        fix = (f"install {pkg or 'the extension'}'s build for the installed torch's CUDA, or put the CUDA {want} "
+               f"toolkit's runtime (its lib64 directory, which holds {lib}) on LD_LIBRARY_PATH")
     else:
         fix = (f"install {pkg or 'the extension'}'s build for the installed torch's CUDA, or the CUDA {want} runtime "
                f"(the nvidia-cuda-runtime wheel for CUDA {want})")

@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_TOOLKIT
+from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -297,6 +298,17 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         if not torch:
             return None
         tb = facts.gpu_code("torch", torch)
+        cap = f" (sm_{env.capability.replace('.', '')})" if env.capability else ""
+        if tb is None:  # the matrix does not record this torch build's code: say what is known, never "no GPU code"
+            arch = ("rebuild a source-built extension with TORCH_CUDA_ARCH_LIST set to this GPU's capability (its "
+                    "major.minor, e.g. 5.2), or install a torch build whose arch list (torch.cuda.get_arch_list()) includes it")
+            if not pkg:
+                return (f"the log names no module for the failing kernel: torch {torch}'s build or a compiled extension "
+                        f"(one built without this GPU's architecture) carries no code this GPU{cap} runs",
+                        f"run `glmcompat verify` on the GPU (its gpu-code probe names the module); {arch}")
+            return (f"torch {torch}'s build carries no code this GPU{cap} runs (the matrix does not record its GPU code: "
+                    "torch.cuda.get_arch_list() lists it)",
+                    "install a torch build whose arch list (torch.cuda.get_arch_list()) includes this GPU's capability")
         codes = ", ".join(tb[0]) if tb and tb[0] else "no GPU code"
         return (f"torch {torch} carries {codes}; none of it runs on this GPU{' (sm_' + env.capability.replace('.', '') + ')' if env.capability else ''}",
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes this GPU's capability")
@@ -315,7 +327,15 @@ def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _torchaudio(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    return _family("torchaudio", env, facts)
+    got = _family("torchaudio", env, facts)
+    lib = h.groups.get("library", "")
+    if got is not None or not lib:
+        return got
+    sym = h.groups.get("symbol", "")
+    return (f"torchaudio's {lib} needs a symbol no loaded torch library exports ({sym}): it was built against another "
+            "torch than the installed one (torchaudio links torch's C++ ABI, so each release runs only with its torch)",
+            "install the torchaudio release built for the installed torch (`glmcompat verify` names it from the matrix), "
+            "or the torch this torchaudio was built for")
 
 
 def _vllm_symbol(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -530,6 +550,7 @@ def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 BUILDERS: dict[str, Builder] = {
     **CUDA_BUILDERS,
+    **LOADER_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -555,7 +576,11 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "torch-arch-unsupported": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
                "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
-               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn"}
+               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
+               "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
+               "torchaudio-cuda-mismatch": "torchaudio"}
+# ... unless the match has this group: then its text is another's (a module's undefined driver API function)
+OWN_UNLESS = {"driver-too-old": "driver_api"}
 DROPPED = "model-type-unknown"  # the one signature whose builder may find that the line was not its failure
 
 
@@ -582,7 +607,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
-        own = OWN_PACKAGE.get(h.id) or h.groups.get("companion", "")
+        own = ("" if OWN_UNLESS.get(h.id, "") in h.groups else OWN_PACKAGE.get(h.id, "")) or h.groups.get("companion", "")
         if own:
             h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
         ver = env.version(h.package) if h.package else ""
@@ -591,6 +616,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         got = build(h, env, facts) if build is not None else None
         if got is None and h.id == DROPPED and "key" in h.groups:
             continue
+        if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
+                o.id == "driver-too-old" and o.line == h.line for o in hits):
+            continue  # the same line's driver-too-old hit names the driver API function (no library path before it)
         if got is not None:
             h = replace(h, cause=got[0], remedy=got[1])
         out.append(replace(h, rule=CAUSE_OF.get(h.id, "")))

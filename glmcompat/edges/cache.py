@@ -134,14 +134,14 @@ def _artifact(v: Any) -> bool:  # glmcompat.model.artifacts.ArtifactFacts of one
     return _fields(v, {"name": _str, "version": _str, "artifact": _str, "sha256": _str, "numpy_abi": _opt(_int),
                        "numpy_member": _str, "torch_needs": _int, "torch_missing": map_of(_strs),
                        "demangled": map_of(_str), "cuda_majors": _ints, "unread": _str, "command": _str,
-                       "recorded_sha256": _str}, {"unverified": _str, "cpu_only": _bool})
+                       "recorded_sha256": _str}, {"unverified": _str, "cpu_only": _bool, "partial": _str})
 
 
 # key kind (its first dash-separated word; ``.meta`` keys apart) -> the shape its JSON must have
 SHAPES: dict[str, Check] = {
     "page": _page, "pick": _pick, "abi": _abi, "ext": _ext, "torch.meta": _torch_meta, "arch": _arch_modules,
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
-    "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int),
+    "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int), "skipped": map_of(_str),
     "unread": lambda v: _fields(v, {"unread": _str, "command": _str}),
     "lockart": lambda v: _fields(v, {"keys": list_of(_strs), "facts": list_of(_artifact)}) and len(v["keys"]) == len(v["facts"]),
 }

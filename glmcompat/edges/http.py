@@ -151,7 +151,7 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
         if path and os.path.isfile(path):
             verify = ssl.create_default_context(cafile=path)
             break
-    from glmcompat.edges.dns import transport  # lazy: heavy httpx, only network calls need it
+    from glmcompat.edges.dns import client  # lazy: heavy httpx, only network calls need it
 
     # Sized for the parallel reads (the index source's prefetch, a refresh's jobs): every connection they open kept.
     limits = (httpx.Limits(max_connections=100, max_keepalive_connections=20) if max_connections is None else
@@ -159,15 +159,11 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
     wait: dict[str, Any] = {} if max_connections is None else {"pool": None}  # a bounded pool: wait for a connection
     try:
         if not isinstance(verify, ssl.SSLContext):
-            verify = httpx.create_ssl_context(verify=verify)  # once, for both transports below (loading it is slow)
-        client = httpx.Client(timeout=httpx.Timeout(timeout[0], connect=timeout[1], **wait), limits=limits,
-                              follow_redirects=True, verify=verify, headers={"User-Agent": USER_AGENT})
-        # The direct connections through the shared resolver. Set after the client is made, not given to it: a
-        # client given a transport ignores the proxy variables, which httpx mounts (and checks) here.
-        client._transport.close()
-        client._transport = transport(verify, limits)
-        return client
-    except (ImportError, ValueError, httpx.InvalidURL) as e:  # httpx reads the proxy variables here: a SOCKS one needs socksio
+            verify = httpx.create_ssl_context(verify=verify)  # once, for every transport (loading it is slow)
+        # The direct connections through the shared resolver; the proxy variables read as httpx reads them.
+        return client(limits, verify, timeout=httpx.Timeout(timeout[0], connect=timeout[1], **wait),
+                      follow_redirects=True, headers={"User-Agent": USER_AGENT})
+    except (ImportError, ValueError, httpx.InvalidURL) as e:  # the proxy variables' transports are built here: SOCKS needs socksio
         raise proxy_error(e) from None
 
 

@@ -26,6 +26,7 @@ from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
 from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
 from glmcompat.matrix.view import Facts, Tables
 from glmcompat.model.errors import InputError
+from glmcompat.model.memo import BoundedMemo
 from glmcompat.model.public import __version__
 from glmcompat.model.shapes import decoded
 
@@ -60,7 +61,7 @@ def load_facts(paths: Sequence[str | Path] | None = None) -> Facts:
 # The Facts this process decoded from cache entries, by the entry's seal (its first line: the verified digest of the
 # entry's name and payload): a process that checks many locks (the API, a long-lived tool) decodes the 400 KB of rows
 # once, and an entry whose bytes changed is decoded again. A few entries: one per matrix a process uses.
-_SERVED: dict[bytes, Facts] = {}
+_SERVED: BoundedMemo[bytes, Facts] = BoundedMemo(8)
 
 
 def _served(path: Path, key: str) -> Facts | None:
@@ -75,9 +76,7 @@ def _served(path: Path, key: str) -> Facts | None:
         data = _rows(body)
         if data is None:
             return None
-        if len(_SERVED) >= 8:
-            _SERVED.clear()
-        hit = _SERVED[seal_line] = Facts(data, key)
+        hit = _SERVED.keep(seal_line, Facts(data, key))
     return hit
 
 

@@ -332,6 +332,16 @@ class CudaDriver(Fact):
     forward_compat: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class DriverApi(Fact):
+    """The CUDA driver API functions (exports of the NVIDIA driver's libcuda.so.1) that CUDA ``release`` added, by
+    their names without a _vN revision (the toolkit's cudaTypedefs.h, scripts/cuda_driver_api.py): a driver older
+    than ``release`` does not export them."""
+
+    release: CudaStr
+    functions: Globs
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -357,6 +367,7 @@ class Tables:
     stack: tuple[Stack, ...]
     signature: tuple[Signature, ...]
     cuda: tuple[CudaDriver, ...]
+    driver_api: tuple[DriverApi, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

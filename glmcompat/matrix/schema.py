@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +28,7 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.errors import InputError, MatrixError
 from glmcompat.model.findings import EvidenceKind
+from glmcompat.model.memo import BoundedMemo
 from glmcompat.model.signatures import linear_time_problem
 from glmcompat.model.tomltext import loads as toml_loads
 
@@ -315,9 +315,7 @@ def _quote(v: Any) -> str:
 # immutable (frozen dataclasses, tuples, read-only mappings), so one parse serves every later read of the same bytes --
 # ``matrix refresh`` and ``matrix add`` validate the whole matrix after each edit, and only the edited file changed.
 # Bounded: the oldest entry goes first. A file that fails is parsed again (its error names the path it was read at).
-_PARSED: dict[bytes, tuple[MatrixFile, str]] = {}
-_PARSED_MAX = 64
-_PARSED_LOCK = threading.Lock()  # refresh reads files from worker threads
+_PARSED: BoundedMemo[bytes, tuple[MatrixFile, str]] = BoundedMemo(64)  # refresh parses from worker threads
 
 
 def load_file(path: Path) -> tuple[MatrixFile, str]:
@@ -326,11 +324,7 @@ def load_file(path: Path) -> tuple[MatrixFile, str]:
     key = hashlib.blake2b(raw, digest_size=20).digest()
     hit = _PARSED.get(key)
     if hit is None:
-        hit = _parse_file(str(path), raw)
-        with _PARSED_LOCK:
-            while len(_PARSED) >= _PARSED_MAX:
-                del _PARSED[next(iter(_PARSED))]
-            _PARSED[key] = hit
+        hit = _PARSED.keep(key, _parse_file(str(path), raw))
     return hit
 
 

@@ -22,6 +22,7 @@ from glmcompat.matrix.rows import (
     ArchProbe,
     Compiled,
     CudaDriver,
+    DriverApi,
     EqualVersion,
     Fact,
     FamilyRule,
@@ -73,6 +74,7 @@ class Facts:
         self.platform = check_platform(platform)
         self._kernels: dict[tuple[str, Version, str | None], int] | None = None
         self._filtered: dict[str, tuple[Fact, ...]] = {}
+        self._driver_api: dict[str, str] | None = None
         self._views: dict[str, Facts] = {self.platform: self}
 
     def on(self, platform: str) -> Facts:
@@ -122,6 +124,8 @@ class Facts:
     def rows(self, table: Literal["signature"]) -> tuple[Signature, ...]: ...
     @overload
     def rows(self, table: Literal["cuda"]) -> tuple[CudaDriver, ...]: ...
+    @overload
+    def rows(self, table: Literal["driver_api"]) -> tuple[DriverApi, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
@@ -254,6 +258,13 @@ class Facts:
     def torch_build(self, version: str) -> TorchBuild | None:
         i = self._torch_index(version)
         return None if i is None else self.rows("torch")[i]
+
+    def driver_api_release(self, function: str) -> str:
+        """The CUDA release whose driver API added ``function`` (``cuGreenCtxStreamCreate`` -> ``12.5``: the
+        ``[[driver_api]]`` rows); "" where no row names it."""
+        if self._driver_api is None:
+            self._driver_api = {f: r.release for r in self.rows("driver_api") for f in r.functions}
+        return self._driver_api.get(function, "")
 
     def torch_cuda(self, version: str) -> str | None:
         """CUDA runtime of a torch wheel: from its local label (``+cu126`` -> '12.6', ``+cpu`` -> ''), else the default's."""

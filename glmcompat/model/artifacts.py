@@ -22,7 +22,8 @@ class ArtifactFacts:
     ``demangled``: symbol -> its readable form. ``cuda_majors``: the CUDA runtime majors its extensions link
     (``libcudart.so.12``). ``recorded_sha256``: the hash the lock records, set when the file's own differs (a mismatch:
 nothing else was read). ``unverified``: for a wheel read from a URL by range requests, why the sha256 the file records
-could not be checked (the server states no hash) and the command that checks it."""
+could not be checked (the server states no hash) and the command that checks it. ``partial``: what of a read artifact
+was left unread, beyond the wheel's byte budget (the verdict stands on the rest, and a warning names it)."""
 
     name: str
     version: str
@@ -39,6 +40,7 @@ could not be checked (the server states no hash) and the command that checks it.
     recorded_sha256: str = ""  # set only when the file's sha256 is not the one the lock records (nothing else is read)
     unverified: str = ""  # a URL wheel read by range requests whose recorded sha256 could not be checked: what to run
     cpu_only: bool = False  # a torch wheel whose file list has no torch/lib/libtorch_cuda.so (a build without CUDA)
+    partial: str = ""  # read, but some module of it was not (beyond the wheel's byte budget): which and why
 
     @property
     def read(self) -> bool:
@@ -50,7 +52,7 @@ could not be checked (the server states no hash) and the command that checks it.
                 "torch_missing": {k: list(v) for k, v in self.torch_missing.items()}, "demangled": dict(self.demangled),
                 "cuda_majors": list(self.cuda_majors), "unread": self.unread, "command": self.command, "recorded_sha256": self.recorded_sha256,
                 **({"unverified": self.unverified} if self.unverified else {}),
-                **({"cpu_only": True} if self.cpu_only else {})}
+                **({"cpu_only": True} if self.cpu_only else {}), **({"partial": self.partial} if self.partial else {})}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArtifactFacts:
@@ -58,4 +60,4 @@ could not be checked (the server states no hash) and the command that checks it.
         return cls(d["name"], d["version"], d["artifact"], d["sha256"], d["numpy_abi"], d["numpy_member"],
                    d["torch_needs"], {k: tuple(v) for k, v in d["torch_missing"].items()}, dict(d["demangled"]),
                    tuple(d["cuda_majors"]), d["unread"], d["command"], d["recorded_sha256"],
-                   str(d.get("unverified", "")), bool(d.get("cpu_only", False)))
+                   str(d.get("unverified", "")), bool(d.get("cpu_only", False)), str(d.get("partial", "")))

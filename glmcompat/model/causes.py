@@ -26,6 +26,7 @@ CAUSE_OF: Mapping[str, CheckRule] = {
     "ptx-unsupported-toolchain": "driver",
     "torch-cpu-only": "gpu-code", "no-kernel-image": "gpu-code", "torch-arch-unsupported": "gpu-code",
     "cudart-missing": "cuda",
+    "glibc-too-old": "glibc",
     "model-type-unknown": "model",
 }
 

@@ -211,6 +211,15 @@ _MENTIONS = [
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
+    # onnxruntime's execution-provider libraries, which its provider bridge names when one does not load
+    # ("Failed to load library libonnxruntime_providers_cuda.so with error: ...": onnxruntime provider_bridge_ort.cc)
+    ("ortlib", re.compile(r"(?<![\w.-])(?P<mod>libonnxruntime_providers_\w{1,40})\.so\b")),
+    # torch's C++ source tree, which its checks name where they raise (old TH/THC errors end " at <file>:<line>",
+    # THCudaCheck prints "file=/pytorch/aten/src/THC/...", TORCH_WARN "Triggered internally at ../c10/cuda/...")
+    ("torchsrc", re.compile(r"(?<![\w-])(?P<mod>torch/csrc|aten/src|c10/(?:core|cuda|util))/[\w/-]{1,200}\.(?:cpp|cu|h|c)\b")),
+    # torch's own shared libraries (torch/lib), named by soname where a loader error gives no path
+    ("torchlib", re.compile(r"(?<![\w.-])(?P<mod>lib(?:torch(?:_cpu|_cuda(?:_cu|_cpp|_linalg)?|_hip|_python|_global_deps)?|"
+                            r"c10(?:_cuda|_hip)?))\.so\b")),
     ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|selective_scan_cuda|causal_conv1d_cuda|"
                           r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
     # a C++ qualified name a native library prints in its own errors (``onnxruntime::CudaCall``, ``vllm::``): the
@@ -239,6 +248,8 @@ _CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc)
     ("nvcc", re.compile(r"CUDA runtime version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
     ("nccl", re.compile(r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})")),
+    # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
+    ("torch_cuda", re.compile(r"PyTorch \((?P<v>\d{1,3}\.\d{1,3})\)\. Please make sure to use the same CUDA versions")),
     ("driver", re.compile(r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
     ("driver_cuda", re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(?P<v>\d{1,3}\.\d{1,3})")),
     ("platform", re.compile(r"(?P<v>aarch64|arm64|sbsa)")),
@@ -331,6 +342,10 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 pkg = named
             elif mod == "vllm._C":
                 pkg = "vllm"
+            elif kind in ("torchlib", "torchsrc"):
+                pkg = "torch"
+            elif kind == "ortlib":
+                pkg = "onnxruntime"
             else:
                 pkg = module_package(mod)
             out.append((m.start(), kind, pkg))

@@ -49,7 +49,7 @@ from glmcompat.ops.wheelprobe import (
     summarise_ext,
 )
 from glmcompat.readers.elf import demangle
-from glmcompat.readers.wheelzip import BytesSource, RangeSource, RemoteZip, SparseMember
+from glmcompat.readers.wheelzip import BytesSource, OverBudget, RangeSource, RemoteZip, SparseMember
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.edges.cache import Cache
@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.readers.formats.common import Lock
 
 NUMPY_VERSION = 3  # 3: pybind11's import is not NumPy 1.x's; 2: only extension modules that take a capsule are scanned (may_import_numpy)
-ARTIFACT_VERSION = 4  # the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
+ARTIFACT_VERSION = 5  # 5: partial (a module beyond the byte budget); the stored verdict of one artifact against a lock's torch releases (kind ``artifact``)
 NUMPY2 = b"numpy._core._multiarray_umath"
 NUMPY1 = (b"numpy.core._multiarray_umath", b"numpy.core.multiarray\x00", b"numpy.core.umath\x00")
 RODATA_LIMIT = 64 << 20  # bytes of .rodata scanned in one member; a bigger one is left unscanned
@@ -90,11 +90,14 @@ def numpy_member(zf: RemoteZip, m: Any) -> int | None:
     ``.rodata`` section through sparse reads)."""
     if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:
         return numpy_abi_of(zf.read(m))
-    info = read_elf_member(zf, m, dynamic="skip")
+    info = read_elf_member(zf, m, dynamic="skip", bounded=True, names=True)
     sec = info.section(".rodata")
     if sec is None or sec.size > RODATA_LIMIT or sec.type == 8:
         return None
     sm = SparseMember(zf, m)
+    why = sm.within([(sec.offset, sec.size)])
+    if why is not None:
+        raise OverBudget(zf.name, f"its NumPy C API (.rodata) was not read: {why}", m.name)
     sm.ensure(sec.offset, sec.size)
     return numpy_abi_of(sm.get(sec.offset, sec.size))
 
@@ -107,12 +110,29 @@ def may_import_numpy(member: str, undefined: Sequence[str]) -> bool:
     return not member.rsplit("/", 1)[-1].startswith("lib") and "PyCapsule_GetPointer" in undefined
 
 
-def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None) -> dict[str, int]:
+def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None,
+                  skipped: dict[str, str] | None = None) -> dict[str, int]:
     """{member: 1 | 2} for the shared objects of a wheel that import NumPy's C API (stored kind ``npabi``);
-    ``only``: the members to scan (default: every shared object)."""
+    ``only``: the members to scan (default: every shared object). With ``skipped``, a member whose read-only data lies
+    beyond the wheel's byte budget is left out and gains {member: why} (else that raises)."""
     members = [m for m in elf_members(zf) if only is None or m.name in only]
-    found = _map(lambda m: (m.name, numpy_member(zf, m)), members)
-    return {name: abi for name, abi in found if abi is not None}
+
+    def one(m: Any) -> tuple[str, int | str | None]:
+        try:
+            return m.name, numpy_member(zf, m)
+        except OverBudget as e:
+            if skipped is None:
+                raise
+            return m.name, e.message.rsplit(f"{m.name}: ", 1)[-1]
+
+    out: dict[str, int] = {}
+    for name, abi in _map(one, members):
+        if isinstance(abi, str):
+            assert skipped is not None
+            skipped[name] = abi
+        elif abi is not None:
+            out[name] = abi
+    return out
 
 
 class Opened:
@@ -230,31 +250,52 @@ def own_code(member: str) -> bool:
     return not top.endswith(".libs") or rest.rsplit("/", 1)[-1].startswith(("libc10", "libtorch"))
 
 
-def summaries(op: Opened, cache: Cache | None, numpy: bool) -> tuple[ExtSummary, dict[str, int]]:
+BUDGET_VERSION = 1  # kind ``skipped``: the members of a wheel left unread, beyond its byte budget
+
+
+def summaries(op: Opened, cache: Cache | None, numpy: bool,
+              skipped: dict[str, str] | None = None) -> tuple[ExtSummary, dict[str, int]]:
     """The extension summary of its own code (kind ``ext``, key suffix ``-own``: :func:`own_code`) and, with ``numpy``, the NumPy imports
-    (kind ``npabi``) of an opened wheel, each read once per sha256."""
+    (kind ``npabi``) of an opened wheel, each read once per sha256. Each member is read within the wheel's byte budget
+    (:data:`glmcompat.readers.wheelzip.BUDGET_SHARE`): one that needs more is left out, and ``skipped`` gains
+    {member: what was not read and why} (stored with them, kind ``skipped``)."""
     from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: a cycle-free name at call time
 
     ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}-own" if op.sha256 else None
     np_key = f"npabi-v{NUMPY_VERSION}-{op.sha256}" if op.sha256 else None
+    skip_key = f"skipped-v{BUDGET_VERSION}-{op.sha256}" if op.sha256 else None
+    left: dict[str, str] = {}
+    hit = cache.get_json(skip_key) if cache is not None and skip_key else None
+    stored = isinstance(hit, dict)
+    if isinstance(hit, dict):
+        left.update({str(k): str(v) for k, v in hit.items()})
     ext = None
-    if cache is not None and ext_key:
+    if cache is not None and ext_key and stored:
         hit = cache.get_json(ext_key)
         if isinstance(hit, dict):
             ext = ExtSummary.from_json(hit)
     if ext is None:
-        ext = summarise_ext(op.zip, own_code)
+        left = {k: v for k, v in left.items() if not k.startswith("numpy:")}
+        ext = summarise_ext(op.zip, own_code, left)
         if cache is not None and ext_key:
             cache.put_json(ext_key, ext.to_json())
+        stored = False
     np: dict[str, int] = {}
     if numpy and ext.modules:
-        hit = cache.get_json(np_key) if cache is not None and np_key else None
+        hit = cache.get_json(np_key) if cache is not None and np_key and stored else None
         if isinstance(hit, dict):
             np = {str(k): int(v) for k, v in hit.items()}
         else:
-            np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)})
+            npleft: dict[str, str] = {}
+            np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)}, npleft)
+            left = {k: v for k, v in left.items() if not k.startswith("numpy:")} | {f"numpy:{k}": v for k, v in npleft.items()}
             if cache is not None and np_key:
                 cache.put_json(np_key, np)
+            stored = False
+    if cache is not None and skip_key and not stored:
+        cache.put_json(skip_key, left)
+    if skipped is not None:
+        skipped.update(left)
     return ext, np
 
 
@@ -370,13 +411,15 @@ def _fits(loc: str, machine: str) -> bool:
     return any(t.platform == "any" or t.platform.endswith(f"_{machine}") for t in tags)
 
 
-def read_machines(lock: Lock, platforms: Sequence[str] | None = None) -> set[str]:
+def read_machines(lock: Lock, platforms: Sequence[str] | None = None, ships_on: Collection[str] = ()) -> set[str]:
     """The machines whose artifacts are read: those ``platforms`` names (``--platform``), else x86_64 where the file
-    installs there (an aarch64 set is then told it was not read: :func:`probe_lock`), else every machine it installs on."""
+    installs there and every other machine it installs on that a target checked ships on (``ships_on``: sm90's GH200
+    and sm100's GB200 are aarch64 machines, so a lock's aarch64 environments are judged from the aarch64 wheels they
+    install), else every machine it installs on. A machine not read is told so (:func:`probe_lock`)."""
     have = {e.platform for e in lock.sets}
     if platforms:
         return have & set(platforms)
-    return {"x86_64"} if "x86_64" in have else have
+    return ({"x86_64"} | (have & set(ships_on))) if "x86_64" in have else have
 
 
 def candidates(lock: Lock, facts: Facts, resolved_at_install: bool,
@@ -520,7 +563,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             command += f" --platform {m}"
         url = ""  # a wheel URL the file names (its recorded sha256 is checked against what the server states)
         recorded_at = "|".join(binary.get(f"{name}=={ver}", ())) if where == "lock" else ""
-        failed = cache_key("unread", f"{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
+        failed = cache_key("unread", f"{ARTIFACT_VERSION}|{'|'.join(i.base_url for i in searched) if where != 'wheel' else ''}|{recorded_at}|"
                                      f"{wheels.get(f'{name}=={ver}', '')}|{name}=={ver}|{py}|{platform}")
         if network and cache is not None:  # a read that failed lately is not tried on every check
             hit = cache.get_json(failed, max_age=UNREAD_TTL)
@@ -532,6 +575,9 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         try:
             if where == "wheel":
                 loc = wheels[f"{name}=={ver}"]
+                wname = loc.split("#")[0].split("?")[0].rsplit("/", 1)[-1]
+                if wname.endswith("-any.whl"):  # pure, by its platform tag, as an index's is (below): nothing compiled
+                    return key, ArtifactFacts(name, ver, wname, loc.partition("#sha256=")[2], command=command)
                 if loc.startswith("file://"):
                     loc = loc[len("file://"):]
                 if "://" in loc:
@@ -548,10 +594,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                     if recorded and recorded.lower() != op.sha256:
                         return key, ArtifactFacts(name, ver, op.filename, op.sha256, recorded_sha256=recorded.lower(),
                                                   command=command)
-            elif where == "lock" and "://" in next(iter(binary[f"{name}=={ver}"]), ""):
-                chosen = pick_wheel(binary[f"{name}=={ver}"], py, m)
-                if chosen is None:
-                    raise GlmcompatError(f"the lock records no {m} wheel of it for {py}")
+            elif where == "lock" and "://" in next(iter(binary[f"{name}=={ver}"]), "") and (
+                    chosen := pick_wheel(binary[f"{name}=={ver}"], py, m)) is not None:
+                # (none for this machine: the installer takes the release's pure wheel, or builds its sdist, as the
+                # index lists them: looked up there, below)
                 if not network:
                     raise GlmcompatError(f"reading over the network is off ({PROBE_ENV})")
                 f = _lock_file(chosen)
@@ -575,8 +621,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             if isinstance(hit, dict):
                 return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, artifact=op.filename,
                                    command=command)
-            ext, np = summaries(op, cache, numpy)
-            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command)
+            left: dict[str, str] = {}
+            ext, np = summaries(op, cache, numpy, left)
+            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command,
+                          partial=_partial(left))
             if url and op.sha256:  # range reads never see the whole file: the server's stated hash, else a warning
                 stated = getattr(op.source, "stated_sha256", None)
                 if stated and stated != op.sha256.lower():
@@ -599,6 +647,16 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
             return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
     return skipped | dict(_map(one, todo, workers=8)) | torch_builds(lock, facts, searched, cache, python)
+
+
+def _partial(left: Mapping[str, str]) -> str:
+    """What of a wheel was left unread (:func:`summaries`), for a warning: the first module and why, and how many
+    more."""
+    if not left:
+        return ""
+    first = sorted(left)[0]
+    more = f" (and {len(left) - 1} more module(s))" if len(left) > 1 else ""
+    return f"{first.removeprefix('numpy:')}: {left[first]}{more}"
 
 
 TORCH_CUDA_LIB = "torch/lib/libtorch_cuda.so"
@@ -724,15 +782,19 @@ def stored_key(lock: Lock, todo: Sequence[Candidate], platforms: Sequence[str] |
 
 
 def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
-                   read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+                   read_wheels: list[bool] | None = None, platforms: Sequence[str] | None = None,
+                   ships_on: Collection[str] = ()) -> dict[tuple[str, ...], ArtifactFacts]:
     """What the artifacts of the compiled packages of ``lock`` say (:func:`probe_lock`), read from the indexes the file
     names (its ``--index-url``/``--extra-index-url``, in order), then the configured one; the wheels a lock records
     from their own URLs (a second index included); stored by sha256, so read once. The one entry of ``check`` and
     :func:`glmcompat.api.check`. ``read_wheels`` gains whether a wheel file or URL of a package the matrix does not
-    name is read (the record is then kept for these exact bytes only)."""
+    name is read (the record is then kept for these exact bytes only). ``ships_on``: the machines the targets checked
+    ship on (:func:`read_machines`)."""
     from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
     from glmcompat.edges.index import IndexClient  # lazy: only when something is to be read
 
+    if not platforms and ships_on and (more := read_machines(lock, None, ships_on)) != read_machines(lock):
+        platforms = sorted(more)  # the machines read, as --platform would name them
     todo = [] if os.environ.get(PROBE_ENV) else candidates(lock, facts, resolved_at_install, read_machines(lock, platforms))
     if not todo:
         return {}

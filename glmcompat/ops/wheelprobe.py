@@ -55,7 +55,7 @@ from glmcompat.ops.wheelrecords import (
 )
 from glmcompat.readers.elf import BytesView, ElfError, cuda_majors, demangle, parse_elf
 from glmcompat.readers.fatbin import FatbinCode, FatbinError, FatbinStream
-from glmcompat.readers.wheelzip import BytesSource, NeedBytes, RemoteZip, SparseMember
+from glmcompat.readers.wheelzip import BytesSource, NeedBytes, OverBudget, RemoteZip, SparseMember
 
 if TYPE_CHECKING:
     from glmcompat.edges.cache import Cache
@@ -91,19 +91,27 @@ def elf_members(zf: RemoteZip, prefix: str = "") -> list[ZipMember]:
                   key=lambda m: m.name)
 
 
-def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require") -> ElfInfo:
-    """Parse a member's ELF tables, fetching only the ranges the parser asks for."""
+def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require", bounded: bool = False,
+                    names: bool = False) -> ElfInfo:
+    """Parse a member's ELF tables, fetching only the ranges the parser asks for. A big member's parts it can do
+    without (its section names, ``.dynamic``) are read only within the wheel's byte budget
+    (:meth:`SparseMember.affordable`; ``names``: its section names are needed); with ``bounded``, the parts it needs
+    too, else :class:`OverBudget`."""
     label = f"{zf.name}: {m.name}"
     try:
         if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:  # a bomb is read in parts, as a big one
             data = zf.read(m)
-            return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
+            return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick,  # type: ignore[arg-type]
+                             names=names)
         sm = SparseMember(zf, m)
         try:
             for _ in range(32):
                 try:
-                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick)  # type: ignore[arg-type]
+                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick, names=names)  # type: ignore[arg-type]
                 except NeedBytes as e:
+                    why = sm.within(e.ranges) if bounded else None
+                    if why is not None:
+                        raise OverBudget(zf.name, f"its dynamic symbol tables were not read: {why}", m.name) from None
                     for off, n in e.ranges:
                         sm.ensure(off, n)
         finally:
@@ -120,7 +128,7 @@ def read_gpu_code_member(zf: RemoteZip, m: ZipMember, *, payloads: bool = False,
     """The fatbin entries of a member: its ELF sections first, then a stream up to the fatbin's end (with
     ``payloads``, each entry's kernels and toolkit too: the bytes fetched are the same). ``first_cubin``: stop
     after the first cubin (the stream ends a few MB into the member; the entries are those read so far)."""
-    info = read_elf_member(zf, m, dynamic="skip")
+    info = read_elf_member(zf, m, dynamic="skip", names=True)
     sec = info.section(".nv_fatbin")
     if sec is None or sec.type == 8 or sec.size == 0:
         return FatbinCode([], [], {}, 0)
@@ -198,16 +206,29 @@ def _map(fn: Callable[[_T], _R], items: Sequence[_T], workers: int = 4) -> list[
         return list(ex.map(fn, items))
 
 
-def summarise_ext(zf: RemoteZip, keep: Callable[[str], bool] | None = None) -> ExtSummary:
+def summarise_ext(zf: RemoteZip, keep: Callable[[str], bool] | None = None,
+                  skipped: dict[str, str] | None = None) -> ExtSummary:
     """{member: {needed, undefined, weak_undefined, defined}} for every shared object of an extension
     wheel (``keep``: only the members it accepts); ``defined`` keeps only the names some module of the wheel leaves
-    undefined (what a sibling can provide to another)."""
+    undefined (what a sibling can provide to another). With ``skipped``, each member is read within the wheel's byte
+    budget (``read_elf_member(bounded=True)``), and one that needs more is left out and gains {member: why}."""
     members = [m for m in elf_members(zf) if keep is None or keep(m.name)]
 
-    def one(m: ZipMember) -> tuple[str, ElfInfo]:
-        return m.name, read_elf_member(zf, m, dynamic="require")
+    def one(m: ZipMember) -> tuple[str, ElfInfo | str]:
+        if skipped is None:
+            return m.name, read_elf_member(zf, m, dynamic="require")
+        try:
+            return m.name, read_elf_member(zf, m, dynamic="require", bounded=True)
+        except OverBudget as e:
+            return m.name, e.message.rsplit(f"{m.name}: ", 1)[-1]
 
-    infos = dict(_map(one, members))
+    infos: dict[str, ElfInfo] = {}
+    for name, got in _map(one, members):
+        if isinstance(got, str):
+            assert skipped is not None
+            skipped[name] = got
+        else:
+            infos[name] = got
     return ext_summary_of(infos)
 
 

@@ -56,6 +56,47 @@ class View(Protocol):
     def require(self, ranges: list[tuple[int, int]]) -> None: ...
 
 
+def _affordable(view: View, ranges: list[tuple[int, int]]) -> bool:
+    """Whether a view reads ``ranges`` within its byte budget (a partial view of a remote member: its
+    ``affordable``); a view that has no budget (bytes in memory, a local file) reads anything."""
+    f = getattr(view, "affordable", None)
+    return True if f is None else bool(f(ranges))
+
+
+# Names of sections found by their type where the section-name table is not read (a huge linked library places it
+# after its static symbol table, hundreds of MiB from anything else read): what the readers look up by name.
+_TYPE_NAMES = {SHT_DYNSYM: ".dynsym", SHT_DYNAMIC: ".dynamic", 2: ".symtab", 0x6FFFFFFE: ".gnu.version_r",
+               0x6FFFFFFD: ".gnu.version_d", 0x6FFFFFFF: ".gnu.version", 0x6FFFFFF6: ".gnu.hash"}
+# A shared-library file name as DT_NEEDED or DT_SONAME write it: no path, no RUNPATH token (``$ORIGIN``, ``:``).
+_LIBNAME = re.compile(rb"(?<=\x00)[^\x00/\s$:=]+\.so(?:\.[^\x00/\s$:=]*)?(?=\x00)")
+# the hash auditwheel adds to a library's name (``libgfortran-040039e1.so.5.0.0``, ``libcudart.e8e8b82a.so.12``)
+_HASH_AFTER = re.compile(r"[-.][0-9a-f]{8}(?:$|-)")
+
+
+def needed_from_dynstr(strtab: bytes, symtab: bytes, bits: int, e: str, own: str) -> list[str]:
+    """The libraries an object links, read from its ``.dynstr`` where ``.dynamic`` is beyond the byte budget: the
+    dynamic string table holds the symbol names, the version names and files, and the strings of DT_NEEDED, DT_SONAME
+    and DT_RUNPATH; of these, the shared-library file names no symbol is named by are what DT_NEEDED and DT_SONAME
+    name (a linker writes no other). ``own``: the object's file name, which is its DT_SONAME and is left out. In the
+    order the table holds them (the linker's)."""
+    fmt = e + ("IBBHQQ" if bits == 64 else "IIIBBH")
+    named = {row[0] for row in struct.iter_unpack(fmt, symtab)}
+    out: list[str] = []
+    for m in _LIBNAME.finditer(strtab):
+        lib = m.group().decode("utf-8", "replace")
+        if m.start() not in named and lib != own and lib not in out:
+            out.append(lib)
+    # patchelf (auditwheel) renames a DT_NEEDED or DT_SONAME by adding the new string (the old name with a hash:
+    # ``libgfortran.so.5`` -> ``libgfortran-8f1e9814.so.5.0.0``); the old one stays in the table, named by nothing
+    bases = [lib.split(".so", 1)[0] for lib in [*out, own]]
+
+    def renamed(lib: str) -> bool:
+        b = lib.split(".so", 1)[0]
+        return any(len(o) > len(b) + 8 and o.startswith(b) and _HASH_AFTER.match(o, len(b)) for o in bases)
+
+    return [lib for lib in out if not renamed(lib)]
+
+
 class BytesView:
     """A complete file in memory (or mmapped)."""
 
@@ -99,6 +140,9 @@ class ElfInfo:
     sections: tuple[Section, ...]
     machine: int
     bits: int
+    names_read: bool = True  # False: the section-name table was beyond the reader's byte budget (names by type only)
+    needed_exact: bool = True  # False: ``needed`` was read from .dynstr, .dynamic being beyond the byte budget
+
 
     def section(self, name: str) -> Section | None:
         for s in self.sections:
@@ -182,9 +226,12 @@ def _strings(table: bytes, offsets: Iterable[int], what: str, name: str,
 
 
 def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "require",
-              check: Callable[[], None] | None = None) -> ElfInfo:
+              check: Callable[[], None] | None = None, names: bool = False) -> ElfInfo:
     """Parse ``view``; raises :class:`NeedBytes` for missing ranges and :class:`ElfError` when malformed. Linear in
-    the size of its tables; ``check`` (a deadline) is called as the symbols are read."""
+    the size of its tables; ``check`` (a deadline) is called as the symbols are read. A view with a byte budget
+    (``affordable``) reads the section names, and ``.dynamic`` in ``require`` mode, only within it (``names``: the
+    names always): else the sections are named by type and DT_NEEDED is read from ``.dynstr``
+    (:func:`needed_from_dynstr`), and :class:`ElfInfo` says so."""
     size = view.size
     if size < 52:
         raise ElfError(f"{name}: not an ELF file ({size} bytes)")
@@ -230,15 +277,20 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     if not 0 < shstrndx < shnum:
         raise ElfError(f"{name}: section-name table index {shstrndx} out of range")
     sr = raw[shstrndx]
-    view.require([(sr[4], sr[5])])
-    shstr = view.get(sr[4], sr[5])
-    snames = _strings(shstr, [r[0] for r in raw], "section", name)
-    sections = tuple(Section(snames[r[0]], r[1], r[2], r[3], r[4], r[5], r[6], r[9]) for r in raw)
+    names_read = names or _affordable(view, [(sr[4], sr[5])])
+    if names_read:
+        view.require([(sr[4], sr[5])])
+        snames = _strings(view.get(sr[4], sr[5]), [r[0] for r in raw], "section", name)
+        labels = [snames[r[0]] for r in raw]
+    else:  # by type: what the dynamic tables are; the rest unnamed (ElfInfo.names_read says so)
+        links = {r[6] for r in raw if r[1] in (SHT_DYNSYM, SHT_DYNAMIC)}
+        labels = [_TYPE_NAMES.get(r[1], ".dynstr" if i in links and r[1] == 3 else "") for i, r in enumerate(raw)]
+    sections = tuple(Section(n, r[1], r[2], r[3], r[4], r[5], r[6], r[9]) for n, r in zip(labels, raw, strict=True))
 
     dynsym_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNSYM), None)
     dyn_i = next((i for i, s in enumerate(sections) if s.type == SHT_DYNAMIC), None)
     if dynsym_i is None:
-        return ElfInfo([], None, frozenset(), frozenset(), frozenset(), sections, machine, bits)
+        return ElfInfo([], None, frozenset(), frozenset(), frozenset(), sections, machine, bits, names_read)
     dynsym = sections[dynsym_i]
     if not 0 < dynsym.link < shnum:
         raise ElfError(f"{name}: .dynsym links to section {dynsym.link}, out of range")
@@ -258,12 +310,14 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     base = [(dynsym.offset, dynsym.size), (dynstr.offset, dynstr.size)]
     dyn_bytes: bytes | None = None
     dyn_str: bytes | None = None
+    from_dynstr = False
     if dyn is not None:
         if not 0 < dyn.link < shnum:
             raise ElfError(f"{name}: .dynamic links to section {dyn.link}, out of range")
         dstr = sections[dyn.link]
         ranges = [(dyn.offset, dyn.size), (dstr.offset, dstr.size)]
-        view.require(base + ranges if dynamic == "require" else base)
+        from_dynstr = dynamic == "require" and dstr.offset == dynstr.offset and not _affordable(view, ranges)
+        view.require(base + ranges if dynamic == "require" and not from_dynstr else base)
         try:
             view.require(ranges)
             dyn_bytes = view.get(dyn.offset, dyn.size)
@@ -279,7 +333,10 @@ def parse_elf(view: View, name: str = "<elf>", *, dynamic: DynamicMode = "requir
     soname: str | None = None
     if dyn_bytes is not None and dyn_str is not None:
         needed, soname = _dynamic(dyn_bytes, dyn_str, bits, e, name)
-    return ElfInfo(needed, soname, defined, undefined, weak_undef, sections, machine, bits)
+    elif from_dynstr:
+        needed = needed_from_dynstr(strtab, symtab, bits, e, name.rsplit("/", 1)[-1].rsplit(": ", 1)[-1])
+    return ElfInfo(needed, soname, defined, undefined, weak_undef, sections, machine, bits, names_read,
+                   not from_dynstr)
 
 
 def _check_overlap(secs: list[Section], name: str) -> None:

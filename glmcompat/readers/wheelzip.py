@@ -43,6 +43,17 @@ TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tai
 INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
+# The byte budget of one member's reads, per member (so the answer does not depend on the order members are read in):
+# for the parts a reader needs (the dynamic symbol tables, the read-only data NumPy's module name is in),
+# BUDGET_SHARE of the archive's size (issue 39: `abi` reads no more than 5% of a wheel cold), at least REQUIRED_FLOOR:
+# a member that needs more is left unread and named (tensorflow 2.19.0's libtensorflow_cc.so.2: about 40 MiB of its
+# symbol tables); for the parts it can do without (a huge library's section-name table or .dynamic, hundreds of MiB
+# into a deflated member), OPTIONAL_SHARE, at least OPTIONAL_FLOOR: it then names its sections by type and reads its
+# DT_NEEDED from .dynstr.
+BUDGET_SHARE = 0.05
+OPTIONAL_SHARE = 0.01
+OPTIONAL_FLOOR = 1 * MiB
+REQUIRED_FLOOR = 16 * MiB
 EOCD_SEARCH = 65536 + 22
 
 
@@ -220,6 +231,16 @@ class RemoteZip:
                              f"{_size(INFLATE_FLOOR)}; it declares {_size(m.size)} from {_size(m.compressed_size)}): a "
                              "decompression bomb or a sparse file, not something glmcompat reads", m.name)
 
+    def budget(self, *, required: bool) -> int | None:
+        """Bytes one member's reads may fetch (:data:`BUDGET_SHARE` of the archive, at least :data:`REQUIRED_FLOOR`,
+        for the parts a reader needs; :data:`OPTIONAL_SHARE`, at least :data:`OPTIONAL_FLOOR`, for those it can do
+        without); None for a source that fetches nothing (in memory, a local file)."""
+        if not isinstance(getattr(self.source, "bytes_fetched", None), int):
+            return None
+        if required:
+            return max(int(BUDGET_SHARE * self.source.size), REQUIRED_FLOOR)
+        return max(int(OPTIONAL_SHARE * self.source.size), OPTIONAL_FLOOR)
+
     def hold(self, delta: int, m: ZipMember) -> None:
         """Count ``delta`` more (or, negative, fewer) bytes of ``m`` kept in memory against :data:`HOLD_CAP`."""
         with self._budget:
@@ -374,6 +395,11 @@ class RemoteZip:
 # ------------------------------------------------------------------------------------------------
 # Partial members: a prefix and a tail, without the middle
 # ------------------------------------------------------------------------------------------------
+
+
+class OverBudget(WheelError):
+    """A member whose parts a reader needs lie beyond the bytes it may fetch (its limits, or the wheel's byte budget
+    :data:`BUDGET_SHARE`): a fact about the budget, not a bad wheel."""
 
 
 class NeedBytes(Exception):
@@ -548,6 +574,51 @@ class SparseMember:
         if missing:
             raise NeedBytes(missing)
 
+    def cost(self, offset: int, length: int) -> int | None:
+        """The compressed bytes :meth:`ensure` would still fetch to make ``[offset, offset+length)`` available (an
+        estimate from the member's mean ratio, as :meth:`_grow_tail` guesses); None where it is past the limits."""
+        try:
+            self.get(offset, length)
+            return 0
+        except NeedBytes:
+            pass
+        end = offset + length
+        if self.m.method == 0:
+            if offset < self.size - end:
+                return None if end > self.max_prefix else end - len(self._prefix)
+            return None if self.size - offset > self.max_tail else self.size - offset
+        ratio = max(self.m.size / max(1, self.m.compressed_size), 1.0)
+        if offset - len(self._prefix) <= self.size - end:
+            return None if end > self.max_prefix else max(0, int((end - len(self._prefix)) / ratio) - (
+                self._pc - int(len(self._prefix) / ratio)))
+        want = self.size - offset
+        return None if want > self.max_tail else max(0, int(want / ratio * 1.3) + 256 * 1024 - self._tc)
+
+    def affordable(self, ranges: list[tuple[int, int]]) -> bool:
+        """Whether ``ranges``, parts a reader can do without, can be made available within this member's byte budget
+        (:meth:`RemoteZip.budget`) and limits: a reader skips what is not (:func:`glmcompat.readers.elf.parse_elf`)."""
+        return self.within(ranges, required=False) is None
+
+    def within(self, ranges: list[tuple[int, int]], *, required: bool = True) -> str | None:
+        """None where ``ranges`` can be made available within this member's byte budget and limits, else why not,
+        for a message. Counted per member (what this member fetched, against :meth:`RemoteZip.budget`), so the answer
+        does not depend on the order in which the members of a wheel are read."""
+        costs = [self.cost(off, n) for off, n in ranges]
+        if any(c is None for c in costs):
+            return f"they lie beyond the {_size(self.max_prefix)} read from its start or {_size(self.max_tail)} from its end"
+        budget = self.zf.budget(required=required)
+        need = self.spent + sum(c for c in costs if c is not None)
+        if budget is not None and need > budget:
+            frac = BUDGET_SHARE if required else OPTIONAL_SHARE
+            of = f"{frac:.0%} of {_size(self.zf.source.size)}" if budget == int(frac * self.zf.source.size) else "its floor"
+            return f"reading them fetches about {_size(need)} of the wheel, more than the {_size(budget)} ({of}) glmcompat reads of one member"
+        return None
+
+    @property
+    def spent(self) -> int:
+        """Bytes of the wheel this member has fetched so far."""
+        return len(self._prefix) + len(self._tail) if self.m.method == 0 else self._pc + self._tc
+
     def ensure(self, offset: int, length: int) -> None:
         """Make ``[offset, offset+length)`` available, growing the prefix or the tail."""
         end = offset + length
@@ -570,7 +641,7 @@ class SparseMember:
     # -- prefix -------------------------------------------------------------------------------------
     def _grow_prefix(self, end: int) -> None:
         if end > self.max_prefix:
-            raise WheelError(self.zf.name, f"needs {end} bytes from the start (limit {self.max_prefix})", self.m.name)
+            raise OverBudget(self.zf.name, f"needs {end} bytes from the start (limit {self.max_prefix})", self.m.name)
         if self.m.method == 0:
             self._prefix = bytearray(self.zf.read_compressed(self.m, 0, end))
             return
@@ -603,7 +674,7 @@ class SparseMember:
     # -- tail ----------------------------------------------------------------------------------------
     def _stored_tail(self, start: int) -> None:
         if self.size - start > self.max_tail:
-            raise WheelError(self.zf.name, f"needs the last {self.size - start} bytes (limit {self.max_tail})",
+            raise OverBudget(self.zf.name, f"needs the last {self.size - start} bytes (limit {self.max_tail})",
                              self.m.name)
         self._tail = self._tail_b = self.zf.read_compressed(self.m, start, self.size - start)
         self._account()
@@ -611,7 +682,7 @@ class SparseMember:
     def _grow_tail(self, start: int, length: int = 1) -> None:
         want_u = self.size - start
         if want_u > self.max_tail:
-            raise WheelError(self.zf.name, f"needs the last {want_u} bytes (limit {self.max_tail})", self.m.name)
+            raise OverBudget(self.zf.name, f"needs the last {want_u} bytes (limit {self.max_tail})", self.m.name)
         ratio = self.m.size / max(1, self.m.compressed_size)
         guess = int(want_u / max(ratio, 1.0) * 1.3) + 256 * 1024
         n = max(guess, 2 * self._tc)

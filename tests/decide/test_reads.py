@@ -77,3 +77,16 @@ def test_the_names_are_walked_once_per_matrix_and_code():
     fewer = {t: rows for t, rows in facts.data.items() if t not in ("stack", "model")}
     other = relevant_names(Facts(fewer, facts.key + "-other"))
     assert other < first and relevant_names(Facts(fewer)) == other
+
+
+def test_the_names_kept_are_bounded():
+    """relevant_names keeps the names of at most its memo's bound of keys: the oldest key is walked again."""
+    from glmcompat.cli import fastpath
+
+    bound = fastpath._RELEVANT.bound
+    first = relevant_names(Facts({}, "bounded-0"))
+    for i in range(1, bound + 2):
+        relevant_names(Facts({}, f"bounded-{i}"))
+        assert len(fastpath._RELEVANT) <= bound
+    again = relevant_names(Facts({}, "bounded-0"))
+    assert again == first and again is not first

@@ -137,7 +137,7 @@ BROKEN = [
     ("stacks.toml", 'targets = ["sm90", "sm100", "sm120"]', 'targets = ["sm90", "sm100", "sm999"]', "sm999", "'sm999'"),
     ("kernels.toml", 'versions = ["0.3.16.post3"]', 'versions = ["0.3.16.post3", "0.3.21"]', 'torch = "2.9.1"', "contradicting facts: sgl-kernel 0.3.21"),
     ("torch.toml", 'cuda = "12.6"', 'cuda = "12.6', 'cuda = "12.6', "invalid TOML"),
-    ("signatures.toml", 'pattern = "operator torchvision::nms does not exist"', 'pattern = "operator (torchvision"', "operator (torchvision", "regular expression"),
+    ("signatures.toml", 'pattern = "operator torchvision::nms does not exist|', 'pattern = "operator (torchvision|', "operator (torchvision", "regular expression"),
     ("kernels.toml", 'sass = ["sm_80", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_101a", "sm_120a"]', 'sass = ["sm80"]', 'sass = ["sm80"]', "'sm80'"),
 ]
 
@@ -194,6 +194,46 @@ def test_facts_are_decoded_from_a_cache_entry_once_per_content():
     healed = load_facts()
     assert healed is not other and healed.data == first.data and entry.read_bytes() == sealed
 
+
+
+def test_the_parsed_files_kept_are_bounded(tmp_path):
+    """load_file keeps at most its memo's bound of parsed files (a refresh parses many): the oldest goes first and is
+    parsed again when read again."""
+    from glmcompat.matrix import schema
+
+    bound = schema._PARSED.bound
+    files = [tmp_path / f"f{i}.toml" for i in range(bound + 2)]
+    parsed = []
+    for i, f in enumerate(files):
+        f.write_text(f"# file {i}\nschema = 1\n")
+        parsed.append(load_file(f)[0])
+        assert len(schema._PARSED) <= bound
+    assert load_file(files[-1])[0] is parsed[-1]  # kept
+    assert load_file(files[0])[0] is not parsed[0]  # dropped first, parsed again
+
+
+def test_the_facts_kept_are_bounded():
+    """load_facts keeps the rows of at most its memo's bound of cache entries (one per matrix a process uses): an
+    entry dropped is decoded again."""
+    from glmcompat.matrix import load
+
+    first = load_facts()
+    entry = cache_dir() / str(cache_entry_name())
+    sealed = entry.read_bytes()
+    doc = json.loads(sealed.partition(b"\n")[2])
+    targets = doc["tables"]["target"]
+    bound = load._SERVED.bound
+    assert len(targets) > bound + 1
+    try:
+        for n in range(1, bound + 3):
+            doc["tables"]["target"] = targets[:n]
+            entry.write_bytes(seal("matrix", entry.name, json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()))
+            assert len(load_facts().rows("target")) == n
+            assert len(load._SERVED) <= bound
+    finally:
+        entry.write_bytes(sealed)
+    again = load_facts()
+    assert again is not first and again.data == first.data  # the first entry was dropped: decoded again
 
 def test_validate_ok_and_missing_file(tmp_path):
     r = run_cli("matrix", "validate")

@@ -109,6 +109,20 @@ def test_name_at_url_is_read_over_http(served, tmp_path, monkeypatch):
     assert got[("stableext", "1.0")].torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}
 
 
+def test_a_pure_wheel_at_an_unreachable_url_is_judged_by_its_name(served, tmp_path, monkeypatch):
+    # a py3-none-any wheel ships no compiled code (as an index's is taken): nothing to read, nothing "not checked"
+    server, files = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    dead = "http://127.0.0.1:9/files"
+    lock = read_lock(_requirements(tmp_path, server.base, "9.0.0", files[STABLE],
+                                   f"pureext @ {dead}/pureext-1.0-py3-none-any.whl\nstableext @ {dead}/{STABLE}"))
+    cache = Cache(tmp_path / "cache")
+    with IndexClient(server.base, cache=cache, retries=0) as index:
+        got = probe_lock(lock, load_facts(), index=index, cache=cache, resolved_at_install=True)
+    assert got[("pureext", "1.0")].read and got[("pureext", "1.0")].artifact == "pureext-1.0-py3-none-any.whl"
+    assert not got[("stableext", "1.0")].read  # a compiled one there is not read, and said so
+
+
 def test_index_package_from_the_files_second_index(served, tmp_path, monkeypatch):
     server, _ = served
     monkeypatch.delenv(PROBE_ENV, raising=False)

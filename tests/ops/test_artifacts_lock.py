@@ -152,6 +152,28 @@ def test_aarch64_reads_the_aarch64_wheel_or_says_it_did_not(served, tmp_path, mo
     assert all("aarch64" in e for e in warned[0].environments)
 
 
+@pytest.mark.slow
+def test_a_target_that_ships_on_aarch64_reads_the_aarch64_wheels_without_platform(served, tmp_path, monkeypatch):
+    # sm90 ships on GH200 (aarch64): the lock's aarch64 environments are judged from the aarch64 wheel they install,
+    # with no --platform; sm120 ships on x86_64 only: its aarch64 wheels are not read (and said so)
+    server, _ = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GLMCOMPAT_INDEX_URL", DEAD)
+    lock = read_lock(_uv_project(tmp_path, server.base, "9.0.0", aarch64=True))
+    facts = load_facts()
+    assert facts.target("sm90").ships_on == ("x86_64", "aarch64") and facts.target("sm120").ships_on == ("x86_64",)
+    gh200 = artifacts.read_artifacts(lock, facts, resolved_at_install=False, ships_on={"x86_64", "aarch64"})
+    a = gh200[("stableext", "1.0", "aarch64")]
+    assert a.read and a.artifact.endswith("_aarch64.whl") and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}
+    assert gh200[("stableext", "1.0")].artifact == STABLE
+    found = [f for f in evaluate_lock(lock, "sm90", None, facts, True, artifacts=gh200) if f.rule == "abi"]
+    assert found and all(f.severity == "error" for f in found)
+    assert not [f for f in evaluate_lock(lock, "sm90", None, facts, True, artifacts=gh200) if "was not checked" in f.message]
+    x86 = artifacts.read_artifacts(lock, facts, resolved_at_install=False, ships_on={"x86_64"})
+    assert not x86[("stableext", "1.0", "aarch64")].read
+
+
 def test_extra_index_url_is_searched_in_order(served, tmp_path, monkeypatch):
     server, _ = served
     monkeypatch.delenv(PROBE_ENV, raising=False)
@@ -218,3 +240,14 @@ def test_poetry_legacy_source_is_the_index_read(served, tmp_path, monkeypatch):
     got = artifacts.read_artifacts(lock, load_facts(), resolved_at_install=False, platforms=["x86_64"])
     a = got[("stableext", "1.0")]
     assert a.read and a.artifact == STABLE and a.torch_missing == {"9.0.0": ("torch_new_stable_ivalue",)}, a
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_live_gh200_environments_of_a_real_lock_are_judged_from_their_aarch64_wheels() -> None:
+    # a real uv.lock (tests/fixtures/heldout36/h01) with aarch64 environments: for sm90 (H100 and GH200) every compiled
+    # package there is read from the aarch64 wheel it installs (debugpy: its py2.py3-none-any wheel), with no --platform
+    lock = Path(__file__).resolve().parents[1] / "fixtures" / "heldout36" / "h01" / "uv.lock"
+    r = run_cli("check", "uv.lock", "--target", "sm90", cwd=lock.parent)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "was not checked" not in r.stdout + r.stderr and "--platform aarch64" not in r.stdout + r.stderr

@@ -374,7 +374,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         lock = _index_pins(read_lock(job.path), facts)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
-        arts = _artifacts(lock, facts, read_wheels, job.platforms)
+        arts = _artifacts(lock, facts, read_wheels, job.platforms, {m for r in job.rows for m in r.ships_on})
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         job.environments = sum(len(e.names) for e in lock.sets)
@@ -412,14 +412,15 @@ def _index_pins(lock: Lock, facts: Any) -> Lock:
     return with_index_pins(lock, facts)
 
 
-def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any) -> Any:
-    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts), for what
-    it installs (a resolved-at-install file: with the packages the installer adds, glmcompat.ops.indexpins)."""
+def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any, ships_on: set[str]) -> Any:
+    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts), on every
+    machine the targets ship on (an sm90 check reads the aarch64 wheels GH200 installs too), for what it installs (a
+    resolved-at-install file: with the packages the installer adds, glmcompat.ops.indexpins)."""
     from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
     from glmcompat.ops.indexpins import installed_view  # lazy: the engine: `check --help` stays light
 
     return read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
-                          read_wheels=read_wheels, platforms=platforms)
+                          read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
 
 
 def remedy_sources(args: Any) -> Any:

@@ -64,6 +64,7 @@ def check(ctx: Context) -> list[Finding]:
     torch = ctx.packages.get("torch")
     numpy = ctx.packages.get("numpy")
     unread: list[ArtifactFacts] = []
+    partial: list[ArtifactFacts] = []
     for name in sorted(ctx.packages):
         ver = ctx.packages[name]
         a = ctx.artifacts.get((name, ver))
@@ -86,6 +87,8 @@ def check(ctx: Context) -> list[Finding]:
                 rule="artifact", severity="warning", packages=(ctx.pin(name),),
                 message=f"the sha256 the file records for {a.artifact} ({a.sha256[:12]}...) was not checked: {why}",
                 evidence=(), remedy=f"run {how.split(' checks it')[0]} and compare it with the recorded {a.sha256}"))
+        if a.partial:
+            partial.append(a)
         where = f"{a.artifact}" + (f" (sha256 {a.sha256[:12]}...)" if a.sha256 else "")
         if numpy is not None and a.numpy_abi == 1 and Version(numpy).major >= 2:
             out.append(Finding(
@@ -123,8 +126,15 @@ def check(ctx: Context) -> list[Finding]:
                     evidence=(("abi-probe", f"{where}: DT_NEEDED libcudart.so.{a.cuda_majors[0]}"),),
                     remedy=f"use the CUDA {tcuda.split('.')[0]} build of {name}"
                     + ("" if local_cuda(ver) is None else " (another build label)")))
+    if partial:  # judged on the modules read; the one beyond the wheel's byte budget is named, not passed silently
+        names = ", ".join(f"{a.name} {a.version}" for a in partial[:4]) + (f" and {len(partial) - 4} more" if len(partial) > 4 else "")
+        out.append(Finding(
+            rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in partial[:4]),
+            message=f"the compiled code of {names} was checked except one part: {partial[0].partial}",
+            evidence=(), remedy=f"run `{partial[0].command}{_with_torch(torch, partial[0])}`, which reads all of it "
+            "(or `glmcompat verify` where it is installed)"))
     if unread:
-        with_torch = f" --torch {Version(torch).public}" if torch and unread[0].command.startswith("glmcompat abi") else ""
+        with_torch = _with_torch(torch, unread[0])
         names = ", ".join(f"{a.name} {a.version}" for a in unread[:4]) + (f" and {len(unread) - 4} more" if len(unread) > 4 else "")
         out.append(Finding(
             rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
@@ -132,6 +142,11 @@ def check(ctx: Context) -> list[Finding]:
             evidence=(), remedy=f"run `{unread[0].command}{with_torch}` where the "
             "artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out
+
+
+def _with_torch(torch: str | None, a: ArtifactFacts) -> str:
+    """The ``--torch`` an ``abi`` command of an artifact takes: the set's torch."""
+    return f" --torch {Version(torch).public}" if torch and a.command.startswith("glmcompat abi") else ""
 
 
 RULE = Rule(id=ID, ids=(ID, "numpy-abi", "abi"), family="artifacts", check=check, reads=("torch",),

@@ -1,0 +1,273 @@
+"""Causes and remedies of the failures that come from building or loading against what is already on the machine
+rather than from a package's release (issue 38): torch's cpp_extension refusing a CUDA toolkit of another release, a
+libstdc++.so.6 older than a library needs, an extension linking a torch library the installed torch lacks, and a
+CUDA driver API function the loaded libcuda.so.1 does not export. Each builder takes a
+:class:`~glmcompat.model.signatures.Hit`, the :class:`~glmcompat.decide.logenv.Env` and the matrix, as
+:func:`glmcompat.decide.diagnose.diagnose` calls it. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from packaging.version import Version
+
+from glmcompat.decide.cudacauses import CUDA_BUILDERS, CUDA_LABELS, min_driver
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import public as _public
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.decide.logenv import v as _v
+from glmcompat.matrix.view import Facts
+from glmcompat.model.machine import manylinux
+from glmcompat.model.names import canonicalize
+from glmcompat.model.signatures import Hit
+
+
+def _major(cuda: str) -> str:
+    return cuda.split(".", 1)[0]
+
+
+def _torch_cuda(env: Env) -> str:
+    """The CUDA the log's torch was built with: its collect_env line (or the second line of cpp_extension's own
+    message), else its +cuXYZ label; "" where the log shows neither."""
+    if env.cuda.get("torch_cuda"):
+        return env.cuda["torch_cuda"]
+    m = re.search(r"\+cu(\d{2,3})(\d)$", env.version("torch"))
+    return f"{m.group(1)}.{m.group(2)}" if m else ""
+
+
+def _label(cuda: str) -> str:
+    """The PyTorch CUDA label of ``cuda``'s major nearest below or at it (cu121 for 12.2), else the major's oldest."""
+    labels = CUDA_LABELS.get(_major(cuda), ())
+    want = _v(cuda)
+    at = [lab for lab in labels if want is not None and Version(f"{lab[2:-1]}.{lab[-1]}") <= want]
+    return at[0] if at else (labels[-1] if labels else "")
+
+
+def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-toolkit-mismatch: the toolkit's CUDA (nvcc's release) against torch's, both as cpp_extension prints them
+    (the second of the two-line form comes through the log's context)."""
+    g = h.groups
+    toolkit = g.get("toolkit") or g.get("toolkit_arg", "")
+    built = g.get("torch_cuda") or g.get("torch_arg") or _torch_cuda(env)
+    if not toolkit:
+        return None
+    torch = env.version("torch")
+    who = _shown("torch", torch) if torch else "the installed torch"
+    on = f", built with CUDA {built}," if built else ""
+    other_major = bool(built) and _major(built) != _major(toolkit)
+    cause = (f"an extension is being compiled against {who}{on} with the CUDA {toolkit} toolkit (the nvcc that CUDA_HOME "
+             f"or PATH finds): torch.utils.cpp_extension refuses a toolkit of another CUDA {'major ' if other_major else ''}"
+             "than torch's before it compiles anything")
+    label = _label(toolkit)
+    if label:
+        pin = f"torch=={_public(torch)}+{label}" if torch else "torch"
+        other = f"install the torch build for CUDA {_major(toolkit)}.x ({pin} from PyTorch's {label} index)"
+    else:
+        other = f"install a torch build for CUDA {toolkit}"
+    to = f"a CUDA {built} toolkit (conda install -c nvidia cuda-nvcc={built}, or the toolkit's runfile)" if built \
+        else "a toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\")"
+    return cause, (f"point CUDA_HOME at {to} and rebuild, or {other}; then rebuild the extension with "
+                   "pip install --no-build-isolation (an isolated build may download another torch than the installed one)")
+
+
+# The GCC release whose libstdc++ first defines each symbol version (GCC's libstdc++ manual, doc/xml/manual/abi.xml,
+# abi.versioning.history: "GCC 9.3.0: GLIBCXX_3.4.28, CXXABI_1.3.12" ...; 3.4.30 for GCC 12 (gcc r12-8767), 3.4.31 and
+# 3.4.32 for GCC 13.1 and 13.2 (r13-2695, r13-5126)). A version not listed gets no GCC, only the name.
+FIRST_GCC = {"3.4.19": "4.8.3", "3.4.20": "4.9.0", "3.4.21": "5.1.0", "3.4.22": "6.1.0", "3.4.23": "7.1.0",
+             "3.4.24": "7.2.0", "3.4.25": "8.1.0", "3.4.26": "9.1.0", "3.4.27": "9.2.0", "3.4.28": "9.3.0",
+             "3.4.29": "11.1.0", "3.4.30": "12.1.0", "3.4.31": "13.1.0", "3.4.32": "13.2.0"}
+
+
+def _libstdcxx(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """libstdcxx-too-old: the symbol version the library needs, the libstdc++ the loader found, and who needs it."""
+    g = h.groups
+    need = g.get("need", "")
+    loaded = g.get("loaded", "")
+    by = g.get("by", "")
+    gcc = FIRST_GCC.get(g.get("glibcxx", ""), "")
+    pkg = h.package
+    who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
+    where = f"the libstdc++.so.6 the loader found ({loaded})" if loaded else "the libstdc++.so.6 the loader found"
+    since = f" (libstdc++ of GCC {gcc} or newer)" if gcc else ""
+    cause = (f"{who} needs {need}{since}, and {where} does not define it: it is older than the GCC runtime the library "
+             "was built with, typically the system's libstdc++ found before the environment's newer one")
+    up = f"the system's libstdc++6 to GCC {gcc.rsplit('.', 1)[0]} or newer" if gcc else "the system's libstdc++6"
+    return cause, ("put a libstdc++.so.6 that defines it first: the environment's own (export "
+                   "LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH, after conda install -c conda-forge libstdcxx-ng), "
+                   f"or upgrade {up}; `strings {loaded or '<libstdc++.so.6>'} | grep {need.split('_', 1)[0]}_` lists "
+                   "the versions it defines")
+
+
+def _glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """glibc-too-old: the glibc the library needs (its manylinux tag), the libc the loader found, who needs it."""
+    g = h.groups
+    need = g.get("glibc", "")
+    if not need:
+        return None
+    by, loaded, pkg = g.get("by", ""), g.get("loaded", ""), h.package
+    who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
+    tag = manylinux(need)
+    return (f"{who} needs glibc >= {need} (a build for {tag} or a newer distribution), and the machine's libc.so.6"
+            + (f" ({loaded})" if loaded else "") + " is older: the installer put a build there that the machine's "
+            "glibc does not run (a copied environment, a conda package, a wheel forced with --platform)",
+            f"install {pkg or 'the package'}'s build for the machine's glibc (a wheel tagged at most the machine's "
+            f"manylinux_2_N, `ldd --version`; an older release where {tag} is its only Linux wheel), or run it on a "
+            f"distribution with glibc >= {need}")
+
+
+def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | None]:
+    """torchvision-cuda-mismatch / torchaudio-cuda-mismatch: the package's own import check, with both CUDA releases
+    it printed, and the release of the package paired with the log's torch (the matrix's family rows)."""
+    def build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        torch_cuda, built = h.groups.get("torch_cuda", ""), h.groups.get("built_cuda", "")
+        if not torch_cuda or not built:
+            return None
+        torch, ver = env.version("torch"), env.version(package)
+        label = f"cu{torch_cuda.replace('.', '')}"
+        fam = facts.family_for_torch(package, torch) if torch else None
+        pin = f"{package}=={fam}+{label}" if fam else f"the {package} release paired with {_shown('torch', torch) if torch else 'that torch'}"
+        return (f"{_shown(package, ver)} was built for CUDA {built} and {_shown('torch', torch) if torch else 'torch'} for "
+                f"CUDA {torch_cuda}: {package} checks at import that both were compiled for the same CUDA and refuses "
+                "this pair (two indexes mixed: one from PyTorch's cuXYZ index, the other from another or the default)",
+                f"install {pin} from PyTorch's {label} index, the index torch came from")
+    return build
+
+
+def _building(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nvcc-missing: the package being compiled (flash-attn's own warning names it) and what a prebuilt wheel needs."""
+    named = h.groups.get("building", "")
+    pkg = canonicalize(named) if named else (h.package if h.package and h.package != "torch" else "")
+    who = pkg or "a package"
+    torch = env.version("torch")
+    cuda = _torch_cuda(env)
+    nvcc = h.groups.get("nvcc", "")
+    found = f" (CUDA_HOME points at {nvcc.rsplit('/bin', 1)[0]}, which holds no nvcc)" if nvcc else ""
+    toolkit = f"the CUDA {cuda} toolkit (torch's CUDA)" if cuda else "the CUDA toolkit of torch's CUDA (torch.version.cuda)"
+    return (f"{who} is being compiled from source (pip found no prebuilt wheel for this Python"
+            + (f", torch {torch}" if torch else ", torch") + " and CUDA and took its sdist), and compiling its CUDA code "
+            f"needs nvcc, the CUDA toolkit's compiler, which is not installed or not where CUDA_HOME points{found}",
+            f"install {who}'s prebuilt wheel for this Python, torch and CUDA (its release's wheels name them, +cuXYtorchX.Y), "
+            f"or install {toolkit}, set CUDA_HOME to it and build with pip install --no-build-isolation"
+            f"{' ' + pkg if pkg else ''}")
+
+
+def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-dll-load-failed: which DLL, of which package (its path under site-packages), and the usual missing one."""
+    path = h.groups.get("dll", "")
+    parts = [p for p in re.split(r"[\\/]+", path) if p]
+    name = parts[-1] if parts else "a DLL"
+    low = [p.lower() for p in parts]
+    at = next((i for i, p in enumerate(low) if p in ("site-packages", "dist-packages")), -1)
+    pkg = canonicalize(parts[at + 1]) if 0 <= at < len(parts) - 1 else (h.package or "")
+    who = f"{_shown(pkg, env.version(pkg))}'s {name}" if pkg else name
+    return (f"Windows could not load {who} or a DLL it depends on: the DLL itself is there, so one of its dependencies "
+            "is missing (WinError 126: typically the Microsoft Visual C++ runtime, vcruntime140.dll / msvcp140.dll, or "
+            "an OpenMP runtime the build links) or of another version found first on PATH (WinError 127)",
+            "install the latest Microsoft Visual C++ Redistributable for x64 (https://aka.ms/vs/17/release/vc_redist.x64.exe), "
+            f"then reinstall {pkg or 'the package'} from the index it came from; for WinError 127 remove other torch or "
+            f"CUDA DLL directories from PATH; the Dependencies tool (lucasg/Dependencies) on {name} names the missing DLL")
+
+
+def _bnb(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """bitsandbytes-cuda-setup where the log names the binary it looked for (its CUDA in the file name)."""
+    binary, cuda = h.groups.get("binary", ""), h.groups.get("cuda", "")
+    if not binary or not cuda:
+        return None
+    name = binary.replace("\\", "/").rsplit("/", 1)[-1]
+    release = f"{cuda[:-1]}.{cuda[-1]}"
+    torch_cuda = _torch_cuda(env)
+    return (f"bitsandbytes looked for {name}, its build for CUDA {release} (torch's CUDA, or BNB_CUDA_VERSION's override), "
+            "and the installed bitsandbytes has no such binary (a source build for other CUDA versions, or a release "
+            "without that CUDA): it falls back to its CPU library and its GPU functions are unavailable",
+            "unset BNB_CUDA_VERSION unless you set it on purpose (export BNB_CUDA_VERSION=), and install a bitsandbytes "
+            f"release with a binary for {('CUDA ' + torch_cuda) if torch_cuda else 'the CUDA torch uses'} "
+            f"(pip install -U bitsandbytes), or build it for CUDA {release}; `python -m bitsandbytes` shows what it loads")
+
+
+def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-lib-missing: which of torch's libraries, and what that says of the installed torch."""
+    lib = h.groups.get("library", "")
+    torch = env.version("torch")
+    pkg = h.package if h.package and h.package != "torch" else ""
+    ext = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension"
+    have = _shown("torch", torch) if torch else "the installed torch"
+    cpu = torch.endswith("+cpu")
+    if "_cu.so" in lib or "_cpp.so" in lib:
+        why = (f"{lib} belongs to torch's split CUDA build (libtorch_cuda_cu.so and libtorch_cuda_cpp.so in place of "
+               f"one libtorch_cuda.so), so {ext} was built against a torch of that layout and {have} is not one")
+        fix = f"install {pkg or 'the extension'}'s build for {have} (its wheel for that torch release and CUDA)"
+    elif "cuda" in lib or "hip" in lib:
+        why = (f"{have} has no {lib}: it is {'a CPU-only build' if cpu else 'a build without that GPU backend (a CPU-only or another GPU build)'}, "
+               f"while {ext} was built against a {'CUDA' if 'cuda' in lib else 'ROCm'} torch")
+        fix = (f"install the {'CUDA' if 'cuda' in lib else 'ROCm'} build of torch {_public(torch) if torch else ''} "
+               f"{pkg or 'the extension'} was built for, or {pkg or 'the extension'}'s CPU build").replace("  ", " ")
+    else:
+        why = (f"the loader does not find {lib}, one of torch's core libraries, for {ext}: torch is not installed in "
+               "this environment, or the extension was imported before torch (torch/lib is loaded by import torch)")
+        fix = f"import torch before {pkg or 'the extension'}, and install {pkg or 'the extension'}'s build for {have}"
+    return f"{ext} links {lib}, which the loader cannot find: {why}", fix
+
+
+def _driver_api(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-too-old through a CUDA driver API function (``cu`` and a capital: cuGreenCtxStreamCreate) the loaded
+    libcuda.so.1 does not export: the CUDA release that added it (the matrix's ``[[driver_api]]`` rows, from the
+    toolkit's cudaTypedefs.h) against the driver's."""
+    sym = h.groups.get("driver_api", "")
+    base = re.sub(r"(?:_v\d{1,2})?(?:_ptds|_ptsz)?$", "", sym)
+    since = facts.driver_api_release(base)
+    pkg = h.package if h.package and h.package != "torch" else ""
+    who = _shown(pkg, env.version(pkg)) if pkg else "a compiled module"
+    drv, driver = env.cuda.get("driver_cuda", ""), env.cuda.get("driver", "")
+    shown = f"driver {driver}" + (f" (CUDA {drv})" if drv else "") if driver else (f"a CUDA {drv} driver" if drv else "")
+    if since and (Version(since) < Version("11.0") or (drv and _v(drv) is not None and Version(drv) >= Version(since))):
+        cause = (f"{who} calls {sym}, a CUDA driver API function every NVIDIA driver since CUDA {since} exports"
+                 + (f" ({shown} among them)" if shown else "") + ", yet the libcuda.so.1 it resolved against lacks it: the "
+                 "NVIDIA driver's libcuda.so.1 is not the one loaded (the toolkit's stub under lib64/stubs, a second "
+                 "libcuda on LD_LIBRARY_PATH, or none: a container started without the NVIDIA runtime)")
+        return cause, ("load the driver's own libcuda.so.1: drop stubs and other libcuda directories from LD_LIBRARY_PATH, "
+                       "start the container with the NVIDIA runtime (docker run --gpus all); `ldconfig -p | grep libcuda` "
+                       "shows which one the loader finds")
+    own = min_driver(since, facts)[1] if since else ""  # minor-version compatibility does not add a function
+    added = f", a CUDA driver API function added in CUDA {since}" if since else ", a CUDA driver API function"
+    older = f"older than CUDA {since}" if since else "older than the CUDA its build uses"
+    cause = (f"{who} calls {sym}{added}, and the NVIDIA driver's libcuda.so.1 does not export it: the driver"
+             + (f" ({shown})" if shown else "") + f" is {older}, the release that introduced it")
+    newer = (f"a newer NVIDIA driver (>= {own}, CUDA {since}'s)" if own else
+             f"an NVIDIA driver for CUDA {since} or newer (nvidia-smi's \"CUDA Version\" >= {since})" if since
+             else "a newer NVIDIA driver")
+    whose = f"{pkg}'s" if pkg else "the module's"
+    return cause, (f"install {newer}, or {whose} release built for the CUDA the driver supports (nvidia-smi's "
+                   "\"CUDA Version\")")
+
+
+def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-too-old: torch's "found version" message (:mod:`glmcompat.decide.cudacauses`), or a driver API
+    function the driver lacks."""
+    if "driver_api" in h.groups:
+        return _driver_api(h, env, facts)
+    return CUDA_BUILDERS["driver-too-old"](h, env, facts)
+
+
+# a C symbol of the CUDA driver API: cu and a capital (cuGreenCtxStreamCreate, cuMemAlloc_v2); the runtime's are
+# cuda..., the libraries' cublas..., cudnn..., cufft...
+DRIVER_API = re.compile(r"cu[A-Z]\w{1,80}")
+
+
+# signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
+LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
+    "driver-too-old": _driver,
+    "cuda-toolkit-mismatch": _toolkit,
+    "libstdcxx-too-old": _libstdcxx,
+    "glibc-too-old": _glibc,
+    "torchvision-cuda-mismatch": _family_cuda("torchvision"),
+    "torchaudio-cuda-mismatch": _family_cuda("torchaudio"),
+    "nvcc-missing": _building,
+    "torch-dll-load-failed": _dll,
+    "bitsandbytes-cuda-setup": _bnb,
+    "torch-lib-missing": _torch_lib,
+}
+
+
+__all__ = ["DRIVER_API", "FIRST_GCC", "LOADER_BUILDERS"]
