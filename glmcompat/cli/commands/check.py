@@ -371,7 +371,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     ok = True
     for job in jobs:
         t0 = time.perf_counter()
-        lock = read_lock(job.path)
+        lock = _index_pins(read_lock(job.path), facts)
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         arts = _artifacts(lock, facts, read_wheels, job.platforms, {m for r in job.rows for m in r.ships_on})
@@ -405,13 +405,22 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
     return 0 if ok else 1, text if o.out is sys.stdout else "", None if detected else facts
 
 
+def _index_pins(lock: Lock, facts: Any) -> Lock:
+    """``lock`` with the exact pins its packages' METADATA declares where the matrix has none (glmcompat.ops.indexpins)."""
+    from glmcompat.ops.indexpins import with_index_pins  # lazy: the engine: `check --help` stays light
+
+    return with_index_pins(lock, facts)
+
+
 def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any, ships_on: set[str]) -> Any:
     """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts), on every
-    machine the targets ship on (an sm90 check reads the aarch64 wheels GH200 installs too)."""
+    machine the targets ship on (an sm90 check reads the aarch64 wheels GH200 installs too), for what it installs (a
+    resolved-at-install file: with the packages the installer adds, glmcompat.ops.indexpins)."""
     from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
+    from glmcompat.ops.indexpins import installed_view  # lazy: the engine: `check --help` stays light
 
-    return read_artifacts(lock, facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL, read_wheels=read_wheels,
-                          platforms=platforms, ships_on=ships_on)
+    return read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
+                          read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
 
 
 def remedy_sources(args: Any) -> Any:

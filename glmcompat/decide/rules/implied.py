@@ -3,7 +3,7 @@ names, followed to a fixed point."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -60,7 +60,20 @@ def _known_releases(facts: Facts, name: str) -> set[Version]:
     return out
 
 
-def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], facts: Facts
+def _index_pins(index_pins: Mapping[str, Sequence[str]], name: str, version: str) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    """(dependency, exact version, evidence) of the exact pins the METADATA of ``name`` ``version`` declares, as read
+    from the index (``Lock.meta["index_pins"]``: ``name==version`` -> ``dep==X``)."""
+    out: list[tuple[str, str, tuple[tuple[str, str], ...]]] = []
+    for pin in index_pins.get(f"{name}=={version}", ()):
+        dep, _, exact = pin.partition("==")
+        if dep and exact:
+            out.append((dep, exact, (("metadata", f"{name} {version}'s METADATA, read from the index: "
+                                                   f"Requires-Dist: {dep}=={exact}"),)))
+    return out
+
+
+def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], facts: Facts,
+                  index_pins: Mapping[str, Sequence[str]] | None = None,
                   ) -> tuple[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]], dict[str, str]]:
     """What an installer puts in place of the packages a resolved-at-install file leaves open: (implied,
     still unpinned). ``implied`` maps a name to (version, why, evidence) for
@@ -71,7 +84,10 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
     - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release.
 
     Pins are followed to a fixed point (an engine pins torchvision, which pins torch). A wildcard that admits
-    several known releases judges the newest and stays unpinned (the installer picks)."""
+    several known releases judges the newest and stays unpinned (the installer picks). ``index_pins``: the exact pins
+    the METADATA of packages the matrix has no row for declares, read from the index
+    (:func:`glmcompat.ops.indexpins.with_index_pins`), taken like the rows'."""
+    # e.g. a kernel release without a row whose wheel says Requires-Dist: torch==X
     implied: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {}
     have = dict(packages)
     left = dict(unpinned)
@@ -79,7 +95,8 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
     while changed:
         changed = False
         for name, ver in sorted(have.items()):
-            for dep, exact, row in _exact_pins(facts, name, ver):
+            found = [(dep, exact, _ev(row)) for dep, exact, row in _exact_pins(facts, name, ver)]
+            for dep, exact, ev in found + _index_pins(index_pins or {}, name, ver):
                 if dep in have:
                     continue
                 asked = left.get(dep)
@@ -91,7 +108,7 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
                     continue  # the installer cannot satisfy both: it fails, and nothing installs
                 have[dep] = exact
                 left.pop(dep, None)
-                implied[dep] = (exact, f"{name} {ver} pins {dep}=={exact} exactly", _ev(row))
+                implied[dep] = (exact, f"{name} {ver} pins {dep}=={exact} exactly", ev)
                 changed = True
         for dep, asked in sorted(left.items()):
             specs = list(SpecifierSet(asked)) if asked else []

@@ -65,7 +65,7 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
     implied: list[Mapping[str, Implied]] = [{} for _ in envs]
     if lock.kind in RESOLVED_AT_INSTALL:
         for i, e in enumerate(envs):
-            envs[i], implied[i] = _installed(e, facts.on(e.platform))
+            envs[i], implied[i] = _installed(e, facts.on(e.platform), lock.meta.get("index_pins", {}))
     lock_has_torch = any("torch" in e.packages for e in lock.sets)
     reasons: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
     for i, env in enumerate(envs):
@@ -148,10 +148,11 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.pins, f.message))
 
 
-def _installed(env: Environment, facts: Facts) -> tuple[Environment, dict[str, Implied]]:
-    """An environment of a resolved-at-install file with what the installer must add (:func:`resolve_named`), and
-    those packages with why they install."""
-    implied, left = resolve_named(env.packages, env.unpinned, facts)
+def _installed(env: Environment, facts: Facts, index_pins: Mapping[str, list[str]] | None = None
+               ) -> tuple[Environment, dict[str, Implied]]:
+    """An environment of a resolved-at-install file with what the installer must add (:func:`resolve_named`, with the
+    pins read from the index: ``Lock.meta["index_pins"]``), and those packages with why they install."""
+    implied, left = resolve_named(env.packages, env.unpinned, facts, index_pins)
     if not implied:
         return env, {}
     return replace(env, packages={**env.packages, **{n: v for n, (v, _, _) in implied.items()}}, unpinned=left), implied

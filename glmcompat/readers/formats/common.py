@@ -63,7 +63,7 @@ class LockMeta(TypedDict, total=False):
     index_url: str  # requirements: the ``--index-url`` / ``-i`` value (it replaces the configured index; absent: the configured index stays, as in pip)
     wheel_urls: dict[str, str]  # requirements: ``name==version`` -> a wheel entry's URL or path (relative to the file)
     wheel_indexes: dict[str, str]  # poetry.lock: ``name==version`` -> the index (``legacy`` source URL) its lock_wheels come from
-    lock_wheels: dict[str, list[str]]  # uv.lock, pylock, poetry: ``name==version`` -> its compiled Linux wheels (URL or file name, ``#sha256=``)
+    lock_wheels: dict[str, list[str]]  # uv.lock, pylock, poetry, pdm: ``name==version`` -> its compiled Linux wheels (URL or file name, ``#sha256=``)
     overrides: dict[str, str]  # uv.lock: ``[manifest] overrides``, name -> specifier (deliberate, uv override-dependencies)
     extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs
     optional: list[str]  # poetry.lock: packages installed only by an extra, sorted
@@ -72,6 +72,7 @@ class LockMeta(TypedDict, total=False):
     channels: list[str]  # environment.yml: conda channels, file order
     conda_packages: list[str]  # environment.yml: names the conda section installs, sorted
     conda_cuda: str  # environment.yml: the CUDA version pytorch-cuda / cuda-version / cudatoolkit / a build names
+    index_pins: dict[str, list[str]]  # resolved-at-install files: ``name==version`` -> the exact pins its METADATA declares, read from the index by ``check`` (glmcompat.ops.indexpins), never by a reader
 
 
 def _shape(tp: Any) -> Check:

@@ -9,8 +9,8 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, check_lock_version, checked_spec, error, line_of, local_kind, marker_of, merge_groups, metadata_table,
-    name_version, package_tables, str_list, toml_lock_doc, url_kind,
+    Format, Entry, Lock, LockMeta, check_lock_version, checked_spec, compiled_wheels, error, line_of, local_kind, marker_of,
+    merge_groups, metadata_table, name_version, package_tables, sha256_of, str_list, toml_lock_doc, url_kind,
 )
 
 KNOWN_PDM_LOCK_VERSIONS = ("4",)  # lock_version majors ("4.4.1", "4.5.0", ...)
@@ -47,14 +47,33 @@ def _pdm_python(path: Path, text: str, meta: dict[str, Any]) -> str | None:
     raise error(f"invalid requires_python {rp!r}", path, line_of(text, "requires_python"))
 
 
+def _pdm_files(files: object) -> list[tuple[str, str]]:
+    """(file name or URL, sha256 hex) of each file a pdm.lock records for one package (``files = [{file = ..., hash =
+    "sha256:..."}]``, or ``url =`` in ``[metadata.files]``)."""
+    if not isinstance(files, list):
+        return []
+    out = []
+    for f in files:
+        if isinstance(f, dict):
+            loc = f.get("url", f.get("file"))
+            if isinstance(loc, str):
+                out.append((loc, sha256_of(f.get("hash"))))
+    return out
+
+
 def parse_pdm_lock(path: Path, text: str) -> Lock:
     """A pdm.lock (kind ``pdm.lock``, lock_version 4.x): each ``[[package]]`` with its ``marker`` and source
-    kind; an entry repeated for extras (same name and version) once. ``meta["groups"]``: name -> groups."""
+    kind; an entry repeated for extras (same name and version) once. ``meta["groups"]``: name -> groups;
+    ``meta["lock_wheels"]``: the compiled Linux wheels each index package's ``files`` (or the older
+    ``[metadata.files]`` table) records, by file name and sha256 (the index has the URL), as poetry.lock's."""
     doc = toml_lock_doc(path, text)
     meta = metadata_table(path, text, doc)
     check_lock_version(path, text, "pdm.lock", "lock_version", meta.get("lock_version"), KNOWN_PDM_LOCK_VERSIONS)
     entries: list[Entry] = []
     groups: dict[str, list[str]] = {}
+    compiled: dict[str, list[str]] = {}
+    old = meta.get("files", {})  # lock_version 4.0-4.3: [metadata.files] "name version" = [{url, hash}]
+    old = old if isinstance(old, dict) else {}
     seen: set[tuple[str, str, str | None, str]] = set()
     for i, (p, line) in enumerate(package_tables(path, text, doc)):
         name, version = name_version(path, p, line, i)
@@ -64,7 +83,14 @@ def parse_pdm_lock(path: Path, text: str) -> Lock:
         if key not in seen:
             seen.add(key)
             entries.append(Entry(name, version, marker, key[3], line=line))
-    return Lock(str(path), "pdm.lock", tuple(entries), _pdm_python(path, text, meta), (), {"groups": groups})
+        if key[3] == "registry":
+            got = compiled_wheels(_pdm_files(p.get("files")) or _pdm_files(old.get(f"{name} {version}")))
+            if got:
+                compiled[f"{name}=={version}"] = got
+    out = LockMeta(groups=groups)
+    if compiled:
+        out["lock_wheels"] = dict(sorted(compiled.items()))
+    return Lock(str(path), "pdm.lock", tuple(entries), _pdm_python(path, text, meta), (), out)
 
 
 FORMAT = Format("pdm.lock", parse_pdm_lock, names=(r"pdm\.lock",),

@@ -80,3 +80,24 @@ def test_odd_but_valid_pdm_lock(tmp_path: Path) -> None:
     p = tmp_path / "pdm.lock"
     p.write_text(PDM_ODD)
     assert load(p).entries == (E("torch", "2.5.1", line=5),)
+
+
+def test_compiled_wheels_a_pdm_lock_records_are_kept_for_the_artifact_reader(tmp_path: Path) -> None:
+    """The real lock's ``files`` tables (file name and sha256; the index has the URL), compiled Linux wheels only, as
+    poetry.lock's: what glmcompat.ops.artifacts reads a pdm.lock's compiled packages from."""
+    got = load(fixture("pdm/pdm.lock")).meta["lock_wheels"]
+    x = got["xformers==0.0.28.post3"]
+    assert "xformers-0.0.28.post3-cp310-cp310-manylinux_2_28_x86_64.whl#sha256=648483325366fb3c6a42246f99646101d3cfd" \
+           "678725b3ffc50a4708a222ae973" in x and all("linux" in w and "#sha256=" in w for w in x)
+    assert "pytest==8.3.3" not in got and "einops==0.8.0" not in got  # pure wheels; a wheel URL entry is not the index's
+    # lock_version 4.0-4.3 kept them in [metadata.files], keyed "name version", with the URL
+    p = tmp_path / "pdm.lock"
+    p.write_text('[metadata]\ngroups = ["default"]\nlock_version = "4.2"\n\n[[package]]\nname = "numexpr"\n'
+                 'version = "2.8.8"\ngroups = ["default"]\n\n[metadata.files]\n"numexpr 2.8.8" = [\n'
+                 '    {url = "https://files.index.invalid/packages/numexpr-2.8.8-cp311-cp311-manylinux_2_17_x86_64.'
+                 'manylinux2014_x86_64.whl", hash = "sha256:' + "ab" * 32 + '"},\n'
+                 '    {url = "https://files.index.invalid/packages/numexpr-2.8.8.tar.gz", hash = "sha256:' + "cd" * 32
+                 + '"},\n]\n')
+    assert load(p).meta["lock_wheels"] == {"numexpr==2.8.8": [
+        "https://files.index.invalid/packages/numexpr-2.8.8-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+        "#sha256=" + "ab" * 32]}

@@ -1,0 +1,148 @@
+"""What an installer adds to a resolved-at-install file (a requirements file, conda's pip section) beyond the matrix's
+rows: the exact pins the METADATA of its packages declares, read from the index. A file that names
+``xformers==0.0.25.post1`` and no torch installs torch 2.2.2, because that wheel's METADATA says
+``Requires-Dist: torch ==2.2.2``; the matrix need not hold a row for xformers 0.0.25.post1 for the set to be judged
+with the torch it really installs.
+
+Read only where an environment of such a file has no exact torch (absent or left open: the installer's choice is
+then forced by what the packages pin), for the packages it pins exactly that the matrix holds no row of pins for;
+from the indexes the file names (``--index-url``/``--extra-index-url``) and the configured one, for the machine and
+Python of the environment. The METADATA is stored by the wheel's sha256 (:meth:`IndexClient.wheel_metadata`). What
+cannot be read (an sdist, no network) adds nothing: the file is judged as it was before."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, resolve_named
+from glmcompat.model.errors import GlmcompatError
+from glmcompat.model.names import canonicalize
+from glmcompat.ops.refresh.metadata import requirements
+from glmcompat.ops.wheelprobe import _map
+
+if TYPE_CHECKING:  # pragma: no cover
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.matrix.view import Facts
+    from glmcompat.readers.formats.common import Lock
+
+PROBE_ENV = "GLMCOMPAT_NO_ARTIFACTS"  # as glmcompat.ops.artifacts: set, nothing is read over the network
+
+
+def _python(names: tuple[str, ...]) -> str:
+    """The CPython tag an environment's name states (``Python 3.12, Linux x86_64`` -> ``cp312``), else cp311."""
+    m = re.search(r"Python 3\.(\d+)", " ".join(names))
+    return f"cp3{m.group(1)}" if m else "cp311"
+
+
+def _has_pins(facts: Facts, name: str, version: str) -> bool:
+    """Whether the matrix already says what ``name`` ``version`` pins (an engine's release row, a kernel or family row):
+    :func:`glmcompat.decide.rules.implied.resolve_named` reads those."""
+    try:
+        pub = Version(Version(version).public)
+    except InvalidVersion:
+        return True
+    if any(r.package == name and Version(r.version) == pub for r in facts.rows("release")):
+        return True
+    try:
+        return (name in facts.kernel_packages() and facts.kernel(name, version) is not None) or (
+            name in facts.family_packages() and facts.family(name, version) is not None)
+    except (ValueError, TypeError):
+        return True
+
+
+def wanted(lock: Lock, facts: Facts) -> list[tuple[str, str, str, str]]:
+    """(name, version, python, machine) of the packages whose METADATA pins are to be read: in each environment with
+    no exact torch, every package pinned exactly from an index that the matrix has no row of pins for."""
+    out: dict[tuple[str, str, str], str] = {}
+    for env in lock.sets:
+        if "torch" in env.packages:
+            continue
+        py = _python(env.names)
+        for name, ver in env.packages.items():
+            if env.sources.get(name) is not None or name.startswith(("nvidia-", "triton")) or _has_pins(facts, name, ver):
+                continue
+            out.setdefault((name, ver, env.platform), py)
+    return [(n, v, py, m) for (n, v, m), py in sorted(out.items())]
+
+
+def read_pins(lock: Lock, facts: Facts, clients: list[IndexClient]) -> dict[str, list[str]]:
+    """{``name==version``: [``dep==X``, ...]} of the exact pins (no wildcard) the METADATA of each :func:`wanted`
+    package declares for its machine, from the first of ``clients`` that has its wheel; a package without one (an
+    sdist only) or that cannot be read is left out."""
+
+    def one(item: tuple[str, str, str, str]) -> tuple[str, list[str]]:
+        name, ver, py, machine = item
+        pub = Version(ver).public
+        for client in clients:
+            try:
+                f = client.find_wheel(canonicalize(name), pub, python=py, platform=f"manylinux_{machine}")
+                meta = client.wheel_metadata(f)
+            except (GlmcompatError, OSError):
+                continue
+            pins = []
+            for req, _raw in requirements(meta, py, machine):
+                specs = list(req.specifier)
+                if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
+                    pins.append(f"{canonicalize(req.name)}=={specs[0].version}")
+            return f"{name}=={ver}", sorted(set(pins))
+        return f"{name}=={ver}", []
+
+    return {k: v for k, v in _map(one, wanted(lock, facts), workers=8) if v}
+
+
+def index_clients(lock: Lock, cache: Cache | None, stack: ExitStack) -> list[IndexClient]:
+    """The indexes an installer reads ``lock``'s packages from, in its order: the file's ``--index-url`` (which replaces
+    the configured index) or the configured one, then its ``--extra-index-url`` ones, as pip does; closed with
+    ``stack``."""
+    from glmcompat.edges.index import IndexClient  # lazy: only when something is to be read
+
+    urls = list(dict.fromkeys(lock.meta.get("index_urls") or []))
+    primary = lock.meta.get("index_url")
+    if primary:
+        urls = [primary, *(u for u in urls if u != primary)]
+    clients = [stack.enter_context(IndexClient(u, cache=cache, retries=1, backoff=0.2)) for u in urls]
+    if not primary:  # the configured index stays first unless --index-url replaces it
+        clients.insert(0, stack.enter_context(IndexClient(None, cache=cache, retries=1, backoff=0.2)))
+    return clients
+
+
+def with_index_pins(lock: Lock, facts: Facts) -> Lock:
+    """``lock`` with ``meta["index_pins"]`` (:func:`read_pins`) where it is a resolved-at-install file with an
+    environment that has no exact torch; unchanged otherwise, or where reading over the network is off."""
+    if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV) or all("torch" in e.packages for e in lock.sets):
+        return lock
+    if not wanted(lock, facts):
+        return lock
+    from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
+
+    with ExitStack() as stack:
+        pins = read_pins(lock, facts, index_clients(lock, Cache(), stack))
+    if not pins:
+        return lock
+    return replace(lock, meta={**lock.meta, "index_pins": pins})
+
+
+def installed_view(lock: Lock, facts: Facts) -> Lock:
+    """``lock`` with what the installer adds to each environment of a resolved-at-install file (the matrix's pins and
+    ``meta["index_pins"]``, :func:`~glmcompat.decide.rules.implied.resolve_named`) in its packages: what the artifacts
+    a set installs are read for (the torch an extension is compared with is the one that installs)."""
+    if lock.kind not in RESOLVED_AT_INSTALL:
+        return lock
+    pins: Mapping[str, list[str]] = lock.meta.get("index_pins", {})
+    sets = []
+    for e in lock.sets:
+        implied, left = resolve_named(e.packages, e.unpinned, facts.on(e.platform), pins)
+        sets.append(replace(e, packages={**e.packages, **{n: v for n, (v, _, _) in implied.items()}}, unpinned=left)
+                    if implied else e)
+    return replace(lock, sets=tuple(sets))
+
+
+__all__ = ["index_clients", "installed_view", "read_pins", "wanted", "with_index_pins"]
