@@ -80,6 +80,12 @@ def _supported_set(python: str, machine: str) -> frozenset[str]:
     return frozenset(str(t) for t in supported_tags(python, f"manylinux_{machine}"))
 
 
+def prepare(python: str, machine: str) -> None:
+    """Compute now, once per process, the tags :func:`wheel_fits` and :func:`glibc_needed` compare with for CPython
+    ``python`` on glibc Linux ``machine`` (about 5 ms each): for a caller that waits on something else meanwhile."""
+    _supported_set(python, machine)
+
+
 def glibc_needed(filename: str, machine: str, python: str) -> tuple[int, int] | None:
     """The lowest glibc a wheel (by its file name) needs on CPython ``python`` on glibc Linux ``machine``: of its
     tags that install there, the oldest manylinux one's (``manylinux_2_34`` -> (2, 34); ``manylinux2014`` -> (2, 17));
