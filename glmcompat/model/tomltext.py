@@ -55,33 +55,57 @@ _VALUE = r'(?:"[^"\\\x00-\x1f\x7f]*"|0|[1-9][0-9]{0,17}|true|false)'  # a plain 
 _PAIR = re.compile(r"([A-Za-z0-9_-]+) = (" + _VALUE + ")")
 _ROW = re.compile(r"[ \t]+\{ ((?:[A-Za-z0-9_-]+ = " + _VALUE + r", )*[A-Za-z0-9_-]+ = " + _VALUE + r") \},")
 _ARRAY = re.compile(r"^([A-Za-z0-9_-]+) = \[\n((?:[ \t]+\{ [^\n]* \},\n)+)\]$", re.M)  # a key's array, a table a line
-_MARK = "\x00glmcompat-array:"  # tomllib reads a NUL only from an escape, and texts with one are read whole
+_STRINGS = re.compile(r'^([A-Za-z0-9_-]+) = \[\n((?:[ \t]+"[^"\\\x00-\x1f\x7f]*",\n)+)\]$', re.M)  # a string a line
+_TABLE = re.compile(r"^([A-Za-z0-9_-]+) = \{ ([^\n]*) \}$", re.M)  # a key's inline table, on its line
+_MARK = "\x00glmcompat-value:"  # tomllib reads a NUL only from an escape, and texts with one are read whole
 _SHAPES: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
 def _fast(text: str) -> dict[str, Any] | None:
-    """``tomllib.loads(text)`` with its arrays of one-line inline tables read by :func:`_rows`; None where the text is
-    for :mod:`tomllib` whole (see the module's docstring)."""
+    """``tomllib.loads(text)`` with its arrays of one-line inline tables (:func:`_rows`), its arrays of one string a
+    line and its one-line inline tables of plain values read here; None where the text is for :mod:`tomllib` whole
+    (see the module's docstring)."""
     if '"""' in text or "'''" in text or "\\u0000" in text or "\\U00000000" in text:
         return None
-    arrays: list[list[dict[str, Any]]] = []
+    values: list[Any] = []
 
-    def mark(m: re.Match[str]) -> str:
-        rows = _rows(m.group(2))
-        if rows is None:
-            return m.group(0)
-        arrays.append(rows)
-        return f'{m.group(1)} = "\\u0000glmcompat-array:{len(arrays) - 1}"'
+    def mark(key: str, value: Any) -> str:
+        values.append(value)
+        return f'{key} = "\\u0000glmcompat-value:{len(values) - 1}"'
 
-    short = _ARRAY.sub(mark, text)
-    if not arrays:
+    def rows(m: re.Match[str]) -> str:
+        got = _rows(m.group(2))
+        return m.group(0) if got is None else mark(m.group(1), got)
+
+    def strings(m: re.Match[str]) -> str:
+        return mark(m.group(1), [line.strip()[1:-2] for line in m.group(2).split("\n")[:-1]])
+
+    def table(m: re.Match[str]) -> str:
+        got = _table(m.group(2))
+        return m.group(0) if got is None else mark(m.group(1), got)
+
+    short = _TABLE.sub(table, _STRINGS.sub(strings, _ARRAY.sub(rows, text)))
+    if not values:
         return None
     try:
         doc = tomllib.loads(short)
-        _fill(doc, arrays)
+        _fill(doc, values)
     except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return None  # tomllib reads the whole text and says what is wrong with it
     return doc
+
+
+def _table(items: str) -> dict[str, Any] | None:
+    """The inline table of ``{ ITEMS }`` (each ``key = value``, of the strict form), or None."""
+    m = _ROW.fullmatch(f" {{ {items} }},")
+    if m is None:
+        return None
+    out: dict[str, Any] = {}
+    for k, v in _PAIR.findall(m.group(1)):
+        if k in out:
+            return None  # tomllib's error to give
+        out[k] = _value(v)
+    return out
 
 
 def _value(v: str) -> Any:
@@ -112,27 +136,23 @@ def _rows(body: str) -> list[dict[str, Any]] | None:
     out = []
     for line in body.split("\n")[:-1]:  # rows of several shapes (a marker on some dependencies only)
         m = _ROW.fullmatch(line)
-        if m is None:
+        row = _table(m.group(1)) if m is not None else None
+        if row is None:
             return None
-        row: dict[str, Any] = {}
-        for k, v in _PAIR.findall(m.group(1)):
-            if k in row:
-                return None  # tomllib's error to give
-            row[k] = _value(v)
         out.append(row)
     return out
 
 
-def _fill(x: Any, arrays: list[list[dict[str, Any]]]) -> None:
-    """Each marker string :func:`_fast` left in the document, replaced by the array it stands for."""
+def _fill(x: Any, values: list[Any]) -> None:
+    """Each marker string :func:`_fast` left in the document, replaced by the value it stands for."""
     if isinstance(x, dict):
         for k, v in x.items():
             if isinstance(v, str):
                 if v.startswith(_MARK):
-                    x[k] = arrays[int(v[len(_MARK):])]
+                    x[k] = values[int(v[len(_MARK):])]
             elif isinstance(v, dict | list):
-                _fill(v, arrays)
+                _fill(v, values)
     elif isinstance(x, list):
         for v in x:
             if isinstance(v, dict | list):
-                _fill(v, arrays)
+                _fill(v, values)

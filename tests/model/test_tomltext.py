@@ -83,6 +83,10 @@ def test_every_toml_file_reads_as_tomllib_reads_it() -> None:
 
 LOCK = '''version = 1
 requires-python = ">=3.11"
+resolution-markers = [
+    "python_full_version >= '3.12'",
+    "python_full_version < '3.12'",
+]
 
 [[package]]
 name = "torch"
@@ -92,6 +96,7 @@ dependencies = [
     { name = "filelock" },
     { name = "nvidia-cublas-cu12", marker = "platform_machine == 'x86_64' and sys_platform == 'linux'" },
 ]
+sdist = { url = "https://example.invalid/torch-2.9.1.tar.gz", hash = "sha256:ef", size = 12, upload-time = "2025-11-12T15:20:40Z" }
 wheels = [
     { url = "https://example.invalid/torch-2.9.1-cp311-cp311-manylinux_2_28_x86_64.whl", hash = "sha256:ab", size = 899, upload-time = "2025-11-12T15:20:46.338Z" },
     { url = "https://example.invalid/torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl", hash = "sha256:cd", size = 0, upload-time = "2025-11-12T15:20:47Z" },
@@ -104,7 +109,7 @@ opt = [
 '''
 
 
-@pytest.mark.parametrize("text", [
+FAST_CASES = [
     LOCK,
     LOCK.replace('size = 899', 'size = 1_0'),  # an integer TOML reads but the fast form does not: the array goes whole
     LOCK.replace('hash = "sha256:ab"', 'hash = "sha\\u0041"'),  # an escape: that array to tomllib
@@ -114,9 +119,22 @@ opt = [
     LOCK.replace('\n]\n\n[package.optional', '\n]\nwheels = 1\n\n[package.optional'),  # a key twice in a table
     LOCK.replace('size = 899', 'size = 123456789012345678901234567890'),  # a big integer: tomllib's
     LOCK.replace("\n", "\r\n"),
+    LOCK.replace('"python_full_version < \'3.12\'"', '"a\\tb"'),  # an escape in a string array: that array whole
+    LOCK.replace('source = { registry', 'source = { nested = { a = 1 }, registry'),  # a nested table: tomllib's
+    LOCK.replace('size = 12, ', 'size = 12, size = 13, '),  # a key twice in a one-line table: tomllib's error
+    LOCK.replace('[package.optional-dependencies]', 'sdist.more = 1\n\n[package.optional-dependencies]'),  # extending
+    LOCK.replace('[package.optional-dependencies]', '[package.sdist]\n\n[package.optional-dependencies]'),  # a table
+    LOCK.replace('requires-python = ">=3.11"', 'requires-python = [\n    ">=3.11",\n]\nrequires-python = 1'),
     "a = [\n    { b = true, c = false, d = 0 },\n    { b = 1 },\n]\n",  # rows of several shapes
     "[t]\na = [\n    { b = \"x\" },\n]\n[[t.u]]\nv = [\n    { w = \"y\" },\n]\n",  # nested tables and arrays of tables
-])
+]
+
+
+def test_each_case_is_its_own() -> None:
+    assert len(set(FAST_CASES)) == len(FAST_CASES)  # every edit above found what it replaces
+
+
+@pytest.mark.parametrize("text", FAST_CASES)
 def test_fast_path_is_tomllib(text: str) -> None:
     try:
         want: Any = tomllib.loads(text)
@@ -138,4 +156,6 @@ def test_fast_path_reads_the_wheel_arrays() -> None:
     assert doc is not None and doc == tomllib.loads(LOCK)
     assert doc["package"][0]["wheels"][1] == {"url": "https://example.invalid/torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl",
                                               "hash": "sha256:cd", "size": 0, "upload-time": "2025-11-12T15:20:47Z"}
+    assert doc["resolution-markers"] == ["python_full_version >= '3.12'", "python_full_version < '3.12'"]
+    assert doc["package"][0]["sdist"]["size"] == 12 and doc["package"][0]["source"] == {"registry": "https://example.invalid/simple"}
     assert tomltext._fast('note = """\nx\n"""\n') is None and tomltext._fast("a = 1\n") is None
