@@ -44,7 +44,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.plan import plan
 from glmcompat.decide.stacks import CORE
-from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.indexconfig import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import text_digest
