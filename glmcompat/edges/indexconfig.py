@@ -40,11 +40,6 @@ class IndexOptions:
     url: str | None = None
     no_cache: bool = False
 
-    def resolved_url(self) -> str:
-        from glmcompat.edges.index import default_index_url  # lazy: the index client's (see the module's docstring)
-
-        return self.url or default_index_url()
-
     def cache(self) -> Any:
         """The cache the index client and the probes use: none with ``no_cache``."""
         from glmcompat.edges.cache import Cache, NoCache  # lazy: the index client's, not the start-up path's

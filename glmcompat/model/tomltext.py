@@ -135,8 +135,8 @@ def _rows(body: str) -> list[dict[str, Any]] | None:
             return rows
     out = []
     for line in body.split("\n")[:-1]:  # rows of several shapes (a marker on some dependencies only)
-        m = _ROW.fullmatch(line)
-        row = _table(m.group(1)) if m is not None else None
+        one = _ROW.fullmatch(line)
+        row = _table(one.group(1)) if one is not None else None
         if row is None:
             return None
         out.append(row)
