@@ -94,6 +94,8 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         self._version_set: dict[str, frozenset[Version]] = {}
         self._deps: dict[tuple[str, str], tuple[Req, ...]] = {}
         self._ruled: dict[tuple[str, str], Ruled | None] = {}
+        self._runs_on: dict[tuple[str, ...], list[str]] = {}
+        self._code_remedy: dict[str, str] = {}
         self._markers: dict[str, bool] = {}
         self._matches: dict[tuple[str, frozenset[int], frozenset[Version]], tuple[tuple[Req, ...], list[Cand]]] = {}
         self.kernel_names = facts.kernel_packages() | set(KERNELS)
@@ -236,11 +238,15 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
         return self._ruled[key]
 
     def runs_on(self, codes: Iterable[str]) -> list[str]:
-        """Compute capabilities of the matrix's targets that any of ``codes`` runs on."""
-        codes = list(codes)
-        caps = {t.compute_capability for t in self.facts.rows("target")
-                if gpu.runnable(codes, gpu.parse_capability(t.compute_capability))}
-        return sorted(caps, key=Version)
+        """Compute capabilities of the matrix's targets that any of ``codes`` runs on (memoised: every release a
+        target rules out for its GPU code asks, and most releases carry one of a few code lists)."""
+        key = tuple(codes)
+        hit = self._runs_on.get(key)
+        if hit is None:
+            caps = {t.compute_capability for t in self.facts.rows("target")
+                    if gpu.runnable(key, gpu.parse_capability(t.compute_capability))}
+            hit = self._runs_on[key] = sorted(caps, key=Version)
+        return list(hit)
 
     def _no_code(self, name: str, v: str, codes: list[str]) -> Ruled:
         near = [c for c in codes if gpu.parse_code(c).major == self.capability[0] and gpu.parse_code(c).suffix == "a"]
@@ -250,7 +256,14 @@ class Provider(resolvelib.AbstractProvider):  # type: ignore[type-arg]
                      arch_specific=near[-1] if near else "")
 
     def code_remedy(self, name: str) -> str:
-        """One remedy for "no GPU code for the target": the releases that do run there, or that none does."""
+        """One remedy for "no GPU code for the target": the releases that do run there, or that none does (memoised:
+        it reads every release of the package's rows, and each ruled-out release asks)."""
+        hit = self._code_remedy.get(name)
+        if hit is None:
+            hit = self._code_remedy[name] = self._code_remedy_of(name)
+        return hit
+
+    def _code_remedy_of(self, name: str) -> str:
         t, cc = self.target.name, self.target.compute_capability
         fam = set(KERNELS) if name in KERNELS else {name}
         on = "" if self.machine == "x86_64" else f" ({self.machine} wheels)"

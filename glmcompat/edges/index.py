@@ -19,7 +19,6 @@ import subprocess
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from email.parser import HeaderParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -35,7 +34,6 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.edges import uv
-from glmcompat.edges.cache import Cache, NoCache
 from glmcompat.edges.http import (
     DEFAULT_TIMEOUT,
     MAX_RESPONSE,
@@ -53,6 +51,8 @@ from glmcompat.model.wheeltags import parse_python as parse_python  # re-exporte
 from glmcompat.model.wheeltags import platform_tags as platform_tags
 from glmcompat.model.wheeltags import supported_tags as supported_tags
 from glmcompat.readers.wheelzip import RemoteZip
+from glmcompat.edges.indexconfig import IndexOptions as IndexOptions  # re-exported: the light half
+from glmcompat.edges.indexconfig import pip_config_files as pip_config_files
 
 if TYPE_CHECKING:
     import httpx
@@ -63,26 +63,6 @@ ACCEPT_JSON = "application/vnd.pypi.simple.v1+json"
 # ------------------------------------------------------------------------------------------------
 # Index URL
 # ------------------------------------------------------------------------------------------------
-
-
-def pip_config_files() -> list[Path]:
-    """pip's configuration files, lowest priority first (site < user < env file): where glmcompat reads the index
-    pip is configured for (whether or not each exists)."""
-    files: list[Path] = []
-    xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
-    files += [Path(d) / "pip" / "pip.conf" for d in reversed(xdg_dirs) if d]
-    files.append(Path("/etc/pip.conf"))
-    home = Path.home()
-    files.append(home / ".pip" / "pip.conf")
-    xdg_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    files.append(Path(xdg_home) / "pip" / "pip.conf")
-    venv = os.environ.get("VIRTUAL_ENV")
-    if venv:
-        files.append(Path(venv) / "pip.conf")
-    env_file = os.environ.get("PIP_CONFIG_FILE")
-    if env_file and env_file != os.devnull:
-        files.append(Path(env_file))
-    return files
 
 
 def _pip_configured_index() -> str | None:
@@ -300,9 +280,12 @@ def _sha256(value: Any) -> str | None:
     cache files, so nothing else may pass."""
     if isinstance(value, str) and len(value) == 64:
         low = value.lower()
-        if all(c in "0123456789abcdef" for c in low):
+        if _HEX64.fullmatch(low):
             return low
     return None
+
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")  # a regular expression: a page lists a thousand hashes (torch's), a loop cost 5 ms
 
 
 def _version_key(v: str) -> tuple[int, Any]:
@@ -363,33 +346,6 @@ def select_wheel(files: Iterable[IndexFile], tags: list[Tag], *, yanked: bool = 
 # ------------------------------------------------------------------------------------------------
 # Client
 # ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IndexOptions:
-    """``--index-url`` and ``--no-cache`` as the command line gave them, handed to whatever reads the index or runs uv
-    (never through the process environment): ``url`` None is the configured index (:func:`default_index_url`);
-    ``no_cache``: neither glmcompat's cache nor uv's is read or written."""
-
-    url: str | None = None
-    no_cache: bool = False
-
-    def resolved_url(self) -> str:
-        return self.url or default_index_url()
-
-    def cache(self) -> Any:
-        """The cache the index client and the probes use: none with ``no_cache``."""
-        return NoCache() if self.no_cache else Cache()
-
-    def uv_env(self) -> dict[str, str]:
-        """What uv's environment gets for these options (uv reads ``UV_DEFAULT_INDEX`` first; ``UV_NO_CACHE`` is its
-        --no-cache); the caller's own environment is never changed."""
-        env: dict[str, str] = {}
-        if self.url:
-            env["UV_DEFAULT_INDEX"] = self.url
-        if self.no_cache:
-            env["UV_NO_CACHE"] = "1"
-        return env
 
 
 class IndexClient:
@@ -555,6 +511,8 @@ class IndexClient:
 
 def iter_requires_dist(metadata: str) -> Iterator[str]:
     """The ``Requires-Dist`` values of a METADATA text (pure)."""
+    from email.parser import HeaderParser  # lazy: 7 ms that a cold project lock pays before its predicted uv starts
+
     msg = HeaderParser().parsestr(metadata)
     yield from (str(v) for v in msg.get_all("Requires-Dist") or [])
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from glmcompat.model.numbers import to_int
@@ -47,8 +48,10 @@ class CodeName(NamedTuple):
         return f"{prefix}_{self.major}{self.minor}{self.suffix}"
 
 
+@lru_cache(maxsize=1024)
 def parse_code(text: str) -> CodeName:
-    """Parse ``sm_90a`` / ``compute_90`` / ``sm_120f``; raise ``ValueError`` quoting the input."""
+    """Parse ``sm_90a`` / ``compute_90`` / ``sm_120f``; raise ``ValueError`` quoting the input. Once per text and
+    process (a resolution asks :func:`runs_on` thousands of times, over a few dozen codes)."""
     m = _CODE.match(text)
     if not m:
         raise ValueError(f"invalid GPU code {text!r} (expected e.g. 'sm_90a' or 'compute_90')")
@@ -56,6 +59,7 @@ def parse_code(text: str) -> CodeName:
     return CodeName(kind, to_int(m.group(2), "GPU code"), int(m.group(3)), m.group(4))
 
 
+@lru_cache(maxsize=256)
 def parse_capability(text: str) -> tuple[int, int]:
     """Parse ``"12.0"`` into ``(12, 0)``; raise ``ValueError`` quoting the input."""
     m = _CC.match(text)

@@ -36,6 +36,7 @@ from glmcompat.decide import rules
 from glmcompat.decide.explain import resolve
 from glmcompat.decide.resolution import parse_spec, pin_override
 from glmcompat.decide.roots import Request, root_requirements
+from glmcompat.edges.index import default_index_url
 from glmcompat.edges.sources import IndexSource
 from glmcompat.edges.uv import run_uv, run_uv_all, uv_binary
 from glmcompat.matrix.locations import read_bounded, read_stored, seal, text_digest
@@ -139,7 +140,7 @@ def resolution_key(facts: Facts, req: LockRequest) -> str:
     # the index is part of the question: `lock --index-url X` must not reuse a resolution made on another index
     blob = json.dumps([RESOLUTION_FORMAT, facts.key, req.stack, req.target.name, req.model, req.python,
                        sorted(req.with_), req.upgrade, stack.exclude_newer,
-                       req.platform, req.index.resolved_url()], sort_keys=True)
+                       req.platform, req.index.url or default_index_url()], sort_keys=True)
 
     return text_digest(blob)  # the one digest kind of stored names
 

@@ -44,7 +44,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.plan import plan
 from glmcompat.decide.stacks import CORE
-from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.indexconfig import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import text_digest
@@ -611,6 +611,8 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
         for _round in range(MAX_ROUNDS):
             if text.encode() != old_py.removeprefix(b"\xef\xbb\xbf"):
                 atomic_write(pyproject, (b"\xef\xbb\xbf" if bom else b"") + text.encode(), mode=mode)
+            if not _round and (spec is not None or predicted is not None):
+                _warm(project.requires_python)
             p, early = (None, None) if _round or (spec is None and predicted is None) else projectspec.settle(
                 spec, project.root, old_py, old_lock, pyproject.read_bytes(), result.core, result.overrides, req.index,
                 lock_mode, predicted, meanwhile=lambda: judge(facts, lock, req.targets, req.model, machine, req.machine))
@@ -653,6 +655,23 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
     if new_lock != old_lock:
         result.written.append(str(lock))
     return result
+
+
+def _warm(requires_python: str | None) -> None:
+    """Do now what judging the new lock and recording the run take whatever the lock holds, while the speculative uv
+    still runs: the process only waits on uv then, and each of these would otherwise follow uv's answer (issue 39: a
+    cold lock): the imports, and the wheel tags of each environment the judge reads (a uv.lock's requires-python is
+    its project's)."""
+    import glmcompat.decide.rules.lockjudge  # noqa: F401  # lazy: judging a new lock only (not a recalled one)
+    import glmcompat.ops.lockgen  # noqa: F401  # lazy: a no-op's record only (see lock_project_recorded)
+    import glmcompat.readers.formats  # noqa: F401  # lazy: judging a new lock only (not a recalled one)
+    from glmcompat.model.environments import python_envs  # lazy: judging a new lock only (not a recalled one)
+    from glmcompat.model.platforms import PLATFORMS  # lazy: judging a new lock only (not a recalled one)
+    from glmcompat.model.wheeltags import prepare  # lazy: judging a new lock only (not a recalled one)
+
+    for machine in PLATFORMS:
+        for env in python_envs(requires_python, machine):
+            prepare(env["python_version"], machine)
 
 
 # ------------------------------------------------------------------------------------------------

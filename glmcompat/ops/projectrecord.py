@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from glmcompat.edges.index import pip_config_files
+from glmcompat.edges.indexconfig import pip_config_files
 from glmcompat.edges.uv import reads as uv_reads
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.locations import code_fingerprint, file_digest, read_stored, seal, text_digest
@@ -56,7 +56,7 @@ def _record_path(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, p
 def _inputs(project: pp.UvProject) -> list[str]:
     """Every file a no-op answer depends on: what uv reads in the project (:func:`glmcompat.edges.uv.reads`: each
     member's pyproject.toml, the uv.lock, uv's configuration files) and the pip configuration files glmcompat reads
-    its index from (:func:`glmcompat.edges.index.pip_config_files`)."""
+    its index from (:func:`glmcompat.edges.indexconfig.pip_config_files`)."""
     files = uv_reads(str(project.root), [str(m) for m in project.members] + [str(project.pyproject)])
     files += [os.path.abspath(p) for p in pip_config_files()]
     return sorted(set(files))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from glmcompat.decide.plan import LockPlan, Planned
-from glmcompat.edges.index import IndexOptions
+from glmcompat.edges.indexconfig import IndexOptions
 from glmcompat.model.outputs.common import EvidenceDoc
 from glmcompat.model.machine import Machine, from_json
 from glmcompat.model.outputs.lock import LockOutput

@@ -288,8 +288,8 @@ def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str]
                     return synthesized
             if second is None:
                 return None
-        if second is not None and second.done():
-            return second.lock()
+        if second is not None and (tried or second.done()):
+            return second.lock()  # waits for it, where it is all that is left (woken as uv exits, not polled)
         if second is None and tried:
             return None
         time.sleep(0.005)

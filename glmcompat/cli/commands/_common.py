@@ -19,7 +19,6 @@ client and the probes when a function needs them, so that a command's ``--help``
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import re
 import sys
@@ -112,6 +111,8 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
 
     # compared without the leading dashes, which every option shares (--bogus is not "close" to --no-gpu)
     bare = {c.lstrip("-"): c for c in options}
+    import difflib  # lazy: a mistyped option only
+
     close = difflib.get_close_matches(word.lstrip("-"), list(bare), n=1, cutoff=0.75)
     return bare[close[0]] if close else None
 

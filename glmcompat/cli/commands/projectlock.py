@@ -14,7 +14,7 @@ from glmcompat.cli.commands._machine import machine_for
 from glmcompat.cli.commands._common import settings_targets as _settings_targets
 from glmcompat.cli.fastlock import Exit
 from glmcompat.decide.plan import plan
-from glmcompat.edges.index import IndexOptions, client_for
+from glmcompat.edges.indexconfig import IndexOptions
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.errors import InputError, UnsafeError, classify
 from glmcompat.model.platforms import PLATFORM_NAME
@@ -60,6 +60,14 @@ def request(facts: Facts, args: Any, settings: dict[str, Any], where: Path | Non
                               IndexOptions(args.index_url, bool(args.no_cache)))
 
 
+def _client_for(options: IndexOptions) -> Any:
+    """:func:`glmcompat.edges.index.client_for`, imported when the index is first read: a cold project lock starts its
+    predicted uv before (issue 39), and the client's module costs 12 ms of it."""
+    from glmcompat.edges.index import client_for  # lazy: the index client, once the index is read
+
+    return client_for(options)
+
+
 def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None,
                 early: projectspec.Run | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
@@ -100,11 +108,11 @@ def _run_project(args: Any, mode: tuple[str, Path], out: TextIO | None, err: Tex
     try:
         if kind == "project":
             result, noop = lock_project_recorded(facts, path, req, dry_run=args.dry_run, check_only=args.check,
-                                                 index=client_for, quiet=bool(args.quiet), spec=spec)
+                                                 index=_client_for, quiet=bool(args.quiet), spec=spec)
         else:
             dest = Path(args.output_file) if args.output_file else default_output(path)
             result = lock_requirements(facts, path, dest, req, dry_run=args.dry_run, check_only=args.check,
-                                       index=client_for, quiet=bool(args.quiet))
+                                       index=_client_for, quiet=bool(args.quiet))
     except UnsafeError as e:
         for c in e.causes:  # -v: the evidence the derivation cites, in full
             for ekind, src in c.evidence:
