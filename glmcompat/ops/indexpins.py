@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import IndexClient
     from glmcompat.matrix.view import Facts
+    from glmcompat.model.artifacts import ArtifactFacts
     from glmcompat.readers.formats.common import Lock
 
 PROBE_ENV = "GLMCOMPAT_NO_ARTIFACTS"  # as glmcompat.ops.artifacts: set, nothing is read over the network
@@ -145,4 +146,15 @@ def installed_view(lock: Lock, facts: Facts) -> Lock:
     return replace(lock, sets=tuple(sets))
 
 
-__all__ = ["index_clients", "installed_view", "read_pins", "wanted", "with_index_pins"]
+def judged_artifacts(lock: Lock, facts: Facts, *, platforms: Sequence[str] | None = None, ships_on: Collection[str] = (),
+                     read_wheels: list[bool] | None = None) -> dict[tuple[str, ...], ArtifactFacts]:
+    """What the artifacts of what ``lock`` installs say (glmcompat.ops.artifacts.read_artifacts): the one reading that
+    ``check`` and ``lock`` both judge with, so a lock ``lock`` writes is the lock ``check`` passes. ``lock`` is read
+    with its packages' own exact pins where the matrix has none (:func:`with_index_pins`)."""
+    from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine, only when something is judged
+
+    return read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in RESOLVED_AT_INSTALL,
+                          read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
+
+
+__all__ = ["index_clients", "installed_view", "judged_artifacts", "read_pins", "wanted", "with_index_pins"]

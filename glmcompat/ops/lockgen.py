@@ -393,7 +393,11 @@ def _relock(facts: Facts, req: LockRequest, res: Resolution, text: bytes, work: 
     now = (work / "uv.lock").read_bytes()
 
     machine = req.platform
-    found = rules.evaluate_lock(read_lock(work / "uv.lock"), req.target, req.model, facts, allow_unknown=False, platforms=[machine])
+    from glmcompat.ops.indexpins import judged_artifacts  # lazy: judging a new lock only
+
+    read = read_lock(work / "uv.lock")  # judged as check judges it: the compiled packages' own bytes too
+    found = rules.evaluate_lock(read, req.target, req.model, facts, allow_unknown=False, platforms=[machine],
+                                artifacts=judged_artifacts(read, facts, platforms=[machine]))
     if (old["pyproject.toml"] == text and now == old["uv.lock"] and all(old[n] is not None for n in OUTPUTS)
             and stamp == stamp_of(facts, {n: old[n] or b"" for n in OUTPUTS})):
         return None, [f.message for f in found if f.severity == "warning"]  # nothing to write

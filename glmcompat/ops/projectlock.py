@@ -294,9 +294,13 @@ def judge(facts: Facts, lock: Path, targets: Sequence[Target], model: str | None
     from glmcompat.decide.rules import evaluate_lock  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.readers.formats import read_lock  # lazy: judging a new lock only (not a recalled one)
 
-    read = read_lock(lock)
+    from glmcompat.ops.indexpins import judged_artifacts, with_index_pins  # lazy: judging a new lock only
+
+    read = with_index_pins(read_lock(lock), facts)
+    # what check reads, so the lock written is one check passes: the compiled packages' own bytes (stored by sha256)
+    arts = judged_artifacts(read, facts, platforms=[machine], ships_on={m for t in targets for m in t.ships_on})
     return {t.name: evaluate_lock(read, t, model, facts, allow_unknown=False, platforms=[machine],
-                                                machine=host)
+                                  machine=host, artifacts=arts)
             for t in targets}
 
 

@@ -251,3 +251,25 @@ def test_live_gh200_environments_of_a_real_lock_are_judged_from_their_aarch64_wh
     r = run_cli("check", "uv.lock", "--target", "sm90", cwd=lock.parent)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "was not checked" not in r.stdout + r.stderr and "--platform aarch64" not in r.stdout + r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("torch", "missing"), [("9.0.0", ("torch_new_stable_ivalue",)), ("9.1.0", ())])
+def test_project_lock_judges_the_compiled_wheels_as_check_does(served, tmp_path, monkeypatch, torch, missing):
+    """The lock ``glmcompat lock`` writes is one ``check`` passes: its judge reads the compiled packages' own bytes
+    too (a wheel built against another torch is refused by the lock, not only by a later check)."""
+    from glmcompat.ops.projectlock import judge
+
+    server, _ = served
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    path = _uv_project(tmp_path, server.base, torch)
+    facts = load_facts()
+    found = judge(facts, path, [facts.target("sm90")], None, "x86_64")["sm90"]
+    abi = [f for f in found if f.rule == "abi"]
+    assert [f.severity for f in abi] == (["error"] if missing else [])
+    assert all(m in abi[0].message for m in missing) if missing else True
+    checked = evaluate_lock(read_lock(path), facts.target("sm90"), None, facts, False, platforms=["x86_64"],
+                            artifacts=artifacts.read_artifacts(read_lock(path), facts, resolved_at_install=False,
+                                                               platforms=["x86_64"]))
+    assert [(f.rule, f.severity, f.message) for f in checked] == [(f.rule, f.severity, f.message) for f in found]

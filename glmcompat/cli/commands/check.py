@@ -413,14 +413,12 @@ def _index_pins(lock: Lock, facts: Any) -> Lock:
 
 
 def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any, ships_on: set[str]) -> Any:
-    """What the artifacts of the compiled packages of the set say (glmcompat.ops.artifacts.read_artifacts), on every
-    machine the targets ship on (an sm90 check reads the aarch64 wheels GH200 installs too), for what it installs (a
-    resolved-at-install file: with the packages the installer adds, glmcompat.ops.indexpins)."""
-    from glmcompat.ops.artifacts import read_artifacts  # lazy: the engine: `check --help` stays light
-    from glmcompat.ops.indexpins import installed_view  # lazy: the engine: `check --help` stays light
+    """What the artifacts of the compiled packages of the set say (glmcompat.ops.indexpins.judged_artifacts, the reading
+    ``lock`` judges with too), on every machine the targets ship on (an sm90 check reads the aarch64 wheels GH200
+    installs too), for what it installs."""
+    from glmcompat.ops.indexpins import judged_artifacts  # lazy: the engine: `check --help` stays light
 
-    return read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
-                          read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
+    return judged_artifacts(lock, facts, read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
 
 
 def remedy_sources(args: Any) -> Any:
