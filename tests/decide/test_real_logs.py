@@ -12,10 +12,11 @@ import pytest
 from glmcompat.cli import main
 
 HERE = Path(__file__).parent.parent / "fixtures" / "explain"
-# cases.toml: the logs this code was built on; heldout_a..h.toml: eight sets gathered for issue 38 and frozen before
+# cases.toml: the logs this code was built on; heldout_a..i.toml: nine sets gathered for issue 38 and frozen before
 # `explain` ran on them (their first score is the unseen measurement), kept as regression cases since.
 CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml", "heldout_c.toml", "heldout_d.toml",
-                                      "heldout_e.toml", "heldout_f.toml", "heldout_g.toml", "heldout_h.toml")
+                                      "heldout_e.toml", "heldout_f.toml", "heldout_g.toml", "heldout_h.toml",
+                                      "heldout_i.toml")
          for c in tomllib.loads((HERE / name).read_text())["case"]]
 
 
