@@ -155,8 +155,27 @@ def _cudnn_version(text: str) -> str:
     return n
 
 
+def _framework_cudnn(text: str) -> str:
+    """A cuDNN version another framework's check prints as its version / 100, split in two at the last digit (cuDNN 8.4
+    prints 8.4, cuDNN 9.5's 90500 prints 90.5): the cuDNN release it stands for."""
+    major, _, minor = re.sub(r"\s", "", text).partition(".")
+    if not major.isdigit() or not minor.isdigit():
+        return text
+    n = int(major) * 10 + int(minor)
+    return f"{n // 100}.{n % 100}" if n >= 900 else f"{n // 10}.{n % 10}"
+
+
 def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    built, found = _cudnn_version(h.groups.get("compiled", "")), _cudnn_version(h.groups.get("runtime", ""))
+    g = h.groups
+    if "framework" in g or "framework_major" in g:  # another framework's own check (its build against the loaded cuDNN)
+        who = g.get("framework") or g.get("framework_major", "")
+        built = _framework_cudnn(g["fw_built"]) if "fw_built" in g else g.get("fw_built_major", "")
+        found = _framework_cudnn(g["fw_found"]) if "fw_found" in g else g.get("fw_found_major", "")
+        return (f"{who} was built against cuDNN {built}, but the cuDNN the loader found is the older cuDNN {found}: another "
+                "cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the one its build needs",
+                f"put cuDNN {built} or newer first on the loader's path (remove the directory holding cuDNN {found} from "
+                f"LD_LIBRARY_PATH, or install cuDNN {built}), or install the {who} build made for cuDNN {found}")
+    built, found = _cudnn_version(g.get("compiled", "")), _cudnn_version(g.get("runtime", ""))
     torch = env.version("torch")
     loaded = next((p for so, p in env.libs.items() if so.startswith("libcudnn")), "")
     where = f" from {_dir_of(loaded)}" if loaded else ""
@@ -259,6 +278,14 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     base = NVIDIA_WHEEL.get(stem)
     if base is None or not major:
         return None
+    want = _cudart_cuda(lib)
+    if "." in want:  # CUDA 10 and older: the soname names the toolkit's release, and no nvidia-* wheel ships it
+        who = h.package if h.package and h.package != "torch" else "the program"
+        return (f"{lib} is not on the loader's path: it is CUDA {want}'s {stem} (up to CUDA 10 a CUDA library's soname "
+                f"carries the toolkit's release), so {who} was built for CUDA {want}, and no CUDA {want} toolkit's library "
+                "directory is on the loader's path",
+                f"put the CUDA {want} toolkit's lib64 directory (which holds {lib}) on LD_LIBRARY_PATH, or install a build "
+                f"of {who} for the CUDA the machine has")
     wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
     if h.package and h.package != "torch":  # another package's library links it (onnxruntime's CUDA provider)
         have = env.cuda.get("nvcc") or env.cuda.get("torch_cuda") or env.cuda.get("driver_cuda", "")
@@ -282,7 +309,11 @@ def _cudart_cuda(lib: str) -> str:
     """The CUDA release a libcudart soname names: up to CUDA 10 the soname carries the release (CUDA 10.1's runtime is
     libcudart.so.10.1: Jittor/jittor#70 lists libcudart.so.10.1.243 in a CUDA 10.1 toolkit's lib64), from CUDA 11 on
     only the major (every 11.x ships libcudart.so.11.0: nvidia-cuda-runtime-cu11 11.8.89 wheel
-    nvidia/cuda_runtime/lib/libcudart.so.11.0; 12.9.79's libcudart.so.12, 13.0.96's libcudart.so.13); "" if none."""
+    nvidia/cuda_runtime/lib/libcudart.so.11.0; 12.9.79's libcudart.so.12, 13.0.96's libcudart.so.13); "" if none.
+    The toolkit's other libraries were named the same way up to CUDA 10.0; from CUDA 10.1 cuBLAS carries only its
+    major (libcublas.so.10), which this reads as the major alone."""
+    # CUDA 9.0's cuBLAS is libcublas.so.9.0 (CannyLab/tsne-cuda#74); a framework built for CUDA 8.0 asks for
+    # libcublas.so.8.0 on a CUDA 9.1 machine (the tensorflow repository's issue 16136)
     m = re.search(r"\.so\.(\d+)(?:\.(\d+))?", lib)
     if m is None:
         return ""

@@ -517,6 +517,8 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     name = h.groups.get("name") or h.groups.get("attr") or ""
     where = "triton" + (h.groups.get("module") or h.groups.get("attr_module") or "")
     what = (f"{_shown('torch', torch)} imports {name} from {where}, which {_shown('triton', have)} does not have" if name
+            else f"{_shown('torch', torch)}'s inductor handed triton's compile() a target that is not the GPUTarget of the "
+                 f"triton it imported (another triton's, or the form an older triton took)" if h.groups.get("gputarget")
             else f"{_shown('torch', torch)}'s inductor found no triton it can import (none installed, or one too old)")
     old, new = _v(_public(have)), _v(want)
     side = ("newer" if old > new else "older") if old is not None and new is not None and old != new else ""
@@ -524,8 +526,10 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
              f"{what}: torch {torch} pins triton {want}" if want else
              f"{what}: the installed triton is not the release torch was built against (too old, or too new: triton "
              "moves and removes the names torch's inductor imports)")
-    fix = (f"install triton=={want}, the release torch {_public(torch)} pins (pip install 'triton=={want}')" if want
-           else "install the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist; on Windows, where torch pins none, the triton-windows release made for that torch)")
+    fix = (("uninstall every triton package but one (`pip list` shows each: a nightly or a second copy under another name), then "
+            if h.groups.get("gputarget") else "")
+           + (f"install triton=={want}, the release torch {_public(torch)} pins (pip install 'triton=={want}')" if want
+           else "install the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist; on Windows, where torch pins none, the triton-windows release made for that torch)"))
     return cause, f"{fix}, or a torch release built for the installed triton"
 
 
@@ -631,8 +635,9 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
                "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
                "torchaudio-cuda-mismatch": "torchaudio"}
-# ... unless the match has this group: then its text is another's (a module's undefined driver API function)
-OWN_UNLESS = {"driver-too-old": "driver_api"}
+# ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,
+# another framework's cuDNN check)
+OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
 # the signatures whose builder may find that the line was not their failure (-> the group that says so)
 DROPPED = {"model-type-unknown": "key", "package-not-installed": "module"}
 
@@ -660,7 +665,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
-        own = ("" if OWN_UNLESS.get(h.id, "") in h.groups else OWN_PACKAGE.get(h.id, "")) or h.groups.get("companion", "")
+        own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else OWN_PACKAGE.get(h.id, "")) or h.groups.get(
+            "companion", "")
         if own:
             h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
         ver = env.version(h.package) if h.package else ""

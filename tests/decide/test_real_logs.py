@@ -12,10 +12,11 @@ import pytest
 from glmcompat.cli import main
 
 HERE = Path(__file__).parent.parent / "fixtures" / "explain"
-# cases.toml: the logs this code was built on; heldout_a..h.toml: eight sets gathered for issue 38 and frozen before
+# cases.toml: the logs this code was built on; heldout_a..i.toml: nine sets gathered for issue 38 and frozen before
 # `explain` ran on them (their first score is the unseen measurement), kept as regression cases since.
 CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml", "heldout_c.toml", "heldout_d.toml",
-                                      "heldout_e.toml", "heldout_f.toml", "heldout_g.toml", "heldout_h.toml")
+                                      "heldout_e.toml", "heldout_f.toml", "heldout_g.toml", "heldout_h.toml",
+                                      "heldout_i.toml")
          for c in tomllib.loads((HERE / name).read_text())["case"]]
 
 
@@ -165,3 +166,60 @@ def test_a_cxx_standard_library_symbol_is_libstdcxx_not_torch(symbol: str, libst
     code, out = _explain(line, tmp_path, capsys)
     assert code == 1 and ": undefined-symbol" in out, out
     assert ("C++ standard library" in out and "libstdc++" in out and "another torch" not in out) is libstdcxx, out
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    # c10/cuda/CUDAFunctions.cpp's TORCH_CHECK, raised and warned; torch <= 1.x's torch/cuda/__init__.py broke it over lines
+    ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+     "driver from http://www.nvidia.com/Download/index.aspx", ["NVIDIA driver", "docker run --gpus all"]),
+    ("UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+     "and installed a driver from http://www.nvidia.com/Download/index.aspx (Triggered internally at "
+     "../c10/cuda/CUDAFunctions.cpp:104.)", ["NVIDIA driver"]),
+    ("Found no NVIDIA driver on your system. Please check that you", ["NVIDIA driver"]),
+])
+def test_no_driver_in_each_of_torchs_phrasings(line: str, words: list[str], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(line, tmp_path, capsys)
+    assert code == 1 and ": driver-not-found" in out and all(w in out for w in words), out
+
+
+@pytest.mark.parametrize(("line", "built", "found"), [
+    # Paddle's InitDnnHandle warning (gpu_resources.cc): version / 100 split at its last digit
+    ("W1006 11:55:13.265031 83452 gpu_resources.cc:245] WARNING: device: 0. The installed Paddle is compiled with CUDNN "
+     "9.9, but CUDNN version in your machine is 9.5, which may cause serious incompatible bug.", "9.9", "9.5"),
+    ("WARNING: device: 0. The installed Paddle is compiled with CUDNN 90.5, but CUDNN version in your machine is 90.1, "
+     "which may cause serious incompatible bug.", "9.5", "9.1"),
+    ("WARNING: device: 0. The installed Paddle is compiled with CUDNN 7.6, but CUDNN version in your machine is 7"
+     "               .5, which may cause serious incompatible bug.", "7.6", "7.5"),
+    # its InitGpuProperties enforce, both majors older (no space after the comma, as the source concatenates it)
+    ("InvalidArgumentError: The installed Paddle is compiled with CUDA11/cuDNN8,but CUDA/cuDNN version in your machine "
+     "is CUDA10/cuDNN7. which will cause serious incompatible bug.", "8", "7"),
+])
+def test_another_frameworks_cudnn_check_names_that_framework(line: str, built: str, found: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(line, tmp_path, capsys)
+    assert code == 1 and ": cudnn-version-mismatch" in out, out
+    assert f"Paddle was built against cuDNN {built}," in out and f"older cuDNN {found}:" in out, out
+    assert "package: torch" not in out and "torch" not in out, out
+
+
+def test_triton_rejects_a_target_of_another_triton(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # triton/compiler/compiler.py's compile(): assert isinstance(target, GPUTarget)
+    code, out = _explain("AssertionError: target must be of GPUTarget type", tmp_path, capsys)
+    assert code == 1 and ": triton-torch-mismatch" in out and "GPUTarget" in out and "uninstall every triton" in out, out
+
+
+@pytest.mark.parametrize(("line", "words", "absent"), [
+    # up to CUDA 10.0 a CUDA library's soname names the toolkit's release: no nvidia-* wheel ships it
+    ("ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory",
+     ["CUDA 10.0", "lib64"], ["nvidia-cublas"]),
+    ("OSError: libcufft.so.9.2: cannot open shared object file: No such file or directory", ["CUDA 9.2"], ["nvidia-"]),
+    # from CUDA 11 the soname carries the major only, and the wheel of that major ships it
+    ("OSError: libcublas.so.11: cannot open shared object file: No such file or directory",
+     ["nvidia-cublas-cu11"], ["lib64"]),
+])
+def test_a_cuda_library_of_an_old_toolkit_names_its_release(line: str, words: list[str], absent: list[str],
+                                                            tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(line, tmp_path, capsys)
+    assert code == 1 and ": cuda-lib-missing" in out, out
+    assert all(w in out for w in words) and not any(a in out for a in absent), out
