@@ -98,3 +98,26 @@ def test_a_kernel_whose_metadata_pins_torch_brings_it(tmp_path, facts):
     assert implied["torch"][0] == "2.9.1" and "pins torch==2.9.1" in implied["torch"][1]
     # a kernel whose row is an ABI probe (no METADATA pin) brings nothing
     assert "torch" not in resolve_named({"sgl-kernel": "0.3.21"}, {}, facts)[0]
+
+
+def test_contradicted_exact_pin_is_unsatisfiable(tmp_path):
+    """`torch==2.3.0` next to `xformers==0.0.28.post1`, whose METADATA pins torch==2.4.1 (the shipped xformers row):
+    pip cannot install both, so the file is unsafe though xformers' own load failure is only a warning. With the
+    torch it pins, nothing is contradicted. (tests/fixtures/heldout36c/c12, a real `pip freeze`, has this pair.)"""
+    _, found = _check(tmp_path, "torch==2.3.0\nxformers==0.0.28.post1\n")
+    req = [f for f in found if f.rule == "requires" and f.severity == "error"]
+    assert req and req[0].pins == ("xformers==0.0.28.post1", "torch==2.3.0")
+    assert "pins torch==2.4.1 exactly" in req[0].message and "no installer can satisfy both" in req[0].message
+    _, found = _check(tmp_path, "torch==2.4.1\nxformers==0.0.28.post1\n")
+    assert not [f for f in found if f.rule == "requires"]
+
+
+def test_contradicted_pin_in_a_lock_is_not_this_rule(tmp_path):
+    """A lock was resolved where it was made (an override may depart on purpose): the unsatisfiable-pins rule is
+    for files an installer resolves."""
+    text = ('version = 1\nrequires-python = ">=3.11"\n\n'
+            '[[package]]\nname = "torch"\nversion = "2.3.0"\nsource = { registry = "https://index.invalid/simple" }\n\n'
+            '[[package]]\nname = "xformers"\nversion = "0.0.28.post1"\n'
+            'source = { registry = "https://index.invalid/simple" }\n')
+    _, found = _check(tmp_path, text, name="uv.lock")
+    assert not [f for f in found if f.rule == "requires" and "no installer" in f.message]

@@ -17,7 +17,7 @@ from glmcompat.decide.rules import nonnvidia
 from glmcompat.decide.rules.artifacts import on_machine
 from glmcompat.decide.rules.context import _ev
 from glmcompat.decide.rules.judge import evaluate, stack_findings
-from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named
+from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named, unsatisfiable
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.machine import Machine
@@ -131,6 +131,8 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
                          artifacts=on_machine(artifacts, m))
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
+        if lock.kind in RESOLVED_AT_INSTALL:
+            found.extend(unsatisfiable(pkgs, implied[i], mfacts, lock.meta.get("index_pins", {}), env.sources))
         names = names_of(env)
         total += len(names)
         for f in found:
