@@ -13,7 +13,7 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
-from glmcompat.decide.rules import nonnvidia
+from glmcompat.decide.rules import nonnvidia, torchpins
 from glmcompat.decide.rules.artifacts import on_machine
 from glmcompat.decide.rules.context import _ev
 from glmcompat.decide.rules.judge import evaluate, stack_findings
@@ -133,6 +133,8 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
             found.extend(stack_findings(stack, pkgs))
         if lock.kind in RESOLVED_AT_INSTALL:
             found.extend(unsatisfiable(pkgs, implied[i], mfacts, lock.meta.get("index_pins", {}), env.sources))
+        elif m == "x86_64":
+            found.extend(torchpins.missing_from_lock(dict(pkgs), mfacts, dict(env.sources), dict(env.overrides)))
         names = names_of(env)
         total += len(names)
         for f in found:
