@@ -109,15 +109,14 @@ def missing_from_lock(packages: dict[str, str], facts: Facts, sources: dict[str,
     it without resolving again; uv sync installs what it lists), so a torch default wheel locked without the
     ``nvidia-*`` packages its METADATA pins on Linux x86_64 has no cuBLAS, cuDNN, NCCL to load: ``import torch`` fails
     (a lock made on another OS, whose resolver dropped the Linux-only requirements). Only for a lock, on x86_64
-    (where the rows' pins hold), for the default build; a package the lock overrides is a deliberate departure."""
+    (where the rows' pins hold), for the default wheel (no local label); a package the lock overrides is a deliberate
+    departure."""
     # e.g. a Pipfile.lock made on macOS: torch 2.2.1 and no nvidia-cudnn-cu12 / nvidia-cublas-cu12 at all
     torch = packages.get("torch")
     if torch is None or sources.get("torch") is not None:
         return []
-    local = Version(torch).local
-    row = facts.torch_build(Version(torch).public)
-    if local is not None and not (row is not None and row.cuda and local == "cu" + row.cuda.replace(".", "")):
-        return []
+    if Version(torch).local is not None:
+        return []  # a variant build (PyTorch's own index): its own Requires-Dist, not the default wheel's rows
     missing = {n: v for n, v in exact_pins(facts, torch).items()
                if n.startswith("nvidia-") and n not in packages and n not in overrides}
     if not missing:
