@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from glmcompat.matrix.rows import Fact
+from glmcompat.matrix.rows import Fact, Kernel
 from glmcompat.matrix.view import Facts
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
@@ -145,11 +145,13 @@ def unsatisfiable(packages: Mapping[str, str], implied: Mapping[str, Implied], f
             continue
         # a torch pin the family rule (torchvision, torchaudio) or the abi rule (a kernel whose mismatch is an error)
         # already makes an error is not said twice
+        # Only an exact torch pin of a compiled package (its kernel row, or the index's METADATA): an engine's pins on
+        # other packages that the set departs from are the override rule's warning (a stack may install an engine
+        # without its dependency checks on purpose)
         found = [(dep, exact, _ev(row)) for dep, exact, row in _exact_pins(facts, name, ver)
-                 if not (dep == "torch" and (name in facts.family_packages()
-                                             or getattr(row, "on_mismatch", "") == "error"))]
+                 if dep == "torch" and isinstance(row, Kernel) and row.on_mismatch != "error"]
         seen: set[str] = set()
-        for dep, exact, ev in found + _index_pins(index_pins or {}, name, ver):
+        for dep, exact, ev in found + [p for p in _index_pins(index_pins or {}, name, ver) if p[0] == "torch"]:
             have = packages.get(dep)
             if have is None or dep in implied or dep in seen or srcs.get(dep) is not None:
                 continue

@@ -133,7 +133,7 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
             found.extend(stack_findings(stack, pkgs))
         if lock.kind in RESOLVED_AT_INSTALL:
             found.extend(unsatisfiable(pkgs, implied[i], mfacts, lock.meta.get("index_pins", {}), env.sources))
-        elif m == "x86_64":
+        elif m == "x86_64" and lock.kind in torchpins.SINGLE_PLATFORM_LOCKS:
             found.extend(torchpins.missing_from_lock(dict(pkgs), mfacts, dict(env.sources), dict(env.overrides)))
         names = names_of(env)
         total += len(names)

@@ -103,10 +103,16 @@ RULE = Rule(id=ID, family="torchpins", check=check, reads=("release", "torch"), 
             names=('nvidia-nccl-cu12', 'torch'))
 
 
+# Lock formats whose resolver records the packages of the platform the lock was made on only: pipenv resolves for
+# the running machine, so a Pipfile.lock made on macOS has none of torch's Linux-only requirements. (uv, poetry, pdm
+# and pylock resolve for every platform and keep markers: a pin missing there was removed on purpose.)
+SINGLE_PLATFORM_LOCKS = frozenset({"Pipfile.lock"})
+
+
 def missing_from_lock(packages: dict[str, str], facts: Facts, sources: dict[str, str],
                       overrides: dict[str, str]) -> list[Finding]:
-    """torch's pinned NVIDIA libraries a lock leaves out. A lock is installed as it stands (pipenv and poetry install
-    it without resolving again; uv sync installs what it lists), so a torch default wheel locked without the
+    """torch's pinned NVIDIA libraries a lock of :data:`SINGLE_PLATFORM_LOCKS` leaves out. The lock is installed as it
+    stands (pipenv installs it without resolving again), so a torch default wheel locked without the
     ``nvidia-*`` packages its METADATA pins on Linux x86_64 has no cuBLAS, cuDNN, NCCL to load: ``import torch`` fails
     (a lock made on another OS, whose resolver dropped the Linux-only requirements). Only for a lock, on x86_64
     (where the rows' pins hold), for the default wheel (no local label); a package the lock overrides is a deliberate
