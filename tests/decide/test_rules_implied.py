@@ -98,3 +98,56 @@ def test_a_kernel_whose_metadata_pins_torch_brings_it(tmp_path, facts):
     assert implied["torch"][0] == "2.9.1" and "pins torch==2.9.1" in implied["torch"][1]
     # a kernel whose row is an ABI probe (no METADATA pin) brings nothing
     assert "torch" not in resolve_named({"sgl-kernel": "0.3.21"}, {}, facts)[0]
+
+
+def test_contradicted_exact_pin_is_unsatisfiable(tmp_path):
+    """`torch==2.3.0` next to `xformers==0.0.28.post1`, whose METADATA pins torch==2.4.1 (the shipped xformers row):
+    pip cannot install both, so the file is unsafe though xformers' own load failure is only a warning. With the
+    torch it pins, nothing is contradicted. (tests/fixtures/heldout36c/c12, a real `pip freeze`, has this pair.)"""
+    _, found = _check(tmp_path, "torch==2.3.0\nxformers==0.0.28.post1\n")
+    req = [f for f in found if f.rule == "requires" and f.severity == "error"]
+    assert req and req[0].pins == ("xformers==0.0.28.post1", "torch==2.3.0")
+    assert "pins torch==2.4.1 exactly" in req[0].message and "no installer can satisfy both" in req[0].message
+    _, found = _check(tmp_path, "torch==2.4.1\nxformers==0.0.28.post1\n")
+    assert not [f for f in found if f.rule == "requires"]
+
+
+def test_contradicted_pin_in_a_lock_is_not_this_rule(tmp_path):
+    """A lock was resolved where it was made (an override may depart on purpose): the unsatisfiable-pins rule is
+    for files an installer resolves."""
+    text = ('version = 1\nrequires-python = ">=3.11"\n\n'
+            '[[package]]\nname = "torch"\nversion = "2.3.0"\nsource = { registry = "https://index.invalid/simple" }\n\n'
+            '[[package]]\nname = "xformers"\nversion = "0.0.28.post1"\n'
+            'source = { registry = "https://index.invalid/simple" }\n')
+    _, found = _check(tmp_path, text, name="uv.lock")
+    assert not [f for f in found if f.rule == "requires" and "no installer" in f.message]
+
+
+CONDA_CU118 = """name: env
+channels:
+  - pytorch
+  - nvidia
+dependencies:
+  - python=3.10
+  - numpy=1.23.5
+  - pytorch=2.2.1
+  - torchvision=0.17.1
+  - torchaudio=2.2.1
+  - pytorch-cuda=11.8
+"""
+
+
+def test_conda_torch_family_is_the_cuda_variant_of_its_torch(tmp_path):
+    """conda's pytorch 2.2.1 with pytorch-cuda 11.8 (tests/fixtures/heldout36c/c10): torchvision 0.17.1 and
+    torchaudio 2.2.1 come from the same channel, built for the same CUDA, so they are not judged as the default
+    wheels (CUDA 12): their pairs are torchvision 0.17.1 -> torch==2.2.1 and torchaudio 2.2.1 -> torch==2.2.1 (their
+    METADATA), and torch 2.2.1's CUDA 11.8 build carries sm_90 (pytorch/builder release/2.2): safe on sm90. On sm120
+    it has no code to run (an error that names the build), not "not recorded"."""
+    lock, found = _check(tmp_path, CONDA_CU118, name="environment.yml")
+    env = _x86(lock)
+    assert env.packages["torchvision"] == "0.17.1+cu118" and env.packages["torchaudio"] == "2.2.1+cu118"
+    assert [f for f in found if f.severity == "error"] == []
+    _, found = _check(tmp_path, CONDA_CU118, target="sm120", name="environment.yml")
+    errs = [f for f in found if f.severity == "error"]
+    assert [f.rule for f in errs] == ["gpu-code"] and "sm_90" in errs[0].message
+    assert "not recorded" not in errs[0].message

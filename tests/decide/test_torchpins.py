@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import glmcompat
@@ -48,3 +50,32 @@ def test_a_safe_set_moves_torchs_pinned_packages_with_torch(facts):
     got = glmcompat.check_versions(pins, "sm90").safe_set
     assert got is not None and got["torch"] == "2.9.1" and got["triton"] == "3.5.1" and "nvidia-nccl-cu12" not in got
     assert glmcompat.check_versions({**pins, **got}, "sm90").ok
+
+
+HELDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "heldout36c"
+
+
+def _lock_findings(path):
+    from glmcompat.decide.rules import evaluate_lock
+    from glmcompat.readers.formats import read_lock
+
+    return evaluate_lock(read_lock(path), "sm90", None, load_facts(), False)
+
+
+def test_lock_without_torchs_nvidia_libraries_is_an_error():
+    """A real Pipfile.lock made on macOS (tests/fixtures/heldout36c/c09): torch 2.2.1 and none of the nvidia-*
+    packages its METADATA pins on Linux x86_64. pipenv installs the lock as it stands, so torch has no cuBLAS/cuDNN to
+    load: an error naming torch's pins. A lock that holds them (c08's pdm.lock, torch 2.1.2) has no such finding."""
+    errs = [f for f in _lock_findings(HELDOUT / "c09" / "Pipfile.lock")
+            if f.rule == "torch-pins" and f.severity == "error"]
+    assert len(errs) == 1 and "nvidia-cublas-cu12==12.1.3.1" in errs[0].message
+    assert "the lock installs none of them" in errs[0].message and "torch-2.2.1" in errs[0].evidence[0][1]
+    assert not [f for f in _lock_findings(HELDOUT / "c08" / "pdm.lock") if f.rule == "torch-pins"]
+
+
+def test_requirements_file_leaves_them_to_the_installer(tmp_path):
+    """A requirements file is resolved at install: pip adds torch's nvidia-* requirements, so their absence says
+    nothing."""
+    f = tmp_path / "requirements.txt"
+    f.write_text("torch==2.2.1\n")
+    assert not [g for g in _lock_findings(f) if g.rule == "torch-pins"]

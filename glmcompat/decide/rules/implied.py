@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from glmcompat.matrix.rows import Fact
+from glmcompat.matrix.rows import Fact, Kernel
 from glmcompat.matrix.view import Facts
+from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.decide.rules.context import _ev
 
@@ -125,3 +126,46 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
                 del left[dep]
             changed = True
     return implied, left
+
+
+def unsatisfiable(packages: Mapping[str, str], implied: Mapping[str, Implied], facts: Facts,
+                  index_pins: Mapping[str, Sequence[str]] | None = None,
+                  sources: Mapping[str, str] | None = None) -> list[Finding]:
+    """The exact pins of a resolved-at-install file that no installer can satisfy together: a package whose METADATA
+    pins a dependency exactly (the matrix's record of it, or the index's, as :func:`resolve_named` reads them) next to
+    the file's own exact pin of that dependency at another version. pip's resolver stops there ("these package
+    versions have conflicting dependencies") and nothing installs, whatever the extension would do at import. A
+    package built from source or taken from a URL or path (``sources``), and one the installer adds (``implied``), are
+    left out: their METADATA is not the index's, and what is added was consistent by construction."""
+    # e.g. a pip freeze with torch==2.3.0 next to xformers==0.0.28.post1, whose METADATA pins torch==2.4.1
+    out: list[Finding] = []
+    srcs = sources or {}
+    for name, ver in sorted(packages.items()):
+        if name in implied or srcs.get(name) is not None:
+            continue
+        # a torch pin the family rule (torchvision, torchaudio) or the abi rule (a kernel whose mismatch is an error)
+        # already makes an error is not said twice
+        # Only an exact torch pin of a compiled package (its kernel row, or the index's METADATA): an engine's pins on
+        # other packages that the set departs from are the override rule's warning (a stack may install an engine
+        # without its dependency checks on purpose)
+        found = [(dep, exact, _ev(row)) for dep, exact, row in _exact_pins(facts, name, ver)
+                 if dep == "torch" and isinstance(row, Kernel) and row.on_mismatch != "error"]
+        seen: set[str] = set()
+        for dep, exact, ev in found + [p for p in _index_pins(index_pins or {}, name, ver) if p[0] == "torch"]:
+            have = packages.get(dep)
+            if have is None or dep in implied or dep in seen or srcs.get(dep) is not None:
+                continue
+            try:
+                admits = SpecifierSet(f"=={exact}").contains(have, prereleases=True)
+            except ValueError:
+                continue
+            if admits:
+                continue
+            seen.add(dep)
+            out.append(Finding(
+                rule="requires", severity="error", packages=((name, ver), (dep, have)),
+                message=(f"{name} {ver} pins {dep}=={exact} exactly (its METADATA), and the file pins {dep} {have}: "
+                         "no installer can satisfy both, so nothing installs"),
+                evidence=ev,
+                remedy=f"pin {dep}=={exact}, or a {name} release whose METADATA admits {dep} {Version(have).public}"))
+    return out

@@ -13,11 +13,11 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import SEVERITIES, Finding
 from glmcompat.model.platforms import PLATFORM_NAME, check_platform, products_on, target_platforms
-from glmcompat.decide.rules import nonnvidia
+from glmcompat.decide.rules import nonnvidia, torchpins
 from glmcompat.decide.rules.artifacts import on_machine
 from glmcompat.decide.rules.context import _ev
 from glmcompat.decide.rules.judge import evaluate, stack_findings
-from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named
+from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, Implied, resolve_named, unsatisfiable
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.model.machine import Machine
@@ -131,6 +131,10 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
                          artifacts=on_machine(artifacts, m))
         if stack is not None:
             found.extend(stack_findings(stack, pkgs))
+        if lock.kind in RESOLVED_AT_INSTALL:
+            found.extend(unsatisfiable(pkgs, implied[i], mfacts, lock.meta.get("index_pins", {}), env.sources))
+        elif m == "x86_64" and lock.kind in torchpins.SINGLE_PLATFORM_LOCKS:
+            found.extend(torchpins.missing_from_lock(dict(pkgs), mfacts, dict(env.sources), dict(env.overrides)))
         names = names_of(env)
         total += len(names)
         for f in found:

@@ -101,3 +101,40 @@ def check(ctx: Context) -> list[Finding]:
 RULE = Rule(id=ID, family="torchpins", check=check, reads=("release", "torch"), evidence=("metadata",), remedy="pin",
             doc="torch's own exact pins (triton, the nvidia-* libraries) that the set departs from",
             names=('nvidia-nccl-cu12', 'torch'))
+
+
+# Lock formats whose resolver records the packages of the platform the lock was made on only: pipenv resolves for
+# the running machine, so a Pipfile.lock made on macOS has none of torch's Linux-only requirements. (uv, poetry, pdm
+# and pylock resolve for every platform and keep markers: a pin missing there was removed on purpose.)
+SINGLE_PLATFORM_LOCKS = frozenset({"Pipfile.lock"})
+
+
+def missing_from_lock(packages: dict[str, str], facts: Facts, sources: dict[str, str],
+                      overrides: dict[str, str]) -> list[Finding]:
+    """torch's pinned NVIDIA libraries a lock of :data:`SINGLE_PLATFORM_LOCKS` leaves out. The lock is installed as it
+    stands (pipenv installs it without resolving again), so a torch default wheel locked without the
+    ``nvidia-*`` packages its METADATA pins on Linux x86_64 has no cuBLAS, cuDNN, NCCL to load: ``import torch`` fails
+    (a lock made on another OS, whose resolver dropped the Linux-only requirements). Only for a lock, on x86_64
+    (where the rows' pins hold), for the default wheel (no local label); a package the lock overrides is a deliberate
+    departure."""
+    # e.g. a Pipfile.lock made on macOS: torch 2.2.1 and no nvidia-cudnn-cu12 / nvidia-cublas-cu12 at all
+    torch = packages.get("torch")
+    if torch is None or sources.get("torch") is not None:
+        return []
+    if Version(torch).local is not None:
+        return []  # a variant build (PyTorch's own index): its own Requires-Dist, not the default wheel's rows
+    missing = {n: v for n, v in exact_pins(facts, torch).items()
+               if n.startswith("nvidia-") and n not in packages and n not in overrides}
+    if not missing:
+        return []
+    rel = next((r for r in facts.rows("release") if r.package == "torch"
+                and Version(r.version) == Version(Version(torch).public)), None)
+    names = sorted(missing)
+    shown = ", ".join(f"{n}=={missing[n]}" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return [Finding(
+        rule="torch-pins", severity="error", packages=(("torch", torch),),
+        message=(f"Because torch {torch} pins {shown} (its METADATA, on Linux x86_64) and the lock installs none of "
+                 f"{'them' if len(names) > 1 else 'it'}, we can conclude that torch installed from this lock cannot load "
+                 "its CUDA libraries (`import torch` fails): the lock was resolved without torch's Linux requirements"),
+        evidence=((rel.evidence, rel.source),) if rel is not None else (),
+        remedy="lock again on (or for) Linux x86_64 so that torch's nvidia-* requirements are in the lock")]

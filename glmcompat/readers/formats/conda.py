@@ -153,6 +153,7 @@ class _CondaNodes:
 _CONDA_SPEC = re.compile(r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9._-]*)\s*(?P<rest>.*)$")
 _CONDA_NAMES = {"pytorch": "torch"}
 _CUDA_PACKAGES = ("pytorch-cuda", "cuda-version", "cudatoolkit")
+_TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,9 @@ def parse_conda_env(path: Path, text: str) -> Lock:
     cpu = any(s.name == "cpuonly" for s in specs.values())
     for i, spec in specs.items():
         version = reader.entries[i].version
-        if spec.name == "torch" and version and "+" not in version:
+        # conda's pytorch channel builds torchvision and torchaudio for each CUDA as it builds pytorch (build
+        # strings py311_cu118, py311_cpu): they are the variant builds of torch's CUDA, not the default wheels
+        if spec.name in _TORCH_FAMILY and version and "+" not in version:
             reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu))
     meta = LockMeta(channels=[c for _, c in doc.get("channels") or []],
                     conda_packages=sorted({s.name for s in specs.values()}))

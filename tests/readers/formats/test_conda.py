@@ -19,7 +19,7 @@ from tests.readers.formats.helpers import LINUX, E, bad_input, fixture, kind_pyt
 
 WHOLE = [
     ("conda-pytorch/environment.yml", [
-        E("torch", "2.3.0+cu121", line=9), E("torchvision", "0.18.0", line=10), E("torchaudio", "2.3.0", line=11),
+        E("torch", "2.3.0+cu121", line=9), E("torchvision", "0.18.0+cu121", line=10), E("torchaudio", "2.3.0+cu121", line=11),
         E("pytorch-cuda", None, spec="==12.1.*", line=12), E("numpy", None, spec="<2,>=1.26", line=13),
         E("pip", None, spec="", line=14),
         E("vllm", "0.5.0", origin="requirements-serve.txt", line=1),
