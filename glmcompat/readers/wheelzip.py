@@ -40,12 +40,6 @@ MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
 MAX_READ = 64 * MiB  # what read() inflates into memory
 WINDOW = 16 * MiB  # the most one decompress call returns
 TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tail (decode_tail)
-# In a wheel of at most SMALL_WHEEL bytes, a member's tail is read whole (fetched from its start, inflated exactly by
-# zlib) when that costs at most WHOLE_SLACK compressed bytes more than its tail alone: searching a deflate stream for a
-# block boundary (decode_tail) is Python work, 0.2-0.3 s of CPU a member, where a few megabytes more on the wire take
-# milliseconds. Larger wheels keep the search: their byte budget (BUDGET_SHARE) is what matters there.
-WHOLE_SLACK = 8 * MiB
-SMALL_WHEEL = 64 * MiB
 INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
@@ -695,8 +689,6 @@ class SparseMember:
         keep = min(self.max_tail, max(2 * want_u, want_u + 8 * MiB))  # the bytes asked for, and room for more
         while True:
             n = min(n, self.m.compressed_size)
-            if self.zf.source.size <= SMALL_WHEEL and self.m.compressed_size - n <= WHOLE_SLACK:
-                n = self.m.compressed_size  # little more than the tail: the whole member, inflated exactly
             if n > self._tc:
                 extra = self.zf.read_compressed(self.m, self.m.compressed_size - n, n - self._tc)
                 self._tail_raw = extra + self._tail_raw

@@ -11,7 +11,6 @@ import pytest
 from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import IndexClient
 from glmcompat.model.errors import EnvironmentFailure, InputError
-from glmcompat.readers import wheelzip
 from glmcompat.ops.wheelprobe import (
     ExtSummary,
     ModuleArch,
@@ -119,8 +118,7 @@ def fakes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_abi_compatible_and_not(fakes: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(wheelzip, "SMALL_WHEEL", 0)  # the partial reads themselves, as a large wheel takes them
+def test_abi_compatible_and_not(fakes: dict[str, bytes], tmp_path: Path) -> None:
     cache = Cache(tmp_path)
     t = Transport(fakes)
     with IndexClient(BASE, client=t.client(), cache=cache) as ic:
@@ -138,9 +136,8 @@ def test_abi_compatible_and_not(fakes: dict[str, bytes], tmp_path: Path, monkeyp
     assert "MessageLogger::MessageLogger" in bad.missing[0].demangled or bad.missing[0].demangled == bad.missing[0].symbol
 
 
-def test_patchelf_layout_reads_little(fakes: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_patchelf_layout_reads_little(fakes: dict[str, bytes], tmp_path: Path) -> None:
     """torch's libc10.so here is 3 MB of incompressible middle: the probe reads its ends only."""
-    monkeypatch.setattr(wheelzip, "SMALL_WHEEL", 0)  # the partial reads themselves, as a large wheel takes them
     t = Transport(fakes)
     with IndexClient(BASE, client=t.client(), cache=None) as ic:
         r = probe_abi("ext", "1.0", "9.0.0", index=ic, cache=None)

@@ -252,10 +252,7 @@ def test_decode_tail_exact() -> None:
 
 
 @pytest.mark.slow
-def test_sparse_member_prefix_and_tail(monkeypatch: pytest.MonkeyPatch) -> None:
-    from glmcompat.readers import wheelzip
-
-    monkeypatch.setattr(wheelzip, "SMALL_WHEEL", 0)  # the tail search itself, as a large wheel's members take it
+def test_sparse_member_prefix_and_tail() -> None:
     data = text_blob(4_000_000, seed=9)
     z = make_zip({"lib/x.so": data})
     src = BytesSource(z, "w.whl")
@@ -267,28 +264,6 @@ def test_sparse_member_prefix_and_tail(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sm.get(0, 1000) == data[:1000]
     assert sm.get(len(data) - 50_000, 50_000) == data[-50_000:]
     assert src.bytes_fetched - opened < len(z) // 2  # the member's prefix and tail, not the whole of it
-
-
-def test_a_small_wheels_member_tail_is_inflated_whole_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
-    """In a small wheel a member's tail costs the whole member on the wire (a few megabytes at most) and no deflate
-    block search: the same bytes, exact (CRC checked), for less CPU."""
-    from glmcompat.readers import wheelzip
-
-    def no_search(*a: object, **k: object) -> None:
-        raise AssertionError("a small wheel's member is inflated whole, not searched for a block boundary")
-
-    data = text_blob(4_000_000, seed=9)
-    z = make_zip({"lib/x.so": data})
-    src = BytesSource(z, "w.whl")
-    zf = RemoteZip(src)
-    monkeypatch.setattr(wheelzip, "decode_tail", no_search)
-    sm = SparseMember(zf, zf.member("lib/x.so"))
-    sm.ensure(len(data) - 50_000, 50_000)
-    assert sm.get(len(data) - 50_000, 50_000) == data[-50_000:]
-    monkeypatch.setattr(wheelzip, "SMALL_WHEEL", len(z) - 1)  # one byte larger than small: the search is taken
-    sm = SparseMember(RemoteZip(BytesSource(z, "w.whl")), zf.member("lib/x.so"))
-    with pytest.raises(AssertionError, match="inflated whole"):
-        sm.ensure(len(data) - 50_000, 50_000)
 
 
 # -- issue 12: a server that cuts its answers short is an environment failure (exit 3) ------------
