@@ -14,7 +14,7 @@ could not be read is one warning per environment naming the packages and the com
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
@@ -127,7 +127,7 @@ def check(ctx: Context) -> list[Finding]:
                     remedy=f"use the CUDA {tcuda.split('.')[0]} build of {name}"
                     + ("" if local_cuda(ver) is None else " (another build label)")))
     if partial:  # judged on the modules read; the one beyond the wheel's byte budget is named, not passed silently
-        names = ", ".join(f"{a.name} {a.version}" for a in partial[:4]) + (f" and {len(partial) - 4} more" if len(partial) > 4 else "")
+        names = _listed(partial)
         out.append(Finding(
             rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in partial[:4]),
             message=f"the compiled code of {names} was checked except one part: {partial[0].partial}",
@@ -135,13 +135,18 @@ def check(ctx: Context) -> list[Finding]:
             "(or `glmcompat verify` where it is installed)"))
     if unread:
         with_torch = _with_torch(torch, unread[0])
-        names = ", ".join(f"{a.name} {a.version}" for a in unread[:4]) + (f" and {len(unread) - 4} more" if len(unread) > 4 else "")
+        names = _listed(unread)
         out.append(Finding(
             rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
             message=f"the compiled code of {names} was not checked: {unread[0].unread}",
             evidence=(), remedy=f"run `{unread[0].command}{with_torch}` where the "
             "artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out
+
+
+def _listed(arts: Sequence[ArtifactFacts]) -> str:
+    """``a 1.0, b 2.0, c 3.0, d 4.0 and 2 more``: the first four packages named, the rest counted."""
+    return ", ".join(f"{a.name} {a.version}" for a in arts[:4]) + (f" and {len(arts) - 4} more" if len(arts) > 4 else "")
 
 
 def _with_torch(torch: str | None, a: ArtifactFacts) -> str:
