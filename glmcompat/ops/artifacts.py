@@ -46,6 +46,7 @@ from glmcompat.ops.wheelprobe import (
     compare_abi,
     elf_members,
     read_elf_member,
+    read_members,
     summarise_ext,
 )
 from glmcompat.readers.elf import demangle
@@ -116,23 +117,8 @@ def numpy_summary(zf: RemoteZip, only: Collection[str] | None = None,
     ``only``: the members to scan (default: every shared object). With ``skipped``, a member whose read-only data lies
     beyond the wheel's byte budget is left out and gains {member: why} (else that raises)."""
     members = [m for m in elf_members(zf) if only is None or m.name in only]
-
-    def one(m: Any) -> tuple[str, int | str | None]:
-        try:
-            return m.name, numpy_member(zf, m)
-        except OverBudget as e:
-            if skipped is None:
-                raise
-            return m.name, e.message.rsplit(f"{m.name}: ", 1)[-1]
-
-    out: dict[str, int] = {}
-    for name, abi in _map(one, members):
-        if isinstance(abi, str):
-            assert skipped is not None
-            skipped[name] = abi
-        elif abi is not None:
-            out[name] = abi
-    return out
+    found = read_members(members, lambda m: numpy_member(zf, m), skipped)
+    return {name: abi for name, abi in found.items() if abi is not None}
 
 
 class Opened:

@@ -206,6 +206,29 @@ def _map(fn: Callable[[_T], _R], items: Sequence[_T], workers: int = 4) -> list[
         return list(ex.map(fn, items))
 
 
+def read_members(members: Sequence[ZipMember], read: Callable[[ZipMember], _R],
+                 skipped: dict[str, str] | None = None) -> dict[str, _R]:
+    """{member: ``read(member)``}, the members read in parallel. With ``skipped``, a member whose parts lie beyond the
+    wheel's byte budget is left out and gains {member: why} (else its :class:`OverBudget` raises)."""
+
+    def one(m: ZipMember) -> tuple[str, _R | None, str | None]:
+        try:
+            return m.name, read(m), None
+        except OverBudget as e:
+            if skipped is None:
+                raise
+            return m.name, None, e.message.rsplit(f"{m.name}: ", 1)[-1]
+
+    out: dict[str, _R] = {}
+    for name, got, why in _map(one, members):
+        if why is not None:
+            assert skipped is not None
+            skipped[name] = why
+        else:
+            out[name] = got  # type: ignore[assignment]  # read's own result (None where read returns None)
+    return out
+
+
 def summarise_ext(zf: RemoteZip, keep: Callable[[str], bool] | None = None,
                   skipped: dict[str, str] | None = None) -> ExtSummary:
     """{member: {needed, undefined, weak_undefined, defined}} for every shared object of an extension
@@ -213,23 +236,8 @@ def summarise_ext(zf: RemoteZip, keep: Callable[[str], bool] | None = None,
     undefined (what a sibling can provide to another). With ``skipped``, each member is read within the wheel's byte
     budget (``read_elf_member(bounded=True)``), and one that needs more is left out and gains {member: why}."""
     members = [m for m in elf_members(zf) if keep is None or keep(m.name)]
-
-    def one(m: ZipMember) -> tuple[str, ElfInfo | str]:
-        if skipped is None:
-            return m.name, read_elf_member(zf, m, dynamic="require")
-        try:
-            return m.name, read_elf_member(zf, m, dynamic="require", bounded=True)
-        except OverBudget as e:
-            return m.name, e.message.rsplit(f"{m.name}: ", 1)[-1]
-
-    infos: dict[str, ElfInfo] = {}
-    for name, got in _map(one, members):
-        if isinstance(got, str):
-            assert skipped is not None
-            skipped[name] = got
-        else:
-            infos[name] = got
-    return ext_summary_of(infos)
+    return ext_summary_of(read_members(
+        members, lambda m: read_elf_member(zf, m, dynamic="require", bounded=skipped is not None), skipped))
 
 
 def ext_summary_of(infos: Mapping[str, ElfInfo]) -> ExtSummary:

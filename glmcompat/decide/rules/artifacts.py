@@ -127,21 +127,21 @@ def check(ctx: Context) -> list[Finding]:
                     remedy=f"use the CUDA {tcuda.split('.')[0]} build of {name}"
                     + ("" if local_cuda(ver) is None else " (another build label)")))
     if partial:  # judged on the modules read; the one beyond the wheel's byte budget is named, not passed silently
-        names = _listed(partial)
-        out.append(Finding(
-            rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in partial[:4]),
-            message=f"the compiled code of {names} was checked except one part: {partial[0].partial}",
-            evidence=(), remedy=f"run `{partial[0].command}{_with_torch(torch, partial[0])}`, which reads all of it "
-            "(or `glmcompat verify` where it is installed)"))
+        out.append(_not_all_read(ctx, partial, f"was checked except one part: {partial[0].partial}",
+                                 ", which reads all of it (or `glmcompat verify` where it is installed)"))
     if unread:
-        with_torch = _with_torch(torch, unread[0])
-        names = _listed(unread)
-        out.append(Finding(
-            rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in unread[:4]),
-            message=f"the compiled code of {names} was not checked: {unread[0].unread}",
-            evidence=(), remedy=f"run `{unread[0].command}{with_torch}` where the "
-            "artifact can be read (or `glmcompat verify` on the target GPU)"))
+        out.append(_not_all_read(ctx, unread, f"was not checked: {unread[0].unread}",
+                                 " where the artifact can be read (or `glmcompat verify` on the target GPU)"))
     return out
+
+
+def _not_all_read(ctx: Context, arts: Sequence[ArtifactFacts], what: str, where: str) -> Finding:
+    """The one warning for the packages whose compiled code was not (all) read: ``what`` was left, and the command
+    (the first package's) that reads it, ``where`` it can run."""
+    first = arts[0]
+    return Finding(rule="artifact", severity="warning", packages=tuple(ctx.pin(a.name) for a in arts[:4]),
+                   message=f"the compiled code of {_listed(arts)} {what}", evidence=(),
+                   remedy=f"run `{first.command}{_with_torch(ctx.packages.get('torch'), first)}`{where}")
 
 
 def _listed(arts: Sequence[ArtifactFacts]) -> str:
