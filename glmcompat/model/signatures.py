@@ -241,20 +241,23 @@ _VERSIONS = [
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
 ]
-_CUDA = [  # (what, pattern): the driver's CUDA (nvidia-smi), the toolkit (nvcc), torch's build
-    ("driver_cuda", re.compile(r"CUDA Version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
-    ("driver", re.compile(r"Driver Version\s{0,4}:\s{0,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
-    ("driver", re.compile(r"Nvidia driver version\s{0,4}:\s{0,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
-    ("nvcc", re.compile(r"Cuda compilation tools, release (?P<v>\d{1,3}\.\d{1,3})")),
-    ("nvcc", re.compile(r"CUDA runtime version\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
-    ("torch_cuda", re.compile(r"CUDA used to build PyTorch\s{0,4}:\s{0,4}(?P<v>\d{1,3}\.\d{1,3})")),
-    ("nccl", re.compile(r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})")),
+_MAJOR_MINOR = r"(?P<v>\d{1,3}\.\d{1,3})"  # a CUDA release as tools print it (12.8)
+_DRIVER = r"(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)"  # a driver version (570.86.15)
+_COLON = r"\s{0,4}:\s{0,4}"
+_CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA (nvidia-smi), the toolkit (nvcc), torch's build
+    ("driver_cuda", r"CUDA Version" + _COLON + _MAJOR_MINOR),
+    ("driver", r"Driver Version" + _COLON + _DRIVER),
+    ("driver", r"Nvidia driver version" + _COLON + _DRIVER),
+    ("nvcc", r"Cuda compilation tools, release " + _MAJOR_MINOR),
+    ("nvcc", r"CUDA runtime version" + _COLON + _MAJOR_MINOR),
+    ("torch_cuda", r"CUDA used to build PyTorch" + _COLON + _MAJOR_MINOR),
+    ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
-    ("torch_cuda", re.compile(r"PyTorch \((?P<v>\d{1,3}\.\d{1,3})\)\. Please make sure to use the same CUDA versions")),
-    ("driver", re.compile(r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)")),
-    ("driver_cuda", re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(?P<v>\d{1,3}\.\d{1,3})")),
-    ("platform", re.compile(r"(?P<v>aarch64|arm64|sbsa)")),
-]
+    ("torch_cuda", r"PyTorch \(" + _MAJOR_MINOR + r"\)\. Please make sure to use the same CUDA versions"),
+    ("driver", r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}" + _DRIVER),
+    ("driver_cuda", r"CUDA Driver Version / Runtime Version\s{1,40}" + _MAJOR_MINOR),
+    ("platform", r"(?P<v>aarch64|arm64|sbsa)"),
+)]
 # cheap tests a line passes before the patterns above are tried on it (most log lines pass none)
 _DIGIT = re.compile(r"\d")
 _PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
