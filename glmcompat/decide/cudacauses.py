@@ -369,10 +369,38 @@ def _torch_for(sm: str, torch: str, facts: Facts) -> tuple[str, str, str] | None
     return best[1], best[2], best[3]
 
 
+# the CUDA source files of torch's own kernels, as torch 0.x's THCudaCheck names them (torch/lib/THC/THCTensorMath.cu,
+# aten/src/THC/..., aten/src/ATen/native/cuda/...): an "invalid device function" there is torch's build lacking the GPU
+TORCH_SOURCE = re.compile(r"(?:^|[\\/])(?:THC|THCUNN|THCS|ATen|aten[\\/]src|torch[\\/]lib|c10[\\/]cuda)[\\/]")
+
+
+def invalid_function_file(h: Hit) -> tuple[str, bool] | None:
+    """(the CUDA source file, whether it is torch's own) of an "invalid device function" match; None for another match."""
+    path = h.groups.get("idf_file") or h.groups.get("idf_at")
+    if path is None:
+        return None
+    path = re.sub(r":\d{1,6}$", "", path)
+    return path, TORCH_SOURCE.search(path) is not None
+
+
 def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-arch-unsupported: torch's own warning that its build has no kernels for the GPU's capability; the
-    remedy is the build the matrix records with code for it (each [[torch]] row's SASS, from the wheels)."""
+    remedy is the build the matrix records with code for it (each [[torch]] row's SASS, from the wheels). Also
+    cudaErrorInvalidDeviceFunction in a kernel of torch's own sources (None where the file is an extension's)."""
     g = h.groups
+    idf = invalid_function_file(h)
+    if idf is not None:
+        if not idf[1]:
+            return None
+        torch = env.version("torch")
+        who = f"torch {torch}" if torch else "the installed torch"
+        name = re.split(r"[\\/]", idf[0])[-1]
+        return (f"{who}'s own CUDA kernel ({name}) has no code for this GPU (cudaErrorInvalidDeviceFunction: \"not "
+                "compiled for the proper device architecture\"): its build's arch list does not include the GPU's "
+                "compute capability (a source build compiled for other GPUs, or a binary older than the GPU)",
+                "install a torch build whose arch list (torch.cuda.get_arch_list()) includes the GPU's compute "
+                "capability (nvidia-smi --query-gpu=compute_cap --format=csv), or rebuild torch from source with "
+                "TORCH_CUDA_ARCH_LIST set to it")
     sm = g.get("sm") or g.get("cc", "").replace(".", "")
     gpu_name = (g.get("gpu") or g.get("found_gpu") or "").strip()
     torch, built = env.version("torch"), _torch_cuda(env, facts)
@@ -421,4 +449,5 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "driver_cuda", "min_driver"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
+           "min_driver"]

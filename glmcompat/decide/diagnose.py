@@ -638,8 +638,9 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 # ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
-# the signatures whose builder may find that the line was not their failure (-> the group that says so)
-DROPPED = {"model-type-unknown": "key", "package-not-installed": "module"}
+# the signatures whose builder may find that the line was not their failure (-> the groups that say so)
+DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module",),
+           "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -673,7 +674,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = replace(h, version=ver or h.version)
         build = BUILDERS.get(h.id)
         got = build(h, env, facts) if build is not None else None
-        if got is None and DROPPED.get(h.id, "-") in h.groups:
+        if got is None and any(g in h.groups for g in DROPPED.get(h.id, ())):
             continue
         if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
                 o.id == "driver-too-old" and o.line == h.line for o in hits):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from packaging.version import Version
 
-from glmcompat.decide.cudacauses import CUDA_BUILDERS, CUDA_LABELS, min_driver
+from glmcompat.decide.cudacauses import CUDA_BUILDERS, CUDA_LABELS, invalid_function_file, min_driver
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
@@ -49,6 +49,9 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-toolkit-mismatch: the toolkit's CUDA (nvcc's release) against torch's, both as cpp_extension prints them
     (the second of the two-line form comes through the log's context)."""
     g = h.groups
+    idf = invalid_function_file(h)
+    if idf is not None:
+        return None if idf[1] else _extension_arch(idf[0], env)
     toolkit = g.get("toolkit") or g.get("toolkit_arg", "")
     built = g.get("torch_cuda") or g.get("torch_arg") or _torch_cuda(env)
     if not toolkit:
@@ -70,6 +73,24 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         else "a toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\")"
     return cause, (f"point CUDA_HOME at {to} and rebuild, or {other}; then rebuild the extension with "
                    "pip install --no-build-isolation (an isolated build may download another torch than the installed one)")
+
+
+def _extension_arch(path: str, env: Env) -> tuple[str, str]:
+    """cuda-toolkit-mismatch read from cudaErrorInvalidDeviceFunction in an extension's own CUDA source (``path``): its
+    GPU code was built by a toolkit and arch list that leave this GPU out."""
+    torch = env.version("torch")
+    who = _shown("torch", torch) if torch else "the installed torch"
+    nvcc, built = env.cuda.get("nvcc", ""), _torch_cuda(env)
+    kit = f"the CUDA {nvcc} toolkit" if nvcc else "the CUDA toolkit (nvcc) it was compiled with"
+    on = f" (torch's is CUDA {built})" if built else ""
+    name = re.split(r"[\\/]", path)[-1]
+    return (f"a compiled extension's own CUDA kernel ({name}) has no code for this GPU (cudaErrorInvalidDeviceFunction: "
+            f"\"not compiled for the proper device architecture\"): the extension was built by {kit}{on} and an arch list "
+            f"(TORCH_CUDA_ARCH_LIST, or that toolkit's default) that leave this GPU out; {who} itself runs",
+            "rebuild the extension against the installed torch with the CUDA toolkit of torch's CUDA (CUDA_HOME, "
+            "python -c \"import torch; print(torch.version.cuda)\") and TORCH_CUDA_ARCH_LIST set to the GPU's compute "
+            "capability (nvidia-smi --query-gpu=compute_cap --format=csv): remove its build/ directory, then pip install "
+            "--no-build-isolation .")
 
 
 # The GCC release whose libstdc++ first defines each symbol version (GCC's libstdc++ manual, doc/xml/manual/abi.xml,
