@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_TOOLKIT
+from glmcompat.decide.installcauses import INSTALL_BUILDERS
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
@@ -606,6 +607,7 @@ Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 BUILDERS: dict[str, Builder] = {
     **CUDA_BUILDERS,
     **LOADER_BUILDERS,
+    **INSTALL_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -640,6 +642,7 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module",),
+           "companion-too-old": ("submodule", "name", "attr"), "no-matching-distribution": ("req", "req_found"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}
 
 

@@ -32,10 +32,12 @@ class Env:
     targets: Mapping[str, str] = field(default_factory=dict)  # package -> the --target folder it is installed in
     seen: Mapping[str, str] = field(default_factory=dict)
     libs: Mapping[str, str] = field(default_factory=dict)  # soname -> where the loader (ldd) found it
+    notes: Mapping[str, str] = field(default_factory=dict)  # index, building, engine: what the log shows of the run
 
     @classmethod
     def from_log(cls, ctx: LogContext) -> Env:
-        return cls(versions=dict(ctx.versions), cuda=dict(ctx.cuda), seen=dict(ctx.seen), libs=dict(ctx.libs))
+        return cls(versions=dict(ctx.versions), cuda=dict(ctx.cuda), seen=dict(ctx.seen), libs=dict(ctx.libs),
+                   notes=dict(ctx.notes))
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")

@@ -237,7 +237,7 @@ CXX_NAMESPACES: dict[str, str | None] = {
     "nvcuda": None, "cooperative_groups": None, "mscclpp": None,
 }
 _VERSIONS = [
-    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,4}:?\s{0,4})?|"
+    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,40}:?\s{0,4})?|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
 ]
@@ -267,6 +267,16 @@ _CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|Kernel Module|aarch64|arm
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
 _LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
+# what a log shows of how it installed or built: the package index pip read (its -i / --index-url argument, or "Looking in
+# indexes:"), the package being built (pip's "Building wheel for X", conda-build's build_artifacts/<name>_<epoch>/ work
+# directory), and the engine whose processes print it (vLLM's "(VllmWorker ...)" / "(EngineCore ...)" prefixes, a path)
+_NOTES = [(what, re.compile(pattern)) for what, pattern in (
+    ("index", r"(?:Looking in indexes:|--index-url[= ]|--extra-index-url[= ]|(?<!\S)-i ?)\s{0,4}(?P<v>https?://[^\s,'\"]{1,300})"),
+    ("building", r"(?:Building wheel for|Running setup\.py (?:install|develop) for|Failed to build) (?P<v>[A-Za-z][\w.-]{0,80})"),
+    ("building", r"build_artifacts/(?P<v>[A-Za-z][\w.-]{0,80}?)_\d{10,13}/"),
+    ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
+)]
+_NOTE_WORDS = re.compile(r"(?i)index|build|vllm|sglang")
 
 
 def module_package(module: str) -> str:
@@ -285,6 +295,7 @@ class LogContext:
     seen: dict[str, str] = field(default_factory=dict)  # every version seen per distribution, "a, b"
     libs: dict[str, str] = field(default_factory=dict)  # soname -> the path ldd resolved it to
     shown: str = ""  # the distribution a `pip show` block names ("Name: vllm"), until its "Version:" line
+    notes: dict[str, str] = field(default_factory=dict)  # index, building, engine: the first of each the log shows (_NOTES)
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -297,6 +308,10 @@ class LogContext:
             elif self.shown and _PIP_SHOW.fullmatch(value.strip()):
                 self._version(self.shown, value.strip())
                 self.shown = ""
+        if _NOTE_WORDS.search(line) is not None:
+            for what, pat in _NOTES:
+                if what not in self.notes and (n := pat.search(line)) is not None:
+                    self.notes[what] = n.group("v")
         if _DIGIT.search(line) is None:
             return
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():

@@ -1,0 +1,217 @@
+"""Causes and remedies of the failures of installing, building and importing the stack's companions (issue 38): a
+companion older (or newer) than the code that imports it, pip finding no release of a stack package on its index, an
+extension build missing a header, NCCL's failed CUDA call, a host compiler newer than nvcc accepts, and a library's own
+version check. Each builder takes a :class:`~glmcompat.model.signatures.Hit`, the :class:`~glmcompat.decide.logenv.Env`
+and the matrix, as :func:`glmcompat.decide.diagnose.diagnose` calls it. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
+from glmcompat.model.signatures import Hit, module_package
+
+# distributions the stack is judged on besides the matrix's kernels, families and engines' requirements: torch itself and
+# the model library the engines pin (a name the decisions read: glmcompat.decide.reads)
+CORE = frozenset({"torch", "transformers"})
+
+
+def companions(facts: Facts) -> dict[str, list[str]]:
+    """The distributions the matrix tracks as the stack's companions (its kernels, torch's families, what an engine's
+    [[requires]] rows name, and :data:`CORE`) -> the engines whose rows require each (``flashinfer-python`` ->
+    ``["sglang"]``)."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: only these failures need it
+
+    out: dict[str, list[str]] = {p: [] for p in facts.kernel_packages() | facts.family_packages() | CORE}
+    for r in facts.rows("requires"):
+        out.setdefault(r.package, [])
+        try:
+            req = Requirement(r.requires)
+        except InvalidRequirement:
+            continue
+        engines = out.setdefault(canonicalize(req.name), [])
+        if r.package not in engines:
+            engines.append(r.package)
+    return out
+
+
+def _consumer(h: Hit, env: Env, dist: str, engines: list[str]) -> str:
+    """Who imports ``dist``: the engine the log runs (its own prefixes or paths), else one whose rows require it and whose
+    version the log shows, else the package the traceback names, else none."""
+    engine = env.notes.get("engine", "").lower()
+    if engine and engine != dist:
+        return _shown(engine, env.version(engine))
+    seen = [e for e in engines if env.version(e)]
+    if seen:
+        return _shown(seen[0], env.version(seen[0]))
+    return _shown(h.package, env.version(h.package)) if h.package and h.package != dist else ""
+
+
+# a module that is no release's public part: a compiled module (vllm._C), a private helper; its absence is a broken build
+_PRIVATE = re.compile(r"(?:^|\.)_")
+
+
+def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old: a submodule, name or attribute of a companion that the installed release of it lacks. None for
+    a module outside the stack, a private (compiled) part, a circular import, or triton (triton-torch-mismatch reads it)."""
+    g = h.groups
+    path = g.get("submodule") or g.get("from") or g.get("attr_module") or ""
+    what = g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else f"{path}.{g.get('attr', '')}")
+    top = path.split(".", 1)[0]
+    dist = module_package(top) if top else ""
+    tracked = companions(facts)
+    if not dist or dist not in tracked or _PRIVATE.search(what.split(".", 1)[-1]) or "circular import" in h.text:
+        return None
+    have = env.version(dist)
+    who = _consumer(h, env, dist, tracked[dist])
+    by = who or "the code that imports it"
+    cause = (f"{by} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is older than the release "
+             f"that added it (or newer than one that removed it), so it is not the {dist} release {by} was built and "
+             "tested with")
+    pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
+        f"the {dist} release the importing package requires (its Requires-Dist)"
+    return cause, f"install {pin}"
+
+
+def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """no-matching-distribution: pip found no release of a stack package that fits, on the index it read. None for a
+    package outside the stack."""
+    g = h.groups
+    req = (g.get("req") or g.get("req_found") or "").strip()
+    name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
+    tracked = companions(facts)
+    if not name or not (name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"):
+        return None
+    index = env.notes.get("index", "")
+    at = f"the index {index}" if index else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)"
+    listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
+    versions = listed_in.group(1).strip() if listed_in else ""
+    local = "+" in req
+    if versions and versions != "none":
+        listed = versions if len(versions) <= 120 else versions[:117] + "..."
+        cause = (f"pip found no release of {name} that satisfies {req} on {at}: it lists {listed}, and the "
+                 "version asked for (or its +cuXYZ build) is not among the files it serves for this Python and platform")
+    else:
+        cause = (f"pip found no {name} file on {at} that installs here (\"from versions: none\"): the index has no "
+                 f"build of {name} for this Python version, platform or CUDA variant, or the index path does not exist "
+                 "(a 404 lists nothing)")
+    if name == "torch" or local:
+        fix = (f"install {req} from PyTorch's index for its CUDA (pip install '{req}' --index-url <PyTorch's index>/cuXYZ, "
+               "the label its +cuXYZ names): a local +cuXYZ build is only there, and each index holds only the Pythons "
+               "that release was built for")
+    else:
+        fix = (f"open {index.rstrip('/')}/{name}/ in a browser to see what the index serves (a 404: the path is wrong), "
+               f"and install {name} from an index that carries a build for this Python and platform "
+               f"(`pip download {name} --no-deps` lists what the default index offers)" if index else
+               f"install {name} from the index that carries a build for this Python and platform (the project's install "
+               "page names it), or a Python version its wheels are built for")
+    return cause, fix
+
+
+# the headers a compiled extension build includes -> who provides them
+_HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"(?:cuda_runtime(?:_api)?|cuda|cublas(?:_v2|Lt)?|cusparse|cusolverDn|curand(?:_kernel)?|cufft|nvrtc|"
+                r"cuda_fp16|cuda_bf16|nvToolsExt|cooperative_groups)\.h(?:pp)?$"),
+     "the CUDA toolkit's headers (its include directory)",
+     "install the CUDA toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\") and set CUDA_HOME "
+     "to it (its include/ must hold {header}), then rebuild with pip install --no-build-isolation"),
+    (re.compile(r"cudnn(?:_\w{1,20})?\.h$"), "cuDNN's headers",
+     "install cuDNN's development headers for torch's CUDA (the nvidia-cudnn wheel's include directory, or the "
+     "libcudnn dev package) and point CUDNN_INCLUDE_DIR at them, then rebuild"),
+    (re.compile(r"nccl(?:_net)?\.h$"), "NCCL's headers",
+     "install NCCL's development headers (the nvidia-nccl wheel torch pins ships include/nccl.h) and point NCCL_INCLUDE_DIR "
+     "at them, then rebuild"),
+    (re.compile(r"Python\.h$|pyconfig\.h$"), "the Python development headers",
+     "install the development headers of the Python that builds it (python3.X-dev on Debian/Ubuntu, python3-devel on "
+     "RHEL/Fedora, for the same X as `python -V`), then rebuild"),
+    (re.compile(r"^(?:torch|ATen|c10|caffe2)/"), "torch's C++ headers (installed with torch)",
+     "install torch in the environment that builds it and build with pip install --no-build-isolation (an isolated build "
+     "starts without torch, or with another torch than the installed one)"),
+)
+
+
+def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """build-header-missing: a C/C++/CUDA compile that includes a header no include path holds."""
+    header = (h.groups.get("header") or h.groups.get("msvc_header") or "").replace("\\", "/")
+    if not header:
+        return None
+    building = env.notes.get("building", "")
+    pkg = canonicalize(building) if building else (h.package if h.package and h.package != "torch" else "")
+    who = _shown(pkg, env.version(pkg)) if pkg else "a package"
+    for pat, owner, fix in _HEADERS:
+        if pat.search(header):
+            return (f"{who} is being compiled from source, and its compile includes {header}, one of {owner}, which no "
+                    "include path of the compiler holds: they are not installed, or not where the build looks",
+                    fix.format(header=header))
+    return (f"{who} is being compiled from source (no prebuilt wheel fits this Python, torch and CUDA, or a build was "
+            f"asked for), and its compile includes {header}, which no include path of the compiler holds: the library that "
+            "ships that header (its development files) is not installed, or the build does not look where it is",
+            f"install {pkg or 'the package'}'s prebuilt wheel for this Python, torch and CUDA where one exists; otherwise "
+            f"install the development files that hold {header} (or build without the optional feature that includes it, "
+            "as the package's build options allow) and rebuild")
+
+
+def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nccl-cuda-mismatch: NCCL's ncclUnhandledCudaError (a CUDA call inside NCCL failed)."""
+    nccl = env.cuda.get("nccl") or h.groups.get("nccl_version", "")
+    drv, torch = env.cuda.get("driver_cuda", ""), env.version("torch")
+    lib = f"NCCL {nccl}" if nccl else "the loaded NCCL (libnccl.so.2)"
+    facts_seen = ", ".join(x for x in (f"the driver supports CUDA {drv}" if drv else "",
+                                       _shown("torch", torch) if torch else "") if x)
+    return (f"a CUDA call inside {lib} failed (ncclUnhandledCudaError){' (' + facts_seen + ')' if facts_seen else ''}: "
+            "NCCL's own CUDA calls fail where that libnccl was built for another CUDA than the process's runtime and the "
+            "driver support (a system libnccl on LD_LIBRARY_PATH, an nvidia-nccl wheel of another CUDA major, or one newer "
+            "than the driver), or where the GPU is already in an error state",
+            "rerun with NCCL_DEBUG=WARN: NCCL's \"Cuda failure '...'\" line names the CUDA error (`glmcompat explain` reads "
+            "it); keep only the libnccl torch pins (the nvidia-nccl-cuXY version in `pip show torch`'s Requires-Dist, no "
+            "other libnccl on LD_LIBRARY_PATH), on a driver for torch's CUDA")
+
+
+def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """host-compiler-unsupported: nvcc's host_config.h refusing the host compiler (gcc, clang or MSVC) as too new."""
+    g = h.groups
+    kind = g.get("compiler", "gcc")
+    limit = g.get("gcc_max") or g.get("clang_max") or ""
+    nvcc = env.cuda.get("nvcc", "")
+    kit = f"CUDA {nvcc}'s nvcc" if nvcc else "the CUDA toolkit's nvcc"
+    newest = f" (newer than {limit})" if limit and kind == "GNU" else (f" ({limit} or newer)" if limit else "")
+    name = {"GNU": "gcc", "clang": "clang", "Microsoft Visual Studio": "MSVC"}.get(kind, kind)
+    return (f"{kit} refuses the host compiler it found, {name}{newest}: each CUDA release supports host compilers up to "
+            "a version (its crt/host_config.h), and this one is newer than the toolkit",
+            f"build with a {name} the toolkit supports (CC/CXX, or NVCC_CCBIN / CUDAHOSTCXX pointing at e.g. g++-{limit or 'N'}), "
+            "or use a newer CUDA toolkit of torch's CUDA major; -allow-unsupported-compiler only skips the check")
+
+
+def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """version-requirement-unmet: a library's own check that an installed dependency is at the version it needs
+    (transformers' and accelerate's require_version: "<requirement> is required for a normal functioning of this module,
+    but found <pkg>==<version>")."""
+    g = h.groups
+    req = g.get("requirement", "")
+    pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
+    if not req or not pkg:
+        return None
+    by = h.package if h.package and canonicalize(h.package) != canonicalize(pkg) else ""
+    who = _shown(by, env.version(by)) if by else "the importing library"
+    return (f"{who} checks its dependencies' versions at import and needs {req}, but {pkg} {found} is installed: another "
+            f"install (or a package's own pin) moved {pkg} outside the range {who} was released for",
+            f"install {pkg} within {req} (pip install '{req}'), or {by or 'the library'}'s release that accepts {pkg} {found}")
+
+
+# signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
+INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
+    "companion-too-old": _too_old,
+    "no-matching-distribution": _no_dist,
+    "build-header-missing": _header,
+    "nccl-cuda-mismatch": _nccl_cuda,
+    "host-compiler-unsupported": _host_compiler,
+    "version-requirement-unmet": _version_required,
+}
+
+
+__all__ = ["CORE", "INSTALL_BUILDERS", "companions"]
