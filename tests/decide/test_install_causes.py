@@ -1,0 +1,155 @@
+"""``glmcompat explain`` on the exact text each new signature's library raises (the string quoted from the raise site
+its [[signature]] row cites), its other phrasings, and the lines that share its words but are no failure of the stack.
+The real logs of these families are cases of tests/fixtures/explain (set I: pytorch/pytorch#1557,
+daerduoCarey/PyTorchEMD#11, vllm-project/vllm#20912, Robbyant/lingbot-map#37, deepspeedai/DeepSpeed#5653,
+NVIDIA/nccl-tests#6)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from glmcompat.cli import main
+
+
+def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    log = tmp_path / "x.log"
+    log.write_text(text + "\n", encoding="utf-8")
+    code = main(["explain", "--color", "never", str(log)])
+    out = capsys.readouterr().out
+    return code, "\n".join(line for line in out.splitlines() if not line.lstrip().startswith("matched:"))
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # torch 0.x THCGeneral.c __THCudaCheck: "THCudaCheck FAIL file=%s line=%i error=%i : %s", then _THError's
+    # "cuda runtime error (%d) : %s" + " at %s:%d" (pytorch/pytorch@0ba03a75d2aefd9c10e8e92e8231679e43d43f65)
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=206 error=98 : invalid device function",
+     "torch-arch-unsupported", ["THCTensorCopy.cu", "compute capability"]),
+    ("RuntimeError: cuda runtime error (8) : invalid device function at /pytorch/torch/lib/THCUNN/generic/Threshold.cu:34",
+     "torch-arch-unsupported", ["Threshold.cu", "TORCH_CUDA_ARCH_LIST"]),
+    ("THCudaCheck FAIL file=/home/u/ext/src/nms_kernel.cu line=103 error=98 : invalid device function",
+     "cuda-toolkit-mismatch", ["nms_kernel.cu", "CUDA toolkit", "TORCH_CUDA_ARCH_LIST"]),
+    # C10_CUDA_CHECK's text for cudaErrorInvalidDeviceFunction (its cudaGetErrorString: "invalid device function")
+    ("RuntimeError: CUDA error: invalid device function", "no-kernel-image", []),
+])
+def test_invalid_device_function_is_read_by_whose_code_failed(text: str, sid: str, words: list[str], tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    others = {"torch-arch-unsupported", "cuda-toolkit-mismatch"} - {sid}
+    assert not [o for o in others if f": {o}" in out], out
+    assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # pip 26.2.1 resolvelib/factory.py:753-768: "Could not find a %s that satisfies the requirement %s (from versions:
+    # %s)" (%s: "version" or "final version"), then "No matching distribution found for {req}"
+    ("ERROR: Could not find a version that satisfies the requirement torch==2.1.0+cu121 (from versions: 2.2.0, 2.3.0)\n"
+     "ERROR: No matching distribution found for torch==2.1.0+cu121", ["torch==2.1.0+cu121", "2.2.0, 2.3.0", "cu121"]),
+    ("ERROR: Could not find a final version that satisfies the requirement xformers==0.0.30 (from versions: none)",
+     ["xformers", "from versions: none"]),
+    ("Looking in indexes: https://index.invalid/whl/cu128\n"
+     "ERROR: No matching distribution found for flashinfer-python", ["flashinfer-python", "https://index.invalid/whl/cu128"]),
+])
+def test_no_matching_distribution_of_a_stack_package(text: str, words: list[str], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": no-matching-distribution" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize("text", [
+    "ERROR: No matching distribution found for dassl",  # a package outside the stack: no failure this reads
+    "ModuleNotFoundError: No module named 'vllm._C'",  # a compiled part missing, not a release without a module
+    "ImportError: cannot import name 'x' from partially initialized module 'sglang' (most likely due to a circular import)",
+    "AttributeError: module 'numpy' has no attribute 'astype'",  # numpy is no companion the matrix tracks
+    "AttributeError: module 'mypkg.utils' has no attribute 'helper'",
+    "fatal error: stdio.h is fine",
+])
+def test_lines_sharing_the_words_are_not_claimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # CPython Lib/importlib/_bootstrap.py (a submodule the parent package lacks), Python/ceval.c import_from,
+    # Objects/moduleobject.c module_getattro
+    ("ModuleNotFoundError: No module named 'flashinfer.comm'", ["flashinfer-python", "flashinfer.comm"]),
+    ("ImportError: cannot import name 'GlmMoeDsaConfig' from 'transformers' (/x/site-packages/transformers/__init__.py)",
+     ["transformers", "GlmMoeDsaConfig"]),
+    ("AttributeError: module 'xformers.ops' has no attribute 'fmha'", ["xformers", "xformers.ops.fmha"]),
+])
+def test_a_companion_without_what_its_consumer_uses(text: str, words: list[str], tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": companion-too-old" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_triton_keeps_its_own_signature(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'", tmp_path, capsys)
+    assert code == 1 and ": triton-torch-mismatch" in out and ": companion-too-old" not in out, out
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_missing_header_from_the_real_compiler(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "ext.cpp"
+    src.write_text("#include <cuda_runtime.h>\nint main() { return 0; }\n")
+    run = subprocess.run(["gcc", "-c", str(src), "-o", str(tmp_path / "ext.o")], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin"}, check=False)
+    assert run.returncode != 0 and "fatal error: cuda_runtime.h: No such file or directory" in run.stderr, run.stderr
+    code, out = _explain("Building wheel for flash-attn (setup.py) ... error\n" + run.stderr, tmp_path, capsys)
+    assert code == 1 and ": build-header-missing" in out and "CUDA_HOME" in out and "flash-attn" in out, out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # MSVC fatal error C1083 (learn.microsoft.com/cpp/error-messages/compiler-errors-1/fatal-error-c1083)
+    ("csrc\\ext.cpp(3): fatal error C1083: Cannot open include file: 'Python.h': No such file or directory",
+     ["Python.h", "development headers"]),
+    ("fatal error: torch/extension.h: No such file or directory", ["torch/extension.h", "--no-build-isolation"]),
+])
+def test_a_missing_header_names_who_ships_it(text: str, words: list[str], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": build-header-missing" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # CUDA 13.0 toolkit include/crt/host_config.h:137 and :151
+    ("/usr/local/cuda/include/crt/host_config.h:137:2: error: #error -- unsupported GNU version! gcc versions later than "
+     "15 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check",
+     ["gcc (newer than 15)", "g++-15"]),
+    ("host_config.h:151:2: error: #error -- unsupported clang version! clang version must be less than 21 and greater "
+     "than 3.2 .", ["clang (21 or newer)"]),
+])
+def test_a_host_compiler_newer_than_nvcc_accepts(text: str, words: list[str], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": host-compiler-unsupported" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize("text", [
+    # NCCL v2.30.7-1 src/init.cc:3420 (ncclGetErrorString), and the form of NCCL 2.x before it
+    "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda error (run "
+    "with NCCL_DEBUG=INFO for details), NCCL version 2.14.3",
+    "ncclUnhandledCudaError: Call to CUDA function failed.",
+    "Test NCCL failure common.cu:777 'unhandled cuda error'",
+])
+def test_nccl_unhandled_cuda_error(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": nccl-cuda-mismatch" in out and "NCCL_DEBUG=WARN" in out, out
+    if "2.14.3" in text:
+        assert "NCCL 2.14.3" in out, out
+
+
+def test_a_library_version_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # transformers/utils/versions.py:44-46 (_compare_versions)
+    code, out = _explain("ImportError: tokenizers>=0.11.1,!=0.11.3,<0.14 is required for a normal functioning of this "
+                         "module, but found tokenizers==0.14.1.", tmp_path, capsys)
+    assert code == 1 and ": version-requirement-unmet" in out, out
+    assert "tokenizers 0.14.1" in out and "tokenizers>=0.11.1,!=0.11.3,<0.14" in out, out
