@@ -69,10 +69,9 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     have = env.version(dist)
     who = _consumer(h, env, dist, tracked[dist])
-    by = who or "the code that imports it"
-    cause = (f"{by} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is older than the release "
-             f"that added it (or newer than one that removed it), so it is not the {dist} release {by} was built and "
-             "tested with")
+    cause = (f"{who or 'the importing code'} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
+             "older than the release that added it (or newer than one that removed it), so it is not the "
+             f"{dist} release {who or 'that code'} was built and tested with")
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
@@ -200,7 +199,7 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = _shown(by, env.version(by)) if by else "the importing library"
     return (f"{who} checks its dependencies' versions at import and needs {req}, but {pkg} {found} is installed: another "
             f"install (or a package's own pin) moved {pkg} outside the range {who} was released for",
-            f"install {pkg} within {req} (pip install '{req}'), or {by or 'the library'}'s release that accepts {pkg} {found}")
+            f"install {pkg} within {req} (pip install '{req}'), or a release of {by or 'the library'} that accepts {pkg} {found}")
 
 
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
