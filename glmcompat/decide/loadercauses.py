@@ -21,7 +21,7 @@ from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
 from glmcompat.model.machine import manylinux
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import Hit
+from glmcompat.model.signatures import Hit, module_package
 
 
 def _major(cuda: str) -> str:
@@ -178,17 +178,20 @@ def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-dll-load-failed: which DLL, of which package (its path under site-packages), and the usual missing one."""
     path = h.groups.get("dll", "")
     parts = [p for p in re.split(r"[\\/]+", path) if p]
-    name = parts[-1] if parts else "a DLL"
+    imported = h.groups.get("dll_from", "")
+    module = imported or h.groups.get("dll_module", "")
+    name = parts[-1] if parts else (f"compiled module {module} (its .pyd)" if module else "compiled module (its .pyd)")
     low = [p.lower() for p in parts]
     at = next((i for i, p in enumerate(low) if p in ("site-packages", "dist-packages")), -1)
-    pkg = canonicalize(parts[at + 1]) if 0 <= at < len(parts) - 1 else (h.package or "")
-    who = f"{_shown(pkg, env.version(pkg))}'s {name}" if pkg else name
+    pkg = (canonicalize(parts[at + 1]) if 0 <= at < len(parts) - 1 else
+           module_package(imported.split(".", 1)[0]) if imported else (h.package or ""))
+    who = f"{_shown(pkg, env.version(pkg))}'s {name}" if pkg else (name if parts else f"a {name}")
     return (f"Windows could not load {who} or a DLL it depends on: the DLL itself is there, so one of its dependencies "
             "is missing (WinError 126: typically the Microsoft Visual C++ runtime, vcruntime140.dll / msvcp140.dll, or "
             "an OpenMP runtime the build links) or of another version found first on PATH (WinError 127)",
             "install the latest Microsoft Visual C++ Redistributable for x64 (https://aka.ms/vs/17/release/vc_redist.x64.exe), "
             f"then reinstall {pkg or 'the package'} from the index it came from; for WinError 127 remove other torch or "
-            f"CUDA DLL directories from PATH; the Dependencies tool (lucasg/Dependencies) on {name} names the missing DLL")
+            f"CUDA DLL directories from PATH; the Dependencies tool (lucasg/Dependencies) on {name if parts else 'that .pyd'} names the missing DLL")
 
 
 def _bnb(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

@@ -153,3 +153,16 @@ def test_a_library_version_check(tmp_path: Path, capsys: pytest.CaptureFixture[s
                          "module, but found tokenizers==0.14.1.", tmp_path, capsys)
     assert code == 1 and ": version-requirement-unmet" in out, out
     assert "tokenizers 0.14.1" in out and "tokenizers>=0.11.1,!=0.11.3,<0.14" in out, out
+
+
+@pytest.mark.parametrize(("text", "package"), [
+    # CPython Python/dynload_win.c (_PyImport_FindSharedFuncptrWindows): 3.8 and later, and 3.7's older form
+    ('  File "C:\\Python311\\Lib\\site-packages\\torch\\__init__.py", line 128, in <module>\n'
+     "    raise err\nImportError: DLL load failed while importing _C: The specified module could not be found.", "torch"),
+    ("from torch._C import * ImportError: DLL load failed: The specified module could not be found.", "torch"),
+    ("ImportError: DLL load failed with error code 3221225501 while importing _C", ""),
+])
+def test_cpython_dll_load_failed(text: str, package: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": torch-dll-load-failed" in out and ".pyd" in out, out
+    assert f"{package}'s compiled module" in out if package else "a compiled module" in out, out
