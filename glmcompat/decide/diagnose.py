@@ -103,8 +103,8 @@ def _family(package: str, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"{_build(facts, torch)}: its extension links what this torch build does not have",
                 f"{_label_remedy(package, fam, torch, facts)}, or {other} (torch=={_public(torch)}"
                 f"{'+' + theirs if theirs else ''})")
-    return (f"{_shown(package, ver)} was built for {('torch' + wants) if wants else 'another torch'}, and torch {torch} is "
-            "installed (ABI mismatch: its compiled extension does not load)",
+    return (f"{_shown(package, ver)} was built for {('torch' + wants + ', not') if wants else 'another torch than'} the "
+            f"installed torch {torch} (ABI mismatch: its compiled extension does not load)",
             f"install {package}=={fam}{'+' + (_local(torch) or '') if _local(torch) else ''} (built for torch {torch})"
             + (f", or torch{wants}" if wants else ""))
 
