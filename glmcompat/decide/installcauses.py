@@ -57,19 +57,23 @@ _PRIVATE = re.compile(r"(?:^|\.)_")
 
 
 def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """companion-too-old: a submodule, name or attribute of a companion that the installed release of it lacks. None for
-    a module outside the stack, a private (compiled) part, a circular import, or triton (triton-torch-mismatch reads it)."""
+    """companion-too-old: a submodule, name, attribute or keyword argument of a companion that the installed release of
+    it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
+    (triton-torch-mismatch reads it), or a function the log shows no companion's call of."""
     g = h.groups
-    path = g.get("submodule") or g.get("from") or g.get("attr_module") or ""
-    what = g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else f"{path}.{g.get('attr', '')}")
+    called = env.notes.get("call " + g["func"], "") if "func" in g else ""
+    path = g.get("submodule") or g.get("from") or g.get("attr_module") or called.rpartition(".")[0]
+    what = (g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else
+                                   f"{called}()'s keyword argument {g.get('kwarg')}" if called else f"{path}.{g.get('attr', '')}"))
     top = path.split(".", 1)[0]
     dist = module_package(top) if top else ""
     tracked = companions(facts)
-    if not dist or dist not in tracked or _PRIVATE.search(what.split(".", 1)[-1]) or "circular import" in h.text:
+    if not dist or dist not in tracked or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
+            "circular import" in h.text:
         return None
     have = env.version(dist)
     who = _consumer(h, env, dist, tracked[dist])
-    cause = (f"{who or 'the importing code'} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
+    cause = (f"{who or ('the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
              "older than the release that added it (or newer than one that removed it), so it is not the "
              f"{dist} release {who or 'that code'} was built and tested with")
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \

@@ -277,6 +277,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)index|build|vllm|sglang")
+# a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
+# read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
+_DIST_NAME = re.compile(_DISTS)
+_CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
 
 
 def module_package(module: str) -> str:
@@ -312,6 +316,10 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
+        if ".(" not in line and "(" in line and "." in line:
+            for c in _CALL.finditer(line):
+                if c.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(c.group("top")) is not None:
+                    self.notes.setdefault("call " + c.group("path").rsplit(".", 1)[-1], c.group("path"))
         if _DIGIT.search(line) is None:
             return
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():

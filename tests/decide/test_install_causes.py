@@ -166,3 +166,22 @@ def test_cpython_dll_load_failed(text: str, package: str, tmp_path: Path, capsys
     code, out = _explain(text, tmp_path, capsys)
     assert code == 1 and ": torch-dll-load-failed" in out and ".pyd" in out, out
     assert f"{package}'s compiled module" in out if package else "a compiled module" in out, out
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    # CPython 3.11.7 Python/ceval.c initialize_locals: "%U() got an unexpected keyword argument '%S'"; the call's module
+    # from the traceback's code line (sherwinbahmani/4dfy#7 is the real log, a case of set I)
+    ("    out = xformers.ops.memory_efficient_attention(q, k, v, attn_bias=None)\n"
+     "TypeError: memory_efficient_attention() got an unexpected keyword argument 'attn_bias'", True),
+    ("    out = mylib.attention(q, k, v, attn_bias=None)\n"
+     "TypeError: attention() got an unexpected keyword argument 'attn_bias'", False),  # no companion's call
+    ("TypeError: forward() got an unexpected keyword argument 'attn_bias'", False),
+])
+def test_a_keyword_argument_the_companion_does_not_take(text: str, claimed: bool, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert (": companion-too-old" in out) is claimed, out
+    if claimed:
+        assert code == 1 and "xformers.ops.memory_efficient_attention()" in out and "attn_bias" in out, out
+    else:
+        assert code == 0, out
