@@ -206,6 +206,44 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install {pkg} within {req} (pip install '{req}'), or a release of {by or 'the library'} that accepts {pkg} {found}")
 
 
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+
+
+def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """wheel-not-supported: the tags of the refused wheel's file name, and what to fetch instead."""
+    wheel = h.groups.get("wheel", "").replace("\\", "/").rsplit("/", 1)[-1]
+    m = _WHEEL.match(wheel)
+    if m is None:
+        return None
+    name, version = canonicalize(m.group("name")), m.group("version")
+    py, plat = m.group("py"), m.group("plat")
+    pyv = f"Python {py[2]}.{py[3:]}" if re.fullmatch(r"cp\d{2,3}", py) else f"the {py} interpreters"
+    local = version.split("+", 1)[1] if "+" in version else ""
+    where = f" from the index that serves its +{local} builds" if local else ""
+    return (f"pip refused {wheel}: it is built for {pyv} on {plat} (its file name's tags), and the Python that runs pip is "
+            "another version or platform (python -V, uname -m)",
+            f"install {name}=={version} by name{where} (pip picks the file whose tags fit this Python and platform), or "
+            f"run pip with the Python the wheel is for ({pyv}); `pip debug --verbose` lists the tags this pip accepts")
+
+
+def _image(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """gpu-image-invalid: the driver refused a cubin; for triton's, the ptxas it bundles against the driver."""
+    drv, driver = env.cuda.get("driver_cuda", ""), env.cuda.get("driver", "")
+    shown = f"driver {driver}" + (f" (CUDA {drv})" if drv else "") if driver else (f"a CUDA {drv} driver" if drv else
+                                                                                "the NVIDIA driver")
+    if "triton" in h.groups or h.package == "triton":
+        triton = env.version("triton")
+        who = _shown("triton", triton) if triton else "triton"
+        return (f"{shown} refused the GPU code {who} compiled (CUDA_ERROR_INVALID_SOURCE): triton compiles with the ptxas "
+                "it bundles (from a recent CUDA toolkit), and a driver older than that toolkit cannot load the cubin",
+                "upgrade the NVIDIA driver to one for the CUDA of triton's bundled ptxas (triton/backends/nvidia/bin/ptxas "
+                f"--version), or point TRITON_PTXAS_PATH at the ptxas of a CUDA toolkit {('<= ' + drv) if drv else 'the driver supports'}")
+    return (f"{shown} refused to load a GPU code image (CUDA_ERROR_INVALID_SOURCE): code compiled by a CUDA toolkit newer "
+            "than the driver supports, or an image damaged or made for another GPU family",
+            "upgrade the NVIDIA driver to one for the CUDA the code was built with, or install builds for the CUDA the "
+            "driver supports (nvidia-smi's \"CUDA Version\")")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -214,6 +252,8 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "nccl-cuda-mismatch": _nccl_cuda,
     "host-compiler-unsupported": _host_compiler,
     "version-requirement-unmet": _version_required,
+    "wheel-not-supported": _wheel,
+    "gpu-image-invalid": _image,
 }
 
 

@@ -45,6 +45,10 @@ def _label(cuda: str) -> str:
     return at[0] if at else (labels[-1] if labels else "")
 
 
+# who refuses the toolkit, by the group of the match (torch's cpp_extension where none)
+_CHECKER = {"ds_toolkit": "DeepSpeed's op builder", "apex_torch": "apex's setup.py"}
+
+
 def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-toolkit-mismatch: the toolkit's CUDA (nvcc's release) against torch's, both as cpp_extension prints them
     (the second of the two-line form comes through the log's context)."""
@@ -52,8 +56,9 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     idf = invalid_function_file(h)
     if idf is not None:
         return None if idf[1] else _extension_arch(idf[0], env)
-    toolkit = g.get("toolkit") or g.get("toolkit_arg", "")
-    built = g.get("torch_cuda") or g.get("torch_arg") or _torch_cuda(env)
+    toolkit = g.get("toolkit") or g.get("toolkit_arg") or g.get("ds_toolkit") or (
+        env.cuda.get("nvcc", "") if "apex_torch" in g else "")
+    built = g.get("torch_cuda") or g.get("torch_arg") or g.get("ds_torch") or g.get("apex_torch") or _torch_cuda(env)
     if not toolkit:
         return None
     torch = env.version("torch")
@@ -61,7 +66,8 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     on = f", built with CUDA {built}," if built else ""
     other_major = bool(built) and _major(built) != _major(toolkit)
     cause = (f"an extension is being compiled against {who}{on} with the CUDA {toolkit} toolkit (the nvcc that CUDA_HOME "
-             f"or PATH finds): torch.utils.cpp_extension refuses a toolkit of another CUDA {'major ' if other_major else ''}"
+             f"or PATH finds): {_CHECKER.get(next((k for k in _CHECKER if k in g), ''), 'torch.utils.cpp_extension')} refuses a "
+             f"toolkit of another CUDA {'major ' if other_major else ''}"
              "than torch's before it compiles anything")
     label = _label(toolkit)
     if label:

@@ -185,3 +185,38 @@ def test_a_keyword_argument_the_companion_does_not_take(text: str, claimed: bool
         assert code == 1 and "xformers.ops.memory_efficient_attention()" in out and "attn_bias" in out, out
     else:
         assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # DeepSpeed v0.16.4 op_builder/builder.py:111-113 (CUDAMismatchException)
+    (">- DeepSpeed Op Builder: Installed CUDA version 12.1 does not match the version torch was compiled with 11.8, "
+     "unable to compile cuda/cpp extensions without a matching cuda version.", "cuda-toolkit-mismatch",
+     ["DeepSpeed's op builder", "CUDA 12.1 toolkit", "CUDA 11.8"]),
+    # apex 25.09 setup.py:85-92, after the nvcc -V it prints
+    ("Cuda compilation tools, release 12.4, V12.4.131\nRuntimeError: Cuda extensions are being compiled with a version of "
+     "Cuda that does not match the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 12.1.",
+     "cuda-toolkit-mismatch", ["apex's setup.py", "CUDA 12.4 toolkit", "CUDA 12.1"]),
+    # DeepSpeed v0.16.4 op_builder/builder.py:51 (MissingCUDAException)
+    ("deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+     "nvcc-missing", ["CUDA_HOME"]),
+    # the loader's text for the CPU fallback library of bitsandbytes (bitsandbytes-0.45.0 cextension.py:63)
+    ("AttributeError: /usr/lib/python3/site-packages/bitsandbytes/libbitsandbytes_cpu.so: undefined symbol: "
+     "cadam32bit_grad_fp32", "bitsandbytes-cuda-setup", ["bitsandbytes"]),
+    # pip 26.2.1 resolvelib/factory.py:140
+    ("ERROR: torch-2.1.0+cu121-cp311-cp311-linux_x86_64.whl is not a supported wheel on this platform.",
+     "wheel-not-supported", ["Python 3.11", "linux_x86_64", "torch==2.1.0+cu121"]),
+    # triton driver.c gpuAssert + the driver's CUDA_ERROR_INVALID_SOURCE string (cuda.h:2769-2773)
+    ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "gpu-image-invalid", ["TRITON_PTXAS_PATH"]),
+])
+def test_other_libraries_raise_sites(text: str, sid: str, words: list[str], tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out and ": undefined-symbol" not in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_deepspeed_accepting_a_minor_mismatch_is_no_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # DeepSpeed v0.16.4 op_builder/builder.py:99-101: printed where it accepts the pair
+    code, out = _explain("Installed CUDA version 11.7 does not match the version torch was compiled with 11.8 but since "
+                         "the APIs are compatible, accepting this combination", tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
