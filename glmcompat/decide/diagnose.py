@@ -219,7 +219,7 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     its kernels, torch's families); None for any other module: that is no failure of the stack this reads."""
     from packaging.requirements import InvalidRequirement, Requirement  # lazy: only a missing module needs it
 
-    mod = h.groups.get("module", "")
+    mod = h.groups.get("module") or h.groups.get("min_missing", "")
     dist = module_package(mod) if mod else ""
     needs: dict[str, list[str]] = {}
     for r in facts.rows("requires"):
@@ -641,8 +641,8 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
-DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module",),
-           "companion-too-old": ("submodule", "name", "attr", "kwarg"), "no-matching-distribution": ("req", "req_found"),
+DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing"),
+           "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"), "no-matching-distribution": ("req", "req_found"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}
 
 

@@ -61,6 +61,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
     (triton-torch-mismatch reads it), or a function the log shows no companion's call of."""
     g = h.groups
+    if "min_pkg" in g:
+        return _below_minimum(h, env, facts)
     called = env.notes.get("call " + g["func"], "") if "func" in g else ""
     path = g.get("submodule") or g.get("from") or g.get("attr_module") or called.rpartition(".")[0]
     what = (g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else
@@ -79,6 +81,22 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def _below_minimum(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old from an engine's own version check (sglang's assert_pkg_version): the package, the version
+    installed and the least it accepts, all on the line."""
+    g = h.groups
+    dist = canonicalize(g["min_pkg"])
+    if dist not in companions(facts):
+        return None
+    have, need = g.get("min_have", ""), g.get("min_need", "")
+    engine = env.notes.get("engine", "").lower() or next((e for e in companions(facts).get(dist, ())), "")
+    who = _shown(engine, env.version(engine)) if engine else "the engine"
+    return (f"{who} checks its companions' versions at start-up and needs {dist} >= {need}, but {dist} {have} is installed: "
+            f"an install or upgrade left {dist} behind the engine",
+            f"install {dist}>={need} (pip install '{dist}>={need}'; the release {who} pins, `pip show {engine or 'the engine'}` "
+            "lists it), in the Python that runs the engine")
 
 
 def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

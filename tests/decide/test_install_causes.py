@@ -220,3 +220,18 @@ def test_deepspeed_accepting_a_minor_mismatch_is_no_failure(tmp_path: Path, caps
     code, out = _explain("Installed CUDA version 11.7 does not match the version torch was compiled with 11.8 but since "
                          "the APIs are compatible, accepting this combination", tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # sglang-0.5.9 sglang/srt/utils/common.py:1100-1108 (assert_pkg_version)
+    ("Exception: sgl-kernel is installed with version 0.3.5, which is less than the minimum required version 0.3.21. "
+     "Please reinstall the latest version with `pip install sgl-kernel --force-reinstall`", "companion-too-old",
+     ["sgl-kernel>=0.3.21", "sgl-kernel 0.3.5", "sglang"]),
+    ("Exception: flashinfer_python with minimum required version 0.6.3 is not installed. Please reinstall",
+     "package-not-installed", ["flashinfer-python", "sglang"]),
+])
+def test_the_engines_own_version_check(text: str, sid: str, words: list[str], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
