@@ -196,6 +196,14 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """host-compiler-unsupported: nvcc's host_config.h refusing the host compiler (gcc, clang or MSVC) as too new."""
     g = h.groups
+    if "tc_compiler" in g:  # torch's cpp_extension, with the compiler's path, version and the CUDA's range
+        cc, ver, cuda = g["tc_compiler"], g.get("tc_version", ""), g.get("tc_cuda", "")
+        newer = g.get("tc_dir") == "greater"
+        name = cc.replace("\\", "/").rsplit("/", 1)[-1]
+        return (f"torch's cpp_extension refuses the host compiler {name} {ver} for CUDA {cuda}: each CUDA release supports "
+                f"host compilers within a range, and {ver} is {'newer' if newer else 'older'} than CUDA {cuda}'s",
+                f"build with a {name.rsplit('-', 1)[-1]} in CUDA {cuda}'s range (the message names it; CC/CXX, or conda install "
+                f"-c conda-forge gxx_linux-64=<version>), or use a CUDA toolkit that supports {name} {ver}")
     kind = g.get("compiler", "gcc")
     limit = g.get("gcc_max") or g.get("clang_max") or ""
     nvcc = env.cuda.get("nvcc", "")
@@ -215,9 +223,12 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     req = g.get("requirement", "")
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
+    if "fa_need" in g:  # transformers' check of flash-attn (its modeling_utils), on its own words
+        req, pkg, found = f"flash-attn>={g['fa_need']}", "flash-attn", g.get("fa_have", "").rstrip(".")
     if not req or not pkg:
         return None
-    by = h.package if h.package and canonicalize(h.package) != canonicalize(pkg) else ""
+    by = ("transformers" if "fa_need" in g else
+          h.package if h.package and canonicalize(h.package) != canonicalize(pkg) else "")
     who = _shown(by, env.version(by)) if by else "the importing library"
     return (f"{who} checks its dependencies' versions at import and needs {req}, but {pkg} {found} is installed: another "
             f"install (or a package's own pin) moved {pkg} outside the range {who} was released for",
@@ -262,6 +273,16 @@ def _image(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "driver supports (nvidia-smi's \"CUDA Version\")")
 
 
+def _bf16(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """gpu-dtype-unsupported: vLLM's bfloat16 check, with the GPU and its compute capability from the line."""
+    g = h.groups
+    gpu_name, cc = g.get("gpu", "").strip(" '\"b"), g.get("cc", "")
+    on = f"{gpu_name} (compute capability {cc})" if cc else (gpu_name or "the GPU")
+    return (f"the model runs in bfloat16 (its config's torch_dtype, vLLM's dtype=auto), and {on} has no bfloat16 support: "
+            "vLLM needs compute capability 8.0 or newer for it; no package version changes that",
+            "run it in float16: vLLM --dtype half (LLM(..., dtype=\"half\")), or use a GPU of compute capability >= 8.0")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -272,6 +293,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "version-requirement-unmet": _version_required,
     "wheel-not-supported": _wheel,
     "gpu-image-invalid": _image,
+    "gpu-dtype-unsupported": _bf16,
 }
 
 

@@ -235,3 +235,29 @@ def test_the_engines_own_version_check(text: str, sid: str, words: list[str], tm
     code, out = _explain(text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # torch's cpp_extension _check_cuda_version
+    ("RuntimeError: The current installed version of /opt/conda/bin/x86_64-conda-linux-gnu-c++ (14.3.0) is greater than "
+     "the maximum required version by CUDA 12.8. Please make sure to use an adequate version of "
+     "/opt/conda/bin/x86_64-conda-linux-gnu-c++ (>=6.0.0, <14.0).", "host-compiler-unsupported",
+     ["x86_64-conda-linux-gnu-c++ 14.3.0", "CUDA 12.8", "newer"]),
+    # transformers-4.57.1 modeling_utils.py:2427-2430
+    ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: you need "
+     "flash_attn package version to be greater or equal than 2.1.0. Detected version 2.0.4. Please refer to the docs",
+     "version-requirement-unmet", ["flash-attn>=2.1.0", "flash-attn 2.0.4", "transformers"]),
+    # vllm-0.6.3 vllm/worker/worker.py:470-478
+    ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has "
+     "compute capability 7.5. You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: "
+     "--dtype=half.", "gpu-dtype-unsupported", ["Tesla T4 (compute capability 7.5)", "--dtype half"]),
+    # torch/utils/cpp_extension.py verify_ninja_availability, before and after torch 2 added its hint
+    ("RuntimeError: Ninja is required to load C++ extensions", "build-tool-missing", ["pip install ninja"]),
+    ("RuntimeError: Ninja is required to load C++ extensions (pip install ninja to get it)", "build-tool-missing",
+     ["PATH"]),
+])
+def test_build_and_gpu_checks(text: str, sid: str, words: list[str], tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
