@@ -103,16 +103,34 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """no-matching-distribution: pip found no release of a stack package that fits, on the index it read. None for a
     package outside the stack."""
     g = h.groups
-    req = (g.get("req") or g.get("req_found") or "").strip()
+    req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
+           or g.get("uv_pkg", "")).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
     tracked = companions(facts)
     if not name or not (name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"):
         return None
     index = env.notes.get("index", "")
-    at = f"the index {index}" if index else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)"
+    uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing"))
+    at = f"the index {index}" if index else ("the indexes uv read (its default, or UV_INDEX / [[tool.uv.index]])" if uv
+                                             else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)")
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
     versions = listed_in.group(1).strip() if listed_in else ""
     local = "+" in req
+    tag = g.get("uv_tag", "")
+    if tag:
+        what = {"platform": "this platform (OS and CPU: manylinux x86_64 / aarch64, win_amd64, macOS)",
+                "Python ABI": "this Python's ABI (cpXY: the Python version)",
+                "Python version": "this Python version (cpXY)"}.get(tag, "this Python implementation")
+        cause = (f"uv found {req} on {at}, but none of its wheels is built for {what}, and it has no source "
+                 "distribution uv would build instead")
+        fix = (f"run with a Python (uv venv --python X.Y) and on a platform {name}'s wheels are built for (the index's "
+               f"{name} page lists them), or a {name} release that has a wheel for this one")
+        return cause, fix
+    if "uv_missing" in g:
+        return (f"uv found no project named {name} on {at}: the index does not serve it (a PyTorch or vendor index "
+                "without it, or an index list that hides the default one)",
+                f"add the index that serves {name} (uv's --index / [[tool.uv.index]], or --extra-index-url), or check "
+                "its name")
     if versions and versions != "none":
         listed = versions if len(versions) <= 120 else versions[:117] + "..."
         cause = (f"pip found no release of {name} that satisfies {req} on {at}: it lists {listed}, and the "
@@ -121,6 +139,10 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         cause = (f"pip found no {name} file on {at} that installs here (\"from versions: none\"): the index has no "
                  f"build of {name} for this Python version, platform or CUDA variant, or the index path does not exist "
                  "(a 404 lists nothing)")
+    if "uv_req" in g:
+        return (f"uv found no release {req} on {at}: that version (or its +cuXYZ build) is not among the ones the index "
+                "serves", f"install {name} from the index that serves {req} (PyTorch's cuXYZ index for a +cuXYZ build), "
+                "or a version the index has (`uv pip install --dry-run` with a wider range lists them)")
     if name == "torch" or local:
         fix = (f"install {req} from PyTorch's index for its CUDA (pip install '{req}' --index-url <PyTorch's index>/cuXYZ, "
                "the label its +cuXYZ names): a local +cuXYZ build is only there, and each index holds only the Pythons "
@@ -283,6 +305,20 @@ def _bf16(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "run it in float16: vLLM --dtype half (LLM(..., dtype=\"half\")), or use a GPU of compute capability >= 8.0")
 
 
+def _fi_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """flashinfer-arch-unsupported: the compute capability majors the kernel supports, against the GPU's."""
+    majors = [m.strip() for m in h.groups.get("majors", "").split(",") if m.strip()]
+    fi = env.version("flashinfer-python")
+    who = _shown("flashinfer-python", fi) if fi else "flashinfer"
+    cap = f" (the GPU: {env.capability})" if env.capability else ""
+    supported = ", ".join(f"{m}.x" for m in majors) or "none"
+    return (f"{who} JIT-compiles a kernel that supports compute capability {supported} only, and no target architecture"
+            f"{cap} (the visible GPUs', or FLASHINFER_CUDA_ARCH_LIST's) is among them: this kernel does not run on this "
+            "GPU generation",
+            "choose a backend that supports this GPU for the failing op (the engine's --attention-backend / MoE or GEMM "
+            "backend option), or, where FLASHINFER_CUDA_ARCH_LIST is set, list this GPU's capability in it")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -294,6 +330,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "wheel-not-supported": _wheel,
     "gpu-image-invalid": _image,
     "gpu-dtype-unsupported": _bf16,
+    "flashinfer-arch-unsupported": _fi_arch,
 }
 
 

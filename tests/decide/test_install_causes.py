@@ -261,3 +261,38 @@ def test_build_and_gpu_checks(text: str, sid: str, words: list[str], tmp_path: P
     code, out = _explain(text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # uv 0.12.5 prioritized_distribution.rs:227-237, report.rs:277, availability.rs:247
+    ("  ╰─▶ Because torch==2.1.0 has no wheels with a matching Python ABI tag (e.g., `cp313`) and you require "
+     "torch==2.1.0, we can conclude that your requirements are unsatisfiable.", ["torch==2.1.0", "ABI", "uv venv --python"]),
+    ("  ╰─▶ Because there is no version of torch==2.5.1+cu121 and you require torch==2.5.1+cu121, we can conclude that "
+     "your requirements are unsatisfiable.", ["torch==2.5.1+cu121", "cuXYZ"]),
+    ("  ╰─▶ Because flashinfer-python was not found in the package registry and you require flashinfer-python, we can "
+     "conclude that your requirements are unsatisfiable.", ["flashinfer-python", "--index"]),
+])
+def test_uv_finding_no_release(text: str, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": no-matching-distribution" in out and "uv" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_uv_finding_no_release_of_a_package_outside_the_stack(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("  ╰─▶ Because iniconfig was not found in the package registry and your project depends on "
+                         "iniconfig, we can conclude that your project's requirements are unsatisfiable.", tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # flashinfer-python-0.6.3 compilation_context.py:61-64 and jit/cpp_ext.py:56-59
+    ("RuntimeError: No supported CUDA architectures found for major versions [10].", "flashinfer-arch-unsupported",
+     ["10.x", "FLASHINFER_CUDA_ARCH_LIST"]),
+    ("RuntimeError: Could not find nvcc and default cuda_home='/usr/local/cuda' doesn't exist", "nvcc-missing",
+     ["nvcc"]),
+])
+def test_flashinfer_jit(text: str, sid: str, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
