@@ -275,6 +275,8 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
     lib, major = h.groups.get("library", ""), h.groups.get("major", "")
     stem = lib.removeprefix("lib").split(".so", 1)[0]
+    if stem.startswith("cudnn") or stem == "nccl":
+        return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")
     base = NVIDIA_WHEEL.get(stem)
     if base is None or not major:
         return None
@@ -303,6 +305,21 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install {pin or wheel} (pip install '{pin or wheel}'"
             + (f", the version torch {torch} pins)" if pin else "; `pip show torch` lists the version torch pins)")
             + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
+
+
+def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple[str, str]:
+    """cuda-lib-missing for cuDNN and NCCL, whose sonames carry their own major: the nvidia-cudnn / nvidia-nccl wheel
+    for torch's CUDA major ships them."""
+    torch = env.version("torch")
+    cuda = _torch_cuda(env, facts)
+    wheel = f"nvidia-{base}-cu{_major(cuda)}" if cuda else f"nvidia-{base}-cuXY (XY: torch's CUDA major)"
+    who = h.package if h.package and h.package != "torch" else ""
+    needs = f"{_shown(who, env.version(who))} links {lib}" if who else f"{lib} is needed"
+    return (f"{needs}, and the loader cannot find it: the {wheel} wheel that ships it for {_shown('torch', torch)} is "
+            "missing (torch installed with --no-deps, a partial reinstall), or its site-packages/nvidia/" + base
+            + "/lib directory is not where the program looks (a program that does not import torch first)",
+            f"install the {wheel} version torch pins (`pip show torch` lists it under Requires-Dist), or reinstall torch "
+            "with its dependencies from the index it came from; import torch before the library that needs it")
 
 
 def _cudart_cuda(lib: str) -> str:

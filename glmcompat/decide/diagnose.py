@@ -219,6 +219,11 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     its kernels, torch's families); None for any other module: that is no failure of the stack this reads."""
     from packaging.requirements import InvalidRequirement, Requirement  # lazy: only a missing module needs it
 
+    if "tf_backend" in h.groups:  # transformers' own words for a missing torch
+        return (f"{h.groups.get('tf_needs', 'transformers')} needs torch, and torch is not installed in the Python that "
+                "runs (transformers imports without it and fails at the first model class)",
+                "install torch in that Python: the build for the machine's CUDA from PyTorch's cuXYZ index "
+                "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
     dist = module_package(mod) if mod else ""
     needs: dict[str, list[str]] = {}

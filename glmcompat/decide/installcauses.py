@@ -63,6 +63,13 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     if "min_pkg" in g:
         return _below_minimum(h, env, facts)
+    if "tok_class" in g:
+        tf = env.version("transformers")
+        return (f"the checkpoint's tokenizer_config.json names the tokenizer class {g['tok_class']}, which the installed "
+                f"{_shown('transformers', tf)} does not have: transformers is older than the release that added it (or "
+                "the checkpoint's remote code provides it and trust_remote_code is off)",
+                f"install a transformers release that has {g['tok_class']} (pip install -U transformers, within what the "
+                "engine pins), or load the tokenizer with trust_remote_code=True where the model card says so")
     called = env.notes.get("call " + g["func"], "") if "func" in g else ""
     path = g.get("submodule") or g.get("from") or g.get("attr_module") or called.rpartition(".")[0]
     what = (g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else
@@ -319,6 +326,18 @@ def _fi_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "backend option), or, where FLASHINFER_CUDA_ARCH_LIST is set, list this GPU's capability in it")
 
 
+def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-not-found from the loader's words: libcuda.so.1, which only the NVIDIA driver installs, is not found."""
+    if "libcuda" not in h.groups:
+        return None
+    who = h.package if h.package and h.package != "torch" else "the program"
+    return (f"{who} loads libcuda.so.1, the NVIDIA driver's own library, and the loader finds none: no NVIDIA driver is "
+            "installed where this runs, or a container was started without the GPU (the NVIDIA container runtime mounts "
+            "the host's libcuda.so.1)",
+            "install the NVIDIA driver (nvidia-smi must list the GPU), or start the container with the GPU (docker run "
+            "--gpus all, the NVIDIA Container Toolkit); the toolkit's lib64/stubs/libcuda.so is no substitute")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -331,6 +350,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "gpu-image-invalid": _image,
     "gpu-dtype-unsupported": _bf16,
     "flashinfer-arch-unsupported": _fi_arch,
+    "driver-not-found": _no_libcuda,
 }
 
 

@@ -296,3 +296,26 @@ def test_flashinfer_jit(text: str, sid: str, words: list[str], tmp_path: Path, c
     code, out = _explain(text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # glibc's loader (elf/dl-load.c) for cuDNN's and NCCL's sonames, and for the driver's libcuda.so.1
+    ("OSError: libcudnn.so.9: cannot open shared object file: No such file or directory", "cuda-lib-missing",
+     ["nvidia-cudnn-cu12", "torch 2.5.1+cu121"]),
+    ("ImportError: libnccl.so.2: cannot open shared object file: No such file or directory", "cuda-lib-missing",
+     ["nvidia-nccl-cu12"]),
+    ("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory", "driver-not-found",
+     ["libcuda.so.1", "--gpus all"]),
+    # apex 25.09 setup.py:228-236: amp_C exists only with --cuda_ext
+    ("ModuleNotFoundError: No module named 'amp_C'", "apex-extensions-missing", ["APEX_CUDA_EXT=1"]),
+    # transformers-4.57.1 import_utils.py:1756-1757 and tokenization_auto.py:1138
+    ("ImportError: AutoModelForCausalLM requires the PyTorch library but it was not found in your environment. Check "
+     "out the instructions on the installation page", "package-not-installed", ["AutoModelForCausalLM needs torch"]),
+    ("ValueError: Tokenizer class Qwen2Tokenizer does not exist or is not currently imported.", "companion-too-old",
+     ["Qwen2Tokenizer", "transformers"]),
+])
+def test_more_raise_sites(text: str, sid: str, words: list[str], tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("torch 2.5.1+cu121\n" + text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
