@@ -317,9 +317,9 @@ class LogContext:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
         if ".(" not in line and "(" in line and "." in line:
-            for c in _CALL.finditer(line):
-                if c.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(c.group("top")) is not None:
-                    self.notes.setdefault("call " + c.group("path").rsplit(".", 1)[-1], c.group("path"))
+            for call in _CALL.finditer(line):
+                if call.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(call.group("top")) is not None:
+                    self.notes.setdefault("call " + call.group("path").rsplit(".", 1)[-1], call.group("path"))
         if _DIGIT.search(line) is None:
             return
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
