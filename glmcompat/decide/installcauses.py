@@ -302,9 +302,20 @@ def _image(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "driver supports (nvidia-smi's \"CUDA Version\")")
 
 
+def _capability(packed: str) -> str:
+    """A compute capability as vLLM prints it, 10 x major + minor (89), as major.minor (8.9)."""
+    return f"{packed[:-1]}.{packed[-1]}" if len(packed) >= 2 else packed
+
+
 def _bf16(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """gpu-dtype-unsupported: vLLM's bfloat16 check, with the GPU and its compute capability from the line."""
     g = h.groups
+    if "quant" in g:
+        need, have = g.get("quant_min", ""), g.get("quant_cc", "")
+        return (f"the model is quantized with {g['quant']}, whose kernels in this vLLM need compute capability "
+                f"{_capability(need)} or newer, and the GPU has {_capability(have)}: no package version changes that",
+                f"serve a checkpoint of this model in a format the GPU runs (another quantization, or float16), or use a GPU "
+                f"of compute capability >= {_capability(need)}")
     gpu_name, cc = g.get("gpu", "").strip(" '\"b"), g.get("cc", "")
     on = f"{gpu_name} (compute capability {cc})" if cc else (gpu_name or "the GPU")
     return (f"the model runs in bfloat16 (its config's torch_dtype, vLLM's dtype=auto), and {on} has no bfloat16 support: "

@@ -319,3 +319,10 @@ def test_more_raise_sites(text: str, sid: str, words: list[str], tmp_path: Path,
     code, out = _explain("torch 2.5.1+cu121\n" + text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     assert not [w for w in words if w not in out], out
+
+
+def test_a_quantization_the_gpu_is_too_old_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # vllm-0.6.3 vllm/model_executor/model_loader/loader.py:106-110
+    code, out = _explain("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
+                         "capability: 89. Current capability: 86.", tmp_path, capsys)
+    assert code == 1 and ": gpu-dtype-unsupported" in out and "8.9" in out and "8.6" in out, out
