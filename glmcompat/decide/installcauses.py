@@ -349,6 +349,28 @@ def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "--gpus all, the NVIDIA Container Toolkit); the toolkit's lib64/stubs/libcuda.so is no substitute")
 
 
+def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """numpy-too-new: which NumPy name, removed in which release, against the NumPy the log shows."""
+    g = h.groups
+    alias = g.get("np_alias") or g.get("np_alias2", "")
+    name = alias or g.get("np_expired") or g.get("np_expired2", "")
+    np = env.version("numpy")
+    have = _shown("numpy", np) if np else "the installed NumPy"
+    who = h.package if h.package and h.package not in ("numpy", "torch") else ""
+    caller = _shown(who, env.version(who)) if who else "the calling code"
+    if alias:
+        scalar = {"float": "np.float64", "int": "np.int64", "complex": "np.complex128", "str": "np.str_",
+                  "object": "np.object_"}.get(name, "")
+        return (f"{caller} uses np.{name}, the alias of Python's builtin {name} that NumPy 1.24 removed, and {have} is "
+                "installed (1.24 or newer): the code was written for an older NumPy",
+                f"install {who + chr(39) + 's' if who else 'the'} release written for NumPy >= 1.24 (where the code is yours: "
+                f"use {name}{' or ' + scalar if scalar else ''} in place of np.{name}), or pin numpy<1.24")
+    return (f"{caller} uses np.{name}, which NumPy 2.0 removed, and {have} is installed (2.0 or newer): the code was "
+            "written for NumPy 1.x",
+            f"install {who + chr(39) + 's' if who else 'the'} release built for NumPy 2 (its wheels for numpy>=2), or pin "
+            "numpy<2 until it has one")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -362,6 +384,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "gpu-dtype-unsupported": _bf16,
     "flashinfer-arch-unsupported": _fi_arch,
     "driver-not-found": _no_libcuda,
+    "numpy-too-new": _numpy_new,
 }
 
 

@@ -326,3 +326,19 @@ def test_a_quantization_the_gpu_is_too_old_for(tmp_path: Path, capsys: pytest.Ca
     code, out = _explain("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
                          "capability: 89. Current capability: 86.", tmp_path, capsys)
     assert code == 1 and ": gpu-dtype-unsupported" in out and "8.9" in out and "8.6" in out, out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # numpy-2.2.6 numpy/__init__.py:254-262 (__former_attrs__) and :399-404 (__expired_attributes__)
+    ("AttributeError: module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated alias for the builtin "
+     "`float`. To avoid this error in existing code, use `float` by itself.", ["np.float", "numpy<1.24", "np.float64"]),
+    ("AttributeError: module 'numpy' has no attribute 'int'.", ["np.int", "1.24"]),
+    ("AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.",
+     ["np.float_", "numpy<2"]),
+    ("AttributeError: module 'numpy' has no attribute 'NaN'", ["np.NaN", "NumPy 2.0"]),
+])
+def test_numpy_newer_than_the_code(text: str, words: list[str], tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": numpy-too-new" in out, out
+    assert not [w for w in words if w not in out], out
