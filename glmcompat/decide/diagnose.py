@@ -226,6 +226,17 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
     dist = module_package(mod) if mod else ""
+    if dist == "torch" and "build_step" in env.notes:  # a build that imports torch, in pip's isolated environment
+        pkg = canonicalize(env.notes.get("building") or env.notes.get("collecting", "")) or "the package"
+        return (f"pip builds {pkg} from source in an isolated build environment (PEP 517 build isolation), which has no "
+                f"torch: {pkg}'s build imports torch to compile against it, whatever torch the environment itself has",
+                f"install torch first, then build {pkg} against it without isolation: pip install {pkg} "
+                "--no-build-isolation (or install its prebuilt wheel for this torch and CUDA, where it has one)")
+    if dist == "torch":
+        return ("torch is not installed in the Python that runs (another environment's python, or an install that "
+                "failed or was skipped)",
+                "install torch with the Python that runs (python -m pip install torch), the build for the machine's "
+                "CUDA from PyTorch's cuXYZ index")
     needs: dict[str, list[str]] = {}
     for r in facts.rows("requires"):
         try:

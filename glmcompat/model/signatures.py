@@ -275,8 +275,12 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("building", r"(?:Building wheel for|Running setup\.py (?:install|develop) for|Failed to build) (?P<v>[A-Za-z][\w.-]{0,80})"),
     ("building", r"build_artifacts/(?P<v>[A-Za-z][\w.-]{0,80}?)_\d{10,13}/"),
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
+    # pip's PEP 517 steps, run in an isolated build environment (pip's build isolation), and the package it collected
+    ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
+                   r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
+    ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)index|build|vllm|sglang")
+_NOTE_WORDS = re.compile(r"(?i)index|build|vllm|sglang|metadata|egg_info|collecting")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 _DIST_NAME = re.compile(_DISTS)

@@ -342,3 +342,12 @@ def test_numpy_newer_than_the_code(text: str, words: list[str], tmp_path: Path,
     code, out = _explain(text, tmp_path, capsys)
     assert code == 1 and ": numpy-too-new" in out, out
     assert not [w for w in words if w not in out], out
+
+
+def test_torch_missing_inside_pips_isolated_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # pip 26.2.1 distributions/sdist.py:127 ("Getting requirements to build wheel") in its isolated build environment
+    code, out = _explain("Collecting flash-attn\n  Installing build dependencies ... done\n  Getting requirements to build "
+                         "wheel ... error\n      ModuleNotFoundError: No module named 'torch'", tmp_path, capsys)
+    assert code == 1 and ": package-not-installed" in out and "--no-build-isolation" in out and "flash-attn" in out, out
+    code, out = _explain("ModuleNotFoundError: No module named 'torch'", tmp_path, capsys)
+    assert code == 1 and ": package-not-installed" in out and "--no-build-isolation" not in out, out
