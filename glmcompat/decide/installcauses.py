@@ -208,12 +208,16 @@ def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nccl-cuda-mismatch: NCCL's ncclUnhandledCudaError (a CUDA call inside NCCL failed)."""
+    if "gpu_fault" in env.notes:  # the program's or the GPU's fault (out of memory, an illegal access): not this
+        return None
+    failure = env.notes.get("nccl_cuda", "")
     nccl = env.cuda.get("nccl") or h.groups.get("nccl_version", "")
     drv, torch = env.cuda.get("driver_cuda", ""), env.version("torch")
     lib = f"NCCL {nccl}" if nccl else "the loaded NCCL (libnccl.so.2)"
     facts_seen = ", ".join(x for x in (f"the driver supports CUDA {drv}" if drv else "",
                                        _shown("torch", torch) if torch else "") if x)
-    return (f"a CUDA call inside {lib} failed (ncclUnhandledCudaError){' (' + facts_seen + ')' if facts_seen else ''}: "
+    said = f", with \"{failure}\"" if failure else ""
+    return (f"a CUDA call inside {lib} failed (ncclUnhandledCudaError{said}){' (' + facts_seen + ')' if facts_seen else ''}: "
             "NCCL's own CUDA calls fail where that libnccl was built for another CUDA than the process's runtime and the "
             "driver support (a system libnccl on LD_LIBRARY_PATH, an nvidia-nccl wheel of another CUDA major, or one newer "
             "than the driver), or where the GPU is already in an error state",

@@ -351,3 +351,21 @@ def test_torch_missing_inside_pips_isolated_build(tmp_path: Path, capsys: pytest
     assert code == 1 and ": package-not-installed" in out and "--no-build-isolation" in out and "flash-attn" in out, out
     code, out = _explain("ModuleNotFoundError: No module named 'torch'", tmp_path, capsys)
     assert code == 1 and ": package-not-installed" in out and "--no-build-isolation" not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # NCCL's CUDACHECK (checks.h:13-21) names the CUDA error: a fault of the program or the GPU is no stack mismatch
+    "misc/nccl.cc:12 NCCL WARN Cuda failure 'out of memory'\nRuntimeError: NCCL error: unhandled cuda error",
+    "NCCL WARN Cuda failure 700 'an illegal memory access was encountered'\nncclUnhandledCudaError: Call to CUDA "
+    "function failed.",
+])
+def test_nccl_after_a_gpu_fault_is_not_claimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert ": nccl-cuda-mismatch" not in out, out
+
+
+def test_nccl_names_the_cuda_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'\n"
+                         "RuntimeError: NCCL error: unhandled cuda error, NCCL version 2.21.5", tmp_path, capsys)
+    assert code == 1 and ": nccl-cuda-mismatch" in out and "CUDA driver version is insufficient" in out, out
+    assert ": driver-insufficient" in out, out
