@@ -369,3 +369,12 @@ def test_nccl_names_the_cuda_failure(tmp_path: Path, capsys: pytest.CaptureFixtu
                          "RuntimeError: NCCL error: unhandled cuda error, NCCL version 2.21.5", tmp_path, capsys)
     assert code == 1 and ": nccl-cuda-mismatch" in out and "CUDA driver version is insufficient" in out, out
     assert ": driver-insufficient" in out, out
+
+
+def test_a_missing_cccl_header(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same gcc text for a CCCL header, which has no extension (cuda_fp16.h includes <nv/target>)
+    code, out = _explain("/usr/local/cuda/include/cuda_fp16.h:4492:10: fatal error: nv/target: No such file or directory",
+                         tmp_path, capsys)
+    assert code == 1 and ": build-header-missing" in out and "CCCL" in out, out
+    code, out = _explain("cc1plus: fatal error: main.cpp: No such file or directory", tmp_path, capsys)
+    assert code == 0, out  # a source file the command names, not a header
