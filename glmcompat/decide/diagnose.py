@@ -219,6 +219,13 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     its kernels, torch's families); None for any other module: that is no failure of the stack this reads."""
     from packaging.requirements import InvalidRequirement, Requirement  # lazy: only a missing module needs it
 
+    if "remote_missing" in h.groups:  # transformers' check of a checkpoint's remote code's imports
+        missing = [canonicalize(m.strip().replace("_", "-")) for m in h.groups["remote_missing"].split(",") if m.strip()]
+        names = ", ".join(missing)
+        return (f"the checkpoint's remote modeling code (trust_remote_code) imports {names}, which is not installed in the "
+                "Python that runs: transformers checks a remote model file's imports before it runs it",
+                f"install {names} in that Python, each a build for the installed torch and CUDA where it is compiled "
+                f"(pip install {' '.join(missing)}{' --no-build-isolation' if any('flash' in m for m in missing) else ''})")
     if "tf_backend" in h.groups:  # transformers' own words for a missing torch
         return (f"{h.groups.get('tf_needs', 'transformers')} needs torch, and torch is not installed in the Python that "
                 "runs (transformers imports without it and fails at the first model class)",

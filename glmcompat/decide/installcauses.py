@@ -171,7 +171,7 @@ _HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "install the CUDA toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\") and set CUDA_HOME "
      "to it (its include/ must hold {header}), then rebuild with pip install --no-build-isolation"),
     (re.compile(r"^(?:nv|cuda|cub|thrust)/[\w/]{1,100}$"), "CUDA's C++ core libraries (CCCL: libcu++, CUB, Thrust)",
-     "install the CUDA toolkit's CCCL headers for torch's CUDA (the nvidia-cuda-cccl wheel, or the toolkit's "
+     "install the CUDA toolkit's CCCL headers for torch's CUDA (NVIDIA's CCCL wheel for that CUDA, or the toolkit's "
      "include/cccl) and put their directory on the include path (CPATH, or CUDA_HOME pointing at a full toolkit)"),
     (re.compile(r"cudnn(?:_\w{1,20})?\.h$"), "cuDNN's headers",
      "install cuDNN's development headers for torch's CUDA (the nvidia-cudnn wheel's include directory, or the "

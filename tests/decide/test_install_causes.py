@@ -378,3 +378,10 @@ def test_a_missing_cccl_header(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 1 and ": build-header-missing" in out and "CCCL" in out, out
     code, out = _explain("cc1plus: fatal error: main.cpp: No such file or directory", tmp_path, capsys)
     assert code == 0, out  # a source file the command names, not a header
+
+
+def test_remote_code_importing_what_is_not_installed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # transformers-4.57.1 dynamic_module_utils.py:259-262 (check_imports)
+    code, out = _explain("ImportError: This modeling file requires the following packages that were not found in your "
+                         "environment: flash_attn. Run `pip install flash_attn`", tmp_path, capsys)
+    assert code == 1 and ": package-not-installed" in out and "flash-attn" in out and "--no-build-isolation" in out, out
