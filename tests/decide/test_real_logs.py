@@ -18,6 +18,12 @@ CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml", "heldo
                                       "heldout_e.toml", "heldout_f.toml", "heldout_g.toml", "heldout_h.toml",
                                       "heldout_i.toml")
          for c in tomllib.loads((HERE / name).read_text())["case"]]
+# heldout_j.toml: the tenth set, frozen before `explain` ran on it, scored by test_real_log_j (`-k _j` selects it).
+# While UNMEASURED, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED = False: set J is then scored like
+# set I (a strict expected failure per recorded miss, every other case must pass).
+CASES_J = tomllib.loads((HERE / "heldout_j.toml").read_text())["case"]
+UNMEASURED = True
 
 
 def said(text: str) -> str:
@@ -25,9 +31,23 @@ def said(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("matched:"))
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=str(c["known_miss"]), strict=True))
-                                  if "known_miss" in c else c for c in CASES], ids=[c["log"] for c in CASES])
+def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
+    return [pytest.param(c, marks=pytest.mark.xfail(reason=str(c["known_miss"]), strict=True)) if "known_miss" in c
+            else pytest.param(c, marks=pytest.mark.xfail(reason="set not yet measured", strict=False)) if unmeasured
+            else c for c in cases]
+
+
+@pytest.mark.parametrize("case", _params(CASES), ids=[c["log"] for c in CASES])
 def test_real_log(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_J, UNMEASURED), ids=[str(c["log"]) for c in CASES_J])
+def test_real_log_j(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
     out = said(capsys.readouterr().out)
@@ -43,7 +63,13 @@ def test_real_log(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in CASES)
+    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in CASES + CASES_J)
+
+
+def test_no_thread_is_in_two_cases() -> None:
+    """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
+    threads = [str(c["thread"]) for c in CASES + CASES_J]
+    assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
 
 @pytest.mark.parametrize("line", [

@@ -964,15 +964,16 @@ def test_release_pins_under_the_engine_extra() -> None:
 
 
 @pytest.mark.slow
-def test_audit_deep_reads_the_cuda_of_kernel_rows_from_their_cubins(tmp_path: Path) -> None:
+def test_audit_deep_reads_the_cuda_of_kernel_rows_from_their_cubins(tmp_path: Path,
+                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
     """--deep audits a [[kernel]] row's ``cuda`` against the toolkit named in its wheel's cubin headers: a wheel
     served here holds a library nvcc built; a row naming nvcc's release agrees, one naming 12.4 drifts (the error of
     sgl-kernel 0.3.3's old row), a labelled variant is not audited; the default audit reads no wheel."""
     from tests.abifakes import BASE, Transport, wheel
-    from tests.readers.test_fatbin import _nvcc_release, _nvcc_units
+    from tests.readers.test_fatbin import COMPRESS, UNITS, _built, _nvcc_release, _nvcc_units
 
-    (tmp_path / "nvcc").mkdir()
-    so = _nvcc_units(tmp_path / "nvcc", "none")
+    # the fatbin tests' library, built once per recipe and nvcc and kept (nvcc takes seconds)
+    so = _built(tmp_path_factory, [UNITS, COMPRESS["none"]], "libunits-none.so", lambda t: _nvcc_units(t, "none"))
     release = _nvcc_release()
     files = {f"units-{v}-cp310-abi3-manylinux2014_x86_64.whl":
              wheel({"units/__init__.py": b"", "units/_C.so": so.read_bytes()}, "units", v) for v in ("1.0", "1.1")}
