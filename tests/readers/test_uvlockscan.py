@@ -79,12 +79,12 @@ def files_churned(text: str, rng: random.Random) -> str:
     projection drops changed (a re-upload; a new release's files)."""
     loses = losers(text)
 
-    def churn(m: re.Match[str]) -> str:
-        return f'hash = "sha256:{rng.getrandbits(256):064x}", size = {rng.randrange(1, 10**8)}, upload-time = "{m.group(1)}"'
+    def churn(m: re.Match[str]) -> str:  # uv writes upload-time since lock revision 2; older locks have none
+        return f'hash = "sha256:{rng.getrandbits(256):064x}", size = {rng.randrange(1, 10**8)}{m.group(1) or ""}'
 
     chunks = text.split("\n[[package]]\n")
     return "\n[[package]]\n".join(
-        [chunks[0]] + [re.sub(r'hash = "sha256:[0-9a-f]+", size = \d+, upload-time = "([^"]+)"', churn, c)
+        [chunks[0]] + [re.sub(r'hash = "sha256:[0-9a-f]+", size = \d+(, upload-time = "[^"]+")?', churn, c)
                        if c[8:c.index('"', 8)] in loses else c for c in chunks[1:]])
 
 
