@@ -1,0 +1,74 @@
+"""Every CUDA variant PyTorch published for a torch release is known to the matrix (tests/matrix/data/
+torch_variants.toml: the release channel's CUDA versions of pytorch/test-infra's build matrix, release by release,
+and the TORCH_CUDA_ARCH_LIST of each variant where the release branch's build script was read); the rows agree
+with those arch lists, and a probed default wheel agrees with its own CUDA's list."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from glmcompat.matrix.load import load_facts
+from glmcompat.matrix.view import Facts
+
+TABLE = tomllib.loads((Path(__file__).parent / "data" / "torch_variants.toml").read_text())["release"]
+CASES = [(v, r) for r in TABLE for v in r["versions"]]
+
+
+@pytest.fixture(scope="module")
+def facts() -> Facts:
+    return load_facts()
+
+
+def _script_sass(arch: str) -> set[str]:
+    """``5.0;6.0;8.6;9.0+PTX`` -> {sm_50, sm_60, sm_86, sm_90} (the SASS a TORCH_CUDA_ARCH_LIST builds)."""
+    return {"sm_" + a.removesuffix("+PTX").replace(".", "") for a in arch.split(";")}
+
+
+def _extra(code: str) -> bool:
+    """A per-kernel extra a probe of the default wheel finds beyond TORCH_CUDA_ARCH_LIST (the [[torch]] rows'
+    header: sm_89 and the arch-specific sm_XYa / sm_XYf targets, 1-4 kernels each)."""
+    return code == "sm_89" or code[-1] in "af"
+
+
+def test_the_table_covers_every_release_from_2_0_to_the_newest_row(facts):
+    """No release between 2.0.0 and the newest torch the matrix has a row for is left out of the table."""
+    tracked = {Version(v) for t in facts.rows("torch") for v in t.versions}
+    listed = {Version(v) for v, _ in CASES}
+    assert tracked - listed == set() and len(listed) == len(CASES)
+    assert min(listed) == Version("2.0.0") and max(listed) == max(tracked)
+
+
+@pytest.mark.parametrize("release, rec", CASES, ids=[v for v, _ in CASES])
+def test_every_published_variant_is_known(facts, release, rec):
+    """Each (release, variant) the build matrix names has a row whose CUDA is the label's; the default wheel's
+    row is the default variant; where the release branch's build script was read, each row's SASS is that list
+    (a probed default wheel may add its per-kernel extras) and its PTX no more than the list's +PTX."""
+    default = facts.torch_build(release)
+    assert default is not None and default.variant is None
+    assert "cu" + (default.cuda or "").replace(".", "") == rec["default"], release
+    assert rec["default"] in rec["variants"]
+    for label in rec["variants"] + rec.get("also", []):
+        row = facts.torch_build(f"{release}+{label}")
+        assert row is not None, f"torch {release}+{label} has no [[torch]] row"
+        assert "cu" + (row.cuda or "").replace(".", "") == label, (release, label, row.cuda)
+        arch = rec.get("arch", {}).get(label)
+        if arch is None:
+            continue
+        want, have = _script_sass(arch), set(row.sass)
+        assert want <= have, (release, label, sorted(want - have))
+        assert all(_extra(c) for c in have - want) and (row.variant is None or have == want), (release, label)
+        ptx = {"compute_" + a.removesuffix("+PTX").replace(".", "") for a in arch.split(";") if a.endswith("+PTX")}
+        assert set(row.ptx) <= ptx, (release, label, row.ptx)
+
+
+def test_probed_defaults_are_checked_against_the_build_scripts():
+    """The arch lists cover the default wheel of every release whose build script was read (2.0 .. 2.5), so those
+    probed rows (evidence arch-probe) are cross-checked, not only the variant rows written from the same script."""
+    read = [r for r in TABLE if "arch" in r]
+    assert {v for r in read for v in r["versions"]} >= {"2.0.0", "2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0"}
+    assert all(r["default"] in r["arch"] for r in read)
+
