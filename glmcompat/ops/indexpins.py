@@ -115,9 +115,78 @@ def index_clients(lock: Lock, cache: Cache | None, stack: ExitStack) -> list[Ind
     return clients
 
 
+# A PyTorch-style variant index names its builds' local label by its last path segment (``.../whl/cu128``: every torch
+# there is ``+cu128``; ``.../whl/cu113/torch_stable.html``, a find-links page, likewise)
+_INDEX_LABEL = re.compile(r"/(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)(?:/torch_stable\.html)?/*$")
+
+
+def index_label(url: str) -> str | None:
+    """The local label of the builds the index at ``url`` serves (``https://host/whl/cu128`` -> ``cu128``), else None."""
+    from urllib.parse import urlsplit  # lazy: only for a file that names an index
+
+    m = _INDEX_LABEL.search(urlsplit(url.strip()).path)
+    return m.group(1) if m else None
+
+
+def _installed_label(version: str, primary: str | None, extras: Sequence[str], facts: Facts) -> str | None:
+    """The label of the torch ``version`` (no label) an installer takes: pip (and uv, which puts the extra indexes
+    first) installs, of the builds every index it reads offers for ``==version``, the highest, and a local label
+    sorts above none (``2.7.1+cu128`` > ``2.7.1``). The ``--index-url`` that replaces the configured index is the
+    only place the release comes from but the extras; an extra index's CUDA build counts where it was published
+    (the matrix has its row: PyTorch's cu121 index has no torch 2.6.0, so PyPI's 2.6.0 installs), its CPU, ROCm and
+    XPU builds as named."""
+    offered: list[str] = []
+    if primary is not None and (label := index_label(primary)):
+        offered.append(label)
+    for url in extras:
+        label = index_label(url)
+        if label and (not label.startswith("cu") or facts.torch_build(f"{version}+{label}") is not None):
+            offered.append(label)
+    if not offered:
+        return None
+    try:
+        return max(offered, key=lambda x: Version(f"{version}+{x}"))
+    except InvalidVersion:
+        return None
+
+
+def with_index_labels(lock: Lock, facts: Facts) -> Lock:
+    """``lock`` (a resolved-at-install file) with the torch family's exact pins that carry no local label read as the
+    build its variant index installs (``--extra-index-url https://host/whl/cu128`` + ``torch==2.7.1``: pip installs
+    ``torch==2.7.1+cu128``, a CUDA 12.8 build with sm_120 code, not PyPI's CUDA 12.6 wheel); torchvision and
+    torchaudio take the label torch takes from the same index. Packages conda installs are left as they are."""
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
+
+    primary = lock.meta.get("index_url") or None
+    urls = [u for u in lock.meta.get("index_urls") or [] if u != primary]
+    if lock.kind not in RESOLVED_AT_INSTALL or not (urls or primary) or not any(map(index_label, [*urls, primary or ""])):
+        return lock
+    keep = set(lock.meta.get("conda_packages") or [])
+    family = ["torch", *sorted(facts.family_packages())]
+    sets, changed = [], False
+    for env in lock.sets:
+        names = [n for n in family if n in env.packages and n not in keep and env.sources.get(n) not in BUILT_FROM_SOURCE]
+        plain = {n: env.packages[n] for n in names if "+" not in env.packages[n]}
+        torch = env.packages.get("torch") if "torch" in names else None
+        if torch is not None and "+" in torch:
+            label: str | None = torch.partition("+")[2]
+        elif torch is not None:
+            label = _installed_label(torch, primary, urls, facts.on(env.platform))
+        else:
+            label = index_label(primary) if primary else None
+        if not plain or not label or not re.fullmatch(r"cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu", label):
+            sets.append(env)
+            continue
+        sets.append(replace(env, packages={**env.packages, **{n: f"{v}+{label}" for n, v in plain.items()}}))
+        changed = True
+    return replace(lock, sets=tuple(sets)) if changed else lock
+
+
 def with_index_pins(lock: Lock, facts: Facts) -> Lock:
-    """``lock`` with ``meta["index_pins"]`` (:func:`read_pins`) where it is a resolved-at-install file with an
-    environment that has no exact torch; unchanged otherwise, or where reading over the network is off."""
+    """``lock`` read as it installs (:func:`with_index_labels`), with ``meta["index_pins"]`` (:func:`read_pins`) where
+    it is a resolved-at-install file with an environment that has no exact torch; unchanged otherwise, or where
+    reading over the network is off."""
+    lock = with_index_labels(lock, facts)
     if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV) or all("torch" in e.packages for e in lock.sets):
         return lock
     if not wanted(lock, facts):
@@ -157,4 +226,5 @@ def judged_artifacts(lock: Lock, facts: Facts, *, platforms: Sequence[str] | Non
                           read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
 
 
-__all__ = ["index_clients", "installed_view", "judged_artifacts", "read_pins", "wanted", "with_index_pins"]
+__all__ = ["index_clients", "index_label", "installed_view", "judged_artifacts", "read_pins", "wanted", "with_index_labels",
+           "with_index_pins"]
