@@ -12,6 +12,7 @@ cannot be read (an sdist, no network) adds nothing: the file is judged as it was
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.rules.implied import RESOLVED_AT_INSTALL, resolve_named
-from glmcompat.model.errors import GlmcompatError
+from glmcompat.matrix.locations import hasher
+from glmcompat.model.errors import GlmcompatError, InputError
 from glmcompat.model.names import canonicalize
 from glmcompat.ops.refresh.metadata import requirements
 from glmcompat.ops.wheelprobe import _map
@@ -60,33 +62,40 @@ def _has_pins(facts: Facts, name: str, version: str) -> bool:
 
 
 def wanted(lock: Lock, facts: Facts) -> list[tuple[str, str, str, str]]:
-    """(name, version, python, machine) of the packages whose METADATA pins are to be read: in each environment with
-    no exact torch, every package pinned exactly from an index that the matrix has no row of pins for."""
+    """(name, version, python, machine) of the packages whose METADATA pins are to be read: in each environment, every
+    package pinned exactly from an index that the matrix has no row of pins for (torch itself, its own nvidia-* and
+    triton pins aside). Where the file pins no torch, their exact torch pin decides the torch that installs; where it
+    does, one that contradicts the file's makes the file uninstallable (torchtext 0.16.0 pins torch==2.1.0: next to
+    torch==2.1.2 pip's resolver stops)."""
     out: dict[tuple[str, str, str], str] = {}
     for env in lock.sets:
-        if "torch" in env.packages:
-            continue
         py = _python(env.names)
         for name, ver in env.packages.items():
-            if env.sources.get(name) is not None or name.startswith(("nvidia-", "triton")) or _has_pins(facts, name, ver):
+            if (name == "torch" or env.sources.get(name) is not None or name.startswith(("nvidia-", "triton"))
+                    or _has_pins(facts, name, ver)):
                 continue
             out.setdefault((name, ver, env.platform), py)
     return [(n, v, py, m) for (n, v, m), py in sorted(out.items())]
 
 
-def read_pins(lock: Lock, facts: Facts, clients: list[IndexClient]) -> dict[str, list[str]]:
+def read_pins(lock: Lock, facts: Facts, clients: list[IndexClient],
+              failed: list[str] | None = None) -> dict[str, list[str]]:
     """{``name==version``: [``dep==X``, ...]} of the exact pins (no wildcard) the METADATA of each :func:`wanted`
     package declares for its machine, from the first of ``clients`` that has its wheel; a package without one (an
-    sdist only) or that cannot be read is left out."""
+    sdist only) or that cannot be read is left out (the latter named in ``failed``)."""
 
     def one(item: tuple[str, str, str, str]) -> tuple[str, list[str]]:
         name, ver, py, machine = item
         pub = Version(ver).public
+        unread = False
         for client in clients:
             try:
                 f = client.find_wheel(canonicalize(name), pub, python=py, platform=f"manylinux_{machine}")
                 meta = client.wheel_metadata(f)
-            except (GlmcompatError, OSError):
+            except InputError:  # the index's answer: not there, or no wheel for the machine
+                continue
+            except (GlmcompatError, OSError):  # no answer (the network)
+                unread = True
                 continue
             pins = []
             for req, _raw in requirements(meta, py, machine):
@@ -94,6 +103,8 @@ def read_pins(lock: Lock, facts: Facts, clients: list[IndexClient]) -> dict[str,
                 if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
                     pins.append(f"{canonicalize(req.name)}=={specs[0].version}")
             return f"{name}=={ver}", sorted(set(pins))
+        if unread and failed is not None:
+            failed.append(f"{name}=={ver}")
         return f"{name}=={ver}", []
 
     return {k: v for k, v in _map(one, wanted(lock, facts), workers=8) if v}
@@ -183,18 +194,31 @@ def with_index_labels(lock: Lock, facts: Facts) -> Lock:
 
 
 def with_index_pins(lock: Lock, facts: Facts) -> Lock:
-    """``lock`` read as it installs (:func:`with_index_labels`), with ``meta["index_pins"]`` (:func:`read_pins`) where
-    it is a resolved-at-install file with an environment that has no exact torch; unchanged otherwise, or where
-    reading over the network is off."""
+    """``lock`` read as it installs (:func:`with_index_labels`), with ``meta["index_pins"]`` (:func:`read_pins`, the
+    whole answer stored by what was asked) where it is a resolved-at-install file with packages the matrix has no pins
+    of; unchanged otherwise, or where reading over the network is off."""
     lock = with_index_labels(lock, facts)
-    if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV) or all("torch" in e.packages for e in lock.sets):
+    if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV):
         return lock
-    if not wanted(lock, facts):
+    todo = wanted(lock, facts)
+    if not todo:
         return lock
     from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
 
-    with ExitStack() as stack:
-        pins = read_pins(lock, facts, index_clients(lock, Cache(), stack))
+    cache = Cache()
+    # what a release's METADATA pins does not change: the whole answer is stored by what was asked and where
+    h = hasher()
+    h.update(json.dumps([todo, lock.meta.get("index_url") or "", lock.meta.get("index_urls") or []]).encode())
+    key = f"indexpins-v1-{h.hexdigest()}"
+    hit = cache.get_json(key)
+    if isinstance(hit, dict):  # the kind's shape was checked on reading (glmcompat.edges.cache.SHAPES)
+        pins: dict[str, list[str]] = hit
+    else:
+        failed: list[str] = []
+        with ExitStack() as stack:
+            pins = read_pins(lock, facts, index_clients(lock, cache, stack), failed)
+        if not failed:  # a package not read this time (no network) is asked again next time
+            cache.put_json(key, pins)
     if not pins:
         return lock
     return replace(lock, meta={**lock.meta, "index_pins": pins})
