@@ -4,11 +4,15 @@ rows: the exact pins the METADATA of its packages declares, read from the index.
 ``Requires-Dist: torch ==2.2.2``; the matrix need not hold a row for xformers 0.0.25.post1 for the set to be judged
 with the torch it really installs.
 
-Read only where an environment of such a file has no exact torch (absent or left open: the installer's choice is
-then forced by what the packages pin), for the packages it pins exactly that the matrix holds no row of pins for;
-from the indexes the file names (``--index-url``/``--extra-index-url``) and the configured one, for the machine and
-Python of the environment. The METADATA is stored by the wheel's sha256 (:meth:`IndexClient.wheel_metadata`). What
-cannot be read (an sdist, no network) adds nothing: the file is judged as it was before."""
+Where the file pins torch too, a package's exact torch pin that contradicts it makes the file uninstallable
+(torchtext 0.16.0 pins torch==2.1.0: next to torch==2.1.2 pip's resolver stops). Read for the packages the file pins
+exactly that the matrix holds no row of pins for; from the indexes the file names (``--index-url``/
+``--extra-index-url``) and the configured one, for the machine and Python of the environment. The METADATA is stored
+by the wheel's sha256 (:meth:`IndexClient.wheel_metadata`), the whole answer by what was asked. What cannot be read
+(an sdist, no network) adds nothing: the file is judged as it was before.
+
+A torch pin without a local label, read from a PyTorch variant index the file names (``.../whl/cu128``), is the
+build that index installs (:func:`with_index_labels`)."""
 
 from __future__ import annotations
 
