@@ -5,6 +5,7 @@ with those arch lists, and a probed default wheel agrees with its own CUDA's lis
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -72,3 +73,22 @@ def test_probed_defaults_are_checked_against_the_build_scripts():
     assert {v for r in read for v in r["versions"]} >= {"2.0.0", "2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0"}
     assert all(r["default"] in r["arch"] for r in read)
 
+
+
+VARIANT_TABLES = json.loads((Path(__file__).parents[1] / "fixtures" / "torch" / "variant_tables.json").read_text())
+PER_HOST = sorted(r for r, t in VARIANT_TABLES.items()
+                  if isinstance(next(iter((t["PYTORCH_RELEASES_CODE_CC"] or {None: None}).values())), dict))
+
+
+@pytest.mark.parametrize("release", PER_HOST)
+def test_every_aarch64_variant_a_release_states_is_known(facts, release):
+    """From 2.13 a release's own torch/cuda/__init__.py (read from its wheel by scripts/record_torch_variant_tables.py)
+    gives each build's aarch64 TORCH_CUDA_ARCH_LIST: each has an aarch64 row, a variant row with exactly that list,
+    the default aarch64 wheel's probed row at least that list (plus its per-kernel extras)."""
+    arm = facts.on("aarch64")
+    for cuda, hosts in VARIANT_TABLES[release]["PYTORCH_RELEASES_CODE_CC"].items():
+        row = arm.torch_build(f"{release}+cu{cuda.replace('.', '')}")
+        assert row is not None and row.platform == "aarch64" and row.cuda == cuda, (release, cuda)
+        want, have = {f"sm_{c}" for c in hosts["aarch64"]}, set(row.sass)
+        assert want <= have and all(_extra(c) for c in have - want), (release, cuda, sorted(have ^ want))
+        assert row.variant is None or have == want, (release, cuda)
