@@ -83,3 +83,13 @@ def test_the_family_follows_torch_s_cuda(tmp_path):
     assert run_cli("check", str(p), "--target", "sm90", "--platform", "x86_64").returncode == 0
     p.write_text("torch==2.9.1+cu130\ntorchaudio==2.9.1\n")
     assert run_cli("check", str(p), "--target", "sm90", "--platform", "x86_64").returncode == 1
+
+
+def test_torch_2_0_from_the_cu118_index_runs_on_hopper(tmp_path):
+    """torch 2.0.1's default wheel is CUDA 11.7 (no sm_90); from PyTorch's cu118 index pip installs 2.0.1+cu118, whose
+    build script adds 9.0 (pytorch/builder release/2.0 manywheel/build_cuda.sh)."""
+    p = tmp_path / "requirements.txt"
+    p.write_text("--extra-index-url https://pytorch-index.invalid/whl/cu118\ntorch==2.0.1\ntorchvision==0.15.2\n")
+    assert run_cli("check", str(p), "--target", "sm90", "--platform", "x86_64").returncode == 0
+    p.write_text("torch==2.0.1\ntorchvision==0.15.2\n")
+    assert run_cli("check", str(p), "--target", "sm90", "--platform", "x86_64").returncode == 1
