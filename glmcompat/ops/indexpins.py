@@ -169,7 +169,9 @@ def with_index_labels(lock: Lock, facts: Facts) -> Lock:
     """``lock`` (a resolved-at-install file) with the torch family's exact pins that carry no local label read as the
     build its variant index installs (``--extra-index-url https://host/whl/cu128`` + ``torch==2.7.1``: pip installs
     ``torch==2.7.1+cu128``, a CUDA 12.8 build with sm_120 code, not PyPI's CUDA 12.6 wheel); torchvision and
-    torchaudio take the label torch takes from the same index. Packages conda installs are left as they are."""
+    torchaudio take the label torch takes from the same index. A torch the file does not pin but a package pins
+    exactly (vllm 0.9.2: torch==2.7.0, by its row or ``meta["index_pins"]``) is that build too, and so in the set.
+    Packages conda installs are left as they are."""
     from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
 
     primary = lock.meta.get("index_url") or None
@@ -177,55 +179,62 @@ def with_index_labels(lock: Lock, facts: Facts) -> Lock:
     if lock.kind not in RESOLVED_AT_INSTALL or not (urls or primary) or not any(map(index_label, [*urls, primary or ""])):
         return lock
     keep = set(lock.meta.get("conda_packages") or [])
+    pins: Mapping[str, list[str]] = lock.meta.get("index_pins", {})
     family = ["torch", *sorted(facts.family_packages())]
     sets, changed = [], False
     for env in lock.sets:
-        names = [n for n in family if n in env.packages and n not in keep and env.sources.get(n) not in BUILT_FROM_SOURCE]
-        plain = {n: env.packages[n] for n in names if "+" not in env.packages[n]}
-        torch = env.packages.get("torch") if "torch" in names else None
+        view = facts.on(env.platform)
+        packages, unpinned = dict(env.packages), dict(env.unpinned)
+        if "torch" not in packages and "torch" not in keep:
+            implied = resolve_named(packages, unpinned, view, pins)[0].get("torch")
+            if implied is not None and "+" not in implied[0]:
+                if label := _installed_label(implied[0], primary, urls, view):
+                    packages["torch"] = f"{implied[0]}+{label}"
+                    unpinned.pop("torch", None)
+        names = [n for n in family if n in packages and n not in keep and env.sources.get(n) not in BUILT_FROM_SOURCE]
+        plain = {n: packages[n] for n in names if "+" not in packages[n]}
+        torch = packages.get("torch") if "torch" in names else None
         if torch is not None and "+" in torch:
-            label: str | None = torch.partition("+")[2]
+            label = torch.partition("+")[2]
         elif torch is not None:
-            label = _installed_label(torch, primary, urls, facts.on(env.platform))
+            label = _installed_label(torch, primary, urls, view)
         else:
             label = index_label(primary) if primary else None
-        if not plain or not label or not re.fullmatch(r"cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu", label):
+        if label and re.fullmatch(r"cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu", label):
+            packages.update({n: f"{v}+{label}" for n, v in plain.items()})
+        if packages != env.packages:
+            sets.append(replace(env, packages=packages, unpinned=unpinned))
+            changed = True
+        else:
             sets.append(env)
-            continue
-        sets.append(replace(env, packages={**env.packages, **{n: f"{v}+{label}" for n, v in plain.items()}}))
-        changed = True
     return replace(lock, sets=tuple(sets)) if changed else lock
 
 
 def with_index_pins(lock: Lock, facts: Facts) -> Lock:
-    """``lock`` read as it installs (:func:`with_index_labels`), with ``meta["index_pins"]`` (:func:`read_pins`, the
-    whole answer stored by what was asked) where it is a resolved-at-install file with packages the matrix has no pins
-    of; unchanged otherwise, or where reading over the network is off."""
-    lock = with_index_labels(lock, facts)
-    if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV):
-        return lock
-    todo = wanted(lock, facts)
-    if not todo:
-        return lock
-    from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
+    """``lock`` with ``meta["index_pins"]`` (:func:`read_pins`, the whole answer stored by what was asked) where it is a
+    resolved-at-install file with packages the matrix has no pins of (unless reading over the network is off), read
+    as it installs (:func:`with_index_labels`); the same ``lock`` where nothing changes."""
+    todo = [] if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV) else wanted(lock, facts)
+    if todo:
+        from glmcompat.edges.cache import Cache  # lazy: only when something is to be read
 
-    cache = Cache()
-    # what a release's METADATA pins does not change: the whole answer is stored by what was asked and where
-    h = hasher()
-    h.update(json.dumps([todo, lock.meta.get("index_url") or "", lock.meta.get("index_urls") or []]).encode())
-    key = f"indexpins-v1-{h.hexdigest()}"
-    hit = cache.get_json(key)
-    if isinstance(hit, dict):  # the kind's shape was checked on reading (glmcompat.edges.cache.SHAPES)
-        pins: dict[str, list[str]] = hit
-    else:
-        failed: list[str] = []
-        with ExitStack() as stack:
-            pins = read_pins(lock, facts, index_clients(lock, cache, stack), failed)
-        if not failed:  # a package not read this time (no network) is asked again next time
-            cache.put_json(key, pins)
-    if not pins:
-        return lock
-    return replace(lock, meta={**lock.meta, "index_pins": pins})
+        cache = Cache()
+        # what a release's METADATA pins does not change: the whole answer is stored by what was asked and where
+        h = hasher()
+        h.update(json.dumps([todo, lock.meta.get("index_url") or "", lock.meta.get("index_urls") or []]).encode())
+        key = f"indexpins-v1-{h.hexdigest()}"
+        hit = cache.get_json(key)
+        if isinstance(hit, dict):  # the kind's shape was checked on reading (glmcompat.edges.cache.SHAPES)
+            pins: dict[str, list[str]] = hit
+        else:
+            failed: list[str] = []
+            with ExitStack() as stack:
+                pins = read_pins(lock, facts, index_clients(lock, cache, stack), failed)
+            if not failed:  # a package not read this time (no network) is asked again next time
+                cache.put_json(key, pins)
+        if pins:
+            lock = replace(lock, meta={**lock.meta, "index_pins": pins})
+    return with_index_labels(lock, facts)
 
 
 def installed_view(lock: Lock, facts: Facts) -> Lock:

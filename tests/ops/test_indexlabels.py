@@ -93,3 +93,16 @@ def test_torch_2_0_from_the_cu118_index_runs_on_hopper(tmp_path):
     assert run_cli("check", str(p), "--target", "sm90", "--platform", "x86_64").returncode == 0
     p.write_text("torch==2.0.1\ntorchvision==0.15.2\n")
     assert run_cli("check", str(p), "--target", "sm90", "--platform", "x86_64").returncode == 1
+
+
+def test_a_torch_the_file_does_not_pin_takes_the_index_s_label_too(tmp_path):
+    """vllm 0.9.2 pins torch==2.7.0 (its row); with PyTorch's cu128 index pip installs 2.7.0+cu128 (sm_120 code)."""
+    got = _packages(tmp_path, f"--extra-index-url {CU128}\nvllm==0.9.2\n")
+    assert got["torch"] == "2.7.0+cu128"
+    assert "torch" not in _packages(tmp_path, "vllm==0.9.2\n")  # no index: the installer's torch stays implied
+    p = tmp_path / "requirements.txt"
+    p.write_text(f"--extra-index-url {CU128}\nvllm==0.9.2\n")
+    assert run_cli("check", str(p), "--target", "sm120", "--platform", "x86_64").returncode == 0
+    p.write_text("vllm==0.9.2\n")
+    r = run_cli("check", str(p), "--target", "sm120", "--platform", "x86_64")
+    assert r.returncode == 1 and "vllm 0.9.2 pins torch==2.7.0 exactly" in r.stdout + r.stderr
