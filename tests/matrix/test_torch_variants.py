@@ -92,3 +92,27 @@ def test_every_aarch64_variant_a_release_states_is_known(facts, release):
         want, have = {f"sm_{c}" for c in hosts["aarch64"]}, set(row.sass)
         assert want <= have and all(_extra(c) for c in have - want), (release, cuda, sorted(have ^ want))
         assert row.variant is None or have == want, (release, cuda)
+
+
+CONDA = [(v, label) for v, r in CASES if Version(v) < Version("2.6") for label in r["variants"]]
+
+
+@pytest.mark.parametrize(("release", "label"), CONDA, ids=[f"{v}+{x}" for v, x in CONDA])
+def test_every_conda_pairing_of_a_published_variant_is_judged(facts, tmp_path, release, label):
+    """conda's pytorch channel built each release to 2.5 for the CUDA versions of its wheels (pytorch-cuda X.Y):
+    ``pytorch=R`` with ``pytorch-cuda=X.Y`` and the release's torchvision / torchaudio reads as torch R+cuXY with its
+    family at the same label, and every one of them has a row (the GPU code, the family's torch pairing)."""
+    from glmcompat.readers.formats import read_lock
+
+    cuda = f"{label[2:-1]}.{label[-1]}"
+    vision, audio = facts.family_for_torch("torchvision", release), facts.family_for_torch("torchaudio", release)
+    assert vision and audio, release
+    p = tmp_path / "environment.yml"
+    p.write_text(f"channels: [pytorch, nvidia]\ndependencies:\n  - pytorch={release}\n  - torchvision={vision}\n"
+                 f"  - torchaudio={audio}\n  - pytorch-cuda={cuda}\n")
+    (env,) = [e for e in read_lock(p, use_cache=False).sets if e.platform == "x86_64"]
+    got = {n: env.packages[n] for n in ("torch", "torchvision", "torchaudio")}
+    assert got == {"torch": f"{release}+{label}", "torchvision": f"{vision}+{label}", "torchaudio": f"{audio}+{label}"}
+    assert facts.torch_build(got["torch"]) is not None and facts.torch_cuda(got["torch"]) == cuda
+    for name in ("torchvision", "torchaudio"):
+        assert facts.family(name, got[name]) is not None, (name, got[name])
