@@ -165,11 +165,24 @@ def _installed_label(version: str, primary: str | None, extras: Sequence[str], f
         return None
 
 
+def _pair_torch(facts: Facts, name: str, version: str, torch: str | None) -> str | None:
+    """The torch release a torchvision / torchaudio ``version`` is built for: the set's (public), else the one its row
+    pins exactly; None when neither is known."""
+    if torch is not None:
+        try:
+            return Version(torch).public
+        except InvalidVersion:
+            return None
+    found = facts.family(name, version)
+    spec = found[0] if found else ""
+    return spec[2:] if spec.startswith("==") else None
+
+
 def with_index_labels(lock: Lock, facts: Facts) -> Lock:
     """``lock`` (a resolved-at-install file) with the torch family's exact pins that carry no local label read as the
     build its variant index installs (``--extra-index-url https://host/whl/cu128`` + ``torch==2.7.1``: pip installs
     ``torch==2.7.1+cu128``, a CUDA 12.8 build with sm_120 code, not PyPI's CUDA 12.6 wheel); torchvision and
-    torchaudio take the label torch takes from the same index. A torch the file does not pin but a package pins
+    torchaudio take the label the indexes offer for the torch they pair with. A torch the file does not pin but a package pins
     exactly (vllm 0.9.2: torch==2.7.0, by its row or ``meta["index_pins"]``) is that build too, and so in the set.
     Packages conda installs are left as they are."""
     from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
@@ -192,16 +205,16 @@ def with_index_labels(lock: Lock, facts: Facts) -> Lock:
                     packages["torch"] = f"{implied[0]}+{label}"
                     unpinned.pop("torch", None)
         names = [n for n in family if n in packages and n not in keep and env.sources.get(n) not in BUILT_FROM_SOURCE]
-        plain = {n: packages[n] for n in names if "+" not in packages[n]}
-        torch = packages.get("torch") if "torch" in names else None
-        if torch is not None and "+" in torch:
-            label = torch.partition("+")[2]
-        elif torch is not None:
-            label = _installed_label(torch, primary, urls, view)
-        else:
-            label = index_label(primary) if primary else None
-        if label and re.fullmatch(r"cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu", label):
-            packages.update({n: f"{v}+{label}" for n, v in plain.items()})
+        for name in names:
+            version = packages[name]
+            if "+" in version:
+                continue
+            # torchvision / torchaudio: the builds the indexes offer for the torch release they pair with (the set's
+            # torch, else the one their row pins), whatever label the set's torch carries
+            torch = version if name == "torch" else _pair_torch(view, name, version, packages.get("torch"))
+            label = _installed_label(torch, primary, urls, view) if torch else index_label(primary or "")
+            if label:
+                packages[name] = f"{version}+{label}"
         if packages != env.packages:
             sets.append(replace(env, packages=packages, unpinned=unpinned))
             changed = True

@@ -40,9 +40,13 @@ def test_an_extra_variant_index_gives_the_torch_family_its_label(tmp_path):
     # a replacing --index-url: the only source, whatever the matrix holds
     got = _packages(tmp_path, "--index-url https://pytorch-index.invalid/whl/cu118\ntorch==2.7.1\n")
     assert got["torch"] == "2.7.1+cu118"
-    # an explicit label is kept; the family takes torch's
+    # an explicit label is kept; the family takes what the indexes offer for its torch release, whatever torch's label
     got = _packages(tmp_path, f"--extra-index-url {CU128}\ntorch==2.7.0+cu128\ntorchvision==0.22.0\n")
     assert (got["torch"], got["torchvision"]) == ("2.7.0+cu128", "0.22.0+cu128")
+    got = _packages(tmp_path, f"--extra-index-url {CU128}\ntorch==2.7.1+cpu\ntorchvision==0.22.1\n")
+    assert (got["torch"], got["torchvision"]) == ("2.7.1+cpu", "0.22.1+cu128")
+    # torchvision alone: the torch its row pins (0.22.1: torch==2.7.1) was published for cu128
+    assert _packages(tmp_path, f"--extra-index-url {CU128}\ntorchvision==0.22.1\n")["torchvision"] == "0.22.1+cu128"
 
 
 def test_an_extra_index_without_the_release_leaves_pypis_build(tmp_path):
