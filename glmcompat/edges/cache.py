@@ -143,6 +143,7 @@ SHAPES: dict[str, Check] = {
     "archsel": _archsel, "requires": _strs, "wheels": _wheels_memo, "refresh": _journal, "modelprobe": _modelprobe,
     "toolkit": _toolkit, "artifact": _artifact, "npabi": map_of(_int), "skipped": map_of(_str),
     "unread": lambda v: _fields(v, {"unread": _str, "command": _str}),
+    "indexpins": map_of(_strs),  # glmcompat.ops.indexpins: name==version -> the exact pins its METADATA declares
     "lockart": lambda v: _fields(v, {"keys": list_of(_strs), "facts": list_of(_artifact)}) and len(v["keys"]) == len(v["facts"]),
 }
 

@@ -82,14 +82,39 @@ def test_a_requirements_file_without_torch_is_judged_with_the_torch_its_package_
     assert f"{pkg} 1.0 pins torch=={torch} exactly" in r.stdout + r.stderr or not breaks
 
 
-def test_nothing_is_read_where_the_file_pins_torch_or_reading_is_off(served, tmp_path, monkeypatch):
+def test_a_package_whose_metadata_contradicts_the_file_s_torch_makes_it_uninstallable(served, tmp_path, monkeypatch):
+    """The file pins torch 9.1.0 and oldpin 1.0, whose METADATA pins torch==9.0.0: pip's resolver stops ("conflicting
+    dependencies"), so nothing installs -- an error, read from the index like the pins of a file without torch
+    (torchtext 0.16.0 pins torch==2.1.0: next to torch==2.1.2 nothing installs). newpin (torch==9.1.0) agrees."""
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    facts = load_facts()
+    p = tmp_path / "requirements.txt"
+    for pkg, code in (("oldpin", 1), ("newpin", 0)):
+        p.write_text(f"--index-url {served.base}\ntorch==9.1.0\n{pkg}==1.0\n")
+        lock = read_lock(p)
+        assert {w[:2] for w in wanted(lock, facts)} == {(pkg, "1.0")}
+        torch = "9.0.0" if pkg == "oldpin" else "9.1.0"
+        assert with_index_pins(lock, facts).meta["index_pins"] == {f"{pkg}==1.0": [f"torch=={torch}"]}
+        result = api.check(p, "sm90", allow_unknown=True, platforms=["x86_64"])
+        req = [f for v in result.verdicts for f in v.findings if f.rule == "requires" and f.severity == "error"]
+        assert len(req) == code, [f.message for v in result.verdicts for f in v.findings]
+        if req:
+            assert "oldpin 1.0 pins torch==9.0.0 exactly" in req[0].message and "torch 9.1.0" in req[0].message
+
+
+def test_the_answer_is_stored_and_nothing_is_read_where_reading_is_off(served, tmp_path, monkeypatch):
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
     facts = load_facts()
     p = tmp_path / "requirements.txt"
-    p.write_text(f"--index-url {served.base}\ntorch==9.1.0\noldpin==1.0\n")
+    p.write_text(f"--index-url {served.base}\noldpin==1.0\n")
     monkeypatch.delenv(PROBE_ENV, raising=False)
     lock = read_lock(p)
-    assert wanted(lock, facts) == [] and with_index_pins(lock, facts) is lock
+    first = with_index_pins(lock, facts).meta["index_pins"]
+    monkeypatch.setattr("glmcompat.ops.indexpins.read_pins", lambda *a, **k: pytest.fail("read again"))
+    assert with_index_pins(lock, facts).meta["index_pins"] == first  # stored: not read again
+    p.write_text(f"--index-url {served.base}\ntorch==9.1.0\n")  # torch alone: nothing to read
+    assert wanted(read_lock(p), facts) == []
     p.write_text(f"--index-url {served.base}\noldpin==1.0\n")
     monkeypatch.setenv(PROBE_ENV, "1")
     lock = read_lock(p)

@@ -39,13 +39,15 @@ def write_case(case: dict[str, Any], d: Path) -> Path:
     return top
 
 
-def apply(safe: dict[str, str | None], d: Path, top: Path) -> None:
+def apply(safe: dict[str, str | None], d: Path, top: Path, drop: tuple[str, ...] = ()) -> None:
     """Write ``safe`` into the case's files as a user would: each pin replaced where it lives, removed for null, a new
-    name added to the top file."""
+    name added to the top file; the index lines the remedy says to take out (``drop``) removed."""
     left = dict(safe)
     for f in sorted(d.glob("*.txt")):
         out = []
         for line in f.read_text().splitlines():
+            if any(u in line.split() for u in drop):
+                continue
             m = re.match(r"([A-Za-z0-9._-]+)==", line)
             name = m.group(1).lower().replace("_", "-") if m else None
             if name in left:
@@ -83,7 +85,9 @@ def test_the_remedy_applied_as_printed_makes_check_pass(case, tmp_path, capsys, 
         if v and "+" in v:  # a CUDA variant stays in its family and names the index the file gives for it
             assert entry["safe_set_indexes"][name] == "https://index.invalid/whl/cu128"
     assert entry["remedy"] and all(h["reason"] for h in entry["remedy"])
-    apply(safe, tmp_path, top)
+    # a label outranks no label: pip installs the +cpu build while its index stays, so the remedy says to take it out
+    drop = tuple(m.group(1) for h in entry["remedy"] if (m := re.search(r"take out (\S+) too", h["reason"])))
+    apply(safe, tmp_path, top, drop)
     rc, after = check_json(capsys, top, case["target"])
     assert rc == 0, after["findings"]
 
