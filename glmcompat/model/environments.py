@@ -53,7 +53,8 @@ class Environment:
     machine (``x86_64`` | ``aarch64``). ``packages``: canonical name -> exact version, what installs there;
     ``sources``: name -> source kind, only for those not from a registry; ``unpinned``: name -> specifier, named
     without an exact pin; ``overrides``: name -> specifier, uv override-dependencies (deliberate);
-    ``missing_wheels``: name -> version (uv.lock only): no wheel for the machine and no sdist; ``glibc``: name ->
+    ``missing_wheels``: name -> version (uv.lock, and the locks that list each package's files): no wheel for the
+    machine and Python, and no sdist; ``glibc``: name ->
     the lowest glibc its wheels for the machine need (uv.lock only; above manylinux2014's 2.17, without an sdist)."""
 
     name: str = ""
@@ -173,28 +174,35 @@ class MarkerEvaluator:
 
 def flat_environments(path: str, entries: Sequence[MarkedEntry], requires_python: str | None,
                       overrides: Mapping[str, str] | None = None,
-                      platforms: Sequence[str] = PLATFORMS) -> list[Environment]:
+                      platforms: Sequence[str] = PLATFORMS,
+                      wheels: Mapping[str, Sequence[str]] | None = None) -> list[Environment]:
     """Environments of a file whose entries carry their own markers: one per platform and Python minor
     (merged when equal on the same platform; see :func:`by_platform`). Constraint entries narrow a
     package something else names and install nothing; an entry named without an exact pin is recorded
-    as unpinned unless a constraint pins it."""
+    as unpinned unless a constraint pins it. ``wheels``: ``name==version`` -> the wheel file names the file lists for
+    a package it lists no sdist for: where none fits the machine and Python, the package is in ``missing_wheels``
+    (a pip-made pylock of Windows wheels installs nothing on Linux)."""
     ev = MarkerEvaluator(path)
     found: dict[str, list[Environment]] = {}
     i = 0
     for machine in platforms:
-        found[machine] = _flat_for(ev, entries, requires_python, overrides, machine, i)
+        found[machine] = _flat_for(ev, entries, requires_python, overrides, machine, i, wheels or {})
         i += len(PYTHONS) + 1
     return by_platform(found)
 
 
 def _flat_for(ev: MarkerEvaluator, entries: Sequence[MarkedEntry], requires_python: str | None,
-              overrides: Mapping[str, str] | None, machine: str, first_id: int) -> list[Environment]:
+              overrides: Mapping[str, str] | None, machine: str, first_id: int,
+              wheels: Mapping[str, Sequence[str]]) -> list[Environment]:
+    from glmcompat.model.wheeltags import wheel_fits  # lazy: packaging.tags, only for files that list their wheels
+
     out: list[Environment] = []
     for i, env in enumerate(python_envs(requires_python, machine), start=first_id):
         packages: dict[str, str] = {}
         sources: dict[str, str] = {}
         unpinned: dict[str, str] = {}
         constraints: dict[str, str] = {}
+        missing: dict[str, str] = {}
         for e in entries:
             if not ev.evaluate(e.marker, env, env_id=i):
                 continue
@@ -206,6 +214,9 @@ def _flat_for(ev: MarkerEvaluator, entries: Sequence[MarkedEntry], requires_pyth
                 sources[e.name] = e.source
             if e.version is not None:
                 packages[e.name] = e.version
+                listed = wheels.get(f"{e.name}=={e.version}") if e.source == "registry" else None
+                if listed and not any(wheel_fits(w, machine, env["python_version"]) for w in listed):
+                    missing[e.name] = e.version
             elif e.name not in packages:
                 unpinned[e.name] = e.spec or ""
         for name in list(unpinned):
@@ -213,7 +224,7 @@ def _flat_for(ev: MarkerEvaluator, entries: Sequence[MarkedEntry], requires_pyth
                 packages[name] = constraints[name]
                 del unpinned[name]
         merge(out, Environment(env_label(env), machine, dict(sorted(packages.items())), dict(sorted(sources.items())),
-                               dict(sorted(unpinned.items())), dict(overrides or {})))
+                               dict(sorted(unpinned.items())), dict(overrides or {}), dict(sorted(missing.items()))))
     return out
 
 

@@ -114,6 +114,8 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
                 remedy=("those environments are not judged" + (f" (the lock is judged on {', '.join(judged_on)})" if every else "")
                  + f"; to run on {prods}, lock a CUDA torch and {p} wheels of every package there"),
                 environments=tuple(n for i in idx for n in names_of(envs[i]))))
+    if not lenient:
+        extra.extend(_uninstallable(lock, envs, judged, tname))
     # On a target that ships on x86_64 and aarch64, the matrix's evidence is about x86_64 wheels first: an
     # aarch64 build it holds no row for is a warning there (unknown), not an error, unless asked for strictly.
     secondary = {"aarch64"} if lenient and "x86_64" in served else set()
@@ -150,6 +152,40 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
         envs_of = () if not names or len(names) == total else tuple(names)
         out.append(replace(f, environments=envs_of, probe=probes.get(f, "")))
     return sorted(out, key=lambda f: (SEVERITIES.index(f.severity), f.rule, f.pins, f.message))
+
+
+def _uninstallable(lock: Lock, envs: Sequence[Environment], judged: Sequence[str], tname: str) -> list[Finding]:
+    """Where nothing is excused (no platform of the target is served, or the platforms were named): each judged
+    platform on which the lock installs in none of its environments -- a package listing only wheels that fit another
+    machine (or no Python the lock allows), and no sdist: a pip-made pylock of Windows wheels -- is an error naming them
+    and the wheels listed. A lock that installs on one Python of the platform is not (the Pythons a lock without
+    ``requires-python`` is judged on are the ones it might meet, not ones it claims). The rules still judge what those
+    environments name, as if it installed."""
+    out: list[Finding] = []
+    listed = lock.meta.get("wheels_only", {})
+    for p in judged:
+        on = [e for e in envs if e.platform == p]
+        idx = [e for e in on if e.missing_wheels]
+        if not idx or len(idx) < len(on):
+            continue
+        missing = dict(sorted({n: v for e in idx for n, v in e.missing_wheels.items()}.items()))
+        first = "torch" if "torch" in missing else next(iter(missing))
+        shown = [first, *[n for n in missing if n != first][:2]]
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        wheels = listed.get(f"{first}=={missing[first]}", [])
+        what = f" ({first} lists only {', '.join(wheels[:3])}{' …' if len(wheels) > 3 else ''})" if wheels else ""
+        plat = PLATFORM_NAME.get(p, p)
+        remedy = (f"lock for {plat}: `uv pip compile requirements.in --python-platform {p}-unknown-linux-gnu -o "
+                  f"{lock.kind}` (or `pip lock` run on that machine)" if lock.kind == "pylock.toml" else
+                  f"choose releases of {', '.join(shown)} that publish {plat} wheels, or lock for {plat} (uv `environments`)")
+        out.append(Finding(
+            rule="platform", severity="error", packages=tuple((n, missing[n]) for n in shown),
+            message=f"this lock cannot install on {plat}, where {tname} runs: "
+            + ", ".join(f"{n} {missing[n]}" for n in shown) + more
+            + f" ha{'s' if len(missing) == 1 else 've'} no wheel for {plat} and its Python in the lock, and no sdist{what}",
+            evidence=(("metadata", f"{lock.path}: the wheel file names it lists for {first} {missing[first]}"),),
+            remedy=remedy))
+    return out
 
 
 def _installed(env: Environment, facts: Facts, index_pins: Mapping[str, list[str]] | None = None

@@ -22,7 +22,7 @@ from glmcompat.model.shapes import fields, is_bool, is_str, list_of, opt, str_ma
 from glmcompat.readers.formats.common import Entry, Lock, decode_text, flat_sets, is_lock_meta
 from glmcompat.readers.formats.registry import BY_KIND, detect_kind, kind_of
 
-CACHE_FORMAT = 5  # 4: environments for Linux x86_64 and aarch64 ("platform"; uv.lock: "missing_wheels"); 5: "glibc"
+CACHE_FORMAT = 6  # 4: environments for Linux x86_64 and aarch64 ("platform"; uv.lock: "missing_wheels"); 5: "glibc"; 6: "missing_wheels" of pylock, poetry, pdm
 
 
 def read_bytes(path: Path) -> bytes:

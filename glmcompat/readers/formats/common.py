@@ -64,6 +64,7 @@ class LockMeta(TypedDict, total=False):
     wheel_urls: dict[str, str]  # requirements: ``name==version`` -> a wheel entry's URL or path (relative to the file)
     wheel_indexes: dict[str, str]  # poetry.lock: ``name==version`` -> the index (``legacy`` source URL) its lock_wheels come from
     lock_wheels: dict[str, list[str]]  # uv.lock, pylock, poetry, pdm: ``name==version`` -> its compiled Linux wheels (URL or file name, ``#sha256=``)
+    wheels_only: dict[str, list[str]]  # pylock, poetry, pdm: ``name==version`` -> the wheel file names it lists, where it lists no sdist (what installs it, and where)
     overrides: dict[str, str]  # uv.lock: ``[manifest] overrides``, name -> specifier (deliberate, uv override-dependencies)
     extras: dict[str, list[str]]  # poetry.lock: extra -> the package names it installs
     optional: list[str]  # poetry.lock: packages installed only by an extra, sorted
@@ -420,7 +421,8 @@ def versioned_tables(doc: dict[str, Any], table: str) -> list[dict[str, Any]]:
 
 def flat_sets(lock: Lock) -> list[Environment]:
     """The environments of a file whose entries carry their own markers (:func:`flat_environments`)."""
-    return flat_environments(lock.path, lock.entries, lock.requires_python, lock.meta.get("overrides"))
+    return flat_environments(lock.path, lock.entries, lock.requires_python, lock.meta.get("overrides"),
+                             wheels=lock.meta.get("wheels_only"))
 
 
 LINUX_TAG = re.compile(r"^(many|musl)?linux")
@@ -439,6 +441,18 @@ def compiled_wheels(files: list[tuple[str, str]]) -> list[str]:
         if any(LINUX_TAG.match(t) for t in plats):
             out.append(loc.split("#")[0] + (f"#sha256={sha}" if sha else ""))
     return out
+
+
+def wheels_only(files: list[str]) -> list[str] | None:
+    """The wheel file names of one package's recorded files (URL, path or file name each), sorted, when every file
+    is a wheel: an installer can then install the package only where one of them fits (no sdist to build). None when
+    it records an sdist, or nothing."""
+    from urllib.parse import unquote  # lazy: only locks that list their files
+
+    names = sorted({unquote(f.split("?")[0].split("#")[0].rsplit("/", 1)[-1]) for f in files if f})
+    if not names or not all(n.endswith(".whl") for n in names):
+        return None
+    return names
 
 
 def sha256_of(digest: object) -> str:

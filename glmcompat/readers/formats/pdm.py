@@ -9,7 +9,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, LockMeta, check_lock_version, checked_spec, compiled_wheels, error, line_of, local_kind, marker_of,
+    Format, Entry, Lock, LockMeta, check_lock_version, checked_spec, compiled_wheels, wheels_only, error, line_of, local_kind, marker_of,
     merge_groups, metadata_table, name_version, package_tables, sha256_of, str_list, toml_lock_doc, url_kind,
 )
 
@@ -72,6 +72,7 @@ def parse_pdm_lock(path: Path, text: str) -> Lock:
     entries: list[Entry] = []
     groups: dict[str, list[str]] = {}
     compiled: dict[str, list[str]] = {}
+    wheels: dict[str, list[str]] = {}
     old = meta.get("files", {})  # lock_version 4.0-4.3: [metadata.files] "name version" = [{url, hash}]
     old = old if isinstance(old, dict) else {}
     seen: set[tuple[str, str, str | None, str]] = set()
@@ -84,12 +85,17 @@ def parse_pdm_lock(path: Path, text: str) -> Lock:
             seen.add(key)
             entries.append(Entry(name, version, marker, key[3], line=line))
         if key[3] == "registry":
-            got = compiled_wheels(_pdm_files(p.get("files")) or _pdm_files(old.get(f"{name} {version}")))
+            files = _pdm_files(p.get("files")) or _pdm_files(old.get(f"{name} {version}"))
+            if (only := wheels_only([f for f, _ in files])) is not None:
+                wheels[f"{name}=={version}"] = sorted({*wheels.get(f"{name}=={version}", []), *only})
+            got = compiled_wheels(files)
             if got:
                 compiled[f"{name}=={version}"] = got
     out = LockMeta(groups=groups)
     if compiled:
         out["lock_wheels"] = dict(sorted(compiled.items()))
+    if wheels:
+        out["wheels_only"] = dict(sorted(wheels.items()))
     return Lock(str(path), "pdm.lock", tuple(entries), _pdm_python(path, text, meta), (), out)
 
 

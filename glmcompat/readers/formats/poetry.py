@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from glmcompat.model.environments import Environment, flat_environments, merge
 from glmcompat.model.names import canonicalize
 from glmcompat.readers.formats.common import (
-    Format, Entry, Lock, LockMeta, check_lock_version, compiled_wheels, sha256_of, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
+    Format, Entry, Lock, LockMeta, check_lock_version, compiled_wheels, wheels_only, sha256_of, checked_spec, error, flat_sets, line_of, marker_of, merge_groups, metadata_table,
     name_version, package_tables, str_list, toml_lock_doc,
 )
 
@@ -95,6 +95,7 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
     optional: set[str] = set()
     groups: dict[str, list[str]] = {}
     compiled: dict[str, list[str]] = {}
+    wheels: dict[str, list[str]] = {}
     indexes: dict[str, str] = {}
     for i, (p, line) in enumerate(package_tables(path, text, doc)):
         name, version = name_version(path, p, line, i)
@@ -107,8 +108,11 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
         entries.append(Entry(name, version, _poetry_marker(path, p, line), _poetry_source(path, p, line), line=line))
         files = p.get("files")
         if entries[-1].source == "registry" and isinstance(files, list):  # file names and hashes: the index has the URL
-            got = compiled_wheels([(f["file"], sha256_of(f.get("hash"))) for f in files
-                                   if isinstance(f, dict) and isinstance(f.get("file"), str)])
+            named = [(f["file"], sha256_of(f.get("hash"))) for f in files
+                     if isinstance(f, dict) and isinstance(f.get("file"), str)]
+            if (only := wheels_only([n for n, _ in named])) is not None:
+                wheels[f"{name}=={version}"] = only
+            got = compiled_wheels(named)
             if got:
                 compiled[f"{name}=={version}"] = got
                 src = p.get("source")
@@ -122,6 +126,8 @@ def parse_poetry_lock(path: Path, text: str) -> Lock:
         out["lock_wheels"] = dict(sorted(compiled.items()))
     if indexes:
         out["wheel_indexes"] = dict(sorted(indexes.items()))
+    if wheels:
+        out["wheels_only"] = dict(sorted(wheels.items()))
     return Lock(str(path), "poetry.lock", tuple(entries), poetry_python(meta.get("python-versions")), (), out)
 
 
@@ -205,7 +211,8 @@ def extras_environments(lock: Lock) -> list[Environment]:
         chosen = set() if extra is None else {canonicalize(n) for n in extras[extra]}
         entries = [replace(e, marker=_for_extra(e.marker, extra)) for e in lock.entries
                    if e.name not in optional or e.name in chosen]
-        for env in flat_environments(lock.path, entries, lock.requires_python, lock.meta.get("overrides")):
+        for env in flat_environments(lock.path, entries, lock.requires_python, lock.meta.get("overrides"),
+                                     wheels=lock.meta.get("wheels_only")):
             label = "base" if extra is None else f"extra {extra}"
             merge(out, replace(env, name=f"{label}, {env.name}" if env.name else label))
     return out

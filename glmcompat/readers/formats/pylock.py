@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glmcompat.model.errors import LockFormatError
-from glmcompat.readers.formats.common import Format, Entry, Lock, LockMeta, compiled_wheels, line_of, package_entries, requires_python_of, toml
+from glmcompat.readers.formats.common import (Format, Entry, Lock, LockMeta, compiled_wheels, line_of, package_entries,
+                                              requires_python_of, toml, wheels_only)
 
 if TYPE_CHECKING:
     from packaging.pylock import Package, Pylock
@@ -56,6 +57,11 @@ def parse_pylock(path: Path, text: str) -> Lock:
                     [(w.url or w.path or w.name or "", w.hashes.get("sha256", "")) for w in p.wheels or ()]))}
     if compiled:
         meta["lock_wheels"] = dict(sorted(compiled.items()))
+    only = {f"{e.name}=={e.version}": got for e, p in zip(entries, versioned, strict=True)
+            if e.source == "registry" and p.sdist is None
+            and (got := wheels_only([w.name or (w.url or str(w.path or "")) for w in p.wheels or ()])) is not None}
+    if only:
+        meta["wheels_only"] = dict(sorted(only.items()))
     return Lock(str(path), "pylock.toml", tuple(entries), rp, (), meta)
 
 

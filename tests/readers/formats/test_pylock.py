@@ -56,7 +56,9 @@ def test_entries_and_their_source_kinds(tmp_path: Path) -> None:
     assert (lock.kind, lock.requires_python) == ("pylock.toml", ">=3.11")
     # the compiled wheel of a registry package is kept for reading its bytes (glmcompat.ops.artifacts)
     assert lock.meta == {"lock_wheels": {"torch==2.9.1+cu128": [
-        "https://index.invalid/packages/torch-2.9.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl#sha256=" + "0" * 64]}}
+        "https://index.invalid/packages/torch-2.9.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl#sha256=" + "0" * 64]},
+        # and, since it lists no sdist, the wheels that alone can install it (where none fits, nothing installs it)
+        "wheels_only": {"torch==2.9.1+cu128": ["torch-2.9.1+cu128-cp311-cp311-manylinux_2_28_x86_64.whl"]}}
     assert lock.entries == (
         Entry("torch", "2.9.1+cu128"), Entry("flash-attn", "2.7.4", "sys_platform == 'linux'", "git"),
         Entry("glm-tools", "0.1.0", source="editable"), Entry("glm-data", "0.2.0", source="directory"),
