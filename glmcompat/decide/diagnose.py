@@ -453,12 +453,32 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                    "(python -m pip install 'numpy<2')")
 
 
+# NumPy's C-API version (NPY_API_VERSION, printed by import_array as 0x%x) -> the NumPy releases that carry it:
+# numpy/numpy@00be3ef9459634aaf074c450008857bdf131b151 numpy/_core/code_generators/cversions.txt (one line per version,
+# each commented with its releases; 0x1-0x5 and 0x8 name none there, so none is said here)
+NUMPY_C_API = {6: ("1.6", "1.6"), 7: ("1.7", "1.7"), 9: ("1.8", "1.9"), 10: ("1.10", "1.12"), 11: ("1.13", "1.13"),
+               12: ("1.14", "1.15"), 13: ("1.16", "1.19"), 14: ("1.20", "1.21"), 15: ("1.22", "1.22"),
+               16: ("1.23", "1.24"), 17: ("1.25", "1.26"), 18: ("2.0", "2.0"), 19: ("2.1", "2.2"), 20: ("2.3", "2.3"),
+               21: ("2.4", "2.4"), 22: ("2.5", "2.5")}
+
+
+def numpy_c_api(hexa: str) -> str:
+    """'0xa' -> 'C-API 0xa (NumPy 1.10-1.12)'; a version the table does not name stays the bare hex."""
+    first, last = NUMPY_C_API.get(int(hexa, 16), ("", "")) if hexa else ("", "")
+    rel = f" (NumPy {first}-{last})" if first != last else f" (NumPy {first})" if first else ""
+    return f"C-API 0x{hexa}{rel}"
+
+
 def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
-    built = f"NumPy {need}" if need else f"NumPy C-API 0x{h.groups['built']}" if h.groups.get("built") else "a newer NumPy"
-    return (f"{who} was built against {built}, newer than the installed {'numpy ' + np if np else 'NumPy'}: its import_array "
+    b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have", "")
+    built = f"NumPy {need}" if need else f"NumPy {numpy_c_api(b_hex)}" if b_hex else "a newer NumPy"
+    installed = ("numpy " + np if np else "NumPy") + (f", whose {numpy_c_api(h_hex)} is older" if h_hex else "")
+    first = NUMPY_C_API.get(int(b_hex, 16), ("", ""))[0] if b_hex and not need else ""
+    need = need or first
+    return (f"{who} was built against {built}, newer than the installed {installed}: its import_array "
             "refuses a NumPy older than its headers",
             f"upgrade numpy (pip install -U 'numpy>={need}')" if need else
             f"upgrade numpy (pip install -U numpy) to the release {pkg or 'the extension'} was built against, or install "
