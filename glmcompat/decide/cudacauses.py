@@ -340,6 +340,25 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
 
 
+def _cublas_init(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-toolkit-clash: cublasCreate failed (CUBLAS_STATUS_NOT_INITIALIZED); the CUDA releases the log shows."""
+    if "gpu_fault" in env.notes:  # out of memory, an illegal access, a device-side assert: the program's fault
+        return None
+    shown = [f"{what} {env.cuda[k]}" for k, what in (("nvcc", "the toolkit's nvcc is CUDA"),
+                                                      ("torch_cuda", "torch is built for CUDA"),
+                                                      ("driver_cuda", "the driver supports CUDA up to")) if env.cuda.get(k)]
+    seen = f" ({'; '.join(shown)})" if shown else ""
+    torch = " (torch also reports an allocation that failed inside cublasCreate so: free GPU memory if the log shows " \
+            "none of the above)" if _torch_seen(h, env) else ""
+    return (f"cuBLAS could not create its handle (cublasCreate: CUBLAS_STATUS_NOT_INITIALIZED, the CUDA runtime's "
+            f"initialization inside it failed){seen}: a cuBLAS of another CUDA toolkit than the one the program was built "
+            "with is loaded (two CUDA toolkits side by side, the other one's lib64 first on LD_LIBRARY_PATH), or the driver "
+            f"is older than that toolkit{torch}",
+            "keep one CUDA toolkit on the loader's path, the one the program was built against (`ldd <program or "
+            "extension> | grep -E 'cublas|cudart'` shows which libcublas it loads): remove the other toolkit's lib64 from "
+            "LD_LIBRARY_PATH or uninstall it, and check that the driver supports that toolkit (nvidia-smi)")
+
+
 def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple[str, str]:
     """cuda-lib-missing for cuDNN and NCCL, whose sonames carry their own major: the nvidia-cudnn / nvidia-nccl wheel
     for torch's CUDA major ships them."""
@@ -508,6 +527,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
+    "cuda-toolkit-clash": _cublas_init,
     "torch-arch-unsupported": _torch_arch,
 }
 
