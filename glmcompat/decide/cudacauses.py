@@ -187,14 +187,20 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     return cause, f"{drop} so that torch loads its own cuDNN {built}, or install cuDNN {built} there"
 
 
-def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    torch = env.version("torch")
+def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
+    if ("cpu_version" in h.groups or "cuda_none" in h.groups) and not gpu and "cpu_build" not in env.notes:
+        return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
+    torch = h.groups.get("cpu_version") or env.version("torch")
     arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
     drv = env.cuda.get("driver_cuda", "")
     label = _label_for(drv) if drv else ("cu130" if torch and (_v(_public(torch)) or Version("0")) >= Version("2.11") else "cu128")
     pin = f"torch=={_public(torch)}+{label}" if torch else f"torch (its +{label} build)"
     why = (" (on Linux aarch64, the package index's default torch wheels up to 2.10 are CPU-only)" if arm else
            " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
+    if gpu:
+        why += (f" on a machine with an NVIDIA GPU (driver {env.cuda.get('driver') or '?'}"
+                + (f", CUDA {drv}" if drv else "") + "): torch cannot use it")
     return (Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence() + why,
             f"install {pin} from PyTorch's {label} index"
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
@@ -272,12 +278,11 @@ NVIDIA_WHEEL = {"nvJitLink": "nvjitlink", "cublas": "cublas", "cublasLt": "cubla
 
 
 # soname stem -> the NVIDIA library's own name (a soname's number is that library's major: libcudnn.so.8 is cuDNN 8,
-# libcufft.so.11 cuFFT 11, libnccl.so.2 NCCL 2, libnvinfer.so.10 TensorRT 10)
+# libcufft.so.11 cuFFT 11, libnccl.so.2 NCCL 2)
 NVIDIA_NAME = {"cudnn": "cuDNN", "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cusparse": "cuSPARSE",
                "cusparseLt": "cuSPARSELt", "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND", "nvrtc": "NVRTC",
                "cupti": "CUPTI", "nvToolsExt": "NVTX", "nvshmem_host": "NVSHMEM", "nccl": "NCCL", "nvJitLink": "nvJitLink",
-               "cudart": "CUDA runtime", "nvinfer": "TensorRT", "nvinfer_plugin": "TensorRT", "nvonnxparser": "TensorRT",
-               "nvjpeg": "nvJPEG"}
+               "cudart": "CUDA runtime", "nvjpeg": "nvJPEG"}
 
 
 def nvidia_library(lib: str) -> str:
