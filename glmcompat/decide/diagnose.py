@@ -558,9 +558,11 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     torch, have = env.version("torch"), env.version("triton")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     want = next((t.split("==", 1)[1] for r in pins for t in r.requires if t.startswith("triton==")), "")
-    name = h.groups.get("name") or h.groups.get("attr") or ""
-    where = "triton" + (h.groups.get("module") or h.groups.get("attr_module") or "")
-    what = (f"{_shown('torch', torch)} imports {name} from {where}, which {_shown('triton', have)} does not have" if name
+    name = h.groups.get("name") or h.groups.get("attr") or h.groups.get("tattr") or ""
+    where = (f"triton's {h.groups['tclass']} class" if h.groups.get("tclass") else
+             "triton" + (h.groups.get("module") or h.groups.get("attr_module") or ""))
+    verb = "reads {} of {}" if h.groups.get("tclass") else "imports {} from {}"
+    what = (f"{_shown('torch', torch)} {verb.format(name, where)}, which {_shown('triton', have)} does not have" if name
             else f"{_shown('torch', torch)}'s inductor handed triton's compile() a target that is not the GPUTarget of the "
                  f"triton it imported (another triton's, or the form an older triton took)" if h.groups.get("gputarget")
             else f"{_shown('torch', torch)}'s inductor found no triton it can import (none installed, or one too old)")

@@ -240,6 +240,9 @@ _VERSIONS = [
     re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,40}:?\s{0,4})?|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
+    # a Nix store path of a Python package: nixpkgs' buildPythonPackage names it <hash>-python3.X-<pname>-<version>
+    # (/nix/store/9kyf...-python3.13-torch-2.7.1/lib/python3.13/site-packages/torch/..., NixOS/nixpkgs#432046)
+    re.compile(r"/nix/store/[0-9a-z]{32}-python\d\.\d{1,2}-" + _DISTS + "-" + _VERSION + r"/", re.I),
 ]
 _MAJOR_MINOR = r"(?P<v>\d{1,3}\.\d{1,3})"  # a CUDA release as tools print it (12.8)
 _DRIVER = r"(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)"  # a driver version (570.86.15)
