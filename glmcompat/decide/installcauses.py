@@ -225,6 +225,9 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nccl-cuda-mismatch: NCCL's ncclUnhandledCudaError (a CUDA call inside NCCL failed)."""
     if "gpu_fault" in env.notes:  # the program's or the GPU's fault (out of memory, an illegal access): not this
         return None
+    what = h.groups.get("nccl_what", "").strip()
+    if what and "unhandled cuda error" not in what.lower():  # another NCCL error (system, network, usage): not this
+        return None
     failure = env.notes.get("nccl_cuda", "")
     nccl = env.cuda.get("nccl") or h.groups.get("nccl_version", "")
     drv, torch = env.cuda.get("driver_cuda", ""), env.version("torch")
@@ -232,6 +235,14 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     facts_seen = ", ".join(x for x in (f"the driver supports CUDA {drv}" if drv else "",
                                        _shown("torch", torch) if torch else "") if x)
     said = f", with \"{failure}\"" if failure else ""
+    if "nccl_backend" in h.groups and not what and "nccl_err" not in h.groups:  # torch's DistBackendError, cut before NCCL's error
+        return (f"torch's NCCL process group failed (DistBackendError: NCCL error){' (' + facts_seen + ')' if facts_seen else ''}, "
+                f"and the log stops before NCCL's own error: where it is \"unhandled cuda error\", {lib} is out of step "
+                "with the CUDA in use (a torch upgrade brings its newer nvidia-nccl wheel, built for a newer CUDA than the "
+                "driver or the toolkit the program needs; a system libnccl on LD_LIBRARY_PATH)",
+                "rerun with NCCL_DEBUG=WARN to see NCCL's error and its \"Cuda failure\" line; if a torch upgrade came "
+                "before it, install the torch release (and its nvidia-nccl) that ran, or a driver for the new torch's CUDA, "
+                "and keep no other libnccl on LD_LIBRARY_PATH")
     return (f"a CUDA call inside {lib} failed (ncclUnhandledCudaError{said}){' (' + facts_seen + ')' if facts_seen else ''}: "
             "NCCL's own CUDA calls fail where that libnccl was built for another CUDA than the process's runtime and the "
             "driver support (a system libnccl on LD_LIBRARY_PATH, an nvidia-nccl wheel of another CUDA major, or one newer "
