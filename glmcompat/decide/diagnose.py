@@ -186,6 +186,9 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _nccl(h, env, facts)
     if STD_SYMBOL.match(sym):
         return _libstdcxx(h)
+    if (own := OWN_SYMBOL.match(sym)) is not None:
+        start = 2 + len(own.group("len"))
+        return _own_symbol(h, sym[start:start + int(own.group("len"))])
     what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
     if not pkg or pkg == "torch":
         return None
@@ -200,6 +203,26 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 # So, Sd; GCC libiberty/cp-demangle.c standard_subs[]), under a special name's prefix (TV vtable, TI typeinfo, TS its
 # name, TT VTT) and a nested name's qualifiers; or the C++ ABI runtime's own entry points (__cxa_*, __gxx_personality)
 STD_SYMBOL = re.compile(r"_Z(?:T[VTIS])?(?:N[rVK]{0,3}[RO]?)?S[tabsiod]\w*|__cxa_\w+|__gxx_personality\w*")
+
+
+# A C++ function of the global namespace (Itanium ABI: _Z <length><name> <parameters>, no N...E nesting), one parameter
+# an at::Tensor (N2at6TensorE, or a reference to one): a function of the extension's own sources that takes torch's
+# tensors; torch's own C++ API is in namespaces (c10::, at::, torch::, caffe2::) but for its Python bindings' and legacy
+# TH libraries' global TH* functions (torch/csrc/autograd/python_variable.h THPVariable_Wrap(at::TensorBase); it took an
+# at::Tensor before torch 1.10: _Z16THPVariable_WrapN2at6TensorE is torch's), which stay torch's
+OWN_SYMBOL = re.compile(r"_Z(?P<len>\d{1,3})(?!TH)[A-Za-z_]\w*N2at6TensorE")
+
+
+def _own_symbol(h: Hit, name: str) -> tuple[str, str]:
+    """An undefined symbol that is the extension's own function, not torch's: its build left that function out."""
+    lib = h.groups.get("library", "")
+    who = lib.rsplit("/", 1)[-1] if lib else (f"{h.package}'s compiled module" if h.package else "a compiled module")
+    return (f"{who} calls {name}(), a function of its own sources (global namespace, taking torch tensors), not one of "
+            "torch's: it was declared and called but never compiled into the module (its .cu/.cpp source left out of the "
+            "build: built without CUDA, a source file added but not listed in setup.py, a stale build directory reused)",
+            f"rebuild the extension from a clean tree (rm -rf build, then pip install -v --no-build-isolation .) with the "
+            f"source that defines {name} in its sources list and CUDA enabled where it is a CUDA function; a prebuilt "
+            "wheel missing it is a broken build of that release: install another build")
 
 
 def _libstdcxx(h: Hit) -> tuple[str, str]:
@@ -731,7 +754,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             continue  # the same line's driver-too-old hit names the driver API function (no library path before it)
         if got is not None:
             h = replace(h, cause=got[0], remedy=got[1])
-        std = h.id == "undefined-symbol" and STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
+        std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
+                                              or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
     return out
 
