@@ -187,14 +187,20 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     return cause, f"{drop} so that torch loads its own cuDNN {built}, or install cuDNN {built} there"
 
 
-def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    torch = env.version("torch")
+def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
+    if ("cpu_version" in h.groups or "cuda_none" in h.groups) and not gpu and "cpu_build" not in env.notes:
+        return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
+    torch = h.groups.get("cpu_version") or env.version("torch")
     arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
     drv = env.cuda.get("driver_cuda", "")
     label = _label_for(drv) if drv else ("cu130" if torch and (_v(_public(torch)) or Version("0")) >= Version("2.11") else "cu128")
     pin = f"torch=={_public(torch)}+{label}" if torch else f"torch (its +{label} build)"
     why = (" (on Linux aarch64, the package index's default torch wheels up to 2.10 are CPU-only)" if arm else
            " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
+    if gpu:
+        why += (f" on a machine with an NVIDIA GPU (driver {env.cuda.get('driver') or '?'}"
+                + (f", CUDA {drv}" if drv else "") + "): torch cannot use it")
     return (Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence() + why,
             f"install {pin} from PyTorch's {label} index"
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
@@ -271,6 +277,31 @@ NVIDIA_WHEEL = {"nvJitLink": "nvjitlink", "cublas": "cublas", "cublasLt": "cubla
                 "nvrtc": "cuda-nvrtc", "cupti": "cuda-cupti", "nvToolsExt": "nvtx", "nvshmem_host": "nvshmem"}
 
 
+# soname stem -> the NVIDIA library's own name (a soname's number is that library's major: libcudnn.so.8 is cuDNN 8,
+# libcufft.so.11 cuFFT 11, libnccl.so.2 NCCL 2)
+NVIDIA_NAME = {"cudnn": "cuDNN", "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cusparse": "cuSPARSE",
+               "cusparseLt": "cuSPARSELt", "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND", "nvrtc": "NVRTC",
+               "cupti": "CUPTI", "nvToolsExt": "NVTX", "nvshmem_host": "NVSHMEM", "nccl": "NCCL", "nvJitLink": "nvJitLink",
+               "cudart": "CUDA runtime", "nvjpeg": "nvJPEG"}
+
+
+def nvidia_library(lib: str) -> str:
+    """The library a soname is, in words: libcudnn_ops_infer.so.8 -> cuDNN 8, libcublas.so.12 -> cuBLAS 12,
+    libcublas.so.10.0 -> CUDA 10.0's cuBLAS (up to CUDA 10.0 the soname carried the toolkit's release); "" if none."""
+    stem = lib.removeprefix("lib").split(".so", 1)[0]
+    name = NVIDIA_NAME.get("cudnn" if stem.startswith("cudnn") else stem, "")
+    want = _cudart_cuda(lib)
+    if not name or not want:
+        return name
+    return f"CUDA {want}'s {name}" if "." in want else f"{name} {want}"
+
+
+def _torch_seen(h: Hit, env: Env) -> bool:
+    """Whether the log shows torch: its version, its CUDA, its frames or files on the hit's line."""
+    return bool(env.version("torch") or env.cuda.get("torch_cuda") or h.package == "torch"
+                or re.search(r"[/\\]torch[/\\]|\bimport torch\b", h.text))
+
+
 def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
     lib, major = h.groups.get("library", ""), h.groups.get("major", "")
@@ -281,9 +312,10 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if base is None or not major:
         return None
     want = _cudart_cuda(lib)
+    name = nvidia_library(lib)
     if "." in want:  # CUDA 10 and older: the soname names the toolkit's release, and no nvidia-* wheel ships it
         who = h.package if h.package and h.package != "torch" else "the program"
-        return (f"{lib} is not on the loader's path: it is CUDA {want}'s {stem} (up to CUDA 10 a CUDA library's soname "
+        return (f"{lib} ({name}) is not on the loader's path: it is CUDA {want}'s {stem} (up to CUDA 10 a CUDA library's soname "
                 f"carries the toolkit's release), so {who} was built for CUDA {want}, and no CUDA {want} toolkit's library "
                 "directory is on the loader's path",
                 f"put the CUDA {want} toolkit's lib64 directory (which holds {lib}) on LD_LIBRARY_PATH, or install a build "
@@ -297,14 +329,39 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"install {h.package}'s build for the environment's CUDA"
                 + (f" (its CUDA {_major(have)} build)" if have and _major(have) != major else "")
                 + f", or the CUDA {major} library it links (pip install {wheel}, its lib directory on LD_LIBRARY_PATH)")
+    if not _torch_seen(h, env):  # no torch in the log: the program's own build links the toolkit's library
+        return (f"{lib} ({name}) is not on the loader's path: the program was built against {name}, and neither a CUDA "
+                f"toolkit that ships it nor the {wheel} wheel's lib directory is where the loader looks",
+                f"install {name} (the CUDA {major} toolkit or its conda package, or pip install {wheel} with its lib "
+                "directory on LD_LIBRARY_PATH); if the program is torch, reinstall torch with its dependencies "
+                "(pip install --force-reinstall torch from the index it came from)")
     torch = env.version("torch")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")
-    return (f"{lib} is not on the loader's path: the {wheel} wheel that ships it is missing or not where "
+    return (f"{lib} ({name}) is not on the loader's path: the {wheel} wheel that ships it is missing or not where "
             f"{_shown('torch', torch)} looks for it (site-packages/nvidia/{base.removeprefix('cuda-')}/lib)",
             f"install {pin or wheel} (pip install '{pin or wheel}'"
             + (f", the version torch {torch} pins)" if pin else "; `pip show torch` lists the version torch pins)")
             + ", or reinstall torch with its dependencies (pip install --force-reinstall torch from the index it came from)")
+
+
+def _cublas_init(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-toolkit-clash: cublasCreate failed (CUBLAS_STATUS_NOT_INITIALIZED); the CUDA releases the log shows."""
+    if "gpu_fault" in env.notes:  # out of memory, an illegal access, a device-side assert: the program's fault
+        return None
+    shown = [f"{what} {env.cuda[k]}" for k, what in (("nvcc", "the toolkit's nvcc is CUDA"),
+                                                      ("torch_cuda", "torch is built for CUDA"),
+                                                      ("driver_cuda", "the driver supports CUDA up to")) if env.cuda.get(k)]
+    seen = f" ({'; '.join(shown)})" if shown else ""
+    torch = " (torch also reports an allocation that failed inside cublasCreate so: free GPU memory if the log shows " \
+            "none of the above)" if _torch_seen(h, env) else ""
+    return (f"cuBLAS could not create its handle (cublasCreate: CUBLAS_STATUS_NOT_INITIALIZED, the CUDA runtime's "
+            f"initialization inside it failed){seen}: a cuBLAS of another CUDA toolkit than the one the program was built "
+            "with is loaded (two CUDA toolkits side by side, the other one's lib64 first on LD_LIBRARY_PATH), or the driver "
+            f"is older than that toolkit{torch}",
+            "keep one CUDA toolkit on the loader's path, the one the program was built against (`ldd <program or "
+            "extension> | grep -E 'cublas|cudart'` shows which libcublas it loads): remove the other toolkit's lib64 from "
+            "LD_LIBRARY_PATH or uninstall it, and check that the driver supports that toolkit (nvidia-smi)")
 
 
 def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple[str, str]:
@@ -314,7 +371,20 @@ def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple
     cuda = _torch_cuda(env, facts)
     wheel = f"nvidia-{base}-cu{_major(cuda)}" if cuda else f"nvidia-{base}-cuXY (XY: torch's CUDA major)"
     who = h.package if h.package and h.package != "torch" else ""
-    needs = f"{_shown(who, env.version(who))} links {lib}" if who else f"{lib} is needed"
+    name = nvidia_library(lib)
+    if not _torch_seen(h, env):  # a program of its own (caffe, onnxruntime, a C++ binary) built against this major
+        prog = _shown(who, env.version(who)) if who else "the program"
+        # the nvidia-cudnn-cu11/-cu12 wheels begin at cuDNN 8, nvidia-nccl-cu11/-cu12 ship NCCL 2
+        n = int(_cudart_cuda(lib) or 0)
+        pip = (f", or pip install 'nvidia-{base}-cu12>={n},<{n + 1}'" if (base == "cudnn" and n >= 8) or base == "nccl"
+               else "")
+        return (f"{prog} was built against {name} (it links {lib}), and the loader finds no {name} library: {name} is "
+                f"not installed, or its lib directory is not on the loader's path (another major does not serve a "
+                f"program built for {name})",
+                f"install {name} for the machine's CUDA (NVIDIA's {name} release, or the conda package of that major"
+                f"{pip}) and put its lib directory on LD_LIBRARY_PATH, or install a build of {prog} for the {name.split()[0]} "
+                "major the machine has")
+    needs = f"{_shown(who, env.version(who))} links {lib} ({name})" if who else f"{lib} ({name}) is needed"
     return (f"{needs}, and the loader cannot find it: the {wheel} wheel that ships it for {_shown('torch', torch)} is "
             "missing (torch installed with --no-deps, a partial reinstall), or its site-packages/nvidia/" + base
             + "/lib directory is not where the program looks (a program that does not import torch first)",
@@ -462,6 +532,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
+    "cuda-toolkit-clash": _cublas_init,
     "torch-arch-unsupported": _torch_arch,
 }
 

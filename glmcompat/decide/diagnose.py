@@ -186,6 +186,9 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _nccl(h, env, facts)
     if STD_SYMBOL.match(sym):
         return _libstdcxx(h)
+    if (own := OWN_SYMBOL.match(sym)) is not None:
+        start = 2 + len(own.group("len"))
+        return _own_symbol(h, sym[start:start + int(own.group("len"))])
     what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
     if not pkg or pkg == "torch":
         return None
@@ -200,6 +203,26 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 # So, Sd; GCC libiberty/cp-demangle.c standard_subs[]), under a special name's prefix (TV vtable, TI typeinfo, TS its
 # name, TT VTT) and a nested name's qualifiers; or the C++ ABI runtime's own entry points (__cxa_*, __gxx_personality)
 STD_SYMBOL = re.compile(r"_Z(?:T[VTIS])?(?:N[rVK]{0,3}[RO]?)?S[tabsiod]\w*|__cxa_\w+|__gxx_personality\w*")
+
+
+# A C++ function of the global namespace (Itanium ABI: _Z <length><name> <parameters>, no N...E nesting), one parameter
+# an at::Tensor (N2at6TensorE, or a reference to one): a function of the extension's own sources that takes torch's
+# tensors; torch's own C++ API is in namespaces (c10::, at::, torch::, caffe2::) but for its Python bindings' and legacy
+# TH libraries' global TH* functions (torch/csrc/autograd/python_variable.h THPVariable_Wrap(at::TensorBase); it took an
+# at::Tensor before torch 1.10: _Z16THPVariable_WrapN2at6TensorE is torch's), which stay torch's
+OWN_SYMBOL = re.compile(r"_Z(?P<len>\d{1,3})(?!TH)[A-Za-z_]\w*N2at6TensorE")
+
+
+def _own_symbol(h: Hit, name: str) -> tuple[str, str]:
+    """An undefined symbol that is the extension's own function, not torch's: its build left that function out."""
+    lib = h.groups.get("library", "")
+    who = lib.rsplit("/", 1)[-1] if lib else (f"{h.package}'s compiled module" if h.package else "a compiled module")
+    return (f"{who} calls {name}(), a function of its own sources (global namespace, taking torch tensors), not one of "
+            "torch's: it was declared and called but never compiled into the module (its .cu/.cpp source left out of the "
+            "build: built without CUDA, a source file added but not listed in setup.py, a stale build directory reused)",
+            f"rebuild the extension from a clean tree (rm -rf build, then pip install -v --no-build-isolation .) with the "
+            f"source that defines {name} in its sources list and CUDA enabled where it is a CUDA function; a prebuilt "
+            "wheel missing it is a broken build of that release: install another build")
 
 
 def _libstdcxx(h: Hit) -> tuple[str, str]:
@@ -453,12 +476,32 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                    "(python -m pip install 'numpy<2')")
 
 
+# NumPy's C-API version (NPY_API_VERSION, printed by import_array as 0x%x) -> the NumPy releases that carry it:
+# numpy/numpy@00be3ef9459634aaf074c450008857bdf131b151 numpy/_core/code_generators/cversions.txt (one line per version,
+# each commented with its releases; 0x1-0x5 and 0x8 name none there, so none is said here)
+NUMPY_C_API = {6: ("1.6", "1.6"), 7: ("1.7", "1.7"), 9: ("1.8", "1.9"), 10: ("1.10", "1.12"), 11: ("1.13", "1.13"),
+               12: ("1.14", "1.15"), 13: ("1.16", "1.19"), 14: ("1.20", "1.21"), 15: ("1.22", "1.22"),
+               16: ("1.23", "1.24"), 17: ("1.25", "1.26"), 18: ("2.0", "2.0"), 19: ("2.1", "2.2"), 20: ("2.3", "2.3"),
+               21: ("2.4", "2.4"), 22: ("2.5", "2.5")}
+
+
+def numpy_c_api(hexa: str) -> str:
+    """'0xa' -> 'C-API 0xa (NumPy 1.10-1.12)'; a version the table does not name stays the bare hex."""
+    first, last = NUMPY_C_API.get(int(hexa, 16), ("", "")) if hexa else ("", "")
+    rel = f" (NumPy {first}-{last})" if first != last else f" (NumPy {first})" if first else ""
+    return f"C-API 0x{hexa}{rel}"
+
+
 def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
-    built = f"NumPy {need}" if need else f"NumPy C-API 0x{h.groups['built']}" if h.groups.get("built") else "a newer NumPy"
-    return (f"{who} was built against {built}, newer than the installed {'numpy ' + np if np else 'NumPy'}: its import_array "
+    b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have", "")
+    built = f"NumPy {need}" if need else f"NumPy {numpy_c_api(b_hex)}" if b_hex else "a newer NumPy"
+    installed = ("numpy " + np if np else "NumPy") + (f", whose {numpy_c_api(h_hex)} is older" if h_hex else "")
+    first = NUMPY_C_API.get(int(b_hex, 16), ("", ""))[0] if b_hex and not need else ""
+    need = need or first
+    return (f"{who} was built against {built}, newer than the installed {installed}: its import_array "
             "refuses a NumPy older than its headers",
             f"upgrade numpy (pip install -U 'numpy>={need}')" if need else
             f"upgrade numpy (pip install -U numpy) to the release {pkg or 'the extension'} was built against, or install "
@@ -538,9 +581,11 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     torch, have = env.version("torch"), env.version("triton")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     want = next((t.split("==", 1)[1] for r in pins for t in r.requires if t.startswith("triton==")), "")
-    name = h.groups.get("name") or h.groups.get("attr") or ""
-    where = "triton" + (h.groups.get("module") or h.groups.get("attr_module") or "")
-    what = (f"{_shown('torch', torch)} imports {name} from {where}, which {_shown('triton', have)} does not have" if name
+    name = h.groups.get("name") or h.groups.get("attr") or h.groups.get("tattr") or ""
+    where = (f"triton's {h.groups['tclass']} class" if h.groups.get("tclass") else
+             "triton" + (h.groups.get("module") or h.groups.get("attr_module") or ""))
+    verb = "reads {} of {}" if h.groups.get("tclass") else "imports {} from {}"
+    what = (f"{_shown('torch', torch)} {verb.format(name, where)}, which {_shown('triton', have)} does not have" if name
             else f"{_shown('torch', torch)}'s inductor handed triton's compile() a target that is not the GPUTarget of the "
                  f"triton it imported (another triton's, or the form an older triton took)" if h.groups.get("gputarget")
             else f"{_shown('torch', torch)}'s inductor found no triton it can import (none installed, or one too old)")
@@ -654,7 +699,7 @@ BUILDERS: dict[str, Builder] = {
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
-               "torch-arch-unsupported": "torch",
+               "torch-arch-unsupported": "torch", "torch-without-nccl": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
                "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
@@ -666,7 +711,8 @@ OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("fra
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
-           "nccl-cuda-mismatch": ("nccl_err",),
+           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
+           "torch-cpu-only": ("cpu_version", "cuda_none"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}
 
 
@@ -708,7 +754,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             continue  # the same line's driver-too-old hit names the driver API function (no library path before it)
         if got is not None:
             h = replace(h, cause=got[0], remedy=got[1])
-        std = h.id == "undefined-symbol" and STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
+        std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
+                                              or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
     return out
 

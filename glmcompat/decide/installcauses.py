@@ -37,6 +37,10 @@ def companions(facts: Facts) -> dict[str, list[str]]:
         engines = out.setdefault(canonicalize(req.name), [])
         if r.package not in engines:
             engines.append(r.package)
+    for st in facts.rows("stack"):  # an engine's stack pins its companions too (vLLM's pin of flashinfer-python)
+        for name in st.pins:
+            if name in out and name != st.engine and st.engine not in out[name]:
+                out[name].append(st.engine)
     return out
 
 
@@ -51,6 +55,11 @@ def _consumer(h: Hit, env: Env, dist: str, engines: list[str]) -> str:
         return _shown(seen[0], env.version(seen[0]))
     return _shown(h.package, env.version(h.package)) if h.package and h.package != dist else ""
 
+
+# a module-level function name prefix that one companion's public API alone uses -> its top-level module: flashinfer's
+# TensorRT-LLM-generated kernels (flashinfer/decode.py, prefill.py, fused_moe, comm: trtllm_batch_decode_with_kv_cache,
+# trtllm_fp8_block_scale_moe, trtllm_allreduce_fusion, ...); read where the traceback does not show the call
+FUNCTION_PREFIX = {"trtllm_": "flashinfer"}
 
 # a module that is no release's public part: a compiled module (vllm._C), a private helper; its absence is a broken build
 _PRIVATE = re.compile(r"(?:^|\.)_")
@@ -70,7 +79,9 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "the checkpoint's remote code provides it and trust_remote_code is off)",
                 f"install a transformers release that has {g['tok_class']} (pip install -U transformers, within what the "
                 "engine pins), or load the tokenizer with trust_remote_code=True where the model card says so")
-    called = env.notes.get("call " + g["func"], "") if "func" in g else ""
+    func = g.get("func", "")
+    owner = next((m for prefix, m in FUNCTION_PREFIX.items() if func.startswith(prefix)), "")
+    called = (env.notes.get("call " + func, "") or (f"{owner}.{func}" if owner else "")) if func else ""
     path = g.get("submodule") or g.get("from") or g.get("attr_module") or called.rpartition(".")[0]
     what = (g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else
                                    f"{called}()'s keyword argument {g.get('kwarg')}" if called else f"{path}.{g.get('attr', '')}"))
@@ -82,7 +93,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     have = env.version(dist)
     who = _consumer(h, env, dist, tracked[dist])
-    cause = (f"{who or ('the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
+    callers = " or ".join(tracked[dist])
+    cause = (f"{who or (f'the calling code ({callers}: the packages that call {dist})' if called and callers else 'the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
              "older than the release that added it (or newer than one that removed it), so it is not the "
              f"{dist} release {who or 'that code'} was built and tested with")
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
@@ -213,6 +225,9 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nccl-cuda-mismatch: NCCL's ncclUnhandledCudaError (a CUDA call inside NCCL failed)."""
     if "gpu_fault" in env.notes:  # the program's or the GPU's fault (out of memory, an illegal access): not this
         return None
+    what = h.groups.get("nccl_what", "").strip()
+    if what and "unhandled cuda error" not in what.lower():  # another NCCL error (system, network, usage): not this
+        return None
     failure = env.notes.get("nccl_cuda", "")
     nccl = env.cuda.get("nccl") or h.groups.get("nccl_version", "")
     drv, torch = env.cuda.get("driver_cuda", ""), env.version("torch")
@@ -220,6 +235,14 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     facts_seen = ", ".join(x for x in (f"the driver supports CUDA {drv}" if drv else "",
                                        _shown("torch", torch) if torch else "") if x)
     said = f", with \"{failure}\"" if failure else ""
+    if "nccl_backend" in h.groups and not what and "nccl_err" not in h.groups:  # torch's DistBackendError, cut before NCCL's error
+        return (f"torch's NCCL process group failed (DistBackendError: NCCL error){' (' + facts_seen + ')' if facts_seen else ''}, "
+                f"and the log stops before NCCL's own error: where it is \"unhandled cuda error\", {lib} is out of step "
+                "with the CUDA in use (a torch upgrade brings its newer nvidia-nccl wheel, built for a newer CUDA than the "
+                "driver or the toolkit the program needs; a system libnccl on LD_LIBRARY_PATH)",
+                "rerun with NCCL_DEBUG=WARN to see NCCL's error and its \"Cuda failure\" line; if a torch upgrade came "
+                "before it, install the torch release (and its nvidia-nccl) that ran, or a driver for the new torch's CUDA, "
+                "and keep no other libnccl on LD_LIBRARY_PATH")
     return (f"a CUDA call inside {lib} failed (ncclUnhandledCudaError{said}){' (' + facts_seen + ')' if facts_seen else ''}: "
             "NCCL's own CUDA calls fail where that libnccl was built for another CUDA than the process's runtime and the "
             "driver support (a system libnccl on LD_LIBRARY_PATH, an nvidia-nccl wheel of another CUDA major, or one newer "

@@ -202,7 +202,8 @@ def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _bnb(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """bitsandbytes-cuda-setup where the log names the binary it looked for (its CUDA in the file name)."""
-    binary, cuda = h.groups.get("binary", ""), h.groups.get("cuda", "")
+    binary = h.groups.get("binary") or h.groups.get("binary_nf", "")
+    cuda = h.groups.get("cuda") or h.groups.get("cuda_nf", "")
     if not binary or not cuda:
         return None
     name = binary.replace("\\", "/").rsplit("/", 1)[-1]
