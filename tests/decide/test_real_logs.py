@@ -24,7 +24,8 @@ CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml", "heldo
 # set I (a strict expected failure per recorded miss, every other case must pass).
 CASES_J = tomllib.loads((HERE / "heldout_j.toml").read_text())["case"]
 UNMEASURED = False
-# heldout_k.toml: the eleventh set, frozen before `explain` ran on it, scored by test_real_log_k (`-k test_real_log_k` selects it).
+# heldout_k.toml: the eleventh set, frozen before `explain` ran on it, scored by test_real_log_k (`-k test_real_log_k`
+# selects it).
 # While UNMEASURED_K, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_K = False, as for set J.
 CASES_K = tomllib.loads((HERE / "heldout_k.toml").read_text())["case"]
@@ -73,7 +74,8 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in CASES + CASES_J + CASES_K)
+    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"])
+                                                                        for c in CASES + CASES_J + CASES_K)
 
 
 def test_no_thread_is_in_two_cases() -> None:
