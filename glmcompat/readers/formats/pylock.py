@@ -57,9 +57,9 @@ def parse_pylock(path: Path, text: str) -> Lock:
                     [(w.url or w.path or w.name or "", w.hashes.get("sha256", "")) for w in p.wheels or ()]))}
     if compiled:
         meta["lock_wheels"] = dict(sorted(compiled.items()))
-    only = {f"{e.name}=={e.version}": got for e, p in zip(entries, versioned, strict=True)
+    only = {f"{e.name}=={e.version}": names for e, p in zip(entries, versioned, strict=True)
             if e.source == "registry" and p.sdist is None
-            and (got := wheels_only([w.name or (w.url or str(w.path or "")) for w in p.wheels or ()])) is not None}
+            and (names := wheels_only([w.name or (w.url or str(w.path or "")) for w in p.wheels or ()])) is not None}
     if only:
         meta["wheels_only"] = dict(sorted(only.items()))
     return Lock(str(path), "pylock.toml", tuple(entries), rp, (), meta)
