@@ -20,6 +20,7 @@ Every failure is a :class:`glmcompat.model.errors.WheelError`, one line naming t
 
 from __future__ import annotations
 
+import re
 import struct
 import threading
 import zlib
@@ -205,6 +206,11 @@ class RemoteZip:
         self.inflate_cap = max(INFLATE_FLOOR, INFLATE_PER_BYTE * source.size)
         self.inflated = 0  # bytes inflated so far, by every reader of this archive
         self.held = 0  # bytes of prefixes and tails kept now (SparseMember)
+        # {member: (byte, bit, low)}: the earliest deflate block boundary in its compressed data a tail was decoded
+        # from, and where the search that found it began (no candidate from low to byte decodes); {member: low}: no
+        # candidate from low to its end decodes (SparseMember)
+        self.boundaries: dict[str, tuple[int, int, int]] = {}
+        self.no_boundary: dict[str, int] = {}
         self._budget = threading.Lock()
 
     def _tick(self) -> None:
@@ -420,8 +426,8 @@ def _shift(data: bytes, bits: int) -> bytes:
     return (int.from_bytes(data, "little") >> bits).to_bytes(len(data), "little")
 
 
-def _candidates(region: bytes) -> Iterator[tuple[int, int]]:
-    """Bit positions (byte, bit) in ``region`` where a stored or dynamic-Huffman block may start."""
+def _candidates_slow(region: bytes) -> Iterator[tuple[int, int]]:
+    """:func:`_candidates`, bit by bit (the reference it is tested against)."""
     n = len(region) - 8
     for k in range(max(0, n)):
         w = region[k] | region[k + 1] << 8 | region[k + 2] << 16
@@ -439,6 +445,63 @@ def _candidates(region: bytes) -> Iterator[tuple[int, int]]:
                     yield k, s
 
 
+# A dynamic block's first two bytes, read from its first bit: BFINAL=0 and BTYPE=2 (low 3 bits 100), HLIT <= 29, then
+# HDIST <= 29 (the low 5 bits of the second byte).
+_DYNAMIC = re.compile(b"(?=[" + b"".join(re.escape(bytes([v])) for v in range(256) if v & 7 == 4 and v >> 3 <= 29)
+                      + b"][" + b"".join(re.escape(bytes([v])) for v in range(256) if v & 31 <= 29) + b"])", re.S)
+_STORED = re.compile(b"(?=\xff\xff)")
+# Kraft's sum of four 3-bit code lengths (in units of 2**-7; a length 0 is no code): a dynamic block's code-length
+# code must be complete (sum 128), or zlib refuses it ("invalid code lengths set"; inflate_table, CODES).
+_KRAFT4 = [sum(128 >> ln for ln in ((x >> (3 * i)) & 7 for i in range(4)) if ln) for x in range(4096)]
+_CHUNK = 32768  # bytes of a region whose candidates are found at once (the search stops at the first that decodes)
+
+
+def _complete(c: bytes, ks: list[int]) -> list[int]:
+    """Those of the dynamic block headers at bytes ``ks`` of ``c`` (a region shifted to their first bit) whose
+    code-length code is complete: HCLEN + 4 code lengths of 3 bits from bit 17, their Kraft sum 128 (one whose lengths
+    run past ``c`` is kept, not judged here)."""
+    t = _KRAFT4
+    end = len(c) - 10
+    return [k for k in ks if k > end or t[(x := (int.from_bytes(c[k + 2:k + 10], "little") >> 1) & (
+        (1 << 3 * (((c[k + 1] >> 5) | (c[k + 2] & 1) << 3) + 4)) - 1)) & 4095] + t[(x >> 12) & 4095]
+        + t[(x >> 24) & 4095] + t[(x >> 36) & 4095] + t[(x >> 48) & 4095] == 128]
+
+
+def _candidates(region: bytes, shifted: list[bytes] | None = None, *, complete: bool = True,
+                stop: int | None = None) -> Iterator[tuple[int, int]]:
+    """Bit positions (byte, bit) in ``region`` where a stored or dynamic-Huffman block may start, in order: the
+    positions of :func:`_candidates_slow`, found by regular expressions over the eight shifted copies of the region
+    (``shifted``: ``_shift(region, s)`` for s in 0..7), a chunk at a time; with ``complete``, less the dynamic ones whose
+    code-length code is not complete (which zlib refuses); ``stop``: none at or past this byte."""
+    n = len(region) - 8 if stop is None else min(len(region) - 8, stop)
+    if n <= 0:
+        return
+    sh = shifted if shifted is not None else [_shift(region, s) for s in range(8)]
+    whole = int.from_bytes(region, "little")
+    pairs = (whole ^ (whole >> 16)).to_bytes(len(region), "little")  # pairs[b:b+2] == ff ff: LEN and ~LEN at b
+    for lo in range(0, n, _CHUNK):
+        hi = min(n, lo + _CHUNK)
+        found: list[tuple[int, int]] = []
+        for s in range(8):
+            c = sh[s]
+            ks = [m.start() for m in _DYNAMIC.finditer(c, lo, hi + 1)]
+            if ks and ks[-1] >= hi:
+                ks.pop()
+            if complete:
+                ks = _complete(c, ks)
+            found.extend((k, s) for k in ks)
+        for m in _STORED.finditer(pairs, lo + 1, hi + 3):
+            b = m.start()
+            if b + 3 >= len(region):
+                continue
+            for k, ss in ((b - 1, range(6)), (b - 2, range(6, 8))):
+                if lo <= k < hi:
+                    w = region[k] | region[k + 1] << 8
+                    found.extend((k, s) for s in ss if (w >> s) & 6 == 0)
+        found.sort()
+        yield from found
+
+
 def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: int = 1 << 30,
                 keep: int | None = None, check: Callable[[], None] | None = None,
                 spend: Callable[[int], None] | None = None) -> tuple[bytes, bytes] | None:
@@ -452,9 +515,19 @@ def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit:
     when None); ``spend`` is told how many bytes each window inflated (the probe's cap), and ``check`` is called
     before each window (a deadline: hostile data can offer many candidates).
     """
+    found = _boundary(comp, quick=quick, search=search, limit=limit, keep=keep, check=check, spend=spend)
+    return None if found is None else found[2]
+
+
+def _boundary(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: int = 1 << 30,
+              keep: int | None = None, check: Callable[[], None] | None = None,
+              spend: Callable[[int], None] | None = None, stop: int | None = None
+              ) -> tuple[int, int, tuple[bytes, bytes]] | None:
+    """:func:`decode_tail`, with the boundary it decoded from: ``(byte, bit, (a, b))``; ``stop``: no candidate at or
+    past this byte of ``comp`` (those a search before tried)."""
     region = comp[: min(len(comp), search) + 16]
     shifted = [_shift(region, s) for s in range(8)]
-    for k, s in _candidates(region):
+    for k, s in _candidates(region, shifted, stop=stop):
         if check is not None:
             check()
         probe = shifted[s][k:k + quick]
@@ -465,7 +538,7 @@ def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit:
             continue
         found = _decode_both(_shift(comp[k:], s), limit, keep, check, spend)
         if found is not None:
-            return found
+            return k, s, found
     return None
 
 
@@ -528,6 +601,7 @@ class SparseMember:
         self._tail_b = b""
         self._tc = 0  # compressed bytes fetched for the tail
         self._tail_raw = b""
+        self._floor = m.compressed_size  # no block boundary at or past this byte of its compressed data left to try
         self._held = 0  # bytes counted against the archive's HOLD_CAP (RemoteZip.hold)
         if m.method == 8 and m.compressed_size == 0:
             raise WheelError(zf.name, "empty deflate data", m.name)
@@ -698,7 +772,7 @@ class SparseMember:
                 self._tail = self._tail_b = self._inflate_from(start)
                 self._account()
                 return
-            found = decode_tail(self._tail_raw, limit=self.size, keep=keep, check=self.zf.tick, spend=self._spend)
+            found = self._decode_tail(keep, start, length)
             if found is not None:
                 a, b = found
                 if len(a) >= len(self._tail):
@@ -710,6 +784,44 @@ class SparseMember:
                 except NeedBytes:
                     pass
             n = n * 2
+
+    def _decode_tail(self, keep: int, start: int, length: int) -> tuple[bytes, bytes] | None:
+        """The fetched tail decoded from its earliest block boundary, or None; from the boundary another reader of the
+        member decoded from (:attr:`RemoteZip.boundaries`) where that gives ``[start, start+length)`` exactly. Each
+        candidate is tried once: by this reader, the bytes before the earliest boundary it decoded from or searched
+        down to (``_floor``); by this member's other readers, those a search of theirs tried (``.no_boundary``)."""
+        base = self.m.compressed_size - self._tc  # where the fetched tail starts in the member's compressed bytes
+        stop = self._floor - base
+        none_from = self.zf.no_boundary.get(self.m.name)
+        if none_from is not None:  # no candidate from there to the member's end decodes
+            stop = min(stop, max(none_from, base) - base)
+        known = self.zf.boundaries.get(self.m.name)
+        from_known = None
+        if known is not None and base <= known[0] < base + stop:
+            from_known = _decode_both(_shift(self._tail_raw[known[0] - base:], known[1]), self.size, keep,
+                                      self.zf.tick, self._spend)
+            if from_known is not None:
+                a, b = from_known[0][start - self.size:][:length], from_known[1][start - self.size:][:length]
+                if len(a) == length and a == b:  # what is asked for, exactly: no search
+                    self._floor = known[0]
+                    return from_known
+                stop = max(known[2], base) - base  # from known[2] to known[0] every candidate was tried: none decodes
+        hit = _boundary(self._tail_raw, limit=self.size, keep=keep, check=self.zf.tick, spend=self._spend,
+                        stop=stop) if stop > 0 else None
+        if hit is None and from_known is not None and known is not None:
+            hit = known[0] - base, known[1], from_known
+        with self.zf._budget:
+            if hit is None:
+                self._floor = base
+                if none_from is None or base < none_from:
+                    self.zf.no_boundary[self.m.name] = base
+                return None
+            k, bit, found = hit
+            self._floor = base + k
+            had = self.zf.boundaries.get(self.m.name)
+            if had is None or (base + k, base) < (had[0], had[2]):
+                self.zf.boundaries[self.m.name] = (base + k, bit, base)
+        return found
 
     def _inflate_from(self, start: int) -> bytes:
         """The member's bytes from ``start`` to its end, inflating all of it in bounded pieces (only those bytes are
