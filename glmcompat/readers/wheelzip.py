@@ -456,48 +456,45 @@ _KRAFT4 = [sum(128 >> ln for ln in ((x >> (3 * i)) & 7 for i in range(4)) if ln)
 _CHUNK = 32768  # bytes of a region whose candidates are found at once (the search stops at the first that decodes)
 
 
-def _complete(c: bytes, ks: list[int]) -> list[int]:
-    """Those of the dynamic block headers at bytes ``ks`` of ``c`` (a region shifted to their first bit) whose
-    code-length code is complete: HCLEN + 4 code lengths of 3 bits from bit 17, their Kraft sum 128 (one whose lengths
-    run past ``c`` is kept, not judged here)."""
+def _complete(c: bytes, ks: list[int], size: int) -> list[int]:
+    """Those of the dynamic block headers at bytes ``ks`` of ``c`` (a piece of a region of ``size`` bytes from its
+    start, shifted to their first bit) whose code-length code is complete: HCLEN + 4 code lengths of 3 bits from bit 17,
+    their Kraft sum 128 (one whose lengths run past the region is kept, not judged here)."""
     t = _KRAFT4
-    end = len(c) - 10
+    end = min(len(c), size) - 10
     return [k for k in ks if k > end or t[(x := (int.from_bytes(c[k + 2:k + 10], "little") >> 1) & (
         (1 << 3 * (((c[k + 1] >> 5) | (c[k + 2] & 1) << 3) + 4)) - 1)) & 4095] + t[(x >> 12) & 4095]
         + t[(x >> 24) & 4095] + t[(x >> 36) & 4095] + t[(x >> 48) & 4095] == 128]
 
 
-def _candidates(region: bytes, shifted: list[bytes] | None = None, *, complete: bool = True,
-                stop: int | None = None) -> Iterator[tuple[int, int]]:
+def _candidates(region: bytes, *, complete: bool = True, stop: int | None = None) -> Iterator[tuple[int, int]]:
     """Bit positions (byte, bit) in ``region`` where a stored or dynamic-Huffman block may start, in order: the
-    positions of :func:`_candidates_slow`, found by regular expressions over the eight shifted copies of the region
-    (``shifted``: ``_shift(region, s)`` for s in 0..7), a chunk at a time; with ``complete``, less the dynamic ones whose
-    code-length code is not complete (which zlib refuses); ``stop``: none at or past this byte."""
+    positions of :func:`_candidates_slow`, found a chunk at a time by regular expressions over the chunk's eight
+    shifted copies; with ``complete``, less the dynamic ones whose code-length code is not complete (which zlib
+    refuses); ``stop``: none at or past this byte."""
     n = len(region) - 8 if stop is None else min(len(region) - 8, stop)
-    if n <= 0:
-        return
-    sh = shifted if shifted is not None else [_shift(region, s) for s in range(8)]
-    whole = int.from_bytes(region, "little")
-    pairs = (whole ^ (whole >> 16)).to_bytes(len(region), "little")  # pairs[b:b+2] == ff ff: LEN and ~LEN at b
-    for lo in range(0, n, _CHUNK):
+    for lo in range(0, max(0, n), _CHUNK):
         hi = min(n, lo + _CHUNK)
+        piece = region[lo:hi + 16]  # the chunk, and the bytes its last candidates' headers read
         found: list[tuple[int, int]] = []
         for s in range(8):
-            c = sh[s]
-            ks = [m.start() for m in _DYNAMIC.finditer(c, lo, hi + 1)]
-            if ks and ks[-1] >= hi:
+            c = _shift(piece, s)
+            ks = [m.start() for m in _DYNAMIC.finditer(c, 0, hi - lo + 1)]
+            if ks and ks[-1] >= hi - lo:
                 ks.pop()
             if complete:
-                ks = _complete(c, ks)
-            found.extend((k, s) for k in ks)
-        for m in _STORED.finditer(pairs, lo + 1, hi + 3):
+                ks = _complete(c, ks, len(region) - lo)
+            found.extend((lo + k, s) for k in ks)
+        whole = int.from_bytes(piece, "little")
+        pairs = (whole ^ (whole >> 16)).to_bytes(len(piece), "little")  # pairs[b:b+2] == ff ff: LEN and ~LEN at b
+        for m in _STORED.finditer(pairs, 1, hi - lo + 3):
             b = m.start()
-            if b + 3 >= len(region):
+            if lo + b + 3 >= len(region) or b + 3 >= len(piece):
                 continue
             for k, ss in ((b - 1, range(6)), (b - 2, range(6, 8))):
-                if lo <= k < hi:
-                    w = region[k] | region[k + 1] << 8
-                    found.extend((k, s) for s in ss if (w >> s) & 6 == 0)
+                if 0 <= k < hi - lo:
+                    w = piece[k] | piece[k + 1] << 8
+                    found.extend((lo + k, s) for s in ss if (w >> s) & 6 == 0)
         found.sort()
         yield from found
 
@@ -526,11 +523,10 @@ def _boundary(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: i
     """:func:`decode_tail`, with the boundary it decoded from: ``(byte, bit, (a, b))``; ``stop``: no candidate at or
     past this byte of ``comp`` (those a search before tried)."""
     region = comp[: min(len(comp), search) + 16]
-    shifted = [_shift(region, s) for s in range(8)]
-    for k, s in _candidates(region, shifted, stop=stop):
+    for k, s in _candidates(region, stop=stop):
         if check is not None:
             check()
-        probe = shifted[s][k:k + quick]
+        probe = _shift(region[k:k + quick + 1], s)[:quick]
         d = zlib.decompressobj(-15, zdict=_WINDOW_A)
         try:
             d.decompress(probe, 1 << 16)
