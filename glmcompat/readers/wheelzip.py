@@ -41,6 +41,7 @@ MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
 MAX_READ = 64 * MiB  # what read() inflates into memory
 WINDOW = 16 * MiB  # the most one decompress call returns
 TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tail (decode_tail)
+CONVERGE_WINDOW = 256 * 1024  # ... while the two decodings still differ in their last 32 KiB
 INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
@@ -542,22 +543,27 @@ def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], 
                  spend: Callable[[int], None] | None) -> tuple[bytes, bytes] | None:
     """``rest`` inflated with both made-up windows, in lockstep windows (the two decodings have the same lengths:
     only the values copied from the window differ); the last ``keep`` bytes of each, or None when ``rest`` is no
-    deflate stream ending there within ``limit`` bytes."""
+    deflate stream ending there within ``limit`` bytes. Once the last 32 KiB of the two agree, every later byte is the
+    same in both (a reference reaches at most 32 KiB back, into bytes that agree): the rest is inflated once."""
     da = zlib.decompressobj(-15, zdict=_WINDOW_A)
     db = zlib.decompressobj(-15, zdict=_WINDOW_B)
     a, b = bytearray(), bytearray()
     total = 0
     data = rest
+    same = False  # the two decoders are in one state from here on
     try:
         while True:
             if check is not None:
                 check()
-            oa = da.decompress(data, TAIL_WINDOW)
-            ob = db.decompress(data, TAIL_WINDOW)
+            oa = da.decompress(data, TAIL_WINDOW if same else CONVERGE_WINDOW)
+            if same:
+                ob = oa
+            else:
+                ob = db.decompress(data, CONVERGE_WINDOW)
+                if len(oa) != len(ob) or len(da.unconsumed_tail) != len(db.unconsumed_tail):
+                    return None
             if spend is not None:
-                spend(len(oa) + len(ob))
-            if len(oa) != len(ob) or len(da.unconsumed_tail) != len(db.unconsumed_tail):
-                return None
+                spend(len(oa) + (0 if same else len(ob)))
             total += len(oa)
             if total > limit:
                 return None
@@ -566,6 +572,7 @@ def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], 
             if keep is not None and len(a) > keep:
                 del a[:len(a) - keep]
                 del b[:len(b) - keep]
+            same = same or (len(a) >= 32768 and total >= 32768 and a[-32768:] == b[-32768:])
             data = da.unconsumed_tail
             if da.eof or not data:
                 break

@@ -252,6 +252,21 @@ def test_decode_tail_exact() -> None:
     assert all(data[base + i] == a[i] for i in agree)
 
 
+def test_decoding_once_after_the_windows_agree_changes_nothing() -> None:
+    """Once the two made-up windows' decodings agree over 32 KiB the rest is inflated once: both results are those of
+    inflating every byte twice."""
+    data = text_blob(1_500_000, seed=4)
+    comp = zlib.compress(data, 6)[2:-4]
+    hit = wheelzip._boundary(comp[-400_000:])
+    assert hit is not None
+    k, s, (a, b) = hit
+    rest = wheelzip._shift(comp[-400_000:][k:], s)
+    da = zlib.decompressobj(-15, zdict=wheelzip._WINDOW_A)
+    db = zlib.decompressobj(-15, zdict=wheelzip._WINDOW_B)
+    assert (a, b) == (da.decompress(rest), db.decompress(rest))
+    assert a != b and a[-100_000:] == b[-100_000:] == data[-100_000:]
+
+
 def test_block_candidates_are_the_bit_by_bit_ones() -> None:
     """The candidates found by regular expressions over shifted copies are those of the bit-by-bit search, in its
     order (random bytes across a chunk boundary, real deflate data, runs of one byte); those left out for an incomplete
