@@ -457,15 +457,20 @@ _KRAFT4 = [sum(128 >> ln for ln in ((x >> (3 * i)) & 7 for i in range(4)) if ln)
 _CHUNK = 32768  # bytes of a region whose candidates are found at once (the search stops at the first that decodes)
 
 
+_WORD = struct.Struct("<Q").unpack_from
+_LENGTHS = [(1 << 3 * (n + 4)) - 1 for n in range(16)]  # the bits of HCLEN + 4 code lengths
+
+
 def _complete(c: bytes, ks: list[int], size: int) -> list[int]:
     """Those of the dynamic block headers at bytes ``ks`` of ``c`` (a piece of a region of ``size`` bytes from its
     start, shifted to their first bit) whose code-length code is complete: HCLEN + 4 code lengths of 3 bits from bit 17,
     their Kraft sum 128 (one whose lengths run past the region is kept, not judged here)."""
-    t = _KRAFT4
+    t, word, lengths = _KRAFT4, _WORD, _LENGTHS
     end = min(len(c), size) - 10
-    return [k for k in ks if k > end or t[(x := (int.from_bytes(c[k + 2:k + 10], "little") >> 1) & (
-        (1 << 3 * (((c[k + 1] >> 5) | (c[k + 2] & 1) << 3) + 4)) - 1)) & 4095] + t[(x >> 12) & 4095]
-        + t[(x >> 24) & 4095] + t[(x >> 36) & 4095] + t[(x >> 48) & 4095] == 128]
+    # q: the 64 bits from byte k+2 (its bit 0 is HCLEN's high bit; the lengths follow)
+    return [k for k in ks if k > end or t[(x := ((q := word(c, k + 2)[0]) >> 1) & lengths[(c[k + 1] >> 5) | (q & 1) << 3])
+                                          & 4095] + t[(x >> 12) & 4095] + t[(x >> 24) & 4095] + t[(x >> 36) & 4095]
+            + t[x >> 48] == 128]
 
 
 def _candidates(region: bytes, *, complete: bool = True, stop: int | None = None) -> Iterator[tuple[int, int]]:
