@@ -809,8 +809,9 @@ class SparseMember:
             from_known = _decode_both(_shift(self._tail_raw[known[0] - base:], known[1]), self.size, keep,
                                       self.zf.tick, self._spend)
             if from_known is not None:
-                a, b = from_known[0][start - self.size:][:length], from_known[1][start - self.size:][:length]
-                if len(a) == length and a == b:  # what is asked for, exactly: no search
+                at = len(from_known[0]) - (self.size - start)  # where ``start`` is in what was decoded
+                a, b = from_known[0][at:at + length], from_known[1][at:at + length]
+                if at >= 0 and len(a) == length and a == b:  # what is asked for, exactly: no search
                     self._floor = known[0]
                     return from_known
                 stop = max(known[2], base) - base  # from known[2] to known[0] every candidate was tried: none decodes

@@ -314,6 +314,10 @@ def test_readers_of_one_member_search_its_tail_once(monkeypatch: pytest.MonkeyPa
     second.ensure(len(data) - 60_000, 20_000)  # further from the end (its fetch covers the first's boundary)
     assert second.get(len(data) - 60_000, 20_000) == data[-60_000:-40_000]
     assert tried == []
+    third = SparseMember(zf, m)  # asks for bytes before what that boundary decodes to: it searches for an earlier one
+    third.ensure(len(data) - 900_000, 1000)
+    assert third.get(len(data) - 900_000, 1000) == data[-900_000:-899_000]
+    assert tried
 
 
 @pytest.mark.slow
