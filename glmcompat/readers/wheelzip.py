@@ -20,6 +20,7 @@ Every failure is a :class:`glmcompat.model.errors.WheelError`, one line naming t
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 import threading
@@ -446,14 +447,23 @@ def _candidates_slow(region: bytes) -> Iterator[tuple[int, int]]:
                     yield k, s
 
 
-# A dynamic block's first two bytes, read from its first bit: BFINAL=0 and BTYPE=2 (low 3 bits 100), HLIT <= 29, then
-# HDIST <= 29 (the low 5 bits of the second byte).
-_DYNAMIC = re.compile(b"(?=[" + b"".join(re.escape(bytes([v])) for v in range(256) if v & 7 == 4 and v >> 3 <= 29)
-                      + b"][" + b"".join(re.escape(bytes([v])) for v in range(256) if v & 31 <= 29) + b"])", re.S)
-_STORED = re.compile(b"(?=\xff\xff)")
-# Kraft's sum of four 3-bit code lengths (in units of 2**-7; a length 0 is no code): a dynamic block's code-length
-# code must be complete (sum 128), or zlib refuses it ("invalid code lengths set"; inflate_table, CODES).
-_KRAFT4 = [sum(128 >> ln for ln in ((x >> (3 * i)) & 7 for i in range(4)) if ln) for x in range(4096)]
+@functools.cache
+def _tables() -> tuple[re.Pattern[bytes], list[int], re.Pattern[bytes]]:
+    """Built on first use (not at import: the start-up path of every command imports this module).
+
+    * A dynamic block's first two bytes, read from its first bit: BFINAL=0 and BTYPE=2 (low 3 bits 100), HLIT <= 29,
+      then HDIST <= 29 (the low 5 bits of the second byte);
+    * Kraft's sum of four 3-bit code lengths (in units of 2**-7; a length 0 is no code): a dynamic block's code-length
+      code must be complete (sum 128), or zlib refuses it ("invalid code lengths set"; inflate_table, CODES);
+    * a stored block's LEN and NLEN: ``ff ff`` where a region and the region two bytes on are xored."""
+    first = b"".join(re.escape(bytes([v])) for v in range(256) if v & 7 == 4 and v >> 3 <= 29)
+    second = b"".join(re.escape(bytes([v])) for v in range(256) if v & 31 <= 29)
+    share = [0, 64, 32, 16, 8, 4, 2, 1]
+    return (re.compile(b"(?=[" + first + b"][" + second + b"])", re.S),
+            [share[x & 7] + share[x >> 3 & 7] + share[x >> 6 & 7] + share[x >> 9] for x in range(4096)],
+            re.compile(b"(?=\xff\xff)"))
+
+
 _CHUNK = 32768  # bytes of a region whose candidates are found at once (the search stops at the first that decodes)
 
 
@@ -465,7 +475,7 @@ def _complete(c: bytes, ks: list[int], size: int) -> list[int]:
     """Those of the dynamic block headers at bytes ``ks`` of ``c`` (a piece of a region of ``size`` bytes from its
     start, shifted to their first bit) whose code-length code is complete: HCLEN + 4 code lengths of 3 bits from bit 17,
     their Kraft sum 128 (one whose lengths run past the region is kept, not judged here)."""
-    t, word, lengths = _KRAFT4, _WORD, _LENGTHS
+    t, word, lengths = _tables()[1], _WORD, _LENGTHS
     end = min(len(c), size) - 10
     # q: the 64 bits from byte k+2 (its bit 0 is HCLEN's high bit; the lengths follow)
     return [k for k in ks if k > end or t[(x := ((q := word(c, k + 2)[0]) >> 1) & lengths[(c[k + 1] >> 5) | (q & 1) << 3])
@@ -479,13 +489,14 @@ def _candidates(region: bytes, *, complete: bool = True, stop: int | None = None
     shifted copies; with ``complete``, less the dynamic ones whose code-length code is not complete (which zlib
     refuses); ``stop``: none at or past this byte."""
     n = len(region) - 8 if stop is None else min(len(region) - 8, stop)
+    dynamic, _, stored = _tables()
     for lo in range(0, max(0, n), _CHUNK):
         hi = min(n, lo + _CHUNK)
         piece = region[lo:hi + 16]  # the chunk, and the bytes its last candidates' headers read
         found: list[tuple[int, int]] = []
         for s in range(8):
             c = _shift(piece, s)
-            ks = [m.start() for m in _DYNAMIC.finditer(c, 0, hi - lo + 1)]
+            ks = [m.start() for m in dynamic.finditer(c, 0, hi - lo + 1)]
             if ks and ks[-1] >= hi - lo:
                 ks.pop()
             if complete:
@@ -493,7 +504,7 @@ def _candidates(region: bytes, *, complete: bool = True, stop: int | None = None
             found.extend((lo + k, s) for k in ks)
         whole = int.from_bytes(piece, "little")
         pairs = (whole ^ (whole >> 16)).to_bytes(len(piece), "little")  # pairs[b:b+2] == ff ff: LEN and ~LEN at b
-        for m in _STORED.finditer(pairs, 1, hi - lo + 3):
+        for m in stored.finditer(pairs, 1, hi - lo + 3):
             b = m.start()
             if lo + b + 3 >= len(region) or b + 3 >= len(piece):
                 continue
