@@ -207,9 +207,9 @@ class HttpRangeReader:
                 if len(piece) >= left:
                     self._cut = 0
                     yield piece[:left]
-                    if r.status_code == 206 and len(piece) == left:
-                        next(pieces, None)  # the body's end (nothing more): the connection is kept for the next
-                    return                  # request, not closed unread
+                    if r.status_code == 206 and len(piece) == left and "content-length" in r.headers:
+                        next(pieces, None)  # the body's end, known from its length without reading more: the
+                    return                  # connection is kept for the next request, not closed unread
                 left -= len(piece)
                 yield piece
         finally:
