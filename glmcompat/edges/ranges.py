@@ -196,7 +196,8 @@ class HttpRangeReader:
             self._check_status(r)
             skip, left = self._start(r, offset)
             left = min(left, length) if left >= 0 else length
-            for piece in self._pieces(r, deadline):
+            pieces = self._pieces(r, deadline)
+            for piece in pieces:
                 if skip:
                     cut = min(skip, len(piece))
                     piece = piece[cut:]
@@ -206,7 +207,9 @@ class HttpRangeReader:
                 if len(piece) >= left:
                     self._cut = 0
                     yield piece[:left]
-                    return
+                    if r.status_code == 206 and len(piece) == left and "content-length" in r.headers:
+                        next(pieces, None)  # the body's end, known from its length without reading more: the
+                    return                  # connection is kept for the next request, not closed unread
                 left -= len(piece)
                 yield piece
         finally:

@@ -20,6 +20,8 @@ Every failure is a :class:`glmcompat.model.errors.WheelError`, one line naming t
 
 from __future__ import annotations
 
+import functools
+import re
 import struct
 import threading
 import zlib
@@ -40,6 +42,7 @@ MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
 MAX_READ = 64 * MiB  # what read() inflates into memory
 WINDOW = 16 * MiB  # the most one decompress call returns
 TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tail (decode_tail)
+CONVERGE_WINDOW = 256 * 1024  # ... while the two decodings still differ in their last 32 KiB
 INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
@@ -205,6 +208,11 @@ class RemoteZip:
         self.inflate_cap = max(INFLATE_FLOOR, INFLATE_PER_BYTE * source.size)
         self.inflated = 0  # bytes inflated so far, by every reader of this archive
         self.held = 0  # bytes of prefixes and tails kept now (SparseMember)
+        # {member: (byte, bit, low)}: the earliest deflate block boundary in its compressed data a tail was decoded
+        # from, and where the search that found it began (no candidate from low to byte decodes); {member: low}: no
+        # candidate from low to its end decodes (SparseMember)
+        self.boundaries: dict[str, tuple[int, int, int]] = {}
+        self.no_boundary: dict[str, int] = {}
         self._budget = threading.Lock()
 
     def _tick(self) -> None:
@@ -420,8 +428,8 @@ def _shift(data: bytes, bits: int) -> bytes:
     return (int.from_bytes(data, "little") >> bits).to_bytes(len(data), "little")
 
 
-def _candidates(region: bytes) -> Iterator[tuple[int, int]]:
-    """Bit positions (byte, bit) in ``region`` where a stored or dynamic-Huffman block may start."""
+def _candidates_slow(region: bytes) -> Iterator[tuple[int, int]]:
+    """:func:`_candidates`, bit by bit (the reference it is tested against)."""
     n = len(region) - 8
     for k in range(max(0, n)):
         w = region[k] | region[k + 1] << 8 | region[k + 2] << 16
@@ -439,6 +447,75 @@ def _candidates(region: bytes) -> Iterator[tuple[int, int]]:
                     yield k, s
 
 
+@functools.cache
+def _tables() -> tuple[re.Pattern[bytes], list[int], re.Pattern[bytes]]:
+    """Built on first use (not at import: the start-up path of every command imports this module).
+
+    * A dynamic block's first two bytes, read from its first bit: BFINAL=0 and BTYPE=2 (low 3 bits 100), HLIT <= 29,
+      then HDIST <= 29 (the low 5 bits of the second byte);
+    * Kraft's sum of four 3-bit code lengths (in units of 2**-7; a length 0 is no code): a dynamic block's code-length
+      code must be complete (sum 128), or zlib refuses it ("invalid code lengths set"; inflate_table, CODES);
+    * a stored block's LEN and NLEN: ``ff ff`` where a region and the region two bytes on are xored."""
+    first = b"".join(re.escape(bytes([v])) for v in range(256) if v & 7 == 4 and v >> 3 <= 29)
+    second = b"".join(re.escape(bytes([v])) for v in range(256) if v & 31 <= 29)
+    share = [0, 64, 32, 16, 8, 4, 2, 1]
+    return (re.compile(b"(?=[" + first + b"][" + second + b"])", re.S),
+            [share[x & 7] + share[x >> 3 & 7] + share[x >> 6 & 7] + share[x >> 9] for x in range(4096)],
+            re.compile(b"(?=\xff\xff)"))
+
+
+_CHUNK = 32768  # bytes of a region whose candidates are found at once (the search stops at the first that decodes)
+
+
+_WORD = struct.Struct("<Q").unpack_from
+_LENGTHS = [(1 << 3 * (n + 4)) - 1 for n in range(16)]  # the bits of HCLEN + 4 code lengths
+
+
+def _complete(c: bytes, ks: list[int], size: int) -> list[int]:
+    """Those of the dynamic block headers at bytes ``ks`` of ``c`` (a piece of a region of ``size`` bytes from its
+    start, shifted to their first bit) whose code-length code is complete: HCLEN + 4 code lengths of 3 bits from bit 17,
+    their Kraft sum 128 (one whose lengths run past the region is kept, not judged here)."""
+    t, word, lengths = _tables()[1], _WORD, _LENGTHS
+    end = min(len(c), size) - 10
+    # q: the 64 bits from byte k+2 (its bit 0 is HCLEN's high bit; the lengths follow)
+    return [k for k in ks if k > end or t[(x := ((q := word(c, k + 2)[0]) >> 1) & lengths[(c[k + 1] >> 5) | (q & 1) << 3])
+                                          & 4095] + t[(x >> 12) & 4095] + t[(x >> 24) & 4095] + t[(x >> 36) & 4095]
+            + t[x >> 48] == 128]
+
+
+def _candidates(region: bytes, *, complete: bool = True, stop: int | None = None) -> Iterator[tuple[int, int]]:
+    """Bit positions (byte, bit) in ``region`` where a stored or dynamic-Huffman block may start, in order: the
+    positions of :func:`_candidates_slow`, found a chunk at a time by regular expressions over the chunk's eight
+    shifted copies; with ``complete``, less the dynamic ones whose code-length code is not complete (which zlib
+    refuses); ``stop``: none at or past this byte."""
+    n = len(region) - 8 if stop is None else min(len(region) - 8, stop)
+    dynamic, _, stored = _tables()
+    for lo in range(0, max(0, n), _CHUNK):
+        hi = min(n, lo + _CHUNK)
+        piece = region[lo:hi + 16]  # the chunk, and the bytes its last candidates' headers read
+        found: list[tuple[int, int]] = []
+        for s in range(8):
+            c = _shift(piece, s)
+            ks = [m.start() for m in dynamic.finditer(c, 0, hi - lo + 1)]
+            if ks and ks[-1] >= hi - lo:
+                ks.pop()
+            if complete:
+                ks = _complete(c, ks, len(region) - lo)
+            found.extend((lo + k, s) for k in ks)
+        whole = int.from_bytes(piece, "little")
+        pairs = (whole ^ (whole >> 16)).to_bytes(len(piece), "little")  # pairs[b:b+2] == ff ff: LEN and ~LEN at b
+        for m in stored.finditer(pairs, 1, hi - lo + 3):
+            b = m.start()
+            if lo + b + 3 >= len(region) or b + 3 >= len(piece):
+                continue
+            for k, ss in ((b - 1, range(6)), (b - 2, range(6, 8))):
+                if 0 <= k < hi - lo:
+                    w = piece[k] | piece[k + 1] << 8
+                    found.extend((lo + k, s) for s in ss if (w >> s) & 6 == 0)
+        found.sort()
+        yield from found
+
+
 def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: int = 1 << 30,
                 keep: int | None = None, check: Callable[[], None] | None = None,
                 spend: Callable[[int], None] | None = None) -> tuple[bytes, bytes] | None:
@@ -452,12 +529,21 @@ def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit:
     when None); ``spend`` is told how many bytes each window inflated (the probe's cap), and ``check`` is called
     before each window (a deadline: hostile data can offer many candidates).
     """
+    found = _boundary(comp, quick=quick, search=search, limit=limit, keep=keep, check=check, spend=spend)
+    return None if found is None else found[2]
+
+
+def _boundary(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: int = 1 << 30,
+              keep: int | None = None, check: Callable[[], None] | None = None,
+              spend: Callable[[int], None] | None = None, stop: int | None = None
+              ) -> tuple[int, int, tuple[bytes, bytes]] | None:
+    """:func:`decode_tail`, with the boundary it decoded from: ``(byte, bit, (a, b))``; ``stop``: no candidate at or
+    past this byte of ``comp`` (those a search before tried)."""
     region = comp[: min(len(comp), search) + 16]
-    shifted = [_shift(region, s) for s in range(8)]
-    for k, s in _candidates(region):
+    for k, s in _candidates(region, stop=stop):
         if check is not None:
             check()
-        probe = shifted[s][k:k + quick]
+        probe = _shift(region[k:k + quick + 1], s)[:quick]
         d = zlib.decompressobj(-15, zdict=_WINDOW_A)
         try:
             d.decompress(probe, 1 << 16)
@@ -465,7 +551,7 @@ def decode_tail(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit:
             continue
         found = _decode_both(_shift(comp[k:], s), limit, keep, check, spend)
         if found is not None:
-            return found
+            return k, s, found
     return None
 
 
@@ -473,22 +559,27 @@ def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], 
                  spend: Callable[[int], None] | None) -> tuple[bytes, bytes] | None:
     """``rest`` inflated with both made-up windows, in lockstep windows (the two decodings have the same lengths:
     only the values copied from the window differ); the last ``keep`` bytes of each, or None when ``rest`` is no
-    deflate stream ending there within ``limit`` bytes."""
+    deflate stream ending there within ``limit`` bytes. Once the last 32 KiB of the two agree, every later byte is the
+    same in both (a reference reaches at most 32 KiB back, into bytes that agree): the rest is inflated once."""
     da = zlib.decompressobj(-15, zdict=_WINDOW_A)
     db = zlib.decompressobj(-15, zdict=_WINDOW_B)
     a, b = bytearray(), bytearray()
     total = 0
     data = rest
+    same = False  # the two decoders are in one state from here on
     try:
         while True:
             if check is not None:
                 check()
-            oa = da.decompress(data, TAIL_WINDOW)
-            ob = db.decompress(data, TAIL_WINDOW)
+            oa = da.decompress(data, TAIL_WINDOW if same else CONVERGE_WINDOW)
+            if same:
+                ob = oa
+            else:
+                ob = db.decompress(data, CONVERGE_WINDOW)
+                if len(oa) != len(ob) or len(da.unconsumed_tail) != len(db.unconsumed_tail):
+                    return None
             if spend is not None:
-                spend(len(oa) + len(ob))
-            if len(oa) != len(ob) or len(da.unconsumed_tail) != len(db.unconsumed_tail):
-                return None
+                spend(len(oa) + (0 if same else len(ob)))
             total += len(oa)
             if total > limit:
                 return None
@@ -497,6 +588,7 @@ def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], 
             if keep is not None and len(a) > keep:
                 del a[:len(a) - keep]
                 del b[:len(b) - keep]
+            same = same or (len(a) >= 32768 and total >= 32768 and a[-32768:] == b[-32768:])
             data = da.unconsumed_tail
             if da.eof or not data:
                 break
@@ -528,6 +620,7 @@ class SparseMember:
         self._tail_b = b""
         self._tc = 0  # compressed bytes fetched for the tail
         self._tail_raw = b""
+        self._floor = m.compressed_size  # no block boundary at or past this byte of its compressed data left to try
         self._held = 0  # bytes counted against the archive's HOLD_CAP (RemoteZip.hold)
         if m.method == 8 and m.compressed_size == 0:
             raise WheelError(zf.name, "empty deflate data", m.name)
@@ -698,7 +791,7 @@ class SparseMember:
                 self._tail = self._tail_b = self._inflate_from(start)
                 self._account()
                 return
-            found = decode_tail(self._tail_raw, limit=self.size, keep=keep, check=self.zf.tick, spend=self._spend)
+            found = self._decode_tail(keep, start, length)
             if found is not None:
                 a, b = found
                 if len(a) >= len(self._tail):
@@ -710,6 +803,45 @@ class SparseMember:
                 except NeedBytes:
                     pass
             n = n * 2
+
+    def _decode_tail(self, keep: int, start: int, length: int) -> tuple[bytes, bytes] | None:
+        """The fetched tail decoded from its earliest block boundary, or None; from the boundary another reader of the
+        member decoded from (:attr:`RemoteZip.boundaries`) where that gives ``[start, start+length)`` exactly. Each
+        candidate is tried once: by this reader, the bytes before the earliest boundary it decoded from or searched
+        down to (``_floor``); by this member's other readers, those a search of theirs tried (``.no_boundary``)."""
+        base = self.m.compressed_size - self._tc  # where the fetched tail starts in the member's compressed bytes
+        stop = self._floor - base
+        none_from = self.zf.no_boundary.get(self.m.name)
+        if none_from is not None:  # no candidate from there to the member's end decodes
+            stop = min(stop, max(none_from, base) - base)
+        known = self.zf.boundaries.get(self.m.name)
+        from_known = None
+        if known is not None and base <= known[0] < base + stop:
+            from_known = _decode_both(_shift(self._tail_raw[known[0] - base:], known[1]), self.size, keep,
+                                      self.zf.tick, self._spend)
+            if from_known is not None:
+                at = len(from_known[0]) - (self.size - start)  # where ``start`` is in what was decoded
+                a, b = from_known[0][at:at + length], from_known[1][at:at + length]
+                if at >= 0 and len(a) == length and a == b:  # what is asked for, exactly: no search
+                    self._floor = known[0]
+                    return from_known
+                stop = max(known[2], base) - base  # from known[2] to known[0] every candidate was tried: none decodes
+        hit = _boundary(self._tail_raw, limit=self.size, keep=keep, check=self.zf.tick, spend=self._spend,
+                        stop=stop) if stop > 0 else None
+        if hit is None and from_known is not None and known is not None:
+            hit = known[0] - base, known[1], from_known
+        with self.zf._budget:
+            if hit is None:
+                self._floor = base
+                if none_from is None or base < none_from:
+                    self.zf.no_boundary[self.m.name] = base
+                return None
+            k, bit, found = hit
+            self._floor = base + k
+            had = self.zf.boundaries.get(self.m.name)
+            if had is None or (base + k, base) < (had[0], had[2]):
+                self.zf.boundaries[self.m.name] = (base + k, bit, base)
+        return found
 
     def _inflate_from(self, start: int) -> bytes:
         """The member's bytes from ``start`` to its end, inflating all of it in bounded pieces (only those bytes are

@@ -13,6 +13,7 @@ import pytest
 
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.model.errors import EnvironmentFailure, WheelError
+from glmcompat.readers import wheelzip
 from glmcompat.readers.wheelzip import BytesSource, RemoteZip, SparseMember, decode_tail
 
 URL = "https://files.invalid/pkg-1.0-py3-none-any.whl"
@@ -249,6 +250,74 @@ def test_decode_tail_exact() -> None:
     agree = [i for i in range(0, len(a), 997) if a[i] == b[i]]
     assert len(agree) > len(range(0, len(a), 997)) // 2
     assert all(data[base + i] == a[i] for i in agree)
+
+
+def test_decoding_once_after_the_windows_agree_changes_nothing() -> None:
+    """Once the two made-up windows' decodings agree over 32 KiB the rest is inflated once: both results are those of
+    inflating every byte twice."""
+    data = text_blob(1_500_000, seed=4)
+    comp = zlib.compress(data, 6)[2:-4]
+    hit = wheelzip._boundary(comp[-400_000:])
+    assert hit is not None
+    k, s, (a, b) = hit
+    rest = wheelzip._shift(comp[-400_000:][k:], s)
+    da = zlib.decompressobj(-15, zdict=wheelzip._WINDOW_A)
+    db = zlib.decompressobj(-15, zdict=wheelzip._WINDOW_B)
+    assert (a, b) == (da.decompress(rest), db.decompress(rest))
+    assert a != b and a[-100_000:] == b[-100_000:] == data[-100_000:]
+
+
+def test_block_candidates_are_the_bit_by_bit_ones() -> None:
+    """The candidates found by regular expressions over shifted copies are those of the bit-by-bit search, in its
+    order (random bytes across a chunk boundary, real deflate data, runs of one byte); those left out for an incomplete
+    code-length code are exactly ones zlib refuses."""
+    rnd = random.Random(5)
+    comp = zlib.compress(text_blob(100_000, seed=5), 6)[2:-4]
+    regions = [comp[len(comp) // 3:len(comp) // 3 + 8000], comp[-3000:],
+               bytes(3000), b"\xff" * 3000, b"\x00\x00\xff\xff" * 700, rnd.randbytes(9), b""]
+    regions += [rnd.randbytes(rnd.randrange(1, 600)) for _ in range(40)]
+    regions += [rnd.randbytes(wheelzip._CHUNK + 8 + d) for d in (-1, 1, 5)]  # the last candidates near a chunk's edge
+    for region in regions:
+        shifted = [wheelzip._shift(region, s) for s in range(8)]
+        every = list(wheelzip._candidates_slow(region))
+        assert list(wheelzip._candidates(region, complete=False)) == every
+        kept = list(wheelzip._candidates(region))
+        left = set(kept)
+        assert kept == [c for c in every if c in left]
+        for k, s in set(every) - left:
+            with pytest.raises(zlib.error):
+                zlib.decompressobj(-15, zdict=wheelzip._WINDOW_A).decompress(shifted[s][k:k + 2048], 1 << 16)
+    assert len(kept) < len(every)  # the filter leaves candidates out (random bytes: most of them)
+
+
+def test_readers_of_one_member_search_its_tail_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second reader of a member (the NumPy scan after the symbol tables) decodes its tail from the boundary the first
+    found, trying no candidate again, and gets the same bytes."""
+    data = text_blob(2_000_000, seed=11)
+    zf = RemoteZip(BytesSource(make_zip({"lib/x.so": data}), "w.whl"))
+    m = zf.member("lib/x.so")
+    tried: list[int] = []
+    real = wheelzip._candidates
+
+    def counted(*a: object, **k: object):  # type: ignore[no-untyped-def]
+        for c in real(*a, **k):  # type: ignore[arg-type]
+            tried.append(c[0])
+            yield c
+
+    monkeypatch.setattr(wheelzip, "_candidates", counted)
+    first = SparseMember(zf, m)
+    first.ensure(len(data) - 40_000, 40_000)
+    assert first.get(len(data) - 40_000, 40_000) == data[-40_000:]
+    assert tried and m.name in zf.boundaries
+    tried.clear()
+    second = SparseMember(zf, m)
+    second.ensure(len(data) - 60_000, 20_000)  # further from the end (its fetch covers the first's boundary)
+    assert second.get(len(data) - 60_000, 20_000) == data[-60_000:-40_000]
+    assert tried == []
+    third = SparseMember(zf, m)  # asks for bytes before what that boundary decodes to: it searches for an earlier one
+    third.ensure(len(data) - 900_000, 1000)
+    assert third.get(len(data) - 900_000, 1000) == data[-900_000:-899_000]
+    assert tried
 
 
 @pytest.mark.slow
