@@ -333,7 +333,7 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
     facts = _facts(matrix)
     raw = os.fspath(path)
     p = Path(raw)
-    lock_path, settings, settings_path = cf.locate(raw)
+    lock_path, settings, settings_path = cf.locate(raw, needed=not target)
     names = _targets(facts, target, settings, None if target else (str(settings_path) if settings_path else raw))
     model = model or settings.get("model")
     if model is not None:
@@ -358,8 +358,9 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
         safe = _safe_set(lock, t, model, facts, chosen, machine) if any(f.severity == "error" for f in findings) else None
         verdicts.append(Verdict(t, tuple(findings), str(lock_path), model,
                                 tuple(chosen or target_platforms(facts.target(t))), safe))
+    broken = cf.unreadable_beside(lock_path)
     return CheckResult(str(lock_path), lock.kind, tuple(verdicts), sum(len(e.names) for e in lock.sets),
-                       tuple(lock.meta.get("notes", ())))
+                       tuple(lock.meta.get("notes", ())) + ((broken,) if broken else ()))
 
 
 # ------------------------------------------------------------------------------------------------

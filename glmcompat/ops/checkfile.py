@@ -41,10 +41,12 @@ def pyproject_settings(path: Path) -> dict[str, Any]:
     return tool
 
 
-def locate(raw: str, *, beside: bool = True) -> tuple[Path, dict[str, Any], Path | None]:
+def locate(raw: str, *, beside: bool = True, needed: bool = True) -> tuple[Path, dict[str, Any], Path | None]:
     """What ``check`` judges for the path a user gave: (the lock, the ``[tool.glmcompat]`` settings, the
     pyproject.toml they come from). A pyproject.toml names the lock beside it; a lock's own settings are those of
-    the pyproject.toml beside it (read only when ``beside``: ``check --target`` needs none)."""
+    the pyproject.toml beside it (read only when ``beside``: ``check --target`` needs none). A pyproject.toml beside
+    the lock that cannot be read is an error only where its settings are ``needed`` (no --target names the targets);
+    otherwise the lock is judged without them and check notes it (:func:`unreadable_beside`)."""
     p = Path(raw)
     if readlog.is_dir(p):
         raise InputError("is a directory; pass a lock file or a pyproject.toml", path=raw)
@@ -58,8 +60,28 @@ def locate(raw: str, *, beside: bool = True) -> tuple[Path, dict[str, Any], Path
             raise InputError(f"no lock beside it (looked for {', '.join(BESIDE)})", path=raw)
         return lock, pyproject_settings(p), p
     if beside and readlog.is_file(p.parent / "pyproject.toml"):
-        return p, pyproject_settings(p.parent / "pyproject.toml"), p.parent / "pyproject.toml"
+        try:
+            return p, pyproject_settings(p.parent / "pyproject.toml"), p.parent / "pyproject.toml"
+        except InputError:
+            if needed:
+                raise
+            return p, {}, None  # not the file the user named: check says so (unreadable_beside) and judges the lock
     return p, {}, None
+
+
+def unreadable_beside(lock_path: Path) -> str | None:
+    """The note for a pyproject.toml beside a lock (not the file the user named) that cannot be read: what was not
+    read from it, and why (a project's own broken file must not hide the verdict on the lock the user asked about).
+    None when there is none, or it reads."""
+    pp = lock_path.parent / "pyproject.toml"
+    if lock_path.name == "pyproject.toml" or not readlog.is_file(pp):
+        return None
+    try:
+        pyproject_settings(pp)
+    except InputError as e:
+        return (f"{e.one_line()}: its [tool.glmcompat] and [tool.uv] settings (targets, build isolation) were not read, "
+                "and uv refuses the project until it is fixed")
+    return None
 
 
 def no_isolation(lock_path: Path) -> frozenset[str] | None:
@@ -70,7 +92,10 @@ def no_isolation(lock_path: Path) -> frozenset[str] | None:
     pp = lock_path.parent / "pyproject.toml"
     if not readlog.is_file(pp):
         return None
-    uv = pyproject_doc(pp).get("tool", {})
+    try:
+        uv = pyproject_doc(pp).get("tool", {})
+    except InputError:
+        return None  # unreadable: not known (check's note says so: unreadable_beside)
     uv = uv.get("uv", {}) if isinstance(uv, dict) else {}
     if not isinstance(uv, dict):
         return frozenset()
@@ -95,7 +120,10 @@ def platform_setting(lock: Path, settings: dict[str, Any] | None) -> list[str] |
     if settings is None:
         if not readlog.is_file(pp):
             return None
-        settings = pyproject_settings(pp)
+        try:
+            settings = pyproject_settings(pp)
+        except InputError:
+            return None  # unreadable, and not the file the user named: check's note says so (unreadable_beside)
     value = settings.get("platform", settings.get("platforms"))
     if value is None:
         return None

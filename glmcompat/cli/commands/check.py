@@ -24,7 +24,7 @@ from glmcompat.model.errors import EnvironmentFailure, InputError, LockFormatErr
 from glmcompat.model.findings import Finding, Printed, evidence_lines
 from glmcompat.model.platforms import check_platform, target_platforms
 from glmcompat.ops.checkfile import check_ships as _check_ships
-from glmcompat.ops.checkfile import locate, no_isolation
+from glmcompat.ops.checkfile import locate, no_isolation, unreadable_beside
 from glmcompat.ops.checkfile import output_set_problems as _output_set_problems
 from glmcompat.ops.checkfile import platform_setting as _platform_setting
 
@@ -161,7 +161,8 @@ def _jobs(args: Any) -> list[Job]:
     for raw in args.paths:
         p = Path(raw)
         # the pyproject.toml beside the lock names what no flag does: the targets, the driver, the glibc
-        lock, settings, settings_path = locate(raw, beside=not args.target or not args.driver or not args.glibc)
+        lock, settings, settings_path = locate(raw, beside=not args.target or not args.driver or not args.glibc,
+                                               needed=not args.target)
         key = lock.resolve()
         if key in seen:
             continue
@@ -377,6 +378,8 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         arts = _artifacts(lock, facts, read_wheels, job.platforms, {m for r in job.rows for m in r.ships_on})
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
+        if (broken := unreadable_beside(job.path)) is not None:
+            job.notes.append(broken)
         job.environments = sum(len(e.names) for e in lock.sets)
         job.packages = dict(lock.sets[0].packages) if lock.sets else {}
         for trow in job.rows:
