@@ -193,10 +193,22 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not pkg or pkg == "torch":
         return None
     if pkg in facts.family_packages():
-        return _family(pkg, env, facts)
-    if pkg in facts.kernel_packages():
-        return _kernel(pkg, env, facts, what)
-    return _untracked(pkg, env, what)
+        got = _family(pkg, env, facts)
+    elif pkg in facts.kernel_packages():
+        got = _kernel(pkg, env, facts, what)
+    else:
+        got = _untracked(pkg, env, what)
+    # the library the loader names (torchvision/image.so, vllm/_C.abi3.so): which of the package's modules fails
+    lib = h.groups.get("library", "").replace("\\", "/").rsplit("/", 1)[-1]
+    if got is None:
+        if not lib:
+            return None
+        return (f"{pkg}'s compiled library {lib} {what}: {pkg} was built against another torch (or another build of it) "
+                "than the installed one", f"install the {pkg} release built for the installed torch (`pip show torch "
+                f"{pkg}` shows both versions), or pin torch to the one {pkg} was built against")
+    if lib and lib not in got[0]:
+        return f"{got[0]} (its library {lib} does not load)", got[1]
+    return got
 
 
 # A symbol of the C++ standard library, by its mangled outermost scope: ::std and its abbreviations (St, Sa, Sb, Ss, Si,

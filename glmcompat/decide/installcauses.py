@@ -200,6 +200,22 @@ _HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 
 
+# the CUDA toolkit's headers -> the NVIDIA library they belong to, and the pip wheel (its CUDA 12 name) and directory that
+# ship them, as cuda-lib-missing names a library by its soname: the toolkit's include/ holds them all, each nvidia-* wheel
+# its own under nvidia/<dir>/include (nvidia_curand_cu12-10.3.5.147-py3-none-manylinux2014_x86_64.whl:
+# nvidia/curand/include/curand.h, curand_kernel.h, ...; the other wheels keep the same layout)
+_CUDA_LIBRARIES: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
+    (re.compile(r"(?:^|/)curand\w{0,30}\.h$"), "cuRAND", "nvidia-curand-cu12", "curand"),
+    (re.compile(r"(?:^|/)cublas(?:_v2|Lt|_api)?\.h$"), "cuBLAS", "nvidia-cublas-cu12", "cublas"),
+    (re.compile(r"(?:^|/)cusparse\w{0,20}\.h$"), "cuSPARSE", "nvidia-cusparse-cu12", "cusparse"),
+    (re.compile(r"(?:^|/)cusolver\w{0,20}\.h$"), "cuSOLVER", "nvidia-cusolver-cu12", "cusolver"),
+    (re.compile(r"(?:^|/)cufft\w{0,20}\.h$"), "cuFFT", "nvidia-cufft-cu12", "cufft"),
+    (re.compile(r"(?:^|/)nvrtc\.h$"), "NVRTC", "nvidia-cuda-nvrtc-cu12", "cuda_nvrtc"),
+    (re.compile(r"(?:^|/)cuda_runtime(?:_api)?\.h$"), "the CUDA runtime (cudart)", "nvidia-cuda-runtime-cu12",
+     "cuda_runtime"),
+)
+
+
 def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-header-missing: a C/C++/CUDA compile that includes a header no include path holds."""
     header = (h.groups.get("header") or h.groups.get("msvc_header") or "").replace("\\", "/")
@@ -210,9 +226,12 @@ def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = _shown(pkg, env.version(pkg)) if pkg else "a package"
     for pat, owner, fix in _HEADERS:
         if pat.search(header):
-            return (f"{who} is being compiled from source, and its compile includes {header}, one of {owner}, which no "
+            lib = next(((name, wheel, d) for p, name, wheel, d in _CUDA_LIBRARIES if p.search(header)), None)
+            of = f"a header of {lib[0]} (the {lib[1]} wheel ships it under nvidia/{lib[2]}/include), " if lib else ""
+            return (f"{who} is being compiled from source, and its compile includes {header}, {of}one of {owner}, which no "
                     "include path of the compiler holds: they are not installed, or not where the build looks",
-                    fix.format(header=header))
+                    fix.format(header=header) + (f" (or put {lib[0]}'s include directory, the toolkit's or the {lib[1]} "
+                                                 "wheel's, on CPATH)" if lib else ""))
     return (f"{who} is being compiled from source (no prebuilt wheel fits this Python, torch and CUDA, or a build was "
             f"asked for), and its compile includes {header}, which no include path of the compiler holds: the library that "
             "ships that header (its development files) is not installed, or the build does not look where it is",
@@ -369,6 +388,13 @@ def _fi_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """driver-not-found from the loader's words: libcuda.so.1, which only the NVIDIA driver installs, is not found."""
+    lib = h.groups.get("nvc_lib", "")
+    if lib:  # the NVIDIA container toolkit, on the host, before the container starts
+        return (f"the NVIDIA container toolkit (nvidia-container-cli) could not load {lib}, the NVIDIA driver's own library, "
+                "on the host: the host has no working NVIDIA driver (none installed, a driver package without its "
+                f"{lib}, or a driver upgraded without a reboot), so there is no driver to mount into the container",
+                f"install the NVIDIA driver on the host (with its {lib}: nvidia-smi on the host must list the GPU; "
+                "`ldconfig -p | grep libcuda` shows it), then start the container again with --gpus all")
     if "libcuda" not in h.groups:
         return None
     who = h.package if h.package and h.package != "torch" else "the program"
