@@ -669,9 +669,68 @@ def _old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"compile=False, vLLM's --enforce-eager), or use a GPU of compute capability >= {need}")
 
 
-def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    """pip-requirement-conflict: the pair pip left installed against the package's own requirement."""
+def _for_torch_of(facts: Facts, package: str, dep: str, have: str) -> str:
+    """The release of ``package`` built for ``dep`` ``have`` where ``dep`` is torch (the matrix's kernel and family rows),
+    else ""."""
+    if dep != "torch" or _v(_public(have)) is None:
+        return ""
+    return _newest_for_torch(facts, canonicalize(package), have) or facts.family_for_torch(canonicalize(package),
+                                                                                          _public(have)) or ""
+
+
+def _pip_pin(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip collecting a stack package at a companion's pin while the log shows another version of it installed: pip is
+    about to replace it. None where the log shows no other version (an ordinary install)."""
     g = h.groups
+    dep, pin, parent, pver = g["pin_dep"], g.get("pin_ver", ""), g.get("pin_parent", ""), g.get("pin_parent_ver", "")
+    seen = [x for x in (env.seen.get(canonicalize(dep)) or env.version(dep)).split(", ") if x]
+    others = [x for x in seen if x != pin and _public(x) != pin]
+    if not others:
+        return None
+    have = others[0]
+    label = _local(have)
+    alt = _for_torch_of(facts, parent, dep, have)
+    return (f"{parent} {pver} requires {dep}=={pin}, but {dep} {have} is installed: pip collects {dep}=={pin} for it and "
+            f"replaces {dep} {have} (uninstalls it){f', dropping the +{label} build for the default one' if label else ''}, "
+            f"so everything built for {dep} {have} now runs against another {dep}",
+            f"install the {parent} release built for {dep} {_public(have)}"
+            + (f" ({parent}=={alt})" if alt and alt != pver else "")
+            + (f" from the index {dep} {have} came from (its +{label} index)" if label else "")
+            + f", or keep {dep} {have} and install {parent} with --no-deps only where {parent} {pver} is known to run on it; "
+            f"`pip install {parent}=={pver} --dry-run` shows what pip would replace before it does")
+
+
+def _pip_replaced(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip uninstalled a stack package the log's install command did not ask for: a companion's requirement pulled
+    another release of it in. None where the command asked for it, or the log shows neither command nor companion."""
+    g = h.groups
+    gone, was = g["gone"], g.get("gone_ver", "")
+    name = canonicalize(gone)
+    command = env.notes.get("pip_command", "")
+    asked = {canonicalize(re.split(r"[\[=<>!~;@ ]", t.strip("'\""), maxsplit=1)[0]) for t in command.split()
+             if t and not t.startswith("-") and "://" not in t}
+    collected = [canonicalize(x.strip()) for x in env.notes.get("collected", "").split(",") if x.strip()]
+    by = [x for x in collected if x != name and x in asked] or [x for x in asked if x != name and x in collected]
+    if not command or name in asked or not by:
+        return None
+    who = by[0]
+    alt = _for_torch_of(facts, who, name, was)
+    return (f"pip uninstalled {gone} {was} to install {who}: the {who} release pip chose requires another {gone} than the "
+            f"installed {gone} {was}, so pip replaced it (the install command asked for {who} only), and what was built "
+            f"for {gone} {was} now runs against another {gone}",
+            f"install the {who} release built for {gone} {was}"
+            + (f" ({who}=={alt}, pinned: pip install '{who}=={alt}')" if alt else f" (pin {who} to it)")
+            + f", or pin {gone}=={was} in the same command so that pip picks a {who} that accepts it; `pip install "
+            f"{who} --dry-run` shows what pip would replace")
+
+
+def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip-requirement-conflict: the pair pip left installed against the package's own requirement (or is replacing)."""
+    g = h.groups
+    if "pin_dep" in g:
+        return _pip_pin(h, env, facts)
+    if "gone" in g:
+        return _pip_replaced(h, env, facts)
     pkg, ver, req, dep, have = g.get("pkg", ""), g.get("ver", ""), g.get("req", ""), g.get("dep", "").strip(), g.get("have", "")
     need = req.split(";", 1)[0].strip()
     return (f"{pkg} {ver} requires {need}, but {dep} {have} is installed: pip put them side by side and only warned, so "
@@ -722,7 +781,8 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing"),
-           "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
+           "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
+           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}

@@ -427,6 +427,62 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "numpy<2 until it has one")
 
 
+def _req_name(req: str) -> str:
+    """The distribution a requirement names (``tokenizers!=0.11.3, <0.14`` -> ``tokenizers``)."""
+    return canonicalize(re.split(r"[\s\[=<>!~;@(,]", req.strip(), maxsplit=1)[0])
+
+
+def _in_stack(name: str, tracked: dict[str, list[str]]) -> bool:
+    return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"
+
+
+def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
+    names a package of the stack. None where none does (a conflict outside the compiled stack)."""
+    tracked = companions(facts)
+    causes = [c for c in env.notes.get("pip_causes", "").split("; ") if c]
+    because = env.notes.get("uv_because", "")
+    asked: list[str] = []  # the user's requirements
+    needs: list[tuple[str, str]] = []  # (parent with its version, requirement)
+    for c in causes:
+        if c.startswith("The user requested "):
+            asked.append(c.removeprefix("The user requested ").removeprefix("(constraint) "))
+        else:
+            parent, _, req = c.partition(" depends on ")
+            needs.append((parent, req))
+    named = {_req_name(r) for r in asked} | {_req_name(r) for _, r in needs} | {_req_name(p) for p, _ in needs}
+    words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
+    if not any(_in_stack(n, tracked) for n in named | words):
+        return None
+    if because and not causes:
+        return (f"uv found no set of versions that satisfies every requirement at once: {because.rstrip('.')}; so nothing "
+                "was installed",
+                "change the requirement uv's derivation ends with (the version you require, or the package whose "
+                "requirement excludes it) to a version both accept; `uv pip install --dry-run` with the new pin checks it")
+    # the package whose requirements do not meet: one that two causes name
+    counts: dict[str, int] = {}
+    for r in [*asked, *(r for _, r in needs)]:
+        counts[_req_name(r)] = counts.get(_req_name(r), 0) + 1
+    clash = next((n for n, k in counts.items() if k > 1), "")
+    listed = "; ".join([*(f"the user requested {r}" for r in asked), *(f"{p} depends on {r}" for p, r in needs)])
+    if not listed:
+        return None
+    cause = (f"pip found no set of versions that satisfies every requirement at once: {listed}"
+             + (f": no {clash} release satisfies all of them" if clash else "") + ", so pip installed nothing")
+    theirs = [(p, r) for p, r in needs if _req_name(r) == clash]
+    mine = [r for r in asked if _req_name(r) == clash]
+    if theirs and mine:
+        p, r = theirs[0]
+        fix = (f"request {clash} within what {p} accepts ({r}: pip install '{r.replace(' and ', ',').replace(', ', ',')}') "
+               f"in place of {mine[0]}, or a {p.split(' ')[0]} release whose range includes {mine[0]}")
+    elif len(theirs) > 1:
+        fix = (f"install releases of {theirs[0][0].split(' ')[0]} and {theirs[1][0].split(' ')[0]} whose {clash} ranges "
+               "meet (`pip index versions` lists the releases; each one's Requires-Dist its range)")
+    else:
+        fix = "change the requirement the conflict names (your pin, or the package whose range excludes it) to a version both accept"
+    return cause, fix
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -441,6 +497,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "flashinfer-arch-unsupported": _fi_arch,
     "driver-not-found": _no_libcuda,
     "numpy-too-new": _numpy_new,
+    "pip-resolution-impossible": _resolution,
 }
 
 
