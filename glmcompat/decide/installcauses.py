@@ -483,6 +483,22 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, fix
 
 
+def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows."""
+    triton = env.version("triton")
+    who = _shown("triton", triton) if triton else "triton"
+    found = [f"{so} => {path}" for so, path in env.libs.items() if so.startswith("libcuda.so")]
+    ld = env.cuda.get("ld_library_path", "")
+    seen = f" (the log shows {', '.join(found)})" if found else (f" (LD_LIBRARY_PATH: {ld})" if ld else "")
+    return (f"{who} JIT-compiles a C launcher for its kernels and links it with -lcuda, against the NVIDIA driver's "
+            f"libcuda.so{seen}, and the linker finds none: the driver installs libcuda.so.1, and the unversioned libcuda.so "
+            "that -lcuda asks for is missing beside it, or the driver's directory is not in the ldconfig cache triton reads "
+            "(`ldconfig -p | grep libcuda` lists what it sees); other builds that link -lcuda fail the same way",
+            "make the driver's libcuda.so findable: sudo ldconfig (with the driver's directory in /etc/ld.so.conf.d), or "
+            "ln -s libcuda.so.1 libcuda.so in that directory, or export TRITON_LIBCUDA_PATH=<that directory> (and "
+            "LIBRARY_PATH for the linker); never the toolkit's lib64/stubs/libcuda.so at run time")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -498,6 +514,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "driver-not-found": _no_libcuda,
     "numpy-too-new": _numpy_new,
     "pip-resolution-impossible": _resolution,
+    "triton-libcuda-missing": _libcuda_link,
 }
 
 
