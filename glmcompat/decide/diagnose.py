@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_TOOLKIT
-from glmcompat.decide.installcauses import INSTALL_BUILDERS
+from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
@@ -266,6 +266,8 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "runs (transformers imports without it and fails at the first model class)",
                 "install torch in that Python: the build for the machine's CUDA from PyTorch's cuXYZ index "
                 "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
+    if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
+        return _required_missing(h, env, facts)
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
     dist = module_package(mod) if mod else ""
     if dist == "torch" and "build_step" in env.notes:  # a build that imports torch, in pip's isolated environment
@@ -299,6 +301,22 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install the {dist} release " + (f"the installed {' / '.join(needs)} requires (`pip show {next(iter(needs))}` "
                                               "lists its Requires-Dist)" if needs else "the installed torch needs")
             + " with the Python that runs (python -m pip install ...)")
+
+
+def _required_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """A library's start-up version check (transformers' require_version, which trainers and engines call for their
+    optional backends) found the distribution it requires not installed; None for a package the matrix does not track."""
+    req = h.groups["rv_missing"].strip()
+    dist = canonicalize(re.split(r"[\s\[=<>!~;@(,]", req, maxsplit=1)[0])
+    if dist not in companions(facts):
+        return None
+    torch = env.version("torch")
+    on = f" next to {_shown('torch', torch)}" if torch else ""
+    return (f"the program checks its dependencies' versions at start-up and requires {req}, and no {dist} is installed in "
+            "the Python that runs (the check of an optional backend, such as an inference engine chosen in the "
+            "configuration, that the base install does not bring)",
+            f"install it in that Python: pip install '{req}' (the {dist} release built for the installed torch and CUDA"
+            f"{on}: its own install page names the torch it pins), or choose a backend that is installed")
 
 
 def _nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
@@ -780,7 +798,7 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
-DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing"),
+DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
