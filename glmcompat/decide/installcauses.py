@@ -414,6 +414,13 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     have = _shown("numpy", np) if np else "the installed NumPy"
     who = h.package if h.package and h.package not in ("numpy", "torch") else ""
     caller = _shown(who, env.version(who)) if who else "the calling code"
+    module = g.get("np_module") or g.get("np_module2", "")
+    if module:
+        mod = module if module.startswith("numpy.") else f"numpy.{module}"
+        return (f"{caller} uses {mod}, the experimental Array API module that NumPy 2.0 removed, and {have} is installed "
+                "(2.0 or newer): the code was written for NumPy 1.x",
+                f"install {who + chr(39) + 's' if who else 'the'} release that no longer uses {mod} (the Array API "
+                "namespace is numpy itself in NumPy 2, or the array-api-strict package), or pin numpy<2 until it has one")
     if alias:
         scalar = {"float": "np.float64", "int": "np.int64", "complex": "np.complex128", "str": "np.str_",
                   "object": "np.object_"}.get(name, "")

@@ -517,3 +517,14 @@ def test_an_undefined_symbol_names_the_library_that_fails(tmp_path: Path, capsys
     code, out = _explain("UserWarning: Failed to load image Python extension: /x/site-packages/torchvision/image.so: "
                          "undefined symbol: _ZN3c1017RegisterOperatorsD1Ev", tmp_path, capsys)
     assert code == 1 and ": undefined-symbol" in out and "image.so" in out and "torchvision" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # numpy-2.0.0 numpy/__init__.py __getattr__ (attr == "array_api"), and the import of the removed module by name
+    "AttributeError: `numpy.array_api` is not available from numpy 2.0 onwards",
+    "ModuleNotFoundError: No module named 'numpy.array_api'",
+    "ModuleNotFoundError: No module named 'numpy.array_api._dtypes'",
+])
+def test_numpy_2_removed_array_api(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": numpy-too-new" in out and "numpy.array_api" in out and "numpy<2" in out, out
