@@ -738,7 +738,7 @@ def _pip_replaced(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"for {gone} {was} now runs against another {gone}",
             f"install the {who} release built for {gone} {was}"
             + (f" ({who}=={alt}, pinned: pip install '{who}=={alt}')" if alt else f" (pin {who} to it)")
-            + f", or pin {gone}=={was} in the same command so that pip picks a {who} that accepts it; `pip install "
+            + f", or pin {gone}=={was} in the same command so that pip picks a release of {who} that accepts it; `pip install "
             f"{who} --dry-run` shows what pip would replace")
 
 
