@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_TOOLKIT
-from glmcompat.decide.installcauses import INSTALL_BUILDERS
+from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
@@ -193,10 +193,22 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not pkg or pkg == "torch":
         return None
     if pkg in facts.family_packages():
-        return _family(pkg, env, facts)
-    if pkg in facts.kernel_packages():
-        return _kernel(pkg, env, facts, what)
-    return _untracked(pkg, env, what)
+        got = _family(pkg, env, facts)
+    elif pkg in facts.kernel_packages():
+        got = _kernel(pkg, env, facts, what)
+    else:
+        got = _untracked(pkg, env, what)
+    # the library the loader names (torchvision/image.so, vllm/_C.abi3.so): which of the package's modules fails
+    lib = h.groups.get("library", "").replace("\\", "/").rsplit("/", 1)[-1]
+    if got is None:
+        if not lib:
+            return None
+        return (f"{pkg}'s compiled library {lib} {what}: {pkg} was built against another torch (or another build of it) "
+                "than the installed one", f"install the {pkg} release built for the installed torch (`pip show torch "
+                f"{pkg}` shows both versions), or pin torch to the one {pkg} was built against")
+    if lib and lib not in got[0]:
+        return f"{got[0]} (its library {lib} does not load)", got[1]
+    return got
 
 
 # A symbol of the C++ standard library, by its mangled outermost scope: ::std and its abbreviations (St, Sa, Sb, Ss, Si,
@@ -254,6 +266,8 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "runs (transformers imports without it and fails at the first model class)",
                 "install torch in that Python: the build for the machine's CUDA from PyTorch's cuXYZ index "
                 "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
+    if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
+        return _required_missing(h, env, facts)
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
     dist = module_package(mod) if mod else ""
     if dist == "torch" and "build_step" in env.notes:  # a build that imports torch, in pip's isolated environment
@@ -287,6 +301,22 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install the {dist} release " + (f"the installed {' / '.join(needs)} requires (`pip show {next(iter(needs))}` "
                                               "lists its Requires-Dist)" if needs else "the installed torch needs")
             + " with the Python that runs (python -m pip install ...)")
+
+
+def _required_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """A library's start-up version check (transformers' require_version, which trainers and engines call for their
+    optional backends) found the distribution it requires not installed; None for a package the matrix does not track."""
+    req = h.groups["rv_missing"].strip()
+    dist = canonicalize(re.split(r"[\s\[=<>!~;@(,]", req, maxsplit=1)[0])
+    if dist not in companions(facts):
+        return None
+    torch = env.version("torch")
+    on = f" next to {_shown('torch', torch)}" if torch else ""
+    return (f"the program checks its dependencies' versions at start-up and requires {req}, and no {dist} is installed in "
+            "the Python that runs (the check of an optional backend, such as an inference engine chosen in the "
+            "configuration, that the base install does not bring)",
+            f"install it in that Python: pip install '{req}' (the {dist} release built for the installed torch and CUDA"
+            f"{on}: its own install page names the torch it pins), or choose a backend that is installed")
 
 
 def _nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
@@ -657,9 +687,68 @@ def _old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"compile=False, vLLM's --enforce-eager), or use a GPU of compute capability >= {need}")
 
 
-def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    """pip-requirement-conflict: the pair pip left installed against the package's own requirement."""
+def _for_torch_of(facts: Facts, package: str, dep: str, have: str) -> str:
+    """The release of ``package`` built for ``dep`` ``have`` where ``dep`` is torch (the matrix's kernel and family rows),
+    else ""."""
+    if dep != "torch" or _v(_public(have)) is None:
+        return ""
+    return _newest_for_torch(facts, canonicalize(package), have) or facts.family_for_torch(canonicalize(package),
+                                                                                          _public(have)) or ""
+
+
+def _pip_pin(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip collecting a stack package at a companion's pin while the log shows another version of it installed: pip is
+    about to replace it. None where the log shows no other version (an ordinary install)."""
     g = h.groups
+    dep, pin, parent, pver = g["pin_dep"], g.get("pin_ver", ""), g.get("pin_parent", ""), g.get("pin_parent_ver", "")
+    seen = [x for x in (env.seen.get(canonicalize(dep)) or env.version(dep)).split(", ") if x]
+    others = [x for x in seen if x != pin and _public(x) != pin]
+    if not others:
+        return None
+    have = others[0]
+    label = _local(have)
+    alt = _for_torch_of(facts, parent, dep, have)
+    return (f"{parent} {pver} requires {dep}=={pin}, but {dep} {have} is installed: pip collects {dep}=={pin} for it and "
+            f"replaces {dep} {have} (uninstalls it){f', dropping the +{label} build for the default one' if label else ''}, "
+            f"so everything built for {dep} {have} now runs against another {dep}",
+            f"install the {parent} release built for {dep} {_public(have)}"
+            + (f" ({parent}=={alt})" if alt and alt != pver else "")
+            + (f" from the index {dep} {have} came from (its +{label} index)" if label else "")
+            + f", or keep {dep} {have} and install {parent} with --no-deps only where {parent} {pver} is known to run on it; "
+            f"`pip install {parent}=={pver} --dry-run` shows what pip would replace before it does")
+
+
+def _pip_replaced(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip uninstalled a stack package the log's install command did not ask for: a companion's requirement pulled
+    another release of it in. None where the command asked for it, or the log shows neither command nor companion."""
+    g = h.groups
+    gone, was = g["gone"], g.get("gone_ver", "")
+    name = canonicalize(gone)
+    command = env.notes.get("pip_command", "")
+    asked = {canonicalize(re.split(r"[\[=<>!~;@ ]", t.strip("'\""), maxsplit=1)[0]) for t in command.split()
+             if t and not t.startswith("-") and "://" not in t}
+    collected = [canonicalize(x.strip()) for x in env.notes.get("collected", "").split(",") if x.strip()]
+    by = [x for x in collected if x != name and x in asked] or [x for x in asked if x != name and x in collected]
+    if not command or name in asked or not by:
+        return None
+    who = by[0]
+    alt = _for_torch_of(facts, who, name, was)
+    return (f"pip uninstalled {gone} {was} to install {who}: the {who} release pip chose requires another {gone} than the "
+            f"installed {gone} {was}, so pip replaced it (the install command asked for {who} only), and what was built "
+            f"for {gone} {was} now runs against another {gone}",
+            f"install the {who} release built for {gone} {was}"
+            + (f" ({who}=={alt}, pinned: pip install '{who}=={alt}')" if alt else f" (pin {who} to it)")
+            + f", or pin {gone}=={was} in the same command so that pip picks a release of {who} that accepts it; `pip install "
+            f"{who} --dry-run` shows what pip would replace")
+
+
+def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip-requirement-conflict: the pair pip left installed against the package's own requirement (or is replacing)."""
+    g = h.groups
+    if "pin_dep" in g:
+        return _pip_pin(h, env, facts)
+    if "gone" in g:
+        return _pip_replaced(h, env, facts)
     pkg, ver, req, dep, have = g.get("pkg", ""), g.get("ver", ""), g.get("req", ""), g.get("dep", "").strip(), g.get("have", "")
     need = req.split(";", 1)[0].strip()
     return (f"{pkg} {ver} requires {need}, but {dep} {have} is installed: pip put them side by side and only warned, so "
@@ -701,7 +790,7 @@ BUILDERS: dict[str, Builder] = {
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
                "torch-arch-unsupported": "torch", "torch-without-nccl": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
-               "triton-torch-mismatch": "triton", "cuda-bindings-driver": "cuda-bindings",
+               "triton-torch-mismatch": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
                "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
                "torchaudio-cuda-mismatch": "torchaudio"}
@@ -709,8 +798,9 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
-DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing"),
-           "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
+DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
+           "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
+           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}

@@ -200,6 +200,22 @@ _HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 
 
+# the CUDA toolkit's headers -> the NVIDIA library they belong to, and the pip wheel (its CUDA 12 name) and directory that
+# ship them, as cuda-lib-missing names a library by its soname: the toolkit's include/ holds them all, each nvidia-* wheel
+# its own under nvidia/<dir>/include (nvidia_curand_cu12-10.3.5.147-py3-none-manylinux2014_x86_64.whl:
+# nvidia/curand/include/curand.h, curand_kernel.h, ...; the other wheels keep the same layout)
+_CUDA_LIBRARIES: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
+    (re.compile(r"(?:^|/)curand\w{0,30}\.h$"), "cuRAND", "nvidia-curand-cu12", "curand"),
+    (re.compile(r"(?:^|/)cublas(?:_v2|Lt|_api)?\.h$"), "cuBLAS", "nvidia-cublas-cu12", "cublas"),
+    (re.compile(r"(?:^|/)cusparse\w{0,20}\.h$"), "cuSPARSE", "nvidia-cusparse-cu12", "cusparse"),
+    (re.compile(r"(?:^|/)cusolver\w{0,20}\.h$"), "cuSOLVER", "nvidia-cusolver-cu12", "cusolver"),
+    (re.compile(r"(?:^|/)cufft\w{0,20}\.h$"), "cuFFT", "nvidia-cufft-cu12", "cufft"),
+    (re.compile(r"(?:^|/)nvrtc\.h$"), "NVRTC", "nvidia-cuda-nvrtc-cu12", "cuda_nvrtc"),
+    (re.compile(r"(?:^|/)cuda_runtime(?:_api)?\.h$"), "the CUDA runtime (cudart)", "nvidia-cuda-runtime-cu12",
+     "cuda_runtime"),
+)
+
+
 def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-header-missing: a C/C++/CUDA compile that includes a header no include path holds."""
     header = (h.groups.get("header") or h.groups.get("msvc_header") or "").replace("\\", "/")
@@ -210,9 +226,12 @@ def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = _shown(pkg, env.version(pkg)) if pkg else "a package"
     for pat, owner, fix in _HEADERS:
         if pat.search(header):
-            return (f"{who} is being compiled from source, and its compile includes {header}, one of {owner}, which no "
+            lib = next(((name, wheel, d) for p, name, wheel, d in _CUDA_LIBRARIES if p.search(header)), None)
+            of = f"a header of {lib[0]} (the {lib[1]} wheel ships it under nvidia/{lib[2]}/include), " if lib else ""
+            return (f"{who} is being compiled from source, and its compile includes {header}, {of}one of {owner}, which no "
                     "include path of the compiler holds: they are not installed, or not where the build looks",
-                    fix.format(header=header))
+                    fix.format(header=header) + (f" (or put {lib[0]}'s include directory, the toolkit's or the {lib[1]} "
+                                                 "wheel's, on CPATH)" if lib else ""))
     return (f"{who} is being compiled from source (no prebuilt wheel fits this Python, torch and CUDA, or a build was "
             f"asked for), and its compile includes {header}, which no include path of the compiler holds: the library that "
             "ships that header (its development files) is not installed, or the build does not look where it is",
@@ -369,6 +388,13 @@ def _fi_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """driver-not-found from the loader's words: libcuda.so.1, which only the NVIDIA driver installs, is not found."""
+    lib = h.groups.get("nvc_lib", "")
+    if lib:  # the NVIDIA container toolkit, on the host, before the container starts
+        return (f"the NVIDIA container toolkit (nvidia-container-cli) could not load {lib}, the NVIDIA driver's own library, "
+                "on the host: the host has no working NVIDIA driver (none installed, a driver package without its "
+                f"{lib}, or a driver upgraded without a reboot), so there is no driver to mount into the container",
+                f"install the NVIDIA driver on the host (with its {lib}: nvidia-smi on the host must list the GPU; "
+                "`ldconfig -p | grep libcuda` shows it), then start the container again with --gpus all")
     if "libcuda" not in h.groups:
         return None
     who = h.package if h.package and h.package != "torch" else "the program"
@@ -388,6 +414,13 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     have = _shown("numpy", np) if np else "the installed NumPy"
     who = h.package if h.package and h.package not in ("numpy", "torch") else ""
     caller = _shown(who, env.version(who)) if who else "the calling code"
+    module = g.get("np_module") or g.get("np_module2", "")
+    if module:
+        mod = module if module.startswith("numpy.") else f"numpy.{module}"
+        return (f"{caller} uses {mod}, the experimental Array API module that NumPy 2.0 removed, and {have} is installed "
+                "(2.0 or newer): the code was written for NumPy 1.x",
+                f"install {who + chr(39) + 's' if who else 'the'} release that no longer uses {mod} (the Array API "
+                "namespace is numpy itself in NumPy 2, or the array-api-strict package), or pin numpy<2 until it has one")
     if alias:
         scalar = {"float": "np.float64", "int": "np.int64", "complex": "np.complex128", "str": "np.str_",
                   "object": "np.object_"}.get(name, "")
@@ -399,6 +432,78 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "written for NumPy 1.x",
             f"install {who + chr(39) + 's' if who else 'the'} release built for NumPy 2 (its wheels for numpy>=2), or pin "
             "numpy<2 until it has one")
+
+
+def _req_name(req: str) -> str:
+    """The distribution a requirement names (``tokenizers!=0.11.3, <0.14`` -> ``tokenizers``)."""
+    return canonicalize(re.split(r"[\s\[=<>!~;@(,]", req.strip(), maxsplit=1)[0])
+
+
+def _in_stack(name: str, tracked: dict[str, list[str]]) -> bool:
+    return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"
+
+
+def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
+    names a package of the stack. None where none does (a conflict outside the compiled stack)."""
+    tracked = companions(facts)
+    causes = [c for c in env.notes.get("pip_causes", "").split("; ") if c]
+    because = env.notes.get("uv_because", "")
+    asked: list[str] = []  # the user's requirements
+    needs: list[tuple[str, str]] = []  # (parent with its version, requirement)
+    for c in causes:
+        if c.startswith("The user requested "):
+            asked.append(c.removeprefix("The user requested ").removeprefix("(constraint) "))
+        else:
+            parent, _, req = c.partition(" depends on ")
+            needs.append((parent, req))
+    named = {_req_name(r) for r in asked} | {_req_name(r) for _, r in needs} | {_req_name(p) for p, _ in needs}
+    words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
+    if not any(_in_stack(n, tracked) for n in named | words):
+        return None
+    if because and not causes:
+        return (f"uv found no set of versions that satisfies every requirement at once: {because.rstrip('.')}; so nothing "
+                "was installed",
+                "change the requirement uv's derivation ends with (the version you require, or the package whose "
+                "requirement excludes it) to a version both accept; `uv pip install --dry-run` with the new pin checks it")
+    # the package whose requirements do not meet: one that two causes name
+    counts: dict[str, int] = {}
+    for r in [*asked, *(r for _, r in needs)]:
+        counts[_req_name(r)] = counts.get(_req_name(r), 0) + 1
+    clash = next((n for n, k in counts.items() if k > 1), "")
+    listed = "; ".join([*(f"the user requested {r}" for r in asked), *(f"{p} depends on {r}" for p, r in needs)])
+    if not listed:
+        return None
+    cause = (f"pip found no set of versions that satisfies every requirement at once: {listed}"
+             + (f": no {clash} release satisfies all of them" if clash else "") + ", so pip installed nothing")
+    theirs = [(p, r) for p, r in needs if _req_name(r) == clash]
+    mine = [r for r in asked if _req_name(r) == clash]
+    if theirs and mine:
+        p, r = theirs[0]
+        fix = (f"request {clash} within what {p} accepts ({r}: pip install '{r.replace(' and ', ',').replace(', ', ',')}') "
+               f"in place of {mine[0]}, or a {p.split(' ')[0]} release whose range includes {mine[0]}")
+    elif len(theirs) > 1:
+        fix = (f"install releases of {theirs[0][0].split(' ')[0]} and {theirs[1][0].split(' ')[0]} whose {clash} ranges "
+               "meet (`pip index versions` lists the releases; each one's Requires-Dist its range)")
+    else:
+        fix = "change the requirement the conflict names (your pin, or the package whose range excludes it) to a version both accept"
+    return cause, fix
+
+
+def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows."""
+    triton = env.version("triton")
+    who = _shown("triton", triton) if triton else "triton"
+    found = [f"{so} => {path}" for so, path in env.libs.items() if so.startswith("libcuda.so")]
+    ld = env.cuda.get("ld_library_path", "")
+    seen = f" (the log shows {', '.join(found)})" if found else (f" (LD_LIBRARY_PATH: {ld})" if ld else "")
+    return (f"{who} JIT-compiles a C launcher for its kernels and links it with -lcuda, against the NVIDIA driver's "
+            f"libcuda.so{seen}, and the linker finds none: the driver installs libcuda.so.1, and the unversioned libcuda.so "
+            "that -lcuda asks for is missing beside it, or the driver's directory is not in the ldconfig cache triton reads "
+            "(`ldconfig -p | grep libcuda` lists what it sees); other builds that link -lcuda fail the same way",
+            "make the driver's libcuda.so findable: sudo ldconfig (with the driver's directory in /etc/ld.so.conf.d), or "
+            "ln -s libcuda.so.1 libcuda.so in that directory, or export TRITON_LIBCUDA_PATH=<that directory> (and "
+            "LIBRARY_PATH for the linker); never the toolkit's lib64/stubs/libcuda.so at run time")
 
 
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
@@ -415,6 +520,8 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "flashinfer-arch-unsupported": _fi_arch,
     "driver-not-found": _no_libcuda,
     "numpy-too-new": _numpy_new,
+    "pip-resolution-impossible": _resolution,
+    "triton-libcuda-missing": _libcuda_link,
 }
 
 

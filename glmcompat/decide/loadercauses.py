@@ -46,7 +46,7 @@ def _label(cuda: str) -> str:
 
 
 # who refuses the toolkit, by the group of the match (torch's cpp_extension where none)
-_CHECKER = {"ds_toolkit": "DeepSpeed's op builder", "apex_torch": "apex's setup.py"}
+_CHECKER = {"ds_toolkit": "DeepSpeed's op builder (deepspeed's op_builder/builder.py)", "apex_torch": "apex's setup.py"}
 
 
 def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

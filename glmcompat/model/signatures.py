@@ -196,6 +196,10 @@ ENGINES = frozenset({"sglang", "vllm"})
 # errors; the loader's "undefined symbol: X" is read by the signatures of the libraries whose symbols they name, NCCL's,
 # nvJitLink's, the driver's, vLLM's): on a line another signature explains, they yield it, however wide their match.
 YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
+# The groups of a signature's alternatives that read a line setting the scene of the failure (pip collecting a stack
+# package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
+# failure form (pip's conflict warning) replaces such a first match as the signature's hit.
+SCENE_GROUPS = frozenset({"pin_dep", "gone"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
@@ -286,13 +290,25 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
     ("cpu_build", r"(?P<v>Torch not compiled with CUDA enabled)"),
+    # the pip (or uv pip) install command the log shows, and the packages pip then installed (pip's "Installing collected
+    # packages: a, b", src/pip/_internal/commands/install.py): what was asked for, and what came with it
+    ("pip_command", r"(?<![\w-])pip3?(?:\.exe)? install (?P<v>[^\n]{1,500})"),
+    ("collected", r"Installing collected packages: (?P<v>[^\n]{1,2000})"),
+    # uv's derivation of a failed resolution (crates/uv-resolver/src/pubgrub/report.rs): its first conclusion
+    ("uv_because", r"(?P<v>Because [^\n]{1,600}?we can conclude that [^\n]{1,300})"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)index|build|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
+# the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
+# get_installation_error): "<parent> <version> depends on <requirement>", "The user requested <requirement>"; each kept,
+# in order, in the notes' "pip_causes" ("; "-joined, at most MAX_CAUSES)
+_PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
+                        r"depends on [^\n]{1,300})")
+MAX_CAUSES = 12
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
 
@@ -330,6 +346,10 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
+        if ("depends on " in line or "The user requested " in line) and (c := _PIP_CAUSE.search(line)) is not None:
+            have = self.notes.get("pip_causes", "")
+            if have.count("; ") < MAX_CAUSES - 1:
+                self.notes["pip_causes"] = f"{have}; {c.group('c').strip()}" if have else c.group("c").strip()
         if ".(" not in line and "(" in line and "." in line:
             for call in _CALL.finditer(line):
                 if call.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(call.group("top")) is not None:
@@ -459,8 +479,11 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         for m, sig in found:
             sid = sig.id
             counts[sid] = counts.get(sid, 0) + 1
-            if sid not in first:
-                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()):
+                pending.pop(sid, None)
+                settled.discard(sid)
+                glue.pop(sid, None)
                 recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
                 pkg = _attribute(own, recent, m.end())
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)

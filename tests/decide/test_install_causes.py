@@ -385,3 +385,146 @@ def test_remote_code_importing_what_is_not_installed(tmp_path: Path, capsys: pyt
     code, out = _explain("ImportError: This modeling file requires the following packages that were not found in your "
                          "environment: flash_attn. Run `pip install flash_attn`", tmp_path, capsys)
     assert code == 1 and ": package-not-installed" in out and "flash-attn" in out and "--no-build-isolation" in out, out
+
+
+# --- set K's families (issue 38): each read from its library's own raise site, every phrasing it can produce ----------
+
+@pytest.mark.parametrize(("text", "words"), [
+    # pip resolvelib/factory.py get_installation_error (pypa/pip@0179718a): "Cannot install {info} because these package
+    # versions have conflicting dependencies.", "The conflict is caused by:", "{parent} {version} depends on {req}" /
+    # "The user requested {req}"
+    ("ERROR: Cannot install torch==2.3.0 and xformers==0.0.28 because these package versions have conflicting "
+     "dependencies.\n\nThe conflict is caused by:\n    The user requested torch==2.3.0\n    xformers 0.0.28 depends on "
+     "torch==2.4.1\n\nTo fix this you could try to:\nERROR: ResolutionImpossible: for help visit https://x.invalid/",
+     ["the user requested torch==2.3.0", "xformers 0.0.28 depends on torch==2.4.1", "no torch release"]),
+    ("ERROR: Cannot install vllm==0.6.0 and vllm-flash-attn because these package versions have conflicting "
+     "dependencies.\nThe conflict is caused by:\n    vllm 0.6.0 depends on torch==2.4.0\n    vllm-flash-attn 2.6.1 "
+     "depends on torch==2.3.1", ["vllm 0.6.0 depends on torch==2.4.0", "vllm-flash-attn 2.6.1"]),
+    # uv crates/uv-resolver/src/pubgrub/report.rs: "Because {a} depends on {b} and you require {c}, we can conclude ..."
+    ("  × No solution found when resolving dependencies:\n  ╰─▶ Because xformers==0.0.28 depends on torch==2.4.1 and you "
+     "require torch==2.3.0, we can conclude that xformers==0.0.28 cannot be used.",
+     ["uv found no set of versions", "torch==2.4.1"]),
+])
+def test_a_resolution_that_cannot_succeed_names_its_causes(text: str, words: list[str], tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": pip-resolution-impossible" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize("text", [
+    # the same text, outside the compiled stack: no failure this reads
+    "ERROR: Cannot install -r requirements-dev.txt (line 30) and multidict==7.0.0 because these package versions have "
+    "conflicting dependencies.\nThe conflict is caused by:\n    The user requested multidict==7.0.0\n    aiohttp 3.14.3 "
+    "depends on multidict<7.0 and >=4.5\nERROR: ResolutionImpossible",
+    # pip collecting torch at a companion's pin, with no other torch in the log: an ordinary install
+    "Collecting torch==2.0.0 (from xformers==0.0.19)",
+    # pip uninstalling torch where the command asked for torch: the user's own upgrade
+    "pip install -U torch==2.5.1 xformers\nInstalling collected packages: torch, xformers\n  Attempting uninstall: torch\n"
+    "    Found existing installation: torch 2.4.1\n    Uninstalling torch-2.4.1:\n      Successfully uninstalled torch-2.4.1",
+    # a library's version check of a package the matrix does not track
+    "importlib.metadata.PackageNotFoundError: No package metadata was found for The 'sacremoses' distribution was not "
+    "found and is required by this application.",
+    "/usr/bin/ld: cannot find -lcudart",  # another library than the driver's
+])
+def test_pip_and_version_check_lines_outside_the_stack_are_not_claimed(text: str, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # pip operations/prepare.py "Collecting %s" with req_install.py's " (from {comes_from})", over another torch shown
+    ("torch                         2.1.2+cu121\nCollecting torch==2.1.0 (from xformers==0.0.22.post7)",
+     ["xformers 0.0.22.post7 requires torch==2.1.0", "torch 2.1.2+cu121", "+cu121"]),
+    # pip req_uninstall.py "Successfully uninstalled %s" (name-version), the command asking for the companion only
+    ("$ pip install -U xformers\nInstalling collected packages: torch, xformers\n  Attempting uninstall: torch\n"
+     "    Found existing installation: torch 2.4.1\n    Uninstalling torch-2.4.1:\n      Successfully uninstalled "
+     "torch-2.4.1", ["pip uninstalled torch 2.4.1 to install xformers", "xformers=="]),
+])
+def test_pip_replacing_a_stack_package_for_a_companion(text: str, words: list[str], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": pip-requirement-conflict" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_pips_own_conflict_warning_wins_over_an_earlier_uninstall_line(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """An uninstall line only sets the scene: pip's warning later in the log is the hit (facebookresearch/xformers#1052)."""
+    code, out = _explain("      Successfully uninstalled triton-2.3.1\ntorchvision 0.18.1+cu121 requires torch==2.3.1, "
+                         "but you have torch 2.3.0 which is incompatible.", tmp_path, capsys)
+    assert code == 1 and "torchvision 0.18.1+cu121 requires torch==2.3.1" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # triton third_party/nvidia/backend/driver.py libcuda_dirs: AssertionError "libcuda.so cannot found!\n..."
+    "AssertionError: libcuda.so cannot found!",
+    # GNU ld, run by triton's runtime/build.py _build with -lcuda
+    "/usr/bin/ld: cannot find -lcuda\ncollect2: error: ld returned 1 exit status",
+    "/usr/bin/ld: cannot find -lcuda: No such file or directory",  # binutils >= 2.39 appends strerror
+])
+def test_triton_linking_libcuda(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": triton-libcuda-missing" in out, out
+    assert "libcuda.so" in out and "triton" in out and "TRITON_LIBCUDA_PATH" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # DeepSpeed op_builder/builder.py assert_no_cuda_mismatch, whole and cut where a title cuts it
+    "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 12.1 does "
+    "not match the version torch was compiled with 11.8, unable to compile cuda/cpp extensions without a matching cuda "
+    "version.",
+    "Installed CUDA version 12.1 does not match the version torch was compiled with 11.8",
+])
+def test_deepspeed_cuda_check_whole_or_cut(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": cuda-toolkit-mismatch" in out and "deepspeed" in out and "12.1" in out, out
+
+
+@pytest.mark.parametrize(("text", "lib"), [
+    # libnvidia-container src/xfuncs.h xdlopen: error_set_dl(err, "load library failed") + dlerror(); 1.0's driver.c
+    # opened SONAME_LIBCUDA, later releases SONAME_LIBNVML
+    ("nvidia-container-cli: initialization error: load library failed: libcuda.so.1: cannot open shared object file: no "
+     "such file or directory", "libcuda.so.1"),
+    ("stderr: Auto-detected mode as 'legacy' nvidia-container-cli: initialization error: load library failed: "
+     "libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown", "libnvidia-ml.so.1"),
+])
+def test_the_container_toolkit_finding_no_driver(text: str, lib: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": driver-not-found" in out and lib in out and "NVIDIA driver" in out, out
+
+
+@pytest.mark.parametrize(("header", "library"), [
+    ("curand_kernel.h", "cuRAND"), ("cublas_v2.h", "cuBLAS"), ("cusparse.h", "cuSPARSE"), ("nvrtc.h", "NVRTC"),
+])
+def test_a_cuda_header_names_its_library(header: str, library: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(f"csrc/sampling.cu:3:10: fatal error: {header}: No such file or directory", tmp_path, capsys)
+    assert code == 1 and ": build-header-missing" in out and library in out, out
+
+
+def test_a_version_check_of_a_missing_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # transformers utils/versions.py require_version, with LLaMA-Factory's check_version hint
+    code, out = _explain("importlib.metadata.PackageNotFoundError: No package metadata was found for The 'vllm>=0.4.3,"
+                         "<=0.8.2' distribution was not found and is required by this application. \nTo fix: run `pip "
+                         "install vllm>=0.4.3,<=0.8.2` or set `DISABLE_VERSION_CHECK=1` to skip this check.", tmp_path, capsys)
+    assert code == 1 and ": package-not-installed" in out and "vllm>=0.4.3,<=0.8.2" in out, out
+
+
+def test_an_undefined_symbol_names_the_library_that_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("UserWarning: Failed to load image Python extension: /x/site-packages/torchvision/image.so: "
+                         "undefined symbol: _ZN3c1017RegisterOperatorsD1Ev", tmp_path, capsys)
+    assert code == 1 and ": undefined-symbol" in out and "image.so" in out and "torchvision" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # numpy-2.0.0 numpy/__init__.py __getattr__ (attr == "array_api"), and the import of the removed module by name
+    "AttributeError: `numpy.array_api` is not available from numpy 2.0 onwards",
+    "ModuleNotFoundError: No module named 'numpy.array_api'",
+    "ModuleNotFoundError: No module named 'numpy.array_api._dtypes'",
+])
+def test_numpy_2_removed_array_api(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": numpy-too-new" in out and "numpy.array_api" in out and "numpy<2" in out, out
