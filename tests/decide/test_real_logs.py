@@ -30,6 +30,12 @@ UNMEASURED = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_K = False, as for set J.
 CASES_K = tomllib.loads((HERE / "heldout_k.toml").read_text())["case"]
 UNMEASURED_K = False
+# heldout_l.toml: the twelfth set, frozen before `explain` ran on it, scored by test_real_log_l (`-k test_real_log_l`
+# selects it).
+# While UNMEASURED_L, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_L = False, as for set K.
+CASES_L = tomllib.loads((HERE / "heldout_l.toml").read_text())["case"]
+UNMEASURED_L = True
 
 
 def said(text: str) -> str:
@@ -58,6 +64,11 @@ def test_real_log_k(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_L, UNMEASURED_L), ids=[str(c["log"]) for c in CASES_L])
+def test_real_log_l(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -75,12 +86,12 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_every_fixture_log_is_a_case() -> None:
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"])
-                                                                        for c in CASES + CASES_J + CASES_K)
+                                                                        for c in CASES + CASES_J + CASES_K + CASES_L)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K]
+    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
 
