@@ -180,8 +180,9 @@ def flat_environments(path: str, entries: Sequence[MarkedEntry], requires_python
     (merged when equal on the same platform; see :func:`by_platform`). Constraint entries narrow a
     package something else names and install nothing; an entry named without an exact pin is recorded
     as unpinned unless a constraint pins it. ``wheels``: ``name==version`` -> the wheel file names the file lists for
-    a package it lists no sdist for: where none fits the machine and Python, the package is in ``missing_wheels``
-    (a pip-made pylock of Windows wheels installs nothing on Linux)."""
+    a package it lists no sdist for: a package whose wheels are all for Windows or macOS is one of those systems' (a
+    lock for several, whose entries do not all carry their markers: poetry's ``pywin32``) and installs nothing on
+    Linux; one with Linux wheels, none of which fits the machine and Python, is in ``missing_wheels``."""
     ev = MarkerEvaluator(path)
     found: dict[str, list[Environment]] = {}
     i = 0
@@ -213,8 +214,10 @@ def _flat_for(ev: MarkerEvaluator, entries: Sequence[MarkedEntry], requires_pyth
             if e.source != "registry":
                 sources[e.name] = e.source
             if e.version is not None:
-                packages[e.name] = e.version
                 listed = wheels.get(f"{e.name}=={e.version}") if e.source == "registry" else None
+                if listed and not any(linux_wheel(w) for w in listed):
+                    continue  # wheels for Windows or macOS alone (pywin32): a package of those systems, not of Linux
+                packages[e.name] = e.version
                 if listed and not any(wheel_fits(w, machine, env["python_version"]) for w in listed):
                     missing[e.name] = e.version
             elif e.name not in packages:
@@ -226,6 +229,12 @@ def _flat_for(ev: MarkerEvaluator, entries: Sequence[MarkedEntry], requires_pyth
         merge(out, Environment(env_label(env), machine, dict(sorted(packages.items())), dict(sorted(sources.items())),
                                dict(sorted(unpinned.items())), dict(overrides or {}), dict(sorted(missing.items()))))
     return out
+
+
+def linux_wheel(wheel: str) -> bool:
+    """Whether a wheel's platform tags name Linux (any machine) or none (``any``)."""
+    tags = wheel[:-4].rsplit("-", 1)[-1].split(".") if wheel.endswith(".whl") else ["any"]
+    return any(t == "any" or "linux" in t for t in tags)
 
 
 def by_platform(found: Mapping[str, list[Environment]]) -> list[Environment]:

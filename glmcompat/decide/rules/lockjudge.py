@@ -114,6 +114,7 @@ def evaluate_lock(lock: Lock, target: Target | str, model: str | None, facts: Fa
                 remedy=("those environments are not judged" + (f" (the lock is judged on {', '.join(judged_on)})" if every else "")
                  + f"; to run on {prods}, lock a CUDA torch and {p} wheels of every package there"),
                 environments=tuple(n for i in idx for n in names_of(envs[i]))))
+    extra.extend(_foreign_stack(lock, envs, judged, tname, facts))
     if not lenient:
         extra.extend(_uninstallable(lock, envs, judged, tname))
     # On a target that ships on x86_64 and aarch64, the matrix's evidence is about x86_64 wheels first: an
@@ -185,6 +186,34 @@ def _uninstallable(lock: Lock, envs: Sequence[Environment], judged: Sequence[str
             + f" ha{'s' if len(missing) == 1 else 've'} no wheel for {plat} and its Python in the lock, and no sdist{what}",
             evidence=(("metadata", f"{lock.path}: the wheel file names it lists for {first} {missing[first]}"),),
             remedy=remedy))
+    return out
+
+
+def _foreign_stack(lock: Lock, envs: Sequence[Environment], judged: Sequence[str], tname: str,
+                   facts: Facts) -> list[Finding]:
+    """torch, or a package of its family or a kernel, that the lock lists with wheels for Windows or macOS alone and
+    no sdist (a pip-made pylock of Windows wheels): nothing installs it on Linux, where the target runs -- an error on
+    each judged platform where no environment installs it otherwise (another entry of it with Linux wheels)."""
+    from glmcompat.model.environments import linux_wheel  # lazy: judging a lock that lists its wheels only
+
+    tracked = facts.kernel_packages() | facts.family_packages() | {"torch"}
+    out: list[Finding] = []
+    for key, wheels in lock.meta.get("wheels_only", {}).items():
+        name, _, version = key.partition("==")
+        if name not in tracked or any(linux_wheel(w) for w in wheels):
+            continue
+        for p in judged:
+            if any(name in e.packages for e in envs if e.platform == p):
+                continue
+            plat = PLATFORM_NAME.get(p, p)
+            out.append(Finding(
+                rule="platform", severity="error", packages=((name, version),),
+                message=f"{name} {version} cannot install on {plat}, where {tname} runs: the lock lists only wheels for "
+                f"other systems ({', '.join(wheels[:3])}{' …' if len(wheels) > 3 else ''}) and no sdist",
+                evidence=(("metadata", f"{lock.path}: the wheel file names it lists for {name} {version}"),),
+                remedy=(f"lock for {plat}: `uv pip compile requirements.in --python-platform {p}-unknown-linux-gnu -o "
+                        f"{lock.kind}` (or `pip lock` run on that machine)" if lock.kind == "pylock.toml" else
+                        f"lock {name} for {plat} (a release and index that publish {plat} wheels of it)")))
     return out
 
 
