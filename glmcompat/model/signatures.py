@@ -261,6 +261,8 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
     ("torch_cuda", r"PyTorch \(" + _MAJOR_MINOR + r"\)\. Please make sure to use the same CUDA versions"),
+    # the second line of apex's setup.py warning before it became an error (torch.version.cuda in full: 10.0.130)
+    ("torch_cuda", r"Pytorch binaries were compiled with Cuda " + _MAJOR_MINOR),
     ("driver", r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}" + _DRIVER),
     ("driver_cuda", r"CUDA Driver Version / Runtime Version\s{1,40}" + _MAJOR_MINOR),
     ("platform", r"(?P<v>aarch64|arm64|sbsa)"),
@@ -269,7 +271,7 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
 _DIGIT = re.compile(r"\d")
 _PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
 _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num")  # on the lowered line
-_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|Kernel Module|aarch64|arm64|sbsa")
+_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
