@@ -490,6 +490,28 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, fix
 
 
+def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """conda-unsatisfiable: the spec conda names (in conflict, or without a build for the environment's python, from the
+    chain and "Your python:" lines of the message, read through the log's notes) and that python."""
+    spec = h.groups.get("spec", "") or env.notes.get("conda_py_spec", "")
+    python = env.notes.get("conda_python", "")
+    solver = "conda's libmamba solver" if h.groups.get("solver", "").startswith("LibMamba") else "conda's solver"
+    if python and spec:
+        minor = ".".join(python.split(".")[:2])
+        return (f"{solver} found no build of {spec} for the environment's python {python}: the channels given publish it "
+                f"only for other python releases, and conda does not change the environment's python {minor} unless "
+                "asked, so it installed nothing",
+                f"create a fresh environment with a python that {spec} is built for (conda create -n <name> python=3.X "
+                f"{spec}; `conda search '{spec}'` lists its builds and their python), or request a version of it built "
+                f"for python {minor}")
+    if spec:
+        return (f"{solver} found {spec} in conflict with the packages the environment already holds (or with the other "
+                "packages requested), so it installed nothing",
+                f"install {spec} into a fresh environment (conda create -n <name> {spec}) rather than into this one, or "
+                "relax the pins the conflict names; `conda install --dry-run` checks it")
+    return None
+
+
 def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows."""
     triton = env.version("triton")
@@ -522,6 +544,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "numpy-too-new": _numpy_new,
     "pip-resolution-impossible": _resolution,
     "triton-libcuda-missing": _libcuda_link,
+    "conda-unsatisfiable": _conda,
 }
 
 

@@ -298,10 +298,14 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("collected", r"Installing collected packages: (?P<v>[^\n]{1,2000})"),
     # uv's derivation of a failed resolution (crates/uv-resolver/src/pubgrub/report.rs): its first conclusion
     ("uv_because", r"(?P<v>Because [^\n]{1,600}?we can conclude that [^\n]{1,300})"),
+    # conda's UnsatisfiableError of the python class (conda/exceptions.py): the chain of the package that has no build
+    # for the environment's python ("  - torchaudio==2.4.0 -> python[version='...']"), then "Your python: python==3.10.9"
+    ("conda_py_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> python\["),
+    ("conda_python", r"Your python: python=?=?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)your python|-> python\[|index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
