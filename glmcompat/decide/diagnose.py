@@ -790,7 +790,7 @@ BUILDERS: dict[str, Builder] = {
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
                "torch-arch-unsupported": "torch", "torch-without-nccl": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
-               "triton-torch-mismatch": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
+               "triton-torch-mismatch": "triton", "triton-install-broken": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
                "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
                "torchaudio-cuda-mismatch": "torchaudio"}
