@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
+from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, module_package
@@ -512,6 +513,26 @@ def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return None
 
 
+def _kernel_variant(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """kernel-build-variant-missing: the hub repository, and the torch of a rejected variant against the environment's
+    (kernels' rejection lines, read through the log's notes)."""
+    repo = h.groups.get("repo", "")
+    kernel = repo.rsplit("/", 1)[-1]
+    have, built, variant = (env.notes.get("kernel_torch", ""), env.notes.get("kernel_variant_torch", ""),
+                            env.notes.get("kernel_variant", ""))
+    if not (have and built):
+        return None
+    vb, vh = _v(built), _v(have)
+    older = vb is not None and vh is not None and vb < vh
+    cause = (f"the Hugging Face kernels hub has no build of {kernel} ({repo}) for this system: its torch variants "
+             f"(such as {variant}) are built for torch {built}, and the environment has torch {have}"
+             + (", newer than that build" if older else ""))
+    remedy = (f"load a version of {repo} that has a build for torch {have} (a newer kernel version, or a stable-ABI "
+              f"variant, which serves every torch at or above its ABI version), or install torch {built}, which {kernel}'s "
+              "builds are for")
+    return cause, remedy
+
+
 def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows."""
     triton = env.version("triton")
@@ -545,6 +566,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "pip-resolution-impossible": _resolution,
     "triton-libcuda-missing": _libcuda_link,
     "conda-unsatisfiable": _conda,
+    "kernel-build-variant-missing": _kernel_variant,
 }
 
 
