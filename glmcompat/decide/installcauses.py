@@ -444,6 +444,31 @@ def _in_stack(name: str, tracked: dict[str, list[str]]) -> bool:
     return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"
 
 
+# a candidate pip lists in "Cannot install a==1, a==2 and a==3": its name, version and local label, where the label
+# names the torch release the build is for (an index per torch release: "+cu124torch2.5")
+_CANDIDATE = re.compile(r"(?P<name>[A-Za-z0-9][\w.-]{0,60})==(?P<ver>\d[\w.!]{0,40})\+(?P<label>\w{0,20}?torch(?P<torch>\d{1,2}\.\d{1,3})\w{0,20})")
+
+
+def _torch_builds(what: str, tracked: dict[str, list[str]], env: Env) -> tuple[str, str] | None:
+    """pip-resolution-impossible where every candidate pip could not install is a build for one torch release (the
+    local label of an index per torch release) and the log shows no cause list: they all require that torch."""
+    cands = list(_CANDIDATE.finditer(what))
+    names = {canonicalize(c.group("name")) for c in cands}
+    torches = {c.group("torch") for c in cands}
+    if not cands or len(names) != 1 or len(torches) != 1 or not _in_stack(next(iter(names)), tracked):
+        return None
+    name, torch, label = cands[0].group("name"), cands[0].group("torch"), cands[0].group("label")
+    have = env.version("torch")
+    on = f"the environment's torch {have}" if have else "the torch the environment holds (or pip must keep)"
+    return (f"pip could install none of the {len(cands)} {name} releases it found ({cands[0].group('ver')}+{label} to "
+            f"{cands[-1].group('ver')}+{cands[-1].group('label')}): the index serves builds for one torch release, "
+            f"torch {torch} (the local label +{label}), each requiring that torch, and {on} is another, so pip "
+            "installed nothing",
+            f"install {name} from the index for the installed torch's release and CUDA (the index path names both: "
+            f".../cuXYZ/torchX.Y/), or install torch {torch}, which these {name} builds are for; "
+            "`python -c \"import torch; print(torch.__version__)\"` names the torch to match")
+
+
 def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
@@ -460,6 +485,8 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             needs.append((parent, req))
     named = {_req_name(r) for r in asked} | {_req_name(r) for _, r in needs} | {_req_name(p) for p, _ in needs}
     words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
+    if not causes and not because and (built := _torch_builds(h.groups.get("ri_what", ""), tracked, env)) is not None:
+        return built
     if not any(_in_stack(n, tracked) for n in named | words):
         return None
     if because and not causes:
