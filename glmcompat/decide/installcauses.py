@@ -521,8 +521,8 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """conda-unsatisfiable: the spec conda names (in conflict, or without a build for the environment's python, from the
     chain and "Your python:" lines of the message, read through the log's notes) and that python."""
-    spec = h.groups.get("spec", "") or env.notes.get("conda_py_spec", "")
-    python = env.notes.get("conda_python", "")
+    python = env.notes.get("conda_python", "") if env.notes.get("conda_py_spec") else ""
+    spec = h.groups.get("spec", "") or env.notes.get("conda_py_spec", "") or env.notes.get("conda_spec", "")
     solver = "conda's libmamba solver" if h.groups.get("solver", "").startswith("LibMamba") else "conda's solver"
     if python and spec:
         minor = ".".join(python.split(".")[:2])
