@@ -20,7 +20,7 @@ from dataclasses import replace
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_TOOLKIT
+from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
@@ -400,7 +400,7 @@ def _ptx(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     arch = h.groups.get("arch", "")
     code = arch.split("_", 1)[1] if "_" in arch else ""
-    first = FIRST_TOOLKIT.get(code)
+    first = FIRST_TOOLKIT.get(code) or FIRST_SM.get(code)  # an arch-specific code (90a) first, then the plain one (89)
     nvcc = env.cuda.get("nvcc", "")
     torch = env.version("torch")
     built = env.cuda.get("torch_cuda") or (facts.torch_cuda(torch) if torch else None) or ""
@@ -408,7 +408,7 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     who = "flashinfer's JIT" if pkg.startswith("flashinfer") else pkg
     cause = (f"{who} ran nvcc{' ' + nvcc if nvcc else ''}, which does not know {arch}"
              + (f" (the first CUDA toolkit that does is {first})" if first else ""))
-    want = first or "a newer release"
+    want = f"{first} or newer" if first else "newer"
     if built and first and _v(built) is not None and Version(built) >= Version(first):
         want = f"{built} (the CUDA torch {torch} was built with)"
     remedy = (f"point it at a CUDA {want} toolkit (CUDA_HOME=<toolkit>"
@@ -790,7 +790,7 @@ BUILDERS: dict[str, Builder] = {
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
                "torch-arch-unsupported": "torch", "torch-without-nccl": "torch",
                "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
-               "triton-torch-mismatch": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
+               "triton-torch-mismatch": "triton", "triton-install-broken": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
                "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
                "torchaudio-cuda-mismatch": "torchaudio"}

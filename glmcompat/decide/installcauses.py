@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
+from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, module_package
@@ -443,6 +444,31 @@ def _in_stack(name: str, tracked: dict[str, list[str]]) -> bool:
     return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"
 
 
+# a candidate pip lists in "Cannot install a==1, a==2 and a==3": its name, version and local label, where the label
+# names the torch release the build is for (an index per torch release: "+cu124torch2.5")
+_CANDIDATE = re.compile(r"(?P<name>[A-Za-z0-9][\w.-]{0,60})==(?P<ver>\d[\w.!]{0,40})\+(?P<label>\w{0,20}?torch(?P<torch>\d{1,2}\.\d{1,3})\w{0,20})")
+
+
+def _torch_builds(what: str, tracked: dict[str, list[str]], env: Env) -> tuple[str, str] | None:
+    """pip-resolution-impossible where every candidate pip could not install is a build for one torch release (the
+    local label of an index per torch release) and the log shows no cause list: they all require that torch."""
+    cands = list(_CANDIDATE.finditer(what))
+    names = {canonicalize(c.group("name")) for c in cands}
+    torches = {c.group("torch") for c in cands}
+    if not cands or len(names) != 1 or len(torches) != 1 or not _in_stack(next(iter(names)), tracked):
+        return None
+    name, torch, label = cands[0].group("name"), cands[0].group("torch"), cands[0].group("label")
+    have = env.version("torch")
+    on = f"the environment's torch {have}" if have else "the torch the environment holds (or pip must keep)"
+    return (f"pip could install none of the {len(cands)} {name} releases it found ({cands[0].group('ver')}+{label} to "
+            f"{cands[-1].group('ver')}+{cands[-1].group('label')}): the index serves builds for one torch release, "
+            f"torch {torch} (the local label +{label}), each requiring that torch, and {on} is another, so pip "
+            "installed nothing",
+            f"install {name} from the index for the installed torch's release and CUDA (the index path names both: "
+            f".../cuXYZ/torchX.Y/), or install torch {torch}, which these {name} builds are for; "
+            "`python -c \"import torch; print(torch.__version__)\"` names the torch to match")
+
+
 def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
@@ -459,6 +485,8 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             needs.append((parent, req))
     named = {_req_name(r) for r in asked} | {_req_name(r) for _, r in needs} | {_req_name(p) for p, _ in needs}
     words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
+    if not causes and not because and (built := _torch_builds(h.groups.get("ri_what", ""), tracked, env)) is not None:
+        return built
     if not any(_in_stack(n, tracked) for n in named | words):
         return None
     if because and not causes:
@@ -488,6 +516,48 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     else:
         fix = "change the requirement the conflict names (your pin, or the package whose range excludes it) to a version both accept"
     return cause, fix
+
+
+def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """conda-unsatisfiable: the spec conda names (in conflict, or without a build for the environment's python, from the
+    chain and "Your python:" lines of the message, read through the log's notes) and that python."""
+    python = env.notes.get("conda_python", "") if env.notes.get("conda_py_spec") else ""
+    spec = h.groups.get("spec", "") or env.notes.get("conda_py_spec", "") or env.notes.get("conda_spec", "")
+    solver = "conda's libmamba solver" if h.groups.get("solver", "").startswith("LibMamba") else "conda's solver"
+    if python and spec:
+        minor = ".".join(python.split(".")[:2])
+        return (f"{solver} found no build of {spec} for the environment's python {python}: the channels given publish it "
+                f"only for other python releases, and conda does not change the environment's python {minor} unless "
+                "asked, so it installed nothing",
+                f"create a fresh environment with a python that {spec} is built for (conda create -n <name> python=3.X "
+                f"{spec}; `conda search '{spec}'` lists its builds and their python), or request a version of it built "
+                f"for python {minor}")
+    if spec:
+        return (f"{solver} found {spec} in conflict with the packages the environment already holds (or with the other "
+                "packages requested), so it installed nothing",
+                f"install {spec} into a fresh environment (conda create -n <name> {spec}) rather than into this one, or "
+                "relax the pins the conflict names; `conda install --dry-run` checks it")
+    return None
+
+
+def _kernel_variant(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """kernel-build-variant-missing: the hub repository, and the torch of a rejected variant against the environment's
+    (kernels' rejection lines, read through the log's notes)."""
+    repo = h.groups.get("repo", "")
+    kernel = repo.rsplit("/", 1)[-1]
+    have, built, variant = (env.notes.get("kernel_torch", ""), env.notes.get("kernel_variant_torch", ""),
+                            env.notes.get("kernel_variant", ""))
+    if not (have and built):
+        return None
+    vb, vh = _v(built), _v(have)
+    older = vb is not None and vh is not None and vb < vh
+    cause = (f"the Hugging Face kernels hub has no build of {kernel} ({repo}) for this system: its torch variants "
+             f"(such as {variant}) are built for torch {built}, and the environment has torch {have}"
+             + (", newer than that build" if older else ""))
+    remedy = (f"load a version of {repo} that has a build for torch {have} (a newer kernel version, or a stable-ABI "
+              f"variant, which serves every torch at or above its ABI version), or install torch {built}, which {kernel}'s "
+              "builds are for")
+    return cause, remedy
 
 
 def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -522,6 +592,8 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "numpy-too-new": _numpy_new,
     "pip-resolution-impossible": _resolution,
     "triton-libcuda-missing": _libcuda_link,
+    "conda-unsatisfiable": _conda,
+    "kernel-build-variant-missing": _kernel_variant,
 }
 
 

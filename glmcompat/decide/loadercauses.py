@@ -46,7 +46,7 @@ def _label(cuda: str) -> str:
 
 
 # who refuses the toolkit, by the group of the match (torch's cpp_extension where none)
-_CHECKER = {"ds_toolkit": "DeepSpeed's op builder (deepspeed's op_builder/builder.py)", "apex_torch": "apex's setup.py"}
+_CHECKER = {"ds_toolkit": "DeepSpeed's op builder (deepspeed's op_builder/builder.py)", "apex": "apex's setup.py"}
 
 
 def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -57,7 +57,7 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if idf is not None:
         return None if idf[1] else _extension_arch(idf[0], env)
     toolkit = g.get("toolkit") or g.get("toolkit_arg") or g.get("ds_toolkit") or (
-        env.cuda.get("nvcc", "") if "apex_torch" in g else "")
+        env.cuda.get("nvcc", "") if "apex" in g else "")
     built = g.get("torch_cuda") or g.get("torch_arg") or g.get("ds_torch") or g.get("apex_torch") or _torch_cuda(env)
     if not toolkit:
         return None
@@ -66,7 +66,8 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     on = f", built with CUDA {built}," if built else ""
     other_major = bool(built) and _major(built) != _major(toolkit)
     cause = (f"an extension is being compiled against {who}{on} with the CUDA {toolkit} toolkit (the nvcc that CUDA_HOME "
-             f"or PATH finds): {_CHECKER.get(next((k for k in _CHECKER if k in g), ''), 'torch.utils.cpp_extension')} refuses a "
+             f"or PATH finds): {_CHECKER.get(next((k for k in _CHECKER if k in g), ''), 'torch.utils.cpp_extension')} "
+             f"{'warns of' if 'apex' in g and 'apex_torch' not in g else 'refuses'} a "
              f"toolkit of another CUDA {'major ' if other_major else ''}"
              "than torch's before it compiles anything")
     label = _label(toolkit)

@@ -261,6 +261,8 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
     ("torch_cuda", r"PyTorch \(" + _MAJOR_MINOR + r"\)\. Please make sure to use the same CUDA versions"),
+    # the second line of apex's setup.py warning before it became an error (torch.version.cuda in full: 10.0.130)
+    ("torch_cuda", r"Pytorch binaries were compiled with Cuda " + _MAJOR_MINOR),
     ("driver", r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}" + _DRIVER),
     ("driver_cuda", r"CUDA Driver Version / Runtime Version\s{1,40}" + _MAJOR_MINOR),
     ("platform", r"(?P<v>aarch64|arm64|sbsa)"),
@@ -269,7 +271,7 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
 _DIGIT = re.compile(r"\d")
 _PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
 _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num")  # on the lowered line
-_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|Kernel Module|aarch64|arm64|sbsa")
+_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
@@ -296,10 +298,22 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("collected", r"Installing collected packages: (?P<v>[^\n]{1,2000})"),
     # uv's derivation of a failed resolution (crates/uv-resolver/src/pubgrub/report.rs): its first conclusion
     ("uv_because", r"(?P<v>Because [^\n]{1,600}?we can conclude that [^\n]{1,300})"),
+    # conda's UnsatisfiableError of the python class (conda/exceptions.py): the chain of the package that has no build
+    # for the environment's python ("  - torchaudio==2.4.0 -> python[version='...']"), then "Your python: python==3.10.9"
+    ("conda_py_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> python\["),
+    # the first chain of any class of the error ("  - pytorch-cuda=12.4 -> cuda-cudart"), conda 4.4's "in conflict" list
+    ("conda_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> \S"),
+    ("conda_python", r"Your python: python=?=?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"),
+    # a variant the Hugging Face kernels hub rejected, and why (kernels' variants.py VariantRejected reason): the torch
+    # the variant is built for, then the environment's ("torch212-cxx11-cu126-x86_64-linux: Torch version (2.12) does
+    # not match environment Torch version (2.13)")
+    ("kernel_variant", r"(?P<v>torch\d{2,4}-[\w-]{1,80}): Torch version \((?:torch)?\d{1,2}\.\d{1,3}\) does not match environment"),
+    ("kernel_torch", r"does not match environment Torch version \((?:torch)?(?P<v>\d{1,2}\.\d{1,3})\)"),
+    ("kernel_variant_torch", r"Torch version \((?:torch)?(?P<v>\d{1,2}\.\d{1,3})\) does not match environment"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
