@@ -36,6 +36,12 @@ UNMEASURED_K = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_L = False, as for set K.
 CASES_L = tomllib.loads((HERE / "heldout_l.toml").read_text())["case"]
 UNMEASURED_L = False
+# heldout_m.toml: the thirteenth set, frozen before `explain` ran on it, scored by test_real_log_m (`-k test_real_log_m`
+# selects it).
+# While UNMEASURED_M, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_M = False, as for set L.
+CASES_M = tomllib.loads((HERE / "heldout_m.toml").read_text())["case"]
+UNMEASURED_M = True
 
 
 def said(text: str) -> str:
@@ -69,6 +75,11 @@ def test_real_log_l(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_M, UNMEASURED_M), ids=[str(c["log"]) for c in CASES_M])
+def test_real_log_m(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -85,13 +96,13 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"])
-                                                                        for c in CASES + CASES_J + CASES_K + CASES_L)
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M
+    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L]
+    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L + CASES_M]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
 
