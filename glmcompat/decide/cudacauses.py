@@ -517,12 +517,28 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, ("install a torch build whose arch list (torch.cuda.get_arch_list()) includes "
                    f"sm_{sm}: `glmcompat arch torch==<version>` lists a wheel's")
 
+def _driver_mismatch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-library-mismatch: the user-space release the log shows (nvidia-smi's "NVML library version", the kernel's
+    "the client has the version"), against the kernel module's where it shows that too."""
+    user = h.groups.get("client") or env.cuda.get("nvml", "")
+    if not user:
+        return None
+    module = h.groups.get("module", "")
+    kernel = f"the loaded NVIDIA kernel module is {module}" if module else "the loaded NVIDIA kernel module is of another release"
+    return (f"the user-space NVIDIA driver libraries (NVML's libnvidia-ml.so.1, libcuda.so.1) are driver {user}, but "
+            f"{kernel}: a driver upgrade not yet followed by a reboot, or user-space libraries and kernel module installed "
+            "from different driver packages (cudaErrorSystemDriverMismatch, 803; NVML_ERROR_LIB_RM_VERSION_MISMATCH)",
+            f"install the kernel module of driver {user} (or the user-space libraries of the kernel module's release) so both "
+            "are one release, then reboot (or reload the nvidia kernel modules); in a container, let the NVIDIA container "
+            "toolkit mount the host's libraries instead of ones baked into the image")
+
 
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
     "driver-insufficient": _driver,
     "cuda-forward-compat-unsupported": _forward_compat,
+    "driver-library-mismatch": _driver_mismatch,
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "torch-cpu-only": _cpu_torch,

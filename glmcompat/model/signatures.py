@@ -264,6 +264,9 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     # the second line of apex's setup.py warning before it became an error (torch.version.cuda in full: 10.0.130)
     ("torch_cuda", r"Pytorch binaries were compiled with Cuda " + _MAJOR_MINOR),
     ("driver", r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}" + _DRIVER),
+    # nvidia-smi's line after "Failed to initialize NVML: Driver/library version mismatch": the user-space NVML's release
+    # (nvmlSystemGetNVMLVersion works without the kernel module), not the kernel module's
+    ("nvml", r"NVML library version" + _COLON + _DRIVER),
     ("driver_cuda", r"CUDA Driver Version / Runtime Version\s{1,40}" + _MAJOR_MINOR),
     ("platform", r"(?P<v>aarch64|arm64|sbsa)"),
 )]
