@@ -309,6 +309,12 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if stem.startswith("cudnn") or stem == "nccl":
         return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")
     base = NVIDIA_WHEEL.get(stem)
+    if base is not None and not major:  # the bare development name (libnvrtc.so), which cuDNN 8 and JIT code dlopen
+        return (f"{lib} is not on the loader's path: the program (or cuDNN's runtime fusion) dlopens the unversioned "
+                f"development name {lib}, which only a CUDA toolkit (its lib64, or the -dev package's symlink) provides; the "
+                f"nvidia-{base} wheels and the runtime packages ship only the versioned soname ({lib}.<major>)",
+                f"install the CUDA toolkit's {stem} (its lib64 on LD_LIBRARY_PATH), or link the versioned library the "
+                f"environment has to that name: ln -s <dir>/{lib}.<major> <dir>/{lib} in a directory on LD_LIBRARY_PATH")
     if base is None or not major:
         return None
     want = _cudart_cuda(lib)

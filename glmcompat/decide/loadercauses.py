@@ -226,6 +226,14 @@ def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     ext = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension"
     have = _shown("torch", torch) if torch else "the installed torch"
     cpu = torch.endswith("+cpu")
+    if lib.startswith("libcaffe2_nvrtc"):  # torch dlopens it by bare name when it first needs NVRTC (its lazy NVRTC)
+        why = (f"torch loads {lib} (torch/lib's NVRTC shim) with dlopen by its bare name, which searches LD_LIBRARY_PATH "
+               "and the loader's cache, not torch/lib: the process did not load it with torch's own libraries (a torch "
+               "whose torch/lib is not on the loader's path, a relocated or partially copied torch)")
+        fix = ("put torch's lib directory on the loader's path (export LD_LIBRARY_PATH=$(python -c \"import torch, os; "
+               "print(os.path.dirname(torch.__file__))\")/lib:$LD_LIBRARY_PATH), or reinstall torch so that torch/lib "
+               f"holds {lib}")
+        return f"the loader cannot find {lib}: {why}", fix
     if "_cu.so" in lib or "_cpp.so" in lib:
         why = (f"{lib} belongs to torch's split CUDA build (libtorch_cuda_cu.so and libtorch_cuda_cpp.so in place of "
                f"one libtorch_cuda.so), so {ext} was built against a torch of that layout and {have} is not one")

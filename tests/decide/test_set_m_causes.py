@@ -39,3 +39,29 @@ def test_nvml_version_line_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.
     # nvidia-smi -q's header on a healthy machine shares the words
     code, out = _explain("Driver Version                            : 570.124.06\nNVML library version: 570.124", tmp_path, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # aten/src/ATen/DynamicLibrary.cpp checkDL: "Error in dlopen or dlsym: " + dlerror(), for torch's bare-name dlopen
+    ("RuntimeError: Error in dlopen or dlsym: libcaffe2_nvrtc.so: cannot open shared object file: No such file or directory",
+     "torch-lib-missing", ["libcaffe2_nvrtc.so", "LD_LIBRARY_PATH"]),
+    # cuDNN 8's front library: "Could not load library %s. Error: %s" where the sub-library's own dependency is missing
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such file or "
+     "directory", "cuda-lib-missing", ["libnvrtc.so", "ln -s"]),
+    # the same with a versioned soname keeps the wheel's remedy
+    ("ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory", "cuda-lib-missing",
+     ["libnvrtc.so.12"]),
+    # a cuDNN sub-library itself missing stays cuDNN's
+    ("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No "
+     "such file or directory", "cudnn-sublibrary-missing", ["libcudnn_ops_infer.so.8"]),
+])
+def test_nvrtc_missing_names_the_library_and_who_loads_it(text: str, sid: str, words: list[str], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_nvrtc_words_without_the_loader_error_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("-- Found libnvrtc.so in /usr/local/cuda/lib64\ntorch/lib/libcaffe2_nvrtc.so", tmp_path, capsys)
+    assert code == 0, out
