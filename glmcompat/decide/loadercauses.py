@@ -250,6 +250,29 @@ def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return f"{ext} links {lib}, which the loader cannot find: {why}", fix
 
 
+def _tensorrt_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """tensorrt-lib-missing: the TensorRT library and its major, and the bindings' release where the log shows it."""
+    lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    pkg = h.package or "the TensorRT bindings"
+    ver = h.version or env.version(pkg) if h.package else ""
+    return (f"{_shown(pkg, ver)} links {lib} (TensorRT {major}'s library), which the loader cannot find: the TensorRT "
+            f"{major} libraries are not installed (the -libs wheel the bindings import first, or a TensorRT tarball or "
+            "system package) or their directory is not on the loader's path",
+            f"install the TensorRT {major} libraries of {_shown(pkg, _public(ver) if ver else '')}'s release (its -libs wheel of "
+            f"the same version), or put the directory holding {lib} (a TensorRT tarball's lib) on LD_LIBRARY_PATH")
+
+
+def _libpython(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """libpython-missing: CPython's shared library of the version the soname names."""
+    lib, py = h.groups.get("library", ""), h.groups.get("pyver", "")
+    who = f"{h.package}'s compiled module" if h.package else "a compiled module"
+    return (f"{who} links {lib}, CPython {py}'s shared library, which the loader cannot find: the Python {py} that runs "
+            "was built without --enable-shared (pyenv's default, some images' source builds), or its lib directory is "
+            "not on the loader's path",
+            f"run a Python {py} that ships {lib} (pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install {py}; the "
+            f"distribution's or conda's python{py}), or put the directory holding {lib} on LD_LIBRARY_PATH")
+
+
 def _driver_api(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """driver-too-old through a CUDA driver API function (``cu`` and a capital: cuGreenCtxStreamCreate) the loaded
     libcuda.so.1 does not export: the CUDA release that added it (the matrix's ``[[driver_api]]`` rows, from the
@@ -307,6 +330,8 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "torch-dll-load-failed": _dll,
     "bitsandbytes-cuda-setup": _bnb,
     "torch-lib-missing": _torch_lib,
+    "tensorrt-lib-missing": _tensorrt_lib,
+    "libpython-missing": _libpython,
 }
 
 

@@ -65,3 +65,29 @@ def test_nvrtc_missing_names_the_library_and_who_loads_it(text: str, sid: str, w
 def test_nvrtc_words_without_the_loader_error_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _explain("-- Found libnvrtc.so in /usr/local/cuda/lib64\ntorch/lib/libcaffe2_nvrtc.so", tmp_path, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # NVIDIA/TensorRT python/packaging/bindings_wheel/tensorrt/__init__.py: `from .tensorrt import *` leaves
+    # libnvinfer.so.N to the loader (glibc elf/dl-load.c "<soname>: cannot open shared object file")
+    ('  File "/usr/lib/python3/dist-packages/tensorrt/__init__.py", line 75, in <module>\n    from .tensorrt import *\n'
+     "ImportError: libnvinfer.so.10: cannot open shared object file: No such file or directory", "tensorrt-lib-missing",
+     ["libnvinfer.so.10", "tensorrt", "TensorRT 10"]),
+    ("OSError: libnvinfer_plugin.so.8: cannot open shared object file: No such file or directory", "tensorrt-lib-missing",
+     ["libnvinfer_plugin.so.8", "TensorRT 8"]),
+    # CPython's shared library, built only with --enable-shared (its soname libpython3.X.so.1.0)
+    ("ImportError: libpython3.11.so.1.0: cannot open shared object file: No such file or directory", "libpython-missing",
+     ["libpython3.11.so.1.0", "--enable-shared"]),
+])
+def test_a_missing_tensorrt_or_python_library_names_it(text: str, sid: str, words: list[str], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_tensorrt_and_libpython_words_without_the_loader_error_stay_unclaimed(tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("-- Found libnvinfer.so.10 at /usr/lib/x86_64-linux-gnu\nlinking against libpython3.10.so.1.0",
+                         tmp_path, capsys)
+    assert code == 0, out
