@@ -295,6 +295,17 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "or use a newer CUDA toolkit of torch's CUDA major; -allow-unsupported-compiler only skips the check")
 
 
+def _mm_version(text: str) -> str:
+    """A bound as OpenMMLab printed it, as a version: ``[1, 1, 4]`` or ``(1, 3, 13, 0, 0, 0)`` (its digit_version, whose
+    last four places are the pre-release's) -> ``1.1.4`` / ``1.3.13``; ``1.3.17`` as it is."""
+    if not text or text[0] not in "[(":
+        return text
+    parts = [p.strip() for p in text[1:-1].split(",") if p.strip()]
+    if len(parts) == 6 and parts[3:] == ["0", "0", "0"]:  # mmcv's digit_version: major, minor, patch, then pre/post
+        parts = parts[:3]
+    return ".".join(parts)
+
+
 def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """version-requirement-unmet: a library's own check that an installed dependency is at the version it needs
     (transformers' and accelerate's require_version: "<requirement> is required for a normal functioning of this module,
@@ -304,6 +315,10 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
     if "fa_need" in g:  # transformers' check of flash-attn (its modeling_utils), on its own words
         req, pkg, found = f"flash-attn>={g['fa_need']}", "flash-attn", g.get("fa_have", "").rstrip(".")
+    if "mm_pkg" in g:  # OpenMMLab's assert: "<NAME>==<have> is used but incompatible. Please install <pkg>>=<min>, <=<max>."
+        lo, hi = _mm_version(g.get("mm_min", "")), _mm_version(g.get("mm_max", ""))
+        pkg, found = g["mm_pkg"], g.get("mm_have", "")
+        req = f"{pkg}>={lo}" + (f",{g.get('mm_op', '<=')}{hi}" if hi else "")
     if not req or not pkg:
         return None
     by = ("transformers" if "fa_need" in g else

@@ -91,3 +91,30 @@ def test_tensorrt_and_libpython_words_without_the_loader_error_stay_unclaimed(tm
     code, out = _explain("-- Found libnvinfer.so.10 at /usr/lib/x86_64-linux-gnu\nlinking against libpython3.10.so.1.0",
                          tmp_path, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # open-mmlab/mmdetection v2.x mmdet/__init__.py: f'MMCV=={mmcv.__version__} is used but incompatible. '
+    # f'Please install mmcv>={mmcv_minimum_version}, <={mmcv_maximum_version}.'
+    ("AssertionError: MMCV==1.6.0 is used but incompatible. Please install mmcv>=1.3.17, <=1.5.0.",
+     ["mmcv>=1.3.17,<=1.5.0", "mmcv 1.6.0"]),
+    # mmseg's bounds as digit_version tuples (pre-release places after the third)
+    ("AssertionError: MMCV==1.3.8 is used but incompatible. Please install mmcv>=(1, 3, 13, 0, 0, 0), <=(1, 4, 0, 0, 0, 0).",
+     ["mmcv>=1.3.13,<=1.4.0", "mmcv 1.3.8"]),
+    # v3.x: MMEngine, an exclusive upper bound
+    ("AssertionError: MMEngine==1.0.0 is used but incompatible. Please install mmengine>=0.7.1, <1.0.0.",
+     ["mmengine>=0.7.1,<1.0.0", "mmengine 1.0.0"]),
+    # a lower bound only
+    ("AssertionError: MMCV==1.7.1 is used but incompatible. Please install mmcv>=2.0.0rc4.", ["mmcv>=2.0.0rc4"]),
+])
+def test_openmmlab_version_asserts_name_the_range(text: str, words: list[str], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": version-requirement-unmet" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_openmmlab_words_without_the_assert_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("mmcv_minimum_version = '1.3.17'\nMMCV==2.1.0 is used here\nPlease install mmcv>=2.0.0 first",
+                         tmp_path, capsys)
+    assert code == 0, out
