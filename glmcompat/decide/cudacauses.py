@@ -539,12 +539,35 @@ def _driver_mismatch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "toolkit mount the host's libraries instead of ones baked into the image")
 
 
+def _flash_old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """flash-attn-gpu-too-old in text-generation-inference's words: its own capability check, or the model it then
+    refuses ("<model> requires Flash Attention enabled models")."""
+    g = h.groups
+    if "fa_major" in g:
+        cc = f"{g['fa_major']}.{g['fa_minor']}"
+        return (f"the server's Flash Attention V2 check refuses this GPU: compute capability {cc}, below the 8.0 (Ampere) "
+                "its flash-attn kernels need; no package version changes that",
+                "serve the model on a GPU of compute capability >= 8.0, or with a server or model path that does not need "
+                "Flash Attention (an unsharded model without it, transformers with attn_implementation=\"sdpa\")")
+    if "fa_model" not in g:
+        return None
+    cap = f" (the log's GPU: compute capability {env.capability})" if env.capability else ""
+    return (f"the server could not import its Flash Attention models, and {g['fa_model'].strip()} is served only with Flash "
+            f"Attention{cap}: its flash-attn check refuses a GPU below compute capability 8.0 (a V100 is 7.0, a T4 7.5), "
+            "the usual reason, or the flash-attn kernels are not installed in this image (the earlier warning \"Could not "
+            "import Flash Attention enabled models: <why>\" says which)",
+            "on a GPU below compute capability 8.0, serve the model without sharding and Flash Attention, or use a GPU of "
+            "compute capability >= 8.0 (Ampere or newer); otherwise use the server's official image, which ships the "
+            "flash-attn kernels")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
     "driver-insufficient": _driver,
     "cuda-forward-compat-unsupported": _forward_compat,
     "driver-library-mismatch": _driver_mismatch,
+    "flash-attn-gpu-too-old": _flash_old_gpu,
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "torch-cpu-only": _cpu_torch,

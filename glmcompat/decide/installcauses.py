@@ -381,6 +381,14 @@ def _bf16(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"{_capability(need)} or newer, and the GPU has {_capability(have)}: no package version changes that",
                 f"serve a checkpoint of this model in a format the GPU runs (another quantization, or float16), or use a GPU "
                 f"of compute capability >= {_capability(need)}")
+    if "ptx_feature" in g:  # ptxas's own refusal of a data type's instruction for the compiled-for target
+        feature, need = g["ptx_feature"], g.get("ptx_need", "")
+        kind = next((t for t in ("bf16", "e4m3", "e5m2", "tf32") if t in feature), "this data type")
+        return (f"a GPU kernel being compiled (a Triton kernel, torch.compile) uses the {kind} instruction '{feature}', which "
+                f"ptxas accepts only for {need} and newer, and the kernel is compiled for this GPU's older architecture: the "
+                f"GPU has no {kind} support (a V100 is sm_70, a T4 sm_75); no package version changes that",
+                f"run the model in float16 instead of {kind} (torch_dtype=torch.float16, --dtype half), or use a GPU of "
+                f"{need} or newer")
     gpu_name, cc = g.get("gpu", "").strip(" '\"b"), g.get("cc", "")
     on = f"{gpu_name} (compute capability {cc})" if cc else (gpu_name or "the GPU")
     return (f"the model runs in bfloat16 (its config's torch_dtype, vLLM's dtype=auto), and {on} has no bfloat16 support: "

@@ -118,3 +118,31 @@ def test_openmmlab_words_without_the_assert_stay_unclaimed(tmp_path: Path, capsy
     code, out = _explain("mmcv_minimum_version = '1.3.17'\nMMCV==2.1.0 is used here\nPlease install mmcv>=2.0.0 first",
                          tmp_path, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # text-generation-inference utils/flash_attn.py: ImportError f"GPU with CUDA capability {major} {minor} is not
+    # supported for Flash Attention V2"
+    ("ImportError: GPU with CUDA capability 7 5 is not supported for Flash Attention V2", "flash-attn-gpu-too-old",
+     ["7.5", "8.0"]),
+    # its models/__init__.py: FLASH_ATT_ERROR_MESSAGE = "{} requires Flash Attention enabled models."
+    ("NotImplementedError: Sharded Falcon requires Flash Attention enabled models.", "flash-attn-gpu-too-old",
+     ["Sharded Falcon", "Flash Attention", "8.0"]),
+    # ptxas: "Feature '<feature>' requires .target sm_<N> or higher" for a data type's instruction
+    ("ptxas /tmp/compile-ptx-src-1, line 9; error   : Feature '.bf16' requires .target sm_80 or higher",
+     "gpu-dtype-unsupported", ["bf16", "sm_80", "float16"]),
+    ("ptxas /tmp/x.ptx, line 3; error   : Feature 'cvt.rn.satfinite.e4m3x2.f32' requires .target sm_89 or higher",
+     "gpu-dtype-unsupported", ["e4m3", "sm_89"]),
+])
+def test_a_gpu_too_old_for_the_kernel_names_what_it_lacks(text: str, sid: str, words: list[str], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_ptxas_features_of_no_data_type_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same ptxas sentence for an instruction that is no data type's (shared-memory barriers, clusters)
+    code, out = _explain("ptxas /tmp/a.ptx, line 7; error   : Feature 'cp.async.bulk' requires .target sm_90 or higher\n"
+                         "INFO: using Flash Attention enabled models", tmp_path, capsys)
+    assert "gpu-dtype-unsupported" not in out and "flash-attn-gpu-too-old" not in out, out
