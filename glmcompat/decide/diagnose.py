@@ -800,7 +800,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("fra
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
-           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
+           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}

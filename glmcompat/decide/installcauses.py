@@ -119,18 +119,22 @@ def _below_minimum(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "lists it), in the Python that runs the engine")
 
 
+_UV_PLATFORMS = re.compile(r"(?P<os>\w{1,20}) \(`(?P<tag>[\w.-]{1,80})`\), but `[\w.-]{1,100}` \([^()]{1,60}\) only has "
+                           r"wheels for the following platforms?: (?P<plats>.{1,1000})")
+
+
 def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """no-matching-distribution: pip found no release of a stack package that fits, on the index it read. None for a
     package outside the stack."""
     g = h.groups
     req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
-           or g.get("uv_pkg", "")).strip()
+           or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
     tracked = companions(facts)
     if not name or not (name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"):
         return None
     index = env.notes.get("index", "")
-    uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing"))
+    uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing", "uv_dist"))
     at = f"the index {index}" if index else ("the indexes uv read (its default, or UV_INDEX / [[tool.uv.index]])" if uv
                                              else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)")
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
@@ -146,6 +150,18 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         fix = (f"run with a Python (uv venv --python X.Y) and on a platform {name}'s wheels are built for (the index's "
                f"{name} page lists them), or a {name} release that has a wheel for this one")
         return cause, fix
+    if "uv_dist" in g:  # uv sync / run: the locked release has no file for this host
+        hint = _UV_PLATFORMS.match(env.notes.get("uv_platforms", ""))
+        source = g["uv_dist"].split(" @ ", 1)[1] if " @ " in g["uv_dist"] else ""
+        host = f"this host ({hint.group('os')}, {hint.group('tag')})" if hint else "this host's platform"
+        has = f": {req} has wheels for {hint.group('plats').replace('`', '').strip()} only" if hint else ""
+        return (f"uv locked {req}{' from ' + source if source else ''}, but it has no wheel for {host} and no source "
+                f"distribution{has}",
+                f"lock a {name} that has a wheel for {hint.group('tag') if hint else 'this platform'}: take {name} from an index "
+                f"that builds it for this platform (for torch and its family, PyTorch's index of the CUDA or CPU variant that has "
+                f"{hint.group('tag') if hint else 'this platform'} wheels, chosen per platform with [tool.uv.sources] markers), "
+                "or add the platform to tool.uv.required-environments so that uv resolves a release with its wheels, then "
+                "uv lock again")
     if "uv_missing" in g:
         return (f"uv found no project named {name} on {at}: the index does not serve it (a PyTorch or vendor index "
                 "without it, or an index list that hides the default one)",

@@ -301,6 +301,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("collected", r"Installing collected packages: (?P<v>[^\n]{1,2000})"),
     # uv's derivation of a failed resolution (crates/uv-resolver/src/pubgrub/report.rs): its first conclusion
     ("uv_because", r"(?P<v>Because [^\n]{1,600}?we can conclude that [^\n]{1,300})"),
+    # uv's hint after "Distribution `<dist>` can't be installed because it doesn't have a source distribution or wheel for
+    # the current platform": "You're on <OS> (`<tag>`), but `<pkg>` (v<version>) only has wheels for the following
+    # platform(s): `<tag>`, ..." (the host's platform tag, and the ones the locked release has wheels for)
+    ("uv_platforms", r"You're on (?P<v>\w{1,20} \(`[\w.-]{1,80}`\), but `[\w.-]{1,100}` \([^()\n]{1,60}\) only has "
+                     r"wheels for the following platforms?: [^;\n]{1,1000})"),
     # conda's UnsatisfiableError of the python class (conda/exceptions.py): the chain of the package that has no build
     # for the environment's python ("  - torchaudio==2.4.0 -> python[version='...']"), then "Your python: python==3.10.9"
     ("conda_py_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> python\["),
@@ -317,7 +322,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc")
+                         r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py

@@ -146,3 +146,30 @@ def test_ptxas_features_of_no_data_type_stay_unclaimed(tmp_path: Path, capsys: p
     code, out = _explain("ptxas /tmp/a.ptx, line 7; error   : Feature 'cp.async.bulk' requires .target sm_90 or higher\n"
                          "INFO: using Flash Attention enabled models", tmp_path, capsys)
     assert "gpu-dtype-unsupported" not in out and "flash-attn-gpu-too-old" not in out, out
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # uv sync: "Distribution `<dist> @ <source>` can't be installed because it doesn't have a source distribution or wheel
+    # for the current platform", then its hint "You're on <OS> (`<tag>`), but `<pkg>` (v<version>) only has wheels for
+    # the following platform(s): ..."
+    ("error: Distribution `torch==2.6.0 @ registry+https://index.invalid/whl/cpu` can't be installed because it doesn't "
+     "have a source distribution or wheel for the current platform\n\nhint: You're on Windows (`win_amd64`), but `torch` "
+     "(v2.6.0) only has wheels for the following platform: `macosx_11_0_arm64`", ["torch==2.6.0", "win_amd64",
+                                                                                 "macosx_11_0_arm64"]),
+    # uv before the hint: the distribution alone
+    ("error: Distribution `torch==2.5.1+cu121 @ registry+https://index.invalid/whl/cu121` can't be installed because it "
+     "doesn't have a source distribution or wheel for the current platform", ["torch==2.5.1+cu121", "required-environments"]),
+])
+def test_uv_sync_without_a_wheel_for_the_host(text: str, words: list[str], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": no-matching-distribution" in out, out
+    assert not [w for w in words if w not in out], out
+
+
+def test_uv_platform_words_of_a_package_outside_the_stack_stay_unclaimed(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain("error: Distribution `kaleido==0.2.1.post1 @ registry+https://index.invalid/simple` can't be "
+                         "installed because it doesn't have a source distribution or wheel for the current platform",
+                         tmp_path, capsys)
+    assert code == 0, out
