@@ -291,6 +291,15 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             needs.setdefault(r.package, [])
             if str(req.specifier) not in needs[r.package]:
                 needs[r.package].append(str(req.specifier))
+    compiled = {p for r in facts.rows("compiled") for p in r.packages}
+    if dist and not needs and dist in compiled and canonicalize(mod) != dist:
+        # a compiled extension module that a [[compiled]] package builds under its own top-level name
+        # (selective_scan_cuda of mamba-ssm): the package is missing, or installed without its extension
+        return (f"{mod} does not import: it is {dist}'s compiled CUDA extension (a top-level module of its own), and "
+                f"{dist} is not installed in the Python that runs, or was installed without building it (a source "
+                "checkout used in place, a build that skipped the extension)",
+                f"install {dist} built for the installed torch and CUDA with the Python that runs (its prebuilt wheel for "
+                f"that torch, or pip install {dist} --no-build-isolation to compile it against the installed torch)")
     if not dist or (not needs and dist not in facts.kernel_packages() | facts.family_packages()):
         return None
     by = ", ".join(f"{p} {env.version(p)}".rstrip() for p in needs)

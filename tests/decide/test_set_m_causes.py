@@ -173,3 +173,19 @@ def test_uv_platform_words_of_a_package_outside_the_stack_stay_unclaimed(tmp_pat
                          "installed because it doesn't have a source distribution or wheel for the current platform",
                          tmp_path, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "words", "claimed"), [
+    # state-spaces/mamba: setup.py builds CUDAExtension(name="selective_scan_cuda"), imported by its ops
+    ("ModuleNotFoundError: No module named 'selective_scan_cuda'", ["mamba-ssm", "selective_scan_cuda"], True),
+    # Dao-AILab/causal-conv1d: its extension causal_conv1d_cuda
+    ("ModuleNotFoundError: No module named 'causal_conv1d_cuda'", ["causal-conv1d", "causal_conv1d_cuda"], True),
+    # a module that is no compiled package's own stays unclaimed
+    ("ModuleNotFoundError: No module named 'my_scan_cuda'", [], False),
+])
+def test_a_compiled_packages_own_extension_module_names_the_package(text: str, words: list[str], claimed: bool,
+                                                                    tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert (code == 1 and ": package-not-installed" in out) is claimed, out
+    assert not [w for w in words if w not in out], out
