@@ -265,7 +265,9 @@ def _tensorrt_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _libpython(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """libpython-missing: CPython's shared library of the version the soname names."""
     lib, py = h.groups.get("library", ""), h.groups.get("pyver", "")
-    who = f"{h.package}'s compiled module" if h.package else "a compiled module"
+    mod = h.groups.get("importing", "")
+    who = (f"{mod} (imported where the traceback ends), a compiled module," if mod else
+           f"{h.package}'s compiled module" if h.package else "a compiled module")
     return (f"{who} links {lib}, CPython {py}'s shared library, which the loader cannot find: the Python {py} that runs "
             "was built without --enable-shared (pyenv's default, some images' source builds), or its lib directory is "
             "not on the loader's path",

@@ -200,6 +200,10 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
 # failure form (pip's conflict warning) replaces such a first match as the signature's hit.
 SCENE_GROUPS = frozenset({"pin_dep", "gone"})
+# a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
+# module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
+_IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
+IMPORT_GAP = 3
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
@@ -488,11 +492,15 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     # stack that imported the NumPy-1.x module, numpy-2.0.0 wheel numpy/core/_multiarray_umath.py:22-43, and a torch
     # built against NumPy 1.x shows only torch's frames)
     glue: dict[str, str] = {}
+    importing: tuple[int, str] = (0, "")
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
         line = raw[:MAX_LINE]
         ctx.take(line)
+        if "import" in line:
+            if (im := _IMPORT_LINE.match(line)) is not None:
+                importing = (n, im.group("from") or im.group("imp"))
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         found = matcher.found(line)
         if len(found) > 1:
@@ -502,6 +510,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             sid = sig.id
             counts[sid] = counts.get(sid, 0) + 1
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            if importing[1] and 0 < n - importing[0] <= IMPORT_GAP:
+                groups["importing"] = importing[1]  # the import statement the error ends
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()):
                 pending.pop(sid, None)
                 settled.discard(sid)

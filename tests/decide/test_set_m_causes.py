@@ -189,3 +189,20 @@ def test_a_compiled_packages_own_extension_module_names_the_package(text: str, w
     code, out = _explain(text, tmp_path, capsys)
     assert (code == 1 and ": package-not-installed" in out) is claimed, out
     assert not [w for w in words if w not in out], out
+
+
+@pytest.mark.parametrize(("text", "words", "absent"), [
+    # CPython prints the failing frame's source line: the import statement just before the ImportError names the module
+    ('  File "/app/run.py", line 3, in <module>\n    from tensorrt_llm.bindings import DataType\n'
+     "ImportError: libpython3.10.so.1.0: cannot open shared object file: No such file or directory",
+     ["tensorrt_llm.bindings", "libpython3.10.so.1.0"], []),
+    # an import far before the error names nothing
+    ("    import my_ext\nstep 1\nstep 2\nstep 3\nstep 4\n"
+     "ImportError: libpython3.10.so.1.0: cannot open shared object file: No such file or directory",
+     ["libpython3.10.so.1.0"], ["my_ext"]),
+])
+def test_the_import_a_loader_error_ends_names_the_module(text: str, words: list[str], absent: list[str], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _explain(text, tmp_path, capsys)
+    assert code == 1 and ": libpython-missing" in out, out
+    assert not [w for w in words if w not in out] and not [w for w in absent if w in out], out
