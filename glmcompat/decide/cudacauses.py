@@ -309,6 +309,12 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if stem.startswith("cudnn") or stem == "nccl":
         return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")
     base = NVIDIA_WHEEL.get(stem)
+    if base is not None and not major:  # the bare development name (libnvrtc.so), which cuDNN 8 and JIT code dlopen
+        return (f"{lib} is not on the loader's path: the program (or cuDNN's runtime fusion) dlopens the unversioned "
+                f"development name {lib}, which only a CUDA toolkit (its lib64, or the -dev package's symlink) provides; the "
+                f"nvidia-{base} wheels and the runtime packages ship only the versioned soname ({lib}.<major>)",
+                f"install the CUDA toolkit's {stem} (its lib64 on LD_LIBRARY_PATH), or link the versioned library the "
+                f"environment has to that name: ln -s <dir>/{lib}.<major> <dir>/{lib} in a directory on LD_LIBRARY_PATH")
     if base is None or not major:
         return None
     want = _cudart_cuda(lib)
@@ -517,12 +523,51 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, ("install a torch build whose arch list (torch.cuda.get_arch_list()) includes "
                    f"sm_{sm}: `glmcompat arch torch==<version>` lists a wheel's")
 
+def _driver_mismatch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """driver-library-mismatch: the user-space release the log shows (nvidia-smi's "NVML library version", the kernel's
+    "the client has the version"), against the kernel module's where it shows that too."""
+    user = h.groups.get("client") or env.cuda.get("nvml", "")
+    if not user:
+        return None
+    module = h.groups.get("module", "")
+    kernel = f"the loaded NVIDIA kernel module is {module}" if module else "the loaded NVIDIA kernel module is of another release"
+    return (f"the user-space NVIDIA driver libraries (NVML's libnvidia-ml.so.1, libcuda.so.1) are driver {user}, but "
+            f"{kernel}: a driver upgrade not yet followed by a reboot, or user-space libraries and kernel module installed "
+            "from different driver packages (cudaErrorSystemDriverMismatch, 803; NVML_ERROR_LIB_RM_VERSION_MISMATCH)",
+            f"install the kernel module of driver {user} (or the user-space libraries of the kernel module's release) so both "
+            "are one release, then reboot (or reload the nvidia kernel modules); in a container, let the NVIDIA container "
+            "toolkit mount the host's libraries instead of ones baked into the image")
+
+
+def _flash_old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """flash-attn-gpu-too-old in text-generation-inference's words: its own capability check, or the model it then
+    refuses ("<model> requires Flash Attention enabled models")."""
+    g = h.groups
+    if "fa_major" in g:
+        cc = f"{g['fa_major']}.{g['fa_minor']}"
+        return (f"the server's Flash Attention V2 check refuses this GPU: compute capability {cc}, below the 8.0 (Ampere) "
+                "its flash-attn kernels need; no package version changes that",
+                "serve the model on a GPU of compute capability >= 8.0, or with a server or model path that does not need "
+                "Flash Attention (an unsharded model without it, transformers with attn_implementation=\"sdpa\")")
+    if "fa_model" not in g:
+        return None
+    cap = f" (the log's GPU: compute capability {env.capability})" if env.capability else ""
+    return (f"the server could not import its Flash Attention models, and {g['fa_model'].strip()} is served only with Flash "
+            f"Attention{cap}: its flash-attn check refuses a GPU below compute capability 8.0 (a V100 is 7.0, a T4 7.5), "
+            "the usual reason, or the flash-attn kernels are not installed in this image (the earlier warning \"Could not "
+            "import Flash Attention enabled models: <why>\" says which)",
+            "on a GPU below compute capability 8.0, serve the model without sharding and Flash Attention, or use a GPU of "
+            "compute capability >= 8.0 (Ampere or newer); otherwise use the server's official image, which ships the "
+            "flash-attn kernels")
+
 
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
     "driver-insufficient": _driver,
     "cuda-forward-compat-unsupported": _forward_compat,
+    "driver-library-mismatch": _driver_mismatch,
+    "flash-attn-gpu-too-old": _flash_old_gpu,
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "torch-cpu-only": _cpu_torch,

@@ -291,6 +291,15 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             needs.setdefault(r.package, [])
             if str(req.specifier) not in needs[r.package]:
                 needs[r.package].append(str(req.specifier))
+    compiled = {p for r in facts.rows("compiled") for p in r.packages}
+    if dist and not needs and dist in compiled and canonicalize(mod) != dist:
+        # a compiled extension module that a [[compiled]] package builds under its own top-level name
+        # (selective_scan_cuda of mamba-ssm): the package is missing, or installed without its extension
+        return (f"{mod} does not import: it is {dist}'s compiled CUDA extension (a top-level module of its own), and "
+                f"{dist} is not installed in the Python that runs, or was installed without building it (a source "
+                "checkout used in place, a build that skipped the extension)",
+                f"install {dist} built for the installed torch and CUDA with the Python that runs (its prebuilt wheel for "
+                f"that torch, or pip install {dist} --no-build-isolation to compile it against the installed torch)")
     if not dist or (not needs and dist not in facts.kernel_packages() | facts.family_packages()):
         return None
     by = ", ".join(f"{p} {env.version(p)}".rstrip() for p in needs)
@@ -800,7 +809,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("fra
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
-           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing"),
+           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}

@@ -119,18 +119,22 @@ def _below_minimum(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "lists it), in the Python that runs the engine")
 
 
+_UV_PLATFORMS = re.compile(r"(?P<os>\w{1,20}) \(`(?P<tag>[\w.-]{1,80})`\), but `[\w.-]{1,100}` \([^()]{1,60}\) only has "
+                           r"wheels for the following platforms?: (?P<plats>.{1,1000})")
+
+
 def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """no-matching-distribution: pip found no release of a stack package that fits, on the index it read. None for a
     package outside the stack."""
     g = h.groups
     req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
-           or g.get("uv_pkg", "")).strip()
+           or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
     tracked = companions(facts)
     if not name or not (name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"):
         return None
     index = env.notes.get("index", "")
-    uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing"))
+    uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing", "uv_dist"))
     at = f"the index {index}" if index else ("the indexes uv read (its default, or UV_INDEX / [[tool.uv.index]])" if uv
                                              else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)")
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
@@ -146,6 +150,18 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         fix = (f"run with a Python (uv venv --python X.Y) and on a platform {name}'s wheels are built for (the index's "
                f"{name} page lists them), or a {name} release that has a wheel for this one")
         return cause, fix
+    if "uv_dist" in g:  # uv sync / run: the locked release has no file for this host
+        hint = _UV_PLATFORMS.match(env.notes.get("uv_platforms", ""))
+        source = g["uv_dist"].split(" @ ", 1)[1] if " @ " in g["uv_dist"] else ""
+        host = f"this host ({hint.group('os')}, {hint.group('tag')})" if hint else "this host's platform"
+        has = f": {req} has wheels for {hint.group('plats').replace('`', '').strip()} only" if hint else ""
+        return (f"uv locked {req}{' from ' + source if source else ''}, but it has no wheel for {host} and no source "
+                f"distribution{has}",
+                f"lock a {name} that has a wheel for {hint.group('tag') if hint else 'this platform'}: take {name} from an index "
+                f"that builds it for this platform (for torch and its family, PyTorch's index of the CUDA or CPU variant that has "
+                f"{hint.group('tag') if hint else 'this platform'} wheels, chosen per platform with [tool.uv.sources] markers), "
+                "or add the platform to tool.uv.required-environments so that uv resolves a release with its wheels, then "
+                "uv lock again")
     if "uv_missing" in g:
         return (f"uv found no project named {name} on {at}: the index does not serve it (a PyTorch or vendor index "
                 "without it, or an index list that hides the default one)",
@@ -295,6 +311,17 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "or use a newer CUDA toolkit of torch's CUDA major; -allow-unsupported-compiler only skips the check")
 
 
+def _mm_version(text: str) -> str:
+    """A bound as OpenMMLab printed it, as a version: ``[1, 1, 4]`` or ``(1, 3, 13, 0, 0, 0)`` (its digit_version, whose
+    last four places are the pre-release's) -> ``1.1.4`` / ``1.3.13``; ``1.3.17`` as it is."""
+    if not text or text[0] not in "[(":
+        return text
+    parts = [p.strip() for p in text[1:-1].split(",") if p.strip()]
+    if len(parts) == 6 and parts[3:] == ["0", "0", "0"]:  # mmcv's digit_version: major, minor, patch, then pre/post
+        parts = parts[:3]
+    return ".".join(parts)
+
+
 def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """version-requirement-unmet: a library's own check that an installed dependency is at the version it needs
     (transformers' and accelerate's require_version: "<requirement> is required for a normal functioning of this module,
@@ -304,6 +331,10 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
     if "fa_need" in g:  # transformers' check of flash-attn (its modeling_utils), on its own words
         req, pkg, found = f"flash-attn>={g['fa_need']}", "flash-attn", g.get("fa_have", "").rstrip(".")
+    if "mm_pkg" in g:  # OpenMMLab's assert: "<NAME>==<have> is used but incompatible. Please install <pkg>>=<min>, <=<max>."
+        lo, hi = _mm_version(g.get("mm_min", "")), _mm_version(g.get("mm_max", ""))
+        pkg, found = g["mm_pkg"], g.get("mm_have", "")
+        req = f"{pkg}>={lo}" + (f",{g.get('mm_op', '<=')}{hi}" if hi else "")
     if not req or not pkg:
         return None
     by = ("transformers" if "fa_need" in g else
@@ -366,6 +397,14 @@ def _bf16(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"{_capability(need)} or newer, and the GPU has {_capability(have)}: no package version changes that",
                 f"serve a checkpoint of this model in a format the GPU runs (another quantization, or float16), or use a GPU "
                 f"of compute capability >= {_capability(need)}")
+    if "ptx_feature" in g:  # ptxas's own refusal of a data type's instruction for the compiled-for target
+        feature, need = g["ptx_feature"], g.get("ptx_need", "")
+        kind = next((t for t in ("bf16", "e4m3", "e5m2", "tf32") if t in feature), "this data type")
+        return (f"a GPU kernel being compiled (a Triton kernel, torch.compile) uses the {kind} instruction '{feature}', which "
+                f"ptxas accepts only for {need} and newer, and the kernel is compiled for this GPU's older architecture: the "
+                f"GPU has no {kind} support (a V100 is sm_70, a T4 sm_75); no package version changes that",
+                f"run the model in float16 instead of {kind} (torch_dtype=torch.float16, --dtype half), or use a GPU of "
+                f"{need} or newer")
     gpu_name, cc = g.get("gpu", "").strip(" '\"b"), g.get("cc", "")
     on = f"{gpu_name} (compute capability {cc})" if cc else (gpu_name or "the GPU")
     return (f"the model runs in bfloat16 (its config's torch_dtype, vLLM's dtype=auto), and {on} has no bfloat16 support: "

@@ -226,6 +226,14 @@ def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     ext = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension"
     have = _shown("torch", torch) if torch else "the installed torch"
     cpu = torch.endswith("+cpu")
+    if lib.startswith("libcaffe2_nvrtc"):  # torch dlopens it by bare name when it first needs NVRTC (its lazy NVRTC)
+        why = (f"torch loads {lib} (torch/lib's NVRTC shim) with dlopen by its bare name, which searches LD_LIBRARY_PATH "
+               "and the loader's cache, not torch/lib: the process did not load it with torch's own libraries (a torch "
+               "whose torch/lib is not on the loader's path, a relocated or partially copied torch)")
+        fix = ("put torch's lib directory on the loader's path (export LD_LIBRARY_PATH=$(python -c \"import torch, os; "
+               "print(os.path.dirname(torch.__file__))\")/lib:$LD_LIBRARY_PATH), or reinstall torch so that torch/lib "
+               f"holds {lib}")
+        return f"the loader cannot find {lib}: {why}", fix
     if "_cu.so" in lib or "_cpp.so" in lib:
         why = (f"{lib} belongs to torch's split CUDA build (libtorch_cuda_cu.so and libtorch_cuda_cpp.so in place of "
                f"one libtorch_cuda.so), so {ext} was built against a torch of that layout and {have} is not one")
@@ -240,6 +248,31 @@ def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                "this environment, or the extension was imported before torch (torch/lib is loaded by import torch)")
         fix = f"import torch before {pkg or 'the extension'}, and install {pkg or 'the extension'}'s build for {have}"
     return f"{ext} links {lib}, which the loader cannot find: {why}", fix
+
+
+def _tensorrt_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """tensorrt-lib-missing: the TensorRT library and its major, and the bindings' release where the log shows it."""
+    lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    pkg = h.package or "the TensorRT bindings"
+    ver = h.version or env.version(pkg) if h.package else ""
+    return (f"{_shown(pkg, ver)} links {lib} (TensorRT {major}'s library), which the loader cannot find: the TensorRT "
+            f"{major} libraries are not installed (the -libs wheel the bindings import first, or a TensorRT tarball or "
+            "system package) or their directory is not on the loader's path",
+            f"install the TensorRT {major} libraries of {_shown(pkg, _public(ver) if ver else '')}'s release (its -libs wheel of "
+            f"the same version), or put the directory holding {lib} (a TensorRT tarball's lib) on LD_LIBRARY_PATH")
+
+
+def _libpython(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """libpython-missing: CPython's shared library of the version the soname names."""
+    lib, py = h.groups.get("library", ""), h.groups.get("pyver", "")
+    mod = h.groups.get("importing", "")
+    who = (f"{mod} (imported where the traceback ends), a compiled module," if mod else
+           f"{h.package}'s compiled module" if h.package else "a compiled module")
+    return (f"{who} links {lib}, CPython {py}'s shared library, which the loader cannot find: the Python {py} that runs "
+            "was built without --enable-shared (pyenv's default, some images' source builds), or its lib directory is "
+            "not on the loader's path",
+            f"run a Python {py} that ships {lib} (pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install {py}; the "
+            f"distribution's or conda's python{py}), or put the directory holding {lib} on LD_LIBRARY_PATH")
 
 
 def _driver_api(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -299,6 +332,8 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "torch-dll-load-failed": _dll,
     "bitsandbytes-cuda-setup": _bnb,
     "torch-lib-missing": _torch_lib,
+    "tensorrt-lib-missing": _tensorrt_lib,
+    "libpython-missing": _libpython,
 }
 
 

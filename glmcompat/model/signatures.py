@@ -200,6 +200,10 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
 # failure form (pip's conflict warning) replaces such a first match as the signature's hit.
 SCENE_GROUPS = frozenset({"pin_dep", "gone"})
+# a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
+# module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
+_IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
+IMPORT_GAP = 3
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
@@ -264,6 +268,9 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     # the second line of apex's setup.py warning before it became an error (torch.version.cuda in full: 10.0.130)
     ("torch_cuda", r"Pytorch binaries were compiled with Cuda " + _MAJOR_MINOR),
     ("driver", r"NVIDIA UNIX \w{1,10} Kernel Module\s{1,4}" + _DRIVER),
+    # nvidia-smi's line after "Failed to initialize NVML: Driver/library version mismatch": the user-space NVML's release
+    # (nvmlSystemGetNVMLVersion works without the kernel module), not the kernel module's
+    ("nvml", r"NVML library version" + _COLON + _DRIVER),
     ("driver_cuda", r"CUDA Driver Version / Runtime Version\s{1,40}" + _MAJOR_MINOR),
     ("platform", r"(?P<v>aarch64|arm64|sbsa)"),
 )]
@@ -298,6 +305,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("collected", r"Installing collected packages: (?P<v>[^\n]{1,2000})"),
     # uv's derivation of a failed resolution (crates/uv-resolver/src/pubgrub/report.rs): its first conclusion
     ("uv_because", r"(?P<v>Because [^\n]{1,600}?we can conclude that [^\n]{1,300})"),
+    # uv's hint after "Distribution `<dist>` can't be installed because it doesn't have a source distribution or wheel for
+    # the current platform": "You're on <OS> (`<tag>`), but `<pkg>` (v<version>) only has wheels for the following
+    # platform(s): `<tag>`, ..." (the host's platform tag, and the ones the locked release has wheels for)
+    ("uv_platforms", r"You're on (?P<v>\w{1,20} \(`[\w.-]{1,80}`\), but `[\w.-]{1,100}` \([^()\n]{1,60}\) only has "
+                     r"wheels for the following platforms?: [^;\n]{1,1000})"),
     # conda's UnsatisfiableError of the python class (conda/exceptions.py): the chain of the package that has no build
     # for the environment's python ("  - torchaudio==2.4.0 -> python[version='...']"), then "Your python: python==3.10.9"
     ("conda_py_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> python\["),
@@ -314,7 +326,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc")
+                         r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -480,11 +492,15 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     # stack that imported the NumPy-1.x module, numpy-2.0.0 wheel numpy/core/_multiarray_umath.py:22-43, and a torch
     # built against NumPy 1.x shows only torch's frames)
     glue: dict[str, str] = {}
+    importing: tuple[int, str] = (0, "")
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
         line = raw[:MAX_LINE]
         ctx.take(line)
+        if "import" in line:
+            if (im := _IMPORT_LINE.match(line)) is not None:
+                importing = (n, im.group("from") or im.group("imp"))
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         found = matcher.found(line)
         if len(found) > 1:
@@ -494,6 +510,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             sid = sig.id
             counts[sid] = counts.get(sid, 0) + 1
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            if importing[1] and 0 < n - importing[0] <= IMPORT_GAP:
+                groups["importing"] = importing[1]  # the import statement the error ends
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()):
                 pending.pop(sid, None)
                 settled.discard(sid)
