@@ -192,29 +192,32 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, fix
 
 
-# the headers a compiled extension build includes -> who provides them
-_HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"(?:cuda_runtime(?:_api)?|cuda|cublas(?:_v2|Lt)?|cusparse|cusolverDn|curand(?:_kernel)?|cufft|nvrtc|"
-                r"cuda_fp16|cuda_bf16|nvToolsExt|cooperative_groups)\.h(?:pp)?$"),
-     "the CUDA toolkit's headers (its include directory)",
-     "install the CUDA toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\") and set CUDA_HOME "
-     "to it (its include/ must hold {header}), then rebuild with pip install --no-build-isolation"),
-    (re.compile(r"^(?:nv|cuda|cub|thrust)/[\w/]{1,100}$"), "CUDA's C++ core libraries (CCCL: libcu++, CUB, Thrust)",
-     "install the CUDA toolkit's CCCL headers for torch's CUDA (NVIDIA's CCCL wheel for that CUDA, or the toolkit's "
-     "include/cccl) and put their directory on the include path (CPATH, or CUDA_HOME pointing at a full toolkit)"),
-    (re.compile(r"cudnn(?:_\w{1,20})?\.h$"), "cuDNN's headers",
-     "install cuDNN's development headers for torch's CUDA (the nvidia-cudnn wheel's include directory, or the "
-     "libcudnn dev package) and point CUDNN_INCLUDE_DIR at them, then rebuild"),
-    (re.compile(r"nccl(?:_net)?\.h$"), "NCCL's headers",
-     "install NCCL's development headers (the nvidia-nccl wheel torch pins ships include/nccl.h) and point NCCL_INCLUDE_DIR "
-     "at them, then rebuild"),
-    (re.compile(r"Python\.h$|pyconfig\.h$"), "the Python development headers",
-     "install the development headers of the Python that builds it (python3.X-dev on Debian/Ubuntu, python3-devel on "
-     "RHEL/Fedora, for the same X as `python -V`), then rebuild"),
-    (re.compile(r"^(?:torch|ATen|c10|caffe2)/"), "torch's C++ headers (installed with torch)",
-     "install torch in the environment that builds it and build with pip install --no-build-isolation (an isolated build "
-     "starts without torch, or with another torch than the installed one)"),
-)
+# the headers a compiled extension build includes -> who provides them, and what installs them: (who, remedy, pattern)
+_HEADER_OWNERS = {
+    "the CUDA toolkit's headers (its include directory)": (
+        "install the CUDA toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\") and set "
+        "CUDA_HOME to it (its include/ must hold {header}), then rebuild with pip install --no-build-isolation",
+        r"(?:cuda_runtime(?:_api)?|cuda|cublas(?:_v2|Lt)?|cusparse|cusolverDn|curand(?:_kernel)?|cufft|nvrtc|"
+        r"cuda_fp16|cuda_bf16|nvToolsExt|cooperative_groups)\.h(?:pp)?$"),
+    "CUDA's C++ core libraries (CCCL: libcu++, CUB, Thrust)": (
+        "install the CUDA toolkit's CCCL headers for torch's CUDA (NVIDIA's CCCL wheel for that CUDA, or the toolkit's "
+        "include/cccl) and put their directory on the include path (CPATH, or CUDA_HOME pointing at a full toolkit)",
+        r"^(?:nv|cuda|cub|thrust)/[\w/]{1,100}$"),
+    "cuDNN's headers": (
+        "install cuDNN's development headers for torch's CUDA (the nvidia-cudnn wheel's include directory, or the "
+        "libcudnn dev package) and point CUDNN_INCLUDE_DIR at them, then rebuild", r"cudnn(?:_\w{1,20})?\.h$"),
+    "NCCL's headers": (
+        "install NCCL's development headers (the nvidia-nccl wheel torch pins ships include/nccl.h) and point "
+        "NCCL_INCLUDE_DIR at them, then rebuild", r"nccl(?:_net)?\.h$"),
+    "the Python development headers": (
+        "install the development headers of the Python that builds it (python3.X-dev on Debian/Ubuntu, python3-devel on "
+        "RHEL/Fedora, for the same X as `python -V`), then rebuild", r"Python\.h$|pyconfig\.h$"),
+    "torch's C++ headers (installed with torch)": (
+        "install torch in the environment that builds it and build with pip install --no-build-isolation (an isolated "
+        "build starts without torch, or with another torch than the installed one)", r"^(?:torch|ATen|c10|caffe2)/"),
+}
+_HEADERS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(pattern), owner, fix) for owner, (fix, pattern) in _HEADER_OWNERS.items())
 
 
 # the CUDA toolkit's headers -> the NVIDIA library they belong to, and the pip wheel (its CUDA 12 name) and directory that
