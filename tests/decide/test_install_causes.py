@@ -12,15 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.cli import main
-
-
-def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    log = tmp_path / "x.log"
-    log.write_text(text + "\n", encoding="utf-8")
-    code = main(["explain", "--color", "never", str(log)])
-    out = capsys.readouterr().out
-    return code, "\n".join(line for line in out.splitlines() if not line.lstrip().startswith("matched:"))
+from tests.decide.explaining import diagnoses, explain
 
 
 @pytest.mark.parametrize(("text", "sid", "words"), [
@@ -37,7 +29,7 @@ def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> t
 ])
 def test_invalid_device_function_is_read_by_whose_code_failed(text: str, sid: str, words: list[str], tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     others = {"torch-arch-unsupported", "cuda-toolkit-mismatch"} - {sid}
     assert not [o for o in others if f": {o}" in out], out
@@ -56,9 +48,7 @@ def test_invalid_device_function_is_read_by_whose_code_failed(text: str, sid: st
 ])
 def test_no_matching_distribution_of_a_stack_package(text: str, words: list[str], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": no-matching-distribution" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "no-matching-distribution", words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("text", [
@@ -70,7 +60,7 @@ def test_no_matching_distribution_of_a_stack_package(text: str, words: list[str]
     "fatal error: stdio.h is fine",
 ])
 def test_lines_sharing_the_words_are_not_claimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
 
 
@@ -84,13 +74,11 @@ def test_lines_sharing_the_words_are_not_claimed(text: str, tmp_path: Path, caps
 ])
 def test_a_companion_without_what_its_consumer_uses(text: str, words: list[str], tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": companion-too-old" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "companion-too-old", words, tmp_path, capsys)
 
 
 def test_triton_keeps_its_own_signature(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'", tmp_path, capsys)
+    code, out = explain("ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'", tmp_path, capsys)
     assert code == 1 and ": triton-torch-mismatch" in out and ": companion-too-old" not in out, out
 
 
@@ -101,7 +89,7 @@ def test_a_missing_header_from_the_real_compiler(tmp_path: Path, capsys: pytest.
     run = subprocess.run(["gcc", "-c", str(src), "-o", str(tmp_path / "ext.o")], capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin"}, check=False)
     assert run.returncode != 0 and "fatal error: cuda_runtime.h: No such file or directory" in run.stderr, run.stderr
-    code, out = _explain("Building wheel for flash-attn (setup.py) ... error\n" + run.stderr, tmp_path, capsys)
+    code, out = explain("Building wheel for flash-attn (setup.py) ... error\n" + run.stderr, tmp_path, capsys)
     assert code == 1 and ": build-header-missing" in out and "CUDA_HOME" in out and "flash-attn" in out, out
 
 
@@ -113,9 +101,7 @@ def test_a_missing_header_from_the_real_compiler(tmp_path: Path, capsys: pytest.
 ])
 def test_a_missing_header_names_who_ships_it(text: str, words: list[str], tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": build-header-missing" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "build-header-missing", words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -128,9 +114,7 @@ def test_a_missing_header_names_who_ships_it(text: str, words: list[str], tmp_pa
 ])
 def test_a_host_compiler_newer_than_nvcc_accepts(text: str, words: list[str], tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": host-compiler-unsupported" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "host-compiler-unsupported", words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("text", [
@@ -141,7 +125,7 @@ def test_a_host_compiler_newer_than_nvcc_accepts(text: str, words: list[str], tm
     "Test NCCL failure common.cu:777 'unhandled cuda error'",
 ])
 def test_nccl_unhandled_cuda_error(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": nccl-cuda-mismatch" in out and "NCCL_DEBUG=WARN" in out, out
     if "2.14.3" in text:
         assert "NCCL 2.14.3" in out, out
@@ -149,7 +133,7 @@ def test_nccl_unhandled_cuda_error(text: str, tmp_path: Path, capsys: pytest.Cap
 
 def test_a_library_version_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # transformers/utils/versions.py:44-46 (_compare_versions)
-    code, out = _explain("ImportError: tokenizers>=0.11.1,!=0.11.3,<0.14 is required for a normal functioning of this "
+    code, out = explain("ImportError: tokenizers>=0.11.1,!=0.11.3,<0.14 is required for a normal functioning of this "
                          "module, but found tokenizers==0.14.1.", tmp_path, capsys)
     assert code == 1 and ": version-requirement-unmet" in out, out
     assert "tokenizers 0.14.1" in out and "tokenizers>=0.11.1,!=0.11.3,<0.14" in out, out
@@ -163,7 +147,7 @@ def test_a_library_version_check(tmp_path: Path, capsys: pytest.CaptureFixture[s
     ("ImportError: DLL load failed with error code 3221225501 while importing _C", ""),
 ])
 def test_cpython_dll_load_failed(text: str, package: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": torch-dll-load-failed" in out and ".pyd" in out, out
     assert f"{package}'s compiled module" in out if package else "a compiled module" in out, out
 
@@ -179,7 +163,7 @@ def test_cpython_dll_load_failed(text: str, package: str, tmp_path: Path, capsys
 ])
 def test_a_keyword_argument_the_companion_does_not_take(text: str, claimed: bool, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert (": companion-too-old" in out) is claimed, out
     if claimed:
         assert code == 1 and "xformers.ops.memory_efficient_attention()" in out and "attn_bias" in out, out
@@ -210,14 +194,14 @@ def test_a_keyword_argument_the_companion_does_not_take(text: str, claimed: bool
 ])
 def test_other_libraries_raise_sites(text: str, sid: str, words: list[str], tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out and ": undefined-symbol" not in out, out
     assert not [w for w in words if w not in out], out
 
 
 def test_deepspeed_accepting_a_minor_mismatch_is_no_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # DeepSpeed v0.16.4 op_builder/builder.py:99-101: printed where it accepts the pair
-    code, out = _explain("Installed CUDA version 11.7 does not match the version torch was compiled with 11.8 but since "
+    code, out = explain("Installed CUDA version 11.7 does not match the version torch was compiled with 11.8 but since "
                          "the APIs are compatible, accepting this combination", tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
 
@@ -232,9 +216,7 @@ def test_deepspeed_accepting_a_minor_mismatch_is_no_failure(tmp_path: Path, caps
 ])
 def test_the_engines_own_version_check(text: str, sid: str, words: list[str], tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and f": {sid}" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, sid, words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize(("text", "sid", "words"), [
@@ -258,9 +240,7 @@ def test_the_engines_own_version_check(text: str, sid: str, words: list[str], tm
 ])
 def test_build_and_gpu_checks(text: str, sid: str, words: list[str], tmp_path: Path,
                               capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and f": {sid}" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, sid, words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -273,14 +253,14 @@ def test_build_and_gpu_checks(text: str, sid: str, words: list[str], tmp_path: P
      "conclude that your requirements are unsatisfiable.", ["flashinfer-python", "--index"]),
 ])
 def test_uv_finding_no_release(text: str, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": no-matching-distribution" in out and "uv" in out, out
     assert not [w for w in words if w not in out], out
 
 
 def test_uv_finding_no_release_of_a_package_outside_the_stack(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("  ╰─▶ Because iniconfig was not found in the package registry and your project depends on "
+    code, out = explain("  ╰─▶ Because iniconfig was not found in the package registry and your project depends on "
                          "iniconfig, we can conclude that your project's requirements are unsatisfiable.", tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
 
@@ -293,9 +273,7 @@ def test_uv_finding_no_release_of_a_package_outside_the_stack(tmp_path: Path,
      ["nvcc"]),
 ])
 def test_flashinfer_jit(text: str, sid: str, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and f": {sid}" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, sid, words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize(("text", "sid", "words"), [
@@ -316,14 +294,14 @@ def test_flashinfer_jit(text: str, sid: str, words: list[str], tmp_path: Path, c
 ])
 def test_more_raise_sites(text: str, sid: str, words: list[str], tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("torch 2.5.1+cu121\n" + text, tmp_path, capsys)
+    code, out = explain("torch 2.5.1+cu121\n" + text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     assert not [w for w in words if w not in out], out
 
 
 def test_a_quantization_the_gpu_is_too_old_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # vllm-0.6.3 vllm/model_executor/model_loader/loader.py:106-110
-    code, out = _explain("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
+    code, out = explain("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
                          "capability: 89. Current capability: 86.", tmp_path, capsys)
     assert code == 1 and ": gpu-dtype-unsupported" in out and "8.9" in out and "8.6" in out, out
 
@@ -339,17 +317,15 @@ def test_a_quantization_the_gpu_is_too_old_for(tmp_path: Path, capsys: pytest.Ca
 ])
 def test_numpy_newer_than_the_code(text: str, words: list[str], tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": numpy-too-new" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "numpy-too-new", words, tmp_path, capsys)
 
 
 def test_torch_missing_inside_pips_isolated_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # pip 26.2.1 distributions/sdist.py:127 ("Getting requirements to build wheel") in its isolated build environment
-    code, out = _explain("Collecting flash-attn\n  Installing build dependencies ... done\n  Getting requirements to build "
+    code, out = explain("Collecting flash-attn\n  Installing build dependencies ... done\n  Getting requirements to build "
                          "wheel ... error\n      ModuleNotFoundError: No module named 'torch'", tmp_path, capsys)
     assert code == 1 and ": package-not-installed" in out and "--no-build-isolation" in out and "flash-attn" in out, out
-    code, out = _explain("ModuleNotFoundError: No module named 'torch'", tmp_path, capsys)
+    code, out = explain("ModuleNotFoundError: No module named 'torch'", tmp_path, capsys)
     assert code == 1 and ": package-not-installed" in out and "--no-build-isolation" not in out, out
 
 
@@ -360,12 +336,12 @@ def test_torch_missing_inside_pips_isolated_build(tmp_path: Path, capsys: pytest
     "function failed.",
 ])
 def test_nccl_after_a_gpu_fault_is_not_claimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert ": nccl-cuda-mismatch" not in out, out
 
 
 def test_nccl_names_the_cuda_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'\n"
+    code, out = explain("NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'\n"
                          "RuntimeError: NCCL error: unhandled cuda error, NCCL version 2.21.5", tmp_path, capsys)
     assert code == 1 and ": nccl-cuda-mismatch" in out and "CUDA driver version is insufficient" in out, out
     assert ": driver-insufficient" in out, out
@@ -373,16 +349,16 @@ def test_nccl_names_the_cuda_failure(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_a_missing_cccl_header(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # the same gcc text for a CCCL header, which has no extension (cuda_fp16.h includes <nv/target>)
-    code, out = _explain("/usr/local/cuda/include/cuda_fp16.h:4492:10: fatal error: nv/target: No such file or directory",
+    code, out = explain("/usr/local/cuda/include/cuda_fp16.h:4492:10: fatal error: nv/target: No such file or directory",
                          tmp_path, capsys)
     assert code == 1 and ": build-header-missing" in out and "CCCL" in out, out
-    code, out = _explain("cc1plus: fatal error: main.cpp: No such file or directory", tmp_path, capsys)
+    code, out = explain("cc1plus: fatal error: main.cpp: No such file or directory", tmp_path, capsys)
     assert code == 0, out  # a source file the command names, not a header
 
 
 def test_remote_code_importing_what_is_not_installed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # transformers-4.57.1 dynamic_module_utils.py:259-262 (check_imports)
-    code, out = _explain("ImportError: This modeling file requires the following packages that were not found in your "
+    code, out = explain("ImportError: This modeling file requires the following packages that were not found in your "
                          "environment: flash_attn. Run `pip install flash_attn`", tmp_path, capsys)
     assert code == 1 and ": package-not-installed" in out and "flash-attn" in out and "--no-build-isolation" in out, out
 
@@ -407,9 +383,7 @@ def test_remote_code_importing_what_is_not_installed(tmp_path: Path, capsys: pyt
 ])
 def test_a_resolution_that_cannot_succeed_names_its_causes(text: str, words: list[str], tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": pip-resolution-impossible" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "pip-resolution-impossible", words, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("text", [
@@ -429,7 +403,7 @@ def test_a_resolution_that_cannot_succeed_names_its_causes(text: str, words: lis
 ])
 def test_pip_and_version_check_lines_outside_the_stack_are_not_claimed(text: str, tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
 
 
@@ -444,15 +418,13 @@ def test_pip_and_version_check_lines_outside_the_stack_are_not_claimed(text: str
 ])
 def test_pip_replacing_a_stack_package_for_a_companion(text: str, words: list[str], tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": pip-requirement-conflict" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "pip-requirement-conflict", words, tmp_path, capsys)
 
 
 def test_pips_own_conflict_warning_wins_over_an_earlier_uninstall_line(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """An uninstall line only sets the scene: pip's warning later in the log is the hit (facebookresearch/xformers#1052)."""
-    code, out = _explain("      Successfully uninstalled triton-2.3.1\ntorchvision 0.18.1+cu121 requires torch==2.3.1, "
+    code, out = explain("      Successfully uninstalled triton-2.3.1\ntorchvision 0.18.1+cu121 requires torch==2.3.1, "
                          "but you have torch 2.3.0 which is incompatible.", tmp_path, capsys)
     assert code == 1 and "torchvision 0.18.1+cu121 requires torch==2.3.1" in out, out
 
@@ -465,7 +437,7 @@ def test_pips_own_conflict_warning_wins_over_an_earlier_uninstall_line(tmp_path:
     "/usr/bin/ld: cannot find -lcuda: No such file or directory",  # binutils >= 2.39 appends strerror
 ])
 def test_triton_linking_libcuda(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": triton-libcuda-missing" in out, out
     assert "libcuda.so" in out and "triton" in out and "TRITON_LIBCUDA_PATH" in out, out
 
@@ -478,7 +450,7 @@ def test_triton_linking_libcuda(text: str, tmp_path: Path, capsys: pytest.Captur
     "Installed CUDA version 12.1 does not match the version torch was compiled with 11.8",
 ])
 def test_deepspeed_cuda_check_whole_or_cut(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": cuda-toolkit-mismatch" in out and "deepspeed" in out and "12.1" in out, out
 
 
@@ -492,7 +464,7 @@ def test_deepspeed_cuda_check_whole_or_cut(text: str, tmp_path: Path, capsys: py
 ])
 def test_the_container_toolkit_finding_no_driver(text: str, lib: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": driver-not-found" in out and lib in out and "NVIDIA driver" in out, out
 
 
@@ -501,20 +473,20 @@ def test_the_container_toolkit_finding_no_driver(text: str, lib: str, tmp_path: 
 ])
 def test_a_cuda_header_names_its_library(header: str, library: str, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(f"csrc/sampling.cu:3:10: fatal error: {header}: No such file or directory", tmp_path, capsys)
+    code, out = explain(f"csrc/sampling.cu:3:10: fatal error: {header}: No such file or directory", tmp_path, capsys)
     assert code == 1 and ": build-header-missing" in out and library in out, out
 
 
 def test_a_version_check_of_a_missing_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # transformers utils/versions.py require_version, with LLaMA-Factory's check_version hint
-    code, out = _explain("importlib.metadata.PackageNotFoundError: No package metadata was found for The 'vllm>=0.4.3,"
+    code, out = explain("importlib.metadata.PackageNotFoundError: No package metadata was found for The 'vllm>=0.4.3,"
                          "<=0.8.2' distribution was not found and is required by this application. \nTo fix: run `pip "
                          "install vllm>=0.4.3,<=0.8.2` or set `DISABLE_VERSION_CHECK=1` to skip this check.", tmp_path, capsys)
     assert code == 1 and ": package-not-installed" in out and "vllm>=0.4.3,<=0.8.2" in out, out
 
 
 def test_an_undefined_symbol_names_the_library_that_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("UserWarning: Failed to load image Python extension: /x/site-packages/torchvision/image.so: "
+    code, out = explain("UserWarning: Failed to load image Python extension: /x/site-packages/torchvision/image.so: "
                          "undefined symbol: _ZN3c1017RegisterOperatorsD1Ev", tmp_path, capsys)
     assert code == 1 and ": undefined-symbol" in out and "image.so" in out and "torchvision" in out, out
 
@@ -526,5 +498,5 @@ def test_an_undefined_symbol_names_the_library_that_fails(tmp_path: Path, capsys
     "ModuleNotFoundError: No module named 'numpy.array_api._dtypes'",
 ])
 def test_numpy_2_removed_array_api(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": numpy-too-new" in out and "numpy.array_api" in out and "numpy<2" in out, out

@@ -8,15 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.cli import main
-
-
-def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    log = tmp_path / "x.log"
-    log.write_text(text + "\n", encoding="utf-8")
-    code = main(["explain", "--color", "never", str(log)])
-    out = capsys.readouterr().out
-    return code, "\n".join(line for line in out.splitlines() if not line.lstrip().startswith("matched:"))
+from tests.decide.explaining import explain
 
 
 @pytest.mark.parametrize(("text", "sid", "words", "absent"), [
@@ -69,7 +61,7 @@ def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> t
 ])
 def test_library_raise_sites(text: str, sid: str, words: list[str], absent: list[str], tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out, out
     assert [w for w in words if w not in out] == [], out
     assert [a for a in absent if a in out] == [], out
@@ -89,12 +81,12 @@ def test_library_raise_sites(text: str, sid: str, words: list[str], absent: list
 ])
 def test_lines_that_share_the_words_but_are_no_such_failure(text: str, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
 
 
 def test_torch_own_global_function_stays_a_torch_abi_break(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # torch/csrc/autograd/python_variable.h: THPVariable_Wrap is torch's, in the global namespace
-    code, out = _explain("ImportError: /opt/ext/_C.so: undefined symbol: _Z16THPVariable_WrapN2at6TensorE", tmp_path,
+    code, out = explain("ImportError: /opt/ext/_C.so: undefined symbol: _Z16THPVariable_WrapN2at6TensorE", tmp_path,
                          capsys)
     assert code == 1 and "another torch" in out and "own sources" not in out, out

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.cli import main
+from tests.decide.explaining import explain, said
 
 HERE = Path(__file__).parent.parent / "fixtures" / "explain"
 # cases.toml: the logs this code was built on; heldout_a..i.toml: nine sets gathered for issue 38 and frozen before
@@ -49,10 +50,6 @@ UNMEASURED_M = False
 CASES_N = tomllib.loads((HERE / "heldout_n.toml").read_text())["case"]
 UNMEASURED_N = False
 
-
-def said(text: str) -> str:
-    """What glmcompat says, without the log lines it echoes."""
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("matched:"))
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -183,13 +180,6 @@ def test_every_tolerant_form_is_linear_time() -> None:
         assert linear_time_problem(tolerant(s.pattern)) is None, s.id
 
 
-def _explain(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    log = tmp_path / "x.log"
-    log.write_text(line + "\n", encoding="utf-8")
-    code = main(["explain", "--color", "never", str(log)])
-    return code, said(capsys.readouterr().out)
-
-
 @pytest.mark.parametrize(("line", "claimed"), [
     ("ModuleNotFoundError: No module named 'sgl_kernel'", True),  # sglang requires sgl-kernel ([[requires]] rows)
     ("ImportError: No module named 'flashinfer'", True),
@@ -200,7 +190,7 @@ def _explain(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> t
 ])
 def test_a_missing_module_is_claimed_only_for_a_companion(line: str, claimed: bool, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(line, tmp_path, capsys)
+    code, out = explain(line, tmp_path, capsys)
     assert (": package-not-installed" in out) is claimed, out
     if claimed:
         assert code == 1 and "sglang" in out and "is not installed" in out, out
@@ -217,7 +207,7 @@ def test_a_missing_module_is_claimed_only_for_a_companion(line: str, claimed: bo
 ])
 def test_the_library_a_symbol_names_reads_its_line(line: str, sid: str, words: list[str], tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(line, tmp_path, capsys)
+    code, out = explain(line, tmp_path, capsys)
     assert code == 1 and f": {sid}" in out and ": undefined-symbol" not in out, out
     assert all(w in out for w in words), out
 
@@ -234,7 +224,7 @@ def test_the_library_a_symbol_names_reads_its_line(line: str, sid: str, words: l
 def test_a_cxx_standard_library_symbol_is_libstdcxx_not_torch(symbol: str, libstdcxx: bool, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     line = f"ImportError: /opt/venv/lib/python3.10/site-packages/ext/_C.so: undefined symbol: {symbol}"
-    code, out = _explain(line, tmp_path, capsys)
+    code, out = explain(line, tmp_path, capsys)
     assert code == 1 and ": undefined-symbol" in out, out
     assert ("C++ standard library" in out and "libstdc++" in out and "another torch" not in out) is libstdcxx, out
 
@@ -250,7 +240,7 @@ def test_a_cxx_standard_library_symbol_is_libstdcxx_not_torch(symbol: str, libst
 ])
 def test_no_driver_in_each_of_torchs_phrasings(line: str, words: list[str], tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(line, tmp_path, capsys)
+    code, out = explain(line, tmp_path, capsys)
     assert code == 1 and ": driver-not-found" in out and all(w in out for w in words), out
 
 
@@ -268,7 +258,7 @@ def test_no_driver_in_each_of_torchs_phrasings(line: str, words: list[str], tmp_
 ])
 def test_another_frameworks_cudnn_check_names_that_framework(line: str, built: str, found: str, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(line, tmp_path, capsys)
+    code, out = explain(line, tmp_path, capsys)
     assert code == 1 and ": cudnn-version-mismatch" in out, out
     assert f"Paddle was built against cuDNN {built}," in out and f"older cuDNN {found}:" in out, out
     assert "package: torch" not in out and "torch" not in out, out
@@ -276,7 +266,7 @@ def test_another_frameworks_cudnn_check_names_that_framework(line: str, built: s
 
 def test_triton_rejects_a_target_of_another_triton(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # triton/compiler/compiler.py's compile(): assert isinstance(target, GPUTarget)
-    code, out = _explain("AssertionError: target must be of GPUTarget type", tmp_path, capsys)
+    code, out = explain("AssertionError: target must be of GPUTarget type", tmp_path, capsys)
     assert code == 1 and ": triton-torch-mismatch" in out and "GPUTarget" in out and "uninstall every triton" in out, out
 
 
@@ -291,6 +281,6 @@ def test_triton_rejects_a_target_of_another_triton(tmp_path: Path, capsys: pytes
 ])
 def test_a_cuda_library_of_an_old_toolkit_names_its_release(line: str, words: list[str], absent: list[str],
                                                             tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(line, tmp_path, capsys)
+    code, out = explain(line, tmp_path, capsys)
     assert code == 1 and ": cuda-lib-missing" in out, out
     assert all(w in out for w in words) and not any(a in out for a in absent), out

@@ -11,15 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.cli import main
-
-
-def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    log = tmp_path / "x.log"
-    log.write_text(text + "\n", encoding="utf-8")
-    code = main(["explain", "--color", "never", str(log)])
-    out = capsys.readouterr().out
-    return code, "\n".join(line for line in out.splitlines() if not line.lstrip().startswith("matched:"))
+from tests.decide.explaining import diagnoses, explain
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -37,14 +29,12 @@ def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> t
      "needed by pytorch-2.8.0\n\nYour python: python=3.12", []),
 ])
 def test_conda_unsatisfiable(text: str, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": conda-unsatisfiable" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "conda-unsatisfiable", words, tmp_path, capsys)
 
 
 def test_conda_words_without_its_error_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # conda's progress lines before a solve that succeeds, and a spec chain outside the error
-    code, out = _explain("Solving environment: unsuccessful initial attempt using frozen solve. Retrying with flexible "
+    code, out = explain("Solving environment: unsuccessful initial attempt using frozen solve. Retrying with flexible "
                          "solve.\nSolving environment: done\n  - torchaudio==2.4.0 -> python[version='>=3.8']",
                          tmp_path, capsys)
     assert code == 0 and "conda-unsatisfiable" not in out, out
@@ -63,14 +53,12 @@ def test_conda_words_without_its_error_stay_unclaimed(tmp_path: Path, capsys: py
 ])
 def test_apex_cuda_check_both_forms(text: str, words: list[str], tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": cuda-toolkit-mismatch" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "cuda-toolkit-mismatch", words, tmp_path, capsys)
 
 
 def test_the_apex_banner_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # what the same setup.py prints when the versions match
-    code, out = _explain("Compiling cuda extensions with\nCuda compilation tools, release 10.0, V10.0.130\n"
+    code, out = explain("Compiling cuda extensions with\nCuda compilation tools, release 10.0, V10.0.130\n"
                          "Pytorch binaries were compiled with Cuda 10.0.130", tmp_path, capsys)
     assert code == 0 and "cuda-toolkit-mismatch" not in out, out
 
@@ -78,7 +66,7 @@ def test_the_apex_banner_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.Ca
 def test_a_kernels_hub_repository_without_a_variant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # huggingface/kernels utils.py install_kernel: FileNotFoundError("Cannot find a build variant for this system in
     # {repo_id} (revision: {revision}):\n\n{variants_trace_str(trace)}"), variants.py VariantRejected reasons
-    code, out = _explain("FileNotFoundError: Cannot find a build variant for this system in kernels-community/activation "
+    code, out = explain("FileNotFoundError: Cannot find a build variant for this system in kernels-community/activation "
                          "(revision: v3):\n\ntorch25-cxx11-cu118-x86_64-linux: Torch version (2.5) does not match "
                          "environment Torch version (2.13)", tmp_path, capsys)
     assert code == 1 and ": kernel-build-variant-missing" in out, out
@@ -87,7 +75,7 @@ def test_a_kernels_hub_repository_without_a_variant(tmp_path: Path, capsys: pyte
 
 def test_a_kernels_hub_miss_without_its_reasons_reads_the_row(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("FileNotFoundError: Cannot find a build variant for this system in kernels-community/flash-attn3",
+    code, out = explain("FileNotFoundError: Cannot find a build variant for this system in kernels-community/flash-attn3",
                          tmp_path, capsys)
     assert code == 1 and ": kernel-build-variant-missing" in out and "stable-ABI" in out, out
 
@@ -95,7 +83,7 @@ def test_a_kernels_hub_miss_without_its_reasons_reads_the_row(tmp_path: Path,
 def test_candidates_built_for_one_torch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # pip's resolvelib factory.py get_installation_error: "Cannot install {info} because these package versions have
     # conflicting dependencies."; the candidates' local label names the torch of the index
-    code, out = _explain("ERROR: Cannot install flashinfer-python==0.2.2+cu121torch2.4 and flashinfer-python==0.2.3+"
+    code, out = explain("ERROR: Cannot install flashinfer-python==0.2.2+cu121torch2.4 and flashinfer-python==0.2.3+"
                          "cu121torch2.4 because these package versions have conflicting dependencies.", tmp_path, capsys)
     assert code == 1 and ": pip-resolution-impossible" in out, out
     assert "flashinfer-python" in out and "torch 2.4" in out and "cu121torch2.4" in out, out
@@ -103,7 +91,7 @@ def test_candidates_built_for_one_torch(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_candidates_without_a_torch_label_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # the same message for packages outside the stack, with no cause list: nothing to name
-    code, out = _explain("ERROR: Cannot install requests==2.31.0 and urllib3==1.26.0 because these package versions have "
+    code, out = explain("ERROR: Cannot install requests==2.31.0 and urllib3==1.26.0 because these package versions have "
                          "conflicting dependencies.", tmp_path, capsys)
     assert code == 0 and "pip-resolution-impossible" not in out, out
 
@@ -116,7 +104,7 @@ def test_unknown_location_is_what_cpython_says_for_a_directory_without_init(tmp_
     err = subprocess.run([sys.executable, "-c", "from triton import cdiv"], cwd=tmp_path / "site", capture_output=True,
                          text=True, check=False).stderr.strip().splitlines()[-1]
     assert err == "ImportError: cannot import name 'cdiv' from 'triton' (unknown location)", err
-    code, out = _explain(err, tmp_path, capsys)
+    code, out = explain(err, tmp_path, capsys)
     assert code == 1 and ": triton-install-broken" in out and "__init__.py" in out, out
     assert "triton-torch-mismatch" not in out, out
 
@@ -124,7 +112,7 @@ def test_unknown_location_is_what_cpython_says_for_a_directory_without_init(tmp_
 def test_a_name_a_whole_triton_lacks_is_still_the_version_mismatch(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     # the same import from a triton installed whole names its __init__.py (CPython's "(%S)" form)
-    code, out = _explain("ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler' "
+    code, out = explain("ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler' "
                          "(/venv/lib/python3.11/site-packages/triton/compiler/compiler.py)", tmp_path, capsys)
     assert code == 1 and ": triton-torch-mismatch" in out and "triton-install-broken" not in out, out
 
@@ -133,5 +121,5 @@ def test_a_name_a_whole_triton_lacks_is_still_the_version_mismatch(tmp_path: Pat
 def test_nvcc_names_the_first_toolkit_of_the_arch(arch: str, first: str, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     # reproduced with CUDA 13.0's nvcc: "nvcc fatal   : Unsupported gpu architecture 'compute_20'"
-    code, out = _explain(f"nvcc fatal   : Unsupported gpu architecture '{arch}'", tmp_path, capsys)
+    code, out = explain(f"nvcc fatal   : Unsupported gpu architecture '{arch}'", tmp_path, capsys)
     assert code == 1 and ": nvcc-unsupported-arch" in out and f"CUDA {first} or newer" in out and arch in out, out

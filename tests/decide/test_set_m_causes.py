@@ -8,15 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from glmcompat.cli import main
-
-
-def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    log = tmp_path / "x.log"
-    log.write_text(text + "\n", encoding="utf-8")
-    code = main(["explain", "--color", "never", str(log)])
-    out = capsys.readouterr().out
-    return code, "\n".join(line for line in out.splitlines() if not line.lstrip().startswith("matched:"))
+from tests.decide.explaining import diagnoses, explain
 
 
 @pytest.mark.parametrize(("text", "words", "absent"), [
@@ -30,14 +22,14 @@ def _explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> t
 ])
 def test_driver_library_mismatch_names_the_user_space_release(text: str, words: list[str], absent: list[str],
                                                                tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": driver-library-mismatch" in out, out
     assert not [w for w in words if w not in out] and not [w for w in absent if w in out], out
 
 
 def test_nvml_version_line_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # nvidia-smi -q's header on a healthy machine shares the words
-    code, out = _explain("Driver Version                            : 570.124.06\nNVML library version: 570.124", tmp_path, capsys)
+    code, out = explain("Driver Version                            : 570.124.06\nNVML library version: 570.124", tmp_path, capsys)
     assert code == 0, out
 
 
@@ -57,13 +49,11 @@ def test_nvml_version_line_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.
 ])
 def test_nvrtc_missing_names_the_library_and_who_loads_it(text: str, sid: str, words: list[str], tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and f": {sid}" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, sid, words, tmp_path, capsys)
 
 
 def test_nvrtc_words_without_the_loader_error_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("-- Found libnvrtc.so in /usr/local/cuda/lib64\ntorch/lib/libcaffe2_nvrtc.so", tmp_path, capsys)
+    code, out = explain("-- Found libnvrtc.so in /usr/local/cuda/lib64\ntorch/lib/libcaffe2_nvrtc.so", tmp_path, capsys)
     assert code == 0, out
 
 
@@ -81,14 +71,12 @@ def test_nvrtc_words_without_the_loader_error_stay_unclaimed(tmp_path: Path, cap
 ])
 def test_a_missing_tensorrt_or_python_library_names_it(text: str, sid: str, words: list[str], tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and f": {sid}" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, sid, words, tmp_path, capsys)
 
 
 def test_tensorrt_and_libpython_words_without_the_loader_error_stay_unclaimed(tmp_path: Path,
                                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("-- Found libnvinfer.so.10 at /usr/lib/x86_64-linux-gnu\nlinking against libpython3.10.so.1.0",
+    code, out = explain("-- Found libnvinfer.so.10 at /usr/lib/x86_64-linux-gnu\nlinking against libpython3.10.so.1.0",
                          tmp_path, capsys)
     assert code == 0, out
 
@@ -109,13 +97,11 @@ def test_tensorrt_and_libpython_words_without_the_loader_error_stay_unclaimed(tm
 ])
 def test_openmmlab_version_asserts_name_the_range(text: str, words: list[str], tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": version-requirement-unmet" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "version-requirement-unmet", words, tmp_path, capsys)
 
 
 def test_openmmlab_words_without_the_assert_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("mmcv_minimum_version = '1.3.17'\nMMCV==2.1.0 is used here\nPlease install mmcv>=2.0.0 first",
+    code, out = explain("mmcv_minimum_version = '1.3.17'\nMMCV==2.1.0 is used here\nPlease install mmcv>=2.0.0 first",
                          tmp_path, capsys)
     assert code == 0, out
 
@@ -136,14 +122,12 @@ def test_openmmlab_words_without_the_assert_stay_unclaimed(tmp_path: Path, capsy
 ])
 def test_a_gpu_too_old_for_the_kernel_names_what_it_lacks(text: str, sid: str, words: list[str], tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and f": {sid}" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, sid, words, tmp_path, capsys)
 
 
 def test_ptxas_features_of_no_data_type_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # the same ptxas sentence for an instruction that is no data type's (shared-memory barriers, clusters)
-    code, out = _explain("ptxas /tmp/a.ptx, line 7; error   : Feature 'cp.async.bulk' requires .target sm_90 or higher\n"
+    code, out = explain("ptxas /tmp/a.ptx, line 7; error   : Feature 'cp.async.bulk' requires .target sm_90 or higher\n"
                          "INFO: using Flash Attention enabled models", tmp_path, capsys)
     assert "gpu-dtype-unsupported" not in out and "flash-attn-gpu-too-old" not in out, out
 
@@ -162,14 +146,12 @@ def test_ptxas_features_of_no_data_type_stay_unclaimed(tmp_path: Path, capsys: p
 ])
 def test_uv_sync_without_a_wheel_for_the_host(text: str, words: list[str], tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
-    assert code == 1 and ": no-matching-distribution" in out, out
-    assert not [w for w in words if w not in out], out
+    diagnoses(text, "no-matching-distribution", words, tmp_path, capsys)
 
 
 def test_uv_platform_words_of_a_package_outside_the_stack_stay_unclaimed(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain("error: Distribution `kaleido==0.2.1.post1 @ registry+https://index.invalid/simple` can't be "
+    code, out = explain("error: Distribution `kaleido==0.2.1.post1 @ registry+https://index.invalid/simple` can't be "
                          "installed because it doesn't have a source distribution or wheel for the current platform",
                          tmp_path, capsys)
     assert code == 0, out
@@ -186,7 +168,7 @@ def test_uv_platform_words_of_a_package_outside_the_stack_stay_unclaimed(tmp_pat
 def test_a_compiled_packages_own_extension_module_names_the_package(text: str, words: list[str], claimed: bool,
                                                                     tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert (code == 1 and ": package-not-installed" in out) is claimed, out
     assert not [w for w in words if w not in out], out
 
@@ -203,6 +185,6 @@ def test_a_compiled_packages_own_extension_module_names_the_package(text: str, w
 ])
 def test_the_import_a_loader_error_ends_names_the_module(text: str, words: list[str], absent: list[str], tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _explain(text, tmp_path, capsys)
+    code, out = explain(text, tmp_path, capsys)
     assert code == 1 and ": libpython-missing" in out, out
     assert not [w for w in words if w not in out] and not [w for w in absent if w in out], out

@@ -1,0 +1,32 @@
+"""What the explain tests share: run ``glmcompat explain`` in-process on a log's text and read what it says (without
+the log lines it echoes), and the one assertion of a diagnosis (exit 1, the signature id, every expected word)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from glmcompat.cli import main
+
+
+def said(text: str) -> str:
+    """What glmcompat says, without the log lines it echoes."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("matched:"))
+
+
+def explain(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``glmcompat explain`` on ``text`` written as a log: (its exit code, what it says)."""
+    log = tmp_path / "x.log"
+    log.write_text(text + "\n", encoding="utf-8")
+    code = main(["explain", "--color", "never", str(log)])
+    return code, said(capsys.readouterr().out)
+
+
+def diagnoses(text: str, sid: str, words: Sequence[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """What explain says of ``text``, asserted to be the diagnosis ``sid`` naming every one of ``words``."""
+    code, out = explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert not [w for w in words if w not in out], out
+    return out
