@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from glmcompat.matrix import readlog
 from glmcompat.model.errors import InputError
 from glmcompat.model.findings import Finding
+from glmcompat.model.memo import BoundedMemo
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import check_platform, products_on, target_platforms
 
@@ -18,11 +19,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 
+# pyproject.toml documents this process read, by path and content: check reads the one beside a lock for its settings,
+# its platform, its build isolation and whether it reads at all -- one parse of the bytes serves them all
+_DOCS: BoundedMemo[tuple[str, bytes], dict[str, Any]] = BoundedMemo(16)
+
+
 def pyproject_doc(path: Path) -> dict[str, Any]:
     from glmcompat.readers.formats import read_bytes  # lazy: start-up path (the fast path imports this module)
     from glmcompat.readers.formats.common import decode_text, toml  # lazy: start-up path
 
-    return toml(path, decode_text(path, read_bytes(path)))
+    raw = read_bytes(path)
+    key = (str(path), raw)
+    doc = _DOCS.get(key)
+    return doc if doc is not None else _DOCS.keep(key, toml(path, decode_text(path, raw)))
 
 
 def pyproject_settings(path: Path) -> dict[str, Any]:
