@@ -176,9 +176,8 @@ def _uninstallable(lock: Lock, envs: Sequence[Environment], judged: Sequence[str
         wheels = listed.get(f"{first}=={missing[first]}", [])
         what = f" ({first} lists only {', '.join(wheels[:3])}{' …' if len(wheels) > 3 else ''})" if wheels else ""
         plat = PLATFORM_NAME.get(p, p)
-        remedy = (f"lock for {plat}: `uv pip compile requirements.in --python-platform {p}-unknown-linux-gnu -o "
-                  f"{lock.kind}` (or `pip lock` run on that machine)" if lock.kind == "pylock.toml" else
-                  f"choose releases of {', '.join(shown)} that publish {plat} wheels, or lock for {plat} (uv `environments`)")
+        remedy = _relock(lock, p, f"choose releases of {', '.join(shown)} that publish {plat} wheels, or lock for {plat} "
+                         "(uv `environments`)")
         out.append(Finding(
             rule="platform", severity="error", packages=tuple((n, missing[n]) for n in shown),
             message=f"this lock cannot install on {plat}, where {tname} runs: "
@@ -187,6 +186,15 @@ def _uninstallable(lock: Lock, envs: Sequence[Environment], judged: Sequence[str
             evidence=(("metadata", f"{lock.path}: the wheel file names it lists for {first} {missing[first]}"),),
             remedy=remedy))
     return out
+
+
+def _relock(lock: Lock, platform: str, otherwise: str) -> str:
+    """The remedy of a lock that does not install on ``platform``: a pylock (made for one machine) is made again for
+    it; any other lock takes ``otherwise``."""
+    if lock.kind != "pylock.toml":
+        return otherwise
+    return (f"lock for {PLATFORM_NAME.get(platform, platform)}: `uv pip compile requirements.in --python-platform "
+            f"{platform}-unknown-linux-gnu -o pylock.toml` (or `pip lock` run on that machine)")
 
 
 def _foreign_stack(lock: Lock, envs: Sequence[Environment], judged: Sequence[str], tname: str,
@@ -211,9 +219,7 @@ def _foreign_stack(lock: Lock, envs: Sequence[Environment], judged: Sequence[str
                 message=f"{name} {version} cannot install on {plat}, where {tname} runs: the lock lists only wheels for "
                 f"other systems ({', '.join(wheels[:3])}{' …' if len(wheels) > 3 else ''}) and no sdist",
                 evidence=(("metadata", f"{lock.path}: the wheel file names it lists for {name} {version}"),),
-                remedy=(f"lock for {plat}: `uv pip compile requirements.in --python-platform {p}-unknown-linux-gnu -o "
-                        f"{lock.kind}` (or `pip lock` run on that machine)" if lock.kind == "pylock.toml" else
-                        f"lock {name} for {plat} (a release and index that publish {plat} wheels of it)")))
+                remedy=_relock(lock, p, f"lock {name} for {plat} (a release and index that publish {plat} wheels of it)")))
     return out
 
 
