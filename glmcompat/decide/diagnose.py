@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
+from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
@@ -774,6 +775,7 @@ BUILDERS: dict[str, Builder] = {
     **CUDA_BUILDERS,
     **LOADER_BUILDERS,
     **INSTALL_BUILDERS,
+    **ENGINE_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -802,7 +804,10 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "triton-torch-mismatch": "triton", "triton-install-broken": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
                "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
-               "torchaudio-cuda-mismatch": "torchaudio"}
+               "torchaudio-cuda-mismatch": "torchaudio", "flash-attn-build-cuda-too-old": "flash-attn",
+               "flash-attn-arch-unsupported": "flash-attn", "xformers-op-unavailable": "xformers",
+               "sgl-kernel-load-failed": "sgl-kernel", "flashinfer-kernels-unavailable": "flashinfer-python",
+               "deepgemm-nvcc-unusable": "deep-gemm"}
 # ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}

@@ -1,0 +1,184 @@
+"""Causes and remedies of the engines' and companions' own checks (glmcompat/matrix/data/engines-signatures.toml):
+each names the package, the versions and the library the line prints, and what the log shows besides (the version
+the environment holds, the CUDA toolkit, the GPU's capability). Pure: no I/O.
+
+The rows come from a sweep of the libraries' raise, warn and log sites (scripts/harvest_raise_sites.py); the groups
+read here are the ones those rows' patterns capture, one prefix per phrasing (``p_`` peft's check, ``a_`` accelerate's,
+``w_`` the engines' "version is wrong", ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
+from glmcompat.model.signatures import Hit
+
+Cause = tuple[str, str]
+
+
+def _first(g: Mapping[str, str], *keys: str) -> str:
+    return next((g[k].strip() for k in keys if g.get(k, "").strip()), "")
+
+
+def _who(h: Hit, env: Env, pkg: str = "") -> str:
+    """The library whose check it is, as the log names it (with its version where the log shows one), or ""."""
+    if not h.package or (pkg and canonicalize(h.package) == canonicalize(pkg)):
+        return ""
+    return _shown(h.package, h.version or env.version(h.package))
+
+
+def _lib_name(text: str) -> str:
+    """A library as a check names it ("SentencePiece", "🤗 Datasets", "auto-awq") -> its name as a word."""
+    return re.sub(r"^[^\w]+", "", text).strip().strip("`'")
+
+
+def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """library-needs-package: which package, for what, and the line's own install command."""
+    g = h.groups
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg"))
+    req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip")
+    if "ac_req" in g:
+        pkg = req.split(">", 1)[0].split("=", 1)[0]
+    if not pkg:
+        return None
+    what = (f"{g['tf_obj']}" if g.get("tf_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
+            else "this feature")
+    who = _who(h, env, pkg) or "the library"
+    cause = (f"{who} needs {pkg} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
+             f"dependency {who} imports only for this, so installing {who} did not bring it")
+    if "cp_pkg" in g:
+        cuda = env.cuda.get("torch_cuda", "")
+        major = cuda.split(".", 1)[0] if cuda else ""
+        return cause, (f"install {pkg} for torch's CUDA major in the same environment (pip install "
+                       f"'{pkg}=={major}.*')" if major else
+                       f"install {pkg} at the major of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\"): "
+                       f"pip install '{pkg}==12.*' for a CUDA 12 torch, '{pkg}==13.*' for CUDA 13")
+    install = f"pip install '{req}'" if req else f"the install command its message gives for {pkg}"
+    return cause, f"install {pkg} in the same environment ({install}), at the version {who} asks for"
+
+
+# each phrasing's groups: (package, found, needed, upper bound)
+_TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_pkg", "", "w_need", ""),
+            ("f_pkg", "f_have", "f_need", ""), ("x_pkg", "x_have", "x_need", "x_max"), ("y_pkg", "", "y_need", ""),
+            ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""))
+
+
+def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """library-needs-newer-package: the package, the version found (the line's, else the log's) and the minimum."""
+    g = h.groups
+    for pk, hk, nk, mk in _TOO_OLD:
+        if g.get(pk):
+            pkg, need, top = g[pk], g.get(nk, "").rstrip("."), g.get(mk, "")
+            have = g.get(hk, "").rstrip(".") if hk else ""
+            break
+    else:
+        return None
+    name = {"DeepSpeed": "deepspeed", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python"}.get(pkg.split()[0], pkg)
+    have = have or env.version(canonicalize(name))
+    want = f"{name}>={need}" + (f",<={top}" if top else "")
+    who = "xformers" if "x_pkg" in g else _who(h, env, name) or "the library"
+    found = f"{name} {have} is installed" if have else f"the installed {name} is older"
+    if top:
+        return (f"{who} accepts {name} from {need} to {top} (the range it was built and tested against), and {found}: "
+                "its flash-attention operators are disabled",
+                f"install {name} within that range (pip install '{want}' --no-build-isolation), or the {who} release "
+                f"made for {name} {have or 'the installed one'}")
+    return (f"{who} checks {name}'s version for this feature and needs {name} >= {need}, but {found}: an older "
+            f"environment or another package's pin left {name} behind",
+            f"install {name} >= {need} in the same environment (pip install -U '{want}')")
+
+
+def _fa_build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """flash-attn-build-cuda-too-old: the CUDA it needs, and the toolkit the log shows (nvcc -V)."""
+    need = h.groups.get("need", "")
+    nvcc = env.cuda.get("nvcc", "")
+    torch_cuda = env.cuda.get("torch_cuda", "")
+    have = f"the CUDA toolkit it found is {nvcc}" if nvcc else "the nvcc it found (CUDA_HOME, else PATH) is older"
+    return (f"flash-attn's setup.py compiles its CUDA extension with the local CUDA toolkit and needs CUDA {need} or "
+            f"newer; {have}" + (f" (torch is built for CUDA {torch_cuda})" if torch_cuda else ""),
+            f"install flash-attn's prebuilt wheel for this torch and CUDA (no compiler needed), or set CUDA_HOME to a CUDA "
+            f"toolkit >= {need} of torch's CUDA major{' (' + torch_cuda + ')' if torch_cuda else ''} and rebuild with "
+            "pip install flash-attn --no-build-isolation")
+
+
+def _xformers_op(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """xformers-op-unavailable: the capability the operator needs and the GPU's, or the operator not built."""
+    g = h.groups
+    if g.get("have_major"):
+        have, need = f"sm_{g['have_major']}{g['have_minor']}", f"sm_{g['need_major']}{g['need_minor']}"
+        old = g.get("which") == "old"
+        return (f"this GPU ({have}) is too {'old' if old else 'new'} for the xFormers operator: it needs capability "
+                f"{g.get('op', '')} {need.replace('sm_', 'sm_')}; no xformers build changes that",
+                "use an operator or attention backend that serves this GPU (`python -m xformers.info` lists them), or "
+                f"{'a GPU of capability ' + need + ' or newer' if old else 'an xformers release that supports it'}")
+    return None
+
+
+def _deepgemm(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    g = h.groups
+    if not g.get("need"):
+        return None
+    return (f"DeepGEMM compiles its kernels at run time with nvcc and needs nvcc {g['need']} or newer, and the nvcc vLLM "
+            f"found ({g.get('nvcc', 'on CUDA_HOME')}) is {g.get('have', 'older')}: vLLM disables DeepGEMM",
+            f"install a CUDA toolkit >= {g['need']} and set CUDA_HOME to it before starting vLLM")
+
+
+def _nccl_feature(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    g = h.groups
+    lib, need = g.get("library", ""), g.get("need", "")
+    system = not re.search(r"site-packages|dist-packages", lib)
+    return (f"the NCCL vLLM loaded ({lib}) is older than NCCL {need}, which {g.get('feature', 'the feature')} needs: it "
+            "lacks the function the feature calls" + (" (a system NCCL, not the nvidia-nccl wheel torch brings)"
+                                                      if system else ""),
+            f"install nvidia-nccl-cu12 / nvidia-nccl-cu13 >= {need} (the one of torch's CUDA major; pip install --no-deps)"
+            + (f" and stop {lib} from being loaded first (VLLM_NCCL_SO_PATH, LD_LIBRARY_PATH)" if system else ""))
+
+
+def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    g = h.groups
+    if g.get("what") and g.get("built"):
+        what = "torch" if g["what"] == "PyTorch" else "CUDA"
+        return (f"DeepSpeed's ops were compiled at install against {what} {g['built']}, and {what} {g['have']} runs now: "
+                "prebuilt ops (DS_BUILD_OPS) are tied to the torch and CUDA they were built with",
+                f"reinstall DeepSpeed against the installed torch (pip install --force-reinstall --no-cache-dir "
+                f"--no-deps deepspeed, building its ops again), or go back to {what} {g['built']}")
+    if g.get("ninja"):
+        return (f"DeepSpeed JIT-builds its {g.get('op', '')} op with ninja, and ninja is not installed",
+                "pip install ninja (in the same environment), or install DeepSpeed with the op prebuilt (DS_BUILD_OPS=1)")
+    if g.get("aio"):
+        return (f"DeepSpeed's {g['aio']} op needs the libaio development files (libaio.so and its headers) to build, and "
+                "they were not found",
+                "install libaio (apt install libaio-dev, or conda install -c conda-forge libaio with CFLAGS/LDFLAGS "
+                "pointing at it), then reinstall DeepSpeed or let it JIT-build the op again")
+    return None
+
+
+def _flashinfer_kernels(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    have = h.groups.get("have", "")
+    if not have:
+        return None
+    return (f"flashinfer-python {have} is installed without matching precompiled kernels: flashinfer-cubin / "
+            f"flashinfer-jit-cache are absent or at another version than {have}, so FlashInfer compiles kernels at start-up "
+            "(slow, and impossible without nvcc and ninja) or fails to import mismatched ones",
+            f"install flashinfer-cubin=={have} (and flashinfer-jit-cache=={have} from FlashInfer's index for torch's CUDA), "
+            "or run `vllm download-kernels` in this environment")
+
+
+# signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
+ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
+    "library-needs-package": _needs_package,
+    "library-needs-newer-package": _needs_newer,
+    "flash-attn-build-cuda-too-old": _fa_build_cuda,
+    "xformers-op-unavailable": _xformers_op,
+    "deepgemm-nvcc-unusable": _deepgemm,
+    "nccl-too-old-for-feature": _nccl_feature,
+    "deepspeed-ops-mismatch": _deepspeed,
+    "flashinfer-kernels-unavailable": _flashinfer_kernels,
+}
+
+__all__ = ["ENGINE_BUILDERS"]
