@@ -40,8 +40,8 @@ def _lib_name(text: str) -> str:
 def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
-    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg"))
-    req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip")
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip"))
+    req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip", "sq_pip", "cb_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
     if not pkg:
@@ -65,7 +65,8 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
 # each phrasing's groups: (package, found, needed, upper bound)
 _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_pkg", "", "w_need", ""),
             ("f_pkg", "f_have", "f_need", ""), ("x_pkg", "x_have", "x_need", "x_max"), ("y_pkg", "", "y_need", ""),
-            ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""))
+            ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""),
+            ("ct_pkg", "ct_have", "ct_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -78,7 +79,7 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
             break
     else:
         return None
-    name = {"DeepSpeed": "deepspeed", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python"}.get(pkg.split()[0], pkg)
+    name = {"DeepSpeed": "deepspeed", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     want = f"{name}>={need}" + (f",<={top}" if top else "")
     who = "xformers" if "x_pkg" in g else _who(h, env, name) or "the library"
@@ -88,6 +89,11 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "its flash-attention operators are disabled",
                 f"install {name} within that range (pip install '{want}' --no-build-isolation), or the {who} release "
                 f"made for {name} {have or 'the installed one'}")
+    if name == "triton":  # torch pins the triton it was built with: moving triton alone breaks torch
+        return (f"{who} needs triton >= {need}, but {found}: torch pins triton exactly, so the installed torch brought "
+                "the older one",
+                f"install the torch release whose pinned triton is >= {need} (`pip show torch` lists its triton pin), "
+                "rather than triton alone")
     return (f"{who} checks {name}'s version for this feature and needs {name} >= {need}, but {found}: an older "
             f"environment or another package's pin left {name} behind",
             f"install {name} >= {need} in the same environment (pip install -U '{want}')")

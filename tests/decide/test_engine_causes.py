@@ -1,0 +1,233 @@
+"""``glmcompat explain`` on the text the engines and their companions raise, warn or log (quoted from the raise sites
+each [[signature]] row of glmcompat/matrix/data/engines-signatures.toml cites, at the releases scripts/harvest_raise_sites.py
+read), in each phrasing the sources produce across releases, and the lines that share their words but are no such
+failure and must stay unclaimed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.decide.explaining import explain
+
+POSITIVE = [
+    # transformers utils/import_utils.py SENTENCEPIECE_IMPORT_ERROR / DATASETS_IMPORT_ERROR, through requires_backends
+    ("ImportError: \nLlamaTokenizer requires the SentencePiece library but it was not found in your environment. "
+     "Check out the instructions on the", "library-needs-package", ["SentencePiece", "LlamaTokenizer"]),
+    ("ImportError: WhisperFeatureExtractor requires the \U0001f917 Datasets library but it was not found in your "
+     "environment. You can install it with:", "library-needs-package", ["Datasets"]),
+    # transformers quantizers/quantizer_awq.py, quantizer_gptq.py, quantizer_bnb_4bit.py (4.57.1), quantizer_eetq.py (5.25.0)
+    ("ImportError: Loading an AWQ quantized model requires auto-awq library (`pip install autoawq`)",
+     "library-needs-package", ["auto-awq", "AWQ"]),
+    ("ImportError: Loading a GPTQ quantized model requires optimum (`pip install optimum`)", "library-needs-package",
+     ["optimum", "GPTQ"]),
+    ("ImportError: Loading an EETQ quantized model requires kernels (`pip install kernels`)", "library-needs-package",
+     ["kernels", "EETQ"]),
+    ("ImportError: Using `bitsandbytes` 4-bit quantization requires Accelerate: `pip install 'accelerate>=0.26.0'`",
+     "library-needs-package", ["pip install 'accelerate>=0.26.0'"]),
+    ("ValueError: AQLM requires Accelerate to be installed: `pip install 'accelerate>=0.26.0'`", "library-needs-package",
+     ["accelerate>=0.26.0"]),
+    # accelerate accelerator.py:364, state.py:203
+    ("ImportError: DeepSpeed is not installed => run `pip install deepspeed` or build it from source.",
+     "library-needs-package", ["DeepSpeed", "pip install 'deepspeed'"]),
+    ("ImportError: DeepSpeed is not available => install it using `pip3 install deepspeed` or build it from source",
+     "library-needs-package", ["pip install 'deepspeed'"]),
+    # mmdet memory_profiler_hook.py:27 and the multi-space continuation of byte_tracker.py:53
+    ("ImportError: psutil is not installed, please install it by: pip install psutil", "library-needs-package",
+     ["psutil"]),
+    ("RuntimeError: lap is not installed,                 please install it by: pip install lap",
+     "library-needs-package", ["pip install 'lap'"]),
+    # flashinfer comm/mnnvl.py:37, sglang breakable_cuda_graph.py:55 and cuda_utils.py:35
+    ("ImportError: Could not import the 'cuda' module. Please install cuda-python that matches your CUDA version.",
+     "library-needs-package", ["cuda-python", "12.*"]),
+    ("ImportError: Breakable CUDA graph on NVIDIA requires the 'cuda-python' package. Install it with: pip install "
+     "cuda-python", "library-needs-package", ["pip install 'cuda-python'"]),
+    ("RuntimeError: cuda.bindings is not available. Install it with: pip install cuda-python", "library-needs-package",
+     ["cuda-python"]),
+    # vllm models/flint/gguf_nvfp4.py:174
+    ("ImportError: Loading Flint NVFP4 GGUF checkpoints requires the `gguf` package (pip install 'gguf>=0.19.0').",
+     "library-needs-package", ["gguf>=0.19.0"]),
+    # peft import_utils.py (0.10.0 and 0.21.2 phrasings), other.py:1696
+    ("ImportError: Found an incompatible version of auto-gptq. Found version 0.4.2, but only versions above 0.5.0 are "
+     "supported", "library-needs-newer-package", ["auto-gptq 0.4.2", ">= 0.5.0"]),
+    ("ImportError: Found an incompatible version of gptqmodel. Found version `1.2.0`, but only versions `2.0.0` or "
+     "higher are supported", "library-needs-newer-package", ["gptqmodel 1.2.0", "gptqmodel>=2.0.0"]),
+    ("ImportError: Your transformers version is too old, please upgrade it to >= 4.53.1", "library-needs-newer-package",
+     ["transformers>=4.53.1"]),
+    # accelerate accelerator.py:302 and dataclasses.py:990
+    ("ImportError: DeepSpeed version must be >= 0.9.3. Please update DeepSpeed.", "library-needs-newer-package",
+     ["deepspeed>=0.9.3"]),
+    ("ImportError: DeepSpeed version must be >= 0.14.0 to use MOE support. Please update DeepSpeed.",
+     "library-needs-newer-package", ["deepspeed>=0.14.0"]),
+    # vLLM's and SGLang's quantization/bitsandbytes.py
+    ("ImportError: bitsandbytes version is wrong. Please install bitsandbytes>=0.46.1.", "library-needs-newer-package",
+     ["bitsandbytes>=0.46.1"]),
+    # flashinfer experimental/b12x/_lib/gating.py:61, cudnn/linear_attention.py:185, testing/utils.py:1065
+    ("ImportError: b12x requires nvidia-cutlass-dsl >= 4.5.0, found 4.2.1. Upgrade with: pip install "
+     "'nvidia-cutlass-dsl>=4.5.0'", "library-needs-newer-package", ["nvidia-cutlass-dsl 4.2.1", ">= 4.5.0"]),
+    ("RuntimeError: cuDNN GDN requires cudnn-frontend >= 1.14.0, found 1.12.0. Upgrade with: pip install -U "
+     "'nvidia-cudnn-frontend[cutedsl]'", "library-needs-newer-package", ["cudnn-frontend 1.12.0"]),
+    ("Exception: CUPTI needs to be >= 13.0.0. Try 'pip install -U cupti-python'.", "library-needs-newer-package",
+     ["cupti-python>=13.0.0"]),
+    # xformers ops/fmha/flash.py:73
+    ("ImportError: Requires Flash-Attention version >=2.7.1,<=2.8.2 but got 2.8.3.", "library-needs-newer-package",
+     ["flash-attn 2.8.3", "flash-attn>=2.7.1,<=2.8.2", "xformers"]),
+    # transformers modeling_utils.py:4304 (4.40.0), quantizer_torchao.py:140 (4.57.1)
+    ("ImportError: Please install optimum>=1.7.0 to use Better Transformer. The version 1.6.1 was found.",
+     "library-needs-newer-package", ["optimum 1.6.1", "optimum>=1.7.0"]),
+    ("RuntimeError: In order to use torchao pre-quantized model, you need to have torch>=2.5.0. However, the current "
+     "version is 2.4.1+cu121. You can also set", "library-needs-newer-package", ["torch 2.4.1+cu121", "torch>=2.5.0"]),
+    # fla's check in sglang's attention/fla/utils.py:42: triton follows torch's pin
+    ("Current Triton version 3.1.0 is below the recommended 3.2.0 version. Errors may occur and these issues will not "
+     "be fixed. Please consider upgrading Triton.", "library-needs-newer-package", ["triton 3.1.0", "torch release"]),
+    # TGI models/__init__.py, layers/attention/cuda.py, kv_cache.py, gptq/__init__.py, marlin/util.py (v3.3.7) and
+    # utils/flash_attn.py, gptq/exllamav2.py (v2.0.4)
+    ("2024-05-01T10:00:00.000000Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: "
+     "CUDA is not available", "tgi-kernels-missing", ["text-generation-inference", "make install"]),
+    ("WARN text_generation_launcher: Could not import Mamba: No module named 'mamba_ssm'", "tgi-kernels-missing",
+     ["Mamba"]),
+    ("ImportError: Could not import attention kernels. Make sure your installation is correct. Complete error: "
+     "libcudart.so.11.0: cannot open shared object file", "tgi-kernels-missing", ["official image"]),
+    ("ImportError: Could not import vllm paged attention. Make sure your installation is correct. Complete error: X",
+     "tgi-kernels-missing", ["paged attention"]),
+    ("ImportError: Flash Attention V2 is not installed.\nUse the official Docker image "
+     "(ghcr.io/huggingface/text-generation-inference:latest)", "tgi-kernels-missing", ["flash-attention"]),
+    ("WARNING exllamav2_kernels not installed.", "tgi-kernels-missing", ["exllama"]),
+    ("NotImplementedError: marlin is not installed, install it with: pip install server/marlin", "tgi-kernels-missing",
+     ["marlin"]),
+    ("NotImplementedError: You do not seem to have awq installed, either install it (cd server &&  make install-awq)",
+     "tgi-kernels-missing", ["AWQ"]),
+    # sgl_kernel/load_utils.py:170-188 (0.3.21)
+    ("ImportError: \n[sgl_kernel] CRITICAL: Could not load any common_ops library!", "sgl-kernel-load-failed",
+     ["sgl-kernel", "common_ops", "torch"]),
+    # flash-attn setup.py (2.5.9.post1: 11.6; 2.8.3: 11.7)
+    ("RuntimeError: FlashAttention is only supported on CUDA 11.7 and above.  Note: make sure nvcc has a supported "
+     "version by running nvcc -V.\nCuda compilation tools, release 11.5, V11.5.119", "flash-attn-build-cuda-too-old",
+     ["CUDA 11.7", "CUDA_HOME", "flash-attn"]),
+    ("RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.", "flash-attn-build-cuda-too-old",
+     ["CUDA 11.6"]),
+    # flash_attn/cute/interface.py:216 (2.8.3); vLLM's vendored FA4 says more families
+    ("ValueError: Unsupported compute capability: 8.6. Supported: 9.x, 10.x", "flash-attn-arch-unsupported",
+     ["flash-attn", "FA2"]),
+    ("ValueError: Unsupported compute capability: 7.5. Supported: 8.x, 9.x, 10.x, 11.x, 12.x",
+     "flash-attn-arch-unsupported", ["CuTe"]),
+    # xformers ops/fmha/common.py: 0.0.28's ">", 0.0.35's ">=", "(too new)", the unbuilt operator
+    ("    `cutlassF` is not supported because:\n        requires device with capability > (8, 0) but your GPU has "
+     "capability (7, 5) (too old)", "xformers-op-unavailable", ["sm_75", "sm_80", "xformers"]),
+    ("    requires device with capability >= (9, 0) but your GPU has capability (8, 6) (too old)",
+     "xformers-op-unavailable", ["sm_86", "sm_90"]),
+    ("    requires device with capability <= (9, 0) but your GPU has capability (12, 0) (too new)",
+     "xformers-op-unavailable", ["sm_120", "too new"]),
+    ("    operator wasn't built - see `python -m xformers.info` for more info", "xformers-op-unavailable",
+     ["python -m xformers.info", "torch"]),
+    # vllm utils/flashinfer.py:151 and :107 (0.34.0)
+    ("WARNING 05-01 10:00:00 [flashinfer.py:151] FlashInfer's precompiled kernels are missing or do not match "
+     "flashinfer-python 0.6.3 (0.6.3). FlashInfer then downloads", "flashinfer-kernels-unavailable",
+     ["flashinfer-cubin==0.6.3", "flashinfer-jit-cache==0.6.3"]),
+    ("WARNING FlashInfer kernels are disabled: flashinfer-cubin is not installed and nvcc (CUDA_HOME, CUDA_PATH, PATH "
+     "or /usr/local/cuda) or ninja (PATH) is missing.", "flashinfer-kernels-unavailable", ["vllm download-kernels"]),
+    # vllm utils/deep_gemm.py:169 and :160 (0.34.0)
+    ("WARNING [deep_gemm.py:169] DeepGEMM kernels are disabled: DeepGEMM's JIT needs nvcc 12.9 or newer, found 12.4 "
+     "at /usr/local/cuda/bin/nvcc. Set CUDA_HOME to a newer CUDA toolkit to enable them.", "deepgemm-nvcc-unusable",
+     ["12.9", "12.4", "/usr/local/cuda/bin/nvcc"]),
+    ("WARNING DeepGEMM kernels are disabled: DeepGEMM JIT-compiles its kernels with nvcc, which is missing (CUDA_HOME, "
+     "CUDA_PATH, PATH or /usr/local/cuda).", "deepgemm-nvcc-unusable", ["CUDA_HOME"]),
+    # vllm distributed/device_communicators/pynccl_wrapper.py:414 (0.34.0)
+    ("WARNING The symbol ncclCommWindowRegister is not found in the NCCL library /usr/lib/x86_64-linux-gnu/libnccl.so.2. "
+     "To enable VLLM_USE_NCCL_SYMM_MEM  please update your NCCL version to >= 2.27.03.", "nccl-too-old-for-feature",
+     ["2.27.03", "/usr/lib/x86_64-linux-gnu/libnccl.so.2", "system NCCL"]),
+    # deepspeed op_builder/builder.py (0.14.4 :149, 0.19.8 :570, :577), async_io.py
+    ("RuntimeError: PyTorch version mismatch! DeepSpeed ops were compiled and installed with a different version than "
+     "what is being used at runtime. Please re-install DeepSpeed or switch torch versions. Install torch version=2.1, "
+     "Runtime torch version=2.3", "deepspeed-ops-mismatch", ["torch 2.1", "torch 2.3"]),
+    ("RuntimeError: CUDA version mismatch! DeepSpeed ops were compiled and installed with a different version than "
+     "what is being used at runtime. Please re-install DeepSpeed or switch torch versions. Install CUDA version=11.8, "
+     "Runtime CUDA version=12.1", "deepspeed-ops-mismatch", ["CUDA 11.8", "CUDA 12.1"]),
+    ("RuntimeError: Unable to JIT load the fused_adam op due to it not being compatible due to hardware/software issue. "
+     "None", "deepspeed-ops-mismatch", ["ds_report"]),
+    ("RuntimeError: Unable to JIT load the cpu_adam op due to ninja not being installed.", "deepspeed-ops-mismatch",
+     ["pip install ninja"]),
+    (" [WARNING]  async_io requires the dev libaio .so object and headers but these were not found.",
+     "deepspeed-ops-mismatch", ["libaio-dev"]),
+    # apex optimizers/fused_adam.py, multi_tensor_apply/multi_tensor_apply.py:18
+    ("RuntimeError: apex.optimizers.FusedAdam requires cuda extensions", "apex-built-without-extensions",
+     ["--cuda_ext"]),
+    ("RuntimeError: FP16_Optimizer requires cuda extensions", "apex-built-without-extensions", ["--cuda_ext"]),
+    ("RuntimeError: Attempted to call MultiTensorApply method, but MultiTensorApply is not available, possibly because "
+     "Apex was installed without --cpp_ext --cuda_ext.  Original import error message: X",
+     "apex-built-without-extensions", ["--cpp_ext"]),
+    # bitsandbytes cextension.py:98, __init__.py:67 (0.50.2)
+    ("RuntimeError: Method 'cdequantize_blockwise_fp32' not available in CPU-only version of bitsandbytes.",
+     "bitsandbytes-cpu-library", ["python -m bitsandbytes"]),
+    ("RuntimeError: bitsandbytes: failed to load backend cuda: libcudart.so.12: cannot open shared object file",
+     "bitsandbytes-cpu-library", ["BNB_CUDA_VERSION"]),
+    # vllm fused_moe/config.py:23 (0.11.0), third_party/pynvml.py:2367 (0.9.2)
+    ("ERROR Failed to import Triton kernels. Please make sure your triton version is compatible. Error: X",
+     "vllm-triton-kernels-unavailable", ["triton_kernels"]),
+    ("pynvml.NVMLLibraryMismatchError: Unversioned function called and the pyNVML version does not match the NVML lib "
+     "version.", "nvml-binding-mismatch", ["nvidia-ml-py"]),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "words"), POSITIVE)
+def test_engine_raise_sites(text: str, sid: str, words: list[str], tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = explain(text, tmp_path, capsys)
+    assert code == 1 and f": {sid}" in out, out
+    assert [w for w in words if w not in out] == [], out
+
+
+def test_every_engine_signature_is_tested() -> None:
+    import tomllib
+
+    path = Path(__file__).resolve().parents[2] / "glmcompat" / "matrix" / "data" / "engines-signatures.toml"
+    ids = {row["id"] for row in tomllib.loads(path.read_text(encoding="utf-8"))["signature"]}
+    assert ids == {sid for _, sid, _ in POSITIVE}
+    assert {sid for _, sid, _ in POSITIVE} - ids == set()
+
+
+@pytest.mark.parametrize("text", [
+    # words of library-needs-package in a log that is no missing package: a model's size, a tokenizer's own note
+    "Loading a large model requires more GPU memory than this card has",
+    "INFO Loading an AWQ quantized model with 4 bits from /models/x",
+    "WARNING: tokenizers is not installed properly? no: the tokenizer was saved with an older format",
+    "The PyTorch library but it was not found message is printed by transformers",
+    # transformers' own PyTorch line is package-not-installed's, not this one's
+    # words of library-needs-newer-package: a version printed, not checked
+    "INFO Found version 0.5.0 of auto-gptq, OK",
+    "DeepSpeed version 0.14.0 is installed",
+    # TGI's own successful start-up and kernel choices
+    "INFO text_generation_launcher: Using Attention = flashinfer",
+    "Could not import the requested model card: HTTP 404",
+    # sgl-kernel's debug lines on success
+    "[sgl_kernel] ✓ Successfully loaded common_ops",
+    # flash-attn: a CUDA version printed by its build, not refused
+    "FlashAttention is supported on CUDA 12.4",
+    "Unsupported compute capability for fp8 weights in this checkpoint",
+    # xformers: dtype and bias reasons are a call's arguments, not the package
+    "    `cutlassF` is not supported because:\n        dtype=torch.float32 (supported: {torch.float16})",
+    "    attn_bias type is <class 'torch.Tensor'>",
+    # vLLM's FlashInfer and DeepGEMM choices logged on a working stack
+    "INFO Using FlashInfer precompiled kernels from flashinfer-cubin 0.6.3",
+    "INFO DeepGEMM kernels are enabled (nvcc 12.9)",
+    "The symbol table of the NCCL library was read",
+    # DeepSpeed: a report line of a compatible op, and a successful JIT load
+    "fused_adam ............. [NO] ....... [OKAY]",
+    "Loading extension module fused_adam... Time to load fused_adam op: 0.05 seconds",
+    # apex and bitsandbytes words in working logs
+    "apex.optimizers.FusedAdam uses cuda extensions",
+    "bitsandbytes: loaded backend cuda from libbitsandbytes_cuda121.so",
+    "Triton kernels imported",
+    "pyNVML version 12.560.30 matches the NVML lib version",
+])
+def test_lines_sharing_the_words_stay_unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = explain(text, tmp_path, capsys)
+    assert code == 0, out
+
+
+def test_transformers_pytorch_line_stays_package_not_installed(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = explain("ImportError: AutoModel requires the PyTorch library but it was not found in your environment.",
+                        tmp_path, capsys)
+    assert code == 1 and ": package-not-installed" in out and "library-needs-package" not in out, out
