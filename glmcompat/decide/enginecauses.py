@@ -41,9 +41,11 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
     pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip"))
-    req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip", "sq_pip", "cb_pip")
+    req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
+    if not pkg and req:  # only the line's pip command names it
+        pkg = re.split(r"[\s<>=!~\[;'\"]", req.strip("'\" "), maxsplit=1)[0]
     if not pkg:
         return None
     what = (f"{g['tf_obj']}" if g.get("tf_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
@@ -66,7 +68,7 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
 _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_pkg", "", "w_need", ""),
             ("f_pkg", "f_have", "f_need", ""), ("x_pkg", "x_have", "x_need", "x_max"), ("y_pkg", "", "y_need", ""),
             ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""),
-            ("ct_pkg", "ct_have", "ct_need", ""))
+            ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -79,7 +81,8 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
             break
     else:
         return None
-    name = {"DeepSpeed": "deepspeed", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton"}.get(pkg.split()[0], pkg)
+    name = {"DeepSpeed": "deepspeed", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
+            "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     want = f"{name}>={need}" + (f",<={top}" if top else "")
     who = "xformers" if "x_pkg" in g else _who(h, env, name) or "the library"
@@ -136,9 +139,9 @@ def _deepgemm(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 def _nccl_feature(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
-    lib, need = g.get("library", ""), g.get("need", "")
-    system = not re.search(r"site-packages|dist-packages", lib)
-    return (f"the NCCL vLLM loaded ({lib}) is older than NCCL {need}, which {g.get('feature', 'the feature')} needs: it "
+    lib, need = g.get("library", ""), g.get("need", "") or g.get("need2", "")
+    system = bool(g.get("library")) and not re.search(r"site-packages|dist-packages", lib)
+    return (f"the NCCL vLLM loaded{' (' + lib + ')' if lib else ''} is older than NCCL {need}, which {g.get('feature') or g.get('nsym') or 'the feature'} needs: it "
             "lacks the function the feature calls" + (" (a system NCCL, not the nvidia-nccl wheel torch brings)"
                                                       if system else ""),
             f"install nvidia-nccl-cu12 / nvidia-nccl-cu13 >= {need} (the one of torch's CUDA major; pip install --no-deps)"
@@ -148,7 +151,7 @@ def _nccl_feature(h: Hit, env: Env, facts: Facts) -> Cause | None:
 def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     if g.get("what") and g.get("built"):
-        what = "torch" if g["what"] == "PyTorch" else "CUDA"
+        what = {"PyTorch": "torch"}.get(g["what"], g["what"])
         return (f"DeepSpeed's ops were compiled at install against {what} {g['built']}, and {what} {g['have']} runs now: "
                 "prebuilt ops (DS_BUILD_OPS) are tied to the torch and CUDA they were built with",
                 f"reinstall DeepSpeed against the installed torch (pip install --force-reinstall --no-cache-dir "
@@ -175,6 +178,20 @@ def _flashinfer_kernels(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "or run `vllm download-kernels` in this environment")
 
 
+def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
+    g = h.groups
+    need = g.get("need") or g.get("need2", "")
+    have = g.get("have") or env.capability
+    if not need:
+        return None
+    gpu = f"this GPU (compute capability {have}, sm_{have.replace('.', '')})" if have else "this GPU"
+    return (f"the feature runs only on GPUs of compute capability {need} (sm_{need.replace('.', '')}) or newer, and {gpu} "
+            "is older: no package version changes that",
+            f"choose a quantization or kernel that runs on {'sm_' + have.replace('.', '') if have else 'this GPU'} (for "
+            f"FP8, a weight-only int8/int4 format before sm_89), or run on a GPU of capability {need} or newer")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "library-needs-package": _needs_package,
@@ -185,6 +202,7 @@ ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "nccl-too-old-for-feature": _nccl_feature,
     "deepspeed-ops-mismatch": _deepspeed,
     "flashinfer-kernels-unavailable": _flashinfer_kernels,
+    "gpu-capability-too-old": _capability,
 }
 
 __all__ = ["ENGINE_BUILDERS"]

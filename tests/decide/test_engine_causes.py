@@ -162,6 +162,29 @@ POSITIVE = [
      "bitsandbytes-cpu-library", ["python -m bitsandbytes"]),
     ("RuntimeError: bitsandbytes: failed to load backend cuda: libcudart.so.12: cannot open shared object file",
      "bitsandbytes-cpu-library", ["BNB_CUDA_VERSION"]),
+    # the backtick-quoted pip command of transformers' integration_utils.py:1122 and vLLM's utils/hashing.py:65
+    ("ImportError: DagsHubCallback requires dagshub to be installed. Run `pip install dagshub`.",
+     "library-needs-package", ["pip install 'dagshub'"]),
+    ("ModuleNotFoundError: xxhash is required for the 'xxhash' prefix caching hash algorithms. Install it via `pip "
+     "install xxhash`.", "library-needs-package", ["xxhash"]),
+    # deepspeed compile/custom_ops/sp_compat.py:15, module_inject/auto_ep_presets/base.py:235 (0.19.8)
+    ("RuntimeError: AutoSP requires PyTorch >= 2.9, found 2.5.1.", "library-needs-newer-package",
+     ["torch 2.5.1", "torch>=2.9"]),
+    ("ValueError: AutoEP preset 'x' for model_type='y' requires Transformers >= 4.56.0, but installed "
+     "transformers==4.51.3. Upgrade", "library-needs-newer-package", ["transformers 4.51.3", "transformers>=4.56.0"]),
+    # deepspeed op_builder/builder.py:170 (0.14.4), HIP's words
+    ("RuntimeError: HIP version mismatch! DeepSpeed ops were compiled and installed with a different version than what "
+     "is being used at runtime. Please re-install DeepSpeed or switch torch versions. Install HIP version=6.1, Runtime "
+     "HIP version=6.2", "deepspeed-ops-mismatch", ["HIP 6.1", "HIP 6.2"]),
+    # vllm distributed/device_communicators/pynccl.py:648 (0.34.0)
+    ("WARNING ncclCommSuspend is not available in the loaded NCCL/RCCL library (requires NCCL >= 2.29.7); skipping "
+     "communicator memory suspension", "nccl-too-old-for-feature", ["2.29.7", "ncclCommSuspend"]),
+    # transformers quantizer_fp_quant.py:59 and quantizer_finegrained_fp8.py:52 (5.25.0), deepspeed blocked_flash.py:22
+    ("ValueError: NVFP4 pseudoquantization requires a GPU with compute capability >= 9.0 (Hopper or newer) because",
+     "gpu-capability-too-old", ["sm_90"]),
+    ("WARNING FP8 quantized models is only supported on GPUs with compute capability >= 8.9 (e.g 4090/H100), actual = "
+     "`8.6`. We will default to dequantizing", "gpu-capability-too-old", ["sm_89", "sm_86"]),
+    ("RuntimeError: Blocked attention requires CUDA compute capability >= 8.0", "gpu-capability-too-old", ["sm_80"]),
     # vllm fused_moe/config.py:23 (0.11.0), third_party/pynvml.py:2367 (0.9.2)
     ("ERROR Failed to import Triton kernels. Please make sure your triton version is compatible. Error: X",
      "vllm-triton-kernels-unavailable", ["triton_kernels"]),
@@ -220,6 +243,12 @@ def test_every_engine_signature_is_tested() -> None:
     "bitsandbytes: loaded backend cuda from libbitsandbytes_cuda121.so",
     "Triton kernels imported",
     "pyNVML version 12.560.30 matches the NVML lib version",
+    # the generic pip phrasing needs the words and the backtick-quoted command
+    "xxhash is required for the 'xxhash' prefix caching hash algorithms",
+    "Run `pip install -r requirements.txt` to set up the examples",
+    "AutoSP requires PyTorch >= 2.9",
+    "ncclCommSuspend is available in the loaded NCCL library",
+    "FP8 runs on GPUs with compute capability >= 8.9",
 ])
 def test_lines_sharing_the_words_stay_unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = explain(text, tmp_path, capsys)
