@@ -37,10 +37,15 @@ def _lib_name(text: str) -> str:
     return re.sub(r"^[^\w]+", "", text).strip().strip("`'")
 
 
+# flash-attn's optional extension modules -> the csrc/ directory of its source that builds each
+_FA_CSRC = {"fused_dense": "fused_dense_lib", "fused_dense_lib": "fused_dense_lib", "xentropy_cuda": "xentropy",
+            "dropout_layer_norm": "layer_norm", "rotary_emb": "rotary"}
+
+
 def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
-    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip"))
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext"))
     req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
@@ -60,6 +65,12 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
                        f"'{pkg}=={major}.*')" if major else
                        f"install {pkg} at the major of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\"): "
                        f"pip install '{pkg}==12.*' for a CUDA 12 torch, '{pkg}==13.*' for CUDA 13")
+    if "fa_ext" in g:  # flash-attn's optional extensions: built from its csrc/, never in its wheel
+        return (f"{pkg}, an optional CUDA extension of flash-attn, is not installed: flash-attn's wheel carries only its "
+                "attention kernels, and this module is built separately from flash-attn's csrc/ directory",
+                f"build it against the installed torch from flash-attn's source at the installed release (cd "
+                f"csrc/{_FA_CSRC.get(pkg, pkg)} && "
+                "pip install . --no-build-isolation), or use a code path that does not need it")
     install = f"pip install '{req}'" if req else f"the install command its message gives for {pkg}"
     return cause, f"install {pkg} in the same environment ({install}), at the version {who} asks for"
 

@@ -162,6 +162,19 @@ POSITIVE = [
      "bitsandbytes-cpu-library", ["python -m bitsandbytes"]),
     ("RuntimeError: bitsandbytes: failed to load backend cuda: libcudart.so.12: cannot open shared object file",
      "bitsandbytes-cpu-library", ["BNB_CUDA_VERSION"]),
+    # bitsandbytes nn/triton_based_modules.py:166 (0.41.3); flash-attn's csrc extensions (flash_attn/models/bert.py:440,
+    # layers/patch_embed.py:40)
+    ("ImportError: Could not import triton. Please install triton to use SwitchBackLinear.", "library-needs-package",
+     ["triton"]),
+    ("ImportError: xentropy_cuda is not installed", "library-needs-package", ["csrc/xentropy", "flash-attn"]),
+    ("ImportError: fused_dense is not installed", "library-needs-package", ["csrc/fused_dense_lib"]),
+    # TGI v2.0.4 layers/linear.py:118, utils/flash_attn.py:293
+    ("NotImplementedError: Bitsandbytes is missing install it with `pip install bitsandbytes`.", "tgi-kernels-missing",
+     ["text-generation-inference"]),
+    ("NotImplementedError: flash attention is not installed", "tgi-kernels-missing", ["flash-attention"]),
+    # xformers ops/fmha/torch_attention_compat.py:105 (0.0.28.post3)
+    ("ImportError: Current Torch with Flash-Attention 2.5.6 doesnt have a compatible aten::_flash_attention_forward "
+     "schema", "xformers-op-unavailable", ["another torch"]),
     # the backtick-quoted pip command of transformers' integration_utils.py:1122 and vLLM's utils/hashing.py:65
     ("ImportError: DagsHubCallback requires dagshub to be installed. Run `pip install dagshub`.",
      "library-needs-package", ["pip install 'dagshub'"]),
@@ -249,6 +262,8 @@ def test_every_engine_signature_is_tested() -> None:
     "AutoSP requires PyTorch >= 2.9",
     "ncclCommSuspend is available in the loaded NCCL library",
     "FP8 runs on GPUs with compute capability >= 8.9",
+    "ImportError: fused_dense is not installed in /opt/ext, rebuilding",
+    "flash attention is not installed by default on CPU images, see the docs",
 ])
 def test_lines_sharing_the_words_stay_unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = explain(text, tmp_path, capsys)
