@@ -203,6 +203,20 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"FP8, a weight-only int8/int4 format before sm_89), or run on a GPU of capability {need} or newer")
 
 
+def _cuda_for_kernel(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """cuda-too-old-for-kernel: the CUDA the kernel needs and the one found (the line's, else the log's toolkit)."""
+    g = h.groups
+    need = _first(g, "need", "need2", "need3", "need4")
+    have = _first(g, "have2", "have3", "have4") or env.cuda.get("nvcc", "") or env.cuda.get("torch_cuda", "")
+    if not need:
+        return None
+    gpu = f"sm_{g['sm'].replace('.', '').rstrip('+')} " if g.get("sm") else ""
+    return (f"the kernel compiled at run time for this {gpu}GPU needs CUDA {need} or newer, and the CUDA found "
+            f"{'is ' + have if have else '(the nvcc on CUDA_HOME, else torch.version.cuda) is older'}",
+            f"point CUDA_HOME at a CUDA toolkit >= {need} of torch's CUDA major, or install the torch build for CUDA "
+            f">= {need} (PyTorch's cu{need.replace('.', '') if '.' in need else need + '0'} index or newer)")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "library-needs-package": _needs_package,
@@ -214,6 +228,7 @@ ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "deepspeed-ops-mismatch": _deepspeed,
     "flashinfer-kernels-unavailable": _flashinfer_kernels,
     "gpu-capability-too-old": _capability,
+    "cuda-too-old-for-kernel": _cuda_for_kernel,
 }
 
 __all__ = ["ENGINE_BUILDERS"]

@@ -198,6 +198,20 @@ POSITIVE = [
     ("WARNING FP8 quantized models is only supported on GPUs with compute capability >= 8.9 (e.g 4090/H100), actual = "
      "`8.6`. We will default to dequantizing", "gpu-capability-too-old", ["sm_89", "sm_86"]),
     ("RuntimeError: Blocked attention requires CUDA compute capability >= 8.0", "gpu-capability-too-old", ["sm_80"]),
+    # flashinfer jit/env.py:168 and :182 (0.7.4): a provider wheel against flashinfer and against the shim
+    ("RuntimeError: flashinfer-jit-cache-cu129 version (0.7.2+cu129) does not match flashinfer version (0.7.4). Run",
+     "flashinfer-jit-cache-provider-version", ["flashinfer download-kernels"]),
+    ("RuntimeError: flashinfer-jit-cache-cu129 version (0.7.4+cu129) does not match flashinfer-jit-cache version "
+     "(0.7.4+cu130). Please install", "flashinfer-jit-cache-provider-version", ["shim"]),
+    # flashinfer compilation_context.py:104, :107, gemm_svdquant.py:641, cake_build.py:199; sglang attention_hook.py:390
+    ("RuntimeError: SM 120 requires CUDA >= 12.8", "cuda-too-old-for-kernel", ["sm_120", "12.8", "cu128"]),
+    ("RuntimeError: SM 12.1+ requires CUDA >= 12.9\ntorch 2.7.1+cu126", "cuda-too-old-for-kernel", ["12.9"]),
+    ("ValueError: Cake NVFP4 SVDQuant requires CUDA 13.0 or later. Current CUDA version: 12.8.", "cuda-too-old-for-kernel",
+     ["CUDA 13.0", "12.8"]),
+    ("RuntimeError: causal_conv1d needs CUDA 12.9 or newer; the local toolkit is 12.4", "cuda-too-old-for-kernel",
+     ["12.9", "12.4"]),
+    ("ValueError: --linear-attn-prefill-backend flashinfer on SM100+ requires CUDA 13+, got CUDA 12.9",
+     "cuda-too-old-for-kernel", ["CUDA 13", "12.9"]),
     # vllm fused_moe/config.py:23 (0.11.0), third_party/pynvml.py:2367 (0.9.2)
     ("ERROR Failed to import Triton kernels. Please make sure your triton version is compatible. Error: X",
      "vllm-triton-kernels-unavailable", ["triton_kernels"]),
@@ -262,6 +276,8 @@ def test_every_engine_signature_is_tested() -> None:
     "AutoSP requires PyTorch >= 2.9",
     "ncclCommSuspend is available in the loaded NCCL library",
     "FP8 runs on GPUs with compute capability >= 8.9",
+    "flashinfer-jit-cache-cu129 version (0.7.4+cu129) matches flashinfer version (0.7.4)",
+    "INFO SM 120 detected, CUDA 12.8 found: compiling for sm_120a",
     "ImportError: fused_dense is not installed in /opt/ext, rebuilding",
     "flash attention is not installed by default on CPU images, see the docs",
 ])
