@@ -212,6 +212,12 @@ POSITIVE = [
      ["12.9", "12.4"]),
     ("ValueError: --linear-attn-prefill-backend flashinfer on SM100+ requires CUDA 13+, got CUDA 12.9",
      "cuda-too-old-for-kernel", ["CUDA 13", "12.9"]),
+    # TensorRT-LLM _common.py (_init) and plugin/plugin.py (_load_plugin_lib)
+    ("ImportError: /usr/local/lib/python3.10/dist-packages/tensorrt_llm/libs/libth_common.so: undefined symbol: "
+     "_ZN3c1017RegisterOperatorsD1Ev\nFATAL: Decoding operators failed to load. This may be caused by an "
+     "incompatibility between PyTorch and TensorRT-LLM. Please rebuild and install TensorRT-LLM.",
+     "tensorrt-llm-ops-load-failed", ["torch and tensorrt"]),
+    ("ImportError: TensorRT LLM Plugin is unavailable", "tensorrt-llm-ops-load-failed", ["libnvinfer"]),
     # vllm fused_moe/config.py:23 (0.11.0), third_party/pynvml.py:2367 (0.9.2)
     ("ERROR Failed to import Triton kernels. Please make sure your triton version is compatible. Error: X",
      "vllm-triton-kernels-unavailable", ["triton_kernels"]),
@@ -277,6 +283,7 @@ def test_every_engine_signature_is_tested() -> None:
     "ncclCommSuspend is available in the loaded NCCL library",
     "FP8 runs on GPUs with compute capability >= 8.9",
     "flashinfer-jit-cache-cu129 version (0.7.4+cu129) matches flashinfer version (0.7.4)",
+    "INFO TensorRT LLM plugin loaded; decoding operators are available",
     "INFO SM 120 detected, CUDA 12.8 found: compiling for sm_120a",
     "ImportError: fused_dense is not installed in /opt/ext, rebuilding",
     "flash attention is not installed by default on CPU images, see the docs",
