@@ -805,7 +805,7 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
                "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
                "torchaudio-cuda-mismatch": "torchaudio", "flash-attn-build-cuda-too-old": "flash-attn",
-               "flash-attn-arch-unsupported": "flash-attn", "xformers-op-unavailable": "xformers",
+               "flash-attn-arch-unsupported": "flash-attn", "xformers-torch-flash-mismatch": "xformers",
                "sgl-kernel-load-failed": "sgl-kernel", "flashinfer-kernels-unavailable": "flashinfer-python",
                "deepgemm-nvcc-unusable": "deep-gemm"}
 # ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,

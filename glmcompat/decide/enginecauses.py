@@ -126,19 +126,6 @@ def _fa_build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "pip install flash-attn --no-build-isolation")
 
 
-def _xformers_op(h: Hit, env: Env, facts: Facts) -> Cause | None:
-    """xformers-op-unavailable: the capability the operator needs and the GPU's, or the operator not built."""
-    g = h.groups
-    if g.get("have_major"):
-        have, need = f"sm_{g['have_major']}{g['have_minor']}", f"sm_{g['need_major']}{g['need_minor']}"
-        old = g.get("which") == "old"
-        return (f"this GPU ({have}) is too {'old' if old else 'new'} for the xFormers operator: it needs capability "
-                f"{g.get('op', '')} {need.replace('sm_', 'sm_')}; no xformers build changes that",
-                "use an operator or attention backend that serves this GPU (`python -m xformers.info` lists them), or "
-                f"{'a GPU of capability ' + need + ' or newer' if old else 'an xformers release that supports it'}")
-    return None
-
-
 def _deepgemm(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     if not g.get("need"):
@@ -222,7 +209,6 @@ ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "library-needs-package": _needs_package,
     "library-needs-newer-package": _needs_newer,
     "flash-attn-build-cuda-too-old": _fa_build_cuda,
-    "xformers-op-unavailable": _xformers_op,
     "deepgemm-nvcc-unusable": _deepgemm,
     "nccl-too-old-for-feature": _nccl_feature,
     "deepspeed-ops-mismatch": _deepspeed,
