@@ -45,10 +45,11 @@ _FA_CSRC = {"fused_dense": "fused_dense_lib", "fused_dense_lib": "fused_dense_li
 def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
-    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext"))
-    req = _first(g, "ac_req", "v_req", "acc_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip")
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext"))
+    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
+    pkg = pkg.removesuffix(" is not installed")  # flash-attn's extension lines name the module in the alternative
     if not pkg and req:  # only the line's pip command names it
         pkg = re.split(r"[\s<>=!~\[;'\"]", req.strip("'\" "), maxsplit=1)[0]
     if not pkg:
@@ -77,7 +78,7 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 # each phrasing's groups: (package, found, needed, upper bound)
 _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_pkg", "", "w_need", ""),
-            ("f_pkg", "f_have", "f_need", ""), ("x_pkg", "x_have", "x_need", "x_max"), ("y_pkg", "", "y_need", ""),
+            ("f_pkg", "f_have", "f_need", ""), ("x_need", "x_have", "x_need", "x_max"), ("y_pkg", "", "y_need", ""),
             ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""),
             ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""))
 
@@ -87,7 +88,9 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     for pk, hk, nk, mk in _TOO_OLD:
         if g.get(pk):
-            pkg, need, top = g[pk], g.get(nk, "").rstrip("."), g.get(mk, "")
+            # xformers' own check names flash-attn in its words; the torch / transformers minimums carry their ">="
+            pkg = "Flash-Attention" if pk == "x_need" else g[pk].replace(">=", "").strip()
+            need, top = g.get(nk, "").rstrip("."), g.get(mk, "")
             have = g.get(hk, "").rstrip(".") if hk else ""
             break
     else:
@@ -96,7 +99,7 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     want = f"{name}>={need}" + (f",<={top}" if top else "")
-    who = "xformers" if "x_pkg" in g else _who(h, env, name) or "the library"
+    who = "xformers" if "x_need" in g else _who(h, env, name) or "the library"
     found = f"{name} {have} is installed" if have else f"the installed {name} is older"
     if top:
         return (f"{who} accepts {name} from {need} to {top} (the range it was built and tested against), and {found}: "

@@ -158,13 +158,26 @@ class _Matcher:
                 self.loose.append((re.compile(tolerant(sig.pattern), re.IGNORECASE), sig))
         words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
         self.gate = re.compile("|".join(map(_gate_word, words)), re.IGNORECASE) if words else None
+        # each keyed signature's literals as the gate reads them (case and quotes folded): a line that holds none of a
+        # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
+        self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
         if self.gate is not None and self.gate.search(line) is not None:
-            keyed = [(m, sig) for pat, sig, _ in self.keyed if (m := pat.search(line)) is not None]
-            out += keyed or [(m, sig) for pat, sig in self.loose if (m := pat.search(line)) is not None]
+            text = _fold(line)
+            near = [i for i, need in enumerate(self.folded) if any(w in text for w in need)]
+            keyed = [(m, self.keyed[i][1]) for i in near if (m := self.keyed[i][0].search(line)) is not None]
+            out += keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
         return out
+
+
+_QUOTE_FOLD = str.maketrans({q: "'" for q in QUOTES})
+
+
+def _fold(text: str) -> str:
+    """``text`` with case and quotes folded, as the gate and the tolerant forms read it (any quote as any other)."""
+    return text.casefold().translate(_QUOTE_FOLD)
 
 
 # --- what a log says besides its signatures: which package, which versions ------------------------------
