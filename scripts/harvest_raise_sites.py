@@ -17,8 +17,10 @@ import ast
 import io
 import json
 import os
+import re
 import sys
 import tarfile
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # glmcompat from this checkout
@@ -69,7 +71,6 @@ def fetch(ic: IndexClient, name: str, version: str, cache: Path) -> dict[str, st
                 nlen = int.from_bytes(head[26:28], "little")
                 xlen = int.from_bytes(head[28:30], "little")
                 data = blob[at + 30 + nlen + xlen:at + 30 + nlen + xlen + m.compressed_size]
-                import zlib
                 raw = zlib.decompress(data, -15) if m.method == 8 else data
                 texts[m.name] = raw.decode("utf-8", "replace")
             i = j + 1
@@ -144,7 +145,6 @@ def template(node: ast.AST) -> tuple[str, str] | None:
 
 
 def _percent(t: str, s: str, args: list[ast.expr]) -> tuple[str, str]:
-    import re
     it = iter(args)
 
     def sub(m: re.Match[str]) -> str:

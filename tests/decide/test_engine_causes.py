@@ -5,6 +5,7 @@ failure and must stay unclaimed."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -228,12 +229,9 @@ def test_engine_raise_sites(text: str, sid: str, words: list[str], tmp_path: Pat
 
 
 def test_every_engine_signature_is_tested() -> None:
-    import tomllib
-
     path = Path(__file__).resolve().parents[2] / "glmcompat" / "matrix" / "data" / "engines-signatures.toml"
     ids = {row["id"] for row in tomllib.loads(path.read_text(encoding="utf-8"))["signature"]}
     assert ids == {sid for _, sid, _ in POSITIVE}
-    assert {sid for _, sid, _ in POSITIVE} - ids == set()
 
 
 @pytest.mark.parametrize("text", [
