@@ -26,15 +26,23 @@ from glmcompat.model.signatures import scan_log  # noqa: E402
 
 COMPAT = re.compile(
     r"(?i)(version|compiled|built (?:for|with|against)|not installed|pip install|is not available|could not import|"
-    r"failed to (?:import|load)|cannot (?:import|load)|unable to (?:import|load)|\\bdriver\\b|\\.so\\b|"
-    r"shared (?:object|library)|compute capability|\\bsm_?\\d|architecture|nvcc|CUDA_HOME|toolkit|C\\+\\+/CUDA|"
+    r"failed to (?:import|load)|cannot (?:import|load)|unable to (?:import|load)|\bdriver\b|\.so\b|"
+    r"shared (?:object|library)|compute capability|\bsm_?\d|architecture|nvcc|CUDA_HOME|toolkit|C\+\+/CUDA|"
     r"extension|requires? .{0,30}>=|incompatib|not compiled|precompiled|cubin|jit.cache|libcuda|nccl)")
 # not a packaging or compatibility failure: a choice logged, a usage error, another vendor's platform, a model's own
 NOT_COMPAT = re.compile(
-    r"(?i)(falling back|fall back|defaulting to|\\busing |deprecated|will be removed|argument|\\brocm|\\bgfx|\\bhip\\b|"
-    r"\\bxpu|neuron|\\btpu|\\bhpu|gaudi|openvino|ascend|\\bnpu\\b|\\bmps\\b|cpu backend|model architecture|"
-    r"please file|tool parser|reasoning parser|shape|out of memory|tensor parallel|\\bmust be\\b|not supported (?:for|with|when|in) |"
+    r"(?i)(falling back|fall back|defaulting to|\busing |deprecated|will be removed|argument|\brocm|\bgfx|\bhip\b|"
+    r"\bxpu|neuron|\btpu|\bhpu|gaudi|openvino|ascend|\bnpu\b|\bmps\b|cpu backend|model architecture|"
+    r"please file|tool parser|reasoning parser|shape|out of memory|tensor parallel|\bmust be\b|not supported (?:for|with|when|in) |"
     r"only supports? |expected .{0,40}got|checkpoint|config(?:uration)? file|tokenizer_config|chat template)")
+
+# --strict: only the phrases of a packaging or compatibility failure (a package missing or at the wrong version, a build
+# for another torch or CUDA, a library, the GPU's architecture, the toolkit)
+STRICT = re.compile(
+    r"(?i)(not installed|pip3? install|version (?:must be|is wrong|mismatch|is too old|>=)|incompatible version|"
+    r"does not match|compiled (?:for|against|with)|built (?:for|against|with)|\.so\b|shared object|undefined symbol|"
+    r"compute capability (?:>=|of at least)|requires (?:sm|cuda) ?\d|requires cuda >=|nvcc|cuda_home|ninja|"
+    r"c\+\+/cuda extension|cuda extensions|precompiled)")
 
 
 def main(argv: list[str]) -> int:
@@ -42,6 +50,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("files", nargs="+")
     ap.add_argument("--misses", action="store_true", help="print the messages no signature names")
     ap.add_argument("--all", action="store_true", help="keep every message, not only the compatibility ones")
+    ap.add_argument("--strict", action="store_true", help="keep only the phrases of a packaging failure (STRICT)")
     a = ap.parse_args(argv)
     facts = load_facts()
     sigs = facts.rows("signature")
@@ -55,6 +64,8 @@ def main(argv: list[str]) -> int:
                     r["package"], r["package"])
                 t = r["template"]
                 if not a.all and (not COMPAT.search(t) or NOT_COMPAT.search(t)):
+                    continue
+                if a.strict and not STRICT.search(t):
                     continue
                 key = (lib, re.sub(r"\{[^}]*\}", "{}", t).strip())
                 seen.setdefault(key, r)
