@@ -45,8 +45,8 @@ _FA_CSRC = {"fused_dense": "fused_dense_lib", "fused_dense_lib": "fused_dense_li
 def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
-    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext"))
-    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip")
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod"))
+    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
     pkg = pkg.removesuffix(" is not installed")  # flash-attn's extension lines name the module in the alternative
@@ -59,6 +59,11 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     who = _who(h, env, pkg) or "the library"
     cause = (f"{who} needs {pkg} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
              f"dependency {who} imports only for this, so installing {who} did not bring it")
+    if "fa2" in g or "fa_mod" in g:  # transformers' flash-attention check: flash-attn's wheel must fit torch and CUDA
+        return (f"{who} was asked for FlashAttention ({g.get('fa_mod') or 'flash_attn'}), and flash-attn is not "
+                "installed in the Python that runs",
+                "install flash-attn built for the installed torch and CUDA (its prebuilt wheel for that pair, or pip "
+                "install flash-attn --no-build-isolation), or load the model with attn_implementation='sdpa'")
     if "cp_pkg" in g:
         cuda = env.cuda.get("torch_cuda", "")
         major = cuda.split(".", 1)[0] if cuda else ""
@@ -80,7 +85,9 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
 _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_pkg", "", "w_need", ""),
             ("f_pkg", "f_have", "f_need", ""), ("x_need", "x_have", "x_need", "x_max"), ("y_pkg", "", "y_need", ""),
             ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""),
-            ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""))
+            ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""), ("pi_pkg", "", "pi_need", ""),
+            ("rj_pkg", "rj_have", "rj_need", ""), ("yn_pkg", "", "yn_need", ""), ("ut_pkg", "ut_have", "ut_need", ""),
+            ("yv_pkg", "", "yv_need", ""), ("dr_pkg", "", "dr_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -89,13 +96,14 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
     for pk, hk, nk, mk in _TOO_OLD:
         if g.get(pk):
             # xformers' own check names flash-attn in its words; the torch / transformers minimums carry their ">="
-            pkg = "Flash-Attention" if pk == "x_need" else g[pk].replace(">=", "").strip()
+            pkg = ("Flash-Attention" if pk == "x_need" else "DeepSpeed" if pk == "dr_pkg"
+                   else g[pk].replace(">=", "").strip())
             need, top = g.get(nk, "").rstrip("."), g.get(mk, "")
             have = g.get(hk, "").rstrip(".") if hk else ""
             break
     else:
         return None
-    name = {"DeepSpeed": "deepspeed", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
+    name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
             "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     want = f"{name}>={need}" + (f",<={top}" if top else "")

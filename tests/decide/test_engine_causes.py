@@ -212,6 +212,36 @@ POSITIVE = [
      "incompatibility between PyTorch and TensorRT-LLM. Please rebuild and install TensorRT-LLM.",
      "tensorrt-llm-ops-load-failed", ["torch and tensorrt"]),
     ("ImportError: TensorRT LLM Plugin is unavailable", "tensorrt-llm-ops-load-failed", ["libnvinfer"]),
+    # vLLM's and transformers' ". Install it with" lines, transformers' flash-attn checks
+    ("ImportError: ConfigManager requires helion to be installed. Install it with: pip install helion",
+     "library-needs-package", ["pip install 'helion'"]),
+    ("ImportError: The 'sinq' package is not installed. Please install it with: pip install sinq", "library-needs-package",
+     ["sinq"]),
+    ("ImportError: tilelang is required for mhc but is not installed. Install it with `pip install tilelang`.",
+     "library-needs-package", ["tilelang"]),
+    ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "
+     "flash_attn seems to be not installed. Please refer to the documentation", "library-needs-package",
+     ["flash-attn", "--no-build-isolation", "sdpa"]),
+    ("RuntimeError: Flash Attention 2 is not installed. Please refer to "
+     "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install it", "library-needs-package",
+     ["flash-attn"]),
+    # more minimums: vLLM's quantization imports, transformers' chat template / offload / torchao / GPTQ, accelerate's TP
+    ("ImportError: Please install torchao>=0.10.0 via `pip install torchao>=0.10.0` to use torchao quantization.",
+     "library-needs-newer-package", ["torchao>=0.10.0"]),
+    ("ImportError: apply_chat_template requires jinja2>=3.1.6 to be installed. Your version is 3.1.4. You can upgrade",
+     "library-needs-newer-package", ["jinja2 3.1.4", "jinja2>=3.1.6"]),
+    ("ImportError: You need accelerate version to be greater or equal than 0.31 to save models with offloaded "
+     "parameters. Detected version 0.30.1.", "library-needs-newer-package", ["accelerate>=0.31"]),
+    ("RuntimeError: In order to use safetensors with torchao, please use torchao version >= 0.14.0. Current version: "
+     "0.12.0", "library-needs-newer-package", ["torchao 0.12.0", "torchao>=0.14.0"]),
+    ("ImportError: You need a version of auto_gptq >= 0.4.2 to use GPTQ: `pip install --upgrade auto-gptq`",
+     "library-needs-newer-package", ["auto-gptq>=0.4.2"]),
+    ("ImportError: Deepspeed TP requires deepspeed >= 0.16.4, Please update DeepSpeed via `pip install deepspeed -U`.",
+     "library-needs-newer-package", ["deepspeed>=0.16.4"]),
+    # vLLM 0.34.0's kernel builders (fmha_sm100 decode_q8kv4/_build_utils.py:141)
+    ("RuntimeError: No runnable CUDA toolkit was found. Set CUDA_HOME or CUDACXX to a toolkit containing a host-compatible "
+     "bin/nvcc. Tried: /usr/local/cuda", "cuda-toolkit-not-found", ["CUDA_HOME"]),
+    ("RuntimeError: CUDA_HOME/nvcc not found; a CUDA 13 toolkit is required", "cuda-toolkit-not-found", ["nvcc"]),
     # vllm fused_moe/config.py:23 (0.11.0), third_party/pynvml.py:2367 (0.9.2)
     ("ERROR Failed to import Triton kernels. Please make sure your triton version is compatible. Error: X",
      "vllm-triton-kernels-unavailable", ["triton_kernels"]),
@@ -278,6 +308,9 @@ def test_every_engine_signature_is_tested() -> None:
     "ncclCommSuspend is available in the loaded NCCL library",
     "FP8 runs on GPUs with compute capability >= 8.9",
     "flashinfer-jit-cache-cu129 version (0.7.4+cu129) matches flashinfer version (0.7.4)",
+    "See the docs. Install it with care: the plugin is optional",
+    "Please install torchao to get the fastest kernels",
+    "INFO CUDA toolkit found at /usr/local/cuda; CUDA_HOME set",
     "INFO TensorRT LLM plugin loaded; decoding operators are available",
     "INFO SM 120 detected, CUDA 12.8 found: compiling for sm_120a",
     "ImportError: fused_dense is not installed in /opt/ext, rebuilding",
