@@ -45,7 +45,8 @@ _FA_CSRC = {"fused_dense": "fused_dense_lib", "fused_dense_lib": "fused_dense_li
 def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
-    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod"))
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
+                               "ni2_pkg"))
     req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
@@ -192,6 +193,12 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     need = g.get("need") or g.get("need2", "")
     have = g.get("have") or env.capability
+    if g.get("sm_only"):  # SGLang's list of the architectures a kernel is built for
+        gpu = f"this GPU (compute capability {have})" if have else "this GPU"
+        return (f"the kernel is built only for SM{g['sm_only']}, and {gpu} is none of them: no package version changes "
+                "that", "choose another backend for this GPU (the option the line names), or run on one of those GPUs")
+    if g.get("sm_min"):
+        need = f"{g['sm_min'][:-1]}.{g['sm_min'][-1]}"
     if not need:
         return None
     gpu = f"this GPU (compute capability {have}, sm_{have.replace('.', '')})" if have else "this GPU"

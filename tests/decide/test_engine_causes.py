@@ -238,6 +238,18 @@ POSITIVE = [
      "library-needs-newer-package", ["auto-gptq>=0.4.2"]),
     ("ImportError: Deepspeed TP requires deepspeed >= 0.16.4, Please update DeepSpeed via `pip install deepspeed -U`.",
      "library-needs-newer-package", ["deepspeed>=0.16.4"]),
+    # SGLang's "Please install X via", "X is not installed. Please install", "vllm is not installed, to use"
+    ("ImportError: Please install gguf via `pip install gguf` to use gguf quantizer.", "library-needs-package", ["gguf"]),
+    ("ImportError: DeepEP is not installed. Please install DeepEP package from https://github.com/deepseek-ai/deepep.",
+     "library-needs-package", ["DeepEP"]),
+    ("ImportError: vllm is not installed, to use CompressedTensorsW8A16Fp8, please install vllm", "library-needs-package",
+     ["vllm"]),
+    # SGLang's SM checks (quantization/mxfp4.py:655, :439, mxfp4_marlin_moe.py:161)
+    ("RuntimeError: MXFP4 Marlin requires SM90+.", "gpu-capability-too-old", ["9.0", "sm_90"]),
+    ("NotImplementedError: moe_runner_backend=flashinfer_mxfp4 requires SM90, SM100, or SM120.",
+     "gpu-capability-too-old", ["SM90, SM100, or SM120"]),
+    ("RuntimeError: MXFP4 Marlin requires SM90 or SM120.", "gpu-capability-too-old", ["SM90 or SM120"]),
+    ("RuntimeError: Cannot find any available NVCC compiler", "cuda-toolkit-not-found", ["CUDA_HOME"]),
     # vLLM 0.34.0's kernel builders (fmha_sm100 decode_q8kv4/_build_utils.py:141)
     ("RuntimeError: No runnable CUDA toolkit was found. Set CUDA_HOME or CUDACXX to a toolkit containing a host-compatible "
      "bin/nvcc. Tried: /usr/local/cuda", "cuda-toolkit-not-found", ["CUDA_HOME"]),
@@ -308,6 +320,8 @@ def test_every_engine_signature_is_tested() -> None:
     "ncclCommSuspend is available in the loaded NCCL library",
     "FP8 runs on GPUs with compute capability >= 8.9",
     "flashinfer-jit-cache-cu129 version (0.7.4+cu129) matches flashinfer version (0.7.4)",
+    "Please install the package from the release page if you build from source",
+    "the cluster requires SM90 nodes for this job; scheduling on sm_90 queue",
     "See the docs. Install it with care: the plugin is optional",
     "Please install torchao to get the fastest kernels",
     "INFO CUDA toolkit found at /usr/local/cuda; CUDA_HOME set",
