@@ -2,7 +2,7 @@
 each names the package, the versions and the library the line prints, and what the log shows besides (the version
 the environment holds, the CUDA toolkit, the GPU's capability). Pure: no I/O.
 
-The rows come from a sweep of the libraries' raise, warn and log sites (scripts/harvest_raise_sites.py); the groups
+The rows come from a sweep of the libraries' raise, warn and log sites (scripts/harvest_engine_raise_sites.py); the groups
 read here are the ones those rows' patterns capture, one prefix per phrasing (``p_`` peft's check, ``a_`` accelerate's,
 ``w_`` the engines' "version is wrong", ...).
 """

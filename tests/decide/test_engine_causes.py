@@ -1,5 +1,5 @@
 """``glmcompat explain`` on the text the engines and their companions raise, warn or log (quoted from the raise sites
-each [[signature]] row of glmcompat/matrix/data/engines-signatures.toml cites, at the releases scripts/harvest_raise_sites.py
+each [[signature]] row of glmcompat/matrix/data/engines-signatures.toml cites, at the releases scripts/harvest_engine_raise_sites.py
 read), in each phrasing the sources produce across releases, and the lines that share their words but are no such
 failure and must stay unclaimed."""
 

@@ -1,12 +1,12 @@
 """Which harvested raise-site messages ``glmcompat explain`` names a cause for (issue 38's sweep).
 
-Reads the JSON lines of scripts/harvest_raise_sites.py, keeps the messages that describe a packaging or compatibility
+Reads the JSON lines of scripts/harvest_engine_raise_sites.py, keeps the messages that describe a packaging or compatibility
 failure (:data:`COMPAT`, a word list, then :data:`NOT_COMPAT`), prefixes each with the exception's class as Python
 prints it (``ImportError: ...``), and runs explain's own scan and diagnosis on it (the matrix's [[signature]] rows, as
 ``glmcompat explain`` does). Prints, per library, how many distinct messages were kept and how many are named; with
 ``--misses``, the messages not named, with file:line at the release.
 
-    python scripts/raise_site_coverage.py /tmp/h/*.jsonl [--misses]
+    python scripts/engine_raise_site_coverage.py /tmp/h/*.jsonl [--misses]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ wheel reader; an sdist, a .tar.gz, is read whole), parsed with :mod:`ast`, and e
 f-string, ``%``- or ``.format``-built) is printed as one JSON line: package, version, file, line, kind, the template
 (``{}`` where a value is filled in) and an instance of it with plausible values.
 
-    python scripts/harvest_raise_sites.py vllm==0.6.3 vllm==0.11.0 ... > raise-sites.jsonl
+    python scripts/harvest_engine_raise_sites.py vllm==0.6.3 vllm==0.11.0 ... > raise-sites.jsonl
 
 ``--cache DIR`` keeps the sources read (DIR/<package>-<version>/<path>) so a second run reads nothing.
 """
