@@ -22,6 +22,7 @@ such; anything else as UTF-8 with undecodable bytes replaced.
 from __future__ import annotations
 
 import codecs
+import functools
 import importlib
 import re
 from collections import deque
@@ -62,9 +63,21 @@ class SignatureRow(Protocol):
 
 
 def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str], SignatureRow]]:
-    return [(re.compile(s.pattern), s) for s in signatures]
+    return [(_compile(s.pattern), s) for s in signatures]
 
 
+# What a matcher derives from a pattern, kept per pattern text for the process: a log read in-process again (the API,
+# the tests) builds its matcher from these instead of parsing every signature anew (hundreds of patterns, more than
+# re's own cache holds). Pure functions of the text, so the memo cannot change an answer.
+_compile = functools.lru_cache(maxsize=4096)(re.compile)
+
+
+@functools.lru_cache(maxsize=4096)
+def _loose(pattern: str) -> re.Pattern[str]:
+    return re.compile(tolerant(pattern), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
 def required_literals(pattern: str) -> tuple[str, ...] | None:
     """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, or one
     per alternative of a group every match passes through); None when this reader finds none of at least 3
@@ -132,6 +145,11 @@ def tolerant(pattern: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=8)
+def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(_gate_word, words)), re.IGNORECASE)
+
+
 def _gate_word(word: str) -> str:
     return "".join(_QUOTE_CLASS if ch in QUOTES else re.escape(ch) for ch in word)
 
@@ -155,9 +173,9 @@ class _Matcher:
                 self.always.append((pat, sig))
             else:
                 self.keyed.append((pat, sig, need))
-                self.loose.append((re.compile(tolerant(sig.pattern), re.IGNORECASE), sig))
+                self.loose.append((_loose(sig.pattern), sig))
         words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
-        self.gate = re.compile("|".join(map(_gate_word, words)), re.IGNORECASE) if words else None
+        self.gate = _gate(tuple(words)) if words else None
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
