@@ -494,8 +494,10 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes the GPU's compute "
                 "capability (nvidia-smi --query-gpu=compute_cap --format=csv), or rebuild torch from source with "
                 "TORCH_CUDA_ARCH_LIST set to it")
-    sm = g.get("sm") or g.get("cc", "").replace(".", "")
-    gpu_name = (g.get("gpu") or g.get("found_gpu") or "").strip()
+    sm = (g.get("sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
+    gpu_name = (g.get("gpu") or g.get("found_gpu") or g.get("old_gpu") or "").strip()
+    if not sm:  # a line of the warning that names no capability (the row's words)
+        return None
     torch, built = env.version("torch"), _torch_cuda(env, facts)
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""

@@ -1,0 +1,99 @@
+"""The torch family's raise sites (issue 38's sweep by library): each packaging or compatibility message that torch,
+torchvision, torchaudio, triton, NumPy and the CUDA runtime can print, as the library formats it
+(tests/fixtures/raise_sites/torch-family.toml, listed from the wheels by scripts/harvest_raise_sites.py), is named by
+the signature it should get; the sweep's harmless notices, and lines that share a signature's words but tell of no
+failure, stay unclaimed."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.decide.explaining import diagnoses, explain
+
+TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "torch-family.toml"
+MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+
+
+def test_the_table_covers_every_library_of_the_family():
+    libs = {m["library"] for m in MESSAGES}
+    assert {"torch", "torchvision", "torchaudio", "triton", "numpy", "cuda-runtime"} <= libs
+    assert all(m["source"] and m["text"] for m in MESSAGES)
+    assert sum(bool(m["expect"]) for m in MESSAGES) >= 70
+
+
+@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: f"{m['library']}:{m['text'][:50]}")
+def test_each_message_is_named(m, tmp_path, capsys):
+    diagnoses(m["text"], m["expect"], [], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: f"{m['library']}:{m['text'][:50]}")
+def test_a_harmless_message_is_not_claimed(m, tmp_path, capsys):
+    code, out = explain(m["text"], tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+# words a signature reads, in lines that tell of no failure
+UNCLAIMED = [
+    "INFO: Your compiler (g++ 11.4.0) is compatible with PyTorch",
+    "Using ninja as the BuildExtension backend",
+    "Found C compiler: /usr/bin/gcc (CC environment variable unset)",
+    "torch.cuda: GPU 0 (NVIDIA H100) has cuda capability 9.0, which this PyTorch supports",
+    "Known CUDA arch (9.0) and GPU supported",
+    "PyTorch was compiled with CUDA support (12.8)",
+    "is PyTorch linked with support for cuda devices: True",
+    "cuda driver loaded, cuda enabled",
+    "Opened libcuda.so.1 from /usr/lib/x86_64-linux-gnu",
+    "PyTorch is compiled with NCCL support (2.21.5)",
+    "triton package is installed (3.4.0)",
+    "Installed triton version: 3.4.0",
+    "API call is supported in the installed CUDA driver",
+    "NumPy 2.0.2 is installed",
+    "numpy._core.multiarray imported",
+    "Loaded PyTorch C extensions from site-packages/torch/_C.cpython-311-x86_64-linux-gnu.so",
+    "torch.compile is supported on Python 3.12",
+    "PyTorch was compiled with cuDNN support (90100)",
+    "cuDNN library found: libcudnn.so.9",
+    "PTX JIT compiler library found: libnvidia-ptxjitcompiler.so.1",
+    "FFmpeg 6 extension is available.",
+    "TorchAudio is built with FFmpeg integration.",
+    "Importing the numpy C-extensions succeeded.",
+    "DeprecationWarning: `numpy.distutils` is deprecated since NumPy 1.23.0, as a result of the deprecation of `distutils` itself.",
+    "Triton supports CUDA 12.8",
+    "Found NVRTC library libnvrtc.so.12",
+    "Distributed package has MPI built in",
+]
+
+
+@pytest.mark.parametrize("line", UNCLAIMED)
+def test_a_line_with_a_signatures_words_is_not_claimed(line, tmp_path, capsys):
+    code, out = explain(line, tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+def test_the_old_gpu_warning_names_the_gpu_and_its_capability(tmp_path, capsys):
+    """torch's old-GPU warning as _check_capability prints it (torch-2.7.1 wheel torch/cuda/__init__.py:262): one
+    diagnosis, naming the GPU and its compute capability."""
+    text = ("UserWarning:\n    Found GPU0 Tesla K80 which is of cuda capability 3.7.\n"
+            "    PyTorch no longer supports this GPU because it is too old.\n"
+            "    The minimum cuda capability supported by this library is 5.0.\n")
+    out = diagnoses(text, "torch-arch-unsupported", ["Tesla K80", "sm_37"], tmp_path, capsys)
+    assert out.count("torch-arch-unsupported") == 1, out
+
+
+def test_a_numpy_2_build_under_numpy_1_names_numpy_2(tmp_path, capsys):
+    """NumPy 1.x's import_array refusing a module built with NumPy 2 (its ABI version 0x2000000): numpy>=2.0."""
+    diagnoses("RuntimeError: module compiled against ABI version 0x2000000 but this version of numpy is 0x1000009",
+              "numpy-too-old", ["numpy>=2.0"], tmp_path, capsys)
+
+
+def test_triton_without_a_c_compiler_says_so(tmp_path, capsys):
+    """triton's launcher build with no C compiler (triton-3.1.0 wheel triton/runtime/build.py:32): the C compiler,
+    not ninja."""
+    text = ('  File "/usr/lib/python3/site-packages/triton/runtime/build.py", line 32, in _build\n'
+            "    raise RuntimeError(\"Failed to find C compiler. Please specify via CC environment variable.\")\n"
+            "RuntimeError: Failed to find C compiler. Please specify via CC environment variable.")
+    out = diagnoses(text, "build-tool-missing", ["C compiler", "CC"], tmp_path, capsys)
+    assert "ninja" not in out, out
