@@ -26,14 +26,16 @@ TORCH_FILES = re.compile(r"torch/(__init__|_utils_internal|version|hub|cuda/__in
                          r"backends/cuda/__init__|distributed/distributed_c10d|distributed/__init__|cuda/nccl|"
                          r"_inductor/(exc|utils|codecache|cpp_builder)|_dynamo/(exc|utils)|_inductor/runtime/\w{1,40}|"
                          r"_C/__init__|_library/\w{1,40}|ops)\.py$")
+TORCH_WIDE = re.compile(r"torch/(_inductor|_dynamo|utils|cuda|backends|_library|_C|hub|distributed/[a-z_]{1,40}\.py$|"
+                        r"_utils_internal|__init__|__config__|version|_ops|_subclasses|multiprocessing|library)")
 WANT: list[tuple[str, tuple[str, ...], Callable[[str], bool]]] = [
     ("torch", ("2.1.2", "2.4.1", "2.7.1", "2.9.1"), lambda n: TORCH_FILES.match(n) is not None),
-    ("torchvision", ("0.16.2", "0.24.1"), lambda n: re.match(r"torchvision/(extension|_internally_replaced_utils|"
-                                                             r"io/image|io/_load_gpu_decoder|__init__)\.py$", n) is not None),
-    ("torchaudio", ("2.1.2", "2.9.1"), lambda n: n.startswith("torchaudio/_extension/") and n.endswith(".py")),
-    ("triton", ("2.1.0", "3.1.0", "3.5.1"), lambda n: re.match(r"triton/(backends/nvidia/(driver|compiler)|"
-                                                              r"runtime/(build|driver|jit|autotuner|errors)|"
-                                                              r"__init__|common/build|compiler/compiler|"
+    # one release read wide: every module of the packages where packaging failures surface
+    ("torch", ("2.9.1",), lambda n: TORCH_FILES.match(n) is None and TORCH_WIDE.match(n) is not None),
+    ("torchvision", ("0.16.2", "0.24.1"), lambda n: n.startswith("torchvision/") and n.endswith(".py")),
+    ("torchaudio", ("2.1.2", "2.9.1"), lambda n: n.startswith("torchaudio/") and n.endswith(".py")),
+    ("triton", ("2.1.0", "3.1.0", "3.5.1"), lambda n: re.match(r"triton/(backends/\w{1,20}/\w{1,40}|runtime/\w{1,40}|"
+                                                              r"__init__|common/\w{1,40}|compiler/\w{1,40}|tools/\w{1,40}|"
                                                               r"knobs)\.py$", n) is not None),
     ("numpy", ("1.26.4", "2.0.2", "2.3.5"), lambda n: re.match(r"numpy/(_?core/(__init__|multiarray|_multiarray_umath|"
                                                                r"overrides)|__init__|_utils/__init__)\.py$", n) is not None),
@@ -46,6 +48,16 @@ RAW: list[tuple[str, str, str, str]] = [
     ("numpy", "2.3.5", "numpy/_core/include/numpy/__multiarray_api.h", "numpy import_array"),
     ("triton", "3.5.1", "triton/backends/nvidia/driver.c", "triton's CUDA driver glue"),
     ("nvidia-cuda-runtime-cu12", "12.9.79", "nvidia/cuda_runtime/lib/libcudart.so.12", "cudaGetErrorString"),
+    ("torch", "2.9.1", "torch/include/ATen/cuda/Exceptions.h", "torch's CUDA library checks"),
+    ("torch", "2.9.1", "torch/include/c10/cuda/CUDAException.h", "torch's CUDA checks"),
+    ("torch", "2.9.1", "torch/include/torch/csrc/distributed/c10d/NCCLUtils.hpp", "torch's NCCL checks"),
+]
+# headers whose enums name a library's error codes (the names its callers print): member -> the enum prefix
+ENUMS: list[tuple[str, str, str, str]] = [
+    ("nvidia-cuda-runtime-cu12", "12.9.79", "nvidia/cuda_runtime/include/driver_types.h", "cudaError"),
+    ("nvidia-cudnn-cu12", "9.10.2.21", "nvidia/cudnn/include/cudnn_graph.h", "CUDNN_STATUS_"),
+    ("nvidia-cublas-cu12", "12.9.1.4", "nvidia/cublas/include/cublas_api.h", "CUBLAS_STATUS_"),
+    ("nvidia-nccl-cu12", "2.27.5", "nvidia/nccl/include/nccl.h", "nccl"),
 ]
 RAW_WORDS = re.compile(rb"(?i)driver|version|compiled|CUDA|capabilit|library|found|support|API|PTX|toolchain|import|"
                        rb"kernel image|invalid|initiali[sz]|stub|insufficient|JIT")
@@ -94,7 +106,9 @@ def sites(source: str) -> Iterator[tuple[int, str, str]]:
             t = _text(node.exc.args[0], names)
             if t and not t.startswith("{"):
                 yield node.lineno, "raise " + ast.unparse(node.exc.func), t
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WARN and node.args:
+        elif isinstance(node, ast.Call) and node.args and (
+                isinstance(node.func, ast.Attribute) and node.func.attr in WARN
+                or isinstance(node.func, ast.Name) and node.func.id in WARN):
             t = _text(node.args[0], names)
             if t and not t.startswith("{"):
                 yield node.lineno, "warn", t
@@ -119,7 +133,11 @@ def main() -> int:
                     if not pick(m.name):
                         continue
                     src = zf.read(m).decode("utf-8", "replace")
-                    for line, kind, text in sites(src):
+                    try:
+                        found_sites = list(sites(src))
+                    except SyntaxError:  # not Python this interpreter parses (a template, a data file named .py)
+                        continue
+                    for line, kind, text in found_sites:
                         print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": m.name,
                                           "line": line, "kind": kind, "text": text}))
                 sys.stdout.flush()
@@ -137,6 +155,24 @@ def main() -> int:
                 if len(text) >= 20 and RAW_WORDS.search(text):
                     print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": member,
                                       "line": where, "kind": "string " + what, "text": text.decode()}))
+        for dist, rel, member, prefix in ENUMS:
+            try:
+                f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
+            except Exception as e:  # noqa: BLE001 - a release the index lacks: say so, go on
+                print(f"{dist}=={rel}: {e}", file=sys.stderr)
+                continue
+            zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
+            lines = zf.read(member).decode("utf-8", "replace").splitlines()
+            for n, ln in enumerate(lines, 1):
+                m = re.match(r"\s*(" + prefix + r"\w{1,80})\s*=\s*(-?\d{1,6})", ln)
+                if m:  # the enum constant, with the comment block above it (what the header says it means)
+                    doc = []
+                    for prev in reversed(lines[max(0, n - 8):n - 1]):
+                        if re.match(r"\s*(" + prefix + r")\w", prev):
+                            break
+                        doc.insert(0, prev.strip(" /*"))
+                    print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": member, "line": n,
+                                      "kind": f"enum {m.group(2)}", "text": m.group(1) + ": " + " ".join(d for d in doc if d)}))
     return 0
 
 

@@ -175,6 +175,12 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                 "cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the one its build needs",
                 f"put cuDNN {built} or newer first on the loader's path (remove the directory holding cuDNN {found} from "
                 f"LD_LIBRARY_PATH, or install cuDNN {built}), or install the {who} build made for cuDNN {found}")
+    if "cudnn_status" in g:  # cuDNN's own status: its libraries are of two releases
+        return (f"cuDNN reports {g['cudnn_status']}: the cuDNN libraries the process loaded are of different releases (the "
+                "front library from one cuDNN, its sub-libraries from another: a system or conda cuDNN on the loader's path "
+                "next to the nvidia-cudnn wheel)",
+                "keep one cuDNN: remove the other copy's directory from LD_LIBRARY_PATH (or `unset LD_LIBRARY_PATH`) so that "
+                "every libcudnn*.so comes from the same place (for torch, its nvidia-cudnn wheel)")
     built, found = _cudnn_version(g.get("compiled", "")), _cudnn_version(g.get("runtime", ""))
     torch = env.version("torch")
     loaded = next((p for so, p in env.libs.items() if so.startswith("libcudnn")), "")
