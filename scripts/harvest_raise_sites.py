@@ -29,7 +29,7 @@ TORCH_FILES = re.compile(r"torch/(__init__|_utils_internal|version|hub|cuda/__in
 TORCH_WIDE = re.compile(r"torch/(_inductor|_dynamo|utils|cuda|backends|_library|_C|hub|distributed/[a-z_]{1,40}\.py$|"
                         r"_utils_internal|__init__|__config__|version|_ops|_subclasses|multiprocessing|library)")
 WANT: list[tuple[str, tuple[str, ...], Callable[[str], bool]]] = [
-    ("torch", ("2.1.2", "2.4.1", "2.7.1", "2.9.1"), lambda n: TORCH_FILES.match(n) is not None),
+    ("torch", ("1.13.1", "2.0.1", "2.1.2", "2.4.1", "2.7.1", "2.9.1"), lambda n: TORCH_FILES.match(n) is not None),
     # one release read wide: every module of the packages where packaging failures surface
     ("torch", ("2.9.1",), lambda n: TORCH_FILES.match(n) is None and TORCH_WIDE.match(n) is not None),
     ("torchvision", ("0.16.2", "0.24.1"), lambda n: n.startswith("torchvision/") and n.endswith(".py")),
@@ -61,6 +61,7 @@ ENUMS: list[tuple[str, str, str, str]] = [
 ]
 RAW_WORDS = re.compile(rb"(?i)driver|version|compiled|CUDA|capabilit|library|found|support|API|PTX|toolchain|import|"
                        rb"kernel image|invalid|initiali[sz]|stub|insufficient|JIT")
+PYTHON = {("torch", "1.13.1"): "cp310"}  # the interpreter whose wheel is read, where a release has none for cp311
 WARN = {"warn", "warning", "warn_once", "warning_once"}
 
 
@@ -127,7 +128,7 @@ def main() -> int:
     with IndexClient(None) as ic:
         for dist, releases, pick in WANT:
             for rel in releases:
-                f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
+                f = ic.find_wheel(dist, rel, python=PYTHON.get((dist, rel), "cp311"), platform="manylinux_x86_64")
                 zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
                 for m in zf.members:
                     if not pick(m.name):
