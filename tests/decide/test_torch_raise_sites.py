@@ -105,3 +105,49 @@ def test_triton_without_a_c_compiler_says_so(tmp_path, capsys):
             "RuntimeError: Failed to find C compiler. Please specify via CC environment variable.")
     out = diagnoses(text, "build-tool-missing", ["C compiler", "CC"], tmp_path, capsys)
     assert "ninja" not in out, out
+
+
+def _harvester():  # scripts/harvest_raise_sites.py, the script that lists the raise sites (not a package module)
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "harvest_raise_sites.py"
+    spec = importlib.util.spec_from_file_location("harvest_raise_sites", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_harvester_reads_raises_warnings_asserts_and_message_constants():
+    """The shapes torch's sources raise in (quoted from the torch-2.7.1 and 2.9.1 wheels and triton-3.1.0's): a message
+    held in a constant and formatted, a warning built by %, an f-string, an assert's message."""
+    source = '''
+CUDA_MISMATCH_MESSAGE = """
+The detected CUDA version ({0}) mismatches the version that was used to compile
+PyTorch ({1}). Please make sure to use the same CUDA versions.
+"""
+def check(cuda_str_version, torch_cuda_version):
+    raise RuntimeError(CUDA_MISMATCH_MESSAGE.format(cuda_str_version, torch.version.cuda))
+def lazy():
+    if not hasattr(torch._C, "_cuda_getDeviceCount"):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+def capability(d, name, major, minor):
+    old_gpu_warn = """
+    Found GPU%d %s which is of cuda capability %d.%d.
+    PyTorch no longer supports this GPU because it is too old.
+    """
+    warnings.warn(old_gpu_warn % (d, name, major, minor))
+def arch(arch):
+    raise ValueError(f"Unknown CUDA arch ({arch}) or GPU not supported")
+def libcuda_dirs(dirs):
+    msg = 'libcuda.so cannot found!\\n'
+    assert any(os.path.exists(os.path.join(path, 'libcuda.so')) for path in dirs), msg
+'''
+    got = {(kind, text.strip()) for _, kind, text in _harvester().sites(source)}
+    mismatch = next(t for k, t in got if k == "raise RuntimeError")
+    assert mismatch.startswith("The detected CUDA version ({0}) mismatches")
+    assert ("raise AssertionError", "Torch not compiled with CUDA enabled") in got
+    assert any(k == "warn" and "PyTorch no longer supports this GPU because it is too old." in t for k, t in got)
+    assert ("raise ValueError", "Unknown CUDA arch ({arch}) or GPU not supported") in got
+    assert ("assert", "libcuda.so cannot found!") in got
+    assert any(k == "constant CUDA_MISMATCH_MESSAGE" for k, _ in got)
