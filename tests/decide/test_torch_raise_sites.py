@@ -72,6 +72,8 @@ UNCLAIMED = [
     "Found ptxas at /usr/local/cuda/bin/ptxas",
     "cuda video backend is available.",
     "NVTX functions installed",
+    "libcublas.so.12 found in the system path: /venv/lib/python3.11/site-packages/nvidia/cublas/lib",
+    "Found 1 active drivers (CudaDriver)",
 ]
 
 
