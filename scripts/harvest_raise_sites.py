@@ -91,6 +91,12 @@ def _text(node: ast.expr, names: dict[str, str] | None = None) -> str | None:
     return None
 
 
+def _worded(text: str) -> bool:
+    """Whether a message has words of its own besides its formatted fields (``{lib_name} not found in the system
+    path {sys.path}`` has; ``{CUDA_MISMATCH_MESSAGE}`` has not: the constant is listed where it is bound)."""
+    return len(re.sub(r"\{[^{}]{0,200}\}", "", text).strip()) >= 15
+
+
 def sites(source: str) -> Iterator[tuple[int, str, str]]:
     """(line, kind, text) of each raise, warning and message constant of one Python file."""
     tree = ast.parse(source)
@@ -105,17 +111,17 @@ def sites(source: str) -> Iterator[tuple[int, str, str]]:
         names = {k: max((b for b in v if b[0] <= at), default=v[0])[1] for k, v in bound.items()}
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             t = _text(node.exc.args[0], names)
-            if t and not t.startswith("{"):
+            if t and _worded(t):
                 yield node.lineno, "raise " + ast.unparse(node.exc.func), t
         elif isinstance(node, ast.Call) and node.args and (
                 isinstance(node.func, ast.Attribute) and node.func.attr in WARN
                 or isinstance(node.func, ast.Name) and node.func.id in WARN):
             t = _text(node.args[0], names)
-            if t and not t.startswith("{"):
+            if t and _worded(t):
                 yield node.lineno, "warn", t
         elif isinstance(node, ast.Assert) and node.msg is not None:
             t = _text(node.msg, names)
-            if t and not t.startswith("{"):
+            if t and _worded(t):
                 yield node.lineno, "assert", t
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and node.targets[0].id.isupper() and re.search("MESSAGE|WARNING|ERROR|MSG", node.targets[0].id):

@@ -130,6 +130,8 @@ PyTorch ({1}). Please make sure to use the same CUDA versions.
 """
 def check(cuda_str_version, torch_cuda_version):
     raise RuntimeError(CUDA_MISMATCH_MESSAGE.format(cuda_str_version, torch.version.cuda))
+def check_again():
+    raise RuntimeError(f"{CUDA_MISMATCH_MESSAGE}")
 def lazy():
     if not hasattr(torch._C, "_cuda_getDeviceCount"):
         raise AssertionError("Torch not compiled with CUDA enabled")
@@ -141,6 +143,8 @@ def capability(d, name, major, minor):
     warnings.warn(old_gpu_warn % (d, name, major, minor))
 def arch(arch):
     raise ValueError(f"Unknown CUDA arch ({arch}) or GPU not supported")
+def preload(lib_name):
+    raise ValueError(f"{lib_name} not found in the system path {sys.path}")
 def libcuda_dirs(dirs):
     msg = 'libcuda.so cannot found!\\n'
     assert any(os.path.exists(os.path.join(path, 'libcuda.so')) for path in dirs), msg
@@ -153,3 +157,5 @@ def libcuda_dirs(dirs):
     assert ("raise ValueError", "Unknown CUDA arch ({arch}) or GPU not supported") in got
     assert ("assert", "libcuda.so cannot found!") in got
     assert any(k == "constant CUDA_MISMATCH_MESSAGE" for k, _ in got)
+    assert ("raise ValueError", "{lib_name} not found in the system path {sys.path}") in got  # opens with a field
+    assert ("raise RuntimeError", "{CUDA_MISMATCH_MESSAGE}") not in got  # a bare field: listed where it is bound
