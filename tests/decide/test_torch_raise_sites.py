@@ -74,6 +74,7 @@ UNCLAIMED = [
     "NVTX functions installed",
     "libcublas.so.12 found in the system path: /venv/lib/python3.11/site-packages/nvidia/cublas/lib",
     "Found 1 active drivers (CudaDriver)",
+    "UserWarning: torch.solve is deprecated since version 1.9 in favor of torch.linalg.solve",
 ]
 
 
