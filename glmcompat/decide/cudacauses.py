@@ -314,15 +314,15 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "preload" in h.groups:  # torch's fallback found no nvidia/<folder>/lib on sys.path holding the library
         stem = h.groups["preload"].removeprefix("lib")
         name = NVIDIA_NAME.get(stem, stem)
-        base = NVIDIA_WHEEL.get(stem) or {"cudart": "cuda-runtime"}.get(stem, stem.lower())
+        dist = NVIDIA_WHEEL.get(stem) or {"cudart": "cuda-runtime"}.get(stem, stem.lower())
         torch = env.version("torch")
         return (f"{_shown('torch', torch)} could not load its CUDA libraries, and its fallback found no copy of {name} "
-                f"({h.groups['preload']}.so.<major>) in any nvidia/ package on sys.path: the nvidia-{base} wheel torch requires "
+                f"({h.groups['preload']}.so.<major>) in any nvidia/ package on sys.path: the nvidia-{dist} wheel torch requires "
                 "is not installed in this Python (a torch installed with --no-deps, copied without its dependencies, or its "
                 "dependencies removed)",
                 "install torch with its dependencies (pip install --force-reinstall torch"
                 + (f"=={_public(torch)}" if torch else "") + " from the index it came from, without --no-deps), or the "
-                f"nvidia-{base} wheel torch pins (`pip show torch` lists it)")
+                f"nvidia-{dist} wheel torch pins (`pip show torch` lists it)")
     stem = lib.removeprefix("lib").split(".so", 1)[0]
     if stem.startswith("cudnn") or stem == "nccl":
         return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")
