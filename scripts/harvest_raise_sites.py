@@ -61,6 +61,37 @@ ENUMS: list[tuple[str, str, str, str]] = [
 ]
 RAW_WORDS = re.compile(rb"(?i)driver|version|compiled|CUDA|capabilit|library|found|support|API|PTX|toolchain|import|"
                        rb"kernel image|invalid|initiali[sz]|stub|insufficient|JIT")
+# the installers, builders and loaders (``--family install``): pip's exceptions, resolver and build steps; poetry's and
+# pdm's solvers; setuptools' and distutils' compiler steps, wheel's and build's; conda's solver (the conda wheels on the
+# index are old: conda's own releases are on conda-forge, read at their GitHub tags instead)
+PIP_FILES = re.compile(r"pip/_internal/(exceptions|resolution/\w{1,30}/\w{1,40}|resolution/\w{1,30}|models/wheel|"
+                       r"operations/build/\w{1,40}|operations/install/\w{1,40}|req/req_install|utils/subprocess|"
+                       r"index/package_finder|commands/install|wheel_builder|pyproject|utils/packaging|"
+                       r"metadata/\w{1,40}|build_env)\.py$|pip/_vendor/resolvelib/\w{1,40}\.py$")
+INSTALL_WANT: list[tuple[str, tuple[str, ...], Callable[[str], bool]]] = [
+    ("pip", ("22.3.1", "23.3.2", "24.3.1", "25.3"), lambda n: PIP_FILES.match(n) is not None),
+    ("poetry", ("1.8.5", "2.2.1"), lambda n: re.match(r"poetry/(mixology|puzzle|installation|inspection|utils/env)/"
+                                                      r"[\w/]{1,80}\.py$", n) is not None),
+    ("poetry-core", ("1.9.1", "2.2.1"), lambda n: re.match(r"poetry/core/(packages|version|constraints)/[\w/]{1,80}\.py$",
+                                                           n) is not None),
+    ("pdm", ("2.26.1",), lambda n: re.match(r"pdm/(resolver/\w{1,40}|exceptions|installers/\w{1,40}|models/candidates|"
+                                            r"models/requirements|builders/\w{1,40}|environments/\w{1,40})\.py$", n)
+     is not None),
+    ("setuptools", ("69.5.1", "80.9.0"), lambda n: re.match(r"setuptools/(_distutils/(errors|ccompiler|unixccompiler|"
+                                                            r"spawn|sysconfig|command/build_ext|_msvccompiler|"
+                                                            r"compilers/C/\w{1,40})|build_meta|command/build_ext|"
+                                                            r"command/bdist_wheel|extension|dist)\.py$", n)
+     is not None),
+    ("wheel", ("0.45.1",), lambda n: re.match(r"wheel/[\w/]{1,60}\.py$", n) is not None),
+    ("build", ("1.3.0",), lambda n: re.match(r"build/[\w/]{1,60}\.py$", n) is not None),
+    ("torch", ("2.9.1",), lambda n: n == "torch/utils/cpp_extension.py"),
+]
+# compiled installers and loaders: uv's binary (its messages are Rust string literals, read as printable runs)
+INSTALL_RAW: list[tuple[str, str, str, str]] = [
+    ("uv", "0.9.16", "uv-0.9.16.data/scripts/uv", "uv's binary"),
+]
+INSTALL_WORDS = re.compile(rb"(?i)wheel|platform|python|solution|depend|requires|satisf|compatib|version|found|tag|"
+                           rb"marker|build|metadata|resolv|conflict|yanked|available|unsupported|not supported")
 PYTHON = {("torch", "1.13.1"): "cp310"}  # the interpreter whose wheel is read, where a release has none for cp311
 WARN = {"warn", "warning", "warn_once", "warning_once"}
 
@@ -130,7 +161,40 @@ def sites(source: str) -> Iterator[tuple[int, str, str]]:
                 yield node.lineno, "constant " + node.targets[0].id, t
 
 
-def main() -> int:
+def _log_calls(node: ast.AST, names: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(kind, text) of an installer's other message shapes: a logger's error or critical line, an exception built with
+    ``message=`` (pip's diagnostic errors), a class's ``reference`` (pip's error codes, printed as ``error: <ref>``)."""
+    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in ("error", "critical", "exception") and ast.unparse(node.func.value) in ("logger", "log"):
+        t = _text(node.args[0], names)
+        if t and _worded(t):
+            yield "log " + node.func.attr, t
+    if isinstance(node, ast.Call):
+        for kw in node.keywords:
+            if kw.arg in ("message", "context", "hint_stmt", "note_stmt"):
+                t = _text(kw.value, names)
+                if t and _worded(t):
+                    yield f"{ast.unparse(node.func)}({kw.arg}=)", t
+    if isinstance(node, ast.ClassDef):
+        for st in node.body:
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and ast.unparse(st.targets[0]) == "reference":
+                t = _text(st.value)
+                if t:
+                    yield f"reference of {node.name}", t
+
+
+def install_sites(source: str) -> Iterator[tuple[int, str, str]]:
+    """:func:`sites`, and the installers' own message shapes (:func:`_log_calls`)."""
+    yield from sites(source)
+    for node in ast.walk(ast.parse(source)):
+        for kind, text in _log_calls(node, {}):
+            yield getattr(node, "lineno", 0), kind, text
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["--family", "install"]:
+        return install()
     with IndexClient(None) as ic:
         for dist, releases, pick in WANT:
             for rel in releases:
@@ -180,6 +244,41 @@ def main() -> int:
                         doc.insert(0, prev.strip(" /*"))
                     print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": member, "line": n,
                                       "kind": f"enum {m.group(2)}", "text": m.group(1) + ": " + " ".join(d for d in doc if d)}))
+    return 0
+
+
+def install() -> int:
+    """The installers', builders' and loaders' messages (``--family install``): their Python sources' raise sites and
+    uv's binary strings. The dynamic loader's and conda's are not on the index: tests/fixtures/raise_sites/install.toml
+    cites them with the probe command that lists them (``strings /lib64/ld-linux-x86-64.so.2``) or the tag's file."""
+    with IndexClient(None) as ic:
+        for dist, releases, pick in INSTALL_WANT:
+            for rel in releases:
+                try:
+                    f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
+                except Exception as e:  # noqa: BLE001 - a release the index lacks: say so, go on
+                    print(f"{dist}=={rel}: {e}", file=sys.stderr)
+                    continue
+                zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
+                for m in zf.members:
+                    if not pick(m.name):
+                        continue
+                    try:
+                        found_sites = list(install_sites(zf.read(m).decode("utf-8", "replace")))
+                    except SyntaxError:
+                        continue
+                    for line, kind, text in found_sites:
+                        print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": m.name,
+                                          "line": line, "kind": kind, "text": text}))
+                sys.stdout.flush()
+        for dist, rel, member, what in INSTALL_RAW:
+            f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
+            zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
+            data = zf.read(member, limit=256 << 20)
+            for m in re.finditer(rb"[\x20-\x7e\t]{20,4000}", data):
+                if m.group().count(b" ") >= 3 and INSTALL_WORDS.search(m.group()):
+                    print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": member,
+                                      "line": m.start(), "kind": "string " + what, "text": m.group().decode()}))
     return 0
 
 
