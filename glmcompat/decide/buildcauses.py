@@ -149,7 +149,8 @@ def _conda_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not (need or have or by):
         return None
     drv = (f"the driver's CUDA is {have}" if have and have != "0"
-           else "conda found no CUDA driver (no __cuda: no GPU, no driver, or a solve on a machine without the GPU)")
+           else "the machine's __cuda (the CUDA version its driver supports) is older, or absent (no GPU, no driver, or "
+                "a solve on a machine without the GPU)")
     return (f"{by or 'the requested CUDA builds'} need{'s' if by else ''} the __cuda virtual package"
             f"{' at ' + need + ' or newer' if need else ''}, and {drv}: conda's solver excludes every build that needs a "
             "newer driver",
@@ -201,6 +202,17 @@ def _elf_class(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "that file first on its path",
             f"make the {other}-bit library be found: remove {what.rsplit('/', 1)[0] if '/' in what else 'its directory'} "
             f"from LD_LIBRARY_PATH, or install the {other}-bit package; `file {what}` shows its class")
+
+
+def _elf_invalid(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = _g(h, "library")
+    if not lib:
+        return None
+    return (f"{lib} is no ELF object for Linux: a Git LFS pointer or an HTML page saved under the library's name, a "
+            "download cut short, a macOS or Windows binary, or a linker script",
+            f"reinstall the package that ships {lib.rsplit('/', 1)[-1]} (pip install --force-reinstall --no-deps "
+            f"<package>), then check the file: `file {lib}` should say ELF 64-bit LSB shared object; for a repository's "
+            "binary, fetch its LFS objects (git lfs pull)")
 
 
 def _tls(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -338,6 +350,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
     "system-lib-missing": _system_lib,
     "link-library-missing": _link_lib,
     "elf-wrong-class": _elf_class,
+    "elf-invalid": _elf_invalid,
     "static-tls-exhausted": _tls,
     "execstack-refused": _execstack,
     "musl-glibc-wheel": _musl,

@@ -1,0 +1,158 @@
+"""The installers', builders' and loaders' raise sites (issue 38's sweep by library): each packaging or compatibility
+message that pip, uv, poetry, pdm, conda/libmamba, setuptools/distutils, build, the compilers and linkers a build runs,
+and the dynamic loaders (glibc's ld.so, musl's) print, as the tool formats it (tests/fixtures/raise_sites/
+install-family.toml, listed by `scripts/harvest_raise_sites.py --family install` and the probes its sources name), is
+named by the signature it should get, with the package, versions and library the text holds; the sweep's notices,
+and lines that share a signature's words but tell of no failure, stay unclaimed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.decide.explaining import diagnoses, explain
+
+TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "install-family.toml"
+MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+
+
+def test_the_table_covers_every_tool_of_the_family():
+    tools = {m["library"] for m in MESSAGES}
+    assert {"pip", "uv", "poetry", "pdm", "conda", "mamba", "setuptools", "build", "gcc", "nvcc", "ninja", "ld",
+            "ld.so", "musl", "torch"} <= tools
+    assert all(m["source"] and m["text"] for m in MESSAGES)
+    assert sum(bool(m["expect"]) for m in MESSAGES) >= 100
+
+
+@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: f"{m['library']}:{m['text'][:50]}")
+def test_each_message_is_named(m, tmp_path, capsys):
+    diagnoses(m["text"], m["expect"], [], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: f"{m['library']}:{m['text'][:50]}")
+def test_a_notice_is_not_claimed(m, tmp_path, capsys):
+    code, out = explain(m["text"], tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+# words a signature reads, in lines that tell of no failure (or of one outside the stack's packaging)
+UNCLAIMED = [
+    "Requires-Python >=3.9 satisfied by Python 3.11.9",
+    "Successfully built flash-attn",
+    "Building wheel for flash-attn (pyproject.toml) ... done",
+    "Created wheel for flash-attn: filename=flash_attn-2.7.4.post1-cp311-cp311-linux_x86_64.whl",
+    "  Getting requirements to build wheel ... done",
+    "Preparing metadata (pyproject.toml) ... done",
+    "Built flash-attn==2.7.4.post1",
+    "The build backend returned 0",
+    "Resolving dependencies... (2.1s)",
+    "Because you asked for it, version solving was skipped.",
+    "Unable to find a resolution cache; resolving from scratch",
+    "Solving environment: done",
+    "Collecting package metadata (repodata.json): done",
+    "__cuda=12.4=0 (virtual package)",
+    "Your installed CUDA driver is up to date",
+    "nothing provides the answer, says the docs",
+    "command '/usr/bin/gcc' succeeded",
+    "gcc -pthread -B /opt/conda/compiler_compat -fPIC -O2 -isystem /opt/conda/include -c ops.c -o ops.o",
+    "/usr/bin/ld: warning: libcudart.so.11.0, needed by libfoo.so, may conflict with libcudart.so.12",
+    "Linking against -lcudart from /usr/local/cuda/lib64",
+    "libGL.so.1 => /usr/lib/x86_64-linux-gnu/libGL.so.1 (0x00007f2c)",
+    "ELF class: ELFCLASS64",
+    "static TLS block size: 4096",
+    "execstack: cleared the executable-stack flag of libfoo.so",
+    "Using the C++17 standard (-std=c++17)",
+    "This environment is a virtualenv at /opt/venv",
+    "Installing build dependencies ... done",
+    "The current project's supported Python range (>=3.9,<4.0) is compatible with all requirements",
+    "pip 25.3 from /venv/lib/python3.11/site-packages/pip (python 3.11)",
+    "Looking in indexes: https://download.example/whl/cu128",
+    "ninja: no work to do.",
+    "Error loading configuration file ~/.config/app.toml: No such file or directory",
+]
+
+
+@pytest.mark.parametrize("line", UNCLAIMED)
+def test_a_line_with_a_signatures_words_is_not_claimed(line, tmp_path, capsys):
+    code, out = explain(line, tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
+
+
+def test_a_resolver_failure_outside_the_stack_is_not_claimed(tmp_path, capsys):
+    """poetry's and pdm's solvers, and uv's derivation, over packages the stack does not hold: not this tool's remit
+    (as pip's own conflict outside the stack is not)."""
+    for text in ("Because myapp depends on requests (2.99) which doesn't match any versions, version solving failed.",
+                 "[ResolutionImpossible]: Unable to find a resolution for requests",
+                 "  ╰─▶ Because flask==9.0 depends on werkzeug==9.0 and you require werkzeug==3.0, we can conclude that "
+                 "your requirements are unsatisfiable.",
+                 "  RuntimeError: Unable to find installation candidates for requests (2.99)"):
+        code, out = explain(text, tmp_path, capsys)
+        assert code == 0 and "no known failure signature" in out, (text, out)
+
+
+def test_the_cause_names_what_the_text_holds(tmp_path, capsys):
+    """Each builder reads the package, the interpreter, the range, the library or the CUDA release from the line."""
+    diagnoses("ERROR: Package 'vllm' requires a different Python: 3.8.10 not in '>=3.9'", "python-version-unsupported",
+              ["vllm", "3.8.10", ">=3.9"], tmp_path, capsys)
+    diagnoses("error: The resolved Python interpreter (Python 3.8.10) is incompatible with the project's Python "
+              "requirement: `>=3.10`", "python-version-unsupported", ["3.8.10", ">=3.10", "uv"], tmp_path, capsys)
+    diagnoses("  ERROR: Failed building wheel for flash-attn", "source-build-failed", ["flash-attn", "pip"],
+              tmp_path, capsys)
+    diagnoses("error: Failed to build `flash-attn==2.7.4.post1`", "source-build-failed", ["flash-attn 2.7.4.post1", "uv"],
+              tmp_path, capsys)
+    diagnoses("  - nothing provides __cuda >=12.4 needed by pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0",
+              "conda-cuda-too-old", ["12.4", "CONDA_OVERRIDE_CUDA=12.4"], tmp_path, capsys)
+    diagnoses("ImportError: libGL.so.1: cannot open shared object file: No such file or directory", "system-lib-missing",
+              ["libGL.so.1", "libgl1"], tmp_path, capsys)
+    diagnoses("ImportError: /lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block",
+              "static-tls-exhausted", ["LD_PRELOAD=/lib/aarch64-linux-gnu/libgomp.so.1"], tmp_path, capsys)
+    diagnoses("/usr/bin/ld: cannot find -lcudart: No such file or directory", "link-library-missing",
+              ["-lcudart", "LIBRARY_PATH"], tmp_path, capsys)
+    diagnoses("  RuntimeError: Unable to find installation candidates for nvidia-cudnn-cu12 (8.9.2.26)",
+              "no-matching-distribution", ["poetry", "nvidia-cudnn-cu12 8.9.2.26"], tmp_path, capsys)
+    diagnoses("RuntimeError: torch-2.1.0-cp311-cp311-win_amd64.whl is not a supported wheel for this platform. It can't "
+              "be sorted.", "wheel-not-supported", ["poetry refused", "win_amd64"], tmp_path, capsys)
+
+
+def test_an_nvidia_library_keeps_its_own_signature(tmp_path, capsys):
+    """system-lib-missing leaves the NVIDIA and torch libraries to the signatures that know them."""
+    code, out = explain("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory",
+                        tmp_path, capsys)
+    assert "cuda-lib-missing" in out and "system-lib-missing" not in out, out
+
+
+def test_a_uv_wheel_tag_failure_is_not_read_as_a_conflict(tmp_path, capsys):
+    """uv's "has no wheels with a matching platform tag" derivation ends like a conflict; it stays no-matching."""
+    code, out = explain("  ╰─▶ Because torch==2.5.1+cu124 has no wheels with a matching platform tag (e.g., "
+                        "`macosx_14_0_arm64`) and you require torch==2.5.1+cu124, we can conclude that your requirements "
+                        "are unsatisfiable.", tmp_path, capsys)
+    assert "no-matching-distribution" in out and "pip-resolution-impossible" not in out, out
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_real_loader_and_linker_texts_are_named(tmp_path, capsys):
+    """The texts as glibc's loader and GNU ld print them on this machine: a C program that dlopens a missing library and
+    a 32-bit-class file, and a link against a library that is not there."""
+    (tmp_path / "load.c").write_text(
+        '#include <dlfcn.h>\n#include <stdio.h>\nint main(int c, char **v) {\n'
+        '  if (!dlopen(v[1], RTLD_NOW)) { fprintf(stderr, "%s\\n", dlerror()); return 1; }\n  return 0;\n}\n')
+    subprocess.run(["gcc", "-o", str(tmp_path / "load"), str(tmp_path / "load.c"), "-ldl"], check=True)
+    # an ELF header of class 32 (e_ident[EI_CLASS] = 1), enough for the loader to read the class and refuse it
+    (tmp_path / "libthirty.so").write_bytes(b"\x7fELF\x01\x01\x01" + bytes(9) + b"\x03\x00\x03\x00" + bytes(60))
+    (tmp_path / "libtext.so").write_bytes(b"version https://git-lfs.github.com/spec/v1\n" + bytes(64))
+    texts = {}
+    for lib in ("libglmcompat_absent.so.1", str(tmp_path / "libthirty.so"), str(tmp_path / "libtext.so")):
+        r = subprocess.run([str(tmp_path / "load"), lib], capture_output=True, text=True)
+        texts[lib] = r.stderr.strip()
+    link = subprocess.run(["gcc", "-o", str(tmp_path / "x"), str(tmp_path / "load.c"), "-lglmcompatabsent"],
+                          capture_output=True, text=True)
+    assert link.returncode != 0
+    linked = next(ln for ln in link.stderr.splitlines() if "cannot find -lglmcompatabsent" in ln)
+    diagnoses(texts["libglmcompat_absent.so.1"], "system-lib-missing", ["libglmcompat_absent.so.1"], tmp_path, capsys)
+    diagnoses(texts[str(tmp_path / "libthirty.so")], "elf-wrong-class", ["ELFCLASS32"], tmp_path, capsys)
+    diagnoses(texts[str(tmp_path / "libtext.so")], "elf-invalid", ["libtext.so"], tmp_path, capsys)
+    diagnoses(linked, "link-library-missing", ["-lglmcompatabsent"], tmp_path, capsys)
