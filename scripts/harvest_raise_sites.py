@@ -6,7 +6,10 @@ CUDA runtime, the error strings of libcudart's own table (``cudaGetErrorString``
 Needs the index (range reads: only the chosen members of each wheel are fetched). Run:
 ``python scripts/harvest_raise_sites.py > /tmp/raise_sites.jsonl`` (one JSON object a line: library, release, file,
 line, kind, text; an f-string's fields are written ``{expr}``). ``scripts/raise_site_coverage.py`` then asks
-``glmcompat explain`` which of the packaging and compatibility messages it names a cause for."""
+``glmcompat explain`` which of the packaging and compatibility messages it names a cause for.
+
+``--family install`` lists the installers' and builders' instead (pip, poetry, poetry-core, pdm, setuptools, wheel,
+build, torch's cpp_extension) and uv's binary strings: tests/fixtures/raise_sites/install-family.toml is made from it."""
 
 from __future__ import annotations
 

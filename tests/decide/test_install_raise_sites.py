@@ -156,3 +156,40 @@ def test_the_real_loader_and_linker_texts_are_named(tmp_path, capsys):
     diagnoses(texts[str(tmp_path / "libthirty.so")], "elf-wrong-class", ["ELFCLASS32"], tmp_path, capsys)
     diagnoses(texts[str(tmp_path / "libtext.so")], "elf-invalid", ["libtext.so"], tmp_path, capsys)
     diagnoses(linked, "link-library-missing", ["-lglmcompatabsent"], tmp_path, capsys)
+
+
+def _harvester():  # scripts/harvest_raise_sites.py, the script that lists the raise sites (not a package module)
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "harvest_raise_sites.py"
+    spec = importlib.util.spec_from_file_location("harvest_raise_sites", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_harvester_reads_the_installers_message_shapes():
+    """The shapes pip's and poetry's sources raise in (quoted from the pip-25.3 and poetry-1.8.5 wheels): a diagnostic
+    error's reference and its message= / note_stmt= keywords, a logger's error line, a plain raise."""
+    source = '''
+class MetadataGenerationFailed(InstallationSubprocessError, InstallationError):
+    reference = "metadata-generation-failed"
+
+    def __init__(self, *, package_details: str) -> None:
+        super(InstallationSubprocessError, self).__init__(
+            message="Encountered error while generating package metadata.",
+            context=escape(package_details),
+            hint_stmt="See above for details.",
+            note_stmt="This is an issue with the package mentioned above, not pip.",
+        )
+def build_one(name):
+    logger.error("Failed building wheel for %s", name)
+def choose(package):
+    raise RuntimeError(f"Unable to find installation candidates for {package}")
+'''
+    got = {(kind, text) for _, kind, text in _harvester().install_sites(source)}
+    assert ("reference of MetadataGenerationFailed", "metadata-generation-failed") in got
+    assert any(k.endswith("(message=)") and t == "Encountered error while generating package metadata." for k, t in got)
+    assert ("log error", "Failed building wheel for %s") in got
+    assert ("raise RuntimeError", "Unable to find installation candidates for {package}") in got
