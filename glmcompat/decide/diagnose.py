@@ -28,6 +28,7 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
+from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, optional_missing
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -266,6 +267,8 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "runs (transformers imports without it and fails at the first model class)",
                 "install torch in that Python: the build for the machine's CUDA from PyTorch's cuXYZ index "
                 "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
+    if "opt_module" in h.groups:  # a server's optional import of a kernel package (TGI's Flash Attention models)
+        return optional_missing(h, env, facts)
     if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
         return _required_missing(h, env, facts)
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
@@ -775,6 +778,7 @@ BUILDERS: dict[str, Builder] = {
     **CUDA_BUILDERS,
     **LOADER_BUILDERS,
     **INSTALL_BUILDERS,
+    **PYTHON_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -813,7 +817,8 @@ DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "
            "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
-           "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}
+           "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
+           **PYTHON_DROPPED}
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -841,6 +846,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     for h in hits:
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else OWN_PACKAGE.get(h.id, "")) or h.groups.get(
             "companion", "")
+        if (named := PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "") and named != h.package:
+            own = named  # the package the log's frames named instead (the importing one) is kept as "framed"
+            h = replace(h, groups={**h.groups, "framed": h.package}) if h.package else h
         if own:
             h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
         ver = env.version(h.package) if h.package else ""

@@ -313,6 +313,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
     ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # what pip builds where it is no index name: a VCS or URL requirement, an editable path ("Obtaining file:///app/src/x");
+    # and the first module Python found missing (what a failed build step's traceback ends in)
+    ("collecting_url", r"Collecting (?P<v>(?:git\+|https?://|file:)\S{1,300})"),
+    ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
+    ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
     # the CUDA error NCCL's CUDACHECK names (NCCL_DEBUG=WARN), and a CUDA failure that is no mismatch of the stack
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
@@ -343,7 +348,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
@@ -353,6 +358,7 @@ _NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|in
 _PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
                         r"depends on [^\n]{1,300})")
 MAX_CAUSES = 12
+_FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
 
@@ -390,6 +396,10 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
+        if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
+            # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
+            if (f := _FROM_LINE.match(line)) is not None:
+                self.notes["from_line"] = f.group("v")
         if ("depends on " in line or "The user requested " in line) and (c := _PIP_CAUSE.search(line)) is not None:
             have = self.notes.get("pip_causes", "")
             if have.count("; ") < MAX_CAUSES - 1:
