@@ -28,7 +28,7 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
-from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, optional_missing
+from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, optional_missing
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -844,6 +844,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
+        h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else OWN_PACKAGE.get(h.id, "")) or h.groups.get(
             "companion", "")
         if (named := PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "") and named != h.package:

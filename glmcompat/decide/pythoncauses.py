@@ -11,14 +11,15 @@ check in a traceback cut before its message. The signatures are ``glmcompat/matr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from glmcompat.decide.installcauses import companions
 from glmcompat.decide.loadercauses import LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
-from glmcompat.model.names import canonicalize
+from glmcompat.model.names import canonicalize, product_key
 from glmcompat.model.signatures import GLUE, Hit, module_package
 
 _INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
@@ -164,6 +165,56 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "(export CUDA_HOME=/usr/local/cuda-<version>); `nvcc -V` under it must print the release")
 
 
+def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
+    """(the product, its compute capability as sm digits) of the GPU the log names (``NVIDIA GeForce RTX 5090`` ->
+    ``("RTX 5090", "120")``), where a [[target]] row lists the product; None otherwise."""
+    key = product_key(env.notes.get("gpu_name", ""))
+    if not key:
+        return None
+    best: tuple[str, str] | None = None
+    for t in facts.rows("target"):
+        for p in t.products:
+            pk = product_key(p)
+            if pk and (key == pk or (key.startswith(pk) and not key[len(pk)].isdigit())) and (
+                    best is None or len(pk) > len(product_key(best[0]))):
+                best = (p, t.compute_capability.replace(".", ""))
+    return best
+
+
+def _runs_on(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:
+    """Whether code of these architectures runs on a GPU of capability ``sm`` (SASS of the same major and no higher
+    minor, arch-specific sm_XXa only on XX itself; PTX of any lower or equal capability, JIT-compiled)."""
+    def num(code: str) -> int:
+        digits = "".join(c for c in code.removeprefix("sm_").removeprefix("compute_") if c.isdigit())
+        return int(digits) if digits else -1
+    want = int(sm)
+    for code in sass:
+        n = num(code)
+        if n == want or (not code.endswith(("a", "f")) and n // 10 == want // 10 and n <= want):
+            return True
+    return any(0 <= num(code) <= want for code in ptx)
+
+
+def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hit:
+    """A no-kernel-image hit of torch's own kernels (no extension named) on a GPU the log names: torch-arch-unsupported
+    for that GPU's capability, unless the matrix records the installed torch build carrying code that runs on it (then
+    the kernel that failed is another's) or the log's own torch warning already says it."""
+    if h.id != "no-kernel-image" or h.package not in ("", "torch") or any(o.id == "torch-arch-unsupported" for o in hits):
+        return h
+    gpu = named_gpu(env, facts)
+    if gpu is None:
+        return h
+    torch = env.version("torch")
+    code = facts.gpu_code("torch", torch) if torch else None
+    if code is not None and _runs_on(code[0], code[1], gpu[1]):
+        return h
+    row = next((r for r in facts.rows("signature") if r.id == "torch-arch-unsupported"), None)
+    if row is None:
+        return h
+    return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
+                   groups={**h.groups, "sm": gpu[1], "gpu": gpu[0]}, package="torch")
+
+
 def _api_dist(h: Hit, env: Env) -> str:
     module = h.groups.get("api_from") or env.notes.get("from_line", "") or h.groups.get("importing", "")
     return module_package(module.split(".", 1)[0]) if module and not module.startswith(".") else ""
@@ -198,4 +249,4 @@ PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isola
                   "nvcc-missing": ("ds_cuda_call",)}
 
 
-__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "engines", "optional_missing"]
+__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "named_gpu", "engines", "optional_missing"]

@@ -318,6 +318,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("collecting_url", r"Collecting (?P<v>(?:git\+|https?://|file:)\S{1,300})"),
     ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
     ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the GPU a log names as torch.cuda.get_device_name() and nvidia-smi print it ("NVIDIA GeForce RTX 5090", "NVIDIA
+    # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"): the product, matched against the matrix's [[target]] products
+    ("gpu_name", r"NVIDIA (?:GeForce |Tesla |Quadro )?(?P<v>(?:RTX (?:PRO )?|GTX |TITAN )?[A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}"
+                 r"(?: Ti| SUPER| Ada| Blackwell)?)(?![\w.])"),
     # the CUDA error NCCL's CUDACHECK names (NCCL_DEBUG=WARN), and a CUDA failure that is no mismatch of the stack
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
@@ -348,7 +352,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|nvidia |your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
