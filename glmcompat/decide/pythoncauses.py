@@ -47,11 +47,14 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     is_engine = dist in engines(facts)
     if dist == "triton" or (dist in tracked and not is_engine):
         return None
-    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine
+    # the importing package: the traceback's last frame's (a path under site-packages), else the one its frames name
+    framed = g.get("framed", h.package)
+    who = next((p for p in (g.get("frame", ""), framed if framed not in GLUE else "") if p and p != dist), "")
+    # an installed distribution's module: its file under site-packages, a version the log shows, an engine, or a module
+    # an installed package imports by its absolute name (where the message names no file: Python 3.6 and before)
+    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or bool(who and g.get("frame") == who)
     if not installed:
         return None
-    framed = g.get("framed", h.package)  # the package the traceback's frames name: the importing one
-    who = framed if framed and framed not in GLUE and framed != dist else ""
     have = env.version(dist)
     importer = f"{_shown(who, env.version(who))} imports" if who else "the importing code imports"
     return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} has no {name} there: a release "
@@ -99,7 +102,7 @@ def _mpi(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     dist = module_package(importing.split(".", 1)[0]) if importing else ""
     owner = dist or "mpi4py"
     framed = h.groups.get("framed", h.package)
-    via = framed if framed and framed not in GLUE and framed != owner else ""
+    via = next((p for p in (h.groups.get("frame", ""), framed if framed not in GLUE else "") if p and p != owner), "")
     return (f"{_shown(owner, env.version(owner))}'s compiled MPI module links {lib}, the MPI library it was built "
             f"against{f' ({via} imports it)' if via else ''}, and no directory the loader searches holds {lib}: no MPI of "
             "that ABI is installed, or its lib directory is not on the loader's path",
@@ -112,7 +115,7 @@ def _mpi(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 def _requirement(env: Env) -> tuple[str, str]:
     """(the project's name, the requirement as pip was asked for it) of the package pip was building: a VCS or URL
     requirement, an editable path, or an index name."""
-    url = env.notes.get("collecting_url") or env.notes.get("obtaining", "")
+    url = env.notes.get("collecting_url") or env.notes.get("obtaining") or env.notes.get("processing", "")
     if url:
         path = url.split("#", 1)[0].split("@", 2)[-1] if url.startswith("git+") and url.count("@") > 1 else url.split("#", 1)[0]
         last = [p for p in re.split(r"[\\/]", path) if p]

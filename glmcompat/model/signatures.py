@@ -317,6 +317,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # and the first module Python found missing (what a failed build step's traceback ends in)
     ("collecting_url", r"Collecting (?P<v>(?:git\+|https?://|file:)\S{1,300})"),
     ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
+    ("processing", r"Processing (?P<v>(?:file:|/|\.{1,2}/|[A-Za-z]:\\)\S{1,300})"),
     ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
     # the GPU a log names as torch.cuda.get_device_name() and nvidia-smi print it ("NVIDIA GeForce RTX 5090", "NVIDIA
     # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"): the product, matched against the matrix's [[target]] products
@@ -352,7 +353,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|nvidia |your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
@@ -525,6 +526,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     # built against NumPy 1.x shows only torch's frames)
     glue: dict[str, str] = {}
     importing: tuple[int, str] = (0, "")
+    frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
@@ -534,6 +536,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             if (im := _IMPORT_LINE.match(line)) is not None:
                 importing = (n, im.group("from") or im.group("imp"))
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
+        if own and line.lstrip().startswith('File "'):
+            frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
         found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, s2 in found if s2.id not in YIELDS])]
@@ -544,6 +548,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
             if importing[1] and 0 < n - importing[0] <= IMPORT_GAP:
                 groups["importing"] = importing[1]  # the import statement the error ends
+            if frame[1] and 0 < n - frame[0] <= IMPORT_GAP + 1:
+                groups["frame"] = frame[1]  # the package whose code the traceback's last frame runs (the importing one)
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()):
                 pending.pop(sid, None)
                 settled.discard(sid)
