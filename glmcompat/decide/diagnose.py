@@ -866,6 +866,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
                                               or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
+    if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
+        out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
     return out
 
 
