@@ -56,11 +56,13 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not installed:
         return None
     have = env.version(dist)
+    hint = g.get("api_hint", "")
+    now = f" ({module} now has {hint}, the nearest name Python finds there)" if hint else ""
     importer = f"{_shown(who, env.version(who))} imports" if who else "the importing code imports"
     return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} has no {name} there: a release "
             f"of {dist} newer than the one that code was written against removed or moved {name} (an upgrade of {dist}, "
-            f"or of a package that pulled a newer {dist} in), so the import fails in {dist} ({module}), not in the "
-            "importing package",
+            f"or of a package that pulled a newer {dist} in){now}, so the import fails in {dist} ({module}), not in "
+            "the importing package",
             f"install the {dist} release the importing code was written against (`pip show "
             f"{who or '<importing package>'}` lists the {dist} it requires; `pip install '{dist}<X'` below the release that "
             f"dropped {name}), or upgrade {who or 'the importing package'} to a release written for the installed {dist}")

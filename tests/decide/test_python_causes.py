@@ -49,6 +49,30 @@ def test_a_name_an_upgrade_removed_is_blamed_on_the_module_imported_from(tmp_pat
     assert "package: outlines" in out and "companion-too-old" not in out, out
 
 
+@pytest.mark.parametrize("python", ["python3.6", "python3.12", "python3.13"])
+def test_each_cpythons_phrasing_from_the_interpreter_itself(python: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """3.6 names the name alone (the module read from the traceback's import statement); 3.12 adds the nearest name the
+    module has (". Did you mean: 'Y'?"), read as its new spelling."""
+    version = python.removeprefix("python")
+    found = sorted(Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")).glob(f"versions/{version}.*/bin/{python}"))
+    exe = str(found[-1]) if found else shutil.which(python)
+    if exe is None or subprocess.run([exe, "-c", "pass"], capture_output=True, check=False).returncode != 0:
+        pytest.skip(f"needs {python}")
+    site = _site(tmp_path, {"outlines/__init__.py": "", "outlines/fsm/__init__.py": "",
+                            "outlines/fsm/json_schema.py": "def build_regex_from_schema_v2(): pass\n",
+                            "sglang/__init__.py": "", "sglang/constrained.py":
+                                "from outlines.fsm.json_schema import build_regex_from_schema\n"})
+    run = subprocess.run([exe, "-c", "import sglang.constrained"], capture_output=True, text=True, check=False,
+                         env={"PYTHONPATH": str(site), "PATH": os.environ.get("PATH", "")})
+    assert "cannot import name 'build_regex_from_schema'" in run.stderr, run.stderr
+    out = diagnoses(run.stderr, "companion-api-removed", ["outlines", "build_regex_from_schema", "sglang"], tmp_path,
+                    capsys)
+    if python == "python3.12":  # 3.12.1 Lib/traceback.py:754-759 (3.13.0's printer did not add it here)
+        assert "Did you mean: 'build_regex_from_schema_v2'?" in run.stderr, run.stderr
+    assert ("now has build_regex_from_schema_v2" in out) == ("Did you mean" in run.stderr), out
+
+
 @pytest.mark.parametrize(("text", "words"), [
     # the same text of an engine's module imported by another package: vllm moved it (nvidia-cosmos/cosmos-rl#640)
     ("ImportError: cannot import name 'Fp8LinearOp' from 'vllm.model_executor.layers.quantization.utils.w8a8_utils' "
