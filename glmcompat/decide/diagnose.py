@@ -433,6 +433,12 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg = h.package
+    if h.groups.get("torch_runs"):  # the log names the GPU, and the installed torch's recorded code runs on it
+        gpu, sm, torch = h.groups.get("gpu", "the GPU"), h.groups.get("sm", ""), env.version("torch")
+        return (f"torch {torch} carries code for the {gpu} the log names (sm_{sm}), so the kernel that has none is a "
+                "compiled extension's (one built without this GPU's architecture); the log names no module for it",
+                f"run `glmcompat verify` on the GPU (its gpu-code probe names the module), then install that package's "
+                f"build with SASS for sm_{sm}, or build it from source with TORCH_CUDA_ARCH_LIST={sm[:-1]}.{sm[-1]}")
     if not pkg or pkg == "torch":
         torch = env.version("torch")
         if not torch:

@@ -211,8 +211,8 @@ def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hi
         return h
     torch = env.version("torch")
     code = facts.gpu_code("torch", torch) if torch else None
-    if code is not None and _runs_on(code[0], code[1], gpu[1]):
-        return h
+    if code is not None and _runs_on(code[0], code[1], gpu[1]):  # torch runs there: the kernel is an extension's
+        return replace(h, groups={**h.groups, "gpu": gpu[0], "sm": gpu[1], "torch_runs": "1"})
     row = next((r for r in facts.rows("signature") if r.id == "torch-arch-unsupported"), None)
     if row is None:
         return h

@@ -9,7 +9,7 @@ The most specific signature wins a line: when two match the same line and the te
 inside the other's (``undefined symbol: X`` inside ``vllm/_C.abi3.so: undefined symbol: X``), only
 the wider match counts for that line, so a vLLM log gets vLLM's cause and remedy, not the generic one.
 The signatures come from every matrix file (``glmcompat/matrix/data/signatures.toml``,
-``glmcompat/matrix/data/vllm-signatures.toml``).
+``glmcompat/matrix/data/vllm-signatures.toml``, ``glmcompat/matrix/data/python-signatures.toml``, ...).
 
 Time is linear in the log: the matrix validator admits only signatures whose matching cost per line is
 linear in the line (:func:`linear_time_problem`: no nested quantifiers, no backreferences, an unbounded

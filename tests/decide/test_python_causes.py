@@ -281,6 +281,13 @@ def test_no_kernel_image_without_a_gpu_torch_lacks_keeps_its_signature(text: str
     assert ": no-kernel-image" in out and ": torch-arch-unsupported" not in out, out
 
 
+def test_no_kernel_image_on_a_gpu_the_installed_torch_runs_on_is_an_extensions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = diagnoses("torch 2.8.0+cu128\nDevice: cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync\n" + _NO_KERNEL,
+                    "no-kernel-image", ["RTX 5090", "sm_120", "extension", "TORCH_CUDA_ARCH_LIST=12.0"], tmp_path, capsys)
+    assert "none of it runs" not in out, out
+
+
 # --- cudart-missing names the package whose module the traceback shows ----------------------------------------------
 
 def test_a_missing_cuda_runtime_names_the_package_the_traceback_shows(tmp_path: Path,
