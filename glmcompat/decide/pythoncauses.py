@@ -83,9 +83,19 @@ def optional_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 
 def _no_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    """cuda-not-available: the server's Flash Attention models need CUDA, and its process sees none."""
+    """cuda-not-available: the server's Flash Attention models need CUDA, and its process sees none; or torch's own
+    check that the CUDA runtime counts no device."""
     torch = env.version("torch")
     cpu = torch.endswith("+cpu")
+    if "no_gpus" in h.groups:
+        visible = env.notes.get("cuda_visible")
+        shown = "" if visible is None else f" (the log sets it to {visible!r})" if visible else " (the log sets it empty)"
+        return (f"{_shown('torch', torch)} found the NVIDIA driver, but the CUDA runtime counts no GPU this process may "
+                f"use (cudaGetDeviceCount: no device): CUDA_VISIBLE_DEVICES is empty or names no GPU{shown}"
+                + ", or the container was started without the GPU (its device files), so the first use of cuda fails",
+                "give the process the GPU: unset CUDA_VISIBLE_DEVICES or set it to a GPU index nvidia-smi lists, run the "
+                "container with --gpus all (the NVIDIA Container Toolkit on the host), and check with `python -c \"import "
+                "torch; print(torch.cuda.device_count())\"` in the same environment")
     return ((f"torch {torch} is a CPU-only build, so " if cpu else "")
             + "torch in the server's process sees no CUDA device (torch.cuda.is_available() is False: a container "
             "started without the GPU, CUDA_VISIBLE_DEVICES hiding it, a CPU-only torch or a driver the process cannot "
@@ -133,6 +143,8 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-isolation-no-torch: pip's isolated build of a package whose setup imports torch. Claimed where the log's
     first missing module is torch, or where it stops before the step's error and the package is one of the matrix's
     [[compiled]] packages (their setup.py builds with torch.utils.cpp_extension); None where another module is missing."""
+    if "uv_iso_pkg" in h.groups:  # uv's own words name the package and the module
+        return _uv_isolation(h, env)
     name, asked = _requirement(env)
     missing = env.notes.get("no_module", "")
     compiled = {p for r in facts.rows("compiled") for p in r.packages}
@@ -151,6 +163,24 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             + (f" (torch {torch})" if torch else ""),
             f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: "
             f"pip install --no-build-isolation {asked or who}")
+
+
+def _uv_name(said: str) -> str:
+    """The project a uv hint names (``xformers@0.0.28.post1``, ``flash-attn==2.6.1``, ``mypackage @ file:///x``,
+    ``pygraphviz-1.11``), or "" where it names none (``a package``)."""
+    name = re.split(r"\s*@|==|[<>=!~;\[ ]", said.strip(), maxsplit=1)[0]
+    name = re.sub(r"-\d[\w.+!]*$", "", name)
+    return canonicalize(name) if re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) and said.strip() != "a package" else ""
+
+
+def _uv_isolation(h: Hit, env: Env) -> tuple[str, str]:
+    who = _uv_name(h.groups.get("uv_iso_pkg", "")) or "the package"
+    return (f"uv builds {who} from source in an isolated build environment that holds only its declared build "
+            f"requirements, and its build imports torch, which it does not declare (uv's hint says so), whatever torch "
+            "the environment itself has",
+            f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: uv "
+            f"pip install --no-build-isolation {who}; or declare torch for its build in your pyproject.toml, "
+            f"[tool.uv.extra-build-dependencies] {who} = [\"torch\"]")
 
 
 def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -237,7 +267,8 @@ PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     "package-not-installed": lambda h, env: module_package(h.groups["opt_module"]) if "opt_module" in h.groups else "",
     "cuda-not-available": lambda h, env: "torch",
     "mpi-lib-missing": _mpi_dist,
-    "build-isolation-no-torch": lambda h, env: _requirement(env)[0],
+    "build-isolation-no-torch": lambda h, env: (_uv_name(h.groups["uv_iso_pkg"]) if "uv_iso_pkg" in h.groups
+                                                else _requirement(env)[0]),
 }
 
 
@@ -250,7 +281,7 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "nvcc-missing": _nvcc,
 }
 # the groups of a hit whose builder may find that the line was not its failure
-PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step",),
+PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg"),
                   "nvcc-missing": ("ds_cuda_call",)}
 
 

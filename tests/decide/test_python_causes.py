@@ -147,6 +147,13 @@ def test_a_server_process_without_cuda(text: str, tmp_path: Path, capsys: pytest
     assert "package: torch" in out, out
 
 
+def test_torch_counting_no_gpu_the_process_may_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # pytorch c10/cuda/CUDAFunctions.cpp:115-119 device_count_ensure_non_zero
+    out = diagnoses("+ export CUDA_VISIBLE_DEVICES=\nRuntimeError: No CUDA GPUs are available", "cuda-not-available",
+                    ["CUDA_VISIBLE_DEVICES", "empty", "--gpus all"], tmp_path, capsys)
+    assert "Flash Attention" not in out, out
+
+
 @pytest.mark.parametrize("text", [
     "CUDA is not available, falling back to CPU",
     "Warning: CUDA is not available. Running on CPU only.",
@@ -218,6 +225,13 @@ def test_pips_own_isolated_build_of_a_package_that_imports_torch(tmp_path: Path,
     # any package, where the traceback shows torch missing
     ("Collecting mypkg\n  Getting requirements to build wheel ... error\n"
      "      ModuleNotFoundError: No module named 'torch'", ["mypkg", "--no-build-isolation"]),
+    # uv's hint (astral-sh/uv 0.12.5 crates/uv-build-frontend/src/error.rs:140-153; 0.5.0 :151, without backticks)
+    ("      ModuleNotFoundError: No module named 'torch'\n\n      hint: This error likely indicates that "
+     "`xformers@0.0.28.post1` depends on `torch`, but doesn't declare it as a build dependency. If `xformers` is a "
+     "first-party package, consider adding", ["xformers", "--no-build-isolation", "extra-build-dependencies"]),
+    ("  Caused by: This error likely indicates that flash-attn==2.6.1 depends on torch, but doesn't declare it as a build "
+     "dependency. If flash-attn==2.6.1 is a first-party package, consider adding torch to its `build-system.requires`.",
+     ["flash-attn", "--no-build-isolation"]),
 ])
 def test_pips_phrasings_of_the_failed_step(text: str, words: list[str], tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -232,6 +246,9 @@ def test_pips_phrasings_of_the_failed_step(text: str, words: list[str], tmp_path
     "      ModuleNotFoundError: No module named 'Cython'",
     # the step succeeding
     "  Getting requirements to build wheel ... done",
+    # uv's hint for another undeclared build module
+    "hint: This error likely indicates that `pygraphviz-1.11` depends on `wheel`, but doesn't declare it as a build "
+    "dependency.",
 ])
 def test_a_failed_build_step_without_torch_missing_is_not_this(text: str, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
