@@ -267,7 +267,7 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "runs (transformers imports without it and fails at the first model class)",
                 "install torch in that Python: the build for the machine's CUDA from PyTorch's cuXYZ index "
                 "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
-    if "opt_module" in h.groups:  # a server's optional import of a kernel package (TGI's Flash Attention models)
+    if "opt_feature" in h.groups:  # a server's optional import of a kernel package (TGI's Flash Attention models)
         return optional_missing(h, env, facts)
     if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
         return _required_missing(h, env, facts)

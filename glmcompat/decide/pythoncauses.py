@@ -71,8 +71,16 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def optional_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """package-not-installed where a server imports a kernel package only optionally and says so (TGI's "Could not
     import Flash Attention enabled models: No module named 'X'"): the module, its distribution, what it disables."""
-    mod = h.groups.get("opt_module", "")
     what = h.groups.get("opt_feature", "its optional models")
+    if "opt_fa" in h.groups:  # TGI's own words where flash_attn_2_cuda (flash_attn_cuda for v1) does not import
+        v2 = "V2" in h.groups["opt_fa"]
+        return (f"the server's {what} need flash-attn's compiled module ({'flash_attn_2_cuda' if v2 else 'flash_attn_cuda'}), "
+                "which does not import: flash-attn is not installed in the server's Python (or not built for its torch), "
+                "so the server turns them off and a model that needs them fails to load",
+                "run the server's official image, which ships flash-attn, or install flash-attn built for the server's "
+                f"torch and CUDA (from a TGI source checkout: `cd server && make install "
+                f"install-flash-attention{'-v2' if v2 else ''}`)")
+    mod = h.groups.get("opt_module", "")
     dist = module_package(mod.split(".", 1)[0])
     return (f"the server imports its {what} only where {mod} imports, and {mod} is not installed (the {dist} package, "
             f"an optional extra of the server): the server turns its {what} off, and a model that needs them fails to "
@@ -282,7 +290,8 @@ def _mpi_dist(h: Hit, env: Env) -> str:
 # from, not the importing package; the package being built, not pip; the module a server could not import)
 PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     "companion-api-removed": _api_dist,
-    "package-not-installed": lambda h, env: module_package(h.groups["opt_module"]) if "opt_module" in h.groups else "",
+    "package-not-installed": lambda h, env: (module_package(h.groups["opt_module"]) if "opt_module" in h.groups
+                                             else "flash-attn" if "opt_fa" in h.groups else ""),
     "cuda-not-available": lambda h, env: "torch",
     "mpi-lib-missing": _mpi_dist,
     "build-isolation-no-torch": lambda h, env: (_uv_name(h.groups["uv_iso_pkg"]) if "uv_iso_pkg" in h.groups

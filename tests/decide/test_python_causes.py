@@ -124,6 +124,19 @@ def test_a_kernel_package_a_server_imports_only_optionally(tmp_path: Path, capsy
     assert "Flash Attention" in out, out
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    # text-generation-inference v1.4.3 server/text_generation_server/utils/flash_attn.py:32-34 and :48-50
+    ("WARN text_generation_launcher: Could not import Flash Attention enabled models: Flash Attention V2 is not installed.",
+     ["flash-attn", "flash_attn_2_cuda", "install-flash-attention-v2"]),
+    ("WARN text_generation_launcher: Could not import Flash Attention enabled models: Flash Attention is not installed.",
+     ["flash-attn", "flash_attn_cuda", "install-flash-attention`"]),
+])
+def test_the_servers_own_words_for_flash_attn_missing(text: str, words: list[str], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = diagnoses(text, "package-not-installed", words, tmp_path, capsys)
+    assert "package: flash-attn" in out, out
+
+
 @pytest.mark.parametrize("text", [
     # the same server's optional Mamba models, printed on every start without mamba_ssm: no failure by itself
     "2024-10-08T09:26:28.555288Z  WARN text_generation_launcher: Could not import Mamba: No module named 'causal_conv1d'",
