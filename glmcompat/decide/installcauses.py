@@ -89,7 +89,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     top = path.split(".", 1)[0]
     dist = module_package(top) if top else ""
     tracked = companions(facts)
-    if not dist or dist not in tracked or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
+    engine_module = "name" in g and dist in {st.engine for st in facts.rows("stack")}  # companion-api-removed reads it
+    if not dist or dist not in tracked or engine_module or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
             "circular import" in h.text:
         return None
     have = env.version(dist)
