@@ -73,6 +73,9 @@ UNCLAIMED = [
     "Looking in indexes: https://download.example/whl/cu128",
     "ninja: no work to do.",
     "Error loading configuration file ~/.config/app.toml: No such file or directory",
+    # a package's own library, by its path: not a system library (bitsandbytes' CPU build, loaded by its own code)
+    "OSError: /venv/lib/python3.11/site-packages/bitsandbytes/libbitsandbytes_cpu.so: cannot open shared object file: "
+    "No such file or directory",
 ]
 
 
