@@ -196,3 +196,21 @@ def choose(package):
     assert any(k.endswith("(message=)") and t == "Encountered error while generating package metadata." for k, t in got)
     assert ("log error", "Failed building wheel for %s") in got
     assert ("raise RuntimeError", "Unable to find installation candidates for {package}") in got
+
+
+REAL = tomllib.loads((TABLE.parent / "install-real.toml").read_text(encoding="utf-8"))["run"]
+
+
+@pytest.mark.parametrize("run", REAL, ids=lambda r: r["command"][:60])
+def test_what_the_tools_really_print_is_named(run, tmp_path, capsys):
+    """pip's, setuptools' and gcc's whole output on this project's small failing packages, as recorded by
+    scripts/record_install_messages.py: explain names each cause the run holds."""
+    code, out = explain(run["output"], tmp_path, capsys)
+    assert code == 1 and all(f": {sid}" in out for sid in run["expect"]), out
+
+
+def test_the_recorded_runs_cover_the_installers_failures():
+    assert {s for r in REAL for s in r["expect"]} >= {"wheel-not-supported", "python-version-unsupported",
+                                                     "build-backend-too-old", "build-header-missing",
+                                                     "source-build-failed", "build-tool-missing",
+                                                     "externally-managed-environment"}
