@@ -214,3 +214,14 @@ def test_the_recorded_runs_cover_the_installers_failures():
                                                      "build-backend-too-old", "build-header-missing",
                                                      "source-build-failed", "build-tool-missing",
                                                      "externally-managed-environment"}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_the_real_nvcc_option_checks_are_named(tmp_path, capsys):
+    """nvcc's own refusals as it prints them here: an architecture it does not know, a C++ dialect it does not know."""
+    (tmp_path / "a.cu").write_text("int main() { return 0; }\n")
+    arch = subprocess.run(["nvcc", "-arch=sm_200", "-c", "a.cu", "-o", "a.o"], cwd=tmp_path, capture_output=True, text=True)
+    std = subprocess.run(["nvcc", "-std=c++99", "-c", "a.cu", "-o", "a.o"], cwd=tmp_path, capture_output=True, text=True)
+    assert arch.returncode != 0 and std.returncode != 0
+    diagnoses(arch.stderr, "nvcc-unsupported-arch", ["sm_200"], tmp_path, capsys)
+    diagnoses(std.stderr, "cxx-standard-unsupported", [], tmp_path, capsys)
