@@ -159,6 +159,24 @@ def _conda_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"(pytorch-cuda / cuda-version); solving on a machine without the GPU: CONDA_OVERRIDE_CUDA={need or '12.4'}")
 
 
+def _cxx_standard(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cxx-standard-unsupported: the dialect, and whether the host compiler or nvcc refused it."""
+    std = _g(h, "gcc_std", "nvcc_std")
+    torch = _g(h, "torch_std", "torch_std2")
+    if torch:
+        return (f"torch's headers need C++{torch} (c10/util/C++17.h checks it), and the compiler building the extension "
+                f"compiles an older dialect: an old host compiler, or flags that ask for -std=c++14 or older",
+                f"build with a compiler that supports C++{torch} (gcc 9 or newer: CC/CXX pointing at it) and drop any "
+                f"-std=c++14 from the extension's flags (torch's BuildExtension adds -std=c++{torch})")
+    if not std:
+        return None
+    who = "nvcc" if "nvcc_std" in h.groups else "the host C++ compiler"
+    return (f"{who} does not know the dialect -std={std} the build asks for: "
+            + ("CUDA 11 added c++17 and CUDA 12 c++20" if who == "nvcc" else "gcc 5 added c++17 and gcc 8 c++20"),
+            f"build with a newer {'CUDA toolkit (CUDA_HOME)' if who == 'nvcc' else 'compiler (gcc 9 or newer: CC/CXX)'} "
+            f"that accepts -std={std}, or a release of the extension whose build asks for a dialect this one knows")
+
+
 def _system_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = _g(h, "library", "libgcc")
     if not lib:
@@ -347,6 +365,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
     "source-build-failed": _source_build,
     "build-backend-too-old": _tooling,
     "conda-cuda-too-old": _conda_cuda,
+    "cxx-standard-unsupported": _cxx_standard,
     "system-lib-missing": _system_lib,
     "link-library-missing": _link_lib,
     "elf-wrong-class": _elf_class,
