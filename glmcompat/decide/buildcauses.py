@@ -134,10 +134,12 @@ def _tooling(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "upgrade setuptools and pip in that environment (pip install -U pip setuptools; for pip's isolated "
                 "build, raise the project's setuptools pin in [build-system] requires), or build with Python 3.11")
     if "distutils" in h.groups:
-        return ("Python 3.12 removed distutils (PEP 632), and the code being built or imported still imports it: an old "
-                "setup.py, or a package release from before 3.12",
+        return ("the code being built or imported imports distutils, which this Python lacks: Python 3.12 removed it (PEP "
+                "632), and Debian's and Ubuntu's older Pythons ship it apart (python3-distutils); an old setup.py, or a "
+                "package release from before 3.12",
                 "install setuptools in that environment (it provides a distutils shim: pip install setuptools), or a "
-                "release of the package that supports Python 3.12, or run on Python 3.11")
+                "release of the package that supports Python 3.12, or run on Python 3.11; on Debian/Ubuntu's Python "
+                "before 3.12, apt-get install python3-distutils")
     return None
 
 
