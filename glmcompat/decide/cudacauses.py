@@ -175,6 +175,12 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                 "cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the one its build needs",
                 f"put cuDNN {built} or newer first on the loader's path (remove the directory holding cuDNN {found} from "
                 f"LD_LIBRARY_PATH, or install cuDNN {built}), or install the {who} build made for cuDNN {found}")
+    if "cudnn_status" in g:  # cuDNN's own status: its libraries are of two releases
+        return (f"cuDNN reports {g['cudnn_status']}: the cuDNN libraries the process loaded are of different releases (the "
+                "front library from one cuDNN, its sub-libraries from another: a system or conda cuDNN on the loader's path "
+                "next to the nvidia-cudnn wheel)",
+                "keep one cuDNN: remove the other copy's directory from LD_LIBRARY_PATH (or `unset LD_LIBRARY_PATH`) so that "
+                "every libcudnn*.so comes from the same place (for torch, its nvidia-cudnn wheel)")
     built, found = _cudnn_version(g.get("compiled", "")), _cudnn_version(g.get("runtime", ""))
     torch = env.version("torch")
     loaded = next((p for so, p in env.libs.items() if so.startswith("libcudnn")), "")
@@ -305,6 +311,18 @@ def _torch_seen(h: Hit, env: Env) -> bool:
 def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
     lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    if "preload" in h.groups:  # torch's fallback found no nvidia/<folder>/lib on sys.path holding the library
+        stem = h.groups["preload"].removeprefix("lib")
+        name = NVIDIA_NAME.get(stem, stem)
+        dist = NVIDIA_WHEEL.get(stem) or {"cudart": "cuda-runtime"}.get(stem, stem.lower())
+        torch = env.version("torch")
+        return (f"{_shown('torch', torch)} could not load its CUDA libraries, and its fallback found no copy of {name} "
+                f"({h.groups['preload']}.so.<major>) in any nvidia/ package on sys.path: the nvidia-{dist} wheel torch requires "
+                "is not installed in this Python (a torch installed with --no-deps, copied without its dependencies, or its "
+                "dependencies removed)",
+                "install torch with its dependencies (pip install --force-reinstall torch"
+                + (f"=={_public(torch)}" if torch else "") + " from the index it came from, without --no-deps), or the "
+                f"nvidia-{dist} wheel torch pins (`pip show torch` lists it)")
     stem = lib.removeprefix("lib").split(".so", 1)[0]
     if stem.startswith("cudnn") or stem == "nccl":
         return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")
@@ -494,8 +512,10 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes the GPU's compute "
                 "capability (nvidia-smi --query-gpu=compute_cap --format=csv), or rebuild torch from source with "
                 "TORCH_CUDA_ARCH_LIST set to it")
-    sm = g.get("sm") or g.get("cc", "").replace(".", "")
-    gpu_name = (g.get("gpu") or g.get("found_gpu") or "").strip()
+    sm = (g.get("sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
+    gpu_name = (g.get("gpu") or g.get("found_gpu") or g.get("old_gpu") or "").strip()
+    if not sm:  # a line of the warning that names no capability (the row's words)
+        return None
     torch, built = env.version("torch"), _torch_cuda(env, facts)
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""

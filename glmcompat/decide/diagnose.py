@@ -20,6 +20,7 @@ from dataclasses import replace
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
@@ -29,6 +30,7 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
+from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, optional_missing
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -267,6 +269,8 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "runs (transformers imports without it and fails at the first model class)",
                 "install torch in that Python: the build for the machine's CUDA from PyTorch's cuXYZ index "
                 "(python -m pip install torch --index-url <PyTorch's index>/cuXYZ), or the CPU build where there is no GPU")
+    if "opt_feature" in h.groups:  # a server's optional import of a kernel package (TGI's Flash Attention models)
+        return optional_missing(h, env, facts)
     if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
         return _required_missing(h, env, facts)
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
@@ -431,6 +435,12 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg = h.package
+    if h.groups.get("torch_runs"):  # the log names the GPU, and the installed torch's recorded code runs on it
+        gpu, sm, torch = h.groups.get("gpu", "the GPU"), h.groups.get("sm", ""), env.version("torch")
+        return (f"torch {torch} carries code for the {gpu} the log names (sm_{sm}), so the kernel that has none is a "
+                "compiled extension's (one built without this GPU's architecture); the log names no module for it",
+                f"run `glmcompat verify` on the GPU (its gpu-code probe names the module), then install that package's "
+                f"build with SASS for sm_{sm}, or build it from source with TORCH_CUDA_ARCH_LIST={sm[:-1]}.{sm[-1]}")
     if not pkg or pkg == "torch":
         torch = env.version("torch")
         if not torch:
@@ -536,6 +546,7 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
+    need = need or ("2.0" if h.groups.get("abi_built") else None)  # NumPy 2's ABI version (0x2000000): any NumPy 2
     b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have", "")
     built = f"NumPy {need}" if need else f"NumPy {numpy_c_api(b_hex)}" if b_hex else "a newer NumPy"
     installed = ("numpy " + np if np else "NumPy") + (f", whose {numpy_c_api(h_hex)} is older" if h_hex else "")
@@ -776,6 +787,7 @@ BUILDERS: dict[str, Builder] = {
     **LOADER_BUILDERS,
     **INSTALL_BUILDERS,
     **ENGINE_BUILDERS,
+    **PYTHON_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -796,6 +808,7 @@ BUILDERS: dict[str, Builder] = {
     "automodel-config-unmapped": _automodel,
     "gpu-too-old-for-triton": _old_gpu,
     "pip-requirement-conflict": _pip_conflict,
+    **SWEEP_BUILDERS,  # last: the installers' sweep reads its own phrasings of rows above and hands them the rest
 }
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
@@ -817,7 +830,9 @@ DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "
            "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
-           "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at")}
+           "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
+           **PYTHON_DROPPED}
+DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -843,8 +858,12 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
+        h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else OWN_PACKAGE.get(h.id, "")) or h.groups.get(
             "companion", "")
+        if (named := PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "") and named != h.package:
+            own = named  # the package the log's frames named instead (the importing one) is kept as "framed"
+            h = replace(h, groups={**h.groups, "framed": h.package}) if h.package else h
         if own:
             h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
         ver = env.version(h.package) if h.package else ""
@@ -861,6 +880,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
                                               or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
+    if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
+        out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
     return out
 
 

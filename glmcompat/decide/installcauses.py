@@ -89,7 +89,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     top = path.split(".", 1)[0]
     dist = module_package(top) if top else ""
     tracked = companions(facts)
-    if not dist or dist not in tracked or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
+    engine_module = "name" in g and dist in {st.engine for st in facts.rows("stack")}  # companion-api-removed reads it
+    if not dist or dist not in tracked or engine_module or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
             "circular import" in h.text:
         return None
     have = env.version(dist)
@@ -294,6 +295,13 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """host-compiler-unsupported: nvcc's host_config.h refusing the host compiler (gcc, clang or MSVC) as too new."""
     g = h.groups
+    if "abi_cc" in g:  # torch's own check of the compiler that builds an extension (not nvcc's)
+        cc = g["abi_cc"].strip()
+        return (f"torch's cpp_extension warns that the compiler building the extension, {cc}, is not one whose C++ ABI "
+                "matches torch's build (a GCC of 5 or newer on Linux, the compiler torch was built with): the extension may "
+                "build and then fail to load (undefined symbols) or crash",
+                "build with g++ (export CC=gcc CXX=g++, or the compiler torch was built with: python -c \"import torch; "
+                "print(torch.__config__.show())\" names it) and rebuild the extension from a clean build directory")
     if "tc_compiler" in g:  # torch's cpp_extension, with the compiler's path, version and the CUDA's range
         cc, ver, cuda = g["tc_compiler"], g.get("tc_version", ""), g.get("tc_cuda", "")
         newer = g.get("tc_dir") == "greater"
@@ -438,7 +446,7 @@ def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"{lib}, or a driver upgraded without a reboot), so there is no driver to mount into the container",
                 f"install the NVIDIA driver on the host (with its {lib}: nvidia-smi on the host must list the GPU; "
                 "`ldconfig -p | grep libcuda` shows it), then start the container again with --gpus all")
-    if "libcuda" not in h.groups:
+    if "libcuda" not in h.groups and "triton_libcuda" not in h.groups:
         return None
     who = h.package if h.package and h.package != "torch" else "the program"
     return (f"{who} loads libcuda.so.1, the NVIDIA driver's own library, and the loader finds none: no NVIDIA driver is "
@@ -618,6 +626,19 @@ def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "LIBRARY_PATH for the linker); never the toolkit's lib64/stubs/libcuda.so at run time")
 
 
+def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """build-tool-missing where the tool is a C compiler a JIT compiler runs (triton builds its launcher at run time); the
+    row's words (ninja, MSVC) otherwise."""
+    if "cc_missing" not in h.groups:
+        return None
+    who = _shown(h.package, env.version(h.package)) if h.package else "the JIT compiler"
+    return (f"{who} compiles a small C launcher for its GPU kernels the first time they run, and finds no C compiler: CC "
+            "is unset and none of cc, gcc or clang is on PATH (a slim container image, a venv on a machine without build "
+            "tools)",
+            "install a C compiler where the program runs (apt-get install gcc, or conda install -c conda-forge c-compiler), "
+            "or point CC at one")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "companion-too-old": _too_old,
@@ -636,6 +657,7 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "triton-libcuda-missing": _libcuda_link,
     "conda-unsatisfiable": _conda,
     "kernel-build-variant-missing": _kernel_variant,
+    "build-tool-missing": _build_tool,
 }
 
 

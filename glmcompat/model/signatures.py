@@ -9,7 +9,7 @@ The most specific signature wins a line: when two match the same line and the te
 inside the other's (``undefined symbol: X`` inside ``vllm/_C.abi3.so: undefined symbol: X``), only
 the wider match counts for that line, so a vLLM log gets vLLM's cause and remedy, not the generic one.
 The signatures come from every matrix file (``glmcompat/matrix/data/signatures.toml``,
-``glmcompat/matrix/data/vllm-signatures.toml``).
+``glmcompat/matrix/data/vllm-signatures.toml``, ``glmcompat/matrix/data/python-signatures.toml``, ...).
 
 Time is linear in the log: the matrix validator admits only signatures whose matching cost per line is
 linear in the line (:func:`linear_time_problem`: no nested quantifiers, no backreferences, an unbounded
@@ -22,6 +22,7 @@ such; anything else as UTF-8 with undecodable bytes replaced.
 from __future__ import annotations
 
 import codecs
+import functools
 import importlib
 import re
 from collections import deque
@@ -62,9 +63,21 @@ class SignatureRow(Protocol):
 
 
 def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str], SignatureRow]]:
-    return [(re.compile(s.pattern), s) for s in signatures]
+    return [(_compile(s.pattern), s) for s in signatures]
 
 
+# What a matcher derives from a pattern, kept per pattern text for the process: a log read in-process again (the API,
+# the tests) builds its matcher from these instead of parsing every signature anew (hundreds of patterns, more than
+# re's own cache holds). Pure functions of the text, so the memo cannot change an answer.
+_compile = functools.lru_cache(maxsize=4096)(re.compile)
+
+
+@functools.lru_cache(maxsize=4096)
+def _loose(pattern: str) -> re.Pattern[str]:
+    return re.compile(tolerant(pattern), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
 def required_literals(pattern: str) -> tuple[str, ...] | None:
     """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, or one
     per alternative of a group every match passes through); None when this reader finds none of at least 3
@@ -132,6 +145,11 @@ def tolerant(pattern: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=8)
+def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(_gate_word, words)), re.IGNORECASE)
+
+
 def _gate_word(word: str) -> str:
     return "".join(_QUOTE_CLASS if ch in QUOTES else re.escape(ch) for ch in word)
 
@@ -155,9 +173,9 @@ class _Matcher:
                 self.always.append((pat, sig))
             else:
                 self.keyed.append((pat, sig, need))
-                self.loose.append((re.compile(tolerant(sig.pattern), re.IGNORECASE), sig))
+                self.loose.append((_loose(sig.pattern), sig))
         words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
-        self.gate = re.compile("|".join(map(_gate_word, words)), re.IGNORECASE) if words else None
+        self.gate = _gate(tuple(words)) if words else None
         # each keyed signature's literals as the gate reads them (case and quotes folded): a line that holds none of a
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
@@ -308,6 +326,20 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
     ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # what pip builds where it is no index name: a VCS or URL requirement, an editable path ("Obtaining file:///app/src/x");
+    # and the first module Python found missing (what a failed build step's traceback ends in)
+    ("collecting_url", r"Collecting (?P<v>(?:git\+|https?://|file:)\S{1,300})"),
+    ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
+    ("processing", r"Processing (?P<v>(?:file:|/|\.{1,2}/|[A-Za-z]:\\)\S{1,300})"),
+    ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the MPI library a loader error names (mpi4py 4 prints "cannot load MPI library", then each dlopen error)
+    ("mpi_lib", r"(?P<v>libmpi(?:_cxx|_mpifh|_usempif08)?\.so(?:\.\d{1,4}){0,3}): cannot open shared object file"),
+    # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
+    ("cuda_visible", r"CUDA_VISIBLE_DEVICES\s{0,4}=\s{0,4}['\"]?(?P<v>[\w,-]{0,100})"),
+    # the GPU a log names as torch.cuda.get_device_name() and nvidia-smi print it ("NVIDIA GeForce RTX 5090", "NVIDIA
+    # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"): the product, matched against the matrix's [[target]] products
+    ("gpu_name", r"NVIDIA (?:GeForce |Tesla |Quadro )?(?P<v>(?:RTX (?:PRO )?|GTX |TITAN )?[A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}"
+                 r"(?: Ti| SUPER| Ada| Blackwell)?)(?![\w.])"),
     # the CUDA error NCCL's CUDACHECK names (NCCL_DEBUG=WARN), and a CUDA failure that is no mismatch of the stack
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
@@ -338,7 +370,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
@@ -348,6 +380,7 @@ _NOTE_WORDS = re.compile(r"(?i)your python|environment torch| -> |index|build|in
 _PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
                         r"depends on [^\n]{1,300})")
 MAX_CAUSES = 12
+_FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
 
@@ -385,6 +418,10 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
+        if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
+            # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
+            if (f := _FROM_LINE.match(line)) is not None:
+                self.notes["from_line"] = f.group("v")
         if ("depends on " in line or "The user requested " in line) and (c := _PIP_CAUSE.search(line)) is not None:
             have = self.notes.get("pip_causes", "")
             if have.count("; ") < MAX_CAUSES - 1:
@@ -506,6 +543,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     # built against NumPy 1.x shows only torch's frames)
     glue: dict[str, str] = {}
     importing: tuple[int, str] = (0, "")
+    frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
@@ -515,6 +553,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             if (im := _IMPORT_LINE.match(line)) is not None:
                 importing = (n, im.group("from") or im.group("imp"))
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
+        if own and line.lstrip().startswith('File "'):
+            frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
         found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, s2 in found if s2.id not in YIELDS])]
@@ -525,6 +565,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
             if importing[1] and 0 < n - importing[0] <= IMPORT_GAP:
                 groups["importing"] = importing[1]  # the import statement the error ends
+            if frame[1] and 0 < n - frame[0] <= IMPORT_GAP + 1:
+                groups["frame"] = frame[1]  # the package whose code the traceback's last frame runs (the importing one)
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()):
                 pending.pop(sid, None)
                 settled.discard(sid)

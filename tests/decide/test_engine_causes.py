@@ -85,7 +85,8 @@ POSITIVE = [
     # TGI models/__init__.py, layers/attention/cuda.py, kv_cache.py, gptq/__init__.py, marlin/util.py (v3.3.7) and
     # utils/flash_attn.py, gptq/exllamav2.py (v2.0.4)
     ("2024-05-01T10:00:00.000000Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: "
-     "CUDA is not available", "tgi-kernels-missing", ["text-generation-inference", "make install"]),
+     "/opt/conda/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+     "_ZN3c104cuda9SetDeviceEi", "tgi-kernels-missing", ["text-generation-inference", "make install"]),
     ("WARN text_generation_launcher: Could not import Mamba: No module named 'mamba_ssm'", "tgi-kernels-missing",
      ["Mamba"]),
     ("ImportError: Could not import attention kernels. Make sure your installation is correct. Complete error: "
@@ -333,6 +334,20 @@ def test_every_engine_signature_is_tested() -> None:
 def test_lines_sharing_the_words_stay_unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = explain(text, tmp_path, capsys)
     assert code == 0, out
+
+
+def test_tgi_missing_module_is_the_wider_cause(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a missing module behind TGI's import: package-not-installed's wider match names it
+    code, out = explain("WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named "
+                        "'dropout_layer_norm'", tmp_path, capsys)
+    assert code == 1 and ": package-not-installed" in out and "tgi-kernels-missing" not in out, out
+
+
+def test_tgi_without_cuda_is_the_wider_cause(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # TGI's own "CUDA is not available" behind the import: cuda-not-available's wider match wins the line
+    code, out = explain("WARN text_generation_launcher: Could not import Flash Attention enabled models: CUDA is not "
+                        "available", tmp_path, capsys)
+    assert code == 1 and ": cuda-not-available" in out and "tgi-kernels-missing" not in out, out
 
 
 def test_transformers_pytorch_line_stays_package_not_installed(tmp_path: Path,

@@ -27,7 +27,7 @@ clause = st.tuples(st.sampled_from([">=", "<=", "==", "!=", ">", "<", "==*", "!=
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(clause, min_size=1, max_size=3), st.tuples(st.integers(0, 14), st.integers(0, 14), st.integers(0, 14)))
 def test_plain_fits_is_pep_440(clauses: list[str], here: tuple[int, int, int]) -> None:
     spec = ",".join(clauses)

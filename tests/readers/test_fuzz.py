@@ -11,7 +11,7 @@ in TOML and JSON, a value swapped for one of another type. Each goes through :fu
 :func:`glmcompat.matrix.schema.load_file`. Only :class:`glmcompat.model.errors.GlmcompatError` may come out, and no
 input may take long.
 
-CI runs ``GLMCOMPAT_FUZZ_INPUTS`` inputs (default 600, well within a minute); the long run is
+CI runs ``GLMCOMPAT_FUZZ_INPUTS`` inputs (default 300, a few seconds); the long run is
 ``GLMCOMPAT_FUZZ_INPUTS=20000 pytest tests/readers/test_fuzz.py`` (``GLMCOMPAT_FUZZ_SEED`` picks another
 sequence). A failure names the seed file and the input number, and leaves the input in the test's
 temporary directory.
@@ -38,7 +38,7 @@ from glmcompat.readers.formats import read_lock
 
 from tests.conftest import FIXTURES, ROOT
 
-INPUTS = int(os.environ.get("GLMCOMPAT_FUZZ_INPUTS", "600"))
+INPUTS = int(os.environ.get("GLMCOMPAT_FUZZ_INPUTS", "300"))
 SEED = int(os.environ.get("GLMCOMPAT_FUZZ_SEED", "12"))
 SLOW = 60.0  # seconds: an input that takes longer is a finding too (a hang; inputs take milliseconds)
 

@@ -190,7 +190,7 @@ _lockish = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=_lockish, name=st.sampled_from(["uv.lock", "pylock.toml", "requirements.txt"]))
 def test_arbitrary_input_only_raises_lock_format_error(tmp_path, data, name):
     p = tmp_path / name

@@ -84,7 +84,7 @@ _inputs = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=_inputs, kind=st.sampled_from(sorted(PARSERS)))
 def test_arbitrary_bytes_only_raise_lock_format_error(tmp_path: Path, data: bytes, kind: str) -> None:
     write_tree(tmp_path, {"base.txt": "sgl-kernel==0.3.21\n", "loop.txt": "-r loop.txt\n", "sub/x.txt": ""})

@@ -155,7 +155,7 @@ def _plain(value: object) -> object:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(text=_env_file())
 def test_conda_reader_agrees_with_pyyaml(text: str) -> None:
     """conda_document's (line, value) scalars are what PyYAML's safe_load reads."""

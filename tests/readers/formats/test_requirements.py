@@ -244,7 +244,7 @@ _VERSIONS = st.from_regex(r"[0-9]{1,3}(\.[0-9]{1,3}){0,3}((a|b|rc|\.post|\.dev)[
                           fullmatch=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(pins=st.lists(st.tuples(_NAMES, _VERSIONS, st.sampled_from(["==", " == ", "==="]),
                                st.sampled_from(["", "  # pinned", " ; python_version >= '3.10'"])),
                      min_size=1, max_size=6))

@@ -1,0 +1,389 @@
+"""Causes and remedies of the installers', builders' and loaders' failures (issue 38's sweep of their raise sites:
+glmcompat/matrix/data/install-signatures.toml): an interpreter outside a package's Requires-Python, a source build that
+failed, build tooling older than the install needs, conda's __cuda virtual package, a system library or a linker
+library missing, a library of the wrong ELF class, glibc's static TLS and executable-stack refusals, a glibc wheel on
+musl; and poetry's, pdm's, uv's and distutils' phrasings of causes signatures.toml names (their own wording, by the
+tool that printed them). Each builder takes a :class:`~glmcompat.model.signatures.Hit`, the
+:class:`~glmcompat.decide.logenv.Env` and the matrix, as :func:`glmcompat.decide.diagnose.diagnose` calls it. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
+from glmcompat.model.signatures import Hit
+
+Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
+
+
+def _g(h: Hit, *names: str) -> str:
+    """The first of ``names`` the match captured (stripped), or ""."""
+    return next((h.groups[n].strip() for n in names if h.groups.get(n, "").strip()), "")
+
+
+def _name(text: str) -> str:
+    """The distribution a requirement or a solver's clause opens with (``vllm==0.6.3`` -> ``vllm``)."""
+    return canonicalize(re.split(r"[\s\[=<>!~;@(,`]", text.strip(), maxsplit=1)[0]) if text.strip() else ""
+
+
+def _stack(names: list[str], facts: Facts) -> list[str]:
+    """The names among ``names`` the matrix tracks as the stack's (its companions, torch's, NVIDIA's libraries)."""
+    tracked = companions(facts)
+    return [n for n in names if n and (n in tracked or n.startswith(("nvidia-", "torch")) or n == "triton")]
+
+
+def _python(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """python-version-unsupported: the package, the interpreter and the range, as each installer prints them."""
+    pkg = _name(_g(h, "pkg", "uv_pkg", "hint_pkg", "poetry_pkg"))
+    py = _g(h, "python", "uv_python", "uv_interp", "uv_req_python", "lock_python", "hint_python")
+    need = _g(h, "requires", "uv_requires", "uv_proj_req", "uv_req_req", "lock_req", "poetry_requires")
+    tool = ("uv" if any(k.startswith(("uv_", "lock_", "hint_")) for k in h.groups)
+            else "poetry" if any(k.startswith("poetry_") for k in h.groups)
+            else "pdm" if "pdm_range" in h.groups else "pip")
+    if "ignored" in h.groups:  # pip's list: "0.6.4 Requires-Python >=3.9; 0.7.0 Requires-Python >=3.9"
+        pairs = re.findall(r"(\S{1,60}) Requires-Python (\S{1,60})", h.groups["ignored"])
+        if pairs:
+            ranges = sorted({r.rstrip(";,") for _, r in pairs})
+            return (f"pip skipped releases {', '.join(v for v, _ in pairs[:6])} because each requires Python "
+                    f"{' or '.join(ranges)}, which the Python that runs pip is not: the releases left (if any) do not "
+                    "satisfy the requirement",
+                    f"run pip with a Python in {ranges[0]} (a venv made with it: uv venv --python X.Y), or pin a release "
+                    "whose Requires-Python includes this Python")
+    if "hint_tags" in h.groups:
+        tags = h.groups["hint_tags"].strip()
+        return (f"{_shown(h.groups['hint_pkg'], h.groups.get('hint_ver', ''))} publishes wheels only for the Python "
+                f"tags {tags}, and the interpreter is {h.groups.get('hint_impl', 'Python')} {py} "
+                f"({h.groups.get('hint_tag', '')}): no wheel of that release fits it",
+                f"run with a Python whose tag is among {tags} (uv venv --python X.Y), or a {h.groups['hint_pkg']} "
+                f"release that publishes {h.groups.get('hint_tag', 'this Python')} wheels")
+    if "poetry_range" in h.groups:
+        rng = h.groups["poetry_range"]
+        return (f"the project declares Python {rng} (pyproject's requires-python / tool.poetry python), and some "
+                "dependency supports only part of that range, so poetry cannot pick one version for all of it",
+                f"narrow the project's Python range to what the dependencies accept (the lines below name each: e.g. "
+                f"python = \">=3.9\" in place of {rng}), or add a python marker to the dependency")
+    if "pdm_range" in h.groups:
+        return (f"the project's requires-python ({h.groups['pdm_range'].rstrip('.')}) includes Python versions some "
+                "dependency does not support, so pdm cannot pick one version for all of them",
+                "narrow requires-python in pyproject.toml to the range the dependencies accept (pdm lists them), or "
+                "add a python marker to the dependency")
+    who = _shown(pkg, "") if pkg else "a package"
+    if not (py or need):
+        return None
+    what = "the project's" if h.groups.keys() & {"uv_proj_req", "uv_req_req", "lock_req"} else f"{who}'s"
+    return (f"{what} Python requirement is {need or 'a range'} and the interpreter {tool} runs with is Python "
+            f"{py or '(another version)'}: every release whose Requires-Python excludes it is skipped",
+            f"run with a Python in {need or 'the range'} (uv venv --python X.Y / uv python pin X.Y, a conda "
+            f"environment with that python), or pin a release of {pkg or 'the package'} whose Requires-Python includes "
+            f"Python {py or 'this one'}")
+
+
+def _source_build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """source-build-failed: the package being built, where the line names it, and the installer."""
+    pkg = _name(_g(h, "pip_pkg", "step_pkg", "uv_pkg", "poetry_pkg")) or _name(_g(h, "pip_pkgs", "pip_failed"))
+    ver = _g(h, "uv_ver", "poetry_ver") or (env.version(pkg) if pkg else "")
+    tool = ("uv" if h.groups.keys() & {"uv_pkg", "uv_backend"} else "poetry" if "poetry_pkg" in h.groups
+            else "the build front end" if "pep517" in h.groups else "pip" if any(k.startswith("pip_") for k in h.groups)
+            else "")
+    what = _shown(pkg, ver) if pkg else ""
+    if "ext_name" in h.groups or "torch_ext" in h.groups:
+        ext = h.groups.get("ext_name", "")
+        return (f"torch's cpp_extension build of {('the extension ' + ext) if ext else 'an extension'} failed (ninja "
+                "compiles its C++/CUDA sources, then links them): the compiler's first error above this line is why",
+                "read the first `error:` of the compile output above and fix that (a header, nvcc, the host compiler, "
+                "the CUDA toolkit's release against torch's); set MAX_JOBS=1 to see one compile's output at a time")
+    if "cmd" in h.groups or "ninja_out" in h.groups or "ninja_stop" in h.groups or "ld_fail" in h.groups:
+        cmd = h.groups.get("cmd", "") or ("the linker" if "ld_fail" in h.groups else "the compiler")
+        return (f"a compile step of the build ({cmd}) exited with an error, so the package was not built: its own "
+                "first error, above this line, is the cause",
+                "read the first `error:` above this line and fix that (its own signature is listed where glmcompat "
+                "knows it), or install a release with a wheel for this Python and platform instead of building")
+    who = f"{tool} built {what} from source" if tool and what else (f"{tool} built a package from source" if tool
+                                                                      else "a package was built from source")
+    return (f"{who} (no wheel of it fits this Python and platform, or its source was asked for) and the build failed: "
+            "the build's own output, above this line, names why (a compiler, header, CUDA toolkit or build dependency it "
+            "needs)",
+            f"read the build output's first error and fix that, or avoid the build: install a release of "
+            f"{pkg or 'the package'} that has a wheel for this Python and platform (`pip download --only-binary=:all: "
+            f"--no-deps {pkg or '<package>'}` tells whether one exists)")
+
+
+def _tooling(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """build-backend-too-old: which piece of the tooling is missing, by the line's words."""
+    if h.groups.keys() & {"hook", "hook_old"}:
+        return ("pip's editable install (pip install -e) asks the project's build backend for PEP 660's build_editable "
+                "hook, and the backend pip installed for the build has none (setuptools before 64, or an old backend the "
+                "project's [build-system] requires)",
+                "require a backend with the hook (setuptools>=64 in [build-system] requires, then pip install -e . again), "
+                "or install without -e")
+    if "command" in h.groups:
+        return ("`setup.py bdist_wheel` ran with a setuptools that has no bdist_wheel command: the wheel package "
+                "provided it until setuptools 70.1, and neither is new enough here",
+                "install the build tooling (pip install -U setuptools wheel) in the environment that runs setup.py, or "
+                "build through pip (pip wheel .), which installs the project's build requirements")
+    if "impimporter" in h.groups:
+        return ("Python 3.12 removed pkgutil.ImpImporter, and the pkg_resources of setuptools before 66.1 still uses it "
+                "at import: an old setuptools (or pip, which vendors it) pinned in the build environment of a Python 3.12 "
+                "or newer",
+                "upgrade setuptools and pip in that environment (pip install -U pip setuptools; for pip's isolated "
+                "build, raise the project's setuptools pin in [build-system] requires), or build with Python 3.11")
+    if "distutils" in h.groups:
+        return ("the code being built or imported imports distutils, which this Python lacks: Python 3.12 removed it (PEP "
+                "632), and Debian's and Ubuntu's older Pythons ship it apart (python3-distutils); an old setup.py, or a "
+                "package release from before 3.12",
+                "install setuptools in that environment (it provides a distutils shim: pip install setuptools), or a "
+                "release of the package that supports Python 3.12, or run on Python 3.11; on Debian/Ubuntu's Python "
+                "before 3.12, apt-get install python3-distutils")
+    return None
+
+
+def _conda_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """conda-cuda-too-old: the CUDA release the builds need and the driver's, where the report prints them."""
+    need = _g(h, "cuda_need") or (re.search(r"[\d.]{2,12}", h.groups.get("cuda_range", "")) or [""])[0]
+    have = _g(h, "driver_cuda", "mamba_have") or env.cuda.get("driver_cuda", "")
+    by = _g(h, "by", "spec", "mamba_by", "mamba_by2")
+    if not (need or have or by):
+        return None
+    drv = (f"the driver's CUDA is {have}" if have and have != "0"
+           else "the machine's __cuda (the CUDA version its driver supports) is older, or absent (no GPU, no driver, or "
+                "a solve on a machine without the GPU)")
+    return (f"{by or 'the requested CUDA builds'} need{'s' if by else ''} the __cuda virtual package"
+            f"{' at ' + need + ' or newer' if need else ''}, and {drv}: conda's solver excludes every build that needs a "
+            "newer driver",
+            f"update the NVIDIA driver to one for CUDA {need or 'the release requested'} (nvidia-smi shows the CUDA "
+            f"version the driver supports), or request builds for CUDA {have or 'the driver'}'s release or older "
+            f"(pytorch-cuda / cuda-version); solving on a machine without the GPU: CONDA_OVERRIDE_CUDA={need or '12.4'}")
+
+
+def _cxx_standard(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cxx-standard-unsupported: the dialect, and whether the host compiler or nvcc refused it."""
+    std = _g(h, "gcc_std", "nvcc_std")
+    torch = _g(h, "torch_std", "torch_std2")
+    if torch:
+        return (f"torch's headers need C++{torch} (c10/util/C++17.h checks it), and the compiler building the extension "
+                f"compiles an older dialect: an old host compiler, or flags that ask for -std=c++14 or older",
+                f"build with a compiler that supports C++{torch} (gcc 9 or newer: CC/CXX pointing at it) and drop any "
+                f"-std=c++14 from the extension's flags (torch's BuildExtension adds -std=c++{torch})")
+    if not std:
+        return None
+    who = "nvcc" if "nvcc_std" in h.groups else "the host C++ compiler"
+    return (f"{who} does not know the dialect -std={std} the build asks for: "
+            + ("CUDA 11 added c++17 and CUDA 12 c++20" if who == "nvcc" else "gcc 5 added c++17 and gcc 8 c++20"),
+            f"build with a newer {'CUDA toolkit (CUDA_HOME)' if who == 'nvcc' else 'compiler (gcc 9 or newer: CC/CXX)'} "
+            f"that accepts -std={std}, or a release of the extension whose build asks for a dialect this one knows")
+
+
+def _system_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = _g(h, "library", "libgcc")
+    if not lib:
+        return None
+    base = lib.split(".so", 1)[0]
+    apt = {"libGL": "libgl1", "libEGL": "libegl1", "libgthread-2": "libglib2.0-0", "libglib-2": "libglib2.0-0",
+           "libgomp": "libgomp1", "libgcc_s": "libgcc-s1", "libSM": "libsm6", "libXext": "libxext6",
+           "libXrender": "libxrender1", "libsndfile": "libsndfile1", "libaio": "libaio1", "libnuma": "libnuma1",
+           "libibverbs": "libibverbs1", "libatomic": "libatomic1", "libopenblas": "libopenblas0"}.get(base, "")
+    old_ssl = base in ("libssl", "libcrypto") and lib.endswith(".so.1.1")
+    return (f"a compiled module links {lib}, which this machine (or image) does not have: manylinux wheels assume the "
+            "base system's libraries, and a slim image lacks them"
+            + (" (OpenSSL 1.1, which distributions since 2022 replace with OpenSSL 3)" if old_ssl else ""),
+            (f"install it: apt-get install {apt} (Debian/Ubuntu)" if apt else
+             f"install the system package that provides {lib} (`apt-file search {lib}` or `dnf provides '*/{lib}'`)")
+            + ("; for OpenCV, its headless wheel needs no libGL" if base == "libGL" else "")
+            + ("; or a release of the package built against OpenSSL 3" if old_ssl else ""))
+
+
+def _link_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = _g(h, "link_lib")
+    if not lib:
+        return None
+    cuda = lib.startswith(("cu", "nv", "nccl"))
+    return (f"the extension's link asks for -l{lib} (lib{lib}.so) and the linker finds it in none of its directories"
+            + (": the CUDA toolkit's library directory (or that component) is not where the linker looks" if cuda
+               else ": the library's development files are not installed"),
+            (f"point the linker at the toolkit's libraries (LIBRARY_PATH=$CUDA_HOME/lib64, or install the toolkit "
+             f"component that has lib{lib}.so)" if cuda else
+             f"install lib{lib}'s development package (the -dev / -devel package that has lib{lib}.so), or add its "
+             "directory to LIBRARY_PATH"))
+
+
+def _elf_class(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib, bits = _g(h, "library"), _g(h, "bits")
+    if not bits:
+        return None
+    other = "64" if bits == "32" else "32"
+    what = lib or "a library"
+    return (f"{what} is a {bits}-bit build (ELFCLASS{bits}) and the process loading it is {other}-bit: the loader found "
+            "that file first on its path",
+            f"make the {other}-bit library be found: remove {what.rsplit('/', 1)[0] if '/' in what else 'its directory'} "
+            f"from LD_LIBRARY_PATH, or install the {other}-bit package; `file {what}` shows its class")
+
+
+def _elf_invalid(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = _g(h, "library")
+    if not lib:
+        return None
+    return (f"{lib} is no ELF object for Linux: a Git LFS pointer or an HTML page saved under the library's name, a "
+            "download cut short, a macOS or Windows binary, or a linker script",
+            f"reinstall the package that ships {lib.rsplit('/', 1)[-1]} (pip install --force-reinstall --no-deps "
+            f"<package>), then check the file: `file {lib}` should say ELF 64-bit LSB shared object; for a repository's "
+            "binary, fetch its LFS objects (git lfs pull)")
+
+
+def _tls(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = _g(h, "library")
+    if not lib:
+        return None
+    return (f"{lib} uses initial-exec thread-local storage and was loaded late (dlopen), after glibc had handed out its "
+            "static TLS reserve to the libraries loaded before it",
+            f"preload it: LD_PRELOAD={lib} python ..., or import the package that brings it first; glibc 2.32+: "
+            "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384")
+
+
+def _execstack(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    lib = _g(h, "library")
+    if not lib:
+        return None
+    return (f"{lib} is marked as needing an executable stack, and glibc 2.41 and newer refuse to load such a library "
+            "with dlopen (older glibc made the stack executable)",
+            f"clear the mark on that file (execstack -c {lib}, or patchelf --clear-execstack {lib}), or install a release "
+            "built without it, or allow it: GLIBC_TUNABLES=glibc.rtld.execstack=2")
+
+
+def _musl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    by = _g(h, "by", "reloc_by")
+    need = _g(h, "musl_lib") or (h.groups.get("musl_sym", "") + " (a glibc symbol)" if h.groups.get("musl_sym") else "")
+    if not by:
+        return None
+    glibc = bool(re.match(r"ld-linux|lib(?:c|m|dl|pthread|rt)\.so\.6", need)) or "musl_sym" in h.groups
+    if not glibc:
+        return (f"musl's loader found no {need}, which {by} needs: that library is not installed on this musl "
+                "(Alpine) system",
+                f"install the Alpine package that provides {need} (apk search), or run on a glibc-based image")
+    return (f"{by} is built for glibc (a manylinux build) and this system's C library is musl (Alpine): it needs {need}, "
+            "which musl does not provide",
+            "run on a glibc-based image (python:3.X-slim, Debian, Ubuntu); the GPU stack publishes no musllinux wheels")
+
+
+# --- the phrasings of other tools for causes signatures.toml names: their own wording, then the row's builder ----------
+
+def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    pkg = _g(h, "poetry_pkg", "pdm_pkg")
+    if not pkg:
+        return INSTALL_BUILDERS["no-matching-distribution"](h, env, facts)
+    if not _stack([_name(pkg)], facts):
+        return None
+    tool, ver = ("poetry", h.groups.get("poetry_ver", "")) if "poetry_pkg" in h.groups else ("pdm", "")
+    return (f"{tool} found {_shown(pkg, ver)} but none of its files fits this machine: no wheel for this Python version, "
+            "platform or CPU (and no source distribution), or the lock's hashes name files the index no longer serves",
+            f"pin a release of {pkg} that publishes a wheel for this Python and platform (the index's page lists its "
+            f"files; {tool} lock after the change), or mark it for the platforms it has wheels for (a markers "
+            f"constraint); for torch's CUDA builds, add PyTorch's own index as a source")
+
+
+def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    wheel = _g(h, "poetry_wheel", "pdm_url")
+    if not wheel:
+        return INSTALL_BUILDERS["wheel-not-supported"](h, env, facts)
+    wheel = wheel.rsplit("/", 1)[-1].replace("%2B", "+").replace("%2b", "+")
+    got = INSTALL_BUILDERS["wheel-not-supported"](Hit(h.id, h.cause, h.remedy, h.text, h.line, h.count,
+                                                      {"wheel": wheel}, h.source, h.package, h.version), env, facts)
+    if got is None:
+        return None
+    tool = "poetry" if "poetry_wheel" in h.groups else "pdm"
+    return got[0].replace("pip refused", f"{tool} refused", 1).replace("runs pip", f"runs {tool}"), got[1].replace(
+        "run pip with", f"run {tool} with").replace(" (pip picks", f" ({tool} picks")
+
+
+def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    text = _g(h, "poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep")
+    if not text:
+        if "too_deep" in h.groups:
+            return ("pip's resolver gave up: the requirements leave it so many candidate versions to try (packages "
+                    "without lower bounds) that it passed its limit of rounds",
+                    "give the packages pip backtracks over lower bounds (pkg>=X in place of pkg), or resolve with uv "
+                    "(uv pip install), which explains a conflict where there is one")
+        return INSTALL_BUILDERS["pip-resolution-impossible"](h, env, facts)
+    names = [canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", text)]
+    stack = _stack(names, facts)
+    if not stack:
+        return None
+    if "uv_url_pkg" in h.groups:
+        return (f"the requirements give {text} from two different URLs (or indexes), and uv installs one file per "
+                "package: it cannot pick",
+                f"name {text} once, from one URL or index (one [[tool.uv.index]] with its source pinned in "
+                "[tool.uv.sources]), and drop the other requirement")
+    if "uv_dep" in h.groups:
+        return (f"uv found no set of versions that satisfies every requirement at once: because {text}, so nothing was "
+                "installed",
+                f"change the requirement uv's derivation ends with ({', '.join(stack[:3])}) to a version both accept; "
+                "`uv pip install --dry-run` with the new pin checks it")
+    tool = "poetry" if "poetry_because" in h.groups else "pdm"
+    return (f"{tool} found no set of versions that satisfies every requirement at once"
+            + (f": because {text}" if tool == "poetry" else f" (for {text})") + ", so nothing was installed",
+            f"change the requirement the explanation names ({', '.join(stack[:3])}) to a version every dependant "
+            f"accepts, and check it with {tool} lock; where a torch build is named by a local label (+cu121), add "
+            "PyTorch's index as a source for it")
+
+
+def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    tool = _g(h, "compiler", "exec_compiler")
+    if not tool and "msvc" not in h.groups:
+        return INSTALL_BUILDERS["build-tool-missing"](h, env, facts)
+    if "msvc" in h.groups:
+        return ("the build compiles C/C++ sources on Windows, and the Microsoft C++ Build Tools (MSVC 14.0 or newer, "
+                "its vcvarsall.bat) are not installed",
+                "install the Microsoft C++ Build Tools (the \"Desktop development with C++\" workload), or a release "
+                "with a Windows wheel for this Python")
+    nvcc = tool.rsplit("/", 1)[-1] == "nvcc"
+    return (f"the build runs {tool}, which is not installed or not on PATH"
+            + (": the CUDA toolkit's nvcc (CUDA_HOME/bin)" if nvcc else ": no C/C++ compiler in this environment"),
+            ("install the CUDA toolkit and point CUDA_HOME at it (its bin/nvcc), or a release with a wheel" if nvcc else
+             "install a compiler where the build runs (apt-get install build-essential, dnf install gcc-c++, conda "
+             "install -c conda-forge cxx-compiler), or a release with a wheel for this Python and platform"))
+
+
+def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    need, by = _g(h, "np_need"), _g(h, "np_by")
+    if need:
+        return (f"conda's solver found no build that provides {need}, which {by} needs, on the channels it read, so "
+                "it installed nothing",
+                f"add the channel that publishes {need.split(' ', 1)[0]} (-c conda-forge, -c nvidia), or request a "
+                f"version of {by.rsplit('-', 2)[0]} whose dependencies the channels provide")
+    if "mamba_head" in h.groups:
+        return None  # the report's head: its lines below name the cause (their own signatures)
+    return INSTALL_BUILDERS["conda-unsatisfiable"](h, env, facts)
+
+
+# signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these after the rest: the widened
+# rows' builders here read their new phrasings and hand the others to the row's own builder)
+SWEEP_BUILDERS: dict[str, Builder] = {
+    "python-version-unsupported": _python,
+    "source-build-failed": _source_build,
+    "build-backend-too-old": _tooling,
+    "conda-cuda-too-old": _conda_cuda,
+    "cxx-standard-unsupported": _cxx_standard,
+    "system-lib-missing": _system_lib,
+    "link-library-missing": _link_lib,
+    "elf-wrong-class": _elf_class,
+    "elf-invalid": _elf_invalid,
+    "static-tls-exhausted": _tls,
+    "execstack-refused": _execstack,
+    "musl-glibc-wheel": _musl,
+    "no-matching-distribution": _no_dist,
+    "wheel-not-supported": _wheel,
+    "pip-resolution-impossible": _resolution,
+    "build-tool-missing": _build_tool,
+    "conda-unsatisfiable": _conda,
+}
+# the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
+SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg"),
+                 "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep")}
+
+
+__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]

