@@ -87,8 +87,6 @@ POSITIVE = [
     ("2024-05-01T10:00:00.000000Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: "
      "/opt/conda/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
      "_ZN3c104cuda9SetDeviceEi", "tgi-kernels-missing", ["text-generation-inference", "make install"]),
-    ("WARN text_generation_launcher: Could not import Mamba: No module named 'mamba_ssm'", "tgi-kernels-missing",
-     ["Mamba"]),
     ("ImportError: Could not import attention kernels. Make sure your installation is correct. Complete error: "
      "libcudart.so.11.0: cannot open shared object file", "tgi-kernels-missing", ["official image"]),
     ("ImportError: Could not import vllm paged attention. Make sure your installation is correct. Complete error: X",
