@@ -7,7 +7,16 @@ f-string, ``%``- or ``.format``-built) is printed as one JSON line: package, ver
 
     python scripts/harvest_engine_raise_sites.py vllm==0.6.3 vllm==0.11.0 ... > raise-sites.jsonl
 
-``--cache DIR`` keeps the sources read (DIR/<package>-<version>/<path>) so a second run reads nothing.
+``--cache DIR`` keeps the sources read (DIR/<package>-<version>/<path>) so a second run reads nothing. A library that
+is not on the index (text-generation-inference's server, apex, detectron2) is read from a directory put there by hand:
+``git archive v3.3.7 server | tar -x -C DIR/text-generation-server-3.3.7``, then ``text-generation-server==3.3.7``.
+
+The sweep of issue 38 read: vllm 0.6.3, 0.9.2, 0.11.0, 0.34.0; sglang 0.4.6, 0.5.2, 0.5.23; sgl-kernel 0.1.0, 0.3.21;
+flashinfer-python 0.2.5, 0.4.0, 0.7.4; flashinfer-cubin 0.6.13; xformers 0.0.28.post3, 0.0.35; flash-attn
+2.5.9.post1, 2.8.3; bitsandbytes 0.41.3, 0.45.0, 0.50.2; deepspeed 0.14.4, 0.19.8; accelerate 0.30.0, 1.16.0; peft
+0.10.0, 0.21.2; mmdet 3.3.0; mmcv 2.2.0; transformers 4.40.0, 4.57.1, 5.25.0 (--under transformers/utils and the
+quantizers, integrations, models/auto, modeling_utils); text-generation-server v2.0.4 and v3.3.7, apex 22.03 and
+25.09, detectron2 v0.6 and 02b5c4e2 from their repositories.
 """
 
 from __future__ import annotations
