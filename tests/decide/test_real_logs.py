@@ -49,6 +49,12 @@ UNMEASURED_M = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_N = False, as for set M.
 CASES_N = tomllib.loads((HERE / "heldout_n.toml").read_text())["case"]
 UNMEASURED_N = False
+# heldout_o.toml: the fifteenth set, frozen before `explain` ran on it, scored by test_real_log_o (`-k test_real_log_o`
+# selects it).
+# While UNMEASURED_O, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_O = False, as for set N.
+CASES_O = tomllib.loads((HERE / "heldout_o.toml").read_text())["case"]
+UNMEASURED_O = True
 
 
 
@@ -88,6 +94,11 @@ def test_real_log_n(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_O, UNMEASURED_O), ids=[str(c["log"]) for c in CASES_O])
+def test_real_log_o(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -104,13 +115,13 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N]
+    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
 
