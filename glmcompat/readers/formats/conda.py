@@ -163,6 +163,7 @@ class _CondaSpec:
     spec: str | None
     raw_version: str  # the version as written after "=", "==" or a space ("" for a range or none)
     build: str
+    channel: str = ""  # ``conda-forge::pytorch``: conda-forge
 
 
 def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
@@ -186,7 +187,7 @@ def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
     ver = ver.strip()
     if not ver or not re.fullmatch(r"[0-9A-Za-z_.+*!-]+", ver) or not re.fullmatch(r"[0-9A-Za-z_.*+-]*", build):
         raise error(f"unsupported conda package spec {s!r}", path, n)
-    return _CondaSpec(name, *_conda_version(ver, exact), ver, build.strip())
+    return _CondaSpec(name, *_conda_version(ver, exact), ver, build.strip(), (m.group("channel") or "").lower())
 
 
 def _conda_version(ver: str, exact: bool) -> tuple[str | None, str | None]:
@@ -216,12 +217,38 @@ def _build_cuda(build: str) -> str | None:
     return f"{m.group(1)}.{m.group(2)}" if m else None
 
 
-def _torch_label(version: str, build: str, cuda: str | None, cpu: bool) -> str:
-    """conda's torch as the wheel it corresponds to: ``2.3.0+cu121`` / ``2.3.0+cpu`` (or as it was)."""
+# conda-forge's own pytorch builds (conda-forge/pytorch-cpu-feedstock) start their build string with the CUDA they
+# were built with, ``cuda126_generic_py39_h91e4b60_208``, ``cuda129_mkl_py312_...``, ``cpu_generic_...``; the pytorch
+# channel's name the Python first, ``py3.11_cuda12.1_cudnn8.9.2_0``
+_FORGE_BUILD = re.compile(r"^cuda\d{3}(_|\*|$)")
+
+
+def _torch_label(version: str, build: str, cuda: str | None, cpu: bool, forge: bool = False) -> str:
+    """conda's torch as the wheel it corresponds to: ``2.3.0+cu121`` / ``2.3.0+cpu`` (or as it was); a conda-forge
+    build of torch (``forge``) as ``2.5.1+cu126.cf``: its GPU code is the feedstock's arch list, not PyTorch's."""
     if cpu or re.search(r"(^|_)cpu(_|$)", build):
         return f"{version}+cpu"
     cuda = _build_cuda(build) or cuda
-    return f"{version}+cu{cuda.replace('.', '')}" if cuda else version
+    if not cuda:
+        return version
+    return f"{version}+cu{cuda.replace('.', '')}" + (".cf" if forge else "")
+
+
+def _satisfied(conda: Entry, pip: Entry) -> bool:
+    """Whether pip's requirement ``pip`` is met by the conda package ``conda`` already in the environment (``conda
+    env create`` installs the conda packages first, then runs pip, which keeps an installed distribution that meets
+    the requirement: pip's resolver puts the installed candidate in place of the index's of the same version)."""
+    if conda.version is None or pip.source != "registry" or pip.constraint or pip.marker:
+        return False
+    installed = Version(Version(conda.version).public)
+    if pip.version is not None:
+        return Version(pip.version) == installed
+    if not pip.spec:
+        return True
+    try:
+        return SpecifierSet(pip.spec).contains(installed, prereleases=True)
+    except ValueError:
+        return False
 
 
 def parse_conda_env(path: Path, text: str) -> Lock:
@@ -250,12 +277,23 @@ def parse_conda_env(path: Path, text: str) -> Lock:
     cuda = next((_cuda_of(s.raw_version) for s in specs.values() if s.name in _CUDA_PACKAGES and s.raw_version), None)
     cuda = cuda or next((_build_cuda(s.build) for s in specs.values() if s.name == "torch" and s.build), None)
     cpu = any(s.name == "cpuonly" for s in specs.values())
+    channels = [c.lower() for _, c in doc.get("channels") or []]
+    # conda-forge first and no pytorch channel: pytorch comes from conda-forge (its solver takes the first channel
+    # that has the package, strict priority being conda-forge's own advice)
+    forge_first = bool(channels) and channels[0] == "conda-forge" and "pytorch" not in channels
     for i, spec in specs.items():
         version = reader.entries[i].version
         # conda's pytorch channel builds torchvision and torchaudio for each CUDA as it builds pytorch (build
         # strings py311_cu118, py311_cpu): they are the variant builds of torch's CUDA, not the default wheels
         if spec.name in _TORCH_FAMILY and version and "+" not in version:
-            reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu))
+            forge = spec.name == "torch" and (bool(_FORGE_BUILD.match(spec.build)) or spec.channel == "conda-forge"
+                                              or (forge_first and not spec.channel and not spec.build))
+            reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu, forge))
+    # a pip requirement that a conda package of the same name already meets installs nothing: the conda build stays
+    # (pytorch 2.5.1 from conda-forge and pip's torch==2.5.1); one that it does not meet replaces it (pip's numpy 2)
+    conda = {reader.entries[i].name: reader.entries[i] for i in specs}
+    reader.entries = [e for i, e in enumerate(reader.entries)
+                      if i in specs or e.name not in conda or not _satisfied(conda[e.name], e)]
     meta = LockMeta(channels=[c for _, c in doc.get("channels") or []],
                     conda_packages=sorted({s.name for s in specs.values()}))
     if cuda:
