@@ -168,26 +168,55 @@ class _CondaSpec:
 
 def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
     """One conda MatchSpec of the simple kinds: ``name``, ``name=X[=build]``, ``name==X[=build]``,
-    ``name X [build]``, ``name>=X,<Y``, ``channel::name...``. conda's ``=X`` means ``X.*``: exact only
-    with three or more components."""
+    ``name X [build]``, ``name>=X,<Y [build]``, ``channel::name...``, and the bracket form
+    (``name[version='>=X', build=*cuda*]``, beside or instead of the version). conda's ``=X`` means ``X.*``: exact
+    only with three or more components."""
     m = _CONDA_SPEC.match(s.strip())
     rest = m.group("rest").strip() if m else ""
+    if m and "[" in rest:
+        rest = _bracketed(path, n, s, rest)
     if not m or "[" in rest or "|" in rest:
         raise error(f"unsupported conda package spec {s!r}", path, n)
     name = canonicalize_name(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
+    channel = (m.group("channel") or "").lower()
     if not rest:
-        return _CondaSpec(name, None, "", "", "")
+        return _CondaSpec(name, None, "", "", "", channel)
     if rest[0] in "<>!~":
+        parts = rest.split()
+        build = ""
+        if len(parts) > 1 and not re.match(r"[<>=!~,]", parts[-1]) and not parts[-2].endswith(","):
+            build, rest = parts[-1], " ".join(parts[:-1])  # ``pytorch>=2.1 *cuda*``: the build after the range
         try:
-            return _CondaSpec(name, None, str(checked_spec(SpecifierSet(rest.replace(" ", "")))), "", "")
+            return _CondaSpec(name, None, str(checked_spec(SpecifierSet(rest.replace(" ", "")))), "", build, channel)
         except ValueError:
             raise error(f"unsupported conda version {rest!r} in {s!r}", path, n) from None
     exact = rest.startswith("==")
     ver, _, build = (rest[2:] if exact else rest.lstrip("=")).replace(" ", "=", 1).partition("=")
     ver = ver.strip()
+    if ver and not ver.strip("*") and re.fullmatch(r"[0-9A-Za-z_.*+-]*", build):
+        return _CondaSpec(name, None, "", "", build.strip(), channel)  # ``pytorch=*=*cuda*``: any version
     if not ver or not re.fullmatch(r"[0-9A-Za-z_.+*!-]+", ver) or not re.fullmatch(r"[0-9A-Za-z_.*+-]*", build):
         raise error(f"unsupported conda package spec {s!r}", path, n)
-    return _CondaSpec(name, *_conda_version(ver, exact), ver, build.strip(), (m.group("channel") or "").lower())
+    return _CondaSpec(name, *_conda_version(ver, exact), ver, build.strip(), channel)
+
+
+def _bracketed(path: Path, n: int, s: str, rest: str) -> str:
+    """The ``version build`` text of a MatchSpec whose keys are in brackets (``>=2.1[build=*cuda*]``,
+    ``[version='>=2.1', build_number=3]``); keys other than version and build do not choose the release."""
+    head, _, inner = rest.partition("[")
+    if not inner.endswith("]"):
+        raise error(f"unsupported conda package spec {s!r}", path, n)
+    keys: dict[str, str] = {}
+    for item in inner[:-1].split(","):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise error(f"unsupported conda package spec {s!r}", path, n)
+        keys[key.strip()] = value.strip().strip("'\"")
+    version = head.strip() or keys.get("version", "")
+    build = keys.get("build", "")
+    if build and not version:
+        version = "*"
+    return f"{version} {build}".strip()
 
 
 def _conda_version(ver: str, exact: bool) -> tuple[str | None, str | None]:
@@ -285,10 +314,14 @@ def parse_conda_env(path: Path, text: str) -> Lock:
         version = reader.entries[i].version
         # conda's pytorch channel builds torchvision and torchaudio for each CUDA as it builds pytorch (build
         # strings py311_cu118, py311_cpu): they are the variant builds of torch's CUDA, not the default wheels
+        forge = spec.name == "torch" and (bool(_FORGE_BUILD.match(spec.build)) or spec.channel == "conda-forge"
+                                          or (forge_first and not spec.channel and (not spec.build or "cuda" in spec.build)))
         if spec.name in _TORCH_FAMILY and version and "+" not in version:
-            forge = spec.name == "torch" and (bool(_FORGE_BUILD.match(spec.build)) or spec.channel == "conda-forge"
-                                              or (forge_first and not spec.channel and not spec.build))
             reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu, forge))
+        elif forge and version is None and reader.entries[i].spec:
+            # a range of conda-forge's torch: the release its solver takes is not a wheel's (its GPU code is the
+            # feedstock's), so it stays a torch the file does not pin, not the index's newest release in the range
+            reader.entries[i] = replace(reader.entries[i], spec="")
     # a pip requirement that a conda package of the same name already meets installs nothing: the conda build stays
     # (pytorch 2.5.1 from conda-forge and pip's torch==2.5.1); one that it does not meet replaces it (pip's numpy 2)
     conda = {reader.entries[i].name: reader.entries[i] for i in specs}

@@ -91,8 +91,8 @@ ERRORS = [  # (files, file to read, where the message must point, what it must s
      ["a value over several lines in 'dependencies': 'numpy - scipy'"]),
     ({"environment.yml": "dependencies:\n  - \"numpy\n"}, "environment.yml", "environment.yml:3",
      ["invalid YAML: while scanning a quoted scalar, found unexpected end of stream"]),
-    ({"environment.yml": "dependencies:\n  - numpy[version='>=1.26']\n"}, "environment.yml", "environment.yml:2",
-     ["unsupported conda package spec \"numpy[version='>=1.26']\""]),
+    ({"environment.yml": "dependencies:\n  - numpy[version='>=1.26'\n"}, "environment.yml", "environment.yml:2",
+     ["unsupported conda package spec \"numpy[version='>=1.26'\""]),
     ({"environment.yml": "dependencies:\n  - numpy >=1.2|<1.0\n"}, "environment.yml", "environment.yml:2",
      ["unsupported conda package spec"]),
     ({"environment.yml": "dependencies:\n  - pip:\n    - torch==\n"}, "environment.yml", "environment.yml:3",
@@ -195,3 +195,28 @@ def test_conda_torch_and_pip_over_it(tmp_path, text, torch):
     p = tmp_path / "environment.yml"
     p.write_text(text)
     assert [e.version for e in load(p).entries if e.name == "torch"] == torch
+
+
+@pytest.mark.parametrize(("spec", "version", "want"), [
+    # conda's MatchSpec forms beside the simple ones: a build after a range, the bracket keys, a version of "*"
+    ("pytorch>=2.1 *cuda*", None, ">=2.1"),
+    ("pytorch[version='>=2.1']", None, ">=2.1"),
+    ("pytorch>=2.1,<2.3[build=*cuda*]", None, "<2.3,>=2.1"),
+    ("pytorch[version='2.4.1', build=py3.11_cuda12.1_cudnn8.9.2_0]", "2.4.1+cu121", None),
+    ("pytorch=*=*cuda*", None, ""),
+    ("numpy >=1.21,<2", None, "<2,>=1.21"),
+])
+def test_match_spec_forms(tmp_path, spec, version, want):
+    p = tmp_path / "environment.yml"
+    p.write_text(f'channels: [pytorch, conda-forge]\ndependencies:\n  - "{spec}"\n')
+    (e,) = load(p).entries
+    assert (e.version, e.spec) == (version, want)
+
+
+def test_a_range_of_conda_forge_s_torch_is_not_read_as_a_wheel_s(tmp_path):
+    """conda-forge's solver takes its own CUDA build of some release in the range (its GPU code the feedstock's),
+    not the index's newest wheel in it: the torch stays one the file does not pin."""
+    p = tmp_path / "environment.yml"
+    p.write_text("channels: [conda-forge]\ndependencies:\n  - pytorch>=2.4,<2.5 cuda120*\n")
+    (e,) = load(p).entries
+    assert (e.name, e.version, e.spec) == ("torch", None, "")
