@@ -83,7 +83,7 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
       torch==2.10.0; torchvision 0.24.1 pins torch==2.9.1), when what the file asks of it (if anything)
       admits that version: the installer has no other choice;
     - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release;
-    - a range of torch or of a family package closed above (``torch>=1.11,<=2.0.0``, ``torch~=2.6.0``): the newest
+    - a range of torch closed above (``torch>=1.11,<=2.0.0``, ``torch~=2.6.0``): the newest
       release it admits, which the installer takes (a range open above is left to the warning: the index's newest
       may be newer than any the matrix knows).
 
@@ -122,7 +122,7 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
             except ValueError:
                 continue
             wildcard = len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*")
-            if dep in have or not specs or not (wildcard or dep in _EVERY_RELEASE or dep in facts.family_packages()):
+            if dep in have or not specs or not (wildcard or dep in _EVERY_RELEASE):
                 continue
             known = _known_releases(facts, dep)
             match = sorted(v for v in known if all(s.contains(v, prereleases=False) for s in specs))
@@ -139,9 +139,8 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
     return implied, left
 
 
-# Packages whose every release the matrix holds a row for (torch's [[torch]] rows; torchvision and torchaudio are the
-# family's pairs): of a range closed above (``torch<2.6``, ``torch~=2.6.0``) the newest release it admits is what an
-# installer takes, and the matrix knows it
+# Packages whose every release the matrix holds a row for (torch's [[torch]] rows): of a range closed above
+# (``torch<2.6``, ``torch~=2.6.0``) the newest release it admits is what an installer takes, and the matrix knows it
 _EVERY_RELEASE = frozenset({"torch"})
 
 
