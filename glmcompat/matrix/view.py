@@ -317,6 +317,13 @@ class Facts:
             return k.sass, k.ptx or (), k
         return None
 
+    def torch_forge_builds(self, version: str) -> tuple[TorchBuild, ...]:
+        """The CUDA builds conda-forge made of torch ``version``'s release (its +cuXYZ.cf rows), for a conda-forge torch
+        whose CUDA the file leaves to the solver (``pytorch=2.5.1=*cuda*``: labelled ``+cf``)."""
+        pub = _v(_v(version).public)
+        return tuple(t for t in self._torch_rows_every()
+                     if (t.variant or "").endswith(".cf") and any(_v(x) == pub for x in t.versions))
+
     def torch_common_code(self, version: str) -> tuple[list[str], Fact] | None:
         """For a torch build whose variant is not recorded (``2.10.0+cu129``): the SASS that every recorded
         build of the same release carries (at least two of them), as a lower bound. A target that code runs

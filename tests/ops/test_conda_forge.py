@@ -41,3 +41,21 @@ def test_a_conda_forge_build_without_a_row_says_so(tmp_path):
     p.write_text("dependencies:\n  - pytorch=2.5.1=cuda124_py311h1b2c3d4_300\n")
     r = run_cli("check", str(p), "--target", "sm120", "--platform", "x86_64")
     assert r.returncode == 1 and "a conda-forge build" in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("spec", ["pytorch=2.5.1=*cuda*", "pytorch-gpu=2.5.1", "pytorch=2.5.1"])
+def test_conda_forge_s_cuda_left_to_its_solver(tmp_path, spec):
+    """conda-forge alone, its CUDA not named: whichever CUDA build its solver takes (11.8, 12.0 or 12.6 for 2.5.1), each
+    carries PTX (compute_89 / compute_90) the driver JIT-compiles for sm_120; PyPI's 2.5.1 wheel (no PTX) is not it."""
+    p = tmp_path / "environment.yml"
+    p.write_text(f"channels: [conda-forge]\ndependencies:\n  - {spec}\n")
+    r = run_cli("check", str(p), "--target", "sm120", "--platform", "x86_64")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_conda_forge_release_without_rows_fails_closed(tmp_path):
+    """torch 2.2.2 has no conda-forge row (the feedstock skipped 2.2): nothing is assumed."""
+    p = tmp_path / "environment.yml"
+    p.write_text("channels: [conda-forge]\ndependencies:\n  - pytorch=2.2.2=*cuda*\n")
+    r = run_cli("check", str(p), "--target", "sm120", "--platform", "x86_64")
+    assert r.returncode == 1 and "2.2.2+cf" in r.stdout + r.stderr, r.stdout + r.stderr

@@ -30,6 +30,11 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
             if name != "torch" and k is None:
                 continue  # unknown kernel release: reported once, by the abi rule
             local = Version(ver).local
+            if name == "torch" and local == "cf":
+                # conda-forge's torch, its CUDA left to the solver: every CUDA build it made of the release runs there
+                forge = ctx.facts.torch_forge_builds(ver)
+                if forge and all(gpu.runnable(list(b.sass) + list(b.ptx), ctx.capability) for b in forge):
+                    continue
             if name == "torch" and local is not None:
                 common = ctx.facts.torch_common_code(ver)
                 if common is not None and gpu.runnable(common[0], ctx.capability):

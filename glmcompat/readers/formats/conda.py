@@ -151,7 +151,7 @@ class _CondaNodes:
 
 
 _CONDA_SPEC = re.compile(r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9._-]*)\s*(?P<rest>.*)$")
-_CONDA_NAMES = {"pytorch": "torch"}
+_CONDA_NAMES = {"pytorch": "torch", "pytorch-gpu": "torch"}  # pytorch-gpu: conda-forge's CUDA pytorch, same version
 _CUDA_PACKAGES = ("pytorch-cuda", "cuda-version", "cudatoolkit")
 _TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 
@@ -178,7 +178,7 @@ def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
     if not m or "[" in rest or "|" in rest:
         raise error(f"unsupported conda package spec {s!r}", path, n)
     name = canonicalize_name(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
-    channel = (m.group("channel") or "").lower()
+    channel = (m.group("channel") or "").lower() or ("conda-forge" if m.group("name").lower() == "pytorch-gpu" else "")
     if not rest:
         return _CondaSpec(name, None, "", "", "", channel)
     if rest[0] in "<>!~":
@@ -258,8 +258,8 @@ def _torch_label(version: str, build: str, cuda: str | None, cpu: bool, forge: b
     if cpu or re.search(r"(^|_)cpu(_|$)", build):
         return f"{version}+cpu"
     cuda = _build_cuda(build) or cuda
-    if not cuda:
-        return version
+    if not cuda:  # conda-forge's: a CUDA build on a GPU machine (its solver prefers them), which CUDA not said
+        return f"{version}+cf" if forge else version
     return f"{version}+cu{cuda.replace('.', '')}" + (".cf" if forge else "")
 
 

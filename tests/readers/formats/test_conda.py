@@ -184,6 +184,9 @@ def test_a_conda_forge_build_is_read_as_conda_forge_s():
     ("dependencies:\n  - conda-forge::pytorch=2.6.0\n  - cuda-version=12.6\n", ["2.6.0+cu126.cf"]),
     ("channels: [conda-forge]\ndependencies:\n  - pytorch=2.5.1\n  - cuda-version=12.6\n", ["2.5.1+cu126.cf"]),
     ("channels: [conda-forge, pytorch]\ndependencies:\n  - pytorch=2.5.1\n  - pytorch-cuda=12.4\n", ["2.5.1+cu124"]),
+    # conda-forge's, its CUDA left to the solver: +cf (a CUDA build, which one not said)
+    ("channels: [conda-forge]\ndependencies:\n  - pytorch=2.5.1=*cuda*\n", ["2.5.1+cf"]),
+    ("dependencies:\n  - pytorch-gpu=2.4.1\n", ["2.4.1+cf"]),
     # pip asks for another build than the installed one: pip replaces it; the same version or a range it meets: not
     ("dependencies:\n  - pytorch=2.5.1=cuda126_generic_py311_h1_208\n  - pip:\n    - torch==2.5.1+cu124\n",
      ["2.5.1+cu126.cf", "2.5.1+cu124"]),
