@@ -32,8 +32,8 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
             local = Version(ver).local
             if name == "torch" and local == "cf":
                 # conda-forge's torch, its CUDA left to the solver: every CUDA build it made of the release runs there
-                forge = ctx.facts.torch_forge_builds(ver)
-                if forge and all(gpu.runnable(list(b.sass) + list(b.ptx), ctx.capability) for b in forge):
+                builds = ctx.facts.torch_forge_builds(ver)
+                if builds and all(gpu.runnable(list(b.sass) + list(b.ptx), ctx.capability) for b in builds):
                     continue
             if name == "torch" and local is not None:
                 common = ctx.facts.torch_common_code(ver)
@@ -41,7 +41,7 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                     continue  # every recorded build of this release runs there: so does this variant
             if name == "torch" and local is not None and ctx.facts.torch_build(Version(ver).public) is not None:
                 # a +cuXYZ.cf label is a conda-forge build (the conda reader's): its arch list is the feedstock's
-                forge = local.endswith(".cf")
+                forge = local == "cf" or local.endswith(".cf")
                 where = "conda-forge's pytorch-cpu-feedstock recipe" if forge else "PyTorch's build configuration"
                 cmd = (f"record a [[torch]] row with variant = \"{local}\" for torch {Version(ver).public} "
                        f"(its CUDA and GPU code from {where} for that release), or pass --allow-unknown")
