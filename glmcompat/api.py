@@ -344,13 +344,18 @@ def check(path: str | os.PathLike[str], target: str | Sequence[str] | None = Non
         cf.check_ships(facts.target(t), chosen)
     the_stack = facts.stack(stack) if stack else None
     from glmcompat.ops.artifacts import read_artifacts  # lazy: wheel reading, only when a file is checked
-    from glmcompat.ops.indexpins import installed_view, with_index_pins  # lazy: index reading, only when a file is checked
+    from glmcompat.ops.indexpins import (  # lazy: index reading, only when a file is checked
+        installed_view,
+        with_index_pins,
+        with_installed_numpy,
+    )
 
     lock = with_index_pins(read_lock(lock_path), facts)
     iso = cf.no_isolation(lock_path)
     mixed = cf.output_set_problems(lock_path)
     arts = read_artifacts(installed_view(lock, facts), facts, resolved_at_install=lock.kind in rules.RESOLVED_AT_INSTALL,
                           platforms=chosen, ships_on={m for t in names for m in facts.target(t).ships_on})
+    lock = with_installed_numpy(lock, arts)
     verdicts = []
     for t in names:
         findings = mixed + rules.evaluate_lock(lock, t, model, facts, allow_unknown, the_stack, iso, chosen,

@@ -108,8 +108,8 @@ TargetName = Annotated[str, Field(pattern=r"^sm\d+$")]
 # A Hugging Face model_type (config.json's "model_type": glm_moe_dsa, deepseek_v3): an identifier, nothing a
 # generated file could read as code or markup (no quote, no newline, no space)
 ModelType = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
-# A local version label naming a build variant: +cu128, +cu130, +cpu, +rocm6.4
-Variant = Annotated[str, Field(pattern=r"^(cu\d{3,4}|cpu|rocm\d+(\.\d+)*)$")]
+# A local version label naming a build variant: +cu128, +cu130, +cpu, +rocm6.4; +cu126.cf: conda-forge's own build
+Variant = Annotated[str, Field(pattern=r"^(cu\d{3,4}(\.cf)?|cpu|rocm\d+(\.\d+)*)$")]
 Engine = Literal["sglang", "vllm"]
 StackName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
 Timestamp = Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")]

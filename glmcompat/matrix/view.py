@@ -136,8 +136,17 @@ class Facts:
         got = self._filtered.get(table)
         if got is None:
             every: tuple[Any, ...] = self.data.get(table, ())  # the per-platform tables' rows have a platform
-            got = self._filtered[table] = tuple(r for r in every if r.platform == self.platform)
+            got = tuple(r for r in every if r.platform == self.platform)
+            if table == "torch":  # conda-forge's builds (+cu126.cf) are no index's wheel: only the label names one
+                self._filtered["torch+conda"] = got
+                got = tuple(r for r in got if not (getattr(r, "variant", None) or "").endswith(".cf"))
+            self._filtered[table] = got
         return got
+
+    def _torch_rows_every(self) -> tuple[TorchBuild, ...]:
+        """This view's [[torch]] rows with conda-forge's builds (``rows("torch")`` leaves those out)."""
+        self.rows("torch")
+        return self._filtered["torch+conda"]  # type: ignore[return-value]
 
     def all_rows(self, table: str) -> tuple[Fact, ...]:
         """The rows of ``table`` for every platform (in file order)."""
@@ -240,11 +249,20 @@ class Facts:
     def _torch_index(self, version: str) -> int | None:
         """Index into ``torch`` of the row for the wheel ``version``: the variant row its local label
         names (``2.9.1+cu128``), or the default wheel's row when it has no label or the default's label.
-        None when that build is not recorded."""
+        A pre-release or nightly without a row of its own (``2.7.0rc6``, ``2.8.0.dev20250501+cu128``) takes its
+        release's row: release candidates are built from the release branch, nightlies by the same CI
+        configuration for that CUDA. None when that build is not recorded."""
+        found = self._torch_row_of(version)
+        v = _v(version)
+        if found is None and (v.is_prerelease or v.is_devrelease):
+            found = self._torch_row_of(v.base_version + (f"+{v.local}" if v.local else ""))
+        return found
+
+    def _torch_row_of(self, version: str) -> int | None:
         v = _v(version)
         pub = _v(v.public)
         default = None
-        for i, t in enumerate(self.rows("torch")):
+        for i, t in enumerate(self._torch_rows_every()):
             if not any(_v(x) == pub for x in t.versions):
                 continue
             if t.variant is None:
@@ -257,7 +275,7 @@ class Facts:
 
     def torch_build(self, version: str) -> TorchBuild | None:
         i = self._torch_index(version)
-        return None if i is None else self.rows("torch")[i]
+        return None if i is None else self._torch_rows_every()[i]
 
     def driver_api_release(self, function: str) -> str:
         """The CUDA release whose driver API added ``function`` (``cuGreenCtxStreamCreate`` -> ``12.5``: the
@@ -298,6 +316,13 @@ class Facts:
         if k is not None and k.sass is not None:
             return k.sass, k.ptx or (), k
         return None
+
+    def torch_forge_builds(self, version: str) -> tuple[TorchBuild, ...]:
+        """The CUDA builds conda-forge made of torch ``version``'s release (its +cuXYZ.cf rows), for a conda-forge torch
+        whose CUDA the file leaves to the solver (``pytorch=2.5.1=*cuda*``: labelled ``+cf``)."""
+        pub = _v(_v(version).public)
+        return tuple(t for t in self._torch_rows_every()
+                     if (t.variant or "").endswith(".cf") and any(_v(x) == pub for x in t.versions))
 
     def torch_common_code(self, version: str) -> tuple[list[str], Fact] | None:
         """For a torch build whose variant is not recorded (``2.10.0+cu129``): the SASS that every recorded

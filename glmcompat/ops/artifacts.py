@@ -492,7 +492,7 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
     skipped = _not_read(lock, facts, resolved_at_install, machines)
     if not todo:
         return skipped
-    numpy = any("numpy" in e.packages for e in lock.sets)
+    numpy = numpy_scanned(lock, resolved_at_install)
     network = not os.environ.get(PROBE_ENV)
     base = Path(lock.path).parent
     wheels = lock.meta.get("wheel_urls", {})
@@ -744,14 +744,22 @@ def _find_where(indexes: Sequence[IndexClient], cache: Cache | None, name: str, 
 LOCKART_VERSION = 1  # the facts of every artifact one lock's candidates name, stored whole (kind ``lockart``)
 
 
-def stored_key(lock: Lock, todo: Sequence[Candidate], platforms: Sequence[str] | None) -> str | None:
+def numpy_scanned(lock: Lock, resolved_at_install: bool) -> bool:
+    """Whether the NumPy C API the extensions import is read: where the set has numpy, and in a resolved-at-install
+    file also where it leaves numpy open or to a package that needs it (the installer's numpy, which
+    :func:`glmcompat.ops.indexpins.with_installed_numpy` names where an extension was built against NumPy 1.x)."""
+    return resolved_at_install or any("numpy" in e.packages or "numpy" in e.unpinned for e in lock.sets)
+
+
+def stored_key(lock: Lock, todo: Sequence[Candidate], platforms: Sequence[str] | None,
+               resolved_at_install: bool = False) -> str | None:
     """The key under which the facts of all of ``todo`` are stored together, when the lock itself names every byte
     they depend on (each wheel a URL or path with its sha256, torch's wheels likewise); None otherwise (an index
     lookup or an unhashed local file decides, so each is looked up on its own). With it a check of a lock whose
     compiled wheels did not change reads one entry, not one per wheel."""
     wheels = lock.meta.get("wheel_urls", {})
     binary = lock.meta.get("lock_wheels", {})
-    parts: list[str] = [f"{ARTIFACT_VERSION}|{NUMPY_VERSION}|{int(any('numpy' in e.packages for e in lock.sets))}|"
+    parts: list[str] = [f"{ARTIFACT_VERSION}|{NUMPY_VERSION}|{int(numpy_scanned(lock, resolved_at_install))}|"
                         f"{','.join(sorted(platforms or ()))}|{lock.path}"]
     for tfull in sorted(_torches(lock).values()):
         locs = binary.get(f"torch=={tfull}")
@@ -789,7 +797,7 @@ def read_artifacts(lock: Lock, facts: Facts, *, resolved_at_install: bool,
         read_wheels.append(any(c[2] == "wheel" and c[0] not in named for c in todo))
     urls = list(dict.fromkeys(lock.meta.get("index_urls") or []))
     cache = Cache()
-    whole = stored_key(lock, todo, platforms)
+    whole = stored_key(lock, todo, platforms, resolved_at_install)
     hit = cache.get_json(whole) if whole else None
     if isinstance(hit, dict):
         return {tuple(k): ArtifactFacts.from_json(f) for k, f in zip(hit["keys"], hit["facts"], strict=True)}

@@ -276,5 +276,84 @@ def judged_artifacts(lock: Lock, facts: Facts, *, platforms: Sequence[str] | Non
                           read_wheels=read_wheels, platforms=platforms, ships_on=ships_on)
 
 
+NUMPY_TIMEOUT = 120.0  # seconds the resolution of a file's numpy may take; past it, numpy stays as the file has it
+
+
+def with_installed_numpy(lock: Lock, artifacts: Mapping[tuple[str, ...], ArtifactFacts]) -> Lock:
+    """``lock`` with the numpy its installer puts in each Linux x86_64 environment that does not pin numpy exactly,
+    where that numpy is 2 or newer and an extension of the set was built against NumPy 1.x (``artifacts``): a file that
+    pins numexpr 2.8.4 and leaves numpy open gets the index's newest numpy every package of it admits, and numexpr's
+    extension fails to import there. Which numpy that is, is the resolver's answer (``uv pip compile`` over what the
+    environment asks for, with the file's indexes, no source builds); where it gives none (a package it cannot
+    resolve, no network), numpy stays as the file has it. conda's numpy is left alone."""
+    from glmcompat.model.environments import BUILT_FROM_SOURCE  # lazy: keeps the start-up path light
+
+    if lock.kind not in RESOLVED_AT_INSTALL or os.environ.get(PROBE_ENV) or os.environ.get("GLMCOMPAT_OFFLINE"):
+        return lock
+    if "numpy" in (lock.meta.get("conda_packages") or ()) or not any(a.numpy_abi == 1 for a in artifacts.values()):
+        return lock
+    conda = set(lock.meta.get("conda_packages") or ())
+    sets, changed = [], False
+    for env in lock.sets:
+        if env.platform != "x86_64" or "numpy" in env.packages:
+            sets.append(env)
+            continue
+        lines = [f"{n}=={v}" for n, v in sorted(env.packages.items())
+                 if n not in conda and env.sources.get(n) not in BUILT_FROM_SOURCE and env.sources.get(n) is None]
+        lines += [f"{n}{spec}" for n, spec in sorted(env.unpinned.items()) if n not in conda]
+        found = _resolved_numpy(lock, lines, _python(env.names) if "Python" in " ".join(env.names) else
+                                _python_of_file(lock.requires_python))
+        if found is None or Version(found).major < 2:
+            sets.append(env)
+            continue
+        unpinned = {n: v for n, v in env.unpinned.items() if n != "numpy"}
+        sets.append(replace(env, packages={**env.packages, "numpy": found}, unpinned=unpinned))
+        changed = True
+    return replace(lock, sets=tuple(sets)) if changed else lock
+
+
+def _python_of_file(requires_python: str | None) -> str:
+    """The CPython tag of the one minor ``requires_python`` allows (``==3.9.12`` -> ``cp39``), else cp311."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # lazy: keeps the start-up path light
+
+    try:
+        spec = SpecifierSet((requires_python or "").replace(" ", ""))
+    except InvalidSpecifier:
+        return "cp311"
+    minors = [m for m in range(8, 15) if any(spec.contains(f"3.{m}.{p}") for p in range(0, 30))]
+    return f"cp3{minors[0]}" if requires_python and len(minors) == 1 else "cp311"
+
+
+def _resolved_numpy(lock: Lock, lines: list[str], python: str) -> str | None:
+    """The numpy ``uv pip compile`` picks for ``lines`` (requirement lines) with the file's indexes, on Linux x86_64
+    and CPython ``python``; None where uv gives no resolution."""
+    import subprocess  # lazy: only where a NumPy 1.x extension meets an open numpy
+    import tempfile  # lazy: likewise
+
+    from glmcompat.edges.uv import uv_binary, uv_env  # lazy: likewise
+
+    if not lines:
+        return None
+    primary = lock.meta.get("index_url")
+    head = ([f"--index-url {primary}"] if primary else []) + [
+        f"--extra-index-url {u}" for u in dict.fromkeys(lock.meta.get("index_urls") or []) if u != primary]
+    with tempfile.TemporaryDirectory(prefix="glmcompat-numpy-") as tmp:
+        req = os.path.join(tmp, "requirements.in")
+        with open(req, "w", encoding="utf-8") as f:
+            f.write("\n".join([*head, *lines]) + "\n")
+        try:
+            p = subprocess.run([uv_binary(), "pip", "compile", req, "--quiet", "--no-header", "--no-annotate",
+                                "--python-version", f"{python[2]}.{python[3:]}", "--python-platform",
+                                "x86_64-manylinux_2_28", "--index-strategy", "unsafe-best-match"],
+                               cwd=tmp, env=uv_env(None), capture_output=True, text=True, timeout=NUMPY_TIMEOUT,
+                               stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired, GlmcompatError):
+            return None
+    if p.returncode != 0:
+        return None
+    m = re.search(r"^numpy==([0-9][0-9A-Za-z.+!-]*)\s*$", p.stdout, re.M)
+    return m.group(1) if m else None
+
+
 __all__ = ["index_clients", "index_label", "installed_view", "judged_artifacts", "read_pins", "wanted", "with_index_labels",
-           "with_index_pins"]
+           "with_index_pins", "with_installed_numpy"]

@@ -4,6 +4,8 @@ here, judged with the shipped matrix (whose rows were read from the wheels' META
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from glmcompat.decide.rules import evaluate_lock, resolve_named
@@ -48,6 +50,38 @@ def test_wildcard_break_is_found(tmp_path):
     """torch==2.10.0.* next to sgl-kernel 0.3.21 (built for 2.9.1; 2 symbols missing vs 2.10.0) is unsafe."""
     _, found = _check(tmp_path, "torch==2.10.0.*\nsgl-kernel==0.3.21\n")
     assert any(f.rule == "abi" and f.severity == "error" and "torch==2.10.0" in f.pins for f in found)
+
+
+LIGHTNING = Path(__file__).parents[1] / "fixtures" / "formats" / "lightning-range" / "requirements.txt"  # real
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm120"])
+def test_a_range_closed_above_judges_the_newest_it_admits(target):
+    """Lightning's real requirements/pytorch/base.txt asks for torch >=1.11.0, <=2.0.0: pip installs 2.0.0, whose
+    default wheel (CUDA 11.7) carries SASS up to sm_86 and no PTX, so it runs on neither target; read as "not pinned"
+    alone it was a warning and exit 0."""
+    lock = read_lock(LIGHTNING)
+    found = evaluate_lock(lock, target, None, load_facts(), False)
+    gpu = [f for f in found if f.rule == "gpu-code" and f.severity == "error"]
+    assert gpu and gpu[0].pins == ("torch==2.0.0",) and "torch<=2.0.0,>=1.11.0 is a range" in gpu[0].message
+
+
+@pytest.mark.parametrize(("asked", "judged", "still_open"), [
+    ("~=2.6.0", "2.6.0", False),  # one release
+    ("<2.6", "2.5.1", True),  # several: the newest, and the warning stays
+    (">=2.1,<2.4", "2.3.1", True),
+    (">=2.0", None, True),  # open above: the index's newest, which the matrix may not know, is not guessed
+    ("!=2.6.0", None, True),
+])
+def test_torch_ranges(facts, asked, judged, still_open):
+    implied, left = resolve_named({}, {"torch": asked}, facts)
+    assert implied.get("torch", (None,))[0] == judged and ("torch" in left) == still_open
+
+
+def test_an_exact_pin_of_a_package_comes_before_a_range(facts):
+    """torchvision 0.16.0 pins torch==2.1.0, which torch<2.5 admits: that is what installs, not 2.4.1."""
+    implied, _ = resolve_named({"torchvision": "0.16.0"}, {"torch": "<2.5"}, facts)
+    assert implied["torch"][0] == "2.1.0"
 
 
 def test_vllm_implies_its_torch(tmp_path, facts):

@@ -376,6 +376,7 @@ def _judge(args: Any, read_wheels: list[bool]) -> tuple[int, str, Any]:
         old = _old_lock(job.path, args.against) if args.against else None
         iso = no_isolation(job.path)
         arts = _artifacts(lock, facts, read_wheels, job.platforms, {m for r in job.rows for m in r.ships_on})
+        lock = _installed_numpy(lock, arts)
         mixed = _output_set_problems(job.path)
         job.notes = list(lock.meta.get("notes", ()))
         if (broken := unreadable_beside(job.path)) is not None:
@@ -413,6 +414,14 @@ def _index_pins(lock: Lock, facts: Any) -> Lock:
     from glmcompat.ops.indexpins import with_index_pins  # lazy: the engine: `check --help` stays light
 
     return with_index_pins(lock, facts)
+
+
+def _installed_numpy(lock: Lock, arts: Any) -> Lock:
+    """``lock`` with the numpy its installer takes where the file leaves it open and an extension of the set was built
+    against NumPy 1.x (glmcompat.ops.indexpins.with_installed_numpy)."""
+    from glmcompat.ops.indexpins import with_installed_numpy  # lazy: the engine: `check --help` stays light
+
+    return with_installed_numpy(lock, arts)
 
 
 def _artifacts(lock: Lock, facts: Any, read_wheels: list[bool], platforms: Any, ships_on: set[str]) -> Any:

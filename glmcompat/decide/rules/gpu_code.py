@@ -30,14 +30,23 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
             if name != "torch" and k is None:
                 continue  # unknown kernel release: reported once, by the abi rule
             local = Version(ver).local
+            if name == "torch" and local == "cf":
+                # conda-forge's torch, its CUDA left to the solver: every CUDA build it made of the release runs there
+                builds = ctx.facts.torch_forge_builds(ver)
+                if builds and all(gpu.runnable(list(b.sass) + list(b.ptx), ctx.capability) for b in builds):
+                    continue
             if name == "torch" and local is not None:
                 common = ctx.facts.torch_common_code(ver)
                 if common is not None and gpu.runnable(common[0], ctx.capability):
                     continue  # every recorded build of this release runs there: so does this variant
             if name == "torch" and local is not None and ctx.facts.torch_build(Version(ver).public) is not None:
+                # a +cuXYZ.cf label is a conda-forge build (the conda reader's): its arch list is the feedstock's
+                forge = local == "cf" or local.endswith(".cf")
+                where = "conda-forge's pytorch-cpu-feedstock recipe" if forge else "PyTorch's build configuration"
                 cmd = (f"record a [[torch]] row with variant = \"{local}\" for torch {Version(ver).public} "
-                       f"(its CUDA and GPU code from PyTorch's build configuration for that release), or pass --allow-unknown")
-                msg = (f"the GPU code of torch {ver} (the +{local} build, from PyTorch's own index) is not recorded; "
+                       f"(its CUDA and GPU code from {where} for that release), or pass --allow-unknown")
+                built = "a conda-forge build" if forge else "from PyTorch's own index"
+                msg = (f"the GPU code of torch {ver} (the +{local} build, {built}) is not recorded; "
                        f"its C++ ABI is torch {Version(ver).public}'s")
                 out.append(ctx.unknown((ctx.pin(name),), msg, remedy=cmd))
                 continue

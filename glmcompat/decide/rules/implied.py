@@ -82,7 +82,10 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
     - a package the set does not pin but whose version another one's METADATA pins exactly (vLLM 0.18.0 pins
       torch==2.10.0; torchvision 0.24.1 pins torch==2.9.1), when what the file asks of it (if anything)
       admits that version: the installer has no other choice;
-    - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release.
+    - a wildcard pin (``torch==2.8.0.*``) that admits exactly one release the matrix knows: that release;
+    - a range of torch closed above (``torch>=1.11,<=2.0.0``, ``torch~=2.6.0``): the newest
+      release it admits, which the installer takes (a range open above is left to the warning: the index's newest
+      may be newer than any the matrix knows).
 
     Pins are followed to a fixed point (an engine pins torchvision, which pins torch). A wildcard that admits
     several known releases judges the newest and stays unpinned (the installer picks). ``index_pins``: the exact pins
@@ -111,21 +114,34 @@ def resolve_named(packages: Mapping[str, str], unpinned: Mapping[str, str], fact
                 left.pop(dep, None)
                 implied[dep] = (exact, f"{name} {ver} pins {dep}=={exact} exactly", ev)
                 changed = True
+        if changed:
+            continue  # every exact pin first: a range gives way to what a package in the set pins
         for dep, asked in sorted(left.items()):
-            specs = list(SpecifierSet(asked)) if asked else []
-            if dep in have or len(specs) != 1 or specs[0].operator != "==" or not specs[0].version.endswith(".*"):
+            try:
+                specs = list(SpecifierSet(asked)) if asked else []
+            except ValueError:
                 continue
-            match = sorted(v for v in _known_releases(facts, dep) if specs[0].contains(v, prereleases=False))
-            if not match:
+            wildcard = len(specs) == 1 and specs[0].operator == "==" and specs[0].version.endswith(".*")
+            if dep in have or not specs or not (wildcard or dep in _EVERY_RELEASE):
                 continue
+            known = _known_releases(facts, dep)
+            match = sorted(v for v in known if all(s.contains(v, prereleases=False) for s in specs))
+            if not match or not wildcard and match[-1] == max(v for v in known if not v.is_prerelease):
+                continue  # a range open above: the installer takes the index's newest, which the matrix may not know
             have[dep] = str(match[-1])
             ev = (("metadata", f"{dep}{asked} admits {', '.join(map(str, match))} of the releases the matrix knows"),)
-            implied[dep] = (str(match[-1]), f"{dep}{asked} is a wildcard pin of {dep} {match[-1]}"
-                            + ("" if len(match) == 1 else " (the newest it admits)"), ev)
+            what = "a wildcard pin" if wildcard else "a range, closed above,"
+            implied[dep] = (str(match[-1]), f"{dep}{asked} is {what} of {dep} {match[-1]}"
+                            + ("" if len(match) == 1 else " (the newest it admits, which the installer takes)"), ev)
             if len(match) == 1:
                 del left[dep]
             changed = True
     return implied, left
+
+
+# Packages whose every release the matrix holds a row for (torch's [[torch]] rows): of a range closed above
+# (``torch<2.6``, ``torch~=2.6.0``) the newest release it admits is what an installer takes, and the matrix knows it
+_EVERY_RELEASE = frozenset({"torch"})
 
 
 def unsatisfiable(packages: Mapping[str, str], implied: Mapping[str, Implied], facts: Facts,

@@ -151,7 +151,7 @@ class _CondaNodes:
 
 
 _CONDA_SPEC = re.compile(r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9._-]*)\s*(?P<rest>.*)$")
-_CONDA_NAMES = {"pytorch": "torch"}
+_CONDA_NAMES = {"pytorch": "torch", "pytorch-gpu": "torch"}  # pytorch-gpu: conda-forge's CUDA pytorch, same version
 _CUDA_PACKAGES = ("pytorch-cuda", "cuda-version", "cudatoolkit")
 _TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 
@@ -163,30 +163,60 @@ class _CondaSpec:
     spec: str | None
     raw_version: str  # the version as written after "=", "==" or a space ("" for a range or none)
     build: str
+    channel: str = ""  # ``conda-forge::pytorch``: conda-forge
 
 
 def _conda_spec(path: Path, n: int, s: str) -> _CondaSpec:
     """One conda MatchSpec of the simple kinds: ``name``, ``name=X[=build]``, ``name==X[=build]``,
-    ``name X [build]``, ``name>=X,<Y``, ``channel::name...``. conda's ``=X`` means ``X.*``: exact only
-    with three or more components."""
+    ``name X [build]``, ``name>=X,<Y [build]``, ``channel::name...``, and the bracket form
+    (``name[version='>=X', build=*cuda*]``, beside or instead of the version). conda's ``=X`` means ``X.*``: exact
+    only with three or more components."""
     m = _CONDA_SPEC.match(s.strip())
     rest = m.group("rest").strip() if m else ""
+    if m and "[" in rest:
+        rest = _bracketed(path, n, s, rest)
     if not m or "[" in rest or "|" in rest:
         raise error(f"unsupported conda package spec {s!r}", path, n)
     name = canonicalize_name(_CONDA_NAMES.get(m.group("name").lower(), m.group("name")))
+    channel = (m.group("channel") or "").lower() or ("conda-forge" if m.group("name").lower() == "pytorch-gpu" else "")
     if not rest:
-        return _CondaSpec(name, None, "", "", "")
+        return _CondaSpec(name, None, "", "", "", channel)
     if rest[0] in "<>!~":
+        parts = rest.split()
+        build = ""
+        if len(parts) > 1 and not re.match(r"[<>=!~,]", parts[-1]) and not parts[-2].endswith(","):
+            build, rest = parts[-1], " ".join(parts[:-1])  # ``pytorch>=2.1 *cuda*``: the build after the range
         try:
-            return _CondaSpec(name, None, str(checked_spec(SpecifierSet(rest.replace(" ", "")))), "", "")
+            return _CondaSpec(name, None, str(checked_spec(SpecifierSet(rest.replace(" ", "")))), "", build, channel)
         except ValueError:
             raise error(f"unsupported conda version {rest!r} in {s!r}", path, n) from None
     exact = rest.startswith("==")
     ver, _, build = (rest[2:] if exact else rest.lstrip("=")).replace(" ", "=", 1).partition("=")
     ver = ver.strip()
+    if ver and not ver.strip("*") and re.fullmatch(r"[0-9A-Za-z_.*+-]*", build):
+        return _CondaSpec(name, None, "", "", build.strip(), channel)  # ``pytorch=*=*cuda*``: any version
     if not ver or not re.fullmatch(r"[0-9A-Za-z_.+*!-]+", ver) or not re.fullmatch(r"[0-9A-Za-z_.*+-]*", build):
         raise error(f"unsupported conda package spec {s!r}", path, n)
-    return _CondaSpec(name, *_conda_version(ver, exact), ver, build.strip())
+    return _CondaSpec(name, *_conda_version(ver, exact), ver, build.strip(), channel)
+
+
+def _bracketed(path: Path, n: int, s: str, rest: str) -> str:
+    """The ``version build`` text of a MatchSpec whose keys are in brackets (``>=2.1[build=*cuda*]``,
+    ``[version='>=2.1', build_number=3]``); keys other than version and build do not choose the release."""
+    head, _, inner = rest.partition("[")
+    if not inner.endswith("]"):
+        raise error(f"unsupported conda package spec {s!r}", path, n)
+    keys: dict[str, str] = {}
+    for item in inner[:-1].split(","):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise error(f"unsupported conda package spec {s!r}", path, n)
+        keys[key.strip()] = value.strip().strip("'\"")
+    version = head.strip() or keys.get("version", "")
+    build = keys.get("build", "")
+    if build and not version:
+        version = "*"
+    return f"{version} {build}".strip()
 
 
 def _conda_version(ver: str, exact: bool) -> tuple[str | None, str | None]:
@@ -216,12 +246,38 @@ def _build_cuda(build: str) -> str | None:
     return f"{m.group(1)}.{m.group(2)}" if m else None
 
 
-def _torch_label(version: str, build: str, cuda: str | None, cpu: bool) -> str:
-    """conda's torch as the wheel it corresponds to: ``2.3.0+cu121`` / ``2.3.0+cpu`` (or as it was)."""
+# conda-forge's own pytorch builds (conda-forge/pytorch-cpu-feedstock) start their build string with the CUDA they
+# were built with, ``cuda126_generic_py39_h91e4b60_208``, ``cuda129_mkl_py312_...``, ``cpu_generic_...``; the pytorch
+# channel's name the Python first, ``py3.11_cuda12.1_cudnn8.9.2_0``
+_FORGE_BUILD = re.compile(r"^cuda\d{3}(_|\*|$)")
+
+
+def _torch_label(version: str, build: str, cuda: str | None, cpu: bool, forge: bool = False) -> str:
+    """conda's torch as the wheel it corresponds to: ``2.3.0+cu121`` / ``2.3.0+cpu`` (or as it was); a conda-forge
+    build of torch (``forge``) as ``2.5.1+cu126.cf``: its GPU code is the feedstock's arch list, not PyTorch's."""
     if cpu or re.search(r"(^|_)cpu(_|$)", build):
         return f"{version}+cpu"
     cuda = _build_cuda(build) or cuda
-    return f"{version}+cu{cuda.replace('.', '')}" if cuda else version
+    if not cuda:  # conda-forge's: a CUDA build on a GPU machine (its solver prefers them), which CUDA not said
+        return f"{version}+cf" if forge else version
+    return f"{version}+cu{cuda.replace('.', '')}" + (".cf" if forge else "")
+
+
+def _satisfied(conda: Entry, pip: Entry) -> bool:
+    """Whether pip's requirement ``pip`` is met by the conda package ``conda`` already in the environment (``conda
+    env create`` installs the conda packages first, then runs pip, which keeps an installed distribution that meets
+    the requirement: pip's resolver puts the installed candidate in place of the index's of the same version)."""
+    if conda.version is None or pip.source != "registry" or pip.constraint or pip.marker:
+        return False
+    installed = Version(Version(conda.version).public)
+    if pip.version is not None:
+        return Version(pip.version) == installed
+    if not pip.spec:
+        return True
+    try:
+        return SpecifierSet(pip.spec).contains(installed, prereleases=True)
+    except ValueError:
+        return False
 
 
 def parse_conda_env(path: Path, text: str) -> Lock:
@@ -250,12 +306,27 @@ def parse_conda_env(path: Path, text: str) -> Lock:
     cuda = next((_cuda_of(s.raw_version) for s in specs.values() if s.name in _CUDA_PACKAGES and s.raw_version), None)
     cuda = cuda or next((_build_cuda(s.build) for s in specs.values() if s.name == "torch" and s.build), None)
     cpu = any(s.name == "cpuonly" for s in specs.values())
+    channels = [c.lower() for _, c in doc.get("channels") or []]
+    # conda-forge first and no pytorch channel: pytorch comes from conda-forge (its solver takes the first channel
+    # that has the package, strict priority being conda-forge's own advice)
+    forge_first = bool(channels) and channels[0] == "conda-forge" and "pytorch" not in channels
     for i, spec in specs.items():
         version = reader.entries[i].version
         # conda's pytorch channel builds torchvision and torchaudio for each CUDA as it builds pytorch (build
         # strings py311_cu118, py311_cpu): they are the variant builds of torch's CUDA, not the default wheels
+        forge = spec.name == "torch" and (bool(_FORGE_BUILD.match(spec.build)) or spec.channel == "conda-forge"
+                                          or (forge_first and not spec.channel and (not spec.build or "cuda" in spec.build)))
         if spec.name in _TORCH_FAMILY and version and "+" not in version:
-            reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu))
+            reader.entries[i] = replace(reader.entries[i], version=_torch_label(version, spec.build, cuda, cpu, forge))
+        elif forge and version is None and reader.entries[i].spec:
+            # a range of conda-forge's torch: the release its solver takes is not a wheel's (its GPU code is the
+            # feedstock's), so it stays a torch the file does not pin, not the index's newest release in the range
+            reader.entries[i] = replace(reader.entries[i], spec="")
+    # a pip requirement that a conda package of the same name already meets installs nothing: the conda build stays
+    # (pytorch 2.5.1 from conda-forge and pip's torch==2.5.1); one that it does not meet replaces it (pip's numpy 2)
+    conda = {reader.entries[i].name: reader.entries[i] for i in specs}
+    reader.entries = [e for i, e in enumerate(reader.entries)
+                      if i in specs or e.name not in conda or not _satisfied(conda[e.name], e)]
     meta = LockMeta(channels=[c for _, c in doc.get("channels") or []],
                     conda_packages=sorted({s.name for s in specs.values()}))
     if cuda:

@@ -26,7 +26,7 @@ WHOLE = [
         E("transformers", None, spec=">=4.40", origin="requirements-serve.txt", line=2),
         E("xformers", "0.0.26.post1", line=17)]),
     ("conda-forge/environment.yaml", [
-        E("torch", "2.5.1+cu126", line=6), E("cuda-version", None, spec="==12.6.*", line=7),
+        E("torch", "2.5.1+cu126.cf", line=6), E("cuda-version", None, spec="==12.6.*", line=7),
         E("triton", None, spec=">=3.1", line=8), E("sentencepiece", None, spec="", line=9),
         E("sgl-kernel", "0.3.21", LINUX, line=11)]),
     ("conda-cpu/conda-cpu.yml", [
@@ -91,8 +91,8 @@ ERRORS = [  # (files, file to read, where the message must point, what it must s
      ["a value over several lines in 'dependencies': 'numpy - scipy'"]),
     ({"environment.yml": "dependencies:\n  - \"numpy\n"}, "environment.yml", "environment.yml:3",
      ["invalid YAML: while scanning a quoted scalar, found unexpected end of stream"]),
-    ({"environment.yml": "dependencies:\n  - numpy[version='>=1.26']\n"}, "environment.yml", "environment.yml:2",
-     ["unsupported conda package spec \"numpy[version='>=1.26']\""]),
+    ({"environment.yml": "dependencies:\n  - numpy[version='>=1.26'\n"}, "environment.yml", "environment.yml:2",
+     ["unsupported conda package spec \"numpy[version='>=1.26'\""]),
     ({"environment.yml": "dependencies:\n  - numpy >=1.2|<1.0\n"}, "environment.yml", "environment.yml:2",
      ["unsupported conda package spec"]),
     ({"environment.yml": "dependencies:\n  - pip:\n    - torch==\n"}, "environment.yml", "environment.yml:3",
@@ -160,3 +160,66 @@ def _plain(value: object) -> object:
 def test_conda_reader_agrees_with_pyyaml(text: str) -> None:
     """conda_document's (line, value) scalars are what PyYAML's safe_load reads."""
     assert _plain(conda_document(Path("environment.yml"), text)) == yaml.safe_load(text)
+
+
+# --- conda-forge's own torch builds, and pip requirements a conda package already meets ---------------------------
+
+E09 = Path(__file__).parents[2] / "fixtures" / "heldout36e" / "e09" / "environment.yml"  # 0Jmins0/Distillation, real
+
+
+def test_a_conda_forge_build_is_read_as_conda_forge_s():
+    """The real export's pytorch=2.5.1=cuda126_generic_py39_... is conda-forge's CUDA 12.6 build (+cu126.cf), and pip's
+    torch==2.5.1 installs nothing over it (pip keeps the installed torch 2.5.1); pip's nvidia-* pins stay."""
+    lock = load(E09)
+    torch = [e for e in lock.entries if e.name == "torch"]
+    assert [(e.version, e.line) for e in torch] == [("2.5.1+cu126.cf", 378)]
+    assert {e.name: e.version for e in lock.entries}["nvidia-cudnn-cu12"] == "9.1.0.70"
+
+
+@pytest.mark.parametrize(("text", "torch"), [
+    # the pytorch channel's build string: PyTorch's own +cu121 build
+    ("channels: [pytorch, nvidia]\ndependencies:\n  - pytorch=2.3.0=py3.11_cuda12.1_cudnn8.9.2_0\n", ["2.3.0+cu121"]),
+    # a conda-forge build named by its build string, its channel, or conda-forge alone in front of the channels
+    ("dependencies:\n  - pytorch=2.7.1=cuda129_mkl_py312_h1b2c3d4_301\n", ["2.7.1+cu129.cf"]),
+    ("dependencies:\n  - conda-forge::pytorch=2.6.0\n  - cuda-version=12.6\n", ["2.6.0+cu126.cf"]),
+    ("channels: [conda-forge]\ndependencies:\n  - pytorch=2.5.1\n  - cuda-version=12.6\n", ["2.5.1+cu126.cf"]),
+    ("channels: [conda-forge, pytorch]\ndependencies:\n  - pytorch=2.5.1\n  - pytorch-cuda=12.4\n", ["2.5.1+cu124"]),
+    # conda-forge's, its CUDA left to the solver: +cf (a CUDA build, which one not said)
+    ("channels: [conda-forge]\ndependencies:\n  - pytorch=2.5.1=*cuda*\n", ["2.5.1+cf"]),
+    ("dependencies:\n  - pytorch-gpu=2.4.1\n", ["2.4.1+cf"]),
+    # pip asks for another build than the installed one: pip replaces it; the same version or a range it meets: not
+    ("dependencies:\n  - pytorch=2.5.1=cuda126_generic_py311_h1_208\n  - pip:\n    - torch==2.5.1+cu124\n",
+     ["2.5.1+cu126.cf", "2.5.1+cu124"]),
+    ("dependencies:\n  - pytorch=2.5.1=cuda126_generic_py311_h1_208\n  - pip:\n    - torch>=2.4\n", ["2.5.1+cu126.cf"]),
+    ("dependencies:\n  - pytorch=2.5.1=cuda126_generic_py311_h1_208\n  - pip:\n    - torch==2.6.0\n",
+     ["2.5.1+cu126.cf", "2.6.0"]),
+])
+def test_conda_torch_and_pip_over_it(tmp_path, text, torch):
+    p = tmp_path / "environment.yml"
+    p.write_text(text)
+    assert [e.version for e in load(p).entries if e.name == "torch"] == torch
+
+
+@pytest.mark.parametrize(("spec", "version", "want"), [
+    # conda's MatchSpec forms beside the simple ones: a build after a range, the bracket keys, a version of "*"
+    ("pytorch>=2.1 *cuda*", None, ">=2.1"),
+    ("pytorch[version='>=2.1']", None, ">=2.1"),
+    ("pytorch>=2.1,<2.3[build=*cuda*]", None, "<2.3,>=2.1"),
+    ("pytorch[version='2.4.1', build=py3.11_cuda12.1_cudnn8.9.2_0]", "2.4.1+cu121", None),
+    ("pytorch=*=*cuda*", None, ""),
+    ("numpy >=1.21,<2", None, "<2,>=1.21"),
+])
+def test_match_spec_forms(tmp_path, spec, version, want):
+    p = tmp_path / "environment.yml"
+    p.write_text(f'channels: [pytorch, conda-forge]\ndependencies:\n  - "{spec}"\n')
+    (e,) = load(p).entries
+    assert (e.version, e.spec) == (version, want)
+
+
+def test_a_range_of_conda_forge_s_torch_is_not_read_as_a_wheel_s(tmp_path):
+    """conda-forge's solver takes its own CUDA build of some release in the range (its GPU code the feedstock's),
+    not the index's newest wheel in it: the torch stays one the file does not pin."""
+    p = tmp_path / "environment.yml"
+    p.write_text("channels: [conda-forge]\ndependencies:\n  - pytorch>=2.4,<2.5 cuda120*\n")
+    (e,) = load(p).entries
+    assert (e.name, e.version, e.spec) == ("torch", None, "")
