@@ -6,7 +6,9 @@ Pipfile.lock made on macOS and a conda-env pip freeze; the fourth, heldout36d/, 
 Windows-only pylock and pip's NumPy 2 over a conda env; the fifth, heldout36e/, gathered the same way from the ends
 of the listings, with vLLM in a uv.lock and a conda-forge CUDA torch under a pip pin; the sixth, heldout36f/, from
 nested paths (docker/, server/, ml/, backend/, envs/), with a merge-conflicted requirements file and xformers under a
-+cu128 torch in an environment.yaml). Each verdict in expected.tsv
++cu128 torch in an environment.yaml; the seventh, heldout36g/, from paths no earlier set listed (training/, ml/, python/,
+inference/, worker/ locks, requirements-gpu/-cuda names), with vLLM and a CUDA-12 lmcache beside a CUDA-13 torch in a uv.lock,
+a +cpu torch from a uv source, a missing -r include and a Markdown file saved as requirements). Each verdict in expected.tsv
 was judged before glmcompat ran on the file, from the packages' METADATA, the arch tables of the builds and upstream
 sources. Artifacts are read from the index (network)."""
 
@@ -20,7 +22,7 @@ from tests.conftest import run_cli
 
 SETS = [Path(__file__).parent / "fixtures" / name
         for name in ("heldout36", "heldout36b", "heldout36c", "heldout36d", "heldout36e",
-                      "heldout36f")]
+                      "heldout36f", "heldout36g")]
 ROWS = [[str(here / row[0]), *row[1:]] for here in SETS
         for row in (line.rstrip("\n").split("\t") for line in (here / "expected.tsv").read_text().splitlines()
                     if line.strip() and not line.startswith("#"))]
