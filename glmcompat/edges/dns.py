@@ -39,14 +39,21 @@ TRIES = 2  # lookups of one host at most at a time, the first included
 Lookup = Callable[..., Sequence[tuple[Any, ...]]]  # socket.getaddrinfo's shape
 
 
+def _getaddrinfo(*args: Any, **kwargs: Any) -> Sequence[tuple[Any, ...]]:
+    return socket.getaddrinfo(*args, **kwargs)
+
+
 class Resolver:
     """``host:port`` -> its addresses, asked of ``lookup`` (``socket.getaddrinfo``) at most once per ``ttl`` seconds;
     a failed lookup is not kept (the next caller asks again). Thread-safe: callers for one host wait for the one
     lookup in flight; callers for different hosts do not wait for each other."""
 
-    def __init__(self, lookup: Lookup = socket.getaddrinfo, ttl: float = TTL,
+    def __init__(self, lookup: Lookup | None = None, ttl: float = TTL,
                  clock: Callable[[], float] = time.monotonic, hedge: float = HEDGE, tries: int = TRIES) -> None:
-        self._lookup, self._ttl, self._clock, self._hedge, self._tries = lookup, ttl, clock, hedge, max(1, tries)
+        # None: ``socket.getaddrinfo`` as it is when asked, not as it was when this module was imported (the process's
+        # shared resolver outlives whatever wrapped the function then)
+        self._lookup: Lookup = lookup if lookup is not None else _getaddrinfo
+        self._ttl, self._clock, self._hedge, self._tries = ttl, clock, hedge, max(1, tries)
         self._guard = threading.Lock()
         # What is held per host: its answer until it expires (expired ones go when a new one is kept), and, while
         # its lookup is in flight, the event its other callers wait on. Nothing is held for a host otherwise.
