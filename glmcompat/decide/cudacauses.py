@@ -136,8 +136,8 @@ def _nvjitlink(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     loaded = env.libs.get(provider, "")
     where = f" (the loader took {loaded})" if loaded else ""
     cause = (f"{lib} (from torch's nvidia-* wheels) needs nvJitLink {need or 'newer'} ({h.groups.get('symbol', '')}), but "
-             f"the {provider} loaded first is older{where}: an older CUDA toolkit's library on LD_LIBRARY_PATH wins over the "
-             "one torch's wheels bring")
+             f"the {provider} loaded first is older{where}: an older CUDA toolkit's library on LD_LIBRARY_PATH (or an older "
+             "nvidia-nvjitlink wheel) wins over the one torch's wheels bring")
     drop = (f"remove {_dir_of(loaded)} from LD_LIBRARY_PATH" if loaded and "site-packages" not in loaded
             else "remove the CUDA toolkit's lib64 (e.g. /usr/local/cuda/lib64) from LD_LIBRARY_PATH")
     return cause, (f"{drop} so that torch's site-packages/nvidia/nvjitlink/lib is used, or install "

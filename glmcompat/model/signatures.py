@@ -367,11 +367,16 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("kernel_variant", r"(?P<v>torch\d{2,4}-[\w-]{1,80}): Torch version \((?:torch)?\d{1,2}\.\d{1,3}\) does not match environment"),
     ("kernel_torch", r"does not match environment Torch version \((?:torch)?(?P<v>\d{1,2}\.\d{1,3})\)"),
     ("kernel_variant_torch", r"Torch version \((?:torch)?(?P<v>\d{1,2}\.\d{1,3})\) does not match environment"),
+    # torchvision's CUDA check (torchvision-0.24.1 wheel torchvision/extension.py:57-84: "PyTorch has CUDA Version=<t> and
+    # torchvision has CUDA Version=<tv>. Please reinstall ...") where a terminal or a thread wrapped the message at one of
+    # its spaces: each release read on the line it stands on (torch's is followed by " and", torchvision's by ".")
+    ("wrapped_torch_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3}) and(?:\s|$)"),
+    ("wrapped_built_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3})\.(?:\s|$)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc|you're on")
+                         r"misaligned|assert|ecc|you're on|version=")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
