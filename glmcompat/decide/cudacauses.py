@@ -323,6 +323,16 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install torch with its dependencies (pip install --force-reinstall torch"
                 + (f"=={_public(torch)}" if torch else "") + " from the index it came from, without --no-deps), or the "
                 f"nvidia-{dist} wheel torch pins (`pip show torch` lists it)")
+    missing = env.notes.get("ldd_missing", "").split(", ") if "ldd" in h.groups else []
+    if len(missing) > 1:  # ldd's listing: every soname it could not find, each with the library and major it names
+        named = ", ".join(f"{so} ({nvidia_library(so)})" if nvidia_library(so) != so else so for so in missing)
+        prog = _shown(h.package, h.version or env.version(h.package)) if h.package else "the program"
+        return (f"ldd finds none of {named}: {prog} was linked against these libraries at these majors (a soname "
+                "names its major, and another major does not serve it), and no directory the loader searches holds them: "
+                "they are not installed at those majors, or their lib directories are not on the loader's path",
+                "install each library at the major its soname names (the CUDA toolkit, cuDNN or NCCL release of that "
+                f"major) and put its lib directory on LD_LIBRARY_PATH, or install a build of {prog} for the majors the "
+                "machine has")
     stem = lib.removeprefix("lib").split(".so", 1)[0]
     if stem.startswith("cudnn") or stem == "nccl":
         return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")

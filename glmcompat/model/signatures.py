@@ -312,6 +312,7 @@ _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|dee
 _CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
+_LDD_MISSING = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => not found")
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
 _LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 # what a log shows of how it installed or built: the package index pip read (its -i / --index-url argument, or "Looking in
@@ -449,6 +450,11 @@ class LogContext:
             c = pat.search(line)
             if c is not None:
                 self.cuda.setdefault(what, c.group("v"))
+        if " => not found" in line:  # ldd: a DT_NEEDED soname no directory the loader searches holds, each kept in order
+            for m in _LDD_MISSING.finditer(line):
+                have = self.notes.get("ldd_missing", "")
+                if m.group("so") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
+                    self.notes["ldd_missing"] = f"{have}, {m.group('so')}" if have else m.group("so")
         if " => /" in line:
             for m in _LDD.finditer(line):
                 self.libs.setdefault(m.group("so"), m.group("path"))

@@ -75,3 +75,17 @@ def test_unsuffixed_nvjitlink_symbol_stays_undefined_symbol(tmp_path: Path, caps
     # an extension's own undefined reference to the unversioned API name carries no CUDA release
     _, out = explain("ext.so: undefined symbol: nvJitLinkCreate", tmp_path, capsys)
     assert "nvjitlink-mismatch" not in out, out
+
+
+def test_ldd_not_found_lines_name_each_missing_library(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # glibc elf/rtld.c, ldd's trace: "\t%s => not found\n" for each soname no searched directory holds
+    text = ("\tlinux-vdso.so.1 =>  (0x00007ffdeb39b000)\n\tlibcudart.so.9.0 => not found\n"
+            "\tlibc10.so => /x/site-packages/torch/lib/libc10.so (0x00007f5494000000)\n\tlibnccl.so.1 => not found")
+    diagnoses(text, "cuda-lib-missing", ["libnccl.so.1", "NCCL 1", "libcudart.so.9.0"], tmp_path, capsys)
+
+
+def test_ldd_found_lines_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same listing where every soname resolves, and a non-CUDA library that is missing
+    code, out = explain("\tlibnccl.so.2 => /usr/lib/x86_64-linux-gnu/libnccl.so.2 (0x00007f5494000000)\n"
+                        "\tlibfoo.so.3 => not found", tmp_path, capsys)
+    assert "cuda-lib-missing" not in out, out
