@@ -30,12 +30,32 @@ def engines(facts: Facts) -> frozenset[str]:
     return frozenset(st.engine for st in facts.rows("stack"))
 
 
+# a module a release of its distribution removed, left as a stub that raises ImportError at import -> (the release that
+# removed it, the last release that has it, what replaces it): torch-1.0.0 torch/utils/ffi/__init__.py:1
+STUB_MODULES = {"torch.utils.ffi": ("1.0", "0.4.1", "torch.utils.cpp_extension")}
+
+
+def _stub(stub: str, env: Env) -> tuple[str, str]:
+    """companion-api-removed where the module itself is a stub its distribution left after removing it."""
+    dist = module_package(stub.split(".", 1)[0])
+    gone, last, instead = STUB_MODULES.get(stub, ("", "", ""))
+    have = env.version(dist)
+    when = f"{dist} {gone} removed it" if gone else f"a release of {dist} removed it"
+    return (f"the importing code uses {stub}, and the installed {_shown(dist, have)} no longer has it: {when} and left a "
+            f"stub module that raises this ImportError at import, so the code was written against an older {dist}"
+            + (f" (up to {last})" if last else ""),
+            (f"install {dist} {last} (pip install '{dist}=={last}'), the last release with {stub}, or port the code to "
+             f"{instead}" if last else f"install the {dist} release the importing code was written against"))
+
+
 def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """companion-api-removed: ``cannot import name 'X' from 'M'`` -- M's distribution is the one that changed, never the
     package whose code imports it. None for a module that is no installed distribution's (a user's own, a relative
     import), a broken install (unknown location), or a package another signature reads (a companion an engine requires:
     companion-too-old; triton: triton-torch-mismatch)."""
     g = h.groups
+    if "api_stub" in g:
+        return _stub(g["api_stub"], env)
     name = g.get("api_name") or g.get("api_cut", "")
     where = g.get("api_where", "")
     importing = g.get("importing", "")
@@ -277,7 +297,8 @@ def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hi
 
 
 def _api_dist(h: Hit, env: Env) -> str:
-    module = h.groups.get("api_from") or env.notes.get("from_line", "") or h.groups.get("importing", "")
+    module = (h.groups.get("api_from") or h.groups.get("api_stub") or env.notes.get("from_line", "")
+              or h.groups.get("importing", ""))
     return module_package(module.split(".", 1)[0]) if module and not module.startswith(".") else ""
 
 

@@ -89,3 +89,22 @@ def test_ldd_found_lines_stay_unclaimed(tmp_path: Path, capsys: pytest.CaptureFi
     code, out = explain("\tlibnccl.so.2 => /usr/lib/x86_64-linux-gnu/libnccl.so.2 (0x00007f5494000000)\n"
                         "\tlibfoo.so.3 => not found", tmp_path, capsys)
     assert "cuda-lib-missing" not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # torch-1.0.0 torch/utils/ffi/__init__.py:1, the whole stub module
+    "ImportError: torch.utils.ffi is deprecated. Please use cpp extensions instead.",
+    "  File \"build.py\", line 4, in <module>\n    from torch.utils.ffi import create_extension\n"
+    "  File \"/x/site-packages/torch/utils/ffi/__init__.py\", line 1, in <module>\n"
+    "    raise ImportError(\"torch.utils.ffi is deprecated. Please use cpp extensions instead.\")\n"
+    "ImportError: torch.utils.ffi is deprecated. Please use cpp extensions instead.",
+])
+def test_torch_ffi_stub_names_the_last_release_with_it(text: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    diagnoses(text, "companion-api-removed", ["torch.utils.ffi", "0.4.1", "torch 1.0"], tmp_path, capsys)
+
+
+def test_torch_ffi_import_line_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = explain("    from torch.utils.ffi import create_extension\nffi = create_extension('_ext.roi', headers=[])",
+                        tmp_path, capsys)
+    assert code == 0, out
