@@ -108,3 +108,24 @@ def test_torch_ffi_import_line_alone_stays_unclaimed(tmp_path: Path, capsys: pyt
     code, out = explain("    from torch.utils.ffi import create_extension\nffi = create_extension('_ext.roi', headers=[])",
                         tmp_path, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("text", "moved"), [
+    # cuda-bindings 13.0.0 release notes: the trampoline modules cuda.{cuda,cudart,nvrtc} removed; `cuda` a namespace
+    ("ImportError: cannot import name 'cudart' from 'cuda' (unknown location)", "cuda.bindings.runtime"),
+    ("ImportError: cannot import name 'cuda' from 'cuda' (unknown location)", "cuda.bindings.driver"),
+    ("ModuleNotFoundError: No module named 'cuda.nvrtc'", "cuda.bindings.nvrtc"),
+])
+def test_cuda_python_13_trampolines(text: str, moved: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    diagnoses(text, "companion-api-removed", ["cuda-python", "13", moved], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("text", [
+    # another name of the namespace, and a module of cuda-python 13 that exists: no removed trampoline
+    "ImportError: cannot import name 'core' from 'cuda' (unknown location)",
+    "ModuleNotFoundError: No module named 'cuda.bindings'",
+])
+def test_other_cuda_namespace_failures_stay_unclaimed_as_removed(text: str, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = explain(text, tmp_path, capsys)
+    assert "cuda-python 13" not in out, out
