@@ -323,6 +323,15 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install torch with its dependencies (pip install --force-reinstall torch"
                 + (f"=={_public(torch)}" if torch else "") + " from the index it came from, without --no-deps), or the "
                 f"nvidia-{dist} wheel torch pins (`pip show torch` lists it)")
+    if "jax_lib" in h.groups:  # JAX's CUDA plugin: its cuSPARSE stub found no libcusparse that loads
+        sp, jl = NVIDIA_WHEEL["cusparse"], NVIDIA_WHEEL["nvJitLink"]
+        return ("JAX's CUDA plugin could not load cuSPARSE (libcusparse.so.<major>, which it loads when first used): "
+                f"the nvidia-{sp}-cuXY wheel is missing, or the nvJitLink cuSPARSE links (libnvJitLink.so.<major>, the "
+                f"nvidia-{jl}-cuXY wheel that nvidia-{sp}-cuXY requires) is missing or older than that cuSPARSE needs: an "
+                "older libnvJitLink found first (a CUDA toolkit's lib64 on LD_LIBRARY_PATH) makes cuSPARSE fail to load",
+                "unset LD_LIBRARY_PATH (or drop the CUDA toolkit's lib64 from it) so that the plugin uses its nvidia-* wheels, "
+                f"and upgrade them together (pip install -U nvidia-{sp}-cuXY nvidia-{jl}-cuXY, XY the CUDA major of the "
+                "jax CUDA plugin, or reinstall jax with its CUDA extra)")
     missing = env.notes.get("ldd_missing", "").split(", ") if "ldd" in h.groups else []
     if len(missing) > 1:  # ldd's listing: every soname it could not find, each with the library and major it names
         named = ", ".join(f"{so} ({nvidia_library(so)})" if nvidia_library(so) != so else so for so in missing)

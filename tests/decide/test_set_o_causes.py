@@ -129,3 +129,17 @@ def test_other_cuda_namespace_failures_stay_unclaimed_as_removed(text: str, tmp_
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     _, out = explain(text, tmp_path, capsys)
     assert "cuda-python 13" not in out, out
+
+
+def test_jax_cusparse_not_found_names_nvjitlink(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # jax_cuda12_plugin-0.8.1 _versions.so's own string, as jaxlib/cuda/versions_helpers.cc reports it
+    diagnoses("RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty(MAJOR_VERSION, &major) "
+              "failed: The cuSPARSE library was not found.", "cuda-lib-missing", ["cuSPARSE", "nvJitLink", "LD_LIBRARY_PATH"],
+              tmp_path, capsys)
+
+
+def test_cusparse_status_text_stays_unclaimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # cuSPARSE's own status of a program's fault shares the words
+    code, out = explain("RuntimeError: cusparseSpMM failed: CUSPARSE_STATUS_INVALID_VALUE (the cuSPARSE library)",
+                        tmp_path, capsys)
+    assert "cuda-lib-missing" not in out, out
