@@ -11,7 +11,7 @@ check in a traceback cut before its message. The signatures are ``glmcompat/matr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from glmcompat.decide.installcauses import companions
@@ -43,7 +43,7 @@ NAMESPACE_MOVES = {"cuda.cudart": ("cuda-python", "13", "cuda.bindings.runtime")
                    "cuda.nvrtc": ("cuda-python", "13", "cuda.bindings.nvrtc")}
 
 
-def _moved(g: dict[str, str], env: Env) -> tuple[str, str] | None:
+def _moved(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
     """companion-api-removed where a module of a namespace package is gone from the release installed."""
     module = f"{g['ns_from']}.{g['ns_name']}" if "ns_name" in g else f"{g.get('ns_top', '')}.{g.get('ns_mod', '')}"
     if module not in NAMESPACE_MOVES:
