@@ -551,6 +551,7 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     need = need or ("1.16" if h.groups.get("umath_import") else None)
     b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have", "")
     built = f"NumPy {need}" if need else f"NumPy {numpy_c_api(b_hex)}" if b_hex else "a newer NumPy"
+    built += " or later (its headers import numpy.core._multiarray_umath)" if h.groups.get("umath_import") else ""
     installed = ("numpy " + np if np else "NumPy") + (f", whose {numpy_c_api(h_hex)} is older" if h_hex else "")
     first = NUMPY_C_API.get(int(b_hex, 16), ("", ""))[0] if b_hex and not need else ""
     need = need or first
