@@ -136,8 +136,8 @@ def _nvjitlink(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     loaded = env.libs.get(provider, "")
     where = f" (the loader took {loaded})" if loaded else ""
     cause = (f"{lib} (from torch's nvidia-* wheels) needs nvJitLink {need or 'newer'} ({h.groups.get('symbol', '')}), but "
-             f"the {provider} loaded first is older{where}: an older CUDA toolkit's library on LD_LIBRARY_PATH wins over the "
-             "one torch's wheels bring")
+             f"the {provider} loaded first is older{where}: an older CUDA toolkit's library on LD_LIBRARY_PATH (or an older "
+             "nvidia-nvjitlink wheel) wins over the one torch's wheels bring")
     drop = (f"remove {_dir_of(loaded)} from LD_LIBRARY_PATH" if loaded and "site-packages" not in loaded
             else "remove the CUDA toolkit's lib64 (e.g. /usr/local/cuda/lib64) from LD_LIBRARY_PATH")
     return cause, (f"{drop} so that torch's site-packages/nvidia/nvjitlink/lib is used, or install "
@@ -323,6 +323,25 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install torch with its dependencies (pip install --force-reinstall torch"
                 + (f"=={_public(torch)}" if torch else "") + " from the index it came from, without --no-deps), or the "
                 f"nvidia-{dist} wheel torch pins (`pip show torch` lists it)")
+    if "jax_lib" in h.groups:  # JAX's CUDA plugin: its cuSPARSE stub found no libcusparse that loads
+        sp, jl = NVIDIA_WHEEL["cusparse"], NVIDIA_WHEEL["nvJitLink"]
+        return ("JAX's CUDA plugin could not load cuSPARSE (libcusparse.so.<major>, which it loads when first used): "
+                f"the nvidia-{sp}-cuXY wheel is missing, or the nvJitLink cuSPARSE links (libnvJitLink.so.<major>, the "
+                f"nvidia-{jl}-cuXY wheel that nvidia-{sp}-cuXY requires) is missing or older than that cuSPARSE needs: an "
+                "older libnvJitLink found first (a CUDA toolkit's lib64 on LD_LIBRARY_PATH) makes cuSPARSE fail to load",
+                "unset LD_LIBRARY_PATH (or drop the CUDA toolkit's lib64 from it) so that the plugin uses its nvidia-* wheels, "
+                f"and upgrade them together (pip install -U nvidia-{sp}-cuXY nvidia-{jl}-cuXY, XY the CUDA major of the "
+                "jax CUDA plugin, or reinstall jax with its CUDA extra)")
+    missing = env.notes.get("ldd_missing", "").split(", ") if "ldd" in h.groups else []
+    if len(missing) > 1:  # ldd's listing: every soname it could not find, each with the library and major it names
+        named = ", ".join(f"{so} ({nvidia_library(so)})" if nvidia_library(so) != so else so for so in missing)
+        prog = _shown(h.package, h.version or env.version(h.package)) if h.package else "the program"
+        return (f"ldd finds none of {named}: {prog} was linked against these libraries at these majors (a soname "
+                "names its major, and another major does not serve it), and no directory the loader searches holds them: "
+                "they are not installed at those majors, or their lib directories are not on the loader's path",
+                "install each library at the major its soname names (the CUDA toolkit, cuDNN or NCCL release of that "
+                f"major) and put its lib directory on LD_LIBRARY_PATH, or install a build of {prog} for the majors the "
+                "machine has")
     stem = lib.removeprefix("lib").split(".so", 1)[0]
     if stem.startswith("cudnn") or stem == "nccl":
         return _own_major_lib(h, env, facts, lib, "cudnn" if stem.startswith("cudnn") else "nccl")

@@ -150,6 +150,8 @@ def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | 
     it printed, and the release of the package paired with the log's torch (the matrix's family rows)."""
     def build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         torch_cuda, built = h.groups.get("torch_cuda", ""), h.groups.get("built_cuda", "")
+        if not torch_cuda and not built:  # the message wrapped across lines: both releases as the log's notes read them
+            torch_cuda, built = env.notes.get("wrapped_torch_cuda", ""), env.notes.get("wrapped_built_cuda", "")
         if not torch_cuda or not built:
             return None
         torch, ver = env.version("torch"), env.version(package)

@@ -11,7 +11,7 @@ check in a traceback cut before its message. The signatures are ``glmcompat/matr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from glmcompat.decide.installcauses import companions
@@ -30,12 +30,56 @@ def engines(facts: Facts) -> frozenset[str]:
     return frozenset(st.engine for st in facts.rows("stack"))
 
 
+# a module a release of its distribution removed, left as a stub that raises ImportError at import -> (the release that
+# removed it, the last release that has it, what replaces it): torch-1.0.0 torch/utils/ffi/__init__.py:1
+STUB_MODULES = {"torch.utils.ffi": ("1.0", "0.4.1", "torch.utils.cpp_extension")}
+
+
+# a namespace package's module its distribution removed -> (the distribution, the release that removed it, the module's new
+# place): cuda-bindings 13.0.0 release notes (Breaking changes: the trampoline modules cuda.{cuda,cudart,nvrtc} removed,
+# use cuda.bindings.{driver,runtime,nvrtc}); cuda-python pins cuda-bindings of its own release
+NAMESPACE_MOVES = {"cuda.cudart": ("cuda-python", "13", "cuda.bindings.runtime"),
+                   "cuda.cuda": ("cuda-python", "13", "cuda.bindings.driver"),
+                   "cuda.nvrtc": ("cuda-python", "13", "cuda.bindings.nvrtc")}
+
+
+def _moved(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
+    """companion-api-removed where a module of a namespace package is gone from the release installed."""
+    module = f"{g['ns_from']}.{g['ns_name']}" if "ns_name" in g else f"{g.get('ns_top', '')}.{g.get('ns_mod', '')}"
+    if module not in NAMESPACE_MOVES:
+        return None
+    dist, gone, instead = NAMESPACE_MOVES[module]
+    have = env.version(dist)
+    return (f"the importing code imports {module}, and the installed {_shown(dist, have)} no longer has it: {dist} {gone} "
+            f"removed the {module} module (moved to {instead}; {g.get('ns_from') or g.get('ns_top')} is a namespace package, "
+            f"so Python finds no file for it), and the code was written against {dist} {int(gone) - 1} or older",
+            f"install {dist} {int(gone) - 1} (pip install '{dist}<{gone}'), or change the import to {instead} "
+            f"(from {instead.rpartition('.')[0]} import {instead.rpartition('.')[2]})")
+
+
+def _stub(stub: str, env: Env) -> tuple[str, str]:
+    """companion-api-removed where the module itself is a stub its distribution left after removing it."""
+    dist = module_package(stub.split(".", 1)[0])
+    gone, last, instead = STUB_MODULES.get(stub, ("", "", ""))
+    have = env.version(dist)
+    when = f"{dist} {gone} removed it" if gone else f"a release of {dist} removed it"
+    return (f"the importing code uses {stub}, and the installed {_shown(dist, have)} no longer has it: {when} and left a "
+            f"stub module that raises this ImportError at import, so the code was written against an older {dist}"
+            + (f" (up to {last})" if last else ""),
+            (f"install {dist} {last} (pip install '{dist}=={last}'), the last release with {stub}, or port the code to "
+             f"{instead}" if last else f"install the {dist} release the importing code was written against"))
+
+
 def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """companion-api-removed: ``cannot import name 'X' from 'M'`` -- M's distribution is the one that changed, never the
     package whose code imports it. None for a module that is no installed distribution's (a user's own, a relative
     import), a broken install (unknown location), or a package another signature reads (a companion an engine requires:
     companion-too-old; triton: triton-torch-mismatch)."""
     g = h.groups
+    if "api_stub" in g:
+        return _stub(g["api_stub"], env)
+    if "ns_name" in g or "ns_mod" in g:
+        return _moved(g, env)
     name = g.get("api_name") or g.get("api_cut", "")
     where = g.get("api_where", "")
     importing = g.get("importing", "")
@@ -277,7 +321,11 @@ def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hi
 
 
 def _api_dist(h: Hit, env: Env) -> str:
-    module = h.groups.get("api_from") or env.notes.get("from_line", "") or h.groups.get("importing", "")
+    g = h.groups
+    moved = NAMESPACE_MOVES.get(f"{g['ns_from']}.{g['ns_name']}" if "ns_name" in g else f"{g.get('ns_top')}.{g.get('ns_mod')}")
+    if moved is not None:
+        return moved[0]
+    module = g.get("api_from") or g.get("api_stub") or env.notes.get("from_line", "") or g.get("importing", "")
     return module_package(module.split(".", 1)[0]) if module and not module.startswith(".") else ""
 
 

@@ -312,6 +312,7 @@ _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|dee
 _CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
+_LDD_MISSING = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => not found")
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
 _LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 # what a log shows of how it installed or built: the package index pip read (its -i / --index-url argument, or "Looking in
@@ -367,11 +368,16 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("kernel_variant", r"(?P<v>torch\d{2,4}-[\w-]{1,80}): Torch version \((?:torch)?\d{1,2}\.\d{1,3}\) does not match environment"),
     ("kernel_torch", r"does not match environment Torch version \((?:torch)?(?P<v>\d{1,2}\.\d{1,3})\)"),
     ("kernel_variant_torch", r"Torch version \((?:torch)?(?P<v>\d{1,2}\.\d{1,3})\) does not match environment"),
+    # torchvision's CUDA check (torchvision-0.24.1 wheel torchvision/extension.py:57-84: "PyTorch has CUDA Version=<t> and
+    # torchvision has CUDA Version=<tv>. Please reinstall ...") where a terminal or a thread wrapped the message at one of
+    # its spaces: each release read on the line it stands on (torch's is followed by " and", torchvision's by ".")
+    ("wrapped_torch_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3}) and(?:\s|$)"),
+    ("wrapped_built_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3})\.(?:\s|$)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc|you're on")
+                         r"misaligned|assert|ecc|you're on|version=")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -444,6 +450,11 @@ class LogContext:
             c = pat.search(line)
             if c is not None:
                 self.cuda.setdefault(what, c.group("v"))
+        if " => not found" in line:  # ldd: a DT_NEEDED soname no directory the loader searches holds, each kept in order
+            for m in _LDD_MISSING.finditer(line):
+                have = self.notes.get("ldd_missing", "")
+                if m.group("so") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
+                    self.notes["ldd_missing"] = f"{have}, {m.group('so')}" if have else m.group("so")
         if " => /" in line:
             for m in _LDD.finditer(line):
                 self.libs.setdefault(m.group("so"), m.group("path"))
