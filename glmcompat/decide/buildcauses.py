@@ -224,35 +224,35 @@ def _elf_class(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"from LD_LIBRARY_PATH, or install the {other}-bit package; `file {what}` shows its class")
 
 
-def _elf_invalid(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    lib = _g(h, "library")
-    if not lib:
-        return None
-    return (f"{lib} is no ELF object for Linux: a Git LFS pointer or an HTML page saved under the library's name, a "
-            "download cut short, a macOS or Windows binary, or a linker script",
-            f"reinstall the package that ships {lib.rsplit('/', 1)[-1]} (pip install --force-reinstall --no-deps "
-            f"<package>), then check the file: `file {lib}` should say ELF 64-bit LSB shared object; for a repository's "
-            "binary, fetch its LFS objects (git lfs pull)")
+def _of_library(cause: str, remedy: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | None]:
+    """A builder whose cause and remedy name the library the line names (``{lib}``; ``{base}``: its file name)."""
+    def build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        lib = _g(h, "library")
+        if not lib:
+            return None
+        return cause.format(lib=lib), remedy.format(lib=lib, base=lib.rsplit("/", 1)[-1])
+    return build
 
 
-def _tls(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    lib = _g(h, "library")
-    if not lib:
-        return None
-    return (f"{lib} uses initial-exec thread-local storage and was loaded late (dlopen), after glibc had handed out its "
-            "static TLS reserve to the libraries loaded before it",
-            f"preload it: LD_PRELOAD={lib} python ..., or import the package that brings it first; glibc 2.32+: "
-            "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384")
-
-
-def _execstack(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    lib = _g(h, "library")
-    if not lib:
-        return None
-    return (f"{lib} is marked as needing an executable stack, and glibc 2.41 and newer refuse to load such a library "
-            "with dlopen (older glibc made the stack executable)",
-            f"clear the mark on that file (execstack -c {lib}, or patchelf --clear-execstack {lib}), or install a release "
-            "built without it, or allow it: GLIBC_TUNABLES=glibc.rtld.execstack=2")
+# elf-invalid
+_elf_invalid = _of_library(
+    "{lib} is no ELF object for Linux: a Git LFS pointer or an HTML page saved under the library's name, a download "
+    "cut short, a macOS or Windows binary, or a linker script",
+    "reinstall the package that ships {base} (pip install --force-reinstall --no-deps <package>), then check the file: "
+    "`file {lib}` should say ELF 64-bit LSB shared object; for a repository's binary, fetch its LFS objects (git lfs "
+    "pull)")
+# static-tls-exhausted
+_tls = _of_library(
+    "{lib} uses initial-exec thread-local storage and was loaded late (dlopen), after glibc had handed out its static "
+    "TLS reserve to the libraries loaded before it",
+    "preload it: LD_PRELOAD={lib} python ..., or import the package that brings it first; glibc 2.32+: "
+    "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384")
+# execstack-refused
+_execstack = _of_library(
+    "{lib} is marked as needing an executable stack, and glibc 2.41 and newer refuse to load such a library with "
+    "dlopen (older glibc made the stack executable)",
+    "clear the mark on that file (execstack -c {lib}, or patchelf --clear-execstack {lib}), or install a release built "
+    "without it, or allow it: GLIBC_TUNABLES=glibc.rtld.execstack=2")
 
 
 def _musl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
