@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.decide.explaining import diagnoses, explain
+from tests.decide.test_raise_site_tables import harvester as _harvester
 
 TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "install-family.toml"
 MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
@@ -140,17 +141,6 @@ def test_the_real_loader_and_linker_texts_are_named(tmp_path, capsys):
     diagnoses(texts[str(tmp_path / "libthirty.so")], "elf-wrong-class", ["ELFCLASS32"], tmp_path, capsys)
     diagnoses(texts[str(tmp_path / "libtext.so")], "elf-invalid", ["libtext.so"], tmp_path, capsys)
     diagnoses(linked, "link-library-missing", ["-lglmcompatabsent"], tmp_path, capsys)
-
-
-def _harvester():  # scripts/harvest_raise_sites.py, the script that lists the raise sites (not a package module)
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "harvest_raise_sites.py"
-    spec = importlib.util.spec_from_file_location("harvest_raise_sites", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_harvester_reads_the_installers_message_shapes():

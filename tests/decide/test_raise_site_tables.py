@@ -25,6 +25,17 @@ MESSAGES = {family: tomllib.loads((TABLES / f"{family}-family.toml").read_text(e
 ALL = [(family, m) for family, ms in MESSAGES.items() for m in ms]
 
 
+def harvester():  # scripts/harvest_raise_sites.py, the script that lists the raise sites (not a package module)
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "harvest_raise_sites.py"
+    spec = importlib.util.spec_from_file_location("harvest_raise_sites", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _id(case: tuple[str, dict[str, str]]) -> str:
     family, m = case
     return f"{family}-{m['library']}:{m['text'][:50]}"

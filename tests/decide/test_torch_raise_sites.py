@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.decide.explaining import diagnoses, explain
+from tests.decide.test_raise_site_tables import harvester as _harvester
 
 TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "torch-family.toml"
 MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
@@ -90,17 +91,6 @@ def test_triton_without_a_c_compiler_says_so(tmp_path, capsys):
             "RuntimeError: Failed to find C compiler. Please specify via CC environment variable.")
     out = diagnoses(text, "build-tool-missing", ["C compiler", "CC"], tmp_path, capsys)
     assert "ninja" not in out, out
-
-
-def _harvester():  # scripts/harvest_raise_sites.py, the script that lists the raise sites (not a package module)
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "harvest_raise_sites.py"
-    spec = importlib.util.spec_from_file_location("harvest_raise_sites", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_harvester_reads_raises_warnings_asserts_and_message_constants():
