@@ -55,6 +55,12 @@ UNMEASURED_N = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_O = False, as for set N.
 CASES_O = tomllib.loads((HERE / "heldout_o.toml").read_text())["case"]
 UNMEASURED_O = False
+# heldout_p.toml: the sixteenth set, frozen before `explain` ran on it, scored by test_real_log_p (`-k test_real_log_p`
+# selects it).
+# While UNMEASURED_P, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_P = False, as for set O.
+CASES_P = tomllib.loads((HERE / "heldout_p.toml").read_text())["case"]
+UNMEASURED_P = True
 
 
 
@@ -99,6 +105,11 @@ def test_real_log_o(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_P, UNMEASURED_P), ids=[str(c["log"]) for c in CASES_P])
+def test_real_log_p(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -115,13 +126,13 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O]
+    threads = [str(c["thread"]) for c in CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
 
