@@ -8,7 +8,10 @@ of the listings, with vLLM in a uv.lock and a conda-forge CUDA torch under a pip
 nested paths (docker/, server/, ml/, backend/, envs/), with a merge-conflicted requirements file and xformers under a
 +cu128 torch in an environment.yaml; the seventh, heldout36g/, from paths no earlier set listed (training/, ml/, python/,
 inference/, worker/ locks, requirements-gpu/-cuda names), with vLLM and a CUDA-12 lmcache beside a CUDA-13 torch in a uv.lock,
-a +cpu torch from a uv source, a missing -r include and a Markdown file saved as requirements). Each verdict in expected.tsv
+a +cpu torch from a uv source, a missing -r include and a Markdown file saved as requirements; the eighth, heldout36h/,
+from llm/, model/, serving/, gpu/ locks, training/poetry.lock and requirements-vllm/-torch/-cu121/-cu124 names, with
+torch from a uv index source and a poetry supplemental source, an environment file whose pip section names a PyTorch
+index, and a cuDNN-8 ctranslate2 beside torch's cuDNN 9). Each verdict in expected.tsv
 was judged before glmcompat ran on the file, from the packages' METADATA, the arch tables of the builds and upstream
 sources. Artifacts are read from the index (network)."""
 
@@ -22,7 +25,7 @@ from tests.conftest import run_cli
 
 SETS = [Path(__file__).parent / "fixtures" / name
         for name in ("heldout36", "heldout36b", "heldout36c", "heldout36d", "heldout36e",
-                      "heldout36f", "heldout36g")]
+                      "heldout36f", "heldout36g", "heldout36h")]
 ROWS = [[str(here / row[0]), *row[1:]] for here in SETS
         for row in (line.rstrip("\n").split("\t") for line in (here / "expected.tsv").read_text().splitlines()
                     if line.strip() and not line.startswith("#"))]
