@@ -29,11 +29,23 @@ SETS = [Path(__file__).parent / "fixtures" / name
 ROWS = [[str(here / row[0]), *row[1:]] for here in SETS
         for row in (line.rstrip("\n").split("\t") for line in (here / "expected.tsv").read_text().splitlines()
                     if line.strip() and not line.startswith("#"))]
+# Verdicts glmcompat still gets wrong (the set's README says why), as strict expected failures: a fix turns them into
+# passes that fail until their line here goes.
+KNOWN = {
+    ("heldout36d", "d11", "sm90"): "conda packages' NumPy C ABI cannot be read (the conda channels are not reachable)",
+    ("heldout36h", "h06", "sm90"): "a cuDNN 8 that a bundled library opens with dlopen at run time is not read",
+}
+
+
+def _param(row: list[str]) -> object:
+    case = Path(row[0])
+    why = KNOWN.get((case.parent.name, case.name, row[2]))
+    return pytest.param(*row, marks=pytest.mark.xfail(reason=why, strict=True)) if why else pytest.param(*row)
 
 
 @pytest.mark.network
 @pytest.mark.slow
-@pytest.mark.parametrize("case,file,target,want,args,why", ROWS,
+@pytest.mark.parametrize("case,file,target,want,args,why", [_param(r) for r in ROWS],
                          ids=[f"{Path(r[0]).parent.name}-{Path(r[0]).name}-{r[2]}" for r in ROWS])
 def test_held_out_verdict(case, file, target, want, args, why):
     extra = [] if args == "-" else args.split()
