@@ -626,6 +626,34 @@ def _flash_old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "flash-attn kernels")
 
 
+def _pjrt(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """jax-cuda-plugin-mismatch: XLA's check of a PJRT plugin's C API version against the framework's (jaxlib's)."""
+    plugin, framework = h.groups.get("plugin_api", ""), h.groups.get("framework_api", "")
+    newer = "newer" if Version(plugin) > Version(framework) else "older"
+    return (f"the jax CUDA plugin (PJRT plugin) speaks PJRT C API {plugin} and the installed jaxlib (the framework) "
+            f"{framework}: the plugin is of a {newer} JAX release than jaxlib, so the CUDA backend does not start",
+            "install the plugin and jaxlib of one release (pip install -U \"jax[cuda12]\" brings jax, jaxlib and the CUDA "
+            "plugin together, or pin the plugin to jaxlib's version); uninstall a stray plugin, or try "
+            "ENABLE_PJRT_COMPATIBILITY=1")
+
+
+def _trt_engine(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """tensorrt-engine-version-mismatch: the TensorRT of the engine plan against the TensorRT loading it."""
+    g = h.groups
+    if "plan_trt" in g:
+        what = f"the engine plan was built by TensorRT {g['plan_trt']} and the TensorRT library loading it is {g['lib_trt']}"
+    elif "eng_tag" in g:
+        what = (f"the engine's serialization version tag is {g['eng_tag']} and the loading TensorRT's is {g['cur_tag']}: "
+                "another TensorRT release built it")
+    else:
+        what = "the engine was serialized by another TensorRT release than the one loading it"
+    return (f"{what}; TensorRT engines are tied to the TensorRT version that built them (unless built version-compatible), "
+            "so deserializeCudaEngine refuses it",
+            "rebuild the engine with the TensorRT that loads it (trtexec --onnx=<model> --saveEngine=<plan>, or the "
+            "program's own build step), or load it with the TensorRT that built it (check which libnvinfer "
+            "LD_LIBRARY_PATH finds)")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
@@ -636,6 +664,8 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "torch-cpu-only": _cpu_torch,
+    "jax-cuda-plugin-mismatch": _pjrt,
+    "tensorrt-engine-version-mismatch": _trt_engine,
     "cudart-missing": _cudart,
     "cudnn-sublibrary-missing": _cudnn_sub,
     "triton-ptxas-arch": _ptxas,

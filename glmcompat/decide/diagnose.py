@@ -823,7 +823,8 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "torchaudio-cuda-mismatch": "torchaudio", "flash-attn-build-cuda-too-old": "flash-attn",
                "flash-attn-arch-unsupported": "flash-attn", "xformers-torch-flash-mismatch": "xformers",
                "sgl-kernel-load-failed": "sgl-kernel", "flashinfer-kernels-unavailable": "flashinfer-python",
-               "deepgemm-nvcc-unusable": "deep-gemm"}
+               "deepgemm-nvcc-unusable": "deep-gemm", "tensorrt-engine-version-mismatch": "tensorrt",
+               "jax-cuda-plugin-mismatch": "jax"}
 # ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
