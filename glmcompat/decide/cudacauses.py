@@ -84,6 +84,15 @@ def _label_for(drv: str) -> str:
 def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """driver-too-old / driver-insufficient: the driver's CUDA (the "found version", else nvidia-smi's) against
     torch's build."""
+    if image := h.groups.get("image_cuda", ""):  # the NVIDIA container toolkit's check of the image's NVIDIA_REQUIRE_CUDA
+        floor, own = min_driver(image, facts)
+        need = f" (driver >= {own or floor})" if own or floor else ""
+        host = env.cuda.get("driver_cuda", "")
+        return (f"the container image requires CUDA >= {image} (its NVIDIA_REQUIRE_CUDA), and the host's NVIDIA driver "
+                f"supports an older CUDA{' (' + host + ')' if host else ''}: nvidia-container-cli refuses to start the "
+                "container before anything in it runs",
+                f"upgrade the host's NVIDIA driver to one for CUDA {image}{need}, or use an image built on the CUDA the "
+                "driver supports (nvidia-smi's \"CUDA Version\")")
     found = h.groups.get("found", "")
     drv = driver_cuda(found) if found else env.cuda.get("driver_cuda", "")
     driver = env.cuda.get("driver", "")
@@ -175,6 +184,16 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                 "cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the one its build needs",
                 f"put cuDNN {built} or newer first on the loader's path (remove the directory holding cuDNN {found} from "
                 f"LD_LIBRARY_PATH, or install cuDNN {built}), or install the {who} build made for cuDNN {found}")
+    if "jax_framework" in g:  # JAX's own check at backend start (cuDNN's version as one number: 8906 = 8.9.6)
+        built, found = g["jax_built"], g["jax_found"]
+        return (f"{g['jax_framework']} (its jaxlib or CUDA plugin) was built against cuDNN {built} "
+                f"({_cudnn_version(built)}), but the cuDNN it loaded reports {found} ({_cudnn_version(found)}), which is "
+                "older: another cuDNN on the loader's path (LD_LIBRARY_PATH, a system, conda or another framework's copy) "
+                "wins over the one the build needs, so the CUDA backend does not start and JAX falls back to the CPU",
+                f"install cuDNN {_cudnn_version(built)} or newer where the loader finds it first (the nvidia-cudnn wheel "
+                "of jaxlib's CUDA major, or drop the older copy's directory from LD_LIBRARY_PATH), or install a jaxlib "
+                f"release built for "
+                f"cuDNN {_cudnn_version(found)}")
     if "cudnn_status" in g:  # cuDNN's own status: its libraries are of two releases
         return (f"cuDNN reports {g['cudnn_status']}: the cuDNN libraries the process loaded are of different releases (the "
                 "front library from one cuDNN, its sub-libraries from another: a system or conda cuDNN on the loader's path "
@@ -197,6 +216,13 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
     if ("cpu_version" in h.groups or "cuda_none" in h.groups) and not gpu and "cpu_build" not in env.notes:
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
+    if conda := h.groups.get("conda_cpu", ""):  # conda's listing: the pytorch channel's CPU build (pyX.Y_cpu_N)
+        return (f"conda installed pytorch {conda} as its CPU-only build ({h.groups.get('conda_build', '')}, with the "
+                "cpuonly / pytorch-mutex cpu packages): the solver picked it over the CUDA builds (pyX.Y_cudaZ_cudnnW), "
+                "often because another package in the environment pins a build or version the CUDA one cannot meet",
+                f"ask conda for the CUDA build explicitly (conda install pytorch={conda}=*cuda* pytorch-cuda or "
+                "cudatoolkit of the CUDA wanted -c pytorch -c nvidia, after conda remove cpuonly), or install the package "
+                "that forced the CPU build from a channel whose build accepts the CUDA pytorch")
     torch = h.groups.get("cpu_version") or env.version("torch")
     arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
     drv = env.cuda.get("driver_cuda", "")
@@ -600,6 +626,34 @@ def _flash_old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "flash-attn kernels")
 
 
+def _pjrt(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """jax-cuda-plugin-mismatch: XLA's check of a PJRT plugin's C API version against the framework's (jaxlib's)."""
+    plugin, framework = h.groups.get("plugin_api", ""), h.groups.get("framework_api", "")
+    newer = "newer" if Version(plugin) > Version(framework) else "older"
+    return (f"the jax CUDA plugin (PJRT plugin) speaks PJRT C API {plugin} and the installed jaxlib (the framework) "
+            f"{framework}: the plugin is of a {newer} JAX release than jaxlib, so the CUDA backend does not start",
+            "install the plugin and jaxlib of one release (pip install -U \"jax[cuda12]\" brings jax, jaxlib and the CUDA "
+            "plugin together, or pin the plugin to jaxlib's version); uninstall a stray plugin, or try "
+            "ENABLE_PJRT_COMPATIBILITY=1")
+
+
+def _trt_engine(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """tensorrt-engine-version-mismatch: the TensorRT of the engine plan against the TensorRT loading it."""
+    g = h.groups
+    if "plan_trt" in g:
+        what = f"the engine plan was built by TensorRT {g['plan_trt']} and the TensorRT library loading it is {g['lib_trt']}"
+    elif "eng_tag" in g:
+        what = (f"the engine's serialization version tag is {g['eng_tag']} and the loading TensorRT's is {g['cur_tag']}: "
+                "another TensorRT release built it")
+    else:
+        what = "the engine was serialized by another TensorRT release than the one loading it"
+    return (f"{what}; TensorRT engines are tied to the TensorRT version that built them (unless built version-compatible), "
+            "so deserializeCudaEngine refuses it",
+            "rebuild the engine with the TensorRT that loads it (trtexec --onnx=<model> --saveEngine=<plan>, or the "
+            "program's own build step), or load it with the TensorRT that built it (check which libnvinfer "
+            "LD_LIBRARY_PATH finds)")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
@@ -610,6 +664,8 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,
     "torch-cpu-only": _cpu_torch,
+    "jax-cuda-plugin-mismatch": _pjrt,
+    "tensorrt-engine-version-mismatch": _trt_engine,
     "cudart-missing": _cudart,
     "cudnn-sublibrary-missing": _cudnn_sub,
     "triton-ptxas-arch": _ptxas,

@@ -202,7 +202,7 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     else:
         got = _untracked(pkg, env, what)
     # the library the loader names (torchvision/image.so, vllm/_C.abi3.so): which of the package's modules fails
-    lib = h.groups.get("library", "").replace("\\", "/").rsplit("/", 1)[-1]
+    lib = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/").rsplit("/", 1)[-1]
     if got is None:
         if not lib:
             return None
@@ -823,10 +823,12 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
                "torchaudio-cuda-mismatch": "torchaudio", "flash-attn-build-cuda-too-old": "flash-attn",
                "flash-attn-arch-unsupported": "flash-attn", "xformers-torch-flash-mismatch": "xformers",
                "sgl-kernel-load-failed": "sgl-kernel", "flashinfer-kernels-unavailable": "flashinfer-python",
-               "deepgemm-nvcc-unusable": "deep-gemm"}
+               "deepgemm-nvcc-unusable": "deep-gemm", "tensorrt-engine-version-mismatch": "tensorrt",
+               "jax-cuda-plugin-mismatch": "jax"}
 # ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
-OWN_UNLESS = {"driver-too-old": ("driver_api",), "cudnn-version-mismatch": ("framework", "framework_major")}
+OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
+              "cudnn-version-mismatch": ("framework", "framework_major", "jax_framework")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),

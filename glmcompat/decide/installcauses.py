@@ -346,6 +346,14 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         lo, hi = _mm_version(g.get("mm_min", "")), _mm_version(g.get("mm_max", ""))
         pkg, found = g["mm_pkg"], g.get("mm_have", "")
         req = f"{pkg}>={lo}" + (f",{g.get('mm_op', '<=')}{hi}" if hi else "")
+    if "sp_lib" in g:  # SciPy's own check of NumPy at import (a UserWarning: "A NumPy version >=<min> and <<max> ...")
+        pkg, found = g["sp_dep"], g.get("sp_have", "")
+        req = f"{pkg.lower()}>={g.get('sp_min', '')},<{g.get('sp_max', '')}"
+        return (f"{g['sp_lib']} checks NumPy's version at import and was released for {req}, but {pkg} {found} is "
+                f"installed: another install moved {pkg} past the range this {g['sp_lib']} was built for (its compiled "
+                "modules may then fail to import)",
+                f"install {pkg} within that range (pip install '{req}'), or a {g['sp_lib']} release built for {pkg} "
+                f"{found} (pip install --upgrade {g['sp_lib'].lower()})")
     if not req or not pkg:
         return None
     by = ("transformers" if "fa_need" in g else

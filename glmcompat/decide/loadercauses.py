@@ -59,23 +59,24 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     toolkit = g.get("toolkit") or g.get("toolkit_arg") or g.get("ds_toolkit") or (
         env.cuda.get("nvcc", "") if "apex" in g else "")
     built = g.get("torch_cuda") or g.get("torch_arg") or g.get("ds_torch") or g.get("apex_torch") or _torch_cuda(env)
-    if not toolkit:
+    if not toolkit and not ("apex" in g and built):
         return None
     torch = env.version("torch")
     who = _shown("torch", torch) if torch else "the installed torch"
     on = f", built with CUDA {built}," if built else ""
-    other_major = bool(built) and _major(built) != _major(toolkit)
-    cause = (f"an extension is being compiled against {who}{on} with the CUDA {toolkit} toolkit (the nvcc that CUDA_HOME "
+    other_major = bool(built and toolkit) and _major(built) != _major(toolkit)
+    kit = f"the CUDA {toolkit} toolkit" if toolkit else "a CUDA toolkit of another release"
+    cause = (f"an extension is being compiled against {who}{on} with {kit} (the nvcc that CUDA_HOME "
              f"or PATH finds): {_CHECKER.get(next((k for k in _CHECKER if k in g), ''), 'torch.utils.cpp_extension')} "
              f"{'warns of' if 'apex' in g and 'apex_torch' not in g else 'refuses'} a "
              f"toolkit of another CUDA {'major ' if other_major else ''}"
              "than torch's before it compiles anything")
-    label = _label(toolkit)
+    label = _label(toolkit) if toolkit else ""
     if label:
         pin = f"torch=={_public(torch)}+{label}" if torch else "torch"
         other = f"install the torch build for CUDA {_major(toolkit)}.x ({pin} from PyTorch's {label} index)"
     else:
-        other = f"install a torch build for CUDA {toolkit}"
+        other = f"install a torch build for CUDA {toolkit}" if toolkit else "install the torch build for the toolkit's CUDA"
     to = f"a CUDA {built} toolkit (conda install -c nvidia cuda-nvcc={built}, or the toolkit's runfile)" if built \
         else "a toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\")"
     return cause, (f"point CUDA_HOME at {to} and rebuild, or {other}; then rebuild the extension with "
