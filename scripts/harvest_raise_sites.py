@@ -18,6 +18,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from glmcompat.edges.index import IndexClient
 from glmcompat.edges.ranges import HttpRangeReader
@@ -194,27 +195,39 @@ def install_sites(source: str) -> Iterator[tuple[int, str, str]]:
             yield getattr(node, "lineno", 0), kind, text
 
 
+def _python_sites(ic: IndexClient, want: Any, read: Callable[[str], Iterator[tuple[int, str, str]]],
+                  python: Callable[[str, str], str], *, skip_missing: bool) -> None:
+    """Print, as JSON lines, the sites ``read`` finds in the members ``pick`` chooses of each release's wheel in
+    ``want`` ((dist, releases, pick) rows); a release the index lacks is said and passed over where ``skip_missing``."""
+    for dist, releases, pick in want:
+        for rel in releases:
+            try:
+                f = ic.find_wheel(dist, rel, python=python(dist, rel), platform="manylinux_x86_64")
+            except Exception as e:  # noqa: BLE001 - a release the index lacks: say so, go on
+                if not skip_missing:
+                    raise
+                print(f"{dist}=={rel}: {e}", file=sys.stderr)
+                continue
+            zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
+            for m in zf.members:
+                if not pick(m.name):
+                    continue
+                try:
+                    found_sites = list(read(zf.read(m).decode("utf-8", "replace")))
+                except SyntaxError:  # not Python this interpreter parses (a template, a data file named .py)
+                    continue
+                for line, kind, text in found_sites:
+                    print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": m.name,
+                                      "line": line, "kind": kind, "text": text}))
+            sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:2] == ["--family", "install"]:
         return install()
     with IndexClient(None) as ic:
-        for dist, releases, pick in WANT:
-            for rel in releases:
-                f = ic.find_wheel(dist, rel, python=PYTHON.get((dist, rel), "cp311"), platform="manylinux_x86_64")
-                zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
-                for m in zf.members:
-                    if not pick(m.name):
-                        continue
-                    src = zf.read(m).decode("utf-8", "replace")
-                    try:
-                        found_sites = list(sites(src))
-                    except SyntaxError:  # not Python this interpreter parses (a template, a data file named .py)
-                        continue
-                    for line, kind, text in found_sites:
-                        print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": m.name,
-                                          "line": line, "kind": kind, "text": text}))
-                sys.stdout.flush()
+        _python_sites(ic, WANT, sites, lambda dist, rel: PYTHON.get((dist, rel), "cp311"), skip_missing=False)
         for dist, rel, member, what in RAW:
             f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
             zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
@@ -255,25 +268,7 @@ def install() -> int:
     uv's binary strings. The dynamic loader's and conda's are not on the index: tests/fixtures/raise_sites/install.toml
     cites them with the probe command that lists them (``strings /lib64/ld-linux-x86-64.so.2``) or the tag's file."""
     with IndexClient(None) as ic:
-        for dist, releases, pick in INSTALL_WANT:
-            for rel in releases:
-                try:
-                    f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
-                except Exception as e:  # noqa: BLE001 - a release the index lacks: say so, go on
-                    print(f"{dist}=={rel}: {e}", file=sys.stderr)
-                    continue
-                zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
-                for m in zf.members:
-                    if not pick(m.name):
-                        continue
-                    try:
-                        found_sites = list(install_sites(zf.read(m).decode("utf-8", "replace")))
-                    except SyntaxError:
-                        continue
-                    for line, kind, text in found_sites:
-                        print(json.dumps({"library": dist, "release": rel, "wheel": f.filename, "file": m.name,
-                                          "line": line, "kind": kind, "text": text}))
-                sys.stdout.flush()
+        _python_sites(ic, INSTALL_WANT, install_sites, lambda dist, rel: "cp311", skip_missing=True)
         for dist, rel, member, what in INSTALL_RAW:
             f = ic.find_wheel(dist, rel, python="cp311", platform="manylinux_x86_64")
             zf = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
