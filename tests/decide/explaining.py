@@ -30,3 +30,9 @@ def diagnoses(text: str, sid: str, words: Sequence[str], tmp_path: Path, capsys:
     assert code == 1 and f": {sid}" in out, out
     assert not [w for w in words if w not in out], out
     return out
+
+
+def unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What explain says of ``text``, asserted to be no diagnosis (exit 0, no known failure signature)."""
+    code, out = explain(text, tmp_path, capsys)
+    assert code == 0 and "no known failure signature" in out, out
