@@ -56,7 +56,7 @@ from glmcompat.model.machine import Machine
 from glmcompat.model.findings import Finding
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORM_NAME, marker_env
-from glmcompat.ops import machinelock, projectspec
+from glmcompat.ops import lockprefetch, machinelock, projectspec
 from glmcompat.ops.projectspec import restore as _restore
 from glmcompat.ops.speculate import OFF_ENV
 from glmcompat.ops.progress import Progress
@@ -436,13 +436,22 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     if predicted is not None and spec is not None:
         spec.discard()  # one uv at a time: the prediction is the likelier answer, and two uv slow each other
         spec = None
+    # the compiled wheels the judge will read, read as uv selects them (a cold lock's judge then finds them stored)
+    # (of the runs whose lock is the likely answer: the predicted one, or one settle starts on the pyproject.toml
+    # written; the project as written is the answer only where uv alone picks the core, and its other picks cost
+    # reading more than they save)
+    ahead = None if spec is None and predicted is None else lockprefetch.start(facts, python, machine, req.index, index)
+    if ahead is not None and predicted is not None:
+        predicted.on_select(ahead.selected)
     try:
         return _resolve_publish(facts, project, req, machine, python, reqs, extra, locked, result, dry_run=dry_run,
                                 check_only=check_only, index=index, source=source, quiet=quiet, spec=spec,
-                                predicted=predicted)
+                                predicted=predicted, ahead=ahead)
     finally:
         if predicted is not None:
             predicted.discard()
+        if ahead is not None:
+            ahead.close()
 
 
 def _predicted(facts: Facts, project: pp.UvProject, reqs: list[str], req: ProjectLockRequest, python: str,
@@ -469,7 +478,8 @@ def _predicted(facts: Facts, project: pp.UvProject, reqs: list[str], req: Projec
 def _resolve_publish(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str,
                      reqs: list[str], extra: list[str], locked: dict[str, str], result: ProjectLockResult, *,
                      dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None, quiet: bool,
-                     spec: projectspec.Run | None, predicted: projectspec.Run | None) -> ProjectLockResult:
+                     spec: projectspec.Run | None, predicted: projectspec.Run | None,
+                     ahead: lockprefetch.Prefetch | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     core = Core({}, {}, {})
     if reqs or extra:
@@ -487,7 +497,7 @@ def _resolve_publish(facts: Facts, project: pp.UvProject, req: ProjectLockReques
         return _check(facts, project, new_text, req, machine, result)
     uv_binary()
     return _publish(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet, spec,
-                    predicted)
+                    predicted, ahead)
 
 
 def _written_core(project: pp.UvProject) -> Core | None:
@@ -589,18 +599,25 @@ def _check(facts: Facts, project: pp.UvProject, new_text: str, req: ProjectLockR
 def _publish(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest, machine: str,
              python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
              source: Source | None, quiet: bool, spec: projectspec.Run | None = None,
-             predicted: projectspec.Run | None = None) -> ProjectLockResult:
+             predicted: projectspec.Run | None = None, ahead: lockprefetch.Prefetch | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     with _Held(pyproject, project.root):
         return _publish_held(facts, project, new_text, reqs, req, machine, python, locked, result, index, source, quiet,
-                             spec, predicted)
+                             spec, predicted, ahead)
 
 
 def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list[str], req: ProjectLockRequest,
                   machine: str, python: str, locked: dict[str, str], result: ProjectLockResult, index: ClientFactory | None,
                   source: Source | None, quiet: bool, spec: projectspec.Run | None = None,
-                  predicted: projectspec.Run | None = None) -> ProjectLockResult:
+                  predicted: projectspec.Run | None = None, ahead: lockprefetch.Prefetch | None = None
+                  ) -> ProjectLockResult:
     pyproject, lock = project.pyproject, project.root / "uv.lock"
+
+    def judged() -> dict[str, list[Finding]]:
+        if ahead is not None:
+            ahead.drain()  # what it is reading, the judge would read again
+        return judge(facts, lock, req.targets, req.model, machine, req.machine)
+
     old_py = pyproject.read_bytes()
     if old_py.decode("utf-8", "replace").removeprefix("\ufeff") != project.text:
         raise EnvironmentFailure(f"{pyproject}: changed while glmcompat was resolving; run it again")
@@ -619,7 +636,7 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
                 _warm(project.requires_python)
             p, early = (None, None) if _round or (spec is None and predicted is None) else projectspec.settle(
                 spec, project.root, old_py, old_lock, pyproject.read_bytes(), result.core, result.overrides, req.index,
-                lock_mode, predicted, meanwhile=lambda: judge(facts, lock, req.targets, req.model, machine, req.machine))
+                lock_mode, predicted, meanwhile=judged, started=ahead.follow if ahead is not None else None)
             p = p or _uv(["lock"], project.root, req.index)
             if p.returncode != 0:
                 msg = _uv_error(["lock"], p, str(project.root))
@@ -639,8 +656,7 @@ def _publish_held(facts: Facts, project: pp.UvProject, new_text: str, reqs: list
             result.floors, result.machine = machinelock.driver_floor(facts, core.pins), req.machine
             text = pp.with_core(pyproject, pp.without_ours(pyproject, project.text), entries_of(core))
         # the lock judged while uv checked it, where it is the one kept (the first round's, never changed since)
-        found = early if early is not None and not _round else judge(facts, lock, req.targets, req.model, machine,
-                                                                      req.machine)
+        found = early if early is not None and not _round else judged()
         errors = _errors(found)
         if errors:
             lines = "\n".join(f"  × {e}" for e in errors)

@@ -29,10 +29,11 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from glmcompat.edges.uv import uv_binary
 from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX, private_dir, remove_private
@@ -45,6 +46,10 @@ if TYPE_CHECKING:
 
 SEEDS = ("uv.toml", ".python-version", ".python-versions")  # files of the project root uv reads besides the two
 _REFUSED = (b"# glmcompat lock", b"workspace", b"sources", b"dynamic", b"\r")  # a copy might lock otherwise: none
+# uv's resolver log (-v): "DEBUG Selecting: torch==2.9.1 [compatible] (torch-2.9.1-cp311-...whl)"; the file is one of
+# the release's (the one uv's log names), "(virtual)" or absent for the project itself
+_SELECTING = re.compile(rb"Selecting: (?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})==(?P<version>[^\s\[]{1,100})"
+                        rb"(?: \[[^\]\n]{0,40}\])?(?: \((?P<file>[^()\s]{1,300})\))?")
 _PACKAGE = re.compile(rb'^\[\[package\]\]\nname = "([^"\n]+)"\nversion = "([^"\n]+)"', re.M)
 
 
@@ -65,15 +70,60 @@ class Run:
         self.files, self.env = dict(files), env
         self.path = private_dir(UV_PREFIX)
         self.proc: subprocess.Popen[bytes] | None = None
+        self._selected: list[tuple[str, str, str]] = []  # (name, version, file) of each release uv's log selects
+        self._listeners: list[Callable[[str, str, str], None]] = []
+        self._mutex = threading.Lock()
         try:
             for name, data in self.files.items():
                 with open(os.path.join(self.path, name), "wb") as f:
                     f.write(data)
-            self.proc = subprocess.Popen([uv_binary(), "lock", "-q"], cwd=self.path, env=env, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            # -v: uv's log names each release as it selects it (:meth:`on_select`); the lock it writes is the same
+            self.proc = subprocess.Popen([uv_binary(), "lock", "-v"], cwd=self.path, env=env, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            threading.Thread(target=self._read_log, args=(self.proc.stderr,), daemon=True,
+                             name="glmcompat-uvlog").start()
         except BaseException:
             self.discard()
             raise
+
+    def _read_log(self, stream: IO[bytes] | None) -> None:
+        """Read uv's log to its end (uv never blocks on a full pipe), telling each selection to the listeners."""
+        if stream is None:
+            return
+        try:
+            for line in stream:
+                m = _SELECTING.search(line) if b"Selecting: " in line else None
+                if m is None:
+                    continue
+                got = (m["name"].decode("utf-8", "replace"), m["version"].decode("utf-8", "replace"),
+                       (m["file"] or b"").decode("utf-8", "replace"))
+                with self._mutex:
+                    self._selected.append(got)
+                    listeners = list(self._listeners)
+                for fn in listeners:
+                    try:
+                        fn(*got)
+                    except Exception:
+                        pass
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def on_select(self, fn: Callable[[str, str, str], None]) -> None:
+        """Call ``fn(name, version, file)`` for each release uv selects: those selected so far at once, then each as
+        uv's log names it (from the thread reading the log; ``fn`` returns at once and never raises)."""
+        with self._mutex:
+            self._listeners.append(fn)
+            so_far = list(self._selected)
+        for got in so_far:
+            try:
+                fn(*got)
+            except Exception:
+                pass
 
     def done(self) -> bool:
         return self.proc is None or self.proc.poll() is not None
@@ -218,14 +268,16 @@ def _new_mode() -> int:
 
 def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None, new_py: bytes, pins: Mapping[str, str],
            overrides: Mapping[str, str], index: IndexOptions, lock_mode: int | None, predicted: Run | None = None,
-           meanwhile: Callable[[], T] | None = None) -> tuple[subprocess.CompletedProcess[str] | None, T | None]:
+           meanwhile: Callable[[], T] | None = None, started: Callable[[Run], None] | None = None
+           ) -> tuple[subprocess.CompletedProcess[str] | None, T | None]:
     """The lock for ``new_py`` (already written in place) from the speculation ``first``, from ``predicted`` where it
     ran on exactly the files the project now holds (:func:`start_predicted`), or from a run on ``new_py`` started
     now, written to ``root``'s uv.lock and confirmed there by ``uv lock --offline --check`` (its process is
     returned); None, with uv.lock as it was, where none gives one uv confirms (the caller runs ``uv lock``).
     ``predicted`` is the caller's to discard; a run that did not answer this question is stopped here at once.
     ``meanwhile``: what the caller does with the lock written in place while uv checks it (judging it), its value
-    returned beside the check's process, None where the lock was not confirmed (and the value is then worthless)."""
+    returned beside the check's process, None where the lock was not confirmed (and the value is then worthless).
+    ``started``: told of a run started here on ``new_py`` (its selections are the likely lock's)."""
     env = uv_env(index)
     if first is not None and (first.files.get("pyproject.toml") != old_py or first.files.get("uv.lock") != old_lock
                               or first.env != env):
@@ -241,6 +293,8 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
     try:
         if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
             second = Run(files, env)
+            if started is not None:
+                started(second)
     except Exception:
         second = None
     try:

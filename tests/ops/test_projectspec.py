@@ -187,3 +187,27 @@ def test_no_prediction_run_where_it_is_off_or_absent(tmp_path, monkeypatch):
     assert projectspec.start_predicted(tmp_path, None, None) is None
     monkeypatch.setenv(OFF_ENV, "1")
     assert projectspec.start_predicted(tmp_path, b'[project]\nname = "x"\n', None) is None
+
+
+@pytest.mark.slow
+def test_the_runs_log_names_each_release_of_its_lock(tmp_path, local_index):
+    """The real uv's log (-v) names each release it selects: every package of the lock it writes is told to a
+    listener, with the file uv names (what :mod:`glmcompat.ops.lockprefetch` reads while uv still resolves), and a
+    listener added late hears the selections made before it."""
+    project = make_project(tmp_path / "bench", *HELD)
+    early: list[tuple[str, str, str]] = []
+    run = projectspec.start(project, None)
+    assert run is not None
+    try:
+        run.on_select(lambda *got: early.append(got))
+        lock = run.lock()
+        assert lock is not None
+        late: list[tuple[str, str, str]] = []
+        run.on_select(lambda *got: late.append(got))
+    finally:
+        run.discard()
+    locked = {(p["name"], p["version"]) for p in projectspec.packages(lock)} - {("bench", "0.1.0")}
+    assert locked and locked <= {(n, v) for n, v, _ in early}
+    assert late == early
+    torch = [f for n, v, f in early if n == "torch" and v == "2.9.1"]
+    assert torch and all(f.startswith("torch-2.9.1-") and f.endswith(".whl") for f in torch)

@@ -1,0 +1,167 @@
+"""The compiled wheels of a project's new lock, read while uv still resolves it (issue 39: a cold project lock).
+
+The judge of a new uv.lock reads the bytes of every compiled package the matrix says nothing of
+(:func:`glmcompat.ops.artifacts.probe_lock`), and on an empty cache that reading came after uv's answer: on a
+serving project (sglang and its fifty compiled companions) it took four times as long as uv itself. But uv says
+which release it takes as it takes it: ``uv lock -v`` logs ``Selecting: <name>==<version> [...] (<file>)`` for each
+(:mod:`glmcompat.ops.projectspec` reads those lines). Here each release the judge would read is read as uv names it:
+its wheel for the lock's Python and machine is looked up on the index uv asks and summarised into the same cache
+the judge reads, under the wheel's own sha256 (:func:`glmcompat.ops.artifacts.summaries`, and torch's exports where
+an extension needs them). The judge then finds them stored; it waits (:meth:`Prefetch.drain`) for those still being
+read rather than reading them twice.
+
+Nothing here decides anything: a cache entry is the same bytes' summary whoever writes it, so a release uv later
+drops costs only bandwidth, and a read that fails is left for the judge to make (and report). Nothing raises.
+``GLMCOMPAT_NO_ARTIFACTS`` (nothing is read over the network) turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import ClientFactory, IndexClient, IndexOptions
+    from glmcompat.matrix.view import Facts
+    from glmcompat.ops.projectspec import Run
+
+WORKERS = 8  # as the judge's own reads (probe_lock)
+
+
+class Prefetch:
+    """Reads, in the background, the wheels :meth:`selected` names that the judge of the lock would read."""
+
+    def __init__(self, facts: Facts, python: str, machine: str, options: IndexOptions, open_client: ClientFactory
+                 ) -> None:
+        self.facts, self.python, self.platform = facts, python, f"manylinux_{machine}"
+        self._options, self._open = options, open_client
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="glmcompat-lockprefetch")
+        self._mutex = threading.Lock()
+        self._seen: set[tuple[str, str]] = set()
+        self._jobs: list[Future[None]] = []
+        self._torch: list[str] = []  # the torch releases uv selected, in order
+        self._torch_read: set[str] = set()
+        self._client: IndexClient | None = None
+        self._cache: Cache | None = None
+        self._closed = False
+        self._tracked = facts.kernel_packages() | facts.family_packages()  # the names the judge takes from rows
+
+    # -- what uv selected -------------------------------------------------------------------------
+    def selected(self, name: str, version: str, filename: str) -> None:
+        """uv took ``name==version`` (``filename``: one file of that release, as uv's log names it). Called from
+        the thread reading uv's log; returns at once."""
+        from glmcompat.model.names import canonicalize  # lazy: light, but not on the start-up path
+
+        n = canonicalize(name)
+        with self._mutex:
+            if self._closed or (n, version) in self._seen:
+                return
+            self._seen.add((n, version))
+            if n == "torch":
+                self._torch.append(version)
+                return
+        if not filename.endswith(".whl") or filename.endswith("-any.whl"):
+            return  # pure (every file of a release is, where one is) or only an sdist: nothing compiled to read
+        if n.startswith(("nvidia-", "triton", "pytorch-triton")) or n == "numpy":
+            return  # judged from the matrix and torch's pins (probe_lock's candidates skip them alike)
+        if n in self._tracked:
+            from glmcompat.ops.artifacts import _has_row  # lazy: the judge's own test
+
+            if _has_row(self.facts, n, version):
+                return
+        self._submit(n, version)
+
+    def _submit(self, name: str, version: str) -> None:
+        with self._mutex:
+            if self._closed:
+                return
+            try:
+                self._jobs.append(self._pool.submit(self._read, name, version))
+            except RuntimeError:  # the pool is shut down
+                pass
+
+    def follow(self, run: Run) -> None:
+        """Read what ``run`` selects (a uv run whose lock is the likely answer)."""
+        run.on_select(self.selected)
+
+    # -- reading ----------------------------------------------------------------------------------
+    def _index(self) -> tuple[IndexClient, Cache]:
+        with self._mutex:
+            if self._client is None:
+                from glmcompat.edges.cache import Cache  # lazy: only once something is to be read
+
+                self._client = self._open(self._options)
+                self._cache = Cache()
+            assert self._cache is not None
+            return self._client, self._cache
+
+    def _read(self, name: str, version: str) -> None:
+        from packaging.version import Version  # lazy: a reading thread's, not the start-up path's
+
+        from glmcompat.ops.artifacts import _find_any_python, _needs_torch, open_index, summaries  # lazy: as above
+
+        try:
+            index, cache = self._index()
+            f = _find_any_python([index], cache, name, Version(version).public, self.python, self.platform,
+                                 stated=False)
+            if not f.is_wheel or f.filename.endswith("-any.whl"):
+                return
+            ext, _np = summaries(open_index(index, f), cache, True)
+            if _needs_torch(ext):
+                self._read_torch(index, cache)
+        except Exception:
+            return  # the judge reads it again, and reports what fails
+
+    def _read_torch(self, index: IndexClient, cache: Cache) -> None:
+        """torch's exports, for the torch releases uv selected (once each): what an extension linking torch is
+        checked against."""
+        from glmcompat.ops.artifacts import _find_in  # lazy: a reading thread's, not the start-up path's
+        from glmcompat.ops.wheelprobe import _Stats, _torch_summary  # lazy: as above
+
+        with self._mutex:
+            todo = [v for v in self._torch if v not in self._torch_read]
+            self._torch_read.update(todo)
+        for v in todo:
+            try:
+                _torch_summary(index, cache, _find_in([index], cache, "torch", v, self.python, self.platform), _Stats())
+            except Exception:
+                continue
+
+    # -- the end ----------------------------------------------------------------------------------
+    def drain(self) -> None:
+        """Wait for the reads started so far (the judge is about to need them); start no more."""
+        with self._mutex:
+            self._closed = True
+            jobs = list(self._jobs)
+        wait(jobs)
+
+    def close(self) -> None:
+        """Stop: reads not yet started are dropped, running ones finish on their own; the client closes after them."""
+        with self._mutex:
+            self._closed = True
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        client = self._client
+
+        def later() -> None:
+            wait(list(self._jobs))
+            if client is not None:
+                client.close()
+
+        threading.Thread(target=later, daemon=True).start()
+
+
+def start(facts: Facts, python: str, machine: str, options: IndexOptions, open_client: ClientFactory | None
+          ) -> Prefetch | None:
+    """A :class:`Prefetch` for a lock resolved from the index ``options`` name (None where the index is a recorded
+    source, or reading over the network is off)."""
+    from glmcompat.ops.artifacts import PROBE_ENV  # lazy: the judge's own switch
+
+    if open_client is None or os.environ.get(PROBE_ENV):
+        return None
+    try:
+        return Prefetch(facts, python, machine, options, open_client)
+    except Exception:
+        return None

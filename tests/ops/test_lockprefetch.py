@@ -1,0 +1,59 @@
+"""What a cold project lock reads while uv resolves (issue 39, :mod:`glmcompat.ops.lockprefetch`): exactly the
+releases the judge of the lock would read from their own bytes (probe_lock's candidates), each once; nothing for a
+pure wheel, an sdist, torch's own family and the packages the matrix has rows for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from glmcompat.edges.index import IndexOptions, client_for
+from glmcompat.matrix.load import load_facts
+from glmcompat.ops import lockprefetch
+from glmcompat.ops.artifacts import PROBE_ENV
+
+
+class Recorded(lockprefetch.Prefetch):
+    """The real routing; what it would read is recorded instead of read (no index here)."""
+
+    def __init__(self, *a: Any) -> None:
+        super().__init__(*a)
+        self.read: list[tuple[str, str]] = []
+
+    def _submit(self, name: str, version: str) -> None:
+        self.read.append((name, version))
+
+
+@pytest.fixture(scope="module", name="facts")
+def _facts() -> Any:
+    return load_facts()
+
+
+def test_only_what_the_judge_reads_is_read(facts):
+    ahead = Recorded(facts, "cp311", "x86_64", IndexOptions(), client_for)
+    for got in [
+        ("Pillow", "12.0.0", "pillow-12.0.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"),
+        ("pillow", "12.0.0", "pillow-12.0.0-cp312-cp312-macosx_11_0_arm64.whl"),  # the same release: once
+        ("fastapi", "0.118.0", "fastapi-0.118.0-py3-none-any.whl"),  # pure
+        ("sglang", "0.5.9", "sglang-0.5.9.tar.gz"),  # an sdist: nothing compiled to read
+        ("torch", "2.9.1", "torch-2.9.1-cp311-cp311-manylinux_2_28_x86_64.whl"),  # torch: read only for an extension
+        ("nvidia-cudnn-cu12", "9.10.2.21", "nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl"),
+        ("triton", "3.5.1", "triton-3.5.1-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"),
+        ("numpy", "2.2.6", "numpy-2.2.6-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"),
+        ("sgl-kernel", "0.3.21", "sgl_kernel-0.3.21-cp310-abi3-manylinux2014_x86_64.whl"),  # a kernel row
+        ("bench", "0.1.0", "virtual"),
+    ]:
+        ahead.selected(*got)
+    assert ahead.read == [("pillow", "12.0.0")]
+    assert ahead._torch == ["2.9.1"]
+    ahead.drain()
+    ahead.selected("markupsafe", "3.0.3", "markupsafe-3.0.3-cp311-cp311-manylinux_2_17_x86_64.whl")
+    assert ahead.read == [("pillow", "12.0.0")]  # drained: nothing more is started
+    ahead.close()
+
+
+def test_nothing_is_read_where_reading_is_off_or_the_index_recorded(facts, monkeypatch):
+    assert lockprefetch.start(facts, "cp311", "x86_64", IndexOptions(), None) is None
+    monkeypatch.setenv(PROBE_ENV, "1")
+    assert lockprefetch.start(facts, "cp311", "x86_64", IndexOptions(), client_for) is None
