@@ -100,11 +100,7 @@ class Run:
                 with self._mutex:
                     self._selected.append(got)
                     listeners = list(self._listeners)
-                for fn in listeners:
-                    try:
-                        fn(*got)
-                    except Exception:
-                        pass
+                _tell(listeners, [got])
         except (OSError, ValueError):
             pass
         finally:
@@ -119,11 +115,7 @@ class Run:
         with self._mutex:
             self._listeners.append(fn)
             so_far = list(self._selected)
-        for got in so_far:
-            try:
-                fn(*got)
-            except Exception:
-                pass
+        _tell([fn], so_far)
 
     def done(self) -> bool:
         return self.proc is None or self.proc.poll() is not None
@@ -148,6 +140,16 @@ class Run:
                 p.kill()
             p.wait()
         remove_private(self.path)
+
+
+def _tell(listeners: list[Callable[[str, str, str], None]], selected: list[tuple[str, str, str]]) -> None:
+    """Each of ``selected`` to each listener; one that raises is not heard (a listener never stops the log)."""
+    for got in selected:
+        for fn in listeners:
+            try:
+                fn(*got)
+            except Exception:
+                pass
 
 
 _NOT_EARLY = ("--index-url", "--no-cache", "--project", "--dry-run", "--check", "--stack", "--out", "--with", "--engine",
