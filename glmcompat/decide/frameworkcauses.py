@@ -31,7 +31,7 @@ LABELS = {
     "cc_built": "the engine built for compute capability {}", "min": "the oldest it supports: compute capability {}",
     "device": "device {}", "gpuarch": "the GPU's architecture {}", "archs": "the build's architectures {}",
     "isa": "instructions {}", "kernel": "kernel module {}", "dso": "libcuda.so.1 {}", "provider": "the provider asked for {}",
-    "available": "available: {}", "cudnn": "it requires cuDNN {}.x", "cuda": "and CUDA {}.x", "dnn": "{}",
+    "available": "available: {}", "cuda_need": "it needs CUDA {}", "cudnn_need": "it needs cuDNN {}", "cudnn": "it requires cuDNN {}.x", "cuda": "and CUDA {}.x", "dnn": "{}",
 }
 # JAX's version numbers as its CUDA libraries report them -> (divisors) of major, minor, patch
 _ENCODED = {"CUDA": (1000, 10), "cuDNN": (1000, 100), "cuBLAS": (10000, 100, 1), "cuFFT": (1000, 100, 1),
@@ -65,10 +65,28 @@ def notice(h: Hit) -> bool:
     return any(k.startswith(NOTICE) for k in h.groups)
 
 
+# a CUDA library's soname (or Windows DLL name) whose major is the CUDA major it belongs to (CUDA 11 and later: cuBLAS,
+# the runtime, NVRTC, cuSPARSE; cuFFT, cuRAND and cuSOLVER number their own majors), and cuDNN's, which is cuDNN's own
+_CUDA_MAJOR = re.compile(r"(?:lib(?:cudart|cublasLt|cublas|nvrtc|cusparse)\.so\.|(?:cudart|cublasLt|cublas|nvrtc|cusparse)64_)(?P<m>1[1-9])")
+_CUDNN_MAJOR = re.compile(r"(?:libcudnn\w{0,30}\.so\.|cudnn\w{0,30}64_)(?P<m>\d{1,2})(?!\d)")
+
+
+def _built_for(library: str) -> str:
+    """What a library's name says it was built for: ``libcublasLt.so.11`` -> CUDA 11, ``libcudnn.so.8`` -> cuDNN 8."""
+    if (m := _CUDA_MAJOR.search(library)) is not None:
+        return f"CUDA {m.group('m')}"
+    if (m := _CUDNN_MAJOR.search(library)) is not None:
+        return f"cuDNN {m.group('m')}"
+    return ""
+
+
 def _facts(h: Hit) -> list[str]:
     groups = {_INDEX.sub("", k[len(FACT):]): v for k, v in h.groups.items() if k.startswith(FACT) and v}
     comp = groups.get("comp", "")
     out = []
+    for key in ("lib", "dll", "lib3"):
+        if groups.get(key) and (major := _built_for(groups[key])):
+            out.append(f"{groups[key]} is {major}'s")
     for key, value in groups.items():
         label = LABELS.get(key)
         if label is None:
@@ -98,8 +116,11 @@ WIDENED = {
         "tensorflow's (and jaxlib's XLA's) CUDA diagnostics found the NVIDIA kernel module and the user-space driver library libcuda.so.1 of different releases (a driver upgraded without a reboot, or a container's libcuda of another release), so cuInit fails and no GPU is used",
         "make the kernel module and libcuda.so.1 one release: reboot after a driver upgrade (or reload the nvidia modules), or drop the stray libcuda.so.1 from the image / LD_LIBRARY_PATH so the host driver's is used"),
     'driver-not-found': (
-        "tensorflow's notice on a machine without an NVIDIA GPU or driver (or with CUDA_VISIBLE_DEVICES empty): it runs on the CPU; read, never claimed",
-        'nothing unless a GPU was meant to be used'),
+        "no NVIDIA driver is found: tensorflow's notices on a machine without an NVIDIA GPU or driver (it runs on the CPU; never claimed), or, on Windows, tensorflow's import check found no nvcuda.dll (the driver's CUDA library, installed in C:\\Windows\\System32 by the NVIDIA driver): no NVIDIA driver is installed",
+        'install the NVIDIA driver for the GPU (nvidia-smi must list it); on a machine without an NVIDIA GPU, nothing: the framework runs on the CPU'),
+    'system-lib-missing': (
+        "tensorflow's import check on Windows found no Microsoft Visual C++ runtime DLL (msvcp140.dll, msvcp140_1.dll) its binaries link: the Visual C++ Redistributable for Visual Studio 2015-2019 is not installed",
+        'install the Microsoft Visual C++ Redistributable (x64) for Visual Studio 2015-2022 (the latest supported Visual C++ downloads page), then start a new shell'),
     'version-requirement-unmet': (
         "jax and jaxlib (and jax's CUDA plugin) are released together, each release of jax accepting only a range of jaxlib versions and a plugin only of jaxlib's own version; the installed ones are of different releases (one upgraded alone), so jax refuses to import or ignores the plugin (and runs on the CPU)",
         'install jax, jaxlib and the CUDA plugin of one release together: pip install -U "jax[cuda12]" (or pin all three, e.g. jax==X jaxlib==X jax-cuda12-plugin==X jax-cuda12-pjrt==X), and uninstall a stray plugin of another release'),
@@ -121,12 +142,12 @@ def _framework(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def framework_builder(h: Hit) -> Callable[[Hit, Env, Facts], tuple[str, str] | None] | None:
-    """The cause builder of a framework row's hit (before the signature id's own builder); None for another row."""
+    """The cause builder of a framework row's hit (before the signature's own builder); None for another row."""
     return _framework if framework_package(h) is not None else None
 
 
 def with_package(h: Hit) -> Hit:
-    """A framework row's hit with the package its row names (none where the row names none, never an id's default)."""
+    """A framework row's hit with the package its row names (none where the row names none, never a signature's default)."""
     pkg = framework_package(h)
     return h if pkg is None else replace(h, package=pkg, version="")
 
