@@ -875,7 +875,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = with_package(h)  # a framework row's hit: the package its row names (frameworkcauses)
         ver = env.version(h.package) if h.package else ""
         h = replace(h, version=ver or h.version)
-        build = framework_builder(h) or BUILDERS.get(h.id)
+        build = framework_builder(h, BUILDERS.get(h.id)) or BUILDERS.get(h.id)
         got = build(h, env, facts) if build is not None else None
         if got is None and (notice(h) or any(g in h.groups for g in DROPPED.get(h.id, ()))):
             continue

@@ -18,6 +18,7 @@ from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit
 
+Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 PACKAGE = "fwpkg_"
 FACT = "fx_"
 NOTICE = "fx_notice"
@@ -31,8 +32,9 @@ LABELS = {
     "cc_built": "the engine built for compute capability {}", "min": "the oldest it supports: compute capability {}",
     "device": "device {}", "gpuarch": "the GPU's architecture {}", "archs": "the build's architectures {}",
     "isa": "instructions {}", "kernel": "kernel module {}", "dso": "libcuda.so.1 {}", "provider": "the provider asked for {}",
-    "available": "available: {}", "cuda_need": "it needs CUDA {}", "cudnn_need": "it needs cuDNN {}", "cudnn": "it requires cuDNN {}.x", "cuda": "and CUDA {}.x", "dnn": "{}",
+    "available": "available: {}", "cuda_need": "it needs CUDA {}", "arch": "the GPU architecture ptxas does not know: {}", "symbol": "it calls {}", "cudnn_need": "it needs cuDNN {}", "cudnn": "it requires cuDNN {}.x", "cuda": "and CUDA {}.x", "dnn": "{}",
 }
+LIBRARIES = ("lib", "dll", "lib3")  # the fact groups that hold a library's name
 # JAX's version numbers as its CUDA libraries report them -> (divisors) of major, minor, patch
 _ENCODED = {"CUDA": (1000, 10), "cuDNN": (1000, 100), "cuBLAS": (10000, 100, 1), "cuFFT": (1000, 100, 1),
             "cuSOLVER": (1000, 100, 1), "cuSPARSE": (1000, 100, 1)}
@@ -130,26 +132,42 @@ WIDENED = {
 }
 
 
-def _framework(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+def _framework(h: Hit, env: Env, facts: Facts, own: Builder | None = None) -> tuple[str, str] | None:
+    """The cause of a framework row's hit: the signature's own builder's where it names the hit's package (it reads the
+    log's environment: the CUDA the machine has), else the framework text of the signature; the log's facts after it."""
     if notice(h):
         return None
     pkg = h.package
     who = f"{pkg} {h.version}".strip() if pkg else ""
+    row = framework_package(h)
+    who += f" (its build: {row})" if row and who and row != pkg else ""  # onnxruntime, whose CUDA provider is -gpu's
     said = _facts(h)
     here = "; ".join(([who] if who else []) + said)
-    cause, remedy = WIDENED.get(h.id, (h.cause, h.remedy))
+    libs = [v for k, v in h.groups.items() if k.startswith(FACT) and _INDEX.sub("", k[len(FACT):]) in LIBRARIES and v]
+    major = re.search(r"\.so\.(\d{1,4})", libs[0]) if libs else None
+    seen = {"library": libs[0], "major": major.group(1) if major else ""} if libs else {}  # as the own rows name them
+    got = own(replace(h, groups={**seen, **h.groups}), env, facts) if own is not None and pkg else None
+    libs = [v for k, v in h.groups.items() if k.startswith(FACT) and _INDEX.sub("", k[len(FACT):]) in LIBRARIES and v]
+    read = got is not None and pkg in got[0] and all(lib in got[0] for lib in libs)  # it read the line, not its own groups
+    cause, remedy = got if got is not None and read else WIDENED.get(h.id, (h.cause, h.remedy))
     return (f"{cause} (here: {here})" if here else cause), remedy
 
 
-def framework_builder(h: Hit) -> Callable[[Hit, Env, Facts], tuple[str, str] | None] | None:
-    """The cause builder of a framework row's hit (before the signature's own builder); None for another row."""
-    return _framework if framework_package(h) is not None else None
+def framework_builder(h: Hit, own: Builder | None = None) -> Builder | None:
+    """The cause builder of a framework row's hit, ahead of the signature's own builder ``own`` (which it asks first);
+    None for another row."""
+    if framework_package(h) is None:
+        return None
+    return lambda hit, env, facts: _framework(hit, env, facts, own)
 
 
 def with_package(h: Hit) -> Hit:
-    """A framework row's hit with the package its row names (none where the row names none, never a signature's default)."""
+    """A framework row's hit with the package its row names (none where the row names none, never a signature's
+    default); the package the log's own paths named is kept where the row's is its GPU build of it (onnxruntime)."""
     pkg = framework_package(h)
-    return h if pkg is None else replace(h, package=pkg, version="")
+    if pkg is None or (pkg and h.package and pkg.startswith(canonicalize(h.package) + "-")):
+        return h
+    return replace(h, package=pkg, version="")
 
 
 __all__ = ["framework_builder", "framework_package", "notice", "with_package"]
