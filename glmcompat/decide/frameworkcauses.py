@@ -3,9 +3,10 @@ checks, JAX and its CUDA plugin, onnxruntime-gpu's execution providers, TensorRT
 (glmcompat/matrix/data/frameworks-signatures.toml).
 
 Those rows carry what they name in their groups: ``fwpkg_<dist>`` names the package (its ``_`` read as ``-``: the row's
-data, never this code, spells it), the other ``fw_`` groups the library and the versions the log prints, and a
-``fw_notice`` group marks a notice the row reads only so that no narrower row claims it. The cause is the row's own
-text with the log's facts after it; a notice is dropped."""
+data, never this code, spells it), the other ``fx_`` groups the library and the versions the log prints, and an
+``fx_notice`` group marks a notice the row reads only so that no narrower row claims it. A row that widens a signature of another file
+(the matrix admits one row per id) takes its cause from :data:`WIDENED`, or from that signature's own builder where it
+reads the framework's line; the log's facts follow the cause; a notice is dropped."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
 PACKAGE = "fwpkg_"
 FACT = "fx_"
 NOTICE = "fx_notice"
-_INDEX = re.compile(r"\d+$")  # fw_cc2, fwpkg_tensorflow2: the same group in another alternative of the row
+_INDEX = re.compile(r"\d+$")  # fx_cc2, fwpkg_tensorflow2: the same group in another alternative of the row
 
 # a fact group -> how the cause says it ({} the value)
 LABELS = {
@@ -32,7 +33,9 @@ LABELS = {
     "cc_built": "the engine built for compute capability {}", "min": "the oldest it supports: compute capability {}",
     "device": "device {}", "gpuarch": "the GPU's architecture {}", "archs": "the build's architectures {}",
     "isa": "instructions {}", "kernel": "kernel module {}", "dso": "libcuda.so.1 {}", "provider": "the provider asked for {}",
-    "available": "available: {}", "cuda_need": "it needs CUDA {}", "arch": "the GPU architecture ptxas does not know: {}", "symbol": "it calls {}", "cudnn_need": "it needs cuDNN {}", "cudnn": "it requires cuDNN {}.x", "cuda": "and CUDA {}.x", "dnn": "{}",
+    "available": "available: {}", "cuda_need": "it needs CUDA {}", "cudnn_need": "it needs cuDNN {}",
+    "arch": "the GPU architecture ptxas does not know: {}", "symbol": "it calls {}", "cudnn": "it requires cuDNN {}.x",
+    "cuda": "and CUDA {}.x", "dnn": "{}",
 }
 LIBRARIES = ("lib", "dll", "lib3")  # the fact groups that hold a library's name
 # JAX's version numbers as its CUDA libraries report them -> (divisors) of major, minor, patch
@@ -147,7 +150,6 @@ def _framework(h: Hit, env: Env, facts: Facts, own: Builder | None = None) -> tu
     major = re.search(r"\.so\.(\d{1,4})", libs[0]) if libs else None
     seen = {"library": libs[0], "major": major.group(1) if major else ""} if libs else {}  # as the own rows name them
     got = own(replace(h, groups={**seen, **h.groups}), env, facts) if own is not None and pkg else None
-    libs = [v for k, v in h.groups.items() if k.startswith(FACT) and _INDEX.sub("", k[len(FACT):]) in LIBRARIES and v]
     read = got is not None and pkg in got[0] and all(lib in got[0] for lib in libs)  # it read the line, not its own groups
     cause, remedy = got if got is not None and read else WIDENED.get(h.id, (h.cause, h.remedy))
     return (f"{cause} (here: {here})" if here else cause), remedy
