@@ -5,7 +5,7 @@ checks, JAX and its CUDA plugin, onnxruntime-gpu's execution providers, TensorRT
 Those rows carry what they name in their groups: ``fwpkg_<dist>`` names the package (its ``_`` read as ``-``: the row's
 data, never this code, spells it), the other ``fx_`` groups the library and the versions the log prints, and an
 ``fx_notice`` group marks a notice the row reads only so that no narrower row claims it. A row that widens a signature of another file
-(the matrix admits one row per id) takes its cause from :data:`WIDENED`, or from that signature's own builder where it
+(the matrix admits one row per signature) takes its cause from :data:`WIDENED`, or from that signature's own builder where it
 reads the framework's line; the log's facts follow the cause; a notice is dropped."""
 
 from __future__ import annotations
