@@ -23,6 +23,7 @@ from packaging.version import InvalidVersion, Version
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
+from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
@@ -871,11 +872,12 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             h = replace(h, groups={**h.groups, "framed": h.package}) if h.package else h
         if own:
             h = replace(h, package=own, version=h.groups.get("have", "") if own == h.groups.get("companion") else "")
+        h = with_package(h)  # a framework row's hit: the package its row names (frameworkcauses)
         ver = env.version(h.package) if h.package else ""
         h = replace(h, version=ver or h.version)
-        build = BUILDERS.get(h.id)
+        build = framework_builder(h, BUILDERS.get(h.id)) or BUILDERS.get(h.id)
         got = build(h, env, facts) if build is not None else None
-        if got is None and any(g in h.groups for g in DROPPED.get(h.id, ())):
+        if got is None and (notice(h) or any(g in h.groups for g in DROPPED.get(h.id, ()))):
             continue
         if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
                 o.id == "driver-too-old" and o.line == h.line for o in hits):

@@ -230,7 +230,7 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # The groups of a signature's alternatives that read a line setting the scene of the failure (pip collecting a stack
 # package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
 # failure form (pip's conflict warning) replaces such a first match as the signature's hit.
-SCENE_GROUPS = frozenset({"pin_dep", "gone"})
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt"})  # fx_: a framework's summary line
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
