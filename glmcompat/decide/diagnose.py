@@ -546,10 +546,12 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
+    if need and np == need:  # "(NumPy 2.0)" of the message itself, the headers' release, read as a version
+        np = ""
     need = need or ("2.0" if h.groups.get("abi_built") else None)  # NumPy 2's ABI version (0x2000000): any NumPy 2
     # numpy.core._multiarray_umath, imported by the headers of NumPy 1.16 and later (numpy-1.26.4 __ufunc_api.h:243-248)
     need = need or ("1.16" if h.groups.get("umath_import") else None)
-    b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have", "")
+    b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have") or h.groups.get("run_have", "")
     built = f"NumPy {need}" if need else f"NumPy {numpy_c_api(b_hex)}" if b_hex else "a newer NumPy"
     built += " or later (its headers import numpy.core._multiarray_umath)" if h.groups.get("umath_import") else ""
     installed = ("numpy " + np if np else "NumPy") + (f", whose {numpy_c_api(h_hex)} is older" if h_hex else "")
