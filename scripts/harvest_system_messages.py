@@ -184,6 +184,10 @@ def loader_rows() -> list[dict[str, str]]:
         _row("ld.so", f"{GLIBC}: a torch C++ symbol in an extension (the torch ABI, not a clash of NVIDIA libraries)",
              "ImportError: /venv/lib/python3.11/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: undefined "
              "symbol: _ZN3c104cuda9SetDeviceEi", "undefined-symbol"),
+        _row("ld.so", f"{GLIBC}: two cuDNN 8 copies mixed, a C++ symbol of one sub-library under the other's node "
+             "(pytorch/pytorch#104591)", "ImportError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: undefined symbol: "
+             "_ZN5cudnn3cnn34layerNormFwd_execute_internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18LayerNorm"
+             "FwdParamsERKNS1_20NormForwardOperationEmb, version libcudnn_ops_infer.so.8", "cuda-toolkit-clash"),
         _row("ld.so", f"{GLIBC}: a CUDA driver API function (libcuda.so.1's, the driver's, not a wheel's)",
              "ImportError: /venv/lib/python3.11/site-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
              "cuGreenCtxStreamCreate", "driver-too-old"),
@@ -225,6 +229,12 @@ NUMPY = [
      "system-real.toml; after a C-API version line it is that line's)"),
     ("AttributeError: _ARRAY_API not found", "numpy-abi",
      f"numpy-1.24.4 wheel {NUMPY_H}:1489 (NumPy 2's numpy.core shim has no _ARRAY_API for a 1.x module)"),
+    ("AttributeError: _UFUNC_API not found", "numpy-abi",
+     "numpy-1.26.4 wheel numpy/core/include/numpy/__ufunc_api.h:251-255 (import_umath; NumPy 2's shim refuses _UFUNC_API "
+     "as _ARRAY_API: numpy-2.3.5 wheel numpy/core/_multiarray_umath.py:17)"),
+    ("ImportError: numpy.core.umath failed to import", "",
+     "the headers of NumPy 1.15 and before (import_umath of numpy.core.umath): alone it says neither direction; after a "
+     "C-API version line that line is named"),
     ("A module that was compiled using NumPy 1.x cannot be run in", "numpy-abi",
      "numpy-2.0.2 wheel numpy/core/_multiarray_umath.py:15-44 (recorded under numpy 2.3.5 in system-real.toml)"),
     ("ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from "

@@ -479,9 +479,14 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return (f"{needs}, but {found}: two copies of {name} clash, the one of {'its ' + wheel + ' wheel' if in_wheel and wheel else 'the build it was made with'} "
             "and another release loaded first (a system CUDA toolkit's lib64 on LD_LIBRARY_PATH or in /etc/ld.so.conf, or "
             f"a directory its RUNPATH names){' (LD_LIBRARY_PATH=' + env.cuda['ld_library_path'] + ')' if env.cuda.get('ld_library_path') else ''}",
-            f"let {needer or 'the library'} load the {own} of {where}: remove the system CUDA directory that holds another "
-            f"{owner.library} from LD_LIBRARY_PATH (`ldd {path or needer or '<library>'} | grep {owner.library}` shows which "
-            f"one it loads), or, where the system CUDA is the one meant, uninstall the {wheel} wheel so that one {name} is left")
+            (f"let {needer or 'the library'} load the {own} of {where}: remove the system CUDA directory that holds "
+             f"another {owner.library} from LD_LIBRARY_PATH (`ldd {path or needer} | grep {owner.library}` shows which one "
+             f"it loads), or, where the system CUDA is the one meant, uninstall the {wheel} wheel so that one {name} is left")
+            if in_wheel or not path or mine is None else
+            (f"keep one {name} on the loader's path, the release {needer} came with ({_dir_of(path)} holds it): remove the "
+             f"directory of the other {owner.library} from LD_LIBRARY_PATH (`ldd {path} | grep {owner.library}` shows "
+             f"which one it loads), or install one complete {name} (the {wheel} wheel's, or the system package's) and "
+             "uninstall the other"))
 
 
 def _hmm(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

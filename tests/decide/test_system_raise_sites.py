@@ -75,6 +75,11 @@ def test_a_clash_names_both_libraries_and_the_wheel(run, tmp_path, capsys):
      "cublasGemmStridedBatchedEx_64, version libcublas.so.12", ["libcusolver.so.11", "libcublas.so.12", "nvidia-cublas-cu12"]),
     ("ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cudnnGetLibConfig, "
      "version libcudnn.so.9", ["libtorch_cuda.so", "libcudnn.so.9", "cuDNN"]),
+    # two cuDNN 8 copies mixed (pytorch/pytorch#104591): a C++ symbol of one sub-library under the other's node, the
+    # requiring one a system copy, so the remedy names its directory rather than a wheel's
+    ("ImportError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: undefined symbol: _ZN5cudnn3cnn34layerNormFwd_execute_"
+     "internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18LayerNormFwdParamsERKNS1_20NormForwardOperationEmb, "
+     "version libcudnn_ops_infer.so.8", ["libcudnn_cnn_infer.so.8", "libcudnn_ops_infer.so.8", "/usr/lib/x86_64-linux-gnu"]),
 ])
 def test_the_owner_of_a_symbol_comes_from_the_matrix(line, words, tmp_path, capsys):
     diagnoses(line, "cuda-toolkit-clash", words, tmp_path, capsys)
