@@ -3,7 +3,8 @@ headers, listed as their callers print them, each with the signature that must c
 no packaging or compatibility failure. Writes tests/fixtures/raise_sites/system-family.toml
 (tests/decide/test_raise_site_tables.py asserts every row).
 
-Read from the wheels (pip download --no-deps into DIR, then unzip each into DIR/x):
+Read from the wheels (pip download --no-deps into DIR, then unzip each into DIR/x; libcudart.so.12 is loaded with ctypes
+for its own error names and texts):
   nvidia-cuda-runtime-cu12==12.9.79   nvidia/cuda_runtime/include/cuda.h (CUresult), driver_types.h (cudaError_t)
   nvidia-nvml-dev-cu12==12.9.79       nvidia/nvml_dev/include/nvml.h (nvmlReturn_t)
   nvidia-ml-py==13.615.71             pynvml.py (NVMLError's table of nvmlErrorString texts, its class names)
@@ -100,6 +101,29 @@ def cuda_rows(d: Path) -> list[dict[str, str]]:
                          + (")" if claimed else f": {why(code)})") + f", as {NUMBA_RT} prints it",
                          f"numba.cuda.cudadrv.runtime.CudaRuntimeAPIError: [{code}] Call to cudaGetDeviceCount results in "
                          f"{name}", claimed))
+    return rows
+
+
+def cudart_rows(d: Path) -> list[dict[str, str]]:
+    """The runtime's own names and texts, asked of the real libcudart.so.12 (cudaGetErrorName / cudaGetErrorString are
+    table lookups: no GPU and no driver needed), as torch's C10_CUDA_CHECK and CuPy print them."""
+    import ctypes  # lazy: only this listing loads the wheel's library
+
+    lib = ctypes.CDLL(str(d / "x/nvidia/cuda_runtime/lib/libcudart.so.12"))
+    lib.cudaGetErrorString.restype = lib.cudaGetErrorName.restype = ctypes.c_char_p
+    rt = (d / "x/nvidia/cuda_runtime/include/driver_types.h").read_text()
+    rows = []
+    for name, code, line in _enum(rt, r"^\s+(cudaError[A-Za-z0-9]+)\s*=\s*(\d+)"):
+        text = lib.cudaGetErrorString(code).decode()
+        assert lib.cudaGetErrorName(code).decode() == name, (code, name)
+        claimed = CLAIMED.get(code, "")
+        src = (f"nvidia_cuda_runtime_cu12-12.9.79 wheel nvidia/cuda_runtime/lib/libcudart.so.12: cudaGetErrorString({code}) "
+               f"and cudaGetErrorName({code}) called through ctypes ({name}, driver_types.h:{line}"
+               + (")" if claimed else f": {why(code)})"))
+        rows.append(_row("cuda-runtime", src + "; torch prints it as \"CUDA error: <string>\" (torch-2.9.1 wheel "
+                         "torch/include/c10/cuda/CUDAException.h C10_CUDA_CHECK)", f"RuntimeError: CUDA error: {text}", claimed))
+        rows.append(_row("cuda-runtime", src + "; CuPy prints it as \"<name>: <string>\" (cupy_backends/cuda/api/runtime.pyx "
+                         "CUDARuntimeError)", f"cupy_backends.cuda.api.runtime.CUDARuntimeError: {name}: {text}", claimed))
     return rows
 
 
@@ -254,7 +278,7 @@ NUMPY = [
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     d = Path(args[0])
-    rows = cuda_rows(d) + nvml_rows(d) + [_row("nvidia-smi", s, t, e) for t, e, s in SMI] + loader_rows() + \
+    rows = cuda_rows(d) + cudart_rows(d) + nvml_rows(d) + [_row("nvidia-smi", s, t, e) for t, e, s in SMI] + loader_rows() + \
         [_row("numpy", s, t, e) for t, e, s in NUMPY]
     head = ["# The machine's raise sites (issue 38, the system sweep): the CUDA driver API's every CUresult and the runtime's",
             "# every cudaError_t (as numba prints their names), NVML's every nvmlReturn_t (as pynvml raises it) and nvidia-smi's",
