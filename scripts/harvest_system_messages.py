@@ -212,6 +212,12 @@ def loader_rows() -> list[dict[str, str]]:
              "(pytorch/pytorch#104591)", "ImportError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: undefined symbol: "
              "_ZN5cudnn3cnn34layerNormFwd_execute_internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18LayerNorm"
              "FwdParamsERKNS1_20NormForwardOperationEmb, version libcudnn_ops_infer.so.8", "cuda-toolkit-clash"),
+        _row("ld.so", f"{GLIBC}: torch's own library needing a cuDNN function the cuDNN found first lacks (no node)",
+             "ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
+             "cudnnGetLibConfig", "cuda-toolkit-clash"),
+        _row("ld.so", f"{GLIBC}: a cuDNN sub-library needing a sibling's C++ internal (no node)",
+             "OSError: /venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8: undefined symbol: "
+             "_ZN11nvrtcHelper4loadEb", "cuda-toolkit-clash"),
         _row("ld.so", f"{GLIBC}: a CUDA driver API function (libcuda.so.1's, the driver's, not a wheel's)",
              "ImportError: /venv/lib/python3.11/site-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
              "cuGreenCtxStreamCreate", "driver-too-old"),

@@ -451,28 +451,31 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     that the copy the loader found lacks, the owner named by the [[nvidia_library]] rows from the symbol's prefix or the
     node: another release of the owner is found first (a system CUDA on LD_LIBRARY_PATH, /usr/lib, a RUNPATH)."""
     g = h.groups
-    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("vn_requirer") or "")
-    symbol = g.get("clash_symbol") or g.get("node_symbol") or ""
+    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or "")
+    symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or ""
     node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or ""
+    mine = facts.nvidia_soname_owner(needer) if needer else None
     owner = facts.nvidia_soname_owner(node) if node else facts.nvidia_symbol_owner(symbol)
     if owner is None and symbol:
         owner = facts.nvidia_symbol_owner(symbol)
+    # a symbol of no known prefix (a C++ internal) needed by an NVIDIA library: one of its own family's other libraries
+    # exports it (cuDNN's sub-libraries, libcublas beside libcublasLt), of another release than the one found
+    owner = owner or mine
     if owner is None:
         return None
     own = node or owner.library
-    mine = facts.nvidia_soname_owner(needer) if needer else None
     m = re.search(r"\.so\.(\d{1,3})", needer)
     if not node and m and owner.cuda_soname and mine is not None and mine.cuda_soname:
         own = f"{owner.library}.so.{m.group(1)}"  # one CUDA major: libcublas.so.11 binds libcublasLt.so.11
     if mine is owner and not node:
-        return None  # the library's own function: no other library involved
+        own = f"{owner.library}*"  # its family's sibling libraries (libcudnn_ops*, libcudnn_cnn* ...)
     provider = g.get("vn_provider", "")
     name = NVIDIA_NAME.get(owner.library.removeprefix("lib"), owner.library)
     needs = f"{needer or 'a library'} needs {symbol + ', a function of ' if symbol else 'the symbol-version node of '}{own} ({name})"
     found = (f"the {own} the loader found ({provider}) is another release without {'it' if symbol else 'that node'}"
              if provider else f"the {own} the loader found first does not export it{' under that version' if node else ''}")
     wheel = _wheel_of(owner, own)
-    path = g.get("clash_lib") or g.get("node_lib") or g.get("vn_requirer") or ""
+    path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or ""
     in_wheel = f"/nvidia/{owner.folder}/lib/" in path.replace("\\", "/") or "/nvidia/" in path.replace("\\", "/")
     where = (f"site-packages/nvidia/{owner.folder}/lib, beside {needer}" if in_wheel else f"the {wheel} wheel's "
              f"site-packages/nvidia/{owner.folder}/lib")

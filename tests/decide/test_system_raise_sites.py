@@ -93,11 +93,26 @@ def test_the_owner_table_is_data():
     assert facts.nvidia_symbol_owner("_ZN3c104cuda9SetDeviceEi") is None
 
 
-@pytest.mark.parametrize("line", [
-    # a library's own function missing in itself names no other library: no clash (the generic reading stays)
-    "OSError: /venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12: undefined symbol: cublasXgemm_v9",
+@pytest.mark.parametrize("line, words", [
+    # a C++ internal of no known prefix, needed by a cuDNN sub-library: its siblings of another release are found first
+    ("OSError: /venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8: undefined symbol: "
+     "_ZN11nvrtcHelper4loadEb", ["libcudnn_cnn_infer.so.8", "libcudnn*", "two copies of cuDNN"]),
+    # torch's own library needing an NVIDIA library's function (no node): the NVIDIA library found first is older
+    ("ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cudnnGetLibConfig",
+     ["libtorch_cuda.so", "libcudnn", "cuDNN"]),
+    ("OSError: /usr/local/lib/python3.8/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
+     "cudaGraphInstantiateWithFlags, version libcudart.so.11.0", ["libtorch_cuda.so", "libcudart.so.11.0"]),
 ])
-def test_no_clash_without_another_library(line, tmp_path, capsys):
+def test_a_clash_of_siblings_or_of_torchs_own_library(line, words, tmp_path, capsys):
+    diagnoses(line, "cuda-toolkit-clash", words, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("line", [
+    # torch's C++ symbol in torch's own library is no clash of NVIDIA libraries: the generic reading stays
+    "ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+    "ImportError: /home/u/proj/build/mylib.so: undefined symbol: myproj_cublas_wrapper_init",
+])
+def test_no_clash_without_an_nvidia_library(line, tmp_path, capsys):
     _, out = explain(line, tmp_path, capsys)
     assert "cuda-toolkit-clash" not in out
 
