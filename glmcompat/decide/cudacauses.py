@@ -18,6 +18,7 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
+from glmcompat.matrix.rows import NvidiaLibrary
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.causes import Break
@@ -433,6 +434,73 @@ def _cublas_init(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "LD_LIBRARY_PATH or uninstall it, and check that the driver supports that toolkit (nvidia-smi)")
 
 
+def _soname(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _wheel_of(row: NvidiaLibrary | None, soname: str) -> str:
+    """The nvidia-* wheel that ships ``soname`` (its -cuNN name where the soname's number is the CUDA major)."""
+    if row is None:
+        return ""
+    major = re.search(r"\.so\.(\d{1,3})", soname)
+    return f"{row.wheel}-cu{major.group(1)}" if row.cuda_soname and major else f"{row.wheel} (-cu12 or -cu13, torch's CUDA)"
+
+
+def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-toolkit-clash by the loader: a library needs a function (or a symbol-version node) of ANOTHER NVIDIA library
+    that the copy the loader found lacks, the owner named by the [[nvidia_library]] rows from the symbol's prefix or the
+    node: another release of the owner is found first (a system CUDA on LD_LIBRARY_PATH, /usr/lib, a RUNPATH)."""
+    g = h.groups
+    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or "")
+    symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or ""
+    node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or ""
+    mine = facts.nvidia_soname_owner(needer) if needer else None
+    owner = facts.nvidia_soname_owner(node) if node else facts.nvidia_symbol_owner(symbol)
+    if owner is None and symbol:
+        owner = facts.nvidia_symbol_owner(symbol)
+    # a symbol of no known prefix (a C++ internal) needed by an NVIDIA library: one of its own family's other libraries
+    # exports it (cuDNN's sub-libraries, libcublas beside libcublasLt), of another release than the one found
+    owner = owner or mine
+    if owner is None:
+        return None
+    own = node or owner.library
+    m = re.search(r"\.so\.(\d{1,3})", needer)
+    if not node and m and owner.cuda_soname and mine is not None and mine.cuda_soname:
+        own = f"{owner.library}.so.{m.group(1)}"  # one CUDA major: libcublas.so.11 binds libcublasLt.so.11
+    if mine is owner and not node:
+        own = f"{owner.library}*"  # its family's sibling libraries (libcudnn_ops*, libcudnn_cnn* ...)
+    provider = g.get("vn_provider", "")
+    name = NVIDIA_NAME.get(owner.library.removeprefix("lib"), owner.library)
+    needs = f"{needer or 'a library'} needs {symbol + ', a function of ' if symbol else 'the symbol-version node of '}{own} ({name})"
+    found = (f"the {own} the loader found ({provider}) is another release without {'it' if symbol else 'that node'}"
+             if provider else f"the {own} the loader found first does not export it{' under that version' if node else ''}")
+    wheel = _wheel_of(owner, own)
+    path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or ""
+    in_wheel = f"/nvidia/{owner.folder}/lib/" in path.replace("\\", "/") or "/nvidia/" in path.replace("\\", "/")
+    where = (f"site-packages/nvidia/{owner.folder}/lib, beside {needer}" if in_wheel else f"the {wheel} wheel's "
+             f"site-packages/nvidia/{owner.folder}/lib")
+    return (f"{needs}, but {found}: two copies of {name} clash, the one of {'its ' + wheel + ' wheel' if in_wheel and wheel else 'the build it was made with'} "
+            "and another release loaded first (a system CUDA toolkit's lib64 on LD_LIBRARY_PATH or in /etc/ld.so.conf, or "
+            f"a directory its RUNPATH names){' (LD_LIBRARY_PATH=' + env.cuda['ld_library_path'] + ')' if env.cuda.get('ld_library_path') else ''}",
+            (f"let {needer or 'the library'} load the {own} of {where}: remove the system CUDA directory that holds "
+             f"another {owner.library} from LD_LIBRARY_PATH (`ldd {path or needer} | grep {owner.library}` shows which one "
+             f"it loads), or, where the system CUDA is the one meant, uninstall the {wheel} wheel so that one {name} is left")
+            if in_wheel or not path or mine is None else
+            (f"keep one {name} on the loader's path, the release {needer} came with ({_dir_of(path)} holds it): remove the "
+             f"directory of the other {owner.library} from LD_LIBRARY_PATH (`ldd {path} | grep {owner.library}` shows "
+             f"which one it loads), or install one complete {name} (the {wheel} wheel's, or the system package's) and "
+             "uninstall the other"))
+
+
+def _hmm(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """lxc-cuda-init-hmm only where the log shows its scene (a Proxmox LXC container, nvidia_uvm's HMM); else None."""
+    return (h.cause, h.remedy) if env.notes.get("container_hmm") else None
+
+
+def _clash_or_cublas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    return _clash(h, env, facts) if "cublas_init" not in h.groups else _cublas_init(h, env, facts)
+
+
 def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple[str, str]:
     """cuda-lib-missing for cuDNN and NCCL, whose sonames carry their own major: the nvidia-cudnn / nvidia-nccl wheel
     for torch's CUDA major ships them."""
@@ -672,7 +740,8 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
-    "cuda-toolkit-clash": _cublas_init,
+    "cuda-toolkit-clash": _clash_or_cublas,
+    "lxc-cuda-init-hmm": _hmm,
     "torch-arch-unsupported": _torch_arch,
 }
 

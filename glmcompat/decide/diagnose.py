@@ -547,10 +547,12 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
+    if need and np == need:  # "(NumPy 2.0)" of the message itself, the headers' release, read as a version
+        np = ""
     need = need or ("2.0" if h.groups.get("abi_built") else None)  # NumPy 2's ABI version (0x2000000): any NumPy 2
     # numpy.core._multiarray_umath, imported by the headers of NumPy 1.16 and later (numpy-1.26.4 __ufunc_api.h:243-248)
     need = need or ("1.16" if h.groups.get("umath_import") else None)
-    b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have", "")
+    b_hex, h_hex = h.groups.get("built", ""), h.groups.get("have") or h.groups.get("run_have", "")
     built = f"NumPy {need}" if need else f"NumPy {numpy_c_api(b_hex)}" if b_hex else "a newer NumPy"
     built += " or later (its headers import numpy.core._multiarray_umath)" if h.groups.get("umath_import") else ""
     installed = ("numpy " + np if np else "NumPy") + (f", whose {numpy_c_api(h_hex)} is older" if h_hex else "")
@@ -834,11 +836,18 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
-           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init",),
+           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
+           "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
+
+
+# the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
+# process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
+DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})
+DRIVER_CONSEQUENCE = frozenset({"cuda-not-available"})
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -887,6 +896,10 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
                                               or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
+    if any(o.id == "numpy-too-old" for o in out):  # import_array's own ImportError after its version check refused
+        out = [o for o in out if not (o.id == "numpy-abi" and o.text.strip().endswith("multiarray failed to import"))]
+    if any(o.id in DRIVER_ABSENT for o in out):  # no driver (or an unusable one): torch then counts no GPU, its consequence
+        out = [o for o in out if o.id not in DRIVER_CONSEQUENCE]
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
     return out

@@ -454,6 +454,18 @@ def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"{lib}, or a driver upgraded without a reboot), so there is no driver to mount into the container",
                 f"install the NVIDIA driver on the host (with its {lib}: nvidia-smi on the host must list the GPU; "
                 "`ldconfig -p | grep libcuda` shows it), then start the container again with --gpus all")
+    if "smi" in h.groups or "nvml_driver" in h.groups:  # NVML_ERROR_DRIVER_NOT_LOADED (nvml.h): no kernel module
+        return ("nvidia-smi (NVML) cannot reach the NVIDIA driver: no NVIDIA kernel module is loaded (the driver is not "
+                "installed, was installed for another kernel than the one running, or was upgraded without a reboot; in a "
+                "container, it was started without the GPU), so every CUDA program finds no GPU either",
+                "install the NVIDIA driver for the running kernel (or reboot after installing or upgrading it) until "
+                "`nvidia-smi` lists the GPU; in a container, start it with --gpus all (the NVIDIA Container Toolkit)")
+    if "nvml_lib" in h.groups:  # NVML_ERROR_LIBRARY_NOT_FOUND: libnvidia-ml.so.1, which only the driver installs
+        return ("NVML's library, the NVIDIA driver's libnvidia-ml.so.1, could not be found or loaded: no NVIDIA driver is "
+                "installed where this runs, or a container was started without the GPU (the NVIDIA container runtime "
+                "mounts the host's driver libraries)",
+                "install the NVIDIA driver (nvidia-smi must list the GPU), or start the container with the GPU (docker "
+                "run --gpus all, the NVIDIA Container Toolkit)")
     if "libcuda" not in h.groups and "triton_libcuda" not in h.groups:
         return None
     who = h.package if h.package and h.package != "torch" else "the program"

@@ -342,6 +342,22 @@ class DriverApi(Fact):
     functions: Globs
 
 
+@dataclass(frozen=True, slots=True)
+class NvidiaLibrary(Fact):
+    """An NVIDIA CUDA library that NVIDIA's nvidia-* wheels ship (``wheel``, with the CUDA major as its -cuNN suffix, in
+    site-packages/nvidia/``folder``/lib): its soname's stem (``libcublasLt``), the prefixes of the C functions it
+    exports (``symbols``: cublasLt) and the names of its symbol-version nodes (``nodes``: libcublasLt.so.12), so that a
+    loader error on one of its symbols in another library names the owner (issue 38); ``cuda_soname`` where the
+    soname's number is the CUDA major (libcublas.so.12 of CUDA 12, shipped by nvidia-cublas-cu12)."""
+
+    library: NonEmpty
+    symbols: Globs
+    nodes: Globs
+    wheel: Name
+    folder: NonEmpty
+    cuda_soname: bool = False  # the soname's number is the CUDA major (libcublas.so.12: CUDA 12, nvidia-cublas-cu12)
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -368,6 +384,7 @@ class Tables:
     signature: tuple[Signature, ...]
     cuda: tuple[CudaDriver, ...]
     driver_api: tuple[DriverApi, ...]
+    nvidia_library: tuple[NvidiaLibrary, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

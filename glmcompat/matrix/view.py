@@ -11,6 +11,7 @@ load; the queries here answer with them. :class:`glmcompat.matrix.schema.Matrix`
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar, overload
 
 from packaging.specifiers import SpecifierSet
@@ -23,6 +24,7 @@ from glmcompat.matrix.rows import (
     Compiled,
     CudaDriver,
     DriverApi,
+    NvidiaLibrary,
     EqualVersion,
     Fact,
     FamilyRule,
@@ -126,6 +128,8 @@ class Facts:
     def rows(self, table: Literal["cuda"]) -> tuple[CudaDriver, ...]: ...
     @overload
     def rows(self, table: Literal["driver_api"]) -> tuple[DriverApi, ...]: ...
+    @overload
+    def rows(self, table: Literal["nvidia_library"]) -> tuple[NvidiaLibrary, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
@@ -276,6 +280,21 @@ class Facts:
     def torch_build(self, version: str) -> TorchBuild | None:
         i = self._torch_index(version)
         return None if i is None else self._torch_rows_every()[i]
+
+    def nvidia_symbol_owner(self, symbol: str) -> NvidiaLibrary | None:
+        """The NVIDIA library (``[[nvidia_library]]`` rows) whose C functions' prefix ``symbol`` has, the longest
+        prefix winning (cublasLt before cublas); None where no row's prefix fits."""
+        best: tuple[int, NvidiaLibrary | None] = (0, None)
+        for r in self.rows("nvidia_library"):
+            for p in r.symbols:
+                if symbol.startswith(p) and len(p) > best[0]:
+                    best = (len(p), r)
+        return best[1]
+
+    def nvidia_soname_owner(self, soname: str) -> NvidiaLibrary | None:
+        """The NVIDIA library whose soname or symbol-version node ``soname`` is (libcublasLt.so.11 -> libcublasLt,
+        libcudnn_ops_infer.so.8 -> libcudnn); None where no row's ``nodes`` glob matches it."""
+        return next((r for r in self.rows("nvidia_library") if any(fnmatchcase(soname, g) for g in r.nodes)), None)
 
     def driver_api_release(self, function: str) -> str:
         """The CUDA release whose driver API added ``function`` (``cuGreenCtxStreamCreate`` -> ``12.5``: the

@@ -375,9 +375,12 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("wrapped_built_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3})\.(?:\s|$)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
+    # the scene of CUDA's init failing under HMM (NVIDIA/open-gpu-kernel-modules#901): a Proxmox LXC container, the
+    # nvidia_uvm module's HMM (its uvm_disable_hmm parameter), as a log or its reporter names them
+    ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc|you're on|version=")
+                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py

@@ -58,7 +58,11 @@ def test_cli_file_json_and_exit_codes(tmp_path: Path) -> None:
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)
     assert data["version"] == 1 and data["found"] is True
-    assert [(s["id"], s["line"]) for s in data["signatures"]] == EXPECTED
+    # CUDA's init failing is claimed as the Proxmox LXC / HMM incident only where the log shows that scene (open-ce/open-ce#1371:
+    # the same words from a faulty motherboard)
+    assert [(s["id"], s["line"]) for s in data["signatures"]] == [e for e in EXPECTED if e[0] != "lxc-cuda-init-hmm"]
+    log.write_bytes(LOG.encode() + b"host: Proxmox VE 8.2, LXC container 101, nvidia_uvm with HMM\n")
+    assert [(s["id"], s["line"]) for s in json.loads(run_cli("explain", str(log), "--json").stdout)["signatures"]] == EXPECTED
     text = run_cli("explain", str(log))
     assert "hint:" in text.stdout and "uvm_disable_hmm=1" in text.stdout
     clean = tmp_path / "clean.log"
