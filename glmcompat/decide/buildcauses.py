@@ -357,6 +357,20 @@ def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"version of {by.rsplit('-', 2)[0]} whose dependencies the channels provide")
     if "mamba_head" in h.groups:
         return None  # the report's head: its lines below name the cause (their own signatures)
+    conflicts = [c for c in env.notes.get("conda_conflicts", "").split(", ") if c] or [_g(h, "conflict_pkg")]
+    conflicts = [c for c in conflicts if c]
+    if conflicts:  # the classic solver's "Package <name> conflicts for:" blocks (conda/exceptions.py, class "direct")
+        tracked = set(_stack([_name(c) for c in conflicts], facts))
+        first = next((c for c in conflicts if _name(c) in tracked), conflicts[-1])
+        shown = ", ".join(conflicts[:6]) + (f" and {len(conflicts) - 6} more" if len(conflicts) > 6 else "")
+        return (f"conda's solver found no set of builds for the packages requested: it lists conflicts for {shown}, each "
+                "asked for by two chains of requirements (the requested specs, the environment's python, what they "
+                f"depend on) whose versions do not meet; for {first}, the versions one chain accepts are not among "
+                "those the other can take, so it installed nothing",
+                f"make the chains under \"Package {first} conflicts for:\" meet: drop or relax the pin that narrows "
+                f"{first} (a version or a companion pinned to a release the channels do not pair with it), or install "
+                "into a fresh environment (conda create -n <name> python=3.X <packages>) whose python the builds "
+                "support; `conda install --dry-run` checks it")
     return INSTALL_BUILDERS["conda-unsatisfiable"](h, env, facts)
 
 
@@ -383,7 +397,8 @@ SWEEP_BUILDERS: dict[str, Builder] = {
 }
 # the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
 SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg"),
-                 "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep")}
+                 "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
+                 "wheel-not-supported": ("uv_dist", "uv_pkg")}
 
 
 __all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]

@@ -386,6 +386,10 @@ _NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda
 _PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
                         r"depends on [^\n]{1,300})")
 MAX_CAUSES = 12
+# the packages conda's classic solver lists in its conflict report, one "Package <name> conflicts for:" line each, then
+# the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
+# notes' "conda_conflicts" (", "-joined, at most MAX_CAUSES)
+_CONDA_CONFLICT = re.compile(r"^\s{0,8}Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) conflicts for:")
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
@@ -432,6 +436,10 @@ class LogContext:
             have = self.notes.get("pip_causes", "")
             if have.count("; ") < MAX_CAUSES - 1:
                 self.notes["pip_causes"] = f"{have}; {c.group('c').strip()}" if have else c.group("c").strip()
+        if "conflicts for:" in line and (c := _CONDA_CONFLICT.search(line)) is not None:
+            have = self.notes.get("conda_conflicts", "")
+            if c.group("c") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
+                self.notes["conda_conflicts"] = f"{have}, {c.group('c')}" if have else c.group("c")
         if ".(" not in line and "(" in line and "." in line:
             for call in _CALL.finditer(line):
                 if call.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(call.group("top")) is not None:
