@@ -195,3 +195,71 @@ def test_the_real_nvcc_option_checks_are_named(tmp_path, capsys):
     assert arch.returncode != 0 and std.returncode != 0
     diagnoses(arch.stderr, "nvcc-unsupported-arch", ["sm_200"], tmp_path, capsys)
     diagnoses(std.stderr, "cxx-standard-unsupported", [], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("line", [
+    # uv 0.2.x-0.4.x (astral-sh/uv@f3430c3a2a crates/uv-resolver/src/lock.rs: "distribution {id} can't be installed ...")
+    "error: distribution torch==2.4.1 @ registry+https://index.invalid/whl/cu124 can't be installed because it doesn't "
+    "have a source distribution or wheel for the current platform",
+    # uv 0.5 on (crates/uv-resolver/src/lock/mod.rs: "Distribution `{id}` can't be installed ...")
+    "error: Distribution `torch==2.4.1 @ registry+https://index.invalid/whl/cu124` can't be installed because it "
+    "doesn't have a source distribution or wheel for the current platform",
+    # a direct wheel the lock holds whose tags do not fit (the same file, its other variant)
+    "error: Distribution `torch==2.4.1 @ registry+https://index.invalid/whl/cu124` can't be installed because the "
+    "binary distribution is incompatible with the current platform",
+])
+def test_uv_no_wheel_for_this_platform_names_the_release_in_every_form(line, tmp_path, capsys):
+    """uv's installer words, in each form its releases printed, are both no-matching-distribution and
+    wheel-not-supported, with the package and version the line names."""
+    out = diagnoses(line, "wheel-not-supported", ["torch==2.4.1"], tmp_path, capsys)
+    assert ": no-matching-distribution" in out, out
+
+
+def test_uv_pylock_form_names_the_package(tmp_path, capsys):
+    """`uv pip sync` of a pylock.toml (crates/uv-resolver/src/lock/export/pylock_toml.rs): the package alone."""
+    diagnoses("error: Package `torch` can't be installed because it doesn't have a source distribution or wheel for "
+              "the current platform", "wheel-not-supported", ["torch"], tmp_path, capsys)
+
+
+@pytest.mark.parametrize(("tag", "words"), [
+    ("no wheels with a matching Python ABI tag (e.g., `cp312`)", ["Python's ABI"]),
+    ("no wheels with valid tags", ["invalid tags"]),
+    ("no wheels with a free-threading compatible ABI tag", ["free-threaded"]),
+])
+def test_uv_derivation_tag_clauses_are_wheel_not_supported(tag, words, tmp_path, capsys):
+    """Each of IncompatibleTag's wordings (crates/uv-distribution-types/src/prioritized_distribution.rs, Display of
+    IncompatibleDist), as uv's derivation prints them, a terminal's wrap leaving the clause on a line of its own."""
+    diagnoses(f"      and flashinfer==0.1.2+cu121torch2.3 has {tag}, we can conclude that", "wheel-not-supported",
+              ["flashinfer==0.1.2+cu121torch2.3", *words], tmp_path, capsys)
+
+
+def test_uv_tag_clause_outside_the_stack_is_not_claimed(tmp_path, capsys):
+    unclaimed("  ╰─▶ Because dearpygui==1.9.1 has no wheels with a matching Python version tag (e.g., `cp312`) and your "
+              "project depends on dearpygui==1.9.1, we can conclude that your project's requirements are unsatisfiable.",
+              tmp_path, capsys)
+
+
+def test_pips_conflict_report_without_its_head(tmp_path, capsys):
+    """pip's causes (src/pip/_internal/resolution/resolvelib/factory.py get_installation_error: "The conflict is caused
+    by:", then "The user requested ..." / "<parent> <version> depends on ...") pasted without "Cannot install ...":
+    the package two of them pin, and a fix that names both pins; the same words over packages outside the stack stay
+    unclaimed."""
+    out = diagnoses("The conflict is caused by:\n    The user requested nvidia-cudnn-cu12==9.1.0.70\n"
+                    "    The user requested nvidia-cudnn-cu12==8.9.2.26", "pip-resolution-impossible",
+                    ["nvidia-cudnn-cu12==9.1.0.70 and nvidia-cudnn-cu12==8.9.2.26"], tmp_path, capsys)
+    assert "request nvidia-cudnn-cu12 once" in out, out
+    diagnoses("    The user requested torch==2.5.1\n    chatterbox-tts 0.1.2 depends on torch==2.6.0",
+              "pip-resolution-impossible", ["torch==2.6.0", "chatterbox-tts"], tmp_path, capsys)
+    unclaimed("The conflict is caused by:\n    The user requested requests==2.0\n    The user requested requests==3.0",
+              tmp_path, capsys)
+
+
+def test_condas_classic_conflict_report_names_the_packages(tmp_path, capsys):
+    """conda's UnsatisfiableError of the "direct" class (conda/exceptions.py: "Package {dep} conflicts for:" then the
+    chains), pasted without its head: every package it lists, the stack's first in the remedy."""
+    out = diagnoses("Package libcxxabi conflicts for:\npython=3.8 -> libcxx[version='>=4.0.1'] -> libcxxabi==4.0.1\n"
+                    "\nPackage pytorch conflicts for:\npytorch\ntorchvision -> pytorch[version='1.10.0|1.13.1']",
+                    "conda-unsatisfiable", ["libcxxabi", "pytorch"], tmp_path, capsys)
+    assert 'under "Package pytorch conflicts for:"' in out, out
+    diagnoses("The following specifications were found to be incompatible with each other:", "conda-unsatisfiable", [],
+              tmp_path, capsys)
