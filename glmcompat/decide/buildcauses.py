@@ -40,9 +40,10 @@ def _stack(names: list[str], facts: Facts) -> list[str]:
 
 def _python(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """python-version-unsupported: the package, the interpreter and the range, as each installer prints them."""
-    pkg = _name(_g(h, "pkg", "uv_pkg", "hint_pkg", "poetry_pkg"))
-    py = _g(h, "python", "uv_python", "uv_interp", "uv_req_python", "lock_python", "hint_python")
-    need = _g(h, "requires", "uv_requires", "uv_proj_req", "uv_req_req", "lock_req", "poetry_requires")
+    pkg = _name(_g(h, "pkg", "uv_pkg", "hint_pkg", "poetry_pkg", "multi_pkg"))
+    py = _g(h, "python", "uv_python", "uv_interp", "uv_req_python", "lock_python", "hint_python") or (
+        env.notes.get("pip_python", "") if "multi_pkg" in h.groups else "")
+    need = _g(h, "requires", "uv_requires", "uv_proj_req", "uv_req_req", "lock_req", "poetry_requires", "multi_requires")
     tool = ("uv" if any(k.startswith(("uv_", "lock_", "hint_")) for k in h.groups)
             else "poetry" if any(k.startswith("poetry_") for k in h.groups)
             else "pdm" if "pdm_range" in h.groups else "pip")
@@ -398,7 +399,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
 # the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
 SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg"),
                  "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
-                 "wheel-not-supported": ("uv_dist", "uv_pkg")}
+                 "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg")}
 
 
 __all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]

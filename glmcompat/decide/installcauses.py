@@ -377,6 +377,22 @@ def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     platform"), read as no-matching-distribution reads them (the same line is both: None outside the stack)."""
     if "uv_dist" in h.groups or "uv_pkg" in h.groups:
         return _no_dist(h, env, facts)
+    g = h.groups
+    if "wa_pkg" in g or "on_pkg" in g:  # uv's hints under it (crates/uv-resolver/src/pubgrub/report.rs, lock/mod.rs)
+        pkg = g.get("wa_pkg") or g.get("on_pkg", "")
+        ver = g.get("wa_ver") or g.get("on_ver", "")
+        name = canonicalize(pkg)
+        if not (_in_stack(name, tracked := companions(facts)) or _in_stack(module_package(name.replace("-", "_")), tracked)):
+            return None
+        tags = (g.get("wa_tags") or g.get("on_plats", "")).replace("`", "").strip()
+        here = f"this host ({g['on_os']}, {g['on_tag']})" if "on_tag" in g else "this machine's Python and platform"
+        kind = "Python tags" if "Python" in g.get("wa_kind", "") else "platforms"
+        return (f"uv found {pkg} {ver}, and its wheels are built only for the {kind} {tags}, none of which is {here}; "
+                "it has no source distribution uv would build instead, so no file of that release installs here",
+                f"install a {pkg} release (or the build of it from another index: PyTorch's cuXYZ / cpu index for torch "
+                f"and its family) that has a wheel for {g.get('on_tag') or 'this Python and platform'}, or run where one of "
+                f"{tags} fits (uv venv --python X.Y for a Python tag); in a uv project, tool.uv.required-environments "
+                "makes uv lock a release with such wheels")
     wheel = h.groups.get("wheel", "").replace("\\", "/").rsplit("/", 1)[-1]
     m = _WHEEL.match(wheel)
     if m is None:

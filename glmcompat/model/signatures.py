@@ -362,6 +362,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # the first chain of any class of the error ("  - pytorch-cuda=12.4 -> cuda-cudart"), conda 4.4's "in conflict" list
     ("conda_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> \S"),
     ("conda_python", r"Your python: python=?=?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"),
+    # pip's Requires-Python report of several packages (src/pip/_internal/resolution/resolvelib/factory.py
+    # _report_requires_python_error: "Packages require a different Python. <version> not in:", then one
+    # "'<specifier>' (required by <package>)" line each): the interpreter's version, read where a line names a package
+    ("pip_python", r"Packages require a different Python\. (?P<v>\d[\w.+]{0,20}) not in:"),
     # a variant the Hugging Face kernels hub rejected, and why (kernels' variants.py VariantRejected reason): the torch
     # the variant is built for, then the environment's ("torch212-cxx11-cu126-x86_64-linux: Torch version (2.12) does
     # not match environment Torch version (2.13)")
@@ -376,7 +380,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
