@@ -275,6 +275,16 @@ def _musl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg = _g(h, "poetry_pkg", "pdm_pkg")
+    missing = _g(h, "poetry_nf_pkg", "poetry_nf_name")
+    if missing:  # poetry's PackageNotFoundError (src/poetry/repositories/repository.py, pypi_repository.py)
+        if not _stack([_name(missing)], facts):
+            return None
+        ver = _g(h, "poetry_nf_ver")
+        return (f"poetry found no {_shown(missing, ver)} in the sources it reads"
+                + (" (no release of that version, or none built for this Python and platform)" if ver else
+                   " (the source does not serve the project: a PyTorch or vendor index without it, or a mistyped name)"),
+                f"add the source that serves {missing} ([[tool.poetry.source]], e.g. PyTorch's index for a +cuXYZ build, "
+                f"with `source = ...` on the dependency), or pin a version the source has; then poetry lock")
     if not pkg:
         return INSTALL_BUILDERS["no-matching-distribution"](h, env, facts)
     if not _stack([_name(pkg)], facts):
@@ -479,7 +489,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
     "conda-package-not-found": _conda_missing,
 }
 # the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
-SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg"),
+SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_nf_pkg", "poetry_nf_name"),
                  "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
                  "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg"),
                  "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")}

@@ -263,3 +263,40 @@ def test_condas_classic_conflict_report_names_the_packages(tmp_path, capsys):
     assert 'under "Package pytorch conflicts for:"' in out, out
     diagnoses("The following specifications were found to be incompatible with each other:", "conda-unsatisfiable", [],
               tmp_path, capsys)
+
+
+def test_libsolv_and_libmamba_problems_name_the_builds(tmp_path, capsys):
+    """libsolv's problem rules (openSUSE/libsolv src/problems.c solver_problemruleinfo2str) and libmamba's explained
+    tree (libmamba/src/solver/problems_graph.cpp), as conda's libmamba solver prints them: the package and version of
+    the build they blame; the same rules over a system package manager's packages stay unclaimed."""
+    diagnoses("  - package torchvision-0.20.1-py311_cu124 requires pytorch 2.5.1, but none of the providers can be "
+              "installed", "conda-unsatisfiable", ["torchvision 0.20.1", "pytorch 2.5.1"], tmp_path, capsys)
+    diagnoses("  - cannot install both pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0 and pytorch-2.4.0-py3.11_cpu_0",
+              "conda-unsatisfiable", ["2.5.1", "2.4.0"], tmp_path, capsys)
+    diagnoses("└─ pytorch-cuda 12.4** is not installable because it requires", "conda-unsatisfiable",
+              ["pytorch-cuda 12.4"], tmp_path, capsys)
+    diagnoses("└─ pytorch =2.6 * does not exist (perhaps a typo or a missing channel).", "conda-package-not-found",
+              ["pytorch 2.6"], tmp_path, capsys)
+    unclaimed("  - package foo-1.0-1.x86_64 requires libbar.so.2()(64bit), but none of the providers can be installed",
+              tmp_path, capsys)
+
+
+def test_uv_wheel_hints_name_the_release_and_its_tags(tmp_path, capsys):
+    """uv's hints under a failed resolution or sync (crates/uv-resolver/src/pubgrub/report.rs "Wheels are available for
+    ...", crates/uv-resolver/src/lock/mod.rs "You're on ..., but ... only has wheels for ..."), pasted alone."""
+    diagnoses("hint: You're on Linux (`manylinux_2_38_aarch64`), but `torchaudio` (v2.6.0+cpu) only has wheels for the "
+              "following platforms: `linux_x86_64`, `win_amd64`", "wheel-not-supported",
+              ["torchaudio 2.6.0+cpu", "manylinux_2_38_aarch64", "win_amd64"], tmp_path, capsys)
+    diagnoses("hint: Wheels are available for `torch` (v2.1.0) with the following Python ABI tags: `cp38`, `cp311`",
+              "wheel-not-supported", ["torch 2.1.0", "cp38, cp311"], tmp_path, capsys)
+
+
+def test_pips_several_package_python_report_names_each(tmp_path, capsys):
+    """pip's _report_requires_python_error for several causes: the head names the interpreter, each line a package."""
+    diagnoses("ERROR: Packages require a different Python. 3.8.10 not in:\n'>=3.9' (required by vllm 0.6.3)",
+              "python-version-unsupported", ["vllm", ">=3.9", "3.8.10"], tmp_path, capsys)
+
+
+def test_poetrys_package_not_found_names_it(tmp_path, capsys):
+    diagnoses("Package torch (2.1.0+cu121) not found.", "no-matching-distribution", ["torch 2.1.0+cu121", "poetry"],
+              tmp_path, capsys)
