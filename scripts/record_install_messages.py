@@ -81,6 +81,37 @@ def main(argv: list[str]) -> int:
                      "expect": ["build-header-missing", "source-build-failed"]})
         runs.append({"tool": "setuptools (distutils)", "command": "CC=/opt/absent/gcc python setup.py build_ext",
                      "output": _run(setup, src, {"CC": "/opt/absent/gcc"}), "expect": ["build-tool-missing"]})
+        # 6. uv and pip on releases no wheel of which fits, and on two pins of one package (a local --find-links
+        # directory; the package is named like NVIDIA's libraries, which explain reads as the stack's)
+        import shutil
+
+        uv = shutil.which("uv")
+        demo = "nvidia-glmcompat-demo"
+        for sub, tag in (("impl", "cp27-cp27m-win32"), ("plat", "py3-none-win_amd64")):
+            (tmp / sub).mkdir()
+            _wheel(tmp / sub, demo, "1.0", tag)
+        (tmp / "two").mkdir()
+        for v in ("1.0", "2.0"):
+            _wheel(tmp / "two", demo, v, "py3-none-any")
+        if uv:
+            uv_version = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.split()[1]
+            uvpip = [uv, "pip", "install", "--no-cache", "--python", py, "--dry-run", "--no-index", "--find-links"]
+            for sub, what in (("impl", "a cp27 win32 wheel"), ("plat", "a win_amd64 wheel")):
+                runs.append({"tool": f"uv {uv_version}", "command": f"uv pip install --no-index --find-links {sub} {demo} "
+                             f"(its only release: {what})", "output": _run([*uvpip, sub, demo], tmp, {"NO_COLOR": "1"}),
+                             "expect": ["wheel-not-supported", "no-matching-distribution"]})
+            runs.append({"tool": f"uv {uv_version}", "command": f"uv pip install --no-index --find-links two {demo}==1.0 "
+                         f"{demo}==2.0", "output": _run([*uvpip, "two", f"{demo}==1.0", f"{demo}==2.0"], tmp,
+                                                        {"NO_COLOR": "1"}),
+                         "expect": ["pip-resolution-impossible"]})
+        conflict = _run([py, "-m", "pip", "install", *quiet, "--dry-run", "--find-links", "two", f"{demo}==1.0",
+                         f"{demo}==2.0"], tmp)
+        runs.append({"tool": f"pip {pip_version}", "command": f"pip install --no-index --find-links two {demo}==1.0 "
+                     f"{demo}==2.0", "output": conflict, "expect": ["pip-resolution-impossible"]})
+        # the same report as users paste it: from "The conflict is caused by:" on, without pip's head line
+        cut = conflict[conflict.index("The conflict is caused by:"):].split("\n\n", 1)[0] + "\n"
+        runs.append({"tool": f"pip {pip_version}", "command": "the same, from \"The conflict is caused by:\" to its "
+                     "blank line", "output": cut, "expect": ["pip-resolution-impossible"]})
         # 5. the distribution's own Python (PEP 668)
         if system:
             sv = subprocess.run([system, "-m", "pip", "--version"], capture_output=True, text=True).stdout.split()

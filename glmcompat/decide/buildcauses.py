@@ -40,9 +40,10 @@ def _stack(names: list[str], facts: Facts) -> list[str]:
 
 def _python(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """python-version-unsupported: the package, the interpreter and the range, as each installer prints them."""
-    pkg = _name(_g(h, "pkg", "uv_pkg", "hint_pkg", "poetry_pkg"))
-    py = _g(h, "python", "uv_python", "uv_interp", "uv_req_python", "lock_python", "hint_python")
-    need = _g(h, "requires", "uv_requires", "uv_proj_req", "uv_req_req", "lock_req", "poetry_requires")
+    pkg = _name(_g(h, "pkg", "uv_pkg", "hint_pkg", "poetry_pkg", "multi_pkg"))
+    py = _g(h, "python", "uv_python", "uv_interp", "uv_req_python", "lock_python", "hint_python") or (
+        env.notes.get("pip_python", "") if "multi_pkg" in h.groups else "")
+    need = _g(h, "requires", "uv_requires", "uv_proj_req", "uv_req_req", "lock_req", "poetry_requires", "multi_requires")
     tool = ("uv" if any(k.startswith(("uv_", "lock_", "hint_")) for k in h.groups)
             else "poetry" if any(k.startswith("poetry_") for k in h.groups)
             else "pdm" if "pdm_range" in h.groups else "pip")
@@ -274,6 +275,16 @@ def _musl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg = _g(h, "poetry_pkg", "pdm_pkg")
+    missing = _g(h, "poetry_nf_pkg", "poetry_nf_name")
+    if missing:  # poetry's PackageNotFoundError (src/poetry/repositories/repository.py, pypi_repository.py)
+        if not _stack([_name(missing)], facts):
+            return None
+        ver = _g(h, "poetry_nf_ver")
+        return (f"poetry found no {_shown(missing, ver)} in the sources it reads"
+                + (" (no release of that version, or none built for this Python and platform)" if ver else
+                   " (the source does not serve the project: a PyTorch or vendor index without it, or a mistyped name)"),
+                f"add the source that serves {missing} ([[tool.poetry.source]], e.g. PyTorch's index for a +cuXYZ build, "
+                f"with `source = ...` on the dependency), or pin a version the source has; then poetry lock")
     if not pkg:
         return INSTALL_BUILDERS["no-matching-distribution"](h, env, facts)
     if not _stack([_name(pkg)], facts):
@@ -348,7 +359,88 @@ def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
              "install -c conda-forge cxx-compiler), or a release with a wheel for this Python and platform"))
 
 
+def _conda_build(text: str) -> tuple[str, str]:
+    """(name, version) of a conda build as libsolv prints it (``pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0``), or of a
+    spec (``pytorch-cuda >=12.4,<12.5``, ``pytorch 2.5.1**``); the name as the matrix knows it (conda's pytorch: torch)."""
+    text = text.strip()
+    parts = text.split(" ", 1) if " " in text else text.rsplit("-", 2)
+    name = parts[0] if len(parts) > 1 else text
+    ver = parts[1].strip(" *=") if len(parts) > 1 else ""
+    return name, ver
+
+
+def _conda_stack(names: list[str], facts: Facts) -> list[str]:
+    """The names among conda's ``names`` that are the stack's (conda's own names read as the matrix's: the readers'
+    table of them, glmcompat.readers.formats.conda), and conda's CUDA packages."""
+    from glmcompat.readers.formats.conda import _CONDA_NAMES, _CUDA_PACKAGES  # lazy: only conda's reports need it
+
+    return [n for n in names if n in _CUDA_PACKAGES or _stack([_CONDA_NAMES.get(_name(n), _name(n))], facts)]
+
+
+def _libsolv(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """conda-unsatisfiable from libsolv's problem rules (src/problems.c solver_problemruleinfo2str, as conda's libmamba
+    solver and mamba print them) and libmamba's explained tree (libmamba/src/solver/problems_graph.cpp): the builds they
+    name; None where none is the stack's (a system package manager's libsolv report)."""
+    g = h.groups
+    solver = "conda's libmamba solver" if "lm_pkg" in g else "conda's solver (libsolv)"
+    if "ls_pkg" in g:
+        (name, ver), dep = _conda_build(g["ls_pkg"]), g.get("ls_dep", "").strip()
+        dname = _conda_build(dep)[0]
+        stack = _conda_stack([name, dname], facts)
+        if not stack:
+            return None
+        return (f"{solver} cannot install {name} {ver}: it requires {dep}, and no build that provides {dep} can be "
+                "installed next to the rest (the environment's python, the other packages requested, what the channels "
+                "read publish), so it installed nothing",
+                f"relax the pin that narrows {dname} or {name} (request a {name} build whose {dname} requirement the "
+                f"channels meet: `conda search '{name}' --info` lists each build's dependencies), or install into a fresh "
+                "environment (conda create -n <name> python=3.X <packages>); `conda install --dry-run` checks it")
+    if "ls_both" in g:
+        (a, av), (b, bv) = _conda_build(g["ls_both"]), _conda_build(g.get("ls_both2", ""))
+        if not _conda_stack([a, b], facts):
+            return None
+        return (f"{solver} was asked for two builds of one package, {g['ls_both'].strip()} and "
+                f"{g.get('ls_both2', '').strip()} (two requested specs, or one requested and one the environment holds "
+                f"or another package pins), and only one {a} can be installed",
+                f"request one {a} version ({av} or {bv}): drop the other pin, or the package that pins it, or install into "
+                "a fresh environment")
+    if "ls_cpkg" in g:
+        (a, av), (b, _) = _conda_build(g["ls_cpkg"]), _conda_build(g.get("ls_ctarget", ""))
+        if not _conda_stack([a, b, _conda_build(g.get("ls_cdep", ""))[0]], facts):
+            return None
+        return (f"{solver} cannot install {a} {av} with {g.get('ls_ctarget', '').strip()}: {a} declares a conflict (or a "
+                f"constraint) with {g.get('ls_cdep', '').strip()}, which that build provides",
+                f"request builds of {a} and {b} that accept each other (relax one of the pins), or install into a fresh "
+                "environment")
+    name, ver, why = g.get("lm_pkg", ""), g.get("lm_ver", "").strip("*=").rstrip("*"), g.get("lm_why", "")
+    if name != "python" and not _conda_stack([name], facts):
+        return None
+    what = ("it requires packages (the lines under it) that cannot be installed with the rest" if "requires" in why else
+            "no build of it fits the rest (the environment's python, the platform, the channels read)" if "viable" in why
+            else "it conflicts with the versions the report lists above it")
+    return (f"{solver} cannot install {name} {ver}: {what}, so it installed nothing",
+            f"relax the pin on {name} (or the one it conflicts with, named above it) to a version the channels publish for "
+            "this environment, or install into a fresh environment (conda create -n <name> python=3.X <packages>); "
+            "`conda install --dry-run` checks it")
+
+
+def _conda_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """conda-package-not-found with the package the report names (libmamba's "does not exist", libsolv's
+    "nothing provides requested", "package ... does not exist")."""
+    spec = _g(h, "lm_missing", "requested", "ls_absent")
+    if not spec:
+        return None
+    name, ver = _conda_build(spec if "lm_missing" not in h.groups else f"{spec} {_g(h, 'lm_missing_spec')}")
+    shown = f"{name} {ver}".strip()
+    return (f"conda found no {shown} in the channels it read, for this platform (linux-64, linux-aarch64, osx-arm64): "
+            "the package is published on another channel, or not for this platform, or not at that version",
+            f"name the channel that publishes {name} (conda install -c conda-forge '{spec.strip()}', or the vendor's "
+            f"channel), or pick a version published for this platform (`conda search -c <channel> '{name}'` lists them)")
+
+
 def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if any(k in h.groups for k in ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")):
+        return _libsolv(h, env, facts)
     need, by = _g(h, "np_need"), _g(h, "np_by")
     if need:
         return (f"conda's solver found no build that provides {need}, which {by} needs, on the channels it read, so "
@@ -357,6 +449,20 @@ def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"version of {by.rsplit('-', 2)[0]} whose dependencies the channels provide")
     if "mamba_head" in h.groups:
         return None  # the report's head: its lines below name the cause (their own signatures)
+    conflicts = [c for c in env.notes.get("conda_conflicts", "").split(", ") if c] or [_g(h, "conflict_pkg")]
+    conflicts = [c for c in conflicts if c]
+    if conflicts:  # the classic solver's "Package <name> conflicts for:" blocks (conda/exceptions.py, class "direct")
+        tracked = set(_stack([_name(c) for c in conflicts], facts))
+        first = next((c for c in conflicts if _name(c) in tracked), conflicts[-1])
+        shown = ", ".join(conflicts[:6]) + (f" and {len(conflicts) - 6} more" if len(conflicts) > 6 else "")
+        return (f"conda's solver found no set of builds for the packages requested: it lists conflicts for {shown}, each "
+                "asked for by two chains of requirements (the requested specs, the environment's python, what they "
+                f"depend on) whose versions do not meet; for {first}, the versions one chain accepts are not among "
+                "those the other can take, so it installed nothing",
+                f"make the chains under \"Package {first} conflicts for:\" meet: drop or relax the pin that narrows "
+                f"{first} (a version or a companion pinned to a release the channels do not pair with it), or install "
+                "into a fresh environment (conda create -n <name> python=3.X <packages>) whose python the builds "
+                "support; `conda install --dry-run` checks it")
     return INSTALL_BUILDERS["conda-unsatisfiable"](h, env, facts)
 
 
@@ -380,10 +486,13 @@ SWEEP_BUILDERS: dict[str, Builder] = {
     "pip-resolution-impossible": _resolution,
     "build-tool-missing": _build_tool,
     "conda-unsatisfiable": _conda,
+    "conda-package-not-found": _conda_missing,
 }
 # the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
-SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg"),
-                 "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep")}
+SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_nf_pkg", "poetry_nf_name"),
+                 "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
+                 "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg"),
+                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")}
 
 
 __all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]

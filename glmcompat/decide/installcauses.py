@@ -132,8 +132,8 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
            or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
     tracked = companions(facts)
-    if not name or not (name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"):
-        return None
+    if not name or not (_in_stack(name, tracked) or _in_stack(module_package(name.replace("-", "_")), tracked)):
+        return None  # (a project's older name that its module keeps, as the matrix's module table reads it, counts)
     index = env.notes.get("index", "")
     uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing", "uv_dist"))
     at = f"the index {index}" if index else ("the indexes uv read (its default, or UV_INDEX / [[tool.uv.index]])" if uv
@@ -141,11 +141,14 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
     versions = listed_in.group(1).strip() if listed_in else ""
     local = "+" in req
-    tag = g.get("uv_tag", "")
+    tag = g.get("uv_tag") or g.get("uv_tag_other", "")
     if tag:
         what = {"platform": "this platform (OS and CPU: manylinux x86_64 / aarch64, win_amd64, macOS)",
                 "Python ABI": "this Python's ABI (cpXY: the Python version)",
-                "Python version": "this Python version (cpXY)"}.get(tag, "this Python implementation")
+                "Python version": "this Python version (cpXY)",
+                "valid tags": "any platform uv can read (its wheel file names carry invalid tags)",
+                "a free-threading compatible ABI tag": "this free-threaded Python's ABI (cpXYt)"}.get(
+                    tag, "this Python implementation")
         cause = (f"uv found {req} on {at}, but none of its wheels is built for {what}, and it has no source "
                  "distribution uv would build instead")
         fix = (f"run with a Python (uv venv --python X.Y) and on a platform {name}'s wheels are built for (the index's "
@@ -368,7 +371,28 @@ _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^
 
 
 def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """wheel-not-supported: the tags of the refused wheel's file name, and what to fetch instead."""
+    """wheel-not-supported: the tags of the refused wheel's file name, and what to fetch instead; uv's words for a
+    release none of whose wheels fits (its derivation's "has no wheels with a matching ... tag", its installer's
+    "distribution ... can't be installed because it doesn't have a source distribution or wheel for the current
+    platform"), read as no-matching-distribution reads them (the same line is both: None outside the stack)."""
+    if "uv_dist" in h.groups or "uv_pkg" in h.groups:
+        return _no_dist(h, env, facts)
+    g = h.groups
+    if "wa_pkg" in g or "on_pkg" in g:  # uv's hints under it (crates/uv-resolver/src/pubgrub/report.rs, lock/mod.rs)
+        pkg = g.get("wa_pkg") or g.get("on_pkg", "")
+        ver = g.get("wa_ver") or g.get("on_ver", "")
+        name = canonicalize(pkg)
+        if not (_in_stack(name, tracked := companions(facts)) or _in_stack(module_package(name.replace("-", "_")), tracked)):
+            return None
+        tags = (g.get("wa_tags") or g.get("on_plats", "")).replace("`", "").strip()
+        here = f"this host ({g['on_os']}, {g['on_tag']})" if "on_tag" in g else "this machine's Python and platform"
+        kind = "Python tags" if "Python" in g.get("wa_kind", "") else "platforms"
+        return (f"uv found {pkg} {ver}, and its wheels are built only for the {kind} {tags}, none of which is {here}; "
+                "it has no source distribution uv would build instead, so no file of that release installs here",
+                f"install a {pkg} release (or the build of it from another index: PyTorch's cuXYZ / cpu index for torch "
+                f"and its family) that has a wheel for {g.get('on_tag') or 'this Python and platform'}, or run where one of "
+                f"{tags} fits (uv venv --python X.Y for a Python tag); in a uv project, tool.uv.required-environments "
+                "makes uv lock a release with such wheels")
     wheel = h.groups.get("wheel", "").replace("\\", "/").rsplit("/", 1)[-1]
     m = _WHEEL.match(wheel)
     if m is None:
@@ -576,7 +600,11 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
              + (f": no {clash} release satisfies all of them" if clash else "") + ", so pip installed nothing")
     theirs = [(p, r) for p, r in needs if _req_name(r) == clash]
     mine = [r for r in asked if _req_name(r) == clash]
-    if theirs and mine:
+    if len(mine) > 1 and not theirs:
+        fix = (f"request {clash} once: the requirements (a requirements file, an environment file's pip section, a "
+               f"constraints file) ask for {' and '.join(mine)}; keep the one the other packages accept (`pip install "
+               f"--dry-run` with it checks the set)")
+    elif theirs and mine:
         p, r = theirs[0]
         fix = (f"request {clash} within what {p} accepts ({r}: pip install '{r.replace(' and ', ',').replace(', ', ',')}') "
                f"in place of {mine[0]}, or a {p.split(' ')[0]} release whose range includes {mine[0]}")

@@ -362,6 +362,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # the first chain of any class of the error ("  - pytorch-cuda=12.4 -> cuda-cudart"), conda 4.4's "in conflict" list
     ("conda_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> \S"),
     ("conda_python", r"Your python: python=?=?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"),
+    # pip's Requires-Python report of several packages (src/pip/_internal/resolution/resolvelib/factory.py
+    # _report_requires_python_error: "Packages require a different Python. <version> not in:", then one
+    # "'<specifier>' (required by <package>)" line each): the interpreter's version, read where a line names a package
+    ("pip_python", r"Packages require a different Python\. (?P<v>\d[\w.+]{0,20}) not in:"),
     # a variant the Hugging Face kernels hub rejected, and why (kernels' variants.py VariantRejected reason): the torch
     # the variant is built for, then the environment's ("torch212-cxx11-cu126-x86_64-linux: Torch version (2.12) does
     # not match environment Torch version (2.13)")
@@ -379,7 +383,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # nvidia_uvm module's HMM (its uvm_disable_hmm parameter), as a log or its reporter names them
     ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
@@ -389,6 +393,10 @@ _NOTE_WORDS = re.compile(r"(?i)no module named|obtaining|processing|nvidia |cuda
 _PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
                         r"depends on [^\n]{1,300})")
 MAX_CAUSES = 12
+# the packages conda's classic solver lists in its conflict report, one "Package <name> conflicts for:" line each, then
+# the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
+# notes' "conda_conflicts" (", "-joined, at most MAX_CAUSES)
+_CONDA_CONFLICT = re.compile(r"^\s{0,8}Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) conflicts for:")
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
@@ -435,6 +443,10 @@ class LogContext:
             have = self.notes.get("pip_causes", "")
             if have.count("; ") < MAX_CAUSES - 1:
                 self.notes["pip_causes"] = f"{have}; {c.group('c').strip()}" if have else c.group("c").strip()
+        if "conflicts for:" in line and (c := _CONDA_CONFLICT.search(line)) is not None:
+            have = self.notes.get("conda_conflicts", "")
+            if c.group("c") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
+                self.notes["conda_conflicts"] = f"{have}, {c.group('c')}" if have else c.group("c")
         if ".(" not in line and "(" in line and "." in line:
             for call in _CALL.finditer(line):
                 if call.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(call.group("top")) is not None:

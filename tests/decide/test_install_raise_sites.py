@@ -195,3 +195,108 @@ def test_the_real_nvcc_option_checks_are_named(tmp_path, capsys):
     assert arch.returncode != 0 and std.returncode != 0
     diagnoses(arch.stderr, "nvcc-unsupported-arch", ["sm_200"], tmp_path, capsys)
     diagnoses(std.stderr, "cxx-standard-unsupported", [], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("line", [
+    # uv 0.2.x-0.4.x (astral-sh/uv@f3430c3a2a crates/uv-resolver/src/lock.rs: "distribution {id} can't be installed ...")
+    "error: distribution torch==2.4.1 @ registry+https://index.invalid/whl/cu124 can't be installed because it doesn't "
+    "have a source distribution or wheel for the current platform",
+    # uv 0.5 on (crates/uv-resolver/src/lock/mod.rs: "Distribution `{id}` can't be installed ...")
+    "error: Distribution `torch==2.4.1 @ registry+https://index.invalid/whl/cu124` can't be installed because it "
+    "doesn't have a source distribution or wheel for the current platform",
+    # a direct wheel the lock holds whose tags do not fit (the same file, its other variant)
+    "error: Distribution `torch==2.4.1 @ registry+https://index.invalid/whl/cu124` can't be installed because the "
+    "binary distribution is incompatible with the current platform",
+])
+def test_uv_no_wheel_for_this_platform_names_the_release_in_every_form(line, tmp_path, capsys):
+    """uv's installer words, in each form its releases printed, are both no-matching-distribution and
+    wheel-not-supported, with the package and version the line names."""
+    out = diagnoses(line, "wheel-not-supported", ["torch==2.4.1"], tmp_path, capsys)
+    assert ": no-matching-distribution" in out, out
+
+
+def test_uv_pylock_form_names_the_package(tmp_path, capsys):
+    """`uv pip sync` of a pylock.toml (crates/uv-resolver/src/lock/export/pylock_toml.rs): the package alone."""
+    diagnoses("error: Package `torch` can't be installed because it doesn't have a source distribution or wheel for "
+              "the current platform", "wheel-not-supported", ["torch"], tmp_path, capsys)
+
+
+@pytest.mark.parametrize(("tag", "words"), [
+    ("no wheels with a matching Python ABI tag (e.g., `cp312`)", ["Python's ABI"]),
+    ("no wheels with valid tags", ["invalid tags"]),
+    ("no wheels with a free-threading compatible ABI tag", ["free-threaded"]),
+])
+def test_uv_derivation_tag_clauses_are_wheel_not_supported(tag, words, tmp_path, capsys):
+    """Each of IncompatibleTag's wordings (crates/uv-distribution-types/src/prioritized_distribution.rs, Display of
+    IncompatibleDist), as uv's derivation prints them, a terminal's wrap leaving the clause on a line of its own."""
+    diagnoses(f"      and flashinfer==0.1.2+cu121torch2.3 has {tag}, we can conclude that", "wheel-not-supported",
+              ["flashinfer==0.1.2+cu121torch2.3", *words], tmp_path, capsys)
+
+
+def test_uv_tag_clause_outside_the_stack_is_not_claimed(tmp_path, capsys):
+    unclaimed("  ╰─▶ Because dearpygui==1.9.1 has no wheels with a matching Python version tag (e.g., `cp312`) and your "
+              "project depends on dearpygui==1.9.1, we can conclude that your project's requirements are unsatisfiable.",
+              tmp_path, capsys)
+
+
+def test_pips_conflict_report_without_its_head(tmp_path, capsys):
+    """pip's causes (src/pip/_internal/resolution/resolvelib/factory.py get_installation_error: "The conflict is caused
+    by:", then "The user requested ..." / "<parent> <version> depends on ...") pasted without "Cannot install ...":
+    the package two of them pin, and a fix that names both pins; the same words over packages outside the stack stay
+    unclaimed."""
+    out = diagnoses("The conflict is caused by:\n    The user requested nvidia-cudnn-cu12==9.1.0.70\n"
+                    "    The user requested nvidia-cudnn-cu12==8.9.2.26", "pip-resolution-impossible",
+                    ["nvidia-cudnn-cu12==9.1.0.70 and nvidia-cudnn-cu12==8.9.2.26"], tmp_path, capsys)
+    assert "request nvidia-cudnn-cu12 once" in out, out
+    diagnoses("    The user requested torch==2.5.1\n    chatterbox-tts 0.1.2 depends on torch==2.6.0",
+              "pip-resolution-impossible", ["torch==2.6.0", "chatterbox-tts"], tmp_path, capsys)
+    unclaimed("The conflict is caused by:\n    The user requested requests==2.0\n    The user requested requests==3.0",
+              tmp_path, capsys)
+
+
+def test_condas_classic_conflict_report_names_the_packages(tmp_path, capsys):
+    """conda's UnsatisfiableError of the "direct" class (conda/exceptions.py: "Package {dep} conflicts for:" then the
+    chains), pasted without its head: every package it lists, the stack's first in the remedy."""
+    out = diagnoses("Package libcxxabi conflicts for:\npython=3.8 -> libcxx[version='>=4.0.1'] -> libcxxabi==4.0.1\n"
+                    "\nPackage pytorch conflicts for:\npytorch\ntorchvision -> pytorch[version='1.10.0|1.13.1']",
+                    "conda-unsatisfiable", ["libcxxabi", "pytorch"], tmp_path, capsys)
+    assert 'under "Package pytorch conflicts for:"' in out, out
+    diagnoses("The following specifications were found to be incompatible with each other:", "conda-unsatisfiable", [],
+              tmp_path, capsys)
+
+
+def test_libsolv_and_libmamba_problems_name_the_builds(tmp_path, capsys):
+    """libsolv's problem rules (openSUSE/libsolv src/problems.c solver_problemruleinfo2str) and libmamba's explained
+    tree (libmamba/src/solver/problems_graph.cpp), as conda's libmamba solver prints them: the package and version of
+    the build they blame; the same rules over a system package manager's packages stay unclaimed."""
+    diagnoses("  - package torchvision-0.20.1-py311_cu124 requires pytorch 2.5.1, but none of the providers can be "
+              "installed", "conda-unsatisfiable", ["torchvision 0.20.1", "pytorch 2.5.1"], tmp_path, capsys)
+    diagnoses("  - cannot install both pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0 and pytorch-2.4.0-py3.11_cpu_0",
+              "conda-unsatisfiable", ["2.5.1", "2.4.0"], tmp_path, capsys)
+    diagnoses("└─ pytorch-cuda 12.4** is not installable because it requires", "conda-unsatisfiable",
+              ["pytorch-cuda 12.4"], tmp_path, capsys)
+    diagnoses("└─ pytorch =2.6 * does not exist (perhaps a typo or a missing channel).", "conda-package-not-found",
+              ["pytorch 2.6"], tmp_path, capsys)
+    unclaimed("  - package foo-1.0-1.x86_64 requires libbar.so.2()(64bit), but none of the providers can be installed",
+              tmp_path, capsys)
+
+
+def test_uv_wheel_hints_name_the_release_and_its_tags(tmp_path, capsys):
+    """uv's hints under a failed resolution or sync (crates/uv-resolver/src/pubgrub/report.rs "Wheels are available for
+    ...", crates/uv-resolver/src/lock/mod.rs "You're on ..., but ... only has wheels for ..."), pasted alone."""
+    diagnoses("hint: You're on Linux (`manylinux_2_38_aarch64`), but `torchaudio` (v2.6.0+cpu) only has wheels for the "
+              "following platforms: `linux_x86_64`, `win_amd64`", "wheel-not-supported",
+              ["torchaudio 2.6.0+cpu", "manylinux_2_38_aarch64", "win_amd64"], tmp_path, capsys)
+    diagnoses("hint: Wheels are available for `torch` (v2.1.0) with the following Python ABI tags: `cp38`, `cp311`",
+              "wheel-not-supported", ["torch 2.1.0", "cp38, cp311"], tmp_path, capsys)
+
+
+def test_pips_several_package_python_report_names_each(tmp_path, capsys):
+    """pip's _report_requires_python_error for several causes: the head names the interpreter, each line a package."""
+    diagnoses("ERROR: Packages require a different Python. 3.8.10 not in:\n'>=3.9' (required by vllm 0.6.3)",
+              "python-version-unsupported", ["vllm", ">=3.9", "3.8.10"], tmp_path, capsys)
+
+
+def test_poetrys_package_not_found_names_it(tmp_path, capsys):
+    diagnoses("Package torch (2.1.0+cu121) not found.", "no-matching-distribution", ["torch 2.1.0+cu121", "poetry"],
+              tmp_path, capsys)
