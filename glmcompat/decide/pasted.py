@@ -1,0 +1,196 @@
+"""The text the libraries printed, from a log as users paste it (issue 38): what a terminal, a log collector, a CI
+runner, a notebook, a quoted GitHub comment or a web page added to each line is taken off before the signatures run,
+and a message a terminal or a thread wrapped across lines is joined again. Each line keeps the number of the user's
+line it came from (a joined message, its first line's), so what ``glmcompat explain`` reports points at the log.
+
+Read per line (:func:`clean`), in this order:
+
+* ANSI colour and cursor codes (``ESC[31m``), and a carriage-return progress bar: the text after the last ``\\r``
+  (what the terminal showed last);
+* HTML escapes of a page's source (``&gt;``, ``&#39;``, ``&quot;``), where the line holds one;
+* quote markers of a (nested) GitHub quote (``> ``, ``> > >``), not the REPL's ``>>>``;
+* the prefixes log collectors put before each record, repeatedly: GitHub Actions' ``2024-..Z`` and ``##[error]``,
+  docker build's ``#8 12.34``, a timestamp (``2024-01-02 12:00:00,123``, ``[2025-01-02 12:00:00 TP0]``) and the level
+  after it, vLLM's ``INFO 01-02 12:00:00 [file.py:12]``, torchrun's ``[rank0]:``, Ray's and vLLM's process prefixes
+  (``(VllmWorker TP0 pid=123)``, ``(EngineCore_0 pid=9)``, ``(raylet, ip=...)``), mpirun's ``[1,0]<stderr>:``,
+  pytest's ``E   `` and an issue title's ``[Bug]:``;
+* pip's and uv's box drawing (``× ``, ``│ ``, ``╰─> ``, ``├─▶ ``): the text they frame;
+* a notebook's traceback (``----> 3 import x``, ``File ~/x/site-packages/m/f.py:12``): CPython's form;
+* a path's doubled backslashes (``C:\\\\Users\\\\x``, a repr's or a JSON string's): one.
+
+Then joined (:func:`pasted`): a line wrapped where a terminal's, a thread's or a notebook's width ended it, whose next line
+goes on with the same message (it starts at column 0, with no word that opens a record). The break is read as a cut
+inside a word (a soname, a path, a version: joined as is) or at a space (joined with one).
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Iterator
+
+MAX_JOIN = 8  # lines a wrapped message may span
+MAX_TEXT = 8192  # a joined line stops growing here (the scanner reads a line's first 8192 characters)
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\][^\x07\x1b]{0,400}(?:\x07|\x1b\\)|[()][A-Za-z0-9]|[=>78])")
+_HTML = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|gt|lt|amp|quot|apos|nbsp);")
+_QUOTE = re.compile(r"^[ \t]{0,3}(?:>(?!>>)[ \t]?){1,12}")
+# one record prefix each; a line may carry several (a CI runner's timestamp before a container's before vLLM's)
+_PREFIXES = [re.compile(p) for p in (
+    # GitHub Actions: each line's ISO timestamp, and its workflow commands
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?=##\[|\S)(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE) )",
+    r"^##\[(?:error|warning|notice|debug|group|endgroup|section|command)\]",
+    # docker build (BuildKit): "#8 12.34 " before each line a step prints
+    r"^#\d{1,4} \d{1,6}\.\d{1,4} ",
+    # a timestamp, the logger's name and the level after it: Python's logging ("%(asctime)s - %(name)s - %(levelname)s -
+    # "), loguru's ("2026-02-04 15:04:36.023 | INFO     | mod:func:585 - "), SGLang's ("[2025-01-02 12:00:00 TP0] "),
+    # Rust tracing's (TGI: "2024-03-13T15:34:11.255262Z  WARN text_generation_launcher: ")
+    r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?: (?:[A-Z]{1,4}\d{1,4} ?){1,4})?\]?"
+    r"(?:\s{0,3}[-|:]\s{1,3}|\s{1,3})"
+    r"(?:(?:[\w.-]{1,80}\s{0,3}[-|]\s{1,3})?\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\]?"
+    r"(?:\s{0,12}[-|:]\s{1,3}|\s{1,12}))?"
+    r"(?:[a-z][a-z0-9]{0,40}(?:_|::)[\w:]{0,80}: |\[[\w./-]{1,80}:\d{1,6}(?::[\w<>.]{1,80})?\]\s{1,3}|"
+    r"[\w.<>]{1,120}:[\w<>]{1,80}:\d{1,6}\s{1,3}-\s{1,3}|[\w.]{1,80}:\d{1,6}\s{0,3}[-:]\s{1,3})?",
+    # rich's log handler (a time, the level padded to its column): "17:22:43-020113 INFO     "
+    r"^\[?\d\d:\d\d:\d\d(?:[.,-]\d{1,9})?\]?\s{1,4}(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\s{1,12}",
+    # vLLM's logger: "INFO 01-02 12:00:00 [file.py:12] ", older "INFO 01-02 12:00:00 file.py:12] "
+    r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,80}:\d{1,6}\] ",
+    # glog's (absl, NCCL's C++ side): "E0102 12:00:00.123456 1234 file.cc:12] "
+    r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,6}\s{1,8}\d{1,8} [\w./-]{1,80}:\d{1,6}\] ",
+    # torchrun's per-rank prefix, and mpirun's --tag-output
+    r"^\[(?:rank|default)\d{1,5}\]: ?",
+    r"^\[\d{1,5},\d{1,5}\]<(?:stdout|stderr)>: ?",
+    # Ray's and vLLM's process prefixes: "(VllmWorker TP0 pid=123) ", "(EngineCore_0 pid=9) ", "(pid=1, ip=10.0.0.1) "
+    r"^\((?:[\w.-]{1,60} ){0,3}pid=\d{1,9}(?:, ip=[\w.:-]{1,60})?\) ?",
+    r"^\([\w.-]{1,60}, ip=[\w.:-]{1,60}\) ?",
+    # pytest's failure lines: "E   ImportError: ..."
+    r"^E(?: {1,8}|$)",
+    # an issue title's tag: "[Bug]: ", "[Installation] "
+    r"^\[(?:Bug|BUG|bug|Usage|Installation|Feature|Question|Doc|Docs|Performance|Misc|Help|Error|Issue|Bugfix|"
+    r"Installation Issue|Bug Report)\]:?\s{0,3}",
+)]
+_HAS_PREFIX = re.compile(r"^(?:\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
+# pip's (rich) and uv's (miette) boxes: the frame before the text it holds
+_BOX = re.compile(r"^(?P<indent>\s{0,12})(?:[×│├╰┃┆║]\s?(?:[─━]{1,4}\s?[>▶➤]\s?)?|[─━]{1,4}\s?[>▶➤]\s?)(?!\S{0,40}[─│])")
+# a notebook's traceback: IPython's arrow at the failing line, and its frame header
+_ARROW = re.compile(r"^-{1,8}> ?\d{1,6} ")
+_NB_FILE = re.compile(r"^File (?P<path>[~/.\w][^\s:]{0,500}?|[A-Za-z]:\\[^:]{0,500}?):(?P<line>\d{1,6})(?:,? in (?P<fn>\S{1,200}))?\s{0,4}$")
+_DOUBLE_BACKSLASH = re.compile(r"(?<=[\w.:~-])\\\\(?=[\w.~-])")
+
+# a line that opens a record of its own: never the continuation of the line before
+_OPENS = re.compile(
+    r"^(?:Traceback|File |During handling|The above exception|Caused by|Collecting|Downloading|Requirement|Installing|"
+    r"Successfully|Building|Running|Using|Obtaining|Processing|Attempting|Found|Uninstalling|Looking|Preparing|Getting|"
+    r"Created|Stored|Failed|ERROR|WARNING|INFO|DEBUG|note:|error:|warning:|hint:|help:|running |copying |creating |"
+    r"writing |reading |adding |removing |building |compiling |gcc |g\+\+ |c\+\+ |nvcc |/|\./|\d{1,4}[:-]\d\d[:-]\d\d|[A-Za-z][\w.-]{0,60}: |[A-Za-z_][\w.]{0,100}"
+    r"(?:Error|Exception|Warning|Exit|Interrupt)\b|[A-Z][\w .-]{0,40}: |\w{1,40}=)")
+# what a continuation may start with: the rest of a word, a name, a version, a path, a clause
+_GOES_ON = re.compile(r"^[a-z0-9._=,;)\]'\"`/+~]")
+# a line that is an item of a list of its own (pip freeze, pip list, a requirements file): never joined
+_ROW = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}(?:\[[\w,-]{1,80}\])?(?:\s{0,4}(?:==|===|>=|<=|~=|@)\s{0,4}|\s{1,40})\S{1,200}"
+                  r"(?:\s{1,40}\S{1,300}){0,6}\s{0,4}$")
+# a shell's or a REPL's prompt: the command typed, a line of its own
+_PROMPT = re.compile(r"^\s{0,4}(?:[$#%❯➜>]|>>>|\.\.\.|In \[\d{1,6}\]:|\([\w.-]{1,60}\)\s{0,2}\S{0,200}[$#])\s")
+_SPECIAL = "._/\\=<>~!+-"
+WRAP_WIDTH = 60  # a break at a space joins lines only where the first is at least this long (a wrapped message)
+def clean(line: str) -> str:
+    """``line`` as the library printed it: the terminal's, the collector's and the page's additions taken off."""
+    return _cleaned(line)[0]
+
+
+def _cleaned(line: str) -> tuple[str, int]:
+    """:func:`clean`'s line, and how many characters of record prefixes it took off (a logging handler that wraps a
+    long message indents its next lines by as many)."""
+    line = line.rstrip("\n")
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    if "\r" in line:  # a progress bar redrawn in place: what the terminal showed last
+        parts = [p for p in line.split("\r") if p.strip()]
+        line = parts[-1] if parts else ""
+    if "&" in line and _HTML.search(line) is not None:
+        line = html.unescape(line).replace("\xa0", " ")
+    if ">" in line[:16] and (q := _QUOTE.match(line)) is not None and q.end() > 0 and not line.startswith(">>>"):
+        line = line[q.end():]
+    before = len(line)
+    for _ in range(6):  # prefixes in any order, each at most once per pass
+        if _HAS_PREFIX.match(line) is None:
+            break
+        for p in _PREFIXES:
+            m = p.match(line)
+            if m is not None and m.end() > 0:
+                line = line[m.end():]
+                break
+        else:
+            break
+    width = before - len(line)
+    if line[:14].lstrip()[:1] in ("×", "│", "├", "╰", "┃", "┆", "║", "─", "━") and (b := _BOX.match(line)) is not None:
+        line = b.group("indent") + line[b.end():]
+        if line.rstrip().endswith("│"):  # rich's traceback panel: the text between its borders
+            line = line.rstrip()[:-1].rstrip()
+    if line.startswith("-") and (a := _ARROW.match(line)) is not None:
+        line = "    " + line[a.end():]  # CPython's code line under its frame
+    elif line.startswith("File ") and '"' not in line[:6] and (f := _NB_FILE.match(line)) is not None:
+        line = f'  File "{f.group("path")}", line {f.group("line")}' + (f", in {f.group('fn')}" if f.group("fn") else "")
+    if "\\\\" in line:
+        line = _DOUBLE_BACKSLASH.sub(lambda _: "\\", line)
+    return line, width
+
+
+def _joins(a: str, b: str) -> str | None:
+    """The glue between ``a`` and the next line ``b`` where ``b`` goes on with ``a``'s message ("" for a cut inside a
+    word, " " for a break at a space), or None where ``b`` is a line of its own."""
+    if not b or b[0].isspace() or len(a.strip()) < 16 or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
+        return None
+    if a.rstrip().endswith((":", "!", "?", ";")) or a.lstrip().startswith(('File "', "Traceback")) or _PROMPT.match(a):
+        return None
+    if _ROW.match(a.strip()) is not None or _ROW.match(b) is not None or a.endswith("\\"):
+        return None
+    if a.split(None, 1)[0] == b.split(None, 1)[0]:  # records of one kind, one a line ("ptxas ...", "ptxas ...")
+        return None
+    if a.endswith((" ", "\t")):
+        return ""
+    tail = a.rsplit(None, 1)[-1]
+    head = b.split(None, 1)[0]
+    if a.endswith("."):  # a sentence ends here, unless a version was cut after its dot ("torch==2.1." / "0, but")
+        return "" if b[0].isdigit() and any(c.isdigit() for c in tail) else None
+    if tail[-1] in _SPECIAL:  # "libcudart." / "so.12", "/usr/local/" / "cuda", "flash_" / "attn"
+        return ""
+    if tail[-1].isdigit():  # "libcudart.so.1" / "2: cannot", "torch==2" / ".1.0"
+        return "" if b[0].isdigit() or b[0] in "._-+" else (" " if len(a) >= WRAP_WIDTH and b[0].islower() else None)
+    if any(c in tail for c in _SPECIAL) and (any(c in head for c in _SPECIAL) or b[0] in "._-+"):
+        return ""  # a path, soname or module cut between letters ("flash_attn_2_cu" / "da.cpython-310...so")
+    return " " if len(a) >= WRAP_WIDTH and b[0].islower() else None
+
+
+def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """(number, line) pairs of a log as pasted -> the lines the libraries printed, each with its first line's number
+    (:func:`clean` for each line; a message wrapped across lines joined again, at most :data:`MAX_JOIN` of them)."""
+    held: tuple[int, str] | None = None
+    span = held_last = indent = 0
+    raw_prev = ""
+    for n, raw in lines:
+        line, width = _cleaned(raw)
+        if not line.strip():
+            if held is not None:
+                yield held
+                held = None
+            continue
+        if held is not None:
+            glue = _joins(raw_prev, line) if span < MAX_JOIN and not width else None
+            if glue is None and indent >= 12 and span < MAX_JOIN and len(line) > indent and line[:indent].isspace() \
+                    and not line[indent].isspace():  # a logging handler's wrap: its next lines at the message's column
+                glue, line = " ", line[indent:]
+            if glue is not None and n == held_last + 1 and len(held[1]) + len(line) < MAX_TEXT:
+                held = (held[0], held[1] + glue + line)
+                span += 1
+                held_last = n
+                raw_prev = line
+                continue
+            yield held
+        held, span, held_last, raw_prev, indent = (n, line), 1, n, line, width
+    if held is not None:
+        yield held
+
+
+__all__ = ["clean", "pasted"]
