@@ -105,6 +105,15 @@ def _cleaned(line: str) -> tuple[str, int]:
     line = line.rstrip("\n")
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if "\b" in line:  # a spinner drawn with backspaces ("... -\b \bdone"): each erases the character before it
+        out: list[str] = []
+        for ch in line:
+            if ch == "\b":
+                if out:
+                    out.pop()
+            else:
+                out.append(ch)
+        line = "".join(out)
     if "\r" in line:  # a progress bar redrawn in place: what the terminal showed last
         parts = [p for p in line.split("\r") if p.strip()]
         line = parts[-1] if parts else ""
@@ -140,6 +149,9 @@ def _cleaned(line: str) -> tuple[str, int]:
 def _joins(a: str, b: str) -> str | None:
     """The glue between ``a`` and the next line ``b`` where ``b`` goes on with ``a``'s message ("" for a cut inside a
     word, " " for a break at a space), or None where ``b`` is a line of its own."""
+    if a.strip() == "File" and b.lstrip().startswith('"') or (
+            a.rstrip().endswith('",') and a.lstrip().startswith(('File "', '"')) and b.lstrip().startswith("line ")):
+        return " "  # a traceback's frame header wrapped at a hanging indent (uv's report: File / "path", / line N)
     if not b or b[0].isspace() or len(a.strip()) < 16 or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
         return None
     if a.rstrip().endswith((":", "!", "?", ";")) or a.lstrip().startswith(('File "', "Traceback")) or _PROMPT.match(a):
@@ -181,6 +193,8 @@ def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
             if glue is None and indent >= 12 and span < MAX_JOIN and len(line) > indent and line[:indent].isspace() \
                     and not line[indent].isspace():  # a logging handler's wrap: its next lines at the message's column
                 glue, line = " ", line[indent:]
+            if glue == " " and line[:1].isspace():
+                line = line.lstrip()
             if glue is not None and n == held_last + 1 and len(held[1]) + len(line) < MAX_TEXT:
                 held = (held[0], held[1] + glue + line)
                 span += 1

@@ -327,15 +327,18 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # required ..." (commands/install.py:430), "Running setup.py clean for %s" (printed after a failed build,
     # wheel_builder.py:283), the failed step of subprocess-exited-with-error ("Building wheel for %s (pyproject.toml) did
     # not run successfully", "Running setup.py install for %s ... error"); uv's "Failed to build `%s==%s`" and "Failed to
-    # download and build `%s==%s`" (the uv-0.9.16 binary's strings)
+    # download and build `%s==%s`" (the uv-0.9.16 binary's strings); pip 25's "Failed to build '%s' when getting
+    # requirements to build wheel" (pip-25.3 wheel pip/_internal/exceptions.py:204) and "Building wheel for %s failed: %s"
+    # (wheel_builder.py:197)
     ("build_failed", r"(?:Failed building (?:wheel|editable) for|Failed to build (?!installable |one or more )|"
+                     r"Building wheel for (?=[A-Za-z][\w.-]{0,80} failed: )|"
                      r"Failed to build installable wheels for some pyproject\.toml based projects \(|"
                      r"Could not build wheels for|Running setup\.py clean for|Failed to (?:download and )?build `|"
                      r"Building (?=(?:wheel|editable) for [A-Za-z][\w.-]{0,80} \([\w.]{1,40}\) did not run)(?:wheel|editable) for|"
                      r"Running setup\.py (?=install for [A-Za-z][\w.-]{0,80} \.{3} error)install for) "
-                     r"?`?(?P<v>[A-Za-z][\w.-]{0,80}(?:==[\w.+!-]{1,60})?)"),
+                     r"?[`']?(?P<v>[A-Za-z][\w.-]{0,80}(?:==[\w.+!-]{1,60})?)"),
     ("building", r"(?:Building wheel for|Building editable for|Running setup\.py (?:install|develop) for|"
-                 r"Failed to build (?!installable |one or more )`?|^\s{0,8}Building (?=[A-Za-z][\w.-]{0,80}==))"
+                 r"Failed to build (?!installable |one or more )[`']?|^\s{0,8}Building (?=[A-Za-z][\w.-]{0,80}==))"
                  r"(?P<v>[A-Za-z][\w.-]{0,80})"),
     # pip's build directory of a requirement from an index: <tmp>/pip-install-<random>/<canonical name>_<uuid hex>/
     # (pip-23.2.1 wheel pip/_internal/req/req_install.py ensure_build_location), in the paths a compile prints
