@@ -29,9 +29,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Iterator
+from itertools import chain
 
 MAX_JOIN = 8  # lines a wrapped message may span
 MAX_TEXT = 8192  # a joined line stops growing here (the scanner reads a line's first 8192 characters)
+LOOKAHEAD = 2000  # lines read before the first is given, to tell the width a log was hard-wrapped at
+MIN_WIDTH = 60  # no terminal, page or notebook wraps narrower
+WRAPPED_LINES = 3  # lines that must share the longest length for it to be read as a wrap width
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\][^\x07\x1b]{0,400}(?:\x07|\x1b\\)|[()][A-Za-z0-9]|[=>78])")
 _HTML = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|gt|lt|amp|quot|apos|nbsp);")
@@ -56,6 +60,8 @@ _PREFIXES = [re.compile(p) for p in (
     r"^\[?\d\d:\d\d:\d\d(?:[.,-]\d{1,9})?\]?\s{1,4}(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\s{1,12}",
     # vLLM's logger: "INFO 01-02 12:00:00 [file.py:12] ", older "INFO 01-02 12:00:00 file.py:12] "
     r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,80}:\d{1,6}\] ",
+    # syslog's and journald's (journalctl): "Oct 04 13:19:39 host unit[394]: "
+    r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} [\w.@/()-]{1,80}(?:\[\d{1,9}\])?: ",
     # glog's (absl, NCCL's C++ side): "E0102 12:00:00.123456 1234 file.cc:12] "
     r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,6}\s{1,8}\d{1,8} [\w./-]{1,80}:\d{1,6}\] ",
     # torchrun's per-rank prefix, and mpirun's --tag-output
@@ -70,7 +76,7 @@ _PREFIXES = [re.compile(p) for p in (
     r"^\[(?:Bug|BUG|bug|Usage|Installation|Feature|Question|Doc|Docs|Performance|Misc|Help|Error|Issue|Bugfix|"
     r"Installation Issue|Bug Report)\]:?\s{0,3}",
 )]
-_HAS_PREFIX = re.compile(r"^(?:\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
+_HAS_PREFIX = re.compile(r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:|\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
 # pip's (rich) and uv's (miette) boxes: the frame before the text it holds
 _BOX = re.compile(r"^(?P<indent>\s{0,12})(?:[×│├╰┃┆║]\s?(?:[─━]{1,4}\s?[>▶➤]\s?)?|[─━]{1,4}\s?[>▶➤]\s?)(?!\S{0,40}[─│])")
 # a notebook's traceback: IPython's arrow at the failing line, and its frame header
@@ -93,6 +99,8 @@ _ROW = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}(?:\[[\w,-]{1,80}\])?(?:\s{0,4}(?:==
 # a shell's or a REPL's prompt: the command typed, a line of its own
 _PROMPT = re.compile(r"^\s{0,4}(?:[$#%❯➜>]|>>>|\.\.\.|In \[\d{1,6}\]:|\([\w.-]{1,60}\)\s{0,2}\S{0,200}[$#])\s")
 _SPECIAL = "._/\\=<>~!+-"
+# the widths terminals, notebooks and pages wrap at: a line of one of them, cut inside a word, goes on in the next
+TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 140, 150, 160, 180, 200, 220, 240})
 WRAP_WIDTH = 60  # a break at a space joins lines only where the first is at least this long (a wrapped message)
 def clean(line: str) -> str:
     """``line`` as the library printed it: the terminal's, the collector's and the page's additions taken off."""
@@ -152,7 +160,15 @@ def _joins(a: str, b: str) -> str | None:
     if a.strip() == "File" and b.lstrip().startswith('"') or (
             a.rstrip().endswith('",') and a.lstrip().startswith(('File "', '"')) and b.lstrip().startswith("line ")):
         return " "  # a traceback's frame header wrapped at a hanging indent (uv's report: File / "path", / line N)
-    if not b or b[0].isspace() or len(a.strip()) < 16 or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
+    if not b or len(a.strip()) < 16:
+        return None
+    if len(a) in TERMINAL_WIDTHS and not _framed(a) and _OPENS.match(b.lstrip()) is None \
+            and (not b[0].isspace() or b[1:2].strip()):
+        return ""  # a line that fills a terminal's width, cut there (before a space, or inside a word)
+    if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
+            and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
+        return ""  # a wrap just before a space: the space opens the next line
+    if b[0].isspace() or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
         return None
     if a.rstrip().endswith((":", "!", "?", ";")) or a.lstrip().startswith(('File "', "Traceback")) or _PROMPT.match(a):
         return None
@@ -175,12 +191,59 @@ def _joins(a: str, b: str) -> str | None:
     return " " if len(a) >= WRAP_WIDTH and b[0].islower() else None
 
 
+def _visible(raw: str) -> str:
+    """What a terminal shows of ``raw``: no colour codes, the last redraw of a carriage-return line."""
+    text = _ANSI.sub("", raw) if "\x1b" in raw else raw
+    return text.rsplit("\r", 1)[-1] if "\r" in text else text
+
+
+_FRAMED = ("|", "│", "+", "┃", "║", "━", "─", "═", "╯", "╮", "┘", "┐", "╝", "╗")
+_COLUMNS = re.compile(r"\S {2,}\S{1,200} {2,}\S")  # a table's row: columns aligned with runs of spaces
+_RULE = frozenset("-=*#_~. ")
+
+
+def _framed(text: str) -> bool:
+    """Whether ``text`` is a table's or a panel's line (it ends in a frame), or a rule: a width shared by design."""
+    t = text.rstrip()
+    return t.endswith(_FRAMED) or not set(t) - _RULE
+
+
+def width_of(lines: Iterable[str]) -> int:
+    """The width a terminal (or ``fold``, or a page) hard-wrapped these lines at, or 0 where they show none: the length of
+    the longest lines where at least :data:`WRAPPED_LINES` lines have it, and no line is longer (a table's or a panel's
+    lines, which end in their frame, are no wrap)."""
+    counts: dict[int, int] = {}
+    longest = 0
+    for raw in lines:
+        text = _visible(raw)
+        size = len(text)
+        longest = max(longest, size)
+        if size >= MIN_WIDTH and not _framed(text) and _COLUMNS.search(text) is None:
+            counts[size] = counts.get(size, 0) + 1
+    return longest if counts.get(longest, 0) >= WRAPPED_LINES else 0
+
+
 def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
     """(number, line) pairs of a log as pasted -> the lines the libraries printed, each with its first line's number
-    (:func:`clean` for each line; a message wrapped across lines joined again, at most :data:`MAX_JOIN` of them)."""
+    (:func:`clean` for each line; a message wrapped across lines joined again, at most :data:`MAX_JOIN` of them).
+
+    The first :data:`LOOKAHEAD` lines are read before any is given, to tell the width a terminal hard-wrapped the log at
+    (:func:`width_of`): a line of that width goes on in the next one, as it stands (a hard wrap cuts anywhere)."""
+    it = iter(lines)
+    head: list[tuple[int, str]] = []
+    for pair in it:
+        head.append(pair)
+        if len(head) >= LOOKAHEAD:
+            break
+    width = width_of(raw for _, raw in head)
+    return _joined(chain(head, it), width)
+
+
+def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[tuple[int, str]]:
     held: tuple[int, str] | None = None
     span = held_last = indent = 0
     raw_prev = ""
+    full = False  # whether the held record's last line filled the width the log was wrapped at
     for n, raw in lines:
         line, width = _cleaned(raw)
         if not line.strip():
@@ -189,22 +252,27 @@ def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
                 held = None
             continue
         if held is not None:
-            glue = _joins(raw_prev, line) if span < MAX_JOIN and not width else None
-            if glue is None and indent >= 12 and span < MAX_JOIN and len(line) > indent and line[:indent].isspace() \
-                    and not line[indent].isspace():  # a logging handler's wrap: its next lines at the message's column
-                glue, line = " ", line[indent:]
-            if glue == " " and line[:1].isspace():
-                line = line.lstrip()
+            if full and span < MAX_JOIN * 4 and n == held_last + 1:  # a hard wrap: the next line goes on as it stands
+                glue, line = "", _visible(raw)
+            else:
+                glue = _joins(raw_prev, line) if span < MAX_JOIN and not width else None
+                if glue is None and indent >= 12 and span < MAX_JOIN and len(line) > indent and line[:indent].isspace() \
+                        and not line[indent].isspace():  # a logging handler's wrap: its next lines at the message's column
+                    glue, line = " ", line[indent:]
+                if glue == " " and line[:1].isspace():
+                    line = line.lstrip()
             if glue is not None and n == held_last + 1 and len(held[1]) + len(line) < MAX_TEXT:
                 held = (held[0], held[1] + glue + line)
                 span += 1
                 held_last = n
                 raw_prev = line
+                full = bool(wrap) and len(_visible(raw)) == wrap
                 continue
             yield held
         held, span, held_last, raw_prev, indent = (n, line), 1, n, line, width
+        full = bool(wrap) and len(_visible(raw)) == wrap and not _framed(_visible(raw))
     if held is not None:
         yield held
 
 
-__all__ = ["clean", "pasted"]
+__all__ = ["clean", "pasted", "width_of"]
