@@ -91,6 +91,11 @@ _OPENS = re.compile(
     r"Created|Stored|Failed|ERROR|WARNING|INFO|DEBUG|note:|error:|warning:|hint:|help:|running |copying |creating |"
     r"writing |reading |adding |removing |building |compiling |gcc |g\+\+ |c\+\+ |nvcc |/|\./|\d{1,4}[:-]\d\d[:-]\d\d|[A-Za-z][\w.-]{0,60}: |[A-Za-z_][\w.]{0,100}"
     r"(?:Error|Exception|Warning|Exit|Interrupt)\b|[A-Z][\w .-]{0,40}: |\w{1,40}=)")
+# a line that opens a record whatever the line before it (a traceback, a timestamp, a prompt, pip's and uv's own lines)
+_STRONG = re.compile(r"^(?:Traceback |File \"|During handling|The above exception|\d{4}-\d\d-\d\d|\[|\$ |>>> |[A-Z][a-z]{2} [ \d]\d |"
+                     r"Collecting |Downloading |Requirement already|Installing |Successfully |Building |Running |Using |ERROR:|"
+                     r"WARNING:|INFO:|error:|warning:|note:|hint:|help:|×|│|╰)")
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]{0,100}(?:Error|Exception|Warning|Exit|Interrupt)\b")
 # what a continuation may start with: the rest of a word, a name, a version, a path, a clause
 _GOES_ON = re.compile(r"^[a-z0-9._=,;)\]'\"`/+~]")
 # a line that is an item of a list of its own (pip freeze, pip list, a requirements file): never joined
@@ -168,6 +173,9 @@ def _joins(a: str, b: str) -> str | None:
     if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
             and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
         return ""  # a wrap just before a space: the space opens the next line
+    if a.endswith(" ") and not a.endswith("  ") and len(a) >= 30 and not b[0].isspace() and _STRONG.match(b) is None \
+            and (a.endswith(": ") or _EXCEPTION.match(b) is None) and _ROW.match(a.strip()) is None:
+        return ""  # a soft wrap at a space, the space left at the end of the line (fold -s, a page's copy)
     if b[0].isspace() or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
         return None
     if a.rstrip().endswith((":", "!", "?", ";")) or a.lstrip().startswith(('File "', "Traceback")) or _PROMPT.match(a):
