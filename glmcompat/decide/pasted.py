@@ -99,8 +99,8 @@ _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]{0,100}(?:Error|Exception|Warning|Exit|
 # what a continuation may start with: the rest of a word, a name, a version, a path, a clause
 _GOES_ON = re.compile(r"^[a-z0-9._=,;)\]'\"`/+~]")
 # a line that is an item of a list of its own (pip freeze, pip list, a requirements file): never joined
-_ROW = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}(?:\[[\w,-]{1,80}\])?(?:\s{0,4}(?:==|===|>=|<=|~=|@)\s{0,4}|\s{1,40})\S{1,200}"
-                  r"(?:\s{1,40}\S{1,300}){0,6}\s{0,4}$")
+_ROW = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}(?:\[[\w,-]{1,80}\])?(?:\s{0,4}(?:==|===|>=|<=|~=)\s{0,4}|\s{1,40})v?\d[\w.+!-]{0,60}"
+                  r"(?:\s{1,40}\S{1,300}){0,6}\s{0,4}$|^[A-Za-z0-9][\w.-]{0,80}\s{0,4}@\s{0,4}\S{1,500}$")
 # a shell's or a REPL's prompt: the command typed, a line of its own
 _PROMPT = re.compile(r"^\s{0,4}(?:[$#%❯➜>]|>>>|\.\.\.|In \[\d{1,6}\]:|\([\w.-]{1,60}\)\s{0,2}\S{0,200}[$#])\s")
 _SPECIAL = "._/\\=<>~!+-"
