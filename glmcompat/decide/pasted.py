@@ -45,8 +45,10 @@ _PREFIXES = [re.compile(p) for p in (
     # GitHub Actions: each line's ISO timestamp, and its workflow commands
     r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?=##\[|\S)(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE) )",
     r"^##\[(?:error|warning|notice|debug|group|endgroup|section|command)\]",
-    # docker build (BuildKit): "#8 12.34 " before each line a step prints
+    # docker build (BuildKit): "#8 12.34 " before each line a step prints, or its time alone ("0.934 ", as the TTY view
+    # of a failed step prints it)
     r"^#\d{1,4} \d{1,6}\.\d{1,4} ",
+    r"^\d{1,5}\.\d{3} (?=\S|\s{1,16}\S)",
     # a timestamp, the logger's name and the level after it: Python's logging ("%(asctime)s - %(name)s - %(levelname)s -
     # "), loguru's ("2026-02-04 15:04:36.023 | INFO     | mod:func:585 - "), SGLang's ("[2025-01-02 12:00:00 TP0] "),
     # Rust tracing's (TGI: "2024-03-13T15:34:11.255262Z  WARN text_generation_launcher: ")
@@ -76,7 +78,7 @@ _PREFIXES = [re.compile(p) for p in (
     r"^\[(?:Bug|BUG|bug|Usage|Installation|Feature|Question|Doc|Docs|Performance|Misc|Help|Error|Issue|Bugfix|"
     r"Installation Issue|Bug Report)\]:?\s{0,3}",
 )]
-_HAS_PREFIX = re.compile(r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:|\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
+_HAS_PREFIX = re.compile(r"^(?:\d{1,5}\.\d{3} |[A-Z][a-z]{2} [ \d]\d \d\d:|\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
 # pip's (rich) and uv's (miette) boxes: the frame before the text it holds
 _BOX = re.compile(r"^(?P<indent>\s{0,12})(?:[×│├╰┃┆║]\s?(?:[─━]{1,4}\s?[>▶➤]\s?)?|[─━]{1,4}\s?[>▶➤]\s?)(?!\S{0,40}[─│])")
 # a notebook's traceback: IPython's arrow at the failing line, and its frame header
@@ -95,7 +97,8 @@ _OPENS = re.compile(
 _STRONG = re.compile(r"^(?:Traceback |File \"|During handling|The above exception|\d{4}-\d\d-\d\d|\[|\$ |>>> |[A-Z][a-z]{2} [ \d]\d |"
                      r"Collecting |Downloading |Requirement already|Installing |Successfully |Building |Running |Using |ERROR:|"
                      r"WARNING:|INFO:|error:|warning:|note:|hint:|help:|×|│|╰)")
-_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]{0,100}(?:Error|Exception|Warning|Exit|Interrupt)\b")
+_WARNING_AT = re.compile(r"\.py:\d{1,6}: $")  # Python's warnings.formatwarning: "<file>:<line>: <Category>: <message>"
+_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]{0,100})?(?:Error|Exception|Warning|Exit|Interrupt)\b")
 # what a continuation may start with: the rest of a word, a name, a version, a path, a clause
 _GOES_ON = re.compile(r"^[a-z0-9._=,;)\]'\"`/+~]")
 # a line that is an item of a list of its own (pip freeze, pip list, a requirements file): never joined
@@ -174,7 +177,7 @@ def _joins(a: str, b: str) -> str | None:
             and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
         return ""  # a wrap just before a space: the space opens the next line
     if a.endswith(" ") and not a.endswith("  ") and len(a) >= 30 and not b[0].isspace() and _STRONG.match(b) is None \
-            and (a.endswith(": ") or _EXCEPTION.match(b) is None) and _ROW.match(a.strip()) is None:
+            and (_WARNING_AT.search(a) is not None or _EXCEPTION.match(b) is None) and _ROW.match(a.strip()) is None:
         return ""  # a soft wrap at a space, the space left at the end of the line (fold -s, a page's copy)
     if b[0].isspace() or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
         return None
