@@ -172,7 +172,10 @@ def _joins(a: str, b: str) -> str | None:
         return None
     if len(a) in TERMINAL_WIDTHS and not _framed(a) and _OPENS.match(b.lstrip()) is None \
             and (not b[0].isspace() or b[1:2].strip()):
-        return ""  # a line that fills a terminal's width, cut there (before a space, or inside a word)
+        # a line that fills a terminal's width, cut there (before a space, or inside a word); where a lowercase letter
+        # meets a capital, or a clause's punctuation a word, the cut fell between two words (a page's wrap at that width)
+        between = (a[-1].islower() and b[0].isupper()) or (a[-1] in ",;)" and b[0].isalpha())
+        return " " if between else ""
     if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
             and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
         return ""  # a wrap just before a space: the space opens the next line
