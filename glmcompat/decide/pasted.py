@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 
 MAX_JOIN = 8  # lines a wrapped message may span
@@ -222,19 +222,27 @@ def _framed(text: str) -> bool:
     return t.endswith(_FRAMED) or not set(t) - _RULE
 
 
-def width_of(lines: Iterable[str]) -> int:
+def width_of(lines: Sequence[str]) -> int:
     """The width a terminal (or ``fold``, or a page) hard-wrapped these lines at, or 0 where they show none: the length of
-    the longest lines where at least :data:`WRAPPED_LINES` lines have it, and no line is longer (a table's or a panel's
-    lines, which end in their frame, are no wrap)."""
+    the longest lines where at least :data:`WRAPPED_LINES` lines have it, no line is longer, and fewer lines end in the
+    15 columns before it than at it (a message's own short lines, a page's wrap at spaces, end anywhere below it; a table's
+    or a panel's lines, which end in their frame, are no wrap)."""
     counts: dict[int, int] = {}
     longest = 0
-    for raw in lines:
-        text = _visible(raw)
+    texts = [_visible(raw) for raw in lines]
+    for k, text in enumerate(texts):
         size = len(text)
         longest = max(longest, size)
-        if size >= MIN_WIDTH and not _framed(text) and _COLUMNS.search(text) is None:
+        after = texts[k + 1].split(None, 1)[:1] if k + 1 < len(texts) else []
+        if after and text.split(None, 1)[:1] == after:
+            continue  # records of one kind, one a line ("ptxas ...", "ptxas ..."): their length is no wrap's
+        if size >= MIN_WIDTH - 15 and not _framed(text) and _COLUMNS.search(text) is None:
             counts[size] = counts.get(size, 0) + 1
-    return longest if counts.get(longest, 0) >= WRAPPED_LINES else 0
+    if longest < MIN_WIDTH:
+        return 0
+    full = counts.get(longest, 0)
+    near = sum(counts.get(longest - k, 0) for k in range(1, 16))  # a wrap cuts every long line to the width: few end near it
+    return longest if full >= WRAPPED_LINES and full > near else 0
 
 
 def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
@@ -249,7 +257,7 @@ def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         head.append(pair)
         if len(head) >= LOOKAHEAD:
             break
-    width = width_of(raw for _, raw in head)
+    width = width_of([raw for _, raw in head])
     return _joined(chain(head, it), width)
 
 
