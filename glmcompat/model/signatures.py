@@ -334,10 +334,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
                      r"Building wheel for (?=[A-Za-z][\w.-]{0,80} failed: )|"
                      r"Failed to build installable wheels for some pyproject\.toml based projects \(|"
                      r"Could not build wheels for|Running setup\.py clean for|Failed to (?:download and )?build `|"
-                     r"Building (?=(?:wheel|editable) for [A-Za-z][\w.-]{0,80} \([\w.]{1,40}\) did not run)(?:wheel|editable) for|"
+                     r"Building (?=(?:wheel|editable) for [A-Za-z][\w.-]{0,80} \([\w.]{1,40}\) (?:did not run|\.{3} error))(?:wheel|editable) for|"
                      r"Running setup\.py (?=install for [A-Za-z][\w.-]{0,80} \.{3} error)install for) "
                      r"?[`']?(?P<v>[A-Za-z][\w.-]{0,80}(?:==[\w.+!-]{1,60})?)"),
-    ("building", r"(?:Building wheel for|Building editable for|Running setup\.py (?:install|develop) for|"
+    ("building", r"(?:Building wheel for |Building editable for |Running setup\.py (?:install|develop) for |"
                  r"Failed to build (?!installable |one or more )[`']?|^\s{0,8}Building (?=[A-Za-z][\w.-]{0,80}==))"
                  r"(?P<v>[A-Za-z][\w.-]{0,80})"),
     # pip's build directory of a requirement from an index: <tmp>/pip-install-<random>/<canonical name>_<uuid hex>/

@@ -41,6 +41,8 @@ def test_a_line_that_names_no_failure_is_not_claimed(m, tmp_path, capsys):
 # :257, exceptions.py:204 and :891, commands/install.py of pip-23.2.1:430, wheel_builder.py:283; uv 0.13.9's binary)
 NAMING = [
     ("ERROR: Failed building wheel for flash-attn", "flash-attn"),
+    ("  Building wheel for flash-attn (setup.py) ... error", "flash-attn"),
+    ("  Running setup.py install for flash-attn ... error", "flash-attn"),
     ("  Building wheel for flash-attn failed: [Errno 2] No such file or directory", "flash-attn"),
     ("Failed to build flash-attn", "flash-attn"),
     ("ERROR: Failed to build 'flash-attn' when getting requirements to build wheel", "flash-attn"),
