@@ -44,7 +44,7 @@ def forms(path: Path) -> set[str]:
         for _ in range(6):
             if P._HAS_PREFIX.match(rest) is None:
                 break
-            for name, p in zip(PREFIX_NAMES, P._PREFIXES):
+            for name, p in zip(PREFIX_NAMES, P._PREFIXES, strict=True):
                 m = p.match(rest)
                 if m is not None and m.end() > 0:
                     seen.add("prefix: " + name)

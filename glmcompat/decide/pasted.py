@@ -1,5 +1,5 @@
 """The text the libraries printed, from a log as users paste it (issue 38): what a terminal, a log collector, a CI
-runner, a notebook, a quoted GitHub comment or a web page added to each line is taken off before the signatures run,
+runner, a cell's output, a quoted GitHub comment or a web page added to each line is taken off before the signatures run,
 and a message a terminal or a thread wrapped across lines is joined again. Each line keeps the number of the user's
 line it came from (a joined message, its first line's), so what ``glmcompat explain`` reports points at the log.
 
@@ -11,14 +11,14 @@ Read per line (:func:`clean`), in this order:
 * quote markers of a (nested) GitHub quote (``> ``, ``> > >``), not the REPL's ``>>>``;
 * the prefixes log collectors put before each record, repeatedly: GitHub Actions' ``2024-..Z`` and ``##[error]``,
   docker build's ``#8 12.34``, a timestamp (``2024-01-02 12:00:00,123``, ``[2025-01-02 12:00:00 TP0]``) and the level
-  after it, vLLM's ``INFO 01-02 12:00:00 [file.py:12]``, torchrun's ``[rank0]:``, Ray's and vLLM's process prefixes
+  after it, vLLM's ``INFO 01-02 12:00:00 [file.py:12]``, torchrun's ``[rank0]:``, the actors' and vLLM's process prefixes
   (``(VllmWorker TP0 pid=123)``, ``(EngineCore_0 pid=9)``, ``(raylet, ip=...)``), mpirun's ``[1,0]<stderr>:``,
-  pytest's ``E   `` and an issue title's ``[Bug]:``;
+  a test runner's ``E   `` and an issue title's ``[Bug]:``;
 * pip's and uv's box drawing (``× ``, ``│ ``, ``╰─> ``, ``├─▶ ``): the text they frame;
-* a notebook's traceback (``----> 3 import x``, ``File ~/x/site-packages/m/f.py:12``): CPython's form;
+* a cell's traceback (``----> 3 import x``, ``File ~/x/site-packages/m/f.py:12``): CPython's form;
 * a path's doubled backslashes (``C:\\\\Users\\\\x``, a repr's or a JSON string's): one.
 
-Then joined (:func:`pasted`): a line wrapped where a terminal's, a thread's or a notebook's width ended it, whose next line
+Then joined (:func:`pasted`): a line wrapped where a terminal's, a thread's or a cell's width ended it, whose next line
 goes on with the same message (it starts at column 0, with no word that opens a record). The break is read as a cut
 inside a word (a soname, a path, a version: joined as is) or at a space (joined with one).
 Pure: no I/O.
@@ -274,6 +274,7 @@ def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[tuple[int, 
                 held = None
             continue
         if held is not None:
+            glue: str | None
             if full and span < MAX_JOIN * 4 and n == held_last + 1:  # a hard wrap: the next line goes on as it stands
                 glue, line = "", _visible(raw)
             else:
