@@ -87,21 +87,31 @@ def _python(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _source_build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """source-build-failed: the package being built, where the line names it, and the installer."""
-    pkg = _name(_g(h, "pip_pkg", "step_pkg", "uv_pkg", "poetry_pkg")) or _name(_g(h, "pip_pkgs", "pip_failed"))
-    ver = _g(h, "uv_ver", "poetry_ver") or (env.version(pkg) if pkg else "")
+    raw = _g(h, "pip_pkg", "step_pkg", "uv_pkg", "poetry_pkg", "pip_pkgs", "pip_failed")
+    noted = ""
+    if not raw:  # the line names no package: the one the installer's own lines say it was building (or failed to)
+        noted = (env.notes.get("build_failed") or env.notes.get("building") or "").strip()
+        raw, _, noted_ver = noted.partition("==")
+    else:
+        noted_ver = ""
+    raw = re.split(r"[\s\[=<>!~;@(,`]", raw.strip(), maxsplit=1)[0] if raw.strip() else ""
+    pkg = canonicalize(raw) if raw else ""
+    ver = _g(h, "uv_ver", "poetry_ver") or noted_ver or (env.version(pkg) if pkg else "")
     tool = ("uv" if h.groups.keys() & {"uv_pkg", "uv_backend"} else "poetry" if "poetry_pkg" in h.groups
             else "the build front end" if "pep517" in h.groups else "pip" if any(k.startswith("pip_") for k in h.groups)
             else "")
-    what = _shown(pkg, ver) if pkg else ""
+    # the package as the log spells it (flash_attn), and its distribution name where that differs (flash-attn)
+    what = _shown(raw if raw == pkg else f"{raw} ({pkg})", ver) if pkg else ""
+    of = f" of {what} (the package the installer was building)" if noted and what else ""
     if "ext_name" in h.groups or "torch_ext" in h.groups:
         ext = h.groups.get("ext_name", "")
-        return (f"torch's cpp_extension build of {('the extension ' + ext) if ext else 'an extension'} failed (ninja "
+        return (f"torch's cpp_extension build of {('the extension ' + ext) if ext else 'an extension'}{of} failed (ninja "
                 "compiles its C++/CUDA sources, then links them): the compiler's first error above this line is why",
                 "read the first `error:` of the compile output above and fix that (a header, nvcc, the host compiler, "
                 "the CUDA toolkit's release against torch's); set MAX_JOBS=1 to see one compile's output at a time")
     if "cmd" in h.groups or "ninja_out" in h.groups or "ninja_stop" in h.groups or "ld_fail" in h.groups:
         cmd = h.groups.get("cmd", "") or ("the linker" if "ld_fail" in h.groups else "the compiler")
-        return (f"a compile step of the build ({cmd}) exited with an error, so the package was not built: its own "
+        return (f"a compile step of the build ({cmd}){of} exited with an error, so the package was not built: its own "
                 "first error, above this line, is the cause",
                 "read the first `error:` above this line and fix that (its own signature is listed where glmcompat "
                 "knows it), or install a release with a wheel for this Python and platform instead of building")

@@ -310,6 +310,16 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     by = ", ".join(f"{p} {env.version(p)}".rstrip() for p in needs)
     want = "; ".join(f"{p} requires {dist}{' or '.join(s[:2])}" for p, s in needs.items())
+    floor = h.groups.get("min_version", "").strip()
+    if floor:  # the program's own start-up check names the release it needs (SGLang's assert_pkg_version)
+        have = env.version(dist)
+        return (f"the program's start-up check requires {mod} {floor} or newer (the log: minimum required version {floor}) "
+                f"and {dist} {'is ' + have + ', older,' if have else 'is not installed'} in the Python that runs"
+                f"{' (the matrix: ' + want + ')' if want else ''}: an upgrade or install that skipped it (--no-deps, "
+                "an extra not asked for, another environment's pip)",
+                f"install {dist}>={floor} in that Python (python -m pip install '{dist}>={floor}'), the build for the "
+                "installed torch and CUDA" + (f"; the installed {' / '.join(needs)} lists the release it pins in its "
+                                              "Requires-Dist (`pip show` names it)" if needs else ""))
     return (f"{mod} does not import: {dist}, which {by or 'the stack'} needs, is not installed in the Python that runs "
             f"({want or dist + ' is a companion the matrix tracks'}): an upgrade or install that skipped it (--no-deps, "
             "an extra not asked for, another environment's pip)",

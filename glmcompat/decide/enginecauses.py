@@ -58,7 +58,10 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     what = (f"{g['tf_obj']}" if g.get("tf_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
             else "this feature")
     who = _who(h, env, pkg) or "the library"
-    cause = (f"{who} needs {pkg} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
+    # the release the line's own install command asks for ("pip install 'accelerate>=0.26.0'"): the version the check wants
+    spec = req.strip("'\" ") if req and any(op in req for op in ("<", ">", "=")) else ""
+    need = spec if spec.lower().replace("_", "-").startswith(pkg.lower().replace("_", "-")) else pkg
+    cause = (f"{who} needs {need} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
              f"dependency {who} imports only for this, so installing {who} did not bring it")
     if "fa2" in g or "fa_mod" in g:  # transformers' flash-attention check: flash-attn's wheel must fit torch and CUDA
         return (f"{who} was asked for FlashAttention ({g.get('fa_mod') or 'flash_attn'}), and flash-attn is not "
@@ -88,7 +91,8 @@ _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_
             ("o_pkg", "o_have", "o_need", ""), ("t_pkg", "t_have", "t_need", ""), ("c_pkg", "", "c_need", ""),
             ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""), ("pi_pkg", "", "pi_need", ""),
             ("rj_pkg", "rj_have", "rj_need", ""), ("yn_pkg", "", "yn_need", ""), ("ut_pkg", "ut_have", "ut_need", ""),
-            ("yv_pkg", "", "yv_need", ""), ("dr_pkg", "", "dr_need", ""))
+            ("yv_pkg", "", "yv_need", ""), ("dr_pkg", "", "dr_need", ""), ("rq_pkg", "", "rq_need", ""),
+            ("ol_pkg", "", "ol_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -107,6 +111,8 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
     name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
             "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
+    if have == need and not top:  # the log's only mention of the package is the check's own minimum (">= 2.1.0")
+        have = ""
     want = f"{name}>={need}" + (f",<={top}" if top else "")
     who = "xformers" if "x_need" in g else _who(h, env, name) or "the library"
     found = f"{name} {have} is installed" if have else f"the installed {name} is older"

@@ -320,7 +320,29 @@ _LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 # directory), and the engine whose processes print it (vLLM's "(VllmWorker ...)" / "(EngineCore ...)" prefixes, a path)
 _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("index", r"(?:Looking in indexes:|--index-url[= ]|--extra-index-url[= ]|(?<!\S)-i ?)\s{0,4}(?P<v>https?://[^\s,'\"]{1,300})"),
-    ("building", r"(?:Building wheel for|Running setup\.py (?:install|develop) for|Failed to build) (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # the package whose build failed, in every form pip and uv print it: pip's logger.error "Failed building wheel for %s"
+    # / "Failed building editable for %s" (pip-25.3 wheel pip/_internal/operations/build/wheel.py:35, wheel_legacy.py,
+    # wheel_editable.py:44), its summary "Failed to build %s" (wheel_builder.py) and "Failed to build installable wheels
+    # for some pyproject.toml based projects (%s)" (exceptions.py:891), pip 23's "Could not build wheels for %s, which is
+    # required ..." (commands/install.py:430), "Running setup.py clean for %s" (printed after a failed build,
+    # wheel_builder.py:283), the failed step of subprocess-exited-with-error ("Building wheel for %s (pyproject.toml) did
+    # not run successfully", "Running setup.py install for %s ... error"); uv's "Failed to build `%s==%s`" and "Failed to
+    # download and build `%s==%s`" (the uv-0.9.16 binary's strings); pip 25's "Failed to build '%s' when getting
+    # requirements to build wheel" (pip-25.3 wheel pip/_internal/exceptions.py:204) and "Building wheel for %s failed: %s"
+    # (wheel_builder.py:197)
+    ("build_failed", r"(?:Failed building (?:wheel|editable) for|Failed to build (?!installable |one or more )|"
+                     r"Building wheel for (?=[A-Za-z][\w.-]{0,80} failed: )|"
+                     r"Failed to build installable wheels for some pyproject\.toml based projects \(|"
+                     r"Could not build wheels for|Running setup\.py clean for|Failed to (?:download and )?build `|"
+                     r"Building (?=(?:wheel|editable) for [A-Za-z][\w.-]{0,80} \([\w.]{1,40}\) (?:did not run|\.{3} error))(?:wheel|editable) for|"
+                     r"Running setup\.py (?=install for [A-Za-z][\w.-]{0,80} \.{3} error)install for) "
+                     r"?[`']?(?P<v>[A-Za-z][\w.-]{0,80}(?:==[\w.+!-]{1,60})?)"),
+    ("building", r"(?:Building wheel for |Building editable for |Running setup\.py (?:install|develop) for |"
+                 r"Failed to build (?!installable |one or more )[`']?|^\s{0,8}Building (?=[A-Za-z][\w.-]{0,80}==))"
+                 r"(?P<v>[A-Za-z][\w.-]{0,80})"),
+    # pip's build directory of a requirement from an index: <tmp>/pip-install-<random>/<canonical name>_<uuid hex>/
+    # (pip-23.2.1 wheel pip/_internal/req/req_install.py ensure_build_location), in the paths a compile prints
+    ("building", r"pip-install-\w{4,16}[/\\](?P<v>[A-Za-z][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"),
     ("building", r"build_artifacts/(?P<v>[A-Za-z][\w.-]{0,80}?)_\d{10,13}/"),
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
     # pip's PEP 517 steps, run in an isolated build environment (pip's build isolation), and the package it collected
@@ -383,7 +405,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # nvidia_uvm module's HMM (its uvm_disable_hmm parameter), as a log or its reporter names them
     ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
 )]
-_NOTE_WORDS = re.compile(r"(?i)no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
+_NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes

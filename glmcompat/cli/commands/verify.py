@@ -84,20 +84,22 @@ def _explain(argv: Sequence[str]) -> int:
     p = explain_parser()
     args = p.parse_args(list(argv))
     from glmcompat.decide.diagnose import Env, diagnose  # lazy: keeps `verify --help` light
+    from glmcompat.decide.pasted import pasted  # lazy: keeps `verify --help` light
     from glmcompat.matrix.load import load_facts  # lazy: keeps `verify --help` light
-    from glmcompat.model.signatures import numbered_lines, render, scan_log, scan_numbered  # lazy: keeps `verify --help` light
+    from glmcompat.model.signatures import numbered_lines, render, scan_numbered  # lazy: keeps `verify --help` light
 
     facts = load_facts()
     sigs = facts.rows("signature")
     if args.log == "-":
         name = "<stdin>"
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        scan = scan_numbered(numbered_lines(stream), sigs) if stream else scan_log(sys.stdin, sigs)
+        scan = (scan_numbered(pasted(numbered_lines(stream)), sigs) if stream
+                else scan_numbered(pasted(enumerate(sys.stdin, 1)), sigs))
     else:
         name = args.log
         with _open_log(args.log) as f:
             try:
-                scan = scan_numbered(numbered_lines(f), sigs)
+                scan = scan_numbered(pasted(numbered_lines(f)), sigs)
             except OSError as e:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)

@@ -1,0 +1,301 @@
+"""The text the libraries printed, from a log as users paste it (issue 38): what a terminal, a log collector, a CI
+runner, a cell's output, a quoted GitHub comment or a web page added to each line is taken off before the signatures run,
+and a message a terminal or a thread wrapped across lines is joined again. Each line keeps the number of the user's
+line it came from (a joined message, its first line's), so what ``glmcompat explain`` reports points at the log.
+
+Read per line (:func:`clean`), in this order:
+
+* ANSI colour and cursor codes (``ESC[31m``), and a carriage-return progress bar: the text after the last ``\\r``
+  (what the terminal showed last);
+* HTML escapes of a page's source (``&gt;``, ``&#39;``, ``&quot;``), where the line holds one;
+* quote markers of a (nested) GitHub quote (``> ``, ``> > >``), not the REPL's ``>>>``;
+* the prefixes log collectors put before each record, repeatedly: GitHub Actions' ``2024-..Z`` and ``##[error]``,
+  docker build's ``#8 12.34``, a timestamp (``2024-01-02 12:00:00,123``, ``[2025-01-02 12:00:00 TP0]``) and the level
+  after it, vLLM's ``INFO 01-02 12:00:00 [file.py:12]``, torchrun's ``[rank0]:``, the actors' and vLLM's process prefixes
+  (``(VllmWorker TP0 pid=123)``, ``(EngineCore_0 pid=9)``, ``(raylet, ip=...)``), mpirun's ``[1,0]<stderr>:``,
+  a test runner's ``E   `` and an issue title's ``[Bug]:``;
+* pip's and uv's box drawing (``× ``, ``│ ``, ``╰─> ``, ``├─▶ ``): the text they frame;
+* a cell's traceback (``----> 3 import x``, ``File ~/x/site-packages/m/f.py:12``): CPython's form;
+* a path's doubled backslashes (``C:\\\\Users\\\\x``, a repr's or a JSON string's): one.
+
+Then joined (:func:`pasted`): a line wrapped where a terminal's, a thread's or a cell's width ended it, whose next line
+goes on with the same message (it starts at column 0, with no word that opens a record). The break is read as a cut
+inside a word (a soname, a path, a version: joined as is) or at a space (joined with one).
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
+
+MAX_JOIN = 8  # lines a wrapped message may span
+MAX_TEXT = 8192  # a joined line stops growing here (the scanner reads a line's first 8192 characters)
+LOOKAHEAD = 2000  # lines read before the first is given, to tell the width a log was hard-wrapped at
+MIN_WIDTH = 60  # no terminal, page or notebook wraps narrower
+WRAPPED_LINES = 3  # lines that must share the longest length for it to be read as a wrap width
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\][^\x07\x1b]{0,400}(?:\x07|\x1b\\)|[()][A-Za-z0-9]|[=>78])")
+_HTML = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|gt|lt|amp|quot|apos|nbsp);")
+_QUOTE = re.compile(r"^[ \t]{0,3}(?:>(?!>>)[ \t]?){1,12}")
+# one record prefix each; a line may carry several (a CI runner's timestamp before a container's before vLLM's)
+_PREFIXES = [re.compile(p) for p in (
+    # GitHub Actions: each line's ISO timestamp, and its workflow commands
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?=##\[|\S)(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE) )",
+    r"^##\[(?:error|warning|notice|debug|group|endgroup|section|command)\]",
+    # docker build (BuildKit): "#8 12.34 " before each line a step prints, or its time alone ("0.934 ", as the TTY view
+    # of a failed step prints it)
+    r"^#\d{1,4} \d{1,6}\.\d{1,4} ",
+    r"^\d{1,5}\.\d{3} (?=\S|\s{1,16}\S)",
+    # a timestamp, the logger's name and the level after it: Python's logging ("%(asctime)s - %(name)s - %(levelname)s -
+    # "), loguru's ("2026-02-04 15:04:36.023 | INFO     | mod:func:585 - "), SGLang's ("[2025-01-02 12:00:00 TP0] "),
+    # Rust tracing's (TGI: "2024-03-13T15:34:11.255262Z  WARN text_generation_launcher: ")
+    r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?: (?:[A-Z]{1,4}\d{1,4} ?){1,4})?\]?"
+    r"(?:\s{0,3}[-|:]\s{1,3}|\s{1,3})"
+    r"(?:(?:[\w.-]{1,80}\s{0,3}[-|]\s{1,3})?\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\]?"
+    r"(?:\s{0,12}[-|:]\s{1,3}|\s{1,12}))?"
+    r"(?:[a-z][a-z0-9]{0,40}(?:_|::)[\w:]{0,80}: |\[[\w./-]{1,80}:\d{1,6}(?::[\w<>.]{1,80})?\]\s{1,3}|"
+    r"[\w.<>]{1,120}:[\w<>]{1,80}:\d{1,6}\s{1,3}-\s{1,3}|[\w.]{1,80}:\d{1,6}\s{0,3}[-:]\s{1,3})?",
+    # rich's log handler (a time, the level padded to its column): "17:22:43-020113 INFO     "
+    r"^\[?\d\d:\d\d:\d\d(?:[.,-]\d{1,9})?\]?\s{1,4}(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\s{1,12}",
+    # vLLM's logger: "INFO 01-02 12:00:00 [file.py:12] ", older "INFO 01-02 12:00:00 file.py:12] "
+    r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,80}:\d{1,6}\] ",
+    # syslog's and journald's (journalctl): "Oct 04 13:19:39 host unit[394]: "
+    r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} [\w.@/()-]{1,80}(?:\[\d{1,9}\])?: ",
+    # glog's (absl, NCCL's C++ side): "E0102 12:00:00.123456 1234 file.cc:12] "
+    r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,6}\s{1,8}\d{1,8} [\w./-]{1,80}:\d{1,6}\] ",
+    # torchrun's per-rank prefix, and mpirun's --tag-output
+    r"^\[(?:rank|default)\d{1,5}\]: ?",
+    r"^\[\d{1,5},\d{1,5}\]<(?:stdout|stderr)>: ?",
+    # Ray's and vLLM's process prefixes: "(VllmWorker TP0 pid=123) ", "(EngineCore_0 pid=9) ", "(pid=1, ip=10.0.0.1) "
+    r"^\((?:[\w.-]{1,60} ){0,3}pid=\d{1,9}(?:, ip=[\w.:-]{1,60})?\) ?",
+    r"^\([\w.-]{1,60}, ip=[\w.:-]{1,60}\) ?",
+    # pytest's failure lines: "E   ImportError: ..."
+    r"^E(?: {1,8}|$)",
+    # an issue title's tag: "[Bug]: ", "[Installation] "
+    r"^\[(?:Bug|BUG|bug|Usage|Installation|Feature|Question|Doc|Docs|Performance|Misc|Help|Error|Issue|Bugfix|"
+    r"Installation Issue|Bug Report)\]:?\s{0,3}",
+)]
+_HAS_PREFIX = re.compile(r"^(?:\d{1,5}\.\d{3} |[A-Z][a-z]{2} [ \d]\d \d\d:|\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
+# pip's (rich) and uv's (miette) boxes: the frame before the text it holds
+_BOX = re.compile(r"^(?P<indent>\s{0,12})(?:[×│├╰┃┆║]\s?(?:[─━]{1,4}\s?[>▶➤]\s?)?|[─━]{1,4}\s?[>▶➤]\s?)(?!\S{0,40}[─│])")
+# a notebook's traceback: IPython's arrow at the failing line, and its frame header
+_ARROW = re.compile(r"^-{1,8}> ?\d{1,6} ")
+_NB_FILE = re.compile(r"^File (?P<path>[~/.\w][^\s:]{0,500}?|[A-Za-z]:\\[^:]{0,500}?):(?P<line>\d{1,6})(?:,? in (?P<fn>\S{1,200}))?\s{0,4}$")
+_DOUBLE_BACKSLASH = re.compile(r"(?<=[\w.:~-])\\\\(?=[\w.~-])")
+
+# a line that opens a record of its own: never the continuation of the line before
+_OPENS = re.compile(
+    r"^(?:Traceback|File |During handling|The above exception|Caused by|Collecting|Downloading|Requirement|Installing|"
+    r"Successfully|Building|Running|Using|Obtaining|Processing|Attempting|Found|Uninstalling|Looking|Preparing|Getting|"
+    r"Created|Stored|Failed|ERROR|WARNING|INFO|DEBUG|note:|error:|warning:|hint:|help:|running |copying |creating |"
+    r"writing |reading |adding |removing |building |compiling |gcc |g\+\+ |c\+\+ |nvcc |/|\./|\d{1,4}[:-]\d\d[:-]\d\d|[A-Za-z][\w.-]{0,60}: |[A-Za-z_][\w.]{0,100}"
+    r"(?:Error|Exception|Warning|Exit|Interrupt)\b|[A-Z][\w .-]{0,40}: |\w{1,40}=)")
+# a line that opens a record whatever the line before it (a traceback, a timestamp, a prompt, pip's and uv's own lines)
+_STRONG = re.compile(r"^(?:Traceback |File \"|During handling|The above exception|\d{4}-\d\d-\d\d|\[|\$ |>>> |[A-Z][a-z]{2} [ \d]\d |"
+                     r"Collecting |Downloading |Requirement already|Installing |Successfully |Building |Running |Using |ERROR:|"
+                     r"WARNING:|INFO:|error:|warning:|note:|hint:|help:|×|│|╰)")
+_WARNING_AT = re.compile(r"\.py:\d{1,6}: $")  # Python's warnings.formatwarning: "<file>:<line>: <Category>: <message>"
+_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]{0,100})?(?:Error|Exception|Warning|Exit|Interrupt)\b")
+# what a continuation may start with: the rest of a word, a name, a version, a path, a clause
+_GOES_ON = re.compile(r"^[a-z0-9._=,;)\]'\"`/+~]")
+# a line that is an item of a list of its own (pip freeze, pip list, a requirements file): never joined
+_ROW = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}(?:\[[\w,-]{1,80}\])?(?:\s{0,4}(?:==|===|>=|<=|~=)\s{0,4}|\s{1,40})v?\d[\w.+!-]{0,60}"
+                  r"(?:\s{1,40}\S{1,300}){0,6}\s{0,4}$|^[A-Za-z0-9][\w.-]{0,80}\s{0,4}@\s{0,4}\S{1,500}$")
+# a shell's or a REPL's prompt: the command typed, a line of its own
+_PROMPT = re.compile(r"^\s{0,4}(?:[$#%❯➜>]|>>>|\.\.\.|In \[\d{1,6}\]:|\([\w.-]{1,60}\)\s{0,2}\S{0,200}[$#])\s")
+_SPECIAL = "._/\\=<>~!+-"
+# the widths terminals, notebooks and pages wrap at: a line of one of them, cut inside a word, goes on in the next
+TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 140, 150, 160, 180, 200, 220, 240})
+WRAP_WIDTH = 60  # a break at a space joins lines only where the first is at least this long (a wrapped message)
+def clean(line: str) -> str:
+    """``line`` as the library printed it: the terminal's, the collector's and the page's additions taken off."""
+    return _cleaned(line)[0]
+
+
+def _cleaned(line: str) -> tuple[str, int]:
+    """:func:`clean`'s line, and how many characters of record prefixes it took off (a logging handler that wraps a
+    long message indents its next lines by as many)."""
+    line = line.rstrip("\n")
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    if "\b" in line:  # a spinner drawn with backspaces ("... -\b \bdone"): each erases the character before it
+        out: list[str] = []
+        for ch in line:
+            if ch == "\b":
+                if out:
+                    out.pop()
+            else:
+                out.append(ch)
+        line = "".join(out)
+    if "\r" in line:  # a progress bar redrawn in place: what the terminal showed last
+        parts = [p for p in line.split("\r") if p.strip()]
+        line = parts[-1] if parts else ""
+    if "&" in line and _HTML.search(line) is not None:
+        line = html.unescape(line).replace("\xa0", " ")
+    if ">" in line[:16] and (q := _QUOTE.match(line)) is not None and q.end() > 0 and not line.startswith(">>>"):
+        line = line[q.end():]
+    before = len(line)
+    for _ in range(6):  # prefixes in any order, each at most once per pass
+        if _HAS_PREFIX.match(line) is None:
+            break
+        for p in _PREFIXES:
+            m = p.match(line)
+            if m is not None and m.end() > 0:
+                line = line[m.end():]
+                break
+        else:
+            break
+    width = before - len(line)
+    if line[:14].lstrip()[:1] in ("×", "│", "├", "╰", "┃", "┆", "║", "─", "━") and (b := _BOX.match(line)) is not None:
+        line = b.group("indent") + line[b.end():]
+        if line.rstrip().endswith("│"):  # rich's traceback panel: the text between its borders
+            line = line.rstrip()[:-1].rstrip()
+    if line.startswith("-") and (a := _ARROW.match(line)) is not None:
+        line = "    " + line[a.end():]  # CPython's code line under its frame
+    elif line.startswith("File ") and '"' not in line[:6] and (f := _NB_FILE.match(line)) is not None:
+        line = f'  File "{f.group("path")}", line {f.group("line")}' + (f", in {f.group('fn')}" if f.group("fn") else "")
+    if "\\\\" in line:
+        line = _DOUBLE_BACKSLASH.sub(lambda _: "\\", line)
+    return line, width
+
+
+def _joins(a: str, b: str) -> str | None:
+    """The glue between ``a`` and the next line ``b`` where ``b`` goes on with ``a``'s message ("" for a cut inside a
+    word, " " for a break at a space), or None where ``b`` is a line of its own."""
+    if a.strip() == "File" and b.lstrip().startswith('"') or (
+            a.rstrip().endswith('",') and a.lstrip().startswith(('File "', '"')) and b.lstrip().startswith("line ")):
+        return " "  # a traceback's frame header wrapped at a hanging indent (uv's report: File / "path", / line N)
+    if not b or len(a.strip()) < 16:
+        return None
+    if len(a) in TERMINAL_WIDTHS and not _framed(a) and _OPENS.match(b.lstrip()) is None \
+            and (not b[0].isspace() or b[1:2].strip()):
+        # a line that fills a terminal's width, cut there (before a space, or inside a word); where a lowercase letter
+        # meets a capital, or a clause's punctuation a word, the cut fell between two words (a page's wrap at that width)
+        between = (a[-1].islower() and b[0].isupper()) or (a[-1] in ",;)" and b[0].isalpha())
+        return " " if between else ""
+    if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
+            and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
+        return ""  # a wrap just before a space: the space opens the next line
+    if a.endswith(" ") and not a.endswith("  ") and len(a) >= 30 and not b[0].isspace() and _STRONG.match(b) is None \
+            and (_WARNING_AT.search(a) is not None or _EXCEPTION.match(b) is None) and _ROW.match(a.strip()) is None:
+        return ""  # a soft wrap at a space, the space left at the end of the line (fold -s, a page's copy)
+    if b[0].isspace() or _GOES_ON.match(b) is None or _OPENS.match(b) is not None:
+        return None
+    if a.rstrip().endswith((":", "!", "?", ";")) or a.lstrip().startswith(('File "', "Traceback")) or _PROMPT.match(a):
+        return None
+    if _ROW.match(a.strip()) is not None or _ROW.match(b) is not None or a.endswith("\\"):
+        return None
+    if a.split(None, 1)[0] == b.split(None, 1)[0]:  # records of one kind, one a line ("ptxas ...", "ptxas ...")
+        return None
+    if a.endswith((" ", "\t")):
+        return ""
+    tail = a.rsplit(None, 1)[-1]
+    head = b.split(None, 1)[0]
+    if a.endswith("."):  # a sentence ends here, unless a version was cut after its dot ("torch==2.1." / "0, but")
+        return "" if b[0].isdigit() and any(c.isdigit() for c in tail) else None
+    if tail[-1] in _SPECIAL:  # "libcudart." / "so.12", "/usr/local/" / "cuda", "flash_" / "attn"
+        return ""
+    if tail[-1].isdigit():  # "libcudart.so.1" / "2: cannot", "torch==2" / ".1.0"
+        return "" if b[0].isdigit() or b[0] in "._-+" else (" " if len(a) >= WRAP_WIDTH and b[0].islower() else None)
+    if any(c in tail for c in _SPECIAL) and (any(c in head for c in _SPECIAL) or b[0] in "._-+"):
+        return ""  # a path, soname or module cut between letters ("flash_attn_2_cu" / "da.cpython-310...so")
+    return " " if len(a) >= WRAP_WIDTH and b[0].islower() else None
+
+
+def _visible(raw: str) -> str:
+    """What a terminal shows of ``raw``: no colour codes, the last redraw of a carriage-return line."""
+    text = _ANSI.sub("", raw) if "\x1b" in raw else raw
+    return text.rsplit("\r", 1)[-1] if "\r" in text else text
+
+
+_FRAMED = ("|", "│", "+", "┃", "║", "━", "─", "═", "╯", "╮", "┘", "┐", "╝", "╗")
+_COLUMNS = re.compile(r"\S {2,}\S{1,200} {2,}\S")  # a table's row: columns aligned with runs of spaces
+_RULE = frozenset("-=*#_~. ")
+
+
+def _framed(text: str) -> bool:
+    """Whether ``text`` is a table's or a panel's line (it ends in a frame), or a rule: a width shared by design."""
+    t = text.rstrip()
+    return t.endswith(_FRAMED) or not set(t) - _RULE
+
+
+def width_of(lines: Sequence[str]) -> int:
+    """The width a terminal (or ``fold``, or a page) hard-wrapped these lines at, or 0 where they show none: the length of
+    the longest lines where at least :data:`WRAPPED_LINES` lines have it, no line is longer, and fewer lines end in the
+    15 columns before it than at it (a message's own short lines, a page's wrap at spaces, end anywhere below it; a table's
+    or a panel's lines, which end in their frame, are no wrap)."""
+    counts: dict[int, int] = {}
+    longest = 0
+    texts = [_visible(raw) for raw in lines]
+    for k, text in enumerate(texts):
+        size = len(text)
+        longest = max(longest, size)
+        after = texts[k + 1].split(None, 1)[:1] if k + 1 < len(texts) else []
+        if after and text.split(None, 1)[:1] == after:
+            continue  # records of one kind, one a line ("ptxas ...", "ptxas ..."): their length is no wrap's
+        if size >= MIN_WIDTH - 15 and not _framed(text) and _COLUMNS.search(text) is None:
+            counts[size] = counts.get(size, 0) + 1
+    if longest < MIN_WIDTH:
+        return 0
+    full = counts.get(longest, 0)
+    near = sum(counts.get(longest - k, 0) for k in range(1, 16))  # a wrap cuts every long line to the width: few end near it
+    return longest if full >= WRAPPED_LINES and full > near else 0
+
+
+def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """(number, line) pairs of a log as pasted -> the lines the libraries printed, each with its first line's number
+    (:func:`clean` for each line; a message wrapped across lines joined again, at most :data:`MAX_JOIN` of them).
+
+    The first :data:`LOOKAHEAD` lines are read before any is given, to tell the width a terminal hard-wrapped the log at
+    (:func:`width_of`): a line of that width goes on in the next one, as it stands (a hard wrap cuts anywhere)."""
+    it = iter(lines)
+    head: list[tuple[int, str]] = []
+    for pair in it:
+        head.append(pair)
+        if len(head) >= LOOKAHEAD:
+            break
+    width = width_of([raw for _, raw in head])
+    return _joined(chain(head, it), width)
+
+
+def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[tuple[int, str]]:
+    held: tuple[int, str] | None = None
+    span = held_last = indent = 0
+    raw_prev = ""
+    full = False  # whether the held record's last line filled the width the log was wrapped at
+    for n, raw in lines:
+        line, width = _cleaned(raw)
+        if not line.strip():
+            if held is not None:
+                yield held
+                held = None
+            continue
+        if held is not None:
+            glue: str | None
+            if full and span < MAX_JOIN * 4 and n == held_last + 1:  # a hard wrap: the next line goes on as it stands
+                glue, line = "", _visible(raw)
+            else:
+                glue = _joins(raw_prev, line) if span < MAX_JOIN and not width else None
+                if glue is None and indent >= 12 and span < MAX_JOIN and len(line) > indent and line[:indent].isspace() \
+                        and not line[indent].isspace():  # a logging handler's wrap: its next lines at the message's column
+                    glue, line = " ", line[indent:]
+                if glue == " " and line[:1].isspace():
+                    line = line.lstrip()
+            if glue is not None and n == held_last + 1 and len(held[1]) + len(line) < MAX_TEXT:
+                held = (held[0], held[1] + glue + line)
+                span += 1
+                held_last = n
+                raw_prev = line
+                full = bool(wrap) and len(_visible(raw)) == wrap
+                continue
+            yield held
+        held, span, held_last, raw_prev, indent = (n, line), 1, n, line, width
+        full = bool(wrap) and len(_visible(raw)) == wrap and not _framed(_visible(raw))
+    if held is not None:
+        yield held
+
+
+__all__ = ["clean", "pasted", "width_of"]
