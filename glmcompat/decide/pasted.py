@@ -170,7 +170,8 @@ def _joins(a: str, b: str) -> str | None:
         return " "  # a traceback's frame header wrapped at a hanging indent (uv's report: File / "path", / line N)
     if not b or len(a.strip()) < 16:
         return None
-    if len(a) in TERMINAL_WIDTHS and not _framed(a) and _OPENS.match(b.lstrip()) is None \
+    cut_path = b[:1] == "/" and "/" in a.rsplit(None, 1)[-1]  # a path or URL cut at the width ("…/whl" / "/cpu …")
+    if len(a) in TERMINAL_WIDTHS and not _framed(a) and (_OPENS.match(b.lstrip()) is None or cut_path) \
             and (not b[0].isspace() or b[1:2].strip()):
         # a line that fills a terminal's width, cut there (before a space, or inside a word); where a lowercase letter
         # meets a capital, or a clause's punctuation a word, the cut fell between two words (a page's wrap at that width)
