@@ -1,0 +1,216 @@
+"""Causes and remedies of the torch ecosystem's compiled extensions' own checks (issue 38's sweep of PyTorch
+Geometric's companions, DGL, CuPy, Numba, OpenMMLab, detectron2, pytorch3d, AutoGPTQ / AutoAWQ, NATTEN, bitsandbytes;
+the messages: tests/fixtures/raise_sites/extensions-signatures.toml). Pure: no I/O.
+
+The rows' alternatives for these libraries capture groups prefixed ``x_`` (in new rows and in widened existing ones):
+``x_pkg`` (and ``x_pkg2`` ...) the package or module the line names, read as its distribution; the rest the versions
+and libraries the line prints. :func:`ext_package` names the package of such a hit, :func:`ext_cause` builds its cause
+where the row's own builder does not read these groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.matrix.view import Facts
+from glmcompat.model.signatures import Hit, module_package
+
+Cause = tuple[str, str]
+
+
+def _first(g: Mapping[str, str], *keys: str) -> str:
+    return next((g[k].strip() for k in keys if g.get(k, "").strip()), "")
+
+
+def _pkg_group(g: Mapping[str, str]) -> str:
+    return next((g[k] for k in sorted(g) if k.startswith("x_pkg") and g[k].strip()), "")
+
+
+def ext_package(h: Hit) -> str:
+    """The distribution an ``x_pkg`` group of the hit names (a module, a library file or a package as the line prints
+    it: ``torch_sparse``, ``libpyg``, ``Numba``), or ""."""
+    raw = _pkg_group(h.groups).strip().strip("'\"`")
+    if not raw:  # a top-level extension module the line names (exllama_kernels, libnatten), not a package's _C
+        raw = next((h.groups[k] for k in sorted(h.groups) if k.startswith("x_mod") and h.groups[k][:1].isalpha()), "")
+    if not raw:
+        return ""
+    raw = raw.removesuffix(".so").split(".", 1)[0]
+    return module_package(raw) if raw[:1].islower() or "_" in raw else module_package(raw.lower())
+
+
+def _who(h: Hit, env: Env) -> tuple[str, str]:
+    pkg = ext_package(h) or h.package
+    return pkg, _shown(pkg, env.version(pkg) or (h.version if pkg == h.package else "")) if pkg else ""
+
+
+def _cu(cuda: str) -> str:
+    return "cu" + cuda.replace(".", "") if cuda else ""
+
+
+def _cuda_mismatch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """extension-cuda-mismatch: the extension's CUDA and torch's, as the line prints them."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    built, have = _first(g, "x_built_cuda"), _first(g, "x_torch_cuda") or env.cuda.get("torch_cuda", "")
+    torch = env.version("torch")
+    if not pkg:
+        return None
+    tv = f"torch {torch}" if torch else "the installed torch"
+    return (f"{who}'s compiled extension was built for CUDA {built or 'another release'}, and {tv} for CUDA "
+            f"{have or 'another release'}: {pkg} checks at import that its build's CUDA and torch.version.cuda agree "
+            "(their majors) and refuses the pair (a wheel taken from the index page of another torch or CUDA)",
+            f"install the {pkg} build for {tv} and {_cu(have) or 'its CUDA'} (the wheel index page for that torch and "
+            f"CUDA: torch-{torch.split('+')[0] if torch else '<torch>'}+{_cu(have) or 'cuXYZ'}), or the torch build for "
+            f"CUDA {built or 'the CUDA it was built for'}")
+
+
+def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """extension-not-built: the package and the compiled module it lacks."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    mod = _first(g, "x_mod", "x_mod2", "x_mod3", "x_mod4", "x_mod5", "x_mod6", "x_what")
+    subject = who or "the package"
+    if "x_cpu" in g or "x_cpu0" in g:
+        return (f"{subject}'s compiled extension was built without CUDA{' (its ' + g['x_cpu'].strip() + ')' if g.get('x_cpu') else ''}: "
+                "no CUDA toolkit or GPU was visible when it was compiled (FORCE_CUDA unset), so its GPU kernels are "
+                "absent and a GPU tensor reaches its CPU-only build",
+                f"rebuild {pkg or 'it'} with the CUDA toolkit of torch's CUDA visible (CUDA_HOME set, FORCE_CUDA=1, "
+                "pip install --no-build-isolation), or install its prebuilt CUDA wheel for the installed torch")
+    lacks = f"its compiled extension {mod}" if mod else "its compiled extension"
+    return (f"{subject} is installed without {lacks}: a Python-only install (a source build that skipped or failed its "
+            "C++/CUDA build, the lite package instead of the full one), or a wheel built for another Python, torch or "
+            "platform whose extension does not match this one",
+            f"reinstall {pkg or 'the package'} with its compiled extension for this Python, torch and CUDA (its prebuilt "
+            "wheel for them, or a source build with the CUDA toolkit of torch's CUDA: pip install --no-build-isolation)")
+
+
+def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """extension-torch-version-missing: the library for the torch the path names, or the load that failed."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    lib = _first(g, "x_lib", "x_lib2")
+    torch = _first(g, "x_torch", "x_torch2") or env.version("torch")
+    if not pkg:
+        return None
+    tv = f"torch {torch}" if torch else "the installed torch"
+    if lib:
+        return (f"{who} ships its compiled library per torch release it was built for ({lib} for {tv}) and has none "
+                f"for {tv}: this {pkg} release was built for other torch releases",
+                f"install the {pkg} release built for {tv} (its wheel index for that torch and CUDA), or the torch "
+                f"release this {pkg} was built for")
+    return (f"{who}'s compiled library for {tv} did not load: it was built for another torch (or another build of it) "
+            "than the installed one",
+            f"install the {pkg} release built for {tv} (its wheel index for that torch and CUDA), or the torch release "
+            f"this {pkg} was built for")
+
+
+def _duplicates(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """duplicate-package-distributions: the distributions the line lists."""
+    dups = [d.strip() for d in _first(h.groups, "x_dups").split(",") if d.strip()]
+    pkg, _ = _who(h, env)
+    what = ", ".join(dups) if dups else f"several distributions of {pkg or 'the package'}"
+    return (f"{what} are installed side by side: each ships the same Python package (one build per CUDA major), so "
+            "one's files overwrite the other's and the import loads a mixture built for different CUDA releases",
+            f"pip uninstall {' '.join(dups) if dups else 'every one of them'}, then install the one for torch's CUDA "
+            "major alone")
+
+
+def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """version-requirement-unmet of an extension's import check (Numba's, DGL's): the dependency, what it needs, what
+    the environment has."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4")
+    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4")
+    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4")
+    if need and " or " not in need and not need.startswith((">", "<")):
+        need = f"{need} or greater"
+    if not (pkg and dep and need):
+        return None
+    dep_pkg = {"pytorch": "torch", "python": "python", "llvm": dep}.get(dep.lower()) or module_package(dep.lower())
+    have_txt = f"{dep} {have}" if have else f"the installed {dep}"
+    if need.endswith("or less") or need.startswith("<"):
+        top = need.replace(" or less", "").lstrip("<= ")
+        parts = top.split(".")
+        below = f"<{parts[0]}.{int(parts[1]) + 1}" if len(parts) == 2 and parts[1].isdigit() else f"<={top}"
+        fix = (f"install {dep_pkg} {top} or older (pip install '{dep_pkg}{below}'), or a {pkg} release that supports "
+               f"{have_txt}")
+    else:
+        bare = need.replace(" or greater", "").lstrip(">= ")
+        fix = (f"install {dep_pkg} {bare} or newer (pip install '{dep_pkg}>={bare}'), or a {pkg} release that still "
+               f"supports {have_txt}")
+    if dep_pkg == "python":
+        fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a {pkg} release that supports {have_txt}"
+    return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
+            f"range this {pkg} release supports", fix)
+
+
+def _cuda_lib(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """cuda-lib-missing where a library's own message names the missing CUDA library (bitsandbytes' setup error)."""
+    lib = _first(h.groups, "x_cudalib")
+    pkg, who = _who(h, env)
+    if not lib:
+        return None
+    major = lib.split(".so.", 1)[1].split(".", 1)[0] if ".so." in lib else ""
+    return (f"{who or 'the library'} links {lib}, which the loader cannot find: the CUDA {major + '.x ' if major else ''}"
+            "runtime libraries (a CUDA toolkit's lib64, or the nvidia-* wheels of that CUDA major) are not on its path",
+            f"install the CUDA {major + ' ' if major else ''}runtime libraries that ship {lib} (the nvidia-* wheel of "
+            f"CUDA {major or 'that major'}, or a CUDA toolkit on LD_LIBRARY_PATH), or a {pkg or 'package'} build for "
+            "the CUDA the environment has")
+
+
+def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """bitsandbytes-cuda-setup in the form of its newer releases' messages (no binary for the CUDA torch has)."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    cuda = _first(g, "x_bnb_req")
+    lib = _first(g, "x_bnb_lib")
+    if lib:
+        digits = "".join(c for c in lib.rsplit("_", 1)[-1] if c.isdigit())
+        cuda = cuda or (f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else "")
+    what = f" ({lib})" if lib else ""
+    return (f"{who or 'bitsandbytes'} has no native library for CUDA {cuda or 'the CUDA torch was built with'}{what}: "
+            "this release ships pre-compiled libraries for other CUDA versions only, so it cannot load its GPU code",
+            f"install a release of {pkg or 'it'} that ships a library for CUDA {cuda or 'torch.version.cuda'}, or set "
+            "BNB_CUDA_VERSION to a CUDA version it ships whose runtime is installed, or build it from source for this CUDA")
+
+
+def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """cuda-toolkit-not-found where Numba's CUDA target finds no NVVM (the toolkit's compiler library)."""
+    if "x_nvvm" not in h.groups:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the CUDA JIT'} compiles its kernels at run time with libNVVM, the CUDA toolkit's compiler "
+            "library, and found none: the pip wheels of torch carry the CUDA runtime, not NVVM (no CUDA toolkit, or its "
+            "nvvm/lib64 not where it looks)",
+            "install a CUDA toolkit (or the nvidia-cuda-nvcc wheel of torch's CUDA major, which ships nvvm) and point "
+            "CUDA_HOME at it (numba: NUMBA_CUDA_NVVM to the libnvvm path)")
+
+
+# signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
+EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
+    "extension-cuda-mismatch": _cuda_mismatch,
+    "extension-not-built": _not_built,
+    "extension-torch-version-missing": _torch_version_missing,
+    "duplicate-package-distributions": _duplicates,
+}
+# existing rows widened with x_ alternatives -> the builder of those alternatives (the row's own builder otherwise)
+_WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
+    "version-requirement-unmet": _version_check,
+    "cuda-lib-missing": _cuda_lib,
+    "bitsandbytes-cuda-setup": _bnb_cuda,
+    "cuda-toolkit-not-found": _toolkit,
+}
+
+
+def ext_cause(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """The cause of a widened row's ``x_`` alternative, or None (the row's own builder then)."""
+    build = _WIDENED.get(h.id)
+    if build is None or not any(k.startswith("x_") for k in h.groups):
+        return None
+    return build(h, env, facts)
+
+
+__all__ = ["EXT_BUILDERS", "ext_cause", "ext_package"]
