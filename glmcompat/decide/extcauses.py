@@ -170,6 +170,11 @@ def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if lib:
         digits = "".join(c for c in lib.rsplit("_", 1)[-1] if c.isdigit())
         cuda = cuda or (f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else "")
+    if "x_bnb_src" in g:
+        return (f"{who or 'bitsandbytes'} has no native library at all: it runs from a source checkout whose C++/CUDA "
+                "library was never compiled, so none loads for the CUDA torch was built with",
+                f"install a {pkg or 'bitsandbytes'} wheel (which ships its compiled libraries), or compile the checkout "
+                "for torch's CUDA (cmake -DCOMPUTE_BACKEND=cuda -S . && make) before importing it")
     what = f" ({lib})" if lib else ""
     return (f"{who or 'bitsandbytes'} has no native library for CUDA {cuda or 'the CUDA torch was built with'}{what}: "
             "this release ships pre-compiled libraries for other CUDA versions only, so it cannot load its GPU code",
@@ -189,6 +194,44 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "CUDA_HOME at it (numba: NUMBA_CUDA_NVVM to the libnvvm path)")
 
 
+def _nvrtc_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """nvcc-unsupported-arch where NVRTC (the run-time compiler a package JIT-compiles its kernels with) refuses the
+    GPU's architecture."""
+    if "x_nvrtc" not in h.groups:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} JIT-compiles its kernels with NVRTC (libnvrtc of the CUDA release it was built "
+            "for), and that NVRTC does not know this GPU's architecture: the CUDA release is older than the GPU",
+            f"install the {pkg or 'package'} build for a CUDA release that supports this GPU (for a GPU newer than its "
+            "CUDA major, the build for the next CUDA major) with that CUDA's NVRTC")
+
+
+def _header(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """build-header-missing where NVRTC compiles a kernel at run time and cannot open a CUDA header."""
+    head = _first(h.groups, "x_header")
+    if not head:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} compiles its kernels at run time with NVRTC, which includes {head} from the CUDA "
+            "headers, and finds none: no CUDA toolkit's include directory (or the nvidia-cuda-runtime wheel's "
+            "include) is where it looks",
+            f"install the CUDA headers of the CUDA major {pkg or 'it'} was built for (a CUDA toolkit, or the "
+            "nvidia-cuda-runtime wheel of that major with its include directory) and point CUDA_PATH at it")
+
+
+def _build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """flash-attn-build-cuda-too-old in the words of another package's setup.py (mamba-ssm's, causal-conv1d's)."""
+    need = _first(h.groups, "x_need")
+    pkg, who = _who(h, env)
+    if not (need and pkg):
+        return None
+    nvcc = env.cuda.get("nvcc", "")
+    return (f"{pkg}'s setup.py builds its CUDA extension with the nvcc it finds (CUDA_HOME, else PATH) and refuses a "
+            f"CUDA toolkit older than {need}{': the toolkit found is ' + nvcc if nvcc else ''}",
+            f"point CUDA_HOME at a CUDA toolkit >= {need} of torch's CUDA major, or install the prebuilt {pkg} wheel for "
+            "the installed torch and CUDA")
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
@@ -202,6 +245,9 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "cuda-lib-missing": _cuda_lib,
     "bitsandbytes-cuda-setup": _bnb_cuda,
     "cuda-toolkit-not-found": _toolkit,
+    "nvcc-unsupported-arch": _nvrtc_arch,
+    "build-header-missing": _header,
+    "flash-attn-build-cuda-too-old": _build_cuda,
 }
 
 
