@@ -72,7 +72,7 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
     pkg, who = _who(h, env)
     mod = _first(g, "x_mod", "x_mod2", "x_mod3", "x_mod4", "x_mod5", "x_mod6", "x_what")
     subject = who or "the package"
-    if "x_cpu" in g or "x_cpu0" in g:
+    if any(k.startswith("x_cpu") for k in g):
         return (f"{subject}'s compiled extension was built without CUDA{' (its ' + g['x_cpu'].strip() + ')' if g.get('x_cpu') else ''}: "
                 "no CUDA toolkit or GPU was visible when it was compiled (FORCE_CUDA unset), so its GPU kernels are "
                 "absent and a GPU tensor reaches its CPU-only build",
@@ -232,6 +232,35 @@ def _build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "the installed torch and CUDA")
 
 
+def _dll(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """torch-dll-load-failed in the words of Python's own ctypes on Windows (a package's DLL loaded by path)."""
+    dll = _first(h.groups, "x_dll")
+    if not dll:
+        return None
+    name = dll.replace("\\\\", "\\").replace("/", "\\").rsplit("\\", 1)[-1]
+    pkg, who = _who(h, env)
+    return (f"Windows could not load {name}{' of ' + who if who else ''}, or a DLL it depends on: the file is there but "
+            "a dependency is not (the Microsoft Visual C++ runtime, a CUDA DLL of the major it was built for, torch's own "
+            "DLLs of the release it was built against)",
+            "install the latest Microsoft Visual C++ Redistributable for x64, and the build of "
+            f"{pkg or 'the package'} for the installed torch and CUDA; the Dependencies tool (lucasg/Dependencies) on "
+            f"{name} names the one missing")
+
+
+def _natten_cc(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """gpu-capability-too-old in the words of a kernel library that names two floors (one per input type)."""
+    low, high = _first(h.groups, "x_cc_min"), _first(h.groups, "x_cc_min2")
+    if not low:
+        return None
+    pkg, who = _who(h, env)
+    cc = lambda x: f"{x[:-1]}.{x[-1]}"  # noqa: E731
+    return (f"{who or 'the library'}'s fused kernels run only on GPUs of compute capability {cc(low)} or newer for "
+            f"FP16/FP32 inputs, and {cc(high) if high else 'a higher one'} or newer for BF16: this GPU (or this input "
+            "type on it) is below that; no package version changes that",
+            f"use FP16/FP32 inputs on a GPU of compute capability {cc(low)} or newer (BF16 needs "
+            f"{cc(high) if high else 'a newer GPU'}), or turn the fused kernels off for this GPU")
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
@@ -248,6 +277,8 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "nvcc-unsupported-arch": _nvrtc_arch,
     "build-header-missing": _header,
     "flash-attn-build-cuda-too-old": _build_cuda,
+    "torch-dll-load-failed": _dll,
+    "gpu-capability-too-old": _natten_cc,
 }
 
 
