@@ -72,7 +72,13 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
     pkg, who = _who(h, env)
     mod = _first(g, "x_mod", "x_mod2", "x_mod3", "x_mod4", "x_mod5", "x_mod6", "x_what")
     subject = who or "the package"
-    if any(k.startswith("x_cpu") for k in g):
+    feat = g.get("x_feat", "CUDA").replace("GPU", "CUDA")
+    if feat.endswith("METIS"):
+        return (f"{subject}'s compiled extension was built without {feat} (a source build without WITH_{feat}=1, or a "
+                "wheel built so), so the partitioning it needs is absent",
+                f"install a {pkg or 'package'} build with {feat} (its prebuilt wheels for the installed torch and CUDA "
+                f"carry it), or rebuild it with WITH_{feat}=1")
+    if "x_pkg12" in g or any(k.startswith("x_cpu") for k in g):
         return (f"{subject}'s compiled extension was built without CUDA{' (its ' + g['x_cpu'].strip() + ')' if g.get('x_cpu') else ''}: "
                 "no CUDA toolkit or GPU was visible when it was compiled (FORCE_CUDA unset), so its GPU kernels are "
                 "absent and a GPU tensor reaches its CPU-only build",

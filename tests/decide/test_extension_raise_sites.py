@@ -18,7 +18,7 @@ TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "exte
 MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
 LIBRARIES = {"torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib", "dgl", "cupy", "numba",
              "mmcv", "mmdet", "detectron2", "pytorch3d", "auto-gptq", "autoawq", "mamba-ssm", "causal-conv1d", "natten",
-             "bitsandbytes"}
+             "bitsandbytes", "spconv", "deepspeed"}
 
 
 def _id(m: dict[str, str]) -> str:
@@ -63,6 +63,12 @@ UNCLAIMED = [
     "Requested CUDA device: 0",
     "libnatten loaded; NATTEN built with the CUDA backend",
     "cupy-cuda12x 13.3.0 is installed",
+    "torch_scatter was compiled with CUDA support (12.1)",
+    "Not compiled with METIS? No: torch_sparse.partition available",
+    "spconv compiled with cuda 12.0",
+    "Could not find module 'models' in the registry; using the default backbone",
+    "Device API cuda is enabled for dgl",
+    "Fused kernels are available on this device (compute capability 90)",
 ]
 
 
