@@ -155,7 +155,7 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 def _cuda_lib(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """cuda-lib-missing where a library's own message names the missing CUDA library (bitsandbytes' setup error)."""
-    lib = _first(h.groups, "x_cudalib")
+    lib = _first(h.groups, "x_cudalib", "x_cudalib2")
     pkg, who = _who(h, env)
     if not lib:
         return None
