@@ -98,6 +98,13 @@ def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
     pkg, who = _who(h, env)
     lib = _first(g, "x_lib", "x_lib2")
     torch = _first(g, "x_torch", "x_torch2") or env.version("torch")
+    built = _first(g, "x_built")
+    if built:
+        subject = who or "the extension"
+        return (f"{subject} was built for torch {built}, and the installed torch is {torch}: its compiled library "
+                "needs symbols of the torch it was built against, which this torch does not export",
+                f"install the {pkg or 'extension'} build for torch {torch} (the wheel index page for that torch and its "
+                f"CUDA), or torch {built}")
     if not pkg:
         return None
     tv = f"torch {torch}" if torch else "the installed torch"
@@ -267,6 +274,29 @@ def _natten_cc(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"{cc(high) if high else 'a newer GPU'}), or turn the fused kernels off for this GPU")
 
 
+def _builtins(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """nvrtc-missing where NVRTC loaded but not its builtins library (NVRTC's own message)."""
+    lib = _first(h.groups, "x_builtins", "x_builtins2", "x_builtins3").rstrip(".")
+    if not lib:
+        return None
+    if "x_builtins2" in h.groups:
+        pkg, who = _who(h, env)
+        return (f"NVRTC (the CUDA run-time compiler{' ' + who + ' uses' if who else ''}) found {lib} but cannot use it: "
+                "the builtins library is of another CUDA release than libnvrtc (two CUDA installs mixed on the loader's "
+                "path), or damaged",
+                "keep one NVRTC on the loader's path: the nvidia-cuda-nvrtc wheel of the CUDA release the package was "
+                "built for (reinstall it), without another CUDA toolkit's lib64 ahead of it in LD_LIBRARY_PATH")
+    pkg, who = _who(h, env)
+    tail = lib.split("builtins", 1)[1].rsplit("_", 1)[-1]  # .so.12.1, or 64_121.dll on Windows
+    ver = "".join(c for c in tail if c.isdigit() or c == ".").strip(".")
+    cuda = ver if "." in ver else (f"{ver[:-1]}.{ver[-1]}" if len(ver) >= 2 else "")
+    return (f"NVRTC (the CUDA run-time compiler{' ' + who + ' uses' if who else ''}) loaded, but not its builtins "
+            f"library {lib}{' of CUDA ' + cuda if cuda else ''}: libnvrtc and libnvrtc-builtins come together (the "
+            "nvidia-cuda-nvrtc wheel, or a CUDA toolkit's lib64), and this one is missing or not on the loader's path",
+            f"install the nvidia-cuda-nvrtc wheel of CUDA {cuda or 'the release libnvrtc is of'} (or the CUDA toolkit "
+            "that ships it) and put its lib directory on the loader's path")
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
@@ -285,6 +315,7 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "flash-attn-build-cuda-too-old": _build_cuda,
     "torch-dll-load-failed": _dll,
     "gpu-capability-too-old": _natten_cc,
+    "nvrtc-missing": _builtins,
 }
 
 
