@@ -175,14 +175,34 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 
 def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
-    """bitsandbytes-cuda-setup in the form of its newer releases' messages (no binary for the CUDA torch has)."""
+    """bitsandbytes-cuda-setup in the form of its newer releases' messages (no binary for the CUDA torch has) and of
+    0.41's CUDA SETUP lines; None for its generic lines (the row's own builder)."""
     g = h.groups
+    if ("x_bnb_detect" in g or "x_bnb_failed" in g) and len([k for k in g if k.startswith("x_")]) == 1:
+        return None
     pkg, who = _who(h, env)
     cuda = _first(g, "x_bnb_req")
     lib = _first(g, "x_bnb_lib")
     if lib:
         digits = "".join(c for c in lib.rsplit("_", 1)[-1] if c.isdigit())
         cuda = cuda or (f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else "")
+    what = _first(g, "x_bnb_what")
+    if what == "CUDA runtime library":
+        return (f"{who or 'bitsandbytes'} looked for the CUDA runtime (libcudart.so) on LD_LIBRARY_PATH and the loader's "
+                "paths and found none: releases before 0.43 do not find the CUDA runtime torch brings in its nvidia-* "
+                "wheels, so a CUDA library of bitsandbytes' own cannot be chosen",
+                f"install {pkg or 'bitsandbytes'} 0.43 or newer (it uses torch's CUDA), or add the directory holding "
+                "libcudart.so to LD_LIBRARY_PATH")
+    if what:
+        return (f"{who or 'bitsandbytes'} did not find the NVIDIA driver's CUDA library (libcuda.so) on the loader's "
+                "paths: no driver is installed or visible to this process (a container started without the GPU), or the "
+                "loader's cache is stale",
+                "run on a machine (or container) with the NVIDIA driver visible (nvidia-smi works there), then `sudo "
+                f"ldconfig`; or install {pkg or 'bitsandbytes'} 0.43 or newer")
+    if g.get("x_bnb_old"):
+        return (f"{who or 'bitsandbytes'} found CUDA {g['x_bnb_old']}, which this release has no library for",
+                f"install torch built for CUDA 11 or newer and a {pkg or 'bitsandbytes'} release that ships a library "
+                "for it")
     if "x_bnb_src" in g:
         return (f"{who or 'bitsandbytes'} has no native library at all: it runs from a source checkout whose C++/CUDA "
                 "library was never compiled, so none loads for the CUDA torch was built with",
