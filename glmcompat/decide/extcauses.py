@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, module_package
 
 Cause = tuple[str, str]
@@ -135,29 +136,38 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     the environment has."""
     g = h.groups
     pkg, who = _who(h, env)
-    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4")
-    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4")
-    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4")
+    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7")
+    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7")
+    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7")
+    if dep == "CUDA" and need:  # the CUDA torch was built with (torch.version.cuda)
+        floor = need.lstrip(">= ")
+        torch_cuda = env.cuda.get("torch_cuda", "")
+        return (f"{who or 'the package'} builds only against a torch built for CUDA {floor} or newer, and the installed "
+                f"torch was built for {'CUDA ' + torch_cuda if torch_cuda else 'an older CUDA'}",
+                f"install the torch build for CUDA {floor} or newer (the cu{floor.replace('.', '')} index or a newer "
+                f"one), then build {pkg or 'it'} again")
     if need and " or " not in need and not need.startswith((">", "<")):
         need = f"{need} or greater"
-    if not (pkg and dep and need):
+    if not (dep and need):
         return None
+    if not pkg or canonicalize(pkg) == canonicalize(dep):  # the line names only the dependency (a setup.py's assert)
+        pkg, who = "the package", "the package being built or imported"
     dep_pkg = {"pytorch": "torch", "python": "python", "llvm": dep}.get(dep.lower()) or module_package(dep.lower())
     have_txt = f"{dep} {have}" if have else f"the installed {dep}"
     if need.endswith("or less") or need.startswith("<"):
         top = need.replace(" or less", "").lstrip("<= ")
         parts = top.split(".")
         below = f"<{parts[0]}.{int(parts[1]) + 1}" if len(parts) == 2 and parts[1].isdigit() else f"<={top}"
-        fix = (f"install {dep_pkg} {top} or older (pip install '{dep_pkg}{below}'), or a {pkg} release that supports "
+        fix = (f"install {dep_pkg} {top} or older (pip install '{dep_pkg}{below}'), or a release of {pkg} that supports "
                f"{have_txt}")
     else:
         bare = need.replace(" or greater", "").lstrip(">= ")
-        fix = (f"install {dep_pkg} {bare} or newer (pip install '{dep_pkg}>={bare}'), or a {pkg} release that still "
+        fix = (f"install {dep_pkg} {bare} or newer (pip install '{dep_pkg}>={bare}'), or a release of {pkg} that still "
                f"supports {have_txt}")
     if dep_pkg == "python":
-        fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a {pkg} release that supports {have_txt}"
+        fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a release of {pkg} that supports {have_txt}"
     return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
-            f"range this {pkg} release supports", fix)
+            f"range this release of {pkg} supports", fix)
 
 
 def _cuda_lib(h: Hit, env: Env, facts: Facts) -> Cause | None:
