@@ -231,7 +231,8 @@ ENGINES = frozenset({"sglang", "vllm"})
 YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # The groups of a signature's alternatives that read a line setting the scene of the failure (pip collecting a stack
 # package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
-# failure form (pip's conflict warning) replaces such a first match as the signature's hit.
+# failure form (pip's conflict warning) replaces such a first match as the signature's hit. x_scene: a warning's header
+# line whose specifics (the distributions it lists) come on a later line (CuPy's duplicate-installation warning).
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "x_scene"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
