@@ -290,18 +290,22 @@ def _dll(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"{name} names the one missing")
 
 
+def _cc(x: str) -> str:
+    """A compute capability as a library prints it (50, 80, 100) -> 5.0, 8.0, 10.0."""
+    return f"{x[:-1]}.{x[-1]}"
+
+
 def _natten_cc(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old in the words of a kernel library that names two floors (one per input type)."""
     low, high = _first(h.groups, "x_cc_min"), _first(h.groups, "x_cc_min2")
     if not low:
         return None
     pkg, who = _who(h, env)
-    cc = lambda x: f"{x[:-1]}.{x[-1]}"  # noqa: E731
-    return (f"{who or 'the library'}'s fused kernels run only on GPUs of compute capability {cc(low)} or newer for "
-            f"FP16/FP32 inputs, and {cc(high) if high else 'a higher one'} or newer for BF16: this GPU (or this input "
+    return (f"{who or 'the library'}'s fused kernels run only on GPUs of compute capability {_cc(low)} or newer for "
+            f"FP16/FP32 inputs, and {_cc(high) if high else 'a higher one'} or newer for BF16: this GPU (or this input "
             "type on it) is below that; no package version changes that",
-            f"use FP16/FP32 inputs on a GPU of compute capability {cc(low)} or newer (BF16 needs "
-            f"{cc(high) if high else 'a newer GPU'}), or turn the fused kernels off for this GPU")
+            f"use FP16/FP32 inputs on a GPU of compute capability {_cc(low)} or newer (BF16 needs "
+            f"{_cc(high) if high else 'a newer GPU'}), or turn the fused kernels off for this GPU")
 
 
 def _builtins(h: Hit, env: Env, facts: Facts) -> Cause | None:
