@@ -32,6 +32,8 @@ def _pkg_group(g: Mapping[str, str]) -> str:
 def ext_package(h: Hit) -> str:
     """The distribution an ``x_pkg`` group of the hit names (a module, a library file or a package as the line prints
     it: ``torch_sparse``, ``libpyg``, ``Numba``), or ""."""
+    if h.id not in EXT_BUILDERS and h.id not in _WIDENED:  # another row's x_ groups (a branch's own prefix) are its own
+        return ""
     raw = _pkg_group(h.groups).strip().strip("'\"`")
     if not raw:  # a top-level extension module the line names (exllama_kernels, libnatten), not a package's _C
         raw = next((h.groups[k] for k in sorted(h.groups) if k.startswith("x_mod") and h.groups[k][:1].isalpha()), "")
