@@ -23,6 +23,7 @@ from packaging.version import InvalidVersion, Version
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
+from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
@@ -804,6 +805,7 @@ BUILDERS: dict[str, Builder] = {
     **INSTALL_BUILDERS,
     **ENGINE_BUILDERS,
     **PYTHON_BUILDERS,
+    **EXT_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -886,7 +888,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else OWN_PACKAGE.get(h.id, "")) or h.groups.get(
             "companion", "")
-        if (named := PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "") and named != h.package:
+        if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:
             own = named  # the package the log's frames named instead (the importing one) is kept as "framed"
             h = replace(h, groups={**h.groups, "framed": h.package}) if h.package else h
         if own:
@@ -895,7 +897,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         ver = env.version(h.package) if h.package else ""
         h = replace(h, version=ver or h.version)
         build = framework_builder(h, BUILDERS.get(h.id)) or BUILDERS.get(h.id)
-        got = build(h, env, facts) if build is not None else None
+        got = ext_cause(h, env, facts) or (build(h, env, facts) if build is not None else None)
         if got is None and (notice(h) or any(g in h.groups for g in DROPPED.get(h.id, ()))):
             continue
         if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(

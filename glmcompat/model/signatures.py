@@ -210,7 +210,9 @@ MODULE_PACKAGES: dict[str, str] = {
     "deep_ep": "deep-ep", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d",
     "transformer_engine": "transformer-engine", "selective_scan_cuda": "mamba-ssm",
     "causal_conv1d_cuda": "causal-conv1d", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
-    "nixl_ep": "nixl",
+    "nixl_ep": "nixl", "libpyg": "pyg-lib", "pyg_lib": "pyg-lib", "exllama_kernels": "auto-gptq",
+    "exllamav2_kernels": "auto-gptq", "autogptq_cuda_64": "auto-gptq", "autogptq_cuda_256": "auto-gptq",
+    "auto_gptq": "auto-gptq", "awq_ext": "autoawq-kernels", "awq": "autoawq", "libnatten": "natten", "graphbolt": "dgl",
 }
 # torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
 OP_NAMESPACES: dict[str, str] = {
@@ -229,8 +231,10 @@ ENGINES = frozenset({"sglang", "vllm"})
 YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # The groups of a signature's alternatives that read a line setting the scene of the failure (pip collecting a stack
 # package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
-# failure form (pip's conflict warning) replaces such a first match as the signature's hit.
-SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt"})  # fx_: a framework's summary line
+# failure form (pip's conflict warning) replaces such a first match as the signature's hit. fx_: a framework's summary
+# line; x_scene: a warning's header line whose specifics (the distributions it lists) come on a later line (CuPy's
+# duplicate-installation warning).
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")

@@ -1,0 +1,366 @@
+"""Causes and remedies of the torch ecosystem's compiled extensions' own checks (issue 38's sweep of PyTorch
+Geometric's companions, DGL, CuPy, Numba, OpenMMLab, detectron2, pytorch3d, AutoGPTQ / AutoAWQ, NATTEN, bitsandbytes;
+the messages: tests/fixtures/raise_sites/extensions-signatures.toml). Pure: no I/O.
+
+The rows' alternatives for these libraries capture groups prefixed ``x_`` (in new rows and in widened existing ones):
+``x_pkg`` (and ``x_pkg2`` ...) the package or module the line names, read as its distribution; the rest the versions
+and libraries the line prints. :func:`ext_package` names the package of such a hit, :func:`ext_cause` builds its cause
+where the row's own builder does not read these groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from glmcompat.decide.logenv import Env
+from glmcompat.decide.logenv import shown as _shown
+from glmcompat.matrix.view import Facts
+from glmcompat.model.names import canonicalize
+from glmcompat.model.signatures import Hit, module_package
+
+Cause = tuple[str, str]
+
+
+def _first(g: Mapping[str, str], *keys: str) -> str:
+    return next((g[k].strip() for k in keys if g.get(k, "").strip()), "")
+
+
+def _pkg_group(g: Mapping[str, str]) -> str:
+    return next((g[k] for k in sorted(g) if k.startswith("x_pkg") and g[k].strip()), "")
+
+
+def ext_package(h: Hit) -> str:
+    """The distribution an ``x_pkg`` group of the hit names (a module, a library file or a package as the line prints
+    it: ``torch_sparse``, ``libpyg``, ``Numba``), or ""."""
+    if h.id not in EXT_BUILDERS and h.id not in _WIDENED:  # another row's x_ groups (a branch's own prefix) are its own
+        return ""
+    raw = _pkg_group(h.groups).strip().strip("'\"`")
+    if not raw:  # a top-level extension module the line names (exllama_kernels, libnatten), not a package's _C
+        raw = next((h.groups[k] for k in sorted(h.groups) if k.startswith("x_mod") and h.groups[k][:1].isalpha()), "")
+    if not raw:
+        return ""
+    raw = raw.removesuffix(".so").split(".", 1)[0]
+    return module_package(raw) if raw[:1].islower() or "_" in raw else module_package(raw.lower())
+
+
+def _who(h: Hit, env: Env) -> tuple[str, str]:
+    pkg = ext_package(h) or h.package
+    return pkg, _shown(pkg, env.version(pkg) or (h.version if pkg == h.package else "")) if pkg else ""
+
+
+def _cu(cuda: str) -> str:
+    return "cu" + cuda.replace(".", "") if cuda else ""
+
+
+def _cuda_mismatch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """extension-cuda-mismatch: the extension's CUDA and torch's, as the line prints them."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    built, have = _first(g, "x_built_cuda"), _first(g, "x_torch_cuda") or env.cuda.get("torch_cuda", "")
+    torch = env.version("torch")
+    if not pkg:
+        return None
+    tv = f"torch {torch}" if torch else "the installed torch"
+    return (f"{who}'s compiled extension was built for CUDA {built or 'another release'}, and {tv} for CUDA "
+            f"{have or 'another release'}: {pkg} checks at import that its build's CUDA and torch.version.cuda agree "
+            "(their majors) and refuses the pair (a wheel taken from the index page of another torch or CUDA)",
+            f"install the {pkg} build for {tv} and {_cu(have) or 'its CUDA'} (the wheel index page for that torch and "
+            f"CUDA: torch-{torch.split('+')[0] if torch else '<torch>'}+{_cu(have) or 'cuXYZ'}), or the torch build for "
+            f"CUDA {built or 'the CUDA it was built for'}")
+
+
+def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """extension-not-built: the package and the compiled module it lacks."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    mod = _first(g, "x_mod", "x_mod2", "x_mod3", "x_mod4", "x_mod5", "x_mod6", "x_what")
+    subject = who or "the package"
+    feat = g.get("x_feat", "CUDA").replace("GPU", "CUDA")
+    if feat.endswith("METIS"):
+        return (f"{subject}'s compiled extension was built without {feat} (a source build without WITH_{feat}=1, or a "
+                "wheel built so), so the partitioning it needs is absent",
+                f"install a {pkg or 'package'} build with {feat} (its prebuilt wheels for the installed torch and CUDA "
+                f"carry it), or rebuild it with WITH_{feat}=1")
+    if "x_pkg12" in g or any(k.startswith("x_cpu") for k in g):
+        return (f"{subject}'s compiled extension was built without CUDA{' (its ' + g['x_cpu'].strip() + ')' if g.get('x_cpu') else ''}: "
+                "no CUDA toolkit or GPU was visible when it was compiled (FORCE_CUDA unset), so its GPU kernels are "
+                "absent and a GPU tensor reaches its CPU-only build",
+                f"rebuild {pkg or 'it'} with the CUDA toolkit of torch's CUDA visible (CUDA_HOME set, FORCE_CUDA=1, "
+                "pip install --no-build-isolation), or install its prebuilt CUDA wheel for the installed torch")
+    lacks = f"its compiled extension {mod}" if mod else "its compiled extension"
+    return (f"{subject} is installed without {lacks}: a Python-only install (a source build that skipped or failed its "
+            "C++/CUDA build, the lite package instead of the full one), or a wheel built for another Python, torch or "
+            "platform whose extension does not match this one",
+            f"reinstall {pkg or 'the package'} with its compiled extension for this Python, torch and CUDA (its prebuilt "
+            "wheel for them, or a source build with the CUDA toolkit of torch's CUDA: pip install --no-build-isolation)")
+
+
+def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """extension-torch-version-missing: the library for the torch the path names, or the load that failed."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    lib = _first(g, "x_lib", "x_lib2")
+    torch = _first(g, "x_torch", "x_torch2") or env.version("torch")
+    built = _first(g, "x_built")
+    if built:
+        subject = who or "the extension"
+        return (f"{subject} was built for torch {built}, and the installed torch is {torch}: its compiled library "
+                "needs symbols of the torch it was built against, which this torch does not export",
+                f"install the {pkg or 'extension'} build for torch {torch} (the wheel index page for that torch and its "
+                f"CUDA), or torch {built}")
+    if not pkg:
+        return None
+    tv = f"torch {torch}" if torch else "the installed torch"
+    if lib:
+        return (f"{who} ships its compiled library per torch release it was built for ({lib} for {tv}) and has none "
+                f"for {tv}: this {pkg} release was built for other torch releases",
+                f"install the {pkg} release built for {tv} (its wheel index for that torch and CUDA), or the torch "
+                f"release this {pkg} was built for")
+    return (f"{who}'s compiled library for {tv} did not load: it was built for another torch (or another build of it) "
+            "than the installed one",
+            f"install the {pkg} release built for {tv} (its wheel index for that torch and CUDA), or the torch release "
+            f"this {pkg} was built for")
+
+
+def _duplicates(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """duplicate-package-distributions: the distributions the line lists."""
+    dups = [d.strip() for d in _first(h.groups, "x_dups").split(",") if d.strip()]
+    pkg, _ = _who(h, env)
+    what = ", ".join(dups) if dups else f"several distributions of {pkg or 'the package'}"
+    return (f"{what} are installed side by side: each ships the same Python package (one build per CUDA major), so "
+            "one's files overwrite the other's and the import loads a mixture built for different CUDA releases",
+            f"pip uninstall {' '.join(dups) if dups else 'every one of them'}, then install the one for torch's CUDA "
+            "major alone")
+
+
+def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """version-requirement-unmet of an extension's import check (Numba's, DGL's): the dependency, what it needs, what
+    the environment has."""
+    g = h.groups
+    pkg, who = _who(h, env)
+    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7")
+    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7")
+    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7")
+    if dep == "CUDA" and need:  # the CUDA torch was built with (torch.version.cuda)
+        floor = need.lstrip(">= ")
+        torch_cuda = env.cuda.get("torch_cuda", "")
+        return (f"{who or 'the package'} builds only against a torch built for CUDA {floor} or newer, and the installed "
+                f"torch was built for {'CUDA ' + torch_cuda if torch_cuda else 'an older CUDA'}",
+                f"install the torch build for CUDA {floor} or newer (the cu{floor.replace('.', '')} index or a newer "
+                f"one), then build {pkg or 'it'} again")
+    if need and " or " not in need and not need.startswith((">", "<")):
+        need = f"{need} or greater"
+    if not (dep and need):
+        return None
+    if not pkg or canonicalize(pkg) == canonicalize(dep):  # the line names only the dependency (a setup.py's assert)
+        pkg, who = "the package", "the package being built or imported"
+    dep_pkg = {"pytorch": "torch", "python": "python", "llvm": dep}.get(dep.lower()) or module_package(dep.lower())
+    have_txt = f"{dep} {have}" if have else f"the installed {dep}"
+    if need.endswith("or less") or need.startswith("<"):
+        top = need.replace(" or less", "").lstrip("<= ")
+        parts = top.split(".")
+        below = f"<{parts[0]}.{int(parts[1]) + 1}" if len(parts) == 2 and parts[1].isdigit() else f"<={top}"
+        fix = (f"install {dep_pkg} {top} or older (pip install '{dep_pkg}{below}'), or a release of {pkg} that supports "
+               f"{have_txt}")
+    else:
+        bare = need.replace(" or greater", "").lstrip(">= ")
+        fix = (f"install {dep_pkg} {bare} or newer (pip install '{dep_pkg}>={bare}'), or a release of {pkg} that still "
+               f"supports {have_txt}")
+    if dep_pkg == "python":
+        fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a release of {pkg} that supports {have_txt}"
+    return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
+            f"range this release of {pkg} supports", fix)
+
+
+def _cuda_lib(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """cuda-lib-missing where a library's own message names the missing CUDA library (bitsandbytes' setup error)."""
+    lib = _first(h.groups, "x_cudalib", "x_cudalib2")
+    pkg, who = _who(h, env)
+    if not lib:
+        return None
+    major = lib.split(".so.", 1)[1].split(".", 1)[0] if ".so." in lib else ""
+    return (f"{who or 'the library'} links {lib}, which the loader cannot find: the CUDA {major + '.x ' if major else ''}"
+            "runtime libraries (a CUDA toolkit's lib64, or the nvidia-* wheels of that CUDA major) are not on its path",
+            f"install the CUDA {major + ' ' if major else ''}runtime libraries that ship {lib} (the nvidia-* wheel of "
+            f"CUDA {major or 'that major'}, or a CUDA toolkit on LD_LIBRARY_PATH), or a {pkg or 'package'} build for "
+            "the CUDA the environment has")
+
+
+def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """bitsandbytes-cuda-setup in the form of its newer releases' messages (no binary for the CUDA torch has) and of
+    0.41's CUDA SETUP lines; None for its generic lines (the row's own builder)."""
+    g = h.groups
+    if ("x_bnb_detect" in g or "x_bnb_failed" in g) and len([k for k in g if k.startswith("x_")]) == 1:
+        return None
+    pkg, who = _who(h, env)
+    cuda = _first(g, "x_bnb_req")
+    lib = _first(g, "x_bnb_lib")
+    if lib:
+        digits = "".join(c for c in lib.rsplit("_", 1)[-1] if c.isdigit())
+        cuda = cuda or (f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else "")
+    what = _first(g, "x_bnb_what")
+    if what == "CUDA runtime library":
+        return (f"{who or 'bitsandbytes'} looked for the CUDA runtime (libcudart.so) on LD_LIBRARY_PATH and the loader's "
+                "paths and found none: releases before 0.43 do not find the CUDA runtime torch brings in its nvidia-* "
+                "wheels, so a CUDA library of bitsandbytes' own cannot be chosen",
+                f"install {pkg or 'bitsandbytes'} 0.43 or newer (it uses torch's CUDA), or add the directory holding "
+                "libcudart.so to LD_LIBRARY_PATH")
+    if what:
+        return (f"{who or 'bitsandbytes'} did not find the NVIDIA driver's CUDA library (libcuda.so) on the loader's "
+                "paths: no driver is installed or visible to this process (a container started without the GPU), or the "
+                "loader's cache is stale",
+                "run on a machine (or container) with the NVIDIA driver visible (nvidia-smi works there), then `sudo "
+                f"ldconfig`; or install {pkg or 'bitsandbytes'} 0.43 or newer")
+    if g.get("x_bnb_old"):
+        return (f"{who or 'bitsandbytes'} found CUDA {g['x_bnb_old']}, which this release has no library for",
+                f"install torch built for CUDA 11 or newer and a {pkg or 'bitsandbytes'} release that ships a library "
+                "for it")
+    if "x_bnb_src" in g:
+        return (f"{who or 'bitsandbytes'} has no native library at all: it runs from a source checkout whose C++/CUDA "
+                "library was never compiled, so none loads for the CUDA torch was built with",
+                f"install a {pkg or 'bitsandbytes'} wheel (which ships its compiled libraries), or compile the checkout "
+                "for torch's CUDA (cmake -DCOMPUTE_BACKEND=cuda -S . && make) before importing it")
+    what = f" ({lib})" if lib else ""
+    return (f"{who or 'bitsandbytes'} has no native library for CUDA {cuda or 'the CUDA torch was built with'}{what}: "
+            "this release ships pre-compiled libraries for other CUDA versions only, so it cannot load its GPU code",
+            f"install a release of {pkg or 'it'} that ships a library for CUDA {cuda or 'torch.version.cuda'}, or set "
+            "BNB_CUDA_VERSION to a CUDA version it ships whose runtime is installed, or build it from source for this CUDA")
+
+
+def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """cuda-toolkit-not-found where Numba's CUDA target finds no NVVM (the toolkit's compiler library)."""
+    if "x_nvvm" not in h.groups:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the CUDA JIT'} compiles its kernels at run time with libNVVM, the CUDA toolkit's compiler "
+            "library, and found none: the pip wheels of torch carry the CUDA runtime, not NVVM (no CUDA toolkit, or its "
+            "nvvm/lib64 not where it looks)",
+            "install a CUDA toolkit (or the nvidia-cuda-nvcc wheel of torch's CUDA major, which ships nvvm) and point "
+            "CUDA_HOME at it (numba: NUMBA_CUDA_NVVM to the libnvvm path)")
+
+
+def _nvrtc_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """nvcc-unsupported-arch where NVRTC (the run-time compiler a package JIT-compiles its kernels with) refuses the
+    GPU's architecture."""
+    if "x_nvrtc" not in h.groups:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} JIT-compiles its kernels with NVRTC (libnvrtc of the CUDA release it was built "
+            "for), and that NVRTC does not know this GPU's architecture: the CUDA release is older than the GPU",
+            f"install the {pkg or 'package'} build for a CUDA release that supports this GPU (for a GPU newer than its "
+            "CUDA major, the build for the next CUDA major) with that CUDA's NVRTC")
+
+
+def _header(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """build-header-missing where NVRTC compiles a kernel at run time and cannot open a CUDA header."""
+    head = _first(h.groups, "x_header")
+    if not head:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} compiles its kernels at run time with NVRTC, which includes {head} from the CUDA "
+            "headers, and finds none: no CUDA toolkit's include directory (or the nvidia-cuda-runtime wheel's "
+            "include) is where it looks",
+            f"install the CUDA headers of the CUDA major {pkg or 'it'} was built for (a CUDA toolkit, or the "
+            "nvidia-cuda-runtime wheel of that major with its include directory) and point CUDA_PATH at it")
+
+
+def _build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """flash-attn-build-cuda-too-old in the words of another package's setup.py (mamba-ssm's, causal-conv1d's)."""
+    need = _first(h.groups, "x_need")
+    pkg, who = _who(h, env)
+    if not (need and pkg):
+        return None
+    nvcc = env.cuda.get("nvcc", "")
+    return (f"{pkg}'s setup.py builds its CUDA extension with the nvcc it finds (CUDA_HOME, else PATH) and refuses a "
+            f"CUDA toolkit older than {need}{': the toolkit found is ' + nvcc if nvcc else ''}",
+            f"point CUDA_HOME at a CUDA toolkit >= {need} of torch's CUDA major, or install the prebuilt {pkg} wheel for "
+            "the installed torch and CUDA")
+
+
+def _dll(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """torch-dll-load-failed in the words of Python's own ctypes on Windows (a package's DLL loaded by path)."""
+    dll = _first(h.groups, "x_dll")
+    if not dll:
+        return None
+    name = dll.replace("\\\\", "\\").replace("/", "\\").rsplit("\\", 1)[-1]
+    pkg, who = _who(h, env)
+    return (f"Windows could not load {name}{' of ' + who if who else ''}, or a DLL it depends on: the file is there but "
+            "a dependency is not (the Microsoft Visual C++ runtime, a CUDA DLL of the major it was built for, torch's own "
+            "DLLs of the release it was built against)",
+            "install the latest Microsoft Visual C++ Redistributable for x64, and the build of "
+            f"{pkg or 'the package'} for the installed torch and CUDA; the Dependencies tool (lucasg/Dependencies) on "
+            f"{name} names the one missing")
+
+
+def _cc(x: str) -> str:
+    """A compute capability as a library prints it (50, 80, 100) -> 5.0, 8.0, 10.0."""
+    return f"{x[:-1]}.{x[-1]}"
+
+
+def _natten_cc(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """gpu-capability-too-old in the words of a kernel library that names two floors (one per input type)."""
+    low, high = _first(h.groups, "x_cc_min"), _first(h.groups, "x_cc_min2")
+    if not low:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the library'}'s fused kernels run only on GPUs of compute capability {_cc(low)} or newer for "
+            f"FP16/FP32 inputs, and {_cc(high) if high else 'a higher one'} or newer for BF16: this GPU (or this input "
+            "type on it) is below that; no package version changes that",
+            f"use FP16/FP32 inputs on a GPU of compute capability {_cc(low)} or newer (BF16 needs "
+            f"{_cc(high) if high else 'a newer GPU'}), or turn the fused kernels off for this GPU")
+
+
+def _builtins(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """nvrtc-missing where NVRTC loaded but not its builtins library (NVRTC's own message)."""
+    lib = _first(h.groups, "x_builtins", "x_builtins2", "x_builtins3").rstrip(".")
+    if not lib:
+        return None
+    if "x_builtins2" in h.groups:
+        pkg, who = _who(h, env)
+        return (f"NVRTC (the CUDA run-time compiler{' ' + who + ' uses' if who else ''}) found {lib} but cannot use it: "
+                "the builtins library is of another CUDA release than libnvrtc (two CUDA installs mixed on the loader's "
+                "path), or damaged",
+                "keep one NVRTC on the loader's path: the nvidia-cuda-nvrtc wheel of the CUDA release the package was "
+                "built for (reinstall it), without another CUDA toolkit's lib64 ahead of it in LD_LIBRARY_PATH")
+    pkg, who = _who(h, env)
+    tail = lib.split("builtins", 1)[1].rsplit("_", 1)[-1]  # .so.12.1, or 64_121.dll on Windows
+    ver = "".join(c for c in tail if c.isdigit() or c == ".").strip(".")
+    cuda = ver if "." in ver else (f"{ver[:-1]}.{ver[-1]}" if len(ver) >= 2 else "")
+    return (f"NVRTC (the CUDA run-time compiler{' ' + who + ' uses' if who else ''}) loaded, but not its builtins "
+            f"library {lib}{' of CUDA ' + cuda if cuda else ''}: libnvrtc and libnvrtc-builtins come together (the "
+            "nvidia-cuda-nvrtc wheel, or a CUDA toolkit's lib64), and this one is missing or not on the loader's path",
+            f"install the nvidia-cuda-nvrtc wheel of CUDA {cuda or 'the release libnvrtc is of'} (or the CUDA toolkit "
+            "that ships it) and put its lib directory on the loader's path")
+
+
+# signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
+EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
+    "extension-cuda-mismatch": _cuda_mismatch,
+    "extension-not-built": _not_built,
+    "extension-torch-version-missing": _torch_version_missing,
+    "duplicate-package-distributions": _duplicates,
+}
+# existing rows widened with x_ alternatives -> the builder of those alternatives (the row's own builder otherwise)
+_WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
+    "version-requirement-unmet": _version_check,
+    "cuda-lib-missing": _cuda_lib,
+    "bitsandbytes-cuda-setup": _bnb_cuda,
+    "cuda-toolkit-not-found": _toolkit,
+    "nvcc-unsupported-arch": _nvrtc_arch,
+    "build-header-missing": _header,
+    "flash-attn-build-cuda-too-old": _build_cuda,
+    "torch-dll-load-failed": _dll,
+    "gpu-capability-too-old": _natten_cc,
+    "nvrtc-missing": _builtins,
+}
+
+
+def ext_cause(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """The cause of a widened row's ``x_`` alternative, or None (the row's own builder then)."""
+    build = _WIDENED.get(h.id)
+    if build is None or not any(k.startswith("x_") for k in h.groups):
+        return None
+    return build(h, env, facts)
+
+
+__all__ = ["EXT_BUILDERS", "ext_cause", "ext_package"]
