@@ -32,6 +32,13 @@ def _who(h: Hit, env: Env, pkg: str = "") -> str:
     return _shown(h.package, h.version or env.version(h.package))
 
 
+def _subject(g: Mapping[str, str], pkg: str) -> str:
+    """The library a raised check names as its sentence's subject ("DGL requires PyTorch >= 2.1.0" -> dgl), or ""."""
+    who = g.get("rq_who") or g.get("ol_who") or ""
+    return "" if not who or canonicalize(who) == canonicalize(pkg) or who.lower() in ("it", "this", "which") \
+        else canonicalize(who)
+
+
 def _lib_name(text: str) -> str:
     """A library as a check names it ("SentencePiece", "🤗 Datasets", "auto-awq") -> its name as a word."""
     return re.sub(r"^[^\w]+", "", text).strip().strip("`'")
@@ -114,7 +121,7 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if have == need and not top:  # the log's only mention of the package is the check's own minimum (">= 2.1.0")
         have = ""
     want = f"{name}>={need}" + (f",<={top}" if top else "")
-    who = "xformers" if "x_need" in g else _who(h, env, name) or "the library"
+    who = "xformers" if "x_need" in g else _who(h, env, name) or _subject(g, name) or "the library"
     found = f"{name} {have} is installed" if have else f"the installed {name} is older"
     if top:
         return (f"{who} accepts {name} from {need} to {top} (the range it was built and tested against), and {found}: "
