@@ -67,6 +67,12 @@ UNMEASURED_P = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_Q = False, as for set P.
 CASES_Q = tomllib.loads((HERE / "heldout_q.toml").read_text())["case"]
 UNMEASURED_Q = False
+# heldout_r.toml: the eighteenth set, frozen before `explain` ran on it, scored by test_real_log_r (`-k test_real_log_r`
+# selects it).
+# While UNMEASURED_R, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_R = False, as for set Q.
+CASES_R = tomllib.loads((HERE / "heldout_r.toml").read_text())["case"]
+UNMEASURED_R = True
 
 
 
@@ -121,6 +127,11 @@ def test_real_log_q(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_R, UNMEASURED_R), ids=[str(c["log"]) for c in CASES_R])
+def test_real_log_r(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -137,13 +148,13 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
