@@ -74,6 +74,13 @@ UNMEASURED_Q = False
 CASES_R = tomllib.loads((HERE / "heldout_r.toml").read_text())["case"]
 UNMEASURED_R = True
 
+# heldout_s.toml: the nineteenth set (set R is gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_s (`-k test_real_log_s` selects it).
+# While UNMEASURED_S, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_S = False, as for set Q.
+CASES_S = tomllib.loads((HERE / "heldout_s.toml").read_text())["case"]
+UNMEASURED_S = True
+
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -132,6 +139,11 @@ def test_real_log_r(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_S, UNMEASURED_S), ids=[str(c["log"]) for c in CASES_S])
+def test_real_log_s(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -148,13 +160,13 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R
+    every = CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
