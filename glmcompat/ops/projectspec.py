@@ -73,6 +73,7 @@ class Run:
         self._selected: list[tuple[str, str, str]] = []  # (name, version, file) of each release uv's log selects
         self._listeners: list[Callable[[str, str, str], None]] = []
         self._mutex = threading.Lock()
+        self._reader: threading.Thread | None = None
         try:
             for name, data in self.files.items():
                 with open(os.path.join(self.path, name), "wb") as f:
@@ -80,8 +81,9 @@ class Run:
             # -v: uv's log names each release as it selects it (:meth:`on_select`); the lock it writes is the same
             self.proc = subprocess.Popen([uv_binary(), "lock", "-v"], cwd=self.path, env=env, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-            threading.Thread(target=self._read_log, args=(self.proc.stderr,), daemon=True,
-                             name="glmcompat-uvlog").start()
+            self._reader = threading.Thread(target=self._read_log, args=(self.proc.stderr,), daemon=True,
+                                            name="glmcompat-uvlog")
+            self._reader.start()
         except BaseException:
             self.discard()
             raise
@@ -124,6 +126,8 @@ class Run:
         """The uv.lock uv wrote (waits for it); None when uv failed."""
         if self.proc is None or self.proc.wait() != 0:
             return None
+        if self._reader is not None:
+            self._reader.join(timeout=5)  # uv's log read to its end: every selection told before its lock is
         try:
             with open(os.path.join(self.path, "uv.lock"), "rb") as f:
                 return f.read()
