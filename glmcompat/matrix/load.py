@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,30 @@ def _served(path: Path, key: str) -> Facts | None:
     return hit
 
 
+# each matrix file's digest in this process, by what stat says of it: (device, inode, size, mtime, ctime) -> digest. A
+# stat taken less than RACY seconds after the file's last change is not trusted (an edit within the clock's step
+# keeps mtime and ctime: git's racily-clean rule), so an edit is always seen; bounded
+_DIGESTS: dict[str, tuple[tuple[int, int, int, int, int], str]] = {}
+RACY = 2.0
+
+
+def _digest(path: str) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return file_digest(path)
+    sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    hit = _DIGESTS.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    d = file_digest(path)
+    if d and time.time() - max(st.st_mtime, st.st_ctime) > RACY:
+        if len(_DIGESTS) >= 256:
+            _DIGESTS.clear()
+        _DIGESTS[path] = (sig, d)
+    return d
+
+
 def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:
     """(the matrix files, the cache key, each file's digest by name); no files when one cannot be read."""
     files = matrix_files(paths)
@@ -91,7 +116,7 @@ def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[st
     h.update(code_fingerprint().encode())
     digests: dict[str, str] = {}
     for f in files:
-        d = file_digest(str(f))
+        d = _digest(str(f))
         if not d:
             return [], h.hexdigest(), {}  # let the validating loader name the missing or unreadable file
         h.update(f"\0{os.path.abspath(f)}\0{d}".encode("utf-8", "surrogateescape"))

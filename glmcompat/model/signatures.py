@@ -190,6 +190,25 @@ class _Matcher:
         return out
 
 
+# the matchers built in this process, by their signature rows (a process that explains again, the API or a test, builds
+# none anew for rows equal in every field); bounded
+_MATCHERS: dict[tuple[SignatureRow, ...], _Matcher] = {}
+
+
+def _matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
+    try:
+        key = tuple(signatures)  # the rows themselves (frozen: equal rows, equal in every field)
+        got = _MATCHERS.get(key)
+    except TypeError:  # rows that cannot be hashed: no memo
+        return _Matcher(signatures)
+    if got is None:
+        got = _Matcher(signatures)
+        if len(_MATCHERS) >= 8:
+            _MATCHERS.pop(next(iter(_MATCHERS)))
+        _MATCHERS[key] = got
+    return got
+
+
 _QUOTE_FOLD = str.maketrans({q: "'" for q in QUOTES})
 
 
@@ -582,7 +601,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     One pass, linear in the log: each line is matched once per signature and per context pattern (all of
     them linear in the line, :func:`linear_time_problem`), and the package mentions of at most :data:`WINDOW`
     earlier lines are kept."""
-    matcher = _Matcher(signatures)
+    matcher = _matcher(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
     ctx = LogContext()
