@@ -327,23 +327,18 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _host_compiler_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """host-compiler-too-old: torch's (or a sibling project's) headers stopping the build with #error, because the host
-    compiler is older than they accept (a minimum GCC/Clang major, or a C++ standard it does not speak)."""
+    compiler (GCC or Clang) is older than the major they name (an old C++ dialect is cxx-standard-unsupported's)."""
     g = h.groups
-    project = g.get("hc_project") or g.get("hc_lib") or "PyTorch"
-    if "hc_min" in g:
-        cc, least = g.get("hc_compiler", "GCC"), g["hc_min"]
-        need = f"{cc} {least} or later"
-        cause = (f"an extension is being compiled against {project}'s headers, and the host compiler is older than they "
-                 f"accept: they stop the build with #error unless it is {need} (\"We need {cc} {least} or later\")")
-    else:
-        std = g.get("hc_std") or g.get("hc_std_old") or "17"
-        need = f"a compiler for C++{std}"
-        cause = (f"an extension is being compiled against {project}'s headers, which need C++{std}, and the host compiler "
-                 f"does not speak it (an old GCC or Clang, or one not given -std=c++{std})")
-    tool = "g++" if g.get("hc_compiler", "GCC") == "GCC" else "clang++"
-    return (cause, f"build with {need} (export CC and CXX, and CUDAHOSTCXX for nvcc, to e.g. the {tool} of module load gcc/12 "
-                   "or conda install -c conda-forge gxx_linux-64=12), then rebuild the extension from a clean build "
-                   "directory (for DeepSpeed's ops, clear ~/.cache/torch_extensions)")
+    project = g.get("hc_project") or "PyTorch"
+    cc, least = g.get("hc_compiler", "GCC"), g.get("hc_min", "")
+    if not least:
+        return None
+    tool = "g++" if cc == "GCC" else "clang++"
+    return (f"an extension is being compiled against {project}'s headers, and the host compiler is older than they accept: "
+            f"they stop the build with #error unless it is {cc} {least} or later",
+            f"build with {cc} {least} or later (export CC and CXX, and CUDAHOSTCXX for nvcc, to e.g. the {tool} of module "
+            "load gcc/12 or conda install -c conda-forge gxx_linux-64=12), then rebuild the extension from a clean build "
+            "directory (for DeepSpeed's ops, clear ~/.cache/torch_extensions)")
 
 
 def _double_requirement(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
