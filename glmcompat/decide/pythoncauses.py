@@ -257,7 +257,7 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nvcc-missing, and the traceback that stops at DeepSpeed's call of installed_cuda_version(): that function raises
     only where torch found no CUDA_HOME, or where CUDA_HOME/bin/nvcc does not run (None where the frame is no
     DeepSpeed's)."""
-    absent = next((h.groups[k] for k in ("nvcc_exec", "nvcc_nf", "nvcc_enoent", "nvcc_cmd", "nvcc_win") if h.groups.get(k)), "")
+    absent = next((h.groups[k] for k in ("nvcc_exec", "nvcc_nf", "nvcc_enoent", "nvcc_win") if h.groups.get(k)), "")
     if absent:  # the shell, the OS or docker failing to run nvcc itself: no CUDA toolkit where it was looked for
         where = absent.lstrip(":") if "/" in absent else "on PATH"
         empty = absent.startswith(":")  # CUDA_HOME (or PATH) empty, joined as ":<dir>/bin/nvcc"
