@@ -322,7 +322,7 @@ def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    text = _g(h, "poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep")
+    text = _g(h, "poetry_because", "poetry_dep", "pdm_pkg", "uv_url_pkg", "uv_dep").rstrip(". ")
     if not text:
         if "too_deep" in h.groups:
             return ("pip's resolver gave up: the requirements leave it so many candidate versions to try (packages "
@@ -344,7 +344,7 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "installed",
                 f"change the requirement uv's derivation ends with ({', '.join(stack[:3])}) to a version both accept; "
                 "`uv pip install --dry-run` with the new pin checks it")
-    tool = "poetry" if "poetry_because" in h.groups else "pdm"
+    tool = "poetry" if "poetry_because" in h.groups or "poetry_dep" in h.groups else "pdm"
     return (f"{tool} found no set of versions that satisfies every requirement at once"
             + (f": because {text}" if tool == "poetry" else f" (for {text})") + ", so nothing was installed",
             f"change the requirement the explanation names ({', '.join(stack[:3])}) to a version every dependant "
@@ -500,7 +500,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
 }
 # the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
 SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_nf_pkg", "poetry_nf_name"),
-                 "pip-resolution-impossible": ("poetry_because", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
+                 "pip-resolution-impossible": ("poetry_because", "poetry_dep", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
                  "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg"),
                  "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")}
 

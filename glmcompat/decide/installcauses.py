@@ -325,6 +325,40 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "or use a newer CUDA toolkit of torch's CUDA major; -allow-unsupported-compiler only skips the check")
 
 
+def _host_compiler_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """host-compiler-too-old: torch's (or a sibling project's) headers stopping the build with #error, because the host
+    compiler (GCC or Clang) is older than the major they name (an old C++ dialect is cxx-standard-unsupported's)."""
+    g = h.groups
+    project = g.get("hc_project") or "PyTorch"
+    cc, least = g.get("hc_compiler", "GCC"), g.get("hc_min", "")
+    if not least:
+        return None
+    tool = "g++" if cc == "GCC" else "clang++"
+    return (f"an extension is being compiled against {project}'s headers, and the host compiler is older than they accept: "
+            f"they stop the build with #error unless it is {cc} {least} or later",
+            f"build with {cc} {least} or later (export CC and CXX, and CUDAHOSTCXX for nvcc, to e.g. the {tool} of module "
+            "load gcc/12 or conda install -c conda-forge gxx_linux-64=12), then rebuild the extension from a clean build "
+            "directory (for DeepSpeed's ops, clear ~/.cache/torch_extensions)")
+
+
+def _double_requirement(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip-double-requirement: pip's legacy resolver refusing one package required twice in one install."""
+    g = h.groups
+
+    def plain(text: str) -> str:  # a log pasted from the docker API's JSON escapes < and >
+        return text.replace("\\u003e", ">").replace("\\u003c", "<").replace("\\u0026", "&").strip()
+
+    req = plain(g.get("dr_req", ""))
+    named = re.match(r"[A-Za-z0-9][\w.-]{0,100}", req)
+    if not named:
+        return None
+    name = named.group(0)
+    return (f"pip's legacy resolver (pip before 20.3) refuses {name} required twice in one install ({req}, and "
+            f"an earlier requirement of {name}: pip's \"already in\"): it stops before installing anything",
+            f"require {name} once (one line combining both specifiers, in one of the requirement files), or upgrade pip "
+            f"to 20.3 or newer (python -m pip install -U pip), whose resolver combines the two requirements of {name}")
+
+
 def _mm_version(text: str) -> str:
     """A bound as OpenMMLab printed it, as a version: ``[1, 1, 4]`` or ``(1, 3, 13, 0, 0, 0)`` (its digit_version, whose
     last four places are the pre-release's) -> ``1.1.4`` / ``1.3.13``; ``1.3.17`` as it is."""
@@ -694,6 +728,8 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
     "build-header-missing": _header,
     "nccl-cuda-mismatch": _nccl_cuda,
     "host-compiler-unsupported": _host_compiler,
+    "host-compiler-too-old": _host_compiler_old,
+    "pip-double-requirement": _double_requirement,
     "version-requirement-unmet": _version_required,
     "wheel-not-supported": _wheel,
     "gpu-image-invalid": _image,

@@ -257,6 +257,17 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nvcc-missing, and the traceback that stops at DeepSpeed's call of installed_cuda_version(): that function raises
     only where torch found no CUDA_HOME, or where CUDA_HOME/bin/nvcc does not run (None where the frame is no
     DeepSpeed's)."""
+    absent = next((h.groups[k] for k in ("nvcc_exec", "nvcc_nf", "nvcc_enoent", "nvcc_win") if h.groups.get(k)), "")
+    if absent:  # the shell, the OS or docker failing to run nvcc itself: no CUDA toolkit where it was looked for
+        where = absent.lstrip(":") if "/" in absent else "on PATH"
+        empty = absent.startswith(":")  # CUDA_HOME (or PATH) empty, joined as ":<dir>/bin/nvcc"
+        return (f"nvcc, the CUDA toolkit's compiler, is not installed where it was run from ({where}): the machine or "
+                "image has CUDA's runtime libraries (a *-runtime docker image, or pip's torch with its nvidia-* wheels) but "
+                "no CUDA toolkit, so nothing that compiles CUDA code (nvcc --version, a JIT or source build of an extension) "
+                "can run" + (" (and CUDA_HOME is empty, so the path was joined onto nothing)" if empty else ""),
+                "install the CUDA toolkit of torch's CUDA (torch.version.cuda) and put it on PATH with CUDA_HOME set to it "
+                "(export CUDA_HOME=/usr/local/cuda-<version>), or use a -devel image (pytorch/pytorch:<tag>-devel, "
+                "nvidia/cuda:<version>-devel-*), which ships nvcc")
     if "ds_cuda_call" not in h.groups:
         return LOADER_BUILDERS["nvcc-missing"](h, env, facts)
     if h.package != "deepspeed":
