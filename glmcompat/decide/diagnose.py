@@ -884,8 +884,9 @@ def extension_break(kind: str, package: str, version: str, env: Env, facts: Fact
 
 def spelled(h: Hit, cause: str) -> str:
     """The cause saying the package as the log spells it too: a distribution (torch-sparse) that the matched line names
-    by its module (torch_sparse/_convert_cuda.so) reads "torch_sparse (torch-sparse)" at its first mention, so that
-    what the user searches for (the log's word) is in what explain prints."""
+    by its module (torch_sparse/_convert_cuda.so) ends "(the log's torch_sparse is torch-sparse)", so that what the user
+    searches for (the log's word) is in what explain prints; the cause's own sentences are left whole (check, verify
+    and explain word a break alike)."""
     pkg = h.package
     if not pkg or not cause:
         return cause
@@ -897,7 +898,7 @@ def spelled(h: Hit, cause: str) -> str:
         if form == pkg or form in cause:
             continue
         if re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", h.text) is not None:
-            return word.sub(lambda m: f"{form} ({pkg})", cause, count=1)
+            return f"{cause} (the log's {form} is {pkg})"
     return cause
 
 

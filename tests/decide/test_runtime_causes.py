@@ -25,7 +25,7 @@ LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "explain" / "logs"
     ("libstdc++.so.6: version `CXXABI_1.3.99' not found", "libstdcxx-too-old", ["needs CXXABI_1.3.99 (a symbol version"]),
     # the module the path names, next to the distribution it belongs to
     ("OSError: /usr/local/lib/python3.10/dist-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
-     "_ZN3c104cuda9SetDeviceEi", "undefined-symbol", ["torch_scatter (torch-scatter)"]),
+     "_ZN3c104cuda9SetDeviceEi", "undefined-symbol", ["the log's torch_scatter is torch-scatter"]),
     # macOS dyld: the C++ symbol with its Mach-O underscore, the library its dlopen names
     ("ImportError: dlopen(/opt/venv/lib/python3.11/site-packages/torchaudio/lib/libtorchaudio.so, 0x0006): Symbol not "
      "found: __ZN2at4_ops5zeros4callEN3c108ArrayRefINS2_6SymIntEEE", "undefined-symbol",
