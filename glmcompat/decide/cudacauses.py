@@ -247,6 +247,13 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     major = (m.group(1) or m.group(2)) if m else ""
     if not lib:
         return None
+    if dep := h.groups.get("dep", ""):  # the sub-library is there; a library it needs is not (cuDNN 8's cnn/adv: nvrtc)
+        return (f"cuDNN's sub-library {lib} could not load because {dep}, a library it needs, is not on the loader's path: "
+                f"{lib} loads {dep} by that name, which only a CUDA toolkit (its lib64, or the -dev package's symlink) or "
+                "a conda cudnn/cuda-nvrtc package provides; the pip wheels ship only the versioned soname",
+                f"put {dep} on the loader's path: install cuDNN with its dependencies from one place (conda install -c "
+                f"conda-forge cudnn, or the CUDA toolkit whose lib64 has {dep}, on LD_LIBRARY_PATH), or link the "
+                f"versioned library the environment has to {dep} in a directory on LD_LIBRARY_PATH")
     if why == "undefined symbol":
         return (f"cuDNN loaded {lib} from another cuDNN than its own front library: two cuDNN copies are on the loader's "
                 "path (LD_LIBRARY_PATH, /usr/lib, a conda or image copy next to the nvidia-cudnn wheel)",

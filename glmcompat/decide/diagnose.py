@@ -26,7 +26,7 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
-from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS
+from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS, dyld_symbol, runtime_driver
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -36,7 +36,7 @@ from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHO
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import Hit, module_package
+from glmcompat.model.signatures import MODULE_PACKAGES, Hit, module_package
 
 
 def _build(facts: Facts, torch: str) -> str:
@@ -828,6 +828,9 @@ BUILDERS: dict[str, Builder] = {
     "pip-requirement-conflict": _pip_conflict,
     **SWEEP_BUILDERS,  # last: the installers' sweep reads its own phrasings of rows above and hands them the rest
 }
+# the forms other loaders and runtimes print, read before the builders above (:mod:`glmcompat.decide.loadercauses`)
+BUILDERS["driver-not-found"] = runtime_driver(BUILDERS["driver-not-found"])
+BUILDERS["undefined-symbol"] = dyld_symbol(BUILDERS["undefined-symbol"])
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another.
 OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
                "torch-arch-unsupported": "torch", "torch-without-nccl": "torch",
@@ -879,6 +882,26 @@ def extension_break(kind: str, package: str, version: str, env: Env, facts: Fact
     return None
 
 
+def spelled(h: Hit, cause: str) -> str:
+    """The cause saying the package as the log spells it too: a distribution (torch-sparse) that the matched line names
+    by its module (torch_sparse/_convert_cuda.so) ends "(the log's torch_sparse is torch-sparse)", so that what the user
+    searches for (the log's word) is in what explain prints; the cause's own sentences are left whole (check, verify
+    and explain word a break alike)."""
+    pkg = h.package
+    if not pkg or not cause:
+        return cause
+    word = re.compile(rf"(?<![\w.-]){re.escape(pkg)}(?![\w-])")
+    if word.search(cause) is None:
+        return cause
+    modules = (m for m, p in MODULE_PACKAGES.items() if p == pkg)  # sklearn (scikit-learn), cv2 (opencv-python)
+    for form in dict.fromkeys((pkg.replace("-", "_"), pkg.replace("_", "-"), pkg.replace("-", ""), *modules)):
+        if form == pkg or form in cause:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", h.text) is not None:
+            return f"{cause} (the log's {form} is {pkg})"
+    return cause
+
+
 def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     """Each hit with its cause and remedy built for ``env``; a hit that turns out not to be its signature's
     failure (a bare ``KeyError`` outside transformers) is left out. A hit keeps its package, and takes the
@@ -904,7 +927,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
                 o.id == "driver-too-old" and o.line == h.line for o in hits):
             continue  # the same line's driver-too-old hit names the driver API function (no library path before it)
         if got is not None:
-            h = replace(h, cause=got[0], remedy=got[1])
+            h = replace(h, cause=spelled(h, got[0]), remedy=got[1])
         std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
                                               or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break

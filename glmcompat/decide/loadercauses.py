@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from packaging.version import Version
 
@@ -107,6 +108,11 @@ def _extension_arch(path: str, env: Env) -> tuple[str, str]:
 FIRST_GCC = {"3.4.19": "4.8.3", "3.4.20": "4.9.0", "3.4.21": "5.1.0", "3.4.22": "6.1.0", "3.4.23": "7.1.0",
              "3.4.24": "7.2.0", "3.4.25": "8.1.0", "3.4.26": "9.1.0", "3.4.27": "9.2.0", "3.4.28": "9.3.0",
              "3.4.29": "11.1.0", "3.4.30": "12.1.0", "3.4.31": "13.1.0", "3.4.32": "13.2.0"}
+# ... and each CXXABI_ (the C++ ABI runtime's) version, the same table (abi.versioning.history: "GCC 7.1.0:
+# GLIBCXX_3.4.23, CXXABI_1.3.11", "GCC 9.1.0: ..., CXXABI_1.3.12", "GCC 13.1.0: ..., CXXABI_1.3.14", "GCC 14.1.0: ...,
+# CXXABI_1.3.15")
+FIRST_GCC_CXXABI = {"1.3.7": "4.8.0", "1.3.8": "4.9.0", "1.3.9": "5.1.0", "1.3.10": "6.1.0", "1.3.11": "7.1.0",
+                    "1.3.12": "9.1.0", "1.3.13": "11.1.0", "1.3.14": "13.1.0", "1.3.15": "14.1.0"}
 
 
 def _libstdcxx(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -115,11 +121,11 @@ def _libstdcxx(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     need = g.get("need", "")
     loaded = g.get("loaded", "")
     by = g.get("by", "")
-    gcc = FIRST_GCC.get(g.get("glibcxx", ""), "")
+    gcc = FIRST_GCC.get(g.get("glibcxx", ""), "") or FIRST_GCC_CXXABI.get(g.get("cxxabi", ""), "")
     pkg = h.package
     who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
     where = f"the libstdc++.so.6 the loader found ({loaded})" if loaded else "the libstdc++.so.6 the loader found"
-    since = f" (libstdc++ of GCC {gcc} or newer)" if gcc else ""
+    since = f" (libstdc++ of GCC {gcc} or newer)" if gcc else " (a symbol version of libstdc++)"  # the log's word first
     cause = (f"{who} needs {need}{since}, and {where} does not define it: it is older than the GCC runtime the library "
              "was built with, typically the system's libstdc++ found before the environment's newer one")
     up = f"the system's libstdc++6 to GCC {gcc.rsplit('.', 1)[0]} or newer" if gcc else "the system's libstdc++6"
@@ -138,7 +144,8 @@ def _glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     by, loaded, pkg = g.get("by", ""), g.get("loaded", ""), h.package
     who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
     tag = manylinux(need)
-    return (f"{who} needs glibc >= {need} (a build for {tag} or a newer distribution), and the machine's libc.so.6"
+    return (f"{who} needs GLIBC_{need} (glibc >= {need}: a build for {tag} or a newer distribution), and the machine's "
+            "libc.so.6"
             + (f" ({loaded})" if loaded else "") + " is older: the installer put a build there that the machine's "
             "glibc does not run (a copied environment, a conda package, a wheel forced with --platform)",
             f"install {pkg or 'the package'}'s build for the machine's glibc (a wheel tagged at most the machine's "
@@ -323,6 +330,70 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 DRIVER_API = re.compile(r"cu[A-Z]\w{1,80}")
 
 
+Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
+
+
+def runtime_driver(build: Builder) -> Builder:
+    """driver-not-found as the runtimes other than torch's say it, before ``build`` (the loader's and NVML's forms):
+    a Rust crate's dlopen (cudarc: "Unable to find cuda lib under the names [\"cuda\", \"nvcuda\"]", later "Unable to
+    dynamically load the \"cuda\" shared library"), the unversioned libcuda.so or Windows' nvcuda.dll not found, a
+    binding's "Failed to dlopen libcuda.so.1". The library is the one the line names."""
+
+    def driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        g = h.groups
+        lib = g.get("rt_lib") or g.get("rt_dlopen") or g.get("rt_dll", "").replace("\\", "/").rsplit("/", 1)[-1] or (
+            "libcuda.so / nvcuda.dll" if ("rt_cudarc" in g or "rt_cudarc2" in g) else "")
+        if not lib:
+            return build(h, env, facts)
+        who = h.package if h.package and h.package != "torch" else "the program"
+        return (f"{who} loads the NVIDIA driver's own library ({lib}) at run time, and the loader finds none: no NVIDIA "
+                "driver is installed where this runs, a container was started without the GPU, or the driver's directory "
+                "is not on the loader's path (on WSL2 the driver's libcuda.so lives in /usr/lib/wsl/lib, which must be on "
+                "LD_LIBRARY_PATH; on Windows nvcuda.dll is in System32, installed by the driver)",
+                "make the driver's library reachable: on WSL2, export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH; "
+                "elsewhere install the NVIDIA driver (nvidia-smi must list the GPU) or start the container with --gpus "
+                "all; the CUDA toolkit's lib64/stubs/libcuda.so is no substitute")
+
+    return driver
+
+
+def dyld_symbol(build: Builder) -> Builder:
+    """undefined-symbol as macOS's dyld says it ("Symbol not found: _X", with "Referenced from:" / "Expected in:"
+    after it; dlopen(<library>, <mode>): before it in Python's ImportError): Mach-O names carry one more leading
+    underscore than ELF's (_torch_library_impl is the C symbol torch_library_impl, __ZN... the C++ _ZN...), so the
+    ELF name goes to ``build`` and the cause says the symbol as dyld spelled it."""
+
+    def symbol(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        sym = h.groups.get("dyld_symbol", "")
+        if not sym:
+            return build(h, env, facts)
+        elf = sym[1:]
+        lib = h.groups.get("dyld_library", "")
+        got = build(replace(h, groups={**h.groups, "symbol": elf, **({"library": lib} if lib else {})}), env, facts)
+        if got is not None:
+            return (got[0].replace(f"({elf})", f"({sym})", 1) if sym not in got[0] else got[0]), got[1]
+        who = f"{lib.rsplit('/', 1)[-1]}" if lib else "a compiled library"
+        return (f"{who} needs the symbol {sym} (dyld: Symbol not found), which no library loaded with it exports: it was "
+                "built against another release of the library that defines it (for a torch extension, another torch "
+                "than the installed one), so macOS's loader refuses it",
+                "install releases built for each other (the extension's release made for the installed torch: `pip show "
+                "torch` and the extension's own version), or pin torch to the release the extension was built against")
+
+    return symbol
+
+
+def _nccl_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nccl-too-old: NCCL's topology search failed on links it does not model; the NCCL version the log names."""
+    have = env.cuda.get("nccl", "") or env.version("nccl")
+    nccl = f"NCCL {have}" if have else "the NCCL loaded"
+    return (f"{nccl}'s topology detection could not build a path between the machine's GPUs (ncclInternalError: "
+            "\"Failed to find reverse path\"): the GPUs and their links (NVLink / NVSwitch generation, PCI switches) are "
+            f"newer than {nccl} knows, so {nccl} is too old for this machine (the NCCL torch bundles, or a container's)",
+            f"use an NCCL release newer than {have or 'the one loaded'} that supports the GPUs (H100s: NCCL 2.15.1 or "
+            "newer): pip install -U nvidia-nccl-cu12 (or a torch / container release that bundles it), with no older "
+            "libnccl.so.2 first on LD_LIBRARY_PATH")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
@@ -337,7 +408,8 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "torch-lib-missing": _torch_lib,
     "tensorrt-lib-missing": _tensorrt_lib,
     "libpython-missing": _libpython,
+    "nccl-too-old": _nccl_old,
 }
 
 
-__all__ = ["DRIVER_API", "FIRST_GCC", "LOADER_BUILDERS"]
+__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dyld_symbol", "runtime_driver"]

@@ -306,6 +306,7 @@ _VERSIONS = [
     # (/nix/store/9kyf...-python3.13-torch-2.7.1/lib/python3.13/site-packages/torch/..., NixOS/nixpkgs#432046)
     re.compile(r"/nix/store/[0-9a-z]{32}-python\d\.\d{1,2}-" + _DISTS + "-" + _VERSION + r"/", re.I),
 ]
+_WRAPPED_VERSION = re.compile(r"\s{0,8}version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})\b")
 _MAJOR_MINOR = r"(?P<v>\d{1,3}\.\d{1,3})"  # a CUDA release as tools print it (12.8)
 _DRIVER = r"(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)"  # a driver version (570.86.15)
 _COLON = r"\s{0,4}:\s{0,4}"
@@ -464,6 +465,7 @@ class LogContext:
     libs: dict[str, str] = field(default_factory=dict)  # soname -> the path ldd resolved it to
     shown: str = ""  # the distribution a `pip show` block names ("Name: vllm"), until its "Version:" line
     notes: dict[str, str] = field(default_factory=dict)  # index, building, engine: the first of each the log shows (_NOTES)
+    wrapped: str = ""  # the CUDA fact whose words ended the last line (torch's "..., NCCL" then "version 2.14.3")
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -496,6 +498,12 @@ class LogContext:
             for call in _CALL.finditer(line):
                 if call.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(call.group("top")) is not None:
                     self.notes.setdefault("call " + call.group("path").rsplit(".", 1)[-1], call.group("path"))
+        if self.wrapped:  # a pasted terminal line broken before the version: "internal error, NCCL" / "version 2.14.3"
+            if (w := _WRAPPED_VERSION.match(line)) is not None:
+                self.cuda.setdefault(self.wrapped, w.group("v"))
+            self.wrapped = ""
+        if line.rstrip().endswith(" NCCL"):
+            self.wrapped = "nccl"
         if _DIGIT.search(line) is None:
             return
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():

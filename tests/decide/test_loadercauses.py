@@ -188,7 +188,9 @@ def test_a_newer_glibc_from_the_real_loader(tmp_path: Path) -> None:
     assert [h.id for h in hits] == ["glibc-too-old"]
     h = hits[0]
     assert h.package == "sgl-kernel" and h.rule == "glibc"
-    assert "sgl-kernel 0.3.21's common_ops.abi3.so needs glibc >= 2.99 (a build for manylinux_2_99" in h.cause
+    # the node and the module as the loader spells them, then what they mean (the word-form rule)
+    assert "sgl-kernel 0.3.21's common_ops.abi3.so needs GLIBC_2.99 (glibc >= 2.99: a build for manylinux_2_99" in h.cause
+    assert h.cause.endswith("(the log's sgl_kernel is sgl-kernel)")
     assert "glibc >= 2.99" in h.remedy
 
 

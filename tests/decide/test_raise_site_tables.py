@@ -20,10 +20,12 @@ COVERS = {  # family -> the libraries (or tools) its table must hold
     "install": {"pip", "uv", "poetry", "pdm", "conda", "mamba", "setuptools", "build", "gcc", "nvcc", "ninja", "ld",
                 "ld.so", "musl", "torch"},
     "system": {"cuda-driver", "cuda-runtime", "nvml", "nvidia-smi", "ld.so", "numpy"},
+    "runtime": {"docker", "cdi", "nvidia-container-toolkit", "cudarc", "cuda-bindings", "windows", "nccl", "cudnn", "dyld",
+                "ld.so"},
 }
 # the fewest messages each family's table must name (the system table lists every code of its enums, most of them no
 # failure of the stack, and must name at least as many as the others)
-NAMED = {"torch": 100, "install": 100, "system": 100}
+NAMED = {"torch": 100, "install": 100, "system": 100, "runtime": 20}
 MESSAGES = {family: tomllib.loads((TABLES / f"{family}-family.toml").read_text(encoding="utf-8"))["message"]
             for family in COVERS}
 ALL = [(family, m) for family, ms in MESSAGES.items() for m in ms]
