@@ -224,7 +224,7 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
 def _cuda_for_kernel(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """cuda-too-old-for-kernel: the CUDA the kernel needs and the one found (the line's, else the log's toolkit)."""
     g = h.groups
-    need = _first(g, "need", "need2", "need3", "need4")
+    need = _first(g, "need", "need2", "need3", "need4", "need5")
     have = _first(g, "have2", "have3", "have4") or env.cuda.get("nvcc", "") or env.cuda.get("torch_cuda", "")
     if not need:
         return None
@@ -233,6 +233,21 @@ def _cuda_for_kernel(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"{'is ' + have if have else '(the nvcc on CUDA_HOME, else torch.version.cuda) is older'}",
             f"point CUDA_HOME at a CUDA toolkit >= {need} of torch's CUDA major, or install the torch build for CUDA "
             f">= {need} (PyTorch's cu{need.replace('.', '') if '.' in need else need + '0'} index or newer)")
+
+
+def _tgi_kernels(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """tgi-kernels-missing: the model the server refused for want of the kernels the line names; None (the row's own
+    cause) for the other lines."""
+    g = h.groups
+    if "tgi_model" not in g:
+        return None
+    kernels = g.get("tgi_fa", "Flash Attention")
+    return (f"text-generation-inference serves {g['tgi_model'].strip()} only with its {kernels} CUDA kernels, and they are "
+            f"not installed (or did not import): TGI's Makefiles build the {kernels} kernels into its Docker image, so a "
+            "pip or source install of text-generation-server without them, or kernels built against another torch or "
+            "CUDA, cannot load that model",
+            f"run the official image (ghcr.io/huggingface/text-generation-inference), or build {kernels} against the "
+            "installed torch (cd server && make install-flash-attention, or install-flash-attention-v2 in later releases)")
 
 
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
@@ -246,6 +261,7 @@ ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "flashinfer-kernels-unavailable": _flashinfer_kernels,
     "gpu-capability-too-old": _capability,
     "cuda-too-old-for-kernel": _cuda_for_kernel,
+    "tgi-kernels-missing": _tgi_kernels,
 }
 
 __all__ = ["ENGINE_BUILDERS"]

@@ -257,6 +257,14 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nvcc-missing, and the traceback that stops at DeepSpeed's call of installed_cuda_version(): that function raises
     only where torch found no CUDA_HOME, or where CUDA_HOME/bin/nvcc does not run (None where the frame is no
     DeepSpeed's)."""
+    if any(k in h.groups for k in ("cmake_nvcc", "cmake_nvcc2", "cmake_nocc", "cmake_nvcc3")):  # CMake's CUDA checks
+        return ("CMake is configuring a project that compiles CUDA (project(... CUDA), enable_language(CUDA) or "
+                "find_package(CUDAToolkit REQUIRED)) and found no nvcc, the CUDA toolkit's compiler: no CUDA toolkit is "
+                "installed on the build machine (a runtime-only image or CI runner), or it is not on PATH and neither "
+                "CUDAToolkit_ROOT nor CMAKE_CUDA_COMPILER points at it",
+                "install the CUDA toolkit (nvcc) of the CUDA the project targets, then configure again from a clean build "
+                "directory with it found: put its bin on PATH, or pass -DCUDAToolkit_ROOT=/usr/local/cuda-<version> "
+                "(or -DCMAKE_CUDA_COMPILER=/usr/local/cuda-<version>/bin/nvcc)")
     absent = next((h.groups[k] for k in ("nvcc_exec", "nvcc_nf", "nvcc_enoent", "nvcc_win") if h.groups.get(k)), "")
     if absent:  # the shell, the OS or docker failing to run nvcc itself: no CUDA toolkit where it was looked for
         where = absent.lstrip(":") if "/" in absent else "on PATH"
