@@ -112,7 +112,7 @@ def test_blank_lines_cost_no_per_line_work() -> None:
     more than its bytes do in long lines of text (CPU time of the same number of bytes, measured in this test: about
     0.4-0.7 here; a cost per line is a hundred times that), and the line numbers after them stay right."""
     sigs = load_facts().rows("signature")
-    size = 500_000  # half a million blank lines: a cost per line would be a hundred times the text's
+    size = 200_000  # 200,000 blank lines: a cost per line would be a hundred times the text's
 
     def cost(data: bytes) -> float:
         best = float("inf")
