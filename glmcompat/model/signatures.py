@@ -234,7 +234,7 @@ MODULE_PACKAGES: dict[str, str] = {
     "causal_conv1d_cuda": "causal-conv1d", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
     "nixl_ep": "nixl", "libpyg": "pyg-lib", "pyg_lib": "pyg-lib", "exllama_kernels": "auto-gptq",
     "exllamav2_kernels": "auto-gptq", "autogptq_cuda_64": "auto-gptq", "autogptq_cuda_256": "auto-gptq",
-    "auto_gptq": "auto-gptq", "awq_ext": "autoawq-kernels", "awq": "autoawq", "libnatten": "natten", "graphbolt": "dgl",
+    "auto_gptq": "auto-gptq", "llama_cpp": "llama-cpp-python", "awq_ext": "autoawq-kernels", "awq": "autoawq", "libnatten": "natten", "graphbolt": "dgl",
 }
 # torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
 OP_NAMESPACES: dict[str, str] = {
@@ -274,6 +274,9 @@ _MENTIONS = [
     ("dist", re.compile(r"(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})-" + _VERSION + r"\.dist-info")),
     # a traceback frame of a package's __init__ by a relative path (a frozen app's: File "cv2\__init__.py")
     ("path", re.compile(r"File \"(?![A-Za-z]:|[\\/])(?:[^\"]{0,300}[\\/])?(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})[\\/]__init__\.py\"")),
+    # ollama's runner libraries (/usr/local/lib/ollama/cuda_v12/libggml-cuda.so, ...\Ollama\lib\ollama\): the ggml it
+    # bundles is ollama's
+    ("path", re.compile(r"[\\/]lib[\\/](?P<mod>ollama)[\\/]")),
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
