@@ -663,9 +663,9 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 glue.pop(sid, None)
                 recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
                 pkg = _attribute(own, recent, m.end())
-                if pkg and not any(o[2] == pkg for o in own):  # named by an earlier line: keep its text (the log's word)
-                    groups["named_by"] = next((t for (_, ms), t in zip(reversed(window), reversed(shown))
-                                               if any(o[2] == pkg for o in ms)), "")[:300]
+                if pkg and not any(o[2] == pkg for o in own) and (word := _alias(next(
+                        (t for (_, ms), t in zip(reversed(window), reversed(shown)) if any(o[2] == pkg for o in ms)), ""), pkg)):
+                    groups["named_by"] = word  # an earlier line named it by a module alias (flash_attn_gpu): the log's word
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
                 if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
                     pending[sid] = n
@@ -682,7 +682,9 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 continue
             named = [m[2] for m in own if m[2] not in GLUE]
             if named and sid not in {s2.id for _, s2 in found}:
-                first[sid] = replace(first[sid], package=named[-1], groups={**first[sid].groups, "named_by": line[:300]})
+                word = _alias(line, named[-1])
+                first[sid] = replace(first[sid], package=named[-1],
+                                     groups={**first[sid].groups, "named_by": word} if word else first[sid].groups)
                 settled.add(sid)
                 glue.pop(sid, None)
             elif sid in glue and sid not in settled and n > at:
@@ -698,6 +700,13 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
 def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:
     """:func:`scan_log`'s hits alone."""
     return scan_log(lines, signatures).hits
+
+
+def _alias(line: str, pkg: str) -> str:
+    """The module name (:data:`MODULE_PACKAGES`) by which ``line`` names ``pkg`` where it is no plain form of the
+    distribution's name (flash_attn_gpu for flash-attn); "" if none."""
+    return next((m for m, p in MODULE_PACKAGES.items() if p == pkg and m != pkg.replace("-", "_")
+                 and re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", line)), "")
 
 
 def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
