@@ -664,7 +664,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
                 pkg = _attribute(own, recent, m.end())
                 if pkg and not any(o[2] == pkg for o in own) and (word := _alias(next(
-                        (t for (_, ms), t in zip(reversed(window), reversed(shown)) if any(o[2] == pkg for o in ms)), ""), pkg)):
+                        (t for (_, ms), t in zip(reversed(window), reversed(shown), strict=True) if any(o[2] == pkg for o in ms)), ""), pkg)):
                     groups["named_by"] = word  # an earlier line named it by a module alias (flash_attn_gpu): the log's word
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
                 if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
