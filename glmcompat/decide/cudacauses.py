@@ -215,8 +215,18 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
-    if ("cpu_version" in h.groups or "cuda_none" in h.groups) and not gpu and "cpu_build" not in env.notes:
+    other = env.notes.get("torch_other_build", "")  # torch-directml, a +rocm wheel: a torch built for another device
+    if "webui_no_gpu" in h.groups and not other and "cpu_build" not in env.notes and "cpu_version" not in h.groups:
+        return None  # the webui's check (torch.cuda.is_available() False) names no build: a driver's absence reads alike
+    if ({"cpu_version", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
+            and not other):
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
+    if other:  # the log names the build: torch-directml (DirectX 12, no CUDA), ROCm's +rocm wheels (AMD GPUs)
+        kind = "ROCm (AMD GPUs)" if "rocm" in other.lower() else "DirectML (torch-directml, DirectX 12)"
+        return (f"the installed torch is a build for {kind}, not CUDA (the log shows {other}): torch.cuda finds no "
+                "CUDA device with it, so a program that checks for CUDA refuses to start on this NVIDIA GPU",
+                "install the CUDA build of the program and of torch (the CUDA, not the DirectML/AMD, package of the "
+                "program; torch from PyTorch's CUDA index for the driver's CUDA, cu128 for a driver of CUDA 12.8 or newer), with torchvision of the same build")
     if conda := h.groups.get("conda_cpu", ""):  # conda's listing: the pytorch channel's CPU build (pyX.Y_cpu_N)
         return (f"conda installed pytorch {conda} as its CPU-only build ({h.groups.get('conda_build', '')}, with the "
                 "cpuonly / pytorch-mutex cpu packages): the solver picked it over the CUDA builds (pyX.Y_cudaZ_cudnnW), "

@@ -853,7 +853,7 @@ DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "
            "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
            "lxc-cuda-init-hmm": ("cuda_init",),
-           "torch-cpu-only": ("cpu_version", "cuda_none"),
+           "torch-cpu-only": ("cpu_version", "cuda_none", "built_false", "webui_no_gpu"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
@@ -897,7 +897,8 @@ def spelled(h: Hit, cause: str) -> str:
     for form in dict.fromkeys((pkg.replace("-", "_"), pkg.replace("_", "-"), pkg.replace("-", ""), *modules)):
         if form == pkg or form in cause:
             continue
-        if re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", h.text) is not None:
+        # the matched line, or the line of the frames that named the package (a traceback's "flash_attn_gpu.fwd(")
+        if re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", f"{h.text}\n{h.groups.get('named_by', '')}") is not None:
             return f"{cause} (the log's {form} is {pkg})"
     return cause
 

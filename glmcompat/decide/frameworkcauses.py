@@ -35,8 +35,11 @@ LABELS = {
     "isa": "instructions {}", "kernel": "kernel module {}", "dso": "libcuda.so.1 {}", "provider": "the provider asked for {}",
     "available": "available: {}", "cuda_need": "it needs CUDA {}", "cudnn_need": "it needs cuDNN {}",
     "arch": "the GPU architecture ptxas does not know: {}", "symbol": "it calls {}", "cudnn": "it requires cuDNN {}.x",
-    "cuda": "and CUDA {}.x", "dnn": "{}",
+    "cuda": "and CUDA {}.x", "dnn": "{}", "ggml_arch": "its build has no CUDA architecture at or below {}",
 }
+# a group marking a library that several programs bundle (ggml: llama.cpp, ollama): the row names no package, the
+# package the log's paths named for the hit is kept
+NAMED = "fx_named"
 LIBRARIES = ("lib", "dll", "lib3")  # the fact groups that hold a library's name
 # JAX's version numbers as its CUDA libraries report them -> (divisors) of major, minor, patch
 _ENCODED = {"CUDA": (1000, 10), "cuDNN": (1000, 100), "cuBLAS": (10000, 100, 1), "cuFFT": (1000, 100, 1),
@@ -168,6 +171,8 @@ def with_package(h: Hit) -> Hit:
     default); the package the log's own paths named is kept where the row's is its GPU build of it (onnxruntime)."""
     pkg = framework_package(h)
     if pkg is None or (pkg and h.package and pkg.startswith(canonicalize(h.package) + "-")):
+        return h
+    if not pkg and any(k.startswith(NAMED) for k in h.groups):
         return h
     return replace(h, package=pkg, version="")
 

@@ -224,6 +224,9 @@ def _fold(text: str) -> str:
 MODULE_PACKAGES: dict[str, str] = {
     "sgl_kernel": "sgl-kernel", "flash_attn": "flash-attn", "flash_attn_2_cuda": "flash-attn",
     "flash_attn_3": "flash-attn", "flash_attn_3_cuda": "flash-attn", "flash_attn_interface": "flash-attn",
+    # flash-attn 2.7+ imports its extension under an alias (flash_attn/flash_attn_interface.py: `import flash_attn_2_cuda
+    # as flash_attn_gpu`), which its frames' code lines name ("flash_attn_gpu.fwd(")
+    "flash_attn_gpu": "flash-attn",
     "flashinfer": "flashinfer-python", "flashinfer_jit_cache": "flashinfer-jit-cache",
     "flashinfer_cubin": "flashinfer-cubin", "vllm_flash_attn": "vllm", "deep_gemm": "deep-gemm",
     "deep_ep": "deep-ep", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d",
@@ -231,7 +234,7 @@ MODULE_PACKAGES: dict[str, str] = {
     "causal_conv1d_cuda": "causal-conv1d", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
     "nixl_ep": "nixl", "libpyg": "pyg-lib", "pyg_lib": "pyg-lib", "exllama_kernels": "auto-gptq",
     "exllamav2_kernels": "auto-gptq", "autogptq_cuda_64": "auto-gptq", "autogptq_cuda_256": "auto-gptq",
-    "auto_gptq": "auto-gptq", "awq_ext": "autoawq-kernels", "awq": "autoawq", "libnatten": "natten", "graphbolt": "dgl",
+    "auto_gptq": "auto-gptq", "llama_cpp": "llama-cpp-python", "awq_ext": "autoawq-kernels", "awq": "autoawq", "libnatten": "natten", "graphbolt": "dgl",
 }
 # torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
 OP_NAMESPACES: dict[str, str] = {
@@ -271,6 +274,9 @@ _MENTIONS = [
     ("dist", re.compile(r"(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})-" + _VERSION + r"\.dist-info")),
     # a traceback frame of a package's __init__ by a relative path (a frozen app's: File "cv2\__init__.py")
     ("path", re.compile(r"File \"(?![A-Za-z]:|[\\/])(?:[^\"]{0,300}[\\/])?(?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})[\\/]__init__\.py\"")),
+    # ollama's runner libraries (/usr/local/lib/ollama/cuda_v12/libggml-cuda.so, ...\Ollama\lib\ollama\): the ggml it
+    # bundles is ollama's
+    ("path", re.compile(r"[\\/]lib[\\/](?P<mod>ollama)[\\/]")),
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
     ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
@@ -283,7 +289,7 @@ _MENTIONS = [
     # torch's own shared libraries (torch/lib), named by soname where a loader error gives no path
     ("torchlib", re.compile(r"(?<![\w.-])(?P<mod>lib(?:torch(?:_cpu|_cuda(?:_cu|_cpp|_linalg)?|_hip|_python|_global_deps)?|"
                             r"c10(?:_cuda|_hip)?))\.so\b")),
-    ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|selective_scan_cuda|causal_conv1d_cuda|"
+    ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|flash_attn_gpu|selective_scan_cuda|causal_conv1d_cuda|"
                           r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
     # a C++ qualified name a native library prints in its own errors (``onnxruntime::CudaCall``, ``vllm::``): the
     # outermost namespace names the library, where it is one (:data:`CXX_NAMESPACES`)
@@ -391,6 +397,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
     ("cpu_build", r"(?P<v>Torch not compiled with CUDA enabled)"),
+    # a torch build for another device than CUDA, as a log names it: torch-directml (its package, and the webui forks
+    # built on it: stable-diffusion-webui-directml, lshqqytiger's "-amd" releases) and ROCm's wheels (torch
+    # <version>+rocm<X.Y>, the local label of PyTorch's rocm index)
+    ("torch_other_build", r"(?i)(?P<v>torch[-_]directml|webui-directml|(?<![\w.])\d{1,2}\.\d{1,3}(?:\.\d{1,3})?\+rocm\d{1,2}(?:\.\d{1,2}){0,2})"),
     # the pip (or uv pip) install command the log shows, and the packages pip then installed (pip's "Installing collected
     # packages: a, b", src/pip/_internal/commands/install.py): what was asked for, and what came with it
     ("pip_command", r"(?<![\w-])pip3?(?:\.exe)? install (?P<v>[^\n]{1,500})"),
@@ -430,7 +440,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-")
+                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -614,6 +624,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     counts: dict[str, int] = {}
     ctx = LogContext()
     window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
+    shown: deque[str] = deque(maxlen=WINDOW)  # the text of each window line: the words that named its packages
     pending: dict[str, int] = {}  # signatures whose first match named no package yet -> its line
     settled: set[str] = set()  # pending ones a frame has named: the next frame replaces it, until the stack ends
     # pending ones with no package at all -> the innermost glue package (torch) the frames that follow name: where the
@@ -652,6 +663,9 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 glue.pop(sid, None)
                 recent = (ms for at, ms in window if at >= n - WINDOW)  # the lines just before, blank ones included
                 pkg = _attribute(own, recent, m.end())
+                if pkg and not any(o[2] == pkg for o in own) and (word := _alias(next(
+                        (t for (_, ms), t in zip(reversed(window), reversed(shown), strict=True) if any(o[2] == pkg for o in ms)), ""), pkg)):
+                    groups["named_by"] = word  # an earlier line named it by a module alias (flash_attn_gpu): the log's word
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
                 if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
                     pending[sid] = n
@@ -659,6 +673,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                         glue[sid] = ""
         if own:
             window.append((n, own))
+            shown.append(line)
         for sid, at in list(pending.items()):
             # the traceback that follows runs outermost first: its innermost frame (the last indented line
             # before the traceback ends) is the import that failed (NumPy prints its message, then the stack)
@@ -667,7 +682,9 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 continue
             named = [m[2] for m in own if m[2] not in GLUE]
             if named and sid not in {s2.id for _, s2 in found}:
-                first[sid] = replace(first[sid], package=named[-1])
+                word = _alias(line, named[-1])
+                first[sid] = replace(first[sid], package=named[-1],
+                                     groups={**first[sid].groups, "named_by": word} if word else first[sid].groups)
                 settled.add(sid)
                 glue.pop(sid, None)
             elif sid in glue and sid not in settled and n > at:
@@ -683,6 +700,13 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
 def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:
     """:func:`scan_log`'s hits alone."""
     return scan_log(lines, signatures).hits
+
+
+def _alias(line: str, pkg: str) -> str:
+    """The module name (:data:`MODULE_PACKAGES`) by which ``line`` names ``pkg`` where it is no plain form of the
+    distribution's name (flash_attn_gpu for flash-attn); "" if none."""
+    return next((m for m, p in MODULE_PACKAGES.items() if p == pkg and m != pkg.replace("-", "_")
+                 and re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", line)), "")
 
 
 def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:

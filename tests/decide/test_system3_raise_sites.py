@@ -1,0 +1,25 @@
+"""The messages of tests/fixtures/raise_sites/system3-signatures.toml (issue 38, branch fix38-system3): NVML not
+loadable, a torch without CUDA (a CPU, DirectML or ROCm build), cuDNN 8's sub-library lines, NumPy's dtype-size check
+cut short, flash-attn's aliased module, ggml's and ollama's words for a GPU the build lacks: each named with its
+words, and each line that alone is no failure left unclaimed."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.decide.explaining import diagnoses, unclaimed
+
+TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "system3-signatures.toml"
+MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+
+
+@pytest.mark.parametrize("m", MESSAGES, ids=[f"{m['library']}:{m['text'][-60:]}" for m in MESSAGES])
+def test_each_message(m, tmp_path, capsys):
+    assert m["source"]
+    if m["expect"]:
+        diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
+    else:
+        unclaimed(m["text"], tmp_path, capsys)
