@@ -7,12 +7,12 @@ which release it takes as it takes it: ``uv lock -v`` logs ``Selecting: <name>==
 (:mod:`glmcompat.ops.projectspec` reads those lines). Here each release the judge would read is read as uv names it:
 its wheel for the lock's Python and machine is looked up on the index uv asks and summarised into the same cache
 the judge reads, under the wheel's own sha256 (:func:`glmcompat.ops.artifacts.summaries`, and torch's exports where
-an extension needs them). The judge then finds them stored; it waits (:meth:`Prefetch.drain`) for those still being
+an extension needs them: read by the judge, once uv's answer names the torch). The judge then finds them stored; it waits (:meth:`Prefetch.drain`) for those still being
 read rather than reading them twice.
 
 Nothing here decides anything: a cache entry is the same bytes' summary whoever writes it, so a release uv later
 drops costs only bandwidth, and a read that fails is left for the judge to make (and report). Nothing raises.
-``GLMCOMPAT_NO_ARTIFACTS`` (nothing is read over the network) turns it off.
+``GLMCOMPAT_NO_ARTIFACTS`` (nothing is read over the network) and ``GLMCOMPAT_NO_LOCK_PREFETCH`` turn it off.
 """
 
 from __future__ import annotations
@@ -29,6 +29,12 @@ if TYPE_CHECKING:
     from glmcompat.ops.projectspec import Run
 
 WORKERS = 8  # as the judge's own reads (probe_lock)
+# the most packages read ahead: each costs an index page and its wheel's bytes while uv still resolves, and beside a
+# serving engine's fifty compiled companions (and the releases uv tries and drops) that reading slows uv and the judge
+# more than it saves (sglang's: 17 s without, 23 s reading all of them ahead); the judge reads the rest from the lock's
+# own URLs, as before
+MAX_AHEAD = 8
+OFF_ENV = "GLMCOMPAT_NO_LOCK_PREFETCH"  # set: nothing is read ahead (the judge reads after uv, as before)
 
 
 class Prefetch:
@@ -41,9 +47,8 @@ class Prefetch:
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="glmcompat-lockprefetch")
         self._mutex = threading.Lock()
         self._seen: set[tuple[str, str]] = set()
+        self._names: set[str] = set()  # the packages read ahead (the first release uv selects of each)
         self._jobs: list[Future[None]] = []
-        self._torch: list[str] = []  # the torch releases uv selected, in order
-        self._torch_read: set[str] = set()
         self._client: IndexClient | None = None
         self._cache: Cache | None = None
         self._closed = False
@@ -60,12 +65,9 @@ class Prefetch:
             if self._closed or (n, version) in self._seen:
                 return
             self._seen.add((n, version))
-            if n == "torch":
-                self._torch.append(version)
-                return
         if not filename.endswith(".whl") or filename.endswith("-any.whl"):
             return  # pure (every file of a release is, where one is) or only an sdist: nothing compiled to read
-        if n.startswith(("nvidia-", "triton", "pytorch-triton")) or n == "numpy":
+        if n.startswith(("nvidia-", "triton", "pytorch-triton")) or n in ("numpy", "torch"):
             return  # judged from the matrix and torch's pins (probe_lock's candidates skip them alike)
         if n in self._tracked:
             from glmcompat.ops.artifacts import _has_row  # lazy: the judge's own test
@@ -76,12 +78,17 @@ class Prefetch:
 
     def _submit(self, name: str, version: str) -> None:
         with self._mutex:
-            if self._closed:
+            if self._closed or name in self._names or len(self._names) >= MAX_AHEAD:
                 return
-            try:
-                self._jobs.append(self._pool.submit(self._read, name, version))
-            except RuntimeError:  # the pool is shut down
-                pass
+            self._names.add(name)
+            self._start(name, version)
+
+    def _start(self, name: str, version: str) -> None:
+        """Read ``name==version`` in the background (called with the mutex held)."""
+        try:
+            self._jobs.append(self._pool.submit(self._read, name, version))
+        except RuntimeError:  # the pool is shut down
+            pass
 
     def follow(self, run: Run) -> None:
         """Read what ``run`` selects (a uv run whose lock is the likely answer)."""
@@ -101,7 +108,7 @@ class Prefetch:
     def _read(self, name: str, version: str) -> None:
         from packaging.version import Version  # lazy: a reading thread's, not the start-up path's
 
-        from glmcompat.ops.artifacts import _find_any_python, _needs_torch, open_index, summaries  # lazy: as above
+        from glmcompat.ops.artifacts import _find_any_python, open_index, summaries  # lazy: as above
 
         try:
             index, cache = self._index()
@@ -109,26 +116,9 @@ class Prefetch:
                                  stated=False)
             if not f.is_wheel or f.filename.endswith("-any.whl"):
                 return
-            ext, _np = summaries(open_index(index, f), cache, True)
-            if _needs_torch(ext):
-                self._read_torch(index, cache)
+            summaries(open_index(index, f), cache, True)
         except Exception:
             return  # the judge reads it again, and reports what fails
-
-    def _read_torch(self, index: IndexClient, cache: Cache) -> None:
-        """torch's exports, for the torch releases uv selected (once each): what an extension linking torch is
-        checked against."""
-        from glmcompat.ops.artifacts import _find_in  # lazy: a reading thread's, not the start-up path's
-        from glmcompat.ops.wheelprobe import _Stats, _torch_summary  # lazy: as above
-
-        with self._mutex:
-            todo = [v for v in self._torch if v not in self._torch_read]
-            self._torch_read.update(todo)
-        for v in todo:
-            try:
-                _torch_summary(index, cache, _find_in([index], cache, "torch", v, self.python, self.platform), _Stats())
-            except Exception:
-                continue
 
     # -- the end ----------------------------------------------------------------------------------
     def drain(self) -> None:
@@ -159,7 +149,7 @@ def start(facts: Facts, python: str, machine: str, options: IndexOptions, open_c
     source, or reading over the network is off)."""
     from glmcompat.ops.artifacts import PROBE_ENV  # lazy: the judge's own switch
 
-    if open_client is None or os.environ.get(PROBE_ENV):
+    if open_client is None or os.environ.get(PROBE_ENV) or os.environ.get(OFF_ENV):
         return None
     try:
         return Prefetch(facts, python, machine, options, open_client)

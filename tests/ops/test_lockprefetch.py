@@ -21,7 +21,7 @@ class Recorded(lockprefetch.Prefetch):
         super().__init__(*a)
         self.read: list[tuple[str, str]] = []
 
-    def _submit(self, name: str, version: str) -> None:
+    def _start(self, name: str, version: str) -> None:
         self.read.append((name, version))
 
 
@@ -37,7 +37,7 @@ def test_only_what_the_judge_reads_is_read(facts):
         ("pillow", "12.0.0", "pillow-12.0.0-cp312-cp312-macosx_11_0_arm64.whl"),  # the same release: once
         ("fastapi", "0.118.0", "fastapi-0.118.0-py3-none-any.whl"),  # pure
         ("sglang", "0.5.9", "sglang-0.5.9.tar.gz"),  # an sdist: nothing compiled to read
-        ("torch", "2.9.1", "torch-2.9.1-cp311-cp311-manylinux_2_28_x86_64.whl"),  # torch: read only for an extension
+        ("torch", "2.9.1", "torch-2.9.1-cp311-cp311-manylinux_2_28_x86_64.whl"),  # torch: from the matrix
         ("nvidia-cudnn-cu12", "9.10.2.21", "nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl"),
         ("triton", "3.5.1", "triton-3.5.1-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"),
         ("numpy", "2.2.6", "numpy-2.2.6-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"),
@@ -46,10 +46,20 @@ def test_only_what_the_judge_reads_is_read(facts):
     ]:
         ahead.selected(*got)
     assert ahead.read == [("pillow", "12.0.0")]
-    assert ahead._torch == ["2.9.1"]
     ahead.drain()
     ahead.selected("markupsafe", "3.0.3", "markupsafe-3.0.3-cp311-cp311-manylinux_2_17_x86_64.whl")
     assert ahead.read == [("pillow", "12.0.0")]  # drained: nothing more is started
+    ahead.close()
+
+
+def test_the_first_release_of_a_few_packages_is_read(facts):
+    """The first release uv selects of each package, and no more than MAX_AHEAD packages: the judge reads the rest."""
+    ahead = Recorded(facts, "cp311", "x86_64", IndexOptions(), client_for)
+    ahead.selected("pillow", "12.0.0", "pillow-12.0.0-cp311-cp311-manylinux_2_28_x86_64.whl")
+    ahead.selected("pillow", "11.3.0", "pillow-11.3.0-cp311-cp311-manylinux_2_28_x86_64.whl")  # uv went back: not read
+    for i in range(2 * lockprefetch.MAX_AHEAD):
+        ahead.selected(f"ext{i}", "1.0", f"ext{i}-1.0-cp311-cp311-manylinux_2_28_x86_64.whl")
+    assert ahead.read[0] == ("pillow", "12.0.0") and len(ahead.read) == lockprefetch.MAX_AHEAD
     ahead.close()
 
 
