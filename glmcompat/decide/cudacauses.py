@@ -650,7 +650,8 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""
     need = FIRST_SM.get(sm, "")
-    cause = (f"{who}{on} carries no kernels for {gpu_name or 'the GPU'} (compute capability sm_{sm}): its build's "
+    dotted = f"{sm[:-1]}.{sm[-1]}, " if sm.isdigit() and len(sm) >= 2 else ""  # 50 -> 5.0, as the GPU's own tools print it
+    cause = (f"{who}{on} carries no kernels for {gpu_name or 'the GPU'} (compute capability {dotted}sm_{sm}): its build's "
              "arch list does not include it, so every CUDA kernel launch fails ('no kernel image is available')")
     if need and (not built or _v(built) is None or Version(built) < Version(need)):
         cause += f"; the first CUDA that builds sm_{sm} is {need}"
