@@ -848,6 +848,8 @@ OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skippe
 OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
               "cudnn-version-mismatch": ("framework", "framework_major", "jax_framework")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
+# a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
+NETWORK_WITHHELD = frozenset({"source-build-failed"})
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
@@ -924,6 +926,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         got = ext_cause(h, env, facts) or (build(h, env, facts) if build is not None else None)
         if got is None and (notice(h) or any(g in h.groups for g in DROPPED.get(h.id, ()))):
             continue
+        if h.id in NETWORK_WITHHELD and "net_fault" in env.notes:
+            continue  # the build or install stopped on the network (a reset, a refused or timed-out connection)
         if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
                 o.id == "driver-too-old" and o.line == h.line for o in hits):
             continue  # the same line's driver-too-old hit names the driver API function (no library path before it)

@@ -433,6 +433,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # its spaces: each release read on the line it stands on (torch's is followed by " and", torchvision's by ".")
     ("wrapped_torch_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3}) and(?:\s|$)"),
     ("wrapped_built_cuda", r"(?:has\s{0,2}CUDA\s{0,2}|CUDA\s{1,2}|^\s{0,8})Version=(?P<v>\d{1,3}\.\d{1,3})\.(?:\s|$)"),
+    # the network failing under a build or an install (a build that downloads its prebuilt wheel, a pip fetch): a
+    # network fault, not a packaging one (urllib's "<urlopen error ...>", the socket's errno texts, urllib3's retries)
+    ("net_fault", r"(?P<v>urlopen error|Connection reset by peer|Connection refused|Temporary failure in name resolution|"
+                  r"Name or service not known|Network is unreachable|Max retries exceeded with url|Read timed out)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
     # the scene of CUDA's init failing under HMM (NVIDIA/open-gpu-kernel-modules#901): a Proxmox LXC container, the
@@ -440,7 +444,8 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm")
+                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|"
+                         r"name resolution|service not known|unreachable|max retries|timed out")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
