@@ -3,6 +3,7 @@ the log lines it echoes), and the one assertion of a diagnosis (exit 1, the sign
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,3 +37,16 @@ def unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     """What explain says of ``text``, asserted to be no diagnosis (exit 0, no known failure signature)."""
     code, out = explain(text, tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
+
+
+RAISE_SITES = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites"
+
+
+def table(*names: str) -> list[dict[str, object]]:
+    """The messages of the raise-site tables ``names`` (tests/fixtures/raise_sites/), in order."""
+    return [m for name in names for m in tomllib.loads((RAISE_SITES / name).read_text(encoding="utf-8"))["message"]]
+
+
+def message_id(m: dict[str, object], width: int = 50) -> str:
+    """A table message's test id: its library and the head of its text."""
+    return f"{m['library']}:{str(m['text'])[:width]}"

@@ -7,22 +7,16 @@ signature's words but tell of no failure stay unclaimed."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 
 import pytest
 
-from tests.decide.explaining import diagnoses, explain, unclaimed
+from tests.decide.explaining import message_id, table, diagnoses, explain, unclaimed
 
-TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "extensions-signatures.toml"
-MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+MESSAGES = table("extensions-signatures.toml")
 LIBRARIES = {"torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib", "dgl", "cupy", "numba",
              "mmcv", "mmdet", "detectron2", "pytorch3d", "auto-gptq", "autoawq", "mamba-ssm", "causal-conv1d", "natten",
              "bitsandbytes", "spconv", "deepspeed"}
 
-
-def _id(m: dict[str, str]) -> str:
-    return f"{m['library']}:{m['text'][:50]}"
 
 
 def test_the_table_covers_every_library_and_cites_each_message():
@@ -32,13 +26,13 @@ def test_the_table_covers_every_library_and_cites_each_message():
     assert sum(bool(m["expect"]) for m in MESSAGES) >= 60
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=_id)
+@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=message_id)
 def test_each_message_is_named_with_its_package_and_versions(m, tmp_path, capsys):
     out = diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
     assert out.count("known failure signature") == 1 and out.count("\nline ") == 1, out  # one diagnosis, no second guess
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=_id)
+@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=message_id)
 def test_a_notice_is_not_claimed(m, tmp_path, capsys):
     unclaimed(m["text"], tmp_path, capsys)
 

@@ -7,22 +7,16 @@ unclaimed."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 
 import pytest
 
 from glmcompat.decide.frameworkcauses import framework_package
 from glmcompat.model.signatures import Hit
-from tests.decide.explaining import diagnoses, unclaimed
+from tests.decide.explaining import message_id, table, diagnoses, unclaimed
 
-TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "frameworks-signatures.toml"
-MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+MESSAGES = table("frameworks-signatures.toml")
 LIBRARIES = {"tensorflow", "jax", "jaxlib", "onnxruntime-gpu", "tensorrt", "paddlepaddle-gpu"}
 
-
-def _id(m: dict[str, str]) -> str:
-    return f"{m['library']}:{m['text'][:60]}"
 
 
 def test_the_table_covers_every_framework():
@@ -32,12 +26,12 @@ def test_the_table_covers_every_framework():
     assert all(m["words"] for m in MESSAGES if m["expect"])  # each claim names what the line gives
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=_id)
+@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: message_id(m, 60))
 def test_each_message_is_named_with_its_package_library_and_versions(m, tmp_path, capsys):
     diagnoses(m["text"], m["expect"], m["words"], tmp_path, capsys)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=_id)
+@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: message_id(m, 60))
 def test_a_notice_or_an_environment_without_a_gpu_is_not_claimed(m, tmp_path, capsys):
     unclaimed(m["text"], tmp_path, capsys)
 

@@ -10,15 +10,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tomllib
-from pathlib import Path
 
 import pytest
 
-from tests.decide.explaining import diagnoses, explain, unclaimed
+from tests.decide.explaining import RAISE_SITES, table, diagnoses, explain, unclaimed
 from tests.decide.test_raise_site_tables import harvester as _harvester
 
-TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "install-family.toml"
-MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+MESSAGES = table("install-family.toml")
 
 
 # words a signature reads, in lines that tell of no failure (or of one outside the stack's packaging)
@@ -168,7 +166,7 @@ def choose(package):
     assert ("raise RuntimeError", "Unable to find installation candidates for {package}") in got
 
 
-REAL = tomllib.loads((TABLE.parent / "install-real.toml").read_text(encoding="utf-8"))["run"]
+REAL = tomllib.loads((RAISE_SITES / "install-real.toml").read_text(encoding="utf-8"))["run"]
 
 
 @pytest.mark.parametrize("run", REAL, ids=lambda r: r["command"][:60])

@@ -5,15 +5,12 @@ words, and each line that alone is no failure left unclaimed."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 
 import pytest
 
-from tests.decide.explaining import diagnoses, unclaimed
+from tests.decide.explaining import table, diagnoses, unclaimed
 
-TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "system3-signatures.toml"
-MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+MESSAGES = table("system3-signatures.toml")
 
 
 @pytest.mark.parametrize("m", MESSAGES, ids=[f"{m['library']}:{m['text'][-60:]}" for m in MESSAGES])

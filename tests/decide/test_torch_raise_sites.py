@@ -6,16 +6,13 @@ failure, stay unclaimed."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 
 import pytest
 
-from tests.decide.explaining import diagnoses, unclaimed
+from tests.decide.explaining import table, diagnoses, unclaimed
 from tests.decide.test_raise_site_tables import harvester as _harvester
 
-TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "torch-family.toml"
-MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+MESSAGES = table("torch-family.toml")
 
 
 # words a signature reads, in lines that tell of no failure

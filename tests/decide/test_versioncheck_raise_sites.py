@@ -6,19 +6,13 @@ none (a torch cpp_extension's "Error compiling objects for extension" first)."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 
 import pytest
 
-from tests.decide.explaining import diagnoses, unclaimed
+from tests.decide.explaining import message_id, table, diagnoses, unclaimed
 
-TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites" / "versioncheck-family.toml"
-MESSAGES = tomllib.loads(TABLE.read_text(encoding="utf-8"))["message"]
+MESSAGES = table("versioncheck-family.toml")
 
-
-def _id(m: dict[str, object]) -> str:
-    return f"{m['library']}:{str(m['text'])[:60]}"
 
 
 def test_the_table_holds_each_library_with_its_source() -> None:
@@ -26,12 +20,12 @@ def test_the_table_holds_each_library_with_its_source() -> None:
     assert all(m["source"] and m["text"] for m in MESSAGES)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=_id)
+@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: message_id(m, 60))
 def test_each_check_is_claimed_with_the_versions_it_names(m, tmp_path, capsys):
     diagnoses(m["text"], m["expect"], m["words"], tmp_path, capsys)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=_id)
+@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: message_id(m, 60))
 def test_a_line_that_names_no_failure_is_not_claimed(m, tmp_path, capsys):
     unclaimed(m["text"], tmp_path, capsys)
 
