@@ -104,7 +104,7 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None  # the installed (or every admitted) release has the name: the import fails for another reason
     who = _consumer(h, env, dist, tracked[dist])
     callers = " or ".join(tracked[dist])
-    if span:
+    if span and row is not None:
         return _sharp(row, name, what, dist, have, who, span)
     cause = (f"{who or (f'the calling code ({callers}: the packages that call {dist})' if called and callers else 'the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
              "older than the release that added it (or newer than one that removed it), so it is not the "
@@ -146,10 +146,10 @@ def _span(row: Export, env: Env, importers: list[str], facts: Facts) -> str | No
     if since is None:
         return "old"
     if installed is not None:
-        public = _v(installed.public) or installed
-        if until is not None and public >= until:
+        pub = _v(installed.public) or installed
+        if until is not None and pub >= until:
             return "gone"
-        return "old" if public < since else None
+        return "old" if pub < since else None
     floors = []
     for pkg in importers:  # the importer's releases the log shows (its version), else every release the matrix has
         shown = env.version(pkg)

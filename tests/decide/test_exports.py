@@ -63,6 +63,8 @@ def test_a_removed_name_names_the_release_that_removed_it(tmp_path: Path, capsys
               ["huggingface-hub 0.26.0 removed cached_download", "huggingface-hub<0.26.0"], tmp_path, capsys)
 
 
-def test_a_name_the_installed_hub_has_is_not_claimed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    unclaimed("Successfully installed huggingface-hub-0.25.2\nImportError: cannot import name 'cached_download' from 'huggingface_hub' "
-              "(/env/lib/site-packages/huggingface_hub/__init__.py)", tmp_path, capsys)
+def test_a_name_the_installed_release_no_longer_has(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # TFPreTrainedModel: in transformers 4.x's __init__.py, gone from 5.0.0's
+    diagnoses("transformers==5.0.0\n" + ERROR.format(name="TFPreTrainedModel"), "companion-too-old",
+              ["TFPreTrainedModel is in transformers 4.0.0 up to the release before 5.0.0", "transformers<5.0.0"],
+              tmp_path, capsys)
