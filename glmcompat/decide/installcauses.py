@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from glmcompat.decide.logenv import Env
+from packaging.version import Version
+
+from glmcompat.decide.logenv import Env, public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
+from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, module_package
@@ -94,14 +97,86 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "circular import" in h.text:
         return None
     have = env.version(dist)
+    name = g.get("name") or g.get("attr", "")
+    row = facts.export(path, name) if name and path == top else None  # a top-level name whose releases are known
+    span = _span(row, env, _importers(h, env, dist, tracked[dist]), facts) if row else ""
+    if span is None:
+        return None  # the installed (or every admitted) release has the name: the import fails for another reason
     who = _consumer(h, env, dist, tracked[dist])
     callers = " or ".join(tracked[dist])
+    if span and row is not None:
+        return _sharp(row, name, what, dist, have, who, span)
     cause = (f"{who or (f'the calling code ({callers}: the packages that call {dist})' if called and callers else 'the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
              "older than the release that added it (or newer than one that removed it), so it is not the "
              f"{dist} release {who or 'that code'} was built and tested with")
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def _importers(h: Hit, env: Env, dist: str, engines: list[str]) -> list[str]:
+    """The packages that may be importing ``dist`` here, as :func:`_consumer` reads them: the engine the log runs, else the
+    engines requiring it whose version the log shows, else the package the traceback names."""
+    engine = env.notes.get("engine", "").lower()
+    if engine and engine != dist:
+        return [engine]
+    seen = [e for e in engines if env.version(e)]
+    return seen or ([h.package] if h.package and h.package != dist else [])
+
+
+def _floor(spec: str) -> Version | None:
+    """The least version a specifier set admits, from its lower bounds (>=, ==, ~=, >); None where it has none."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # lazy: only these failures need it
+
+    try:
+        specs = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None
+    bounds = [b for s in specs if s.operator in (">=", "==", "~=", ">") and (b := _v(s.version.removesuffix(".*")))]
+    return max(bounds) if bounds else None
+
+
+def _span(row: Export, env: Env, importers: list[str], facts: Facts) -> str | None:
+    """Where a top-level name of a companion whose first (and last) release the wheels tell is missing: "gone" where the
+    installed release is past its removal, "old" where the installed release (or one the importer admits) predates it,
+    None where the installed release has it, or where every release the importer's own requirement admits has it (the
+    import then fails for another reason: a race of parallel imports, a shadowing module, a broken install)."""
+    since, until = _v(row.since), _v(row.until or "")
+    installed = _v(env.version(row.package))
+    if since is None:
+        return "old"
+    if installed is not None:
+        pub = _v(installed.public) or installed
+        if until is not None and pub >= until:
+            return "gone"
+        return "old" if pub < since else None
+    floors = []
+    for pkg in importers:  # the importer's releases the log shows (its version), else every release the matrix has
+        shown = env.version(pkg)
+        for r in facts.rows("release"):
+            if r.package != pkg or (shown and r.version != public(shown)):
+                continue
+            floors += [_floor(str(q.specifier)) for q in r.requirements() if canonicalize(q.name) == row.package]
+    if floors and until is None and all(f is not None and f >= since for f in floors):
+        return None
+    return "old"
+
+
+def _sharp(row: Export, name: str, what: str, dist: str, have: str, who: str, span: str) -> tuple[str, str]:
+    """companion-too-old with the release that added (or removed) the name as the remedy's bound."""
+    user = who or "the importing code"
+    if span == "gone":
+        return (f"{user} uses {what}, which the installed {_shown(dist, have)} no longer has: {name} is in {dist} "
+                f"{row.since} up to the release before {row.until}, which removed it, so {dist} is newer than the code "
+                "was written for",
+                f"install {dist}<{row.until} (pip install '{dist}<{row.until}'; {name} is in {dist} < {row.until}), or "
+                f"upgrade {who.split()[0] if who else 'the importing package'} to a release written for {dist} {row.until} "
+                "or later")
+    pin = f", within the releases {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else ""
+    return (f"{user} uses {what}, which the installed {_shown(dist, have)} does not have: {name} is in {dist} >= "
+            f"{row.since}, and {dist} is older than that release",
+            f"install {dist}>={row.since} (pip install -U '{dist}>={row.since}'; {name} is in {dist} >= {row.since})"
+            + pin)
 
 
 def _below_minimum(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

@@ -18,6 +18,8 @@ from glmcompat.decide.installcauses import companions
 from glmcompat.decide.loadercauses import LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
+from glmcompat.decide.logenv import v
+from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize, product_key
 from glmcompat.model.signatures import GLUE, Hit, module_package
@@ -100,6 +102,13 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not installed:
         return None
     have = env.version(dist)
+    row = facts.export(module, name)  # a top-level name whose releases the wheels tell (huggingface_hub's)
+    if row is not None:
+        known = _known_removal(row, have, facts)
+        if known is None:
+            return None  # the installed release has it, or every release read has it: nothing removed it
+        if known:
+            return _removed_at(row, name, module, dist, have, who, known)
     hint = g.get("api_hint", "")
     now = f" ({module} now has {hint}, the nearest name Python finds there)" if hint else ""
     importer = f"{_shown(who, env.version(who))} imports" if who else "the importing code imports"
@@ -110,6 +119,32 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install the {dist} release the importing code was written against (`pip show "
             f"{who or '<importing package>'}` lists the {dist} it requires; `pip install '{dist}<X'` below the release that "
             f"dropped {name}), or upgrade {who or 'the importing package'} to a release written for the installed {dist}")
+
+
+def _known_removal(row: Export, have: str, facts: Facts) -> str | None:
+    """The release that removed a top-level name (its ``[[export]]`` row's until) where the installed one is past it;
+    None where the installed release has the name, or where no release read removed it and every one read has it (an
+    import that fails for another reason); "" where the rows tell nothing sharper."""
+    installed, since, until = v(have), v(row.since), v(row.until or "")
+    if installed is not None and since is not None:
+        public = v(installed.public) or installed
+        if public >= since and (until is None or public < until):
+            return None
+        return row.until if until is not None and public >= until else ""
+    if until is not None:
+        return row.until or ""
+    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := v(r.since))), default=None)
+    return None if since is not None and oldest == since else ""
+
+
+def _removed_at(row: Export, name: str, module: str, dist: str, have: str, who: str, gone: str) -> tuple[str, str]:
+    """companion-api-removed naming the release that removed the name, from the wheels read."""
+    importer = f"{who} imports" if who else "the importing code imports"
+    return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} no longer has it: {dist} {gone} "
+            f"removed {name} (every release before it that the wheels were read of has it), so the importing code was "
+            f"written against an older {dist}; the import fails in {dist}, not in the importing package",
+            f"install {dist}<{gone} (pip install '{dist}<{gone}'), or upgrade {who or 'the importing package'} to a "
+            f"release written for {dist} {gone} or later (one that no longer imports {name})")
 
 
 def optional_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:

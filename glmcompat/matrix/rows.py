@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
     Names = tuple[str, ...]
     TargetNames = tuple[str, ...]
     Globs = tuple[str, ...]
+    Identifiers = tuple[str, ...]
     TorchReleases = tuple[str, ...]
     ProductPlatforms = Mapping[str, tuple[str, ...]]
     TorchPairs = Mapping[str, str]
@@ -358,6 +359,19 @@ class NvidiaLibrary(Fact):
     cuda_soname: bool = False  # the soname's number is the CUDA major (libcublas.so.12: CUDA 12, nvidia-cublas-cu12)
 
 
+@dataclass(frozen=True, slots=True)
+class Export(Fact):
+    """Public names of a companion's top-level ``module`` that its release ``since`` first exports (its wheel's
+    ``__init__.py``; since = the oldest release read: there or earlier), and ``until``, the first release without them
+    where the wheels tell it (scripts/harvest_exports.py): an import of one fails on a release outside that range."""
+
+    package: Name
+    module: NonEmpty
+    since: VersionStr
+    names: Identifiers
+    until: VersionStr | None = None
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -385,6 +399,7 @@ class Tables:
     cuda: tuple[CudaDriver, ...]
     driver_api: tuple[DriverApi, ...]
     nvidia_library: tuple[NvidiaLibrary, ...]
+    export: tuple[Export, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:
@@ -415,7 +430,7 @@ def _mapping_of_tuples(v: dict[str, list[str]]) -> Mapping[str, tuple[str, ...]]
 # a field's type (its annotation) -> how its JSON value (lists, objects) becomes the row's (tuples, read-only
 # mappings); builtins where they do (no Python frame per value). The other types are JSON's own.
 _BY_TYPE: dict[str, Callable[[Any], object]] = {
-    "Versions": tuple, "Names": tuple, "TargetNames": tuple, "Globs": tuple, "TorchReleases": tuple,
+    "Versions": tuple, "Names": tuple, "TargetNames": tuple, "Globs": tuple, "Identifiers": tuple, "TorchReleases": tuple,
     "ProductPlatforms": _mapping_of_tuples,
     "TorchPairs": MappingProxyType, "CudartMajors": MappingProxyType, "Pins": MappingProxyType,
     "Overrides": MappingProxyType,

@@ -120,6 +120,8 @@ Versions = Annotated[tuple[VersionStr, ...], Field(min_length=1)]
 Names = Annotated[tuple[Name, ...], Field(min_length=1)]
 TargetNames = Annotated[tuple[str, ...], Field(min_length=1)]
 Globs = Annotated[tuple[NonEmpty, ...], Field(min_length=1)]
+# Python identifiers as a module exports them (transformers' GenerationConfig): case kept, unlike Names
+Identifiers = Annotated[tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], ...], Field(min_length=1)]
 TorchReleases = Annotated[tuple[VersionStr, ...], Field(min_length=2)]
 # the rows' mappings are read-only views of the validated dicts; those a row may leave out default to empty (a
 # factory in the dataclass, which pydantic does not show in the JSON Schema: said here)

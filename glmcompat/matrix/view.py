@@ -26,6 +26,7 @@ from glmcompat.matrix.rows import (
     DriverApi,
     NvidiaLibrary,
     EqualVersion,
+    Export,
     Fact,
     FamilyRule,
     Jit,
@@ -130,6 +131,8 @@ class Facts:
     def rows(self, table: Literal["driver_api"]) -> tuple[DriverApi, ...]: ...
     @overload
     def rows(self, table: Literal["nvidia_library"]) -> tuple[NvidiaLibrary, ...]: ...
+    @overload
+    def rows(self, table: Literal["export"]) -> tuple[Export, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
@@ -280,6 +283,11 @@ class Facts:
     def torch_build(self, version: str) -> TorchBuild | None:
         i = self._torch_index(version)
         return None if i is None else self._torch_rows_every()[i]
+
+    def export(self, module: str, name: str) -> Export | None:
+        """The ``[[export]]`` row that lists ``name`` among the top-level exports of ``module`` (transformers,
+        huggingface_hub); None where the harvested wheels never exported it there."""
+        return next((r for r in self.rows("export") if r.module == module and name in r.names), None)
 
     def nvidia_symbol_owner(self, symbol: str) -> NvidiaLibrary | None:
         """The NVIDIA library (``[[nvidia_library]]`` rows) whose C functions' prefix ``symbol`` has, the longest
