@@ -48,6 +48,44 @@ def _matrix_contents(paths: Sequence[str | Path] | None) -> list[tuple[str, byte
     return [(f.name, f.read_bytes()) for f in matrix_files(paths)]
 
 
+_FILES: dict[tuple[str, ...] | None, tuple[tuple[int, ...], list[Path]]] = {}
+
+
+def _files_of(paths: Sequence[str | Path] | None) -> list[Path]:
+    """:func:`glmcompat.matrix.store.matrix_files`, listed again only when a directory given (or the shipped one)
+    changed (a file added, removed or renamed changes its stat)."""
+    from glmcompat.matrix.store import default_matrix_dir, matrix_files
+
+    key = None if paths is None else tuple(str(p) for p in paths)
+    dirs = [Path(p) for p in key] if key is not None else [default_matrix_dir()]
+    sig = tuple(x for d in dirs for st in [d.stat()] for x in (st.st_ino, st.st_mtime_ns, st.st_size))
+    hit = _FILES.get(key)
+    if hit is None or hit[0] != sig:
+        if len(_FILES) >= 64:
+            _FILES.clear()
+        hit = _FILES[key] = (sig, matrix_files(paths))
+    return hit[1]
+
+
+_SAME: set[tuple[tuple[str, int, int, int, int], ...]] = set()  # stats of matrix files read and found the shipped ones
+
+
+def _is_shipped(paths: Sequence[str | Path] | None) -> bool:
+    """Whether matrix files ``paths`` are byte for byte the shipped ones: read and compared once per set of stats
+    (device, inode, size, mtime in ns) of those files, so a test does not read the whole matrix again: any write to a
+    file changes its stat, and is compared anew."""
+    files = _files_of(paths)
+    stats = tuple((str(f), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) for f in files for st in [f.stat()])
+    if stats in _SAME:
+        return True
+    if [(f.name, f.read_bytes()) for f in files] != _SHIPPED["files"]:
+        return False
+    if len(_SAME) >= 64:
+        _SAME.clear()
+    _SAME.add(stats)
+    return True
+
+
 def _build_matrix_entry() -> None:
     from glmcompat.matrix.load import cache_entry_name, load_facts
     from glmcompat.matrix.locations import unseal
@@ -82,15 +120,41 @@ def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     if not _SHIPPED or cache.is_symlink() or (cache.exists() and not cache.is_dir()):
         return
     try:
-        if _matrix_contents(paths) != _SHIPPED["files"]:
+        if not _is_shipped(paths):
             return
-        from glmcompat.matrix.store import atomic_write
-
         name, sealed = _sealed_entry(paths)
         if name is not None and not (cache / name).exists():
-            atomic_write(cache / name, sealed)
+            cache.mkdir(parents=True, exist_ok=True)
+            os.link(_master(name, sealed), cache / name)
     except Exception:  # a matrix or a cache a test made unreadable on purpose: glmcompat meets it as it is
         return
+
+
+_MASTERS: dict[str, tuple[Path, tuple[int, int, int]]] = {}  # entry name -> (this process's copy, its stat)
+
+
+def _master(name: str, sealed: bytes) -> Path:
+    """This process's copy of the sealed entry ``name``, which each seeded cache links to (a hard link: no 400 KB written
+    per test). glmcompat replaces a cache file by renaming a new one over it, which leaves the copy as it was; a test that
+    writes into its entry in place writes into the copy too, so a copy whose stat changed is written anew before it
+    is linked again (the tests of one process run one after another)."""
+    from glmcompat.matrix.store import atomic_write
+
+    path, stat = _MASTERS.get(name, (Path(), (0, 0, 0)))
+    try:
+        st = path.stat() if name in _MASTERS else None
+    except OSError:
+        st = None
+    if st is None or (st.st_ino, st.st_size, st.st_mtime_ns) != stat:
+        path = _MASTER_DIR[0] / name
+        atomic_write(path, sealed)
+        st = path.stat()
+        _MASTERS[name] = (path, (st.st_ino, st.st_size, st.st_mtime_ns))
+    return path
+
+
+_CACHES: list[Any] = []  # [the directory of this process's per-test caches, how many were made]
+_MASTER_DIR: list[Path] = []  # this process's directory of entry copies (set by the session fixture)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -107,6 +171,8 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     (guard / "sitecustomize.py").write_text(GUARD)
     _PYTHONPATH["unguarded"] = os.environ.get("PYTHONPATH")
     mp.setenv("PYTHONPATH", os.pathsep.join([str(guard), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    _MASTER_DIR[:] = [tmp_path_factory.mktemp("matrix-entries")]
+    _CACHES[:] = [tmp_path_factory.mktemp("caches"), 0]
     _build_matrix_entry()
     yield
     mp.undo()
@@ -117,7 +183,9 @@ def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
               monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test gets a private cache (holding only the validated shipped matrix); installer variables of the
     developer's shell (``UV_*``, ``PIP_*``) do not leak in."""
-    cache = tmp_path_factory.mktemp("cache")
+    _CACHES[1] += 1  # a fresh directory a test (pytest's mktemp lists the directory it numbers in: quadratic)
+    cache = _CACHES[0] / f"cache{_CACHES[1]}"
+    cache.mkdir()
     seed_matrix(cache)
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
     network = request.node.get_closest_marker("network") is not None

@@ -84,9 +84,16 @@ def test_layers_are_the_packages():
 
 
 @pytest.mark.slow
-def test_mypy_strict_is_clean():
-    r = subprocess.run([_tool("mypy"), "--no-incremental", "--cache-dir", "/dev/null"], cwd=ROOT, capture_output=True,
-                       text=True)
+def test_mypy_strict_is_clean(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """mypy's incremental cache is kept beside pytest's temporary directories (:func:`tests.conftest.kept_dir`), one
+    per mypy and Python, so a later session (a fresh clone too: mypy checks a module it cached by its content's hash
+    where the mtime differs) re-checks only what changed: the whole package is 20 s of CPU cold, a few warm."""
+    from tests.conftest import kept_dir  # lazy: conftest is imported by pytest first; kept here for the one gate
+
+    mypy = _tool("mypy")
+    version = subprocess.run([mypy, "--version"], capture_output=True, text=True).stdout.split()
+    cache = kept_dir(tmp_path_factory, "glmcompat-mypy") / f"{'-'.join(version[:2])}-py{sys.version_info[0]}{sys.version_info[1]}"
+    r = subprocess.run([mypy, "--cache-dir", str(cache)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
 
 
