@@ -36,7 +36,7 @@ from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHO
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import MODULE_PACKAGES, Hit, module_package
+from glmcompat.model.signatures import Hit, module_package, name_tables
 
 
 def _build(facts: Facts, torch: str) -> str:
@@ -831,19 +831,9 @@ BUILDERS: dict[str, Builder] = {
 # the forms other loaders and runtimes print, read before the builders above (:mod:`glmcompat.decide.loadercauses`)
 BUILDERS["driver-not-found"] = runtime_driver(BUILDERS["driver-not-found"])
 BUILDERS["undefined-symbol"] = dyld_symbol(BUILDERS["undefined-symbol"])
-# The package a signature names by itself (its text is the package's own), where the log's paths may name another.
-OWN_PACKAGE = {"xformers-built-for-other-torch": "xformers", "torchao-cpp-skipped": "torchao", "torch-cpu-only": "torch",
-               "torch-arch-unsupported": "torch", "torch-without-nccl": "torch",
-               "driver-too-old": "torch", "cudnn-version-mismatch": "torch",
-               "triton-torch-mismatch": "triton", "triton-install-broken": "triton", "triton-libcuda-missing": "triton", "cuda-bindings-driver": "cuda-bindings",
-               "cudnn-sublibrary-missing": "nvidia-cudnn", "flash-attn-gpu-too-old": "flash-attn",
-               "torchaudio-load-failure": "torchaudio", "torchvision-cuda-mismatch": "torchvision",
-               "torchaudio-cuda-mismatch": "torchaudio", "flash-attn-build-cuda-too-old": "flash-attn",
-               "flash-attn-arch-unsupported": "flash-attn", "xformers-torch-flash-mismatch": "xformers",
-               "sgl-kernel-load-failed": "sgl-kernel", "flashinfer-kernels-unavailable": "flashinfer-python",
-               "deepgemm-nvcc-unusable": "deep-gemm", "tensorrt-engine-version-mismatch": "tensorrt",
-               "jax-cuda-plugin-mismatch": "jax"}
-# ... unless the match has one of these groups: then its text is another's (a module's undefined driver API function,
+# The package a signature names by itself (its text is the package's own), where the log's paths may name another, is
+# its [[signature_package]] row's (Facts.signature_package), unless the match has one of these groups: then its text
+# is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
               "cudnn-version-mismatch": ("framework", "framework_major", "jax_framework")}
@@ -895,7 +885,7 @@ def spelled(h: Hit, cause: str) -> str:
     word = re.compile(rf"(?<![\w.-]){re.escape(pkg)}(?![\w-])")
     if word.search(cause) is None:
         return cause
-    modules = (m for m, p in MODULE_PACKAGES.items() if p == pkg)  # sklearn (scikit-learn), cv2 (opencv-python)
+    modules = (m for m, p in name_tables().modules.items() if p == pkg)  # sklearn (scikit-learn), cv2 (opencv-python)
     for form in dict.fromkeys((pkg.replace("-", "_"), pkg.replace("_", "-"), pkg.replace("-", ""), *modules)):
         if form == pkg or form in cause:
             continue
@@ -912,7 +902,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = []
     for h in hits:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
-        own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else OWN_PACKAGE.get(h.id, "")) or h.groups.get(
+        own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:
             own = named  # the package the log's frames named instead (the importing one) is kept as "framed"

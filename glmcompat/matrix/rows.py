@@ -372,6 +372,42 @@ class Export(Fact):
     until: VersionStr | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ModulePackage(Fact):
+    """Top-level modules (a path component under site-packages, a module a frame or an import names) and the
+    distribution that ships them (its wheel's top_level.txt / RECORD); a module no row lists names the distribution of
+    its own name (``_`` read as ``-``)."""
+
+    package: Name
+    modules: tuple[NonEmpty, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpNamespace(Fact):
+    """torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) and the distribution that registers them."""
+
+    package: Name
+    namespaces: tuple[NonEmpty, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CxxNamespace(Fact):
+    """C++ namespaces a native library prints in its errors and the distribution whose code they are; ``package`` None:
+    a language's, a header library's or a helper's namespaces (``std::``, ``detail::``), which name no package."""
+
+    namespaces: tuple[NonEmpty, ...]
+    package: Name | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SignaturePackage(Fact):
+    """The package a signature names by itself (its text is that package's own), where the log's paths may name
+    another."""
+
+    signature: SignatureId
+    package: Name
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -400,6 +436,10 @@ class Tables:
     driver_api: tuple[DriverApi, ...]
     nvidia_library: tuple[NvidiaLibrary, ...]
     export: tuple[Export, ...]
+    module: tuple[ModulePackage, ...]
+    op_namespace: tuple[OpNamespace, ...]
+    cxx_namespace: tuple[CxxNamespace, ...]
+    signature_package: tuple[SignaturePackage, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

@@ -434,6 +434,22 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
         if item[0].id in ids:
             fail(f"signature {item[0].id!r} is defined twice", "signature", item, "id")
         ids.add(item[0].id)
+    # a name belongs to one distribution: a module, an operator namespace, a C++ namespace listed once in its table
+    for table, names_key in (("module", "modules"), ("op_namespace", "namespaces"), ("cxx_namespace", "namespaces")):
+        listed: set[str] = set()
+        for item in rows[table]:
+            for name in getattr(item[0], names_key):
+                if name in listed:
+                    fail(f"{table} {name!r} is listed twice", table, item, names_key)
+                listed.add(name)
+    owned: set[str] = set()
+    for item in rows["signature_package"]:
+        sid = item[0].signature
+        if sid in owned:
+            fail(f"signature_package {sid!r} is defined twice", "signature_package", item, "signature")
+        if ids and sid not in ids:
+            fail(f"signature_package names unknown signature {sid!r}", "signature_package", item, "signature")
+        owned.add(sid)
 
 
 def load_matrix(paths: Sequence[str | Path] | None = None) -> Matrix:

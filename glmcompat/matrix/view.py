@@ -23,6 +23,7 @@ from glmcompat.matrix.rows import (
     ArchProbe,
     Compiled,
     CudaDriver,
+    CxxNamespace,
     DriverApi,
     NvidiaLibrary,
     EqualVersion,
@@ -32,11 +33,14 @@ from glmcompat.matrix.rows import (
     Jit,
     Kernel,
     ModelSupport,
+    ModulePackage,
+    OpNamespace,
     PrimaryModules,
     Release,
     Rename,
     Requires,
     Signature,
+    SignaturePackage,
     Stack,
     Target,
     TargetRequirement,
@@ -78,6 +82,7 @@ class Facts:
         self._kernels: dict[tuple[str, Version, str | None], int] | None = None
         self._filtered: dict[str, tuple[Fact, ...]] = {}
         self._driver_api: dict[str, str] | None = None
+        self._own: dict[str, str] | None = None
         self._views: dict[str, Facts] = {self.platform: self}
 
     def on(self, platform: str) -> Facts:
@@ -133,6 +138,14 @@ class Facts:
     def rows(self, table: Literal["nvidia_library"]) -> tuple[NvidiaLibrary, ...]: ...
     @overload
     def rows(self, table: Literal["export"]) -> tuple[Export, ...]: ...
+    @overload
+    def rows(self, table: Literal["module"]) -> tuple[ModulePackage, ...]: ...
+    @overload
+    def rows(self, table: Literal["op_namespace"]) -> tuple[OpNamespace, ...]: ...
+    @overload
+    def rows(self, table: Literal["cxx_namespace"]) -> tuple[CxxNamespace, ...]: ...
+    @overload
+    def rows(self, table: Literal["signature_package"]) -> tuple[SignaturePackage, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
@@ -303,6 +316,13 @@ class Facts:
         """The NVIDIA library whose soname or symbol-version node ``soname`` is (libcublasLt.so.11 -> libcublasLt,
         libcudnn_ops_infer.so.8 -> libcudnn); None where no row's ``nodes`` glob matches it."""
         return next((r for r in self.rows("nvidia_library") if any(fnmatchcase(soname, g) for g in r.nodes)), None)
+
+    def signature_package(self, signature: str) -> str:
+        """The package signature ``signature`` names by itself (its text is that package's own: [[signature_package]]);
+        "" where no row says."""
+        if self._own is None:
+            self._own = {r.signature: r.package for r in self.rows("signature_package")}
+        return self._own.get(signature, "")
 
     def driver_api_release(self, function: str) -> str:
         """The CUDA release whose driver API added ``function`` (``cuGreenCtxStreamCreate`` -> ``12.5``: the

@@ -28,10 +28,13 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.outputs.explain import SignatureHit
+from glmcompat.model.tomltext import loads
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
 CHUNK = 1 << 20  # bytes read from a log at a time
@@ -219,29 +222,36 @@ def _fold(text: str) -> str:
 
 # --- what a log says besides its signatures: which package, which versions ------------------------------
 
-# Top-level modules (a path component under site-packages, a module name, a torch.ops namespace) -> the
-# distribution that ships them. A name not listed maps to itself, with `_` read as `-`.
-MODULE_PACKAGES: dict[str, str] = {
-    "sgl_kernel": "sgl-kernel", "flash_attn": "flash-attn", "flash_attn_2_cuda": "flash-attn",
-    "flash_attn_3": "flash-attn", "flash_attn_3_cuda": "flash-attn", "flash_attn_interface": "flash-attn",
-    # flash-attn 2.7+ imports its extension under an alias (flash_attn/flash_attn_interface.py: `import flash_attn_2_cuda
-    # as flash_attn_gpu`), which its frames' code lines name ("flash_attn_gpu.fwd(")
-    "flash_attn_gpu": "flash-attn",
-    "flashinfer": "flashinfer-python", "flashinfer_jit_cache": "flashinfer-jit-cache",
-    "flashinfer_cubin": "flashinfer-cubin", "vllm_flash_attn": "vllm", "deep_gemm": "deep-gemm",
-    "deep_ep": "deep-ep", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d",
-    "transformer_engine": "transformer-engine", "selective_scan_cuda": "mamba-ssm",
-    "causal_conv1d_cuda": "causal-conv1d", "cv2": "opencv-python", "sklearn": "scikit-learn", "PIL": "pillow",
-    "nixl_ep": "nixl", "libpyg": "pyg-lib", "pyg_lib": "pyg-lib", "exllama_kernels": "auto-gptq",
-    "exllamav2_kernels": "auto-gptq", "autogptq_cuda_64": "auto-gptq", "autogptq_cuda_256": "auto-gptq",
-    "auto_gptq": "auto-gptq", "llama_cpp": "llama-cpp-python", "awq_ext": "autoawq-kernels", "awq": "autoawq", "libnatten": "natten", "graphbolt": "dgl",
-}
-# torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) -> distribution
-OP_NAMESPACES: dict[str, str] = {
-    "sgl_kernel": "sgl-kernel", "_C": "vllm", "_moe_C": "vllm", "_C_cache_ops": "vllm", "_C_custom_ar": "vllm",
-    "torchvision": "torchvision", "torchaudio": "torchaudio", "xformers": "xformers", "torchao": "torchao",
-    "flashinfer": "flashinfer-python", "flash_attn": "flash-attn", "_flash_attn_forward": "flash-attn",
-}
+# Which distribution a name in a log belongs to: top-level modules (a path component under site-packages, a module
+# name), torch.ops namespaces (``torch.ops.NS.op``, ``operator NS::op``) and C++ namespaces -> the distribution that
+# ships them. Data with its evidence: the matrix file NAMES_FILE ([[module]], [[op_namespace]], [[cxx_namespace]] rows,
+# validated with the rest of the matrix: glmcompat.matrix.rows), read here from the shipped file (this layer reads no
+# matrix loader), once, when a log first asks. A name not listed maps to itself, with `_` read as `-`.
+NAMES_FILE = Path(__file__).resolve().parents[1] / "matrix" / "data" / "module-packages.toml"
+
+
+@dataclass(frozen=True)
+class NameTables:
+    """The tables of :data:`NAMES_FILE`, each in file order: module -> distribution, torch.ops namespace ->
+    distribution, C++ namespace -> distribution (None: a language's, a header library's or a helper's, std:: or
+    detail::, which names no package)."""
+
+    modules: dict[str, str]
+    ops: dict[str, str]
+    cxx: dict[str, str | None]
+
+
+@functools.cache
+def name_tables() -> NameTables:
+    """The tables of :data:`NAMES_FILE` (read once per process)."""
+    doc = loads(NAMES_FILE.read_text(encoding="utf-8"), InputError, str(NAMES_FILE))
+
+    def table(name: str, key: str) -> dict[str, Any]:
+        return {n: row.get("package") for row in doc.get(name, ()) for n in row[key]}
+
+    return NameTables(table("module", "modules"), table("op_namespace", "namespaces"), table("cxx_namespace", "namespaces"))
+
+
 # Distributions whose frames say little about who failed: the interpreter's glue, torch's dispatcher and
 # the engines that call into the kernels. A failure is attributed to them only when nothing else is named.
 GLUE = frozenset({"torch", "importlib", "sglang", "vllm-engine", "uvicorn", "ray", "multiprocessing", "asyncio",
@@ -292,18 +302,9 @@ _MENTIONS = [
     ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|flash_attn_gpu|selective_scan_cuda|causal_conv1d_cuda|"
                           r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
     # a C++ qualified name a native library prints in its own errors (``onnxruntime::CudaCall``, ``vllm::``): the
-    # outermost namespace names the library, where it is one (:data:`CXX_NAMESPACES`)
+    # outermost namespace names the library, where it is one (:func:`name_tables`)
     ("namespace", re.compile(r"(?<![\w:])(?P<mod>[a-z_][a-z0-9_]{1,80})::(?=[A-Za-z_~])")),
 ]
-# C++ namespaces -> the distribution whose code they are; None: a language's, a header library's or a helper's
-# (std::, detail::), which names no package. A namespace not listed maps to itself, as a module name does.
-CXX_NAMESPACES: dict[str, str | None] = {
-    "c10": "torch", "at": "torch", "aten": "torch", "caffe2": "torch", "torch": "torch",
-    "std": None, "__gnu_cxx": None, "__cxx11": None, "boost": None, "detail": None, "internal": None, "impl": None,
-    "cuda": None, "cub": None, "thrust": None, "cute": None, "cutlass": None, "pybind11": None, "py": None,
-    "fmt": None, "spdlog": None, "google": None, "absl": None, "llvm": None, "mlir": None, "nvinfer1": None,
-    "nvcuda": None, "cooperative_groups": None, "mscclpp": None,
-}
 _VERSIONS = [
     re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,40}:?\s{0,4})?|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
@@ -465,7 +466,7 @@ _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200}
 
 def module_package(module: str) -> str:
     """The distribution that ships top-level module ``module`` (``sgl_kernel`` -> ``sgl-kernel``)."""
-    return MODULE_PACKAGES.get(module) or canonicalize(module)
+    return name_tables().modules.get(module) or canonicalize(module)
 
 
 @dataclass
@@ -511,7 +512,7 @@ class LogContext:
                 self.notes["conda_conflicts"] = f"{have}, {c.group('c')}" if have else c.group("c")
         if ".(" not in line and "(" in line and "." in line:
             for call in _CALL.finditer(line):
-                if call.group("top") in MODULE_PACKAGES or _DIST_NAME.fullmatch(call.group("top")) is not None:
+                if call.group("top") in name_tables().modules or _DIST_NAME.fullmatch(call.group("top")) is not None:
                     self.notes.setdefault("call " + call.group("path").rsplit(".", 1)[-1], call.group("path"))
         if self.wrapped:  # a pasted terminal line broken before the version: "internal error, NCCL" / "version 2.14.3"
             if (w := _WRAPPED_VERSION.match(line)) is not None:
@@ -563,11 +564,11 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
         for m in pat.finditer(line):
             mod = m.group("mod")
             if kind == "ops":
-                pkg = OP_NAMESPACES.get(mod)
+                pkg = name_tables().ops.get(mod)
                 if pkg is None:
                     continue
             elif kind == "namespace":
-                named = CXX_NAMESPACES.get(mod, module_package(mod))
+                named = name_tables().cxx.get(mod, module_package(mod))
                 if named is None:
                     continue
                 pkg = named
@@ -708,9 +709,9 @@ def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list
 
 
 def _alias(line: str, pkg: str) -> str:
-    """The module name (:data:`MODULE_PACKAGES`) by which ``line`` names ``pkg`` where it is no plain form of the
+    """The module name (:func:`name_tables`) by which ``line`` names ``pkg`` where it is no plain form of the
     distribution's name (flash_attn_gpu for flash-attn); "" if none."""
-    return next((m for m, p in MODULE_PACKAGES.items() if p == pkg and m != pkg.replace("-", "_")
+    return next((m for m, p in name_tables().modules.items() if p == pkg and m != pkg.replace("-", "_")
                  and re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", line)), "")
 
 

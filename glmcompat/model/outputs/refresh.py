@@ -14,12 +14,19 @@ Machine = Annotated[str, Schema(enum=["x86_64", "aarch64"], description=(
 
 
 @dataclass(frozen=True, kw_only=True)
-class CandidateDoc(JsonRecord):
-    """A release on the index that the matrix lacks."""
+class PackageReleaseDoc(JsonRecord):
+    """A release refresh reads: the package, its version, and the kind of rows it is read for (the fields a lacking
+    release's listing and its outcome share, first in both)."""
 
     package: NonEmpty
     version: NonEmpty
     kind: NonEmpty
+
+
+@dataclass(frozen=True, kw_only=True)
+class CandidateDoc(PackageReleaseDoc):
+    """A release on the index that the matrix lacks."""
+
     table: NonEmpty
     uploaded: Annotated[str, Schema(pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")] | None
     """when its first file was uploaded (null: the index does not say)"""
@@ -65,12 +72,9 @@ class WrittenToDoc(JsonRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReleaseDoc(JsonRecord):
+class ReleaseDoc(PackageReleaseDoc):
     """What the METADATA and wheels of one lacking release proved, and the rows written for it."""
 
-    package: NonEmpty
-    version: NonEmpty
-    kind: NonEmpty
     status: Annotated[str, Schema(enum=["complete", "partial", "nothing", "failed"])]
     rows: tuple[TableRowDoc, ...]
     proved: tuple[str, ...]
@@ -169,4 +173,5 @@ class AuditOutput(JsonRecord):
 
 
 __all__ = ["AuditCheckDoc", "AuditOutput", "AuditSummaryDoc", "BoundDoc", "CandidateDoc", "ListingDoc", "Machine",
-           "ModelUpdateDoc", "RefreshOutput", "ReleaseDoc", "SkippedReleaseDoc", "TableRowDoc", "WrittenToDoc"]
+           "ModelUpdateDoc", "PackageReleaseDoc", "RefreshOutput", "ReleaseDoc", "SkippedReleaseDoc", "TableRowDoc",
+           "WrittenToDoc"]
