@@ -32,7 +32,7 @@ from packaging.version import Version
 
 from glmcompat.edges.index import cache_key
 from glmcompat.model.artifacts import ArtifactFacts
-from glmcompat.model.errors import GlmcompatError
+from glmcompat.model.errors import GlmcompatError, WheelError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.wheeltags import supported_tags
 from glmcompat.ops.wheelprobe import (
@@ -45,12 +45,13 @@ from glmcompat.ops.wheelprobe import (
     _torch_summary,
     compare_abi,
     elf_members,
+    ext_summary_of,
     read_elf_member,
+    read_elf_then,
     read_members,
-    summarise_ext,
 )
-from glmcompat.readers.elf import demangle
-from glmcompat.readers.wheelzip import BytesSource, OverBudget, RangeSource, RemoteZip, SparseMember
+from glmcompat.readers.elf import BytesView, ElfInfo, demangle, parse_elf
+from glmcompat.readers.wheelzip import BytesSource, NeedBytes, OverBudget, RangeSource, RemoteZip, SparseMember, ZipMember
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.edges.cache import Cache
@@ -103,7 +104,128 @@ def numpy_member(zf: RemoteZip, m: Any) -> int | None:
     return numpy_abi_of(sm.get(sec.offset, sec.size))
 
 
-def may_import_numpy(member: str, undefined: Sequence[str]) -> bool:
+def _shared_ok(zf: RemoteZip, m: ZipMember) -> bool:
+    """Whether :func:`numpy_member`'s own reading of a big member's section table (a fresh
+    :class:`SparseMember`, bounded) could not have been refused, so its sections can be taken from the reader that
+    already parsed the member instead (:func:`_numpy_of`). That reading asks for at most two ranges a round (the
+    header; the section headers; their names; .dynsym and .dynstr), and a :class:`SparseMember` of a member that
+    inflates to at most 64 MiB (its ``max_tail``; ``max_prefix`` is 128 MiB) never finds a range past its limits,
+    has fetched at most twice its compressed size (a prefix and a tail) and estimates a range at most 1.3 times its
+    compressed size and 256 KiB (:meth:`SparseMember.cost`): a need of at most 4.6 times its compressed size and
+    512 KiB, which a budget of that much always allows."""
+    if m.size > 64 << 20:
+        return False
+    budget = zf.budget(required=True)
+    return budget is None or 23 * m.compressed_size // 5 + (512 << 10) <= budget
+
+
+def _scan_rodata(sm: SparseMember, offset: int, size: int) -> int | None:
+    """:func:`numpy_abi_of` of ``[offset, offset+size)`` of a member read in parts (its ``.rodata``). Read from the
+    front of the member (where its prefix already reaches), it stops at NumPy 2's module name: :func:`numpy_abi_of`
+    answers 2 wherever that name is, whatever follows it, so the rest is never inflated."""
+    step = 1 << 20
+    end = offset + size
+    if sm.m.method == 0 or offset - sm.prefix_len > sm.size - end:  # stored, or read as a tail: whole, as before
+        sm.ensure(offset, size)
+        return numpy_abi_of(sm.get(offset, size))
+    pos = offset
+    while pos < end:
+        nxt = min(end, pos + step)
+        sm.ensure(offset, nxt - offset, fetch_to=end)
+        if NUMPY2 in sm.get(max(offset, pos - len(NUMPY2) + 1), nxt - max(offset, pos - len(NUMPY2) + 1)):
+            return 2
+        pos = nxt
+    return numpy_abi_of(sm.get(offset, size))
+
+
+def _numpy_of(zf: RemoteZip, m: ZipMember, info: ElfInfo, view: BytesView | SparseMember) -> int | None:
+    """:func:`numpy_member` of a member whose ELF tables were just read from ``view`` (by :func:`summaries`):
+    the same answer, from the bytes already inflated. A member read whole is scanned whole, as
+    :func:`numpy_member` reads it; a big one's ``.rodata`` is found from the sections already parsed (their names
+    read now where the first reading did without them) and read on from the same prefix and tail, its byte budget
+    judged as :func:`numpy_member` judges it (a fresh reader's estimate). Where :func:`_shared_ok` cannot prove
+    that :func:`numpy_member`'s own reading of the section table is within the budget, it is that reading."""
+    if isinstance(view, BytesView):
+        return numpy_abi_of(bytes(view.data))
+    if not _shared_ok(zf, m):
+        return numpy_member(zf, m)
+    if not info.names_read:
+        label = f"{zf.name}: {m.name}"
+        for _ in range(32):
+            try:
+                info = parse_elf(view, label, dynamic="skip", check=zf.tick, names=True)
+                break
+            except NeedBytes as e:
+                for off, n in e.ranges:
+                    view.ensure(off, n)
+        else:
+            raise WheelError(zf.name, "ELF tables not found after 32 rounds of reads", m.name)
+    sec = info.section(".rodata")
+    if sec is None or sec.size > RODATA_LIMIT or sec.type == 8:
+        return None
+    why = SparseMember(zf, m).within([(sec.offset, sec.size)])  # as numpy_member's fresh reader judges it
+    if why is not None:
+        raise OverBudget(zf.name, f"its NumPy C API (.rodata) was not read: {why}", m.name)
+    return _scan_rodata(view, sec.offset, sec.size)
+
+
+def ext_and_numpy(zf: RemoteZip, keep: Callable[[str], bool], numpy: bool, skipped: dict[str, str],
+                  npskipped: dict[str, str]) -> tuple[ExtSummary, dict[str, int]]:
+    """:func:`summarise_ext` (bounded, ``skipped``) and, with ``numpy``, :func:`numpy_summary` of the modules it read
+    that may import NumPy's C API (``npskipped``), in one pass: each member is inflated once, its NumPy scan
+    continuing from the bytes its ELF tables were read from (:func:`_numpy_of`). The same answers, skips and errors
+    as the two passes: a member the first leaves out is not scanned; an error of the first is raised before any of
+    the second, each the first in member order."""
+    members = [m for m in elf_members(zf) if keep(m.name)]
+
+    def one(m: ZipMember) -> tuple[str, ElfInfo | None, str | None, tuple[str, Any] | None]:
+        def then(info: ElfInfo, view: BytesView | SparseMember) -> tuple[str, Any] | None:
+            if not (numpy and may_import_numpy(m.name, info.undefined)):
+                return None
+            try:
+                return "abi", _numpy_of(zf, m, info, view)
+            except OverBudget as e:
+                return "skip", e.message.rsplit(f"{m.name}: ", 1)[-1]
+            except Exception as e:  # noqa: BLE001 - raised after every member's tables are read (as the second pass)
+                return "error", e
+
+        try:
+            info, np = read_elf_then(zf, m, then, dynamic="require", bounded=True)
+        except OverBudget as e:
+            return m.name, None, e.message.rsplit(f"{m.name}: ", 1)[-1], None
+        return m.name, info, None, np
+
+    infos: dict[str, ElfInfo] = {}
+    found: dict[str, int] = {}
+    failed: Exception | None = None
+    for name, info, why, np in _map(one, members):
+        if info is None:
+            skipped[name] = str(why)
+            continue
+        infos[name] = info
+        if np is None:
+            continue
+        if np[0] == "abi" and np[1] is not None:
+            found[name] = np[1]
+        elif np[0] == "skip":
+            npskipped[name] = np[1]
+        elif np[0] == "error" and failed is None:
+            failed = np[1]
+    if failed is not None:
+        raise _NumpyFailed(ext_summary_of(infos), failed)
+    return ext_summary_of(infos), found
+
+
+class _NumpyFailed(Exception):
+    """The NumPy scan of :func:`ext_and_numpy` failed where the extension summary did not (stored before it raises,
+    as the two passes stored it)."""
+
+    def __init__(self, ext: ExtSummary, error: Exception) -> None:
+        super().__init__(str(error))
+        self.ext, self.error = ext, error
+
+
+def may_import_numpy(member: str, undefined: Collection[str]) -> bool:
     """Whether a module may import NumPy's C API, from what its dynamic table already told: a Python extension module
     (not a ``lib*.so``) that calls ``PyCapsule_GetPointer`` (NumPy's ``import_array`` takes the API table from a
     capsule of the module it imports). Only these have their read-only data scanned: in a deflated member that
@@ -260,19 +382,31 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool,
         hit = cache.get_json(ext_key)
         if isinstance(hit, dict):
             ext = ExtSummary.from_json(hit)
+    np: dict[str, int] | None = None
     if ext is None:
         left = {k: v for k, v in left.items() if not k.startswith("numpy:")}
-        ext = summarise_ext(op.zip, own_code, left)
+        npleft: dict[str, str] = {}
+        failed: Exception | None = None
+        try:  # one pass: each member inflated once for its tables and its NumPy import (ext_and_numpy)
+            ext, np = ext_and_numpy(op.zip, own_code, numpy, left, npleft)
+        except _NumpyFailed as e:
+            ext, failed = e.ext, e.error
         if cache is not None and ext_key:
             cache.put_json(ext_key, ext.to_json())
+        if failed is not None:
+            raise failed
         stored = False
-    np: dict[str, int] = {}
-    if numpy and ext.modules:
+        if numpy and ext.modules:
+            assert np is not None
+            left |= {f"numpy:{k}": v for k, v in npleft.items()}
+            if cache is not None and np_key:
+                cache.put_json(np_key, np)
+    if np is None and numpy and ext.modules:
         hit = cache.get_json(np_key) if cache is not None and np_key and stored else None
         if isinstance(hit, dict):
             np = {str(k): int(v) for k, v in hit.items()}
         else:
-            npleft: dict[str, str] = {}
+            npleft = {}
             np = numpy_summary(op.zip, {k for k, m in ext.modules.items() if may_import_numpy(k, m.undefined)}, npleft)
             left = {k: v for k, v in left.items() if not k.startswith("numpy:")} | {f"numpy:{k}": v for k, v in npleft.items()}
             if cache is not None and np_key:
@@ -282,7 +416,7 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool,
         cache.put_json(skip_key, left)
     if skipped is not None:
         skipped.update(left)
-    return ext, np
+    return ext, np or {}
 
 
 _NAMED_TORCH = re.compile(r"torch[_-]?v?(\d)[._]?(\d{1,2})(?!\d)")

@@ -97,23 +97,40 @@ def read_elf_member(zf: RemoteZip, m: ZipMember, *, dynamic: str = "require", bo
     without (its section names, ``.dynamic``) are read only within the wheel's byte budget
     (:meth:`SparseMember.affordable`; ``names``: its section names are needed); with ``bounded``, the parts it needs
     too, else :class:`OverBudget`."""
+    return read_elf_then(zf, m, _nothing, dynamic=dynamic, bounded=bounded, names=names)[0]
+
+
+def _nothing(info: ElfInfo, view: BytesView | SparseMember) -> None:
+    """No further reading (:func:`read_elf_member`)."""
+
+
+def read_elf_then(zf: RemoteZip, m: ZipMember, then: Callable[[ElfInfo, BytesView | SparseMember], _R], *,
+                  dynamic: str = "require", bounded: bool = False, names: bool = False) -> tuple[ElfInfo, _R]:
+    """:func:`read_elf_member`, and ``then(info, view)`` called on the bytes the tables were read from (the member
+    whole, or its :class:`SparseMember` with the prefix and tail it inflated) before they are dropped: a reader that
+    needs more of the member (NumPy's module name in its ``.rodata``) continues from them instead of inflating the
+    member again (issue 39)."""
     label = f"{zf.name}: {m.name}"
     try:
         if m.compressed_size <= WHOLE_MEMBER and m.size <= WHOLE_INFLATED:  # a bomb is read in parts, as a big one
             data = zf.read(m)
-            return parse_elf(BytesView(data, label), label, dynamic=dynamic, check=zf.tick,  # type: ignore[arg-type]
+            view = BytesView(data, label)
+            info = parse_elf(view, label, dynamic=dynamic, check=zf.tick,  # type: ignore[arg-type]
                              names=names)
+            return info, then(info, view)
         sm = SparseMember(zf, m)
         try:
             for _ in range(32):
                 try:
-                    return parse_elf(sm, label, dynamic=dynamic, check=zf.tick, names=names)  # type: ignore[arg-type]
+                    info = parse_elf(sm, label, dynamic=dynamic, check=zf.tick, names=names)  # type: ignore[arg-type]
                 except NeedBytes as e:
                     why = sm.within(e.ranges) if bounded else None
                     if why is not None:
                         raise OverBudget(zf.name, f"its dynamic symbol tables were not read: {why}", m.name) from None
                     for off, n in e.ranges:
                         sm.ensure(off, n)
+                    continue
+                return info, then(info, sm)
         finally:
             sm.close()  # what it kept no longer counts against the archive's cap on bytes held
         raise WheelError(zf.name, "ELF tables not found after 32 rounds of reads", m.name)
@@ -622,6 +639,7 @@ __all__ = [
     "probe_arch",
     "probe_toolkit",
     "read_elf_member",
+    "read_elf_then",
     "read_gpu_code_member",
     "summarise_ext",
     "summarise_torch",

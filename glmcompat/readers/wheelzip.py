@@ -41,8 +41,7 @@ MAX_MEMBER_SIZE = 16 << 30  # declared uncompressed size of one member
 MAX_RATIO = 1100  # deflate cannot exceed ~1032:1
 MAX_READ = 64 * MiB  # what read() inflates into memory
 WINDOW = 16 * MiB  # the most one decompress call returns
-TAIL_WINDOW = 4 * MiB  # the same for each of the two decodings of a deflate tail (decode_tail)
-CONVERGE_WINDOW = 256 * 1024  # ... while the two decodings still differ in their last 32 KiB
+CONVERGE_WINDOW = 256 * 1024  # the most one decompress call returns while decoding a deflate tail (decode_tail)
 INFLATE_FLOOR = 1 << 30  # bytes one probe may inflate, at least...
 INFLATE_PER_BYTE = 16  # ...and this many times the archive's size (real wheels: under 10)
 HOLD_CAP = 192 * MiB  # bytes of members' prefixes and tails the readers of one archive keep at once
@@ -557,38 +556,32 @@ def _boundary(comp: bytes, *, quick: int = 2048, search: int = 4 * MiB, limit: i
 
 def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], None] | None,
                  spend: Callable[[int], None] | None) -> tuple[bytes, bytes] | None:
-    """``rest`` inflated with both made-up windows, in lockstep windows (the two decodings have the same lengths:
-    only the values copied from the window differ); the last ``keep`` bytes of each, or None when ``rest`` is no
-    deflate stream ending there within ``limit`` bytes. Once the last 32 KiB of the two agree, every later byte is the
-    same in both (a reference reaches at most 32 KiB back, into bytes that agree): the rest is inflated once."""
+    """``rest`` inflated with both made-up windows: the last ``keep`` bytes of each, or None when ``rest`` is no
+    deflate stream ending there within ``limit`` bytes. Whether it is one does not depend on the window (a reference
+    reaches at most 32 KiB back, into a window of 32 KiB, so only the values copied differ, never the lengths or a
+    code's validity): it is decided by the first window alone, and most candidates a search tries are not (issue 39:
+    they were inflated twice to find that out). Only a stream that is one is inflated with the second window, and only
+    until the two agree over 32 KiB (every later byte is the same in both): the result is the one a lockstep decoding
+    of both gives."""
     da = zlib.decompressobj(-15, zdict=_WINDOW_A)
-    db = zlib.decompressobj(-15, zdict=_WINDOW_B)
-    a, b = bytearray(), bytearray()
+    a = bytearray()
     total = 0
+    dropped = 0  # bytes of ``a`` dropped from its front (``keep``)
     data = rest
-    same = False  # the two decoders are in one state from here on
     try:
         while True:
             if check is not None:
                 check()
-            oa = da.decompress(data, TAIL_WINDOW if same else CONVERGE_WINDOW)
-            if same:
-                ob = oa
-            else:
-                ob = db.decompress(data, CONVERGE_WINDOW)
-                if len(oa) != len(ob) or len(da.unconsumed_tail) != len(db.unconsumed_tail):
-                    return None
+            oa = da.decompress(data, CONVERGE_WINDOW)
             if spend is not None:
-                spend(len(oa) + (0 if same else len(ob)))
+                spend(len(oa))
             total += len(oa)
             if total > limit:
                 return None
             a += oa
-            b += ob
             if keep is not None and len(a) > keep:
+                dropped += len(a) - keep
                 del a[:len(a) - keep]
-                del b[:len(b) - keep]
-            same = same or (len(a) >= 32768 and total >= 32768 and a[-32768:] == b[-32768:])
             data = da.unconsumed_tail
             if da.eof or not data:
                 break
@@ -596,6 +589,31 @@ def _decode_both(rest: bytes, limit: int, keep: int | None, check: Callable[[], 
         return None
     if not da.eof or da.unused_data.strip(b"\x00"):
         return None
+    # the second window, until the last 32 KiB it inflated equal the first's (compared where ``a`` still holds them)
+    db = zlib.decompressobj(-15, zdict=_WINDOW_B)
+    b = bytearray()
+    done = 0  # bytes the second window inflated
+    data = rest
+    try:
+        while done < total:
+            if check is not None:
+                check()
+            ob = db.decompress(data, CONVERGE_WINDOW)
+            data = db.unconsumed_tail
+            if spend is not None:
+                spend(len(ob))
+            if not ob:
+                return None  # pragma: no cover - the lengths do not depend on the window
+            if done + len(ob) > dropped:
+                b += ob[max(0, dropped - done):]
+            done += len(ob)
+            if done >= 32768 and done - 32768 >= dropped and b[-32768:] == a[done - 32768 - dropped:done - dropped]:
+                break
+    except zlib.error:  # pragma: no cover - validity does not depend on the window
+        return None
+    if done > total:  # pragma: no cover - the lengths do not depend on the window
+        return None
+    b += a[done - dropped:]
     return bytes(a), bytes(b)
 
 
@@ -712,8 +730,15 @@ class SparseMember:
         """Bytes of the wheel this member has fetched so far."""
         return len(self._prefix) + len(self._tail) if self.m.method == 0 else self._pc + self._tc
 
-    def ensure(self, offset: int, length: int) -> None:
-        """Make ``[offset, offset+length)`` available, growing the prefix or the tail."""
+    @property
+    def prefix_len(self) -> int:
+        """Bytes of the member known from its start."""
+        return len(self._prefix)
+
+    def ensure(self, offset: int, length: int, *, fetch_to: int | None = None) -> None:
+        """Make ``[offset, offset+length)`` available, growing the prefix or the tail. ``fetch_to``: where the prefix
+        grows, fetch the compressed bytes for that much of it at once (a reader that inflates a range piece by piece,
+        and may stop early, makes one request, not one a piece)."""
         end = offset + length
         try:
             self.get(offset, length)
@@ -727,12 +752,12 @@ class SparseMember:
                 self._stored_tail(offset)
             return
         if offset - len(self._prefix) <= (self.size - end):
-            self._grow_prefix(end)
+            self._grow_prefix(end, max(end, min(fetch_to or end, self.size)))
         else:
             self._grow_tail(offset, length)
 
     # -- prefix -------------------------------------------------------------------------------------
-    def _grow_prefix(self, end: int) -> None:
+    def _grow_prefix(self, end: int, fetch_to: int | None = None) -> None:
         if end > self.max_prefix:
             raise OverBudget(self.zf.name, f"needs {end} bytes from the start (limit {self.max_prefix})", self.m.name)
         if self.m.method == 0:
@@ -747,7 +772,7 @@ class SparseMember:
                 # Guess how much compressed data the rest needs from the ratio so far.
                 if self._prefix:
                     ratio = len(self._prefix) / max(1, self._pc)
-                    want = int((end - len(self._prefix)) / max(ratio, 1.0) * 1.2) + 65536
+                    want = int(((fetch_to or end) - len(self._prefix)) / max(ratio, 1.0) * 1.2) + 65536
                 else:
                     want = step
                 n = min(max(want, 65536), self.m.compressed_size - self._pc)
