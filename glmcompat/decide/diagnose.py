@@ -26,7 +26,7 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
-from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS, dyld_symbol, runtime_driver
+from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS, dyld_library, dyld_symbol, runtime_driver
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -829,8 +829,14 @@ BUILDERS: dict[str, Builder] = {
     **SWEEP_BUILDERS,  # last: the installers' sweep reads its own phrasings of rows above and hands them the rest
 }
 # the forms other loaders and runtimes print, read before the builders above (:mod:`glmcompat.decide.loadercauses`)
+# the signatures that read macOS dyld's missing library (its "Library not loaded" or a dlopen's "tried: ... (no such
+# file)"), and the lines after such a line that its "Reason:" may take (dyld 4 lists each path tried there)
+DYLD_MISSING = ("torch-lib-missing", "libpython-missing", "system-lib-missing")
+DYLD_REASON_LINES = 3
 BUILDERS["driver-not-found"] = runtime_driver(BUILDERS["driver-not-found"])
 BUILDERS["undefined-symbol"] = dyld_symbol(BUILDERS["undefined-symbol"])
+for _sid in DYLD_MISSING:
+    BUILDERS[_sid] = dyld_library(BUILDERS[_sid])
 # The package a signature names by itself (its text is the package's own), where the log's paths may name another, is
 # its [[signature_package]] row's (Facts.signature_package), unless the match has one of these groups: then its text
 # is another's (a module's undefined driver API function,
@@ -926,6 +932,13 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         std = h.id == "undefined-symbol" and (STD_SYMBOL.match(h.groups.get("symbol", "")) is not None
                                               or OWN_SYMBOL.match(h.groups.get("symbol", "")) is not None)
         out.append(replace(h, rule="" if std else CAUSE_OF.get(h.id, "")))  # libstdc++'s symbol: no torch ABI break
+    theirs = {o.line for o in out if o.id in DYLD_MISSING[:-1] and ("dyld_missing" in o.groups or "dyld_open" in o.groups)}
+    if theirs:  # torch's or CPython's library: its own signature names it, not the generic one that reads every library
+        out = [o for o in out if not (o.id == DYLD_MISSING[-1] and o.line in theirs)]
+    arch = [o.line for o in out if o.id == "dylib-wrong-arch"]
+    if arch:  # a path dyld tried was there, of another architecture: that, not a missing file, is why it did not load
+        out = [o for o in out if not (("dyld_missing" in o.groups or "dyld_open" in o.groups)
+                                      and any(0 <= a - o.line <= DYLD_REASON_LINES for a in arch))]
     if any(o.id == "numpy-too-old" for o in out):  # import_array's own ImportError after its version check refused
         out = [o for o in out if not (o.id == "numpy-abi" and o.text.strip().endswith("multiarray failed to import"))]
     if any(o.id in DRIVER_ABSENT for o in out):  # no driver (or an unusable one): torch then counts no GPU, its consequence

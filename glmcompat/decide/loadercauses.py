@@ -382,6 +382,150 @@ def dyld_symbol(build: Builder) -> Builder:
     return symbol
 
 
+# the directory a Homebrew formula's files are linked from: /opt/homebrew (Apple silicon) or /usr/local (Intel), then
+# opt/<formula>/ or Cellar/<formula>/<version>/ (Homebrew's docs, "Installation": the prefixes of each architecture)
+_BREW = re.compile(r"^(?P<prefix>/opt/homebrew|/usr/local)/(?:opt|Cellar)/(?P<formula>[\w@.+-]{1,80})/")
+# a site-packages (or dist-packages) directory in a path, and the top-level directory after it: the package's own file
+_SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[A-Za-z_][\w.-]{0,80})")
+
+
+def _site_package(path: str) -> str:
+    """The distribution whose directory under site-packages holds ``path`` ("" where it is none): its .dylibs (a
+    wheel's bundled libraries, delocate's) folded into the package (``PIL/.dylibs`` -> pillow's ``PIL``)."""
+    m = _SITE.search(path)
+    return module_package(m.group("top").removesuffix(".dylibs")) if m else ""
+
+
+def _missing_dylib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """A library macOS's loader did not find, as dyld says it (``Library not loaded: <install name>`` with the file that
+    referenced it, or ``dlopen(<path>, <mode>):`` with ``tried: '<path>' (no such file)`` / ``image not found``): the
+    library, the package whose file needs it, and how that library gets onto the machine (the package's own wheel, a
+    Homebrew formula, OpenMP's runtime, CPython's shared library)."""
+    g = h.groups
+    lib = g.get("dyld_missing") or g.get("dyld_open", "")
+    if not lib:
+        return None
+    name = lib.rsplit("/", 1)[-1]
+    by = g.get("dyld_from", "")
+    pkg = h.package or _site_package(by)
+    owner = _site_package(lib) if lib.startswith("/") else ""
+    who = (f"{_shown(pkg, env.version(pkg))}'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else (
+        "compiled module" if pkg else "a compiled module"))
+    what = f"the library {lib}" if name == lib else f"{name} ({lib})"
+    head = (f"{who} links {what}, and macOS's loader (dyld) found no file for it in the places it searched"
+            if "dyld_missing" in g else f"{who} loads {what} with dlopen, and macOS's loader (dyld) found no such file")
+    torch = env.version("torch")
+    if h.id == "torch-lib-missing":
+        have = _shown("torch", torch) if torch else "the installed torch"
+        own = pkg if pkg and pkg != "torch" else ""
+        return (f"{head}: {name} is one of torch's own libraries (torch/lib), so torch is not installed whole in this "
+                f"environment{', or ' + own + ' was built against a torch of another layout than ' + have if own else ''}",
+                f"reinstall torch (python -m pip install --force-reinstall --no-deps torch{'==' + _public(torch) if torch else ''})"
+                + (f", then install {own}'s build for {have}; import torch before {own}" if own else ""))
+    if h.id == "libpython-missing":
+        py = g.get("dyld_pyver") or g.get("dyld_fwver", "")
+        return (f"{head}: it is CPython {py or '3.X'}'s shared library (or framework), which {who} was linked against and "
+                f"the Python that runs does not provide (a Python {py or '3.X'} built without --enable-shared or "
+                "--enable-framework, pyenv's default, or a module built for another Python installation)",
+                f"run the module with the Python {py or '3.X'} it was built for, or rebuild/reinstall "
+                f"{pkg or 'it'} with this Python (pyenv: PYTHON_CONFIGURE_OPTS=--enable-framework pyenv install {py or '3.X'})")
+    brew = _BREW.match(lib)
+    cuda = re.match(r"lib(?:cudart|cublas|cudnn|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt)\.?(?P<ver>\d{1,2}(?:\.\d)?)?", name)
+    if cuda:
+        ver = cuda.group("ver") or ""
+        why = (f"{name} is a library of NVIDIA's CUDA {ver + ' ' if ver else ''}toolkit for macOS (its last release was "
+               f"CUDA 10.2), which this Mac does not have where the build found it: {pkg or 'the package'} is a CUDA build")
+        fix = (f"install {pkg or 'the package'}'s CPU (or MPS) build for macOS, or the CUDA {ver or '10.x'} toolkit for macOS "
+               "with its lib directory on DYLD_LIBRARY_PATH (export DYLD_LIBRARY_PATH=/usr/local/cuda/lib)")
+    elif owner:
+        why = (f"{lib} is {owner}'s own file (its wheel ships it), so {owner} is not installed whole (a partial install, "
+               "or files removed by another installer)")
+        fix = f"reinstall {owner}: python -m pip install --force-reinstall --no-deps --no-cache-dir {owner}"
+    elif lib.startswith(("@loader_path", "@rpath")) and pkg and re.match(r"lib(?:i?omp|iomp5|gomp)\b", name) is None:
+        why = (f"{pkg}'s wheel bundles its own libraries next to its modules (its .dylibs or lib directory, found through "
+               f"{lib.split('/', 1)[0]}), and {name} is not there: {pkg} is not installed whole, or its build expected "
+               "the library from the system")
+        fix = (f"reinstall {pkg} from its wheel for this macOS and architecture: python -m pip install --force-reinstall "
+               f"--no-deps --no-cache-dir {pkg}; where the build links a library of the system, install it (Homebrew: "
+               f"brew install {name.removeprefix('lib').split('.', 1)[0]})")
+    elif brew:
+        why = (f"{lib} is Homebrew's {brew.group('formula')} (in {brew.group('prefix')}, Homebrew's prefix on "
+               f"{'Apple silicon' if brew.group('prefix') == '/opt/homebrew' else 'Intel Macs'}): the build linked "
+               "Homebrew's copy, and this machine's Homebrew has no such formula installed (or it was upgraded to a "
+               "new major, whose library has another name)")
+        fix = (f"brew install {brew.group('formula')} (brew reinstall after an upgrade), or install {pkg or 'the package'}'s "
+               "wheel that bundles its libraries instead of a build against Homebrew's")
+    elif re.match(r"lib(?:i?omp|iomp5)\b", name):
+        why = (f"{name} is the OpenMP runtime, which {pkg + chr(39) + 's build' if pkg else 'the build'} links and "
+               "which macOS does not ship: it comes from Homebrew, conda or the wheel that bundles it")
+        fix = ("install the OpenMP runtime: brew install libomp (for Homebrew's own prefix; in a conda environment, conda "
+               f"install -c conda-forge llvm-openmp), or reinstall {pkg + ' from its wheel that bundles it' if pkg else 'the package'}"
+               " (python -m pip install --force-reinstall --no-deps --no-cache-dir)")
+    else:
+        stem = name.removeprefix("lib").split(".", 1)[0]
+        where = (f"not in {lib.rsplit('/', 1)[0]}, where the build found it" if lib.startswith("/") else
+                 "in none of the directories dyld searched" + (f" for {lib.split('/', 1)[0]}" if "/" in lib else ""))
+        why = f"{name} is not installed on this Mac ({where})"
+        fix = (f"install the library {name} (Homebrew: brew install {stem}; `brew search {stem}` names the formula), or "
+               f"install {pkg or 'the package'}'s wheel for macOS, which bundles the libraries it links")
+    return f"{head}: {why}", fix
+
+
+def _dyld_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """dylib-wrong-arch: a Mach-O file of another CPU architecture than the process (macOS's dyld: "mach-o file, but
+    is an incompatible architecture (have 'x86_64', need 'arm64e' or 'arm64')", dyld 2's "mach-o, but wrong
+    architecture"): both architectures where the log names them, and the interpreter of the machine's to reinstall with."""
+    g = h.groups
+    have = g.get("arch_have") or g.get("arch_have2", "")
+    need = " or ".join(a for a in (g.get("arch_need") or g.get("arch_need2", ""), g.get("arch_need_b", ""),
+                                   g.get("arch_need_c", "")) if a)
+    path = g.get("arch_tried") or g.get("arch_file", "")
+    pkg = h.package or _site_package(path)
+    name = path.rsplit("/", 1)[-1] if path else ""
+    who = (f"{_shown(pkg, env.version(pkg))}'s {name or 'compiled module'}" if pkg else
+           (path or "a compiled library"))
+    pin = f" {pkg}{'==' + _public(env.version(pkg)) if env.version(pkg) else ''}" if pkg else " <package>"
+    check = "python -c \"import platform; print(platform.machine())\" shows the interpreter's"
+    arm_proc = "arm64" in need
+    runs = "arm64" if arm_proc else "x86_64" if "x86_64" in need else need  # arm64e / x86_64h: the first graded arch
+    built = have.replace(",", " and ") + (" (a universal file without the process's slice)" if "," in have else "")
+    if have and need:
+        if arm_proc:
+            why = (f"{who} is built for {built} and the Python process loading it runs as {runs} "
+                   f"(dyld needs {need}): an {have.replace(',', ' and ')} build installed into a native Apple silicon Python (by an x86_64 pip "
+                   "run under Rosetta, an environment copied from an Intel Mac, a wheel cache of x86_64 wheels)")
+            fix = (f"reinstall with the arm64 interpreter itself: arch -arm64 python -m pip install --force-reinstall "
+                   f"--no-cache-dir{pin} (its arm64 or universal2 wheel); {check}")
+        else:
+            why = (f"{who} is built for {built} and the Python process loading it runs as {runs}: an {runs} interpreter "
+                   f"(an Intel Python or conda running under Rosetta 2 on an Apple silicon Mac) with an "
+                   f"{have.replace(',', ' and ')} build")
+            fix = ("use an interpreter of the machine's architecture (on Apple silicon an arm64 Python: python.org's "
+                   "universal2 build, Homebrew's /opt/homebrew/bin/python3 or an osx-arm64 conda; a new virtualenv made "
+                   f"with it) and reinstall there: arch -arm64 python -m pip install --force-reinstall --no-cache-dir{pin}; "
+                   f"on an Intel Mac install the x86_64 build instead; {check}")
+    else:
+        why = (f"{who} is a Mach-O file of another CPU architecture than the Python process loading it (macOS 11's loader "
+               "does not say which: typically an x86_64 build in an arm64 Python on Apple silicon, or an arm64 build in "
+               "an x86_64 Python running under Rosetta 2)")
+        fix = (f"use an interpreter of the machine's architecture and reinstall there: arch -arm64 python -m pip install "
+               f"--force-reinstall --no-cache-dir{pin} on Apple silicon (an x86_64 build on an Intel Mac); `file "
+               f"{path or '<library>'}` shows the file's architecture, {check}")
+    return why, fix
+
+
+def dyld_library(build: Builder) -> Builder:
+    """A missing library as macOS's dyld says it (the ``dyld_missing`` / ``dyld_open`` groups of torch-lib-missing,
+    libpython-missing and system-lib-missing), before ``build`` (the Linux loader's forms)."""
+
+    def missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        if "dyld_missing" in h.groups or "dyld_open" in h.groups:
+            return _missing_dylib(h, env, facts)
+        return build(h, env, facts)
+
+    return missing
+
+
 def _nccl_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nccl-too-old: NCCL's topology search failed on links it does not model; the NCCL version the log names."""
     have = env.cuda.get("nccl", "") or env.version("nccl")
@@ -409,7 +553,9 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "tensorrt-lib-missing": _tensorrt_lib,
     "libpython-missing": _libpython,
     "nccl-too-old": _nccl_old,
+    "dylib-wrong-arch": _dyld_arch,
 }
 
 
-__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dyld_symbol", "runtime_driver"]
+__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dyld_library", "dyld_symbol",
+           "runtime_driver"]
