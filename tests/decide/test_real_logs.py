@@ -104,6 +104,12 @@ UNMEASURED_V = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_W = False, as for set V.
 CASES_W = tomllib.loads((HERE / "heldout_w.toml").read_text())["case"]
 UNMEASURED_W = True
+# heldout_x.toml: the set gathered as X (set W is gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_x (`-k test_real_log_x` selects it).
+# While UNMEASURED_X, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_X = False, as for set V.
+CASES_X = tomllib.loads((HERE / "heldout_x.toml").read_text())["case"]
+UNMEASURED_X = True
 
 
 
@@ -188,6 +194,11 @@ def test_real_log_w(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_X, UNMEASURED_X), ids=[str(c["log"]) for c in CASES_X])
+def test_real_log_x(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -205,14 +216,14 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_every_fixture_log_is_a_case() -> None:
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
-             + CASES_T + CASES_U + CASES_V + CASES_W)
+             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X)
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
-             + CASES_T + CASES_U + CASES_V + CASES_W)
+             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X)
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
