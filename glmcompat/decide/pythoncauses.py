@@ -395,6 +395,7 @@ PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     "package-not-installed": lambda h, env: (module_package(h.groups["opt_module"]) if "opt_module" in h.groups
                                              else "flash-attn" if "opt_fa" in h.groups else ""),
     "cuda-not-available": lambda h, env: "torch",
+    "torch-api-removed": lambda h, env: "torch",
     "mpi-lib-missing": _mpi_dist,
     "build-isolation-no-torch": lambda h, env: (_uv_name(h.groups["uv_iso_pkg"]) if "uv_iso_pkg" in h.groups
                                                 else _requirement(env)[0]),
@@ -408,6 +409,8 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "mpi-lib-missing": _mpi,
     "build-isolation-no-torch": _isolation,
     "nvcc-missing": _nvcc,
+    # a removed API of torch itself: its stub module's words (torch.utils.ffi), else the row's (torch.linalg's removals)
+    "torch-api-removed": lambda h, env, facts: _stub(h.groups["api_stub"], env) if "api_stub" in h.groups else None,
 }
 # the groups of a hit whose builder may find that the line was not its failure
 PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg"),
