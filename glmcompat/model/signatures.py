@@ -386,6 +386,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
     ("processing", r"Processing (?P<v>(?:file:|/|\.{1,2}/|[A-Za-z]:\\)\S{1,300})"),
     ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the same message wrapped after its "No" (uv renders a build's output with miette, at the terminal's width)
+    ("no_module_wrapped", r"^\s{0,16}module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the package uv's build hint names (crates/uv-build-frontend/src/error.rs hint_build_dependency), a name or a URL
+    ("uv_hint_pkg", r"This error likely indicates that `?(?P<v>[^`\s]{1,300}?)`? depends on "),
     # the MPI library a loader error names (mpi4py 4 prints "cannot load MPI library", then each dlopen error)
     ("mpi_lib", r"(?P<v>libmpi(?:_cxx|_mpifh|_usempif08)?\.so(?:\.\d{1,4}){0,3}): cannot open shared object file"),
     # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
@@ -454,7 +458,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
 )]
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|"
-                         r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|gnu c library|centos|red hat|rhel|"
+                         r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|likely indicates|gnu c library|centos|red hat|rhel|"
                          r"rocky|almalinux|ubuntu|debian|amazon linux")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
