@@ -32,7 +32,8 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
-from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, optional_missing
+from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, isolated_torch,
+                                          optional_missing)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -575,7 +576,7 @@ def _numpy_sizes(h: Hit, env: Env) -> tuple[str, str] | None:
         return None
     if sizes is None and "cy_wrong" not in g:
         return None
-    if "warning" in h.text[: h.text.find("numpy.")].lower():  # a warning printed by the warnings module: no failure
+    if "cy_warned" in g:  # the check as a warning (RuntimeWarning: ...) printed by the warnings module: no failure
         return None
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who = _shown(pkg, env.version(pkg)) if pkg else "a compiled (Cython) extension"
@@ -947,6 +948,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = []
     for h in hits:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
+        h = isolated_torch(h, env, facts)  # uv's failed build whose log shows torch missing from it: build isolation
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

@@ -251,7 +251,7 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "uv_iso_pkg" in h.groups or "uv_iso_old" in h.groups:  # uv's own words name the package and the module
         return _uv_isolation(h, env)
     if "uv_step" in h.groups or "uv_built" in h.groups:  # uv's failed build step: torch the module its build missed
-        missing = env.notes.get("no_module", "") or env.notes.get("no_module_wrapped", "")
+        missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
         if missing.split(".", 1)[0] != "torch":
             return None
         return _uv_isolation(h, env)
@@ -273,6 +273,21 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             + (f" (torch {torch})" if torch else ""),
             f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: "
             f"pip install --no-build-isolation {asked or who}")
+
+
+def isolated_torch(h: Hit, env: Env, facts: Facts) -> Hit:
+    """uv's failed build that source-build-failed reads ("Failed to build `X==v`", "The build backend returned an
+    error", "Build backend failed to ...") where the log's first missing module is torch (its build's traceback, uv's
+    hint): build-isolation-no-torch, the package the line names kept."""
+    if h.id != "source-build-failed" or not ({"uv_pkg", "uv_backend"} & h.groups.keys()):
+        return h
+    missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
+    row = next((r for r in facts.rows("signature") if r.id == "build-isolation-no-torch"), None)
+    if missing.split(".", 1)[0] != "torch" or row is None:
+        return h
+    built = h.groups.get("uv_pkg", "") + (f"=={h.groups['uv_ver']}" if h.groups.get("uv_ver") else "")
+    return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source,
+                   groups={**h.groups, "uv_built": built} if built else {**h.groups, "uv_step": h.groups["uv_backend"]})
 
 
 def _uv_name(said: str) -> str:
@@ -442,4 +457,5 @@ PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isola
                   "nvcc-missing": ("ds_cuda_call",)}
 
 
-__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "named_gpu", "engines", "optional_missing"]
+__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "isolated_torch", "named_gpu",
+           "optional_missing"]

@@ -390,6 +390,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("no_module_wrapped", r"^\s{0,16}module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
     # the package uv's build hint names (crates/uv-build-frontend/src/error.rs hint_build_dependency), a name or a URL
     ("uv_hint_pkg", r"This error likely indicates that `?(?P<v>[^`\s]{1,300}?)`? depends on "),
+    ("uv_hint_pkg", r"`uv pip install [\w.-]{1,100}` into the build environment for `?(?P<v>[^`\s]{1,300})"),
+    # ... and the module it names (uv 0.4 and later: "depends on `torch`"; uv 0.2-0.3: "`uv pip install torch` into")
+    ("uv_hint_module", r"This error likely indicates that [^\n]{1,300}? depends on `?(?P<v>[\w.-]{1,100})`?, but"),
+    ("uv_hint_module", r"you need to `uv pip install (?P<v>[\w.-]{1,100})` into the build environment"),
     # the MPI library a loader error names (mpi4py 4 prints "cannot load MPI library", then each dlopen error)
     ("mpi_lib", r"(?P<v>libmpi(?:_cxx|_mpifh|_usempif08)?\.so(?:\.\d{1,4}){0,3}): cannot open shared object file"),
     # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
