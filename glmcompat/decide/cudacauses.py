@@ -213,7 +213,34 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     return cause, f"{drop} so that torch loads its own cuDNN {built}, or install cuDNN {built} there"
 
 
+def _default_label(facts: Facts, torch: str) -> str:
+    """The cuXYZ label of ``torch``'s default Linux wheel (its pinned nvidia-cuda-runtime, torch-releases.toml): a CUDA
+    build that release surely has on PyTorch's index; "" where the matrix does not record it."""
+    row = next((r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)), None)
+    pin = next((t for t in (row.requires if row is not None else ()) if t.startswith("nvidia-cuda-runtime-cu")), "")
+    m = re.search(r"==(\d{1,2})\.(\d)", pin)
+    return f"cu{m.group(1)}{m.group(2)}" if m else ""
+
+
+def _installed_cpu(env: Env) -> str:
+    """What the log shows of a CPU-only torch being installed ("" where nothing): a +cpu wheel, PyTorch's CPU index
+    (its /whl/cpu path), the package index's torch wheel for Windows or macOS."""
+    torch, index, wheel = env.version("torch"), env.notes.get("index", ""), env.notes.get("torch_os_wheel", "")
+    said = []
+    if _local(torch) == "cpu":
+        said.append(f"torch {torch} (a +cpu wheel)")
+    if re.search(r"/whl/(?:nightly/)?cpu(?:/|$)", index):
+        said.append(f"from PyTorch's CPU index ({index})")
+    if wheel:
+        where = "macOS, where torch has no CUDA build" if "macosx" in wheel else "Windows, where its default torch is CPU-only"
+        said.append(f"{wheel}.whl, the package index's default wheel for {where}")
+    return ", ".join(said)
+
+
 def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    installed = _installed_cpu(env)
+    if "avail_false" in h.groups:  # is_available() False names no build: only the CPU build the log installed says it
+        return _cpu_install(env, facts, installed) if installed else None
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
     other = env.notes.get("torch_other_build", "")  # torch-directml, a +rocm wheel: a torch built for another device
     if "webui_no_gpu" in h.groups and not other and "cpu_build" not in env.notes and "cpu_version" not in h.groups:
@@ -221,6 +248,8 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if ({"cpu_version", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
             and not other):
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
+    if installed and not other and "conda_cpu" not in h.groups:  # the log shows the CPU build being installed
+        return _cpu_install(env, facts, installed)
     if other:  # the log names the build: torch-directml (DirectX 12, no CUDA), ROCm's +rocm wheels (AMD GPUs)
         kind = "ROCm (AMD GPUs)" if "rocm" in other.lower() else "DirectML (torch-directml, DirectX 12)"
         return (f"the installed torch is a build for {kind}, not CUDA (the log shows {other}): torch.cuda finds no "
@@ -270,6 +299,34 @@ def _cudnn_mixed(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
             f", or the system's (then uninstall the wheel and upgrade the system package to one release for all of "
             f"libcudnn*.so{'.' + major if major else ''}); {shown}" + (f" in {where}" if where else "")
             + " must not come from another release than libcudnn.so")
+
+
+def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
+    """torch-cpu-only where the log shows the CPU build installed: that build, and the command that installs a CUDA one
+    (PyTorch's index at the CUDA label this release has, the log's own index host where it shows the CPU one)."""
+    torch, index, wheel = env.version("torch"), env.notes.get("index", ""), env.notes.get("torch_os_wheel", "")
+    if "macosx" in wheel:
+        said = Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence()
+        return (f"{said} (the log installed {installed}): torch.cuda finds no GPU with it, and no CUDA build of torch "
+                "exists for macOS",
+                "run on Linux or Windows with an NVIDIA GPU and torch's CUDA build there, or use Apple's GPU on macOS "
+                "(torch.device('mps'))")
+    drv = env.cuda.get("driver_cuda", "")
+    label = (_default_label(facts, torch) if torch else "") or (_label_for(drv) if drv else "cu128")
+    if drv and _label_for(drv) and _v(drv) is not None and _v(f"{label[2:-1]}.{label[-1]}") is not None and \
+            Version(f"{label[2:-1]}.{label[-1]}") > Version(drv):
+        label = _label_for(drv)  # a build the driver runs
+    url = re.sub(r"/whl/(?:nightly/)?cpu(?=/|$)", f"/whl/{label}", index) if "/whl/" in index else ""
+    pin = f"torch=={_public(torch)}" if torch else "torch"
+    where = f"--index-url {url}" if url else f"--index-url <PyTorch's index>/whl/{label}"
+    said = Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence()
+    gpu = (f" on a machine with an NVIDIA GPU (driver {env.cuda.get('driver') or '?'}" + (f", CUDA {drv}" if drv else "")
+           + "): torch cannot use it") if env.cuda.get("driver") or drv else ""
+    return (f"{said} (the log installed {installed}){gpu}; torch.cuda.is_available() is False and CUDA calls fail "
+            "(\"Torch not compiled with CUDA enabled\") whatever the GPU and driver",
+            f"uninstall it and install torch's CUDA build: pip uninstall torch && pip install {pin} {where} "
+            f"(the {label} build{f' for the driver CUDA {drv}' if drv else ''}; PyTorch's install page lists the cuXYZ "
+            "indexes), with torchvision/torchaudio from the same index")
 
 
 def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

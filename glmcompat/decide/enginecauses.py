@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
+from glmcompat.decide.pythoncauses import named_gpu
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit
@@ -201,23 +202,80 @@ def _flashinfer_kernels(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "or run `vllm download-kernels` in this environment")
 
 
+# the architecture a check names, as its compute capability (DeepSpeed's "only supported on <arch> and newer")
+ARCH_CC = {"Kepler": "3.0", "Maxwell": "5.0", "Pascal": "6.0", "Volta": "7.0", "Turing": "7.5", "Ampere": "8.0",
+           "Ada": "8.9", "Hopper": "9.0", "Blackwell": "10.0"}
+
+
+def _dotted(cc: str) -> str:
+    """``37`` or ``3.7`` -> ``3.7``; a tuple's ``3, 5`` -> ``3.5``."""
+    cc = cc.replace(", ", ".").replace(",", ".").strip()
+    return cc if "." in cc or len(cc) < 2 else f"{cc[:-1]}.{cc[-1]}"
+
+
+def _sm(cc: str) -> str:
+    return "sm_" + cc.replace(".", "")
+
+
+def _the_gpu(h: Hit, env: Env, facts: Facts, have: str) -> tuple[str, str]:
+    """(the GPU as the line or the log names it, its capability): the line's, else the log's GPU and the matrix's
+    [[target]] capability of that product, else the environment's (verify)."""
+    gpu = (h.groups.get("gpu") or "").strip()
+    named = named_gpu(env, facts)
+    if not gpu:
+        gpu = env.notes.get("gpu_name", "") or (named[0] if named else "")
+    if not have and named is not None:
+        have = _dotted(named[1])
+    return gpu, have or env.capability
+
+
 def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
     g = h.groups
-    need = g.get("need") or g.get("need2", "")
-    have = g.get("have") or env.capability
+    need = _first(g, "need", "need2", "need3", "need4", "need5")
+    have = _first(g, "have", "have3")
     if g.get("sm_only"):  # SGLang's list of the architectures a kernel is built for
+        have = have or env.capability
         gpu = f"this GPU (compute capability {have})" if have else "this GPU"
         return (f"the kernel is built only for SM{g['sm_only']}, and {gpu} is none of them: no package version changes "
                 "that", "choose another backend for this GPU (the option the line names), or run on one of those GPUs")
     if g.get("sm_min"):
         need = f"{g['sm_min'][:-1]}.{g['sm_min'][-1]}"
+    if g.get("nb_min"):  # numba's MIN_REQUIRED_CC, printed as a tuple
+        need = _dotted(g["nb_min"])
+    if g.get("ds_arch"):
+        need = ARCH_CC.get(g["ds_arch"], "")
     if not need:
         return None
-    gpu = f"this GPU (compute capability {have}, sm_{have.replace('.', '')})" if have else "this GPU"
-    return (f"the feature runs only on GPUs of compute capability {need} (sm_{need.replace('.', '')}) or newer, and {gpu} "
-            "is older: no package version changes that",
-            f"choose a quantization or kernel that runs on {'sm_' + have.replace('.', '') if have else 'this GPU'} (for "
+    name, have = _the_gpu(h, env, facts, have)
+    dev = f" (device {g['dev']})" if g.get("dev") else ""
+    gpu = (f"{name or 'this GPU'}{dev}" + (f", of compute capability {have} ({_sm(have)})," if have else ""))
+    older = f"older than {need}" if not have else "older"
+    floor = f"compute capability {need} ({_sm(need)})"
+    if g.get("gp_kernel"):  # a CUDA program's own check of its kernel's capability (gpu-post, CudaMiner)
+        return (f"the program's '{g['gp_kernel']}' CUDA kernel requires {floor} or newer, and {gpu} is {older}: the "
+                "program refuses the GPU (\"Failed to init GPU, disabling device\"); no package version changes that",
+                f"run it on a GPU of {floor} or newer (its CUDA kernels are built for nothing older), or use its other "
+                "backend for this GPU where it has one (gpu-post's Vulkan provider)")
+    if g.get("nb_min"):  # numba's own floor of the devices it accepts
+        return (f"numba accepts only GPUs of {floor} or newer (its MIN_REQUIRED_CC), and {gpu} is {older}",
+                f"install an older numba release whose floor still includes this GPU, with a CUDA toolkit that targets it "
+                f"(CUDA 11.x for 3.5/3.7, CUDA 10.2 for 3.0), or run on a GPU of {floor} or newer")
+    if g.get("nb_nvvm"):  # numba: the CUDA toolkit's NVVM targets nothing this old
+        return (f"numba compiles CUDA kernels with the CUDA toolkit's NVVM, which targets {floor} or newer, and {gpu} "
+                f"is {older}",
+                "install a CUDA toolkit whose NVVM still targets this GPU with a numba release that supports it (CUDA "
+                "11.x targets 3.5 and 3.7, CUDA 10.2 still 3.0; CUDA 12 starts at 5.0: conda install cudatoolkit=11.8 "
+                f"with numba < 0.59), or run on a GPU of {floor} or newer")
+    if g.get("ds_op"):  # DeepSpeed's op builder: is_compatible() refused the GPU
+        arch = f" ({g['ds_arch']})" if g.get("ds_arch") else ""
+        return (f"DeepSpeed's {g['ds_op']} op runs only on GPUs of {floor}{arch} or newer, and {gpu} is {older}: its "
+                "op builder refuses to build it; no DeepSpeed version changes that",
+                f"turn off what needs the {g['ds_op']} op on this GPU (DeepSpeed inference without kernel injection: "
+                f"replace_with_kernel_inject=False), or run on a GPU of {floor} or newer")
+    return (f"the feature runs only on GPUs of {floor} or newer, and {gpu if have or name else 'this GPU'} is "
+            f"{older}: no package version changes that",
+            f"choose a quantization or kernel that runs on {_sm(have) if have else 'this GPU'} (for "
             f"FP8, a weight-only int8/int4 format before sm_89), or run on a GPU of capability {need} or newer")
 
 

@@ -501,7 +501,7 @@ def _dyld_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                    f"(an Intel Python or conda running under Rosetta 2 on an Apple silicon Mac) with an "
                    f"{have.replace(',', ' and ')} build")
             fix = ("use an interpreter of the machine's architecture (on Apple silicon an arm64 Python: python.org's "
-                   "universal2 build, Homebrew's /opt/homebrew/bin/python3 or an osx-arm64 conda; a new virtualenv made "
+                   "universal2 build, Homebrew's /opt/homebrew/bin/python3 or an osx-arm64 conda; a new virtual environment made "
                    f"with it) and reinstall there: arch -arm64 python -m pip install --force-reinstall --no-cache-dir{pin}; "
                    f"on an Intel Mac install the x86_64 build instead; {check}")
     else:

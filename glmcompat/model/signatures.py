@@ -406,6 +406,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
     ("cpu_build", r"(?P<v>Torch not compiled with CUDA enabled)"),
+    # a torch wheel of the package index's default build for Windows or macOS (no local label): CPU-only builds there
+    # (PyTorch's CUDA wheels carry +cuXYZ and come from its own index; discuss.pytorch.org/t/198253: on Windows the
+    # default is CPU; macOS has no CUDA build at all); a wheel file's name per the binary distribution format
+    ("torch_os_wheel", r"(?<![\w-])(?P<v>torch-\d{1,2}\.\d{1,3}(?:\.\d{1,3})?-cp\d{2,3}-(?:cp\d{2,3}t?|none|abi3)-"
+                       r"(?:win_amd64|win_arm64|macosx_\d{1,2}_\d{1,2}_(?:arm64|x86_64|universal2)))\.whl"),
     # a torch build for another device than CUDA, as a log names it: torch-directml (its package, and the webui forks
     # built on it: stable-diffusion-webui-directml, lshqqytiger's "-amd" releases) and ROCm's wheels (torch
     # <version>+rocm<X.Y>, the local label of PyTorch's rocm index)
@@ -461,9 +466,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
                 r"?(?:\d{1,2}\.\d{2}|\d{1,4})(?![\d]))"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
-                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|"
-                         r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|likely indicates|gnu c library|centos|red hat|rhel|"
-                         r"rocky|almalinux|ubuntu|debian|amazon linux")
+                         r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
+                         r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
+                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
