@@ -8,7 +8,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from packaging.version import Version
 
@@ -278,6 +278,29 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
 
 
+def _cudnn_mixed(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
+    """cudnn-sublibrary-missing where a cuDNN sub-library lacks a cuDNN function the shim (libcudnn.so.N) or another
+    sub-library asks for: it is of another cuDNN release than the rest (a system package found first by the loader)."""
+    symbol = g.get("shim_symbol") or g.get("sub_symbol", "")
+    lib, where = g.get("shim_lib") or g.get("sub_lib", ""), (g.get("shim_path") or g.get("sub_path") or "").rstrip("/")
+    major = m.group(1) if (m := re.search(r"\.so\.(\d+)", lib)) else ""
+    torch_cuda = env.cuda.get("torch_cuda", "")
+    cu = torch_cuda.split(".", 1)[0] if torch_cuda else ""
+    wheel = f"nvidia-cudnn-cu{cu}" if cu else "nvidia-cudnn-cu12 (nvidia-cudnn-cu13 for CUDA 13)"
+    system = where.startswith(("/lib", "/usr/lib", "/usr/local/cuda")) and "-packages" not in where
+    shown = lib or "a cuDNN sub-library"
+    from_ = f" from {where}" if where else ""
+    return (f"cuDNN's shim (libcudnn.so{'.' + major if major else ''}) and its sub-libraries are one release's set, and "
+            f"{shown}{from_} lacks {symbol}, a function of the cuDNN release the rest came from: that sub-library is of "
+            "another cuDNN" + (" (the system's package, found by the loader before the environment's own)" if system else
+                               " (a second copy found by the loader before the shim's own)"),
+            f"keep one cuDNN on the loader's path: the pip {wheel} wheel's (put its nvidia/cudnn/lib first in "
+            "LD_LIBRARY_PATH: python -c \"import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\")"
+            f", or the system's (then uninstall the wheel and upgrade the system package to one release for all of "
+            f"libcudnn*.so{'.' + major if major else ''}); {shown}" + (f" in {where}" if where else "")
+            + " must not come from another release than libcudnn.so")
+
+
 def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
     """torch-cpu-only where the log shows the CPU build installed: that build, and the command that installs a CUDA one
     (PyTorch's index at the CUDA label this release has, the log's own index host where it shows the CPU one)."""
@@ -308,6 +331,9 @@ def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
 
 def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
+    g = h.groups
+    if "shim_symbol" in g or "sub_symbol" in g:  # a cuDNN library lacking a cuDNN function: another release's
+        return _cudnn_mixed(g, env)
     lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
     why = h.groups.get("why") or ""
     m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)

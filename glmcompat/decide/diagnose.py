@@ -14,7 +14,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -32,7 +32,8 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
-from glmcompat.decide.pythoncauses import PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, optional_missing
+from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, isolated_torch,
+                                          optional_missing)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -554,8 +555,47 @@ def numpy_c_api(hexa: str) -> str:
     return f"C-API 0x{hexa}{rel}"
 
 
-def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+def _cython_sizes(g: Mapping[str, str]) -> tuple[int, int] | None:
+    """Cython's type-size check of a NumPy type (__Pyx_ImportType): (the size the module's C header gave, the running
+    type's), from either phrasing (0.29+: "Expected <header> from C header, got <object> from PyObject"; 0.24-0.28:
+    "has the wrong size, try recompiling. Expected <object>, got <header>"); None where the line gives no sizes."""
+    if g.get("cy_header") and g.get("cy_object"):
+        return int(g["cy_header"]), int(g["cy_object"])
+    if g.get("cy_old_header") and g.get("cy_old_object"):
+        return int(g["cy_old_header"]), int(g["cy_old_object"])
+    return None
+
+
+def _numpy_sizes(h: Hit, env: Env) -> tuple[str, str] | None:
+    """numpy-too-old from Cython's type-size check: the header's size larger than the running type's is a module
+    compiled against a newer NumPy (its ValueError); the other way round is Cython's warning, or nothing, for an older
+    NumPy's build that runs (None: no failure)."""
+    g = h.groups
+    sizes = _cython_sizes(g)
+    if sizes is not None and sizes[0] <= sizes[1]:
+        return None
+    if sizes is None and "cy_wrong" not in g:
+        return None
+    if "cy_warned" in g:  # the check as a warning (RuntimeWarning: ...) printed by the warnings module: no failure
+        return None
+    pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
+    who = _shown(pkg, env.version(pkg)) if pkg else "a compiled (Cython) extension"
+    np, kind = env.version("numpy"), f"numpy.{g.get('cy_type', '')}"
+    what = (f"the {kind} type of the installed {'numpy ' + np if np else 'NumPy'} is {sizes[1]} bytes, smaller than the "
+            f"{sizes[0]} bytes of the NumPy headers it was compiled with" if sizes is not None else
+            f"the {kind} type of the installed {'numpy ' + np if np else 'NumPy'} is smaller than in the NumPy headers it "
+            "was compiled with")
+    return (f"{who} was built against a newer NumPy than the installed {'numpy ' + np if np else 'one'}: Cython's "
+            f"binary-compatibility check at import finds {what}, and refuses to load it (the struct grew in a later NumPy)",
+            f"upgrade numpy (pip install -U numpy, within {pkg or 'the extension'}'s Requires-Dist) to the release "
+            f"{pkg or 'the extension'} was built against, or install {'a ' + pkg if pkg else 'an extension'} release (or "
+            f"a source build) made for {'numpy ' + np if np else 'the installed numpy'}")
+
+
+def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """numpy-too-old: the reverse of numpy-abi, an extension built against a newer NumPy than the one installed."""
+    if "cy_type" in h.groups:
+        return _numpy_sizes(h, env)
     pkg = h.package if h.package and h.package not in ("numpy", *PURE_PYTHON) else ""
     who, np, need = _shown(pkg, env.version(pkg)) if pkg else "a compiled extension", env.version("numpy"), h.groups.get("needs")
     if need and np == need:  # "(NumPy 2.0)" of the message itself, the headers' release, read as a version
@@ -848,7 +888,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
 DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
-           "pip-requirement-conflict": ("pin_dep", "gone"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
+           "pip-requirement-conflict": ("pin_dep", "gone"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
@@ -908,6 +948,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = []
     for h in hits:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
+        h = isolated_torch(h, env, facts)  # uv's failed build whose log shows torch missing from it: build isolation
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

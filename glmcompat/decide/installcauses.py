@@ -477,6 +477,48 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+# the glibc each manylinux platform tag needs: PEP 600 (manylinux_X_Y: glibc X.Y or newer) and the legacy aliases it
+# keeps, PEP 599 (manylinux2014 = manylinux_2_17), PEP 571 (manylinux2010 = manylinux_2_12), PEP 513 (manylinux1 =
+# manylinux_2_5)
+LEGACY_MANYLINUX = {"manylinux2014": (2, 17), "manylinux2010": (2, 12), "manylinux1": (2, 5)}
+LEGACY_PEP = {"manylinux2014": "PEP 599", "manylinux2010": "PEP 571", "manylinux1": "PEP 513"}
+_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_|^(manylinux(?:2014|2010|1))_")
+# the glibc of a distribution's release, as a log names it (its glibc package): CentOS/RHEL 6 glibc-2.12, 7 glibc-2.17
+# (PEP 599's manylinux2014 base), 8 glibc-2.28, 9 glibc-2.34 (Rocky and AlmaLinux the same); Ubuntu 14.04 libc6 2.19,
+# 16.04 2.23, 18.04 2.27, 20.04 2.31, 22.04 2.35, 24.04 2.39; Debian 8 2.19, 9 2.24, 10 2.28, 11 2.31, 12 2.36, 13 2.41;
+# Amazon Linux 2 glibc-2.26, Amazon Linux 2023 glibc-2.34
+DISTRO_GLIBC = {("centos", "6"): "2.12", ("centos", "7"): "2.17", ("centos", "8"): "2.28", ("centos", "9"): "2.34",
+                ("ubuntu", "14.04"): "2.19", ("ubuntu", "16.04"): "2.23", ("ubuntu", "18.04"): "2.27",
+                ("ubuntu", "20.04"): "2.31", ("ubuntu", "22.04"): "2.35", ("ubuntu", "24.04"): "2.39",
+                ("debian", "8"): "2.19", ("debian", "9"): "2.24", ("debian", "10"): "2.28", ("debian", "11"): "2.31",
+                ("debian", "12"): "2.36", ("debian", "13"): "2.41", ("amazon", "2"): "2.26", ("amazon", "2023"): "2.34"}
+
+
+def manylinux_glibc(plat: str) -> tuple[int, int] | None:
+    """The lowest glibc any of a wheel's platform tags (``manylinux_2_27_x86_64.manylinux_2_28_x86_64``) needs, or None
+    where none is a manylinux tag."""
+    floors = []
+    for tag in plat.split("."):
+        m = _MANYLINUX.match(tag)
+        if m is not None:
+            floors.append(LEGACY_MANYLINUX[m.group(3)] if m.group(3) else (int(m.group(1)), int(m.group(2))))
+    return min(floors) if floors else None
+
+
+def host_glibc(env: Env) -> tuple[str, str]:
+    """(the machine's glibc, where the log shows it: "ldd (GNU libc) 2.17" or the distribution whose glibc it is)."""
+    if glibc := env.notes.get("host_glibc", ""):
+        return glibc, f"glibc {glibc}"
+    named = env.notes.get("host_os", "")
+    m = re.match(r"(?P<d>[A-Za-z][A-Za-z ]*?)(?: GNU/Linux| Linux)?(?: Server)?(?: release)? ?(?P<v>\d[\d.]*)$", named)
+    if m is None:
+        return "", ""
+    distro, ver = m.group("d").lower(), m.group("v")
+    family = ("centos" if distro in ("centos", "red hat enterprise", "rhel", "rocky", "almalinux") else
+              "amazon" if distro.startswith("amazon") else distro)
+    key = ver if family in ("ubuntu", "amazon") else ver.split(".", 1)[0]
+    glibc = DISTRO_GLIBC.get((family, key), "")
+    return glibc, (f"{named} (glibc {glibc})" if glibc else "")
 
 
 def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -496,8 +538,18 @@ def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         tags = (g.get("wa_tags") or g.get("on_plats", "")).replace("`", "").strip()
         here = f"this host ({g['on_os']}, {g['on_tag']})" if "on_tag" in g else "this machine's Python and platform"
         kind = "Python tags" if "Python" in g.get("wa_kind", "") else "platforms"
-        return (f"uv found {pkg} {ver}, and its wheels are built only for the {kind} {tags}, none of which is {here}; "
-                "it has no source distribution uv would build instead, so no file of that release installs here",
+        floor = manylinux_glibc(".".join(t.strip() for t in tags.split(",") if t.strip().startswith("manylinux"))) \
+            if kind == "platforms" else None
+        glibc = ""
+        if floor is not None:  # PEP 600: manylinux_X_Y needs glibc X.Y; the host's own tag names its glibc
+            need = f"{floor[0]}.{floor[1]}"
+            host = manylinux_glibc(g.get("on_tag", ""))
+            glibc = (f" (the oldest of them needs glibc >= {need}, PEP 600"
+                     + (f"; this host's tag says glibc {host[0]}.{host[1]}, "
+                        + ("older, so that is the reason)" if host < floor else "so the CPU or Python is the reason)")
+                        if host is not None else ")"))
+        return (f"uv found {pkg} {ver}, and its wheels are built only for the {kind} {tags}{glibc}, none of which is "
+                f"{here}; it has no source distribution uv would build instead, so no file of that release installs here",
                 f"install a {pkg} release (or the build of it from another index: PyTorch's cuXYZ / cpu index for torch "
                 f"and its family) that has a wheel for {g.get('on_tag') or 'this Python and platform'}, or run where one of "
                 f"{tags} fits (uv venv --python X.Y for a Python tag); in a uv project, tool.uv.required-environments "
@@ -511,6 +563,24 @@ def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pyv = f"Python {py[2]}.{py[3:]}" if re.fullmatch(r"cp\d{2,3}", py) else f"the {py} interpreters"
     local = version.split("+", 1)[1] if "+" in version else ""
     where = f" from the index that serves its +{local} builds" if local else ""
+    floor = manylinux_glibc(plat)
+    if floor is not None:
+        need = f"{floor[0]}.{floor[1]}"
+        first = next(t for t in plat.split(".") if _MANYLINUX.match(t))
+        tag = m2.group(0) if (m2 := re.match(r"manylinux_\d+_\d+|manylinux(?:2014|2010|1)", first)) else first
+        arch = first[len(tag) + 1:] or plat
+        have, shown = host_glibc(env)
+        verdict = ""
+        if (hv := _v(have)) is not None and (nv := _v(need)) is not None:
+            verdict = (f"; the machine's {shown} is older, so that is the reason" if hv < nv else
+                       f"; the machine's {shown} is new enough, so the Python version or the CPU is the reason")
+        return (f"pip refused {wheel}: its tags need {pyv} and a glibc of at least {need} on {arch} "
+                f"({tag} needs glibc >= {need}, {LEGACY_PEP.get(tag, 'PEP 600')}), and either the Python that runs pip is another version or "
+                f"platform (python -V, uname -m) or the machine's glibc is older than {need} (ldd --version){verdict}",
+                f"install {name}=={version} by name{where} (pip picks the file whose tags fit this Python, platform and "
+                f"glibc, or builds from source), or an older {name} release with a wheel for the machine's glibc (a "
+                f"manylinux2014 wheel needs glibc 2.17), or run on a distribution with glibc >= {need}; "
+                "`pip debug --verbose` lists the tags this pip accepts")
     return (f"pip refused {wheel}: it is built for {pyv} on {plat} (its file name's tags), and the Python that runs pip is "
             "another version or platform (python -V, uname -m)",
             f"install {name}=={version} by name{where} (pip picks the file whose tags fit this Python and platform), or "

@@ -248,7 +248,12 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-isolation-no-torch: pip's isolated build of a package whose setup imports torch. Claimed where the log's
     first missing module is torch, or where it stops before the step's error and the package is one of the matrix's
     [[compiled]] packages (their setup.py builds with torch.utils.cpp_extension); None where another module is missing."""
-    if "uv_iso_pkg" in h.groups:  # uv's own words name the package and the module
+    if "uv_iso_pkg" in h.groups or "uv_iso_old" in h.groups:  # uv's own words name the package and the module
+        return _uv_isolation(h, env)
+    if "uv_step" in h.groups or "uv_built" in h.groups:  # uv's failed build step: torch the module its build missed
+        missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
+        if missing.split(".", 1)[0] != "torch":
+            return None
         return _uv_isolation(h, env)
     name, asked = _requirement(env)
     missing = env.notes.get("no_module", "")
@@ -270,22 +275,57 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"pip install --no-build-isolation {asked or who}")
 
 
+def isolated_torch(h: Hit, env: Env, facts: Facts) -> Hit:
+    """uv's failed build that source-build-failed reads ("Failed to build `X==v`", "The build backend returned an
+    error", "Build backend failed to ...") where the log's first missing module is torch (its build's traceback, uv's
+    hint): build-isolation-no-torch, the package the line names kept."""
+    if h.id != "source-build-failed" or not ({"uv_pkg", "uv_backend"} & h.groups.keys()):
+        return h
+    missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
+    row = next((r for r in facts.rows("signature") if r.id == "build-isolation-no-torch"), None)
+    if missing.split(".", 1)[0] != "torch" or row is None:
+        return h
+    built = h.groups.get("uv_pkg", "") + (f"=={h.groups['uv_ver']}" if h.groups.get("uv_ver") else "")
+    return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source,
+                   groups={**h.groups, "uv_built": built} if built else {**h.groups, "uv_step": h.groups["uv_backend"]})
+
+
 def _uv_name(said: str) -> str:
     """The project a uv hint names (``xformers@0.0.28.post1``, ``flash-attn==2.6.1``, ``mypackage @ file:///x``,
-    ``pygraphviz-1.11``), or "" where it names none (``a package``)."""
+    ``pygraphviz-1.11``; a bare URL, ``git+https://host/org/flash-attention.git#subdirectory=csrc/rotary``, by its
+    repository), or "" where it names none (``a package``)."""
+    if re.match(r"(?:git\+)?(?:https?|ssh|file)://", said.strip()):
+        path = [p for p in re.split(r"[\\/]", said.strip().split("#", 1)[0].split("@", 2)[-1 if said.count("@") > 1 else 0]) if p]
+        return canonicalize(path[-1].removesuffix(".git")) if path and re.fullmatch(r"[A-Za-z0-9][\w.-]*", path[-1]) else ""
     name = re.split(r"\s*@|==|[<>=!~;\[ ]", said.strip(), maxsplit=1)[0]
     name = re.sub(r"-\d[\w.+!]*$", "", name)
     return canonicalize(name) if re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) and said.strip() != "a package" else ""
 
 
+def _uv_built(h: Hit, env: Env) -> str:
+    """The project a uv build failure names: its hint's, its "Failed to build `X==v`", else the build the log names."""
+    g = h.groups
+    for said in (g.get("uv_iso_pkg"), g.get("uv_iso_old"), g.get("uv_built"), env.notes.get("uv_hint_pkg"),
+                 env.notes.get("build_failed")):
+        if said and (name := _uv_name(said.strip("`'"))):
+            return name
+    return _requirement(env)[0]
+
+
 def _uv_isolation(h: Hit, env: Env) -> tuple[str, str]:
-    who = _uv_name(h.groups.get("uv_iso_pkg", "")) or "the package"
+    named = _uv_built(h, env)
+    who = named or "the package"
+    pkg = named or "<package>"
+    hinted = "uv_iso_pkg" in h.groups or "uv_iso_old" in h.groups
+    torch = env.version("torch")
     return (f"uv builds {who} from source in an isolated build environment that holds only its declared build "
-            f"requirements, and its build imports torch, which it does not declare (uv's hint says so), whatever torch "
-            "the environment itself has",
-            f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: uv "
-            f"pip install --no-build-isolation {who}; or declare torch for its build in your pyproject.toml, "
-            f"[tool.uv.extra-build-dependencies] {who} = [\"torch\"]")
+            f"requirements, and its build imports torch, which it does not declare ("
+            + ("uv's hint says so" if hinted else "the build's output ends in No module named 'torch'")
+            + "), whatever torch the environment itself has" + (f" (torch {torch})" if torch else ""),
+            f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: "
+            f"uv pip install --no-build-isolation {pkg}; in a uv project, [tool.uv] no-build-isolation-package = "
+            f"[\"{pkg}\"] (with torch installed first), or, with uv 0.8.12 or later, [tool.uv.extra-build-dependencies] "
+            f"{pkg} = [{{ requirement = \"torch\", match-runtime = true }}] (its build then gets the environment's torch)")
 
 
 def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -395,9 +435,10 @@ PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     "package-not-installed": lambda h, env: (module_package(h.groups["opt_module"]) if "opt_module" in h.groups
                                              else "flash-attn" if "opt_fa" in h.groups else ""),
     "cuda-not-available": lambda h, env: "torch",
+    "torch-api-removed": lambda h, env: "torch",
     "mpi-lib-missing": _mpi_dist,
-    "build-isolation-no-torch": lambda h, env: (_uv_name(h.groups["uv_iso_pkg"]) if "uv_iso_pkg" in h.groups
-                                                else _requirement(env)[0]),
+    "build-isolation-no-torch": lambda h, env: (_uv_built(h, env) if any(
+        k in h.groups for k in ("uv_iso_pkg", "uv_iso_old", "uv_step", "uv_built")) else _requirement(env)[0]),
 }
 
 
@@ -408,10 +449,13 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "mpi-lib-missing": _mpi,
     "build-isolation-no-torch": _isolation,
     "nvcc-missing": _nvcc,
+    # a removed API of torch itself: its stub module's words (torch.utils.ffi), else the row's (torch.linalg's removals)
+    "torch-api-removed": lambda h, env, facts: _stub(h.groups["api_stub"], env) if "api_stub" in h.groups else None,
 }
 # the groups of a hit whose builder may find that the line was not its failure
-PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg"),
+PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg", "uv_step", "uv_built"),
                   "nvcc-missing": ("ds_cuda_call",)}
 
 
-__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "named_gpu", "engines", "optional_missing"]
+__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "isolated_torch", "named_gpu",
+           "optional_missing"]

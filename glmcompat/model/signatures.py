@@ -386,6 +386,14 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("obtaining", r"Obtaining (?P<v>(?:file:|git\+|https?://)\S{1,300})"),
     ("processing", r"Processing (?P<v>(?:file:|/|\.{1,2}/|[A-Za-z]:\\)\S{1,300})"),
     ("no_module", r"No module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the same message wrapped after its "No" (uv renders a build's output with miette, at the terminal's width)
+    ("no_module_wrapped", r"^\s{0,16}module named '(?P<v>[A-Za-z_][\w.]{0,100})'"),
+    # the package uv's build hint names (crates/uv-build-frontend/src/error.rs hint_build_dependency), a name or a URL
+    ("uv_hint_pkg", r"This error likely indicates that `?(?P<v>[^`\s]{1,300}?)`? depends on "),
+    ("uv_hint_pkg", r"`uv pip install [\w.-]{1,100}` into the build environment for `?(?P<v>[^`\s]{1,300})"),
+    # ... and the module it names (uv 0.4 and later: "depends on `torch`"; uv 0.2-0.3: "`uv pip install torch` into")
+    ("uv_hint_module", r"This error likely indicates that [^\n]{1,300}? depends on `?(?P<v>[\w.-]{1,100})`?, but"),
+    ("uv_hint_module", r"you need to `uv pip install (?P<v>[\w.-]{1,100})` into the build environment"),
     # the MPI library a loader error names (mpi4py 4 prints "cannot load MPI library", then each dlopen error)
     ("mpi_lib", r"(?P<v>libmpi(?:_cxx|_mpifh|_usempif08)?\.so(?:\.\d{1,4}){0,3}): cannot open shared object file"),
     # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
@@ -448,10 +456,19 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # the scene of CUDA's init failing under HMM (NVIDIA/open-gpu-kernel-modules#901): a Proxmox LXC container, the
     # nvidia_uvm module's HMM (its uvm_disable_hmm parameter), as a log or its reporter names them
     ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
+    # the machine's glibc as `ldd --version` ("ldd (GNU libc) 2.17"), libc.so.6 itself ("GNU C Library (GNU libc) stable
+    # release version 2.35.") or a report ("glibc 2.17", "GLIBC version: 2.28") prints it, and its distribution as
+    # /etc/os-release, /etc/redhat-release or lsb_release name it: what a manylinux wheel's glibc floor is compared with
+    ("host_glibc", r"(?i)(?:ldd \(GNU libc\)|GNU C Library \([^)\n]{1,60}\) (?:stable )?release version|(?<![\w_])glibc"
+                   r"(?: version)?:?) ?(?P<v>2\.\d{1,3})(?![\d.]*\d)"),
+    ("host_os", r"(?P<v>(?:CentOS(?: Linux)?(?: release)?|Red Hat Enterprise Linux(?: Server)?(?: release)?|RHEL|"
+                r"Rocky Linux(?: release)?|AlmaLinux(?: release)?|Ubuntu|Debian GNU/Linux|Debian|Amazon Linux(?: release)?) "
+                r"?(?:\d{1,2}\.\d{2}|\d{1,4})(?![\d]))"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
-                         r"name resolution|service not known|unreachable|max retries|timed out")
+                         r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
+                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py

@@ -1,0 +1,40 @@
+"""The messages of tests/fixtures/raise_sites/wx-signatures.toml (issue 38, branch fix-wx): Cython's type-size check of
+NumPy's types in each direction and phrasing, a removed API of torch itself under one id, a refused manylinux wheel with
+the glibc its tag needs, uv's isolated builds that miss torch in every release's words, and a cuDNN sub-library of
+another release: each named with its words, and each near miss left unclaimed."""
+
+from __future__ import annotations
+
+import pytest
+
+from glmcompat.matrix.load import load_facts
+from glmcompat.model.signatures import match_signatures
+from tests.decide.explaining import diagnoses, explain, message_id, table, unclaimed
+
+MESSAGES = table("wx-signatures.toml")
+# the two rows that read removed APIs: a removed API of torch itself is torch-api-removed, never companion-api-removed
+TORCH_ROWS = ("torch-api-removed", "companion-api-removed")
+TORCH_MESSAGES = [m for m in MESSAGES + table("torch-family.toml") if m["library"] == "torch"]
+
+
+@pytest.mark.parametrize("m", MESSAGES, ids=[message_id(m) for m in MESSAGES])
+def test_each_message(m, tmp_path, capsys):
+    assert m["source"]
+    if m["expect"]:
+        diagnoses(str(m["text"]), str(m["expect"]), list(m.get("words", [])), tmp_path, capsys)
+    elif m.get("absent"):  # a near miss another signature names (companion-too-old, build-tool-missing), never these
+        code, out = explain(str(m["text"]), tmp_path, capsys)
+        assert not [sid for sid in m["absent"] if f": {sid}" in out], out
+    else:
+        unclaimed(str(m["text"]), tmp_path, capsys)
+
+
+@pytest.mark.parametrize("m", TORCH_MESSAGES, ids=[message_id(m) for m in TORCH_MESSAGES])
+def test_no_torch_message_is_read_by_both_removed_api_rows(m):
+    """Every torch message of the raise-site tables (torch's stub module, its linalg removals, its own cannot-import
+    lines, the rest of torch's family table) is matched by at most one of the two rows, and never by
+    companion-api-removed: the overlap is impossible by the patterns, not settled by order."""
+    rows = [r for r in load_facts().rows("signature") if r.id in TORCH_ROWS]
+    assert len(rows) == 2
+    ids = {h.id for h in match_signatures(str(m["text"]), rows)}
+    assert "companion-api-removed" not in ids, ids
