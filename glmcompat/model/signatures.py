@@ -164,13 +164,8 @@ def unquoted(pattern: str, strict: bool = False) -> str | None:
     text nor its tolerant form matches (:class:`_Matcher`); its shape is the pattern's, each such quote one optional
     character, so its cost stays linear in the line (:func:`linear_time_problem`)."""
     out: list[str] = []
-    i, opened, changed = 0, False, False
-
-    def quote(end: int, opens: bool) -> None:
-        nonlocal opened, changed
-        opened, changed = opens, True
-        out.append(_QUOTE_CLASS if pattern[end:end + 1] in _QUANTIFIERS else _QUOTE_CLASS + "?")
-
+    quotes: list[tuple[int, str, int]] = []  # (index in out, the quote: "`", "'" or "|" for a branch's end, its depth)
+    i = depth = 0
     while i < len(pattern):
         ch = pattern[i]
         if ch == "[":  # a class: kept as it is, unless it is a class of quotes that holds a backtick
@@ -181,7 +176,8 @@ def unquoted(pattern: str, strict: bool = False) -> str | None:
                 j += 2 if pattern[j] == "\\" else 1
             body = pattern[i + 1:j].replace("\\", "")
             if not negated and "`" in body and set(body) <= set(QUOTES):
-                quote(j + 1, not opened)
+                quotes.append((len(out), "`", depth))
+                out.append(_QUOTE_CLASS)
             elif strict and negated and "`" in body:
                 out.append(pattern[i:j] + r"\s,;:" + "]")
             else:
@@ -189,14 +185,35 @@ def unquoted(pattern: str, strict: bool = False) -> str | None:
             i = j + 1
             continue
         lit, step = (pattern[i + 1], 2) if ch == "\\" and i + 1 < len(pattern) else (ch, 1)
-        if lit == "`" or (lit == "'" and opened):
-            quote(i + step, lit == "`" and not opened)
-        elif lit in QUOTES:
+        if lit in QUOTES:
+            if lit in "`'":
+                quotes.append((len(out), lit, depth))
             out.append(_QUOTE_CLASS)
         else:
+            if step == 1 and ch in "(|)":
+                depth += (ch == "(") - (ch == ")")
+                if ch == "|":
+                    quotes.append((len(out), "|", depth))
             out.append(pattern[i:i + step])
         i += step
-    return "".join(out) if changed else None
+    # a backtick and the quote that closes it in the same branch: both optional (a backtick no quote closes in the
+    # pattern, uv's "Failed to build `X", stays: without it the words are no quotation)
+    pairs: list[int] = []
+    opened: tuple[int, int] | None = None  # the backtick open: where, at what depth
+    for at, q, d in quotes:
+        if q == "|":
+            if opened is not None and d <= opened[1]:  # the branch the backtick is in ends (not a group's inside it)
+                opened = None
+        elif opened is None:
+            opened = (at, d) if q == "`" else None
+        else:
+            pairs += [opened[0], at]
+            opened = None
+    for at in pairs:
+        nxt = next((t for t in out[at + 1:at + 2]), "")
+        if nxt[:1] not in _QUANTIFIERS:
+            out[at] = _QUOTE_CLASS + "?"
+    return "".join(out) if pairs else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -778,6 +795,62 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
+
+
+def split_message(pieces: Sequence[str], signatures: Sequence[SignatureRow]) -> bool:
+    """Whether ``pieces`` (consecutive lines of a log), joined at a space, hold a signature's message that runs from the
+    first piece into the last and that no piece holds alone, or holds from a later start (with fewer of its groups,
+    "undefined symbol: X" without the library the line before names, or another reading of the same words): a message a user or a page broke at word boundaries
+    (torch's "NVIDIA H100 PCIe with CUDA capability" / "sm_90 is not compatible with ..."). Linear in the pieces: one
+    search of the join, and of each piece where the join holds such a message."""
+    matcher = _matcher(signatures)
+    text = " ".join(pieces)
+    cuts, at = [], 0
+    for piece in pieces[:-1]:
+        at += len(piece)
+        cuts.append(at)
+        at += 1
+    alone: dict[str, int] = {}
+    first: dict[str, set[tuple[str, str]]] = {}  # the groups each signature fills on the first piece
+    later: dict[str, set[tuple[str, str]]] = {}  # and on a piece after it
+    for k, piece in enumerate(pieces):
+        for m, sig in matcher.found(piece):
+            alone[sig.id] = max(alone.get(sig.id, 0), _read(m))
+            (later if k else first).setdefault(sig.id, set()).update((g, v) for g, v in m.groupdict().items() if v)
+    for m, sig in matcher.found(text):
+        if sig.id not in alone:
+            return True  # the join holds it (across a break, or by what a piece says beside it), no piece does
+        if m.start() >= cuts[0] or m.end() <= cuts[-1] + 1:
+            continue  # it does not run from the first piece into the last
+        # as many groups or more: the message read from its start in the first piece, unless a group only grew back
+        # across a break (the words the line before ends in, read into the group a later line fills alone: a GPU's name)
+        grew = any(any(m.start(g) < c < m.end(g) for c in cuts)
+                   and any(h == g and v != w and v.endswith(w) for h, w in later.get(sig.id, ()))
+                   and not any(h == g and v.startswith(w) for h, w in first.get(sig.id, ()))
+                   for g, v in m.groupdict().items() if v)
+        if _read(m) >= alone[sig.id] and not grew:
+            return True
+    return False
+
+
+def _read(m: re.Match[str]) -> int:
+    """How much of its message a signature's match reads: 1, and 1 for each group it fills."""
+    return 1 + sum(1 for v in m.groupdict().values() if v)
+
+
+def reads_more(text: str, other: str, signatures: Sequence[SignatureRow]) -> bool:
+    """Whether the signatures read more of ``other`` than of ``text`` (two readings of one pasted message): each that
+    matches ``text`` matches ``other`` with as many of its groups, and one matches ``other`` alone or with more."""
+    matcher = _matcher(signatures)
+
+    def read(t: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for m, sig in matcher.found(t):
+            out[sig.id] = max(out.get(sig.id, 0), _read(m))
+        return out
+
+    mine, theirs = read(text), read(other)
+    return all(theirs.get(sid, 0) >= k for sid, k in mine.items()) and any(k > mine.get(sid, 0) for sid, k in theirs.items())
 
 
 def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:
