@@ -617,11 +617,19 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    built, have, cuda = h.groups.get("built", ""), h.groups.get("have", ""), h.groups.get("cuda", "")
+    built = h.groups.get("built") or h.groups.get("cut_built", "")
+    cuda = h.groups.get("cuda", "")
+    # a message cut before its "(you have X)": the torch the log names is read from the very line that names the build
+    have = h.groups.get("have", "")
     if not built:  # "xFormers wasn't build with CUDA support": the row's cause, the log's versions named below
         return _xformers_ops(env, facts)
     cu = f"{int(cuda) // 100}.{int(cuda) % 100}" if cuda.isdigit() else ""  # torch.version.cuda as 100 x major + minor
     ver = env.version("xformers")
+    if not have:  # the log stops before the torch xformers found: the version it was built for, the rest unread
+        return (f"xformers{' ' + ver if ver else ''} was built for torch {built}" + (f" (CUDA {cu})" if cu else "")
+                + ", not the torch installed: its C++/CUDA operators are disabled (the log stops before it names that "
+                  "torch)", f"install the xformers release built for the installed torch (from the same PyTorch index "
+                            f"as torch), or torch=={built}")
     cause = (f"xformers{' ' + ver if ver else ''} was built for torch {built}" + (f" (CUDA {cu})" if cu else "")
              + f", and torch {have} is installed: its C++/CUDA operators are disabled")
     if _local(have) == "cpu":

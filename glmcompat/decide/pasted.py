@@ -21,6 +21,12 @@ Read per line (:func:`clean`), in this order:
 Then joined (:func:`pasted`): a line wrapped where a terminal's, a thread's or a cell's width ended it, whose next line
 goes on with the same message (it starts at column 0, with no word that opens a record). The break is read as a cut
 inside a word (a soname, a path, a version: joined as is) or at a space (joined with one).
+
+With the signatures (as ``glmcompat explain`` reads a log), a message broken at any word boundary, at no width the log
+shares (a user's re-typing, a page's own wrap: x-animateanyone-114's "... with CUDA capability" / "sm_90 is not
+compatible ..."), is joined too where the join holds a signature's message that no line of it holds alone, and a join the
+width alone read as a cut inside a word is read at a space where a signature reads more of it that way. A line that opens
+a record of its own (a traceback's, an exception's header, a line with its own record prefix) is never joined so.
 Pure: no I/O.
 """
 
@@ -31,6 +37,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 
+from glmcompat.model.signatures import SignatureRow, reads_more, split_message
+
 MAX_JOIN = 8  # lines a wrapped message may span
 MAX_TEXT = 8192  # a joined line stops growing here (the scanner reads a line's first 8192 characters)
 LOOKAHEAD = 2000  # lines read before the first is given, to tell the width a log was hard-wrapped at
@@ -39,7 +47,7 @@ WRAPPED_LINES = 3  # lines that must share the longest length for it to be read 
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\][^\x07\x1b]{0,400}(?:\x07|\x1b\\)|[()][A-Za-z0-9]|[=>78])")
 _HTML = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|gt|lt|amp|quot|apos|nbsp);")
-_QUOTE = re.compile(r"^[ \t]{0,3}(?:>(?!>>)[ \t]?){1,12}")
+_QUOTE = re.compile(r"^[ \t]{0,3}(?:>(?!>>|=)[ \t]?){1,12}")  # not the REPL's >>>, nor a version's >= (">= 2.1.0")
 # one record prefix each; a line may carry several (a CI runner's timestamp before a container's before vLLM's)
 _PREFIXES = [re.compile(p) for p in (
     # GitHub Actions: each line's ISO timestamp, and its workflow commands
@@ -246,12 +254,18 @@ def width_of(lines: Sequence[str]) -> int:
     return longest if full >= WRAPPED_LINES and full > near else 0
 
 
-def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+def pasted(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow] = ()) -> Iterator[tuple[int, str]]:
     """(number, line) pairs of a log as pasted -> the lines the libraries printed, each with its first line's number
     (:func:`clean` for each line; a message wrapped across lines joined again, at most :data:`MAX_JOIN` of them).
 
     The first :data:`LOOKAHEAD` lines are read before any is given, to tell the width a terminal hard-wrapped the log at
-    (:func:`width_of`): a line of that width goes on in the next one, as it stands (a hard wrap cuts anywhere)."""
+    (:func:`width_of`): a line of that width goes on in the next one, as it stands (a hard wrap cuts anywhere).
+
+    With ``signatures``, a message a user or a page broke at any word boundary (lines of any length) is joined too: a
+    line and the next ones (at most :data:`SPLIT_LINES`, each next to the one before, none a record of its own) whose
+    join, at a space, holds a signature's message that runs from the first line into the last and that no line of them
+    holds alone (:func:`glmcompat.model.signatures.split_message`); a message cut after its values, where the signature
+    reads that cut, likewise."""
     it = iter(lines)
     head: list[tuple[int, str]] = []
     for pair in it:
@@ -259,11 +273,82 @@ def pasted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         if len(head) >= LOOKAHEAD:
             break
     width = width_of([raw for _, raw in head])
-    return _joined(chain(head, it), width)
+    records = _joined(chain(head, it), width)
+    if signatures:
+        return _completed(records, signatures)
+    return ((n, text) for n, text, _, _, _ in records)
 
 
-def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[tuple[int, str]]:
+SPLIT_LINES = 4  # lines a message broken at word boundaries may span (a line and the next three)
+# a line that is a record of its own, never the rest of a message broken at a word: a traceback's, an exception's header
+# ("RuntimeError: ..."), a prompt's, pip's and uv's own lines
+_OWN = re.compile(r"^\s{0,12}(?:File \"|Traceback |During handling|The above exception|\^{2,}|~{2,})|^[A-Za-z_][\w.]{0,100}"
+                  r"(?:Error|Exception|Warning|Exit|Interrupt):")
+
+
+Record = tuple[int, str, int, int, tuple[int, ...]]  # first line's number, text, last line's number, prefix width, cuts
+
+
+def _completed(records: Iterable[Record], signatures: Sequence[SignatureRow]) -> Iterator[tuple[int, str]]:
+    """:func:`pasted`'s records, a message broken at word boundaries across them joined again (with ``signatures``)."""
+    buf: list[Record] = []
+    for rec in records:
+        buf.append(rec)
+        if len(buf) >= SPLIT_LINES:
+            yield _first(buf, signatures)
+    while buf:
+        yield _first(buf, signatures)
+
+
+def _first(buf: list[Record], signatures: Sequence[SignatureRow]) -> tuple[int, str]:
+    """The first record of ``buf``, taken off it, joined with the next ones where they complete a message split
+    across them. Where the record joined lines that its width alone read as cut inside a word (a line as long as a
+    terminal's, a path's or a soname's end), the join at a space instead is taken where a signature reads more of it
+    (:func:`glmcompat.model.signatures.reads_more`): a page's break between two words of a message."""
+    n, text, last, _, cuts = buf[0]
+    heads = [text]  # the readings of the first record: as joined, and at a space where its lines were read as cut
+    if cuts:
+        spaced = _spaced(text, cuts)
+        if reads_more(text, spaced, signatures):
+            text = heads[0] = spaced
+        else:
+            heads.append(spaced)
+    if not text.lstrip().startswith(('File "', "Traceback ")) and _PROMPT.match(text) is None:
+        pieces, took = [text], 0
+        for k in range(1, len(buf)):
+            m, nxt, _, prefixed, _ = buf[k]
+            if m != buf[k - 1][2] + 1 or prefixed or _OWN.match(nxt) or len(" ".join(pieces)) + len(nxt) >= MAX_TEXT:
+                break
+            readings = [nxt.strip()] + ([_spaced(nxt, buf[k][4]).strip()] if buf[k][4] else [])
+            if took:  # joined already: the next line goes on only where it reads more of the message
+                more = next((r for r in readings if split_message([" ".join(pieces), r], signatures)), None)
+                if more is None:
+                    break
+                pieces.append(more)
+                took = k
+                continue
+            whole = next(([h, *pieces[1:], r] for r in readings for h in heads
+                          if split_message([h, *pieces[1:], r], signatures)), None)
+            pieces = [*pieces, readings[0]] if whole is None else whole
+            if whole is not None:
+                took = k
+        if took:
+            del buf[:took + 1]
+            return n, " ".join(pieces[:took + 1])
+    del buf[0]
+    return n, text
+
+
+def _spaced(text: str, cuts: tuple[int, ...]) -> str:
+    """``text`` with a space at each of ``cuts`` (where lines were joined as cut inside a word)."""
+    return "".join(text[a:b] + " " for a, b in zip((0, *cuts[:-1]), cuts, strict=True)) + text[cuts[-1]:]
+
+
+def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[Record]:
+    """The records of ``lines``: (the first line's number, the text, the last line's number, the width of the record
+    prefix taken off the first line, where in the text lines were joined as cut inside a word by :func:`_joins`)."""
     held: tuple[int, str] | None = None
+    cuts: list[int] = []
     span = held_last = indent = 0
     raw_prev = ""
     full = False  # whether the held record's last line filled the width the log was wrapped at
@@ -271,32 +356,37 @@ def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[tuple[int, 
         line, width = _cleaned(raw)
         if not line.strip():
             if held is not None:
-                yield held
+                yield held[0], held[1], held_last, indent, tuple(cuts)
                 held = None
             continue
         if held is not None:
             glue: str | None
+            guessed = False  # a cut inside a word read from the lines alone (no width the whole log was wrapped at)
             if full and span < MAX_JOIN * 4 and n == held_last + 1:  # a hard wrap: the next line goes on as it stands
                 glue, line = "", _visible(raw)
             else:
                 glue = _joins(raw_prev, line) if span < MAX_JOIN and not width else None
+                guessed = glue == "" and not line[:1].isspace() and not raw_prev.endswith((" ", "\t"))
                 if glue is None and indent >= 12 and span < MAX_JOIN and len(line) > indent and line[:indent].isspace() \
                         and not line[indent].isspace():  # a logging handler's wrap: its next lines at the message's column
                     glue, line = " ", line[indent:]
                 if glue == " " and line[:1].isspace():
                     line = line.lstrip()
             if glue is not None and n == held_last + 1 and len(held[1]) + len(line) < MAX_TEXT:
+                if guessed:
+                    cuts.append(len(held[1]))
                 held = (held[0], held[1] + glue + line)
                 span += 1
                 held_last = n
                 raw_prev = line
                 full = bool(wrap) and len(_visible(raw)) == wrap
                 continue
-            yield held
+            yield held[0], held[1], held_last, indent, tuple(cuts)
+        cuts = []
         held, span, held_last, raw_prev, indent = (n, line), 1, n, line, width
         full = bool(wrap) and len(_visible(raw)) == wrap and not _framed(_visible(raw))
     if held is not None:
-        yield held
+        yield held[0], held[1], held_last, indent, tuple(cuts)
 
 
 __all__ = ["clean", "pasted", "width_of"]

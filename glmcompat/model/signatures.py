@@ -148,13 +148,88 @@ def tolerant(pattern: str) -> str:
     return "".join(out)
 
 
+# Markdown eats backticks: a message quoted `...' (the loader's "version `GLIBC_2.34' not found", GCC's and Python 2's
+# quoting) or `...` (uv's, transformers') pasted into an issue outside a code block loses the opening backtick (it opens a
+# code span the text never closes), or both quote marks (a pair of backticks makes the span), or has them curled.
+_QUANTIFIERS = ("?", "*", "+", "{")
+
+
+def unquoted(pattern: str, strict: bool = False) -> str | None:
+    """``pattern``'s :func:`tolerant` form with each quote a backtick opens made optional: the backtick (a literal one,
+    or a class of quotes that holds one) and the quote that closes it (the next literal ``'`` or backtick); None where the
+    pattern quotes nothing with a backtick. ``strict``: each class that excludes a backtick (a quoted text's) also
+    excludes blanks and a clause's punctuation, so that a quoted name without its quotes ends where the name does
+    ("package `torch`:" pasted as "package torch:"); a text that holds them (uv's "torch==2.4.1 @ registry+https://...")
+    is read by the form that is not strict. The form is matched, case ignored, on a line that neither the signature's own
+    text nor its tolerant form matches (:class:`_Matcher`); its shape is the pattern's, each such quote one optional
+    character, so its cost stays linear in the line (:func:`linear_time_problem`)."""
+    out: list[str] = []
+    quotes: list[tuple[int, str, int]] = []  # (index in out, the quote: "`", "'" or "|" for a branch's end, its depth)
+    i = depth = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "[":  # a class: kept as it is, unless it is a class of quotes that holds a backtick
+            negated = pattern[i + 1:i + 2] == "^"
+            j = i + 1 + negated
+            j += pattern[j:j + 1] == "]"
+            while j < len(pattern) and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            body = pattern[i + 1:j].replace("\\", "")
+            if not negated and "`" in body and set(body) <= set(QUOTES):
+                quotes.append((len(out), "`", depth))
+                out.append(_QUOTE_CLASS)
+            elif strict and negated and "`" in body:
+                out.append(pattern[i:j] + r"\s,;:" + "]")
+            else:
+                out.append(pattern[i:j + 1])
+            i = j + 1
+            continue
+        lit, step = (pattern[i + 1], 2) if ch == "\\" and i + 1 < len(pattern) else (ch, 1)
+        if lit in QUOTES:
+            if lit in "`'":
+                quotes.append((len(out), lit, depth))
+            out.append(_QUOTE_CLASS)
+        else:
+            if step == 1 and ch in "(|)":
+                depth += (ch == "(") - (ch == ")")
+                if ch == "|":
+                    quotes.append((len(out), "|", depth))
+            out.append(pattern[i:i + step])
+        i += step
+    # a backtick and the quote that closes it in the same branch: both optional (a backtick no quote closes in the
+    # pattern, uv's "Failed to build `X", stays: without it the words are no quotation)
+    pairs: list[int] = []
+    opened: tuple[int, int] | None = None  # the backtick open: where, at what depth
+    for at, q, d in quotes:
+        if q == "|":
+            if opened is not None and d <= opened[1]:  # the branch the backtick is in ends (not a group's inside it)
+                opened = None
+        elif opened is None:
+            opened = (at, d) if q == "`" else None
+        else:
+            pairs += [opened[0], at]
+            opened = None
+    for at in pairs:
+        nxt = next((t for t in out[at + 1:at + 2]), "")
+        if nxt[:1] not in _QUANTIFIERS:
+            out[at] = _QUOTE_CLASS + "?"
+    return "".join(out) if pairs else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _bare(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """:func:`unquoted`'s forms of ``pattern``, the strict one first (None: it quotes nothing with a backtick)."""
+    strict, form = unquoted(pattern, strict=True), unquoted(pattern)
+    return None if strict is None or form is None else (re.compile(strict, re.IGNORECASE), re.compile(form, re.IGNORECASE))
+
+
 @functools.lru_cache(maxsize=8)
 def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(map(_gate_word, words)), re.IGNORECASE)
 
 
 def _gate_word(word: str) -> str:
-    return "".join(_QUOTE_CLASS if ch in QUOTES else re.escape(ch) for ch in word)
+    return "".join(_QUOTE_CLASS + "?" if ch in QUOTES else re.escape(ch) for ch in word)
 
 
 class _Matcher:
@@ -162,14 +237,17 @@ class _Matcher:
     (:func:`required_literals`): one search of all the literals at once rules out most lines of a log (measured: a
     line of text costs a fifth of searching every signature); the rare line it lets through is searched by all.
 
-    The gate ignores case and reads any quote as any other (:data:`QUOTES`): a line it lets through that no
-    signature's own text matches is searched again with each signature's :func:`tolerant` form, case ignored. The
-    library's exact text always wins; the tolerant form only reads a line that differs from it in case or quoting."""
+    The gate ignores case and reads any quote as any other (:data:`QUOTES`), or as none: a line it lets through that no
+    signature's own text matches is searched again with each signature's :func:`tolerant` form, case ignored, and where
+    that matches nothing either, with the :func:`unquoted` form of the signatures that quote with a backtick (a line
+    whose backticks Markdown ate). The library's exact text always wins; the tolerant forms only read a line that differs
+    from it in case or quoting."""
 
     def __init__(self, signatures: Sequence[SignatureRow]) -> None:
         self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
         self.keyed: list[tuple[re.Pattern[str], SignatureRow, tuple[str, ...]]] = []
         self.loose: list[tuple[re.Pattern[str], SignatureRow]] = []
+        self.bare: list[tuple[re.Pattern[str], re.Pattern[str]] | None] = []  # each keyed signature's unquoted form (None: it quotes no backtick)
         for pat, sig in _compiled(signatures):
             need = required_literals(sig.pattern)
             if need is None:
@@ -177,11 +255,13 @@ class _Matcher:
             else:
                 self.keyed.append((pat, sig, need))
                 self.loose.append((_loose(sig.pattern), sig))
+                self.bare.append(_bare(sig.pattern))
         words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
         self.gate = _gate(tuple(words)) if words else None
         # each keyed signature's literals as the gate reads them (case and quotes folded): a line that holds none of a
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
+        self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
@@ -189,7 +269,13 @@ class _Matcher:
             text = _fold(line)
             near = [i for i, need in enumerate(self.folded) if any(w in text for w in need)]
             keyed = [(m, self.keyed[i][1]) for i in near if (m := self.keyed[i][0].search(line)) is not None]
-            out += keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
+            keyed = keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
+            if not keyed:  # a line whose backticks Markdown ate: the signatures that quote with one, their quotes optional
+                bare = _strip(line)
+                keyed = [(m, self.keyed[i][1]) for i, need in enumerate(self.stripped)
+                         if (forms := self.bare[i]) is not None and any(w in bare for w in need)
+                         and (m := forms[0].search(line) or forms[1].search(line)) is not None]
+            out += keyed
         return out
 
 
@@ -218,6 +304,14 @@ _QUOTE_FOLD = str.maketrans({q: "'" for q in QUOTES})
 def _fold(text: str) -> str:
     """``text`` with case and quotes folded, as the gate and the tolerant forms read it (any quote as any other)."""
     return text.casefold().translate(_QUOTE_FOLD)
+
+
+_QUOTE_DROP = str.maketrans({q: None for q in QUOTES})
+
+
+def _strip(text: str) -> str:
+    """``text`` folded as :func:`_fold` folds it, without its quotes (how the gate reads a line Markdown took them from)."""
+    return text.casefold().translate(_QUOTE_DROP)
 
 
 # --- what a log says besides its signatures: which package, which versions ------------------------------
@@ -723,6 +817,62 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
                 ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
+
+
+def split_message(pieces: Sequence[str], signatures: Sequence[SignatureRow]) -> bool:
+    """Whether ``pieces`` (consecutive lines of a log), joined at a space, hold a signature's message that runs from the
+    first piece into the last and that no piece holds alone, or holds from a later start (with fewer of its groups,
+    "undefined symbol: X" without the library the line before names, or another reading of the same words): a message a user or a page broke at word boundaries
+    (torch's "NVIDIA H100 PCIe with CUDA capability" / "sm_90 is not compatible with ..."). Linear in the pieces: one
+    search of the join, and of each piece where the join holds such a message."""
+    matcher = _matcher(signatures)
+    text = " ".join(pieces)
+    cuts, at = [], 0
+    for piece in pieces[:-1]:
+        at += len(piece)
+        cuts.append(at)
+        at += 1
+    alone: dict[str, int] = {}
+    first: dict[str, set[tuple[str, str]]] = {}  # the groups each signature fills on the first piece
+    later: dict[str, set[tuple[str, str]]] = {}  # and on a piece after it
+    for k, piece in enumerate(pieces):
+        for m, sig in matcher.found(piece):
+            alone[sig.id] = max(alone.get(sig.id, 0), _read(m))
+            (later if k else first).setdefault(sig.id, set()).update((g, v) for g, v in m.groupdict().items() if v)
+    for m, sig in matcher.found(text):
+        if sig.id not in alone:
+            return True  # the join holds it (across a break, or by what a piece says beside it), no piece does
+        if m.start() >= cuts[0] or m.end() <= cuts[-1] + 1:
+            continue  # it does not run from the first piece into the last
+        # as many groups or more: the message read from its start in the first piece, unless a group only grew back
+        # across a break (the words the line before ends in, read into the group a later line fills alone: a GPU's name)
+        grew = any(any(m.start(g) < c < m.end(g) for c in cuts)
+                   and any(h == g and v != w and v.endswith(w) for h, w in later.get(sig.id, ()))
+                   and not any(h == g and v.startswith(w) for h, w in first.get(sig.id, ()))
+                   for g, v in m.groupdict().items() if v)
+        if _read(m) >= alone[sig.id] and not grew:
+            return True
+    return False
+
+
+def _read(m: re.Match[str]) -> int:
+    """How much of its message a signature's match reads: 1, and 1 for each group it fills."""
+    return 1 + sum(1 for v in m.groupdict().values() if v)
+
+
+def reads_more(text: str, other: str, signatures: Sequence[SignatureRow]) -> bool:
+    """Whether the signatures read more of ``other`` than of ``text`` (two readings of one pasted message): each that
+    matches ``text`` matches ``other`` with as many of its groups, and one matches ``other`` alone or with more."""
+    matcher = _matcher(signatures)
+
+    def read(t: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for m, sig in matcher.found(t):
+            out[sig.id] = max(out.get(sig.id, 0), _read(m))
+        return out
+
+    mine, theirs = read(text), read(other)
+    return all(theirs.get(sid, 0) >= k for sid, k in mine.items()) and any(k > mine.get(sid, 0) for sid, k in theirs.items())
 
 
 def scan_lines(lines: Iterable[str], signatures: Sequence[SignatureRow]) -> list[Hit]:

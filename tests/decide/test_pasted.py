@@ -65,6 +65,13 @@ def test_each_form_in_the_logs_reads_as_the_library_printed_it(log: str, n: int,
     assert got.startswith(text) and got != raw, (raw, got)
 
 
+def test_a_version_operator_at_the_start_of_a_line_is_no_quote_marker() -> None:
+    # a message broken before its ">= 2.1.0" keeps the operator; a GitHub quote's "> " is still taken off
+    assert clean(">= 2.1.0") == ">= 2.1.0"
+    assert clean("> > ImportError: x") == "ImportError: x"
+    assert clean(">>> import torch") == ">>> import torch"
+
+
 def test_html_escapes_are_read_as_the_characters() -> None:
     got = clean(_line("vlm-rl-12-oom.log", 1))
     assert "If reserved memory is >> allocated memory" in got and "&gt;" not in got

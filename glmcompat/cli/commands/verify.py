@@ -93,13 +93,13 @@ def _explain(argv: Sequence[str]) -> int:
     if args.log == "-":
         name = "<stdin>"
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        scan = (scan_numbered(pasted(numbered_lines(stream)), sigs) if stream
-                else scan_numbered(pasted(enumerate(sys.stdin, 1)), sigs))
+        scan = (scan_numbered(pasted(numbered_lines(stream), sigs), sigs) if stream
+                else scan_numbered(pasted(enumerate(sys.stdin, 1), sigs), sigs))
     else:
         name = args.log
         with _open_log(args.log) as f:
             try:
-                scan = scan_numbered(pasted(numbered_lines(f)), sigs)
+                scan = scan_numbered(pasted(numbered_lines(f), sigs), sigs)
             except OSError as e:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
     hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
