@@ -956,7 +956,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = []
     for h in hits:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
-        h = isolated_torch(h, env, facts)  # uv's failed build whose log shows torch missing from it: build isolation
+        h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

@@ -26,7 +26,8 @@ With the signatures (as ``glmcompat explain`` reads a log), a message broken at 
 shares (a user's re-typing, a page's own wrap: x-animateanyone-114's "... with CUDA capability" / "sm_90 is not
 compatible ..."), is joined too where the join holds a signature's message that no line of it holds alone, and a join the
 width alone read as a cut inside a word is read at a space where a signature reads more of it that way. A line that opens
-a record of its own (a traceback's, an exception's header, a line with its own record prefix) is never joined so.
+a record of its own (a traceback's, an exception's header, a line with its own record prefix, a shell's or a REPL's
+prompt: ">>> import torch") is never joined so.
 Pure: no I/O.
 """
 
@@ -317,7 +318,7 @@ def _first(buf: list[Record], signatures: Sequence[SignatureRow]) -> tuple[int, 
         pieces, took = [text], 0
         for k in range(1, len(buf)):
             m, nxt, _, prefixed, _ = buf[k]
-            if m != buf[k - 1][2] + 1 or prefixed or _OWN.match(nxt) or len(" ".join(pieces)) + len(nxt) >= MAX_TEXT:
+            if m != buf[k - 1][2] + 1 or prefixed or _OWN.match(nxt) or _PROMPT.match(nxt) or len(" ".join(pieces)) + len(nxt) >= MAX_TEXT:
                 break
             readings = [nxt.strip()] + ([_spaced(nxt, buf[k][4]).strip()] if buf[k][4] else [])
             if took:  # joined already: the next line goes on only where it reads more of the message

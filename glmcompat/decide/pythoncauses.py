@@ -275,11 +275,15 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"pip install --no-build-isolation {asked or who}")
 
 
-def isolated_torch(h: Hit, env: Env, facts: Facts) -> Hit:
+def isolated_torch(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit] = ()) -> Hit:
     """uv's failed build that source-build-failed reads ("Failed to build `X==v`", "The build backend returned an
     error", "Build backend failed to ...") where the log's first missing module is torch (its build's traceback, uv's
-    hint): build-isolation-no-torch, the package the line names kept."""
+    hint): build-isolation-no-torch, the package the line names kept. Where another line of the log (``hits``: uv's
+    failed build step, its hint) already names build-isolation-no-torch, the hit stays source-build-failed: one build is
+    one build-isolation diagnosis, however many of uv's lines name it."""
     if h.id != "source-build-failed" or not ({"uv_pkg", "uv_backend"} & h.groups.keys()):
+        return h
+    if any(o.id == "build-isolation-no-torch" for o in hits):
         return h
     missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
     row = next((r for r in facts.rows("signature") if r.id == "build-isolation-no-torch"), None)

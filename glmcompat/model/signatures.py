@@ -77,7 +77,7 @@ _compile = functools.lru_cache(maxsize=4096)(re.compile)
 
 @functools.lru_cache(maxsize=4096)
 def _loose(pattern: str) -> re.Pattern[str]:
-    return re.compile(tolerant(pattern), re.IGNORECASE)
+    return re.compile(tolerant(pattern, closed=True), re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -119,13 +119,20 @@ QUOTES = "'\"`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u2032\u00b4"
 _QUOTE_CLASS = "[" + QUOTES.replace("\"", "\\\"") + "]"
 
 
-def tolerant(pattern: str) -> str:
+def tolerant(pattern: str, closed: bool = False) -> str:
     """``pattern`` with each literal quote (outside a character class) read as any quote of :data:`QUOTES`: the form
-    matched, case ignored, on a line the signature's own text does not match (:class:`_Matcher`). The shape of the
-    pattern (its repeats and gaps) is kept, so its cost stays linear in the line (:func:`linear_time_problem`)."""
+    matched (``closed``), case ignored, on a line the signature's own text does not match (:class:`_Matcher`). A quote
+    inside a class is left as written; ``closed``: each negated class that excludes a quote (a quoted text's) excludes
+    them all (:func:`_quoted_text`), so that the text a quote of any kind closes ends there. The shape of the pattern
+    (its repeats and gaps) is kept, so its cost stays linear in the line (:func:`linear_time_problem`)."""
     out, i, in_class = [], 0, False
     while i < len(pattern):
         ch = pattern[i]
+        if closed and ch == "[" and not in_class and pattern[i + 1:i + 2] == "^":  # a quoted text's class
+            j = _class_end(pattern, i)
+            out.append(_quoted_text(pattern[i:j + 1]))
+            i = j + 1
+            continue
         if ch == "\\" and i + 1 < len(pattern):
             nxt = pattern[i + 1]
             out.append(_QUOTE_CLASS if nxt in QUOTES and not in_class else ch + nxt)
@@ -146,6 +153,26 @@ def tolerant(pattern: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index of the ``]`` that closes the character class opening at ``pattern[i]``."""
+    j = i + 1 + (pattern[i + 1:i + 2] == "^")
+    j += pattern[j:j + 1] == "]"
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j
+
+
+def _quoted_text(cls: str) -> str:
+    """A negated class ``cls`` (``[^`\\n]``) read where any quote closes the text it reads: a class that excludes a quote
+    excludes every quote of :data:`QUOTES`, so that a value a curled or swapped quote closes ends at that quote (or at
+    the line's end), not at the last quote of the line (a line joined from several by
+    :func:`glmcompat.decide.pasted.pasted`); a class that excludes no quote as it is."""
+    body = cls[2:-1]
+    if not any(q in body for q in QUOTES):
+        return cls
+    return cls[:-1] + "".join(q for q in QUOTES if q not in body) + "]"
 
 
 # Markdown eats backticks: a message quoted `...' (the loader's "version `GLIBC_2.34' not found", GCC's and Python 2's
@@ -179,7 +206,9 @@ def unquoted(pattern: str, strict: bool = False) -> str | None:
                 quotes.append((len(out), "`", depth))
                 out.append(_QUOTE_CLASS)
             elif strict and negated and "`" in body:
-                out.append(pattern[i:j] + r"\s,;:" + "]")
+                out.append(_quoted_text(pattern[i:j + 1])[:-1] + r"\s,;:" + "]")
+            elif negated:
+                out.append(_quoted_text(pattern[i:j + 1]))
             else:
                 out.append(pattern[i:j + 1])
             i = j + 1

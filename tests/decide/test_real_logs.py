@@ -4,6 +4,7 @@ glmcompat prints about the log, not in the log line it echoes; a log out of remi
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -270,6 +271,9 @@ def test_the_exact_text_wins_over_the_tolerant_form() -> None:
     assert [h.id for h in scan_log(["cannot import name 'x' from here"], rows).hits] == ["exact"]
     assert sorted(h.id for h in scan_log(["Cannot import name `x` from here"], rows).hits) == ["exact", "loose"]
     assert tolerant("a[^']b") == "a[^']b"  # a quote inside a character class is left as written
+    # the form the matcher reads: a quoted text's class ends at a quote of any kind, not at the line's last quote
+    m = re.search(tolerant("build: `(?P<v>[^`\\n]{1,300})`", closed=True), "build: \u2018a==1\u2019 Caused by: \u2018b()\u2019")
+    assert m is not None and m["v"] == "a==1", m
 
 
 @pytest.mark.parametrize(("line", "package"), [
@@ -292,6 +296,7 @@ def test_every_tolerant_form_is_linear_time() -> None:
 
     for s in load_facts().rows("signature"):
         assert linear_time_problem(tolerant(s.pattern)) is None, s.id
+        assert linear_time_problem(tolerant(s.pattern, closed=True)) is None, s.id
 
 
 @pytest.mark.parametrize(("line", "claimed"), [
