@@ -597,8 +597,11 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
 # get_installation_error): "<parent> <version> depends on <requirement>", "The user requested <requirement>"; each kept,
 # in order, in the notes' "pip_causes" ("; "-joined, at most MAX_CAUSES)
-_PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
-                        r"depends on [^\n]{1,300})")
+# The parent is the candidate's name, with its extras where the candidate is one of a requirement with extras
+# (resolvelib/candidates.py ExtrasCandidate.name: format_name, "sglang[srt]", "a[x,y]"); the requirement keeps its
+# environment marker (req.format_for_error: 'torch==2.7.1; extra == "srt"'), which the note drops: "; " joins the causes
+_PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60}(?:\[[\w.,-]{1,120}\])? "
+                        r"\d[\w.+!]{0,40} depends on [^\n;]{1,300})")
 MAX_CAUSES = 12
 # the packages conda's classic solver lists in its conflict report, one "Package <name> conflicts for:" line each, then
 # the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
