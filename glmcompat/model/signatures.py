@@ -291,6 +291,17 @@ class _Matcher:
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
         self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
+        # a line the paste cut inside a signature's literal (a post or a stored thread that stops mid-message: "ImportError:
+        # libcudnn.so.8: cannot open shared object " and the line ends): each word-boundary head of a literal of three
+        # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
+        self.ids = frozenset(sig.id for _, sig, _ in self.keyed)
+        self.cuts: dict[str, list[tuple[str, str]]] = {}
+        for need in self.folded:
+            for w in need:
+                ends = [m.end() for m in _WORD.finditer(w)]
+                for k in range(2, len(ends)):
+                    head = w[:ends[k - 1]]
+                    self.cuts.setdefault(_WORD.findall(head)[-1], []).append((head, w[ends[k - 1]:]))
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
@@ -305,7 +316,29 @@ class _Matcher:
                          if (forms := self.bare[i]) is not None and any(w in bare for w in need)
                          and (m := forms[0].search(line) or forms[1].search(line)) is not None]
             out += keyed
+        if not any(sig.id in self.ids for _, sig in out) and (cut := self._cut(line)) is not None:
+            out += cut
         return out
+
+    def _cut(self, line: str) -> list[tuple[re.Match[str], SignatureRow]] | None:
+        """The signatures a line cut inside one of their literals reads, the literal completed: where the line ends
+        (blanks aside) at a word-boundary head of a literal (:attr:`cuts`), the line with the literal's rest is searched
+        as a whole line is (each signature with a literal in it, its own form, then its tolerant one), and a match counts
+        only where it starts before the head (the line holds the message's own words, the library a loader names, before
+        the cut: a line that ends in a literal's first words alone is no message). None where none does."""
+        text = line.rstrip()
+        tail = _WORD.findall(_fold(text[-80:]))
+        if not tail or not (heads := self.cuts.get(tail[-1])):
+            return None
+        folded = _fold(text)
+        for whole, at in dict.fromkeys((text + rest, len(text) - len(head)) for head, rest in heads if folded.endswith(head)):
+            low = _fold(whole)
+            near = [i for i, need in enumerate(self.folded) if any(w in low for w in need)]
+            for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
+                got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None and m.start() < at]
+                if got:
+                    return got
+        return None
 
 
 # the matchers built in this process, by their signature rows (a process that explains again, the API or a test, builds
@@ -327,6 +360,7 @@ def _matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
     return got
 
 
+_WORD = re.compile(r"[a-z0-9]+")  # a word of a folded text
 _QUOTE_FOLD = str.maketrans({q: "'" for q in QUOTES})
 
 
