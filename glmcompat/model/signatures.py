@@ -641,6 +641,14 @@ MAX_CAUSES = 12
 # the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
 # notes' "conda_conflicts" (", "-joined, at most MAX_CAUSES)
 _CONDA_CONFLICT = re.compile(r"^\s{0,8}Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) conflicts for:")
+# a version check (python -c "import torch; print(torch.__version__); print(torch.cuda.is_available())", or a REPL's
+# ">>> torch.__version__"): each print() call's arguments (a call inside one: "is_available()", with no arguments of its
+# own), and a REPL's bare expression; then each output line's values, and a version as torch/version.py holds it
+# (__version__ with the wheel's local label: "2.4.0+cpu")
+_PRINT_CALL = re.compile(r"print\((?P<args>(?:[^()\n]|\(\)){1,300})\)")
+_REPL_EXPR = re.compile(r"^\s{0,4}>>> (?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+_PRINTED_VALUE = re.compile(r"['\"]?[\w.+-]{1,60}['\"]?")
+_PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?")
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
@@ -664,6 +672,7 @@ class LogContext:
     shown: str = ""  # the distribution a `pip show` block names ("Name: vllm"), until its "Version:" line
     notes: dict[str, str] = field(default_factory=dict)  # index, building, engine: the first of each the log shows (_NOTES)
     wrapped: str = ""  # the CUDA fact whose words ended the last line (torch's "..., NCCL" then "version 2.14.3")
+    printing: list[list[str]] = field(default_factory=list)  # a check's print() calls whose output lines are still to come
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -680,6 +689,8 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
+        if self.printing or "__version__" in line or "is_available()" in line:
+            self._printed(line)
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
             if (f := _FROM_LINE.match(line)) is not None:
@@ -728,6 +739,30 @@ class LogContext:
             ld = _LD_PATH.search(line)
             if ld is not None:
                 self.cuda.setdefault("ld_library_path", ld.group("v"))
+
+    def _printed(self, line: str) -> None:
+        """A version check's output, read against what it prints: a ``python -c`` line's print() calls (or a REPL's
+        expression) that print torch.__version__ or torch.cuda.is_available(), then the output lines, one per call
+        (the values of a call with several arguments space-separated, print's default). The version printed for
+        torch.__version__ goes to the notes' "printed_torch", the value of is_available() to "printed_avail"; a line
+        that is no such output (a prompt, a traceback) ends the reading."""
+        if self.printing:
+            names, values = self.printing.pop(0), line.split()
+            if len(names) != len(values) or not all(_PRINTED_VALUE.fullmatch(v) for v in values):
+                self.printing = []
+            else:
+                for name, value in zip(names, values, strict=True):
+                    value = value.strip("'\"")
+                    if name == "torch.__version__" and _PRINTED_VERSION.fullmatch(value):
+                        self.notes.setdefault("printed_torch", value)
+                    elif name == "torch.cuda.is_available()" and value in ("True", "False"):
+                        self.notes.setdefault("printed_avail", value)
+                return
+        calls = [[a.strip() for a in c.group("args").split(",")] for c in _PRINT_CALL.finditer(line)]
+        if not calls and (expr := _REPL_EXPR.match(line)) is not None:
+            calls = [[expr.group("e")]]
+        if any(a in ("torch.__version__", "torch.cuda.is_available()") for c in calls for a in c):
+            self.printing = calls
 
     def _version(self, name: str, ver: str) -> None:
         self.versions.setdefault(name, ver)
