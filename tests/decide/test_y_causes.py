@@ -17,7 +17,8 @@ MESSAGES = table("y-causes.toml")
 
 @pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=message_id)
 def test_each_message_is_named_with_its_words(m, tmp_path, capsys):
-    diagnoses(str(m["text"]), str(m["expect"]), list(m["words"]), tmp_path, capsys)  # type: ignore[call-overload]
+    out = diagnoses(str(m["text"]), str(m["expect"]), list(m["words"]), tmp_path, capsys)  # type: ignore[call-overload]
+    assert not [w for w in m.get("absent", []) if w in out], out  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=message_id)
