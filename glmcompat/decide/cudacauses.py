@@ -239,14 +239,20 @@ def _installed_cpu(env: Env) -> str:
 
 def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     installed = _installed_cpu(env)
+    printed = env.notes.get("printed_torch", "")  # a version check's torch.__version__ (its output line)
+    if "cpu_printed" in h.groups and h.groups["cpu_printed"] != printed:
+        return None  # a +cpu version on a line of its own that no check printed as torch.__version__ (torchvision's)
+    # the check that printed a CPU build's torch.__version__ (or a listing's +cpu torch) also printed is_available() False
+    checked = env.notes.get("printed_avail") == "False" and (_local(printed) == "cpu" or "cpu_version" in h.groups
+                                                              or "cpu_printed" in h.groups)
     if "avail_false" in h.groups:  # is_available() False names no build: only the CPU build the log installed says it
         return _cpu_install(env, facts, installed) if installed else None
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
     other = env.notes.get("torch_other_build", "")  # torch-directml, a +rocm wheel: a torch built for another device
     if "webui_no_gpu" in h.groups and not other and "cpu_build" not in env.notes and "cpu_version" not in h.groups:
         return None  # the webui's check (torch.cuda.is_available() False) names no build: a driver's absence reads alike
-    if ({"cpu_version", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
-            and not other):
+    if ({"cpu_version", "cpu_printed", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
+            and not other and not checked):
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
     if installed and not other and "conda_cpu" not in h.groups:  # the log shows the CPU build being installed
         return _cpu_install(env, facts, installed)
@@ -263,13 +269,17 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"ask conda for the CUDA build explicitly (conda install pytorch={conda}=*cuda* pytorch-cuda or "
                 "cudatoolkit of the CUDA wanted -c pytorch -c nvidia, after conda remove cpuonly), or install the package "
                 "that forced the CPU build from a channel whose build accepts the CUDA pytorch")
-    torch = h.groups.get("cpu_version") or env.version("torch")
+    torch = h.groups.get("cpu_version") or h.groups.get("cpu_printed") or (printed if checked else "") or env.version("torch")
     arm = env.cuda.get("platform", "") in ("aarch64", "arm64", "sbsa")
     drv = env.cuda.get("driver_cuda", "")
     label = _label_for(drv) if drv else ("cu130" if torch and (_v(_public(torch)) or Version("0")) >= Version("2.11") else "cu128")
+    if checked and not drv and torch:
+        label = _default_label(facts, torch) or label  # a CUDA build this release surely has (its default wheel's)
     pin = f"torch=={_public(torch)}+{label}" if torch else f"torch (its +{label} build)"
     why = (" (on Linux aarch64, the package index's default torch wheels up to 2.10 are CPU-only)" if arm else
            " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
+    if checked:
+        why += f" (the log's check printed torch.__version__ {printed or torch} and torch.cuda.is_available() False)"
     if gpu:
         why += (f" on a machine with an NVIDIA GPU (driver {env.cuda.get('driver') or '?'}"
                 + (f", CUDA {drv}" if drv else "") + "): torch cannot use it")

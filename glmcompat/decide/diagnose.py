@@ -196,6 +196,9 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         start = 2 + len(own.group("len"))
         return _own_symbol(h, sym[start:start + int(own.group("len"))])
     what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
+    lib = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/").rsplit("/", 1)[-1]
+    if not pkg and (mod := EXT_MODULE.fullmatch(lib)) is not None and TORCH_SYMBOL.match(sym):
+        return _module_symbol(mod.group("module"), lib, sym, env)
     if not pkg or pkg == "torch":
         return None
     if pkg in facts.family_packages():
@@ -205,7 +208,6 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     else:
         got = _untracked(pkg, env, what)
     # the library the loader names (torchvision/image.so, vllm/_C.abi3.so): which of the package's modules fails
-    lib = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/").rsplit("/", 1)[-1]
     if got is None:
         if not lib:
             return None
@@ -215,6 +217,29 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+# A CPython extension module's file, as the loader names it: the module's name, then the suffix the interpreter imports
+# extension modules by (importlib.machinery.EXTENSION_SUFFIXES on Linux: ".cpython-38-x86_64-linux-gnu.so", ".abi3.so",
+# ".so"; the name is the file's up to its first dot, python/cpython Lib/importlib/_bootstrap_external.py
+# ExtensionFileLoader), a shared library's "lib<name>.so" left out
+EXT_MODULE = re.compile(r"(?P<module>(?!lib)[A-Za-z_]\w{0,100})\.(?:cpython-\d{2,3}[a-z]{0,2}(?:-[\w-]{1,60})?\.|abi3\.)?so")
+# A symbol of torch's C++ API, by its mangled outermost namespace (Itanium ABI: _ZN, its cv-qualifiers, <length><name>):
+# c10::, at::, torch::, caffe2::
+TORCH_SYMBOL = re.compile(r"_ZN[rVKRO]{0,3}(?:3c10|2at|5torch|6caffe2)(?=\d|I|S|C|D)")
+
+
+def _module_symbol(module: str, lib: str, sym: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol where the loader names an extension module no installed package ships (a project's own build:
+    a detector's nms/nms_cpu.cpython-38-x86_64-linux-gnu.so) and the symbol is torch's: that module was built against another torch."""
+    torch = env.version("torch")
+    said = Break(rule="abi", package=f"the extension module {module}", against=_public(torch) if torch else "").sentence()
+    here = f"torch {torch}" if torch else "the installed torch"
+    return (f"{said}: {lib} is a module no installed package ships (a project's own build), and {sym} is a symbol of "
+            f"torch's C++ API that {here} does not export",
+            f"rebuild {module} against {here} from its project's source (remove the old build first: its build/ "
+            f"directory and {lib}, then the project's build step, such as python setup.py build_ext --inplace or pip "
+            f"install --no-build-isolation -e .), or install the torch {module} was built against")
 
 
 # A symbol of the C++ standard library, by its mangled outermost scope: ::std and its abbreviations (St, Sa, Sb, Ss, Si,
@@ -899,7 +924,7 @@ DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "
            "pip-requirement-conflict": ("pin_dep", "gone"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
            "lxc-cuda-init-hmm": ("cuda_init",),
-           "torch-cpu-only": ("cpu_version", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
+           "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})

@@ -787,9 +787,10 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         p, r = theirs[0]
         fix = (f"request {clash} within what {p} accepts ({r}: pip install '{r.replace(' and ', ',').replace(', ', ',')}') "
                f"in place of {mine[0]}, or a {p.split(' ')[0]} release whose range includes {mine[0]}")
-    elif len(theirs) > 1:
-        fix = (f"install releases of {theirs[0][0].split(' ')[0]} and {theirs[1][0].split(' ')[0]} whose {clash} ranges "
-               "meet (`pip index versions` lists the releases; each one's Requires-Dist its range)")
+    elif len(parties := list(dict.fromkeys(p.split(" ")[0].split("[")[0] for p, _ in theirs))) > 1:
+        # the parties whose pins of the contested package do not meet (two lines of one parent are one party)
+        fix = (f"install releases of {' and '.join(parties)} whose {clash} ranges meet (`pip index versions` lists the "
+               "releases; each one's Requires-Dist its range)")
     else:
         fix = "change the requirement the conflict names (your pin, or the package whose range excludes it) to a version both accept"
     return cause, fix

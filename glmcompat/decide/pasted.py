@@ -202,6 +202,8 @@ def _joins(a: str, b: str) -> str | None:
         return None
     if a.endswith((" ", "\t")):
         return ""
+    if a[-1] in "\"'" and a.count(a[-1]) % 2 == 0:
+        return None  # a quoted text closed at the line's end (a shell's python -c "..." command): no word was cut there
     tail = a.rsplit(None, 1)[-1]
     head = b.split(None, 1)[0]
     if a.endswith("."):  # a sentence ends here, unless a version was cut after its dot ("torch==2.1." / "0, but")

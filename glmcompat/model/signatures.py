@@ -291,6 +291,17 @@ class _Matcher:
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
         self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
+        # a line the paste cut inside a signature's literal (a post or a stored thread that stops mid-message: "ImportError:
+        # libcudnn.so.8: cannot open shared object " and the line ends): each word-boundary head of a literal of three
+        # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
+        self.ids = frozenset(sig.id for _, sig, _ in self.keyed)
+        self.cuts: dict[str, list[tuple[str, str]]] = {}
+        for need in self.folded:
+            for w in need:
+                ends = [m.end() for m in _WORD.finditer(w)]
+                for k in range(2, len(ends)):
+                    head = w[:ends[k - 1]]
+                    self.cuts.setdefault(_WORD.findall(head)[-1], []).append((head, w[ends[k - 1]:]))
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
@@ -305,7 +316,29 @@ class _Matcher:
                          if (forms := self.bare[i]) is not None and any(w in bare for w in need)
                          and (m := forms[0].search(line) or forms[1].search(line)) is not None]
             out += keyed
+        if not any(sig.id in self.ids for _, sig in out) and (cut := self._cut(line)) is not None:
+            out += cut
         return out
+
+    def _cut(self, line: str) -> list[tuple[re.Match[str], SignatureRow]] | None:
+        """The signatures a line cut inside one of their literals reads, the literal completed: where the line ends
+        (blanks aside) at a word-boundary head of a literal (:attr:`cuts`), the line with the literal's rest is searched
+        as a whole line is (each signature with a literal in it, its own form, then its tolerant one), and a match counts
+        only where it starts before the head (the line holds the message's own words, the library a loader names, before
+        the cut: a line that ends in a literal's first words alone is no message). None where none does."""
+        text = line.rstrip()
+        tail = _WORD.findall(_fold(text[-80:]))
+        if not tail or not (heads := self.cuts.get(tail[-1])):
+            return None
+        folded = _fold(text)
+        for whole, at in dict.fromkeys((text + rest, len(text) - len(head)) for head, rest in heads if folded.endswith(head)):
+            low = _fold(whole)
+            near = [i for i, need in enumerate(self.folded) if any(w in low for w in need)]
+            for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
+                got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None and m.start() < at]
+                if got:
+                    return got
+        return None
 
 
 # the matchers built in this process, by their signature rows (a process that explains again, the API or a test, builds
@@ -327,6 +360,7 @@ def _matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
     return got
 
 
+_WORD = re.compile(r"[a-z0-9]+")  # a word of a folded text
 _QUOTE_FOLD = str.maketrans({q: "'" for q in QUOTES})
 
 
@@ -597,13 +631,24 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
 # get_installation_error): "<parent> <version> depends on <requirement>", "The user requested <requirement>"; each kept,
 # in order, in the notes' "pip_causes" ("; "-joined, at most MAX_CAUSES)
-_PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60} \d[\w.+!]{0,40} "
-                        r"depends on [^\n]{1,300})")
+# The parent is the candidate's name, with its extras where the candidate is one of a requirement with extras
+# (resolvelib/candidates.py ExtrasCandidate.name: format_name, "sglang[srt]", "a[x,y]"); the requirement keeps its
+# environment marker (req.format_for_error: 'torch==2.7.1; extra == "srt"'), which the note drops: "; " joins the causes
+_PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60}(?:\[[\w.,-]{1,120}\])? "
+                        r"\d[\w.+!]{0,40} depends on [^\n;]{1,300})")
 MAX_CAUSES = 12
 # the packages conda's classic solver lists in its conflict report, one "Package <name> conflicts for:" line each, then
 # the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
 # notes' "conda_conflicts" (", "-joined, at most MAX_CAUSES)
 _CONDA_CONFLICT = re.compile(r"^\s{0,8}Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) conflicts for:")
+# a version check (python -c "import torch; print(torch.__version__); print(torch.cuda.is_available())", or a REPL's
+# ">>> torch.__version__"): each print() call's arguments (a call inside one: "is_available()", with no arguments of its
+# own), and a REPL's bare expression; then each output line's values, and a version as torch/version.py holds it
+# (__version__ with the wheel's local label: "2.4.0+cpu")
+_PRINT_CALL = re.compile(r"print\((?P<args>(?:[^()\n]|\(\)){1,300})\)")
+_REPL_EXPR = re.compile(r"^\s{0,4}>>> (?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+_PRINTED_VALUE = re.compile(r"['\"]?[\w.+-]{1,60}['\"]?")
+_PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?")
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
@@ -627,6 +672,7 @@ class LogContext:
     shown: str = ""  # the distribution a `pip show` block names ("Name: vllm"), until its "Version:" line
     notes: dict[str, str] = field(default_factory=dict)  # index, building, engine: the first of each the log shows (_NOTES)
     wrapped: str = ""  # the CUDA fact whose words ended the last line (torch's "..., NCCL" then "version 2.14.3")
+    printing: list[list[str]] = field(default_factory=list)  # a check's print() calls whose output lines are still to come
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -643,6 +689,8 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v")
+        if self.printing or "__version__" in line or "is_available()" in line:
+            self._printed(line)
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
             if (f := _FROM_LINE.match(line)) is not None:
@@ -691,6 +739,30 @@ class LogContext:
             ld = _LD_PATH.search(line)
             if ld is not None:
                 self.cuda.setdefault("ld_library_path", ld.group("v"))
+
+    def _printed(self, line: str) -> None:
+        """A version check's output, read against what it prints: a ``python -c`` line's print() calls (or a REPL's
+        expression) that print torch.__version__ or torch.cuda.is_available(), then the output lines, one per call
+        (the values of a call with several arguments space-separated, print's default). The version printed for
+        torch.__version__ goes to the notes' "printed_torch", the value of is_available() to "printed_avail"; a line
+        that is no such output (a prompt, a traceback) ends the reading."""
+        if self.printing:
+            names, values = self.printing.pop(0), line.split()
+            if len(names) != len(values) or not all(_PRINTED_VALUE.fullmatch(v) for v in values):
+                self.printing = []
+            else:
+                for name, value in zip(names, values, strict=True):
+                    value = value.strip("'\"")
+                    if name == "torch.__version__" and _PRINTED_VERSION.fullmatch(value):
+                        self.notes.setdefault("printed_torch", value)
+                    elif name == "torch.cuda.is_available()" and value in ("True", "False"):
+                        self.notes.setdefault("printed_avail", value)
+                return
+        calls = [[a.strip() for a in c.group("args").split(",")] for c in _PRINT_CALL.finditer(line)]
+        if not calls and (expr := _REPL_EXPR.match(line)) is not None:
+            calls = [[expr.group("e")]]
+        if any(a in ("torch.__version__", "torch.cuda.is_available()") for c in calls for a in c):
+            self.printing = calls
 
     def _version(self, name: str, ver: str) -> None:
         self.versions.setdefault(name, ver)
