@@ -295,6 +295,7 @@ class _Matcher:
         # libcudnn.so.8: cannot open shared object " and the line ends): each word-boundary head of a literal of three
         # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
         self.ids = frozenset(sig.id for _, sig, _ in self.keyed)
+        self._recent: dict[str, list[tuple[re.Match[str], SignatureRow]]] = {}
         self.cuts: dict[str, list[tuple[str, str]]] = {}
         for need in self.folded:
             for w in need:
@@ -304,6 +305,16 @@ class _Matcher:
                     self.cuts.setdefault(_WORD.findall(head)[-1], []).append((head, w[ends[k - 1]:]))
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
+        """The (match, signature) pairs of ``line``; the last lines' answers are kept (a log's lines are read again
+        when :mod:`glmcompat.decide.pasted` tries them joined with the next ones)."""
+        hit = self._recent.get(line)
+        if hit is None:
+            if len(self._recent) >= 64:
+                self._recent.clear()
+            hit = self._recent[line] = self._found(line)
+        return list(hit)
+
+    def _found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
         if self.gate is not None and self.gate.search(line) is not None:
             text = _fold(line)
@@ -346,7 +357,20 @@ class _Matcher:
 _MATCHERS: dict[tuple[SignatureRow, ...], _Matcher] = {}
 
 
+_LAST: list[tuple[tuple[SignatureRow, ...], _Matcher]] = []  # the last tuple of rows asked for, held: its matcher
+
+
 def _matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
+    last = _LAST[0] if _LAST else None
+    if last is not None and last[0] is signatures:  # the same tuple again (a log's lines): no hashing of its rows
+        return last[1]
+    got = _keyed_matcher(signatures)
+    if isinstance(signatures, tuple):
+        _LAST[:] = [(signatures, got)]
+    return got
+
+
+def _keyed_matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
     try:
         key = tuple(signatures)  # the rows themselves (frozen: equal rows, equal in every field)
         got = _MATCHERS.get(key)

@@ -12,6 +12,7 @@ same signature with the same words.
 from __future__ import annotations
 
 import re
+import zlib
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -133,8 +134,12 @@ def test_a_message_split_at_any_word_boundary_keeps_its_signature_and_words(m: d
     want = _hits(text)
     assert sid in want, sorted(want)
     lost = []
-    for at in range(1, len(text.split(" "))):
-        if not text.split(" ")[at - 1] or not text.split(" ")[at]:
+    # every third word boundary, the first and the last (which third: by the message, so that across the tables' 500+
+    # messages each position is tried): a split's reading costs a scan of every signature
+    n = len(text.split(" "))
+    offset = 1 + zlib.crc32(text.encode()) % 3
+    for at in sorted({1, n - 1, *range(offset, n, 3)}):
+        if at < 1 or not text.split(" ")[at - 1] or not text.split(" ")[at]:
             continue  # a run of spaces: no word boundary a re-typing keeps
         split = _split(text, at)
         got = _hits(split)
