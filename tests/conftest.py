@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -153,6 +154,20 @@ def _master(name: str, sealed: bytes) -> Path:
     return path
 
 
+_TMP: list[Any] = []  # [the directory of this process's tests' tmp_path directories, how many were made]
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest) -> Path:
+    """A fresh empty directory a test (pytest's own lists the session's directory to number each one: a cost that
+    grows with every test before it, seconds a file of a few hundred tests); named by the test, numbered by a counter,
+    under the session's temporary directory as pytest's are."""
+    _TMP[1] += 1
+    path = _TMP[0] / f"{re.sub(r'[^A-Za-z0-9_-]', '_', request.node.name)[:30]}{_TMP[1]}"
+    path.mkdir()
+    return path
+
+
 _CACHES: list[Any] = []  # [the directory of this process's per-test caches, how many were made]
 _MASTER_DIR: list[Path] = []  # this process's directory of entry copies (set by the session fixture)
 
@@ -173,6 +188,7 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     mp.setenv("PYTHONPATH", os.pathsep.join([str(guard), *filter(None, [os.environ.get("PYTHONPATH")])]))
     _MASTER_DIR[:] = [tmp_path_factory.mktemp("matrix-entries")]
     _CACHES[:] = [tmp_path_factory.mktemp("caches"), 0]
+    _TMP[:] = [tmp_path_factory.mktemp("t"), 0]
     _build_matrix_entry()
     yield
     mp.undo()
