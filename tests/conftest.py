@@ -131,7 +131,7 @@ def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
         return
 
 
-_MASTERS: dict[str, tuple[Path, tuple[int, int, int]]] = {}  # entry name -> (this process's copy, its stat)
+_MASTERS: dict[str, tuple[int, int, int]] = {}  # entry name -> the stat of this process's copy as written
 
 
 def _master(name: str, sealed: bytes) -> Path:
@@ -141,16 +141,15 @@ def _master(name: str, sealed: bytes) -> Path:
     is linked again (the tests of one process run one after another)."""
     from glmcompat.matrix.store import atomic_write
 
-    path, stat = _MASTERS.get(name, (Path(), (0, 0, 0)))
+    path = _MASTER_DIR[0] / name
     try:
-        st = path.stat() if name in _MASTERS else None
+        st = path.stat()
     except OSError:
         st = None
-    if st is None or (st.st_ino, st.st_size, st.st_mtime_ns) != stat:
-        path = _MASTER_DIR[0] / name
+    if st is None or (st.st_ino, st.st_size, st.st_mtime_ns) != _MASTERS.get(name):
         atomic_write(path, sealed)
         st = path.stat()
-        _MASTERS[name] = (path, (st.st_ino, st.st_size, st.st_mtime_ns))
+        _MASTERS[name] = (st.st_ino, st.st_size, st.st_mtime_ns)
     return path
 
 
