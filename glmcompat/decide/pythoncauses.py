@@ -82,6 +82,8 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _stub(g["api_stub"], env)
     if "ns_name" in g or "ns_mod" in g:
         return _moved(g, env)
+    if "sub_name" in g:
+        return _sub_removed(g["sub_of"], g["sub_name"], h, env, facts)
     name = g.get("api_name") or g.get("api_cut", "")
     where = g.get("api_where", "")
     importing = g.get("importing", "")
@@ -119,6 +121,40 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install the {dist} release the importing code was written against (`pip show "
             f"{who or '<importing package>'}` lists the {dist} it requires; `pip install '{dist}<X'` below the release that "
             f"dropped {name}), or upgrade {who or 'the importing package'} to a release written for the installed {dist}")
+
+
+def _sub_removed(top: str, sub: str, h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-api-removed for ``No module named 'top.sub'``: a subpackage that a release of ``top``'s distribution
+    removed, where an ``[[export]]`` row records that release (its until) and the installed release (where the log
+    shows it) is past it; None for any other dotted module (a missing compiled part, a user's own package)."""
+    row = facts.export(top, sub)
+    if row is None or not row.until:
+        return None
+    dist = row.package
+    have = env.version(dist)
+    if _known_removal(row, have, facts) is None:
+        return None  # the installed release still has it: the import fails for another reason
+    framed = h.groups.get("framed", h.package)
+    who = next((p for p in (h.groups.get("frame", ""), framed if framed not in GLUE else "") if p and p != dist), "")
+    importer = f"{_shown(who, env.version(who))} imports" if who else "the importing code imports"
+    module = f"{top}.{sub}"
+    pinned = _pinned_by(facts, dist, row.until)
+    return (f"{importer} {module}, and the installed {_shown(dist, have)} no longer has it: {dist} {row.until} removed "
+            f"the {module} subpackage, so the code was written against an older {dist} and the import fails in {dist}, "
+            "not in the importing package" + (f" ({pinned} pins {dist} {row.until}: upgrading it brought that {dist} in)"
+                                              if pinned else ""),
+            f"upgrade the importing package to a release that no longer imports {module} (pip install -U "
+            f"{who or '<importing package>'}), or install {dist}<{row.until} (pip install '{dist}<{row.until}') where "
+            "nothing installed pins it")
+
+
+def _pinned_by(facts: Facts, dist: str, version: str) -> str:
+    """The first release (``[[release]]`` rows: its Requires-Dist) that pins ``dist==version``, as "<package> <version>";
+    "" where none does."""
+    pin = f"{dist}=={version}"
+    rows = [r for r in facts.rows("release") if any(t.replace(" ", "").startswith(pin) for t in r.requires)]
+    first = min(rows, key=lambda r: (r.package, v(r.version) or v("0")), default=None)
+    return f"{first.package} {first.version}" if first is not None else ""
 
 
 def _known_removal(row: Export, have: str, facts: Facts) -> str | None:
@@ -423,7 +459,8 @@ def _api_dist(h: Hit, env: Env) -> str:
     moved = NAMESPACE_MOVES.get(f"{g['ns_from']}.{g['ns_name']}" if "ns_name" in g else f"{g.get('ns_top')}.{g.get('ns_mod')}")
     if moved is not None:
         return moved[0]
-    module = g.get("api_from") or g.get("api_stub") or env.notes.get("from_line", "") or g.get("importing", "")
+    module = (g.get("api_from") or g.get("api_stub") or g.get("sub_of") or env.notes.get("from_line", "")
+              or g.get("importing", ""))
     return module_package(module.split(".", 1)[0]) if module and not module.startswith(".") else ""
 
 
@@ -457,7 +494,7 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "torch-api-removed": lambda h, env, facts: _stub(h.groups["api_stub"], env) if "api_stub" in h.groups else None,
 }
 # the groups of a hit whose builder may find that the line was not its failure
-PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg", "uv_step", "uv_built"),
+PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg", "uv_step", "uv_built"),
                   "nvcc-missing": ("ds_cuda_call",)}
 
 
