@@ -26,7 +26,8 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
-from glmcompat.decide.loadercauses import DRIVER_API, LOADER_BUILDERS, dyld_library, dyld_symbol, runtime_driver
+from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol,
+                                           runtime_driver)
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -224,9 +225,6 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 # ".so"; the name is the file's up to its first dot, python/cpython Lib/importlib/_bootstrap_external.py
 # ExtensionFileLoader), a shared library's "lib<name>.so" left out
 EXT_MODULE = re.compile(r"(?P<module>(?!lib)[A-Za-z_]\w{0,100})\.(?:cpython-\d{2,3}[a-z]{0,2}(?:-[\w-]{1,60})?\.|abi3\.)?so")
-# A symbol of torch's C++ API, by its mangled outermost namespace (Itanium ABI: _ZN, its cv-qualifiers, <length><name>):
-# c10::, at::, torch::, caffe2::
-TORCH_SYMBOL = re.compile(r"_ZN[rVKRO]{0,3}(?:3c10|2at|5torch|6caffe2)(?=\d|I|S|C|D)")
 
 
 def _module_symbol(module: str, lib: str, sym: str, env: Env) -> tuple[str, str]:
@@ -919,7 +917,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"model-type-unknown": ("key",), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),

@@ -357,6 +357,33 @@ def runtime_driver(build: Builder) -> Builder:
     return driver
 
 
+# A symbol of torch's C++ API, by its mangled outermost namespace (Itanium ABI: _ZN, its cv-qualifiers, <length><name>):
+# c10::, at::, torch::, caffe2::
+TORCH_SYMBOL = re.compile(r"_ZN[rVKRO]{0,3}(?:3c10|2at|5torch|6caffe2)(?=\d|I|S|C|D)")
+# A function or variable of CPython's C API (its reserved prefixes Py and _Py, PEP 7 "Naming conventions"): what an
+# extension module leaves to a flat lookup by design (CPython's sysconfig LDSHARED on macOS: -bundle -undefined
+# dynamic_lookup), the interpreter that loads it providing them
+PYTHON_API = re.compile(r"_?Py[A-Z_]\w*")
+
+
+def _flat_own(h: Hit, elf: str, lib: str) -> bool:
+    """Whether dyld's "flat namespace" for a missing symbol is a defect of the referencing library's own build: the
+    image recorded no library for the symbol (dyld 3 and before: "Expected in: flat namespace"; dyld 4: "symbol not found
+    in flat namespace '_X'"; opensource-apple/dyld@3f928f32597888c5eac6003b9199d972d49857b5
+    src/ImageLoaderMachOCompressed.cpp:732-753 resolveFlat, :809 the BIND_SPECIAL_DYLIB_FLAT_LOOKUP ordinal;
+    apple-oss-distributions/dyld@fd8d0c4d52320ebf64db34f3cb280310d905c5ae (dyld-1378) dyld/Loader.cpp:2866-2909), so its
+    static link found the symbol in none of the libraries it linked: a two-level image that linked a library of another
+    release than the one loaded names that library in "Expected in:" instead. A flat miss is another build's only where
+    the referencing image leaves that symbol to what loads before it by design: CPython's C API (an extension module
+    of another Python), or, for a package other than torch, torch's C++ API (an extension left to the torch imported
+    first); any other symbol (a CUDA runtime function in torch's own _C.so, a package's own function) is a library the
+    build did not link or compile: that build's defect, no version mismatch."""
+    if PYTHON_API.match(elf):
+        return False
+    pkg = h.package or (_site_package(lib) if lib else "")
+    return not (TORCH_SYMBOL.match(elf) and pkg and pkg != "torch")
+
+
 def dyld_symbol(build: Builder) -> Builder:
     """undefined-symbol as macOS's dyld says it ("Symbol not found: _X", with "Referenced from:" / "Expected in:"
     after it; dlopen(<library>, <mode>): before it in Python's ImportError): Mach-O names carry one more leading
@@ -364,11 +391,14 @@ def dyld_symbol(build: Builder) -> Builder:
     ELF name goes to ``build`` and the cause says the symbol as dyld spelled it."""
 
     def symbol(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-        sym = h.groups.get("dyld_symbol", "")
+        sym = h.groups.get("dyld_symbol") or h.groups.get("dyld_flat_symbol", "")
         if not sym:
             return build(h, env, facts)
         elf = sym[1:]
-        lib = h.groups.get("dyld_library", "")
+        lib = h.groups.get("dyld_library") or h.groups.get("dyld_flat_library", "")
+        flat = "dyld_flat_symbol" in h.groups or env.notes.get("dyld_expected") == "flat namespace"
+        if flat and _flat_own(h, elf, lib):
+            return None  # the library's own build left the symbol's library out (or the symbol): no version mismatch
         got = build(replace(h, groups={**h.groups, "symbol": elf, **({"library": lib} if lib else {})}), env, facts)
         if got is not None:
             return (got[0].replace(f"({elf})", f"({sym})", 1) if sym not in got[0] else got[0]), got[1]

@@ -634,6 +634,12 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
                   r"Name or service not known|Network is unreachable|Max retries exceeded with url|Read timed out)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
+    # where macOS's dyld (up to dyld 3) expected a missing symbol: the library its binder recorded for it, or "flat
+    # namespace" where the referencing image recorded none (two-level namespace off, or -undefined dynamic_lookup left it
+    # to a flat lookup): opensource-apple/dyld@3f928f32597888c5eac6003b9199d972d49857b5 (dyld 360.18)
+    # src/ImageLoaderMachO.cpp:1552 ("Symbol not found: %s\n  Referenced from: %s%s\n  Expected in: %s\n"),
+    # src/ImageLoaderMachOCompressed.cpp:752 (resolveFlat: "flat namespace") and :809 (BIND_SPECIAL_DYLIB_FLAT_LOOKUP)
+    ("dyld_expected", r"^\s{0,8}Expected in:\s{1,8}(?:<[\w-]{1,60}> )?(?P<v>flat namespace|\S{1,300})"),
     # the scene of CUDA's init failing under HMM (NVIDIA/open-gpu-kernel-modules#901): a Proxmox LXC container, the
     # nvidia_uvm module's HMM (its uvm_disable_hmm parameter), as a log or its reporter names them
     ("container_hmm", r"(?i)(?P<v>uvm_disable_hmm|(?<![\w-])HMM(?![\w-])|proxmox|(?<![\w-])lxc(?![\w-])|pve-kernel)"),
@@ -649,7 +655,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
-                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux")
+                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
