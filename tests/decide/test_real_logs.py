@@ -117,6 +117,12 @@ UNMEASURED_X = False
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_Y = False, as for set V.
 CASES_Y = tomllib.loads((HERE / "heldout_y.toml").read_text())["case"]
 UNMEASURED_Y = False
+# heldout_z.toml: the set gathered as Z (an on-call engineer's short searches: the thing seen plus the situation),
+# frozen before `explain` ran on it, scored by test_real_log_z (`-k test_real_log_z` selects it).
+# While UNMEASURED_Z, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_Z = False, as for set V.
+CASES_Z = tomllib.loads((HERE / "heldout_z.toml").read_text())["case"]
+UNMEASURED_Z = True
 
 
 
@@ -211,6 +217,11 @@ def test_real_log_y(case: dict[str, object], capsys: pytest.CaptureFixture[str])
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_Z, UNMEASURED_Z), ids=[str(c["log"]) for c in CASES_Z])
+def test_real_log_z(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -228,14 +239,14 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_every_fixture_log_is_a_case() -> None:
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
-             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y)
+             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z)
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
-             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y)
+             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z)
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
