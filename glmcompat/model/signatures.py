@@ -254,7 +254,28 @@ def _bare(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
 
 @functools.lru_cache(maxsize=8)
 def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(map(_gate_word, words)), re.IGNORECASE)
+    """One pattern that finds any of ``words`` (:func:`_gate_word`'s forms), written as a trie: the words that start
+    alike share their start, so a position is tried against each first character once rather than against every word
+    (the alternation of 500-odd words took most of a long log's time)."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for atom in _gate_atoms(word):
+            node = node.setdefault(atom, {})
+        node[""] = {}  # a word ends here: a longer one through it finds nothing this one does not
+
+    def emit(node: dict[str, Any]) -> str:
+        if "" in node:
+            return ""
+        alts = [atom + emit(child) for atom, child in node.items()]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(emit(trie), re.IGNORECASE)
+
+
+def _gate_atoms(word: str) -> list[str]:
+    """:func:`_gate_word`'s pattern, one atom a character (a letter as its lower case: the gate ignores case)."""
+    return [_QUOTE_CLASS + "?" if ch in QUOTES else re.escape(ch.lower() if len(ch.lower()) == 1 else ch) for ch in word]
 
 
 def _gate_word(word: str) -> str:
@@ -296,6 +317,18 @@ class _Matcher:
         # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
         self.ids = frozenset(sig.id for _, sig, _ in self.keyed)
         self._recent: dict[str, list[tuple[re.Match[str], SignatureRow]]] = {}
+        self._nears: dict[str, tuple[bool, frozenset[int]]] = {}  # the last lines' gate answers and near signatures
+        # the most characters one literal spans, as written (a gate match across a join lies within this many
+        # characters either side of the join's space)
+        self.span = max((len(w) for _, _, need in self.keyed for w in need), default=0)
+        # each space inside a literal (folded), by the characters either side of it ("" at the literal's edge): a
+        # literal a join holds across its space has that space there -> (signature, literal, the space's place in it)
+        self.across: dict[tuple[str, str], list[tuple[int, str, int]]] = {}
+        for i, need in enumerate(self.folded):
+            for w in need:
+                for j, ch in enumerate(w):
+                    if ch == " ":
+                        self.across.setdefault((w[j - 1:j], w[j + 1:j + 2]), []).append((i, w, j))
         self.cuts: dict[str, list[tuple[str, str]]] = {}
         for need in self.folded:
             for w in need:
@@ -314,11 +347,56 @@ class _Matcher:
             hit = self._recent[line] = self._found(line)
         return list(hit)
 
-    def _found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
+    def found_joined(self, pieces: Sequence[str]) -> list[tuple[re.Match[str], SignatureRow]]:
+        """:meth:`found` of ``pieces`` joined at a space (consecutive lines a paste may have broken a message across),
+        the same answer found with less work: a literal the join holds lies in one piece (whose answer is kept) or
+        holds a join's space (:attr:`across`, by the characters either side of it), and the gate reads only the
+        :attr:`span` characters either side of each join."""
+        line = " ".join(pieces)
+        hit = self._recent.get(line)
+        if hit is None:
+            gated, near = False, set[int]()
+            for piece in pieces:
+                g, n = self._near(piece)
+                gated, near = gated or g, near | n
+            folded, at, cut = _fold(line), 0, 0
+            for piece in pieces[:-1]:
+                at += len(piece)
+                cut += len(_fold(piece))
+                if self.gate is not None and not gated:
+                    gated = self.gate.search(line[max(0, at - self.span):at + 1 + self.span]) is not None
+                before, after = folded[cut - 1:cut], folded[cut + 1:cut + 2]
+                for key in {(before, after), ("", after), (before, "")}:
+                    near.update(i for i, w, j in self.across.get(key, ()) if folded.startswith(w, cut - j))
+                at += 1
+                cut += 1
+            if len(self._recent) >= 64:
+                self._recent.clear()
+            hit = self._recent[line] = self._found(line, (gated, near))
+        return list(hit)
+
+    def _near(self, line: str, keep: bool = True) -> tuple[bool, frozenset[int]]:
+        """Whether the gate lets ``line`` through, and the signatures with a literal in it (folded); kept for the last
+        lines with ``keep``."""
+        got = self._nears.get(line)
+        if got is None:
+            if self.gate is None or self.gate.search(line) is None:
+                got = (False, frozenset())
+            else:
+                text = _fold(line)
+                got = (True, frozenset(i for i, need in enumerate(self.folded) if any(w in text for w in need)))
+            if keep:
+                if len(self._nears) >= 64:
+                    self._nears.clear()
+                self._nears[line] = got
+        return got
+
+    def _found(self, line: str, gated_near: tuple[bool, frozenset[int] | set[int]] | None = None
+               ) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
-        if self.gate is not None and self.gate.search(line) is not None:
-            text = _fold(line)
-            near = [i for i, need in enumerate(self.folded) if any(w in text for w in need)]
+        gated, near_set = gated_near if gated_near is not None else self._near(line, keep=False)
+        if gated:
+            near = sorted(near_set)
             keyed = [(m, self.keyed[i][1]) for i in near if (m := self.keyed[i][0].search(line)) is not None]
             keyed = keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
             if not keyed:  # a line whose backticks Markdown ate: the signatures that quote with one, their quotes optional
@@ -957,7 +1035,6 @@ def split_message(pieces: Sequence[str], signatures: Sequence[SignatureRow]) -> 
     (torch's "NVIDIA H100 PCIe with CUDA capability" / "sm_90 is not compatible with ..."). Linear in the pieces: one
     search of the join, and of each piece where the join holds such a message."""
     matcher = _matcher(signatures)
-    text = " ".join(pieces)
     cuts, at = [], 0
     for piece in pieces[:-1]:
         at += len(piece)
@@ -970,7 +1047,7 @@ def split_message(pieces: Sequence[str], signatures: Sequence[SignatureRow]) -> 
         for m, sig in matcher.found(piece):
             alone[sig.id] = max(alone.get(sig.id, 0), _read(m))
             (later if k else first).setdefault(sig.id, set()).update((g, v) for g, v in m.groupdict().items() if v)
-    for m, sig in matcher.found(text):
+    for m, sig in matcher.found_joined(pieces):
         if sig.id not in alone:
             return True  # the join holds it (across a break, or by what a piece says beside it), no piece does
         if m.start() >= cuts[0] or m.end() <= cuts[-1] + 1:

@@ -1,0 +1,74 @@
+"""The matcher's two shortcuts give the answers of the plain reading they replace (glmcompat.model.signatures):
+
+* the gate, written as a trie of the signatures' literals, lets through exactly the lines the alternation of those
+  literals lets through;
+* ``found_joined`` (pieces of a pasted message joined at a space: what :mod:`glmcompat.decide.pasted` tries for a
+  message broken at word boundaries) finds what ``found`` finds in the joined line.
+
+Both are checked on the raise-site messages the suite holds (every phrasing of each signature's source, and the
+near misses), each split at its first, last and every seventh word boundary, the messages with their quotes dropped or changed
+and upper-cased (forms the gate folds), and each message joined with the next."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from glmcompat.matrix.load import load_facts
+from glmcompat.model import signatures as S
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _lines() -> list[str]:
+    out: list[str] = []
+    for f in sorted((FIXTURES / "raise_sites").glob("*.toml")):
+        for row in tomllib.loads(f.read_text()).get("message", []):
+            out += [line.strip() for line in str(row.get("text", "")).splitlines() if line.strip()]
+    return out
+
+
+@pytest.fixture(scope="module")
+def matcher() -> S._Matcher:
+    return S._matcher(load_facts().rows("signature"))
+
+
+def _key(found: list[tuple[re.Match[str], S.SignatureRow]]) -> list[tuple[str, tuple[int, int], tuple[str, ...]]]:
+    return sorted((sig.id, m.span(), tuple(f"{k}={v}" for k, v in sorted(m.groupdict().items()) if v))
+                  for m, sig in found)
+
+
+def test_the_trie_gate_lets_through_what_the_alternation_does(matcher: S._Matcher) -> None:
+    words = sorted({w for _, _, need in matcher.keyed for w in need}, key=len, reverse=True)
+    plain = re.compile("|".join(map(S._gate_word, words)), re.IGNORECASE)
+    assert matcher.gate is not None
+    lines = _lines()
+    forms = [*lines, *(x.upper().replace("'", "`") for x in lines[::2]), *(x.replace("'", "") for x in lines[1::2])]
+    differ = [x for x in forms if (plain.search(x) is None) != (matcher.gate.search(x) is None)]
+    assert not differ, differ[:3]
+    assert sum(matcher.gate.search(x) is not None for x in lines) > len(lines) // 10  # it lets messages through
+
+
+def test_found_joined_is_found_of_the_join(matcher: S._Matcher) -> None:
+    lines = _lines()
+    compared, differ = 0, []
+    for k, line in enumerate(lines):
+        words = line.split(" ")
+        cuts = sorted({1, len(words) - 1, *range(1, len(words), 7)} - {0, len(words)})
+        splits = [[" ".join(words[:c]), " ".join(words[c:])] for c in cuts]
+        splits += [lines[k:k + 2]] if k + 2 <= len(lines) else []
+        if len(words) > 3:
+            splits.append([" ".join(words[:1]), " ".join(words[1:-1]), " ".join(words[-1:])])
+        for pieces in splits:
+            matcher._recent.clear()
+            joined = _key(matcher.found_joined(pieces))
+            matcher._recent.clear()
+            whole = _key(matcher._found(" ".join(pieces)))
+            compared += 1
+            if joined != whole:
+                differ.append((pieces, joined, whole))
+    assert not differ, differ[:2]
+    assert compared > 5_000
