@@ -93,17 +93,20 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     dist = module_package(top) if top else ""
     tracked = companions(facts)
     engine_module = "name" in g and dist in {st.engine for st in facts.rows("stack")}  # companion-api-removed reads it
-    if not dist or dist not in tracked or engine_module or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
-            "circular import" in h.text:
-        return None
     have = env.version(dist)
     name = g.get("name") or g.get("attr", "")
     row = facts.export(path, name) if name and path == top else None  # a top-level name whose releases are known
-    span = _span(row, env, _importers(h, env, dist, tracked[dist]), facts) if row else ""
+    # a distribution outside the stack is read only where its wheels tell the name is newer than the release in use
+    newer = row is not None and added_later(row, have, facts)
+    if not dist or (dist not in tracked and not newer) or engine_module or \
+            (not called and _PRIVATE.search(what.split(".", 1)[-1])) or "circular import" in h.text:
+        return None
+    engines = tracked.get(dist, [])
+    span = _span(row, env, _importers(h, env, dist, engines), facts) if row else ""
     if span is None:
         return None  # the installed (or every admitted) release has the name: the import fails for another reason
-    who = _consumer(h, env, dist, tracked[dist])
-    callers = " or ".join(tracked[dist])
+    who = _consumer(h, env, dist, engines)
+    callers = " or ".join(engines)
     if span and row is not None:
         return _sharp(row, name, what, dist, have, who, span)
     cause = (f"{who or (f'the calling code ({callers}: the packages that call {dist})' if called and callers else 'the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
@@ -112,6 +115,21 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def added_later(row: Export, have: str, facts: Facts) -> bool:
+    """Whether the top-level name of ``row`` is one a release added after the one in use (the code importing it needs a
+    newer release): the installed release, where the log shows it, predates the row's since; where it shows none, the
+    wheels read tell a first release for it (its since is later than the oldest release read of that module) and no
+    release removed it."""
+    since = _v(row.since)
+    if since is None:
+        return False
+    installed = _v(have)
+    if installed is not None:
+        return (_v(installed.public) or installed) < since
+    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := _v(r.since))), default=None)
+    return oldest is not None and since > oldest and not row.until
 
 
 def _importers(h: Hit, env: Env, dist: str, engines: list[str]) -> list[str]:

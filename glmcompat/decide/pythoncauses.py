@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from glmcompat.decide.installcauses import companions
+from glmcompat.decide.installcauses import added_later, companions
 from glmcompat.decide.loadercauses import LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
@@ -161,6 +161,8 @@ def _known_removal(row: Export, have: str, facts: Facts) -> str | None:
     """The release that removed a top-level name (its ``[[export]]`` row's until) where the installed one is past it;
     None where the installed release has the name, or where no release read removed it and every one read has it (an
     import that fails for another reason); "" where the rows tell nothing sharper."""
+    if added_later(row, have, facts):
+        return None  # a release added the name after the one in use: the importer needs a newer one (companion-too-old)
     installed, since, until = v(have), v(row.since), v(row.until or "")
     if installed is not None and since is not None:
         public = v(installed.public) or installed
