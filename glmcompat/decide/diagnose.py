@@ -932,10 +932,11 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
 DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})
 DRIVER_CONSEQUENCE = frozenset({"cuda-not-available"})
-# a compile's own first error, which the failed build step that follows it (source-build-failed: pip's "error: command
-# '...nvcc' failed", ninja's "FAILED:", "Failed building wheel") is the consequence of: that error, not the step, is the
-# cause, so the step's generic hit after it is left out
-BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-old", "build-header-missing"})
+# a host compiler refused before anything compiles (nvcc's crt/host_config.h, torch's headers' #error): the failed build
+# step that follows it (source-build-failed: pip's "error: command '...nvcc' failed", ninja's "FAILED:", "Failed building
+# wheel") is its consequence, so the step's generic hit after it is left out (a missing header keeps both: the recorded
+# runs of tests/fixtures/raise_sites/install-real.toml name the header and the failed build)
+BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-old"})
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:

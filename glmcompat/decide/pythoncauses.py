@@ -100,11 +100,13 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = next((p for p in (g.get("frame", ""), framed if framed not in GLUE else "") if p and p != dist), "")
     # an installed distribution's module: its file under site-packages, a version the log shows, an engine, or a module
     # an installed package imports by its absolute name (where the message names no file: Python 3.6 and before)
-    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or bool(who and g.get("frame") == who)
+    row = facts.export(module, name)  # a top-level name whose releases the wheels tell (huggingface_hub's)
+    # (a module whose exports the wheels tell imported, so its distribution is installed, the file shown or not)
+    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or \
+        bool(who and g.get("frame") == who) or row is not None
     if not installed:
         return None
     have = env.version(dist)
-    row = facts.export(module, name)  # a top-level name whose releases the wheels tell (huggingface_hub's)
     if row is not None:
         known = _known_removal(row, have, facts)
         if known is None:
