@@ -932,6 +932,11 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
 DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})
 DRIVER_CONSEQUENCE = frozenset({"cuda-not-available"})
+# a host compiler refused before anything compiles (nvcc's crt/host_config.h, torch's headers' #error): the failed build
+# step that follows it (source-build-failed: pip's "error: command '...nvcc' failed", ninja's "FAILED:", "Failed building
+# wheel") is its consequence, so the step's generic hit after it is left out (a missing header keeps both: the recorded
+# runs of tests/fixtures/raise_sites/install-real.toml name the header and the failed build)
+BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-old"})
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -1015,6 +1020,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [o for o in out if not (o.id == "numpy-abi" and o.text.strip().endswith("multiarray failed to import"))]
     if any(o.id in DRIVER_ABSENT for o in out):  # no driver (or an unusable one): torch then counts no GPU, its consequence
         out = [o for o in out if o.id not in DRIVER_CONSEQUENCE]
+    first_error = min((o.line for o in out if o.id in BUILD_FIRST_ERRORS), default=0)
+    if first_error:  # the compile's own error above the failed step names why the build failed
+        out = [o for o in out if not (o.id == "source-build-failed" and o.line > first_error)]
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
     return out

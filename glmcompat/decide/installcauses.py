@@ -93,17 +93,20 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     dist = module_package(top) if top else ""
     tracked = companions(facts)
     engine_module = "name" in g and dist in {st.engine for st in facts.rows("stack")}  # companion-api-removed reads it
-    if not dist or dist not in tracked or engine_module or (not called and _PRIVATE.search(what.split(".", 1)[-1])) or \
-            "circular import" in h.text:
-        return None
     have = env.version(dist)
     name = g.get("name") or g.get("attr", "")
     row = facts.export(path, name) if name and path == top else None  # a top-level name whose releases are known
-    span = _span(row, env, _importers(h, env, dist, tracked[dist]), facts) if row else ""
+    # a distribution outside the stack is read only where its wheels tell the name is newer than the release in use
+    newer = row is not None and added_later(row, have, facts)
+    if not dist or (dist not in tracked and not newer) or engine_module or \
+            (not called and _PRIVATE.search(what.split(".", 1)[-1])) or "circular import" in h.text:
+        return None
+    engines = tracked.get(dist, [])
+    span = _span(row, env, _importers(h, env, dist, engines), facts) if row else ""
     if span is None:
         return None  # the installed (or every admitted) release has the name: the import fails for another reason
-    who = _consumer(h, env, dist, tracked[dist])
-    callers = " or ".join(tracked[dist])
+    who = _consumer(h, env, dist, engines)
+    callers = " or ".join(engines)
     if span and row is not None:
         return _sharp(row, name, what, dist, have, who, span)
     cause = (f"{who or (f'the calling code ({callers}: the packages that call {dist})' if called and callers else 'the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
@@ -112,6 +115,21 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def added_later(row: Export, have: str, facts: Facts) -> bool:
+    """Whether the top-level name of ``row`` is one a release added after the one in use (the code importing it needs a
+    newer release): the installed release, where the log shows it, predates the row's since; where it shows none, the
+    wheels read tell a first release for it (its since is later than the oldest release read of that module) and no
+    release removed it."""
+    since = _v(row.since)
+    if since is None:
+        return False
+    installed = _v(have)
+    if installed is not None:
+        return (_v(installed.public) or installed) < since
+    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := _v(r.since))), default=None)
+    return oldest is not None and since > oldest and not row.until
 
 
 def _importers(h: Hit, env: Env, dist: str, engines: list[str]) -> list[str]:
@@ -388,16 +406,92 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"host compilers within a range, and {ver} is {'newer' if newer else 'older'} than CUDA {cuda}'s",
                 f"build with a {name.rsplit('-', 1)[-1]} in CUDA {cuda}'s range (the message names it; CC/CXX, or conda install "
                 f"-c conda-forge gxx_linux-64=<version>), or use a CUDA toolkit that supports {name} {ver}")
-    kind = g.get("compiler", "gcc")
-    limit = g.get("gcc_max") or g.get("clang_max") or ""
-    nvcc = env.cuda.get("nvcc", "")
-    kit = f"CUDA {nvcc}'s nvcc" if nvcc else "the CUDA toolkit's nvcc"
-    newest = f" (newer than {limit})" if limit and kind == "GNU" else (f" ({limit} or newer)" if limit else "")
-    name = {"GNU": "gcc", "clang": "clang", "Microsoft Visual Studio": "MSVC"}.get(kind, kind)
-    return (f"{kit} refuses the host compiler it found, {name}{newest}: each CUDA release supports host compilers up to "
-            "a version (its crt/host_config.h), and this one is newer than the toolkit",
-            f"build with a {name} the toolkit supports (CC/CXX, or NVCC_CCBIN / CUDAHOSTCXX pointing at e.g. g++-{limit or 'N'}), "
-            "or use a newer CUDA toolkit of torch's CUDA major; -allow-unsupported-compiler only skips the check")
+    cuda = g.get("hc_cuda") or env.cuda.get("nvcc", "")
+    kit = f"CUDA {cuda}'s nvcc" if cuda else "the CUDA toolkit's nvcc"
+    said = g.get("hc_said", "")
+    override = ("; nvcc's -allow-unsupported-compiler (the flag the message names) only skips the check, at the risk of "
+                "a failed or wrong build: a last resort")
+    if "hc_any" in g or "hc_mac" in g or "hc_icc" in g:
+        which = ("on macOS only clang (Xcode's) is" if "hc_mac" in g else "the Intel classic compiler (icc) is no longer"
+                 if "hc_icc" in g else "only GCC-compatible compilers (gcc, clang) and MSVC are")
+        return (f"{kit} refuses the host compiler the build handed it: {which} a host compiler nvcc accepts (its "
+                "crt/host_config.h)",
+                "build with a host compiler the toolkit supports: export CC/CXX (and CUDAHOSTCXX, or nvcc -ccbin) to "
+                "gcc/g++ on Linux, clang on macOS, MSVC's cl.exe on Windows, then rebuild from a clean build directory")
+    kind = g.get("compiler", "GNU")
+    if kind in ("Microsoft Visual Studio", "MSVC"):
+        return _msvc_refused(kit, cuda, said, override)
+    if kind == "GNU":
+        later = re.search(r"gcc versions later than (\d{1,3}(?:\.\d{1,3})?)", said)
+        up = re.search(r"gcc (\d{1,3}(?:\.\d{1,3})?) and up", said)
+        limit = later.group(1) if later else ""
+        newest = f" (newer than {limit})" if later else f" ({up.group(1)} or newer)" if up else ""
+        cc = f"g++-{limit.split('.')[0]}" if limit else "g++-N"
+        return (f"{kit} refuses the host compiler it found, gcc{newest}: each CUDA release supports host compilers up "
+                "to a version (its crt/host_config.h), and this one is newer than the toolkit",
+                f"build with a gcc the toolkit supports (CC/CXX, or NVCC_CCBIN / CUDAHOSTCXX pointing at e.g. {cc}; "
+                "conda install -c conda-forge gxx_linux-64=<version>), or use a newer CUDA toolkit of torch's CUDA "
+                f"major{override}")
+    if kind.endswith("clang"):
+        less = re.search(r"less than (\d{1,3})(?:\.\d{1,3})? and greater than (\d{1,3}(?:\.\d{1,3})?)", said)
+        span = re.search(r"must be (\d{1,3})\.x to (\d{1,3})\.x", said)
+        rng = f" ({less.group(1)} or newer)" if less else ""
+        accepts = (f": it accepts {kind} above {less.group(2)} and below {less.group(1)}" if less else
+                   f": it accepts {kind} {span.group(1)}.x to {span.group(2)}.x" if span else "")
+        return (f"{kit} refuses the host compiler it found, {kind}{rng}: each CUDA release supports host compilers "
+                f"within a range (its crt/host_config.h), and this one is outside it{accepts}",
+                f"build with a {kind} in that range or with gcc (CC/CXX and CUDAHOSTCXX, or nvcc -ccbin), or use a "
+                f"CUDA toolkit that supports this clang{override}")
+    only = re.search(r"[Oo]nly (.{1,120}?) (?:is|are) supported", said)
+    where = re.search(r"(\S{1,20}) is supported only on (.{1,40}?)!", said)
+    what = (f"it accepts only {only.group(1)}" if only else
+            f"it accepts {where.group(1)} only on {where.group(2)}" if where else "this one is not among those it accepts")
+    return (f"{kit} refuses the host compiler it found, {kind}: each CUDA release supports a list of host compilers "
+            f"(its crt/host_config.h), and {what}",
+            f"build with a {kind} release the message names, or with gcc (CC/CXX and CUDAHOSTCXX, or nvcc -ccbin "
+            f"g++), or use a CUDA toolkit that supports this {kind}{override}")
+
+
+# Visual Studio's release year -> its MSVC toolset (platform toolset, the version vcvarsall.bat -vcvars_ver selects):
+# learn.microsoft.com/cpp/overview/compiler-versions ("Service releases starting with Visual Studio 2017": VS 2017 is
+# toolset v141, MSVC 14.1x, _MSC_VER 1910-1916; VS 2019 v142, 14.2x, 1920-1929; VS 2022 v143, 14.3x-14.4x, 1930-1949;
+# VS 2015 v140, 14.0, 1900; VS 2013 v120, 12.0, 1800; VS 2012 v110, 11.0, 1700; VS 2010 v100, 10.0, 1600). The toolset
+# named is one every CUDA release that lists that year accepts: VS 2017's 14.11 (15.4; a CUDA 9 crt/host_config.h refuses
+# `_MSC_VER > 1911`), VS 2019's last, 14.29 (CUDA 11.0's refuses `_MSC_VER >= 1930`), VS 2022's 14.38 (17.8; CUDA 11.8's
+# refuses `_MSC_VER >= 1940`, MSVC_CEILING)
+VS_TOOLSET = {"2010": ("v100", "10.0"), "2012": ("v110", "11.0"), "2013": ("v120", "12.0"), "2015": ("v140", "14.0"),
+              "2017": ("v141", "14.11"), "2019": ("v142", "14.29"), "2022": ("v143", "14.38")}
+# a CUDA release whose host_config.h refuses part of the newest Visual Studio year it names -> (the first _MSC_VER it
+# refuses, the MSVC release that has it): CUDA 11.8 include/crt/host_config.h:152 (`_MSC_VER < 1910 || _MSC_VER >= 1940`,
+# read from xiaohaoo/Yolo_TensorRT@9d8501d38e9c3a1858d76f3bdc4aded206217aeb, CUDA_VERSION 11080 in its include/cuda.h),
+# so the MSVC 14.40 of Visual Studio 2022 17.10 and later is refused though the message says 2022
+MSVC_CEILING = {"11.8": ("1940", "14.40 (Visual Studio 2022 17.10 and later)")}
+
+
+def _msvc_refused(kit: str, cuda: str, said: str, override: str) -> tuple[str, str]:
+    """host-compiler-unsupported for MSVC: the Visual Studio years the message names, the toolset of the newest one."""
+    between = re.search(r"between (\d{4}) and (\d{4})", said)
+    listed = re.search(r"versions ((?:\d{4}, ){0,6}\d{4},? and \d{4}) are", said)
+    years = ([between.group(1), between.group(2)] if between else re.findall(r"\d{4}", listed.group(1)) if listed else [])
+    accepts = (f"Visual Studio {years[0]} to {years[-1]}" if between else
+               "Visual Studio " + ", ".join(years[:-1]) + f" and {years[-1]}" if years else "older Visual Studio releases")
+    newest = years[-1] if years else ""
+    ceiling = MSVC_CEILING.get(cuda)
+    past = (f"; its check compares _MSC_VER and refuses {ceiling[0]} and above, MSVC {ceiling[1]}, so a newer update of "
+            "a listed Visual Studio is refused too" if ceiling else
+            "; the check compares the compiler's _MSC_VER, so an update of a listed Visual Studio newer than the toolkit "
+            "is refused too")
+    toolset, ver = VS_TOOLSET.get(newest, ("", ""))
+    pick = (f"install Visual Studio {newest}'s C++ toolset ({toolset}, MSVC {ver}; the Visual Studio Installer's "
+            "individual components, alongside a newer Visual Studio) and build from a prompt set up for it: "
+            f"\"vcvars64.bat\" -vcvars_ver={ver} (or the \"x64 Native Tools Command Prompt for VS {newest}\"), then "
+            "rebuild from a clean build directory" if toolset else
+            "build from the developer prompt of a Visual Studio the toolkit supports (vcvars64.bat with -vcvars_ver set "
+            "to that toolset)")
+    return (f"{kit} refuses the Visual Studio (MSVC cl.exe) that compiles its host code: its crt/host_config.h accepts "
+            f"only {accepts}{past}; the Visual Studio found is outside that range (newer than the toolkit)",
+            f"{pick}; or install a CUDA toolkit that supports the installed Visual Studio (with a torch built for that "
+            f"CUDA){override}")
 
 
 def _host_compiler_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

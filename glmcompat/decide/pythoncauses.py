@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from glmcompat.decide.installcauses import companions
+from glmcompat.decide.installcauses import added_later, companions
 from glmcompat.decide.loadercauses import LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
@@ -100,11 +100,13 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = next((p for p in (g.get("frame", ""), framed if framed not in GLUE else "") if p and p != dist), "")
     # an installed distribution's module: its file under site-packages, a version the log shows, an engine, or a module
     # an installed package imports by its absolute name (where the message names no file: Python 3.6 and before)
-    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or bool(who and g.get("frame") == who)
+    row = facts.export(module, name)  # a top-level name whose releases the wheels tell (huggingface_hub's)
+    # (a module whose exports the wheels tell imported, so its distribution is installed, the file shown or not)
+    installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or \
+        bool(who and g.get("frame") == who) or row is not None
     if not installed:
         return None
     have = env.version(dist)
-    row = facts.export(module, name)  # a top-level name whose releases the wheels tell (huggingface_hub's)
     if row is not None:
         known = _known_removal(row, have, facts)
         if known is None:
@@ -161,6 +163,8 @@ def _known_removal(row: Export, have: str, facts: Facts) -> str | None:
     """The release that removed a top-level name (its ``[[export]]`` row's until) where the installed one is past it;
     None where the installed release has the name, or where no release read removed it and every one read has it (an
     import that fails for another reason); "" where the rows tell nothing sharper."""
+    if added_later(row, have, facts):
+        return None  # a release added the name after the one in use: the importer needs a newer one (companion-too-old)
     installed, since, until = v(have), v(row.since), v(row.until or "")
     if installed is not None and since is not None:
         public = v(installed.public) or installed

@@ -535,7 +535,7 @@ WINDOW = 40  # lines before a match searched for the package it belongs to (a tr
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
 _DISTS = (r"(?P<name>torch(?:vision|audio|ao)?|pytorch|sgl[-_]kernel|sglang[-_]kernel|sglang|vllm|"
           r"flashinfer(?:[-_]python|[-_]cubin|[-_]jit[-_]cache)?|transformers|xformers|flash[-_]attn|triton|"
-          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi|numpy|numexpr)")
+          r"nvidia[-_]nccl[-_]cu\d{2}|deep[-_]gemm|apache[-_]tvm[-_]ffi|numpy|numexpr|huggingface[-_]hub)")
 _MENTIONS = [
     # a path under site-packages / dist-packages: the first component names the package
     ("path", re.compile(r"(?:site|dist)-packages[\\/](?P<mod>[A-Za-z_][A-Za-z0-9_]{0,80})")),
@@ -598,7 +598,7 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
 # cheap tests a line passes before the patterns above are tried on it (most log lines pass none)
 _DIGIT = re.compile(r"\d")
 _PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
-_NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num")  # on the lowered line
+_NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num|huggingface")  # on the lowered line
 _CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.matrix.load import load_facts
-from tests.decide.explaining import diagnoses, explain, unclaimed
+from tests.decide.explaining import diagnoses, explain, message_id, table, unclaimed
 
 VLLM_FRAME = ('  File "/venv/lib/python3.12/site-packages/vllm/transformers_utils/config.py", line 18, in <module>\n'
               "    from transformers import {name}, PretrainedConfig\n")
@@ -68,3 +68,38 @@ def test_a_name_the_installed_release_no_longer_has(tmp_path: Path, capsys: pyte
     diagnoses("transformers==5.0.0\n" + ERROR.format(name="TFPreTrainedModel"), "companion-too-old",
               ["TFPreTrainedModel is in transformers 4.0.0 up to the release before 5.0.0", "transformers<5.0.0"],
               tmp_path, capsys)
+
+
+EXPORT_MESSAGES = table("exports-signatures.toml")
+
+
+@pytest.mark.parametrize("m", EXPORT_MESSAGES, ids=[message_id(m, 70) for m in EXPORT_MESSAGES])
+def test_each_export_message(m: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tests/fixtures/raise_sites/exports-signatures.toml: a name a later release added is companion-too-old with that
+    release as the floor (for huggingface-hub too, which the matrix tracks only by its exports), never the other
+    direction; a removed name is companion-api-removed; a name the installed release has is not claimed."""
+    assert m["source"]
+    if not m["expect"]:
+        unclaimed(str(m["text"]), tmp_path, capsys)
+        return
+    out = diagnoses(str(m["text"]), str(m["expect"]), list(m.get("words", [])), tmp_path, capsys)  # type: ignore[arg-type]
+    assert not [sid for sid in m.get("absent", []) if f": {sid}" in out], out  # type: ignore[attr-defined]
+
+
+def test_the_harvest_reads_huggingface_hubs_lazy_table() -> None:
+    """huggingface_hub exports through its __init__'s _SUBMOD_ATTRS (a dict literal of submodule -> names), not __all__
+    alone: the harvester reads it, so a name first exported by a submodule's entry has its first release."""
+    import importlib.util  # lazy: the harvester is a script, loaded only here
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "harvest_exports.py"
+    spec = importlib.util.spec_from_file_location("harvest_exports", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    source = (b"_SUBMOD_ATTRS = {\n    \"hf_api\": [\"HfApi\"],\n    \"serialization\": [\n"
+              b"        \"split_torch_state_dict_into_shards\",\n    ],\n}\n"
+              b"_SUBMOD_ATTRS[\"x\"] = [\"late_name\"]\n")
+    names, _ = module.exports(source)
+    assert names == {"HfApi": "hf_api", "split_torch_state_dict_into_shards": "serialization", "late_name": "x"}
+    row = load_facts().export("huggingface_hub", "split_torch_state_dict_into_shards")
+    assert row is not None and row.since == "0.21.0" and row.until is None
