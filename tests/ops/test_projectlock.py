@@ -57,21 +57,22 @@ def _projects() -> dict[str, dict[str, list[str]]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def uv_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One uv cache for the module's tests: a fresh one per test made every uv process (each `uv add`, each `uv lock`)
-    query the machine's interpreters again (about 0.3 s of CPU each). Each test serves its own index, whose pages
-    carry no freshness headers: uv fetches them again rather than reading an earlier test's from the cache."""
-    return tmp_path_factory.mktemp("uv-cache")
+_UV_CACHES: dict[str, Path] = {}  # module -> the uv cache of its tests
 
 
 @pytest.fixture
-def local_index(uv_cache, monkeypatch):
+def local_index(request, tmp_path_factory, monkeypatch):
+    """The local index (its own per test) and one uv cache per module that uses it: a fresh cache per test made every
+    uv process (each `uv add`, each `uv lock`) query the machine's interpreters again (about 0.3 s of CPU each). The
+    index pages carry no freshness headers: uv fetches them again rather than reading an earlier test's."""
     from tests.localindex import serve_index
 
+    name = request.module.__name__
+    if name not in _UV_CACHES:
+        _UV_CACHES[name] = tmp_path_factory.mktemp("uv-cache")
     with serve_index(_projects()) as url:
         monkeypatch.setenv("UV_DEFAULT_INDEX", url)
-        monkeypatch.setenv("UV_CACHE_DIR", str(uv_cache))
+        monkeypatch.setenv("UV_CACHE_DIR", str(_UV_CACHES[name]))
         yield url
 
 
