@@ -57,13 +57,22 @@ def _projects() -> dict[str, dict[str, list[str]]]:
     return out
 
 
+_UV_CACHES: dict[str, Path] = {}  # module -> the uv cache of its tests
+
+
 @pytest.fixture
-def local_index(tmp_path, monkeypatch):
+def local_index(request, tmp_path_factory, monkeypatch):
+    """The local index (its own per test) and one uv cache per module that uses it: a fresh cache per test made every
+    uv process (each `uv add`, each `uv lock`) query the machine's interpreters again (about 0.3 s of CPU each). The
+    index pages carry no freshness headers: uv fetches them again rather than reading an earlier test's."""
     from tests.localindex import serve_index
 
+    name = request.module.__name__
+    if name not in _UV_CACHES:
+        _UV_CACHES[name] = tmp_path_factory.mktemp("uv-cache")
     with serve_index(_projects()) as url:
         monkeypatch.setenv("UV_DEFAULT_INDEX", url)
-        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+        monkeypatch.setenv("UV_CACHE_DIR", str(_UV_CACHES[name]))
         yield url
 
 
@@ -75,14 +84,29 @@ def uv(*args: str, cwd: Path) -> None:
     assert r.returncode == 0, r.stderr
 
 
+_MADE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], dict[str, bytes]] = {}  # (name, deps, dev) -> the files uv wrote
+
+
 def make_project(path: Path, *deps: str, dev: tuple[str, ...] = (), name: str = "bench") -> Path:
-    """A project as `uv init --bare` and `uv add --frozen` write it (no index needed)."""
+    """A project as `uv init --bare` and `uv add --frozen` write it (no index needed). What uv writes for a name and
+    its requirements in an empty directory outside any project is the same bytes wherever that directory is: the
+    first project of each shape is made by uv, later ones get a copy of its files (each uv process costs about 0.2 s
+    of CPU here, most of it finding the interpreter). A directory inside a project (a workspace member, whose root
+    uv may edit) is always made by uv."""
     path.mkdir(parents=True, exist_ok=True)
+    key = (name, deps, dev)
+    alone = not any(path.iterdir()) and not any((p / "pyproject.toml").exists() for p in path.parents)
+    if alone and key in _MADE:
+        for n, data in _MADE[key].items():
+            (path / n).write_bytes(data)
+        return path / "pyproject.toml"
     uv("init", "--bare", "--name", name, "-q", "--python", "3.11", cwd=path)
     if deps:
         uv("add", "--frozen", "-q", *deps, cwd=path)
     if dev:
         uv("add", "--frozen", "-q", "--dev", *dev, cwd=path)
+    if alone and all(p.is_file() for p in path.iterdir()):
+        _MADE[key] = {p.name: p.read_bytes() for p in path.iterdir()}
     return path / "pyproject.toml"
 
 

@@ -32,13 +32,20 @@ def _src() -> RecordedSource:
     return RecordedSource(base.INDEX)
 
 
+@pytest.fixture(scope="module", name="uv_cache")
+def _uv_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One uv cache for the module (as tests/ops/test_projectlock.py's): a fresh one per test made each uv process
+    query the machine's interpreters again."""
+    return tmp_path_factory.mktemp("uv-cache")
+
+
 @pytest.fixture(name="local_index")
-def _local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _local_index(uv_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     from tests.localindex import serve_index
 
     with serve_index(base._projects()) as url:
         monkeypatch.setenv("UV_DEFAULT_INDEX", url)
-        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+        monkeypatch.setenv("UV_CACHE_DIR", str(uv_cache))
         yield url
 
 

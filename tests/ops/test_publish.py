@@ -33,7 +33,7 @@ from glmcompat.ops import lockset
 from glmcompat.ops.lockgen import LockRequest, Resolution, lock
 from glmcompat.ops.lockset import OUTPUTS, PUBLISHING, STAGING_PREFIX, STAMP
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, seed_matrix
 from tests.localindex import serve_wheels
 from tests.cli.commands.test_lock import GLM5, INDEX, STACK, stack_request
 
@@ -153,11 +153,18 @@ def cli_lock(out: Path, req: LockRequest = A, *extra: str):
     return run_cli(*argv(out, req, "-q", *extra))
 
 
+def lock_process(out: Path, req: LockRequest = A, *extra: str, **kw: object) -> subprocess.Popen[str]:
+    """A `glmcompat lock` process (``argv(out, req, *extra)``): where the process is the point (a kill, a wait, a race).
+    Its cache gets the session's validated matrix for the snapshot, as run_cli's does (conftest.seed_matrix)."""
+    seed_matrix(Path(os.environ["GLMCOMPAT_CACHE_DIR"]), [MATRIX])
+    return subprocess.Popen([sys.executable, "-m", "glmcompat", *argv(out, req, *extra)], text=True, **kw)  # type: ignore[call-overload]
+
+
 def start_paused(out: Path, point: str, req: LockRequest = A, seconds: str = "") -> subprocess.Popen[str]:
     """A `glmcompat lock` process stopped at ``point`` (it has announced it on stderr)."""
     spec = f"{point}:{seconds}" if seconds else point
-    p = subprocess.Popen([sys.executable, "-m", "glmcompat", *argv(out, req, "-q")],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, lockset.PAUSE_ENV: spec})
+    p = lock_process(out, req, "-q",
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, lockset.PAUSE_ENV: spec})
     timer = threading.Timer(90, p.kill)
     timer.start()
     seen = []
@@ -519,8 +526,7 @@ def test_a_second_run_waits_for_the_lock(tmp_path, env, refs):
     out = tmp_path / "out"
     put(out, refs[A])
     first = start_paused(out, "locked", B)  # holds the lock until killed
-    second = subprocess.Popen([sys.executable, "-m", "glmcompat", *argv(out)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    second = lock_process(out, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     timer = threading.Timer(90, second.kill)
     timer.start()
     assert second.stderr is not None
@@ -538,8 +544,7 @@ def test_a_second_run_waits_for_the_lock(tmp_path, env, refs):
 def test_racing_runs_leave_one_runs_set(tmp_path, env, refs):
     out = tmp_path / "out"
     for order in ((A, B, A), (B, A, B)):
-        procs = [subprocess.Popen([sys.executable, "-m", "glmcompat", *argv(out, req, "-q")], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for req in order]
+        procs = [lock_process(out, req, "-q", stdout=subprocess.PIPE, stderr=subprocess.PIPE) for req in order]
         for p in procs:
             _, err = p.communicate(timeout=120)
             assert p.returncode == 0, err
