@@ -231,12 +231,12 @@ class UvLockGraph:
         if k in self._edge_memo:
             return self._edge_memo[k]
         p = self.pkgs[i]
-        out: list[Edge] | None = []
+        out: list[Edge] = []
         for d in self._raw_edges(p, extras, groups):
             if not isinstance(d, dict) or not (d.get("marker") is None or isinstance(d.get("marker"), str)) \
                     or not isinstance(d.get("name"), str):
-                out = None
-                break
+                self._edge_memo[k] = None
+                return None
             cands = self.by_name.get(self._canon(d["name"]), [])
             if len(cands) > 1 and "version" in d:
                 cands = [c for c in cands if self.pkgs[c].get("version") == d["version"]]
