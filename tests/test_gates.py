@@ -117,11 +117,9 @@ def test_contributors_hooks_run_the_gates():
 def test_no_class_name_is_defined_in_two_modules():
     """Each idea is declared once (issue 27): a class name names one class in the package, so a reader (and a
     grep) finds the one declaration; the matrix's rows, for one, are declared only in glmcompat/matrix/rows.py."""
-    import ast
-
     where: dict[str, list[str]] = {}
-    for path in sorted((ROOT / "glmcompat").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path, _, tree in package_modules():
+        for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
     twice = {name: paths for name, paths in where.items() if len(set(paths)) > 1}
@@ -134,7 +132,19 @@ def test_no_class_name_is_defined_in_two_modules():
 LAZY = "# lazy:"
 
 
-def unmarked_function_imports(source: str) -> list[tuple[int, str]]:
+def package_modules() -> list[tuple[Path, str, ast.Module]]:
+    """(path, source, parsed tree) of each module of the package, read and parsed once for the gates that walk them
+    all (the trees are only read)."""
+    if not _MODULES:
+        _MODULES.extend((path, source, ast.parse(source)) for path in sorted((ROOT / "glmcompat").rglob("*.py"))
+                        for source in [path.read_text(encoding="utf-8")])
+    return _MODULES
+
+
+_MODULES: list[tuple[Path, str, ast.Module]] = []
+
+
+def unmarked_function_imports(source: str, tree: ast.Module | None = None) -> list[tuple[int, str]]:
     """(line, statement) of each ``import`` inside a function of ``source`` with no ``# lazy: <why>`` comment on any
     of its lines. The comment is the only allow-list: an import belongs at the top of its module unless it says why
     not (the start-up path, an optional or heavy dependency only some calls need, a cycle)."""
@@ -152,7 +162,7 @@ def unmarked_function_imports(source: str) -> list[tuple[int, str]]:
                     found.append((child.lineno, " ".join(x.strip() for x in lines[child.lineno - 1:child.end_lineno])))
             walk(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
-    walk(ast.parse(source), False)
+    walk(ast.parse(source) if tree is None else tree, False)  # tree: the one ast.parse(source) gives, made once
     return found
 
 
@@ -187,7 +197,7 @@ def test_the_lazy_import_check_finds_what_it_should():
 def test_every_function_level_import_says_why():
     """Issue 27 item 4: an import inside a function is the exception, and says why (``# lazy: <why>``); the rest
     are at the top of their module, where a reader finds a module's dependencies."""
-    found = [f"{path.relative_to(ROOT)}:{line}: {stmt}" for path in sorted((ROOT / "glmcompat").rglob("*.py"))
-             for line, stmt in unmarked_function_imports(path.read_text(encoding="utf-8"))]
+    found = [f"{path.relative_to(ROOT)}:{line}: {stmt}" for path, source, tree in package_modules()
+             for line, stmt in unmarked_function_imports(source, tree)]
     assert not found, (f"{len(found)} imports inside functions do not say why: move each to the top of its module, or "
                        f"end its line with `# lazy: <why>`:\n" + "\n".join(found))

@@ -31,6 +31,8 @@ KNOWN_UV_LOCK_VERSIONS = (1,)
 MAX_COMBINATIONS = 64  # beyond this many extra/group combinations: each alone plus the largest allowed sets
 
 Item = tuple[str, str, str]  # (package, "extra" | "group", name)
+Edge = tuple[str | None, list[int], frozenset[str]]  # (marker, candidate packages, extras it enables)
+_NONE: frozenset[str] = frozenset()
 
 
 def source_kind(source: Any) -> str:
@@ -115,6 +117,10 @@ class UvLockGraph:
         self.doc_supported = doc.get("supported-markers")
         self._names: dict[str, str] = {}  # name as written -> canonical (the walk asks for each edge, in every environment)
         self._memo: dict[tuple[str, int, frozenset[str]], bool] = {}
+        self._root_set = frozenset(roots)
+        # what the walk reads of a package, the same in every environment, built at its first visit (see _edges)
+        self._edge_memo: dict[tuple[int, frozenset[str], frozenset[str]], list[Edge] | None] = {}
+        self._wheel_memo: dict[tuple[int, str, str], tuple[bool, str | None]] = {}
 
     def _holds(self, marker: str | None, env: dict[str, str], active: frozenset[str], env_id: int) -> bool:
         """``self.ev.evaluate``, memoised per marker, environment and enabled extras (one marker guards many edges)."""
@@ -181,6 +187,11 @@ class UvLockGraph:
                 if self.allowed(cand):
                     out.append(cand)
                 return
+            if any(p <= ok[u] for u in x):
+                # an item already tried fits with every item left: no set this branch reaches is maximal (u stays in
+                # x down every path), so it would report nothing; cut, the sets found and their order are the same
+                # (without it the search visits every subset of a lock with few conflicts: 2^n calls)
+                return
             for v in sorted(p):
                 bk(r | {v}, p & ok[v], x & ok[v])
                 p = p - {v}
@@ -212,9 +223,46 @@ class UvLockGraph:
             return True
         return any(self._holds(m, env, active, env_id) for m in rm if isinstance(m, str))
 
+    def _edges(self, i: int, extras: frozenset[str], groups: frozenset[str]) -> list[Edge] | None:
+        """The edges of package ``i`` with ``extras`` and ``groups`` enabled, as :meth:`_walk_slow` reads them, each
+        checked once: (marker, the candidates its name, version and source leave, the extras it enables); None when
+        one is malformed (the walk then takes :meth:`_walk_slow`'s path, which raises where it always raised)."""
+        k = (i, extras, groups)
+        if k in self._edge_memo:
+            return self._edge_memo[k]
+        p = self.pkgs[i]
+        out: list[Edge] = []
+        for d in self._raw_edges(p, extras, groups):
+            if not isinstance(d, dict) or not (d.get("marker") is None or isinstance(d.get("marker"), str)) \
+                    or not isinstance(d.get("name"), str):
+                self._edge_memo[k] = None
+                return None
+            cands = self.by_name.get(self._canon(d["name"]), [])
+            if len(cands) > 1 and "version" in d:
+                cands = [c for c in cands if self.pkgs[c].get("version") == d["version"]]
+            if len(cands) > 1 and "source" in d:
+                cands = [c for c in cands if self.pkgs[c].get("source") == d["source"]]
+            want = d.get("extra", [])
+            out.append((d.get("marker"), cands, frozenset(str(x) for x in want) if isinstance(want, list) else _NONE))
+        self._edge_memo[k] = out
+        return out
+
+    def _raw_edges(self, p: dict[str, Any], extras: frozenset[str], groups: frozenset[str]) -> list[Any]:
+        edges = list(_deps(self.path, p, "dependencies"))
+        opt = _deps(self.path, p, "optional-dependencies")
+        for x in sorted(extras):
+            edges += opt.get(x, []) if isinstance(opt.get(x, []), list) else []
+        if groups:
+            dev = _deps(self.path, p, "dev-dependencies")
+            for g in sorted(groups):
+                edges += dev.get(g, []) if isinstance(dev.get(g, []), list) else []
+        return edges
+
     def walk(self, selection: tuple[Item, ...], env: dict[str, str], env_id: int) -> dict[int, None]:
+        """The packages the environment installs, in the order the walk meets them; each package's edges read once
+        for the whole lock (:meth:`_edges`), each marker evaluated once a walk."""
         active = frozenset(encode(i) for i in selection)
-        seen: dict[tuple[int, frozenset[str]], None] = {}
+        seen: set[tuple[int, frozenset[str]]] = set()
         installed: dict[int, None] = {}
         stack: list[tuple[int, frozenset[str], frozenset[str]]] = []
         for r in self.roots:
@@ -222,36 +270,50 @@ class UvLockGraph:
             ex = frozenset(n for (pk, k, n) in selection if pk == rname and k == "extra")
             gr = frozenset(n for (pk, k, n) in selection if pk == rname and k == "group")
             stack.append((r, ex, gr))
+        holds: dict[str, bool] = {}  # this walk's markers (one environment, one set of extras)
         while stack:
             i, extras, groups = stack.pop()
-            key = (i, extras | frozenset("group:" + g for g in groups))
+            key = (i, extras | frozenset("group:" + g for g in groups) if groups else extras)
             if key in seen:
                 continue
-            seen[key] = None
+            seen.add(key)
             installed[i] = None
-            p = self.pkgs[i]
-            edges = list(_deps(self.path, p, "dependencies"))
-            opt = _deps(self.path, p, "optional-dependencies")
-            for x in sorted(extras):
-                edges += opt.get(x, []) if isinstance(opt.get(x, []), list) else []
-            if groups:
-                dev = _deps(self.path, p, "dev-dependencies")
-                for g in sorted(groups):
-                    edges += dev.get(g, []) if isinstance(dev.get(g, []), list) else []
-            for d in edges:
-                if not isinstance(d, dict):
-                    raise LockFormatError(f"package {p['name']!r}: a dependency is not a table", path=self.path)
-                marker = d.get("marker")
-                if marker is not None and not isinstance(marker, str):
-                    raise LockFormatError(f"package {p['name']!r}: non-string marker {marker!r}", path=self.path)
-                if not self._holds(marker, env, active, env_id):
-                    continue
-                j = self._pick(d, env, active, env_id)
-                if j is None:
-                    continue
-                want = d.get("extra", [])
-                stack.append((j, frozenset(str(x) for x in want) if isinstance(want, list) else frozenset(), frozenset()))
+            edges = self._edges(i, extras, groups)
+            if edges is None:
+                self._walk_slow(i, extras, groups, env, active, env_id, stack)
+                continue
+            for marker, cands, want in edges:
+                if marker:
+                    h = holds.get(marker)
+                    if h is None:
+                        h = holds[marker] = self._holds(marker, env, active, env_id)
+                    if not h:
+                        continue
+                if len(cands) > 1:
+                    fit = [c for c in cands if self._fork_ok(self.pkgs[c], env, active, env_id)]
+                    stack.append((fit[0] if fit else cands[0], want, _NONE))
+                elif cands:
+                    stack.append((cands[0], want, _NONE))
         return installed
+
+    def _walk_slow(self, i: int, extras: frozenset[str], groups: frozenset[str], env: dict[str, str],
+                   active: frozenset[str], env_id: int, stack: list[tuple[int, frozenset[str], frozenset[str]]]) -> None:
+        """The edges of a package of which one is malformed, read one by one (the error names the first one the
+        walk reaches)."""
+        p = self.pkgs[i]
+        for d in self._raw_edges(p, extras, groups):
+            if not isinstance(d, dict):
+                raise LockFormatError(f"package {p['name']!r}: a dependency is not a table", path=self.path)
+            marker = d.get("marker")
+            if marker is not None and not isinstance(marker, str):
+                raise LockFormatError(f"package {p['name']!r}: non-string marker {marker!r}", path=self.path)
+            if not self._holds(marker, env, active, env_id):
+                continue
+            j = self._pick(d, env, active, env_id)
+            if j is None:
+                continue
+            want = d.get("extra", [])
+            stack.append((j, frozenset(str(x) for x in want) if isinstance(want, list) else frozenset(), frozenset()))
 
     def supports(self, env: dict[str, str], env_id: int) -> bool:
         """Whether the lock's ``supported-markers`` (uv's ``environments``) admit the marker environment."""
@@ -318,9 +380,10 @@ class UvLockGraph:
         sources: dict[str, str] = {}
         missing: dict[str, str] = {}
         glibc: dict[str, str] = {}
+        python = env["python_version"]
         for i in installed:
             p = self.pkgs[i]
-            if i in self.roots or p.get("version") is None:
+            if i in self._root_set or p.get("version") is None:
                 continue
             n = self._canon(p["name"])
             packages[n] = p["version"]
@@ -329,11 +392,14 @@ class UvLockGraph:
                 sources[n] = kind
             else:
                 sources.pop(n, None)
-            if self._missing_wheel(p, machine, env["python_version"]):
+            wk = (i, machine, python)
+            wheel = self._wheel_memo.get(wk)
+            if wheel is None:  # a package's wheels and a platform: the same answer in every environment
+                wheel = self._wheel_memo[wk] = (self._missing_wheel(p, machine, python), self._glibc(p, machine, python))
+            if wheel[0]:
                 missing[n] = p["version"]
-            need = self._glibc(p, machine, env["python_version"])
-            if need is not None:
-                glibc[n] = need
+            if wheel[1] is not None:
+                glibc[n] = wheel[1]
         label = _selection_label(sel, multi_root)
         return Environment(f"{label}, {env_label(env)}", machine, dict(sorted(packages.items())),
                            dict(sorted(sources.items())), {}, dict(sorted(self.overrides.items())),
