@@ -565,6 +565,12 @@ _MENTIONS = [
     ("namespace", re.compile(r"(?<![\w:])(?P<mod>[a-z_][a-z0-9_]{1,80})::(?=[A-Za-z_~])")),
 ]
 _VERSIONS = [
+    # pip's "Requirement already satisfied: <requirement> in <directory> (from <parent>) (<installed version>)"
+    # (pip/_internal/resolution/legacy/resolver.py and resolvelib/factory.py, "Requirement already satisfied: %s"
+    # with the requirement's specifier and the installed version in parentheses last): the version installed, not the
+    # requirement's bound (``huggingface-hub>=0.19 in ... (0.25.2)`` is 0.25.2). First: a line's first version read wins
+    re.compile(r"Requirement already satisfied: " + _DISTS + r"(?:\[[\w,\s-]{1,80}\])?(?:\s{0,4}[<>=!~][^ ]{0,120})? in "
+               r"\S{1,400}(?: \(from [^()]{0,400}(?:\([^()]{0,80}\)[^()]{0,200}){0,2}\))? \(" + _VERSION + r"\)\s*$", re.I),
     re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,40}:?\s{0,4})?|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env

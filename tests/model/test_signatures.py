@@ -21,6 +21,7 @@ from tests.conftest import GROWTH, LINEAR, growth
 
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import load_file
+from glmcompat.model.signatures import LogContext
 from glmcompat.model.errors import MatrixError
 from glmcompat.model.signatures import (
     MAX_LINE,
@@ -131,3 +132,19 @@ def test_blank_lines_cost_no_per_line_work() -> None:
         assert [(h.id, h.line) for h in scan.hits] == [("torchvision-nms-missing", n + 1)]
         ratio = cost(blank * n) / per_text
         assert ratio < 3.0, f"{blank!r}: {ratio:.1f}x the cost of the same bytes in lines of text"
+
+
+@pytest.mark.parametrize(("line", "name", "installed"), [
+    # pip's legacy and resolvelib resolvers print the requirement as the parent asked for it, then the installed version
+    ("Requirement already satisfied: huggingface-hub<1.0,>=0.19 in /usr/lib/python3.10/site-packages (from "
+     "transformers) (0.25.2)", "huggingface-hub", "0.25.2"),
+    ("Requirement already satisfied: torch>=2.1 in /x/lib/python3.11/site-packages (from -r requirements.txt (line 1)) "
+     "(2.4.0+cu121)", "torch", "2.4.0+cu121"),
+    ("Requirement already satisfied: numpy in /usr/local/lib/python3.10/dist-packages (from xformers==0.0.19) (1.22.4)",
+     "numpy", "1.22.4"),
+])
+def test_pips_already_satisfied_line_gives_the_installed_version_not_the_bound(line: str, name: str,
+                                                                              installed: str) -> None:
+    ctx = LogContext()
+    ctx.take(line)
+    assert ctx.version(name) == installed
