@@ -35,8 +35,8 @@ from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.errors import GlmcompatError, WheelError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.wheeltags import supported_tags
-from glmcompat.ops import wheelprobe
 from glmcompat.ops.wheelprobe import (
+    JUDGE_WHOLE_MEMBER,
     WHOLE_INFLATED,
     WHOLE_MEMBER,
     ExtSummary,
@@ -191,7 +191,7 @@ def ext_and_numpy(zf: RemoteZip, keep: Callable[[str], bool], numpy: bool, skipp
                 return "error", e
 
         try:
-            info, np = read_elf_then(zf, m, then, dynamic="require", bounded=True, whole=wheelprobe.JUDGE_WHOLE_MEMBER)
+            info, np = read_elf_then(zf, m, then, dynamic="require", bounded=True, whole=JUDGE_WHOLE_MEMBER)
         except OverBudget as e:
             return m.name, None, e.message.rsplit(f"{m.name}: ", 1)[-1], None
         return m.name, info, None, np

@@ -68,7 +68,7 @@ def test_small_members_are_inflated_once(tmp_path):
 @needs_gxx
 def test_a_big_member_is_read_on_from_its_tables(tmp_path, monkeypatch):
     # the judge reads members up to JUDGE_WHOLE_MEMBER whole; this one is read in parts as the probes read one
-    monkeypatch.setattr("glmcompat.ops.wheelprobe.JUDGE_WHOLE_MEMBER", WHOLE_MEMBER)
+    monkeypatch.setattr("glmcompat.ops.artifacts.JUDGE_WHOLE_MEMBER", WHOLE_MEMBER)  # read at call time
     big = _module(tmp_path, "_big", "numpy._core._multiarray_umath", blob=3 << 20)
     op, data = _opened({"np/_big.so": big})
     (m,) = elf_members(op.zip)
@@ -80,6 +80,7 @@ def test_a_big_member_is_read_on_from_its_tables(tmp_path, monkeypatch):
     assert np == {"np/_big.so": 2}
     # the tables' prefix and tail, then .rodata from that prefix: no byte of the member is inflated twice
     assert op.zip.inflated <= m.size < old_inflated
+    assert m.name in op.zip.boundaries  # its tail was decoded from a block boundary: it was read in parts
 
 
 def test_a_tail_that_is_no_stream_is_inflated_with_one_window():
