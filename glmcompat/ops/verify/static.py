@@ -17,6 +17,7 @@ device's capability is the parent's, which knows the device).
 from __future__ import annotations
 
 import csv
+import functools
 import glob
 import importlib.machinery
 import importlib.util
@@ -66,12 +67,34 @@ def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+class _Parsed(metadata.Distribution):
+    """An installed distribution whose metadata is parsed once. :mod:`importlib.metadata` parses the whole
+    ``METADATA`` file (its long description too) again for each ``.metadata``, ``.version`` and ``.requires``: here a
+    few times for each of the environment's distributions, most of this probe process's time. The files are read
+    from the distribution itself, as they are."""
+
+    def __init__(self, dist: metadata.Distribution) -> None:
+        self._dist = dist
+        if hasattr(dist, "_path"):  # where it lives: the findings name it, importlib.metadata reads egg-info by it
+            self._path = dist._path
+
+    def read_text(self, filename: str) -> str | None:
+        return self._dist.read_text(filename)
+
+    def locate_file(self, path: str | os.PathLike[str]) -> Any:
+        return self._dist.locate_file(path)
+
+    @functools.cached_property
+    def metadata(self) -> Any:  # the same value, read once
+        return self._dist.metadata
+
+
 def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding], dict[str, HalfInstalled]]:
     """The distribution Python imports for each name, findings about the installation itself, and the
     half-installed distributions with their missing files (:func:`half_installed`)."""
     first: dict[str, metadata.Distribution] = {}
     findings: list[Finding] = []
-    for d in metadata.distributions():
+    for d in map(_Parsed, metadata.distributions()):
         try:
             name = d.metadata["Name"]
             version = d.version
