@@ -1,9 +1,9 @@
 """The static probes of ``glmcompat verify`` (run in their own process; no GPU package is imported).
 
-(a) ``installed``: the distributions Python would import (first on ``sys.path`` wins) against the
-same rules as ``glmcompat check``, evaluated for every target so that the parent can pick the
-device's (or, with no GPU and no ``--target``, keep what holds for all of them); plus the state of
-the installation itself (two copies of a package, files listed in RECORD but missing, a module
+(a) ``installed``: the distributions Python would import (first on ``sys.path`` wins), which the parent
+holds against the same rules as ``glmcompat check`` with the matrix it loaded (evaluated for every target,
+so that it can pick the device's or, with no GPU and no ``--target``, keep what holds for all of them); plus
+the state of the installation itself (two copies of a package, files listed in RECORD but missing, a module
 with no metadata).
 
 (b) ``abi:<package>``: each installed extension's strong undefined symbols that it needs from torch
@@ -222,25 +222,13 @@ def _where(d: metadata.Distribution) -> str:
 
 def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any],
                     half: dict[str, HalfInstalled] | None = None) -> ProbeDoc:
+    """The installed distributions and the installation's own findings; the rules' findings on them are the parent's
+    (:func:`glmcompat.ops.verify.assemble.installed_rules`, with the matrix it loaded)."""
     t0 = time.perf_counter()
     packages = {k: str(d.version) for k, d in sorted(dists.items())}
     data = InstalledData(packages=packages, installation=[f.to_json() for f in state], half_installed=half or {})
-    try:
-        from glmcompat.decide.rules import evaluate  # lazy: the matrix failing to load fails this probe, not the group
-        from glmcompat.matrix.load import load_facts  # lazy: the matrix failing to load fails this probe, not the group
-
-        facts = load_facts()
-        by_target: dict[str, list[dict[str, Any]]] = {}
-        for t in facts.rows("target"):
-            fs = evaluate(packages, target=t.name, model=opts.get("model"), matrix=facts, allow_unknown=True)
-            by_target[t.name] = [f.to_json() for f in fs]
-    except Exception as e:  # noqa: BLE001
-        error = error_text(e)
-        return ProbeDoc(id="installed", status="failed", summary=error.splitlines()[-1], error=error, data=data,
-                        seconds=round(time.perf_counter() - t0, 3))
-    # passed: the parent decides from the findings of the target
-    return ProbeDoc(id="installed", status="passed", summary=f"{len(packages)} distributions",
-                    data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
+    return ProbeDoc(id="installed", status="passed", summary=f"{len(packages)} distributions", data=data,
+                    seconds=round(time.perf_counter() - t0, 3))
 
 
 # --------------------------------------------------------------------------------------------
