@@ -303,7 +303,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         return
     t0 = time.perf_counter()
     try:
-        from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of  # lazy: a reader that fails to load fails this probe, not the group
+        from glmcompat.ops.wheelrecords import compare_abi, ext_summary_of  # lazy: a reader that fails to load fails this probe, not the group
         from glmcompat.readers.elf import cuda_runtime_sonames, read_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         for key in exts:
