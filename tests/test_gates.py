@@ -60,10 +60,13 @@ def test_no_cycle_through_imports_made_by_name():
     grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter: pip install -e '.[test]'")
     from glmcompat.cli.commands import COMMANDS
     from glmcompat.model.public import PUBLIC
+    from glmcompat.ops.verify.gpuchecks import GROUPS, group_function
 
     graph = grimp.build_graph("glmcompat", cache_dir=None)
     by_name = [("glmcompat", f"glmcompat.{m}") for m in set(PUBLIC.values())]
     by_name += [("glmcompat.cli", module) for module, _ in COMMANDS.values()]
+    by_name += [("glmcompat.ops.verify.gpuchecks", f"glmcompat.ops.verify.{module}") for module, _ in GROUPS.values()]
+    assert all(callable(group_function(g)) for g in GROUPS)  # every group's function is where the table says
     back = [f"{parent} -> {m} -> ... -> {parent}" for parent, m in sorted(set(by_name))
             if graph.chain_exists(importer=m, imported=parent)]
     assert not back, "\n".join(back)

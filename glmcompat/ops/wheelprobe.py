@@ -50,6 +50,7 @@ from glmcompat.ops.wheelrecords import (
     arch_verdict,
     compare_abi,
     compare_module,
+    ext_summary_of,
     kernel_labels,
     merge_kernel_code,
 )
@@ -261,16 +262,6 @@ def summarise_ext(zf: RemoteZip, keep: Callable[[str], bool] | None = None,
     members = [m for m in elf_members(zf) if keep is None or keep(m.name)]
     return ext_summary_of(read_members(
         members, lambda m: read_elf_member(zf, m, dynamic="require", bounded=skipped is not None), skipped))
-
-
-def ext_summary_of(infos: Mapping[str, ElfInfo]) -> ExtSummary:
-    """The extension summary of parsed modules ({member: ElfInfo}); see :func:`summarise_ext`."""
-    wanted: set[str] = set()
-    for info in infos.values():
-        wanted |= info.undefined
-    return ExtSummary({name: ModuleSymbols(tuple(info.needed), tuple(sorted(info.undefined)),
-                                           tuple(sorted(info.weak_undefined)), tuple(sorted(info.defined & wanted)))
-                       for name, info in sorted(infos.items())})
 
 
 def summarise_torch(zf: RemoteZip) -> TorchSummary:

@@ -22,7 +22,7 @@ from glmcompat.readers.elf import check_torch_needs, cuda_majors, demangle
 from glmcompat.readers.fatbin import FatbinCode
 
 if TYPE_CHECKING:
-    pass
+    from glmcompat.readers.elf import ElfInfo
 
 
 
@@ -325,6 +325,18 @@ def compare_module(member: str, needed: list[str], undefined: Iterable[str], tor
     dm = demangled or {}
     return ModuleAbi(member, list(needed), cuda_majors(needed), len(v.needs),
                      [MissingSymbol(s, dm.get(s, s)) for s in sorted(v.missing)])
+
+
+def ext_summary_of(infos: Mapping[str, ElfInfo]) -> ExtSummary:
+    """The extension summary of parsed modules ({member: ElfInfo}; what
+    :func:`glmcompat.ops.wheelprobe.summarise_ext` reads of a wheel, or ``verify`` of the installed files): each
+    one's needed libraries and undefined names, and the names it defines that some module leaves undefined."""
+    wanted: set[str] = set()
+    for info in infos.values():
+        wanted |= info.undefined
+    return ExtSummary({name: ModuleSymbols(tuple(info.needed), tuple(sorted(info.undefined)),
+                                           tuple(sorted(info.weak_undefined)), tuple(sorted(info.defined & wanted)))
+                       for name, info in sorted(infos.items())})
 
 
 def compare_abi(ext: ExtSummary, torch_exports: frozenset[str] | set[str],

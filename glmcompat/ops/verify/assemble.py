@@ -5,6 +5,7 @@ extensions (judged in :mod:`.judge`), the known failure signatures in the probes
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 from typing import Any, cast
 
@@ -19,11 +20,49 @@ from glmcompat.model.signatures import Hit, match_signatures, module_package
 from glmcompat.ops.verify.driver import findings as driver_findings
 from glmcompat.ops.verify.judge import agreement_of, judge_device, judge_gpu_code, read_files
 from glmcompat.ops.verify.plan import Options
-from glmcompat.ops.verify.records import AbiData, DriverData, ExtensionData, ExtensionFailure, InstalledData
+from glmcompat.ops.verify.records import (
+    AbiData,
+    DriverData,
+    ExtensionData,
+    ExtensionFailure,
+    InstalledData,
+    error_text,
+)
 from glmcompat.readers.elf import foreign_cuda_runtimes
 
 KIND_ORDER = ["driver", "device", "gpu", "peer-access", "nccl-all-reduce", "installed", "abi", "gpu-code",
               "import", "extension", "load", "ops", "model", "smoke"]
+
+
+def installed_rules(records: list[ProbeDoc], facts: Facts, model: str | None) -> list[ProbeDoc]:
+    """The records, the ``installed`` one with the rules' findings on its distributions for every target of the
+    matrix (``findings_by_target``, what :func:`assemble` picks from): evaluated here, with the matrix this process
+    loaded, not in the probe process (which would import the rules and load the matrix again). Where they cannot be
+    evaluated the probe failed, with the error."""
+    out = []
+    for rec in records:
+        if rec.id == "installed" and rec.status == "passed":
+            rec = _with_rules(rec, facts, model)
+        out.append(rec)
+    return out
+
+
+def _with_rules(rec: ProbeDoc, facts: Facts, model: str | None) -> ProbeDoc:
+    t0 = time.perf_counter() - (rec.seconds or 0.0)  # the probe's time: its own and the rules'
+    data = cast(InstalledData, dict(rec.data or {}))
+    try:
+        from glmcompat.decide.rules import evaluate  # lazy: the rules failing to load fail this probe, not the run
+
+        by_target: dict[str, list[dict[str, Any]]] = {}
+        for t in facts.rows("target"):
+            fs = evaluate(data.get("packages", {}), target=t.name, model=model, matrix=facts, allow_unknown=True)
+            by_target[t.name] = [f.to_json() for f in fs]
+    except Exception as e:  # noqa: BLE001
+        error = error_text(e)
+        return replace(rec, status="failed", summary=error.splitlines()[-1], error=error,
+                       seconds=round(time.perf_counter() - t0, 3))
+    return replace(rec, data={**data, "findings_by_target": by_target},
+                   seconds=round(time.perf_counter() - t0, 3))
 
 
 def assemble(records: list[ProbeDoc], facts: Facts, options: Options,

@@ -24,7 +24,7 @@ from glmcompat.matrix.store import cache_dir
 from glmcompat.model.errors import InputError
 from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.model.outputs.verify import VerifyOutput
-from glmcompat.ops.verify.assemble import assemble
+from glmcompat.ops.verify.assemble import assemble, installed_rules
 from glmcompat.ops.verify.children import SERVER_MARGIN, Child, Extensions, gather
 from glmcompat.ops.verify.extensions import scan
 from glmcompat.ops.verify.plan import Options
@@ -165,7 +165,7 @@ def run(options: Options) -> VerifyOutput:
             nccl.kill()
             nccl.wait()
             probes.extend(nccl.results())
-    report = assemble(probes, facts, options, explicit)
+    report = assemble(installed_rules(probes, facts, options.model), facts, options, explicit)
     report = replace(report, elapsed_s=round(time.perf_counter() - t0, 3))
     if nccl is not None:
         report = gather(nccl, report)

@@ -8,7 +8,9 @@ Each distribution is then imported in its own probe process (``group_ext`` of :m
 reported with the file that owns the module and the cause (:func:`cause_of`): an extension built against NumPy 1.x
 next to NumPy 2, a torch symbol the installed torch does not define, a shared library that is not there.
 
-Standard library only at module level: the probe process imports this before any package under test.
+Standard library only at module level: the probe process imports this before any package under test (not
+:mod:`importlib.metadata`, which with :mod:`email` is most of a probe process's start: read only where an import
+failed).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from importlib import metadata
 from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
@@ -142,6 +143,8 @@ def cause_of(error: str, numpy_version: str | None) -> tuple[str, str]:
 
 
 def numpy_version() -> str | None:
+    from importlib import metadata  # lazy: only where an import failed; every probe process imports this module
+
     try:
         return metadata.version("numpy")
     except Exception:  # noqa: BLE001 - no NumPy, or unreadable metadata

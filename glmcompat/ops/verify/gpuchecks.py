@@ -8,14 +8,16 @@ survive and the parent reports the rest as crashed or timed out.
 
 Only the standard library (and :mod:`glmcompat.ops.verify.records`, which imports nothing else) is
 imported at module level; each group imports what it probes, so a broken package can only break its
-own group. ``static`` runs the rules and the ELF readers
-(:mod:`glmcompat.ops.verify.static`) and imports no GPU package at all.
+own group, and the module of glmcompat that holds the group (:data:`GROUPS`): a probe process imports
+no other group's code. ``static`` runs the ELF readers (:mod:`glmcompat.ops.verify.static`) and imports
+no GPU package at all.
 """
 
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import selectors
@@ -27,27 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from glmcompat.ops.verify.harness import EXIT, NOFORK, bytecode_cache
-from glmcompat.ops.verify.kernels import (
-    group_flashinfer,
-    group_sgl_kernel,
-    group_torch,
-    group_torchaudio,
-    group_torchvision,
-    group_triton,
-    group_vllm,
-)
 from glmcompat.ops.verify.records import MAX_RECORD, GroupExit
-from glmcompat.ops.verify.stack import (
-    group_ext,
-    group_gpu,
-    group_nccl,
-    group_nvml,
-    group_peer,
-    group_sglang,
-    group_static,
-    group_torchao,
-    group_transformers,
-)
 
 
 GRACE = 0.5  # seconds a group's output is still read after it ended (children.GRACE)
@@ -69,6 +51,8 @@ def forkserver(opts: dict[str, Any]) -> None:
         sys.stdout.write("\n" + NOFORK + "\n")
         sys.stdout.flush()
         return
+    for g in opts["groups"]:  # each group's module imported here once, not again in every forked child
+        group_function(g)
     timeout = float(opts.get("timeout", 120))
     deadline = start + timeout
     sel = selectors.DefaultSelector()
@@ -155,33 +139,43 @@ def forkserver(opts: dict[str, Any]) -> None:
             sys.stdout.flush()
 
 
-GROUPS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "nvml": group_nvml,
-    "static": group_static,
-    "torch": group_torch,
-    "torchvision": group_torchvision,
-    "torchaudio": group_torchaudio,
-    "sgl_kernel": group_sgl_kernel,
-    "flashinfer": group_flashinfer,
-    "triton": group_triton,
-    "transformers": group_transformers,
-    "sglang": group_sglang,
-    "torchao": group_torchao,
-    "vllm": group_vllm,
-    "gpu": group_gpu,
-    "peer": group_peer,
-    "nccl": group_nccl,
-    "forkserver": forkserver,
-    "ext": group_ext,
+# group -> the module of glmcompat.ops.verify that holds it and its function; the module is imported by the process
+# that runs the group (:func:`group_function`), not by every probe process.
+GROUPS: dict[str, tuple[str, str]] = {
+    "nvml": ("stack", "group_nvml"),
+    "static": ("stack", "group_static"),
+    "torch": ("kernels", "group_torch"),
+    "torchvision": ("kernels", "group_torchvision"),
+    "torchaudio": ("kernels", "group_torchaudio"),
+    "sgl_kernel": ("kernels", "group_sgl_kernel"),
+    "flashinfer": ("kernels", "group_flashinfer"),
+    "triton": ("kernels", "group_triton"),
+    "transformers": ("stack", "group_transformers"),
+    "sglang": ("stack", "group_sglang"),
+    "torchao": ("stack", "group_torchao"),
+    "vllm": ("kernels", "group_vllm"),
+    "gpu": ("stack", "group_gpu"),
+    "peer": ("stack", "group_peer"),
+    "nccl": ("stack", "group_nccl"),
+    "ext": ("stack", "group_ext"),
 }
+
+
+def group_function(group: str) -> Callable[[dict[str, Any]], None]:
+    """The function of ``group`` (``ext:<distribution>``: ``ext``'s), its module imported."""
+    if group == "forkserver":
+        return forkserver
+    module, name = GROUPS["ext" if group.startswith("ext:") else group]
+    fn: Callable[[dict[str, Any]], None] = getattr(importlib.import_module(f"glmcompat.ops.verify.{module}"), name)
+    return fn
 
 
 def run_group(group: str, opts: dict[str, Any]) -> None:
     """Run ``group``; ``ext:<distribution>``: that distribution's extension modules (its options in ``opts["ext"]``)."""
     if group.startswith("ext:"):
-        group_ext({**opts, **opts["ext"][group[4:]]})
+        group_function(group)({**opts, **opts["ext"][group[4:]]})
     else:
-        GROUPS[group](opts)
+        group_function(group)(opts)
 
 
 def main(argv: list[str]) -> int:

@@ -105,7 +105,8 @@ class HalfInstalled(TypedDict, total=False):
 
 class InstalledData(TypedDict, total=False):
     """``installed``: the distributions, the installation's findings and the rules' findings per target (as
-    ``Finding.to_json`` writes them; the parent keeps the target's and drops ``findings_by_target``)."""
+    ``Finding.to_json`` writes them; added by the parent, :func:`glmcompat.ops.verify.assemble.installed_rules`, which
+    then keeps the target's and drops ``findings_by_target``)."""
 
     packages: dict[str, str]
     installation: list[dict[str, Any]]

@@ -1,9 +1,9 @@
 """The static probes of ``glmcompat verify`` (run in their own process; no GPU package is imported).
 
-(a) ``installed``: the distributions Python would import (first on ``sys.path`` wins) against the
-same rules as ``glmcompat check``, evaluated for every target so that the parent can pick the
-device's (or, with no GPU and no ``--target``, keep what holds for all of them); plus the state of
-the installation itself (two copies of a package, files listed in RECORD but missing, a module
+(a) ``installed``: the distributions Python would import (first on ``sys.path`` wins), which the parent
+holds against the same rules as ``glmcompat check`` with the matrix it loaded (evaluated for every target,
+so that it can pick the device's or, with no GPU and no ``--target``, keep what holds for all of them); plus
+the state of the installation itself (two copies of a package, files listed in RECORD but missing, a module
 with no metadata).
 
 (b) ``abi:<package>``: each installed extension's strong undefined symbols that it needs from torch
@@ -17,6 +17,7 @@ device's capability is the parent's, which knows the device).
 from __future__ import annotations
 
 import csv
+import functools
 import glob
 import importlib.machinery
 import importlib.util
@@ -66,12 +67,34 @@ def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+class _Parsed(metadata.Distribution):
+    """An installed distribution whose metadata is parsed once. :mod:`importlib.metadata` parses the whole
+    ``METADATA`` file (its long description too) again for each ``.metadata``, ``.version`` and ``.requires``: here a
+    few times for each of the environment's distributions, most of this probe process's time. The files are read
+    from the distribution itself, as they are."""
+
+    def __init__(self, dist: metadata.Distribution) -> None:
+        self._dist = dist
+        if hasattr(dist, "_path"):  # where it lives: the findings name it, importlib.metadata reads egg-info by it
+            self._path = dist._path
+
+    def read_text(self, filename: str) -> str | None:
+        return self._dist.read_text(filename)
+
+    def locate_file(self, path: str | os.PathLike[str]) -> Any:
+        return self._dist.locate_file(path)
+
+    @functools.cached_property
+    def metadata(self) -> Any:  # the same value, read once
+        return self._dist.metadata
+
+
 def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding], dict[str, HalfInstalled]]:
     """The distribution Python imports for each name, findings about the installation itself, and the
     half-installed distributions with their missing files (:func:`half_installed`)."""
     first: dict[str, metadata.Distribution] = {}
     findings: list[Finding] = []
-    for d in metadata.distributions():
+    for d in map(_Parsed, metadata.distributions()):
         try:
             name = d.metadata["Name"]
             version = d.version
@@ -199,25 +222,13 @@ def _where(d: metadata.Distribution) -> str:
 
 def probe_installed(dists: dict[str, metadata.Distribution], state: list[Finding], opts: dict[str, Any],
                     half: dict[str, HalfInstalled] | None = None) -> ProbeDoc:
+    """The installed distributions and the installation's own findings; the rules' findings on them are the parent's
+    (:func:`glmcompat.ops.verify.assemble.installed_rules`, with the matrix it loaded)."""
     t0 = time.perf_counter()
     packages = {k: str(d.version) for k, d in sorted(dists.items())}
     data = InstalledData(packages=packages, installation=[f.to_json() for f in state], half_installed=half or {})
-    try:
-        from glmcompat.decide.rules import evaluate  # lazy: the matrix failing to load fails this probe, not the group
-        from glmcompat.matrix.load import load_facts  # lazy: the matrix failing to load fails this probe, not the group
-
-        facts = load_facts()
-        by_target: dict[str, list[dict[str, Any]]] = {}
-        for t in facts.rows("target"):
-            fs = evaluate(packages, target=t.name, model=opts.get("model"), matrix=facts, allow_unknown=True)
-            by_target[t.name] = [f.to_json() for f in fs]
-    except Exception as e:  # noqa: BLE001
-        error = error_text(e)
-        return ProbeDoc(id="installed", status="failed", summary=error.splitlines()[-1], error=error, data=data,
-                        seconds=round(time.perf_counter() - t0, 3))
-    # passed: the parent decides from the findings of the target
-    return ProbeDoc(id="installed", status="passed", summary=f"{len(packages)} distributions",
-                    data={**data, "findings_by_target": by_target}, seconds=round(time.perf_counter() - t0, 3))
+    return ProbeDoc(id="installed", status="passed", summary=f"{len(packages)} distributions", data=data,
+                    seconds=round(time.perf_counter() - t0, 3))
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,7 +303,7 @@ def probe_abi(dists: dict[str, metadata.Distribution], opts: dict[str, Any],
         return
     t0 = time.perf_counter()
     try:
-        from glmcompat.ops.wheelprobe import compare_abi, ext_summary_of  # lazy: a reader that fails to load fails this probe, not the group
+        from glmcompat.ops.wheelrecords import compare_abi, ext_summary_of  # lazy: a reader that fails to load fails this probe, not the group
         from glmcompat.readers.elf import cuda_runtime_sonames, read_elf  # lazy: a reader that fails to load fails this probe, not the group
     except Exception as e:  # noqa: BLE001
         for key in exts:
