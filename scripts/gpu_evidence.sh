@@ -7,7 +7,9 @@
 # must also hold numexpr 2.8.8 and torchao 0.15.0: `pip download numexpr==2.8.8 torchao==0.15.0 --no-deps
 # --only-binary :all: --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 -d .whl/`.
 # Run from the repository root: bash scripts/gpu_evidence.sh
+# SKIP="kcov half machine" leaves those steps out (a run that re-checks only what changed since their evidence).
 set -u
+SKIP=" ${SKIP:-} "
 exec > >(tee "$OUT/gpu-log.txt") 2>&1
 date; nvidia-smi -L; python3 -c "import sys, torch, torchvision; print(sys.version.split()[0], 'torch', torch.__version__, 'torchvision', torchvision.__version__, torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))"
 python3 -m pip install -q --no-index --find-links .whl hatchling pydantic packaging pytest hypothesis jsonschema pyyaml pyelftools cxxfilt 2>&1 | tail -5
@@ -29,9 +31,9 @@ raise SystemExit(bool(errors))
 PY
 echo "rc=$?"
 echo "== GPU code judged per kernel (scripts/gpu_kernel_coverage_evidence.sh)"
-OUT=/tmp/kcov bash scripts/gpu_kernel_coverage_evidence.sh; echo "rc=$?"; cp /tmp/kcov/launched.json /tmp/kcov/compared.txt "$OUT/" 2>/dev/null
+[[ $SKIP == *" kcov "* ]] && echo skipped || OUT=/tmp/kcov bash scripts/gpu_kernel_coverage_evidence.sh; echo "rc=$?"; cp /tmp/kcov/launched.json /tmp/kcov/compared.txt "$OUT/" 2>/dev/null
 echo "== half-installed torchvision (scripts/gpu_half_installed_evidence.sh)"
-OUT=/tmp/half bash scripts/gpu_half_installed_evidence.sh > /tmp/half.log 2>&1; echo "rc=$?"; tail -8 /tmp/half.log
+[[ $SKIP == *" half "* ]] && echo skipped || OUT=/tmp/half bash scripts/gpu_half_installed_evidence.sh > /tmp/half.log 2>&1; echo "rc=$?"; tail -8 /tmp/half.log
 echo "== verify catches an extension built for NumPy 1.x: numexpr 2.8.8 (wheel carried in .whl/) over the image's numpy"
 python3 -c "import numpy; print('numpy', numpy.__version__)"
 rm -rf /tmp/numexpr-site && python3 -m pip install -q --no-index --find-links .whl --no-deps --target /tmp/numexpr-site numexpr==2.8.8 2>&1 | tail -3
@@ -44,7 +46,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d[k] for 
 echo "== NumPy-1.x extension and torchao's skipped extensions, explained (scripts/gpu_compiled_stack_evidence.sh)"
 OUT="$OUT" bash scripts/gpu_compiled_stack_evidence.sh > "$OUT/compiled-stack.log" 2>&1; echo "rc=$?"; tail -30 "$OUT/compiled-stack.log"
 echo "== the machine: check/lock --target auto, verify's driver comparison (scripts/gpu_machine_evidence.sh)"
-bash scripts/gpu_machine_evidence.sh; echo "rc=$?"
+[[ $SKIP == *" machine "* ]] && echo skipped || bash scripts/gpu_machine_evidence.sh; echo "rc=$?"
 echo "== gpu tests"
 python3 -m pytest -o addopts="" -p no:cacheprovider -m gpu -q tests/ops/verify/test_verify.py tests/ops/verify/test_vllm.py tests/ops/test_pipguard.py 2>&1 | tail -15
 echo "rc=$?"
