@@ -921,6 +921,7 @@ DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
+           "cudnn-sublibrary-missing": ("vn_cudnn_node",),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
