@@ -357,7 +357,7 @@ def _cudnn_mixed(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
             "environment's lib, the pip nvidia-cudnn wheel)"
             + (" (the system's package, found by the loader before the environment's own)" if install == "the system's"
                else ""),
-            f"keep one cuDNN on the loader's path: "
+            "keep one cuDNN on the loader's path: "
             + (f"`ldd {full} | grep cudnn` shows where {node or 'each sub-library'} comes from; " if full else "")
             + f"remove the other install's directory from LD_LIBRARY_PATH (and /etc/ld.so.conf.d) so that every {sub} "
             + (f"comes from the install {shown} is from ({where}{', ' + install if install else ''})" if where
