@@ -178,7 +178,9 @@ FUNCTION = {"libcublasLt": "cublasLtGetStatusString", "libcublas": "cublasGemmSt
             "libcufft": "cufftXtSetJITCallback", "libcurand": "curandGenerateNormal", "libcusolver": "cusolverDnXsyevBatched",
             "libnvrtc": "nvrtcGetPCHHeapSize", "libcudart": "cudaGetDriverEntryPointByVersion",
             "libcupti": "cuptiActivityEnableHWTrace", "libnccl": "ncclCommWindowRegister"}
-OWN_ID = {"libnvJitLink": "nvjitlink-mismatch", "libnccl": "nccl-undefined-symbol"}
+# the families whose own signature names a clash inside the family (cuDNN's sub-libraries of two installs mixed: the
+# needer of libcudnn above is a cuDNN sub-library itself)
+OWN_ID = {"libnvJitLink": "nvjitlink-mismatch", "libnccl": "nccl-undefined-symbol", "libcudnn": "cudnn-sublibrary-missing"}
 
 
 def loader_rows() -> list[dict[str, str]]:
@@ -199,7 +201,7 @@ def loader_rows() -> list[dict[str, str]]:
                f"{node} by nvidia-libraries.toml ({stem}); reproduced with gcc-built stand-ins: "
                "scripts/record_system_messages.py (system-real.toml)")
         rows.append(_row("ld.so", src, f"OSError: {path}: undefined symbol: {fn}, version {node}", sid))
-        if sid == "cuda-toolkit-clash":
+        if sid in ("cuda-toolkit-clash", "cudnn-sublibrary-missing"):
             rows.append(_row("ld.so", f"{GLIBC}: \"<provider>: version `<node>' not found (required by <library>)\", the "
                              f"provider's release without the node {node}; reproduced: scripts/record_system_messages.py",
                              f"ImportError: /usr/local/cuda/lib64/{node}: version `{node}' not found (required by {path})",
@@ -211,7 +213,7 @@ def loader_rows() -> list[dict[str, str]]:
         _row("ld.so", f"{GLIBC}: two cuDNN 8 copies mixed, a C++ symbol of one sub-library under the other's node "
              "(pytorch/pytorch#104591)", "ImportError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: undefined symbol: "
              "_ZN5cudnn3cnn34layerNormFwd_execute_internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18LayerNorm"
-             "FwdParamsERKNS1_20NormForwardOperationEmb, version libcudnn_ops_infer.so.8", "cuda-toolkit-clash"),
+             "FwdParamsERKNS1_20NormForwardOperationEmb, version libcudnn_ops_infer.so.8", "cudnn-sublibrary-missing"),
         _row("ld.so", f"{GLIBC}: torch's own library needing a cuDNN function the cuDNN found first lacks (no node)",
              "ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
              "cudnnGetLibConfig", "cuda-toolkit-clash"),

@@ -288,27 +288,86 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
 
 
+# a C++ name's first namespace, as the Itanium ABI mangles it (_ZN5cudnn3ops...: cudnn::ops::...; _ZNK a const member
+# function, _ZTV/_ZTI/_ZTS a vtable, typeinfo or its name): the library whose prefix that namespace is owns the symbol
+_NAMESPACE = re.compile(r"_Z(?:T[VIS])?N[rVK]{0,3}(\d{1,3})")
+CUDNN = "libcudnn"  # the [[nvidia_library]] row of cuDNN, whose libraries' mix-up cudnn-sublibrary-missing names
+
+
+def symbol_owner(facts: Facts, symbol: str) -> NvidiaLibrary | None:
+    """The NVIDIA library that owns ``symbol``: its C API by prefix (cudnnCreate -> libcudnn), a C++ name by its first
+    namespace where that namespace is exactly a library's prefix (_ZN5cudnn3ops... -> libcudnn; cudnn_frontend, a
+    header-only library compiled into its user, is no library's); None where neither says."""
+    if (m := _NAMESPACE.match(symbol)) is not None:
+        name = symbol[m.end(): m.end() + int(m.group(1))]
+        row = facts.nvidia_symbol_owner(name)
+        return row if row is not None and name in row.symbols else None
+    return facts.nvidia_symbol_owner(symbol)
+
+
+def _cudnn_owned(symbol: str, facts: Facts) -> bool:
+    return bool(symbol) and (row := symbol_owner(facts, symbol)) is not None and row.library == CUDNN
+
+
+def _install_of(where: str) -> str:
+    """Which install a cuDNN directory is, in words: the pip wheel's, a conda environment's, the system's; "" if unknown."""
+    d = where.replace("\\", "/")
+    if "-packages/nvidia/" in d:
+        return "the pip nvidia-cudnn wheel's"
+    if re.search(r"/(?:ana|mini)conda\d?/|/mambaforge/|/miniforge\d?/|/envs/|/conda/", d):
+        return "the conda environment's"
+    if d.startswith(("/lib", "/usr/lib", "/usr/local/cuda", "/usr/local/lib")):
+        return "the system's"
+    return ""
+
+
 def _cudnn_mixed(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
-    """cudnn-sublibrary-missing where a cuDNN sub-library lacks a cuDNN function the shim (libcudnn.so.N) or another
-    sub-library asks for: it is of another cuDNN release than the rest (a system package found first by the loader)."""
-    symbol = g.get("shim_symbol") or g.get("sub_symbol", "")
-    lib, where = g.get("shim_lib") or g.get("sub_lib", ""), (g.get("shim_path") or g.get("sub_path") or "").rstrip("/")
-    major = m.group(1) if (m := re.search(r"\.so\.(\d+)", lib)) else ""
+    """cudnn-sublibrary-missing where a cuDNN library lacks a symbol that cuDNN itself owns (a cudnn* function, a name in
+    its C++ namespace cudnn::, or any symbol the loader's version tag binds to a libcudnn* sub-library): the shim
+    (libcudnn.so.N) and its sub-libraries are one release's set, and two installs' sub-libraries are mixed."""
+    symbol = (g.get("shim_symbol") or g.get("sub_symbol") or g.get("sub_internal") or g.get("bare_symbol")
+              or g.get("why_what") or "")
+    node = (g.get("sub_node") or g.get("sub_own_node") or g.get("bare_node") or g.get("vn_cudnn_node")
+            or g.get("why_node") or "")
+    full = (g.get("shim_path", "") + g.get("shim_lib", "") or g.get("sub_path", "") + g.get("sub_lib", "")
+            or g.get("path") or g.get("vn_cudnn_requirer") or "")
+    lib = full.replace("\\", "/").rsplit("/", 1)[-1]
+    where = full[: len(full) - len(lib)].rstrip("/\\")
+    provider = g.get("vn_cudnn_dir", "") + g.get("vn_cudnn_provider", "")
+    loading = g.get("library", "")  # cuDNN 8's front library was loading this sub-library when it failed
+    major = m.group(1) if (m := re.search(r"\.so\.(\d+)", lib or node)) else ""
     torch_cuda = env.cuda.get("torch_cuda", "")
     cu = torch_cuda.split(".", 1)[0] if torch_cuda else ""
     wheel = f"nvidia-cudnn-cu{cu}" if cu else "nvidia-cudnn-cu12 (nvidia-cudnn-cu13 for CUDA 13)"
-    system = where.startswith(("/lib", "/usr/lib", "/usr/local/cuda")) and "-packages" not in where
+    install = _install_of(where)
     shown = lib or "a cuDNN sub-library"
-    from_ = f" from {where}" if where else ""
-    return (f"cuDNN's shim (libcudnn.so{'.' + major if major else ''}) and its sub-libraries are one release's set, and "
-            f"{shown}{from_} lacks {symbol}, a function of the cuDNN release the rest came from: that sub-library is of "
-            "another cuDNN" + (" (the system's package, found by the loader before the environment's own)" if system else
-                               " (a second copy found by the loader before the shim's own)"),
-            f"keep one cuDNN on the loader's path: the pip {wheel} wheel's (put its nvidia/cudnn/lib first in "
-            "LD_LIBRARY_PATH: python -c \"import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\")"
-            f", or the system's (then uninstall the wheel and upgrade the system package to one release for all of "
-            f"libcudnn*.so{'.' + major if major else ''}); {shown}" + (f" in {where}" if where else "")
-            + " must not come from another release than libcudnn.so")
+    from_ = f" from {where}" + (f" ({install[4:]} cuDNN)" if install else "") if where else ""
+    what = (f"{symbol}, " + ("a cuDNN function" if symbol.startswith("cudnn") else "a name in cuDNN's C++ namespace "
+                             "cudnn::" if _NAMESPACE.match(symbol) and "5cudnn" in symbol[:12] else "cuDNN's own code")
+            if symbol else "the symbol-version node ")
+    owner = f" of {node} (the loader's version tag names the sub-library that provides it)" if node else \
+        " of the cuDNN release the rest came from"
+    found = (f"the {node or 'cuDNN library'} the loader found{' (' + provider + ')' if provider else ''} is of another "
+             "cuDNN release without it" if node else "the sub-library the loader found for it is of another cuDNN release")
+    head = f"cuDNN could not load its sub-library {loading}: " if loading and loading != lib else ""
+    sub = f"libcudnn*.so{'.' + major if major else ''}"
+    return (f"{head}{shown}{from_} needs {what}{owner}, but {found}: cuDNN's shim (libcudnn.so"
+            f"{'.' + major if major else ''}) and its sub-libraries are one release's set, and here sub-libraries of two "
+            "cuDNN installs are mixed (two cuDNN copies on the loader's path: LD_LIBRARY_PATH, /usr/lib, a conda "
+            "environment's lib, the pip nvidia-cudnn wheel)"
+            + (" (the system's package, found by the loader before the environment's own)" if install == "the system's"
+               else ""),
+            "keep one cuDNN on the loader's path: "
+            + (f"`ldd {full} | grep cudnn` shows where {node or 'each sub-library'} comes from; " if full else "")
+            + f"remove the other install's directory from LD_LIBRARY_PATH (and /etc/ld.so.conf.d) so that every {sub} "
+            + (f"comes from the install {shown} is from ({where}{', ' + install if install else ''})" if where
+               else "comes from one install")
+            + f", or install one complete cuDNN{' ' + major if major else ''} there and uninstall the other: the pip "
+            f"{wheel} wheel's (its nvidia/cudnn/lib first in LD_LIBRARY_PATH: python -c \"import nvidia.cudnn, os; "
+            "print(os.path.dirname(nvidia.cudnn.__file__) + '/lib')\"), the conda environment's (conda install cudnn), or "
+            f"the system's (one release for all of {sub})"
+            + (f"; {node or shown} must not come from another release than {lib if node else 'libcudnn.so'}"
+               if lib else ""))
 
 
 def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
@@ -342,8 +401,11 @@ def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
 def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
     g = h.groups
-    if "shim_symbol" in g or "sub_symbol" in g:  # a cuDNN library lacking a cuDNN function: another release's
-        return _cudnn_mixed(g, env)
+    if g.keys() & {"shim_symbol", "sub_symbol", "sub_internal", "bare_symbol"} or (
+            "vn_cudnn_node" in g and _soname(g["vn_cudnn_requirer"]).startswith("libcudnn")):
+        return _cudnn_mixed(g, env)  # a cuDNN library lacking a symbol cuDNN owns: another release's
+    if "vn_cudnn_node" in g:  # another library needs cuDNN's node (torch's): cuda-toolkit-clash names that
+        return None
     lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
     why = h.groups.get("why") or ""
     m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
@@ -357,6 +419,8 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"put {dep} on the loader's path: install cuDNN with its dependencies from one place (conda install -c "
                 f"conda-forge cudnn, or the CUDA toolkit whose lib64 has {dep}, on LD_LIBRARY_PATH), or link the "
                 f"versioned library the environment has to {dep} in a directory on LD_LIBRARY_PATH")
+    if why == "undefined symbol" and (g.get("why_node", "").startswith("libcudnn") or _cudnn_owned(g.get("why_what", ""), facts)):
+        return _cudnn_mixed(g, env)  # the sub-library it loads lacks a symbol of a sibling: two installs' sets mixed
     if why == "undefined symbol":
         return (f"cuDNN loaded {lib} from another cuDNN than its own front library: two cuDNN copies are on the loader's "
                 "path (LD_LIBRARY_PATH, /usr/lib, a conda or image copy next to the nvidia-cudnn wheel)",
@@ -565,9 +629,11 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or ""
     node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or ""
     mine = facts.nvidia_soname_owner(needer) if needer else None
-    owner = facts.nvidia_soname_owner(node) if node else facts.nvidia_symbol_owner(symbol)
+    owner = facts.nvidia_soname_owner(node) if node else symbol_owner(facts, symbol)
     if owner is None and symbol:
-        owner = facts.nvidia_symbol_owner(symbol)
+        owner = symbol_owner(facts, symbol)
+    if mine is not None and mine is owner and owner.library == CUDNN:
+        return None  # a cuDNN library lacking what cuDNN itself owns: its sub-libraries mixed, cudnn-sublibrary-missing's
     # a symbol of no known prefix (a C++ internal) needed by an NVIDIA library: one of its own family's other libraries
     # exports it (cuDNN's sub-libraries, libcublas beside libcublasLt), of another release than the one found
     owner = owner or mine

@@ -506,8 +506,35 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"modules carries), or build it from source with TORCH_CUDA_ARCH_LIST set to it")
 
 
+def own_import_failed(h: Hit, package: str) -> bool:
+    """Whether a "partially initialized module 'P'" AttributeError (CPython's Objects/moduleobject.c module_getattro)
+    is raised in P's own import: the traceback's frames are the installed package's (site-packages/P/...), or the
+    module's origin that Python 3.13+ prints ("from '<path>'") is the installed package's __init__. Then P's own import
+    failed part-way (an earlier attempt raised after some of its submodules were imported, and they stay in sys.modules
+    while P's module does not get their attributes again); a user's file named like P is no such failure."""
+    origin = h.groups.get("partial_from", "").replace("\\", "/")
+    if origin:
+        return re.search(rf"[/](?:site|dist)-packages/{re.escape(package)}/__init__\.py$", origin) is not None
+    return h.package == package
+
+
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    return _family("torchvision", env, facts)
+    if "partial" not in h.groups:
+        return _family("torchvision", env, facts)
+    if not own_import_failed(h, "torchvision"):
+        return None  # a module of the user's named torchvision, or no frame of the installed torchvision: not claimed
+    attr = h.groups.get("partial_attr", "")
+    chain = (f"torchvision's import failed part-way: its module was left partially initialized, without its "
+             f"{'submodule ' + attr if attr else 'submodules'}, because an earlier import of torchvision raised while "
+             "registering its C++ ops against the installed torch (torchvision/_meta_registrations.py: \"operator "
+             "torchvision::nms does not exist\" where torchvision's _C did not load), and the next import found its "
+             "submodules left in sys.modules")
+    got = _family("torchvision", env, facts)
+    restart = " then restart the Python process (a notebook's kernel or runtime), so that no half-imported module is left"
+    if got is not None:
+        return f"{chain}: {got[0]}", f"{got[1]};{restart}"
+    return (f"{chain}: that torchvision was not built for the installed torch (its compiled _C links another torch's "
+            "ABI)", f"{h.remedy};{restart}")
 
 
 def _torchaudio(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -921,6 +948,7 @@ DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
+           "cudnn-sublibrary-missing": ("vn_cudnn_node",), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),

@@ -75,14 +75,25 @@ def test_a_clash_names_both_libraries_and_the_wheel(run, tmp_path, capsys):
      "cublasGemmStridedBatchedEx_64, version libcublas.so.12", ["libcusolver.so.11", "libcublas.so.12", "nvidia-cublas-cu12"]),
     ("ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cudnnGetLibConfig, "
      "version libcudnn.so.9", ["libtorch_cuda.so", "libcudnn.so.9", "cuDNN"]),
-    # two cuDNN 8 copies mixed (pytorch/pytorch#104591): a C++ symbol of one sub-library under the other's node, the
-    # requiring one a system copy, so the remedy names its directory rather than a wheel's
-    ("ImportError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: undefined symbol: _ZN5cudnn3cnn34layerNormFwd_execute_"
-     "internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18LayerNormFwdParamsERKNS1_20NormForwardOperationEmb, "
-     "version libcudnn_ops_infer.so.8", ["libcudnn_cnn_infer.so.8", "libcudnn_ops_infer.so.8", "/usr/lib/x86_64-linux-gnu"]),
 ])
 def test_the_owner_of_a_symbol_comes_from_the_matrix(line, words, tmp_path, capsys):
     diagnoses(line, "cuda-toolkit-clash", words, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("line, words", [
+    # two cuDNN 8 copies mixed (pytorch/pytorch#104591): a C++ symbol of one sub-library (cuDNN's namespace cudnn::)
+    # under the other's node, the requiring one a system copy, so the remedy names its directory rather than a wheel's:
+    # a symbol cuDNN owns missing inside cuDNN is its own sub-libraries' mix-up (fix-aa), not a clash of two libraries
+    ("ImportError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: undefined symbol: _ZN5cudnn3cnn34layerNormFwd_execute_"
+     "internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18LayerNormFwdParamsERKNS1_20NormForwardOperationEmb, "
+     "version libcudnn_ops_infer.so.8", ["libcudnn_cnn_infer.so.8", "libcudnn_ops_infer.so.8", "/usr/lib/x86_64-linux-gnu",
+                                         "two cuDNN installs"]),
+    ("OSError: /venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn_cnn.so.9: undefined symbol: cudnnGetLibConfig, "
+     "version libcudnn.so.9", ["libcudnn_cnn.so.9", "libcudnn.so.9", "cudnnGetLibConfig"]),
+])
+def test_a_cudnn_symbol_inside_cudnn_is_its_sub_libraries_mixed(line, words, tmp_path, capsys):
+    out = diagnoses(line, "cudnn-sublibrary-missing", words, tmp_path, capsys)
+    assert "cuda-toolkit-clash" not in out
 
 
 def test_the_owner_table_is_data():
