@@ -42,6 +42,25 @@ def unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 RAISE_SITES = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites"
 
 
+def read_as_tabled(m: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A raise-site table's message (:func:`table`) read as its row says: named with its words where the row expects a
+    signature (its ``source`` cited); where it expects none, unclaimed, or, for a near miss another signature may name,
+    never one of the ids its ``absent`` lists."""
+    assert m["source"]
+    absent = m.get("absent", [])
+    assert isinstance(absent, list)
+    if m["expect"]:
+        words = m.get("words", [])
+        assert isinstance(words, list)
+        out = diagnoses(str(m["text"]), str(m["expect"]), [str(w) for w in words], tmp_path, capsys)
+    elif absent:
+        _, out = explain(str(m["text"]), tmp_path, capsys)
+    else:
+        unclaimed(str(m["text"]), tmp_path, capsys)
+        return
+    assert not [sid for sid in absent if f": {sid}" in out], out
+
+
 def table(*names: str) -> list[dict[str, object]]:
     """The messages of the raise-site tables ``names`` (tests/fixtures/raise_sites/), in order."""
     return [m for name in names for m in tomllib.loads((RAISE_SITES / name).read_text(encoding="utf-8"))["message"]]

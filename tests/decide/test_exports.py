@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.matrix.load import load_facts
-from tests.decide.explaining import diagnoses, explain, message_id, table, unclaimed
+from tests.decide.explaining import diagnoses, explain, message_id, read_as_tabled, table, unclaimed
 
 VLLM_FRAME = ('  File "/venv/lib/python3.12/site-packages/vllm/transformers_utils/config.py", line 18, in <module>\n'
               "    from transformers import {name}, PretrainedConfig\n")
@@ -78,12 +78,7 @@ def test_each_export_message(m: dict[str, object], tmp_path: Path, capsys: pytes
     """tests/fixtures/raise_sites/exports-signatures.toml: a name a later release added is companion-too-old with that
     release as the floor (for huggingface-hub too, which the matrix tracks only by its exports), never the other
     direction; a removed name is companion-api-removed; a name the installed release has is not claimed."""
-    assert m["source"]
-    if not m["expect"]:
-        unclaimed(str(m["text"]), tmp_path, capsys)
-        return
-    out = diagnoses(str(m["text"]), str(m["expect"]), list(m.get("words", [])), tmp_path, capsys)  # type: ignore[arg-type]
-    assert not [sid for sid in m.get("absent", []) if f": {sid}" in out], out  # type: ignore[attr-defined]
+    read_as_tabled(m, tmp_path, capsys)
 
 
 def test_the_harvest_reads_huggingface_hubs_lazy_table() -> None:
