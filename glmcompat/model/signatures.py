@@ -530,6 +530,11 @@ SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scen
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
 IMPORT_GAP = 3
+# groups each match of a signature adds to rather than the first one alone: glibc's loader prints one "version `X' not
+# found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
+# order of the library's version-needed entries, not by age; the values the later matches name that the first does not
+# are kept, ", "-joined, under "+<group>", so a cause can name the newest (the one a remedy must satisfy)
+COLLECTED_GROUPS = frozenset({"need", "glibc"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
@@ -959,6 +964,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     matcher = _matcher(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
+    more: dict[str, dict[str, list[str]]] = {}  # sid -> COLLECTED_GROUPS group -> the values later matches add
     ctx = LogContext()
     window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
     shown: deque[str] = deque(maxlen=WINDOW)  # the text of each window line: the words that named its packages
@@ -1008,6 +1014,11 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                     pending[sid] = n
                     if not pkg:
                         glue[sid] = ""
+            else:
+                for k in COLLECTED_GROUPS & groups.keys():
+                    seen = more.setdefault(sid, {}).setdefault(k, [])
+                    if groups[k] != first[sid].groups.get(k) and groups[k] not in seen:
+                        seen.append(groups[k])
         if own:
             window.append((n, own))
             shown.append(line)
@@ -1029,8 +1040,10 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     for sid, pkg in glue.items():
         if pkg and sid not in settled and not first[sid].package:
             first[sid] = replace(first[sid], package=pkg)
-    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
-                ctx.version(h.package) if h.package else "") for h in first.values()]
+    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id],
+                {**h.groups, **{f"+{k}": ", ".join(x for x in vs if x != h.groups.get(k))
+                                for k, vs in more.get(h.id, {}).items() if set(vs) - {h.groups.get(k)}}},
+                h.source, h.package, ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
 
 
