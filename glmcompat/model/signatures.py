@@ -672,6 +672,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"): the product, matched against the matrix's [[target]] products
     ("gpu_name", r"NVIDIA (?:GeForce |Tesla |Quadro )?(?P<v>(?:RTX (?:PRO )?|GTX |TITAN )?[A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}"
                  r"(?: Ti| SUPER| Ada| Blackwell)?)(?![\w.])"),
+    # torch's arch list as torch.cuda.get_arch_list() returns it and print() shows it (torch-2.9.1 wheel
+    # torch/cuda/__init__.py get_arch_list: the build's TORCH_CUDA_ARCH_LIST, "sm_XX" for SASS and "compute_XX" for PTX,
+    # e.g. ['sm_80', 'sm_90', 'sm_100', 'sm_120']): the architectures the installed torch carries code for
+    ("torch_arch_list", r"\[(?P<v>'sm_\d{2,3}[af]?'(?:,\s{0,2}'(?:sm|compute)_\d{2,3}[af]?'){0,40})\]"),
     # the CUDA error NCCL's CUDACHECK names (NCCL_DEBUG=WARN), and a CUDA failure that is no mismatch of the stack
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
@@ -744,7 +748,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
-                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:")
+                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
