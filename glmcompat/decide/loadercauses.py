@@ -178,6 +178,22 @@ def _glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"distribution with glibc >= {need}")
 
 
+def _cudnn_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cudnn-not-found as Lua torch's cuDNN binding (cudnn.torch's ffi.lua) raises it: the cuDNN major its branch
+    binds (R4: libcudnn.so.4), found by file name on the loader's path; None for torch's own warning (the row's words)."""
+    r = h.groups.get("lua_cudnn", "")
+    if not r:
+        return None
+    return (f"Lua torch's cuDNN binding (cudnn.torch, its R{r} branch) loads cuDNN {r} by file name (libcudnn.so.{r}, "
+            f"libcudnn.{r}.dylib on macOS) through the loader's search path, and none was found there: libcudnn R{r} is "
+            f"not installed, or its directory is not on the library path (a cuDNN of another major, libcudnn.so.N with "
+            f"N other than {r}, does not answer for it)",
+            f"install cuDNN {r} (libcudnn.so.{r}) for the machine's CUDA and put its lib directory on LD_LIBRARY_PATH "
+            f"(DYLD_LIBRARY_PATH on macOS) or in /usr/local/lib, or set CUDNN_PATH to the libcudnn file (R5 and later "
+            "branches), or install the cudnn.torch branch for the cuDNN major the machine has (its R5, R6, R7 "
+            "branches: luarocks install cudnn from that branch)")
+
+
 def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | None]:
     """torchvision-cuda-mismatch / torchaudio-cuda-mismatch: the package's own import check, with both CUDA releases
     it printed, and the release of the package paired with the log's torch (the matrix's family rows)."""
@@ -599,6 +615,7 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "cuda-toolkit-mismatch": _toolkit,
     "libstdcxx-too-old": _libstdcxx,
     "glibc-too-old": _glibc,
+    "cudnn-not-found": _cudnn_missing,
     "torchvision-cuda-mismatch": _family_cuda("torchvision"),
     "torchaudio-cuda-mismatch": _family_cuda("torchaudio"),
     "nvcc-missing": _building,
