@@ -141,6 +141,16 @@ def _dir_of(path: str) -> str:
 
 
 def _nvjitlink(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    if h.groups.get("jit_input"):  # nvJitLink's "bad input" on a toolkit's own libcudadevrt.a
+        path = h.groups["jit_input"]
+        return (f"nvJitLink refuses the CUDA device runtime archive {path} as bad input (NVJITLINK_ERROR_INVALID_INPUT): "
+                "libcudadevrt.a belongs to one CUDA toolkit release and the nvJitLink linking it is older than that "
+                "release (a pip CUDA wheel's archive fed to an older local toolkit's nvJitLink, or the reverse): CUDA "
+                "libraries of two toolkit releases mixed",
+                "link with an nvJitLink at least as new as the toolkit that built the archive: install the "
+                "nvidia-nvjitlink wheel of that CUDA release (pip install -U nvidia-nvjitlink for the same CUDA major) or "
+                "update the CUDA toolkit, so that the nvJitLink found first (LD_LIBRARY_PATH, CUDA_HOME) is the newer "
+                "one; or point the link at the libcudadevrt.a of the nvJitLink's own toolkit")
     need = h.groups.get("need", "").replace("_", ".")
     lib, provider = h.groups.get("library", "a CUDA library"), h.groups.get("provider", "libnvJitLink.so")
     loaded = env.libs.get(provider, "")
