@@ -141,6 +141,16 @@ def _dir_of(path: str) -> str:
 
 
 def _nvjitlink(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    if h.groups.get("jit_input"):  # nvJitLink's "bad input" on a toolkit's own libcudadevrt.a
+        path = h.groups["jit_input"]
+        return (f"nvJitLink refuses the CUDA device runtime archive {path} as bad input (NVJITLINK_ERROR_INVALID_INPUT): "
+                "libcudadevrt.a belongs to one CUDA toolkit release and the nvJitLink linking it is older than that "
+                "release (a pip CUDA wheel's archive fed to an older local toolkit's nvJitLink, or the reverse): CUDA "
+                "libraries of two toolkit releases mixed",
+                "link with an nvJitLink at least as new as the toolkit that built the archive: install the "
+                "nvidia-nvjitlink wheel of that CUDA release (pip install -U nvidia-nvjitlink for the same CUDA major) or "
+                "update the CUDA toolkit, so that the nvJitLink found first (LD_LIBRARY_PATH, CUDA_HOME) is the newer "
+                "one; or point the link at the libcudadevrt.a of the nvJitLink's own toolkit")
     need = h.groups.get("need", "").replace("_", ".")
     lib, provider = h.groups.get("library", "a CUDA library"), h.groups.get("provider", "libnvJitLink.so")
     loaded = env.libs.get(provider, "")
@@ -803,9 +813,22 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "TORCH_CUDA_ARCH_LIST set to it")
     sm = (g.get("sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
     gpu_name = (g.get("gpu") or g.get("found_gpu") or g.get("old_gpu") or "").strip()
+    torch, built = env.version("torch"), _torch_cuda(env, facts)
+    if not sm and g.get("archs_listed"):  # no kernel image, beside torch's own arch list (torch.cuda.get_arch_list())
+        who = f"torch {torch}" if torch else "the installed torch"
+        on = f" (built for CUDA {built})" if built else ""
+        ptx = any(a.startswith("compute_") for a in g["archs_listed"].split(", "))
+        return (f"{who}{on} carries code only for {g['archs_listed']}, its build's arch list as the log prints it"
+                + ("" if ptx else " (SASS only, no compute_XX PTX a newer GPU could JIT-compile)")
+                + ", and none of it runs on this GPU: its compute capability is outside the list, so every CUDA kernel "
+                "launch of torch fails ('no kernel image is available')",
+                "find the GPU's capability (nvidia-smi --query-gpu=compute_cap --format=csv, or "
+                "torch.cuda.get_device_capability()) and install a torch build whose arch list "
+                "(torch.cuda.get_arch_list()) includes it: a build for a CUDA that knows the architecture "
+                "(`glmcompat arch torch==<version>` lists a wheel's), the GPU vendor's own build for an embedded board "
+                "(NVIDIA's Jetson wheels), or torch built from source with TORCH_CUDA_ARCH_LIST set to it")
     if not sm:  # a line of the warning that names no capability (the row's words)
         return None
-    torch, built = env.version("torch"), _torch_cuda(env, facts)
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""
     need = FIRST_SM.get(sm, "")

@@ -115,42 +115,83 @@ FIRST_GCC_CXXABI = {"1.3.7": "4.8.0", "1.3.8": "4.9.0", "1.3.9": "5.1.0", "1.3.1
                     "1.3.12": "9.1.0", "1.3.13": "11.1.0", "1.3.14": "13.1.0", "1.3.15": "14.1.0"}
 
 
+def _needs(h: Hit, group: str) -> list[str]:
+    """Every value of ``group`` the log's matches of the signature name: the first match's, then those later lines add
+    (the scan's "+<group>", :data:`glmcompat.model.signatures.COLLECTED_GROUPS`)."""
+    first = h.groups.get(group, "")
+    return [x for x in [first, *h.groups.get(f"+{group}", "").split(", ")] if x]
+
+
+def _age(need: str) -> tuple[int, ...]:
+    """A GLIBCXX_/CXXABI_ need's age, as the first GCC whose libstdc++ defines it (its own number where the table has
+    no row), comparable across the two prefixes where the table knows both."""
+    name, _, ver = need.partition("_")
+    gcc = (FIRST_GCC if name == "GLIBCXX" else FIRST_GCC_CXXABI).get(ver, "")
+    nums = tuple(int(x) for x in ver.split(".") if x.isdigit())
+    return (1, *(int(x) for x in gcc.split(".")), *nums) if gcc else (0, 0 if name == "CXXABI" else 1, *nums)
+
+
 def _libstdcxx(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """libstdcxx-too-old: the symbol version the library needs, the libstdc++ the loader found, and who needs it."""
+    """libstdcxx-too-old: the symbol version the library needs (the newest of those the log's loader lines name), the
+    libstdc++ the loader found, and who needs it."""
     g = h.groups
-    need = g.get("need", "")
+    needs = _needs(h, "need")
+    need = max(needs, key=_age) if needs else ""
+    others = [n for n in needs if n != need]
     loaded = g.get("loaded", "")
     by = g.get("by", "")
-    gcc = FIRST_GCC.get(g.get("glibcxx", ""), "") or FIRST_GCC_CXXABI.get(g.get("cxxabi", ""), "")
+    name, _, ver = need.partition("_")
+    gcc = (FIRST_GCC if name == "GLIBCXX" else FIRST_GCC_CXXABI).get(ver, "")
     pkg = h.package
     who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
     where = f"the libstdc++.so.6 the loader found ({loaded})" if loaded else "the libstdc++.so.6 the loader found"
     since = f" (libstdc++ of GCC {gcc} or newer)" if gcc else " (a symbol version of libstdc++)"  # the log's word first
-    cause = (f"{who} needs {need}{since}, and {where} does not define it: it is older than the GCC runtime the library "
-             "was built with, typically the system's libstdc++ found before the environment's newer one")
+    also = f", the newest of the versions the loader reports missing (also {', '.join(others)})" if others else ""
+    cause = (f"{who} needs {need}{since}{also}, and {where} does not define it: it is older than the GCC runtime the "
+             "library was built with, typically the system's libstdc++ found before the environment's newer one")
     up = f"the system's libstdc++6 to GCC {gcc.rsplit('.', 1)[0]} or newer" if gcc else "the system's libstdc++6"
-    return cause, ("put a libstdc++.so.6 that defines it first: the environment's own (export "
+    return cause, (f"put a libstdc++.so.6 that defines {need} first: the environment's own (export "
                    "LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH, after conda install -c conda-forge libstdcxx-ng), "
-                   f"or upgrade {up}; `strings {loaded or '<libstdc++.so.6>'} | grep {need.split('_', 1)[0]}_` lists "
+                   f"or upgrade {up}; `strings {loaded or '<libstdc++.so.6>'} | grep {name}_` lists "
                    "the versions it defines")
 
 
 def _glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """glibc-too-old: the glibc the library needs (its manylinux tag), the libc the loader found, who needs it."""
+    """glibc-too-old: the glibc the library needs (the newest GLIBC_2.N of the log's loader lines; its manylinux
+    tag), the libc the loader found, who needs it."""
     g = h.groups
-    need = g.get("glibc", "")
-    if not need:
+    needs = _needs(h, "glibc")
+    if not needs:
         return None
+    need = max(needs, key=lambda x: tuple(int(p) for p in x.split(".")))
+    others = [f"GLIBC_{n}" for n in needs if n != need]
     by, loaded, pkg = g.get("by", ""), g.get("loaded", ""), h.package
     who = (_shown(pkg, env.version(pkg)) + "'s " if pkg else "") + (by.rsplit("/", 1)[-1] if by else "a compiled library")
     tag = manylinux(need)
-    return (f"{who} needs GLIBC_{need} (glibc >= {need}: a build for {tag} or a newer distribution), and the machine's "
-            "libc.so.6"
+    also = f"; the loader also reports {', '.join(others)} missing" if others else ""
+    return (f"{who} needs GLIBC_{need} (glibc >= {need}: a build for {tag} or a newer distribution{also}), and the "
+            "machine's libc.so.6"
             + (f" ({loaded})" if loaded else "") + " is older: the installer put a build there that the machine's "
             "glibc does not run (a copied environment, a conda package, a wheel forced with --platform)",
             f"install {pkg or 'the package'}'s build for the machine's glibc (a wheel tagged at most the machine's "
             f"manylinux_2_N, `ldd --version`; an older release where {tag} is its only Linux wheel), or run it on a "
             f"distribution with glibc >= {need}")
+
+
+def _cudnn_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cudnn-not-found as Lua torch's cuDNN binding (cudnn.torch's ffi.lua) raises it: the cuDNN major its branch
+    binds (R4: libcudnn.so.4), found by file name on the loader's path; None for torch's own warning (the row's words)."""
+    r = h.groups.get("lua_cudnn", "")
+    if not r:
+        return None
+    return (f"Lua torch's cuDNN binding (cudnn.torch, its R{r} branch) loads cuDNN {r} by file name (libcudnn.so.{r}, "
+            f"libcudnn.{r}.dylib on macOS) through the loader's search path, and none was found there: libcudnn R{r} is "
+            f"not installed, or its directory is not on the library path (a cuDNN of another major, libcudnn.so.N with "
+            f"N other than {r}, does not answer for it)",
+            f"install cuDNN {r} (libcudnn.so.{r}) for the machine's CUDA and put its lib directory on LD_LIBRARY_PATH "
+            f"(DYLD_LIBRARY_PATH on macOS) or in /usr/local/lib, or set CUDNN_PATH to the libcudnn file (R5 and later "
+            "branches), or install the cudnn.torch branch for the cuDNN major the machine has (its R5, R6, R7 "
+            "branches: luarocks install cudnn from that branch)")
 
 
 def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | None]:
@@ -574,6 +615,7 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "cuda-toolkit-mismatch": _toolkit,
     "libstdcxx-too-old": _libstdcxx,
     "glibc-too-old": _glibc,
+    "cudnn-not-found": _cudnn_missing,
     "torchvision-cuda-mismatch": _family_cuda("torchvision"),
     "torchaudio-cuda-mismatch": _family_cuda("torchaudio"),
     "nvcc-missing": _building,

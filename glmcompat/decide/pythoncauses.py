@@ -440,18 +440,28 @@ def _runs_on(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:
 
 def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hit:
     """A no-kernel-image hit of torch's own kernels (no extension named) on a GPU the log names: torch-arch-unsupported
-    for that GPU's capability, unless the matrix records the installed torch build carrying code that runs on it (then
-    the kernel that failed is another's) or the log's own torch warning already says it."""
+    for that GPU's capability, unless the installed torch build carries code that runs on it (the arch list the log
+    prints, torch.cuda.get_arch_list(), else the matrix's record of the build; then the kernel that failed is another's)
+    or the log's own torch warning already says it. Where the log names no GPU but prints torch's arch list beside the
+    failure, torch-arch-unsupported too: the GPU is one that list's code does not run on."""
     if h.id != "no-kernel-image" or h.package not in ("", "torch") or any(o.id == "torch-arch-unsupported" for o in hits):
         return h
     gpu = named_gpu(env, facts)
+    row = next((r for r in facts.rows("signature") if r.id == "torch-arch-unsupported"), None)
+    listed = [a.strip("' ") for a in env.notes.get("torch_arch_list", "").split(",") if a.strip("' ")]
+    if gpu is None and listed and row is not None:
+        # no GPU named, but the log prints torch's own arch list (torch.cuda.get_arch_list()) beside the failure of
+        # torch's kernel: the GPU's capability is none that list's code runs on
+        return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
+                       groups={**h.groups, "archs_listed": ", ".join(listed)}, package="torch")
     if gpu is None:
         return h
     torch = env.version("torch")
-    code = facts.gpu_code("torch", torch) if torch else None
+    known = facts.gpu_code("torch", torch) if torch and not listed else None
+    code = (tuple(a for a in listed if a.startswith("sm_")), tuple(a for a in listed if a.startswith("compute_"))) \
+        if listed else (known[0], known[1]) if known is not None else None  # the log's own list over the matrix's
     if code is not None and _runs_on(code[0], code[1], gpu[1]):  # torch runs there: the kernel is an extension's
         return replace(h, groups={**h.groups, "gpu": gpu[0], "sm": gpu[1], "torch_runs": "1"})
-    row = next((r for r in facts.rows("signature") if r.id == "torch-arch-unsupported"), None)
     if row is None:
         return h
     return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,

@@ -530,6 +530,11 @@ SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scen
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
 IMPORT_GAP = 3
+# groups each match of a signature adds to rather than the first one alone: glibc's loader prints one "version `X' not
+# found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
+# order of the library's version-needed entries, not by age; the values the later matches name that the first does not
+# are kept, ", "-joined, under "+<group>", so a cause can name the newest (the one a remedy must satisfy)
+COLLECTED_GROUPS = frozenset({"need", "glibc"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
@@ -667,6 +672,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"): the product, matched against the matrix's [[target]] products
     ("gpu_name", r"NVIDIA (?:GeForce |Tesla |Quadro )?(?P<v>(?:RTX (?:PRO )?|GTX |TITAN )?[A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}"
                  r"(?: Ti| SUPER| Ada| Blackwell)?)(?![\w.])"),
+    # torch's arch list as torch.cuda.get_arch_list() returns it and print() shows it (torch-2.9.1 wheel
+    # torch/cuda/__init__.py get_arch_list: the build's TORCH_CUDA_ARCH_LIST, "sm_XX" for SASS and "compute_XX" for PTX,
+    # e.g. ['sm_80', 'sm_90', 'sm_100', 'sm_120']): the architectures the installed torch carries code for
+    ("torch_arch_list", r"\[(?P<v>'sm_\d{2,3}[af]?'(?:,\s{0,2}'(?:sm|compute)_\d{2,3}[af]?'){0,40})\]"),
     # the CUDA error NCCL's CUDACHECK names (NCCL_DEBUG=WARN), and a CUDA failure that is no mismatch of the stack
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
@@ -739,7 +748,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
-                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:")
+                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -959,6 +968,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     matcher = _matcher(signatures)
     first: dict[str, Hit] = {}
     counts: dict[str, int] = {}
+    more: dict[str, dict[str, list[str]]] = {}  # sid -> COLLECTED_GROUPS group -> the values later matches add
     ctx = LogContext()
     window: deque[tuple[int, list[tuple[int, str, str]]]] = deque(maxlen=WINDOW)
     shown: deque[str] = deque(maxlen=WINDOW)  # the text of each window line: the words that named its packages
@@ -1008,6 +1018,11 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                     pending[sid] = n
                     if not pkg:
                         glue[sid] = ""
+            else:
+                for k in COLLECTED_GROUPS & groups.keys():
+                    seen = more.setdefault(sid, {}).setdefault(k, [])
+                    if groups[k] != first[sid].groups.get(k) and groups[k] not in seen:
+                        seen.append(groups[k])
         if own:
             window.append((n, own))
             shown.append(line)
@@ -1029,8 +1044,10 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     for sid, pkg in glue.items():
         if pkg and sid not in settled and not first[sid].package:
             first[sid] = replace(first[sid], package=pkg)
-    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
-                ctx.version(h.package) if h.package else "") for h in first.values()]
+    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id],
+                {**h.groups, **{f"+{k}": ", ".join(x for x in vs if x != h.groups.get(k))
+                                for k, vs in more.get(h.id, {}).items() if set(vs) - {h.groups.get(k)}}},
+                h.source, h.package, ctx.version(h.package) if h.package else "") for h in first.values()]
     return Scan(hits, ctx)
 
 
