@@ -45,7 +45,7 @@ RAISE_SITES = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites"
 def read_as_tabled(m: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A raise-site table's message (:func:`table`) read as its row says: named with its words where the row expects a
     signature (its ``source`` cited); where it expects none, unclaimed, or, for a near miss another signature may name,
-    never one of the ids its ``absent`` lists."""
+    never one of the ids its ``absent`` lists; never one of its ``not_words``."""
     assert m["source"]
     absent = m.get("absent", [])
     assert isinstance(absent, list)
@@ -59,6 +59,9 @@ def read_as_tabled(m: dict[str, object], tmp_path: Path, capsys: pytest.CaptureF
         unclaimed(str(m["text"]), tmp_path, capsys)
         return
     assert not [sid for sid in absent if f": {sid}" in out], out
+    not_words = m.get("not_words", [])  # words the diagnosis must not say (the other direction, an older version)
+    assert isinstance(not_words, list)
+    assert not [w for w in not_words if w in out], out
 
 
 def table(*names: str) -> list[dict[str, object]]:
