@@ -427,29 +427,33 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         limit = later.group(1) if later else ""
         newest = f" (newer than {limit})" if later else f" ({up.group(1)} or newer)" if up else ""
         cc = f"g++-{limit.split('.')[0]}" if limit else "g++-N"
-        return (f"{kit} refuses the host compiler it found, gcc{newest}: each CUDA release supports host compilers up "
-                "to a version (its crt/host_config.h), and this one is newer than the toolkit",
-                f"build with a gcc the toolkit supports (CC/CXX, or NVCC_CCBIN / CUDAHOSTCXX pointing at e.g. {cc}; "
-                "conda install -c conda-forge gxx_linux-64=<version>), or use a newer CUDA toolkit of torch's CUDA "
-                f"major{override}")
+        return _refused(kit, f"gcc{newest}", "host compilers up to a version", "this one is newer than the toolkit",
+                                f"a gcc the toolkit supports (CC/CXX, or NVCC_CCBIN / CUDAHOSTCXX pointing at e.g. {cc}; "
+                        "conda install -c conda-forge gxx_linux-64=<version>), or use a newer CUDA toolkit of torch's CUDA "
+                        f"major{override}")
     if kind.endswith("clang"):
         less = re.search(r"less than (\d{1,3})(?:\.\d{1,3})? and greater than (\d{1,3}(?:\.\d{1,3})?)", said)
         span = re.search(r"must be (\d{1,3})\.x to (\d{1,3})\.x", said)
         rng = f" ({less.group(1)} or newer)" if less else ""
         accepts = (f": it accepts {kind} above {less.group(2)} and below {less.group(1)}" if less else
                    f": it accepts {kind} {span.group(1)}.x to {span.group(2)}.x" if span else "")
-        return (f"{kit} refuses the host compiler it found, {kind}{rng}: each CUDA release supports host compilers "
-                f"within a range (its crt/host_config.h), and this one is outside it{accepts}",
-                f"build with a {kind} in that range or with gcc (CC/CXX and CUDAHOSTCXX, or nvcc -ccbin), or use a "
-                f"CUDA toolkit that supports this clang{override}")
+        return _refused(kit, f"{kind}{rng}", "host compilers within a range", f"this one is outside it{accepts}",
+                        f"a {kind} in that range or with gcc (CC/CXX and CUDAHOSTCXX, or nvcc -ccbin), or use a CUDA "
+                        f"toolkit that supports this clang{override}")
     only = re.search(r"[Oo]nly (.{1,120}?) (?:is|are) supported", said)
     where = re.search(r"(\S{1,20}) is supported only on (.{1,40}?)!", said)
     what = (f"it accepts only {only.group(1)}" if only else
             f"it accepts {where.group(1)} only on {where.group(2)}" if where else "this one is not among those it accepts")
-    return (f"{kit} refuses the host compiler it found, {kind}: each CUDA release supports a list of host compilers "
-            f"(its crt/host_config.h), and {what}",
-            f"build with a {kind} release the message names, or with gcc (CC/CXX and CUDAHOSTCXX, or nvcc -ccbin "
-            f"g++), or use a CUDA toolkit that supports this {kind}{override}")
+    return _refused(kit, kind, "a list of host compilers", what,
+                    f"a {kind} release the message names, or with gcc (CC/CXX and CUDAHOSTCXX, or nvcc -ccbin g++), or "
+                    f"use a CUDA toolkit that supports this {kind}{override}")
+
+
+def _refused(kit: str, found: str, supports: str, verdict: str, build: str) -> tuple[str, str]:
+    """The cause and remedy of nvcc refusing a host compiler (crt/host_config.h): the compiler ``found``, what each CUDA
+    release ``supports``, the ``verdict`` on this one; the remedy builds with ``build``."""
+    return (f"{kit} refuses the host compiler it found, {found}: each CUDA release supports {supports} (its "
+            f"crt/host_config.h), and {verdict}", f"build with {build}")
 
 
 # Visual Studio's release year -> its MSVC toolset (platform toolset, the version vcvarsall.bat -vcvars_ver selects):
