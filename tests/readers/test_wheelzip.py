@@ -66,8 +66,7 @@ _TABLE = bytes(b"abcdefghijklmnopqrstuvwxyz_0123456789"[i % 37] for i in range(2
 def text_blob(n: int, seed: int = 1) -> bytes:
     """Symbol-table-like text: common words and fresh names (new literals keep appearing, as in .dynstr)."""
     rnd = random.Random(seed)
-    letters = b"abcdefghijklmnopqrstuvwxyz_0123456789"
-    words = [bytes(rnd.choice(letters) for _ in range(rnd.randint(3, 12))) for _ in range(20000)]
+    words = [rnd.randbytes(rnd.randint(3, 12)).translate(_TABLE) for _ in range(20000)]
     out = bytearray()
     while len(out) < n:
         if rnd.random() < 0.1:
