@@ -233,11 +233,12 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
         raise InputError(f"index page {redact(page_url)!r} is not a PEP 691 project page (no 'files' list)")
     name = str(data.get("name") or "")
     files: list[IndexFile] = []
+    memo = _WheelMemo()
     for raw in data["files"]:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("filename"), str):
             continue
         filename = raw["filename"]
-        url = urljoin(page_url, str(raw.get("url", filename)))
+        url = join_url(page_url, str(raw.get("url", filename)))
         hashes = raw.get("hashes")
         sha = _sha256(hashes.get("sha256")) if isinstance(hashes, Mapping) else None
         size = raw.get("size")
@@ -252,8 +253,7 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
         is_wheel = filename.endswith(".whl")
         try:
             if is_wheel:
-                _, ver, _, tagset = parse_wheel_filename(filename)
-                version, tags = str(ver), frozenset(str(t) for t in tagset)
+                version, tags = memo.parse(filename)
             else:
                 _, ver = parse_sdist_filename(filename)
                 version = str(ver)
@@ -273,6 +273,78 @@ def parse_project_page(data: Mapping[str, Any], page_url: str) -> Project:
     else:
         vers = sorted({f.version for f in files if f.version}, key=_version_key)
     return Project(name=name or "", versions=sorted(vers, key=_version_key), files=files)
+
+
+def join_url(page_url: str, url: str) -> str:
+    """``urljoin(page_url, url)``, without its two parses for the absolute URL a page gives each file (a thousand
+    files a page): an ``http(s)://host/...`` URL with nothing urljoin would rewrite (a query, fragment or parameter
+    mark, whitespace, a bracketed host) is its own answer; every other goes through urljoin."""
+    if url.startswith(("https://", "http://")) and url[url.index("//") + 2:][:1] not in ("", "/") \
+            and not _REWRITTEN.search(url):
+        return url
+    return urljoin(page_url, url)
+
+
+_REWRITTEN = re.compile(r"[?#;\[\]\s\x00-\x1f]")  # what urlsplit/urlunsplit would strip, split off or validate
+
+
+class _WheelMemo:
+    """A page's wheel filenames parsed as :func:`packaging.utils.parse_wheel_filename` parses them, with its pieces
+    (the name, the version, the build tag, the tag set) each parsed by packaging once per page: a thousand wheels
+    share a few dozen versions and tag sets, and parsing each whole was most of a page's CPU."""
+
+    __slots__ = ("names", "versions", "builds", "tagsets")
+
+    def __init__(self) -> None:
+        self.names: dict[str, bool] = {}
+        self.versions: dict[str, str | None] = {}
+        self.builds: dict[str, bool] = {}
+        self.tagsets: dict[str, frozenset[str] | None] = {}
+
+    def parse(self, filename: str) -> tuple[str, frozenset[str]]:
+        """(the version's normal form, the tags' texts) of a ``.whl`` filename; InvalidWheelFilename where packaging
+        refuses it. The filename is split exactly as packaging splits it (its dash count, then ``split('-', n - 2)``)
+        and each piece is judged by packaging itself, inside a filename otherwise valid."""
+        stem = filename[:-4]
+        dashes = stem.count("-")
+        if dashes not in (4, 5):
+            raise InvalidWheelFilename(f"Invalid wheel filename (wrong number of parts): {stem!r}")
+        parts = stem.split("-", dashes - 2)
+        ok = self.names.get(parts[0])
+        if ok is None:
+            ok = self.names[parts[0]] = _valid_wheel(f"{parts[0]}-0-py3-none-any.whl")
+        if parts[1] in self.versions:
+            version = self.versions[parts[1]]
+        else:
+            try:
+                version = str(Version(parts[1]))
+            except InvalidVersion:
+                version = None
+            self.versions[parts[1]] = version
+        if dashes == 5:
+            build = self.builds.get(parts[2])
+            if build is None:
+                build = self.builds[parts[2]] = _valid_wheel(f"x-0-{parts[2]}-py3-none-any.whl")
+            ok = ok and build
+        if parts[-1] in self.tagsets:
+            tags = self.tagsets[parts[-1]]
+        else:
+            try:
+                tags = frozenset(str(t) for t in parse_wheel_filename(f"x-0-{parts[-1]}.whl")[3])
+            except InvalidWheelFilename:
+                tags = None
+            self.tagsets[parts[-1]] = tags
+        if not ok or version is None or tags is None:
+            raise InvalidWheelFilename(f"Invalid wheel filename: {filename!r}")
+        return version, tags
+
+
+def _valid_wheel(filename: str) -> bool:
+    try:
+        parse_wheel_filename(filename)
+    except (InvalidWheelFilename, InvalidVersion):
+        return False
+    return True
 
 
 def _sha256(value: Any) -> str | None:
