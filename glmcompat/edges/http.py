@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from glmcompat.model.errors import EnvironmentFailure, InputError
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
 
 T = TypeVar("T")
@@ -138,19 +140,32 @@ def read_capped(r: httpx.Response, what: str, limit: int, deadline: Deadline) ->
     return bytes(buf)
 
 
+_SSL: dict[str, ssl.SSLContext] = {}  # by the CA bundle's path ("" for httpx's default): one per process
+_SSL_LOCK = threading.Lock()
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The TLS context every client of this process uses: the CA bundle the usual variables name (``SSL_CERT_FILE``,
+    ``REQUESTS_CA_BUNDLE``, ``PIP_CERT``), else httpx's default; built once per bundle, since loading a bundle costs
+    tens of milliseconds of CPU and a cold lock opens a client per reading thread. A context is safe to share."""
+    import ssl  # lazy: with httpx, only network calls
+
+    import httpx  # lazy: heavy httpx, only network calls need it
+
+    path = next((p for p in (os.environ.get(v) for v in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"))
+                 if p and os.path.isfile(p)), "")
+    with _SSL_LOCK:
+        ctx = _SSL.get(path)
+        if ctx is None:
+            ctx = _SSL[path] = (ssl.create_default_context(cafile=path) if path else httpx.create_ssl_context())
+        return ctx
+
+
 def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connections: int | None = None) -> httpx.Client:
     """An httpx client honouring the usual CA bundle variables (``SSL_CERT_FILE``, ``PIP_CERT``...).
     ``max_connections`` bounds the pool (parallel downloads wait for a free connection, no pool timeout)."""
     import httpx  # lazy: heavy httpx, only network calls need it
 
-    import ssl  # lazy: with httpx, only network calls
-
-    verify: Any = True
-    for var in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
-        path = os.environ.get(var)
-        if path and os.path.isfile(path):
-            verify = ssl.create_default_context(cafile=path)
-            break
     from glmcompat.edges.dns import client  # lazy: heavy httpx, only network calls need it
 
     # Sized for the parallel reads (the index source's prefetch, a refresh's jobs): every connection they open kept.
@@ -158,8 +173,7 @@ def make_client(timeout: tuple[float, float] = DEFAULT_TIMEOUT, *, max_connectio
               httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections))
     wait: dict[str, Any] = {} if max_connections is None else {"pool": None}  # a bounded pool: wait for a connection
     try:
-        if not isinstance(verify, ssl.SSLContext):
-            verify = httpx.create_ssl_context(verify=verify)  # once, for every transport (loading it is slow)
+        verify = ssl_context()
         # The direct connections through the shared resolver; the proxy variables read as httpx reads them.
         return client(limits, verify, timeout=httpx.Timeout(timeout[0], connect=timeout[1], **wait),
                       follow_redirects=True, headers={"User-Agent": USER_AGENT})
