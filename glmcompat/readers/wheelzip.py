@@ -137,23 +137,29 @@ def _find_eocd(tail: bytes) -> int:
     return -1
 
 
+_CD_RECORD = struct.Struct("<4sHHHHHHIIIHHHHHII")  # a central-directory record's fixed 46 bytes
+
+
 def parse_central_directory(cd: bytes, count: int, wheel: str, archive_size: int) -> list[ZipMember]:
     """Parse ``count`` central-directory records (pure); sizes and offsets checked against the archive."""
     members: list[ZipMember] = []
+    append, unpack, end = members.append, _CD_RECORD.unpack_from, len(cd)
     pos = 0
     for _ in range(count):
-        if pos + 46 > len(cd) or cd[pos:pos + 4] != b"PK\x01\x02":
+        if pos + 46 > end or cd[pos:pos + 4] != b"PK\x01\x02":
             raise WheelError(wheel, f"corrupt central directory (record at +{pos})")
-        (_, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen, clen, _, _, _, hoff) = struct.unpack_from(
-            "<4sHHHHHHIIIHHHHHII", cd, pos)
-        name_b = cd[pos + 46:pos + 46 + nlen]
-        extra = cd[pos + 46 + nlen:pos + 46 + nlen + xlen]
-        pos += 46 + nlen + xlen + clen
-        if pos > len(cd):
+        (_, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen, clen, _, _, _, hoff) = unpack(cd, pos)
+        start = pos + 46
+        pos = start + nlen + xlen + clen
+        if pos > end:
             raise WheelError(wheel, "corrupt central directory (record runs past its end)")
-        name = name_b.decode("utf-8" if flags & 0x800 else "cp437", "replace")
-        if 0xFFFFFFFF in (usize, csize, hoff):
-            usize, csize, hoff = _zip64_extra(extra, usize, csize, hoff, wheel, name)
+        name_b = cd[start:start + nlen]
+        if name_b.isascii():
+            name = name_b.decode("ascii")  # what utf-8 and cp437 both decode it to
+        else:
+            name = name_b.decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        if usize == 0xFFFFFFFF or csize == 0xFFFFFFFF or hoff == 0xFFFFFFFF:
+            usize, csize, hoff = _zip64_extra(cd[start + nlen:start + nlen + xlen], usize, csize, hoff, wheel, name)
         if method not in (0, 8):
             raise WheelError(wheel, f"unsupported compression method {method}", name)
         if hoff + 30 + csize > archive_size:
@@ -163,7 +169,7 @@ def parse_central_directory(cd: bytes, count: int, wheel: str, archive_size: int
                 wheel, f"declared size {usize} bytes from {csize} compressed is beyond sane limits (zip bomb?)", name)
         if method == 0 and usize != csize:
             raise WheelError(wheel, f"stored member declares {csize} compressed vs {usize} bytes", name)
-        members.append(ZipMember(name, method, flags, crc, csize, usize, hoff))
+        append(ZipMember(name, method, flags, crc, csize, usize, hoff))
     return members
 
 
