@@ -116,7 +116,7 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
             break
     else:
         return None
-    name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
+    name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch", "Pytorch": "torch",
             "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     if have == need and not top:  # the log's only mention of the package is the check's own minimum (">= 2.1.0")

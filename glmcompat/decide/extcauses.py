@@ -87,6 +87,26 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "absent and a GPU tensor reaches its CPU-only build",
                 f"rebuild {pkg or 'it'} with the CUDA toolkit of torch's CUDA visible (CUDA_HOME set, FORCE_CUDA=1, "
                 "pip install --no-build-isolation), or install its prebuilt CUDA wheel for the installed torch")
+    if g.get("x_op"):  # the compiled extension is there but lacks an op this release's Python code calls
+        return (f"{subject}'s compiled extension {mod or ''} lacks the op {g['x_op']} that this release's Python code "
+                "loads: the compiled part is of another release than the Python files (an older source build left in "
+                "place, or two distributions of the package, e.g. mmcv and mmcv-full, installed over each other)",
+                f"uninstall every distribution of {pkg or 'the package'} (pip uninstall mmcv mmcv-full mmcv-lite), then "
+                "install one release whose compiled extension matches it, built for the installed torch and CUDA (its "
+                "prebuilt wheel, or a clean source build)")
+    if g.get("x_cc"):  # the package ships one compiled module per GPU architecture, none at or below this GPU's
+        cc = g["x_cc"]
+        return (f"{subject} was compiled for other GPU architectures than this GPU's (compute capability {_cc(cc)}): "
+                "it ships one compiled module per architecture it was built for and has none at or below this one "
+                "(built on another machine, or for a newer GPU only)",
+                f"rebuild {pkg or 'it'} for this GPU (TCNN_CUDA_ARCHITECTURES={cc}, or build on this machine with torch "
+                "seeing the GPU: pip install --no-build-isolation)")
+    if g.get("x_pkg16"):  # torch-tensorrt's C++ runtime library did not load
+        return (f"{subject}'s C++ runtime library (libtorchtrt_runtime) did not load: the install has no runtime "
+                "library (a Python-only build), or it was built for another torch than the installed one, so the "
+                "features that need it are disabled",
+                f"install the {pkg or 'torch-tensorrt'} release built for the installed torch (their versions are paired: "
+                "torch-tensorrt 2.X with torch 2.X, from the same CUDA index), not a source build without its C++ runtime")
     lacks = f"its compiled extension {mod}" if mod else "its compiled extension"
     return (f"{subject} is installed without {lacks}: a Python-only install (a source build that skipped or failed its "
             "C++/CUDA build, the lite package instead of the full one), or a wheel built for another Python, torch or "
@@ -138,9 +158,21 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     the environment has."""
     g = h.groups
     pkg, who = _who(h, env)
-    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7")
+    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8")
     need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7")
     have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7")
+    lo, hi = _first(g, "x_lo8").rstrip("."), _first(g, "x_hi8").rstrip(".")
+    if lo and hi:  # a range the package was built and tested for: the side the found version is on
+        have8 = _first(g, "x_have8").rstrip(".")
+        base = have8.split("+", 1)[0]
+        older = _vkey(base) < _vkey(lo)
+        dep_pkg = "torch" if dep.lower() in ("pytorch", "torch") else dep.lower()
+        side = f"older than {lo}" if older else f"newer than {hi}"
+        return (f"{who or 'the package'}'s setup.py builds only against {dep} {lo} to {hi} (the range this release "
+                f"supports) and found {dep} {have8}, {side}",
+                f"install {dep_pkg} within that range (pip install '{dep_pkg}>={lo},<={hi}'), or a "
+                f"{'' if older else 'newer '}release of {pkg or 'the package'} that supports {dep} {base}"
+                + ("" if older else " (IGNORE_TORCH_VER=1 builds it anyway, untested)"))
     if dep == "CUDA" and need:  # the CUDA torch was built with (torch.version.cuda)
         floor = need.lstrip(">= ")
         torch_cuda = env.cuda.get("torch_cuda", "")
@@ -170,6 +202,11 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
         fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a release of {pkg} that supports {have_txt}"
     return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
             f"range this release of {pkg} supports", fix)
+
+
+def _vkey(v: str) -> tuple[int, ...]:
+    """A dotted release's numeric parts (2.1.2 -> (2, 1, 2)), for comparing the releases a line prints."""
+    return tuple(int(p) for p in (("".join(c for c in x if c.isdigit()) or "0") for x in v.split(".")))
 
 
 def _cuda_lib(h: Hit, env: Env, facts: Facts) -> Cause | None:

@@ -216,9 +216,25 @@ def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | 
 
 def _building(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nvcc-missing: the package being compiled (flash-attn's own warning names it) and what a prebuilt wheel needs."""
-    named = h.groups.get("building", "")
+    jit = h.groups.get("building_jit", "")
+    named = h.groups.get("building", "") or jit
     pkg = canonicalize(named) if named else (h.package if h.package and h.package != "torch" else "")
-    who = pkg or "a package"
+    flag = h.groups.get("build_flag", "")
+    who = pkg or (f"a package's --{flag} extension build" if flag else "a package")
+    if flag and not pkg:  # a setup.py option that builds CUDA extensions (apex's --cuda_ext), no package named
+        cuda = _torch_cuda(env)
+        return (f"the source build's --{flag} option compiles CUDA extensions and needs nvcc, the CUDA toolkit's "
+                "compiler, which is not installed or not where CUDA_HOME points (a runtime image has none: only the "
+                "devel images ship nvcc)",
+                f"install the CUDA toolkit of torch's CUDA ({cuda or 'torch.version.cuda'}), set CUDA_HOME to it and "
+                "rebuild with pip install --no-build-isolation, or build in a -devel image")
+    if jit:  # a package that compiles its CUDA code at first import (no prebuilt extension), and disables itself
+        cuda = _torch_cuda(env)
+        return (f"{who} has no prebuilt compiled extension here, so it JIT-compiles its CUDA code at first import with "
+                "nvcc, the CUDA toolkit's compiler, and found none (not on PATH): it disables itself, and its first "
+                "CUDA op fails",
+                f"install the CUDA toolkit of torch's CUDA ({cuda or 'torch.version.cuda'}) and put its bin on PATH "
+                f"(CUDA_HOME set to it), or install a prebuilt {who} wheel for the installed torch and CUDA")
     torch = env.version("torch")
     cuda = _torch_cuda(env)
     nvcc = h.groups.get("nvcc", "")
@@ -303,7 +319,8 @@ def _torch_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _tensorrt_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """tensorrt-lib-missing: the TensorRT library and its major, and the bindings' release where the log shows it."""
-    lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    lib = h.groups.get("library", "") or h.groups.get("trt_library", "")
+    major = h.groups.get("major", "") or h.groups.get("trt_major", "")
     pkg = h.package or "the TensorRT bindings"
     ver = h.version or env.version(pkg) if h.package else ""
     return (f"{_shown(pkg, ver)} links {lib} (TensorRT {major}'s library), which the loader cannot find: the TensorRT "
