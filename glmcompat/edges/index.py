@@ -17,7 +17,7 @@ import os
 import re
 import subprocess
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -372,10 +372,10 @@ def _version_key(v: str) -> tuple[int, Any]:
 # ------------------------------------------------------------------------------------------------
 
 
-_RANKS: dict[int, tuple[list[Tag], int, dict[str, int]]] = {}
+_RANKS: dict[int, tuple[Sequence[Tag], int, dict[str, int]]] = {}
 
 
-def _rank(tags: list[Tag]) -> dict[str, int]:
+def _rank(tags: Sequence[Tag]) -> dict[str, int]:
     """{tag text: its place} of a tag list, built once per list: a resolution selects a wheel for hundreds of
     releases against the same list (one ``str`` per tag, a thousand tags, each time, was most of its CPU)."""
     hit = _RANKS.get(id(tags))
@@ -388,7 +388,7 @@ def _rank(tags: list[Tag]) -> dict[str, int]:
     return rank
 
 
-def select_wheel(files: Iterable[IndexFile], tags: list[Tag], *, yanked: bool = False) -> IndexFile | None:
+def select_wheel(files: Iterable[IndexFile], tags: Sequence[Tag], *, yanked: bool = False) -> IndexFile | None:
     """The best non-yanked wheel for ``tags`` (earlier tag = better), yanked ones too with ``yanked``; None when none
     fits."""
     rank = _rank(tags)

@@ -65,14 +65,17 @@ def platform_tags(platform: str = "manylinux_x86_64") -> list[str]:
     return tags
 
 
-def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") -> list[Tag]:
-    """Tags an interpreter ``python`` on ``platform`` installs, best first (as pip orders them)."""
+@lru_cache(maxsize=32)
+def supported_tags(python: str = "cp311", platform: str = "manylinux_x86_64") -> tuple[Tag, ...]:
+    """Tags an interpreter ``python`` on ``platform`` installs, best first (as pip orders them); computed once per
+    process (a thousand tags: a cold lock asked for them 14 times, and :func:`glmcompat.edges.index.select_wheel`
+    ranks each tuple once)."""
     version = parse_python(python)
     plats = platform_tags(platform)
     interp = f"cp{version[0]}{version[1]}"
     # The ABI is named, not read from the running interpreter (packaging's default): the target is a standard
     # CPython whatever build runs glmcompat (a free-threaded or debug one would add cp313t / cp312d tags).
-    return list(cpython_tags(version, abis=[interp], platforms=plats)) + list(compatible_tags(version, interp, plats))
+    return (*cpython_tags(version, abis=[interp], platforms=plats), *compatible_tags(version, interp, plats))
 
 
 @lru_cache(maxsize=32)
