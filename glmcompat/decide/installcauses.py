@@ -556,6 +556,14 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         lo, hi = _mm_version(g.get("mm_min", "")), _mm_version(g.get("mm_max", ""))
         pkg, found = g["mm_pkg"], g.get("mm_have", "")
         req = f"{pkg}>={lo}" + (f",{g.get('mm_op', '<=')}{hi}" if hi else "")
+    if "rq_lib" in g:  # a library's range check of its framework (tensorflow-addons of tensorflow): ">= min and < max"
+        by, pkg, found = canonicalize(g["rq_lib"].replace(" ", "-")), canonicalize(g.get("rq_dep", "")), g.get("rq_have", "")
+        req = f"{pkg}>={g.get('rq_min', '')},<{g.get('rq_max', '')}"
+        return (f"{by} checks at import that {pkg} is within {req} (the range its compiled custom ops were built for), "
+                f"and {pkg} {found} is installed: another install moved {pkg} outside that range, so {by}'s ops may fail "
+                f"to load (an undefined {pkg} symbol) or misbehave",
+                f"install {pkg} within that range (pip install '{req}'), or the {by} release built for {pkg} {found} "
+                f"(its compatibility matrix); {by} is end-of-life, so a {pkg} newer than its last release has none")
     if "sp_lib" in g:  # SciPy's own check of NumPy at import (a UserWarning: "A NumPy version >=<min> and <<max> ...")
         pkg, found = g["sp_dep"], g.get("sp_have", "")
         req = f"{pkg.lower()}>={g.get('sp_min', '')},<{g.get('sp_max', '')}"
