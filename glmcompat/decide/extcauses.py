@@ -266,9 +266,18 @@ def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """cuda-toolkit-not-found where Numba's CUDA target finds no NVVM (the toolkit's compiler library)."""
-    if "x_nvvm" not in h.groups:
+    if "x_nvvm" not in h.groups and "x_libdevice" not in h.groups:
         return None
     pkg, who = _who(h, env)
+    if "x_libdevice" in h.groups:  # NVVM loaded, but the toolkit's libdevice (nvvm/libdevice/libdevice.10.bc) is absent
+        need = _first(h.groups, "x_libdevice_need", "x_libdevice_need2")
+        return (f"{who or 'the CUDA JIT (numba)'} links every kernel it compiles at run time with libdevice "
+                "(nvvm/libdevice/libdevice.10.bc, the CUDA toolkit's math library for NVVM), and found none where it looks "
+                "(CUDA_HOME, the conda environment, the nvidia-cuda-nvcc wheel): the pip wheels of torch carry the CUDA "
+                "runtime, not the toolkit's nvvm directory" + (f"; it asks for a CUDA toolkit {need} or newer" if need else ""),
+                "install the CUDA toolkit's nvvm part for the CUDA in use (pip install the nvidia-cuda-nvcc wheel of that CUDA major, -cu12 for CUDA 12, or numba-cuda[cu12]; "
+                "conda install -c conda-forge cuda-nvcc cuda-nvrtc; CUDA 11: cudatoolkit) or point CUDA_HOME at a full toolkit "
+                "(one whose nvvm/libdevice holds libdevice.10.bc)")
     return (f"{who or 'the CUDA JIT'} compiles its kernels at run time with libNVVM, the CUDA toolkit's compiler "
             "library, and found none: the pip wheels of torch carry the CUDA runtime, not NVVM (no CUDA toolkit, or its "
             "nvvm/lib64 not where it looks)",

@@ -36,6 +36,7 @@ LABELS = {
     "available": "available: {}", "cuda_need": "it needs CUDA {}", "cudnn_need": "it needs cuDNN {}",
     "arch": "the GPU architecture ptxas does not know: {}", "symbol": "it calls {}", "cudnn": "it requires cuDNN {}.x",
     "cuda": "and CUDA {}.x", "dnn": "{}", "ggml_arch": "its build has no CUDA architecture at or below {}",
+    "ir": "the model's IR version {}", "ir_max": "the newest IR version this build reads: {}",
 }
 # a group marking a library that several programs bundle (ggml: llama.cpp, ollama): the row names no package, the
 # package the log's paths named for the hit is kept

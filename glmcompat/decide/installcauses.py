@@ -556,6 +556,14 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         lo, hi = _mm_version(g.get("mm_min", "")), _mm_version(g.get("mm_max", ""))
         pkg, found = g["mm_pkg"], g.get("mm_have", "")
         req = f"{pkg}>={lo}" + (f",{g.get('mm_op', '<=')}{hi}" if hi else "")
+    if "rq_lib" in g:  # a library's range check of its framework (tensorflow-addons of tensorflow): ">= min and < max"
+        by, pkg, found = canonicalize(g["rq_lib"].replace(" ", "-")), canonicalize(g.get("rq_dep", "")), g.get("rq_have", "")
+        req = f"{pkg}>={g.get('rq_min', '')},<{g.get('rq_max', '')}"
+        return (f"{by} checks at import that {pkg} is within {req} (the range its compiled custom ops were built for), "
+                f"and {pkg} {found} is installed: another install moved {pkg} outside that range, so {by}'s ops may fail "
+                f"to load (an undefined {pkg} symbol) or misbehave",
+                f"install {pkg} within that range (pip install '{req}'), or the {by} release built for {pkg} {found} "
+                f"(its compatibility matrix); {by} is end-of-life, so a {pkg} newer than its last release has none")
     if "sp_lib" in g:  # SciPy's own check of NumPy at import (a UserWarning: "A NumPy version >=<min> and <<max> ...")
         pkg, found = g["sp_dep"], g.get("sp_have", "")
         req = f"{pkg.lower()}>={g.get('sp_min', '')},<{g.get('sp_max', '')}"
@@ -717,6 +725,17 @@ def _bf16(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"{_capability(need)} or newer, and the GPU has {_capability(have)}: no package version changes that",
                 f"serve a checkpoint of this model in a format the GPU runs (another quantization, or float16), or use a GPU "
                 f"of compute capability >= {_capability(need)}")
+    if "tfp8_ty" in g or "tfp8_ty2" in g:  # triton's own check of an fp8 type against the compiled-for GPU
+        ty = g.get("tfp8_ty") or g.get("tfp8_ty2", "")
+        need = g.get("tfp8_need", "") or "89"
+        ok = f" (here it supports {g['tfp8_ok']})" if g.get("tfp8_ok") else ""
+        return (f"a Triton kernel being compiled (an fp8 model's quantization, MoE or KV-cache kernel, torch.compile) uses "
+                f"{ty} (torch.float8_e4m3fn), which triton supports only on compute capability {_capability(need)} and "
+                f"newer (Ada, Hopper, Blackwell){ok}; this GPU is older (an A100 is 8.0, an RTX 3090 8.6): no package "
+                "version changes that",
+                "use a format this GPU runs: a checkpoint that is not fp8 (or its bfloat16/float16 weights), an fp8_e5m2 "
+                "KV cache instead of fp8_e4m3 (vLLM --kv-cache-dtype fp8_e5m2), or an engine backend with a non-Triton "
+                f"fp8 path (Marlin weight-only fp8); or run it on a GPU of compute capability {_capability(need)} or newer")
     if "ptx_feature" in g:  # ptxas's own refusal of a data type's instruction for the compiled-for target
         feature, need = g["ptx_feature"], g.get("ptx_need", "")
         kind = next((t for t in ("bf16", "e4m3", "e5m2", "tf32") if t in feature), "this data type")

@@ -321,6 +321,8 @@ def _tensorrt_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """tensorrt-lib-missing: the TensorRT library and its major, and the bindings' release where the log shows it."""
     lib = h.groups.get("library", "") or h.groups.get("trt_library", "")
     major = h.groups.get("major", "") or h.groups.get("trt_major", "")
+    if not lib:  # a line that names no library (onnxruntime's "Please install TensorRT libraries"): the row's own words
+        return None
     pkg = h.package or "the TensorRT bindings"
     ver = h.version or env.version(pkg) if h.package else ""
     return (f"{_shown(pkg, ver)} links {lib} (TensorRT {major}'s library), which the loader cannot find: the TensorRT "
