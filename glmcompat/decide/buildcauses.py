@@ -144,6 +144,11 @@ def _tooling(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "or newer",
                 "upgrade setuptools and pip in that environment (pip install -U pip setuptools; for pip's isolated "
                 "build, raise the project's setuptools pin in [build-system] requires), or build with Python 3.11")
+    if "setuptools_min" in h.groups:
+        return (f"torch's cpp_extension compares the CUDA toolkit's version with torch's through the build environment's "
+                f"setuptools, which is older than it needs ({h.groups['setuptools_min']})",
+                "upgrade setuptools where the extension is built (pip install -U setuptools; for pip's isolated build, the "
+                "project's [build-system] requires), then build again")
     if "distutils" in h.groups:
         return ("the code being built or imported imports distutils, which this Python lacks: Python 3.12 removed it (PEP "
                 "632), and Debian's and Ubuntu's older Pythons ship it apart (python3-distutils); an old setup.py, or a "
@@ -353,9 +358,20 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    tool = _g(h, "compiler", "exec_compiler")
+    tool = _g(h, "compiler", "exec_compiler", "vc_compiler")
     if not tool and "msvc" not in h.groups:
         return INSTALL_BUILDERS["build-tool-missing"](h, env, facts)
+    if "vc_compiler" in h.groups and tool.rsplit("\\", 1)[-1].lower() in ("cl", "cl.exe"):
+        return ("torch's cpp_extension runs the compiler cl (MSVC) to check its version before building the extension, "
+                "and cannot run it: the Microsoft C++ Build Tools are not installed, or the shell is no Visual Studio "
+                "developer prompt (cl.exe not on PATH)",
+                "build from an \"x64 Native Tools Command Prompt for VS\" (or run vcvars64.bat first), after installing "
+                "the Microsoft C++ Build Tools (the \"Desktop development with C++\" workload)")
+    if "vc_compiler" in h.groups:
+        return (f"torch's cpp_extension runs the compiler {tool} (CXX, else c++) to check its version before building the "
+                "extension, and cannot run it: no C++ compiler is installed, or CXX names one that is not on PATH",
+                "install a C++ compiler where the build runs (apt-get install g++ / build-essential, dnf install gcc-c++, "
+                "conda install -c conda-forge cxx-compiler) or point CXX at one, then build again")
     if "msvc" in h.groups:
         return ("the build compiles C/C++ sources on Windows, and the Microsoft C++ Build Tools (MSVC 14.0 or newer, "
                 "its vcvarsall.bat) are not installed",
@@ -476,6 +492,35 @@ def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return INSTALL_BUILDERS["conda-unsatisfiable"](h, env, facts)
 
 
+
+def _cmake_cuda_floor(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-cmake-cuda-too-old: the floor torch's CMake config names (CUDA, or cuDNN), and the toolkit the log shows."""
+    need, cudnn = _g(h, "need"), _g(h, "cudnn_need")
+    if not (need or cudnn):
+        return None
+    what = f"CUDA {need}" if need else f"cuDNN {cudnn}"
+    have = env.cuda.get("nvcc", "")
+    return (f"the torch (libtorch) being built against needs {what} or newer, and the "
+            f"{'CUDA toolkit' if need else 'cuDNN'} CMake found is older{f' (nvcc {have})' if have and need else ''}: "
+            "its CMake config (Caffe2/public/cuda.cmake) refuses it",
+            f"point CMake at a {'CUDA toolkit' if need else 'cuDNN'} of {what} or newer, best the libtorch's own CUDA "
+            "release (torch.version.cuda; CUDA_HOME / -DCUDAToolkit_ROOT and CMAKE_CUDA_COMPILER), or build against an "
+            "older libtorch whose floor the installed toolkit meets")
+
+
+def _toolkits_mixed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-toolkit-versions-conflict: the nvcc release and where its headers are, as torch's CMake config prints them."""
+    nvcc, where = _g(h, "nvcc_version", "+nvcc_version"), _g(h, "nvcc_include", "+nvcc_include")
+    findcuda = _g(h, "findcuda", "+findcuda")
+    if not (nvcc or findcuda):
+        return None
+    first = (f"the CUDA compiler is V{nvcc} (headers in {where})" if nvcc
+             else f"FindCUDA's nvcc says CUDA {findcuda}")
+    return (f"the build mixes two CUDA toolkits: {first}, and the CUDA toolkit whose headers and libraries CMake found "
+            "(CUDA_HOME / CUDAToolkit_ROOT) is another release; torch's CMake config refuses the mismatch",
+            "use one toolkit for every part: point CUDA_HOME, PATH (its bin first) and CMAKE_CUDA_COMPILER / CUDACXX at "
+            "the same toolkit, remove the other toolkit's bin from PATH, and re-run CMake from a clean build directory")
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these after the rest: the widened
 # rows' builders here read their new phrasings and hand the others to the row's own builder)
 SWEEP_BUILDERS: dict[str, Builder] = {
@@ -495,6 +540,8 @@ SWEEP_BUILDERS: dict[str, Builder] = {
     "wheel-not-supported": _wheel,
     "pip-resolution-impossible": _resolution,
     "build-tool-missing": _build_tool,
+    "torch-cmake-cuda-too-old": _cmake_cuda_floor,
+    "cuda-toolkit-versions-conflict": _toolkits_mixed,
     "conda-unsatisfiable": _conda,
     "conda-package-not-found": _conda_missing,
 }

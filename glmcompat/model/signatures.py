@@ -534,7 +534,9 @@ IMPORT_GAP = 3
 # found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
 # are kept, ", "-joined, under "+<group>", so a cause can name the newest (the one a remedy must satisfy)
-COLLECTED_GROUPS = frozenset({"need", "glibc"})
+# (nvcc_version, nvcc_include: torch's CMake config prints the compiler's release on the line after its "Found two
+# conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68)
+COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
