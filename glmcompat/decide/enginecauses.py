@@ -54,10 +54,13 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
     pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
-                               "ni2_pkg"))
-    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip")
+                               "ni2_pkg", "fa_for"))
+    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip",
+                 "rp_pip", "tr_req")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
+    if "rp_pip" in g and req:  # "requires Accelerate: `pip install accelerate`": the pip command spells the distribution
+        pkg = re.split(r"[\s<>=!~\[;'\"]", req, maxsplit=1)[0]
     pkg = pkg.removesuffix(" is not installed")  # flash-attn's extension lines name the module in the alternative
     if not pkg and req:  # only the line's pip command names it
         pkg = re.split(r"[\s<>=!~\[;'\"]", req.strip("'\" "), maxsplit=1)[0]
@@ -71,7 +74,16 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     need = spec if spec.lower().replace("_", "-").startswith(pkg.lower().replace("_", "-")) else pkg
     cause = (f"{who} needs {need} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
              f"dependency {who} imports only for this, so installing {who} did not bring it")
-    if "fa2" in g or "fa_mod" in g:  # transformers' flash-attention check: flash-attn's wheel must fit torch and CUDA
+    have = env.version(canonicalize(pkg)) if spec else ""
+    if have and "tr_req" in g:  # the Trainer's check refuses a missing accelerate and an older one alike
+        cause = (f"{who} needs {need} for {what}, and {pkg} {have} is installed: the check refuses a missing {pkg} and "
+                 "an older one alike")
+    if g.get("fa_for", "").endswith("3"):  # FlashAttention-3: its own flash_attn_3 module, built from hopper/
+        return (f"{who} was asked for FlashAttention-3, and its module (flash_attn_3, built from flash-attention's "
+                "hopper/ directory, not the flash-attn wheel) is not installed in the Python that runs",
+                "build FlashAttention-3 against the installed torch (cd flash-attention/hopper && python setup.py "
+                "install) on a Hopper GPU, or load the model with attn_implementation='flash_attention_2' or 'sdpa'")
+    if "fa2" in g or "fa_mod" in g or "fa_for" in g:  # transformers' flash-attention check: flash-attn's wheel must fit torch and CUDA
         return (f"{who} was asked for FlashAttention ({g.get('fa_mod') or 'flash_attn'}), and flash-attn is not "
                 "installed in the Python that runs",
                 "install flash-attn built for the installed torch and CUDA (its prebuilt wheel for that pair, or pip "
@@ -100,7 +112,8 @@ _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_
             ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""), ("pi_pkg", "", "pi_need", ""),
             ("rj_pkg", "rj_have", "rj_need", ""), ("yn_pkg", "", "yn_need", ""), ("ut_pkg", "ut_have", "ut_need", ""),
             ("yv_pkg", "", "yv_need", ""), ("dr_pkg", "", "dr_need", ""), ("rq_pkg", "", "rq_need", ""),
-            ("ol_pkg", "", "ol_need", ""))
+            ("ol_pkg", "", "ol_need", ""), ("dt_pkg", "dt_have", "dt_need", ""), ("fv_pkg", "", "fv_need", ""),
+            ("sd_pkg", "", "sd_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -117,6 +130,7 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
     else:
         return None
     name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
+            "Pytorch": "torch", "FlashAttention": "flash-attn",
             "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     if have == need and not top:  # the log's only mention of the package is the check's own minimum (">= 2.1.0")
@@ -245,6 +259,8 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
         need = _dotted(g["nb_min"])
     if g.get("ds_arch"):
         need = ARCH_CC.get(g["ds_arch"], "")
+    if g.get("fa_ccmin"):  # transformers' FlashAttention check: a major, and the GPU's capability as a tuple
+        need, have = f"{g['fa_ccmin']}.0", _dotted(g.get("fa_cchave", ""))
     if not need:
         return None
     name, have = _the_gpu(h, env, facts, have)
