@@ -550,6 +550,8 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     req = g.get("requirement", "")
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
+    if "on_pkg" in g:  # optimum's check of NumPy's major: "..., but expected numpy<2."
+        req, pkg, found = g["on_req"], g["on_pkg"], g.get("on_have", "")
     if "fa_need" in g:  # transformers' check of flash-attn (its modeling_utils), on its own words
         req, pkg, found = f"flash-attn>={g['fa_need']}", "flash-attn", g.get("fa_have", "").rstrip(".")
     if "mm_pkg" in g:  # OpenMMLab's assert: "<NAME>==<have> is used but incompatible. Please install <pkg>>=<min>, <=<max>."
