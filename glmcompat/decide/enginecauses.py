@@ -54,7 +54,7 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
     pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
-                               "ni2_pkg", "fa_for"))
+                               "ni2_pkg", "fa_for", "xf_pkg"))
     req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip",
                  "rp_pip", "tr_req", "ro_pip", "ro2_pip", "bk_pip")
     if "ac_req" in g:
@@ -114,7 +114,8 @@ _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_
             ("ol_pkg", "", "ol_need", ""), ("dt_pkg", "dt_have", "dt_need", ""), ("fv_pkg", "", "fv_need", ""),
             ("sd_pkg", "", "sd_need", ""), ("bv_pkg", "", "", ""), ("pe_pkg", "", "pe_need", ""),
             ("iv_pkg", "", "iv_need", ""), ("ov_pkg", "ov_have", "ov_need", ""), ("vp_pkg", "", "vp_need", ""),
-            ("av_pkg", "", "av_need", ""), ("yi_pkg", "", "yi_need", ""), ("wo_pkg", "wo_have", "wo_need", ""))
+            ("av_pkg", "", "av_need", ""), ("yi_pkg", "", "yi_need", ""), ("wo_pkg", "wo_have", "wo_need", ""),
+            ("du_pkg", "", "du_need", ""), ("dk_pkg", "", "dk_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -251,8 +252,8 @@ def _the_gpu(h: Hit, env: Env, facts: Facts, have: str) -> tuple[str, str]:
 def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
     g = h.groups
-    need = _first(g, "need", "need2", "need3", "need4", "need5")
-    have = _first(g, "have", "have3")
+    need = _first(g, "need", "need2", "need3", "need4", "need5", "need6")
+    have = _first(g, "have", "have3", "have6") or (_dotted(g["gq_have"]) if g.get("gq_have") else "")
     if g.get("sm_only"):  # SGLang's list of the architectures a kernel is built for
         have = have or env.capability
         gpu = f"this GPU (compute capability {have})" if have else "this GPU"
