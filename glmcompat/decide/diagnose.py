@@ -290,6 +290,11 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "Python that runs: transformers checks a remote model file's imports before it runs it",
                 f"install {names} in that Python, each a build for the installed torch and CUDA where it is compiled "
                 f"(pip install {' '.join(missing)}{' --no-build-isolation' if any('flash' in m for m in missing) else ''})")
+    if "rc_missing" in h.groups:  # transformers 5's check of a checkpoint's requirements.txt (its remote code's needs)
+        wanted = h.groups["rc_missing"].strip()
+        return (f"the checkpoint's requirements.txt (read by transformers before it runs the checkpoint's remote code) "
+                f"needs {wanted}, which is not installed in the Python that runs",
+                f"install it in that Python (pip install {wanted}), with the checkpoint's other requirements")
     if "tf_backend" in h.groups:  # transformers' own words for a missing torch
         return (f"{h.groups.get('tf_needs', 'transformers')} needs torch, and torch is not installed in the Python that "
                 "runs (transformers imports without it and fails at the first model class)",

@@ -54,10 +54,13 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
     pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
-                               "ni2_pkg"))
-    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip")
+                               "ni2_pkg", "fa_for", "xf_pkg"))
+    req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip",
+                 "rp_pip", "tr_req", "ro_pip", "ro2_pip", "bk_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
+    if "rp_pip" in g and req:  # "requires Accelerate: `pip install accelerate`": the pip command spells the distribution
+        pkg = re.split(r"[\s<>=!~\[;'\"]", req, maxsplit=1)[0]
     pkg = pkg.removesuffix(" is not installed")  # flash-attn's extension lines name the module in the alternative
     if not pkg and req:  # only the line's pip command names it
         pkg = re.split(r"[\s<>=!~\[;'\"]", req.strip("'\" "), maxsplit=1)[0]
@@ -71,7 +74,15 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     need = spec if spec.lower().replace("_", "-").startswith(pkg.lower().replace("_", "-")) else pkg
     cause = (f"{who} needs {need} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
              f"dependency {who} imports only for this, so installing {who} did not bring it")
-    if "fa2" in g or "fa_mod" in g:  # transformers' flash-attention check: flash-attn's wheel must fit torch and CUDA
+    if "tr_req" in g:  # transformers' Trainer: is_accelerate_available(min_version) is False for a missing one and an older
+        cause = (f"{who} needs {need} for {what}, and {pkg} is not installed in the Python that runs or is older: the "
+                 "check refuses both alike")
+    if g.get("fa_for", "").endswith("3"):  # FlashAttention-3: its own flash_attn_3 module, built from hopper/
+        return (f"{who} was asked for FlashAttention-3, and its module (flash_attn_3, built from flash-attention's "
+                "hopper/ directory, not the flash-attn wheel) is not installed in the Python that runs",
+                "build FlashAttention-3 against the installed torch (cd flash-attention/hopper && python setup.py "
+                "install) on a Hopper GPU, or load the model with attn_implementation='flash_attention_2' or 'sdpa'")
+    if "fa2" in g or "fa_mod" in g or "fa_for" in g:  # transformers' flash-attention check: flash-attn's wheel must fit torch and CUDA
         return (f"{who} was asked for FlashAttention ({g.get('fa_mod') or 'flash_attn'}), and flash-attn is not "
                 "installed in the Python that runs",
                 "install flash-attn built for the installed torch and CUDA (its prebuilt wheel for that pair, or pip "
@@ -100,7 +111,11 @@ _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_
             ("ct_pkg", "ct_have", "ct_need", ""), ("g_pkg", "g_have", "g_need", ""), ("pi_pkg", "", "pi_need", ""),
             ("rj_pkg", "rj_have", "rj_need", ""), ("yn_pkg", "", "yn_need", ""), ("ut_pkg", "ut_have", "ut_need", ""),
             ("yv_pkg", "", "yv_need", ""), ("dr_pkg", "", "dr_need", ""), ("rq_pkg", "", "rq_need", ""),
-            ("ol_pkg", "", "ol_need", ""))
+            ("ol_pkg", "", "ol_need", ""), ("dt_pkg", "dt_have", "dt_need", ""), ("fv_pkg", "", "fv_need", ""),
+            ("sd_pkg", "", "sd_need", ""), ("bv_pkg", "", "", ""), ("pe_pkg", "", "pe_need", ""),
+            ("iv_pkg", "", "iv_need", ""), ("ov_pkg", "ov_have", "ov_need", ""), ("vp_pkg", "", "vp_need", ""),
+            ("av_pkg", "", "av_need", ""), ("yi_pkg", "", "yi_need", ""), ("wo_pkg", "wo_have", "wo_need", ""),
+            ("du_pkg", "", "du_need", ""), ("dk_pkg", "", "dk_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -111,12 +126,13 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
             # xformers' own check names flash-attn in its words; the torch / transformers minimums carry their ">="
             pkg = ("Flash-Attention" if pk == "x_need" else "DeepSpeed" if pk == "dr_pkg"
                    else g[pk].replace(">=", "").strip())
-            need, top = g.get(nk, "").rstrip("."), g.get(mk, "")
+            need, top = g.get(nk, "").rstrip(".") if nk else "", g.get(mk, "")
             have = g.get(hk, "").rstrip(".") if hk else ""
             break
     else:
         return None
-    name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch", "Pytorch": "torch",
+    name = {"DeepSpeed": "deepspeed", "auto_gptq": "auto-gptq", "Flash-Attention": "flash-attn", "CUPTI": "cupti-python", "Triton": "triton", "PyTorch": "torch",
+            "Pytorch": "torch", "FlashAttention": "flash-attn", "PEFT": "peft",
             "Transformers": "transformers"}.get(pkg.split()[0], pkg)
     have = have or env.version(canonicalize(name))
     if have == need and not top:  # the log's only mention of the package is the check's own minimum (">= 2.1.0")
@@ -124,6 +140,10 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
     want = f"{name}>={need}" + (f",<={top}" if top else "")
     who = "xformers" if "x_need" in g else _who(h, env, name) or _subject(g, name) or "the library"
     found = f"{name} {have} is installed" if have else f"the installed {name} is older"
+    if not need:  # accelerate's bitsandbytes check names no version: "make sure you have the latest version"
+        return (f"{who} checks {name}'s version for this feature and finds {'it' if not have else name + ' ' + have} "
+                f"too old (it asks for the latest {name})",
+                f"install the newest {name} in the same environment (pip install -U {name})")
     if top:
         return (f"{who} accepts {name} from {need} to {top} (the range it was built and tested against), and {found}: "
                 "its flash-attention operators are disabled",
@@ -232,8 +252,8 @@ def _the_gpu(h: Hit, env: Env, facts: Facts, have: str) -> tuple[str, str]:
 def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
     g = h.groups
-    need = _first(g, "need", "need2", "need3", "need4", "need5")
-    have = _first(g, "have", "have3")
+    need = _first(g, "need", "need2", "need3", "need4", "need5", "need6")
+    have = _first(g, "have", "have3", "have6") or (_dotted(g["gq_have"]) if g.get("gq_have") else "")
     if g.get("sm_only"):  # SGLang's list of the architectures a kernel is built for
         have = have or env.capability
         gpu = f"this GPU (compute capability {have})" if have else "this GPU"
@@ -245,6 +265,8 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
         need = _dotted(g["nb_min"])
     if g.get("ds_arch"):
         need = ARCH_CC.get(g["ds_arch"], "")
+    if g.get("fa_ccmin"):  # transformers' FlashAttention check: a major, and the GPU's capability as a tuple
+        need, have = f"{g['fa_ccmin']}.0", _dotted(g.get("fa_cchave", ""))
     if not need:
         return None
     name, have = _the_gpu(h, env, facts, have)

@@ -81,6 +81,20 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "wheel built so), so the partitioning it needs is absent",
                 f"install a {pkg or 'package'} build with {feat} (its prebuilt wheels for the installed torch and CUDA "
                 f"carry it), or rebuild it with WITH_{feat}=1")
+    if g.get("x_gqk"):  # GPTQModel's kernels: torch.ops extensions it builds (JIT) or loads for the running torch
+        return (f"{subject}'s {g['x_gqk']} kernels (compiled torch.ops extensions it builds or loads for the running "
+                "torch at run time) are not available: no prebuilt kernel matches this torch and CUDA, and building one "
+                "failed or was not possible (no CUDA toolkit of torch's CUDA, no compiler)",
+                f"reinstall {pkg or 'the package'} with its kernels built for the installed torch and CUDA (pip install "
+                "--no-build-isolation with the CUDA toolkit of torch's CUDA on PATH and CUDA_HOME), or choose a backend "
+                "that needs no compiled kernel")
+    if g.get("x_awqk"):  # AutoAWQ's kernels live in a separate distribution, built per torch and CUDA
+        dist = canonicalize(g["x_awqk"])
+        return (f"AutoAWQ's {g.get('x_awqk_what', 'CUDA')} kernels did not import: they come from the separate {dist} "
+                f"package, which is not installed or was built for another torch or CUDA (its compiled modules then fail "
+                "to import, and AutoAWQ only records that they are missing)",
+                f"install {dist} built for the installed torch and CUDA (pip install {dist}, or its release wheel for this "
+                "CUDA / ROCm), or load the model through a backend that needs no such kernel")
     if "x_pkg12" in g or any(k.startswith("x_cpu") for k in g):
         return (f"{subject}'s compiled extension was built without CUDA{' (its ' + g['x_cpu'].strip() + ')' if g.get('x_cpu') else ''}: "
                 "no CUDA toolkit or GPU was visible when it was compiled (FORCE_CUDA unset), so its GPU kernels are "

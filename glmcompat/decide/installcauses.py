@@ -550,6 +550,14 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     req = g.get("requirement", "")
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
+    if "rc_pkg" in g:  # transformers 5's check of a checkpoint's requirements.txt before its remote code runs
+        req, pkg, found = g["rc_req"], g["rc_pkg"], g.get("rc_have", "")
+        return (f"the checkpoint's requirements.txt (read by transformers before it runs the checkpoint's remote code) "
+                f"needs {req}, but {pkg} {found} is installed",
+                f"install {pkg} within {req} (pip install '{req}'), or a revision of the checkpoint whose requirements "
+                f"accept {pkg} {found}")
+    if "on_pkg" in g:  # optimum's check of NumPy's major: "..., but expected numpy<2."
+        req, pkg, found = g["on_req"], g["on_pkg"], g.get("on_have", "")
     if "fa_need" in g:  # transformers' check of flash-attn (its modeling_utils), on its own words
         req, pkg, found = f"flash-attn>={g['fa_need']}", "flash-attn", g.get("fa_have", "").rstrip(".")
     if "mm_pkg" in g:  # OpenMMLab's assert: "<NAME>==<have> is used but incompatible. Please install <pkg>>=<min>, <=<max>."

@@ -214,6 +214,14 @@ def _no_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     check that the CUDA runtime counts no device."""
     torch = env.version("torch")
     cpu = torch.endswith("+cpu")
+    if "hf_nogpu" in h.groups:  # transformers refuses a GPU-only feature (a quantization, FlashAttention) up front
+        return ((f"torch {torch} is a CPU-only build, so " if cpu else "")
+                + f"torch sees no CUDA device (torch.cuda.is_available() is False), and the feature asked for runs only "
+                f"on a GPU ({h.groups['hf_nogpu'].rstrip('.')}): a CPU-only torch, a container started without the GPU, "
+                "CUDA_VISIBLE_DEVICES hiding it, or a driver the process cannot reach",
+                "install a CUDA build of torch (the index URL of torch's CUDA wheels) and give the process the GPU "
+                "(--gpus all for a container, CUDA_VISIBLE_DEVICES naming a GPU); `python -c \"import torch; "
+                "print(torch.cuda.is_available())\"` in the same environment must print True")
     if "no_gpus" in h.groups:
         visible = env.notes.get("cuda_visible")
         shown = "" if visible is None else f" (the log sets it to {visible!r})" if visible else " (the log sets it empty)"
