@@ -8,7 +8,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from packaging.version import Version
 
@@ -513,6 +513,34 @@ def nvidia_library(lib: str) -> str:
     return f"CUDA {want}'s {name}" if "." in want else f"{name} {want}"
 
 
+def soname_cuda(lib: str, facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the CUDA majors that ship ``lib``, the nvidia-* wheels that do) by its soname major: the ``[[nvidia_soname]]``
+    row of the library and major (libcufft.so.11 -> CUDA 12, nvidia-cufft-cu12; libcurand.so.10 -> CUDA 10 to 13), else
+    the major itself where the library's soname carries the CUDA major (``cuda_soname``); ((), ()) where neither tells."""
+    row = facts.nvidia_soname(lib)
+    if row is not None:
+        return row.cuda, row.wheels
+    owner = facts.nvidia_soname_owner(_soname(lib))
+    m = re.search(r"\.so\.(\d{1,3})(?!\.\d)", lib)
+    if owner is not None and owner.cuda_soname and m is not None:
+        n = m.group(1)
+        return (n,), (f"nvidia-{owner.wheel.removeprefix('nvidia-')}-cu{n}",) if n in ("11", "12") else ()
+    return (), ()
+
+
+def _or(items: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return f"{', '.join(items[:-1])} or {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def _wheel_for(wheels: Sequence[str], cuda_major: str) -> str:
+    """The wheel of ``wheels`` for CUDA ``cuda_major`` (its -cuNN suffix; CUDA 13's drop it), "" if none is."""
+    if not cuda_major:
+        return wheels[0] if len(wheels) == 1 else ""
+    return next((w for w in wheels if w.endswith(f"-cu{cuda_major}")), "") or next(
+        (w for w in wheels if int(cuda_major) >= 13 and not re.search(r"-cu\d{2}$", w)), "")
+
+
 def _torch_seen(h: Hit, env: Env) -> bool:
     """Whether the log shows torch: its version, its CUDA, its frames or files on the hit's line."""
     return bool(env.version("torch") or env.cuda.get("torch_cuda") or h.package == "torch"
@@ -574,22 +602,34 @@ def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "directory is on the loader's path",
                 f"put the CUDA {want} toolkit's lib64 directory (which holds {lib}) on LD_LIBRARY_PATH, or install a build "
                 f"of {who} for the CUDA the machine has")
-    wheel = f"nvidia-{base}-cu{major}" if major in ("11", "12") else f"nvidia-{base}"
+    cudas, wheels = soname_cuda(lib, facts)
+    cuda = _or(cudas)  # "12", "10 or 11": the CUDA majors that ship this soname (its own major is not CUDA's)
+    torch = env.version("torch")
+    mine = _major(_torch_cuda(env, facts)) if _torch_seen(h, env) else ""
+    wheel = _wheel_for(wheels, mine) or _or(wheels) or f"nvidia-{base}-cuXY (XY: the CUDA major)"
+    spans = (f"{name}, which CUDA {cudas[0]} ships" if len(cudas) == 1 else
+             f"{name}, which CUDA {', '.join(cudas[:-1])} and {cudas[-1]} {'both' if len(cudas) == 2 else 'all'} ship"
+             if cudas else name)
+    if len(wheels) > 1 and wheel == _or(wheels):
+        wheel = f"{wheel} (the one for the machine's CUDA)"
     if h.package and h.package != "torch":  # another package's library links it (onnxruntime's CUDA provider)
         have = env.cuda.get("nvcc") or env.cuda.get("torch_cuda") or env.cuda.get("driver_cuda", "")
-        other = f" while the environment's CUDA is {have}" if have and _major(have) != major else ""
-        return (f"{_shown(h.package, env.version(h.package))} was built for CUDA {major}: it links {lib}, which the "
-                f"loader cannot find{other} (no CUDA {major} {base} on its path: the {wheel} wheel or a CUDA {major} toolkit)",
+        off = bool(have and cudas and _major(have) not in cudas)
+        other = f" while the environment's CUDA is {have}" if off else ""
+        built = (f"was built for CUDA {cuda}" if len(cudas) == 1 else
+                 f"was built for CUDA {cuda} (the soname does not tell which)" if cudas else f"was built against {name}")
+        return (f"{_shown(h.package, env.version(h.package))} {built}: it links {lib} ({spans}), which the "
+                f"loader cannot find{other} (no {name} on its path: the {wheel} wheel"
+                + (f" or a CUDA {cuda} toolkit)" if cudas else ")"),
                 f"install {h.package}'s build for the environment's CUDA"
-                + (f" (its CUDA {_major(have)} build)" if have and _major(have) != major else "")
-                + f", or the CUDA {major} library it links (pip install {wheel}, its lib directory on LD_LIBRARY_PATH)")
+                + (f" (its CUDA {_major(have)} build)" if off else "")
+                + f", or the {name} it links (pip install {wheel}, its lib directory on LD_LIBRARY_PATH)")
     if not _torch_seen(h, env):  # no torch in the log: the program's own build links the toolkit's library
-        return (f"{lib} ({name}) is not on the loader's path: the program was built against {name}, and neither a CUDA "
+        return (f"{lib} ({spans}) is not on the loader's path: the program was built against {name}, and neither a CUDA "
                 f"toolkit that ships it nor the {wheel} wheel's lib directory is where the loader looks",
-                f"install {name} (the CUDA {major} toolkit or its conda package, or pip install {wheel} with its lib "
+                f"install {name} (the CUDA {cuda or 'XY'} toolkit or its conda package, or pip install {wheel} with its lib "
                 "directory on LD_LIBRARY_PATH); if the program is torch, reinstall torch with its dependencies "
                 "(pip install --force-reinstall torch from the index it came from)")
-    torch = env.version("torch")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     pin = next((t for r in pins for t in r.requires if t.startswith(wheel + "==")), "")
     return (f"{lib} ({name}) is not on the loader's path: the {wheel} wheel that ships it is missing or not where "
@@ -622,10 +662,13 @@ def _soname(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def _wheel_of(row: NvidiaLibrary | None, soname: str) -> str:
-    """The nvidia-* wheel that ships ``soname`` (its -cuNN name where the soname's number is the CUDA major)."""
+def _wheel_of(row: NvidiaLibrary | None, soname: str, facts: Facts) -> str:
+    """The nvidia-* wheel that ships ``soname`` (its -cuNN name where the soname's number is the CUDA major, the
+    ``[[nvidia_soname]]`` rows' where the library numbers its own releases: libcufft.so.11 -> nvidia-cufft-cu12)."""
     if row is None:
         return ""
+    if (own := facts.nvidia_soname(soname)) is not None and own.wheels:
+        return _or(own.wheels)
     major = re.search(r"\.so\.(\d{1,3})", soname)
     return f"{row.wheel}-cu{major.group(1)}" if row.cuda_soname and major else f"{row.wheel} (-cu12 or -cu13, torch's CUDA)"
 
@@ -660,7 +703,7 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     needs = f"{needer or 'a library'} needs {symbol + ', a function of ' if symbol else 'the symbol-version node of '}{own} ({name})"
     found = (f"the {own} the loader found ({provider}) is another release without {'it' if symbol else 'that node'}"
              if provider else f"the {own} the loader found first does not export it{' under that version' if node else ''}")
-    wheel = _wheel_of(owner, own)
+    wheel = _wheel_of(owner, own, facts)
     path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or ""
     in_wheel = f"/nvidia/{owner.folder}/lib/" in path.replace("\\", "/") or "/nvidia/" in path.replace("\\", "/")
     where = (f"site-packages/nvidia/{owner.folder}/lib, beside {needer}" if in_wheel else f"the {wheel} wheel's "

@@ -196,6 +196,8 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if (own := OWN_SYMBOL.match(sym)) is not None:
         start = 2 + len(own.group("len"))
         return _own_symbol(h, sym[start:start + int(own.group("len"))])
+    if (owner := symbol_framework(sym, facts)) is not None:  # another framework's C++ API (tensorflow::, phi::, xla::)
+        return _framework_symbol(h, env, *owner)
     what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
     lib = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/").rsplit("/", 1)[-1]
     if not pkg and (mod := EXT_MODULE.fullmatch(lib)) is not None and TORCH_SYMBOL.match(sym):
@@ -244,6 +246,81 @@ def _module_symbol(module: str, lib: str, sym: str, env: Env) -> tuple[str, str]
 # So, Sd; GCC libiberty/cp-demangle.c standard_subs[]), under a special name's prefix (TV vtable, TI typeinfo, TS its
 # name, TT VTT) and a nested name's qualifiers; or the C++ ABI runtime's own entry points (__cxa_*, __gxx_personality)
 STD_SYMBOL = re.compile(r"_Z(?:T[VTIS])?(?:N[rVK]{0,3}[RO]?)?S[tabsiod]\w*|__cxa_\w+|__gxx_personality\w*")
+
+
+# The outermost namespace of a mangled C++ name (Itanium ABI <nested-name>: N [<CV-qualifiers>] [<ref-qualifier>]
+# <source-name>, a <source-name> being <length><identifier>; GCC libiberty/cp-demangle.c d_nested_name, d_source_name),
+# under a special name's prefix (TV vtable, TT VTT, TI typeinfo, TS its name, GV guard variable, TH/TW thread-local
+# init/wrapper) or a local name's Z: _ZN10tensorflow8OpKernel... -> tensorflow, _ZNK3tsl6Status2okEv -> tsl,
+# _ZTVN11onnxruntime8OpKernelE -> onnxruntime; a global function (_Z3foov) or a substitution (St, S_) has none here
+NESTED = re.compile(r"_Z(?:T[VTIS]|GV|T[HW]|Z)?N[rVK]{0,3}[RO]?(?P<len>[1-9]\d{0,3})")
+
+
+def outer_namespace(symbol: str) -> str:
+    """The outermost namespace (or class) of a mangled C++ name, demangled; "" where it has none."""
+    m = NESTED.match(symbol)
+    if m is None:
+        return ""
+    name = symbol[m.end():m.end() + int(m.group("len"))]
+    return name if len(name) == int(m.group("len")) and name.isidentifier() else ""
+
+
+def symbol_framework(symbol: str, facts: Facts) -> tuple[str, str, tuple[str, ...]] | None:
+    """(namespace, package, hosts) where ``symbol`` is a C++ name of a framework other than torch by its outermost
+    namespace (the ``[[cxx_namespace]]`` rows: tensorflow:: is tensorflow's, phi:: paddlepaddle's, xla:: one of its
+    hosts'); None for torch's namespaces, a namespace no row names, or one that names no package (std::, absl::)."""
+    ns = outer_namespace(symbol)
+    row = next((r for r in facts.rows("cxx_namespace") if ns in r.namespaces), None) if ns else None
+    if row is None or row.package == "torch" or (row.package is None and not row.hosts):
+        return None
+    return ns, row.package or "", row.hosts
+
+
+def _framework_version(env: Env, fw: str, note: str) -> str:
+    """The release of ``fw`` a package's own ABI warning names (``fw_built``: what its custom ops were compiled against;
+    ``fw_using``: the installed one), where the warning names ``fw`` ("TensorFlow 2.2.0")."""
+    name, _, ver = env.notes.get(note, "").rpartition(" ")
+    return ver if name and canonicalize(name) == canonicalize(fw) else ""
+
+
+def _framework_symbol(h: Hit, env: Env, ns: str, package: str, hosts: tuple[str, ...]) -> tuple[str, str]:
+    """undefined-symbol where the symbol is another framework's C++ API (a TensorFlow custom op's _ZN10tensorflow...,
+    a Paddle custom op's _ZN3phi..., an onnxruntime EP's _ZN11onnxruntime...): the library was built against another
+    release of that framework than the installed one, and torch has nothing to do with it."""
+    pkg, sym = h.package, h.groups.get("symbol", "")
+    path = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/")
+    lib = path.rsplit("/", 1)[-1]
+    if package:
+        fw = package
+    else:  # a namespace several frameworks ship (XLA's): the host the log shows, else each of them
+        shown = [x for x in hosts if env.version(x) or (pkg and (pkg == x or pkg.startswith(x + "-")))
+                 or f"/{x.replace('-', '_')}" in path]
+        fw = shown[0] if len(shown) == 1 else " or ".join(hosts)
+    built = _framework_version(env, fw, "fw_built")
+    have = env.version(fw) or _framework_version(env, fw, "fw_using")
+    of = f"{ns}::, {fw}'s C++ API" if package else f"{ns}::, XLA's C++ API that {fw} ships"
+    if pkg and pkg == fw:  # the framework's own library lacks its own symbol: two of its installs mixed
+        return (f"{_shown(fw, have)}'s own library {lib or 'a compiled module'} needs {sym} ({of}), which the {fw} "
+                "library loaded with it does not export: files of two installs of it are mixed (another release left in "
+                "site-packages, or two of its distributions installed side by side), not a torch mismatch",
+                f"uninstall every copy of {fw} (pip uninstall {fw} until pip finds none, and its other distributions), "
+                f"then install one release: pip install {fw}{'==' + have if have else ''}")
+    who = _shown(pkg, env.version(pkg)) if pkg else (lib or "a compiled library")
+    against = f"{fw} {built}" if built else f"another {fw} release"
+    here = f"the installed {fw} {have}" if have else f"the installed {fw}"
+    cause = (f"{who} needs {sym}, a symbol of {of}, which {here} does not export: "
+             f"{'its library ' + lib + ' was' if pkg and lib else 'it was'} compiled against {against}"
+             f"{' than the installed one' if not built else ''} (not against torch), and a C++ extension of {fw} loads "
+             "only next to the release it was built with")
+    if built:
+        fix = (f"install the {fw} release {pkg or 'it'} was built for ({fw}=={built}), or the {pkg or 'extension'} release "
+               f"built for {here}")
+    else:
+        fix = (f"install the {pkg or 'extension'} release built for {here} (its release notes or compatibility table "
+               f"name the {fw} release each one is built against), or the {fw} release it was built for")
+    if not pkg:
+        fix += f"; a library of your own build: rebuild it against {here}"
+    return cause, fix
 
 
 # A C++ function of the global namespace (Itanium ABI: _Z <length><name> <parameters>, no N...E nesting), one parameter

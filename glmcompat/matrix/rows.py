@@ -360,6 +360,19 @@ class NvidiaLibrary(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class NvidiaSoname(Fact):
+    """One soname major of an NVIDIA library (``library``, a glob of its soname's stem: libcufft, libnpp*) and the CUDA
+    majors whose toolkits and nvidia-* wheels ship it (``cuda``), with those wheels (``wheels``): a library that numbers
+    its own releases says nothing of CUDA by its number alone (libcufft.so.10 is CUDA 10.1 to 11.8's, libcufft.so.11
+    CUDA 12's; libcurand.so.10 every CUDA from 10.1 to 13), which these rows read from the wheels' files."""
+
+    library: NonEmpty
+    major: NonEmpty
+    cuda: Versions
+    wheels: tuple[Name, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Export(Fact):
     """Public names of a companion's top-level ``module`` that its release ``since`` first exports (its wheel's
     ``__init__.py``; since = the oldest release read: there or earlier), and ``until``, the first release without them
@@ -397,6 +410,7 @@ class CxxNamespace(Fact):
 
     namespaces: tuple[NonEmpty, ...]
     package: Name | None = None
+    hosts: tuple[Name, ...] = ()  # package None: the distributions that ship a namespace several share (xla::, tsl::)
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,6 +449,7 @@ class Tables:
     cuda: tuple[CudaDriver, ...]
     driver_api: tuple[DriverApi, ...]
     nvidia_library: tuple[NvidiaLibrary, ...]
+    nvidia_soname: tuple[NvidiaSoname, ...]
     export: tuple[Export, ...]
     module: tuple[ModulePackage, ...]
     op_namespace: tuple[OpNamespace, ...]

@@ -10,6 +10,7 @@ load; the queries here answer with them. :class:`glmcompat.matrix.schema.Matrix`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar, overload
@@ -26,6 +27,7 @@ from glmcompat.matrix.rows import (
     CxxNamespace,
     DriverApi,
     NvidiaLibrary,
+    NvidiaSoname,
     EqualVersion,
     Export,
     Fact,
@@ -52,6 +54,8 @@ from glmcompat.model.platforms import PER_PLATFORM, check_platform
 
 Tables = dict[str, tuple[Fact, ...]]  # table -> its rows, in file order
 R = TypeVar("R", bound=Fact)
+# a shared library's soname: its stem and its major (libcufft.so.11 -> cufft, 11; libcudnn_ops_infer.so.8.9.2 -> 8)
+_SONAME = re.compile(r"(?P<stem>lib[\w+-]{1,80}?)\.so\.(?P<major>\d{1,4})(?:\.\d{1,6}){0,3}")
 
 
 _VERSIONS: dict[str, Version] = {}  # parsed once per process: the rules compare the matrix's versions per row, per environment
@@ -136,6 +140,8 @@ class Facts:
     def rows(self, table: Literal["driver_api"]) -> tuple[DriverApi, ...]: ...
     @overload
     def rows(self, table: Literal["nvidia_library"]) -> tuple[NvidiaLibrary, ...]: ...
+    @overload
+    def rows(self, table: Literal["nvidia_soname"]) -> tuple[NvidiaSoname, ...]: ...
     @overload
     def rows(self, table: Literal["export"]) -> tuple[Export, ...]: ...
     @overload
@@ -316,6 +322,15 @@ class Facts:
         """The NVIDIA library whose soname or symbol-version node ``soname`` is (libcublasLt.so.11 -> libcublasLt,
         libcudnn_ops_infer.so.8 -> libcudnn); None where no row's ``nodes`` glob matches it."""
         return next((r for r in self.rows("nvidia_library") if any(fnmatchcase(soname, g) for g in r.nodes)), None)
+
+    def nvidia_soname(self, soname: str) -> NvidiaSoname | None:
+        """The ``[[nvidia_soname]]`` row of ``soname``'s library and major (libcufft.so.11 -> cuFFT 11, CUDA 12's, shipped
+        by nvidia-cufft-cu12); None where no row lists them (a soname without a major, a library no row names)."""
+        m = _SONAME.fullmatch(soname.replace("\\", "/").rsplit("/", 1)[-1])
+        if m is None:
+            return None
+        return next((r for r in self.rows("nvidia_soname")
+                     if r.major == m.group("major") and fnmatchcase(m.group("stem"), r.library)), None)
 
     def signature_package(self, signature: str) -> str:
         """The package signature ``signature`` names by itself (its text is that package's own: [[signature_package]]);

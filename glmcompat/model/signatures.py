@@ -667,6 +667,14 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("uv_hint_module", r"This error likely indicates that [^\n]{1,300}? depends on `?(?P<v>[\w.-]{1,100})`?, but"),
     ("uv_hint_module", r"you need to `uv pip install (?P<v>[\w.-]{1,100})` into the build environment"),
     # the MPI library a loader error names (mpi4py 4 prints "cannot load MPI library", then each dlopen error)
+    # the framework release a package's custom ops were compiled against, and the one installed, where the package's
+    # own ABI warning says them: tensorflow/addons tensorflow_addons/utils/resource_loader.py@002008190d54763aeed4f85b72f215688daeb1e8
+    # (LazySO.display_warning_if_incompatible: "You are currently using TensorFlow {} and trying to load a custom op ({})."
+    # then "TensorFlow Addons has compiled its custom ops against TensorFlow {}, and there are no compatibility
+    # guarantees"), and the same words in TensorFlow Recommenders-Addons' and KerasCV's resource loaders ("TFRA has
+    # compiled ...", "KerasCV has compiled ...")
+    ("fw_built", r"has compiled its custom ops against (?P<v>[A-Z][A-Za-z]{1,30} \d{1,3}\.\d{1,3}(?:\.\d{1,3})?)"),
+    ("fw_using", r"You are currently using (?P<v>[A-Z][A-Za-z]{1,30} \d{1,3}\.\d{1,3}(?:\.\d{1,3})?[\w.+-]{0,20}) and "),
     ("mpi_lib", r"(?P<v>libmpi(?:_cxx|_mpifh|_usempif08)?\.so(?:\.\d{1,4}){0,3}): cannot open shared object file"),
     # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
     ("cuda_visible", r"CUDA_VISIBLE_DEVICES\s{0,4}=\s{0,4}['\"]?(?P<v>[\w,-]{0,100})"),
@@ -750,7 +758,8 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
-                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_")
+                         r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
+                         r"custom ops against|currently using")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py

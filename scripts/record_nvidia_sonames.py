@@ -1,0 +1,48 @@
+"""Print the shared libraries (nvidia/<folder>/lib/lib*.so*) of NVIDIA's nvidia-* wheels, for the first, last and two
+middle releases of each project named (needs the index; run: ``python scripts/record_nvidia_sonames.py nvidia-cufft-cu11
+nvidia-cufft-cu12 nvidia-cufft``): the evidence of the ``[[nvidia_soname]]`` rows of
+glmcompat/matrix/data/nvidia-libraries.toml (which soname major each CUDA major's wheels ship). Reads each wheel's zip
+directory by range requests (glmcompat.readers.wheelzip.RemoteZip), never the whole wheel."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from glmcompat.edges.index import IndexClient
+from glmcompat.edges.ranges import HttpRangeReader
+from glmcompat.readers.wheelzip import RemoteZip
+from packaging.version import Version
+
+
+def main(pkgs: list[str]) -> None:
+    with IndexClient() as ic:
+        for p in pkgs:
+            try:
+                proj = ic.project(p)
+            except Exception as e:
+                print(p, "ERR", e)
+                continue
+            vers = sorted({v for v in proj.versions if not Version(v).is_prerelease}, key=Version)
+            # first, last, and up to 2 in between
+            pick = vers if len(vers) <= 4 else [vers[0], vers[len(vers) // 3], vers[2 * len(vers) // 3], vers[-1]]
+            for v in pick:
+                fs = [
+                    f
+                    for f in proj.files_for(v)
+                    if f.filename.endswith(".whl") and ("x86_64" in f.filename) and not f.yanked
+                ]
+                if not fs:
+                    print(p, v, "no x86_64 wheel")
+                    continue
+                f = fs[0]
+                try:
+                    z = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
+                    libs = sorted({m.name.rsplit("/", 1)[-1] for m in z.members if re.search(r"/lib[^/]*\.so", m.name)})
+                    print(p, v, f.filename, libs)
+                except Exception as e:
+                    print(p, v, "ERR", e)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
