@@ -533,7 +533,7 @@ IMPORT_GAP = 3
 # groups each match of a signature adds to rather than the first one alone: glibc's loader prints one "version `X' not
 # found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
-# are kept, ", "-joined, under "+<group>", so a cause can name the newest (the one a remedy must satisfy)
+# are kept, in the hit's ``also`` (by group), so a cause can name the newest (the one a remedy must satisfy)
 # (nvcc_version, nvcc_include: torch's CMake config prints the compiler's release on the line after its "Found two
 # conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68)
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include"})
@@ -1055,10 +1055,10 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     for sid, pkg in glue.items():
         if pkg and sid not in settled and not first[sid].package:
             first[sid] = replace(first[sid], package=pkg)
-    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id],
-                {**h.groups, **{f"+{k}": ", ".join(x for x in vs if x != h.groups.get(k))
-                                for k, vs in more.get(h.id, {}).items() if set(vs) - {h.groups.get(k)}}},
-                h.source, h.package, ctx.version(h.package) if h.package else "") for h in first.values()]
+    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
+                ctx.version(h.package) if h.package else "",
+                also={k: tuple(x for x in vs if x != h.groups.get(k)) for k, vs in more.get(h.id, {}).items()
+                      if set(vs) - {h.groups.get(k)}}) for h in first.values()]
     return Scan(hits, ctx)
 
 
@@ -1137,8 +1137,7 @@ def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
 
 def match_signatures(text: str, signatures: Sequence[SignatureRow]) -> list[Hit]:
     """The signatures found in ``text`` (a probe's error), with line 0."""
-    return [Hit(h.id, h.cause, h.remedy, h.text, 0, h.count, h.groups, h.source, h.package, h.version)
-            for h in scan_lines(text.splitlines(), signatures)]
+    return [replace(h, line=0) for h in scan_lines(text.splitlines(), signatures)]
 
 
 def render(hits: list[Hit], name: str) -> str:
