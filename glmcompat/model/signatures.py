@@ -229,18 +229,31 @@ def unquoted(pattern: str, strict: bool = False) -> str | None:
     # pattern, uv's "Failed to build `X", stays: without it the words are no quotation)
     pairs: list[int] = []
     opened: tuple[int, int] | None = None  # the backtick open: where, at what depth
-    for at, q, d in quotes:
+    def optional(at: int) -> bool:
+        return next((t for t in out[at + 1:at + 2]), "")[:1] in _QUANTIFIERS
+
+    def closed_later(k: int, depth: int) -> bool:
+        """Whether a quote after ``quotes[k]`` closes in the branch of ``depth``."""
+        for _, q, d in quotes[k + 1:]:
+            if q == "|" and d <= depth:
+                return False
+            if q != "|":
+                return True
+        return False
+
+    for k, (at, q, d) in enumerate(quotes):
         if q == "|":
             if opened is not None and d <= opened[1]:  # the branch the backtick is in ends (not a group's inside it)
                 opened = None
         elif opened is None:
             opened = (at, d) if q == "`" else None
+        elif q == "'" and optional(at) and not optional(opened[0]) and closed_later(k, opened[1]):
+            continue  # a quote the message may hold inside the quotation ("`pip install 'accelerate>=X'`"): no close
         else:
             pairs += [opened[0], at]
             opened = None
     for at in pairs:
-        nxt = next((t for t in out[at + 1:at + 2]), "")
-        if nxt[:1] not in _QUANTIFIERS:
+        if not optional(at):
             out[at] = _QUOTE_CLASS + "?"
     return "".join(out) if pairs else None
 
