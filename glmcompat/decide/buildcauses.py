@@ -510,8 +510,9 @@ def _cmake_cuda_floor(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _toolkits_mixed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-toolkit-versions-conflict: the nvcc release and where its headers are, as torch's CMake config prints them."""
-    nvcc, where = _g(h, "nvcc_version", "+nvcc_version"), _g(h, "nvcc_include", "+nvcc_include")
-    findcuda = _g(h, "findcuda", "+findcuda")
+    nvcc = _g(h, "nvcc_version") or next(iter(h.also.get("nvcc_version", ())), "").strip()
+    where = _g(h, "nvcc_include") or next(iter(h.also.get("nvcc_include", ())), "").strip()
+    findcuda = _g(h, "findcuda")
     if not (nvcc or findcuda):
         return None
     first = (f"the CUDA compiler is V{nvcc} (headers in {where})" if nvcc

@@ -117,9 +117,9 @@ FIRST_GCC_CXXABI = {"1.3.7": "4.8.0", "1.3.8": "4.9.0", "1.3.9": "5.1.0", "1.3.1
 
 def _needs(h: Hit, group: str) -> list[str]:
     """Every value of ``group`` the log's matches of the signature name: the first match's, then those later lines add
-    (the scan's "+<group>", :data:`glmcompat.model.signatures.COLLECTED_GROUPS`)."""
+    (the hit's ``also``, :data:`glmcompat.model.signatures.COLLECTED_GROUPS`)."""
     first = h.groups.get(group, "")
-    return [x for x in [first, *h.groups.get(f"+{group}", "").split(", ")] if x]
+    return [x for x in [first, *h.also.get(group, ())] if x]
 
 
 def _age(need: str) -> tuple[int, ...]:

@@ -323,11 +323,15 @@ def _first(buf: list[Record], signatures: Sequence[SignatureRow]) -> tuple[int, 
             if m != buf[k - 1][2] + 1 or prefixed or _OWN.match(nxt) or _PROMPT.match(nxt) or len(" ".join(pieces)) + len(nxt) >= MAX_TEXT:
                 break
             readings = [nxt.strip()] + ([_spaced(nxt, buf[k][4]).strip()] if buf[k][4] else [])
-            if took:  # joined already: the next line goes on only where it reads more of the message
-                more = next((r for r in readings if split_message([" ".join(pieces), r], signatures)), None)
+            if took:  # joined already: the next lines go on only where they read more of the message (a line that
+                # reads no more alone is held for the next, "... backend. Detected" / "capability: `(7, 0)`.")
+                held = pieces[took + 1:]
+                more = next((r for r in readings if split_message([" ".join(pieces[:took + 1]), *held, r], signatures)),
+                            None)
                 if more is None:
-                    break
-                pieces.append(more)
+                    pieces.append(readings[0])
+                    continue
+                pieces = [*pieces[:took + 1], *held, more]
                 took = k
                 continue
             whole = next(([h, *pieces[1:], r] for r in readings for h in heads

@@ -229,18 +229,31 @@ def unquoted(pattern: str, strict: bool = False) -> str | None:
     # pattern, uv's "Failed to build `X", stays: without it the words are no quotation)
     pairs: list[int] = []
     opened: tuple[int, int] | None = None  # the backtick open: where, at what depth
-    for at, q, d in quotes:
+    def optional(at: int) -> bool:
+        return next((t for t in out[at + 1:at + 2]), "")[:1] in _QUANTIFIERS
+
+    def closed_later(k: int, depth: int) -> bool:
+        """Whether a quote after ``quotes[k]`` closes in the branch of ``depth``."""
+        for _, q, d in quotes[k + 1:]:
+            if q == "|" and d <= depth:
+                return False
+            if q != "|":
+                return True
+        return False
+
+    for k, (at, q, d) in enumerate(quotes):
         if q == "|":
             if opened is not None and d <= opened[1]:  # the branch the backtick is in ends (not a group's inside it)
                 opened = None
         elif opened is None:
             opened = (at, d) if q == "`" else None
+        elif q == "'" and optional(at) and not optional(opened[0]) and closed_later(k, opened[1]):
+            continue  # a quote the message may hold inside the quotation ("`pip install 'accelerate>=X'`"): no close
         else:
             pairs += [opened[0], at]
             opened = None
     for at in pairs:
-        nxt = next((t for t in out[at + 1:at + 2]), "")
-        if nxt[:1] not in _QUANTIFIERS:
+        if not optional(at):
             out[at] = _QUOTE_CLASS + "?"
     return "".join(out) if pairs else None
 
@@ -533,7 +546,7 @@ IMPORT_GAP = 3
 # groups each match of a signature adds to rather than the first one alone: glibc's loader prints one "version `X' not
 # found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
-# are kept, ", "-joined, under "+<group>", so a cause can name the newest (the one a remedy must satisfy)
+# are kept, in the hit's ``also`` (by group), so a cause can name the newest (the one a remedy must satisfy)
 # (nvcc_version, nvcc_include: torch's CMake config prints the compiler's release on the line after its "Found two
 # conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68)
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include"})
@@ -1055,10 +1068,10 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     for sid, pkg in glue.items():
         if pkg and sid not in settled and not first[sid].package:
             first[sid] = replace(first[sid], package=pkg)
-    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id],
-                {**h.groups, **{f"+{k}": ", ".join(x for x in vs if x != h.groups.get(k))
-                                for k, vs in more.get(h.id, {}).items() if set(vs) - {h.groups.get(k)}}},
-                h.source, h.package, ctx.version(h.package) if h.package else "") for h in first.values()]
+    hits = [Hit(h.id, h.cause, h.remedy, h.text, h.line, counts[h.id], h.groups, h.source, h.package,
+                ctx.version(h.package) if h.package else "",
+                also={k: tuple(x for x in vs if x != h.groups.get(k)) for k, vs in more.get(h.id, {}).items()
+                      if set(vs) - {h.groups.get(k)}}) for h in first.values()]
     return Scan(hits, ctx)
 
 
@@ -1137,8 +1150,7 @@ def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:
 
 def match_signatures(text: str, signatures: Sequence[SignatureRow]) -> list[Hit]:
     """The signatures found in ``text`` (a probe's error), with line 0."""
-    return [Hit(h.id, h.cause, h.remedy, h.text, 0, h.count, h.groups, h.source, h.package, h.version)
-            for h in scan_lines(text.splitlines(), signatures)]
+    return [replace(h, line=0) for h in scan_lines(text.splitlines(), signatures)]
 
 
 def render(hits: list[Hit], name: str) -> str:

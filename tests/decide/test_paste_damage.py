@@ -21,7 +21,7 @@ import pytest
 
 from glmcompat.decide.pasted import pasted
 from glmcompat.matrix.load import load_facts
-from glmcompat.model.signatures import QUOTES, Hit, scan_numbered, unquoted
+from glmcompat.model.signatures import QUOTES, Hit, scan_numbered, tolerant, unquoted
 from tests.decide.explaining import RAISE_SITES, diagnoses, explain, message_id, unclaimed
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "explain"
@@ -94,6 +94,30 @@ def test_a_message_whose_backticks_markdown_ate_keeps_its_signature_and_words(m:
     sid = m["expect"]
     assert sid in want and sid in got, (damaged, sorted(got))
     assert _words(got[sid]) == _words(want[sid]), damaged
+
+
+def test_each_signatures_tolerant_and_unquoted_forms_compile() -> None:
+    """The forms the matcher builds of each signature (its quotes read as any quote, its backticks optional) are regular
+    expressions: a negated class that ends in a bare "-" would read the quotes appended to it as a range."""
+    for s in SIGNATURES:
+        for form in (tolerant(s.pattern), tolerant(s.pattern, closed=True), unquoted(s.pattern),
+                     unquoted(s.pattern, strict=True)):
+            if form is not None:
+                re.compile(form)
+
+
+@pytest.mark.parametrize(("pattern", "damaged", "kept"), [
+    # transformers' "`pip install 'accelerate>=X'`": the single quotes the pattern makes optional sit inside the
+    # backtick's quotation, which the closing backtick ends (both lost: "pip install accelerate>=X")
+    (r"requires: `pip install '?(?P<v>[^`'\s]{1,60})'?`", "requires: pip install accelerate>=1.1.0", "accelerate>=1.1.0"),
+    # the loader's "`GLIBC_2.34'" with its close optional: still the backtick's close, the only quote after it
+    (r"version `(?P<v>GLIBC_[\d.]{1,8})'? not found", "version GLIBC_2.34 not found", "GLIBC_2.34"),
+])
+def test_an_optional_quote_inside_a_backtick_quotation_does_not_close_it(pattern: str, damaged: str, kept: str) -> None:
+    form = unquoted(pattern)
+    assert form is not None and re.search(pattern, damaged) is None
+    m = re.search(form, damaged)
+    assert m is not None and m["v"] == kept, form
 
 
 def test_the_catena_log_reads_as_the_loader_printed_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

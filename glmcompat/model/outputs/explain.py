@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from glmcompat.model.findings import CHECK_RULES
 from glmcompat.model.outputs.base import (
     NULL_EMPTY,
+    OMIT_EMPTY,
     JsonRecord,
     NonEmpty,
     Schema,
@@ -44,6 +45,10 @@ class SignatureHit(JsonRecord):
     rule: CauseId = field(default="", metadata=NULL_EMPTY)
     """the cause's id: the check rule that reports the same break (glmcompat.model.causes.CAUSE_OF), so a log's
     diagnosis and a lock's verdict compare; null where the check has no counterpart"""
+    also: Mapping[str, tuple[str, ...]] = field(default_factory=dict, metadata=OMIT_EMPTY)
+    """for a group the signature reads from every match, not the first alone (the loader prints a line per missing
+    symbol version: glmcompat.model.signatures.COLLECTED_GROUPS), the values later matches name that ``groups`` does
+    not, in the log's order; absent where none adds one"""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -31,7 +31,8 @@ KNOWN_UV_LOCK_VERSIONS = (1,)
 MAX_COMBINATIONS = 64  # beyond this many extra/group combinations: each alone plus the largest allowed sets
 
 Item = tuple[str, str, str]  # (package, "extra" | "group", name)
-Edge = tuple[str | None, list[int], frozenset[str]]  # (marker, candidate packages, extras it enables)
+# (marker, candidate packages, extras it enables, the error it raises where its marker holds: a malformed edge)
+Edge = tuple[str | None, list[int], frozenset[str], str | None]
 _NONE: frozenset[str] = frozenset()
 
 
@@ -119,7 +120,7 @@ class UvLockGraph:
         self._memo: dict[tuple[str, int, frozenset[str]], bool] = {}
         self._root_set = frozenset(roots)
         # what the walk reads of a package, the same in every environment, built at its first visit (see _edges)
-        self._edge_memo: dict[tuple[int, frozenset[str], frozenset[str]], list[Edge] | None] = {}
+        self._edge_memo: dict[tuple[int, frozenset[str], frozenset[str]], list[Edge]] = {}
         self._wheel_memo: dict[tuple[int, str, str], tuple[bool, str | None]] = {}
 
     def _holds(self, marker: str | None, env: dict[str, str], active: frozenset[str], env_id: int) -> bool:
@@ -203,47 +204,41 @@ class UvLockGraph:
         return out
 
     # -- what one environment installs ---------------------------------------------------------------
-    def _pick(self, dep: dict[str, Any], env: dict[str, str], active: frozenset[str], env_id: int) -> int | None:
-        name = dep.get("name")
-        if not isinstance(name, str):
-            raise LockFormatError(f"a dependency without a name: {dep!r}"[:200], path=self.path)
-        cands = self.by_name.get(self._canon(name), [])
-        if len(cands) > 1 and "version" in dep:
-            cands = [c for c in cands if self.pkgs[c].get("version") == dep["version"]]
-        if len(cands) > 1 and "source" in dep:
-            cands = [c for c in cands if self.pkgs[c].get("source") == dep["source"]]
-        if len(cands) > 1:
-            fit = [c for c in cands if self._fork_ok(self.pkgs[c], env, active, env_id)]
-            cands = fit or cands[:1]
-        return cands[0] if cands else None
-
     def _fork_ok(self, p: dict[str, Any], env: dict[str, str], active: frozenset[str], env_id: int) -> bool:
         rm = p.get("resolution-markers")
         if not isinstance(rm, list) or not rm:
             return True
         return any(self._holds(m, env, active, env_id) for m in rm if isinstance(m, str))
 
-    def _edges(self, i: int, extras: frozenset[str], groups: frozenset[str]) -> list[Edge] | None:
-        """The edges of package ``i`` with ``extras`` and ``groups`` enabled, as :meth:`_walk_slow` reads them, each
-        checked once: (marker, the candidates its name, version and source leave, the extras it enables); None when
-        one is malformed (the walk then takes :meth:`_walk_slow`'s path, which raises where it always raised)."""
+    def _edges(self, i: int, extras: frozenset[str], groups: frozenset[str]) -> list[Edge]:
+        """The edges of package ``i`` with ``extras`` and ``groups`` enabled, each read once for the whole lock:
+        (marker, the candidates its name, version and source leave, the extras it enables, None); a malformed one
+        carries the error the walk raises on reaching it (a dependency that is no table or whose marker is no string
+        at once, a nameless one where its marker holds)."""
         k = (i, extras, groups)
-        if k in self._edge_memo:
-            return self._edge_memo[k]
+        memo = self._edge_memo.get(k)
+        if memo is not None:
+            return memo
         p = self.pkgs[i]
         out: list[Edge] = []
         for d in self._raw_edges(p, extras, groups):
-            if not isinstance(d, dict) or not (d.get("marker") is None or isinstance(d.get("marker"), str)) \
-                    or not isinstance(d.get("name"), str):
-                self._edge_memo[k] = None
-                return None
+            if not isinstance(d, dict):
+                out.append((None, [], _NONE, f"package {p['name']!r}: a dependency is not a table"))
+                continue
+            marker = d.get("marker")
+            if marker is not None and not isinstance(marker, str):
+                out.append((None, [], _NONE, f"package {p['name']!r}: non-string marker {marker!r}"))
+                continue
+            if not isinstance(d.get("name"), str):
+                out.append((marker, [], _NONE, f"a dependency without a name: {d!r}"[:200]))
+                continue
             cands = self.by_name.get(self._canon(d["name"]), [])
             if len(cands) > 1 and "version" in d:
                 cands = [c for c in cands if self.pkgs[c].get("version") == d["version"]]
             if len(cands) > 1 and "source" in d:
                 cands = [c for c in cands if self.pkgs[c].get("source") == d["source"]]
             want = d.get("extra", [])
-            out.append((d.get("marker"), cands, frozenset(str(x) for x in want) if isinstance(want, list) else _NONE))
+            out.append((marker, cands, frozenset(str(x) for x in want) if isinstance(want, list) else _NONE, None))
         self._edge_memo[k] = out
         return out
 
@@ -278,42 +273,21 @@ class UvLockGraph:
                 continue
             seen.add(key)
             installed[i] = None
-            edges = self._edges(i, extras, groups)
-            if edges is None:
-                self._walk_slow(i, extras, groups, env, active, env_id, stack)
-                continue
-            for marker, cands, want in edges:
+            for marker, cands, want, error in self._edges(i, extras, groups):
                 if marker:
                     h = holds.get(marker)
                     if h is None:
                         h = holds[marker] = self._holds(marker, env, active, env_id)
                     if not h:
                         continue
+                if error is not None:
+                    raise LockFormatError(error, path=self.path)
                 if len(cands) > 1:
                     fit = [c for c in cands if self._fork_ok(self.pkgs[c], env, active, env_id)]
                     stack.append((fit[0] if fit else cands[0], want, _NONE))
                 elif cands:
                     stack.append((cands[0], want, _NONE))
         return installed
-
-    def _walk_slow(self, i: int, extras: frozenset[str], groups: frozenset[str], env: dict[str, str],
-                   active: frozenset[str], env_id: int, stack: list[tuple[int, frozenset[str], frozenset[str]]]) -> None:
-        """The edges of a package of which one is malformed, read one by one (the error names the first one the
-        walk reaches)."""
-        p = self.pkgs[i]
-        for d in self._raw_edges(p, extras, groups):
-            if not isinstance(d, dict):
-                raise LockFormatError(f"package {p['name']!r}: a dependency is not a table", path=self.path)
-            marker = d.get("marker")
-            if marker is not None and not isinstance(marker, str):
-                raise LockFormatError(f"package {p['name']!r}: non-string marker {marker!r}", path=self.path)
-            if not self._holds(marker, env, active, env_id):
-                continue
-            j = self._pick(d, env, active, env_id)
-            if j is None:
-                continue
-            want = d.get("extra", [])
-            stack.append((j, frozenset(str(x) for x in want) if isinstance(want, list) else frozenset(), frozenset()))
 
     def supports(self, env: dict[str, str], env_id: int) -> bool:
         """Whether the lock's ``supported-markers`` (uv's ``environments``) admit the marker environment."""

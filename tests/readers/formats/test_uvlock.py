@@ -81,3 +81,34 @@ def test_an_unknown_lock_version_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(LockFormatError) as err:
         parse_uv_lock(p, text)
     assert (err.value.path, err.value.line) == (str(p), 1) and "uv.lock version 2 is not supported" in str(err.value)
+
+
+def _with_dependency(lock: str, old: str, new: str) -> str:
+    """The real lock with one dependency entry rewritten (the first of torch's own dependency list that is ``old``)."""
+    assert lock.count(old) >= 1, old
+    return lock.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(("edit", "error"), [
+    # a nameless dependency raises where its marker holds ...
+    ('{ name = "filelock" }', "a dependency without a name"),
+    # ... and is skipped where it does not (nothing a walk installs comes from it)
+    ('{ marker = "sys_platform == \'win32\'", nom = "filelock" }', None),
+    # a marker that is no string, or an entry that is no table, raises whatever the environment
+    ('{ marker = 3, name = "filelock" }', "non-string marker 3"),
+    ('"filelock"', "a dependency is not a table"),
+])
+def test_a_malformed_dependency_raises_where_the_walk_reaches_it(edit: str, error: str | None, tmp_path: Path) -> None:
+    lock = (LOCKS / "unpinned-torch" / "uv.lock").read_text()
+    start = lock.index('[[package]]\nname = "torch"')
+    deps = lock.index('{ name = "filelock" }', start)
+    text = lock[:deps] + _with_dependency(lock[deps:], '{ name = "filelock" }', edit.replace(
+        '{ name = "filelock" }', '{ nom = "filelock" }'))
+    p = tmp_path / "uv.lock"
+    if error is None:
+        # not raised; and filelock, which other packages of this lock need too, is still installed where it was
+        assert [e.packages for e in parse_uv_lock(p, text).sets] == [e.packages for e in parse_uv_lock(p, lock).sets]
+        return
+    with pytest.raises(LockFormatError) as err:
+        parse_uv_lock(p, text)
+    assert error in str(err.value) and err.value.path == str(p)
