@@ -41,7 +41,8 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]
 
 
 @pytest.fixture
-def installer_env(index: tuple[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
+def installer_env(index: tuple[str, str], made_once: None, monkeypatch: pytest.MonkeyPatch,
+                  tmp_path: Path) -> dict[str, str]:
     """The index as users configure it (UV_DEFAULT_INDEX, PIP_INDEX_URL); nothing of the developer's shell."""
     url, cache = index
     for k in list(os.environ):
@@ -65,8 +66,42 @@ def bundled_pip() -> Path:
     return next((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
 
 
+# The environments make_venv built, kept for this module's tests: (core, pip, the index) -> the environment, in
+# the folder _ONCE names (the made_once fixture's).
+_MADE: dict[tuple[tuple[str, ...], bool, str], Path] = {}
+_ONCE: list[Path] = []
+
+
+@pytest.fixture(scope="module")
+def made_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A folder of this module's where make_venv keeps the first environment of each kind."""
+    _ONCE[:] = [tmp_path_factory.mktemp("venvs-made-once")]
+    yield
+    _MADE.clear()
+    _ONCE.clear()
+
+
 def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
-    """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index."""
+    """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index.
+
+    Each kind (``core``, ``pip``, the index) is made by uv once per module (:func:`_build_venv`) and copied to
+    ``path``: every test changes its own copy, and a copy is what uv makes there, its scripts naming ``path``."""
+    key = (core, pip, os.environ.get("UV_DEFAULT_INDEX", ""))
+    if key not in _MADE:
+        first = _ONCE[0] / f"v{len(_MADE)}"
+        _build_venv(first, pip=pip, core=core)
+        _MADE[key] = first
+    made = _MADE[key]
+    shutil.copytree(made, path, symlinks=True)
+    for script in (path / "bin").iterdir():  # the activation scripts name the folder they were made in
+        if script.is_file() and not script.is_symlink():
+            text = script.read_bytes()
+            if bytes(made) in text:
+                script.write_bytes(text.replace(bytes(made), bytes(path)))
+    return path / "bin" / "python"
+
+
+def _build_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
     subprocess.run([UV, "venv", "-q", "--python", sys.executable, str(path)], check=True, capture_output=True)
     py = path / "bin" / "python"
     subprocess.run([UV, "pip", "install", "-q", "--python", str(py), *core], check=True, capture_output=True)
