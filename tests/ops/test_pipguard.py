@@ -92,7 +92,8 @@ def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BA
         _build_venv(first, pip=pip, core=core)
         _MADE[key] = first
     made = _MADE[key]
-    shutil.copytree(made, path, symlinks=True)
+    # the files and their modes (pip's compiled modules keep their sources' times too, or each run would compile them)
+    shutil.copytree(made, path, symlinks=True, copy_function=shutil.copy2 if pip else shutil.copy)
     for script in (path / "bin").iterdir():  # the activation scripts name the folder they were made in
         if script.is_file() and not script.is_symlink():
             text = script.read_bytes()
