@@ -66,9 +66,9 @@ def bundled_pip() -> Path:
     return next((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
 
 
-# The environments make_venv built, kept for this module's tests: (core, pip, the index) -> the environment, in
+# The incident's environment as make_venv built it, kept for this module's tests: the index -> the environment, in
 # the folder _ONCE names (the made_once fixture's).
-_MADE: dict[tuple[tuple[str, ...], bool, str], Path] = {}
+_MADE: dict[str, Path] = {}
 _ONCE: list[Path] = []
 
 
@@ -84,16 +84,18 @@ def made_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
     """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index.
 
-    Each kind (``core``, ``pip``, the index) is made by uv once per module (:func:`_build_venv`) and copied to
-    ``path``: every test changes its own copy, and a copy is what uv makes there, its scripts naming ``path``."""
-    key = (core, pip, os.environ.get("UV_DEFAULT_INDEX", ""))
+    The incident's environment (most tests') is made by uv once per module and index (:func:`_build_venv`) and
+    copied to ``path``: every test changes its own copy, and a copy is what uv makes there (the files and their
+    modes; its scripts naming ``path``). Any other (one test's each) is made by uv at ``path``."""
+    if pip or core != tuple(BASE):
+        return _build_venv(path, pip=pip, core=core)
+    key = os.environ.get("UV_DEFAULT_INDEX", "")
     if key not in _MADE:
         first = _ONCE[0] / f"v{len(_MADE)}"
-        _build_venv(first, pip=pip, core=core)
+        _build_venv(first, core=core)
         _MADE[key] = first
     made = _MADE[key]
-    # the files and their modes (pip's compiled modules keep their sources' times too, or each run would compile them)
-    shutil.copytree(made, path, symlinks=True, copy_function=shutil.copy2 if pip else shutil.copy)
+    shutil.copytree(made, path, symlinks=True, copy_function=shutil.copy)
     for script in (path / "bin").iterdir():  # the activation scripts name the folder they were made in
         if script.is_file() and not script.is_symlink():
             text = script.read_bytes()
