@@ -74,19 +74,42 @@ _ONCE: list[Path] = []
 
 @pytest.fixture(scope="module")
 def made_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """A folder of this module's where make_venv keeps the first environment of each kind."""
+    """A folder of this module's where make_venv keeps the environment it copies; at the end, each is checked to be
+    byte for byte as uv made it (the tests changed their copies only)."""
     _ONCE[:] = [tmp_path_factory.mktemp("venvs-made-once")]
     yield
-    _MADE.clear()
-    _ONCE.clear()
+    try:
+        for made in _MADE.values():
+            assert _contents(made) == _AS_MADE[made], f"{made} was changed through a copy"
+    finally:
+        _MADE.clear()
+        _AS_MADE.clear()
+        _ONCE.clear()
+
+
+_AS_MADE: dict[Path, dict[str, bytes]] = {}
+
+
+def _contents(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """site-packages' files linked (uv itself links the packages' files from its cache into each environment, and
+    replaces or removes files, never writes one in place; made_once checks that the linked files stayed as made);
+    the rest (pyvenv.cfg, the scripts) copied."""
+    if f"{os.sep}site-packages{os.sep}" in src:
+        os.link(src, dst)
+    else:
+        shutil.copy(src, dst)
 
 
 def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
     """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index.
 
     The incident's environment (most tests') is made by uv once per module and index (:func:`_build_venv`) and
-    copied to ``path``: every test changes its own copy, and a copy is what uv makes there (the files and their
-    modes; its scripts naming ``path``). Any other (one test's each) is made by uv at ``path``."""
+    copied to ``path`` (:func:`_link_or_copy`): every test changes its own copy, and a copy is what uv makes there
+    (its scripts naming ``path``). Any other (one test's each) is made by uv at ``path``."""
     if pip or core != tuple(BASE):
         return _build_venv(path, pip=pip, core=core)
     key = os.environ.get("UV_DEFAULT_INDEX", "")
@@ -94,9 +117,10 @@ def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BA
         first = _ONCE[0] / f"v{len(_MADE)}"
         _build_venv(first, core=core)
         _MADE[key] = first
+        _AS_MADE[first] = _contents(first)
     made = _MADE[key]
-    shutil.copytree(made, path, symlinks=True, copy_function=shutil.copy)
-    for script in (path / "bin").iterdir():  # the activation scripts name the folder they were made in
+    shutil.copytree(made, path, symlinks=True, copy_function=_link_or_copy)
+    for script in (path / "bin").iterdir():  # the activation scripts name the folder they were made in (copies)
         if script.is_file() and not script.is_symlink():
             text = script.read_bytes()
             if bytes(made) in text:
