@@ -41,7 +41,8 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]
 
 
 @pytest.fixture
-def installer_env(index: tuple[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
+def installer_env(index: tuple[str, str], made_once: None, monkeypatch: pytest.MonkeyPatch,
+                  tmp_path: Path) -> dict[str, str]:
     """The index as users configure it (UV_DEFAULT_INDEX, PIP_INDEX_URL); nothing of the developer's shell."""
     url, cache = index
     for k in list(os.environ):
@@ -65,8 +66,69 @@ def bundled_pip() -> Path:
     return next((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
 
 
+# The incident's environment as make_venv built it, kept for this module's tests: the index -> the environment, in
+# the folder _ONCE names (the made_once fixture's).
+_MADE: dict[str, Path] = {}
+_ONCE: list[Path] = []
+
+
+@pytest.fixture(scope="module")
+def made_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A folder of this module's where make_venv keeps the environment it copies; at the end, each is checked to be
+    byte for byte as uv made it (the tests changed their copies only)."""
+    _ONCE[:] = [tmp_path_factory.mktemp("venvs-made-once")]
+    yield
+    try:
+        for made in _MADE.values():
+            assert _contents(made) == _AS_MADE[made], f"{made} was changed through a copy"
+    finally:
+        _MADE.clear()
+        _AS_MADE.clear()
+        _ONCE.clear()
+
+
+_AS_MADE: dict[Path, dict[str, bytes]] = {}
+
+
+def _contents(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """site-packages' files linked (uv itself links the packages' files from its cache into each environment, and
+    replaces or removes files, never writes one in place; made_once checks that the linked files stayed as made);
+    the rest (pyvenv.cfg, the scripts) copied."""
+    if f"{os.sep}site-packages{os.sep}" in src:
+        os.link(src, dst)
+    else:
+        shutil.copy(src, dst)
+
+
 def make_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
-    """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index."""
+    """A real virtual environment holding ``core`` (the incident's), installed by the real uv from the local index.
+
+    The incident's environment (most tests') is made by uv once per module and index (:func:`_build_venv`) and
+    copied to ``path`` (:func:`_link_or_copy`): every test changes its own copy, and a copy is what uv makes there
+    (its scripts naming ``path``). Any other (one test's each) is made by uv at ``path``."""
+    if pip or core != tuple(BASE):
+        return _build_venv(path, pip=pip, core=core)
+    key = os.environ.get("UV_DEFAULT_INDEX", "")
+    if key not in _MADE:
+        first = _ONCE[0] / f"v{len(_MADE)}"
+        _build_venv(first, core=core)
+        _MADE[key] = first
+        _AS_MADE[first] = _contents(first)
+    made = _MADE[key]
+    shutil.copytree(made, path, symlinks=True, copy_function=_link_or_copy)
+    for script in (path / "bin").iterdir():  # the activation scripts name the folder they were made in (copies)
+        if script.is_file() and not script.is_symlink():
+            text = script.read_bytes()
+            if bytes(made) in text:
+                script.write_bytes(text.replace(bytes(made), bytes(path)))
+    return path / "bin" / "python"
+
+
+def _build_venv(path: Path, *, pip: bool = False, core: tuple[str, ...] = tuple(BASE)) -> Path:
     subprocess.run([UV, "venv", "-q", "--python", sys.executable, str(path)], check=True, capture_output=True)
     py = path / "bin" / "python"
     subprocess.run([UV, "pip", "install", "-q", "--python", str(py), *core], check=True, capture_output=True)

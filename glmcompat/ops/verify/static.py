@@ -67,11 +67,18 @@ def sgl_kernel_variant(capability: tuple[int, int] | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+# The end of a metadata file's header block: its first empty line (each match is one, whatever the line endings).
+_HEADER_END = re.compile(r"\n\n|\r\n\r\n|\r\r")
+
+
 class _Parsed(metadata.Distribution):
-    """An installed distribution whose metadata is parsed once. :mod:`importlib.metadata` parses the whole
-    ``METADATA`` file (its long description too) again for each ``.metadata``, ``.version`` and ``.requires``: here a
-    few times for each of the environment's distributions, most of this probe process's time. The files are read
-    from the distribution itself, as they are."""
+    """An installed distribution whose metadata is parsed once, its header only. :mod:`importlib.metadata` parses the
+    whole ``METADATA`` file (its long description too) again for each ``.metadata``, ``.version`` and ``.requires``:
+    here a few times for each of the environment's distributions, most of this probe process's time. This probe
+    reads Name, Version and Requires-Dist, all in the header, so the text after the header's end (the long
+    description, which the email parser reads line by line) is not handed to the parser: every header parses as it
+    would from the whole file (the parser ends the header at that same empty line). The files are read from the
+    distribution itself."""
 
     def __init__(self, dist: metadata.Distribution) -> None:
         self._dist = dist
@@ -79,14 +86,19 @@ class _Parsed(metadata.Distribution):
             self._path = dist._path
 
     def read_text(self, filename: str) -> str | None:
-        return self._dist.read_text(filename)
+        text = self._dist.read_text(filename)
+        if text and filename in ("METADATA", "PKG-INFO"):
+            end = _HEADER_END.search(text)
+            if end is not None:
+                return text[:end.end()]
+        return text
 
     def locate_file(self, path: str | os.PathLike[str]) -> Any:
         return self._dist.locate_file(path)
 
     @functools.cached_property
-    def metadata(self) -> Any:  # the same value, read once
-        return self._dist.metadata
+    def metadata(self) -> Any:  # importlib.metadata's own parse of this distribution's files, read once
+        return metadata.Distribution.metadata.fget(self)  # type: ignore[attr-defined]
 
 
 def scan_distributions() -> tuple[dict[str, metadata.Distribution], list[Finding], dict[str, HalfInstalled]]:

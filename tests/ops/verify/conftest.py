@@ -15,6 +15,11 @@ def _extensions_of_the_given_sites_only(monkeypatch: pytest.MonkeyPatch) -> None
     """In-process runs import the extension modules of the ``--path`` folders only: this environment's own
     (mypy's 232 compiled modules, pydantic-core, ...) would cost every run a second of CPU and test nothing
     of the case. ``scan`` itself runs unchanged; the CLI runs (a process each) scan everything."""
+    given_sites_only(monkeypatch)
+
+
+def given_sites_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``_extensions_of_the_given_sites_only`` does, for a module-scoped fixture's run (set up before it)."""
     here = set(sys.path)
 
     def given_sites(search: list[str], skip: frozenset[str] = COVERED) -> list[ExtDist]:

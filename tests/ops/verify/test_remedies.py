@@ -106,24 +106,36 @@ def _pip(*args: str) -> None:
                     "--disable-pip-version-check", *args], check=True, capture_output=True)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("layout", ["installed", "overlay"])
-def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str) -> None:
-    """A torchvision installed by pip whose _C.so is gone: verify says half-installed (not an ABI mismatch,
-    not "static compatible, fails to load"), and its reinstall command, run, makes verify pass.
-    ``overlay``: the package alone is copied in front (another --path), its metadata stays behind."""
-    src = tmp_path / "src"
+@pytest.fixture(scope="module")
+def pip_installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(a folder of torchvision 0.25.0's real wheel, a site where the real pip installed it beside torch 2.10.0):
+    the same for each layout, so made once; each test installs from the folder and changes a copy of the site."""
+    tmp = tmp_path_factory.mktemp("pip-installed")
+    src = tmp / "src"
     src.mkdir()
     make_torch(src, "2.10.0")
     make_ext(src, "torchvision", "0.25.0", NEW_LOGGER, ["torch==2.10.0"])
-    wheels = tmp_path / "wheels"
+    wheels = tmp / "wheels"
     wheels.mkdir()
     _wheel(wheels, src, "torchvision", "0.25.0")
-    site = tmp_path / "site"
+    site = tmp / "site"
     site.mkdir()
     shutil.copytree(src / "torch", site / "torch")
     shutil.copytree(src / "torch-2.10.0.dist-info", site / "torch-2.10.0.dist-info")
     _pip("--target", str(site), "--find-links", str(wheels), "torchvision==0.25.0")
+    return wheels, site
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["installed", "overlay"])
+def test_half_installed_distribution_then_the_remedy(tmp_path: Path, layout: str,
+                                                     pip_installed: tuple[Path, Path]) -> None:
+    """A torchvision installed by pip whose _C.so is gone: verify says half-installed (not an ABI mismatch,
+    not "static compatible, fails to load"), and its reinstall command, run, makes verify pass.
+    ``overlay``: the package alone is copied in front (another --path), its metadata stays behind."""
+    wheels, installed = pip_installed
+    site = tmp_path / "site"
+    shutil.copytree(installed, site, symlinks=True)
     paths = [str(site)]
     broken = site
     if layout == "overlay":

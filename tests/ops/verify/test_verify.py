@@ -24,6 +24,8 @@ from glmcompat.model.findings import Finding
 from glmcompat.model.outputs.probe import ProbeDoc
 from glmcompat.ops.verify.core import run
 from glmcompat.ops.verify.plan import Options
+from tests.ops.verify.conftest import given_sites_only
+from tests.ops.verify.gcconce import gcc
 from tests.ops.verify.test_records import undeclared
 
 from tests.conftest import run_cli
@@ -50,10 +52,7 @@ ctypes.CDLL(os.path.join(os.path.dirname(__file__), "{lib}"))
 
 
 def _gcc(src: str, out: Path, *args: str) -> None:
-    c = out.with_suffix(".c")
-    c.write_text(src)
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(out), str(c), *args], check=True, capture_output=True)
-    c.unlink()
+    gcc(src, out, out.with_suffix(".c").name, *args)  # built once per distinct build (tests/ops/verify/gcconce.py)
 
 
 def _dist(site: Path, name: str, version: str, files: list[str], requires: list[str] = ()) -> None:
@@ -143,8 +142,16 @@ def test_broken_torchvision_static_and_dynamic_agree(broken_site: Path) -> None:
     assert probe(r, "smoke:torchvision-nms")["status"] == "skipped"
 
 
-def test_consistent_install_passes_without_gpu(good_site: Path) -> None:
-    r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=60)).to_json()
+@pytest.fixture(scope="module")
+def good_report(good_site: Path) -> dict[str, Any]:
+    """verify --no-gpu of good_site (a run each test here only reads)."""
+    with pytest.MonkeyPatch.context() as mp:
+        given_sites_only(mp)  # as for every in-process run here (set up after this module-scoped fixture)
+        return run(Options(paths=[str(good_site)], no_gpu=True, timeout=60)).to_json()
+
+
+def test_consistent_install_passes_without_gpu(good_report: dict[str, Any]) -> None:
+    r = good_report
     assert probe(r, "abi:torchvision")["status"] == "passed"
     assert probe(r, "import:torchvision")["status"] == "passed"
     assert r["agreement"][0]["agree"] is True and r["agreement"][0]["static"] == "compatible"
@@ -333,8 +340,8 @@ def test_gpu_target_mismatch_is_reported() -> None:
     assert r["ok"] is False
 
 
-def test_report_is_json_serialisable(good_site: Path) -> None:
-    r = run(Options(paths=[str(good_site)], no_gpu=True, timeout=30)).to_json()
+def test_report_is_json_serialisable(good_report: dict[str, Any]) -> None:
+    r = good_report
     assert json.loads(json.dumps(r)) == r
     assert os.path.isabs(probe(r, "import:torchvision")["data"]["file"])
 

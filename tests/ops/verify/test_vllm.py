@@ -37,6 +37,7 @@ from glmcompat.ops.verify.core import run
 from glmcompat.ops.verify.plan import Options
 from glmcompat.ops.verify.judge import agreement_of, judge_gpu_code, static_load_verdict
 from glmcompat.ops.verify.kernels import VLLM_CORE, is_core, vllm_modules
+from tests.ops.verify.gcconce import gcc
 from tests.ops.verify.test_records import undeclared
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -64,10 +65,7 @@ def agreement(report: dict[str, Any], package: str, aspect: str) -> dict[str, An
 
 
 def _cc(src: str, out: Path, *args: str) -> None:
-    c = out.parent / (out.name.split(".")[0] + "_src.c")
-    c.write_text(src)
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(out), str(c), *args], check=True, capture_output=True)
-    c.unlink()
+    gcc(src, out, out.name.split(".")[0] + "_src.c", *args)  # built once per distinct build (tests/ops/verify/gcconce.py)
 
 
 def _dist(site: Path, name: str, version: str, files: list[str], requires: tuple[str, ...] = ()) -> None:
