@@ -218,6 +218,18 @@ def _link_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = _g(h, "link_lib")
     if not lib:
         return None
+    if lib == "cuda":  # the driver's library: a build links the toolkit's stub of it (libcuda_of_a_build)
+        out = _g(h, "link_out")
+        of = f" of {out}" if out else ""
+        return (f"the link{of} asks for -lcuda (libcuda.so, the CUDA driver API library) and the linker finds it in none "
+                "of its directories: the NVIDIA driver installs only libcuda.so.1, and a build links against the CUDA "
+                "toolkit's stub, lib64/stubs/libcuda.so (the toolkit's driver-dev component), which is not in the -L "
+                "directories the build passes (a CUDA_HOME without it, such as a conda environment with only the runtime)",
+                "point the linker at the toolkit's stubs directory (export LIBRARY_PATH=$CUDA_HOME/lib64/stubs, or "
+                "-L$CUDA_HOME/lib64/stubs; /usr/local/cuda/lib64/stubs for a system toolkit), or install the component "
+                "that has it (a full CUDA toolkit; in a conda environment, conda install cuda-driver-dev of the "
+                "environment's CUDA release, lib/stubs/libcuda.so); link only: never put the stubs directory on "
+                "LD_LIBRARY_PATH at run time, where the driver's libcuda.so.1 must load")
     cuda = lib.startswith(("cu", "nv", "nccl"))
     return (f"the extension's link asks for -l{lib} (lib{lib}.so) and the linker finds it in none of its directories"
             + (": the CUDA toolkit's library directory (or that component) is not where the linker looks" if cuda

@@ -88,12 +88,29 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if image := h.groups.get("image_cuda", ""):  # the NVIDIA container toolkit's check of the image's NVIDIA_REQUIRE_CUDA
         floor, own = min_driver(image, facts)
         need = f" (driver >= {own or floor})" if own or floor else ""
-        host = env.cuda.get("driver_cuda", "")
+        host = h.groups.get("host_cuda", "") or env.cuda.get("driver_cuda", "")
         return (f"the container image requires CUDA >= {image} (its NVIDIA_REQUIRE_CUDA), and the host's NVIDIA driver "
                 f"supports an older CUDA{' (' + host + ')' if host else ''}: nvidia-container-cli refuses to start the "
                 "container before anything in it runs",
                 f"upgrade the host's NVIDIA driver to one for CUDA {image}{need}, or use an image built on the CUDA the "
                 "driver supports (nvidia-smi's \"CUDA Version\")")
+    if need_drv := h.groups.get("image_driver", ""):  # the same check of a driver>= condition of the image
+        host = h.groups.get("host_driver", "") or env.cuda.get("driver", "")
+        return (f"the container image requires NVIDIA driver >= {need_drv} (a driver>= condition of its "
+                f"NVIDIA_REQUIRE_CUDA), and the host's driver{' (' + host + ')' if host else ''} is older: the NVIDIA "
+                "container toolkit refuses to start the container before anything in it runs",
+                f"upgrade the host's NVIDIA driver to {need_drv} or newer, or use an image whose CUDA the installed driver "
+                "supports (nvidia-smi's \"CUDA Version\")")
+    if image := h.groups.get("nvd_image", "") or h.groups.get("nvd_image_b", ""):  # nvidia-docker 1.0's own check
+        host = h.groups.get("nvd_driver", "") or h.groups.get("nvd_driver_b", "")
+        floor, own = min_driver(image, facts)
+        need = f" (driver >= {own or floor})" if own or floor else ""
+        driver = env.cuda.get("driver", "")
+        return (f"the image is built on CUDA {image} (its com.nvidia.cuda.version label) and the host's NVIDIA driver"
+                f"{' ' + driver if driver else ''} supports only CUDA {host}: nvidia-docker refuses to start a container "
+                "whose CUDA is newer than the driver's",
+                f"upgrade the host's NVIDIA driver to one for CUDA {image}{need}, or run an image built on CUDA {host} "
+                f"or older (an nvidia/cuda tag for CUDA {host})")
     found = h.groups.get("found", "")
     drv = driver_cuda(found) if found else env.cuda.get("driver_cuda", "")
     driver = env.cuda.get("driver", "")
@@ -122,6 +139,21 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         build = "install builds for the CUDA the driver supports (nvidia-smi's \"CUDA Version\")"
     newer = f"a newer driver (>= {need} for CUDA {built})" if need else "a newer NVIDIA driver"
     return cause, f"{build}, or {newer}"
+
+
+def _thd_nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-without-nccl from torch 0.4's THD backend (its own sentence asks for a build with NCCL 2): the row's words
+    for c10d's messages."""
+    if "thd" not in h.groups:
+        return None
+    torch = env.version("torch")
+    who = f"torch {torch}" if torch else "this torch"
+    return (f"{who} was built without the NCCL 2 that its THD distributed NCCL backend needs (USE_DISTRIBUTED_NCCL "
+            "off): the source build found no NCCL 2 installation (the NCCL 1 torch 0.4 bundles does not serve THD), or was "
+            "built without CUDA, so the nccl backend is left out and torch.distributed refuses it",
+            "rebuild torch with NCCL 2 found (point NCCL_ROOT_DIR, or NCCL_LIB_DIR and NCCL_INCLUDE_DIR, at the NCCL 2 "
+            "installation before `python setup.py install`; the build's NCCL lines say which it found), or install a "
+            "CUDA wheel of torch, which is built with NCCL 2; or start the process group with backend=\"gloo\"")
 
 
 def _forward_compat(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -968,6 +1000,7 @@ def _trt_engine(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
+    "torch-without-nccl": _thd_nccl,
     "driver-insufficient": _driver,
     "cuda-forward-compat-unsupported": _forward_compat,
     "driver-library-mismatch": _driver_mismatch,

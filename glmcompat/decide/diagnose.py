@@ -25,7 +25,7 @@ from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
-from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
+from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, libcuda_of_a_build
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol,
                                            runtime_driver)
 from glmcompat.decide.logenv import Env
@@ -1021,7 +1021,7 @@ for _sid in DYLD_MISSING:
 # its [[signature_package]] row's (Facts.signature_package), unless the match has one of these groups: then its text
 # is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
-OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda"),
+OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nvd_image", "nvd_image_b"),
               "cudnn-version-mismatch": ("framework", "framework_major", "jax_framework")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
@@ -1095,6 +1095,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     for h in hits:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
+        h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

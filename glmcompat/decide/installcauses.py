@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from packaging.version import Version
 
@@ -979,6 +980,29 @@ def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "LIBRARY_PATH for the linker); never the toolkit's lib64/stubs/libcuda.so at run time")
 
 
+# the outputs of triton's own launcher link (triton/runtime/build.py _build: <name>.<EXT_SUFFIX> in a temporary directory,
+# cuda_utils for its driver glue, __triton_launcher for each kernel's): a -lcuda link naming one of them is triton's
+TRITON_LINK_OUTPUTS = ("cuda_utils", "__triton_launcher")
+
+
+def libcuda_of_a_build(h: Hit, env: Env, facts: Facts) -> Hit:
+    """ld's "cannot find -lcuda" (triton-libcuda-missing's words) where the log shows another build linking -lcuda (a
+    compiler or linker command line with -lcuda and its output, ninja's FAILED step, pip building a package) and does not
+    name triton: link-library-missing of libcuda, that build's link of the driver's library; triton's own launcher link,
+    and a bare line with nothing around it, stay triton's."""
+    if h.id != "triton-libcuda-missing" or "-lcuda" not in h.text or env.notes.get("triton"):
+        return h
+    out = env.notes.get("lcuda_link", "")
+    if out.replace("\\", "/").rsplit("/", 1)[-1].startswith(TRITON_LINK_OUTPUTS):
+        return h
+    built = out or env.notes.get("ninja_failed", "") or env.notes.get("build_failed", "") or env.notes.get("building", "")
+    row = next((r for r in facts.rows("signature") if r.id == "link-library-missing"), None)
+    if not built or row is None:
+        return h
+    return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source, package="",
+                   groups={**h.groups, "link_lib": "cuda", "link_out": built})
+
+
 def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-tool-missing where the tool is a C compiler a JIT compiler runs (triton builds its launcher at run time); the
     row's words (ninja, MSVC) otherwise."""
@@ -1016,4 +1040,4 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
 }
 
 
-__all__ = ["CORE", "INSTALL_BUILDERS", "companions"]
+__all__ = ["CORE", "INSTALL_BUILDERS", "companions", "libcuda_of_a_build"]

@@ -549,6 +549,11 @@ IMPORT_GAP = 3
 # are kept, in the hit's ``also`` (by group), so a cause can name the newest (the one a remedy must satisfy)
 # (nvcc_version, nvcc_include: torch's CMake config prints the compiler's release on the line after its "Found two
 # conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68)
+# the groups of a failed build step (ninja's "FAILED: <output>", a compiler command's exit, ld's exit, torch's
+# cpp_extension "Error building extension"): the traceback after it is the build driver's (torch/utils/cpp_extension.py
+# runs ninja for another package's extension), so a glue package its frames name (torch) is not the package being
+# built; a non-glue package's frames (the package's own setup or op builder) still name it
+BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
@@ -660,6 +665,14 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # (pip-23.2.1 wheel pip/_internal/req/req_install.py ensure_build_location), in the paths a compile prints
     ("building", r"pip-install-\w{4,16}[/\\](?P<v>[A-Za-z][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"),
     ("building", r"build_artifacts/(?P<v>[A-Za-z][\w.-]{0,80}?)_\d{10,13}/"),
+    # a build's own link of the driver's library: a compiler or linker command line with -lcuda and its -o output, in
+    # either order (a shell line, or the Python list torch's cpp_extension and setuptools print), and ninja's failed
+    # step (ninja src/build.cc: "FAILED: <outputs>"); triton's name anywhere (its launcher's link is triton's own
+    # -lcuda, triton/runtime/build.py)
+    ("lcuda_link", r"(?<![\w-])-o['\",\s]{1,6}(?P<v>[^\s'\",]{1,300})[^\n]{0,3000}?(?<![\w-])-lcuda(?![\w.+-])"),
+    ("lcuda_link", r"(?<![\w-])-lcuda(?![\w.+-])[^\n]{0,3000}?(?<![\w-])-o['\",\s]{1,6}(?P<v>[^\s'\",]{1,300})"),
+    ("ninja_failed", r"^\s{0,8}FAILED: (?P<v>\S{1,400})"),
+    ("triton", r"(?i)(?<![\w-])(?P<v>triton)(?![\w-])"),
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
     # pip's PEP 517 steps, run in an isolated build environment (pip's build isolation), and the package it collected
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
@@ -772,7 +785,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
-                         r"custom ops against|currently using")
+                         r"custom ops against|currently using|-lcuda|failed: |triton")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -920,13 +933,35 @@ class LogContext:
             self.seen[name] = f"{have}, {ver}"
 
 
+# a compiler or linker option whose argument is a directory (GCC's -L<dir> and -I<dir>, -isystem <dir>, -Wl,-rpath,<dir>,
+# as a command line or its Python list prints them): a package's path there is a library or header directory the build
+# uses (torch's torch/lib in the link of another package's extension), not the package being built
+_OPTION_DIRS = ("-L", "-I", "-isystem", "-Wl,", "-Xlinker")
+_TOKEN_START = re.compile(r"""[\s'"\[(,=]""")
+
+
+def _option_argument(line: str, at: int) -> bool:
+    """Whether position ``at`` of ``line`` is inside the argument of a directory option (:data:`_OPTION_DIRS`)."""
+    start = at
+    while start > 0 and not line[start - 1].isspace() and line[start - 1] not in "'\"":
+        start -= 1
+    if line.startswith(_OPTION_DIRS, start):
+        return True
+    before = re.sub(r"""[\s'",]+$""", "", line[max(0, start - 60):start])  # "-isystem /dir" / "'-L', '/dir'": the option before it
+    head = _TOKEN_START.split(before)[-1] if before else ""
+    return head in ("-L", "-I", "-isystem", "-rpath", "-Xlinker")
+
+
 def mentions(line: str) -> list[tuple[int, str, str]]:
     """The packages a line names, as (position, kind, distribution): library paths, dist-info
-    directories, ``torch.ops`` namespaces and operator names, compiled module names, C++ namespaces."""
+    directories, ``torch.ops`` namespaces and operator names, compiled module names, C++ namespaces. A path that is the
+    argument of a compiler or linker directory option (:func:`_option_argument`) names no package: the build uses it."""
     out = []
     for kind, pat in _MENTIONS:
         for m in pat.finditer(line):
             mod = m.group("mod")
+            if kind == "path" and "-" in line and _option_argument(line, m.start()):
+                continue
             if kind == "ops":
                 pkg = name_tables().ops.get(mod)
                 if pkg is None:
@@ -1040,7 +1075,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
                 if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
                     pending[sid] = n
-                    if not pkg:
+                    if not pkg and not groups.keys() & BUILD_STEP_GROUPS:
                         glue[sid] = ""
             else:
                 for k in COLLECTED_GROUPS & groups.keys():
