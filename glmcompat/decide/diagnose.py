@@ -382,6 +382,8 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
         return _required_missing(h, env, facts)
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
+    if "min_missing" in h.groups and canonicalize(mod) in {r.old for r in facts.rows("rename") if r.checkers}:
+        return None  # a check by a renamed distribution's old name: version-requirement-unmet names the stale checker
     dist = module_package(mod) if mod else ""
     if dist == "torch" and "build_step" in env.notes:  # a build that imports torch, in pip's isolated environment
         pkg = canonicalize(env.notes.get("building") or env.notes.get("collecting", "")) or "the package"
@@ -1034,6 +1036,7 @@ DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
+           "version-requirement-unmet": ("rn_lookup", "rn_pkg"),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 

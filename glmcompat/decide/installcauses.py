@@ -544,11 +544,44 @@ def _mm_version(text: str) -> str:
     return ".".join(parts)
 
 
+def _renamed_lookup(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """version-requirement-unmet of a start-up check that looks a distribution up by the name it had before a rename (a
+    [[rename]] row's old name): importlib.metadata finds no such distribution whatever of the new name is installed, so
+    the checking package predates the rename. The checker: the check's own text (an ``rn_by_<name>`` group) or the
+    frames; its release that looks up the new name: the row's ``checkers``. None for a name no rename row with checkers
+    holds (a check of a name still installed by its releases: the package is missing, package-not-installed's)."""
+    g = h.groups
+    old = canonicalize(g.get("rn_pkg") or g.get("rn_lookup", ""))
+    row = next((r for r in facts.rows("rename") if r.old == old and r.checkers), None)
+    if row is None:
+        return None
+    named = next((k[len("rn_by_"):].replace("_", "-") for k in g if k.startswith("rn_by_")), "")
+    framed = [p for p in (g.get("frame", ""), h.package) if p and canonicalize(p) not in (old, row.new)]
+    checker = named or (canonicalize(framed[0]) if framed else "")  # the check's text, else the frame that ran it
+    first = row.checkers.get(checker, "") if checker else ""
+    new, floor, have = row.new, g.get("rn_min", "").rstrip("."), env.version(row.new)
+    who = _shown(checker, env.version(checker)) if checker else "the program's start-up check"
+    need = f" {floor} or newer" if floor else ""
+    cause = (f"{who} looks up the distribution {old}{need} by that name (importlib.metadata), the name {new} had before "
+             f"it was renamed: {new}{' ' + have if have else ''} installed under its new name is not found by it, so the "
+             f"check fails although the package is there: this {checker or 'checking package'} predates the rename")
+    if checker and first:
+        remedy = (f"upgrade {checker} to {first} or newer (pip install -U '{checker}>={first}'), whose check looks up "
+                  f"{new}; keep {new} installed (a distribution under the old name {old} is no fix: the releases since the rename are "
+                  f"published as {new})")
+    else:
+        remedy = (f"upgrade {checker or 'the program that runs the check'} to a release whose check looks up {new} (its "
+                  f"changelog or its Requires-Dist naming {new}); keep {new} installed")
+    return cause, remedy
+
+
 def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """version-requirement-unmet: a library's own check that an installed dependency is at the version it needs
     (transformers' and accelerate's require_version: "<requirement> is required for a normal functioning of this module,
     but found <pkg>==<version>")."""
     g = h.groups
+    if "rn_lookup" in g or "rn_pkg" in g:  # a lookup by a renamed distribution's old name
+        return _renamed_lookup(h, env, facts)
     req = g.get("requirement", "")
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
     if "rc_pkg" in g:  # transformers 5's check of a checkpoint's requirements.txt before its remote code runs

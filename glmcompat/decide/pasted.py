@@ -276,7 +276,7 @@ def pasted(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow] 
         if len(head) >= LOOKAHEAD:
             break
     width = width_of([raw for _, raw in head])
-    records = _joined(chain(head, it), width)
+    records = _pip_records(_joined(chain(head, it), width))
     if signatures:
         return _completed(records, signatures)
     return ((n, text) for n, text, _, _, _ in records)
@@ -344,6 +344,52 @@ def _first(buf: list[Record], signatures: Sequence[SignatureRow]) -> tuple[int, 
             return n, " ".join(pieces[:took + 1])
     del buf[0]
     return n, text
+
+
+# pip's report of the installed packages' broken requirements, one record a line (pip-24.3.1
+# src/pip/_internal/commands/install.py:617-640 _warn_about_conflicts: "{name} {version} requires {requirement}, which is
+# not installed." and "{name} {version} requires {requirement}, but {you} have {dep_name} {dep_version} which is
+# incompatible.", "you'll" under the legacy resolver, the parts joined by "\n"; src/pip/_internal/commands/check.py:40-56,
+# `pip check`: "%s %s requires %s, which is not installed." and "%s %s has requirement %s, but you have %s %s."). The
+# requirement is a packaging Requirement, printed with its environment marker ("triton==3.1.0; platform_system ==
+# \"Linux\" and python_version < \"3.13\"", src/pip/_vendor/packaging/requirements.py _iter_parts: "; {marker}"), so a
+# record is long and a page or a paste wraps it, at the marker's spaces, with blank lines between its pieces.
+_PIP_HEAD = re.compile(r"^\s{0,4}[A-Za-z0-9][\w.-]{0,80} v?\d[\w.+!-]{0,60} (?:requires|has requirement)(?: |$)")
+_PIP_CLOSED = re.compile(r", (?:but (?:you|you'll) have [A-Za-z0-9][\w.-]{0,80} \S|which is not installed\.)")
+# what the rest of a wrapped record starts with: a specifier's or a marker's words, quotes, operators, its closing clause
+_PIP_GOES_ON = re.compile(r"^\s{0,4}(?:[a-z0-9_'\"(),;<>=!~.]|\[)")
+PIP_GAP = 3  # a wrapped record's pieces are at most two blank lines apart
+
+
+def _pip_records(records: Iterable[Record]) -> Iterator[Record]:
+    """``records``, each of pip's broken-requirement records (:data:`_PIP_HEAD`) that a paste wrapped across lines (with
+    blank lines between its pieces, which end a record for :func:`_joined`) joined again: the record that opens with
+    "<name> <version> requires ..." without its closing clause (", but you have ..." or ", which is not installed.") takes
+    the next pieces, each going on with a requirement's words and none opening a record of its own (another package's
+    "... requires ...", a traceback's, pip's own lines), up to the one that closes it. Pieces that never close it are
+    left as they were: pip prints each record on a line of its own, so separate records are never joined."""
+    held: list[Record] = []
+    for rec in records:
+        if held:
+            last = held[-1]
+            text = rec[1]
+            goes_on = (rec[0] - last[2] <= PIP_GAP and len(held) < MAX_JOIN and _PIP_HEAD.match(text) is None
+                       and _STRONG.match(text.lstrip()) is None and _OWN.match(text) is None
+                       and _PIP_GOES_ON.match(text) is not None)
+            if goes_on:
+                held.append(rec)
+                joined = " ".join(r[1].strip() for r in held)
+                if _PIP_CLOSED.search(joined) is not None:
+                    yield held[0][0], joined, rec[2], held[0][3], ()
+                    held = []
+                continue
+            yield from held
+            held = []
+        if _PIP_HEAD.match(rec[1]) is not None and _PIP_CLOSED.search(rec[1]) is None:
+            held = [rec]
+        else:
+            yield rec
+    yield from held
 
 
 def _spaced(text: str, cuts: tuple[int, ...]) -> str:

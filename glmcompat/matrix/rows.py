@@ -201,10 +201,15 @@ class Compiled(Fact):
 
 @dataclass(frozen=True, slots=True)
 class Rename(Fact):
-    """A package published under a new name from some release on (sgl-kernel -> sglang-kernel)."""
+    """A package published under a new name from some release on (sgl-kernel -> sglang-kernel). ``checkers``: a program
+    that looks the distribution up by its name at start-up (importlib.metadata.version in a version check) -> its first
+    release that looks up the new name, where an older one's failed lookup of the old name reads as that check being
+    stale (the old name is no longer what an install brings); empty where the old name's check failing means it is
+    missing."""
 
     old: Name
     new: Name
+    checkers: Overrides = field(default_factory=_empty)
 
 
 @dataclass(frozen=True, slots=True)

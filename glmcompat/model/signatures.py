@@ -537,8 +537,9 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # package at a companion's pin, or uninstalling one) rather than the failure itself: a later line of the signature's own
 # failure form (pip's conflict warning) replaces such a first match as the signature's hit. fx_: a framework's summary
 # line; x_scene: a warning's header line whose specifics (the distributions it lists) come on a later line (CuPy's
-# duplicate-installation warning).
-SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene"})
+# duplicate-installation warning); rn_lookup: importlib.metadata's PackageNotFoundError, whose check's own message (the
+# program's "X with minimum required version V is not installed") follows it and names the checker.
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -580,6 +581,19 @@ _MENTIONS = [
     # torch's C++ source tree, which its checks name where they raise (old TH/THC errors end " at <file>:<line>",
     # THCudaCheck prints "file=/pytorch/aten/src/THC/...", TORCH_WARN "Triggered internally at ../c10/cuda/...")
     ("torchsrc", re.compile(r"(?<![\w-])(?P<mod>torch/csrc|aten/src|c10/(?:core|cuda|util))/[\w/-]{1,200}\.(?:cpp|cu|h|c)\b")),
+    # the tail torch's CUDA check puts after every CUDA error it raises (C10_CUDA_CHECK and C10_CUDA_KERNEL_LAUNCH_CHECK,
+    # c10/cuda/CUDAException.cpp c10_cuda_check_implementation: "CUDA error: <cudaGetErrorString>", then the
+    # asynchronous-error suffix "CUDA kernel errors might be asynchronously reported at some other API call, so the
+    # stacktrace below might be incorrect." / "For debugging consider passing CUDA_LAUNCH_BLOCKING=1" (torch-2.14.1 wheel
+    # torch/lib/libc10_cuda.so; "API call,so" before torch 2.0), then c10_retrieve_device_side_assertion_info's "Compile
+    # with `TORCH_USE_CUDA_DSA` to enable device-side assertions." (pytorch/pytorch@7e2ec4256d68a7e9ed7b7c23c8214dd02abeaed0
+    # c10/cuda/CUDADeviceAssertionHost.cpp, its #else branch) or "Device-side assertions were explicitly omitted for this
+    # error check; ..." (c10_cuda_check_implementation); a ROCm build prints HIP and TORCH_USE_HIP_DSA): the error is
+    # raised by torch, which a failure is attributed to where nothing else is named (torch is glue: an extension's
+    # kernel checked by the same macro is named by its own frames)
+    ("torchtail", re.compile(r"(?P<mod>(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call|"
+                             r"Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`? to enable device-side assertions|"
+                             r"Device-side assertions were explicitly omitted for this error check)")),
     # torch's own shared libraries (torch/lib), named by soname where a loader error gives no path
     ("torchlib", re.compile(r"(?<![\w.-])(?P<mod>lib(?:torch(?:_cpu|_cuda(?:_cu|_cpp|_linalg)?|_hip|_python|_global_deps)?|"
                             r"c10(?:_cuda|_hip)?))\.so\b")),
@@ -973,7 +987,7 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 pkg = named
             elif mod == "vllm._C":
                 pkg = "vllm"
-            elif kind in ("torchlib", "torchsrc"):
+            elif kind in ("torchlib", "torchsrc", "torchtail"):
                 pkg = "torch"
             elif kind == "ortlib":
                 pkg = "onnxruntime"

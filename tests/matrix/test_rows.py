@@ -150,14 +150,14 @@ def test_a_cache_entry_of_another_shape_is_a_miss(tmp_path) -> None:
     """The rows are built only from the shape they were written for: an older format (a dict per row), other
     fields, or values that do not fit a row are misses, never wrong rows or a crash."""
     p = tmp_path / "entry.json"
-    row = {"evidence": "metadata", "source": "s", "old": "a", "new": "b"}
+    row = {"evidence": "metadata", "source": "s", "old": "a", "new": "b", "checkers": {}}
     good = {"format": FORMAT, "fields": R.FIELDS, "tables": {"rename": [R.to_values("rename", row)]}}
     _entry(p, good)
     got = _cached_matrix(p)
     assert got is not None and got["rename"] == (R.Rename("metadata", "s", "a", "b"),)
     for bad in ({"rename": [row]},  # format 1
                 {**good, "format": FORMAT - 1},
-                {**good, "fields": {**R.FIELDS, "rename": ["evidence", "source", "new", "old"]}},
+                {**good, "fields": {**R.FIELDS, "rename": ["evidence", "source", "new", "old", "checkers"]}},
                 {**good, "tables": {"rename": [["metadata", "s", "a"]]}},  # a value short
                 {**good, "tables": {"rename": [row]}},  # a dict where the values belong
                 {**good, "tables": {"nope": []}},
