@@ -2,7 +2,9 @@
 middle releases of each project named (needs the index; run: ``python scripts/record_nvidia_sonames.py nvidia-cufft-cu11
 nvidia-cufft-cu12 nvidia-cufft``): the evidence of the ``[[nvidia_soname]]`` rows of
 glmcompat/matrix/data/nvidia-libraries.toml (which soname major each CUDA major's wheels ship). Reads each wheel's zip
-directory by range requests (glmcompat.readers.wheelzip.RemoteZip), never the whole wheel."""
+directory by range requests (glmcompat.readers.wheelzip.RemoteZip), never the whole wheel. With ``--windows`` first, the
+Windows DLLs (nvidia/<folder>/bin/*.dll) of each project's win_amd64 wheels instead: the evidence of the rows' ``dlls``
+(``python scripts/record_nvidia_sonames.py --windows nvidia-cublas-cu11 nvidia-cublas-cu12``)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from packaging.version import Version
 
 
 def main(pkgs: list[str]) -> None:
+    windows = bool(pkgs) and pkgs[0] == "--windows"
+    pkgs = pkgs[1:] if windows else pkgs
+    platform, member = ("win_amd64", r"/[^/]*\.dll$") if windows else ("x86_64", r"/lib[^/]*\.so")
     with IndexClient() as ic:
         for p in pkgs:
             try:
@@ -30,15 +35,15 @@ def main(pkgs: list[str]) -> None:
                 fs = [
                     f
                     for f in proj.files_for(v)
-                    if f.filename.endswith(".whl") and ("x86_64" in f.filename) and not f.yanked
+                    if f.filename.endswith(".whl") and (platform in f.filename) and not f.yanked
                 ]
                 if not fs:
-                    print(p, v, "no x86_64 wheel")
+                    print(p, v, f"no {platform} wheel")
                     continue
                 f = fs[0]
                 try:
                     z = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
-                    libs = sorted({m.name.rsplit("/", 1)[-1] for m in z.members if re.search(r"/lib[^/]*\.so", m.name)})
+                    libs = sorted({m.name.rsplit("/", 1)[-1] for m in z.members if re.search(member, m.name)})
                     print(p, v, f.filename, libs)
                 except Exception as e:
                     print(p, v, "ERR", e)

@@ -369,12 +369,15 @@ class NvidiaSoname(Fact):
     """One soname major of an NVIDIA library (``library``, a glob of its soname's stem: libcufft, libnpp*) and the CUDA
     majors whose toolkits and nvidia-* wheels ship it (``cuda``), with those wheels (``wheels``): a library that numbers
     its own releases says nothing of CUDA by its number alone (libcufft.so.10 is CUDA 10.1 to 11.8's, libcufft.so.11
-    CUDA 12's; libcurand.so.10 every CUDA from 10.1 to 13), which these rows read from the wheels' files."""
+    CUDA 12's; libcurand.so.10 every CUDA from 10.1 to 13), which these rows read from the wheels' files. ``dlls``: the
+    Windows names of the same libraries at that major (the win_amd64 wheels' nvidia/<folder>/bin/*.dll: cublas64_11.dll
+    is libcublas.so.11, cudart64_110.dll libcudart.so.11.0, cudnn_ops_infer64_8.dll libcudnn_ops_infer.so.8)."""
 
     library: NonEmpty
     major: NonEmpty
     cuda: Versions
     wheels: tuple[Name, ...] = ()
+    dlls: tuple[NonEmpty, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,7 @@ from glmcompat.model.platforms import PER_PLATFORM, check_platform
 Tables = dict[str, tuple[Fact, ...]]  # table -> its rows, in file order
 R = TypeVar("R", bound=Fact)
 # a shared library's soname: its stem and its major (libcufft.so.11 -> cufft, 11; libcudnn_ops_infer.so.8.9.2 -> 8)
+_DLL_STEM = re.compile(r"([A-Za-z][\w-]{0,60}?)(?:64|32)?_\d")  # cudnn_ops_infer64_8.dll -> cudnn_ops_infer
 _SONAME = re.compile(r"(?P<stem>lib[\w+-]{1,80}?)\.so\.(?P<major>\d{1,4})(?:\.\d{1,6}){0,3}")
 
 
@@ -331,6 +332,18 @@ class Facts:
             return None
         return next((r for r in self.rows("nvidia_soname")
                      if r.major == m.group("major") and fnmatchcase(m.group("stem"), r.library)), None)
+
+    def nvidia_dll(self, dll: str) -> tuple[str, NvidiaSoname] | None:
+        """The Linux soname of the same NVIDIA library as the Windows DLL ``dll`` and its ``[[nvidia_soname]]`` row, by
+        the rows' ``dlls`` (the win_amd64 wheels' names): cublas64_11.dll -> libcublas.so.11 (CUDA 11's),
+        cudnn_ops_infer64_8.dll -> libcudnn_ops_infer.so.8, cufft64_11.dll -> libcufft.so.11 (CUDA 12's); None where no
+        row lists it (a path's directories are dropped, case ignored as Windows does)."""
+        name = dll.replace("\\", "/").rsplit("/", 1)[-1].lower()
+        row = next((r for r in self.rows("nvidia_soname") if name in (d.lower() for d in r.dlls)), None)
+        if row is None:
+            return None
+        stem = _DLL_STEM.match(next(d for d in row.dlls if d.lower() == name))
+        return (f"lib{stem.group(1)}.so.{row.major}" if stem else f"{row.library.rstrip('*')}.so.{row.major}"), row
 
     def signature_package(self, signature: str) -> str:
         """The package signature ``signature`` names by itself (its text is that package's own: [[signature_package]]);
