@@ -448,6 +448,16 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _cudnn_mixed(g, env)  # a cuDNN library lacking a symbol cuDNN owns: another release's
     if "vn_cudnn_node" in g:  # another library needs cuDNN's node (torch's): cuda-toolkit-clash names that
         return None
+    if win := h.groups.get("win_lib", ""):  # cuDNN 8's line on Windows: LoadLibrary's error code
+        got = facts.nvidia_dll(win)
+        soname = got[0] if got else ""
+        n = re.search(r"_(\d+)\.dll", win)
+        return (f"cuDNN's front library loaded, but its sub-library {win}{f' ({soname} on Linux)' if soname else ''} "
+                f"did not{_win_code(h.groups.get('win_code', ''))}: cuDNN {n.group(1) if n else ''} is installed without "
+                "that sub-library, or its bin directory is not on PATH (the program found cudnn64 elsewhere, or a "
+                "copy of another cuDNN release comes first)",
+                f"put the bin directory of one complete cuDNN {n.group(1) if n else ''} install (every cudnn_*64 DLL of "
+                "one release) on PATH, or copy its DLLs next to the program's; remove other cuDNN copies from PATH")
     lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
     why = h.groups.get("why") or ""
     m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
@@ -579,9 +589,45 @@ def _torch_seen(h: Hit, env: Env) -> bool:
                 or re.search(r"[/\\]torch[/\\]|\bimport torch\b", h.text))
 
 
+# Microsoft's System Error Codes (0-499) that LoadLibrary returns for a DLL (learn.microsoft.com/windows/win32/debug/
+# system-error-codes--0-499-): what each means for a library that did not load
+WIN_ERRORS = {"126": "ERROR_MOD_NOT_FOUND: the DLL, or a DLL it imports, is in no directory Windows searches",
+              "127": "ERROR_PROC_NOT_FOUND: a copy of another release was found first, which lacks a function it needs",
+              "193": "ERROR_BAD_EXE_FORMAT: the copy found is not a 64-bit Windows DLL (a 32-bit or another platform's "
+                     "file)"}
+
+
+def _win_code(code: str) -> str:
+    """`` (Windows error 126, ERROR_MOD_NOT_FOUND: ...)`` for a LoadLibrary error code; "" for none."""
+    return f" (Windows error {code}, {WIN_ERRORS[code]})" if code in WIN_ERRORS else f" (Windows error {code})" if code else ""
+
+
+def _win_lib(h: Hit, env: Env, facts: Facts, dll: str) -> tuple[str, str] | None:
+    """cuda-lib-missing for a Windows DLL (cublas64_11.dll): the same library's soname, its CUDA majors and wheels by the
+    ``[[nvidia_soname]]`` rows' ``dlls``; the search path is PATH, not LD_LIBRARY_PATH."""
+    got = facts.nvidia_dll(dll)
+    if got is None:
+        return None
+    soname, row = got
+    name, cudas = nvidia_library(soname), row.cuda
+    prog = _shown(h.package, env.version(h.package)) if h.package else "the program"
+    ships = f"{name}, which CUDA {_or(cudas)} ships" if cudas else name
+    wheel = _or(row.wheels) or "the nvidia-* wheel of that library"
+    folder = "cudnn" if soname.startswith("libcudnn") else ""
+    return (f"{prog} could not load {dll} ({ships}; {soname} on Linux){_win_code(h.groups.get('win_code', ''))}: "
+            f"{prog} was built against {name}, and no directory Windows searches for DLLs (the program's own, PATH, the "
+            "CUDA toolkit's bin that CUDA_PATH names) holds it: that CUDA/cuDNN release is not installed, or its bin "
+            "directory is not on PATH",
+            f"install {name} (the CUDA {_or(cudas) or 'XY'} toolkit{', or cuDNN of that major' if folder else ''}, or pip "
+            f"install {wheel} and add its nvidia\\<library>\\bin directory to PATH), or copy {dll} next to {prog}'s "
+            f"DLLs; or install a build of {prog} for the CUDA the machine has")
+
+
 def _cuda_lib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-lib-missing: the library, the wheel that ships it, and torch's pin of that wheel where the log shows torch."""
     lib, major = h.groups.get("library", ""), h.groups.get("major", "")
+    if lib.lower().endswith(".dll"):  # Windows' name of the library (a framework's or CTranslate2's line)
+        return _win_lib(h, env, facts, lib)
     if "preload" in h.groups:  # torch's fallback found no nvidia/<folder>/lib on sys.path holding the library
         stem = h.groups["preload"].removeprefix("lib")
         name = NVIDIA_NAME.get(stem, stem)

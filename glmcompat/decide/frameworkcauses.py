@@ -2,7 +2,8 @@
 checks, JAX and its CUDA plugin, onnxruntime-gpu's execution providers, TensorRT, PaddlePaddle
 (glmcompat/matrix/data/frameworks-signatures.toml).
 
-Those rows carry what they name in their groups: ``fwpkg_<dist>`` names the package (its ``_`` read as ``-``: the row's
+Those rows carry what they name in their groups: ``fwpkg_<dist>`` names the package (its ``_`` read as ``-``, a
+trailing ``_`` ending a name whose last character is a digit, ``fwpkg_ctranslate2_``: the row's
 data, never this code, spells it), the other ``fx_`` groups the library and the versions the log prints, and an
 ``fx_notice`` group marks a notice the row reads only so that no narrower row claims it. A row that widens a signature of another file
 (the matrix admits one row per signature) takes its cause from :data:`WIDENED`, or from that signature's own builder where it
@@ -65,7 +66,7 @@ def framework_package(h: Hit) -> str | None:
     """The package the row's ``fwpkg_`` group names; "" for a framework row that names none; None for another row."""
     names = [k for k in h.groups if k.startswith(PACKAGE)]
     if names:
-        return canonicalize(_INDEX.sub("", names[0][len(PACKAGE):]).replace("_", "-"))
+        return canonicalize(_INDEX.sub("", names[0][len(PACKAGE):]).replace("_", "-").strip("-"))
     return "" if any(k.startswith(FACT) for k in h.groups) else None
 
 
