@@ -939,7 +939,9 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         who = f"torch {torch}" if torch else "the installed torch"
         on = f" (built for CUDA {built})" if built else ""
         ptx = any(a.startswith("compute_") for a in g["archs_listed"].split(", "))
-        return (f"{who}{on} carries code only for {g['archs_listed']}, its build's arch list as the log prints it"
+        said = (f"its build's arch list as the matrix records it for the {g['archs_recorded']} wheel" if g.get("archs_recorded")
+                else "its build's arch list as the log prints it")
+        return (f"{who}{on} carries code only for {g['archs_listed']}, {said}"
                 + ("" if ptx else " (SASS only, no compute_XX PTX a newer GPU could JIT-compile)")
                 + ", and none of it runs on this GPU: its compute capability is outside the list, so every CUDA kernel "
                 "launch of torch fails ('no kernel image is available')",

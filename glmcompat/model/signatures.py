@@ -610,13 +610,63 @@ _VERSIONS = [
     # requirement's bound (``huggingface-hub>=0.19 in ... (0.25.2)`` is 0.25.2). First: a line's first version read wins
     re.compile(r"Requirement already satisfied: " + _DISTS + r"(?:\[[\w,\s-]{1,80}\])?(?:\s{0,4}[<>=!~][^ ]{0,120})? in "
                r"\S{1,400}(?: \(from [^()]{0,400}(?:\([^()]{0,80}\)[^()]{0,200}){0,2}\))? \(" + _VERSION + r"\)\s*$", re.I),
-    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,40}:?\s{0,4})?|"
+    # (a bare space between name and version is read only before a release a tool prints, X.Y.Z or with a tag: prose's
+    # "I installed torch 2.4 yesterday" names a series, not the installed version; a banner's list, "Built with pytorch
+    # 1.7, cuda 10.2", is read)
+    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|"
+               r"\s{1,40}(?:version\s{0,40}:?\s{0,4}|(?=v?\d{1,4}\.\d{1,4}(?:\.\d|\+|\.?post|\.?dev|rc|a\d|b\d|,)))|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
     # a Nix store path of a Python package: nixpkgs' buildPythonPackage names it <hash>-python3.X-<pname>-<version>
     # (/nix/store/9kyf...-python3.13-torch-2.7.1/lib/python3.13/site-packages/torch/..., NixOS/nixpkgs#432046)
     re.compile(r"/nix/store/[0-9a-z]{32}-python\d\.\d{1,2}-" + _DISTS + "-" + _VERSION + r"/", re.I),
 ]
+# an environment listing's row, in the layouts the tools that print one use (any distribution's name: the row's layout,
+# not the name, says it is a version installed). A version is X.Y at least, with PEP 440's tags and a local label.
+_ROW_NAME = r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,80})"
+_ROW_VERSION = r"v?(?P<ver>\d{1,4}(?:\.\d{1,8}){1,4}(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
+_ROWS = [re.compile(pattern) for pattern in (
+    # pip freeze ("torch==2.4.1+cu124": pip-23.2.1 src/pip/_internal/operations/freeze.py FrozenRequirement.__str__,
+    # "{req}=={version}"), collect_env's "[pip3] torch==2.4.1" (torch/utils/collect_env.py get_pip_packages, the lines
+    # `pip list --format=freeze` prints, prefixed "[{pip_version}] "), conda env export's "- pytorch=2.4.1=py3.10_..."
+    # (conda/env/env.py from_environment: "name=version=build") and its pip section's "- torch==2.4.1"
+    r"^\s{0,12}(?:\[(?:pip3?|conda)\]\s{1,8})?(?:-\s{1,4})?" + _ROW_NAME + r"(?:\[[\w,.-]{1,80}\])?\s{0,4}(?:===?|=)\s{0,4}"
+    + _ROW_VERSION + r"(?:=[\w.+-]{1,80})?\s{0,4}$",
+    # columns padded to the widest name: pip list ("Package Version" then "torch 2.4.1+cu124", an editable's location
+    # after: pip-23.2.1 src/pip/_internal/commands/list.py format_for_columns / tabulate), uv pip list (the same
+    # layout: uv crates/uv/src/commands/pip/list.rs), conda list ("pytorch 2.4.1 py3.10_cuda12.4_cudnn9.1.0_0 pytorch":
+    # name, version, build, channel; conda/cli/main_list.py print_packages), collect_env's "[conda] pytorch 2.4.1 ..."
+    # (get_conda_packages: conda list's lines, prefixed "[conda] "), poetry show ("name version description":
+    # poetry src/poetry/console/commands/show.py, "(!)" marking one not installed): two spaces or more of padding, or a
+    # row that ends at the version or at conda's build string (with its channel)
+    r"^\s{0,12}(?:\[conda\]\s{1,8})?" + _ROW_NAME + r"(?:\s{1,4}\(!\))?(?P<gap>\s{1,60})" + _ROW_VERSION
+    + r"(?P<tail>\s.{0,400})?$",
+    # "name: version" (YAML, sglang's check_env "PyTorch: 2.4.0+cu121" / "flashinfer: 0.1.6": sglang python/sglang/
+    # check_env.py check_env, print(f"{k}: {v}")), "name version: version" (transformers env's "- `transformers` version:
+    # 4.46.3", "- PyTorch version (GPU?): 2.4.1+cu124 (True)": transformers src/transformers/commands/env.py format_dict,
+    # f"- {prop}: {val}"; vLLM's collect_env "vLLM Version: 0.6.3.post1", torch's "PyTorch version: 2.4.1")
+    r"^\s{0,12}(?:[-*]\s{1,4})?`?" + _ROW_NAME + r"`?(?:\s{1,4}[Vv]ersion(?:\s{1,4}\([^()]{0,40}\))?)?\s{0,4}:\s{0,4}"
+    + _ROW_VERSION + r"(?:[\s,@(].{0,400})?$",
+    # a markdown table's row ("| torch | 2.4.1+cu124 |")
+    r"^\s{0,8}\|\s{0,8}`?" + _ROW_NAME + r"`?\s{0,40}\|\s{0,8}`?" + _ROW_VERSION + r"`?\s{0,40}\|",
+)]
+# a JSON object of name -> version, any number on a line ("torch": "2.4.1+cu124": InvokeAI's About dialog,
+# invokeai/app/api/routers/app_info.py AppDependencyVersions; ComfyUI's /system_stats "pytorch_version": "2.4.1+cu124",
+# server.py system_stats), and `pip list --format=json`'s {"name": "torch", "version": "2.4.1"} (pip-23.2.1
+# src/pip/_internal/commands/list.py format_for_json)
+_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,80})"\s{0,4}:\s{0,4}"' + _ROW_VERSION + r'["\s]')
+_JSON_NAMED = re.compile(r'"name"\s{0,4}:\s{0,4}"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,80})"\s{0,4},\s{0,4}"version"\s{0,4}:'
+                         r'\s{0,4}"' + _ROW_VERSION + '"')
+# the words of a listing's rows that name no distribution (the interpreter, the CUDA toolkit or driver, the system,
+# a field of a JSON dict): what a report lists beside the packages
+_NOT_DISTS = frozenset({"python", "cuda", "driver", "nvcc", "cudnn", "os", "gpu", "rocm", "hip", "gcc", "clang", "cmake",
+                        "libc", "nccl", "version", "name", "system", "platform", "kernel", "ram", "vram", "cpu", "ulimit",
+                        "cann", "pip", "conda", "build"})
+# the rest of a column row whose name and version one space parts (no padding): nothing, or conda's build string
+# (an underscore in it: py3.10_cuda12.4_cudnn9.1.0_0, pypi_0) and its channel
+_CONDA_TAIL = re.compile(r"\s{0,40}(?:[\w.+-]{0,80}_[\w.+-]{0,80}(?:\s{1,40}[\w./:-]{1,80})?)?\s{0,4}")
+# conda's build string of the pytorch channel's CUDA build: the CUDA torch was built with (py3.10_cuda12.4_cudnn9.1.0_0)
+_CONDA_TORCH_CUDA = re.compile(r"^\s{0,12}(?:\[conda\]\s{1,8})?pytorch\s{1,60}\S{1,40}\s{1,40}\S{0,40}_cuda(?P<v>\d{1,2}\.\d)_")
 _WRAPPED_VERSION = re.compile(r"\s{0,8}version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})\b")
 _MAJOR_MINOR = r"(?P<v>\d{1,3}\.\d{1,3})"  # a CUDA release as tools print it (12.8)
 _DRIVER = r"(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)"  # a driver version (570.86.15)
@@ -644,7 +694,7 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
 _DIGIT = re.compile(r"\d")
 _PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
 _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num|huggingface")  # on the lowered line
-_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
+_CUDA_WORDS = re.compile(r"[Vv]ersion|used to build|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD_MISSING = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => not found")
@@ -889,6 +939,7 @@ class LogContext:
             self.wrapped = "nccl"
         if _DIGIT.search(line) is None:
             return
+        self._listed(line)
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
             for m in pat.finditer(line):
                 name = canonicalize(m.group("name"))
@@ -937,6 +988,24 @@ class LogContext:
             calls = [[expr.group("e")]]
         if any(a in ("torch.__version__", "torch.cuda.is_available()") for c in calls for a in c):
             self.printing = calls
+
+    def _listed(self, line: str) -> None:
+        """An environment listing's rows (:data:`_ROWS`, :data:`_JSON_PAIR`): any distribution's installed version,
+        read by the row's layout; a listing of torch's conda build also gives the CUDA it was built with."""
+        found = [(m.group("name"), m.group("ver")) for m in _JSON_NAMED.finditer(line)] if '"name"' in line else []
+        if not found and '"' in line:
+            found = [(m.group("name").removesuffix("_version"), m.group("ver")) for m in _JSON_PAIR.finditer(line)]
+        if not found:
+            row = next((m for pat in _ROWS if (m := pat.match(line)) is not None and (
+                "gap" not in pat.groupindex or len(m.group("gap")) > 1 or _CONDA_TAIL.fullmatch(m.group("tail") or ""))), None)
+            found = [(row.group("name"), row.group("ver"))] if row is not None else []
+        for name, ver in found:
+            dist = canonicalize(name)
+            dist = "torch" if dist == "pytorch" else dist
+            if dist not in _NOT_DISTS and not dist[0].isdigit():
+                self._version(dist, ver)
+        if "_cuda" in line and (c := _CONDA_TORCH_CUDA.match(line)) is not None:
+            self.cuda.setdefault("torch_cuda", c.group("v"))
 
     def _version(self, name: str, ver: str) -> None:
         self.versions.setdefault(name, ver)
