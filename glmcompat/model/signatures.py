@@ -477,15 +477,18 @@ class _Matcher:
             return []
         text, spots, _ = fixed
 
-        def counts(pat: re.Pattern[str], m: re.Match[str] | None) -> bool:
-            return m is not None and (any(m.start() <= at <= m.end() for at in spots) or pat.search(line) is None)
+        def counted(pat: re.Pattern[str]) -> re.Match[str] | None:
+            m = pat.search(text)
+            if m is None or not (any(m.start() <= at <= m.end() for at in spots) or pat.search(line) is None):
+                return None
+            return m
 
-        got = [(m, sig) for pat, sig in self.always if counts(pat, m := pat.search(text))]
+        got = [(m, sig) for pat, sig in self.always if (m := counted(pat)) is not None]
         gated, near = self._near(text, keep=False)
         if not gated:
             return got
         for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
-            keyed = [(m, self.keyed[i][1]) for i in sorted(near) if counts(forms[i], m := forms[i].search(text))]
+            keyed = [(m, self.keyed[i][1]) for i in sorted(near) if (m := counted(forms[i])) is not None]
             if keyed:
                 return got + keyed
         return got
