@@ -155,6 +155,41 @@ def tolerant(pattern: str, closed: bool = False) -> str:
     return "".join(out)
 
 
+# A sentence break a paste lost: the ". " between two sentences of one message dropped (a copy from a rendered page,
+# a chat client or a log viewer that joins a message's sentences, Cython's "... binary incompatibilityExpected 96 from C
+# header"), or only its space ("incompatibility.Expected"): a word that starts lower case and holds no capital, then a
+# capitalised word. Identifiers (RuntimeError, getDeviceCount) start upper case or continue in one, so no break is read
+# inside them.
+_LOST_BREAK = re.compile(r"(?<![A-Za-z0-9_])(?P<word>[a-z][a-z0-9]{1,60})\.?(?=[A-Z][a-z]{1,60}(?![A-Za-z0-9_]))")
+
+
+def rebroken(line: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
+    """``line`` with each lost sentence break (:data:`_LOST_BREAK`) put back as ". ": the result, where each restored
+    break stands in it, and where each stood in ``line``; None where the line has none."""
+    out, spots, joins, last = [], [], [], 0
+    for m in _LOST_BREAK.finditer(line):
+        out.append(line[last:m.end("word")])
+        spots.append(sum(len(x) for x in out))
+        joins.append(m.end("word"))
+        out.append(". ")
+        last = m.end()
+    if not spots:
+        return None
+    out.append(line[last:])
+    return "".join(out), tuple(spots), tuple(joins)
+
+
+def _reads_more(restored: re.Match[str], kept: re.Match[str], joins: tuple[int, ...]) -> bool:
+    """Whether a signature's match of a line with its lost sentence breaks put back (``restored``) reads the line better
+    than its match of the line as it stands (``kept``): it fills more of the signature's groups, or one of ``kept``'s
+    groups runs across a lost break (two sentences read as one value: "0.3.16.post5Please")."""
+    filled = sum(v is not None for v in restored.groups()) - sum(v is not None for v in kept.groups())
+    if filled:
+        return filled > 0
+    return any(kept.start(k) < at < kept.end(k) for k in range(1, len(kept.groups()) + 1) if kept.start(k) >= 0
+               for at in joins)
+
+
 def _class_end(pattern: str, i: int) -> int:
     """The index of the ``]`` that closes the character class opening at ``pattern[i]``."""
     j = i + 1 + (pattern[i + 1:i + 2] == "^")
@@ -418,9 +453,45 @@ class _Matcher:
                          if (forms := self.bare[i]) is not None and any(w in bare for w in need)
                          and (m := forms[0].search(line) or forms[1].search(line)) is not None]
             out += keyed
+        fixed = rebroken(line)
+        for m, sig in self._rebroken(line, fixed):  # a signature that reads the line with its lost breaks put back
+            at = next((k for k, (o, s2) in enumerate(out) if s2.id == sig.id), None)
+            if at is None:
+                out.append((m, sig))
+            elif fixed is not None and _reads_more(m, out[at][0], fixed[2]):
+                out[at] = (m, sig)
         if not any(sig.id in self.ids for _, sig in out) and (cut := self._cut(line)) is not None:
             out += cut
         return out
+
+    def _rebroken(self, line: str, fixed: tuple[str, tuple[int, ...], tuple[int, ...]] | None
+                  ) -> list[tuple[re.Match[str], SignatureRow]]:
+        """The signatures a line reads with the sentence breaks a paste lost put back (:func:`rebroken`): a match counts
+        only where it spans or ends at a restored break (the signature's own text has the break there) or where the line as it
+        stands does not match (a lookahead of the signature reads the break: numpy-abi's "numpy.dtype size changed" where
+        a "... Expected 96 from C header, got 88" follows), each signature's own form
+        first, then its tolerant one. Empty where the line has no such join or no signature reads it. A signature that
+        reads the line as it stands too is kept as it reads it, unless the restored break lets it read more (a message's
+        optional second sentence: "Numba needs NumPy 2.0 or lessGot NumPy 2.1.")."""
+        if fixed is None:
+            return []
+        text, spots, _ = fixed
+
+        def counted(pat: re.Pattern[str]) -> re.Match[str] | None:
+            m = pat.search(text)
+            if m is None or not (any(m.start() <= at <= m.end() for at in spots) or pat.search(line) is None):
+                return None
+            return m
+
+        got = [(m, sig) for pat, sig in self.always if (m := counted(pat)) is not None]
+        gated, near = self._near(text, keep=False)
+        if not gated:
+            return got
+        for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
+            keyed = [(m, self.keyed[i][1]) for i in sorted(near) if (m := counted(forms[i])) is not None]
+            if keyed:
+                return got + keyed
+        return got
 
     def _cut(self, line: str) -> list[tuple[re.Match[str], SignatureRow]] | None:
         """The signatures a line cut inside one of their literals reads, the literal completed: where the line ends

@@ -278,3 +278,51 @@ def test_the_sglang_log_cut_mid_message_names_the_build(tmp_path: Path, capsys: 
     text = (FIXTURES / "logs" / "x-sglang-6958-xformers-built-torch-260.log").read_text(encoding="utf-8")
     assert text.rstrip().endswith("with C")
     diagnoses(text, "xformers-built-for-other-torch", ["xformers", "2.6.0+cu124"], tmp_path, capsys)
+
+
+# ---- 4. a sentence break lost ------------------------------------------------------------------------------------
+# A page, a chat client or a log viewer that joins a message's sentences drops the ". " between them ("... binary
+# incompatibilityExpected 96 from C header": af-pollbot-103), or only its space ("incompatibility.Expected"). Each
+# message of the tables with such a break (a word that starts lower case, ". ", a capitalised word) keeps its signature
+# and words with either dropped (glmcompat/model/signatures.py, :func:`rebroken`).
+_BREAK = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z0-9]{1,60}(?P<brk>\. )(?=[A-Z][a-z]{1,60}(?![A-Za-z0-9_]))")
+BROKEN = [m for m in ONE_LINE if _BREAK.search(m["text"])]
+SENTENCE_DAMAGES = {"sentence break lost": "", "space after the period lost": "."}
+
+
+def test_the_tables_hold_enough_messages_of_two_sentences() -> None:
+    assert len(BROKEN) >= 100
+    assert any("size changed, may indicate binary incompatibility. Expected" in m["text"] for m in BROKEN)
+
+
+@pytest.mark.parametrize("damage", sorted(SENTENCE_DAMAGES))
+@pytest.mark.parametrize("m", BROKEN, ids=message_id)
+def test_a_message_whose_sentence_break_was_lost_keeps_its_signature_and_words(m: dict[str, str], damage: str) -> None:
+    text, sid = m["text"], m["expect"]
+    want = _hits(text)
+    assert sid in want, sorted(want)
+    lost = []
+    for brk in _BREAK.finditer(text):
+        damaged = text[:brk.start("brk")] + SENTENCE_DAMAGES[damage] + text[brk.end("brk"):]
+        got = _hits(damaged)
+        if sid not in got or _said(got[sid]) != _said(want[sid]):
+            lost.append(damaged)
+    assert not lost, lost
+
+
+@pytest.mark.parametrize("text", [
+    # identifiers and prose that join a lower-case word to a capitalised one without a lost break: nothing is read
+    "torch.Tensor has no attribute getDeviceCount",
+    "the value of numpyArray was None",
+    "numpy.ndarray size changed, may indicate binary incompatibility",  # Cython 0.23's warning: no sizes, no failure
+])
+def test_a_join_that_completes_no_message_is_not_claimed(text: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    unclaimed(text, tmp_path, capsys)
+
+
+def test_the_pollbot_log_reads_as_cython_printed_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """af-pollbot-103: Cython's "size changed" ValueError pasted with its sentence break lost."""
+    text = (FIXTURES / "logs" / "af-pollbot-103-numpy-ndarray-96-88.log").read_text(encoding="utf-8")
+    assert "incompatibilityExpected 96" in text
+    diagnoses(text, "numpy-too-old", ["numpy.ndarray", "96 bytes", "88 bytes"], tmp_path, capsys)
