@@ -609,8 +609,10 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # failure form (pip's conflict warning) replaces such a first match as the signature's hit. fx_: a framework's summary
 # line; x_scene: a warning's header line whose specifics (the distributions it lists) come on a later line (CuPy's
 # duplicate-installation warning); rn_lookup: importlib.metadata's PackageNotFoundError, whose check's own message (the
-# program's "X with minimum required version V is not installed") follows it and names the checker.
-SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup"})
+# program's "X with minimum required version V is not installed") follows it and names the checker. cut_head: a message's
+# later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
+# where a later line prints the whole message, names what the tail cannot (the model type).
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup", "cut_head"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
