@@ -179,10 +179,21 @@ def rebroken(line: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
     return "".join(out), tuple(spots), tuple(joins)
 
 
+def _scene(m: re.Match[str]) -> bool:
+    """Whether a match reads a line by one of :data:`SCENE_GROUPS`' alternatives (a message's scene or its later sentence
+    alone), not by the message's own failure form."""
+    return any(m.group(k) is not None for k in SCENE_GROUPS & m.re.groupindex.keys())
+
+
 def _reads_more(restored: re.Match[str], kept: re.Match[str], joins: tuple[int, ...]) -> bool:
     """Whether a signature's match of a line with its lost sentence breaks put back (``restored``) reads the line better
-    than its match of the line as it stands (``kept``): it fills more of the signature's groups, or one of ``kept``'s
-    groups runs across a lost break (two sentences read as one value: "0.3.16.post5Please")."""
+    than its match of the line as it stands (``kept``): it reads the message's own form where ``kept`` reads only a scene
+    or a later sentence alone (:data:`SCENE_GROUPS`: the rule :func:`scan_numbered` applies across lines, a reading of
+    the whole message beats a tail-only one: "... libnattenDid you build" read by the tail "Please make sure you built
+    NATTEN correctly"), or, both alike, it fills more of the signature's groups, or one of ``kept``'s groups runs across
+    a lost break (two sentences read as one value: "0.3.16.post5Please")."""
+    if _scene(restored) != _scene(kept):
+        return _scene(kept)
     filled = sum(v is not None for v in restored.groups()) - sum(v is not None for v in kept.groups())
     if filled:
         return filled > 0
