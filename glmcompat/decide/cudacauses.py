@@ -448,7 +448,8 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _cudnn_mixed(g, env)  # a cuDNN library lacking a symbol cuDNN owns: another release's
     if "vn_cudnn_node" in g:  # another library needs cuDNN's node (torch's): cuda-toolkit-clash names that
         return None
-    if win := h.groups.get("win_lib", ""):  # cuDNN 8's line on Windows: LoadLibrary's error code
+    cut = g.get("cut_lib", "")  # the message's second sentence read alone ("Please make sure <library> is in ...")
+    if win := g.get("win_lib", "") or (cut if cut.endswith(".dll") else ""):  # cuDNN 8 on Windows: LoadLibrary's code
         got = facts.nvidia_dll(win)
         soname = got[0] if got else ""
         n = re.search(r"_(\d+)\.dll", win)
@@ -458,7 +459,7 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "copy of another cuDNN release comes first)",
                 f"put the bin directory of one complete cuDNN {n.group(1) if n else ''} install (every cudnn_*64 DLL of "
                 "one release) on PATH, or copy its DLLs next to the program's; remove other cuDNN copies from PATH")
-    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
+    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or cut
     why = h.groups.get("why") or ""
     m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
     major = (m.group(1) or m.group(2)) if m else ""
