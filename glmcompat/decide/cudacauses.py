@@ -448,7 +448,8 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _cudnn_mixed(g, env)  # a cuDNN library lacking a symbol cuDNN owns: another release's
     if "vn_cudnn_node" in g:  # another library needs cuDNN's node (torch's): cuda-toolkit-clash names that
         return None
-    if win := h.groups.get("win_lib", ""):  # cuDNN 8's line on Windows: LoadLibrary's error code
+    cut = g.get("cut_lib", "")  # the message's second sentence read alone ("Please make sure <library> is in ...")
+    if win := g.get("win_lib", "") or (cut if cut.endswith(".dll") else ""):  # cuDNN 8 on Windows: LoadLibrary's code
         got = facts.nvidia_dll(win)
         soname = got[0] if got else ""
         n = re.search(r"_(\d+)\.dll", win)
@@ -458,7 +459,7 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "copy of another cuDNN release comes first)",
                 f"put the bin directory of one complete cuDNN {n.group(1) if n else ''} install (every cudnn_*64 DLL of "
                 "one release) on PATH, or copy its DLLs next to the program's; remove other cuDNN copies from PATH")
-    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or ""
+    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or cut
     why = h.groups.get("why") or ""
     m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
     major = (m.group(1) or m.group(2)) if m else ""
@@ -939,7 +940,9 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         who = f"torch {torch}" if torch else "the installed torch"
         on = f" (built for CUDA {built})" if built else ""
         ptx = any(a.startswith("compute_") for a in g["archs_listed"].split(", "))
-        return (f"{who}{on} carries code only for {g['archs_listed']}, its build's arch list as the log prints it"
+        said = (f"its build's arch list as the matrix records it for the {g['archs_recorded']} wheel" if g.get("archs_recorded")
+                else "its build's arch list as the log prints it")
+        return (f"{who}{on} carries code only for {g['archs_listed']}, {said}"
                 + ("" if ptx else " (SASS only, no compute_XX PTX a newer GPU could JIT-compile)")
                 + ", and none of it runs on this GPU: its compute capability is outside the list, so every CUDA kernel "
                 "launch of torch fails ('no kernel image is available')",

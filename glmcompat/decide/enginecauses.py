@@ -330,6 +330,15 @@ def _tgi_kernels(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "installed torch (cd server && make install-flash-attention, or install-flash-attention-v2 in later releases)")
 
 
+def _gguf_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """llama-cpp-arch-unknown: the architecture the GGUF file names, which the runtime's loader does not know."""
+    arch = h.groups.get("ll_arch", "").strip()
+    if not arch:
+        return None
+    return (h.cause.replace("the model architecture the GGUF file names", f"the model architecture '{arch}' the GGUF file "
+                            "names"), h.remedy.replace("supports the architecture", f"supports '{arch}'"))
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "library-needs-package": _needs_package,
@@ -342,6 +351,7 @@ ENGINE_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "gpu-capability-too-old": _capability,
     "cuda-too-old-for-kernel": _cuda_for_kernel,
     "tgi-kernels-missing": _tgi_kernels,
+    "llama-cpp-arch-unknown": _gguf_arch,
 }
 
 __all__ = ["ENGINE_BUILDERS"]

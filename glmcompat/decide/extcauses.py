@@ -121,7 +121,16 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "features that need it are disabled",
                 f"install the {pkg or 'torch-tensorrt'} release built for the installed torch (their versions are paired: "
                 "torch-tensorrt 2.X with torch 2.X, from the same CUDA index), not a source build without its C++ runtime")
-    lacks = f"its compiled extension {mod}" if mod else "its compiled extension"
+    if g.get("x_part") in ("cuda", "gpu"):  # the package's own CUDA module, beside the CPU one its Python code imports
+        sub = g.get("x_submod", mod)
+        return (f"{subject} was built without its CUDA part: its own compiled CUDA module {sub} is missing, as a source "
+                "build makes where no CUDA toolkit was found at build time (CUDA_HOME unset, no nvcc, or torch seeing no "
+                "GPU), compiling the CPU modules only, while the package's Python code imports the CUDA one when torch "
+                "sees a GPU",
+                f"rebuild {pkg or 'it'} with the CUDA toolkit of torch's CUDA visible (CUDA_HOME set, FORCE_CUDA=1, pip "
+                f"install --no-build-isolation --no-cache-dir {pkg or '<package>'}), or install its prebuilt CUDA wheel for "
+                "the installed torch and CUDA")
+    lacks = f"its compiled extension {g.get('x_submod') or mod}" if mod else "its compiled extension"
     return (f"{subject} is installed without {lacks}: a Python-only install (a source build that skipped or failed its "
             "C++/CUDA build, the lite package instead of the full one), or a wheel built for another Python, torch or "
             "platform whose extension does not match this one",

@@ -446,6 +446,17 @@ def _runs_on(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:
     return any(0 <= num(code) <= want for code in ptx)
 
 
+def torch_build(env: Env) -> str:
+    """The installed torch's version with its CUDA variant: the version a listing shows, with the local label of the CUDA
+    the log says it was built with (collect_env's "CUDA used to build PyTorch: 12.4", conda's pytorch build string
+    py3.10_cuda12.4_...) where the version carries none (2.4.1 -> 2.4.1+cu124); "" where torch's version is not shown."""
+    torch = env.version("torch")
+    cuda = env.cuda.get("torch_cuda", "")
+    if torch and "+" not in torch and cuda.replace(".", "").isdigit():
+        return f"{torch}+cu{cuda.replace('.', '')}"
+    return torch
+
+
 def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hit:
     """A no-kernel-image hit of torch's own kernels (no extension named) on a GPU the log names: torch-arch-unsupported
     for that GPU's capability, unless the installed torch build carries code that runs on it (the arch list the log
@@ -462,6 +473,16 @@ def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hi
         # torch's kernel: the GPU's capability is none that list's code runs on
         return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
                        groups={**h.groups, "archs_listed": ", ".join(listed)}, package="torch")
+    torch = torch_build(env)
+    if gpu is None and not env.capability and h.package == "torch" and torch and row is not None:
+        # no GPU named, but the installed torch's build is known from a listing (its version with the CUDA variant):
+        # the matrix's record of that wheel's code is its arch list, and torch's own kernel failing to launch says the
+        # GPU is outside it (only where the frames name torch itself: an extension's kernel is its own build's)
+        recorded = facts.gpu_code("torch", torch)
+        if recorded is not None and (recorded[0] or recorded[1]):
+            return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
+                           groups={**h.groups, "archs_listed": ", ".join((*recorded[0], *recorded[1])),
+                                   "archs_recorded": torch}, package="torch")
     if gpu is None:
         return h
     torch = env.version("torch")

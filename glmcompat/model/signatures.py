@@ -155,6 +155,52 @@ def tolerant(pattern: str, closed: bool = False) -> str:
     return "".join(out)
 
 
+# A sentence break a paste lost: the ". " between two sentences of one message dropped (a copy from a rendered page,
+# a chat client or a log viewer that joins a message's sentences, Cython's "... binary incompatibilityExpected 96 from C
+# header"), or only its space ("incompatibility.Expected"): a word that starts lower case and holds no capital, then a
+# capitalised word. Identifiers (RuntimeError, getDeviceCount) start upper case or continue in one, so no break is read
+# inside them.
+_LOST_BREAK = re.compile(r"(?<![A-Za-z0-9_])(?P<word>[a-z][a-z0-9]{1,60})\.?(?=[A-Z][a-z]{1,60}(?![A-Za-z0-9_]))")
+
+
+def rebroken(line: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
+    """``line`` with each lost sentence break (:data:`_LOST_BREAK`) put back as ". ": the result, where each restored
+    break stands in it, and where each stood in ``line``; None where the line has none."""
+    out, spots, joins, last = [], [], [], 0
+    for m in _LOST_BREAK.finditer(line):
+        out.append(line[last:m.end("word")])
+        spots.append(sum(len(x) for x in out))
+        joins.append(m.end("word"))
+        out.append(". ")
+        last = m.end()
+    if not spots:
+        return None
+    out.append(line[last:])
+    return "".join(out), tuple(spots), tuple(joins)
+
+
+def _scene(m: re.Match[str]) -> bool:
+    """Whether a match reads a line by one of :data:`SCENE_GROUPS`' alternatives (a message's scene or its later sentence
+    alone), not by the message's own failure form."""
+    return any(m.group(k) is not None for k in SCENE_GROUPS & m.re.groupindex.keys())
+
+
+def _reads_more(restored: re.Match[str], kept: re.Match[str], joins: tuple[int, ...]) -> bool:
+    """Whether a signature's match of a line with its lost sentence breaks put back (``restored``) reads the line better
+    than its match of the line as it stands (``kept``): it reads the message's own form where ``kept`` reads only a scene
+    or a later sentence alone (:data:`SCENE_GROUPS`: the rule :func:`scan_numbered` applies across lines, a reading of
+    the whole message beats a tail-only one: "... libnattenDid you build" read by the tail "Please make sure you built
+    NATTEN correctly"), or, both alike, it fills more of the signature's groups, or one of ``kept``'s groups runs across
+    a lost break (two sentences read as one value: "0.3.16.post5Please")."""
+    if _scene(restored) != _scene(kept):
+        return _scene(kept)
+    filled = sum(v is not None for v in restored.groups()) - sum(v is not None for v in kept.groups())
+    if filled:
+        return filled > 0
+    return any(kept.start(k) < at < kept.end(k) for k in range(1, len(kept.groups()) + 1) if kept.start(k) >= 0
+               for at in joins)
+
+
 def _class_end(pattern: str, i: int) -> int:
     """The index of the ``]`` that closes the character class opening at ``pattern[i]``."""
     j = i + 1 + (pattern[i + 1:i + 2] == "^")
@@ -418,9 +464,45 @@ class _Matcher:
                          if (forms := self.bare[i]) is not None and any(w in bare for w in need)
                          and (m := forms[0].search(line) or forms[1].search(line)) is not None]
             out += keyed
+        fixed = rebroken(line)
+        for m, sig in self._rebroken(line, fixed):  # a signature that reads the line with its lost breaks put back
+            at = next((k for k, (o, s2) in enumerate(out) if s2.id == sig.id), None)
+            if at is None:
+                out.append((m, sig))
+            elif fixed is not None and _reads_more(m, out[at][0], fixed[2]):
+                out[at] = (m, sig)
         if not any(sig.id in self.ids for _, sig in out) and (cut := self._cut(line)) is not None:
             out += cut
         return out
+
+    def _rebroken(self, line: str, fixed: tuple[str, tuple[int, ...], tuple[int, ...]] | None
+                  ) -> list[tuple[re.Match[str], SignatureRow]]:
+        """The signatures a line reads with the sentence breaks a paste lost put back (:func:`rebroken`): a match counts
+        only where it spans or ends at a restored break (the signature's own text has the break there) or where the line as it
+        stands does not match (a lookahead of the signature reads the break: numpy-abi's "numpy.dtype size changed" where
+        a "... Expected 96 from C header, got 88" follows), each signature's own form
+        first, then its tolerant one. Empty where the line has no such join or no signature reads it. A signature that
+        reads the line as it stands too is kept as it reads it, unless the restored break lets it read more (a message's
+        optional second sentence: "Numba needs NumPy 2.0 or lessGot NumPy 2.1.")."""
+        if fixed is None:
+            return []
+        text, spots, _ = fixed
+
+        def counted(pat: re.Pattern[str]) -> re.Match[str] | None:
+            m = pat.search(text)
+            if m is None or not (any(m.start() <= at <= m.end() for at in spots) or pat.search(line) is None):
+                return None
+            return m
+
+        got = [(m, sig) for pat, sig in self.always if (m := counted(pat)) is not None]
+        gated, near = self._near(text, keep=False)
+        if not gated:
+            return got
+        for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
+            keyed = [(m, self.keyed[i][1]) for i in sorted(near) if (m := counted(forms[i])) is not None]
+            if keyed:
+                return got + keyed
+        return got
 
     def _cut(self, line: str) -> list[tuple[re.Match[str], SignatureRow]] | None:
         """The signatures a line cut inside one of their literals reads, the literal completed: where the line ends
@@ -538,8 +620,10 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # failure form (pip's conflict warning) replaces such a first match as the signature's hit. fx_: a framework's summary
 # line; x_scene: a warning's header line whose specifics (the distributions it lists) come on a later line (CuPy's
 # duplicate-installation warning); rn_lookup: importlib.metadata's PackageNotFoundError, whose check's own message (the
-# program's "X with minimum required version V is not installed") follows it and names the checker.
-SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup"})
+# program's "X with minimum required version V is not installed") follows it and names the checker. cut_head: a message's
+# later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
+# where a later line prints the whole message, names what the tail cannot (the model type).
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup", "cut_head"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -610,13 +694,63 @@ _VERSIONS = [
     # requirement's bound (``huggingface-hub>=0.19 in ... (0.25.2)`` is 0.25.2). First: a line's first version read wins
     re.compile(r"Requirement already satisfied: " + _DISTS + r"(?:\[[\w,\s-]{1,80}\])?(?:\s{0,4}[<>=!~][^ ]{0,120})? in "
                r"\S{1,400}(?: \(from [^()]{0,400}(?:\([^()]{0,80}\)[^()]{0,200}){0,2}\))? \(" + _VERSION + r"\)\s*$", re.I),
-    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|\s{1,40}(?:version\s{0,40}:?\s{0,4})?|"
+    # (a bare space between name and version is read only before a release a tool prints, X.Y.Z or with a tag: prose's
+    # "I installed torch 2.4 yesterday" names a series, not the installed version; a banner's list, "Built with pytorch
+    # 1.7, cuda 10.2", is read)
+    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|"
+               r"\s{1,40}(?:version\s{0,40}:?\s{0,4}|(?=v?\d{1,4}\.\d{1,4}(?:\.\d|\+|\.?post|\.?dev|rc|a\d|b\d|,)))|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
     # a Nix store path of a Python package: nixpkgs' buildPythonPackage names it <hash>-python3.X-<pname>-<version>
     # (/nix/store/9kyf...-python3.13-torch-2.7.1/lib/python3.13/site-packages/torch/..., NixOS/nixpkgs#432046)
     re.compile(r"/nix/store/[0-9a-z]{32}-python\d\.\d{1,2}-" + _DISTS + "-" + _VERSION + r"/", re.I),
 ]
+# an environment listing's row, in the layouts the tools that print one use (any distribution's name: the row's layout,
+# not the name, says it is a version installed). A version is X.Y at least, with PEP 440's tags and a local label.
+_ROW_NAME = r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,80})"
+_ROW_VERSION = r"v?(?P<ver>\d{1,4}(?:\.\d{1,8}){1,4}(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
+_ROWS = [re.compile(pattern) for pattern in (
+    # pip freeze ("torch==2.4.1+cu124": pip-23.2.1 src/pip/_internal/operations/freeze.py FrozenRequirement.__str__,
+    # "{req}=={version}"), collect_env's "[pip3] torch==2.4.1" (torch/utils/collect_env.py get_pip_packages, the lines
+    # `pip list --format=freeze` prints, prefixed "[{pip_version}] "), conda env export's "- pytorch=2.4.1=py3.10_..."
+    # (conda/env/env.py from_environment: "name=version=build") and its pip section's "- torch==2.4.1"
+    r"^\s{0,12}(?:\[(?:pip3?|conda)\]\s{1,8})?(?:-\s{1,4})?" + _ROW_NAME + r"(?:\[[\w,.-]{1,80}\])?\s{0,4}(?:===?|=)\s{0,4}"
+    + _ROW_VERSION + r"(?:=[\w.+-]{1,80})?\s{0,4}$",
+    # columns padded to the widest name: pip list ("Package Version" then "torch 2.4.1+cu124", an editable's location
+    # after: pip-23.2.1 src/pip/_internal/commands/list.py format_for_columns / tabulate), uv pip list (the same
+    # layout: uv crates/uv/src/commands/pip/list.rs), conda list ("pytorch 2.4.1 py3.10_cuda12.4_cudnn9.1.0_0 pytorch":
+    # name, version, build, channel; conda/cli/main_list.py print_packages), collect_env's "[conda] pytorch 2.4.1 ..."
+    # (get_conda_packages: conda list's lines, prefixed "[conda] "), poetry show ("name version description":
+    # poetry src/poetry/console/commands/show.py, "(!)" marking one not installed): two spaces or more of padding, or a
+    # row that ends at the version or at conda's build string (with its channel)
+    r"^\s{0,12}(?:\[conda\]\s{1,8})?" + _ROW_NAME + r"(?:\s{1,4}\(!\))?(?P<gap>\s{1,60})" + _ROW_VERSION
+    + r"(?P<tail>\s.{0,400})?$",
+    # "name: version" (YAML, sglang's check_env "PyTorch: 2.4.0+cu121" / "flashinfer: 0.1.6": sglang python/sglang/
+    # check_env.py check_env, print(f"{k}: {v}")), "name version: version" (transformers env's "- `transformers` version:
+    # 4.46.3", "- PyTorch version (GPU?): 2.4.1+cu124 (True)": transformers src/transformers/commands/env.py format_dict,
+    # f"- {prop}: {val}"; vLLM's collect_env "vLLM Version: 0.6.3.post1", torch's "PyTorch version: 2.4.1")
+    r"^\s{0,12}(?:[-*]\s{1,4})?`?" + _ROW_NAME + r"`?(?:\s{1,4}[Vv]ersion(?:\s{1,4}\([^()]{0,40}\))?)?\s{0,4}:\s{0,4}"
+    + _ROW_VERSION + r"(?:[\s,@(].{0,400})?$",
+    # a markdown table's row ("| torch | 2.4.1+cu124 |")
+    r"^\s{0,8}\|\s{0,8}`?" + _ROW_NAME + r"`?\s{0,40}\|\s{0,8}`?" + _ROW_VERSION + r"`?\s{0,40}\|",
+)]
+# a JSON object of name -> version, any number on a line ("torch": "2.4.1+cu124": InvokeAI's About dialog,
+# invokeai/app/api/routers/app_info.py AppDependencyVersions; ComfyUI's /system_stats "pytorch_version": "2.4.1+cu124",
+# server.py system_stats), and `pip list --format=json`'s {"name": "torch", "version": "2.4.1"} (pip-23.2.1
+# src/pip/_internal/commands/list.py format_for_json)
+_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,80})"\s{0,4}:\s{0,4}"' + _ROW_VERSION + r'["\s]')
+_JSON_NAMED = re.compile(r'"name"\s{0,4}:\s{0,4}"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,80})"\s{0,4},\s{0,4}"version"\s{0,4}:'
+                         r'\s{0,4}"' + _ROW_VERSION + '"')
+# the words of a listing's rows that name no distribution (the interpreter, the CUDA toolkit or driver, the system,
+# a field of a JSON dict): what a report lists beside the packages
+_NOT_DISTS = frozenset({"python", "cuda", "driver", "nvcc", "cudnn", "os", "gpu", "rocm", "hip", "gcc", "clang", "cmake",
+                        "libc", "nccl", "version", "name", "system", "platform", "kernel", "ram", "vram", "cpu", "ulimit",
+                        "cann", "pip", "conda", "build"})
+# the rest of a column row whose name and version one space parts (no padding): nothing, or conda's build string
+# (an underscore in it: py3.10_cuda12.4_cudnn9.1.0_0, pypi_0) and its channel
+_CONDA_TAIL = re.compile(r"\s{0,40}(?:[\w.+-]{0,80}_[\w.+-]{0,80}(?:\s{1,40}[\w./:-]{1,80})?)?\s{0,4}")
+# conda's build string of the pytorch channel's CUDA build: the CUDA torch was built with (py3.10_cuda12.4_cudnn9.1.0_0)
+_CONDA_TORCH_CUDA = re.compile(r"^\s{0,12}(?:\[conda\]\s{1,8})?pytorch\s{1,60}\S{1,40}\s{1,40}\S{0,40}_cuda(?P<v>\d{1,2}\.\d)_")
 _WRAPPED_VERSION = re.compile(r"\s{0,8}version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})\b")
 _MAJOR_MINOR = r"(?P<v>\d{1,3}\.\d{1,3})"  # a CUDA release as tools print it (12.8)
 _DRIVER = r"(?P<v>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?)"  # a driver version (570.86.15)
@@ -644,7 +778,7 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
 _DIGIT = re.compile(r"\d")
 _PIP_SHOW = re.compile(r"\d{1,4}(?:\.[\w+!-]{1,40}){0,6}")  # the version `pip show` prints
 _NAMES = re.compile(r"torch|sgl|vllm|flash|transformers|xformers|triton|nccl|deep|tvm|num|huggingface")  # on the lowered line
-_CUDA_WORDS = re.compile(r"[Vv]ersion|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
+_CUDA_WORDS = re.compile(r"[Vv]ersion|used to build|Cuda compilation|compiled with Cuda|Kernel Module|aarch64|arm64|sbsa")
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD_MISSING = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => not found")
@@ -889,6 +1023,7 @@ class LogContext:
             self.wrapped = "nccl"
         if _DIGIT.search(line) is None:
             return
+        self._listed(line)
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
             for m in pat.finditer(line):
                 name = canonicalize(m.group("name"))
@@ -937,6 +1072,24 @@ class LogContext:
             calls = [[expr.group("e")]]
         if any(a in ("torch.__version__", "torch.cuda.is_available()") for c in calls for a in c):
             self.printing = calls
+
+    def _listed(self, line: str) -> None:
+        """An environment listing's rows (:data:`_ROWS`, :data:`_JSON_PAIR`): any distribution's installed version,
+        read by the row's layout; a listing of torch's conda build also gives the CUDA it was built with."""
+        found = [(m.group("name"), m.group("ver")) for m in _JSON_NAMED.finditer(line)] if '"name"' in line else []
+        if not found and '"' in line:
+            found = [(m.group("name").removesuffix("_version"), m.group("ver")) for m in _JSON_PAIR.finditer(line)]
+        if not found:
+            row = next((m for pat in _ROWS if (m := pat.match(line)) is not None and (
+                "gap" not in pat.groupindex or len(m.group("gap")) > 1 or _CONDA_TAIL.fullmatch(m.group("tail") or ""))), None)
+            found = [(row.group("name"), row.group("ver"))] if row is not None else []
+        for name, ver in found:
+            dist = canonicalize(name)
+            dist = "torch" if dist == "pytorch" else dist
+            if dist not in _NOT_DISTS and not dist[0].isdigit():
+                self._version(dist, ver)
+        if "_cuda" in line and (c := _CONDA_TORCH_CUDA.match(line)) is not None:
+            self.cuda.setdefault("torch_cuda", c.group("v"))
 
     def _version(self, name: str, ver: str) -> None:
         self.versions.setdefault(name, ver)

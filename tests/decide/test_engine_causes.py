@@ -258,6 +258,9 @@ POSITIVE = [
      "vllm-triton-kernels-unavailable", ["triton_kernels"]),
     ("pynvml.NVMLLibraryMismatchError: Unversioned function called and the pyNVML version does not match the NVML lib "
      "version.", "nvml-binding-mismatch", ["nvidia-ml-py"]),
+    # llama.cpp src/llama-model.cpp load_arch ("unknown model architecture: '<name>'"), wrapped by llama_model_load
+    ("llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'gemma3n'",
+     "llama-cpp-arch-unknown", ["'gemma3n'", "upgrade the runtime"]),
 ]
 
 

@@ -278,3 +278,158 @@ def test_the_sglang_log_cut_mid_message_names_the_build(tmp_path: Path, capsys: 
     text = (FIXTURES / "logs" / "x-sglang-6958-xformers-built-torch-260.log").read_text(encoding="utf-8")
     assert text.rstrip().endswith("with C")
     diagnoses(text, "xformers-built-for-other-torch", ["xformers", "2.6.0+cu124"], tmp_path, capsys)
+
+
+# ---- 4. a sentence break lost ------------------------------------------------------------------------------------
+# A page, a chat client or a log viewer that joins a message's sentences drops the ". " between them ("... binary
+# incompatibilityExpected 96 from C header": af-pollbot-103), or only its space ("incompatibility.Expected"). Each
+# message of the tables with such a break (a word that starts lower case, ". ", a capitalised word) keeps its signature
+# and words with either dropped (glmcompat/model/signatures.py, :func:`rebroken`).
+_BREAK = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z0-9]{1,60}(?P<brk>\. )(?=[A-Z][a-z]{1,60}(?![A-Za-z0-9_]))")
+BROKEN = [m for m in ONE_LINE if _BREAK.search(m["text"])]
+SENTENCE_DAMAGES = {"sentence break lost": "", "space after the period lost": "."}
+
+
+def test_the_tables_hold_enough_messages_of_two_sentences() -> None:
+    assert len(BROKEN) >= 100
+    assert any("size changed, may indicate binary incompatibility. Expected" in m["text"] for m in BROKEN)
+
+
+@pytest.mark.parametrize("damage", sorted(SENTENCE_DAMAGES))
+@pytest.mark.parametrize("m", BROKEN, ids=message_id)
+def test_a_message_whose_sentence_break_was_lost_keeps_its_signature_and_words(m: dict[str, str], damage: str) -> None:
+    text, sid = m["text"], m["expect"]
+    want = _hits(text)
+    assert sid in want, sorted(want)
+    lost = []
+    for brk in _BREAK.finditer(text):
+        damaged = text[:brk.start("brk")] + SENTENCE_DAMAGES[damage] + text[brk.end("brk"):]
+        got = _hits(damaged)
+        if sid not in got or _said(got[sid]) != _said(want[sid]):
+            lost.append(damaged)
+    assert not lost, lost
+
+
+@pytest.mark.parametrize("text", [
+    # identifiers and prose that join a lower-case word to a capitalised one without a lost break: nothing is read
+    "torch.Tensor has no attribute getDeviceCount",
+    "the value of numpyArray was None",
+    "numpy.ndarray size changed, may indicate binary incompatibility",  # Cython 0.23's warning: no sizes, no failure
+])
+def test_a_join_that_completes_no_message_is_not_claimed(text: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    unclaimed(text, tmp_path, capsys)
+
+
+def test_the_pollbot_log_reads_as_cython_printed_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """af-pollbot-103: Cython's "size changed" ValueError pasted with its sentence break lost."""
+    text = (FIXTURES / "logs" / "af-pollbot-103-numpy-ndarray-96-88.log").read_text(encoding="utf-8")
+    assert "incompatibilityExpected 96" in text
+    diagnoses(text, "numpy-too-old", ["numpy.ndarray", "96 bytes", "88 bytes"], tmp_path, capsys)
+
+
+# ---- 5. a log that starts mid-message -----------------------------------------------------------------------------
+# A reporter pastes from the middle, or a stored thread cuts the head off (ac-spyder-23007 starts at NumPy 2's last
+# line, af-vllm-15685 at transformers' "You can update Transformers with the command ..."): each message of several
+# lines or sentences with its leading ones dropped is still named by its signature wherever the rest tells its raise
+# site. The rule: the rest holds a *telling sentence*, a sentence (a line's span up to ". ", "! " or "? " before a
+# capital, a quote or a bracket, or the line's end) of at least TELLING plain words (words of letters only: the words
+# the source prints verbatim, not the values it fills in: paths, versions, names with digits), printed in the tables by
+# this signature's messages only (one another signature's message prints too, CUDA's "CUDA kernel errors might be
+# asynchronously reported ...", tells no raise site), and not listed in mid-message-tails.toml as `generic` (advice or a
+# trailer any library prints, a line another raise site prints). The sentences left unnamed are listed there as
+# `undone`, and must stay unnamed until they are named (then their row goes).
+TELLING = 8
+_SENTENCE = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z`'\"(\[])")
+_PLAIN = re.compile(r"[A-Za-z][a-z]*[,;:.!?]?|[a-z]+'[a-z]+[,.]?")
+TAILS = tomllib.loads((RAISE_SITES / "mid-message-tails.toml").read_text(encoding="utf-8"))["tail"]
+GENERIC = {t["sentence"] for t in TAILS if t["kind"] == "generic"}
+UNDONE = {t["sentence"] for t in TAILS if t["kind"] == "undone"}
+
+
+def _sentences(text: str) -> list[str]:
+    return [" ".join(s.split()) for line in text.split("\n") for s in _SENTENCE.split(line) if s.strip()]
+
+
+def _printers() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m in MESSAGES:
+        for s in _sentences(m["text"]):
+            out.setdefault(s, set()).add(m["expect"] or "-")
+    return out
+
+
+PRINTERS = _printers()
+
+
+def _telling(text: str, sid: str) -> list[str]:
+    """The rest's telling sentences (the rule above), the generic ones aside."""
+    return [s for s in _sentences(text) if sum(bool(_PLAIN.fullmatch(w)) for w in s.split()) >= TELLING
+            and PRINTERS.get(s, {sid}) <= {sid} and s not in GENERIC]
+
+
+def _rests(text: str) -> list[str]:
+    """``text`` with its first 1, 2, ... lines or sentences dropped (each rest as a log would start)."""
+    units: list[tuple[str, str]] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        parts = _SENTENCE.split(line)
+        units += [(p, "\n" if j == len(parts) - 1 and i < len(lines) - 1 else " ") for j, p in enumerate(parts)]
+    return [r for k in range(1, len(units)) if (r := "".join(p + sep for p, sep in units[k:]).strip())]
+
+
+SEVERAL = [m for m in NAMED if len(_rests(m["text"])) > 0]
+
+
+def test_the_tables_hold_enough_messages_of_several_lines_or_sentences() -> None:
+    assert len(SEVERAL) >= 300
+    assert {t["kind"] for t in TAILS} <= {"generic", "undone"} and all(t["why"] for t in TAILS)
+
+
+@pytest.mark.parametrize("m", SEVERAL, ids=message_id)
+def test_a_message_whose_head_was_cut_keeps_its_signature_where_the_rest_tells_it(m: dict[str, str]) -> None:
+    sid, lost = m["expect"], []
+    for rest in _rests(m["text"]):
+        telling = _telling(rest, sid)
+        if not telling or sid in _hits(rest):
+            continue
+        if not set(telling) <= UNDONE:
+            lost.append((rest, telling))
+    assert not lost, lost
+
+
+def test_each_undone_tail_is_still_unnamed() -> None:
+    """An `undone` row whose sentence now names its signature alone is stale: drop it (the test above then holds it)."""
+    by_sentence = {s: m["expect"] for m in SEVERAL for r in _rests(m["text"]) for s in _telling(r, m["expect"])}
+    assert UNDONE <= set(by_sentence), UNDONE - set(by_sentence)
+    assert not [s for s in UNDONE if by_sentence[s] in _hits(s)]
+
+
+@pytest.mark.parametrize("text", [
+    # the generic sentences of the tails list, each alone: advice, trailers, words any library prints
+    *sorted(t["sentence"] for t in TAILS if t["kind"] == "generic" and "named_by" not in t),
+    # a near miss of transformers' tail: its conditional alone, and its words in other prose
+    "If this does not work",
+    "If this does not work, try restarting the server.",
+    "the checkpoint is very new and the download failed",
+    "You can update the package with the command below.",
+])
+def test_a_generic_tail_alone_is_not_claimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unclaimed(text, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("t", [t for t in TAILS if "named_by" in t], ids=lambda t: t["sentence"][:50])
+def test_a_generic_tail_another_raise_site_prints_is_named_by_it(t: dict[str, str], tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A line another raise site prints (the loader's dlerror text a cuDNN message quotes, CUDA's error string) is named
+    alone by that site's signature, never by the one of the message it ended."""
+    out = diagnoses(t["sentence"], t["named_by"], [], tmp_path, capsys)
+    assert f": {t['signature']}" not in out, out
+
+
+def test_the_vllm_log_starting_at_transformers_tail_names_the_model_type(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """af-vllm-15685: the stored text starts at "You can update Transformers with the command ..."."""
+    text = (FIXTURES / "logs" / "af-vllm-15685-qwen25-omni-transformers.log").read_text(encoding="utf-8")
+    assert text.startswith("You can update Transformers with the command")
+    diagnoses(text, "model-type-unknown", ["transformers"], tmp_path, capsys)
