@@ -592,6 +592,9 @@ def _torch_seen(h: Hit, env: Env) -> bool:
 
 # Microsoft's System Error Codes (0-499) that LoadLibrary returns for a DLL (learn.microsoft.com/windows/win32/debug/
 # system-error-codes--0-499-): what each means for a library that did not load
+# LoadLibrary's error codes a library's "Error code N" prints (Microsoft's System Error Codes 0-499, winerror.h:
+# ERROR_MOD_NOT_FOUND 126 "The specified module could not be found.", ERROR_PROC_NOT_FOUND 127 "The specified procedure
+# could not be found.", ERROR_BAD_EXE_FORMAT 193 "%1 is not a valid Win32 application.")
 WIN_ERRORS = {"126": "ERROR_MOD_NOT_FOUND: the DLL, or a DLL it imports, is in no directory Windows searches",
               "127": "ERROR_PROC_NOT_FOUND: a copy of another release was found first, which lacks a function it needs",
               "193": "ERROR_BAD_EXE_FORMAT: the copy found is not a 64-bit Windows DLL (a 32-bit or another platform's "
