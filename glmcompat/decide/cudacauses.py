@@ -279,6 +279,27 @@ def _installed_cpu(env: Env) -> str:
     return ", ".join(said)
 
 
+def _deserialized(env: Env, facts: Facts, installed: str) -> tuple[str, str] | None:
+    """torch/serialization.py's "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is
+    False": a CPU-only torch (torch.version.cuda None) and a CUDA torch on a machine without a visible GPU both make
+    is_available() False; None where the log shows a CUDA (or ROCm) build of torch, whose GPU or driver is missing."""
+    if installed:
+        return _cpu_install(env, facts, installed)
+    torch = env.version("torch")
+    if _local(torch) and _local(torch) != "cpu":
+        return None
+    build = f"torch {torch}" if torch else "torch"
+    return (f"torch.load restores tensors saved on a CUDA device, and torch.cuda.is_available() is False here: {build} "
+            "is a CPU-only build (torch.version.cuda is None: a +cpu wheel, PyTorch's CPU index, or a default wheel of a "
+            "platform without CUDA builds), or a CUDA build of torch on a machine or container where no NVIDIA GPU and "
+            "driver are visible; both make is_available() False",
+            "check python -c \"import torch; print(torch.version.cuda, torch.cuda.is_available())\": None means the "
+            "CPU-only build, so install torch from PyTorch's CUDA index for the driver's CUDA (e.g. the cu128 index, "
+            "with torchvision/torchaudio of the same build); a CUDA version with False means the GPU is not visible "
+            "(nvidia-smi must list it; docker run --gpus all); to load on the CPU on purpose, torch.load(..., "
+            "map_location=torch.device('cpu'))")
+
+
 def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     installed = _installed_cpu(env)
     printed = env.notes.get("printed_torch", "")  # a version check's torch.__version__ (its output line)
@@ -287,6 +308,8 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     # the check that printed a CPU build's torch.__version__ (or a listing's +cpu torch) also printed is_available() False
     checked = env.notes.get("printed_avail") == "False" and (_local(printed) == "cpu" or "cpu_version" in h.groups
                                                               or "cpu_printed" in h.groups)
+    if "deser_cuda" in h.groups:  # torch.load of CUDA tensors where torch.cuda.is_available() is False
+        return _deserialized(env, facts, installed)
     if "avail_false" in h.groups:  # is_available() False names no build: only the CPU build the log installed says it
         return _cpu_install(env, facts, installed) if installed else None
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability

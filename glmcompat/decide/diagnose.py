@@ -1034,7 +1034,8 @@ DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node",), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),
-           "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false"),
+           "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
+                             "deser_cuda"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            "version-requirement-unmet": ("rn_lookup", "rn_pkg"),
            **PYTHON_DROPPED}

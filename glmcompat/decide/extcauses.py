@@ -254,11 +254,13 @@ def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
         return None
     pkg, who = _who(h, env)
     cuda = _first(g, "x_bnb_req")
-    lib = _first(g, "x_bnb_lib")
+    lib = _first(g, "x_bnb_lib", "x_bnb_lib2")  # the binary it looked for: libbitsandbytes_cuda129.so is CUDA 12.9's
+    kind = "ROCm" if "_rocm" in lib.lower() else "CUDA"
     if lib:
-        digits = "".join(c for c in lib.rsplit("_", 1)[-1] if c.isdigit())
+        digits = "".join(c for c in lib.lower().split("_cuda", 1)[-1].split("_rocm", 1)[-1].split(".", 1)[0]
+                         if c.isdigit())
         cuda = cuda or (f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else "")
-    what = _first(g, "x_bnb_what")
+    what = _first(g, "x_bnb_what") or ("CUDA runtime library" if "x_bnb_rt" in g else "")
     if what == "CUDA runtime library":
         return (f"{who or 'bitsandbytes'} looked for the CUDA runtime (libcudart.so) on LD_LIBRARY_PATH and the loader's "
                 "paths and found none: releases before 0.43 do not find the CUDA runtime torch brings in its nvidia-* "
@@ -281,10 +283,17 @@ def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 f"install a {pkg or 'bitsandbytes'} wheel (which ships its compiled libraries), or compile the checkout "
                 "for torch's CUDA (cmake -DCOMPUTE_BACKEND=cuda -S . && make) before importing it")
     what = f" ({lib})" if lib else ""
+    if kind == "ROCm":
+        return (f"{who or 'bitsandbytes'} has no native library for ROCm {cuda or 'the ROCm torch was built with'}{what}: "
+                "this release ships pre-compiled libraries for other ROCm versions only, so it cannot load its GPU code",
+                f"install a release of {pkg or 'it'} that ships a library for ROCm {cuda or 'torch.version.hip'} (or "
+                "torch built for a ROCm it ships), or build it from source for this ROCm")
     return (f"{who or 'bitsandbytes'} has no native library for CUDA {cuda or 'the CUDA torch was built with'}{what}: "
-            "this release ships pre-compiled libraries for other CUDA versions only, so it cannot load its GPU code",
-            f"install a release of {pkg or 'it'} that ships a library for CUDA {cuda or 'torch.version.cuda'}, or set "
-            "BNB_CUDA_VERSION to a CUDA version it ships whose runtime is installed, or build it from source for this CUDA")
+            "it loads the library of the CUDA torch was built with (torch.version.cuda, or BNB_CUDA_VERSION's override), "
+            "and this release ships pre-compiled libraries for other CUDA versions only, so it cannot load its GPU code",
+            f"install a release of {pkg or 'it'} that ships a library for CUDA {cuda or 'torch.version.cuda'} "
+            "(pip install -U it), or a torch built for a CUDA it ships; unset BNB_CUDA_VERSION unless you mean it; or "
+            "build it from source for this CUDA")
 
 
 def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:

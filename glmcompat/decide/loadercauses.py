@@ -401,6 +401,17 @@ def runtime_driver(build: Builder) -> Builder:
 
     def driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         g = h.groups
+        if "rt_setup" in g:  # a library's own CUDA setup that dlopens the driver's library by its unversioned name
+            who = h.package if h.package and h.package != "torch" else "the library's CUDA setup"
+            return (f"{who} looks for the NVIDIA driver's library by its unversioned name ({g['rt_setup']}, ctypes' "
+                    "dlopen) to detect the GPU, and the loader finds none, so it falls back to its CPU library: the "
+                    "driver's directory is not on the loader's path (on WSL2 the driver's libcuda.so lives in "
+                    "/usr/lib/wsl/lib), only the versioned libcuda.so.1 is installed without the libcuda.so link, or no "
+                    "NVIDIA driver is installed where this runs",
+                    "make libcuda.so resolvable: on WSL2, export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or "
+                    "sudo ldconfig /usr/lib/wsl/lib); elsewhere install the NVIDIA driver (nvidia-smi must list the GPU) "
+                    "and run sudo ldconfig; or upgrade the library to a release that takes the GPU from torch instead of "
+                    "libcuda.so")
         lib = g.get("rt_lib") or g.get("rt_dlopen") or g.get("rt_dll", "").replace("\\", "/").rsplit("/", 1)[-1] or (
             "libcuda.so / nvcuda.dll" if ("rt_cudarc" in g or "rt_cudarc2" in g) else "")
         if not lib:
