@@ -369,8 +369,7 @@ def test_every_fixture_log_is_a_case() -> None:
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
              + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
              + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
-             + CASES_AJ)
-             + CASES_AK)
+             + CASES_AJ + CASES_AK)
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
@@ -379,8 +378,7 @@ def test_no_thread_is_in_two_cases() -> None:
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
              + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
              + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
-             + CASES_AJ)
-             + CASES_AK)
+             + CASES_AJ + CASES_AK)
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
