@@ -525,6 +525,16 @@ def _toolkits_mixed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     nvcc = _g(h, "nvcc_version") or next(iter(h.also.get("nvcc_version", ())), "").strip()
     where = _g(h, "nvcc_include") or next(iter(h.also.get("nvcc_include", ())), "").strip()
     findcuda = _g(h, "findcuda")
+    if "cccl_ctk" in h.groups:  # CCCL's check: nvcc's release against the CUDART_VERSION of the headers it includes
+        return ("the build mixes two CUDA releases: the nvcc that compiles is of one release and the CUDA toolkit headers "
+                "it includes (cuda_runtime_api.h's CUDART_VERSION) of another, and CCCL (cuda/std/__cccl/cuda_toolkit.h) "
+                "refuses the pair: a pip nvidia-cuda-nvcc wheel's nvcc with a system toolkit's headers or the "
+                "nvidia-cuda-runtime wheel's (pip installs those wheels at independent versions), or one toolkit's nvcc "
+                "with another's include directory (CUDA_HOME, -I, CPATH)",
+                "compile with the nvcc and headers of one CUDA release: point CUDA_HOME and PATH at one toolkit (its nvcc "
+                "and its include directory), or align the pip wheels (nvidia-cuda-nvcc, nvidia-cuda-runtime, "
+                "and the headers' nvidia-cuda-* wheels at one release: `pip list | grep nvidia-cuda` shows them), and "
+                "clear the JIT's build cache that holds the old include paths")
     if not (nvcc or findcuda):
         return None
     first = (f"the CUDA compiler is V{nvcc} (headers in {where})" if nvcc

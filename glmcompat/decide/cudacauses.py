@@ -882,6 +882,15 @@ def _cudart_cuda(lib: str) -> str:
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
     want = _cudart_cuda(lib)
+    if lib and not want:  # the bare development name (libcudart.so), which ctypes.CDLL("libcudart.so") and dlopen ask for
+        who = h.package if h.package and h.package != "torch" else "the program"
+        return (f"{lib} is not on the loader's path: {who} loads the CUDA runtime by its unversioned development name "
+                f"{lib}, which only a CUDA toolkit (its lib64, or the runtime's -dev package's symlink: the CUDA -devel "
+                "images have it) provides; a runtime-only install (the CUDA -runtime images, the runtime package, the "
+                f"nvidia-cuda-runtime wheels) ships only the versioned soname ({lib}.<major>)",
+                f"load the versioned soname instead ({lib}.<major>, the CUDA major installed: ctypes.CDLL(\"{lib}.12\")), or "
+                f"install the CUDA runtime's dev package (or use the CUDA -devel image) so that {lib} exists, or link the "
+                f"versioned library to that name: ln -s <dir>/{lib}.<major> <dir>/{lib} in a directory on LD_LIBRARY_PATH")
     if not want:
         return None
     pkg = h.package if h.package and h.package != "torch" else ""

@@ -962,9 +962,36 @@ def _pip_replaced(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"{who} --dry-run` shows what pip would replace")
 
 
+def _pip_recollected(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """pip collecting a stack package a second time at another version (its resolver backtracked): the exact pin of a
+    companion collected between the two candidates replaced the first. The companion is the pinned one whose release the
+    matrix records as built for the later version, else the only one pinned between. None where the log shows no
+    second candidate, or no single companion."""
+    got = env.notes.get("pip_recollected", "").split()
+    if len(got) != 3 or canonicalize(h.groups["recand"]) != got[0]:
+        return None
+    name, first, later = got
+    pins = [p.split("==", 1) for p in env.notes.get("pip_recollect_pins", "").split(", ") if "==" in p]
+    built = [(p, v) for p, v in pins if (k := facts.kernel(p, v)) is not None and _public(k.torch) == _public(later)] \
+        if name == "torch" else []
+    if not (built or len(pins) == 1):
+        return None
+    who, ver = (built or pins)[0]
+    alt = _for_torch_of(facts, who, name, first)
+    return (f"{who}=={ver} requires {name} {later}, so pip's resolver dropped the {name} {first} it had collected first "
+            f"and took {name} {later} instead (pip collected {name} a second time after {who}=={ver}): what was meant to "
+            f"run on {name} {first} gets {name} {later}",
+            f"install the {who} release built for {name} {_public(first)}"
+            + (f" ({who}=={alt})" if alt and alt != ver else " (or build it from source against it)")
+            + f", or drop the {who}=={ver} pin; pin {name}=={first} in the same command (from the index it came from) so "
+            f"that pip fails rather than replacing it; `pip install ... --dry-run` shows what pip would take")
+
+
 def _pip_conflict(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-requirement-conflict: the pair pip left installed against the package's own requirement (or is replacing)."""
     g = h.groups
+    if "recand" in g:
+        return _pip_recollected(h, env, facts)
     if "pin_dep" in g:
         return _pip_pin(h, env, facts)
     if "gone" in g:
@@ -1030,7 +1057,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
 DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
-           "pip-requirement-conflict": ("pin_dep", "gone"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
+           "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node",), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),

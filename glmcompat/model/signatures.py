@@ -623,7 +623,10 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # program's "X with minimum required version V is not installed") follows it and names the checker. cut_head: a message's
 # later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
 # where a later line prints the whole message, names what the tail cannot (the model type).
-SCENE_GROUPS = frozenset({"pin_dep", "gone", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup", "cut_head"})
+# scene groups that yield to any other reading of their signature later in the log (pip's candidate wheel lines: what
+# a later "Collecting ... (from ...)" of the same install says is read first)
+YIELDING_GROUPS = frozenset({"recand"})
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup", "cut_head"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -953,6 +956,15 @@ _CONDA_CONFLICT = re.compile(r"^\s{0,8}Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) c
 # ">>> torch.__version__"): each print() call's arguments (a call inside one: "is_available()", with no arguments of its
 # own), and a REPL's bare expression; then each output line's values, and a version as torch/version.py holds it
 # (__version__ with the wheel's local label: "2.4.0+cpu")
+# pip's "Collecting <requirement>" of a requirement asked for at an exact version (no "(from <parent>)": pip-24.0
+# src/pip/_internal/operations/prepare.py RequirementPreparer._log_preparing_link, logger.info("Collecting %s", information),
+# " (from {comes_from})" appended only for a dependency), and the wheel whose metadata or file it then fetches
+# (src/pip/_internal/network/download.py _log_download: "Using cached %s" / "Downloading %s" of the link's file name, the
+# wheel's name per the binary distribution format: <dist>-<version>[-<build>]-<python>-<abi>-<platform>.whl, a local
+# label's "+" percent-encoded in an index's URL)
+_PIP_PIN = re.compile(r"^\s{0,8}Collecting (?P<name>[A-Za-z0-9][\w.-]{0,80})(?:\[[\w,.-]{1,80}\])?==(?P<ver>\d[\w.+!]{0,40})\s{0,8}$")
+_PIP_CANDIDATE = re.compile(r"^\s{0,8}(?:Using cached|Downloading) (?:\S{0,400}/)?(?P<name>[A-Za-z0-9][A-Za-z0-9_.]{0,80})-"
+                            r"(?P<ver>\d[\w.!]{0,40}?)(?:(?:%2[Bb]|\+)[\w.]{1,40})?-(?:\d[\w]{0,20}-)?[\w.]{1,40}-[\w.]{1,40}-[\w.]{1,200}\.whl")
 _PRINT_CALL = re.compile(r"print\((?P<args>(?:[^()\n]|\(\)){1,300})\)")
 _REPL_EXPR = re.compile(r"^\s{0,4}>>> (?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
 _PRINTED_VALUE = re.compile(r"['\"]?[\w.+-]{1,60}['\"]?")
@@ -981,6 +993,8 @@ class LogContext:
     notes: dict[str, str] = field(default_factory=dict)  # index, building, engine: the first of each the log shows (_NOTES)
     wrapped: str = ""  # the CUDA fact whose words ended the last line (torch's "..., NCCL" then "version 2.14.3")
     printing: list[list[str]] = field(default_factory=list)  # a check's print() calls whose output lines are still to come
+    candidates: dict[str, str] = field(default_factory=dict)  # pip's first candidate of each distribution (its wheel's version)
+    pins: list[str] = field(default_factory=list)  # the "name==version" requirements pip collected, in order
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
@@ -1007,6 +1021,8 @@ class LogContext:
             have = self.notes.get("pip_causes", "")
             if have.count("; ") < MAX_CAUSES - 1:
                 self.notes["pip_causes"] = f"{have}; {c.group('c').strip()}" if have else c.group("c").strip()
+        if "Collecting " in line or ".whl" in line:
+            self._candidate(line)
         if "conflicts for:" in line and (c := _CONDA_CONFLICT.search(line)) is not None:
             have = self.notes.get("conda_conflicts", "")
             if c.group("c") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
@@ -1048,6 +1064,28 @@ class LogContext:
             ld = _LD_PATH.search(line)
             if ld is not None:
                 self.cuda.setdefault("ld_library_path", ld.group("v"))
+
+    def _candidate(self, line: str) -> None:
+        """pip's resolver at work: each requirement it collects at an exact pin ("Collecting xformers==0.0.29.post2", no
+        "(from ...)": asked for), and each candidate whose metadata it fetches ("Using cached" / "Downloading" of a
+        wheel). A distribution whose later candidate is another version than its first is one pip collected again: a
+        requirement collected after the first candidate rejected it (the resolver backtracked), and the notes keep
+        "<name> <first> <later>" ("pip_recollected") and the pins collected between ("pip_recollect_pins")."""
+        if (pin := _PIP_PIN.match(line)) is not None:
+            if len(self.pins) < MAX_CAUSES:
+                self.pins.append(f"{canonicalize(pin.group('name'))}=={pin.group('ver')}")
+            return
+        if (c := _PIP_CANDIDATE.match(line)) is None or "pip_recollected" in self.notes:
+            return
+        name, ver = canonicalize(c.group("name")), c.group("ver")
+        first = self.candidates.get(name)
+        if first is None:
+            self.candidates[name] = ver
+            self.notes.setdefault(f"pip_first {name}", str(len(self.pins)))
+        elif first != ver:
+            since = int(self.notes.get(f"pip_first {name}", "0"))
+            self.notes["pip_recollected"] = f"{name} {first} {ver}"
+            self.notes["pip_recollect_pins"] = ", ".join(p for p in self.pins[since:] if not p.startswith(f"{name}=="))
 
     def _printed(self, line: str) -> None:
         """A version check's output, read against what it prints: a ``python -c`` line's print() calls (or a REPL's
@@ -1230,7 +1268,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 groups["importing"] = importing[1]  # the import statement the error ends
             if frame[1] and 0 < n - frame[0] <= IMPORT_GAP + 1:
                 groups["frame"] = frame[1]  # the package whose code the traceback's last frame runs (the importing one)
-            if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()):
+            if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (
+                    YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()):
                 pending.pop(sid, None)
                 settled.discard(sid)
                 glue.pop(sid, None)
