@@ -8,7 +8,7 @@ and the matrix, as :func:`glmcompat.decide.diagnose.diagnose` calls it. Pure: no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from packaging.version import Version
@@ -226,8 +226,11 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
            or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
     tracked = companions(facts)
-    if not name or not (_in_stack(name, tracked) or _in_stack(module_package(name.replace("-", "_")), tracked)):
-        return None  # (a project's older name that its module keeps, as the matrix's module table reads it, counts)
+    if not name:
+        return None
+    if not (_in_stack(name, tracked) or _in_stack(module_package(name.replace("-", "_")), tracked)):
+        # (a project's older name that its module keeps, as the matrix's module table reads it, counts as the stack's)
+        return _no_file_here(name, req, g, env)
     index = env.notes.get("index", "")
     uv = any(k in g for k in ("uv_req", "uv_pkg", "uv_missing", "uv_dist"))
     at = f"the index {index}" if index else ("the indexes uv read (its default, or UV_INDEX / [[tool.uv.index]])" if uv
@@ -287,6 +290,56 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                f"(`pip download {name} --no-deps` lists what the default index offers)" if index else
                f"install {name} from the index that carries a build for this Python and platform (the project's install "
                "page names it), or a Python version its wheels are built for")
+    return cause, fix
+
+
+_PINNED = re.compile(r"===?\s{0,2}(?P<ver>\d[\w.+!*]{0,40})")
+
+
+def _no_file_here(name: str, req: str, g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
+    """pip's own report of a distribution outside the stack: "Could not find a version that satisfies the requirement
+    X (from versions: ...)" (pip-26.2.1 resolvelib/factory.py _report_single_requirement_conflict; the legacy resolver's
+    index/package_finder.py find_requirement at pip 20.3 and 23.2.1): the versions it lists are those with a file this
+    Python and platform install (a release whose files are all for other Pythons or platforms, or whose Requires-Python
+    excludes this one, is left out), "none" where no release has one. Read from that line only: the bare "No matching
+    distribution found for X" after it says nothing of why (a name the index lacks, a package installed from elsewhere)
+    and stays unread, and a log whose fetches failed on the network is no packaging cause."""
+    if "req_found" not in g or "net_fault" in env.notes:
+        return None
+    listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)?", g.get("tail", ""))
+    if listed_in is None:
+        return None
+    versions = [x.strip() for x in listed_in.group(1).split(",") if x.strip() and x.strip() != "none"]
+    pin = _PINNED.search(req)
+    seen = []
+    py = env.notes.get("py_path", "")
+    here = f"Python {py} and this platform" if py else "this Python and platform"
+    if py:
+        seen.append(f"the log's paths show Python {py}")
+    if plat := env.notes.get("wheel_platform", ""):  # a wheel the log names: what the project ships, not this host
+        glibc = re.match(r"manylinux_(\d+)_(\d+)_", plat)
+        seen.append(f"a wheel the log names is tagged {plat}" + (
+            f", which installs only on glibc {glibc.group(1)}.{glibc.group(2)} or newer" if glibc else ""))
+    shown = f" ({'; '.join(seen)})" if seen else ""
+    if versions:
+        newest = versions[-1]
+        if pin is not None and pin.group("ver") in versions:
+            return None  # the version is there: another constraint refused it (pip's conflict report names which)
+        asked = f"{name} {pin.group('ver')}" if pin else f"a {name} release that satisfies {req}"
+        cause = (f"pip found no release of {name} that satisfies {req} with a file for {here}: the {name} versions it "
+                 f"lists (the ones with a wheel or source for this Python and platform) stop at {newest}, and "
+                 f"{asked} is not among them: it has no file for {here} (built for newer Pythons only, or another "
+                 f"platform), or no such release exists{shown}")
+        fix = (f"install {name} on a Python and platform its {pin.group('ver') if pin else 'wanted'} release is built for "
+               f"(the index's {name} page lists each release's files), or ask for a release listed here (the newest: "
+               f"{name}=={newest})")
+        return cause, fix
+    asked = f" ({req})" if pin is not None else ""
+    cause = (f"pip found no {name} file{asked} that installs on {here} (\"from versions: none\"): no release of {name} has a "
+             f"wheel for {here} (a wheel's platform tag, such as a manylinux_2_XY newer than this machine's glibc, or its "
+             f"Python tag, excludes it) nor a source distribution, or the index does not serve that name{shown}")
+    fix = (f"run on a Python version and platform {name}'s wheels are built for (the index's {name} page lists each "
+           f"release's wheels and their tags), or build {name} from source on this one")
     return cause, fix
 
 

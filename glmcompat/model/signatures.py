@@ -912,6 +912,16 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # network fault, not a packaging one (urllib's "<urlopen error ...>", the socket's errno texts, urllib3's retries)
     ("net_fault", r"(?P<v>urlopen error|Connection reset by peer|Connection refused|Temporary failure in name resolution|"
                   r"Name or service not known|Network is unreachable|Max retries exceeded with url|Read timed out)"),
+    # the Python a log's paths show (.../lib/python3.7/site-packages/..., ...\\Python37\\lib\\site-packages\\...) and a
+    # wheel's platform tag (PEP 427 file names: <name>-<version>-<python>-<abi>-<platform>.whl): what pip's "from
+    # versions" was filtered by
+    ("py_path", r"(?i)[\\/]lib[\\/]python(?P<v>\d\.\d{1,2})[\\/](?:site|dist)-packages|[\\/]Python(?P<w>3)(?P<x>\d{1,2})[\\/]lib[\\/]"),
+    ("wheel_platform", r"-(?:cp|py)\d{1,3}\w{0,4}-[\w.]{1,40}-(?P<v>(?:many|musl)linux[\w.]{1,60}?|macosx_[\w.]{1,40}?|win_?\w{1,10}|linux_\w{1,10})\.whl"),
+    # torch's own CUDA check's tail (c10/cuda/CUDAException.cpp c10_cuda_check_implementation, CUDADeviceAssertionHost.cpp):
+    # the error was raised through torch's C10_CUDA_CHECK, as torch's own kernels' launches are
+    ("torch_tail", r"(?P<v>(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call|"
+                   r"Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`? to enable device-side assertions|"
+                   r"Device-side assertions were explicitly omitted for this error check)"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
     # where macOS's dyld (up to dyld 3) expected a missing symbol: the library its binder recorded for it, or "flat
@@ -936,7 +946,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
-                         r"custom ops against|currently using|-lcuda|failed: |triton")
+                         r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1010,7 +1020,7 @@ class LogContext:
         if _NOTE_WORDS.search(line) is not None:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
-                    self.notes[what] = n.group("v")
+                    self.notes[what] = n.group("v") or (f"{n.group('w')}.{n.group('x')}" if "w" in pat.groupindex else "")
         if self.printing or "__version__" in line or "is_available()" in line:
             self._printed(line)
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
