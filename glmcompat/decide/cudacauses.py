@@ -950,6 +950,36 @@ def invalid_function_file(h: Hit) -> tuple[str, bool] | None:
     return path, TORCH_SOURCE.search(path) is not None
 
 
+def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
+    """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, no other package's kernel
+    named) where the log names neither the GPU nor the build's arch list: what the build lacks, without naming a GPU or a
+    build the log does not show; the builds that carry the newest architectures, from FIRST_SM and the [[torch]] rows."""
+    who = f"torch {torch}" if torch else "the installed torch"
+    on = f" (built for CUDA {built})" if built else ""
+    cause = (f"{who}{on} has no code for this GPU: torch's own CUDA kernel launch failed ('no kernel image is available "
+             "for execution on the device', raised through torch's CUDA check, no other package's kernel named), so the "
+             "build's arch list (torch.cuda.get_arch_list()) does not include the GPU's compute capability (a GPU newer "
+             "than the build's CUDA knows, or an older one that a build for a newer CUDA no longer carries); the log names neither the GPU nor "
+             "the build's arch list")
+    groups: dict[str, list[str]] = {}
+    for sm, cuda in FIRST_SM.items():
+        if _v(cuda) is not None and Version(cuda).major >= 12:  # the architectures no CUDA 11 build of torch carries
+            groups.setdefault(cuda, []).append(f"sm_{sm}")
+    said = []
+    for cuda in sorted(groups, key=Version):
+        sms = " and ".join(groups[cuda])
+        pick = _torch_for(groups[cuda][0].removeprefix("sm_"), torch, facts)
+        first = (f" (the first the matrix records: torch=={pick[0]}{'+' + pick[1] if pick[1] else ''}"
+                 f"{' from PyTorch' + chr(39) + 's ' + pick[1] + ' index' if pick[1] else ''})"
+                 if pick is not None and _v(pick[2]) is not None and Version(pick[2]) >= Version(cuda) else "")
+        said.append(f"a build for CUDA {cuda} or newer for {sms}{first}")
+    builds = f": {'; '.join(said)}" if said else ""
+    return cause, ("compare the GPU's capability with the build's arch list (python -c \"import torch; "
+                   "print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list())\"), and install the torch "
+                   f"build whose arch list has it{builds}; for an older GPU, a build for an older CUDA that still lists its "
+                   "capability (`glmcompat arch torch==<version>` lists a wheel's); on a driver that supports that CUDA")
+
+
 def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-arch-unsupported: torch's own warning that its build has no kernels for the GPU's capability; the
     remedy is the build the matrix records with code for it (each [[torch]] row's SASS, from the wheels). Also
@@ -986,6 +1016,8 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "(torch.cuda.get_arch_list()) includes it: a build for a CUDA that knows the architecture "
                 "(`glmcompat arch torch==<version>` lists a wheel's), the GPU vendor's own build for an embedded board "
                 "(NVIDIA's Jetson wheels), or torch built from source with TORCH_CUDA_ARCH_LIST set to it")
+    if not sm and g.get("torch_own"):  # torch's own launch, and the log shows neither the GPU nor torch's arch list
+        return _torch_own(torch, built, facts)
     if not sm:  # a line of the warning that names no capability (the row's words)
         return None
     who = f"torch {torch}" if torch else "the installed torch"

@@ -483,6 +483,13 @@ def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hi
             return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
                            groups={**h.groups, "archs_listed": ", ".join((*recorded[0], *recorded[1])),
                                    "archs_recorded": torch}, package="torch")
+    if gpu is None and not env.capability and h.package == "torch" and not listed and row is not None and (
+            "torch_tail" in env.notes):
+        # no GPU, arch list or recorded build in the log, but the failing launch is torch's own: its CUDA check's tail
+        # (c10_cuda_check_implementation's "Compile with `TORCH_USE_CUDA_DSA`") with no other package named by the
+        # frames or paths: torch's build lacks this GPU's architecture (an extension's kernel names its module)
+        return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
+                       groups={**h.groups, "torch_own": torch or "torch"}, package="torch")
     if gpu is None:
         return h
     torch = env.version("torch")
