@@ -141,7 +141,9 @@ class Search:
         # the source's machine, judged as asked even where the target never ships (a library caller's x86_64 for
         # sm121): whether that machine serves the target is the caller's verdict, the search only looks for a set
         self.machine = check_platform(self.source.machine)
-        self.renames = {r.old: r.new for r in self.facts.rows("rename")}
+        # a project the set may move to under its other name; not a rename with checkers: its old name is no longer
+        # what an install brings (flashinfer's was never on the default index), so a set holding it is no remedy
+        self.renames = {r.old: r.new for r in self.facts.rows("rename") if not r.checkers}
         self.renames.update({new: old for old, new in list(self.renames.items())})
         self.departs = self._departs()
 
