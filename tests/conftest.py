@@ -18,6 +18,17 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LOCKS = FIXTURES / "locks"
 
+
+def json_dicts(node: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in a parsed document, the outer one first (a schema's objects, a fixture's project pages)."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from json_dicts(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from json_dicts(v)
+
 # Installer variables of the developer's shell (an index, a cache, find-links, offline mode, a configuration file) would
 # change what the real uv and pip do in a test: none reaches a test, except, for the tests marked `network` (and the
 # session, whose fixtures they may use), the variables naming how pip reaches the real index.

@@ -32,7 +32,7 @@ from jsonschema import Draft202012Validator
 from glmcompat.ops.projectlock import ProjectLockResult
 from glmcompat.cli import COMMANDS, jsonerrors, main, schemagen
 
-from tests.conftest import FIXTURES, LOCKS, ROOT, run_cli
+from tests.conftest import FIXTURES, LOCKS, ROOT, json_dicts, run_cli
 
 SCHEMAS = files("glmcompat.cli").joinpath("schemas")
 # command (as `glmcompat COMMAND [ACTION]` names it) -> schema name; the test below keeps this complete
@@ -101,17 +101,8 @@ def test_schema_is_draft_2020_12_strict_and_versioned(name: str) -> None:
     assert s["type"] == "object" and s["additionalProperties"] is False
     assert "version" in s["required"] and isinstance(s["properties"]["version"]["const"], int)
 
-    def objects(node: Any) -> Iterator[dict[str, Any]]:
-        if isinstance(node, dict):
-            if node.get("type") == "object" and "properties" in node:
-                yield node
-            for v in node.values():
-                yield from objects(v)
-        elif isinstance(node, list):
-            for v in node:
-                yield from objects(v)
-
-    for o in objects(s):  # every object with named fields says what else it may hold: nothing
+    objects = (o for o in json_dicts(s) if o.get("type") == "object" and "properties" in o)
+    for o in objects:  # every object with named fields says what else it may hold: nothing
         assert o.get("additionalProperties") is False, f"{name}: an object allows unknown fields: {sorted(o['properties'])}"
 
 

@@ -17,20 +17,17 @@ from packaging.version import InvalidVersion
 
 from glmcompat.edges.index import _WheelMemo, join_url
 
+from tests.conftest import json_dicts
+
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 BASES = ("https://index.invalid/simple/torch/", "http://index.invalid/simple/torch", "https://index.invalid/")
 
 
 def _pages(x: object) -> Iterator[list[dict[str, Any]]]:
-    if isinstance(x, dict):
-        files = x.get("files")
+    for d in json_dicts(x):
+        files = d.get("files")
         if isinstance(files, list) and files and isinstance(files[0], dict) and "filename" in files[0]:
             yield files
-        for v in x.values():
-            yield from _pages(v)
-    elif isinstance(x, list):
-        for v in x:
-            yield from _pages(v)
 
 
 # every file of every project page recorded under tests/fixtures (index, resolver, refresh): real index answers
