@@ -213,6 +213,14 @@ UNMEASURED_AL = True
 CASES_AM = tomllib.loads((HERE / "heldout_am.toml").read_text())["case"]
 UNMEASURED_AM = True
 
+# heldout_an.toml: the set gathered as AN (typed as a researcher reproducing a paper's code would ask: the repository's
+# README install steps that no longer work; sets AL and AM are gathered beside it), frozen before `explain` ran on it,
+# scored by test_real_log_an (`-k test_real_log_an` selects it).
+# While UNMEASURED_AN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AN = False, as for set V.
+CASES_AN = tomllib.loads((HERE / "heldout_an.toml").read_text())["case"]
+UNMEASURED_AN = True
+
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
     return [pytest.param(c, marks=pytest.mark.xfail(reason=str(c["known_miss"]), strict=True)) if "known_miss" in c
@@ -375,6 +383,11 @@ def test_real_log_am(case: dict[str, object], capsys: pytest.CaptureFixture[str]
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_AN, UNMEASURED_AN), ids=[str(c["log"]) for c in CASES_AN])
+def test_real_log_an(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -394,7 +407,8 @@ def test_every_fixture_log_is_a_case() -> None:
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
              + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
              + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
-             + CASES_AJ + CASES_AK + CASES_AL + CASES_AM)
+             + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
+             + CASES_AN)
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
@@ -403,7 +417,8 @@ def test_no_thread_is_in_two_cases() -> None:
     every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
              + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
              + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
-             + CASES_AJ + CASES_AK + CASES_AL + CASES_AM)
+             + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
+             + CASES_AN)
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
