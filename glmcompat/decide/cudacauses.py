@@ -35,6 +35,12 @@ FIRST_TOOLKIT = {"90a": "12.0", "100a": "12.8", "101a": "12.8", "120a": "12.8", 
 # The first CUDA toolkit that builds code for each (non arch-specific) architecture, as torch's arch list names it
 # (NVIDIA's CUDA toolkit release notes: 11.0 added sm_80, 11.1 sm_86, 11.4 sm_87, 11.8 sm_89 and sm_90, 12.8 sm_100
 # and sm_120, 12.9 sm_103 and sm_121, 13.0 sm_110).
+# The last CUDA toolkit whose nvcc still knows each architecture a later one dropped (NVIDIA's CUDA toolkit release
+# notes: CUDA 7.0 dropped sm_1x, 9.0 Fermi sm_20/21, 11.0 sm_30/32, 12.0 Kepler sm_35/37, 13.0 Maxwell, Pascal and
+# Volta sm_50-72 and renamed sm_101 to sm_110): an old build asking for one of them needs that toolkit or a newer arch
+LAST_TOOLKIT = {"10": "6.5", "11": "6.5", "12": "6.5", "13": "6.5", "20": "8.0", "21": "8.0", "30": "10.2", "32": "10.2",
+                "35": "11.8", "37": "11.8", "50": "12.9", "52": "12.9", "53": "12.9", "60": "12.9", "61": "12.9",
+                "62": "12.9", "70": "12.9", "72": "12.9", "101": "12.9", "101a": "12.9"}
 FIRST_SM = {"80": "11.0", "86": "11.1", "87": "11.4", "89": "11.8", "90": "11.8", "100": "12.8", "120": "12.8",
             "103": "12.9", "121": "12.9", "110": "13.0"}
 
@@ -1138,5 +1144,5 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "LAST_TOOLKIT", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
            "min_driver"]

@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
-from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT
+from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT, LAST_TOOLKIT
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
@@ -536,6 +536,14 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     code = arch.split("_", 1)[1] if "_" in arch else ""
     first = FIRST_TOOLKIT.get(code) or FIRST_SM.get(code)  # an arch-specific code (90a) first, then the plain one (89)
     nvcc = env.cuda.get("nvcc", "")
+    last = LAST_TOOLKIT.get(code, "")
+    if last and not h.groups.get("nvrtc"):  # an architecture a later toolkit dropped: the build asks for an old GPU's code
+        return (f"the build asks nvcc{' ' + nvcc if nvcc else ''} for {arch}, an architecture the CUDA toolkits after "
+                f"{last} dropped (CUDA {last} is the last whose nvcc knows it): the build's arch list (an old setup.py's "
+                "or Makefile's -gencode flags, CMake's CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST) predates the toolkit",
+                f"remove {arch} (and its sm_/compute_ pair) from the build's architecture flags and build for the GPU's "
+                "own capability (TORCH_CUDA_ARCH_LIST=<major.minor of nvidia-smi --query-gpu=compute_cap>), or build "
+                f"with CUDA {last} or older where that GPU is the target")
     torch = env.version("torch")
     built = env.cuda.get("torch_cuda") or (facts.torch_cuda(torch) if torch else None) or ""
     pkg = h.package if h.package and h.package != "torch" else "the build"
@@ -1069,6 +1077,10 @@ DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
 
+# a removal that old code meets, named on its line -> the generic signatures that read the same line less sharply: torch
+# 1.11's removed THC headers (a missing header, build-header-missing), torch's removed torch.utils.ffi module (a
+# companion's missing submodule, companion-too-old)
+SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"})}
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
 DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})
@@ -1165,6 +1177,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     first_error = min((o.line for o in out if o.id in BUILD_FIRST_ERRORS), default=0)
     if first_error:  # the compile's own error above the failed step names why the build failed
         out = [o for o in out if not (o.id == "source-build-failed" and o.line > first_error)]
+    for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
+        lines = {o.line for o in out if o.id == sharp}
+        out = [o for o in out if not (o.id in generic and o.line in lines)]
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
     return out

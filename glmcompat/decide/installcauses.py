@@ -169,6 +169,9 @@ def _span(row: Export, env: Env, importers: list[str], facts: Facts) -> str | No
         if until is not None and pub >= until:
             return "gone"
         return "old" if pub < since else None
+    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := _v(r.since))), default=None)
+    if until is not None and since == oldest:
+        return "gone"  # a name every release read up to its removal has (no release added it): the code predates the removal
     floors = []
     for pkg in importers:  # the importer's releases the log shows (its version), else every release the matrix has
         shown = env.version(pkg)
@@ -907,9 +910,14 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "(2.0 or newer): the code was written for NumPy 1.x",
                 f"install {who + chr(39) + 's' if who else 'the'} release that no longer uses {mod} (the Array API "
                 "namespace is numpy itself in NumPy 2, or the array-api-strict package), or pin numpy<2 until it has one")
+    if "np_old" in g:  # removed before the builtin aliases: NumPy 1.23's expired deprecations
+        return (f"{caller} uses np.{g['np_old']}, which NumPy 1.23 removed (deprecated since 1.16), and {have} is "
+                "installed (1.23 or newer): the code was written for an older NumPy",
+                f"install {who + chr(39) + 's' if who else 'the'} release written for NumPy >= 1.23 (where the code is "
+                f"yours: a.item() in place of np.{g['np_old']}(a)), or pin numpy<1.23")
     if alias:
         scalar = {"float": "np.float64", "int": "np.int64", "complex": "np.complex128", "str": "np.str_",
-                  "object": "np.object_"}.get(name, "")
+                  "object": "np.object_", "bool": "np.bool_"}.get(name, "")
         return (f"{caller} uses np.{name}, the alias of Python's builtin {name} that NumPy 1.24 removed, and {have} is "
                 "installed (1.24 or newer): the code was written for an older NumPy",
                 f"install {who + chr(39) + 's' if who else 'the'} release written for NumPy >= 1.24 (where the code is yours: "

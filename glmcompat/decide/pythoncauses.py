@@ -59,14 +59,17 @@ def _moved(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
             f"(from {instead.rpartition('.')[0]} import {instead.rpartition('.')[2]})")
 
 
-def _stub(stub: str, env: Env) -> tuple[str, str]:
-    """companion-api-removed where the module itself is a stub its distribution left after removing it."""
+def _stub(stub: str, env: Env, stubbed: bool = True) -> tuple[str, str]:
+    """companion-api-removed where the module itself is a stub its distribution left after removing it (``stubbed``),
+    or, later, removed with its stub too ("No module named ...")."""
     dist = module_package(stub.split(".", 1)[0])
     gone, last, instead = STUB_MODULES.get(stub, ("", "", ""))
     have = env.version(dist)
     when = f"{dist} {gone} removed it" if gone else f"a release of {dist} removed it"
-    return (f"the importing code uses {stub}, and the installed {_shown(dist, have)} no longer has it: {when} and left a "
-            f"stub module that raises this ImportError at import, so the code was written against an older {dist}"
+    left = ("left a stub module that raises this ImportError at import" if stubbed else
+            "later releases dropped its stub module too, so the import finds no module")
+    return (f"the importing code uses {stub}, and the installed {_shown(dist, have)} no longer has it: {when} and {left}, "
+            f"so the code was written against an older {dist}"
             + (f" (up to {last})" if last else ""),
             (f"install {dist} {last} (pip install '{dist}=={last}'), the last release with {stub}, or port the code to "
              f"{instead}" if last else f"install the {dist} release the importing code was written against"))
@@ -519,6 +522,69 @@ def _mpi_dist(h: Hit, env: Env) -> str:
     return module_package(importing.split(".", 1)[0]) if importing else "mpi4py"
 
 
+# What each Python release removed from the standard library that old code still uses (CPython's What's New pages, the
+# row's source in glmcompat/matrix/data/oldcode-signatures.toml): name -> (the release that removed it, its replacement)
+_ABC = "collections.abc"
+STDLIB_REMOVED: dict[str, tuple[str, str]] = {
+    "time.clock": ("3.8", "time.perf_counter() or time.process_time()"),
+    "platform.linux_distribution": ("3.8", "platform.freedesktop_os_release() (Python 3.10+)"), "platform.dist": ("3.8", "platform.freedesktop_os_release() (Python 3.10+)"),
+    "os.errno": ("3.7", "import errno"),
+    "fractions.gcd": ("3.9", "math.gcd"), "base64.encodestring": ("3.9", "base64.encodebytes"),
+    "base64.decodestring": ("3.9", "base64.decodebytes"), "array.tostring": ("3.9", "tobytes()"),
+    "array.fromstring": ("3.9", "frombytes()"), "xml.etree.ElementTree.getiterator": ("3.9", "iter()"),
+    "threading.isAlive": ("3.9", "is_alive()"), "sys.setcheckinterval": ("3.9", "sys.setswitchinterval"),
+    "sys.getcheckinterval": ("3.9", "sys.getswitchinterval"),
+    "collections": ("3.10", _ABC), "formatter": ("3.10", "no replacement"), "parser": ("3.10", "the ast module"),
+    "symbol": ("3.10", "the ast module"),
+    "inspect.getargspec": ("3.11", "inspect.getfullargspec or inspect.signature"),
+    "inspect.formatargspec": ("3.11", "inspect.signature"), "inspect.getmoduleinfo": ("3.11", "inspect.getmodulename"),
+    "asyncio.coroutine": ("3.11", "async def"), "binhex": ("3.11", "no replacement"),
+    "gettext.lgettext": ("3.11", "gettext.gettext"), "gettext.ldgettext": ("3.11", "gettext.dgettext"),
+    "gettext.lngettext": ("3.11", "gettext.ngettext"), "gettext.ldngettext": ("3.11", "gettext.dngettext"),
+    "imp": ("3.12", "importlib (importlib.util.spec_from_file_location, importlib.reload)"),
+    "asynchat": ("3.12", "asyncio"), "asyncore": ("3.12", "asyncio"), "smtpd": ("3.12", "the aiosmtpd package"),
+    "configparser.SafeConfigParser": ("3.12", "configparser.ConfigParser"), "configparser.readfp": ("3.12", "read_file()"),
+    "pkgutil.ImpImporter": ("3.12", "importlib"), "locale.format": ("3.12", "locale.format_string"),
+    "importlib.find_loader": ("3.12", "importlib.util.find_spec"), "pkgutil.find_loader": ("3.14", "importlib.util.find_spec"),
+    "unittest.makeSuite": ("3.13", "unittest.TestLoader().loadTestsFromTestCase"),
+    "unittest.findTestCases": ("3.13", "unittest.TestLoader().loadTestsFromModule"),
+    "unittest.getTestCaseNames": ("3.13", "unittest.TestLoader().getTestCaseNames"),
+    "locale.resetlocale": ("3.13", "locale.setlocale(locale.LC_ALL, '')"),
+    **{m: ("3.13", "no replacement in the standard library (PEP 594)") for m in (
+        "cgi", "cgitb", "crypt", "pipes", "telnetlib", "nntplib", "imghdr", "sndhdr", "audioop", "chunk", "mailcap",
+        "msilib", "nis", "ossaudiodev", "spwd", "sunau", "uu", "xdrlib", "lib2to3")},
+}
+
+
+def _stdlib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """python-stdlib-removed: the module or name old code uses, the Python release that removed it, its replacement."""
+    g = h.groups
+    abc = g.get("py_abc") or g.get("py_abc2", "")
+    if abc:
+        what, key = f"collections.{abc}", "collections"
+    elif "py_mod" in g:
+        what = key = g["py_mod"]
+    elif "py_gcd" in g:
+        what = key = "fractions.gcd"
+    else:
+        owner, attr = g.get("py_owner") or g.get("py_from2", ""), g.get("py_attr") or g.get("py_name2", "")
+        what = f"{owner}.{attr}"
+        key = what if what in STDLIB_REMOVED else f"{owner.rpartition('.')[0] or owner}.{attr}"
+    if key not in STDLIB_REMOVED:
+        return None  # a name no release removed (a typo, a user's own attribute): no removal to name
+    gone, instead = STDLIB_REMOVED[key]
+    if key == "collections":
+        instead = f"{_ABC}.{abc} (from collections.abc import {abc})"
+    major, minor = gone.split(".")
+    last = f"{major}.{int(minor) - 1}"
+    py = env.version("python")
+    running = f" (the log's Python is {py})" if py else ""
+    return (f"old code uses {what}, which Python {gone} removed from the standard library{running}: the code was "
+            f"written for Python {last} or older",
+            f"port the use to {instead}, or run the code under Python {last} or older (a virtual or conda environment "
+            f"with python={last}), with the releases of its other packages that Python supports")
+
+
 # signature id -> the package the hit is about, read from the log where its frames name another (the module imported
 # from, not the importing package; the package being built, not pip; the module a server could not import)
 PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
@@ -541,11 +607,13 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "build-isolation-no-torch": _isolation,
     "nvcc-missing": _nvcc,
     # a removed API of torch itself: its stub module's words (torch.utils.ffi), else the row's (torch.linalg's removals)
-    "torch-api-removed": lambda h, env, facts: _stub(h.groups["api_stub"], env) if "api_stub" in h.groups else None,
+    "torch-api-removed": lambda h, env, facts: (_stub(h.groups["api_stub"], env) if "api_stub" in h.groups else
+                                                _stub(h.groups["ffi_gone"], env, stubbed=False) if "ffi_gone" in h.groups else None),
+    "python-stdlib-removed": _stdlib,
 }
 # the groups of a hit whose builder may find that the line was not its failure
 PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg", "uv_step", "uv_built"),
-                  "nvcc-missing": ("ds_cuda_call",)}
+                  "nvcc-missing": ("ds_cuda_call",), "python-stdlib-removed": ("py_attr", "py_name2")}
 
 
 __all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "isolated_torch", "named_gpu",
