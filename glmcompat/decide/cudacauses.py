@@ -37,8 +37,8 @@ FIRST_TOOLKIT = {"90a": "12.0", "100a": "12.8", "101a": "12.8", "120a": "12.8", 
 # and sm_120, 12.9 sm_103 and sm_121, 13.0 sm_110).
 # The last CUDA toolkit whose nvcc still knows each architecture a later one dropped (NVIDIA's CUDA toolkit release
 # notes: CUDA 6.5 dropped sm_10 and 7.0 sm_11-13 (6.5 warns "The 'compute_11', 'compute_12', 'compute_13', 'sm_11',
-# 'sm_12', and 'sm_13' architectures are deprecated"), 9.0 Fermi sm_20/21, 11.0 sm_30/32, 12.0 Kepler sm_35/37, 13.0 Maxwell, Pascal and
-# Volta sm_50-72 and renamed sm_101 to sm_110): an old build asking for one of them needs that toolkit or a newer arch
+# 'sm_12', and 'sm_13' architectures are deprecated"), 9.0 Fermi sm_20/21, 11.0 sm_30/32, 12.0 Kepler sm_35/37,
+# 13.0 Maxwell, Pascal and Volta sm_50-72 and renamed sm_101 to sm_110): an old build asking for one of them needs that toolkit or a newer arch
 LAST_TOOLKIT = {"10": "6.0", "11": "6.5", "12": "6.5", "13": "6.5", "20": "8.0", "21": "8.0", "30": "10.2", "32": "10.2",
                 "35": "11.8", "37": "11.8", "50": "12.9", "52": "12.9", "53": "12.9", "60": "12.9", "61": "12.9",
                 "62": "12.9", "70": "12.9", "72": "12.9", "101": "12.9", "101a": "12.9"}
