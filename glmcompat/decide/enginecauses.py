@@ -115,7 +115,8 @@ _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_
             ("sd_pkg", "", "sd_need", ""), ("bv_pkg", "", "", ""), ("pe_pkg", "", "pe_need", ""),
             ("iv_pkg", "", "iv_need", ""), ("ov_pkg", "ov_have", "ov_need", ""), ("vp_pkg", "", "vp_need", ""),
             ("av_pkg", "", "av_need", ""), ("yi_pkg", "", "yi_need", ""), ("wo_pkg", "wo_have", "wo_need", ""),
-            ("du_pkg", "", "du_need", ""), ("dk_pkg", "", "dk_need", ""))
+            ("du_pkg", "", "du_need", ""), ("dk_pkg", "", "dk_need", ""),
+            ("lr_pkg", "lr_have", "lr_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -259,8 +260,9 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
         gpu = f"this GPU (compute capability {have})" if have else "this GPU"
         return (f"the kernel is built only for SM{g['sm_only']}, and {gpu} is none of them: no package version changes "
                 "that", "choose another backend for this GPU (the option the line names), or run on one of those GPUs")
-    if g.get("sm_min"):
-        need = f"{g['sm_min'][:-1]}.{g['sm_min'][-1]}"
+    if g.get("sm_min") or g.get("sm_min2"):  # SGLang's "requires SM90+", and its own floor "only supports sm75"
+        sm = g.get("sm_min") or g["sm_min2"]
+        need = f"{sm[:-1]}.{sm[-1]}"
     if g.get("nb_min"):  # numba's MIN_REQUIRED_CC, printed as a tuple
         need = _dotted(g["nb_min"])
     if g.get("ds_arch"):
@@ -274,6 +276,11 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     gpu = (f"{name or 'this GPU'}{dev}" + (f", of compute capability {have} ({_sm(have)})," if have else ""))
     older = f"older than {need}" if not have else "older"
     floor = f"compute capability {need} ({_sm(need)})"
+    if g.get("sm_min2"):  # the engine's own floor (SGLang's model runner refuses any older GPU)
+        return (f"the serving engine runs only on GPUs of {floor} or newer, and {gpu} is {older}: it refuses the GPU at "
+                "start; no package version changes that",
+                f"run it on a GPU of {floor} or newer, or serve this model on this GPU with an engine that still "
+                "supports it")
     if g.get("gp_kernel"):  # a CUDA program's own check of its kernel's capability (gpu-post, CudaMiner)
         return (f"the program's '{g['gp_kernel']}' CUDA kernel requires {floor} or newer, and {gpu} is {older}: the "
                 "program refuses the GPU (\"Failed to init GPU, disabling device\"); no package version changes that",
