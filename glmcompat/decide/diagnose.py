@@ -476,16 +476,25 @@ def _nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 
 
 def _model(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    mt = h.groups.get("model_type") or h.groups.get("key") or ""
+    """model-type-unknown: the transformers releases that know the model type (its [[model]] row, else the
+    [[model_types]] harvest of every release's CONFIG_MAPPING_NAMES). None where no release up to the newest harvested
+    knows it (a checkpoint's own remote-code type, or a wrong config.json: no version of transformers helps), or where a
+    bare KeyError neither names a model type nor runs through transformers."""
+    mt = h.groups.get("model_type") or h.groups.get("mi_type") or h.groups.get("key") or ""
     row = None
     if mt:
         try:
             row = facts.model(mt)
         except Exception:  # noqa: BLE001 - an unknown model type is not an error here
             row = None
-    if "key" in h.groups and row is None and h.package != "transformers":
+    known = facts.model_type_known(mt) if mt and row is None else None
+    if known is not None and not known[0]:
+        return None  # in no transformers release up to the newest harvested (known[2]): not a version failure
+    if "key" in h.groups and row is None and known is None and h.package != "transformers":
         return None  # a bare KeyError that neither names a known model type nor runs through transformers
     have = env.version("transformers")
+    if row is None and known is not None:
+        return _model_by_release(mt, have, known)
     if row is None:
         what = f"model type {mt}" if mt else "the checkpoint's model type"
         return (f"transformers{' ' + have if have else ''} does not know {what}",
@@ -504,6 +513,29 @@ def _model(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     note = f"; the engine must serve it too ({' or '.join(engines)})" if engines else ""
     return (f"transformers{' ' + have if have else ''} does not know model type {mt}: it is native from transformers{need}",
             f"install transformers{need} (as an override where the engine pins an older one){note}")
+
+
+def _model_by_release(mt: str, have: str, known: tuple[str, str, str]) -> tuple[str, str]:
+    """The cause of a model type that [[model_types]] knows (first, removed, newest) and the installed ``have``."""
+    first, removed, _ = known
+    spec = f">={first}" + (f",<{removed}" if removed else "")
+    hv = _v(_public(have)) if have else None
+    shown = f"transformers {have}" if have else "the installed transformers"
+    if hv is not None and removed and hv >= Version(removed):
+        return (f"{shown} no longer knows model type {mt}: transformers {first} was the first release to know it and "
+                f"{removed} removed it",
+                f"install transformers{spec} (pip install 'transformers{spec}'), or the model's own code "
+                "(trust_remote_code) where it ships one")
+    if hv is not None and hv >= Version(first):
+        return (f"transformers {have} knows {mt} (transformers{spec}), yet the process raised this: it imported "
+                "another transformers (a second copy earlier on sys.path, or an engine's vendored one)",
+                "run python -c \"import transformers; print(transformers.__version__, transformers.__file__)\" in the "
+                "serving environment to see which copy is imported")
+    older = f": it is older than transformers {first}, the first release that knows it" if hv is not None else \
+        f": transformers {first} is the first release that knows it"
+    return (f"{shown} does not know model type {mt}{older}",
+            f"install transformers{spec} (pip install 'transformers{spec}'; as an override where the engine pins an "
+            "older one)")
 
 
 def _ptx(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
@@ -1063,7 +1095,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"model-type-unknown": ("key",), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),

@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
     Identifiers = tuple[str, ...]
     TorchReleases = tuple[str, ...]
     ProductPlatforms = Mapping[str, tuple[str, ...]]
+    ModelTypesBy = Mapping[str, tuple[str, ...]]
     TorchPairs = Mapping[str, str]
     CudartMajors = Mapping[str, int]
     Pins = Mapping[str, str]
@@ -75,6 +76,10 @@ def _empty_ints() -> Mapping[str, int]:
 
 
 def _empty_platforms() -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType({})
+
+
+def _empty_model_types() -> Mapping[str, tuple[str, ...]]:
     return MappingProxyType({})
 
 
@@ -270,6 +275,21 @@ class ModelSupport(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelTypeReleases(Fact):
+    """Every model type (config.json's ``model_type``) a library's releases know, by release: ``first``, release ->
+    the model types it is the first of ``harvested`` to know; ``removed``, release -> those the harvested release
+    before it knew and it no longer does. A model type in no ``first`` list is known by no release up to ``newest``
+    (a checkpoint's own remote-code type, or a wrong config.json). Harvested by
+    scripts/harvest_transformers_model_types.py; read through :meth:`glmcompat.matrix.view.Facts.model_type_known`."""
+
+    package: Name
+    newest: VersionStr
+    harvested: Versions
+    first: ModelTypesBy
+    removed: ModelTypesBy = field(default_factory=_empty_model_types)
+
+
+@dataclass(frozen=True, slots=True)
 class TargetRequirement(Fact):
     """A fix a target needs (a package specifier), and why."""
 
@@ -450,6 +470,7 @@ class Tables:
     equal_version: tuple[EqualVersion, ...]
     requires: tuple[Requires, ...]
     model: tuple[ModelSupport, ...]
+    model_types: tuple[ModelTypeReleases, ...]
     target_requirement: tuple[TargetRequirement, ...]
     release: tuple[Release, ...]
     stack: tuple[Stack, ...]
@@ -494,7 +515,7 @@ def _mapping_of_tuples(v: dict[str, list[str]]) -> Mapping[str, tuple[str, ...]]
 # mappings); builtins where they do (no Python frame per value). The other types are JSON's own.
 _BY_TYPE: dict[str, Callable[[Any], object]] = {
     "Versions": tuple, "Names": tuple, "TargetNames": tuple, "Globs": tuple, "Identifiers": tuple, "TorchReleases": tuple,
-    "ProductPlatforms": _mapping_of_tuples,
+    "ProductPlatforms": _mapping_of_tuples, "ModelTypesBy": _mapping_of_tuples,
     "TorchPairs": MappingProxyType, "CudartMajors": MappingProxyType, "Pins": MappingProxyType,
     "Overrides": MappingProxyType,
 }

@@ -22,7 +22,18 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from glmcompat.matrix.rows import ROWS, ArchProbe, FamilyRule, Fact, Kernel, Tables, Target, TorchBuild, to_plain
+from glmcompat.matrix.rows import (
+    ROWS,
+    ArchProbe,
+    FamilyRule,
+    Fact,
+    Kernel,
+    ModelTypeReleases,
+    Tables,
+    Target,
+    TorchBuild,
+    to_plain,
+)
 from glmcompat.matrix.store import matrix_files, read_input
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
@@ -127,6 +138,9 @@ TorchReleases = Annotated[tuple[VersionStr, ...], Field(min_length=2)]
 # factory in the dataclass, which pydantic does not show in the JSON Schema: said here)
 _EMPTY = Field(json_schema_extra={"default": {}})
 ProductPlatforms = Annotated[Mapping[NonEmpty, tuple[Platform, ...]], _EMPTY, AfterValidator(MappingProxyType)]
+# release -> model types ([[model_types]]): every list non-empty
+ModelTypesBy = Annotated[Mapping[VersionStr, Annotated[tuple[ModelType, ...], Field(min_length=1)]], _EMPTY,
+                         AfterValidator(MappingProxyType)]
 TorchPairs = Annotated[Mapping[VersionStr, SpecStr], Field(min_length=1), AfterValidator(MappingProxyType)]
 CudartMajors = Annotated[Mapping[VersionStr, Annotated[int, Field(ge=0, le=99)]], _EMPTY,
                          AfterValidator(MappingProxyType)]
@@ -189,9 +203,22 @@ def _arch_probe_ok(a: ArchProbe) -> ArchProbe:
     return a
 
 
+def _model_types_ok(m: ModelTypeReleases) -> ModelTypeReleases:
+    if m.newest != m.harvested[-1]:
+        raise ValueError(f"newest {m.newest!r} is not the last harvested release ({m.harvested[-1]!r})")
+    stray = sorted(v for v in (*m.first, *m.removed) if v not in m.harvested)
+    if stray:
+        raise ValueError(f"{stray[0]!r} is not a harvested release")
+    named = [t for ts in m.first.values() for t in ts]
+    twice = sorted({t for t in named if named.count(t) > 1})
+    if twice:
+        raise ValueError(f"model type {twice[0]!r} is first known by two releases")
+    return m
+
+
 # The checks spanning fields of one row, by table (the rest of a row is checked by the types its fields name)
 _ROW_CHECKS: dict[str, Any] = {"target": _target_ok, "torch": _torch_ok, "family": _family_ok,
-                               "arch_probe": _arch_probe_ok}
+                               "arch_probe": _arch_probe_ok, "model_types": _model_types_ok}
 
 
 def _lists_to_tuples(cls: Any, v: Any) -> Any:

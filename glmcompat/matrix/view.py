@@ -35,6 +35,7 @@ from glmcompat.matrix.rows import (
     Jit,
     Kernel,
     ModelSupport,
+    ModelTypeReleases,
     ModulePackage,
     OpNamespace,
     PrimaryModules,
@@ -88,6 +89,7 @@ class Facts:
         self._filtered: dict[str, tuple[Fact, ...]] = {}
         self._driver_api: dict[str, str] | None = None
         self._own: dict[str, str] | None = None
+        self._model_types: dict[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
         self._views: dict[str, Facts] = {self.platform: self}
 
     def on(self, platform: str) -> Facts:
@@ -127,6 +129,8 @@ class Facts:
     def rows(self, table: Literal["requires"]) -> tuple[Requires, ...]: ...
     @overload
     def rows(self, table: Literal["model"]) -> tuple[ModelSupport, ...]: ...
+    @overload
+    def rows(self, table: Literal["model_types"]) -> tuple[ModelTypeReleases, ...]: ...
     @overload
     def rows(self, table: Literal["target_requirement"]) -> tuple[TargetRequirement, ...]: ...
     @overload
@@ -351,6 +355,25 @@ class Facts:
         if self._own is None:
             self._own = {r.signature: r.package for r in self.rows("signature_package")}
         return self._own.get(signature, "")
+
+    def model_type_known(self, model_type: str, package: str = "transformers") -> tuple[str, str, str] | None:
+        """Which releases of ``package`` know ``model_type`` (config.json's): (the first harvested release that knows
+        it, the first that no longer does or "", the newest release harvested); ("", "", newest) where no release up
+        to the newest harvested knows it; None where the matrix has no [[model_types]] row for ``package``."""
+        if self._model_types is None:
+            self._model_types = {}
+            for r in self.rows("model_types"):
+                if r.package in self._model_types:
+                    continue
+                gone = {t: v for v, ts in r.removed.items() for t in ts}
+                self._model_types[r.package] = (r.newest, {t: (v, gone.get(t, "")) for v, ts in r.first.items()
+                                                           for t in ts})
+        got = self._model_types.get(package)
+        if got is None:
+            return None
+        newest, known = got
+        first, removed = known.get(model_type, ("", ""))
+        return first, removed, newest
 
     def driver_api_release(self, function: str) -> str:
         """The CUDA release whose driver API added ``function`` (``cuGreenCtxStreamCreate`` -> ``12.5``: the
