@@ -14,6 +14,7 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -241,53 +242,103 @@ def fifo(tmp_path: Path) -> Path:
     return p
 
 
-def _quick(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the CLI as a process; a hang (the old behaviour on a FIFO) fails the test in 120 s instead of blocking forever."""
-    return subprocess.run([sys.executable, "-m", "glmcompat", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env=os.environ.copy())
+# The commands of the special-file tests below run in one process (the CLI's main called for each in turn, as
+# `python -m glmcompat` calls it, an uncaught exception printed as the interpreter prints it), killed after 120 s: a
+# hang (the old behaviour on a FIFO) still fails them all instead of blocking, and one interpreter's start-up and
+# matrix load serve all the commands (each process took 0.15-0.5 s of CPU, nearly all of it that).
+_MANY = """\
+import contextlib, io, json, sys, traceback
+from glmcompat import cli
+done = []
+for args in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(args)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) or e.code is None else 1
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    done.append([int(code or 0), out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
 
 
-@pytest.mark.parametrize("command", [
+def _quick_many(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+    """Each of ``commands`` as `glmcompat ARGS` would answer it (exit code, stdout, stderr), all in one process."""
+    r = subprocess.run([sys.executable, "-c", _MANY, json.dumps(commands)], capture_output=True, text=True,
+                       timeout=120, env=os.environ.copy())
+    assert r.returncode == 0, r.stderr
+    return [subprocess.CompletedProcess(["glmcompat", *c], rc, out, err)
+            for c, (rc, out, err) in zip(commands, json.loads(r.stdout), strict=True)]
+
+
+FIFO_COMMANDS = [
     ["check", "{fifo}", "--target", "sm120"],
     ["check", "{fifo}", "--target", "sm120", "--matrix", str(ROOT / "glmcompat" / "matrix" / "data")],
     ["matrix", "validate", "{fifo}"],
     ["check", str(UV), "--target", "sm120", "--matrix", "{fifo}"],
     ["lock", "--target", "sm120", "--matrix", "{fifo}", "--out", "{out}"],
     ["explain", "{fifo}"],
-])
-def test_a_fifo_is_refused_at_once(fifo: Path, tmp_path: Path, command: list[str]) -> None:
+]
+DEVICES = ["/dev/zero", "/dev/urandom"]
+DEVICE_COMMANDS = [["check", "{device}", "--target", "sm120"], ["explain", "{device}"], ["matrix", "validate", "{device}"]]
+
+
+@pytest.fixture(scope="module")
+def special_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every special-file command below, run once in one process: (the FIFO, its folder's include case) and
+    the answers keyed by the test's row."""
+    tmp = tmp_path_factory.mktemp("special")
+    fifo = tmp / "uv.lock"
+    os.mkfifo(fifo)
+    inc = tmp_path_factory.mktemp("fifo-include")
+    os.mkfifo(inc / "core.txt")
+    req = inc / "requirements.txt"
+    req.write_text("numpy==2.0.0\n-r core.txt\n")
+    big = tmp / "requirements.txt"
+    with open(big, "wb") as f:  # sparse: 65 MiB that take no disk
+        f.truncate(65 << 20)
+    rows: dict[str, list[str]] = {}
+    for i, command in enumerate(FIFO_COMMANDS):
+        rows[f"fifo{i}"] = [a.format(fifo=fifo, out=tmp / "out") for a in command]
+    for device in DEVICES:
+        if os.path.exists(device):
+            for j, command in enumerate(DEVICE_COMMANDS):
+                rows[f"{device}{j}"] = [a.format(device=device) for a in command]
+    rows["include"] = ["check", str(req), "--target", "sm120"]
+    rows["big"] = ["check", str(big), "--target", "sm120"]
+    return {"fifo": fifo, **dict(zip(rows, _quick_many(list(rows.values())), strict=True))}
+
+
+@pytest.mark.parametrize("i", range(len(FIFO_COMMANDS)), ids=[f"command{i}" for i in range(len(FIFO_COMMANDS))])
+def test_a_fifo_is_refused_at_once(special_runs: dict[str, Any], i: int) -> None:
     """A FIFO as any input file blocked forever (nothing writes to it)."""
-    args = [a.format(fifo=fifo, out=tmp_path / "out") for a in command]
-    r = _quick(*args)
-    assert r.returncode == 2
+    r, fifo = special_runs[f"fifo{i}"], special_runs["fifo"]
+    assert r.returncode == 2, (r.args, r.stderr)
     line = one_error_line(r)
     assert str(fifo) in line and "FIFO" in line and "regular file" in line, line
 
 
-def test_a_fifo_include_is_refused(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "core.txt")
-    req = tmp_path / "requirements.txt"
-    req.write_text("numpy==2.0.0\n-r core.txt\n")
-    r = _quick("check", str(req), "--target", "sm120")
+def test_a_fifo_include_is_refused(special_runs: dict[str, Any]) -> None:
+    r = special_runs["include"]
     assert r.returncode == 2
     line = one_error_line(r)
     assert "requirements.txt:2: -r 'core.txt'" in line and "FIFO" in line, line
 
 
-@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
-def test_a_device_is_refused_at_once(device: str) -> None:
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_device_is_refused_at_once(special_runs: dict[str, Any], device: str) -> None:
     if not os.path.exists(device):
         pytest.skip(f"no {device}")
-    for args in (["check", device, "--target", "sm120"], ["explain", device], ["matrix", "validate", device]):
-        r = _quick(*args)
-        assert r.returncode == 2 and "a device, not a regular file" in one_error_line(r)
+    for j in range(len(DEVICE_COMMANDS)):
+        r = special_runs[f"{device}{j}"]
+        assert r.returncode == 2 and "a device, not a regular file" in one_error_line(r), r.args
 
 
-def test_an_oversized_input_is_refused_without_reading_it(tmp_path: Path) -> None:
-    big = tmp_path / "requirements.txt"
-    with open(big, "wb") as f:  # sparse: 65 MiB that take no disk
-        f.truncate(65 << 20)
-    r = _quick("check", str(big), "--target", "sm120")
+def test_an_oversized_input_is_refused_without_reading_it(special_runs: dict[str, Any]) -> None:
+    r = special_runs["big"]
     assert r.returncode == 2 and "more than the 64 MiB" in one_error_line(r)
 
 
