@@ -22,11 +22,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from glmcompat.matrix.locations import code_fingerprint, file_digest, hasher, read_bounded, read_stored, seal, unseal
+from glmcompat.matrix.locations import (code_fingerprint, file_digest, hasher, matrix_file_names, read_bounded, read_stored,
+                                        seal, seal_line, unseal)
 from glmcompat.matrix.rows import FIELDS, ROWS, from_values, to_values
-from glmcompat.matrix.store import atomic_write, cache_dir, matrix_files
+from glmcompat.matrix.store import atomic_write, cache_dir, default_matrix_dir
 from glmcompat.matrix.view import Facts, Tables
-from glmcompat.model.errors import InputError
+from glmcompat.model.errors import InputError, MatrixError
 from glmcompat.model.memo import BoundedMemo
 from glmcompat.model.public import __version__
 from glmcompat.model.shapes import decoded
@@ -66,18 +67,24 @@ _SERVED: BoundedMemo[bytes, Facts] = BoundedMemo(8)
 
 
 def _served(path: Path, key: str) -> Facts | None:
-    """The Facts of the cache entry ``path`` (of cache key ``key``); None: a miss (see :func:`_cached_matrix`)."""
+    """The Facts of the cache entry ``path`` (of cache key ``key``); None: a miss (see :func:`_cached_matrix`). An entry
+    whose seal line this process has already verified and decoded, in a file of the same size, is served from memory on
+    reading that line alone (the line is the digest of the entry's name and whole payload, so the rows decoded then are
+    the rows the entry holds); otherwise the whole entry is read and verified."""
+    head = seal_line(str(path))
+    if head is not None and (known := _SERVED.get(head)) is not None:
+        return known
     raw = read_bounded(str(path))
     body = unseal("matrix", path.name, raw)
     if raw is None or body is None:
         return None
-    seal_line = raw[: len(raw) - len(body)]
-    hit = _SERVED.get(seal_line)
+    line = raw[: len(raw) - len(body)] + str(len(raw)).encode()  # as seal_line gives it: the line, then the size
+    hit = _SERVED.get(line)
     if hit is None:
         data = _rows(body)
         if data is None:
             return None
-        hit = _SERVED.keep(seal_line, Facts(data, key))
+        hit = _SERVED.keep(line, Facts(data, key))
     return hit
 
 
@@ -105,9 +112,11 @@ def _digest(path: str) -> str | None:
     return d
 
 
-def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[str, str]]:
+def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[str], str, dict[str, str]]:
     """(the matrix files, the cache key, each file's digest by name); no files when one cannot be read."""
-    files = matrix_files(paths)
+    files = matrix_file_names([str(p) for p in paths] if paths else [_shipped_dir()])
+    if isinstance(files, str):
+        raise MatrixError("directory holds no *.toml matrix files", path=files)
 
     # keyed by the files' content (an edit that keeps the size and the mtime is still seen) and absolute paths
     # (not resolved: a symlinked path is only another entry); each file digested as the start-up paths digest it
@@ -116,12 +125,21 @@ def _keyed(paths: Sequence[str | Path] | None) -> tuple[list[Path], str, dict[st
     h.update(code_fingerprint().encode())
     digests: dict[str, str] = {}
     for f in files:
-        d = _digest(str(f))
+        d = _digest(f)
         if not d:
             return [], h.hexdigest(), {}  # let the validating loader name the missing or unreadable file
         h.update(f"\0{os.path.abspath(f)}\0{d}".encode("utf-8", "surrogateescape"))
-        digests[f.name] = d
+        digests[os.path.basename(f)] = d
     return files, h.hexdigest(), digests
+
+
+_SHIPPED: list[str] = []  # the shipped matrix's directory, found once a process (the package does not move)
+
+
+def _shipped_dir() -> str:
+    if not _SHIPPED:
+        _SHIPPED.append(str(default_matrix_dir()))
+    return _SHIPPED[0]
 
 
 def entry_name(key: str) -> str:

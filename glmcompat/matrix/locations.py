@@ -183,6 +183,29 @@ def read_bounded(path: str, limit: int = MAX_STORED) -> bytes | None:
         os.close(fd)
 
 
+def seal_line(path: str) -> bytes | None:
+    """The first line of the stored entry ``path`` (its :func:`seal` line, the digest of its kind, key and payload) and
+    then the file's size in bytes, read as :func:`read_bounded` reads (a regular file only, never blocking), without its
+    payload; None where it has none. A process that already decoded and verified the payload of this very seal line, in
+    a file of this size, needs no more of the file (a truncated or grown one is read again and found broken)."""
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOCTTY", 0))
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError, TypeError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000:
+            return None
+        head = os.read(fd, len(_SEAL) + 41)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return head + str(st.st_size).encode() if head.startswith(_SEAL) and head.endswith(b"\n") else None
+
+
 def read_stored(path: str, kind: str, key: str, limit: int = MAX_STORED) -> bytes | None:
     """The payload of the stored entry ``path`` (:func:`read_bounded`, then :func:`unseal`); None: a miss."""
     return unseal(kind, key, read_bounded(path, limit))

@@ -171,12 +171,13 @@ def test_the_wheel_snapshot_answers_a_cold_run_only_for_its_own_files(tmp_path, 
     ``snapshot()``): a run with an empty cache reads its rows instead of validating — only while every shipped
     matrix file is byte for byte the one it was made from, and only for the glmcompat that made it."""
     from glmcompat.matrix import load
+    from glmcompat.matrix.store import matrix_files
 
     real = load.snapshot()
     digest, _, body = real.partition(b"\n")
     doc = json.loads(body)
     assert doc["version"] == __import__("glmcompat").__version__
-    assert sorted(doc["files"]) == sorted(p.name for p in load.matrix_files(None))
+    assert sorted(doc["files"]) == sorted(p.name for p in matrix_files(None))
 
     def snap(**change: object) -> bytes:  # the snapshot with no release rows: which loader answered is then visible
         d = {**doc, "tables": {**doc["tables"], "release": []}, **change}
