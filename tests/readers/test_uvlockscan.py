@@ -13,7 +13,7 @@ import io
 import random
 import re
 import sys
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
@@ -55,9 +55,16 @@ def verdict(tmp: Path, text: str, *args: str) -> tuple[int, str, str]:
     return rc, out.getvalue().replace(str(d), "DIR"), err.getvalue().replace(str(d), "DIR")
 
 
+@lru_cache(maxsize=16)
+def projected(text: str) -> str | None:
+    """:func:`projection` of ``text`` with the rules' names, computed once per text (the tests and the edit helpers
+    below ask again for the same fixture's, unedited or edited the same way); the last few kept."""
+    return projection(text.encode(), relevant())
+
+
 def losers(text: str) -> set[str]:
     """The packages whose version (and wheels and sdist) the projection of ``text`` drops."""
-    proj = projection(text.encode(), relevant())
+    proj = projected(text)
     assert proj is not None
     loses = {m.group(1) for m in re.finditer(r'\[\[package\]\]\nname = "([^"]+)"\nversion \*', proj)}
     assert loses, "some package loses its version"
@@ -108,12 +115,12 @@ def test_every_real_lock_is_recognised(path):
 def test_dropped_edits_keep_the_projection_and_the_verdict(tmp_path, path):
     rng = random.Random(28)
     text = path.read_text()
-    base = projection(text.encode(), relevant())
+    base = projected(text)
     want = verdict(tmp_path, text, "--target", "sm90")
     for edited in (commented(text, rng), files_churned(text, rng), untracked_bumped(text),
                    untracked_bumped(files_churned(commented(text, rng), rng))):
         assert edited != text
-        assert projection(edited.encode(), relevant()) == base
+        assert projected(edited) == base
         assert verdict(tmp_path, edited, "--target", "sm90") == want
 
 
@@ -123,7 +130,7 @@ def test_dropped_edits_keep_the_verdict_on_the_largest_real_lock(tmp_path):
     path = FIXTURES / "realworld" / "01" / "uv.lock"
     text = path.read_text()
     edited = untracked_bumped(files_churned(commented(text, random.Random(1)), random.Random(2)))
-    assert projection(edited.encode(), relevant()) == projection(text.encode(), relevant())
+    assert projected(edited) == projected(text)
     args = ("--target", "sm90", "--allow-unknown")
     assert verdict(tmp_path, edited, *args) == verdict(tmp_path, text, *args)
 
@@ -143,12 +150,12 @@ def test_kept_edits_change_the_projection(what, edit):
     text = GLM5.read_text()
     edited = edit(text)
     assert edited != text, what
-    assert projection(edited.encode(), relevant()) != projection(text.encode(), relevant())
+    assert projected(edited) != projected(text)
 
 
 def test_a_package_present_twice_keeps_its_versions():
     text = GLM5.read_text()
-    proj = projection(text.encode(), relevant())
+    proj = projected(text)
     assert proj is not None and 'name = "idna"\nversion *' in proj
     block = text[text.index('[[package]]\nname = "idna"'):]
     block = block[:block.index("\n\n") + 2]
@@ -172,7 +179,7 @@ def test_random_one_character_edits_never_share_a_projection_with_another_verdic
     path gives exactly the verdict of the original, exit code included (never an error hidden behind a recorded
     verdict)."""
     text = GLM5.read_text()
-    base = projection(text.encode(), relevant())
+    base = projected(text)
     want = verdict(tmp_path, text, "--target", "sm120")
     rng = random.Random(2028)
     same = 0
@@ -223,7 +230,7 @@ def test_random_edits_get_the_digest_a_fresh_read_gives_whatever_the_memo():
     from glmcompat.readers.uvlockscan import projection_digest
 
     text = GLM5.read_text()
-    base = projection(text.encode(), relevant())
+    base = projected(text)
     first = projection_digest(text.encode(), relevant(), {})
     assert first is not None and base is not None
     digest, memo = first
