@@ -82,8 +82,8 @@ def _loose(pattern: str) -> re.Pattern[str]:
 
 @functools.lru_cache(maxsize=4096)
 def required_literals(pattern: str) -> tuple[str, ...] | None:
-    """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, or one
-    per alternative of a group every match passes through); None when this reader finds none of at least 3
+    """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, a
+    lookbehind's text starting a run: "(?<=requires )SM", or one per alternative of a group every match passes through); None when this reader finds none of at least 3
     characters (or the pattern ignores case). A line that contains none of them cannot match: it is not searched."""
     c: Any = importlib.import_module("re._constants")
     sre: Any = importlib.import_module("re._parser")
@@ -91,11 +91,17 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
     if tree.state.flags & re.IGNORECASE:
         return None
 
+    def behind(av: Any) -> str:
+        """A lookbehind's text where it is all literals (it is then the text just before, a run's start), else ""."""
+        direction, sub = av
+        items = list(sub)
+        return "".join(chr(v) for _, v in items) if direction < 0 and all(o == c.LITERAL for o, _ in items) else ""
+
     def lits(seq: Any) -> tuple[str, ...] | None:
         items = list(seq)
         best, run = "", ""
         for op, av in items:
-            run = run + chr(av) if op == c.LITERAL else ""
+            run = run + chr(av) if op == c.LITERAL else behind(av) if op == c.ASSERT else ""
             best = max(best, run, key=len)
         if len(best) >= 3:
             return (best,)
@@ -349,8 +355,8 @@ class _Matcher:
     The gate ignores case and reads any quote as any other (:data:`QUOTES`), or as none: a line it lets through that no
     signature's own text matches is searched again with each signature's :func:`tolerant` form, case ignored, and where
     that matches nothing either, with the :func:`unquoted` form of the signatures that quote with a backtick (a line
-    whose backticks Markdown ate). The library's exact text always wins; the tolerant forms only read a line that differs
-    from it in case or quoting."""
+    whose backticks Markdown ate). The library's exact text wins; the tolerant forms read a line that differs from it in
+    case or quoting, and on a line the own texts read, only read it more fully (:meth:`_recased`)."""
 
     def __init__(self, signatures: Sequence[SignatureRow]) -> None:
         self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
@@ -457,6 +463,8 @@ class _Matcher:
         if gated:
             near = sorted(near_set)
             keyed = [(m, self.keyed[i][1]) for i in near if (m := self.keyed[i][0].search(line)) is not None]
+            if keyed:
+                keyed = self._recased(line, near, keyed)
             keyed = keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
             if not keyed:  # a line whose backticks Markdown ate: the signatures that quote with one, their quotes optional
                 bare = _strip(line)
@@ -473,6 +481,34 @@ class _Matcher:
                 out[at] = (m, sig)
         if not any(sig.id in self.ids for _, sig in out) and (cut := self._cut(line)) is not None:
             out += cut
+        return out
+
+    def _recased(self, line: str, near: list[int], keyed: list[tuple[re.Match[str], SignatureRow]]
+                 ) -> list[tuple[re.Match[str], SignatureRow]]:
+        """``keyed`` (the signatures' own readings of ``line``) with the readings a message lower-cased or retyped
+        calls for, by the near signatures' tolerant forms (case ignored): a signature's own reading is replaced by its
+        tolerant one where that starts earlier or spans it and more (where the signature reads the line as the source
+        printed it: a lower-cased "could not load dynamic library 'X'; dlerror: X: cannot open shared object file" is
+        read from its start, not by the shorter alternative of the words printed in lower case anyway), and another
+        signature's tolerant reading is added where it spans a reading of the line (as wide or wider) and the line
+        holds a literal of that signature only in another case (the wider reading then wins the line, :func:`_inside`).
+        On a line as the library printed it a tolerant reading that starts earlier than the own one is rare (an
+        alternative's words in another case before the ones read), and no line is claimed here that was not already."""
+        text, out = _fold(line), list(keyed)
+        recased = {i for i in near if any(f in text and w not in line for w, f in zip(self.keyed[i][2], self.folded[i], strict=True))}
+        if not recased:  # each near literal the line holds as written: the line as printed, read as it stands
+            return keyed
+        own = {sig.id: k for k, (_, sig) in enumerate(keyed)}
+        for i in near:
+            sig = self.keyed[i][1]
+            at = own.get(sig.id)
+            if (at is None and i not in recased) or (lm := self.loose[i][0].search(line)) is None:
+                continue
+            if at is not None:
+                if lm.start() < out[at][0].start() or _wider(lm, out[at][0]):
+                    out[at] = (lm, sig)
+            elif any(lm.start() <= m.start() and m.end() <= lm.end() for m, _ in keyed):
+                out.append((lm, sig))
         return out
 
     def _rebroken(self, line: str, fixed: tuple[str, tuple[int, ...], tuple[int, ...]] | None
@@ -680,7 +716,7 @@ _MENTIONS = [
     # kernel checked by the same macro is named by its own frames)
     ("torchtail", re.compile(r"(?P<mod>(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call|"
                              r"Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`? to enable device-side assertions|"
-                             r"Device-side assertions were explicitly omitted for this error check)")),
+                             r"Device-side assertions were explicitly omitted for this error check)", re.IGNORECASE)),  # retyped in lower case too
     # torch's own shared libraries (torch/lib), named by soname where a loader error gives no path
     ("torchlib", re.compile(r"(?<![\w.-])(?P<mod>lib(?:torch(?:_cpu|_cuda(?:_cu|_cpp|_linalg)?|_hip|_python|_global_deps)?|"
                             r"c10(?:_cuda|_hip)?))\.so\b")),
@@ -1391,6 +1427,11 @@ def _alias(line: str, pkg: str) -> str:
     distribution's name (flash_attn_gpu for flash-attn); "" if none."""
     return next((m for m, p in name_tables().modules.items() if p == pkg and m != pkg.replace("-", "_")
                  and re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", line)), "")
+
+
+def _wider(m: re.Match[str], o: re.Match[str]) -> bool:
+    """Whether ``m``'s span holds ``o``'s and more."""
+    return m.start() <= o.start() and o.end() <= m.end() and m.end() - m.start() > o.end() - o.start()
 
 
 def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:

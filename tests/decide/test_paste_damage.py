@@ -462,74 +462,38 @@ def _folded(h: Hit) -> tuple[frozenset[str], str, str]:
     return frozenset(v.lower() for v in said), pkg.lower(), ver.lower()
 
 
+# (a line some signature reads as it stands is read again by the near signatures' case-ignoring forms, which replace or
+# join those readings where they read more of it: glmcompat/model/signatures.py, :meth:`_Matcher._recased`)
 # left undone, each a strict expected failure (by message id and the first 8 hex digits of the sha1 of its text, since
-# several messages can share an id): messages whose values' case is their meaning (a C++
-# mangled or a CUDA API symbol, "_ZN5cudnn..." / "cuGreenCtxStreamCreate"), and messages whose lower-cased text another
-# signature, or a shorter alternative of the same one, reads as it stands (the exact reading is kept first), or whose
-# signature reads no case-ignoring form (a row without a required literal)
+# several messages can share an id): messages whose values' case is their meaning (a C++ mangled or a CUDA API symbol,
+# "_ZN5cudnn..." / "cuGreenCtxStreamCreate", an extension module's "_C", "ImpImporter", a class a package's import
+# name is read from: "PIL", "LlamaForCausalLM requires the PyTorch library"); two damages at once (Cython's message
+# with its sentence break lost, "incompatibilityExpected", lower-cased: no capital is left to tell the break; a glog
+# prefix and "Traceback" lower-cased, which then no longer open a record of their own, so the message is joined to
+# them); a lower-cased line that two signatures read side by side (cuDNN's "could not load library X. error: " before
+# the loader's text); and a diagnosis derived from the log's lines together (ld's "-lcuda" of an extension's link,
+# the package a traceback's frame names), which the hits compared here do not hold
 LOWER_UNDONE = frozenset({
     'cudnn:Could not load library libcudnn_cnn_infer.so.8. Er#50a99182',
-    'cudnn:Could not load library libcudnn_cnn_train.so.8.   #4d654322',
-    'cudnn:Could not load library libcudnn_cnn_train.so.8. Er#966a5e6d',
     'cudnn:Could not load symbol cudnnGetLibConfig. Error: /l#5b98fcc3',
     'cudnn:OSError: /usr/lib/x86_64-linux-gnu/libcudnn_ops.so#42f8d478',
-    'cupy:cupy.cuda.compiler.CompileException: nvrtc: error:#106c4770',
-    'cython:ValueError: numpy.dtype has the wrong size, try re#5183ff3c',
     'cython:ValueError: numpy.dtype size changed, may indicate#2dd3ac94',
-    'cython:ValueError: numpy.ndarray has the wrong size, try #53705b42',
     'cython:ValueError: numpy.ndarray has the wrong size, try #764fd9e6',
     'cython:ValueError: numpy.ndarray size changed, may indica#7cdebaf6',
     'cython:ValueError: numpy.ndarray size changed, may indica#8849bd98',
     'cython:ValueError: numpy.ufunc size changed, may indicate#9e7fa3e2',
-    'deepspeed:RuntimeError: Blocked attention requires CUDA comp#49632898',
-    'deepspeed:RuntimeError: Unable to JIT load the evoformer_att#366ba347',
-    'deepspeed:RuntimeError: Unable to JIT load the fp_quantizer #797194cc',
-    'deepspeed:RuntimeError: Unable to JIT load the transformer_i#31dcae50',
     "detectron2:ImportError: cannot import name '_C' from 'detectr#ea7d95bb",
     'dyld4:ImportError: dlopen(/Users/ana/venv/lib/python3.10#b9a44fdc',
-    'go-nvlib:could not load NVML library: libnvidia-ml.so.1: ca#e8e1bfed',
-    'gptqmodel:NotImplementedError: Machete kernel requires compu#7580bfb8',
-    'gptqmodel:RuntimeError: Marlin kernel requires compute capab#dceb9cc8',
-    'gptqmodel:ValueError: Kernel: AWQ Marlin requires compute ca#2147fa4d',
-    'gptqmodel:ValueError: Kernel: Marlin kernel requires compute#3a898a78',
-    "gpu-post:[2014-01-02 10:00:00] GPU #1: the 'K' kernel requi#88c8bc77",
-    "gpu-post:[2020-09-08 11:15:32] GPU #0: FATAL: the 't' kerne#76d7e871",
-    'gpu-post:| NVIDIA Tesla K80 On | 00000000:00:1E.0 Off | 0 |#4548c450',
     'ld.so:ImportError: /venv/lib/python3.11/site-packages/nv#6ea36c40',
     'ld.so:ImportError: /venv/lib/python3.11/site-packages/sg#432a14d0',
     'ld.so:OSError: /venv/lib/python3.11/site-packages/nvidia#cdb04208',
     'ld:FAILED: my_ext.so\nc++ a.o b.o -shared -L/opt/conda#69e1fd03',
     'ld:g++ -pthread -shared build/temp.linux-x86_64-cpyth#ac95b0f6',
-    'natten:Fused kernels are only available on devices with c#8169a7c3',
-    'numba:numba.cuda.cudadrv.error.CudaSupportError: <CUDA d#30a16f60',
-    'numba:numba.cuda.cudadrv.error.NvvmSupportError: GPU com#ba1b8760',
     'numpy:Some module may need to rebuild instead e.g. with #1fc1f475',
-    'nvcc:"/usr/local/cuda-11.0/include/crt/host_config.h", #73461b05',
-    'nvcc:/usr/local/cuda-12.1/include/crt/host_config.h:151#32a79757',
-    'onnxruntime-gpu:Failed to load library libonnxruntime_providers_cu#9e56689c',
-    'onnxruntime-gpu:Failed to load library libonnxruntime_providers_cu#e21bb5c8',
-    'onnxruntime-gpu:Failed to load library libonnxruntime_providers_te#c71dcbf7',
-    'onnxruntime:2024-03-01 10:00:00.123 [E:onnxruntime:Default, pr#dcab725c',
-    'paddlepaddle-gpu:PreconditionNotMetError: The third-party dynamic l#f442b84f',
-    'paddlepaddle-gpu:The third-party dynamic library (libcublas.so) tha#3149e957',
-    'peft:ImportError: gptqmodel requires optimum version `1#97353306',
     "pytorch3d:ImportError: cannot import name '_C' from 'pytorch#17918bc2",
     "setuptools:AttributeError: module 'pkgutil' has no attribute #792e5b7a",
-    'tensorflow:2021-03-01 12:00:00.000000: W tensorflow/stream_ex#a166b985',
-    "tensorflow:Could not dlopen library 'libcublas.so.10.0'; dler#291745e4",
-    "tensorflow:Could not load dynamic library 'libcusolver.so.11'#b89a53f1",
-    'tensorflow:W tensorflow/stream_executor/platform/default/dso_#5bbd1ab9',
-    'tensorflow:could not dlopen DSO: libcupti.so.8.0; dlerror: li#dbc1c0fd',
-    'torch:>>> torch.__version__, torch.cuda.get_arch_list()\n#464b03fd',
-    'torch:RuntimeError: CUDA error: CUDA driver version is i#63a5481b',
-    'torch:RuntimeError: CUDA error: invalid device function\n#853fad9d',
-    'torch:RuntimeError: CUDA error: no kernel image is avail#5ca8dd7d',
     'torch:W0601 12:00:00.000000 123 torch/utils/cpp_extensio#1e176e51',
-    "torch:['sm_70', 'sm_80', 'sm_90', 'compute_90']\nRuntimeE#ab4aad8b",
-    'torch:torch.AcceleratorError: CUDA error: no kernel imag#a9e6efe0',
     'transformers:ImportError: \nLlamaForCausalLM requires the PyTorc#b2c1cc10',
-    'transformers:ImportError: FlashAttention3 has been toggled on, #cf31ea45',
-    'transformers:You can update Transformers with the command `pip #6f0388b1',
     'triton:/usr/bin/gcc /tmp/tmpab12cd/main.c -O3 -shared -fP#46b16a1d',
 })
 
@@ -544,6 +508,7 @@ def _undone_key(m: dict[str, str]) -> str:
 def test_a_message_lower_cased_keeps_its_signature_and_words(m: dict[str, str]) -> None:
     text, sid = m["text"], m["expect"]
     want, got = _hits(text), _hits(text.lower())
+    sid = _scanned(sid, want)
     assert sid in want, sorted(want)
     assert sid in got, (text.lower(), sorted(got))
     assert _folded(got[sid]) == _folded(want[sid]), text.lower()
