@@ -203,7 +203,7 @@ UNMEASURED_AK = False
 # While UNMEASURED_AL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AL = False, as for set V.
 CASES_AL = tomllib.loads((HERE / "heldout_al.toml").read_text())["case"]
-UNMEASURED_AL = True
+UNMEASURED_AL = False
 
 # heldout_am.toml: the set gathered as AM (typed as a model-serving or deployment engineer reports a failure of a
 # serving stack or its container; sets AL and AN are gathered beside it), frozen before `explain` ran on it, scored by
@@ -211,7 +211,7 @@ UNMEASURED_AL = True
 # While UNMEASURED_AM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AM = False, as for set V.
 CASES_AM = tomllib.loads((HERE / "heldout_am.toml").read_text())["case"]
-UNMEASURED_AM = True
+UNMEASURED_AM = False
 
 # heldout_an.toml: the set gathered as AN (typed as a researcher reproducing a paper's code would ask: the repository's
 # README install steps that no longer work; sets AL and AM are gathered beside it), frozen before `explain` ran on it,
@@ -219,7 +219,7 @@ UNMEASURED_AM = True
 # While UNMEASURED_AN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AN = False, as for set V.
 CASES_AN = tomllib.loads((HERE / "heldout_an.toml").read_text())["case"]
-UNMEASURED_AN = True
+UNMEASURED_AN = False
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
