@@ -208,6 +208,9 @@ def _cudnn_version(text: str) -> str:
     if len(parts) >= 2:
         return ".".join(parts)
     n = parts[0] if parts else ""
+    if n.isdigit() and len(n) >= 5:  # cuDNN 9 on: major*10000 + minor*100 + patch (cudnn_version.h), 90100 = 9.1.0
+        v = int(n)
+        return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
     if n.isdigit() and len(n) >= 4:  # cuDNN 7/8 as one number: 7102 = 7.1.2, 8500 = 8.5.0
         v = int(n)
         return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
@@ -244,6 +247,18 @@ def _cudnn(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
                 "of jaxlib's CUDA major, or drop the older copy's directory from LD_LIBRARY_PATH), or install a jaxlib "
                 f"release built for "
                 f"cuDNN {_cudnn_version(found)}")
+    if "c2_built" in g:  # caffe2's own check (common_cudnn.h CheckCuDNNVersions): the cuDNN it was built with, the loaded one
+        built, found = _cudnn_version(g["c2_built"]), _cudnn_version(g["c2_found"])
+        who = _shown(h.package, env.version(h.package)) if h.package and h.package != "torch" else "caffe2"
+        return (f"{who} (caffe2's CheckCuDNNVersions) was built against cuDNN {built} ({g['c2_built']}), but the cuDNN it "
+                f"loaded at run time is cuDNN {found} ({g['c2_found']}): "
+                + ("caffe2 accepts only the same major and minor or a newer runtime" if int(g["c2_found"]) < int(g["c2_built"])
+                   else "this caffe2 release accepts only the exact cuDNN it was built with")
+                + ", and another cuDNN on the loader's path (LD_LIBRARY_PATH, a system or conda copy) wins over the one "
+                "its build needs",
+                f"put cuDNN {built} (or a newer {built.split('.')[0]}.x) first on the loader's path (drop the directory "
+                f"holding cuDNN {found} from LD_LIBRARY_PATH, or install cuDNN {built}), or install the caffe2/torch build "
+                f"made for cuDNN {found}")
     if "cudnn_status" in g:  # cuDNN's own status: its libraries are of two releases
         return (f"cuDNN reports {g['cudnn_status']}: the cuDNN libraries the process loaded are of different releases (the "
                 "front library from one cuDNN, its sub-libraries from another: a system or conda cuDNN on the loader's path "
@@ -489,8 +504,8 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "copy of another cuDNN release comes first)",
                 f"put the bin directory of one complete cuDNN {n.group(1) if n else ''} install (every cudnn_*64 DLL of "
                 "one release) on PATH, or copy its DLLs next to the program's; remove other cuDNN copies from PATH")
-    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or cut
-    why = h.groups.get("why") or ""
+    lib = h.groups.get("library") or h.groups.get("any") or h.groups.get("dll") or h.groups.get("att_lib") or cut
+    why = h.groups.get("why") or h.groups.get("att_why") or ""
     m = re.search(r"\.so\.(\d+)|_(\d+)\.dll", lib)
     major = (m.group(1) or m.group(2)) if m else ""
     if not lib:

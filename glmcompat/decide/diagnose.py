@@ -196,6 +196,8 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if (own := OWN_SYMBOL.match(sym)) is not None:
         start = 2 + len(own.group("len"))
         return _own_symbol(h, sym[start:start + int(own.group("len"))])
+    if own_function(sym, facts):  # a plain function of the extension's own sources: its build left it out, not torch
+        return None
     if (owner := symbol_framework(sym, facts)) is not None:  # another framework's C++ API (tensorflow::, phi::, xla::)
         return _framework_symbol(h, env, *owner)
     what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
@@ -220,6 +222,22 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+def _before_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """extension-before-torch: a name of torch's Python binding library that every torch release exports (the row's
+    pattern, read from the wheels) is missing: the extension was loaded before torch put that library in its scope."""
+    sym = h.groups.get("symbol") or h.groups.get("dyld_symbol", "")
+    lib = (h.groups.get("library") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    who = (_shown(h.package, env.version(h.package)) if h.package and h.package != "torch" else "a compiled extension")
+    of = f" ({lib})" if lib else ""
+    name = h.package if h.package and h.package != "torch" else "the extension"
+    return (f"{who}{of} needs {sym}, a name of torch's Python binding library libtorch_python.so that every torch "
+            f"release exports: {name} was loaded before `import torch` put that library in its scope (it leaves torch's "
+            "THP names to it), so this is the import order, not a build against another torch",
+            f"import torch before {name} (put `import torch` first in the script, notebook or entry point); where torch "
+            f"is imported first already, {name}'s build did not link libtorch_python (torch.utils.cpp_extension's "
+            "CppExtension/CUDAExtension link it): rebuild it so, or run with TORCH_USE_RTLD_GLOBAL=1")
 
 
 # A CPython extension module's file, as the loader names it: the module's name, then the suffix the interpreter imports
@@ -329,6 +347,31 @@ def _framework_symbol(h: Hit, env: Env, ns: str, package: str, hosts: tuple[str,
 # TH libraries' global TH* functions (torch/csrc/autograd/python_variable.h THPVariable_Wrap(at::TensorBase); it took an
 # at::Tensor before torch 1.10: _Z16THPVariable_WrapN2at6TensorE is torch's), which stay torch's
 OWN_SYMBOL = re.compile(r"_Z(?P<len>\d{1,3})(?!TH)[A-Za-z_]\w*N2at6TensorE")
+
+
+# Any other C++ function of the global namespace (Itanium ABI: _Z <length><name> <parameters>, no N...E nesting, no
+# special-name prefix): a plain function of the extension's own sources (_Z24exl3_moe_cpu_pool_stressiiii), unless its
+# name has the prefix of a library's global names: torch's Python bindings and legacy TH/THC libraries (THP*, TH*),
+# torch's C shims (torch_*, aoti_*: glmcompat/readers/elf.py TORCH_C_PREFIXES), CPython's C API (Py*, _Py*), the CUDA
+# driver API (cu + a capital) and the NVIDIA libraries' C functions by their [[nvidia_library]] prefixes (cuda*,
+# cublas*, cudnn*, nccl*...). torch's own C++ API is namespaced (c10::, at::, torch::, caffe2::), so such a name is no
+# evidence of another torch: its absence is the extension's own build leaving its definition out, and is not claimed
+GLOBAL_FUNCTION = re.compile(r"_Z(?P<len>[1-9]\d{0,3})(?=[A-Za-z_])")
+FOREIGN_GLOBAL = re.compile(r"TH|torch_|aoti_|_?Py|cu[A-Z]")
+
+
+def own_function(symbol: str, facts: Facts) -> str:
+    """The name of the global C++ function ``symbol`` where it is the extension's own (:data:`GLOBAL_FUNCTION`); "" for
+    any other symbol (a namespaced name, a C name, a global name of torch's, CPython's or an NVIDIA library's)."""
+    m = GLOBAL_FUNCTION.match(symbol)
+    if m is None:
+        return ""
+    name = symbol[m.end():m.end() + int(m.group("len"))]
+    if len(name) != int(m.group("len")) or not name.isidentifier() or len(symbol) == m.end() + len(name):
+        return ""
+    if FOREIGN_GLOBAL.match(name) or facts.nvidia_symbol_owner(name) is not None:
+        return ""
+    return name
 
 
 def _own_symbol(h: Hit, name: str) -> tuple[str, str]:
@@ -1058,6 +1101,7 @@ BUILDERS: dict[str, Builder] = {
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
+    "extension-before-torch": _before_torch,
     "nccl-undefined-symbol": lambda h, e, f: _nccl(h, e, f),
     "package-not-installed": _not_installed,
     "model-type-unknown": _model,
@@ -1185,6 +1229,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         got = ext_cause(h, env, facts) or (build(h, env, facts) if build is not None else None)
         if got is None and (notice(h) or any(g in h.groups for g in DROPPED.get(h.id, ()))):
             continue
+        if h.id == "undefined-symbol" and got is None and own_function(h.groups.get("symbol", ""), facts):
+            continue  # the extension's own global function missing: its own build, no torch mismatch (not claimed)
         if h.id in NETWORK_WITHHELD and "net_fault" in env.notes:
             continue  # the build or install stopped on the network (a reset, a refused or timed-out connection)
         if h.id == "undefined-symbol" and DRIVER_API.fullmatch(h.groups.get("symbol", "")) and any(
