@@ -84,6 +84,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "the checkpoint's remote code provides it and trust_remote_code is off)",
                 f"install a transformers release that has {g['tok_class']} (pip install -U transformers, within what the "
                 "engine pins), or load the tokenizer with trust_remote_code=True where the model card says so")
+    if "undefined" in g:
+        return _undefined(h, env, facts)
     func = g.get("func", "")
     owner = next((m for prefix, m in FUNCTION_PREFIX.items() if func.startswith(prefix)), "")
     called = (env.notes.get("call " + func, "") or (f"{owner}.{func}" if owner else "")) if func else ""
@@ -96,11 +98,18 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     engine_module = "name" in g and dist in {st.engine for st in facts.rows("stack")}  # companion-api-removed reads it
     have = env.version(dist)
     name = g.get("name") or g.get("attr", "")
-    row = facts.export(path, name) if name and path == top else None  # a top-level name whose releases are known
+    sub = g.get("submodule", "")
+    # a name (or submodule) whose releases the wheels tell: a companion's top-level name, a torch module's API
+    row = facts.export(path, name) if name else facts.export(*sub.rsplit(".", 1)) if sub else None
+    shown_name = name if name and path == top else what if row is not None else name
     # a distribution outside the stack is read only where its wheels tell the name is newer than the release in use
     newer = row is not None and added_later(row, have, facts)
     if not dist or (dist not in tracked and not newer) or engine_module or \
-            (not called and _PRIVATE.search(what.split(".", 1)[-1])) or "circular import" in h.text:
+            (not called and row is None and _PRIVATE.search(what.split(".", 1)[-1])) or "circular import" in h.text:
+        return None
+    if row is None and name and "attr_hint" in g and not g.get("frame") and _harvested(path, facts):
+        # the user's own code misspells an attribute of a module whose names the wheels tell (Python suggests the
+        # nearest name the module has): a typo, no release's absence
         return None
     engines = tracked.get(dist, [])
     span = _span(row, env, _importers(h, env, dist, engines), facts) if row else ""
@@ -109,13 +118,60 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     who = _consumer(h, env, dist, engines)
     callers = " or ".join(engines)
     if span and row is not None:
-        return _sharp(row, name, what, dist, have, who, span)
+        return _sharp(row, shown_name, what, dist, have, who, span)
     cause = (f"{who or (f'the calling code ({callers}: the packages that call {dist})' if called and callers else 'the calling code' if called else 'the importing code')} uses {what}, which the installed {_shown(dist, have)} does not have: {dist} is "
              "older than the release that added it (or newer than one that removed it), so it is not the "
              f"{dist} release {who or 'that code'} was built and tested with")
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def _harvested(module: str, facts: Facts) -> bool:
+    """Whether ``[[export]]`` rows tell the names of ``module`` (torch's submodules, a companion's top-level module)."""
+    return any(r.module == module for r in facts.rows("export"))
+
+
+def oldest_read(row: Export, facts: Facts) -> Version | None:
+    """The oldest release of ``row``'s distribution that the wheels (or tags) were read of: the least since of its
+    ``[[export]]`` rows, any module's (a torch module first shipped by torch 2.1 has since 2.1, a first release, where
+    torch 1.8.0 was read)."""
+    return min((x for r in facts.rows("export") if r.package == row.package and (x := _v(r.since))), default=None)
+
+
+_ASKED_BELOW = re.compile(r"(?P<pkg>[A-Za-z][\w.-]{0,80}?)\s?<\s?(?P<ver>\d[\d.]{0,20})$")
+
+
+def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old for ``NameError: name 'X' is not defined`` where X is a public function of a companion that
+    carries its module's name (``flash_attn_varlen_func``: flash_attn's) and that a release later than the oldest read
+    added: the code guarded its import (try/except ImportError) and the installed release is older (or none is
+    installed). None for any other name (a user's own, a missing import of their own), or where the installed release
+    the log shows has it."""
+    name = h.groups["undefined"]
+    rows = [r for r in facts.rows("export") if name in r.names and "." not in r.module and
+            name.startswith(r.module + "_")]
+    row = min(rows, key=lambda r: _v(r.since) or Version("0"), default=None)
+    if row is None:
+        return None
+    since, oldest = _v(row.since), oldest_read(row, facts)
+    if since is None or oldest is None or since <= oldest:
+        return None
+    dist = row.package
+    have = env.version(dist)
+    installed = _v(have)
+    if installed is not None and (_v(installed.public) or installed) >= since:
+        return None  # the installed release has it: the name is undefined for another reason
+    asked = _ASKED_BELOW.match(env.notes.get("asked_below", ""))
+    below = asked.group("ver") if asked and canonicalize(asked.group("pkg")) == dist and \
+        (_v(asked.group("ver")) or since) <= since else ""
+    what = (f"the installed {_shown(dist, have)}" if have else
+            f"the {dist} the log installs ({dist}<{below})" if below else f"the installed {dist} (if any)")
+    return (f"the code calls {name}, which {dist} has from {row.since} on ({row.module}), and {what} is older than that "
+            f"release, so the code's guarded import of {name} failed and left the name undefined: {dist} is too old for "
+            "this code",
+            f"install {dist}>={row.since} (pip install -U '{dist}>={row.since}'; {name} is in {dist} >= {row.since}), "
+            f"built for the installed torch and CUDA, or a release of the code written for {dist} < {row.since}")
 
 
 def added_later(row: Export, have: str, facts: Facts) -> bool:
@@ -129,7 +185,7 @@ def added_later(row: Export, have: str, facts: Facts) -> bool:
     installed = _v(have)
     if installed is not None:
         return (_v(installed.public) or installed) < since
-    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := _v(r.since))), default=None)
+    oldest = oldest_read(row, facts)
     return oldest is not None and since > oldest and not row.until
 
 
@@ -169,7 +225,7 @@ def _span(row: Export, env: Env, importers: list[str], facts: Facts) -> str | No
         if until is not None and pub >= until:
             return "gone"
         return "old" if pub < since else None
-    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := _v(r.since))), default=None)
+    oldest = oldest_read(row, facts)
     if until is not None and since == oldest:
         return "gone"  # a name every release read up to its removal has (no release added it): the code predates the removal
     floors = []
@@ -194,9 +250,10 @@ def _sharp(row: Export, name: str, what: str, dist: str, have: str, who: str, sp
                 f"install {dist}<{row.until} (pip install '{dist}<{row.until}'; {name} is in {dist} < {row.until}), or "
                 f"upgrade {who.split()[0] if who else 'the importing package'} to a release written for {dist} {row.until} "
                 "or later")
-    pin = f", within the releases {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else ""
+    pin = (f", within the releases {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist), or install a "
+           f"{who.split()[0]} release that supports the installed {_shown(dist, have)}") if who else ""
     return (f"{user} uses {what}, which the installed {_shown(dist, have)} does not have: {name} is in {dist} >= "
-            f"{row.since}, and {dist} is older than that release",
+            f"{row.since}, and {dist} is older than that release, so {dist} is too old for {who or 'that code'}",
             f"install {dist}>={row.since} (pip install -U '{dist}>={row.since}'; {name} is in {dist} >= {row.since})"
             + pin)
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from glmcompat.decide.installcauses import added_later, companions
+from glmcompat.decide.installcauses import added_later, companions, oldest_read
 from glmcompat.decide.loadercauses import LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
@@ -176,7 +176,7 @@ def _known_removal(row: Export, have: str, facts: Facts) -> str | None:
         return row.until if until is not None and public >= until else ""
     if until is not None:
         return row.until or ""
-    oldest = min((x for r in facts.rows("export") if r.module == row.module and (x := v(r.since))), default=None)
+    oldest = oldest_read(row, facts)
     return None if since is not None and oldest == since else ""
 
 

@@ -861,6 +861,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("ninja_failed", r"^\s{0,8}FAILED: (?P<v>\S{1,400})"),
     ("triton", r"(?i)(?<![\w-])(?P<v>triton)(?![\w-])"),
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
+    # an install command that asks for a release below a bound ("pip3 install 'flash-attn<2'"): "flash-attn<2", read by
+    # companion-too-old where the code then misses a name that release added
+    ("asked_below", r"(?:pip3?|uv pip|python3? -m pip) install\b[^\n]{0,300}?(?<![\w.-])[\"']?(?P<v>[A-Za-z][\w.-]{0,80}"
+                    r"\s?<\s?\d[\d.]{0,20})(?![\d.=])"),
     # pip's PEP 517 steps, run in an isolated build environment (pip's build isolation), and the package it collected
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
