@@ -897,7 +897,7 @@ def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """numpy-too-new: which NumPy name, removed in which release, against the NumPy the log shows."""
     g = h.groups
-    alias = g.get("np_alias") or g.get("np_alias2", "")
+    alias = g.get("np_alias") or g.get("np_alias2") or g.get("np_alias3", "")  # 3: its second sentence alone
     name = alias or g.get("np_expired") or g.get("np_expired2", "")
     np = env.version("numpy")
     have = _shown("numpy", np) if np else "the installed NumPy"
