@@ -796,7 +796,7 @@ def _image(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     drv, driver = env.cuda.get("driver_cuda", ""), env.cuda.get("driver", "")
     shown = f"driver {driver}" + (f" (CUDA {drv})" if drv else "") if driver else (f"a CUDA {drv} driver" if drv else
                                                                                 "the NVIDIA driver")
-    if "triton" in h.groups or h.package == "triton":
+    if "triton" in h.groups or "triton_check" in h.groups or h.package == "triton":  # check: a Triton kernel's check
         triton = env.version("triton")
         who = _shown("triton", triton) if triton else "triton"
         return (f"{shown} refused the GPU code {who} compiled (CUDA_ERROR_INVALID_SOURCE): triton compiles with the ptxas "
