@@ -853,7 +853,7 @@ def _image(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     drv, driver = env.cuda.get("driver_cuda", ""), env.cuda.get("driver", "")
     shown = f"driver {driver}" + (f" (CUDA {drv})" if drv else "") if driver else (f"a CUDA {drv} driver" if drv else
                                                                                 "the NVIDIA driver")
-    if "triton" in h.groups or h.package == "triton":
+    if "triton" in h.groups or "triton_check" in h.groups or h.package == "triton":  # check: a Triton kernel's check
         triton = env.version("triton")
         who = _shown("triton", triton) if triton else "triton"
         return (f"{shown} refused the GPU code {who} compiled (CUDA_ERROR_INVALID_SOURCE): triton compiles with the ptxas "
@@ -954,7 +954,7 @@ def _no_libcuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """numpy-too-new: which NumPy name, removed in which release, against the NumPy the log shows."""
     g = h.groups
-    alias = g.get("np_alias") or g.get("np_alias2", "")
+    alias = g.get("np_alias") or g.get("np_alias2") or g.get("np_alias3", "")  # 3: its second sentence alone
     name = alias or g.get("np_expired") or g.get("np_expired2", "")
     np = env.version("numpy")
     have = _shown("numpy", np) if np else "the installed NumPy"

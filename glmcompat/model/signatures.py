@@ -347,6 +347,9 @@ def _gate_word(word: str) -> str:
     return "".join(_QUOTE_CLASS + "?" if ch in QUOTES else re.escape(ch) for ch in word)
 
 
+_CAPITALS = re.compile(r"\[(?:[^\]\\]|\\.){0,40}A-Z(?:[^\]\\]|\\.){0,40}\]")  # a character class with A-Z
+
+
 class _Matcher:
     """The signatures, searched only on the lines that contain a required literal of one of them
     (:func:`required_literals`): one search of all the literals at once rules out most lines of a log (measured: a
@@ -371,6 +374,10 @@ class _Matcher:
                 self.keyed.append((pat, sig, need))
                 self.loose.append((_loose(sig.pattern), sig))
                 self.bare.append(_bare(sig.pattern))
+        # the keyed signatures that tell their message by a capital, a class of capitals alone (the driver API's
+        # "cu[A-Z]": cuGreenCtxStreamCreate, not cudnnGetLastErrorString): a line without capitals tells them nothing
+        self.cased = frozenset(i for i, (_, sig, _) in enumerate(self.keyed)
+                               if any("a-z" not in c for c in _CAPITALS.findall(sig.pattern)))
         words = sorted({w for _, _, need in self.keyed for w in need}, key=len, reverse=True)
         self.gate = _gate(tuple(words)) if words else None
         # each keyed signature's literals as the gate reads them (case and quotes folded): a line that holds none of a
@@ -491,14 +498,19 @@ class _Matcher:
         printed it: a lower-cased "could not load dynamic library 'X'; dlerror: X: cannot open shared object file" is
         read from its start, not by the shorter alternative of the words printed in lower case anyway), and another
         signature's tolerant reading is added where it spans a reading of the line (as wide or wider) and the line
-        holds a literal of that signature only in another case (the wider reading then wins the line, :func:`_inside`).
-        On a line as the library printed it a tolerant reading that starts earlier than the own one is rare (an
+        holds a literal of that signature only in another case (the wider reading then wins the line, :func:`_inside`),
+        or the line holds no capital at all and the signature, no reading of it, tells its message by no class of
+        capitals (:attr:`cased`): a lower-cased message whose literals read as written and whose value does not
+        ("cannot import name 'iterable' from 'collections'", which another signature reads as any import). On a line as the library printed it a tolerant reading that starts earlier than the own one is rare (an
         alternative's words in another case before the ones read), and no line is claimed here that was not already."""
         text, out = _fold(line), list(keyed)
         recased = {i for i in near if any(f in text and w not in line for w, f in zip(self.keyed[i][2], self.folded[i], strict=True))}
+        own = {sig.id: k for k, (_, sig) in enumerate(keyed)}
+        if line == line.lower():  # a line without a capital: a near signature's message lower-cased may differ from its
+            # own text in a group's case alone ("cannot import name 'iterable' from 'collections'"), its literals as written
+            recased |= {i for i in near if self.keyed[i][1].id not in own and i not in self.cased}
         if not recased:  # each near literal the line holds as written: the line as printed, read as it stands
             return keyed
-        own = {sig.id: k for k, (_, sig) in enumerate(keyed)}
         for i in near:
             sig = self.keyed[i][1]
             at = own.get(sig.id)
@@ -721,7 +733,7 @@ _MENTIONS = [
     ("torchlib", re.compile(r"(?<![\w.-])(?P<mod>lib(?:torch(?:_cpu|_cuda(?:_cu|_cpp|_linalg)?|_hip|_python|_global_deps)?|"
                             r"c10(?:_cuda|_hip)?))\.so\b")),
     ("module", re.compile(r"\b(?P<mod>flash_attn_2_cuda|flash_attn_3_cuda|flash_attn_gpu|selective_scan_cuda|causal_conv1d_cuda|"
-                          r"sgl_kernel|flashinfer|vllm\._C|deep_gemm)\b")),
+                          r"sgl_kernel|flashinfer|vllm\._[Cc]|deep_gemm)\b")),  # vllm._c: its message lower-cased
     # a C++ qualified name a native library prints in its own errors (``onnxruntime::CudaCall``, ``vllm::``): the
     # outermost namespace names the library, where it is one (:func:`name_tables`)
     ("namespace", re.compile(r"(?<![\w:])(?P<mod>[a-z_][a-z0-9_]{1,80})::(?=[A-Za-z_~])")),
@@ -1226,7 +1238,7 @@ def mentions(line: str) -> list[tuple[int, str, str]]:
                 if named is None:
                     continue
                 pkg = named
-            elif mod == "vllm._C":
+            elif mod in ("vllm._C", "vllm._c"):
                 pkg = "vllm"
             elif kind in ("torchlib", "torchsrc", "torchtail"):
                 pkg = "torch"
@@ -1388,7 +1400,8 @@ def split_message(pieces: Sequence[str], signatures: Sequence[SignatureRow]) -> 
     for m, sig in matcher.found_joined(pieces):
         if sig.id not in alone:
             return True  # the join holds it (across a break, or by what a piece says beside it), no piece does
-        if m.start() >= cuts[0] or m.end() <= cuts[-1] + 1:
+        end = max([m.end(), *(m.end(g) for g, v in m.groupdict().items() if v)])  # a lookahead's groups read on past it
+        if m.start() >= cuts[0] or end <= cuts[-1] + 1:
             continue  # it does not run from the first piece into the last
         # as many groups or more: the message read from its start in the first piece, unless a group only grew back
         # across a break (the words the line before ends in, read into the group a later line fills alone: a GPU's name)

@@ -463,11 +463,13 @@ def _folded(h: Hit) -> tuple[frozenset[str], str, str]:
 
 
 # (a line some signature reads as it stands is read again by the near signatures' case-ignoring forms, which replace or
-# join those readings where they read more of it: glmcompat/model/signatures.py, :meth:`_Matcher._recased`)
+# join those readings where they read more of it, and on a line without a capital, where another signature reads a
+# lower-cased value of theirs as it stands: "cannot import name 'iterable' from 'collections'", "impimporter";
+# glmcompat/model/signatures.py, :meth:`_Matcher._recased`)
 # left undone, each a strict expected failure (by message id and the first 8 hex digits of the sha1 of its text, since
 # several messages can share an id): messages whose values' case is their meaning (a C++ mangled or a CUDA API symbol,
-# "_ZN5cudnn..." / "cuGreenCtxStreamCreate", an extension module's "_C", "ImpImporter", a class a package's import
-# name is read from: "PIL", "LlamaForCausalLM requires the PyTorch library"); two damages at once (Cython's message
+# "_ZN5cudnn..." / "cuGreenCtxStreamCreate", an extension module's "_C", a class a package's import name is read
+# from: "PIL"); two damages at once (Cython's message
 # with its sentence break lost, "incompatibilityExpected", lower-cased: no capital is left to tell the break; a glog
 # prefix and "Traceback" lower-cased, which then no longer open a record of their own, so the message is joined to
 # them); a lower-cased line that two signatures read side by side (cuDNN's "could not load library X. error: " before
@@ -491,9 +493,7 @@ LOWER_UNDONE = frozenset({
     'ld:g++ -pthread -shared build/temp.linux-x86_64-cpyth#ac95b0f6',
     'numpy:Some module may need to rebuild instead e.g. with #1fc1f475',
     "pytorch3d:ImportError: cannot import name '_C' from 'pytorch#17918bc2",
-    "setuptools:AttributeError: module 'pkgutil' has no attribute #792e5b7a",
     'torch:W0601 12:00:00.000000 123 torch/utils/cpp_extensio#1e176e51',
-    'transformers:ImportError: \nLlamaForCausalLM requires the PyTorc#b2c1cc10',
     'triton:/usr/bin/gcc /tmp/tmpab12cd/main.c -O3 -shared -fP#46b16a1d',
 })
 
