@@ -204,6 +204,25 @@ def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if g.get("ninja"):
         return (f"DeepSpeed JIT-builds its {g.get('op', '')} op with ninja, and ninja is not installed",
                 "pip install ninja (in the same environment), or install DeepSpeed with the op prebuilt (DS_BUILD_OPS=1)")
+    if log := g.get("ds_log", "").strip():  # the op's own reason (its is_compatible()'s last warning, error_log)
+        op = g.get("op", "")
+        said = f"DeepSpeed cannot JIT-build its {op} op on this machine: its op builder's check refused it (\"{log}\")"
+        if "libaio" in log:
+            return (f"{said}: the libaio development files (libaio.so and its headers) the op compiles against were not "
+                    "found", "install libaio (apt install libaio-dev, yum install libaio-devel, or conda install -c "
+                    "conda-forge libaio with CFLAGS/LDFLAGS pointing at it), then load the op again")
+        if "CUTLASS" in log or "cutlass" in log:
+            return (f"{said}: the op compiles against CUTLASS 3.1 or newer, which it did not find",
+                    "pip install nvidia-cutlass (3.1 or newer), or clone CUTLASS and set CUTLASS_PATH to it")
+        if (need := re.search(r"CUDA(?: version)? (\d{1,2}(?:\.\d)?)\+", log)) is not None:
+            return (f"{said}: the op needs CUDA {need.group(1)} or newer, in both torch's build and the CUDA toolkit "
+                    "that compiles it", f"install a torch built for CUDA {need.group(1)} or newer and a matching CUDA "
+                    "toolkit (CUDA_HOME)")
+        if "ROCM" in log or "cuda is not available" in log or "torch CUDA" in log:
+            return (f"{said}: the op needs torch's CUDA build, and the installed torch has none (a CPU-only or ROCm "
+                    "build)", "install a CUDA build of torch (PyTorch's cuXYZ index), or do without the op")
+        return (said, f"meet the op's requirement as its message names it, or do without the {op} op (DeepSpeed loads it "
+                "only for the feature that uses it)")
     if g.get("aio"):
         return (f"DeepSpeed's {g['aio']} op needs the libaio development files (libaio.so and its headers) to build, and "
                 "they were not found",
@@ -250,6 +269,25 @@ def _the_gpu(h: Hit, env: Env, facts: Facts, have: str) -> tuple[str, str]:
     return gpu, have or env.capability
 
 
+def _ds_filtered(h: Hit, env: Env, facts: Facts) -> Cause:
+    """DeepSpeed's op builder with no compute capability left after its op's filter_ccs (op_builder/builder.py
+    compute_capability_args): the +PTX entry it prunes is the highest it was to build for (a JIT build's is the GPU's
+    own), so every one went: the GPU is older than the op's floor."""
+    g = h.groups
+    op = g.get("ds_ccop", "")
+    name, have = _the_gpu(h, env, facts, f"{g['ds_fmaj']}.{g['ds_fmin']}" if g.get("ds_fmaj") else "")
+    gpu = f"{name or 'this GPU'}" + (f" (compute capability {have}, {_sm(have)})" if have else "")
+    which = f"its {op} op" if op else "an op"
+    what = f"the {op} op" if op else "the op"
+    return (f"DeepSpeed's op builder filtered out every compute capability it was to build {which} for: {gpu} is older "
+            "than the op's floor (filter_ccs: the inference ops need Pascal, 6.0, or newer; fp_quantizer, the ragged and "
+            "the cutlass inference ops Ampere, 8.0, or newer), so nothing is left to compile; no DeepSpeed version changes "
+            "that",
+            f"turn off what needs {what} on this GPU (DeepSpeed inference without kernel injection: "
+            "replace_with_kernel_inject=False; another quantization than DeepSpeed's FP quantizer), or run on a GPU of "
+            "compute capability 8.0 or newer")
+
+
 def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
     g = h.groups
@@ -267,6 +305,8 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
         need = _dotted(g["nb_min"])
     if g.get("ds_arch"):
         need = ARCH_CC.get(g["ds_arch"], "")
+    if g.get("ds_ccop") or g.get("ds_fmaj"):  # DeepSpeed's filter_ccs dropped every capability the op was to build for
+        return _ds_filtered(h, env, facts)
     if g.get("fa_ccmin"):  # transformers' FlashAttention check: a major, and the GPU's capability as a tuple
         need, have = f"{g['fa_ccmin']}.0", _dotted(g.get("fa_cchave", ""))
     if not need:
