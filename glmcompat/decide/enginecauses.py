@@ -193,6 +193,10 @@ def _nccl_feature(h: Hit, env: Env, facts: Facts) -> Cause | None:
             + (f" and stop {lib} from being loaded first (VLLM_NCCL_SO_PATH, LD_LIBRARY_PATH)" if system else ""))
 
 
+# the reasons DeepSpeed's op builders give for refusing a JIT build (the groups of deepspeed-ops-mismatch that read them)
+DS_REASONS = frozenset({"ds_aio", "ds_cutlass", "ds_cuda", "ds_torchcuda", "ds_triton", "ds_torch_need"})
+
+
 def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     if g.get("what") and g.get("built"):
@@ -204,25 +208,29 @@ def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if g.get("ninja"):
         return (f"DeepSpeed JIT-builds its {g.get('op', '')} op with ninja, and ninja is not installed",
                 "pip install ninja (in the same environment), or install DeepSpeed with the op prebuilt (DS_BUILD_OPS=1)")
-    if log := g.get("ds_log", "").strip():  # the op's own reason (its is_compatible()'s last warning, error_log)
-        op = g.get("op", "")
-        said = f"DeepSpeed cannot JIT-build its {op} op on this machine: its op builder's check refused it (\"{log}\")"
-        if "libaio" in log:
+    if g.get("op") and not g.get("ninja") and g.keys() & DS_REASONS:  # the op's own reason (its error_log)
+        said = f"DeepSpeed cannot JIT-build its {g['op']} op on this machine: its op builder's check refused it"
+        if g.get("ds_aio"):
             return (f"{said}: the libaio development files (libaio.so and its headers) the op compiles against were not "
                     "found", "install libaio (apt install libaio-dev, yum install libaio-devel, or conda install -c "
                     "conda-forge libaio with CFLAGS/LDFLAGS pointing at it), then load the op again")
-        if "CUTLASS" in log or "cutlass" in log:
-            return (f"{said}: the op compiles against CUTLASS 3.1 or newer, which it did not find",
+        if g.get("ds_cutlass"):
+            return (f"{said}: the op compiles against CUTLASS 3.1 or newer, which it did not find (neither CUTLASS_PATH "
+                    "nor the nvidia-cutlass package)",
                     "pip install nvidia-cutlass (3.1 or newer), or clone CUTLASS and set CUTLASS_PATH to it")
-        if (need := re.search(r"CUDA(?: version)? (\d{1,2}(?:\.\d)?)\+", log)) is not None:
-            return (f"{said}: the op needs CUDA {need.group(1)} or newer, in both torch's build and the CUDA toolkit "
-                    "that compiles it", f"install a torch built for CUDA {need.group(1)} or newer and a matching CUDA "
-                    "toolkit (CUDA_HOME)")
-        if "ROCM" in log or "cuda is not available" in log or "torch CUDA" in log:
+        if need := g.get("ds_cuda", ""):
+            return (f"{said}: the op needs CUDA {need} or newer, in both torch's build and the CUDA toolkit that compiles "
+                    "it", f"install a torch built for CUDA {need} or newer and a matching CUDA toolkit (CUDA_HOME)")
+        if g.get("ds_torchcuda"):
             return (f"{said}: the op needs torch's CUDA build, and the installed torch has none (a CPU-only or ROCm "
                     "build)", "install a CUDA build of torch (PyTorch's cuXYZ index), or do without the op")
-        return (said, f"meet the op's requirement as its message names it, or do without the {op} op (DeepSpeed loads it "
-                "only for the feature that uses it)")
+        if g.get("ds_triton"):
+            return (f"{said}: the op supports only the triton releases its builder names, and the installed triton is "
+                    "none of them (or absent)", "install a triton release the op's message names, or do without the op")
+        if need := g.get("ds_torch_need", ""):
+            return (f"{said}: the op supports only torch {need}, and the installed torch is outside that range",
+                    f"install a torch {need}, or do without the {g['op']} op (its kernels are gone from later DeepSpeed "
+                    "releases)")
     if g.get("aio"):
         return (f"DeepSpeed's {g['aio']} op needs the libaio development files (libaio.so and its headers) to build, and "
                 "they were not found",

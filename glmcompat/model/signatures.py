@@ -962,7 +962,7 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # CUDA runtime (no GPU or driver visible: a docker build, a CPU node): torch-2.9.1 wheel
     # torch/utils/cpp_extension.py _find_cuda_home ("No CUDA runtime is found, using CUDA_HOME='%s'"); and a compile step
     # of nvcc the log shows (a build's nvcc command line): the toolkit's compiler ran
-    ("no_cuda_runtime", r"No CUDA runtime is found, using CUDA_HOME=.(?P<v>[^'\"\n]{1,300})."),
+    ("no_cuda_runtime", r"(?i)No CUDA runtime is found, using CUDA_HOME=.(?P<v>[^'\"\n]{1,300})."),
     ("nvcc_ran", r"(?P<v>nvcc(?:\.exe)?\"?\s{1,4}(?:-c |-ccbin|-gencode|--generate-code|-Xcompiler|-I\S|-D\w|-O\d|"
                  r"--use_fast_math|-std=|\S{1,300}\.cu(?:\s|$)))"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"

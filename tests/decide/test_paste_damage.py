@@ -66,7 +66,8 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 
 # the signatures a diagnosis derives from another's hit, not scanned themselves (-> the hit they are read from): torch's
 # own "no kernel image" (its CUDA check's tail, nothing else named) is torch-arch-unsupported (pythoncauses.arch_of_named_gpu)
-DERIVED = {"torch-arch-unsupported": "no-kernel-image"}
+# a failed build in a log where torch found no CUDA runtime and no nvcc step shows is nvcc-missing (diagnose._no_toolkit)
+DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed"}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
@@ -194,9 +195,10 @@ def test_a_message_split_at_any_word_boundary_keeps_its_signature_and_words(m: d
 # messages broken so narrow that the signature's first reading of their first lines differs from the whole's, left as
 # they are (the signature is named, some of its words are not): a glog line's prefix before the break; a group the last
 # of four lines ends; an alternative read first where the line holds its start (uv's "Failed to build X" before pip's
-# "Failed to build installable wheels ... (X)", mamba's "__cuda is missing" before its "hence <spec>")
+# "Failed to build installable wheels ... (X)", mamba's "__cuda is missing" before its "hence <spec>"; DeepSpeed's
+# JIT refusal whose reason's torch range the last of four lines ends)
 NARROW_MISREAD = {("tensorflow", 3), ("tensorflow", 4), ("triton", 4), ("dyld4", 3), ("dyld4", 4), ("pip", 4),
-                  ("mamba", 4)}
+                  ("mamba", 4), ("deepspeed", 4)}
 
 
 @pytest.mark.parametrize("m", [m for m in ONE_LINE if len(m["text"].split(" ")) >= 9 and "  " not in m["text"]],
