@@ -92,6 +92,18 @@ def _label_for(drv: str) -> str:
 def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """driver-too-old / driver-insufficient: the driver's CUDA (the "found version", else nvidia-smi's) against
     torch's build."""
+    if "ngc_status" in h.groups:  # the compat status line alone: the detail of the refusal above it, or of a notice
+        return None
+    if need_rel := h.groups.get("ngc_need", ""):  # an NGC image's entrypoint check of the host's kernel driver
+        host = h.groups.get("ngc_found", "") or env.cuda.get("driver", "")
+        return (f"the container image was built for NVIDIA driver release {need_rel} or later (the driver of its CUDA "
+                f"release), and the host's kernel driver{' (' + host + ')' if host else ''} is older: the image's CUDA "
+                "forward-compatibility libraries (cuda-compat) did not initialize on it (its entrypoint reports "
+                "compatibility mode UNAVAILABLE), so CUDA in the container fails or falls back to the CPU",
+                f"upgrade the host's NVIDIA driver to {need_rel} or newer, or run an older release of the image, built for "
+                "a CUDA the installed driver supports (NVIDIA's framework support matrix lists each release's driver; "
+                "nvidia-smi's \"CUDA Version\" is the newest the driver runs); forward compatibility serves an older "
+                "driver only on data-center GPUs (not GeForce or RTX workstation cards)")
     if image := h.groups.get("image_cuda", ""):  # the NVIDIA container toolkit's check of the image's NVIDIA_REQUIRE_CUDA
         floor, own = min_driver(image, facts)
         need = f" (driver >= {own or floor})" if own or floor else ""

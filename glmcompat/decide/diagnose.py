@@ -1134,7 +1134,8 @@ for _sid in DYLD_MISSING:
 # its [[signature_package]] row's (Facts.signature_package), unless the match has one of these groups: then its text
 # is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
-OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nvd_image", "nvd_image_b"),
+OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nvd_image", "nvd_image_b", "ngc_need",
+                                 "ngc_status"),
               "cudnn-version-mismatch": ("framework", "framework_major", "jax_framework")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
@@ -1149,6 +1150,9 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
                              "deser_cuda"),
            "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            "version-requirement-unmet": ("rn_lookup", "rn_pkg"),
+           # an NGC image's compat status line ("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]"): the refusal's
+           # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
+           "driver-too-old": ("ngc_status",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
@@ -1206,6 +1210,26 @@ def spelled(h: Hit, cause: str) -> str:
     return cause
 
 
+def _no_toolkit(h: Hit, home: str) -> Hit:
+    """A failed source build (source-build-failed) in a log where torch found no CUDA runtime and guessed CUDA_HOME
+    (cpp_extension's "No CUDA runtime is found, using CUDA_HOME='...'": no GPU where the build runs) and no compile step of
+    nvcc shows: the build stopped before compiling, where it looks for the toolkit (DeepSpeed's op builder runs
+    CUDA_HOME/bin/nvcc -V, installed_cuda_version): nvcc-missing, with the CUDA_HOME torch took."""
+    g = h.groups
+    raw = next((g[k] for k in ("pip_pkg", "step_pkg", "uv_pkg", "poetry_pkg", "pip_pkgs", "pip_failed") if g.get(k)), "")
+    raw = re.split(r"[\s\[=<>!~;@(,`]", raw.strip(), maxsplit=1)[0] if raw.strip() else ""
+    who = h.package or (canonicalize(raw) if raw else "") or "the package"
+    cause = (f"the build of {who} ran where torch found no CUDA runtime (no GPU or driver visible: a docker build, a CPU "
+             f"node) and took CUDA_HOME={home}, and it failed before any nvcc compile step: the CUDA toolkit it compiles "
+             f"with ({home}/bin/nvcc) is missing or incomplete in the build environment (a *-runtime image, or pip's "
+             "nvidia-* wheels, has CUDA's libraries but no nvcc)")
+    remedy = ("install the CUDA toolkit (nvcc) of torch's CUDA (torch.version.cuda) in the build environment and point "
+              "CUDA_HOME at it, or build in a -devel image (nvidia/cuda:<version>-devel-*, pytorch/pytorch:<tag>-devel); "
+              "with no GPU visible at build time, name the architectures to build for (TORCH_CUDA_ARCH_LIST=\"8.0;8.6;9.0\"); "
+              "or install a prebuilt wheel instead of building")
+    return replace(h, id="nvcc-missing", cause=cause, remedy=remedy, rule=CAUSE_OF.get("nvcc-missing", ""))
+
+
 def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     """Each hit with its cause and remedy built for ``env``; a hit that turns out not to be its signature's
     failure (a bare ``KeyError`` outside transformers) is left out. A hit keeps its package, and takes the
@@ -1258,6 +1282,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
         lines = {o.line for o in out if o.id == sharp}
         out = [o for o in out if not (o.id in generic and o.line in lines)]
+    if (home := env.notes.get("no_cuda_runtime", "")) and "nvcc_ran" not in env.notes and out and all(
+            o.id == "source-build-failed" for o in out):
+        out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
     return out

@@ -193,6 +193,10 @@ def _nccl_feature(h: Hit, env: Env, facts: Facts) -> Cause | None:
             + (f" and stop {lib} from being loaded first (VLLM_NCCL_SO_PATH, LD_LIBRARY_PATH)" if system else ""))
 
 
+# the reasons DeepSpeed's op builders give for refusing a JIT build (the groups of deepspeed-ops-mismatch that read them)
+DS_REASONS = frozenset({"ds_aio", "ds_cutlass", "ds_cuda", "ds_torchcuda", "ds_triton", "ds_torch_need"})
+
+
 def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     if g.get("what") and g.get("built"):
@@ -204,6 +208,29 @@ def _deepspeed(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if g.get("ninja"):
         return (f"DeepSpeed JIT-builds its {g.get('op', '')} op with ninja, and ninja is not installed",
                 "pip install ninja (in the same environment), or install DeepSpeed with the op prebuilt (DS_BUILD_OPS=1)")
+    if g.get("op") and not g.get("ninja") and g.keys() & DS_REASONS:  # the op's own reason (its error_log)
+        said = f"DeepSpeed cannot JIT-build its {g['op']} op on this machine: its op builder's check refused it"
+        if g.get("ds_aio"):
+            return (f"{said}: the libaio development files (libaio.so and its headers) the op compiles against were not "
+                    "found", "install libaio (apt install libaio-dev, yum install libaio-devel, or conda install -c "
+                    "conda-forge libaio with CFLAGS/LDFLAGS pointing at it), then load the op again")
+        if g.get("ds_cutlass"):
+            return (f"{said}: the op compiles against CUTLASS 3.1 or newer, which it did not find (neither CUTLASS_PATH "
+                    "nor the nvidia-cutlass package)",
+                    "pip install nvidia-cutlass (3.1 or newer), or clone CUTLASS and set CUTLASS_PATH to it")
+        if need := g.get("ds_cuda", ""):
+            return (f"{said}: the op needs CUDA {need} or newer, in both torch's build and the CUDA toolkit that compiles "
+                    "it", f"install a torch built for CUDA {need} or newer and a matching CUDA toolkit (CUDA_HOME)")
+        if g.get("ds_torchcuda"):
+            return (f"{said}: the op needs torch's CUDA build, and the installed torch has none (a CPU-only or ROCm "
+                    "build)", "install a CUDA build of torch (PyTorch's cuXYZ index), or do without the op")
+        if g.get("ds_triton"):
+            return (f"{said}: the op supports only the triton releases its builder names, and the installed triton is "
+                    "none of them (or absent)", "install a triton release the op's message names, or do without the op")
+        if need := g.get("ds_torch_need", ""):
+            return (f"{said}: the op supports only torch {need}, and the installed torch is outside that range",
+                    f"install a torch {need}, or do without the {g['op']} op (its kernels are gone from later DeepSpeed "
+                    "releases)")
     if g.get("aio"):
         return (f"DeepSpeed's {g['aio']} op needs the libaio development files (libaio.so and its headers) to build, and "
                 "they were not found",
@@ -250,6 +277,25 @@ def _the_gpu(h: Hit, env: Env, facts: Facts, have: str) -> tuple[str, str]:
     return gpu, have or env.capability
 
 
+def _ds_filtered(h: Hit, env: Env, facts: Facts) -> Cause:
+    """DeepSpeed's op builder with no compute capability left after its op's filter_ccs (op_builder/builder.py
+    compute_capability_args): the +PTX entry it prunes is the highest it was to build for (a JIT build's is the GPU's
+    own), so every one went: the GPU is older than the op's floor."""
+    g = h.groups
+    op = g.get("ds_ccop", "")
+    name, have = _the_gpu(h, env, facts, f"{g['ds_fmaj']}.{g['ds_fmin']}" if g.get("ds_fmaj") else "")
+    gpu = f"{name or 'this GPU'}" + (f" (compute capability {have}, {_sm(have)})" if have else "")
+    which = f"its {op} op" if op else "an op"
+    what = f"the {op} op" if op else "the op"
+    return (f"DeepSpeed's op builder filtered out every compute capability it was to build {which} for: {gpu} is older "
+            "than the op's floor (filter_ccs: the inference ops need Pascal, 6.0, or newer; fp_quantizer, the ragged and "
+            "the cutlass inference ops Ampere, 8.0, or newer), so nothing is left to compile; no DeepSpeed version changes "
+            "that",
+            f"turn off what needs {what} on this GPU (DeepSpeed inference without kernel injection: "
+            "replace_with_kernel_inject=False; another quantization than DeepSpeed's FP quantizer), or run on a GPU of "
+            "compute capability 8.0 or newer")
+
+
 def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
     g = h.groups
@@ -267,6 +313,8 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
         need = _dotted(g["nb_min"])
     if g.get("ds_arch"):
         need = ARCH_CC.get(g["ds_arch"], "")
+    if g.get("ds_ccop") or g.get("ds_fmaj"):  # DeepSpeed's filter_ccs dropped every capability the op was to build for
+        return _ds_filtered(h, env, facts)
     if g.get("fa_ccmin"):  # transformers' FlashAttention check: a major, and the GPU's capability as a tuple
         need, have = f"{g['fa_ccmin']}.0", _dotted(g.get("fa_cchave", ""))
     if not need:

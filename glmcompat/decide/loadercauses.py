@@ -401,6 +401,13 @@ def runtime_driver(build: Builder) -> Builder:
 
     def driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         g = h.groups
+        if "ngc_nodriver" in g or "ngc_nodriver2" in g:  # an NGC image's entrypoint found no driver in the container
+            return ("the container was started without the GPU: the image's entrypoint found no NVIDIA driver in it (no "
+                    "libcuda.so.1 mounted, or no /dev/nvidiactl device), so CUDA is unavailable and GPU code fails or "
+                    "runs on the CPU",
+                    "start the container with the GPU: docker run --gpus all (the NVIDIA Container Toolkit installed and "
+                    "configured for the container runtime; --runtime=nvidia on older setups; a cluster's pod "
+                    "requesting an nvidia.com/gpu resource), with a working NVIDIA driver on the host (nvidia-smi lists the GPU)")
         if "rt_setup" in g:  # a library's own CUDA setup that dlopens the driver's library by its unversioned name
             who = h.package if h.package and h.package != "torch" else "the library's CUDA setup"
             return (f"{who} looks for the NVIDIA driver's library by its unversioned name ({g['rt_setup']}, ctypes' "

@@ -974,6 +974,13 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("torch_tail", r"(?P<v>(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call|"
                    r"Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`? to enable device-side assertions|"
                    r"Device-side assertions were explicitly omitted for this error check)"),
+    # torch's cpp_extension when it found a CUDA_HOME (the env var, nvcc on PATH, or /usr/local/cuda as it exists) but no
+    # CUDA runtime (no GPU or driver visible: a docker build, a CPU node): torch-2.9.1 wheel
+    # torch/utils/cpp_extension.py _find_cuda_home ("No CUDA runtime is found, using CUDA_HOME='%s'"); and a compile step
+    # of nvcc the log shows (a build's nvcc command line): the toolkit's compiler ran
+    ("no_cuda_runtime", r"(?i)No CUDA runtime is found, using CUDA_HOME=.(?P<v>[^'\"\n]{1,300})."),
+    ("nvcc_ran", r"(?P<v>nvcc(?:\.exe)?\"?\s{1,4}(?:-c |-ccbin|-gencode|--generate-code|-Xcompiler|-I\S|-D\w|-O\d|"
+                 r"--use_fast_math|-std=|\S{1,300}\.cu(?:\s|$)))"),
     ("gpu_fault", r"(?P<v>out of memory|an illegal memory access was encountered|unspecified launch failure|"
                   r"misaligned address|device-side assert triggered|uncorrectable ECC error)"),
     # where macOS's dyld (up to dyld 3) expected a missing symbol: the library its binder recorded for it, or "flat
@@ -998,7 +1005,8 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
-                         r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_")
+                         r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
+                         r"no cuda runtime|nvcc")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
