@@ -517,7 +517,7 @@ class _Matcher:
             if (at is None and i not in recased) or (lm := self.loose[i][0].search(line)) is None:
                 continue
             if at is not None:
-                if lm.start() < out[at][0].start() or _wider(lm, out[at][0]):
+                if lm.start() < out[at][0].start() or _wider(lm, out[at][0]) or _more_values(lm, out[at][0]):
                     out[at] = (lm, sig)
             elif any(lm.start() <= m.start() and m.end() <= lm.end() for m, _ in keyed):
                 out.append((lm, sig))
@@ -1457,6 +1457,12 @@ def _alias(line: str, pkg: str) -> str:
 def _wider(m: re.Match[str], o: re.Match[str]) -> bool:
     """Whether ``m``'s span holds ``o``'s and more."""
     return m.start() <= o.start() and o.end() <= m.end() and m.end() - m.start() > o.end() - o.start()
+
+
+def _more_values(m: re.Match[str], o: re.Match[str]) -> bool:
+    """Whether ``m`` reads ``o``'s span and, of its values, more (a lookahead's group: CPython's "Did you mean" name
+    after an attribute error, read in the case the log has it)."""
+    return m.span() == o.span() and {g for g, v in o.groupdict().items() if v} < {g for g, v in m.groupdict().items() if v}
 
 
 def _inside(m: re.Match[str], others: list[re.Match[str]]) -> bool:

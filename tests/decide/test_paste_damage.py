@@ -492,6 +492,7 @@ LOWER_UNDONE = frozenset({
     'cython:ValueError: numpy.ufunc size changed, may indicate#9e7fa3e2',
     "detectron2:ImportError: cannot import name '_C' from 'detectr#ea7d95bb",
     'dyld4:ImportError: dlopen(/Users/ana/venv/lib/python3.10#b9a44fdc',
+    'dyld:ImportError: dlopen(/opt/venv/lib/python3.11/site-#58c8a10f',  # "_THPVariableClass": the case is the name
     'ld.so:ImportError: /venv/lib/python3.11/site-packages/nv#6ea36c40',
     'ld.so:ImportError: /venv/lib/python3.11/site-packages/sg#432a14d0',
     'ld.so:OSError: /venv/lib/python3.11/site-packages/nvidia#cdb04208',
