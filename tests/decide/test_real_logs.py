@@ -221,6 +221,15 @@ UNMEASURED_AM = False
 CASES_AN = tomllib.loads((HERE / "heldout_an.toml").read_text())["case"]
 UNMEASURED_AN = False
 
+# heldout_ao.toml: the set gathered as AO (typed as an HPC cluster user or admin would ask: environment modules, Slurm
+# jobs, Singularity/Apptainer images, shared conda installs, login nodes without GPUs, old glibc/gcc on compute nodes;
+# sets AP and AQ are gathered beside it), frozen before `explain` ran on it, scored by test_real_log_ao
+# (`-k test_real_log_ao` selects it).
+# While UNMEASURED_AO, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AO = False, as for set V.
+CASES_AO = tomllib.loads((HERE / "heldout_ao.toml").read_text())["case"]
+UNMEASURED_AO = True
+
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
     return [pytest.param(c, marks=pytest.mark.xfail(reason=str(c["known_miss"]), strict=True)) if "known_miss" in c
@@ -388,6 +397,11 @@ def test_real_log_an(case: dict[str, object], capsys: pytest.CaptureFixture[str]
     _score(case, capsys)
 
 
+@pytest.mark.parametrize("case", _params(CASES_AO, UNMEASURED_AO), ids=[str(c["log"]) for c in CASES_AO])
+def test_real_log_ao(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
 def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     assert "#" in str(case["thread"]), "every log names its thread (owner/repo#number)"
     code = main(["explain", "--color", "never", str(HERE / "logs" / str(case["log"]))])
@@ -408,7 +422,7 @@ def test_every_fixture_log_is_a_case() -> None:
              + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
              + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
              + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-             + CASES_AN)
+             + CASES_AN + CASES_AO)
     assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
 
 
@@ -418,7 +432,7 @@ def test_no_thread_is_in_two_cases() -> None:
              + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
              + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
              + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-             + CASES_AN)
+             + CASES_AN + CASES_AO)
     threads = [str(c["thread"]) for c in every]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
