@@ -909,11 +909,21 @@ def _torchao(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, pick + (f", or torch>={need}" if need else "")
 
 
-def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """triton-torch-mismatch: the triton the log shows against the one its torch pins (torch-releases.toml)."""
     torch, have = env.version("torch"), env.version("triton")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     want = next((t.split("==", 1)[1] for r in pins for t in r.requires if t.startswith("triton==")), "")
+    if "inductor_missing" in h.groups:  # "No module named 'triton'": torch's own import of it (its inductor) only
+        frame = h.groups.get("frame", "")
+        if frame != "torch" and "inductor" not in frame:
+            return None  # the user's or another package's import of triton: no frame of torch's shows it
+        pin = f"triton=={want}" if want else "the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist)"
+        return (f"{_shown('torch', torch)}'s inductor (torch.compile's GPU backend) imports triton, and no triton is "
+                "installed: torch's Linux CUDA wheels require the triton release they pin, which a CPU-only torch, an "
+                "install with --no-deps, a platform torch pins none for (Windows, macOS) or a removed triton lacks",
+                f"install {pin}{' (pip install ' + repr(pin) + ')' if want else ''}, or reinstall torch's CUDA wheel "
+                "with its dependencies; or run without torch.compile (TORCHDYNAMO_DISABLE=1)")
     name = h.groups.get("name") or h.groups.get("attr") or h.groups.get("tattr") or ""
     where = (f"triton's {h.groups['tclass']} class" if h.groups.get("tclass") else
              "triton" + (h.groups.get("module") or h.groups.get("attr_module") or ""))
@@ -1153,6 +1163,8 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
            # an NGC image's compat status line ("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]"): the refusal's
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
            "driver-too-old": ("ngc_status",),
+           "extension-not-built": ("x_origin",),
+           "triton-torch-mismatch": ("inductor_missing",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 

@@ -95,6 +95,26 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "to import, and AutoAWQ only records that they are missing)",
                 f"install {dist} built for the installed torch and CUDA (pip install {dist}, or its release wheel for this "
                 "CUDA / ROCm), or load the model through a backend that needs no such kernel")
+    if "x_origin" in g:  # the loader's find_spec(...).origin of a compiled module the package's __init__ did not find
+        frame = g.get("frame", "")
+        compiled = {p for r in facts.rows("compiled") for p in r.packages}
+        if frame not in compiled:
+            return None  # a bare AttributeError, or one in another package's frame: not this package's loader
+        return (f"{subject}'s compiled extension for this build is missing: its __init__ looks its compiled modules up "
+                "by name ({library}_cuda where torch sees a GPU, else {library}_cpu) with importlib's PathFinder, finds "
+                "none with this Python's extension suffix and fails on the spec it did not get (None): a CPU-only "
+                "wheel on a GPU machine, a wheel for another torch, CUDA or Python, or an install that skipped the build",
+                f"install the {pkg} wheel built for the installed torch and its CUDA from PyG's wheel index (the page for "
+                f"torch-<version>+<cuXYZ>: pip install {pkg} -f <that page>), or build it from source with the CUDA "
+                f"toolkit of torch's CUDA visible (FORCE_CUDA=1 pip install --no-build-isolation --no-cache-dir {pkg})")
+    if any(k.startswith("x_nocuda") for k in g):  # a library (not a torch extension) whose build left CUDA out
+        opt = g.get("x_cmake", "")
+        what = "GPU" if "GPU" in (g.get("x_nocuda", "") + g.get("x_nocuda2", "")) else "CUDA"
+        return (f"{subject} is a build without {what} support: its {what} code was compiled out (a CPU-only wheel or "
+                "package, or a source build configured without its CUDA option or without the CUDA toolkit), and the "
+                "program asked it for the GPU",
+                f"install the {what} build of {pkg or 'the package'} for the machine's CUDA, or build it from source with "
+                f"its CUDA option on{' (' + opt + ')' if opt else ''} and the CUDA toolkit visible; or run it on the CPU")
     if "x_pkg12" in g or any(k.startswith("x_cpu") for k in g):
         return (f"{subject}'s compiled extension was built without CUDA{' (its ' + g['x_cpu'].strip() + ')' if g.get('x_cpu') else ''}: "
                 "no CUDA toolkit or GPU was visible when it was compiled (FORCE_CUDA unset), so its GPU kernels are "
