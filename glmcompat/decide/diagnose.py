@@ -20,6 +20,7 @@ from dataclasses import replace
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from glmcompat.readers.elf import torch_shaped
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT, LAST_TOOLKIT
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
@@ -351,13 +352,13 @@ OWN_SYMBOL = re.compile(r"_Z(?P<len>\d{1,3})(?!TH)[A-Za-z_]\w*N2at6TensorE")
 
 # Any other C++ function of the global namespace (Itanium ABI: _Z <length><name> <parameters>, no N...E nesting, no
 # special-name prefix): a plain function of the extension's own sources (_Z24exl3_moe_cpu_pool_stressiiii), unless its
-# name has the prefix of a library's global names: torch's Python bindings and legacy TH/THC libraries (THP*, TH*),
-# torch's C shims (torch_*, aoti_*: glmcompat/readers/elf.py TORCH_C_PREFIXES), CPython's C API (Py*, _Py*), the CUDA
+# name has the prefix of a library's global names: torch's (its Python bindings and C shims: the one predicate,
+# glmcompat/readers/elf.py torch_shaped) and its legacy TH/THC libraries (TH*), CPython's C API (Py*, _Py*), the CUDA
 # driver API (cu + a capital) and the NVIDIA libraries' C functions by their [[nvidia_library]] prefixes (cuda*,
 # cublas*, cudnn*, nccl*...). torch's own C++ API is namespaced (c10::, at::, torch::, caffe2::), so such a name is no
 # evidence of another torch: its absence is the extension's own build leaving its definition out, and is not claimed
 GLOBAL_FUNCTION = re.compile(r"_Z(?P<len>[1-9]\d{0,3})(?=[A-Za-z_])")
-FOREIGN_GLOBAL = re.compile(r"TH|torch_|aoti_|_?Py|cu[A-Z]")
+FOREIGN_GLOBAL = re.compile(r"TH|_?Py|cu[A-Z]")
 
 
 def own_function(symbol: str, facts: Facts) -> str:
@@ -369,7 +370,7 @@ def own_function(symbol: str, facts: Facts) -> str:
     name = symbol[m.end():m.end() + int(m.group("len"))]
     if len(name) != int(m.group("len")) or not name.isidentifier() or len(symbol) == m.end() + len(name):
         return ""
-    if FOREIGN_GLOBAL.match(name) or facts.nvidia_symbol_owner(name) is not None:
+    if torch_shaped(symbol) or FOREIGN_GLOBAL.match(name) or facts.nvidia_symbol_owner(name) is not None:
         return ""
     return name
 
