@@ -160,10 +160,20 @@ def _tooling(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _conda_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """conda-cuda-too-old: the CUDA release the builds need and the driver's, where the report prints them."""
-    need = _g(h, "cuda_need") or (re.search(r"[\d.]{2,12}", h.groups.get("cuda_range", "")) or [""])[0]
+    """conda-cuda-too-old: the CUDA release the builds need and the driver's, where the report prints them; a __cuda
+    that any version would satisfy (libmamba's "__cuda =* *") is a machine without the virtual package at all."""
+    lm = _g(h, "lm_cuda_ver", "lm_cuda_list")
+    need = (_g(h, "cuda_need") or (re.search(r"[\d.]{2,12}", h.groups.get("cuda_range", "")) or [""])[0]
+            or (re.search(r"\d{1,2}(?:\.\d{1,2})?", lm) or [""])[0])
     have = _g(h, "driver_cuda", "mamba_have") or env.cuda.get("driver_cuda", "")
     by = _g(h, "by", "spec", "mamba_by", "mamba_by2")
+    if "lm_cuda" in h.groups and not need and not have:
+        return ("the CUDA builds requested need the __cuda virtual package, and this machine has none: conda derives "
+                "__cuda from the NVIDIA driver's libcuda.so.1, so a login node, a docker build or a container without the "
+                "driver (no GPU visible) has no __cuda, and the solver excludes every CUDA build",
+                "solve on a node with the GPU and its driver (nvidia-smi works there), or set CONDA_OVERRIDE_CUDA to the "
+                "CUDA version the target nodes' driver supports (nvidia-smi's \"CUDA Version\" there, e.g. "
+                "CONDA_OVERRIDE_CUDA=12.4) for the solve")
     if not (need or have or by):
         return None
     drv = (f"the driver's CUDA is {have}" if have and have != "0"
@@ -174,7 +184,28 @@ def _conda_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "newer driver",
             f"update the NVIDIA driver to one for CUDA {need or 'the release requested'} (nvidia-smi shows the CUDA "
             f"version the driver supports), or request builds for CUDA {have or 'the driver'}'s release or older "
-            f"(pytorch-cuda / cuda-version); solving on a machine without the GPU: CONDA_OVERRIDE_CUDA={need or '12.4'}")
+            f"(pytorch-cuda / cuda-version); solving on a machine without the GPU: CONDA_OVERRIDE_CUDA={need or '12.4'} "
+            "(the CUDA the target machine's driver supports)")
+
+
+def _conda_glibc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """conda-glibc-too-old: the glibc the builds need (the report's __glibc spec) and the machine's, where it prints it
+    (classic conda's own __glibc==2.N=0 record)."""
+    spec = _g(h, "glibc_need", "glibc_range", "lm_glibc_ver", "lm_glibc_list", "ls_glibc")
+    need = (re.search(r"2\.\d{1,3}", spec) or [""])[0]
+    have = _g(h, "glibc_have")
+    by = _g(h, "by", "spec", "mamba_by", "ls_by")
+    if not (need or have or by):
+        return None
+    return (f"{by or 'the requested builds'} need{'s' if by else ''} the __glibc virtual package"
+            f"{' at ' + need + ' or newer' if need else ''}, and the machine's glibc{' is ' + have if have else ' is older'}"
+            ": conda derives __glibc from the running C library, and its solver excludes every build made for a newer "
+            "glibc",
+            f"install builds made for glibc {have or 'the machine has'} (an older release, or a channel whose builds "
+            "target glibc 2.17, such as conda-forge's), or run on a distribution with glibc "
+            f"{need + ' or newer' if need else 'new enough'} (`ldd --version` shows the machine's); only when solving for "
+            f"another machine (an image, the compute nodes) set CONDA_OVERRIDE_GLIBC{'=' + need if need else ''} to that "
+            "machine's glibc: on an older glibc the builds fail to load (GLIBC_2.N not found)")
 
 
 def _cxx_standard(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -544,13 +575,35 @@ def _toolkits_mixed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "use one toolkit for every part: point CUDA_HOME, PATH (its bin first) and CMAKE_CUDA_COMPILER / CUDACXX at "
             "the same toolkit, remove the other toolkit's bin from PATH, and re-run CMake from a clean build directory")
 
+def _torch_build_off(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-cmake-cuda-not-found and torch-without-cudnn as torch's own CMake says them while building torch from source
+    (cmake/Dependencies.cmake turning USE_CUDA or cuDNN off): the torch being built, not a libtorch being built against."""
+    if "torch_build" in h.groups:
+        return ("this torch source build asked for CUDA (USE_CUDA) and its CMake found no CUDA toolkit (no nvcc on PATH, "
+                "CUDA_HOME / CUDAToolkit_ROOT unset or wrong), so it turned USE_CUDA off: the torch it builds is CPU-only "
+                "(torch.cuda.is_available() False, torch.version.cuda None)",
+                "install a CUDA toolkit and point the build at it (export CUDA_HOME=/usr/local/cuda-X.Y, "
+                "PATH=$CUDA_HOME/bin:$PATH, or CMAKE_CUDA_COMPILER=$CUDA_HOME/bin/nvcc), remove the build directory "
+                "(CMake caches what it found) and build again; or install a CUDA wheel of torch instead of building")
+    if "cmake_cudnn" in h.groups:
+        return ("this torch source build asked for cuDNN (USE_CUDNN) and its CMake found none (no cudnn.h / libcudnn where "
+                "it looks), so it builds torch without cuDNN: torch.backends.cudnn.is_available() is False in the result",
+                "install cuDNN for the toolkit (the nvidia-cudnn wheel, a conda cudnn, or NVIDIA's archive) and point the "
+                "build at it (CUDNN_ROOT, or CUDNN_INCLUDE_DIR and CUDNN_LIB_DIR), remove the build directory and build "
+                "again until it no longer says \"CuDNN not found\"; or install a CUDA wheel of torch, which links cuDNN")
+    return None
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these after the rest: the widened
 # rows' builders here read their new phrasings and hand the others to the row's own builder)
 SWEEP_BUILDERS: dict[str, Builder] = {
+    "torch-cmake-cuda-not-found": _torch_build_off,
+    "torch-without-cudnn": _torch_build_off,
     "python-version-unsupported": _python,
     "source-build-failed": _source_build,
     "build-backend-too-old": _tooling,
     "conda-cuda-too-old": _conda_cuda,
+    "conda-glibc-too-old": _conda_glibc,
     "cxx-standard-unsupported": _cxx_standard,
     "system-lib-missing": _system_lib,
     "link-library-missing": _link_lib,

@@ -163,6 +163,14 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 def _thd_nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-without-nccl from torch 0.4's THD backend (its own sentence asks for a build with NCCL 2): the row's words
     for c10d's messages."""
+    if "thd_cmake" in h.groups:  # torch's own CMake (THD) said so while building: the build found no NCCL 2
+        return ("this torch source build found no NCCL 2 (NCCL 1, or an NCCL whose version it could not read, or none): "
+                "its CMake left the NCCL distributed backend out (USE_DISTRIBUTED_NCCL off), so the torch it builds has "
+                "no nccl backend for torch.distributed",
+                "install NCCL 2 (libnccl2 and libnccl-dev, or NVIDIA's NCCL archive) and point the build at it "
+                "(NCCL_ROOT_DIR, or NCCL_LIB_DIR and NCCL_INCLUDE_DIR), remove the build directory (CMake caches what it "
+                "found) and build again until it prints \"NCCL Version 2 or higher found\"; or install a CUDA wheel of "
+                "torch, which is built with NCCL 2")
     if "thd" not in h.groups:
         return None
     torch = env.version("torch")

@@ -1183,6 +1183,9 @@ DRIVER_CONSEQUENCE = frozenset({"cuda-not-available"})
 # wheel") is its consequence, so the step's generic hit after it is left out (a missing header keeps both: the recorded
 # runs of tests/fixtures/raise_sites/install-real.toml name the header and the failed build)
 BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-old"})
+# a virtual package the machine lacks or has too old (conda's __cuda, __glibc): conda's unsatisfiable report whose line
+# names it says why the solve failed, so the generic reading of the same report (its head, its other lines) is left out
+VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -1292,6 +1295,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     first_error = min((o.line for o in out if o.id in BUILD_FIRST_ERRORS), default=0)
     if first_error:  # the compile's own error above the failed step names why the build failed
         out = [o for o in out if not (o.id == "source-build-failed" and o.line > first_error)]
+    if any(o.id in VIRTUAL_PACKAGE for o in out):  # the solve failed on the machine's __cuda / __glibc, which it names
+        out = [o for o in out if o.id != "conda-unsatisfiable"]
     for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
         lines = {o.line for o in out if o.id == sharp}
         out = [o for o in out if not (o.id in generic and o.line in lines)]
