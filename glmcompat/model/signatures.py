@@ -1044,6 +1044,16 @@ _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
 
 
+# A compiled module's own arch list as the log shows it: cuobjdump's --list-elf / --list-ptx rows (cuobjdump names each
+# embedded image <module>.<n>.<arch>.cubin or .ptx: "ELF file    1: common_ops.abi3.1.sm_90a.cubin", "PTX file    1:
+# x.1.sm_90.ptx"), and, after a command that lists them (cuobjdump, or a grep -o of the sm_ names), the bare arch names
+# one a line ("sm_121a", "   4 sm_90a" from uniq -c). The command's .so path names the module's distribution.
+_CUBIN_ROW = re.compile(r"^\s{0,8}(?P<kind>ELF|PTX) file\s{1,8}\d{1,5}:\s{1,8}\S{1,300}?\.(?P<arch>sm_\d{2,3}[af]?)\.(?:cubin|ptx)\s{0,4}$")
+_BARE_ARCH = re.compile(r"^\s{0,8}(?:\d{1,6}\s{1,8})?(?P<arch>sm_\d{2,3}[af]?)\s{0,4}$")
+_LISTING_CMD = re.compile(r"cuobjdump\b|grep\b[^\n]{0,40}-\w*o\w*\b[^\n]{0,20}sm_")
+_LISTED_SO = re.compile(r"(?P<path>[^\s'\"=]{1,400}?\.so(?:\.[\w.]{1,40})?)(?![\w.])")
+
+
 def module_package(module: str) -> str:
     """The distribution that ships top-level module ``module`` (``sgl_kernel`` -> ``sgl-kernel``)."""
     return name_tables().modules.get(module) or canonicalize(module)
@@ -1109,6 +1119,8 @@ class LogContext:
             self.wrapped = "nccl"
         if _DIGIT.search(line) is None:
             return
+        if "sm_" in line or "cuobjdump" in line:
+            self._cubins(line)
         self._listed(line)
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
             for m in pat.finditer(line):
@@ -1134,6 +1146,26 @@ class LogContext:
             ld = _LD_PATH.search(line)
             if ld is not None:
                 self.cuda.setdefault("ld_library_path", ld.group("v"))
+
+    def _cubins(self, line: str) -> None:
+        """A compiled module's arch list (:data:`_CUBIN_ROW`, :data:`_BARE_ARCH`): its SASS to the notes' "listed_sass",
+        its PTX (as compute_XY) to "listed_ptx", the .so the listing command names to "listed_from"."""
+        if _LISTING_CMD.search(line) is not None:
+            self.notes["listing"] = "1"
+            if "listed_from" not in self.notes and (so := _LISTED_SO.search(line)) is not None:
+                self.notes["listed_from"] = so.group("path")
+            return
+        row = _CUBIN_ROW.match(line)
+        bare = _BARE_ARCH.match(line) if row is None and "listing" in self.notes else None
+        m = row if row is not None else bare
+        if m is None:
+            return
+        arch = m.group("arch")
+        key = "listed_ptx" if row is not None and row.group("kind") == "PTX" else "listed_sass"
+        arch = arch.replace("sm_", "compute_") if key == "listed_ptx" else arch
+        have = self.notes.get(key, "")
+        if arch not in have.split(", "):
+            self.notes[key] = f"{have}, {arch}" if have else arch
 
     def _candidate(self, line: str) -> None:
         """pip's resolver at work: each requirement it collects at an exact pin ("Collecting xformers==0.0.29.post2", no
