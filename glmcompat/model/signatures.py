@@ -679,6 +679,10 @@ SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf"
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
 IMPORT_GAP = 3
+# an import statement typed at the top level (a REPL's ">>> ", IPython's "In [N]: ", a script's or notebook cell's line
+# shown at column 0) and the error right after it with no traceback frame between: the statement's module is the one
+# whose import raised (a companion importing torch's names at its own import: "from torchvision import models")
+_TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200})\s{0,4}$)")
 # groups each match of a signature adds to rather than the first one alone: glibc's loader prints one "version `X' not
 # found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
@@ -1346,6 +1350,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     # built against NumPy 1.x shows only torch's frames)
     glue: dict[str, str] = {}
     importing: tuple[int, str] = (0, "")
+    typed: tuple[int, str] = (0, "")  # the last top-level import statement (_TOP_IMPORT)
     frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
     for n, raw in lines:
         if not raw or raw.isspace():
@@ -1355,6 +1360,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         if "import" in line:
             if (im := _IMPORT_LINE.match(line)) is not None:
                 importing = (n, im.group("from") or im.group("imp"))
+            elif (top := _TOP_IMPORT.match(line)) is not None:
+                typed = (n, top.group("from") or top.group("imp"))
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         if own and line.lstrip().startswith('File "'):
             frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
@@ -1370,6 +1377,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 groups["importing"] = importing[1]  # the import statement the error ends
             if frame[1] and 0 < n - frame[0] <= IMPORT_GAP + 1:
                 groups["frame"] = frame[1]  # the package whose code the traceback's last frame runs (the importing one)
+            if typed[1] and 0 < n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
+                groups["typed_import"] = typed[1]  # the top-level import statement the error follows, no frame between
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (
                     YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()):
                 pending.pop(sid, None)
