@@ -670,8 +670,8 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
               f"its modules carries), or build it from source with TORCH_CUDA_ARCH_LIST set to it")
     listed = _listed_code(pkg, env)
     if listed is not None:  # the log's own listing of the module's code: that build's arch list, over the matrix's
-        gpu = named_gpu(env, facts)
-        sm = gpu[1] if gpu else env.capability.replace(".", "")
+        named = named_gpu(env, facts)
+        sm = named[1] if named else env.capability.replace(".", "")
         codes = ", ".join(listed[0] + listed[1])
         if sm and runs_on_sm(listed[0], listed[1], sm):
             return (f"{_shown(pkg, ver)} carries {codes} (the log's cuobjdump listing), which runs on this GPU "
