@@ -37,7 +37,7 @@ from glmcompat.readers.wheelzip import RemoteZip, WheelError
 SCALAR_TYPE_HEADERS = ("torch/include/c10/core/ScalarType.h", "torch/include/torch/headeronly/core/ScalarType.h")
 SCALAR_TYPE = re.compile(r"_\(\s*(?:c10::|at::|::)?[\w:<>]+\s*,\s*(\w+)\s*\)")
 
-OLDEST = "1.8.0"
+OLDEST = "1.0.0"
 C_STUB = "torch/_C/__init__.pyi"
 # module -> (the names companions use that changed across torch 1.x-2.x, extra files that define the module's names)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -45,7 +45,10 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                "nested", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
                "float4_e2m1fn_x2", "uint16", "uint32", "uint64", "get_default_device", "set_default_device", "vmap",
                "inference_mode", "set_float32_matmul_precision", "get_float32_matmul_precision", "cond",
-               "is_autocast_cpu_enabled", "get_autocast_dtype", "sym_int", "_assert_async"), (C_STUB,)),
+               "is_autocast_cpu_enabled", "get_autocast_dtype", "sym_int", "_assert_async", "fft", "linalg", "special",
+               "overrides", "fx", "ao", "quantization", "hub", "futures", "use_deterministic_algorithms",
+               "set_deterministic", "searchsorted", "bucketize", "result_type", "channels_last", "testing",
+               "are_deterministic_algorithms_enabled", "is_deterministic"), (C_STUB,)),
     "torch.utils._pytree": (("register_pytree_node", "_register_pytree_node", "tree_map_only", "tree_leaves",
                              "tree_flatten_with_path", "register_constant", "tree_map", "tree_flatten",
                              "tree_unflatten", "PyTree"), ()),
@@ -56,12 +59,15 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "torch.library": (("custom_op", "register_fake", "impl_abstract", "register_kernel", "register_autograd", "opcheck",
                        "infer_schema", "triton_op", "wrap_triton", "register_torch_dispatch", "define", "impl",
                        "Library", "CustomOpDef", "get_ctx", "register_vmap"), ()),
-    "torch.nn": (("attention", "RMSNorm", "Buffer", "CircularPad2d", "ZeroPad1d", "Mish", "SiLU", "LazyLinear"),
+    "torch.nn": (("attention", "RMSNorm", "Buffer", "CircularPad2d", "ZeroPad1d", "Mish", "SiLU", "LazyLinear", "GELU",
+                  "Identity", "Flatten", "Unflatten", "Hardswish", "MultiheadAttention", "TransformerEncoder",
+                  "TransformerEncoderLayer", "Transformer"),
                  ("torch/nn/modules/__init__.py",)),
     "torch.nn.attention": (("sdpa_kernel", "SDPBackend", "flex_attention", "bias", "varlen", "activate_flash_attention_impl"), ()),
     "torch.nn.attention.flex_attention": (("flex_attention", "create_block_mask", "BlockMask", "and_masks", "or_masks",
                                            "noop_mask", "create_mask", "AuxRequest"), ()),
-    "torch.nn.functional": (("scaled_dot_product_attention", "rms_norm", "mish", "silu", "gelu"), ()),
+    "torch.nn.functional": (("scaled_dot_product_attention", "rms_norm", "mish", "silu", "gelu", "hardswish",
+                             "hardsigmoid", "multi_head_attention_forward"), ()),
     "torch.nn.utils": (("parametrize", "parametrizations", "stateless", "skip_init", "clip_grads_with_norm_",
                         "get_total_norm", "fuse_conv_bn_eval"), ()),
     "torch.nn.utils.parametrizations": (("weight_norm", "orthogonal", "spectral_norm"), ()),
@@ -102,12 +108,44 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "torch.func": (("functional_call", "vmap", "grad", "jacrev", "stack_module_state"), ()),
     "torch.accelerator": (("current_accelerator", "device_count", "is_available", "synchronize",
                            "current_device_index", "empty_cache"), ()),
+    # the older (torch 1.x) modules and names companions call, private ones too: torchvision 0.7's
+    # torchvision/ops/boxes.py (@torch.jit._script_if_tracing), torchvision 0.11's torchvision/utils.py
+    # (_log_api_usage_once: torch._C._log_api_usage_once), transformers' utils/fx.py (torch.fx) and
+    # pytorch_utils.py (torch.overrides), accelerate's and transformers' quantizers (torch.ao.quantization, before it
+    # torch.quantization)
+    "torch.jit": (("_script_if_tracing", "script_if_tracing", "is_scripting", "is_tracing", "_overload_method",
+                   "interface", "unused", "ignore", "export", "Final", "Attribute", "trace_module", "annotate",
+                   "freeze", "optimize_for_inference", "fork", "wait", "_unwrap_optional", "isinstance",
+                   "enable_onednn_fusion"), ()),
+    "torch._C": (("_log_api_usage_once", "_get_tracing_state", "_set_cublas_allow_tf32", "_jit_set_profiling_executor",
+                  "_jit_set_profiling_mode", "_jit_override_can_fuse_on_gpu", "_cuda_getDeviceCount",
+                  "_get_cudnn_allow_tf32", "_set_cudnn_allow_tf32", "_get_cublas_allow_tf32",
+                  "_get_private_use1_backend_name", "_dynamo"), ()),
+    "torch.fx": (("symbolic_trace", "GraphModule", "Graph", "Proxy", "Tracer", "Node", "wrap", "Interpreter",
+                  "Transformer", "replace_pattern", "passes", "experimental", "_symbolic_trace", "_compatibility",
+                  "proxy", "node", "graph_module"), ()),
+    "torch.overrides": (("has_torch_function", "handle_torch_function", "TorchFunctionMode", "is_tensor_like",
+                         "get_overridable_functions", "has_torch_function_unary", "has_torch_function_variadic",
+                         "get_ignored_functions", "get_testing_overrides", "_get_current_function_mode"), ()),
+    "torch.ao": (("quantization", "nn", "pruning", "ns"), ()),
+    "torch.ao.quantization": (("quantize_dynamic", "QConfig", "get_default_qconfig", "prepare", "convert",
+                               "quantize_fx", "default_dynamic_qconfig", "QuantStub", "DeQuantStub", "fuse_modules",
+                               "prepare_qat", "float16_dynamic_qconfig", "per_channel_dynamic_qconfig"), ()),
+    "torch.quantization": (("quantize_dynamic", "QConfig", "get_default_qconfig", "prepare", "convert",
+                            "quantize_fx", "default_dynamic_qconfig", "QuantStub", "DeQuantStub", "fuse_modules",
+                            "prepare_qat", "float16_dynamic_qconfig", "per_channel_dynamic_qconfig"), ()),
+    "torch.utils.data": (("IterableDataset", "get_worker_info", "ChainDataset", "Subset", "random_split",
+                          "DistributedSampler", "ConcatDataset", "WeightedRandomSampler", "default_collate",
+                          "BatchSampler", "TensorDataset", "datapipes", "StackDataset"), ()),
 }
+# torch's C-defined names (torch._C): read from its stub where the wheel ships one (older wheels do not: unknown there)
+C_MODULE = "torch._C"
 
 
-def bound(source: bytes) -> set[str]:
+def bound(source: bytes, stars: list[tuple[int, str]] | None = None) -> set[str]:
     """The names a module binds at module level (def, class, assignment, import, also inside if/try/with, never inside a
-    function or class) and the strings of its ``__all__``."""
+    function or class) and the strings of its ``__all__``; each ``from M import *`` (its level and module) is added to
+    ``stars`` (torch/ao/quantization/__init__.py of torch 1.10 .. 1.13 binds QConfig and prepare that way)."""
     tree = ast.parse(source)
     out: set[str] = set()
 
@@ -135,6 +173,8 @@ def bound(source: bytes) -> set[str]:
                 for a in st.names:
                     if a.name != "*":
                         out.add(a.asname or a.name.split(".")[0])
+                    elif isinstance(st, ast.ImportFrom) and stars is not None:
+                        stars.append((st.level, st.module or ""))
             for field in ("body", "orelse", "finalbody"):
                 visit(getattr(st, field, []) or [])
             for h in getattr(st, "handlers", []) or []:
@@ -161,31 +201,51 @@ def releases(ic: IndexClient) -> list[str]:
     return sorted(out, key=Version)
 
 
-def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str]]]:
+def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | None]]:
     """A release's wheel file name and, per target module, the target names it has (an absent module: none)."""
-    # the Linux x86_64 wheel of a Python every release read has a wheel for: 3.9 up to torch 2.5, 3.11 from 2.6 on
-    f = ic.find_wheel("torch", version, python="cp39" if Version(version) < Version("2.6") else "cp311")
+    # the Linux x86_64 wheel of a Python every release read has a wheel for: before torch 1.8 the newest CPython 3 its
+    # release has a manylinux1 wheel for (3.7 or 3.8; 1.7.1's 3.9), 3.9 up to torch 2.5, 3.11 from 2.6 on
+    v = Version(version)
+    if v < Version("1.8"):  # cp37m's ABI tag: the Linux x86_64 wheel of the newest CPython 3 the release has one for
+        linux = [x for x in ic.project("torch").files_for(version)
+                 if re.fullmatch(r"torch-[\w.]+-cp3(\d)-cp3\dm?-manylinux1_x86_64\.whl", x.filename)]
+        f = max(linux, key=lambda x: int(x.filename.split("-cp3", 1)[1].split("-", 1)[0]))
+    else:
+        f = ic.find_wheel("torch", version, python="cp39" if v < Version("2.6") else "cp311")
     z = RemoteZip(HttpRangeReader(ic.client, f.url, name=f.filename, size=f.size))
     members = {m.name for m in z.members}
     texts: dict[str, set[str]] = {}
 
-    def names_of(path: str) -> set[str]:
+    def names_of(path: str, depth: int = 0) -> set[str]:
+        """The names module file ``path`` binds, with the public names of each module it star-imports (that module's
+        ``__all__`` where it has one, else its names without a leading underscore)."""
         if path not in texts:
+            stars: list[tuple[int, str]] = []
             try:
-                texts[path] = bound(z.read(path)) if path in members else set()
+                texts[path] = bound(z.read(path), stars) if path in members else set()
             except (SyntaxError, WheelError):
                 texts[path] = set()
+            package = path.rsplit("/", 1)[0] if path.endswith("/__init__.py") else path.rsplit("/", 1)[0]
+            for level, mod in stars if depth < 4 else ():
+                base = package.split("/")
+                base = base[:len(base) - (level - 1)] if level else []
+                target = "/".join(base + [p for p in mod.split(".") if p])
+                found = next((t for t in (f"{target}.py", f"{target}/__init__.py") if t in members), None)
+                if found is None:
+                    continue
+                names = names_of(found, depth + 1)
+                texts[path] |= {n for n in names if not n.startswith("_")}
         return texts[path]
 
     dtypes: set[str] = set()
     for h in SCALAR_TYPE_HEADERS:
         if h in members:
             dtypes.update(n.lower() for n in SCALAR_TYPE.findall(z.read(h).decode("utf-8", "replace")))
-    have: dict[str, set[str]] = {}
+    have: dict[str, set[str] | None] = {}
     for module, (names, extra) in TARGETS.items():
-        own = module_file(module, members)
+        own = module_file(module, members) if module != C_MODULE else (C_STUB if C_STUB in members else None)
         if own is None:
-            have[module] = set()
+            have[module] = None if module == C_MODULE else set()  # no stub: torch._C's names are not told there
             continue
         defined = names_of(own).union(*(names_of(p) for p in extra)) | (dtypes if module == "torch" else set())
         base = module.replace(".", "/")
@@ -203,18 +263,23 @@ def harvest(ic: IndexClient) -> list[str]:
     for module, (names, _) in TARGETS.items():
         first: dict[str, str] = {}
         gone: dict[str, str | None] = {}
-        for version, _, have in got:
-            for n in sorted(have[module]):
+        told = [(version, have[module]) for version, _, have in got if have[module] is not None]
+        oldest_told = told[0][0] if told else ""
+        for version, names_had in told:
+            assert names_had is not None
+            for n in sorted(names_had):
                 first.setdefault(n, version)
                 gone[n] = None
             for n in first:
-                if n not in have[module] and gone.get(n) is None:
+                if n not in names_had and gone.get(n) is None:
                     gone[n] = version
         groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
         for n in names:
             if n in first:
                 groups[(first[n], gone.get(n))].append(n)
         for (since, until), ns in sorted(groups.items(), key=lambda kv: (Version(kv[0][0]), kv[0][1] or "")):
+            if since == oldest_told and since != got[0][0]:
+                continue  # in the oldest wheel that declares the module's names, and earlier wheels do not tell: unknown
             lines += ["[[export]]", 'package = "torch"', f'module = "{module}"', f'since = "{since}"']
             if until:
                 lines.append(f'until = "{until}"')

@@ -35,6 +35,7 @@ from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, isolated_torch,
+                                          named_gpu, runs_on_sm,
                                           optional_missing)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
@@ -665,13 +666,57 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return (f"torch {torch} carries {codes}; none of it runs on this GPU{' (sm_' + env.capability.replace('.', '') + ')' if env.capability else ''}",
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes this GPU's capability")
     ver = env.version(pkg)
-    code = facts.gpu_code(pkg, ver) if ver else None
-    carries = f" carries {', '.join(list(code[0]) + list(code[1]))}" if code and (code[0] or code[1]) else ""
     cap = f" (sm_{env.capability.replace('.', '')})" if env.capability else ""
+    remedy = (f"install a {pkg} build with SASS for this GPU's capability (`glmcompat verify` reads the code each of "
+              f"its modules carries), or build it from source with TORCH_CUDA_ARCH_LIST set to it")
+    listed = _listed_code(pkg, env)
+    if listed is not None:  # the log's own listing of the module's code: that build's arch list, over the matrix's
+        named = named_gpu(env, facts)
+        sm = named[1] if named else env.capability.replace(".", "")
+        codes = ", ".join(listed[0] + listed[1])
+        if sm and runs_on_sm(listed[0], listed[1], sm):
+            return (f"{_shown(pkg, ver)} carries {codes} (the log's cuobjdump listing), which runs on this GPU "
+                    f"(sm_{sm}): the kernel without code for it is another module's", f"run `glmcompat verify` on the "
+                    "GPU (its gpu-code probe names the module), then install that package's build with SASS for "
+                    f"sm_{sm}")
+        return (f"{_shown(pkg, ver)} carries {codes} (the log's cuobjdump listing): none of it runs on this GPU"
+                f"{' (sm_' + sm + ')' if sm else ''}; the module loaded and the failure shows at its first kernel "
+                "launch", remedy)
+    code = facts.gpu_code(pkg, ver) if ver else None
+    other = facts.other_build_code(pkg, ver) if ver else ""
+    if code is None and other:  # a labelled build: the release's recorded wheel is another build, its arch list not this one's
+        return (f"the GPU architectures of {pkg} {ver} are not recorded: the +{_local(ver)} build is another build than "
+                f"the index's {pkg} {other} wheel (whose code the matrix records), so that wheel's arch list says nothing "
+                f"of it; its kernel has no code this GPU{cap} runs, and the failure shows at its first launch",
+                f"list the architectures the +{_local(ver)} build carries with `cuobjdump --list-elf {_so_of(pkg, facts)}` "
+                f"(each \"ELF file N: <name>.sm_XY.cubin\" names one); then {remedy}")
+    carries = f" carries {', '.join(list(code[0]) + list(code[1]))}" if code and (code[0] or code[1]) else ""
     return (f"{_shown(pkg, ver)}{carries}: none of it runs on this GPU{cap}; the module loaded and the failure shows "
-            "at its first kernel launch",
-            f"install a {pkg} build with SASS for this GPU's capability (`glmcompat verify` reads the code each of its "
-            f"modules carries), or build it from source with TORCH_CUDA_ARCH_LIST set to it")
+            "at its first kernel launch", remedy)
+
+
+def _listed_code(pkg: str, env: Env) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The (SASS, PTX) the log's own listing of a compiled module shows (cuobjdump --list-elf / --list-ptx, or a grep of
+    its sm_ names: the notes' listed_sass, listed_ptx), where the listed .so is ``pkg``'s or names no package; else
+    None."""
+    sass = tuple(a for a in env.notes.get("listed_sass", "").split(", ") if a)
+    ptx = tuple(a for a in env.notes.get("listed_ptx", "").split(", ") if a)
+    if not sass and not ptx:
+        return None
+    where = env.notes.get("listed_from", "").replace("\\", "/")
+    m = re.search(r"[/](?:site|dist)-packages/(?P<mod>[A-Za-z_]\w{0,80})/", where)
+    if m is not None and canonicalize(module_package(m.group("mod"))) != canonicalize(pkg):
+        return None  # the listing is another package's module
+    return sass, ptx
+
+
+def _so_of(pkg: str, facts: Facts) -> str:
+    """The compiled module whose GPU code decides for ``pkg`` ([[primary_modules]]'s first), as a path to list."""
+    mods = facts.primary_modules(pkg)
+    if mods:
+        glob = mods[0] if mods[0].endswith(".so") else mods[0].rstrip("*").rstrip(".") + ".*so"
+        return f"<site-packages>/{glob}"
+    return f"<site-packages>/<{pkg}'s module>/*.so"
 
 
 def own_import_failed(h: Hit, package: str) -> bool:

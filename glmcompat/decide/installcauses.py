@@ -58,7 +58,19 @@ def _consumer(h: Hit, env: Env, dist: str, engines: list[str]) -> str:
     seen = [e for e in engines if env.version(e)]
     if seen:
         return _shown(seen[0], env.version(seen[0]))
-    return _shown(h.package, env.version(h.package)) if h.package and h.package != dist else ""
+    if h.package and h.package != dist:
+        return _shown(h.package, env.version(h.package))
+    typed = _typed_importer(h, dist)
+    return _shown(typed, env.version(typed)) if typed else ""
+
+
+def _typed_importer(h: Hit, dist: str) -> str:
+    """The distribution whose import statement, typed at the top level with no traceback frame after it ("from
+    torchvision import models" then the error), raised: the companion importing ``dist``'s names at its own import; ""
+    where the statement imports ``dist`` itself (the user's own use of it) or there is none."""
+    top = h.groups.get("typed_import", "").split(".", 1)[0]
+    pkg = module_package(top) if top and not h.groups.get("frame") else ""
+    return pkg if pkg and canonicalize(pkg) != dist else ""
 
 
 # a module-level function name prefix that one companion's public API alone uses -> its top-level module: flashinfer's
@@ -135,7 +147,7 @@ def _harvested(module: str, facts: Facts) -> bool:
 def oldest_read(row: Export, facts: Facts) -> Version | None:
     """The oldest release of ``row``'s distribution that the wheels (or tags) were read of: the least since of its
     ``[[export]]`` rows, any module's (a torch module first shipped by torch 2.1 has since 2.1, a first release, where
-    torch 1.8.0 was read)."""
+    torch 1.0.0 was read)."""
     return min((x for r in facts.rows("export") if r.package == row.package and (x := _v(r.since))), default=None)
 
 
@@ -196,7 +208,8 @@ def _importers(h: Hit, env: Env, dist: str, engines: list[str]) -> list[str]:
     if engine and engine != dist:
         return [engine]
     seen = [e for e in engines if env.version(e)]
-    return seen or ([h.package] if h.package and h.package != dist else [])
+    typed = _typed_importer(h, dist)
+    return seen or ([h.package] if h.package and h.package != dist else [typed] if typed else [])
 
 
 def _floor(spec: str) -> Version | None:

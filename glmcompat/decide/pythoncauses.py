@@ -449,6 +449,11 @@ def _runs_on(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:
     return any(0 <= num(code) <= want for code in ptx)
 
 
+def runs_on_sm(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:
+    """:func:`_runs_on` for the other cause builders (a compiled module's listed code on a named GPU)."""
+    return _runs_on(sass, ptx, sm)
+
+
 def torch_build(env: Env) -> str:
     """The installed torch's version with its CUDA variant: the version a listing shows, with the local label of the CUDA
     the log says it was built with (collect_env's "CUDA used to build PyTorch: 12.4", conda's pytorch build string
@@ -616,5 +621,5 @@ PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), 
                   "nvcc-missing": ("ds_cuda_call",), "python-stdlib-removed": ("py_attr", "py_name2")}
 
 
-__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "isolated_torch", "named_gpu",
+__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "isolated_torch", "named_gpu", "runs_on_sm",
            "optional_missing"]

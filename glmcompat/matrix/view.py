@@ -396,7 +396,11 @@ class Facts:
         return tb.cuda or ""  # a CPU-only build: no CUDA
 
     def gpu_code(self, package: str, version: str) -> tuple[tuple[str, ...], tuple[str, ...], Fact] | None:
-        """(SASS, PTX, evidence row) of the wheel ``package==version``; None when unknown."""
+        """(SASS, PTX, evidence row) of the wheel ``package==version``, keyed on the exact build: a version with a local
+        label (``0.3.21+cu130``) is another build than the index's unlabelled wheel of that release (built by another
+        CI job, often for another CUDA and arch list), so only a row recorded for that label answers for it (torch:
+        :meth:`torch_build`'s rule, where the default wheel's own label names the default). None when that build's
+        code is not recorded (:meth:`other_build_code` tells whether another build of the release is)."""
         v = _v(version)
         pub = _v(v.public)
         for p in self.rows("arch_probe"):
@@ -407,13 +411,20 @@ class Facts:
                 return (), (), Fact("metadata", "the +cpu local label: a CPU-only build")
             tb = self.torch_build(version)
             return (tb.sass, tb.ptx, tb) if tb else None
-        for p in self.rows("arch_probe"):
-            if p.package == package and _v(p.version) == pub and not p.variant:
-                return p.sass, p.ptx, p
         k = self.kernel(package, version)
+        if v.local is not None and (k is None or k.variant != v.local):
+            return None  # a labelled build without a row of its own: the release row is another build's code
         if k is not None and k.sass is not None:
             return k.sass, k.ptx or (), k
         return None
+
+    def other_build_code(self, package: str, version: str) -> str:
+        """For a labelled ``version`` whose own build is not recorded (:meth:`gpu_code` is None): the version of the
+        release's build whose code the matrix does record (the index's unlabelled ``0.3.21`` wheel), else ""."""
+        v = _v(version)
+        if v.local is None or self.gpu_code(package, version) is not None:
+            return ""
+        return v.public if self.gpu_code(package, v.public) is not None else ""
 
     def torch_forge_builds(self, version: str) -> tuple[TorchBuild, ...]:
         """The CUDA builds conda-forge made of torch ``version``'s release (its +cuXYZ.cf rows), for a conda-forge torch

@@ -679,6 +679,10 @@ SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf"
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
 IMPORT_GAP = 3
+# an import statement typed at the top level (a REPL's ">>> ", IPython's "In [N]: ", a script's or notebook cell's line
+# shown at column 0) and the error right after it with no traceback frame between: the statement's module is the one
+# whose import raised (a companion importing torch's names at its own import: "from torchvision import models")
+_TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200})\s{0,4}$)")
 # groups each match of a signature adds to rather than the first one alone: glibc's loader prints one "version `X' not
 # found" line per symbol version a library needs and its provider lacks (glibc elf/dl-version.c, match_symbol), in the
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
@@ -1044,6 +1048,16 @@ _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
 
 
+# A compiled module's own arch list as the log shows it: cuobjdump's --list-elf / --list-ptx rows (cuobjdump names each
+# embedded image <module>.<n>.<arch>.cubin or .ptx: "ELF file    1: common_ops.abi3.1.sm_90a.cubin", "PTX file    1:
+# x.1.sm_90.ptx"), and, after a command that lists them (cuobjdump, or a grep -o of the sm_ names), the bare arch names
+# one a line ("sm_121a", "   4 sm_90a" from uniq -c). The command's .so path names the module's distribution.
+_CUBIN_ROW = re.compile(r"^\s{0,8}(?P<kind>ELF|PTX) file\s{1,8}\d{1,5}:\s{1,8}\S{1,300}?\.(?P<arch>sm_\d{2,3}[af]?)\.(?:cubin|ptx)\s{0,4}$")
+_BARE_ARCH = re.compile(r"^\s{0,8}(?:\d{1,6}\s{1,8})?(?P<arch>sm_\d{2,3}[af]?)\s{0,4}$")
+_LISTING_CMD = re.compile(r"cuobjdump\b|grep\b[^\n]{0,40}-\w*o\w*\b[^\n]{0,20}sm_")
+_LISTED_SO = re.compile(r"(?P<path>[^\s'\"=]{1,400}?\.so(?:\.[\w.]{1,40})?)(?![\w.])")
+
+
 def module_package(module: str) -> str:
     """The distribution that ships top-level module ``module`` (``sgl_kernel`` -> ``sgl-kernel``)."""
     return name_tables().modules.get(module) or canonicalize(module)
@@ -1109,6 +1123,8 @@ class LogContext:
             self.wrapped = "nccl"
         if _DIGIT.search(line) is None:
             return
+        if "sm_" in line or "cuobjdump" in line:
+            self._cubins(line)
         self._listed(line)
         for pat in _VERSIONS if _NAMES.search(line.lower()) is not None else ():
             for m in pat.finditer(line):
@@ -1134,6 +1150,26 @@ class LogContext:
             ld = _LD_PATH.search(line)
             if ld is not None:
                 self.cuda.setdefault("ld_library_path", ld.group("v"))
+
+    def _cubins(self, line: str) -> None:
+        """A compiled module's arch list (:data:`_CUBIN_ROW`, :data:`_BARE_ARCH`): its SASS to the notes' "listed_sass",
+        its PTX (as compute_XY) to "listed_ptx", the .so the listing command names to "listed_from"."""
+        if _LISTING_CMD.search(line) is not None:
+            self.notes["listing"] = "1"
+            if "listed_from" not in self.notes and (so := _LISTED_SO.search(line)) is not None:
+                self.notes["listed_from"] = so.group("path")
+            return
+        row = _CUBIN_ROW.match(line)
+        bare = _BARE_ARCH.match(line) if row is None and "listing" in self.notes else None
+        m = row if row is not None else bare
+        if m is None:
+            return
+        arch = m.group("arch")
+        key = "listed_ptx" if row is not None and row.group("kind") == "PTX" else "listed_sass"
+        arch = arch.replace("sm_", "compute_") if key == "listed_ptx" else arch
+        have = self.notes.get(key, "")
+        if arch not in have.split(", "):
+            self.notes[key] = f"{have}, {arch}" if have else arch
 
     def _candidate(self, line: str) -> None:
         """pip's resolver at work: each requirement it collects at an exact pin ("Collecting xformers==0.0.29.post2", no
@@ -1314,6 +1350,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     # built against NumPy 1.x shows only torch's frames)
     glue: dict[str, str] = {}
     importing: tuple[int, str] = (0, "")
+    typed: tuple[int, str] = (0, "")  # the last top-level import statement (_TOP_IMPORT)
     frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
     for n, raw in lines:
         if not raw or raw.isspace():
@@ -1323,6 +1360,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         if "import" in line:
             if (im := _IMPORT_LINE.match(line)) is not None:
                 importing = (n, im.group("from") or im.group("imp"))
+            elif (top := _TOP_IMPORT.match(line)) is not None:
+                typed = (n, top.group("from") or top.group("imp"))
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         if own and line.lstrip().startswith('File "'):
             frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
@@ -1338,6 +1377,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 groups["importing"] = importing[1]  # the import statement the error ends
             if frame[1] and 0 < n - frame[0] <= IMPORT_GAP + 1:
                 groups["frame"] = frame[1]  # the package whose code the traceback's last frame runs (the importing one)
+            if typed[1] and 0 < n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
+                groups["typed_import"] = typed[1]  # the top-level import statement the error follows, no frame between
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (
                     YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()):
                 pending.pop(sid, None)

@@ -248,3 +248,14 @@ def test_unpinned_remedy_names_a_real_pin_that_follows_the_sets_torch(facts):
     assert f.remedy.startswith("pin torch==2.5.1 (the newest release the matrix knows that torch<2.6 admits)")
     (f,) = evaluate({}, target="sm120", matrix=facts, env=Environment(unpinned={"torch": "<2"}))
     assert "==X" not in f.remedy and "the matrix knows none that torch<2 admits" in f.remedy
+
+
+def test_labelled_kernel_build_code_is_not_the_release_wheels(facts):
+    """check keys a kernel's GPU code on the exact build: the index's sgl-kernel 0.3.21 wheel carries no sm_75 code, but
+    the +cu130 build (sglang's own index) is another build whose code is not recorded: unknown, never that wheel's list."""
+    plain = [f for f in evaluate({"torch": "2.9.1", "sgl-kernel": "0.3.21"}, target="sm75", matrix=facts)
+             if f.rule == "gpu-code"]
+    assert plain and "sm_80, sm_89" in plain[0].message
+    found = evaluate({"torch": "2.9.1+cu130", "sgl-kernel": "0.3.21+cu130"}, target="sm75", matrix=facts)
+    assert not [f for f in found if f.rule == "gpu-code" and "sgl-kernel==0.3.21+cu130" in f.pins]
+    assert [f for f in found if f.rule == "unknown" and "GPU code of sgl-kernel 0.3.21+cu130 is not recorded" in f.message]
