@@ -50,6 +50,17 @@ def rule_gpu_code(ctx: Context) -> list[Finding]:
                        f"its C++ ABI is torch {Version(ver).public}'s")
                 out.append(ctx.unknown((ctx.pin(name),), msg, remedy=cmd))
                 continue
+            other = ctx.facts.other_build_code(name, ver) if name != "torch" else ""
+            if other:  # a labelled build of a release whose index wheel is recorded: that wheel's code is not this
+                # build's, and what cannot be read is a warning naming what was not checked, never an error nor a safe
+                out.append(Finding(
+                    rule="unknown", severity="warning", packages=(ctx.pin(name),),
+                    message=(f"the GPU code of {name} {ver} is not recorded: the +{Version(ver).local} build is another "
+                             f"build than the index's {name} {other} wheel, whose code the matrix records, so it was not "
+                             f"checked for {t.name}"),
+                    remedy=(f"run `glmcompat verify` where it is installed on the {t.name} GPU (its gpu-code probe reads "
+                            f"the code each module of the +{Version(ver).local} build carries)")))
+                continue
             out.append(ctx.unknown((ctx.pin(name),), f"the GPU code of {name} {ver} is not recorded",
                                    probe=ctx.probe_command("arch", name, ver, f"--target {t.name}")))
             continue
