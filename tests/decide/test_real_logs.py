@@ -253,7 +253,7 @@ UNMEASURED_AQ = False
 # While UNMEASURED_AR, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AR = False, as for set V.
 CASES_AR = tomllib.loads((HERE / "heldout_ar.toml").read_text())["case"]
-UNMEASURED_AR = True
+UNMEASURED_AR = False
 
 # heldout_as.toml: the set gathered as AS (typed as a Windows or WSL2 user: native Windows with conda or pip, PowerShell,
 # Visual Studio build tools, DLL load failures, WSL2's driver libraries; sets AR and AT are gathered beside it), frozen
@@ -261,7 +261,7 @@ UNMEASURED_AR = True
 # While UNMEASURED_AS, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AS = False, as for set V.
 CASES_AS = tomllib.loads((HERE / "heldout_as.toml").read_text())["case"]
-UNMEASURED_AS = True
+UNMEASURED_AS = False
 
 # heldout_at.toml: the set gathered as AT (typed as an edge or ARM device user: a Jetson with JetPack and its own torch
 # wheels, a GH200/GB200 aarch64 server, a Raspberry-Pi-class board, a DGX Spark; sets AR and AS are gathered beside it),
@@ -269,7 +269,7 @@ UNMEASURED_AS = True
 # While UNMEASURED_AT, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AT = False, as for set V.
 CASES_AT = tomllib.loads((HERE / "heldout_at.toml").read_text())["case"]
-UNMEASURED_AT = True
+UNMEASURED_AT = False
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
