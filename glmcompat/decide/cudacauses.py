@@ -888,7 +888,7 @@ def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple
     if not _torch_seen(h, env):  # a program of its own (caffe, onnxruntime, a C++ binary) built against this major
         prog = _shown(who, env.version(who)) if who else "the program"
         # the nvidia-cudnn-cu11/-cu12 wheels begin at cuDNN 8, nvidia-nccl-cu11/-cu12 ship NCCL 2
-        n = int(_cudart_cuda(lib) or 0)
+        n = int((_cudart_cuda(lib) or "0").split(".")[0])  # its own major (cuDNN v2's libcudnn.so.6.5: 6)
         pip = (f", or pip install 'nvidia-{base}-cu12>={n},<{n + 1}'" if (base == "cudnn" and n >= 8) or base == "nccl"
                else "")
         return (f"{prog} was built against {name} (it links {lib}), and the loader finds no {name} library: {name} is "
