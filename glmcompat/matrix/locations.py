@@ -157,6 +157,24 @@ def read_bounded(path: str, limit: int = MAX_STORED) -> bytes | None:
     """The bytes of ``path`` when it is a regular file (not a link, a FIFO, a device, a directory) of at most ``limit``
     bytes; None otherwise or on any error. Never blocks and never reads more than ``limit + 1`` bytes, whatever the
     file turns into while it is read."""
+    got = _read_regular(path, limit)
+    return None if got is None else got[0]
+
+
+def seal_line(path: str) -> bytes | None:
+    """The first line of the stored entry ``path`` (its :func:`seal` line, the digest of its kind, key and payload) and
+    then the file's size in bytes, read as :func:`read_bounded` reads (a regular file only, never blocking), without its
+    payload; None where it has none. A process that already decoded and verified the payload of this very seal line, in
+    a file of this size, needs no more of the file (a truncated or grown one is read again and found broken)."""
+    got = _read_regular(path, MAX_STORED, first=len(_SEAL) + 41)
+    if got is None or not got[0].startswith(_SEAL) or not got[0].endswith(b"\n"):
+        return None
+    return got[0] + str(got[1]).encode()
+
+
+def _read_regular(path: str, limit: int, first: int = 0) -> tuple[bytes, int] | None:
+    """(the bytes of ``path``, or its first ``first`` bytes, and its size) where it is a regular file of at most ``limit``
+    bytes, opened without following a link and without blocking; None otherwise or on any error."""
     flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
              | getattr(os, "O_NOCTTY", 0))
     try:
@@ -167,6 +185,8 @@ def read_bounded(path: str, limit: int = MAX_STORED) -> bytes | None:
         st = os.fstat(fd)
         if (st.st_mode & 0o170000) != 0o100000 or st.st_size > limit:
             return None
+        if first:
+            return os.read(fd, first), st.st_size
         parts: list[bytes] = []
         left = limit + 1
         while left > 0:
@@ -176,34 +196,11 @@ def read_bounded(path: str, limit: int = MAX_STORED) -> bytes | None:
             parts.append(chunk)
             left -= len(chunk)
         data = b"".join(parts)
-        return data if len(data) <= limit else None  # it grew while read
+        return (data, st.st_size) if len(data) <= limit else None  # it grew while read
     except OSError:
         return None
     finally:
         os.close(fd)
-
-
-def seal_line(path: str) -> bytes | None:
-    """The first line of the stored entry ``path`` (its :func:`seal` line, the digest of its kind, key and payload) and
-    then the file's size in bytes, read as :func:`read_bounded` reads (a regular file only, never blocking), without its
-    payload; None where it has none. A process that already decoded and verified the payload of this very seal line, in
-    a file of this size, needs no more of the file (a truncated or grown one is read again and found broken)."""
-    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-             | getattr(os, "O_NOCTTY", 0))
-    try:
-        fd = os.open(path, flags)
-    except (OSError, ValueError, TypeError):
-        return None
-    try:
-        st = os.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000:
-            return None
-        head = os.read(fd, len(_SEAL) + 41)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return head + str(st.st_size).encode() if head.startswith(_SEAL) and head.endswith(b"\n") else None
 
 
 def read_stored(path: str, kind: str, key: str, limit: int = MAX_STORED) -> bytes | None:
