@@ -879,8 +879,25 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"{'a ' + pkg if pkg else 'an extension'} release built for {'numpy ' + np if np else 'the installed numpy'}")
 
 
+def _major_minor(version: str) -> str:
+    """A Python version's major.minor (``3.12`` of ``3.12.3``)."""
+    return ".".join(version.split(".")[:2])
+
+
+def _xformers_python(h: Hit) -> tuple[str, str]:
+    """The Python xformers was built for and the one running, where its warning's "Python" line says they differ in
+    major.minor (a wheel's _C is built for one CPython): ("3.12.3", "3.10.12"), else ("", "")."""
+    def read(group: str) -> str:  # the line after the PyTorch one: a later match of the signature (collected)
+        return h.groups.get(group) or next(iter(h.also.get(group, ())), "")
+    built, have = read("pyl_built"), read("pyl_have")
+    return (built, have) if built and have and _major_minor(built) != _major_minor(have) else ("", "")
+
+
 def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     built = h.groups.get("built") or h.groups.get("cut_built", "")
+    py_built, py_have = _xformers_python(h)
+    if py_built:
+        return _xformers_for_python(h, env, built, py_built, py_have)
     cuda = h.groups.get("cuda", "")
     # a message cut before its "(you have X)": the torch the log names is read from the very line that names the build
     have = h.groups.get("have", "")
@@ -907,6 +924,28 @@ def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         pick = (f"install the xformers release built for torch {_public(have)}"
                 + (f" from PyTorch's {label} index (the index torch {have} came from)" if label else ""))
     return cause, f"{pick}, or torch=={built}"
+
+
+def _xformers_for_python(h: Hit, env: Env, built: str, py_built: str, py_have: str) -> tuple[str, str]:
+    """xformers' warning naming another Python than the running one (its compiled _C is for that CPython), and the
+    torch as well where that differs too."""
+    have, ver = h.groups.get("have", ""), env.version("xformers")
+    pb, ph = _major_minor(py_built), _major_minor(py_have)
+    torch_differs = bool(built and have and built != have)
+    who = f"xformers{' ' + ver if ver else ''}"
+    cause = (f"{who} was built for Python {pb} ({py_built}), and Python {py_have} runs it: its compiled extension "
+             f"(xformers._C, built for CPython {pb}) does not load in Python {ph}, so its C++/CUDA operators are "
+             "disabled (a wheel built for another Python: installed by another interpreter, or copied into this "
+             "environment)")
+    pick = (f"install the xformers wheel for Python {ph} in the Python that runs (python{ph} -m pip install "
+            f"--force-reinstall {'xformers==' + ver if ver else 'xformers'}: pip picks the cp{ph.replace('.', '')} wheel), "
+            f"or run the Python {pb} it was built for")
+    if torch_differs:
+        cause += f"; it was also built for torch {built}, and torch {have} is installed"
+        pick = (f"install the xformers release built for torch {_public(have)} for Python {ph} in the Python that runs "
+                f"(python{ph} -m pip install --force-reinstall xformers, from the same PyTorch index as torch), or run "
+                f"Python {pb} with torch=={built}, the pair it was built for")
+    return cause, pick
 
 
 def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
