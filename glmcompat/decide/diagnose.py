@@ -1272,6 +1272,28 @@ BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
 
 
+# bitsandbytes 0.37-0.41's "CUDA SETUP: Loading binary .../libbitsandbytes_cpu.so...": the CPU library it loaded
+BNB_CPU_LOADED = "x_bnb_cpu_loaded"
+# bitsandbytes-cuda-setup's groups that read why no CUDA library was chosen (a binary looked for and not found, a
+# missing CUDA library, an old CUDA): where the log shows one, that reading stands over the CPU library's
+_BNB_CUDA_WHY = ("binary", "binary_nf", "cpu_lib", "x_bnb_lib", "x_bnb_lib2", "x_bnb_rt", "x_bnb_req", "x_bnb_src",
+                 "x_bnb_what", "x_bnb_detect", "x_bnb_failed", "x_bnb_old")
+
+
+def _bnb_cpu_loaded(out: list[Hit]) -> list[Hit]:
+    """The CPU library bitsandbytes loaded (its CUDA SETUP line) is the sharper reading of its generic warning ("compiled
+    without GPU support", bitsandbytes-cuda-setup's plain line): that hit is left out. Where bitsandbytes-cuda-setup
+    read why no CUDA library was chosen, that stands and the loading line is left out; alone (no warning, no failure
+    of bitsandbytes) the loading line is a CPU-only machine's ordinary start: left out."""
+    loaded = [o for o in out if o.id == "bitsandbytes-cpu-library" and BNB_CPU_LOADED in o.groups]
+    if not loaded:
+        return out
+    setup = [o for o in out if o.id == "bitsandbytes-cuda-setup"]
+    if setup and not any(g in o.groups for o in setup for g in _BNB_CUDA_WHY):
+        return [o for o in out if o.id != "bitsandbytes-cuda-setup"]
+    return [o for o in out if o not in loaded]
+
+
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
     """The vocabulary's break (:class:`glmcompat.model.causes.Break`) for an extension module of ``package`` that does
     not import, by the kind verify's extension probe gave its error (``numpy-abi``, ``torch-symbol``, ...), at the
@@ -1381,6 +1403,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [o for o in out if not (o.id == "source-build-failed" and o.line > first_error)]
     if any(o.id in VIRTUAL_PACKAGE for o in out):  # the solve failed on the machine's __cuda / __glibc, which it names
         out = [o for o in out if o.id != "conda-unsatisfiable"]
+    out = _bnb_cpu_loaded(out)
     for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
         lines = {o.line for o in out if o.id == sharp}
         out = [o for o in out if not (o.id in generic and o.line in lines)]
