@@ -879,8 +879,25 @@ def _numpy_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"{'a ' + pkg if pkg else 'an extension'} release built for {'numpy ' + np if np else 'the installed numpy'}")
 
 
+def _major_minor(version: str) -> str:
+    """A Python version's major.minor (``3.12`` of ``3.12.3``)."""
+    return ".".join(version.split(".")[:2])
+
+
+def _xformers_python(h: Hit) -> tuple[str, str]:
+    """The Python xformers was built for and the one running, where its warning's "Python" line says they differ in
+    major.minor (a wheel's _C is built for one CPython): ("3.12.3", "3.10.12"), else ("", "")."""
+    def read(group: str) -> str:  # the line after the PyTorch one: a later match of the signature (collected)
+        return h.groups.get(group) or next(iter(h.also.get(group, ())), "")
+    built, have = read("pyl_built"), read("pyl_have")
+    return (built, have) if built and have and _major_minor(built) != _major_minor(have) else ("", "")
+
+
 def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     built = h.groups.get("built") or h.groups.get("cut_built", "")
+    py_built, py_have = _xformers_python(h)
+    if py_built:
+        return _xformers_for_python(h, env, built, py_built, py_have)
     cuda = h.groups.get("cuda", "")
     # a message cut before its "(you have X)": the torch the log names is read from the very line that names the build
     have = h.groups.get("have", "")
@@ -907,6 +924,28 @@ def _xformers(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         pick = (f"install the xformers release built for torch {_public(have)}"
                 + (f" from PyTorch's {label} index (the index torch {have} came from)" if label else ""))
     return cause, f"{pick}, or torch=={built}"
+
+
+def _xformers_for_python(h: Hit, env: Env, built: str, py_built: str, py_have: str) -> tuple[str, str]:
+    """xformers' warning naming another Python than the running one (its compiled _C is for that CPython), and the
+    torch as well where that differs too."""
+    have, ver = h.groups.get("have", ""), env.version("xformers")
+    pb, ph = _major_minor(py_built), _major_minor(py_have)
+    torch_differs = bool(built and have and built != have)
+    who = f"xformers{' ' + ver if ver else ''}"
+    cause = (f"{who} was built for Python {pb} ({py_built}), and Python {py_have} runs it: its compiled extension "
+             f"(xformers._C, built for CPython {pb}) does not load in Python {ph}, so its C++/CUDA operators are "
+             "disabled (a wheel built for another Python: installed by another interpreter, or copied into this "
+             "environment)")
+    pick = (f"install the xformers wheel for Python {ph} in the Python that runs (python{ph} -m pip install "
+            f"--force-reinstall {'xformers==' + ver if ver else 'xformers'}: pip picks the cp{ph.replace('.', '')} wheel), "
+            f"or run the Python {pb} it was built for")
+    if torch_differs:
+        cause += f"; it was also built for torch {built}, and torch {have} is installed"
+        pick = (f"install the xformers release built for torch {_public(have)} for Python {ph} in the Python that runs "
+                f"(python{ph} -m pip install --force-reinstall xformers, from the same PyTorch index as torch), or run "
+                f"Python {pb} with torch=={built}, the pair it was built for")
+    return cause, pick
 
 
 def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1233,6 +1272,28 @@ BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
 
 
+# bitsandbytes 0.37-0.41's "CUDA SETUP: Loading binary .../libbitsandbytes_cpu.so...": the CPU library it loaded
+BNB_CPU_LOADED = "x_bnb_cpu_loaded"
+# bitsandbytes-cuda-setup's groups that read why no CUDA library was chosen (a binary looked for and not found, a
+# missing CUDA library, an old CUDA): where the log shows one, that reading stands over the CPU library's
+_BNB_CUDA_WHY = ("binary", "binary_nf", "cpu_lib", "x_bnb_lib", "x_bnb_lib2", "x_bnb_rt", "x_bnb_req", "x_bnb_src",
+                 "x_bnb_what", "x_bnb_detect", "x_bnb_failed", "x_bnb_old")
+
+
+def _bnb_cpu_loaded(out: list[Hit]) -> list[Hit]:
+    """The CPU library bitsandbytes loaded (its CUDA SETUP line) is the sharper reading of its generic warning ("compiled
+    without GPU support", bitsandbytes-cuda-setup's plain line): that hit is left out. Where bitsandbytes-cuda-setup
+    read why no CUDA library was chosen, that stands and the loading line is left out; alone (no warning, no failure
+    of bitsandbytes) the loading line is a CPU-only machine's ordinary start: left out."""
+    loaded = [o for o in out if o.id == "bitsandbytes-cpu-library" and BNB_CPU_LOADED in o.groups]
+    if not loaded:
+        return out
+    setup = [o for o in out if o.id == "bitsandbytes-cuda-setup"]
+    if setup and not any(g in o.groups for o in setup for g in _BNB_CUDA_WHY):
+        return [o for o in out if o.id != "bitsandbytes-cuda-setup"]
+    return [o for o in out if o not in loaded]
+
+
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
     """The vocabulary's break (:class:`glmcompat.model.causes.Break`) for an extension module of ``package`` that does
     not import, by the kind verify's extension probe gave its error (``numpy-abi``, ``torch-symbol``, ...), at the
@@ -1342,6 +1403,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [o for o in out if not (o.id == "source-build-failed" and o.line > first_error)]
     if any(o.id in VIRTUAL_PACKAGE for o in out):  # the solve failed on the machine's __cuda / __glibc, which it names
         out = [o for o in out if o.id != "conda-unsatisfiable"]
+    out = _bnb_cpu_loaded(out)
     for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
         lines = {o.line for o in out if o.id == sharp}
         out = [o for o in out if not (o.id in generic and o.line in lines)]

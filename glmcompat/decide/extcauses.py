@@ -316,6 +316,28 @@ def _bnb_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "build it from source for this CUDA")
 
 
+def _bnb_cpu(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """bitsandbytes-cpu-library where 0.37-0.41's CUDA SETUP line names the CPU library it loaded; None for the row's
+    other messages (the row's own text)."""
+    lib = h.groups.get("x_bnb_cpu_loaded", "")
+    if not lib:
+        return None
+    pkg, who = _who(h, env)
+    name = lib.replace("\\", "/").rsplit("/", 1)[-1]
+    torch = env.version("torch")
+    cpu_torch = torch.endswith("+cpu")
+    return (f"{who or 'bitsandbytes'} loaded its CPU library ({name}), so its GPU functions (8-bit optimizers, 8-bit "
+            "matmul, GPU quantization) are unavailable: releases 0.37-0.41 choose it where torch sees no GPU "
+            "(torch.cuda.is_available() is False" + (f": torch {torch} is a CPU-only build" if cpu_torch else "")
+            + ") or they find no libcuda.so / libcudart.so on the loader's paths (LD_LIBRARY_PATH, CONDA_PREFIX/lib, "
+            "/usr/local/cuda/lib64)",
+            ("install a CUDA build of torch (torch.cuda.is_available() must be True), then " if cpu_torch else
+             "make torch see the GPU (torch.cuda.is_available() must be True) and put the directory holding libcudart.so "
+             "on LD_LIBRARY_PATH, or ")
+            + f"install {pkg or 'bitsandbytes'} 0.43 or newer (it uses torch's own CUDA); `python -m bitsandbytes` "
+            "shows what it looked for")
+
+
 def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """cuda-toolkit-not-found where Numba's CUDA target finds no NVVM (the toolkit's compiler library)."""
     if "x_nvvm" not in h.groups and "x_libdevice" not in h.groups:
@@ -443,6 +465,7 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "version-requirement-unmet": _version_check,
     "cuda-lib-missing": _cuda_lib,
     "bitsandbytes-cuda-setup": _bnb_cuda,
+    "bitsandbytes-cpu-library": _bnb_cpu,
     "cuda-toolkit-not-found": _toolkit,
     "nvcc-unsupported-arch": _nvrtc_arch,
     "build-header-missing": _header,

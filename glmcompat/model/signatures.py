@@ -694,7 +694,7 @@ _TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_]
 # runs ninja for another package's extension), so a glue package its frames name (torch) is not the package being
 # built; a non-glue package's frames (the package's own setup or op builder) still name it
 BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
-COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include"})
+COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
