@@ -416,10 +416,19 @@ def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install a C++ compiler where the build runs (apt-get install g++ / build-essential, dnf install gcc-c++, "
                 "conda install -c conda-forge cxx-compiler) or point CXX at one, then build again")
     if "msvc" in h.groups:
-        return ("the build compiles C/C++ sources on Windows, and the Microsoft C++ Build Tools (MSVC 14.0 or newer, "
-                "its vcvarsall.bat) are not installed",
-                "install the Microsoft C++ Build Tools (the \"Desktop development with C++\" workload), or a release "
-                "with a Windows wheel for this Python")
+        ver = h.groups.get("msvc_ver", "")
+        said = (f"\"Microsoft Visual C++ {ver}{' or greater' if 'msvc_greater' in h.groups else ''} is required\""
+                if ver else "\"Unable to find vcvarsall.bat\"")
+        who = f"the build of {_shown(h.package, env.version(h.package))}" if h.package else "the build"
+        if ver.startswith("9."):  # Python 2.7's compiler (setuptools' msvc.py: version 9.0, aka.ms/vcpython27)
+            return (f"{who} compiles C/C++ sources on Windows for Python 2.7, and setuptools finds no Microsoft Visual "
+                    f"C++ {ver} compiler: {said}",
+                    "install the Microsoft Visual C++ Compiler for Python 2.7, or a release with a Windows wheel for this "
+                    "Python (or a Python 3 that has one)")
+        return (f"{who} compiles C/C++ sources on Windows, and setuptools finds no Microsoft C++ compiler: {said} (the "
+                f"Microsoft C++ Build Tools, MSVC {ver or '14.0'} or greater, and their vcvarsall.bat are not installed)",
+                "install the Microsoft C++ Build Tools (the \"Desktop development with C++\" workload), then build again "
+                "in a new shell, or install a release with a Windows wheel for this Python")
     nvcc = tool.rsplit("/", 1)[-1] == "nvcc"
     return (f"the build runs {tool}, which is not installed or not on PATH"
             + (": the CUDA toolkit's nvcc (CUDA_HOME/bin)" if nvcc else ": no C/C++ compiler in this environment"),

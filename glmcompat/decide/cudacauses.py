@@ -921,8 +921,33 @@ def _cudart_cuda(lib: str) -> str:
     return f"{major}.{minor}" if minor is not None and int(major) <= 10 else major
 
 
+# the CUDA runtime's DLL on Windows, named by its release up to CUDA 10 (cudart64_100.dll: CUDA 10.0, cudart64_90.dll:
+# 9.0) and by its major from CUDA 11 on (cudart64_110.dll for every 11.x, cudart64_12.dll): the toolkit's bin directory
+_CUDART_DLL = re.compile(r"cudart(?:64|32)_(?P<v>\d{2,3})\.dll", re.IGNORECASE)
+
+
+def _cudart_dll(h: Hit, env: Env, lib: str) -> tuple[str, str] | None:
+    """cudart-missing of a Windows DLL (tensorflow 1.x's self check "Could not find 'cudart64_100.dll'", its DSO loader's
+    "Could not load dynamic library 'cudart64_110.dll'"): the CUDA release it names, which no directory on PATH holds."""
+    m = _CUDART_DLL.search(lib)
+    if m is None:
+        return None
+    d = m.group("v")
+    want = f"{d[:-1]}.{d[-1]}" if int(d[:-1]) <= 10 else d[:-1] if d.endswith("0") and len(d) == 3 else d
+    want = h.groups.get("fx_cuda_need") or want
+    pkg = h.package if h.package and h.package != "torch" else ""
+    who = _shown(pkg, env.version(pkg)) if pkg else "the program"
+    return (f"{who} is built for CUDA {want} and loads its runtime {lib} at import, and no directory on PATH holds it: "
+            f"the CUDA {want} toolkit is not installed (another CUDA release's bin holds another cudart64_*.dll), or its "
+            "bin directory is not on PATH",
+            f"install the CUDA {want} toolkit (its bin directory, which holds {lib}, on PATH; then a new shell), or install "
+            f"the {pkg or 'package'} release built for the CUDA installed")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     lib = h.groups.get("library", "")
+    if (win := _cudart_dll(h, env, lib)) is not None:
+        return win
     want = _cudart_cuda(lib)
     if lib and not want:  # the bare development name (libcudart.so), which ctypes.CDLL("libcudart.so") and dlopen ask for
         who = h.package if h.package and h.package != "torch" else "the program"

@@ -27,7 +27,7 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, libcuda_of_a_build
-from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol,
+from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol, proc_not_found,
                                            runtime_driver)
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
@@ -1361,6 +1361,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
+        h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

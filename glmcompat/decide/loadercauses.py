@@ -268,6 +268,23 @@ def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"CUDA DLL directories from PATH; the Dependencies tool (lucasg/Dependencies) on {name if parts else 'that .pyd'} names the missing DLL")
 
 
+def proc_not_found(h: Hit, facts: Facts) -> Hit:
+    """torch-dll-load-failed where CPython's "DLL load failed while importing X" carries FormatMessage's text of
+    ERROR_PROC_NOT_FOUND (WinError 127, "The specified procedure could not be found"): the module's DLLs loaded and one
+    of them lacks a function the module imports, the Windows form of an undefined symbol: undefined-symbol of the
+    extension (the module's package, or the package its frames name for a private module such as _C). torch's own
+    modules, and the line without its reason (or with 126's, a dependent DLL missing), keep the row's reading."""
+    if h.id != "torch-dll-load-failed" or "dll_proc" not in h.groups or "dll" in h.groups:
+        return h
+    module = (h.groups.get("dll_from") or h.groups.get("dll_module", "")).split(".", 1)[0]
+    pkg = module_package(module) if module and not module.startswith("_") else h.package
+    row = next((r for r in facts.rows("signature") if r.id == "undefined-symbol"), None)
+    if not pkg or pkg == "torch" or row is None:
+        return h
+    return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source, package=pkg,
+                   groups={**h.groups, "win_proc": h.groups.get("dll_module", "") or module})
+
+
 def _bnb(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """bitsandbytes-cuda-setup where the log names the binary it looked for (its CUDA in the file name)."""
     binary = h.groups.get("binary") or h.groups.get("binary_nf", "")
@@ -666,5 +683,5 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
 }
 
 
-__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dyld_library", "dyld_symbol",
+__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dyld_library", "dyld_symbol", "proc_not_found",
            "runtime_driver"]

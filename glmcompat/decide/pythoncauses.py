@@ -357,6 +357,14 @@ def _uv_name(said: str) -> str:
     return canonicalize(name) if re.fullmatch(r"[A-Za-z0-9][\w.-]*", name) and said.strip() != "a package" else ""
 
 
+def _built(env: Env) -> str:
+    """The package pip (or uv) was building, as its own lines name it ("Failed building wheel for X", "Building wheel for
+    X", "Running setup.py install for X", its build directory); "" where none is named."""
+    named = (env.notes.get("build_failed") or env.notes.get("building") or "").strip().strip("`'")
+    name = re.split(r"==|[\s\[<>!~;@(,]", named, maxsplit=1)[0] if named else ""
+    return canonicalize(name) if name else ""
+
+
 def _uv_built(h: Hit, env: Env) -> str:
     """The project a uv build failure names: its hint's, its "Failed to build `X==v`", else the build the log names."""
     g = h.groups
@@ -599,6 +607,10 @@ PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     "cuda-not-available": lambda h, env: "torch",
     "torch-api-removed": lambda h, env: "torch",
     "mpi-lib-missing": _mpi_dist,
+    # a compiler the build runs missing (setuptools' "Microsoft Visual C++ 14.0 or greater is required", distutils'
+    # spawn): the package pip was building, not setuptools whose frames raise it; torch's and triton's own words keep
+    # their package
+    "build-tool-missing": lambda h, env: (_built(env) if h.groups.keys() & {"msvc", "compiler", "exec_compiler"} else ""),
     "build-isolation-no-torch": lambda h, env: (_uv_built(h, env) if any(
         k in h.groups for k in ("uv_iso_pkg", "uv_iso_old", "uv_step", "uv_built")) else _requirement(env)[0]),
 }

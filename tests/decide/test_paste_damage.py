@@ -67,7 +67,10 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 # the signatures a diagnosis derives from another's hit, not scanned themselves (-> the hit they are read from): torch's
 # own "no kernel image" (its CUDA check's tail, nothing else named) is torch-arch-unsupported (pythoncauses.arch_of_named_gpu)
 # a failed build in a log where torch found no CUDA runtime and no nvcc step shows is nvcc-missing (diagnose._no_toolkit)
-DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed"}
+# an extension module's "DLL load failed while importing X: The specified procedure could not be found" (WinError 127)
+# is undefined-symbol of X's package (loadercauses.proc_not_found)
+DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed",
+           "undefined-symbol": "torch-dll-load-failed"}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
@@ -410,7 +413,7 @@ def test_the_tables_hold_enough_messages_of_several_lines_or_sentences() -> None
 
 @pytest.mark.parametrize("m", SEVERAL, ids=message_id)
 def test_a_message_whose_head_was_cut_keeps_its_signature_where_the_rest_tells_it(m: dict[str, str]) -> None:
-    sid, lost = m["expect"], []
+    sid, lost = _scanned(m["expect"], _hits(m["text"])), []
     for rest in _rests(m["text"]):
         telling = _telling(rest, sid)
         if not telling or sid in _hits(rest):
