@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from packaging.version import InvalidVersion, Version
@@ -130,20 +131,29 @@ def harvest(ic: IndexClient, package: str, module: str, oldest: str) -> list[str
     for n, since in first.items():
         groups[(since, gone.get(n))].append(n)
     oldest_file, newest_file = got[0][1], got[-1][1]
-    lines = []
+
+    def source(since: str, until: str | None) -> str:
+        src = (f"{module}/__init__.py of every final release's wheel from {oldest_file} to {newest_file} (its lazy-import "
+               f"table and relative imports, read by scripts/harvest_exports.py): first in {package}-{since}")
+        if since == got[0][0]:
+            src += " (the oldest release read: there or earlier)"
+        return src + (f", absent from {package}-{until} on" if until else "")
+
+    return export_rows(package, module, groups, source)
+
+
+def export_rows(package: str, module: str, groups: dict[tuple[str, str | None], list[str]],
+                source: Callable[[str, str | None], str]) -> list[str]:
+    """The ``[[export]]`` rows of ``module``'s names grouped by (since, until), oldest first, each with its ``source``
+    (the one writer of these rows: this script's, harvest_torch_api.py's and harvest_flash_attn_api.py's)."""
+    lines: list[str] = []
     for (since, until), names in sorted(groups.items(), key=lambda kv: (Version(kv[0][0]), kv[0][1] or "")):
         lines += ["[[export]]", f'package = "{package}"', f'module = "{module}"', f'since = "{since}"']
         if until:
             lines.append(f'until = "{until}"')
         lines.append("names = [" + ", ".join(f'"{n}"' for n in sorted(names)) + "]")
         lines.append('evidence = "metadata"')
-        src = (f"{module}/__init__.py of every final release's wheel from {oldest_file} to {newest_file} (its lazy-import "
-               f"table and relative imports, read by scripts/harvest_exports.py): first in {package}-{since}")
-        if since == got[0][0]:
-            src += " (the oldest release read: there or earlier)"
-        if until:
-            src += f", absent from {package}-{until} on"
-        lines.append(f'source = "{src}"')
+        lines.append(f'source = "{source(since, until)}"')
         lines.append("")
     return lines
 

@@ -20,11 +20,13 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harvest_exports import export_rows  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
 from harvest_torch_api import bound  # noqa: E402  (a sibling script)
 
 OLDEST = "1.0.0"
@@ -53,6 +55,14 @@ def names_at(git: str, tag: str, path: str) -> set[str]:
     return {n for n in bound(r.stdout) if not n.startswith("_")}
 
 
+def _source(path: str, got: list[tuple[str, Version]], since: str, until: str | None) -> str:
+    src = (f"Dao-AILab/flash-attention {path} at every final release tag from {got[0][0]} to {got[-1][0]} (read by "
+           f"scripts/harvest_flash_attn_api.py): first at v{since}")
+    if since == str(got[0][1]):
+        src += " (the oldest tag read: there or earlier)"
+    return src + (f", absent from v{until} on" if until else "")
+
+
 def main(argv: list[str]) -> int:
     git = argv[1]
     got = tags(git)
@@ -77,23 +87,9 @@ def main(argv: list[str]) -> int:
         for n, since in first.items():
             if PUBLIC.fullmatch(n):
                 groups[(since, gone.get(n))].append(n)
-        for (since, until), ns in sorted(groups.items(), key=lambda kv: (Version(kv[0][0]), kv[0][1] or "")):
-            print("[[export]]")
-            print('package = "flash-attn"')
-            print(f'module = "{module}"')
-            print(f'since = "{since}"')
-            if until:
-                print(f'until = "{until}"')
-            print("names = [" + ", ".join(f'"{n}"' for n in sorted(ns)) + "]")
-            print('evidence = "metadata"')
-            src = (f"Dao-AILab/flash-attention {path} at every final release tag from {got[0][0]} to {got[-1][0]} (read by "
-                   f"scripts/harvest_flash_attn_api.py): first at v{since}")
-            if since == str(got[0][1]):
-                src += " (the oldest tag read: there or earlier)"
-            if until:
-                src += f", absent from v{until} on"
-            print(f'source = "{src}"')
-            print()
+        rows = export_rows("flash-attn", module, groups, partial(_source, path, got))
+        if rows:
+            print("\n".join(rows))
     return 0
 
 

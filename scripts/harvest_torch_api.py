@@ -25,12 +25,17 @@ import re
 import sys
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.edges.index import IndexClient
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip, WheelError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harvest_exports import export_rows  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
 
 # torch's dtypes are C objects (torch/csrc/utils/tensor_dtypes.cpp names each c10::ScalarType in lower case: Float8_e4m3fn
 # -> torch.float8_e4m3fn): a release has the dtypes of the ScalarType list its bundled header declares
@@ -254,11 +259,20 @@ def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | 
     return version, f.filename, have
 
 
+def _source(module: str, first_read: str, oldest_file: str, newest_file: str, since: str, until: str | None) -> str:
+    src = (f"{module.replace('.', '/')} (its .py file, or __init__.py, and submodules) of every final release's "
+           f"wheel from {oldest_file} to {newest_file} (read by scripts/harvest_torch_api.py): first in "
+           f"torch-{since}")
+    if since == first_read:
+        src += " (the oldest release read: there or earlier)"
+    return src + (f", absent from torch-{until} on" if until else "")
+
+
 def harvest(ic: IndexClient) -> list[str]:
     vs = releases(ic)
     with ThreadPoolExecutor(4) as pool:
         got = sorted(pool.map(lambda v: read(ic, v), vs), key=lambda r: Version(r[0]))
-    lines = []
+    lines: list[str] = []
     oldest_file, newest_file = got[0][1], got[-1][1]
     for module, (names, _) in TARGETS.items():
         first: dict[str, str] = {}
@@ -277,23 +291,9 @@ def harvest(ic: IndexClient) -> list[str]:
         for n in names:
             if n in first:
                 groups[(first[n], gone.get(n))].append(n)
-        for (since, until), ns in sorted(groups.items(), key=lambda kv: (Version(kv[0][0]), kv[0][1] or "")):
-            if since == oldest_told and since != got[0][0]:
-                continue  # in the oldest wheel that declares the module's names, and earlier wheels do not tell: unknown
-            lines += ["[[export]]", 'package = "torch"', f'module = "{module}"', f'since = "{since}"']
-            if until:
-                lines.append(f'until = "{until}"')
-            lines.append("names = [" + ", ".join(f'"{n}"' for n in sorted(ns)) + "]")
-            lines.append('evidence = "metadata"')
-            src = (f"{module.replace('.', '/')} (its .py file, or __init__.py, and submodules) of every final release's "
-                   f"wheel from {oldest_file} to {newest_file} (read by scripts/harvest_torch_api.py): first in "
-                   f"torch-{since}")
-            if since == got[0][0]:
-                src += " (the oldest release read: there or earlier)"
-            if until:
-                src += f", absent from torch-{until} on"
-            lines.append(f'source = "{src}"')
-            lines.append("")
+        # in the oldest wheel that declares the module's names, where earlier wheels do not tell: unknown, no row
+        told_groups = {k: ns for k, ns in groups.items() if not (k[0] == oldest_told and k[0] != got[0][0])}
+        lines += export_rows("torch", module, told_groups, partial(_source, module, got[0][0], oldest_file, newest_file))
     return lines
 
 
