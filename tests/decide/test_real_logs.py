@@ -272,6 +272,13 @@ CASES_AT = tomllib.loads((HERE / "heldout_at.toml").read_text())["case"]
 UNMEASURED_AT = False
 
 
+# every set's cases: what the fixture directory must hold, each thread once
+EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
+         + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
+         + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
+         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT)
+
+
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
     return [pytest.param(c, marks=pytest.mark.xfail(reason=str(c["known_miss"]), strict=True)) if "known_miss" in c
             else pytest.param(c, marks=pytest.mark.xfail(reason="set not yet measured", strict=False)) if unmeasured
@@ -484,30 +491,12 @@ def _score(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_fixture_log_is_a_case() -> None:
-    every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
-             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
-             + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
-             + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-             + CASES_AN + CASES_AO + CASES_AP
-             + CASES_AQ
-             + CASES_AR
-             + CASES_AS
-             + CASES_AT)
-    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in every)
+    assert sorted(p.name for p in (HERE / "logs").glob("*.log")) == sorted(str(c["log"]) for c in EVERY)
 
 
 def test_no_thread_is_in_two_cases() -> None:
     """A held-out set takes no thread already in a fixture: each owner/repo#number is one case."""
-    every = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
-             + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA
-             + CASES_AB + CASES_AC + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI
-             + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-             + CASES_AN + CASES_AO + CASES_AP
-             + CASES_AQ
-             + CASES_AR
-             + CASES_AS
-             + CASES_AT)
-    threads = [str(c["thread"]) for c in every]
+    threads = [str(c["thread"]) for c in EVERY]
     assert sorted(t for t in set(threads) if threads.count(t) > 1) == []
 
 
