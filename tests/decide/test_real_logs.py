@@ -271,12 +271,21 @@ UNMEASURED_AS = False
 CASES_AT = tomllib.loads((HERE / "heldout_at.toml").read_text())["case"]
 UNMEASURED_AT = False
 
+# heldout_au.toml: the set gathered as AU (typed as a notebook user: Google Colab, Kaggle, a JupyterLab server, a
+# SageMaker or Paperspace notebook, whose preinstalled torch/CUDA/NumPy a `!pip install` in a cell changes; sets AV and
+# AW are gathered beside it), frozen before `explain` ran on it, scored by test_real_log_au (`-k test_real_log_au`
+# selects it).
+# While UNMEASURED_AU, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AU = False, as for set V.
+CASES_AU = tomllib.loads((HERE / "heldout_au.toml").read_text())["case"]
+UNMEASURED_AU = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT)
+         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -472,6 +481,11 @@ def test_real_log_as(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AT, UNMEASURED_AT), ids=[str(c["log"]) for c in CASES_AT])
 def test_real_log_at(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_AU, UNMEASURED_AU), ids=[str(c["log"]) for c in CASES_AU])
+def test_real_log_au(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
