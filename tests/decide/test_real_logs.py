@@ -280,12 +280,20 @@ UNMEASURED_AT = False
 CASES_AU = tomllib.loads((HERE / "heldout_au.toml").read_text())["case"]
 UNMEASURED_AU = True
 
+# heldout_av.toml: the set gathered as AV (typed as a fine-tuning or training-stack user: unsloth, peft/LoRA, trl,
+# axolotl, accelerate, DeepSpeed, bitsandbytes QLoRA, Megatron, torchtune, a torchrun launch; sets AU and AW are gathered
+# beside it), frozen before `explain` ran on it, scored by test_real_log_av (`-k test_real_log_av` selects it).
+# While UNMEASURED_AV, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AV = False, as for set V.
+CASES_AV = tomllib.loads((HERE / "heldout_av.toml").read_text())["case"]
+UNMEASURED_AV = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU)
+         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -486,6 +494,11 @@ def test_real_log_at(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AU, UNMEASURED_AU), ids=[str(c["log"]) for c in CASES_AU])
 def test_real_log_au(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_AV, UNMEASURED_AV), ids=[str(c["log"]) for c in CASES_AV])
+def test_real_log_av(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
