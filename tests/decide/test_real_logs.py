@@ -278,7 +278,7 @@ UNMEASURED_AT = False
 # While UNMEASURED_AU, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AU = False, as for set V.
 CASES_AU = tomllib.loads((HERE / "heldout_au.toml").read_text())["case"]
-UNMEASURED_AU = True
+UNMEASURED_AU = False
 
 # heldout_av.toml: the set gathered as AV (typed as a fine-tuning or training-stack user: unsloth, peft/LoRA, trl,
 # axolotl, accelerate, DeepSpeed, bitsandbytes QLoRA, Megatron, torchtune, a torchrun launch; sets AU and AW are gathered
@@ -286,7 +286,7 @@ UNMEASURED_AU = True
 # While UNMEASURED_AV, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AV = False, as for set V.
 CASES_AV = tomllib.loads((HERE / "heldout_av.toml").read_text())["case"]
-UNMEASURED_AV = True
+UNMEASURED_AV = False
 
 # heldout_aw.toml: the set gathered as AW (typed as a user who pastes only an error code, number or identifier: a CUDA
 # error number, a soname, a mangled symbol fragment, an ABI or arch tag, a version pair; sets AU and AV are gathered
@@ -294,7 +294,7 @@ UNMEASURED_AV = True
 # While UNMEASURED_AW, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AW = False, as for set V.
 CASES_AW = tomllib.loads((HERE / "heldout_aw.toml").read_text())["case"]
-UNMEASURED_AW = True
+UNMEASURED_AW = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
