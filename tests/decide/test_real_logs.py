@@ -305,6 +305,15 @@ UNMEASURED_AW = False
 CASES_AX = tomllib.loads((HERE / "heldout_ax.toml").read_text())["case"]
 UNMEASURED_AX = True
 
+# heldout_ay.toml: the set gathered as AY (typed as a user of 3D or vision research ops: mmcv / mmdet / mmdet3d,
+# detectron2, pytorch3d, spconv, tiny-cuda-nn, gsplat / diff-gaussian-rasterization, nvdiffrast, open3d, kaolin,
+# MinkowskiEngine; sets AX and AZ are gathered beside it), frozen before `explain` ran on it, scored by test_real_log_ay
+# (`-k test_real_log_ay` selects it).
+# While UNMEASURED_AY, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AY = False, as for set V.
+CASES_AY = tomllib.loads((HERE / "heldout_ay.toml").read_text())["case"]
+UNMEASURED_AY = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -312,6 +321,8 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX)
+
+         + CASES_AY)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -527,6 +538,11 @@ def test_real_log_aw(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AX, UNMEASURED_AX), ids=[str(c["log"]) for c in CASES_AX])
 def test_real_log_ax(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_AY, UNMEASURED_AY), ids=[str(c["log"]) for c in CASES_AY])
+def test_real_log_ay(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
