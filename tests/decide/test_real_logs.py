@@ -296,12 +296,22 @@ UNMEASURED_AV = False
 CASES_AW = tomllib.loads((HERE / "heldout_aw.toml").read_text())["case"]
 UNMEASURED_AW = False
 
+# heldout_az.toml: the set gathered as AZ (typed as a scientific or graph ML user: PyTorch Geometric and its
+# torch-scatter/torch-sparse/pyg-lib wheels, DGL, cupy, numba's CUDA target, JAX beside torch, RAPIDS cudf/cugraph, a
+# conda-forge scientific env; sets AX and AY are gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_az (`-k test_real_log_az` selects it).
+# While UNMEASURED_AZ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AZ = False, as for set V.
+CASES_AZ = tomllib.loads((HERE / "heldout_az.toml").read_text())["case"]
+UNMEASURED_AZ = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
-         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW)
+         + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
+         + CASES_AZ)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -512,6 +522,11 @@ def test_real_log_av(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AW, UNMEASURED_AW), ids=[str(c["log"]) for c in CASES_AW])
 def test_real_log_aw(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_AZ, UNMEASURED_AZ), ids=[str(c["log"]) for c in CASES_AZ])
+def test_real_log_az(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
