@@ -314,6 +314,15 @@ UNMEASURED_AX = True
 CASES_AY = tomllib.loads((HERE / "heldout_ay.toml").read_text())["case"]
 UNMEASURED_AY = True
 
+# heldout_az.toml: the set gathered as AZ (typed as a scientific or graph ML user: PyTorch Geometric and its
+# torch-scatter/torch-sparse/pyg-lib wheels, DGL, cupy, numba's CUDA target, JAX beside torch, RAPIDS cudf/cugraph, a
+# conda-forge scientific env; sets AX and AY are gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_az (`-k test_real_log_az` selects it).
+# While UNMEASURED_AZ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_AZ = False, as for set V.
+CASES_AZ = tomllib.loads((HERE / "heldout_az.toml").read_text())["case"]
+UNMEASURED_AZ = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -323,6 +332,8 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AX)
 
          + CASES_AY)
+
+         + CASES_AZ)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -543,6 +554,11 @@ def test_real_log_ax(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AY, UNMEASURED_AY), ids=[str(c["log"]) for c in CASES_AY])
 def test_real_log_ay(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_AZ, UNMEASURED_AZ), ids=[str(c["log"]) for c in CASES_AZ])
+def test_real_log_az(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
