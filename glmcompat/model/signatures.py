@@ -65,10 +65,6 @@ class SignatureRow(Protocol):
     def source(self) -> str: ...
 
 
-def _compiled(signatures: Sequence[SignatureRow]) -> list[tuple[re.Pattern[str], SignatureRow]]:
-    return [(_compile(s.pattern), s) for s in signatures]
-
-
 # What a matcher derives from a pattern, kept per pattern text for the process: a log read in-process again (the API,
 # the tests) builds its matcher from these instead of parsing every signature anew (hundreds of patterns, more than
 # re's own cache holds). Pure functions of the text, so the memo cannot change an answer.
@@ -317,6 +313,80 @@ def _bare(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     return None if strict is None or form is None else (re.compile(strict, re.IGNORECASE), re.compile(form, re.IGNORECASE))
 
 
+@functools.lru_cache(maxsize=4096)
+def _backticked(pattern: str) -> bool:
+    """Whether :func:`_bare` has forms for ``pattern`` (both of :func:`unquoted`'s forms exist), without compiling them."""
+    return unquoted(pattern, strict=True) is not None and unquoted(pattern) is not None
+
+
+class _Lazy:
+    """A pattern compiled (by ``make``, memoized per pattern text) at its first search: a matcher holds hundreds of
+    signatures, and a log's lines hold the literals of a few, so most are never searched (compiling them all took most
+    of a short log's ``explain``)."""
+
+    __slots__ = ("_make", "_pattern", "_compiled")
+
+    def __init__(self, make: Callable[[str], re.Pattern[str]], pattern: str) -> None:
+        self._make, self._pattern = make, pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def search(self, text: str) -> re.Match[str] | None:
+        got = self._compiled
+        if got is None:
+            got = self._compiled = self._make(self._pattern)
+        return got.search(text)
+
+
+class _LazyPair:
+    """:func:`_bare`'s two forms of a pattern that has them (:func:`_backticked`), compiled at their first search."""
+
+    __slots__ = ("strict", "form")
+
+    def __init__(self, pattern: str) -> None:
+        self.strict = _Lazy(lambda p: _bare_forms(p)[0], pattern)
+        self.form = _Lazy(lambda p: _bare_forms(p)[1], pattern)
+
+
+def _bare_forms(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    forms = _bare(pattern)
+    if forms is None:  # pragma: no cover - a _LazyPair is made only for a pattern _backticked says has them
+        raise ValueError(pattern)
+    return forms
+
+
+class _LiteralIndex:
+    """Which of a list of literal tuples ``text`` holds one literal of, by each literal's first three characters: the
+    text's positions are each looked up once, where asking every tuple's ``w in text`` cost a search per literal per
+    line (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text for w in
+    need)}``; a literal under three characters is asked as before."""
+
+    __slots__ = ("_by_head", "_short")
+
+    def __init__(self, needs: Sequence[tuple[str, ...]]) -> None:
+        self._by_head: dict[str, list[tuple[str, int]]] = {}
+        self._short: list[tuple[str, int]] = []
+        for i, need in enumerate(needs):
+            for w in dict.fromkeys(need):
+                if len(w) >= 3:
+                    self._by_head.setdefault(w[:3], []).append((w, i))
+                else:
+                    self._short.append((w, i))
+
+    def of(self, text: str) -> set[int]:
+        out = {i for w, i in self._short if w in text}
+        get, by_head = self._by_head.get, self._by_head
+        if len(by_head) * 2 < len(text):  # a long text: each head searched for, not each position looked up
+            for head, entries in by_head.items():
+                if head in text:
+                    out.update(i for w, i in entries if i not in out and w in text)
+            return out
+        for p in range(len(text) - 2):
+            found = get(text[p:p + 3])
+            if found:
+                out.update(i for w, i in found if i not in out and text.startswith(w, p))
+        return out
+
+
 @functools.lru_cache(maxsize=8)
 def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern that finds any of ``words`` (:func:`_gate_word`'s forms), written as a trie: the words that start
@@ -363,17 +433,16 @@ class _Matcher:
 
     def __init__(self, signatures: Sequence[SignatureRow]) -> None:
         self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
-        self.keyed: list[tuple[re.Pattern[str], SignatureRow, tuple[str, ...]]] = []
-        self.loose: list[tuple[re.Pattern[str], SignatureRow]] = []
-        self.bare: list[tuple[re.Pattern[str], re.Pattern[str]] | None] = []  # each keyed signature's unquoted form (None: it quotes no backtick)
-        for pat, sig in _compiled(signatures):
+        self.keyed: list[tuple[_Lazy, SignatureRow, tuple[str, ...]]] = []
+        self.loose: list[tuple[_Lazy, SignatureRow]] = []
+        self._bare: dict[int, _LazyPair | None] = {}  # keyed signatures' unquoted forms, as asked (:meth:`bare`)
+        for sig in signatures:
             need = required_literals(sig.pattern)
             if need is None:
-                self.always.append((pat, sig))
-            else:
-                self.keyed.append((pat, sig, need))
-                self.loose.append((_loose(sig.pattern), sig))
-                self.bare.append(_bare(sig.pattern))
+                self.always.append((_compile(sig.pattern), sig))
+            else:  # searched only on a line that holds one of its literals: compiled then, not for every log
+                self.keyed.append((_Lazy(_compile, sig.pattern), sig, need))
+                self.loose.append((_Lazy(_loose, sig.pattern), sig))
         # the keyed signatures that tell their message by a capital, a class of capitals alone (the driver API's
         # "cu[A-Z]": cuGreenCtxStreamCreate, not cudnnGetLastErrorString): a line without capitals tells them nothing
         self.cased = frozenset(i for i, (_, sig, _) in enumerate(self.keyed)
@@ -384,6 +453,8 @@ class _Matcher:
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
         self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
+        self.holding = _LiteralIndex(self.folded)
+        self.holding_bare = _LiteralIndex(self.stripped)
         # a line the paste cut inside a signature's literal (a post or a stored thread that stops mid-message: "ImportError:
         # libcudnn.so.8: cannot open shared object " and the line ends): each word-boundary head of a literal of three
         # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
@@ -447,6 +518,14 @@ class _Matcher:
             hit = self._recent[line] = self._found(line, (gated, near))
         return list(hit)
 
+    def bare(self, i: int) -> _LazyPair | None:
+        """The ``i``-th keyed signature's unquoted forms (:func:`_bare`; None: it quotes no backtick), made at the first
+        line that asks (a line whose backticks Markdown ate, holding one of its literals)."""
+        if i not in self._bare:
+            pattern = self.keyed[i][1].pattern
+            self._bare[i] = _LazyPair(pattern) if _backticked(pattern) else None
+        return self._bare[i]
+
     def _near(self, line: str, keep: bool = True) -> tuple[bool, frozenset[int]]:
         """Whether the gate lets ``line`` through, and the signatures with a literal in it (folded); kept for the last
         lines with ``keep``."""
@@ -456,7 +535,7 @@ class _Matcher:
                 got = (False, frozenset())
             else:
                 text = _fold(line)
-                got = (True, frozenset(i for i, need in enumerate(self.folded) if any(w in text for w in need)))
+                got = (True, frozenset(self.holding.of(text)))
             if keep:
                 if len(self._nears) >= 64:
                     self._nears.clear()
@@ -475,9 +554,9 @@ class _Matcher:
             keyed = keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
             if not keyed:  # a line whose backticks Markdown ate: the signatures that quote with one, their quotes optional
                 bare = _strip(line)
-                keyed = [(m, self.keyed[i][1]) for i, need in enumerate(self.stripped)
-                         if (forms := self.bare[i]) is not None and any(w in bare for w in need)
-                         and (m := forms[0].search(line) or forms[1].search(line)) is not None]
+                keyed = [(m, self.keyed[i][1]) for i in sorted(self.holding_bare.of(bare))
+                         if (forms := self.bare(i)) is not None
+                         and (m := forms.strict.search(line) or forms.form.search(line)) is not None]
             out += keyed
         fixed = rebroken(line)
         for m, sig in self._rebroken(line, fixed):  # a signature that reads the line with its lost breaks put back
@@ -536,7 +615,7 @@ class _Matcher:
             return []
         text, spots, _ = fixed
 
-        def counted(pat: re.Pattern[str]) -> re.Match[str] | None:
+        def counted(pat: re.Pattern[str] | _Lazy) -> re.Match[str] | None:
             m = pat.search(text)
             if m is None or not (any(m.start() <= at <= m.end() for at in spots) or pat.search(line) is None):
                 return None
@@ -565,7 +644,7 @@ class _Matcher:
         folded = _fold(text)
         for whole, at in dict.fromkeys((text + rest, len(text) - len(head)) for head, rest in heads if folded.endswith(head)):
             low = _fold(whole)
-            near = [i for i, need in enumerate(self.folded) if any(w in low for w in need)]
+            near = sorted(self.holding.of(low))
             for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
                 got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None and m.start() < at]
                 if got:
