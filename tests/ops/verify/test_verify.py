@@ -9,6 +9,7 @@ is real too, and the static verdict must agree with it. No torch is needed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -279,21 +280,42 @@ def test_torchao_mismatch_is_a_warning(tmp_path: Path) -> None:
                                  "probes": ["abi:torchao", "import:torchao"], "agree": True}
 
 
+GPU_KERNEL = ("__global__ void k(float* x) { x[threadIdx.x] += 1.0f; }\n"
+              'extern "C" void launch(float* x) { k<<<1, 32>>>(x); }\n')
+GPU_FLAGS = ["-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_120a,code=sm_120a", "-lc10",
+             "-Xlinker", "-rpath,$ORIGIN/../torch/lib", "-Xlinker", f"--undefined={CHECK_FAIL}"]
+
+
+def _sm120a_image(tmp_path_factory: pytest.TempPathFactory, libc10: Path) -> Path:
+    """The extension with only sm_120a SASS, linked against ``libc10`` (the fake torch's): built by the real nvcc once
+    per kernel, flags, libc10 and nvcc, and kept for later sessions as tests/readers/test_fatbin.py keeps its
+    libraries (nvcc takes about 2 s of CPU; its bytes for the same inputs are the library every run would build)."""
+    from tests.readers.test_fatbin import _built  # lazy: the nvcc keeper, only for this test
+
+    lib = libc10.read_bytes()
+
+    def build(d: Path) -> Path:
+        (d / "torch" / "lib").mkdir(parents=True)
+        (d / "torch" / "lib" / "libc10.so").write_bytes(lib)
+        (d / "k.cu").write_text(GPU_KERNEL)
+        out = d / "image.so"
+        subprocess.run(["nvcc", *GPU_FLAGS[:5], "-o", str(out), str(d / "k.cu"), "-L", str(d / "torch" / "lib"),
+                        *GPU_FLAGS[5:]], check=True, capture_output=True)
+        return out
+
+    return _built(tmp_path_factory, [GPU_KERNEL, GPU_FLAGS, hashlib.sha256(lib).hexdigest()], "image.so", build)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is needed to build a real fatbin")
-def test_gpu_code_against_target(tmp_path: Path) -> None:
+def test_gpu_code_against_target(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """An extension with only sm_120a SASS: runs on sm120, not on sm90 (judged against --target)."""
     site = tmp_path / "site"
     site.mkdir()
     make_torch(site, "2.10.0")
     make_ext(site, "torchvision", "0.25.0", NEW_LOGGER, ["torch==2.10.0"])
-    cu = tmp_path / "k.cu"
-    cu.write_text("__global__ void k(float* x) { x[threadIdx.x] += 1.0f; }\n"
-                  'extern "C" void launch(float* x) { k<<<1, 32>>>(x); }\n')
     so = site / "torchvision" / "image.so"
-    subprocess.run(["nvcc", "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_120a,code=sm_120a",
-                    "-o", str(so), str(cu), "-L", str(site / "torch" / "lib"), "-lc10", "-Xlinker", "-rpath,$ORIGIN/../torch/lib",
-                    "-Xlinker", f"--undefined={CHECK_FAIL}"], check=True, capture_output=True)
+    shutil.copyfile(_sm120a_image(tmp_path_factory, site / "torch" / "lib" / "libc10.so"), so)
     on90 = run(Options(paths=[str(site)], no_gpu=True, target="sm90", timeout=30)).to_json()
     gc = probe(on90, "gpu-code:torchvision")
     assert gc["status"] == "failed" and "sm_120a" in gc["error"] and "sm_90" in gc["error"]
