@@ -34,9 +34,9 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
-from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, isolated_torch,
-                                          named_gpu, runs_on_sm,
-                                          optional_missing)
+from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
+                                           isolated_torch, known_distributions, module_distribution, named_gpu,
+                                           runs_on_sm, optional_missing)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -400,6 +400,53 @@ def _libstdcxx(h: Hit) -> tuple[str, str]:
             "or conda install -c conda-forge libstdcxx-ng); `strings <libstdc++.so.6> | grep GLIBCXX` lists what one has")
 
 
+def _asked_for(facts: Facts, importer: str, have: str, dist: str) -> str:
+    """The requirement on ``dist`` that the installed ``importer`` release's metadata states, where the matrix holds it
+    (its [[release]] row at that version, else its [[requires]] rows): ``triton==3.1.0``; "" where none does."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: only a missing module needs it
+
+    pub = _public(have) if have else ""
+    for r in facts.rows("release"):
+        if r.package == importer and pub and r.version == pub:
+            for q in r.requirements():
+                if canonicalize(q.name) == dist and q.specifier:
+                    return f"{dist}{q.specifier}"
+    for row in facts.rows("requires"):
+        try:
+            req = Requirement(row.requires)
+        except InvalidRequirement:
+            continue
+        if row.package == importer and canonicalize(req.name) == dist and req.specifier and (
+                not pub or _v(pub) is None or SpecifierSet(row.versions).contains(pub, prereleases=True)):
+            return f"{dist}{req.specifier}"
+    return ""
+
+
+def _imported_missing(h: Hit, env: Env, facts: Facts, mod: str, dist: str) -> tuple[str, str] | None:
+    """``No module named 'm'`` raised in an installed distribution's own frame (a file under site-packages, a Cython
+    module's init, a distribution's file in a source checkout) for a distribution the matrix knows: the importing
+    package needs it at import and it is not installed (a dependency it does not declare or makes optional, an install
+    with --no-deps). None for any other frame (the user's script or notebook cell: their own module, a typo) or a module
+    of no distribution the matrix knows."""
+    module = importing_module(h.groups, facts)
+    if not module or dist not in known_distributions(facts):
+        return None
+    importer = module_distribution(module)
+    if not importer or importer == dist:
+        return None  # the package's own module missing (a broken install), not another package's
+    have = env.version(importer)
+    who = _shown(importer, have)
+    want = _asked_for(facts, importer, have, dist)
+    where = f" ({module})" if module != importer.replace("-", "_") else ""
+    named = f" (the log's {mod} is {dist})" if canonicalize(mod) != dist else ""
+    compiler = " (its inductor, torch.compile's backend, compiles GPU kernels with it)" if "inductor" in module else ""
+    return (f"{who}{where} imports {mod} at import, and no {dist} is installed in the Python that runs{named}: {importer} "
+            f"needs {dist}{compiler}" + (f" ({want}, its Requires-Dist)" if want else "") + ", and the install left it "
+            "out (a dependency it does not declare or makes optional, an install with --no-deps, or another environment's pip)",
+            f"install {want or dist} in the Python that runs (python -m pip install '{want or dist}')"
+            + ("" if want else f"; where {importer} declares a release of it, `pip show {importer}` lists it (Requires-Dist)"))
+
+
 def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """``No module named 'm'`` for a top-level module of a companion the matrix tracks (an engine's [[requires]] rows,
     its kernels, torch's families); None for any other module: that is no failure of the stack this reads."""
@@ -461,7 +508,7 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"install {dist} built for the installed torch and CUDA with the Python that runs (its prebuilt wheel for "
                 f"that torch, or pip install {dist} --no-build-isolation to compile it against the installed torch)")
     if not dist or (not needs and dist not in facts.kernel_packages() | facts.family_packages()):
-        return None
+        return _imported_missing(h, env, facts, mod, dist) if dist else None
     by = ", ".join(f"{p} {env.version(p)}".rstrip() for p in needs)
     want = "; ".join(f"{p} requires {dist}{' or '.join(s[:2])}" for p, s in needs.items())
     floor = h.groups.get("min_version", "").strip()
@@ -999,16 +1046,6 @@ def _triton(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     torch, have = env.version("torch"), env.version("triton")
     pins = [r for r in facts.rows("release") if r.package == "torch" and torch and r.version == _public(torch)]
     want = next((t.split("==", 1)[1] for r in pins for t in r.requires if t.startswith("triton==")), "")
-    if "inductor_missing" in h.groups:  # "No module named 'triton'": torch's own import of it (its inductor) only
-        frame = h.groups.get("frame", "")
-        if frame != "torch" and "inductor" not in frame:
-            return None  # the user's or another package's import of triton: no frame of torch's shows it
-        pin = f"triton=={want}" if want else "the triton release the installed torch pins (`pip show torch` lists it under Requires-Dist)"
-        return (f"{_shown('torch', torch)}'s inductor (torch.compile's GPU backend) imports triton, and no triton is "
-                "installed: torch's Linux CUDA wheels require the triton release they pin, which a CPU-only torch, an "
-                "install with --no-deps, a platform torch pins none for (Windows, macOS) or a removed triton lacks",
-                f"install {pin}{' (pip install ' + repr(pin) + ')' if want else ''}, or reinstall torch's CUDA wheel "
-                "with its dependencies; or run without torch.compile (TORCHDYNAMO_DISABLE=1)")
     name = h.groups.get("name") or h.groups.get("attr") or h.groups.get("tattr") or ""
     where = (f"triton's {h.groups['tclass']} class" if h.groups.get("tclass") else
              "triton" + (h.groups.get("module") or h.groups.get("attr_module") or ""))
@@ -1249,7 +1286,6 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
            "driver-too-old": ("ngc_status",),
            "extension-not-built": ("x_origin",),
-           "triton-torch-mismatch": ("inductor_missing",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
@@ -1257,7 +1293,9 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # a removal that old code meets, named on its line -> the generic signatures that read the same line less sharply: torch
 # 1.11's removed THC headers (a missing header, build-header-missing), torch's removed torch.utils.ffi module (a
 # companion's missing submodule, companion-too-old)
-SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"})}
+SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"}),
+              # a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
+              "pkg-resources-removed": frozenset({"package-not-installed"})}
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
 DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})

@@ -22,7 +22,7 @@ from glmcompat.decide.logenv import v
 from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize, product_key
-from glmcompat.model.signatures import GLUE, Hit, module_package
+from glmcompat.model.signatures import GLUE, Hit, module_package, name_tables
 
 _INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
 
@@ -188,6 +188,74 @@ def _removed_at(row: Export, name: str, module: str, dist: str, have: str, who: 
             f"written against an older {dist}; the import fails in {dist}, not in the importing package",
             f"install {dist}<{gone} (pip install '{dist}<{gone}'), or upgrade {who or 'the importing package'} to a "
             f"release written for {dist} {gone} or later (one that no longer imports {name})")
+
+
+# the file a frame runs under an installed distribution's directory (site-packages, dist-packages), and the suffixes of a
+# module's file (source, Cython source, bytecode, an extension module of any ABI tag)
+_UNDER_SITE = re.compile(r"(?:site|dist)-packages[\\/](?P<rel>[^\s\"<>:]{1,400})$")
+_MODULE_FILE = re.compile(r"\.(?:py|pyx|pxd|pyc|pyi)$|\.(?:cpython-[\w-]{1,60}|abi3|cp\d{2,3}-[\w-]{1,60})?\.(?:so|pyd)$")
+_DOTTED = re.compile(r"[A-Za-z_][\w]{0,80}(?:\.[A-Za-z_][\w]{0,80}){0,20}")
+
+
+def _dotted(rel: str) -> str:
+    """The module a file path names relative to its import root (``torch/_dynamo/utils.py`` -> ``torch._dynamo.utils``,
+    ``pkg/__init__.py`` -> ``pkg``); "" where a part is no identifier."""
+    parts = [p for p in re.split(r"[\\/]", _MODULE_FILE.sub("", rel)) if p]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    name = ".".join(parts)
+    return name if parts and _DOTTED.fullmatch(name) else ""
+
+
+def module_distribution(module: str) -> str:
+    """The distribution a dotted module belongs to: its longest prefix a [[module]] row lists (``cuda.bindings.nvml`` ->
+    cuda-bindings, a namespace package's part), else its top-level module's (:func:`module_package`)."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        if (found := name_tables().modules.get(".".join(parts[:n]))) is not None:
+            return found
+    return module_package(parts[0])
+
+
+def known_distributions(facts: Facts) -> frozenset[str]:
+    """The distributions the matrix knows: the stack's companions (:func:`companions`), what a release row requires, the
+    [[module]], [[compiled]], [[export]] and [[signature_package]] rows' packages."""
+    out = set(companions(facts))
+    out.update(canonicalize(q.name) for r in facts.rows("release") for q in r.requirements())
+    out.update(r.package for r in facts.rows("release"))
+    out.update(r.package for r in facts.rows("module"))
+    out.update(p for r in facts.rows("compiled") for p in r.packages)
+    out.update(r.package for r in facts.rows("export"))
+    out.update(r.package for r in facts.rows("signature_package"))
+    return frozenset(canonicalize(p) for p in out)
+
+
+def importing_module(groups: Mapping[str, str], facts: Facts) -> str:
+    """The module whose code made the failing import, where it is an installed distribution's own: the traceback's last
+    frame (``frame_file`` / ``frame_func``) runs a file under site-packages, a Cython module's init (``in init pkg.mod``,
+    its .pyx path relative to the import root), or a distribution's own file in a source checkout (a directory named as
+    a module of a distribution the matrix knows, with the file in a package below it, or in its __init__.py); "" for any
+    other frame (a user's script, a notebook cell, the REPL, the standard library) or none."""
+    path, func = groups.get("frame_file", ""), groups.get("frame_func", "")
+    if func.startswith("init ") and _DOTTED.fullmatch(name := func[5:].strip()):
+        return name  # Cython's module init frame names the module
+    if (m := _UNDER_SITE.search(path)) is not None:
+        return _dotted(m.group("rel"))
+    if path.endswith(".pyx") and not re.match(r"[\\/~]|[A-Za-z]:", path):
+        return _dotted(path)  # a compiled module's source path, relative to its import root
+    if not re.match(r"[\\/~]|[A-Za-z]:", path) or not path.endswith(".py"):
+        return ""
+    parts = [p for p in re.split(r"[\\/]", path) if p]
+    known = known_distributions(facts)
+    for i in range(len(parts) - 2, -1, -1):  # the innermost directory that is a known distribution's module
+        listed = name_tables().modules.get(parts[i])
+        if (listed or module_package(parts[i])) not in known:
+            continue
+        below = len(parts) - i - 1  # the file and the directories between
+        if below >= 2 or parts[-1] == "__init__.py" or (i > 0 and parts[i - 1] == parts[i]):
+            return _dotted("/".join(parts[i:]))
+        return ""
+    return ""
 
 
 def optional_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
@@ -633,5 +701,5 @@ PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), 
                   "nvcc-missing": ("ds_cuda_call",), "python-stdlib-removed": ("py_attr", "py_name2")}
 
 
-__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "isolated_torch", "named_gpu", "runs_on_sm",
-           "optional_missing"]
+__all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "importing_module",
+           "isolated_torch", "known_distributions", "module_distribution", "named_gpu", "runs_on_sm", "optional_missing"]

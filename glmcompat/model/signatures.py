@@ -775,6 +775,18 @@ _TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_]
 BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
+# a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
+# traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
+# pkg.mod'), IPython 8's "File <path>:N, in <func>" and IPython 7's "<path> in <func>", and a notebook cell's or REPL's
+# own ("Cell In[3], line 1", "<ipython-input-3-...> in <module>", "Input In [3], in <cell line: 1>"): the last one before
+# an error is where the failing statement ran (frame_file / frame_func), read by the decisions that need the importing
+# code, not only an installed package's (the "frame" group)
+_FRAME_LINE = re.compile(r'^\s{0,12}(?:File "(?P<file>[^"\n]{1,400})", line \d{1,7}(?:, in (?P<func>[^\n]{1,200}))?'
+                         r'|File (?P<ifile>[^\s"]{1,400}?):\d{1,7}(?:, in (?P<ifunc>[^\n]{1,200}))?'
+                         r'|(?P<ofile>[~/][^\s"]{1,400}\.pyx?) in (?P<ofunc>\S[^\n]{0,200})'
+                         r'|(?P<cell>Cell In ?\[\d{1,6}\]|Input In ?\[\d{1,6}\]|<ipython-input-[^>\n]{1,80}>))')
+# lines an IPython frame shows after its head (its numbered context lines, "---> N" at the failing one) before the error
+FRAME_CONTEXT = 12
 
 _VERSION = r"v?(?P<ver>\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?(?:\+[A-Za-z0-9.]{1,40})?)"
 _DISTS = (r"(?P<name>torch(?:vision|audio|ao)?|pytorch|sgl[-_]kernel|sglang[-_]kernel|sglang|vllm|"
@@ -1431,6 +1443,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     importing: tuple[int, str] = (0, "")
     typed: tuple[int, str] = (0, "")  # the last top-level import statement (_TOP_IMPORT)
     frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
+    framed: tuple[int, str, str, int] = (0, "", "", 0)  # the last frame line of any file: (line, file, function, its reach)
     for n, raw in lines:
         if not raw or raw.isspace():
             continue
@@ -1444,6 +1457,16 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         if own and line.lstrip().startswith('File "'):
             frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
+        if ("File" in line or " in " in line or "In" in line) and (fl := _FRAME_LINE.match(line)) is not None:
+            if fl.group("cell"):
+                framed = (n, fl.group("cell"), "", FRAME_CONTEXT)
+            elif fl.group("file"):
+                # (no ", in <func>": IPython's frame as glmcompat.decide.pasted rewrites it, its context lines after it)
+                framed = (n, fl.group("file"), (fl.group("func") or "").strip(),
+                          IMPORT_GAP + 1 if fl.group("func") else FRAME_CONTEXT)
+            else:
+                framed = (n, fl.group("ifile") or fl.group("ofile") or "",
+                          (fl.group("ifunc") or fl.group("ofunc") or "").strip(), FRAME_CONTEXT)
         found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, s2 in found if s2.id not in YIELDS])]
@@ -1456,6 +1479,10 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 groups["importing"] = importing[1]  # the import statement the error ends
             if frame[1] and 0 < n - frame[0] <= IMPORT_GAP + 1:
                 groups["frame"] = frame[1]  # the package whose code the traceback's last frame runs (the importing one)
+            if framed[1] and 0 < n - framed[0] <= framed[3]:
+                groups["frame_file"] = framed[1]  # the file the traceback's last frame runs, whoever's it is
+                if framed[2]:
+                    groups["frame_func"] = framed[2]
             if typed[1] and 0 < n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
                 groups["typed_import"] = typed[1]  # the top-level import statement the error follows, no frame between
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (

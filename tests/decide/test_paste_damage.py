@@ -50,7 +50,7 @@ def _unquote(value: str) -> str:
     return value.translate(str.maketrans({q: None for q in QUOTES}))
 
 
-CONTEXT = {"named_by", "frame", "importing"}  # groups a hit takes from the lines around it, not from its message
+CONTEXT = {"named_by", "frame", "importing", "frame_file", "frame_func"}  # groups a hit takes from the lines around it, not from its message
 
 
 def _words(h: Hit) -> tuple[tuple[tuple[str, str], ...], str, str]:
