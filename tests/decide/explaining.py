@@ -3,6 +3,7 @@ the log lines it echoes), and the one assertion of a diagnosis (exit 1, the sign
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
@@ -104,3 +105,9 @@ def table(*names: str) -> list[dict[str, object]]:
 def message_id(m: dict[str, object], width: int = 50) -> str:
     """A table message's test id: its library and the head of its text."""
     return f"{m['library']}:{str(m['text'])[:width]}"
+
+
+def row_id(m: dict[str, object]) -> str:
+    """A table message's name as a row of a folded test where several share a :func:`message_id`: that id and the
+    first 8 hex digits of the sha1 of its text."""
+    return f"{message_id(m)}#{hashlib.sha1(str(m['text']).encode()).hexdigest()[:8]}"
