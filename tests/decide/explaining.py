@@ -3,9 +3,11 @@ the log lines it echoes), and the one assertion of a diagnosis (exit 1, the sign
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -37,6 +39,37 @@ def unclaimed(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     """What explain says of ``text``, asserted to be no diagnosis (exit 0, no known failure signature)."""
     code, out = explain(text, tmp_path, capsys)
     assert code == 0 and "no known failure signature" in out, out
+
+
+T = TypeVar("T")
+
+
+def each_row(rows: Iterable[tuple[str, T]], check: Callable[[T], object], undone: Collection[str] = ()) -> None:
+    """``check`` on every row of a table (its name, the row), all in one test: the rows whose check fails (an assertion
+    or any other error, as the row's own test would fail) must be exactly the ``undone`` ones, by name (each a strict
+    expected failure: left undone, with its reason beside its record). One assertion names every row that fails
+    unexpectedly (with its error), every undone row that now passes (its record to drop), and every undone name that
+    is no row's."""
+    names: list[str] = []
+    failed: dict[str, str] = {}
+    fixed: list[str] = []
+    for name, row in rows:
+        names.append(name)
+        try:
+            check(row)
+        except Exception as e:  # every row's failure is reported, not only the first
+            if name not in undone:
+                failed[name if name not in failed else f"{name} (#{names.count(name)})"] = f"{type(e).__name__}: {e}"
+        else:
+            if name in undone:
+                fixed.append(name)
+    stale = sorted(set(undone) - set(names))
+    assert names, "no rows"
+    report = [f"{len(failed)} of {len(names)} rows fail:"] if failed else []
+    report += [f"--- {name}\n{error[:3000]}" for name, error in failed.items()]
+    report += [f"recorded as left undone but passes now (drop its record): {name}" for name in fixed]
+    report += [f"recorded as left undone but no row of the table: {name}" for name in stale]
+    assert not report, "\n".join(report)
 
 
 RAISE_SITES = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites"
@@ -72,3 +105,9 @@ def table(*names: str) -> list[dict[str, object]]:
 def message_id(m: dict[str, object], width: int = 50) -> str:
     """A table message's test id: its library and the head of its text."""
     return f"{m['library']}:{str(m['text'])[:width]}"
+
+
+def row_id(m: dict[str, object]) -> str:
+    """A table message's name as a row of a folded test where several share a :func:`message_id`: that id and the
+    first 8 hex digits of the sha1 of its text."""
+    return f"{message_id(m)}#{hashlib.sha1(str(m['text']).encode()).hexdigest()[:8]}"

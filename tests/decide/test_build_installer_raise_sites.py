@@ -5,9 +5,8 @@ build3-signatures.toml), is named by its signature with the words it gives; each
 from __future__ import annotations
 
 
-import pytest
 
-from tests.decide.explaining import message_id, table, diagnoses, unclaimed
+from tests.decide.explaining import each_row, message_id, table, diagnoses, unclaimed
 
 MESSAGES = table("build-installers-signatures.toml", "build3-signatures.toml")
 
@@ -17,11 +16,15 @@ def test_every_row_cites_its_source():
     assert all(m["source"] and m["text"] and (m["expect"] or m.get("why")) for m in MESSAGES)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=message_id)
-def test_each_message_is_named(m, tmp_path, capsys):
-    diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
+def test_each_message_is_named(tmp_path, capsys):
+    def check(m):
+        diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
+
+    each_row([(message_id(m), m) for m in [m for m in MESSAGES if m["expect"]]], check)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=message_id)
-def test_a_lookalike_is_not_claimed(m, tmp_path, capsys):
-    unclaimed(m["text"], tmp_path, capsys)
+def test_a_lookalike_is_not_claimed(tmp_path, capsys):
+    def check(m):
+        unclaimed(m["text"], tmp_path, capsys)
+
+    each_row([(message_id(m), m) for m in [m for m in MESSAGES if not m["expect"]]], check)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.decide.explaining import diagnoses, explain, message_id, table, unclaimed
+from tests.decide.explaining import each_row, diagnoses, explain, message_id, table, unclaimed
 
 MESSAGES = table("dyld-signatures.toml")
 
@@ -21,15 +21,19 @@ def test_the_table_covers_both_loaders_and_cites_each_message():
     assert named == {"torch-lib-missing", "system-lib-missing", "libpython-missing", "dylib-wrong-arch"}
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=message_id)
-def test_each_message_is_named_with_its_library_package_and_remedy(m, tmp_path, capsys):
-    out = diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
-    assert out.count("\nline ") == 1, out  # one diagnosis: a missing file and a wrong architecture are not both said
+def test_each_message_is_named_with_its_library_package_and_remedy(tmp_path, capsys):
+    def check(m):
+        out = diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
+        assert out.count("\nline ") == 1, out  # one diagnosis: a missing file and a wrong architecture are not both said
+
+    each_row([(message_id(m), m) for m in [m for m in MESSAGES if m["expect"]]], check)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=message_id)
-def test_a_notice_is_not_claimed(m, tmp_path, capsys):
-    unclaimed(m["text"], tmp_path, capsys)
+def test_a_notice_is_not_claimed(tmp_path, capsys):
+    def check(m):
+        unclaimed(m["text"], tmp_path, capsys)
+
+    each_row([(message_id(m), m) for m in [m for m in MESSAGES if not m["expect"]]], check)
 
 
 def test_the_missing_library_is_named_under_each_loader_alike(tmp_path, capsys):

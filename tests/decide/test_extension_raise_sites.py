@@ -8,9 +8,8 @@ signature's words but tell of no failure stay unclaimed."""
 from __future__ import annotations
 
 
-import pytest
 
-from tests.decide.explaining import message_id, table, diagnoses, explain, unclaimed
+from tests.decide.explaining import each_row, message_id, table, diagnoses, explain, unclaimed
 
 MESSAGES = table("extensions-signatures.toml")
 LIBRARIES = {"torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib", "dgl", "cupy", "numba",
@@ -26,15 +25,19 @@ def test_the_table_covers_every_library_and_cites_each_message():
     assert sum(bool(m["expect"]) for m in MESSAGES) >= 60
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=message_id)
-def test_each_message_is_named_with_its_package_and_versions(m, tmp_path, capsys):
-    out = diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
-    assert out.count("known failure signature") == 1 and out.count("\nline ") == 1, out  # one diagnosis, no second guess
+def test_each_message_is_named_with_its_package_and_versions(tmp_path, capsys):
+    def check(m):
+        out = diagnoses(m["text"], m["expect"], m.get("words", []), tmp_path, capsys)
+        assert out.count("known failure signature") == 1 and out.count("\nline ") == 1, out  # one diagnosis, no second guess
+
+    each_row([(message_id(m), m) for m in [m for m in MESSAGES if m["expect"]]], check)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=message_id)
-def test_a_notice_is_not_claimed(m, tmp_path, capsys):
-    unclaimed(m["text"], tmp_path, capsys)
+def test_a_notice_is_not_claimed(tmp_path, capsys):
+    def check(m):
+        unclaimed(m["text"], tmp_path, capsys)
+
+    each_row([(message_id(m), m) for m in [m for m in MESSAGES if not m["expect"]]], check)
 
 
 # words the new rows read, in lines that tell of no failure (or of a failure that is not a packaging one)
@@ -66,9 +69,11 @@ UNCLAIMED = [
 ]
 
 
-@pytest.mark.parametrize("line", UNCLAIMED)
-def test_a_line_with_a_signatures_words_is_not_claimed(line, tmp_path, capsys):
-    unclaimed(line, tmp_path, capsys)
+def test_a_line_with_a_signatures_words_is_not_claimed(tmp_path, capsys):
+    def check(line):
+        unclaimed(line, tmp_path, capsys)
+
+    each_row([(str(line), line) for line in UNCLAIMED], check)
 
 
 def test_a_numba_numpy_ceiling_names_a_pip_specifier_pip_accepts(tmp_path, capsys):

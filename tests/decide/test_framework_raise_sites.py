@@ -8,11 +8,10 @@ unclaimed."""
 from __future__ import annotations
 
 
-import pytest
 
 from glmcompat.decide.frameworkcauses import framework_package
 from glmcompat.model.signatures import Hit
-from tests.decide.explaining import message_id, table, diagnoses, unclaimed
+from tests.decide.explaining import each_row, message_id, table, diagnoses, unclaimed
 
 MESSAGES = table("frameworks-signatures.toml")
 LIBRARIES = {"tensorflow", "jax", "jaxlib", "onnxruntime-gpu", "tensorrt", "paddlepaddle-gpu"}
@@ -26,14 +25,18 @@ def test_the_table_covers_every_framework():
     assert all(m["words"] for m in MESSAGES if m["expect"])  # each claim names what the line gives
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: message_id(m, 60))
-def test_each_message_is_named_with_its_package_library_and_versions(m, tmp_path, capsys):
-    diagnoses(m["text"], m["expect"], m["words"], tmp_path, capsys)
+def test_each_message_is_named_with_its_package_library_and_versions(tmp_path, capsys):
+    def check(m):
+        diagnoses(m["text"], m["expect"], m["words"], tmp_path, capsys)
+
+    each_row([(message_id(m, 60), m) for m in [m for m in MESSAGES if m["expect"]]], check)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: message_id(m, 60))
-def test_a_notice_or_an_environment_without_a_gpu_is_not_claimed(m, tmp_path, capsys):
-    unclaimed(m["text"], tmp_path, capsys)
+def test_a_notice_or_an_environment_without_a_gpu_is_not_claimed(tmp_path, capsys):
+    def check(m):
+        unclaimed(m["text"], tmp_path, capsys)
+
+    each_row([(message_id(m, 60), m) for m in [m for m in MESSAGES if not m["expect"]]], check)
 
 
 # words the framework rows read, in lines that tell of no failure
@@ -50,9 +53,11 @@ UNCLAIMED = [
 ]
 
 
-@pytest.mark.parametrize("line", UNCLAIMED)
-def test_a_line_with_a_framework_rows_words_is_not_claimed(line, tmp_path, capsys):
-    unclaimed(line, tmp_path, capsys)
+def test_a_line_with_a_framework_rows_words_is_not_claimed(tmp_path, capsys):
+    def check(line):
+        unclaimed(line, tmp_path, capsys)
+
+    each_row([(str(line), line) for line in UNCLAIMED], check)
 
 
 def test_the_package_is_the_rows_data_and_a_repeated_group_reads_as_one():

@@ -6,9 +6,8 @@ a capability stay unclaimed."""
 
 from __future__ import annotations
 
-import pytest
 
-from tests.decide.explaining import diagnoses, message_id, table, unclaimed
+from tests.decide.explaining import each_row, diagnoses, message_id, table, unclaimed
 
 MESSAGES = table("gpucap-signatures.toml")
 
@@ -20,14 +19,18 @@ def test_the_table_covers_each_program():
     assert sum(not m["expect"] for m in MESSAGES) >= 5  # near misses
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: message_id(m, 60))
-def test_each_message_is_named_with_the_gpu_and_the_minimum(m, tmp_path, capsys):
-    diagnoses(str(m["text"]).replace("\\n", "\n"), str(m["expect"]), list(m["words"]), tmp_path, capsys)
+def test_each_message_is_named_with_the_gpu_and_the_minimum(tmp_path, capsys):
+    def check(m):
+        diagnoses(str(m["text"]).replace("\\n", "\n"), str(m["expect"]), list(m["words"]), tmp_path, capsys)
+
+    each_row([(message_id(m, 60), m) for m in [m for m in MESSAGES if m["expect"]]], check)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: message_id(m, 60))
-def test_a_notice_or_a_capability_without_a_failure_is_not_claimed(m, tmp_path, capsys):
-    unclaimed(str(m["text"]).replace("\\n", "\n"), tmp_path, capsys)
+def test_a_notice_or_a_capability_without_a_failure_is_not_claimed(tmp_path, capsys):
+    def check(m):
+        unclaimed(str(m["text"]).replace("\\n", "\n"), tmp_path, capsys)
+
+    each_row([(message_id(m, 60), m) for m in [m for m in MESSAGES if not m["expect"]]], check)
 
 
 def test_the_gpu_the_log_names_and_its_capability_fill_a_line_that_names_neither(tmp_path, capsys):

@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-from tests.decide.explaining import RAISE_SITES, table, diagnoses, explain, unclaimed
+from tests.decide.explaining import each_row, RAISE_SITES, table, diagnoses, explain, unclaimed
 from tests.decide.test_raise_site_tables import harvester as _harvester
 
 MESSAGES = table("install-family.toml")
@@ -59,9 +59,11 @@ UNCLAIMED = [
 ]
 
 
-@pytest.mark.parametrize("line", UNCLAIMED)
-def test_a_line_with_a_signatures_words_is_not_claimed(line, tmp_path, capsys):
-    unclaimed(line, tmp_path, capsys)
+def test_a_line_with_a_signatures_words_is_not_claimed(tmp_path, capsys):
+    def check(line):
+        unclaimed(line, tmp_path, capsys)
+
+    each_row([(str(line), line) for line in UNCLAIMED], check)
 
 
 def test_a_resolver_failure_outside_the_stack_is_not_claimed(tmp_path, capsys):
@@ -169,12 +171,14 @@ def choose(package):
 REAL = tomllib.loads((RAISE_SITES / "install-real.toml").read_text(encoding="utf-8"))["run"]
 
 
-@pytest.mark.parametrize("run", REAL, ids=lambda r: r["command"][:60])
-def test_what_the_tools_really_print_is_named(run, tmp_path, capsys):
+def test_what_the_tools_really_print_is_named(tmp_path, capsys):
     """pip's, setuptools' and gcc's whole output on this project's small failing packages, as recorded by
     scripts/record_install_messages.py: explain names each cause the run holds."""
-    code, out = explain(run["output"], tmp_path, capsys)
-    assert code == 1 and all(f": {sid}" in out for sid in run["expect"]), out
+    def check(run):
+        code, out = explain(run["output"], tmp_path, capsys)
+        assert code == 1 and all(f": {sid}" in out for sid in run["expect"]), out
+
+    each_row([(run["command"][:60], run) for run in REAL], check)
 
 
 def test_the_recorded_runs_cover_the_installers_failures():

@@ -7,9 +7,8 @@ unclaimed."""
 
 from __future__ import annotations
 
-import pytest
 
-from tests.decide.explaining import message_id, read_as_tabled, table
+from tests.decide.explaining import each_row, read_as_tabled, row_id, table
 
 MESSAGES = table("ngc-signatures.toml")
 
@@ -19,6 +18,15 @@ def test_the_table_covers_both_raise_sites_and_their_notices():
     assert sum(not m["expect"] for m in MESSAGES) >= 10
 
 
-@pytest.mark.parametrize("m", MESSAGES, ids=[message_id(m) for m in MESSAGES])
-def test_each_message(m, tmp_path, capsys):
-    read_as_tabled(m, tmp_path, capsys)
+# left undone, each a strict expected failure (by row_id): torch's "No CUDA runtime is found, using CUDA_HOME=..." before
+# pip's failed build of deepspeed is read as nvcc-missing, but the diagnosis does not name the package being built
+# ("deepspeed", one of the row's words): its own test, one a row, passed only because the log's path (the test's
+# temporary directory, named by the row's id) held "deepspeed"
+UNDONE = {"deepspeed:No CUDA runtime is found, using CUDA_HOME='/usr/lo#5b1df6ab"}
+
+
+def test_each_message(tmp_path, capsys):
+    def check(m):
+        read_as_tabled(m, tmp_path, capsys)
+
+    each_row([(row_id(m), m) for m in MESSAGES], check, UNDONE)

@@ -16,19 +16,21 @@ from pathlib import Path
 import pytest
 
 from glmcompat.matrix.load import load_facts
-from tests.decide.explaining import diagnoses, explain, unclaimed
+from tests.decide.explaining import each_row, diagnoses, explain, unclaimed
 
 TABLES = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites"
 REAL = tomllib.loads((TABLES / "system-real.toml").read_text(encoding="utf-8"))["run"]
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the loader's stand-ins")
 
 
-@pytest.mark.parametrize("run", REAL, ids=[r["tool"][:70] for r in REAL])
-def test_each_real_run_is_named(run, tmp_path, capsys):
-    code, out = explain(run["output"], tmp_path, capsys)
-    assert code == 1, out
-    for sid in run["expect"]:
-        assert f": {sid}" in out, out
+def test_each_real_run_is_named(tmp_path, capsys):
+    def check(run):
+        code, out = explain(run["output"], tmp_path, capsys)
+        assert code == 1, out
+        for sid in run["expect"]:
+            assert f": {sid}" in out, out
+
+    each_row([(run["tool"][:70], run) for run in REAL], check)
 
 
 def test_numpy_too_old_is_not_also_read_as_numpy_2(tmp_path, capsys):
@@ -57,14 +59,16 @@ def test_numpys_bare_hex_check_of_releases_before_1_11(line, words, tmp_path, ca
     diagnoses(line, "numpy-too-old", words, tmp_path, capsys)
 
 
-@pytest.mark.parametrize("run", [r for r in REAL if r["tool"].startswith("glibc")], ids=lambda r: r["tool"][:60])
-def test_a_clash_names_both_libraries_and_the_wheel(run, tmp_path, capsys):
-    out = diagnoses(run["output"], "cuda-toolkit-clash", [], tmp_path, capsys)
-    if "cudnn_graph" in run["output"]:
-        assert all(w in out for w in ("libcudnn_graph.so.9", "cudaGetDriverEntryPointByVersion", "libcudart.so.12",
-                                      "nvidia-cuda-runtime-cu12")), out
-    else:
-        assert all(w in out for w in ("libcublas.so.11", "libcublasLt.so.11", "nvidia-cublas-cu11", "LD_LIBRARY_PATH")), out
+def test_a_clash_names_both_libraries_and_the_wheel(tmp_path, capsys):
+    def check(run):
+        out = diagnoses(run["output"], "cuda-toolkit-clash", [], tmp_path, capsys)
+        if "cudnn_graph" in run["output"]:
+            assert all(w in out for w in ("libcudnn_graph.so.9", "cudaGetDriverEntryPointByVersion", "libcudart.so.12",
+                                          "nvidia-cuda-runtime-cu12")), out
+        else:
+            assert all(w in out for w in ("libcublas.so.11", "libcublasLt.so.11", "nvidia-cublas-cu11", "LD_LIBRARY_PATH")), out
+
+    each_row([(run["tool"][:60], run) for run in [r for r in REAL if r["tool"].startswith("glibc")]], check)
 
 
 @pytest.mark.parametrize("line, words", [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.decide.explaining import message_id, table, diagnoses, unclaimed
+from tests.decide.explaining import each_row, message_id, table, diagnoses, unclaimed
 
 MESSAGES = table("versioncheck-family.toml")
 
@@ -20,14 +20,18 @@ def test_the_table_holds_each_library_with_its_source() -> None:
     assert all(m["source"] and m["text"] for m in MESSAGES)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if m["expect"]], ids=lambda m: message_id(m, 60))
-def test_each_check_is_claimed_with_the_versions_it_names(m, tmp_path, capsys):
-    diagnoses(m["text"], m["expect"], m["words"], tmp_path, capsys)
+def test_each_check_is_claimed_with_the_versions_it_names(tmp_path, capsys):
+    def check(m):
+        diagnoses(m["text"], m["expect"], m["words"], tmp_path, capsys)
+
+    each_row([(message_id(m, 60), m) for m in [m for m in MESSAGES if m["expect"]]], check)
 
 
-@pytest.mark.parametrize("m", [m for m in MESSAGES if not m["expect"]], ids=lambda m: message_id(m, 60))
-def test_a_line_that_names_no_failure_is_not_claimed(m, tmp_path, capsys):
-    unclaimed(m["text"], tmp_path, capsys)
+def test_a_line_that_names_no_failure_is_not_claimed(tmp_path, capsys):
+    def check(m):
+        unclaimed(m["text"], tmp_path, capsys)
+
+    each_row([(message_id(m, 60), m) for m in [m for m in MESSAGES if not m["expect"]]], check)
 
 
 # the package being built, as pip (23 to 25) and uv print it after a failed build whose first line names none; each
