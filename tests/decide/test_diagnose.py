@@ -187,7 +187,10 @@ def test_nccl_mismatch_from_the_real_loader(tmp_path: Path) -> None:
     hits = explain(log)
     assert [h.id for h in hits] == ["nccl-undefined-symbol"]  # the generic undefined-symbol lies inside it
     h = hits[0]
-    assert h.groups == {"library": "libtorch_cuda.so", "symbol": "ncclCommWindowRegister"}
+    # the message's own groups; the traceback's last frame (ctypes' CDLL) is context the scanner adds to every hit
+    assert {k: v for k, v in h.groups.items() if k not in ("frame_file", "frame_func")} == {
+        "library": "libtorch_cuda.so", "symbol": "ncclCommWindowRegister"}
+    assert h.groups.get("frame_func") in (None, "__init__")
     # torch 2.9.1's default wheel is CUDA 12.8: the cu13 NCCL is the other one
     assert "nvidia-nccl-cu12 2.27.3 and nvidia-nccl-cu13 2.28.9" in h.cause
     assert h.remedy.startswith("pip uninstall nvidia-nccl-cu13")
