@@ -1130,6 +1130,33 @@ def _driver_mismatch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "toolkit mount the host's libraries instead of ones baked into the image")
 
 
+def _system_not_ready(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-system-not-ready: the Fabric Manager's refusal with both releases (its build's and the loaded kernel
+    module's), or CUDA's 802 with the driver release the log shows (nvidia-smi), for the remedy's exact version."""
+    fm, loaded = h.groups.get("fm_version", ""), h.groups.get("fm_driver", "")
+    if fm and loaded:
+        branch = loaded.split(".", 1)[0]
+        return (f"the NVIDIA Fabric Manager (nv-fabricmanager) installed is of release {fm} and the loaded NVIDIA driver "
+                f"(kernel module) is {loaded}: Fabric Manager runs only with the driver of its exact release, so it refuses "
+                "to start, the NVSwitch fabric (HGX/DGX A100, H100, H200, B200) is never set up, and CUDA reports the system "
+                "not ready (cudaErrorSystemNotReady, 802): NCCL and torch cannot use the GPUs",
+                f"install the Fabric Manager of the driver's exact release {loaded} (nvidia-fabricmanager-{branch}, or "
+                f"nvidia-fabricmanager where the repository names it so, pinned to {loaded}: apt-get install "
+                f"nvidia-fabricmanager-{branch}={loaded}-1), or a driver of release {fm} to match it; if driver {fm} is "
+                "already installed on disk, reboot so its kernel module is the one loaded; then systemctl restart "
+                "nvidia-fabricmanager")
+    driver = env.cuda.get("driver", "")
+    if not driver:
+        return None
+    branch = driver.split(".", 1)[0]
+    return (f"the CUDA driver refuses all work until the system is ready (cudaErrorSystemNotReady, 802): on a machine whose "
+            "GPUs are joined by NVSwitch (HGX/DGX A100, H100, H200, B200) the NVIDIA Fabric Manager service must be running, "
+            f"at exactly the driver's release ({driver} here), before CUDA initializes; it is stopped, failed, or of another "
+            "release than the driver",
+            f"start the Fabric Manager of the driver's exact release {driver} (systemctl status nvidia-fabricmanager; "
+            f"install nvidia-fabricmanager-{branch} pinned to {driver}, then systemctl enable --now nvidia-fabricmanager)")
+
+
 def _flash_old_gpu(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """flash-attn-gpu-too-old in text-generation-inference's words: its own capability check, or the model it then
     refuses ("<model> requires Flash Attention enabled models")."""
@@ -1187,6 +1214,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "driver-insufficient": _driver,
     "cuda-forward-compat-unsupported": _forward_compat,
     "driver-library-mismatch": _driver_mismatch,
+    "cuda-system-not-ready": _system_not_ready,
     "flash-attn-gpu-too-old": _flash_old_gpu,
     "nvjitlink-mismatch": _nvjitlink,
     "cudnn-version-mismatch": _cudnn,

@@ -472,13 +472,13 @@ class _Matcher:
                 for j, ch in enumerate(w):
                     if ch == " ":
                         self.across.setdefault((w[j - 1:j], w[j + 1:j + 2]), []).append((i, w, j))
-        self.cuts: dict[str, list[tuple[str, str]]] = {}
-        for need in self.folded:
+        self.cuts: dict[str, list[tuple[str, str, int]]] = {}  # ... and the signature whose literal it is
+        for i, need in enumerate(self.folded):
             for w in need:
                 ends = [m.end() for m in _WORD.finditer(w)]
                 for k in range(2, len(ends)):
                     head = w[:ends[k - 1]]
-                    self.cuts.setdefault(_WORD.findall(head)[-1], []).append((head, w[ends[k - 1]:]))
+                    self.cuts.setdefault(_WORD.findall(head)[-1], []).append((head, w[ends[k - 1]:], i))
 
     def found(self, line: str) -> list[tuple[re.Match[str], SignatureRow]]:
         """The (match, signature) pairs of ``line``; the last lines' answers are kept (a log's lines are read again
@@ -636,17 +636,27 @@ class _Matcher:
         (blanks aside) at a word-boundary head of a literal (:attr:`cuts`), the line with the literal's rest is searched
         as a whole line is (each signature with a literal in it, its own form, then its tolerant one), and a match counts
         only where it starts before the head (the line holds the message's own words, the library a loader names, before
-        the cut: a line that ends in a literal's first words alone is no message). None where none does."""
+        the cut: a line that ends in a literal's first words alone is no message), and before the head of any literal of
+        its own that the line is cut inside too. None where none does."""
         text = line.rstrip()
         tail = _WORD.findall(_fold(text[-80:]))
         if not tail or not (heads := self.cuts.get(tail[-1])):
             return None
         folded = _fold(text)
-        for whole, at in dict.fromkeys((text + rest, len(text) - len(head)) for head, rest in heads if folded.endswith(head)):
+        cut = [(head, rest, i) for head, rest, i in heads if folded.endswith(head)]
+        # a signature the line is cut inside a literal of its own is judged by that literal's head: its words before
+        # the cut must stand before the earliest such head ("CUDA error : invalid device", a head of its own "CUDA error :
+        # invalid device function", is not read as that message through another row's " : invalid device function":
+        # the words kept also head "invalid device ordinal")
+        own: dict[int, int] = {}
+        for head, _, i in cut:
+            own[i] = min(own.get(i, len(text)), len(text) - len(head))
+        for whole, at in dict.fromkeys((text + rest, len(text) - len(head)) for head, rest, _ in cut):
             low = _fold(whole)
             near = sorted(self.holding.of(low))
             for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
-                got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None and m.start() < at]
+                got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None
+                       and m.start() < min(at, own.get(i, at))]
                 if got:
                     return got
         return None
