@@ -1272,8 +1272,11 @@ BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
 
 
-# bitsandbytes 0.37-0.41's "CUDA SETUP: Loading binary .../libbitsandbytes_cpu.so...": the CPU library it loaded
+# bitsandbytes 0.37-0.41's "CUDA SETUP: Loading binary .../libbitsandbytes_cpu.so...": the CPU library it loaded; and its
+# warning "The installed version of bitsandbytes was compiled without GPU support" (the library it loaded has no GPU
+# functions): both bitsandbytes-cpu-library's (issue 38's one vocabulary, tests/decide/test_one_vocabulary.py)
 BNB_CPU_LOADED = "x_bnb_cpu_loaded"
+BNB_NO_GPU = "x_bnb_nogpu"
 # bitsandbytes-cuda-setup's groups that read why no CUDA library was chosen (a binary looked for and not found, a
 # missing CUDA library, an old CUDA): where the log shows one, that reading stands over the CPU library's
 _BNB_CUDA_WHY = ("binary", "binary_nf", "cpu_lib", "x_bnb_lib", "x_bnb_lib2", "x_bnb_rt", "x_bnb_req", "x_bnb_src",
@@ -1281,17 +1284,21 @@ _BNB_CUDA_WHY = ("binary", "binary_nf", "cpu_lib", "x_bnb_lib", "x_bnb_lib2", "x
 
 
 def _bnb_cpu_loaded(out: list[Hit]) -> list[Hit]:
-    """The CPU library bitsandbytes loaded (its CUDA SETUP line) is the sharper reading of its generic warning ("compiled
-    without GPU support", bitsandbytes-cuda-setup's plain line): that hit is left out. Where bitsandbytes-cuda-setup
-    read why no CUDA library was chosen, that stands and the loading line is left out; alone (no warning, no failure
-    of bitsandbytes) the loading line is a CPU-only machine's ordinary start: left out."""
-    loaded = [o for o in out if o.id == "bitsandbytes-cpu-library" and BNB_CPU_LOADED in o.groups]
-    if not loaded:
+    """bitsandbytes-cpu-library read from its warning ("compiled without GPU support") or from 0.37-0.41's line naming the
+    CPU library it loaded, against bitsandbytes-cuda-setup: where bitsandbytes-cuda-setup read why no CUDA library was
+    chosen, that stands and the CPU library's reading is left out; where it read only a plain line of its own ("CUDA Setup
+    failed despite GPU being available") next to the loading line, the loading line, which names the library, stands; next
+    to the warning alone, bitsandbytes-cuda-setup's (the log shows the GPU it found). The loading line alone (one line, no
+    warning, no failure of bitsandbytes) is a CPU-only machine's ordinary start: left out."""
+    cpu = [o for o in out if o.id == "bitsandbytes-cpu-library" and (BNB_CPU_LOADED in o.groups or BNB_NO_GPU in o.groups)]
+    if not cpu:
         return out
     setup = [o for o in out if o.id == "bitsandbytes-cuda-setup"]
-    if setup and not any(g in o.groups for o in setup for g in _BNB_CUDA_WHY):
+    if setup and not any(g in o.groups for o in setup for g in _BNB_CUDA_WHY) and any(BNB_CPU_LOADED in o.groups for o in cpu):
         return [o for o in out if o.id != "bitsandbytes-cuda-setup"]
-    return [o for o in out if o not in loaded]
+    if setup:
+        return [o for o in out if o not in cpu]
+    return [o for o in out if not (o in cpu and BNB_CPU_LOADED in o.groups and o.count == 1)]
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
