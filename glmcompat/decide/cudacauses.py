@@ -832,8 +832,10 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     owner = facts.nvidia_soname_owner(node) if node else symbol_owner(facts, symbol)
     if owner is None and symbol:
         owner = symbol_owner(facts, symbol)
-    if mine is not None and mine is owner and owner.library == CUDNN:
-        return None  # a cuDNN library lacking what cuDNN itself owns: its sub-libraries mixed, cudnn-sublibrary-missing's
+    if owner is not None and owner.library == CUDNN and (mine is owner or (mine is None and not needer)):
+        # a cuDNN library lacking what cuDNN itself owns, or a cuDNN symbol-version node missing where the line names no
+        # other library that needs it: its sub-libraries mixed, cudnn-sublibrary-missing's (issue 38's one vocabulary)
+        return None
     # a symbol of no known prefix (a C++ internal) needed by an NVIDIA library: one of its own family's other libraries
     # exports it (cuDNN's sub-libraries, libcublas beside libcublasLt), of another release than the one found
     owner = owner or mine

@@ -1254,10 +1254,19 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
 
-# a removal that old code meets, named on its line -> the generic signatures that read the same line less sharply: torch
-# 1.11's removed THC headers (a missing header, build-header-missing), torch's removed torch.utils.ffi module (a
-# companion's missing submodule, companion-too-old)
-SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"})}
+# a signature whose line names more than another's reading of it -> the generic signatures that read the same line less
+# sharply (issue 38's one vocabulary: tests/decide/test_one_vocabulary.py lists each pair): torch 1.11's removed THC headers
+# (a missing header, build-header-missing), torch's removed torch.utils.ffi module (a companion's missing submodule,
+# companion-too-old); Python 3.12's removed pkgutil.ImpImporter, which setuptools' pkg_resources before 66.1 registers
+# (build-backend-too-old, the build tooling, over python-stdlib-removed's old code); cuDNN's "Could not load library
+# <sub-library>. Error: <the loader's error>" (cudnn-sublibrary-missing: its sub-library did not load, the quoted error
+# saying why, over cuda-lib-missing's reading of that error alone); vLLM's "Failed to import from vllm._C:
+# ImportError(...)" whose quoted error is the CUDA runtime missing (cudart-missing, over vllm-extension-import-failed's
+# generic reading)
+SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"}),
+              "build-backend-too-old": frozenset({"python-stdlib-removed"}),
+              "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
+              "cudart-missing": frozenset({"vllm-extension-import-failed"})}
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
 DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})
