@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
-from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT, LAST_TOOLKIT
+from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
@@ -611,9 +611,9 @@ def _ptx(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     arch = h.groups.get("arch", "")
     code = arch.split("_", 1)[1] if "_" in arch else ""
-    first = FIRST_TOOLKIT.get(code) or FIRST_SM.get(code)  # an arch-specific code (90a) first, then the plain one (89)
+    first = facts.cuda_archs("first").get(code)  # an arch-specific code (90a) or a plain one (89): the [[cuda_arch]] rows
     nvcc = env.cuda.get("nvcc", "")
-    last = LAST_TOOLKIT.get(code, "")
+    last = facts.cuda_archs("last").get(code, "")
     if last and not h.groups.get("nvrtc"):  # an architecture a later toolkit dropped: the build asks for an old GPU's code
         return (f"the build asks nvcc{' ' + nvcc if nvcc else ''} for {arch}, an architecture the CUDA toolkits after "
                 f"{last} dropped (CUDA {last} is the last whose nvcc knows it): the build's arch list (an old setup.py's "
@@ -1432,4 +1432,4 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     return out
 
 
-__all__ = ["BUILDERS", "Env", "FIRST_TOOLKIT", "diagnose", "extension_break", "package_cause"]
+__all__ = ["BUILDERS", "Env", "diagnose", "extension_break", "package_cause"]
