@@ -520,12 +520,19 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not lib:
         return None
     if dep := h.groups.get("dep", ""):  # the sub-library is there; a library it needs is not (cuDNN 8's cnn/adv: nvrtc)
+        bare = re.fullmatch(r"lib[\w+-]{1,40}\.so", dep) is not None  # the unversioned development name (libnvrtc.so)
         return (f"cuDNN's sub-library {lib} could not load because {dep}, a library it needs, is not on the loader's path: "
-                f"{lib} loads {dep} by that name, which only a CUDA toolkit (its lib64, or the -dev package's symlink) or "
-                "a conda cudnn/cuda-nvrtc package provides; the pip wheels ship only the versioned soname",
+                + (f"{lib} loads {dep} by that name, which only a CUDA toolkit (its lib64, or the -dev package's symlink) "
+                   "or a conda cudnn/cuda-nvrtc package provides; the pip wheels ship only the versioned soname" if bare else
+                   "the CUDA library of that major (the CUDA toolkit's, or the nvidia-* wheel's) is missing from this "
+                   "environment or not where the loader looks"),
                 f"put {dep} on the loader's path: install cuDNN with its dependencies from one place (conda install -c "
                 f"conda-forge cudnn, or the CUDA toolkit whose lib64 has {dep}, on LD_LIBRARY_PATH), or link the "
-                f"versioned library the environment has to {dep} in a directory on LD_LIBRARY_PATH")
+                f"versioned library the environment has to that name: ln -s <dir>/{dep}.<major> <dir>/{dep} in a "
+                "directory on LD_LIBRARY_PATH" if bare else
+                f"put {dep} on the loader's path: install cuDNN with its dependencies from one place (conda install -c "
+                f"conda-forge cudnn, or the CUDA toolkit whose lib64 has {dep}, on LD_LIBRARY_PATH), or the nvidia-* wheel "
+                f"that ships {dep}, in the Python that runs")
     if why == "undefined symbol" and (g.get("why_node", "").startswith("libcudnn") or _cudnn_owned(g.get("why_what", ""), facts)):
         return _cudnn_mixed(g, env)  # the sub-library it loads lacks a symbol of a sibling: two installs' sets mixed
     if why == "undefined symbol":

@@ -36,9 +36,10 @@ def test_nvml_version_line_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.
     # aten/src/ATen/DynamicLibrary.cpp checkDL: "Error in dlopen or dlsym: " + dlerror(), for torch's bare-name dlopen
     ("RuntimeError: Error in dlopen or dlsym: libcaffe2_nvrtc.so: cannot open shared object file: No such file or directory",
      "torch-lib-missing", ["libcaffe2_nvrtc.so", "LD_LIBRARY_PATH"]),
-    # cuDNN 8's front library: "Could not load library %s. Error: %s" where the sub-library's own dependency is missing
+    # cuDNN 8's front library: "Could not load library %s. Error: %s" where the sub-library's own dependency is missing:
+    # cuDNN's sub-library did not load, the error saying why (issue 38's one vocabulary: cudnn-sublibrary-missing's alone)
     ("Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such file or "
-     "directory", "cuda-lib-missing", ["libnvrtc.so", "ln -s"]),
+     "directory", "cudnn-sublibrary-missing", ["libnvrtc.so", "ln -s"]),
     # the same with a versioned soname keeps the wheel's remedy
     ("ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory", "cuda-lib-missing",
      ["libnvrtc.so.12"]),
