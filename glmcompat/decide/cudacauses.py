@@ -25,25 +25,14 @@ from glmcompat.model.causes import Break
 from glmcompat.model.signatures import Hit
 
 
-# The first CUDA toolkit whose nvcc knows each arch-specific architecture (NVIDIA's CUDA toolkit release notes:
-# 12.0 added sm_90a, 12.8 sm_100a/sm_120a, 12.9 sm_103a/sm_121a and the family targets, 13.0 renamed sm_101 to
-# sm_110). An architecture not listed gets no number, only the `nvcc --list-gpu-arch` test.
-FIRST_TOOLKIT = {"90a": "12.0", "100a": "12.8", "101a": "12.8", "120a": "12.8", "103a": "12.9", "121a": "12.9",
-                 "100f": "12.9", "103f": "12.9", "120f": "12.9", "110a": "13.0", "110f": "13.0"}
+# The CUDA toolkits that know each GPU architecture (the first whose nvcc builds it, the last that still knows one a
+# later toolkit dropped, the first whose ptxas knows it): the matrix's [[cuda_arch]] rows (glmcompat/matrix/data/
+# cuda-archs.toml, from NVIDIA's CUDA toolkit release notes), read through Facts.cuda_archs.
 
 
-# The first CUDA toolkit that builds code for each (non arch-specific) architecture, as torch's arch list names it
-# (NVIDIA's CUDA toolkit release notes: 11.0 added sm_80, 11.1 sm_86, 11.4 sm_87, 11.8 sm_89 and sm_90, 12.8 sm_100
-# and sm_120, 12.9 sm_103 and sm_121, 13.0 sm_110).
-# The last CUDA toolkit whose nvcc still knows each architecture a later one dropped (NVIDIA's CUDA toolkit release
-# notes: CUDA 6.5 dropped sm_10 and 7.0 sm_11-13 (6.5 warns "The 'compute_11', 'compute_12', 'compute_13', 'sm_11',
-# 'sm_12', and 'sm_13' architectures are deprecated"), 9.0 Fermi sm_20/21, 11.0 sm_30/32, 12.0 Kepler sm_35/37,
-# 13.0 Maxwell, Pascal and Volta sm_50-72 and renamed sm_101 to sm_110): an old build asking for one of them needs that toolkit or a newer arch
-LAST_TOOLKIT = {"10": "6.0", "11": "6.5", "12": "6.5", "13": "6.5", "20": "8.0", "21": "8.0", "30": "10.2", "32": "10.2",
-                "35": "11.8", "37": "11.8", "50": "12.9", "52": "12.9", "53": "12.9", "60": "12.9", "61": "12.9",
-                "62": "12.9", "70": "12.9", "72": "12.9", "101": "12.9", "101a": "12.9"}
-FIRST_SM = {"80": "11.0", "86": "11.1", "87": "11.4", "89": "11.8", "90": "11.8", "100": "12.8", "120": "12.8",
-            "103": "12.9", "121": "12.9", "110": "13.0"}
+def first_toolkit(code: str, facts: Facts) -> str:
+    """The first CUDA toolkit whose nvcc builds ``code`` (``90a``, ``89``); "" where no row says."""
+    return facts.cuda_archs("first").get(code, "")
 
 
 def min_driver(cuda: str, facts: Facts) -> tuple[str, str]:
@@ -531,12 +520,19 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not lib:
         return None
     if dep := h.groups.get("dep", ""):  # the sub-library is there; a library it needs is not (cuDNN 8's cnn/adv: nvrtc)
+        bare = re.fullmatch(r"lib[\w+-]{1,40}\.so", dep) is not None  # the unversioned development name (libnvrtc.so)
         return (f"cuDNN's sub-library {lib} could not load because {dep}, a library it needs, is not on the loader's path: "
-                f"{lib} loads {dep} by that name, which only a CUDA toolkit (its lib64, or the -dev package's symlink) or "
-                "a conda cudnn/cuda-nvrtc package provides; the pip wheels ship only the versioned soname",
+                + (f"{lib} loads {dep} by that name, which only a CUDA toolkit (its lib64, or the -dev package's symlink) "
+                   "or a conda cudnn/cuda-nvrtc package provides; the pip wheels ship only the versioned soname" if bare else
+                   "the CUDA library of that major (the CUDA toolkit's, or the nvidia-* wheel's) is missing from this "
+                   "environment or not where the loader looks"),
                 f"put {dep} on the loader's path: install cuDNN with its dependencies from one place (conda install -c "
                 f"conda-forge cudnn, or the CUDA toolkit whose lib64 has {dep}, on LD_LIBRARY_PATH), or link the "
-                f"versioned library the environment has to {dep} in a directory on LD_LIBRARY_PATH")
+                f"versioned library the environment has to that name: ln -s <dir>/{dep}.<major> <dir>/{dep} in a "
+                "directory on LD_LIBRARY_PATH" if bare else
+                f"put {dep} on the loader's path: install cuDNN with its dependencies from one place (conda install -c "
+                f"conda-forge cudnn, or the CUDA toolkit whose lib64 has {dep}, on LD_LIBRARY_PATH), or the nvidia-* wheel "
+                f"that ships {dep}, in the Python that runs")
     if why == "undefined symbol" and (g.get("why_node", "").startswith("libcudnn") or _cudnn_owned(g.get("why_what", ""), facts)):
         return _cudnn_mixed(g, env)  # the sub-library it loads lacks a symbol of a sibling: two installs' sets mixed
     if why == "undefined symbol":
@@ -552,17 +548,11 @@ def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"or the system package libcudnn{major or 'N'})")
 
 
-# The first CUDA toolkit whose ptxas knows each base architecture (NVIDIA's CUDA toolkit release notes; FIRST_TOOLKIT
-# above holds the arch-specific and family targets).
-FIRST_PTXAS = {"89": "11.8", "90": "11.8", "100": "12.8", "101": "12.8", "120": "12.8", "103": "12.9", "121": "12.9",
-               "110": "13.0"}
-
-
 def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     """triton-ptxas-arch: the architecture the GPU asked for and the first CUDA toolkit whose ptxas knows it."""
     arch, tool, have = h.groups.get("arch", ""), h.groups.get("tool", "ptxas"), env.version("triton")
     num = arch.removeprefix("sm_")
-    need = FIRST_TOOLKIT.get(num) or FIRST_PTXAS.get(num.rstrip("af"), "")
+    need = (first_toolkit(num, facts) if num[-1:] in ("a", "f") else "") or facts.cuda_archs("ptxas").get(num.rstrip("af"), "")
     knob = "TRITON_PTXAS_BLACKWELL_PATH" if tool.endswith("blackwell") else "TRITON_PTXAS_PATH"
     return (f"the {tool} bundled with {_shown('triton', have)} does not know {arch}: the GPU is newer than the CUDA "
             f"toolkit that triton release ships{f' ({arch} needs the ptxas of CUDA >= {need})' if need else ''}",
@@ -832,8 +822,10 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     owner = facts.nvidia_soname_owner(node) if node else symbol_owner(facts, symbol)
     if owner is None and symbol:
         owner = symbol_owner(facts, symbol)
-    if mine is not None and mine is owner and owner.library == CUDNN:
-        return None  # a cuDNN library lacking what cuDNN itself owns: its sub-libraries mixed, cudnn-sublibrary-missing's
+    if owner is not None and owner.library == CUDNN and (mine is owner or (mine is None and not needer)):
+        # a cuDNN library lacking what cuDNN itself owns, or a cuDNN symbol-version node missing where the line names no
+        # other library that needs it: its sub-libraries mixed, cudnn-sublibrary-missing's (issue 38's one vocabulary)
+        return None
     # a symbol of no known prefix (a C++ internal) needed by an NVIDIA library: one of its own family's other libraries
     # exports it (cuDNN's sub-libraries, libcublas beside libcublasLt), of another release than the one found
     owner = owner or mine
@@ -1020,7 +1012,7 @@ def invalid_function_file(h: Hit) -> tuple[str, bool] | None:
 def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
     """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, no other package's kernel
     named) where the log names neither the GPU nor the build's arch list: what the build lacks, without naming a GPU or a
-    build the log does not show; the builds that carry the newest architectures, from FIRST_SM and the [[torch]] rows."""
+    build the log does not show; the builds that carry the newest architectures, from the [[cuda_arch]] and [[torch]] rows."""
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""
     cause = (f"{who}{on} has no code for this GPU: torch's own CUDA kernel launch failed ('no kernel image is available "
@@ -1029,7 +1021,9 @@ def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
              "than the build's CUDA knows, or an older one that a build for a newer CUDA no longer carries); the log names neither the GPU nor "
              "the build's arch list")
     groups: dict[str, list[str]] = {}
-    for sm, cuda in FIRST_SM.items():
+    for sm, cuda in facts.cuda_archs("first").items():
+        if sm[-1:] in ("a", "f"):
+            continue  # the plain architectures, as torch's arch list names them
         if _v(cuda) is not None and Version(cuda).major >= 12:  # the architectures no CUDA 11 build of torch carries
             groups.setdefault(cuda, []).append(f"sm_{sm}")
     said = []
@@ -1089,7 +1083,7 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     who = f"torch {torch}" if torch else "the installed torch"
     on = f" (built for CUDA {built})" if built else ""
-    need = FIRST_SM.get(sm, "")
+    need = first_toolkit(sm, facts) if sm[-1:] not in ("a", "f") else ""
     dotted = f"{sm[:-1]}.{sm[-1]}, " if sm.isdigit() and len(sm) >= 2 else ""  # 50 -> 5.0, as the GPU's own tools print it
     cause = (f"{who}{on} carries no kernels for {gpu_name or 'the GPU'} (compute capability {dotted}sm_{sm}): its build's "
              "arch list does not include it, so every CUDA kernel launch fails ('no kernel image is available')")
@@ -1233,5 +1227,5 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "FIRST_SM", "FIRST_TOOLKIT", "LAST_TOOLKIT", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
            "min_driver"]

@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
-from glmcompat.decide.cudacauses import CUDA_BUILDERS, FIRST_SM, FIRST_TOOLKIT, LAST_TOOLKIT
+from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
@@ -658,9 +658,9 @@ def _ptx(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
     arch = h.groups.get("arch", "")
     code = arch.split("_", 1)[1] if "_" in arch else ""
-    first = FIRST_TOOLKIT.get(code) or FIRST_SM.get(code)  # an arch-specific code (90a) first, then the plain one (89)
+    first = facts.cuda_archs("first").get(code)  # an arch-specific code (90a) or a plain one (89): the [[cuda_arch]] rows
     nvcc = env.cuda.get("nvcc", "")
-    last = LAST_TOOLKIT.get(code, "")
+    last = facts.cuda_archs("last").get(code, "")
     if last and not h.groups.get("nvrtc"):  # an architecture a later toolkit dropped: the build asks for an old GPU's code
         return (f"the build asks nvcc{' ' + nvcc if nvcc else ''} for {arch}, an architecture the CUDA toolkits after "
                 f"{last} dropped (CUDA {last} is the last whose nvcc knows it): the build's arch list (an old setup.py's "
@@ -1290,11 +1290,19 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
 
-# a removal that old code meets, named on its line -> the generic signatures that read the same line less sharply: torch
-# 1.11's removed THC headers (a missing header, build-header-missing), torch's removed torch.utils.ffi module (a
-# companion's missing submodule, companion-too-old)
+# a signature whose line names more than another's reading of it -> the generic signatures that read the same line less
+# sharply (issue 38's one vocabulary: tests/decide/test_one_vocabulary.py lists each pair): torch 1.11's removed THC headers
+# (a missing header, build-header-missing), torch's removed torch.utils.ffi module (a companion's missing submodule,
+# companion-too-old); Python 3.12's removed pkgutil.ImpImporter, which setuptools' pkg_resources before 66.1 registers
+# (build-backend-too-old, the build tooling, over python-stdlib-removed's old code); cuDNN's "Could not load library
+# <sub-library>. Error: <the loader's error>" (cudnn-sublibrary-missing: its sub-library did not load, the quoted error
+# saying why, over cuda-lib-missing's reading of that error alone); vLLM's "Failed to import from vllm._C:
+# ImportError(...)" whose quoted error is the CUDA runtime missing (cudart-missing, over vllm-extension-import-failed's
+# generic reading); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
 SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"}),
-              # a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
+              "build-backend-too-old": frozenset({"python-stdlib-removed"}),
+              "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
+              "cudart-missing": frozenset({"vllm-extension-import-failed"}),
               "pkg-resources-removed": frozenset({"package-not-installed"})}
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
@@ -1310,8 +1318,11 @@ BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
 
 
-# bitsandbytes 0.37-0.41's "CUDA SETUP: Loading binary .../libbitsandbytes_cpu.so...": the CPU library it loaded
+# bitsandbytes 0.37-0.41's "CUDA SETUP: Loading binary .../libbitsandbytes_cpu.so...": the CPU library it loaded; and its
+# warning "The installed version of bitsandbytes was compiled without GPU support" (the library it loaded has no GPU
+# functions): both bitsandbytes-cpu-library's (issue 38's one vocabulary, tests/decide/test_one_vocabulary.py)
 BNB_CPU_LOADED = "x_bnb_cpu_loaded"
+BNB_NO_GPU = "x_bnb_nogpu"
 # bitsandbytes-cuda-setup's groups that read why no CUDA library was chosen (a binary looked for and not found, a
 # missing CUDA library, an old CUDA): where the log shows one, that reading stands over the CPU library's
 _BNB_CUDA_WHY = ("binary", "binary_nf", "cpu_lib", "x_bnb_lib", "x_bnb_lib2", "x_bnb_rt", "x_bnb_req", "x_bnb_src",
@@ -1319,17 +1330,21 @@ _BNB_CUDA_WHY = ("binary", "binary_nf", "cpu_lib", "x_bnb_lib", "x_bnb_lib2", "x
 
 
 def _bnb_cpu_loaded(out: list[Hit]) -> list[Hit]:
-    """The CPU library bitsandbytes loaded (its CUDA SETUP line) is the sharper reading of its generic warning ("compiled
-    without GPU support", bitsandbytes-cuda-setup's plain line): that hit is left out. Where bitsandbytes-cuda-setup
-    read why no CUDA library was chosen, that stands and the loading line is left out; alone (no warning, no failure
-    of bitsandbytes) the loading line is a CPU-only machine's ordinary start: left out."""
-    loaded = [o for o in out if o.id == "bitsandbytes-cpu-library" and BNB_CPU_LOADED in o.groups]
-    if not loaded:
+    """bitsandbytes-cpu-library read from its warning ("compiled without GPU support") or from 0.37-0.41's line naming the
+    CPU library it loaded, against bitsandbytes-cuda-setup: where bitsandbytes-cuda-setup read why no CUDA library was
+    chosen, that stands and the CPU library's reading is left out; where it read only a plain line of its own ("CUDA Setup
+    failed despite GPU being available") next to the loading line, the loading line, which names the library, stands; next
+    to the warning alone, bitsandbytes-cuda-setup's (the log shows the GPU it found). The loading line alone (one line, no
+    warning, no failure of bitsandbytes) is a CPU-only machine's ordinary start: left out."""
+    cpu = [o for o in out if o.id == "bitsandbytes-cpu-library" and (BNB_CPU_LOADED in o.groups or BNB_NO_GPU in o.groups)]
+    if not cpu:
         return out
     setup = [o for o in out if o.id == "bitsandbytes-cuda-setup"]
-    if setup and not any(g in o.groups for o in setup for g in _BNB_CUDA_WHY):
+    if setup and not any(g in o.groups for o in setup for g in _BNB_CUDA_WHY) and any(BNB_CPU_LOADED in o.groups for o in cpu):
         return [o for o in out if o.id != "bitsandbytes-cuda-setup"]
-    return [o for o in out if o not in loaded]
+    if setup:
+        return [o for o in out if o not in cpu]
+    return [o for o in out if not (o in cpu and BNB_CPU_LOADED in o.groups and o.count == 1)]
 
 
 def extension_break(kind: str, package: str, version: str, env: Env, facts: Facts) -> Break | None:
@@ -1454,4 +1469,4 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     return out
 
 
-__all__ = ["BUILDERS", "Env", "FIRST_TOOLKIT", "diagnose", "extension_break", "package_cause"]
+__all__ = ["BUILDERS", "Env", "diagnose", "extension_break", "package_cause"]

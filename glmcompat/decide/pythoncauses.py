@@ -603,43 +603,14 @@ def _mpi_dist(h: Hit, env: Env) -> str:
     return module_package(importing.split(".", 1)[0]) if importing else "mpi4py"
 
 
-# What each Python release removed from the standard library that old code still uses (CPython's What's New pages, the
-# row's source in glmcompat/matrix/data/oldcode-signatures.toml): name -> (the release that removed it, its replacement)
+# What each Python release removed from the standard library that old code still uses: the matrix's [[stdlib_removed]]
+# rows (glmcompat/matrix/data/python-stdlib.toml, each citing CPython's "What's New" page or the PEP that removed it)
 _ABC = "collections.abc"
-STDLIB_REMOVED: dict[str, tuple[str, str]] = {
-    "time.clock": ("3.8", "time.perf_counter() or time.process_time()"),
-    "platform.linux_distribution": ("3.8", "platform.freedesktop_os_release() (Python 3.10+)"), "platform.dist": ("3.8", "platform.freedesktop_os_release() (Python 3.10+)"),
-    "os.errno": ("3.7", "import errno"),
-    "fractions.gcd": ("3.9", "math.gcd"), "base64.encodestring": ("3.9", "base64.encodebytes"),
-    "base64.decodestring": ("3.9", "base64.decodebytes"), "array.tostring": ("3.9", "tobytes()"),
-    "array.fromstring": ("3.9", "frombytes()"), "xml.etree.ElementTree.getiterator": ("3.9", "iter()"),
-    "threading.isAlive": ("3.9", "is_alive()"), "sys.setcheckinterval": ("3.9", "sys.setswitchinterval"),
-    "sys.getcheckinterval": ("3.9", "sys.getswitchinterval"),
-    "collections": ("3.10", _ABC), "formatter": ("3.10", "no replacement"), "parser": ("3.10", "the ast module"),
-    "symbol": ("3.10", "the ast module"),
-    "inspect.getargspec": ("3.11", "inspect.getfullargspec or inspect.signature"),
-    "inspect.formatargspec": ("3.11", "inspect.signature"), "inspect.getmoduleinfo": ("3.11", "inspect.getmodulename"),
-    "asyncio.coroutine": ("3.11", "async def"), "binhex": ("3.11", "no replacement"),
-    "gettext.lgettext": ("3.11", "gettext.gettext"), "gettext.ldgettext": ("3.11", "gettext.dgettext"),
-    "gettext.lngettext": ("3.11", "gettext.ngettext"), "gettext.ldngettext": ("3.11", "gettext.dngettext"),
-    "imp": ("3.12", "importlib (importlib.util.spec_from_file_location, importlib.reload)"),
-    "asynchat": ("3.12", "asyncio"), "asyncore": ("3.12", "asyncio"), "smtpd": ("3.12", "the aiosmtpd package"),
-    "configparser.SafeConfigParser": ("3.12", "configparser.ConfigParser"), "configparser.readfp": ("3.12", "read_file()"),
-    "pkgutil.ImpImporter": ("3.12", "importlib"), "locale.format": ("3.12", "locale.format_string"),
-    "importlib.find_loader": ("3.12", "importlib.util.find_spec"), "pkgutil.find_loader": ("3.14", "importlib.util.find_spec"),
-    "unittest.makeSuite": ("3.13", "unittest.TestLoader().loadTestsFromTestCase"),
-    "unittest.findTestCases": ("3.13", "unittest.TestLoader().loadTestsFromModule"),
-    "unittest.getTestCaseNames": ("3.13", "unittest.TestLoader().getTestCaseNames"),
-    "locale.resetlocale": ("3.13", "locale.setlocale(locale.LC_ALL, '')"),
-    **{m: ("3.13", "no replacement in the standard library (PEP 594)") for m in (
-        "cgi", "cgitb", "crypt", "pipes", "telnetlib", "nntplib", "imghdr", "sndhdr", "audioop", "chunk", "mailcap",
-        "msilib", "nis", "ossaudiodev", "spwd", "sunau", "uu", "xdrlib", "lib2to3")},
-}
 
 
 def _stdlib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """python-stdlib-removed: the module or name old code uses, the Python release that removed it, its replacement."""
-    g = h.groups
+    g, removed = h.groups, facts.stdlib_removed()
     abc = g.get("py_abc") or g.get("py_abc2", "")
     if abc:
         what, key = f"collections.{abc}", "collections"
@@ -650,10 +621,10 @@ def _stdlib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     else:
         owner, attr = g.get("py_owner") or g.get("py_from2", ""), g.get("py_attr") or g.get("py_name2", "")
         what = f"{owner}.{attr}"
-        key = what if what in STDLIB_REMOVED else f"{owner.rpartition('.')[0] or owner}.{attr}"
-    if key not in STDLIB_REMOVED:
+        key = what if what in removed else f"{owner.rpartition('.')[0] or owner}.{attr}"
+    if key not in removed:
         return None  # a name no release removed (a typo, a user's own attribute): no removal to name
-    gone, instead = STDLIB_REMOVED[key]
+    gone, instead = removed[key]
     if key == "collections":
         instead = f"{_ABC}.{abc} (from collections.abc import {abc})"
     major, minor = gone.split(".")

@@ -450,6 +450,29 @@ class SignaturePackage(Fact):
     package: Name
 
 
+@dataclass(frozen=True, slots=True)
+class StdlibRemoved(Fact):
+    """A module or name of the standard library (``name``: ``imp``, ``time.clock``, ``collections``: the ABC aliases) that
+    CPython release ``removed`` took out (its "What's New" page, or the PEP that removed it), and what replaces it
+    (``instead``): old code that uses it fails on that release and later (python-stdlib-removed)."""
+
+    name: NonEmpty
+    removed: VersionStr
+    instead: NonEmpty
+
+
+@dataclass(frozen=True, slots=True)
+class CudaArch(Fact):
+    """A GPU architecture as nvcc and ptxas name it (``arch``: ``80``, ``90a``, ``120f``) and the CUDA toolkits that know it
+    (NVIDIA's CUDA toolkit release notes): ``first``, the first whose nvcc builds code for it; ``last``, the last whose
+    nvcc still knows it where a later one dropped it; ``ptxas``, the first whose ptxas knows it, where a row says so."""
+
+    arch: NonEmpty
+    first: CudaStr | None = None
+    last: CudaStr | None = None
+    ptxas: CudaStr | None = None
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -484,6 +507,8 @@ class Tables:
     op_namespace: tuple[OpNamespace, ...]
     cxx_namespace: tuple[CxxNamespace, ...]
     signature_package: tuple[SignaturePackage, ...]
+    stdlib_removed: tuple[StdlibRemoved, ...]
+    cuda_arch: tuple[CudaArch, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

@@ -23,6 +23,7 @@ from glmcompat.matrix.rows import (
     AbiProbe,
     ArchProbe,
     Compiled,
+    CudaArch,
     CudaDriver,
     CxxNamespace,
     DriverApi,
@@ -45,6 +46,7 @@ from glmcompat.matrix.rows import (
     Signature,
     SignaturePackage,
     Stack,
+    StdlibRemoved,
     Target,
     TargetRequirement,
     TorchBuild,
@@ -89,6 +91,8 @@ class Facts:
         self._filtered: dict[str, tuple[Fact, ...]] = {}
         self._driver_api: dict[str, str] | None = None
         self._own: dict[str, str] | None = None
+        self._stdlib: dict[str, tuple[str, str]] | None = None
+        self._archs: dict[str, dict[str, str]] | None = None
         self._model_types: dict[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
         self._views: dict[str, Facts] = {self.platform: self}
 
@@ -157,6 +161,10 @@ class Facts:
     def rows(self, table: Literal["cxx_namespace"]) -> tuple[CxxNamespace, ...]: ...
     @overload
     def rows(self, table: Literal["signature_package"]) -> tuple[SignaturePackage, ...]: ...
+    @overload
+    def rows(self, table: Literal["stdlib_removed"]) -> tuple[StdlibRemoved, ...]: ...
+    @overload
+    def rows(self, table: Literal["cuda_arch"]) -> tuple[CudaArch, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
@@ -355,6 +363,22 @@ class Facts:
         if self._own is None:
             self._own = {r.signature: r.package for r in self.rows("signature_package")}
         return self._own.get(signature, "")
+
+    def stdlib_removed(self) -> Mapping[str, tuple[str, str]]:
+        """The standard library's removals ([[stdlib_removed]] rows, in file order): module or name -> (the CPython
+        release that removed it, its replacement)."""
+        if self._stdlib is None:
+            self._stdlib = {r.name: (r.removed, r.instead) for r in self.rows("stdlib_removed")}
+        return self._stdlib
+
+    def cuda_archs(self, which: Literal["first", "last", "ptxas"]) -> Mapping[str, str]:
+        """The CUDA toolkits that know each GPU architecture ([[cuda_arch]] rows, in file order): architecture (``90a``,
+        ``80``) -> the first toolkit whose nvcc builds it (``first``), the last whose nvcc still knows it (``last``), or
+        the first whose ptxas knows it (``ptxas``); an architecture whose row leaves it out is not a key."""
+        if self._archs is None:
+            self._archs = {k: {r.arch: v for r in self.rows("cuda_arch") if (v := getattr(r, k)) is not None}
+                           for k in ("first", "last", "ptxas")}
+        return self._archs[which]
 
     def model_type_known(self, model_type: str, package: str = "transformers") -> tuple[str, str, str] | None:
         """Which releases of ``package`` know ``model_type`` (config.json's): (the first harvested release that knows

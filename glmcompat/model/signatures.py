@@ -763,7 +763,9 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # scene groups that yield to any other reading of their signature later in the log (pip's candidate wheel lines: what
 # a later "Collecting ... (from ...)" of the same install says is read first)
 YIELDING_GROUPS = frozenset({"recand"})
-SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "rn_lookup", "cut_head"})
+# x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
+SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
+                          "cut_head"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")

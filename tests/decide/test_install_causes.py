@@ -242,18 +242,21 @@ def test_build_and_gpu_checks(text: str, sid: str, words: list[str], tmp_path: P
     diagnoses(text, sid, words, tmp_path, capsys)
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    # uv 0.12.5 prioritized_distribution.rs:227-237, report.rs:277, availability.rs:247
+@pytest.mark.parametrize(("text", "sid", "words"), [
+    # uv 0.12.5 prioritized_distribution.rs:227-237 (the tag check: wheel-not-supported's, issue 38's one vocabulary),
+    # report.rs:277, availability.rs:247
     ("  ╰─▶ Because torch==2.1.0 has no wheels with a matching Python ABI tag (e.g., `cp313`) and you require "
-     "torch==2.1.0, we can conclude that your requirements are unsatisfiable.", ["torch==2.1.0", "ABI", "uv venv --python"]),
+     "torch==2.1.0, we can conclude that your requirements are unsatisfiable.", "wheel-not-supported",
+     ["torch==2.1.0", "ABI", "uv venv --python"]),
     ("  ╰─▶ Because there is no version of torch==2.5.1+cu121 and you require torch==2.5.1+cu121, we can conclude that "
-     "your requirements are unsatisfiable.", ["torch==2.5.1+cu121", "cuXYZ"]),
+     "your requirements are unsatisfiable.", "no-matching-distribution", ["torch==2.5.1+cu121", "cuXYZ"]),
     ("  ╰─▶ Because flashinfer-python was not found in the package registry and you require flashinfer-python, we can "
-     "conclude that your requirements are unsatisfiable.", ["flashinfer-python", "--index"]),
+     "conclude that your requirements are unsatisfiable.", "no-matching-distribution", ["flashinfer-python", "--index"]),
 ])
-def test_uv_finding_no_release(text: str, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_uv_finding_no_release(text: str, sid: str, words: list[str], tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
     code, out = explain(text, tmp_path, capsys)
-    assert code == 1 and ": no-matching-distribution" in out and "uv" in out, out
+    assert code == 1 and f": {sid}" in out and "uv" in out, out
     assert not [w for w in words if w not in out], out
 
 

@@ -110,11 +110,13 @@ def test_an_nvidia_library_keeps_its_own_signature(tmp_path, capsys):
 
 
 def test_a_uv_wheel_tag_failure_is_not_read_as_a_conflict(tmp_path, capsys):
-    """uv's "has no wheels with a matching platform tag" derivation ends like a conflict; it stays no-matching."""
+    """uv's "has no wheels with a matching platform tag" derivation ends like a conflict; it stays the tag check's
+    (wheel-not-supported: issue 38's one vocabulary, tests/decide/test_one_vocabulary.py)."""
     code, out = explain("  ╰─▶ Because torch==2.5.1+cu124 has no wheels with a matching platform tag (e.g., "
                         "`macosx_14_0_arm64`) and you require torch==2.5.1+cu124, we can conclude that your requirements "
                         "are unsatisfiable.", tmp_path, capsys)
-    assert "no-matching-distribution" in out and "pip-resolution-impossible" not in out, out
+    assert ": wheel-not-supported" in out and "pip-resolution-impossible" not in out, out
+    assert "no-matching-distribution" not in out, out
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
@@ -211,10 +213,10 @@ def test_the_real_nvcc_option_checks_are_named(tmp_path, capsys):
     "binary distribution is incompatible with the current platform",
 ])
 def test_uv_no_wheel_for_this_platform_names_the_release_in_every_form(line, tmp_path, capsys):
-    """uv's installer words, in each form its releases printed, are both no-matching-distribution and
-    wheel-not-supported, with the package and version the line names."""
+    """uv's installer words, in each form its releases printed, are wheel-not-supported's alone (the tag check: issue
+    38's one vocabulary, tests/decide/test_one_vocabulary.py), with the package and version the line names."""
     out = diagnoses(line, "wheel-not-supported", ["torch==2.4.1"], tmp_path, capsys)
-    assert ": no-matching-distribution" in out, out
+    assert ": no-matching-distribution" not in out, out
 
 
 def test_uv_pylock_form_names_the_package(tmp_path, capsys):

@@ -314,10 +314,17 @@ def test_no_kernel_image_of_an_unrecorded_torch_names_both_suspects() -> None:
     ("Could not find the bitsandbytes CUDA binary at PosixPath('/venv/site-packages/bitsandbytes/libbitsandbytes_cuda128.so')",
      "libbitsandbytes_cuda128.so, its build for CUDA 12.8"),
     # :91-99
-    ("CUDA Setup failed despite CUDA being available. Please run the following command to get more information:", ""),
-    # :77-80
-    ("The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, "
-     "and GPU quantization are unavailable.", "")])
+    ("CUDA Setup failed despite CUDA being available. Please run the following command to get more information:", "")])
 def test_bitsandbytes_later_phrasings(line: str, named: str) -> None:
     h = next(h for h in explain(line + "\n") if h.id == "bitsandbytes-cuda-setup")
     assert named in h.cause and "pip install -U bitsandbytes" in h.remedy
+
+
+def test_bitsandbytes_warning_is_the_cpu_librarys() -> None:
+    """:77-80 (get_native_library: the loaded library has no GPU functions, the CPU one) and 0.41's cextension.py
+    (AttributeError of the CPU library or of none): bitsandbytes-cpu-library's, not bitsandbytes-cuda-setup's (issue 38's
+    one vocabulary)."""
+    hits = explain("The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit "
+                   "multiplication, and GPU quantization are unavailable.\n")
+    assert [h.id for h in hits] == ["bitsandbytes-cpu-library"]
+    assert "CPU-only" in hits[0].cause and "torch.cuda.is_available()" in hits[0].remedy

@@ -1,0 +1,181 @@
+"""One vocabulary of causes (issue 38): a message a library prints is read by one signature, the one whose cause states
+the branch of the source that raises it.
+
+Every line of every message of the raise-site tables (tests/fixtures/raise_sites/*.toml) is searched with the pattern of
+every signature (glmcompat/matrix/data/*signatures*.toml). Where two ids' patterns both match a line, the pair must be a
+deliberate refinement listed in :data:`REFINES` (a more specific id where the line shows more than the generic one
+reads: the library a loader error names, the removed API an ImportError names), with the place that settles it and the
+raise site it rests on; and explain must name one of them only for the message, the table's own where the table names
+one of them. An overlap not listed is two ids for one cause: settle it at the raise site (the message goes to the id
+whose cause states the branch that raises it), never by listing it here.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from glmcompat.matrix.load import load_facts
+from tests.decide.explaining import RAISE_SITES, explain
+
+# the settled refinements: {the two ids} -> which one owns the line, and why (where it is settled; the raise site)
+REFINES: dict[frozenset[str], str] = {
+    frozenset({'undefined-symbol', 'bitsandbytes-cuda-setup'}):
+        "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): the line names bitsandbytes' own CPU library (libbitsandbytes_cpu.so lacking its GPU functions, bitsandbytes 0.3x)",
+    frozenset({'undefined-symbol', 'cuda-toolkit-clash'}):
+        'undefined-symbol yields (glmcompat/model/signatures.py YIELDS): the symbol or its version node is another NVIDIA library\'s (glibc elf/dl-lookup.c prints ", version <node>"), the [[nvidia_library]] rows name its owner',
+    frozenset({'undefined-symbol', 'cudnn-sublibrary-missing'}):
+        "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): the symbol or node is cuDNN's own, its sub-libraries mixed",
+    frozenset({'undefined-symbol', 'driver-too-old'}):
+        "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): a cu[A-Z] function is the driver API's (libcuda.so.1), the [[driver_api]] rows date it",
+    frozenset({'undefined-symbol', 'extension-before-torch'}):
+        "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): a THP* symbol is torch's Python binding, exported once torch is imported",
+    frozenset({'undefined-symbol', 'nccl-undefined-symbol'}):
+        "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): an nccl* symbol is NCCL's (libnccl.so.2)",
+    frozenset({'undefined-symbol', 'nvjitlink-mismatch'}):
+        "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): an __nvJitLink* symbol is nvJitLink's",
+    frozenset({'companion-api-removed', 'companion-too-old'}):
+        "one ImportError's two directions, decided by the [[export]] rows (glmcompat/matrix/data/exports.toml: since/until against the installed release, glmcompat/decide/pythoncauses.py); a name no row holds is neither's",
+    frozenset({'companion-api-removed', 'numpy-distutils-removed'}):
+        "the line's module names the removal (numpy-distutils-removed's own row); companion-api-removed's builder finds no [[export]] row for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-api-removed', 'python-stdlib-removed'}):
+        "the line's module names the removal (python-stdlib-removed's own row); companion-api-removed's builder finds no [[export]] row for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-api-removed', 'tgi-kernels-missing'}):
+        "the line's module names the removal (tgi-kernels-missing's own row); companion-api-removed's builder finds no [[export]] row for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-api-removed', 'torch-six-removed'}):
+        "the line's module names the removal (torch-six-removed's own row); companion-api-removed's builder finds no [[export]] row for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-api-removed', 'extension-not-built'}):
+        "the line's module names the removal (extension-not-built's own row); companion-api-removed's builder finds no [[export]] row for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'distutils-version-missing'}):
+        "the line's module or name is the removal distutils-version-missing reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'numpy-distutils-removed'}):
+        "the line's module or name is the removal numpy-distutils-removed reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'numpy-too-new'}):
+        "the line's module or name is the removal numpy-too-new reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'python-stdlib-removed'}):
+        "the line's module or name is the removal python-stdlib-removed reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'scipy-misc-removed'}):
+        "the line's module or name is the removal scipy-misc-removed reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'tgi-kernels-missing'}):
+        "the line's module or name is the removal tgi-kernels-missing reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'torch-six-removed'}):
+        "the line's module or name is the removal torch-six-removed reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'extension-not-built'}):
+        "the line's module or name is the removal extension-not-built reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'build-backend-too-old'}):
+        "the line's module or name is the removal build-backend-too-old reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-too-old', 'torch-api-removed'}):
+        "torch's removed torch.utils.ffi, named on the line (glmcompat/decide/diagnose.py SUPERSEDED)",
+    frozenset({'build-header-missing', 'torch-thc-removed'}):
+        "torch 1.11's removed THC headers, named on the line (glmcompat/decide/diagnose.py SUPERSEDED)",
+    frozenset({'build-backend-too-old', 'python-stdlib-removed'}):
+        "pkgutil.ImpImporter (Python 3.12, gone) is registered by setuptools' pkg_resources before 66.1: the build tooling's (glmcompat/decide/diagnose.py SUPERSEDED)",
+    frozenset({'build-backend-too-old', 'package-not-installed'}):
+        '"No module named \'distutils\'": Python 3.12 removed it (PEP 632); package-not-installed claims only a tracked companion\'s module (glmcompat/decide/diagnose.py DROPPED)',
+    frozenset({'package-not-installed', 'pkg-resources-removed'}):
+        "pkg_resources, setuptools' module that setuptools 81 removed: its own row; package-not-installed claims only a tracked companion's module (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'package-not-installed', 'python-stdlib-removed'}):
+        "a standard-library module a Python release removed (imp, 3.12): its own row; package-not-installed claims only a tracked companion's module (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'extension-not-built', 'package-not-installed'}):
+        "a [[compiled]] package's own compiled module (glmcompat/matrix/data/extensions.toml): its extension was not built; the wider reading of the line wins (glmcompat/model/signatures.py _inside) or package-not-installed's is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'library-needs-package', 'package-not-installed'}):
+        "the library's own words name the package it needs and the feature (transformers' kernels hub loader); package-not-installed claims only a tracked companion's module (glmcompat/decide/diagnose.py DROPPED; tests/fixtures/raise_sites/hf.toml)",
+    frozenset({'package-not-installed', 'triton-torch-mismatch'}):
+        '"No module named \'triton\'" under torch\'s inductor: triton-torch-mismatch\'s reading alone, where the log shows torch\'s frames (glmcompat/model/signatures.py _inside; glmcompat/decide/diagnose.py DROPPED inductor_missing)',
+    frozenset({'package-not-installed', 'version-requirement-unmet'}):
+        'sglang\'s assert_pkg_version "<pkg> with minimum required version V is not installed": decided by the [[rename]] rows (glmcompat/matrix/data/extensions.toml: a distribution looked up by its old name is version-requirement-unmet, a companion absent package-not-installed)',
+    frozenset({'library-needs-newer-package', 'version-requirement-unmet'}):
+        'a library\'s own "<lib> requires <pkg> >= V" names the library that needs the newer package: the wider reading wins (glmcompat/model/signatures.py _inside)',
+    frozenset({'cuda-lib-missing', 'cudnn-sublibrary-missing'}):
+        'cuDNN\'s "Could not load library <sub-library>. Error: <the loader\'s error>": the sub-library did not load, the quoted error saying why (a library it needs: libnvrtc.so, libcublasLt.so.11); cuda-lib-missing\'s reading of that error alone is left out (glmcompat/decide/diagnose.py SUPERSEDED; glmcompat/decide/cudacauses.py names the library it needs)',
+    frozenset({'cuda-toolkit-clash', 'cudnn-sublibrary-missing'}):
+        "the symbol-version node's owner decides (glmcompat/decide/cudacauses.py _clash, the [[nvidia_library]] rows): another NVIDIA library's node is cuda-toolkit-clash's, cuDNN's own node where no other library needs it cudnn-sublibrary-missing's",
+    frozenset({'cudart-missing', 'vllm-extension-import-failed'}):
+        'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')": the quoted error names the CUDA runtime missing (glmcompat/decide/diagnose.py SUPERSEDED)',
+    frozenset({'cuda-forward-compat-unsupported', 'gpu-arch-not-in-build'}):
+        'ggml_cuda_init\'s "failed to initialize CUDA: <cudaGetErrorString>" is llama.cpp\'s own line: the wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/system3-signatures.toml)',
+    frozenset({'deepspeed-ops-mismatch', 'gpu-capability-too-old'}):
+        'DeepSpeed\'s "Unable to JIT load the <op> op ... NVIDIA Inference is only supported on ..." names the GPU\'s capability as the reason: the wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/gpucap-signatures.toml)',
+    frozenset({'driver-library-mismatch', 'driver-too-old'}):
+        "NGC's compat banner's status line is driver-too-old's detail, never a cause alone (glmcompat/decide/diagnose.py DROPPED ngc_status; tests/fixtures/raise_sites/ngc-signatures.toml)",
+    frozenset({'driver-not-found', 'torch-dll-load-failed'}):
+        "nvcuda.dll is the NVIDIA driver's own library: the wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/runtime-family.toml)",
+    frozenset({'nvcc-unsupported-arch', 'ptxas-too-old'}):
+        'ptxas\'s "Value \'sm_XX\' is not defined for option \'gpu-name\'" inside XLA\'s "ptxas exited with non-zero error code": the wider reading wins (glmcompat/model/signatures.py _inside)',
+    frozenset({'nvcc-unsupported-arch', 'triton-ptxas-arch'}):
+        "the same ptxas line in triton's compile: triton-ptxas-arch's wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/torch-family.toml)",
+    frozenset({'ptxas-too-old', 'triton-ptxas-arch'}):
+        'XLA\'s "ptxas exited with non-zero error code" names its own ptxas: the wider reading wins (glmcompat/model/signatures.py _inside)',
+    frozenset({'libpython-missing', 'system-lib-missing'}):
+        'dyld\'s "Library not loaded: <libpython>": CPython\'s library names its own signature (glmcompat/decide/diagnose.py DYLD_MISSING)',
+    frozenset({'system-lib-missing', 'torch-lib-missing'}):
+        'dyld\'s "Library not loaded: @rpath/libc10.dylib": torch\'s library names its own signature (glmcompat/decide/diagnose.py DYLD_MISSING)',
+    frozenset({'conda-cuda-too-old', 'conda-unsatisfiable'}):
+        "conda's unsatisfiable report naming the machine's __cuda (glmcompat/decide/diagnose.py VIRTUAL_PACKAGE)",
+    frozenset({'build-isolation-no-torch', 'source-build-failed'}):
+        'the failed build step of a log whose torch is missing from the isolated build environment (glmcompat/decide/pythoncauses.py isolated_torch, tests/fixtures/raise_sites/install-family.toml)',
+}
+
+NAMED = re.compile(r"^line \d+: ([a-z0-9-]+)", re.MULTILINE)
+
+
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    return [(s.id, re.compile(s.pattern)) for s in load_facts().rows("signature")]
+
+
+def _messages() -> list[tuple[str, dict[str, object]]]:
+    return [(f.name, m) for f in sorted(RAISE_SITES.glob("*.toml"))
+            for m in tomllib.loads(f.read_text(encoding="utf-8")).get("message", [])]
+
+
+def _overlaps() -> list[tuple[str, dict[str, object], list[frozenset[str]]]]:
+    """Each table message with a line that two ids or more read: (its table, the message, the ids of each such line)."""
+    pats, out = _patterns(), []
+    for name, m in _messages():
+        lines = [frozenset(sid for sid, p in pats if p.search(line)) for line in str(m["text"]).splitlines()]
+        if over := [ids for ids in lines if len(ids) > 1]:
+            out.append((name, m, over))
+    return out
+
+
+OVERLAPS = _overlaps()
+
+
+def _pairs(ids: frozenset[str]) -> set[frozenset[str]]:
+    return {frozenset({a, b}) for a in ids for b in ids if a < b}
+
+
+def test_every_overlap_is_a_listed_refinement() -> None:
+    seen: dict[frozenset[str], str] = {}
+    for name, m, over in OVERLAPS:
+        for ids in over:
+            for pair in _pairs(ids):
+                seen.setdefault(pair, f"{name}: {str(m['text'])[:160]!r}")
+    unlisted = {" / ".join(sorted(p)): where for p, where in seen.items() if p not in REFINES}
+    assert not unlisted, unlisted
+
+
+def test_every_listed_refinement_is_met_in_a_table() -> None:
+    met = {p for _, _, over in OVERLAPS for ids in over for p in _pairs(ids)}
+    assert not [sorted(p) for p in REFINES if p not in met]
+    assert all("tests/" in why or "glmcompat/" in why for why in REFINES.values())  # each names where it is settled
+
+
+@pytest.mark.parametrize("case", OVERLAPS, ids=[f"{n}:{str(m['text'])[:50]}" for n, m, _ in OVERLAPS])
+def test_one_id_names_a_message(case, tmp_path, capsys) -> None:
+    _, m, over = case
+    _, out = explain(str(m["text"]), tmp_path, capsys)
+    named = set(NAMED.findall(out))
+    for ids in over:
+        both = named & ids
+        assert len(both) <= 1, (sorted(both), out)
+        if m["expect"] in ids:
+            assert both == {m["expect"]}, (m["expect"], sorted(both), out)
+
+
+def test_the_tables_are_read() -> None:
+    assert len(_messages()) > 1000 and len(OVERLAPS) > 10
+    assert Path(RAISE_SITES).is_dir()
