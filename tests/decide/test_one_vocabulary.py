@@ -74,17 +74,29 @@ REFINES: dict[frozenset[str], str] = {
     frozenset({'build-backend-too-old', 'python-stdlib-removed'}):
         "pkgutil.ImpImporter (Python 3.12, gone) is registered by setuptools' pkg_resources before 66.1: the build tooling's (glmcompat/decide/diagnose.py SUPERSEDED)",
     frozenset({'build-backend-too-old', 'package-not-installed'}):
-        '"No module named \'distutils\'": Python 3.12 removed it (PEP 632); package-not-installed claims only a tracked companion\'s module (glmcompat/decide/diagnose.py DROPPED)',
+        '"No module named \'distutils\'": Python 3.12 removed it (PEP 632); package-not-installed claims only a module of a distribution the matrix names (a tracked companion\'s, or a [[module]] row\'s imported in another package\'s frame) (glmcompat/decide/diagnose.py DROPPED)',
     frozenset({'package-not-installed', 'pkg-resources-removed'}):
-        "pkg_resources, setuptools' module that setuptools 81 removed: its own row; package-not-installed claims only a tracked companion's module (glmcompat/decide/diagnose.py DROPPED)",
+        "pkg_resources, setuptools' module that setuptools 81 removed: its own row; package-not-installed claims only a module of a distribution the matrix names (a tracked companion's, or a [[module]] row's imported in another package's frame) (glmcompat/decide/diagnose.py DROPPED)",
     frozenset({'package-not-installed', 'python-stdlib-removed'}):
-        "a standard-library module a Python release removed (imp, 3.12): its own row; package-not-installed claims only a tracked companion's module (glmcompat/decide/diagnose.py DROPPED)",
+        "a standard-library module a Python release removed (imp, 3.12): its own row; package-not-installed claims only a module of a distribution the matrix names (a tracked companion's, or a [[module]] row's imported in another package's frame) (glmcompat/decide/diagnose.py DROPPED)",
     frozenset({'extension-not-built', 'package-not-installed'}):
         "a [[compiled]] package's own compiled module (glmcompat/matrix/data/extensions.toml): its extension was not built; the wider reading of the line wins (glmcompat/model/signatures.py _inside) or package-not-installed's is left out (glmcompat/decide/diagnose.py DROPPED)",
     frozenset({'library-needs-package', 'package-not-installed'}):
-        "the library's own words name the package it needs and the feature (transformers' kernels hub loader); package-not-installed claims only a tracked companion's module (glmcompat/decide/diagnose.py DROPPED; tests/fixtures/raise_sites/hf.toml)",
-    frozenset({'package-not-installed', 'triton-torch-mismatch'}):
-        '"No module named \'triton\'" under torch\'s inductor: triton-torch-mismatch\'s reading alone, where the log shows torch\'s frames (glmcompat/model/signatures.py _inside; glmcompat/decide/diagnose.py DROPPED inductor_missing)',
+        "the library's own words name the package it needs and the feature (transformers' kernels hub loader); package-not-installed claims only a module of a distribution the matrix names (a tracked companion's, or a [[module]] row's imported in another package's frame) (glmcompat/decide/diagnose.py DROPPED; tests/fixtures/raise_sites/hf.toml)",
+    frozenset({'lxc-cuda-init-hmm', 'driver-insufficient'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
+    frozenset({'lxc-cuda-init-hmm', 'no-kernel-image'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
+    frozenset({'lxc-cuda-init-hmm', 'cuda-system-not-ready'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
+    frozenset({'lxc-cuda-init-hmm', 'driver-library-mismatch'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
+    frozenset({'lxc-cuda-init-hmm', 'cuda-forward-compat-unsupported'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
+    frozenset({'lxc-cuda-init-hmm', 'ptx-unsupported-toolchain'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
+    frozenset({'lxc-cuda-init-hmm', 'ptx-jit-failed'}):
+        '"cuInit failed: <the driver\'s error string>": the string\'s own id; lxc-cuda-init-hmm\'s generic cuInit reading is kept only where the log shows its scene, a Proxmox LXC container with nvidia_uvm\'s HMM (glmcompat/decide/cudacauses.py _hmm)',
     frozenset({'package-not-installed', 'version-requirement-unmet'}):
         'sglang\'s assert_pkg_version "<pkg> with minimum required version V is not installed": decided by the [[rename]] rows (glmcompat/matrix/data/extensions.toml: a distribution looked up by its old name is version-requirement-unmet, a companion absent package-not-installed)',
     frozenset({'library-needs-newer-package', 'version-requirement-unmet'}):
