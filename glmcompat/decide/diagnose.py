@@ -25,7 +25,7 @@ from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
-from glmcompat.decide.frameworkcauses import framework_builder, notice, with_package
+from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, libcuda_of_a_build
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol, proc_not_found,
                                            runtime_driver)
@@ -695,6 +695,16 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 f"build with SASS for sm_{sm}, or build it from source with TORCH_CUDA_ARCH_LIST={sm[:-1]}.{sm[-1]}")
     if not pkg or pkg == "torch":
         torch = env.version("torch")
+        if not torch and not pkg:  # nothing of the log names the module: torch's kernels or an extension built through it
+            cap = f" (sm_{env.capability.replace('.', '')})" if env.capability else ""
+            return ("the log names no module for the failing kernel: torch's build or a compiled extension built through "
+                    "torch.utils.cpp_extension (at install, or JIT-compiled at first use by a plugin loader) carries no "
+                    f"code this GPU{cap} runs: its arch list stops below the GPU's architecture, or the CUDA toolkit that "
+                    "built it does not know that architecture",
+                    "run `glmcompat verify` on the GPU (its gpu-code probe names the module); rebuild an extension with "
+                    "TORCH_CUDA_ARCH_LIST set to this GPU's capability (a JIT-built plugin: delete its build directory "
+                    "under ~/.cache/torch_extensions so it is compiled again) with a torch and CUDA toolkit that know the "
+                    "architecture, or install a torch build whose arch list (torch.cuda.get_arch_list()) includes it")
         if not torch:
             return None
         tb = facts.gpu_code("torch", torch)
@@ -714,6 +724,13 @@ def _no_kernel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes this GPU's capability")
     ver = env.version(pkg)
     cap = f" (sm_{env.capability.replace('.', '')})" if env.capability else ""
+    if framework_package(h):  # a framework's own CUDA kernels (its row names it): a prebuilt release's arch list
+        return (f"{_shown(pkg, ver)}'s own CUDA kernels carry no code this GPU{cap} runs: each release's GPU build is "
+                "compiled for the CUDA architectures its packaging build lists (CMAKE_CUDA_ARCHITECTURES), and this GPU's "
+                "is not among them (an older GPU a newer release dropped, or a newer one its CUDA does not know)",
+                f"install a {pkg} release whose GPU build lists this GPU's compute capability (its release notes' CUDA "
+                "requirements: an older release for an older GPU, one built with a newer CUDA for a newer GPU), or build "
+                f"{pkg} from source with CMAKE_CUDA_ARCHITECTURES set to the GPU's capability")
     remedy = (f"install a {pkg} build with SASS for this GPU's capability (`glmcompat verify` reads the code each of "
               f"its modules carries), or build it from source with TORCH_CUDA_ARCH_LIST set to it")
     listed = _listed_code(pkg, env)
