@@ -323,13 +323,22 @@ UNMEASURED_AY = False
 CASES_AZ = tomllib.loads((HERE / "heldout_az.toml").read_text())["case"]
 UNMEASURED_AZ = False
 
+# heldout_bb.toml: the set gathered as BB (typed as a robotics, reinforcement-learning or simulation user: Isaac Gym /
+# Isaac Lab / Isaac Sim's bundled python, MuJoCo, habitat-sim, ManiSkill / SAPIEN, Genesis, stable-baselines3, ROS 2
+# with torch, LeRobot, a robot policy; sets BA and BC are gathered beside it), frozen before `explain` ran on it, scored
+# by test_real_log_bb (`-k test_real_log_bb` selects it).
+# While UNMEASURED_BB, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BB = False, as for set V.
+CASES_BB = tomllib.loads((HERE / "heldout_bb.toml").read_text())["case"]
+UNMEASURED_BB = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
-         + CASES_AX + CASES_AY + CASES_AZ)
+         + CASES_AX + CASES_AY + CASES_AZ + CASES_BB)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -555,6 +564,11 @@ def test_real_log_ay(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AZ, UNMEASURED_AZ), ids=[str(c["log"]) for c in CASES_AZ])
 def test_real_log_az(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BB, UNMEASURED_BB), ids=[str(c["log"]) for c in CASES_BB])
+def test_real_log_bb(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
