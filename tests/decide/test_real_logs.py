@@ -347,9 +347,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
-         + CASES_AX + CASES_AY + CASES_AZ + CASES_BB)
-
-         + CASES_AX + CASES_AY + CASES_AZ + CASES_BC)
+         + CASES_AX + CASES_AY + CASES_AZ + CASES_BB + CASES_BC)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
