@@ -180,7 +180,8 @@ def _xla_driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
 def _bindings_unsupported(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-bindings-driver-unsupported: the driver's CUDA version cuda-bindings refused, and which side is older."""
     number = h.groups.get("cb_driver", "")
-    who = _shown("cuda-bindings", env.version("cuda-bindings")) if env.version("cuda-bindings") else "the installed cuda-bindings"
+    who = (_shown("cuda-bindings", env.version("cuda-bindings")) if env.version("cuda-bindings") else
+           "the installed cuda-bindings") + " (its module cuda.bindings)"
     if not number:  # 12.8's words: only CUDA 12 drivers
         drv = env.cuda.get("driver_cuda", "")
         return (f"{who} is built for CUDA 12 and accepts only a CUDA 12 driver when it loads nvJitLink or NVVM, and the "
