@@ -400,7 +400,46 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "PyTorch's index as a source for it")
 
 
+# a program gcc's driver runs -> (what it is, the apt package that installs it, the dnf one); a gcc's own part (lto1,
+# collect2) comes with gcc itself
+GCC_PROGRAMS = {
+    "cc1": ("the C compiler proper", "gcc", "gcc"), "cc1plus": ("the C++ compiler proper", "g++", "gcc-c++"),
+    "cc1obj": ("the Objective-C compiler proper", "gobjc", "gcc-objc"),
+    "cc1objplus": ("the Objective-C++ compiler proper", "gobjc++", "gcc-objc++"),
+    "f951": ("the Fortran compiler proper", "gfortran", "gcc-gfortran"), "gnat1": ("the Ada compiler proper", "gnat", "gcc-gnat"),
+    "go1": ("the Go compiler proper", "gccgo", "gcc-go"), "d21": ("the D compiler proper", "gdc", "gcc-gdc"),
+    "lto1": ("gcc's link-time optimizer", "gcc", "gcc"), "lto-wrapper": ("gcc's link-time optimizer", "gcc", "gcc"),
+    "collect2": ("gcc's link step", "gcc", "gcc"), "as": ("the assembler", "binutils", "binutils"),
+    "ld": ("the linker", "binutils", "binutils"),
+}
+
+
+def _gcc_program(h: Hit, env: Env) -> tuple[str, str] | None:
+    """build-tool-missing where gcc's (or clang's) driver cannot run a program of its own: the program and the package
+    that installs it."""
+    prog = _g(h, "gcc_prog", "gcc_prog2", "gcc_ld")
+    clang = h.groups.get("clang_prog", "")
+    if not prog and not clang:
+        return None
+    if clang:
+        prog = clang.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".exe")
+    what, apt, dnf = GCC_PROGRAMS.get(prog, ("a program of the toolchain", "build-essential", "gcc"))
+    driver = h.groups.get("gcc_driver", "") or h.groups.get("clang_driver", "") or ("gcc" if not clang else "clang")
+    ver = re.search(r"-(\d{1,2})[.\d]{0,6}(?:\.exe)?$", driver)  # gcc-12: its own versioned packages
+    if ver and apt in ("gcc", "g++", "gfortran", "gobjc", "gobjc++", "gnat", "gccgo", "gdc"):
+        apt = f"{apt}-{ver.group(1)}"
+    who = f"the build of {_shown(h.package, env.version(h.package))}" if h.package else "the build"
+    said = f"{driver} cannot run {prog}" + (f" ({clang})" if clang and clang != prog else "")
+    return (f"{who} compiles with {driver}, and {said}, {what}: it is not installed ({apt} provides it; "
+            + ("a gcc without g++ has no cc1plus, so C++ sources (and nvcc's host code) cannot be compiled)"
+               if prog == "cc1plus" else "the compiler driver alone does not bring it)"),
+            f"install {apt} where the build runs (apt-get install {apt}, or build-essential; dnf install {dnf}; "
+            "conda install -c conda-forge " + ("binutils" if apt == "binutils" else "cxx-compiler") + "), then build again")
+
+
 def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if (got := _gcc_program(h, env)) is not None:
+        return got
     tool = _g(h, "compiler", "exec_compiler", "vc_compiler")
     if not tool and "msvc" not in h.groups:
         return INSTALL_BUILDERS["build-tool-missing"](h, env, facts)

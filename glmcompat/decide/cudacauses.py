@@ -83,6 +83,8 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     torch's build."""
     if "ngc_status" in h.groups:  # the compat status line alone: the detail of the refusal above it, or of a notice
         return None
+    if "xla_driver" in h.groups or "xla_cut" in h.groups:  # XLA's own comparison of the driver with its toolchain
+        return _xla_driver(h, env, facts)
     if need_rel := h.groups.get("ngc_need", ""):  # an NGC image's entrypoint check of the host's kernel driver
         host = h.groups.get("ngc_found", "") or env.cuda.get("driver", "")
         return (f"the container image was built for NVIDIA driver release {need_rel} or later (the driver of its CUDA "
@@ -147,6 +149,54 @@ def _driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         build = "install builds for the CUDA the driver supports (nvidia-smi's \"CUDA Version\")"
     newer = f"a newer driver (>= {need} for CUDA {built})" if need else "a newer NVIDIA driver"
     return cause, f"{build}, or {newer}"
+
+
+def _xla_driver(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """driver-too-old from XLA (jaxlib, tensorflow): the CUDA the driver supports (the line's, else nvidia-smi's) is
+    older than the ptxas / PTX compiler the framework's pip CUDA wheels installed."""
+    drv = h.groups.get("xla_driver", "") or env.cuda.get("driver_cuda", "")
+    need = h.groups.get("xla_need", "")
+    tool = "ptxas" if h.groups.get("xla_tool", "ptxas").startswith("ptxas") else "PTX compiler"
+    need_mm = ".".join(need.split(".")[:2]) if need else ""
+    driver = env.cuda.get("driver", "")
+    own = min_driver(need_mm, facts)[1] if need_mm else ""  # PTX the driver links needs the toolkit's own driver
+    shown = f"the NVIDIA driver{' ' + driver if driver else ''}" + (f" supports CUDA {drv}" if drv else " supports an older CUDA")
+    cause = (f"XLA (jaxlib's or tensorflow's GPU compiler) found its CUDA {tool}"
+             + (f" of CUDA {need}" if need else "") + f" newer than the driver: {shown}"
+             + (f", older than CUDA {need_mm}" if need_mm else "")
+             + "; the toolchain is the CUDA the framework's pip wheels installed (jax[cudaXY] and tensorflow[and-cuda] "
+               "bring the newest CUDA of the major), and the driver cannot link what it produces, so XLA disables "
+               "parallel compilation (and kernels that need the driver's JIT may fail)")
+    newer = (f"a driver that supports CUDA {need_mm} (>= {own})" if need_mm and own else
+             f"a driver that supports CUDA {need_mm}" if need_mm else "a newer NVIDIA driver")
+    pin = (f"pin the pip CUDA wheels to the driver's CUDA {drv} (the nvidia-*-cu{_major(drv)} wheels at {drv}.*, "
+           f"nvidia-cuda-nvcc-cu{_major(drv)} above all, which holds ptxas)" if drv else
+           "pin the pip CUDA wheels (the nvidia-*-cuXY wheels, nvidia-cuda-nvcc above all) to the CUDA the driver supports "
+           "(nvidia-smi's \"CUDA Version\")")
+    return cause, (f"install {newer}, or {pin}; on a data-center GPU NVIDIA's CUDA forward-compatibility package "
+                   "(cuda-compat) serves too")
+
+
+def _bindings_unsupported(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-bindings-driver-unsupported: the driver's CUDA version cuda-bindings refused, and which side is older."""
+    number = h.groups.get("cb_driver", "")
+    who = (_shown("cuda-bindings", env.version("cuda-bindings")) if env.version("cuda-bindings") else
+           "the installed cuda-bindings") + " (its module cuda.bindings)"
+    if not number:  # 12.8's words: only CUDA 12 drivers
+        drv = env.cuda.get("driver_cuda", "")
+        return (f"{who} is built for CUDA 12 and accepts only a CUDA 12 driver when it loads nvJitLink or NVVM, and the "
+                f"NVIDIA driver reports another CUDA major{' (' + drv + ')' if drv else ''}", h.remedy)
+    drv = driver_cuda(number)
+    if int(number) >= 13000:
+        return (f"{who} is built for CUDA 12 and accepts only a CUDA 12 driver (12000 <= version < 13000) when it loads "
+                f"nvJitLink or NVVM; the NVIDIA driver reports CUDA {drv} ({number}), a CUDA {_major(drv)} driver newer "
+                "than the cuda-bindings knows, so it refuses it (NotSupportedError) and what compiles through it (numba-cuda's "
+                "kernels) fails", h.remedy)
+    floor, own = min_driver("12.0", facts)
+    return (f"the NVIDIA driver reports CUDA {drv} ({number}), older than the CUDA 12 that {who} is built for: it accepts "
+            "only a CUDA 12 driver (from 12000) when it loads nvJitLink or NVVM, so it refuses this one (NotSupportedError)",
+            f"upgrade the NVIDIA driver to one for CUDA 12 (>= {floor or own or '525.60.13'}), or install the cuda-bindings "
+            f"of the driver's CUDA major ({_major(drv)}.x)")
 
 
 def _thd_nccl(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1219,6 +1269,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cudnn-sublibrary-missing": _cudnn_sub,
     "triton-ptxas-arch": _ptxas,
     "cuda-bindings-driver": _cuda_bindings,
+    "cuda-bindings-driver-unsupported": _bindings_unsupported,
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
     "cuda-toolkit-clash": _clash_or_cublas,

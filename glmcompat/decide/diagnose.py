@@ -1284,7 +1284,7 @@ for _sid in DYLD_MISSING:
 # is another's (a module's undefined driver API function,
 # another framework's cuDNN check)
 OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nvd_image", "nvd_image_b", "ngc_need",
-                                 "ngc_status"),
+                                 "ngc_status", "xla_driver", "xla_cut"),
               "cudnn-version-mismatch": ("framework", "framework_major", "jax_framework")}
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause

@@ -649,7 +649,7 @@ PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     # a compiler the build runs missing (setuptools' "Microsoft Visual C++ 14.0 or greater is required", distutils'
     # spawn): the package pip was building, not setuptools whose frames raise it; torch's and triton's own words keep
     # their package
-    "build-tool-missing": lambda h, env: (_built(env) if h.groups.keys() & {"msvc", "compiler", "exec_compiler"} else ""),
+    "build-tool-missing": lambda h, env: (_built(env) if h.groups.keys() & {"msvc", "compiler", "exec_compiler", "gcc_prog", "gcc_prog2", "gcc_ld", "clang_prog"} else ""),
     "build-isolation-no-torch": lambda h, env: (_uv_built(h, env) if any(
         k in h.groups for k in ("uv_iso_pkg", "uv_iso_old", "uv_step", "uv_built")) else _requirement(env)[0]),
 }
