@@ -323,6 +323,15 @@ UNMEASURED_AY = False
 CASES_AZ = tomllib.loads((HERE / "heldout_az.toml").read_text())["case"]
 UNMEASURED_AZ = False
 
+# heldout_ba.toml: the set gathered as BA (typed as a speech, audio or video-generation user: whisper / faster-whisper
+# on CTranslate2, WhisperX, coqui TTS, bark, audiocraft, F5-TTS, CosyVoice, RVC voice conversion, Stable Video
+# Diffusion, AnimateDiff, Wan / HunyuanVideo, torchaudio / torchcodec / ffmpeg extensions; sets BB and BC are gathered
+# beside it), frozen before `explain` ran on it, scored by test_real_log_ba (`-k test_real_log_ba` selects it).
+# While UNMEASURED_BA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BA = False, as for set V.
+CASES_BA = tomllib.loads((HERE / "heldout_ba.toml").read_text())["case"]
+UNMEASURED_BA = True
+
 # heldout_bb.toml: the set gathered as BB (typed as a robotics, reinforcement-learning or simulation user: Isaac Gym /
 # Isaac Lab / Isaac Sim's bundled python, MuJoCo, habitat-sim, ManiSkill / SAPIEN, Genesis, stable-baselines3, ROS 2
 # with torch, LeRobot, a robot policy; sets BA and BC are gathered beside it), frozen before `explain` ran on it, scored
@@ -347,7 +356,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
-         + CASES_AX + CASES_AY + CASES_AZ + CASES_BB + CASES_BC)
+         + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -573,6 +582,11 @@ def test_real_log_ay(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_AZ, UNMEASURED_AZ), ids=[str(c["log"]) for c in CASES_AZ])
 def test_real_log_az(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BA, UNMEASURED_BA), ids=[str(c["log"]) for c in CASES_BA])
+def test_real_log_ba(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
