@@ -651,9 +651,19 @@ class _Matcher:
         own: dict[int, int] = {}
         for head, _, i in cut:
             own[i] = min(own.get(i, len(text)), len(text) - len(head))
-        for whole, at in dict.fromkeys((text + rest, len(text) - len(head)) for head, rest, _ in cut):
-            low = _fold(whole)
-            near = sorted(self.holding.of(low))
+        completing: dict[tuple[str, int], set[int]] = {}  # each completed line -> the signatures whose literal completed it
+        for head, rest, i in cut:
+            completing.setdefault((text + rest, len(text) - len(head)), set()).add(i)
+        for (whole, at), mine in completing.items():
+            # a completion counts only where a signature whose own literal the line is cut inside reads it (the text is
+            # then its message, which a sharper row may read too: cuDNN's sub-library row on the loader's "cannot open
+            # shared object"): another row's literal completing the line ("CUDA driver" + cuda-bindings' "version ")
+            # makes a text no message printed, which a third row's reading of it ("CUDA error: CUDA driver version ...")
+            # would claim
+            if not any((m := form.search(whole)) is not None and m.start() < min(at, own.get(i, at))
+                       for i in mine for form in (self.keyed[i][0], self.loose[i][0])):
+                continue
+            near = sorted(self.holding.of(_fold(whole)))
             for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
                 got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None
                        and m.start() < min(at, own.get(i, at))]

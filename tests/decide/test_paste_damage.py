@@ -594,6 +594,9 @@ def test_the_latencybench_log_reads_as_torch_printed_it(tmp_path: Path, capsys: 
 # whose cause is in the sentences it lost) or as undone (the raise site's own words that its signature does not read
 # alone yet: a strict expected failure, by message id and the first 8 hex digits of the sha1 of its text, until read).
 HEAD_GENERIC = {
+    "nvcc warning : option 'host-compilation' has been deprecated and is ignored":
+        "nvcc's notice of a deprecated option, printed before the build's own error (gcc unable to run cc1plus): it tells "
+        "no failure, and the cause is in the line the cut lost",
     "RuntimeError: Unable to JIT load the transformer_inference op due to it not being compatible due to hardware/"
     "software issue.": "DeepSpeed's JIT refusal, whose reason (error_log, the GPU's capability) is the sentence it lost: "
                        "alone it is deepspeed-ops-mismatch's",
