@@ -124,7 +124,7 @@ def _api_mismatch(name: str, module: str, dist: str, have: str, who: str, who_ha
     the installed ``dist`` is not the release the importing package was written against, in either direction (older,
     before the name was added; newer, after it was removed or moved): the diagnosis names both packages and their
     versions from the log, and the remedy that works either way, the release the importer's own metadata asks."""
-    now = f" ({module} has {hint}, the nearest name Python finds there: {name} was renamed or moved)" if hint else ""
+    now = f" ({module} now has {hint}, the nearest name Python finds there: {name} was renamed or moved)" if hint else ""
     importer = f"{_shown(who, who_have)} imports" if who else "the importing code imports"
     asker = who or "<importing package>"
     return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} has no {name} there{now}: the "
