@@ -116,16 +116,25 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             return None  # the installed release has it, or every release read has it: nothing removed it
         if known:
             return _removed_at(row, name, module, dist, have, who, known)
-    hint = g.get("api_hint", "")
-    now = f" ({module} now has {hint}, the nearest name Python finds there)" if hint else ""
-    importer = f"{_shown(who, env.version(who))} imports" if who else "the importing code imports"
-    return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} has no {name} there: a release "
-            f"of {dist} newer than the one that code was written against removed or moved {name} (an upgrade of {dist}, "
-            f"or of a package that pulled a newer {dist} in){now}, so the import fails in {dist} ({module}), not in "
-            "the importing package",
-            f"install the {dist} release the importing code was written against (`pip show "
-            f"{who or '<importing package>'}` lists the {dist} it requires; `pip install '{dist}<X'` below the release that "
-            f"dropped {name}), or upgrade {who or 'the importing package'} to a release written for the installed {dist}")
+    return _api_mismatch(name, module, dist, have, who, env.version(who) if who else "", g.get("api_hint", ""))
+
+
+def _api_mismatch(name: str, module: str, dist: str, have: str, who: str, who_have: str, hint: str) -> tuple[str, str]:
+    """companion-api-removed where no wheels read tell the releases of ``name`` (no ``[[export]]`` row of ``module``):
+    the installed ``dist`` is not the release the importing package was written against, in either direction (older,
+    before the name was added; newer, after it was removed or moved): the diagnosis names both packages and their
+    versions from the log, and the remedy that works either way, the release the importer's own metadata asks."""
+    now = f" ({module} now has {hint}, the nearest name Python finds there: {name} was renamed or moved)" if hint else ""
+    importer = f"{_shown(who, who_have)} imports" if who else "the importing code imports"
+    asker = who or "<importing package>"
+    return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} has no {name} there{now}: the "
+            f"installed {dist} is not the release {who or 'that code'} was written against (older than the release that "
+            f"added {name}, or newer than one that removed or moved it; no wheels read tell which), so the import fails in "
+            f"{dist} ({module}), not in the importing package",
+            f"install the {dist} release {who or 'the importing package'} asks for, whichever way it lies: `pip show "
+            f"{asker}` names the packages it requires and `pip check` the {dist} specifier its metadata (Requires-Dist) "
+            f"asks, then install a release it admits (`pip install '{dist}==<a version it admits>'`); or install the "
+            f"{who or 'importing package'} release written for the installed {_shown(dist, have)}")
 
 
 def _sub_removed(top: str, sub: str, h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -355,6 +364,8 @@ def _requirement(env: Env) -> tuple[str, str]:
     if url:
         path = url.split("#", 1)[0].split("@", 2)[-1] if url.startswith("git+") and url.count("@") > 1 else url.split("#", 1)[0]
         last = [p for p in re.split(r"[\\/]", path) if p]
+        if last and re.match(r"(?:git|hg|svn|bzr)\+", url):  # a VCS URL's revision after its last "@" (repo.git@v0.4.2)
+            last[-1] = last[-1].split("@", 1)[0]
         name = canonicalize(last[-1].removesuffix(".git")) if last else ""
         editable = "obtaining" in env.notes and "collecting_url" not in env.notes
         asked = ("-e " + url.removeprefix("file://")) if editable else f"'{url}'"
@@ -375,23 +386,45 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             return None
         return _uv_isolation(h, env)
     name, asked = _requirement(env)
+    name = name or _built(env)
     missing = env.notes.get("no_module", "")
     compiled = {p for r in facts.rows("compiled") for p in r.packages}
-    if missing and missing.split(".", 1)[0] != "torch":
+    said = h.groups.get("iso_said", "")
+    if not said and missing and missing.split(".", 1)[0] != "torch":
         return None
-    if not missing and name not in compiled:
-        return None
+    if not said and not missing and ("iso_step" not in h.groups or name not in compiled):
+        return None  # a failed metadata step or a backend frame with no missing module named: not torch's absence
     who = name or "the package"
     torch = env.version("torch")
-    seen = ("the log shows its traceback end in No module named 'torch'" if missing else
-            f"the log stops before the step's error; {who}'s setup.py imports torch at its top to build its extension with "
-            "torch.utils.cpp_extension, which fails first there")
+    if said:  # the package's own setup.py says it found no torch to build against
+        seen = f"its setup.py says so: \"{said}\""
+    elif missing:
+        seen = "the log shows its traceback end in No module named 'torch'"
+    else:
+        seen = (f"the log stops before the step's error; {who}'s setup.py imports torch at its top to build its extension "
+                "with torch.utils.cpp_extension, which fails first there")
+    isolated = not said or bool(set(h.groups) & {"iso_step", "meta_step", "iso_frame"}) or _isolated_step(env)
+    if not isolated:  # the package's words without pip's isolated step in the log: torch absent where the build ran
+        return (f"{who}'s build compiles its extension against torch, and torch does not import in the Python that runs "
+                f"the build ({seen}): pip's isolated build environment (PEP 517 build isolation), which holds only the "
+                "declared build requirements, or an environment without torch"
+                + (f" (the log's torch is {torch})" if torch else ""),
+                f"install torch first (the build for the machine's CUDA) in the environment, then build {who} against it "
+                f"without isolation: pip install --no-build-isolation {asked or who} (uv: uv pip install "
+                f"--no-build-isolation {asked or who}, or [tool.uv] no-build-isolation-package = [\"{who}\"])")
     return (f"pip builds {who} from source in an isolated build environment (PEP 517 build isolation) that holds only its "
             f"declared build requirements, without torch, and getting its build requirements runs its setup.py, which "
             f"imports torch ({seen}), whatever torch the environment itself has"
             + (f" (torch {torch})" if torch else ""),
             f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: "
             f"pip install --no-build-isolation {asked or who}")
+
+
+def _isolated_step(env: Env) -> bool:
+    """Whether the log shows pip's PEP 517 steps, which run in its isolated build environment (getting the build
+    requirements, preparing metadata from pyproject.toml, installing build dependencies)."""
+    step = env.notes.get("build_step", "")
+    return bool(step) and "setup.py" not in step and "egg_info" not in step
 
 
 def isolated_torch(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit] = ()) -> Hit:
@@ -668,7 +701,7 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "python-stdlib-removed": _stdlib,
 }
 # the groups of a hit whose builder may find that the line was not its failure
-PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), "build-isolation-no-torch": ("iso_step", "uv_iso_pkg", "uv_step", "uv_built"),
+PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), "build-isolation-no-torch": ("iso_step", "meta_step", "iso_frame", "uv_iso_pkg", "uv_step", "uv_built"),
                   "nvcc-missing": ("ds_cuda_call",), "python-stdlib-removed": ("py_attr", "py_name2")}
 
 

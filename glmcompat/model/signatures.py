@@ -771,8 +771,9 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
 # where a later line prints the whole message, names what the tail cannot (the model type).
 # scene groups that yield to any other reading of their signature later in the log (pip's candidate wheel lines: what
-# a later "Collecting ... (from ...)" of the same install says is read first)
-YIELDING_GROUPS = frozenset({"recand"})
+# a later "Collecting ... (from ...)" of the same install says is read first; pip's failed PEP 517 step or the build
+# backend's frame, whose output below says in the package's own words that its setup found no torch: read that)
+YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
                           "cut_head"})

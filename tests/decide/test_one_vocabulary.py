@@ -127,6 +127,8 @@ REFINES: dict[frozenset[str], str] = {
         'dyld\'s "Library not loaded: @rpath/libc10.dylib": torch\'s library names its own signature (glmcompat/decide/diagnose.py DYLD_MISSING)',
     frozenset({'conda-cuda-too-old', 'conda-unsatisfiable'}):
         "conda's unsatisfiable report naming the machine's __cuda (glmcompat/decide/diagnose.py VIRTUAL_PACKAGE)",
+    frozenset({'build-isolation-no-torch', 'package-not-installed'}):
+        "a compiled package's own no-torch words ending in Python's \"No module named 'torch'\" (auto-gptq 0.5-0.7.1, auto-round): the failed build names torch's absence, not a missing package of the environment (glmcompat/decide/diagnose.py drops package-not-installed of torch beside build-isolation-no-torch; tests/fixtures/raise_sites/iso-signatures.toml)",
     frozenset({'build-isolation-no-torch', 'source-build-failed'}):
         'the failed build step of a log whose torch is missing from the isolated build environment (glmcompat/decide/pythoncauses.py isolated_torch, tests/fixtures/raise_sites/install-family.toml)',
 }

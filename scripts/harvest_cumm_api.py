@@ -1,0 +1,132 @@
+"""Harvest what the modules of cumm that spconv imports from (``cumm.conv.main``, ``cumm.conv.bases``,
+``cumm.gemm.main``, ...) define at each release, for ``[[export]]`` rows of ``glmcompat/matrix/data/cumm-api.toml``
+(issue 38: ``ImportError: cannot import name 'ConvFwdAndBwdInput' from 'cumm.conv.main'`` raised in spconv's own frame
+is cumm too old for that spconv where the name is newer than the cumm installed, and cumm too new where a release
+removed it: the direction is read from the wheels, never guessed).
+
+spconv 2.x (spconv, spconv-cuXXX) requires cumm of its own CUDA flavour (cumm, cumm-cuXXX: one source, the same pure
+Python modules, built per CUDA); the CPU package ``cumm``'s wheels are read, since every release of the flavours has one.
+Needs the index (read at run time, as pip would: ``glmcompat.edges.index.default_index_url``); each wheel is read with
+HTTP range requests (its central directory and the few ``.py`` members of :data:`MODULES`), never downloaded whole.
+Run: ``python scripts/harvest_cumm_api.py > glmcompat/matrix/data/cumm-api.toml``.
+
+A name is in a module where the module's file binds it at module level (scripts/harvest_torch_api.py's ``bound``: def,
+class, assignment, import; not inside a function or class) or lists it in ``__all__``; only public names (no leading
+underscore) are kept. A name of the oldest release read has ``since`` = that release (there or earlier).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from glmcompat.edges.index import IndexClient
+from glmcompat.edges.ranges import HttpRangeReader
+from glmcompat.readers.wheelzip import RemoteZip, WheelError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harvest_exports import export_rows  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
+from harvest_torch_api import bound, module_file  # noqa: E402  (a sibling script)
+
+PACKAGE = "cumm"
+OLDEST = "0.1.0"
+# the pure-Python modules of cumm that spconv 2.x imports names from (traveller59/spconv spconv/core.py,
+# spconv/algo.py, spconv/pytorch/*.py, spconv/csrc/**.py: `from cumm.conv.main import ...`, `from cumm.gemm.main import
+# ...`, `from cumm.conv.bases import ...`, `from cumm.common import ...`, `from cumm.constants import ...`)
+MODULES = ("cumm.conv.main", "cumm.conv.bases", "cumm.conv.params", "cumm.gemm.main", "cumm.gemm.algospec.core",
+           "cumm.common", "cumm.constants")
+
+
+def releases(ic: IndexClient) -> list[str]:
+    out = []
+    for v in ic.project(PACKAGE).versions:
+        try:
+            pv = Version(v)
+        except InvalidVersion:
+            continue
+        if not pv.is_prerelease and not pv.is_devrelease and pv >= Version(OLDEST):
+            out.append(v)
+    return sorted(out, key=Version)
+
+
+def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | None]] | None:
+    """A release's wheel file name and, per module, the public names it binds (a module the wheel lacks: None); None
+    for a release with no Linux x86_64 wheel (cumm 0.1.0 .. 0.1.x shipped a source distribution only: not read)."""
+    wheel = None
+    for py in ("cp310", "cp39", "cp38", "cp311", "cp37", "cp36"):  # a Python every release read has a wheel for
+        try:
+            wheel = ic.find_wheel(PACKAGE, version, python=py)
+            break
+        except Exception:  # no wheel of that Python: the next
+            continue
+    if wheel is None:
+        return None
+    z = RemoteZip(HttpRangeReader(ic.client, wheel.url, name=wheel.filename, size=wheel.size))
+    members = {m.name for m in z.members}
+    have: dict[str, set[str] | None] = {}
+    for module in MODULES:
+        path = module_file(module, members)
+        if path is None:
+            have[module] = None
+            continue
+        try:
+            have[module] = {n for n in bound(z.read(path)) if not n.startswith("_")}
+        except (SyntaxError, WheelError):
+            have[module] = None
+    return version, wheel.filename, have
+
+
+def _source(module: str, first_read: str, oldest_file: str, newest_file: str, since: str, until: str | None) -> str:
+    src = (f"{module.replace('.', '/')}.py of every final release's wheel from {oldest_file} to {newest_file} (read by "
+           f"scripts/harvest_cumm_api.py): first in cumm-{since}")
+    if since == first_read:
+        src += " (the oldest release read: there or earlier)"
+    return src + (f", absent from cumm-{until} on" if until else "")
+
+
+def harvest(ic: IndexClient) -> list[str]:
+    with ThreadPoolExecutor(4) as pool:
+        got = sorted((r for r in pool.map(lambda v: read(ic, v), releases(ic)) if r is not None),
+                     key=lambda r: Version(r[0]))
+    oldest_file, newest_file = got[0][1], got[-1][1]
+    lines: list[str] = []
+    for module in MODULES:
+        told = [(version, have[module]) for version, _, have in got if have[module] is not None]
+        if not told:
+            continue
+        first: dict[str, str] = {}
+        gone: dict[str, str | None] = {}
+        for version, names_had in told:
+            assert names_had is not None
+            for n in sorted(names_had):
+                first.setdefault(n, version)
+                gone[n] = None
+            for n in first:
+                if n not in names_had and gone.get(n) is None:
+                    gone[n] = version
+        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+        for n, since in first.items():
+            groups[(since, gone.get(n))].append(n)
+        lines += export_rows(PACKAGE, module, groups, partial(_source, module, got[0][0], oldest_file, newest_file))
+    return lines
+
+
+def main() -> int:
+    print("# What the modules of cumm that spconv imports from define at each release (since, and until where a release")
+    print("# dropped it), from the real cumm wheels' .py files, harvested by scripts/harvest_cumm_api.py (its docstring")
+    print("# says how each release is read). explain reads it to tell cumm too old (or too new) for the spconv whose own")
+    print("# frame fails on the name (issue 38). Generated: do not edit by hand.")
+    print("schema = 1")
+    print()
+    with IndexClient() as ic:
+        print("\n".join(harvest(ic)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
