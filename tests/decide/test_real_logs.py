@@ -330,7 +330,7 @@ UNMEASURED_AZ = False
 # While UNMEASURED_BA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BA = False, as for set V.
 CASES_BA = tomllib.loads((HERE / "heldout_ba.toml").read_text())["case"]
-UNMEASURED_BA = True
+UNMEASURED_BA = False
 
 # heldout_bb.toml: the set gathered as BB (typed as a robotics, reinforcement-learning or simulation user: Isaac Gym /
 # Isaac Lab / Isaac Sim's bundled python, MuJoCo, habitat-sim, ManiSkill / SAPIEN, Genesis, stable-baselines3, ROS 2
@@ -339,7 +339,7 @@ UNMEASURED_BA = True
 # While UNMEASURED_BB, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BB = False, as for set V.
 CASES_BB = tomllib.loads((HERE / "heldout_bb.toml").read_text())["case"]
-UNMEASURED_BB = True
+UNMEASURED_BB = False
 
 # heldout_bc.toml: the set gathered as BC (typed as a biology, medical or science-model user: AlphaFold / OpenFold /
 # ColabFold / Boltz / Chai-1, ESM / evo, MONAI / nnU-Net, cellpose, scGPT, DeepMD / torchmd, e3nn and equivariant
@@ -348,7 +348,7 @@ UNMEASURED_BB = True
 # While UNMEASURED_BC, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BC = False, as for set V.
 CASES_BC = tomllib.loads((HERE / "heldout_bc.toml").read_text())["case"]
-UNMEASURED_BC = True
+UNMEASURED_BC = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
