@@ -30,7 +30,7 @@ from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip, WheelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
+from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
 from harvest_torch_api import bound, module_file  # noqa: E402  (a sibling script)
 
 PACKAGE = "cumm"
@@ -99,16 +99,7 @@ def harvest(ic: IndexClient) -> list[str]:
         told = [(version, have[module]) for version, _, have in got if have[module] is not None]
         if not told:
             continue
-        first: dict[str, str] = {}
-        gone: dict[str, str | None] = {}
-        for version, names_had in told:
-            assert names_had is not None
-            for n in sorted(names_had):
-                first.setdefault(n, version)
-                gone[n] = None
-            for n in first:
-                if n not in names_had and gone.get(n) is None:
-                    gone[n] = version
+        first, gone = since_until([(version, names_had) for version, names_had in told if names_had is not None])
         groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
         for n, since in first.items():
             groups[(since, gone.get(n))].append(n)

@@ -142,6 +142,21 @@ def harvest(ic: IndexClient, package: str, module: str, oldest: str) -> list[str
     return export_rows(package, module, groups, source)
 
 
+def since_until(told: list[tuple[str, set[str]]]) -> tuple[dict[str, str], dict[str, str | None]]:
+    """Each name's first release and, where a later release lacks it, the first release without it, from ``told``
+    (release, the names it defines), oldest release first: the walk the API harvests (torch's, cumm's) share."""
+    first: dict[str, str] = {}
+    gone: dict[str, str | None] = {}
+    for version, names_had in told:
+        for n in sorted(names_had):
+            first.setdefault(n, version)
+            gone[n] = None
+        for n in first:
+            if n not in names_had and gone.get(n) is None:
+                gone[n] = version
+    return first, gone
+
+
 def export_rows(package: str, module: str, groups: dict[tuple[str, str | None], list[str]],
                 source: Callable[[str, str | None], str]) -> list[str]:
     """The ``[[export]]`` rows of ``module``'s names grouped by (since, until), oldest first, each with its ``source``

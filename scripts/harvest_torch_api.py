@@ -35,7 +35,7 @@ from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip, WheelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
+from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
 
 # torch's dtypes are C objects (torch/csrc/utils/tensor_dtypes.cpp names each c10::ScalarType in lower case: Float8_e4m3fn
 # -> torch.float8_e4m3fn): a release has the dtypes of the ScalarType list its bundled header declares
@@ -275,18 +275,9 @@ def harvest(ic: IndexClient) -> list[str]:
     lines: list[str] = []
     oldest_file, newest_file = got[0][1], got[-1][1]
     for module, (names, _) in TARGETS.items():
-        first: dict[str, str] = {}
-        gone: dict[str, str | None] = {}
         told = [(version, have[module]) for version, _, have in got if have[module] is not None]
         oldest_told = told[0][0] if told else ""
-        for version, names_had in told:
-            assert names_had is not None
-            for n in sorted(names_had):
-                first.setdefault(n, version)
-                gone[n] = None
-            for n in first:
-                if n not in names_had and gone.get(n) is None:
-                    gone[n] = version
+        first, gone = since_until([(version, names_had) for version, names_had in told if names_had is not None])
         groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
         for n in names:
             if n in first:
