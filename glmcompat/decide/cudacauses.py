@@ -1160,11 +1160,14 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _driver_mismatch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """driver-library-mismatch: the user-space release the log shows (nvidia-smi's "NVML library version", the kernel's
-    "the client has the version"), against the kernel module's where it shows that too."""
-    user = h.groups.get("client") or env.cuda.get("nvml", "")
+    "the client has the version", tensorflow's "libcuda reported version is" / "DSO version"), against the kernel
+    module's where it shows that too ("this kernel module has the version", tensorflow's "kernel reported version is")."""
+    g = h.groups
+    user = g.get("client") or g.get("fx_dso") or env.cuda.get("nvml") or env.cuda.get("libcuda", "")
     if not user:
         return None
-    module = h.groups.get("module", "")
+    module = g.get("module") or g.get("fx_kernel") or env.cuda.get("kernel_module", "")
+    module = "" if module == user else module  # tensorflow's "kernel version seems to match DSO" reads both alike
     kernel = f"the loaded NVIDIA kernel module is {module}" if module else "the loaded NVIDIA kernel module is of another release"
     return (f"the user-space NVIDIA driver libraries (NVML's libnvidia-ml.so.1, libcuda.so.1) are driver {user}, but "
             f"{kernel}: a driver upgrade not yet followed by a reboot, or user-space libraries and kernel module installed "

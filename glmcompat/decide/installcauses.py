@@ -538,6 +538,17 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     said = g.get("hc_said", "")
     override = ("; nvcc's -allow-unsupported-compiler (the flag the message names) only skips the check, at the risk of "
                 "a failed or wrong build: a last resort")
+    if "hc_wrapper" in g:  # the packaged toolkit's gcc/g++ wrapper: none of the g++-N it accepts is installed
+        alt = g.get("hc_alt", "")
+        offer = (f"; it offers {alt} instead (nvcc -ccbin {alt}), a clang nvcc accepts, though a gcc is the host "
+                 "compiler most CUDA builds are tested with") if alt else ""
+        return (f"{kit} (the distribution's nvidia-cuda-toolkit package) compiles host code through its gcc/g++ wrapper, "
+                "which runs only a gcc/g++ of the versions that toolkit supports (each CUDA release supports gcc up to "
+                f"a version), and no such g++-N is installed: the default gcc is newer than the toolkit{offer}",
+                "install a gcc/g++ the toolkit supports (apt install gcc-N g++-N of a version nvcc accepts, e.g. the one "
+                "the nvidia-cuda-toolkit package depends on) and pass it to nvcc: nvcc -ccbin g++-N, or CUDAHOSTCXX / "
+                "NVCC_CCBIN=g++-N for CMake and torch extension builds; or install NVIDIA's CUDA toolkit of a release "
+                "that supports the installed gcc")
     if "hc_any" in g or "hc_mac" in g or "hc_icc" in g:
         which = ("on macOS only clang (Xcode's) is" if "hc_mac" in g else "the Intel classic compiler (icc) is no longer"
                  if "hc_icc" in g else "only GCC-compatible compilers (gcc, clang) and MSVC are")

@@ -940,6 +940,16 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     # nvidia-smi's line after "Failed to initialize NVML: Driver/library version mismatch": the user-space NVML's release
     # (nvmlSystemGetNVMLVersion works without the kernel module), not the kernel module's
     ("nvml", r"NVML library version" + _COLON + _DRIVER),
+    # tensorflow's and XLA's CUDA diagnostics (tensorflow/tensorflow@v2.4.0 tensorflow/stream_executor/cuda/
+    # cuda_diagnostics.cc LogDiagnosticInformation and WarnOnDsoKernelMismatch): the release of the libcuda.so.1 the process
+    # loaded ("libcuda reported version is: ", the DSO) and of the loaded kernel module ("kernel reported version is: ",
+    # /proc/driver/nvidia/version), each also in "kernel version <module> does not match DSO version <libcuda>"; the
+    # kernel's own log of the same mismatch: "NVRM: this kernel module has the version <module>" (kernel-open/nvidia/nv.c)
+    ("libcuda", r"libcuda reported version is" + _COLON + _DRIVER),
+    ("libcuda", r"does not match DSO version " + _DRIVER),
+    ("kernel_module", r"kernel reported version is" + _COLON + _DRIVER),
+    ("kernel_module", r"kernel version " + _DRIVER + r" does not match DSO"),
+    ("kernel_module", r"this kernel module has the version " + _DRIVER),
     ("driver_cuda", r"CUDA Driver Version / Runtime Version\s{1,40}" + _MAJOR_MINOR),
     ("platform", r"(?P<v>aarch64|arm64|sbsa)"),
 )]
