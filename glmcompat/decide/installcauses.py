@@ -298,9 +298,26 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
            or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
-    tracked = companions(facts)
     if not name:
         return None
+    tag = g.get("uv_tag") or g.get("uv_tag_other", "")
+    if tag:  # uv's own tag check names the cause whatever the package (IncompatibleDist::Tag)
+        index = env.notes.get("index", "")
+        at = f"the index {index}" if index else "the indexes uv read (its default, or UV_INDEX / [[tool.uv.index]])"
+        eg = g.get("uv_eg", "")
+        what = {"platform": "this platform (OS and CPU: manylinux x86_64 / aarch64, win_amd64, macOS)",
+                "Python ABI": "this Python's ABI (cpXY: the Python version)",
+                "Python version": "this Python version (cpXY)",
+                "valid tags": "any platform uv can read (its wheel file names carry invalid tags)",
+                "a free-threading compatible ABI tag": "this free-threaded Python's ABI (cpXYt)"}.get(
+                    tag, "this Python implementation")
+        here = f" ({eg}, the {tag} tag uv named for this interpreter)" if eg else ""
+        cause = (f"uv found {req} on {at}, but none of its wheels is built for {what}{here}, and it has no source "
+                 "distribution uv would build instead")
+        fix = (f"run with a Python (uv venv --python X.Y) and on a platform {name}'s wheels are built for (the index's "
+               f"{name} page lists them), or a {name} release that has a wheel for {eg or 'this one'}")
+        return cause, fix
+    tracked = companions(facts)
     if not (_in_stack(name, tracked) or _in_stack(module_package(name.replace("-", "_")), tracked)):
         # (a project's older name that its module keeps, as the matrix's module table reads it, counts as the stack's)
         return _no_file_here(name, req, g, env)
@@ -311,19 +328,6 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
     versions = listed_in.group(1).strip() if listed_in else ""
     local = "+" in req
-    tag = g.get("uv_tag") or g.get("uv_tag_other", "")
-    if tag:
-        what = {"platform": "this platform (OS and CPU: manylinux x86_64 / aarch64, win_amd64, macOS)",
-                "Python ABI": "this Python's ABI (cpXY: the Python version)",
-                "Python version": "this Python version (cpXY)",
-                "valid tags": "any platform uv can read (its wheel file names carry invalid tags)",
-                "a free-threading compatible ABI tag": "this free-threaded Python's ABI (cpXYt)"}.get(
-                    tag, "this Python implementation")
-        cause = (f"uv found {req} on {at}, but none of its wheels is built for {what}, and it has no source "
-                 "distribution uv would build instead")
-        fix = (f"run with a Python (uv venv --python X.Y) and on a platform {name}'s wheels are built for (the index's "
-               f"{name} page lists them), or a {name} release that has a wheel for this one")
-        return cause, fix
     if "uv_dist" in g:  # uv sync / run: the locked release has no file for this host
         hint = _UV_PLATFORMS.match(env.notes.get("uv_platforms", ""))
         source = g["uv_dist"].split(" @ ", 1)[1] if " @ " in g["uv_dist"] else ""

@@ -269,7 +269,7 @@ def pasted(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow] 
     join, at a space, holds a signature's message that runs from the first line into the last and that no line of them
     holds alone (:func:`glmcompat.model.signatures.split_message`); a message cut after its values, where the signature
     reads that cut, likewise."""
-    it = iter(lines)
+    it = iter(unshared(lines))
     head: list[tuple[int, str]] = []
     for pair in it:
         head.append(pair)
@@ -442,4 +442,58 @@ def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[Record]:
         yield held[0], held[1], held_last, indent, tuple(cuts)
 
 
-__all__ = ["clean", "pasted", "width_of"]
+# the prefixes a log collector writes before every line of one source, the same text on each (a name, never a time):
+# docker compose's service column (docker/compose v2.29.7 cmd/formatter/logs.go, presenter.setPrefix:
+# fmt.Sprintf("%-"+strconv.Itoa(width)+"s | ", p.name), the name padded to the widest; compose v1's
+# compose/cli/log_printer.py build_log_prefix: name.ljust(width) + " | "), which Python's logging writes too for a
+# "%(name)s | " field (FastChat's fastchat/utils.py build_logger: "%(asctime)s | %(levelname)s | %(name)s |
+# %(message)s", its StreamToLogger writing stderr's lines under the logger "stderr"); `kubectl logs --prefix`'s
+# "[pod/<pod>/<container>] " (kubernetes/kubectl pkg/cmd/logs/logs.go addPrefixIfNeeded: fmt.Sprintf("[%s/%s/%s] ",
+# ref.Kind, ref.Name, ref.FieldPath's container)); stern's default template "{{color .PodColor .PodName}} {{color
+# .ContainerColor .ContainerName}} {{.Message}}" (stern/stern cmd/cmd.go), a pod's name (a Deployment's or a
+# StatefulSet's: a hyphen and a digit in it) and its container's
+_SHARED = (
+    re.compile(r"^[A-Za-z0-9][\w.-]{0,100}\s{1,60}\|(?: |$)"),
+    re.compile(r"^\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] ?"),
+    re.compile(r"^(?=[a-z0-9.-]{0,252}-)(?=[a-z.-]{0,252}\d)[a-z0-9][a-z0-9.-]{0,252} [a-z0-9][a-z0-9-]{0,62} (?=\S|\s{0,40}\S|$)"),
+)
+SHARED_RUN = 3  # consecutive lines that must carry the same prefix for it to be read as a collector's
+
+
+def _shared(text: str) -> str:
+    """The collector's prefix ``text`` may carry (:data:`_SHARED`), or ""."""
+    for p in _SHARED:
+        m = p.match(text)
+        if m is not None:
+            return m.group(0)
+    return ""
+
+
+def unshared(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``lines``, a collector's prefix taken off each line of a run of at least :data:`SHARED_RUN` consecutive lines
+    that carry the same one (:data:`_SHARED`: docker compose's service column, a logger's name column, kubectl's and
+    stern's pod and container), after what :func:`clean` takes off (a timestamp and level before a logger's name
+    column); up to three times, for a collector's prefix before another's (compose's column, then FastChat's
+    "stderr | "). Text
+    that differs from line to line is never taken: each prefix is the same string on every line of its run."""
+    out = list(lines)
+    for _ in range(3):
+        cleaned = [clean(raw) for _, raw in out]
+        heads = [_shared(c) for c in cleaned]
+        changed = False
+        k = 0
+        while k < len(out):
+            j = k
+            while j + 1 < len(out) and heads[k] and heads[j + 1] == heads[k] and out[j + 1][0] == out[j][0] + 1:
+                j += 1
+            if heads[k] and j - k + 1 >= SHARED_RUN:
+                for i in range(k, j + 1):
+                    out[i] = (out[i][0], cleaned[i][len(heads[k]):])
+                changed = True
+            k = j + 1
+        if not changed:
+            break
+    return out
+
+
+__all__ = ["clean", "pasted", "unshared", "width_of"]

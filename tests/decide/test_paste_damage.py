@@ -602,6 +602,9 @@ HEAD_GENERIC = {
                        "alone it is deepspeed-ops-mismatch's",
     "error: Build backend failed to determine requirements with `build_wheel()` (exit status: 1)":
         "uv's failed build step: its cause (torch missing from the isolated build) is in the build's output it lost",
+    "╰─▶ Because only the following versions of pyarrow are available:":
+        "uv's derivation's opening (crates/uv-resolver/src/pubgrub/report.rs): the versions it lists tell no cause, which "
+        "is in the clause it lost (\"... has no wheels with a matching Python ABI tag\")",
 }
 HEAD_UNDONE = frozenset({
     'accelerate:ImportError: `torchao` was not found on your syste#1c56810c',
