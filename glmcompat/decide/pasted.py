@@ -443,14 +443,14 @@ def _joined(lines: Iterable[tuple[int, str]], wrap: int) -> Iterator[Record]:
 
 
 # the prefixes a log collector writes before every line of one source, the same text on each (a name, never a time):
-# docker compose's service column (docker/compose v2.29.7 cmd/formatter/logs.go, presenter.setPrefix:
+# docker compose's service column (docker/compose cmd/formatter/logs.go, presenter.setPrefix (older releases without the blank after the bar):
 # fmt.Sprintf("%-"+strconv.Itoa(width)+"s | ", p.name), the name padded to the widest; compose v1's
 # compose/cli/log_printer.py build_log_prefix: name.ljust(width) + " | "), which Python's logging writes too for a
 # "%(name)s | " field (FastChat's fastchat/utils.py build_logger: "%(asctime)s | %(levelname)s | %(name)s |
 # %(message)s", its StreamToLogger writing stderr's lines under the logger "stderr"); `kubectl logs --prefix`'s
 # "[pod/<pod>/<container>] " (kubernetes/kubectl pkg/cmd/logs/logs.go addPrefixIfNeeded: fmt.Sprintf("[%s/%s/%s] ",
-# ref.Kind, ref.Name, ref.FieldPath's container)); stern's default template "{{color .PodColor .PodName}} {{color
-# .ContainerColor .ContainerName}} {{.Message}}" (stern/stern cmd/cmd.go), a pod's name (a Deployment's or a
+# ref.Kind, ref.Name, ref.FieldPath's container)); stern's default output, the pod, the container, then the message (as stern/stern's
+# README shows it; its template source is not cited here), a pod's name (a Deployment's or a
 # StatefulSet's: a hyphen and a digit in it) and its container's
 _SHARED = (
     re.compile(r"^[A-Za-z0-9][\w.-]{0,100}\s{1,60}\|(?: |$)"),
