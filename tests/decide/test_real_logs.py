@@ -359,13 +359,22 @@ UNMEASURED_BC = False
 CASES_BD = tomllib.loads((HERE / "heldout_bd.toml").read_text())["case"]
 UNMEASURED_BD = True
 
+# heldout_be.toml: the set gathered as BE (typed as a computer-vision detection or segmentation user: ultralytics YOLO,
+# SAM / SAM 2, GroundingDINO, mmdetection / mmsegmentation, PaddleDetection beside torch, OpenCV's CUDA build,
+# DeepStream, timm / torchvision models, ONNX export and TensorRT engines for detectors; sets BD and BF are gathered
+# beside it), frozen before `explain` ran on it, scored by test_real_log_be (`-k test_real_log_be` selects it).
+# While UNMEASURED_BE, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BE = False, as for set V.
+CASES_BE = tomllib.loads((HERE / "heldout_be.toml").read_text())["case"]
+UNMEASURED_BE = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
          + CASES_T + CASES_U + CASES_V + CASES_W + CASES_X + CASES_Y + CASES_Z + CASES_AA + CASES_AB + CASES_AC
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
-         + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD)
+         + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -611,6 +620,11 @@ def test_real_log_bc(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BD, UNMEASURED_BD), ids=[str(c["log"]) for c in CASES_BD])
 def test_real_log_bd(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BE, UNMEASURED_BE), ids=[str(c["log"]) for c in CASES_BE])
+def test_real_log_be(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
