@@ -357,7 +357,7 @@ UNMEASURED_BC = False
 # While UNMEASURED_BD, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BD = False, as for set V.
 CASES_BD = tomllib.loads((HERE / "heldout_bd.toml").read_text())["case"]
-UNMEASURED_BD = True
+UNMEASURED_BD = False
 
 # heldout_be.toml: the set gathered as BE (typed as a computer-vision detection or segmentation user: ultralytics YOLO,
 # SAM / SAM 2, GroundingDINO, mmdetection / mmsegmentation, PaddleDetection beside torch, OpenCV's CUDA build,
@@ -366,7 +366,7 @@ UNMEASURED_BD = True
 # While UNMEASURED_BE, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BE = False, as for set V.
 CASES_BE = tomllib.loads((HERE / "heldout_be.toml").read_text())["case"]
-UNMEASURED_BE = True
+UNMEASURED_BE = False
 
 # heldout_bf.toml: the set gathered as BF (typed as an LLM application or RAG developer: LangChain / LlamaIndex with a
 # local model, sentence-transformers embeddings, faiss-gpu, chromadb / qdrant beside torch, text-embeddings-inference,
@@ -376,7 +376,7 @@ UNMEASURED_BE = True
 # While UNMEASURED_BF, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BF = False, as for set V.
 CASES_BF = tomllib.loads((HERE / "heldout_bf.toml").read_text())["case"]
-UNMEASURED_BF = True
+UNMEASURED_BF = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
