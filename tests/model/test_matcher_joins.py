@@ -76,3 +76,16 @@ def test_found_joined_is_found_of_the_join(matcher: S._Matcher) -> None:
                 differ.append((pieces, joined, whole))
     assert not differ, differ[:2]
     assert compared > 4_000
+
+
+def test_the_literal_index_finds_what_asking_every_literal_does(matcher: S._Matcher) -> None:
+    """_near's and _cut's near signatures come from the literals' index (:class:`S._LiteralIndex`): the same set as
+    asking every signature's literals ``w in text``, on every raise-site line folded and stripped as the matcher reads
+    it, and on lines long enough to take the index's other path (each head searched for)."""
+    lines = _lines()
+    texts = [S._fold(x) for x in lines] + [S._fold(" ".join(lines[k:k + 12])) for k in range(0, len(lines), 12)]
+    for index, needs, form in ((matcher.holding, matcher.folded, texts),
+                               (matcher.holding_bare, matcher.stripped, [S._strip(x) for x in lines])):
+        differ = [t for t in form if index.of(t) != {i for i, need in enumerate(needs) if any(w in t for w in need)}]
+        assert not differ, differ[:3]
+    assert sum(bool(matcher.holding.of(t)) for t in texts) > len(texts) // 10  # it finds signatures at all
