@@ -9,16 +9,10 @@ from __future__ import annotations
 import pytest
 
 from glmcompat.model.signatures import mentions
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import table
 
 MESSAGES = table("adae-signatures.toml")
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 @pytest.mark.parametrize("line", [

@@ -5,7 +5,7 @@ torch-tensorrt, deepspeed, spconv), each named with its words, and each notice l
 from __future__ import annotations
 
 
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import table
 
 MESSAGES = table("ext-signatures.toml")
 
@@ -15,9 +15,3 @@ def test_the_table_covers_the_sweeps_libraries():
             "spconv"} <= {m["library"] for m in MESSAGES}
     assert all(m["source"] and m["text"] for m in MESSAGES)
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)

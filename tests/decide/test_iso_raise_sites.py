@@ -6,16 +6,10 @@ unclaimed."""
 
 from __future__ import annotations
 
-from tests.decide.explaining import each_row, explain, message_id, read_as_tabled, table
+from tests.decide.explaining import explain, table
 
 MESSAGES = table("iso-signatures.toml")
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 def test_no_harvest_no_direction(tmp_path, capsys):

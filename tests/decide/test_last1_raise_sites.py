@@ -7,16 +7,10 @@ kernel module's and the user-space libcuda's releases), each near miss left uncl
 from __future__ import annotations
 
 from glmcompat.model.signatures import LogContext
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import table
 
 MESSAGES = table("last1-signatures.toml")
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 def test_the_diagnostics_releases_are_read_from_the_log():

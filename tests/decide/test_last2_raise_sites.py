@@ -11,17 +11,11 @@ from pathlib import Path
 import pytest
 
 from glmcompat.decide.pasted import unshared
-from tests.decide.explaining import each_row, explain, message_id, read_as_tabled, table
+from tests.decide.explaining import explain, table
 
 MESSAGES = table("last2-signatures.toml")
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "explain" / "logs"
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 # each collector's prefix for line k of a log, as the tool's source writes it (sources in last2-signatures.toml)

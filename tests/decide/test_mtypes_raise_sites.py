@@ -13,18 +13,12 @@ import pytest
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import load_file
 from glmcompat.model.errors import MatrixError
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import table
 
 MESSAGES = table("mtypes-signatures.toml")
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "glmcompat" / "matrix" / "data" / "transformers-model-types.toml"
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 @pytest.mark.parametrize(("model_type", "first", "removed"), [

@@ -7,16 +7,10 @@ from __future__ import annotations
 
 
 from glmcompat.matrix.load import load_facts
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import table
 
 MESSAGES = table("oldtorch-signatures.toml")
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 def test_harvest_reaches_torch_1_0():

@@ -7,7 +7,7 @@ and the same words outside those frames (or torch's own message) are not claimed
 from __future__ import annotations
 
 
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import table
 
 MESSAGES = table("parts-signatures.toml")
 
@@ -16,9 +16,3 @@ def test_the_table_has_both_sides():
     assert sum(bool(m["expect"]) for m in MESSAGES) >= 10
     assert sum(not m["expect"] for m in MESSAGES) >= 5
 
-
-def test_each_message_reads_as_tabled(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)

@@ -74,6 +74,20 @@ def test_a_notice_is_not_claimed(tmp_path, capsys):
 # the tables each read as its rows say (tests.decide.explaining.read_as_tabled), one test a table: what each holds
 # (these tables had a module each, test_<name>_raise_sites.py, that did only this)
 TABLED = (
+    # tables whose own test modules test more beside them (tests/decide/test_<name>_raise_sites.py): each message here
+    "aa-signatures.toml",
+    "adae-signatures.toml",
+    "ext-signatures.toml",
+    "iso-signatures.toml",
+    "label-signatures.toml",
+    "last1-signatures.toml",
+    "last2-signatures.toml",
+    "mtypes-signatures.toml",
+    "oldtorch-signatures.toml",
+    "parts-signatures.toml",
+    "win-signatures.toml",
+    "wrong-signatures.toml",
+    "wx-signatures.toml",
     # The messages of tests/fixtures/raise_sites/ab-signatures.toml (issue 38, branch fix-ab): the causes held-out set
     # AB showed unnamed or named too loosely (the loader's several "version `X' not found" lines, the newest of which a
     # remedy must satisfy, ...); each named with its words, and each near miss left unclaimed.

@@ -8,19 +8,13 @@ from __future__ import annotations
 
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.signatures import match_signatures
-from tests.decide.explaining import each_row, message_id, read_as_tabled, table
+from tests.decide.explaining import each_row, message_id, table
 
 MESSAGES = table("wx-signatures.toml")
 # the two rows that read removed APIs: a removed API of torch itself is torch-api-removed, never companion-api-removed
 TORCH_ROWS = ("torch-api-removed", "companion-api-removed")
 TORCH_MESSAGES = [m for m in MESSAGES + table("torch-family.toml") if m["library"] == "torch"]
 
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(message_id(m), m) for m in MESSAGES], check)
 
 
 def test_no_torch_message_is_read_by_both_removed_api_rows():
