@@ -26,7 +26,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
+from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
 from harvest_torch_api import bound  # noqa: E402  (a sibling script)
 
 OLDEST = "1.0.0"
@@ -73,16 +73,7 @@ def main(argv: list[str]) -> int:
     print("schema = 1")
     print()
     for module, path in MODULES.items():
-        first: dict[str, str] = {}
-        gone: dict[str, str | None] = {}
-        for tag, pv in got:
-            have = names_at(git, tag, path)
-            for n in sorted(have):
-                first.setdefault(n, str(pv))
-                gone[n] = None
-            for n in first:
-                if n not in have and gone.get(n) is None:
-                    gone[n] = str(pv)
+        first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
         groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
         for n, since in first.items():
             if PUBLIC.fullmatch(n):
