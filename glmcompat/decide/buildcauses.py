@@ -400,21 +400,7 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "PyTorch's index as a source for it")
 
 
-# a program gcc's driver runs -> (what it is, the apt package that installs it, the dnf one); a gcc's own part (lto1,
-# collect2) comes with gcc itself
-GCC_PROGRAMS = {
-    "cc1": ("the C compiler proper", "gcc", "gcc"), "cc1plus": ("the C++ compiler proper", "g++", "gcc-c++"),
-    "cc1obj": ("the Objective-C compiler proper", "gobjc", "gcc-objc"),
-    "cc1objplus": ("the Objective-C++ compiler proper", "gobjc++", "gcc-objc++"),
-    "f951": ("the Fortran compiler proper", "gfortran", "gcc-gfortran"), "gnat1": ("the Ada compiler proper", "gnat", "gcc-gnat"),
-    "go1": ("the Go compiler proper", "gccgo", "gcc-go"), "d21": ("the D compiler proper", "gdc", "gcc-gdc"),
-    "lto1": ("gcc's link-time optimizer", "gcc", "gcc"), "lto-wrapper": ("gcc's link-time optimizer", "gcc", "gcc"),
-    "collect2": ("gcc's link step", "gcc", "gcc"), "as": ("the assembler", "binutils", "binutils"),
-    "ld": ("the linker", "binutils", "binutils"),
-}
-
-
-def _gcc_program(h: Hit, env: Env) -> tuple[str, str] | None:
+def _gcc_program(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-tool-missing where gcc's (or clang's) driver cannot run a program of its own: the program and the package
     that installs it."""
     prog = _g(h, "gcc_prog", "gcc_prog2", "gcc_ld")
@@ -423,7 +409,7 @@ def _gcc_program(h: Hit, env: Env) -> tuple[str, str] | None:
         return None
     if clang:
         prog = clang.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".exe")
-    what, apt, dnf = GCC_PROGRAMS.get(prog, ("a program of the toolchain", "build-essential", "gcc"))
+    what, apt, dnf = facts.gcc_program(prog) or ("a program of the toolchain", "build-essential", "gcc")  # [[gcc_program]]
     driver = h.groups.get("gcc_driver", "") or h.groups.get("clang_driver", "") or ("gcc" if not clang else "clang")
     ver = re.search(r"-(\d{1,2})[.\d]{0,6}(?:\.exe)?$", driver)  # gcc-12: its own versioned packages
     if ver and apt in ("gcc", "g++", "gfortran", "gobjc", "gobjc++", "gnat", "gccgo", "gdc"):
@@ -438,7 +424,7 @@ def _gcc_program(h: Hit, env: Env) -> tuple[str, str] | None:
 
 
 def _build_tool(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    if (got := _gcc_program(h, env)) is not None:
+    if (got := _gcc_program(h, env, facts)) is not None:
         return got
     tool = _g(h, "compiler", "exec_compiler", "vc_compiler")
     if not tool and "msvc" not in h.groups:

@@ -473,6 +473,18 @@ class CudaArch(Fact):
     ptxas: CudaStr | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GccProgram(Fact):
+    """A program gcc's driver runs (``program``: ``cc1plus``, ``collect2``, ``as``), what it is (``what``) and the package
+    that installs it on Debian/Ubuntu (``apt``) and on Fedora/RHEL (``dnf``): a build whose compiler cannot run it lacks
+    that package (build-tool-missing)."""
+
+    program: NonEmpty
+    what: NonEmpty
+    apt: NonEmpty
+    dnf: NonEmpty
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -509,6 +521,7 @@ class Tables:
     signature_package: tuple[SignaturePackage, ...]
     stdlib_removed: tuple[StdlibRemoved, ...]
     cuda_arch: tuple[CudaArch, ...]
+    gcc_program: tuple[GccProgram, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

@@ -24,6 +24,7 @@ from glmcompat.matrix.rows import (
     ArchProbe,
     Compiled,
     CudaArch,
+    GccProgram,
     CudaDriver,
     CxxNamespace,
     DriverApi,
@@ -93,6 +94,7 @@ class Facts:
         self._own: dict[str, str] | None = None
         self._stdlib: dict[str, tuple[str, str]] | None = None
         self._archs: dict[str, dict[str, str]] | None = None
+        self._gcc: dict[str, tuple[str, str, str]] | None = None
         self._model_types: dict[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
         self._views: dict[str, Facts] = {self.platform: self}
 
@@ -165,6 +167,8 @@ class Facts:
     def rows(self, table: Literal["stdlib_removed"]) -> tuple[StdlibRemoved, ...]: ...
     @overload
     def rows(self, table: Literal["cuda_arch"]) -> tuple[CudaArch, ...]: ...
+    @overload
+    def rows(self, table: Literal["gcc_program"]) -> tuple[GccProgram, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
@@ -379,6 +383,13 @@ class Facts:
             self._archs = {k: {r.arch: v for r in self.rows("cuda_arch") if (v := getattr(r, k)) is not None}
                            for k in ("first", "last", "ptxas")}
         return self._archs[which]
+
+    def gcc_program(self, program: str) -> tuple[str, str, str] | None:
+        """A program gcc's driver runs ([[gcc_program]] rows): what it is and the packages that install it on Debian/Ubuntu
+        and on Fedora/RHEL; None where no row names it."""
+        if self._gcc is None:
+            self._gcc = {r.program: (r.what, r.apt, r.dnf) for r in self.rows("gcc_program")}
+        return self._gcc.get(program)
 
     def model_type_known(self, model_type: str, package: str = "transformers") -> tuple[str, str, str] | None:
         """Which releases of ``package`` know ``model_type`` (config.json's): (the first harvested release that knows
