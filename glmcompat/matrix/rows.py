@@ -342,6 +342,11 @@ class Signature(Fact):
     pattern: Regex
     cause: NonEmpty
     remedy: NonEmpty
+    # the more general cause this one is always a case of (is-a, for every log this signature reads: torch-arch-unsupported
+    # is a no-kernel-image), an existing signature id; explain names it beside this id (one vocabulary, issue 38).
+    # ``family_why`` says why the is-a holds universally (required with ``family``)
+    family: SignatureId | None = None
+    family_why: NonEmpty | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from glmcompat.matrix.rows import (
     Fact,
     Kernel,
     ModelTypeReleases,
+    Signature,
     Tables,
     Target,
     TorchBuild,
@@ -203,6 +204,14 @@ def _arch_probe_ok(a: ArchProbe) -> ArchProbe:
     return a
 
 
+def _signature_ok(s: Signature) -> Signature:
+    if s.family is not None and s.family == s.id:
+        raise ValueError(f"family {s.family!r} is the signature itself")
+    if (s.family is None) != (s.family_why is None):
+        raise ValueError("family and family_why go together: the family and why this cause is always a case of it")
+    return s
+
+
 def _model_types_ok(m: ModelTypeReleases) -> ModelTypeReleases:
     if m.newest != m.harvested[-1]:
         raise ValueError(f"newest {m.newest!r} is not the last harvested release ({m.harvested[-1]!r})")
@@ -218,7 +227,8 @@ def _model_types_ok(m: ModelTypeReleases) -> ModelTypeReleases:
 
 # The checks spanning fields of one row, by table (the rest of a row is checked by the types its fields name)
 _ROW_CHECKS: dict[str, Any] = {"target": _target_ok, "torch": _torch_ok, "family": _family_ok,
-                               "arch_probe": _arch_probe_ok, "model_types": _model_types_ok}
+                               "arch_probe": _arch_probe_ok, "model_types": _model_types_ok,
+                               "signature": _signature_ok}
 
 
 def _lists_to_tuples(cls: Any, v: Any) -> Any:
@@ -461,6 +471,7 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
         if item[0].id in ids:
             fail(f"signature {item[0].id!r} is defined twice", "signature", item, "id")
         ids.add(item[0].id)
+    _check_families(rows["signature"], ids, fail)
     # a name belongs to one distribution: a module, an operator namespace, a C++ namespace listed once in its table
     for table, names_key in (("module", "modules"), ("op_namespace", "namespaces"), ("cxx_namespace", "namespaces")):
         listed: set[str] = set()
@@ -477,6 +488,31 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
         if ids and sid not in ids:
             fail(f"signature_package names unknown signature {sid!r}", "signature_package", item, "signature")
         owned.add(sid)
+
+
+def _check_families(sigs: list[tuple[Any, str, str, int]], ids: set[str],
+                    fail: Callable[[str, str, tuple[Any, str, str, int], str | None], None]) -> None:
+    """A signature's ``family`` (the more general cause it is always a case of) is an existing signature id, one per id
+    (rows sharing an id agree), and following families from any id never comes back to it (no cycle)."""
+    family: dict[str, tuple[str, tuple[Any, str, str, int]]] = {}
+    for item in sigs:
+        s = item[0]
+        if s.family is None:
+            continue
+        if s.family not in ids:
+            fail(f"signature {s.id!r} names unknown family {s.family!r}", "signature", item, "family")
+        if s.id in family and family[s.id][0] != s.family:
+            fail(f"signature {s.id!r} has two families: {family[s.id][0]!r} and {s.family!r}", "signature", item,
+                 "family")
+        family[s.id] = (s.family, item)
+    for start, (_, item) in family.items():
+        seen, at = [start], family[start][0]
+        while at in family:
+            if at in seen:
+                fail(f"signature {start!r}: family cycle {' -> '.join([*seen[seen.index(at):], at])}", "signature",
+                     item, "family")
+            seen.append(at)
+            at = family[at][0]
 
 
 def load_matrix(paths: Sequence[str | Path] | None = None) -> Matrix:

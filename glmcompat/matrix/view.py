@@ -92,6 +92,7 @@ class Facts:
         self._filtered: dict[str, tuple[Fact, ...]] = {}
         self._driver_api: dict[str, str] | None = None
         self._own: dict[str, str] | None = None
+        self._families: dict[str, str] | None = None
         self._stdlib: dict[str, tuple[str, str]] | None = None
         self._archs: dict[str, dict[str, str]] | None = None
         self._gcc: dict[str, tuple[str, str, str]] | None = None
@@ -367,6 +368,13 @@ class Facts:
         if self._own is None:
             self._own = {r.signature: r.package for r in self.rows("signature_package")}
         return self._own.get(signature, "")
+
+    def signature_family(self, signature: str) -> str:
+        """The more general cause signature ``signature`` is always a case of (its row's ``family``: a no-kernel-image
+        for torch-arch-unsupported); "" where it declares none."""
+        if self._families is None:
+            self._families = {r.id: r.family for r in self.rows("signature") if r.family}
+        return self._families.get(signature, "")
 
     def stdlib_removed(self) -> Mapping[str, tuple[str, str]]:
         """The standard library's removals ([[stdlib_removed]] rows, in file order): module or name -> (the CPython
