@@ -1483,7 +1483,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
-    return out
+    return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
 
 __all__ = ["BUILDERS", "Env", "diagnose", "extension_break", "package_cause"]

@@ -31,6 +31,12 @@ CAUSE_OF: Mapping[str, CheckRule] = {
 }
 
 
+def cause_name(sid: str, family: str = "") -> str:
+    """A signature's id as every command prints it: with the more general cause it is always a case of, where its row
+    declares one (``torch-arch-unsupported (a no-kernel-image)``), so that the family's name is in the text too."""
+    return f"{sid} ({'an' if family[:1] in 'aeiou' else 'a'} {family})" if family else sid
+
+
 def _who(package: str, version: str, default: str) -> str:
     return f"{package} {version}".strip() if package else default
 
@@ -70,4 +76,4 @@ class Break:
         raise ValueError(f"no sentence for the cause {self.rule!r} (built {self.built!r})")
 
 
-__all__ = ["CAUSE_OF", "Break"]
+__all__ = ["CAUSE_OF", "Break", "cause_name"]

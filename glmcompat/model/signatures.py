@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from glmcompat.model.causes import cause_name
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.outputs.explain import SignatureHit
@@ -1664,7 +1665,7 @@ def render(hits: list[Hit], name: str) -> str:
     for h in hits:
         times = f" ({h.count} lines)" if h.count > 1 else ""
         out.append("")
-        out.append(f"line {h.line}: {h.id}{times}")
+        out.append(f"line {h.line}: {cause_name(h.id, h.family)}{times}")
         out.append(f"  matched: {h.text}")
         if h.package:
             out.append(f"  package: {h.package}{' ' + h.version if h.version else ''}")

@@ -49,6 +49,9 @@ class SignatureHit(JsonRecord):
     """for a group the signature reads from every match, not the first alone (the loader prints a line per missing
     symbol version: glmcompat.model.signatures.COLLECTED_GROUPS), the values later matches name that ``groups`` does
     not, in the log's order; absent where none adds one"""
+    family: OrNull = field(default="", metadata=NULL_EMPTY)
+    """the more general cause this one is always a case of (its signature row's ``family``: no-kernel-image for
+    torch-arch-unsupported), a signature id; null where it declares none"""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -27,6 +27,9 @@ class ExplainedDoc(JsonRecord):
     rule: str | None = None
     """the cause's id: the check rule that reports the same break (glmcompat.model.causes.CAUSE_OF); null where the
     check has no counterpart"""
+    family: str | None = None
+    """the more general cause this one is always a case of (its signature row's ``family``), a signature id; null
+    where it declares none"""
 
 
 # A probe's verdict; ``pending``: a static record the parent of ``verify`` judges against the device (``gpu-code:``)

@@ -237,7 +237,7 @@ def assemble(records: list[ProbeDoc], facts: Facts, options: Options,
         if hits:
             explained[id(p)] = tuple(ExplainedDoc(id=h.id, cause=h.cause, remedy=h.remedy, match=h.text,
                                                   package=h.package or None, version=h.version or None,
-                                                  rule=h.rule or None) for h in hits)
+                                                  rule=h.rule or None, family=h.family or None) for h in hits)
     probes.sort(key=_sort_key)
     unique = sorted(dict.fromkeys(findings), key=lambda f: (f.severity != "error", f.rule, f.pins, f.message))
     failed = any(p.status == "failed" for p in probes)

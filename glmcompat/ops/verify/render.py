@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from glmcompat.model.causes import cause_name
 from glmcompat.model.outputs.verify import VerifyOutput
 
 _MARK = {"passed": "ok", "warning": "warn", "failed": "FAIL", "skipped": "skip"}
@@ -40,6 +41,7 @@ def table(report: VerifyOutput) -> Iterator[str]:
             for w_ in (p.warnings or ())[:2]:
                 yield f"{'':<{w}}  {'':4}  {'':6}    {w_[:200]}"
             for e in p.explained or ():
+                yield f"{'':<{w}}  {'':4}  {'':6}    known: {cause_name(e.id, e.family or '')}"
                 yield f"{'':<{w}}  {'':4}  {'':6}    cause: {e.cause}"
                 yield f"{'':<{w}}  {'':4}  {'':6}    hint:  {e.remedy}"
     if report.agreement:
