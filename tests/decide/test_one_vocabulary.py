@@ -35,6 +35,8 @@ REFINES: dict[frozenset[str], str] = {
         "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): a THP* symbol is torch's Python binding, exported once torch is imported",
     frozenset({'undefined-symbol', 'nccl-undefined-symbol'}):
         "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): an nccl* symbol is NCCL's (libnccl.so.2)",
+    frozenset({'undefined-symbol', 'vllm-undefined-symbol'}):
+        "a vLLM module's own loader line (vllm/<module>.abi3.so): the wider reading wins (glmcompat/model/signatures.py _inside), and it is a case of undefined-symbol, its row's family (glmcompat/matrix/data/vllm-signatures.toml; tests/fixtures/raise_sites/vllmabi-signatures.toml)",
     frozenset({'undefined-symbol', 'nvjitlink-mismatch'}):
         "undefined-symbol yields (glmcompat/model/signatures.py YIELDS): an __nvJitLink* symbol is nvJitLink's",
     frozenset({'companion-api-removed', 'companion-too-old'}):

@@ -89,7 +89,7 @@ def test_a_verify_report_prints_its_document() -> None:
               "counts": {"passed": 0, "warning": 0, "failed": 1, "skipped": 0},
               "probes": [{"id": "import:torch", "status": "failed", "error": "E", "seconds": 0.1, "summary": "s",
                           "explained": [{"id": "sig", "cause": "c", "remedy": "r", "match": "E", "package": None,
-                                         "version": None, "rule": None}]}],
+                                         "version": None, "rule": None, "family": None}]}],
               "findings": [FINDING.to_json()], "agreement": [], "elapsed_s": 0.5, "rank": 0}
     doc = VerifyOutput(ok=False, target=None, device=None, counts=CountsDoc(passed=0, warning=0, failed=1, skipped=0),
                        probes=(ProbeDoc(id="import:torch", status="failed", error="E", seconds=0.1, summary="s",
@@ -113,10 +113,10 @@ def test_optional_fields_of_arch_are_absent_until_set() -> None:
          source="https://example.invalid/issue", package="sgl-kernel", version="0.3.21"),
      {"id": "torch-abi", "line": 7, "count": 2, "match": "undefined symbol: _ZN3c10", "groups": {"sym": "_ZN3c10"},
       "cause": "cause", "remedy": "remedy", "source": "https://example.invalid/issue", "package": "sgl-kernel",
-      "version": "0.3.21", "rule": None}),
+      "version": "0.3.21", "rule": None, "family": None}),
     (Hit("oom", "c", "r", "CUDA out of memory", line=1),  # no package, no version: null in the document
      {"id": "oom", "line": 1, "count": 1, "match": "CUDA out of memory", "groups": {}, "cause": "c", "remedy": "r",
-      "source": "", "package": None, "version": None, "rule": None}),
+      "source": "", "package": None, "version": None, "rule": None, "family": None}),
 ])
 def test_a_signature_hit_prints_through_its_record(hit: Hit, doc: dict[str, object]) -> None:
     assert Hit is SignatureHit and hit.to_json() == doc
