@@ -546,6 +546,10 @@ LOWER_UNDONE = frozenset({
     "pytorch3d:ImportError: cannot import name '_C' from 'pytorch#17918bc2",
     'torch:W0601 12:00:00.000000 123 torch/utils/cpp_extensio#1e176e51',
     'triton:/usr/bin/gcc /tmp/tmpab12cd/main.c -O3 -shared -fP#46b16a1d',
+    # the owner of an undefined symbol is read from its case (ncclCommInitRankConfig: NCCL's; cuTensorMapEncodeTiled: the
+    # driver API's, cu[A-Z]); lower-cased, vllm-undefined-symbol keeps it
+    'vllm:ImportError: /usr/local/lib/python3.12/dist-packag#910aeb8a',
+    'vllm:ImportError: /usr/local/lib/python3.12/dist-packag#1d3a943c',
 })
 
 
