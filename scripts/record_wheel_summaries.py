@@ -32,7 +32,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from glmcompat.edges.cache import Cache  # noqa: E402
+from glmcompat.edges.index import IndexClient, IndexFile  # noqa: E402
+from glmcompat.ops.artifacts import NUMPY_VERSION, open_index, same_file, summaries  # noqa: E402
 from glmcompat.ops.shipped import FORMAT, PATH  # noqa: E402
+from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION, SUMMARY_VERSION, _Stats, _torch_summary  # noqa: E402
+from glmcompat.ops.wheelrecords import TorchSummary  # noqa: E402
 
 PROJECTS = {  # as benchmarks/bench_project_lock.py locks them
     "benchmark": (("torch", "sgl-kernel==0.3.21", "torchvision", "numpy"), ["--target", "sm120"]),
@@ -80,10 +85,6 @@ def lock_files(lock: Path) -> dict[str, str]:
 
 def harvest(project: str, python: str, work: Path) -> tuple[dict[str, dict[str, Any]], dict[str, tuple[str, set[str]]]]:
     """({sha: row} of the extension wheels, {torch sha: (file name, its exports)}) the judge read locking ``project``."""
-    from glmcompat.edges.cache import Cache
-    from glmcompat.ops.artifacts import NUMPY_VERSION
-    from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION, SUMMARY_VERSION
-    from glmcompat.ops.wheelrecords import TorchSummary
 
     deps, args = PROJECTS[project]
     where = work / f"{project}-{python}"
@@ -115,7 +116,6 @@ def harvest(project: str, python: str, work: Path) -> tuple[dict[str, dict[str, 
 
 def torch_rows(members: dict[str, bytes], torches: dict[str, tuple[str, set[str]]]) -> None:
     """Each torch wheel's row, cut to the undefined names of every extension row in ``members``, covering them all."""
-    from glmcompat.ops.wheelprobe import SUMMARY_VERSION
 
     ext_rows = {n[:-5]: json.loads(b) for n, b in members.items() if not n.startswith("torch-")}
     wanted = {s for d in ext_rows.values() for m in d["ext"].values() for s in m["undefined"]}
@@ -127,9 +127,6 @@ def torch_rows(members: dict[str, bytes], torches: dict[str, tuple[str, set[str]
 
 def verify(shas: list[str]) -> int:
     """Read the wheels of these rows again from the index and compare (1: a row differs or cannot be read)."""
-    from glmcompat.edges.index import IndexClient, IndexFile
-    from glmcompat.ops.artifacts import open_index, same_file, summaries
-    from glmcompat.ops.wheelprobe import _Stats, _torch_summary
 
     members = read_existing()
     bad = 0

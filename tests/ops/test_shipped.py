@@ -16,6 +16,7 @@ import pytest
 
 from glmcompat.ops import shipped
 from glmcompat.ops.artifacts import Opened, open_local, summaries
+from glmcompat.ops.wheelprobe import SUMMARY_VERSION
 from glmcompat.readers.wheelzip import BytesSource
 
 WHEEL = (Path(__file__).resolve().parent.parent / "fixtures" / "shipped" /
@@ -95,8 +96,6 @@ def test_a_torch_row_answers_only_for_the_extensions_it_covers(fresh, tmp_path):
     """A torch row keeps only the names its covered extension rows leave undefined: it answers for those, never for
     another wheel (whose names it may lack), and never under another torch's sha256."""
     tsha, covered, other = (hashlib.sha256(s).hexdigest() for s in (b"torch", b"covered", b"other"))
-    from glmcompat.ops.wheelprobe import SUMMARY_VERSION
-
     path = tmp_path / "wheel-summaries.zip"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr(f"torch-{tsha}.json", json.dumps({
