@@ -375,7 +375,7 @@ def summaries(op: Opened, cache: Cache | None, numpy: bool,
     if shipped and op.sha256:
         from glmcompat.ops.shipped import summary  # lazy: the shipped rows, only when a wheel is summarised
 
-        hit = summary(op.sha256, numpy)
+        hit = summary(op.sha256, numpy, NUMPY_VERSION)
         if hit is not None:
             return hit
 

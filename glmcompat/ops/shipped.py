@@ -56,25 +56,26 @@ def _member(member: str) -> dict[str, Any] | None:
     return d if isinstance(d, dict) and d.get("format") == FORMAT else None
 
 
-def row(sha256: str) -> dict[str, Any] | None:
+def row(sha256: str, numpy_version: int) -> dict[str, Any] | None:
     """The shipped row of the wheel of this sha256, or None (not shipped, shipping off, or a row whose own sha256,
-    form or reader versions are not this one's: never used for another wheel or by another reader)."""
-    from glmcompat.ops.artifacts import NUMPY_VERSION  # lazy: artifacts imports this module
-    from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: as above
+    form or reader versions -- the extension summary's, and ``numpy_version``: the caller's NumPy scan's,
+    :data:`glmcompat.ops.artifacts.NUMPY_VERSION` -- are not this one's: never used for another wheel or by another
+    reader)."""
+    from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: read at call time, as the judge's own
 
     sha = sha256.lower()
     if not sha or os.environ.get(OFF_ENV):
         return None
     d = _member(f"{sha}.json")
-    if not (d is not None and d.get("sha256") == sha and d.get("ext_version") == EXT_SUMMARY_VERSION and d.get("numpy_version") == NUMPY_VERSION):
+    if not (d is not None and d.get("sha256") == sha and d.get("ext_version") == EXT_SUMMARY_VERSION and d.get("numpy_version") == numpy_version):
         return None
     return d
 
 
-def summary(sha256: str, numpy: bool) -> tuple[ExtSummary, dict[str, int]] | None:
+def summary(sha256: str, numpy: bool, numpy_version: int) -> tuple[ExtSummary, dict[str, int]] | None:
     """What :func:`glmcompat.ops.artifacts.summaries` answers for the wheel of this sha256 (its own code's extension
     summary and, with ``numpy``, its modules' NumPy C API), from the shipped row; None where none is shipped."""
-    d = row(sha256)
+    d = row(sha256, numpy_version)
     if d is None:
         return None
     ext = ExtSummary.from_json(d["ext"])
@@ -91,7 +92,7 @@ def torch_exports(torch_sha256: str, ext_sha256: str) -> frozenset[str] | None:
     the extension rows it ``covers`` (every one whose undefined names it was cut with). The judge tests only whether
     an extension's undefined names are exported (:func:`glmcompat.ops.wheelrecords.compare_abi`), so for a covered
     extension the cut set answers as the whole one; for any other wheel (None) torch is read as before."""
-    from glmcompat.ops.wheelprobe import SUMMARY_VERSION  # lazy: artifacts imports this module
+    from glmcompat.ops.wheelprobe import SUMMARY_VERSION  # lazy: read at call time, as the judge's own
 
     tsha, esha = torch_sha256.lower(), ext_sha256.lower()
     if not tsha or not esha or os.environ.get(OFF_ENV):

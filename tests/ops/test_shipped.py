@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.ops import shipped
-from glmcompat.ops.artifacts import Opened, open_local, summaries
+from glmcompat.ops.artifacts import NUMPY_VERSION, Opened, open_local, summaries
 from glmcompat.ops.wheelprobe import SUMMARY_VERSION
 from glmcompat.readers.wheelzip import BytesSource
 
@@ -48,14 +48,14 @@ def _read(data: bytes, sha: str) -> Opened:
 
 def test_the_row_is_what_the_judge_derives_from_the_wheels_bytes(fresh):
     op = open_local(WHEEL)
-    d = shipped.row(op.sha256)
+    d = shipped.row(op.sha256, NUMPY_VERSION)
     assert d is not None and d["filename"] == WHEEL.name and d["sha256"] == op.sha256
     assert d["command"].endswith(f"--verify {op.sha256}")
     left: dict[str, str] = {}
     ext, np = summaries(op, None, True, left, shipped=False)  # read from the bytes, as with no row
     assert not left and ext.modules  # markupsafe/_speedups: read whole
     assert ext.to_json() == d["ext"] and np == d["npabi"]
-    assert shipped.summary(op.sha256, True) == (ext, np)
+    assert shipped.summary(op.sha256, True, NUMPY_VERSION) == (ext, np)
 
 
 def test_a_shipped_wheel_is_not_read_and_another_is(fresh):
@@ -63,7 +63,7 @@ def test_a_shipped_wheel_is_not_read_and_another_is(fresh):
     sha = hashlib.sha256(data).hexdigest()
     op = _read(data, sha)
     ext, np = summaries(op, None, True)
-    assert op.opened == [] and ext.to_json() == shipped.row(sha)["ext"]  # type: ignore[attr-defined,index]
+    assert op.opened == [] and ext.to_json() == shipped.row(sha, NUMPY_VERSION)["ext"]  # type: ignore[attr-defined,index]
     other = _read(data, "0" * 64)  # the same bytes under a sha256 no row has: read
     assert summaries(other, None, True) == (ext, np) and other.opened == [1]  # type: ignore[attr-defined]
     fresh.setenv(shipped.OFF_ENV, "1")
@@ -76,7 +76,7 @@ def test_a_row_filed_under_another_sha256_is_never_used(fresh, tmp_path):
     mistaken or tampered file), or a row of another reader's version, answers nothing, and B is read from its bytes."""
     data = WHEEL.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
-    real = shipped.row(sha)
+    real = shipped.row(sha, NUMPY_VERSION)
     assert real is not None
     other = hashlib.sha256(b"another wheel").hexdigest()
     old = {**real, "ext_version": real["ext_version"] - 1}
@@ -86,7 +86,7 @@ def test_a_row_filed_under_another_sha256_is_never_used(fresh, tmp_path):
         zf.writestr(f"{sha}.json", json.dumps(old))
     fresh.setattr(shipped, "PATH", path)
     fresh.setattr(shipped, "_names", None)  # opened anew, from PATH
-    assert shipped.row(other) is None and shipped.row(sha) is None
+    assert shipped.row(other, NUMPY_VERSION) is None and shipped.row(sha, NUMPY_VERSION) is None
     op = _read(data, other)
     ext, _ = summaries(op, None, True)
     assert op.opened == [1] and ext.to_json() == real["ext"]  # from the bytes, not the misfiled row's empty ext
