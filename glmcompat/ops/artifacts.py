@@ -363,12 +363,21 @@ BUDGET_VERSION = 1  # kind ``skipped``: the members of a wheel left unread, beyo
 
 
 def summaries(op: Opened, cache: Cache | None, numpy: bool,
-              skipped: dict[str, str] | None = None) -> tuple[ExtSummary, dict[str, int]]:
+              skipped: dict[str, str] | None = None, *, shipped: bool = True) -> tuple[ExtSummary, dict[str, int]]:
     """The extension summary of its own code (kind ``ext``, key suffix ``-own``: :func:`own_code`) and, with ``numpy``, the NumPy imports
     (kind ``npabi``) of an opened wheel, each read once per sha256. Each member is read within the wheel's byte budget
     (:data:`glmcompat.readers.wheelzip.BUDGET_SHARE`): one that needs more is left out, and ``skipped`` gains
-    {member: what was not read and why} (stored with them, kind ``skipped``)."""
+    {member: what was not read and why} (stored with them, kind ``skipped``). With ``shipped``, a wheel whose sha256
+    :mod:`glmcompat.ops.shipped` holds (read whole when it was recorded: nothing skipped) is answered from there,
+    nothing read."""
     from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION  # lazy: a cycle-free name at call time
+
+    if shipped and op.sha256:
+        from glmcompat.ops.shipped import summary  # lazy: the shipped rows, only when a wheel is summarised
+
+        hit = summary(op.sha256, numpy, NUMPY_VERSION)
+        if hit is not None:
+            return hit
 
     ext_key = f"ext-v{EXT_SUMMARY_VERSION}-{op.sha256}-own" if op.sha256 else None
     np_key = f"npabi-v{NUMPY_VERSION}-{op.sha256}" if op.sha256 else None
@@ -661,18 +670,29 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
     loaded: dict[tuple[str, str], frozenset[str]] = {}
     guard = threading.Lock()
 
-    def torches(m: str) -> dict[str, frozenset[str]]:
+    def torches(m: str, ext_sha: str = "") -> dict[str, frozenset[str]]:
         """The exports of every torch of the lock on ``m``, read (from the cache, by sha256) only when a verdict is not
-        stored."""
+        stored; where the extension of ``ext_sha`` is one a shipped torch row covers (:func:`shipped.torch_exports`:
+        the same answer for it), that row, nothing read."""
+        from glmcompat.ops import shipped  # lazy: the shipped rows, only when a verdict is computed
+
+        out: dict[str, frozenset[str]] = {}
         with guard:
             for (pm, tv), f in picks.items():
-                if pm == m and (pm, tv) not in loaded:
+                if pm != m:
+                    continue
+                if (pm, tv) not in loaded and f.sha256 and ext_sha and (
+                        cut := shipped.torch_exports(f.sha256, ext_sha)) is not None:
+                    out[tv] = cut
+                    continue
+                if (pm, tv) not in loaded:
                     try:
                         loaded[(pm, tv)] = _torch_summary(index, cache, f, _Stats()).exports
                     except (GlmcompatError, OSError):
                         loaded[(pm, tv)] = _torch_summary(*_torch_elsewhere(searched, cache, f, tv, python, pm),
                                                           _Stats()).exports
-            return {tv: e for (pm, tv), e in loaded.items() if pm == m}
+                out[tv] = loaded[(pm, tv)]
+            return out
 
     def one(item: Candidate) -> tuple[tuple[str, ...], ArtifactFacts]:
         name, ver, where, py, m = item
@@ -743,8 +763,8 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, artifact=op.filename,
                                    command=command)
             left: dict[str, str] = {}
-            ext, np = summaries(op, cache, numpy, left)
-            got = replace(judge(name, ver, op, ext, np, torches(m) if _needs_torch(ext) else {}), command=command,
+            ext, np = summaries(op, cache, numpy, left, shipped=not url)  # a URL's bytes: read (its stated sha256)
+            got = replace(judge(name, ver, op, ext, np, torches(m, "" if url else op.sha256) if _needs_torch(ext) else {}), command=command,
                           partial=_partial(left))
             if url and op.sha256:  # range reads never see the whole file: the server's stated hash, else a warning
                 stated = getattr(op.source, "stated_sha256", None)
