@@ -386,6 +386,15 @@ UNMEASURED_BF = False
 CASES_BG = tomllib.loads((HERE / "heldout_bg.toml").read_text())["case"]
 UNMEASURED_BG = True
 
+# heldout_bh.toml: the set gathered as BH (typed as a container or CI image builder: Dockerfiles on NVIDIA/CUDA base
+# images, multi-stage builds, GitHub Actions or GitLab CI jobs building wheels or images, a Kubernetes training image,
+# conda-forge feedstocks, Nix or Bazel packaging of the stack), frozen before `explain` ran on it, scored by
+# test_real_log_bh (`-k test_real_log_bh` selects it).
+# While UNMEASURED_BH, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BH = False, as for set V.
+CASES_BH = tomllib.loads((HERE / "heldout_bh.toml").read_text())["case"]
+UNMEASURED_BH = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -393,7 +402,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
-         + CASES_BG)
+         + CASES_BG + CASES_BH)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -654,6 +663,11 @@ def test_real_log_bf(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BG, UNMEASURED_BG), ids=[str(c["log"]) for c in CASES_BG])
 def test_real_log_bg(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BH, UNMEASURED_BH), ids=[str(c["log"]) for c in CASES_BH])
+def test_real_log_bh(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
