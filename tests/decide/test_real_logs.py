@@ -395,6 +395,15 @@ UNMEASURED_BG = True
 CASES_BH = tomllib.loads((HERE / "heldout_bh.toml").read_text())["case"]
 UNMEASURED_BH = True
 
+# heldout_bi.toml: the set gathered as BI (typed as a GPU data-science user mixing GPU libraries in one environment:
+# CuPy, RAPIDS cuDF/cuML, Numba, JAX or TensorFlow beside torch, XGBoost/LightGBM GPU builds, in conda or pip; sets BG
+# and BH are gathered beside it), frozen before `explain` ran on it, scored by test_real_log_bi
+# (`-k test_real_log_bi` selects it).
+# While UNMEASURED_BI, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BI = False, as for set V.
+CASES_BI = tomllib.loads((HERE / "heldout_bi.toml").read_text())["case"]
+UNMEASURED_BI = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -402,7 +411,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
-         + CASES_BG + CASES_BH)
+         + CASES_BG + CASES_BH + CASES_BI)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -668,6 +677,11 @@ def test_real_log_bg(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BH, UNMEASURED_BH), ids=[str(c["log"]) for c in CASES_BH])
 def test_real_log_bh(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BI, UNMEASURED_BI), ids=[str(c["log"]) for c in CASES_BI])
+def test_real_log_bi(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
