@@ -611,6 +611,24 @@ def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"{need or 'that new'})")
 
 
+def _triton_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """triton-cuda-too-old: triton's ptx_get_version knows CUDA majors 10 to 12 (13 from triton 3.5) and raises for any
+    other; a version of 10.0 or newer in the message is a ptxas NEWER than the triton installed, not an old one (the
+    row's cause, where the version is older or not shown)."""
+    cuda = h.groups.get("cuda", "")
+    major = int(cuda.split(".")[0]) if cuda else 0
+    if major < 10:
+        return None
+    have = _shown("triton", env.version("triton"))
+    return (f"{have} is too old for CUDA {cuda}: the ptxas it runs (TRITON_PTXAS_PATH, or a CUDA toolkit's) reports "
+            f"CUDA {cuda}, and this triton's table of CUDA releases (the PTX version each supports) has no entry for it, "
+            "so its check raises \"only support CUDA 10.0 or higher\" for a CUDA newer than the triton"
+            + (" (triton learned CUDA 13 in 3.5)" if major >= 13 else ""),
+            "install a newer triton (the release the installed torch pins, or on Windows the triton-windows release "
+            f"for that torch){' >= 3.5' if major >= 13 else ''}, or unset TRITON_PTXAS_PATH so that triton uses the "
+            "ptxas bundled in its wheel")
+
+
 def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-bindings-driver: a driver function cuda-bindings found missing names what the driver lacks."""
     fn, driver = h.groups.get("function"), env.cuda.get("driver", "")
@@ -1271,6 +1289,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cudart-missing": _cudart,
     "cudnn-sublibrary-missing": _cudnn_sub,
     "triton-ptxas-arch": _ptxas,
+    "triton-cuda-too-old": _triton_cuda,
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-bindings-driver-unsupported": _bindings_unsupported,
     "cuda-stub-driver": _stub,
