@@ -883,9 +883,10 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     that the copy the loader found lacks, the owner named by the [[nvidia_library]] rows from the symbol's prefix or the
     node: another release of the owner is found first (a system CUDA on LD_LIBRARY_PATH, /usr/lib, a RUNPATH)."""
     g = h.groups
-    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or "")
-    symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or ""
-    node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or ""
+    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer")
+                     or g.get("ltr_lib") or "")
+    symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or g.get("ltr_symbol") or ""
+    node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or g.get("ltr_node") or ""
     mine = facts.nvidia_soname_owner(needer) if needer else None
     owner = facts.nvidia_soname_owner(node) if node else symbol_owner(facts, symbol)
     if owner is None and symbol:
@@ -911,7 +912,7 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     found = (f"the {own} the loader found ({provider}) is another release without {'it' if symbol else 'that node'}"
              if provider else f"the {own} the loader found first does not export it{' under that version' if node else ''}")
     wheel = _wheel_of(owner, own, facts)
-    path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or ""
+    path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or g.get("ltr_lib") or ""
     in_wheel = f"/nvidia/{owner.folder}/lib/" in path.replace("\\", "/") or "/nvidia/" in path.replace("\\", "/")
     where = (f"site-packages/nvidia/{owner.folder}/lib, beside {needer}" if in_wheel else f"the {wheel} wheel's "
              f"site-packages/nvidia/{owner.folder}/lib")
