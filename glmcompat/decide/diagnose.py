@@ -1306,7 +1306,7 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
            # an NGC image's compat status line ("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]"): the refusal's
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
            "driver-too-old": ("ngc_status",),
-           "extension-not-built": ("x_origin",),
+           "extension-not-built": ("x_origin", "x_cpuops"),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
