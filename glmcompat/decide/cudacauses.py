@@ -611,6 +611,24 @@ def _ptxas(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             f"{need or 'that new'})")
 
 
+def _triton_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """triton-cuda-too-old: triton's ptx_get_version knows CUDA majors 10 to 12 (13 from triton 3.5) and raises for any
+    other; a version of 10.0 or newer in the message is a ptxas NEWER than the triton installed, not an old one (the
+    row's cause, where the version is older or not shown)."""
+    cuda = h.groups.get("cuda", "")
+    major = int(cuda.split(".")[0]) if cuda else 0
+    if major < 10:
+        return None
+    have = _shown("triton", env.version("triton"))
+    return (f"{have} is too old for CUDA {cuda}: the ptxas it runs (TRITON_PTXAS_PATH, or a CUDA toolkit's) reports "
+            f"CUDA {cuda}, and this triton's table of CUDA releases (the PTX version each supports) has no entry for it, "
+            "so its check raises \"only support CUDA 10.0 or higher\" for a CUDA newer than the triton"
+            + (" (triton learned CUDA 13 in 3.5)" if major >= 13 else ""),
+            "install a newer triton (the release the installed torch pins, or on Windows the triton-windows release "
+            f"for that torch){' >= 3.5' if major >= 13 else ''}, or unset TRITON_PTXAS_PATH so that triton uses the "
+            "ptxas bundled in its wheel")
+
+
 def _cuda_bindings(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cuda-bindings-driver: a driver function cuda-bindings found missing names what the driver lacks."""
     fn, driver = h.groups.get("function"), env.cuda.get("driver", "")
@@ -865,9 +883,10 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     that the copy the loader found lacks, the owner named by the [[nvidia_library]] rows from the symbol's prefix or the
     node: another release of the owner is found first (a system CUDA on LD_LIBRARY_PATH, /usr/lib, a RUNPATH)."""
     g = h.groups
-    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or "")
-    symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or ""
-    node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or ""
+    needer = _soname(g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer")
+                     or g.get("ltr_lib") or "")
+    symbol = g.get("clash_symbol") or g.get("node_symbol") or g.get("torch_nv_symbol") or g.get("ltr_symbol") or ""
+    node = g.get("clash_node") or g.get("node_only") or g.get("vn_node") or g.get("ltr_node") or ""
     mine = facts.nvidia_soname_owner(needer) if needer else None
     owner = facts.nvidia_soname_owner(node) if node else symbol_owner(facts, symbol)
     if owner is None and symbol:
@@ -893,7 +912,7 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     found = (f"the {own} the loader found ({provider}) is another release without {'it' if symbol else 'that node'}"
              if provider else f"the {own} the loader found first does not export it{' under that version' if node else ''}")
     wheel = _wheel_of(owner, own, facts)
-    path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or ""
+    path = g.get("clash_lib") or g.get("node_lib") or g.get("torch_lib") or g.get("vn_requirer") or g.get("ltr_lib") or ""
     in_wheel = f"/nvidia/{owner.folder}/lib/" in path.replace("\\", "/") or "/nvidia/" in path.replace("\\", "/")
     where = (f"site-packages/nvidia/{owner.folder}/lib, beside {needer}" if in_wheel else f"the {wheel} wheel's "
              f"site-packages/nvidia/{owner.folder}/lib")
@@ -1271,6 +1290,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cudart-missing": _cudart,
     "cudnn-sublibrary-missing": _cudnn_sub,
     "triton-ptxas-arch": _ptxas,
+    "triton-cuda-too-old": _triton_cuda,
     "cuda-bindings-driver": _cuda_bindings,
     "cuda-bindings-driver-unsupported": _bindings_unsupported,
     "cuda-stub-driver": _stub,

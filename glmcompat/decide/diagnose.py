@@ -202,8 +202,12 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     if (owner := symbol_framework(sym, facts)) is not None:  # another framework's C++ API (tensorflow::, phi::, xla::)
         return _framework_symbol(h, env, *owner)
-    what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else "")
-    lib = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/").rsplit("/", 1)[-1]
+    cut = h.groups.get("cut_library", "")
+    if cut and (not pkg or pkg == "torch"):  # the symbol cut off and no package's module: nothing to name honestly
+        return None
+    what = "needs a symbol the installed torch does not export" + (f" ({sym})" if sym else " (the log cuts its name off)"
+                                                                    if cut else "")
+    lib = (h.groups.get("library") or h.groups.get("bare_library") or cut).replace("\\", "/").rsplit("/", 1)[-1]
     if not pkg and (mod := EXT_MODULE.fullmatch(lib)) is not None and TORCH_SYMBOL.match(sym):
         return _module_symbol(mod.group("module"), lib, sym, env)
     if not pkg or pkg == "torch":
@@ -1289,10 +1293,10 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg", "undefined"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
-           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib"),
+           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node",), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
@@ -1302,7 +1306,7 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
            # an NGC image's compat status line ("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]"): the refusal's
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
            "driver-too-old": ("ngc_status",),
-           "extension-not-built": ("x_origin",),
+           "extension-not-built": ("x_origin", "x_cpuops"),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 

@@ -81,6 +81,17 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "wheel built so), so the partitioning it needs is absent",
                 f"install a {pkg or 'package'} build with {feat} (its prebuilt wheels for the installed torch and CUDA "
                 f"carry it), or rebuild it with WITH_{feat}=1")
+    if "x_cpuops" in g:  # NameError on _C: claimed only where the log shows the package's own fallback warning
+        if not env.notes.get("cpu_ops"):
+            return None
+        return (f"{subject}'s compiled C++/CUDA extension (_C) was never built or installed: its import failed, so the "
+                "package warned \"Failed to load custom C++ ops. Running on CPU mode Only!\" and left _C undefined, then "
+                "called _C for a tensor on the GPU (its CPU fallback runs only on the CPU): NameError: name '_C' is not "
+                "defined",
+                f"build {pkg or 'the package'}'s extension with the CUDA toolkit of torch's CUDA visible (CUDA_HOME set, "
+                "nvcc on PATH; FORCE_CUDA=1 where its setup.py reads it), from a clean checkout: pip install "
+                "--no-build-isolation -e . (or python setup.py build_ext --inplace), then check that its _C module "
+                "imports; or run the model on the CPU")
     if g.get("x_gqk"):  # GPTQModel's kernels: torch.ops extensions it builds (JIT) or loads for the running torch
         return (f"{subject}'s {g['x_gqk']} kernels (compiled torch.ops extensions it builds or loads for the running "
                 "torch at run time) are not available: no prebuilt kernel matches this torch and CUDA, and building one "

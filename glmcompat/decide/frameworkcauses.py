@@ -38,6 +38,7 @@ LABELS = {
     "arch": "the GPU architecture ptxas does not know: {}", "symbol": "it calls {}", "cudnn": "it requires cuDNN {}.x",
     "cuda": "and CUDA {}.x", "dnn": "{}", "ggml_arch": "its build has no CUDA architecture at or below {}",
     "ir": "the model's IR version {}", "ir_max": "the newest IR version this build reads: {}",
+    "max": "the newest its build supports: compute capability {}",
 }
 # a group marking a library that several programs bundle (ggml: llama.cpp, ollama): the row names no package, the
 # package the log's paths named for the hit is kept

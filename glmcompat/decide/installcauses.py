@@ -540,6 +540,9 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     cuda = g.get("hc_cuda") or env.cuda.get("nvcc", "")
     kit = f"CUDA {cuda}'s nvcc" if cuda else "the CUDA toolkit's nvcc"
     said = g.get("hc_said", "")
+    tail = g.get("hc_tail", "")
+    if tail:  # the #error's text after its head ("-- unsupported <compiler> version!"), the head cut off the log
+        said = f" {tail}"
     override = ("; nvcc's -allow-unsupported-compiler (the flag the message names) only skips the check, at the risk of "
                 "a failed or wrong build: a last resort")
     if "hc_wrapper" in g:  # the packaged toolkit's gcc/g++ wrapper: none of the g++-N it accepts is installed
@@ -560,7 +563,8 @@ def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "crt/host_config.h)",
                 "build with a host compiler the toolkit supports: export CC/CXX (and CUDAHOSTCXX, or nvcc -ccbin) to "
                 "gcc/g++ on Linux, clang on macOS, MSVC's cl.exe on Windows, then rebuild from a clean build directory")
-    kind = g.get("compiler", "GNU")
+    kind = g.get("compiler") or ("clang" if tail.startswith("clang") else "Microsoft Visual Studio"
+                                 if tail.startswith("Only") else "GNU")
     if kind in ("Microsoft Visual Studio", "MSVC"):
         return _msvc_refused(kit, cuda, said, override)
     if kind == "GNU":

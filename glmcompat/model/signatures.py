@@ -1129,13 +1129,17 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("host_os", r"(?P<v>(?:CentOS(?: Linux)?(?: release)?|Red Hat Enterprise Linux(?: Server)?(?: release)?|RHEL|"
                 r"Rocky Linux(?: release)?|AlmaLinux(?: release)?|Ubuntu|Debian GNU/Linux|Debian|Amazon Linux(?: release)?) "
                 r"?(?:\d{1,2}\.\d{2}|\d{1,4})(?![\d]))"),
+    # a package's warning that its compiled C++/CUDA ops did not import and it falls back to the CPU (GroundingDINO's
+    # groundingdino/models/GroundingDINO/ms_deform_attn.py: `try: from groundingdino import _C` / `except:
+    # warnings.warn("Failed to load custom C++ ops. Running on CPU mode Only!")`): the scene of a later NameError on _C
+    ("cpu_ops", r"Failed to load custom C\+\+ ops\. (?P<v>Running on CPU mode)"),
 )]
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
