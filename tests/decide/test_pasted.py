@@ -17,6 +17,7 @@ from glmcompat.cli import main
 from glmcompat.decide.pasted import clean, pasted, width_of
 from glmcompat.model.signatures import numbered_lines
 from tests.decide.explaining import said
+from tests.decide.test_real_logs import unmeasured_files
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "explain"
 LOGS = FIXTURES / "logs"
@@ -192,7 +193,8 @@ def test_real_logs_wrapped_by_a_terminal_or_a_page_keep_their_diagnosis(cmd: str
 @needs_fold
 @pytest.mark.parametrize("cmd", FOLDS + ("fold -w 120", "fold -s -w 60"))
 def test_out_of_remit_logs_wrapped_stay_unclaimed(cmd: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    every = [c for f in sorted(FIXTURES.glob("*.toml")) for c in tomllib.loads(f.read_text())["case"]]
+    every = [c for f in sorted(FIXTURES.glob("*.toml")) if f.name not in unmeasured_files()
+             for c in tomllib.loads(f.read_text())["case"]]
     out_of_remit = [c for c in every if c.get("found", True) is False and "known_miss" not in c]
     assert len(out_of_remit) >= 20
     claimed = []
