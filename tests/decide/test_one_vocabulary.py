@@ -12,6 +12,7 @@ whose cause states the branch that raises it), never by listing it here.
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.matrix.load import load_facts
-from tests.decide.explaining import RAISE_SITES, explain
+from tests.decide.explaining import RAISE_SITES, each_row, explain
 
 # the settled refinements: {the two ids} -> which one owns the line, and why (where it is settled; the raise site)
 REFINES: dict[frozenset[str], str] = {
@@ -147,17 +148,22 @@ def _messages() -> list[tuple[str, dict[str, object]]]:
             for m in tomllib.loads(f.read_text(encoding="utf-8")).get("message", [])]
 
 
+@functools.cache
 def _overlaps() -> list[tuple[str, dict[str, object], list[frozenset[str]]]]:
-    """Each table message with a line that two ids or more read: (its table, the message, the ids of each such line)."""
+    """Each table message with a line that two ids or more read: (its table, the message, the ids of each such line).
+    Computed once, when a test first asks (every line searched with every signature: seconds, which each xdist worker
+    paid at collection while it was a parametrization's table); a line that recurs in the tables is searched once."""
     pats, out = _patterns(), []
+    read: dict[str, frozenset[str]] = {}  # a line -> the ids whose patterns match it
     for name, m in _messages():
-        lines = [frozenset(sid for sid, p in pats if p.search(line)) for line in str(m["text"]).splitlines()]
+        lines = []
+        for line in str(m["text"]).splitlines():
+            if line not in read:
+                read[line] = frozenset(sid for sid, p in pats if p.search(line))
+            lines.append(read[line])
         if over := [ids for ids in lines if len(ids) > 1]:
             out.append((name, m, over))
     return out
-
-
-OVERLAPS = _overlaps()
 
 
 def _pairs(ids: frozenset[str]) -> set[frozenset[str]]:
@@ -166,7 +172,7 @@ def _pairs(ids: frozenset[str]) -> set[frozenset[str]]:
 
 def test_every_overlap_is_a_listed_refinement() -> None:
     seen: dict[frozenset[str], str] = {}
-    for name, m, over in OVERLAPS:
+    for name, m, over in _overlaps():
         for ids in over:
             for pair in _pairs(ids):
                 seen.setdefault(pair, f"{name}: {str(m['text'])[:160]!r}")
@@ -175,23 +181,28 @@ def test_every_overlap_is_a_listed_refinement() -> None:
 
 
 def test_every_listed_refinement_is_met_in_a_table() -> None:
-    met = {p for _, _, over in OVERLAPS for ids in over for p in _pairs(ids)}
+    met = {p for _, _, over in _overlaps() for ids in over for p in _pairs(ids)}
     assert not [sorted(p) for p in REFINES if p not in met]
     assert all("tests/" in why or "glmcompat/" in why for why in REFINES.values())  # each names where it is settled
 
 
-@pytest.mark.parametrize("case", OVERLAPS, ids=[f"{n}:{str(m['text'])[:50]}" for n, m, _ in OVERLAPS])
-def test_one_id_names_a_message(case, tmp_path, capsys) -> None:
-    _, m, over = case
-    _, out = explain(str(m["text"]), tmp_path, capsys)
-    named = set(NAMED.findall(out))
-    for ids in over:
-        both = named & ids
-        assert len(both) <= 1, (sorted(both), out)
-        if m["expect"] in ids:
-            assert both == {m["expect"]}, (m["expect"], sorted(both), out)
+def test_one_id_names_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """explain names one id of each overlapping line's ids only, the table's own where it is one of them: every
+    overlapping message checked, each failing one named (its table and the head of its text)."""
+
+    def check(case: tuple[str, dict[str, object], list[frozenset[str]]]) -> None:
+        _, m, over = case
+        _, out = explain(str(m["text"]), tmp_path, capsys)
+        named = set(NAMED.findall(out))
+        for ids in over:
+            both = named & ids
+            assert len(both) <= 1, (sorted(both), out)
+            if m["expect"] in ids:
+                assert both == {m["expect"]}, (m["expect"], sorted(both), out)
+
+    each_row(((f"{n}:{str(m['text'])[:50]}", (n, m, over)) for n, m, over in _overlaps()), check)
 
 
 def test_the_tables_are_read() -> None:
-    assert len(_messages()) > 1000 and len(OVERLAPS) > 10
+    assert len(_messages()) > 1000 and len(_overlaps()) > 10
     assert Path(RAISE_SITES).is_dir()

@@ -34,6 +34,10 @@ _TAKES_VALUE = frozenset({
     "--global-option", "--hash",
 })
 _INCLUDES = {"-r": False, "--requirement": False, "-c": True, "--constraint": True}
+# "name==version" with a plain release (digits and dots, none long enough to pass int()'s limit), nothing else: what
+# packaging's Requirement and pin_or_spec make of it, read without them (a file of 100,000 pins spent most of its read
+# in packaging's parser): the name as written (canonicalized after), no URL, no marker, the version as written
+_PLAIN_PIN = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?)==([0-9]{1,20}(?:\.[0-9]{1,20}){0,20})")
 _URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[.~/\\]|[^\s]*[/\\]")  # a scheme, or a path pip takes
 _INDEXES = frozenset({"-i", "--index-url", "--extra-index-url"})
 _GENERIC_DIRS = frozenset({"python", "src", "lib", "pkg", "package", "packages"})
@@ -250,6 +254,8 @@ class RequirementsReader:
             self.location(f, n, text, constraint)
             return
         parsed = self._parsed.get(text)  # a line seen before is parsed once (a file of one line repeated)
+        if parsed is None and (pin := _PLAIN_PIN.fullmatch(text)) is not None:
+            parsed = self._parsed[text] = (canonicalize_name(pin[1]), None, None, pin[2], None)
         if parsed is None:
             try:
                 req = Requirement(text)

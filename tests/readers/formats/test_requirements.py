@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,65 @@ def test_pins_read_back(pins: list[tuple[str, str, str, str]]) -> None:
     lock = parse_requirements(Path("requirements.txt"), text)
     assert [(e.name, e.version, e.line) for e in lock.entries] == [
         (n.lower().replace("_", "-").replace(".", "-"), v, i) for i, (n, v, _, _) in enumerate(pins, 1)]
+
+
+def _read_or_error(text: str) -> object:
+    try:
+        lock = parse_requirements(Path("requirements.txt"), text)
+    except Exception as e:  # the slow path's refusal, compared as it reads
+        return (type(e).__name__, str(e))
+    return list(lock.entries)
+
+
+def _with_and_without_the_shortcut(text: str) -> tuple[object, object]:
+    """``text`` read as shipped, and with requirements._PLAIN_PIN matching nothing (every line to packaging's parser)."""
+    import glmcompat.readers.formats.requirements as R  # lazy: the module whose shortcut is turned off here
+
+    fast = _read_or_error(text)
+    saved, R._PLAIN_PIN = R._PLAIN_PIN, re.compile(r"(?!)")
+    try:
+        return fast, _read_or_error(text)
+    finally:
+        R._PLAIN_PIN = saved
+
+
+def test_a_plain_pin_reads_as_packagings_parser_reads_it() -> None:
+    """requirements._PLAIN_PIN ("name==1.2.3" read without packaging's parser) gives what the parser gives: the same
+    entries for the lines it takes, and every other line goes to the parser (its errors included): 1,500 generated
+    lines near the shortcut's edge (names of any PEP 508 character, ==, === or == with a space, versions of digits and
+    dots with a pre-release, local or stray character), each read alone, and all the readable ones as one file."""
+    import random
+
+    rnd = random.Random(39)
+    name_chars, version_chars = "abcXYZ019._-", "01234567890."
+    lines = []
+    for _ in range(1500):
+        name = "".join(rnd.choice(name_chars) for _ in range(rnd.randint(1, 8)))
+        version = "".join(rnd.choice(version_chars) for _ in range(rnd.randint(0, 12)))
+        tail = rnd.choice(["", "", "", "", "", "", "a1", "rc2", "+cu128", "x", " ", ".*"])
+        lines.append(f"{name}{rnd.choice(['==', '==', '===', '== '])}{version}{tail}")
+    differ = []
+    for line in lines:
+        fast, slow = _with_and_without_the_shortcut(line + "\n")
+        if fast != slow:
+            differ.append((line, fast, slow))
+    assert not differ, differ[:3]
+    from glmcompat.readers.formats.requirements import _PLAIN_PIN  # lazy: the shortcut whose reach is counted
+
+    taken = sum(_PLAIN_PIN.fullmatch(line) is not None for line in lines)
+    assert 100 < taken < 1400, taken  # the generated lines reach both sides of the shortcut
+    readable = [line for line in lines if isinstance(_read_or_error(line + "\n"), list)]
+    fast, slow = _with_and_without_the_shortcut("".join(f"{line}\n" for line in readable))
+    assert fast == slow
+
+
+@pytest.mark.parametrize("line", ["numpy==1.26.4", "Torch_Audio==2.9.0", "a==0", "x.y-z==01.002", "n==" + "9" * 20,
+                                  "n==" + "9" * 21, "n==" + "9" * 5000, "a-==1", "a_==1", "-a==1", "a==1.", "a==1..2",
+                                  "a==1.0a1", "a===1.0", "a== 1.0", "a==1.0+cu128", "Az9==" + ".".join("1" * 22)])
+def test_plain_pin_edges_read_as_packagings_parser_reads_them(line: str) -> None:
+    from glmcompat.readers.formats.requirements import _PLAIN_PIN  # lazy: the shortcut whose reach is asserted
+
+    fast, slow = _with_and_without_the_shortcut(line + "\n")
+    assert fast == slow, line
+    taken = _PLAIN_PIN.fullmatch(line) is not None
+    assert taken == (line in ("numpy==1.26.4", "Torch_Audio==2.9.0", "a==0", "x.y-z==01.002", "n==" + "9" * 20)), line
