@@ -19,7 +19,7 @@ from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import Hit, module_package
+from glmcompat.model.signatures import Hit, module_package, name_tables
 
 # distributions the stack is judged on besides the matrix's kernels, families and engines' requirements: torch itself and
 # the model library the engines pin (a name the decisions read: glmcompat.decide.reads)
@@ -87,6 +87,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
     (triton-torch-mismatch reads it), or a function the log shows no companion's call of."""
     g = h.groups
+    if "cy_module" in g or "cy_sig_module" in g:
+        return _cython_capi(h, env, facts)
     if "min_pkg" in g:
         return _below_minimum(h, env, facts)
     if "tok_class" in g:
@@ -137,6 +139,53 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def _module_dist(module: str) -> str:
+    """The distribution that ships ``module`` (dotted): the longest dotted prefix a ``[[module]]`` row names (a namespace
+    package's part, ``cuda.bindings`` -> cuda-bindings), else its top-level module's."""
+    parts = module.split(".")
+    for n in range(len(parts), 1, -1):
+        if (dist := name_tables().modules.get(".".join(parts[:n]))) is not None:
+            return dist
+    return module_package(parts[0])
+
+
+def _cython_capi(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old for Cython's C-API import check (Cython/Utility/ImportExport.c __Pyx_ImportFunction and
+    __Pyx_ImportVoidPtr): a compiled module cimports a C function (or variable) from another package's module, which the
+    installed release of that package does not export ("does not export expected C function") or exports with another
+    signature ("has wrong signature"): the importing module was cythonized against another release of the provider. None
+    for a private top-level module (a project's own extension, a stale build of its own) or a bare module of no known
+    distribution."""
+    g = h.groups
+    wrong = "cy_sig_module" in g
+    module, kind, name = ((g["cy_sig_module"], g["cy_sig_kind"], g["cy_sig_name"]) if wrong else
+                          (g["cy_module"], g["cy_kind"], g["cy_name"]))
+    top = module.split(".", 1)[0]
+    dist = _module_dist(module)
+    known = dist in name_tables().modules.values() or dist in companions(facts) or bool(env.version(dist))
+    if top.startswith("_") or ("." not in module and not known):
+        return None
+    have = env.version(dist)
+    # the importing module: Cython's module-init frame ("in init cuda.core._device"), else the last frame's package
+    init = g.get("frame_func", "")
+    framed = _module_dist(init[5:].strip()) if init.startswith("init ") else g.get("frame", "")
+    who = _shown(framed, env.version(framed)) if framed and canonicalize(framed) != dist else ""
+    importer = f"the compiled module of {who}" if who else "a compiled (Cython) module"
+    if wrong:
+        cause = (f"{importer} cimports the C {kind} {name} of {module} (the C API of {dist}) with the signature of the "
+                 f"release it was built against, and the installed {_shown(dist, have)} exports it with another: the "
+                 f"importing module and {dist} come from releases whose C APIs differ")
+    else:
+        cause = (f"{importer} cimports the C {kind} {name} from {module} (the C API of {dist}), and the installed "
+                 f"{_shown(dist, have)} does not export it: the importing module was built (cythonized) against a newer "
+                 f"{dist} than the one installed (or an older one that still had {name}), so {dist} is too old for it")
+    remedy = (f"install the {dist} release the importing package was built against: upgrade it (pip install -U {dist}; "
+              f"`pip show {who.split()[0] if who else '<the importing package>'}` lists the release it requires), or "
+              f"install a release of the importing package built for the installed {_shown(dist, have)}; the two must "
+              "come from matching releases")
+    return cause, remedy
 
 
 def _harvested(module: str, facts: Facts) -> bool:
