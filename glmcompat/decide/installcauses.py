@@ -1197,9 +1197,26 @@ def _kernel_variant(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows."""
+    """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows.
+    Triton's search for the driver's library through `ldconfig -p` failing (no ldconfig cache, no ldconfig) where the
+    log shows triton or torch's inductor; None for that failure alone (another program's `ldconfig -p`)."""
     triton = env.version("triton")
     who = _shown("triton", triton) if triton else "triton"
+    g = h.groups
+    if "ldc_tool" in g or "ldc_missing" in g:
+        frame = g.get("frame_file", "").replace("\\", "/")
+        if not (env.notes.get("triton") or env.notes.get("inductor") or "triton/" in frame or "_inductor/" in frame):
+            return None
+        tool = g.get("ldc_tool") or g.get("ldc_missing", "")
+        failed = (f"`{tool} -p` exited with status {g['ldc_status']} (it has no cache to list: NixOS and some minimal "
+                  "containers keep none)") if "ldc_tool" in g else f"there is no {tool} to run (NixOS, some containers)"
+        via = "torch's inductor (torch.compile) compiles its kernels with triton, and " if env.notes.get("inductor") else ""
+        return (f"{via}{who} looks for the NVIDIA driver's libcuda.so.1 by running `{tool} -p` (libcuda_dirs in "
+                f"triton/backends/nvidia/driver.py, triton/common/build.py in 2.x) before it links its launcher with -lcuda, "
+                f"and {failed}, so the driver library is not found",
+                "point triton at the directory that holds the driver's libcuda.so.1: export TRITON_LIBCUDA_PATH=<that "
+                "directory> (NixOS: /run/opengl-driver/lib), which triton reads before it runs ldconfig; or provide a "
+                "working ldconfig with a cache that lists the driver's directory (sudo ldconfig)")
     found = [f"{so} => {path}" for so, path in env.libs.items() if so.startswith("libcuda.so")]
     ld = env.cuda.get("ld_library_path", "")
     seen = f" (the log shows {', '.join(found)})" if found else (f" (LD_LIBRARY_PATH: {ld})" if ld else "")

@@ -1001,6 +1001,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("lcuda_link", r"(?<![\w-])-lcuda(?![\w.+-])[^\n]{0,3000}?(?<![\w-])-o['\",\s]{1,6}(?P<v>[^\s'\",]{1,300})"),
     ("ninja_failed", r"^\s{0,8}FAILED: (?P<v>\S{1,400})"),
     ("triton", r"(?i)(?<![\w-])(?P<v>triton)(?![\w-])"),
+    # torch's inductor, whose generated kernels triton compiles (torch._dynamo's "BackendCompilerFailed: backend='inductor'
+    # raised:", a torch/_inductor frame, the older torchinductor package): what it runs is triton's
+    ("inductor", r"(?P<v>backend='inductor'|torch[/\\.]_inductor[/\\.]|(?<![\w-])torchinductor(?![\w-]))"),
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
     # an install command that asks for a release below a bound ("pip3 install 'flash-attn<2'"): "flash-attn<2", read by
     # companion-too-old where the code then misses a name that release added
@@ -1139,7 +1142,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
