@@ -1128,7 +1128,7 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes the GPU's compute "
                 "capability (nvidia-smi --query-gpu=compute_cap --format=csv), or rebuild torch from source with "
                 "TORCH_CUDA_ARCH_LIST set to it")
-    sm = (g.get("sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
+    sm = (g.get("sm") or g.get("cut_sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
     gpu_name = (g.get("gpu") or g.get("found_gpu") or g.get("old_gpu") or "").strip()
     torch, built = env.version("torch"), _torch_cuda(env, facts)
     if not sm and g.get("archs_listed"):  # no kernel image, beside torch's own arch list (torch.cuda.get_arch_list())
