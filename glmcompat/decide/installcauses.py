@@ -1105,7 +1105,9 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
     tracked = companions(facts)
     causes = [c for c in env.notes.get("pip_causes", "").split("; ") if c]
-    because = env.notes.get("uv_because", "")
+    # uv's derivation: its first paragraph to its conclusion, or as far as a cut log goes (its "X depends on Y" clauses);
+    # a requirement's markers ({platform_machine == 'x86_64' and ...}) left out of what is said
+    because = re.sub(r"\{[^{}]{0,400}\}", "", env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", ""))
     asked: list[str] = []  # the user's requirements
     needs: list[tuple[str, str]] = []  # (parent with its version, requirement)
     for c in causes:
