@@ -515,7 +515,7 @@ _CUDA_LIBRARIES: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
 
 def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-header-missing: a C/C++/CUDA compile that includes a header no include path holds."""
-    header = (h.groups.get("header") or h.groups.get("msvc_header") or "").replace("\\", "/")
+    header = (h.groups.get("header") or h.groups.get("msvc_header") or h.groups.get("loc_header") or "").replace("\\", "/")
     if not header:
         return None
     building = env.notes.get("building", "")
