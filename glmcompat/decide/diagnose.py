@@ -1302,7 +1302,7 @@ DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-sy
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
                              "deser_cuda"),
-           "torch-arch-unsupported": ("idf_file", "idf_at"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
+           "torch-arch-unsupported": ("idf_file", "idf_at", "thc_exec"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            "version-requirement-unmet": ("rn_lookup", "rn_pkg"),
            # an NGC image's compat status line ("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]"): the refusal's
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
