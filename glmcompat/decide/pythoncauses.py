@@ -22,7 +22,7 @@ from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v
 from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
-from glmcompat.model.names import canonicalize, product_key
+from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import GLUE, Hit, module_package, name_tables
 
 _INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
