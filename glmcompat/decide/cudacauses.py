@@ -22,6 +22,7 @@ from glmcompat.matrix.rows import NvidiaLibrary
 from glmcompat.matrix.view import Facts
 from glmcompat.model import gpu
 from glmcompat.model.causes import Break
+from glmcompat.model.names import product_key
 from glmcompat.model.signatures import Hit
 
 
@@ -1110,6 +1111,51 @@ def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
                    "capability (`glmcompat arch torch==<version>` lists a wheel's); on a driver that supports that CUDA")
 
 
+def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
+    """(the product, its compute capability as sm digits) of the GPU the log names (``NVIDIA GeForce RTX 5090`` ->
+    ``("RTX 5090", "120")``), where a [[target]] row lists the product; None otherwise."""
+    key = product_key(env.notes.get("gpu_name", ""))
+    if not key:
+        return None
+    best: tuple[str, str] | None = None
+    for t in facts.rows("target"):
+        for p in t.products:
+            pk = product_key(p)
+            if pk and (key == pk or (key.startswith(pk) and not key[len(pk)].isdigit())) and (
+                    best is None or len(pk) > len(product_key(best[0]))):
+                best = (p, t.compute_capability.replace(".", ""))
+    return best
+
+
+def _thc_blas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torch-arch-unsupported from torch 1.x's THC cuBLAS check (__THCublasCheck: "cublas runtime error : the GPU program
+    failed to execute", CUBLAS_STATUS_EXECUTION_FAILED): cuBLAS could not launch its kernel on the GPU, which a torch
+    built for a CUDA older than the GPU's architecture (CUDA 9.x on a Turing RTX 20) gives: that cuBLAS holds no code
+    for it. None where the log shows the GPU's capability and a torch CUDA that builds it (the launch failed for
+    another reason)."""
+    torch, built = env.version("torch"), env.cuda.get("torch_cuda", "") or _torch_cuda(env, facts)
+    named = named_gpu(env, facts)
+    sm = env.capability.replace(".", "") or (named[1] if named else "")
+    need = first_toolkit(sm, facts) if sm.isdigit() else ""
+    if need and built and _v(built) is not None and _v(need) is not None and Version(built) >= Version(need):
+        return None
+    who = f"torch {torch}" if torch else "the installed torch"
+    on = f" (built for CUDA {built})" if built else ""
+    at = h.groups.get("thc_at", "")
+    where = f" (at {at.rsplit('/', 1)[-1]})" if at else ""
+    gpu_is = f" {named[0]}" if named else ""
+    cause = (f"{who}{on} could not run a cuBLAS kernel on the GPU{gpu_is}{where}: torch 1.x's THC reports cuBLAS's "
+             "CUBLAS_STATUS_EXECUTION_FAILED (\"the GPU program failed to execute\"), the launch failing because the "
+             "cuBLAS of the build's CUDA has no code for the GPU's architecture: a build for a CUDA older than the GPU "
+             "(CUDA 9.x on an RTX 20-series, Turing sm_75, which needs CUDA >= 10.0; CUDA 10.x on an RTX 30-series, "
+             "Ampere sm_86, which needs CUDA >= 11.1)")
+    if need:
+        cause += f"; the GPU here is sm_{sm}, first built by CUDA {need}"
+    return cause, ("install a torch build for a CUDA that supports the GPU's architecture (python -c \"import torch; "
+                   "print(torch.version.cuda, torch.cuda.get_device_capability())\"; a Turing RTX 20 needs a cu100 or "
+                   "newer build, an Ampere RTX 30 a cu111 or newer one), on a driver that supports that CUDA")
+
+
 def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """torch-arch-unsupported: torch's own warning that its build has no kernels for the GPU's capability; the
     remedy is the build the matrix records with code for it (each [[torch]] row's SASS, from the wheels). Also
@@ -1128,7 +1174,9 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install a torch build whose arch list (torch.cuda.get_arch_list()) includes the GPU's compute "
                 "capability (nvidia-smi --query-gpu=compute_cap --format=csv), or rebuild torch from source with "
                 "TORCH_CUDA_ARCH_LIST set to it")
-    sm = (g.get("sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
+    if "thc_exec" in g:
+        return _thc_blas(h, env, facts)
+    sm = (g.get("sm") or g.get("cut_sm") or g.get("cc") or g.get("old_cc") or g.get("unknown_arch") or "").replace(".", "")
     gpu_name = (g.get("gpu") or g.get("found_gpu") or g.get("old_gpu") or "").strip()
     torch, built = env.version("torch"), _torch_cuda(env, facts)
     if not sm and g.get("archs_listed"):  # no kernel image, beside torch's own arch list (torch.cuda.get_arch_list())

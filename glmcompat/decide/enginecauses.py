@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
-from glmcompat.decide.pythoncauses import named_gpu
+from glmcompat.decide.cudacauses import named_gpu
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit

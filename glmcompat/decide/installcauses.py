@@ -19,7 +19,7 @@ from glmcompat.decide.logenv import v as _v
 from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import Hit, module_package
+from glmcompat.model.signatures import Hit, module_package, name_tables
 
 # distributions the stack is judged on besides the matrix's kernels, families and engines' requirements: torch itself and
 # the model library the engines pin (a name the decisions read: glmcompat.decide.reads)
@@ -87,6 +87,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
     (triton-torch-mismatch reads it), or a function the log shows no companion's call of."""
     g = h.groups
+    if "cy_module" in g or "cy_sig_module" in g:
+        return _cython_capi(h, env, facts)
     if "min_pkg" in g:
         return _below_minimum(h, env, facts)
     if "tok_class" in g:
@@ -137,6 +139,53 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pin = f"the {dist} release {who} requires (`pip show {who.split()[0]}` lists its Requires-Dist)" if who else \
         f"the {dist} release the importing package requires (its Requires-Dist)"
     return cause, f"install {pin}"
+
+
+def _module_dist(module: str) -> str:
+    """The distribution that ships ``module`` (dotted): the longest dotted prefix a ``[[module]]`` row names (a namespace
+    package's part, ``cuda.bindings`` -> cuda-bindings), else its top-level module's."""
+    parts = module.split(".")
+    for n in range(len(parts), 1, -1):
+        if (dist := name_tables().modules.get(".".join(parts[:n]))) is not None:
+            return dist
+    return module_package(parts[0])
+
+
+def _cython_capi(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old for Cython's C-API import check (Cython/Utility/ImportExport.c __Pyx_ImportFunction and
+    __Pyx_ImportVoidPtr): a compiled module cimports a C function (or variable) from another package's module, which the
+    installed release of that package does not export ("does not export expected C function") or exports with another
+    signature ("has wrong signature"): the importing module was cythonized against another release of the provider. None
+    for a private top-level module (a project's own extension, a stale build of its own) or a bare module of no known
+    distribution."""
+    g = h.groups
+    wrong = "cy_sig_module" in g
+    module, kind, name = ((g["cy_sig_module"], g["cy_sig_kind"], g["cy_sig_name"]) if wrong else
+                          (g["cy_module"], g["cy_kind"], g["cy_name"]))
+    top = module.split(".", 1)[0]
+    dist = _module_dist(module)
+    known = dist in name_tables().modules.values() or dist in companions(facts) or bool(env.version(dist))
+    if top.startswith("_") or ("." not in module and not known):
+        return None
+    have = env.version(dist)
+    # the importing module: Cython's module-init frame ("in init cuda.core._device"), else the last frame's package
+    init = g.get("frame_func", "")
+    framed = _module_dist(init[5:].strip()) if init.startswith("init ") else g.get("frame", "")
+    who = _shown(framed, env.version(framed)) if framed and canonicalize(framed) != dist else ""
+    importer = f"the compiled module of {who}" if who else "a compiled (Cython) module"
+    if wrong:
+        cause = (f"{importer} cimports the C {kind} {name} of {module} (the C API of {dist}) with the signature of the "
+                 f"release it was built against, and the installed {_shown(dist, have)} exports it with another: the "
+                 f"importing module and {dist} come from releases whose C APIs differ")
+    else:
+        cause = (f"{importer} cimports the C {kind} {name} from {module} (the C API of {dist}), and the installed "
+                 f"{_shown(dist, have)} does not export it: the importing module was built (cythonized) against a newer "
+                 f"{dist} than the one installed (or an older one that still had {name}), so {dist} is too old for it")
+    remedy = (f"install the {dist} release the importing package was built against: upgrade it (pip install -U {dist}; "
+              f"`pip show {who.split()[0] if who else '<the importing package>'}` lists the release it requires), or "
+              f"install a release of the importing package built for the installed {_shown(dist, have)}; the two must "
+              "come from matching releases")
+    return cause, remedy
 
 
 def _harvested(module: str, facts: Facts) -> bool:
@@ -466,7 +515,7 @@ _CUDA_LIBRARIES: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
 
 def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """build-header-missing: a C/C++/CUDA compile that includes a header no include path holds."""
-    header = (h.groups.get("header") or h.groups.get("msvc_header") or "").replace("\\", "/")
+    header = (h.groups.get("header") or h.groups.get("msvc_header") or h.groups.get("loc_header") or "").replace("\\", "/")
     if not header:
         return None
     building = env.notes.get("building", "")
@@ -1056,7 +1105,9 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
     tracked = companions(facts)
     causes = [c for c in env.notes.get("pip_causes", "").split("; ") if c]
-    because = env.notes.get("uv_because", "")
+    # uv's derivation: its first paragraph to its conclusion, or as far as a cut log goes (its "X depends on Y" clauses);
+    # a requirement's markers ({platform_machine == 'x86_64' and ...}) left out of what is said
+    because = re.sub(r"\{[^{}]{0,400}\}", "", env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", ""))
     asked: list[str] = []  # the user's requirements
     needs: list[tuple[str, str]] = []  # (parent with its version, requirement)
     for c in causes:
@@ -1148,9 +1199,26 @@ def _kernel_variant(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows."""
+    """triton-libcuda-missing: the link of triton's launcher (-lcuda) finds no libcuda.so; the libraries the log shows.
+    Triton's search for the driver's library through `ldconfig -p` failing (no ldconfig cache, no ldconfig) where the
+    log shows triton or torch's inductor; None for that failure alone (another program's `ldconfig -p`)."""
     triton = env.version("triton")
     who = _shown("triton", triton) if triton else "triton"
+    g = h.groups
+    if "ldc_tool" in g or "ldc_missing" in g:
+        frame = g.get("frame_file", "").replace("\\", "/")
+        if not (env.notes.get("triton") or env.notes.get("inductor") or "triton/" in frame or "_inductor/" in frame):
+            return None
+        tool = g.get("ldc_tool") or g.get("ldc_missing", "")
+        failed = (f"`{tool} -p` exited with status {g['ldc_status']} (it has no cache to list: NixOS and some minimal "
+                  "containers keep none)") if "ldc_tool" in g else f"there is no {tool} to run (NixOS, some containers)"
+        via = "torch's inductor (torch.compile) compiles its kernels with triton, and " if env.notes.get("inductor") else ""
+        return (f"{via}{who} looks for the NVIDIA driver's libcuda.so.1 by running `{tool} -p` (libcuda_dirs in "
+                f"triton/backends/nvidia/driver.py, triton/common/build.py in 2.x) before it links its launcher with -lcuda, "
+                f"and {failed}, so the driver library is not found",
+                "point triton at the directory that holds the driver's libcuda.so.1: export TRITON_LIBCUDA_PATH=<that "
+                "directory> (NixOS: /run/opengl-driver/lib), which triton reads before it runs ldconfig; or provide a "
+                "working ldconfig with a cache that lists the driver's directory (sudo ldconfig)")
     found = [f"{so} => {path}" for so, path in env.libs.items() if so.startswith("libcuda.so")]
     ld = env.cuda.get("ld_library_path", "")
     seen = f" (the log shows {', '.join(found)})" if found else (f" (LD_LIBRARY_PATH: {ld})" if ld else "")

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from glmcompat.decide.cudacauses import named_gpu
 from glmcompat.decide.installcauses import added_later, companions, oldest_read
 from glmcompat.decide.loadercauses import LOADER_BUILDERS
 from glmcompat.decide.logenv import Env
@@ -21,7 +22,7 @@ from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v
 from glmcompat.matrix.rows import Export
 from glmcompat.matrix.view import Facts
-from glmcompat.model.names import canonicalize, product_key
+from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import GLUE, Hit, module_package, name_tables
 
 _INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
@@ -526,22 +527,6 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "where CUDA_HOME/bin/nvcc does not run",
             "install the CUDA toolkit of torch's CUDA (torch.version.cuda; its nvcc) and set CUDA_HOME to it "
             "(export CUDA_HOME=/usr/local/cuda-<version>); `nvcc -V` under it must print the release")
-
-
-def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
-    """(the product, its compute capability as sm digits) of the GPU the log names (``NVIDIA GeForce RTX 5090`` ->
-    ``("RTX 5090", "120")``), where a [[target]] row lists the product; None otherwise."""
-    key = product_key(env.notes.get("gpu_name", ""))
-    if not key:
-        return None
-    best: tuple[str, str] | None = None
-    for t in facts.rows("target"):
-        for p in t.products:
-            pk = product_key(p)
-            if pk and (key == pk or (key.startswith(pk) and not key[len(pk)].isdigit())) and (
-                    best is None or len(pk) > len(product_key(best[0]))):
-                best = (p, t.compute_capability.replace(".", ""))
-    return best
 
 
 def _runs_on(sass: tuple[str, ...], ptx: tuple[str, ...], sm: str) -> bool:

@@ -1001,6 +1001,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("lcuda_link", r"(?<![\w-])-lcuda(?![\w.+-])[^\n]{0,3000}?(?<![\w-])-o['\",\s]{1,6}(?P<v>[^\s'\",]{1,300})"),
     ("ninja_failed", r"^\s{0,8}FAILED: (?P<v>\S{1,400})"),
     ("triton", r"(?i)(?<![\w-])(?P<v>triton)(?![\w-])"),
+    # torch's inductor, whose generated kernels triton compiles (torch._dynamo's "BackendCompilerFailed: backend='inductor'
+    # raised:", a torch/_inductor frame, the older torchinductor package): what it runs is triton's
+    ("inductor", r"(?P<v>backend='inductor'|torch[/\\.]_inductor[/\\.]|(?<![\w-])torchinductor(?![\w-]))"),
     ("engine", r"(?i)(?<![a-z])(?P<v>vllm|sglang)(?:worker)?(?![a-z])"),
     # an install command that asks for a release below a bound ("pip3 install 'flash-attn<2'"): "flash-attn<2", read by
     # companion-too-old where the code then misses a name that release added
@@ -1134,12 +1137,15 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # warnings.warn("Failed to load custom C++ ops. Running on CPU mode Only!")`): the scene of a later NameError on _C
     ("cpu_ops", r"Failed to load custom C\+\+ ops\. (?P<v>Running on CPU mode)"),
 )]
+# the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
+_UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
+                         r"(?:project|workspace) requires )?[A-Za-z0-9][\w.\[\]-]{0,100}[\s{=<>!~,]|[A-Za-z0-9][\w.-]{0,100}$)")
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1208,11 +1214,39 @@ class LogContext:
     printing: list[list[str]] = field(default_factory=list)  # a check's print() calls whose output lines are still to come
     candidates: dict[str, str] = field(default_factory=dict)  # pip's first candidate of each distribution (its wheel's version)
     pins: list[str] = field(default_factory=list)  # the "name==version" requirements pip collected, in order
+    derivation: str = ""  # uv's first "Because ..." paragraph of its derivation, while it is still being read
+
+    def _derivation(self, line: str) -> None:
+        """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
+        (miette: a requirement's markers broken inside "{platform_machine" / "== 'x86_64' ...}"): the first paragraph
+        that opens with "Because" is read whole, its lines joined, into the ``uv_because`` note, up to its "we can
+        conclude that ..." or, where the log is cut before that, as far as it goes (its "X depends on Y" clauses name
+        the conflict); a blank line ends it."""
+        text = line.strip()
+        if not self.derivation:
+            if "uv_because" in self.notes or (b := _UV_BECAUSE.search(text)) is None:
+                return
+            text = text[b.start():]
+        elif not text:
+            self.derivation = ""
+            return
+        self.derivation = f"{self.derivation} {text}".strip()[:2000]
+        if " depends on " in self.derivation or " depend on " in self.derivation:
+            self.notes["uv_because_wip"] = self.derivation
+        _, concluding, after = self.derivation.partition("we can conclude that ")
+        if (concluding and (end := re.search(r"\.(?=\s|$)", after)) is not None) or len(self.derivation) >= 2000:
+            # the paragraph's first sentence, to its conclusion's full stop (a one-line derivation: its whole line)
+            self.notes["uv_because"] = self.derivation[:len(self.derivation) - len(after) + end.end()] if concluding \
+                and end is not None else self.derivation
+            self.notes.pop("uv_because_wip", None)
+            self.derivation = ""
 
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
 
     def take(self, line: str) -> None:
+        if self.derivation or (("Because " in line or "because " in line) and "uv_because" not in self.notes):
+            self._derivation(line)
         if line.startswith(("Name: ", "Version: ")):  # `pip show`: the name and the version on consecutive lines
             key, _, value = line.partition(": ")
             if key == "Name":
