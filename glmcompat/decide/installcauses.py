@@ -992,6 +992,11 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     have = _shown("numpy", np) if np else "the installed NumPy"
     who = h.package if h.package and h.package not in ("numpy", "torch") else ""
     caller = _shown(who, env.version(who)) if who else "the calling code"
+    if "np_import" in g or "np_attr" in g:
+        frame = g.get("frame", "") if g.get("frame", "") not in ("", "numpy") else ""  # the importing package's frame
+        by = who or frame
+        return _numpy_gone(g.get("np_import") or g.get("np_attr", ""), "np_import" in g, np,
+                           _shown(by, env.version(by)) if by else caller, by, facts)
     module = g.get("np_module") or g.get("np_module2", "")
     if module:
         mod = module if module.startswith("numpy.") else f"numpy.{module}"
@@ -1015,6 +1020,41 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "written for NumPy 1.x",
             f"install {who + chr(39) + 's' if who else 'the'} release built for NumPy 2 (its wheels for numpy>=2), or pin "
             "numpy<2 until it has one")
+
+
+def _numpy_gone(name: str, imported: bool, np: str, caller: str, who: str, facts: Facts) -> tuple[str, str] | None:
+    """numpy-too-new for a name of the numpy namespace imported from it or read from it, where the harvested namespace
+    ([[export]] rows of module numpy: glmcompat/matrix/data/numpy-api.toml) tells the release that removed it and the
+    installed numpy, where the log shows it, is at or past it; None where no release read removed the name, the
+    installed release has it (another cause: a typo, a name newer than the numpy installed), or a later release brought
+    it back (code written for that release fails on the releases between the same way: no direction)."""
+    spans = sorted((r for r in facts.rows("export") if r.module == "numpy" and name in r.names),
+                   key=lambda r: _v(r.since) or Version("0"))
+    have = _v(np)
+    inst = (_v(have.public) or have) if have is not None else None
+    if inst is not None:
+        if any((s := _v(r.since)) is not None and s <= inst and (r.until is None or inst < (_v(r.until) or inst))
+               for r in spans):
+            return None  # the installed release has the name: its absence is no removal
+        gone = [r for r in spans if r.until and (u := _v(r.until)) is not None and u <= inst]
+    else:
+        gone = [r for r in spans if r.until]
+    if not gone:
+        return None
+    last = gone[-1]
+    until = last.until or ""
+    cut = _v(until)
+    if any(cut is not None and (s := _v(r.since)) is not None and s > cut for r in spans):
+        return None  # brought back later (np.bool, np.long in 2.0): code for the newer NumPy fails the same way
+    shown = f"the installed {_shown('numpy', np)} is" if np else "the installed numpy is"
+    minor = until[:-2] if until.endswith(".0") else until
+    pin = minor[:-2] if minor.endswith(".0") else minor
+    how = f"imports {name} from numpy" if imported else f"uses np.{name}"
+    return (f"{caller} {how}, a name NumPy {minor} removed from its namespace (the releases read before it, from numpy "
+            f"{last.since}, have it), and {shown} {minor} or newer: the code was written for an older NumPy, so the "
+            "installed numpy is too new for it",
+            f"pin numpy<{pin} (pip install 'numpy<{pin}'), or upgrade {who or 'the calling package'} to a release "
+            f"written for NumPy {minor} or later (one that no longer uses np.{name})")
 
 
 def _req_name(req: str) -> str:

@@ -110,6 +110,10 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not installed:
         return None
     have = env.version(dist)
+    cut = v(row.until) if row is not None and row.until else None
+    if cut is not None and any(r.module == module and name in r.names and r.until is None
+                               and (back := v(r.since)) is not None and back >= cut for r in facts.rows("export")):
+        row = None  # removed and brought back later (numpy's bool, long in 2.0): either side of the gap, no direction
     if row is not None:
         known = _known_removal(row, have, facts)
         if known is None:
