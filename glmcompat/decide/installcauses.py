@@ -82,6 +82,34 @@ FUNCTION_PREFIX = {"trtllm_": "flashinfer"}
 _PRIVATE = re.compile(r"(?:^|\.)_")
 
 
+def _override_kwarg(h: Hit, env: Env) -> tuple[str, str] | None:
+    """companion-too-old where an installed package's own frame calls ``self.<method>(..., kw=...)`` and the method run is
+    an override of a class the log imports from another top-level module ("INSTRUCTOR._load_sbert_model() got an
+    unexpected keyword argument 'token'"): that module's subclass keeps the signature of an older release of the
+    calling package, which now passes the keyword. None where the last frame is no installed package's file (the user's
+    own call), the call is not on self, the class is not imported in the log, or it comes from the calling package."""
+    g = h.groups
+    klass, func, kwarg = g["kw_class"], g.get("kw_func", ""), g.get("kw_kwarg", "")
+    site = re.search(r"[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/]", g.get("frame_file", ""))
+    source = env.notes.get("imported " + klass, "")
+    if site is None or not source or not env.notes.get("self call " + func):
+        return None
+    top, own = site.group("top"), source.split(".", 1)[0]
+    caller, owner = module_package(top), module_package(own)
+    if not caller or canonicalize(caller) == canonicalize(owner) or own == top:
+        return None  # the class is the calling package's own: one package's code, no companion out of step
+    have = env.version(caller)
+    named = own if canonicalize(own) == canonicalize(owner) else owner  # the distribution as its module spells it
+    pin = f"{caller}<{have}" if have else f"{caller}<<the installed version>"
+    return (f"{top} (the installed {_shown(caller, have)}) calls self.{func}(..., {kwarg}=...), and the object is an "
+            f"instance of {klass}, imported from {source}{f' ({named})' if source != named else ''}, whose {func} override does not take {kwarg}: "
+            f"{named}'s {klass} subclasses a class of {caller} and keeps the signature of an older {caller} release, so "
+            f"the installed {caller} is newer than the release {named} was written against ({named} is too old for it)",
+            f"install the {caller} release {named} was written against, older than the installed one (`pip show {named}` "
+            f"lists the {caller} it requires; pip install '{pin}'), or upgrade {named} to a release whose {func} "
+            f"override takes {kwarg} (the newer {caller}'s signature)")
+
+
 def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """companion-too-old: a submodule, name, attribute or keyword argument of a companion that the installed release of
     it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
@@ -98,12 +126,14 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "engine pins), or load the tokenizer with trust_remote_code=True where the model card says so")
     if "undefined" in g:
         return _undefined(h, env, facts)
-    func = g.get("func", "")
+    if "kw_class" in g and (got := _override_kwarg(h, env)) is not None:
+        return got
+    func = g.get("func") or g.get("kw_func", "")
     owner = next((m for prefix, m in FUNCTION_PREFIX.items() if func.startswith(prefix)), "")
     called = (env.notes.get("call " + func, "") or (f"{owner}.{func}" if owner else "")) if func else ""
     path = g.get("submodule") or g.get("from") or g.get("attr_module") or called.rpartition(".")[0]
     what = (g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else
-                                   f"{called}()'s keyword argument {g.get('kwarg')}" if called else f"{path}.{g.get('attr', '')}"))
+                                   f"{called}()'s keyword argument {g.get('kwarg') or g.get('kw_kwarg')}" if called else f"{path}.{g.get('attr', '')}"))
     top = path.split(".", 1)[0]
     dist = module_package(top) if top else ""
     tracked = companions(facts)
