@@ -1295,8 +1295,8 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
 DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing"),
-           "companion-too-old": ("submodule", "name", "attr", "kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
-           "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
+           "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
+           "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node",), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),
@@ -1321,7 +1321,8 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # saying why, over cuda-lib-missing's reading of that error alone); vLLM's "Failed to import from vllm._C:
 # ImportError(...)" whose quoted error is the CUDA runtime missing (cudart-missing, over vllm-extension-import-failed's
 # generic reading); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
-SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "torch-api-removed": frozenset({"companion-too-old"}),
+SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-too-new": frozenset({"companion-api-removed"}),
+              "torch-api-removed": frozenset({"companion-too-old"}),
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),

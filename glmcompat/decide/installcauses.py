@@ -82,6 +82,34 @@ FUNCTION_PREFIX = {"trtllm_": "flashinfer"}
 _PRIVATE = re.compile(r"(?:^|\.)_")
 
 
+def _override_kwarg(h: Hit, env: Env) -> tuple[str, str] | None:
+    """companion-too-old where an installed package's own frame calls ``self.<method>(..., kw=...)`` and the method run is
+    an override of a class the log imports from another top-level module ("INSTRUCTOR._load_sbert_model() got an
+    unexpected keyword argument 'token'"): that module's subclass keeps the signature of an older release of the
+    calling package, which now passes the keyword. None where the last frame is no installed package's file (the user's
+    own call), the call is not on self, the class is not imported in the log, or it comes from the calling package."""
+    g = h.groups
+    klass, func, kwarg = g["kw_class"], g.get("kw_func", ""), g.get("kw_kwarg", "")
+    site = re.search(r"[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/]", g.get("frame_file", ""))
+    source = env.notes.get("imported " + klass, "")
+    if site is None or not source or not env.notes.get("self call " + func):
+        return None
+    top, own = site.group("top"), source.split(".", 1)[0]
+    caller, owner = module_package(top), module_package(own)
+    if not caller or canonicalize(caller) == canonicalize(owner) or own == top:
+        return None  # the class is the calling package's own: one package's code, no companion out of step
+    have = env.version(caller)
+    named = own if canonicalize(own) == canonicalize(owner) else owner  # the distribution as its module spells it
+    pin = f"{caller}<{have}" if have else f"{caller}<<the installed version>"
+    return (f"{top} (the installed {_shown(caller, have)}) calls self.{func}(..., {kwarg}=...), and the object is an "
+            f"instance of {klass}, imported from {source}{f' ({named})' if source != named else ''}, whose {func} override does not take {kwarg}: "
+            f"{named}'s {klass} subclasses a class of {caller} and keeps the signature of an older {caller} release, so "
+            f"the installed {caller} is newer than the release {named} was written against ({named} is too old for it)",
+            f"install the {caller} release {named} was written against, older than the installed one (`pip show {named}` "
+            f"lists the {caller} it requires; pip install '{pin}'), or upgrade {named} to a release whose {func} "
+            f"override takes {kwarg} (the newer {caller}'s signature)")
+
+
 def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """companion-too-old: a submodule, name, attribute or keyword argument of a companion that the installed release of
     it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
@@ -100,12 +128,14 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "engine pins), or load the tokenizer with trust_remote_code=True where the model card says so")
     if "undefined" in g:
         return _undefined(h, env, facts)
-    func = g.get("func", "")
+    if "kw_class" in g and (got := _override_kwarg(h, env)) is not None:
+        return got
+    func = g.get("func") or g.get("kw_func", "")
     owner = next((m for prefix, m in FUNCTION_PREFIX.items() if func.startswith(prefix)), "")
     called = (env.notes.get("call " + func, "") or (f"{owner}.{func}" if owner else "")) if func else ""
     path = g.get("submodule") or g.get("from") or g.get("attr_module") or called.rpartition(".")[0]
     what = (g.get("submodule") or (f"{path}.{g['name']}" if "name" in g else
-                                   f"{called}()'s keyword argument {g.get('kwarg')}" if called else f"{path}.{g.get('attr', '')}"))
+                                   f"{called}()'s keyword argument {g.get('kwarg') or g.get('kw_kwarg')}" if called else f"{path}.{g.get('attr', '')}"))
     top = path.split(".", 1)[0]
     dist = module_package(top) if top else ""
     tracked = companions(facts)
@@ -1041,6 +1071,11 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     have = _shown("numpy", np) if np else "the installed NumPy"
     who = h.package if h.package and h.package not in ("numpy", "torch") else ""
     caller = _shown(who, env.version(who)) if who else "the calling code"
+    if "np_import" in g or "np_attr" in g:
+        frame = g.get("frame", "") if g.get("frame", "") not in ("", "numpy") else ""  # the importing package's frame
+        by = who or frame
+        return _numpy_gone(g.get("np_import") or g.get("np_attr", ""), "np_import" in g, np,
+                           _shown(by, env.version(by)) if by else caller, by, facts)
     module = g.get("np_module") or g.get("np_module2", "")
     if module:
         mod = module if module.startswith("numpy.") else f"numpy.{module}"
@@ -1064,6 +1099,41 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "written for NumPy 1.x",
             f"install {who + chr(39) + 's' if who else 'the'} release built for NumPy 2 (its wheels for numpy>=2), or pin "
             "numpy<2 until it has one")
+
+
+def _numpy_gone(name: str, imported: bool, np: str, caller: str, who: str, facts: Facts) -> tuple[str, str] | None:
+    """numpy-too-new for a name of the numpy namespace imported from it or read from it, where the harvested namespace
+    ([[export]] rows of module numpy: glmcompat/matrix/data/numpy-api.toml) tells the release that removed it and the
+    installed numpy, where the log shows it, is at or past it; None where no release read removed the name, the
+    installed release has it (another cause: a typo, a name newer than the numpy installed), or a later release brought
+    it back (code written for that release fails on the releases between the same way: no direction)."""
+    spans = sorted((r for r in facts.rows("export") if r.module == "numpy" and name in r.names),
+                   key=lambda r: _v(r.since) or Version("0"))
+    have = _v(np)
+    inst = (_v(have.public) or have) if have is not None else None
+    if inst is not None:
+        if any((s := _v(r.since)) is not None and s <= inst and (r.until is None or inst < (_v(r.until) or inst))
+               for r in spans):
+            return None  # the installed release has the name: its absence is no removal
+        gone = [r for r in spans if r.until and (u := _v(r.until)) is not None and u <= inst]
+    else:
+        gone = [r for r in spans if r.until]
+    if not gone:
+        return None
+    last = gone[-1]
+    until = last.until or ""
+    cut = _v(until)
+    if any(cut is not None and (s := _v(r.since)) is not None and s > cut for r in spans):
+        return None  # brought back later (np.bool, np.long in 2.0): code for the newer NumPy fails the same way
+    shown = f"the installed {_shown('numpy', np)} is" if np else "the installed numpy is"
+    minor = until[:-2] if until.endswith(".0") else until
+    pin = minor[:-2] if minor.endswith(".0") else minor
+    how = f"imports {name} from numpy" if imported else f"uses np.{name}"
+    return (f"{caller} {how}, a name NumPy {minor} removed from its namespace (the releases read before it, from numpy "
+            f"{last.since}, have it), and {shown} {minor} or newer: the code was written for an older NumPy, so the "
+            "installed numpy is too new for it",
+            f"pin numpy<{pin} (pip install 'numpy<{pin}'), or upgrade {who or 'the calling package'} to a release "
+            f"written for NumPy {minor} or later (one that no longer uses np.{name})")
 
 
 def _req_name(req: str) -> str:

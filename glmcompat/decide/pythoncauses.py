@@ -111,6 +111,10 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not installed:
         return None
     have = env.version(dist)
+    cut = v(row.until) if row is not None and row.until else None
+    if cut is not None and any(r.module == module and name in r.names and r.until is None
+                               and (back := v(r.since)) is not None and back >= cut for r in facts.rows("export")):
+        row = None  # removed and brought back later (numpy's bool, long in 2.0): either side of the gap, no direction
     if row is not None:
         known = _known_removal(row, have, facts)
         if known is None:
@@ -655,6 +659,61 @@ def _stdlib(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"with python={last}), with the releases of its other packages that Python supports")
 
 
+# the releases of the checkpoint-keys signature's package (its [[signature_package]] row) that changed which buffers its
+# models save: the first that registered BERT's position_ids as a saved buffer (transformers-3.1.0 wheel
+# transformers/modeling_bert.py:190; 3.0.2 computes it in forward) and the first that stopped saving it and a few
+# attention-mask buffers (persistent=False: huggingface/transformers#24505, the 4.31.0 wheel), python-signatures.toml's
+# transformers-checkpoint-keys-changed source
+BUFFER_SAVED, BUFFER_UNSAVED = "3.1.0", "4.31.0"
+
+
+def _checkpoint_keys(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """transformers-checkpoint-keys-changed: torch's load_state_dict rejects a checkpoint whose only unexpected (or
+    missing) keys are buffers the package's models stopped (or started) saving; the direction from the release the log
+    shows, None where that release saves exactly what the message says the checkpoint holds (another cause)."""
+    g = h.groups
+    dist = h.package
+    keys = re.findall(r"[\w.]+", g.get("ck_keys", ""))
+    row = next((r for r in facts.rows("signature") if r.id == h.id), None)
+    if not dist or not keys or row is None:
+        return None
+    kind = g.get("ck_kind", "")
+    if not all(re.search(row.pattern, f'{kind} key(s) in state_dict: "{k}".') for k in keys):
+        return None  # a key that is no buffer the releases changed: the user's own model and checkpoint differ
+    have = env.version(dist)
+    hv, saved, unsaved = v(have), v(BUFFER_SAVED), v(BUFFER_UNSAVED)
+    inst = (v(hv.public) or hv) if hv is not None else None
+    listed = f'"{keys[0]}"' + (f" and {len(keys) - 1} more key(s) of the same buffers" if len(keys) > 1 else "")
+    buffers = ", ".join(sorted({k.rsplit(".", 1)[-1] for k in keys}))
+    shown = f"the installed {_shown(dist, have)}"
+    if kind == "Unexpected":
+        if inst is not None and saved is not None and unsaved is not None and saved <= inst < unsaved:
+            return None  # this release saves and expects those buffers: not a change of its releases
+        if inst is not None and saved is not None and inst < saved:
+            why = (f"{shown} is older than {dist} {BUFFER_SAVED}, the first release whose models keep {buffers} as a "
+                   "saved buffer, and the checkpoint was saved by a later one")
+            fix = f"install the {dist} release the checkpoint was saved with (pip install -U '{dist}>={BUFFER_SAVED}')"
+        else:
+            when = f"{shown} ({BUFFER_UNSAVED[:-2]} or newer) no longer saves" if inst is not None else \
+                f"{dist} {BUFFER_UNSAVED[:-2]} stopped saving"
+            why = (f"{when} {buffers} (a buffer registered with persistent=False from {dist} {BUFFER_UNSAVED} on), and the "
+                   f"checkpoint was saved by an older {dist} that did, so the model built now does not expect the key")
+            fix = (f"install the {dist} release the checkpoint was saved with (pip install '{dist}<{BUFFER_UNSAVED[:-2]}', "
+                   f"such as the last 4.30 release, for a checkpoint saved before {BUFFER_UNSAVED[:-2]}), or delete the listed "
+                   "keys from the state_dict before load_state_dict (the buffers are recomputed, not learned), or load it "
+                   "with strict=False; a checkpoint saved again under the new release loads")
+        return (f"load_state_dict finds {listed} in the checkpoint, buffers that the model {shown} builds does not save: "
+                f"{why}", fix)
+    if inst is not None and ((unsaved is not None and inst >= unsaved) or (saved is not None and inst < saved)):
+        return None  # this release's models keep no such buffer: nothing it expects is one
+    when = f"{shown} (older than {BUFFER_UNSAVED[:-2]}) still saves" if inst is not None else \
+        f"{dist} releases before {BUFFER_UNSAVED[:-2]} save"
+    return (f"load_state_dict misses {listed} in the checkpoint: {when} {buffers} as part of the model's state, and the "
+            f"checkpoint was saved by {dist} {BUFFER_UNSAVED[:-2]} or newer, which leaves those buffers out (persistent=False)",
+            f"upgrade {dist} to the release the checkpoint was saved with (pip install -U '{dist}>={BUFFER_UNSAVED[:-2]}'), or "
+            "load it with strict=False (the missing buffers keep the values the model computes)")
+
+
 # signature id -> the package the hit is about, read from the log where its frames name another (the module imported
 # from, not the importing package; the package being built, not pip; the module a server could not import)
 PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
@@ -684,10 +743,12 @@ PYTHON_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "torch-api-removed": lambda h, env, facts: (_stub(h.groups["api_stub"], env) if "api_stub" in h.groups else
                                                 _stub(h.groups["ffi_gone"], env, stubbed=False) if "ffi_gone" in h.groups else None),
     "python-stdlib-removed": _stdlib,
+    "transformers-checkpoint-keys-changed": _checkpoint_keys,
 }
 # the groups of a hit whose builder may find that the line was not its failure
 PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), "build-isolation-no-torch": ("iso_step", "meta_step", "iso_frame", "uv_iso_pkg", "uv_step", "uv_built"),
-                  "nvcc-missing": ("ds_cuda_call",), "python-stdlib-removed": ("py_attr", "py_name2")}
+                  "nvcc-missing": ("ds_cuda_call",), "python-stdlib-removed": ("py_attr", "py_name2"),
+                  "transformers-checkpoint-keys-changed": ("ck_keys",)}
 
 
 __all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "importing_module",

@@ -802,12 +802,14 @@ WINDOW = 40  # lines before a match searched for the package it belongs to (a tr
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
 # pkg.mod'), IPython 8's "File <path>:N, in <func>" and IPython 7's "<path> in <func>", and a notebook cell's or REPL's
-# own ("Cell In[3], line 1", "<ipython-input-3-...> in <module>", "Input In [3], in <cell line: 1>"): the last one before
+# own ("Cell In[3], line 1", "<ipython-input-3-...> in <module>", "Input In [3], in <cell line: 1>"), and Colab's copy of
+# IPython 7's frame, the file a Markdown link ("[/usr/.../mod.py](https://localhost:8080/#) in func(...)"): the last one before
 # an error is where the failing statement ran (frame_file / frame_func), read by the decisions that need the importing
 # code, not only an installed package's (the "frame" group)
 _FRAME_LINE = re.compile(r'^\s{0,12}(?:File "(?P<file>[^"\n]{1,400})", line \d{1,7}(?:, in (?P<func>[^\n]{1,200}))?'
                          r'|File (?P<ifile>[^\s"]{1,400}?):\d{1,7}(?:, in (?P<ifunc>[^\n]{1,200}))?'
                          r'|(?P<ofile>[~/][^\s"]{1,400}\.pyx?) in (?P<ofunc>\S[^\n]{0,200})'
+                         r'|\[(?P<lfile>[~/][^\s"\]]{1,400}\.pyx?)\]\([^\s)]{0,200}\) in (?P<lfunc>\S[^\n]{0,200})'
                          r'|(?P<cell>Cell In ?\[\d{1,6}\]|Input In ?\[\d{1,6}\]|<ipython-input-[^>\n]{1,80}>))')
 # lines an IPython frame shows after its head (its numbered context lines, "---> N" at the failing one) before the error
 FRAME_CONTEXT = 12
@@ -1181,6 +1183,11 @@ _PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
+# a top-level name imported from a module ("from M import A, B as C", at a prompt, in a notebook cell's context line):
+# its class's qualified name in a later TypeError is read against M (the module that defines it); and a method called on
+# self ("self.m(", a frame's context line): the call that reaches a subclass's override
+_FROM_IMPORT = re.compile(r"(?<![\w.])from (?P<mod>[A-Za-z_][\w.]{0,200}) import \(?(?P<names>[A-Za-z_][\w, ]{0,400})")
+_SELF_CALL = re.compile(r"(?<![\w.])self\.(?P<m>[A-Za-z_]\w{0,80})\(")
 
 
 # A compiled module's own arch list as the log shows it: cuobjdump's --list-elf / --list-ptx rows (cuobjdump names each
@@ -1278,6 +1285,13 @@ class LogContext:
             for call in _CALL.finditer(line):
                 if call.group("top") in name_tables().modules or _DIST_NAME.fullmatch(call.group("top")) is not None:
                     self.notes.setdefault("call " + call.group("path").rsplit(".", 1)[-1], call.group("path"))
+        if "import " in line and (fi := _FROM_IMPORT.search(line)) is not None:
+            for part in fi.group("names").split(","):
+                if (imported := part.strip().split(" ", 1)[0]).isidentifier():
+                    self.notes.setdefault("imported " + imported, fi.group("mod"))
+        if "self." in line:
+            for sc in _SELF_CALL.finditer(line):
+                self.notes.setdefault("self call " + sc.group("m"), "1")
         if self.wrapped:  # a pasted terminal line broken before the version: "internal error, NCCL" / "version 2.14.3"
             if (w := _WRAPPED_VERSION.match(line)) is not None:
                 self.cuda.setdefault(self.wrapped, w.group("v"))
@@ -1537,8 +1551,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 framed = (n, fl.group("file"), (fl.group("func") or "").strip(),
                           IMPORT_GAP + 1 if fl.group("func") else FRAME_CONTEXT)
             else:
-                framed = (n, fl.group("ifile") or fl.group("ofile") or "",
-                          (fl.group("ifunc") or fl.group("ofunc") or "").strip(), FRAME_CONTEXT)
+                framed = (n, fl.group("ifile") or fl.group("ofile") or fl.group("lfile") or "",
+                          (fl.group("ifunc") or fl.group("ofunc") or fl.group("lfunc") or "").strip(), FRAME_CONTEXT)
         found = matcher.found(line)
         if len(found) > 1:
             found = [(m, sig) for m, sig in found if not _inside(m, [o for o, s2 in found if s2.id not in YIELDS])]

@@ -70,6 +70,8 @@ REFINES: dict[frozenset[str], str] = {
         "the line's module or name is the removal extension-not-built reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
     frozenset({'companion-too-old', 'build-backend-too-old'}):
         "the line's module or name is the removal build-backend-too-old reads (its row's raise site); companion-too-old's builder finds no companion release for it and the hit is left out (glmcompat/decide/diagnose.py DROPPED)",
+    frozenset({'companion-api-removed', 'numpy-too-new'}):
+        "companion-api-removed yields to numpy-too-new on its line (glmcompat/decide/diagnose.py SUPERSEDED): the name imported from numpy is one a NumPy release removed from its namespace (glmcompat/matrix/data/numpy-api.toml, harvested from the real wheels), so the direction and the release are known; where it is not (no release read removed it, the installed numpy has it, it came back later) numpy-too-new drops the line (DROPPED np_import)",
     frozenset({'companion-too-old', 'torch-api-removed'}):
         "torch's removed torch.utils.ffi, named on the line (glmcompat/decide/diagnose.py SUPERSEDED)",
     frozenset({'build-header-missing', 'torch-thc-removed'}):
