@@ -1077,6 +1077,9 @@ def _numpy_new(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _numpy_gone(g.get("np_import") or g.get("np_attr", ""), "np_import" in g, np,
                            _shown(by, env.version(by)) if by else caller, by, facts)
     module = g.get("np_module") or g.get("np_module2", "")
+    since = "2.0" if module else "1.23" if "np_old" in g else "1.24" if alias else "2.0"  # the release that removed it
+    if (inst := _v(np)) is not None and (_v(inst.public) or inst) < Version(since):
+        return None  # the numpy the log shows still has it: its absence is no removal (another numpy ran, or a typo)
     if module:
         mod = module if module.startswith("numpy.") else f"numpy.{module}"
         return (f"{caller} uses {mod}, the experimental Array API module that NumPy 2.0 removed, and {have} is installed "
