@@ -39,13 +39,14 @@ LABELS = {
     "cuda": "and CUDA {}.x", "dnn": "{}", "ggml_arch": "its build has no CUDA architecture at or below {}",
     "ir": "the model's IR version {}", "ir_max": "the newest IR version this build reads: {}",
     "max": "the newest its build supports: compute capability {}",
+    "sm": "the GPU's SM {}",
 }
 # a group marking a library that several programs bundle (ggml: llama.cpp, ollama): the row names no package, the
 # package the log's paths named for the hit is kept
 NAMED = "fx_named"
 LIBRARIES = ("lib", "dll", "lib3")  # the fact groups that hold a library's name
 # JAX's version numbers as its CUDA libraries report them -> (divisors) of major, minor, patch
-_ENCODED = {"CUDA": (1000, 10), "cuDNN": (1000, 100), "cuBLAS": (10000, 100, 1), "cuFFT": (1000, 100, 1),
+_ENCODED = {"CUDA": (1000, 10), "cuDNN": (1000, 100, 1), "cuBLAS": (10000, 100, 1), "cuFFT": (1000, 100, 1),
             "cuSOLVER": (1000, 100, 1), "cuSPARSE": (1000, 100, 1)}
 
 
@@ -55,6 +56,8 @@ def _decoded(component: str, number: str) -> str:
     if div is None or not number.isdigit():
         return number
     n = int(number)
+    if component == "cuDNN" and n >= 90000:  # cuDNN 9 numbers itself major*10000 + minor*100 + patch (90501: 9.5.1)
+        div = (10000, 100, 1)
     parts = [str(n // div[0])]
     rest = n % div[0]
     for d in div[1:]:
@@ -104,6 +107,8 @@ def _facts(h: Hit) -> list[str]:
             continue
         if key in ("found", "built") and comp:
             value = _decoded(comp, value)
+        if key == "sm":  # TensorRT's 0x<major><minor:02x>: 0x809 is compute capability 8.9
+            value = f"{value} (compute capability {int(value, 16) >> 8}.{int(value, 16) & 0xFF})"
         out.append(label.format(value.strip()))
     return out
 
@@ -130,7 +135,7 @@ WIDENED = {
         "no NVIDIA driver is found: tensorflow's notices on a machine without an NVIDIA GPU or driver (it runs on the CPU; never claimed), or, on Windows, tensorflow's import check found no nvcuda.dll (the driver's CUDA library, installed in C:\\Windows\\System32 by the NVIDIA driver): no NVIDIA driver is installed",
         'install the NVIDIA driver for the GPU (nvidia-smi must list it); on a machine without an NVIDIA GPU, nothing: the framework runs on the CPU'),
     'system-lib-missing': (
-        "tensorflow's import check on Windows found no Microsoft Visual C++ runtime DLL (msvcp140.dll, msvcp140_1.dll) its binaries link: the Visual C++ Redistributable for Visual Studio 2015-2019 is not installed",
+        "the framework's import check on Windows (tensorflow's, onnxruntime's) found no Microsoft Visual C++ runtime DLL (msvcp140.dll, msvcp140_1.dll, vcruntime140_1.dll) its binaries link: the Visual C++ Redistributable for Visual Studio 2015-2019 is not installed",
         'install the Microsoft Visual C++ Redistributable (x64) for Visual Studio 2015-2022 (the latest supported Visual C++ downloads page), then start a new shell'),
     'version-requirement-unmet': (
         "jax and jaxlib (and jax's CUDA plugin) are released together, each release of jax accepting only a range of jaxlib versions and a plugin only of jaxlib's own version; the installed ones are of different releases (one upgraded alone), so jax refuses to import or ignores the plugin (and runs on the CPU)",
