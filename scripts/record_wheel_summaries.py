@@ -15,7 +15,8 @@ interpreter of that Python is needed. Only a wheel read whole (nothing left beyo
 torch wheel is kept cut to the names its covered extension rows (those of its machine that need torch's exports)
 leave undefined: all the judge asks of it for them (glmcompat.ops.shipped.torch_exports).
 
-The file is written anew from the locks (no stale rows); ``covered.json`` in it names the stacks, floors, Pythons,
+Each stack is locked with its exclude-newer and without it (the newest index: what a user project `glmcompat lock`
+pinned locks). The file is written anew from the locks (no stale rows); ``covered.json`` in it names the stacks, floors, Pythons,
 machines and every wheel (sha256, file name, stack) the locks gave, read or not (tests/ops/test_shipped.py checks
 every row against it). ``--verify SHA...`` reads the wheels of those rows again from the index (same file name, same
 sha256) with the judge's reader and exits 1 on a difference.
@@ -96,15 +97,17 @@ def dump(d: dict[str, Any]) -> bytes:
     return json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
 
 
-def project(stack: Stack, floor: str) -> str:
-    """The pyproject.toml of a project locking ``stack`` (as ``glmcompat lock`` writes its pins) on Pythons >= floor."""
+def project(stack: Stack, floor: str, newest: bool) -> str:
+    """The pyproject.toml of a project locking ``stack`` (as ``glmcompat lock`` writes its pins) on Pythons >= floor;
+    ``newest``: without the stack's exclude-newer (a user's project that ``glmcompat lock`` pinned: the rest of its set
+    is the index's newest), else with it (examples/glm5-sglang: the index as it was when the stack was proven)."""
     q = json.dumps
     deps = ", ".join(q(f"{n}=={v}") for n, v in sorted(stack.pins.items()))
     lines = ["[project]", 'name = "stack"', 'version = "0"', f"requires-python = {q('>=' + floor)}",
              f"dependencies = [{deps}]", "", "[tool.uv]", "environments = [" + ", ".join(q(f"sys_platform == 'linux' and platform_machine == '{m}'") for m in MACHINES) + "]"]
     if stack.overrides:
         lines.append(f"override-dependencies = [{', '.join(q(f'{n}=={v}') for n, v in sorted(stack.overrides.items()))}]")
-    if stack.exclude_newer:
+    if stack.exclude_newer and not newest:
         lines.append(f"exclude-newer = {q(str(stack.exclude_newer))}")
     return "\n".join(lines) + "\n"
 
@@ -112,12 +115,12 @@ def project(stack: Stack, floor: str) -> str:
 Wheel = tuple[str, str, str, str]  # (sha256, file name, location with #sha256=, machine)
 
 
-def lock_stack(stack: Stack, floor: str, work: Path, facts: Any, pythons: Iterable[str],
+def lock_stack(stack: Stack, floor: str, newest: bool, work: Path, facts: Any, pythons: Iterable[str],
                machines: tuple[str, ...]) -> tuple[dict[str, Wheel], dict[str, Wheel], str]:
     """({sha: wheel} the judge reads for extensions, {sha: wheel} of the torch wheels, the uv error or '')."""
-    where = work / f"{stack.name}-{floor}"
+    where = work / f"{stack.name}-{floor}-{int(newest)}"
     where.mkdir(parents=True)
-    (where / "pyproject.toml").write_text(project(stack, floor))
+    (where / "pyproject.toml").write_text(project(stack, floor, newest))
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
     r = subprocess.run(["uv", "lock", "-q"], cwd=where, env=env, capture_output=True, text=True)
     if r.returncode != 0:
@@ -215,12 +218,14 @@ def main() -> int:
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="wheel-summaries-") as d:
         for stack in stacks:
-            for floor in a.python:
-                e, t, err = lock_stack(stack, floor, Path(d), facts, [p for p in a.python if p >= floor], machines)
-                locks.append({"stack": stack.name, "requires-python": f">={floor}", "error": err,
-                              "wheels": str(len(e)), "torch": str(len(t))})
-                print(f"{stack.name} >={floor}: {err or f'{len(e)} extension wheels, {len(t)} torch wheels'}",
-                      file=sys.stderr)
+            for floor, newest in ((f, n) for f in a.python for n in ((False, True) if stack.exclude_newer else (True,))):
+                e, t, err = lock_stack(stack, floor, newest, Path(d), facts, [p for p in a.python if p >= floor],
+                                       machines)
+                excl = "" if newest else str(stack.exclude_newer)
+                locks.append({"stack": stack.name, "requires-python": f">={floor}", "exclude-newer": excl,
+                              "error": err, "wheels": str(len(e)), "torch": str(len(t))})
+                print(f"{stack.name} >={floor} {excl or 'newest'}: "
+                      f"{err or f'{len(e)} extension wheels, {len(t)} torch wheels'}", file=sys.stderr)
                 ext |= e
                 torch |= t
                 for sha in (*e, *t):
