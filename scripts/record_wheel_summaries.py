@@ -242,11 +242,12 @@ def main() -> int:
         machine = torch[sha][3]
         covered = {s: r for s, r in rows.items() if ext[s][3] == machine and _needs_torch(ExtSummary.from_json(r["ext"]))}
         members[sha] = dump(torch_row(sha, torch[sha][1], ex, covered))
-    listed = {sha: {"filename": w[1], "machine": w[3], "stacks": sorted(of[sha]), "kind": kind,
-                    "shipped": isinstance((got if kind == "extension" else exports)[sha], dict | frozenset),
-                    **({} if isinstance((got if kind == "extension" else exports)[sha], dict | frozenset)
-                       else {"why": (got if kind == "extension" else exports)[sha]})}
-              for kind, ws in (("extension", ext), ("torch", torch)) for sha, w in sorted(ws.items())}
+    listed: dict[str, dict[str, Any]] = {}
+    for kind, ws, read in (("extension", ext, got), ("torch", torch, exports)):
+        for sha, w in sorted(ws.items()):
+            r = read[sha]
+            listed[sha] = {"filename": w[1], "machine": w[3], "stacks": sorted(of[sha]), "kind": kind,
+                           "shipped": not isinstance(r, str), **({"why": r} if isinstance(r, str) else {})}
     cover = json.dumps({"format": FORMAT, "command": "python scripts/record_wheel_summaries.py "
                                    f"--python {' '.join(a.python)} --machine {' '.join(machines)}",
                                    "stacks": [s.name for s in stacks], "pythons": a.python, "machines": list(machines),
@@ -255,9 +256,9 @@ def main() -> int:
     n_t = sum(isinstance(x, frozenset) for x in exports.values())
     print(f"{PATH.relative_to(ROOT)}: {len(rows)} of {len(ext)} extension wheels, {n_t} of {len(torch)} torch wheels, "
           f"{PATH.stat().st_size} bytes")
-    for sha, w in sorted(listed.items(), key=lambda x: x[1]["filename"]):
-        if not w["shipped"]:
-            print(f"  not shipped: {w['filename']}: {w['why']}", file=sys.stderr)
+    for item in sorted(listed.values(), key=lambda x: str(x["filename"])):
+        if not item["shipped"]:
+            print(f"  not shipped: {item['filename']}: {item['why']}", file=sys.stderr)
     return 0
 
 
