@@ -1,20 +1,30 @@
 """Record glmcompat/ops/evidence/wheel-summaries.zip (glmcompat.ops.shipped, issue 39): what the judge of a lock reads
-of the compiled wheels the curated stacks lock, by the wheel's sha256, so a cold lock or a fresh clone reads none of
-their bytes.
+of the compiled wheels of the curated stacks (the matrix's ``[[stack]]`` rows: the sets ``glmcompat lock --target``
+writes, examples/glm5-sglang among them), by the wheel's sha256, so a cold lock or a fresh clone of such a project
+reads none of their bytes.
 
-Each project of PROJECTS (the curated stacks' projects, as benchmarks/bench_project_lock.py makes them) is made for
-each Python of --python and locked by this checkout's ``glmcompat lock`` on an empty private cache, with the shipped
-rows off (GLMCOMPAT_NO_SHIPPED): the judge reads every compiled wheel of the lock from the index, as on any machine.
-The summaries it stored (kinds ``ext`` ``-own``, ``npabi``, ``skipped``) are the rows: only a wheel read whole
-(``skipped`` empty) is kept. Each torch wheel the judge read is kept cut to the names some extension row leaves
-undefined (all the judge asks of it for those rows: glmcompat.ops.shipped.torch_exports), naming the rows it covers.
-Rows already in the file stay (a row is a pure function of the wheel's bytes); ``--verify SHA...`` reads the wheels
-of those rows again from the index (same file name, same sha256) with the judge's reader and exits 1 on a difference.
+Which wheels: each stack is made a project (its pins as dependencies, its overrides and exclude-newer, as
+``glmcompat lock`` writes them) and locked by ``uv lock`` universally (Linux), once for each floor of --python (a
+project's ``requires-python`` decides which releases uv takes, so each floor is a lock a user may have). Each lock is
+read by glmcompat's own uv.lock reader and the judge's own choice is asked of it: the packages it reads
+(:func:`glmcompat.ops.artifacts.candidates`, on every machine of --machine) and, for each CPython of --python, the
+wheel an installer of that Python and machine takes (:func:`glmcompat.ops.artifacts.pick_wheel`), and the torch
+wheels their verdicts read. Each wheel is read from the index's bytes (HTTP range requests) with the judge's reader
+(:func:`glmcompat.ops.artifacts.summaries`, shipping off): a summary is a pure function of the wheel's bytes, so no
+interpreter of that Python is needed. Only a wheel read whole (nothing left beyond the byte budget) is kept. Each
+torch wheel is kept cut to the names its covered extension rows (those of its machine that need torch's exports)
+leave undefined: all the judge asks of it for them (glmcompat.ops.shipped.torch_exports).
 
-    python scripts/record_wheel_summaries.py [--project sglang-api benchmark] [--python 3.11 3.12]
+Each stack is locked with its exclude-newer and without it (the newest index: what a user project `glmcompat lock`
+pinned locks). The file is written anew from the locks (no stale rows); ``covered.json`` in it names the stacks, floors, Pythons,
+machines and every wheel (sha256, file name, stack) the locks gave, read or not (tests/ops/test_shipped.py checks
+every row against it). ``--verify SHA...`` reads the wheels of those rows again from the index (same file name, same
+sha256) with the judge's reader and exits 1 on a difference.
+
+    python scripts/record_wheel_summaries.py [--stack NAME ...] [--python 3.10 3.11 3.12 3.13] [--machine x86_64 aarch64]
     python scripts/record_wheel_summaries.py --verify SHA256 [SHA256 ...]
 
-Needs the package index (the configured one, UV_DEFAULT_INDEX for uv)."""
+Needs the package index (the configured one, UV_DEFAULT_INDEX for uv) and uv on PATH."""
 
 from __future__ import annotations
 
@@ -24,126 +34,165 @@ import os
 import subprocess
 import sys
 import tempfile
-import tomllib
-import zipfile
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from glmcompat.edges.cache import Cache  # noqa: E402
 from glmcompat.edges.index import IndexClient, IndexFile  # noqa: E402
-from glmcompat.ops.artifacts import NUMPY_VERSION, open_index, same_file, summaries  # noqa: E402
-from glmcompat.ops.shipped import FORMAT, PATH  # noqa: E402
-from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION, SUMMARY_VERSION, _Stats, _torch_summary  # noqa: E402
-from glmcompat.ops.wheelrecords import TorchSummary  # noqa: E402
+from glmcompat.matrix.load import load_facts  # noqa: E402
+from glmcompat.matrix.rows import Stack  # noqa: E402
+from glmcompat.ops.artifacts import (  # noqa: E402
+    NUMPY_VERSION,
+    _lock_file,
+    _needs_torch,
+    _torches,
+    candidates,
+    judged_part,
+    open_index,
+    pick_wheel,
+    same_file,
+    summaries,
+)
+from glmcompat.ops.shipped import COVERED, FORMAT, INDEX, PATH  # noqa: E402
+from glmcompat.ops.shipped import rows as shipped_rows  # noqa: E402
+from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION, SUMMARY_VERSION, ExtSummary, _Stats, _torch_summary  # noqa: E402
+from glmcompat.readers.formats.uvlock import parse_uv_lock  # noqa: E402
 
-PROJECTS = {  # as benchmarks/bench_project_lock.py locks them
-    "benchmark": (("torch", "sgl-kernel==0.3.21", "torchvision", "numpy"), ["--target", "sm120"]),
-    "sglang-api": (("sglang>=0.5.9", "fastapi", "redis>=5"), ["--target", "sm120", "--model", "glm_moe_dsa"]),
-}
 DATE = (2020, 1, 1, 0, 0, 0)  # every member's time: the file's bytes depend on its rows only
+PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+MACHINES = ("x86_64", "aarch64")
 
 
 def command(sha: str) -> str:
     return f"python scripts/record_wheel_summaries.py --verify {sha}"
 
 
-def read_existing() -> dict[str, bytes]:
-    if not PATH.exists():
-        return {}
-    with zipfile.ZipFile(PATH) as zf:
-        return {n: zf.read(n) for n in zf.namelist()}
+def write_zip(path: Path, rows: dict[str, bytes], covered: bytes) -> None:
+    """The file: the rows of one release (``<name>-<version>`` of the wheel's file name) one LZMA member, a line
+    ``<sha256>\t<row>`` a wheel, sorted; ``index.json`` {sha256: member}; ``covered.json``."""
+    import zipfile
 
-
-def write(members: dict[str, bytes]) -> None:
-    PATH.parent.mkdir(parents=True, exist_ok=True)
-    tmp = PATH.with_suffix(".tmp")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for name in sorted(members):
-            info = zipfile.ZipInfo(name, DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, members[name], compresslevel=9)
-    tmp.replace(PATH)
+    groups: dict[str, list[bytes]] = {}
+    index: dict[str, str] = {}
+    for sha, row in sorted(rows.items()):
+        name, version = json.loads(row)["filename"].split("-")[:2]
+        index[sha] = f"{name.lower()}-{version}"
+        groups.setdefault(index[sha], []).append(sha.encode() + b"\t" + row)
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w") as zf:
+        for member, data, method in ((INDEX, dump(index), zipfile.ZIP_DEFLATED), (COVERED, covered, zipfile.ZIP_DEFLATED),
+                                     *((m, b"\n".join(g), zipfile.ZIP_LZMA) for m, g in sorted(groups.items()))):
+            info = zipfile.ZipInfo(member, DATE)
+            info.compress_type = method
+            zf.writestr(info, data, compresslevel=9)
+    tmp.replace(path)
 
 
 def dump(d: dict[str, Any]) -> bytes:
     return json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
 
 
-def lock_files(lock: Path) -> dict[str, str]:
-    """{sha256: wheel file name} of every wheel a uv.lock records."""
-    out = {}
-    for p in tomllib.loads(lock.read_text()).get("package", []):
-        for w in p.get("wheels", []):
-            h = w.get("hash", "")
-            if h.startswith("sha256:") and w.get("url"):
-                out[h[7:].lower()] = w["url"].rsplit("/", 1)[-1]
-    return out
+def project(stack: Stack, floor: str, newest: bool) -> str:
+    """The pyproject.toml of a project locking ``stack`` (as ``glmcompat lock`` writes its pins) on Pythons >= floor;
+    ``newest``: without the stack's exclude-newer (a user's project that ``glmcompat lock`` pinned: the rest of its set
+    is the index's newest), else with it (examples/glm5-sglang: the index as it was when the stack was proven)."""
+    q = json.dumps
+    deps = ", ".join(q(f"{n}=={v}") for n, v in sorted(stack.pins.items()))
+    lines = ["[project]", 'name = "stack"', 'version = "0"', f"requires-python = {q('>=' + floor)}",
+             f"dependencies = [{deps}]", "", "[tool.uv]", "environments = [" + ", ".join(q(f"sys_platform == 'linux' and platform_machine == '{m}'") for m in MACHINES) + "]"]
+    if stack.overrides:
+        lines.append(f"override-dependencies = [{', '.join(q(f'{n}=={v}') for n, v in sorted(stack.overrides.items()))}]")
+    if stack.exclude_newer and not newest:
+        lines.append(f"exclude-newer = {q(str(stack.exclude_newer))}")
+    return "\n".join(lines) + "\n"
 
 
-def harvest(project: str, python: str, work: Path) -> tuple[dict[str, dict[str, Any]], dict[str, tuple[str, set[str]]]]:
-    """({sha: row} of the extension wheels, {torch sha: (file name, its exports)}) the judge read locking ``project``."""
+Wheel = tuple[str, str, str, str]  # (sha256, file name, location with #sha256=, machine)
 
-    deps, args = PROJECTS[project]
-    where = work / f"{project}-{python}"
+
+def lock_stack(stack: Stack, floor: str, newest: bool, work: Path, facts: Any, pythons: Iterable[str],
+               machines: tuple[str, ...]) -> tuple[dict[str, Wheel], dict[str, Wheel], str]:
+    """({sha: wheel} the judge reads for extensions, {sha: wheel} of the torch wheels, the uv error or '')."""
+    where = work / f"{stack.name}-{floor}-{int(newest)}"
     where.mkdir(parents=True)
-    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "GLMCOMPAT_CACHE_DIR": str(work / f"cache-{project}-{python}"),
-           "GLMCOMPAT_NO_SHIPPED": "1", "GLMCOMPAT_NO_LOCK_PREFETCH": "1"}
-    subprocess.run(["uv", "init", "--bare", "-q", "--name", project, "--python", python], cwd=where, check=True, env=env)
-    subprocess.run(["uv", "add", "--frozen", "-q", *deps], cwd=where, check=True, env=env)
-    (where / ".python-version").unlink(missing_ok=True)
-    subprocess.run([sys.executable, "-m", "glmcompat", "lock", *args, "-q"], cwd=where, check=True, env=env)
-    files = lock_files(where / "uv.lock")
-    cache = Cache(env["GLMCOMPAT_CACHE_DIR"])
-    rows: dict[str, dict[str, Any]] = {}
-    torches: dict[str, tuple[str, set[str]]] = {}
-    for sha, filename in sorted(files.items()):
-        ext = cache.get_json(f"ext-v{EXT_SUMMARY_VERSION}-{sha}-own")
-        left = cache.get_json(f"skipped-v1-{sha}")
-        np = cache.get_json(f"npabi-v{NUMPY_VERSION}-{sha}")
-        if isinstance(ext, dict) and left == {} and (isinstance(np, dict) or not ext):
-            rows[sha] = {"format": FORMAT, "sha256": sha, "filename": filename, "command": command(sha),
-                         "ext_version": EXT_SUMMARY_VERSION, "numpy_version": NUMPY_VERSION, "ext": ext,
-                         "npabi": np or {}}
-        raw = cache.get_bytes(f"torch-v{SUMMARY_VERSION}-{sha}")
-        meta = cache.get_json(f"torch-v{SUMMARY_VERSION}-{sha}.meta")
-        if raw is not None and isinstance(meta, dict):
-            torches[sha] = (filename, set(TorchSummary.from_stored(raw, meta).exports))
-    return rows, torches
+    (where / "pyproject.toml").write_text(project(stack, floor, newest))
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
+    r = subprocess.run(["uv", "lock", "-q"], cwd=where, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        return {}, {}, (r.stderr.strip().splitlines() or ["uv lock failed"])[-1][:200]
+    text = (where / "uv.lock").read_text()
+    lock = parse_uv_lock(where / "uv.lock", text)
+    binary = lock.meta.get("lock_wheels", {})
+    ext: dict[str, Wheel] = {}
+    torch: dict[str, Wheel] = {}
+
+    def add(out: dict[str, Wheel], locs: list[str], machine: str) -> None:
+        for py in pythons:
+            loc = pick_wheel(locs, "cp" + py.replace(".", ""), machine)
+            if loc is not None and "#sha256=" in loc:
+                f = _lock_file(loc)
+                if f"_{machine}" in f.filename and f.sha256:
+                    out[f.sha256.lower()] = (f.sha256.lower(), f.filename, loc, machine)
+
+    for name, ver, where_, _py, machine in candidates(lock, facts, False, set(machines)):
+        if where_ == "lock" and f"{name}=={ver}" in binary:
+            add(ext, binary[f"{name}=={ver}"], machine)
+    for machine in machines:
+        for tfull in _torches(lock).values():
+            add(torch, binary.get(f"torch=={tfull}", []), machine)
+    return ext, torch, ""
 
 
-def torch_rows(members: dict[str, bytes], torches: dict[str, tuple[str, set[str]]]) -> None:
-    """Each torch wheel's row, cut to the undefined names of every extension row in ``members``, covering them all."""
+def read_ext(index: IndexClient, w: Wheel) -> dict[str, Any] | str:
+    """The row of an extension wheel, read from the index's bytes; a str: why none is kept."""
+    sha, filename, loc, _ = w
+    left: dict[str, str] = {}
+    try:
+        ext, np = summaries(open_index(index, _lock_file(loc)), None, True, left, shipped=False)
+    except Exception as e:  # noqa: BLE001 - a wheel that cannot be read is not shipped, and said so
+        return f"not read: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+    if left:
+        return f"not read whole: {sorted(left)[0]}"
+    return {"format": FORMAT, "sha256": sha, "filename": filename, "command": command(sha),
+            "ext_version": EXT_SUMMARY_VERSION, "numpy_version": NUMPY_VERSION, "ext": judged_part(ext).to_json(),
+            "npabi": np}
 
-    ext_rows = {n[:-5]: json.loads(b) for n, b in members.items() if not n.startswith("torch-")}
-    wanted = {s for d in ext_rows.values() for m in d["ext"].values() for s in m["undefined"]}
-    for sha, (filename, exports) in sorted(torches.items()):
-        members[f"torch-{sha}.json"] = dump({
-            "format": FORMAT, "sha256": sha, "filename": filename, "command": command(sha),
-            "summary_version": SUMMARY_VERSION, "exports": sorted(exports & wanted), "covers": sorted(ext_rows)})
+
+def read_torch(index: IndexClient, w: Wheel) -> frozenset[str] | str:
+    try:
+        return _torch_summary(index, None, _lock_file(w[2]), _Stats()).exports
+    except Exception as e:  # noqa: BLE001
+        return f"not read: {type(e).__name__}"
+
+
+def torch_row(sha: str, filename: str, exports: Iterable[str], covered: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A torch wheel's row, cut to the undefined names of the extension rows it ``covers``."""
+    wanted = {s for d in covered.values() for m in d["ext"].values() for s in m["undefined"]}
+    return {"format": FORMAT, "sha256": sha, "filename": filename, "command": command(sha),
+            "summary_version": SUMMARY_VERSION, "exports": sorted(set(exports) & wanted), "covers": sorted(covered)}
 
 
 def verify(shas: list[str]) -> int:
     """Read the wheels of these rows again from the index and compare (1: a row differs or cannot be read)."""
-
-    members = read_existing()
+    members = shipped_rows()
     bad = 0
     with IndexClient(None) as index:
         for sha in shas:
-            torch = f"torch-{sha}.json" in members
-            d = json.loads(members.get(f"torch-{sha}.json") or members[f"{sha}.json"])
+            d = members[sha]
+            torch = "exports" in d
             _, f = same_file([index], IndexFile(d["filename"], "", None, sha, None, False, None, True))
             if torch:
                 exports = _torch_summary(index, None, f, _Stats()).exports
-                wanted = {s for n, b in members.items() if n[:-5] in d["covers"]
-                          for m in json.loads(b)["ext"].values() for s in m["undefined"]}
-                same = sorted(exports & wanted) == d["exports"]
+                same = torch_row(sha, d["filename"], exports, {s: members[s] for s in d["covers"]}) == d
             else:
                 left: dict[str, str] = {}
                 ext, np = summaries(open_index(index, f), None, True, left, shipped=False)
-                same = not left and ext.to_json() == d["ext"] and np == d["npabi"]
+                same = not left and judged_part(ext).to_json() == d["ext"] and np == d["npabi"]
             print(f"{d['filename']}: {'same' if same else 'DIFFERS'}")
             bad += not same
     return 1 if bad else 0
@@ -151,24 +200,65 @@ def verify(shas: list[str]) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--project", nargs="+", choices=list(PROJECTS), default=list(PROJECTS))
-    ap.add_argument("--python", nargs="+", default=["3.11"])
+    ap.add_argument("--stack", nargs="+", metavar="NAME", help="the stacks (default: every [[stack]] of the matrix)")
+    ap.add_argument("--python", nargs="+", default=list(PYTHONS), help="the lock floors and CPythons read")
+    ap.add_argument("--machine", nargs="+", choices=MACHINES, default=list(MACHINES))
     ap.add_argument("--verify", nargs="+", metavar="SHA256")
+    ap.add_argument("--workers", type=int, default=8)
     a = ap.parse_args()
     if a.verify:
         return verify([s.lower() for s in a.verify])
-    members = read_existing()
-    torches: dict[str, tuple[str, set[str]]] = {}
+    facts = load_facts()
+    stacks = [s for s in facts.rows("stack") if not a.stack or s.name in a.stack]
+    machines = tuple(a.machine)
+    ext: dict[str, Wheel] = {}
+    torch: dict[str, Wheel] = {}
+    of: dict[str, set[str]] = {}  # sha -> the stacks whose locks hold it
+    locks: list[dict[str, str]] = []
+    t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="wheel-summaries-") as d:
-        for project in a.project:
-            for python in a.python:
-                rows, ts = harvest(project, python, Path(d))
-                members.update({f"{sha}.json": dump(r) for sha, r in rows.items()})
-                torches.update(ts)
-    torch_rows(members, torches)
-    write(members)
-    print(f"{PATH.relative_to(ROOT)}: {sum(not n.startswith('torch-') for n in members)} wheels, "
-          f"{sum(n.startswith('torch-') for n in members)} torch wheels, {PATH.stat().st_size} bytes")
+        for stack in stacks:
+            for floor, newest in ((f, n) for f in a.python for n in ((False, True) if stack.exclude_newer else (True,))):
+                e, t, err = lock_stack(stack, floor, newest, Path(d), facts, [p for p in a.python if p >= floor],
+                                       machines)
+                excl = "" if newest else str(stack.exclude_newer)
+                locks.append({"stack": stack.name, "requires-python": f">={floor}", "exclude-newer": excl,
+                              "error": err, "wheels": str(len(e)), "torch": str(len(t))})
+                print(f"{stack.name} >={floor} {excl or 'newest'}: "
+                      f"{err or f'{len(e)} extension wheels, {len(t)} torch wheels'}", file=sys.stderr)
+                ext |= e
+                torch |= t
+                for sha in (*e, *t):
+                    of.setdefault(sha, set()).add(stack.name)
+    print(f"locked in {time.monotonic() - t0:.0f} s; reading {len(ext)} + {len(torch)} torch wheels", file=sys.stderr)
+    with IndexClient(None) as index, ThreadPoolExecutor(a.workers) as pool:
+        got = dict(zip(ext, pool.map(lambda w: read_ext(index, w), ext.values()), strict=True))
+        rows = {sha: r for sha, r in got.items() if isinstance(r, dict)}
+        exports = dict(zip(torch, pool.map(lambda w: read_torch(index, w), torch.values()), strict=True))
+    members = {sha: dump(r) for sha, r in rows.items()}
+    for sha, ex in sorted(exports.items()):
+        if isinstance(ex, str):
+            continue
+        machine = torch[sha][3]
+        covered = {s: r for s, r in rows.items() if ext[s][3] == machine and _needs_torch(ExtSummary.from_json(r["ext"]))}
+        members[sha] = dump(torch_row(sha, torch[sha][1], ex, covered))
+    listed: dict[str, dict[str, Any]] = {}
+    for kind, ws, read in (("extension", ext, got), ("torch", torch, exports)):
+        for sha, w in sorted(ws.items()):
+            r = read[sha]
+            listed[sha] = {"filename": w[1], "machine": w[3], "stacks": sorted(of[sha]), "kind": kind,
+                           "shipped": not isinstance(r, str), **({"why": r} if isinstance(r, str) else {})}
+    cover = json.dumps({"format": FORMAT, "command": "python scripts/record_wheel_summaries.py "
+                                   f"--python {' '.join(a.python)} --machine {' '.join(machines)}",
+                                   "stacks": [s.name for s in stacks], "pythons": a.python, "machines": list(machines),
+                                   "locks": locks, "wheels": listed}, sort_keys=True, indent=0).encode()
+    write_zip(PATH, members, cover)
+    n_t = sum(isinstance(x, frozenset) for x in exports.values())
+    print(f"{PATH.relative_to(ROOT)}: {len(rows)} of {len(ext)} extension wheels, {n_t} of {len(torch)} torch wheels, "
+          f"{PATH.stat().st_size} bytes")
+    for item in sorted(listed.values(), key=lambda x: str(x["filename"])):
+        if not item["shipped"]:
+            print(f"  not shipped: {item['filename']}: {item['why']}", file=sys.stderr)
     return 0
 
 

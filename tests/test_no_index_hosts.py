@@ -18,6 +18,14 @@ HOSTS = ["pypi" + r"\.org", "pythonhosted" + r"\.org", "download\\.pytorch" + r"
 LITERALS = [h.replace("\\", "").lower().encode() for h in HOSTS]
 
 
+def _zip_members(p: Path) -> bytes:
+    """Every member of a zip, inflated, one after another (its names too)."""
+    import zipfile
+
+    with zipfile.ZipFile(p) as zf:
+        return b"\n".join(n.encode() + b"\n" + zf.read(n) for n in zf.namelist())
+
+
 @pytest.mark.slow
 def test_no_index_host_in_tracked_files():
     try:
@@ -41,6 +49,8 @@ def test_no_index_host_in_tracked_files():
             import gzip
 
             data = gzip.decompress(data)
+        elif name.endswith(".zip"):  # a zip's members are searched inflated (the shipped wheel summaries: LZMA)
+            data = _zip_members(p)
         lowered = data.lower()
         m = pattern.search(data) if any(lit in lowered for lit in LITERALS) else None
         if m:
@@ -56,3 +66,13 @@ def test_the_literals_are_the_hosts():
         for spelled in (lit, lit.upper(), lit.capitalize(), b"x" + lit.swapcase() + b"y"):
             assert pattern.search(spelled) and any(x in spelled.lower() for x in LITERALS), spelled
     assert not any(pattern.fullmatch(lit.replace(b".", b"-")) for lit in LITERALS)
+
+
+def test_a_zips_members_are_searched(tmp_path):
+    """A host inside a compressed member (the shipped wheel summaries' LZMA members) is found."""
+    import zipfile
+
+    p = tmp_path / "x.zip"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_LZMA) as zf:
+        zf.writestr("m", b"a row " * 1000 + LITERALS[1] + b"/packages/x.whl")
+    assert LITERALS[1] not in p.read_bytes().lower() and LITERALS[1] in _zip_members(p).lower()

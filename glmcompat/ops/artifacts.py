@@ -40,6 +40,7 @@ from glmcompat.ops.wheelprobe import (
     WHOLE_INFLATED,
     WHOLE_MEMBER,
     ExtSummary,
+    ModuleSymbols,
     _find,
     _map,
     _Stats,
@@ -619,6 +620,17 @@ def _needs_torch(ext: ExtSummary) -> bool:
     torch's exports read)."""
     return any(n.startswith(("libc10", "libtorch")) for m in ext.modules.values() for n in m.needed) or any(
         "c10" in u or "torch" in u or "2at" in u for m in ext.modules.values() for u in m.undefined)
+
+
+def judged_part(ext: ExtSummary) -> ExtSummary:
+    """What :func:`probe_lock` reads of a wheel's extension summary: all of it where the wheel needs torch's exports
+    (:func:`_needs_torch`: :func:`judge` compares its modules' undefined names, and their siblings' defined ones, with
+    torch's), else its modules' names and the libraries they need only (the CUDA runtime's major; with no torch to
+    compare, :func:`judge` reads nothing else, and :func:`_needs_torch` of this part is false as well): the same
+    verdict. What a shipped row holds (:mod:`glmcompat.ops.shipped`)."""
+    if _needs_torch(ext):
+        return ext
+    return ExtSummary({k: ModuleSymbols(m.needed, (), (), ()) for k, m in ext.modules.items()})
 
 
 def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | None, resolved_at_install: bool,

@@ -4,13 +4,17 @@ The judge of a lock reads the bytes of each compiled wheel the matrix says nothi
 summaries`: the extension tables of its own code and the NumPy C API its modules import), and on an empty cache that
 reading (HTTP range requests, ~70 wheels of a serving project) is most of a cold ``glmcompat lock`` or of a fresh
 clone's. What it derives is a pure function of the wheel's bytes, so of its sha256: ``evidence/wheel-summaries.zip``
-holds it for the wheels of the curated stacks' locks, one member ``<sha256>.json`` a wheel (its file name, the
-command that derives it again, and the summary), written by ``scripts/record_wheel_summaries.py`` from the index's
-bytes with the judge's own reader. Only wheels read whole (nothing left beyond the byte budget) are shipped.
+holds it for the wheels of the curated stacks (the matrix's ``[[stack]]`` rows, locked universally for CPython 3.10 to
+3.13 on Linux x86_64 and aarch64: ``covered.json`` in it names them and every wheel), each row with its file name, the
+command that derives it again and what the judge reads of its summary (:func:`glmcompat.ops.artifacts.judged_part`),
+written by ``scripts/record_wheel_summaries.py`` from the index's bytes with the judge's own reader. Only wheels read
+whole (nothing left beyond the byte budget) are shipped.
 
-A wheel whose sha256 is not in it is read as before. The file is opened only when a summary is asked for (a lock with
-compiled wheels) and only the members asked for are inflated: a lookup reads the zip's central directory once
-(a few ms) and one small member. ``GLMCOMPAT_NO_SHIPPED=1`` turns it off (everything is read from the index)."""
+The rows of one release (all its wheels: Pythons, machines) are one LZMA member, ``<name>-<version>``, one line
+``<sha256>\t<row>`` a wheel (they share most of their names, so the file is small); ``index.json`` maps each sha256
+to its member. A wheel whose sha256 is not there is read as before. The file is opened only when a summary is asked
+for (a lock with compiled wheels): the index is read once, and only the members asked for are inflated, each once.
+``GLMCOMPAT_NO_SHIPPED=1`` turns it off (everything is read from the index)."""
 
 from __future__ import annotations
 
@@ -24,34 +28,44 @@ from typing import Any
 from glmcompat.ops.wheelrecords import ExtSummary
 
 PATH = Path(__file__).parent / "evidence" / "wheel-summaries.zip"
-FORMAT = 1  # the rows' form: {"sha256", "filename", "command", "ext_version", "numpy_version", "ext", "npabi"};
-# a torch wheel's (member ``torch-<sha256>.json``): {"sha256", "filename", "command", "summary_version", "exports",
-# "covers"}
+FORMAT = 2  # the rows' form: {"sha256", "filename", "command", "ext_version", "numpy_version", "ext", "npabi"}
+# (``ext``: what the judge reads of the summary, :func:`glmcompat.ops.artifacts.judged_part`); a torch wheel's:
+# {"sha256", "filename", "command", "summary_version", "exports", "covers"}
 OFF_ENV = "GLMCOMPAT_NO_SHIPPED"
+INDEX = "index.json"  # {sha256: the member holding its row}
+COVERED = "covered.json"  # the stacks, Pythons and machines recorded, and every wheel their locks gave (read or not)
 
 _lock = threading.Lock()
 _zip: zipfile.ZipFile | None = None
-_names: frozenset[str] | None = None
+_names: dict[str, str] | None = None  # the index: {sha256: member}
+_groups: dict[str, dict[str, bytes]] = {}  # a member's rows, split: {sha256: its row's JSON}
 
 
-def _open() -> tuple[zipfile.ZipFile | None, frozenset[str]]:
+def _open() -> tuple[zipfile.ZipFile | None, dict[str, str]]:
     global _zip, _names
     with _lock:
         if _names is None:
             try:
                 _zip = zipfile.ZipFile(PATH)
-                _names = frozenset(_zip.namelist())
-            except (OSError, zipfile.BadZipFile):
-                _zip, _names = None, frozenset()
+                got = json.loads(_zip.read(INDEX))
+                _names = {str(k): str(v) for k, v in got.items()} if isinstance(got, dict) else {}
+            except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+                _zip, _names = None, {}
         return _zip, _names
 
 
-def _member(member: str) -> dict[str, Any] | None:
+def _member(sha: str) -> dict[str, Any] | None:
+    """The row filed under ``sha`` (its member inflated once: one line ``<sha256>\t<row>`` a wheel), or None."""
     zf, names = _open()
-    if zf is None or member not in names:
+    member = names.get(sha)
+    if zf is None or member is None:
         return None
     with _lock:
-        data = zf.read(member)
+        if member not in _groups:
+            _groups[member] = {line[:64].decode(): line[65:] for line in zf.read(member).split(b"\n") if line}
+        data = _groups[member].get(sha)
+    if data is None:
+        return None
     d = json.loads(data)
     return d if isinstance(d, dict) and d.get("format") == FORMAT else None
 
@@ -66,7 +80,7 @@ def row(sha256: str, numpy_version: int) -> dict[str, Any] | None:
     sha = sha256.lower()
     if not sha or os.environ.get(OFF_ENV):
         return None
-    d = _member(f"{sha}.json")
+    d = _member(sha)
     if not (d is not None and d.get("sha256") == sha and d.get("ext_version") == EXT_SUMMARY_VERSION and d.get("numpy_version") == numpy_version):
         return None
     return d
@@ -98,8 +112,20 @@ def torch_exports(torch_sha256: str, ext_sha256: str) -> frozenset[str] | None:
     if not tsha or not esha or os.environ.get(OFF_ENV):
         return None
     if tsha not in _torch:
-        d = _member(f"torch-{tsha}.json")
-        ok = d is not None and d.get("sha256") == tsha and d.get("summary_version") == SUMMARY_VERSION
+        d = _member(tsha)
+        ok = d is not None and d.get("sha256") == tsha and d.get("summary_version") == SUMMARY_VERSION and "exports" in d
         _torch[tsha] = (frozenset(d["exports"]), frozenset(d["covers"])) if ok and d is not None else None
     got = _torch[tsha]
     return got[0] if got is not None and esha in got[1] else None
+
+
+def rows(path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Every row of the file (default :data:`PATH`), by sha256: what the recording script verifies and the tests read."""
+    with zipfile.ZipFile(path or PATH) as zf:
+        index = json.loads(zf.read(INDEX))
+        out: dict[str, dict[str, Any]] = {}
+        for member in sorted(set(index.values())):
+            for line in zf.read(member).split(b"\n"):
+                if line:
+                    out[line[:64].decode()] = json.loads(line[65:])
+        return out

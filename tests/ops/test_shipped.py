@@ -11,11 +11,14 @@ import hashlib
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from glmcompat.ops import shipped
-from glmcompat.ops.artifacts import NUMPY_VERSION, Opened, open_local, summaries
+from glmcompat.matrix.load import load_facts
+from glmcompat.ops.artifacts import NUMPY_VERSION, Opened, _needs_torch, judge, judged_part, open_local, summaries
+from glmcompat.ops.wheelrecords import ExtSummary
 from glmcompat.ops.wheelprobe import SUMMARY_VERSION
 from glmcompat.readers.wheelzip import BytesSource
 
@@ -29,6 +32,7 @@ def fresh(monkeypatch):
     monkeypatch.delenv(shipped.OFF_ENV, raising=False)
     monkeypatch.setattr(shipped, "_zip", None)
     monkeypatch.setattr(shipped, "_names", None)
+    monkeypatch.setattr(shipped, "_groups", {})
     monkeypatch.setattr(shipped, "_torch", {})
     return monkeypatch
 
@@ -54,8 +58,12 @@ def test_the_row_is_what_the_judge_derives_from_the_wheels_bytes(fresh):
     left: dict[str, str] = {}
     ext, np = summaries(op, None, True, left, shipped=False)  # read from the bytes, as with no row
     assert not left and ext.modules  # markupsafe/_speedups: read whole
-    assert ext.to_json() == d["ext"] and np == d["npabi"]
-    assert shipped.summary(op.sha256, True, NUMPY_VERSION) == (ext, np)
+    assert judged_part(ext).to_json() == d["ext"] and np == d["npabi"]
+    assert shipped.summary(op.sha256, True, NUMPY_VERSION) == (judged_part(ext), np)
+    assert not _needs_torch(ext) and d["ext"] != ext.to_json()  # the row keeps what the judge reads: needed libraries
+    # ... and the verdict from the row is the verdict from the bytes (no torch to compare: nothing else is read)
+    assert judge("markupsafe", "3.0.4", op, ExtSummary.from_json(d["ext"]), d["npabi"], {}) == judge(
+        "markupsafe", "3.0.4", op, ext, np, {})
 
 
 def test_a_shipped_wheel_is_not_read_and_another_is(fresh):
@@ -64,46 +72,67 @@ def test_a_shipped_wheel_is_not_read_and_another_is(fresh):
     op = _read(data, sha)
     ext, np = summaries(op, None, True)
     assert op.opened == [] and ext.to_json() == shipped.row(sha, NUMPY_VERSION)["ext"]  # type: ignore[attr-defined,index]
+    whole = summaries(_read(data, sha), None, True, shipped=False)
     other = _read(data, "0" * 64)  # the same bytes under a sha256 no row has: read
-    assert summaries(other, None, True) == (ext, np) and other.opened == [1]  # type: ignore[attr-defined]
+    assert summaries(other, None, True) == whole and other.opened == [1]  # type: ignore[attr-defined]
     fresh.setenv(shipped.OFF_ENV, "1")
     off = _read(data, sha)
-    assert summaries(off, None, True) == (ext, np) and off.opened == [1]  # type: ignore[attr-defined]
+    assert summaries(off, None, True) == whole and off.opened == [1]  # type: ignore[attr-defined]
+
+
+def test_a_wheel_not_shipped_is_read_from_its_bytes_as_before(fresh, tmp_path):
+    """A sha256 the file does not hold: read from the wheel's bytes, the same summaries and the same stored kinds (ext,
+    npabi, skipped) as with no shipped file at all."""
+    from glmcompat.edges.cache import Cache
+
+    data = WHEEL.read_bytes()
+    sha = hashlib.sha256(b"a wheel no curated stack locks").hexdigest()
+    assert shipped.row(sha, NUMPY_VERSION) is None and sha not in shipped.rows()
+    got = {}
+    for on in (True, False):
+        cache = Cache(tmp_path / str(on))
+        op = _read(data, sha)
+        got[on] = summaries(op, cache, True, shipped=on), op.opened, sorted(  # type: ignore[attr-defined]
+            p.name for p in (tmp_path / str(on)).rglob("*") if p.is_file())
+    assert got[True] == got[False] and got[True][1] == [1] and got[True][2]
+
+
+def _file(path: Path, filed: dict[str, dict[str, Any]]) -> None:
+    """A shipped file holding ``filed`` ({sha256 it is filed under: row}), one member."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(shipped.INDEX, json.dumps({sha: "m-1" for sha in filed}))
+        zf.writestr("m-1", b"\n".join(sha.encode() + b"\t" + json.dumps(r).encode() for sha, r in filed.items()))
 
 
 def test_a_row_filed_under_another_sha256_is_never_used(fresh, tmp_path):
-    """A row is used only where its own sha256 is the wheel's: a member named for wheel B holding wheel A's row (a
+    """A row is used only where its own sha256 is the wheel's: a line filed for wheel B holding wheel A's row (a
     mistaken or tampered file), or a row of another reader's version, answers nothing, and B is read from its bytes."""
     data = WHEEL.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     real = shipped.row(sha, NUMPY_VERSION)
     assert real is not None
+    whole, _ = summaries(_read(data, sha), None, True, shipped=False)
     other = hashlib.sha256(b"another wheel").hexdigest()
     old = {**real, "ext_version": real["ext_version"] - 1}
     path = tmp_path / "wheel-summaries.zip"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr(f"{other}.json", json.dumps({**real, "ext": {}}))  # names B, says A
-        zf.writestr(f"{sha}.json", json.dumps(old))
+    _file(path, {other: {**real, "ext": {}}, sha: old})  # names B, says A; A's of another reader
     fresh.setattr(shipped, "PATH", path)
     fresh.setattr(shipped, "_names", None)  # opened anew, from PATH
+    fresh.setattr(shipped, "_groups", {})
     assert shipped.row(other, NUMPY_VERSION) is None and shipped.row(sha, NUMPY_VERSION) is None
     op = _read(data, other)
     ext, _ = summaries(op, None, True)
-    assert op.opened == [1] and ext.to_json() == real["ext"]  # from the bytes, not the misfiled row's empty ext
+    assert op.opened == [1] and ext == whole  # from the bytes, not the misfiled row's empty ext
 
 
 def test_a_torch_row_answers_only_for_the_extensions_it_covers(fresh, tmp_path):
     """A torch row keeps only the names its covered extension rows leave undefined: it answers for those, never for
     another wheel (whose names it may lack), and never under another torch's sha256."""
     tsha, covered, other = (hashlib.sha256(s).hexdigest() for s in (b"torch", b"covered", b"other"))
+    row = {"format": shipped.FORMAT, "sha256": tsha, "filename": "torch.whl", "command": "",
+           "summary_version": SUMMARY_VERSION, "exports": ["_ZN3c104warnEv"], "covers": [covered]}
     path = tmp_path / "wheel-summaries.zip"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr(f"torch-{tsha}.json", json.dumps({
-            "format": shipped.FORMAT, "sha256": tsha, "filename": "torch.whl", "command": "",
-            "summary_version": SUMMARY_VERSION, "exports": ["_ZN3c104warnEv"], "covers": [covered]}))
-        zf.writestr(f"torch-{other}.json", json.dumps({
-            "format": shipped.FORMAT, "sha256": tsha, "filename": "torch.whl", "command": "",
-            "summary_version": SUMMARY_VERSION, "exports": [], "covers": [covered]}))
+    _file(path, {tsha: row, other: {**row, "exports": []}})
     fresh.setattr(shipped, "PATH", path)
     assert shipped.torch_exports(tsha, covered) == frozenset({"_ZN3c104warnEv"})
     assert shipped.torch_exports(tsha, other) is None
@@ -112,12 +141,39 @@ def test_a_torch_row_answers_only_for_the_extensions_it_covers(fresh, tmp_path):
 
 def test_the_shipped_torch_rows_cover_their_extensions_undefined_names(fresh):
     """Each shipped torch row is cut with every undefined name of the extension rows it covers: a covered extension's
-    names that torch exports are all in it (so its comparison answers as against the whole export list)."""
-    with zipfile.ZipFile(shipped.PATH) as zf:
-        rows = {n: json.loads(zf.read(n)) for n in zf.namelist()}
-    torches = [d for n, d in rows.items() if n.startswith("torch-")]
+    names that torch exports are all in it (so its comparison answers as against the whole export list); the rows
+    it covers are whole (they need torch's exports: :func:`judged_part` keeps all of them)."""
+    rows = shipped.rows()
+    torches = [d for d in rows.values() if "exports" in d]
     assert torches
     for t in torches:
-        exports = set(t["exports"])
-        assert exports <= {s for sha in t["covers"] for m in rows[f"{sha}.json"]["ext"].values() for s in m["undefined"]}
-        assert all(f"{sha}.json" in rows for sha in t["covers"])
+        assert set(t["exports"]) <= {s for sha in t["covers"] for m in rows[sha]["ext"].values() for s in m["undefined"]}
+        assert all(_needs_torch(ExtSummary.from_json(rows[sha]["ext"])) for sha in t["covers"])
+
+
+def test_every_row_is_a_wheel_of_a_curated_stacks_lock():
+    """The file is the curated stacks' wheels, not one project's: ``covered.json`` (written with the rows) names the
+    matrix's stacks as recorded, and every row's sha256 is a wheel one of their locks gave, of the file name it
+    records, for CPython 3.10-3.13 on x86_64 and aarch64; every row is of one reader's versions; the rows span the
+    stacks' engines (sglang, vllm), their kernels and both machines."""
+    from glmcompat.ops.wheelprobe import EXT_SUMMARY_VERSION
+
+    with zipfile.ZipFile(shipped.PATH) as zf:
+        covered = json.loads(zf.read(shipped.COVERED))
+    stacks = {s.name for s in load_facts().rows("stack")}
+    assert set(covered["stacks"]) == stacks, "a curated stack changed: run scripts/record_wheel_summaries.py"
+    assert covered["pythons"] == ["3.10", "3.11", "3.12", "3.13"] and covered["machines"] == ["x86_64", "aarch64"]
+    wheels = covered["wheels"]
+    rows = shipped.rows()
+    assert rows and set(rows) <= set(wheels)
+    for sha, d in rows.items():
+        w = wheels[sha]
+        assert d["sha256"] == sha and d["filename"] == w["filename"] and set(w["stacks"]) <= stacks and w["shipped"]
+        assert d.get("ext_version", EXT_SUMMARY_VERSION) == EXT_SUMMARY_VERSION and d["format"] == shipped.FORMAT
+        assert f"_{w['machine']}" in d["filename"]
+    names = {w["filename"].split("-")[0].lower() for w in wheels.values()}
+    # (the kernels and torch's family have matrix rows: the judge reads none of their bytes, so none is recorded)
+    assert {"sglang", "torch", "sgl_deep_gemm", "xgrammar", "pydantic_core", "numba"} <= names
+    assert {w["machine"] for w in wheels.values()} == {"x86_64", "aarch64"}
+    tags = {t for w in wheels.values() for t in w["filename"].split("-")[2].split(".")}
+    assert {"cp310", "cp311", "cp312", "cp313"} <= tags
