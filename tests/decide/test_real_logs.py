@@ -438,6 +438,15 @@ UNMEASURED_BJ = True
 CASES_BM = tomllib.loads((HERE / "heldout_bm.toml").read_text())["case"]
 UNMEASURED_BM = True
 
+# heldout_bn.toml: the set gathered as BN (typed as a conda / mamba environment user: conda-forge and defaults
+# channels, pip installs mixed into a conda env, cudatoolkit / cuda-toolkit / pytorch-cuda packages, environment.yml
+# files, micromamba in containers; sets BM and BO are gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_bn (`-k test_real_log_bn` selects it).
+# While UNMEASURED_BN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BN = False, as for set V.
+CASES_BN = tomllib.loads((HERE / "heldout_bn.toml").read_text())["case"]
+UNMEASURED_BN = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -445,7 +454,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AD + CASES_AE + CASES_AF + CASES_AG + CASES_AH + CASES_AI + CASES_AJ + CASES_AK + CASES_AL + CASES_AM
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
-         + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM)
+         + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -736,6 +745,11 @@ def test_real_log_bj(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BM, UNMEASURED_BM), ids=[str(c["log"]) for c in CASES_BM])
 def test_real_log_bm(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BN, UNMEASURED_BN), ids=[str(c["log"]) for c in CASES_BN])
+def test_real_log_bn(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
