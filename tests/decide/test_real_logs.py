@@ -411,7 +411,7 @@ UNMEASURED_BI = False
 # While UNMEASURED_BL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BL = False, as for set V.
 CASES_BL = tomllib.loads((HERE / "heldout_bl.toml").read_text())["case"]
-UNMEASURED_BL = True
+UNMEASURED_BL = False
 
 # heldout_bk.toml: the set gathered as BK (typed as an early adopter of new GPUs and drivers: a new RTX 50-series, B200
 # or H200 card, an upgraded NVIDIA driver or CUDA toolkit, a new distro release; sets BJ and BL are gathered beside it),
@@ -419,7 +419,7 @@ UNMEASURED_BL = True
 # While UNMEASURED_BK, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BK = False, as for set V.
 CASES_BK = tomllib.loads((HERE / "heldout_bk.toml").read_text())["case"]
-UNMEASURED_BK = True
+UNMEASURED_BK = False
 
 # heldout_bj.toml: the set gathered as BJ (typed as an edge / ARM / embedded user: a Jetson with JetPack, a GH200/GB200
 # or DGX Spark aarch64 server, an ARM cloud instance, a Raspberry Pi, an Apple-silicon laptop on a CUDA code path; sets
@@ -428,7 +428,7 @@ UNMEASURED_BK = True
 # While UNMEASURED_BJ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BJ = False, as for set V.
 CASES_BJ = tomllib.loads((HERE / "heldout_bj.toml").read_text())["case"]
-UNMEASURED_BJ = True
+UNMEASURED_BJ = False
 
 # heldout_bm.toml: the set gathered as BM (typed as someone who upgraded Python itself: a project moved to Python 3.12 or
 # 3.13, a new distro's system Python, a new pyenv- or uv-managed interpreter; sets BN and BO are gathered beside it),
