@@ -611,6 +611,12 @@ HEAD_GENERIC = {
     "╰─▶ Because only the following versions of pyarrow are available:":
         "uv's derivation's opening (crates/uv-resolver/src/pubgrub/report.rs): the versions it lists tell no cause, which "
         "is in the clause it lost (\"... has no wheels with a matching Python ABI tag\")",
+    "Unable to initialize backend 'cuda': Unable to use CUDA because of the following issues with CUDA components:":
+        "jax's preface to its CUDA components' checks (jax_plugins/cuda/__init__.py:335, under xla_bridge's \"Unable to "
+        "initialize backend\"): which component is outdated (cuDNN's cudnn-version-mismatch, another library's "
+        "cuda-lib-too-old) is in the lines it lost",
+    "RuntimeError: Unable to use CUDA because of the following issues with CUDA components:":
+        "the same preface raised on its own (jax-v0.4.26 jax/_src/xla_bridge.py:293): its cause is in the lines it lost",
 }
 HEAD_UNDONE = frozenset({
     'accelerate:ImportError: `torchao` was not found on your syste#1c56810c',
@@ -622,7 +628,6 @@ HEAD_UNDONE = frozenset({
     'tensorflow-addons:UserWarning: Tensorflow Addons supports using Pyth#61f251ee',
     'tensorflow:I tensorflow/core/common_runtime/gpu/gpu_device.cc#9de70def',
     'tensorflow:W tensorflow/core/common_runtime/gpu/gpu_device.cc#681d31da',
-    'tensorrt:[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveRead#b5a6a1ca',
     'torch:error: "You\'re trying to build PyTorch with a too #a4aa2374',
     'torch:torch/include/c10/util/C++17.h:16:2: error: #error#bcefdda5',
     'torchaudio:RuntimeError: Detected that PyTorch and TorchAudio#0cb52691',
