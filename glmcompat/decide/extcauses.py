@@ -212,9 +212,13 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     the environment has."""
     g = h.groups
     pkg, who = _who(h, env)
-    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8")
-    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7")
-    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7")
+    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8", *_SCI_DEPS)
+    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7",
+                  *(k.replace("dep", "need") for k in _SCI_DEPS))
+    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7",
+                  *(k.replace("dep", "have") for k in _SCI_DEPS)).rstrip(".")
+    if any(k in g for k in _SCI_BUILT):  # a source build's floor of the library it compiles against (no wheel fit)
+        return _built_against(h, env, dep, need, have)
     lo, hi = _first(g, "x_lo8").rstrip("."), _first(g, "x_hi8").rstrip(".")
     if lo and hi:  # a range the package was built and tested for: the side the found version is on
         have8 = _first(g, "x_have8").rstrip(".")
@@ -241,6 +245,12 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if not pkg or canonicalize(pkg) == canonicalize(dep):  # the line names only the dependency (a setup.py's assert)
         pkg, who = "the package", "the package being built or imported"
     dep_pkg = {"pytorch": "torch", "python": "python", "llvm": dep}.get(dep.lower()) or module_package(dep.lower())
+    if dep == "LLVM":  # numba's check of the LLVM its binding package was built with: that package, not an LLVM, moves
+        return (f"{who} checks at import that the LLVM its LLVM binding package was built against is {need} and finds "
+                f"{'LLVM ' + have if have else 'an older one'}: the binding package installed is older than the one this "
+                f"release of {pkg} requires",
+                f"upgrade the binding package the message names (\"Please update ...\") to the release {pkg} requires "
+                f"(pip install -U {pkg} brings its pinned one), or install the {pkg} release made for the installed one")
     have_txt = f"{dep} {have}" if have else f"the installed {dep}"
     if need.endswith("or less") or need.startswith("<"):
         top = need.replace(" or less", "").lstrip("<= ")
@@ -256,6 +266,27 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
         fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a release of {pkg} that supports {have_txt}"
     return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
             f"range this release of {pkg} supports", fix)
+
+
+# the dependency groups of the scientific packages' own checks (version-requirement-unmet's x_dep9 onwards: SciPy's,
+# pandas', Matplotlib's floor of NumPy and its other dependencies), each with its x_needN / x_haveN; and those of a source
+# build's floor of the library it compiles against (h5py's and PyTables' HDF5, llvmlite's LLVM)
+_SCI_DEPS = ("x_dep9", "x_dep10", "x_dep11", "x_dep12", "x_dep13", "x_dep14", "x_dep15")
+_SCI_BUILT = ("x_dep13", "x_dep14", "x_dep15")
+
+
+def _built_against(h: Hit, env: Env, dep: str, need: str, have: str) -> Cause:
+    """A source build's check of the library it compiles against: the installer built the package because no wheel of
+    it fits this Python and platform, and the library the build found is outside what it supports."""
+    pkg, who = _who(h, env)
+    pkg = pkg or "the package"
+    have = have.strip("()").replace(", ", ".")  # h5py prints the version it found as a tuple: (1, 10, 4)
+    floor = need if dep == "LLVM" else f"{need} or newer"  # llvmlite builds against one LLVM series only
+    return (f"{who or pkg} is being built from source (no wheel of it fits this Python and platform, or its source was "
+            f"asked for) and its build needs {dep} {floor}, but the {dep} it found is {have or 'another release'}",
+            f"install a release of {pkg} that has a wheel for this Python and platform (or run a Python it publishes "
+            f"wheels for), so nothing is built; or install {dep} {floor} (its development files) and point the build at it"
+            + (" (LLVM_CONFIG=/path/to/llvm-config)" if dep == "LLVM" else f" ({dep}_DIR=/path/to/{dep.lower()})"))
 
 
 def _vkey(v: str) -> tuple[int, ...]:
