@@ -146,6 +146,8 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "(built on another machine, or for a newer GPU only)",
                 f"rebuild {pkg or 'it'} for this GPU (TCNN_CUDA_ARCHITECTURES={cc}, or build on this machine with torch "
                 "seeing the GPU: pip install --no-build-isolation)")
+    if (sci := next((k for k in g if k.startswith("x_sci")), "")):  # a scientific package's own words for it
+        return _sci_not_built(g, sci, pkg, who)
     if g.get("x_pkg16"):  # torch-tensorrt's C++ runtime library did not load
         return (f"{subject}'s C++ runtime library (libtorchtrt_runtime) did not load: the install has no runtime "
                 "library (a Python-only build), or it was built for another torch than the installed one, so the "
@@ -167,6 +169,36 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "platform whose extension does not match this one",
             f"reinstall {pkg or 'the package'} with its compiled extension for this Python, torch and CUDA (its prebuilt "
             "wheel for them, or a source build with the CUDA toolkit of torch's CUDA: pip install --no-build-isolation)")
+
+
+def _sci_not_built(g: Mapping[str, str], sci: str, pkg: str, who: str) -> Cause:
+    """extension-not-built in a scientific package's own words (extension-not-built's x_sci alternatives): its compiled
+    modules did not import, and the package raised its own error over the loader's."""
+    subject, pkg = who or pkg or "the package", pkg or "the package"
+    reinstall = (f"reinstall {pkg} from its wheel for this Python and platform, in the Python that runs (python -m pip "
+                 f"install --force-reinstall --no-cache-dir {pkg})")
+    if sci in ("x_sci4", "x_sci5"):  # the loader of a package several distributions ship (cv2's opencv-python builds)
+        mod = g.get("x_pkg24") or "the same module"
+        return (f"{subject}'s loader did not find its native module for this Python "
+                + (f"(its {g['x_cfg']} is missing) " if g.get("x_cfg") else "")
+                + "and gave up: the install is incomplete, most often because several distributions that ship the same "
+                f"module ({mod}: its GUI, headless and contrib builds) were installed over each other and one was then "
+                "uninstalled, removing files the other needs",
+                f"uninstall every distribution that ships {mod} (`pip list` shows them; pip uninstall each), then "
+                f"install one of them alone; or {reinstall}")
+    if sci in ("x_sci6", "x_sci7"):  # a package's own shared library, loaded with ctypes
+        lib = g.get("x_so") or g.get("x_so2") or "its shared library"
+        return (f"{subject} could not load its own shared library {lib}: the file is missing (an interrupted install, "
+                "a wheel of another platform) or one of its dependencies does not load on this system (the errors the "
+                "loader lists after it name which: a libstdc++ or glibc older than the one it was built against)",
+                f"{reinstall}; where the loader's errors name a missing or older system library, install that (or a "
+                f"{pkg} build from conda-forge, which brings its own)")
+    return (f"{subject}'s compiled modules did not import, and it says so in its own words: the install is broken or "
+            "does not fit this interpreter (a wheel for another Python version or platform, an install interrupted or "
+            "overwritten, a NumPy other than the one it was built for, or its source tree imported in place of the "
+            "install); the error chained before it names the module that failed and why",
+            f"{reinstall}, and run Python outside the package's source tree; where the chained error is NumPy's, install "
+            f"the NumPy {pkg} was built for")
 
 
 def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
