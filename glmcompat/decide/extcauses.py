@@ -445,8 +445,57 @@ def _nvrtc_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "CUDA major, the build for the next CUDA major) with that CUDA's NVRTC")
 
 
+def _sci_tool(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """build-tool-missing in a source build's own words (llvmlite's llvm-config or CMake): pip builds the package because
+    no wheel of it fits this Python and platform, and the build's toolchain is not there."""
+    tool = _first(h.groups, "x_tool", "x_tool2")
+    if not tool:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} is being built from source (no wheel of it fits this Python and platform, or its "
+            f"source was asked for), and its build needs {tool}, which is not installed or not on PATH"
+            + (" (the llvm-config of the one LLVM release it builds against)" if tool == "llvm-config" else ""),
+            f"install a release of {pkg or 'the package'} that has a wheel for this Python and platform (or run a Python "
+            "it publishes wheels for: a newer package release for a newer Python), so nothing is built; or install "
+            + ("that LLVM release and set LLVM_CONFIG to its llvm-config" if tool == "llvm-config" else f"{tool} (pip "
+               f"install {tool.lower()}, or the system's package) and build again"))
+
+
+def _sci_python(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """python-version-unsupported in a setup.py's own guard (numba's, llvmlite's): the source build refuses this Python."""
+    py, rng = _first(h.groups, "x_py"), _first(h.groups, "x_range").rstrip(".")
+    if not py:
+        return None
+    pkg, who = _who(h, env)
+    return (f"the setup.py of {who or 'the package being built'} refuses Python {py}: it supports only {rng}, and pip "
+            f"built it from source because no wheel of that release fits Python {py} (a pin older than this Python)",
+            f"install a release of {pkg or 'the package'} that supports Python {py} (a newer one, with wheels for it), or "
+            f"run it on a Python within {rng}")
+
+
+def _sci_geos(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """system-lib-missing in Shapely 1.x's loader's words: the GEOS C library it loads with ctypes is not there."""
+    lib = _first(h.groups, "x_geos")
+    if not lib:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} loads the GEOS C library (lib{lib}) with ctypes and finds none of its variants "
+            f"({_first(h.groups, 'x_variants') or 'none listed'}): this install has no bundled copy (a source or conda "
+            "install without GEOS, or a platform without a wheel) and the system has no GEOS",
+            f"install {pkg or 'the package'} from its wheel for this platform (which bundles GEOS), or install GEOS's C "
+            "library (Debian/Ubuntu: apt-get install libgeos-c1v5 or libgeos-dev; conda install geos)")
+
+
 def _header(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """build-header-missing where NVRTC compiles a kernel at run time and cannot open a CUDA header."""
+    if (lib := _first(h.groups, "x_hlib", "x_hlib2")):  # a source build's own search for the library it compiles against
+        pkg, who = _who(h, env)
+        return (f"{who or 'the package'} is being built from source (no wheel of it fits this Python and platform, or "
+                f"its source was asked for), and its build finds no {lib} installation (its headers and library) to "
+                "compile against",
+                f"install a release of {pkg or 'the package'} that has a wheel for this Python and platform, so nothing is "
+                f"built; or install {lib}'s development files (Debian/Ubuntu: apt-get install lib{lib.lower()}-dev; conda "
+                f"install {lib.lower()}) and point the build at them ({lib.upper()}_DIR=/path/to/{lib.lower()})")
     head = _first(h.groups, "x_header")
     if not head:
         return None
@@ -547,6 +596,9 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "torch-dll-load-failed": _dll,
     "gpu-capability-too-old": _natten_cc,
     "nvrtc-missing": _builtins,
+    "build-tool-missing": _sci_tool,
+    "python-version-unsupported": _sci_python,
+    "system-lib-missing": _sci_geos,
 }
 
 
