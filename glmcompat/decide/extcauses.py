@@ -576,12 +576,32 @@ def _builtins(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "that ships it) and put its lib directory on the loader's path")
 
 
+def _hdf5(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """hdf5-version-mismatch: the HDF5 a module was built against and the one loaded, as h5py's warning or HDF5's own
+    check prints them (the headers' release first)."""
+    g = h.groups
+    built, run = _first(g, "hdf5_built", "hdf5_headers"), _first(g, "hdf5_run", "hdf5_lib")
+    if not built:
+        return None
+    pkg, who = _who(h, env)
+    subject = who or g.get("hdf5_h5py") or "a compiled module"
+    return (f"{subject} was built against HDF5 {built} and runs against the HDF5 {run} library: two HDF5 installations "
+            "meet in this process (a pip wheel's bundled libhdf5 beside a conda or system HDF5, or LD_LIBRARY_PATH "
+            "pointing at another), and HDF5 "
+            + ("warns of the mismatch (data may be corrupted or the process may crash)" if "hdf5_h5py" in g else
+               "aborts on the mismatch (\"Bye...\", unless HDF5_DISABLE_VERSION_CHECK is set)"),
+            f"install every package that uses HDF5 from one source (all from conda-forge, or all as pip wheels, each "
+            f"with its own HDF5), so the HDF5 {built} the module was built for is the one loaded; take the other HDF5's "
+            "directory out of LD_LIBRARY_PATH (HDF5_DISABLE_VERSION_CHECK=1 only silences the check)")
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
     "extension-not-built": _not_built,
     "extension-torch-version-missing": _torch_version_missing,
     "duplicate-package-distributions": _duplicates,
+    "hdf5-version-mismatch": _hdf5,
 }
 # existing rows widened with x_ alternatives -> the builder of those alternatives (the row's own builder otherwise)
 _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
