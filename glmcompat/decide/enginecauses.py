@@ -54,7 +54,7 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
     pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
-                               "ni2_pkg", "fa_for", "xf_pkg", "po_pkg", "po2_pkg", "sk_pkg", "bl_pkg"))
+                               "ni2_pkg", "fa_for", "xf_pkg", "po_pkg", "po2_pkg", "po3_pkg", "sk_pkg", "bl_pkg"))
     req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip",
                  "rp_pip", "tr_req", "ro_pip", "ro2_pip", "bk_pip", "sk_pip")
     if "ac_req" in g:

@@ -448,7 +448,9 @@ def _nvrtc_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
 def _sci_tool(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """build-tool-missing in a source build's own words (llvmlite's llvm-config or CMake): pip builds the package because
     no wheel of it fits this Python and platform, and the build's toolchain is not there."""
-    tool = _first(h.groups, "x_tool", "x_tool2")
+    tool = _first(h.groups, "x_tool", "x_tool2", "x_tool4").replace("cmake", "CMake")
+    if "x_pkg2" in h.groups:  # llvmlite's advice after its llvm-config search (its documentation's using-pip section)
+        tool = "llvm-config"
     if not tool:
         return None
     pkg, who = _who(h, env)
