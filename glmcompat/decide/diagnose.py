@@ -1473,6 +1473,12 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
                                       and any(0 <= a - o.line <= DYLD_REASON_LINES for a in arch))]
     if any(o.id == "numpy-too-old" for o in out):  # import_array's own ImportError after its version check refused
         out = [o for o in out if not (o.id == "numpy-abi" and o.text.strip().endswith("multiarray failed to import"))]
+    broken = {o.package for o in out if o.id == "extension-not-built" and any(k.startswith("x_sci") for k in o.groups)}
+    if broken:  # a package's own words for its compiled part that did not import: its import of its own module is that
+        out = [o for o in out if not (o.id in ("companion-api-removed", "companion-too-old") and o.package in broken)]
+    searched = [o.line for o in out if o.id == "build-header-missing" and "x_hlib2" in o.groups]
+    if searched:  # a source build's own search for the library it compiles against: the loader's error it re-raises after
+        out = [o for o in out if not (o.id == "system-lib-missing" and any(0 < o.line - s <= 3 for s in searched))]
     if any(o.id in DRIVER_ABSENT for o in out):  # no driver (or an unusable one): torch then counts no GPU, its consequence
         out = [o for o in out if o.id not in DRIVER_CONSEQUENCE]
     first_error = min((o.line for o in out if o.id in BUILD_FIRST_ERRORS), default=0)

@@ -35,7 +35,7 @@ def _who(h: Hit, env: Env, pkg: str = "") -> str:
 
 def _subject(g: Mapping[str, str], pkg: str) -> str:
     """The library a raised check names as its sentence's subject ("DGL requires PyTorch >= 2.1.0" -> dgl), or ""."""
-    who = g.get("rq_who") or g.get("ol_who") or ""
+    who = g.get("rq_who") or g.get("ol_who") or g.get("pd_who") or ""
     return "" if not who or canonicalize(who) == canonicalize(pkg) or who.lower() in ("it", "this", "which") \
         else canonicalize(who)
 
@@ -54,11 +54,13 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
     pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
-                               "ni2_pkg", "fa_for", "xf_pkg"))
+                               "ni2_pkg", "fa_for", "xf_pkg", "po_pkg", "po2_pkg", "po3_pkg", "sk_pkg", "bl_pkg"))
     req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip",
-                 "rp_pip", "tr_req", "ro_pip", "ro2_pip", "bk_pip")
+                 "rp_pip", "tr_req", "ro_pip", "ro2_pip", "bk_pip", "sk_pip")
     if "ac_req" in g:
         pkg = req.split(">", 1)[0].split("=", 1)[0]
+    if "bl_pkg" in g:  # PyTables' Blosc2 library: the distribution of that name ships it (blosc2/lib)
+        req = pkg.lower()
     if "rp_pip" in g and req:  # "requires Accelerate: `pip install accelerate`": the pip command spells the distribution
         pkg = re.split(r"[\s<>=!~\[;'\"]", req, maxsplit=1)[0]
     pkg = pkg.removesuffix(" is not installed")  # flash-attn's extension lines name the module in the alternative
@@ -66,7 +68,7 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
         pkg = re.split(r"[\s<>=!~\[;'\"]", req.strip("'\" "), maxsplit=1)[0]
     if not pkg:
         return None
-    what = (f"{g['tf_obj']}" if g.get("tf_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
+    what = (f"{g['tf_obj']}" if g.get("tf_obj") else g["sk_obj"] if g.get("sk_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
             else "this feature")
     who = _who(h, env, pkg) or "the library"
     # the release the line's own install command asks for ("pip install 'accelerate>=0.26.0'"): the version the check wants
@@ -74,6 +76,12 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     need = spec if spec.lower().replace("_", "-").startswith(pkg.lower().replace("_", "-")) else pkg
     cause = (f"{who} needs {need} for {what}, and {pkg} is not installed in the Python that runs: it is an optional "
              f"dependency {who} imports only for this, so installing {who} did not bring it")
+    if "bl_pkg" in g:  # a library PyTables links, loaded with ctypes at import, not an optional Python import
+        return (f"{who} loads the {pkg} library (lib{req}, which the {req} distribution ships in its {req}/lib, or "
+                f"{who}'s own wheel) at import and finds none: the {req} distribution is not installed in the Python that "
+                "runs (an install with --no-deps, or a source or conda build of it without its library)",
+                f"install {req} in the same environment (pip install '{req}', the release {who} requires: `pip show "
+                f"{h.package or '<the package>'}` lists it), or reinstall {who} from its wheel with its dependencies")
     if "tr_req" in g:  # transformers' Trainer: is_accelerate_available(min_version) is False for a missing one and an older
         cause = (f"{who} needs {need} for {what}, and {pkg} is not installed in the Python that runs or is older: the "
                  "check refuses both alike")
@@ -116,7 +124,7 @@ _TOO_OLD = (("p_pkg", "p_have", "p_need", ""), ("a_pkg", "", "a_need", ""), ("w_
             ("iv_pkg", "", "iv_need", ""), ("ov_pkg", "ov_have", "ov_need", ""), ("vp_pkg", "", "vp_need", ""),
             ("av_pkg", "", "av_need", ""), ("yi_pkg", "", "yi_need", ""), ("wo_pkg", "wo_have", "wo_need", ""),
             ("du_pkg", "", "du_need", ""), ("dk_pkg", "", "dk_need", ""),
-            ("lr_pkg", "lr_have", "lr_need", ""))
+            ("lr_pkg", "lr_have", "lr_need", ""), ("pd_pkg", "pd_have", "pd_need", ""), ("pq_pkg", "", "pq_need", ""))
 
 
 def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:

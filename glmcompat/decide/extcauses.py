@@ -146,6 +146,8 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "(built on another machine, or for a newer GPU only)",
                 f"rebuild {pkg or 'it'} for this GPU (TCNN_CUDA_ARCHITECTURES={cc}, or build on this machine with torch "
                 "seeing the GPU: pip install --no-build-isolation)")
+    if (sci := next((k for k in g if k.startswith("x_sci")), "")):  # a scientific package's own words for it
+        return _sci_not_built(g, sci, pkg, who)
     if g.get("x_pkg16"):  # torch-tensorrt's C++ runtime library did not load
         return (f"{subject}'s C++ runtime library (libtorchtrt_runtime) did not load: the install has no runtime "
                 "library (a Python-only build), or it was built for another torch than the installed one, so the "
@@ -167,6 +169,36 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "platform whose extension does not match this one",
             f"reinstall {pkg or 'the package'} with its compiled extension for this Python, torch and CUDA (its prebuilt "
             "wheel for them, or a source build with the CUDA toolkit of torch's CUDA: pip install --no-build-isolation)")
+
+
+def _sci_not_built(g: Mapping[str, str], sci: str, pkg: str, who: str) -> Cause:
+    """extension-not-built in a scientific package's own words (extension-not-built's x_sci alternatives): its compiled
+    modules did not import, and the package raised its own error over the loader's."""
+    subject, pkg = who or pkg or "the package", pkg or "the package"
+    reinstall = (f"reinstall {pkg} from its wheel for this Python and platform, in the Python that runs (python -m pip "
+                 f"install --force-reinstall --no-cache-dir {pkg})")
+    if sci in ("x_sci4", "x_sci5"):  # the loader of a package several distributions ship (cv2's opencv-python builds)
+        mod = g.get("x_pkg24") or "the same module"
+        return (f"{subject}'s loader did not find its native module for this Python "
+                + (f"(its {g['x_cfg']} is missing) " if g.get("x_cfg") else "")
+                + "and gave up: the install is incomplete, most often because several distributions that ship the same "
+                f"module ({mod}: its GUI, headless and contrib builds) were installed over each other and one was then "
+                "uninstalled, removing files the other needs",
+                f"uninstall every distribution that ships {mod} (`pip list` shows them; pip uninstall each), then "
+                f"install one of them alone; or {reinstall}")
+    if sci in ("x_sci6", "x_sci7"):  # a package's own shared library, loaded with ctypes
+        lib = g.get("x_so") or g.get("x_so2") or "its shared library"
+        return (f"{subject} could not load its own shared library {lib}: the file is missing (an interrupted install, "
+                "a wheel of another platform) or one of its dependencies does not load on this system (the errors the "
+                "loader lists after it name which: a libstdc++ or glibc older than the one it was built against)",
+                f"{reinstall}; where the loader's errors name a missing or older system library, install that (or a "
+                f"{pkg} build from conda-forge, which brings its own)")
+    return (f"{subject}'s compiled modules did not import, and it says so in its own words: the install is broken or "
+            "does not fit this interpreter (a wheel for another Python version or platform, an install interrupted or "
+            "overwritten, a NumPy other than the one it was built for, or its source tree imported in place of the "
+            "install); the error chained before it names the module that failed and why",
+            f"{reinstall}, and run Python outside the package's source tree; where the chained error is NumPy's, install "
+            f"the NumPy {pkg} was built for")
 
 
 def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -212,9 +244,13 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     the environment has."""
     g = h.groups
     pkg, who = _who(h, env)
-    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8")
-    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7")
-    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7")
+    dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8", *_SCI_DEPS)
+    need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7",
+                  *(k.replace("dep", "need") for k in _SCI_DEPS))
+    have = _first(g, "x_have", "x_have2", "x_have3", "x_have4", "x_have7",
+                  *(k.replace("dep", "have") for k in _SCI_DEPS)).rstrip(".")
+    if any(k in g for k in _SCI_BUILT):  # a source build's floor of the library it compiles against (no wheel fit)
+        return _built_against(h, env, dep, need, have)
     lo, hi = _first(g, "x_lo8").rstrip("."), _first(g, "x_hi8").rstrip(".")
     if lo and hi:  # a range the package was built and tested for: the side the found version is on
         have8 = _first(g, "x_have8").rstrip(".")
@@ -241,6 +277,12 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if not pkg or canonicalize(pkg) == canonicalize(dep):  # the line names only the dependency (a setup.py's assert)
         pkg, who = "the package", "the package being built or imported"
     dep_pkg = {"pytorch": "torch", "python": "python", "llvm": dep}.get(dep.lower()) or module_package(dep.lower())
+    if dep == "LLVM":  # numba's check of the LLVM its binding package was built with: that package, not an LLVM, moves
+        return (f"{who} checks at import that the LLVM its LLVM binding package was built against is {need} and finds "
+                f"{'LLVM ' + have if have else 'an older one'}: the binding package installed is older than the one this "
+                f"release of {pkg} requires",
+                f"upgrade the binding package the message names (\"Please update ...\") to the release {pkg} requires "
+                f"(pip install -U {pkg} brings its pinned one), or install the {pkg} release made for the installed one")
     have_txt = f"{dep} {have}" if have else f"the installed {dep}"
     if need.endswith("or less") or need.startswith("<"):
         top = need.replace(" or less", "").lstrip("<= ")
@@ -256,6 +298,27 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
         fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a release of {pkg} that supports {have_txt}"
     return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
             f"range this release of {pkg} supports", fix)
+
+
+# the dependency groups of the scientific packages' own checks (version-requirement-unmet's x_dep9 onwards: SciPy's,
+# pandas', Matplotlib's floor of NumPy and its other dependencies), each with its x_needN / x_haveN; and those of a source
+# build's floor of the library it compiles against (h5py's and PyTables' HDF5, llvmlite's LLVM)
+_SCI_DEPS = ("x_dep9", "x_dep10", "x_dep11", "x_dep12", "x_dep13", "x_dep14", "x_dep15")
+_SCI_BUILT = ("x_dep13", "x_dep14", "x_dep15")
+
+
+def _built_against(h: Hit, env: Env, dep: str, need: str, have: str) -> Cause:
+    """A source build's check of the library it compiles against: the installer built the package because no wheel of
+    it fits this Python and platform, and the library the build found is outside what it supports."""
+    pkg, who = _who(h, env)
+    pkg = pkg or "the package"
+    have = have.strip("()").replace(", ", ".")  # h5py prints the version it found as a tuple: (1, 10, 4)
+    floor = need if dep == "LLVM" else f"{need} or newer"  # llvmlite builds against one LLVM series only
+    return (f"{who or pkg} is being built from source (no wheel of it fits this Python and platform, or its source was "
+            f"asked for) and its build needs {dep} {floor}, but the {dep} it found is {have or 'another release'}",
+            f"install a release of {pkg} that has a wheel for this Python and platform (or run a Python it publishes "
+            f"wheels for), so nothing is built; or install {dep} {floor} (its development files) and point the build at it"
+            + (" (LLVM_CONFIG=/path/to/llvm-config)" if dep == "LLVM" else f" ({dep}_DIR=/path/to/{dep.lower()})"))
 
 
 def _vkey(v: str) -> tuple[int, ...]:
@@ -382,8 +445,59 @@ def _nvrtc_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "CUDA major, the build for the next CUDA major) with that CUDA's NVRTC")
 
 
+def _sci_tool(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """build-tool-missing in a source build's own words (llvmlite's llvm-config or CMake): pip builds the package because
+    no wheel of it fits this Python and platform, and the build's toolchain is not there."""
+    tool = _first(h.groups, "x_tool", "x_tool2", "x_tool4").replace("cmake", "CMake")
+    if "x_pkg2" in h.groups:  # llvmlite's advice after its llvm-config search (its documentation's using-pip section)
+        tool = "llvm-config"
+    if not tool:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} is being built from source (no wheel of it fits this Python and platform, or its "
+            f"source was asked for), and its build needs {tool}, which is not installed or not on PATH"
+            + (" (the llvm-config of the one LLVM release it builds against)" if tool == "llvm-config" else ""),
+            f"install a release of {pkg or 'the package'} that has a wheel for this Python and platform (or run a Python "
+            "it publishes wheels for: a newer package release for a newer Python), so nothing is built; or install "
+            + ("that LLVM release and set LLVM_CONFIG to its llvm-config" if tool == "llvm-config" else f"{tool} (pip "
+               f"install {tool.lower()}, or the system's package) and build again"))
+
+
+def _sci_python(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """python-version-unsupported in a setup.py's own guard (numba's, llvmlite's): the source build refuses this Python."""
+    py, rng = _first(h.groups, "x_py"), _first(h.groups, "x_range").rstrip(".")
+    if not py:
+        return None
+    pkg, who = _who(h, env)
+    return (f"the setup.py of {who or 'the package being built'} refuses Python {py}: it supports only {rng}, and pip "
+            f"built it from source because no wheel of that release fits Python {py} (a pin older than this Python)",
+            f"install a release of {pkg or 'the package'} that supports Python {py} (a newer one, with wheels for it), or "
+            f"run it on a Python within {rng}")
+
+
+def _sci_geos(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """system-lib-missing in Shapely 1.x's loader's words: the GEOS C library it loads with ctypes is not there."""
+    lib = _first(h.groups, "x_geos")
+    if not lib:
+        return None
+    pkg, who = _who(h, env)
+    return (f"{who or 'the package'} loads the GEOS C library (lib{lib}) with ctypes and finds none of its variants "
+            f"({_first(h.groups, 'x_variants') or 'none listed'}): this install has no bundled copy (a source or conda "
+            "install without GEOS, or a platform without a wheel) and the system has no GEOS",
+            f"install {pkg or 'the package'} from its wheel for this platform (which bundles GEOS), or install GEOS's C "
+            "library (Debian/Ubuntu: apt-get install libgeos-c1v5 or libgeos-dev; conda install geos)")
+
+
 def _header(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """build-header-missing where NVRTC compiles a kernel at run time and cannot open a CUDA header."""
+    if (lib := _first(h.groups, "x_hlib", "x_hlib2")):  # a source build's own search for the library it compiles against
+        pkg, who = _who(h, env)
+        return (f"{who or 'the package'} is being built from source (no wheel of it fits this Python and platform, or "
+                f"its source was asked for), and its build finds no {lib} installation (its headers and library) to "
+                "compile against",
+                f"install a release of {pkg or 'the package'} that has a wheel for this Python and platform, so nothing is "
+                f"built; or install {lib}'s development files (Debian/Ubuntu: apt-get install lib{lib.lower()}-dev; conda "
+                f"install {lib.lower()}) and point the build at them ({lib.upper()}_DIR=/path/to/{lib.lower()})")
     head = _first(h.groups, "x_header")
     if not head:
         return None
@@ -464,12 +578,32 @@ def _builtins(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "that ships it) and put its lib directory on the loader's path")
 
 
+def _hdf5(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """hdf5-version-mismatch: the HDF5 a module was built against and the one loaded, as h5py's warning or HDF5's own
+    check prints them (the headers' release first)."""
+    g = h.groups
+    built, run = _first(g, "hdf5_built", "hdf5_headers"), _first(g, "hdf5_run", "hdf5_lib")
+    if not built:
+        return None
+    pkg, who = _who(h, env)
+    subject = who or g.get("hdf5_h5py") or "a compiled module"
+    return (f"{subject} was built against HDF5 {built} and runs against the HDF5 {run} library: two HDF5 installations "
+            "meet in this process (a pip wheel's bundled libhdf5 beside a conda or system HDF5, or LD_LIBRARY_PATH "
+            "pointing at another), and HDF5 "
+            + ("warns of the mismatch (data may be corrupted or the process may crash)" if "hdf5_h5py" in g else
+               "aborts on the mismatch (\"Bye...\", unless HDF5_DISABLE_VERSION_CHECK is set)"),
+            f"install every package that uses HDF5 from one source (all from conda-forge, or all as pip wheels, each "
+            f"with its own HDF5), so the HDF5 {built} the module was built for is the one loaded; take the other HDF5's "
+            "directory out of LD_LIBRARY_PATH (HDF5_DISABLE_VERSION_CHECK=1 only silences the check)")
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
     "extension-not-built": _not_built,
     "extension-torch-version-missing": _torch_version_missing,
     "duplicate-package-distributions": _duplicates,
+    "hdf5-version-mismatch": _hdf5,
 }
 # existing rows widened with x_ alternatives -> the builder of those alternatives (the row's own builder otherwise)
 _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
@@ -484,6 +618,9 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "torch-dll-load-failed": _dll,
     "gpu-capability-too-old": _natten_cc,
     "nvrtc-missing": _builtins,
+    "build-tool-missing": _sci_tool,
+    "python-version-unsupported": _sci_python,
+    "system-lib-missing": _sci_geos,
 }
 
 
