@@ -541,6 +541,41 @@ def _conda_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"channel), or pick a version published for this platform (`conda search -c <channel> '{name}'` lists them)")
 
 
+_CONDA_TARGET = re.compile(r" -> (?P<pkg>[A-Za-z0-9_][\w.-]{0,80})\[version='(?P<spec>[^'\n]{1,200})'\]$")
+_CONDA_SPEC = re.compile(r"(?P<pkg>[A-Za-z0-9_][\w.-]{0,80}?)(?P<op>==?|>=|<=|[<>])(?P<ver>\d[\w.*]{0,40})$")
+
+
+def _conda_chained(names: list[str], env: Env) -> tuple[str, str] | None:
+    """conda-unsatisfiable from the chains of conda's conflict report (conda 4.7-4.14 conda/exceptions.py
+    UnsatisfiableError, class "direct": " -> ".join of each chain's MatchSpecs, a range printed as
+    "<name>[version='<spec>']", the user's own request as its bare spec, "cudatoolkit=10.0"), kept in the notes'
+    "conda_chains" and "conda_requests": for the first of ``names`` a chain ends in whose range a user's spec (or another
+    chain's range) falls outside of, the range the chain needs and what the other chains or the user's spec ask for;
+    None where no chain names one of them so."""
+    chains = [c for c in env.notes.get("conda_chains", "").split("; ") if c]
+    requests = [_CONDA_SPEC.match(r) for r in env.notes.get("conda_requests", "").split(", ") if r]
+    for name in names:
+        ends = [(c, m.group("spec")) for c in chains if (m := _CONDA_TARGET.search(c)) is not None and m.group("pkg") == name]
+        if not ends:
+            continue
+        asked = [f"{m.group('pkg')}{m.group('op')}{m.group('ver')}" for m in requests if m is not None and m.group("pkg") == name]
+        specs = list(dict.fromkeys(spec for _, spec in ends))
+        if not asked and len(specs) < 2:
+            continue  # no version the chains disagree on: the report's packages tell it (the caller's reading)
+        needs = "; ".join(f"{c.split(' -> ', 1)[0].split('[', 1)[0]} needs {name} {spec}" for c, spec in
+                          dict.fromkeys((c, spec) for c, spec in ends))
+        against = (f"and {' and '.join(asked)} is requested, outside {'that range' if len(specs) == 1 else 'those ranges'}"
+                   if asked else "and the other chains for it ask for versions outside that range")
+        low = re.search(r">=\s{0,2}(\d[\w.]{0,40})", specs[0])
+        want = f"{name}={low.group(1)}" if low else f"{name}[version='{specs[0]}']"
+        return (f"conda's solver found no set of builds for the packages requested: its conflict report for {name} shows "
+                f"{needs} (the chain {min((c for c, _ in ends), key=len)}), {against}, so it installed nothing",
+                f"request {name} in the range the chain needs ({want}, within {specs[0]}), or drop that pin and let "
+                f"conda pick {name} for the packages that need it, or request builds of those packages made for the "
+                f"{name} you pinned; `conda install --dry-run` checks it")
+    return None
+
+
 def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if any(k in h.groups for k in ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")):
         return _libsolv(h, env, facts)
@@ -553,7 +588,15 @@ def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "mamba_head" in h.groups:
         return None  # the report's head: its lines below name the cause (their own signatures)
     conflicts = [c for c in env.notes.get("conda_conflicts", "").split(", ") if c] or [_g(h, "conflict_pkg")]
+    conflicts = [c for c in conflicts if c] or [_g(h, "cc_pkg")]
     conflicts = [c for c in conflicts if c]
+    if "cc_pkg" in h.groups and "conda_conflicts" not in env.notes and not _conda_stack(
+            [_g(h, "cc_pkg")] + [c.split(" -> ", 1)[0].split("[", 1)[0] for c in env.notes.get("conda_chains", "").split("; ")],
+            facts):
+        return None  # chains without their head, of packages none of which is the stack's
+    tracked_chains = [c for c in conflicts if _conda_stack([c], facts)]
+    if (chained := _conda_chained(tracked_chains or conflicts, env)) is not None:
+        return chained
     if conflicts:  # the classic solver's "Package <name> conflicts for:" blocks (conda/exceptions.py, class "direct")
         tracked = set(_stack([_name(c) for c in conflicts], facts))
         first = next((c for c in conflicts if _name(c) in tracked), conflicts[-1])
@@ -659,7 +702,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
 SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_nf_pkg", "poetry_nf_name"),
                  "pip-resolution-impossible": ("poetry_because", "poetry_dep", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
                  "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg"),
-                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")}
+                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg")}
 
 
 __all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]

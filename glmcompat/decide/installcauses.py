@@ -8,7 +8,7 @@ and the matrix, as :func:`glmcompat.decide.diagnose.diagnose` calls it. Pure: no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from packaging.version import Version
@@ -374,6 +374,8 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """no-matching-distribution: pip found no release of a stack package that fits, on the index it read. None for a
     package outside the stack."""
     g = h.groups
+    if "nd_none" in g:
+        return _no_dists(env)
     req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
            or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
@@ -406,7 +408,14 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                                              else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)")
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
     versions = listed_in.group(1).strip() if listed_in else ""
+    if not versions and "req" in g:  # "No matching distribution found for X": the listing pip printed before it
+        versions = env.notes.get("pip_versions", "")
     local = "+" in req
+    pin = _PINNED.search(req)
+    if pin is not None and versions and versions != "none" and not local and "uv_req" not in g:
+        listing = [x.strip() for x in versions.split(",") if x.strip()]
+        if pin.group("ver") not in listing:
+            return _pin_unlisted(name, req, pin.group("ver"), listing, at)
     if "uv_dist" in g:  # uv sync / run: the locked release has no file for this host
         hint = _UV_PLATFORMS.match(env.notes.get("uv_platforms", ""))
         source = g["uv_dist"].split(" @ ", 1)[1] if " @ " in g["uv_dist"] else ""
@@ -450,6 +459,50 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 _PINNED = re.compile(r"===?\s{0,2}(?P<ver>\d[\w.+!*]{0,40})")
+
+
+def _pin_unlisted(name: str, req: str, ver: str, listing: Sequence[str], at: str) -> tuple[str, str]:
+    """no-matching-distribution of a pinned version the index does not list, where pip printed the versions it does
+    ("(from versions: ...)", pip-26.2.1 resolvelib/factory.py _report_single_requirement_conflict): the pin names a
+    release the index no longer (or never) serves for this Python and platform; a development build's pin (X.Y.devN, a
+    nightly) names one a nightly index has pruned, as nightly indexes keep only their recent builds."""
+    shown = ", ".join(listing) if len(listing) <= 6 else f"{', '.join(listing[:2])}, ..., {', '.join(listing[-3:])}"
+    newest = listing[-1]
+    nightly = ".dev" in ver
+    why = ("a nightly (development) build the index no longer lists: nightly indexes keep only recent builds and prune "
+           "older ones, so a pin to a dated nightly stops installing once it is pruned" if nightly else
+           "a version the index does not serve for this Python and platform (never published there, yanked from the "
+           "listing, or built only for other Pythons or platforms)")
+    asked = "" if req.lower() == f"{name}=={ver}" else f" ({req})"
+    cause = (f"pip found no {name}=={ver}{asked} on {at}: the index lists other versions of {name} ({shown}), and "
+             f"{ver} is not among them: {why}")
+    fix = (f"pin a version the index lists (the newest shown: {name}=={newest}"
+           + (", with the matching nightly of its companions" if nightly else "")
+           + f"), or install {name} {ver} from an index or a Python and platform that still serves it")
+    return cause, fix
+
+
+def _no_dists(env: Env) -> tuple[str, str] | None:
+    """no-matching-distribution from pip's resolver note under its conflict report (pip-25.3 onward,
+    src/pip/_internal/resolution/resolvelib/factory.py get_installation_error: "Additionally, some packages in these
+    conflicts have no matching distributions available for your environment:" and the names, those of the conflict's
+    causes for which _has_any_candidates finds no candidate at all): the names, which the log's context keeps (the
+    notes' "pip_no_dists"); None where the log cut them off."""
+    names = [n for n in env.notes.get("pip_no_dists", "").split(", ") if n]
+    if not names:
+        return None
+    shown = ", ".join(names)
+    index = env.notes.get("index", "")
+    at = f"the index {index}" if index else "the index pip read (pip's default, or PIP_INDEX_URL / pip.conf)"
+    cause = (f"pip found no distribution at all of {shown} on {at} for this environment: no release of "
+             f"{'it' if len(names) == 1 else 'them'} has a file this Python and platform install, or the index does not "
+             f"serve {'that name' if len(names) == 1 else 'those names'}; a package being installed requires "
+             f"{'it' if len(names) == 1 else 'them'} (the conflict pip reports above), so nothing was installed")
+    fix = (f"install {shown} from an index that serves {'it' if len(names) == 1 else 'them'} for this Python and platform "
+           "(an --index-url replaces the default index: add the one that carries "
+           f"{'it' if len(names) == 1 else 'them'} with --extra-index-url), or install a release of the requiring package (or its CUDA variant) whose requirements the index "
+           "meets")
+    return cause, fix
 
 
 def _no_file_here(name: str, req: str, g: Mapping[str, str], env: Env) -> tuple[str, str] | None:

@@ -1162,7 +1162,28 @@ MAX_CAUSES = 12
 # the packages conda's classic solver lists in its conflict report, one "Package <name> conflicts for:" line each, then
 # the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
 # notes' "conda_conflicts" (", "-joined, at most MAX_CAUSES)
-_CONDA_CONFLICT = re.compile(r"^\s{0,8}Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) conflicts for:")
+_CONDA_CONFLICT = re.compile(r"^\s{0,8}(?:\*\*)?Package (?P<c>[A-Za-z0-9_][\w.-]{0,80}) conflicts for:")
+# the chains of conda's conflict report (conda 4.7-4.14 conda/exceptions.py UnsatisfiableError, class "direct": under
+# "Package <name> conflicts for:", " -> ".join(str(MatchSpec) of each link), a version range printed as
+# "<name>[version='<spec>']", the user's own request as its spec alone, "cudatoolkit=10.0"): each chain kept, in order,
+# in the notes' "conda_chains" ("; "-joined, at most MAX_CAUSES), and each bare spec a chain block holds in
+# "conda_requests" (", "-joined); a GitHub paste may wrap the block in Markdown's "**"
+_CONDA_CHAIN = re.compile(r"^\s{0,8}(?:- )?(?:\*\*)?(?P<c>[A-Za-z0-9_][\w.-]{0,80}(?:\[[^\]\n]{0,600}\])? -> [^\n]{0,1000}?"
+                          r"(?<=> )(?!__)[A-Za-z0-9_][\w.-]{0,80}\[version='[^'\n]{1,200}'\])(?:\*\*)?\s{0,4}$")
+_CONDA_REQUEST = re.compile(r"^\s{0,8}(?:- )?(?:\*\*)?(?P<c>[A-Za-z0-9_][\w.-]{0,80}(?:==?|>=|<=|[<>])\d[\w.*]{0,40})(?:\*\*)?\s{0,4}$")
+# pip's resolver note under its conflict report (pip-25.3 onward, src/pip/_internal/resolution/resolvelib/factory.py
+# get_installation_error: "Additionally, some packages in these conflicts have no matching distributions available for
+# your environment:" then "\n    ".join(sorted(no_candidates)), the causes' names for which _has_any_candidates finds
+# none): each name kept, in order, in the notes' "pip_no_dists" (", "-joined, at most MAX_CAUSES); the names follow the
+# header on its own line (a paste may join them onto it)
+_PIP_NO_DISTS_HEAD = "have no matching distributions available for your environment:"
+_PIP_NO_DIST_NAME = re.compile(r"^\s{0,8}(?P<c>[A-Za-z0-9][\w.-]{0,80})\s{0,4}$")
+# the versions pip lists where it finds none that satisfies a requirement (pip-26.2.1 resolvelib/factory.py
+# _report_single_requirement_conflict: "(from versions: %s)", ", ".join of the versions with a file this Python and
+# platform install, or "none"), kept in the notes' "pip_versions" (the last listing the log shows); a paste that starts
+# inside the listing keeps only its tail: a line of comma-separated versions closed by the listing's ")"
+_PIP_VERSIONS = re.compile(r"\(from versions: (?P<v>[^)\n]{0,4000})\)")
+_PIP_VERSIONS_TAIL = re.compile(r"^\s{0,8}(?P<v>(?:[\w.+!]{1,40}, ){2,400}\d[\w.+!]{0,40})\)\s{0,4}$")
 # a version check (python -c "import torch; print(torch.__version__); print(torch.cuda.is_available())", or a REPL's
 # ">>> torch.__version__"): each print() call's arguments (a call inside one: "is_available()", with no arguments of its
 # own), and a REPL's bare expression; then each output line's values, and a version as torch/version.py holds it
@@ -1222,6 +1243,8 @@ class LogContext:
     candidates: dict[str, str] = field(default_factory=dict)  # pip's first candidate of each distribution (its wheel's version)
     pins: list[str] = field(default_factory=list)  # the "name==version" requirements pip collected, in order
     derivation: str = ""  # uv's first "Because ..." paragraph of its derivation, while it is still being read
+    conda_block: bool = False  # inside conda's conflict report: its chains and the user's bare specs
+    no_dists: bool = False  # pip's "no matching distributions available" note is listing its names
 
     def _derivation(self, line: str) -> None:
         """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
@@ -1251,6 +1274,22 @@ class LogContext:
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
 
+    def _no_dists(self, line: str) -> None:
+        """pip's note of the conflict's packages with no distribution for the environment (:data:`_PIP_NO_DISTS_HEAD`):
+        the names under it (or after its colon, where a paste joined them), one a line, into the ``pip_no_dists`` note,
+        up to the first line that is no bare name."""
+        _, found, rest = line.partition(_PIP_NO_DISTS_HEAD)
+        names = rest.split() if found else [line]
+        self.no_dists = bool(found)
+        for name in names:
+            if (m := _PIP_NO_DIST_NAME.match(name)) is None:
+                self.no_dists = False
+                return
+            have = self.notes.get("pip_no_dists", "")
+            if m.group("c") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
+                self.notes["pip_no_dists"] = f"{have}, {m.group('c')}" if have else m.group("c")
+            self.no_dists = True
+
     def take(self, line: str) -> None:
         if self.derivation or (("Because " in line or "because " in line) and "uv_because" not in self.notes):
             self._derivation(line)
@@ -1277,10 +1316,29 @@ class LogContext:
                 self.notes["pip_causes"] = f"{have}; {c.group('c').strip()}" if have else c.group("c").strip()
         if "Collecting " in line or ".whl" in line:
             self._candidate(line)
+        if self.no_dists or _PIP_NO_DISTS_HEAD in line:
+            self._no_dists(line)
+        if "from versions: " in line and (fv := _PIP_VERSIONS.search(line)) is not None:
+            self.notes["pip_versions"] = fv.group("v").strip()
+        elif line.endswith(")") and ", " in line and (ft := _PIP_VERSIONS_TAIL.match(line)) is not None:
+            self.notes["pip_versions"] = ft.group("v").strip().split(", ", 1)[1]  # its first may be cut mid-version
         if "conflicts for:" in line and (c := _CONDA_CONFLICT.search(line)) is not None:
             have = self.notes.get("conda_conflicts", "")
             if c.group("c") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
                 self.notes["conda_conflicts"] = f"{have}, {c.group('c')}" if have else c.group("c")
+            self.conda_block = True
+        elif " -> " in line and "[version='" in line and (c := _CONDA_CHAIN.match(line)) is not None:
+            have = self.notes.get("conda_chains", "")
+            if c.group("c") not in have.split("; ") and have.count("; ") < MAX_CAUSES - 1:
+                self.notes["conda_chains"] = f"{have}; {c.group('c')}" if have else c.group("c")
+            self.conda_block = True
+        elif self.conda_block:
+            if (c := _CONDA_REQUEST.match(line)) is not None:
+                have = self.notes.get("conda_requests", "")
+                if c.group("c") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
+                    self.notes["conda_requests"] = f"{have}, {c.group('c')}" if have else c.group("c")
+            else:
+                self.conda_block = False
         if ".(" not in line and "(" in line and "." in line:
             for call in _CALL.finditer(line):
                 if call.group("top") in name_tables().modules or _DIST_NAME.fullmatch(call.group("top")) is not None:
