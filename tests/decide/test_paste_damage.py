@@ -617,6 +617,13 @@ HEAD_GENERIC = {
         "cuda-lib-too-old) is in the lines it lost",
     "RuntimeError: Unable to use CUDA because of the following issues with CUDA components:":
         "the same preface raised on its own (jax-v0.4.26 jax/_src/xla_bridge.py:293): its cause is in the lines it lost",
+    "ERROR: Cannot install torch==2.8.0.dev20250601+cu126 because these package versions have conflicting dependencies.":
+        "pip's conflict report's head (factory.py get_installation_error): alone it is pip-resolution-impossible's; the "
+        "packages no index offers (the note \"some packages in these conflicts have no matching distributions\") are in "
+        "the lines it lost",
+    "ERROR: Could not find a version that satisfies the requirement python==3.10 (from versions: none)":
+        "pip's line for the interpreter asked for as a requirement: the requirement pip could not find is the next one "
+        "it reports, in the line the cut lost",
 }
 HEAD_UNDONE = frozenset({
     'accelerate:ImportError: `torchao` was not found on your syste#1c56810c',
