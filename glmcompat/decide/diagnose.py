@@ -202,6 +202,9 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     if (owner := symbol_framework(sym, facts)) is not None:  # another framework's C++ API (tensorflow::, phi::, xla::)
         return _framework_symbol(h, env, *owner)
+    if (not pkg or pkg == "torch") and (own_lib := _torch_own_library(h.groups.get("library", ""))) and (
+            torch_shaped(sym) or LEGACY_TH.match(sym) is not None):
+        return _stale_torch_library(own_lib, sym, env)
     cut = h.groups.get("cut_library", "")
     if cut and (not pkg or pkg == "torch"):  # the symbol cut off and no package's module: nothing to name honestly
         return None
@@ -228,6 +231,33 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+# torch's own libraries as the loader names them: a file of its package's lib directory (torch/lib/libATen.so.1,
+# torch/lib/libtorch_cpu.so, torch/lib/libc10.so: where every torch wheel, conda package and source build puts them) or
+# its Python extension module (torch/_C.cpython-*.so); and the C names of its legacy TH libraries (THNN_*, THC*, TH*)
+TORCH_OWN_LIBRARY = re.compile(r"(?:^|/)torch/(?P<file>lib/[^/]{1,200}\.so[.\d]{0,12}|_C(?:\.[\w-]{1,80})?\.so)$")
+LEGACY_TH = re.compile(r"TH[A-Z_]")
+
+
+def _torch_own_library(library: str) -> str:
+    """The file name of ``library`` where it is one of torch's own (:data:`TORCH_OWN_LIBRARY`), else ""."""
+    m = TORCH_OWN_LIBRARY.search(library.replace("\\", "/"))
+    return m.group("file").rsplit("/", 1)[-1] if m is not None else ""
+
+
+def _stale_torch_library(lib: str, sym: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol where the library the loader names is torch's own and the symbol torch's too: torch's
+    libraries come from two builds or installs (a stale copy from an older one loaded beside the new one)."""
+    torch = env.version("torch")
+    here = f"torch {torch}" if torch else "torch"
+    return (f"torch's own library {lib} needs {sym}, a symbol of torch itself that the torch libraries loaded beside it "
+            f"do not export: {here}'s libraries come from two builds or installs, a stale {lib} (or the library it "
+            "needs) from an older build or install loaded beside the new one (a leftover build directory, an upgrade over "
+            "a half-removed torch, a second torch on LD_LIBRARY_PATH or sys.path)",
+            f"remove every copy of torch (pip uninstall torch until none is left, and a conda torch; for a source build, "
+            f"python setup.py clean and delete build/ and torch/lib/), then install or rebuild one torch; check that no "
+            f"other {lib} is found first (LD_LIBRARY_PATH, `python -c 'import torch; print(torch.__file__)'`)")
 
 
 def _before_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
