@@ -202,6 +202,9 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return None
     if (owner := symbol_framework(sym, facts)) is not None:  # another framework's C++ API (tensorflow::, phi::, xla::)
         return _framework_symbol(h, env, *owner)
+    if (not pkg or pkg == "torch") and (own_lib := _torch_own_library(h.groups.get("library", ""))) and (
+            torch_shaped(sym) or LEGACY_TH.match(sym) is not None):
+        return _stale_torch_library(own_lib, sym, env)
     cut = h.groups.get("cut_library", "")
     if cut and (not pkg or pkg == "torch"):  # the symbol cut off and no package's module: nothing to name honestly
         return None
@@ -228,6 +231,33 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+# torch's own libraries as the loader names them: a file of its package's lib directory (torch/lib/libATen.so.1,
+# torch/lib/libtorch_cpu.so, torch/lib/libc10.so: where every torch wheel, conda package and source build puts them) or
+# its Python extension module (torch/_C.cpython-*.so); and the C names of its legacy TH libraries (THNN_*, THC*, TH*)
+TORCH_OWN_LIBRARY = re.compile(r"(?:^|/)torch/(?P<file>lib/[^/]{1,200}\.so[.\d]{0,12}|_C(?:\.[\w-]{1,80})?\.so)$")
+LEGACY_TH = re.compile(r"TH[A-Z_]")
+
+
+def _torch_own_library(library: str) -> str:
+    """The file name of ``library`` where it is one of torch's own (:data:`TORCH_OWN_LIBRARY`), else ""."""
+    m = TORCH_OWN_LIBRARY.search(library.replace("\\", "/"))
+    return m.group("file").rsplit("/", 1)[-1] if m is not None else ""
+
+
+def _stale_torch_library(lib: str, sym: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol where the library the loader names is torch's own and the symbol torch's too: torch's
+    libraries come from two builds or installs (a stale copy from an older one loaded beside the new one)."""
+    torch = env.version("torch")
+    here = f"torch {torch}" if torch else "torch"
+    return (f"torch's own library {lib} needs {sym}, a symbol of torch itself that the torch libraries loaded beside it "
+            f"do not export: {here}'s libraries come from two builds or installs, a stale {lib} (or the library it "
+            "needs) from an older build or install loaded beside the new one (a leftover build directory, an upgrade over "
+            "a half-removed torch, a second torch on LD_LIBRARY_PATH or sys.path)",
+            f"remove every copy of torch (pip uninstall torch until none is left, and a conda torch; for a source build, "
+            f"python setup.py clean and delete build/ and torch/lib/), then install or rebuild one torch; check that no "
+            f"other {lib} is found first (LD_LIBRARY_PATH, `python -c 'import torch; print(torch.__file__)'`)")
 
 
 def _before_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
@@ -854,7 +884,33 @@ def package_cause(package: str, env: Env, facts: Facts, what: str) -> tuple[str,
 PURE_PYTHON = frozenset({"transformers", "accelerate", "datasets", "huggingface-hub", "diffusers", "peft", "tokenizers"})
 
 
-def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+# torch's first release built against NumPy 2 (its wheels run under NumPy 1.x and 2.x): the numpy-abi row's source
+TORCH_NUMPY2 = "2.3"
+
+
+def _torch_numpy(h: Hit, env: Env) -> tuple[str, str] | None:
+    """numpy-abi read from torch's own words (tensor_numpy.cpp): its warning "Failed to initialize NumPy: _ARRAY_API not
+    found" or the RuntimeError "Numpy is not available" that every conversion raises after it. A torch built against
+    NumPy 1.x (before 2.3) under NumPy 2; None where the log's versions say otherwise (a NumPy older than 2, or a torch
+    built against NumPy 2): then torch's NumPy failed for another reason the line does not tell."""
+    np, torch = env.version("numpy"), env.version("torch")
+    npv, tv, first = _v(np), _v(_public(torch)) if torch else None, _v(TORCH_NUMPY2)
+    if (npv is not None and npv.major < 2) or (tv is not None and first is not None and tv >= first):
+        return None
+    said = Break(rule="numpy-abi", package="torch", version=torch, against=np).sentence()
+    what = ("torch's \"Numpy is not available\": its NumPy bridge did not initialize, so it refuses every tensor-NumPy "
+            "conversion" if "torch_np" in h.groups else "torch's warning \"Failed to initialize NumPy\" at import")
+    return (f"{said} ({what}: torch releases before {TORCH_NUMPY2} are built against the NumPy 1.x C ABI, which "
+            f"{'numpy ' + np if np else 'NumPy 2'} does not load)",
+            f"pin numpy<2 next to this torch (python -m pip install 'numpy<2'), or upgrade torch to {TORCH_NUMPY2} or "
+            "newer, built against NumPy 2 (with its torchvision/torchaudio)")
+
+
+def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "torch_np_absent" in h.groups:  # torch's warning that numpy is not installed at all: no ABI of it is read
+        return None
+    if "torch_np" in h.groups or "torch_np_warn" in h.groups:
+        return _torch_numpy(h, env)
     pkg = h.package if h.package and h.package != "numpy" else ""
     through = ""
     if pkg in PURE_PYTHON:  # a frame of a pure-Python package: the extension is imported below it
@@ -1293,7 +1349,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
@@ -1327,6 +1383,8 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
               "pkg-resources-removed": frozenset({"package-not-installed"})}
+# the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
+TORCH_NUMPY_OTHER = frozenset({"numpy-too-old", "numpy-too-new"})
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
 # process that finds no usable driver counts no GPU ("No CUDA GPUs are available", cudaErrorNoDevice)
 DRIVER_ABSENT = frozenset({"driver-not-found", "driver-library-mismatch"})
@@ -1479,6 +1537,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     searched = [o.line for o in out if o.id == "build-header-missing" and "x_hlib2" in o.groups]
     if searched:  # a source build's own search for the library it compiles against: the loader's error it re-raises after
         out = [o for o in out if not (o.id == "system-lib-missing" and any(0 < o.line - s <= 3 for s in searched))]
+    if any(o.id in TORCH_NUMPY_OTHER or (o.id == "package-not-installed" and o.groups.get("module") == "numpy")
+           for o in out):  # torch's "Numpy is not available" after another NumPy error the log names: that one's
+        out = [o for o in out if not (o.id == "numpy-abi" and "torch_np" in o.groups)]
     if any(o.id in DRIVER_ABSENT for o in out):  # no driver (or an unusable one): torch then counts no GPU, its consequence
         out = [o for o in out if o.id not in DRIVER_CONSEQUENCE]
     first_error = min((o.line for o in out if o.id in BUILD_FIRST_ERRORS), default=0)

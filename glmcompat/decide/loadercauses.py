@@ -663,6 +663,20 @@ def _nccl_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "libnccl.so.2 first on LD_LIBRARY_PATH")
 
 
+def _nccl_older(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nccl-library-older-than-torch: NCCL 2.14-2.16 rejecting the undefined blocking attribute (INT_MIN) of the config
+    a torch built against NCCL 2.17 or newer passes; the NCCL version the log names (torch's "NCCL version x.y.z")."""
+    have = env.cuda.get("nccl", "") or env.version("nccl")
+    nccl = f"NCCL {have}" if have else "the NCCL loaded"
+    return (f"the libnccl.so.2 the process loaded, {nccl}, is older than the NCCL torch was built against: torch passes "
+            "the communicator config of its newer NCCL headers (ncclConfig_t, its blocking attribute left undefined: "
+            f"INT_MIN, -2147483648, from NCCL 2.17 on), which {nccl} rejects as invalid (ncclInvalidArgument; NCCL 2.14-2.16 "
+            "accept only 0 or 1)",
+            f"keep only the NCCL torch requires: install the nvidia-nccl-cu12 (or -cu11) version torch's METADATA pins "
+            f"(`pip show torch`), drop the older libnccl ({nccl}) from LD_LIBRARY_PATH (a system or conda NCCL, a second "
+            "nvidia-nccl wheel), or install a torch built for the NCCL that is there")
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these and the rest)
 LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = {
     "driver-too-old": _driver,
@@ -679,6 +693,7 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
     "tensorrt-lib-missing": _tensorrt_lib,
     "libpython-missing": _libpython,
     "nccl-too-old": _nccl_old,
+    "nccl-library-older-than-torch": _nccl_older,
     "dylib-wrong-arch": _dyld_arch,
 }
 

@@ -722,6 +722,8 @@ PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
                                              else "flash-attn" if "opt_fa" in h.groups else ""),
     "cuda-not-available": lambda h, env: "torch",
     "torch-api-removed": lambda h, env: "torch",
+    # torch's own words of NumPy 2's ABI (tensor_numpy.cpp): torch, whatever frames follow them
+    "numpy-abi": lambda h, env: "torch" if h.groups.keys() & {"torch_np", "torch_np_warn"} else "",
     "mpi-lib-missing": _mpi_dist,
     # a compiler the build runs missing (setuptools' "Microsoft Visual C++ 14.0 or greater is required", distutils'
     # spawn): the package pip was building, not setuptools whose frames raise it; torch's and triton's own words keep

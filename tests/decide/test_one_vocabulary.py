@@ -134,6 +134,8 @@ REFINES: dict[frozenset[str], str] = {
         "conda's unsatisfiable report naming the machine's __cuda (glmcompat/decide/diagnose.py VIRTUAL_PACKAGE)",
     frozenset({'build-isolation-no-torch', 'package-not-installed'}):
         "a compiled package's own no-torch words ending in Python's \"No module named 'torch'\" (auto-gptq 0.5-0.7.1, auto-round): the failed build names torch's absence, not a missing package of the environment (glmcompat/decide/diagnose.py drops package-not-installed of torch beside build-isolation-no-torch; tests/fixtures/raise_sites/iso-signatures.toml)",
+    frozenset({'numpy-abi', 'package-not-installed'}):
+        "torch's warning \"Failed to initialize NumPy: No module named 'numpy'\" (tensor_numpy.cpp is_numpy_available): numpy is absent, so no NumPy ABI is read; numpy-abi's reading of torch's words drops itself (glmcompat/decide/diagnose.py _numpy, DROPPED torch_np_absent; tests/fixtures/raise_sites/miss3a-signatures.toml)",
     frozenset({'build-isolation-no-torch', 'source-build-failed'}):
         'the failed build step of a log whose torch is missing from the isolated build environment (glmcompat/decide/pythoncauses.py isolated_torch, tests/fixtures/raise_sites/install-family.toml)',
 }
