@@ -436,7 +436,7 @@ UNMEASURED_BJ = False
 # While UNMEASURED_BM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BM = False, as for set V.
 CASES_BM = tomllib.loads((HERE / "heldout_bm.toml").read_text())["case"]
-UNMEASURED_BM = True
+UNMEASURED_BM = False
 
 # heldout_bn.toml: the set gathered as BN (typed as a conda / mamba environment user: conda-forge and defaults
 # channels, pip installs mixed into a conda env, cudatoolkit / cuda-toolkit / pytorch-cuda packages, environment.yml
@@ -445,7 +445,7 @@ UNMEASURED_BM = True
 # While UNMEASURED_BN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BN = False, as for set V.
 CASES_BN = tomllib.loads((HERE / "heldout_bn.toml").read_text())["case"]
-UNMEASURED_BN = True
+UNMEASURED_BN = False
 
 # heldout_bo.toml: the set gathered as BO (typed as a multimodal / vision-language model user: LLaVA, Qwen-VL, InternVL,
 # Florence, CLIP/SigLIP, BLIP, video-LLMs, running their demo scripts or serving them; sets BM and BN are gathered beside
@@ -453,7 +453,7 @@ UNMEASURED_BN = True
 # While UNMEASURED_BO, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BO = False, as for set V.
 CASES_BO = tomllib.loads((HERE / "heldout_bo.toml").read_text())["case"]
-UNMEASURED_BO = True
+UNMEASURED_BO = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
