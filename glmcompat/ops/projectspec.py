@@ -13,7 +13,9 @@ so that where uv alone picks another torch the lock still has a head start. Once
 * the first run, when every core package its lock holds is at the version the core pins (the prediction held):
   the lock it wrote, with glmcompat's constraints recorded in its ``[manifest]`` as uv records them;
 * the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run started then on
-  the new pyproject.toml: the lock uv wrote for exactly the new pyproject.toml and the same seed.
+  the new pyproject.toml: the lock uv wrote for exactly the new pyproject.toml and the same seed (the first run
+  itself, where the pyproject.toml written is the one it ran on: a project that held glmcompat's lines and no
+  uv.lock, its core unchanged).
 
 Either way the lock is written in place (atomically, after the pyproject.toml) only for uv itself to confirm it:
 ``uv lock --offline --check`` in the project says the lock is current for the new pyproject.toml, so it is the
@@ -198,9 +200,12 @@ def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str,
 def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
     """``uv lock`` of the project whose root pyproject.toml is ``pyproject``, as it is, in a private copy; None
     where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
-    dynamic metadata) or already holds glmcompat's lines (the lock then starts from them), or where uv cannot start.
-    Never fails."""
-    return _start(pyproject.parent, None, _REFUSED, index)
+    dynamic metadata) or already holds glmcompat's lines beside a uv.lock (the lock then starts from them: uv runs in
+    place, :func:`glmcompat.ops.projectlock._as_is`), or where uv cannot start. Never fails. (glmcompat's lines
+    without a uv.lock -- a project committed without its lock -- are the likeliest answer itself: the run then asks
+    exactly the question the lock asks where the core stays, and :func:`settle` takes its lock as it is.)"""
+    root = pyproject.parent
+    return _start(root, None, _REFUSED if (root / "uv.lock").is_file() else _REFUSED[1:], index)
 
 
 def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | None) -> Run | None:
@@ -294,6 +299,8 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
         second, predicted = predicted, None  # the very question: no need to ask it again
     elif predicted is not None:
         predicted.discard()  # another question: its uv only slows what is left
+    if second is None and first is not None and files is not None and first.files == files:
+        second, first = first, None  # the project as it was is the very question (its core stays): its lock as it is
     if first is None and second is None:
         return None, None
     try:
