@@ -503,6 +503,18 @@ def _rank(python: str, machine: str) -> dict[str, int]:
     return {str(t): i for i, t in enumerate(supported_tags(python, f"manylinux_{machine}"))}
 
 
+@lru_cache(maxsize=8192)
+def _wheel_tags(fn: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(its tags as text, their platforms) of a wheel file name, None where it is not one: parsed once a process (a
+    serving lock names two thousand wheel files, and each judge asks of them twice: :func:`stored_key`, then
+    :func:`probe_lock`)."""
+    try:
+        tags = parse_wheel_filename(fn)[3]
+    except InvalidWheelFilename:
+        return None
+    return tuple(str(t) for t in tags), tuple(t.platform for t in tags)
+
+
 def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
     """Of the compiled wheels a lock records for one package (``LOCATION#sha256=``), the one an installer on
     ``machine`` with ``python`` takes (best tag first); failing that (the environment's Python is not stated), the
@@ -511,15 +523,14 @@ def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
     best: tuple[int, str] | None = None
     fallback = None
     for loc in locs:
-        fn = loc.split("#")[0].rsplit("/", 1)[-1]
-        try:
-            tags = parse_wheel_filename(fn)[3]
-        except InvalidWheelFilename:
+        got = _wheel_tags(loc.split("#")[0].rsplit("/", 1)[-1])
+        if got is None:
             continue
-        r = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
+        tags, platforms = got
+        r = min((rank[t] for t in tags if t in rank), default=None)
         if r is not None and (best is None or r < best[0]):
             best = (r, loc)
-        if fallback is None and any(t.platform.endswith(f"_{machine}") for t in tags):
+        if fallback is None and any(p.endswith(f"_{machine}") for p in platforms):
             fallback = loc
     return best[1] if best is not None else fallback
 

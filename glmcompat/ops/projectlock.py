@@ -694,6 +694,8 @@ def _warm(requires_python: str | None) -> None:
     cold lock): the imports, and the wheel tags of each environment the judge reads (a uv.lock's requires-python is
     its project's)."""
     import glmcompat.decide.rules.lockjudge  # noqa: F401  # lazy: judging a new lock only (not a recalled one)
+    import glmcompat.ops.artifacts  # noqa: F401  # lazy: judging a new lock only (its compiled wheels)
+    import glmcompat.ops.indexpins  # noqa: F401  # lazy: judging a new lock only (45 ms of imports)
     import glmcompat.ops.lockgen  # noqa: F401  # lazy: a no-op's record only (see lock_project_recorded)
     import glmcompat.readers.formats  # noqa: F401  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.model.environments import python_envs  # lazy: judging a new lock only (not a recalled one)
