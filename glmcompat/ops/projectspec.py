@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 
 SEEDS = ("uv.toml", ".python-version", ".python-versions")  # files of the project root uv reads besides the two
 _REFUSED = (b"# glmcompat lock", b"workspace", b"sources", b"dynamic", b"\r")  # a copy might lock otherwise: none
+# a project whose lock uv gives a [manifest] of its own (constraints, overrides, groups, members): a lock of it never
+# takes glmcompat's constraints by :func:`with_manifest`, so the run on the new pyproject.toml starts at once
+_MANIFESTED = (b"constraint-dependencies", b"override-dependencies", b"build-constraint", b"dependency-groups",
+               b"dev-dependencies", b"members")
 # uv's resolver log (-v): "DEBUG Selecting: torch==2.9.1 [compatible] (torch-2.9.1-cp311-...whl)"; the file is one of
 # the release's (the one uv's log names), "(virtual)" or absent for the project itself
 _SELECTING = re.compile(rb"Selecting: (?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})==(?P<version>[^\s\[]{1,100})"
@@ -303,15 +307,22 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
         second, first = first, None  # the project as it was is the very question (its core stays): its lock as it is
     if first is None and second is None:
         return None, None
+    spare: Callable[[], Run | None] | None = None
+    if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
+        def spare() -> Run | None:
+            try:
+                run = Run(files, env)
+                if started is not None:
+                    started(run)
+                return run
+            except Exception:
+                return None
+
+        if any(word in old_py for word in _MANIFESTED):
+            second, spare = spare(), None  # uv records a manifest of its own here: the first run's lock is never taken
+    runs: list[Run] = []  # the run on the new pyproject.toml, where _first_answer starts it
     try:
-        if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
-            second = Run(files, env)
-            if started is not None:
-                started(second)
-    except Exception:
-        second = None
-    try:
-        got = _first_answer(first, second, pins, overrides)
+        got = _first_answer(first, second, pins, overrides, spare, runs)
         if got is None:
             return None, None
         from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
@@ -336,16 +347,27 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
             return None, None
         return p, value
     finally:
-        if second is not None:
-            second.discard()
+        for run in [second, *runs]:
+            if run is not None:
+                run.discard()
 
 
-def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
-                  ) -> bytes | None:
+def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str],
+                  spare: Callable[[], Run | None] | None = None, runs: list[Run] | None = None) -> bytes | None:
     """The lock of whichever run answers first: ``first``'s (the manifest added) where its prediction held, else
-    ``second``'s; None where neither does."""
+    ``second``'s; None where neither does. ``spare``: starts the run on the new pyproject.toml in ``second``'s place
+    (appended to ``runs``, the caller's to discard), only once the first's prediction is in doubt -- uv's log selects a
+    core package at another version than ``pins`` (the lock would then not hold them), or its lock does not hold --
+    so that where it holds, uv alone has the machine (two uv resolving at once slow each other)."""
+    doubt = threading.Event()
+    if first is not None and second is None and spare is not None:
+        first.on_select(lambda name, version, _file: doubt.set() if _contradicts(name, version, pins) else None)
     tried = first is None
     while True:
+        if second is None and spare is not None and (tried or doubt.is_set()):
+            second, spare = spare(), None
+            if second is not None and runs is not None:
+                runs.append(second)
         if not tried and first is not None and first.done():
             tried = True
             got = first.lock()
@@ -353,13 +375,24 @@ def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str]
                 synthesized = with_manifest(got, pins, overrides)
                 if synthesized is not None:
                     return synthesized
-            if second is None:
+            if second is None and spare is None:
                 return None
+            continue  # the run on the new pyproject.toml is all that is left: started above, then waited for
         if second is not None and (tried or second.done()):
             return second.lock()  # waits for it, where it is all that is left (woken as uv exits, not polled)
-        if second is None and tried:
+        if second is None and spare is None and tried:
             return None
         time.sleep(0.005)
+
+
+def _contradicts(name: str, version: str, pins: Mapping[str, str]) -> bool:
+    """Whether uv selecting ``name==version`` leaves a lock :func:`holds` refuses (a core package at another version
+    than ``pins`` gives it, local label aside), were it kept."""
+    from glmcompat.decide.stacks import CORE  # lazy: start-up path (see holds)
+    from glmcompat.model.names import canonicalize  # lazy: as above
+
+    n = canonicalize(name)
+    return n in CORE and pins.get(n) != version.split("+")[0]
 
 
 def restore(path: Path, data: bytes | None, mode: int | None) -> None:

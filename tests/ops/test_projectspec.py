@@ -242,13 +242,20 @@ def test_the_runs_log_names_each_release_of_its_lock(tmp_path, local_index):
 
 
 @pytest.mark.slow
-def test_a_project_committed_without_its_lock_takes_the_run_on_it(tmp_path, facts, src, local_index, monkeypatch):
+@pytest.mark.parametrize("predicted", [True, False], ids=["predicted", "no-prediction"])
+def test_a_project_committed_without_its_lock_takes_the_run_on_it(tmp_path, facts, src, local_index, monkeypatch,
+                                                                  predicted):
     """A project that holds glmcompat's lines and no uv.lock (committed without it), its core unchanged: the run
     started on the project as written asked exactly the question, so its lock is taken and no other uv lock is
     started (no prediction run, no run after the resolution); the lock is byte for byte the one an unspeculated run
     leaves. Here the matrix records none of the releases (as glm5-sglang's flashinfer-python 0.6.3 is not), so a
-    prediction from the matrix alone finds no set: the lines themselves are the prediction."""
+    prediction from the matrix alone finds no set: the lines themselves are the prediction (``no-prediction``: none
+    at all, and the settling takes the run on the project as written for the very question it asked)."""
     from glmcompat.decide import remedysearch
+    from glmcompat.ops import projectlock
+
+    if not predicted:
+        monkeypatch.setattr(projectlock, "_predicted", lambda *a, **k: None)
 
     class Bare(remedysearch.MatrixSource):
         def versions(self, name: str) -> list[str]:
@@ -285,3 +292,32 @@ def test_a_project_committed_without_its_lock_takes_the_run_on_it(tmp_path, fact
     assert started == [committed]  # the one run, on the project as written
     assert _files(spec) == _files(plain) and sorted(_files(spec)) == ["pyproject.toml", "uv.lock"]
     assert [p.name for p in temp.iterdir() if p.name.startswith(UV_PREFIX)] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deps", [HELD, CHANGED], ids=["held", "changed"])
+def test_the_run_on_the_new_pyproject_starts_only_when_the_first_is_in_doubt(tmp_path, facts, src, local_index,
+                                                                               monkeypatch, deps):
+    """No prediction: the run on the project as written is settled on. Where uv's own pick is the safe core (held),
+    no second uv is started beside it (two uv slow each other); where it is not (changed: uv's log selects torch
+    2.15.0, the core pins 2.9.1), the run on the new pyproject.toml starts and gives the lock. Either way the lock is
+    byte for byte the unspeculated one."""
+    from glmcompat.ops import projectlock
+
+    monkeypatch.setattr(projectlock, "_predicted", lambda *a, **k: None)
+    started: list[bytes] = []
+    real = projectspec.Run
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, files: Any, env: dict[str, str]) -> None:
+            started.append(files["pyproject.toml"])
+            super().__init__(files, env)
+
+    monkeypatch.setattr(projectspec, "Run", Counted)
+    spec, plain, made = _both(tmp_path, deps, facts, src, monkeypatch)
+    assert spec == plain and b'name = "torch"\nversion = "2.9.1"' in spec["uv.lock"]
+    assert b"# glmcompat lock" not in started[0]
+    if deps == HELD:
+        assert len(started) == 1 and made and made[0] == spec["uv.lock"]
+    else:
+        assert len(started) == 2 and started[1] == spec["pyproject.toml"] and made == []
