@@ -359,12 +359,12 @@ def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str]
     (appended to ``runs``, the caller's to discard), only once the first's prediction is in doubt -- uv's log selects a
     core package at another version than ``pins`` (the lock would then not hold them), or its lock does not hold --
     so that where it holds, uv alone has the machine (two uv resolving at once slow each other)."""
-    doubt = threading.Event()
+    doubt = _Doubt(pins)
     if first is not None and second is None and spare is not None:
-        first.on_select(lambda name, version, _file: doubt.set() if _contradicts(name, version, pins) else None)
+        first.on_select(doubt.heard)
     tried = first is None
     while True:
-        if second is None and spare is not None and (tried or doubt.is_set()):
+        if second is None and spare is not None and (tried or doubt):
             second, spare = spare(), None
             if second is not None and runs is not None:
                 runs.append(second)
@@ -383,6 +383,35 @@ def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str]
         if second is None and spare is None and tried:
             return None
         time.sleep(0.005)
+
+
+class _Doubt:
+    """Whether the run on the project as written is in doubt: the version uv's log last selected of some core
+    package has not been the one ``pins`` gives it (:func:`_contradicts`) for :data:`DOUBT_AFTER` seconds. The last
+    one, and for a while: a forking resolution tries a version in one fork and settles on another within
+    milliseconds (the SGLang API project: torch 2.15.0 selected once, then 2.14.1 in every fork; its lock holds
+    2.14.1)."""
+
+    def __init__(self, pins: Mapping[str, str]) -> None:
+        self.pins = pins
+        self.wrong: set[str] = set()
+        self.since: float | None = None  # when ``wrong`` last became non-empty
+        self.mutex = threading.Lock()
+
+    def heard(self, name: str, version: str, _file: str) -> None:
+        with self.mutex:
+            if _contradicts(name, version, self.pins):
+                self.wrong.add(name.lower())
+            else:
+                self.wrong.discard(name.lower())
+            self.since = (self.since or time.monotonic()) if self.wrong else None
+
+    def __bool__(self) -> bool:
+        with self.mutex:
+            return self.since is not None and time.monotonic() - self.since >= DOUBT_AFTER
+
+
+DOUBT_AFTER = 0.25  # seconds a core package stays at another version than the core's before the second run starts
 
 
 def _contradicts(name: str, version: str, pins: Mapping[str, str]) -> bool:
