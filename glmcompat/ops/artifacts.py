@@ -34,7 +34,7 @@ from glmcompat.edges.index import cache_key
 from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.errors import GlmcompatError, WheelError
 from glmcompat.model.names import canonicalize
-from glmcompat.model.wheeltags import supported_tags
+from glmcompat.model.wheeltags import supported_tags, wheel_file_tags
 from glmcompat.ops.wheelprobe import (
     JUDGE_WHOLE_MEMBER,
     WHOLE_INFLATED,
@@ -503,18 +503,6 @@ def _rank(python: str, machine: str) -> dict[str, int]:
     return {str(t): i for i, t in enumerate(supported_tags(python, f"manylinux_{machine}"))}
 
 
-@lru_cache(maxsize=8192)
-def _wheel_tags(fn: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """(its tags as text, their platforms) of a wheel file name, None where it is not one: parsed once a process (a
-    serving lock names two thousand wheel files, and each judge asks of them twice: :func:`stored_key`, then
-    :func:`probe_lock`)."""
-    try:
-        tags = parse_wheel_filename(fn)[3]
-    except InvalidWheelFilename:
-        return None
-    return tuple(str(t) for t in tags), tuple(t.platform for t in tags)
-
-
 def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
     """Of the compiled wheels a lock records for one package (``LOCATION#sha256=``), the one an installer on
     ``machine`` with ``python`` takes (best tag first); failing that (the environment's Python is not stated), the
@@ -523,7 +511,7 @@ def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
     best: tuple[int, str] | None = None
     fallback = None
     for loc in locs:
-        got = _wheel_tags(loc.split("#")[0].rsplit("/", 1)[-1])
+        got = wheel_file_tags(loc.split("#")[0].rsplit("/", 1)[-1])
         if got is None:
             continue
         tags, platforms = got

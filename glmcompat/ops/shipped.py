@@ -79,7 +79,7 @@ def covers(wheel: str, python: str, machine: str) -> bool:
     that release most likely reads nothing of it (the lock's own pick is usually that very wheel; where it is not,
     it is read as before). Only the read-ahead of a new lock asks (:mod:`glmcompat.ops.lockprefetch`); never fails."""
     global _releases
-    from glmcompat.ops.artifacts import _rank, _wheel_tags  # lazy: the judge's own tag ranking
+    from glmcompat.model.wheeltags import supported_set, wheel_file_tags  # lazy: packaging's tags, only when asked
 
     parts = wheel.split("-")
     if len(parts) < 5 or not wheel.endswith(".whl") or os.environ.get(OFF_ENV):
@@ -98,13 +98,13 @@ def covers(wheel: str, python: str, machine: str) -> bool:
             except (OSError, KeyError, ValueError, zipfile.BadZipFile):
                 return False
         group = list(_groups[member].values())
-    rank = _rank(python, machine)
+    fits = supported_set(python, machine)
     for data in group:
         try:
-            got = _wheel_tags(str(json.loads(data).get("filename", "")))
+            got = wheel_file_tags(str(json.loads(data).get("filename", "")))
         except (ValueError, AttributeError):
             continue
-        if got is not None and any(t in rank for t in got[0]):
+        if got is not None and any(t in fits for t in got[0]):
             return True
     return False
 
