@@ -12,10 +12,11 @@ so that where uv alone picks another torch the lock still has a head start. Once
 
 * the first run, when every core package its lock holds is at the version the core pins (the prediction held):
   the lock it wrote, with glmcompat's constraints recorded in its ``[manifest]`` as uv records them;
-* the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run started then on
-  the new pyproject.toml: the lock uv wrote for exactly the new pyproject.toml and the same seed (the first run
-  itself, where the pyproject.toml written is the one it ran on: a project that held glmcompat's lines and no
-  uv.lock, its core unchanged).
+* the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run on the new
+  pyproject.toml, started once the first run is in doubt (uv's log keeps a core package at another version than
+  the core's, or its lock does not hold: two uv resolving at once slow each other): the lock uv wrote for exactly
+  the new pyproject.toml and the same seed (the first run itself, where the pyproject.toml written is the one it
+  ran on: a project that held glmcompat's lines and no uv.lock, its core unchanged).
 
 Either way the lock is written in place (atomically, after the pyproject.toml) only for uv itself to confirm it:
 ``uv lock --offline --check`` in the project says the lock is current for the new pyproject.toml, so it is the
