@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from packaging.tags import Tag, compatible_tags, cpython_tags, parse_tag
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from glmcompat.model.errors import InputError
 from glmcompat.model.numbers import to_int
@@ -88,6 +89,24 @@ def _tags(triple: str) -> tuple[str, ...]:
     """The tags a wheel name's last three parts (``cp311-cp311-manylinux_2_28_x86_64``) expand to, as text, parsed
     once per process: a lock's judge asks for each wheel in each environment (2,600 times for a 260-package lock)."""
     return tuple(str(t) for t in parse_tag(triple))
+
+
+@lru_cache(maxsize=8192)
+def wheel_file_tags(filename: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(its tags as text, their platforms) of a wheel file name, as :func:`packaging.utils.parse_wheel_filename` reads
+    it (name, version and tags checked); None where it is not one. Parsed once a process: a serving lock names two
+    thousand wheel files, and its judge asks of each twice (:func:`glmcompat.ops.artifacts.stored_key`, then
+    :func:`~glmcompat.ops.artifacts.probe_lock`)."""
+    try:
+        tags = parse_wheel_filename(filename)[3]
+    except InvalidWheelFilename:
+        return None
+    return tuple(str(t) for t in tags), tuple(t.platform for t in tags)
+
+
+def supported_set(python: str, machine: str) -> frozenset[str]:
+    """The tags (as text) CPython ``python`` on glibc Linux ``machine`` installs; computed once a process."""
+    return _supported_set(python, machine)
 
 
 def prepare(python: str, machine: str) -> None:

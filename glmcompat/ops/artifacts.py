@@ -34,7 +34,7 @@ from glmcompat.edges.index import cache_key
 from glmcompat.model.artifacts import ArtifactFacts
 from glmcompat.model.errors import GlmcompatError, WheelError
 from glmcompat.model.names import canonicalize
-from glmcompat.model.wheeltags import supported_tags
+from glmcompat.model.wheeltags import supported_tags, wheel_file_tags
 from glmcompat.ops.wheelprobe import (
     JUDGE_WHOLE_MEMBER,
     WHOLE_INFLATED,
@@ -511,15 +511,14 @@ def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
     best: tuple[int, str] | None = None
     fallback = None
     for loc in locs:
-        fn = loc.split("#")[0].rsplit("/", 1)[-1]
-        try:
-            tags = parse_wheel_filename(fn)[3]
-        except InvalidWheelFilename:
+        got = wheel_file_tags(loc.split("#")[0].rsplit("/", 1)[-1])
+        if got is None:
             continue
-        r = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
+        tags, platforms = got
+        r = min((rank[t] for t in tags if t in rank), default=None)
         if r is not None and (best is None or r < best[0]):
             best = (r, loc)
-        if fallback is None and any(t.platform.endswith(f"_{machine}") for t in tags):
+        if fallback is None and any(p.endswith(f"_{machine}") for p in platforms):
             fallback = loc
     return best[1] if best is not None else fallback
 

@@ -42,7 +42,7 @@ class Prefetch:
 
     def __init__(self, facts: Facts, python: str, machine: str, options: IndexOptions, open_client: ClientFactory
                  ) -> None:
-        self.facts, self.python, self.platform = facts, python, f"manylinux_{machine}"
+        self.facts, self.python, self.machine, self.platform = facts, python, machine, f"manylinux_{machine}"
         self._options, self._open = options, open_client
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="glmcompat-lockprefetch")
         self._mutex = threading.Lock()
@@ -74,6 +74,10 @@ class Prefetch:
 
             if _has_row(self.facts, n, version):
                 return
+        from glmcompat.ops import shipped  # lazy: the shipped rows, once uv selects a compiled release
+
+        if shipped.covers(filename, self.python, self.machine):
+            return  # its summary is shipped: the judge reads nothing of it, and an index page read now only slows uv
         self._submit(n, version)
 
     def _submit(self, name: str, version: str) -> None:

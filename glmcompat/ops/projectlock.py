@@ -431,8 +431,13 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
         kept = _as_is(facts, project, req, machine, result, check_only)
         if kept is not None:
             return kept
-    predicted = None if dry_run or check_only or not (reqs or extra) else projectspec.start_predicted(
-        project.root, _predicted(facts, project, reqs + extra, req, python, locked), req.index)
+    seed = None if dry_run or check_only or not (reqs or extra) else _predicted(facts, project, reqs + extra, req,
+                                                                                python, locked)
+    predicted: projectspec.Run | None = None
+    if seed is not None and spec is not None and spec.files.get("pyproject.toml") == seed:
+        predicted, spec = spec, None  # the run on the project as written asks the predicted question: the same run
+    else:
+        predicted = None if seed is None else projectspec.start_predicted(project.root, seed, req.index)
     if predicted is not None and spec is not None:
         spec.discard()  # one uv at a time: the prediction is the likelier answer, and two uv slow each other
         spec = None
@@ -460,14 +465,20 @@ def _predicted(facts: Facts, project: pp.UvProject, reqs: list[str], req: Projec
     rows record (:class:`glmcompat.decide.remedysearch.MatrixSource`, the versions the project's uv.lock holds among
     them), written as :func:`_publish_held` writes it. Usually the index's resolution picks the same set (a kernel
     release pins its torch build, and torch its family); where it does not, nothing is lost but the run started on
-    it. None where the matrix finds no safe set; never fails."""
+    it. In a project that holds glmcompat's lines and no uv.lock, the core those lines hold instead (the run on the
+    project as written then asks this very question, and is the one taken). None where the matrix finds no safe
+    set; never fails."""
     from glmcompat.decide.remedysearch import MatrixSource  # lazy: resolving only (a recalled lock imports none)
 
     if os.environ.get(OFF_ENV):
         return None
     try:
-        core = resolve_set(facts, reqs, "pyproject.toml", req, python, locked, exclude_newer=_exclude_newer(project),
-                           source=MatrixSource(facts.on(req.platform), req.platform, dict(locked)), quiet=True)
+        # glmcompat's own lines in a project without a uv.lock (committed without it): the core they hold, which the
+        # index's resolution gave last time (the matrix may not record every release it picked)
+        written = None if req.upgrade or (project.root / "uv.lock").is_file() else _written_core(project)
+        core = written or resolve_set(facts, reqs, "pyproject.toml", req, python, locked,
+                                      exclude_newer=_exclude_newer(project),
+                                      source=MatrixSource(facts.on(req.platform), req.platform, dict(locked)), quiet=True)
         text = pp.with_core(project.pyproject, pp.without_ours(project.pyproject, project.text), entries_of(core))
         bom = project.pyproject.read_bytes().startswith(b"\xef\xbb\xbf")
     except Exception:
@@ -683,6 +694,8 @@ def _warm(requires_python: str | None) -> None:
     cold lock): the imports, and the wheel tags of each environment the judge reads (a uv.lock's requires-python is
     its project's)."""
     import glmcompat.decide.rules.lockjudge  # noqa: F401  # lazy: judging a new lock only (not a recalled one)
+    import glmcompat.ops.artifacts  # noqa: F401  # lazy: judging a new lock only (its compiled wheels)
+    import glmcompat.ops.indexpins  # noqa: F401  # lazy: judging a new lock only (45 ms of imports)
     import glmcompat.ops.lockgen  # noqa: F401  # lazy: a no-op's record only (see lock_project_recorded)
     import glmcompat.readers.formats  # noqa: F401  # lazy: judging a new lock only (not a recalled one)
     from glmcompat.model.environments import python_envs  # lazy: judging a new lock only (not a recalled one)

@@ -12,8 +12,11 @@ so that where uv alone picks another torch the lock still has a head start. Once
 
 * the first run, when every core package its lock holds is at the version the core pins (the prediction held):
   the lock it wrote, with glmcompat's constraints recorded in its ``[manifest]`` as uv records them;
-* the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run started then on
-  the new pyproject.toml: the lock uv wrote for exactly the new pyproject.toml and the same seed.
+* the predicted run, where the pyproject.toml written is byte for byte its prediction, else a run on the new
+  pyproject.toml, started once the first run is in doubt (uv's log keeps a core package at another version than
+  the core's, or its lock does not hold: two uv resolving at once slow each other): the lock uv wrote for exactly
+  the new pyproject.toml and the same seed (the first run itself, where the pyproject.toml written is the one it
+  ran on: a project that held glmcompat's lines and no uv.lock, its core unchanged).
 
 Either way the lock is written in place (atomically, after the pyproject.toml) only for uv itself to confirm it:
 ``uv lock --offline --check`` in the project says the lock is current for the new pyproject.toml, so it is the
@@ -46,6 +49,10 @@ if TYPE_CHECKING:
 
 SEEDS = ("uv.toml", ".python-version", ".python-versions")  # files of the project root uv reads besides the two
 _REFUSED = (b"# glmcompat lock", b"workspace", b"sources", b"dynamic", b"\r")  # a copy might lock otherwise: none
+# a project whose lock uv gives a [manifest] of its own (constraints, overrides, groups, members): a lock of it never
+# takes glmcompat's constraints by :func:`with_manifest`, so the run on the new pyproject.toml starts at once
+_MANIFESTED = (b"constraint-dependencies", b"override-dependencies", b"build-constraint", b"dependency-groups",
+               b"dev-dependencies", b"members")
 # uv's resolver log (-v): "DEBUG Selecting: torch==2.9.1 [compatible] (torch-2.9.1-cp311-...whl)"; the file is one of
 # the release's (the one uv's log names), "(virtual)" or absent for the project itself
 _SELECTING = re.compile(rb"Selecting: (?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})==(?P<version>[^\s\[]{1,100})"
@@ -198,9 +205,12 @@ def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str,
 def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
     """``uv lock`` of the project whose root pyproject.toml is ``pyproject``, as it is, in a private copy; None
     where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
-    dynamic metadata) or already holds glmcompat's lines (the lock then starts from them), or where uv cannot start.
-    Never fails."""
-    return _start(pyproject.parent, None, _REFUSED, index)
+    dynamic metadata) or already holds glmcompat's lines beside a uv.lock (the lock then starts from them: uv runs in
+    place, :func:`glmcompat.ops.projectlock._as_is`), or where uv cannot start. Never fails. (glmcompat's lines
+    without a uv.lock -- a project committed without its lock -- are the likeliest answer itself: the run then asks
+    exactly the question the lock asks where the core stays, and :func:`settle` takes its lock as it is.)"""
+    root = pyproject.parent
+    return _start(root, None, _REFUSED if (root / "uv.lock").is_file() else _REFUSED[1:], index)
 
 
 def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | None) -> Run | None:
@@ -294,17 +304,26 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
         second, predicted = predicted, None  # the very question: no need to ask it again
     elif predicted is not None:
         predicted.discard()  # another question: its uv only slows what is left
+    if second is None and first is not None and files is not None and first.files == files:
+        second, first = first, None  # the project as it was is the very question (its core stays): its lock as it is
     if first is None and second is None:
         return None, None
+    spare: Callable[[], Run | None] | None = None
+    if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
+        def spare() -> Run | None:
+            try:
+                run = Run(files, env)
+                if started is not None:
+                    started(run)
+                return run
+            except Exception:
+                return None
+
+        if any(word in old_py for word in _MANIFESTED):
+            second, spare = spare(), None  # uv records a manifest of its own here: the first run's lock is never taken
+    runs: list[Run] = []  # the run on the new pyproject.toml, where _first_answer starts it
     try:
-        if second is None and files is not None and first is not None and files == {**first.files, "pyproject.toml": new_py}:
-            second = Run(files, env)
-            if started is not None:
-                started(second)
-    except Exception:
-        second = None
-    try:
-        got = _first_answer(first, second, pins, overrides)
+        got = _first_answer(first, second, pins, overrides, spare, runs)
         if got is None:
             return None, None
         from glmcompat.matrix.store import atomic_write  # lazy: start-up path (see holds)
@@ -329,16 +348,27 @@ def settle(first: Run | None, root: Path, old_py: bytes, old_lock: bytes | None,
             return None, None
         return p, value
     finally:
-        if second is not None:
-            second.discard()
+        for run in [second, *runs]:
+            if run is not None:
+                run.discard()
 
 
-def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str]
-                  ) -> bytes | None:
+def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str], overrides: Mapping[str, str],
+                  spare: Callable[[], Run | None] | None = None, runs: list[Run] | None = None) -> bytes | None:
     """The lock of whichever run answers first: ``first``'s (the manifest added) where its prediction held, else
-    ``second``'s; None where neither does."""
+    ``second``'s; None where neither does. ``spare``: starts the run on the new pyproject.toml in ``second``'s place
+    (appended to ``runs``, the caller's to discard), only once the first's prediction is in doubt -- uv's log selects a
+    core package at another version than ``pins`` (the lock would then not hold them), or its lock does not hold --
+    so that where it holds, uv alone has the machine (two uv resolving at once slow each other)."""
+    doubt = _Doubt(pins)
+    if first is not None and second is None and spare is not None:
+        first.on_select(doubt.heard)
     tried = first is None
     while True:
+        if second is None and spare is not None and (tried or doubt):
+            second, spare = spare(), None
+            if second is not None and runs is not None:
+                runs.append(second)
         if not tried and first is not None and first.done():
             tried = True
             got = first.lock()
@@ -346,13 +376,53 @@ def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str]
                 synthesized = with_manifest(got, pins, overrides)
                 if synthesized is not None:
                     return synthesized
-            if second is None:
+            if second is None and spare is None:
                 return None
+            continue  # the run on the new pyproject.toml is all that is left: started above, then waited for
         if second is not None and (tried or second.done()):
             return second.lock()  # waits for it, where it is all that is left (woken as uv exits, not polled)
-        if second is None and tried:
+        if second is None and spare is None and tried:
             return None
         time.sleep(0.005)
+
+
+class _Doubt:
+    """Whether the run on the project as written is in doubt: the version uv's log last selected of some core
+    package has not been the one ``pins`` gives it (:func:`_contradicts`) for :data:`DOUBT_AFTER` seconds. The last
+    one, and for a while: a forking resolution tries a version in one fork and settles on another within
+    milliseconds (the SGLang API project: torch 2.15.0 selected once, then 2.14.1 in every fork; its lock holds
+    2.14.1)."""
+
+    def __init__(self, pins: Mapping[str, str]) -> None:
+        self.pins = pins
+        self.wrong: set[str] = set()
+        self.since: float | None = None  # when ``wrong`` last became non-empty
+        self.mutex = threading.Lock()
+
+    def heard(self, name: str, version: str, _file: str) -> None:
+        with self.mutex:
+            if _contradicts(name, version, self.pins):
+                self.wrong.add(name.lower())
+            else:
+                self.wrong.discard(name.lower())
+            self.since = (self.since or time.monotonic()) if self.wrong else None
+
+    def __bool__(self) -> bool:
+        with self.mutex:
+            return self.since is not None and time.monotonic() - self.since >= DOUBT_AFTER
+
+
+DOUBT_AFTER = 0.25  # seconds a core package stays at another version than the core's before the second run starts
+
+
+def _contradicts(name: str, version: str, pins: Mapping[str, str]) -> bool:
+    """Whether uv selecting ``name==version`` leaves a lock :func:`holds` refuses (a core package at another version
+    than ``pins`` gives it, local label aside), were it kept."""
+    from glmcompat.decide.stacks import CORE  # lazy: start-up path (see holds)
+    from glmcompat.model.names import canonicalize  # lazy: as above
+
+    n = canonicalize(name)
+    return n in CORE and pins.get(n) != version.split("+")[0]
 
 
 def restore(path: Path, data: bytes | None, mode: int | None) -> None:

@@ -70,6 +70,45 @@ def _member(sha: str) -> dict[str, Any] | None:
     return d if isinstance(d, dict) and d.get("format") == FORMAT else None
 
 
+_releases: frozenset[str] | None = None  # the members (``<name>-<version>`` of the wheels' file names)
+
+
+def covers(wheel: str, python: str, machine: str) -> bool:
+    """Whether rows are shipped for the release of the wheel file name ``wheel`` (any one file of it: uv's log names
+    one), one of them of a wheel an installer of CPython ``python`` on ``machine`` takes: the judge of a lock holding
+    that release most likely reads nothing of it (the lock's own pick is usually that very wheel; where it is not,
+    it is read as before). Only the read-ahead of a new lock asks (:mod:`glmcompat.ops.lockprefetch`); never fails."""
+    global _releases
+    from glmcompat.model.wheeltags import supported_set, wheel_file_tags  # lazy: packaging's tags, only when asked
+
+    parts = wheel.split("-")
+    if len(parts) < 5 or not wheel.endswith(".whl") or os.environ.get(OFF_ENV):
+        return False
+    member = f"{parts[0].lower()}-{parts[1]}"
+    zf, names = _open()
+    with _lock:
+        if _releases is None:
+            _releases = frozenset(names.values())
+    if zf is None or member not in _releases:
+        return False
+    with _lock:
+        if member not in _groups:
+            try:
+                _groups[member] = {line[:64].decode(): line[65:] for line in zf.read(member).split(b"\n") if line}
+            except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+                return False
+        group = list(_groups[member].values())
+    fits = supported_set(python, machine)
+    for data in group:
+        try:
+            got = wheel_file_tags(str(json.loads(data).get("filename", "")))
+        except (ValueError, AttributeError):
+            continue
+        if got is not None and any(t in fits for t in got[0]):
+            return True
+    return False
+
+
 def row(sha256: str, numpy_version: int) -> dict[str, Any] | None:
     """The shipped row of the wheel of this sha256, or None (not shipped, shipping off, or a row whose own sha256,
     form or reader versions -- the extension summary's, and ``numpy_version``: the caller's NumPy scan's,

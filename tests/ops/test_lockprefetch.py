@@ -63,6 +63,24 @@ def test_the_first_release_of_a_few_packages_is_read(facts):
     ahead.close()
 
 
+def test_a_release_whose_rows_are_shipped_is_not_read(facts, monkeypatch):
+    """markupsafe 3.0.4's wheels are in the shipped file (glmcompat/ops/evidence): the judge finds them there, so
+    nothing is read ahead for it; markupsafe 3.0.3's are not, and another machine's are not, nor any with shipping off."""
+    from glmcompat.ops import shipped
+
+    monkeypatch.delenv(shipped.OFF_ENV, raising=False)
+    ahead = Recorded(facts, "cp311", "x86_64", IndexOptions(), client_for)
+    ahead.selected("markupsafe", "3.0.4", "markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl")
+    assert ahead.read == []
+    ahead.selected("markupsafe", "3.0.3", "markupsafe-3.0.3-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl")
+    assert ahead.read == [("markupsafe", "3.0.3")]
+    ahead.close()
+    assert not shipped.covers("markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64.whl", "3.11", "ppc64le")
+    assert shipped.covers("markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64.whl", "3.11", "x86_64")
+    monkeypatch.setenv(shipped.OFF_ENV, "1")
+    assert not shipped.covers("markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64.whl", "3.11", "x86_64")
+
+
 def test_nothing_is_read_where_reading_is_off_or_the_index_recorded(facts, monkeypatch):
     assert lockprefetch.start(facts, "cp311", "x86_64", IndexOptions(), None) is None
     monkeypatch.setenv(PROBE_ENV, "1")

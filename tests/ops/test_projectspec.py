@@ -125,11 +125,32 @@ def test_a_lock_uv_does_not_confirm_is_put_back(tmp_path, facts, src, local_inde
     '    "torch==2.9.1",  # glmcompat lock\n]\n',
 ], ids=["workspace", "sources", "dynamic", "ours"])
 def test_no_speculation_where_a_copy_may_lock_otherwise(tmp_path, text):
-    """A workspace, path sources, dynamic metadata, or glmcompat's own lines (the lock starts from them): no uv is
-    started."""
+    """A workspace, path sources, dynamic metadata, or glmcompat's own lines beside a uv.lock (the lock starts from
+    them, uv in place): no uv is started."""
     p = tmp_path / "pyproject.toml"
     p.write_text(text)
+    (tmp_path / "uv.lock").write_text("version = 1\n")
     assert projectspec.start(p, IndexOptions()) is None
+    if "# glmcompat lock" not in text:
+        (tmp_path / "uv.lock").unlink()
+        assert projectspec.start(p, IndexOptions()) is None
+
+
+def test_glmcompat_lines_without_a_lock_are_the_question_itself(tmp_path, monkeypatch):
+    """glmcompat's lines and no uv.lock (a project committed without its lock): the run on the project as written
+    starts, on exactly its files (the lock it gives is taken only where the pyproject.toml written is those bytes)."""
+    text = ('[project]\nname = "x"\n\n[tool.uv]\nconstraint-dependencies = [  # glmcompat lock\n'
+            '    "torch==2.9.1",  # glmcompat lock\n]\n')
+    p = tmp_path / "pyproject.toml"
+    p.write_text(text)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    run = projectspec.start(p, IndexOptions())
+    try:
+        assert run is not None and run.files == {"pyproject.toml": text.encode()}
+    finally:
+        if run is not None:
+            run.discard()
+    assert not [q for q in tmp_path.iterdir() if q.name.startswith(UV_PREFIX)]
 
 
 def test_the_manifest_is_recorded_as_uv_records_it():
@@ -218,3 +239,85 @@ def test_the_runs_log_names_each_release_of_its_lock(tmp_path, local_index):
     assert late == early
     torch = [f for n, v, f in early if n == "torch" and v == "2.9.1"]
     assert torch and all(f.startswith("torch-2.9.1-") and f.endswith(".whl") for f in torch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("predicted", [True, False], ids=["predicted", "no-prediction"])
+def test_a_project_committed_without_its_lock_takes_the_run_on_it(tmp_path, facts, src, local_index, monkeypatch,
+                                                                  predicted):
+    """A project that holds glmcompat's lines and no uv.lock (committed without it), its core unchanged: the run
+    started on the project as written asked exactly the question, so its lock is taken and no other uv lock is
+    started (no prediction run, no run after the resolution); the lock is byte for byte the one an unspeculated run
+    leaves. Here the matrix records none of the releases (as glm5-sglang's flashinfer-python 0.6.3 is not), so a
+    prediction from the matrix alone finds no set: the lines themselves are the prediction (``no-prediction``: none
+    at all, and the settling takes the run on the project as written for the very question it asked)."""
+    from glmcompat.decide import remedysearch
+    from glmcompat.ops import projectlock
+
+    if not predicted:
+        monkeypatch.setattr(projectlock, "_predicted", lambda *a, **k: None)
+
+    class Bare(remedysearch.MatrixSource):
+        def versions(self, name: str) -> list[str]:
+            return []
+
+    monkeypatch.setattr(remedysearch, "MatrixSource", Bare)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    first = make_project(tmp_path / "first" / "bench", *CHANGED)
+    monkeypatch.setenv(OFF_ENV, "1")
+    lock_project(facts, first, REQ, source=src, quiet=True)
+    (first.parent / "uv.lock").unlink()  # as committed: glmcompat's lines, no lock
+    committed = first.read_bytes()
+    assert b"# glmcompat lock" in committed
+    plain = tmp_path / "plain" / "bench"
+    plain.mkdir(parents=True)
+    (plain / "pyproject.toml").write_bytes(committed)
+    lock_project(facts, plain / "pyproject.toml", REQ, source=src, quiet=True)
+    monkeypatch.delenv(OFF_ENV)
+    started: list[bytes] = []
+    real = projectspec.Run
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, files: Any, env: dict[str, str]) -> None:
+            started.append(files["pyproject.toml"])
+            super().__init__(files, env)
+
+    monkeypatch.setattr(projectspec, "Run", Counted)
+    spec = tmp_path / "spec" / "bench"
+    spec.mkdir(parents=True)
+    (spec / "pyproject.toml").write_bytes(committed)
+    lock_project(facts, spec / "pyproject.toml", REQ, source=src, quiet=True)
+    assert started == [committed]  # the one run, on the project as written
+    assert _files(spec) == _files(plain) and sorted(_files(spec)) == ["pyproject.toml", "uv.lock"]
+    assert [p.name for p in temp.iterdir() if p.name.startswith(UV_PREFIX)] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deps", [HELD, CHANGED], ids=["held", "changed"])
+def test_the_run_on_the_new_pyproject_starts_only_when_the_first_is_in_doubt(tmp_path, facts, src, local_index,
+                                                                               monkeypatch, deps):
+    """No prediction: the run on the project as written is settled on. Where uv's own pick is the safe core (held),
+    no second uv is started beside it (two uv slow each other); where it is not (changed: uv's log selects torch
+    2.15.0, the core pins 2.9.1), the run on the new pyproject.toml starts and gives the lock. Either way the lock is
+    byte for byte the unspeculated one."""
+    from glmcompat.ops import projectlock
+
+    monkeypatch.setattr(projectlock, "_predicted", lambda *a, **k: None)
+    started: list[bytes] = []
+    real = projectspec.Run
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, files: Any, env: dict[str, str]) -> None:
+            started.append(files["pyproject.toml"])
+            super().__init__(files, env)
+
+    monkeypatch.setattr(projectspec, "Run", Counted)
+    spec, plain, made = _both(tmp_path, deps, facts, src, monkeypatch)
+    assert spec == plain and b'name = "torch"\nversion = "2.9.1"' in spec["uv.lock"]
+    assert b"# glmcompat lock" not in started[0]
+    if deps == HELD:
+        assert len(started) == 1 and made and made[0] == spec["uv.lock"]
+    else:
+        assert len(started) == 2 and started[1] == spec["pyproject.toml"] and made == []
