@@ -7,7 +7,7 @@ unclaimed."""
 
 from __future__ import annotations
 
-from tests.decide.explaining import each_row, read_as_tabled, row_id, table
+from tests.decide.explaining import table
 
 MESSAGES = table("gpu-frameworks-signatures.toml")
 LIBRARIES = {"cupy", "jax", "jaxlib", "tensorflow", "onnxruntime-gpu", "tensorrt", "paddlepaddle-gpu"}
@@ -19,6 +19,3 @@ def test_the_table_covers_every_library_and_cites_its_source():
     assert sum(bool(m["expect"]) for m in MESSAGES) >= 40
     assert sum(not m["expect"] for m in MESSAGES) >= 10  # the near misses asserted unclaimed
 
-
-def test_each_message_is_read_as_tabled(tmp_path, capsys):
-    each_row([(row_id(m), m) for m in MESSAGES], lambda m: read_as_tabled(m, tmp_path, capsys))

@@ -6,16 +6,9 @@ produce is named with its words, and each near miss (a user error of the same li
 
 from __future__ import annotations
 
-from tests.decide.explaining import each_row, read_as_tabled, row_id, table
+from tests.decide.explaining import table
 
 MESSAGES = table("sweepnp-signatures.toml")
-
-
-def test_each_message(tmp_path, capsys):
-    def check(m):
-        read_as_tabled(m, tmp_path, capsys)
-
-    each_row([(row_id(m), m) for m in MESSAGES], check)
 
 
 def test_the_table_covers_the_area():
