@@ -53,6 +53,20 @@ def _files(d: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in d.iterdir()}
 
 
+def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The pyproject.toml of each uv run projectspec starts from now on, in order (the real runs, counted)."""
+    started: list[bytes] = []
+    real = projectspec.Run
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, files: Any, env: dict[str, str]) -> None:
+            started.append(files["pyproject.toml"])
+            super().__init__(files, env)
+
+    monkeypatch.setattr(projectspec, "Run", Counted)
+    return started
+
+
 def _both(tmp_path: Path, deps: tuple[str, ...], facts: Any, src: Any, monkeypatch: pytest.MonkeyPatch
           ) -> tuple[dict[str, bytes], dict[str, bytes], list[bytes | None]]:
     """The project locked with the speculation and without it (each in its own directory, same name); the locks
@@ -193,15 +207,7 @@ def test_a_prediction_from_the_matrix_gives_the_lock_uv_writes(tmp_path, facts, 
     built against torch 2.9.1, and torchvision 0.24.1 is its pair): the run started on the predicted pyproject.toml,
     before the core was resolved, asked exactly the question, so its lock is taken and no run is started after the
     resolution; it is byte for byte the uv.lock `uv lock` writes in place."""
-    started: list[bytes] = []
-    real = projectspec.Run
-
-    class Counted(real):  # type: ignore[misc,valid-type]
-        def __init__(self, files: Any, env: dict[str, str]) -> None:
-            started.append(files["pyproject.toml"])
-            super().__init__(files, env)
-
-    monkeypatch.setattr(projectspec, "Run", Counted)
+    started = _count_runs(monkeypatch)
     spec, plain, made = _both(tmp_path, CHANGED, facts, src, monkeypatch)
     assert spec == plain and b'name = "torch"\nversion = "2.9.1"' in spec["uv.lock"]
     assert made == []  # the run on the project as written did not hold, and was not the one taken
@@ -276,15 +282,7 @@ def test_a_project_committed_without_its_lock_takes_the_run_on_it(tmp_path, fact
     (plain / "pyproject.toml").write_bytes(committed)
     lock_project(facts, plain / "pyproject.toml", REQ, source=src, quiet=True)
     monkeypatch.delenv(OFF_ENV)
-    started: list[bytes] = []
-    real = projectspec.Run
-
-    class Counted(real):  # type: ignore[misc,valid-type]
-        def __init__(self, files: Any, env: dict[str, str]) -> None:
-            started.append(files["pyproject.toml"])
-            super().__init__(files, env)
-
-    monkeypatch.setattr(projectspec, "Run", Counted)
+    started = _count_runs(monkeypatch)
     spec = tmp_path / "spec" / "bench"
     spec.mkdir(parents=True)
     (spec / "pyproject.toml").write_bytes(committed)
@@ -305,15 +303,7 @@ def test_the_run_on_the_new_pyproject_starts_only_when_the_first_is_in_doubt(tmp
     from glmcompat.ops import projectlock
 
     monkeypatch.setattr(projectlock, "_predicted", lambda *a, **k: None)
-    started: list[bytes] = []
-    real = projectspec.Run
-
-    class Counted(real):  # type: ignore[misc,valid-type]
-        def __init__(self, files: Any, env: dict[str, str]) -> None:
-            started.append(files["pyproject.toml"])
-            super().__init__(files, env)
-
-    monkeypatch.setattr(projectspec, "Run", Counted)
+    started = _count_runs(monkeypatch)
     spec, plain, made = _both(tmp_path, deps, facts, src, monkeypatch)
     assert spec == plain and b'name = "torch"\nversion = "2.9.1"' in spec["uv.lock"]
     assert b"# glmcompat lock" not in started[0]
