@@ -1079,13 +1079,17 @@ def invalid_function_file(h: Hit) -> tuple[str, bool] | None:
     return path, TORCH_SOURCE.search(path) is not None
 
 
+def _torch_build(torch: str, built: str) -> str:
+    """The installed torch as a cause names it: its version where the log shows it, and the CUDA it was built for."""
+    return (f"torch {torch}" if torch else "the installed torch") + (f" (built for CUDA {built})" if built else "")
+
+
 def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
     """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, no other package's kernel
     named) where the log names neither the GPU nor the build's arch list: what the build lacks, without naming a GPU or a
     build the log does not show; the builds that carry the newest architectures, from the [[cuda_arch]] and [[torch]] rows."""
-    who = f"torch {torch}" if torch else "the installed torch"
-    on = f" (built for CUDA {built})" if built else ""
-    cause = (f"{who}{on} has no code for this GPU: torch's own CUDA kernel launch failed ('no kernel image is available "
+    build = _torch_build(torch, built)
+    cause = (f"{build} has no code for this GPU: torch's own CUDA kernel launch failed ('no kernel image is available "
              "for execution on the device', raised through torch's CUDA check, no other package's kernel named), so the "
              "build's arch list (torch.cuda.get_arch_list()) does not include the GPU's compute capability (a GPU newer "
              "than the build's CUDA knows, or an older one that a build for a newer CUDA no longer carries); the log names neither the GPU nor "
@@ -1139,12 +1143,11 @@ def _thc_blas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     need = first_toolkit(sm, facts) if sm.isdigit() else ""
     if need and built and _v(built) is not None and _v(need) is not None and Version(built) >= Version(need):
         return None
-    who = f"torch {torch}" if torch else "the installed torch"
-    on = f" (built for CUDA {built})" if built else ""
+    build = _torch_build(torch, built)
     at = h.groups.get("thc_at", "")
     where = f" (at {at.rsplit('/', 1)[-1]})" if at else ""
     gpu_is = f" {named[0]}" if named else ""
-    cause = (f"{who}{on} could not run a cuBLAS kernel on the GPU{gpu_is}{where}: torch 1.x's THC reports cuBLAS's "
+    cause = (f"{build} could not run a cuBLAS kernel on the GPU{gpu_is}{where}: torch 1.x's THC reports cuBLAS's "
              "CUBLAS_STATUS_EXECUTION_FAILED (\"the GPU program failed to execute\"), the launch failing because the "
              "cuBLAS of the build's CUDA has no code for the GPU's architecture: a build for a CUDA older than the GPU "
              "(CUDA 9.x on an RTX 20-series, Turing sm_75, which needs CUDA >= 10.0; CUDA 10.x on an RTX 30-series, "
@@ -1180,12 +1183,11 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     gpu_name = (g.get("gpu") or g.get("found_gpu") or g.get("old_gpu") or "").strip()
     torch, built = env.version("torch"), _torch_cuda(env, facts)
     if not sm and g.get("archs_listed"):  # no kernel image, beside torch's own arch list (torch.cuda.get_arch_list())
-        who = f"torch {torch}" if torch else "the installed torch"
-        on = f" (built for CUDA {built})" if built else ""
+        build = _torch_build(torch, built)
         ptx = any(a.startswith("compute_") for a in g["archs_listed"].split(", "))
         said = (f"its build's arch list as the matrix records it for the {g['archs_recorded']} wheel" if g.get("archs_recorded")
                 else "its build's arch list as the log prints it")
-        return (f"{who}{on} carries code only for {g['archs_listed']}, {said}"
+        return (f"{build} carries code only for {g['archs_listed']}, {said}"
                 + ("" if ptx else " (SASS only, no compute_XX PTX a newer GPU could JIT-compile)")
                 + ", and none of it runs on this GPU: its compute capability is outside the list, so every CUDA kernel "
                 "launch of torch fails ('no kernel image is available')",
@@ -1198,11 +1200,10 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _torch_own(torch, built, facts)
     if not sm:  # a line of the warning that names no capability (the row's words)
         return None
-    who = f"torch {torch}" if torch else "the installed torch"
-    on = f" (built for CUDA {built})" if built else ""
+    build = _torch_build(torch, built)
     need = first_toolkit(sm, facts) if sm[-1:] not in ("a", "f") else ""
     dotted = f"{sm[:-1]}.{sm[-1]}, " if sm.isdigit() and len(sm) >= 2 else ""  # 50 -> 5.0, as the GPU's own tools print it
-    cause = (f"{who}{on} carries no kernels for {gpu_name or 'the GPU'} (compute capability {dotted}sm_{sm}): its build's "
+    cause = (f"{build} carries no kernels for {gpu_name or 'the GPU'} (compute capability {dotted}sm_{sm}): its build's "
              "arch list does not include it, so every CUDA kernel launch fails ('no kernel image is available')")
     if need and (not built or _v(built) is None or Version(built) < Version(need)):
         cause += f"; the first CUDA that builds sm_{sm} is {need}"
