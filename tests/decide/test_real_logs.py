@@ -472,6 +472,15 @@ UNMEASURED_BR = True
 CASES_BP = tomllib.loads((HERE / "heldout_bp.toml").read_text())["case"]
 UNMEASURED_BP = True
 
+# heldout_bq.toml: the set gathered as BQ (typed as a recommender-system, graph or tabular ML engineer: torchrec and
+# fbgemm-gpu, DGL, torch-geometric, XGBoost / LightGBM / CatBoost GPU builds, RAPIDS cuML beside torch, Merlin /
+# NVTabular, torchdata / torchtext pinned to a torch; sets BP and BR are gathered beside it), frozen before `explain` ran
+# on it, scored by test_real_log_bq (`-k test_real_log_bq` selects it).
+# While UNMEASURED_BQ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BQ = False, as for set V.
+CASES_BQ = tomllib.loads((HERE / "heldout_bq.toml").read_text())["case"]
+UNMEASURED_BQ = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -480,7 +489,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
-         + CASES_BR + CASES_BP)
+         + CASES_BR + CASES_BP + CASES_BQ)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -791,6 +800,11 @@ def test_real_log_br(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BP, UNMEASURED_BP), ids=[str(c["log"]) for c in CASES_BP])
 def test_real_log_bp(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BQ, UNMEASURED_BQ), ids=[str(c["log"]) for c in CASES_BQ])
+def test_real_log_bq(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
