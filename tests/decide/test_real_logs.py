@@ -499,6 +499,15 @@ UNMEASURED_BT = True
 CASES_BU = tomllib.loads((HERE / "heldout_bu.toml").read_text())["case"]
 UNMEASURED_BU = True
 
+# heldout_bs.toml: the set gathered as BS (typed as a student or teaching assistant on a university lab machine or
+# course GPU server: no root, a shared system CUDA and driver installed years ago, pip install --user, a course's
+# requirements.txt pinned for last year's setup, a department JupyterHub; sets BT and BU are gathered beside it), frozen
+# before `explain` ran on it, scored by test_real_log_bs (`-k test_real_log_bs` selects it).
+# While UNMEASURED_BS, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BS = False, as for set V.
+CASES_BS = tomllib.loads((HERE / "heldout_bs.toml").read_text())["case"]
+UNMEASURED_BS = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -507,7 +516,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
-         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU)
+         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -833,6 +842,11 @@ def test_real_log_bt(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BU, UNMEASURED_BU), ids=[str(c["log"]) for c in CASES_BU])
 def test_real_log_bu(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BS, UNMEASURED_BS), ids=[str(c["log"]) for c in CASES_BS])
+def test_real_log_bs(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
