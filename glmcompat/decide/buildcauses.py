@@ -85,6 +85,49 @@ def _python(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"Python {py or 'this one'}")
 
 
+_IGNORED_VERSION = re.compile(r"(?:^|;)\s{0,4}(?P<v>\d[\w.!+]{0,60}) Requires-Python ")
+
+
+def ignored_elsewhere(hits: list[Hit]) -> list[Hit]:
+    """``hits`` without python-version-unsupported's reading of pip's "Ignored the following versions that require a
+    different python version: ..." where the requirement pip then could not find accepts none of those versions.
+
+    pip's list is its finder's, for the whole run: every release any project's lookup skipped for its Requires-Python,
+    each "<version> Requires-Python <specifier>", the project unnamed (pip-23.2.1 wheel
+    pip/_internal/index/package_finder.py:244 and :707-713, requires_python_skipped_reasons over _logged_links), printed
+    before "Could not find a version that satisfies the requirement ..." (pip/_internal/resolution/resolvelib/factory.py
+    _report_single_requirement_conflict). Where that requirement's specifier accepts none of the listed versions, the
+    skipped releases were another project's (numpy's 1.21.x before torch==2.0.1), not why it failed: the requirement's
+    own hit (no-matching-distribution) names the cause. A requirement without a specifier, or one some listed version
+    satisfies, keeps both readings."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: only these logs need it
+    from packaging.version import InvalidVersion, Version  # lazy: only these logs need it
+
+    ignored = [h for h in hits if h.id == "python-version-unsupported" and "ignored" in h.groups]
+    asked = [h for h in hits if h.id == "no-matching-distribution" and (h.groups.get("req_found") or h.groups.get("req"))]
+    if not ignored or not asked:
+        return hits
+    drop = []
+    for h in ignored:
+        after = next((a for a in asked if a.line >= h.line), None)
+        if after is None:
+            continue
+        raw = (after.groups.get("req_found") or after.groups.get("req", "")).strip().rstrip(",;")
+        try:
+            spec = Requirement(raw).specifier
+        except InvalidRequirement:
+            continue
+        versions = []
+        for m in _IGNORED_VERSION.finditer(h.groups["ignored"]):
+            try:
+                versions.append(Version(m.group("v")))
+            except InvalidVersion:
+                continue
+        if str(spec) and versions and not any(spec.contains(v, prereleases=True) for v in versions):
+            drop.append(h)
+    return [h for h in hits if h not in drop]
+
+
 def _source_build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """source-build-failed: the package being built, where the line names it, and the installer."""
     raw = _g(h, "pip_pkg", "step_pkg", "uv_pkg", "poetry_pkg", "pip_pkgs", "pip_failed")
@@ -705,4 +748,4 @@ SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_n
                  "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg")}
 
 
-__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]
+__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED", "ignored_elsewhere"]

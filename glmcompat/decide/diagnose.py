@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
-from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
+from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, ignored_elsewhere
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
@@ -1556,6 +1556,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
+    out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
 
