@@ -1395,6 +1395,8 @@ def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "point triton at the directory that holds the driver's libcuda.so.1: export TRITON_LIBCUDA_PATH=<that "
                 "directory> (NixOS: /run/opengl-driver/lib), which triton reads before it runs ldconfig; or provide a "
                 "working ldconfig with a cache that lists the driver's directory (sudo ldconfig)")
+    if "tl_out" in g:
+        return _launcher_build(g, env, who)
     found = [f"{so} => {path}" for so, path in env.libs.items() if so.startswith("libcuda.so")]
     ld = env.cuda.get("ld_library_path", "")
     seen = f" (the log shows {', '.join(found)})" if found else (f" (LD_LIBRARY_PATH: {ld})" if ld else "")
@@ -1407,6 +1409,35 @@ def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "LIBRARY_PATH for the linker); never the toolkit's lib64/stubs/libcuda.so at run time")
 
 
+_LIB_DIR = re.compile(r"'-L(?P<dir>[^'\n]{1,400})'")
+
+
+def _launcher_build(g: Mapping[str, str], env: Env, who: str) -> tuple[str, str] | None:
+    """triton-libcuda-missing from the failed compile of triton's own launcher as CPython's CalledProcessError prints its
+    command (triton/runtime/build.py _build: [cc, src, "-O3", "-shared", "-fPIC", ("-Wno-psabi",) "-o", so, "-lcuda",
+    "-L<its own lib>", "-L<libcuda_dirs()>", "-I..."]), where the log keeps no compiler error: the link of -lcuda against
+    the directories where triton found the driver's libcuda.so.1; None for another build's command (not triton's outputs)."""
+    out = g["tl_out"].replace("\\", "/").rsplit("/", 1)[-1]
+    if not out.startswith(TRITON_LINK_OUTPUTS):
+        return None
+    name = out.split(".", 1)[0]
+    dirs = [m.group("dir") for m in _LIB_DIR.finditer(g.get("tl_rest", ""))]
+    driver = [d for d in dirs if not d.replace("\\", "/").rstrip("/").endswith("backends/nvidia/lib")]
+    where = ", ".join(driver) or "the directories it found"
+    via = "torch's inductor (torch.compile) compiles its kernels with triton, and " if env.notes.get("inductor") else ""
+    src, cc, status = g.get("tl_src", "its .c source"), g.get("tl_cc", "cc"), g.get("tl_status", "1")
+    return (f"{via}{who} compiles its C launcher {name} ({src}) with {cc} and links it with -lcuda against the NVIDIA "
+            f"driver's library in {where} (where triton found libcuda.so.1: ldconfig's cache, or TRITON_LIBCUDA_PATH), "
+            f"and the compiler exited with status {status}; the log keeps no compiler error of its "
+            f"own, and where none shows, the one this link meets is ld's \"cannot find -lcuda\": -lcuda needs the "
+            f"unversioned libcuda.so, and {where} holds the driver's libcuda.so.1 (the unversioned link comes with a "
+            "driver's development files, and many driver installs and containers lack it)",
+            f"create the unversioned link beside the driver's library: sudo ln -s libcuda.so.1 libcuda.so in {where} (or "
+            "point LIBRARY_PATH and TRITON_LIBCUDA_PATH at a directory that holds libcuda.so), then run again; to see the "
+            "compiler's own error, run the command of the CalledProcessError by hand (a missing header such as Python.h "
+            "is fixed by installing that package instead)")
+
+
 # the outputs of triton's own launcher link (triton/runtime/build.py _build: <name>.<EXT_SUFFIX> in a temporary directory,
 # cuda_utils for its driver glue, __triton_launcher for each kernel's): a -lcuda link naming one of them is triton's
 TRITON_LINK_OUTPUTS = ("cuda_utils", "__triton_launcher")
@@ -1417,8 +1448,8 @@ def libcuda_of_a_build(h: Hit, env: Env, facts: Facts) -> Hit:
     compiler or linker command line with -lcuda and its output, ninja's FAILED step, pip building a package) and does not
     name triton: link-library-missing of libcuda, that build's link of the driver's library; triton's own launcher link,
     and a bare line with nothing around it, stay triton's."""
-    if h.id != "triton-libcuda-missing" or "-lcuda" not in h.text or env.notes.get("triton"):
-        return h
+    if h.id != "triton-libcuda-missing" or "-lcuda" not in h.text or env.notes.get("triton") or "tl_out" in h.groups:
+        return h  # (a failed compile command's -lcuda is read by the triton-libcuda-missing builder itself)
     out = env.notes.get("lcuda_link", "")
     if out.replace("\\", "/").rsplit("/", 1)[-1].startswith(TRITON_LINK_OUTPUTS):
         return h
