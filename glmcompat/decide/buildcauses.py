@@ -686,6 +686,21 @@ def _toolkits_mixed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "and its include directory), or align the pip wheels (nvidia-cuda-nvcc, nvidia-cuda-runtime, "
                 "and the headers' nvidia-cuda-* wheels at one release: `pip list | grep nvidia-cuda` shows them), and "
                 "clear the JIT's build cache that holds the old include paths")
+    if "ccver_hdr" in h.groups:  # an nvcc before 9.0 (__CUDACC_VER__ on its command line) on CUDA 9+ headers
+        header = h.groups["ccver_hdr"].replace("\\", "/")
+        root = header.split("/include/", 1)[0] if "/include/" in header else ""
+        release = re.search(r"cuda-(\d{1,2}\.\d{1,2})(?:/|$)", root)
+        headers = (f"the CUDA {release.group(1)} toolkit's ({root})" if release
+                   else f"a CUDA 9.0 or later toolkit's ({root})" if root else "a CUDA 9.0 or later toolkit's")
+        return ("the build mixes two CUDA toolkits: the nvcc that compiles is older than CUDA 9.0 (nvcc before 9.0 "
+                f"defines __CUDACC_VER__ on its command line) and the CUDA headers it includes are {headers}, which "
+                "define __CUDACC_VER__ themselves (CUDA 9.0 on), hence the warning that it is redefined; the old nvcc's "
+                "front end then fails "
+                "on the newer headers (parse errors inside CUDA's or torch's headers): an older toolkit's nvcc comes first "
+                "on PATH while CUDA_HOME (or the include path) points at the newer toolkit",
+                f"use one toolkit for every part: put {root or 'the toolkit CUDA_HOME points at'}/bin first on PATH "
+                "(export PATH=$CUDA_HOME/bin:$PATH; `which nvcc` and `nvcc --version` must show that toolkit's release) or "
+                "point CUDA_HOME at the toolkit of the nvcc on PATH, then rebuild from a clean build directory")
     if not (nvcc or findcuda):
         return None
     first = (f"the CUDA compiler is V{nvcc} (headers in {where})" if nvcc
