@@ -85,6 +85,49 @@ def _python(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"Python {py or 'this one'}")
 
 
+_IGNORED_VERSION = re.compile(r"(?:^|;)\s{0,4}(?P<v>\d[\w.!+]{0,60}) Requires-Python ")
+
+
+def ignored_elsewhere(hits: list[Hit]) -> list[Hit]:
+    """``hits`` without python-version-unsupported's reading of pip's "Ignored the following versions that require a
+    different python version: ..." where the requirement pip then could not find accepts none of those versions.
+
+    pip's list is its finder's, for the whole run: every release any project's lookup skipped for its Requires-Python,
+    each "<version> Requires-Python <specifier>", the project unnamed (pip-23.2.1 wheel
+    pip/_internal/index/package_finder.py:244 and :707-713, requires_python_skipped_reasons over _logged_links), printed
+    before "Could not find a version that satisfies the requirement ..." (pip/_internal/resolution/resolvelib/factory.py
+    _report_single_requirement_conflict). Where that requirement's specifier accepts none of the listed versions, the
+    skipped releases were another project's (numpy's 1.21.x before torch==2.0.1), not why it failed: the requirement's
+    own hit (no-matching-distribution) names the cause. A requirement without a specifier, or one some listed version
+    satisfies, keeps both readings."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: only these logs need it
+    from packaging.version import InvalidVersion, Version  # lazy: only these logs need it
+
+    ignored = [h for h in hits if h.id == "python-version-unsupported" and "ignored" in h.groups]
+    asked = [h for h in hits if h.id == "no-matching-distribution" and (h.groups.get("req_found") or h.groups.get("req"))]
+    if not ignored or not asked:
+        return hits
+    drop = []
+    for h in ignored:
+        after = next((a for a in asked if a.line >= h.line), None)
+        if after is None:
+            continue
+        raw = (after.groups.get("req_found") or after.groups.get("req", "")).strip().rstrip(",;")
+        try:
+            spec = Requirement(raw).specifier
+        except InvalidRequirement:
+            continue
+        versions = []
+        for m in _IGNORED_VERSION.finditer(h.groups["ignored"]):
+            try:
+                versions.append(Version(m.group("v")))
+            except InvalidVersion:
+                continue
+        if str(spec) and versions and not any(spec.contains(v, prereleases=True) for v in versions):
+            drop.append(h)
+    return [h for h in hits if h not in drop]
+
+
 def _source_build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """source-build-failed: the package being built, where the line names it, and the installer."""
     raw = _g(h, "pip_pkg", "step_pkg", "uv_pkg", "poetry_pkg", "pip_pkgs", "pip_failed")
@@ -643,6 +686,21 @@ def _toolkits_mixed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "and its include directory), or align the pip wheels (nvidia-cuda-nvcc, nvidia-cuda-runtime, "
                 "and the headers' nvidia-cuda-* wheels at one release: `pip list | grep nvidia-cuda` shows them), and "
                 "clear the JIT's build cache that holds the old include paths")
+    if "ccver_hdr" in h.groups:  # an nvcc before 9.0 (__CUDACC_VER__ on its command line) on CUDA 9+ headers
+        header = h.groups["ccver_hdr"].replace("\\", "/")
+        root = header.split("/include/", 1)[0] if "/include/" in header else ""
+        release = re.search(r"cuda-(\d{1,2}\.\d{1,2})(?:/|$)", root)
+        headers = (f"the CUDA {release.group(1)} toolkit's ({root})" if release
+                   else f"a CUDA 9.0 or later toolkit's ({root})" if root else "a CUDA 9.0 or later toolkit's")
+        return ("the build mixes two CUDA toolkits: the nvcc that compiles is older than CUDA 9.0 (nvcc before 9.0 "
+                f"defines __CUDACC_VER__ on its command line) and the CUDA headers it includes are {headers}, which "
+                "define __CUDACC_VER__ themselves (CUDA 9.0 on), hence the warning that it is redefined; the old nvcc's "
+                "front end then fails "
+                "on the newer headers (parse errors inside CUDA's or torch's headers): an older toolkit's nvcc comes first "
+                "on PATH while CUDA_HOME (or the include path) points at the newer toolkit",
+                f"use one toolkit for every part: put {root or 'the toolkit CUDA_HOME points at'}/bin first on PATH "
+                "(export PATH=$CUDA_HOME/bin:$PATH; `which nvcc` and `nvcc --version` must show that toolkit's release) or "
+                "point CUDA_HOME at the toolkit of the nvcc on PATH, then rebuild from a clean build directory")
     if not (nvcc or findcuda):
         return None
     first = (f"the CUDA compiler is V{nvcc} (headers in {where})" if nvcc
@@ -705,4 +763,4 @@ SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_n
                  "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg")}
 
 
-__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED"]
+__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED", "ignored_elsewhere"]

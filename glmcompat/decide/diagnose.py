@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
-from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED
+from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, ignored_elsewhere
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
@@ -1350,7 +1350,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
 DROPPED = {"numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
-           "triton-libcuda-missing": ("ldc_tool", "ldc_missing"),
+           "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
@@ -1394,6 +1394,9 @@ DRIVER_CONSEQUENCE = frozenset({"cuda-not-available"})
 # wheel") is its consequence, so the step's generic hit after it is left out (a missing header keeps both: the recorded
 # runs of tests/fixtures/raise_sites/install-real.toml name the header and the failed build)
 BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-old"})
+# a compile's own error (a missing header, a refused host compiler) above triton's failed launcher compile (its
+# CalledProcessError, read as triton-libcuda-missing's link where the log keeps no such error): that error is the cause
+COMPILE_ERRORS = BUILD_FIRST_ERRORS | {"build-header-missing"}
 # a virtual package the machine lacks or has too old (conda's __cuda, __glibc): conda's unsatisfiable report whose line
 # names it says why the solve failed, so the generic reading of the same report (its head, its other lines) is left out
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
@@ -1545,6 +1548,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     first_error = min((o.line for o in out if o.id in BUILD_FIRST_ERRORS), default=0)
     if first_error:  # the compile's own error above the failed step names why the build failed
         out = [o for o in out if not (o.id == "source-build-failed" and o.line > first_error)]
+    compiled = min((o.line for o in out if o.id in COMPILE_ERRORS), default=0)
+    if compiled:  # the compiler's own error above triton's failed launcher compile names why it failed
+        out = [o for o in out if not (o.id == "triton-libcuda-missing" and "tl_out" in o.groups and o.line > compiled)]
     if any(o.id in VIRTUAL_PACKAGE for o in out):  # the solve failed on the machine's __cuda / __glibc, which it names
         out = [o for o in out if o.id != "conda-unsatisfiable"]
     out = _bnb_cpu_loaded(out)
@@ -1556,6 +1562,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
+    out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
 

@@ -376,6 +376,8 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     if "nd_none" in g:
         return _no_dists(env)
+    if "placeholder" in g or "placeholder_tail" in g:
+        return _torch_placeholder(env)
     req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
            or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
@@ -437,6 +439,12 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         listed = versions if len(versions) <= 120 else versions[:117] + "..."
         cause = (f"pip found no release of {name} that satisfies {req} on {at}: it lists {listed}, and the "
                  "version asked for (or its +cuXYZ build) is not among the files it serves for this Python and platform")
+    elif not versions and "req_found" in g and listed_in is None and not uv:
+        # pip's line as the log shows it stops before its "(from versions: ...)": what was asked for, and by whom
+        asked = f"{req}{_range_of(req)}{_asked_by(g.get('tail', ''))}"
+        cause = (f"pip found no {name} release that satisfies {asked} on {at}: no release in that range has a file "
+                 f"this Python and platform install there (the versions pip did find are not in this log), or the index "
+                 f"does not serve {name}")
     else:
         cause = (f"pip found no {name} file on {at} that installs here (\"from versions: none\"): the index has no "
                  f"build of {name} for this Python version, platform or CUDA variant, or the index path does not exist "
@@ -459,6 +467,48 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 
 _PINNED = re.compile(r"===?\s{0,2}(?P<ver>\d[\w.+!*]{0,40})")
+# pip's requirement as it prints it in "Could not find a version that satisfies the requirement <req> (from <parent>)"
+# (pip-26.2.1 resolvelib/factory.py _report_single_requirement_conflict: req_disp = f"{req} (from {parent.name})" for a
+# dependency; the legacy resolver's InstallRequirement.__str__ adds " (from {comes_from})" likewise)
+_FROM_PARENT = re.compile(r"^\s{0,4}\(from (?!versions:)(?P<parent>[^()\n]{1,200}(?:\([^()\n]{0,60}\))?)\)")
+_COMPATIBLE = re.compile(r"~=\s{0,2}(?P<ver>\d{1,6}(?:\.\d{1,6}){1,5})(?![\w.])")
+
+
+def _asked_by(tail: str) -> str:
+    """" (required by clip)" where pip's line names the requirement's parent, else ""."""
+    m = _FROM_PARENT.match(tail)
+    return f" (required by {m.group('parent').strip()})" if m is not None else ""
+
+
+def _range_of(req: str) -> str:
+    """A compatible-release specifier spelled out (PEP 440: ~=0.8.2 is >=0.8.2, ==0.8.*), else ""."""
+    m = _COMPATIBLE.search(req)
+    if m is None:
+        return ""
+    ver = m.group("ver")
+    return f" (>={ver}, =={ver.rsplit('.', 1)[0]}.*)"
+
+
+# PyPI's placeholder sdist of torch (0.1.2 and its .post releases, published before PyTorch shipped wheels there): the
+# "Using cached" / "Downloading" line of pip's log names the file it took (the notes' "sdist")
+_TORCH_SDIST = re.compile(r"^torch-(?P<ver>\d[\w.!]{0,40})$")
+
+
+def _torch_placeholder(env: Env) -> tuple[str, str]:
+    """no-matching-distribution where pip, finding no torch wheel on PyPI that this interpreter installs, took PyPI's
+    placeholder torch sdist, whose setup.py refuses to build (torch-0.1.2.post1.tar.gz setup.py:10-11: RuntimeError of
+    its README, "PyTorch does not currently provide packages for PyPI (see status at ...)")."""
+    sdist = _TORCH_SDIST.match(env.notes.get("sdist", ""))
+    took = f"torch {sdist.group('ver')}, " if sdist is not None else ""
+    return (f"pip found no torch wheel that this Python and platform install on the index it read (PyPI), and took "
+            f"PyPI's placeholder source distribution of torch instead ({took}an empty package whose setup.py refuses "
+            "to build: \"PyTorch does not currently provide packages for PyPI\"): no torch release has a wheel for this "
+            "interpreter there (its Python version, its 32- or 64-bit build, or its platform)",
+            "install torch from PyTorch's own index with the command its install page gives for this platform (pip "
+            "install torch --index-url <PyTorch's index>/<cpu or cuXYZ>), run by a Python that torch publishes wheels "
+            "for (the index's torch page lists each wheel's Python and platform tags: cp3XY, win_amd64, "
+            "manylinux_x86_64; python -c \"import struct, sys; print(sys.version, struct.calcsize('P') * 8)\" shows "
+            "this one's version and bits)")
 
 
 def _pin_unlisted(name: str, req: str, ver: str, listing: Sequence[str], at: str) -> tuple[str, str]:
@@ -1345,6 +1395,8 @@ def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "point triton at the directory that holds the driver's libcuda.so.1: export TRITON_LIBCUDA_PATH=<that "
                 "directory> (NixOS: /run/opengl-driver/lib), which triton reads before it runs ldconfig; or provide a "
                 "working ldconfig with a cache that lists the driver's directory (sudo ldconfig)")
+    if "tl_out" in g:
+        return _launcher_build(g, env, who)
     found = [f"{so} => {path}" for so, path in env.libs.items() if so.startswith("libcuda.so")]
     ld = env.cuda.get("ld_library_path", "")
     seen = f" (the log shows {', '.join(found)})" if found else (f" (LD_LIBRARY_PATH: {ld})" if ld else "")
@@ -1357,6 +1409,35 @@ def _libcuda_link(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "LIBRARY_PATH for the linker); never the toolkit's lib64/stubs/libcuda.so at run time")
 
 
+_LIB_DIR = re.compile(r"'-L(?P<dir>[^'\n]{1,400})'")
+
+
+def _launcher_build(g: Mapping[str, str], env: Env, who: str) -> tuple[str, str] | None:
+    """triton-libcuda-missing from the failed compile of triton's own launcher as CPython's CalledProcessError prints its
+    command (triton/runtime/build.py _build: [cc, src, "-O3", "-shared", "-fPIC", ("-Wno-psabi",) "-o", so, "-lcuda",
+    "-L<its own lib>", "-L<libcuda_dirs()>", "-I..."]), where the log keeps no compiler error: the link of -lcuda against
+    the directories where triton found the driver's libcuda.so.1; None for another build's command (not triton's outputs)."""
+    out = g["tl_out"].replace("\\", "/").rsplit("/", 1)[-1]
+    if not out.startswith(TRITON_LINK_OUTPUTS):
+        return None
+    name = out.split(".", 1)[0]
+    dirs = [m.group("dir") for m in _LIB_DIR.finditer(g.get("tl_rest", ""))]
+    driver = [d for d in dirs if not d.replace("\\", "/").rstrip("/").endswith("backends/nvidia/lib")]
+    where = ", ".join(driver) or "the directories it found"
+    via = "torch's inductor (torch.compile) compiles its kernels with triton, and " if env.notes.get("inductor") else ""
+    src, cc, status = g.get("tl_src", "its .c source"), g.get("tl_cc", "cc"), g.get("tl_status", "1")
+    return (f"{via}{who} compiles its C launcher {name} ({src}) with {cc} and links it with -lcuda against the NVIDIA "
+            f"driver's library in {where} (where triton found libcuda.so.1: ldconfig's cache, or TRITON_LIBCUDA_PATH), "
+            f"and the compiler exited with status {status}; the log keeps no compiler error of its "
+            f"own, and where none shows, the one this link meets is ld's \"cannot find -lcuda\": -lcuda needs the "
+            f"unversioned libcuda.so, and {where} holds the driver's libcuda.so.1 (the unversioned link comes with a "
+            "driver's development files, and many driver installs and containers lack it)",
+            f"create the unversioned link beside the driver's library: sudo ln -s libcuda.so.1 libcuda.so in {where} (or "
+            "point LIBRARY_PATH and TRITON_LIBCUDA_PATH at a directory that holds libcuda.so), then run again; to see the "
+            "compiler's own error, run the command of the CalledProcessError by hand (a missing header such as Python.h "
+            "is fixed by installing that package instead)")
+
+
 # the outputs of triton's own launcher link (triton/runtime/build.py _build: <name>.<EXT_SUFFIX> in a temporary directory,
 # cuda_utils for its driver glue, __triton_launcher for each kernel's): a -lcuda link naming one of them is triton's
 TRITON_LINK_OUTPUTS = ("cuda_utils", "__triton_launcher")
@@ -1367,8 +1448,8 @@ def libcuda_of_a_build(h: Hit, env: Env, facts: Facts) -> Hit:
     compiler or linker command line with -lcuda and its output, ninja's FAILED step, pip building a package) and does not
     name triton: link-library-missing of libcuda, that build's link of the driver's library; triton's own launcher link,
     and a bare line with nothing around it, stay triton's."""
-    if h.id != "triton-libcuda-missing" or "-lcuda" not in h.text or env.notes.get("triton"):
-        return h
+    if h.id != "triton-libcuda-missing" or "-lcuda" not in h.text or env.notes.get("triton") or "tl_out" in h.groups:
+        return h  # (a failed compile command's -lcuda is read by the triton-libcuda-missing builder itself)
     out = env.notes.get("lcuda_link", "")
     if out.replace("\\", "/").rsplit("/", 1)[-1].startswith(TRITON_LINK_OUTPUTS):
         return h

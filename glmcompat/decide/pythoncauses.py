@@ -520,6 +520,16 @@ def _nvcc(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "install the CUDA toolkit of torch's CUDA (torch.version.cuda) and put it on PATH with CUDA_HOME set to it "
                 "(export CUDA_HOME=/usr/local/cuda-<version>), or use a -devel image (pytorch/pytorch:<tag>-devel, "
                 "nvidia/cuda:<version>-devel-*), which ships nvcc")
+    if any(k in h.groups for k in ("vllm_home", "vllm_home_none", "vllm_assert")):  # vLLM's setup.py and its copies
+        who = h.package if h.package and h.package != "torch" else "the package"
+        return (f"{who}'s setup.py builds CUDA kernels and asks torch's cpp_extension for the CUDA toolkit (CUDA_HOME), "
+                "and torch found none: no CUDA toolkit (nvcc) is installed where it builds (a CPU-only machine, a Mac, a "
+                "runtime-only image), or it is neither on PATH nor at CUDA_HOME / /usr/local/cuda; this package cannot be "
+                "built without CUDA",
+                "on a machine with an NVIDIA GPU, install the CUDA toolkit of torch's CUDA (torch.version.cuda), export "
+                "CUDA_HOME=/usr/local/cuda-<version> and build again, or install the package's prebuilt wheel for that CUDA; "
+                "on a machine without an NVIDIA GPU, this package (its CUDA build) does not install: use a CPU build of it "
+                "where the project publishes one, or run on a GPU machine")
     if "ds_cuda_call" not in h.groups:
         return LOADER_BUILDERS["nvcc-missing"](h, env, facts)
     if h.package != "deepspeed":

@@ -1015,6 +1015,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
     ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # the first source distribution pip fetches, "<name>-<version>" of its file (pip-23.2.1 wheel
+    # pip/_internal/network/download.py _log_download: "Using cached %s" / "Downloading %s" of the link's file name)
+    ("sdist", r"^\s{0,8}(?:Using cached|Downloading) (?:\S{0,400}/)?(?P<v>[A-Za-z0-9][\w.]{0,80}-\d[\w.!]{0,40}?)"
+              r"\.(?:tar\.gz|zip|tar\.bz2)(?:\s|$)"),
     # what pip builds where it is no index name: a VCS or URL requirement, an editable path ("Obtaining file:///app/src/x");
     # and the first module Python found missing (what a failed build step's traceback ends in)
     ("collecting_url", r"Collecting (?P<v>(?:git\+|https?://|file:)\S{1,300})"),
@@ -1147,7 +1151,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py

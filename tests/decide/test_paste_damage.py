@@ -548,6 +548,11 @@ LOWER_UNDONE = frozenset({
     "pytorch3d:ImportError: cannot import name '_C' from 'pytorch#17918bc2",
     'torch:W0601 12:00:00.000000 123 torch/utils/cpp_extensio#1e176e51',
     'triton:/usr/bin/gcc /tmp/tmpab12cd/main.c -O3 -shared -fP#46b16a1d',
+    # a compile command's -L and -I, whose case is their meaning: lower-cased, -l names a library and -i no directory, so
+    # the path after them (.../site-packages/triton/...) is read as naming its package (fixa-signatures.toml)
+    'triton:torch._inductor.exc.InductorError: CalledProcessEr#deda3726',
+    "triton:subprocess.CalledProcessError: Command '['/usr/bin#a8f01bea",
+    'triton:/tmp/tmpab12cd/cuda_utils.c:6:10: fatal error: Pyt#446a45c3',
     # the owner of an undefined symbol is read from its case (ncclCommInitRankConfig: NCCL's; cuTensorMapEncodeTiled: the
     # driver API's, cu[A-Z]); lower-cased, vllm-undefined-symbol keeps it
     'vllm:ImportError: /usr/local/lib/python3.12/dist-packag#910aeb8a',
@@ -626,6 +631,12 @@ HEAD_GENERIC = {
         "pip's conflict report's head (factory.py get_installation_error): alone it is pip-resolution-impossible's; the "
         "packages no index offers (the note \"some packages in these conflicts have no matching distributions\") are in "
         "the lines it lost",
+    "ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python >=3.7,<3.11; "
+    "1.21.3 Requires-Python >=3.7,<3.11; 1.21.4 Requires-Python >=3.7,<3.11; 1.21.5 Requires-Python >=3.7,<3.11; "
+    "1.21.6 Requires-Python >=3.7,<3.11":
+        "pip's list of the releases its finder skipped for Requires-Python in the whole run (pip-23.2.1 wheel "
+        "pip/_internal/index/package_finder.py:707-713, no project named): alone it is python-version-unsupported's; the "
+        "requirement pip could not find, and whether it accepts any of those releases, is in the line the cut lost",
     "ERROR: Could not find a version that satisfies the requirement python==3.10 (from versions: none)":
         "pip's line for the interpreter asked for as a requirement: the requirement pip could not find is the next one "
         "it reports, in the line the cut lost",
