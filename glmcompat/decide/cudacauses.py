@@ -1084,13 +1084,16 @@ def _torch_build(torch: str, built: str) -> str:
     return (f"torch {torch}" if torch else "the installed torch") + (f" (built for CUDA {built})" if built else "")
 
 
-def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
-    """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, no other package's kernel
-    named) where the log names neither the GPU nor the build's arch list: what the build lacks, without naming a GPU or a
-    build the log does not show; the builds that carry the newest architectures, from the [[cuda_arch]] and [[torch]] rows."""
+def _torch_own(torch: str, built: str, facts: Facts, call: str = "") -> tuple[str, str]:
+    """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, or a statement calling only
+    torch's API, ``call``; no other package's kernel named) where the log names neither the GPU nor the build's arch
+    list: what the build lacks, without naming a GPU or a build the log does not show; the builds that carry the newest
+    architectures, from the [[cuda_arch]] and [[torch]] rows."""
     build = _torch_build(torch, built)
+    how = (f"at a statement of torch's own API ({call}(...)), no other package's code called" if call else
+           "raised through torch's CUDA check, no other package's kernel named")
     cause = (f"{build} has no code for this GPU: torch's own CUDA kernel launch failed ('no kernel image is available "
-             "for execution on the device', raised through torch's CUDA check, no other package's kernel named), so the "
+             f"for execution on the device', {how}), so the "
              "build's arch list (torch.cuda.get_arch_list()) does not include the GPU's compute capability (a GPU newer "
              "than the build's CUDA knows, or an older one that a build for a newer CUDA no longer carries); the log names neither the GPU nor "
              "the build's arch list")
@@ -1117,18 +1120,36 @@ def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
 
 def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
     """(the product, its compute capability as sm digits) of the GPU the log names (``NVIDIA GeForce RTX 5090`` ->
-    ``("RTX 5090", "120")``), where a [[target]] row lists the product; None otherwise."""
-    key = product_key(env.notes.get("gpu_name", ""))
-    if not key:
-        return None
+    ``("RTX 5090", "120")``, ``NVIDIA GeForce GTX 1080 Ti`` -> ``("GeForce GTX 1080 Ti", "61")``), where a [[target]] row
+    or NVIDIA's list ([[gpu_product]] rows) names the product; the capability the log itself states of the device
+    (``gpu_cc``: "<GPU> is compute capability sm_61", torch's "which is of cuda capability 3.7") over the list's, and
+    with no product found, the log's own name for the GPU ("" where it names none) with that capability; None where
+    the log shows neither."""
+    said = env.notes.get("gpu_cc", "").removeprefix("sm_").replace(".", "")
+    said = said if said.isdigit() else ""
+    name = env.notes.get("gpu_name", "")
+    key = _model_key(name)
     best: tuple[str, str] | None = None
-    for t in facts.rows("target"):
-        for p in t.products:
-            pk = product_key(p)
+    if key:
+        rows = [(p, t.compute_capability) for t in facts.rows("target") for p in t.products]
+        rows += [(p, g.compute_capability) for g in facts.rows("gpu_product") for p in g.products]
+        for p, cc in rows:  # the longest product the name starts with: "GTX 1080 Ti" is the 1080 Ti, not the 1080
+            pk = _model_key(p)
             if pk and (key == pk or (key.startswith(pk) and not key[len(pk)].isdigit())) and (
-                    best is None or len(pk) > len(product_key(best[0]))):
-                best = (p, t.compute_capability.replace(".", ""))
-    return best
+                    best is None or len(pk) > len(_model_key(best[0]))):
+                best = (p, cc.replace(".", ""))
+    if best is not None:
+        return (best[0], said or best[1])
+    return (name, said) if said else None
+
+
+def _model_key(name: str) -> str:
+    """:func:`product_key` of a GPU's name without the brand words NVIDIA names its lines by (NVIDIA, GeForce, Tesla,
+    Quadro): ``NVIDIA GeForce GTX 1080 Ti``, ``GeForce GTX 1080 Ti`` and ``GTX 1080 Ti`` are one key."""
+    words = name.split()
+    while words and words[0].lower() in ("nvidia", "geforce", "tesla", "quadro"):
+        words = words[1:]
+    return product_key(" ".join(words))
 
 
 def _thc_blas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1146,7 +1167,7 @@ def _thc_blas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     build = _torch_build(torch, built)
     at = h.groups.get("thc_at", "")
     where = f" (at {at.rsplit('/', 1)[-1]})" if at else ""
-    gpu_is = f" {named[0]}" if named else ""
+    gpu_is = f" {named[0]}" if named and named[0] else ""
     cause = (f"{build} could not run a cuBLAS kernel on the GPU{gpu_is}{where}: torch 1.x's THC reports cuBLAS's "
              "CUBLAS_STATUS_EXECUTION_FAILED (\"the GPU program failed to execute\"), the launch failing because the "
              "cuBLAS of the build's CUDA has no code for the GPU's architecture: a build for a CUDA older than the GPU "
@@ -1197,7 +1218,7 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "(`glmcompat arch torch==<version>` lists a wheel's), the GPU vendor's own build for an embedded board "
                 "(NVIDIA's Jetson wheels), or torch built from source with TORCH_CUDA_ARCH_LIST set to it")
     if not sm and g.get("torch_own"):  # torch's own launch, and the log shows neither the GPU nor torch's arch list
-        return _torch_own(torch, built, facts)
+        return _torch_own(torch, built, facts, g.get("torch_call", ""))
     if not sm:  # a line of the warning that names no capability (the row's words)
         return None
     build = _torch_build(torch, built)

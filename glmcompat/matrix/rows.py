@@ -479,6 +479,16 @@ class CudaArch(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class GpuProduct(Fact):
+    """NVIDIA's GPU products of one compute capability, named as NVIDIA's CUDA GPU compute-capability lists name them
+    (``GeForce GTX 1080 Ti``, ``Tesla P40``, ``NVIDIA RTX A6000``): what a log's GPU name says of its architecture where
+    no [[target]] row lists the product (a GPU glmcompat locks nothing for)."""
+
+    compute_capability: Capability
+    products: tuple[NonEmpty, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class GccProgram(Fact):
     """A program gcc's driver runs (``program``: ``cc1plus``, ``collect2``, ``as``), what it is (``what``) and the package
     that installs it on Debian/Ubuntu (``apt``) and on Fedora/RHEL (``dnf``): a build whose compiler cannot run it lacks
@@ -527,6 +537,7 @@ class Tables:
     stdlib_removed: tuple[StdlibRemoved, ...]
     cuda_arch: tuple[CudaArch, ...]
     gcc_program: tuple[GccProgram, ...]
+    gpu_product: tuple[GpuProduct, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:
