@@ -390,16 +390,22 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     # the check that printed a CPU build's torch.__version__ (or a listing's +cpu torch) also printed is_available() False
     checked = env.notes.get("printed_avail") == "False" and (_local(printed) == "cpu" or "cpu_version" in h.groups
                                                               or "cpu_printed" in h.groups)
+    # a program's own word that torch.cuda.is_available() returned False, beside the CPU build's version or collect_env's
+    # "CUDA used to build PyTorch: None" (torch/utils/collect_env.py): the CPU build is why it did
+    said = env.notes.get("avail_said", "") if {"cpu_version", "cpu_printed", "cuda_none"} & h.groups.keys() else ""
     if "deser_cuda" in h.groups:  # torch.load of CUDA tensors where torch.cuda.is_available() is False
         return _deserialized(env, facts, installed)
     if "avail_false" in h.groups:  # is_available() False names no build: only the CPU build the log installed says it
         return _cpu_install(env, facts, installed) if installed else None
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
+    # the NVIDIA GPU the log names (collect_env's "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3060", which
+    # it prints from nvidia-smi -L whatever torch's build: torch/utils/collect_env.py get_gpu_info)
+    named = env.notes.get("gpu_name", "")
     other = env.notes.get("torch_other_build", "")  # torch-directml, a +rocm wheel: a torch built for another device
     if "webui_no_gpu" in h.groups and not other and "cpu_build" not in env.notes and "cpu_version" not in h.groups:
         return None  # the webui's check (torch.cuda.is_available() False) names no build: a driver's absence reads alike
     if ({"cpu_version", "cpu_printed", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
-            and not other and not checked):
+            and not other and not checked and not said and not named):
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
     if installed and not other and "conda_cpu" not in h.groups:  # the log shows the CPU build being installed
         return _cpu_install(env, facts, installed)
@@ -427,9 +433,13 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
            " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
     if checked:
         why += f" (the log's check printed torch.__version__ {printed or torch} and torch.cuda.is_available() False)"
+    elif said:
+        why += f" (the log says {said}, and torch's version is {torch or 'a CPU build'})"
     if gpu:
         why += (f" on a machine with an NVIDIA GPU (driver {env.cuda.get('driver') or '?'}"
                 + (f", CUDA {drv}" if drv else "") + "): torch cannot use it")
+    elif named:
+        why += f" on a machine with an NVIDIA GPU (the log names it: {named}): torch cannot use it"
     return (Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence() + why,
             f"install {pin} from PyTorch's {label} index"
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")

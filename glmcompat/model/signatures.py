@@ -1221,6 +1221,11 @@ _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200}
 # RuntimeError "CUDA error: <cudaGetErrorString>", c10/cuda/CUDAException.cpp c10_cuda_check_implementation): a GPU
 # failure in a log that does neither is another runtime's (ggml's, ollama's), never torch's build (the notes' "torch_named")
 _TORCH_NAMED = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
+# a program's word that torch.cuda.is_available() returned False ("Warning: torch.cuda.is_available() returned False.",
+# text-generation-webui's start-up check; "torch.cuda.is_available(): False"), not a code line testing it (if ... is
+# False:): the notes' "avail_said", read by torch-cpu-only beside a CPU build's version
+_AVAIL_SAID = re.compile(r"torch\.cuda\.is_available\(\)\)?\s{0,4}(?:returned|returns|is|==?|:|->)\s{0,4}False\b")
+_CODE_HEAD = ("if ", "elif ", "while ", "assert ", "return ", "not ", "and ", "or ")
 # a top-level name imported from a module ("from M import A, B as C", at a prompt, in a notebook cell's context line):
 # its class's qualified name in a later TypeError is read against M (the module that defines it); and a method called on
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
@@ -1324,6 +1329,9 @@ class LogContext:
         if "torch_named" not in self.notes and ((("torch" in line or "Torch" in line) and _TORCH_NAMED.search(line))
                                                 or "RuntimeError: CUDA error: " in line):
             self.notes["torch_named"] = "1"
+        if "is_available()" in line and "avail_said" not in self.notes and (a := _AVAIL_SAID.search(line)) is not None and \
+                not line.lstrip().startswith(_CODE_HEAD) and not line[:a.start()].rstrip().endswith(("if", "assert", "not", "and", "or")):
+            self.notes["avail_said"] = a.group(0)
         if self.printing or "__version__" in line or "is_available()" in line:
             self._printed(line)
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
