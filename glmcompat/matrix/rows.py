@@ -444,6 +444,9 @@ class CxxNamespace(Fact):
     namespaces: tuple[NonEmpty, ...]
     package: Name | None = None
     hosts: tuple[Name, ...] = ()  # package None: the distributions that ship a namespace several share (xla::, tsl::)
+    # package None: the native library (no Python distribution ships it) whose C++ API the namespace is (MPI:: is the MPI
+    # C++ bindings' library, Open MPI's libmpi_cxx.so): an undefined symbol of it is a build not linked against it
+    library: NonEmpty | None = None
 
 
 @dataclass(frozen=True, slots=True)
