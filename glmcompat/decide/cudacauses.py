@@ -390,16 +390,22 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     # the check that printed a CPU build's torch.__version__ (or a listing's +cpu torch) also printed is_available() False
     checked = env.notes.get("printed_avail") == "False" and (_local(printed) == "cpu" or "cpu_version" in h.groups
                                                               or "cpu_printed" in h.groups)
+    # a program's own word that torch.cuda.is_available() returned False, beside the CPU build's version or collect_env's
+    # "CUDA used to build PyTorch: None" (torch/utils/collect_env.py): the CPU build is why it did
+    said = env.notes.get("avail_said", "") if {"cpu_version", "cpu_printed", "cuda_none"} & h.groups.keys() else ""
     if "deser_cuda" in h.groups:  # torch.load of CUDA tensors where torch.cuda.is_available() is False
         return _deserialized(env, facts, installed)
     if "avail_false" in h.groups:  # is_available() False names no build: only the CPU build the log installed says it
         return _cpu_install(env, facts, installed) if installed else None
     gpu = env.cuda.get("driver") or env.cuda.get("driver_cuda") or env.capability
+    # the NVIDIA GPU the log names (collect_env's "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3060", which
+    # it prints from nvidia-smi -L whatever torch's build: torch/utils/collect_env.py get_gpu_info)
+    named = env.notes.get("gpu_name", "")
     other = env.notes.get("torch_other_build", "")  # torch-directml, a +rocm wheel: a torch built for another device
     if "webui_no_gpu" in h.groups and not other and "cpu_build" not in env.notes and "cpu_version" not in h.groups:
         return None  # the webui's check (torch.cuda.is_available() False) names no build: a driver's absence reads alike
     if ({"cpu_version", "cpu_printed", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
-            and not other and not checked):
+            and not other and not checked and not said and not named):
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows
     if installed and not other and "conda_cpu" not in h.groups:  # the log shows the CPU build being installed
         return _cpu_install(env, facts, installed)
@@ -427,9 +433,13 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
            " (a +cpu wheel, or a default wheel of a platform the index has no CUDA build for)")
     if checked:
         why += f" (the log's check printed torch.__version__ {printed or torch} and torch.cuda.is_available() False)"
+    elif said:
+        why += f" (the log says {said}, and torch's version is {torch or 'a CPU build'})"
     if gpu:
         why += (f" on a machine with an NVIDIA GPU (driver {env.cuda.get('driver') or '?'}"
                 + (f", CUDA {drv}" if drv else "") + "): torch cannot use it")
+    elif named:
+        why += f" on a machine with an NVIDIA GPU (the log names it: {named}): torch cannot use it"
     return (Break(rule="gpu-code", package="torch" if torch else "", version=torch, built="cpu").sentence() + why,
             f"install {pin} from PyTorch's {label} index"
             + (f" (driver CUDA {drv})" if drv else "") + ", with torchvision/torchaudio of the same build")
@@ -1084,13 +1094,16 @@ def _torch_build(torch: str, built: str) -> str:
     return (f"torch {torch}" if torch else "the installed torch") + (f" (built for CUDA {built})" if built else "")
 
 
-def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
-    """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, no other package's kernel
-    named) where the log names neither the GPU nor the build's arch list: what the build lacks, without naming a GPU or a
-    build the log does not show; the builds that carry the newest architectures, from the [[cuda_arch]] and [[torch]] rows."""
+def _torch_own(torch: str, built: str, facts: Facts, call: str = "") -> tuple[str, str]:
+    """torch-arch-unsupported read from torch's own "no kernel image" (torch's CUDA check, or a statement calling only
+    torch's API, ``call``; no other package's kernel named) where the log names neither the GPU nor the build's arch
+    list: what the build lacks, without naming a GPU or a build the log does not show; the builds that carry the newest
+    architectures, from the [[cuda_arch]] and [[torch]] rows."""
     build = _torch_build(torch, built)
+    how = (f"at a statement of torch's own API ({call}(...)), no other package's code called" if call else
+           "raised through torch's CUDA check, no other package's kernel named")
     cause = (f"{build} has no code for this GPU: torch's own CUDA kernel launch failed ('no kernel image is available "
-             "for execution on the device', raised through torch's CUDA check, no other package's kernel named), so the "
+             f"for execution on the device', {how}), so the "
              "build's arch list (torch.cuda.get_arch_list()) does not include the GPU's compute capability (a GPU newer "
              "than the build's CUDA knows, or an older one that a build for a newer CUDA no longer carries); the log names neither the GPU nor "
              "the build's arch list")
@@ -1117,18 +1130,36 @@ def _torch_own(torch: str, built: str, facts: Facts) -> tuple[str, str]:
 
 def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
     """(the product, its compute capability as sm digits) of the GPU the log names (``NVIDIA GeForce RTX 5090`` ->
-    ``("RTX 5090", "120")``), where a [[target]] row lists the product; None otherwise."""
-    key = product_key(env.notes.get("gpu_name", ""))
-    if not key:
-        return None
+    ``("RTX 5090", "120")``, ``NVIDIA GeForce GTX 1080 Ti`` -> ``("GeForce GTX 1080 Ti", "61")``), where a [[target]] row
+    or NVIDIA's list ([[gpu_product]] rows) names the product; the capability the log itself states of the device
+    (``gpu_cc``: "<GPU> is compute capability sm_61", torch's "which is of cuda capability 3.7") over the list's, and
+    with no product found, the log's own name for the GPU ("" where it names none) with that capability; None where
+    the log shows neither."""
+    said = env.notes.get("gpu_cc", "").removeprefix("sm_").replace(".", "")
+    said = said if said.isdigit() else ""
+    name = env.notes.get("gpu_name", "")
+    key = _model_key(name)
     best: tuple[str, str] | None = None
-    for t in facts.rows("target"):
-        for p in t.products:
-            pk = product_key(p)
+    if key:
+        rows = [(p, t.compute_capability) for t in facts.rows("target") for p in t.products]
+        rows += [(p, g.compute_capability) for g in facts.rows("gpu_product") for p in g.products]
+        for p, cc in rows:  # the longest product the name starts with: "GTX 1080 Ti" is the 1080 Ti, not the 1080
+            pk = _model_key(p)
             if pk and (key == pk or (key.startswith(pk) and not key[len(pk)].isdigit())) and (
-                    best is None or len(pk) > len(product_key(best[0]))):
-                best = (p, t.compute_capability.replace(".", ""))
-    return best
+                    best is None or len(pk) > len(_model_key(best[0]))):
+                best = (p, cc.replace(".", ""))
+    if best is not None:
+        return (best[0], said or best[1])
+    return (name, said) if said else None
+
+
+def _model_key(name: str) -> str:
+    """:func:`product_key` of a GPU's name without the brand words NVIDIA names its lines by (NVIDIA, GeForce, Tesla,
+    Quadro): ``NVIDIA GeForce GTX 1080 Ti``, ``GeForce GTX 1080 Ti`` and ``GTX 1080 Ti`` are one key."""
+    words = name.split()
+    while words and words[0].lower() in ("nvidia", "geforce", "tesla", "quadro"):
+        words = words[1:]
+    return product_key(" ".join(words))
 
 
 def _thc_blas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1146,7 +1177,7 @@ def _thc_blas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     build = _torch_build(torch, built)
     at = h.groups.get("thc_at", "")
     where = f" (at {at.rsplit('/', 1)[-1]})" if at else ""
-    gpu_is = f" {named[0]}" if named else ""
+    gpu_is = f" {named[0]}" if named and named[0] else ""
     cause = (f"{build} could not run a cuBLAS kernel on the GPU{gpu_is}{where}: torch 1.x's THC reports cuBLAS's "
              "CUBLAS_STATUS_EXECUTION_FAILED (\"the GPU program failed to execute\"), the launch failing because the "
              "cuBLAS of the build's CUDA has no code for the GPU's architecture: a build for a CUDA older than the GPU "
@@ -1197,7 +1228,7 @@ def _torch_arch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                 "(`glmcompat arch torch==<version>` lists a wheel's), the GPU vendor's own build for an embedded board "
                 "(NVIDIA's Jetson wheels), or torch built from source with TORCH_CUDA_ARCH_LIST set to it")
     if not sm and g.get("torch_own"):  # torch's own launch, and the log shows neither the GPU nor torch's arch list
-        return _torch_own(torch, built, facts)
+        return _torch_own(torch, built, facts, g.get("torch_call", ""))
     if not sm:  # a line of the warning that names no capability (the row's words)
         return None
     build = _torch_build(torch, built)

@@ -200,6 +200,8 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _own_symbol(h, sym[start:start + int(own.group("len"))])
     if own_function(sym, facts):  # a plain function of the extension's own sources: its build left it out, not torch
         return None
+    if (native := symbol_library(sym, facts)) is not None:  # a native library's C++ API (MPI::): not linked against it
+        return _library_symbol(h, env, *native)
     if (owner := symbol_framework(sym, facts)) is not None:  # another framework's C++ API (tensorflow::, phi::, xla::)
         return _framework_symbol(h, env, *owner)
     if (not pkg or pkg == "torch") and (own_lib := _torch_own_library(h.groups.get("library", ""))) and (
@@ -317,6 +319,31 @@ def outer_namespace(symbol: str) -> str:
         return ""
     name = symbol[m.end():m.end() + int(m.group("len"))]
     return name if len(name) == int(m.group("len")) and name.isidentifier() else ""
+
+
+def symbol_library(symbol: str, facts: Facts) -> tuple[str, str] | None:
+    """(namespace, library) where ``symbol`` is a C++ name of a native library no Python distribution ships, by its
+    outermost namespace (a ``[[cxx_namespace]]`` row's ``library``: MPI:: is the MPI C++ bindings' libmpi_cxx.so);
+    None otherwise."""
+    ns = outer_namespace(symbol)
+    row = next((r for r in facts.rows("cxx_namespace") if ns in r.namespaces), None) if ns else None
+    return (ns, row.library) if row is not None and row.library else None
+
+
+def _library_symbol(h: Hit, env: Env, ns: str, library: str) -> tuple[str, str]:
+    """undefined-symbol where the symbol is a native library's C++ API (MPI::Datatype::Free, _ZN3MPI8Datatype4FreeEv,
+    of the MPI C++ bindings' libmpi_cxx.so): the module was compiled using that library and not linked against it, so
+    nothing loads it before the module needs its names."""
+    pkg, sym = h.package, h.groups.get("symbol", "")
+    lib = (h.groups.get("library") or h.groups.get("bare_library", "")).replace("\\", "/").rsplit("/", 1)[-1]
+    who = (f"{_shown(pkg, env.version(pkg))}'s compiled library {lib}" if pkg and lib else _shown(pkg, env.version(pkg))
+           if pkg else lib or "a compiled library")
+    return (f"{who} needs {sym}, a symbol of {ns}:: ({library}'s C++ API), which no library loaded with it exports: it "
+            f"was compiled using {library} ({ns} support built in) but not linked against it, so nothing loads "
+            f"{library} before it (or the {ns} installed is another build, without these names)",
+            f"rebuild it linked against {library} (the {ns} found at build time, on the linker's path), or without {ns} "
+            f"support; until then, load the library first: LD_PRELOAD=<its lib directory>/{library} (of the {ns} "
+            "installation it was built with)")
 
 
 def symbol_framework(symbol: str, facts: Facts) -> tuple[str, str, tuple[str, ...]] | None:

@@ -413,7 +413,15 @@ def _bnb_cpu(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 
 def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
-    """cuda-toolkit-not-found where Numba's CUDA target finds no NVVM (the toolkit's compiler library)."""
+    """cuda-toolkit-not-found where Numba's CUDA target finds no NVVM (the toolkit's compiler library), or RETURNN finds
+    the CUDA runtime it loaded in no CUDA toolkit."""
+    if rt := h.groups.get("x_rn_cudart", ""):  # RETURNN: the loaded libcudart's parents hold no nvcc, cuda.h, libcudart.so
+        return (f"RETURNN compiles its CUDA kernels with a CUDA toolkit and looks for it from the CUDA runtime the process "
+                f"loaded, {rt}: no parent directory of it is a CUDA toolkit (bin/nvcc, include/cuda.h and the lib "
+                "directory's libcudart.so together), so that runtime came with a package (Anaconda's cudatoolkit, a pip "
+                "nvidia-cuda-runtime wheel), not a CUDA installation, and there is no nvcc to compile with",
+                "install a CUDA toolkit of the CUDA the framework uses (its bin/nvcc, include and lib64) and put its "
+                "lib64 first on LD_LIBRARY_PATH (its bin on PATH), so the runtime loaded is the toolkit's own")
     if "x_nvvm" not in h.groups and "x_libdevice" not in h.groups:
         return None
     pkg, who = _who(h, env)

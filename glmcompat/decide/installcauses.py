@@ -119,6 +119,16 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _cython_capi(h, env, facts)
     if "min_pkg" in g:
         return _below_minimum(h, env, facts)
+    if "nosplit_cls" in g:  # a trainer's FSDP wrap policy: the model's own _no_split_modules names a class it lacks
+        tf = env.version("transformers")
+        cls = g["nosplit_cls"]
+        return (f"the model's own _no_split_modules (the layer classes its transformers modeling code lists, which the "
+                f"trainer's FSDP wrap policy looks up among the model's modules) names {cls}, and the loaded model has no "
+                f"module of that class: the installed {_shown('transformers', tf)} builds this model from other classes "
+                "than the ones it lists, a transformers release (or .dev build) other than the one the trainer requires, "
+                "older than the release whose model classes it was written against or a dev snapshot mid-rename",
+                "install the transformers release the trainer requires (its requirements file; a stable release, not a "
+                ".dev build of the main branch), whose model lists the layer classes it builds")
     if "tok_class" in g:
         tf = env.version("transformers")
         return (f"the checkpoint's tokenizer_config.json names the tokenizer class {g['tok_class']}, which the installed "

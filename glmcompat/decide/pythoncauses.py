@@ -606,8 +606,16 @@ def arch_of_named_gpu(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hi
         # frames or paths: torch's build lacks this GPU's architecture (an extension's kernel names its module)
         return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
                        groups={**h.groups, "torch_own": torch or "torch"}, package="torch")
-    if gpu is None:
-        return h
+    calls = [c for k, c in env.notes.items() if k.startswith("call ")]
+    if gpu is None and not env.capability and not h.package and not listed and row is not None and calls and all(
+            c.split(".", 1)[0] == "torch" for c in calls):
+        # no GPU, arch list or module named anywhere, and the only package API the log's code calls is torch's own (a
+        # traceback's statement, torch.from_numpy(...).cuda() - 1): the kernel launch that found no code for the GPU is
+        # one of torch's kernels, whose build's arch list lacks the GPU's architecture
+        return replace(h, id="torch-arch-unsupported", cause=row.cause, remedy=row.remedy, source=row.source,
+                       groups={**h.groups, "torch_own": torch or "torch", "torch_call": calls[-1]}, package="torch")
+    if gpu is None or not (env.version("torch") or listed or h.package == "torch" or "torch_named" in env.notes):
+        return h  # no GPU named, or a log that never names torch: the kernel is another runtime's (ggml's), not torch's
     torch = env.version("torch")
     known = facts.gpu_code("torch", torch) if torch and not listed else None
     code = (tuple(a for a in listed if a.startswith("sm_")), tuple(a for a in listed if a.startswith("compute_"))) \

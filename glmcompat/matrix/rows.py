@@ -444,6 +444,9 @@ class CxxNamespace(Fact):
     namespaces: tuple[NonEmpty, ...]
     package: Name | None = None
     hosts: tuple[Name, ...] = ()  # package None: the distributions that ship a namespace several share (xla::, tsl::)
+    # package None: the native library (no Python distribution ships it) whose C++ API the namespace is (MPI:: is the MPI
+    # C++ bindings' library, Open MPI's libmpi_cxx.so): an undefined symbol of it is a build not linked against it
+    library: NonEmpty | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,6 +479,16 @@ class CudaArch(Fact):
     first: CudaStr | None = None
     last: CudaStr | None = None
     ptxas: CudaStr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuProduct(Fact):
+    """NVIDIA's GPU products of one compute capability, named as NVIDIA's CUDA GPU compute-capability lists name them
+    (``GeForce GTX 1080 Ti``, ``Tesla P40``, ``NVIDIA RTX A6000``): what a log's GPU name says of its architecture where
+    no [[target]] row lists the product (a GPU glmcompat locks nothing for)."""
+
+    compute_capability: Capability
+    products: tuple[NonEmpty, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,6 +540,7 @@ class Tables:
     stdlib_removed: tuple[StdlibRemoved, ...]
     cuda_arch: tuple[CudaArch, ...]
     gcc_program: tuple[GccProgram, ...]
+    gpu_product: tuple[GpuProduct, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

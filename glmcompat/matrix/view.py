@@ -25,6 +25,7 @@ from glmcompat.matrix.rows import (
     Compiled,
     CudaArch,
     GccProgram,
+    GpuProduct,
     CudaDriver,
     CxxNamespace,
     DriverApi,
@@ -170,6 +171,8 @@ class Facts:
     def rows(self, table: Literal["cuda_arch"]) -> tuple[CudaArch, ...]: ...
     @overload
     def rows(self, table: Literal["gcc_program"]) -> tuple[GccProgram, ...]: ...
+    @overload
+    def rows(self, table: Literal["gpu_product"]) -> tuple[GpuProduct, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 

@@ -868,10 +868,11 @@ _VERSIONS = [
                r"\S{1,400}(?: \(from [^()]{0,400}(?:\([^()]{0,80}\)[^()]{0,200}){0,2}\))? \(" + _VERSION + r"\)\s*$", re.I),
     # (a bare space between name and version is read only before a release a tool prints, X.Y.Z or with a tag: prose's
     # "I installed torch 2.4 yesterday" names a series, not the installed version; a banner's list, "Built with pytorch
-    # 1.7, cuda 10.2", is read)
+    # 1.7, cuda 10.2", is read); a Markdown list's bold key, "- **PyTorch:** 2.9.1+cu130", as a
+    # program's system report prints it, is read as "PyTorch: 2.9.1+cu130"
     re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|"
                r"\s{1,40}(?:version\s{0,40}:?\s{0,4}|(?=v?\d{1,4}\.\d{1,4}(?:\.\d|\+|\.?post|\.?dev|rc|a\d|b\d|,)))|"
-               r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
+               r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|:\*{1,2}\s{1,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
     # a Nix store path of a Python package: nixpkgs' buildPythonPackage names it <hash>-python3.X-<pname>-<version>
     # (/nix/store/9kyf...-python3.13-torch-2.7.1/lib/python3.13/site-packages/torch/..., NixOS/nixpkgs#432046)
@@ -1046,9 +1047,21 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # the devices a process is told it may use, where the log sets or echoes it ("CUDA_VISIBLE_DEVICES=" hides every GPU)
     ("cuda_visible", r"CUDA_VISIBLE_DEVICES\s{0,4}=\s{0,4}['\"]?(?P<v>[\w,-]{0,100})"),
     # the GPU a log names as torch.cuda.get_device_name() and nvidia-smi print it ("NVIDIA GeForce RTX 5090", "NVIDIA
-    # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"): the product, matched against the matrix's [[target]] products
-    ("gpu_name", r"NVIDIA (?:GeForce |Tesla |Quadro )?(?P<v>(?:RTX (?:PRO )?|GTX |TITAN )?[A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}"
-                 r"(?: Ti| SUPER| Ada| Blackwell)?)(?![\w.])"),
+    # H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"; drivers before the "NVIDIA " prefix: "GeForce GTX 1080 Ti", "Tesla K80"):
+    # the product, matched against the matrix's [[target]] and [[gpu_product]] products
+    ("gpu_name", r"(?:NVIDIA (?:GeForce |Tesla |Quadro )?|(?<![\w-])(?:GeForce|Tesla|Quadro) )"
+                 r"(?P<v>(?:RTX (?:PRO )?|GTX |TITAN )?[A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}(?: Ti| SUPER| Ada| Blackwell)?)(?![\w.])"),
+    # the GPU's compute capability where the log states it of the device (not a requirement's floor, not a build's list):
+    # torch's own warnings ("Found GPU0 Tesla K80 which is of cuda capability 3.7", "... which is of compute capability
+    # (CC) 10.0": torch-2.13.0 wheel torch/cuda/__init__.py _check_capability), a program's report of the device ("<GPU>
+    # is compute capability sm_61", "Your Tesla T4 GPU has compute capability 7.5", jax's "Device 0 has CUDA compute
+    # capability 3.7"), TensorFlow's device line ("..., compute capability: 3.5)", TF 2's "computeCapability: 6.1":
+    # tensorflow/core/common_runtime/gpu/gpu_device.cc) and the CUDA samples' deviceQuery ("CUDA Capability Major/Minor
+    # version number:    6.1"): "sm_61" or "6.1"
+    ("gpu_cc", r"(?<![\w-])(?:is|of|has) (?:(?:CUDA|Cuda|cuda) (?:[Cc]ompute )?|[Cc]ompute )[Cc]apability (?:\(CC\) )?"
+               r"(?P<v>sm_\d{2,3}|\d{1,2}\.\d)(?!\w|\.\d)"),
+    ("gpu_cc", r"(?:, compute capability: |computeCapability: |CUDA Capability Major/Minor version number:\s{1,12})"
+               r"(?P<v>\d{1,2}\.\d)(?!\w|\.\d)"),
     # torch's arch list as torch.cuda.get_arch_list() returns it and print() shows it (torch-2.9.1 wheel
     # torch/cuda/__init__.py get_arch_list: the build's TORCH_CUDA_ARCH_LIST, "sm_XX" for SASS and "compute_XX" for PTX,
     # e.g. ['sm_80', 'sm_90', 'sm_100', 'sm_120']): the architectures the installed torch carries code for
@@ -1151,7 +1164,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz")
+                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1208,6 +1221,15 @@ _PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
 _CALL = re.compile(r"(?<![\w.])(?P<path>(?P<top>[A-Za-z_]\w{0,40})\.[\w.]{1,200})\(")
+# the log names torch at all (a path, an import, "PyTorch"), or raises a CUDA error as torch's CUDA check does (a Python
+# RuntimeError "CUDA error: <cudaGetErrorString>", c10/cuda/CUDAException.cpp c10_cuda_check_implementation): a GPU
+# failure in a log that does neither is another runtime's (ggml's, ollama's), never torch's build (the notes' "torch_named")
+_TORCH_NAMED = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
+# a program's word that torch.cuda.is_available() returned False ("Warning: torch.cuda.is_available() returned False.",
+# text-generation-webui's start-up check; "torch.cuda.is_available(): False"), not a code line testing it (if ... is
+# False:): the notes' "avail_said", read by torch-cpu-only beside a CPU build's version
+_AVAIL_SAID = re.compile(r"torch\.cuda\.is_available\(\)\)?\s{0,4}(?:returned|returns|is|==?|:|->)\s{0,4}False\b")
+_CODE_HEAD = ("if ", "elif ", "while ", "assert ", "return ", "not ", "and ", "or ")
 # a top-level name imported from a module ("from M import A, B as C", at a prompt, in a notebook cell's context line):
 # its class's qualified name in a later TypeError is read against M (the module that defines it); and a method called on
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
@@ -1308,6 +1330,12 @@ class LogContext:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
                     self.notes[what] = n.group("v") or (f"{n.group('w')}.{n.group('x')}" if "w" in pat.groupindex else "")
+        if "torch_named" not in self.notes and ((("torch" in line or "Torch" in line) and _TORCH_NAMED.search(line))
+                                                or "RuntimeError: CUDA error: " in line):
+            self.notes["torch_named"] = "1"
+        if "is_available()" in line and "avail_said" not in self.notes and (a := _AVAIL_SAID.search(line)) is not None and \
+                not line.lstrip().startswith(_CODE_HEAD) and not line[:a.start()].rstrip().endswith(("if", "assert", "not", "and", "or")):
+            self.notes["avail_said"] = a.group(0)
         if self.printing or "__version__" in line or "is_available()" in line:
             self._printed(line)
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:

@@ -310,7 +310,7 @@ def test_no_kernel_image_on_a_gpu_the_log_names(tmp_path: Path, capsys: pytest.C
 
 @pytest.mark.parametrize("text", [
     _NO_KERNEL,  # no GPU named
-    "Device: cuda:0 NVIDIA GeForce GTX 1050 : native\n" + _NO_KERNEL,  # a GPU no [[target]] lists
+    "Device: cuda:0 NVIDIA GeForce GTX 1650 : native\n" + _NO_KERNEL,  # a GPU no [[target]] nor [[gpu_product]] row lists
     "torch 2.8.0+cu128\nDevice: cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync\n" + _NO_KERNEL,  # torch carries sm_120
 ])
 def test_no_kernel_image_without_a_gpu_torch_lacks_keeps_its_signature(text: str, tmp_path: Path,
