@@ -462,7 +462,7 @@ UNMEASURED_BO = False
 # While UNMEASURED_BR, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BR = False, as for set V.
 CASES_BR = tomllib.loads((HERE / "heldout_br.toml").read_text())["case"]
-UNMEASURED_BR = True
+UNMEASURED_BR = False
 
 # heldout_bp.toml: the set gathered as BP (typed as an image-generation app user: ComfyUI and its custom nodes,
 # AUTOMATIC1111 / Forge WebUI, Fooocus, InvokeAI, kohya_ss, diffusers pipelines run from those apps; sets BQ and BR are
@@ -470,7 +470,7 @@ UNMEASURED_BR = True
 # While UNMEASURED_BP, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BP = False, as for set V.
 CASES_BP = tomllib.loads((HERE / "heldout_bp.toml").read_text())["case"]
-UNMEASURED_BP = True
+UNMEASURED_BP = False
 
 # heldout_bq.toml: the set gathered as BQ (typed as a recommender-system, graph or tabular ML engineer: torchrec and
 # fbgemm-gpu, DGL, torch-geometric, XGBoost / LightGBM / CatBoost GPU builds, RAPIDS cuML beside torch, Merlin /
@@ -479,7 +479,7 @@ UNMEASURED_BP = True
 # While UNMEASURED_BQ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BQ = False, as for set V.
 CASES_BQ = tomllib.loads((HERE / "heldout_bq.toml").read_text())["case"]
-UNMEASURED_BQ = True
+UNMEASURED_BQ = False
 
 # heldout_bt.toml: the set gathered as BT (typed as an admin of air-gapped or mirrored installs: offline wheelhouses made
 # with pip download, --no-index --find-links, private PyPI / devpi / Artifactory / Nexus mirrors of PyTorch's CUDA
@@ -488,7 +488,7 @@ UNMEASURED_BQ = True
 # While UNMEASURED_BT, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BT = False, as for set V.
 CASES_BT = tomllib.loads((HERE / "heldout_bt.toml").read_text())["case"]
-UNMEASURED_BT = True
+UNMEASURED_BT = False
 
 # heldout_bu.toml: the set gathered as BU (typed as a developer embedding torch from another language or app: a C++ app
 # with CMake find_package(Torch) and libtorch, Rust tch-rs, Java DJL, a Node or Go binding, a Python app frozen with
@@ -497,7 +497,7 @@ UNMEASURED_BT = True
 # While UNMEASURED_BU, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BU = False, as for set V.
 CASES_BU = tomllib.loads((HERE / "heldout_bu.toml").read_text())["case"]
-UNMEASURED_BU = True
+UNMEASURED_BU = False
 
 # heldout_bs.toml: the set gathered as BS (typed as a student or teaching assistant on a university lab machine or
 # course GPU server: no root, a shared system CUDA and driver installed years ago, pip install --user, a course's
@@ -506,7 +506,7 @@ UNMEASURED_BU = True
 # While UNMEASURED_BS, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BS = False, as for set V.
 CASES_BS = tomllib.loads((HERE / "heldout_bs.toml").read_text())["case"]
-UNMEASURED_BS = True
+UNMEASURED_BS = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
