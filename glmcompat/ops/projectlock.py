@@ -448,7 +448,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     ahead = None if spec is None and predicted is None else lockprefetch.start(facts, python, machine, req.index, index)
     followed = predicted if predicted is not None else spec
     if ahead is not None and followed is not None:
-        followed.on_select(ahead.selected)
+        ahead.follow(followed)
     try:
         return _resolve_publish(facts, project, req, machine, python, reqs, extra, locked, result, dry_run=dry_run,
                                 check_only=check_only, index=index, source=source, quiet=quiet, spec=spec,
