@@ -48,6 +48,8 @@ class Prefetch:
         self._mutex = threading.Lock()
         self._seen: set[tuple[str, str]] = set()
         self._names: set[str] = set()  # the packages read ahead (the first release uv selects of each)
+        self._taken = 0  # of them, how many for the run followed now (:meth:`follow`): at most MAX_AHEAD
+        self._following = 0  # how many runs :meth:`follow` was given: only the last one's selections are read
         self._jobs: list[Future[None]] = []
         self._client: IndexClient | None = None
         self._cache: Cache | None = None
@@ -82,9 +84,10 @@ class Prefetch:
 
     def _submit(self, name: str, version: str) -> None:
         with self._mutex:
-            if self._closed or name in self._names or len(self._names) >= MAX_AHEAD:
+            if self._closed or name in self._names or self._taken >= MAX_AHEAD:
                 return
             self._names.add(name)
+            self._taken += 1
             self._start(name, version)
 
     def _start(self, name: str, version: str) -> None:
@@ -95,8 +98,20 @@ class Prefetch:
             pass
 
     def follow(self, run: Run) -> None:
-        """Read what ``run`` selects (a uv run whose lock is the likely answer)."""
-        run.on_select(self.selected)
+        """Read what ``run`` selects (a uv run whose lock is the likely answer), in place of what any run followed
+        before selects from now on (that one's lock is in doubt: settle starts a run on the new pyproject.toml only
+        then), with a budget of its own (MAX_AHEAD packages; what was read already is not read again)."""
+        with self._mutex:
+            self._following += 1
+            self._taken = 0
+            self._seen.clear()  # its selections are judged afresh (a package read already is not read again)
+            mine = self._following
+
+        def heard(name: str, version: str, filename: str) -> None:
+            if self._following == mine:
+                self.selected(name, version, filename)
+
+        run.on_select(heard)
 
     # -- reading ----------------------------------------------------------------------------------
     def _index(self) -> tuple[IndexClient, Cache]:

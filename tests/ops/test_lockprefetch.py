@@ -63,6 +63,40 @@ def test_the_first_release_of_a_few_packages_is_read(facts):
     ahead.close()
 
 
+class Told:
+    """A uv run as :meth:`lockprefetch.Prefetch.follow` hears it: its listeners, told each selection."""
+
+    def __init__(self) -> None:
+        self.listeners: list[Any] = []
+
+    def on_select(self, fn: Any) -> None:
+        self.listeners.append(fn)
+
+    def select(self, name: str, version: str) -> None:
+        for fn in self.listeners:
+            fn(name, version, f"{name}-{version}-cp311-cp311-manylinux_2_28_x86_64.whl")
+
+
+def test_a_run_followed_later_takes_the_place_of_the_first(facts):
+    """The run on the project as written is followed first (where nothing is predicted); once settle starts a run on
+    the new pyproject.toml (the first one's lock in doubt) and it is followed, only that run's selections are read,
+    with a budget of its own, and a package read already is not read again."""
+    ahead = Recorded(facts, "cp311", "x86_64", IndexOptions(), client_for)
+    first, second = Told(), Told()
+    ahead.follow(first)
+    for i in range(2 * lockprefetch.MAX_AHEAD):
+        first.select(f"ext{i}", "1.0")
+    assert len(ahead.read) == lockprefetch.MAX_AHEAD
+    ahead.follow(second)
+    first.select("late", "1.0")  # the first run's, now in doubt: not read
+    second.select("ext0", "1.0")  # read already
+    second.select("ext0", "2.0")
+    for i in range(2 * lockprefetch.MAX_AHEAD):
+        second.select(f"new{i}", "1.0")
+    assert ahead.read[lockprefetch.MAX_AHEAD:] == [(f"new{i}", "1.0") for i in range(lockprefetch.MAX_AHEAD)]
+    ahead.close()
+
+
 def test_a_release_whose_rows_are_shipped_is_not_read(facts, monkeypatch):
     """markupsafe 3.0.4's wheels are in the shipped file (glmcompat/ops/evidence): the judge finds them there, so
     nothing is read ahead for it; markupsafe 3.0.3's are not, and another machine's are not, nor any with shipping off."""

@@ -293,6 +293,36 @@ def test_a_project_committed_without_its_lock_takes_the_run_on_it(tmp_path, fact
 
 
 @pytest.mark.slow
+def test_with_no_prediction_the_read_ahead_hears_the_run_on_the_project_as_written(tmp_path, facts, src, local_index,
+                                                                                  monkeypatch):
+    """Where the matrix predicts nothing, the run on the project as written is the only uv running and its lock the
+    likely answer (the SGLang API project's): the read-ahead of the judge's wheels (:mod:`glmcompat.ops.lockprefetch`)
+    hears what it selects, as it hears a predicted run; the lock is still byte for byte the unspeculated one."""
+    from glmcompat.ops import lockprefetch, projectlock
+
+    heard: list[tuple[str, str]] = []
+
+    class Heard:
+        def selected(self, name: str, version: str, _file: str) -> None:
+            heard.append((name, version))
+
+        def follow(self, run: projectspec.Run) -> None:
+            run.on_select(self.selected)
+
+        def drain(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(projectlock, "_predicted", lambda *a, **k: None)
+    monkeypatch.setattr(lockprefetch, "start", lambda *a, **k: Heard())
+    spec, plain, _ = _both(tmp_path, HELD, facts, src, monkeypatch)
+    assert spec == plain
+    assert ("torch", "2.9.1") in heard and ("sgl-kernel", "0.3.21") in heard
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("deps", [HELD, CHANGED], ids=["held", "changed"])
 def test_the_run_on_the_new_pyproject_starts_only_when_the_first_is_in_doubt(tmp_path, facts, src, local_index,
                                                                                monkeypatch, deps):
