@@ -517,6 +517,15 @@ UNMEASURED_BS = False
 CASES_BV = tomllib.loads((HERE / "heldout_bv.toml").read_text())["case"]
 UNMEASURED_BV = True
 
+# heldout_bw.toml: the set gathered as BW (typed as a lockfile-tool user: poetry, pdm, pipenv, uv lock / uv sync, pixi,
+# hatch, rye, whose lock or sync fails or installs the wrong torch build: CPU vs CUDA sources, explicit indexes, markers
+# per platform, torch's local version labels; sets BV and BX are gathered beside it), frozen before `explain` ran on it,
+# scored by test_real_log_bw (`-k test_real_log_bw` selects it).
+# While UNMEASURED_BW, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BW = False, as for set V.
+CASES_BW = tomllib.loads((HERE / "heldout_bw.toml").read_text())["case"]
+UNMEASURED_BW = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -525,8 +534,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
-         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS
-         + CASES_BV)
+         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -862,6 +870,11 @@ def test_real_log_bs(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BV, UNMEASURED_BV), ids=[str(c["log"]) for c in CASES_BV])
 def test_real_log_bv(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BW, UNMEASURED_BW), ids=[str(c["log"]) for c in CASES_BW])
+def test_real_log_bw(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
