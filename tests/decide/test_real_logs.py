@@ -526,6 +526,15 @@ UNMEASURED_BV = True
 CASES_BW = tomllib.loads((HERE / "heldout_bw.toml").read_text())["case"]
 UNMEASURED_BW = True
 
+# heldout_bx.toml: the set gathered as BX (typed as a user of an older NLP toolkit that pins an older torch or CUDA:
+# fairseq, AllenNLP, flair, spaCy with cupy / spacy-transformers, sentence-transformers, OpenNMT, ESPnet, NeMo's older
+# releases, apex, installed on a newer machine or Python; sets BV and BW are gathered beside it), frozen before
+# `explain` ran on it, scored by test_real_log_bx (`-k test_real_log_bx` selects it).
+# While UNMEASURED_BX, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BX = False, as for set V.
+CASES_BX = tomllib.loads((HERE / "heldout_bx.toml").read_text())["case"]
+UNMEASURED_BX = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -534,7 +543,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
-         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW)
+         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -875,6 +884,11 @@ def test_real_log_bv(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BW, UNMEASURED_BW), ids=[str(c["log"]) for c in CASES_BW])
 def test_real_log_bw(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BX, UNMEASURED_BX), ids=[str(c["log"]) for c in CASES_BX])
+def test_real_log_bx(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
