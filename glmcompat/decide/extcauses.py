@@ -422,6 +422,14 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> Cause | None:
                 "nvidia-cuda-runtime wheel), not a CUDA installation, and there is no nvcc to compile with",
                 "install a CUDA toolkit of the CUDA the framework uses (its bin/nvcc, include and lib64) and put its "
                 "lib64 first on LD_LIBRARY_PATH (its bin on PATH), so the runtime loaded is the toolkit's own")
+    if "x_sgl_libdir" in h.groups:  # sgl-kernel's import: the CUDA toolkit directory it preloads libcudart.so.12 from
+        return ("sgl_kernel (sgl-kernel's import, its __init__.py) looks for a CUDA toolkit to preload the CUDA runtime "
+                "libcudart.so.12 from: CUDA_HOME or CUDA_PATH, else the directory above `which nvcc`, else /usr/local/cuda; "
+                "that directory has no lib or lib64 and no libcudart.so.12 below it (no CUDA toolkit installed there: the "
+                "pip wheels of torch carry the CUDA runtime, not a toolkit directory), so the import raises",
+                "install a CUDA 12 toolkit (its lib64 holds libcudart.so.12) or point CUDA_HOME at a directory whose lib or "
+                "lib64 holds it (the nvidia-cuda-runtime-cu12 wheel's site-packages/nvidia/cuda_runtime); or upgrade "
+                "sgl-kernel, whose later releases only try that preload and do not raise")
     if "x_nvvm" not in h.groups and "x_libdevice" not in h.groups:
         return None
     pkg, who = _who(h, env)
@@ -605,6 +613,31 @@ def _hdf5(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "directory out of LD_LIBRARY_PATH (HDF5_DISABLE_VERSION_CHECK=1 only silences the check)")
 
 
+def _cutlass_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """cutlass-arch-conditional: a CUTLASS / CuTe kernel's error path, compiled in where its arch-specific target was
+    not; the target the log's nvcc command built for (the ``nvcc_arch`` note) is named, with the target it needed."""
+    built = env.notes.get("nvcc_arch", "")
+    g = h.groups
+    need = g.get("x_cutlass_need", "") or ("the architecture-specific target" if "x_cutlass_mma" in g else "")
+    macro = _first(g, "x_cute_macro", "x_cute_macro2")
+    what = (f"the CuTe operation {g['x_cute_op'].strip()} needs {macro}" if g.get("x_cute_op") else
+            f"CuTe's TMA needs {macro}" if macro else
+            "the CUTLASS kernel uses arch-conditional MMA instructions (wgmma, tcgen05, the block-scaled MMA)")
+    if built:
+        num = built.split("_", 1)[1].rstrip("af")
+        here = (f"it was compiled for {built}, the portable target without the 'a' suffix, where those instructions "
+                f"do not exist: the kernel was built empty and runs its error path" if not built.endswith(("a", "f"))
+                else f"the build command shown targets {built}; the kernel was compiled for another architecture's "
+                "target than the one its instructions need (the log's first build target may not be this kernel's)")
+        return (f"{what}, which CUTLASS enables only for {need or 'the architecture-specific target'} (sm_{num}a for this "
+                f"build's architecture); {here}",
+                f"compile for the architecture-specific target: nvcc -gencode arch=compute_{num}a,code=sm_{num}a "
+                f"(CMake: CUTLASS_NVCC_ARCHS={num}a or CMAKE_CUDA_ARCHITECTURES={num}a) instead of {built}")
+    return (f"{what}, which CUTLASS enables only for {need or 'the architecture-specific target'} (sm_90a, sm_100a, "
+            "sm_120a: the 'a' suffix); the kernel was compiled for a target without it, so it was built empty and runs "
+            "its error path", h.remedy)
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
@@ -612,6 +645,7 @@ EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-torch-version-missing": _torch_version_missing,
     "duplicate-package-distributions": _duplicates,
     "hdf5-version-mismatch": _hdf5,
+    "cutlass-arch-conditional": _cutlass_arch,
 }
 # existing rows widened with x_ alternatives -> the builder of those alternatives (the row's own builder otherwise)
 _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {

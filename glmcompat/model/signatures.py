@@ -1068,6 +1068,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("torch_arch_list", r"\[(?P<v>'sm_\d{2,3}[af]?'(?:,\s{0,2}'(?:sm|compute)_\d{2,3}[af]?'){0,40})\]"),
     # the CUDA error NCCL's CUDACHECK names (NCCL_DEBUG=WARN), and a CUDA failure that is no mismatch of the stack
     ("nccl_cuda", r"Cuda failure (?:\d{1,4} )?'(?P<v>[^']{1,120})'"),
+    # the first GPU target a build command in the log names (nvcc's -gencode arch=compute_XX,code=sm_XX, as NCCL's
+    # NVCC_GENCODE and CMake print it, and -arch / --gpu-architecture=sm_XX): what the build was compiled for, "sm_120"
+    # or "sm_120a" (the arch-specific target, CUDA 12.0+ nvcc), read by the rows whose cause is the build's target
+    ("nvcc_arch", r"(?<![\w-])(?:-gencode[= ]{1,2}['\"]?arch=compute_\d{2,3}[af]?,\s?code=['\"]?\[?|"
+                  r"--gpu-architecture[= ]{1,2}|-arch[= ]{1,2})(?P<v>(?:sm|compute)_\d{2,3}[af]?)(?![\w])"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
     ("cpu_build", r"(?P<v>Torch not compiled with CUDA enabled)"),
     # a torch wheel of the package index's default build for Windows or macOS (no local label): CPU-only builds there

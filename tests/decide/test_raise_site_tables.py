@@ -208,6 +208,12 @@ TABLED = (
     # RETURNN's CUDA lookup finding a runtime and no toolkit): every message the source can produce is named with its
     # words, and each near miss stays unclaimed (or, where another signature names it, is not claimed by the family's).
     "fixb-signatures.toml",
+    # The messages of tests/fixtures/raise_sites/fixe-signatures.toml (issue 38, branch fix-e): the families the first
+    # runs of held-out sets BR and BT missed, each read from its raise site (CUTLASS's and CuTe's error path of a kernel
+    # compiled without its arch-specific target, naming the target the log's nvcc command built for; sgl-kernel's
+    # import finding no CUDA toolkit lib directory): every message the source can produce is named with its words, and
+    # each near miss stays unclaimed (or, where another signature names it, is not claimed by the family's).
+    "fixe-signatures.toml",
     # the GPU frameworks beside torch and NumPy's companions, swept from their sources (their modules,
     # test_gpu_frameworks_raise_sites.py and test_sweepnp_raise_sites.py, check what each table covers)
     "gpu-frameworks-signatures.toml",
