@@ -36,7 +36,7 @@ from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
-                                           runs_on_sm, optional_missing)
+                                           optional_missing, runs_on_sm, torch_missing_in_a_build)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -1424,6 +1424,12 @@ BUILD_FIRST_ERRORS = frozenset({"host-compiler-unsupported", "host-compiler-too-
 # a compile's own error (a missing header, a refused host compiler) above triton's failed launcher compile (its
 # CalledProcessError, read as triton-libcuda-missing's link where the log keeps no such error): that error is the cause
 COMPILE_ERRORS = BUILD_FIRST_ERRORS | {"build-header-missing"}
+# uv's derivation whose root (its first clause) is a requirement no index it read has a version of: "Because there is no
+# version of X==V and Y depends on X==V, we can conclude ..." (astral-sh/uv@210d1f6785e95a8c8c0d53e284408c9be1134700, tag
+# 0.12.5, crates/uv-resolver/src/pubgrub/report.rs:275-290, "there is no version of {package}{set}" / "there are no
+# versions of {package}"): the missing version, no-matching-distribution's reading of that clause, is the cause, and the
+# conflict reading of the same derivation (pip-resolution-impossible) is left out
+UV_ROOT_MISSING = re.compile(r"(?:And |So, )?[Bb]ecause there (?:is no version|are no versions) of ")
 # a virtual package the machine lacks or has too old (conda's __cuda, __glibc): conda's unsatisfiable report whose line
 # names it says why the solve failed, so the generic reading of the same report (its head, its other lines) is left out
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
@@ -1524,6 +1530,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     for h in hits:
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
+        h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
@@ -1589,6 +1596,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it
     if any(o.id == "build-isolation-no-torch" for o in out):  # the failed build step already names torch's absence
         out = [o for o in out if not (o.id == "package-not-installed" and o.groups.get("module") == "torch")]
+    if UV_ROOT_MISSING.match(env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", "")) and any(
+            o.id == "no-matching-distribution" and "uv_req" in o.groups for o in out):
+        out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a pinned version no index has
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 

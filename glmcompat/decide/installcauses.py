@@ -390,6 +390,9 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _torch_placeholder(env)
     req = (g.get("req") or g.get("req_found") or g.get("uv_req") or g.get("uv_missing")
            or g.get("uv_pkg", "") or g.get("uv_dist", "").split(" @ ", 1)[0]).strip()
+    # uv prints a requirement that holds only under a marker with the marker in braces after its name
+    # (crates/uv-resolver/src/pubgrub/package.rs, Display: "{name}{{{marker}}}", "{name}[{extra}]{{{marker}}}")
+    req = re.sub(r"\{[^{}]*\}", "", req)
     name = canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) if req else ""
     if not name:
         return None
@@ -456,12 +459,17 @@ def _no_dist(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                  f"this Python and platform install there (the versions pip did find are not in this log), or the index "
                  f"does not serve {name}")
     else:
-        cause = (f"pip found no {name} file on {at} that installs here (\"from versions: none\"): the index has no "
-                 f"build of {name} for this Python version, platform or CUDA variant, or the index path does not exist "
-                 "(a 404 lists nothing)")
+        asked = f" {pin.group('ver')} ({req})" if pin is not None else ""
+        cause = (f"pip found no {name}{asked} file on {at} that installs here (\"from versions: none\"): the index has "
+                 f"no build of {name}{' ' + pin.group('ver') if pin is not None else ''} for this Python version, "
+                 "platform or CUDA variant, or no such release, or the index path does not exist (a 404 lists nothing)")
     if "uv_req" in g:
-        return (f"uv found no release {req} on {at}: that version (or its +cuXYZ build) is not among the ones the index "
-                "serves", f"install {name} from the index that serves {req} (PyTorch's cuXYZ index for a +cuXYZ build), "
+        because = re.sub(r"\{[^{}]{0,400}\}", "", env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", ""))
+        by = re.search(rf"and (?P<parent>[A-Za-z0-9][\w.\[\]-]{{0,100}}(?:==\S{{1,80}})?) depends on {re.escape(req)}(?![\w.+!-])",
+                       because)
+        pinned = f", which {by.group('parent')} requires" if by is not None else ""
+        return (f"uv found no release {req} on {at}{pinned}: that version (or its +cuXYZ build) is not among the ones "
+                "the index serves", f"install {name} from the index that serves {req} (PyTorch's cuXYZ index for a +cuXYZ build), "
                 "or a version the index has (`uv pip install --dry-run` with a wider range lists them)")
     if name == "torch" or local:
         fix = (f"install {req} from PyTorch's index for its CUDA (pip install '{req}' --index-url <PyTorch's index>/cuXYZ, "
@@ -919,6 +927,14 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     if "rn_lookup" in g or "rn_pkg" in g:  # a lookup by a renamed distribution's old name
         return _renamed_lookup(h, env, facts)
+    if "tch_need" in g:  # tch-rs's build script (torch-sys build.rs version_check): one PyTorch release per tch release
+        need, have = g["tch_need"], g.get("tch_have", "")
+        return (f"this tch release (the tch-rs crate; its torch-sys build script checks the libtorch it compiles against) "
+                f"binds PyTorch {need}'s C++ API and accepts libtorch {need} only, but the libtorch it found is PyTorch "
+                f"{have} (the directory LIBTORCH names, or the Python torch with LIBTORCH_USE_PYTORCH=1)",
+                f"point LIBTORCH at a libtorch {need} (or, with LIBTORCH_USE_PYTORCH=1, install torch=={need} in that "
+                f"Python), or use the tch release whose torch-sys was made for PyTorch {have}; "
+                "LIBTORCH_BYPASS_VERSION_CHECK=1 skips the check, and the build may then fail on the API that differs")
     req = g.get("requirement", "")
     pkg, _, found = g.get("found_pin", "").rstrip(".").partition("==")
     if "rc_pkg" in g:  # transformers 5's check of a checkpoint's requirements.txt before its remote code runs

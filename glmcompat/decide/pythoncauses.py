@@ -408,7 +408,8 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     else:
         seen = (f"the log stops before the step's error; {who}'s setup.py imports torch at its top to build its extension "
                 "with torch.utils.cpp_extension, which fails first there")
-    isolated = not said or bool(set(h.groups) & {"iso_step", "meta_step", "iso_frame"}) or _isolated_step(env)
+    isolated = ((not said and "iso_missing" not in h.groups) or bool(set(h.groups) & {"iso_step", "meta_step", "iso_frame"})
+                or _isolated_step(env))
     if not isolated:  # the package's words without pip's isolated step in the log: torch absent where the build ran
         return (f"{who}'s build compiles its extension against torch, and torch does not import in the Python that runs "
                 f"the build ({seen}): pip's isolated build environment (PEP 517 build isolation), which holds only the "
@@ -449,6 +450,24 @@ def isolated_torch(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit] = ()) -> 
     built = h.groups.get("uv_pkg", "") + (f"=={h.groups['uv_ver']}" if h.groups.get("uv_ver") else "")
     return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source,
                    groups={**h.groups, "uv_built": built} if built else {**h.groups, "uv_step": h.groups["uv_backend"]})
+
+
+def torch_missing_in_a_build(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit] = ()) -> Hit:
+    """package-not-installed of torch (CPython's "No module named 'torch'") where the traceback runs through a package's
+    setup.py that pip runs to get its metadata or build it (a setup.py frame, and pip's build step in the log: "python
+    setup.py egg_info", "Getting requirements to build wheel", "Preparing metadata"): the build's import of torch,
+    build-isolation-no-torch naming the package being built; a plain import of torch (no setup.py frame, no build step)
+    stays package-not-installed."""
+    if h.id != "package-not-installed" or h.groups.get("module", "").split(".", 1)[0] != "torch":
+        return h
+    if not (env.notes.get("build_step") and env.notes.get("setup_frame")) or any(
+            o.id == "build-isolation-no-torch" for o in hits):
+        return h
+    row = next((r for r in facts.rows("signature") if r.id == "build-isolation-no-torch"), None)
+    if row is None:
+        return h
+    return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source, package="",
+                   groups={**h.groups, "iso_missing": "torch"})
 
 
 def _uv_name(said: str) -> str:
@@ -772,4 +791,5 @@ PYTHON_DROPPED = {"companion-api-removed": ("api_name", "api_cut", "sub_name"), 
 
 
 __all__ = ["PYTHON_BUILDERS", "PYTHON_DROPPED", "PYTHON_PACKAGE", "arch_of_named_gpu", "engines", "importing_module",
-           "isolated_torch", "known_distributions", "module_distribution", "named_gpu", "runs_on_sm", "optional_missing"]
+           "isolated_torch", "known_distributions", "module_distribution", "named_gpu", "runs_on_sm", "optional_missing",
+           "torch_missing_in_a_build"]

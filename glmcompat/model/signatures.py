@@ -995,6 +995,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # pip's build directory of a requirement from an index: <tmp>/pip-install-<random>/<canonical name>_<uuid hex>/
     # (pip-23.2.1 wheel pip/_internal/req/req_install.py ensure_build_location), in the paths a compile prints
     ("building", r"pip-install-\w{4,16}[/\\](?P<v>[A-Za-z][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"),
+    # ... and pip's before 20.2 (and without parallel builds since): <tmp>/pip-install-<random>/<canonical name>/
+    # (pypa/pip@127acd8c9eed66f1c0e2d251639b6d378f66b488, tag 20.2, src/pip/_internal/req/req_install.py:366-368:
+    # dir_name = canonicalize_name(self.name), the uuid added only "if parallel_builds")
+    ("building", r"pip-install-\w{4,16}[/\\](?P<v>[A-Za-z][\w.-]{0,80})(?<!_[0-9a-f]{32})[/\\]"),
     ("building", r"build_artifacts/(?P<v>[A-Za-z][\w.-]{0,80}?)_\d{10,13}/"),
     # a build's own link of the driver's library: a compiler or linker command line with -lcuda and its -o output, in
     # either order (a shell line, or the Python list torch's cpp_extension and setuptools print), and ninja's failed
@@ -1016,6 +1020,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
     ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # a traceback frame in a package's setup.py (what pip runs to get its metadata or build it: the legacy "python
+    # setup.py egg_info", setuptools' build_meta exec of it under a PEP 517 hook)
+    ("setup_frame", r"^\s{0,16}File \"(?P<v>[^\"\n]{0,400}setup\.py)\", line \d{1,6}, in <module>"),
     # the first source distribution pip fetches, "<name>-<version>" of its file (pip-23.2.1 wheel
     # pip/_internal/network/download.py _log_download: "Using cached %s" / "Downloading %s" of the link's file name)
     ("sdist", r"^\s{0,8}(?:Using cached|Downloading) (?:\S{0,400}/)?(?P<v>[A-Za-z0-9][\w.]{0,80}-\d[\w.!]{0,40}?)"

@@ -214,6 +214,12 @@ TABLED = (
     # import finding no CUDA toolkit lib directory): every message the source can produce is named with its words, and
     # each near miss stays unclaimed (or, where another signature names it, is not claimed by the family's).
     "fixe-signatures.toml",
+    # The messages of tests/fixtures/raise_sites/fixc-signatures.toml (issue 38, branch fix-c): the families the first
+    # runs of held-out sets BQ, BT and BU missed (tch-rs's torch-sys check of the libtorch version; uv's derivation whose
+    # root is a requirement, with its marker in braces, that no index has; pip's "from versions: none" of a pinned
+    # version; "No module named 'torch'" raised by a package's setup.py that pip runs): every message the source can produce is named with its words, and each near miss stays
+    # unclaimed (or, where another signature names it, is not claimed by the family's).
+    "fixc-signatures.toml",
     # the GPU frameworks beside torch and NumPy's companions, swept from their sources (their modules,
     # test_gpu_frameworks_raise_sites.py and test_sweepnp_raise_sites.py, check what each table covers)
     "gpu-frameworks-signatures.toml",
