@@ -1409,7 +1409,8 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
-              "pkg-resources-removed": frozenset({"package-not-installed"})}
+              "pkg-resources-removed": frozenset({"package-not-installed"}),
+              "gpu-arch-not-in-build": frozenset({"no-kernel-image"})}  # NCCL's "Cuda failure 'no kernel image ...'" where its build target shows
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
 TORCH_NUMPY_OTHER = frozenset({"numpy-too-old", "numpy-too-new"})
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a
