@@ -1376,7 +1376,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
@@ -1409,7 +1409,8 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
-              "pkg-resources-removed": frozenset({"package-not-installed"})}
+              "pkg-resources-removed": frozenset({"package-not-installed"}),
+              "gpu-arch-not-in-build": frozenset({"no-kernel-image"})}  # NCCL's "Cuda failure 'no kernel image ...'" where its build target shows
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
 TORCH_NUMPY_OTHER = frozenset({"numpy-too-old", "numpy-too-new"})
 # the driver's absence (or a driver whose kernel module and libraries differ), and what torch then reports of it: a

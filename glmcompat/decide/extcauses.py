@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from glmcompat.decide.cudacauses import named_gpu
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
@@ -638,6 +639,37 @@ def _cutlass_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "its error path", h.remedy)
 
 
+def _nccl_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """gpu-arch-not-in-build from NCCL's own CUDA check of its kernels (NCCL_DEBUG=WARN's "Cuda failure 'named symbol
+    not found'", 'invalid device function', 'no kernel image ...'): the NCCL build carries no code for the GPU, named
+    only where the log shows what the build targeted (the ``nvcc_arch`` note: NVCC_GENCODE's first -gencode) or the
+    GPU; None otherwise (the same CUDA error has other causes)."""
+    g = h.groups
+    err = g.get("x_nccl_arch", "").strip()
+    if not err:
+        return None
+    built = env.notes.get("nvcc_arch", "")
+    gpu = named_gpu(env, facts)
+    if not built and gpu is None:
+        return None
+    if built and gpu is not None and built.split("_", 1)[1].rstrip("af") == gpu[1]:
+        return None  # the build's target is the GPU's own: its kernels are there, the failure is another's
+    on = ""
+    if gpu is not None:
+        cc = f"compute capability {gpu[1][:-1]}.{gpu[1][-1]}, sm_{gpu[1]}" if gpu[1].isdigit() else ""
+        on = f" on the {gpu[0]} ({cc})" if gpu[0] and cc else f" on the {gpu[0]}" if gpu[0] else f" on a GPU of {cc}"
+    target = (f"the NCCL build was compiled for {built} (NVCC_GENCODE / -gencode: the first target the log's build "
+              "command names)" if built else "the NCCL build (a source build of libnccl) carries no code for it")
+    num = gpu[1] if gpu is not None and gpu[1].isdigit() else "XX"
+    return (f"NCCL failed to set up its kernels{on} with \"Cuda failure '{err}'\": {target}, and CUDA finds no kernel "
+            f"image for this GPU in it (NCCL's device code is compiled only for the NVCC_GENCODE targets, and cubins "
+            f"run only on their own architecture), so every collective fails",
+            f"rebuild NCCL with the GPU's architecture among its targets (make -j src.build NVCC_GENCODE=\"-gencode="
+            f"arch=compute_{num},code=sm_{num}\", keeping {built or 'the other targets'} for other GPUs; with "
+            "NVCC_GENCODE unset NCCL builds every architecture its CUDA toolkit supports), or use a prebuilt NCCL built "
+            "for it (the nvidia-nccl wheel torch pins)")
+
+
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)
 EXT_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "extension-cuda-mismatch": _cuda_mismatch,
@@ -663,6 +695,7 @@ _WIDENED: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "build-tool-missing": _sci_tool,
     "python-version-unsupported": _sci_python,
     "system-lib-missing": _sci_geos,
+    "gpu-arch-not-in-build": _nccl_arch,
 }
 
 

@@ -112,6 +112,8 @@ REFINES: dict[frozenset[str], str] = {
         "the symbol-version node's owner decides (glmcompat/decide/cudacauses.py _clash, the [[nvidia_library]] rows): another NVIDIA library's node is cuda-toolkit-clash's, cuDNN's own node where no other library needs it cudnn-sublibrary-missing's",
     frozenset({'cudart-missing', 'vllm-extension-import-failed'}):
         'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')": the quoted error names the CUDA runtime missing (glmcompat/decide/diagnose.py SUPERSEDED)',
+    frozenset({'gpu-arch-not-in-build', 'no-kernel-image'}):
+        "NCCL's \"Cuda failure 'no kernel image is available for execution on the device'\" where the log shows the NCCL build's target or the GPU: the NCCL build lacks the GPU's architecture, and no-kernel-image's reading of that line is left out (glmcompat/decide/diagnose.py SUPERSEDED; glmcompat/decide/extcauses.py _nccl_arch; tests/fixtures/raise_sites/fixf-signatures.toml); with neither shown no-kernel-image keeps it",
     frozenset({'cuda-forward-compat-unsupported', 'gpu-arch-not-in-build'}):
         'ggml_cuda_init\'s "failed to initialize CUDA: <cudaGetErrorString>" is llama.cpp\'s own line: the wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/system3-signatures.toml)',
     frozenset({'deepspeed-ops-mismatch', 'gpu-capability-too-old'}):
