@@ -1475,6 +1475,7 @@ class LogContext:
                     value = value.strip("'\"")
                     if name == "torch.__version__" and _PRINTED_VERSION.fullmatch(value):
                         self.notes.setdefault("printed_torch", value)
+                        self._version("torch", value)  # the installed torch, as its torch/version.py holds it
                     elif name == "torch.cuda.is_available()" and value in ("True", "False"):
                         self.notes.setdefault("printed_avail", value)
                 return
