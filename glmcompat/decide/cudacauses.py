@@ -977,6 +977,16 @@ def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple
             "with its dependencies from the index it came from; import torch before the library that needs it")
 
 
+def cudart_release(lib: str) -> str:
+    """The CUDA release (up to 10) or major (from 11) a libcudart soname names (:func:`_cudart_cuda`)."""
+    return _cudart_cuda(lib)
+
+
+def torch_cuda(env: Env, facts: Facts) -> str:
+    """The CUDA the log's torch was built with (:func:`_torch_cuda`), "" where the log shows neither torch nor its CUDA."""
+    return _torch_cuda(env, facts) if env.version("torch") or env.cuda.get("torch_cuda") else ""
+
+
 def _cudart_cuda(lib: str) -> str:
     """The CUDA release a libcudart soname names: up to CUDA 10 the soname carries the release (CUDA 10.1's runtime is
     libcudart.so.10.1: Jittor/jittor#70 lists libcudart.so.10.1.243 in a CUDA 10.1 toolkit's lib64), from CUDA 11 on
@@ -1381,5 +1391,5 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
-           "min_driver"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "cudart_release", "driver_cuda", "invalid_function_file",
+           "min_driver", "torch_cuda"]

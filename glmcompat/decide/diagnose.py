@@ -1391,6 +1391,9 @@ DROPPED = {"numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
            "driver-too-old": ("ngc_status",),
            "extension-not-built": ("x_origin", "x_cpuops"),
+           # the loader's libcudart.so.N of a package's module: an extension built for another CUDA only where the log's
+           # torch is built for another runtime (else cudart-missing's)
+           "extension-cuda-mismatch": ("x_cudart",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
@@ -1403,12 +1406,15 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # <sub-library>. Error: <the loader's error>" (cudnn-sublibrary-missing: its sub-library did not load, the quoted error
 # saying why, over cuda-lib-missing's reading of that error alone); vLLM's "Failed to import from vllm._C:
 # ImportError(...)" whose quoted error is the CUDA runtime missing (cudart-missing, over vllm-extension-import-failed's
-# generic reading); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
+# generic reading); the loader's libcudart.so.N of another package's module where the log's torch is built for another
+# CUDA runtime (extension-cuda-mismatch: an extension built for another CUDA than torch, over cudart-missing's reading of
+# the missing runtime alone and vLLM's generic one); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
 SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-too-new": frozenset({"companion-api-removed"}),
               "torch-api-removed": frozenset({"companion-too-old"}),
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
+              "extension-cuda-mismatch": frozenset({"cudart-missing", "vllm-extension-import-failed"}),
               "pkg-resources-removed": frozenset({"package-not-installed"})}
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
 TORCH_NUMPY_OTHER = frozenset({"numpy-too-old", "numpy-too-new"})

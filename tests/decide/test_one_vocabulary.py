@@ -112,6 +112,10 @@ REFINES: dict[frozenset[str], str] = {
         "the symbol-version node's owner decides (glmcompat/decide/cudacauses.py _clash, the [[nvidia_library]] rows): another NVIDIA library's node is cuda-toolkit-clash's, cuDNN's own node where no other library needs it cudnn-sublibrary-missing's",
     frozenset({'cudart-missing', 'vllm-extension-import-failed'}):
         'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')": the quoted error names the CUDA runtime missing (glmcompat/decide/diagnose.py SUPERSEDED)',
+    frozenset({'cudart-missing', 'extension-cuda-mismatch'}):
+        "the loader's libcudart.so.N of another package's module where the log's torch is built for another CUDA runtime (its +cuXYZ label, collect_env): an extension built for another CUDA than torch, extension-cuda-mismatch's (glmcompat/decide/extcauses.py _cudart_mismatch; diagnose.py SUPERSEDED); the runtime missing with no such torch in the log, or torch's own, cudart-missing's (diagnose.py DROPPED x_cudart)",
+    frozenset({'extension-cuda-mismatch', 'vllm-extension-import-failed'}):
+        'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')" beside a torch built for another CUDA runtime: vLLM\'s extension built for another CUDA than torch (glmcompat/decide/diagnose.py SUPERSEDED)',
     frozenset({'cuda-forward-compat-unsupported', 'gpu-arch-not-in-build'}):
         'ggml_cuda_init\'s "failed to initialize CUDA: <cudaGetErrorString>" is llama.cpp\'s own line: the wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/system3-signatures.toml)',
     frozenset({'deepspeed-ops-mismatch', 'gpu-capability-too-old'}):
