@@ -207,6 +207,8 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if (not pkg or pkg == "torch") and (own_lib := _torch_own_library(h.groups.get("library", ""))) and (
             torch_shaped(sym) or LEGACY_TH.match(sym) is not None):
         return _stale_torch_library(own_lib, sym, env)
+    if (own_lib := h.groups.get("own_load", "")):
+        return _own_load(own_lib, module_package(h.groups.get("own_module", "")), env)
     cut = h.groups.get("cut_library", "")
     if cut and (not pkg or pkg == "torch"):  # the symbol cut off and no package's module: nothing to name honestly
         return None
@@ -233,6 +235,26 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+def _own_load(lib: str, pkg: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol where a package's own words hide the loader's error on its own library (fbgemm_gpu 0.2's "File
+    fbgemm_gpu_py.so not found", printed for any failure of torch.ops.load_library on a file its wheel ships)."""
+    torch, ver = env.version("torch"), env.version(pkg)
+    here = f"torch {torch}" if torch else "the installed torch"
+    module = lib.removesuffix(".so").removesuffix("_py")
+    if torch.endswith("+cpu"):  # pytorch/FBGEMM#1235: a CPU torch lacks the libc10_cuda.so its CUDA build links
+        return (f"{_shown(pkg, ver)} could not load its own compiled library {lib} ({module}'s __init__ prints \"File "
+                f"{lib} not found\" for any failure to load it): {here} is a CPU-only build, without the CUDA libraries "
+                f"(libc10_cuda.so, libtorch_cuda.so) the CUDA build of {pkg} links",
+                f"install a CUDA build of torch (the index of its CUDA), or the CPU build of {pkg} (fbgemm-gpu-cpu)")
+    return (f"{_shown(pkg, ver)} could not load its own compiled library {lib}: {module}'s __init__ prints \"File {lib} "
+            "not found\" for any failure of torch.ops.load_library, and its wheel ships that file beside it, so what "
+            f"fails is the library's link against {here}: {pkg} was built for another torch (an undefined symbol of "
+            "torch's C++ API; a stable release is built for one torch release, a nightly for the nightly torch)",
+            f"install the {pkg} release built for {here} (its stable release for a stable torch, the nightly for the "
+            f"nightly torch, and its companions such as torchrec from the same channel), or the torch it was built for; "
+            f"python -c \"import torch, {module}\" with {module} 0.3 or newer prints the loader's own error")
 
 
 # torch's own libraries as the loader names them: a file of its package's lib directory (torch/lib/libATen.so.1,
