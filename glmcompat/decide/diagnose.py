@@ -207,6 +207,11 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if (not pkg or pkg == "torch") and (own_lib := _torch_own_library(h.groups.get("library", ""))) and (
             torch_shaped(sym) or LEGACY_TH.match(sym) is not None):
         return _stale_torch_library(own_lib, sym, env)
+    if (jni := h.groups.get("djl_jni", "")):
+        error = h.groups.get("djl_error", "")
+        if DJL_OTHER.search(error):  # the JNI library's own dependency missing, or a libstdc++/glibc too old: not this
+            return None
+        return _djl(jni, m.group(1) if (m := re.search(r"undefined symbol: (\S{1,400})", error)) else "", env)
     if (own_lib := h.groups.get("own_load", "")):
         return _own_load(own_lib, module_package(h.groups.get("own_module", "")), env)
     cut = h.groups.get("cut_library", "")
@@ -235,6 +240,44 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+# DJL's cache folder of a libtorch and its JNI library: <version>-<flavor>-<classifier> (deepjavalibrary/djl tag v0.20.0
+# engines/pytorch/pytorch-engine/src/main/java/ai/djl/pytorch/jni/LibUtils.java:221-223, findJniLibrary:
+# cacheDir.resolve(version + '-' + flavor + '-' + classifier), then apiVersion + '-' + libdjl_torch)
+DJL_DIR = re.compile(r"(?P<version>\d{1,2}\.\d{1,3}\.\d{1,3})-(?P<flavor>(?:cpu|cu\d{2,4}|rocm[\d.]{1,8})(?:-precxx11)?)-"
+                     r"(?P<classifier>(?:linux|osx|win)-[\w]{1,12})/(?P<api>[\w.]{1,30}?)-libdjl_torch\.(?:so|dylib)$")
+
+
+# what else the loader says of DJL's JNI library (java.lang.UnsatisfiedLinkError: <path>: <dlerror>): a file it needs
+# missing, a symbol version of another library not found (libstdc++'s GLIBCXX_*, glibc's), another architecture
+DJL_OTHER = re.compile(r"cannot open shared object file|No such file|not found|wrong ELF class|Can't find dependent libraries")
+
+
+def _djl(jni: str, sym: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol of DJL's JNI library (libdjl_torch) for one libtorch build linked against another: a libtorch
+    found on java.library.path or PYTORCH_LIBRARY_PATH, which DJL 0.20 takes for a pre-C++11-ABI build of its own
+    version unless PYTORCH_FLAVOR and PYTORCH_VERSION say otherwise (LibUtils.java:531-547, LibTorch(Path))."""
+    m = DJL_DIR.search(jni.replace("\\", "/"))
+    lib = env.notes.get("djl_libtorch", "")
+    jni_dir = jni.replace("\\", "/").rsplit("/", 1)[0]
+    other = lib and not lib.startswith(jni_dir + "/")  # the libtorch it loaded lies outside DJL's own cache folder
+    flavor, version = (m.group("flavor"), m.group("version")) if m else ("", "")
+    old_abi = flavor.endswith("-precxx11")
+    built = (f"for libtorch {version} {flavor}" if m else "for one libtorch build") + (
+        " (the pre-C++11 ABI, _GLIBCXX_USE_CXX11_ABI=0)" if old_abi else "")
+    loaded = f"the libtorch DJL loaded ({lib}, outside its cache folder: one found on java.library.path or " \
+             "PYTORCH_LIBRARY_PATH)" if other else f"the libtorch DJL loaded{' (' + lib + ')' if lib else ''}"
+    said = f" ({sym})" if sym else ""
+    why = ("DJL takes a libtorch it finds there for a precxx11 build unless PYTORCH_FLAVOR says otherwise, and a system "
+           "or self-built libtorch is built with the C++11 ABI (or is another version), so the precxx11 JNI library's "
+           "symbols are not in it" if old_abi else
+           "that libtorch is another version or ABI build than the one the JNI library was built for")
+    return (f"DJL's PyTorch JNI library {jni.replace(chr(92), '/').rsplit('/', 1)[-1]} was built {built} and fails to link "
+            f"against {loaded}{said}: {why}",
+            "remove that libtorch from java.library.path, LD_LIBRARY_PATH and PYTORCH_LIBRARY_PATH so that DJL downloads the "
+            "libtorch its JNI library was built for, or tell DJL what that libtorch is: PYTORCH_VERSION=<its version> and "
+            "PYTORCH_FLAVOR=<cpu or cuXYZ, with -precxx11 only for a pre-C++11-ABI build>")
 
 
 def _own_load(lib: str, pkg: str, env: Env) -> tuple[str, str]:
@@ -1398,7 +1441,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),

@@ -1155,6 +1155,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # groundingdino/models/GroundingDINO/ms_deform_attn.py: `try: from groundingdino import _C` / `except:
     # warnings.warn("Failed to load custom C++ ops. Running on CPU mode Only!")`): the scene of a later NameError on _C
     ("cpu_ops", r"Failed to load custom C\+\+ ops\. (?P<v>Running on CPU mode)"),
+    # the libtorch DJL's PyTorch engine loads (deepjavalibrary/djl tag v0.20.0 engines/pytorch/pytorch-engine/src/main/
+    # java/ai/djl/pytorch/jni/LibUtils.java:357, loadNativeLibrary: logger.debug("Loading native library: {}", path), first
+    # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
+    ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
@@ -1164,7 +1168,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py

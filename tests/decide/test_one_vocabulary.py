@@ -112,6 +112,10 @@ REFINES: dict[frozenset[str], str] = {
         "the symbol-version node's owner decides (glmcompat/decide/cudacauses.py _clash, the [[nvidia_library]] rows): another NVIDIA library's node is cuda-toolkit-clash's, cuDNN's own node where no other library needs it cudnn-sublibrary-missing's",
     frozenset({'cudart-missing', 'vllm-extension-import-failed'}):
         'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')": the quoted error names the CUDA runtime missing (glmcompat/decide/diagnose.py SUPERSEDED)',
+    frozenset({'libstdcxx-too-old', 'undefined-symbol'}):
+        "DJL's java.lang.UnsatisfiedLinkError of its JNI library libdjl_torch (deepjavalibrary/djl tag v0.20.0 LibUtils.java:357-367, System.load) quoting the loader's \"version `GLIBCXX_...' not found\": libstdcxx-too-old's; undefined-symbol's DJL reading drops the line (glmcompat/decide/diagnose.py _undefined, DJL_OTHER; DROPPED djl_jni)",
+    frozenset({'system-lib-missing', 'undefined-symbol'}):
+        "DJL's java.lang.UnsatisfiedLinkError of its JNI library libdjl_torch (deepjavalibrary/djl tag v0.20.0 LibUtils.java:357-367, System.load) quotes the loader's error after the library's path: undefined-symbol reads the JNI library built for another libtorch only where that error is no missing file and no symbol version of another library (glmcompat/decide/diagnose.py _undefined, DJL_OTHER; DROPPED djl_jni), else the loader's own words are system-lib-missing's",
     frozenset({'cudart-missing', 'extension-cuda-mismatch'}):
         "the loader's libcudart.so.N of another package's module where the log's torch is built for another CUDA runtime (its +cuXYZ label, collect_env): an extension built for another CUDA than torch, extension-cuda-mismatch's (glmcompat/decide/extcauses.py _cudart_mismatch; diagnose.py SUPERSEDED); the runtime missing with no such torch in the log, or torch's own, cudart-missing's (diagnose.py DROPPED x_cudart)",
     frozenset({'extension-cuda-mismatch', 'vllm-extension-import-failed'}):
