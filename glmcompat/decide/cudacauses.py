@@ -351,7 +351,7 @@ def _installed_cpu(env: Env) -> str:
     (its /whl/cpu path), the package index's torch wheel for Windows or macOS."""
     torch, index, wheel = env.version("torch"), env.notes.get("index", ""), env.notes.get("torch_os_wheel", "")
     said = []
-    if _local(torch) == "cpu":
+    if _local(torch) == "cpu" and torch != env.notes.get("printed_torch"):  # a check's print is no install
         said.append(f"torch {torch} (a +cpu wheel)")
     if re.search(r"/whl/(?:nightly/)?cpu(?:/|$)", index):
         said.append(f"from PyTorch's CPU index ({index})")

@@ -68,8 +68,8 @@ def _cudart_mismatch(h: Hit, env: Env, facts: Facts, pkg: str, who: str) -> Caus
     return (f"{who} was built for CUDA {want} (its compiled module links {lib}), and {tv} is built for CUDA {have}: "
             f"an extension built for another CUDA than torch, so the environment has no CUDA {want} runtime and the "
             "loader stops before it reaches any symbol (a wheel of the extension taken for another torch or CUDA)",
-            f"install the {pkg} build for {tv} and {_cu(have)} (its release or wheel index page for that torch and CUDA), "
-            f"or the torch build for CUDA {want} that {pkg} was built against")
+            f"install the {pkg} build for CUDA {mine} ({tv}, {_cu(have)}: its release or wheel index page for that torch "
+            f"and CUDA), or the torch build for CUDA {want} that {pkg} was built against")
 
 
 def _cuda_mismatch(h: Hit, env: Env, facts: Facts) -> Cause | None:
