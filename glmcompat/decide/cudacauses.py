@@ -940,6 +940,18 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
              "uninstall the other"))
 
 
+def _cublas_device(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """cublas-device-removed: the row's cause, with the CUDA toolkit the log shows (nvcc's release, CMake's Found CUDA)."""
+    cuda = env.cuda.get("nvcc", "")
+    if not cuda:
+        return h.cause, h.remedy
+    v = _v(cuda)
+    gone = v is not None and v >= Version("10.0")
+    return (h.cause.replace("the CUDA toolkit found has none", f"the CUDA toolkit found is CUDA {cuda}, which "
+                            + ("has none" if gone else "should still have it (its lib64 lacks libcublas_device.a: an "
+                               "incomplete toolkit install)")), h.remedy)
+
+
 def _hmm(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """lxc-cuda-init-hmm only where the log shows its scene (a Proxmox LXC container, nvidia_uvm's HMM); else None."""
     return (h.cause, h.remedy) if env.notes.get("container_hmm") else None
@@ -1386,6 +1398,7 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
     "cuda-toolkit-clash": _clash_or_cublas,
+    "cublas-device-removed": _cublas_device,
     "lxc-cuda-init-hmm": _hmm,
     "torch-arch-unsupported": _torch_arch,
 }

@@ -934,6 +934,10 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     ("driver", r"Nvidia driver version" + _COLON + _DRIVER),
     ("nvcc", r"Cuda compilation tools, release " + _MAJOR_MINOR),
     ("nvcc", r"CUDA runtime version" + _COLON + _MAJOR_MINOR),
+    # CMake's FindCUDA through find_package_handle_standard_args (Kitware/CMake tag v3.12.0
+    # Modules/FindPackageHandleStandardArgs.cmake:321-369: "Found CUDA: <path> (found version \"10.0\")", "found suitable
+    # [exact] version" where a version was asked): the toolkit the build uses
+    ("nvcc", r"Found CUDA: \S{1,300} \(found (?:suitable )?(?:exact )?version \"" + _MAJOR_MINOR + r"\""),
     ("torch_cuda", r"CUDA used to build PyTorch" + _COLON + _MAJOR_MINOR),
     ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
