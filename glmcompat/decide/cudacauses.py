@@ -483,11 +483,12 @@ def _cudnn_mixed(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
     its C++ namespace cudnn::, or any symbol the loader's version tag binds to a libcudnn* sub-library): the shim
     (libcudnn.so.N) and its sub-libraries are one release's set, and two installs' sub-libraries are mixed."""
     symbol = (g.get("shim_symbol") or g.get("sub_symbol") or g.get("sub_internal") or g.get("bare_symbol")
-              or g.get("why_what") or "")
+              or g.get("ltr_cudnn_symbol") or g.get("why_what") or "")
     node = (g.get("sub_node") or g.get("sub_own_node") or g.get("bare_node") or g.get("vn_cudnn_node")
-            or g.get("why_node") or "")
+            or g.get("ltr_cudnn_node") or g.get("why_node") or "")
     full = (g.get("shim_path", "") + g.get("shim_lib", "") or g.get("sub_path", "") + g.get("sub_lib", "")
-            or g.get("path") or g.get("vn_cudnn_requirer") or "")
+            or g.get("ltr_cudnn_path", "") + g.get("ltr_cudnn_lib", "") or g.get("path") or g.get("vn_cudnn_requirer")
+            or "")
     lib = full.replace("\\", "/").rsplit("/", 1)[-1]
     where = full[: len(full) - len(lib)].rstrip("/\\")
     provider = g.get("vn_cudnn_dir", "") + g.get("vn_cudnn_provider", "")
@@ -558,6 +559,9 @@ def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
 def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
     g = h.groups
+    if "ltr_cudnn_node" in g:  # glibc's "symbol X[,] version <cuDNN node> not defined in file": a cuDNN library's own
+        # need is a mixed cuDNN; another library's (torch's, or none named) is cuda-toolkit-clash's
+        return _cudnn_mixed(g, env) if g.get("ltr_cudnn_lib", "").startswith("libcudnn") else None
     if g.keys() & {"shim_symbol", "sub_symbol", "sub_internal", "bare_symbol"} or (
             "vn_cudnn_node" in g and _soname(g["vn_cudnn_requirer"]).startswith("libcudnn")):
         return _cudnn_mixed(g, env)  # a cuDNN library lacking a symbol cuDNN owns: another release's
