@@ -351,7 +351,7 @@ def _installed_cpu(env: Env) -> str:
     (its /whl/cpu path), the package index's torch wheel for Windows or macOS."""
     torch, index, wheel = env.version("torch"), env.notes.get("index", ""), env.notes.get("torch_os_wheel", "")
     said = []
-    if _local(torch) == "cpu":
+    if _local(torch) == "cpu" and torch != env.notes.get("printed_torch"):  # a check's print is no install
         said.append(f"torch {torch} (a +cpu wheel)")
     if re.search(r"/whl/(?:nightly/)?cpu(?:/|$)", index):
         said.append(f"from PyTorch's CPU index ({index})")
@@ -483,11 +483,12 @@ def _cudnn_mixed(g: Mapping[str, str], env: Env) -> tuple[str, str] | None:
     its C++ namespace cudnn::, or any symbol the loader's version tag binds to a libcudnn* sub-library): the shim
     (libcudnn.so.N) and its sub-libraries are one release's set, and two installs' sub-libraries are mixed."""
     symbol = (g.get("shim_symbol") or g.get("sub_symbol") or g.get("sub_internal") or g.get("bare_symbol")
-              or g.get("why_what") or "")
+              or g.get("ltr_cudnn_symbol") or g.get("why_what") or "")
     node = (g.get("sub_node") or g.get("sub_own_node") or g.get("bare_node") or g.get("vn_cudnn_node")
-            or g.get("why_node") or "")
+            or g.get("ltr_cudnn_node") or g.get("why_node") or "")
     full = (g.get("shim_path", "") + g.get("shim_lib", "") or g.get("sub_path", "") + g.get("sub_lib", "")
-            or g.get("path") or g.get("vn_cudnn_requirer") or "")
+            or g.get("ltr_cudnn_path", "") + g.get("ltr_cudnn_lib", "") or g.get("path") or g.get("vn_cudnn_requirer")
+            or "")
     lib = full.replace("\\", "/").rsplit("/", 1)[-1]
     where = full[: len(full) - len(lib)].rstrip("/\\")
     provider = g.get("vn_cudnn_dir", "") + g.get("vn_cudnn_provider", "")
@@ -558,6 +559,9 @@ def _cpu_install(env: Env, facts: Facts, installed: str) -> tuple[str, str]:
 def _cudnn_sub(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """cudnn-sublibrary-missing: name the sub-library and whether it was absent or from another cuDNN."""
     g = h.groups
+    if "ltr_cudnn_node" in g:  # glibc's "symbol X[,] version <cuDNN node> not defined in file": a cuDNN library's own
+        # need is a mixed cuDNN; another library's (torch's, or none named) is cuda-toolkit-clash's
+        return _cudnn_mixed(g, env) if g.get("ltr_cudnn_lib", "").startswith("libcudnn") else None
     if g.keys() & {"shim_symbol", "sub_symbol", "sub_internal", "bare_symbol"} or (
             "vn_cudnn_node" in g and _soname(g["vn_cudnn_requirer"]).startswith("libcudnn")):
         return _cudnn_mixed(g, env)  # a cuDNN library lacking a symbol cuDNN owns: another release's
@@ -940,6 +944,18 @@ def _clash(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
              "uninstall the other"))
 
 
+def _cublas_device(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """cublas-device-removed: the row's cause, with the CUDA toolkit the log shows (nvcc's release, CMake's Found CUDA)."""
+    cuda = env.cuda.get("nvcc", "")
+    if not cuda:
+        return h.cause, h.remedy
+    v = _v(cuda)
+    gone = v is not None and v >= Version("10.0")
+    return (h.cause.replace("the CUDA toolkit found has none", f"the CUDA toolkit found is CUDA {cuda}, which "
+                            + ("has none" if gone else "should still have it (its lib64 lacks libcublas_device.a: an "
+                               "incomplete toolkit install)")), h.remedy)
+
+
 def _hmm(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """lxc-cuda-init-hmm only where the log shows its scene (a Proxmox LXC container, nvidia_uvm's HMM); else None."""
     return (h.cause, h.remedy) if env.notes.get("container_hmm") else None
@@ -975,6 +991,16 @@ def _own_major_lib(h: Hit, env: Env, facts: Facts, lib: str, base: str) -> tuple
             + "/lib directory is not where the program looks (a program that does not import torch first)",
             f"install the {wheel} version torch pins (`pip show torch` lists it under Requires-Dist), or reinstall torch "
             "with its dependencies from the index it came from; import torch before the library that needs it")
+
+
+def cudart_release(lib: str) -> str:
+    """The CUDA release (up to 10) or major (from 11) a libcudart soname names (:func:`_cudart_cuda`)."""
+    return _cudart_cuda(lib)
+
+
+def torch_cuda(env: Env, facts: Facts) -> str:
+    """The CUDA the log's torch was built with (:func:`_torch_cuda`), "" where the log shows neither torch nor its CUDA."""
+    return _torch_cuda(env, facts) if env.version("torch") or env.cuda.get("torch_cuda") else ""
 
 
 def _cudart_cuda(lib: str) -> str:
@@ -1376,10 +1402,11 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
     "cuda-stub-driver": _stub,
     "cuda-lib-missing": _cuda_lib,
     "cuda-toolkit-clash": _clash_or_cublas,
+    "cublas-device-removed": _cublas_device,
     "lxc-cuda-init-hmm": _hmm,
     "torch-arch-unsupported": _torch_arch,
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "driver_cuda", "invalid_function_file",
-           "min_driver"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "cudart_release", "driver_cuda", "invalid_function_file",
+           "min_driver", "torch_cuda"]

@@ -207,6 +207,13 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if (not pkg or pkg == "torch") and (own_lib := _torch_own_library(h.groups.get("library", ""))) and (
             torch_shaped(sym) or LEGACY_TH.match(sym) is not None):
         return _stale_torch_library(own_lib, sym, env)
+    if (jni := h.groups.get("djl_jni", "")):
+        error = h.groups.get("djl_error", "")
+        if DJL_OTHER.search(error):  # the JNI library's own dependency missing, or a libstdc++/glibc too old: not this
+            return None
+        return _djl(jni, m.group(1) if (m := re.search(r"undefined symbol: (\S{1,400})", error)) else "", env)
+    if (own_lib := h.groups.get("own_load", "")):
+        return _own_load(own_lib, module_package(h.groups.get("own_module", "")), env)
     cut = h.groups.get("cut_library", "")
     if cut and (not pkg or pkg == "torch"):  # the symbol cut off and no package's module: nothing to name honestly
         return None
@@ -233,6 +240,64 @@ def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if lib and lib not in got[0]:
         return f"{got[0]} (its library {lib} does not load)", got[1]
     return got
+
+
+# DJL's cache folder of a libtorch and its JNI library: <version>-<flavor>-<classifier> (deepjavalibrary/djl tag v0.20.0
+# engines/pytorch/pytorch-engine/src/main/java/ai/djl/pytorch/jni/LibUtils.java:221-223, findJniLibrary:
+# cacheDir.resolve(version + '-' + flavor + '-' + classifier), then apiVersion + '-' + libdjl_torch)
+DJL_DIR = re.compile(r"(?P<version>\d{1,2}\.\d{1,3}\.\d{1,3})-(?P<flavor>(?:cpu|cu\d{2,4}|rocm[\d.]{1,8})(?:-precxx11)?)-"
+                     r"(?P<classifier>(?:linux|osx|win)-[\w]{1,12})/(?P<api>[\w.]{1,30}?)-libdjl_torch\.(?:so|dylib)$")
+
+
+# what else the loader says of DJL's JNI library (java.lang.UnsatisfiedLinkError: <path>: <dlerror>): a file it needs
+# missing, a symbol version of another library not found (libstdc++'s GLIBCXX_*, glibc's), another architecture
+DJL_OTHER = re.compile(r"cannot open shared object file|No such file|not found|wrong ELF class|Can't find dependent libraries")
+
+
+def _djl(jni: str, sym: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol of DJL's JNI library (libdjl_torch) for one libtorch build linked against another: a libtorch
+    found on java.library.path or PYTORCH_LIBRARY_PATH, which DJL 0.20 takes for a pre-C++11-ABI build of its own
+    version unless PYTORCH_FLAVOR and PYTORCH_VERSION say otherwise (LibUtils.java:531-547, LibTorch(Path))."""
+    m = DJL_DIR.search(jni.replace("\\", "/"))
+    lib = env.notes.get("djl_libtorch", "")
+    jni_dir = jni.replace("\\", "/").rsplit("/", 1)[0]
+    other = lib and not lib.startswith(jni_dir + "/")  # the libtorch it loaded lies outside DJL's own cache folder
+    flavor, version = (m.group("flavor"), m.group("version")) if m else ("", "")
+    old_abi = flavor.endswith("-precxx11")
+    built = (f"for libtorch {version} {flavor}" if m else "for one libtorch build") + (
+        " (the pre-C++11 ABI, _GLIBCXX_USE_CXX11_ABI=0)" if old_abi else "")
+    loaded = f"the libtorch DJL loaded ({lib}, outside its cache folder: one found on java.library.path or " \
+             "PYTORCH_LIBRARY_PATH)" if other else f"the libtorch DJL loaded{' (' + lib + ')' if lib else ''}"
+    said = f" ({sym})" if sym else ""
+    why = ("DJL takes a libtorch it finds there for a precxx11 build unless PYTORCH_FLAVOR says otherwise, and a system "
+           "or self-built libtorch is built with the C++11 ABI (or is another version), so the precxx11 JNI library's "
+           "symbols are not in it" if old_abi else
+           "that libtorch is another version or ABI build than the one the JNI library was built for")
+    return (f"DJL's PyTorch JNI library {jni.replace(chr(92), '/').rsplit('/', 1)[-1]} was built {built} and fails to link "
+            f"against {loaded}{said}: {why}",
+            "remove that libtorch from java.library.path, LD_LIBRARY_PATH and PYTORCH_LIBRARY_PATH so that DJL downloads the "
+            "libtorch its JNI library was built for, or tell DJL what that libtorch is: PYTORCH_VERSION=<its version> and "
+            "PYTORCH_FLAVOR=<cpu or cuXYZ, with -precxx11 only for a pre-C++11-ABI build>")
+
+
+def _own_load(lib: str, pkg: str, env: Env) -> tuple[str, str]:
+    """undefined-symbol where a package's own words hide the loader's error on its own library (fbgemm_gpu 0.2's "File
+    fbgemm_gpu_py.so not found", printed for any failure of torch.ops.load_library on a file its wheel ships)."""
+    torch, ver = env.version("torch"), env.version(pkg)
+    here = f"torch {torch}" if torch else "the installed torch"
+    module = lib.removesuffix(".so").removesuffix("_py")
+    if torch.endswith("+cpu"):  # pytorch/FBGEMM#1235: a CPU torch lacks the libc10_cuda.so its CUDA build links
+        return (f"{_shown(pkg, ver)} could not load its own compiled library {lib} ({module}'s __init__ prints \"File "
+                f"{lib} not found\" for any failure to load it): {here} is a CPU-only build, without the CUDA libraries "
+                f"(libc10_cuda.so, libtorch_cuda.so) the CUDA build of {pkg} links",
+                f"install a CUDA build of torch (the index of its CUDA), or the CPU build of {pkg} (fbgemm-gpu-cpu)")
+    return (f"{_shown(pkg, ver)} could not load its own compiled library {lib}: {module}'s __init__ prints \"File {lib} "
+            "not found\" for any failure of torch.ops.load_library, and its wheel ships that file beside it, so what "
+            f"fails is the library's link against {here}: {pkg} was built for another torch (an undefined symbol of "
+            "torch's C++ API; a stable release is built for one torch release, a nightly for the nightly torch)",
+            f"install the {pkg} release built for {here} (its stable release for a stable torch, the nightly for the "
+            f"nightly torch, and its companions such as torchrec from the same channel), or the torch it was built for; "
+            f"python -c \"import torch, {module}\" with {module} 0.3 or newer prints the loader's own error")
 
 
 # torch's own libraries as the loader names them: a file of its package's lib directory (torch/lib/libATen.so.1,
@@ -1376,12 +1441,12 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
-           "cudnn-sublibrary-missing": ("vn_cudnn_node",), "torchvision-nms-missing": ("partial",),
+           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
                              "deser_cuda"),
@@ -1391,6 +1456,9 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            # detail, or a notice's (its Minor Version Compatibility warning, which runs): never a cause alone
            "driver-too-old": ("ngc_status",),
            "extension-not-built": ("x_origin", "x_cpuops"),
+           # the loader's libcudart.so.N of a package's module: an extension built for another CUDA only where the log's
+           # torch is built for another runtime (else cudart-missing's)
+           "extension-cuda-mismatch": ("x_cudart",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
@@ -1403,12 +1471,15 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # <sub-library>. Error: <the loader's error>" (cudnn-sublibrary-missing: its sub-library did not load, the quoted error
 # saying why, over cuda-lib-missing's reading of that error alone); vLLM's "Failed to import from vllm._C:
 # ImportError(...)" whose quoted error is the CUDA runtime missing (cudart-missing, over vllm-extension-import-failed's
-# generic reading); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
+# generic reading); the loader's libcudart.so.N of another package's module where the log's torch is built for another
+# CUDA runtime (extension-cuda-mismatch: an extension built for another CUDA than torch, over cudart-missing's reading of
+# the missing runtime alone and vLLM's generic one); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
 SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-too-new": frozenset({"companion-api-removed"}),
               "torch-api-removed": frozenset({"companion-too-old"}),
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
+              "extension-cuda-mismatch": frozenset({"cudart-missing", "vllm-extension-import-failed"}),
               "pkg-resources-removed": frozenset({"package-not-installed"}),
               "gpu-arch-not-in-build": frozenset({"no-kernel-image"})}  # NCCL's "Cuda failure 'no kernel image ...'" where its build target shows
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from glmcompat.decide.cudacauses import named_gpu
+from glmcompat.decide.cudacauses import cudart_release, named_gpu, torch_cuda
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
@@ -53,10 +53,31 @@ def _cu(cuda: str) -> str:
     return "cu" + cuda.replace(".", "") if cuda else ""
 
 
+def _cudart_mismatch(h: Hit, env: Env, facts: Facts, pkg: str, who: str) -> Cause | None:
+    """extension-cuda-mismatch by the loader: a package's module links the CUDA runtime of its build (libcudart.so.N),
+    and the log's torch is built for another CUDA (its runtime of another major, or up to CUDA 10 another release);
+    None where the module is torch's own, or the log shows no torch CUDA, or the same runtime (cudart-missing's then)."""
+    lib = h.groups.get("x_cudart", "")
+    want, have, torch = cudart_release(lib), torch_cuda(env, facts), env.version("torch")
+    if not pkg or pkg == "torch" or not want or not have:
+        return None
+    mine = have if "." in want else have.split(".", 1)[0]  # CUDA 11+: one runtime per major
+    if mine == want:
+        return None
+    tv = f"torch {torch}" if torch else "the installed torch"
+    return (f"{who} was built for CUDA {want} (its compiled module links {lib}), and {tv} is built for CUDA {have}: "
+            f"an extension built for another CUDA than torch, so the environment has no CUDA {want} runtime and the "
+            "loader stops before it reaches any symbol (a wheel of the extension taken for another torch or CUDA)",
+            f"install the {pkg} build for CUDA {mine} ({tv}, {_cu(have)}: its release or wheel index page for that torch "
+            f"and CUDA), or the torch build for CUDA {want} that {pkg} was built against")
+
+
 def _cuda_mismatch(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """extension-cuda-mismatch: the extension's CUDA and torch's, as the line prints them."""
     g = h.groups
     pkg, who = _who(h, env)
+    if "x_cudart" in g:
+        return _cudart_mismatch(h, env, facts, pkg, who)
     built, have = _first(g, "x_built_cuda"), _first(g, "x_torch_cuda") or env.cuda.get("torch_cuda", "")
     torch = env.version("torch")
     if not pkg:

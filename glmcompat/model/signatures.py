@@ -934,6 +934,10 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     ("driver", r"Nvidia driver version" + _COLON + _DRIVER),
     ("nvcc", r"Cuda compilation tools, release " + _MAJOR_MINOR),
     ("nvcc", r"CUDA runtime version" + _COLON + _MAJOR_MINOR),
+    # CMake's FindCUDA through find_package_handle_standard_args (Kitware/CMake tag v3.12.0
+    # Modules/FindPackageHandleStandardArgs.cmake:321-369: "Found CUDA: <path> (found version \"10.0\")", "found suitable
+    # [exact] version" where a version was asked): the toolkit the build uses
+    ("nvcc", r"Found CUDA: \S{1,300} \(found (?:suitable )?(?:exact )?version \"" + _MAJOR_MINOR + r"\""),
     ("torch_cuda", r"CUDA used to build PyTorch" + _COLON + _MAJOR_MINOR),
     ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
@@ -1167,6 +1171,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # groundingdino/models/GroundingDINO/ms_deform_attn.py: `try: from groundingdino import _C` / `except:
     # warnings.warn("Failed to load custom C++ ops. Running on CPU mode Only!")`): the scene of a later NameError on _C
     ("cpu_ops", r"Failed to load custom C\+\+ ops\. (?P<v>Running on CPU mode)"),
+    # the libtorch DJL's PyTorch engine loads (deepjavalibrary/djl tag v0.20.0 engines/pytorch/pytorch-engine/src/main/
+    # java/ai/djl/pytorch/jni/LibUtils.java:357, loadNativeLibrary: logger.debug("Loading native library: {}", path), first
+    # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
+    ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
@@ -1176,7 +1184,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1487,6 +1495,7 @@ class LogContext:
                     value = value.strip("'\"")
                     if name == "torch.__version__" and _PRINTED_VERSION.fullmatch(value):
                         self.notes.setdefault("printed_torch", value)
+                        self._version("torch", value)  # the installed torch, as its torch/version.py holds it
                     elif name == "torch.cuda.is_available()" and value in ("True", "False"):
                         self.notes.setdefault("printed_avail", value)
                 return

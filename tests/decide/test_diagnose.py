@@ -269,8 +269,12 @@ def test_driver_too_old_decodes_the_found_version_against_torchs_cuda() -> None:
 
 def test_a_missing_cuda_13_runtime_is_not_read_as_cuda_12() -> None:
     """The loader's "libcudart.so.13: cannot open shared object file" is an extension built for CUDA 13 in an
-    environment without that runtime (issue 38: the row used to explain it as a CUDA 12 extension)."""
+    environment without that runtime (issue 38: the row used to explain it as a CUDA 12 extension); beside a torch built
+    for CUDA 12 it is an extension built for another CUDA than torch (extension-cuda-mismatch, fix-d)."""
     h = one(f"[pip3] torch==2.9.1+cu128\nImportError: libcudart.so.13: cannot open shared object file: No such file or "
-            f"directory\n  File \"{SITE}/sgl_kernel/__init__.py\", line 5", "cudart-missing")
-    assert "built for CUDA 13 (it links libcudart.so.13)" in h.cause and "torch 2.9.1+cu128 is built for CUDA 12.8" in h.cause
+            f"directory\n  File \"{SITE}/sgl_kernel/__init__.py\", line 5", "extension-cuda-mismatch")
+    assert "built for CUDA 13 (its compiled module links libcudart.so.13)" in h.cause
+    assert "torch 2.9.1+cu128 is built for CUDA 12.8" in h.cause
     assert "build for CUDA 12" in h.remedy and "CUDA 12 extension" not in h.cause
+    assert not [o for o in explain(f"[pip3] torch==2.9.1+cu128\nImportError: libcudart.so.13: cannot open shared object "
+                                   f"file\n  File \"{SITE}/sgl_kernel/__init__.py\", line 5") if o.id == "cudart-missing"]

@@ -114,6 +114,14 @@ REFINES: dict[frozenset[str], str] = {
         'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')": the quoted error names the CUDA runtime missing (glmcompat/decide/diagnose.py SUPERSEDED)',
     frozenset({'gpu-arch-not-in-build', 'no-kernel-image'}):
         "NCCL's \"Cuda failure 'no kernel image is available for execution on the device'\" where the log shows the NCCL build's target or the GPU: the NCCL build lacks the GPU's architecture, and no-kernel-image's reading of that line is left out (glmcompat/decide/diagnose.py SUPERSEDED; glmcompat/decide/extcauses.py _nccl_arch; tests/fixtures/raise_sites/fixf-signatures.toml); with neither shown no-kernel-image keeps it",
+    frozenset({'libstdcxx-too-old', 'undefined-symbol'}):
+        "DJL's java.lang.UnsatisfiedLinkError of its JNI library libdjl_torch (deepjavalibrary/djl tag v0.20.0 LibUtils.java:357-367, System.load) quoting the loader's \"version `GLIBCXX_...' not found\": libstdcxx-too-old's; undefined-symbol's DJL reading drops the line (glmcompat/decide/diagnose.py _undefined, DJL_OTHER; DROPPED djl_jni)",
+    frozenset({'system-lib-missing', 'undefined-symbol'}):
+        "DJL's java.lang.UnsatisfiedLinkError of its JNI library libdjl_torch (deepjavalibrary/djl tag v0.20.0 LibUtils.java:357-367, System.load) quotes the loader's error after the library's path: undefined-symbol reads the JNI library built for another libtorch only where that error is no missing file and no symbol version of another library (glmcompat/decide/diagnose.py _undefined, DJL_OTHER; DROPPED djl_jni), else the loader's own words are system-lib-missing's",
+    frozenset({'cudart-missing', 'extension-cuda-mismatch'}):
+        "the loader's libcudart.so.N of another package's module where the log's torch is built for another CUDA runtime (its +cuXYZ label, collect_env): an extension built for another CUDA than torch, extension-cuda-mismatch's (glmcompat/decide/extcauses.py _cudart_mismatch; diagnose.py SUPERSEDED); the runtime missing with no such torch in the log, or torch's own, cudart-missing's (diagnose.py DROPPED x_cudart)",
+    frozenset({'extension-cuda-mismatch', 'vllm-extension-import-failed'}):
+        'vLLM\'s "Failed to import from vllm._C: ImportError(\'libcudart.so.N: ...\')" beside a torch built for another CUDA runtime: vLLM\'s extension built for another CUDA than torch (glmcompat/decide/diagnose.py SUPERSEDED)',
     frozenset({'cuda-forward-compat-unsupported', 'gpu-arch-not-in-build'}):
         'ggml_cuda_init\'s "failed to initialize CUDA: <cudaGetErrorString>" is llama.cpp\'s own line: the wider reading wins (glmcompat/model/signatures.py _inside; tests/fixtures/raise_sites/system3-signatures.toml)',
     frozenset({'deepspeed-ops-mismatch', 'gpu-capability-too-old'}):

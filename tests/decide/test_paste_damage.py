@@ -610,6 +610,9 @@ def test_the_latencybench_log_reads_as_torch_printed_it(tmp_path: Path, capsys: 
 # whose cause is in the sentences it lost) or as undone (the raise site's own words that its signature does not read
 # alone yet: a strict expected failure, by message id and the first 8 hex digits of the sha1 of its text, until read).
 HEAD_GENERIC = {
+    "CMake Error: The following variables are used in this project, but they are set to NOTFOUND.":
+        "CMake's report of link items set to NOTFOUND (Source/cmGlobalGenerator.cxx CheckTargetProperties): the variable "
+        "that names the library (CUDA_cublas_device_LIBRARY) is on the lines the cut lost",
     "nvcc warning : option 'host-compilation' has been deprecated and is ignored":
         "nvcc's notice of a deprecated option, printed before the build's own error (gcc unable to run cc1plus): it tells "
         "no failure, and the cause is in the line the cut lost",
