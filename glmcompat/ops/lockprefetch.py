@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from glmcompat.edges.cache import Cache
     from glmcompat.edges.index import ClientFactory, IndexClient, IndexOptions
     from glmcompat.matrix.view import Facts
@@ -44,6 +45,8 @@ class Prefetch:
                  ) -> None:
         self.facts, self.python, self.machine, self.platform = facts, python, machine, f"manylinux_{machine}"
         self._options, self._open = options, open_client
+        from concurrent.futures import ThreadPoolExecutor  # lazy: started after the predicted uv (issue 39)
+
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="glmcompat-lockprefetch")
         self._mutex = threading.Lock()
         self._seen: set[tuple[str, str]] = set()
@@ -145,6 +148,8 @@ class Prefetch:
         with self._mutex:
             self._closed = True
             jobs = list(self._jobs)
+        from concurrent.futures import wait  # lazy: see __init__
+
         wait(jobs)
 
     def close(self) -> None:
@@ -153,6 +158,8 @@ class Prefetch:
             self._closed = True
         self._pool.shutdown(wait=False, cancel_futures=True)
         client = self._client
+
+        from concurrent.futures import wait  # lazy: see __init__
 
         def later() -> None:
             wait(list(self._jobs))

@@ -28,11 +28,9 @@ under a constraints file that holds the safe core, hash-pinned, checks the resul
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 import sys
-import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -270,6 +268,8 @@ def entries_of(core: Core) -> dict[str, list[tuple[str, str]]]:
 
 
 def _diff(path: str, old: str, new: str) -> str:
+    import difflib  # lazy: after the predicted uv starts (issue 39: it and heapq cost that start 4 ms)
+
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
 
 
@@ -763,6 +763,8 @@ def lock_requirements(facts: Facts, infile: Path, out: Path, req: ProjectLockReq
                      + ([f"--platform {machine}"] if req.plan.chosen else []) + (["--model", req.model] if req.model else [])
                      + machinelock.flags(req.machine)
                      + ([] if out == default_output(infile) else ["-o", os.path.relpath(out, out.parent or ".")]))
+    import tempfile  # lazy: requirements mode only (a project lock's predicted uv starts without it, issue 39)
+
     with tempfile.TemporaryDirectory(prefix="glmcompat-compile-") as tmp:
         cons = Path(tmp) / "glmcompat-core.txt"
         cons.write_text("".join(f"{n}=={v}\n" for n, v in sorted(core.pins.items()) if n not in core.overrides))

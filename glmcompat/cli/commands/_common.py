@@ -54,8 +54,25 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
     class Parser(argparse.ArgumentParser):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("allow_abbrev", False)
+            self._checking = False  # within add_argument (see _get_formatter)
             super().__init__(*args, **kwargs)
             self._seen: list[str] = []
+
+        def add_argument(self, *args: Any, **kwargs: Any) -> Any:
+            self._checking = True  # argparse formats the new option's metavar to check it (see _get_formatter)
+            try:
+                return super().add_argument(*args, **kwargs)
+            finally:
+                self._checking = False
+
+        def _get_formatter(self) -> Any:
+            # The metavar check of add_argument needs no width: a formatter of a fixed one spares building a parser
+            # argparse's read of the terminal's, and the import of shutil (with bz2 and lzma) it costs, 3 ms of a cold
+            # project lock before its predicted uv starts (issue 39). Help and usage are formatted as argparse does.
+            # (No parser here has a formatter_class of its own: the check is HelpFormatter's either way.)
+            if self._checking and self.formatter_class is argparse.HelpFormatter:
+                return argparse.HelpFormatter(prog=self.prog, width=80)
+            return super()._get_formatter()
 
         def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
             self._seen = [str(a) for a in (sys.argv[1:] if args is None else args)]
