@@ -515,7 +515,7 @@ UNMEASURED_BS = False
 # While UNMEASURED_BV, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BV = False, as for set V.
 CASES_BV = tomllib.loads((HERE / "heldout_bv.toml").read_text())["case"]
-UNMEASURED_BV = True
+UNMEASURED_BV = False
 
 # heldout_bw.toml: the set gathered as BW (typed as a lockfile-tool user: poetry, pdm, pipenv, uv lock / uv sync, pixi,
 # hatch, rye, whose lock or sync fails or installs the wrong torch build: CPU vs CUDA sources, explicit indexes, markers
@@ -524,7 +524,7 @@ UNMEASURED_BV = True
 # While UNMEASURED_BW, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BW = False, as for set V.
 CASES_BW = tomllib.loads((HERE / "heldout_bw.toml").read_text())["case"]
-UNMEASURED_BW = True
+UNMEASURED_BW = False
 
 # heldout_bx.toml: the set gathered as BX (typed as a user of an older NLP toolkit that pins an older torch or CUDA:
 # fairseq, AllenNLP, flair, spaCy with cupy / spacy-transformers, sentence-transformers, OpenNMT, ESPnet, NeMo's older
@@ -533,7 +533,7 @@ UNMEASURED_BW = True
 # While UNMEASURED_BX, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BX = False, as for set V.
 CASES_BX = tomllib.loads((HERE / "heldout_bx.toml").read_text())["case"]
-UNMEASURED_BX = True
+UNMEASURED_BX = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
