@@ -42,6 +42,7 @@ CHUNK = 1 << 20  # bytes read from a log at a time
 MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
 BLANKS = ("", " ", "\t", "\r", " \t\r\x0b\x0c" * 2, " " * MAX_LINE, "\t" * MAX_LINE)  # what a blank line may be
 MAX_GAPS = 4 * MAX_BOUND  # the largest product of the spans of bounded gaps one search may backtrack through
+MATCHERS = 256  # the matchers (and their gates and scans) a process keeps, one per set of signature rows it reads with
 
 
 Hit = SignatureHit  # one signature found: the record explain prints (glmcompat.model.outputs.explain)
@@ -233,12 +234,14 @@ _LOST_BREAK = re.compile(r"(?<![A-Za-z0-9_])(?P<word>[a-z][a-z0-9]{1,60})\.?(?=[
 def rebroken(line: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
     """``line`` with each lost sentence break (:data:`_LOST_BREAK`) put back as ". ": the result, where each restored
     break stands in it, and where each stood in ``line``; None where the line has none."""
-    out, spots, joins, last = [], [], [], 0
+    out, spots, joins, last, size = [], [], [], 0, 0  # size: the length of what ``out`` holds
     for m in _LOST_BREAK.finditer(line):
         out.append(line[last:m.end("word")])
-        spots.append(sum(len(x) for x in out))
+        size += len(out[-1])
+        spots.append(size)
         joins.append(m.end("word"))
         out.append(". ")
+        size += 2
         last = m.end()
     if not spots:
         return None
@@ -445,9 +448,7 @@ class _LiteralIndex:
         out: set[str] = set()
         words = self._words
         if words and self._find is None:
-            self._find = re.compile(f"(?=({_trie(sorted(words))}))")
-            # each literal's prefixes that are literals (itself included): they start where it does
-            self._prefixes = {w: tuple(w[:k] for k in range(1, len(w) + 1) if w[:k] in words) for w in words}
+            self._find, self._prefixes = _scanner(frozenset(words))
         if self._find is not None:
             prefixes = self._prefixes
             for w in set(self._find.findall(text)):
@@ -463,6 +464,14 @@ class _LiteralIndex:
             if (got := holders.get(w)) is not None:
                 out.update(got)
         return out
+
+
+@functools.lru_cache(maxsize=MATCHERS)
+def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """:class:`_LiteralIndex`'s scan for ``words`` (at each position, the longest word that starts there: :func:`_trie`),
+    and each word's prefixes that are words (itself included: they start where it does); once a process per set."""
+    return (re.compile(f"(?=({_trie(sorted(words))}))"),
+            {w: tuple(w[:k] for k in range(1, len(w) + 1) if w[:k] in words) for w in words})
 
 
 def _trie(words: Sequence[str], depth: int = 3) -> str:
@@ -484,7 +493,7 @@ def _trie(words: Sequence[str], depth: int = 3) -> str:
     return emit(trie)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=MATCHERS)
 def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern that finds any of ``words`` (:func:`_gate_word`'s forms), written as a trie: the words that start
     alike share their start, so a position is tried against each first character once rather than against every word
@@ -562,8 +571,11 @@ class _Matcher:
         # libcudnn.so.8: cannot open shared object " and the line ends): each word-boundary head of a literal of three
         # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
         self.ids = frozenset(sig.id for _, sig, _ in self.keyed)
-        self._recent: dict[str, list[tuple[re.Match[str], SignatureRow]]] = {}  # the last RECENT lines' answers
-        self._nears: dict[str, tuple[bool, frozenset[int]]] = {}  # the last lines' gate answers and near signatures
+        # the last lines' answers (at most RECENT lines, RECENT_CHARS characters: then it starts again), and their gate
+        # answers and near signatures; the characters each holds
+        self._recent: dict[str, list[tuple[re.Match[str], SignatureRow]]] = {}
+        self._nears: dict[str, tuple[bool, frozenset[int]]] = {}
+        self._sizes = {"recent": 0, "nears": 0}
         # the most characters one literal spans, as written (a gate match across a join lies within this many
         # characters either side of the join's space)
         self.span = max((len(w) for _, _, need in self.keyed for w in need), default=0)
@@ -588,9 +600,8 @@ class _Matcher:
         when :mod:`glmcompat.decide.pasted` tries them joined with the next ones)."""
         hit = self._recent.get(line)
         if hit is None:
-            if len(self._recent) >= RECENT:
-                self._recent.clear()
-            hit = self._recent[line] = self._found(line)
+            hit = self._found(line)
+            self._keep("recent", self._recent, line, hit)
         return list(hit)
 
     def found_joined(self, pieces: Sequence[str]) -> list[tuple[re.Match[str], SignatureRow]]:
@@ -616,10 +627,18 @@ class _Matcher:
                     near.update(i for i, w, j in self.across.get(key, ()) if folded.startswith(w, cut - j))
                 at += 1
                 cut += 1
-            if len(self._recent) >= RECENT:
-                self._recent.clear()
-            hit = self._recent[line] = self._found(line, (gated, near))
+            hit = self._found(line, (gated, near))
+            self._keep("recent", self._recent, line, hit)
         return list(hit)
+
+    def _keep(self, name: str, memo: dict[str, Any], line: str, answer: Any) -> None:
+        """``answer`` kept in ``memo`` (:attr:`_recent` or :attr:`_nears`, by ``name``) for ``line``, the memo emptied first
+        where it holds RECENT lines or RECENT_CHARS characters."""
+        if len(memo) >= RECENT or self._sizes[name] + len(line) > RECENT_CHARS:
+            memo.clear()
+            self._sizes[name] = 0
+        memo[line] = answer
+        self._sizes[name] += len(line)
 
     def bare(self, i: int) -> _LazyPair | None:
         """The ``i``-th keyed signature's unquoted forms (:func:`_bare`; None: it quotes no backtick), made at the first
@@ -640,9 +659,7 @@ class _Matcher:
                 text = _fold(line)
                 got = (True, frozenset(self.holding.of(text)))
             if keep:
-                if len(self._nears) >= RECENT:
-                    self._nears.clear()
-                self._nears[line] = got
+                self._keep("nears", self._nears, line, got)
         return got
 
     def _possible(self, near: Iterable[int], line: str) -> list[int]:
@@ -793,6 +810,7 @@ class _Matcher:
 
 
 RECENT = 4096  # the lines whose answers a matcher keeps (a log's lines read again joined, the same lines in another log)
+RECENT_CHARS = 1 << 20  # and the most characters they hold
 
 
 # the matchers built in this process, by their signature rows (a process that explains again, the API or a test, builds
@@ -821,7 +839,7 @@ def _keyed_matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
         return _Matcher(signatures)
     if got is None:
         got = _Matcher(signatures)
-        if len(_MATCHERS) >= 8:
+        if len(_MATCHERS) >= MATCHERS:
             _MATCHERS.pop(next(iter(_MATCHERS)))
         _MATCHERS[key] = got
     return got
