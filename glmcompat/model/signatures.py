@@ -78,11 +78,16 @@ def _loose(pattern: str) -> re.Pattern[str]:
     return re.compile(tolerant(pattern, closed=True), re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=4096)
+_PARSED: list[tuple[str, Any]] = []  # the last pattern parsed, and its tree
+
+
 def _parsed(pattern: str) -> Any:
-    """``pattern`` as the standard library's regex parser reads it (a private module without type stubs), once a process:
-    :func:`required_literals` and :func:`literal_sets` read the same tree."""
-    return importlib.import_module("re._parser").parse(pattern)
+    """``pattern`` as the standard library's regex parser reads it (a private module without type stubs): the last one
+    kept, as :func:`required_literals` and :func:`literal_sets` read the same tree one after the other (each memoizes its
+    answer; the trees of hundreds of patterns kept alive cost every later garbage collection)."""
+    if not _PARSED or _PARSED[0][0] != pattern:
+        _PARSED[:] = [(pattern, importlib.import_module("re._parser").parse(pattern))]
+    return _PARSED[0][1]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -423,18 +428,18 @@ def _bare_forms(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 class _LiteralIndex:
-    """Which of a list of literal tuples ``text`` holds one literal of: one scan of the text finds, at each position, the
-    longest literal that starts there (a pattern of them all written as a trie, in a lookahead: :func:`_trie`), and the
-    literals that are its prefixes start there too; where asking every tuple's ``w in text`` cost a search per literal
-    per line (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text for w
-    in need)}``. ``also``: more literals the scan reports (:meth:`present`) that no tuple holds."""
+    """Which of a list of literal tuples ``text`` holds one literal of: one scan of the text finds each position where a
+    literal's first three characters stand (a pattern of those heads, in a lookahead: :func:`_scanner`), and only there
+    are the literals with that head compared; where asking every tuple's ``w in text`` cost a search per literal per line
+    (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text for w in
+    need)}``; a literal under three characters is asked as that. ``also``: more literals the scan reports
+    (:meth:`present`) that no tuple holds."""
 
-    __slots__ = ("_words", "_find", "_prefixes", "_holders", "_last")
+    __slots__ = ("_words", "_scan", "_holders", "_last")
 
     def __init__(self, needs: Sequence[tuple[str, ...]], also: Iterable[str] = ()) -> None:
-        self._words = {w for need in needs for w in need if w} | {w for w in also if w}
-        self._find: re.Pattern[str] | None = None  # compiled at the first scan (a matcher's bare forms' index seldom is)
-        self._prefixes: dict[str, tuple[str, ...]] = {}
+        self._words = frozenset({w for need in needs for w in need if w} | {w for w in also if w})
+        self._scan: tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], tuple[str, ...]] | None = None
         self._holders: dict[str, list[int]] = {}
         for i, need in enumerate(needs):
             for w in dict.fromkeys(need):
@@ -445,14 +450,15 @@ class _LiteralIndex:
         """The literals (of the tuples and ``also``) ``text`` holds."""
         if self._last[0] == text and text:
             return self._last[1]
-        out: set[str] = set()
-        words = self._words
-        if words and self._find is None:
-            self._find, self._prefixes = _scanner(frozenset(words))
-        if self._find is not None:
-            prefixes = self._prefixes
-            for w in set(self._find.findall(text)):
-                out.update(prefixes[w])
+        if self._scan is None:  # made at the first scan (a matcher's bare forms' index seldom is)
+            self._scan = _scanner(self._words)
+        find, by_head, short = self._scan
+        out = {w for w in short if w in text}
+        if find is not None:
+            startswith = text.startswith
+            for m in find.finditer(text):
+                p = m.start()
+                out.update(w for w in by_head[m.group(1)] if startswith(w, p))
         got = frozenset(out)
         self._last = (text, got)
         return got
@@ -467,30 +473,26 @@ class _LiteralIndex:
 
 
 @functools.lru_cache(maxsize=MATCHERS)
-def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
-    """:class:`_LiteralIndex`'s scan for ``words`` (at each position, the longest word that starts there: :func:`_trie`),
-    and each word's prefixes that are words (itself included: they start where it does); once a process per set."""
-    return (re.compile(f"(?=({_trie(sorted(words))}))"),
-            {w: tuple(w[:k] for k in range(1, len(w) + 1) if w[:k] in words) for w in words})
-
-
-def _trie(words: Sequence[str], depth: int = 3) -> str:
-    """A pattern that matches, at a position, the longest of ``words`` that starts there: a trie of their first ``depth``
-    characters (one character leads on from a node, so one path is followed), at each end of it the rests of the words
-    that start so, longest first, then the word that ends there."""
+def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """:class:`_LiteralIndex`'s scan for ``words``: a pattern that finds, at each position, the head (first three
+    characters) of a word that starts there, written as a trie in a lookahead (None: no word of three characters); the
+    words by head; the shorter words. Once a process per set of words."""
+    by_head: dict[str, list[str]] = {}
+    for w in sorted(words):
+        if len(w) >= 3:
+            by_head.setdefault(w[:3], []).append(w)
     trie: dict[str, Any] = {}
-    for word in words:
+    for head in by_head:
         node = trie
-        for ch in word[:depth]:
+        for ch in head:
             node = node.setdefault(ch, {})
-        node.setdefault("", []).append(word[depth:])
 
     def emit(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + emit(child) for ch, child in node.items() if ch]
-        alts += [re.escape(rest) for rest in sorted(node.get("", ()), key=len, reverse=True)]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        alts = [re.escape(ch) + emit(child) for ch, child in node.items()]
+        return "" if not alts else alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
-    return emit(trie)
+    find = re.compile(f"(?=({emit(trie)}))") if by_head else None
+    return find, {h: tuple(ws) for h, ws in by_head.items()}, tuple(w for w in words if len(w) < 3)
 
 
 @functools.lru_cache(maxsize=MATCHERS)
@@ -542,6 +544,10 @@ class _Matcher:
         self.keyed: list[tuple[_Lazy, SignatureRow, tuple[str, ...]]] = []
         self.loose: list[tuple[_Lazy, SignatureRow]] = []
         self._bare: dict[int, _LazyPair | None] = {}  # keyed signatures' unquoted forms, as asked (:meth:`bare`)
+        # each keyed signature's whole condition (:func:`literal_sets`, read from the tree required_literals just read),
+        # folded as the gate reads: of the signatures whose literal a line holds, those whose other texts it lacks are
+        # searched by neither form (``prefilter``: False for the tests that compare the two, every line read alike)
+        self.sets: list[tuple[tuple[str, ...], ...] | None] = []
         for sig in signatures:
             need = required_literals(sig.pattern)
             if need is None:
@@ -549,6 +555,8 @@ class _Matcher:
             else:  # searched only on a line that holds one of its literals: compiled then, not for every log
                 self.keyed.append((_Lazy(_compile, sig.pattern), sig, need))
                 self.loose.append((_Lazy(_loose, sig.pattern), sig))
+                got = literal_sets(sig.pattern) if prefilter else None
+                self.sets.append(None if got is None else tuple(tuple(_fold(w) for w in alt) for alt in got))
         # the keyed signatures that tell their message by a capital, a class of capitals alone (the driver API's
         # "cu[A-Z]": cuGreenCtxStreamCreate, not cudnnGetLastErrorString): a line without capitals tells them nothing
         self.cased = frozenset(i for i, (_, sig, _) in enumerate(self.keyed)
@@ -559,11 +567,6 @@ class _Matcher:
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
         self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
-        # each keyed signature's whole condition (:func:`literal_sets`), folded likewise: of the signatures whose literal a
-        # line holds, those whose other texts it lacks are searched by neither form (``prefilter``: False for the tests
-        # that compare the two, every line read alike)
-        self.sets = [None if not prefilter or (got := literal_sets(sig.pattern)) is None else
-                     tuple(tuple(_fold(w) for w in alt) for alt in got) for _, sig, _ in self.keyed]
         self.holding = _LiteralIndex(self.folded, (w for alts in self.sets for alt in alts or () for w in alt))
         self.ruled_out = 0  # how many searches the whole conditions saved (the tests compare only where it saved one)
         self.holding_bare = _LiteralIndex(self.stripped)

@@ -100,7 +100,9 @@ def test_literal_sets_are_what_every_match_holds() -> None:
 
 
 def test_the_literal_index_reports_each_literal_the_text_holds() -> None:
-    """:class:`S._LiteralIndex` finds at each position the longest literal starting there, and its prefixes with it."""
-    index = S._LiteralIndex([("abc", "abcdef"), ("bcd",), ("xyz",)], also=("ab", "cde"))
+    """:class:`S._LiteralIndex` finds each literal where its head stands (several of one head, overlapping ones, short
+    ones)."""
+    index = S._LiteralIndex([("abc", "abcdef"), ("bcd",), ("xyz",)], also=("ab", "cde", "abcx"))
     assert index.present("zabcdefg") == {"ab", "abc", "abcdef", "bcd", "cde"}
     assert index.of("zabcdefg") == {0, 1} and index.of("abxyz") == {2} and index.of("") == set()
+    assert index.present("abcxabc") == {"ab", "abc", "abcx"}
