@@ -429,17 +429,16 @@ def _bare_forms(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 class _LiteralIndex:
     """Which of a list of literal tuples ``text`` holds one literal of: one scan of the text finds each position where a
-    literal's first three characters stand (a pattern of those heads, in a lookahead: :func:`_scanner`), and only there
-    are the literals with that head compared; where asking every tuple's ``w in text`` cost a search per literal per line
-    (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text for w in
-    need)}``; a literal under three characters is asked as that. ``also``: more literals the scan reports
-    (:meth:`present`) that no tuple holds."""
+    literal's head (its first :data:`HEAD` characters) stands (a pattern of the heads, in a lookahead: :func:`_scanner`),
+    and only there are the literals with that head compared; where asking every tuple's ``w in text`` cost a search per
+    literal per line (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text
+    for w in need)}``. ``also``: more literals the scan reports (:meth:`present`) that no tuple holds."""
 
     __slots__ = ("_words", "_scan", "_holders", "_last")
 
     def __init__(self, needs: Sequence[tuple[str, ...]], also: Iterable[str] = ()) -> None:
         self._words = frozenset({w for need in needs for w in need if w} | {w for w in also if w})
-        self._scan: tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], tuple[str, ...]] | None = None
+        self._scan: tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] | None = None
         self._holders: dict[str, list[int]] = {}
         for i, need in enumerate(needs):
             for w in dict.fromkeys(need):
@@ -452,13 +451,16 @@ class _LiteralIndex:
             return self._last[1]
         if self._scan is None:  # made at the first scan (a matcher's bare forms' index seldom is)
             self._scan = _scanner(self._words)
-        find, by_head, short = self._scan
-        out = {w for w in short if w in text}
+        find, heads, by_head = self._scan
+        out: set[str] = set()
         if find is not None:
             startswith = text.startswith
             for m in find.finditer(text):
                 p = m.start()
-                out.update(w for w in by_head[m.group(1)] if startswith(w, p))
+                for head in heads[m.group(1)]:
+                    for w in by_head[head]:
+                        if w not in out and startswith(w, p):
+                            out.add(w)
         got = frozenset(out)
         self._last = (text, got)
         return got
@@ -472,27 +474,33 @@ class _LiteralIndex:
         return out
 
 
+HEAD = 6  # the characters of a literal :class:`_LiteralIndex`'s scan finds it by (its head)
+
+
 @functools.lru_cache(maxsize=MATCHERS)
-def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], tuple[str, ...]]:
-    """:class:`_LiteralIndex`'s scan for ``words``: a pattern that finds, at each position, the head (first three
-    characters) of a word that starts there, written as a trie in a lookahead (None: no word of three characters); the
-    words by head; the shorter words. Once a process per set of words."""
+def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """:class:`_LiteralIndex`'s scan for ``words``: a pattern that finds, at each position, the longest head (first
+    :data:`HEAD` characters, or the whole of a shorter word) that starts there, written as a trie in a lookahead (one
+    character leads on from a node, so one path is followed, each node's longer heads tried before the one that ends at
+    it); for each head, the heads that are its prefixes (they start there too, itself included); the words by head.
+    Once a process per set of words."""
     by_head: dict[str, list[str]] = {}
     for w in sorted(words):
-        if len(w) >= 3:
-            by_head.setdefault(w[:3], []).append(w)
+        by_head.setdefault(w[:HEAD], []).append(w)
     trie: dict[str, Any] = {}
     for head in by_head:
         node = trie
         for ch in head:
             node = node.setdefault(ch, {})
+        node[""] = {}
 
     def emit(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + emit(child) for ch, child in node.items()]
-        return "" if not alts else alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        alts = [re.escape(ch) + emit(child) for ch, child in node.items() if ch] + ([""] if "" in node else [])
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
     find = re.compile(f"(?=({emit(trie)}))") if by_head else None
-    return find, {h: tuple(ws) for h, ws in by_head.items()}, tuple(w for w in words if len(w) < 3)
+    heads = {h: tuple(h[:k] for k in range(1, len(h) + 1) if h[:k] in by_head) for h in by_head}
+    return find, heads, {h: tuple(ws) for h, ws in by_head.items()}
 
 
 @functools.lru_cache(maxsize=MATCHERS)
