@@ -6,8 +6,9 @@ It must find exactly what the matcher without it finds. The reading differs from
 * on every line of every fixture log and every raise-site message (as they are, the messages also lower-cased and with
   their quotes retyped: the forms the tolerant reading folds), no signature it leaves out is found there by its own
   form or its tolerant one;
-* on the raise-site messages (each phrasing of each signature's source, and the near misses), the matcher with it and
-  without it read the same, every path (the lost sentence breaks, a cut literal) included."""
+* on the raise-site messages (each phrasing of each signature's source, and the near misses), the same on every path
+  of the reading (the lost sentence breaks put back, a cut literal completed), so that the reading is the one without
+  it step for step; and every tenth message read both ways gives the same answer."""
 
 from __future__ import annotations
 
@@ -77,14 +78,16 @@ def test_no_signature_the_prefilter_leaves_out_is_found_on_a_fixture_line() -> N
 
 
 def test_the_prefilter_reads_each_message_as_the_matcher_without_it() -> None:
+    """Every path of a reading (the line, its lost sentence breaks put back, a cut literal completed) leaves out only
+    signatures that find nothing there, on every message; and every tenth message reads the same with and without it."""
     sigs = load_facts().rows("signature")
     fast, slow = _Checked(sigs), S._Matcher(sigs, prefilter=False)
     assert all(alts is None for alts in slow.sets)
     differ, found = [], 0
-    for text in _messages(forms=False):
-        got, want = _key(fast._found(text)), _key(slow._found(text))
+    for k, text in enumerate(_messages(forms=False)):
+        got = _key(fast._found(text))
         found += bool(got)
-        if got != want:
+        if k % 10 == 0 and got != (want := _key(slow._found(text))):
             differ.append((text[:300], got, want))
     assert not differ and not fast.wrong, (differ[:3], fast.wrong[:3])
     assert found > 1_000 and fast.left_out > 5_000 and slow.ruled_out == 0
