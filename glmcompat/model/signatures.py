@@ -552,10 +552,6 @@ class _Matcher:
         self.keyed: list[tuple[_Lazy, SignatureRow, tuple[str, ...]]] = []
         self.loose: list[tuple[_Lazy, SignatureRow]] = []
         self._bare: dict[int, _LazyPair | None] = {}  # keyed signatures' unquoted forms, as asked (:meth:`bare`)
-        # each keyed signature's whole condition (:func:`literal_sets`, read from the tree required_literals just read),
-        # folded as the gate reads: of the signatures whose literal a line holds, those whose other texts it lacks are
-        # searched by neither form (``prefilter``: False for the tests that compare the two, every line read alike)
-        self.sets: list[tuple[tuple[str, ...], ...] | None] = []
         for sig in signatures:
             need = required_literals(sig.pattern)
             if need is None:
@@ -563,8 +559,6 @@ class _Matcher:
             else:  # searched only on a line that holds one of its literals: compiled then, not for every log
                 self.keyed.append((_Lazy(_compile, sig.pattern), sig, need))
                 self.loose.append((_Lazy(_loose, sig.pattern), sig))
-                got = literal_sets(sig.pattern) if prefilter else None
-                self.sets.append(None if got is None else tuple(tuple(_fold(w) for w in alt) for alt in got))
         # the keyed signatures that tell their message by a capital, a class of capitals alone (the driver API's
         # "cu[A-Z]": cuGreenCtxStreamCreate, not cudnnGetLastErrorString): a line without capitals tells them nothing
         self.cased = frozenset(i for i, (_, sig, _) in enumerate(self.keyed)
@@ -575,7 +569,12 @@ class _Matcher:
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
         self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
-        self.holding = _LiteralIndex(self.folded, (w for alts in self.sets for alt in alts or () for w in alt))
+        # each keyed signature's whole condition (:func:`literal_sets`), folded as the gate reads, made at the first line
+        # that holds one of its literals (a short log's few): of the signatures whose literal a line holds, those whose
+        # other texts it lacks are searched by neither form (``prefilter``: False for the tests that compare the two,
+        # every line read alike)
+        self.sets: list[tuple[tuple[str, ...], ...] | None | bool] = [prefilter and _UNREAD] * len(self.keyed)
+        self.holding = _LiteralIndex(self.folded)
         self.ruled_out = 0  # how many searches the whole conditions saved (the tests compare only where it saved one)
         self.holding_bare = _LiteralIndex(self.stripped)
         # a line the paste cut inside a signature's literal (a post or a stored thread that stops mid-message: "ImportError:
@@ -676,11 +675,14 @@ class _Matcher:
     def _possible(self, near: Iterable[int], line: str) -> list[int]:
         """Of the signatures ``near`` (in order), those whose whole condition (:attr:`sets`) ``line`` meets, folded: the
         others match it by no form (each of their alternatives lacks a text every match holds)."""
-        sets, present = self.sets, self.holding.present(_fold(line))
+        sets, text = self.sets, _fold(line)
         out, ruled = [], 0
         for i in near:
             alts = sets[i]
-            if alts is None or any(present.issuperset(alt) for alt in alts):
+            if alts is _UNREAD:
+                got = literal_sets(self.keyed[i][1].pattern)
+                alts = sets[i] = None if got is None else tuple(tuple(_fold(w) for w in alt) for alt in got)
+            if not alts or any(all(w in text for w in alt) for alt in alts):  # type: ignore[union-attr]
                 out.append(i)
             else:
                 ruled += 1
@@ -820,6 +822,7 @@ class _Matcher:
         return None
 
 
+_UNREAD = True  # a signature's condition not read yet (:attr:`_Matcher.sets`; False: no prefilter, None: no condition)
 RECENT = 4096  # the lines whose answers a matcher keeps (a log's lines read again joined, the same lines in another log)
 RECENT_CHARS = 1 << 20  # and the most characters they hold
 

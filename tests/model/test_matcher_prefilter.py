@@ -82,7 +82,7 @@ def test_the_prefilter_reads_each_message_as_the_matcher_without_it() -> None:
     signatures that find nothing there, on every message; and every tenth message reads the same with and without it."""
     sigs = load_facts().rows("signature")
     fast, slow = _Checked(sigs), S._Matcher(sigs, prefilter=False)
-    assert all(alts is None for alts in slow.sets)
+    assert not any(slow.sets)  # no condition read: every signature whose literal a line holds is searched
     differ, found = [], 0
     for k, text in enumerate(_messages(forms=False)):
         got = _key(fast._found(text))
