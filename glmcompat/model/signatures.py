@@ -42,6 +42,7 @@ CHUNK = 1 << 20  # bytes read from a log at a time
 MAX_BOUND = 1000  # the largest {m,n} bound a signature may use
 BLANKS = ("", " ", "\t", "\r", " \t\r\x0b\x0c" * 2, " " * MAX_LINE, "\t" * MAX_LINE)  # what a blank line may be
 MAX_GAPS = 4 * MAX_BOUND  # the largest product of the spans of bounded gaps one search may backtrack through
+MATCHERS = 256  # the matchers (and their gates and scans) a process keeps, one per set of signature rows it reads with
 
 
 Hit = SignatureHit  # one signature found: the record explain prints (glmcompat.model.outputs.explain)
@@ -77,14 +78,25 @@ def _loose(pattern: str) -> re.Pattern[str]:
     return re.compile(tolerant(pattern, closed=True), re.IGNORECASE)
 
 
+_PARSED: list[tuple[str, Any]] = []  # the last pattern parsed, and its tree
+
+
+def _parsed(pattern: str) -> Any:
+    """``pattern`` as the standard library's regex parser reads it (a private module without type stubs): the last one
+    kept, as :func:`required_literals` and :func:`literal_sets` read the same tree one after the other (each memoizes its
+    answer; the trees of hundreds of patterns kept alive cost every later garbage collection)."""
+    if not _PARSED or _PARSED[0][0] != pattern:
+        _PARSED[:] = [(pattern, importlib.import_module("re._parser").parse(pattern))]
+    return _PARSED[0][1]
+
+
 @functools.lru_cache(maxsize=4096)
 def required_literals(pattern: str) -> tuple[str, ...] | None:
     """Texts of which every match of ``pattern`` contains at least one (its longest run of literal characters, a
     lookbehind's text starting a run: "(?<=requires )SM", or one per alternative of a group every match passes through); None when this reader finds none of at least 3
     characters (or the pattern ignores case). A line that contains none of them cannot match: it is not searched."""
     c: Any = importlib.import_module("re._constants")
-    sre: Any = importlib.import_module("re._parser")
-    tree = sre.parse(pattern)
+    tree = _parsed(pattern)
     if tree.state.flags & re.IGNORECASE:
         return None
 
@@ -114,6 +126,64 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
         return None
 
     return lits(tree)
+
+
+MAX_SETS = 32  # the most alternatives :func:`literal_sets` keeps (a product of groups' alternatives past it is not multiplied)
+
+
+@functools.lru_cache(maxsize=4096)
+def literal_sets(pattern: str) -> tuple[tuple[str, ...], ...] | None:
+    """What every match of ``pattern`` holds, as alternatives: each a tuple of texts (runs of literal characters of at
+    least 3) that a match's line holds all of, one alternative at least (a condition in disjunctive normal form: the runs
+    of a sequence, of the groups and repeats of at least one pass every match goes through, and of its positive
+    lookarounds, all of them; a branch, one of its alternatives'). None where it finds no such text (or the pattern, or a
+    group, ignores case: there it asks nothing). :func:`required_literals` is the gate's one text an alternative; this is
+    the whole condition, which a line :class:`_Matcher`'s gate lets through must meet too before a signature is
+    searched on it (most lines that hold a signature's longest text lack another it needs)."""
+    c: Any = importlib.import_module("re._constants")
+    tree = _parsed(pattern)
+    if tree.state.flags & re.IGNORECASE:
+        return None
+    true: frozenset[frozenset[str]] = frozenset([frozenset()])  # one alternative that asks nothing
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+
+    def both(a: frozenset[frozenset[str]], b: frozenset[frozenset[str]]) -> frozenset[frozenset[str]]:
+        if a == true or b == true:
+            return b if a == true else a
+        out = frozenset(x | y for x in a for y in b)
+        return out if len(out) <= MAX_SETS else a if len(a) <= len(b) else b  # too many: one factor's (a weaker condition)
+
+    def either(alts: list[frozenset[frozenset[str]]]) -> frozenset[frozenset[str]]:
+        out: set[frozenset[str]] = set()
+        for a in alts:
+            if frozenset() in a:
+                return true
+            out |= a
+        return frozenset(out) if len(out) <= MAX_SETS else true
+
+    def sets(items: Any) -> frozenset[frozenset[str]]:
+        got, run = true, ""
+        for op, av in list(items) + [(None, None)]:
+            if op == c.LITERAL:
+                run += chr(av)
+                continue
+            if len(run) >= 3:
+                got = both(got, frozenset([frozenset([run])]))
+            run = ""
+            if op == c.SUBPATTERN and not av[1] & re.IGNORECASE:
+                got = both(got, sets(av[3]))
+            elif op == c.ATOMIC_GROUP:
+                got = both(got, sets(av))
+            elif op == c.BRANCH:
+                got = both(got, either([sets(b) for b in av[1]]))
+            elif op in repeats and av[0] >= 1:
+                got = both(got, sets(av[2]))
+            elif op == c.ASSERT:
+                got = both(got, sets(av[1]))
+        return got
+
+    found = sets(tree)
+    return None if found == true else tuple(sorted(tuple(sorted(a)) for a in found))
 
 
 # What users paste is often re-typed: an issue title capitalises Python's "cannot import name", a chat client curls
@@ -169,12 +239,14 @@ _LOST_BREAK = re.compile(r"(?<![A-Za-z0-9_])(?P<word>[a-z][a-z0-9]{1,60})\.?(?=[
 def rebroken(line: str) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
     """``line`` with each lost sentence break (:data:`_LOST_BREAK`) put back as ". ": the result, where each restored
     break stands in it, and where each stood in ``line``; None where the line has none."""
-    out, spots, joins, last = [], [], [], 0
+    out, spots, joins, last, size = [], [], [], 0, 0  # size: the length of what ``out`` holds
     for m in _LOST_BREAK.finditer(line):
         out.append(line[last:m.end("word")])
-        spots.append(sum(len(x) for x in out))
+        size += len(out[-1])
+        spots.append(size)
         joins.append(m.end("word"))
         out.append(". ")
+        size += 2
         last = m.end()
     if not spots:
         return None
@@ -356,39 +428,82 @@ def _bare_forms(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 class _LiteralIndex:
-    """Which of a list of literal tuples ``text`` holds one literal of, by each literal's first three characters: the
-    text's positions are each looked up once, where asking every tuple's ``w in text`` cost a search per literal per
-    line (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text for w in
-    need)}``; a literal under three characters is asked as before."""
+    """Which of a list of literal tuples ``text`` holds one literal of: one scan of the text finds each position where a
+    literal's head (its first :data:`HEAD` characters) stands (a pattern of the heads, in a lookahead: :func:`_scanner`),
+    and only there are the literals with that head compared; where asking every tuple's ``w in text`` cost a search per
+    literal per line (hundreds of signatures). The same answer as ``{i for i, need in enumerate(needs) if any(w in text
+    for w in need)}``. ``also``: more literals the scan reports (:meth:`present`) that no tuple holds."""
 
-    __slots__ = ("_by_head", "_short")
+    __slots__ = ("_words", "_scan", "_holders", "_last")
 
-    def __init__(self, needs: Sequence[tuple[str, ...]]) -> None:
-        self._by_head: dict[str, list[tuple[str, int]]] = {}
-        self._short: list[tuple[str, int]] = []
+    def __init__(self, needs: Sequence[tuple[str, ...]], also: Iterable[str] = ()) -> None:
+        self._words = frozenset({w for need in needs for w in need if w} | {w for w in also if w})
+        self._scan: tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] | None = None
+        self._holders: dict[str, list[int]] = {}
         for i, need in enumerate(needs):
             for w in dict.fromkeys(need):
-                if len(w) >= 3:
-                    self._by_head.setdefault(w[:3], []).append((w, i))
-                else:
-                    self._short.append((w, i))
+                self._holders.setdefault(w, []).append(i)
+        self._last: tuple[str, frozenset[str]] = ("", frozenset())  # the last text scanned, and its literals
+
+    def present(self, text: str) -> frozenset[str]:
+        """The literals (of the tuples and ``also``) ``text`` holds."""
+        if self._last[0] == text and text:
+            return self._last[1]
+        if self._scan is None:  # made at the first scan (a matcher's bare forms' index seldom is)
+            self._scan = _scanner(self._words)
+        find, heads, by_head = self._scan
+        out: set[str] = set()
+        if find is not None:
+            startswith = text.startswith
+            for m in find.finditer(text):
+                p = m.start()
+                for head in heads[m.group(1)]:
+                    for w in by_head[head]:
+                        if w not in out and startswith(w, p):
+                            out.add(w)
+        got = frozenset(out)
+        self._last = (text, got)
+        return got
 
     def of(self, text: str) -> set[int]:
-        out = {i for w, i in self._short if w in text}
-        get, by_head = self._by_head.get, self._by_head
-        if len(by_head) * 2 < len(text):  # a long text: each head searched for, not each position looked up
-            for head, entries in by_head.items():
-                if head in text:
-                    out.update(i for w, i in entries if i not in out and w in text)
-            return out
-        for p in range(len(text) - 2):
-            found = get(text[p:p + 3])
-            if found:
-                out.update(i for w, i in found if i not in out and text.startswith(w, p))
+        out: set[int] = set()
+        holders = self._holders
+        for w in self.present(text):
+            if (got := holders.get(w)) is not None:
+                out.update(got)
         return out
 
 
-@functools.lru_cache(maxsize=8)
+HEAD = 6  # the characters of a literal :class:`_LiteralIndex`'s scan finds it by (its head)
+
+
+@functools.lru_cache(maxsize=MATCHERS)
+def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """:class:`_LiteralIndex`'s scan for ``words``: a pattern that finds, at each position, the longest head (first
+    :data:`HEAD` characters, or the whole of a shorter word) that starts there, written as a trie in a lookahead (one
+    character leads on from a node, so one path is followed, each node's longer heads tried before the one that ends at
+    it); for each head, the heads that are its prefixes (they start there too, itself included); the words by head.
+    Once a process per set of words."""
+    by_head: dict[str, list[str]] = {}
+    for w in sorted(words):
+        by_head.setdefault(w[:HEAD], []).append(w)
+    trie: dict[str, Any] = {}
+    for head in by_head:
+        node = trie
+        for ch in head:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(child) for ch, child in node.items() if ch] + ([""] if "" in node else [])
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    find = re.compile(f"(?=({emit(trie)}))") if by_head else None
+    heads = {h: tuple(h[:k] for k in range(1, len(h) + 1) if h[:k] in by_head) for h in by_head}
+    return find, heads, {h: tuple(ws) for h, ws in by_head.items()}
+
+
+@functools.lru_cache(maxsize=MATCHERS)
 def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern that finds any of ``words`` (:func:`_gate_word`'s forms), written as a trie: the words that start
     alike share their start, so a position is tried against each first character once rather than against every word
@@ -432,7 +547,7 @@ class _Matcher:
     whose backticks Markdown ate). The library's exact text wins; the tolerant forms read a line that differs from it in
     case or quoting, and on a line the own texts read, only read it more fully (:meth:`_recased`)."""
 
-    def __init__(self, signatures: Sequence[SignatureRow]) -> None:
+    def __init__(self, signatures: Sequence[SignatureRow], *, prefilter: bool = True) -> None:
         self.always: list[tuple[re.Pattern[str], SignatureRow]] = []
         self.keyed: list[tuple[_Lazy, SignatureRow, tuple[str, ...]]] = []
         self.loose: list[tuple[_Lazy, SignatureRow]] = []
@@ -454,14 +569,23 @@ class _Matcher:
         # signature's is searched by neither of its forms, so a line the gate lets through costs the few it names
         self.folded = [tuple(_fold(w) for w in need) for _, _, need in self.keyed]
         self.stripped = [tuple(_strip(w) for w in need) for _, _, need in self.keyed]  # and without their quotes
+        # each keyed signature's whole condition (:func:`literal_sets`), folded as the gate reads, made at the first line
+        # that holds one of its literals (a short log's few): of the signatures whose literal a line holds, those whose
+        # other texts it lacks are searched by neither form (``prefilter``: False for the tests that compare the two,
+        # every line read alike)
+        self.sets: list[tuple[tuple[str, ...], ...] | None | bool] = [prefilter and _UNREAD] * len(self.keyed)
         self.holding = _LiteralIndex(self.folded)
+        self.ruled_out = 0  # how many searches the whole conditions saved (the tests compare only where it saved one)
         self.holding_bare = _LiteralIndex(self.stripped)
         # a line the paste cut inside a signature's literal (a post or a stored thread that stops mid-message: "ImportError:
         # libcudnn.so.8: cannot open shared object " and the line ends): each word-boundary head of a literal of three
         # words or more, two words at least, by its last word (folded) -> (that head, the literal's rest)
         self.ids = frozenset(sig.id for _, sig, _ in self.keyed)
+        # the last lines' answers (at most RECENT lines, RECENT_CHARS characters: then it starts again), and their gate
+        # answers and near signatures; the characters each holds
         self._recent: dict[str, list[tuple[re.Match[str], SignatureRow]]] = {}
-        self._nears: dict[str, tuple[bool, frozenset[int]]] = {}  # the last lines' gate answers and near signatures
+        self._nears: dict[str, tuple[bool, frozenset[int]]] = {}
+        self._sizes = {"recent": 0, "nears": 0}
         # the most characters one literal spans, as written (a gate match across a join lies within this many
         # characters either side of the join's space)
         self.span = max((len(w) for _, _, need in self.keyed for w in need), default=0)
@@ -486,9 +610,8 @@ class _Matcher:
         when :mod:`glmcompat.decide.pasted` tries them joined with the next ones)."""
         hit = self._recent.get(line)
         if hit is None:
-            if len(self._recent) >= 64:
-                self._recent.clear()
-            hit = self._recent[line] = self._found(line)
+            hit = self._found(line)
+            self._keep("recent", self._recent, line, hit)
         return list(hit)
 
     def found_joined(self, pieces: Sequence[str]) -> list[tuple[re.Match[str], SignatureRow]]:
@@ -514,10 +637,18 @@ class _Matcher:
                     near.update(i for i, w, j in self.across.get(key, ()) if folded.startswith(w, cut - j))
                 at += 1
                 cut += 1
-            if len(self._recent) >= 64:
-                self._recent.clear()
-            hit = self._recent[line] = self._found(line, (gated, near))
+            hit = self._found(line, (gated, near))
+            self._keep("recent", self._recent, line, hit)
         return list(hit)
+
+    def _keep(self, name: str, memo: dict[str, Any], line: str, answer: Any) -> None:
+        """``answer`` kept in ``memo`` (:attr:`_recent` or :attr:`_nears`, by ``name``) for ``line``, the memo emptied first
+        where it holds RECENT lines or RECENT_CHARS characters."""
+        if len(memo) >= RECENT or self._sizes[name] + len(line) > RECENT_CHARS:
+            memo.clear()
+            self._sizes[name] = 0
+        memo[line] = answer
+        self._sizes[name] += len(line)
 
     def bare(self, i: int) -> _LazyPair | None:
         """The ``i``-th keyed signature's unquoted forms (:func:`_bare`; None: it quotes no backtick), made at the first
@@ -538,20 +669,36 @@ class _Matcher:
                 text = _fold(line)
                 got = (True, frozenset(self.holding.of(text)))
             if keep:
-                if len(self._nears) >= 64:
-                    self._nears.clear()
-                self._nears[line] = got
+                self._keep("nears", self._nears, line, got)
         return got
+
+    def _possible(self, near: Iterable[int], line: str) -> list[int]:
+        """Of the signatures ``near`` (in order), those whose whole condition (:attr:`sets`) ``line`` meets, folded: the
+        others match it by no form (each of their alternatives lacks a text every match holds)."""
+        sets, text = self.sets, _fold(line)
+        out, ruled = [], 0
+        for i in near:
+            alts = sets[i]
+            if alts is _UNREAD:
+                got = literal_sets(self.keyed[i][1].pattern)
+                alts = sets[i] = None if got is None else tuple(tuple(_fold(w) for w in alt) for alt in got)
+            if not alts or any(all(w in text for w in alt) for alt in alts):  # type: ignore[union-attr]
+                out.append(i)
+            else:
+                ruled += 1
+        self.ruled_out += ruled
+        return out
 
     def _found(self, line: str, gated_near: tuple[bool, frozenset[int] | set[int]] | None = None
                ) -> list[tuple[re.Match[str], SignatureRow]]:
         out = [(m, sig) for pat, sig in self.always if (m := pat.search(line)) is not None]
         gated, near_set = gated_near if gated_near is not None else self._near(line, keep=False)
         if gated:
-            near = sorted(near_set)
+            every = sorted(near_set)
+            near = self._possible(every, line)
             keyed = [(m, self.keyed[i][1]) for i in near if (m := self.keyed[i][0].search(line)) is not None]
             if keyed:
-                keyed = self._recased(line, near, keyed)
+                keyed = self._recased(line, every, keyed, near)
             keyed = keyed or [(m, self.loose[i][1]) for i in near if (m := self.loose[i][0].search(line)) is not None]
             if not keyed:  # a line whose backticks Markdown ate: the signatures that quote with one, their quotes optional
                 bare = _strip(line)
@@ -570,8 +717,8 @@ class _Matcher:
             out += cut
         return out
 
-    def _recased(self, line: str, near: list[int], keyed: list[tuple[re.Match[str], SignatureRow]]
-                 ) -> list[tuple[re.Match[str], SignatureRow]]:
+    def _recased(self, line: str, near: list[int], keyed: list[tuple[re.Match[str], SignatureRow]],
+                 possible: list[int]) -> list[tuple[re.Match[str], SignatureRow]]:
         """``keyed`` (the signatures' own readings of ``line``) with the readings a message lower-cased or retyped
         calls for, by the near signatures' tolerant forms (case ignored): a signature's own reading is replaced by its
         tolerant one where that starts earlier or spans it and more (where the signature reads the line as the source
@@ -582,7 +729,8 @@ class _Matcher:
         or the line holds no capital at all and the signature, no reading of it, tells its message by no class of
         capitals (:attr:`cased`): a lower-cased message whose literals read as written and whose value does not
         ("cannot import name 'iterable' from 'collections'", which another signature reads as any import). On a line as the library printed it a tolerant reading that starts earlier than the own one is rare (an
-        alternative's words in another case before the ones read), and no line is claimed here that was not already."""
+        alternative's words in another case before the ones read), and no line is claimed here that was not already.
+        ``possible``: those of ``near`` whose whole condition the line meets (:meth:`_possible`), the only ones searched."""
         text, out = _fold(line), list(keyed)
         recased = {i for i in near if any(f in text and w not in line for w, f in zip(self.keyed[i][2], self.folded[i], strict=True))}
         own = {sig.id: k for k, (_, sig) in enumerate(keyed)}
@@ -591,7 +739,7 @@ class _Matcher:
             recased |= {i for i in near if self.keyed[i][1].id not in own and i not in self.cased}
         if not recased:  # each near literal the line holds as written: the line as printed, read as it stands
             return keyed
-        for i in near:
+        for i in possible:
             sig = self.keyed[i][1]
             at = own.get(sig.id)
             if (at is None and i not in recased) or (lm := self.loose[i][0].search(line)) is None:
@@ -623,11 +771,12 @@ class _Matcher:
             return m
 
         got = [(m, sig) for pat, sig in self.always if (m := counted(pat)) is not None]
-        gated, near = self._near(text, keep=False)
+        gated, near_set = self._near(text, keep=False)
         if not gated:
             return got
+        near = self._possible(sorted(near_set), text)
         for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
-            keyed = [(m, self.keyed[i][1]) for i in sorted(near) if (m := counted(forms[i])) is not None]
+            keyed = [(m, self.keyed[i][1]) for i in near if (m := counted(forms[i])) is not None]
             if keyed:
                 return got + keyed
         return got
@@ -664,13 +813,18 @@ class _Matcher:
             if not any((m := form.search(whole)) is not None and m.start() < min(at, own.get(i, at))
                        for i in mine for form in (self.keyed[i][0], self.loose[i][0])):
                 continue
-            near = sorted(self.holding.of(_fold(whole)))
+            near = self._possible(sorted(self.holding.of(_fold(whole))), whole)
             for forms in ([p for p, _, _ in self.keyed], [p for p, _ in self.loose]):
                 got = [(m, self.keyed[i][1]) for i in near if (m := forms[i].search(whole)) is not None
                        and m.start() < min(at, own.get(i, at))]
                 if got:
                     return got
         return None
+
+
+_UNREAD = True  # a signature's condition not read yet (:attr:`_Matcher.sets`; False: no prefilter, None: no condition)
+RECENT = 4096  # the lines whose answers a matcher keeps (a log's lines read again joined, the same lines in another log)
+RECENT_CHARS = 1 << 20  # and the most characters they hold
 
 
 # the matchers built in this process, by their signature rows (a process that explains again, the API or a test, builds
@@ -699,7 +853,7 @@ def _keyed_matcher(signatures: Sequence[SignatureRow]) -> _Matcher:
         return _Matcher(signatures)
     if got is None:
         got = _Matcher(signatures)
-        if len(_MATCHERS) >= 8:
+        if len(_MATCHERS) >= MATCHERS:
             _MATCHERS.pop(next(iter(_MATCHERS)))
         _MATCHERS[key] = got
     return got

@@ -165,8 +165,19 @@ UNREAD = {
 FOLDS = ("fold -w 80", "fold -s -w 80")
 
 
-def _fold(cmd: str, raw: bytes) -> bytes:
-    return subprocess.run(cmd.split(), input=raw, capture_output=True, check=True).stdout
+_SEPARATOR = b"-- glmcompat test: the next log --"  # a line between two logs folded in one run (shorter than any width)
+
+
+def _folds(cmd: str, raws: list[bytes]) -> list[bytes]:
+    """Each of ``raws`` as fold ``cmd`` prints it, all folded by one run of fold (hundreds of processes otherwise): fold
+    wraps each line on its own (its column starts again at each newline), so the logs are given one after the other,
+    each ending in a newline (taken off again where it did not) and followed by a separator line, which fold leaves as
+    it is and the output is cut at."""
+    given = b"".join(raw + (b"" if raw.endswith(b"\n") else b"\n") + _SEPARATOR + b"\n" for raw in raws)
+    out = subprocess.run(cmd.split(), input=given, capture_output=True, check=True).stdout
+    pieces = out.split(_SEPARATOR + b"\n")
+    assert len(pieces) == len(raws) + 1 and pieces[-1] == b"", "fold changed a separator line"
+    return [p if raw.endswith(b"\n") else p[:-1] for p, raw in zip(pieces, raws, strict=False)]
 
 
 needs_fold = pytest.mark.skipif(shutil.which("fold") is None, reason="coreutils' fold is not installed")
@@ -177,9 +188,8 @@ needs_fold = pytest.mark.skipif(shutil.which("fold") is None, reason="coreutils'
 def test_real_logs_wrapped_by_a_terminal_or_a_page_keep_their_diagnosis(cmd: str, tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     lost = []
-    for case in FOLDED:
-        raw = (LOGS / str(case["log"])).read_bytes()
-        folded = _fold(cmd, raw)
+    raws = [(LOGS / str(case["log"])).read_bytes() for case in FOLDED]
+    for case, raw, folded in zip(FOLDED, raws, _folds(cmd, raws), strict=True):
         if folded == raw or (cmd, case["log"]) in UNREAD:
             continue
         log = tmp_path / str(case["log"])
@@ -198,9 +208,10 @@ def test_out_of_remit_logs_wrapped_stay_unclaimed(cmd: str, tmp_path: Path, caps
     out_of_remit = [c for c in every if c.get("found", True) is False and "known_miss" not in c]
     assert len(out_of_remit) >= 20
     claimed = []
-    for case in out_of_remit:
+    folded = _folds(cmd, [(LOGS / str(case["log"])).read_bytes() for case in out_of_remit])
+    for case, text in zip(out_of_remit, folded, strict=True):
         log = tmp_path / str(case["log"])
-        log.write_bytes(_fold(cmd, (LOGS / str(case["log"])).read_bytes()))
+        log.write_bytes(text)
         code, out = _explain(log, capsys)
         if code != 0:
             claimed.append((case["log"], out))

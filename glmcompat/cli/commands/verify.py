@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import stat
@@ -71,8 +72,11 @@ def _verify(argv: Sequence[str]) -> int:
     return 0 if report.ok else 1
 
 
+@functools.lru_cache(maxsize=1)
 def explain_parser() -> Any:
-    """The argument parser of this command (also what `glmcompat completion` reads)."""
+    """The argument parser of this command (also what `glmcompat completion` reads): built once a process (a process that
+    explains many logs in turn, the API or a test, parses each command line with the same one; parsing changes nothing of
+    it but the command line it reads, which each parse sets anew)."""
     p = parser("explain", "Explain known failure signatures in a server log (cause and remedy). Exit 1 when one "
                "is found, 0 when none, 2 when the log cannot be read.")
     p.add_argument("log", metavar="LOGFILE", help="the log to scan, or - for stdin")
