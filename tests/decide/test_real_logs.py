@@ -544,6 +544,15 @@ UNMEASURED_BX = False
 CASES_BY = tomllib.loads((HERE / "heldout_by.toml").read_text())["case"]
 UNMEASURED_BY = True
 
+# heldout_bz.toml: the set gathered as BZ (typed as a contributor building torch or a domain library from source:
+# python setup.py develop of torch, torchvision, torchaudio or torchtext against a nightly or a local torch, USE_CUDA /
+# TORCH_CUDA_ARCH_LIST, CMake and ninja, cuDNN / NCCL found on the system, then importing the result; sets BY and CA are
+# gathered beside it), frozen before `explain` ran on it, scored by test_real_log_bz (`-k test_real_log_bz` selects it).
+# While UNMEASURED_BZ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_BZ = False, as for set V.
+CASES_BZ = tomllib.loads((HERE / "heldout_bz.toml").read_text())["case"]
+UNMEASURED_BZ = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -553,7 +562,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
-         + CASES_BY)
+         + CASES_BY + CASES_BZ)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -904,6 +913,11 @@ def test_real_log_bx(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BY, UNMEASURED_BY), ids=[str(c["log"]) for c in CASES_BY])
 def test_real_log_by(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_BZ, UNMEASURED_BZ), ids=[str(c["log"]) for c in CASES_BZ])
+def test_real_log_bz(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
