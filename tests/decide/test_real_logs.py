@@ -535,6 +535,15 @@ UNMEASURED_BW = False
 CASES_BX = tomllib.loads((HERE / "heldout_bx.toml").read_text())["case"]
 UNMEASURED_BX = False
 
+# heldout_ca.toml: the set gathered as CA (typed as an evaluation or benchmarking harness user: lm-evaluation-harness,
+# OpenCompass, HELM, MTEB, AlpacaEval, bigcode-evaluation-harness, running models through vLLM / HF transformers /
+# SGLang backends on a GPU box whose environment breaks; sets BY and BZ are gathered beside it), frozen before `explain`
+# ran on it, scored by test_real_log_ca (`-k test_real_log_ca` selects it).
+# While UNMEASURED_CA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CA = False, as for set V.
+CASES_CA = tomllib.loads((HERE / "heldout_ca.toml").read_text())["case"]
+UNMEASURED_CA = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -543,7 +552,8 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AN + CASES_AO + CASES_AP + CASES_AQ + CASES_AR + CASES_AS + CASES_AT + CASES_AU + CASES_AV + CASES_AW
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
-         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX)
+         + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
+         + CASES_CA)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -889,6 +899,11 @@ def test_real_log_bw(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BX, UNMEASURED_BX), ids=[str(c["log"]) for c in CASES_BX])
 def test_real_log_bx(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CA, UNMEASURED_CA), ids=[str(c["log"]) for c in CASES_CA])
+def test_real_log_ca(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
