@@ -553,6 +553,15 @@ UNMEASURED_BY = True
 CASES_BZ = tomllib.loads((HERE / "heldout_bz.toml").read_text())["case"]
 UNMEASURED_BZ = True
 
+# heldout_ca.toml: the set gathered as CA (typed as an evaluation or benchmarking harness user: lm-evaluation-harness,
+# OpenCompass, HELM, MTEB, AlpacaEval, bigcode-evaluation-harness, running models through vLLM / HF transformers /
+# SGLang backends on a GPU box whose environment breaks; sets BY and BZ are gathered beside it), frozen before `explain`
+# ran on it, scored by test_real_log_ca (`-k test_real_log_ca` selects it).
+# While UNMEASURED_CA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CA = False, as for set V.
+CASES_CA = tomllib.loads((HERE / "heldout_ca.toml").read_text())["case"]
+UNMEASURED_CA = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -562,7 +571,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
-         + CASES_BY + CASES_BZ)
+         + CASES_BY + CASES_BZ + CASES_CA)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -918,6 +927,11 @@ def test_real_log_by(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_BZ, UNMEASURED_BZ), ids=[str(c["log"]) for c in CASES_BZ])
 def test_real_log_bz(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CA, UNMEASURED_CA), ids=[str(c["log"]) for c in CASES_CA])
+def test_real_log_ca(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
