@@ -393,6 +393,14 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     # a program's own word that torch.cuda.is_available() returned False, beside the CPU build's version or collect_env's
     # "CUDA used to build PyTorch: None" (torch/utils/collect_env.py): the CPU build is why it did
     said = env.notes.get("avail_said", "") if {"cpu_version", "cpu_printed", "cuda_none"} & h.groups.keys() else ""
+    if {"cuda_asked", "cuda_said"} & h.groups.keys():  # torch.version.cuda None: torch/version.py's cuda of a CPU build
+        none = "cuda_said" in h.groups or env.notes.get("printed_cuda") == "None"
+        # ... and of a ROCm build (torch.version.hip set) and of every macOS build: no CPU-only torch to replace there;
+        # a label's None ("CUDA version: None") is torch's only where the log shows torch's version
+        if not none or "printed_hip" in env.notes or "mac_os" in env.notes or "macosx" in env.notes.get("torch_os_wheel", "") \
+                or ("cuda_said" in h.groups and not env.version("torch")):
+            return None
+        said = said or ("torch.version.cuda is None" if "cuda_asked" in h.groups else h.groups["cuda_said"])
     if "deser_cuda" in h.groups:  # torch.load of CUDA tensors where torch.cuda.is_available() is False
         return _deserialized(env, facts, installed)
     if "avail_false" in h.groups:  # is_available() False names no build: only the CPU build the log installed says it
@@ -404,6 +412,9 @@ def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     other = env.notes.get("torch_other_build", "")  # torch-directml, a +rocm wheel: a torch built for another device
     if "webui_no_gpu" in h.groups and not other and "cpu_build" not in env.notes and "cpu_version" not in h.groups:
         return None  # the webui's check (torch.cuda.is_available() False) names no build: a driver's absence reads alike
+    cuda_none = {"cuda_asked", "cuda_said"} & h.groups.keys()  # a None it printed, beside is_available()'s False
+    if cuda_none and not gpu and not named and env.notes.get("printed_avail") != "False" and "avail_said" not in env.notes:
+        return None
     if ({"cpu_version", "cpu_printed", "cuda_none", "built_false"} & h.groups.keys() and not gpu and "cpu_build" not in env.notes
             and not other and not checked and not said and not named):
         return None  # a CPU build's version alone is no failure: only next to an NVIDIA GPU the log shows

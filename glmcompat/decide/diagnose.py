@@ -1449,7 +1449,7 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial",),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
-                             "deser_cuda"),
+                             "deser_cuda", "cuda_asked", "cuda_said"),
            "torch-arch-unsupported": ("idf_file", "idf_at", "thc_exec"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            "version-requirement-unmet": ("rn_lookup", "rn_pkg"),
            # an NGC image's compat status line ("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]"): the refusal's

@@ -1238,6 +1238,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # or "sm_120a" (the arch-specific target, CUDA 12.0+ nvcc), read by the rows whose cause is the build's target
     ("nvcc_arch", r"(?<![\w-])(?:-gencode[= ]{1,2}['\"]?arch=compute_\d{2,3}[af]?,\s?code=['\"]?\[?|"
                   r"--gpu-architecture[= ]{1,2}|-arch[= ]{1,2})(?P<v>(?:sm|compute)_\d{2,3}[af]?)(?![\w])"),
+    # the log shows macOS (uname's Darwin, a macOS wheel's platform tag, the OS's name): torch has no CUDA build there, so
+    # its torch.version.cuda is None whatever the wheel
+    ("mac_os", r"(?<![\w-])(?P<v>macOS|Darwin|Mac OS X|macosx_\d{1,2}_\d{1,2})(?![\w-])"),
     # torch's own word that it is a CPU build (torch/cuda/__init__.py _lazy_init), wherever in the log it stands
     ("cpu_build", r"(?P<v>Torch not compiled with CUDA enabled)"),
     # a torch wheel of the package index's default build for Windows or macOS (no local label): CPU-only builds there
@@ -1338,7 +1341,8 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"name resolution|service not known|unreachable|max retries|timed out|glibc|gnu libc|^\s{0,16}module named|"
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
-                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library")
+                         r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
+                         r"macos|darwin|mac os")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1390,6 +1394,40 @@ _PIP_CANDIDATE = re.compile(r"^\s{0,8}(?:Using cached|Downloading) (?:\S{0,400}/
                             r"(?P<ver>\d[\w.!]{0,40}?)(?:(?:%2[Bb]|\+)[\w.]{1,40})?-(?:\d[\w]{0,20}-)?[\w.]{1,40}-[\w.]{1,40}-[\w.]{1,200}\.whl")
 _PRINT_CALL = re.compile(r"print\((?P<args>(?:[^()\n]|\(\)){1,300})\)")
 _REPL_EXPR = re.compile(r"^\s{0,4}>>> (?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+# the expressions a version check prints that the notes keep (:meth:`LogContext._printed`), and a script's lines between
+# its print() calls and before their output (imports, assignments, comments); a REPL's expression is kept as its call
+_CHECKED = ("torch.__version__", "torch.cuda.is_available()", "torch.version.cuda", "torch.version.hip")
+_SCRIPT_LINE = re.compile(r"^\s{0,8}(?:>>>|\.\.\.|In \[\d{1,4}\]:)?\s{0,8}(?:import [\w., ]{1,200}|from [\w.]{1,200} import "
+                          r"[\w., *]{1,200}|[A-Za-z_][\w.]{0,60}\s{0,2}=\s{0,2}[^=\n][^\n]{0,300}|#[^\n]{0,300})?\s{0,4}$")
+_FIELD = re.compile(r"\{(?P<e>[^{}!:]{1,120})(?:![rsa])?(?::[^{}]{0,40})?\}")
+_STRING = re.compile(r"""^(?P<f>[fF]?)(?P<q>['"])(?P<s>.{0,300})(?P=q)$""")
+
+
+def _output_pattern(args: str) -> re.Pattern[str]:
+    """What one print() call (its argument text) writes as one line: each string literal as its text, an f-string's
+    text with each field a value, each other argument a value (its repr-free str(): a word, a version, None), joined by
+    one space (print's sep); a value of a checked expression (:data:`_CHECKED`) is the group "c<index>"."""
+    parts, seen = [], set()
+
+    def value(expr: str) -> str:
+        expr = expr.strip()
+        i = _CHECKED.index(expr) if expr in _CHECKED else -1
+        if i < 0 or i in seen:
+            return r"['\"]?[\w.+-]{1,60}['\"]?"
+        seen.add(i)
+        return rf"(?P<c{i}>['\"]?[\w.+-]{{1,60}}['\"]?)"
+
+    for arg in (a.strip() for a in args.split(",")):
+        if (lit := _STRING.match(arg)) is None:
+            parts.append(value(arg))
+            continue
+        text, out, at = lit.group("s"), [], 0
+        for f in (_FIELD.finditer(text) if lit.group("f") else ()):
+            out += [re.escape(text[at:f.start()]), value(f.group("e"))]
+            at = f.end()
+        parts.append("".join(out) + re.escape(text[at:]))
+    return re.compile(" ".join(parts))
+
 _PRINTED_VALUE = re.compile(r"['\"]?[\w.+-]{1,60}['\"]?")
 _PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?")
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
@@ -1439,7 +1477,9 @@ class LogContext:
     shown: str = ""  # the distribution a `pip show` block names ("Name: vllm"), until its "Version:" line
     notes: dict[str, str] = field(default_factory=dict)  # index, building, engine: the first of each the log shows (_NOTES)
     wrapped: str = ""  # the CUDA fact whose words ended the last line (torch's "..., NCCL" then "version 2.14.3")
-    printing: list[list[str]] = field(default_factory=list)  # a check's print() calls whose output lines are still to come
+    printing: list[str] = field(default_factory=list)  # a check's print() calls (their arguments) whose output lines are still to come
+    printing_repl: bool = False  # ... a REPL's expression, whose value None echoes nothing
+    printing_out: bool = False  # ... whose output lines have begun
     candidates: dict[str, str] = field(default_factory=dict)  # pip's first candidate of each distribution (its wheel's version)
     pins: list[str] = field(default_factory=list)  # the "name==version" requirements pip collected, in order
     derivation: str = ""  # uv's first "Because ..." paragraph of its derivation, while it is still being read
@@ -1510,7 +1550,7 @@ class LogContext:
         if "is_available()" in line and "avail_said" not in self.notes and (a := _AVAIL_SAID.search(line)) is not None and \
                 not line.lstrip().startswith(_CODE_HEAD) and not line[:a.start()].rstrip().endswith(("if", "assert", "not", "and", "or")):
             self.notes["avail_said"] = a.group(0)
-        if self.printing or "__version__" in line or "is_available()" in line:
+        if self.printing or "__version__" in line or "is_available()" in line or "print(" in line or "torch.version." in line:
             self._printed(line)
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
@@ -1635,29 +1675,56 @@ class LogContext:
             self.notes["pip_recollect_pins"] = ", ".join(p for p in self.pins[since:] if not p.startswith(f"{name}=="))
 
     def _printed(self, line: str) -> None:
-        """A version check's output, read against what it prints: a ``python -c`` line's print() calls (or a REPL's
-        expression) that print torch.__version__ or torch.cuda.is_available(), then the output lines, one per call
-        (the values of a call with several arguments space-separated, print's default). The version printed for
-        torch.__version__ goes to the notes' "printed_torch", the value of is_available() to "printed_avail"; a line
-        that is no such output (a prompt, a traceback) ends the reading."""
-        if self.printing:
-            names, values = self.printing.pop(0), line.split()
-            if len(names) != len(values) or not all(_PRINTED_VALUE.fullmatch(v) for v in values):
-                self.printing = []
-            else:
-                for name, value in zip(names, values, strict=True):
-                    value = value.strip("'\"")
-                    if name == "torch.__version__" and _PRINTED_VERSION.fullmatch(value):
-                        self.notes.setdefault("printed_torch", value)
-                        self._version("torch", value)  # the installed torch, as its torch/version.py holds it
-                    elif name == "torch.cuda.is_available()" and value in ("True", "False"):
-                        self.notes.setdefault("printed_avail", value)
-                return
-        calls = [[a.strip() for a in c.group("args").split(",")] for c in _PRINT_CALL.finditer(line)]
+        """A version check's output, read against what it prints: the print() calls of a ``python -c`` line or of a
+        script's consecutive lines (imports, assignments and blank lines between them), or a REPL's expression, that
+        print torch.__version__, torch.cuda.is_available(), torch.version.cuda or torch.version.hip, then the output
+        lines, one per call, each read against its call (:func:`_output_pattern`: a label's literal text, an f-string's
+        text around its fields, values space-separated, print's default). The version printed for torch.__version__ goes
+        to the notes' "printed_torch", the value of is_available() to "printed_avail", torch.version.cuda's to
+        "printed_cuda" (None for a CPU build, and for a ROCm one, whose torch.version.hip is "printed_hip"); a REPL's
+        expression whose value is None echoes nothing (CPython's sys.displayhook), so the next prompt after it is that
+        None. A line that is no such output (a prompt, a traceback) ends the reading."""
+        calls = [c.group("args") for c in _PRINT_CALL.finditer(line)]
+        repl = False
         if not calls and (expr := _REPL_EXPR.match(line)) is not None:
-            calls = [[expr.group("e")]]
-        if any(a in ("torch.__version__", "torch.cuda.is_available()") for c in calls for a in c):
-            self.printing = calls
+            calls, repl = [expr.group("e")], True
+        if self.printing and self.printing_repl and line.lstrip().startswith(">>>") and not self.printing_out:
+            self._printed_value(self.printing[0], "None")  # the expression echoed nothing: None
+            self.printing = []
+        if calls:
+            if self.printing_out or repl or self.printing_repl:
+                self.printing = []
+            self.printing, self.printing_repl, self.printing_out = self.printing + calls, repl, False
+            if not any(t in c for c in self.printing for t in _CHECKED):
+                self.printing = self.printing if not repl else []
+            return
+        if not self.printing:
+            return
+        got = _output_pattern(self.printing[0]).fullmatch(line.strip())
+        if got is None and not self.printing_out and (not line.strip() or _SCRIPT_LINE.match(line) is not None):
+            return  # the script's other lines before its output
+        self.printing.pop(0)
+        self.printing_out = True
+        if got is None:
+            self.printing = []
+        else:
+            for name, value in got.groupdict().items():
+                if value is not None:
+                    self._printed_value(_CHECKED[int(name[1:])], value.strip("'\""))
+        if not self.printing:
+            self.printing_out = False
+
+    def _printed_value(self, name: str, value: str) -> None:
+        """A checked expression's printed value (:meth:`_printed`) to the notes."""
+        if name == "torch.__version__" and _PRINTED_VERSION.fullmatch(value):
+            self.notes.setdefault("printed_torch", value)
+            self._version("torch", value)  # the installed torch, as its torch/version.py holds it
+        elif name == "torch.cuda.is_available()" and value in ("True", "False"):
+            self.notes.setdefault("printed_avail", value)
+        elif name == "torch.version.cuda" and (value == "None" or re.fullmatch(r"\d{1,2}\.\d{1,2}", value)):
+            self.notes.setdefault("printed_cuda", value)
+        elif name == "torch.version.hip" and value != "None":
+            self.notes.setdefault("printed_hip", value)
 
     def _listed(self, line: str) -> None:
         """An environment listing's rows (:data:`_ROWS`, :data:`_JSON_PAIR`): any distribution's installed version,

@@ -226,6 +226,12 @@ TABLED = (
     # NVIDIA runtime): every message the source can produce is named with its words, and each near miss stays
     # unclaimed (or, where another signature names it, is not claimed by the family's).
     "fixf-signatures.toml",
+    # The messages of tests/fixtures/raise_sites/fixg-signatures.toml (issue 38, branch fix-g): the families the first
+    # runs of held-out sets BR, BW and BX missed (a CPU-only torch as a version check prints it: torch.version.cuda None
+    # from a script's print() calls, python -c's labels, a REPL's empty echo; a report's +cpu version in backticks):
+    # every message the source can produce is named with its words, and each near miss (ROCm, macOS, a CUDA build's
+    # version, a CPU build with no GPU) stays unclaimed or is not claimed by the family's.
+    "fixg-signatures.toml",
     # The messages of tests/fixtures/raise_sites/fixd-signatures.toml (issue 38, branch fix-d): the families the first
     # runs of held-out sets BQ, BR and BU missed, each read from its raise site across releases (glibc up to 2.26 writing
     # "symbol X, version Y not defined in file" for an NVIDIA library pair of one release mixed with another; the torch
