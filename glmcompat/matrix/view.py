@@ -44,6 +44,7 @@ from glmcompat.matrix.rows import (
     PrimaryModules,
     Release,
     Rename,
+    SetupTorch,
     Requires,
     Signature,
     SignaturePackage,
@@ -173,6 +174,8 @@ class Facts:
     def rows(self, table: Literal["gcc_program"]) -> tuple[GccProgram, ...]: ...
     @overload
     def rows(self, table: Literal["gpu_product"]) -> tuple[GpuProduct, ...]: ...
+    @overload
+    def rows(self, table: Literal["setup_torch"]) -> tuple[SetupTorch, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 
