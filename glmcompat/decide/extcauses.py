@@ -35,6 +35,8 @@ def ext_package(h: Hit) -> str:
     it: ``torch_sparse``, ``libpyg``, ``Numba``), or ""."""
     if h.id not in EXT_BUILDERS and h.id not in _WIDENED:  # another row's x_ groups (a branch's own prefix) are its own
         return ""
+    if h.groups.get("x_sox"):  # torchaudio 2.1's own words of its sox extension (torchaudio/_extension/utils.py)
+        return "torchaudio"
     raw = _pkg_group(h.groups).strip().strip("'\"`")
     if not raw:  # a top-level extension module the line names (exllama_kernels, libnatten), not a package's _C
         raw = next((h.groups[k] for k in sorted(h.groups) if k.startswith("x_mod") and h.groups[k][:1].isalpha()), "")
@@ -513,8 +515,24 @@ def _sci_python(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"run it on a Python within {rng}")
 
 
+def _sox(h: Hit, env: Env) -> Cause:
+    """system-lib-missing in torchaudio 2.1's words: its sox extension (libtorchaudio_sox.so, which links libsox.so) did
+    not load, the sox library is not installed."""
+    func = _first(h.groups, "x_sox_func")
+    have = env.version("torchaudio")
+    who = f"torchaudio {have}" if have else "torchaudio"
+    return (f"{who}'s sox extension (torchaudio/lib/libtorchaudio_sox.so) links the system's sox library, libsox.so, "
+            "which the wheel does not bundle, and it is not installed on this machine (or image), so the extension did "
+            f"not load and {func + '()' if func else 'its sox I/O'} that needs it fails",
+            "install the sox library with its unversioned libsox.so (Debian/Ubuntu: apt-get install sox libsox-dev; "
+            "conda install -c conda-forge sox), or use another backend: torchaudio.load(..., backend=\"soundfile\") with "
+            "the soundfile package, or the ffmpeg backend")
+
+
 def _sci_geos(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """system-lib-missing in Shapely 1.x's loader's words: the GEOS C library it loads with ctypes is not there."""
+    if _first(h.groups, "x_sox"):
+        return _sox(h, env)
     lib = _first(h.groups, "x_geos")
     if not lib:
         return None

@@ -387,7 +387,7 @@ def _isolation(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _uv_isolation(h, env)
     if "uv_step" in h.groups or "uv_built" in h.groups:  # uv's failed build step: torch the module its build missed
         missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
-        if missing.split(".", 1)[0] != "torch":
+        if missing.split(".", 1)[0] != "torch" and "iso_cut" not in h.groups:
             return None
         return _uv_isolation(h, env)
     name, asked = _requirement(env)
@@ -441,15 +441,34 @@ def isolated_torch(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit] = ()) -> 
     one build-isolation diagnosis, however many of uv's lines name it."""
     if h.id != "source-build-failed" or not ({"uv_pkg", "uv_backend"} & h.groups.keys()):
         return h
-    if any(o.id == "build-isolation-no-torch" for o in hits):
-        return h
     missing = env.notes.get("uv_hint_module") or env.notes.get("no_module") or env.notes.get("no_module_wrapped", "")
+    cut = not missing and _cut_isolated(h, env, facts, hits)
+    if any(o.id == "build-isolation-no-torch" for o in hits) and not cut:
+        return h
     row = next((r for r in facts.rows("signature") if r.id == "build-isolation-no-torch"), None)
-    if missing.split(".", 1)[0] != "torch" or row is None:
+    if (missing.split(".", 1)[0] != "torch" and not cut) or row is None:
         return h
     built = h.groups.get("uv_pkg", "") + (f"=={h.groups['uv_ver']}" if h.groups.get("uv_ver") else "")
+    marked = {**h.groups, "iso_cut": cut} if cut else dict(h.groups)
     return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source,
-                   groups={**h.groups, "uv_built": built} if built else {**h.groups, "uv_step": h.groups["uv_backend"]})
+                   groups={**marked, "uv_built": built} if built else {**marked, "uv_step": h.groups["uv_backend"]})
+
+
+# the signatures a failed isolated build's own lines are read as (uv's failed build, its step): any other hit in the log
+# is another error the build showed
+BUILD_STEP_IDS = frozenset({"source-build-failed", "build-isolation-no-torch"})
+
+
+def _cut_isolated(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit]) -> str:
+    """The package of uv's failed build ``h`` where the log is cut before the build's error and the build still shows
+    torch's absence: the log's traceback paths are uv's or pip's isolated build environment (the ``build_env`` note),
+    the package is one whose setup.py imports torch at its top without declaring it ([[setup_torch]] rows), and no line
+    of the log reads as another failure (``hits``: only the build's own lines) and no module is named missing; else
+    "". The import of torch is then the first thing its isolated build runs into."""
+    if "build_env" not in env.notes or any(o.id not in BUILD_STEP_IDS for o in hits):
+        return ""
+    name = canonicalize(h.groups.get("uv_pkg", "")) or _uv_built(h, env)
+    return name if name and name in {r.package for r in facts.rows("setup_torch")} else ""
 
 
 def torch_missing_in_a_build(h: Hit, env: Env, facts: Facts, hits: Sequence[Hit] = ()) -> Hit:
@@ -506,9 +525,13 @@ def _uv_isolation(h: Hit, env: Env) -> tuple[str, str]:
     pkg = named or "<package>"
     hinted = "uv_iso_pkg" in h.groups or "uv_iso_old" in h.groups
     torch = env.version("torch")
+    seen = ("uv's hint says so" if hinted else
+            f"the log shows the build run in uv's isolated environment and is cut before its error; {who}'s setup.py "
+            "imports torch at its top, which fails first there" if "iso_cut" in h.groups else
+            "the build's output ends in No module named 'torch'")
     return (f"uv builds {who} from source in an isolated build environment that holds only its declared build "
             f"requirements, and its build imports torch, which it does not declare ("
-            + ("uv's hint says so" if hinted else "the build's output ends in No module named 'torch'")
+            + seen
             + "), whatever torch the environment itself has" + (f" (torch {torch})" if torch else ""),
             f"install torch first (the build for the machine's CUDA), then build {who} against it without isolation: "
             f"uv pip install --no-build-isolation {pkg}; in a uv project, [tool.uv] no-build-isolation-package = "

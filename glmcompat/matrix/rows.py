@@ -205,6 +205,15 @@ class Compiled(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class SetupTorch(Fact):
+    """A package whose setup.py imports torch at its top (to build its extension with torch.utils.cpp_extension) and
+    whose build requirements do not declare torch, at the releases its ``source`` reads: an isolated build of it (pip's
+    or uv's PEP 517 build environment) fails at that import, whatever else the build would do."""
+
+    package: Name
+
+
+@dataclass(frozen=True, slots=True)
 class Rename(Fact):
     """A package published under a new name from some release on (sgl-kernel -> sglang-kernel). ``checkers``: a program
     that looks the distribution up by its name at start-up (importlib.metadata.version in a version check) -> its first
@@ -517,6 +526,7 @@ class Tables:
     arch_probe: tuple[ArchProbe, ...]
     abi_equal: tuple[AbiEqual, ...]
     compiled: tuple[Compiled, ...]
+    setup_torch: tuple[SetupTorch, ...]
     rename: tuple[Rename, ...]
     primary_modules: tuple[PrimaryModules, ...]
     jit: tuple[Jit, ...]

@@ -44,6 +44,7 @@ from glmcompat.matrix.rows import (
     PrimaryModules,
     Release,
     Rename,
+    SetupTorch,
     Requires,
     Signature,
     SignaturePackage,
@@ -125,6 +126,8 @@ class Facts:
     def rows(self, table: Literal["abi_equal"]) -> tuple[AbiEqual, ...]: ...
     @overload
     def rows(self, table: Literal["compiled"]) -> tuple[Compiled, ...]: ...
+    @overload
+    def rows(self, table: Literal["setup_torch"]) -> tuple[SetupTorch, ...]: ...
     @overload
     def rows(self, table: Literal["rename"]) -> tuple[Rename, ...]: ...
     @overload

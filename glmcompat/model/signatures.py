@@ -1178,6 +1178,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
     ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # the isolated build environment itself, in a build's traceback paths: uv's, a temporary directory in its cache's
+    # builds bucket (<cache>/builds-v0/.tmpXXXXXX/, the uv-0.13.10 binary's cache buckets: "builds-v0"), pip's,
+    # TempDirectory(kind="build-env") with its "normal" and "overlay" prefixes (pip-23.2.1 wheel
+    # pip/_internal/build_env.py:84-89, pip/_internal/utils/temp_dir.py:164 mkdtemp(prefix=f"pip-{kind}-"))
+    ("build_env", r"(?P<v>[/\\]builds-v\d{1,2}[/\\]\.tmp\w{4,16}[/\\]|[/\\]pip-build-env-\w{4,16}[/\\](?:overlay|normal)[/\\])"),
     # a traceback frame in a package's setup.py (what pip runs to get its metadata or build it: the legacy "python
     # setup.py egg_info", setuptools' build_meta exec of it under a PEP 517 hook)
     ("setup_frame", r"^\s{0,16}File \"(?P<v>[^\"\n]{0,400}setup\.py)\", line \d{1,6}, in <module>"),
