@@ -542,7 +542,7 @@ UNMEASURED_BX = False
 # While UNMEASURED_BY, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BY = False, as for set V.
 CASES_BY = tomllib.loads((HERE / "heldout_by.toml").read_text())["case"]
-UNMEASURED_BY = True
+UNMEASURED_BY = False
 
 # heldout_bz.toml: the set gathered as BZ (typed as a contributor building torch or a domain library from source:
 # python setup.py develop of torch, torchvision, torchaudio or torchtext against a nightly or a local torch, USE_CUDA /
@@ -551,7 +551,7 @@ UNMEASURED_BY = True
 # While UNMEASURED_BZ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BZ = False, as for set V.
 CASES_BZ = tomllib.loads((HERE / "heldout_bz.toml").read_text())["case"]
-UNMEASURED_BZ = True
+UNMEASURED_BZ = False
 
 # heldout_ca.toml: the set gathered as CA (typed as an evaluation or benchmarking harness user: lm-evaluation-harness,
 # OpenCompass, HELM, MTEB, AlpacaEval, bigcode-evaluation-harness, running models through vLLM / HF transformers /
@@ -560,7 +560,7 @@ UNMEASURED_BZ = True
 # While UNMEASURED_CA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CA = False, as for set V.
 CASES_CA = tomllib.loads((HERE / "heldout_ca.toml").read_text())["case"]
-UNMEASURED_CA = True
+UNMEASURED_CA = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
