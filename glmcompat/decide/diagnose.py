@@ -1502,6 +1502,15 @@ COMPILE_ERRORS = BUILD_FIRST_ERRORS | {"build-header-missing"}
 # versions of {package}"): the missing version, no-matching-distribution's reading of that clause, is the cause, and the
 # conflict reading of the same derivation (pip-resolution-impossible) is left out
 UV_ROOT_MISSING = re.compile(r"(?:And |So, )?[Bb]ecause there (?:is no version|are no versions) of ")
+# uv's derivation whose root (its first clause) is a release none of whose wheels fits the interpreter: "Because all
+# versions of X have no wheels with a matching Python ABI tag (e.g., `cp314`) and Y depends on X, ..." or "Because
+# X==V has no wheels with ..." (optionally after "only the following versions of X are available: ... and"):
+# IncompatibleDist's singular/plural messages (astral-sh/uv@210d1f6785e95a8c8c0d53e284408c9be1134700, tag 0.12.5,
+# crates/uv-distribution-types/src/prioritized_distribution.rs:153-158, 225-237; report.rs:318-335 puts the range first,
+# "all versions of {package}" at report.rs:2656): the tag check, wheel-not-supported's reading of it, is the cause, and the
+# conflict reading of the same derivation (pip-resolution-impossible) is left out
+UV_ROOT_NO_WHEEL = re.compile(r"(?:And |So, )?[Bb]ecause (?:only the following versions of [^\n]{1,600}? are available:?"
+                              r"[^\n]{0,600}? and )?(?:all versions of )?[\w.\[\],=<>!~+*-]{1,160} ha(?:s|ve) no wheels with ")
 # a virtual package the machine lacks or has too old (conda's __cuda, __glibc): conda's unsatisfiable report whose line
 # names it says why the solve failed, so the generic reading of the same report (its head, its other lines) is left out
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
@@ -1671,6 +1680,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     if UV_ROOT_MISSING.match(env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", "")) and any(
             o.id == "no-matching-distribution" and "uv_req" in o.groups for o in out):
         out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a pinned version no index has
+    if UV_ROOT_NO_WHEEL.match(env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", "")) and any(
+            o.id == "wheel-not-supported" and "uv_pkg" in o.groups for o in out):
+        out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a release with no wheel for this Python
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
