@@ -26,7 +26,7 @@ from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
-from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, libcuda_of_a_build
+from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol, proc_not_found,
                                            runtime_driver)
 from glmcompat.decide.logenv import Env
@@ -1683,6 +1683,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     if UV_ROOT_NO_WHEEL.match(env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", "")) and any(
             o.id == "wheel-not-supported" and "uv_pkg" in o.groups for o in out):
         out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a release with no wheel for this Python
+    # pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc, which the log shows: glibc-too-old
+    out = [replace(o, id="glibc-too-old", cause=g[0], remedy=g[1], rule=CAUSE_OF.get("glibc-too-old", ""))
+           if o.id == "wheel-not-supported" and (g := glibc_refusal(o, env)) is not None else o for o in out]
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 

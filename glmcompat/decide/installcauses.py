@@ -1022,6 +1022,27 @@ def host_glibc(env: Env) -> tuple[str, str]:
     return glibc, (f"{named} (glibc {glibc})" if glibc else "")
 
 
+def glibc_refusal(h: Hit, env: Env) -> tuple[str, str] | None:
+    """glibc-too-old's (cause, remedy) for pip's (poetry's) refusal of a wheel file whose manylinux tag needs a newer
+    glibc (PEP 600: manylinux_X_Y needs glibc X.Y; PEP 599/571/513 for the legacy tags) than the machine's, where the log
+    shows the machine's glibc (ldd --version, "GNU C Library ... release version", a distribution whose glibc is known);
+    None where it shows none, or one new enough (then the Python tag or the CPU is the reason: wheel-not-supported)."""
+    wheel = (h.groups.get("wheel") or h.groups.get("poetry_wheel") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    m = _WHEEL.match(wheel)
+    floor = manylinux_glibc(m.group("plat")) if m is not None else None
+    have, shown = host_glibc(env)
+    if m is None or floor is None or (hv := _v(have)) is None or (nv := _v(f"{floor[0]}.{floor[1]}")) is None or hv >= nv:
+        return None
+    name, version, need = canonicalize(m.group("name")), m.group("version"), f"{floor[0]}.{floor[1]}"
+    first = next(t for t in m.group("plat").split(".") if _MANYLINUX.match(t))
+    tag = m2.group(0) if (m2 := re.match(r"manylinux_\d+_\d+|manylinux(?:2014|2010|1)", first)) else first
+    return (f"{name} {version}'s wheel {wheel} is built for glibc >= {need} ({tag}, {LEGACY_PEP.get(tag, 'PEP 600')}), and "
+            f"the machine's {shown} is older, so that is the reason pip refuses the wheel as not supported on this platform",
+            f"install a release of {name} whose wheel's manylinux tag needs at most glibc {have} (manylinux2014 needs 2.17; "
+            f"`pip install {name}` by name lets pip pick one), build {name} from source on this machine, or run on a "
+            f"distribution with glibc >= {need} (a newer OS image or container)")
+
+
 def _wheel(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """wheel-not-supported: the tags of the refused wheel's file name, and what to fetch instead; uv's words for a
     release none of whose wheels fits (its derivation's "has no wheels with a matching ... tag", its installer's
@@ -1524,4 +1545,4 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
 }
 
 
-__all__ = ["CORE", "INSTALL_BUILDERS", "companions", "libcuda_of_a_build"]
+__all__ = ["CORE", "INSTALL_BUILDERS", "companions", "glibc_refusal", "libcuda_of_a_build"]

@@ -83,8 +83,10 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 # a failed build in a log where torch found no CUDA runtime and no nvcc step shows is nvcc-missing (diagnose._no_toolkit)
 # an extension module's "DLL load failed while importing X: The specified procedure could not be found" (WinError 127)
 # is undefined-symbol of X's package (loadercauses.proc_not_found)
+# pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc the log shows is glibc-too-old
+# (diagnose, installcauses.glibc_refusal; fix-i)
 DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed",
-           "undefined-symbol": "torch-dll-load-failed"}
+           "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported"}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
