@@ -1304,7 +1304,10 @@ def _pip_pin(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip collecting a stack package at a companion's pin while the log shows another version of it installed: pip is
     about to replace it. None where the log shows no other version (an ordinary install)."""
     g = h.groups
-    dep, pin, parent, pver = g["pin_dep"], g.get("pin_ver", ""), g.get("pin_parent", ""), g.get("pin_parent_ver", "")
+    dep, pin, parent, pver = g["pin_dep"], g.get("pin_ver", ""), g.get("pin_parent") or g.get("pin_parent_any", ""), \
+        g.get("pin_parent_ver", "")
+    if not pver:  # pip 23.1+ prints the parent's requirement as asked ("(from torchtext)"): its version as the log shows it
+        pver = next((x for x in (env.seen.get(canonicalize(parent)) or env.version(parent)).split(", ") if x), "")
     seen = [x for x in (env.seen.get(canonicalize(dep)) or env.version(dep)).split(", ") if x]
     others = [x for x in seen if x != pin and _public(x) != pin]
     if not others:
@@ -1312,14 +1315,15 @@ def _pip_pin(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     have = others[0]
     label = _local(have)
     alt = _for_torch_of(facts, parent, dep, have)
-    return (f"{parent} {pver} requires {dep}=={pin}, but {dep} {have} is installed: pip collects {dep}=={pin} for it and "
+    return (f"{parent}{f' {pver}' if pver else ''} requires {dep}=={pin}, but {dep} {have} is installed: pip collects {dep}=={pin} for it and "
             f"replaces {dep} {have} (uninstalls it){f', dropping the +{label} build for the default one' if label else ''}, "
             f"so everything built for {dep} {have} now runs against another {dep}",
             f"install the {parent} release built for {dep} {_public(have)}"
             + (f" ({parent}=={alt})" if alt and alt != pver else "")
             + (f" from the index {dep} {have} came from (its +{label} index)" if label else "")
-            + f", or keep {dep} {have} and install {parent} with --no-deps only where {parent} {pver} is known to run on it; "
-            f"`pip install {parent}=={pver} --dry-run` shows what pip would replace before it does")
+            + f", or keep {dep} {have} and install {parent} with --no-deps only where {parent}{f' {pver}' if pver else ''} is "
+            f"known to run on it; `pip install {parent}{f'=={pver}' if pver else ''} --dry-run` shows what pip would replace "
+            "before it does")
 
 
 def _pip_replaced(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

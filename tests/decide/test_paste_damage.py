@@ -564,6 +564,9 @@ LOWER_UNDONE = frozenset({
     'torch:Traceback (most recent call last):\n  File "/app/in#f11e28b7',
     'torch:RuntimeError: Numpy is not available\n  File "/root#b0c5ca91',
     'numpy:RuntimeError: Numpy is not available#31cd1b5d',
+    # pip's "Collecting X==V (from parent)" is read against the version pip's "Successfully installed" line shows; lower-
+    # cased, that line's case-sensitive note is not read, so no other installed torch is known (fixi-signatures.toml)
+    'pip:Successfully installed torch-2.2.2+cu121 torchaudi#6fedc118',
 })
 
 
@@ -651,6 +654,7 @@ HEAD_UNDONE = frozenset({
     "diffusers:RuntimeError: Flash Attention backend 'flash' is n#412f7ab2",
     'exllamav2:"undefined symbol" error here usually means you ar#e8455916',
     "pip:ERROR: pip's dependency resolver does not currentl#d06e946a",
+    "pip:ERROR: pip's dependency resolver does not currentl#f298d2cb",  # fix-i: the same head, torch-tensorrt's report
     'tensorflow-addons:/home/u/.venvs/r/lib/python3.8/site-packages/tenso#273b831b',
     'tensorflow-addons:/usr/local/lib/python3.10/dist-packages/tensorflow#12896e24',
     'tensorflow-addons:UserWarning: Tensorflow Addons supports using Pyth#61f251ee',
