@@ -562,6 +562,13 @@ LOWER_UNDONE = frozenset({
     'torch:Traceback (most recent call last):\n  File "/app/in#f11e28b7',
     'torch:RuntimeError: Numpy is not available\n  File "/root#b0c5ca91',
     'numpy:RuntimeError: Numpy is not available#31cd1b5d',
+    # pip's "Could not find a version ... torch" read with the Python another line of the log shows (collect_env, `pip
+    # --version`, `python --version`, a site-packages path: the log's notes): torch-python-unsupported is derived from the
+    # lines together, which the hits compared here do not hold (fixj-signatures.toml)
+    'pip:% pip --version\npip 21.3.1 from /home/u/venv/lib/p#1beef338',
+    'pip:ERROR: Could not find a version that satisfies the#f6e61817',
+    'pip:$ python --version\nPython 3.12.1\n$ pip install tor#6cab3c10',
+    'pip:  File "/opt/venv/lib/python3.99/site-packages/pip#d2629558',
 })
 
 
