@@ -7,6 +7,8 @@
 # must also hold numexpr 2.8.8 and torchao 0.15.0: `pip download numexpr==2.8.8 torchao==0.15.0 --no-deps
 # --only-binary :all: --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 -d .whl/`.
 # Run from the repository root: bash scripts/gpu_evidence.sh
+# glmcompat itself is installed --no-deps over the dependencies the line before installs (uv, which verify does not
+# run, is not carried).
 # SKIP="kcov half machine" leaves those steps out (a run that re-checks only what changed since their evidence).
 # The tree and .whl/ travel together within the device call's 64 MiB. At 2026-12-07 the 53 MB of tracked files and a
 # 13.3 MB .whl/ (no hypothesis: the GPU steps need none) did not fit one call, a 7.8 MB one did: install the
@@ -16,7 +18,7 @@ SKIP=" ${SKIP:-} "
 exec > >(tee "$OUT/gpu-log.txt") 2>&1
 date; nvidia-smi -L; python3 -c "import sys, torch, torchvision; print(sys.version.split()[0], 'torch', torch.__version__, 'torchvision', torchvision.__version__, torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))"
 python3 -m pip install -q --no-index --find-links .whl hatchling pydantic packaging pytest jsonschema pyyaml pyelftools cxxfilt 2>&1 | tail -5
-python3 -m pip install -q --no-index --find-links .whl --no-build-isolation . 2>&1 | tail -20; command -v glmcompat
+python3 -m pip install -q --no-index --find-links .whl --no-deps --no-build-isolation . 2>&1 | tail -20; command -v glmcompat
 echo "== glmcompat verify (the image stack)"
 glmcompat verify --json > "$OUT/final-verify-h200.json"; echo "rc=$?"
 glmcompat verify > "$OUT/final-verify-h200.txt"; echo "rc=$?"

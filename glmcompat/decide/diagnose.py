@@ -26,7 +26,7 @@ from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
-from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build
+from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build, torch_python_wheel
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol, proc_not_found,
                                            runtime_driver)
 from glmcompat.decide.logenv import Env
@@ -1617,6 +1617,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
         h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
+        h = torch_python_wheel(h, env, facts)  # pip's no torch for the log's Python: torch-python-unsupported
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")

@@ -1546,3 +1546,78 @@ INSTALL_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]]
 
 
 __all__ = ["CORE", "INSTALL_BUILDERS", "companions", "glibc_refusal", "libcuda_of_a_build"]
+
+
+# collect_env's "Python platform:" (platform.platform(): Linux-5.15.12-...-x86_64-with-glibc2.34, Windows-10-10.0.19045-SP0,
+# macOS-14.1-arm64-arm-64bit) -> the platform of the matrix's torch_python rows
+_PY_PLATFORMS = ((re.compile(r"(?i)^Linux-.*(?:x86_64|amd64)"), "linux-x86_64"), (re.compile(r"(?i)^Linux-.*aarch64"), "linux-aarch64"),
+                 (re.compile(r"(?i)^Windows-"), "windows-x86_64"), (re.compile(r"(?i)^macOS-.*arm64"), "macos-arm64"),
+                 (re.compile(r"(?i)^macOS-.*x86_64"), "macos-x86_64"))
+
+
+def _py_key(p: str) -> tuple[int, int]:
+    major, _, minor = p.partition(".")
+    return int(major), int(minor)
+
+
+def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
+    """no-matching-distribution of torch (pip's "Could not find a version that satisfies the requirement torch (from
+    versions: ...)", pip-26.2.1 resolvelib/factory.py _report_single_requirement_conflict; the legacy resolver's
+    index/package_finder.py find_requirement) where the log shows the interpreter's Python (its site-packages path,
+    collect_env's "Python version:", `pip --version`, `python --version`, a cpXY wheel the installer took) and the
+    index's torch listing (the matrix's torch_python rows, scripts/harvest_torch_pythons.py) says torch has no wheel for
+    it: no release up to the newest harvested, or none before the first with it while pip listed nothing, or none of the
+    pinned release. torch-python-unsupported with that Python and that first release; the generic reading otherwise
+    (no Python shown, a custom index, a platform the rows do not hold, a pinned release not harvested)."""
+    g = h.groups
+    if h.id != "no-matching-distribution" or "index" in env.notes or any(k.startswith("uv_") for k in g):
+        return h
+    req = (g.get("req_found") or g.get("req") or "").strip()
+    if not req or canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) != "torch":
+        return h
+    py = next((env.notes[k] for k in ("py_shown", "py_run", "py_path", "py_cp") if env.notes.get(k)), "")
+    if not re.fullmatch(r"3\.\d{1,2}", py):
+        return h
+    listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
+    versions = (listed_in.group(1).strip() if listed_in else "") or env.notes.get("pip_versions", "")
+    if not versions:
+        return h
+    plat = env.notes.get("py_platform", "")
+    os_ = next((o for rx, o in _PY_PLATFORMS if rx.search(plat)), None) if plat else "linux-x86_64"
+    rows = [r for r in facts.rows("torch_python") if r.os == os_]
+    if os_ is None or not rows:
+        return h
+    order = sorted(rows, key=lambda r: Version(r.release))
+    having = [r for r in order if py in r.pythons]
+    newest = order[-1].release
+    first = having[0].release if having else ""
+    where = f"{os_}, the platform the log shows" if plat else f"{os_}, pip's usual platform (the log names none)"
+    pin = _PINNED.search(req)
+    if pin is not None:
+        row = next((r for r in order if Version(r.release) == Version(pin.group("ver"))), None) if re.fullmatch(
+            r"\d[\d.]*", pin.group("ver")) else None
+        if row is None or py in row.pythons:
+            return h
+        since = (f"the first torch release with a Python {py} wheel is torch {first}" if first else
+                 f"no torch release up to {newest} has a Python {py} wheel")
+        cause = (f"torch {row.release} has no wheel for Python {py} ({where}): its wheels are built for Python "
+                 f"{', '.join(row.pythons)} only, so pip finds no {req} file that installs here; {since}")
+    elif versions != "none":
+        return h  # pip listed torch releases for this Python: not a Python without wheels
+    elif not having:
+        cause = (f"no torch release has a wheel for Python {py} ({where}): the index's torch listing, up to torch {newest}, "
+                 f"has none built for Python {py}, so pip finds no torch file that installs here (\"from versions: none\")")
+    else:
+        before = [r for r in order if Version(r.release) < Version(first)]
+        if not before or max(_py_key(p.rstrip("t")) for r in before for p in r.pythons) >= _py_key(py):
+            return h  # an old Python, or one no newer than what earlier releases had: not a Python torch was not yet built for
+        cause = (f"pip found no torch wheel for Python {py} (\"from versions: none\", {where}): torch ships wheels for "
+                 f"Python {py} only from torch {first} on (the first release with a Python {py} wheel; the releases before it "
+                 f"stop at Python {max((p for r in before for p in r.pythons if not p.endswith('t')), key=_py_key)}): the index "
+                 f"this install read had no torch release built for Python {py} yet")
+    fix = (f"install torch {first} or newer on Python {py} (pip install 'torch>={first}')" if first else
+           f"run torch on a Python its wheels are built for (a venv with a Python that torch {newest}'s wheels name)") + (
+        ", or use a Python that the wanted torch release is built for (a venv with an older Python)")
+    row_src = next((r.source for r in facts.rows("signature") if r.id == "torch-python-unsupported"), h.source)
+    return replace(h, id="torch-python-unsupported", cause=cause, remedy=fix, package="torch", source=row_src,
+                   groups={**g, "np_python": py, "np_first": first})

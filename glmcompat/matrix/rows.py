@@ -512,6 +512,17 @@ class GccProgram(Fact):
     dnf: NonEmpty
 
 
+@dataclass(frozen=True, slots=True)
+class TorchPython(Fact):
+    """The CPython versions (``3.10``; ``3.13t`` free-threaded) one torch release ships wheels for on one platform
+    (``os``: linux-x86_64, linux-aarch64, windows-x86_64, macos-arm64, macos-x86_64), read from the cpXY tags of its
+    wheel filenames on the index (scripts/harvest_torch_pythons.py): a Python none of them names cannot install it."""
+
+    release: VersionStr
+    os: NonEmpty
+    pythons: tuple[NonEmpty, ...]
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -551,6 +562,7 @@ class Tables:
     cuda_arch: tuple[CudaArch, ...]
     gcc_program: tuple[GccProgram, ...]
     gpu_product: tuple[GpuProduct, ...]
+    torch_python: tuple[TorchPython, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

@@ -53,6 +53,7 @@ from glmcompat.matrix.rows import (
     Target,
     TargetRequirement,
     TorchBuild,
+    TorchPython,
 )
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import local_cuda, normalize_target, product_key
@@ -176,6 +177,8 @@ class Facts:
     def rows(self, table: Literal["gcc_program"]) -> tuple[GccProgram, ...]: ...
     @overload
     def rows(self, table: Literal["gpu_product"]) -> tuple[GpuProduct, ...]: ...
+    @overload
+    def rows(self, table: Literal["torch_python"]) -> tuple[TorchPython, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 

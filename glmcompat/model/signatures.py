@@ -1297,6 +1297,14 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # wheel's platform tag (PEP 427 file names: <name>-<version>-<python>-<abi>-<platform>.whl): what pip's "from
     # versions" was filtered by
     ("py_path", r"(?i)[\\/]lib[\\/]python(?P<v>\d\.\d{1,2})[\\/](?:site|dist)-packages|[\\/]Python(?P<w>3)(?P<x>\d{1,2})[\\/]lib[\\/]"),
+    # the Python a log shows otherwise: torch's collect_env ("Python version: 3.10.1 (main, ...)", "Python platform:
+    # Linux-5.15.12-...-x86_64-with-glibc2.34"; torch/utils/collect_env.py get_env_info / pretty_str), `pip --version`
+    # ("pip 21.3.1 from <site-packages>/pip (python 3.10)"; pip/_internal/utils/misc.py get_pip_version), `python
+    # --version` ("Python 3.12.0"), and a CPython wheel the installer takes (its cpXY tag names this interpreter)
+    ("py_shown", r"(?i)^\s{0,4}Python version:\s{0,4}(?P<v>3\.\d{1,2})\.\d|^pip \d[\w.]{0,20} from \S.{0,300} \(python (?P<w>3)\.(?P<x>\d{1,2})\)\s*$"),
+    ("py_run", r"(?i)^\s{0,4}Python (?P<v>3\.\d{1,2})\.\d{1,2}(?:[abrc]{1,2}\d{1,2})?\s*$"),
+    ("py_cp", r"(?i)(?:Downloading|Using cached|Processing|File was already downloaded) \S{0,300}?-cp(?P<w>3)(?P<x>\d{1,2})-cp3\d{1,2}t?-"),
+    ("py_platform", r"(?i)^\s{0,4}Python platform:\s{0,4}(?P<v>\S{1,200})"),
     ("wheel_platform", r"-(?:cp|py)\d{1,3}\w{0,4}-[\w.]{1,40}-(?P<v>(?:many|musl)linux[\w.]{1,60}?|macosx_[\w.]{1,40}?|win_?\w{1,10}|linux_\w{1,10})\.whl"),
     # torch's own CUDA check's tail (c10/cuda/CUDAException.cpp c10_cuda_check_implementation, CUDADeviceAssertionHost.cpp):
     # the error was raised through torch's C10_CUDA_CHECK, as torch's own kernels' launches are
@@ -1347,7 +1355,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
-                         r"macos|darwin|mac os")
+                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1548,7 +1556,7 @@ class LogContext:
         if _NOTE_WORDS.search(line) is not None:
             for what, pat in _NOTES:
                 if what not in self.notes and (n := pat.search(line)) is not None:
-                    self.notes[what] = n.group("v") or (f"{n.group('w')}.{n.group('x')}" if "w" in pat.groupindex else "")
+                    self.notes[what] = n.groupdict().get("v") or (f"{n.group('w')}.{n.group('x')}" if "w" in pat.groupindex else "")
         if "torch_named" not in self.notes and ((("torch" in line or "Torch" in line) and _TORCH_NAMED.search(line))
                                                 or "RuntimeError: CUDA error: " in line):
             self.notes["torch_named"] = "1"

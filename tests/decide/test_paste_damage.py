@@ -567,6 +567,13 @@ LOWER_UNDONE = frozenset({
     # pip's "Collecting X==V (from parent)" is read against the version pip's "Successfully installed" line shows; lower-
     # cased, that line's case-sensitive note is not read, so no other installed torch is known (fixi-signatures.toml)
     'pip:Successfully installed torch-2.2.2+cu121 torchaudi#6fedc118',
+    # pip's "Could not find a version ... torch" read with the Python another line of the log shows (collect_env, `pip
+    # --version`, `python --version`, a site-packages path: the log's notes): torch-python-unsupported is derived from the
+    # lines together, which the hits compared here do not hold (fixj-signatures.toml)
+    'pip:% pip --version\npip 21.3.1 from /home/u/venv/lib/p#1beef338',
+    'pip:ERROR: Could not find a version that satisfies the#f6e61817',
+    'pip:$ python --version\nPython 3.12.1\n$ pip install tor#6cab3c10',
+    'pip:  File "/opt/venv/lib/python3.99/site-packages/pip#d2629558',
 })
 
 

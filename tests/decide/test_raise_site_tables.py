@@ -193,6 +193,11 @@ TABLED = (
     # with its words, and each near miss stays unclaimed (or, where another signature names it, is not claimed by the
     # family's).
     "miss3b-signatures.toml",
+    # The messages of tests/fixtures/raise_sites/fixj-signatures.toml (issue 38, branch fix-j): pip's "Could not find a
+    # version that satisfies the requirement torch" where the log shows its Python and the index's torch listing
+    # (torch-pythons.toml) has no torch wheel for it (no release, none yet, or none of the pinned release): named as
+    # torch-python-unsupported with the Python and the first release with it; the generic reading where no Python shows.
+    "fixj-signatures.toml",
     # The messages of tests/fixtures/raise_sites/fixa-signatures.toml (issue 38, branch fix-a): the causes held-out sets
     # BK, BM, BN and BO showed unnamed or named wrongly (pip's skipped releases of another project over the requirement
     # it could not find, the requirement without its listing, PyPI's placeholder torch sdist, vLLM's setup.py guard for

@@ -458,6 +458,14 @@ def test_gpu_inconsistent_fixture_fails_at_launch(built: Path) -> None:
     ("cudart12", "libcudart.so.12: cannot open shared object file", "cudart-missing"),
 ])
 def test_gpu_fixture_that_does_not_load(built: Path, variant: str, text: str, sig: str) -> None:
+    """A vLLM fixture that does not load, named by its cause. The cudart12 variant's module needs CUDA 12's runtime: where
+    the installed torch is built for another CUDA major (torch.version.cuda, which verify reads), that is an extension
+    built for another CUDA than torch (extension-cuda-mismatch, the refinement), else the runtime missing."""
+    if variant == "cudart12":
+        import torch
+
+        if (torch.version.cuda or "").split(".")[0] not in ("", "12"):
+            sig = "extension-cuda-mismatch"
     r = _verify(built, variant)
     assert r["ok"] is False
     assert probe(r, "abi:vllm")["status"] == "failed"
