@@ -571,6 +571,15 @@ UNMEASURED_CA = False
 CASES_CB = tomllib.loads((HERE / "heldout_cb.toml").read_text())["case"]
 UNMEASURED_CB = True
 
+# heldout_cc.toml: the set gathered as CC (typed as an owner of an older or legacy GPU: Kepler K80, Maxwell, Pascal
+# GTX 10xx / P40 / P100, Volta V100, Turing T4 / RTX 20xx with an older driver, whose installs of current torch / vLLM /
+# flash-attn / bitsandbytes break; sets CB and CD are gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_cc (`-k test_real_log_cc` selects it).
+# While UNMEASURED_CC, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CC = False, as for set V.
+CASES_CC = tomllib.loads((HERE / "heldout_cc.toml").read_text())["case"]
+UNMEASURED_CC = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -580,7 +589,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
-         + CASES_BY + CASES_BZ + CASES_CA + CASES_CB)
+         + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -946,6 +955,11 @@ def test_real_log_ca(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CB, UNMEASURED_CB), ids=[str(c["log"]) for c in CASES_CB])
 def test_real_log_cb(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CC, UNMEASURED_CC), ids=[str(c["log"]) for c in CASES_CC])
+def test_real_log_cc(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
