@@ -580,6 +580,16 @@ UNMEASURED_CB = True
 CASES_CC = tomllib.loads((HERE / "heldout_cc.toml").read_text())["case"]
 UNMEASURED_CC = True
 
+# heldout_cd.toml: the set gathered as CD (typed as a Linux distribution, Spack, Nix / Guix or Homebrew packager, or a
+# user of such packages: python3-torch from a distro, a Spack-built py-torch, nixpkgs' torch with cudaSupport,
+# conda-forge feedstock maintainers, whose packaged torch / CUDA / NumPy / extension stack fails to build, import or
+# load; sets CB and CC are gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cd
+# (`-k test_real_log_cd` selects it).
+# While UNMEASURED_CD, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CD = False, as for set V.
+CASES_CD = tomllib.loads((HERE / "heldout_cd.toml").read_text())["case"]
+UNMEASURED_CD = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -589,7 +599,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
-         + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC)
+         + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -960,6 +970,11 @@ def test_real_log_cb(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CC, UNMEASURED_CC), ids=[str(c["log"]) for c in CASES_CC])
 def test_real_log_cc(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CD, UNMEASURED_CD), ids=[str(c["log"]) for c in CASES_CD])
+def test_real_log_cd(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
