@@ -599,6 +599,15 @@ UNMEASURED_CD = True
 CASES_CE = tomllib.loads((HERE / "heldout_ce.toml").read_text())["case"]
 UNMEASURED_CE = True
 
+# heldout_cf.toml: the set gathered as CF (typed as a maintainer who publishes binary wheels with CUDA / C++ extensions:
+# cibuildwheel, manylinux images, auditwheel repair, builds against several torch and CUDA versions, PyPI vs a custom
+# wheel index, whose users report that the published wheels fail to install, import or load; sets CE and CG are
+# gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cf (`-k test_real_log_cf` selects it).
+# While UNMEASURED_CF, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CF = False, as for set V.
+CASES_CF = tomllib.loads((HERE / "heldout_cf.toml").read_text())["case"]
+UNMEASURED_CF = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -608,7 +617,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_AX + CASES_AY + CASES_AZ + CASES_BA + CASES_BB + CASES_BC + CASES_BD + CASES_BE + CASES_BF
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
-         + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE)
+         + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -989,6 +998,11 @@ def test_real_log_cd(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CE, UNMEASURED_CE), ids=[str(c["log"]) for c in CASES_CE])
 def test_real_log_ce(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CF, UNMEASURED_CF), ids=[str(c["log"]) for c in CASES_CF])
+def test_real_log_cf(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
