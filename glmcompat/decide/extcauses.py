@@ -359,7 +359,7 @@ def _jetson_tensorrt(g: Mapping[str, str]) -> Cause:
     what = (f"importing {fmt} models" if fmt else f"its {net} network" if net else f"running on the {dev} accelerator"
             if dev else "INT8 precision")
     built = f"TensorRT {have}" if have else f"a TensorRT older than {need}"
-    instead = (f"; on this TensorRT, a Caffe model (prototxt and caffemodel), the format jetson-inference imports below "
+    instead = ("; on this TensorRT, a Caffe model (prototxt and caffemodel), the format jetson-inference imports below "
                "TensorRT 5" if fmt else "; on this TensorRT, FP16 or FP32 precision" if int8 else
                "; on this TensorRT, the GPU (--device=GPU)" if dev else "")
     return (f"jetson-inference (its tensorNet, whose TensorRT version checks are compiled in from the TensorRT headers it "
