@@ -37,6 +37,8 @@ def ext_package(h: Hit) -> str:
         return ""
     if h.groups.get("x_sox"):  # torchaudio 2.1's own words of its sox extension (torchaudio/_extension/utils.py)
         return "torchaudio"
+    if any(k.startswith("x_jtrt") for k in h.groups):  # jetson-inference's tensorNet, its own [TRT] log lines
+        return "jetson-inference"
     raw = _pkg_group(h.groups).strip().strip("'\"`")
     if not raw:  # a top-level extension module the line names (exllama_kernels, libnatten), not a package's _C
         raw = next((h.groups[k] for k in sorted(h.groups) if k.startswith("x_mod") and h.groups[k][:1].isalpha()), "")
@@ -135,7 +137,9 @@ def _not_built(h: Hit, env: Env, facts: Facts) -> Cause | None:
         compiled = {p for r in facts.rows("compiled") for p in r.packages}
         if frame not in compiled:
             return None  # a bare AttributeError, or one in another package's frame: not this package's loader
-        return (f"{subject}'s compiled extension for this build is missing: its __init__ looks its compiled modules up "
+        parts = g.get("frame_file", "").replace("\\", "/").split("/")
+        init = f" ({parts[-2]}/__init__.py)" if len(parts) > 1 and parts[-1] == "__init__.py" else ""
+        return (f"{subject}'s compiled extension for this build is missing: its __init__{init} looks its compiled modules up "
                 "by name ({library}_cuda where torch sees a GPU, else {library}_cpu) with importlib's PathFinder, finds "
                 "none with this Python's extension suffix and fails on the spec it did not get (None): a CPU-only "
                 "wheel on a GPU machine, a wheel for another torch, CUDA or Python, or an install that skipped the build",
@@ -228,6 +232,8 @@ def _sci_not_built(g: Mapping[str, str], sci: str, pkg: str, who: str) -> Cause:
 def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """extension-torch-version-missing: the library for the torch the path names, or the load that failed."""
     g = h.groups
+    if _first(g, "x_pkg4") == "flashattention":  # dorado's CMake: its prebuilt flash-attention against the libtorch it links
+        return _dorado_flashattention(g)
     pkg, who = _who(h, env)
     lib = _first(g, "x_lib", "x_lib2")
     torch = _first(g, "x_torch", "x_torch2") or env.version("torch")
@@ -252,6 +258,21 @@ def _torch_version_missing(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"this {pkg} was built for")
 
 
+def _dorado_flashattention(g: Mapping[str, str]) -> Cause:
+    """extension-torch-version-missing of dorado's CMake check (cmake/FlashAttention.cmake): the prebuilt flashattention
+    library records the libtorch build it was made for (share/torch-hash: the SHA-256 of dorado's own libtorch archive),
+    and the build links another (a libtorch of the user's, DORADO_LIBTORCH_DIR, has no such hash)."""
+    want = _first(g, "x_fa_hash")
+    made = f" ({want[:12]}...)" if want else ""
+    return ("dorado's build refuses its prebuilt flashattention library: the archive records the libtorch build it was "
+            f"compiled against{made} (its share/torch-hash, the hash of the libtorch archive dorado downloads for this "
+            "platform and CUDA), and the libtorch this build links is another one (a libtorch given by "
+            "DORADO_LIBTORCH_DIR, e.g. a system, conda or Spack build, or another dorado libtorch archive)",
+            "build dorado with the libtorch it downloads itself (leave DORADO_LIBTORCH_DIR unset), the one the prebuilt "
+            "flashattention was compiled against; or build flash-attention against your libtorch and pass it with "
+            "DORADO_FLASHATTENTION_PATH")
+
+
 def _duplicates(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """duplicate-package-distributions: the distributions the line lists."""
     dups = [d.strip() for d in _first(h.groups, "x_dups").split(",") if d.strip()]
@@ -267,6 +288,8 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """version-requirement-unmet of an extension's import check (Numba's, DGL's): the dependency, what it needs, what
     the environment has."""
     g = h.groups
+    if any(k.startswith("x_jtrt") for k in g):
+        return _jetson_tensorrt(g)
     pkg, who = _who(h, env)
     dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8", *_SCI_DEPS)
     need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7",
@@ -322,6 +345,27 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
         fix = f"run it on Python {need.replace(' or greater', '')} or newer, or install a release of {pkg} that supports {have_txt}"
     return (f"{who} checks at import that {dep} is {need} and finds {have_txt}: the environment's {dep} is outside the "
             f"range this release of {pkg} supports", fix)
+
+
+def _jetson_tensorrt(g: Mapping[str, str]) -> Cause:
+    """version-requirement-unmet of jetson-inference's gates of the TensorRT it was compiled against (its tensorNet's
+    #if NV_TENSORRT_MAJOR branches): the feature refused, the TensorRT it needs (the line's, else the gate's: INT8 from
+    4.0, ONNX, UFF, the DLA and the experimental networks from 5.0) and the one it was built against where the line
+    prints it."""
+    fmt, net, dev = _first(g, "x_jtrt_fmt"), _first(g, "x_jtrt_net"), _first(g, "x_jtrt_dev")
+    int8 = bool(_first(g, "x_jtrt_int8", "x_jtrt_int8b"))
+    need = _first(g, "x_jtrt_need", "x_jtrt_need2", "x_jtrt_need4") or ("4.0" if int8 else "5.0")
+    have = _first(g, "x_jtrt_have", "x_jtrt_have3", "x_jtrt_have5")
+    what = (f"importing {fmt} models" if fmt else f"its {net} network" if net else f"running on the {dev} accelerator"
+            if dev else "INT8 precision")
+    built = f"TensorRT {have}" if have else f"a TensorRT older than {need}"
+    instead = ("; on this TensorRT, a Caffe model (prototxt and caffemodel), the format jetson-inference imports below "
+               "TensorRT 5" if fmt else "; on this TensorRT, FP16 or FP32 precision" if int8 else
+               "; on this TensorRT, the GPU (--device=GPU)" if dev else "")
+    return (f"jetson-inference (its tensorNet, whose TensorRT version checks are compiled in from the TensorRT headers it "
+            f"was built against) refuses {what}: that needs TensorRT {need} or newer, and it was built against {built}",
+            f"install TensorRT {need} or newer (on a Jetson: a JetPack / L4T release that carries it) and rebuild "
+            f"jetson-inference against it (cmake and make in its build directory, then sudo make install){instead}")
 
 
 # the dependency groups of the scientific packages' own checks (version-requirement-unmet's x_dep9 onwards: SciPy's,

@@ -260,6 +260,15 @@ def _dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     pkg = (canonicalize(parts[at + 1]) if 0 <= at < len(parts) - 1 else
            module_package(imported.split(".", 1)[0]) if imported else (h.package or ""))
     who = f"{_shown(pkg, env.version(pkg))}'s {name}" if pkg else (name if parts else f"a {name}")
+    if h.groups.get("dll_proc") and not parts:  # WinError 127 (ERROR_PROC_NOT_FOUND) of a module left to this reading
+        return (f"Windows loaded {who} and the DLLs it links, and one of them lacks a procedure it imports (WinError 127, "
+                "ERROR_PROC_NOT_FOUND): a DLL of another version than the one it was built with was found first on PATH "
+                "(a CUDA runtime, cuDNN or Visual C++ runtime of another release, or another copy of the package's own "
+                "DLLs)",
+                f"put the DLLs of the release {pkg or 'the package'} was built with first on PATH (its tested CUDA and "
+                "cuDNN, the latest Visual C++ Redistributable) and remove other CUDA, cuDNN or stray copies' directories "
+                f"from it, or install the {pkg or 'package'} build made for the DLLs present; the Dependencies tool "
+                "(lucasg/Dependencies) on that .pyd names the DLL that lacks the procedure")
     return (f"Windows could not load {who} or a DLL it depends on: the DLL itself is there, so one of its dependencies "
             "is missing (WinError 126: typically the Microsoft Visual C++ runtime, vcruntime140.dll / msvcp140.dll, or "
             "an OpenMP runtime the build links) or of another version found first on PATH (WinError 127)",
@@ -273,7 +282,10 @@ def proc_not_found(h: Hit, facts: Facts) -> Hit:
     ERROR_PROC_NOT_FOUND (WinError 127, "The specified procedure could not be found"): the module's DLLs loaded and one
     of them lacks a function the module imports, the Windows form of an undefined symbol: undefined-symbol of the
     extension (the module's package, or the package its frames name for a private module such as _C). torch's own
-    modules, and the line without its reason (or with 126's, a dependent DLL missing), keep the row's reading."""
+    modules, and the line without its reason (or with 126's, a dependent DLL missing), keep the row's reading; so do
+    the modules of a framework with a C++ API of its own (a [[cxx_namespace]] row's package or host other than torch:
+    tensorflow's _pywrap_tensorflow_internal, jaxlib's, onnxruntime's pybind module), which link that framework's own
+    libraries, not torch's: one of its DLLs (or a CUDA, cuDNN or MSVC runtime DLL) of another version was found first."""
     if h.id != "torch-dll-load-failed" or "dll_proc" not in h.groups or "dll" in h.groups:
         return h
     module = (h.groups.get("dll_from") or h.groups.get("dll_module", "")).split(".", 1)[0]
@@ -281,6 +293,9 @@ def proc_not_found(h: Hit, facts: Facts) -> Hit:
     row = next((r for r in facts.rows("signature") if r.id == "undefined-symbol"), None)
     if not pkg or pkg == "torch" or row is None:
         return h
+    frameworks = {p for r in facts.rows("cxx_namespace") for p in (r.package, *r.hosts) if p and p != "torch"}
+    if pkg in frameworks or h.package in frameworks:
+        return h  # a framework's own module: its own libraries, not torch's, lack the procedure
     return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source, package=pkg,
                    groups={**h.groups, "win_proc": h.groups.get("dll_module", "") or module})
 
