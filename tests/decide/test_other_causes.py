@@ -7,7 +7,6 @@ tests/decide/test_raise_site_tables.py: here, what each row says of its other ca
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from glmcompat.cli import main
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import load_matrix
 from glmcompat.model.errors import MatrixError
+from tests.cli.test_schemas import validate
 from tests.decide.explaining import each_row, explain, message_id, table
 
 TABLE = table("fixk-signatures.toml")
@@ -48,7 +48,7 @@ def test_the_json_document_lists_the_other_causes(tmp_path: Path, capsys: pytest
     log.write_text("[3/9] c++ -c a.cpp -o a.o\nFAILED: a.o\nc++: fatal error: Killed signal terminated program cc1plus\n"
                    "ninja: build stopped: subcommand failed.\n", encoding="utf-8")
     assert main(["explain", "--json", str(log)]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = validate("explain", capsys.readouterr().out)  # as explain.schema.json describes it
     assert doc["found"] is False and doc["signatures"] == []
     [other] = doc["others"]
     assert other["id"] == "compiler-killed" and other["line"] == 3 and "cc1plus" in other["shows"]
@@ -56,7 +56,7 @@ def test_the_json_document_lists_the_other_causes(tmp_path: Path, capsys: pytest
     # a log that shows none keeps the document it had: no "others" key
     log.write_text("ninja: build stopped: subcommand failed.\n", encoding="utf-8")
     assert main(["explain", "--json", str(log)]) == 1
-    assert "others" not in json.loads(capsys.readouterr().out)
+    assert "others" not in validate("explain", capsys.readouterr().out)
 
 
 def test_the_other_cause_is_said_after_a_signature_that_stands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
