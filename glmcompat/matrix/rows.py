@@ -359,6 +359,22 @@ class Signature(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class OtherCause(Fact):
+    """A failure whose cause lies outside packaging and compatibility, as the log shows it (the compiler killed for
+    memory, a misspelled LD_LIBRARY_PATH, an index pip ignored): ``pattern`` reads the line that shows it, its named
+    groups filling the ``{group}`` fields of ``shows`` (what the log shows) and ``remedy`` (the usual one). Where a log
+    holds such a line, explain names no signature for that line, nor any signature of ``withholds`` (those that read the
+    failure it explains: the failed build step after the killed compiler), and says what the log shows instead. Rows
+    may share an ``id`` (one cause, several raise sites)."""
+
+    id: SignatureId
+    pattern: Regex
+    shows: NonEmpty
+    remedy: NonEmpty
+    withholds: tuple[SignatureId, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class CudaDriver(Fact):
     """A CUDA toolkit release and the NVIDIA Linux driver it needs: ``driver``, the toolkit's own minimum (NVIDIA's
     release notes, "CUDA Toolkit and Corresponding Driver Versions"), and ``minor_compat``, the minimum on which a
@@ -549,6 +565,7 @@ class Tables:
     release: tuple[Release, ...]
     stack: tuple[Stack, ...]
     signature: tuple[Signature, ...]
+    other_cause: tuple[OtherCause, ...]
     cuda: tuple[CudaDriver, ...]
     driver_api: tuple[DriverApi, ...]
     nvidia_library: tuple[NvidiaLibrary, ...]

@@ -29,6 +29,7 @@ from glmcompat.matrix.rows import (
     Fact,
     Kernel,
     ModelTypeReleases,
+    OtherCause,
     Signature,
     Tables,
     Target,
@@ -212,6 +213,18 @@ def _signature_ok(s: Signature) -> Signature:
     return s
 
 
+# a field of an [[other_cause]] row's ``shows`` or ``remedy``: one of its pattern's named groups, filled from the match
+OTHER_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def _other_cause_ok(o: OtherCause) -> OtherCause:
+    groups = set(re.compile(o.pattern).groupindex)
+    stray = sorted({f for text in (o.shows, o.remedy) for f in OTHER_FIELD.findall(text)} - groups)
+    if stray:
+        raise ValueError(f"{{{stray[0]}}} names no group of the pattern")
+    return o
+
+
 def _model_types_ok(m: ModelTypeReleases) -> ModelTypeReleases:
     if m.newest != m.harvested[-1]:
         raise ValueError(f"newest {m.newest!r} is not the last harvested release ({m.harvested[-1]!r})")
@@ -228,7 +241,7 @@ def _model_types_ok(m: ModelTypeReleases) -> ModelTypeReleases:
 # The checks spanning fields of one row, by table (the rest of a row is checked by the types its fields name)
 _ROW_CHECKS: dict[str, Any] = {"target": _target_ok, "torch": _torch_ok, "family": _family_ok,
                                "arch_probe": _arch_probe_ok, "model_types": _model_types_ok,
-                               "signature": _signature_ok}
+                               "signature": _signature_ok, "other_cause": _other_cause_ok}
 
 
 def _lists_to_tuples(cls: Any, v: Any) -> Any:
@@ -488,6 +501,14 @@ def _check_whole(rows: dict[str, list[tuple[Any, str, str, int]]]) -> None:
         if ids and sid not in ids:
             fail(f"signature_package names unknown signature {sid!r}", "signature_package", item, "signature")
         owned.add(sid)
+    # a cause outside packaging withholds signatures explain has, and is none of them
+    for item in rows["other_cause"]:
+        o = item[0]
+        if o.id in ids:
+            fail(f"other_cause {o.id!r} is a signature's id", "other_cause", item, "id")
+        for sid in o.withholds:
+            if ids and sid not in ids:
+                fail(f"other_cause {o.id!r} withholds unknown signature {sid!r}", "other_cause", item, "withholds")
 
 
 def _check_families(sigs: list[tuple[Any, str, str, int]], ids: set[str],

@@ -47,6 +47,7 @@ from glmcompat.matrix.rows import (
     SetupTorch,
     Requires,
     Signature,
+    OtherCause,
     SignaturePackage,
     Stack,
     StdlibRemoved,
@@ -151,6 +152,8 @@ class Facts:
     def rows(self, table: Literal["stack"]) -> tuple[Stack, ...]: ...
     @overload
     def rows(self, table: Literal["signature"]) -> tuple[Signature, ...]: ...
+    @overload
+    def rows(self, table: Literal["other_cause"]) -> tuple[OtherCause, ...]: ...
     @overload
     def rows(self, table: Literal["cuda"]) -> tuple[CudaDriver, ...]: ...
     @overload

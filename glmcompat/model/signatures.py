@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, Protocol
 from glmcompat.model.causes import cause_name
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
-from glmcompat.model.outputs.explain import SignatureHit
+from glmcompat.model.outputs.explain import OtherCauseHit, SignatureHit
 from glmcompat.model.tomltext import loads
 
 MAX_LINE = 8192  # longer lines are matched on their first MAX_LINE characters
@@ -2054,10 +2054,12 @@ def match_signatures(text: str, signatures: Sequence[SignatureRow]) -> list[Hit]
     return [replace(h, line=0) for h in scan_lines(text.splitlines(), signatures)]
 
 
-def render(hits: list[Hit], name: str) -> str:
-    """uv-style prose: what was found, why, and one concrete hint each."""
+def render(hits: list[Hit], name: str, others: Sequence[OtherCauseHit] = ()) -> str:
+    """uv-style prose: what was found, why, and one concrete hint each; then one line for each cause outside packaging
+    the log shows (what it shows, and the usual remedy)."""
+    elsewhere = [f"line {o.line}: not a packaging failure ({o.id}): {o.shows}; hint: {o.remedy}" for o in others]
     if not hits:
-        return f"{name}: no known failure signature found"
+        return "\n".join([f"{name}: no known failure signature found", *elsewhere])
     out = [f"{name}: {len(hits)} known failure signature(s)"]
     for h in hits:
         times = f" ({h.count} lines)" if h.count > 1 else ""
@@ -2068,6 +2070,8 @@ def render(hits: list[Hit], name: str) -> str:
             out.append(f"  package: {h.package}{' ' + h.version if h.version else ''}")
         out.append(f"  cause:   {h.cause}")
         out.append(f"  hint:    {h.remedy}")
+    if elsewhere:
+        out += ["", *elsewhere]
     return "\n".join(out)
 
 

@@ -88,32 +88,34 @@ def _explain(argv: Sequence[str]) -> int:
     p = explain_parser()
     args = p.parse_args(list(argv))
     from glmcompat.decide.diagnose import Env, diagnose  # lazy: keeps `verify --help` light
+    from glmcompat.decide.othercauses import Watch  # lazy: keeps `verify --help` light
     from glmcompat.decide.pasted import pasted  # lazy: keeps `verify --help` light
     from glmcompat.matrix.load import load_facts  # lazy: keeps `verify --help` light
     from glmcompat.model.signatures import numbered_lines, render, scan_numbered  # lazy: keeps `verify --help` light
 
     facts = load_facts()
     sigs = facts.rows("signature")
+    watch = Watch(facts.rows("other_cause"))  # the causes outside packaging the log shows, read on the way
     if args.log == "-":
         name = "<stdin>"
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        scan = (scan_numbered(pasted(numbered_lines(stream), sigs), sigs) if stream
-                else scan_numbered(pasted(enumerate(sys.stdin, 1), sigs), sigs))
+        scan = (scan_numbered(watch.through(pasted(numbered_lines(stream), sigs)), sigs) if stream
+                else scan_numbered(watch.through(pasted(enumerate(sys.stdin, 1), sigs)), sigs))
     else:
         name = args.log
         with _open_log(args.log) as f:
             try:
-                scan = scan_numbered(pasted(numbered_lines(f), sigs), sigs)
+                scan = scan_numbered(watch.through(pasted(numbered_lines(f), sigs)), sigs)
             except OSError as e:
                 raise InputError(f"cannot read: {e.strerror or e}", path=args.log) from None
-    hits = diagnose(scan.hits, Env.from_log(scan.context), facts)
+    hits, others = watch.withhold(diagnose(scan.hits, Env.from_log(scan.context), facts))
     if args.json:
         from glmcompat.model.outputs.explain import ExplainOutput  # lazy: --json only
 
-        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(hits))
+        doc = ExplainOutput(log=name, found=bool(hits), signatures=tuple(hits), others=others)
         dump_json(doc.to_json(), output(args).out)
     else:
-        print(paint_text(render(hits, name), output(args).color), file=output(args).out)
+        print(paint_text(render(hits, name, others), output(args).color), file=output(args).out)
     return 1 if hits else 0
 
 

@@ -54,6 +54,23 @@ class SignatureHit(JsonRecord):
     torch-arch-unsupported), a signature id; null where it declares none"""
 
 
+@dataclass(frozen=True)
+class OtherCauseHit(JsonRecord):
+    """A cause outside packaging and compatibility that the log shows (the compiler killed for memory, a misspelled
+    LD_LIBRARY_PATH, an index pip ignored: glmcompat/matrix/data/other-causes.toml): explain names no signature for the
+    failure it explains, and says what the log shows and the usual remedy."""
+
+    id: NonEmpty
+    shows: NonEmpty
+    """what the log shows, in the words of the row that read it, filled with what the line names"""
+    remedy: NonEmpty
+    text: str = field(metadata=key("match"))
+    """the matched text of the first line that shows it"""
+    line: Annotated[int, Schema(minimum=1)] = 0
+    """the 1-based line of that match"""
+    source: str = ""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ExplainOutput(JsonRecord):
     """Known failure signatures found in a server log, each with its cause and remedy."""
@@ -62,6 +79,9 @@ class ExplainOutput(JsonRecord):
     log: NonEmpty
     found: bool
     signatures: tuple[SignatureHit, ...]
+    others: tuple[OtherCauseHit, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """the causes outside packaging and compatibility the log shows, each with the usual remedy (no signature is
+    named for what they explain); absent where the log shows none"""
 
 
-__all__ = ["ExplainOutput", "SignatureHit"]
+__all__ = ["ExplainOutput", "OtherCauseHit", "SignatureHit"]
