@@ -569,7 +569,7 @@ UNMEASURED_CA = False
 # While UNMEASURED_CB, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CB = False, as for set V.
 CASES_CB = tomllib.loads((HERE / "heldout_cb.toml").read_text())["case"]
-UNMEASURED_CB = True
+UNMEASURED_CB = False
 
 # heldout_cc.toml: the set gathered as CC (typed as an owner of an older or legacy GPU: Kepler K80, Maxwell, Pascal
 # GTX 10xx / P40 / P100, Volta V100, Turing T4 / RTX 20xx with an older driver, whose installs of current torch / vLLM /
@@ -578,7 +578,7 @@ UNMEASURED_CB = True
 # While UNMEASURED_CC, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CC = False, as for set V.
 CASES_CC = tomllib.loads((HERE / "heldout_cc.toml").read_text())["case"]
-UNMEASURED_CC = True
+UNMEASURED_CC = False
 
 # heldout_cd.toml: the set gathered as CD (typed as a Linux distribution, Spack, Nix / Guix or Homebrew packager, or a
 # user of such packages: python3-torch from a distro, a Spack-built py-torch, nixpkgs' torch with cudaSupport,
@@ -588,7 +588,7 @@ UNMEASURED_CC = True
 # While UNMEASURED_CD, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CD = False, as for set V.
 CASES_CD = tomllib.loads((HERE / "heldout_cd.toml").read_text())["case"]
-UNMEASURED_CD = True
+UNMEASURED_CD = False
 
 # heldout_ce.toml: the set gathered as CE (typed as a system administrator who has just upgraded the CUDA toolkit or the
 # NVIDIA driver on a workstation or server: apt / dnf / runfile installs, cuda-compat, nvidia-driver packages, DKMS, a
@@ -597,7 +597,7 @@ UNMEASURED_CD = True
 # While UNMEASURED_CE, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CE = False, as for set V.
 CASES_CE = tomllib.loads((HERE / "heldout_ce.toml").read_text())["case"]
-UNMEASURED_CE = True
+UNMEASURED_CE = False
 
 # heldout_cf.toml: the set gathered as CF (typed as a maintainer who publishes binary wheels with CUDA / C++ extensions:
 # cibuildwheel, manylinux images, auditwheel repair, builds against several torch and CUDA versions, PyPI vs a custom
@@ -606,7 +606,7 @@ UNMEASURED_CE = True
 # While UNMEASURED_CF, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CF = False, as for set V.
 CASES_CF = tomllib.loads((HERE / "heldout_cf.toml").read_text())["case"]
-UNMEASURED_CF = True
+UNMEASURED_CF = False
 
 # heldout_cg.toml: the set gathered as CG (typed as a user of NVIDIA's training libraries: Apex, TransformerEngine,
 # Megatron-Core / Megatron-LM, NeMo, cuDNN frontend, NCCL tests, DALI, whose builds, installs or imports of them break
@@ -615,7 +615,7 @@ UNMEASURED_CF = True
 # While UNMEASURED_CG, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CG = False, as for set V.
 CASES_CG = tomllib.loads((HERE / "heldout_cg.toml").read_text())["case"]
-UNMEASURED_CG = True
+UNMEASURED_CG = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
