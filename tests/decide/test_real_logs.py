@@ -627,6 +627,15 @@ UNMEASURED_CG = False
 CASES_CH = tomllib.loads((HERE / "heldout_ch.toml").read_text())["case"]
 UNMEASURED_CH = True
 
+# heldout_ci.toml: the set gathered as CI (typed as a laptop GPU user on Linux: hybrid graphics, Optimus / PRIME
+# offload, MX-series or RTX mobile GPUs, distro-packaged drivers, secure boot, whose torch / CUDA / NumPy / extension
+# installs fail to build, import or find the GPU; sets CH and CJ are gathered beside it), frozen before `explain` ran on
+# it, scored by test_real_log_ci (`-k test_real_log_ci` selects it).
+# While UNMEASURED_CI, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CI = False, as for set V.
+CASES_CI = tomllib.loads((HERE / "heldout_ci.toml").read_text())["case"]
+UNMEASURED_CI = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -637,7 +646,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH)
+         + CASES_CH + CASES_CI)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1033,6 +1042,11 @@ def test_real_log_cg(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CH, UNMEASURED_CH), ids=[str(c["log"]) for c in CASES_CH])
 def test_real_log_ch(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CI, UNMEASURED_CI), ids=[str(c["log"]) for c in CASES_CI])
+def test_real_log_ci(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
