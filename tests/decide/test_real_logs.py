@@ -636,6 +636,16 @@ UNMEASURED_CH = True
 CASES_CI = tomllib.loads((HERE / "heldout_ci.toml").read_text())["case"]
 UNMEASURED_CI = True
 
+# heldout_cj.toml: the set gathered as CJ (typed as a user of a desktop application that bundles its own Python and
+# installs torch into it: Blender add-ons such as Dream Textures, Krita AI Diffusion, GIMP / OBS / DaVinci Resolve
+# plugins, Unity ML-Agents, Anki / Calibre add-ons, Houdini / Maya ML tools, whose torch / CUDA / NumPy /
+# compiled-extension installs inside that app fail; sets CH and CI are gathered beside it), frozen before `explain` ran
+# on it, scored by test_real_log_cj (`-k test_real_log_cj` selects it).
+# While UNMEASURED_CJ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CJ = False, as for set V.
+CASES_CJ = tomllib.loads((HERE / "heldout_cj.toml").read_text())["case"]
+UNMEASURED_CJ = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -646,7 +656,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH + CASES_CI)
+         + CASES_CH + CASES_CI + CASES_CJ)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1047,6 +1057,11 @@ def test_real_log_ch(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CI, UNMEASURED_CI), ids=[str(c["log"]) for c in CASES_CI])
 def test_real_log_ci(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CJ, UNMEASURED_CJ), ids=[str(c["log"]) for c in CASES_CJ])
+def test_real_log_cj(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
