@@ -655,6 +655,15 @@ UNMEASURED_CJ = True
 CASES_CK = tomllib.loads((HERE / "heldout_ck.toml").read_text())["case"]
 UNMEASURED_CK = True
 
+# heldout_cl.toml: the set gathered as CL (typed as a user in mainland China installing through domestic mirrors:
+# Tsinghua / Aliyun / USTC PyPI and conda mirrors, ModelScope, a mirror that lags or lacks the CUDA wheels, PaddlePaddle
+# / MindSpore beside torch, whose torch / CUDA / NumPy / compiled-extension installs or imports fail; sets CK and CM are
+# gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cl (`-k test_real_log_cl` selects it).
+# While UNMEASURED_CL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CL = False, as for set V.
+CASES_CL = tomllib.loads((HERE / "heldout_cl.toml").read_text())["case"]
+UNMEASURED_CL = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -665,7 +674,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK)
+         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1076,6 +1085,11 @@ def test_real_log_cj(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CK, UNMEASURED_CK), ids=[str(c["log"]) for c in CASES_CK])
 def test_real_log_ck(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CL, UNMEASURED_CL), ids=[str(c["log"]) for c in CASES_CL])
+def test_real_log_cl(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
