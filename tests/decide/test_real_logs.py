@@ -664,6 +664,15 @@ UNMEASURED_CK = True
 CASES_CL = tomllib.loads((HERE / "heldout_cl.toml").read_text())["case"]
 UNMEASURED_CL = True
 
+# heldout_cm.toml: the set gathered as CM (typed as a geospatial / earth-observation ML user: torchgeo, rasterio / GDAL
+# / shapely beside torch, segmentation-models-pytorch, satellite-image pipelines, xarray + dask + torch, QGIS plugins
+# running models, whose torch / CUDA / NumPy / compiled-extension / installer stack breaks; sets CK and CL are gathered
+# beside it), frozen before `explain` ran on it, scored by test_real_log_cm (`-k test_real_log_cm` selects it).
+# While UNMEASURED_CM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CM = False, as for set V.
+CASES_CM = tomllib.loads((HERE / "heldout_cm.toml").read_text())["case"]
+UNMEASURED_CM = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -674,7 +683,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL)
+         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1090,6 +1099,11 @@ def test_real_log_ck(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CL, UNMEASURED_CL), ids=[str(c["log"]) for c in CASES_CL])
 def test_real_log_cl(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CM, UNMEASURED_CM), ids=[str(c["log"]) for c in CASES_CM])
+def test_real_log_cm(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
