@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, ignored_elsewhere
+from glmcompat.decide.companioncauses import COMPANION_BUILDERS, COMPANION_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
@@ -1403,6 +1404,7 @@ BUILDERS: dict[str, Builder] = {
     **ENGINE_BUILDERS,
     **PYTHON_BUILDERS,
     **EXT_BUILDERS,
+    **COMPANION_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -1463,7 +1465,7 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            # the loader's libcudart.so.N of a package's module: an extension built for another CUDA only where the log's
            # torch is built for another runtime (else cudart-missing's)
            "extension-cuda-mismatch": ("x_cudart",),
-           **PYTHON_DROPPED}
+           **PYTHON_DROPPED, **COMPANION_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
 

@@ -924,14 +924,15 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # duplicate-installation warning); rn_lookup: importlib.metadata's PackageNotFoundError, whose check's own message (the
 # program's "X with minimum required version V is not installed") follows it and names the checker. cut_head: a message's
 # later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
-# where a later line prints the whole message, names what the tail cannot (the model type).
+# where a later line prints the whole message, names what the tail cannot (the model type). rv_ray, rv_py, rv_pa: a
+# "Ray: X" / "Python: X" / "Pyarrow: X" line of Ray's version check (ray-version-mismatch), whose head names the check.
 # scene groups that yield to any other reading of their signature later in the log (pip's candidate wheel lines: what
 # a later "Collecting ... (from ...)" of the same install says is read first; pip's failed PEP 517 step or the build
 # backend's frame, whose output below says in the package's own words that its setup found no torch: read that)
 YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
-                          "cut_head"})
+                          "cut_head", "rv_ray", "rv_py", "rv_pa"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -945,13 +946,15 @@ _TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_]
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
 # are kept, in the hit's ``also`` (by group), so a cause can name the newest (the one a remedy must satisfy)
 # (nvcc_version, nvcc_include: torch's CMake config prints the compiler's release on the line after its "Found two
-# conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68)
+# conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68); rv_ray, rv_py, rv_pa: Ray's version
+# check prints the cluster's block then this process's (ray/_private/utils.py check_version_info), each a line a value
 # the groups of a failed build step (ninja's "FAILED: <output>", a compiler command's exit, ld's exit, torch's
 # cpp_extension "Error building extension"): the traceback after it is the build driver's (torch/utils/cpp_extension.py
 # runs ninja for another package's extension), so a glue package its frames name (torch) is not the package being
 # built; a non-glue package's frames (the package's own setup or op builder) still name it
 BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
-COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have"})
+COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have", "rv_ray", "rv_py",
+                              "rv_pa", "rv_where"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1345,6 +1348,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # java/ai/djl/pytorch/jni/LibUtils.java:357, loadNativeLibrary: logger.debug("Loading native library: {}", path), first
     # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
     ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
+    # a program's own call of an Auto class's register (transformers' AutoModel.register(MyConfig, MyModel)): the classes
+    # it passes are its own, so transformers' config_class check of them is no remote code's (remote-code-config-class-mismatch)
+    ("auto_register", r"(?<![\w.])(?P<v>Auto(?:Model\w{0,60}|Config|Tokenizer|ImageProcessor|Processor)\.register)\("),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
@@ -1355,7 +1361,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
-                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3")
+                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
