@@ -923,6 +923,8 @@ def own_import_failed(h: Hit, package: str) -> bool:
 
 
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "tv_backend" in h.groups:
+        return _torchvision_without_cuda(h, env)
     if "partial" not in h.groups:
         return _family("torchvision", env, facts)
     if not own_import_failed(h, "torchvision"):
@@ -939,6 +941,23 @@ def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return f"{chain}: {got[0]}", f"{got[1]};{restart}"
     return (f"{chain}: that torchvision was not built for the installed torch (its compiled _C links another torch's "
             "ABI)", f"{h.remedy};{restart}")
+
+
+def _torchvision_without_cuda(h: Hit, env: Env) -> tuple[str, str]:
+    """torchvision-nms-missing where torch's dispatcher finds no CUDA kernel of a torchvision op: a torchvision built
+    without CUDA (a +cpu wheel, or a source build whose CUDA part was not compiled) beside a torch that runs on the GPU."""
+    ver, torch = env.version("torchvision"), env.version("torch")
+    op = h.groups.get("tv_op", "torchvision's op")
+    built = (f"torchvision {ver} is a CPU-only build" if _local(ver) == "cpu" else
+             f"{_shown('torchvision', ver)} was built without CUDA (a +cpu wheel, or a source build that did not compile "
+             "its CUDA kernels: its setup.py builds them only with FORCE_CUDA=1, or where torch sees a GPU and a CUDA "
+             "toolkit)")
+    return (f"torch's dispatcher has no CUDA kernel of {op} to run on CUDA tensors: {built}, while the tensors (and "
+            f"{_shown('torch', torch)}) are on the GPU; torchvision's compiled ops exist only for the backends its build "
+            "compiled",
+            f"install the torchvision build for torch's CUDA (the release paired with {_shown('torch', torch)}, from the "
+            "same cuXYZ index torch came from), or rebuild torchvision from source with FORCE_CUDA=1 and the CUDA "
+            "toolkit torch was built with")
 
 
 def _torchaudio(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

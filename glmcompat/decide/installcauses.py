@@ -1294,8 +1294,14 @@ def _req_name(req: str) -> str:
     return canonicalize(re.split(r"[\s\[=<>!~;@(,]", req.strip(), maxsplit=1)[0])
 
 
+# NumPy, whose C ABI every compiled extension of the stack is built against (its 1.x / 2.x split is what their numpy pins
+# bound), and CuPy's CUDA builds (cupy-cuda11x, cupy-cuda12x, cupy-cuda102: the distribution named for the CUDA it links)
+_STACK_NAMES = re.compile(r"numpy|cupy-cuda\d{2,3}x?|cupy-rocm-[\d-]{1,8}")
+
+
 def _in_stack(name: str, tracked: dict[str, list[str]]) -> bool:
-    return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"
+    return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton" or \
+        _STACK_NAMES.fullmatch(name) is not None
 
 
 # a candidate pip lists in "Cannot install a==1, a==2 and a==3": its name, version and local label, where the label
@@ -1327,7 +1333,7 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
     tracked = companions(facts)
-    causes = [c for c in env.notes.get("pip_causes", "").split("; ") if c]
+    causes = list(dict.fromkeys(c for c in env.notes.get("pip_causes", "").split("; ") if c))  # pip repeats them per candidate
     # uv's derivation: its first paragraph to its conclusion, or as far as a cut log goes (its "X depends on Y" clauses);
     # a requirement's markers ({platform_machine == 'x86_64' and ...}) left out of what is said
     because = re.sub(r"\{[^{}]{0,400}\}", "", env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", ""))
