@@ -37,7 +37,7 @@ from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
-                                           optional_missing, runs_on_sm, torch_missing_in_a_build)
+                                           optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -925,6 +925,10 @@ def own_import_failed(h: Hit, package: str) -> bool:
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "tv_backend" in h.groups:
         return _torchvision_without_cuda(h, env)
+    if "tv_only_op" in h.groups:  # the dispatcher's list of the op's backends, its head cut: where it lacks CUDA
+        keys = {k.strip() for k in h.groups.get("tv_keys", "").split(",")}
+        return _torchvision_without_cuda(replace(h, groups={**h.groups, "tv_op": h.groups["tv_only_op"]}), env) \
+            if "CUDA" not in keys else None
     if "partial" not in h.groups:
         return _family("torchvision", env, facts)
     if not own_import_failed(h, "torchvision"):
@@ -1471,7 +1475,7 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
-           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial",),
+           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op"),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
                              "deser_cuda", "cuda_asked", "cuda_said"),
@@ -1500,6 +1504,8 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # CUDA runtime (extension-cuda-mismatch: an extension built for another CUDA than torch, over cudart-missing's reading of
 # the missing runtime alone and vLLM's generic one); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
 SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-too-new": frozenset({"companion-api-removed"}),
+              # a tracked companion's name a release removed ([[export]] rows): the removal, not its other direction (fix-m)
+              "companion-api-removed": frozenset({"companion-too-old"}),
               "torch-api-removed": frozenset({"companion-too-old"}),
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
@@ -1640,6 +1646,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         h = torch_python_wheel(h, env, facts)  # pip's no torch for the log's Python: torch-python-unsupported
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
+        h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

@@ -84,9 +84,12 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 # an extension module's "DLL load failed while importing X: The specified procedure could not be found" (WinError 127)
 # is undefined-symbol of X's package (loadercauses.proc_not_found)
 # pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc the log shows is glibc-too-old
-# (diagnose, installcauses.glibc_refusal; fix-i)
+# (diagnose, installcauses.glibc_refusal; fix-i); CPython's "module 'M' has no attribute 'N'" (companion-too-old's
+# words) where an [[export]] row records the release of M's distribution that removed N is companion-api-removed
+# (diagnose, pythoncauses.removed_attribute; fix-m)
 DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed",
-           "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported"}
+           "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported",
+           "companion-api-removed": "companion-too-old"}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
