@@ -1202,7 +1202,34 @@ def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
             + " (from the same PyTorch index as torch), or the torch this xformers was built for")
 
 
+# vLLM's V1 sampler gates FlashInfer's sampling on FlashInfer 0.2.3 (its sampling API's new return): vLLM 0.8.x turns it
+# off from that release on, 0.9.0 on below it (the vllm-0.8.5 and -0.9.0 wheels' vllm/v1/sample/ops/topk_topp_sampler.py)
+VLLM_SAMPLER_FOLLOWS = "0.9.0"
+
+
+def _flashinfer_sampler(h: Hit, env: Env) -> tuple[str, str]:
+    """flashinfer-companion-version from vLLM's sampler notice: FlashInfer newer (vLLM 0.8.x) or older (0.9.0 on) than
+    the sampling API vLLM's sampler calls; it runs on vLLM's PyTorch-native sampler."""
+    vllm = _shown("vLLM", env.version("vllm"))
+    bound = h.groups.get("fs_bound") or h.groups.get("fs_need", "0.2.3")
+    # (the notice's own "FlashInfer>=v0.2.3" is no version of the installed FlashInfer: a version equal to it is not said)
+    have = next((ver for d in ("flashinfer-python", "flashinfer") if (ver := env.version(d)) and ver != bound), "")
+    fi = _shown("FlashInfer", have)
+    if "fs_new" in h.groups:
+        return (f"{vllm}'s V1 sampler turned FlashInfer's top-p & top-k sampling off: the installed {fi} is {bound} or "
+                f"newer, whose sampling API (it no longer returns a success value) this vLLM's sampler was not written for "
+                "(vLLM 0.8.x), so it samples with its slower PyTorch-native implementation",
+                f"upgrade vLLM to {VLLM_SAMPLER_FOLLOWS} or later, whose sampler calls FlashInfer {bound}'s API, or install "
+                f"flashinfer-python<{bound} (the FlashInfer this vLLM's sampler was written for)")
+    need = bound
+    return (f"{vllm}'s V1 sampler needs FlashInfer {need} or later for its top-p & top-k sampling and the installed {fi} "
+            "is older, so it samples with its slower PyTorch-native implementation",
+            f"install flashinfer-python>={need} (the FlashInfer build for vLLM's torch and CUDA)")
+
+
 def _flashinfer(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    if "fs_new" in h.groups or "fs_old" in h.groups:
+        return _flashinfer_sampler(h, env)
     comp, have, want = h.groups.get("companion", ""), h.groups.get("have", ""), h.groups.get("want", "")
     if "unknown" in want:  # flashinfer-python without its _build_meta: a source checkout
         return (f"{comp} {have} is installed next to a flashinfer-python without a version ({want}: a source checkout "

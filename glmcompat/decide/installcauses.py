@@ -92,9 +92,23 @@ def _override_kwarg(h: Hit, env: Env) -> tuple[str, str] | None:
     klass, func, kwarg = g["kw_class"], g.get("kw_func", ""), g.get("kw_kwarg", "")
     site = re.search(r"[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/]", g.get("frame_file", ""))
     source = env.notes.get("imported " + klass, "")
+    if site is None and not source:
+        # the TypeError stands apart from the traceback the log shows (quoted before it): the package whose frame calls
+        # self.<func>( and, where another package's frame runs <func> itself, the override's own module (fix-m)
+        caller_top, override = env.notes.get("self call in " + func, ""), env.notes.get("frame def " + func, "")
+        if caller_top and override and override != caller_top:
+            return _override_said(klass, func, kwarg, caller_top, override, env, imported=False)
+        return None
     if site is None or not source or not env.notes.get("self call " + func):
         return None
-    top, own = site.group("top"), source.split(".", 1)[0]
+    return _override_said(klass, func, kwarg, site.group("top"), source, env)
+
+
+def _override_said(klass: str, func: str, kwarg: str, top: str, source: str, env: Env,
+                   imported: bool = True) -> tuple[str, str] | None:
+    """The override's cause (:func:`_override_kwarg`): ``top`` the calling package's module, ``source`` the module that
+    defines the subclass (the log's import of the class, or else the frame that runs the override: ``imported``)."""
+    own = source.split(".", 1)[0]
     caller, owner = module_package(top), module_package(own)
     if not caller or canonicalize(caller) == canonicalize(owner) or own == top:
         return None  # the class is the calling package's own: one package's code, no companion out of step
@@ -102,7 +116,7 @@ def _override_kwarg(h: Hit, env: Env) -> tuple[str, str] | None:
     named = own if canonicalize(own) == canonicalize(owner) else owner  # the distribution as its module spells it
     pin = f"{caller}<{have}" if have else f"{caller}<<the installed version>"
     return (f"{top} (the installed {_shown(caller, have)}) calls self.{func}(..., {kwarg}=...), and the object is an "
-            f"instance of {klass}, imported from {source}{f' ({named})' if source != named else ''}, whose {func} override does not take {kwarg}: "
+            f"instance of {klass}, {'imported from' if imported else 'whose override runs in'} {source}{f' ({named})' if source != named else ''}, whose {func} override does not take {kwarg}: "
             f"{named}'s {klass} subclasses a class of {caller} and keeps the signature of an older {caller} release, so "
             f"the installed {caller} is newer than the release {named} was written against ({named} is too old for it)",
             f"install the {caller} release {named} was written against, older than the installed one (`pip show {named}` "

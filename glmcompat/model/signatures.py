@@ -1466,6 +1466,9 @@ _CODE_HEAD = ("if ", "elif ", "while ", "assert ", "return ", "not ", "and ", "o
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
 _FROM_IMPORT = re.compile(r"(?<![\w.])from (?P<mod>[A-Za-z_][\w.]{0,200}) import \(?(?P<names>[A-Za-z_][\w, ]{0,400})")
 _SELF_CALL = re.compile(r"(?<![\w.])self\.(?P<m>[A-Za-z_]\w{0,80})\(")
+# CPython's traceback frame of a file under site-packages (dist-packages): its top-level package and the function
+_SITE_FRAME = re.compile(r'^\s{0,12}File "[^"\n]{0,300}[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/][^"\n]{1,300}", '
+                         r'line \d{1,7}, in (?P<func>[A-Za-z_]\w{0,80})\s{0,4}$')
 
 
 # A compiled module's own arch list as the log shows it: cuobjdump's --list-elf / --list-ptx rows (cuobjdump names each
@@ -1504,6 +1507,7 @@ class LogContext:
     derivation: str = ""  # uv's first "Because ..." paragraph of its derivation, while it is still being read
     conda_block: bool = False  # inside conda's conflict report: its chains and the user's bare specs
     no_dists: bool = False  # pip's "no matching distributions available" note is listing its names
+    frame_top: str = ""  # the installed package (site-packages/<top>/) whose file the last traceback frame line runs
 
     def _derivation(self, line: str) -> None:
         """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
@@ -1615,6 +1619,16 @@ class LogContext:
         if "self." in line:
             for sc in _SELF_CALL.finditer(line):
                 self.notes.setdefault("self call " + sc.group("m"), "1")
+                if self.frame_top:  # the frame's code line: the package whose own code makes the call
+                    self.notes.setdefault("self call in " + sc.group("m"), self.frame_top)
+        if "File" in line and (fr := _SITE_FRAME.match(line)) is not None:
+            # a frame of an installed package's file: the package whose code runs it, and the function it runs there
+            # (an override's own frame names the module that defines it: "InstructorEmbedding/instructor.py, in
+            # _load_sbert_model")
+            self.frame_top = fr.group("top")
+            self.notes.setdefault("frame def " + fr.group("func"), fr.group("top"))
+        elif line[:1] not in (" ", "\t"):
+            self.frame_top = ""
         if self.wrapped:  # a pasted terminal line broken before the version: "internal error, NCCL" / "version 2.14.3"
             if (w := _WRAPPED_VERSION.match(line)) is not None:
                 self.cuda.setdefault(self.wrapped, w.group("v"))
