@@ -127,13 +127,43 @@ def _config_class(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "the releases that load remote code without that check")
 
 
+# what a docker (podman) run gives the container a GPU with: --gpus (moby's DeviceRequests), the NVIDIA runtime, a CDI
+# device (nvidia.com/gpu=...), the toolkit's environment variable the runtime reads, or /dev/nvidia* passed by hand
+_GPU_ASKED = re.compile(r"--gpus(?:[= ]|$)|--runtime[= ]{1,4}nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|/dev/nvidia")
+
+
+def _container(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """container-gpu-runtime-missing: the row's cause for the engine's own refusal of a GPU request; for a docker (or
+    podman) run that asks for no GPU, the container started without one, where the log then shows torch counting no GPU
+    (is_available() False, as a check prints it or a program says it) and no CPU-only torch. None otherwise."""
+    g = h.groups
+    if "cr_plain" not in g:
+        return h.cause, h.remedy
+    if _GPU_ASKED.search(g.get("cr_args", "")):
+        return None  # the run asked for the GPU: its refusal, if any, is another line
+    torch = env.notes.get("printed_torch", "") or env.version("torch")
+    if not (env.notes.get("printed_avail") == "False" or env.notes.get("avail_said")) or torch.endswith("+cpu"):
+        return None
+    tool = g["cr_plain"]
+    image = next((a for a in g.get("cr_args", "").split() if not a.startswith("-") and ("/" in a or ":" in a)), "")
+    return (f"the container{f' ({image})' if image else ''} was started by a plain `{tool} run`, which asks for no GPU (no "
+            f"--gpus, no --runtime=nvidia, no NVIDIA device): {tool} gives such a container neither the host's "
+            "/dev/nvidia* devices nor its driver's libcuda.so.1, so torch inside it counts no GPU (is_available() is "
+            "False) whatever the image holds",
+            f"start the container with the GPU: {tool} run --gpus all ... (with the NVIDIA Container Toolkit installed on "
+            f"the host{'; podman: --device nvidia.com/gpu=all' if tool == 'podman' else ''}), or the legacy nvidia-docker "
+            "run, which adds --runtime=nvidia")
+
+
 # the groups whose hit is left out where its builder finds no failure (glmcompat/decide/diagnose.py DROPPED)
 COMPANION_DROPPED = {"ray-version-mismatch": ("rv_head", "rv_patch", "rv_ray", "rv_py", "rv_pa", "rv_where"),
-                     "remote-code-config-class-mismatch": ("cc_head",)}
+                     "remote-code-config-class-mismatch": ("cc_head",),
+                     "container-gpu-runtime-missing": ("cr_plain",)}
 
 COMPANION_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "ray-version-mismatch": _ray,
     "remote-code-config-class-mismatch": _config_class,
+    "container-gpu-runtime-missing": _container,
 }
 
 __all__ = ["COMPANION_BUILDERS", "COMPANION_DROPPED"]

@@ -925,14 +925,15 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # program's "X with minimum required version V is not installed") follows it and names the checker. cut_head: a message's
 # later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
 # where a later line prints the whole message, names what the tail cannot (the model type). rv_ray, rv_py, rv_pa: a
-# "Ray: X" / "Python: X" / "Pyarrow: X" line of Ray's version check (ray-version-mismatch), whose head names the check.
+# "Ray: X" / "Python: X" / "Pyarrow: X" line of Ray's version check (ray-version-mismatch), whose head names the check;
+# cr_plain: a docker (podman) run command, whose container engine's own refusal of a GPU request may follow it.
 # scene groups that yield to any other reading of their signature later in the log (pip's candidate wheel lines: what
 # a later "Collecting ... (from ...)" of the same install says is read first; pip's failed PEP 517 step or the build
 # backend's frame, whose output below says in the package's own words that its setup found no torch: read that)
 YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
-                          "cut_head", "rv_ray", "rv_py", "rv_pa"})
+                          "cut_head", "rv_ray", "rv_py", "rv_pa", "cr_plain"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -1412,7 +1413,10 @@ _PIP_PIN = re.compile(r"^\s{0,8}Collecting (?P<name>[A-Za-z0-9][\w.-]{0,80})(?:\
 _PIP_CANDIDATE = re.compile(r"^\s{0,8}(?:Using cached|Downloading) (?:\S{0,400}/)?(?P<name>[A-Za-z0-9][A-Za-z0-9_.]{0,80})-"
                             r"(?P<ver>\d[\w.!]{0,40}?)(?:(?:%2[Bb]|\+)[\w.]{1,40})?-(?:\d[\w]{0,20}-)?[\w.]{1,40}-[\w.]{1,40}-[\w.]{1,200}\.whl")
 _PRINT_CALL = re.compile(r"print\((?P<args>(?:[^()\n]|\(\)){1,300})\)")
-_REPL_EXPR = re.compile(r"^\s{0,4}>>> (?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+_REPL_EXPR = re.compile(r"^\s{0,4}(?:>>> |In \[\d{1,5}\]: )(?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+# IPython's echo of an expression's value (its displayhook: "Out[N]: <repr>"), read as the plain REPL's bare value
+_IPYTHON_OUT = re.compile(r"^\s{0,4}Out\[\d{1,5}\]: ")
+_IPYTHON_IN = re.compile(r"^\s{0,4}In \[\d{1,5}\]:")
 # the expressions a version check prints that the notes keep (:meth:`LogContext._printed`), and a script's lines between
 # its print() calls and before their output (imports, assignments, comments); a REPL's expression is kept as its call
 _CHECKED = ("torch.__version__", "torch.cuda.is_available()", "torch.version.cuda", "torch.version.hip")
@@ -1721,7 +1725,10 @@ class LogContext:
         repl = False
         if not calls and (expr := _REPL_EXPR.match(line)) is not None:
             calls, repl = [expr.group("e")], True
-        if self.printing and self.printing_repl and line.lstrip().startswith(">>>") and not self.printing_out:
+        if self.printing_repl and _IPYTHON_OUT.match(line):
+            line = _IPYTHON_OUT.sub("", line)  # IPython's "Out[N]: " before the value
+        if self.printing and self.printing_repl and (line.lstrip().startswith(">>>") or _IPYTHON_IN.match(line)) and \
+                not self.printing_out:
             self._printed_value(self.printing[0], "None")  # the expression echoed nothing: None
             self.printing = []
         if calls:
