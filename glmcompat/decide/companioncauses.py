@@ -155,6 +155,22 @@ def _container(h: Hit, env: Env, facts: Facts) -> Cause | None:
             "run, which adds --runtime=nvidia")
 
 
+def _zerogpu(h: Hit, env: Env, facts: Facts) -> Cause | None:
+    """zerogpu-torch-unsupported: the torch releases the Hub's message lists as ZeroGPU's, and the torch pin the log
+    shows where it shows one."""
+    listed = h.groups.get("zg_versions", "")
+    pin = env.version("torch")
+    mine = f"pins torch {pin}" if pin else "pins a torch release"
+    supported = f" (it supports {listed})" if listed else ""
+    newest = listed.split(", ")[0] if listed else ""
+    return (f"the Hugging Face Space's requirements.txt {mine} that ZeroGPU does not run{supported}: ZeroGPU supports "
+            "a fixed list of torch releases, and the Space's build refuses any other at configuration, before the app "
+            "starts",
+            (f"pin torch=={newest} (or another release the message lists) in requirements.txt, with its torchvision / "
+             "torchaudio of that release, or drop the torch pin (ZeroGPU preinstalls a supported torch)") if newest else
+            h.remedy)
+
+
 # the groups whose hit is left out where its builder finds no failure (glmcompat/decide/diagnose.py DROPPED)
 COMPANION_DROPPED = {"ray-version-mismatch": ("rv_head", "rv_patch", "rv_ray", "rv_py", "rv_pa", "rv_where"),
                      "remote-code-config-class-mismatch": ("cc_head",),
@@ -164,6 +180,7 @@ COMPANION_BUILDERS: dict[str, Callable[[Hit, Env, Facts], Cause | None]] = {
     "ray-version-mismatch": _ray,
     "remote-code-config-class-mismatch": _config_class,
     "container-gpu-runtime-missing": _container,
+    "zerogpu-torch-unsupported": _zerogpu,
 }
 
 __all__ = ["COMPANION_BUILDERS", "COMPANION_DROPPED"]
