@@ -190,6 +190,12 @@ def _untracked(package: str, env: Env, what: str) -> tuple[str, str] | None:
 
 
 def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if (colon := h.groups.get("colon_library", "")):
+        # the loader's line cut after the library's name: an undefined symbol only where the log quotes a torch symbol
+        quoted = env.notes.get("quoted_symbol", "")
+        if not torch_shaped(quoted) or not h.package or h.package == "torch":
+            return None
+        h = replace(h, groups={**h.groups, "library": colon, "symbol": quoted})
     pkg = h.package
     sym = h.groups.get("symbol", "")
     if sym.startswith("nccl"):
@@ -1497,7 +1503,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni", "colon_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),

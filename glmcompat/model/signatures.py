@@ -1062,6 +1062,13 @@ _ROWS = [re.compile(pattern) for pattern in (
     # f"- {prop}: {val}"; vLLM's collect_env "vLLM Version: 0.6.3.post1", torch's "PyTorch version: 2.4.1")
     r"^\s{0,12}(?:[-*]\s{1,4})?`?" + _ROW_NAME + r"`?(?:\s{1,4}[Vv]ersion(?:\s{1,4}\([^()]{0,40}\))?)?\s{0,4}:\s{0,4}"
     + _ROW_VERSION + r"(?:[\s,@(].{0,400})?$",
+    # an issue form's markdown list of distributions, name and version each in backticks ("- `torch_npu`: `2.8.0.post2`"),
+    # as a page may damage them (an opening backtick eaten, the quotes curled): the name quoted at one end at least, so a
+    # report's "- PyTorch: `2.11.0+cpu`" (a program's words, not a listing of distributions) is not read here
+    r"^\s{0,12}[-*]\s{1,4}[`\u2018\u201c]" + _ROW_NAME + r"[`\u2019\u201d]?\s{0,4}:\s{0,4}[`\u2018\u201c]?" + _ROW_VERSION
+    + r"[`\u2019\u201d]?\s{0,4}$",
+    r"^\s{0,12}[-*]\s{1,4}" + _ROW_NAME + r"[`\u2019\u201d]\s{0,4}:\s{0,4}[`\u2018\u201c]?" + _ROW_VERSION
+    + r"[`\u2019\u201d]?\s{0,4}$",
     # a markdown table's row ("| torch | 2.4.1+cu124 |")
     r"^\s{0,8}\|\s{0,8}`?" + _ROW_NAME + r"`?\s{0,40}\|\s{0,8}`?" + _ROW_VERSION + r"`?\s{0,40}\|",
 )]
@@ -1349,6 +1356,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # java/ai/djl/pytorch/jni/LibUtils.java:357, loadNativeLibrary: logger.debug("Loading native library: {}", path), first
     # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
     ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
+    # a mangled C++ symbol quoted alone on a line (a reporter's copy of the loader's symbol, `_ZNK3c10...`): read by
+    # undefined-symbol where the loader's own line is cut after the library's name
+    ("quoted_symbol", r"^\s{0,8}[`'\"\u2018\u201c]?(?P<v>_Z[A-Za-z0-9_]{4,400})[`'\"\u2019\u201d]?\s{0,4}$"),
     # a program's own call of an Auto class's register (transformers' AutoModel.register(MyConfig, MyModel)): the classes
     # it passes are its own, so transformers' config_class check of them is no remote code's (remote-code-config-class-mismatch)
     ("auto_register", r"(?<![\w.])(?P<v>Auto(?:Model\w{0,60}|Config|Tokenizer|ImageProcessor|Processor)\.register)\("),
@@ -1362,7 +1372,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
-                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(")
+                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
