@@ -1505,7 +1505,8 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
 DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni", "colon_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
-           "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
+           "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module",
+                                 "mc_macro"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op"),

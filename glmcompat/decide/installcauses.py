@@ -133,6 +133,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _cython_capi(h, env, facts)
     if "min_pkg" in g:
         return _below_minimum(h, env, facts)
+    if "mc_macro" in g:
+        return _torch_macro(h, env, facts)
     if "nosplit_cls" in g:  # a trainer's FSDP wrap policy: the model's own _no_split_modules names a class it lacks
         tf = env.version("transformers")
         cls = g["nosplit_cls"]
@@ -372,6 +374,37 @@ def _sharp(row: Export, name: str, what: str, dist: str, have: str, who: str, sp
             f"{row.since}, and {dist} is older than that release, so {dist} is too old for {who or 'that code'}",
             f"install {dist}>={row.since} (pip install -U '{dist}>={row.since}'; {name} is in {dist} >= {row.since})"
             + pin)
+
+
+# a source tree's own directories under which a package keeps its C++ (torchvision/csrc/vision.cpp: torchvision's)
+_SOURCE_DIRS = frozenset({"csrc", "src", "cpp", "cuda", "kernels", "ops", "include"})
+
+
+def _torch_macro(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old for a C++ source whose registration macro of torch's headers (TORCH_LIBRARY_FRAGMENT) the
+    compiler did not know: the release that first defines it (torch-macros.toml's [[export]] rows, by header) against
+    the torch the log shows. None where no compile error precedes the line, the macro is none the headers define, or the
+    torch the log shows already defines it."""
+    macro, source = h.groups["mc_macro"], env.notes.get("decl_error", "")
+    row = next((r for r in facts.rows("export") if r.package == "torch" and macro in r.names and "/" in r.module), None)
+    if not source or row is None:
+        return None
+    have = env.version("torch")
+    if (installed := _v(have)) is not None and (since := _v(row.since)) is not None and \
+            (_v(installed.public) or installed) >= since:
+        return None  # the installed torch's headers define it: the compile fails for another reason
+    parts = re.split(r"[\\/]", source)
+    pkg = next((p for p, nxt in zip(parts, parts[1:]) if nxt in _SOURCE_DIRS and p not in _SOURCE_DIRS), "") or \
+        env.notes.get("building", "")
+    who = f"{pkg}'s source" if pkg else "the extension's source"
+    torch = f"the torch it builds against ({have})" if have else "the torch it builds against"
+    return (f"{who} ({source}) registers its operators with torch's {macro} macro ({row.module}), which torch "
+            f"{row.since} first defines, and {torch} is older: its headers lack the macro, so the compiler reads the line "
+            "as a declaration it cannot parse (\"expected constructor, destructor, or type conversion before '(' token\"); "
+            f"the source was written for a newer torch than the one installed",
+            f"install torch>={row.since} before building (with the companions of that release), or build the "
+            f"{pkg or 'extension'} release made for the installed torch (its release branch or tag, not a main branch "
+            "that follows torch's nightly)")
 
 
 def _below_minimum(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

@@ -1356,6 +1356,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # java/ai/djl/pytorch/jni/LibUtils.java:357, loadNativeLibrary: logger.debug("Loading native library: {}", path), first
     # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
     ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
+    # a C++ compiler's error at a file-scope line it cannot read as a declaration (g++: "expected constructor, destructor,
+    # or type conversion before '(' token"; an undefined function-like macro such as torch's TORCH_LIBRARY_FRAGMENT):
+    # the source file, read by companion-too-old where the line it echoes opens with one of torch's registration macros
+    ("decl_error", r"(?P<v>[^\s:'\"]{1,300}\.(?:cpp|cc|cxx|cu|h|hpp|cuh)):\d{1,7}(?::\d{1,5})?: error: expected constructor, "
+                   r"destructor, or type conversion before ['\u2018`]\(['\u2019] token"),
     # a mangled C++ symbol quoted alone on a line (a reporter's copy of the loader's symbol, `_ZNK3c10...`): read by
     # undefined-symbol where the loader's own line is cut after the library's name
     ("quoted_symbol", r"^\s{0,8}[`'\"\u2018\u201c]?(?P<v>_Z[A-Za-z0-9_]{4,400})[`'\"\u2019\u201d]?\s{0,4}$"),
@@ -1372,7 +1377,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
-                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z")
+                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z|constructor, destructor")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
