@@ -394,7 +394,8 @@ def _torch_macro(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             (_v(installed.public) or installed) >= since:
         return None  # the installed torch's headers define it: the compile fails for another reason
     parts = re.split(r"[\\/]", source)
-    pkg = next((p for p, nxt in zip(parts, parts[1:]) if nxt in _SOURCE_DIRS and p not in _SOURCE_DIRS), "") or \
+    pkg = next((p for p, nxt in zip(parts, parts[1:], strict=False) if nxt in _SOURCE_DIRS and p not in _SOURCE_DIRS),
+               "") or \
         env.notes.get("building", "")
     who = f"{pkg}'s source" if pkg else "the extension's source"
     torch = f"the torch it builds against ({have})" if have else "the torch it builds against"
