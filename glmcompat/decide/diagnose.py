@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
 from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, ignored_elsewhere
+from glmcompat.decide.companioncauses import COMPANION_BUILDERS, COMPANION_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
@@ -36,7 +37,7 @@ from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
-                                           optional_missing, runs_on_sm, torch_missing_in_a_build)
+                                           optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -189,6 +190,12 @@ def _untracked(package: str, env: Env, what: str) -> tuple[str, str] | None:
 
 
 def _undefined(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if (colon := h.groups.get("colon_library", "")):
+        # the loader's line cut after the library's name: an undefined symbol only where the log quotes a torch symbol
+        quoted = env.notes.get("quoted_symbol", "")
+        if not torch_shaped(quoted) or not h.package or h.package == "torch":
+            return None
+        h = replace(h, groups={**h.groups, "library": colon, "symbol": quoted})
     pkg = h.package
     sym = h.groups.get("symbol", "")
     if sym.startswith("nccl"):
@@ -922,6 +929,12 @@ def own_import_failed(h: Hit, package: str) -> bool:
 
 
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "tv_backend" in h.groups:
+        return _torchvision_without_cuda(h, env)
+    if "tv_only_op" in h.groups:  # the dispatcher's list of the op's backends, its head cut: where it lacks CUDA
+        keys = {k.strip() for k in h.groups.get("tv_keys", "").split(",")}
+        return _torchvision_without_cuda(replace(h, groups={**h.groups, "tv_op": h.groups["tv_only_op"]}), env) \
+            if "CUDA" not in keys else None
     if "partial" not in h.groups:
         return _family("torchvision", env, facts)
     if not own_import_failed(h, "torchvision"):
@@ -938,6 +951,23 @@ def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return f"{chain}: {got[0]}", f"{got[1]};{restart}"
     return (f"{chain}: that torchvision was not built for the installed torch (its compiled _C links another torch's "
             "ABI)", f"{h.remedy};{restart}")
+
+
+def _torchvision_without_cuda(h: Hit, env: Env) -> tuple[str, str]:
+    """torchvision-nms-missing where torch's dispatcher finds no CUDA kernel of a torchvision op: a torchvision built
+    without CUDA (a +cpu wheel, or a source build whose CUDA part was not compiled) beside a torch that runs on the GPU."""
+    ver, torch = env.version("torchvision"), env.version("torch")
+    op = h.groups.get("tv_op", "torchvision's op")
+    built = (f"torchvision {ver} is a CPU-only build" if _local(ver) == "cpu" else
+             f"{_shown('torchvision', ver)} was built without CUDA (a +cpu wheel, or a source build that did not compile "
+             "its CUDA kernels: its setup.py builds them only with FORCE_CUDA=1, or where torch sees a GPU and a CUDA "
+             "toolkit)")
+    return (f"torch's dispatcher has no CUDA kernel of {op} to run on CUDA tensors: {built}, while the tensors (and "
+            f"{_shown('torch', torch)}) are on the GPU; torchvision's compiled ops exist only for the backends its build "
+            "compiled",
+            f"install the torchvision build for torch's CUDA (the release paired with {_shown('torch', torch)}, from the "
+            "same cuXYZ index torch came from), or rebuild torchvision from source with FORCE_CUDA=1 and the CUDA "
+            "toolkit torch was built with")
 
 
 def _torchaudio(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1178,7 +1208,34 @@ def _xformers_ops(env: Env, facts: Facts) -> tuple[str, str] | None:
             + " (from the same PyTorch index as torch), or the torch this xformers was built for")
 
 
+# vLLM's V1 sampler gates FlashInfer's sampling on FlashInfer 0.2.3 (its sampling API's new return): vLLM 0.8.x turns it
+# off from that release on, 0.9.0 on below it (the vllm-0.8.5 and -0.9.0 wheels' vllm/v1/sample/ops/topk_topp_sampler.py)
+VLLM_SAMPLER_FOLLOWS = "0.9.0"
+
+
+def _flashinfer_sampler(h: Hit, env: Env) -> tuple[str, str]:
+    """flashinfer-companion-version from vLLM's sampler notice: FlashInfer newer (vLLM 0.8.x) or older (0.9.0 on) than
+    the sampling API vLLM's sampler calls; it runs on vLLM's PyTorch-native sampler."""
+    vllm = _shown("vLLM", env.version("vllm"))
+    bound = h.groups.get("fs_bound") or h.groups.get("fs_need", "0.2.3")
+    # (the notice's own "FlashInfer>=v0.2.3" is no version of the installed FlashInfer: a version equal to it is not said)
+    have = next((ver for d in ("flashinfer-python", "flashinfer") if (ver := env.version(d)) and ver != bound), "")
+    fi = _shown("FlashInfer", have)
+    if "fs_new" in h.groups:
+        return (f"{vllm}'s V1 sampler turned FlashInfer's top-p & top-k sampling off: the installed {fi} is {bound} or "
+                f"newer, whose sampling API (it no longer returns a success value) this vLLM's sampler was not written for "
+                "(vLLM 0.8.x), so it samples with its slower PyTorch-native implementation",
+                f"upgrade vLLM to {VLLM_SAMPLER_FOLLOWS} or later, whose sampler calls FlashInfer {bound}'s API, or install "
+                f"flashinfer-python<{bound} (the FlashInfer this vLLM's sampler was written for)")
+    need = bound
+    return (f"{vllm}'s V1 sampler needs FlashInfer {need} or later for its top-p & top-k sampling and the installed {fi} "
+            "is older, so it samples with its slower PyTorch-native implementation",
+            f"install flashinfer-python>={need} (the FlashInfer build for vLLM's torch and CUDA)")
+
+
 def _flashinfer(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    if "fs_new" in h.groups or "fs_old" in h.groups:
+        return _flashinfer_sampler(h, env)
     comp, have, want = h.groups.get("companion", ""), h.groups.get("have", ""), h.groups.get("want", "")
     if "unknown" in want:  # flashinfer-python without its _build_meta: a source checkout
         return (f"{comp} {have} is installed next to a flashinfer-python without a version ({want}: a source checkout "
@@ -1403,6 +1460,7 @@ BUILDERS: dict[str, Builder] = {
     **ENGINE_BUILDERS,
     **PYTHON_BUILDERS,
     **EXT_BUILDERS,
+    **COMPANION_BUILDERS,
     "torchvision-nms-missing": _torchvision,
     "torchaudio-load-failure": _torchaudio,
     "undefined-symbol": _undefined,
@@ -1445,12 +1503,13 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni", "colon_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
-           "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module"),
+           "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module",
+                                 "mc_macro"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
-           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial",),
+           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op"),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
                              "deser_cuda", "cuda_asked", "cuda_said"),
@@ -1463,7 +1522,7 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            # the loader's libcudart.so.N of a package's module: an extension built for another CUDA only where the log's
            # torch is built for another runtime (else cudart-missing's)
            "extension-cuda-mismatch": ("x_cudart",),
-           **PYTHON_DROPPED}
+           **PYTHON_DROPPED, **COMPANION_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 
 
@@ -1479,6 +1538,8 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # CUDA runtime (extension-cuda-mismatch: an extension built for another CUDA than torch, over cudart-missing's reading of
 # the missing runtime alone and vLLM's generic one); a module setuptools 82 removed (pkg_resources): the removal, not a package merely missing
 SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-too-new": frozenset({"companion-api-removed"}),
+              # a tracked companion's name a release removed ([[export]] rows): the removal, not its other direction (fix-m)
+              "companion-api-removed": frozenset({"companion-too-old"}),
               "torch-api-removed": frozenset({"companion-too-old"}),
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
               "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
@@ -1619,6 +1680,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         h = torch_python_wheel(h, env, facts)  # pip's no torch for the log's Python: torch-python-unsupported
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
+        h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:

@@ -92,9 +92,23 @@ def _override_kwarg(h: Hit, env: Env) -> tuple[str, str] | None:
     klass, func, kwarg = g["kw_class"], g.get("kw_func", ""), g.get("kw_kwarg", "")
     site = re.search(r"[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/]", g.get("frame_file", ""))
     source = env.notes.get("imported " + klass, "")
+    if site is None and not source:
+        # the TypeError stands apart from the traceback the log shows (quoted before it): the package whose frame calls
+        # self.<func>( and, where another package's frame runs <func> itself, the override's own module (fix-m)
+        caller_top, override = env.notes.get("self call in " + func, ""), env.notes.get("frame def " + func, "")
+        if caller_top and override and override != caller_top:
+            return _override_said(klass, func, kwarg, caller_top, override, env, imported=False)
+        return None
     if site is None or not source or not env.notes.get("self call " + func):
         return None
-    top, own = site.group("top"), source.split(".", 1)[0]
+    return _override_said(klass, func, kwarg, site.group("top"), source, env)
+
+
+def _override_said(klass: str, func: str, kwarg: str, top: str, source: str, env: Env,
+                   imported: bool = True) -> tuple[str, str] | None:
+    """The override's cause (:func:`_override_kwarg`): ``top`` the calling package's module, ``source`` the module that
+    defines the subclass (the log's import of the class, or else the frame that runs the override: ``imported``)."""
+    own = source.split(".", 1)[0]
     caller, owner = module_package(top), module_package(own)
     if not caller or canonicalize(caller) == canonicalize(owner) or own == top:
         return None  # the class is the calling package's own: one package's code, no companion out of step
@@ -102,7 +116,7 @@ def _override_kwarg(h: Hit, env: Env) -> tuple[str, str] | None:
     named = own if canonicalize(own) == canonicalize(owner) else owner  # the distribution as its module spells it
     pin = f"{caller}<{have}" if have else f"{caller}<<the installed version>"
     return (f"{top} (the installed {_shown(caller, have)}) calls self.{func}(..., {kwarg}=...), and the object is an "
-            f"instance of {klass}, imported from {source}{f' ({named})' if source != named else ''}, whose {func} override does not take {kwarg}: "
+            f"instance of {klass}, {'imported from' if imported else 'whose override runs in'} {source}{f' ({named})' if source != named else ''}, whose {func} override does not take {kwarg}: "
             f"{named}'s {klass} subclasses a class of {caller} and keeps the signature of an older {caller} release, so "
             f"the installed {caller} is newer than the release {named} was written against ({named} is too old for it)",
             f"install the {caller} release {named} was written against, older than the installed one (`pip show {named}` "
@@ -119,6 +133,8 @@ def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return _cython_capi(h, env, facts)
     if "min_pkg" in g:
         return _below_minimum(h, env, facts)
+    if "mc_macro" in g:
+        return _torch_macro(h, env, facts)
     if "nosplit_cls" in g:  # a trainer's FSDP wrap policy: the model's own _no_split_modules names a class it lacks
         tf = env.version("transformers")
         cls = g["nosplit_cls"]
@@ -358,6 +374,38 @@ def _sharp(row: Export, name: str, what: str, dist: str, have: str, who: str, sp
             f"{row.since}, and {dist} is older than that release, so {dist} is too old for {who or 'that code'}",
             f"install {dist}>={row.since} (pip install -U '{dist}>={row.since}'; {name} is in {dist} >= {row.since})"
             + pin)
+
+
+# a source tree's own directories under which a package keeps its C++ (torchvision/csrc/vision.cpp: torchvision's)
+_SOURCE_DIRS = frozenset({"csrc", "src", "cpp", "cuda", "kernels", "ops", "include"})
+
+
+def _torch_macro(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """companion-too-old for a C++ source whose registration macro of torch's headers (TORCH_LIBRARY_FRAGMENT) the
+    compiler did not know: the release that first defines it (torch-macros.toml's [[export]] rows, by header) against
+    the torch the log shows. None where no compile error precedes the line, the macro is none the headers define, or the
+    torch the log shows already defines it."""
+    macro, source = h.groups["mc_macro"], env.notes.get("decl_error", "")
+    row = next((r for r in facts.rows("export") if r.package == "torch" and macro in r.names and "/" in r.module), None)
+    if not source or row is None:
+        return None
+    have = env.version("torch")
+    if (installed := _v(have)) is not None and (since := _v(row.since)) is not None and \
+            (_v(installed.public) or installed) >= since:
+        return None  # the installed torch's headers define it: the compile fails for another reason
+    parts = re.split(r"[\\/]", source)
+    pkg = next((p for p, nxt in zip(parts, parts[1:], strict=False) if nxt in _SOURCE_DIRS and p not in _SOURCE_DIRS),
+               "") or \
+        env.notes.get("building", "")
+    who = f"{pkg}'s source" if pkg else "the extension's source"
+    torch = f"the torch it builds against ({have})" if have else "the torch it builds against"
+    return (f"{who} ({source}) registers its operators with torch's {macro} macro ({row.module}), which torch "
+            f"{row.since} first defines, and {torch} is older: its headers lack the macro, so the compiler reads the line "
+            "as a declaration it cannot parse (\"expected constructor, destructor, or type conversion before '(' token\"); "
+            f"the source was written for a newer torch than the one installed",
+            f"install torch>={row.since} before building (with the companions of that release), or build the "
+            f"{pkg or 'extension'} release made for the installed torch (its release branch or tag, not a main branch "
+            "that follows torch's nightly)")
 
 
 def _below_minimum(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1294,8 +1342,14 @@ def _req_name(req: str) -> str:
     return canonicalize(re.split(r"[\s\[=<>!~;@(,]", req.strip(), maxsplit=1)[0])
 
 
+# NumPy, whose C ABI every compiled extension of the stack is built against (its 1.x / 2.x split is what their numpy pins
+# bound), and CuPy's CUDA builds (cupy-cuda11x, cupy-cuda12x, cupy-cuda102: the distribution named for the CUDA it links)
+_STACK_NAMES = re.compile(r"numpy|cupy-cuda\d{2,3}x?|cupy-rocm-[\d-]{1,8}")
+
+
 def _in_stack(name: str, tracked: dict[str, list[str]]) -> bool:
-    return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton"
+    return name in tracked or name.startswith(("nvidia-", "torch")) or name == "triton" or \
+        _STACK_NAMES.fullmatch(name) is not None
 
 
 # a candidate pip lists in "Cannot install a==1, a==2 and a==3": its name, version and local label, where the label
@@ -1327,7 +1381,7 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
     tracked = companions(facts)
-    causes = [c for c in env.notes.get("pip_causes", "").split("; ") if c]
+    causes = list(dict.fromkeys(c for c in env.notes.get("pip_causes", "").split("; ") if c))  # pip repeats them per candidate
     # uv's derivation: its first paragraph to its conclusion, or as far as a cut log goes (its "X depends on Y" clauses);
     # a requirement's markers ({platform_machine == 'x86_64' and ...}) left out of what is said
     because = re.sub(r"\{[^{}]{0,400}\}", "", env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", ""))

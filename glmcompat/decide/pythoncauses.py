@@ -97,7 +97,9 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     dist = module_package(module.split(".", 1)[0])
     tracked = companions(facts)
     is_engine = dist in engines(facts)
-    if dist == "triton" or (dist in tracked and not is_engine):
+    removed = facts.export(module, name)  # a tracked companion's name whose removal its source tells: this id's (fix-m)
+    if dist == "triton" or (dist in tracked and not is_engine and not (
+            removed is not None and removed.until and _known_removal(removed, flavoured(dist, env)[1], facts))):
         return None
     # the importing package: the traceback's last frame's (a path under site-packages), else the one its frames name
     framed = g.get("framed", h.package)
@@ -108,9 +110,9 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     # (a module whose exports the wheels tell imported, so its distribution is installed, the file shown or not)
     installed = bool(_INSTALLED.search(where)) or bool(env.version(dist)) or is_engine or \
         bool(who and g.get("frame") == who) or row is not None
-    if not installed:
+    if not installed and not flavoured(dist, env)[1]:
         return None
-    have = env.version(dist)
+    dist, have = flavoured(dist, env)
     cut = v(row.until) if row is not None and row.until else None
     if cut is not None and any(r.module == module and name in r.names and r.until is None
                                and (back := v(r.since)) is not None and back >= cut for r in facts.rows("export")):
@@ -120,8 +122,41 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         if known is None:
             return None  # the installed release has it, or every release read has it: nothing removed it
         if known:
-            return _removed_at(row, name, module, dist, have, who, known)
+            return _removed_at(row, name, module, dist, have, who, known, attribute="attr" in g)
     return _api_mismatch(name, module, dist, have, who, env.version(who) if who else "", g.get("api_hint", ""))
+
+
+# a distribution published once per CUDA (or ROCm) build of one source, under its name with the build's suffix (CuPy's
+# cupy-cuda100, cupy-cuda11x, cupy-cuda12x, cupy-rocm-5-0; cupy/cupy README "Installation": one wheel package per CUDA)
+_FLAVOUR = re.compile(r"-(?:cuda\d{2,3}x?|rocm-[\d-]{1,8})$")
+
+
+def flavoured(dist: str, env: Env) -> tuple[str, str]:
+    """(the distribution as installed, its version): ``dist`` where the log shows its version, else its one CUDA-build
+    distribution the log shows (``cupy`` -> ``cupy-cuda100``, 8.0.0b1); ``(dist, "")`` where it shows none."""
+    if (have := env.version(dist)) or not dist:
+        return dist, have
+    found = [(name, ver) for name, ver in env.versions.items()
+             if name.startswith(f"{dist}-") and _FLAVOUR.fullmatch(name[len(dist):]) and ver]
+    return found[0] if len(found) == 1 else (dist, "")
+
+
+def removed_attribute(h: Hit, env: Env, facts: Facts) -> Hit:
+    """companion-too-old's reading of CPython's "module 'M' has no attribute 'N'" (Objects/moduleobject.c
+    module_getattro) where an ``[[export]]`` row records the release of M's distribution that removed N, and the installed
+    release is past it (or the log shows none): companion-api-removed, the companion newer than the code (fix-m: cupy
+    8.0.0b1 removed cupy.scatter_add). The hit as it is otherwise."""
+    g = h.groups
+    if h.id != "companion-too-old" or "attr" not in g or not g.get("attr_module"):
+        return h
+    row = facts.export(g["attr_module"], g["attr"])
+    if row is None or not row.until or row.package == "torch" or not _known_removal(row, flavoured(row.package, env)[1], facts):
+        return h  # (torch's own removed API is torch-api-removed's, as companion-api-removed's pattern leaves torch's modules)
+    sig = next((r for r in facts.rows("signature") if r.id == "companion-api-removed"), None)
+    if sig is None:
+        return h
+    return replace(h, id=sig.id, cause=sig.cause, remedy=sig.remedy, source=sig.source,
+                   groups={**g, "api_name": g["attr"], "api_from": g["attr_module"]})
 
 
 def _api_mismatch(name: str, module: str, dist: str, have: str, who: str, who_have: str, hint: str) -> tuple[str, str]:
@@ -194,14 +229,18 @@ def _known_removal(row: Export, have: str, facts: Facts) -> str | None:
     return None if since is not None and oldest == since else ""
 
 
-def _removed_at(row: Export, name: str, module: str, dist: str, have: str, who: str, gone: str) -> tuple[str, str]:
-    """companion-api-removed naming the release that removed the name, from the wheels read."""
-    importer = f"{who} imports" if who else "the importing code imports"
-    return (f"{importer} {name} from {module}, and the installed {_shown(dist, have)} no longer has it: {dist} {gone} "
-            f"removed {name} (every release before it that the wheels were read of has it), so the importing code was "
-            f"written against an older {dist}; the import fails in {dist}, not in the importing package",
-            f"install {dist}<{gone} (pip install '{dist}<{gone}'), or upgrade {who or 'the importing package'} to a "
-            f"release written for {dist} {gone} or later (one that no longer imports {name})")
+def _removed_at(row: Export, name: str, module: str, dist: str, have: str, who: str, gone: str,
+                attribute: bool = False) -> tuple[str, str]:
+    """companion-api-removed naming the release that removed the name, from the wheels (or the release tags) read;
+    ``attribute``: the code reads it as an attribute of the module (module.name) rather than importing it."""
+    code, uses, what, step = (("calling", "uses", f"{module}.{name}", "the attribute lookup") if attribute else
+                              ("importing", "imports", f"{name} from {module}", "the import"))
+    user = f"{who} {uses}" if who else f"the {code} code {uses}"
+    return (f"{user} {what}, and the installed {_shown(dist, have)} no longer has it: {dist} {gone} removed {name} (every "
+            f"release before it that was read, its wheels or its tags, has it), so the {code} code was written against an "
+            f"older {dist}; {step} fails in {dist}, not in the {code} package",
+            f"install {dist}<{gone} (pip install '{dist}<{gone}'), or upgrade {who or f'the {code} package'} to a "
+            f"release written for {dist} {gone} or later (one that no longer {uses} {name})")
 
 
 # the file a frame runs under an installed distribution's directory (site-packages, dist-packages), and the suffixes of a

@@ -924,14 +924,16 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # duplicate-installation warning); rn_lookup: importlib.metadata's PackageNotFoundError, whose check's own message (the
 # program's "X with minimum required version V is not installed") follows it and names the checker. cut_head: a message's
 # later sentence read alone (a log that starts mid-message, tests/decide/test_paste_damage.py section 4), whose head,
-# where a later line prints the whole message, names what the tail cannot (the model type).
+# where a later line prints the whole message, names what the tail cannot (the model type). rv_ray, rv_py, rv_pa: a
+# "Ray: X" / "Python: X" / "Pyarrow: X" line of Ray's version check (ray-version-mismatch), whose head names the check;
+# cr_plain: a docker (podman) run command, whose container engine's own refusal of a GPU request may follow it.
 # scene groups that yield to any other reading of their signature later in the log (pip's candidate wheel lines: what
 # a later "Collecting ... (from ...)" of the same install says is read first; pip's failed PEP 517 step or the build
 # backend's frame, whose output below says in the package's own words that its setup found no torch: read that)
 YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
-                          "cut_head"})
+                          "cut_head", "rv_ray", "rv_py", "rv_pa", "cr_plain"})
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -945,13 +947,15 @@ _TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_]
 # order of the library's version-needed entries, not by age; the values the later matches name that the first does not
 # are kept, in the hit's ``also`` (by group), so a cause can name the newest (the one a remedy must satisfy)
 # (nvcc_version, nvcc_include: torch's CMake config prints the compiler's release on the line after its "Found two
-# conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68)
+# conflicting CUDA versions", torch/share/cmake/Caffe2/public/cuda.cmake:64-68); rv_ray, rv_py, rv_pa: Ray's version
+# check prints the cluster's block then this process's (ray/_private/utils.py check_version_info), each a line a value
 # the groups of a failed build step (ninja's "FAILED: <output>", a compiler command's exit, ld's exit, torch's
 # cpp_extension "Error building extension"): the traceback after it is the build driver's (torch/utils/cpp_extension.py
 # runs ninja for another package's extension), so a glue package its frames name (torch) is not the package being
 # built; a non-glue package's frames (the package's own setup or op builder) still name it
 BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
-COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have"})
+COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have", "rv_ray", "rv_py",
+                              "rv_pa", "rv_where"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1058,6 +1062,13 @@ _ROWS = [re.compile(pattern) for pattern in (
     # f"- {prop}: {val}"; vLLM's collect_env "vLLM Version: 0.6.3.post1", torch's "PyTorch version: 2.4.1")
     r"^\s{0,12}(?:[-*]\s{1,4})?`?" + _ROW_NAME + r"`?(?:\s{1,4}[Vv]ersion(?:\s{1,4}\([^()]{0,40}\))?)?\s{0,4}:\s{0,4}"
     + _ROW_VERSION + r"(?:[\s,@(].{0,400})?$",
+    # an issue form's markdown list of distributions, name and version each in backticks ("- `torch_npu`: `2.8.0.post2`"),
+    # as a page may damage them (an opening backtick eaten, the quotes curled): the name quoted at one end at least, so a
+    # report's "- PyTorch: `2.11.0+cpu`" (a program's words, not a listing of distributions) is not read here
+    r"^\s{0,12}[-*]\s{1,4}[`\u2018\u201c]" + _ROW_NAME + r"[`\u2019\u201d]?\s{0,4}:\s{0,4}[`\u2018\u201c]?" + _ROW_VERSION
+    + r"[`\u2019\u201d]?\s{0,4}$",
+    r"^\s{0,12}[-*]\s{1,4}" + _ROW_NAME + r"[`\u2019\u201d]\s{0,4}:\s{0,4}[`\u2018\u201c]?" + _ROW_VERSION
+    + r"[`\u2019\u201d]?\s{0,4}$",
     # a markdown table's row ("| torch | 2.4.1+cu124 |")
     r"^\s{0,8}\|\s{0,8}`?" + _ROW_NAME + r"`?\s{0,40}\|\s{0,8}`?" + _ROW_VERSION + r"`?\s{0,40}\|",
 )]
@@ -1345,6 +1356,17 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # java/ai/djl/pytorch/jni/LibUtils.java:357, loadNativeLibrary: logger.debug("Loading native library: {}", path), first
     # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
     ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
+    # a C++ compiler's error at a file-scope line it cannot read as a declaration (g++: "expected constructor, destructor,
+    # or type conversion before '(' token"; an undefined function-like macro such as torch's TORCH_LIBRARY_FRAGMENT):
+    # the source file, read by companion-too-old where the line it echoes opens with one of torch's registration macros
+    ("decl_error", r"(?P<v>[^\s:'\"]{1,300}\.(?:cpp|cc|cxx|cu|h|hpp|cuh)):\d{1,7}(?::\d{1,5})?: error: expected constructor, "
+                   r"destructor, or type conversion before ['\u2018`]\(['\u2019] token"),
+    # a mangled C++ symbol quoted alone on a line (a reporter's copy of the loader's symbol, `_ZNK3c10...`): read by
+    # undefined-symbol where the loader's own line is cut after the library's name
+    ("quoted_symbol", r"^\s{0,8}[`'\"\u2018\u201c]?(?P<v>_Z[A-Za-z0-9_]{4,400})[`'\"\u2019\u201d]?\s{0,4}$"),
+    # a program's own call of an Auto class's register (transformers' AutoModel.register(MyConfig, MyModel)): the classes
+    # it passes are its own, so transformers' config_class check of them is no remote code's (remote-code-config-class-mismatch)
+    ("auto_register", r"(?<![\w.])(?P<v>Auto(?:Model\w{0,60}|Config|Tokenizer|ImageProcessor|Processor)\.register)\("),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
@@ -1355,7 +1377,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
-                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3")
+                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z|constructor, destructor")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1406,7 +1428,10 @@ _PIP_PIN = re.compile(r"^\s{0,8}Collecting (?P<name>[A-Za-z0-9][\w.-]{0,80})(?:\
 _PIP_CANDIDATE = re.compile(r"^\s{0,8}(?:Using cached|Downloading) (?:\S{0,400}/)?(?P<name>[A-Za-z0-9][A-Za-z0-9_.]{0,80})-"
                             r"(?P<ver>\d[\w.!]{0,40}?)(?:(?:%2[Bb]|\+)[\w.]{1,40})?-(?:\d[\w]{0,20}-)?[\w.]{1,40}-[\w.]{1,40}-[\w.]{1,200}\.whl")
 _PRINT_CALL = re.compile(r"print\((?P<args>(?:[^()\n]|\(\)){1,300})\)")
-_REPL_EXPR = re.compile(r"^\s{0,4}>>> (?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+_REPL_EXPR = re.compile(r"^\s{0,4}(?:>>> |In \[\d{1,5}\]: )(?P<e>[\w.]{1,100}(?:\(\))?)\s{0,4}$")
+# IPython's echo of an expression's value (its displayhook: "Out[N]: <repr>"), read as the plain REPL's bare value
+_IPYTHON_OUT = re.compile(r"^\s{0,4}Out\[\d{1,5}\]: ")
+_IPYTHON_IN = re.compile(r"^\s{0,4}In \[\d{1,5}\]:")
 # the expressions a version check prints that the notes keep (:meth:`LogContext._printed`), and a script's lines between
 # its print() calls and before their output (imports, assignments, comments); a REPL's expression is kept as its call
 _CHECKED = ("torch.__version__", "torch.cuda.is_available()", "torch.version.cuda", "torch.version.hip")
@@ -1460,6 +1485,9 @@ _CODE_HEAD = ("if ", "elif ", "while ", "assert ", "return ", "not ", "and ", "o
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
 _FROM_IMPORT = re.compile(r"(?<![\w.])from (?P<mod>[A-Za-z_][\w.]{0,200}) import \(?(?P<names>[A-Za-z_][\w, ]{0,400})")
 _SELF_CALL = re.compile(r"(?<![\w.])self\.(?P<m>[A-Za-z_]\w{0,80})\(")
+# CPython's traceback frame of a file under site-packages (dist-packages): its top-level package and the function
+_SITE_FRAME = re.compile(r'^\s{0,12}File "[^"\n]{0,300}[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/][^"\n]{1,300}", '
+                         r'line \d{1,7}, in (?P<func>[A-Za-z_]\w{0,80})\s{0,4}$')
 
 
 # A compiled module's own arch list as the log shows it: cuobjdump's --list-elf / --list-ptx rows (cuobjdump names each
@@ -1498,6 +1526,7 @@ class LogContext:
     derivation: str = ""  # uv's first "Because ..." paragraph of its derivation, while it is still being read
     conda_block: bool = False  # inside conda's conflict report: its chains and the user's bare specs
     no_dists: bool = False  # pip's "no matching distributions available" note is listing its names
+    frame_top: str = ""  # the installed package (site-packages/<top>/) whose file the last traceback frame line runs
 
     def _derivation(self, line: str) -> None:
         """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
@@ -1609,6 +1638,16 @@ class LogContext:
         if "self." in line:
             for sc in _SELF_CALL.finditer(line):
                 self.notes.setdefault("self call " + sc.group("m"), "1")
+                if self.frame_top:  # the frame's code line: the package whose own code makes the call
+                    self.notes.setdefault("self call in " + sc.group("m"), self.frame_top)
+        if "File" in line and (fr := _SITE_FRAME.match(line)) is not None:
+            # a frame of an installed package's file: the package whose code runs it, and the function it runs there
+            # (an override's own frame names the module that defines it: "InstructorEmbedding/instructor.py, in
+            # _load_sbert_model")
+            self.frame_top = fr.group("top")
+            self.notes.setdefault("frame def " + fr.group("func"), fr.group("top"))
+        elif line[:1] not in (" ", "\t"):
+            self.frame_top = ""
         if self.wrapped:  # a pasted terminal line broken before the version: "internal error, NCCL" / "version 2.14.3"
             if (w := _WRAPPED_VERSION.match(line)) is not None:
                 self.cuda.setdefault(self.wrapped, w.group("v"))
@@ -1701,7 +1740,10 @@ class LogContext:
         repl = False
         if not calls and (expr := _REPL_EXPR.match(line)) is not None:
             calls, repl = [expr.group("e")], True
-        if self.printing and self.printing_repl and line.lstrip().startswith(">>>") and not self.printing_out:
+        if self.printing_repl and _IPYTHON_OUT.match(line):
+            line = _IPYTHON_OUT.sub("", line)  # IPython's "Out[N]: " before the value
+        if self.printing and self.printing_repl and (line.lstrip().startswith(">>>") or _IPYTHON_IN.match(line)) and \
+                not self.printing_out:
             self._printed_value(self.printing[0], "None")  # the expression echoed nothing: None
             self.printing = []
         if calls:

@@ -84,9 +84,12 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 # an extension module's "DLL load failed while importing X: The specified procedure could not be found" (WinError 127)
 # is undefined-symbol of X's package (loadercauses.proc_not_found)
 # pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc the log shows is glibc-too-old
-# (diagnose, installcauses.glibc_refusal; fix-i)
+# (diagnose, installcauses.glibc_refusal; fix-i); CPython's "module 'M' has no attribute 'N'" (companion-too-old's
+# words) where an [[export]] row records the release of M's distribution that removed N is companion-api-removed
+# (diagnose, pythoncauses.removed_attribute; fix-m)
 DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed",
-           "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported"}
+           "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported",
+           "companion-api-removed": "companion-too-old"}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
@@ -574,6 +577,13 @@ LOWER_UNDONE = frozenset({
     'pip:ERROR: Could not find a version that satisfies the#f6e61817',
     'pip:$ python --version\nPython 3.12.1\n$ pip install tor#6cab3c10',
     'pip:  File "/opt/venv/lib/python3.99/site-packages/pip#d2629558',
+    # vLLM's sampler notice spells its "FlashInfer>=v0.2.3" capitalised, which names no distribution; lower-cased, the
+    # same words read as the flashinfer distribution's mention, so the hit takes a package the printed line does not
+    # give it (its diagnosis names FlashInfer from the line either way: fixm-signatures.toml)
+    'vllm:INFO 05-03 20:21:10 [topk_topp_sampler.py:44] Curr#9308d7a8',
+    # a C++ macro's name is its case (TORCH_LIBRARY_FRAGMENT): lower-cased it is another identifier, which torch's headers
+    # never define (fixm-signatures.toml)
+    'gcc:/root/vision/torchvision/csrc/vision.cpp:31:23: er#8f51f068',
 })
 
 
@@ -652,6 +662,11 @@ HEAD_GENERIC = {
         "pip's list of the releases its finder skipped for Requires-Python in the whole run (pip-23.2.1 wheel "
         "pip/_internal/index/package_finder.py:707-713, no project named): alone it is python-version-unsupported's; the "
         "requirement pip could not find, and whether it accepts any of those releases, is in the line the cut lost",
+    "/root/vision/torchvision/csrc/vision.cpp:31:23: error: expected constructor, destructor, or type conversion before "
+    "\u2018(\u2019 token":
+        "g++'s error at a file-scope line it cannot parse names no identifier: that the line opens with a registration "
+        "macro of torch's headers (TORCH_LIBRARY_FRAGMENT, which the torch built against predates) is in the echoed "
+        "line the cut lost (fixm-signatures.toml)",
     "ERROR: Could not find a version that satisfies the requirement python==3.10 (from versions: none)":
         "pip's line for the interpreter asked for as a requirement: the requirement pip could not find is the next one "
         "it reports, in the line the cut lost",

@@ -1,0 +1,89 @@
+"""Harvest what modules of a companion define at each release tag of its repository (since, and until where a release
+dropped a name), for ``[[export]]`` rows (issue 38: ``AttributeError: module 'cupy' has no attribute 'scatter_add'`` or
+``cannot import name 'ActivationCasting' from 'torchao.float8.inference'`` is the companion newer than the code where
+a release removed the name, and too old where a later release added it: the direction is read from the source, never
+guessed).
+
+The source is read at each release tag of a clone: ``git show <tag>:<path>`` (the search tool's ``fetch github:<repo>``
+gives one). Run, for example:
+``python scripts/harvest_tag_api.py <git dir> cupy/cupy cupy 4.0.0 --prereleases cupy=cupy/__init__.py
+> glmcompat/matrix/data/cupy-api.toml``
+``python scripts/harvest_tag_api.py <git dir> pytorch/ao torchao 0.1.0 torchao.float8.inference=torchao/float8/inference.py
+> glmcompat/matrix/data/torchao-api.toml``.
+
+A name is in a module where the module's file binds it at module level (scripts/harvest_torch_api.py's ``bound``: def,
+class, assignment, import; not inside a function or class) or lists it in ``__all__``; only public names (no leading
+underscore) are kept. The tags read are ``v<version>`` from ``oldest`` on: final releases, and with ``--prereleases``
+the alpha, beta and release-candidate tags too, for a project that publishes them on the package index (CuPy's
+``cupy-cuda100==8.0.0b1``). A tag whose tree lacks the module's file is read as the module defining nothing then. A name
+of the oldest tag read has ``since`` = that release (there or earlier).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import defaultdict
+from functools import partial
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
+from harvest_torch_api import bound  # noqa: E402  (a sibling script)
+
+
+def tags(git: str, oldest: str, prereleases: bool) -> list[tuple[str, Version]]:
+    """The release tags ``v<version>`` from ``oldest`` on, oldest first (never a dev or post tag of no release)."""
+    out = []
+    for t in subprocess.run(["git", "--git-dir", git, "tag"], capture_output=True, text=True, check=True).stdout.split():
+        try:
+            pv = Version(t.removeprefix("v"))
+        except InvalidVersion:
+            continue
+        if t.startswith("v") and not pv.is_devrelease and not pv.is_postrelease and pv >= Version(oldest) and (
+                prereleases or not pv.is_prerelease):
+            out.append((t, pv))
+    return sorted(out, key=lambda x: x[1])
+
+
+def names_at(git: str, tag: str, path: str) -> set[str]:
+    """The public names ``path`` binds at ``tag`` (none where the tag's tree has no such file)."""
+    r = subprocess.run(["git", "--git-dir", git, "show", f"{tag}:{path}"], capture_output=True, check=False)
+    if r.returncode != 0:
+        return set()
+    return {n for n in bound(r.stdout) if not n.startswith("_")}
+
+
+def _source(repo: str, path: str, got: list[tuple[str, Version]], since: str, until: str | None) -> str:
+    src = (f"{repo} {path} at every release tag from {got[0][0]} to {got[-1][0]} (read by scripts/harvest_tag_api.py): "
+           f"first at v{since}")
+    if Version(since) == got[0][1]:
+        src += " (the oldest tag read: there or earlier)"
+    return src + (f", absent from v{until} on" if until else "")
+
+
+def main(argv: list[str]) -> int:
+    args = [a for a in argv[1:] if a != "--prereleases"]
+    git, repo, package, oldest, modules = args[0], args[1], args[2], args[3], [m.split("=", 1) for m in args[4:]]
+    got = tags(git, oldest, "--prereleases" in argv)
+    print(f"# What {package}'s modules {', '.join(m for m, _ in modules)} define at each release tag (since, and until where")
+    print(f"# a release dropped a name), read from the {repo} source at its tags by scripts/harvest_tag_api.py. explain")
+    print(f"# reads it to tell {package} too old (a later release added the name) or newer than the code (a release removed")
+    print("# it) for the code whose import or attribute fails on the name (issue 38). Generated: do not edit by hand.")
+    print("schema = 1")
+    print()
+    for module, path in modules:
+        first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
+        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+        for n, since in first.items():
+            groups[(since, gone.get(n))].append(n)
+        rows = export_rows(package, module, groups, partial(_source, repo, path, got))
+        if rows:
+            print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
