@@ -46,7 +46,7 @@ from glmcompat.edges.indexconfig import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import text_digest
-from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.matrix.store import LockFile, atomic_write, cache_dir
 from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
@@ -66,8 +66,6 @@ MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 if TYPE_CHECKING:
-    from filelock import FileLock
-
     from glmcompat.ops.lockgen import NoopRecord
 
     from glmcompat.decide.resolver import Source
@@ -329,18 +327,17 @@ class _Held:
     def __init__(self, pyproject: Path, root: Path) -> None:
         self.pyproject, self.root = pyproject, root
         self.fd: int | None = None
-        self.file: FileLock | None = None
+        self.file: LockFile | None = None
 
     def __enter__(self) -> _Held:
-        from filelock import FileLock, Timeout  # lazy: publishing only (not a recalled lock)
-
         guard = _guard_key(self.pyproject)
         guard.parent.mkdir(parents=True, exist_ok=True)
-        self.file = FileLock(str(guard), timeout=600)
+        file = LockFile(str(guard))
         try:
-            self.file.acquire()
-        except Timeout:
+            file.acquire(timeout=600)
+        except TimeoutError:
             raise EnvironmentFailure(f"{self.pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
+        self.file = file
         try:
             import fcntl  # lazy: POSIX only (its ImportError is handled below)
 
