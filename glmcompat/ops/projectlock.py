@@ -428,13 +428,19 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
         kept = _as_is(facts, project, req, machine, result, check_only)
         if kept is not None:
             return kept
-    seed = None if dry_run or check_only or not (reqs or extra) else _predicted(facts, project, reqs + extra, req,
-                                                                                python, locked)
     predicted: projectspec.Run | None = None
-    if seed is not None and spec is not None and spec.files.get("pyproject.toml") == seed:
-        predicted, spec = spec, None  # the run on the project as written asks the predicted question: the same run
+    if spec is not None and spec.guessed and not (dry_run or check_only):
+        # the entry point's run on the pyproject.toml the shipped table guessed: the very one _predicted gives for
+        # each project it guesses (glmcompat.ops.projectguess), so it is not computed again; settle takes its lock
+        # only where the pyproject.toml written is that one
+        predicted, spec = spec, None
     else:
-        predicted = None if seed is None else projectspec.start_predicted(project.root, seed, req.index)
+        seed = None if dry_run or check_only or not (reqs or extra) else _predicted(facts, project, reqs + extra, req,
+                                                                                    python, locked)
+        if seed is not None and spec is not None and spec.files.get("pyproject.toml") == seed:
+            predicted, spec = spec, None  # the run on the project as written asks the predicted question: the same run
+        else:
+            predicted = None if seed is None else projectspec.start_predicted(project.root, seed, req.index)
     if predicted is not None and spec is not None:
         spec.discard()  # one uv at a time: the prediction is the likelier answer, and two uv slow each other
         spec = None
