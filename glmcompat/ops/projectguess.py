@@ -24,7 +24,7 @@ import os
 import re
 from pathlib import Path
 
-from glmcompat.matrix.locations import read_stored
+from glmcompat.matrix.locations import read_bounded, read_stored
 
 TYPE_CHECKING = False  # not typing's: :func:`guess` runs before the command's imports
 if TYPE_CHECKING:
@@ -128,8 +128,8 @@ def _guess(root: Path, argv: list[str], data: dict[str, Any] | None) -> bytes | 
     pyproject = root / "pyproject.toml"
     if os.path.lexists(root / "uv.lock"):
         return None
-    raw = pyproject.read_bytes()
-    if raw.startswith(b"\xef\xbb\xbf") or b"\r" in raw or b"glmcompat lock" in raw:
+    raw = read_bounded(str(pyproject), 4 << 20)  # a regular file of a pyproject.toml's size, read without blocking
+    if raw is None or raw.startswith(b"\xef\xbb\xbf") or b"\r" in raw or b"glmcompat lock" in raw:
         return None
     data = data if data is not None else load_table()
     if data is None:
