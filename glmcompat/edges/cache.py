@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from glmcompat.matrix.locations import MAX_STORED, read_bounded, seal, unseal
-from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.matrix.store import LockFile, atomic_write, cache_dir
 from glmcompat.model.errors import EnvironmentFailure
 from glmcompat.model.shapes import Check, decoded
 from glmcompat.model.shapes import fields as _fields
@@ -206,8 +206,6 @@ class Cache:
     @contextmanager
     def lock(self, key: str, timeout: float = 1800) -> Iterator[None]:
         """Hold a per-key file lock (other processes computing the same key wait)."""
-        from filelock import FileLock, Timeout  # lazy: heavy (dozens of modules); only a probe computing an entry locks
-
         path = self._path(key)
         lockdir = self.root / "locks"
         try:
@@ -215,10 +213,10 @@ class Cache:
         except OSError:
             yield
             return
-        lock = FileLock(str(lockdir / (path.name + ".lock")), timeout=timeout)
+        lock = LockFile(str(lockdir / (path.name + ".lock")))
         try:
-            lock.acquire()
-        except Timeout:
+            lock.acquire(timeout)
+        except TimeoutError:
             raise EnvironmentFailure(f"cache {self.root}: waited {timeout:.0f} s for another run on {key}") from None
         try:
             yield

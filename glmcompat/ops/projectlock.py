@@ -46,7 +46,7 @@ from glmcompat.edges.indexconfig import IndexOptions
 from glmcompat.edges.uv import uv_binary
 from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.locations import text_digest
-from glmcompat.matrix.store import atomic_write, cache_dir
+from glmcompat.matrix.store import LockFile, atomic_write, cache_dir
 from glmcompat.matrix.rows import Target
 from glmcompat.matrix.view import Facts
 from glmcompat.model.errors import EnvironmentFailure, InputError, NoTarget, UnsafeError
@@ -66,8 +66,6 @@ MAX_ROUNDS = 3
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 if TYPE_CHECKING:
-    from filelock import FileLock
-
     from glmcompat.ops.lockgen import NoopRecord
 
     from glmcompat.decide.resolver import Source
@@ -329,18 +327,17 @@ class _Held:
     def __init__(self, pyproject: Path, root: Path) -> None:
         self.pyproject, self.root = pyproject, root
         self.fd: int | None = None
-        self.file: FileLock | None = None
+        self.file: LockFile | None = None
 
     def __enter__(self) -> _Held:
-        from filelock import FileLock, Timeout  # lazy: publishing only (not a recalled lock)
-
         guard = _guard_key(self.pyproject)
         guard.parent.mkdir(parents=True, exist_ok=True)
-        self.file = FileLock(str(guard), timeout=600)
+        file = LockFile(str(guard))
         try:
-            self.file.acquire()
-        except Timeout:
+            file.acquire(timeout=600)
+        except TimeoutError:
             raise EnvironmentFailure(f"{self.pyproject}: another glmcompat lock of this project did not finish in 600 s") from None
+        self.file = file
         try:
             import fcntl  # lazy: POSIX only (its ImportError is handled below)
 
@@ -431,13 +428,19 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
         kept = _as_is(facts, project, req, machine, result, check_only)
         if kept is not None:
             return kept
-    seed = None if dry_run or check_only or not (reqs or extra) else _predicted(facts, project, reqs + extra, req,
-                                                                                python, locked)
     predicted: projectspec.Run | None = None
-    if seed is not None and spec is not None and spec.files.get("pyproject.toml") == seed:
-        predicted, spec = spec, None  # the run on the project as written asks the predicted question: the same run
+    if spec is not None and spec.guessed and not (dry_run or check_only):
+        # the entry point's run on the pyproject.toml the shipped table guessed: the very one _predicted gives for
+        # each project it guesses (glmcompat.ops.projectguess), so it is not computed again; settle takes its lock
+        # only where the pyproject.toml written is that one
+        predicted, spec = spec, None
     else:
-        predicted = None if seed is None else projectspec.start_predicted(project.root, seed, req.index)
+        seed = None if dry_run or check_only or not (reqs or extra) else _predicted(facts, project, reqs + extra, req,
+                                                                                    python, locked)
+        if seed is not None and spec is not None and spec.files.get("pyproject.toml") == seed:
+            predicted, spec = spec, None  # the run on the project as written asks the predicted question: the same run
+        else:
+            predicted = None if seed is None else projectspec.start_predicted(project.root, seed, req.index)
     if predicted is not None and spec is not None:
         spec.discard()  # one uv at a time: the prediction is the likelier answer, and two uv slow each other
         spec = None

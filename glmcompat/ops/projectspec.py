@@ -75,6 +75,7 @@ class Run:
 
     def __init__(self, files: Mapping[str, bytes], env: dict[str, str]) -> None:
         self.files, self.env = dict(files), env
+        self.guessed = False  # a run on the pyproject.toml glmcompat.ops.projectguess guessed (start_early's)
         self.path = private_dir(UV_PREFIX)
         self.proc: subprocess.Popen[bytes] | None = None
         self._selected: list[tuple[str, str, str]] = []  # (name, version, file) of each release uv's log selects
@@ -171,8 +172,11 @@ _VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver
 def start_early(argv: list[str]) -> Run | None:
     """Before the command's heavy imports, for ``glmcompat lock ARGV`` in a project found from the working directory
     with no option that changes what uv is asked (the index, a project or requirements file named, a dry run or a
-    check): :func:`start` on the nearest pyproject.toml, returned to the caller, which hands it to the command and
-    discards it when the run ends, taken or not. None where nothing fits; never fails."""
+    check): the ``uv lock`` the lock most likely takes, returned to the caller, which hands it to the command and
+    discards it when the run ends, taken or not -- where the shipped table guesses the pyproject.toml the lock writes
+    (:func:`glmcompat.ops.projectguess.guess`), a run on that one (:func:`start_predicted`, marked ``guessed``: the
+    command takes it as its predicted run), else :func:`start` on the nearest pyproject.toml as it is. None where
+    nothing fits; never fails."""
     try:
         prev = ""
         for a in argv:
@@ -184,6 +188,13 @@ def start_early(argv: list[str]) -> Run | None:
             if os.path.dirname(d) == d:
                 return None
             d = os.path.dirname(d)
+        from glmcompat.ops.projectguess import guess  # lazy: the project lock's start only
+
+        seed = guess(Path(d), argv)
+        run = start_predicted(Path(d), seed, None) if seed is not None else None
+        if run is not None:
+            run.guessed = True
+            return run
         return start(Path(d) / "pyproject.toml", None)
     except Exception:
         return None

@@ -25,8 +25,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from glmcompat.matrix import readlog
 from glmcompat.model.errors import InputError
 from glmcompat.model.names import canonicalize
@@ -196,6 +194,8 @@ def _bad(path: Path, what: str, v: Any) -> str:
 def requirements_of(path: Path, shown: str, doc: Mapping[str, Any]) -> Iterator[ProjectRequirement]:
     """Every requirement one pyproject.toml declares (see the module's docstring), InputError for one that does
     not parse (naming the file, the table and the value)."""
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: a cold lock's guess reads no requirement
+
     project = doc.get("project", {})
     groups: list[tuple[str, Any]] = []
     if isinstance(project, dict):

@@ -205,8 +205,8 @@ def test_the_wheel_snapshot_answers_a_cold_run_only_for_its_own_files(tmp_path, 
 
 @pytest.mark.network
 def test_the_built_wheel_ships_the_snapshot(tmp_path) -> None:
-    """The real build (uv build, hatchling, hatch_build.py) puts the snapshot of this checkout's matrix in the wheel;
-    an editable build does not."""
+    """The real build (uv build, hatchling, hatch_build.py) puts the snapshot of this checkout's matrix in the wheel,
+    and the table a cold project lock guesses from (glmcompat.ops.projectguess); an editable build does not."""
     import shutil
     import subprocess
     import zipfile
@@ -221,7 +221,13 @@ def test_the_built_wheel_ships_the_snapshot(tmp_path) -> None:
     (wheel,) = tmp_path.glob("glmcompat-*.whl")
     with zipfile.ZipFile(wheel) as z:
         shipped = z.read("glmcompat/matrix/snapshot.json")
+        guesses = z.read("glmcompat/matrix/predict.json")
     assert shipped == snapshot()
+    from glmcompat.matrix.schema import load_matrix
+    from glmcompat.matrix.view import Facts
+    from glmcompat.ops.projectguess import table_file
+
+    assert guesses == table_file(Facts(load_matrix(None)))
     from glmcompat.matrix.locations import unseal
 
     body = unseal("snapshot", "snapshot.json", shipped)  # sealed like every stored thing
