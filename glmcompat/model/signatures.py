@@ -929,6 +929,9 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # a later "Collecting ... (from ...)" of the same install says is read first; pip's failed PEP 517 step or the build
 # backend's frame, whose output below says in the package's own words that its setup found no torch: read that)
 YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
+# fix-o: cpp_extension's raise line of its CUDA check, a traceback frame's source line, which the message below it (its
+# versions) reads more sharply where the log keeps it
+YIELDING_GROUPS = YIELDING_GROUPS | {"cme_raise"}
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
                           "cut_head"})
