@@ -399,11 +399,11 @@ def _te_flash_attn(g: Mapping[str, str], env: Env) -> Cause:
                 + (f"{newer} whose range includes flash-attn {have}" if not older else f"flash-attn {lo} or newer"))
     if bound == "maximum":
         return (f"{who}'s FlashAttention backend supports flash-attn up to {ver} (the newest this release was tested "
-                f"with) and found {found}, newer than that: its assert stops the model's construction",
+                f"with) and found {found}, newer than that: its assert fails when the attention layer is made",
                 f"install flash-attn {ver} or older (pip install 'flash-attn<={ver}' --no-build-isolation), or {newer} "
                 f"whose range includes {found}")
     return (f"{who}'s FlashAttention backend requires flash-attn {ver} or newer and found {found}, older than that: its "
-            "assert stops the model's construction",
+            "assert fails when the attention layer is made",
             f"install flash-attn {ver} or newer (pip install 'flash-attn>={ver}' --no-build-isolation), within the range "
             "the TransformerEngine release supports")
 
