@@ -1053,7 +1053,27 @@ def _cudart_dll(h: Hit, env: Env, lib: str) -> tuple[str, str] | None:
             f"the {pkg or 'package'} release built for the CUDA installed")
 
 
+def _cudnn_frontend_cudart(env: Env, facts: Facts) -> tuple[str, str]:
+    """cudart-missing of cudnn-frontend's own loader ("Unable to load any libcudart.so.* library."): it opens the CUDA
+    runtime by its versioned sonames (libcudart.so.12 or .13; 1.19.0 only .13) when a graph is built, and the loader
+    found neither loaded nor on its path; the log's torch CUDA, where it shows one, says which major is there."""
+    ver = env.version("nvidia-cudnn-frontend")
+    who = f"cudnn-frontend {ver}" if ver else "cudnn-frontend"
+    built = _torch_cuda(env, facts)
+    have = f" (the log's torch is built for CUDA {built})" if built else ""
+    return (f"{who} (the nvidia-cudnn-frontend wheel, its Python module cudnn) loads the CUDA runtime itself when a graph "
+            "is built, by its versioned sonames libcudart.so.12 or libcudart.so.13 (release 1.19.0 only libcudart.so.13), "
+            "and the loader found neither: no CUDA 12 or 13 runtime is loaded in the process (torch, imported first, "
+            f"brings its own) or on the loader's path{have}, or with 1.19.0 only a CUDA 12 runtime is there",
+            "make a CUDA runtime of the major it asks for loadable: import torch before cudnn (its libcudart is then found "
+            "by soname), or install the runtime wheel of that major (nvidia-cuda-runtime-cu12, or nvidia-cuda-runtime for "
+            "CUDA 13) and put its lib directory on LD_LIBRARY_PATH; with cudnn-frontend 1.19.0 and CUDA 12, install 1.19.1 "
+            "or newer, which looks for libcudart.so.12 again")
+
+
 def _cudart(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "cfe_any" in h.groups:
+        return _cudnn_frontend_cudart(env, facts)
     lib = h.groups.get("library", "")
     if (win := _cudart_dll(h, env, lib)) is not None:
         return win

@@ -39,6 +39,8 @@ def ext_package(h: Hit) -> str:
         return "torchaudio"
     if any(k.startswith("x_jtrt") for k in h.groups):  # jetson-inference's tensorNet, its own [TRT] log lines
         return "jetson-inference"
+    if any(k.startswith("x_te_") for k in h.groups):  # TransformerEngine's checks of the flash-attn it finds
+        return "transformer-engine"
     raw = _pkg_group(h.groups).strip().strip("'\"`")
     if not raw:  # a top-level extension module the line names (exllama_kernels, libnatten), not a package's _C
         raw = next((h.groups[k] for k in sorted(h.groups) if k.startswith("x_mod") and h.groups[k][:1].isalpha()), "")
@@ -290,6 +292,8 @@ def _version_check(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     if any(k.startswith("x_jtrt") for k in g):
         return _jetson_tensorrt(g)
+    if any(k.startswith("x_te_") for k in g):
+        return _te_flash_attn(g, env)
     pkg, who = _who(h, env)
     dep = _first(g, "x_dep", "x_dep2", "x_dep3", "x_dep4", "x_dep5", "x_dep6", "x_dep7", "x_dep8", *_SCI_DEPS)
     need = _first(g, "x_need", "x_need2", "x_need3", "x_need4", "x_need5", "x_need6", "x_need7",
@@ -366,6 +370,42 @@ def _jetson_tensorrt(g: Mapping[str, str]) -> Cause:
             f"was built against) refuses {what}: that needs TensorRT {need} or newer, and it was built against {built}",
             f"install TensorRT {need} or newer (on a Jetson: a JetPack / L4T release that carries it) and rebuild "
             f"jetson-inference against it (cmake and make in its build directory, then sudo make install){instead}")
+
+
+def _te_flash_attn(g: Mapping[str, str], env: Env) -> Cause:
+    """version-requirement-unmet of TransformerEngine's checks of the flash-attn it finds (its FlashAttention backend):
+    the range its release supports and the flash-attn found (the import-time warning), or the one bound its
+    FlashAttention's assert names, or flash-attn 2 that its variable-length (thd) attention needs; the installed
+    flash-attn from the log where the line does not print it."""
+    te = env.version("transformer-engine")
+    who = f"TransformerEngine {te}" if te else "TransformerEngine"
+    lo, hi = _first(g, "x_te_lo").rstrip("."), _first(g, "x_te_hi").rstrip(".")
+    bound, ver = _first(g, "x_te_bound"), _first(g, "x_te_ver").rstrip(".")
+    have = _first(g, "x_te_have").rstrip(".") or env.version("flash-attn")
+    found = f"flash-attn {have}" if have else "the installed flash-attn"
+    newer = "a newer TransformerEngine release (each raises the newest flash-attn its FlashAttention backend accepts)"
+    if _first(g, "x_te_v2"):
+        return (f"{who}'s FlashAttention backend needs flash-attn 2 for variable sequence lengths (the thd format, packed "
+                f"sequences) and found {found}, a flash-attn 1.x",
+                "install flash-attn 2 (pip install 'flash-attn>=2' --no-build-isolation, the release the TransformerEngine "
+                "release supports), or use the bshd/sbhd format without packed sequences")
+    if lo and hi:
+        older = bool(have) and _vkey(have) < _vkey(lo)
+        side = f", older than {lo}" if older else f", newer than {hi}" if have and _vkey(have) > _vkey(hi) else ""
+        return (f"{who} supports flash-attn >= {lo}, <= {hi} in its FlashAttention backend (the range this release was "
+                f"tested with) and found {found}{side}: it does not use that flash-attn (its attention falls back to "
+                "another backend, or a caller that requires flash-attn stops)",
+                f"install flash-attn within that range (pip install 'flash-attn>={lo},<={hi}' --no-build-isolation), or "
+                + (f"{newer} whose range includes flash-attn {have}" if not older else f"flash-attn {lo} or newer"))
+    if bound == "maximum":
+        return (f"{who}'s FlashAttention backend supports flash-attn up to {ver} (the newest this release was tested "
+                f"with) and found {found}, newer than that: its assert fails when the attention layer is made",
+                f"install flash-attn {ver} or older (pip install 'flash-attn<={ver}' --no-build-isolation), or {newer} "
+                f"whose range includes {found}")
+    return (f"{who}'s FlashAttention backend requires flash-attn {ver} or newer and found {found}, older than that: its "
+            "assert fails when the attention layer is made",
+            f"install flash-attn {ver} or newer (pip install 'flash-attn>={ver}' --no-build-isolation), within the range "
+            "the TransformerEngine release supports")
 
 
 # the dependency groups of the scientific packages' own checks (version-requirement-unmet's x_dep9 onwards: SciPy's,
@@ -728,6 +768,8 @@ def _nccl_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
     only where the log shows what the build targeted (the ``nvcc_arch`` note: NVCC_GENCODE's first -gencode) or the
     GPU; None otherwise (the same CUDA error has other causes)."""
     g = h.groups
+    if "x_fmha_kernel" in g or "x_fmha_min2" in g:
+        return _fmha_arch(h, env)
     err = g.get("x_nccl_arch", "").strip()
     if not err:
         return None
@@ -751,6 +793,46 @@ def _nccl_arch(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"arch=compute_{num},code=sm_{num}\", keeping {built or 'the other targets'} for other GPUs; with "
             "NVCC_GENCODE unset NCCL builds every architecture its CUDA toolkit supports), or use a prebuilt NCCL built "
             "for it (the nvidia-nccl wheel torch pins)")
+
+
+def _fmha_arch(h: Hit, env: Env) -> Cause | None:
+    """gpu-arch-not-in-build from the memory-efficient attention kernels' own check of the architecture their code was
+    compiled for ("FATAL: kernel `fmha_cutlassF_..._sm80` is for sm80-sm100, but was built for sm70"; xFormers 0.0.16's
+    "this function is for sm80, but was built for sm700"): the kernel the dispatcher chose for the GPU ran as code of an
+    older architecture, so the build has no image of the GPU's own; None where the code is newer than the kernel's
+    range (the kernels stop below that GPU: no architecture was left out of a build)."""
+    g = h.groups
+    low = g.get("x_fmha_min") or g.get("x_fmha_min2", "")
+    built = g.get("x_fmha_built") or g.get("x_fmha_arch2", "")
+    if not (low.isdigit() and built.isdigit()):
+        return None
+    arch = int(built) // 10 if "x_fmha_arch2" in g and int(built) >= 100 else int(built)  # 0.0.16 prints __CUDA_ARCH__
+    if arch >= int(low):
+        return None
+    kernel = g.get("x_fmha_kernel", "")
+    span = f"sm{low}-sm{g['x_fmha_max']}" if g.get("x_fmha_max") else f"sm{low}"
+    pkg = h.package if h.package in ("xformers", "torch") else ""
+    ver = env.version(pkg) if pkg else ""
+    if pkg == "torch":
+        who = (f"torch{' ' + ver if ver else ''}'s memory-efficient attention (scaled_dot_product_attention's "
+               "EFFICIENT backend, CUTLASS kernels it carries from xformers)")
+        fix = ("install a torch build whose architectures include the GPU's (PyTorch's CUDA wheels for the driver's "
+               "CUDA; torch.cuda.get_arch_list() lists a build's), or rebuild torch with TORCH_CUDA_ARCH_LIST naming "
+               "the GPU's compute capability")
+    else:
+        who = (f"xformers{' ' + ver if ver else ''}' memory-efficient attention (its CUTLASS kernels, 0.0.17 to 0.0.28; "
+               "torch 2.x carries the same kernels in scaled_dot_product_attention's memory-efficient backend)"
+               if pkg else "xformers' memory-efficient attention (its CUTLASS kernels, 0.0.17 to 0.0.28; torch 2.x carries "
+               "the same kernels in scaled_dot_product_attention's memory-efficient backend)")
+        fix = ("install an xformers build made for the installed torch and CUDA that includes the GPU's architecture "
+               "(the xformers wheel from PyTorch's index for torch's CUDA), or rebuild it with TORCH_CUDA_ARCH_LIST naming "
+               "the GPU's compute capability (8.0 for an A100: TORCH_CUDA_ARCH_LIST=\"8.0\" pip install "
+               "--no-build-isolation -v -U git+https://github.com/facebookresearch/xformers.git)")
+    named = f"kernel {kernel}" if kernel else "kernel"
+    return (f"{who}: the {named} is for GPUs of {span} and ran as code built for sm{arch}: the build carries no image "
+            f"of this GPU's architecture (sm{low} or newer), so CUDA ran the sm{arch} code (its PTX compiled at load) in "
+            "which that kernel is compiled out, and the attention's output is wrong or empty",
+            fix)
 
 
 # signature id -> its cause builder for the new rows (:data:`glmcompat.decide.diagnose.BUILDERS` holds these)

@@ -1400,10 +1400,18 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if not any(_in_stack(n, tracked) for n in named | words):
         return None
     if because and not causes:
-        return (f"uv found no set of versions that satisfies every requirement at once: {because.rstrip('.')}; so nothing "
-                "was installed",
-                "change the requirement uv's derivation ends with (the version you require, or the package whose "
-                "requirement excludes it) to a version both accept; `uv pip install --dry-run` with the new pin checks it")
+        # fix-o: the derivation's later steps, where the log keeps them: the requirements that cannot hold together, and
+        # the user's own requirements the last step names (what the remedy asks to change)
+        clash, root = env.notes.get("uv_clash", ""), env.notes.get("uv_root", "")
+        steps = "".join(f"; {step}" for step in dict.fromkeys((clash, root))
+                        if step and step.split(", so ", 1)[0] not in because)
+        ends = root.split(", so ", 1)[0] if root else ""
+        return (f"uv found no set of versions that satisfies every requirement at once: {because.rstrip('.')}{steps}"
+                f"{': nothing' if steps else '; so nothing'} was installed",
+                (f"change one of the requirements uv's derivation ends with ({ends}) to a version the others accept"
+                 if ends else "change the requirement uv's derivation ends with (the version you require, or the "
+                 "package whose requirement excludes it) to a version both accept")
+                + "; `uv pip install --dry-run` with the new pin checks it")
     # the package whose requirements do not meet: one that two causes name
     counts: dict[str, int] = {}
     for r in [*asked, *(r for _, r in needs)]:

@@ -58,8 +58,10 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if idf is not None:
         return None if idf[1] else _extension_arch(idf[0], env)
     toolkit = g.get("toolkit") or g.get("toolkit_arg") or g.get("ds_toolkit") or (
-        env.cuda.get("nvcc", "") if "apex" in g else "")
+        env.cuda.get("nvcc", "") if "apex" in g or "cme_raise" in g else "")
     built = g.get("torch_cuda") or g.get("torch_arg") or g.get("ds_torch") or g.get("apex_torch") or _torch_cuda(env)
+    if "cme_raise" in g and not toolkit:
+        return _cut_mismatch(env, built)
     if not toolkit and not ("apex" in g and built):
         return None
     torch = env.version("torch")
@@ -82,6 +84,23 @@ def _toolkit(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         else "a toolkit of torch's CUDA (python -c \"import torch; print(torch.version.cuda)\")"
     return cause, (f"point CUDA_HOME at {to} and rebuild, or {other}; then rebuild the extension with "
                    "pip install --no-build-isolation (an isolated build may download another torch than the installed one)")
+
+
+def _cut_mismatch(env: Env, built: str) -> tuple[str, str]:
+    """cuda-toolkit-mismatch read from the traceback's last frame, cpp_extension's raise of CUDA_MISMATCH_MESSAGE, where
+    the message (its two versions) is cut from the log and the log shows no nvcc release."""
+    torch = env.version("torch")
+    who = _shown("torch", torch) if torch else "the installed torch"
+    on = f" (built with CUDA {built})" if built else ""
+    return (f"an extension is being compiled against {who}{on} with a CUDA toolkit (the nvcc that CUDA_HOME or PATH "
+            "finds) of another CUDA release than torch's: the traceback ends in torch.utils.cpp_extension's "
+            "_check_cuda_version raising CUDA_MISMATCH_MESSAGE (\"The detected CUDA version (X) mismatches the version "
+            "that was used to compile PyTorch (Y)\", its versions cut from this log), which refuses it before compiling "
+            "anything",
+            "compare nvcc --version with python -c \"import torch; print(torch.version.cuda)\"; point CUDA_HOME at a "
+            "toolkit of torch's CUDA and rebuild, or install the torch build for the toolkit's CUDA (its cuXYZ index); "
+            "then rebuild the extension with pip install --no-build-isolation (an isolated build may download another "
+            "torch than the installed one)")
 
 
 def _extension_arch(path: str, env: Env) -> tuple[str, str]:

@@ -931,6 +931,9 @@ YIELDS = frozenset({"lxc-cuda-init-hmm", "undefined-symbol"})
 # a later "Collecting ... (from ...)" of the same install says is read first; pip's failed PEP 517 step or the build
 # backend's frame, whose output below says in the package's own words that its setup found no torch: read that)
 YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
+# fix-o: cpp_extension's raise line of its CUDA check, a traceback frame's source line, which the message below it (its
+# versions) reads more sharply where the log keeps it
+YIELDING_GROUPS = YIELDING_GROUPS | {"cme_raise"}
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
                           "cut_head", "rv_ray", "rv_py", "rv_pa", "cr_plain"})
@@ -1369,6 +1372,14 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("auto_register", r"(?<![\w.])(?P<v>Auto(?:Model\w{0,60}|Config|Tokenizer|ImageProcessor|Processor)\.register)\("),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
+# fix-o: the steps of uv's derivation (astral-sh/uv crates/uv-resolver/src/pubgrub/report.rs, and_explain_external /
+# explain_both_external: "[And ]because <external>, we can conclude that <terms>."; format_terms: "<a> and <b> are
+# incompatible", format_root: "your requirements are unsatisfiable" / "your project's ..." / "<name>'s ..."): the step
+# whose terms are two or more requirements that cannot hold together, and the last one, on the user's own requirements
+_UV_STEP_WHY = r"(?:And |So, )?[Bb]ecause (?P<why>(?:(?![Bb]ecause |\. ).){1,800}?),? we can conclude that "
+_UV_CLASH_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:(?!\. |we can conclude).){1,600}? are incompatible)\.(?=\s|$)")
+_UV_ROOT_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:your|the|[\w.-]{1,100}'s) (?:(?:project|workspace)'s )?"
+                           r"requirements are unsatisfiable)\.(?=\s|$)")
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
                          r"(?:project|workspace) requires )?[A-Za-z0-9][\w.\[\]-]{0,100}[\s{=<>!~,]|[A-Za-z0-9][\w.-]{0,100}$)")
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
@@ -1480,6 +1491,14 @@ _TORCH_NAMED = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
 # False:): the notes' "avail_said", read by torch-cpu-only beside a CPU build's version
 _AVAIL_SAID = re.compile(r"torch\.cuda\.is_available\(\)\)?\s{0,4}(?:returned|returns|is|==?|:|->)\s{0,4}False\b")
 _CODE_HEAD = ("if ", "elif ", "while ", "assert ", "return ", "not ", "and ", "or ")
+# fix-o: a check's output of one line with labels of its own, torch's version and torch.cuda.is_available()'s value on
+# it ("torch 2.14.0+cpu | cuda available: False | device count: 0", "PyTorch: 2.1.0+cpu, CUDA available: False": a
+# script's print(f"torch {torch.__version__} | cuda available: {torch.cuda.is_available()} ...")), read as the check
+# printed them (the notes' "printed_torch" and "printed_avail"); a code line (print(, if ...) prints nothing
+_ONE_LINE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?:[ _](?:version|ver))?\s{0,2}[:=]?\s{0,2}[`'\"]?v?(?P<v>\d{1,2}\.\d{1,3}"
+                             r"(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?)(?![\w.])", re.IGNORECASE)
+_ONE_LINE_AVAIL = re.compile(r"(?<![\w.])(?:is[ _])?cuda(?:[ _]is)?[ _]available\??\s{0,2}[:=]\s{0,2}[`'\"]?(?P<a>True|False)\b",
+                             re.IGNORECASE)
 # a top-level name imported from a module ("from M import A, B as C", at a prompt, in a notebook cell's context line):
 # its class's qualified name in a later TypeError is read against M (the module that defines it); and a method called on
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
@@ -1524,6 +1543,7 @@ class LogContext:
     candidates: dict[str, str] = field(default_factory=dict)  # pip's first candidate of each distribution (its wheel's version)
     pins: list[str] = field(default_factory=list)  # the "name==version" requirements pip collected, in order
     derivation: str = ""  # uv's first "Because ..." paragraph of its derivation, while it is still being read
+    uv_steps: str = ""  # fix-o: uv's whole derivation as read so far (its later "And because ..." steps), joined
     conda_block: bool = False  # inside conda's conflict report: its chains and the user's bare specs
     no_dists: bool = False  # pip's "no matching distributions available" note is listing its names
     frame_top: str = ""  # the installed package (site-packages/<top>/) whose file the last traceback frame line runs
@@ -1553,6 +1573,34 @@ class LogContext:
             self.notes.pop("uv_because_wip", None)
             self.derivation = ""
 
+    def _derivation_end(self, line: str) -> None:
+        """fix-o: uv's derivation past its first sentence (crates/uv-resolver/src/pubgrub/report.rs: each step "And
+        because <external>, we can conclude that <terms>." or "Because we know from (N) that ..."), its wrapped lines
+        joined, blank lines between its paragraphs kept out: the step that concludes the user's requirements are
+        unsatisfiable (its "because you require A and B" / "your project requires ...") into the ``uv_root`` note, the
+        last step before it that concludes two requirements "are incompatible" into ``uv_clash``; a "hint:" line, another
+        prompt or 4000 characters end the reading."""
+        text = line.strip()
+        if not self.uv_steps:
+            if (b := _UV_BECAUSE.search(text)) is None:
+                return
+            text = text[b.start():]
+        elif text.startswith(("hint:", "help:", "$ ", "error:")) or len(self.uv_steps) >= 4000:
+            self.uv_steps = ""
+            return
+        if not text:
+            return
+        self.uv_steps = f"{self.uv_steps} {text}".strip()
+        if "unsatisfiable" not in text and "incompatible" not in text:
+            return
+        joined = re.sub(r"\{[^{}]{0,400}\}", "", self.uv_steps)  # a requirement's markers left out of what is said
+        clashes = list(_UV_CLASH_STEP.finditer(joined))
+        if clashes:
+            self.notes["uv_clash"] = f"{clashes[-1].group('why')}, so {clashes[-1].group('what')}"
+        if (root := _UV_ROOT_STEP.search(joined)) is not None:
+            self.notes["uv_root"] = f"{root.group('why')}, so {root.group('what')}"
+            self.uv_steps = ""
+
     def version(self, package: str) -> str:
         return self.versions.get(canonicalize(package), "")
 
@@ -1575,6 +1623,8 @@ class LogContext:
     def take(self, line: str) -> None:
         if self.derivation or (("Because " in line or "because " in line) and "uv_because" not in self.notes):
             self._derivation(line)
+        if self.uv_steps or ("uv_root" not in self.notes and ("Because " in line or "because " in line)):
+            self._derivation_end(line)
         if line.startswith(("Name: ", "Version: ")):  # `pip show`: the name and the version on consecutive lines
             key, _, value = line.partition(": ")
             if key == "Name":
@@ -1594,6 +1644,10 @@ class LogContext:
             self.notes["avail_said"] = a.group(0)
         if self.printing or "__version__" in line or "is_available()" in line or "print(" in line or "torch.version." in line:
             self._printed(line)
+        if ("available" in line or "Available" in line) and "(" not in line and not line.lstrip().startswith(_CODE_HEAD) \
+                and (a := _ONE_LINE_AVAIL.search(line)) is not None and (t := _ONE_LINE_TORCH.search(line)) is not None:
+            self._printed_value("torch.__version__", t.group("v"))  # fix-o: a check's one line of its own labels
+            self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
             if (f := _FROM_LINE.match(line)) is not None:
