@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
-from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, ignored_elsewhere
+from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, built_package, device_query_in_build, ignored_elsewhere
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
@@ -921,7 +921,27 @@ def own_import_failed(h: Hit, package: str) -> bool:
     return h.package == package
 
 
+TV_OPS = ("tv_op", "tv_op_attr", "tv_op_gone")  # torch's lookup of a torchvision operator never registered (fix-n)
+
+
+def _torchvision_op(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """torchvision-nms-missing read from torch's dispatcher: an operator of torchvision's namespace that was never
+    registered, because torchvision registers its operators when its compiled _C loads and that load failed (torchvision
+    0.5-0.7 import without it and fail at the first op; later releases at import or in _assert_has_ops)."""
+    op = next(h.groups[k] for k in TV_OPS if k in h.groups)
+    lookup = ("torch's dispatcher has no operator torchvision::" + op + ": torchvision registers its operators when its "
+              "compiled extension (torchvision/_C) loads, and that load failed (torchvision 0.5-0.7 import without it "
+              "and fail at the first op they call)")
+    got = _family("torchvision", env, facts)
+    if got is not None:
+        return f"{lookup}: {got[0]}", got[1]
+    return (f"{lookup}: that torchvision was not built for the installed torch (its _C links another torch's ABI, or "
+            "another CUDA)", h.remedy)
+
+
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if any(k in h.groups for k in TV_OPS):
+        return _torchvision_op(h, env, facts)
     if "partial" not in h.groups:
         return _family("torchvision", env, facts)
     if not own_import_failed(h, "torchvision"):
@@ -1465,6 +1485,12 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "extension-cuda-mismatch": ("x_cudart",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
+# fix-n (issue 38): torchvision's CUDA check quoted without its head that names one CUDA twice (the check raises only for
+# two); Python 2.7-3.6's "cannot import name 'X'" with no import statement above it to name the module
+# the package a build asking for a GPU is of (Spack's, pip's), named where the log's paths name torch
+PYTHON_PACKAGE = {**PYTHON_PACKAGE, "build-needs-cuda-device": built_package}
+FIXN_DROPPED = {"torchvision-cuda-mismatch": ("mid_torch_cuda",), "companion-too-old": ("name_old", "name_old27")}
+DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in FIXN_DROPPED.items()})
 
 
 # a signature whose line names more than another's reading of it -> the generic signatures that read the same line less
@@ -1692,6 +1718,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = [replace(o, id="glibc-too-old", cause=g[0], remedy=g[1], rule=CAUSE_OF.get("glibc-too-old", ""))
            if o.id == "wheel-not-supported" and (g := glibc_refusal(o, env)) is not None else o for o in out]
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
+    out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
 
