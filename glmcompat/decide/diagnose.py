@@ -1485,9 +1485,10 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "extension-cuda-mismatch": ("x_cudart",),
            **PYTHON_DROPPED}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
-# fix-n (issue 38): torchvision's CUDA check quoted without its head that names one CUDA twice (the check raises only for
-# two); Python 2.7-3.6's "cannot import name 'X'" with no import statement above it to name the module
-# the package a build asking for a GPU is of (Spack's, pip's), named where the log's paths name torch
+# fix-n (issue 38): the package a build asking for a GPU is of (build-needs-cuda-device: Spack's, pip's), named where the
+# log's paths name torch; and the groups whose builder may find the line no such failure: torchvision's CUDA check
+# quoted without its head naming one CUDA twice (the check raises only for two), Python 2.7-3.6's "cannot import name
+# 'X'" with no import statement above it to name the module
 PYTHON_PACKAGE = {**PYTHON_PACKAGE, "build-needs-cuda-device": built_package}
 FIXN_DROPPED = {"torchvision-cuda-mismatch": ("mid_torch_cuda",), "companion-too-old": ("name_old", "name_old27")}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in FIXN_DROPPED.items()})
